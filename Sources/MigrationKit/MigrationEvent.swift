@@ -1,0 +1,32 @@
+/// Progress of a runner call, for command-line progress displays and logs.
+public enum MigrationEvent: Sendable {
+    /// A step is about to run; `position` counts from 1 up to `total`.
+    case willApply(identifier: String, position: Int, total: Int)
+    case didApply(identifier: String, duration: Duration)
+    case willRollback(identifier: String, position: Int, total: Int)
+    case didRollback(identifier: String, duration: Duration)
+    case willVerify
+    case didVerify(duration: Duration)
+}
+
+/// What a migrate or rollback call did.
+public struct MigrationReport: Sendable {
+    public struct Step: Sendable {
+        public let identifier: String
+        public let duration: Duration
+
+        public init(identifier: String, duration: Duration) {
+            self.identifier = identifier
+            self.duration = duration
+        }
+    }
+
+    /// Steps applied (or rolled back) by this call, in the order they ran.
+    public var steps: [Step] = []
+    /// Total time, verification included.
+    public var duration: Duration = .zero
+
+    public init() {}
+
+    public var identifiers: [String] { steps.map(\.identifier) }
+}

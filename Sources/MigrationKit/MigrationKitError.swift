@@ -1,0 +1,90 @@
+/// Everything that can go wrong in migration logic, independent of the database engine.
+///
+/// Each case's `description` is one sentence a person can act on. Cases carry
+/// identifiers and counts, never row values or keys.
+public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Two steps share an identifier.
+    case duplicateIdentifiers([String])
+    /// With lexicographic order enforced, `actual` was registered where `expected` belongs.
+    case identifiersOutOfOrder(expected: String, actual: String)
+    /// The step to roll back has no rollback.
+    case rollbackNotDefined(String)
+    /// Only the most recently applied step can be rolled back.
+    case rollbackMustTargetLatestApplied(latestApplied: String?, requested: String)
+    /// A negative number of steps was asked to roll back.
+    case rollbackStepCountMustBeNonNegative
+    /// `PRAGMA quick_check` (or `cipher_integrity_check`) did not answer `ok`.
+    case quickCheckFailed(result: String)
+    /// `PRAGMA foreign_key_check` found rows whose parent is missing.
+    case foreignKeyViolations(count: Int)
+    /// A required index is missing.
+    case missingIndex(table: String, index: String)
+    /// An identifier that no registered step has.
+    case unknownMigration(String)
+    /// `migrate(upTo:)` was asked for a step older than what the database already has.
+    case databaseAlreadyMigratedBeyond(String)
+    /// The database's ledger holds steps this registry does not know: it was migrated
+    /// by a newer version of the app.
+    case databaseSuperseded(unknown: [String])
+    /// A pending step sorts before the latest applied one.
+    case pendingMigrationsOutOfOrder(pending: [String], latestApplied: String)
+    /// More steps were asked to roll back than are applied.
+    case rollbackBeyondApplied(requested: Int, applied: Int)
+    /// Only some of the steps a merged step replaces are applied.
+    case partiallyAppliedMerge(step: String, applied: [String], missing: [String])
+
+    public var description: String {
+        switch self {
+        case .duplicateIdentifiers(let identifiers):
+            return "Migration identifiers must be unique, but \(Self.list(identifiers)) "
+                + "\(identifiers.count == 1 ? "is" : "are") registered more than once; rename or remove the duplicates."
+        case .identifiersOutOfOrder(let expected, let actual):
+            return "Migrations must be registered in lexicographic order of their identifiers, but \"\(actual)\" is "
+                + "registered where \"\(expected)\" belongs; reorder them or give the new step an identifier that sorts last."
+        case .rollbackNotDefined(let identifier):
+            return "Migration \"\(identifier)\" has no rollback (no down section or down file), so it cannot be "
+                + "rolled back; add one, or restore from a backup."
+        case .rollbackMustTargetLatestApplied(let latest, let requested):
+            if let latest {
+                return "Only the latest applied migration, \"\(latest)\", can be rolled back, not \"\(requested)\"; "
+                    + "roll back \"\(latest)\" first."
+            }
+            return "Migration \"\(requested)\" cannot be rolled back: no migration is applied."
+        case .rollbackStepCountMustBeNonNegative:
+            return "The number of steps to roll back must be zero or more."
+        case .quickCheckFailed(let result):
+            return "The database failed its integrity check (\(result)); restore it from a backup before using it."
+        case .foreignKeyViolations(let count):
+            return "\(count) row\(count == 1 ? "" : "s") reference\(count == 1 ? "s" : "") a missing parent "
+                + "(PRAGMA foreign_key_check); fix the migration so that every reference stays valid."
+        case .missingIndex(let table, let index):
+            return "The required index \"\(index)\" on table \"\(table)\" is missing; a migration dropped it "
+                + "(often by recreating the table), so recreate it in a new migration."
+        case .unknownMigration(let identifier):
+            return "No migration is registered with identifier \"\(identifier)\"; check the spelling against `status`."
+        case .databaseAlreadyMigratedBeyond(let identifier):
+            return "The database is already migrated beyond \"\(identifier)\"; use rollback to go back, not migrate."
+        case .databaseSuperseded(let unknown):
+            return "The database was migrated by a newer version: it has applied \(Self.list(unknown)), which "
+                + "\(unknown.count == 1 ? "is" : "are") not among the known migrations; use the newer version, "
+                + "or restore an older backup."
+        case .pendingMigrationsOutOfOrder(let pending, let latest):
+            return "Pending migration\(pending.count == 1 ? "" : "s") \(Self.list(pending)) sort\(pending.count == 1 ? "s" : "") "
+                + "before the latest applied one, \"\(latest)\", so the database would reach a state no migration "
+                + "expected; rename \(pending.count == 1 ? "it" : "them") to sort last, or pass --allow-out-of-order."
+        case .rollbackBeyondApplied(let requested, let applied):
+            if applied == 0 { return "No migration is applied, so there is nothing to roll back." }
+            return "Cannot roll back \(requested) step\(requested == 1 ? "" : "s"): only \(applied) "
+                + "\(applied == 1 ? "is" : "are") applied; nothing was rolled back."
+        case .partiallyAppliedMerge(let step, let applied, let missing):
+            return "Migration \"\(step)\" merges steps of which only some are applied (applied: \(Self.list(applied)); "
+                + "not applied: \(Self.list(missing))); migrate with a version that still has the individual steps first."
+        }
+    }
+
+    static func list(_ identifiers: [String]) -> String {
+        let quoted = identifiers.map { "\"\($0)\"" }
+        if quoted.count <= 8 { return quoted.joined(separator: ", ") }
+        return quoted.prefix(8).joined(separator: ", ") + " and \(quoted.count - 8) more"
+    }
+}

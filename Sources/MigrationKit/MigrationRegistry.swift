@@ -1,0 +1,87 @@
+/// An ordered, validated list of migration steps.
+///
+/// All validation happens here, before any database is opened, so a broken
+/// registration (a duplicated identifier, a step slipped in out of order) can never
+/// half-migrate a database.
+public struct MigrationRegistry<Database>: Sendable {
+    /// The steps, in the order they apply.
+    public let steps: [MigrationStep<Database>]
+
+    /// - Parameters:
+    ///   - steps: the steps, in application order.
+    ///   - enforceLexicographicOrder: when true (the default), the steps must be given
+    ///     in ascending byte-wise (UTF-8) order of their identifiers. That is the order
+    ///     `ls`, SQLite's `ORDER BY` and every file-based migration tool use, so the
+    ///     order steps apply in can never differ from the order people read them in.
+    /// - Throws: `MigrationKitError.duplicateIdentifiers` or
+    ///   `.identifiersOutOfOrder(expected:actual:)`.
+    public init(steps: [MigrationStep<Database>], enforceLexicographicOrder: Bool = true) throws {
+        let duplicates = Self.duplicates(in: steps.map(\.identifier))
+        if !duplicates.isEmpty {
+            throw MigrationKitError.duplicateIdentifiers(duplicates)
+        }
+        if enforceLexicographicOrder {
+            let sorted = steps.map(\.identifier).sorted(by: MigrationIdentifierOrder.precedes)
+            for (expected, actual) in zip(sorted, steps.map(\.identifier)) where expected != actual {
+                throw MigrationKitError.identifiersOutOfOrder(expected: expected, actual: actual)
+            }
+        }
+        try Self.validateMerges(steps)
+        self.steps = steps
+    }
+
+    /// The registered identifiers, in application order.
+    public var identifiers: [String] { steps.map(\.identifier) }
+
+    /// The step with this identifier, if registered.
+    public func step(_ identifier: String) -> MigrationStep<Database>? {
+        steps.first { $0.identifier == identifier }
+    }
+
+    /// The index of the step with this identifier, if registered.
+    public func index(of identifier: String) -> Int? {
+        steps.firstIndex { $0.identifier == identifier }
+    }
+
+    /// Every identifier listed by some step's `merging`, mapped to the step that replaces it.
+    public var mergedIdentifiers: [String: String] {
+        var result: [String: String] = [:]
+        for step in steps {
+            for merged in step.merging { result[merged] = step.identifier }
+        }
+        return result
+    }
+
+    private static func duplicates(in identifiers: [String]) -> [String] {
+        var seen = Set<String>()
+        var duplicates: [String] = []
+        for identifier in identifiers where !seen.insert(identifier).inserted {
+            if !duplicates.contains(identifier) { duplicates.append(identifier) }
+        }
+        return duplicates
+    }
+
+    /// A merged identifier must not also be registered, and must be merged by one step only:
+    /// otherwise the ledger rewrite would be ambiguous.
+    private static func validateMerges(_ steps: [MigrationStep<Database>]) throws {
+        let registered = Set(steps.map(\.identifier))
+        var owners: [String: String] = [:]
+        for step in steps {
+            for merged in step.merging {
+                if registered.contains(merged) || owners[merged] != nil {
+                    throw MigrationKitError.duplicateIdentifiers([merged])
+                }
+                owners[merged] = step.identifier
+            }
+        }
+    }
+}
+
+/// The one ordering MigrationKit uses for identifiers: byte-wise UTF-8, as SQLite's
+/// BINARY collation and file listings do (Swift's `<` on `String` is Unicode-aware and
+/// could disagree with both).
+public enum MigrationIdentifierOrder {
+    public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+}

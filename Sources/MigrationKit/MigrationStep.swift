@@ -1,0 +1,42 @@
+/// One migration: an identifier, the change it makes, and optionally how to undo it.
+///
+/// Generic over the database handle so that this core module stays free of any C
+/// library; `MigrationKitSQLCipher` instantiates it with `SQLCipherDatabase`.
+/// The closures are `@Sendable` so a registry of steps can be shared by runners on
+/// any thread; each closure only ever runs inside the runner's serialized writer.
+public struct MigrationStep<Database>: Sendable {
+    /// The ledger identifier (GRDB's `grdb_migrations.identifier`).
+    public let identifier: String
+    /// Where the step came from (a migration file path, or `#fileID` for Swift
+    /// steps), so errors can point at it.
+    public let sourceFile: String?
+    /// Applies the step. Runs inside the runner's transaction.
+    public let apply: @Sendable (Database) throws -> Void
+    /// Undoes the step, or nil when the step cannot be rolled back.
+    public let rollback: (@Sendable (Database) throws -> Void)?
+    /// A fingerprint of what `apply` does (SHA-256 of the up SQL for file steps), so a
+    /// step edited after it shipped can be detected. Nil for steps that do not offer one.
+    public let checksum: String?
+    /// Identifiers this step replaces (a squash of earlier steps, like GRDB's
+    /// `registerMigration(_:merging:)`). Empty for ordinary steps.
+    public let merging: [String]
+
+    public init(
+        identifier: String,
+        sourceFile: String? = nil,
+        checksum: String? = nil,
+        merging: [String] = [],
+        apply: @escaping @Sendable (Database) throws -> Void,
+        rollback: (@Sendable (Database) throws -> Void)? = nil
+    ) {
+        self.identifier = identifier
+        self.sourceFile = sourceFile
+        self.checksum = checksum
+        self.merging = merging
+        self.apply = apply
+        self.rollback = rollback
+    }
+
+    /// Whether the step has a rollback.
+    public var isReversible: Bool { rollback != nil }
+}

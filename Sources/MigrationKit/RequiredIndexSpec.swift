@@ -1,0 +1,22 @@
+/// An index the verifier insists on after every migration, for indexes an app's
+/// performance depends on and that a careless table recreation would silently drop.
+public struct RequiredIndexSpec: Hashable, Sendable, CustomStringConvertible {
+    public let table: String
+    public let index: String
+
+    public init(table: String, index: String) {
+        self.table = table
+        self.index = index
+    }
+
+    /// Parses the command-line form `TABLE:INDEX`; nil when either side is empty.
+    public init?(parsing text: String) {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let table = String(text[..<colon])
+        let index = String(text[text.index(after: colon)...])
+        guard !table.isEmpty, !index.isEmpty else { return nil }
+        self.init(table: table, index: index)
+    }
+
+    public var description: String { "\(table):\(index)" }
+}

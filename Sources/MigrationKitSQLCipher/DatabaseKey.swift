@@ -1,0 +1,95 @@
+/// The key of an encrypted database: a passphrase (stretched by SQLCipher's PBKDF2) or
+/// a raw 32-byte key (used as is, no key derivation).
+///
+/// A struct with factory methods rather than an enum with `String`/`[UInt8]` payloads,
+/// because those payloads cannot be wiped: the material lives in `SecretBytes` and is
+/// zeroed when the last copy of the key is released. `description`, `debugDescription`
+/// and `dump()` print only the kind.
+public struct DatabaseKey: Sendable {
+    public enum Kind: String, Sendable, Hashable {
+        case passphrase
+        case rawKey
+    }
+
+    /// The byte length of a raw key (AES-256).
+    public static let rawKeyLength = 32
+
+    public let kind: Kind
+    /// For a passphrase, its bytes; for a raw key, the 32 key bytes.
+    let material: SecretBytes
+
+    private init(kind: Kind, material: SecretBytes) {
+        self.kind = kind
+        self.material = material
+    }
+
+    /// A passphrase. The caller's `String` cannot be wiped; prefer
+    /// `passphrase(bytes:)` when the secret comes from a file or a prompt.
+    public static func passphrase(_ passphrase: String) -> DatabaseKey {
+        DatabaseKey(kind: .passphrase, material: SecretBytes(copying: passphrase.utf8))
+    }
+
+    /// A passphrase held in wiped storage.
+    public static func passphrase(bytes: SecretBytes) -> DatabaseKey {
+        DatabaseKey(kind: .passphrase, material: bytes)
+    }
+
+    /// A raw key of exactly 32 bytes. The length is checked by `validate()`, which
+    /// `SQLCipherWriter` calls before it touches the file.
+    public static func rawKey(_ bytes: [UInt8]) -> DatabaseKey {
+        DatabaseKey(kind: .rawKey, material: SecretBytes(copying: bytes))
+    }
+
+    /// A raw key held in wiped storage.
+    public static func rawKey(bytes: SecretBytes) -> DatabaseKey {
+        DatabaseKey(kind: .rawKey, material: bytes)
+    }
+
+    /// Throws when the key cannot be used: an empty passphrase (SQLCipher would treat
+    /// it as "no encryption" and write a plaintext file) or a raw key of the wrong length.
+    public func validate() throws {
+        switch kind {
+        case .passphrase where material.isEmpty:
+            throw SQLCipherError(kind: .invalidKey, message: "The passphrase is empty; an empty key would leave the database unencrypted.")
+        case .rawKey where material.count != Self.rawKeyLength:
+            throw SQLCipherError(kind: .invalidKey, message: "A raw key must be exactly \(Self.rawKeyLength) bytes, not \(material.count).")
+        default:
+            return
+        }
+    }
+
+    /// Whether two keys hold the same kind and bytes (constant-time in the content).
+    public func isSameKey(as other: DatabaseKey) -> Bool {
+        kind == other.kind && material.isEqual(to: other.material)
+    }
+
+    /// The bytes to hand to `sqlite3_key`/`sqlite3_rekey`, lent for the duration of
+    /// `body`: the passphrase itself, or for a raw key the text `x'<64 hex digits>'`,
+    /// which SQLCipher recognises as a raw key. The hex text lives in wiped storage too.
+    func withKeyingMaterial<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        switch kind {
+        case .passphrase:
+            return try material.withUnsafeBytes(body)
+        case .rawKey:
+            let text = material.withUnsafeBytes { raw in
+                SecretBytes(count: raw.count * 2 + 3) { out in
+                    let digits: [UInt8] = Array("0123456789abcdef".utf8)
+                    out[0] = UInt8(ascii: "x")
+                    out[1] = UInt8(ascii: "'")
+                    for (index, byte) in raw.enumerated() {
+                        out[2 + index * 2] = digits[Int(byte >> 4)]
+                        out[3 + index * 2] = digits[Int(byte & 0x0f)]
+                    }
+                    out[out.count - 1] = UInt8(ascii: "'")
+                }
+            }
+            return try text.withUnsafeBytes(body)
+        }
+    }
+}
+
+extension DatabaseKey: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "DatabaseKey(\(kind.rawValue), redacted)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["kind": kind]) }
+}

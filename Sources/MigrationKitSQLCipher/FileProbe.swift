@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a path holds, read without opening it as a database, so an error can say
+/// "is a directory" or "is not encrypted" instead of SQLite's generic text.
+struct FileProbe {
+    enum Kind { case missing, regularFile, directory, other }
+
+    let path: String
+    let kind: Kind
+    let size: Int64
+    let errnoValue: Int32
+
+    init(path: String) {
+        self.path = path
+        var info = stat()
+        if stat(path, &info) != 0 {
+            kind = .missing
+            size = 0
+            errnoValue = errno
+            return
+        }
+        errnoValue = 0
+        size = Int64(info.st_size)
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regularFile
+        case S_IFDIR: kind = .directory
+        default: kind = .other
+        }
+    }
+
+    /// The first `count` bytes of the file (fewer when it is shorter).
+    func header(count: Int = 16) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let readCount = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, count) }
+        return Array(bytes.prefix(max(0, readCount)))
+    }
+
+    /// Whether the file starts with SQLite's plaintext magic string.
+    var hasPlaintextSQLiteHeader: Bool {
+        header() == Array("SQLite format 3\0".utf8)
+    }
+
+    /// Whether the size could be a database's: a whole number of pages (every page
+    /// size SQLite and SQLCipher allow is a multiple of 512).
+    var sizeLooksLikePages: Bool {
+        size >= 512 && size % 512 == 0
+    }
+
+    /// Creates an empty file readable and writable by its owner only, so SQLite (which
+    /// creates files 0644 and gives journals the database's mode) never exposes the
+    /// database or its journals to other users. Fails if the file exists.
+    static func createPrivateFile(at path: String) -> Int32? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return errno }
+        close(descriptor)
+        return nil
+    }
+
+    static func describe(errno value: Int32) -> String {
+        String(cString: strerror(value))
+    }
+}

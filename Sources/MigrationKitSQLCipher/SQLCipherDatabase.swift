@@ -1,0 +1,257 @@
+import CSQLCipher
+
+/// One open SQLCipher connection, as handed to migration closures.
+///
+/// Deliberately not `Sendable`: a connection must be used by one thread at a time, and
+/// `SQLCipherWriter` is the only way to get one, inside its serialized `write`/`read`
+/// closures. Like GRDB's `Database`, do not keep it past the closure.
+public final class SQLCipherDatabase {
+    let handle: OpaquePointer
+    /// The file this connection opened, for error messages.
+    public let path: String
+
+    /// Takes ownership of an open handle; closes it on `deinit`.
+    init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit {
+        // v2: if a statement somehow outlived us, the close is deferred instead of leaking.
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Executing
+
+    /// Runs every statement in `sql`, in order.
+    ///
+    /// On failure the error's `location` names the failing statement (1-based index,
+    /// line of its first token), so a migration file's error can be reported as
+    /// `file:line`. Statements before the failing one have run: wrap the call in a
+    /// transaction (the runner always does) to make the whole text atomic.
+    public func execute(sql: String) throws {
+        try forEachStatement(in: sql) { statement in
+            while try statement.step() {}
+        }
+    }
+
+    /// Runs one statement with bound arguments (`?` placeholders).
+    public func execute(sql: String, arguments: [DatabaseValue]) throws {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// Streams the rows of a query without holding the result set in memory.
+    public func forEachRow(sql: String, arguments: [DatabaseValue] = [], _ body: (Row) throws -> Void) throws {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        let names = statement.columnNames
+        while try statement.step() {
+            try body(statement.currentRow(columnNames: names))
+        }
+    }
+
+    /// Every row of a query. Use `forEachRow` for results that may be large.
+    public func fetchAll(sql: String, arguments: [DatabaseValue] = []) throws -> [Row] {
+        var rows: [Row] = []
+        try forEachRow(sql: sql, arguments: arguments) { rows.append($0) }
+        return rows
+    }
+
+    /// The first row of a query, if any.
+    public func fetchOne(sql: String, arguments: [DatabaseValue] = []) throws -> Row? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        guard try statement.step() else { return nil }
+        return statement.currentRow(columnNames: statement.columnNames)
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    public func fetchValue(sql: String, arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
+        try fetchOne(sql: sql, arguments: arguments)?.values.first
+    }
+
+    /// The first column of the first row as an integer (nil for no row or NULL).
+    public func fetchInt(sql: String, arguments: [DatabaseValue] = []) throws -> Int? {
+        try fetchValue(sql: sql, arguments: arguments)?.int
+    }
+
+    /// The first column of the first row as text (nil for no row or NULL).
+    public func fetchString(sql: String, arguments: [DatabaseValue] = []) throws -> String? {
+        try fetchValue(sql: sql, arguments: arguments)?.string
+    }
+
+    /// The first column of every row, as text; NULLs and non-text values are skipped.
+    public func fetchStrings(sql: String, arguments: [DatabaseValue] = []) throws -> [String] {
+        var result: [String] = []
+        try forEachRow(sql: sql, arguments: arguments) { row in
+            if let text = row[0].string { result.append(text) }
+        }
+        return result
+    }
+
+    // MARK: - Connection state
+
+    /// Rows changed by the latest INSERT, UPDATE or DELETE.
+    public var changesCount: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the latest successful INSERT.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open on this connection.
+    public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Whether the connection enforces foreign keys. `PRAGMA foreign_keys` is a no-op
+    /// inside a transaction, which is why the runner switches it outside.
+    public func foreignKeysEnabled() throws -> Bool {
+        try fetchInt(sql: "PRAGMA foreign_keys") == 1
+    }
+
+    public func setForeignKeysEnabled(_ enabled: Bool) throws {
+        try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+    }
+
+    /// The linked SQLCipher version as `PRAGMA cipher_version` reports it
+    /// ("3.4.1", "4.6.1 community"), or nil when the library is not SQLCipher.
+    public var cipherVersion: String? {
+        SQLCipherLibrary.cipherVersionString
+    }
+
+    /// The SQLite version SQLCipher is built on ("3.15.2").
+    public var sqliteVersion: String { SQLCipherLibrary.sqliteVersion }
+
+    // MARK: - Statements
+
+    func prepare(_ sql: String) throws -> SQLCipherStatement {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard code == SQLITE_OK else { throw lastError(code: code, sql: sql) }
+        guard let statement else {
+            throw SQLCipherError(kind: .misuse, message: "The SQL text holds no statement.", sql: sql)
+        }
+        return SQLCipherStatement(handle: statement, sql: sql, database: self)
+    }
+
+    /// Prepares each statement of a multi-statement text in turn, with SQLite's own
+    /// parser deciding where statements end (so `;` inside strings, comments and
+    /// trigger bodies is handled exactly as SQLite handles it).
+    func forEachStatement(in sql: String, _ body: (SQLCipherStatement) throws -> Void) throws {
+        let text = Array(sql.utf8CString)
+        try text.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var cursor = base
+            var statementIndex = 0
+            var lineCounter = LineCounter(text: buffer)
+            while cursor.pointee != 0 {
+                var statementHandle: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let start = cursor - base
+                let code = sqlite3_prepare_v2(handle, cursor, -1, &statementHandle, &tail)
+                let tokenStart = SQLTrivia.firstTokenOffset(in: buffer, from: start)
+                if tokenStart >= buffer.count - 1 { return }  // only whitespace and comments left
+                let location = SQLLocation(
+                    statementIndex: statementIndex + 1,
+                    line: lineCounter.line(at: tokenStart),
+                    offset: tokenStart)
+                guard code == SQLITE_OK else {
+                    let failing = SQLTrivia.statementText(in: buffer, from: tokenStart, to: nil)
+                    throw lastError(code: code, sql: failing, location: location)
+                }
+                guard let tail, tail > cursor else { return }
+                cursor = tail
+                guard let statementHandle else { continue }
+                statementIndex += 1
+                let statementText = SQLTrivia.statementText(in: buffer, from: tokenStart, to: tail - base)
+                let statement = SQLCipherStatement(handle: statementHandle, sql: statementText, database: self)
+                do {
+                    try body(statement)
+                } catch let error as SQLCipherError {
+                    throw SQLCipherError(
+                        kind: error.kind, resultCode: error.resultCode, message: error.message,
+                        sql: statementText, location: location, path: error.path)
+                }
+            }
+        }
+    }
+
+    /// The connection's current error as an `SQLCipherError`.
+    func lastError(code: Int32, sql: String? = nil, location: SQLLocation? = nil) -> SQLCipherError {
+        let extended = sqlite3_extended_errcode(handle)
+        // Prefer the extended code when it refines the code the call returned.
+        let resultCode = ResultCode(rawValue: (extended & 0xff) == (code & 0xff) ? extended : code)
+        let message = String(cString: sqlite3_errmsg(handle))
+        let kind: SQLCipherError.Kind = resultCode.primaryResultCode == .SQLITE_BUSY ? .busy : .sqlite
+        let text = kind == .busy
+            ? "The database is locked by another connection, and it stayed locked for longer than the busy timeout."
+            : message
+        return SQLCipherError(kind: kind, resultCode: resultCode, message: text, sql: sql, location: location)
+    }
+}
+
+/// Turns byte offsets into 1-based line numbers, counting newlines incrementally so
+/// that a long script costs one pass, not one pass per statement.
+private struct LineCounter {
+    let text: UnsafeBufferPointer<CChar>
+    private var scannedUpTo = 0
+    private var line = 1
+
+    init(text: UnsafeBufferPointer<CChar>) {
+        self.text = text
+    }
+
+    mutating func line(at offset: Int) -> Int {
+        while scannedUpTo < offset {
+            if text[scannedUpTo] == 0x0A { line += 1 }
+            scannedUpTo += 1
+        }
+        return line
+    }
+}
+
+/// Just enough lexing to skip whitespace and comments before a statement and to cut a
+/// statement's text out for an error message. Statement boundaries themselves come
+/// from `sqlite3_prepare_v2`.
+enum SQLTrivia {
+    static func firstTokenOffset(in text: UnsafeBufferPointer<CChar>, from start: Int) -> Int {
+        var index = start
+        let end = text.count - 1  // the terminating NUL
+        while index < end {
+            let byte = UInt8(bitPattern: text[index])
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C {
+                index += 1
+            } else if byte == UInt8(ascii: "-"), index + 1 < end, text[index + 1] == 0x2D {
+                while index < end, text[index] != 0x0A { index += 1 }
+            } else if byte == UInt8(ascii: "/"), index + 1 < end, text[index + 1] == 0x2A {
+                index += 2
+                while index < end, !(text[index] == 0x2A && index + 1 < end && text[index + 1] == 0x2F) { index += 1 }
+                index = min(index + 2, end)
+            } else {
+                break
+            }
+        }
+        return index
+    }
+
+    /// The statement's text, trimmed; for a statement SQLite could not parse (no end
+    /// known), up to the first `;` or the end of the line.
+    static func statementText(in text: UnsafeBufferPointer<CChar>, from start: Int, to end: Int?) -> String {
+        let limit = text.count - 1
+        var stop = min(end ?? limit, limit)
+        if end == nil {
+            var index = start
+            while index < limit, text[index] != 0x3B, text[index] != 0x0A { index += 1 }
+            stop = min(index + (index < limit && text[index] == 0x3B ? 1 : 0), limit)
+        }
+        let bytes = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[start..<max(start, stop)]))
+        return String(decoding: bytes, as: UTF8.self).trimmingTrailingWhitespace()
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingWhitespace() -> String {
+        var result = Substring(self)
+        while let last = result.last, last.isWhitespace { result.removeLast() }
+        return String(result)
+    }
+}

@@ -1,0 +1,107 @@
+/// Where in a multi-statement SQL text a statement starts.
+public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
+    /// 1-based index of the statement in the text.
+    public let statementIndex: Int
+    /// 1-based line of the statement's first token.
+    public let line: Int
+    /// 0-based UTF-8 offset of the statement's first token.
+    public let offset: Int
+
+    public init(statementIndex: Int, line: Int, offset: Int) {
+        self.statementIndex = statementIndex
+        self.line = line
+        self.offset = offset
+    }
+
+    public var description: String { "line \(line), statement \(statementIndex)" }
+}
+
+/// An error from the SQLCipher layer.
+///
+/// Carries SQLite's result code (matchable with `catch ResultCode.SQLITE_BUSY` or
+/// `catch SQLCipherError.Kind.wrongKey`), a message and the failing SQL. It never
+/// carries bound values or key material: messages come from SQLite (which does not
+/// echo bound values) or from MigrationKit's own sentences, and keys are only ever
+/// passed through `sqlite3_key`, never as SQL text.
+public struct SQLCipherError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, in terms a user acts on. A struct with static members so new
+    /// kinds never break a caller's `switch`.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A statement failed; see `resultCode` and `message`.
+        public static let sqlite = Kind(rawValue: "sqlite")
+        /// A key was given, but it does not decrypt the file (or the file is not a SQLCipher database).
+        public static let wrongKey = Kind(rawValue: "wrongKey")
+        /// A key was given for a plaintext SQLite database.
+        public static let notEncrypted = Kind(rawValue: "notEncrypted")
+        /// No key was given and the file is not a plaintext database: it is encrypted, or not a database.
+        public static let keyRequired = Kind(rawValue: "keyRequired")
+        /// The file is not a database at all (with or without a key).
+        public static let notADatabase = Kind(rawValue: "notADatabase")
+        /// The file cannot be opened (missing, a directory, no permission).
+        public static let cannotOpen = Kind(rawValue: "cannotOpen")
+        /// The key itself is unusable (empty passphrase, raw key of the wrong size).
+        public static let invalidKey = Kind(rawValue: "invalidKey")
+        /// Another connection held the lock for longer than the busy timeout.
+        public static let busy = Kind(rawValue: "busy")
+        /// A cipher setting the linked SQLCipher cannot honour.
+        public static let unsupportedCipherSetting = Kind(rawValue: "unsupportedCipherSetting")
+        /// The API was used in a way it does not support (e.g. a re-entrant call).
+        public static let misuse = Kind(rawValue: "misuse")
+
+        /// `catch SQLCipherError.Kind.wrongKey` matches an `SQLCipherError` of that kind.
+        public static func ~= (pattern: Kind, error: any Error) -> Bool {
+            (error as? SQLCipherError)?.kind == pattern
+        }
+    }
+
+    public let kind: Kind
+    public let resultCode: ResultCode
+    /// A sentence a user can act on (for `.sqlite`, SQLite's own message).
+    public let message: String
+    /// The failing statement, when there is one.
+    public let sql: String?
+    /// Where the failing statement starts in the text passed to `execute(sql:)`.
+    public let location: SQLLocation?
+    /// The database file concerned, when known.
+    public let path: String?
+
+    public init(
+        kind: Kind,
+        resultCode: ResultCode = .SQLITE_ERROR,
+        message: String,
+        sql: String? = nil,
+        location: SQLLocation? = nil,
+        path: String? = nil
+    ) {
+        self.kind = kind
+        self.resultCode = resultCode
+        self.message = message
+        self.sql = sql
+        self.location = location
+        self.path = path
+    }
+
+    /// The same error, naming the database file.
+    func at(path: String) -> SQLCipherError {
+        SQLCipherError(kind: kind, resultCode: resultCode, message: message, sql: sql, location: location, path: path)
+    }
+
+    public var description: String {
+        var text = ""
+        if let path { text += "\(path): " }
+        text += message
+        if kind == .sqlite {
+            if let location { text += " (at \(location))" }
+            if let sql {
+                let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
+                let shown = oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine)
+                text += " in `\(shown)`"
+            }
+        }
+        return text
+    }
+}

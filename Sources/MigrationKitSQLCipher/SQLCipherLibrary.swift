@@ -1,0 +1,63 @@
+import CSQLCipher
+
+/// A parsed SQLCipher version ("4.6.1 community" → 4.6.1).
+public struct SQLCipherVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public let major: Int
+    public let minor: Int
+    public let patch: Int
+
+    public init(major: Int, minor: Int, patch: Int) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    /// Parses the leading `X.Y.Z` of `PRAGMA cipher_version`'s answer.
+    public init?(parsing text: String) {
+        let numbers = text.split(separator: " ").first?.split(separator: ".").map { Int($0) } ?? []
+        guard numbers.count >= 2, let major = numbers[0], let minor = numbers[1] else { return nil }
+        self.init(major: major, minor: minor, patch: numbers.count > 2 ? (numbers[2] ?? 0) : 0)
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+    }
+
+    public var description: String { "\(major).\(minor).\(patch)" }
+}
+
+/// Facts about the linked library, read once per process.
+public enum SQLCipherLibrary {
+    /// The SQLite version SQLCipher is built on, e.g. "3.15.2".
+    public static let sqliteVersion: String = String(cString: sqlite3_libversion())
+
+    /// `PRAGMA cipher_version` as the library reports it ("3.4.1", "4.6.1 community"),
+    /// or nil when the linked library is plain SQLite. Read from a private in-memory
+    /// connection, so it costs no key derivation.
+    public static let cipherVersionString: String? = {
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }
+        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(handle, "PRAGMA cipher_version", -1, &statement, nil) == SQLITE_OK,
+              sqlite3_step(statement) == SQLITE_ROW,
+              let text = sqlite3_column_text(statement, 0)
+        else { return nil }
+        let version = String(cString: text)
+        return version.isEmpty ? nil : version
+    }()
+
+    /// The parsed SQLCipher version, or nil when the library is not SQLCipher.
+    public static let cipherVersion: SQLCipherVersion? = cipherVersionString.flatMap(SQLCipherVersion.init(parsing:))
+
+    /// `PRAGMA cipher_integrity_check` exists from SQLCipher 4.2.0 on.
+    public static var hasCipherIntegrityCheck: Bool {
+        (cipherVersion ?? SQLCipherVersion(major: 0, minor: 0, patch: 0)) >= SQLCipherVersion(major: 4, minor: 2, patch: 0)
+    }
+
+    /// A one-line description for status output: "SQLCipher 3.4.1 (SQLite 3.15.2)".
+    public static var summary: String {
+        "SQLCipher \(cipherVersionString ?? "unavailable") (SQLite \(sqliteVersion))"
+    }
+}

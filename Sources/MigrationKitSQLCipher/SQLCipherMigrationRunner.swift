@@ -1,0 +1,325 @@
+import MigrationKit
+
+/// A migration step for SQLCipher databases.
+public typealias SQLCipherMigrationStep = MigrationStep<SQLCipherDatabase>
+
+/// Applies, reports on and rolls back migration steps in an encrypted database.
+///
+/// The SQLCipher counterpart of GRDB's `DatabaseMigrator`, with the same ledger. Every
+/// call works on one `SQLCipherWriter`, so the key is derived once per call however
+/// many steps run. Each step runs in its own `BEGIN IMMEDIATE` transaction together
+/// with its ledger row, under the 12-step foreign-key rules (`ForeignKeyDeferral`); a
+/// failing step rolls back alone, earlier steps stay, later steps do not run. The
+/// verifier runs after every migrate and rollback.
+public struct SQLCipherMigrationRunner: Sendable {
+    public let registry: MigrationRegistry<SQLCipherDatabase>
+    public var host: MigrationHostIntegration<SQLCipherDatabase>
+    public var verifier: SQLCipherMigrationVerifier
+    /// Apply a pending step even when a step registered after it is already applied.
+    /// Off by default: a step slipped into the middle of a history is the classic way a
+    /// database reaches a state no step expected.
+    public var allowOutOfOrder = false
+    /// Receives progress events (for a progress line, or a log).
+    public var observer: (@Sendable (MigrationEvent) -> Void)?
+
+    /// - Throws: `MigrationKitError.duplicateIdentifiers` or `.identifiersOutOfOrder`,
+    ///   before any database is touched.
+    public init(
+        steps: [SQLCipherMigrationStep],
+        enforceLexicographicOrder: Bool = true,
+        host: MigrationHostIntegration<SQLCipherDatabase> = MigrationHostIntegration(),
+        verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier()
+    ) throws {
+        self.registry = try MigrationRegistry(steps: steps, enforceLexicographicOrder: enforceLexicographicOrder)
+        self.host = host
+        self.verifier = verifier
+    }
+
+    // MARK: - Migrating
+
+    /// Applies every pending step, then verifies.
+    @discardableResult
+    public func migrate(in writer: SQLCipherWriter) throws -> MigrationReport {
+        try migrate(in: writer, through: registry.steps.count - 1)
+    }
+
+    /// Applies pending steps up to and including `target`, then verifies.
+    ///
+    /// - Throws: `.unknownMigration` for an unregistered target,
+    ///   `.databaseAlreadyMigratedBeyond` when a later step is applied (GRDB traps here).
+    @discardableResult
+    public func migrate(in writer: SQLCipherWriter, upTo target: String) throws -> MigrationReport {
+        guard let index = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+        return try migrate(in: writer, through: index)
+    }
+
+    private func migrate(in writer: SQLCipherWriter, through lastIndex: Int) throws -> MigrationReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report = MigrationReport()
+        try writer.writeWithoutTransaction { db in
+            // Plan outside any lock, so a refusal (superseded, out of order) writes nothing.
+            var ledger = try MigrationLedger.identifiers(in: db)
+            var pending = try pendingSteps(ledger: ledger, through: lastIndex)
+            let total = pending.count
+            while !pending.isEmpty {
+                let stepStart = clock.now
+                var current: SQLCipherMigrationStep?
+                let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
+                  try ForeignKeyDeferral.inTransaction(db) {
+                    // Under the write lock now: if another process moved the ledger since
+                    // the plan was made, plan again from what it really holds.
+                    if try MigrationLedger.count(in: db) != ledger.count {
+                        ledger = try MigrationLedger.identifiers(in: db)
+                        pending = try pendingSteps(ledger: ledger, through: lastIndex)
+                    }
+                    guard let step = pending.first else { return nil }
+                    current = step
+                    observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1, total: max(total, report.steps.count + 1)))
+                    try run(step, phase: .apply, in: db)
+                    try MigrationLedger.insert(step.identifier, in: db)
+                    return step
+                  }
+                }
+                guard let applied else { break }
+                ledger.append(applied.identifier)
+                pending.removeFirst()
+                let duration = clock.now - stepStart
+                report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
+                observer?(.didApply(identifier: applied.identifier, duration: duration))
+            }
+            try runVerification(in: db)
+        }
+        report.duration = clock.now - start
+        return report
+    }
+
+    /// The steps up to `lastIndex` that the ledger lacks, after refusing a superseded
+    /// database, a target already passed, and (unless allowed) out-of-order steps.
+    private func pendingSteps(ledger: [String], through lastIndex: Int) throws -> [SQLCipherMigrationStep] {
+        let applied = Set(ledger)
+        let known = Set(registry.identifiers)
+        let unknown = ledger.filter { !known.contains($0) }
+        if !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
+        if lastIndex + 1 < registry.steps.count,
+           registry.steps[(lastIndex + 1)...].contains(where: { applied.contains($0.identifier) }) {
+            throw MigrationKitError.databaseAlreadyMigratedBeyond(registry.steps[lastIndex].identifier)
+        }
+        guard lastIndex >= 0 else { return [] }
+        let pending = registry.steps[...lastIndex].filter { !applied.contains($0.identifier) }
+        if !allowOutOfOrder, let latestApplied = registry.steps.lastIndex(where: { applied.contains($0.identifier) }) {
+            let early = pending.filter { (registry.index(of: $0.identifier) ?? 0) < latestApplied }
+            if !early.isEmpty {
+                throw MigrationKitError.pendingMigrationsOutOfOrder(
+                    pending: early.map(\.identifier), latestApplied: registry.steps[latestApplied].identifier)
+            }
+        }
+        return pending
+    }
+
+    // MARK: - Status
+
+    /// Every registered step, applied or pending, plus ledger identifiers no step has.
+    /// Reads only: an unmanaged database is left without a ledger.
+    public func migrationStatus(in writer: SQLCipherWriter) throws -> MigrationStatus {
+        let ledger = try writer.read { try MigrationLedger.identifiers(in: $0) }
+        return status(ledger: ledger)
+    }
+
+    func status(ledger: [String]) -> MigrationStatus {
+        let applied = Set(ledger)
+        let known = Set(registry.identifiers)
+        return MigrationStatus(
+            entries: registry.steps.map {
+                MigrationStatusEntry(identifier: $0.identifier, state: applied.contains($0.identifier) ? .applied : .pending)
+            },
+            unknownApplied: ledger.filter { !known.contains($0) })
+    }
+
+    /// The registered steps that are applied, in registration order.
+    public func appliedIdentifiers(in writer: SQLCipherWriter) throws -> [String] {
+        try migrationStatus(in: writer).applied
+    }
+
+    /// Whether every registered step is applied.
+    public func hasCompletedMigrations(in writer: SQLCipherWriter) throws -> Bool {
+        try migrationStatus(in: writer).isComplete
+    }
+
+    /// Whether the ledger holds steps this runner does not know (a newer app migrated it).
+    public func hasBeenSuperseded(in writer: SQLCipherWriter) throws -> Bool {
+        try migrationStatus(in: writer).isSuperseded
+    }
+
+    // MARK: - Rolling back
+
+    /// Rolls back the latest applied step.
+    @discardableResult
+    public func rollbackLastMigration(in writer: SQLCipherWriter) throws -> MigrationReport {
+        try rollbackMigrations(in: writer, steps: 1)
+    }
+
+    /// Rolls back the `steps` latest applied steps, latest first. Every one of them
+    /// must have a rollback; that is checked before the first is touched.
+    @discardableResult
+    public func rollbackMigrations(in writer: SQLCipherWriter, steps: Int) throws -> MigrationReport {
+        guard steps >= 0 else { throw MigrationKitError.rollbackStepCountMustBeNonNegative }
+        return try rollback(in: writer) { applied in
+            guard steps <= applied.count else {
+                throw MigrationKitError.rollbackBeyondApplied(requested: steps, applied: applied.count)
+            }
+            return Array(applied.suffix(steps).reversed())
+        }
+    }
+
+    /// Rolls back every applied step registered after `target`, latest first, leaving
+    /// the database as `migrate(upTo: target)` would have.
+    @discardableResult
+    public func rollbackMigrations(in writer: SQLCipherWriter, to target: String) throws -> MigrationReport {
+        guard let targetIndex = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+        return try rollback(in: writer) { applied in
+            applied.filter { (registry.index(of: $0.identifier) ?? 0) > targetIndex }.reversed()
+        }
+    }
+
+    /// Rolls back one named step, which must be the latest applied.
+    @discardableResult
+    public func rollbackMigration(_ identifier: String, in writer: SQLCipherWriter) throws -> MigrationReport {
+        guard registry.index(of: identifier) != nil else { throw MigrationKitError.unknownMigration(identifier) }
+        return try rollback(in: writer) { applied in
+            guard applied.last?.identifier == identifier else {
+                throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: applied.last?.identifier, requested: identifier)
+            }
+            return [applied[applied.count - 1]]
+        }
+    }
+
+    /// - Parameter choose: given the applied steps in registration order, the steps to
+    ///   roll back, in the order to roll them back.
+    private func rollback(
+        in writer: SQLCipherWriter,
+        choose: ([SQLCipherMigrationStep]) throws -> [SQLCipherMigrationStep]
+    ) throws -> MigrationReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report = MigrationReport()
+        try writer.writeWithoutTransaction { db in
+            let plan = try choose(appliedSteps(ledger: try MigrationLedger.identifiers(in: db)))
+            if let irreversible = plan.first(where: { $0.rollback == nil }) {
+                throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
+            }
+            for (offset, step) in plan.enumerated() {
+                let stepStart = clock.now
+                try Self.attributingViolations(to: { step }, phase: .rollback) {
+                  try ForeignKeyDeferral.inTransaction(db) {
+                    // Under the write lock: the step must still be the latest applied.
+                    let latest = try appliedSteps(ledger: try MigrationLedger.identifiers(in: db)).last
+                    guard latest?.identifier == step.identifier else {
+                        throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
+                    }
+                    observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
+                    try run(step, phase: .rollback, in: db)
+                    try MigrationLedger.delete(step.identifier, in: db)
+                  }
+                }
+                let duration = clock.now - stepStart
+                report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
+                observer?(.didRollback(identifier: step.identifier, duration: duration))
+            }
+            try runVerification(in: db)
+        }
+        report.duration = clock.now - start
+        return report
+    }
+
+    /// The applied steps in registration order, refusing a superseded database (the
+    /// order of steps it does not know cannot be decided).
+    private func appliedSteps(ledger: [String]) throws -> [SQLCipherMigrationStep] {
+        let status = status(ledger: ledger)
+        if status.isSuperseded { throw MigrationKitError.databaseSuperseded(unknown: status.unknownApplied) }
+        let applied = Set(ledger)
+        return registry.steps.filter { applied.contains($0.identifier) }
+    }
+
+    // MARK: - Running and verifying
+
+    /// Foreign-key violations are found after a step's closure returns, by the
+    /// transaction around it; report them as that step's failure.
+    private static func attributingViolations<T>(
+        to step: () -> SQLCipherMigrationStep?,
+        phase: MigrationStepError.Phase = .apply,
+        _ body: () throws -> T
+    ) throws -> T {
+        do {
+            return try body()
+        } catch let error as MigrationKitError {
+            guard case .foreignKeyViolations = error, let step = step() else { throw error }
+            throw MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: nil, underlying: error)
+        }
+    }
+
+    /// Runs a step's closure, wrapping what it throws so the report names the step and,
+    /// for SQL, the line of the failing statement.
+    private func run(_ step: SQLCipherMigrationStep, phase: MigrationStepError.Phase, in db: SQLCipherDatabase) throws {
+        do {
+            switch phase {
+            case .apply: try step.apply(db)
+            case .rollback: try step.rollback?(db)
+            }
+        } catch {
+            throw MigrationStepError(
+                identifier: step.identifier, phase: phase, sourceFile: step.sourceFile,
+                line: (error as? SQLCipherError)?.location?.line, underlying: error)
+        }
+    }
+
+    /// Verifies the database as after a migration: the host's closures where given,
+    /// the default verifier otherwise. Throws the first problem.
+    public func runPostMigrationChecks(in writer: SQLCipherWriter) throws {
+        try writer.writeWithoutTransaction { try runVerification(in: $0) }
+    }
+
+    /// Every check, passed or failed, for reports.
+    public func verificationReport(in writer: SQLCipherWriter) throws -> VerificationReport {
+        try writer.writeWithoutTransaction { db in
+            var checks: [VerificationCheck] = []
+            if let custom = host.verifyIntegrity {
+                checks.append(Self.hostCheck("host integrity", part: .integrity) { try custom(db) })
+            } else {
+                checks += verifier.integrityChecks(db)
+            }
+            if let custom = host.verifyPostMigration {
+                checks.append(Self.hostCheck("host post-migration", part: .postMigration) { try custom(db) })
+            } else {
+                checks += verifier.postMigrationChecks(db)
+            }
+            return VerificationReport(checks: checks)
+        }
+    }
+
+    func runVerification(in db: SQLCipherDatabase) throws {
+        observer?(.willVerify)
+        let clock = ContinuousClock()
+        let start = clock.now
+        if let custom = host.verifyIntegrity {
+            do { try custom(db) } catch { throw HostVerificationError(part: .integrity, underlying: error) }
+        } else {
+            try verifier.verifyIntegrity(db)
+        }
+        if let custom = host.verifyPostMigration {
+            do { try custom(db) } catch { throw HostVerificationError(part: .postMigration, underlying: error) }
+        } else {
+            try verifier.verifyPostMigration(db)
+        }
+        observer?(.didVerify(duration: clock.now - start))
+    }
+
+    private static func hostCheck(_ name: String, part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
+        do {
+            try body()
+            return .passed(name, detail: "ok")
+        } catch {
+            return .failed(name, HostVerificationError(part: part, underlying: error))
+        }
+    }
+}

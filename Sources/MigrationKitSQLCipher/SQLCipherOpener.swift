@@ -1,0 +1,196 @@
+import CSQLCipher
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Opens, keys and proves a connection: the only place a `DatabaseKey` meets SQLCipher.
+///
+/// Order matters and follows SQLCipher's rules: key first, cipher settings right after
+/// the key and before anything reads the file, then one read of `sqlite_master`
+/// because keying never fails by itself (a wrong key is only noticed at the first
+/// read, as SQLITE_NOTADB). Nothing here writes to an existing file, so every failure
+/// leaves it byte-for-byte unchanged.
+enum SQLCipherOpener {
+    static func open(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        try key?.validate()
+        if key == nil, !configuration.cipher.isDefault {
+            throw SQLCipherError(
+                kind: .unsupportedCipherSetting,
+                message: "Cipher settings apply to encrypted databases only, but no key was given.",
+                path: path)
+        }
+        do {
+            if path == ":memory:" { return try openExisting(path: path, key: key, configuration: configuration) }
+            let probe = FileProbe(path: path)
+            try refuseNonFiles(probe)
+            if probe.kind == .regularFile, probe.size > 0 {
+                return try openExisting(path: path, key: key, configuration: configuration)
+            }
+            guard probe.kind == .missing || probe.size == 0 else { throw emptyFileError() }
+            guard configuration.createIfMissing, !configuration.readOnly else {
+                if probe.kind == .regularFile { throw emptyFileError() }
+                throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                     message: "No database exists at this path; check the path.")
+            }
+            return try create(path: path, key: key, configuration: configuration)
+        } catch let error as SQLCipherError {
+            throw error.path == nil ? error.at(path: path) : error
+        }
+    }
+
+    private static func openExisting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        let database = try openHandle(path: path, configuration: configuration)
+        if let key { try applyKey(key, to: database) }
+        try CipherSettingsApplier.apply(configuration.cipher, to: database)
+        try proveReadable(database, keyed: key != nil)
+        try configure(database, configuration: configuration)
+        return database
+    }
+
+    /// Creates the file (mode 0600) and writes its first page under a lock on the
+    /// directory (see `DirectoryLock`), or opens it if another process got there first.
+    private static func create(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
+        defer { lock?.release() }
+        let probe = FileProbe(path: path)
+        try refuseNonFiles(probe)
+        if probe.kind == .regularFile {
+            // Created by another process while we waited (complete, since it held the
+            // lock until page 1 was written), or an empty file nobody is creating.
+            guard probe.size > 0 else { throw emptyFileError() }
+            return try openExisting(path: path, key: key, configuration: configuration)
+        }
+        if let failure = FileProbe.createPrivateFile(at: path) {
+            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                 message: "The database file cannot be created (\(FileProbe.describe(errno: failure))); check that its directory exists and is writable.")
+        }
+        do {
+            let database = try openExisting(path: path, key: key, configuration: configuration)
+            // Writing page 1 now fixes the salt in the file before the lock is released.
+            try database.execute(sql: "PRAGMA user_version = 0")
+            return database
+        } catch {
+            _ = unlink(path)
+            throw error
+        }
+    }
+
+    private static func refuseNonFiles(_ probe: FileProbe) throws {
+        switch probe.kind {
+        case .regularFile:
+            return
+        case .directory:
+            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                 message: "This is a directory, not a database file; give the path of the database file itself.")
+        case .other:
+            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                 message: "This is not a regular file (a device, FIFO or socket); give the path of a database file.")
+        case .missing:
+            guard probe.errnoValue == ENOENT else {
+                throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                     message: "The file cannot be examined (\(FileProbe.describe(errno: probe.errnoValue))).")
+            }
+        }
+    }
+
+    /// SQLite would silently turn an empty file into a new database. MigrationKit never
+    /// leaves an empty database file behind itself, so an empty file is someone
+    /// else's, and is left alone.
+    private static func emptyFileError() -> SQLCipherError {
+        SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_NOTADB,
+                       message: "The file is empty (0 bytes), so it is not a database; delete it to let a new database be created at this path.")
+    }
+
+    private static func openHandle(path: String, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        var handle: OpaquePointer?
+        let flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw SQLCipherError(kind: .cannotOpen, resultCode: ResultCode(rawValue: code),
+                                 message: "The database cannot be opened (\(message)); check the path and its permissions.")
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        // Before anything reads: even the key-proving read can meet another
+        // connection's commit, and must wait for it rather than fail.
+        sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
+        let database = SQLCipherDatabase(handle: handle, path: path)
+        if !configuration.readOnly, sqlite3_db_readonly(handle, "main") == 1 {
+            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_READONLY,
+                                 message: "The database file is read-only; make it writable (chmod u+w) to change it.")
+        }
+        return database
+    }
+
+    private static func applyKey(_ key: DatabaseKey, to database: SQLCipherDatabase) throws {
+        let code = key.withKeyingMaterial { material in
+            sqlite3_key(database.handle, material.baseAddress, Int32(material.count))
+        }
+        guard code == SQLITE_OK else {
+            throw SQLCipherError(kind: .invalidKey, resultCode: ResultCode(rawValue: code),
+                                 message: "SQLCipher refused the key.")
+        }
+    }
+
+    /// Reads `sqlite_master` once. SQLITE_NOTADB is matched by code, never by text (its
+    /// wording changed between SQLCipher 3 and 4), then explained by what the file holds.
+    private static func proveReadable(_ database: SQLCipherDatabase, keyed: Bool) throws {
+        do {
+            _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
+        } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
+            throw explainUnreadable(path: database.path, keyed: keyed)
+        }
+    }
+
+    static func explainUnreadable(path: String, keyed: Bool) -> SQLCipherError {
+        let probe = FileProbe(path: path)
+        if probe.hasPlaintextSQLiteHeader {
+            if keyed {
+                return SQLCipherError(kind: .notEncrypted, resultCode: .SQLITE_NOTADB,
+                                      message: "The database is not encrypted, but a key was given; open it without a key (--plaintext), or encrypt it first.")
+            }
+            return SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_NOTADB,
+                                  message: "The file has an SQLite header but is damaged; restore it from a backup.")
+        }
+        if !probe.sizeLooksLikePages {
+            return SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_NOTADB,
+                                  message: "The file is not a database (its size is not a whole number of database pages); check the path.")
+        }
+        if keyed {
+            return SQLCipherError(kind: .wrongKey, resultCode: .SQLITE_NOTADB,
+                                  message: "Wrong key, or not a SQLCipher database: the key does not decrypt this file; check the key and its source."
+                                      + CipherCompatibilityHint.forWrongKey(fileSize: probe.size))
+        }
+        return SQLCipherError(kind: .keyRequired, resultCode: .SQLITE_NOTADB,
+                              message: "The database is encrypted (or is not a database), and no key was given; pass its key.")
+    }
+
+    private static func configure(_ database: SQLCipherDatabase, configuration: SQLCipherConfiguration) throws {
+        if configuration.foreignKeysEnabled, !configuration.readOnly {
+            try database.setForeignKeysEnabled(true)
+        }
+    }
+}
+
+/// The extra sentence a wrong-key error gets when the linked library is SQLCipher 3,
+/// which cannot read files made with SQLCipher 4's defaults (SHA-512, 256,000 iterations).
+enum CipherCompatibilityHint {
+    static func forWrongKey(fileSize: Int64) -> String {
+        // SQLCipher 4 files use 4096-byte pages; a size that is not a multiple of 4096
+        // cannot be one, so do not distract with the hint then.
+        guard let version = SQLCipherLibrary.cipherVersion, version.major < 4, fileSize % 4096 == 0 else { return "" }
+        return " If the database was made with SQLCipher 4's defaults (Ubuntu 24.04, Debian 13, most phones), the linked SQLCipher "
+            + "\(SQLCipherLibrary.cipherVersionString ?? "\(version)") cannot read it at all: convert it with SQLCipher 4 "
+            + "(PRAGMA cipher_compatibility = 3 and sqlcipher_export), or use a build linked against SQLCipher 4."
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, for SQLite's busy timeout.
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

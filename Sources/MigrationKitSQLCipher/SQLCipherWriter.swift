@@ -1,0 +1,115 @@
+import Foundation
+
+/// The one connection to an encrypted database that migrations go through.
+///
+/// It opens (creating the file with mode 0600 if asked), keys, proves the key, sets the
+/// busy timeout, and then serializes every access: `write`, `writeWithoutTransaction`
+/// and `read` run one at a time, from any thread, which is what makes the writer
+/// `Sendable` while the `SQLCipherDatabase` it lends stays confined to one closure.
+/// The key is derived once, when the writer opens; keep one writer per command.
+public final class SQLCipherWriter: @unchecked Sendable {
+    public typealias Configuration = SQLCipherConfiguration
+
+    public let path: String
+    public let configuration: Configuration
+    /// Kept (in wiped storage) for operations that need the same key again, such as a
+    /// backup or a scratch database encrypted alike. Never printed.
+    let key: DatabaseKey?
+
+    private let database: SQLCipherDatabase
+    private let lock = NSLock()
+    /// The thread inside a closure, to refuse re-entrant calls instead of deadlocking.
+    private var ownerThread: pthread_t?
+    private let ownerLock = NSLock()
+
+    /// Opens the database at `path`.
+    ///
+    /// - Parameters:
+    ///   - key: the database key, or nil for a plaintext database.
+    /// - Throws: `SQLCipherError` of kind `.wrongKey`, `.notEncrypted`, `.keyRequired`,
+    ///   `.notADatabase`, `.cannotOpen`, `.invalidKey` or `.unsupportedCipherSetting`;
+    ///   the file is never modified when opening fails.
+    public init(path: String, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        self.key = key
+        self.database = try SQLCipherOpener.open(path: path, key: key, configuration: configuration)
+    }
+
+    /// Whether the database is encrypted (was opened with a key).
+    public var isEncrypted: Bool { key != nil }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns,
+    /// rolled back when it throws. IMMEDIATE takes the write lock up front, so two
+    /// processes never both read, decide and then collide on write.
+    public func write<T>(_ body: (SQLCipherDatabase) throws -> T) throws -> T {
+        try serialized { db in
+            try db.inTransaction(.immediate) { try body(db) }
+        }
+    }
+
+    /// Runs `body` with no transaction around it, for work that manages its own
+    /// (the migration runner, which must switch foreign keys outside a transaction).
+    public func writeWithoutTransaction<T>(_ body: (SQLCipherDatabase) throws -> T) throws -> T {
+        try serialized(body)
+    }
+
+    /// Runs `body` in a deferred transaction with `PRAGMA query_only` on, so it sees a
+    /// consistent snapshot and cannot write.
+    public func read<T>(_ body: (SQLCipherDatabase) throws -> T) throws -> T {
+        try serialized { db in
+            try db.execute(sql: "PRAGMA query_only = 1")
+            defer { try? db.execute(sql: "PRAGMA query_only = 0") }
+            return try db.inTransaction(.deferred) { try body(db) }
+        }
+    }
+
+    private func serialized<T>(_ body: (SQLCipherDatabase) throws -> T) throws -> T {
+        let current = pthread_self()
+        let reentrant = ownerLock.withLock { ownerThread.map { pthread_equal($0, current) != 0 } ?? false }
+        if reentrant {
+            throw SQLCipherError(kind: .misuse, resultCode: .SQLITE_MISUSE,
+                                 message: "SQLCipherWriter is not reentrant: use the database passed to the enclosing closure.")
+        }
+        lock.lock()
+        ownerLock.withLock { ownerThread = current }
+        defer {
+            ownerLock.withLock { ownerThread = nil }
+            lock.unlock()
+        }
+        do {
+            return try body(database)
+        } catch let error as SQLCipherError where error.path == nil {
+            throw error.at(path: path)
+        }
+    }
+}
+
+/// SQLite's transaction kinds.
+public enum TransactionKind: String, Sendable {
+    case deferred = "DEFERRED"
+    case immediate = "IMMEDIATE"
+    case exclusive = "EXCLUSIVE"
+}
+
+extension SQLCipherDatabase {
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it
+    /// throws (or when the commit itself fails, e.g. on a full disk).
+    public func inTransaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
+        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        do {
+            let result = try body()
+            try execute(sql: "COMMIT TRANSACTION")
+            return result
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    /// Rolls back the open transaction, if SQLite has not already done so (it does
+    /// after some errors, such as SQLITE_FULL).
+    func rollbackIfNeeded() {
+        if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
+    }
+}

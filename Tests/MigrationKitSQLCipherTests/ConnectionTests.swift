@@ -1,0 +1,284 @@
+import Foundation
+import MigrationKit
+@testable import MigrationKitSQLCipher
+import Testing
+
+@Suite struct ConnectionTests {
+    @Test func createdDatabaseIsEncryptedPrivateAndReadableByTheShell() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .passphrase("s3cret pass"))
+            try writer.write { db throws in
+                try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+                try db.execute(sql: "INSERT INTO notes (body) VALUES (?)", arguments: ["hello"])
+            }
+        }
+        let header = try fileBytes(path).prefix(16)
+        #expect(header != Data("SQLite format 3\0".utf8))
+        #expect(try fileMode(path) == 0o600)
+
+        let shell = try SQLCipherShell.run(path, keyPragma: "'s3cret pass'", "SELECT body FROM notes;")
+        #expect(shell.status == 0)
+        #expect(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "hello")
+
+        let wrong = try SQLCipherShell.run(path, keyPragma: "'other'", "SELECT body FROM notes;")
+        #expect(wrong.status != 0)
+    }
+
+    @Test func rawKeyMatchesTheShellsRawKeyPragma() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("raw.db")
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+            try writer.write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (42);") }
+        }
+        let shell = try SQLCipherShell.run(path, keyPragma: DatabaseKey.testRawKeyPragma, "SELECT a FROM t;")
+        #expect(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "42")
+        // And a database the shell creates opens here.
+        let shellPath = directory.path("from-shell.db")
+        let created = try SQLCipherShell.run(shellPath, keyPragma: DatabaseKey.testRawKeyPragma, "CREATE TABLE s (b); INSERT INTO s VALUES ('x');")
+        #expect(created.status == 0)
+        let writer = try SQLCipherWriter(path: shellPath, key: .testRawKey)
+        #expect(try writer.read { try $0.fetchString(sql: "SELECT b FROM s") } == "x")
+    }
+
+    @Test func wrongKeyIsDistinctAndLeavesTheFileUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+            try writer.write { try $0.execute(sql: "CREATE TABLE t (a)") }
+        }
+        let before = try fileBytes(path)
+        #expect {
+            _ = try SQLCipherWriter(path: path, key: .passphrase("wrong"))
+        } throws: { error in
+            guard let error = error as? SQLCipherError else { return false }
+            return error.kind == .wrongKey && error.resultCode == .SQLITE_NOTADB
+                && error.description.contains("Wrong key") && !error.description.contains("wrong\"")
+        }
+        #expect(try fileBytes(path) == before)
+    }
+
+    @Test func plaintextDatabaseOpenedWithAKeyIsNotEncryptedError() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("plain.db")
+        do {
+            let writer = try SQLCipherWriter(path: path, key: nil)
+            try writer.write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1);") }
+        }
+        #expect(try fileBytes(path).prefix(16) == Data("SQLite format 3\0".utf8))
+        let before = try fileBytes(path)
+        expectError(SQLCipherError.Kind.notEncrypted) { _ = try SQLCipherWriter(path: path, key: .testPassphrase) }
+        #expect(try fileBytes(path) == before)
+        // And without a key it opens.
+        let writer = try SQLCipherWriter(path: path, key: nil)
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT a FROM t") } == 1)
+    }
+
+    @Test func garbageFilesAreNotDatabasesWithOrWithoutAKey() throws {
+        let directory = try TemporaryDirectory()
+        let odd = directory.path("odd.bin")
+        try Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: odd))
+        let before = try fileBytes(odd)
+        expectError(SQLCipherError.Kind.notADatabase) { _ = try SQLCipherWriter(path: odd, key: .testPassphrase) }
+        expectError(SQLCipherError.Kind.notADatabase) { _ = try SQLCipherWriter(path: odd, key: nil) }
+        #expect(try fileBytes(odd) == before)
+
+        // Page-sized random bytes cannot be told from an encrypted file: with a key it is
+        // "wrong key, or not a SQLCipher database", without one "encrypted, key required".
+        let paged = directory.path("paged.bin")
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: paged))
+        let pagedBefore = try fileBytes(paged)
+        expectError(SQLCipherError.Kind.wrongKey) { _ = try SQLCipherWriter(path: paged, key: .testPassphrase) }
+        expectError(SQLCipherError.Kind.keyRequired) { _ = try SQLCipherWriter(path: paged, key: nil) }
+        #expect(try fileBytes(paged) == pagedBefore)
+    }
+
+    @Test func encryptedDatabaseWithoutAKeyAsksForOne() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+            try writer.write { try $0.execute(sql: "CREATE TABLE t (a)") }
+        }
+        let before = try fileBytes(path)
+        expectError(SQLCipherError.Kind.keyRequired) { _ = try SQLCipherWriter(path: path, key: nil) }
+        #expect(try fileBytes(path) == before)
+    }
+
+    @Test func pathsThatAreNotDatabaseFilesGetPlainSentences() throws {
+        let directory = try TemporaryDirectory()
+        #expect {
+            _ = try SQLCipherWriter(path: directory.url.path, key: .testRawKey)
+        } throws: { error in
+            (error as? SQLCipherError)?.kind == .cannotOpen && "\(error)".contains("directory")
+        }
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        let missing = directory.path("missing.db")
+        expectError(SQLCipherError.Kind.cannotOpen) {
+            _ = try SQLCipherWriter(path: missing, key: .testRawKey, configuration: configuration)
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        expectError(SQLCipherError.Kind.cannotOpen) {
+            _ = try SQLCipherWriter(path: directory.path("no/such/dir/x.db"), key: .testRawKey)
+        }
+    }
+
+    @Test func anEmptyFileIsNotTakenOver() throws {
+        // SQLite would quietly turn it into a database; it may be someone else's file.
+        let directory = try TemporaryDirectory()
+        let path = directory.path("empty.db")
+        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect {
+            _ = try SQLCipherWriter(path: path, key: .testRawKey)
+        } throws: { error in
+            (error as? SQLCipherError)?.kind == .notADatabase && "\(error)".contains("empty")
+        }
+        #expect(try fileBytes(path).isEmpty)
+    }
+
+    @Test func aNewDatabaseHasItsHeaderWrittenAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("new.db")
+        _ = try SQLCipherWriter(path: path, key: .testRawKey)
+        let bytes = try fileBytes(path)
+        #expect(bytes.count >= 512)
+        #expect(bytes.prefix(16) != Data("SQLite format 3\0".utf8))
+        #expect(try SQLCipherShell.run(path, keyPragma: DatabaseKey.testRawKeyPragma, "SELECT count(*) FROM sqlite_master;").stdout.hasPrefix("0"))
+    }
+
+    @Test func unusableKeysAreRefusedBeforeTheFileIsCreated() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("new.db")
+        expectError(SQLCipherError.Kind.invalidKey) { _ = try SQLCipherWriter(path: path, key: .passphrase("")) }
+        expectError(SQLCipherError.Kind.invalidKey) { _ = try SQLCipherWriter(path: path, key: .rawKey([1, 2, 3])) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func keysNeverAppearInDescriptions() throws {
+        let secret = "hunter2-very-secret"
+        let key = DatabaseKey.passphrase(secret)
+        #expect(!"\(key)".contains(secret))
+        #expect(!String(reflecting: key).contains(secret))
+        var dumped = ""
+        dump(key, to: &dumped)
+        #expect(!dumped.contains(secret))
+        let raw = DatabaseKey.rawKey(Array(repeating: 0xAB, count: 32))
+        #expect(!"\(raw)".lowercased().contains("abab"))
+
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        _ = try SQLCipherWriter(path: path, key: .testRawKey).write { try $0.execute(sql: "CREATE TABLE t (a)") }
+        do {
+            _ = try SQLCipherWriter(path: path, key: key)
+            Issue.record("a wrong key opened the database")
+        } catch {
+            #expect(!"\(error)".contains(secret))
+            #expect(!String(reflecting: error).contains(secret))
+        }
+    }
+
+    @Test func multiStatementFailuresNameTheStatementLine() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let sql = """
+            -- a comment; with a semicolon
+            CREATE TABLE a (x);
+
+            /* block
+               comment */
+            INSERT INTO a VALUES ('one;two');
+            INSERT INTO missing_table VALUES (1);
+            INSERT INTO a VALUES (3);
+            """
+        #expect {
+            try writer.write { try $0.execute(sql: sql) }
+        } throws: { error in
+            guard let error = error as? SQLCipherError, let location = error.location else { return false }
+            return location.line == 7 && location.statementIndex == 3
+                && error.sql == "INSERT INTO missing_table VALUES (1);"
+                && error.message.contains("missing_table")
+        }
+        // The transaction rolled back: nothing of the text remains.
+        #expect(try writer.read { try $0.tableExists("a") } == false)
+    }
+
+    @Test func failureInsideAStepRunningStatementIsLocatedToo() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        #expect {
+            try writer.write { try $0.execute(sql: "CREATE TABLE a (x UNIQUE);\nINSERT INTO a VALUES (1);\nINSERT INTO a VALUES (1);") }
+        } throws: { error in
+            guard let error = error as? SQLCipherError else { return false }
+            return error.location?.line == 3 && error.resultCode == .SQLITE_CONSTRAINT_UNIQUE
+                && ResultCode.SQLITE_CONSTRAINT ~= error.resultCode
+        }
+    }
+
+    @Test func readIsReadOnlyAndConsistent() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try writer.write { try $0.execute(sql: "CREATE TABLE t (a)") }
+        expectError(ResultCode.SQLITE_READONLY) {
+            try writer.read { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        }
+        try writer.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM t") } == 1)
+    }
+
+    @Test func reentrantCallsThrowInsteadOfDeadlocking() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        expectError(SQLCipherError.Kind.misuse) {
+            try writer.write { _ in try writer.read { _ in } }
+        }
+    }
+
+    @Test func schemaHelpersDescribeTablesColumnsAndIndexes() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try writer.write { db throws in
+            try db.execute(sql: #"""
+                CREATE TABLE "odd ""name""" (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT 'x', n INT);
+                CREATE UNIQUE INDEX odd_title ON "odd ""name"""(title, n);
+                """#)
+        }
+        try writer.read { db throws in
+            #expect(try db.tableExists("odd \"name\""))
+            #expect(try db.tableExists("ODD \"NAME\""))
+            #expect(try !db.tableExists("nope"))
+            let columns = try db.columns(in: "odd \"name\"")
+            #expect(columns.map(\.name) == ["id", "title", "n"])
+            #expect(columns[1].isNotNull && columns[1].defaultValueSQL == "'x'")
+            #expect(columns[0].primaryKeyIndex == 1)
+            let indexes = try db.indexes(on: "odd \"name\"")
+            #expect(indexes.map(\.name) == ["odd_title"])
+            #expect(indexes[0].isUnique && indexes[0].columns == ["title", "n"])
+        }
+    }
+
+    @Test func versionsComeFromTheLinkedSQLCipher() throws {
+        let version = try #require(SQLCipherLibrary.cipherVersion)
+        #expect(version.major >= 3)
+        #expect(SQLCipherLibrary.sqliteVersion.hasPrefix("3."))
+        // The shell is the same library: it must report the same SQLCipher version.
+        let shell = try SQLCipherShell.run(":memory:", keyPragma: nil, "PRAGMA cipher_version;")
+        #expect(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == SQLCipherLibrary.cipherVersionString)
+    }
+
+    @Test func thisProcessNeverLoadsThePlainSQLiteLibrary() throws {
+        // libsqlite3 and libsqlcipher export the same symbols; loading both would
+        // silently route some calls to the unencrypted library.
+        // (/proc files report size 0, so read them to the end rather than by size.)
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/maps"))
+        let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        let loadsSQLCipher = maps.contains("libsqlcipher")
+        let loadsPlainSQLite = maps.contains("libsqlite3")
+        #expect(loadsSQLCipher)
+        #expect(!loadsPlainSQLite)
+    }
+}

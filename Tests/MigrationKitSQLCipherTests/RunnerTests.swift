@@ -1,0 +1,424 @@
+import Foundation
+import MigrationKit
+@testable import MigrationKitSQLCipher
+import Testing
+
+@Suite struct RunnerTests {
+    private func openWriter(_ directory: TemporaryDirectory, _ name: String = "app.db") throws -> SQLCipherWriter {
+        try SQLCipherWriter(path: directory.path(name), key: .testRawKey)
+    }
+
+    private func ledger(_ writer: SQLCipherWriter) throws -> [String] {
+        try writer.read { try MigrationLedger.identifiers(in: $0) }
+    }
+
+    @Test func freshInstallAppliesEveryStepAndRecordsThemInGRDBsLedger() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        let report = try runner.migrate(in: writer)
+        #expect(report.identifiers == ["0001_create_authors", "0002_create_books", "0003_add_year"])
+        #expect(try ledger(writer) == report.identifiers)
+        try writer.read { db throws in
+            #expect(try db.tableExists("authors") && db.tableExists("books"))
+            #expect(try db.columns(in: "books").map(\.name) == ["id", "authorId", "title", "year"])
+            // GRDB's exact ledger table.
+            let ledgerSQL = try db.fetchString(sql: "SELECT sql FROM sqlite_master WHERE name = 'grdb_migrations'")
+            #expect(ledgerSQL == "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        }
+        #expect(try runner.hasCompletedMigrations(in: writer))
+        #expect(try !runner.hasBeenSuperseded(in: writer))
+    }
+
+    @Test func upgradeFromAnOlderVersionKeepsTheRows() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        do {
+            // Version 1 of the app shipped two steps and users stored data.
+            let writer = try SQLCipherWriter(path: path, key: .testPassphrase)
+            let v1 = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks])
+            try v1.migrate(in: writer)
+            try writer.write { db throws in
+                for author in 1...20 {
+                    try db.execute(sql: "INSERT INTO authors (id, name) VALUES (?, ?)", arguments: [.integer(Int64(author)), .text("Author \(author)")])
+                    for book in 1...5 {
+                        try db.execute(sql: "INSERT INTO books (authorId, title) VALUES (?, ?)", arguments: [.integer(Int64(author)), .text("Book \(book)")])
+                    }
+                }
+            }
+        }
+        // Version 2 opens the same file, with the same key, and adds a step.
+        let writer = try SQLCipherWriter(path: path, key: .testPassphrase)
+        let report = try SQLCipherMigrationRunner(steps: SampleSteps.all).migrate(in: writer)
+        #expect(report.identifiers == ["0003_add_year"])
+        try writer.read { db throws in
+            #expect(try db.fetchInt(sql: "SELECT count(*) FROM authors") == 20)
+            #expect(try db.fetchInt(sql: "SELECT count(*) FROM books") == 100)
+            #expect(try db.fetchInt(sql: "SELECT count(*) FROM books WHERE year IS NULL") == 100)
+        }
+    }
+
+    @Test func migratingTwiceIsANoOpThatLeavesTheFileUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        let runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        do { try runner.migrate(in: try openWriter(directory)) }
+        let before = try fileBytes(directory.path("app.db"))
+        let report = try runner.migrate(in: try openWriter(directory))
+        #expect(report.steps.isEmpty)
+        #expect(try fileBytes(directory.path("app.db")) == before)
+    }
+
+    @Test func aFailingStatementRollsBackItsWholeStepOnly() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let broken = SQLCipherMigrationStep(identifier: "0002_broken", sourceFile: "0002_broken.sql") { db in
+            try db.execute(sql: """
+                CREATE TABLE half (x);
+                INSERT INTO half VALUES (1);
+                INSERT INTO no_such_table VALUES (2);
+                CREATE TABLE never (y);
+                """)
+        }
+        let later = SQLCipherMigrationStep(identifier: "0003_later") { db in try db.execute(sql: "CREATE TABLE later (z)") }
+        let runner = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, broken, later])
+        #expect {
+            try runner.migrate(in: writer)
+        } throws: { error in
+            guard let error = error as? MigrationStepError else { return false }
+            return error.identifier == "0002_broken" && error.line == 3 && error.phase == .apply
+                && "\(error)".hasPrefix("0002_broken.sql:3: Migration \"0002_broken\" failed")
+        }
+        try writer.read { db throws in
+            #expect(try db.tableExists("authors"))  // the earlier step stays
+            #expect(try !db.tableExists("half"))    // nothing of the failing step
+            #expect(try !db.tableExists("never"))
+            #expect(try !db.tableExists("later"))   // later steps did not run
+        }
+        #expect(try ledger(writer) == ["0001_create_authors"])
+    }
+
+    @Test func aSwiftStepThatThrowsRollsBackToo() throws {
+        struct Refused: Error {}
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let step = SQLCipherMigrationStep(identifier: "0001_x") { db in
+            try db.execute(sql: "CREATE TABLE x (a)")
+            throw Refused()
+        }
+        #expect {
+            try SQLCipherMigrationRunner(steps: [step]).migrate(in: writer)
+        } throws: { ($0 as? MigrationStepError)?.underlying is Refused }
+        #expect(try writer.read { try $0.tableExists("x") } == false)
+        #expect(try ledger(writer).isEmpty)
+    }
+
+    @Test func upToStopsAtTheTargetAndRefusesGoingBack() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        #expect(try runner.migrate(in: writer, upTo: "0002_create_books").identifiers == ["0001_create_authors", "0002_create_books"])
+        #expect(try runner.migrate(in: writer, upTo: "0002_create_books").steps.isEmpty)
+        #expect(throws: MigrationKitError.unknownMigration("0009_nope")) { try runner.migrate(in: writer, upTo: "0009_nope") }
+        try runner.migrate(in: writer)
+        #expect(throws: MigrationKitError.databaseAlreadyMigratedBeyond("0001_create_authors")) {
+            try runner.migrate(in: writer, upTo: "0001_create_authors")
+        }
+    }
+
+    @Test func statusListsAppliedPendingAndUnknownSteps() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        let empty = try runner.migrationStatus(in: writer)
+        #expect(empty.pending == ["0001_create_authors", "0002_create_books", "0003_add_year"])
+        #expect(try writer.read { try MigrationLedger.exists(in: $0) } == false)  // status does not write
+
+        try runner.migrate(in: writer, upTo: "0001_create_authors")
+        let partial = try runner.migrationStatus(in: writer)
+        #expect(partial.entries.map(\.state) == [.applied, .pending, .pending])
+        #expect(try runner.appliedIdentifiers(in: writer) == ["0001_create_authors"])
+        #expect(try !runner.hasCompletedMigrations(in: writer))
+
+        try writer.write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('0099_from_the_future')") }
+        let superseded = try runner.migrationStatus(in: writer)
+        #expect(superseded.unknownApplied == ["0099_from_the_future"])
+        #expect(try runner.hasBeenSuperseded(in: writer))
+    }
+
+    @Test func aSupersededDatabaseIsRefusedAndLeftUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        do {
+            let writer = try openWriter(directory)
+            // A newer app version applied a step this one does not know.
+            try SQLCipherMigrationRunner(steps: SampleSteps.all + [
+                SQLCipherMigrationStep(identifier: "0004_newer") { try $0.execute(sql: "CREATE TABLE newer (a)") },
+            ]).migrate(in: writer, upTo: "0001_create_authors")
+            try writer.write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('0004_newer')") }
+        }
+        let before = try fileBytes(path)
+        let runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0004_newer"])) { try runner.migrate(in: try openWriter(directory)) }
+        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0004_newer"])) { try runner.rollbackLastMigration(in: try openWriter(directory)) }
+        #expect(try fileBytes(path) == before)
+    }
+
+    @Test func aPendingStepThatSortsBeforeAnAppliedOneIsRefusedUnlessAllowed() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.addYearIndependent]).migrate(in: writer)
+        // A teammate's branch slipped 0002 in between.
+        var runner = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks, SampleSteps.addYearIndependent])
+        #expect(throws: MigrationKitError.pendingMigrationsOutOfOrder(pending: ["0002_create_books"], latestApplied: "0003_add_year")) {
+            try runner.migrate(in: writer)
+        }
+        #expect(try writer.read { try $0.tableExists("books") } == false)
+        runner.allowOutOfOrder = true
+        #expect(try runner.migrate(in: writer).identifiers == ["0002_create_books"])
+    }
+
+    @Test func rollbackUndoesOnlyTheLatestAppliedStep() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        try runner.migrate(in: writer)
+        try writer.write { try $0.execute(sql: "INSERT INTO authors VALUES (1, 'A'); INSERT INTO books (authorId, title, year) VALUES (1, 'B', 1999);") }
+
+        #expect(try runner.rollbackLastMigration(in: writer).identifiers == ["0003_add_year"])
+        #expect(try ledger(writer) == ["0001_create_authors", "0002_create_books"])
+        try writer.read { db throws in
+            #expect(try db.columns(in: "books").map(\.name) == ["id", "authorId", "title"])
+            #expect(try db.fetchString(sql: "SELECT title FROM books") == "B")
+        }
+        #expect(throws: MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: "0002_create_books", requested: "0001_create_authors")) {
+            try runner.rollbackMigration("0001_create_authors", in: writer)
+        }
+        #expect(throws: MigrationKitError.rollbackStepCountMustBeNonNegative) { try runner.rollbackMigrations(in: writer, steps: -1) }
+        #expect(throws: MigrationKitError.rollbackBeyondApplied(requested: 3, applied: 2)) { try runner.rollbackMigrations(in: writer, steps: 3) }
+        #expect(try runner.rollbackMigrations(in: writer, steps: 0).steps.isEmpty)
+        #expect(try ledger(writer) == ["0001_create_authors", "0002_create_books"])
+    }
+
+    @Test func rollingBackSeveralStepsGoesLatestFirst() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        try runner.migrate(in: writer)
+        #expect(try runner.rollbackMigrations(in: writer, steps: 2).identifiers == ["0003_add_year", "0002_create_books"])
+        #expect(try ledger(writer) == ["0001_create_authors"])
+        try runner.migrate(in: writer)
+        #expect(try runner.rollbackMigrations(in: writer, to: "0001_create_authors").identifiers == ["0003_add_year", "0002_create_books"])
+        #expect(try runner.rollbackMigrations(in: writer, to: "0001_create_authors").steps.isEmpty)
+        #expect(try writer.read { try $0.tableExists("books") } == false)
+    }
+
+    @Test func aStepWithoutRollbackIsRefusedByNameBeforeAnythingChanges() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let oneWay = SQLCipherMigrationStep(identifier: "0002_one_way") { db in try db.execute(sql: "CREATE TABLE one_way (a)") }
+        let runner = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, oneWay, SampleSteps.addYearIndependent])
+        try runner.migrate(in: writer)
+        let before = try fileBytes(directory.path("app.db"))
+        #expect(throws: MigrationKitError.rollbackNotDefined("0002_one_way")) { try runner.rollbackMigrations(in: writer, steps: 2) }
+        // Nothing was rolled back, not even the reversible latest step.
+        #expect(try ledger(writer).count == 3)
+        #expect(try fileBytes(directory.path("app.db")) == before)
+    }
+
+    @Test func recreatingAParentTableKeepsEveryCascadingChildRow() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let runner = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks, SampleSteps.recreateAuthors])
+        try runner.migrate(in: writer, upTo: "0002_create_books")
+        try writer.write { db throws in
+            for author in 1...10 {
+                try db.execute(sql: "INSERT INTO authors (id, name) VALUES (?, ?)", arguments: [.integer(Int64(author)), .text("A\(author)")])
+                try db.execute(sql: "INSERT INTO books (authorId, title) VALUES (?, 'x'), (?, 'y')", arguments: [.integer(Int64(author)), .integer(Int64(author))])
+            }
+        }
+        // With foreign keys left on, DROP TABLE authors would cascade and empty books.
+        try runner.migrate(in: writer)
+        try writer.read { db throws in
+            #expect(try db.fetchInt(sql: "SELECT count(*) FROM books") == 20)
+            #expect(try db.fetchInt(sql: "SELECT count(*) FROM authors") == 10)
+            #expect(try db.columns(in: "authors").map(\.name) == ["id", "name", "born"])
+            #expect(try db.foreignKeysEnabled())  // switched back on afterwards
+        }
+    }
+
+    @Test func aRecreationThatLosesParentRowsFailsItsForeignKeyCheck() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let lossy = SQLCipherMigrationStep(identifier: "0003_lossy") { db in
+            try db.execute(sql: """
+                CREATE TABLE authors_new (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                INSERT INTO authors_new SELECT id, name FROM authors WHERE id > 1;
+                DROP TABLE authors;
+                ALTER TABLE authors_new RENAME TO authors;
+                """)
+        }
+        let runner = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks, lossy])
+        try runner.migrate(in: writer, upTo: "0002_create_books")
+        try writer.write { try $0.execute(sql: "INSERT INTO authors VALUES (1, 'a'), (2, 'b'); INSERT INTO books (authorId, title) VALUES (1, 't');") }
+        #expect {
+            try runner.migrate(in: writer)
+        } throws: { error in
+            guard let error = error as? MigrationStepError, error.identifier == "0003_lossy" else { return false }
+            return (error.underlying as? MigrationKitError) == .foreignKeyViolations(count: 1)
+        }
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM authors") } == 2)
+        #expect(try ledger(writer) == ["0001_create_authors", "0002_create_books"])
+        #expect(try writer.read { try $0.foreignKeysEnabled() })
+    }
+
+    @Test func hostIntegrationReplacesTheDefaultChecks() throws {
+        struct AppCheckFailed: Error {}
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        let calls = Counter()
+        let host = MigrationHostIntegration<SQLCipherDatabase>(
+            verifyIntegrity: { _ in calls.increment() },
+            verifyPostMigration: { db in
+                calls.increment()
+                if try db.tableExists("books") { throw AppCheckFailed() }
+            })
+        // A missing required index would fail the default post-migration check, but the host replaced it.
+        let runner = try SQLCipherMigrationRunner(
+            steps: [SampleSteps.createAuthors], host: host,
+            verifier: SQLCipherMigrationVerifier(requiredIndexes: [RequiredIndexSpec(table: "authors", index: "nope")]))
+        try runner.migrate(in: writer)
+        #expect(calls.value == 2)
+        let failing = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks], host: host)
+        #expect {
+            try failing.migrate(in: writer)
+        } throws: { error in
+            (error as? HostVerificationError)?.part == .postMigration && (error as? HostVerificationError)?.underlying is AppCheckFailed
+        }
+    }
+
+    @Test func observerSeesEachStepInOrder() throws {
+        let directory = try TemporaryDirectory()
+        let events = EventLog()
+        var runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        runner.observer = { events.append($0) }
+        try runner.migrate(in: try openWriter(directory))
+        #expect(events.descriptions == [
+            "willApply 0001_create_authors 1/3", "didApply 0001_create_authors",
+            "willApply 0002_create_books 2/3", "didApply 0002_create_books",
+            "willApply 0003_add_year 3/3", "didApply 0003_add_year",
+            "willVerify", "didVerify",
+        ])
+    }
+
+    @Test func concurrentRunnersApplyEachStepExactlyOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let counting = CountingSteps()
+        _ = try SQLCipherWriter(path: path, key: .testRawKey)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    // Each task is its own connection, as separate processes would be.
+                    let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+                    try SQLCipherMigrationRunner(steps: counting.steps).migrate(in: writer)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM applications") } == counting.steps.count)
+        #expect(try ledger(writer).count == counting.steps.count)
+    }
+}
+
+extension RunnerTests {
+    @Test func concurrentRunnersCanCreateTheSameNewDatabase() async throws {
+        // Two launches of a new app race to create its database. Each connection keys
+        // the file; without the creation lock, the one that keyed an empty file would
+        // hold its own random salt and fail to read what the other wrote.
+        for round in 0..<3 {
+            let directory = try TemporaryDirectory()
+            let path = directory.path("new-\(round).db")
+            let counting = CountingSteps()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        let writer = try SQLCipherWriter(path: path, key: .testPassphrase)
+                        try SQLCipherMigrationRunner(steps: counting.steps).migrate(in: writer)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let writer = try SQLCipherWriter(path: path, key: .testPassphrase)
+            #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM applications") } == counting.steps.count)
+            #expect(try fileMode(path) == 0o600)
+        }
+    }
+}
+
+extension SampleSteps {
+    /// 0003 without a dependency on 0002's table, for ordering tests.
+    static let addYearIndependent = SQLCipherMigrationStep(
+        identifier: "0003_add_year",
+        apply: { db in try db.execute(sql: "ALTER TABLE authors ADD COLUMN year INTEGER") },
+        rollback: { db in
+            try db.execute(sql: """
+                CREATE TABLE authors_new (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                INSERT INTO authors_new SELECT id, name FROM authors;
+                DROP TABLE authors;
+                ALTER TABLE authors_new RENAME TO authors;
+                CREATE INDEX authors_name ON authors(name);
+                """)
+        })
+
+    /// The 12-step recreation of a parent table that has ON DELETE CASCADE children.
+    static let recreateAuthors = SQLCipherMigrationStep(
+        identifier: "0003_recreate_authors",
+        apply: { db in
+            try db.execute(sql: """
+                CREATE TABLE authors_new (id INTEGER PRIMARY KEY, name TEXT NOT NULL, born INTEGER);
+                INSERT INTO authors_new (id, name) SELECT id, name FROM authors;
+                DROP TABLE authors;
+                ALTER TABLE authors_new RENAME TO authors;
+                CREATE INDEX authors_name ON authors(name);
+                """)
+        })
+}
+
+/// Steps that each record their own application, to count duplicates under concurrency.
+struct CountingSteps {
+    let steps: [SQLCipherMigrationStep] = (1...12).map { number in
+        let identifier = String(format: "%04d_step", number)
+        return SQLCipherMigrationStep(identifier: identifier) { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS applications (identifier TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO applications VALUES (?)", arguments: [.text(identifier)])
+        }
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [MigrationEvent] = []
+    func append(_ event: MigrationEvent) { lock.withLock { events.append(event) } }
+    var descriptions: [String] {
+        lock.withLock {
+            events.map { event in
+                switch event {
+                case .willApply(let id, let position, let total): return "willApply \(id) \(position)/\(total)"
+                case .didApply(let id, _): return "didApply \(id)"
+                case .willRollback(let id, let position, let total): return "willRollback \(id) \(position)/\(total)"
+                case .didRollback(let id, _): return "didRollback \(id)"
+                case .willVerify: return "willVerify"
+                case .didVerify: return "didVerify"
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import MigrationKit
+@testable import MigrationKitSQLCipher
+
+/// A private temporary directory, removed when released.
+final class TemporaryDirectory: @unchecked Sendable {
+    let url: URL
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory
+        url = base.appendingPathComponent("migrationkit-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String {
+        url.appendingPathComponent(name).path
+    }
+
+    deinit {
+        // Restore write permission first, in case a test made something read-only.
+        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Whole-file bytes, to prove a failure left a file exactly as it was.
+func fileBytes(_ path: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: path))
+}
+
+/// The file's permission bits.
+func fileMode(_ path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+}
+
+/// Runs a program and returns its exit status, standard output and standard error.
+@discardableResult
+func runProgram(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    let errors = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes before waiting, so a chatty child cannot fill a pipe and block.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outData = Data()
+    nonisolated(unsafe) var errData = Data()
+    DispatchQueue.global().async(group: group) { outData = output.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { errData = errors.fileHandleForReading.readDataToEndOfFile() }
+    group.wait()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// The real `sqlcipher` shell as a second, independent client.
+enum SQLCipherShell {
+    static let path = "/usr/bin/sqlcipher"
+
+    /// Runs `sql` against `database` after `PRAGMA key = <keyPragmaValue>`.
+    static func run(_ database: String, keyPragma: String?, _ sql: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        var script = ""
+        if let keyPragma { script += "PRAGMA key = \(keyPragma);\n" }
+        script += sql + "\n"
+        return try runProgram(path, ["-batch", "-bail", database], stdin: script)
+    }
+}
+
+/// Steps used across tests: a small "library" app's history.
+enum SampleSteps {
+    static let createAuthors = SQLCipherMigrationStep(
+        identifier: "0001_create_authors",
+        apply: { db in
+            try db.execute(sql: """
+                CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE INDEX authors_name ON authors(name);
+                """)
+        },
+        rollback: { db in try db.execute(sql: "DROP TABLE authors") })
+
+    static let createBooks = SQLCipherMigrationStep(
+        identifier: "0002_create_books",
+        apply: { db in
+            try db.execute(sql: """
+                CREATE TABLE books (
+                    id INTEGER PRIMARY KEY,
+                    authorId INTEGER NOT NULL REFERENCES authors(id) ON DELETE CASCADE,
+                    title TEXT NOT NULL
+                );
+                CREATE INDEX books_authorId ON books(authorId);
+                """)
+        },
+        rollback: { db in try db.execute(sql: "DROP TABLE books") })
+
+    static let addYear = SQLCipherMigrationStep(
+        identifier: "0003_add_year",
+        apply: { db in try db.execute(sql: "ALTER TABLE books ADD COLUMN year INTEGER") },
+        rollback: { db in
+            // SQLite 3.15 has no DROP COLUMN: recreate the table (the 12-step way).
+            try db.execute(sql: """
+                CREATE TABLE books_new (
+                    id INTEGER PRIMARY KEY,
+                    authorId INTEGER NOT NULL REFERENCES authors(id) ON DELETE CASCADE,
+                    title TEXT NOT NULL
+                );
+                INSERT INTO books_new (id, authorId, title) SELECT id, authorId, title FROM books;
+                DROP TABLE books;
+                ALTER TABLE books_new RENAME TO books;
+                CREATE INDEX books_authorId ON books(authorId);
+                """)
+        })
+
+    static var all: [SQLCipherMigrationStep] { [createAuthors, createBooks, addYear] }
+}
+
+extension DatabaseKey {
+    /// A passphrase for tests that do not care which.
+    static let testPassphrase = DatabaseKey.passphrase("correct horse battery staple")
+    /// A raw key: no PBKDF2, so tests that open many databases stay fast.
+    static let testRawKey = DatabaseKey.rawKey(Array(1...32))
+    static let testRawKeyPragma = "\"x'0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20'\""
+}
+
+import Testing
+
+/// Expects `body` to throw an `SQLCipherError` of this kind.
+func expectError(_ kind: SQLCipherError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    #expect(sourceLocation: sourceLocation) { try body() } throws: { ($0 as? SQLCipherError)?.kind == kind }
+}
+
+/// Expects `body` to throw an `SQLCipherError` matching this result code.
+func expectError(_ code: ResultCode, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    #expect(sourceLocation: sourceLocation) { try body() } throws: { code ~= $0 }
+}
