@@ -63,6 +63,48 @@ public struct DatabaseKey: Sendable {
         kind == other.kind && material.isEqual(to: other.material)
     }
 
+    /// Parses a key's text form: exactly `x'<64 hex digits>'` is a raw key (the form
+    /// SQLCipher's `PRAGMA key` and the `sqlcipher` shell use); anything else is a
+    /// passphrase, byte for byte. Key files and Secret Service items hold this form.
+    public init(keyText: SecretBytes) {
+        if let raw = Self.parseRawKeyText(keyText) {
+            self = .rawKey(bytes: raw)
+        } else {
+            self = .passphrase(bytes: keyText)
+        }
+    }
+
+    private static func parseRawKeyText(_ text: SecretBytes) -> SecretBytes? {
+        let hexLength = rawKeyLength * 2
+        guard text.count == hexLength + 3 else { return nil }
+        return text.withUnsafeBytes { bytes -> SecretBytes? in
+            guard bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
+                  bytes[1] == UInt8(ascii: "'"), bytes[hexLength + 2] == UInt8(ascii: "'")
+            else { return nil }
+            func nibble(_ byte: UInt8) -> UInt8? {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+            }
+            for index in 2..<(hexLength + 2) where nibble(bytes[index]) == nil { return nil }
+            return SecretBytes(count: rawKeyLength) { out in
+                for index in 0..<rawKeyLength {
+                    out[index] = nibble(bytes[2 + index * 2])! << 4 | nibble(bytes[3 + index * 2])!
+                }
+            }
+        }
+    }
+
+    /// Lends the key's text form for the duration of `body`: the passphrase itself, or
+    /// for a raw key `x'<64 hex digits>'`. This is what `sqlite3_key` takes, and what
+    /// a key file or a Secret Service item stores; `init(keyText:)` reads it back.
+    public func withKeyText<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withKeyingMaterial(body)
+    }
+
     /// The bytes to hand to `sqlite3_key`/`sqlite3_rekey`, lent for the duration of
     /// `body`: the passphrase itself, or for a raw key the text `x'<64 hex digits>'`,
     /// which SQLCipher recognises as a raw key. The hex text lives in wiped storage too.

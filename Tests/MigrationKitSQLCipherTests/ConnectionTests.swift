@@ -282,3 +282,20 @@ import Testing
         #expect(!loadsPlainSQLite)
     }
 }
+
+@Suite struct DatabaseKeyTests {
+    @Test func keyTextRoundTripsBothKinds() throws {
+        let raw = DatabaseKey.testRawKey
+        let text = raw.withKeyText { SecretBytes(copying: $0) }
+        let parsed = DatabaseKey(keyText: text)
+        #expect(parsed.kind == .rawKey && parsed.isSameKey(as: raw))
+        let upper = DatabaseKey(keyText: SecretBytes(copying: Array("X'0102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F20'".utf8)))
+        #expect(upper.isSameKey(as: raw))
+
+        let passphrase = DatabaseKey.passphrase("x'not hex'")
+        #expect(DatabaseKey(keyText: passphrase.withKeyText { SecretBytes(copying: $0) }).kind == .passphrase)
+        // 63 hex digits is not a raw key, so it is a passphrase.
+        let short = DatabaseKey(keyText: SecretBytes(copying: Array(("x'" + String(repeating: "a", count: 63) + "'").utf8)))
+        #expect(short.kind == .passphrase)
+    }
+}
