@@ -1,0 +1,155 @@
+import Foundation
+
+/// Loads every migration in a folder, in identifier order, before any database is opened.
+///
+/// Files ending in `.up.sql`/`.down.sql` pair up by name; other `.sql` files are
+/// dbmate-style. Everything else (README.md, notes.txt, hidden files, folders) is
+/// ignored. A file that cannot be used stops the load with an error naming it, so a
+/// broken folder never half-migrates a database. Both forms of one identifier
+/// (`0003_x.sql` and `0003_x.up.sql`) are both returned, for the registry to refuse
+/// as a duplicate.
+public struct SQLMigrationDirectory: Sendable {
+    /// Migration files larger than this are refused: bigger data belongs in an import,
+    /// not in SQL text held in memory twice (as a string and by SQLite's parser).
+    public static let maximumFileSize = 32 * 1024 * 1024
+
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The migrations, sorted by identifier (byte-wise, as `ls` and SQLite sort).
+    public func load() throws -> [SQLMigrationFile] {
+        var ups: [String: String] = [:]
+        var downs: [String: String] = [:]
+        var sections: [String: String] = [:]
+        for name in try listFileNames() {
+            let filePath = join(path, name)
+            if let identifier = strip(name, suffix: ".up.sql") {
+                ups[try validated(identifier, filePath)] = filePath
+            } else if let identifier = strip(name, suffix: ".down.sql") {
+                downs[try validated(identifier, filePath)] = filePath
+            } else if let identifier = strip(name, suffix: ".sql") {
+                sections[try validated(identifier, filePath)] = filePath
+            }
+        }
+        if let orphan = downs.keys.filter({ ups[$0] == nil }).sorted(by: MigrationIdentifierOrder.precedes).first, let orphanPath = downs[orphan] {
+            throw SQLMigrationFileError(code: .downWithoutUp, path: orphanPath,
+                                        message: "There is no \(orphan).up.sql for this down file; add the up file or remove this one.")
+        }
+        var files: [SQLMigrationFile] = []
+        for (identifier, upPath) in ups {
+            let downPath = downs[identifier]
+            files.append(try SQLMigrationFileParser.parseUpDown(
+                upText: try readText(upPath), upPath: upPath,
+                downText: try downPath.map(readText), downPath: downPath, identifier: identifier))
+        }
+        for (identifier, filePath) in sections {
+            files.append(try SQLMigrationFileParser.parseSections(try readText(filePath), identifier: identifier, path: filePath))
+        }
+        return files.sorted { lhs, rhs in
+            lhs.identifier == rhs.identifier
+                ? lhs.form == .sections && rhs.form != .sections
+                : MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
+        }
+    }
+
+    /// Names of the regular files directly inside the folder (symlinks to regular files
+    /// count), without hidden files.
+    private func listFileNames() throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
+                throw SQLMigrationFileError(code: .folderUnreadable, path: path,
+                                            message: "This migrations folder is a symbolic link that leads nowhere (or in a loop); point --migrations at a real folder.")
+            }
+            throw SQLMigrationFileError(code: .folderMissing, path: path,
+                                        message: "No migrations folder here; create it (migrationkit new NAME does) or pass --migrations DIR.")
+        }
+        guard isDirectory.boolValue else {
+            throw SQLMigrationFileError(code: .folderUnreadable, path: path,
+                                        message: "This is a file, not a folder; pass the folder holding the migration files to --migrations.")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw SQLMigrationFileError(code: .folderUnreadable, path: path,
+                                        message: "The migrations folder cannot be listed (check its permissions).")
+        }
+        return names.filter { name in
+            guard !name.hasPrefix("."), name.hasSuffix(".sql") else { return false }
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: join(path, name), isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        .sorted(by: MigrationIdentifierOrder.precedes)
+    }
+
+    /// Identifiers end up in the ledger and in every report; control characters (a
+    /// newline in a file name) would forge lines there.
+    private func validated(_ identifier: String, _ filePath: String) throws -> String {
+        guard !identifier.isEmpty, !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SQLMigrationFileError(code: .invalidName, path: filePath,
+                                        message: "This file name cannot be a migration identifier (it is empty or holds control characters such as a newline); rename the file.")
+        }
+        return identifier
+    }
+
+    /// Reads a file as strict UTF-8 text (a leading byte-order mark is dropped).
+    private func readText(_ filePath: String) throws -> String {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: filePath)
+        if let size = (attributes?[.size] as? NSNumber)?.intValue, size > Self.maximumFileSize {
+            throw SQLMigrationFileError(code: .fileTooLarge, path: filePath,
+                                        message: "The file is \(size / (1024 * 1024)) MiB, over the \(Self.maximumFileSize / (1024 * 1024)) MiB limit for a migration; load bulk data another way (for example an ATTACHed database).")
+        }
+        guard let handle = FileHandle(forReadingAtPath: filePath) else {
+            throw SQLMigrationFileError(code: .fileUnreadable, path: filePath,
+                                        message: "The file cannot be read (check its permissions).")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: Self.maximumFileSize + 1) ?? Data()
+        } catch {
+            throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(error.localizedDescription)).")
+        }
+        if data.count > Self.maximumFileSize {
+            throw SQLMigrationFileError(code: .fileTooLarge, path: filePath,
+                                        message: "The file is over the \(Self.maximumFileSize / (1024 * 1024)) MiB limit for a migration; load bulk data another way.")
+        }
+        if let nul = data.firstIndex(of: 0) {
+            let line = data[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw SQLMigrationFileError(code: .containsNUL, path: filePath, line: line,
+                                        message: "The file holds a NUL byte, so it is binary, not SQL text; check that this is the right file.")
+        }
+        var bytes = [UInt8](data)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let line = Self.firstInvalidUTF8Line(bytes)
+            throw SQLMigrationFileError(code: .notUTF8, path: filePath, line: line,
+                                        message: "The file is not valid UTF-8; save it as UTF-8.")
+        }
+        return text
+    }
+
+    static func firstInvalidUTF8Line(_ bytes: [UInt8]) -> Int {
+        var line = 1
+        var lineStart = 0
+        for (index, byte) in bytes.enumerated() where byte == 0x0A {
+            if String(validating: bytes[lineStart..<index], as: UTF8.self) == nil { return line }
+            line += 1
+            lineStart = index + 1
+        }
+        return line
+    }
+
+    private func strip(_ name: String, suffix: String) -> String? {
+        name.hasSuffix(suffix) ? String(name.dropLast(suffix.count)) : nil
+    }
+}
+
+/// Joins a folder and a file name without doubling the slash.
+func join(_ folder: String, _ name: String) -> String {
+    folder.hasSuffix("/") ? folder + name : folder + "/" + name
+}

@@ -1,0 +1,51 @@
+/// A run of SQL from a migration file, with where it starts so errors can say `file:line`.
+public struct SQLSection: Hashable, Sendable {
+    /// The SQL text.
+    public let sql: String
+    /// The file it came from.
+    public let path: String
+    /// 1-based line in `path` of the section's first line of SQL.
+    public let startLine: Int
+
+    public init(sql: String, path: String, startLine: Int) {
+        self.sql = sql
+        self.path = path
+        self.startLine = startLine
+    }
+
+    /// The file line of a line inside `sql` (both 1-based).
+    public func fileLine(forSectionLine line: Int) -> Int {
+        startLine + line - 1
+    }
+}
+
+/// One migration loaded from a migrations folder, in either form:
+/// - `0003_add_genre.up.sql` (+ optional `0003_add_genre.down.sql`), golang-migrate/sqlx style;
+/// - `0003_add_genre.sql` with `-- migrate:up` and optional `-- migrate:down`, dbmate style.
+public struct SQLMigrationFile: Hashable, Sendable {
+    public enum Form: String, Hashable, Sendable {
+        /// `.up.sql` with an optional `.down.sql`.
+        case upDownFiles
+        /// One `.sql` file with `-- migrate:up` / `-- migrate:down` sections.
+        case sections
+    }
+
+    /// The file name without its suffix: the ledger identifier.
+    public let identifier: String
+    public let form: Form
+    public let up: SQLSection
+    public let down: SQLSection?
+    /// Identifiers this migration replaces (`-- migrate:merging A B`).
+    public let merging: [String]
+
+    public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = []) {
+        self.identifier = identifier
+        self.form = form
+        self.up = up
+        self.down = down
+        self.merging = merging
+    }
+
+    /// The file that holds the up SQL.
+    public var path: String { up.path }
+}

@@ -1,0 +1,169 @@
+/// Parses the text of one migration file into sections.
+///
+/// dbmate's form: `-- migrate:up` and an optional `-- migrate:down` line split the
+/// file. A `-- migrate:merging A B` line before the up section lists the identifiers
+/// this migration replaces (either form). dbmate's `transaction:false` option is
+/// refused: MigrationKit runs every step in a transaction, and that is what makes a
+/// failed step leave nothing behind.
+public enum SQLMigrationFileParser {
+    /// A `-- migrate:<name> [options]` line.
+    struct Directive {
+        let name: String
+        let arguments: [String]
+    }
+
+    /// Parses a dbmate-style file (`NAME.sql`).
+    public static func parseSections(_ text: String, identifier: String, path: String) throws -> SQLMigrationFile {
+        let lines = splitLines(text)
+        var merging: [String] = []
+        var upStart: Int?
+        var downStart: Int?
+        for (index, line) in lines.enumerated() {
+            guard let directive = directive(in: line) else { continue }
+            let lineNumber = index + 1
+            switch directive.name {
+            case "up":
+                guard upStart == nil else {
+                    throw SQLMigrationFileError(code: .duplicateSection, path: path, line: lineNumber,
+                                                message: "A second `-- migrate:up` line; a file has one up section.")
+                }
+                try refuseOptions(directive, path: path, line: lineNumber)
+                upStart = lineNumber
+            case "down":
+                guard upStart != nil else {
+                    throw SQLMigrationFileError(code: .upSectionMissing, path: path, line: lineNumber,
+                                                message: "`-- migrate:down` comes before any `-- migrate:up` line; put the up section first.")
+                }
+                guard downStart == nil else {
+                    throw SQLMigrationFileError(code: .duplicateSection, path: path, line: lineNumber,
+                                                message: "A second `-- migrate:down` line; a file has one down section.")
+                }
+                try refuseOptions(directive, path: path, line: lineNumber)
+                downStart = lineNumber
+            case "merging":
+                guard upStart == nil else {
+                    throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
+                                                message: "`-- migrate:merging` must come before `-- migrate:up`.")
+                }
+                merging += directive.arguments
+            default:
+                throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
+                                            message: "Unknown directive `-- migrate:\(directive.name)`; use `-- migrate:up`, `-- migrate:down` or `-- migrate:merging`.")
+            }
+        }
+        guard let upStart else {
+            throw SQLMigrationFileError(code: .upSectionMissing, path: path,
+                                        message: "No `-- migrate:up` line; start the migration's SQL with one (and optionally end with a `-- migrate:down` section).")
+        }
+        if let stray = firstStatementLine(lines[0..<(upStart - 1)]) {
+            throw SQLMigrationFileError(code: .upSectionMissing, path: path, line: stray,
+                                        message: "SQL before the `-- migrate:up` line would never run; move it into the up section.")
+        }
+        let upEnd = (downStart ?? (lines.count + 1)) - 1
+        let up = section(lines, from: upStart + 1, through: upEnd, path: path)
+        try requireStatements(up, path: path, line: upStart)
+        let down = downStart.map { section(lines, from: $0 + 1, through: lines.count, path: path) }
+        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging)
+    }
+
+    /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).
+    public static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String) throws -> SQLMigrationFile {
+        let upLines = splitLines(upText)
+        var merging: [String] = []
+        for (index, line) in upLines.enumerated() {
+            guard let directive = directive(in: line) else { continue }
+            guard directive.name == "merging" else {
+                throw SQLMigrationFileError(code: .unsupportedOption, path: upPath, line: index + 1,
+                                            message: "`-- migrate:\(directive.name)` belongs in a single NAME.sql file; an .up.sql file is all up SQL.")
+            }
+            merging += directive.arguments
+        }
+        let up = SQLSection(sql: upText, path: upPath, startLine: 1)
+        try requireStatements(up, path: upPath, line: nil)
+        var down: SQLSection?
+        if let downText, let downPath {
+            if let index = splitLines(downText).firstIndex(where: { directive(in: $0) != nil }) {
+                throw SQLMigrationFileError(code: .unsupportedOption, path: downPath, line: index + 1,
+                                            message: "`-- migrate:` lines belong in a single NAME.sql file; a .down.sql file is all down SQL.")
+            }
+            down = SQLSection(sql: downText, path: downPath, startLine: 1)
+        }
+        return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: merging)
+    }
+
+    // MARK: - Pieces
+
+    /// Splits on "\n", keeping any "\r" (SQLite reads it as whitespace).
+    static func splitLines(_ text: String) -> [Substring] {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    /// Recognises `-- migrate:name args...` (spaces after `--` optional, as in dbmate).
+    static func directive(in line: Substring) -> Directive? {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        guard trimmed.hasPrefix("--") else { return nil }
+        let afterDashes = trimmed.dropFirst(2).drop { $0 == " " || $0 == "\t" }
+        guard afterDashes.hasPrefix("migrate:") else { return nil }
+        let words = afterDashes.dropFirst("migrate:".count).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        guard let name = words.first, !name.isEmpty else { return nil }
+        return Directive(name: String(name), arguments: words.dropFirst().map(String.init))
+    }
+
+    private static func refuseOptions(_ directive: Directive, path: String, line: Int) throws {
+        guard let option = directive.arguments.first else { return }
+        if option == "transaction:false" {
+            throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: line,
+                                        message: "`transaction:false` is not supported: every migration runs in a transaction so that a failure leaves nothing behind; remove the option (and any statement that cannot run in a transaction, such as VACUUM).")
+        }
+        throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: line,
+                                    message: "Unknown option `\(option)` on `-- migrate:\(directive.name)`; remove it.")
+    }
+
+    private static func section(_ lines: [Substring], from first: Int, through last: Int, path: String) -> SQLSection {
+        let body = first <= last ? lines[(first - 1)..<last].joined(separator: "\n") : ""
+        return SQLSection(sql: body, path: path, startLine: first)
+    }
+
+    private static func requireStatements(_ section: SQLSection, path: String, line: Int?) throws {
+        guard SQLCommentStripper.containsCode(section.sql) else {
+            throw SQLMigrationFileError(code: .upSectionEmpty, path: path, line: line,
+                                        message: "The up section holds no SQL; write the migration's statements, or delete the file.")
+        }
+    }
+
+    /// The first line (1-based, within the whole file) holding something other than
+    /// blanks and comments.
+    private static func firstStatementLine(_ lines: ArraySlice<Substring>) -> Int? {
+        let text = lines.joined(separator: "\n")
+        guard let offset = SQLCommentStripper.firstCodeOffset(text) else { return nil }
+        return text.utf8.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+    }
+}
+
+/// Finds SQL code outside comments and whitespace.
+enum SQLCommentStripper {
+    static func containsCode(_ text: String) -> Bool {
+        firstCodeOffset(text) != nil
+    }
+
+    /// UTF-8 offset of the first byte that is neither whitespace nor inside a comment.
+    static func firstCodeOffset(_ text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C {
+                index += 1
+            } else if byte == UInt8(ascii: "-"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "-") {
+                while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+            } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
+                index += 2
+                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) { index += 1 }
+                index += 2
+            } else {
+                return index
+            }
+        }
+        return nil
+    }
+}
