@@ -266,6 +266,10 @@ public struct SQLCipherMigrationRunner: Sendable {
             case .apply: try step.apply(db)
             case .rollback: try step.rollback?(db)
             }
+        } catch let error as any SourceLocatedError {
+            throw MigrationStepError(
+                identifier: step.identifier, phase: phase, sourceFile: error.sourcePath,
+                line: error.sourceLine, underlying: error)
         } catch {
             throw MigrationStepError(
                 identifier: step.identifier, phase: phase, sourceFile: step.sourceFile,

@@ -132,7 +132,7 @@ import Testing
         // SQLite would quietly turn it into a database; it may be someone else's file.
         let directory = try TemporaryDirectory()
         let path = directory.path("empty.db")
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         #expect {
             _ = try SQLCipherWriter(path: path, key: .testRawKey)
         } throws: { error in

@@ -1,0 +1,8 @@
+/// An error that knows which file and line it comes from, such as a failing statement
+/// in a migration file. The runner uses it to report `file:line`, in the form
+/// compilers use, so editors and terminals can jump straight there.
+public protocol SourceLocatedError: Error {
+    var sourcePath: String { get }
+    /// 1-based line, when known.
+    var sourceLine: Int? { get }
+}

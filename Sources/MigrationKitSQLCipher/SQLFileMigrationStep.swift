@@ -1,0 +1,52 @@
+import MigrationKit
+
+/// A statement in a migration file failed. Carries the file and the line of the
+/// failing statement, re-based from the section to the whole file.
+public struct SQLFileStatementError: SourceLocatedError, CustomStringConvertible {
+    public let sourcePath: String
+    public let sourceLine: Int?
+    /// SQLite's error for the statement.
+    public let underlying: SQLCipherError
+
+    /// The message and the statement; the location is reported by whoever prints
+    /// `sourcePath:sourceLine` in front (the runner's `MigrationStepError` does).
+    public var description: String {
+        var text = underlying.message
+        if let sql = underlying.sql {
+            let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
+            text += " in `\(oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine))`"
+        }
+        return text
+    }
+}
+
+extension MigrationStep where Database == SQLCipherDatabase {
+    /// A step that runs a migration file's up SQL, and its down SQL (when it has one)
+    /// to roll back. `checksum` fingerprints the up SQL, to detect a shipped migration
+    /// that was edited afterwards.
+    public init(file: SQLMigrationFile, checksum: String? = nil) {
+        let up = file.up
+        var rollback: (@Sendable (SQLCipherDatabase) throws -> Void)?
+        if let down = file.down {
+            rollback = { db in try Self.run(down, in: db) }
+        }
+        self.init(
+            identifier: file.identifier,
+            sourceFile: file.path,
+            checksum: checksum,
+            merging: file.merging,
+            apply: { db in try Self.run(up, in: db) },
+            rollback: rollback)
+    }
+
+    private static func run(_ section: SQLSection, in db: SQLCipherDatabase) throws {
+        do {
+            try db.execute(sql: section.sql)
+        } catch let error as SQLCipherError {
+            throw SQLFileStatementError(
+                sourcePath: section.path,
+                sourceLine: error.location.map { section.fileLine(forSectionLine: $0.line) },
+                underlying: error)
+        }
+    }
+}

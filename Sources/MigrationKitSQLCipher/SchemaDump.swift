@@ -1,0 +1,51 @@
+/// The schema as canonical SQL: every table, index, view and trigger, sorted by kind
+/// and then by name (byte-wise), one statement each, so equal schemas give identical
+/// text whatever order they were created in, and a diff shows real changes only.
+///
+/// Left out: SQLite's internal objects (`sqlite_*`, including automatic indexes) and
+/// migration bookkeeping (the `grdb_migrations` ledger and MigrationKit's own tables),
+/// since they say nothing about the app's schema.
+public enum SchemaDump {
+    /// Bookkeeping tables left out of dumps and schema comparisons.
+    public static let bookkeepingTables: Set<String> = ["grdb_migrations", "migrationkit_history"]
+
+    private static let kindOrder = ["table": 0, "index": 1, "view": 2, "trigger": 3]
+
+    /// One schema object.
+    public struct Object: Hashable, Sendable {
+        public let type: String
+        public let name: String
+        public let tableName: String
+        public let sql: String
+    }
+
+    /// The schema's objects in canonical order.
+    public static func objects(in db: SQLCipherDatabase) throws -> [Object] {
+        var objects: [Object] = []
+        try db.forEachRow(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL") { row in
+            let object = Object(
+                type: row[0].string ?? "", name: row[1].string ?? "",
+                tableName: row[2].string ?? "", sql: row[3].string ?? "")
+            guard !object.name.lowercased().hasPrefix("sqlite_"),
+                  !bookkeepingTables.contains(object.tableName.lowercased())
+            else { return }
+            objects.append(object)
+        }
+        return objects.sorted { lhs, rhs in
+            let left = kindOrder[lhs.type] ?? 9
+            let right = kindOrder[rhs.type] ?? 9
+            if left != right { return left < right }
+            return lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8)
+        }
+    }
+
+    /// The canonical dump: each object's SQL with trailing whitespace trimmed and a `;`.
+    public static func canonicalSQL(of db: SQLCipherDatabase) throws -> String {
+        try objects(in: db).map { object in
+            var sql = Substring(object.sql)
+            while let last = sql.last, last.isWhitespace || last == ";" { sql.removeLast() }
+            return sql + ";\n"
+        }
+        .joined()
+    }
+}

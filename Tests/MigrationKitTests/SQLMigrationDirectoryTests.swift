@@ -1,0 +1,181 @@
+import Foundation
+import MigrationKit
+import Testing
+
+/// A scratch migrations folder.
+final class MigrationsFolder: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
+    }
+
+    func writeBytes(_ name: String, _ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path + "/" + name))
+    }
+
+    func load() throws -> [SQLMigrationFile] {
+        try SQLMigrationDirectory(path: path).load()
+    }
+
+    deinit {
+        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+@Suite struct SQLMigrationDirectoryTests {
+    private func expectFileError(_ code: SQLMigrationFileError.Code, file: String? = nil, line: Int? = nil, _ folder: MigrationsFolder, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(sourceLocation: sourceLocation) {
+            _ = try folder.load()
+        } throws: { error in
+            guard let error = error as? SQLMigrationFileError, error.code == code else { return false }
+            if let file, !error.path.hasSuffix("/" + file) { return false }
+            if let line, error.line != line { return false }
+            return error.description.hasPrefix(error.path)
+        }
+    }
+
+    @Test func readsBothFormsInIdentifierOrderAndIgnoresOtherFiles() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0002_books.up.sql", "CREATE TABLE books (id INTEGER PRIMARY KEY);\n")
+        try folder.write("0002_books.down.sql", "DROP TABLE books;\n")
+        try folder.write("0001_authors.sql", """
+            -- A leading comment is fine.
+            -- migrate:up
+            CREATE TABLE authors (id INTEGER PRIMARY KEY);
+
+            -- migrate:down
+            DROP TABLE authors;
+            """)
+        try folder.write("0003_index.up.sql", "CREATE INDEX books_id ON books(id);")
+        try folder.write("README.md", "# notes")
+        try folder.write("notes.txt", "-- migrate:up\nnot sql")
+        try folder.write(".0000_hidden.sql", "-- migrate:up\nCREATE TABLE hidden (a);")
+        let files = try folder.load()
+        #expect(files.map(\.identifier) == ["0001_authors", "0002_books", "0003_index"])
+        #expect(files.map(\.form) == [.sections, .upDownFiles, .upDownFiles])
+        #expect(files[0].up.sql == "CREATE TABLE authors (id INTEGER PRIMARY KEY);\n")
+        #expect(files[0].up.startLine == 3)
+        #expect(files[0].down?.sql == "DROP TABLE authors;")
+        #expect(files[0].down?.startLine == 6)
+        #expect(files[1].down?.path.hasSuffix("0002_books.down.sql") == true)
+        #expect(files[2].down == nil)
+    }
+
+    @Test func bothFormsOfOneIdentifierAreReturnedForTheRegistryToRefuse() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0003_x.sql", "-- migrate:up\nCREATE TABLE x (a);")
+        try folder.write("0003_x.up.sql", "CREATE TABLE x (a);")
+        let files = try folder.load()
+        #expect(files.map(\.identifier) == ["0003_x", "0003_x"])
+        #expect(throws: MigrationKitError.duplicateIdentifiers(["0003_x"])) {
+            try MigrationRegistry(steps: files.map { MigrationStep<Void>(identifier: $0.identifier, apply: { _ in }) })
+        }
+    }
+
+    @Test func sectionFilesNeedAnUpSectionWithSQL() throws {
+        let noUp = try MigrationsFolder()
+        try noUp.write("0001_a.sql", "CREATE TABLE a (x);\n")
+        expectFileError(.upSectionMissing, file: "0001_a.sql", noUp)
+
+        let empty = try MigrationsFolder()
+        try empty.write("0001_a.sql", "-- migrate:up\n-- nothing here\n/* still nothing */\n\n-- migrate:down\nDROP TABLE a;")
+        expectFileError(.upSectionEmpty, file: "0001_a.sql", line: 1, empty)
+
+        let emptyUpFile = try MigrationsFolder()
+        try emptyUpFile.write("0001_a.up.sql", "\n\n")
+        expectFileError(.upSectionEmpty, file: "0001_a.up.sql", emptyUpFile)
+
+        let strayText = try MigrationsFolder()
+        try strayText.write("0001_a.sql", "-- header\nCREATE TABLE lost (x);\n-- migrate:up\nCREATE TABLE a (x);")
+        expectFileError(.upSectionMissing, file: "0001_a.sql", line: 2, strayText)
+
+        let downFirst = try MigrationsFolder()
+        try downFirst.write("0001_a.sql", "-- migrate:down\nDROP TABLE a;\n-- migrate:up\nCREATE TABLE a (x);")
+        expectFileError(.upSectionMissing, line: 1, downFirst)
+
+        let twoUps = try MigrationsFolder()
+        try twoUps.write("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);\n-- migrate:up\nCREATE TABLE b (x);")
+        expectFileError(.duplicateSection, line: 3, twoUps)
+    }
+
+    @Test func transactionFalseIsRefusedBecauseEveryStepRunsInATransaction() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0001_a.sql", "-- migrate:up transaction:false\nVACUUM;")
+        expectFileError(.unsupportedOption, line: 1, folder)
+    }
+
+    @Test func binaryNonUTF8AndOversizedFilesAreRefusedByName() throws {
+        let nul = try MigrationsFolder()
+        try nul.writeBytes("0001_a.up.sql", Array("CREATE TABLE a (x);\n".utf8) + [0, 1, 2])
+        expectFileError(.containsNUL, file: "0001_a.up.sql", line: 2, nul)
+
+        let latin1 = try MigrationsFolder()
+        try latin1.writeBytes("0001_a.sql", Array("-- migrate:up\nINSERT INTO t VALUES ('caf".utf8) + [0xE9] + Array("');\n".utf8))
+        expectFileError(.notUTF8, file: "0001_a.sql", line: 2, latin1)
+
+        let huge = try MigrationsFolder()
+        let bigPath = huge.path + "/0001_big.up.sql"
+        #expect(FileManager.default.createFile(atPath: bigPath, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: bigPath))
+        try handle.truncate(atOffset: UInt64(SQLMigrationDirectory.maximumFileSize + 1))
+        try handle.close()
+        expectFileError(.fileTooLarge, file: "0001_big.up.sql", huge)
+    }
+
+    @Test func aLeadingByteOrderMarkIsDropped() throws {
+        let folder = try MigrationsFolder()
+        try folder.writeBytes("0001_a.sql", [0xEF, 0xBB, 0xBF] + Array("-- migrate:up\nCREATE TABLE a (x);".utf8))
+        #expect(try folder.load().first?.up.sql == "CREATE TABLE a (x);")
+    }
+
+    @Test func aDownFileWithoutItsUpFileIsAnError() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0001_a.down.sql", "DROP TABLE a;")
+        expectFileError(.downWithoutUp, file: "0001_a.down.sql", folder)
+    }
+
+    @Test func fileNamesWithControlCharactersAreRefused() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0001_evil\nApplied 0002.sql", "-- migrate:up\nCREATE TABLE a (x);")
+        expectFileError(.invalidName, folder)
+    }
+
+    @Test func oddButPrintableNamesAreFine() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0001 add café ☕.sql", "-- migrate:up\nCREATE TABLE a (x);")
+        #expect(try folder.load().map(\.identifier) == ["0001 add café ☕"])
+    }
+
+    @Test func missingFolderSymlinkLoopAndFileAreClearErrors() throws {
+        let parent = try MigrationsFolder()
+        func expectCode(_ code: SQLMigrationFileError.Code, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(sourceLocation: sourceLocation) { try SQLMigrationDirectory(path: path).load() } throws: { code ~= $0 }
+        }
+        expectCode(.folderMissing, parent.path + "/nope")
+        try FileManager.default.createSymbolicLink(atPath: parent.path + "/loop", withDestinationPath: parent.path + "/loop")
+        expectCode(.folderUnreadable, parent.path + "/loop")
+        try parent.write("plain.txt", "x")
+        expectCode(.folderUnreadable, parent.path + "/plain.txt")
+    }
+
+    @Test func mergingHeadersListReplacedIdentifiers() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0010_squash.sql", "-- migrate:merging 0001_a 0002_b\n-- migrate:up\nCREATE TABLE a (x);")
+        try folder.write("0011_more.up.sql", "-- migrate:merging 0003_c\nCREATE TABLE c (x);")
+        let files = try folder.load()
+        #expect(files.map(\.merging) == [["0001_a", "0002_b"], ["0003_c"]])
+    }
+
+    @Test func sectionLinesMapBackToFileLines() throws {
+        let section = SQLSection(sql: "a\nb", path: "x.sql", startLine: 7)
+        #expect(section.fileLine(forSectionLine: 1) == 7)
+        #expect(section.fileLine(forSectionLine: 2) == 8)
+    }
+}
