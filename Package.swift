@@ -27,7 +27,10 @@ let package = Package(
         ),
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit"]),
-        .testTarget(name: "MigrationKitSQLCipherTests", dependencies: ["MigrationKitSQLCipher"]),
+        .testTarget(
+            name: "MigrationKitSQLCipherTests",
+            dependencies: ["MigrationKitSQLCipher"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,10 @@
 /// Applies `CipherSettings` right after the key, refusing what the linked library
 /// cannot do instead of letting SQLCipher ignore an unknown pragma in silence.
 enum CipherSettingsApplier {
-    static func apply(_ settings: CipherSettings, to database: SQLCipherDatabase) throws {
+    /// - Parameter schema: "main", or an attached database's name (settings for a
+    ///   database written by `sqlcipher_export`).
+    static func apply(_ settings: CipherSettings, to database: SQLCipherDatabase, schema: String = "main") throws {
+        let prefix = schema == "main" ? "" : quoteIdentifier(schema) + "."
         guard !settings.isDefault else { return }
         let library = SQLCipherLibrary.cipherVersionString ?? "unknown"
         let version = SQLCipherLibrary.cipherVersion ?? SQLCipherVersion(major: 0, minor: 0, patch: 0)
@@ -14,7 +17,7 @@ enum CipherSettingsApplier {
                 guard version >= SQLCipherVersion(major: 4, minor: 0, patch: 1) else {
                     throw unsupported("The linked SQLCipher \(library) has no cipher_compatibility (it arrived in 4.0.1); upgrade SQLCipher.")
                 }
-                try database.execute(sql: "PRAGMA cipher_compatibility = \(compatibility)")
+                try database.execute(sql: "PRAGMA \(prefix)cipher_compatibility = \(compatibility)")
             } else if compatibility > version.major {
                 throw unsupported(
                     "The linked SQLCipher \(library) cannot use SQLCipher \(compatibility)'s format (it has no SHA-512 "
@@ -23,28 +26,28 @@ enum CipherSettingsApplier {
             // A 3.x library asked for compatibility 3 (or lower, whose defaults 3.x can
             // be set to by hand) already writes its native format: nothing to set for 3.
             else if compatibility < version.major {
-                try applyLegacyDefaults(compatibility: compatibility, to: database)
+                try applyLegacyDefaults(compatibility: compatibility, to: database, prefix: prefix)
             }
         }
         if let iterations = settings.kdfIterations {
             guard iterations >= 1 else { throw unsupported("The KDF iteration count must be at least 1, not \(iterations).") }
-            try database.execute(sql: "PRAGMA kdf_iter = \(iterations)")
-            try confirm(database, pragma: "kdf_iter", expected: iterations, library: library)
+            try database.execute(sql: "PRAGMA \(prefix)kdf_iter = \(iterations)")
+            try confirm(database, pragma: prefix + "kdf_iter", expected: iterations, library: library)
         }
         if let pageSize = settings.pageSize {
             guard (512...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
                 throw unsupported("The cipher page size must be a power of two from 512 to 65536, not \(pageSize).")
             }
-            try database.execute(sql: "PRAGMA cipher_page_size = \(pageSize)")
-            try confirm(database, pragma: "cipher_page_size", expected: pageSize, library: library)
+            try database.execute(sql: "PRAGMA \(prefix)cipher_page_size = \(pageSize)")
+            try confirm(database, pragma: prefix + "cipher_page_size", expected: pageSize, library: library)
         }
     }
 
     /// SQLCipher 1 and 2 defaults as 3.x can express them by hand (4,000 iterations,
     /// 1024-byte pages; 1.x has no HMAC).
-    private static func applyLegacyDefaults(compatibility: Int, to database: SQLCipherDatabase) throws {
-        try database.execute(sql: "PRAGMA kdf_iter = 4000")
-        if compatibility == 1 { try database.execute(sql: "PRAGMA cipher_use_hmac = OFF") }
+    private static func applyLegacyDefaults(compatibility: Int, to database: SQLCipherDatabase, prefix: String) throws {
+        try database.execute(sql: "PRAGMA \(prefix)kdf_iter = 4000")
+        if compatibility == 1 { try database.execute(sql: "PRAGMA \(prefix)cipher_use_hmac = OFF") }
     }
 
     /// Reads a setting back: SQLCipher ignores pragmas it does not know, so only a

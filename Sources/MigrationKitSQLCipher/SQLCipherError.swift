@@ -47,6 +47,10 @@ public struct SQLCipherError: Error, Sendable, CustomStringConvertible {
         public static let invalidKey = Kind(rawValue: "invalidKey")
         /// Another connection held the lock for longer than the busy timeout.
         public static let busy = Kind(rawValue: "busy")
+        /// A file operation failed (disk full, no permission, a failed rename).
+        public static let fileSystem = Kind(rawValue: "fileSystem")
+        /// The operation does not apply to this database (e.g. rekeying a plaintext one).
+        public static let wrongOperation = Kind(rawValue: "wrongOperation")
         /// A cipher setting the linked SQLCipher cannot honour.
         public static let unsupportedCipherSetting = Kind(rawValue: "unsupportedCipherSetting")
         /// The API was used in a way it does not support (e.g. a re-entrant call).

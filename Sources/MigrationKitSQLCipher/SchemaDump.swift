@@ -20,14 +20,16 @@ public enum SchemaDump {
     }
 
     /// The schema's objects in canonical order.
-    public static func objects(in db: SQLCipherDatabase) throws -> [Object] {
+    /// - Parameter includingBookkeeping: keep the ledger and MigrationKit's tables
+    ///   (for comparing whole copies of a database).
+    public static func objects(in db: SQLCipherDatabase, includingBookkeeping: Bool = false) throws -> [Object] {
         var objects: [Object] = []
-        try db.forEachRow(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL") { row in
+        try db.forEachRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL") { row in
             let object = Object(
                 type: row[0].string ?? "", name: row[1].string ?? "",
                 tableName: row[2].string ?? "", sql: row[3].string ?? "")
             guard !object.name.lowercased().hasPrefix("sqlite_"),
-                  !bookkeepingTables.contains(object.tableName.lowercased())
+                  includingBookkeeping || !bookkeepingTables.contains(object.tableName.lowercased())
             else { return }
             objects.append(object)
         }

@@ -1,0 +1,210 @@
+import CSQLCipher
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The key's own life: encrypting a plaintext database, decrypting one for export,
+/// and rotating a key.
+///
+/// Encrypt and decrypt copy through `sqlcipher_export` into a new file that is then
+/// proven (opens with its key; every table's row count and the schema match the
+/// source) before it is put in place by an atomic rename. The source is never
+/// written to, except that a source in WAL mode is checkpointed first so no data is
+/// left behind in its -wal file. Keys reach SQLCipher only through `sqlite3_key`,
+/// `sqlite3_rekey` and bound parameters, never as SQL text.
+public enum DatabaseEncryption {
+    /// What a copy held, as proven after writing it.
+    public struct ExportSummary: Sendable {
+        /// Row counts of every table, by name (the ledger included).
+        public let rowCounts: [String: Int]
+        public let userVersion: Int
+        public let applicationID: Int
+    }
+
+    /// Writes an encrypted copy of the plaintext database at `source` to `destination`,
+    /// which must not exist.
+    @discardableResult
+    public static func encrypt(plaintextAt source: String, to destination: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings()) throws -> ExportSummary {
+        try key.validate()
+        let database = try openPlaintextSource(source)
+        return try exportVerified(from: database, to: destination, key: key, cipher: cipher, replacing: false)
+    }
+
+    /// Encrypts the plaintext database at `path` in place: an encrypted copy is written
+    /// beside it, proven, flushed, and renamed over the original. An interruption at
+    /// any point leaves the original intact (and a leftover copy, replaced next time).
+    @discardableResult
+    public static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings()) throws -> ExportSummary {
+        try encryptInPlace(at: path, key: key, cipher: cipher, beforeReplacing: {})
+    }
+
+    /// `beforeReplacing` runs after the copy is proven and before the rename; tests use
+    /// it to simulate an interruption there.
+    static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings, beforeReplacing: () throws -> Void) throws -> ExportSummary {
+        try key.validate()
+        let temporary = DurableFile.siblingPath(of: path, purpose: "encrypting")
+        DurableFile.removeIfPresent(temporary)
+        let summary: ExportSummary
+        do {
+            let database = try openPlaintextSource(path)
+            summary = try exportVerified(from: database, to: temporary, key: key, cipher: cipher, replacing: false)
+            try beforeReplacing()
+        } catch {
+            DurableFile.removeIfPresent(temporary)
+            throw error
+        }
+        do {
+            try DurableFile.replace(path, with: temporary)
+        } catch {
+            DurableFile.removeIfPresent(temporary)
+            throw error
+        }
+        return summary
+    }
+
+    /// Writes a plaintext copy of the encrypted database at `source` to `destination`
+    /// (mode 0600). An existing destination is refused unless `overwrite`, and is then
+    /// replaced atomically.
+    @discardableResult
+    public static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to destination: String, overwrite: Bool = false) throws -> ExportSummary {
+        if !overwrite, FileProbe(path: destination).kind != .missing {
+            throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
+                                 message: "The output file already exists; pass --force to replace it, or choose another name.", path: destination)
+        }
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        configuration.cipher = cipher
+        let database = try SQLCipherOpener.open(path: source, key: key, configuration: configuration)
+        try checkpointIfWAL(database)
+        return try exportVerified(from: database, to: destination, key: nil, cipher: CipherSettings(), replacing: true)
+    }
+
+    /// Re-encrypts the database at `path` from `oldKey` to `newKey`, then reopens it
+    /// with the new key to prove it: `PRAGMA rekey` can report success after failing.
+    /// SQLCipher rekeys in one transaction, so an interruption leaves the old key valid.
+    public static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings = CipherSettings()) throws {
+        try oldKey.validate()
+        try newKey.validate()
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        configuration.cipher = cipher
+        do {
+            let database: SQLCipherDatabase
+            do {
+                database = try SQLCipherOpener.open(path: path, key: oldKey, configuration: configuration)
+            } catch let error as SQLCipherError where error.kind == .notEncrypted {
+                throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
+                                     message: "The database is not encrypted, so there is no key to change; use `encrypt` to encrypt it.", path: path)
+            }
+            let journalMode = try database.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
+            if journalMode == "wal" {
+                // SQLCipher rekeys the main file only; leave no WAL frames in the old key.
+                try checkpointIfWAL(database)
+                try database.execute(sql: "PRAGMA journal_mode = DELETE")
+            }
+            let code = newKey.withKeyingMaterial { material in
+                sqlite3_rekey(database.handle, material.baseAddress, Int32(material.count))
+            }
+            guard code == SQLITE_OK else { throw database.lastError(code: code) }
+            if journalMode == "wal" { try database.execute(sql: "PRAGMA journal_mode = WAL") }
+        }
+        do {
+            _ = try SQLCipherOpener.open(path: path, key: newKey, configuration: configuration)
+        } catch let error as SQLCipherError where error.kind == .wrongKey {
+            throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
+                                 message: "SQLCipher reported the rekey as done, but the new key does not open the database; it still opens with the old key. Nothing was lost; try again.", path: path)
+        }
+    }
+
+    // MARK: - Pieces
+
+    private static func openPlaintextSource(_ path: String) throws -> SQLCipherDatabase {
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        let database: SQLCipherDatabase
+        do {
+            database = try SQLCipherOpener.open(path: path, key: nil, configuration: configuration)
+        } catch let error as SQLCipherError where error.kind == .keyRequired {
+            throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
+                                 message: "The database is already encrypted (or is not a database); to change its key, use `rekey`.", path: path)
+        }
+        try checkpointIfWAL(database)
+        return database
+    }
+
+    /// Moves a WAL file's content into the database, so a copy (and a renamed-over
+    /// original) misses nothing.
+    private static func checkpointIfWAL(_ database: SQLCipherDatabase) throws {
+        if try database.fetchString(sql: "PRAGMA journal_mode")?.lowercased() == "wal" {
+            try database.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// Exports `source` into a new database at `destination` (written beside it and
+    /// renamed into place when `replacing`), proves the copy, and returns what it holds.
+    private static func exportVerified(from source: SQLCipherDatabase, to destination: String, key: DatabaseKey?, cipher: CipherSettings, replacing: Bool) throws -> ExportSummary {
+        let target = replacing ? DurableFile.siblingPath(of: destination, purpose: "exporting") : destination
+        if replacing { DurableFile.removeIfPresent(target) }
+        if let failure = FileProbe.createPrivateFile(at: target) {
+            throw SQLCipherError(kind: .fileSystem, resultCode: failure == EEXIST ? .SQLITE_CANTOPEN : .SQLITE_IOERR,
+                                 message: failure == EEXIST
+                                     ? "The output file already exists; choose another name or remove it."
+                                     : "The output file cannot be created (\(FileProbe.describe(errno: failure))).",
+                                 path: destination)
+        }
+        do {
+            let expected = try summary(of: source)
+            let expectedSchema = try SchemaDump.objects(in: source, includingBookkeeping: true)
+            try export(source, to: target, key: key, cipher: cipher, summary: expected)
+            var configuration = SQLCipherConfiguration()
+            configuration.createIfMissing = false
+            configuration.cipher = cipher
+            let copy = try SQLCipherOpener.open(path: target, key: key, configuration: configuration)
+            let actual = try summary(of: copy)
+            let actualSchema = try SchemaDump.objects(in: copy, includingBookkeeping: true)
+            guard actual.rowCounts == expected.rowCounts, actualSchema == expectedSchema,
+                  actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID
+            else {
+                throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
+                                     message: "The exported copy does not match the original (row counts or schema differ), so it was discarded; the original is unchanged.",
+                                     path: destination)
+            }
+            if replacing { try DurableFile.replace(destination, with: target) } else { try DurableFile.synchronize(target) }
+            return actual
+        } catch {
+            DurableFile.removeIfPresent(target)
+            throw error
+        }
+    }
+
+    private static let exportSchema = "migrationkit_export"
+
+    private static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary) throws {
+        let attach = try source.prepare("ATTACH DATABASE ? AS \(exportSchema) KEY ?")
+        // KEY '' attaches a plaintext database; a key is bound straight from wiped storage.
+        try attach.bind([.text(path), .text("")])
+        if let key {
+            try key.withKeyingMaterial { try attach.bind(secret: $0, asText: false, at: 2) }
+        }
+        _ = try attach.step()
+        defer { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") }
+        try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
+        // sqlcipher_export copies schema and rows but not these two header fields.
+        _ = try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")
+        try source.execute(sql: "PRAGMA \(exportSchema).user_version = \(summary.userVersion)")
+        try source.execute(sql: "PRAGMA \(exportSchema).application_id = \(summary.applicationID)")
+    }
+
+    static func summary(of database: SQLCipherDatabase) throws -> ExportSummary {
+        var counts: [String: Int] = [:]
+        for table in try database.fetchStrings(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table'") {
+            counts[table] = try database.fetchInt(sql: "SELECT count(*) FROM main.\(quoteIdentifier(table))") ?? 0
+        }
+        return ExportSummary(
+            rowCounts: counts,
+            userVersion: try database.fetchInt(sql: "PRAGMA main.user_version") ?? 0,
+            applicationID: try database.fetchInt(sql: "PRAGMA main.application_id") ?? 0)
+    }
+}

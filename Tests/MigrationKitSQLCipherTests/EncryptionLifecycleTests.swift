@@ -1,0 +1,196 @@
+import Foundation
+import MigrationKit
+@testable import MigrationKitSQLCipher
+import Testing
+
+@Suite struct EncryptionLifecycleTests {
+    /// A plaintext database as an app that shipped without encryption left it.
+    private func makePlaintextDatabase(_ path: String) throws {
+        let writer = try SQLCipherWriter(path: path, key: nil)
+        try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks]).migrate(in: writer)
+        try writer.write { db in
+            for index in 1...50 {
+                try db.execute(sql: "INSERT INTO authors (id, name) VALUES (?, ?)", arguments: [.integer(Int64(index)), .text("Author \(index)")])
+                try db.execute(sql: "INSERT INTO books (authorId, title) VALUES (?, 'A book')", arguments: [.integer(Int64(index))])
+            }
+            try db.execute(sql: "PRAGMA user_version = 42")
+            try db.execute(sql: "PRAGMA application_id = 1234567")
+        }
+    }
+
+    @Test func encryptMigrateRekeyDecryptKeepsEveryRowAndHeaderField() throws {
+        let directory = try TemporaryDirectory()
+        let plain = directory.path("plain.db")
+        let encrypted = directory.path("encrypted.db")
+        try makePlaintextDatabase(plain)
+        let plainBefore = try fileBytes(plain)
+
+        let summary = try DatabaseEncryption.encrypt(plaintextAt: plain, to: encrypted, key: .testPassphrase)
+        #expect(summary.rowCounts["authors"] == 50 && summary.rowCounts["grdb_migrations"] == 2)
+        #expect(try fileBytes(plain) == plainBefore)  // the source is untouched
+        #expect(try fileMode(encrypted) == 0o600)
+        #expect(try fileBytes(encrypted).prefix(16) != Data("SQLite format 3\0".utf8))
+
+        // The ledger came along: migrating continues where the plaintext left off.
+        let writer = try SQLCipherWriter(path: encrypted, key: .testPassphrase)
+        #expect(try SQLCipherMigrationRunner(steps: SampleSteps.all).migrate(in: writer).identifiers == ["0003_add_year"])
+        try writer.read { db throws in
+            #expect(try db.fetchInt(sql: "PRAGMA user_version") == 42)
+            #expect(try db.fetchInt(sql: "PRAGMA application_id") == 1234567)
+        }
+
+        let newKey = DatabaseKey.rawKey(Array(repeating: 7, count: 32))
+        try DatabaseEncryption.rekey(at: encrypted, from: .testPassphrase, to: newKey)
+        expectError(.wrongKey) { _ = try SQLCipherWriter(path: encrypted, key: .testPassphrase) }
+        #expect(try SQLCipherWriter(path: encrypted, key: newKey).read { try $0.fetchInt(sql: "SELECT count(*) FROM books") } == 50)
+
+        let exported = directory.path("exported.db")
+        let decrypted = try DatabaseEncryption.decrypt(at: encrypted, key: newKey, to: exported)
+        #expect(decrypted.rowCounts["books"] == 50 && decrypted.userVersion == 42 && decrypted.applicationID == 1234567)
+        #expect(decrypted.rowCounts["grdb_migrations"] == 3)
+        #expect(try fileBytes(exported).prefix(16) == Data("SQLite format 3\0".utf8))
+        #expect(try fileMode(exported) == 0o600)
+        // The plain sqlite-format copy opens without a key in the shell, like any SQLite file.
+        #expect(try SQLCipherShell.run(exported, keyPragma: nil, "SELECT count(*) FROM authors;").stdout == "50\n")
+    }
+
+    @Test func encryptInPlaceReplacesTheOriginalAtomically() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        try makePlaintextDatabase(path)
+        try DatabaseEncryption.encryptInPlace(at: path, key: .testRawKey)
+        #expect(try fileBytes(path).prefix(16) != Data("SQLite format 3\0".utf8))
+        #expect(try fileMode(path) == 0o600)
+        #expect(try SQLCipherWriter(path: path, key: .testRawKey).read { try $0.fetchInt(sql: "SELECT count(*) FROM authors") } == 50)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["app.db"])
+        // Already encrypted: refused, pointing at rekey.
+        #expect {
+            try DatabaseEncryption.encryptInPlace(at: path, key: .testRawKey)
+        } throws: { error in
+            (error as? SQLCipherError)?.kind == .wrongOperation && "\(error)".contains("rekey")
+        }
+    }
+
+    @Test func anInterruptedInPlaceEncryptionLeavesTheOriginalIntact() throws {
+        struct Interrupted: Error {}
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        try makePlaintextDatabase(path)
+        let before = try fileBytes(path)
+        #expect(throws: Interrupted.self) {
+            try DatabaseEncryption.encryptInPlace(at: path, key: .testRawKey, cipher: CipherSettings(), beforeReplacing: { throw Interrupted() })
+        }
+        #expect(try fileBytes(path) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["app.db"])
+        // A leftover from a killed run (a stale temporary copy) does not get in the way.
+        #expect(FileManager.default.createFile(atPath: DurableFile.siblingPath(of: path, purpose: "encrypting"), contents: Data("stale".utf8)))
+        try DatabaseEncryption.encryptInPlace(at: path, key: .testRawKey)
+        #expect(try SQLCipherWriter(path: path, key: .testRawKey).read { try $0.fetchInt(sql: "SELECT count(*) FROM books") } == 50)
+    }
+
+    @Test func decryptRefusesToOverwriteUnlessForced() throws {
+        let directory = try TemporaryDirectory()
+        let encrypted = directory.path("app.db")
+        _ = try SQLCipherWriter(path: encrypted, key: .testRawKey).write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1);") }
+        let output = directory.path("out.db")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: output))
+        expectError(.fileSystem) { try DatabaseEncryption.decrypt(at: encrypted, key: .testRawKey, to: output) }
+        #expect(try fileBytes(output) == Data("keep me".utf8))
+        try DatabaseEncryption.decrypt(at: encrypted, key: .testRawKey, to: output, overwrite: true)
+        #expect(try SQLCipherWriter(path: output, key: nil).read { try $0.fetchInt(sql: "SELECT a FROM t") } == 1)
+        #expect(try fileMode(output) == 0o600)
+    }
+
+    @Test func rekeyRefusesAPlaintextDatabaseAndPointsToEncrypt() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("plain.db")
+        try makePlaintextDatabase(path)
+        let before = try fileBytes(path)
+        #expect {
+            try DatabaseEncryption.rekey(at: path, from: .testPassphrase, to: .testRawKey)
+        } throws: { error in
+            (error as? SQLCipherError)?.kind == .wrongOperation && "\(error)".contains("encrypt")
+        }
+        #expect(try fileBytes(path) == before)
+    }
+
+    @Test func rekeyWithTheWrongOldKeyChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        _ = try SQLCipherWriter(path: path, key: .testRawKey).write { try $0.execute(sql: "CREATE TABLE t (a)") }
+        let before = try fileBytes(path)
+        expectError(.wrongKey) { try DatabaseEncryption.rekey(at: path, from: .passphrase("nope"), to: .testPassphrase) }
+        #expect(try fileBytes(path) == before)
+    }
+
+    @Test func nonDefaultCipherSettingsInteroperateWithTheShell() throws {
+        let directory = try TemporaryDirectory()
+        let plain = directory.path("plain.db")
+        try makePlaintextDatabase(plain)
+        let encrypted = directory.path("tuned.db")
+        let settings = CipherSettings(kdfIterations: 12_000, pageSize: 4096)
+        try DatabaseEncryption.encrypt(plaintextAt: plain, to: encrypted, key: .testPassphrase, cipher: settings)
+        #expect(try fileBytes(encrypted).count % 4096 == 0)
+        let shell = try SQLCipherShell.run(encrypted, keyPragma: "'correct horse battery staple'",
+                                           "PRAGMA kdf_iter = 12000; PRAGMA cipher_page_size = 4096; SELECT count(*) FROM authors;")
+        #expect(shell.stdout.hasSuffix("50\n"), "\(shell.stderr)")
+        // With default settings the same key does not open it.
+        expectError(.wrongKey) { _ = try SQLCipherWriter(path: encrypted, key: .testPassphrase) }
+        var configuration = SQLCipherConfiguration()
+        configuration.cipher = settings
+        #expect(try SQLCipherWriter(path: encrypted, key: .testPassphrase, configuration: configuration).read { try $0.fetchInt(sql: "SELECT count(*) FROM books") } == 50)
+    }
+
+    @Test func settingsTheLinkedLibraryCannotHonourAreRefusedByVersion() throws {
+        let version = try #require(SQLCipherLibrary.cipherVersion)
+        try #require(version.major == 3, "this check is about a SQLCipher 3 library")
+        let directory = try TemporaryDirectory()
+        var configuration = SQLCipherConfiguration()
+        configuration.cipher = CipherSettings(compatibility: 4)
+        #expect {
+            _ = try SQLCipherWriter(path: directory.path("new.db"), key: .testPassphrase, configuration: configuration)
+        } throws: { error in
+            (error as? SQLCipherError)?.kind == .unsupportedCipherSetting
+                && "\(error)".contains(SQLCipherLibrary.cipherVersionString ?? "?")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("new.db")))
+    }
+}
+
+@Suite struct SQLCipher4InteropTests {
+    /// A copy of a committed fixture (made by SQLCipher 4.12; see scripts/make-sqlcipher4-fixtures.py).
+    private func fixture(_ name: String, in directory: TemporaryDirectory) throws -> String {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
+        let copy = directory.path(name)
+        try FileManager.default.copyItem(atPath: source.path, toPath: copy)
+        return copy
+    }
+
+    private let fixtureKey = DatabaseKey.passphrase("sqlcipher 4 fixture")
+
+    @Test func aSQLCipher4DefaultFileGetsAnExplanationOnSQLCipher3() throws {
+        let version = try #require(SQLCipherLibrary.cipherVersion)
+        try #require(version.major == 3, "the explanation is for SQLCipher 3 libraries")
+        let directory = try TemporaryDirectory()
+        let path = try fixture("sqlcipher4-default.db", in: directory)
+        let before = try fileBytes(path)
+        #expect {
+            _ = try SQLCipherWriter(path: path, key: fixtureKey)
+        } throws: { error in
+            let text = "\(error)"
+            return (error as? SQLCipherError)?.kind == .wrongKey
+                && text.contains("SQLCipher 4") && text.contains(SQLCipherLibrary.cipherVersionString ?? "?")
+                && text.contains("cipher_compatibility")
+        }
+        #expect(try fileBytes(path) == before)
+    }
+
+    @Test func aFileSQLCipher4WroteInCompatibilityMode3OpensAndMigrates() throws {
+        let directory = try TemporaryDirectory()
+        let path = try fixture("sqlcipher4-compat3.db", in: directory)
+        let writer = try SQLCipherWriter(path: path, key: fixtureKey)
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT sum(a) FROM t") } == 6)
+        try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors]).migrate(in: writer)
+        #expect(try writer.read { try $0.tableExists("authors") })
+    }
+}
