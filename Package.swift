@@ -7,6 +7,11 @@ let package = Package(
         .library(name: "MigrationKit", targets: ["MigrationKit"]),
         .library(name: "MigrationKitSQLCipher", targets: ["MigrationKitSQLCipher"]),
     ],
+    dependencies: [
+        // SHA-256 checksums of migration files (BoringSSL inside, symbol-prefixed, so it
+        // cannot clash with the OpenSSL that libsqlcipher links).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    ],
     targets: [
         // Core: steps, registry, errors. Pure Swift, no C, no database.
         .target(name: "MigrationKit"),
@@ -18,7 +23,9 @@ let package = Package(
             pkgConfig: "sqlcipher",
             providers: [.apt(["libsqlcipher-dev"])]
         ),
-        .target(name: "MigrationKitSQLCipher", dependencies: ["MigrationKit", "CSQLCipher"]),
+        .target(
+            name: "MigrationKitSQLCipher",
+            dependencies: ["MigrationKit", "CSQLCipher", .product(name: "Crypto", package: "swift-crypto")]),
 
         .executableTarget(
             name: "migrationkit-library-demo",

@@ -25,6 +25,15 @@ public struct MigrationReport: Sendable {
     public var steps: [Step] = []
     /// Total time, verification included.
     public var duration: Duration = .zero
+    /// True when the steps ran and were rolled back (`--dry-run`).
+    public var isDryRun = false
+    /// For a dry run: the schema before and after the steps (canonical dumps).
+    public var schemaBefore: String?
+    public var schemaAfter: String?
+    /// Checksums recorded for steps that were applied before checksums were kept.
+    public var adoptedChecksums: [String] = []
+    /// Ledger rewrites for merged steps.
+    public var merges: [LedgerMerge] = []
 
     public init() {}
 

@@ -28,6 +28,8 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
     case databaseSuperseded(unknown: [String])
     /// A pending step sorts before the latest applied one.
     case pendingMigrationsOutOfOrder(pending: [String], latestApplied: String)
+    /// Applied steps whose source changed since they were applied.
+    case modifiedMigrations(identifiers: [String], files: [String])
     /// More steps were asked to roll back than are applied.
     case rollbackBeyondApplied(requested: Int, applied: Int)
     /// Only some of the steps a merged step replaces are applied.
@@ -72,6 +74,11 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
             return "Pending migration\(pending.count == 1 ? "" : "s") \(Self.list(pending)) sort\(pending.count == 1 ? "s" : "") "
                 + "before the latest applied one, \"\(latest)\", so the database would reach a state no migration "
                 + "expected; rename \(pending.count == 1 ? "it" : "them") to sort last, or pass --allow-out-of-order."
+        case .modifiedMigrations(let identifiers, let files):
+            return "\(files.count == 1 ? "A migration was" : "Migrations were") edited after being applied to this database: "
+                + "\(Self.list(files)). Databases that applied the old version will not get the change; revert the edit and "
+                + "put the change in a new migration, or, if the edit changes nothing that matters, accept it with "
+                + "\(identifiers.map { "--accept-modified \($0)" }.joined(separator: " "))."
         case .rollbackBeyondApplied(let requested, let applied):
             if applied == 0 { return "No migration is applied, so there is nothing to roll back." }
             return "Cannot roll back \(requested) step\(requested == 1 ? "" : "s"): only \(applied) "

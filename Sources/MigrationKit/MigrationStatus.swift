@@ -2,6 +2,8 @@
 public enum MigrationState: String, Hashable, Sendable, Codable {
     case applied
     case pending
+    /// Applied, but the step's source changed since (its checksum differs).
+    case modified
 }
 
 /// One line of a status report.
@@ -28,7 +30,8 @@ public struct MigrationStatus: Hashable, Sendable {
         self.unknownApplied = unknownApplied
     }
 
-    public var applied: [String] { entries.filter { $0.state == .applied }.map(\.identifier) }
+    public var applied: [String] { entries.filter { $0.state != .pending }.map(\.identifier) }
+    public var modified: [String] { entries.filter { $0.state == .modified }.map(\.identifier) }
     public var pending: [String] { entries.filter { $0.state == .pending }.map(\.identifier) }
     public var isSuperseded: Bool { !unknownApplied.isEmpty }
     public var isComplete: Bool { pending.isEmpty }

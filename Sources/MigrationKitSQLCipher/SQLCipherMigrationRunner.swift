@@ -7,10 +7,13 @@ public typealias SQLCipherMigrationStep = MigrationStep<SQLCipherDatabase>
 ///
 /// The SQLCipher counterpart of GRDB's `DatabaseMigrator`, with the same ledger. Every
 /// call works on one `SQLCipherWriter`, so the key is derived once per call however
-/// many steps run. Each step runs in its own `BEGIN IMMEDIATE` transaction together
-/// with its ledger row, under the 12-step foreign-key rules (`ForeignKeyDeferral`); a
-/// failing step rolls back alone, earlier steps stay, later steps do not run. The
-/// verifier runs after every migrate and rollback.
+/// many steps run. By default each step runs in its own `BEGIN IMMEDIATE` transaction
+/// together with its ledger row, under the 12-step foreign-key rules
+/// (`ForeignKeyDeferral`); a failing step rolls back alone, earlier steps stay, later
+/// steps do not run. `MigrateOptions` selects one transaction for everything, or a dry
+/// run. What counts as applied, pending, edited or merged is decided by
+/// `MigrationAnalysis`, re-read under the write lock so concurrent processes never
+/// apply a step twice. The verifier runs after every migrate and rollback.
 public struct SQLCipherMigrationRunner: Sendable {
     public let registry: MigrationRegistry<SQLCipherDatabase>
     public var host: MigrationHostIntegration<SQLCipherDatabase>
@@ -39,8 +42,8 @@ public struct SQLCipherMigrationRunner: Sendable {
 
     /// Applies every pending step, then verifies.
     @discardableResult
-    public func migrate(in writer: SQLCipherWriter) throws -> MigrationReport {
-        try migrate(in: writer, through: registry.steps.count - 1)
+    public func migrate(in writer: SQLCipherWriter, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
+        try migrate(in: writer, through: registry.steps.count - 1, options: options)
     }
 
     /// Applies pending steps up to and including `target`, then verifies.
@@ -48,92 +51,159 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// - Throws: `.unknownMigration` for an unregistered target,
     ///   `.databaseAlreadyMigratedBeyond` when a later step is applied (GRDB traps here).
     @discardableResult
-    public func migrate(in writer: SQLCipherWriter, upTo target: String) throws -> MigrationReport {
+    public func migrate(in writer: SQLCipherWriter, upTo target: String, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
         guard let index = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
-        return try migrate(in: writer, through: index)
+        return try migrate(in: writer, through: index, options: options)
     }
 
-    private func migrate(in writer: SQLCipherWriter, through lastIndex: Int) throws -> MigrationReport {
+    private func migrate(in writer: SQLCipherWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         let clock = ContinuousClock()
         let start = clock.now
-        var report = MigrationReport()
-        try writer.writeWithoutTransaction { db in
-            // Plan outside any lock, so a refusal (superseded, out of order) writes nothing.
-            var ledger = try MigrationLedger.identifiers(in: db)
-            var pending = try pendingSteps(ledger: ledger, through: lastIndex)
-            let total = pending.count
-            while !pending.isEmpty {
-                let stepStart = clock.now
-                var current: SQLCipherMigrationStep?
-                let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
-                  try ForeignKeyDeferral.inTransaction(db) {
-                    // Under the write lock now: if another process moved the ledger since
-                    // the plan was made, plan again from what it really holds.
-                    if try MigrationLedger.count(in: db) != ledger.count {
-                        ledger = try MigrationLedger.identifiers(in: db)
-                        pending = try pendingSteps(ledger: ledger, through: lastIndex)
-                    }
-                    guard let step = pending.first else { return nil }
-                    current = step
-                    observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1, total: max(total, report.steps.count + 1)))
-                    try run(step, phase: .apply, in: db)
-                    try MigrationLedger.insert(step.identifier, in: db)
-                    return step
-                  }
-                }
-                guard let applied else { break }
-                ledger.append(applied.identifier)
-                pending.removeFirst()
-                let duration = clock.now - stepStart
-                report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
-                observer?(.didApply(identifier: applied.identifier, duration: duration))
+        var report = try writer.writeWithoutTransaction { db in
+            switch options.mode {
+            case .perStep:
+                return try migrateStepByStep(db, through: lastIndex, options: options)
+            case .atomic, .dryRun:
+                return try migrateAtomically(db, through: lastIndex, options: options)
             }
-            try runVerification(in: db)
         }
         report.duration = clock.now - start
         return report
     }
 
-    /// The steps up to `lastIndex` that the ledger lacks, after refusing a superseded
-    /// database, a target already passed, and (unless allowed) out-of-order steps.
-    private func pendingSteps(ledger: [String], through lastIndex: Int) throws -> [SQLCipherMigrationStep] {
-        let applied = Set(ledger)
-        let known = Set(registry.identifiers)
-        let unknown = ledger.filter { !known.contains($0) }
-        if !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
-        if lastIndex + 1 < registry.steps.count,
-           registry.steps[(lastIndex + 1)...].contains(where: { applied.contains($0.identifier) }) {
-            throw MigrationKitError.databaseAlreadyMigratedBeyond(registry.steps[lastIndex].identifier)
-        }
-        guard lastIndex >= 0 else { return [] }
-        let pending = registry.steps[...lastIndex].filter { !applied.contains($0.identifier) }
-        if !allowOutOfOrder, let latestApplied = registry.steps.lastIndex(where: { applied.contains($0.identifier) }) {
-            let early = pending.filter { (registry.index(of: $0.identifier) ?? 0) < latestApplied }
-            if !early.isEmpty {
-                throw MigrationKitError.pendingMigrationsOutOfOrder(
-                    pending: early.map(\.identifier), latestApplied: registry.steps[latestApplied].identifier)
+    /// One transaction per step; the plan is made outside any lock, so a refusal
+    /// (superseded, out of order, edited) writes nothing, and re-made under the lock
+    /// whenever another process moved the ledger meanwhile.
+    private func migrateStepByStep(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        var report = MigrationReport()
+        var analysis = try analyze(db, options: options)
+        var pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
+        if analysis.needsBookkeeping(acceptModified: options.acceptModified) {
+            try ForeignKeyDeferral.inTransaction(db) {
+                analysis = try analyze(db, options: options)
+                try recordBookkeeping(analysis, options: options, in: db, report: &report)
+                pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
             }
         }
-        return pending
+        let total = pending.count
+        let clock = ContinuousClock()
+        while !pending.isEmpty {
+            let stepStart = clock.now
+            var current: SQLCipherMigrationStep?
+            let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
+                try ForeignKeyDeferral.inTransaction(db) {
+                    // Under the write lock now: if another process moved the ledger since
+                    // the plan was made, plan again from what it really holds.
+                    if try MigrationLedger.count(in: db) != analysis.snapshot.identifiers.count {
+                        analysis = try analyze(db, options: options)
+                        pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
+                    }
+                    guard let step = pending.first else { return nil }
+                    current = step
+                    observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1, total: max(total, report.steps.count + 1)))
+                    try apply(step, in: db, startedAt: stepStart)
+                    return step
+                }
+            }
+            guard let applied else { break }
+            analysis = MigrationAnalysis(registry: registry, snapshot: LedgerSnapshot(
+                identifiers: analysis.snapshot.identifiers + [applied.identifier],
+                checksums: analysis.snapshot.checksums.merging(applied.checksum.map { [applied.identifier: $0] } ?? [:]) { $1 }))
+            pending.removeFirst()
+            let duration = clock.now - stepStart
+            report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
+            observer?(.didApply(identifier: applied.identifier, duration: duration))
+        }
+        try runVerification(in: db)
+        return report
+    }
+
+    /// Every pending step and the verification in one transaction; for a dry run,
+    /// rolled back at the end whatever happened.
+    private func migrateAtomically(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        var report = MigrationReport()
+        report.isDryRun = options.mode == .dryRun
+        let clock = ContinuousClock()
+        var current: SQLCipherMigrationStep?
+        do {
+            try Self.attributingViolations(to: { current }) {
+                try ForeignKeyDeferral.inTransaction(db) {
+                    if report.isDryRun { report.schemaBefore = try SchemaDump.canonicalSQL(of: db) }
+                    let analysis = try analyze(db, options: options)
+                    try recordBookkeeping(analysis, options: options, in: db, report: &report)
+                    let pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
+                    for (offset, step) in pending.enumerated() {
+                        let stepStart = clock.now
+                        current = step
+                        observer?(.willApply(identifier: step.identifier, position: offset + 1, total: pending.count))
+                        try apply(step, in: db, startedAt: stepStart)
+                        let duration = clock.now - stepStart
+                        report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
+                        observer?(.didApply(identifier: step.identifier, duration: duration))
+                    }
+                    current = nil
+                    // Inside the transaction: foreign keys are checked by the deferral
+                    // when the body returns; integrity and the rest are checked here.
+                    try runVerification(in: db)
+                    if report.isDryRun {
+                        report.schemaAfter = try SchemaDump.canonicalSQL(of: db)
+                        throw DryRunFinished()
+                    }
+                }
+            }
+        } catch is DryRunFinished {
+            // The transaction was rolled back: nothing of the run remains.
+        }
+        return report
+    }
+
+    /// Thrown to roll back a dry run's transaction once everything was measured.
+    private struct DryRunFinished: Error {}
+
+    private func analyze(_ db: SQLCipherDatabase, options: MigrateOptions) throws -> MigrationAnalysis<SQLCipherDatabase> {
+        let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
+        try analysis.refuseUnsafeHistory(acceptModified: options.acceptModified)
+        return analysis
+    }
+
+    /// Ledger rewrites for merged steps, adopted checksums (steps applied by GRDB or
+    /// before checksums were kept) and deliberately accepted edits.
+    private func recordBookkeeping(_ analysis: MigrationAnalysis<SQLCipherDatabase>, options: MigrateOptions, in db: SQLCipherDatabase, report: inout MigrationReport) throws {
+        for merge in analysis.merges {
+            for replaced in merge.replaces { try MigrationLedger.delete(replaced, in: db) }
+            try MigrationHistory.delete(merge.replaces, in: db)
+            try MigrationLedger.insert(merge.identifier, in: db)
+            report.merges.append(merge)
+        }
+        for (identifier, checksum) in analysis.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
+            try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
+            report.adoptedChecksums.append(identifier)
+        }
+        for identifier in analysis.modified where options.acceptModified.contains(identifier) {
+            if let checksum = registry.step(identifier)?.checksum {
+                try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
+            }
+        }
+    }
+
+    private func apply(_ step: SQLCipherMigrationStep, in db: SQLCipherDatabase, startedAt: ContinuousClock.Instant) throws {
+        try run(step, phase: .apply, in: db)
+        try MigrationLedger.insert(step.identifier, in: db)
+        try MigrationHistory.record(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - startedAt, in: db)
     }
 
     // MARK: - Status
 
-    /// Every registered step, applied or pending, plus ledger identifiers no step has.
-    /// Reads only: an unmanaged database is left without a ledger.
+    /// Every registered step, applied, pending or modified, plus ledger identifiers no
+    /// step has. Reads only: an unmanaged database is left without a ledger.
     public func migrationStatus(in writer: SQLCipherWriter) throws -> MigrationStatus {
-        let ledger = try writer.read { try MigrationLedger.identifiers(in: $0) }
-        return status(ledger: ledger)
+        try analysis(in: writer).status
     }
 
-    func status(ledger: [String]) -> MigrationStatus {
-        let applied = Set(ledger)
-        let known = Set(registry.identifiers)
-        return MigrationStatus(
-            entries: registry.steps.map {
-                MigrationStatusEntry(identifier: $0.identifier, state: applied.contains($0.identifier) ? .applied : .pending)
-            },
-            unknownApplied: ledger.filter { !known.contains($0) })
+    /// The full comparison of the registry with the database's ledger.
+    public func analysis(in writer: SQLCipherWriter) throws -> MigrationAnalysis<SQLCipherDatabase> {
+        let snapshot = try writer.read { try MigrationHistory.snapshot(in: $0) }
+        return MigrationAnalysis(registry: registry, snapshot: snapshot)
     }
 
     /// The registered steps that are applied, in registration order.
@@ -204,23 +274,27 @@ public struct SQLCipherMigrationRunner: Sendable {
         let start = clock.now
         var report = MigrationReport()
         try writer.writeWithoutTransaction { db in
-            let plan = try choose(appliedSteps(ledger: try MigrationLedger.identifiers(in: db)))
+            let plan = try choose(try appliedSteps(in: db))
             if let irreversible = plan.first(where: { $0.rollback == nil }) {
                 throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
             }
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
                 try Self.attributingViolations(to: { step }, phase: .rollback) {
-                  try ForeignKeyDeferral.inTransaction(db) {
-                    // Under the write lock: the step must still be the latest applied.
-                    let latest = try appliedSteps(ledger: try MigrationLedger.identifiers(in: db)).last
-                    guard latest?.identifier == step.identifier else {
-                        throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
+                    try ForeignKeyDeferral.inTransaction(db) {
+                        // Under the write lock: the step must still be the latest applied.
+                        let latest = try appliedSteps(in: db).last
+                        guard latest?.identifier == step.identifier else {
+                            throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
+                        }
+                        observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
+                        try run(step, phase: .rollback, in: db)
+                        // A merged step may still be recorded under the steps it replaces.
+                        for identifier in [step.identifier] + step.merging {
+                            try MigrationLedger.delete(identifier, in: db)
+                        }
+                        try MigrationHistory.delete([step.identifier] + step.merging, in: db)
                     }
-                    observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
-                    try run(step, phase: .rollback, in: db)
-                    try MigrationLedger.delete(step.identifier, in: db)
-                  }
                 }
                 let duration = clock.now - stepStart
                 report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
@@ -232,13 +306,13 @@ public struct SQLCipherMigrationRunner: Sendable {
         return report
     }
 
-    /// The applied steps in registration order, refusing a superseded database (the
-    /// order of steps it does not know cannot be decided).
-    private func appliedSteps(ledger: [String]) throws -> [SQLCipherMigrationStep] {
-        let status = status(ledger: ledger)
-        if status.isSuperseded { throw MigrationKitError.databaseSuperseded(unknown: status.unknownApplied) }
-        let applied = Set(ledger)
-        return registry.steps.filter { applied.contains($0.identifier) }
+    /// The applied steps in registration order, refusing a database whose history
+    /// cannot be walked (migrated by a newer version, half-applied merge).
+    private func appliedSteps(in db: SQLCipherDatabase) throws -> [SQLCipherMigrationStep] {
+        let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
+        if !analysis.unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: analysis.unknown) }
+        if let partialMerge = analysis.partialMerge { throw partialMerge }
+        return analysis.appliedSteps
     }
 
     // MARK: - Running and verifying
@@ -259,7 +333,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     /// Runs a step's closure, wrapping what it throws so the report names the step and,
-    /// for SQL, the line of the failing statement.
+    /// for SQL, the file and line of the failing statement.
     private func run(_ step: SQLCipherMigrationStep, phase: MigrationStepError.Phase, in db: SQLCipherDatabase) throws {
         do {
             switch phase {

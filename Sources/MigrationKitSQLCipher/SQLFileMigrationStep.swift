@@ -1,3 +1,4 @@
+import Crypto
 import MigrationKit
 
 /// A statement in a migration file failed. Carries the file and the line of the
@@ -22,9 +23,9 @@ public struct SQLFileStatementError: SourceLocatedError, CustomStringConvertible
 
 extension MigrationStep where Database == SQLCipherDatabase {
     /// A step that runs a migration file's up SQL, and its down SQL (when it has one)
-    /// to roll back. `checksum` fingerprints the up SQL, to detect a shipped migration
-    /// that was edited afterwards.
-    public init(file: SQLMigrationFile, checksum: String? = nil) {
+    /// to roll back. Its checksum is the SHA-256 of the up SQL, to detect a shipped
+    /// migration that was edited afterwards.
+    public init(file: SQLMigrationFile) {
         let up = file.up
         var rollback: (@Sendable (SQLCipherDatabase) throws -> Void)?
         if let down = file.down {
@@ -33,10 +34,19 @@ extension MigrationStep where Database == SQLCipherDatabase {
         self.init(
             identifier: file.identifier,
             sourceFile: file.path,
-            checksum: checksum,
+            checksum: Self.checksum(of: file.up.sql),
             merging: file.merging,
             apply: { db in try Self.run(up, in: db) },
             rollback: rollback)
+    }
+
+    /// Lowercase hex SHA-256 of the SQL's UTF-8 bytes.
+    public static func checksum(of sql: String) -> String {
+        SHA256.hash(data: Array(sql.utf8)).map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
+        }
+        .joined()
     }
 
     private static func run(_ section: SQLSection, in db: SQLCipherDatabase) throws {

@@ -1,0 +1,146 @@
+/// What a database records about its migrations: GRDB's ledger plus the checksums
+/// MigrationKit keeps beside it.
+public struct LedgerSnapshot: Hashable, Sendable {
+    /// `grdb_migrations`, in the order rows were recorded.
+    public var identifiers: [String]
+    /// Checksums recorded when steps were applied (`migrationkit_history`). A step
+    /// applied by GRDB, or before MigrationKit kept checksums, has none.
+    public var checksums: [String: String]
+
+    public init(identifiers: [String], checksums: [String: String] = [:]) {
+        self.identifiers = identifiers
+        self.checksums = checksums
+    }
+}
+
+/// A merged step whose replaced steps are all in the ledger: the ledger is to be
+/// rewritten to the merged identifier (GRDB's `registerMigration(_:merging:)`).
+public struct LedgerMerge: Hashable, Sendable {
+    public let identifier: String
+    public let replaces: [String]
+
+    public init(identifier: String, replaces: [String]) {
+        self.identifier = identifier
+        self.replaces = replaces
+    }
+}
+
+/// The registered steps compared with a database's ledger: the one place that decides
+/// what is applied, pending, modified, unknown or merged. Pure, so every rule can be
+/// tested without a database, and re-run cheaply under the write lock.
+public struct MigrationAnalysis<Database>: Sendable {
+    public let registry: MigrationRegistry<Database>
+    public let snapshot: LedgerSnapshot
+
+    /// Registered identifiers that count as applied (a merged step counts when every
+    /// step it replaces is in the ledger).
+    public let applied: Set<String>
+    /// Ledger identifiers that no registered step has, nor replaces.
+    public let unknown: [String]
+    /// Applied steps whose recorded checksum differs from the step's checksum now.
+    public let modified: [String]
+    /// Ledger rewrites for fully applied merged steps.
+    public let merges: [LedgerMerge]
+    /// Applied steps with a checksum but none recorded: to be adopted, not flagged.
+    public let checksumsToAdopt: [String: String]
+    /// A merged step with only some of its replaced steps applied, if any.
+    public let partialMerge: MigrationKitError?
+
+    public init(registry: MigrationRegistry<Database>, snapshot: LedgerSnapshot) {
+        self.registry = registry
+        self.snapshot = snapshot
+        let ledger = Set(snapshot.identifiers)
+        var applied = Set<String>()
+        var merges: [LedgerMerge] = []
+        var partialMerge: MigrationKitError?
+        for step in registry.steps {
+            if ledger.contains(step.identifier) {
+                applied.insert(step.identifier)
+            } else if !step.merging.isEmpty {
+                let present = step.merging.filter { ledger.contains($0) }
+                if present.count == step.merging.count {
+                    applied.insert(step.identifier)
+                    merges.append(LedgerMerge(identifier: step.identifier, replaces: step.merging))
+                } else if !present.isEmpty, partialMerge == nil {
+                    partialMerge = .partiallyAppliedMerge(
+                        step: step.identifier, applied: present, missing: step.merging.filter { !ledger.contains($0) })
+                }
+            }
+        }
+        let known = Set(registry.identifiers).union(registry.mergedIdentifiers.keys)
+        self.applied = applied
+        self.unknown = snapshot.identifiers.filter { !known.contains($0) }
+        self.merges = merges
+        self.partialMerge = partialMerge
+        var modified: [String] = []
+        var adopt: [String: String] = [:]
+        for step in registry.steps where applied.contains(step.identifier) {
+            guard let checksum = step.checksum else { continue }
+            if let recorded = snapshot.checksums[step.identifier] {
+                if recorded != checksum { modified.append(step.identifier) }
+            } else {
+                adopt[step.identifier] = checksum
+            }
+        }
+        self.modified = modified
+        self.checksumsToAdopt = adopt
+    }
+
+    /// Throws when the database's history forbids migrating: migrated by a newer
+    /// version, a half-applied merge, or steps edited after they were applied (unless
+    /// each edited step is in `acceptModified`).
+    public func refuseUnsafeHistory(acceptModified: Set<String> = []) throws {
+        if !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
+        if let partialMerge { throw partialMerge }
+        let refused = modified.filter { !acceptModified.contains($0) }
+        if !refused.isEmpty {
+            throw MigrationKitError.modifiedMigrations(identifiers: refused, files: refused.map { registry.step($0)?.sourceFile ?? $0 })
+        }
+    }
+
+    /// The steps to apply, in order, up to the step at `lastIndex`.
+    ///
+    /// - Throws: `.databaseAlreadyMigratedBeyond` when a later step is applied;
+    ///   `.pendingMigrationsOutOfOrder` when a pending step sorts before an applied one
+    ///   (unless `allowOutOfOrder`).
+    public func pendingSteps(through lastIndex: Int, allowOutOfOrder: Bool) throws -> [MigrationStep<Database>] {
+        let steps = registry.steps
+        if lastIndex + 1 < steps.count, steps[(lastIndex + 1)...].contains(where: { applied.contains($0.identifier) }) {
+            throw MigrationKitError.databaseAlreadyMigratedBeyond(steps[lastIndex].identifier)
+        }
+        guard lastIndex >= 0 else { return [] }
+        let pendingIndexes = steps.indices.filter { $0 <= lastIndex && !applied.contains(steps[$0].identifier) }
+        if !allowOutOfOrder, let latestApplied = steps.lastIndex(where: { applied.contains($0.identifier) }) {
+            let early = pendingIndexes.filter { $0 < latestApplied }
+            if !early.isEmpty {
+                throw MigrationKitError.pendingMigrationsOutOfOrder(
+                    pending: early.map { steps[$0].identifier }, latestApplied: steps[latestApplied].identifier)
+            }
+        }
+        return pendingIndexes.map { steps[$0] }
+    }
+
+    /// The applied steps in registration order: what rollback walks backwards.
+    public var appliedSteps: [MigrationStep<Database>] {
+        registry.steps.filter { applied.contains($0.identifier) }
+    }
+
+    /// Whether migrating must first write bookkeeping (merges, adopted or accepted
+    /// checksums) even when no step is pending.
+    public func needsBookkeeping(acceptModified: Set<String>) -> Bool {
+        !merges.isEmpty || !checksumsToAdopt.isEmpty || modified.contains(where: acceptModified.contains)
+    }
+
+    /// Every registered step's state, plus unknown ledger identifiers.
+    public var status: MigrationStatus {
+        let modifiedSet = Set(modified)
+        return MigrationStatus(
+            entries: registry.steps.map { step in
+                let state: MigrationState = modifiedSet.contains(step.identifier)
+                    ? .modified
+                    : (applied.contains(step.identifier) ? .applied : .pending)
+                return MigrationStatusEntry(identifier: step.identifier, state: state)
+            },
+            unknownApplied: unknown)
+    }
+}

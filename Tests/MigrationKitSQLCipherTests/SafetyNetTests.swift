@@ -1,0 +1,199 @@
+import Foundation
+import MigrationKit
+@testable import MigrationKitSQLCipher
+import Testing
+
+/// Steps whose checksum is given explicitly, like SQL files get one from their text.
+private func step(_ identifier: String, _ sql: String, down: String? = nil, merging: [String] = []) -> SQLCipherMigrationStep {
+    var rollback: (@Sendable (SQLCipherDatabase) throws -> Void)?
+    if let down { rollback = { db in try db.execute(sql: down) } }
+    return SQLCipherMigrationStep(
+        identifier: identifier,
+        sourceFile: "\(identifier).sql",
+        checksum: SQLCipherMigrationStep.checksum(of: sql),
+        merging: merging,
+        apply: { db in try db.execute(sql: sql) },
+        rollback: rollback)
+}
+
+@Suite struct EditedMigrationTests {
+    @Test func anEditedAppliedStepIsFlaggedAndBlocksMigrate() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try SQLCipherMigrationRunner(steps: [step("0001_a", "CREATE TABLE a (x)")]).migrate(in: writer)
+
+        // Someone edited the shipped file and added a new one.
+        let edited = try SQLCipherMigrationRunner(steps: [step("0001_a", "CREATE TABLE a (x, y)"), step("0002_b", "CREATE TABLE b (z)")])
+        let status = try edited.migrationStatus(in: writer)
+        #expect(status.entries.map(\.state) == [.modified, .pending])
+        #expect(status.modified == ["0001_a"])
+        let before = try fileBytes(directory.path("app.db"))
+        #expect(throws: MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: ["0001_a.sql"])) { try edited.migrate(in: writer) }
+        #expect(try fileBytes(directory.path("app.db")) == before)
+
+        // Accepting it records the new checksum deliberately; the next run is clean.
+        let report = try edited.migrate(in: writer, options: MigrateOptions(acceptModified: ["0001_a"]))
+        #expect(report.identifiers == ["0002_b"])
+        #expect(try edited.migrationStatus(in: writer).modified.isEmpty)
+        #expect(try writer.read { try $0.columns(in: "a").map(\.name) } == ["x"])  // the edit did not run
+    }
+
+    @Test func stepsAppliedWithoutChecksumsAreAdoptedNotFlagged() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        // As GRDB leaves a database: the ledger only, no history table.
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            try db.execute(sql: "CREATE TABLE a (x); INSERT INTO grdb_migrations VALUES ('0001_a');")
+        }
+        let runner = try SQLCipherMigrationRunner(steps: [step("0001_a", "CREATE TABLE a (x)"), step("0002_b", "CREATE TABLE b (z)")])
+        #expect(try runner.migrationStatus(in: writer).entries.map(\.state) == [.applied, .pending])
+        let report = try runner.migrate(in: writer)
+        #expect(report.adoptedChecksums == ["0001_a"])
+        #expect(report.identifiers == ["0002_b"])
+        let history = try writer.read { try MigrationHistory.entries(in: $0) }
+        #expect(history["0001_a"]?.checksum == SQLCipherMigrationStep.checksum(of: "CREATE TABLE a (x)"))
+        #expect(history["0002_b"]?.checksum == SQLCipherMigrationStep.checksum(of: "CREATE TABLE b (z)"))
+        // The ledger is still exactly GRDB's.
+        #expect(try writer.read { try $0.columns(in: "grdb_migrations").map(\.name) } == ["identifier"])
+    }
+
+    @Test func rollbackForgetsTheStepsHistory() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let runner = try SQLCipherMigrationRunner(steps: [step("0001_a", "CREATE TABLE a (x)", down: "DROP TABLE a")])
+        try runner.migrate(in: writer)
+        try runner.rollbackLastMigration(in: writer)
+        #expect(try writer.read { try MigrationHistory.entries(in: $0) }.isEmpty)
+    }
+}
+
+@Suite struct AtomicAndDryRunTests {
+    private let fiveSteps = [
+        step("0001_a", "CREATE TABLE a (x); INSERT INTO a VALUES (1);"),
+        step("0002_b", "CREATE TABLE b (y)"),
+        step("0003_broken", "CREATE TABLE c (z); INSERT INTO nowhere VALUES (1);"),
+        step("0004_d", "CREATE TABLE d (w)"),
+        step("0005_e", "CREATE TABLE e (v)"),
+    ]
+
+    @Test func anAtomicFailureInStepThreeOfFiveLeavesTheFileByteForByteUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+            try writer.write { try $0.execute(sql: "CREATE TABLE existing (k); INSERT INTO existing VALUES ('keep');") }
+        }
+        let before = try fileBytes(path)
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        #expect {
+            try SQLCipherMigrationRunner(steps: fiveSteps).migrate(in: writer, options: MigrateOptions(mode: .atomic))
+        } throws: { ($0 as? MigrationStepError)?.identifier == "0003_broken" }
+        #expect(try fileBytes(path) == before)
+        #expect(try writer.read { try $0.tableExists("a") } == false)
+    }
+
+    @Test func anAtomicRunFailingVerificationCommitsNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        _ = try SQLCipherWriter(path: path, key: .testRawKey)
+        let before = try fileBytes(path)
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        let runner = try SQLCipherMigrationRunner(
+            steps: [step("0001_a", "CREATE TABLE a (x)")],
+            verifier: SQLCipherMigrationVerifier(requiredIndexes: [RequiredIndexSpec(table: "a", index: "a_x")]))
+        #expect(throws: MigrationKitError.missingIndex(table: "a", index: "a_x")) {
+            try runner.migrate(in: writer, options: MigrateOptions(mode: .atomic))
+        }
+        #expect(try fileBytes(path) == before)
+    }
+
+    @Test func anAtomicSuccessAppliesEverything() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let steps = [fiveSteps[0], fiveSteps[1], fiveSteps[3], fiveSteps[4]]
+        let report = try SQLCipherMigrationRunner(steps: steps).migrate(in: writer, options: MigrateOptions(mode: .atomic))
+        #expect(report.identifiers == ["0001_a", "0002_b", "0004_d", "0005_e"])
+        #expect(try SQLCipherMigrationRunner(steps: steps).hasCompletedMigrations(in: writer))
+    }
+
+    @Test func aDryRunReportsStepsAndSchemaChangeAndLeavesTheFileUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let steps = [fiveSteps[0], fiveSteps[1]]
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+            try SQLCipherMigrationRunner(steps: [steps[0]]).migrate(in: writer)
+        }
+        let before = try fileBytes(path)
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        let report = try SQLCipherMigrationRunner(steps: steps).migrate(in: writer, options: MigrateOptions(mode: .dryRun))
+        #expect(report.isDryRun)
+        #expect(report.identifiers == ["0002_b"])
+        #expect(report.schemaBefore == "CREATE TABLE a (x);\n")
+        #expect(report.schemaAfter == "CREATE TABLE a (x);\nCREATE TABLE b (y);\n")
+        #expect(try fileBytes(path) == before)
+        #expect(try SQLCipherMigrationRunner(steps: steps).migrationStatus(in: writer).pending == ["0002_b"])
+    }
+
+    @Test func aDryRunOfAFailingStepReportsTheFailureAndChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        _ = try SQLCipherWriter(path: path, key: .testRawKey)
+        let before = try fileBytes(path)
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        #expect(throws: MigrationStepError.self) {
+            try SQLCipherMigrationRunner(steps: Array(fiveSteps.prefix(3))).migrate(in: writer, options: MigrateOptions(mode: .dryRun))
+        }
+        #expect(try fileBytes(path) == before)
+    }
+}
+
+@Suite struct MergedMigrationTests {
+    private let old = [
+        step("0001_a", "CREATE TABLE a (x)", down: "DROP TABLE a"),
+        step("0002_b", "CREATE TABLE b (y)", down: "DROP TABLE b"),
+        step("0003_c", "CREATE TABLE c (z)", down: "DROP TABLE c"),
+    ]
+    /// 0001 and 0002 squashed into one step.
+    private var squashed: [SQLCipherMigrationStep] {
+        [step("0002_ab", "CREATE TABLE a (x); CREATE TABLE b (y);", down: "DROP TABLE b; DROP TABLE a;", merging: ["0001_a", "0002_b"]), old[2]]
+    }
+
+    private func ledger(_ writer: SQLCipherWriter) throws -> [String] {
+        try writer.read { try MigrationLedger.identifiers(in: $0) }
+    }
+
+    @Test func onAFreshDatabaseTheMergedStepRunsLikeAnyOther() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        #expect(try SQLCipherMigrationRunner(steps: squashed).migrate(in: writer).identifiers == ["0002_ab", "0003_c"])
+        #expect(try ledger(writer) == ["0002_ab", "0003_c"])
+    }
+
+    @Test func whereEveryMergedStepIsAppliedTheLedgerIsRewritten() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try SQLCipherMigrationRunner(steps: old).migrate(in: writer, upTo: "0002_b")
+        let runner = try SQLCipherMigrationRunner(steps: squashed)
+        #expect(try runner.migrationStatus(in: writer).entries.map(\.state) == [.applied, .pending])
+        let report = try runner.migrate(in: writer)
+        #expect(report.identifiers == ["0003_c"])
+        #expect(report.merges == [LedgerMerge(identifier: "0002_ab", replaces: ["0001_a", "0002_b"])])
+        #expect(try Set(ledger(writer)) == ["0002_ab", "0003_c"])
+        // Rolling the merged step back works from the rewritten ledger.
+        try runner.rollbackMigrations(in: writer, steps: 2)
+        #expect(try ledger(writer).isEmpty)
+    }
+
+    @Test func whereOnlySomeMergedStepsAreAppliedTheRunnerRefusesNamingBothSets() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try SQLCipherMigrationRunner(steps: old).migrate(in: writer, upTo: "0001_a")
+        let before = try fileBytes(directory.path("app.db"))
+        #expect(throws: MigrationKitError.partiallyAppliedMerge(step: "0002_ab", applied: ["0001_a"], missing: ["0002_b"])) {
+            try SQLCipherMigrationRunner(steps: squashed).migrate(in: writer)
+        }
+        #expect(try fileBytes(directory.path("app.db")) == before)
+    }
+}
