@@ -1,0 +1,160 @@
+import CSQLCipher
+import Foundation
+
+/// Consistent copies of a database, taken before anything changes it, and restoring one.
+///
+/// A backup is the database's own encrypted bytes, copied while `BEGIN IMMEDIATE`
+/// holds the write lock: no other connection can be mid-commit, so the copy is a
+/// committed state, and it opens with the same key and settings, at no extra key
+/// derivation. A database in WAL mode keeps recent commits in its -wal file, which a
+/// byte copy would miss; those are copied with SQLite's online backup API instead
+/// (which costs one key derivation for the new file).
+public enum DatabaseBackup {
+    /// How many backups of one database `create` keeps by default.
+    public static let defaultKeepCount = 5
+
+    /// Writes a backup of the writer's database and prunes older ones.
+    ///
+    /// - Parameters:
+    ///   - directory: where to put it; nil puts it beside the database.
+    ///   - keep: how many backups of this database to keep (the newest); 0 keeps all.
+    /// - Returns: the backup's path: `<db name>.backup-<UTC timestamp>`, mode 0600.
+    @discardableResult
+    public static func create(of writer: SQLCipherWriter, in directory: String? = nil, keep: Int = defaultKeepCount) throws -> String {
+        let folder = directory ?? DirectoryLock.parent(of: writer.path)
+        let name = writer.path.split(separator: "/").last.map(String.init) ?? writer.path
+        let destination = try uniquePath(folder: folder, name: name)
+        try writer.writeWithoutTransaction { db in
+            let journalMode = try db.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
+            if journalMode == "wal" {
+                try onlineBackup(db, key: writer.key, configuration: writer.configuration, to: destination)
+            } else {
+                try db.inTransaction(.immediate) {
+                    try copyBytes(from: writer.path, to: destination)
+                }
+            }
+        }
+        if keep > 0 { prune(folder: folder, name: name, keep: keep) }
+        return destination
+    }
+
+    /// The backups of the database named `name` in `folder`, oldest first.
+    public static func list(folder: String, name: String) -> [String] {
+        let prefix = name + ".backup-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasPrefix(prefix) && !$0.hasSuffix("-journal") }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .map { folder == "." ? $0 : folder + "/" + $0 }
+    }
+
+    /// Puts the backup at `backup` in place of the database at `path`, after proving
+    /// the backup opens with `key` and passes `quick_check`. The replacement is a copy
+    /// renamed over the database, so the backup itself is kept, and an interruption
+    /// leaves the old database whole.
+    public static func restore(from backup: String, to path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws {
+        var proving = configuration
+        proving.createIfMissing = false
+        proving.readOnly = true
+        do {
+            let database = try SQLCipherOpener.open(path: backup, key: key, configuration: proving)
+            let result = try database.fetchString(sql: "PRAGMA quick_check(1)")
+            guard result == "ok" else {
+                throw SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_CORRUPT,
+                                     message: "The backup fails its integrity check (\(result ?? "no answer")); choose another backup.", path: backup)
+            }
+        }
+        let temporary = DurableFile.siblingPath(of: path, purpose: "restoring")
+        DurableFile.removeIfPresent(temporary)
+        do {
+            try copyBytes(from: backup, to: temporary)
+            // A journal left by the replaced database would be applied to the restored
+            // one on next open and corrupt it.
+            for suffix in ["-journal", "-wal", "-shm"] { _ = unlink(path + suffix) }
+            try DurableFile.replace(path, with: temporary)
+        } catch {
+            DurableFile.removeIfPresent(temporary)
+            throw error
+        }
+    }
+
+    // MARK: - Pieces
+
+    /// `<name>.backup-<UTC time to the millisecond>`: names sort in time order, which
+    /// is what pruning relies on. On a collision the time is nudged forward, so the
+    /// order holds even then.
+    private static func uniquePath(folder: String, name: String) throws -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
+        let prefix = (folder == "." ? "" : folder + "/") + name + ".backup-"
+        let latest = list(folder: folder, name: name).last
+        var date = Date()
+        var candidate = prefix + formatter.string(from: date)
+        while FileProbe(path: candidate).kind != .missing || latest.map({ !$0.utf8.lexicographicallyPrecedes(candidate.utf8) }) == true {
+            date += 0.001
+            candidate = prefix + formatter.string(from: date)
+        }
+        return candidate
+    }
+
+    /// Copies a file's bytes into a new 0600 file and flushes it.
+    static func copyBytes(from source: String, to destination: String) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw DurableFile.failure("read", source) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw DurableFile.failure("create", destination) }
+        var failed: SQLCipherError?
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        copying: while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                failed = DurableFile.failure("read", source)
+                break
+            }
+            var written = 0
+            while written < count {
+                let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    failed = DurableFile.failure("write", destination)
+                    break copying
+                }
+                written += result
+            }
+        }
+        if failed == nil, fsync(output) != 0 { failed = DurableFile.failure("flush", destination) }
+        close(output)
+        if let failed {
+            _ = unlink(destination)
+            throw failed
+        }
+    }
+
+    /// SQLite's online backup API into a new file keyed like the source.
+    private static func onlineBackup(_ db: SQLCipherDatabase, key: DatabaseKey?, configuration: SQLCipherConfiguration, to destination: String) throws {
+        var target = configuration
+        target.createIfMissing = true
+        target.readOnly = false
+        let copy = try SQLCipherOpener.open(path: destination, key: key, configuration: target)
+        guard let backup = sqlite3_backup_init(copy.handle, "main", db.handle, "main") else {
+            _ = unlink(destination)
+            throw copy.lastError(code: sqlite3_errcode(copy.handle))
+        }
+        let stepCode = sqlite3_backup_step(backup, -1)
+        let finishCode = sqlite3_backup_finish(backup)
+        guard stepCode == SQLITE_DONE, finishCode == SQLITE_OK else {
+            let error = copy.lastError(code: finishCode == SQLITE_OK ? stepCode : finishCode)
+            _ = unlink(destination)
+            throw error
+        }
+    }
+
+    private static func prune(folder: String, name: String, keep: Int) {
+        let backups = list(folder: folder, name: name)
+        for stale in backups.dropLast(keep) { _ = unlink(stale) }
+    }
+}
