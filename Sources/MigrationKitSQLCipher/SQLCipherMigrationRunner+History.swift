@@ -1,0 +1,134 @@
+import Foundation
+import MigrationKit
+
+/// Why a development database's history no longer matches the registered steps.
+public struct SchemaChange: Sendable, CustomStringConvertible {
+    public enum Reason: Hashable, Sendable, CustomStringConvertible {
+        /// Applied identifiers no registered step has: removed or renamed steps.
+        case removedOrRenamed([String])
+        /// Applied steps whose checksum changed: edited steps.
+        case edited([String])
+        /// The schema the applied steps produce today differs from the database's.
+        case schemaDrift(expected: String, actual: String)
+
+        public var description: String {
+            switch self {
+            case .removedOrRenamed(let identifiers):
+                return "applied but no longer registered (removed or renamed): \(identifiers.joined(separator: ", "))"
+            case .edited(let identifiers):
+                return "edited since applied: \(identifiers.joined(separator: ", "))"
+            case .schemaDrift:
+                return "the schema differs from what the applied migrations produce today"
+            }
+        }
+    }
+
+    public let reasons: [Reason]
+    /// What erasing removes: every table, view, index and trigger, by name.
+    public let objectsToErase: [String]
+
+    public var description: String {
+        reasons.map(\.description).joined(separator: "; ")
+    }
+}
+
+extension SQLCipherMigrationRunner {
+    // MARK: - Baseline
+
+    /// Records every step up to and including `target` as applied without running it,
+    /// for a database whose schema predates MigrationKit (Flyway's `baseline`,
+    /// golang-migrate's `force`). Steps already recorded are left as they are.
+    ///
+    /// - Returns: the identifiers newly recorded.
+    /// - Throws: `.unknownMigration`; `.databaseAlreadyMigratedBeyond` when a step after
+    ///   `target` is applied; `.databaseSuperseded` for a ledger with unknown steps.
+    @discardableResult
+    public func baseline(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
+        guard let targetIndex = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+        return try writer.write { db in
+            let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
+            try analysis.refuseUnsafeHistory()
+            if registry.steps[(targetIndex + 1)...].contains(where: { analysis.applied.contains($0.identifier) }) {
+                throw MigrationKitError.databaseAlreadyMigratedBeyond(target)
+            }
+            var recorded: [String] = []
+            for step in registry.steps[...targetIndex] where !analysis.applied.contains(step.identifier) {
+                try MigrationLedger.insert(step.identifier, in: db)
+                try MigrationHistory.record(step.identifier, checksum: step.checksum, duration: .zero, in: db)
+                recorded.append(step.identifier)
+            }
+            return recorded
+        }
+    }
+
+    // MARK: - Erase on schema change (development only)
+
+    /// Whether the database's history no longer matches the registered steps, and why:
+    /// applied steps removed or renamed, applied steps edited, or a schema that differs
+    /// from what the applied steps produce (found by replaying them into a scratch
+    /// database encrypted with the same key and settings, as GRDB does). Nil when the
+    /// history matches.
+    public func schemaChange(in writer: SQLCipherWriter) throws -> SchemaChange? {
+        let analysis = try self.analysis(in: writer)
+        var reasons: [SchemaChange.Reason] = []
+        if !analysis.unknown.isEmpty { reasons.append(.removedOrRenamed(analysis.unknown)) }
+        if !analysis.modified.isEmpty { reasons.append(.edited(analysis.modified)) }
+        if reasons.isEmpty {
+            let actual = try writer.read { try SchemaDump.canonicalSQL(of: $0) }
+            let expected = try replayedSchema(of: analysis.appliedSteps, keyedLike: writer)
+            if actual != expected { reasons.append(.schemaDrift(expected: expected, actual: actual)) }
+        }
+        guard !reasons.isEmpty else { return nil }
+        let objects = try writer.read { db in
+            try SchemaDump.objects(in: db, includingBookkeeping: true).map { "\($0.type) \($0.name)" }
+        }
+        return SchemaChange(reasons: reasons, objectsToErase: objects)
+    }
+
+    /// Erases the database when its history no longer matches (see `schemaChange`),
+    /// then migrates. For development databases only: erasing deletes every row.
+    ///
+    /// - Returns: the change that caused an erase (nil when none was needed) and the
+    ///   migration report.
+    @discardableResult
+    public func migrateErasingOnSchemaChange(in writer: SQLCipherWriter, options: MigrateOptions = MigrateOptions()) throws -> (erased: SchemaChange?, report: MigrationReport) {
+        let change = try schemaChange(in: writer)
+        if change != nil { try erase(writer) }
+        return (change, try migrate(in: writer, options: options))
+    }
+
+    /// Drops every table, view, index and trigger, the ledger and MigrationKit's history,
+    /// and resets `user_version`, in one transaction.
+    public func erase(_ writer: SQLCipherWriter) throws {
+        try writer.writeWithoutTransaction { db in
+            try ForeignKeyDeferral.inTransaction(db) {
+                let objects = try SchemaDump.objects(in: db, includingBookkeeping: true)
+                for kind in ["trigger", "view", "table"] {
+                    for object in objects where object.type == kind {
+                        try db.execute(sql: "DROP \(kind.uppercased()) IF EXISTS \(quoteIdentifier(object.name))")
+                    }
+                }
+                if try db.tableExists("sqlite_sequence") { try db.execute(sql: "DELETE FROM sqlite_sequence") }
+                try db.execute(sql: "PRAGMA user_version = 0")
+            }
+        }
+    }
+
+    /// The canonical schema `steps` produce on an empty database encrypted like the
+    /// writer's, built in a private temporary folder removed afterwards.
+    func replayedSchema(of steps: [SQLCipherMigrationStep], keyedLike writer: SQLCipherWriter) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-replay-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = writer.configuration
+        configuration.createIfMissing = true
+        configuration.readOnly = false
+        let scratch = try SQLCipherWriter(path: folder + "/replay.db", key: writer.key, configuration: configuration)
+        var replay = try SQLCipherMigrationRunner(steps: steps, enforceLexicographicOrder: false, host: host, verifier: SQLCipherMigrationVerifier())
+        replay.allowOutOfOrder = true
+        // The steps' own effects only: no verification of the scratch copy.
+        replay.host = MigrationHostIntegration(verifyIntegrity: { _ in }, verifyPostMigration: { _ in })
+        try replay.migrate(in: scratch)
+        return try scratch.read { try SchemaDump.canonicalSQL(of: $0) }
+    }
+}

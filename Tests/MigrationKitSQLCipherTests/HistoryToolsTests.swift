@@ -1,0 +1,111 @@
+import Foundation
+import MigrationKit
+@testable import MigrationKitSQLCipher
+import Testing
+
+private func sqlStep(_ identifier: String, _ sql: String) -> SQLCipherMigrationStep {
+    SQLCipherMigrationStep(
+        identifier: identifier, sourceFile: "\(identifier).sql", checksum: SQLCipherMigrationStep.checksum(of: sql),
+        apply: { db in try db.execute(sql: sql) })
+}
+
+@Suite struct BaselineTests {
+    private let steps = [
+        sqlStep("0001_a", "CREATE TABLE a (x)"),
+        sqlStep("0002_b", "CREATE TABLE b (y)"),
+        sqlStep("0003_c", "CREATE TABLE c (z)"),
+    ]
+
+    @Test func baselineRecordsStepsWithoutRunningThemThenMigrateAppliesTheRest() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("legacy.db"), key: .testRawKey)
+        // A database the app created before MigrationKit managed it.
+        try writer.write { try $0.execute(sql: "CREATE TABLE a (x); CREATE TABLE b (y); INSERT INTO a VALUES (1);") }
+        let runner = try SQLCipherMigrationRunner(steps: steps)
+        #expect(try runner.baseline(in: writer, upTo: "0002_b") == ["0001_a", "0002_b"])
+        #expect(try runner.migrationStatus(in: writer).entries.map(\.state) == [.applied, .applied, .pending])
+        #expect(try runner.migrate(in: writer).identifiers == ["0003_c"])
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT x FROM a") } == 1)
+    }
+
+    @Test func baselineRefusesADatabaseManagedPastTheTarget() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let runner = try SQLCipherMigrationRunner(steps: steps)
+        try runner.migrate(in: writer)
+        let before = try fileBytes(directory.path("app.db"))
+        #expect(throws: MigrationKitError.databaseAlreadyMigratedBeyond("0001_a")) { try runner.baseline(in: writer, upTo: "0001_a") }
+        #expect(throws: MigrationKitError.unknownMigration("0009_x")) { try runner.baseline(in: writer, upTo: "0009_x") }
+        #expect(try fileBytes(directory.path("app.db")) == before)
+    }
+}
+
+@Suite struct EraseOnSchemaChangeTests {
+    private let steps = [sqlStep("0001_a", "CREATE TABLE a (x)"), sqlStep("0002_b", "CREATE TABLE b (y)")]
+
+    private func migratedWriter(_ directory: TemporaryDirectory) throws -> SQLCipherWriter {
+        let writer = try SQLCipherWriter(path: directory.path("dev.db"), key: .testPassphrase)
+        try SQLCipherMigrationRunner(steps: steps).migrate(in: writer)
+        try writer.write { try $0.execute(sql: "INSERT INTO a VALUES ('dev data')") }
+        return writer
+    }
+
+    @Test func anUnchangedHistoryIsNotErased() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try migratedWriter(directory)
+        let runner = try SQLCipherMigrationRunner(steps: steps)
+        #expect(try runner.schemaChange(in: writer) == nil)
+        let result = try runner.migrateErasingOnSchemaChange(in: writer)
+        #expect(result.erased == nil)
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM a") } == 1)
+    }
+
+    @Test func aRemovedStepTriggersAnErase() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try migratedWriter(directory)
+        let runner = try SQLCipherMigrationRunner(steps: [steps[0]])
+        let change = try #require(try runner.schemaChange(in: writer))
+        #expect(change.reasons == [.removedOrRenamed(["0002_b"])])
+        #expect(change.objectsToErase.contains("table a"))
+        let result = try runner.migrateErasingOnSchemaChange(in: writer)
+        #expect(result.erased != nil)
+        #expect(result.report.identifiers == ["0001_a"])
+        try writer.read { db throws in
+            #expect(try db.fetchInt(sql: "SELECT count(*) FROM a") == 0)
+            #expect(try !db.tableExists("b"))
+        }
+    }
+
+    @Test func aRenamedStepTriggersAnErase() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try migratedWriter(directory)
+        let renamed = try SQLCipherMigrationRunner(steps: [steps[0], sqlStep("0002_b_renamed", "CREATE TABLE b (y)")])
+        #expect(try renamed.schemaChange(in: writer)?.reasons == [.removedOrRenamed(["0002_b"])])
+        #expect(try renamed.migrateErasingOnSchemaChange(in: writer).report.identifiers == ["0001_a", "0002_b_renamed"])
+    }
+
+    @Test func anEditedStepTriggersAnErase() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try migratedWriter(directory)
+        let edited = try SQLCipherMigrationRunner(steps: [steps[0], sqlStep("0002_b", "CREATE TABLE b (y, z)")])
+        #expect(try edited.schemaChange(in: writer)?.reasons == [.edited(["0002_b"])])
+        try edited.migrateErasingOnSchemaChange(in: writer)
+        #expect(try writer.read { try $0.columns(in: "b").map(\.name) } == ["y", "z"])
+    }
+
+    @Test func schemaDriftTriggersAnErase() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try migratedWriter(directory)
+        // Someone changed the schema by hand, outside any migration.
+        try writer.write { try $0.execute(sql: "CREATE TABLE handmade (q)") }
+        let runner = try SQLCipherMigrationRunner(steps: steps)
+        let change = try #require(try runner.schemaChange(in: writer))
+        guard case .schemaDrift(let expected, let actual) = change.reasons.first else {
+            Issue.record("expected schema drift, got \(change)")
+            return
+        }
+        #expect(!expected.contains("handmade") && actual.contains("handmade"))
+        try runner.migrateErasingOnSchemaChange(in: writer)
+        #expect(try writer.read { try $0.tableExists("handmade") } == false)
+    }
+}
