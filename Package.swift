@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "MigrationKit", targets: ["MigrationKit"]),
         .library(name: "MigrationKitSQLCipher", targets: ["MigrationKitSQLCipher"]),
+        .library(name: "MigrationKitKeys", targets: ["MigrationKitKeys"]),
     ],
     targets: [
         // Core: steps, registry, errors. Pure Swift, no C, no database.
@@ -19,6 +20,16 @@ let package = Package(
             providers: [.apt(["libsqlcipher-dev"])]
         ),
         .target(name: "MigrationKitSQLCipher", dependencies: ["MigrationKit", "CSQLCipher"]),
+
+        // The freedesktop Secret Service through libsecret (apt: libsecret-1-dev), which
+        // stands in for the Apple keychain. It pulls in GLib/GIO, never libsqlite3.
+        .systemLibrary(
+            name: "CLibSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        // Key sources: flags, key files, the environment, a no-echo prompt, the Secret Service.
+        .target(name: "MigrationKitKeys", dependencies: ["MigrationKitSQLCipher", "CLibSecret"]),
 
         .executableTarget(
             name: "migrationkit-library-demo",
