@@ -95,7 +95,7 @@ struct KeyFile {
         KeyError(
             code: .keyFileUnreadable,
             message: code == EACCES || code == EPERM
-                ? "Key file \(path) cannot be read (permission denied); run as its owner or fix its permissions with `chmod 600 \(path)`."
+                ? "Key file \(path) cannot be read (permission denied); run as the user it belongs to or, if it is yours, make it readable with `chmod 600 \(path)`."
                 : "Key file \(path) cannot be read (\(errnoDescription(code))).",
             path: path)
     }

@@ -27,23 +27,38 @@ enum KeyText {
     /// - Parameter origin: where the text came from, for the warning ("key file /x/key").
     static func key(from text: SecretBytes, origin: String, path: String? = nil, warn: (KeyWarning) -> Void) -> DatabaseKey {
         let key = DatabaseKey(keyText: text)
-        if key.kind == .passphrase, looksLikeRawKey(text) {
+        if key.kind == .passphrase, looksLikeMalformedRawKey(text) {
             warn(KeyWarning(
                 code: .malformedRawKey,
-                message: "The key in \(origin) looks like a raw key (x'…') but is not exactly \(DatabaseKey.rawKeyLength * 2) hex digits between the quotes, so it is used as a passphrase; if a raw key was meant, write it as x' followed by \(DatabaseKey.rawKeyLength * 2) hex digits and '.",
+                message: "The key in \(origin) looks like a raw key (x'…') but is not x' followed by \(DatabaseKey.rawKeyLength * 2) hex digits and ', so SQLCipher will use it as a passphrase; if a raw key was meant, fix the hex digits.",
                 path: path))
         }
         return key
     }
 
-    /// `x'…'` or `X'…'`: the shape of SQLCipher's raw-key literal, whatever is inside.
-    private static func looksLikeRawKey(_ text: SecretBytes) -> Bool {
+    /// `x'…'` or `X'…'`, the shape of SQLCipher's raw-key literal, with something inside
+    /// SQLCipher will not take as one. SQLCipher reads exactly two forms as raw: 64 hex
+    /// digits (a key, which `DatabaseKey(keyText:)` already turned into `.rawKey`) and 96
+    /// (a key and its 16-byte salt, which it is handed on as text and still works).
+    private static func looksLikeMalformedRawKey(_ text: SecretBytes) -> Bool {
         text.withUnsafeBytes { bytes in
-            bytes.count >= 3
-                && (bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"))
-                && bytes[1] == UInt8(ascii: "'")
-                && bytes[bytes.count - 1] == UInt8(ascii: "'")
+            guard bytes.count >= 3,
+                  bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
+                  bytes[1] == UInt8(ascii: "'"),
+                  bytes[bytes.count - 1] == UInt8(ascii: "'")
+            else { return false }
+            let inner = bytes[2..<(bytes.count - 1)]
+            let isKeyAndSalt = inner.count == (DatabaseKey.rawKeyLength + 16) * 2 && inner.allSatisfy(\.isHexDigit)
+            return !isKeyAndSalt
         }
+    }
+}
+
+private extension UInt8 {
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }
 
