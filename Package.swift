@@ -39,6 +39,14 @@ let package = Package(
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit"]),
         .testTarget(name: "MigrationKitSQLCipherTests", dependencies: ["MigrationKitSQLCipher"]),
+        .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "KeyStoreProbe"]),
+        // A child process for the key tests: libsecret caches its bus connection per
+        // process, and prompts need their own terminal, so those cases run out of process.
+        .executableTarget(
+            name: "KeyStoreProbe",
+            dependencies: ["MigrationKitKeys"],
+            path: "Tests/KeyStoreProbe"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
