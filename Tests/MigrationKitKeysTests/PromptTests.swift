@@ -64,6 +64,18 @@ struct PromptTests {
         #expect(!result.transcript.contains("half-typed"))
     }
 
+    @Test func ctrlZRestoresEchoWhileStoppedAndAsksAgainAfterwards() throws {
+        let directory = try TemporaryDirectory()
+        let result = try run(["resolve", "prompt"],
+                             [.init(expect: prompt, send: "half\u{1A}", thenResumeFromStop: true),
+                              .init(expect: prompt, send: secret + "\n")], home: directory.url.path)
+        #expect(result.echoWhileStopped == [true], "the terminal did not echo while the probe was stopped")
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.transcript.contains("key passphrase"))
+        #expect(!result.transcript.contains(secret) && !result.transcript.contains("half"))
+        #expect(result.echoAfter)
+    }
+
     @Test func standardInputOnATerminalIsRefusedRatherThanEchoed() throws {
         let directory = try TemporaryDirectory()
         let result = try run(["resolve", "stdin"], [], home: directory.url.path)

@@ -10,8 +10,17 @@ enum PseudoTerminal {
     struct Step: Encodable {
         /// Text to wait for in the output before sending.
         var expect: String
-        /// What to type; "\n" is Enter, "\u{03}" is Ctrl-C, "\u{04}" is Ctrl-D.
+        /// What to type; "\n" is Enter, "\u{03}" is Ctrl-C, "\u{04}" is Ctrl-D, "\u{1A}" Ctrl-Z.
         var send: String
+        /// After sending, wait until the program is stopped (Ctrl-Z), record whether the
+        /// terminal echoes at that moment, then continue it with SIGCONT.
+        var thenResumeFromStop: Bool = false
+
+        init(expect: String, send: String, thenResumeFromStop: Bool = false) {
+            self.expect = expect
+            self.send = send
+            self.thenResumeFromStop = thenResumeFromStop
+        }
     }
 
     struct Result: Decodable {
@@ -26,9 +35,13 @@ enum PseudoTerminal {
         var timedOut: Bool
         /// The first expected text that never appeared, if any.
         var missing: String?
+        /// For each `thenResumeFromStop` step: whether the terminal echoed while stopped
+        /// (nil if the program never stopped).
+        var echoWhileStopped: [Bool?]
 
         enum CodingKeys: String, CodingKey {
             case status, signal, transcript, echoAfter = "echo_after", timedOut = "timed_out", missing
+            case echoWhileStopped = "echo_while_stopped"
         }
 
         var errorCode: String? {
@@ -63,20 +76,34 @@ import fcntl, json, os, select, signal, subprocess, sys, termios, time
 
 request = json.load(sys.stdin)
 deadline = time.monotonic() + request["timeout"]
-master, slave = os.openpty()
 
-def become_controlling_terminal():
-    # start_new_session made the child a session leader; take the pty as its terminal.
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+# Play the login shell: lead a session whose controlling terminal is the pty, and run the
+# program as a foreground job in a process group of its own. (A program that led its own
+# session would be an orphaned process group, in which Ctrl-Z is silently discarded.)
+if os.getpid() == os.getpgrp():
+    # A process group leader cannot start a session; a child of it can.
+    helper = os.fork()
+    if helper:
+        _, status = os.waitpid(helper, 0)
+        sys.exit(os.waitstatus_to_exitcode(status))
+os.setsid()
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+def start_foreground_job():
+    os.setpgid(0, 0)
+    # Taking the terminal from the background would stop us with SIGTTOU.
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, os.getpgrp())
     # As at a person's terminal: job-control signals at their defaults, even if this
     # driver was started as a background job (where the shell ignores SIGINT and SIGQUIT).
-    for number in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP, signal.SIGTSTP):
+    for number in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP, signal.SIGTSTP, signal.SIGTTOU):
         signal.signal(number, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 child = subprocess.Popen(
     request["argv"], stdin=slave, stdout=slave, stderr=slave, env=request["env"],
-    start_new_session=True, preexec_fn=become_controlling_terminal, close_fds=True)
+    preexec_fn=start_foreground_job, close_fds=True)
 
 transcript = b""
 def read_some(wait):
@@ -90,6 +117,7 @@ def read_some(wait):
 
 missing = None
 timed_out = False
+echo_while_stopped = []
 position = 0  # only output after what the previous step awaited counts for the next
 for step in request["steps"]:
     expected = step["expect"].encode()
@@ -102,6 +130,16 @@ for step in request["steps"]:
         break
     position = found + len(expected)
     os.write(master, step["send"].encode())
+    if step["thenResumeFromStop"]:
+        stopped = False
+        while time.monotonic() < deadline and child.poll() is None:
+            with open("/proc/%d/stat" % child.pid) as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "T":
+                    stopped = True
+                    break
+            read_some(0.05)
+        echo_while_stopped.append(bool(termios.tcgetattr(slave)[3] & termios.ECHO) if stopped else None)
+        os.kill(child.pid, signal.SIGCONT)
 
 while child.poll() is None and time.monotonic() < deadline:
     read_some(0.05)
@@ -121,6 +159,7 @@ print(json.dumps({
     "echo_after": bool(lflag & termios.ECHO),
     "timed_out": timed_out,
     "missing": missing,
+    "echo_while_stopped": echo_while_stopped,
 }))
 """#
 }
