@@ -22,6 +22,11 @@ enum LibSecret {
 
         var glibError: KeyError.GLibError { KeyError.GLibError(domain: domain, code: code) }
 
+        /// GLib aborts on out-of-memory, so this is for NULL results it does not document.
+        static func allocation(_ what: String) -> Failure {
+            Failure(domain: "migrationkit", code: 0, message: "libsecret could not create \(what)")
+        }
+
         func isDBus(_ codes: GDBusError...) -> Bool {
             domain == quarkName(g_dbus_error_quark()) && codes.contains { Int32($0.rawValue) == code }
         }
@@ -60,8 +65,10 @@ enum LibSecret {
 
     /// A `GHashTable` of string attributes, as the *v_sync calls take; its keys and
     /// values are `g_strdup` copies released by `g_free` with the table.
-    static func withAttributes<T>(_ attributes: KeyValuePairs<String, String>, _ body: (OpaquePointer) throws -> T) rethrows -> T {
-        let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)!
+    static func withAttributes<T>(_ attributes: KeyValuePairs<String, String>, _ body: (OpaquePointer) throws -> T) throws -> T {
+        guard let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free) else {
+            throw Failure.allocation("an attribute table")
+        }
         defer { g_hash_table_unref(table) }
         for (name, value) in attributes {
             g_hash_table_insert(table, UnsafeMutableRawPointer(g_strdup(name)), UnsafeMutableRawPointer(g_strdup(value)))
@@ -73,14 +80,17 @@ enum LibSecret {
     /// on the attributes alone, so items stored by `secret-tool` or Python's `keyring`
     /// (which carry another `xdg:schema`, or none) are found too. When storing, libsecret
     /// records `name` as the item's `xdg:schema` attribute.
-    static func withSchema<T>(name: String, attributes: [String], _ body: (UnsafeMutablePointer<SecretSchema>) throws -> T) rethrows -> T {
-        let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)!
+    static func withSchema<T>(name: String, attributes: [String], _ body: (UnsafeMutablePointer<SecretSchema>) throws -> T) throws -> T {
+        guard let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil) else {
+            throw Failure.allocation("a schema")
+        }
         for attribute in attributes {
             // The value is the attribute's type: SECRET_SCHEMA_ATTRIBUTE_STRING, i.e. 0.
             g_hash_table_insert(types, UnsafeMutableRawPointer(g_strdup(attribute)), nil)
         }
-        let schema = secret_schema_newv(name, SECRET_SCHEMA_DONT_MATCH_NAME, types)!
+        let schema = secret_schema_newv(name, SECRET_SCHEMA_DONT_MATCH_NAME, types)
         g_hash_table_unref(types)
+        guard let schema else { throw Failure.allocation("a schema") }
         defer { secret_schema_unref(schema) }
         return try body(schema)
     }
@@ -109,11 +119,14 @@ enum LibSecret {
         return Int(g_list_length(list))
     }
 
-    /// Stores `secret` as a `text/plain` item in the default collection, replacing an item
-    /// with exactly the same attributes.
+    /// Stores `secret` as a `text/plain` item in the default collection. The provider
+    /// replaces an existing item instead of adding one when that item's attributes
+    /// include all of these (gnome-keyring's rule), which covers this type's own items.
     static func store(schema: UnsafeMutablePointer<SecretSchema>, attributes: OpaquePointer, label: String, secret: UnsafeRawBufferPointer) throws(Failure) {
         // secret_value_new copies the bytes into libsecret's wiped memory.
-        let value = secret_value_new(secret.baseAddress?.assumingMemoryBound(to: CChar.self), secret.count, "text/plain")
+        guard let value = secret_value_new(secret.baseAddress?.assumingMemoryBound(to: CChar.self), secret.count, "text/plain") else {
+            throw Failure.allocation("the secret value")
+        }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         _ = try call { secret_password_storev_binary_sync(schema, attributes, nil, label, value, nil, $0) }
     }

@@ -188,6 +188,9 @@ private struct NoEchoSession {
             // TCSAFLUSH drops type-ahead typed (and echoed) before the prompt appeared.
             if tcsetattr(fd, TCSAFLUSH, &noEcho) == 0 {
                 outcome = Result { try body(NoEchoSession(fd: fd)) }
+            } else if errno == EINTR, anyRecorded() {
+                // A background job touching the terminal gets SIGTTOU: stop, then retry.
+                outcome = .failure(Interrupted())
             } else {
                 outcome = .failure(KeyError(code: .terminalFailed, message: "Cannot switch the terminal to no-echo mode (\(errnoDescription(errno))); pass the key with --password-file instead."))
             }
