@@ -36,15 +36,27 @@ import Testing
         }
     }
 
-    @Test(arguments: ["x'abab'", "x'" + String(repeating: "ab", count: 31) + "'", "x'" + String(repeating: "zz", count: 32) + "'", "X''"])
-    func aMalformedRawKeyIsAPassphraseWithAWarning(text: String) throws {
+    /// A key text used as a test argument, shown in test output by its name only.
+    struct NamedKeyText: CustomTestStringConvertible, Sendable {
+        let name: String
+        let text: String
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        NamedKeyText(name: "4 hex digits", text: "x'abab'"),
+        NamedKeyText(name: "62 hex digits", text: "x'" + String(repeating: "ab", count: 31) + "'"),
+        NamedKeyText(name: "64 non-hex", text: "x'" + String(repeating: "zz", count: 32) + "'"),
+        NamedKeyText(name: "empty quotes", text: "X''"),
+    ])
+    func aMalformedRawKeyIsAPassphraseWithAWarning(key text: NamedKeyText) throws {
         let directory = try TemporaryDirectory()
-        let path = try directory.write("malformed", text + "\n")
+        let path = try directory.write("malformed", text.text + "\n")
         let (key, warnings) = try resolveCollecting(.file(path: path))
         #expect(key.kind == .passphrase)
         #expect(warnings.map(\.code) == [.malformedRawKey])
         #expect(warnings.first?.message.contains(path) == true)
-        #expect(warnings.allSatisfy { !$0.message.contains(text) })
+        #expect(warnings.allSatisfy { !$0.message.contains(text.text) })
     }
 
     @Test func sqlCiphersKeyAndSaltFormIsPassedOnWithoutAWarning() throws {
