@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "MigrationKit", targets: ["MigrationKit"]),
         .library(name: "MigrationKitSQLCipher", targets: ["MigrationKitSQLCipher"]),
+        .library(name: "MigrationKitKeys", targets: ["MigrationKitKeys"]),
     ],
     dependencies: [
         // SHA-256 checksums of migration files (BoringSSL inside, symbol-prefixed, so it
@@ -27,6 +28,16 @@ let package = Package(
             name: "MigrationKitSQLCipher",
             dependencies: ["MigrationKit", "CSQLCipher", .product(name: "Crypto", package: "swift-crypto")]),
 
+        // The freedesktop Secret Service through libsecret (apt: libsecret-1-dev), which
+        // stands in for the Apple keychain. It pulls in GLib/GIO, never libsqlite3.
+        .systemLibrary(
+            name: "CLibSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        // Key sources: flags, key files, the environment, a no-echo prompt, the Secret Service.
+        .target(name: "MigrationKitKeys", dependencies: ["MigrationKitSQLCipher", "CLibSecret"]),
+
         .executableTarget(
             name: "migrationkit-library-demo",
             dependencies: ["MigrationKitSQLCipher"],
@@ -38,6 +49,14 @@ let package = Package(
             name: "MigrationKitSQLCipherTests",
             dependencies: ["MigrationKitSQLCipher"],
             exclude: ["Fixtures"]),
+        .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "KeyStoreProbe"]),
+        // A child process for the key tests: libsecret caches its bus connection per
+        // process, and prompts need their own terminal, so those cases run out of process.
+        .executableTarget(
+            name: "KeyStoreProbe",
+            dependencies: ["MigrationKitKeys"],
+            path: "Tests/KeyStoreProbe"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

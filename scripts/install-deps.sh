@@ -9,12 +9,14 @@ libsqlcipher-dev
 sqlcipher
 libsecret-1-dev
 libsecret-tools
+libglib2.0-bin
 gnome-keyring
 dbus
 dbus-bin
 dbus-daemon
 pkg-config
 make
+python3
 "
 
 missing=""

@@ -1,0 +1,160 @@
+/// Why a key could not be obtained, stored or deleted.
+///
+/// Matchable like GRDB's `ResultCode` or swift-system's `Errno`: `catch
+/// KeyError.Code.itemNotFound` matches a `KeyError` with that code. `Code` is a struct
+/// with static members, not an enum, so codes added later never break a caller's
+/// `switch`.
+///
+/// Every message is one sentence that says what to do next. None ever contains key
+/// material: messages are built only from MigrationKit's own text, paths, variable
+/// names, Secret Service attribute values (service and account names) and, for
+/// failures MigrationKit cannot classify, the GLib error's domain and code.
+public struct KeyError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        // MARK: The given password
+
+        /// `KeySource.password` was empty.
+        public static let passwordEmpty = Code(rawValue: "passwordEmpty")
+
+        // MARK: Key files
+
+        /// The key file does not exist.
+        public static let keyFileNotFound = Code(rawValue: "keyFileNotFound")
+        /// The key file path names a directory.
+        public static let keyFileIsDirectory = Code(rawValue: "keyFileIsDirectory")
+        /// The key file is a FIFO, socket or device rather than a regular file.
+        public static let keyFileNotRegular = Code(rawValue: "keyFileNotRegular")
+        /// The key file cannot be opened or read (no permission, I/O error).
+        public static let keyFileUnreadable = Code(rawValue: "keyFileUnreadable")
+        /// Group or others may write the key file, so someone else could swap the key.
+        public static let keyFileWritableByOthers = Code(rawValue: "keyFileWritableByOthers")
+        /// The key file holds more than `KeySource.maximumKeyLength` bytes.
+        public static let keyFileTooLarge = Code(rawValue: "keyFileTooLarge")
+        /// The key file is empty, or holds only a newline.
+        public static let keyFileEmpty = Code(rawValue: "keyFileEmpty")
+
+        // MARK: Environment
+
+        /// The environment variable is not set.
+        public static let environmentVariableUnset = Code(rawValue: "environmentVariableUnset")
+        /// The environment variable is set but empty.
+        public static let environmentVariableEmpty = Code(rawValue: "environmentVariableEmpty")
+
+        // MARK: Standard input
+
+        /// Standard input is a terminal: typing the key there would echo it.
+        public static let standardInputIsTerminal = Code(rawValue: "standardInputIsTerminal")
+        /// Standard input was empty, or held only a newline.
+        public static let standardInputEmpty = Code(rawValue: "standardInputEmpty")
+        /// Standard input held more than `KeySource.maximumKeyLength` bytes.
+        public static let standardInputTooLarge = Code(rawValue: "standardInputTooLarge")
+        /// Standard input could not be read (closed, I/O error).
+        public static let standardInputUnreadable = Code(rawValue: "standardInputUnreadable")
+
+        // MARK: Prompt
+
+        /// A prompt was asked for, but standard input is not a terminal.
+        public static let notATerminal = Code(rawValue: "notATerminal")
+        /// The terminal could not be switched to no-echo mode, or read from.
+        public static let terminalFailed = Code(rawValue: "terminalFailed")
+        /// An empty line was entered at the prompt.
+        public static let promptEmpty = Code(rawValue: "promptEmpty")
+        /// The prompt reached end of input (Ctrl-D) before a line was entered.
+        public static let promptCancelled = Code(rawValue: "promptCancelled")
+        /// A line longer than `KeySource.maximumKeyLength` bytes was entered.
+        public static let promptTooLong = Code(rawValue: "promptTooLong")
+        /// The confirmation entry differs from the first entry.
+        public static let promptMismatch = Code(rawValue: "promptMismatch")
+
+        // MARK: Secret Service
+
+        /// There is no D-Bus session bus to reach the Secret Service on.
+        public static let noSessionBus = Code(rawValue: "noSessionBus")
+        /// The session bus has no Secret Service provider (and none could be started).
+        public static let noSecretService = Code(rawValue: "noSecretService")
+        /// No item has these service and account attributes (in either attribute form).
+        public static let itemNotFound = Code(rawValue: "itemNotFound")
+        /// The item exists but its secret is empty, which is not a usable key.
+        public static let itemEmpty = Code(rawValue: "itemEmpty")
+        /// The item, or the keyring to store into, is locked and could not be unlocked.
+        public static let keyringLocked = Code(rawValue: "keyringLocked")
+        /// A service or account name was empty.
+        public static let invalidItemName = Code(rawValue: "invalidItemName")
+        /// The Secret Service refused the request or failed in a way not listed above.
+        public static let secretServiceFailed = Code(rawValue: "secretServiceFailed")
+
+        /// `catch KeyError.Code.itemNotFound` matches a `KeyError` with that code.
+        public static func ~= (pattern: Code, error: any Error) -> Bool {
+            (error as? KeyError)?.code == pattern
+        }
+    }
+
+    /// A GLib error's identity, kept for diagnosis; never its only explanation.
+    public struct GLibError: Hashable, Sendable, CustomStringConvertible {
+        /// The error domain's name, e.g. `g-dbus-error-quark`.
+        public let domain: String
+        public let code: Int32
+
+        public init(domain: String, code: Int32) {
+            self.domain = domain
+            self.code = code
+        }
+
+        public var description: String { "\(domain) \(code)" }
+    }
+
+    public let code: Code
+    /// One sentence saying what went wrong and what to do.
+    public let message: String
+    /// The key file concerned, when there is one.
+    public let path: String?
+    /// The underlying GLib error, for Secret Service failures.
+    public let glibError: GLibError?
+
+    public init(code: Code, message: String, path: String? = nil, glibError: GLibError? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.glibError = glibError
+    }
+
+    /// The message, followed by the GLib domain and code when there is one.
+    public var description: String {
+        guard let glibError else { return message }
+        return "\(message) [\(glibError)]"
+    }
+}
+
+/// Something worth telling the user about a key that was nevertheless obtained, such as
+/// a key file other users can read. Like `KeyError`, it never contains key material.
+public struct KeyWarning: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// Group or others may read the key file (the fix is `chmod 600`).
+        public static let keyFileReadableByOthers = Code(rawValue: "keyFileReadableByOthers")
+        /// The key text starts with `x'` and ends with `'` but is not exactly 64 hex
+        /// digits, so it is used as a passphrase, which is probably not what was meant.
+        public static let malformedRawKey = Code(rawValue: "malformedRawKey")
+    }
+
+    public let code: Code
+    /// One sentence, with the fix when there is one.
+    public let message: String
+    /// The key file concerned, when there is one.
+    public let path: String?
+
+    public init(code: Code, message: String, path: String? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+    }
+
+    public var description: String { message }
+}

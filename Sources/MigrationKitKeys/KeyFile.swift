@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import MigrationKitSQLCipher
+
+/// Reads a key file under the rules in `Keys/README.md`.
+///
+/// The whole file is the key text, minus one trailing newline. The file must be a regular
+/// file of at most `KeySource.maximumKeyLength` bytes that neither group nor others can
+/// write (someone who can write it can swap the key, e.g. to one they know, before a
+/// rekey). If group or others can read it, the key is still used but a warning gives the
+/// `chmod 600` fix, as `psql` does for `.pgpass`.
+struct KeyFile {
+    let path: String
+
+    func read(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        // Look at the type before opening: opening a FIFO for reading would wait for a
+        // writer, and opening a device can have side effects.
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw openError(errno) }
+        try checkType(status.st_mode)
+
+        // O_NONBLOCK as a second guard in case the path is swapped for a FIFO in between.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw openError(errno) }
+        defer { close(fd) }
+        // From here on, only what the open descriptor says counts.
+        guard fstat(fd, &status) == 0 else { throw unreadable(errno) }
+        try checkType(status.st_mode)
+
+        if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            throw KeyError(
+                code: .keyFileWritableByOthers,
+                message: "Key file \(path) is writable by \(whom(group: status.st_mode & S_IWGRP != 0, others: status.st_mode & S_IWOTH != 0)), so someone else could replace the key; make it private with `chmod 600 \(path)`.",
+                path: path)
+        }
+        if status.st_size > KeySource.maximumKeyLength {
+            throw tooLarge()
+        }
+
+        let text: SecretBytes
+        switch BoundedReader.read(fd: fd, limit: KeySource.maximumKeyLength) {
+        case .text(let bytes): text = bytes
+        case .tooLarge: throw tooLarge()  // it grew after fstat
+        case .failed(let code): throw unreadable(code)
+        }
+        guard !text.isEmpty else {
+            throw KeyError(
+                code: .keyFileEmpty,
+                message: "Key file \(path) is empty; write the passphrase (or x'<64 hex digits>' for a raw key) into it.",
+                path: path)
+        }
+
+        if status.st_mode & (S_IRGRP | S_IROTH) != 0 {
+            warn(KeyWarning(
+                code: .keyFileReadableByOthers,
+                message: "Key file \(path) is readable by \(whom(group: status.st_mode & S_IRGRP != 0, others: status.st_mode & S_IROTH != 0)); make it private with `chmod 600 \(path)`.",
+                path: path))
+        }
+        return KeyText.key(from: text, origin: "key file \(path)", path: path, warn: warn)
+    }
+
+    private func checkType(_ mode: mode_t) throws {
+        switch mode & S_IFMT {
+        case S_IFREG:
+            return
+        case S_IFDIR:
+            throw KeyError(
+                code: .keyFileIsDirectory,
+                message: "Key file \(path) is a directory; give the path of the file that holds the key.",
+                path: path)
+        default:
+            throw notRegular()
+        }
+    }
+
+    private func openError(_ code: Int32) -> KeyError {
+        switch code {
+        case ENOENT, ENOTDIR:
+            return KeyError(
+                code: .keyFileNotFound,
+                message: "Key file \(path) does not exist; check the path, or create it as described in Keys/README.md.",
+                path: path)
+        case ENXIO:
+            // A Unix socket: it cannot be opened like a file.
+            return notRegular()
+        default:
+            return unreadable(code)
+        }
+    }
+
+    private func unreadable(_ code: Int32) -> KeyError {
+        KeyError(
+            code: .keyFileUnreadable,
+            message: code == EACCES || code == EPERM
+                ? "Key file \(path) cannot be read (permission denied); run as the user it belongs to or, if it is yours, make it readable with `chmod 600 \(path)`."
+                : "Key file \(path) cannot be read (\(errnoDescription(code))).",
+            path: path)
+    }
+
+    private func notRegular() -> KeyError {
+        KeyError(
+            code: .keyFileNotRegular,
+            message: "Key file \(path) is not a regular file (a FIFO, socket or device); to pass the key through a pipe, use - to read it from standard input.",
+            path: path)
+    }
+
+    private func tooLarge() -> KeyError {
+        KeyError(
+            code: .keyFileTooLarge,
+            message: "Key file \(path) is larger than \(KeySource.maximumKeyLength) bytes, so it is not a key file; check the path.",
+            path: path)
+    }
+
+    private func whom(group: Bool, others: Bool) -> String {
+        switch (group, others) {
+        case (true, true): return "its group and others"
+        case (true, false): return "its group"
+        default: return "others"
+        }
+    }
+}

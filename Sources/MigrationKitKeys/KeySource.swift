@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import MigrationKitSQLCipher
+
+/// Where a database key comes from.
+///
+/// Every source yields the key's text form (see `DatabaseKey.withKeyText`): exactly
+/// `x'<64 hex digits>'` is a raw 32-byte key, anything else a passphrase, byte for byte.
+/// Secrets are read into wiped storage (`SecretBytes`), never into a Swift `String`,
+/// except for `.password`, whose `String` the caller already holds.
+///
+/// The command-line tool maps its flags onto these cases (`Keys/README.md` gives the
+/// precedence): `--password` → `.password`, `--password-file PATH` → `.file`,
+/// `--password-file -` → `.standardInput`, `--keychain-service/--keychain-account` →
+/// `.secretService`, otherwise `implicit(promptMessage:)`.
+public enum KeySource: Sendable {
+    /// A literal key text. It cannot be wiped, and on a command line other users can see
+    /// it in `ps`; prefer the other sources for real keys.
+    case password(String)
+    /// A key file: the whole file minus one trailing newline (`\n` or `\r\n`). It must be
+    /// a regular file of at most `maximumKeyLength` bytes that group and others cannot
+    /// write; if they can read it, the key is used with a `.keyFileReadableByOthers` warning.
+    case file(path: String)
+    /// An environment variable's value, taken as is (no newline is stripped).
+    case environment(variable: String)
+    /// Standard input to its end, minus one trailing newline, at most `maximumKeyLength`
+    /// bytes. Refused when standard input is a terminal, where typing would echo the key.
+    case standardInput
+    /// A no-echo prompt on the terminal; only when standard input is a terminal. With
+    /// `confirm`, the key is asked twice and both entries must match (for a new key).
+    case prompt(message: String, confirm: Bool = false)
+    /// A Secret Service item, through `SecretServiceKeyStore.lookup(service:account:)`.
+    case secretService(service: String, account: String)
+
+    /// The most bytes a key file, standard input or a prompt entry may hold. Real keys are
+    /// far shorter (a raw key's text is 67 bytes); the bound keeps a wrong path, such as a
+    /// database or a log, from being read whole and used as a key.
+    public static let maximumKeyLength = 4096
+
+    /// The variable the command-line tool reads when no key flag is given.
+    public static let passwordEnvironmentVariable = "MIGRATIONKIT_PASSWORD"
+
+    /// The source to use when no key flag was given: the `MIGRATIONKIT_PASSWORD`
+    /// environment variable when it is set (even if empty, which is then an error rather
+    /// than a silent fallback), otherwise a no-echo prompt, which itself fails with
+    /// `.notATerminal` when standard input is not a terminal.
+    public static func implicit(promptMessage: String, confirm: Bool = false) -> KeySource {
+        if getenv(passwordEnvironmentVariable) != nil {
+            return .environment(variable: passwordEnvironmentVariable)
+        }
+        return .prompt(message: promptMessage, confirm: confirm)
+    }
+
+    /// Obtains the key, writing any warning (e.g. a key file others can read) to standard
+    /// error, so a warning is never silently lost. Use `resolve(warn:)` to route them.
+    public func resolve() throws -> DatabaseKey {
+        try resolve { warning in
+            let line = "warning: \(warning.message)\n"
+            _ = line.withCString { systemWrite(STDERR_FILENO, $0, strlen($0)) }
+        }
+    }
+
+    /// Obtains the key, handing each warning to `warn` before returning.
+    ///
+    /// - Throws: `KeyError`; its `code` says which rule failed.
+    public func resolve(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        switch self {
+        case .password(let text):
+            guard !text.isEmpty else {
+                throw KeyError(code: .passwordEmpty, message: "The password given is empty; an empty key would leave the database unencrypted (use --plaintext for an unencrypted database).")
+            }
+            return KeyText.key(from: SecretBytes(copying: text.utf8), origin: "the password given", warn: warn)
+
+        case .file(let path):
+            return try KeyFile(path: path).read(warn: warn)
+
+        case .environment(let variable):
+            return try Self.readEnvironment(variable, warn: warn)
+
+        case .standardInput:
+            return try Self.readStandardInput(warn: warn)
+
+        case .prompt(let message, let confirm):
+            let text = try TerminalPrompt(message: message, confirm: confirm).read()
+            return KeyText.key(from: text, origin: "the key entered", warn: warn)
+
+        case .secretService(let service, let account):
+            return try SecretServiceKeyStore().lookup(service: service, account: account, warn: warn)
+        }
+    }
+
+    private static func readEnvironment(_ variable: String, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        // getenv, not ProcessInfo: the value is copied straight into wiped storage.
+        guard let value = getenv(variable) else {
+            throw KeyError(code: .environmentVariableUnset, message: "The environment variable \(variable) is not set; set it to the key, or pass the key another way (--password-file, --keychain-service).")
+        }
+        let length = strlen(value)
+        guard length > 0 else {
+            throw KeyError(code: .environmentVariableEmpty, message: "The environment variable \(variable) is empty; set it to the key, or unset it and pass the key another way.")
+        }
+        let text = SecretBytes(copying: UnsafeRawBufferPointer(start: value, count: length))
+        return KeyText.key(from: text, origin: "environment variable \(variable)", warn: warn)
+    }
+
+    private static func readStandardInput(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        guard isatty(STDIN_FILENO) == 0 else {
+            throw KeyError(code: .standardInputIsTerminal, message: "Standard input is a terminal, where the key would be echoed as it is typed; pipe the key in (e.g. `migrationkit … --password-file - < key`), or leave out --password-file to be prompted without echo.")
+        }
+        let text: SecretBytes
+        switch BoundedReader.read(fd: STDIN_FILENO, limit: maximumKeyLength) {
+        case .text(let bytes):
+            text = bytes
+        case .tooLarge:
+            throw KeyError(code: .standardInputTooLarge, message: "Standard input holds more than \(maximumKeyLength) bytes, so it is not a key; pipe in only the key.")
+        case .failed(let code):
+            throw KeyError(code: .standardInputUnreadable, message: "Cannot read the key from standard input (\(errnoDescription(code))); pipe the key in, or use --password-file PATH.")
+        }
+        guard !text.isEmpty else {
+            throw KeyError(code: .standardInputEmpty, message: "Standard input was empty; pipe the key in (e.g. `--password-file - < key`).")
+        }
+        return KeyText.key(from: text, origin: "standard input", warn: warn)
+    }
+}
+
+extension KeySource: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Names the source without its secret: `.password` prints as `password (redacted)`.
+    public var description: String {
+        switch self {
+        case .password: return "password (redacted)"
+        case .file(let path): return "key file \(path)"
+        case .environment(let variable): return "environment variable \(variable)"
+        case .standardInput: return "standard input"
+        case .prompt: return "prompt"
+        case .secretService(let service, let account): return "Secret Service item (service \(service), account \(account))"
+        }
+    }
+
+    public var debugDescription: String { description }
+    /// `dump()` shows the description only, never the `.password` payload.
+    public var customMirror: Mirror { Mirror(self, children: ["source": description]) }
+}

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import MigrationKitSQLCipher
+
+/// Turns the bytes a source produced into a `DatabaseKey`, the same way for every source:
+/// `x'<64 hex digits>'` is a raw key, anything else a passphrase (`DatabaseKey(keyText:)`).
+enum KeyText {
+    /// Copies `bytes[0..<count]` without one trailing `\n` or `\r\n`, into wiped storage.
+    ///
+    /// Files and pipes usually end with a newline the user never meant as part of the key
+    /// (`echo secret > key`); exactly one is removed, so a passphrase that really ends in
+    /// whitespace keeps the rest.
+    static func strippingOneNewline(_ bytes: UnsafeRawBufferPointer) -> SecretBytes {
+        var length = bytes.count
+        if length > 0, bytes[length - 1] == UInt8(ascii: "\n") {
+            length -= 1
+            if length > 0, bytes[length - 1] == UInt8(ascii: "\r") { length -= 1 }
+        }
+        return SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<length]))
+    }
+
+    /// The key the text stands for, warning when it looks like a raw key but is not one.
+    ///
+    /// - Parameter origin: where the text came from, for the warning ("key file /x/key").
+    static func key(from text: SecretBytes, origin: String, path: String? = nil, warn: (KeyWarning) -> Void) -> DatabaseKey {
+        let key = DatabaseKey(keyText: text)
+        if key.kind == .passphrase, looksLikeMalformedRawKey(text) {
+            warn(KeyWarning(
+                code: .malformedRawKey,
+                message: "The key in \(origin) looks like a raw key (x'…') but is not x' followed by \(DatabaseKey.rawKeyLength * 2) hex digits and ', so SQLCipher will use it as a passphrase; if a raw key was meant, fix the hex digits.",
+                path: path))
+        }
+        return key
+    }
+
+    /// `x'…'` or `X'…'`, the shape of SQLCipher's raw-key literal, with something inside
+    /// SQLCipher will not take as one. SQLCipher reads exactly two forms as raw: 64 hex
+    /// digits (a key, which `DatabaseKey(keyText:)` already turned into `.rawKey`) and 96
+    /// (a key and its 16-byte salt, which it is handed on as text and still works).
+    private static func looksLikeMalformedRawKey(_ text: SecretBytes) -> Bool {
+        text.withUnsafeBytes { bytes in
+            guard bytes.count >= 3,
+                  bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
+                  bytes[1] == UInt8(ascii: "'"),
+                  bytes[bytes.count - 1] == UInt8(ascii: "'")
+            else { return false }
+            let inner = bytes[2..<(bytes.count - 1)]
+            let isKeyAndSalt = inner.count == (DatabaseKey.rawKeyLength + 16) * 2 && inner.allSatisfy(\.isHexDigit)
+            return !isKeyAndSalt
+        }
+    }
+}
+
+private extension UInt8 {
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}
+
+/// Reads a file descriptor to its end into wiped storage, refusing more than `limit` bytes.
+enum BoundedReader {
+    enum Outcome {
+        /// Everything up to end of file, with one trailing newline removed.
+        case text(SecretBytes)
+        /// More than `limit` bytes were available; nothing is returned.
+        case tooLarge
+        /// `read` failed with this `errno`.
+        case failed(Int32)
+    }
+
+    /// Reads at most `limit + 1` bytes, enough to tell "fits" from "too large" without
+    /// ever holding more, so a huge or endless input cannot exhaust memory.
+    static func read(fd: Int32, limit: Int) -> Outcome {
+        var total = 0
+        var failure: Int32?
+        // A scratch buffer in wiped storage; only its first `total` bytes are kept.
+        let scratch = SecretBytes(count: limit + 1) { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while total < buffer.count {
+                let count = systemRead(fd, base + total, buffer.count - total)
+                if count > 0 {
+                    total += count
+                } else if count == 0 {
+                    return
+                } else if errno != EINTR {
+                    failure = errno
+                    return
+                }
+            }
+        }
+        if let failure { return .failed(failure) }
+        if total > limit { return .tooLarge }
+        return .text(scratch.withUnsafeBytes { KeyText.strippingOneNewline(UnsafeRawBufferPointer(rebasing: $0[0..<total])) })
+    }
+}
+
+/// The C library's `read`, under a name the `read(fd:limit:)` members above do not shadow.
+func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+
+/// The C library's `write`, for the same reason.
+func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}
+
+/// `strerror` as a Swift string, for messages about files and descriptors.
+func errnoDescription(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}

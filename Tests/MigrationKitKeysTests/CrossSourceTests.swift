@@ -1,0 +1,124 @@
+import Foundation
+import MigrationKitKeys
+import MigrationKitSQLCipher
+import Testing
+
+/// The same secret, whichever way it arrives, is the same key: a database created with a
+/// key from one source opens with the key from every other source.
+@Suite struct CrossSourceTests {
+    /// A way to deliver the secret, and to create or open the probe database with it.
+    enum Source: String, CaseIterable, CustomTestStringConvertible {
+        case password, file, environment, standardInput, prompt, keychain
+
+        var testDescription: String { rawValue }
+
+        var needsKeyring: Bool { self == .keychain }
+    }
+
+    /// Creates (`create`) or opens the database at `database` with the secret from
+    /// `source`, returning whether it worked.
+    static func use(_ source: Source, secret: String, database: String, create: Bool, in directory: TemporaryDirectory, keychainService: String) throws -> Bool {
+        let tail = ["--database", database] + (create ? ["--create"] : [])
+        let environment = isolatedEnvironment(home: directory.url.path)
+        let succeeded: Bool
+        switch source {
+        case .password:
+            let key = try KeySource.password(secret).resolve()
+            succeeded = try create ? { try createProbeDatabase(at: database, key: key); return true }() : databaseOpens(at: database, with: key)
+        case .file:
+            let path = try directory.write("key-\(UUID().uuidString)", secret + "\n")
+            let key = try KeySource.file(path: path).resolve()
+            succeeded = try create ? { try createProbeDatabase(at: database, key: key); return true }() : databaseOpens(at: database, with: key)
+        case .keychain:
+            // checkMatrix stored the secret under keychainService beforehand.
+            let key = try KeySource.secretService(service: keychainService, account: "cross").resolve()
+            succeeded = try create ? { try createProbeDatabase(at: database, key: key); return true }() : databaseOpens(at: database, with: key)
+        case .environment:
+            var withKey = environment
+            withKey["MK_CROSS_KEY"] = secret
+            let result = try runProbe(["resolve", "env", "MK_CROSS_KEY"] + tail, environment: withKey)
+            #expect(!result.mentions(secret))
+            succeeded = result.lines.contains(create ? "database created" : "database value probe-value")
+        case .standardInput:
+            let result = try runProbe(["resolve", "stdin"] + tail, stdin: Data((secret + "\n").utf8), environment: environment)
+            #expect(!result.mentions(secret))
+            succeeded = result.lines.contains(create ? "database created" : "database value probe-value")
+        case .prompt:
+            let result = try PseudoTerminal.run([Paths.probe, "resolve", "prompt"] + tail, environment: environment,
+                                                steps: [.init(expect: "Database key: ", send: secret + "\n")])
+            #expect(!result.transcript.contains(secret))
+            succeeded = result.transcript.contains(create ? "database created" : "database value probe-value")
+        }
+        return succeeded
+    }
+
+    func checkMatrix(sources: [Source], secret: String) throws {
+        let directory = try TemporaryDirectory()
+        let keychainService = TestKeyring.uniqueService("cross")
+        if sources.contains(.keychain) {
+            // Stored the way `secret-tool store` would, so the keychain source is a
+            // separate way in, not the test's own DatabaseKey handed back.
+            try TestKeyring.secretToolStore(secret: secret, attributes: ["service", keychainService, "account", "cross"])
+        }
+        defer {
+            if sources.contains(.keychain) { _ = try? SecretServiceKeyStore().delete(service: keychainService, account: "cross") }
+        }
+        for creator in sources {
+            let database = directory.path("\(creator.rawValue).db")
+            let created = try Self.use(creator, secret: secret, database: database, create: true, in: directory, keychainService: keychainService)
+            #expect(created, "creating with \(creator.rawValue) failed")
+            guard created else { continue }
+            #expect(databaseOpens(at: database, with: .passphrase(secret)), "\(creator.rawValue) did not use the secret as is")
+            #expect(!databaseOpens(at: database, with: .passphrase(secret + " ")))
+            for opener in sources where opener != creator {
+                let opened = try Self.use(opener, secret: secret, database: database, create: false, in: directory, keychainService: keychainService)
+                #expect(opened, "a database created with the \(creator.rawValue) key did not open with the \(opener.rawValue) key")
+            }
+        }
+    }
+
+    @Test(.enabled(if: Paths.python != nil || TestKeyring.isCI, "python3 is needed to drive a pseudo-terminal"))
+    func everySourceWithoutTheKeyringOpensWhatEveryOtherCreated() throws {
+        try checkMatrix(sources: Source.allCases.filter { !$0.needsKeyring }, secret: "cross-secret-Tt5 é")
+    }
+
+    @Test(TestKeyring.trait, .enabled(if: Paths.python != nil || TestKeyring.isCI, "python3 is needed to drive a pseudo-terminal"))
+    func theKeychainOpensWhatEveryOtherSourceCreatedAndTheReverse() throws {
+        guard TestKeyring.require() else { return }
+        try checkMatrix(sources: Source.allCases, secret: "cross-keychain-secret-Jr8")
+    }
+
+    @Test func aRawKeyFileOpensWhatTheSameKeyTextCreated() throws {
+        let directory = try TemporaryDirectory()
+        let bytes = (0..<32).map { UInt8($0 * 5 + 1) }
+        let database = directory.path("raw.db")
+        try createProbeDatabase(at: database, key: .rawKey(bytes))
+        let path = try directory.write("raw.key", rawKeyText(bytes) + "\n")
+        #expect(databaseOpens(at: database, with: try KeySource.file(path: path).resolve()))
+        #expect(databaseOpens(at: database, with: try KeySource.password(rawKeyText(bytes)).resolve()))
+        let result = try runProbe(["resolve", "stdin", "--database", database], stdin: Data(rawKeyText(bytes).utf8),
+                                  environment: isolatedEnvironment(home: directory.url.path))
+        #expect(result.lines == ["key rawKey", "database opened", "database value probe-value"])
+        // Without the x'…' around them, the same hex digits are a passphrase: another key.
+        let hexOnly = String(rawKeyText(bytes).dropFirst(2).dropLast())
+        #expect(!databaseOpens(at: database, with: try KeySource.password(hexOnly).resolve()))
+    }
+}
+
+@Suite struct LinkageTests {
+    /// libsecret pulls in GLib; nothing may pull in libsqlite3, whose sqlite3_* symbols
+    /// would clash with SQLCipher's.
+    @Test func nothingLinksLibsqlite3() throws {
+        guard let ldd = Paths.program("ldd") else {
+            Issue.record("ldd is missing")
+            return
+        }
+        for binary in [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, Paths.probe] {
+            let result = try runProgram(ldd, [binary])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("libsecret-1"), "\(binary) does not link libsecret")
+            #expect(result.stdout.contains("libsqlcipher"), "\(binary) does not link SQLCipher")
+            #expect(!result.stdout.contains("libsqlite3"), "\(binary) links libsqlite3")
+        }
+    }
+}

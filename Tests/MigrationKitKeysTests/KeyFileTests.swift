@@ -1,0 +1,203 @@
+import Foundation
+import MigrationKitKeys
+import MigrationKitSQLCipher
+import Testing
+
+@Suite struct KeyFileTests {
+    let secret = "key-file-secret-Qx7 with spaces"
+
+    @Test func theWholeFileIsThePassphraseMinusOneNewline() throws {
+        let directory = try TemporaryDirectory()
+        let expected = DatabaseKey.passphrase(secret)
+        for (name, contents) in [("plain", secret), ("lf", secret + "\n"), ("crlf", secret + "\r\n")] {
+            let path = try directory.write(name, contents)
+            let (key, warnings) = try resolveCollecting(.file(path: path))
+            #expect(key.kind == .passphrase)
+            #expect(key.isSameKey(as: expected), "\(name): the key differs")
+            #expect(warnings.isEmpty)
+        }
+        // Only one newline goes: a passphrase may itself end in whitespace.
+        let twoNewlines = try directory.write("two", secret + "\n\n")
+        #expect(try KeySource.file(path: twoNewlines).resolve().isSameKey(as: .passphrase(secret + "\n")))
+        let bareCR = try directory.write("cr", secret + "\r")
+        #expect(try KeySource.file(path: bareCR).resolve().isSameKey(as: .passphrase(secret + "\r")))
+    }
+
+    @Test func xHexFileIsARawKey() throws {
+        let directory = try TemporaryDirectory()
+        let bytes = (0..<32).map { UInt8($0 * 7 + 3) }
+        for (name, contents) in [("raw", rawKeyText(bytes)), ("raw-lf", rawKeyText(bytes) + "\n"),
+                                 ("raw-upper", rawKeyText(bytes).uppercased() + "\r\n")] {
+            let path = try directory.write(name, contents)
+            let (key, warnings) = try resolveCollecting(.file(path: path))
+            #expect(key.kind == .rawKey, "\(name)")
+            #expect(key.isSameKey(as: .rawKey(bytes)), "\(name): the key differs")
+            #expect(warnings.isEmpty)
+        }
+    }
+
+    /// A key text used as a test argument, shown in test output by its name only.
+    struct NamedKeyText: CustomTestStringConvertible, Sendable {
+        let name: String
+        let text: String
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        NamedKeyText(name: "4 hex digits", text: "x'abab'"),
+        NamedKeyText(name: "62 hex digits", text: "x'" + String(repeating: "ab", count: 31) + "'"),
+        NamedKeyText(name: "64 non-hex", text: "x'" + String(repeating: "zz", count: 32) + "'"),
+        NamedKeyText(name: "empty quotes", text: "X''"),
+    ])
+    func aMalformedRawKeyIsAPassphraseWithAWarning(key text: NamedKeyText) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("malformed", text.text + "\n")
+        let (key, warnings) = try resolveCollecting(.file(path: path))
+        #expect(key.kind == .passphrase)
+        #expect(warnings.map(\.code) == [.malformedRawKey])
+        #expect(warnings.first?.message.contains(path) == true)
+        #expect(warnings.allSatisfy { !$0.message.contains(text.text) })
+    }
+
+    @Test func sqlCiphersKeyAndSaltFormIsPassedOnWithoutAWarning() throws {
+        // x'<96 hex>' is a raw key plus its salt: SQLCipher reads it as such from the text.
+        let directory = try TemporaryDirectory()
+        let text = "x'" + String(repeating: "ab", count: 32) + "00112233445566778899aabbccddeeff'"
+        let path = try directory.write("salted", text + "\n")
+        let (key, warnings) = try resolveCollecting(.file(path: path))
+        #expect(warnings.isEmpty)
+        let database = directory.path("salted.db")
+        try createProbeDatabase(at: database, key: key)
+        // SQLCipher wrote the given salt as the file's first 16 bytes.
+        let header = try Data(contentsOf: URL(fileURLWithPath: database)).prefix(16)
+        #expect(header == Data((0..<16).map { UInt8($0 * 0x11) }))
+    }
+
+    @Test func aMissingFileIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("missing.key")
+        let error = expectKeyError(.keyFileNotFound) { _ = try KeySource.file(path: path).resolve() }
+        #expect(error?.message.contains(path) == true)
+        #expect(error?.path == path)
+        expectKeyError(.keyFileNotFound) { _ = try KeySource.file(path: directory.path("no/such/dir/key")).resolve() }
+    }
+
+    @Test func aDirectoryIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let error = expectKeyError(.keyFileIsDirectory) { _ = try KeySource.file(path: directory.url.path).resolve() }
+        #expect(error?.message.contains("directory") == true)
+    }
+
+    @Test func emptyFilesAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        for (name, contents) in [("empty", ""), ("newline", "\n"), ("crlf", "\r\n")] {
+            let path = try directory.write(name, contents)
+            let error = expectKeyError(.keyFileEmpty) { _ = try KeySource.file(path: path).resolve() }
+            #expect(error?.message.contains(path) == true)
+        }
+    }
+
+    @Test func filesOverFourKiBAreRefusedAndFourKiBIsFine() throws {
+        let directory = try TemporaryDirectory()
+        let limit = KeySource.maximumKeyLength
+        #expect(limit == 4096)
+        let exact = try directory.write("exact", String(repeating: "k", count: limit))
+        #expect(try KeySource.file(path: exact).resolve().kind == .passphrase)
+        // 4096 bytes plus the newline that is stripped: still the 4096-byte passphrase.
+        let exactWithNewline = try directory.write("exact-lf", String(repeating: "k", count: limit) + "\n")
+        expectKeyError(.keyFileTooLarge) { _ = try KeySource.file(path: exactWithNewline).resolve() }
+        let large = try directory.write("large", String(repeating: "k", count: limit + 1))
+        let error = expectKeyError(.keyFileTooLarge) { _ = try KeySource.file(path: large).resolve() }
+        #expect(error?.message.contains(large) == true)
+        let huge = try directory.write("huge", Data(count: 10_000_000))
+        expectKeyError(.keyFileTooLarge) { _ = try KeySource.file(path: huge).resolve() }
+    }
+
+    @Test func aFIFOIsRefusedWithoutBlocking() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("fifo")
+        #expect(mkfifo(path, 0o600) == 0)
+        let started = Date()
+        let error = expectKeyError(.keyFileNotRegular) { _ = try KeySource.file(path: path).resolve() }
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(error?.message.contains("standard input") == true)
+        // Device files are not key files either.
+        expectKeyError(.keyFileNotRegular) { _ = try KeySource.file(path: "/dev/zero").resolve() }
+    }
+
+    @Test func aSymlinkToAPrivateFileIsFollowed() throws {
+        let directory = try TemporaryDirectory()
+        let target = try directory.write("target", secret)
+        let link = directory.path("link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(try KeySource.file(path: link).resolve().isSameKey(as: .passphrase(secret)))
+    }
+
+    @Test(arguments: [0o620, 0o602, 0o666, 0o660, 0o622])
+    func filesOthersCanWriteAreRefused(mode: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("key", secret, mode: mode)
+        let error = expectKeyError(.keyFileWritableByOthers) { _ = try KeySource.file(path: path).resolve() }
+        #expect(error?.message.contains("chmod 600 \(path)") == true)
+        #expect(error.map { !"\($0)".contains(secret) } ?? true)
+    }
+
+    @Test(arguments: [0o640, 0o604, 0o644, 0o444])
+    func filesOthersCanReadWorkWithAChmodWarning(mode: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("key", secret, mode: mode)
+        let (key, warnings) = try resolveCollecting(.file(path: path))
+        #expect(key.isSameKey(as: .passphrase(secret)))
+        #expect(warnings.map(\.code) == [.keyFileReadableByOthers])
+        #expect(warnings.first?.message.contains("chmod 600 \(path)") == true)
+        #expect(warnings.first?.path == path)
+        #expect(warnings.allSatisfy { !$0.message.contains(secret) })
+    }
+
+    @Test(arguments: [0o600, 0o400])
+    func privateFilesGiveNoWarning(mode: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("key", secret, mode: mode)
+        let (_, warnings) = try resolveCollecting(.file(path: path))
+        #expect(warnings.isEmpty)
+    }
+
+    @Test func anUnreadableFileIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("locked.key", secret, mode: 0o000)
+        if getuid() != 0 {
+            let error = expectKeyError(.keyFileUnreadable) { _ = try KeySource.file(path: path).resolve() }
+            #expect(error?.message.contains("permission denied") == true)
+            return
+        }
+        // Root reads anything, so read it as nobody, through the probe.
+        guard let setpriv = Paths.program("setpriv") else {
+            Issue.record("running as root and setpriv (util-linux) is missing, so an unreadable file cannot be tested")
+            return
+        }
+        let result = try runProgram(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.probe, "resolve", "file", path],
+                                    environment: isolatedEnvironment(home: directory.url.path))
+        #expect(result.errorCode == "keyFileUnreadable", "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("permission denied"))
+        #expect(result.stderr.contains(path))
+        #expect(!result.mentions(secret))
+    }
+
+    @Test func refusalsAndWarningsNeverContainTheKey() throws {
+        let directory = try TemporaryDirectory()
+        var descriptions: [String] = []
+        for (name, contents, mode) in [("writable", secret, 0o666), ("big", secret + String(repeating: "x", count: 5000), 0o600)] {
+            let path = try directory.write(name, contents, mode: mode)
+            do {
+                _ = try KeySource.file(path: path).resolve()
+            } catch {
+                descriptions += ["\(error)", String(reflecting: error)]
+            }
+        }
+        let readable = try directory.write("readable", secret, mode: 0o644)
+        let (_, warnings) = try resolveCollecting(.file(path: readable))
+        descriptions += warnings.map { "\($0)" }
+        #expect(descriptions.count == 5)
+        #expect(descriptions.allSatisfy { !$0.contains(secret) && !$0.contains("Qx7") })
+    }
+}
