@@ -89,6 +89,27 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// The case's name, stable for machine-readable output ("databaseSuperseded").
+    public var name: String {
+        switch self {
+        case .duplicateIdentifiers: return "duplicateIdentifiers"
+        case .identifiersOutOfOrder: return "identifiersOutOfOrder"
+        case .rollbackNotDefined: return "rollbackNotDefined"
+        case .rollbackMustTargetLatestApplied: return "rollbackMustTargetLatestApplied"
+        case .rollbackStepCountMustBeNonNegative: return "rollbackStepCountMustBeNonNegative"
+        case .quickCheckFailed: return "quickCheckFailed"
+        case .foreignKeyViolations: return "foreignKeyViolations"
+        case .missingIndex: return "missingIndex"
+        case .unknownMigration: return "unknownMigration"
+        case .databaseAlreadyMigratedBeyond: return "databaseAlreadyMigratedBeyond"
+        case .databaseSuperseded: return "databaseSuperseded"
+        case .pendingMigrationsOutOfOrder: return "pendingMigrationsOutOfOrder"
+        case .modifiedMigrations: return "modifiedMigrations"
+        case .rollbackBeyondApplied: return "rollbackBeyondApplied"
+        case .partiallyAppliedMerge: return "partiallyAppliedMerge"
+        }
+    }
+
     static func list(_ identifiers: [String]) -> String {
         let quoted = identifiers.map { "\"\($0)\"" }
         if quoted.count <= 8 { return quoted.joined(separator: ", ") }

@@ -194,3 +194,18 @@ import Testing
         #expect(try writer.read { try $0.tableExists("authors") })
     }
 }
+
+@Suite struct EffectiveCipherSettingsTests {
+    @Test func reportsTheSettingsTheDatabaseIsReadWith() throws {
+        let directory = try TemporaryDirectory()
+        var configuration = SQLCipherConfiguration()
+        configuration.cipher = CipherSettings(kdfIterations: 7000, pageSize: 2048)
+        let writer = try SQLCipherWriter(path: directory.path("tuned.db"), key: .testPassphrase, configuration: configuration)
+        let settings = try #require(try writer.effectiveCipherSettings())
+        #expect(settings.kdfIterations == 7000 && settings.pageSize == 2048)
+        #expect(settings.usesHMAC == true)
+        #expect(settings.kdfAlgorithm != nil && settings.hmacAlgorithm != nil)
+        #expect(settings.summary.contains("2048-byte pages"))
+        #expect(try SQLCipherWriter(path: directory.path("plain.db"), key: nil).effectiveCipherSettings() == nil)
+    }
+}

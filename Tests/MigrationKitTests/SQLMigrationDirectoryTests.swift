@@ -165,12 +165,26 @@ final class MigrationsFolder: @unchecked Sendable {
         expectCode(.folderUnreadable, parent.path + "/plain.txt")
     }
 
-    @Test func mergingHeadersListReplacedIdentifiers() throws {
+    @Test func headerLinesListMergedIdentifiersAndRowChangingTables() throws {
         let folder = try MigrationsFolder()
-        try folder.write("0010_squash.sql", "-- migrate:merging 0001_a 0002_b\n-- migrate:up\nCREATE TABLE a (x);")
-        try folder.write("0011_more.up.sql", "-- migrate:merging 0003_c\nCREATE TABLE c (x);")
+        try folder.write("0010_squash.sql", "-- migrate:merging 0001_a 0002_b\n-- migrate:row-changes books\n-- migrate:up\nCREATE TABLE a (x);")
+        try folder.write("0011_more.up.sql", "-- migrate:merging 0003_c\n-- migrate:row-changes authors genres\nCREATE TABLE c (x);")
         let files = try folder.load()
         #expect(files.map(\.merging) == [["0001_a", "0002_b"], ["0003_c"]])
+        #expect(files.map(\.rowChanges) == [["books"], ["authors", "genres"]])
+        // Headers belong before the up section.
+        let late = try MigrationsFolder()
+        try late.write("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);\n-- migrate:row-changes a\n")
+        expectFileError(.unsupportedOption, line: 3, late)
+    }
+
+    @Test func identifiersComeFromNamesAloneEvenWhenAFileIsBroken() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0001_a.up.sql", "CREATE TABLE a (x);")
+        try folder.write("0001_a.down.sql", "DROP TABLE a;")
+        try folder.write("0002_b.sql", "-- migrate:up\n")  // still being written
+        try folder.write("notes.txt", "x")
+        #expect(try SQLMigrationDirectory(path: folder.path).identifiers() == ["0001_a", "0002_b"])
     }
 
     @Test func sectionLinesMapBackToFileLines() throws {

@@ -55,6 +55,15 @@ public struct SQLMigrationDirectory: Sendable {
         }
     }
 
+    /// The identifiers the folder's file names give, without reading the files.
+    public func identifiers() throws -> [String] {
+        let suffixes = [".up.sql", ".down.sql", ".sql"]
+        let names = try listFileNames().compactMap { name in
+            suffixes.lazy.compactMap { self.strip(name, suffix: $0) }.first
+        }
+        return Array(Set(names)).sorted(by: MigrationIdentifierOrder.precedes)
+    }
+
     /// Names of the regular files directly inside the folder (symlinks to regular files
     /// count), without hidden files.
     private func listFileNames() throws -> [String] {

@@ -37,13 +37,17 @@ public struct SQLMigrationFile: Hashable, Sendable {
     public let down: SQLSection?
     /// Identifiers this migration replaces (`-- migrate:merging A B`).
     public let merging: [String]
+    /// Tables whose row counts this migration changes on purpose
+    /// (`-- migrate:row-changes T U`), so `check --from-database` expects it.
+    public let rowChanges: [String]
 
-    public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = []) {
+    public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = []) {
         self.identifier = identifier
         self.form = form
         self.up = up
         self.down = down
         self.merging = merging
+        self.rowChanges = rowChanges
     }
 
     /// The file that holds the up SQL.

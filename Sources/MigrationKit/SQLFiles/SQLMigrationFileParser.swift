@@ -1,8 +1,9 @@
 /// Parses the text of one migration file into sections.
 ///
 /// dbmate's form: `-- migrate:up` and an optional `-- migrate:down` line split the
-/// file. A `-- migrate:merging A B` line before the up section lists the identifiers
-/// this migration replaces (either form). dbmate's `transaction:false` option is
+/// file. Header lines before the up section (either form): `-- migrate:merging A B`
+/// lists the identifiers this migration replaces; `-- migrate:row-changes T U` the
+/// tables whose row counts it changes on purpose. dbmate's `transaction:false` option is
 /// refused: MigrationKit runs every step in a transaction, and that is what makes a
 /// failed step leave nothing behind.
 public enum SQLMigrationFileParser {
@@ -16,6 +17,7 @@ public enum SQLMigrationFileParser {
     public static func parseSections(_ text: String, identifier: String, path: String) throws -> SQLMigrationFile {
         let lines = splitLines(text)
         var merging: [String] = []
+        var rowChanges: [String] = []
         var upStart: Int?
         var downStart: Int?
         for (index, line) in lines.enumerated() {
@@ -40,15 +42,15 @@ public enum SQLMigrationFileParser {
                 }
                 try refuseOptions(directive, path: path, line: lineNumber)
                 downStart = lineNumber
-            case "merging":
+            case "merging", "row-changes":
                 guard upStart == nil else {
                     throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
-                                                message: "`-- migrate:merging` must come before `-- migrate:up`.")
+                                                message: "`-- migrate:\(directive.name)` must come before `-- migrate:up`.")
                 }
-                merging += directive.arguments
+                if directive.name == "merging" { merging += directive.arguments } else { rowChanges += directive.arguments }
             default:
                 throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
-                                            message: "Unknown directive `-- migrate:\(directive.name)`; use `-- migrate:up`, `-- migrate:down` or `-- migrate:merging`.")
+                                            message: "Unknown directive `-- migrate:\(directive.name)`; use `-- migrate:up`, `-- migrate:down`, `-- migrate:merging` or `-- migrate:row-changes`.")
             }
         }
         guard let upStart else {
@@ -63,20 +65,23 @@ public enum SQLMigrationFileParser {
         let up = section(lines, from: upStart + 1, through: upEnd, path: path)
         try requireStatements(up, path: path, line: upStart)
         let down = downStart.map { section(lines, from: $0 + 1, through: lines.count, path: path) }
-        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging)
+        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges)
     }
 
     /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).
     public static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String) throws -> SQLMigrationFile {
         let upLines = splitLines(upText)
         var merging: [String] = []
+        var rowChanges: [String] = []
         for (index, line) in upLines.enumerated() {
             guard let directive = directive(in: line) else { continue }
-            guard directive.name == "merging" else {
+            switch directive.name {
+            case "merging": merging += directive.arguments
+            case "row-changes": rowChanges += directive.arguments
+            default:
                 throw SQLMigrationFileError(code: .unsupportedOption, path: upPath, line: index + 1,
                                             message: "`-- migrate:\(directive.name)` belongs in a single NAME.sql file; an .up.sql file is all up SQL.")
             }
-            merging += directive.arguments
         }
         let up = SQLSection(sql: upText, path: upPath, startLine: 1)
         try requireStatements(up, path: upPath, line: nil)
@@ -88,7 +93,7 @@ public enum SQLMigrationFileParser {
             }
             down = SQLSection(sql: downText, path: downPath, startLine: 1)
         }
-        return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: merging)
+        return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: merging, rowChanges: rowChanges)
     }
 
     // MARK: - Pieces

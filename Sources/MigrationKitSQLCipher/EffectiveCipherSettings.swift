@@ -1,0 +1,54 @@
+/// The cipher parameters a database is actually read with, for `status`.
+public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
+    public let pageSize: Int?
+    public let kdfIterations: Int?
+    public let usesHMAC: Bool?
+    /// "PBKDF2_HMAC_SHA512" on SQLCipher 4; SQLCipher 3 has one, fixed: "PBKDF2_HMAC_SHA1".
+    public let kdfAlgorithm: String?
+    /// "HMAC_SHA512" on SQLCipher 4; SQLCipher 3: "HMAC_SHA1".
+    public let hmacAlgorithm: String?
+    /// "AES-256-CBC".
+    public let cipher: String?
+    /// The crypto library under SQLCipher, e.g. "OpenSSL 3.0.3 3 May 2022".
+    public let provider: String?
+
+    /// Reads the settings of an open, keyed database. SQLCipher 3 does not report its
+    /// algorithms (it has only one of each), so they are filled in from the version.
+    public static func read(from db: SQLCipherDatabase) throws -> EffectiveCipherSettings {
+        func text(_ pragma: String) throws -> String? {
+            guard let value = try db.fetchValue(sql: "PRAGMA \(pragma)") else { return nil }
+            switch value {
+            case .text(let text): return text.isEmpty ? nil : text
+            case .integer(let number): return String(number)
+            default: return nil
+            }
+        }
+        let major = SQLCipherLibrary.cipherVersion?.major ?? 0
+        return EffectiveCipherSettings(
+            pageSize: try text("cipher_page_size").flatMap { Int($0) },
+            kdfIterations: try text("kdf_iter").flatMap { Int($0) },
+            usesHMAC: try text("cipher_use_hmac").map { $0 == "1" },
+            kdfAlgorithm: try text("cipher_kdf_algorithm") ?? (major == 3 ? "PBKDF2_HMAC_SHA1" : nil),
+            hmacAlgorithm: try text("cipher_hmac_algorithm") ?? (major == 3 ? "HMAC_SHA1" : nil),
+            cipher: try text("cipher"),
+            provider: [try text("cipher_provider"), try text("cipher_provider_version")].compactMap { $0 }.last)
+    }
+
+    /// One line: "AES-256-CBC, 1024-byte pages, PBKDF2_HMAC_SHA1 × 64000, HMAC_SHA1".
+    public var summary: String {
+        var parts: [String] = []
+        if let cipher { parts.append(cipher) }
+        if let pageSize { parts.append("\(pageSize)-byte pages") }
+        if let kdfIterations { parts.append("\(kdfAlgorithm ?? "KDF") × \(kdfIterations)") }
+        if let usesHMAC { parts.append(usesHMAC ? (hmacAlgorithm ?? "HMAC") : "no HMAC") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+extension SQLCipherWriter {
+    /// The effective cipher settings, or nil for a plaintext database.
+    public func effectiveCipherSettings() throws -> EffectiveCipherSettings? {
+        guard isEncrypted else { return nil }
+        return try read { try EffectiveCipherSettings.read(from: $0) }
+    }
+}
