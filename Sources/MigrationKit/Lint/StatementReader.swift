@@ -52,6 +52,9 @@ struct StatementReader {
     let depths: [Int]
     /// For each `(`, the index of its matching `)`; `tokens.count` when unclosed.
     private let closingParenthesis: [Int: Int]
+    /// Each word's lowercased text (nil for other tokens), computed once so rules
+    /// comparing names do not lowercase the same word again and again.
+    private let wordKeys: [String?]
     private(set) var shape = StatementShape.other
     /// Token ranges that are statements of their own: the whole statement, or for
     /// `CREATE TRIGGER` its header (through `BEGIN`) and each statement of its body.
@@ -78,6 +81,7 @@ struct StatementReader {
         for opener in open { closing[opener] = tokens.count }
         self.depths = depths
         closingParenthesis = closing
+        wordKeys = tokens.map { $0.kind == .word ? NameReference.key($0.text) : nil }
         shape = parseShape()
         parts = parseParts()
     }
@@ -94,6 +98,11 @@ struct StatementReader {
 
     func isSymbol(_ index: Int, _ symbol: String) -> Bool {
         token(index)?.isSymbol(symbol) ?? false
+    }
+
+    /// The lowercased text of the word at `index`; nil if it is not a word.
+    func wordKey(_ index: Int) -> String? {
+        index >= 0 && index < wordKeys.count ? wordKeys[index] : nil
     }
 
     func depth(_ index: Int) -> Int {

@@ -19,8 +19,8 @@ struct SQLFeature: Sendable {
 
     /// Keywords that can follow a column alias; never a window name.
     static let clauseKeywords: Set<String> = [
-        "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW",
-        "AND", "OR", "AS", "ON", "JOIN", "END", "THEN", "ELSE", "WHEN", "USING", "RETURNING",
+        "from", "where", "group", "having", "order", "limit", "union", "except", "intersect", "window",
+        "and", "or", "as", "on", "join", "end", "then", "else", "when", "using", "returning",
     ]
 
     // MARK: - Syntax
@@ -75,7 +75,7 @@ struct SQLFeature: Sendable {
                            guard statement.isWord(index, "OVER"), statement.isSymbol(index - 1, ")"),
                                  let next = statement.token(index + 1) else { return false }
                            if next.isSymbol("(") || next.kind == .quotedIdentifier { return true }
-                           return next.kind == .word && !clauseKeywords.contains(next.text.uppercased())
+                           return next.kind == .word && !clauseKeywords.contains(statement.wordKey(index + 1) ?? "")
                        }
                    }),
         // 3.30.0: "Add support for the FILTER clause on aggregate functions".
@@ -147,8 +147,7 @@ struct SQLFeature: Sendable {
                    fix: "Run the PRAGMA statement itself (PRAGMA table_info(t)) from the application, or query sqlite_master instead.",
                    firstUse: { statement in
                        statement.firstIndex { index in
-                           guard let token = statement.token(index), token.kind == .word, token.text.utf8.count > 7,
-                                 NameReference.key(token.text).hasPrefix("pragma_") else { return false }
+                           guard let key = statement.wordKey(index), key.utf8.count > 7, key.hasPrefix("pragma_") else { return false }
                            return statement.isSymbol(index + 1, "(") || statement.isWord(index - 1, "FROM") || statement.isWord(index - 1, "JOIN")
                        }
                    }),
@@ -266,8 +265,7 @@ struct SQLFeature: Sendable {
     private static func function(_ name: String, _ version: SQLiteVersion, fix: String) -> SQLFeature {
         SQLFeature(name: "The \(name)() function", addedIn: version, fix: fix, firstUse: { statement in
             statement.firstIndex { index in
-                guard let token = statement.token(index), token.kind == .word,
-                      NameReference.key(token.text) == name else { return false }
+                guard statement.wordKey(index) == name else { return false }
                 return statement.isSymbol(index + 1, "(") && !statement.isSymbol(index - 1, ".")
             }
         })
@@ -277,9 +275,8 @@ struct SQLFeature: Sendable {
     private static func jsonFunctions(prefix: String, name: String, _ version: SQLiteVersion, fix: String) -> SQLFeature {
         SQLFeature(name: name, addedIn: version, fix: fix, firstUse: { statement in
             statement.firstIndex { index in
-                guard let token = statement.token(index), token.kind == .word,
+                guard let key = statement.wordKey(index),
                       statement.isSymbol(index + 1, "("), !statement.isSymbol(index - 1, ".") else { return false }
-                let key = NameReference.key(token.text)
                 return key == prefix || key.hasPrefix(prefix + "_")
             }
         })
