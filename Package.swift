@@ -28,6 +28,10 @@ let package = Package(
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit"]),
         .testTarget(name: "MigrationKitSQLCipherTests", dependencies: ["MigrationKitSQLCipher"]),
+
+        // Fuzzes the SQL text handling: a replay tool by default, a libFuzzer
+        // target when built by scripts/fuzz.sh.
+        .executableTarget(name: "MigrationKitFuzz", dependencies: ["MigrationKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
