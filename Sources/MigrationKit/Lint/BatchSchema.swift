@@ -22,8 +22,12 @@ struct BatchSchema {
 
     /// Tables created or renamed by the batch, by lowercased name.
     private(set) var tables: [String: TableOrigin] = [:]
-    /// Tables the batch dropped and has not created again, by lowercased name.
-    private(set) var droppedTables: Set<String> = []
+    /// Tables the batch dropped and has not created again: lowercased name → name
+    /// as written. Views still referencing them are left without their table.
+    private(set) var droppedTables: [String: String] = [:]
+    /// Tables the batch renamed to something else (and has not created again), by
+    /// lowercased name: gone, but their views moved with them where SQLite does that.
+    private(set) var renamedAwayTables: Set<String> = []
     /// Views created by the batch and not dropped, by lowercased name.
     private(set) var views: [String: View] = [:]
     /// Views the batch dropped (whether or not it recreated them), by lowercased name:
@@ -34,22 +38,22 @@ struct BatchSchema {
     mutating func record(_ statement: StatementReader, context: LintContext) {
         switch statement.shape {
         case .createTable(let name, _, let isAsSelect, let ifNotExists):
-            if ifNotExists, tables[name.key] == nil, !droppedTables.contains(name.key), context.rowCount(name.name) != 0 {
+            if ifNotExists, tables[name.key] == nil, !isGone(name.key), context.rowCount(name.name) != 0 {
                 // The table may already exist with its rows; IF NOT EXISTS then does nothing.
                 return
             }
             tables[name.key] = .created(mayHoldRows: isAsSelect)
-            droppedTables.remove(name.key)
+            forgetGone(name.key)
         case .insert(let name):
             if case .created = tables[name.key] { tables[name.key] = .created(mayHoldRows: true) }
         case .alterTable(let name, .renameTable(let newName)):
             let origin = tables.removeValue(forKey: name.key) ?? .renamed(fromDatabaseName: name.name)
             tables[newName.key] = origin
-            droppedTables.remove(newName.key)
-            droppedTables.insert(name.key)
+            forgetGone(newName.key)
+            renamedAwayTables.insert(name.key)
         case .dropTable(let name):
             tables.removeValue(forKey: name.key)
-            droppedTables.insert(name.key)
+            droppedTables[name.key] = name.name
         case .createView(let name, let body):
             views[name.key] = View(name: name.name, body: Array(statement.tokens[body]))
         case .dropView(let name):
@@ -58,6 +62,15 @@ struct BatchSchema {
         default:
             break
         }
+    }
+
+    private func isGone(_ key: String) -> Bool {
+        droppedTables[key] != nil || renamedAwayTables.contains(key)
+    }
+
+    private mutating func forgetGone(_ key: String) {
+        droppedTables.removeValue(forKey: key)
+        renamedAwayTables.remove(key)
     }
 
     /// What is known about the rows `table` holds when the statement runs.
@@ -80,24 +93,33 @@ struct BatchSchema {
         case .renamed(let name)?:
             databaseName = name
         case nil:
-            if droppedTables.contains(table.key) { return .empty }
+            if isGone(table.key) { return .empty }
             databaseName = table.name
         }
         guard let count = context.rowCount(databaseName) else { return .unknown }
         return count > 0 ? .rows(count) : .empty
     }
 
-    /// Names of views that reference `table` once the batch has run so far: the
-    /// database's (minus those the batch dropped) and the batch's own, sorted.
-    func viewsReferencing(_ table: NameReference, context: LintContext) -> [String] {
+    /// Names of views that reference the table `name` once the batch has run so far:
+    /// the database's (minus those the batch dropped) and the batch's own, sorted.
+    func views(referencing name: String, context: LintContext) -> [String] {
+        let tableKey = NameReference.key(name)
         var names: [String: String] = [:]
-        for view in context.viewsReferencing(table.name) where !droppedViews.contains(NameReference.key(view)) {
+        for view in context.viewsReferencing(name) where !droppedViews.contains(NameReference.key(view)) {
             names[NameReference.key(view)] = view
         }
-        for (key, view) in views where Self.mentions(view.body, table.key) {
+        for (key, view) in views where Self.mentions(view.body, tableKey) {
             names[key] = view.name
         }
         return names.values.sorted()
+    }
+
+    /// Views left referencing a table the batch dropped, with that table's name,
+    /// ordered by table then view.
+    func viewsWithoutTheirTable(context: LintContext) -> [(view: String, table: String)] {
+        droppedTables.sorted { $0.key < $1.key }.flatMap { _, table in
+            views(referencing: table, context: context).map { (view: $0, table: table) }
+        }
     }
 
     private static func mentions(_ tokens: [SQLToken], _ key: String) -> Bool {

@@ -9,8 +9,8 @@ public struct LintContext: Sendable {
     /// How messages name the library, e.g. "SQLCipher 3.4.1 (SQLite 3.15.2)".
     public var libraryDescription: String
     /// Rows in a table of the target database, given the table's name as written in
-    /// the migration (unquoted; SQLite matches names case-insensitively). Nil when it
-    /// cannot be told: no database, or no such table.
+    /// the migration (unquoted; SQLite matches names case-insensitively). Nil when
+    /// unknown because no database was given; a database without the table answers 0.
     public var rowCount: @Sendable (String) -> Int?
     /// Names of the target database's views whose SQL references a table, given the
     /// table's name as written in the migration (unquoted).

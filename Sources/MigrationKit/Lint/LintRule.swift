@@ -23,7 +23,6 @@ extension LintRule {
 
 /// Where a statement sits and what is known around it.
 struct LintScope {
-    let file: SQLMigrationFile
     let section: SQLSection
     let context: LintContext
     /// The batch as it stands before this statement.

@@ -39,12 +39,12 @@ public struct MigrationLinter: Sendable {
             for rule in Self.rules {
                 findings += rule.findings(in: file, context: context)
             }
-            lint(file.up, of: file, isDown: false, batch: &batch, into: &findings)
+            lint(file.up, isDown: false, batch: &batch, into: &findings)
             if let down = file.down {
                 // A down section runs later, on a rollback, against a different state:
                 // check it against a copy, which it never changes.
                 var unchanged = batch
-                lint(down, of: file, isDown: true, batch: &unchanged, into: &findings)
+                lint(down, isDown: true, batch: &unchanged, into: &findings)
             }
         }
         return findings.enumerated()
@@ -54,11 +54,10 @@ public struct MigrationLinter: Sendable {
             .map(\.element)
     }
 
-    private func lint(_ section: SQLSection, of file: SQLMigrationFile, isDown: Bool,
-                      batch: inout BatchSchema, into findings: inout [LintFinding]) {
+    private func lint(_ section: SQLSection, isDown: Bool, batch: inout BatchSchema, into findings: inout [LintFinding]) {
         for statement in SQLStatementSplitter.split(section.sql) {
             let reader = StatementReader(statement)
-            let scope = LintScope(file: file, section: section, context: context, batch: batch)
+            let scope = LintScope(section: section, context: context, batch: batch)
             for rule in Self.rules where !isDown || rule.checksDownSections {
                 findings += rule.findings(in: reader, scope)
             }
