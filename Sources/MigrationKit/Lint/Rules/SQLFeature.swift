@@ -27,10 +27,10 @@ struct SQLFeature: Sendable {
 
     static let syntax: [SQLFeature] = [
         // 3.23.0: "Recognize TRUE and FALSE as constants". Earlier versions read them
-        // as column names, and after DEFAULT as text: on 3.15.2 `DEFAULT TRUE`
-        // silently stores the string 'TRUE'. PRAGMA values have always accepted them.
+        // as column names, and after DEFAULT as text: on 3.15.2 `DEFAULT true`
+        // silently stores the string 'true'. PRAGMA values have always accepted them.
         SQLFeature(name: "The TRUE and FALSE literals", addedIn: SQLiteVersion(3, 23, 0),
-                   fix: "Write 1 and 0 instead (older versions read TRUE as a column name, or after DEFAULT as the text 'TRUE').",
+                   fix: "Write 1 and 0 instead (older versions read TRUE as a column name, and after DEFAULT silently store it as text).",
                    firstUse: { statement in
                        guard !statement.isWord(0, "PRAGMA") else { return nil }
                        return statement.firstIndex { index in
@@ -129,8 +129,8 @@ struct SQLFeature: Sendable {
                        }
                        return nil
                    }),
-        // 3.33.0: the schema table "can always be referenced using the name
-        // sqlite_schema" (sqlite.org/schematab.html; before, only sqlite_master).
+        // 3.33.0 introduced the name sqlite_schema for the schema table (DESIGN.md;
+        // sqlite.org/schematab.html); earlier versions know only sqlite_master.
         SQLFeature(name: "The name sqlite_schema", addedIn: SQLiteVersion(3, 33, 0),
                    fix: "Use sqlite_master (sqlite_temp_master for the TEMP schema), which every version understands.",
                    firstUse: { statement in
