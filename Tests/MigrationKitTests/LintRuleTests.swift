@@ -172,6 +172,9 @@ import Testing
         let empty = try LintFixture.lint("ALTER TABLE users DROP age;", rule: "drop-column-with-data",
                                          context: LintFixture.database(rows: ["users": 0]))
         #expect(empty.isEmpty)
+        let mentioned = try LintFixture.lint("SELECT 'ALTER TABLE users DROP COLUMN age'; -- ALTER TABLE users DROP COLUMN age\nALTER TABLE \"users\" RENAME TO people;",
+                                             context: context)
+        #expect(mentioned.isEmpty, "\(mentioned)")
     }
 }
 
