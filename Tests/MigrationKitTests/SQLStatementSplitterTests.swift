@@ -98,6 +98,15 @@ import Testing
         #expect(ended[0].tokens.last?.text == "END")
     }
 
+    @Test func aHugeStatementDoesNotInflateTheOnesAfterIt() {
+        // Each statement owns a buffer sized to itself, or memory grows with
+        // (largest statement × statement count).
+        let sql = "SELECT " + String(repeating: "1 + ", count: 20_000) + "1;" + String(repeating: "SELECT 2;", count: 100)
+        let statements = SQLStatementSplitter.split(sql)
+        #expect(statements.count == 101)
+        #expect(statements.dropFirst().allSatisfy { $0.tokens.count == 2 && $0.tokens.capacity < 64 })
+    }
+
     @Test func semicolonInsideAnUnterminatedLiteralDoesNotSplit() {
         #expect(texts("SELECT 'a; SELECT 2;") == ["SELECT 'a; SELECT 2;"])
         #expect(texts("SELECT 1 /* ; SELECT 2;") == ["SELECT 1"])

@@ -16,7 +16,9 @@ public enum SQLStatementSplitter {
             let endsStatement = tracker.consume(token)
             if endsStatement {
                 if !current.isEmpty { statements.append(statement(current, in: bytes, terminated: true)) }
-                current.removeAll(keepingCapacity: true)
+                // A fresh array, not removeAll(keepingCapacity:): the statement keeps the
+                // old buffer, and every later one would be allocated as large as it.
+                current = []
             } else {
                 current.append(token)
             }
