@@ -57,6 +57,10 @@ let package = Package(
             dependencies: ["MigrationKitKeys"],
             path: "Tests/KeyStoreProbe"
         ),
+
+        // Fuzzes the SQL text handling: a replay tool by default, a libFuzzer
+        // target when built by scripts/fuzz.sh.
+        .executableTarget(name: "MigrationKitFuzz", dependencies: ["MigrationKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

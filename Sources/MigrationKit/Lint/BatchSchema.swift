@@ -1,0 +1,131 @@
+/// What the migrations linted so far in one batch did to tables and views.
+///
+/// A batch of pending migrations runs in order against one database, so a table
+/// created by 0001 and dropped by 0005 never held the database's data, and a view
+/// dropped by 0003 no longer blocks a rename in 0004. Rules read this state before
+/// each statement; the linter records the statement afterwards.
+struct BatchSchema {
+    /// Where a table known to the batch came from.
+    enum TableOrigin: Hashable {
+        /// Created by an earlier statement; `mayHoldRows` once something inserted.
+        case created(mayHoldRows: Bool)
+        /// An existing table of the database, renamed by the batch; the name is the
+        /// one the database knows it by.
+        case renamed(fromDatabaseName: String)
+    }
+
+    /// A view created by the batch: its name as written and its body's tokens.
+    struct View {
+        let name: String
+        let body: [SQLToken]
+    }
+
+    /// Tables created or renamed by the batch, by lowercased name.
+    private(set) var tables: [String: TableOrigin] = [:]
+    /// Tables the batch dropped and has not created again: lowercased name → name
+    /// as written. Views still referencing them are left without their table.
+    private(set) var droppedTables: [String: String] = [:]
+    /// Tables the batch renamed to something else (and has not created again), by
+    /// lowercased name: gone, but their views moved with them where SQLite does that.
+    private(set) var renamedAwayTables: Set<String> = []
+    /// Views created by the batch and not dropped, by lowercased name.
+    private(set) var views: [String: View] = [:]
+    /// Views the batch dropped (whether or not it recreated them), by lowercased name:
+    /// the database's definition of them no longer applies.
+    private(set) var droppedViews: Set<String> = []
+
+    /// Updates the state with a top-level statement of an up section that ran.
+    mutating func record(_ statement: StatementReader, context: LintContext) {
+        switch statement.shape {
+        case .createTable(let name, _, let isAsSelect, let ifNotExists):
+            if ifNotExists, tables[name.key] == nil, !isGone(name.key), context.rowCount(name.name) != 0 {
+                // The table may already exist with its rows; IF NOT EXISTS then does nothing.
+                return
+            }
+            tables[name.key] = .created(mayHoldRows: isAsSelect)
+            forgetGone(name.key)
+        case .insert(let name):
+            if case .created = tables[name.key] { tables[name.key] = .created(mayHoldRows: true) }
+        case .alterTable(let name, .renameTable(let newName)):
+            let origin = tables.removeValue(forKey: name.key) ?? .renamed(fromDatabaseName: name.name)
+            tables[newName.key] = origin
+            forgetGone(newName.key)
+            renamedAwayTables.insert(name.key)
+        case .dropTable(let name):
+            tables.removeValue(forKey: name.key)
+            droppedTables[name.key] = name.name
+        case .createView(let name, let body):
+            views[name.key] = View(name: name.name, body: Array(statement.tokens[body]))
+        case .dropView(let name):
+            views.removeValue(forKey: name.key)
+            droppedViews.insert(name.key)
+        default:
+            break
+        }
+    }
+
+    private func isGone(_ key: String) -> Bool {
+        droppedTables[key] != nil || renamedAwayTables.contains(key)
+    }
+
+    private mutating func forgetGone(_ key: String) {
+        droppedTables.removeValue(forKey: key)
+        renamedAwayTables.remove(key)
+    }
+
+    /// What is known about the rows `table` holds when the statement runs.
+    enum TableContents: Hashable {
+        /// Created by the batch and nothing put rows in it, or dropped by it already.
+        case empty
+        /// The database's table, with this many rows.
+        case rows(Int)
+        /// Created by the batch, then filled (INSERT, or CREATE TABLE … AS SELECT).
+        case filledByBatch
+        /// No database, or the database could not say.
+        case unknown
+    }
+
+    func contents(of table: NameReference, context: LintContext) -> TableContents {
+        let databaseName: String
+        switch tables[table.key] {
+        case .created(let mayHoldRows)?:
+            return mayHoldRows ? .filledByBatch : .empty
+        case .renamed(let name)?:
+            databaseName = name
+        case nil:
+            if isGone(table.key) { return .empty }
+            databaseName = table.name
+        }
+        guard let count = context.rowCount(databaseName) else { return .unknown }
+        return count > 0 ? .rows(count) : .empty
+    }
+
+    /// Names of views that reference the table `name` once the batch has run so far:
+    /// the database's (minus those the batch dropped) and the batch's own, sorted.
+    func views(referencing name: String, context: LintContext) -> [String] {
+        let tableKey = NameReference.key(name)
+        var names: [String: String] = [:]
+        for view in context.viewsReferencing(name) where !droppedViews.contains(NameReference.key(view)) {
+            names[NameReference.key(view)] = view
+        }
+        for (key, view) in views where Self.mentions(view.body, tableKey) {
+            names[key] = view.name
+        }
+        return names.values.sorted()
+    }
+
+    /// Views left referencing a table the batch dropped, with that table's name,
+    /// ordered by table then view.
+    func viewsWithoutTheirTable(context: LintContext) -> [(view: String, table: String)] {
+        droppedTables.sorted { $0.key < $1.key }.flatMap { _, table in
+            views(referencing: table, context: context).map { (view: $0, table: table) }
+        }
+    }
+
+    private static func mentions(_ tokens: [SQLToken], _ key: String) -> Bool {
+        tokens.contains { token in
+            guard token.kind == .word || token.kind == .quotedIdentifier, let name = token.nameValue else { return false }
+            return NameReference.key(name) == key
+        }
+    }
+}

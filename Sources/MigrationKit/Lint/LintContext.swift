@@ -1,0 +1,36 @@
+/// What the linter knows about the database the migrations will run against.
+///
+/// The engine module fills it from a real connection (the SQLite version behind
+/// SQLCipher, row counts, view definitions); without a database the linter still
+/// checks everything that does not depend on data, and says when it could not tell.
+public struct LintContext: Sendable {
+    /// The SQLite version the linked library runs on (3.15.2 for SQLCipher 3.4.1).
+    public var sqliteVersion: SQLiteVersion
+    /// How messages name the library, e.g. "SQLCipher 3.4.1 (SQLite 3.15.2)".
+    public var libraryDescription: String
+    /// Rows in a table of the target database, given the table's name as written in
+    /// the migration (unquoted; SQLite matches names case-insensitively). Nil when
+    /// unknown because no database was given; a database without the table answers 0.
+    public var rowCount: @Sendable (String) -> Int?
+    /// Names of the target database's views whose SQL references a table, given the
+    /// table's name as written in the migration (unquoted).
+    public var viewsReferencing: @Sendable (String) -> [String]
+
+    public init(sqliteVersion: SQLiteVersion,
+                libraryDescription: String,
+                rowCount: @escaping @Sendable (String) -> Int?,
+                viewsReferencing: @escaping @Sendable (String) -> [String]) {
+        self.sqliteVersion = sqliteVersion
+        self.libraryDescription = libraryDescription
+        self.rowCount = rowCount
+        self.viewsReferencing = viewsReferencing
+    }
+
+    /// No database to look at: row counts are unknown and no views are known.
+    public init(sqliteVersion: SQLiteVersion, libraryDescription: String? = nil) {
+        self.init(sqliteVersion: sqliteVersion,
+                  libraryDescription: libraryDescription ?? "SQLite \(sqliteVersion)",
+                  rowCount: { _ in nil },
+                  viewsReferencing: { _ in [] })
+    }
+}

@@ -1,0 +1,39 @@
+/// One check the linter runs. Each rule is a small type so that adding one means
+/// adding a file and listing it in `MigrationLinter.rules`.
+protocol LintRule: Sendable {
+    /// Whether the rule also checks down sections. Only rules about whether SQL can
+    /// run at all do: data-loss rules depend on the database as it is now, which is
+    /// not the database a later rollback will meet.
+    var checksDownSections: Bool { get }
+
+    /// Findings for one statement, before the batch records it.
+    func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding]
+
+    /// Findings about a migration file as a whole.
+    func findings(in file: SQLMigrationFile, context: LintContext) -> [LintFinding]
+}
+
+extension LintRule {
+    var checksDownSections: Bool { false }
+
+    func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding] { [] }
+
+    func findings(in file: SQLMigrationFile, context: LintContext) -> [LintFinding] { [] }
+}
+
+/// Where a statement sits and what is known around it.
+struct LintScope {
+    let section: SQLSection
+    let context: LintContext
+    /// The batch as it stands before this statement.
+    let batch: BatchSchema
+
+    /// A finding placed on the file line of `token` (the statement's first token when
+    /// nil or out of range).
+    func finding(_ rule: String, _ severity: LintSeverity, at token: SQLToken?, in statement: StatementReader,
+                 message: String, fix: String) -> LintFinding {
+        let sectionLine = token?.line ?? statement.statement.startLine
+        return LintFinding(rule: rule, severity: severity, path: section.path,
+                           line: section.fileLine(forSectionLine: sectionLine), message: message, fix: fix)
+    }
+}

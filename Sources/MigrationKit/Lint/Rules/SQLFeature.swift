@@ -1,0 +1,291 @@
+/// A piece of SQL syntax, or a built-in function, that SQLite added in a known
+/// release, with how to spot it in a statement and how to write it portably.
+///
+/// Versions come from sqlite.org's release history (releaselog/3_x_y.html), cited
+/// next to each entry. Detection works on tokens, so text inside string literals,
+/// quoted identifiers and comments never matches.
+struct SQLFeature: Sendable {
+    /// How messages name it, e.g. "ALTER TABLE … DROP COLUMN".
+    let name: String
+    let addedIn: SQLiteVersion
+    /// The portable rewrite.
+    let fix: String
+    /// Index of the token where the statement first uses the feature, if it does.
+    let firstUse: @Sendable (StatementReader) -> Int?
+
+    static let twelveStep = "the 12-step procedure of sqlite.org/lang_altertable.html: CREATE TABLE new_t with the wanted columns, INSERT INTO new_t SELECT … FROM t, DROP TABLE t, ALTER TABLE new_t RENAME TO t, then recreate t's indexes, triggers and views"
+
+    static let catalog: [SQLFeature] = syntax + functions
+
+    /// Keywords that can follow a column alias; never a window name.
+    static let clauseKeywords: Set<String> = [
+        "from", "where", "group", "having", "order", "limit", "union", "except", "intersect", "window",
+        "and", "or", "as", "on", "join", "end", "then", "else", "when", "using", "returning",
+    ]
+
+    // MARK: - Syntax
+
+    static let syntax: [SQLFeature] = [
+        // 3.23.0: "Recognize TRUE and FALSE as constants". Earlier versions read them
+        // as column names, and after DEFAULT as text: on 3.15.2 `DEFAULT true`
+        // silently stores the string 'true'. PRAGMA values have always accepted them.
+        SQLFeature(name: "The TRUE and FALSE literals", addedIn: SQLiteVersion(3, 23, 0),
+                   fix: "Write 1 and 0 instead (older versions read TRUE as a column name, and after DEFAULT silently store it as text).",
+                   firstUse: { statement in
+                       guard !statement.isWord(0, "PRAGMA") else { return nil }
+                       return statement.firstIndex { index in
+                           (statement.isWord(index, "TRUE") || statement.isWord(index, "FALSE"))
+                               && !statement.isSymbol(index - 1, ".") && !statement.isSymbol(index + 1, ".")
+                       }
+                   }),
+        // 3.24.0 added UPSERT (sqlite.org/lang_upsert.html).
+        SQLFeature(name: "UPSERT (INSERT … ON CONFLICT … DO …)", addedIn: SQLiteVersion(3, 24, 0),
+                   fix: "Use INSERT OR IGNORE followed by an UPDATE of the same row (or INSERT OR REPLACE when replacing the whole row, with its delete side effects, is intended).",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           statement.isWord(index, "ON") && statement.isWord(index + 1, "CONFLICT")
+                               && (statement.isSymbol(index + 2, "(")
+                                   || (statement.isWord(index + 2, "DO") && !statement.isWord(index + 3, "UPDATE")))
+                       }
+                   }),
+        // 3.35.0: "The final ON CONFLICT clause may omit the conflict target and yet
+        // still use DO UPDATE".
+        SQLFeature(name: "UPSERT without a conflict target (ON CONFLICT DO UPDATE)", addedIn: SQLiteVersion(3, 35, 0),
+                   fix: "Name the conflict target, ON CONFLICT (column, …) DO UPDATE (SQLite 3.24+), or use INSERT OR IGNORE followed by an UPDATE of the same row.",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           statement.isWord(index, "ON") && statement.isWord(index + 1, "CONFLICT")
+                               && statement.isWord(index + 2, "DO") && statement.isWord(index + 3, "UPDATE")
+                       }
+                   }),
+        // 3.25.0 added ALTER TABLE … RENAME COLUMN (the COLUMN keyword is optional).
+        SQLFeature(name: "ALTER TABLE … RENAME COLUMN", addedIn: SQLiteVersion(3, 25, 0),
+                   fix: "Recreate the table with the new column name: \(twelveStep).",
+                   firstUse: { statement in
+                       guard case .alterTable(_, .renameColumn(let index)) = statement.shape else { return nil }
+                       return index
+                   }),
+        // 3.25.0 added window functions (sqlite.org/windowfunctions.html).
+        SQLFeature(name: "Window functions (… OVER …)", addedIn: SQLiteVersion(3, 25, 0),
+                   fix: "Rewrite with a correlated subquery or a self-join, for example a running total as (SELECT sum(x) FROM t AS u WHERE u.id <= t.id).",
+                   firstUse: { statement in
+                       // As SQLite decides: OVER is the keyword after `)` and before `(` or
+                       // a window name; `sum(x) over FROM t` merely names a column "over".
+                       statement.firstIndex { index in
+                           guard statement.isWord(index, "OVER"), statement.isSymbol(index - 1, ")"),
+                                 let next = statement.token(index + 1) else { return false }
+                           if next.isSymbol("(") || next.kind == .quotedIdentifier { return true }
+                           return next.kind == .word && !clauseKeywords.contains(statement.wordKey(index + 1) ?? "")
+                       }
+                   }),
+        // 3.30.0: "Add support for the FILTER clause on aggregate functions".
+        SQLFeature(name: "The FILTER clause on aggregate functions", addedIn: SQLiteVersion(3, 30, 0),
+                   fix: "Move the condition into the aggregate: sum(CASE WHEN condition THEN x END), count(CASE WHEN condition THEN 1 END).",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           statement.isWord(index, "FILTER") && statement.isSymbol(index - 1, ")")
+                               && statement.isSymbol(index + 1, "(") && statement.isWord(index + 2, "WHERE")
+                       }
+                   }),
+        // 3.30.0: "Add support for the NULLS FIRST and NULLS LAST syntax in ORDER BY".
+        SQLFeature(name: "NULLS FIRST / NULLS LAST in ORDER BY", addedIn: SQLiteVersion(3, 30, 0),
+                   fix: "Sort on the NULL test first: ORDER BY x IS NULL, x for NULLS LAST; ORDER BY x IS NOT NULL, x for NULLS FIRST.",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           statement.isWord(index, "NULLS") && (statement.isWord(index + 1, "FIRST") || statement.isWord(index + 1, "LAST"))
+                       }
+                   }),
+        // 3.31.0: "Add support for generated columns".
+        SQLFeature(name: "Generated columns (… AS (expression))", addedIn: SQLiteVersion(3, 31, 0),
+                   fix: "Store the value in an ordinary column that the application or a trigger keeps up to date, or compute it in a view.",
+                   firstUse: { statement in
+                       let definitions: Range<Int>
+                       switch statement.shape {
+                       case .createTable(_, let columnList?, _, _): definitions = columnList
+                       case .alterTable(_, .addColumn(let definition)): definitions = definition
+                       default: return nil
+                       }
+                       // At the level of the column definitions, so CAST(x AS …) and
+                       // CHECK (…) never match; `CREATE TABLE … AS SELECT` has no column list.
+                       let level = statement.depth(definitions.lowerBound)
+                       return definitions.first { index in
+                           statement.depth(index) == level
+                               && ((statement.isWord(index, "GENERATED") && statement.isWord(index + 1, "ALWAYS"))
+                                   || (statement.isWord(index, "AS") && statement.isSymbol(index + 1, "(")))
+                       }
+                   }),
+        // 3.33.0: "Support for UPDATE FROM following the PostgreSQL syntax".
+        SQLFeature(name: "UPDATE … FROM", addedIn: SQLiteVersion(3, 33, 0),
+                   fix: "Use correlated subqueries: UPDATE t SET c = (SELECT s.c FROM s WHERE s.id = t.id) WHERE EXISTS (SELECT 1 FROM s WHERE s.id = t.id).",
+                   firstUse: { statement in
+                       for part in statement.parts {
+                           guard let (verb, verbIndex) = statement.verb(of: part), verb == "UPDATE" else { continue }
+                           let level = statement.depth(verbIndex)
+                           let clauses = (verbIndex + 1)..<part.upperBound
+                           guard let set = clauses.first(where: { statement.depth($0) == level && statement.isWord($0, "SET") }) else { continue }
+                           if let from = ((set + 1)..<part.upperBound).first(where: { statement.depth($0) == level && statement.isWord($0, "FROM") }) {
+                               return from
+                           }
+                       }
+                       return nil
+                   }),
+        // 3.33.0 introduced the name sqlite_schema for the schema table (DESIGN.md;
+        // sqlite.org/schematab.html); earlier versions know only sqlite_master.
+        SQLFeature(name: "The name sqlite_schema", addedIn: SQLiteVersion(3, 33, 0),
+                   fix: "Use sqlite_master (sqlite_temp_master for the TEMP schema), which every version understands.",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           guard let token = statement.token(index), token.kind == .word || token.kind == .quotedIdentifier,
+                                 let name = token.nameValue else { return false }
+                           let key = NameReference.key(name)
+                           return key == "sqlite_schema" || key == "sqlite_temp_schema"
+                       }
+                   }),
+        // 3.16.0: "The table-valued functions for PRAGMA feature was added in SQLite
+        // version 3.16.0" (sqlite.org/pragma.html#pragfunc).
+        SQLFeature(name: "PRAGMA table-valued functions (pragma_…())", addedIn: SQLiteVersion(3, 16, 0),
+                   fix: "Run the PRAGMA statement itself (PRAGMA table_info(t)) from the application, or query sqlite_master instead.",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           guard let key = statement.wordKey(index), key.utf8.count > 7, key.hasPrefix("pragma_") else { return false }
+                           return statement.isSymbol(index + 1, "(") || statement.isWord(index - 1, "FROM") || statement.isWord(index - 1, "JOIN")
+                       }
+                   }),
+        // 3.35.0: "Added support for ALTER TABLE DROP COLUMN".
+        SQLFeature(name: "ALTER TABLE … DROP COLUMN", addedIn: SQLiteVersion(3, 35, 0),
+                   fix: "Recreate the table without the column: \(twelveStep).",
+                   firstUse: { statement in
+                       guard case .alterTable(_, .dropColumn(_, let index)) = statement.shape else { return nil }
+                       return index
+                   }),
+        // 3.35.0: "Add support for the RETURNING clause on DELETE, INSERT, and UPDATE".
+        SQLFeature(name: "The RETURNING clause", addedIn: SQLiteVersion(3, 35, 0),
+                   fix: "Drop the clause and read the rows with a separate SELECT afterwards (for example by last_insert_rowid() or the same WHERE clause).",
+                   firstUse: { statement in
+                       for part in statement.parts {
+                           guard let (verb, verbIndex) = statement.verb(of: part),
+                                 ["INSERT", "UPDATE", "DELETE", "REPLACE"].contains(verb) else { continue }
+                           let level = statement.depth(verbIndex)
+                           // RETURNING was an ordinary name before 3.35: not after `.`
+                           // or an operator, not before `=`.
+                           if let index = ((verbIndex + 1)..<part.upperBound).first(where: { index in
+                               statement.depth(index) == level && statement.isWord(index, "RETURNING")
+                                   && !statement.isSymbol(index - 1, ".") && statement.token(index - 1)?.kind != .operator
+                                   && !statement.isSymbol(index + 1, "=")
+                           }) {
+                               return index
+                           }
+                       }
+                       return nil
+                   }),
+        // 3.35.0: "Add support for the MATERIALIZED and NOT MATERIALIZED hints when
+        // specifying common table expressions".
+        SQLFeature(name: "MATERIALIZED / NOT MATERIALIZED hints on common table expressions", addedIn: SQLiteVersion(3, 35, 0),
+                   fix: "Remove the hint; older versions choose on their own.",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           statement.isWord(index, "MATERIALIZED") && statement.isSymbol(index + 1, "(")
+                               && (statement.isWord(index - 1, "AS") || (statement.isWord(index - 1, "NOT") && statement.isWord(index - 2, "AS")))
+                       }
+                   }),
+        // 3.37.0: "STRICT tables provide a prescriptive style of data type management".
+        SQLFeature(name: "STRICT tables", addedIn: SQLiteVersion(3, 37, 0),
+                   fix: "Drop the STRICT option and enforce the types with CHECK constraints, for example CHECK (typeof(x) = 'integer').",
+                   firstUse: { statement in
+                       guard case .createTable(_, let columnList?, _, _) = statement.shape else { return nil }
+                       // Table options follow the column list's `)`, separated by commas.
+                       let options = Swift.min(columnList.upperBound + 1, statement.tokens.count)..<statement.tokens.count
+                       return options.first { index in
+                           statement.depth(index) == 0 && statement.isWord(index, "STRICT")
+                               && (statement.isSymbol(index - 1, ")") || statement.isSymbol(index - 1, ","))
+                       }
+                   }),
+        // 3.38.0: "Added the -> and ->> operators for easier processing of JSON".
+        SQLFeature(name: "The -> and ->> JSON operators", addedIn: SQLiteVersion(3, 38, 0),
+                   fix: "Use json_extract(json, path) where the library was built with JSON1; otherwise extract the value in the application.",
+                   firstUse: { statement in
+                       statement.firstIndex { statement.isSymbol($0, "->") || statement.isSymbol($0, "->>") }
+                   }),
+        // 3.39.0: "Add new binary comparison operators IS NOT DISTINCT FROM and IS
+        // DISTINCT FROM".
+        SQLFeature(name: "IS [NOT] DISTINCT FROM", addedIn: SQLiteVersion(3, 39, 0),
+                   fix: "Use IS NOT for IS DISTINCT FROM, and IS for IS NOT DISTINCT FROM: SQLite has always had them.",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           guard statement.isWord(index, "IS") else { return false }
+                           let distinct = statement.isWord(index + 1, "NOT") ? index + 2 : index + 1
+                           return statement.isWord(distinct, "DISTINCT") && statement.isWord(distinct + 1, "FROM")
+                       }
+                   }),
+        // 3.39.0: "Add (long overdue) support for RIGHT and FULL OUTER JOIN".
+        SQLFeature(name: "RIGHT JOIN and FULL JOIN", addedIn: SQLiteVersion(3, 39, 0),
+                   fix: "Swap the two tables and use LEFT JOIN; for a FULL JOIN, add the unmatched rows of the other side with UNION ALL.",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           (statement.isWord(index, "RIGHT") || statement.isWord(index, "FULL"))
+                               && (statement.isWord(index + 1, "JOIN") || (statement.isWord(index + 1, "OUTER") && statement.isWord(index + 2, "JOIN")))
+                       }
+                   }),
+    ]
+
+    // MARK: - Functions
+
+    /// Built-in functions by the release that added them, matched as `name(` (not
+    /// `x.name(`). Earlier versions fail with "no such function".
+    static let functions: [SQLFeature] = [
+        // 3.32.0: "Added the iif() SQL function".
+        function("iif", SQLiteVersion(3, 32, 0), fix: "Use CASE WHEN condition THEN a ELSE b END."),
+        // 3.34.0 added substring() as another name for substr().
+        function("substring", SQLiteVersion(3, 34, 0), fix: "Use substr(), the older name of the same function."),
+        // 3.38.0: "The JSON functions are now built-ins" (before, only in builds
+        // compiled with JSON1; the Debian 12 SQLCipher build has none).
+        jsonFunctions(prefix: "json", name: "JSON functions (json(), json_extract(), …)", SQLiteVersion(3, 38, 0),
+                      fix: "Do the JSON work in the application, or keep the values in ordinary columns; the JSON functions are built in only from SQLite 3.38.0 (earlier only in builds compiled with JSON1)."),
+        // 3.38.0: "Added the unixepoch() function".
+        function("unixepoch", SQLiteVersion(3, 38, 0), fix: "Use CAST(strftime('%s', x) AS INTEGER), with 'now' for the current time."),
+        // 3.38.0: "Rename the printf() SQL function to format()".
+        function("format", SQLiteVersion(3, 38, 0), fix: "Use printf(), the older name of the same function."),
+        // 3.41.0: "Added the unhex() SQL function".
+        function("unhex", SQLiteVersion(3, 41, 0), fix: "Write the bytes as a blob literal (x'…'), or decode the hex text in the application."),
+        // 3.43.0: "Added the octet_length(X) SQL function" and "the timediff() SQL function".
+        function("octet_length", SQLiteVersion(3, 43, 0), fix: "Use length(CAST(x AS BLOB))."),
+        function("timediff", SQLiteVersion(3, 43, 0), fix: "Compute the difference with julianday(a) - julianday(b) (days) or unix times from strftime('%s', …)."),
+        // 3.44.0: "Add support for the concat() and concat_ws() scalar SQL functions"
+        // and "the string_agg() aggregate SQL function".
+        function("concat", SQLiteVersion(3, 44, 0), fix: "Use the || operator (wrap arguments in ifnull(x, '') where a NULL should count as empty)."),
+        function("concat_ws", SQLiteVersion(3, 44, 0), fix: "Use the || operator with the separator between the arguments (ifnull(x, '') where a NULL should count as empty)."),
+        function("string_agg", SQLiteVersion(3, 44, 0), fix: "Use group_concat(x, separator), the older name of the same aggregate."),
+        // 3.45.0 added the JSONB binary format and its jsonb…() functions.
+        jsonFunctions(prefix: "jsonb", name: "JSONB functions (jsonb(), jsonb_extract(), …)", SQLiteVersion(3, 45, 0),
+                      fix: "Store JSON as text and use the json…() functions where the library has them, or do the work in the application."),
+        // 3.48.0 added if() as another name for iif().
+        function("if", SQLiteVersion(3, 48, 0), fix: "Use CASE WHEN condition THEN a ELSE b END."),
+    ]
+
+    private static func function(_ name: String, _ version: SQLiteVersion, fix: String) -> SQLFeature {
+        SQLFeature(name: "The \(name)() function", addedIn: version, fix: fix, firstUse: { statement in
+            statement.firstIndex { index in
+                guard statement.wordKey(index) == name else { return false }
+                return statement.isSymbol(index + 1, "(") && !statement.isSymbol(index - 1, ".")
+            }
+        })
+    }
+
+    /// `prefix(` and `prefix_…(` (so `json_extract(` but not `jsonb(` for "json").
+    private static func jsonFunctions(prefix: String, name: String, _ version: SQLiteVersion, fix: String) -> SQLFeature {
+        SQLFeature(name: name, addedIn: version, fix: fix, firstUse: { statement in
+            statement.firstIndex { index in
+                guard let key = statement.wordKey(index),
+                      statement.isSymbol(index + 1, "("), !statement.isSymbol(index - 1, ".") else { return false }
+                return key == prefix || key.hasPrefix(prefix + "_")
+            }
+        })
+    }
+}
+
+extension StatementReader {
+    /// The first token index satisfying `predicate`.
+    func firstIndex(where predicate: (Int) -> Bool) -> Int? {
+        tokens.indices.first(where: predicate)
+    }
+}

@@ -1,0 +1,32 @@
+/// A SQLite library version such as 3.15.2, ordered so features can be gated on it.
+public struct SQLiteVersion: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
+    public let major: Int
+    public let minor: Int
+    public let patch: Int
+
+    public init(_ major: Int, _ minor: Int, _ patch: Int = 0) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    /// Parses `sqlite3_libversion()` text: "3.15.2", "3.45" (patch 0), or an old
+    /// four-part "3.7.16.1" (the fourth part, a patch of a patch, adds no SQL feature
+    /// and is dropped). Nil for anything else.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (2...4).contains(parts.count) else { return nil }
+        var numbers: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 9, part.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(part) else { return nil }
+            numbers.append(number)
+        }
+        self.init(numbers[0], numbers[1], numbers.count > 2 ? numbers[2] : 0)
+    }
+
+    public static func < (lhs: SQLiteVersion, rhs: SQLiteVersion) -> Bool {
+        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+    }
+
+    public var description: String { "\(major).\(minor).\(patch)" }
+}

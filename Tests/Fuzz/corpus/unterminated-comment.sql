@@ -1,0 +1,3 @@
+-- migrate:up
+SELECT 1 /* never closed ;
+-- migrate:down

@@ -1,0 +1,1 @@
+SELECT 'unterminated; /* [ " ` x'0

@@ -1,0 +1,297 @@
+import MigrationKit
+import Testing
+
+@Suite struct NotNullColumnWithoutDefaultTests {
+    private let rule = "not-null-column-without-default"
+
+    @Test func flagsNotNullWithoutDefault() throws {
+        let findings = try LintFixture.lint("ALTER TABLE users ADD COLUMN age INTEGER NOT NULL;", rule: rule)
+        #expect(findings.count == 1)
+        #expect(findings.first?.severity == .error)
+        #expect(findings.first?.line == 2)
+        #expect(findings.first?.message.contains("users") == true)
+        #expect(findings.first?.message.contains("age") == true)
+        #expect(findings.first?.fix.contains("DEFAULT") == true)
+    }
+
+    @Test func defaultNullIsNoDefault() throws {
+        #expect(try LintFixture.lint("ALTER TABLE t ADD c TEXT NOT NULL DEFAULT NULL;", rule: rule).count == 1)
+        #expect(try LintFixture.lint("ALTER TABLE t ADD COLUMN c TEXT DEFAULT (NULL) NOT NULL;", rule: rule).count == 1)
+        #expect(try LintFixture.lint("ALTER TABLE t ADD COLUMN c TEXT CONSTRAINT nn NOT NULL DEFAULT ((NULL));", rule: rule).count == 1)
+    }
+
+    @Test func aRealDefaultIsFine() throws {
+        for sql in ["ALTER TABLE t ADD COLUMN c INTEGER NOT NULL DEFAULT 0;",
+                    "ALTER TABLE t ADD COLUMN c TEXT NOT NULL DEFAULT '';",
+                    "ALTER TABLE t ADD COLUMN c INTEGER DEFAULT -1 NOT NULL;",
+                    "ALTER TABLE t ADD COLUMN c INTEGER NOT NULL DEFAULT (1 + 1);",
+                    "ALTER TABLE t ADD COLUMN c TEXT NOT NULL DEFAULT 'NULL';",
+                    "ALTER TABLE t ADD COLUMN c TEXT;"] {
+            #expect(try LintFixture.lint(sql, rule: rule).isEmpty, "\(sql)")
+        }
+    }
+
+    @Test func notNullInsideLiteralsCommentsOrChecksIsNotTheConstraint() throws {
+        for sql in ["ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'NOT NULL';",
+                    "ALTER TABLE t ADD COLUMN \"NOT NULL\" TEXT;",
+                    "ALTER TABLE t ADD COLUMN c TEXT -- NOT NULL\n;",
+                    "ALTER TABLE t ADD COLUMN c TEXT /* NOT NULL */;",
+                    "ALTER TABLE t ADD COLUMN c TEXT CHECK (c IS NOT NULL);",
+                    "CREATE TABLE t (a INTEGER NOT NULL);"] {
+            #expect(try LintFixture.lint(sql, rule: rule).isEmpty, "\(sql)")
+        }
+    }
+
+    @Test func pointsAtTheNotNullLineInTheFile() throws {
+        let findings = try LintFixture.lint("SELECT 1;\nALTER TABLE t\n  ADD COLUMN c INTEGER\n  NOT NULL;", rule: rule)
+        #expect(findings.map(\.line) == [5])
+    }
+
+    @Test func downSectionsAreCheckedToo() throws {
+        let findings = try LintFixture.lint("SELECT 1;", rule: rule, down: "ALTER TABLE t ADD COLUMN c INTEGER NOT NULL;")
+        #expect(findings.map(\.line) == [4])
+    }
+}
+
+@Suite struct TransactionControlTests {
+    private let rule = "transaction-control"
+
+    @Test func flagsStatementsThatManageTheTransaction() throws {
+        for keyword in ["BEGIN", "BEGIN IMMEDIATE", "COMMIT", "END TRANSACTION", "ROLLBACK", "SAVEPOINT s", "RELEASE s",
+                        "VACUUM", "ATTACH 'x.db' AS x", "DETACH x", "commit"] {
+            let findings = try LintFixture.lint("CREATE TABLE a (x);\n\(keyword);", rule: rule)
+            #expect(findings.count == 1, "\(keyword)")
+            #expect(findings.first?.line == 3, "\(keyword)")
+            #expect(findings.first?.severity == .error)
+            #expect(findings.first?.fix.contains("Remove it") == true, "\(keyword)")
+        }
+    }
+
+    @Test func vacuumSaysItCannotRunInATransaction() throws {
+        let finding = try LintFixture.lint("VACUUM;", rule: rule).first
+        #expect(finding?.message.contains("cannot run inside a transaction") == true)
+    }
+
+    @Test func triggerBodiesConflictClausesAndRaiseAreNotTransactionControl() throws {
+        let sql = """
+        CREATE TABLE t (a INTEGER UNIQUE ON CONFLICT ROLLBACK);
+        CREATE TRIGGER guard BEFORE DELETE ON t
+        BEGIN
+            SELECT RAISE(ROLLBACK, 'no deletes');
+            UPDATE t SET a = CASE WHEN a > 0 THEN 1 ELSE 0 END;
+        END;
+        INSERT OR ROLLBACK INTO t VALUES (1);
+        PRAGMA journal_mode = WAL;
+        SELECT 'BEGIN; COMMIT;', "commit" FROM t; -- COMMIT;
+        /* ROLLBACK; */
+        """
+        #expect(try LintFixture.lint(sql, rule: rule).isEmpty)
+    }
+}
+
+@Suite struct DropTableWithDataTests {
+    private let rule = "drop-table-with-data"
+
+    @Test func namesTheRowCountWhenTheDatabaseHasRows() throws {
+        let context = LintFixture.database(rows: ["users": 5, "one": 1])
+        let findings = try LintFixture.lint("DROP TABLE users;\nDROP TABLE IF EXISTS main.\"One\";", rule: rule, context: context)
+        #expect(findings.count == 2)
+        #expect(findings.first?.severity == .warning)
+        #expect(findings.first?.message.contains("its 5 rows") == true)
+        #expect(findings.last?.message.contains("its 1 row.") == true)
+        #expect(findings.map(\.line) == [2, 3])
+    }
+
+    @Test func saysWhenRowsAreUnknown() throws {
+        let findings = try LintFixture.lint("DROP TABLE users;", rule: rule)
+        #expect(findings.count == 1)
+        #expect(findings.first?.message.contains("may hold data") == true)
+        #expect(findings.first?.message.contains("no database was given") == true)
+    }
+
+    @Test func emptyTablesAreQuiet() throws {
+        let context = LintFixture.database(rows: ["users": 0])
+        #expect(try LintFixture.lint("DROP TABLE users;", rule: rule, context: context).isEmpty)
+    }
+
+    @Test func aTableCreatedEarlierInTheBatchIsKnownEmpty() throws {
+        let files = [try LintFixture.file("0001_a", up: "CREATE TABLE scratch (a);"),
+                     try LintFixture.file("0002_b", up: "SELECT 1;"),
+                     try LintFixture.file("0005_c", up: "DROP TABLE scratch;")]
+        #expect(MigrationLinter(context: LintFixture.debian12).lint(files).filter { $0.rule == rule }.isEmpty)
+    }
+
+    @Test func butNotOnceTheBatchPutRowsInIt() throws {
+        let files = [try LintFixture.file("0001_a", up: "CREATE TABLE scratch (a);\nINSERT INTO scratch VALUES (1);"),
+                     try LintFixture.file("0002_b", up: "DROP TABLE scratch;")]
+        let findings = MigrationLinter(context: LintFixture.debian12).lint(files).filter { $0.rule == rule }
+        #expect(findings.count == 1)
+        #expect(findings.first?.path == "migrations/0002_b.sql")
+        #expect(findings.first?.message.contains("earlier statement of this batch") == true)
+        let copied = try LintFixture.lint("CREATE TABLE c AS SELECT * FROM users;\nDROP TABLE c;", rule: rule,
+                                          context: LintFixture.database(rows: ["users": 0]))
+        #expect(copied.count == 1)
+    }
+
+    @Test func followsRenamesAndDropsWithinTheBatch() throws {
+        let context = LintFixture.database(rows: ["old": 2])
+        let renamed = try LintFixture.lint("ALTER TABLE old RENAME TO new;\nDROP TABLE new;", rule: rule, context: context)
+        #expect(renamed.count == 1)
+        #expect(renamed.first?.message.contains("2 rows") == true)
+        let twice = try LintFixture.lint("DROP TABLE old;\nDROP TABLE IF EXISTS old;", rule: rule, context: context)
+        #expect(twice.map(\.line) == [2])
+    }
+
+    @Test func createIfNotExistsDoesNotHideExistingRows() throws {
+        let context = LintFixture.database(rows: ["users": 3])
+        let findings = try LintFixture.lint("CREATE TABLE IF NOT EXISTS users (a);\nDROP TABLE users;", rule: rule, context: context)
+        #expect(findings.count == 1)
+    }
+
+    @Test func dropTableInLiteralsCommentsViewsOrDownSectionsIsQuiet() throws {
+        let context = LintFixture.database(rows: ["users": 5])
+        let sql = """
+        SELECT 'DROP TABLE users;';
+        -- DROP TABLE users;
+        /* DROP TABLE users; */
+        DROP VIEW users;
+        """
+        #expect(try LintFixture.lint(sql, rule: rule, context: context, down: "DROP TABLE users;").isEmpty)
+    }
+
+    @Test func dropColumnWarnsAboutItsValues() throws {
+        let context = LintFixture.database(rows: ["users": 3], version: SQLiteVersion(3, 45, 0))
+        let findings = try LintFixture.lint("ALTER TABLE users DROP COLUMN age;", context: context)
+        #expect(findings.map(\.rule) == ["drop-column-with-data"])
+        #expect(findings.first?.severity == .warning)
+        #expect(findings.first?.message.contains("age") == true)
+        #expect(findings.first?.message.contains("3 rows") == true)
+        // On 3.15.2 DROP COLUMN does not exist either.
+        let old = try LintFixture.lint("ALTER TABLE users DROP COLUMN age;", context: LintFixture.database(rows: ["users": 3]))
+        #expect(Set(old.map(\.rule)) == ["drop-column-with-data", "unsupported-sql"])
+        let empty = try LintFixture.lint("ALTER TABLE users DROP age;", rule: "drop-column-with-data",
+                                         context: LintFixture.database(rows: ["users": 0]))
+        #expect(empty.isEmpty)
+        let mentioned = try LintFixture.lint("SELECT 'ALTER TABLE users DROP COLUMN age'; -- ALTER TABLE users DROP COLUMN age\nALTER TABLE \"users\" RENAME TO people;",
+                                             context: context)
+        #expect(mentioned.isEmpty, "\(mentioned)")
+    }
+}
+
+@Suite struct PragmaForeignKeysTests {
+    private let rule = "pragma-foreign-keys"
+
+    @Test func flagsEveryFormOfThePragma() throws {
+        for sql in ["PRAGMA foreign_keys = OFF;", "PRAGMA main.foreign_keys = OFF;", "pragma FOREIGN_KEYS;",
+                    "PRAGMA foreign_keys(0);", "PRAGMA \"foreign_keys\" = ON;"] {
+            let findings = try LintFixture.lint(sql, rule: rule)
+            #expect(findings.count == 1, "\(sql)")
+            #expect(findings.first?.severity == .warning)
+            #expect(findings.first?.message.contains("does nothing inside a transaction") == true)
+        }
+    }
+
+    @Test func otherPragmasAndMentionsAreQuiet() throws {
+        let sql = """
+        PRAGMA foreign_key_check;
+        PRAGMA defer_foreign_keys = ON;
+        PRAGMA foreign_key_list(t);
+        SELECT 'PRAGMA foreign_keys = OFF';
+        -- PRAGMA foreign_keys = OFF;
+        """
+        #expect(try LintFixture.lint(sql, rule: rule).isEmpty)
+    }
+}
+
+@Suite struct RenameTableReferencedByViewTests {
+    private let rule = "rename-table-referenced-by-view"
+
+    @Test func namesTheDatabasesViews() throws {
+        let context = LintFixture.database(views: ["users": ["active_users", "admins"]])
+        let findings = try LintFixture.lint("ALTER TABLE users RENAME TO people;", rule: rule, context: context)
+        #expect(findings.count == 1)
+        #expect(findings.first?.severity == .warning)
+        #expect(findings.first?.message.contains("\"active_users\", \"admins\" refer to users") == true)
+        #expect(findings.first?.message.contains("before 3.25") == true)
+        #expect(findings.first?.fix.contains("Drop the views first") == true)
+        #expect(findings.first?.fix.contains("referring to people") == true)
+    }
+
+    @Test func countsViewsCreatedEarlierInTheBatch() throws {
+        let files = [try LintFixture.file("0001_a", up: "CREATE VIEW recent AS SELECT * FROM \"Users\" WHERE id > 10;"),
+                     try LintFixture.file("0002_b", up: "ALTER TABLE users RENAME TO people;")]
+        let findings = MigrationLinter(context: LintFixture.debian12).lint(files).filter { $0.rule == rule }
+        #expect(findings.count == 1)
+        #expect(findings.first?.message.contains("\"recent\"") == true)
+    }
+
+    @Test func viewsDroppedEarlierInTheBatchNoLongerCount() throws {
+        let context = LintFixture.database(views: ["users": ["active_users"]])
+        let sql = "DROP VIEW active_users;\nALTER TABLE users RENAME TO people;\nCREATE VIEW active_users AS SELECT * FROM people;"
+        #expect(try LintFixture.lint(sql, rule: rule, context: context).isEmpty)
+    }
+
+    @Test func fromSQLite325ViewsFollowARenameSoAPlainRenameIsFine() throws {
+        let context = LintFixture.database(views: ["users": ["active_users"]], version: SQLiteVersion(3, 40, 1))
+        #expect(try LintFixture.lint("ALTER TABLE users RENAME TO people;", rule: rule, context: context).isEmpty)
+    }
+
+    @Test func fromSQLite325ARenameFailsWhileAViewLostItsTable() throws {
+        // The 12-step procedure without dropping the views first.
+        let twelveStep = """
+        CREATE TABLE new_users (id INTEGER PRIMARY KEY, name TEXT);
+        INSERT INTO new_users SELECT id, name FROM users;
+        DROP TABLE users;
+        ALTER TABLE new_users RENAME TO users;
+        """
+        let modern = LintFixture.database(rows: ["users": 4], views: ["users": ["active_users"]], version: SQLiteVersion(3, 40, 1))
+        let findings = try LintFixture.lint(twelveStep, rule: rule, context: modern)
+        #expect(findings.map(\.line) == [5])
+        #expect(findings.first?.message.contains("\"active_users\" still refers to users") == true)
+        #expect(findings.first?.message.contains("no such table: main.users") == true)
+        #expect(findings.first?.fix.contains("before dropping users") == true)
+        // Dropping the view first, as the fix says, is quiet.
+        let fixed = "DROP VIEW active_users;\n" + twelveStep + "\nCREATE VIEW active_users AS SELECT * FROM users;"
+        #expect(try LintFixture.lint(fixed, rule: rule, context: modern).isEmpty)
+        // SQLite 3.15.2 renames without looking at views: the view works again afterwards.
+        let legacy = LintFixture.database(rows: ["users": 4], views: ["users": ["active_users"]])
+        #expect(try LintFixture.lint(twelveStep, rule: rule, context: legacy).isEmpty)
+    }
+
+    @Test func mentionsInsideLiteralsOrOfOtherTablesDoNotCount() throws {
+        let sql = """
+        CREATE VIEW labels AS SELECT 'users' AS kind FROM other; -- users
+        ALTER TABLE users RENAME TO people;
+        ALTER TABLE other RENAME COLUMN kind TO sort;
+        """
+        #expect(try LintFixture.lint(sql, rule: rule).isEmpty)
+    }
+}
+
+@Suite struct MissingDownTests {
+    private let rule = "missing-down"
+
+    @Test func flagsASectionsFileWithoutDownAtItsUpLine() throws {
+        let file = try SQLMigrationFileParser.parseSections("-- a comment\n\n-- migrate:up\nCREATE TABLE t (a);\n",
+                                                            identifier: "0001_t", path: "m/0001_t.sql")
+        let findings = MigrationLinter(context: LintFixture.debian12).lint([file]).filter { $0.rule == rule }
+        #expect(findings.count == 1)
+        #expect(findings.first?.line == 3)
+        #expect(findings.first?.severity == .warning)
+        #expect(findings.first?.message.contains("0001_t") == true)
+        #expect(findings.first?.fix.contains("-- migrate:down") == true)
+    }
+
+    @Test func flagsAnUpFileWithoutDownFile() throws {
+        let file = try SQLMigrationFileParser.parseUpDown(upText: "CREATE TABLE t (a);", upPath: "m/0001_t.up.sql",
+                                                          downText: nil, downPath: nil, identifier: "0001_t")
+        let findings = MigrationLinter(context: LintFixture.debian12).lint([file]).filter { $0.rule == rule }
+        #expect(findings.map(\.line) == [1])
+        #expect(findings.first?.fix.contains("0001_t.down.sql") == true)
+    }
+
+    @Test func anyDownSectionCounts() throws {
+        #expect(try LintFixture.lint("CREATE TABLE t (a);", rule: rule, down: "DROP TABLE t;").isEmpty)
+        #expect(try LintFixture.lint("CREATE TABLE t (a);", rule: rule, down: "-- nothing to undo").isEmpty)
+    }
+}
