@@ -1,3 +1,5 @@
+import MigrationKit
+
 /// The schema as canonical SQL: every table, index, view and trigger, sorted by kind
 /// and then by name (byte-wise), one statement each, so equal schemas give identical
 /// text whatever order they were created in, and a diff shows real changes only.
@@ -49,5 +51,46 @@ public enum SchemaDump {
             return sql + ";\n"
         }
         .joined()
+    }
+}
+
+extension SchemaDump {
+    /// The schema reduced to what SQLite means by it, for comparing two schemas built
+    /// by different statements: comments and spacing dropped, names compared as SQLite
+    /// compares them (case-insensitively, quoted or not: `CREATE TABLE "Books"` and
+    /// `create table books` are the same table), string literals kept exactly. Two
+    /// databases with equal comparable forms have the same tables, columns,
+    /// constraints, indexes, views and triggers.
+    public static func comparableForm(of db: SQLCipherDatabase) throws -> String {
+        try objects(in: db)
+            .map { object in
+                "\(object.type) \(object.name.lowercased()): " + normalized(object.sql)
+            }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .joined(separator: "\n")
+    }
+
+    /// One statement's tokens, normalised (see `comparableForm`).
+    static func normalized(_ sql: String) -> String {
+        SQLTokenizer.tokenize(sql)
+            .filter { !$0.isTrivia }
+            .map { token -> String in
+                switch token.kind {
+                case .word:
+                    return token.text.lowercased()
+                case .quotedIdentifier:
+                    let name = token.nameValue ?? token.text
+                    return isPlainIdentifier(name) ? name.lowercased() : token.text
+                default:
+                    return token.text
+                }
+            }
+            .filter { $0 != ";" }
+            .joined(separator: " ")
+    }
+
+    private static func isPlainIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 }

@@ -59,3 +59,33 @@ import Testing
         #expect(try runner.appliedIdentifiers(in: writer) == ["0001_a"])
     }
 }
+
+@Suite struct SchemaComparisonTests {
+    @Test func equalSchemasCompareEqualHoweverTheyWereSpelled() throws {
+        let directory = try TemporaryDirectory()
+        let one = try SQLCipherWriter(path: directory.path("one.db"), key: .testRawKey)
+        try one.write { try $0.execute(sql: "CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT); CREATE INDEX books_title ON books(title);") }
+        // The same schema reached the 12-step way: recreated, renamed (stored quoted), commented.
+        let two = try SQLCipherWriter(path: directory.path("two.db"), key: .testRawKey)
+        try two.write { db in
+            try db.execute(sql: """
+                CREATE TABLE books_new (
+                    id INTEGER PRIMARY KEY, -- the key
+                    TITLE text
+                );
+                ALTER TABLE books_new RENAME TO books;
+                create index BOOKS_TITLE on "books"(title);
+                """)
+        }
+        let first = try one.read { try SchemaDump.comparableForm(of: $0) }
+        let second = try two.read { try SchemaDump.comparableForm(of: $0) }
+        #expect(first == second)
+        // The canonical dump keeps what was written.
+        #expect(try two.read { try SchemaDump.canonicalSQL(of: $0) }.contains("-- the key"))
+
+        // A real difference is not hidden: a string literal or a column type.
+        try two.write { try $0.execute(sql: "CREATE VIEW v AS SELECT 'A' AS x") }
+        try one.write { try $0.execute(sql: "CREATE VIEW v AS SELECT 'a' AS x") }
+        #expect(try one.read { try SchemaDump.comparableForm(of: $0) } != (try two.read { try SchemaDump.comparableForm(of: $0) }))
+    }
+}

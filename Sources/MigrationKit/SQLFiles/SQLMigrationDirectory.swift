@@ -38,15 +38,19 @@ public struct SQLMigrationDirectory: Sendable {
             throw SQLMigrationFileError(code: .downWithoutUp, path: orphanPath,
                                         message: "There is no \(orphan).up.sql for this down file; add the up file or remove this one.")
         }
+        // In identifier order, so the first broken file reported is the earliest one.
         var files: [SQLMigrationFile] = []
-        for (identifier, upPath) in ups {
-            let downPath = downs[identifier]
-            files.append(try SQLMigrationFileParser.parseUpDown(
-                upText: try readText(upPath), upPath: upPath,
-                downText: try downPath.map(readText), downPath: downPath, identifier: identifier))
-        }
-        for (identifier, filePath) in sections {
-            files.append(try SQLMigrationFileParser.parseSections(try readText(filePath), identifier: identifier, path: filePath))
+        let identifiers = Set(ups.keys).union(sections.keys).sorted(by: MigrationIdentifierOrder.precedes)
+        for identifier in identifiers {
+            if let filePath = sections[identifier] {
+                files.append(try SQLMigrationFileParser.parseSections(try readText(filePath), identifier: identifier, path: filePath))
+            }
+            if let upPath = ups[identifier] {
+                let downPath = downs[identifier]
+                files.append(try SQLMigrationFileParser.parseUpDown(
+                    upText: try readText(upPath), upPath: upPath,
+                    downText: try downPath.map(readText), downPath: downPath, identifier: identifier))
+            }
         }
         return files.sorted { lhs, rhs in
             lhs.identifier == rhs.identifier
