@@ -7,8 +7,11 @@ let package = Package(
         .library(name: "MigrationKit", targets: ["MigrationKit"]),
         .library(name: "MigrationKitSQLCipher", targets: ["MigrationKitSQLCipher"]),
         .library(name: "MigrationKitKeys", targets: ["MigrationKitKeys"]),
+        .library(name: "MigrationKitCLI", targets: ["MigrationKitCLI"]),
+        .executable(name: "migrationkit", targets: ["migrationkit"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // SHA-256 checksums of migration files (BoringSSL inside, symbol-prefixed, so it
         // cannot clash with the OpenSSL that libsqlcipher links).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -38,10 +41,25 @@ let package = Package(
         // Key sources: flags, key files, the environment, a no-echo prompt, the Secret Service.
         .target(name: "MigrationKitKeys", dependencies: ["MigrationKitSQLCipher", "CLibSecret"]),
 
+        // The commands, embeddable in an app's own binary (MigrationCLI.run(host:arguments:)).
+        .target(
+            name: "MigrationKitCLI",
+            dependencies: [
+                "MigrationKit", "MigrationKitSQLCipher", "MigrationKitKeys",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "migrationkit", dependencies: ["MigrationKitCLI"]),
+
+        // Examples: the library used directly, and an app embedding the commands.
         .executableTarget(
             name: "migrationkit-library-demo",
             dependencies: ["MigrationKitSQLCipher"],
             path: "Examples/LibraryDemo"
+        ),
+        .executableTarget(
+            name: "notes-migrate",
+            dependencies: ["MigrationKitCLI"],
+            path: "Examples/NotesApp"
         ),
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit"]),
@@ -50,6 +68,8 @@ let package = Package(
             dependencies: ["MigrationKitSQLCipher"],
             exclude: ["Fixtures"]),
         .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "KeyStoreProbe"]),
+        // Runs the built binaries as a user would.
+        .testTarget(name: "MigrationKitCLITests", dependencies: ["migrationkit", "notes-migrate"]),
         // A child process for the key tests: libsecret caches its bus connection per
         // process, and prompts need their own terminal, so those cases run out of process.
         .executableTarget(

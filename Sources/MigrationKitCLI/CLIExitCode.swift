@@ -1,0 +1,46 @@
+/// The documented exit codes of `migrationkit` (README: "Exit codes"). Distinct
+/// numbers so scripts can tell a failed migration from a wrong key or a locked file.
+public enum CLIExitCode: Int32, CaseIterable, Sendable {
+    /// Everything worked.
+    case success = 0
+    /// An unexpected failure (an I/O error the tool could not classify).
+    case failure = 1
+    /// A migration (or rollback) step failed and was rolled back, or lint errors blocked it.
+    case migrationFailed = 2
+    /// The verifier found a problem (integrity, foreign keys, a required index).
+    case verificationFailed = 3
+    /// Wrong key, a key given for a plaintext database, or the file is not a database.
+    case wrongKeyOrNotADatabase = 4
+    /// The key could not be obtained: no key given, key file refused, keyring
+    /// unavailable or locked, item not found.
+    case keyUnavailable = 5
+    /// `status --exit-code`: migrations are pending.
+    case pendingMigrations = 6
+    /// The database's state forbids the operation: migrated by a newer version,
+    /// out-of-order or edited migrations, nothing to roll back, no down section.
+    case refused = 7
+    /// Another process held the database lock for longer than `--lock-timeout`.
+    case locked = 8
+    /// A file problem: database missing, read-only, a directory, disk full; or an
+    /// unusable migrations folder or file.
+    case fileError = 9
+    /// Bad command-line usage (ArgumentParser's EX_USAGE).
+    case usage = 64
+
+    /// One line for the README table and `--help`.
+    public var summary: String {
+        switch self {
+        case .success: return "success"
+        case .failure: return "unexpected failure"
+        case .migrationFailed: return "a migration step failed and was rolled back (or lint errors blocked it)"
+        case .verificationFailed: return "verification failed"
+        case .wrongKeyOrNotADatabase: return "wrong key, not encrypted, or not a database"
+        case .keyUnavailable: return "key source unavailable"
+        case .pendingMigrations: return "migrations pending (status --exit-code)"
+        case .refused: return "refused by the database's migration state"
+        case .locked: return "database locked by another process"
+        case .fileError: return "file problem (database or migrations)"
+        case .usage: return "usage error"
+        }
+    }
+}

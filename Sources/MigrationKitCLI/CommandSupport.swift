@@ -1,0 +1,73 @@
+import Foundation
+import MigrationKit
+import MigrationKitKeys
+import MigrationKitSQLCipher
+
+/// How a command means to use the database.
+enum DatabaseAccess {
+    /// Change it, creating it when missing (migrate).
+    case create
+    /// Change an existing database (rollback).
+    case change
+    /// Only read it (status, verify, schema-dump): opened read-only when the file is
+    /// not writable, so inspecting a read-only copy works.
+    case inspect
+}
+
+/// The steps shared by every database command: resolve the key once, open the
+/// database once, load the migrations.
+enum CommandSupport {
+    /// Resolves the key (printing the key options' warnings) and opens the database
+    /// through the host. The key is derived exactly once, here.
+    static func openWriter(_ options: ConnectionOptions, access: DatabaseAccess, reporter: Reporter) throws -> SQLCipherWriter {
+        let settings = try connectionSettings(options, access: access, reporter: reporter)
+        return try CLIContext.host.openWriter(settings)
+    }
+
+    static func connectionSettings(_ options: ConnectionOptions, access: DatabaseAccess, reporter: Reporter) throws -> ConnectionSettings {
+        try connectionSettings(path: try options.requiredPath(), key: options.key, cipher: options.cipher,
+                               lockTimeout: options.lockTimeout, access: access, reporter: reporter)
+    }
+
+    /// The settings for one database from parsed option groups (commands such as
+    /// `check` name their database with another option than --db-path).
+    static func connectionSettings(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
+                                   access: DatabaseAccess, reporter: Reporter) throws -> ConnectionSettings {
+        if keyOptions.password != nil {
+            reporter.warning("--password is visible to other users in the process list (ps); prefer --password-file, --keychain-service or \(KeyOptions.environmentVariable).")
+        }
+        let source = try keyOptions.source(
+            environment: ProcessInfo.processInfo.environment,
+            standardInputIsTerminal: Console.standardInputIsTerminal,
+            promptMessage: "Key for \(path): ")
+        let key = try source?.resolve(warn: { reporter.warning($0.description) })
+        var configuration = SQLCipherConfiguration()
+        configuration.busyTimeout = .milliseconds(Int64(lockTimeout * 1000))
+        configuration.cipher = cipher.settings
+        switch access {
+        case .create:
+            configuration.createIfMissing = true
+        case .change:
+            configuration.createIfMissing = false
+        case .inspect:
+            configuration.createIfMissing = false
+            configuration.readOnly = FileManager.default.fileExists(atPath: path) && !FileManager.default.isWritableFile(atPath: path)
+        }
+        return ConnectionSettings(path: path, key: key, configuration: configuration)
+    }
+
+    /// The migration runner: the host's Swift steps, or the SQL files of `--migrations`.
+    static func runner(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier()) throws -> SQLCipherMigrationRunner {
+        try loadMigrations(migrations, verifier: verifier).runner
+    }
+
+    /// The runner and, for SQL migrations, the files it was built from (for lint).
+    static func loadMigrations(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier()) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
+        if var runner = CLIContext.host.runner {
+            runner.verifier.requiredIndexes += verifier.requiredIndexes
+            return (runner, nil)
+        }
+        let files = try SQLMigrationDirectory(path: migrations.directory).load()
+        return (try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) }, verifier: verifier), files)
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitSQLCipher
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Prove a migrations folder before it ships, on scratch databases: fresh install, idempotence, every down undoing its up, and optionally an upgrade of a copy of a real older database.",
+        discussion: "Touches nothing of yours: --from-database is opened read-only and copied. Its key comes from the key options.")
+
+    @OptionGroup var migrations: MigrationsOptions
+    @OptionGroup(title: "Key options (for --from-database)") var key: KeyOptions
+    @OptionGroup(title: "Cipher options (for --from-database)") var cipher: CipherOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
+    var olderDatabase: String?
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let loaded = try CommandSupport.loadMigrations(migrations)
+        var older: (path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration)?
+        if let olderDatabase {
+            let settings = try CommandSupport.connectionSettings(
+                path: olderDatabase, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter)
+            older = (settings.path, settings.key, settings.configuration)
+        }
+        var results: [RoundTripCheck.Result] = []
+        if let files = loaded.files {
+            let findings = MigrationLinter(context: .linkedLibrary).lint(files)
+            let errors = findings.filter { $0.severity == .error }
+            results.append(RoundTripCheck.Result(
+                name: "lint", passed: errors.isEmpty,
+                detail: errors.isEmpty ? "no errors (\(findings.count) warning\(findings.count == 1 ? "" : "s"))" : errors.map(\.description).joined(separator: "; ")))
+        }
+        let allowed = Set((loaded.files ?? []).flatMap(\.rowChanges))
+        results += try RoundTripCheck(runner: loaded.runner, allowedRowChanges: allowed).run(olderDatabase: older)
+        for result in results {
+            reporter.line("\(result.passed ? "ok    " : "FAILED") \(result.name): \(result.detail)")
+        }
+        let failures = results.filter { !$0.passed }.count
+        reporter.line(failures == 0 ? "All \(results.count) checks passed." : "\(failures) of \(results.count) checks failed.")
+        try reporter.document(CheckDocument(passed: failures == 0, checks: results))
+        if failures > 0 { throw ExitCode(CLIExitCode.migrationFailed.rawValue) }
+    }
+}
+
+struct CheckDocument: Encodable {
+    let passed: Bool
+    let checks: [RoundTripCheck.Result]
+}

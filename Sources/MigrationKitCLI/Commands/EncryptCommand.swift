@@ -1,0 +1,134 @@
+import ArgumentParser
+import MigrationKitSQLCipher
+
+struct EncryptCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encrypt",
+        abstract: "Encrypt a plaintext database with the given key (into --output, or in place).",
+        discussion: "The key options give the key to encrypt with. Stop the app that uses the database first.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("Write the encrypted copy here (must not exist).", valueName: "file"))
+    var outputPath: String?
+
+    @Flag(name: .customLong("in-place"), help: "Replace the plaintext database with its encrypted copy, atomically.")
+    var inPlace = false
+
+    func validate() throws {
+        if (outputPath == nil) == !inPlace {
+            throw ValidationError("Give --output FILE or --in-place (one of them).")
+        }
+        if connection.key.plaintext {
+            throw ValidationError("encrypt needs the key to encrypt with; drop --plaintext.")
+        }
+    }
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let path = try connection.requiredPath()
+        let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        guard let key = settings.key else { throw CLIError(.usage, "encrypt needs a key.") }
+        let summary: DatabaseEncryption.ExportSummary
+        var backupPath: String?
+        if inPlace {
+            if !backup.skip {
+                // A plaintext backup of a plaintext database: the state before encryption.
+                let source = try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings))
+                backupPath = try backup.create(of: source)
+            }
+            summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher)
+            reporter.line("Encrypted \(path) in place (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")
+        } else if let outputPath {
+            summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher)
+            reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")
+        } else {
+            return
+        }
+        if let backupPath { reporter.line("Backup of the plaintext original: \(backupPath) — delete it once the encrypted database is in use.") }
+        try reporter.document(ExportDocument(database: path, output: outputPath ?? path, rowCounts: summary.rowCounts, backup: backupPath))
+    }
+
+    private func plaintextConfiguration(_ settings: ConnectionSettings) -> SQLCipherConfiguration {
+        var configuration = settings.configuration
+        configuration.cipher = CipherSettings()
+        configuration.createIfMissing = false
+        return configuration
+    }
+}
+
+struct DecryptCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decrypt",
+        abstract: "Write a plaintext copy of an encrypted database (mode 0600), for export or support.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("The plaintext copy to write.", valueName: "file"))
+    var outputPath: String
+
+    @Flag(name: .customLong("force"), help: "Replace --output if it exists.")
+    var force = false
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let path = try connection.requiredPath()
+        let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        guard let key = settings.key else {
+            throw CLIError(.usage, "decrypt needs the database's key; --plaintext databases are already decrypted.")
+        }
+        let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force)
+        reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(summary.rowCounts.values.reduce(0, +)) rows verified). It is not encrypted: keep it private and delete it when done.")
+        try reporter.document(ExportDocument(database: path, output: outputPath, rowCounts: summary.rowCounts, backup: nil))
+    }
+}
+
+struct ExportDocument: Encodable {
+    let database: String
+    let output: String
+    let rowCounts: [String: Int]
+    let backup: String?
+}
+
+struct RekeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rekey",
+        abstract: "Re-encrypt a database with a new key, then prove the new key opens it.",
+        discussion: "The key options give the current key; the --new-… options give the new one (or a prompt, asked twice).")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup(title: "New key options") var newKey: NewKeyOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if connection.key.plaintext {
+            throw ValidationError("The database is not encrypted, so it has no key to change; use `encrypt` to encrypt it.")
+        }
+    }
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let path = try connection.requiredPath()
+        let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        guard let oldKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
+        var backupPath: String?
+        if !backup.skip {
+            let writer = try CLIContext.host.openWriter(settings)
+            backupPath = try backup.create(of: writer)
+        }
+        let key = try newKey.resolve(reporter: reporter)
+        if key.isSameKey(as: oldKey) {
+            throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
+        }
+        try DatabaseEncryption.rekey(at: path, from: oldKey, to: key, cipher: settings.configuration.cipher)
+        reporter.line("Rekeyed \(path): the new key opens it, the old one no longer does.")
+        if let backupPath {
+            reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")
+        }
+        try reporter.document(["database": path, "backup": backupPath ?? ""])
+    }
+}

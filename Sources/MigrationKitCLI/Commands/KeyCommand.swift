@@ -1,0 +1,118 @@
+import ArgumentParser
+import MigrationKitKeys
+import MigrationKitSQLCipher
+
+/// `migrationkit key generate|store|delete`: keys kept in the Secret Service.
+struct KeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "key",
+        abstract: "Manage database keys in the Secret Service (gnome-keyring, KeePassXC).",
+        subcommands: [GenerateKeyCommand.self, StoreKeyCommand.self, DeleteKeyCommand.self])
+}
+
+/// The Secret Service item a key command works on.
+struct KeychainItemOptions: ParsableArguments {
+    @Option(name: .customLong("keychain-service"), help: ArgumentHelp("The item's service attribute.", valueName: "service"))
+    var service: String
+
+    @Option(name: .customLong("keychain-account"), help: ArgumentHelp("The item's account attribute.", valueName: "account"))
+    var account: String
+
+    @Option(name: .customLong("label"), help: ArgumentHelp("The label keyring tools show.", valueName: "text"))
+    var label: String?
+
+    var displayLabel: String { label ?? "MigrationKit database key (\(service), \(account))" }
+
+    func validate() throws {
+        if service.isEmpty || account.isEmpty {
+            throw ValidationError("--keychain-service and --keychain-account must not be empty.")
+        }
+    }
+}
+
+/// Refuses to replace an existing key: the database it opens would be lost with it.
+private func refuseExistingItem(_ store: SecretServiceKeyStore, _ item: KeychainItemOptions, force: Bool) throws {
+    guard !force else { return }
+    do {
+        _ = try store.lookup(service: item.service, account: item.account)
+    } catch let error as KeyError where error.code == .itemNotFound {
+        return
+    }
+    throw CLIError(.refused, "A key is already stored for service \"\(item.service)\", account \"\(item.account)\"; replacing it would lose access to the databases it opens. Pass --force to replace it anyway.")
+}
+
+struct GenerateKeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Store 32 random bytes as a new raw key in the Secret Service (never printed unless --print).",
+        discussion: "Then move a database to it: migrationkit rekey --db-path app.db <current key> --new-keychain-service S --new-keychain-account A")
+
+    @OptionGroup var item: KeychainItemOptions
+    @OptionGroup var output: OutputOptions
+
+    @Flag(name: .customLong("print"), help: "Also print the key (as x'…' hex) on standard output.")
+    var print = false
+
+    @Flag(name: .customLong("force"), help: "Replace a key already stored for this service and account.")
+    var force = false
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let store = SecretServiceKeyStore()
+        try refuseExistingItem(store, item, force: force)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = SecretBytes(count: DatabaseKey.rawKeyLength) { buffer in
+            for index in 0..<buffer.count { buffer[index] = UInt8.random(in: 0...255, using: &generator) }
+        }
+        let key = DatabaseKey.rawKey(bytes: bytes)
+        try store.store(service: item.service, account: item.account, label: item.displayLabel, key: key)
+        reporter.line("Stored a new random 256-bit key for service \"\(item.service)\", account \"\(item.account)\".")
+        if print {
+            reporter.warning("--print shows the key: anyone who sees this output can open the database.")
+            Console.out(key.withKeyText { String(decoding: $0, as: UTF8.self) })
+        }
+        try reporter.document(["service": item.service, "account": item.account, "label": item.displayLabel])
+    }
+}
+
+struct StoreKeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Store a key in the Secret Service, read from standard input (or a prompt, asked twice).")
+
+    @OptionGroup var item: KeychainItemOptions
+    @OptionGroup var output: OutputOptions
+
+    @Flag(name: .customLong("force"), help: "Replace a key already stored for this service and account.")
+    var force = false
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let store = SecretServiceKeyStore()
+        try refuseExistingItem(store, item, force: force)
+        let source: KeySource = Console.standardInputIsTerminal ? .prompt(message: "Key to store: ", confirm: true) : .standardInput
+        let key = try source.resolve(warn: { reporter.warning($0.description) })
+        try store.store(service: item.service, account: item.account, label: item.displayLabel, key: key)
+        reporter.line("Stored the key for service \"\(item.service)\", account \"\(item.account)\".")
+        try reporter.document(["service": item.service, "account": item.account, "label": item.displayLabel])
+    }
+}
+
+struct DeleteKeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete a key from the Secret Service. Databases it opens cannot be opened without another copy of it.")
+
+    @OptionGroup var item: KeychainItemOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let deleted = try SecretServiceKeyStore().delete(service: item.service, account: item.account)
+        guard deleted else {
+            throw CLIError(.keyUnavailable, "No key is stored for service \"\(item.service)\", account \"\(item.account)\"; nothing was deleted.")
+        }
+        reporter.line("Deleted the key for service \"\(item.service)\", account \"\(item.account)\".")
+        try reporter.document(["service": item.service, "account": item.account])
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import MigrationKit
+import MigrationKitSQLCipher
+
+struct LintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check migration files for SQL that fails in the field: errors block migrate, warnings are printed.",
+        discussion: "With --db-path, only pending migrations are checked, against what that database holds (row counts, views).")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let files = try SQLMigrationDirectory(path: connection.migrations.directory).load()
+        var checked = files
+        var context = LintContext.linkedLibrary
+        if connection.dbPath != nil {
+            let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
+            let runner = try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) })
+            let pending = Set(try runner.migrationStatus(in: writer).pending)
+            checked = files.filter { pending.contains($0.identifier) }
+            context = try writer.read { try LintContext.reading($0, for: checked) }
+        }
+        let findings = MigrationLinter(context: context).lint(checked)
+        LintPrinter.print(findings, reporter: reporter, asWarnings: false)
+        let errors = findings.filter { $0.severity == .error }.count
+        reporter.line("\(checked.count) migration\(checked.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(findings.count - errors) warning\(findings.count - errors == 1 ? "" : "s").")
+        try reporter.document(LintDocument(findings: findings, errorCount: errors, warningCount: findings.count - errors))
+        if errors > 0 { throw ExitCode(CLIExitCode.migrationFailed.rawValue) }
+    }
+}
+
+struct LintDocument: Encodable {
+    let findings: [LintFinding]
+    let errorCount: Int
+    let warningCount: Int
+}
+
+/// Prints findings as `path:line: severity[rule]: message` with the fix on the next line.
+enum LintPrinter {
+    /// - Parameter asWarnings: print to standard error as warnings (before a migrate),
+    ///   rather than as the report itself.
+    static func print(_ findings: [LintFinding], reporter: Reporter, asWarnings: Bool) {
+        for finding in findings {
+            let line = "\(finding.path):\(finding.line): \(finding.severity)[\(finding.rule)]: \(finding.message)"
+            if asWarnings {
+                if !reporter.quiet { Console.error(line + "\n  fix: " + finding.fix) }
+            } else {
+                reporter.line(line)
+                reporter.line("  fix: " + finding.fix)
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitSQLCipher
+
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply pending migrations, each in its own transaction, then verify the database.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("Stop after this migration.", valueName: "id"))
+    var target: String?
+
+    @Flag(name: .customLong("allow-out-of-order"), help: "Apply pending migrations that sort before the latest applied one.")
+    var allowOutOfOrder = false
+
+    @Option(name: .customLong("require-index"), help: ArgumentHelp("Fail verification unless this index exists (repeatable).", valueName: "table:index"))
+    var requiredIndexes: [RequiredIndexSpec] = []
+
+    @Flag(name: .customLong("atomic"), help: "Run every pending migration and the verification in one transaction: all or nothing.")
+    var atomic = false
+
+    @Flag(name: .customLong("dry-run"), help: "Run as --atomic would, report what would change, then roll everything back.")
+    var dryRun = false
+
+    @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Accept an applied migration's edited file and record its new checksum (repeatable).", valueName: "id"))
+    var acceptModified: [String] = []
+
+    @Flag(name: .customLong("erase-on-schema-change"), help: "DEVELOPMENT ONLY: erase the database when its history no longer matches the migrations, then migrate from scratch.")
+    var eraseOnSchemaChange = false
+
+    @Flag(name: .customLong("yes"), help: "Confirm --erase-on-schema-change without a prompt.")
+    var yes = false
+
+    @Flag(name: .customLong("no-lint"), help: "Skip the lint of pending migrations (its errors otherwise block the run).")
+    var noLint = false
+
+    func validate() throws {
+        if atomic && dryRun { throw ValidationError("--dry-run already runs atomically; give one of --atomic and --dry-run.") }
+        if dryRun && eraseOnSchemaChange { throw ValidationError("--dry-run cannot be combined with --erase-on-schema-change.") }
+        if yes && !eraseOnSchemaChange { throw ValidationError("--yes only confirms --erase-on-schema-change.") }
+    }
+
+    private var options: MigrateOptions {
+        MigrateOptions(mode: dryRun ? .dryRun : (atomic ? .atomic : .perStep), acceptModified: Set(acceptModified))
+    }
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes))
+        var runner = loaded.runner
+        runner.allowOutOfOrder = allowOutOfOrder
+        let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
+        defer { progress.stop() }
+        runner.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
+        let existedBefore = FileManager.default.fileExists(atPath: try connection.requiredPath())
+        let writer = try CommandSupport.openWriter(connection, access: .create, reporter: reporter)
+        if !noLint, let files = loaded.files { try lintPending(files, runner: runner, writer: writer, reporter: reporter) }
+
+        var erased: SchemaChange?
+        var backupPath: String?
+        if eraseOnSchemaChange, let change = try runner.schemaChange(in: writer) {
+            try confirmErase(change, reporter: reporter)
+            // Erasing is destructive: always back up first, --no-backup or not.
+            backupPath = try backup.create(of: writer)
+            reporter.line("Backup before erasing: \(backupPath ?? "")")
+            try runner.erase(writer)
+            erased = change
+        } else if existedBefore, !dryRun, !backup.skip, try needsChange(runner, writer) {
+            backupPath = try backup.create(of: writer)
+        }
+
+        let report = try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
+        printSummary(report, runner: runner, reporter: reporter, backupPath: backupPath)
+        try reporter.document(MigrateDocument(
+            database: writer.path,
+            applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
+            durationMs: report.duration.wholeMilliseconds,
+            verification: "passed",
+            dryRun: report.isDryRun,
+            schemaDiff: report.isDryRun ? SchemaDiff(before: report.schemaBefore ?? "", after: report.schemaAfter ?? "").lines : nil,
+            backup: backupPath,
+            adoptedChecksums: report.adoptedChecksums,
+            erased: erased.map { $0.description }))
+    }
+
+    /// Lints the pending files against the database: warnings are printed, errors
+    /// stop the run before anything changes.
+    private func lintPending(_ files: [SQLMigrationFile], runner: SQLCipherMigrationRunner, writer: SQLCipherWriter, reporter: Reporter) throws {
+        let pending = Set(try runner.migrationStatus(in: writer).pending)
+        let checked = files.filter { pending.contains($0.identifier) }
+        guard !checked.isEmpty else { return }
+        let context = try writer.read { try LintContext.reading($0, for: checked) }
+        let findings = MigrationLinter(context: context).lint(checked)
+        LintPrinter.print(findings, reporter: reporter, asWarnings: true)
+        let errors = findings.filter { $0.severity == .error }.count
+        if errors > 0 {
+            throw CLIError(.migrationFailed, "Lint found \(errors) error\(errors == 1 ? "" : "s") in pending migrations (listed above); nothing was applied. Fix them, or pass --no-lint if you are sure.")
+        }
+    }
+
+    /// Whether migrating will write anything (steps pending, or bookkeeping), so a
+    /// backup is worth taking. An up-to-date database is not copied on every launch.
+    private func needsChange(_ runner: SQLCipherMigrationRunner, _ writer: SQLCipherWriter) throws -> Bool {
+        let analysis = try runner.analysis(in: writer)
+        guard analysis.unknown.isEmpty, analysis.partialMerge == nil else { return false }  // migrate will refuse
+        if analysis.needsBookkeeping(acceptModified: Set(acceptModified)) { return true }
+        let lastIndex = target.flatMap { runner.registry.index(of: $0) } ?? (runner.registry.steps.count - 1)
+        return !((try? analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)) ?? []).isEmpty
+    }
+
+    /// Says what changed and what will be erased, then asks on a terminal or requires --yes.
+    private func confirmErase(_ change: SchemaChange, reporter: Reporter) throws {
+        let lines = ["The database's migration history no longer matches the migrations: \(change)."]
+            + ["Erasing removes every row of: " + (change.objectsToErase.isEmpty ? "(nothing)" : change.objectsToErase.joined(separator: ", ")) + "."]
+        for line in lines { Console.error(line) }
+        if yes { return }
+        guard Console.standardInputIsTerminal else {
+            throw CLIError(.refused, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
+        }
+        Console.errorRaw("Erase this development database and migrate from scratch? Type \"erase\" to confirm: ")
+        guard readLine()?.trimmingCharacters(in: .whitespaces) == "erase" else {
+            throw CLIError(.refused, "Not confirmed; nothing was changed.")
+        }
+    }
+
+    private func printSummary(_ report: MigrationReport, runner: SQLCipherMigrationRunner, reporter: Reporter, backupPath: String?) {
+        let verified = VerificationSummary(runner.verifier, hostReplaced: runner.host.verifyIntegrity != nil || runner.host.verifyPostMigration != nil)
+        for merge in report.merges {
+            reporter.line("Merged \(merge.replaces.joined(separator: ", ")) into \(merge.identifier) in the ledger")
+        }
+        if !report.adoptedChecksums.isEmpty {
+            reporter.line("Recorded checksums for \(report.adoptedChecksums.count) migration\(report.adoptedChecksums.count == 1 ? "" : "s") applied before checksums were kept.")
+        }
+        if let backupPath { reporter.line("Backup: \(backupPath)") }
+        if report.isDryRun {
+            reporter.line(report.steps.isEmpty ? "Dry run: nothing to apply." : "Dry run: \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") would apply in \(report.duration.humanReadable); verification passed (\(verified.text)).")
+            let diff = SchemaDiff(before: report.schemaBefore ?? "", after: report.schemaAfter ?? "").lines
+            reporter.line(diff.isEmpty ? "Schema: unchanged." : "Schema changes:")
+            for line in diff { reporter.line("  " + line) }
+            reporter.line("Rolled back: the database is unchanged.")
+        } else if report.steps.isEmpty {
+            reporter.line("Already up to date; verification passed (\(verified.text)).")
+        } else {
+            reporter.line("Applied \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed (\(verified.text)).")
+        }
+    }
+
+    static func observer(progress: ProgressLine, reporter: Reporter, dryRun: Bool) -> @Sendable (MigrationEvent) -> Void {
+        { event in
+            switch event {
+            case .willApply(let identifier, let position, let total):
+                progress.start("[\(position)/\(total)] \(identifier)")
+            case .didApply(let identifier, let duration):
+                progress.stop()
+                reporter.line("\(dryRun ? "Would apply" : "Applied") \(identifier) (\(duration.humanReadable))")
+            case .willVerify:
+                progress.start("Verifying")
+            case .didVerify:
+                progress.stop()
+            default:
+                break
+            }
+        }
+    }
+}
+
+/// What `migrate --json` prints.
+struct MigrateDocument: Encodable {
+    struct Step: Encodable {
+        let identifier: String
+        let durationMs: Int64
+    }
+    let database: String
+    let applied: [Step]
+    let durationMs: Int64
+    let verification: String
+    let dryRun: Bool
+    /// For a dry run: the schema change as "-"/"+" lines.
+    let schemaDiff: [String]?
+    let backup: String?
+    let adoptedChecksums: [String]
+    /// Why the database was erased (--erase-on-schema-change), when it was.
+    let erased: String?
+}
+
+/// Names the checks a passed verification ran, for the summary line.
+struct VerificationSummary {
+    let text: String
+
+    init(_ verifier: SQLCipherMigrationVerifier, hostReplaced: Bool) {
+        if hostReplaced {
+            text = "the app's checks"
+            return
+        }
+        var checks = ["quick_check"]
+        if SQLCipherLibrary.hasCipherIntegrityCheck { checks.append("cipher_integrity_check") }
+        checks.append("foreign keys")
+        if !verifier.requiredIndexes.isEmpty {
+            checks.append("\(verifier.requiredIndexes.count) required index\(verifier.requiredIndexes.count == 1 ? "" : "es")")
+        }
+        text = checks.joined(separator: ", ")
+    }
+}
+
+/// A line diff of two schema dumps: "-" for removed statements, "+" for added ones.
+struct SchemaDiff {
+    let lines: [String]
+
+    init(before: String, after: String) {
+        let old = before.split(separator: "\n").map(String.init)
+        let new = after.split(separator: "\n").map(String.init)
+        var removed: [String] = []
+        var inserted: [String] = []
+        for change in new.difference(from: old) {
+            switch change {
+            case .remove(_, let element, _): removed.append("- " + element)
+            case .insert(_, let element, _): inserted.append("+ " + element)
+            }
+        }
+        // CollectionDifference lists removals last-first; show them in schema order.
+        lines = removed.reversed() + inserted
+    }
+}
+
+extension RequiredIndexSpec: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(parsing: argument)
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+
+struct NewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "new",
+        abstract: "Create the next migration file (NNNN_name.sql, with up and down sections).")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: "What the migration does, e.g. add_genre.")
+    var name: String
+
+    func validate() throws {
+        if MigrationFileName.slug(name).isEmpty {
+            throw ValidationError("The name needs at least one letter or digit, e.g. `add_genre`.")
+        }
+    }
+
+    func run() throws {
+        let reporter = Reporter(output)
+        if CLIContext.host.runner != nil {
+            throw CLIError(.usage, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
+        }
+        let directory = connection.migrations.directory
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Names only: the folder may hold a file still being written (an empty up
+        // section is an error for migrate, not for adding the next file).
+        let existing = try SQLMigrationDirectory(path: directory).identifiers()
+        let identifier = MigrationFileName.next(after: existing, name: name)
+        let path = directory.hasSuffix("/") ? directory + identifier + ".sql" : directory + "/" + identifier + ".sql"
+        let template = """
+            -- migrate:up
+
+
+            -- migrate:down
+
+
+            """
+        try PrivateFile.write(Data(template.utf8), to: path, replacing: false)
+        reporter.line("Created \(path)")
+        try reporter.document(["path": path, "identifier": identifier])
+    }
+}
+
+/// Names for new migration files: a 4-digit sequence number and a slug.
+enum MigrationFileName {
+    /// Lowercase letters, digits and single underscores: safe in every shell and file system.
+    static func slug(_ name: String) -> String {
+        var result = ""
+        for scalar in name.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else if !result.isEmpty && !result.hasSuffix("_") {
+                result.append("_")
+            }
+        }
+        while result.hasSuffix("_") { result.removeLast() }
+        return result
+    }
+
+    /// `NNNN_slug`, numbered one past the highest numeric prefix among `existing`.
+    static func next(after existing: [String], name: String) -> String {
+        let highest = existing.compactMap { identifier in Int(identifier.prefix { $0.isNumber }) }.max() ?? 0
+        return String(format: "%04d", highest + 1) + "_" + slug(name)
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitSQLCipher
+
+struct SchemaDumpCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema-dump",
+        abstract: "Print the schema as canonical SQL (sorted; equal schemas give identical text).")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
+    var outputFile: String?
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
+        let snapshot = CLIContext.host.schemaSnapshot
+        let dump = try writer.read { db in try snapshot?(db) ?? SchemaDump.canonicalSQL(of: db) }
+        if let outputFile {
+            try PrivateFile.write(Data(dump.utf8), to: outputFile, replacing: true)
+            reporter.line("Wrote the schema of \(writer.path) to \(outputFile).")
+        } else if output.json {
+            try reporter.document(["database": writer.path, "schema": dump])
+        } else if !output.quiet {
+            Console.out(dump.hasSuffix("\n") ? String(dump.dropLast()) : dump)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+
+/// Runs the `migrationkit` commands, for the tool itself and for apps that embed them.
+public enum MigrationCLI {
+    /// Parses `arguments` (without the program name), runs the command, prints results
+    /// and errors, and returns the exit code instead of exiting.
+    public static func run(host: MigrationCLIHost = .sqlFiles, arguments: [String]) -> Int32 {
+        CLIContext.$host.withValue(host) {
+            let json = arguments.contains("--json")
+            do {
+                var command = try RootCommand.parseAsRoot(arguments)
+                try command.run()
+                return CLIExitCode.success.rawValue
+            } catch let exit as ExitCode {
+                return exit.rawValue
+            } catch {
+                if let presentation = ErrorPresentation(error) {
+                    presentation.print(commandName: host.commandName, json: json)
+                    return presentation.exitCode.rawValue
+                }
+                // ArgumentParser's own errors: usage, --help, --version.
+                let code = RootCommand.exitCode(for: error)
+                let message = RootCommand.fullMessage(for: error)
+                if code == .success {
+                    if !message.isEmpty { Console.out(message) }
+                    return CLIExitCode.success.rawValue
+                }
+                Console.error(message)
+                return code.rawValue == ExitCode.validationFailure.rawValue ? CLIExitCode.usage.rawValue : code.rawValue
+            }
+        }
+    }
+
+    /// Runs with the process's arguments and exits with the command's code.
+    public static func main(host: MigrationCLIHost = .sqlFiles) -> Never {
+        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst())))
+    }
+}
+
+/// `migrationkit`: the root of every command.
+struct RootCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: CLIContext.host.commandName,
+            abstract: "Safe migrations for SQLCipher-encrypted SQLite databases.",
+            discussion: """
+                Keys come from exactly one of --password-file, --keychain-service/--keychain-account \
+                or --password; else from \(KeyOptions.environmentVariable); else a prompt on a terminal. \
+                Use --plaintext for an unencrypted database.
+
+                Exit codes: \(CLIExitCode.allCases.map { "\($0.rawValue) \($0.summary)" }.joined(separator: "; ")).
+                """,
+            version: MigrationKitVersion.current,
+            subcommands: [
+                MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self,
+                SchemaDumpCommand.self, NewCommand.self,
+                EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, KeyCommand.self,
+                RestoreCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
+            ])
+    }
+}
+
+/// The tool's version, printed by `--version`.
+public enum MigrationKitVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,45 @@
+import MigrationKit
+import MigrationKitSQLCipher
+
+/// What an app supplies to get the `migrationkit` commands in its own binary.
+///
+/// The default host (`.sqlFiles`) reads SQL migration files from `--migrations`. An app
+/// whose migrations are Swift closures passes its runner instead; every command then
+/// uses those steps (and `--migrations` is not used).
+public struct MigrationCLIHost: Sendable {
+    /// The app's Swift steps, or nil to read SQL files from `--migrations`.
+    public var runner: SQLCipherMigrationRunner?
+    /// Opens the database. Replace it to add app-specific configuration (for example a
+    /// different busy timeout, or a connection that registers SQL functions).
+    public var openWriter: @Sendable (ConnectionSettings) throws -> SQLCipherWriter
+    /// The schema as text for `schema-dump`, replacing the default canonical dump.
+    public var schemaSnapshot: (@Sendable (SQLCipherDatabase) throws -> String)?
+    /// The command name shown in help and messages.
+    public var commandName: String
+
+    public init(
+        runner: SQLCipherMigrationRunner? = nil,
+        openWriter: @escaping @Sendable (ConnectionSettings) throws -> SQLCipherWriter = MigrationCLIHost.defaultOpenWriter,
+        schemaSnapshot: (@Sendable (SQLCipherDatabase) throws -> String)? = nil,
+        commandName: String = "migrationkit"
+    ) {
+        self.runner = runner
+        self.openWriter = openWriter
+        self.schemaSnapshot = schemaSnapshot
+        self.commandName = commandName
+    }
+
+    /// The host of the `migrationkit` tool itself: SQL files, default connections.
+    public static let sqlFiles = MigrationCLIHost()
+
+    /// Opens an `SQLCipherWriter` with the settings exactly as parsed.
+    public static let defaultOpenWriter: @Sendable (ConnectionSettings) throws -> SQLCipherWriter = { settings in
+        try SQLCipherWriter(path: settings.path, key: settings.key, configuration: settings.configuration)
+    }
+}
+
+/// The host of the command being run. A task-local, because ArgumentParser builds
+/// commands from arguments alone and cannot be handed a value.
+enum CLIContext {
+    @TaskLocal static var host = MigrationCLIHost.sqlFiles
+}

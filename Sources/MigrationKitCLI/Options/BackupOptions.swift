@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import MigrationKitSQLCipher
+
+/// Backups written before a command changes a database.
+public struct BackupOptions: ParsableArguments {
+    @Flag(name: .customLong("no-backup"), help: "Do not write a backup before changing the database.")
+    public var skip = false
+
+    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Where to write backups (default: beside the database).", valueName: "dir"))
+    public var directory: String?
+
+    @Option(name: .customLong("keep-backups"), help: ArgumentHelp("How many backups of the database to keep.", valueName: "n"))
+    public var keep: Int = DatabaseBackup.defaultKeepCount
+
+    public init() {}
+
+    public func validate() throws {
+        if keep < 1 { throw ValidationError("--keep-backups must be at least 1.") }
+    }
+
+    /// Writes a backup of the writer's database, creating the backup folder (0700) if needed.
+    func create(of writer: SQLCipherWriter) throws -> String {
+        if let directory, !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        return try DatabaseBackup.create(of: writer, in: directory, keep: keep)
+    }
+}

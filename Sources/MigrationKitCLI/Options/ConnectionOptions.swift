@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import MigrationKitSQLCipher
+
+/// The database and how to open it: path, key, cipher settings, lock timeout.
+public struct ConnectionOptions: ParsableArguments {
+    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file.", valueName: "path"))
+    public var dbPath: String?
+
+    /// Global, like --db-path: scripts can pass the same options to every command.
+    @OptionGroup
+    public var migrations: MigrationsOptions
+
+    @OptionGroup(title: "Key options")
+    public var key: KeyOptions
+
+    @OptionGroup(title: "Cipher options")
+    public var cipher: CipherOptions
+
+    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp("Seconds to wait while another process holds the database lock.", valueName: "seconds"))
+    public var lockTimeout: Double = 10
+
+    public init() {}
+
+    public func validate() throws {
+        if !(lockTimeout >= 0 && lockTimeout <= 86_400) {
+            throw ValidationError("--lock-timeout must be between 0 and 86400 seconds.")
+        }
+        if key.plaintext && cipher.settings != CipherSettings() {
+            throw ValidationError("Cipher options apply to encrypted databases; drop them with --plaintext.")
+        }
+    }
+
+    /// The database path, or a usage error naming the option.
+    func requiredPath() throws -> String {
+        guard let dbPath, !dbPath.isEmpty else {
+            throw CLIError(.usage, "--db-path is required: the database file to work on.")
+        }
+        return dbPath
+    }
+}
+
+/// Everything needed to open a database: what a host's `openWriter` receives.
+public struct ConnectionSettings: Sendable {
+    public let path: String
+    /// Nil for a plaintext database.
+    public let key: DatabaseKey?
+    public let configuration: SQLCipherConfiguration
+}

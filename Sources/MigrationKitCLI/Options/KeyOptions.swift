@@ -1,0 +1,58 @@
+import ArgumentParser
+import MigrationKitKeys
+import MigrationKitSQLCipher
+
+/// Where the database key comes from. Exactly one explicit source; otherwise the
+/// `MIGRATIONKIT_PASSWORD` environment variable; otherwise a no-echo prompt when
+/// standard input is a terminal; otherwise an error. `--plaintext` opts out of
+/// encryption explicitly, so a forgotten key never creates an unencrypted database.
+public struct KeyOptions: ParsableArguments {
+    public static let environmentVariable = "MIGRATIONKIT_PASSWORD"
+
+    @Option(name: .customLong("password"),
+            help: "The passphrase. Warning: other users can see it in the process list; prefer --password-file, the keyring, or \(KeyOptions.environmentVariable).")
+    public var password: String?
+
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("Read the key from a file (mode 0600; `-` reads standard input).", valueName: "path"))
+    public var passwordFile: String?
+
+    @Option(name: .customLong("keychain-service"), help: ArgumentHelp("Take the key from the Secret Service (gnome-keyring, KeePassXC): the item's service.", valueName: "service"))
+    public var keychainService: String?
+
+    @Option(name: .customLong("keychain-account"), help: ArgumentHelp("The Secret Service item's account (with --keychain-service).", valueName: "account"))
+    public var keychainAccount: String?
+
+    @Flag(name: .customLong("plaintext"), help: "Work on an unencrypted database (no key).")
+    public var plaintext = false
+
+    public init() {}
+
+    public func validate() throws {
+        if (keychainService == nil) != (keychainAccount == nil) {
+            throw ValidationError("--keychain-service and --keychain-account go together; give both.")
+        }
+        let explicit = [password != nil, passwordFile != nil, keychainService != nil].filter { $0 }.count
+        if explicit > 1 {
+            throw ValidationError("Give exactly one key source: --password, --password-file, or --keychain-service with --keychain-account.")
+        }
+        if plaintext && explicit > 0 {
+            throw ValidationError("--plaintext means no key; drop it, or drop the key option.")
+        }
+        if password?.isEmpty == true {
+            throw ValidationError("--password is empty; an empty key would leave the database unencrypted.")
+        }
+    }
+
+    /// The key source these options select, or nil for `--plaintext`.
+    func source(environment: [String: String], standardInputIsTerminal: Bool, promptMessage: String) throws -> KeySource? {
+        if plaintext { return nil }
+        if let password { return .password(password) }
+        if let passwordFile { return passwordFile == "-" ? .standardInput : .file(path: passwordFile) }
+        if let keychainService, let keychainAccount { return .secretService(service: keychainService, account: keychainAccount) }
+        // Set but empty is an error (from the source), not a silent fall-through to a prompt.
+        if environment[Self.environmentVariable] != nil { return .environment(variable: Self.environmentVariable) }
+        if standardInputIsTerminal { return .prompt(message: promptMessage, confirm: false) }
+        throw CLIError(.keyUnavailable,
+                       "No key given; pass --password-file, --keychain-service/--keychain-account, --password or \(Self.environmentVariable), or --plaintext for an unencrypted database.")
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Standard output and error, written unbuffered line by line so progress and results
+/// interleave correctly, and never a control character when not on a terminal.
+enum Console {
+    private static let lock = NSLock()
+
+    /// Whether a file descriptor is a terminal.
+    static func isTerminal(_ descriptor: Int32) -> Bool {
+        isatty(descriptor) == 1
+    }
+
+    static var standardInputIsTerminal: Bool { isTerminal(STDIN_FILENO) }
+    static var standardErrorIsTerminal: Bool { isTerminal(STDERR_FILENO) }
+
+    static func out(_ line: String) {
+        write(line + "\n", to: STDOUT_FILENO)
+    }
+
+    static func error(_ line: String) {
+        write(line + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes raw text (no newline added) to standard error, for the progress line.
+    static func errorRaw(_ text: String) {
+        write(text, to: STDERR_FILENO)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return  // a closed pipe: nothing more can be said
+            }
+            offset += written
+        }
+    }
+}
+
+/// Prints according to `--quiet`/`--json`: human lines go to standard output unless
+/// quiet or JSON; warnings go to standard error unless quiet.
+struct Reporter: Sendable {
+    let quiet: Bool
+    let json: Bool
+
+    init(_ options: OutputOptions) {
+        quiet = options.quiet
+        json = options.json
+    }
+
+    /// A line of the human report.
+    func line(_ text: String) {
+        if !quiet && !json { Console.out(text) }
+    }
+
+    /// A warning, on standard error (still shown with --json, whose stdout stays clean).
+    func warning(_ text: String) {
+        if !quiet { Console.error("warning: \(text)") }
+    }
+
+    /// The JSON document, when --json.
+    func document<T: Encodable>(_ value: T) throws {
+        guard json else { return }
+        Console.out(try JSONOutput.encode(value))
+    }
+}
+
+enum JSONOutput {
+    /// Pretty, key-sorted JSON: stable to diff and to read.
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+extension Duration {
+    /// Milliseconds with one decimal, for reports: "12.3 ms".
+    var humanReadable: String {
+        let milliseconds = Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+        if milliseconds >= 10_000 { return String(format: "%.1f s", milliseconds / 1000) }
+        return String(format: "%.1f ms", milliseconds)
+    }
+
+    /// Whole milliseconds, for JSON.
+    var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

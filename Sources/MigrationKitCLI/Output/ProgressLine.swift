@@ -1,0 +1,54 @@
+import Foundation
+import MigrationKit
+
+/// "[2/5] 0002_add_genre  3.4s ⠹" on standard error while a step runs, redrawn in
+/// place ten times a second. Only on a terminal, and never with --quiet or --json:
+/// logs and pipes get no control characters.
+final class ProgressLine: @unchecked Sendable {
+    private static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+    private let lock = NSLock()
+    private var current: (label: String, started: ContinuousClock.Instant)?
+    private var frame = 0
+    private var timer: DispatchSourceTimer?
+    private let enabled: Bool
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    /// Starts showing `label` (and elapsed time) until `stop()`.
+    func start(_ label: String) {
+        guard enabled else { return }
+        lock.withLock {
+            current = (label, ContinuousClock.now)
+            if timer == nil {
+                let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+                timer.schedule(deadline: .now(), repeating: .milliseconds(100))
+                timer.setEventHandler { [weak self] in self?.draw() }
+                timer.resume()
+                self.timer = timer
+            }
+        }
+    }
+
+    /// Clears the line, so the next printed line starts clean.
+    func stop() {
+        guard enabled else { return }
+        lock.withLock {
+            timer?.cancel()
+            timer = nil
+            current = nil
+            Console.errorRaw("\r\u{1B}[2K")
+        }
+    }
+
+    private func draw() {
+        lock.withLock {
+            guard let current else { return }
+            let elapsed = ContinuousClock.now - current.started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            frame = (frame + 1) % Self.frames.count
+            Console.errorRaw("\r\u{1B}[2K\(current.label)  \(String(format: "%.1fs", seconds)) \(Self.frames[frame])")
+        }
+    }
+}

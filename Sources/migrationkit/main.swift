@@ -1,0 +1,3 @@
+import MigrationKitCLI
+
+MigrationCLI.main()

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+/// The result of one run of a built binary.
+struct CommandResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    var output: String { stdout + stderr }
+}
+
+/// Runs the built `migrationkit` (or another product) the way a user would: a real
+/// process, its own arguments, environment and standard input.
+enum Binary {
+    /// The build's products folder: where the test bundle itself lives.
+    static let productsDirectory: URL = {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // Swift Testing may run from inside an .xctest bundle folder.
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("migrationkit").path),
+              directory.path != "/" {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory
+    }()
+
+    static var migrationkit: String { productsDirectory.appendingPathComponent("migrationkit").path }
+
+    /// An environment without any key source a test did not ask for, and never the
+    /// person's own keyring unless the harness set up a private one.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "MIGRATIONKIT_PASSWORD")
+        if environment["MIGRATIONKIT_TEST_KEYRING"] != "1" {
+            environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        }
+        for (name, value) in extra { environment[name] = value }
+        return environment
+    }
+
+    @discardableResult
+    static func run(
+        _ arguments: [String],
+        executable: String = migrationkit,
+        stdin: String? = nil,
+        environment: [String: String] = Binary.environment(),
+        directory: String? = nil
+    ) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let output = Pipe()
+        let errors = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
+        DispatchQueue.global().async(group: group) { outData = output.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { errData = errors.fileHandleForReading.readDataToEndOfFile() }
+        group.wait()
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A scratch folder with a database path, a key file and a migrations folder.
+final class Workspace: @unchecked Sendable {
+    let root: String
+    let passphrase = "workspace passphrase \(UUID().uuidString.prefix(8))"
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/Migrations", withIntermediateDirectories: true)
+        try write("key", passphrase + "\n", mode: 0o600)
+    }
+
+    var database: String { root + "/app.db" }
+    var keyFile: String { root + "/key" }
+    var migrations: String { root + "/Migrations" }
+
+    func path(_ name: String) -> String { root + "/" + name }
+
+    func write(_ name: String, _ text: String, mode: Int = 0o644) throws {
+        let path = root + "/" + name
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    func migration(_ name: String, _ text: String) throws {
+        try write("Migrations/" + name, text)
+    }
+
+    /// The standard options: this workspace's database, key file and migrations.
+    func options(_ extra: [String] = []) -> [String] {
+        ["--db-path", database, "--password-file", keyFile, "--migrations", migrations] + extra
+    }
+
+    /// `migrationkit <command> <standard options> <extra>`.
+    @discardableResult
+    func run(_ command: String, _ extra: [String] = [], stdin: String? = nil, environment: [String: String] = Binary.environment()) throws -> CommandResult {
+        try Binary.run([command] + options(extra), stdin: stdin, environment: environment, directory: root)
+    }
+
+    func bytes(_ path: String) -> Data? {
+        FileManager.default.contents(atPath: path)
+    }
+
+    /// Writes the bookshelf story's first migrations.
+    func writeSampleMigrations() throws {
+        try migration("0001_authors.sql", """
+            -- migrate:up
+            CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            -- migrate:down
+            DROP TABLE authors;
+            """)
+        try migration("0002_books.up.sql", """
+            CREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id), title TEXT NOT NULL);
+            CREATE INDEX books_authorId ON books(authorId);
+            """)
+        try migration("0002_books.down.sql", "DROP TABLE books;\n")
+    }
+
+    deinit {
+        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root)
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}
+
+/// Decodes a command's JSON output.
+func decodeJSON(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+    return try #require(object as? [String: Any], sourceLocation: sourceLocation)
+}
+
+/// Whether the keyring harness gave this run its own Secret Service.
+var hasTestKeyring: Bool { ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_KEYRING"] == "1" }
+var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+@Suite struct KeyOptionsTests {
+    /// A migrated workspace database, and its bytes.
+    private func migratedWorkspace() throws -> (Workspace, Data) {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let result = try workspace.run("migrate")
+        #expect(result.status == 0, "\(result.output)")
+        return (workspace, try #require(workspace.bytes(workspace.database)))
+    }
+
+    private func status(_ workspace: Workspace, _ keyArguments: [String], stdin: String? = nil, environment: [String: String] = Binary.environment()) throws -> CommandResult {
+        try Binary.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + keyArguments,
+                       stdin: stdin, environment: environment)
+    }
+
+    @Test func wrongKeyPlaintextAndGarbageAreRefusedWithTheFileUnchanged() throws {
+        let (workspace, before) = try migratedWorkspace()
+        try workspace.write("wrong", "wrong key\n", mode: 0o600)
+        let wrong = try status(workspace, ["--password-file", workspace.path("wrong")])
+        #expect(wrong.status == 4)
+        #expect(wrong.stderr.contains("Wrong key"))
+        #expect(wrong.stderr.split(separator: "\n").count == 1)
+        #expect(workspace.bytes(workspace.database) == before)
+
+        let noKey = try status(workspace, ["--plaintext"])
+        #expect(noKey.status == 4)
+        #expect(noKey.stderr.contains("encrypted"))
+        #expect(workspace.bytes(workspace.database) == before)
+
+        // A plaintext database opened with a key.
+        let plain = try Workspace()
+        try plain.writeSampleMigrations()
+        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", plain.database, "--migrations", plain.migrations]).status == 0)
+        let plainBefore = plain.bytes(plain.database)
+        let keyed = try status(plain, ["--password-file", plain.keyFile])
+        #expect(keyed.status == 4)
+        #expect(keyed.stderr.contains("not encrypted"))
+        #expect(plain.bytes(plain.database) == plainBefore)
+
+        // Not a database at all.
+        try workspace.write("garbage.db", String(repeating: "garbage ", count: 100))
+        let garbageBefore = workspace.bytes(workspace.path("garbage.db"))
+        let garbage = try Binary.run(["migrate", "--db-path", workspace.path("garbage.db"), "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+        #expect(garbage.status == 4)
+        #expect(garbage.stderr.contains("not a database"))
+        #expect(workspace.bytes(workspace.path("garbage.db")) == garbageBefore)
+    }
+
+    @Test func withoutAKeyANewDatabaseIsNotCreated() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations])
+        #expect(result.status == 5)
+        #expect(result.stderr.contains("no key given") || result.stderr.contains("No key given"))
+        #expect(result.stderr.contains("--plaintext"))
+        #expect(!FileManager.default.fileExists(atPath: workspace.database))
+    }
+
+    @Test func keyOptionsAreValidatedAsUsageErrors() throws {
+        let workspace = try Workspace()
+        let two = try status(workspace, ["--password-file", workspace.keyFile, "--password", "x"])
+        #expect(two.status == 64)
+        #expect(two.stderr.contains("exactly one key source"))
+        let half = try status(workspace, ["--keychain-service", "app"])
+        #expect(half.status == 64)
+        #expect(half.stderr.contains("--keychain-account"))
+        let plainAndKey = try status(workspace, ["--plaintext", "--password-file", workspace.keyFile])
+        #expect(plainAndKey.status == 64)
+    }
+
+    @Test func everyNonInteractiveSourceOpensTheSameDatabase() throws {
+        let (workspace, _) = try migratedWorkspace()
+        let viaPassword = try status(workspace, ["--password", workspace.passphrase])
+        #expect(viaPassword.status == 0, "\(viaPassword.output)")
+        #expect(viaPassword.stderr.contains("process list"))
+        #expect(!viaPassword.output.contains(workspace.passphrase))
+
+        let viaStdin = try status(workspace, ["--password-file", "-"], stdin: workspace.passphrase + "\n")
+        #expect(viaStdin.status == 0, "\(viaStdin.output)")
+
+        let viaEnvironment = try status(workspace, [], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.passphrase]))
+        #expect(viaEnvironment.status == 0, "\(viaEnvironment.output)")
+        #expect(!viaEnvironment.output.contains(workspace.passphrase))
+    }
+
+    @Test func unsafeKeyFilesAreRefusedOrWarnedAbout() throws {
+        let (workspace, _) = try migratedWorkspace()
+        try workspace.write("shared-key", workspace.passphrase + "\n", mode: 0o644)
+        let readable = try status(workspace, ["--password-file", workspace.path("shared-key")])
+        #expect(readable.status == 0)
+        #expect(readable.stderr.contains("chmod 600"))
+
+        try workspace.write("writable-key", workspace.passphrase + "\n", mode: 0o666)
+        let writable = try status(workspace, ["--password-file", workspace.path("writable-key")])
+        #expect(writable.status == 5)
+        #expect(writable.stderr.contains(workspace.path("writable-key")))
+
+        let missing = try status(workspace, ["--password-file", workspace.path("nope")])
+        #expect(missing.status == 5)
+        for result in [readable, writable, missing] {
+            #expect(!result.output.contains(workspace.passphrase))
+        }
+    }
+
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func aKeyInTheSecretServiceOpensTheDatabase() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        let (workspace, _) = try migratedWorkspace()
+        let service = "migrationkit-cli-test-\(UUID().uuidString)"
+        let store = try Binary.run(["store", "--label=MigrationKit CLI test", "service", service, "account", "db"], executable: "/usr/bin/secret-tool", stdin: workspace.passphrase)
+        #expect(store.status == 0, "\(store.output)")
+        defer { _ = try? Binary.run(["clear", "service", service, "account", "db"], executable: "/usr/bin/secret-tool") }
+        let result = try status(workspace, ["--keychain-service", service, "--keychain-account", "db"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("applied  0002_books"))
+
+        let absent = try status(workspace, ["--keychain-service", service, "--keychain-account", "nobody"])
+        #expect(absent.status == 5)
+        #expect(absent.stderr.contains(service))
+        #expect(!absent.output.contains(workspace.passphrase))
+    }
+
+    @Test func withoutASessionBusTheKeyringErrorSaysWhatToStart() throws {
+        let workspace = try Workspace()
+        var environment = Binary.environment()
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        environment.removeValue(forKey: "DISPLAY")
+        environment["XDG_RUNTIME_DIR"] = workspace.root
+        let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations,
+                                     "--keychain-service", "app", "--keychain-account", "db"], environment: environment)
+        #expect(result.status == 5)
+        #expect(!FileManager.default.fileExists(atPath: workspace.database))
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.lowercased().contains("bus"))
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+import Testing
+
+@Suite struct LifecycleCommandTests {
+    private func mode(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    /// A plaintext database with the sample migrations applied and some rows.
+    private func plaintextWorkspace() throws -> Workspace {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let migrate = try Binary.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let insert = try Binary.run(["-batch", workspace.database], executable: "/usr/bin/sqlcipher",
+                                    stdin: "INSERT INTO authors (name) VALUES ('Ann'), ('Bo'); INSERT INTO books (authorId, title) VALUES (1, 'X'); PRAGMA user_version = 9;\n")
+        #expect(insert.status == 0, "\(insert.output)")
+        return workspace
+    }
+
+    @Test func encryptInPlaceThenRekeyThenDecryptKeepsEverything() throws {
+        let workspace = try plaintextWorkspace()
+        let encrypt = try workspace.run("encrypt", ["--in-place", "--no-backup"])
+        #expect(encrypt.status == 0, "\(encrypt.output)")
+        #expect(FileManager.default.contents(atPath: workspace.database)?.prefix(16) != Data("SQLite format 3\0".utf8))
+        #expect(try workspace.run("status").stdout.contains("applied  0002_books"))
+
+        try workspace.write("new-key", "the new passphrase\n", mode: 0o600)
+        let rekey = try workspace.run("rekey", ["--new-password-file", workspace.path("new-key")])
+        #expect(rekey.status == 0, "\(rekey.output)")
+        #expect(rekey.stdout.contains("OLD key"))  // the backup it wrote keeps the old key
+        #expect(try workspace.run("status").status == 4)  // the old key no longer opens it
+        let withNewKey = try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--migrations", workspace.migrations])
+        #expect(withNewKey.status == 0, "\(withNewKey.output)")
+
+        let exported = workspace.path("export.db")
+        let decrypt = try Binary.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported])
+        #expect(decrypt.status == 0, "\(decrypt.output)")
+        #expect(mode(exported) == 0o600)
+        let shell = try Binary.run([exported], executable: "/usr/bin/sqlcipher",
+                                   stdin: "SELECT count(*) FROM authors; SELECT count(*) FROM grdb_migrations; PRAGMA user_version;\n")
+        #expect(shell.stdout == "2\n2\n9\n")
+
+        let again = try Binary.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported])
+        #expect(again.status == 9)
+        #expect(again.stderr.contains("--force"))
+        let forced = try Binary.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported, "--force"])
+        #expect(forced.status == 0)
+    }
+
+    @Test func encryptToAnOutputFileLeavesTheOriginal() throws {
+        let workspace = try plaintextWorkspace()
+        let before = workspace.bytes(workspace.database)
+        let output = workspace.path("encrypted.db")
+        let result = try workspace.run("encrypt", ["--output", output])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(workspace.bytes(workspace.database) == before)
+        #expect(mode(output) == 0o600)
+        let status = try Binary.run(["status", "--db-path", output, "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+        #expect(status.stdout.contains("2 applied, 0 pending."))
+    }
+
+    @Test func rekeyRefusesAPlaintextDatabaseAndEncryptRefusesAnEncryptedOne() throws {
+        let workspace = try plaintextWorkspace()
+        let rekey = try Binary.run(["rekey", "--plaintext", "--db-path", workspace.database, "--new-password-file", workspace.keyFile])
+        #expect(rekey.status == 64)
+        #expect(rekey.stderr.contains("encrypt"))
+        let rekeyWithKey = try workspace.run("rekey", ["--new-password", "x", "--no-backup"])
+        #expect(rekeyWithKey.status == 4 || rekeyWithKey.status == 7)
+        #expect(rekeyWithKey.stderr.contains("not encrypted"))
+
+        #expect(try workspace.run("encrypt", ["--in-place", "--no-backup"]).status == 0)
+        let twice = try workspace.run("encrypt", ["--in-place", "--no-backup"])
+        #expect(twice.status == 7)
+        #expect(twice.stderr.contains("rekey"))
+    }
+
+    @Test func unsupportedCipherSettingsAreRefusedNamingTheLibrary() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let result = try workspace.run("migrate", ["--cipher-compatibility", "4"])
+        // On SQLCipher 3.4.1 this is refused; on SQLCipher 4 it is honoured.
+        if result.status != 0 {
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("SQLCipher 3"))
+            #expect(!FileManager.default.fileExists(atPath: workspace.database))
+        }
+        let tuned = try workspace.run("migrate", ["--kdf-iter", "5000", "--cipher-page-size", "4096"])
+        #expect(tuned.status == 0, "\(tuned.output)")
+        let status = try workspace.run("status", ["--kdf-iter", "5000", "--cipher-page-size", "4096", "--json"])
+        let cipher = try #require(try decodeJSON(status.stdout)["cipher"] as? [String: Any])
+        #expect(cipher["kdfIterations"] as? Int == 5000)
+        #expect(cipher["pageSize"] as? Int == 4096)
+        #expect(try workspace.run("status").status == 4)  // default settings cannot read it
+    }
+
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func aGeneratedKeyLivesOnlyInTheKeyring() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        let workspace = try plaintextWorkspace()
+        let service = "migrationkit-generated-\(UUID().uuidString)"
+        defer { _ = try? Binary.run(["key", "delete", "--keychain-service", service, "--keychain-account", "db"]) }
+        let generate = try Binary.run(["key", "generate", "--keychain-service", service, "--keychain-account", "db"])
+        #expect(generate.status == 0, "\(generate.output)")
+        #expect(!generate.stdout.contains("x'"))  // never printed without --print
+        let again = try Binary.run(["key", "generate", "--keychain-service", service, "--keychain-account", "db"])
+        #expect(again.status == 7)  // would lose the key the databases depend on
+
+        let keychain = ["--keychain-service", service, "--keychain-account", "db"]
+        let encrypt = try Binary.run(["encrypt", "--in-place", "--no-backup", "--db-path", workspace.database] + keychain)
+        #expect(encrypt.status == 0, "\(encrypt.output)")
+        let status = try Binary.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + keychain)
+        #expect(status.status == 0, "\(status.output)")
+        #expect(status.stdout.contains("applied  0002_books"))
+
+        // Move to a second generated key with rekey.
+        let second = "migrationkit-generated-\(UUID().uuidString)"
+        defer { _ = try? Binary.run(["key", "delete", "--keychain-service", second, "--keychain-account", "db"]) }
+        #expect(try Binary.run(["key", "generate", "--keychain-service", second, "--keychain-account", "db"]).status == 0)
+        let rekey = try Binary.run(["rekey", "--no-backup", "--db-path", workspace.database] + keychain
+                                   + ["--new-keychain-service", second, "--new-keychain-account", "db"])
+        #expect(rekey.status == 0, "\(rekey.output)")
+        let afterRekey = try Binary.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations,
+                                         "--keychain-service", second, "--keychain-account", "db"])
+        #expect(afterRekey.status == 0)
+
+        let stored = try Binary.run(["key", "store", "--keychain-service", service + "-typed", "--keychain-account", "db"], stdin: "typed passphrase\n")
+        #expect(stored.status == 0, "\(stored.output)")
+        let deleted = try Binary.run(["key", "delete", "--keychain-service", service + "-typed", "--keychain-account", "db"])
+        #expect(deleted.status == 0)
+        let deletedAgain = try Binary.run(["key", "delete", "--keychain-service", service + "-typed", "--keychain-account", "db"])
+        #expect(deletedAgain.status == 5)
+    }
+}
+
+@Suite struct SafetyCommandTests {
+    @Test func anEditedMigrationBlocksMigrateUntilAccepted() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        try workspace.migration("0001_authors.sql", "-- migrate:up\nCREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL, born INTEGER);\n-- migrate:down\nDROP TABLE authors;\n")
+        let status = try workspace.run("status")
+        #expect(status.stdout.contains("modified 0001_authors"))
+        let before = workspace.bytes(workspace.database)
+        let blocked = try workspace.run("migrate")
+        #expect(blocked.status == 7)
+        #expect(blocked.stderr.contains("0001_authors.sql"))
+        #expect(blocked.stderr.contains("--accept-modified 0001_authors"))
+        #expect(workspace.bytes(workspace.database) == before)
+        let accepted = try workspace.run("migrate", ["--accept-modified", "0001_authors", "--no-backup"])
+        #expect(accepted.status == 0, "\(accepted.output)")
+        #expect(!(try workspace.run("status").stdout.contains("modified")))
+    }
+
+    @Test func lintFindsErrorsWithFileLineRuleAndFixAndBlocksMigrate() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.migration("0003_bad.sql", """
+            -- migrate:up
+            ALTER TABLE books ADD COLUMN isbn TEXT NOT NULL;
+            INSERT INTO books (title) VALUES ('BEGIN; COMMIT;');
+            -- migrate:down
+            SELECT 1;
+            """)
+        let lint = try Binary.run(["lint", "--migrations", workspace.migrations])
+        #expect(lint.status == 2, "\(lint.output)")
+        #expect(lint.stdout.contains("0003_bad.sql:2: error[not-null-column-without-default]"))
+        #expect(lint.stdout.contains("fix:"))
+        #expect(!lint.stdout.contains("transaction-control"))  // BEGIN inside a string is not a finding
+        let json = try decodeJSON(try Binary.run(["lint", "--migrations", workspace.migrations, "--json"]).stdout)
+        #expect(json["errorCount"] as? Int == 1)
+
+        let migrate = try workspace.run("migrate")
+        #expect(migrate.status == 2)
+        #expect(migrate.stderr.contains("0003_bad.sql:2"))
+        // Nothing was applied: lint runs before the first step.
+        let status = try workspace.run("status")
+        #expect(status.stdout.contains("pending  0001_authors"))
+    }
+
+    @Test func atomicAndDryRunThroughTheCommandLine() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+        let before = workspace.bytes(workspace.database)
+        let dryRun = try workspace.run("migrate", ["--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.output)")
+        #expect(dryRun.stdout.contains("Would apply 0002_books"))
+        #expect(dryRun.stdout.contains("+ CREATE TABLE books"))
+        #expect(dryRun.stdout.contains("Rolled back: the database is unchanged."))
+        #expect(workspace.bytes(workspace.database) == before)
+
+        try workspace.migration("0003_broken.sql", "-- migrate:up\nCREATE TABLE c (x);\nINSERT INTO nowhere VALUES (1);\n")
+        let atomic = try workspace.run("migrate", ["--atomic", "--no-backup"])
+        #expect(atomic.status == 2)
+        #expect(workspace.bytes(workspace.database) == before)  // 0002 is not kept either
+    }
+
+    @Test func migrateWritesARestorableBackupAndPrunesOldOnes() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+        let backups = workspace.path("backups")
+        let migrate = try workspace.run("migrate", ["--backup-dir", backups, "--keep-backups", "1"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: backups)
+        #expect(names.count == 1)
+        let backup = backups + "/" + names[0]
+        #expect(names[0].hasPrefix("app.db.backup-"))
+        #expect(!names[0].contains(workspace.passphrase))
+
+        let restore = try workspace.run("restore", ["--from", backup, "--no-backup"])
+        #expect(restore.status == 0, "\(restore.output)")
+        #expect(try workspace.run("status").stdout.contains("pending  0002_books"))
+
+        try workspace.write("other", "not the key\n", mode: 0o600)
+        let refused = try Binary.run(["restore", "--from", backup, "--db-path", workspace.database, "--password-file", workspace.path("other")])
+        #expect(refused.status == 4)
+    }
+
+    @Test func checkProvesAFolderAndCatchesABrokenDown() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let good = try Binary.run(["check", "--migrations", workspace.migrations])
+        #expect(good.status == 0, "\(good.output)")
+        #expect(good.stdout.contains("ok     round trip 0002_books"))
+        #expect(good.stdout.contains("ok     migrate twice"))
+
+        // A down that forgets the index its up created.
+        try workspace.migration("0003_index.sql", "-- migrate:up\nCREATE INDEX authors_name ON authors(name);\nCREATE TABLE tags (t);\n-- migrate:down\nDROP TABLE tags;\n")
+        let bad = try Binary.run(["check", "--migrations", workspace.migrations, "--json"])
+        #expect(bad.status == 2)
+        let checks = try #require(try decodeJSON(bad.stdout)["checks"] as? [[String: Any]])
+        let failed = checks.filter { $0["passed"] as? Bool == false }.compactMap { $0["name"] as? String }
+        #expect(failed == ["round trip 0003_index"])
+    }
+
+    @Test func checkUpgradesACopyOfAnOlderDatabaseWithRows() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        _ = try Binary.run(["-batch", workspace.database], executable: "/usr/bin/sqlcipher",
+                           stdin: "PRAGMA key = '\(workspace.passphrase)';\nINSERT INTO authors (name) VALUES ('x'), ('y');\n")
+        let before = workspace.bytes(workspace.database)
+        // A step that breaks on existing rows: adding a UNIQUE index on duplicated data.
+        try workspace.migration("0003_unique.sql", "-- migrate:up\nUPDATE authors SET name = 'same';\nCREATE UNIQUE INDEX authors_name ON authors(name);\n")
+        let result = try Binary.run(["check", "--migrations", workspace.migrations, "--from-database", workspace.database, "--password-file", workspace.keyFile])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.stdout.contains("FAILED upgrade"))
+        #expect(result.stdout.contains("UNIQUE"))
+        #expect(result.stdout.contains("ok     fresh install"))
+        #expect(workspace.bytes(workspace.database) == before)  // the real database is untouched
+    }
+}
+
+@Suite struct HistoryCommandTests {
+    @Test func baselineThenMigrateAppliesOnlyLaterSteps() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.migration("0003_genres.sql", "-- migrate:up\nCREATE TABLE genres (name TEXT);\n-- migrate:down\nDROP TABLE genres;\n")
+        // A database made before MigrationKit: the tables of 0001 and 0002, no ledger.
+        let create = try Binary.run(["-batch", workspace.database], executable: "/usr/bin/sqlcipher",
+                                    stdin: "PRAGMA key = '\(workspace.passphrase)';\nCREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\nCREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id), title TEXT NOT NULL);\nCREATE INDEX books_authorId ON books(authorId);\n")
+        #expect(create.status == 0)
+        let baseline = try workspace.run("baseline", ["--to", "0002_books"])
+        #expect(baseline.status == 0, "\(baseline.output)")
+        #expect(baseline.stdout.contains("Baselined 0001_authors"))
+        #expect(try workspace.run("status").stdout.contains("applied  0002_books"))
+        let migrate = try workspace.run("migrate", ["--no-backup"])
+        #expect(migrate.stdout.contains("Applied 0003_genres"))
+        #expect(!migrate.stdout.contains("Applied 0001"))
+        let refused = try workspace.run("baseline", ["--to", "0001_authors"])
+        #expect(refused.status == 7)
+    }
+
+    @Test func eraseOnSchemaChangeNeedsConfirmationAndBacksUpFirst() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0002_books.up.sql")
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0002_books.down.sql")
+        let before = workspace.bytes(workspace.database)
+        let refused = try workspace.run("migrate", ["--erase-on-schema-change", "--no-backup"])
+        #expect(refused.status == 7)
+        #expect(refused.stderr.contains("removed or renamed"))
+        #expect(refused.stderr.contains("--yes"))
+        #expect(workspace.bytes(workspace.database) == before)
+
+        let erased = try workspace.run("migrate", ["--erase-on-schema-change", "--yes", "--no-backup"])
+        #expect(erased.status == 0, "\(erased.output)")
+        #expect(erased.stdout.contains("Backup before erasing: "))  // even with --no-backup
+        let backups = try FileManager.default.contentsOfDirectory(atPath: workspace.root).filter { $0.hasPrefix("app.db.backup-") }
+        #expect(backups.count == 1)
+        let status = try workspace.run("status")
+        #expect(status.stdout.contains("applied  0001_authors"))
+        #expect(!status.stdout.contains("unknown"))
+        // The backup still holds the erased history.
+        let restore = try workspace.run("restore", ["--from", workspace.root + "/" + backups[0], "--no-backup"])
+        #expect(restore.status == 0)
+        #expect(try workspace.run("status").stdout.contains("unknown  0002_books"))
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+
+@Suite struct MigrateCommandTests {
+    @Test func migrateAppliesBothFileFormsThenStatusShowsThemApplied() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let before = try workspace.run("status")
+        #expect(before.status == 0, "\(before.output)")
+        #expect(before.stdout.contains("pending  0001_authors"))
+        #expect(before.stdout.contains("pending  0002_books"))
+
+        let migrate = try workspace.run("migrate")
+        #expect(migrate.status == 0, "\(migrate.output)")
+        #expect(migrate.stdout.contains("Applied 0001_authors ("))
+        #expect(migrate.stdout.contains("Applied 0002_books ("))
+        #expect(migrate.stdout.contains("Applied 2 migrations in"))
+        #expect(migrate.stdout.contains("verification passed"))
+
+        let after = try workspace.run("status")
+        #expect(after.stdout.contains("applied  0001_authors"))
+        #expect(after.stdout.contains("applied  0002_books"))
+        #expect(after.stdout.contains("2 applied, 0 pending."))
+
+        let again = try workspace.run("migrate")
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("Already up to date"))
+    }
+
+    @Test func theDatabaseIsEncryptedPrivateAndOpensInTheShell() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        let header = try #require(workspace.bytes(workspace.database)).prefix(16)
+        #expect(header != Data("SQLite format 3\0".utf8))
+        let mode = (try FileManager.default.attributesOfItem(atPath: workspace.database)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+        let shell = try Binary.run(["-batch", workspace.database], executable: "/usr/bin/sqlcipher",
+                                   stdin: "PRAGMA key = '\(workspace.passphrase)';\nSELECT identifier FROM grdb_migrations ORDER BY identifier;\n")
+        #expect(shell.stdout == "0001_authors\n0002_books\n")
+    }
+
+    @Test func toStopsAtATargetAndRollbackGoesBack() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let partial = try workspace.run("migrate", ["--to", "0001_authors"])
+        #expect(partial.status == 0, "\(partial.output)")
+        #expect(!partial.stdout.contains("0002_books"))
+        #expect(try workspace.run("migrate").status == 0)
+
+        let rollback = try workspace.run("rollback")
+        #expect(rollback.status == 0, "\(rollback.output)")
+        #expect(rollback.stdout.contains("Rolled back 0002_books ("))
+        let status = try workspace.run("status")
+        #expect(status.stdout.contains("pending  0002_books"))
+        #expect(status.stdout.contains("applied  0001_authors"))
+
+        #expect(try workspace.run("migrate").status == 0)
+        let twoSteps = try workspace.run("rollback", ["--steps", "2"])
+        #expect(twoSteps.status == 0)
+        #expect(twoSteps.stdout.contains("Rolled back 2 migrations"))
+        #expect(try workspace.run("migrate").status == 0)
+        let toTarget = try workspace.run("rollback", ["--to", "0001_authors"])
+        #expect(toTarget.stdout.contains("Rolled back 0002_books"))
+        #expect(!toTarget.stdout.contains("Rolled back 0001_authors"))
+    }
+
+    @Test func rollbackRefusesAStepWithoutDownByName() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_one_way.up.sql", "CREATE TABLE one_way (a);")
+        #expect(try workspace.run("migrate").status == 0)
+        let before = workspace.bytes(workspace.database)
+        let rollback = try workspace.run("rollback")
+        #expect(rollback.status == 7)
+        #expect(rollback.stderr.contains("\"0001_one_way\" has no rollback"))
+        #expect(workspace.bytes(workspace.database) == before)
+    }
+
+    @Test func aFailingStatementIsReportedAsFileAndLine() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.migration("0003_broken.sql", """
+            -- migrate:up
+            CREATE TABLE ok (a);
+            INSERT INTO missing VALUES (1);
+            """)
+        let result = try workspace.run("migrate")
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.stderr.contains("0003_broken.sql:3: Migration \"0003_broken\" failed and was rolled back: no such table: missing"))
+        #expect(result.stdout.contains("Applied 0002_books"))
+        let status = try workspace.run("status")
+        #expect(status.stdout.contains("pending  0003_broken"))
+    }
+
+    @Test func aPendingFileThatSortsBeforeTheLatestAppliedIsRefused() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);")
+        try workspace.migration("0003_c.sql", "-- migrate:up\nCREATE TABLE c (x);")
+        #expect(try workspace.run("migrate").status == 0)
+        try workspace.migration("0002_b.sql", "-- migrate:up\nCREATE TABLE b (x);")
+        let before = workspace.bytes(workspace.database)
+        let refused = try workspace.run("migrate")
+        #expect(refused.status == 7)
+        #expect(refused.stderr.contains("\"0002_b\""))
+        #expect(refused.stderr.contains("--allow-out-of-order"))
+        #expect(workspace.bytes(workspace.database) == before)
+        let allowed = try workspace.run("migrate", ["--allow-out-of-order"])
+        #expect(allowed.status == 0)
+        #expect(allowed.stdout.contains("Applied 0002_b"))
+    }
+
+    @Test func statusExitCodeSignalsPendingMigrations() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+        #expect(try workspace.run("status", ["--exit-code"]).status == 6)
+        #expect(try workspace.run("status").status == 0)
+        #expect(try workspace.run("migrate").status == 0)
+        #expect(try workspace.run("status", ["--exit-code"]).status == 0)
+    }
+
+    @Test func statusShowsAppliedMigrationsWithoutFiles() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0002_books.up.sql")
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0002_books.down.sql")
+        let status = try workspace.run("status")
+        #expect(status.stdout.contains("unknown  0002_books"))
+        let migrate = try workspace.run("migrate")
+        #expect(migrate.status == 7)
+        #expect(migrate.stderr.contains("migrated by a newer version"))
+    }
+
+    @Test func jsonOutputIsParseableWithStableFields() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let migrate = try workspace.run("migrate", ["--json"])
+        #expect(migrate.status == 0)
+        let migrated = try decodeJSON(migrate.stdout)
+        let applied = try #require(migrated["applied"] as? [[String: Any]])
+        #expect(applied.map { $0["identifier"] as? String } == ["0001_authors", "0002_books"])
+        #expect(applied.allSatisfy { $0["durationMs"] is Int })
+        #expect(migrated["verification"] as? String == "passed")
+
+        let status = try decodeJSON(try workspace.run("status", ["--json"]).stdout)
+        let migrations = try #require(status["migrations"] as? [[String: Any]])
+        #expect(migrations.map { $0["state"] as? String } == ["applied", "applied"])
+        #expect(status["pendingCount"] as? Int == 0)
+        #expect((status["sqlcipherVersion"] as? String)?.isEmpty == false)
+
+        let verify = try decodeJSON(try workspace.run("verify", ["--json"]).stdout)
+        #expect(verify["passed"] as? Bool == true)
+
+        // Errors are JSON too, on standard output, with the exit code.
+        try workspace.write("wrong-key", "not the key\n", mode: 0o600)
+        let failed = try Binary.run(["status", "--json", "--db-path", workspace.database, "--password-file", workspace.path("wrong-key"), "--migrations", workspace.migrations])
+        #expect(failed.status == 4)
+        let error = try #require(try decodeJSON(failed.stdout)["error"] as? [String: Any])
+        #expect(error["kind"] as? String == "wrongKey")
+        #expect(error["exitCode"] as? Int == 4)
+    }
+
+    @Test func progressNeverWritesControlCharactersWhenNotATerminal() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let result = try workspace.run("migrate")
+        #expect(!result.output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D })
+    }
+
+    @Test func verifyReportsAMissingRequiredIndex() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        let ok = try workspace.run("verify", ["--require-index", "books:books_authorId"])
+        #expect(ok.status == 0, "\(ok.output)")
+        #expect(ok.stdout.contains("ok     index books:books_authorId: present"))
+        let missing = try workspace.run("verify", ["--require-index", "books:books_title"])
+        #expect(missing.status == 3)
+        #expect(missing.stdout.contains("FAILED index books:books_title"))
+        let badSpec = try workspace.run("verify", ["--require-index", "books"])
+        #expect(badSpec.status == 64)
+    }
+
+    @Test func schemaDumpIsCanonicalAndWritesPrivateFiles() throws {
+        let first = try Workspace()
+        try first.migration("0001_x.sql", "-- migrate:up\nCREATE TABLE b (y);\nCREATE TABLE a (x);\nCREATE INDEX a_x ON a(x);")
+        let second = try Workspace()
+        try second.migration("0001_x.sql", "-- migrate:up\nCREATE TABLE a (x);\nCREATE INDEX a_x ON a(x);\nCREATE TABLE b (y);")
+        #expect(try first.run("migrate").status == 0)
+        #expect(try second.run("migrate").status == 0)
+        let one = try first.run("schema-dump")
+        let two = try second.run("schema-dump")
+        #expect(one.status == 0)
+        #expect(one.stdout == two.stdout)
+        #expect(one.stdout == "CREATE TABLE a (x);\nCREATE TABLE b (y);\nCREATE INDEX a_x ON a(x);\n")
+        #expect(!one.stdout.contains("grdb_migrations"))
+
+        let output = first.path("schema.sql")
+        #expect(try first.run("schema-dump", ["--output", output]).status == 0)
+        #expect(FileManager.default.contents(atPath: output) == Data(one.stdout.utf8))
+        let mode = (try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+    }
+
+    @Test func newCreatesTheNextNumberedFileWithBothSections() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let result = try Binary.run(["new", "Add genre!", "--migrations", workspace.migrations])
+        #expect(result.status == 0, "\(result.output)")
+        let path = workspace.migrations + "/0003_add_genre.sql"
+        #expect(result.stdout.contains(path))
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("-- migrate:up") && text.contains("-- migrate:down"))
+        let again = try Binary.run(["new", "add genre", "--migrations", workspace.migrations])
+        #expect(again.stdout.contains("0004_add_genre.sql"))
+        // An empty up section is an error when loading: the new file must be filled in.
+        let migrate = try workspace.run("migrate")
+        #expect(migrate.status == 9)
+        #expect(migrate.stderr.contains("0003_add_genre.sql"))
+    }
+
+    @Test func helpListsEveryCommandAndVersionPrints() throws {
+        let help = try Binary.run(["--help"])
+        #expect(help.status == 0)
+        for command in ["migrate", "status", "rollback", "verify", "schema-dump", "new"] {
+            #expect(help.stdout.contains(command), "\(command)")
+        }
+        #expect(help.stdout.contains("Exit codes"))
+        let migrateHelp = try Binary.run(["migrate", "--help"])
+        #expect(migrateHelp.stdout.contains("--password-file"))
+        #expect(migrateHelp.stdout.contains("process list"))
+        let version = try Binary.run(["--version"])
+        #expect(version.status == 0)
+        #expect(!version.stdout.isEmpty)
+    }
+}
