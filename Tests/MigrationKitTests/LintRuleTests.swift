@@ -133,6 +133,31 @@ import Testing
         #expect(copied.count == 1)
     }
 
+    @Test func theTwelveStepRecreationCopiesTheRowsFirstSoItIsQuiet() throws {
+        let context = LintFixture.database(rows: ["books": 8])
+        let twelveStep = """
+            CREATE TABLE books_new (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+            INSERT INTO books_new (id, title) SELECT id, title FROM main."Books";
+            DROP TABLE books;
+            ALTER TABLE books_new RENAME TO books;
+            """
+        #expect(try LintFixture.lint(twelveStep, rule: rule, context: context).isEmpty)
+        let viaCreateAs = "CREATE TABLE keep AS SELECT * FROM books;\nDROP TABLE books;"
+        #expect(try LintFixture.lint(viaCreateAs, rule: rule, context: context).isEmpty)
+        // Copying other rows out does not count, and nor does a copy made before the
+        // table was recreated and filled again.
+        let wrongTable = "INSERT INTO archive SELECT * FROM authors;\nDROP TABLE books;"
+        #expect(try LintFixture.lint(wrongTable, rule: rule, context: context).count == 1)
+        let stale = """
+            INSERT INTO archive SELECT * FROM books;
+            DROP TABLE books;
+            CREATE TABLE books (a);
+            INSERT INTO books VALUES (1);
+            DROP TABLE books;
+            """
+        #expect(try LintFixture.lint(stale, rule: rule, context: context).map(\.line) == [6])
+    }
+
     @Test func followsRenamesAndDropsWithinTheBatch() throws {
         let context = LintFixture.database(rows: ["old": 2])
         let renamed = try LintFixture.lint("ALTER TABLE old RENAME TO new;\nDROP TABLE new;", rule: rule, context: context)

@@ -33,6 +33,10 @@ struct BatchSchema {
     /// Views the batch dropped (whether or not it recreated them), by lowercased name:
     /// the database's definition of them no longer applies.
     private(set) var droppedViews: Set<String> = []
+    /// Tables whose rows an earlier statement copied elsewhere (`INSERT … SELECT … FROM t`,
+    /// `CREATE TABLE … AS SELECT … FROM t`), by lowercased name: the 12-step procedure
+    /// copies a table's rows into its replacement before dropping it, which loses nothing.
+    private(set) var copiedOutTables: Set<String> = []
 
     /// Updates the state with a top-level statement of an up section that ran.
     mutating func record(_ statement: StatementReader, context: LintContext) {
@@ -44,8 +48,10 @@ struct BatchSchema {
             }
             tables[name.key] = .created(mayHoldRows: isAsSelect)
             forgetGone(name.key)
+            if isAsSelect { copiedOutTables.formUnion(Self.sourceTables(statement.tokens)) }
         case .insert(let name):
             if case .created = tables[name.key] { tables[name.key] = .created(mayHoldRows: true) }
+            copiedOutTables.formUnion(Self.sourceTables(statement.tokens).subtracting([name.key]))
         case .alterTable(let name, .renameTable(let newName)):
             let origin = tables.removeValue(forKey: name.key) ?? .renamed(fromDatabaseName: name.name)
             tables[newName.key] = origin
@@ -54,6 +60,7 @@ struct BatchSchema {
         case .dropTable(let name):
             tables.removeValue(forKey: name.key)
             droppedTables[name.key] = name.name
+            copiedOutTables.remove(name.key)
         case .createView(let name, let body):
             views[name.key] = View(name: name.name, body: Array(statement.tokens[body]))
         case .dropView(let name):
@@ -120,6 +127,28 @@ struct BatchSchema {
         droppedTables.sorted { $0.key < $1.key }.flatMap { _, table in
             views(referencing: table, context: context).map { (view: $0, table: table) }
         }
+    }
+
+    /// Whether an earlier statement of the batch copied `table`'s rows elsewhere.
+    func rowsWereCopiedOut(of table: NameReference) -> Bool {
+        copiedOutTables.contains(table.key)
+    }
+
+    /// The tables a statement reads rows from: the names after FROM and JOIN
+    /// (a schema prefix such as `main.t` is skipped to the table name).
+    static func sourceTables(_ tokens: [SQLToken]) -> Set<String> {
+        var sources = Set<String>()
+        var index = 0
+        while index < tokens.count {
+            defer { index += 1 }
+            guard tokens[index].isWord("FROM") || tokens[index].isWord("JOIN"), index + 1 < tokens.count else { continue }
+            var nameIndex = index + 1
+            if nameIndex + 2 < tokens.count, tokens[nameIndex + 1].isSymbol(".") { nameIndex += 2 }
+            let token = tokens[nameIndex]
+            guard token.kind == .word || token.kind == .quotedIdentifier, let name = token.nameValue else { continue }
+            sources.insert(NameReference.key(name))
+        }
+        return sources
     }
 
     private static func mentions(_ tokens: [SQLToken], _ key: String) -> Bool {

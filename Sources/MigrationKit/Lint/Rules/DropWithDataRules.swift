@@ -1,12 +1,15 @@
 /// `DROP TABLE t` while `t` may hold rows.
 ///
-/// Quiet when the database says the table is empty, or when the batch created the
-/// table itself and put nothing in it (a table created by 0001 and dropped by 0005).
+/// Quiet when the database says the table is empty, when the batch created the
+/// table itself and put nothing in it (a table created by 0001 and dropped by 0005),
+/// or when an earlier statement copied its rows elsewhere (the 12-step procedure:
+/// `INSERT INTO t_new SELECT … FROM t; DROP TABLE t;`).
 struct DropTableWithDataRule: LintRule {
     static let id = "drop-table-with-data"
 
     func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding] {
         guard case .dropTable(let table) = statement.shape,
+              !scope.batch.rowsWereCopiedOut(of: table),
               let holding = DataLossWording.rows(of: table, scope) else { return [] }
         return [scope.finding(Self.id, .warning, at: statement.token(0), in: statement,
                               message: "DROP TABLE \(table.name) deletes \(holding).",
