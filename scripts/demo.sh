@@ -1,11 +1,48 @@
 #!/bin/sh
-# The README's demo command (`make demo`).
+# The README's demo command (`make demo`): upgrades a copy of an encrypted database
+# that release 2 of a bookshelf app left behind (Examples/bookshelf.db, keyed with
+# Keys/demo.key) to the latest migrations in Examples/Migrations, with status before
+# and after, verification, and proof that the file is unreadable without the key.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
+# Git does not keep file modes; a key file must not be readable by others.
 chmod 600 Keys/demo.key
-swift build --product migrationkit-library-demo
+
+echo "== Building migrationkit"
+swift build --product migrationkit 2>&1 | grep -v "prohibited flag" | tail -1
+migrationkit="$(swift build --show-bin-path)/migrationkit"
+
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/migrationkit-demo.XXXXXX")
 trap 'rm -rf "$workdir"' EXIT
-"$(swift build --show-bin-path)/migrationkit-library-demo" "$workdir/library-demo.db"
+database="$workdir/bookshelf.db"
+cp Examples/bookshelf.db "$database"
+chmod 600 "$database"
+run() {
+    echo
+    echo "\$ migrationkit $*"
+    "$migrationkit" "$@" --db-path "$database" --password-file Keys/demo.key --migrations Examples/Migrations
+}
+
+run status
+run lint
+run migrate
+run status
+run verify --require-index books:books_authorId --require-index books:books_genreId
+
+echo
+echo "== The data, read through the new schema with the sqlcipher shell and the demo key"
+passphrase=$(cat Keys/demo.key)
+printf "PRAGMA key = '%s';\n.headers on\n.mode column\n.width 28 16 6\nSELECT books.title, genres.name AS genre, books.publishedYear AS year FROM books LEFT JOIN genres ON genres.id = books.genreId ORDER BY books.id;\n" "$passphrase" \
+    | sqlcipher -batch "$database"
+
+echo
+echo "== Without the right key the file is noise"
+printf "First 16 bytes: "
+head -c 16 "$database" | od -An -tx1 | tr -s ' '
+if printf "PRAGMA key = 'not the demo key';\nSELECT count(*) FROM books;\n" | sqlcipher -batch "$database" 2>&1; then
+    echo "unexpected: the wrong key read the database" >&2
+    exit 1
+fi
+echo "(the sqlcipher shell with a wrong key cannot read it)"

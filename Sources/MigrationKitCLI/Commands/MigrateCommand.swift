@@ -72,10 +72,11 @@ struct MigrateCommand: ParsableCommand {
             erased = change
         } else if existedBefore, !dryRun, !backup.skip, try needsChange(runner, writer) {
             backupPath = try backup.create(of: writer)
+            reporter.line("Backup: \(backupPath ?? "")")
         }
 
         let report = try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
-        printSummary(report, runner: runner, reporter: reporter, backupPath: backupPath)
+        printSummary(report, runner: runner, reporter: reporter)
         try reporter.document(MigrateDocument(
             database: writer.path,
             applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
@@ -128,7 +129,7 @@ struct MigrateCommand: ParsableCommand {
         }
     }
 
-    private func printSummary(_ report: MigrationReport, runner: SQLCipherMigrationRunner, reporter: Reporter, backupPath: String?) {
+    private func printSummary(_ report: MigrationReport, runner: SQLCipherMigrationRunner, reporter: Reporter) {
         let verified = VerificationSummary(runner.verifier, hostReplaced: runner.host.verifyIntegrity != nil || runner.host.verifyPostMigration != nil)
         for merge in report.merges {
             reporter.line("Merged \(merge.replaces.joined(separator: ", ")) into \(merge.identifier) in the ledger")
@@ -136,7 +137,6 @@ struct MigrateCommand: ParsableCommand {
         if !report.adoptedChecksums.isEmpty {
             reporter.line("Recorded checksums for \(report.adoptedChecksums.count) migration\(report.adoptedChecksums.count == 1 ? "" : "s") applied before checksums were kept.")
         }
-        if let backupPath { reporter.line("Backup: \(backupPath)") }
         if report.isDryRun {
             reporter.line(report.steps.isEmpty ? "Dry run: nothing to apply." : "Dry run: \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") would apply in \(report.duration.humanReadable); verification passed (\(verified.text)).")
             let diff = SchemaDiff(before: report.schemaBefore ?? "", after: report.schemaAfter ?? "").lines

@@ -38,13 +38,13 @@ struct RollbackCommand: ParsableCommand {
         var backupPath: String?
         if !backup.skip, steps != 0, !(try runner.analysis(in: writer).appliedSteps.isEmpty) {
             backupPath = try backup.create(of: writer)
+            reporter.line("Backup: \(backupPath ?? "")")
         }
         let report = try target.map { try runner.rollbackMigrations(in: writer, to: $0) }
             ?? runner.rollbackMigrations(in: writer, steps: steps ?? 1)
         reporter.line(report.steps.isEmpty
             ? "Nothing to roll back."
             : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")
-        if let backupPath { reporter.line("Backup: \(backupPath)") }
         try reporter.document(RollbackDocument(
             database: writer.path,
             backup: backupPath,
