@@ -207,13 +207,15 @@ struct VerificationSummary {
     }
 }
 
-/// A line diff of two schema dumps: "-" for removed statements, "+" for added ones.
+/// The difference between two schema dumps, one line per changed statement: "-" for
+/// a statement that goes, "+" for one that comes (a changed table is both), each on
+/// one line with its spacing collapsed.
 struct SchemaDiff {
     let lines: [String]
 
     init(before: String, after: String) {
-        let old = before.split(separator: "\n").map(String.init)
-        let new = after.split(separator: "\n").map(String.init)
+        let old = Self.statements(before)
+        let new = Self.statements(after)
         var removed: [String] = []
         var inserted: [String] = []
         for change in new.difference(from: old) {
@@ -224,6 +226,14 @@ struct SchemaDiff {
         }
         // CollectionDifference lists removals last-first; show them in schema order.
         lines = removed.reversed() + inserted
+    }
+
+    /// The dump's statements, split as SQLite would (a trigger's body stays whole).
+    private static func statements(_ dump: String) -> [String] {
+        SQLStatementSplitter.split(dump).map { statement in
+            statement.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+        .filter { !$0.isEmpty }
     }
 }
 
