@@ -1,13 +1,20 @@
 # The two commands a new user needs (see README.md):
 #   make demo   migrates an encrypted demo database, end to end
 #   make test   installs what is missing, builds, and runs every test
-.PHONY: demo test build deps clean
+.PHONY: demo test soak build deps clean
 
 demo:
 	./scripts/demo.sh
 
 test:
 	./scripts/test.sh
+
+# Crash safety, many more times than the suite: SIGKILLs migrate, rekey and
+# encrypt --in-place at random moments and checks the database after each kill.
+SOAK_KILLS ?= 1000
+soak: deps
+	. ./scripts/swift-env.sh && swift build --build-tests
+	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) ./scripts/with-test-keyring.sh swift test --skip-build --filter CrashSafetyTests
 
 build: deps
 	. ./scripts/swift-env.sh && swift build

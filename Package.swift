@@ -69,7 +69,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "KeyStoreProbe"]),
         // Runs the built binaries as a user would.
-        .testTarget(name: "MigrationKitCLITests", dependencies: ["migrationkit", "notes-migrate"]),
+        .testTarget(name: "MigrationKitCLITests", dependencies: ["migrationkit", "notes-migrate", "MigrationKitSQLCipher"]),
         // A child process for the key tests: libsecret caches its bus connection per
         // process, and prompts need their own terminal, so those cases run out of process.
         .executableTarget(

@@ -1,5 +1,8 @@
 import CSQLCipher
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Consistent copies of a database, taken before anything changes it, and restoring one.
 ///
@@ -23,19 +26,33 @@ public enum DatabaseBackup {
     public static func create(of writer: SQLCipherWriter, in directory: String? = nil, keep: Int = defaultKeepCount) throws -> String {
         let folder = directory ?? DirectoryLock.parent(of: writer.path)
         let name = writer.path.split(separator: "/").last.map(String.init) ?? writer.path
-        let destination = try uniquePath(folder: folder, name: name)
-        try writer.writeWithoutTransaction { db in
-            let journalMode = try db.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
-            if journalMode == "wal" {
-                try onlineBackup(db, key: writer.key, configuration: writer.configuration, to: destination)
-            } else {
-                try db.inTransaction(.immediate) {
-                    try copyBytes(from: writer.path, to: destination)
+        // Written under a hidden name first and only then linked to its final name, so a
+        // process killed mid-copy never leaves something that looks like a backup.
+        removeStaleTemporaries(folder: folder, name: name)
+        let temporary = (folder == "." ? "" : folder + "/") + ".\(name).migrationkit-backup-\(getpid())"
+        DurableFile.removeIfPresent(temporary)
+        do {
+            try writer.writeWithoutTransaction { db in
+                let journalMode = try db.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
+                if journalMode == "wal" {
+                    // The backup API keeps its copy consistent by itself (and cannot run
+                    // inside this connection's own write transaction in WAL mode).
+                    try onlineBackup(db, key: writer.key, configuration: writer.configuration, to: temporary)
+                } else {
+                    try db.inTransaction(.immediate) {
+                        try copyBytes(from: writer.path, to: temporary)
+                    }
                 }
             }
+            let destination = try linkUnique(temporary, folder: folder, name: name)
+            _ = unlink(temporary)
+            try DurableFile.synchronizeDirectory(containing: destination)
+            if keep > 0 { prune(folder: folder, name: name, keep: keep) }
+            return destination
+        } catch {
+            DurableFile.removeIfPresent(temporary)
+            throw error
         }
-        if keep > 0 { prune(folder: folder, name: name, keep: keep) }
-        return destination
     }
 
     /// The backups of the database named `name` in `folder`, oldest first.
@@ -79,23 +96,38 @@ public enum DatabaseBackup {
 
     // MARK: - Pieces
 
-    /// `<name>.backup-<UTC time to the millisecond>`: names sort in time order, which
-    /// is what pruning relies on. On a collision the time is nudged forward, so the
-    /// order holds even then.
-    private static func uniquePath(folder: String, name: String) throws -> String {
+    /// Gives the finished copy its name, `<name>.backup-<UTC time to the millisecond>`:
+    /// names sort in time order, which pruning relies on. `link` fails when the name
+    /// is taken (another process backing up in the same millisecond), so the time is
+    /// nudged forward and tried again; the order holds even then.
+    private static func linkUnique(_ temporary: String, folder: String, name: String) throws -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
         let prefix = (folder == "." ? "" : folder + "/") + name + ".backup-"
-        let latest = list(folder: folder, name: name).last
         var date = Date()
-        var candidate = prefix + formatter.string(from: date)
-        while FileProbe(path: candidate).kind != .missing || latest.map({ !$0.utf8.lexicographicallyPrecedes(candidate.utf8) }) == true {
-            date += 0.001
-            candidate = prefix + formatter.string(from: date)
+        if let latest = list(folder: folder, name: name).last {
+            while !latest.utf8.lexicographicallyPrecedes((prefix + formatter.string(from: date)).utf8) { date += 0.001 }
         }
-        return candidate
+        for _ in 0..<10_000 {
+            let candidate = prefix + formatter.string(from: date)
+            if link(temporary, candidate) == 0 { return candidate }
+            guard errno == EEXIST else { throw DurableFile.failure("name", candidate) }
+            date += 0.001
+        }
+        throw DurableFile.failure("name", prefix)
+    }
+
+    /// Removes hidden copies left by backup processes that were killed.
+    private static func removeStaleTemporaries(folder: String, name: String) {
+        let prefix = ".\(name).migrationkit-backup-"
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where file.hasPrefix(prefix) {
+            guard let pid = Int32(file.dropFirst(prefix.count)), pid != getpid(),
+                  kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            DurableFile.removeIfPresent((folder == "." ? "" : folder + "/") + file)
+        }
     }
 
     /// Copies a file's bytes into a new 0600 file and flushes it.

@@ -25,12 +25,16 @@ enum SQLCipherOpener {
             if path == ":memory:" { return try openExisting(path: path, key: key, configuration: configuration) }
             let probe = FileProbe(path: path)
             try refuseNonFiles(probe)
-            if probe.kind == .regularFile, probe.size > 0 {
+            let abandonedCreation = FileProbe(path: creationMarker(for: path)).kind == .regularFile
+            if probe.kind == .regularFile, probe.size > 0, !abandonedCreation {
                 return try openExisting(path: path, key: key, configuration: configuration)
             }
-            guard probe.kind == .missing || probe.size == 0 else { throw emptyFileError() }
+            if probe.kind == .regularFile, !abandonedCreation { throw emptyFileError() }
             guard configuration.createIfMissing, !configuration.readOnly else {
-                if probe.kind == .regularFile { throw emptyFileError() }
+                if abandonedCreation {
+                    throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                         message: "The database was never completely created (the process creating it was interrupted); run migrate to finish creating it.")
+                }
                 throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
                                      message: "No database exists at this path; check the path.")
             }
@@ -49,30 +53,59 @@ enum SQLCipherOpener {
         return database
     }
 
+    /// The hidden file that exists while a database is being created: written before
+    /// the database file, removed once its first page is committed. An empty database
+    /// file with this marker beside it was left by an interrupted creation and is
+    /// finished; an empty file without it is someone else's and is left alone.
+    static func creationMarker(for path: String) -> String {
+        DurableFile.siblingPath(of: path, purpose: "creating")
+    }
+
     /// Creates the file (mode 0600) and writes its first page under a lock on the
-    /// directory (see `DirectoryLock`), or opens it if another process got there first.
+    /// directory (see `DirectoryLock`), finishes a creation another process started and
+    /// did not complete, or opens the database if another process completed it.
     private static func create(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
         let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
         defer { lock?.release() }
+        let marker = creationMarker(for: path)
         let probe = FileProbe(path: path)
         try refuseNonFiles(probe)
-        if probe.kind == .regularFile {
-            // Created by another process while we waited (complete, since it held the
-            // lock until page 1 was written), or an empty file nobody is creating.
-            guard probe.size > 0 else { throw emptyFileError() }
-            return try openExisting(path: path, key: key, configuration: configuration)
+        var createdFile = false
+        if probe.kind == .regularFile, probe.size > 0 {
+            // Complete, or with an interrupted first transaction: opening rolls a hot
+            // journal back, which may leave the file empty again.
+            let database = try openExisting(path: path, key: key, configuration: configuration)
+            let hasPages = try database.fetchInt(sql: "PRAGMA page_count") ?? 0 > 0
+            if hasPages || FileProbe(path: marker).kind == .missing {
+                _ = unlink(marker)
+                return database
+            }
+        } else if probe.kind == .regularFile {
+            guard FileProbe(path: marker).kind == .regularFile else { throw emptyFileError() }
+        } else {
+            if let failure = FileProbe.createPrivateFile(at: marker), failure != EEXIST {
+                throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                     message: "The database file cannot be created (\(FileProbe.describe(errno: failure))); check that its directory exists and is writable.")
+            }
+            if let failure = FileProbe.createPrivateFile(at: path) {
+                _ = unlink(marker)
+                throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                     message: "The database file cannot be created (\(FileProbe.describe(errno: failure))); check that its directory exists and is writable.")
+            }
+            createdFile = true
         }
-        if let failure = FileProbe.createPrivateFile(at: path) {
-            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                 message: "The database file cannot be created (\(FileProbe.describe(errno: failure))); check that its directory exists and is writable.")
-        }
+        // An empty file, marked as being created, and this process holds the lock.
         do {
             let database = try openExisting(path: path, key: key, configuration: configuration)
             // Writing page 1 now fixes the salt in the file before the lock is released.
             try database.execute(sql: "PRAGMA user_version = 0")
+            _ = unlink(marker)
             return database
         } catch {
-            _ = unlink(path)
+            if createdFile {
+                _ = unlink(path)
+                _ = unlink(marker)
+            }
             throw error
         }
     }

@@ -78,12 +78,15 @@ enum Binary {
 /// A scratch folder with a database path, a key file and a migrations folder.
 final class Workspace: @unchecked Sendable {
     let root: String
-    let passphrase = "workspace passphrase \(UUID().uuidString.prefix(8))"
+    let passphrase: String
 
-    init() throws {
+    /// - Parameter passphrase: the key file's passphrase; by default a new random one,
+    ///   so a database from another workspace does not open by accident.
+    init(passphrase: String? = nil) throws {
+        self.passphrase = passphrase ?? "workspace passphrase \(UUID().uuidString.prefix(8))"
         root = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/Migrations", withIntermediateDirectories: true)
-        try write("key", passphrase + "\n", mode: 0o600)
+        try write("key", self.passphrase + "\n", mode: 0o600)
     }
 
     var database: String { root + "/app.db" }

@@ -141,6 +141,27 @@ import Testing
         #expect(try fileBytes(path).isEmpty)
     }
 
+    @Test func aCreationInterruptedBeforeItsFirstPageIsFinishedByTheNextOpen() throws {
+        // What a process killed between creating the file and writing page 1 leaves:
+        // an empty file, and the hidden creation marker beside it.
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        #expect(FileManager.default.createFile(atPath: SQLCipherOpener.creationMarker(for: path), contents: Data()))
+        var readOnly = SQLCipherConfiguration()
+        readOnly.createIfMissing = false
+        #expect {
+            _ = try SQLCipherWriter(path: path, key: .testRawKey, configuration: readOnly)
+        } throws: { error in
+            (error as? SQLCipherError)?.kind == .cannotOpen && "\(error)".contains("never completely created")
+        }
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        try writer.write { try $0.execute(sql: "CREATE TABLE t (a)") }
+        #expect(try fileBytes(path).count >= 1024)
+        #expect(!FileManager.default.fileExists(atPath: SQLCipherOpener.creationMarker(for: path)))
+        #expect(try SQLCipherWriter(path: path, key: .testRawKey).read { try $0.tableExists("t") })
+    }
+
     @Test func aNewDatabaseHasItsHeaderWrittenAtOnce() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("new.db")

@@ -24,6 +24,8 @@ struct ErrorPresentation {
             self.init(.verificationFailed, "verificationFailed", error.description)
         case let error as MigrationKitError:
             self.init(Self.exitCode(for: error), error.name, error.description)
+        case let error as SQLCipherError where error.kind == .busy:
+            self.init(.locked, "locked", error.description + " Another process is using the database; try again when it is done, or wait longer with --lock-timeout SECONDS.")
         case let error as SQLCipherError:
             self.init(Self.exitCode(for: error), error.kind.rawValue, error.description)
         case let error as SQLMigrationFileError:

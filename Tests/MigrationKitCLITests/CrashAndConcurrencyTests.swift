@@ -1,0 +1,264 @@
+import Foundation
+import MigrationKitSQLCipher
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How many SIGKILLs each crash test delivers: enough for the suite by default,
+/// many more from `make soak` (MIGRATIONKIT_SOAK_KILLS).
+private func killCount(default value: Int) -> Int {
+    ProcessInfo.processInfo.environment["MIGRATIONKIT_SOAK_KILLS"].flatMap(Int.init) ?? value
+}
+
+/// Starts `migrationkit` with output discarded, to be killed.
+private func launch(_ arguments: [String], directory: String) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
+    process.arguments = arguments
+    process.environment = Binary.environment()
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+/// Runs `arguments` and SIGKILLs the process after `delay` (if it is still running).
+private func runAndKill(_ arguments: [String], directory: String, after delay: Duration) throws {
+    let process = try launch(arguments, directory: directory)
+    let deadline = ContinuousClock.now + delay
+    while process.isRunning, ContinuousClock.now < deadline { usleep(500) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+}
+
+/// How long an uninterrupted run takes, to spread kills over the whole of it.
+private func measure(_ body: () throws -> Void) rethrows -> Duration {
+    let start = ContinuousClock.now
+    try body()
+    return ContinuousClock.now - start
+}
+
+/// A database key read from a workspace's key file, as the CLI reads it.
+private func key(_ workspace: Workspace) -> DatabaseKey {
+    .passphrase(workspace.passphrase)
+}
+
+@Suite(.serialized) struct CrashSafetyTests {
+    /// Five steps, a long data migration among them. Each step also records itself in
+    /// `marks` in the same transaction, and leaves a trace in the data, so ledger and
+    /// data can be compared after any kill.
+    private func writeCrashMigrations(_ workspace: Workspace, rows: Int = 40_000) throws {
+        try workspace.migration("0001_items.sql", """
+            -- migrate:up
+            CREATE TABLE marks (step TEXT PRIMARY KEY);
+            CREATE TABLE items (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, label TEXT NOT NULL);
+            WITH RECURSIVE counter(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM counter WHERE x < \(rows))
+                INSERT INTO items (n, label) SELECT x, 'item ' || x FROM counter;
+            INSERT INTO marks VALUES ('0001_items');
+            """)
+        try workspace.migration("0002_recreate_items.sql", """
+            -- migrate:up
+            CREATE TABLE items_new (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, label TEXT NOT NULL, doubled INTEGER NOT NULL);
+            INSERT INTO items_new (id, n, label, doubled) SELECT id, n, label, n * 2 FROM items;
+            DROP TABLE items;
+            ALTER TABLE items_new RENAME TO items;
+            INSERT INTO marks VALUES ('0002_recreate_items');
+            """)
+        try workspace.migration("0003_index.sql", "-- migrate:up\nCREATE INDEX items_n ON items(n);\nINSERT INTO marks VALUES ('0003_index');\n")
+        try workspace.migration("0004_relabel.sql", "-- migrate:up\nUPDATE items SET label = label || '!';\nINSERT INTO marks VALUES ('0004_relabel');\n")
+        try workspace.migration("0005_summary.sql", "-- migrate:up\nCREATE TABLE summary AS SELECT count(*) AS c, sum(n) AS s FROM items;\nINSERT INTO marks VALUES ('0005_summary');\n")
+    }
+
+    /// After a kill: the database opens with its key, passes quick_check, and every
+    /// step is either fully applied and recorded, or neither.
+    private func expectConsistent(_ workspace: Workspace, rows: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        guard FileManager.default.fileExists(atPath: workspace.database) else { return }  // killed before creating it
+        let writer = try SQLCipherWriter(path: workspace.database, key: key(workspace))
+        try writer.read { db throws in
+            #expect(try db.fetchString(sql: "PRAGMA quick_check") == "ok", sourceLocation: sourceLocation)
+            let ledger = Set(try MigrationLedger.identifiers(in: db))
+            let marks = Set(try db.tableExists("marks") ? db.fetchStrings(sql: "SELECT step FROM marks") : [])
+            #expect(ledger == marks, "ledger \(ledger.sorted()) vs data \(marks.sorted())", sourceLocation: sourceLocation)
+            if ledger.contains("0001_items") {
+                #expect(try db.fetchInt(sql: "SELECT count(*) FROM items") == rows, sourceLocation: sourceLocation)
+            }
+            let hasDoubled = try db.columns(in: "items").contains { $0.name == "doubled" }
+            #expect(hasDoubled == ledger.contains("0002_recreate_items"), sourceLocation: sourceLocation)
+            if hasDoubled {
+                #expect(try db.fetchInt(sql: "SELECT count(*) FROM items WHERE doubled <> n * 2") == 0, sourceLocation: sourceLocation)
+            }
+            if ledger.contains("0001_items") {
+                let relabeled = try db.fetchInt(sql: "SELECT count(*) FROM items WHERE label LIKE '%!'") ?? -1
+                #expect(relabeled == (ledger.contains("0004_relabel") ? rows : 0), sourceLocation: sourceLocation)
+            }
+            #expect(try db.tableExists("summary") == ledger.contains("0005_summary"), sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func killingMigrateAtRandomMomentsNeverBreaksTheDatabase() throws {
+        let rows = 40_000
+        let template = try Workspace()
+        try writeCrashMigrations(template, rows: rows)
+        let full = try measure { () throws in #expect(try template.run("migrate", ["--no-backup"]).status == 0) }
+        // A database already at 0001, so later runs also take (and are killed during) a backup.
+        let partial = try Workspace()
+        try writeCrashMigrations(partial, rows: rows)
+        #expect(try partial.run("migrate", ["--to", "0001_items"]).status == 0)
+
+        var generator = SystemRandomNumberGenerator()
+        let kills = killCount(default: 50)
+        for iteration in 0..<kills {
+            let workspace = try Workspace(passphrase: partial.passphrase)
+            try writeCrashMigrations(workspace, rows: rows)
+            if iteration % 2 == 1 {
+                try FileManager.default.copyItem(atPath: partial.database, toPath: workspace.database)
+            }
+            let delay = Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.3), using: &generator))
+            try runAndKill(["migrate"] + workspace.options(), directory: workspace.root, after: delay)
+            try expectConsistent(workspace, rows: rows)
+            // The next run finishes the job.
+            let finish = try workspace.run("migrate")
+            #expect(finish.status == 0, "iteration \(iteration): \(finish.output)")
+            try expectConsistent(workspace, rows: rows)
+            #expect(try workspace.run("status").stdout.contains("5 applied, 0 pending."))
+            // No half-written backup is ever left under a backup's name.
+            for name in try FileManager.default.contentsOfDirectory(atPath: workspace.root) where name.hasPrefix("app.db.backup-") {
+                let backup = try SQLCipherWriter(path: workspace.root + "/" + name, key: key(workspace))
+                #expect(try backup.read { try $0.fetchString(sql: "PRAGMA quick_check") } == "ok")
+            }
+        }
+    }
+
+    @Test func killingRekeyLeavesExactlyOneWorkingKey() throws {
+        let rows = 40_000
+        let template = try Workspace()
+        try writeCrashMigrations(template, rows: rows)
+        #expect(try template.run("migrate", ["--no-backup"]).status == 0)
+        try template.write("new-key", "the new key\n", mode: 0o600)
+        let probe = try Workspace()
+        try FileManager.default.copyItem(atPath: template.database, toPath: probe.database)
+        let full = try measure {
+            _ = try Binary.run(["rekey", "--no-backup", "--db-path", probe.database, "--password", template.passphrase,
+                                "--new-password-file", template.path("new-key")])
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<killCount(default: 15) {
+            let workspace = try Workspace()
+            try FileManager.default.removeItem(atPath: workspace.keyFile)
+            try FileManager.default.copyItem(atPath: template.keyFile, toPath: workspace.keyFile)
+            try FileManager.default.copyItem(atPath: template.database, toPath: workspace.database)
+            let delay = Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.3), using: &generator))
+            try runAndKill(["rekey", "--no-backup", "--db-path", workspace.database, "--password-file", template.keyFile,
+                            "--new-password-file", template.path("new-key")], directory: workspace.root, after: delay)
+            // The old key first: if the kill left a hot journal, it was written with the
+            // old key, and rolling it back restores the old key's pages.
+            let oldKey = DatabaseKey.passphrase(template.passphrase)
+            let newKey = DatabaseKey.passphrase("the new key")
+            let withOld = try? SQLCipherWriter(path: workspace.database, key: oldKey)
+            let withNew = try? SQLCipherWriter(path: workspace.database, key: newKey)
+            #expect((withOld == nil) != (withNew == nil), "exactly one of the two keys must open the database")
+            if let writer = withOld ?? withNew {
+                try writer.read { db throws in
+                    #expect(try db.fetchString(sql: "PRAGMA quick_check") == "ok")
+                    #expect(try db.fetchInt(sql: "SELECT count(*) FROM items") == rows)
+                }
+            }
+        }
+    }
+
+    @Test func killingEncryptInPlaceLeavesTheOriginalOrItsCompleteCopy() throws {
+        let rows = 40_000
+        let template = try Workspace()
+        try writeCrashMigrations(template, rows: rows)
+        #expect(try Binary.run(["migrate", "--plaintext", "--no-backup", "--db-path", template.database, "--migrations", template.migrations]).status == 0)
+        let probe = try Workspace()
+        try FileManager.default.copyItem(atPath: template.database, toPath: probe.database)
+        let full = try measure { _ = try probe.run("encrypt", ["--in-place", "--no-backup"]) }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<killCount(default: 15) {
+            let workspace = try Workspace()
+            try writeCrashMigrations(workspace, rows: rows)
+            try FileManager.default.copyItem(atPath: template.database, toPath: workspace.database)
+            let delay = Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.3), using: &generator))
+            try runAndKill(["encrypt", "--in-place", "--no-backup"] + workspace.options(), directory: workspace.root, after: delay)
+            let plain = try? SQLCipherWriter(path: workspace.database, key: nil)
+            let encrypted = try? SQLCipherWriter(path: workspace.database, key: key(workspace))
+            #expect((plain == nil) != (encrypted == nil), "the file must be the plaintext original or the encrypted copy")
+            if let writer = plain ?? encrypted {
+                try writer.read { db throws in
+                    #expect(try db.fetchString(sql: "PRAGMA quick_check") == "ok")
+                    #expect(try db.fetchInt(sql: "SELECT count(*) FROM items") == rows)
+                }
+            }
+            // Finishing the job works whatever the kill left behind.
+            if encrypted == nil {
+                #expect(try workspace.run("encrypt", ["--in-place", "--no-backup"]).status == 0)
+            }
+            #expect(try workspace.run("status").stdout.contains("5 applied"))
+        }
+    }
+}
+
+@Suite struct ConcurrencyTests {
+    /// Eight processes migrate one database at once, twenty times: every step is applied
+    /// exactly once and every process ends up reporting the database up to date.
+    @Test func eightConcurrentMigratesApplyEachStepExactlyOnce() async throws {
+        for round in 0..<20 {
+            let workspace = try Workspace()
+            let steps = (1...6).map { String(format: "%04d_step", $0) }
+            for identifier in steps {
+                try workspace.migration(identifier + ".sql", """
+                    -- migrate:up
+                    CREATE TABLE IF NOT EXISTS applications (identifier TEXT NOT NULL);
+                    INSERT INTO applications VALUES ('\(identifier)');
+                    CREATE TABLE t_\(identifier) (x);
+                    """)
+            }
+            // Half the rounds race on a database that does not exist yet.
+            if round % 2 == 0 { #expect(try workspace.run("migrate", ["--to", steps[0]]).status == 0) }
+            let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try workspace.run("migrate") }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for result in results {
+                #expect(result.status == 0, "round \(round): \(result.output)")
+                #expect(!result.output.lowercased().contains("database is locked"))
+                #expect(result.stdout.contains("Already up to date") || result.stdout.contains("Applied "))
+            }
+            let writer = try SQLCipherWriter(path: workspace.database, key: .passphrase(workspace.passphrase))
+            let applications = try writer.read { try $0.fetchStrings(sql: "SELECT identifier FROM applications ORDER BY identifier") }
+            #expect(applications == steps, "round \(round)")
+            #expect(try writer.read { try MigrationLedger.identifiers(in: $0) }.sorted() == steps)
+        }
+    }
+
+    @Test func aLockHeldLongerThanTheTimeoutIsReportedPlainly() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+        // Read before taking the lock: opening and closing the file in this process would
+        // release this process's POSIX locks on it, including SQLite's.
+        let before = workspace.bytes(workspace.database)
+        let holder = try SQLCipherWriter(path: workspace.database, key: .passphrase(workspace.passphrase))
+        try holder.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        defer { try? holder.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") } }
+        let result = try workspace.run("migrate", ["--lock-timeout", "0.3", "--no-backup"])
+        #expect(result.status == 8, "\(result.output)")
+        #expect(result.stderr.contains("locked by another"))
+        #expect(result.stderr.contains("--lock-timeout"))
+        try holder.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+        #expect(workspace.bytes(workspace.database) == before)
+    }
+}
+
+extension Duration {
+    fileprivate var wholeMicroseconds: Int64 {
+        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
+    }
+}
