@@ -13,7 +13,7 @@ test:
 # encrypt --in-place at random moments and checks the database after each kill.
 SOAK_KILLS ?= 1000
 soak: deps
-	. ./scripts/swift-env.sh && swift build --build-tests
+	. ./scripts/swift-env.sh && swift build --build-tests && \
 	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) ./scripts/with-test-keyring.sh swift test --skip-build --filter CrashSafetyTests
 
 build: deps
