@@ -25,7 +25,7 @@ struct NewCommand: ParsableCommand {
             throw CLIError(.usage, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }
         let directory = connection.migrations.directory
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try PrivateFile.createDirectory(directory, purpose: "migrations folder")
         // Names only: the folder may hold a file still being written (an empty up
         // section is an error for migrate, not for adding the next file).
         let existing = try SQLMigrationDirectory(path: directory).identifiers()

@@ -21,8 +21,8 @@ public struct BackupOptions: ParsableArguments {
 
     /// Writes a backup of the writer's database, creating the backup folder (0700) if needed.
     func create(of writer: SQLCipherWriter) throws -> String {
-        if let directory, !FileManager.default.fileExists(atPath: directory) {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if let directory {
+            try PrivateFile.createDirectory(directory, purpose: "backup folder", mode: 0o700)
         }
         return try DatabaseBackup.create(of: writer, in: directory, keep: keep)
     }
