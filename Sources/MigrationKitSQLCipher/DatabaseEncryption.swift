@@ -192,7 +192,11 @@ public enum DatabaseEncryption {
         defer { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") }
         try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
         // sqlcipher_export copies schema and rows but not these two header fields.
-        _ = try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")
+        do {
+            _ = try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")
+        } catch let error as SQLCipherError {
+            throw error.recoveringInnerResultCode()
+        }
         try source.execute(sql: "PRAGMA \(exportSchema).user_version = \(summary.userVersion)")
         try source.execute(sql: "PRAGMA \(exportSchema).application_id = \(summary.applicationID)")
     }

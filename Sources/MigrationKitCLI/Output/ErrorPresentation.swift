@@ -19,13 +19,21 @@ struct ErrorPresentation {
         case let error as CLIError:
             self.init(error.exitCode, "\(error.exitCode)", error.message)
         case let error as MigrationStepError:
-            self.init(.migrationFailed, "migrationFailed", error.description)
+            if let failure = FileSystemFailure(error) {
+                self.init(.fileError, "migrationFailed.\(failure.kind)", failure.message)
+            } else {
+                self.init(.migrationFailed, "migrationFailed", error.description)
+            }
         case let error as HostVerificationError:
             self.init(.verificationFailed, "verificationFailed", error.description)
         case let error as MigrationKitError:
             self.init(Self.exitCode(for: error), error.name, error.description)
         case let error as SQLCipherError:
-            self.init(Self.exitCode(for: error), error.kind.rawValue, error.description)
+            if let failure = FileSystemFailure(error) {
+                self.init(.fileError, failure.kind, failure.message)
+            } else {
+                self.init(Self.exitCode(for: error), error.kind.rawValue, error.description)
+            }
         case let error as SQLMigrationFileError:
             self.init(.fileError, "migrationFile.\(error.code.rawValue)", error.description)
         case let error as KeyError:
@@ -118,6 +126,51 @@ extension CLIExitCode: CustomStringConvertible {
         case .locked: return "locked"
         case .fileError: return "fileError"
         case .usage: return "usage"
+        }
+    }
+}
+
+/// An SQLite error that is about the file system, not the SQL: a full disk, an I/O
+/// error, a journal that cannot be created beside the database, a read-only file.
+/// SQLite's own words for these ("database or disk is full in `COMMIT`") blame a
+/// statement; this says what happened to the files and what to do.
+struct FileSystemFailure {
+    let kind: String
+    let message: String
+
+    /// For a failed migration step: `file:line: Migration "id" failed because the disk is full…`.
+    init?(_ error: MigrationStepError) {
+        let underlying = (error.underlying as? SQLFileStatementError)?.underlying ?? (error.underlying as? SQLCipherError)
+        guard let underlying, let problem = Self.problem(underlying.resultCode) else { return nil }
+        let place = error.sourceFile.map { file in error.line.map { "\(file):\($0): " } ?? "\(file): " } ?? ""
+        let verb = error.phase == .apply ? "Migration" : "Rollback of"
+        kind = problem.kind
+        message = "\(place)\(verb) \"\(error.identifier)\" failed because \(problem.cause), and was rolled back; \(problem.fix)"
+    }
+
+    /// For any other SQLite error of the kind (a commit, a backup, a ledger write).
+    init?(_ error: SQLCipherError) {
+        guard error.kind == .sqlite, let problem = Self.problem(error.resultCode) else { return nil }
+        kind = problem.kind
+        message = (error.path.map { "\($0): " } ?? "") + "Stopped because \(problem.cause); \(problem.fix)"
+    }
+
+    private static func problem(_ code: ResultCode) -> (kind: String, cause: String, fix: String)? {
+        switch code.primaryResultCode {
+        case .SQLITE_FULL:
+            return ("diskFull", "the disk is full",
+                    "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
+        case .SQLITE_IOERR:
+            return ("ioError", "the disk reported an I/O error (\(code))",
+                    "check the disk and the file system holding the database, then run the command again.")
+        case .SQLITE_CANTOPEN:
+            return ("cannotOpenJournal", "SQLite could not create a file it needs beside the database (its journal)",
+                    "make the folder writable by this user, then run the command again.")
+        case .SQLITE_READONLY:
+            return ("readOnly", "the database (or its folder) is read-only",
+                    "make it writable by this user, then run the command again.")
+        default:
+            return nil
         }
     }
 }
