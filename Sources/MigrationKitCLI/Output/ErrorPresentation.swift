@@ -31,6 +31,11 @@ struct ErrorPresentation {
         case let error as SQLCipherError:
             if let failure = FileSystemFailure(error) {
                 self.init(.fileError, failure.kind, failure.message)
+            } else if error.kind == .sqlite, error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
+                // A damaged page met after the open (the schema read fine): SQLite's
+                // "database disk image is malformed in `SELECT …`" blames a query.
+                self.init(.wrongKeyOrNotADatabase, "corrupt",
+                          (error.path.map { "\($0): " } ?? "") + "The database is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.")
             } else {
                 self.init(Self.exitCode(for: error), error.kind.rawValue, error.description)
             }
