@@ -53,7 +53,30 @@ struct ErrorPresentation {
     private init(_ exitCode: CLIExitCode, _ kind: String, _ message: String) {
         self.exitCode = exitCode
         self.kind = kind
-        self.message = message
+        self.message = Self.oneLine(message)
+    }
+
+    /// The message on one line: a newline or other control character (in a file name,
+    /// or inside a token SQLite quotes, such as an unterminated string) is shown
+    /// escaped, so an error can never break into a second line that looks like
+    /// another message or a status line.
+    static func oneLine(_ message: String) -> String {
+        var result = ""
+        result.unicodeScalars.reserveCapacity(message.unicodeScalars.count)
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    result += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
     }
 
     func print(commandName: String, json: Bool) {
