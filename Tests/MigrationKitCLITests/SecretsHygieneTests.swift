@@ -222,6 +222,12 @@ final class Transcript {
         ]
         let backups = try FileManager.default.contentsOfDirectory(atPath: workspace.root).filter { $0.hasPrefix("app.db.backup-") }
         results.append(try log.run(["restore", "--from", workspace.path(try #require(backups.first))] + db))
+        // Commands that end up not using the key: it was on the command line all the same.
+        results.append(try log.run(["new", "ignored_key"] + db))
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0003_ignored_key.sql")  // empty: it would stop the rest
+        results.append(try log.run(["lint", "--migrations", workspace.migrations] + flag))
+        results.append(try log.run(["check", "--migrations", workspace.migrations] + flag))
+        results.append(try log.run(["status", "--db-path", workspace.path("not-yet.db"), "--migrations", workspace.migrations] + flag))
         for result in results {
             #expect(result.stderr.contains("warning: --password is visible to other users in the process list (ps)"), "\(result)")
         }

@@ -21,6 +21,7 @@ struct NewCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
         if CLIContext.host.runner != nil {
             throw CLIError(.usage, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }
