@@ -176,7 +176,8 @@ func withUnblockedSignals<T>(_ body: () throws -> T) rethrows -> T {
 // MARK: - Snapshots
 
 /// Every entry under a folder, with its type, mode and content (see `digest`; a
-/// symbolic link's target; a FIFO is never opened). Two equal snapshots mean nothing was added, removed or changed.
+/// symbolic link's target; a FIFO is never opened). Two equal snapshots mean nothing
+/// was added, removed or changed.
 struct TreeSnapshot: Equatable {
     struct Entry: Equatable, CustomStringConvertible {
         let kind: String
@@ -377,23 +378,21 @@ final class SmallDisk {
         try? FileManager.default.removeItem(atPath: path + "/lost+found")
     }
 
-    /// Writes zeros until the disk is full, leaving `keep` bytes free at most.
-    func fill(leaving keep: Int = 0) throws {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return }
-        let free = Int(info.f_bavail) * Int(info.f_frsize)
+    /// Writes zeros until the disk is full.
+    func fill() throws {
         let filler = path + "/filler"
         FileManager.default.createFile(atPath: filler, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
         defer { try? handle.close() }
-        var remaining = max(0, free - keep)
-        let chunk = Data(count: 4096)
-        while remaining > 0 {
-            do { try handle.write(contentsOf: chunk.prefix(min(remaining, chunk.count))) } catch { break }
-            remaining -= chunk.count
+        var info = statvfs()
+        let free = statvfs(path, &info) == 0 ? Int(info.f_bavail) * Int(info.f_frsize) : 0
+        // 4 KiB at a time to the reported free space, then 512 bytes at a time for what
+        // rounding left; bounded, in case a file system never says it is full.
+        for size in [4096, 512] {
+            for _ in 0..<(free / size + 64) {
+                if (try? handle.write(contentsOf: Data(count: size))) == nil { break }
+            }
         }
-        // Anything still free (metadata rounding) is taken too when asked for a full disk.
-        if keep == 0 { while (try? handle.write(contentsOf: Data(count: 512))) != nil {} }
     }
 
     private var mounted = false
