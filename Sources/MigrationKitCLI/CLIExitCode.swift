@@ -6,6 +6,7 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// An unexpected failure (an I/O error the tool could not classify).
     case failure = 1
     /// A migration (or rollback) step failed and was rolled back, or lint errors blocked it.
+    /// (A step that failed because of the file system is `fileError`.)
     case migrationFailed = 2
     /// The verifier found a problem (integrity, foreign keys, a required index).
     case verificationFailed = 3
@@ -22,7 +23,8 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// Another process held the database lock for longer than `--lock-timeout`.
     case locked = 8
     /// A file problem: database missing, read-only, a directory, disk full; or an
-    /// unusable migrations folder or file.
+    /// unusable migrations folder or file. Also a migration step that failed (and was
+    /// rolled back) because of one: a full disk, an I/O error, no room for the journal.
     case fileError = 9
     /// Bad command-line usage (ArgumentParser's EX_USAGE).
     case usage = 64

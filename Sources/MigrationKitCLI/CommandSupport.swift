@@ -33,9 +33,7 @@ enum CommandSupport {
     /// `check` name their database with another option than --db-path).
     static func connectionSettings(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
                                    access: DatabaseAccess, reporter: Reporter) throws -> ConnectionSettings {
-        if keyOptions.password != nil {
-            reporter.warning("--password is visible to other users in the process list (ps); prefer --password-file, --keychain-service or \(KeyOptions.environmentVariable).")
-        }
+        warnIfOnCommandLine(keyOptions, reporter: reporter)
         let source = try keyOptions.source(
             environment: ProcessInfo.processInfo.environment,
             standardInputIsTerminal: Console.standardInputIsTerminal,
@@ -54,6 +52,14 @@ enum CommandSupport {
             configuration.readOnly = FileManager.default.fileExists(atPath: path) && !FileManager.default.isWritableFile(atPath: path)
         }
         return ConnectionSettings(path: path, key: key, configuration: configuration)
+    }
+
+    /// `--password` put the key in the process list, whether or not this command then
+    /// uses it (`new`, or `lint` without --db-path, ignore it): say so either way.
+    static func warnIfOnCommandLine(_ keyOptions: KeyOptions, reporter: Reporter) {
+        if keyOptions.password != nil {
+            reporter.warning("--password is visible to other users in the process list (ps); prefer --password-file, --keychain-service or \(KeyOptions.environmentVariable).")
+        }
     }
 
     /// The migration runner: the host's Swift steps, or the SQL files of `--migrations`.

@@ -104,6 +104,7 @@ public enum DatabaseEncryption {
                 try checkpointIfWAL(database)
                 try database.execute(sql: "PRAGMA journal_mode = DELETE")
             }
+            try requireRoomForRekey(path)
             let code = newKey.withKeyingMaterial { material in
                 sqlite3_rekey(database.handle, material.baseAddress, Int32(material.count))
             }
@@ -119,6 +120,30 @@ public enum DatabaseEncryption {
     }
 
     // MARK: - Pieces
+
+    /// `sqlite3_rekey` rewrites every page in one transaction, keeping the old pages in
+    /// a journal beside the database; when that journal cannot be written (a full disk,
+    /// a read-only folder) it rolls back and still returns SQLITE_OK, leaving only the
+    /// reopen to notice, with no cause. So check first, and say what is missing.
+    private static func requireRoomForRekey(_ path: String) throws {
+        let folder = DirectoryLock.parent(of: path)
+        if access(folder, W_OK) != 0 {
+            throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
+                                 message: "Rekeying writes a journal beside the database, but its folder \(folder) is not writable (\(FileProbe.describe(errno: errno))); make it writable, then try again. Nothing was changed.",
+                                 path: path)
+        }
+        let size = FileProbe(path: path).size
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return }
+        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        // The journal: each page (at least 512 bytes) plus 8 bytes, and a header sector.
+        let needed = size + size / 512 * 8 + 8192
+        if free < needed {
+            throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_FULL,
+                                 message: "Rekeying writes a journal beside the database of about its size (\(needed) bytes), but only \(free) bytes are free on that disk; free some space, then try again. Nothing was changed.",
+                                 path: path)
+        }
+    }
 
     private static func openPlaintextSource(_ path: String) throws -> SQLCipherDatabase {
         var configuration = SQLCipherConfiguration()
@@ -192,7 +217,11 @@ public enum DatabaseEncryption {
         defer { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") }
         try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
         // sqlcipher_export copies schema and rows but not these two header fields.
-        _ = try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")
+        do {
+            _ = try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")
+        } catch let error as SQLCipherError {
+            throw error.recoveringInnerResultCode()
+        }
         try source.execute(sql: "PRAGMA \(exportSchema).user_version = \(summary.userVersion)")
         try source.execute(sql: "PRAGMA \(exportSchema).application_id = \(summary.applicationID)")
     }

@@ -1,3 +1,5 @@
+import CSQLCipher
+
 /// Where in a multi-statement SQL text a statement starts.
 public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
     /// 1-based index of the statement in the text.
@@ -87,6 +89,20 @@ public struct SQLCipherError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
         self.location = location
         self.path = path
+    }
+
+    /// SQL functions that run statements of their own (`sqlcipher_export`) report an
+    /// inner failure as SQLITE_ERROR carrying the inner error's text, which for I/O
+    /// failures is SQLite's own wording for the code (`sqlite3_errstr`). This recovers
+    /// that code, so a full disk during an export is reported as one. The text is
+    /// compared with what the linked library itself says, never with a fixed string.
+    func recoveringInnerResultCode() -> SQLCipherError {
+        guard resultCode.primaryResultCode == .SQLITE_ERROR else { return self }
+        for code in [ResultCode.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_CORRUPT]
+        where message == String(cString: sqlite3_errstr(code.rawValue)) {
+            return SQLCipherError(kind: kind, resultCode: code, message: message, sql: sql, location: location, path: path)
+        }
+        return self
     }
 
     /// The same error, naming the database file.

@@ -175,7 +175,20 @@ enum SQLCipherOpener {
             _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
         } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
             throw explainUnreadable(path: database.path, keyed: keyed)
+        } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
+            // The first page decrypted (a wrong key fails as NOTADB), but the schema
+            // does not read: typically a file cut short by a failed copy or a full disk.
+            throw explainDamaged(path: database.path)
         }
+    }
+
+    static func explainDamaged(path: String) -> SQLCipherError {
+        let probe = FileProbe(path: path)
+        let shape = probe.sizeLooksLikePages
+            ? ""
+            : " (its size, \(probe.size) bytes, is not a whole number of pages, as if it was cut short)"
+        return SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_CORRUPT,
+                              message: "The database is damaged\(shape): its schema cannot be read; restore it from a backup.")
     }
 
     static func explainUnreadable(path: String, keyed: Bool) -> SQLCipherError {

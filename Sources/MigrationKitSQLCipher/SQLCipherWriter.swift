@@ -111,5 +111,19 @@ extension SQLCipherDatabase {
     /// after some errors, such as SQLITE_FULL).
     func rollbackIfNeeded() {
         if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
+        restoreAfterIOError()
+    }
+
+    /// After an I/O error inside a write (SQLITE_FULL when the disk fills up while
+    /// pages spill to the file, SQLITE_IOERR), SQLite's pager stops in its error state:
+    /// its ROLLBACK does not undo what was already written to the database file, it
+    /// leaves that to whoever next reads, through the hot journal. Closing the
+    /// connection then would leave the file grown and changed, and a `-journal` beside
+    /// it, until the next open. One read replays the journal at once (SQLite restores
+    /// the original pages, truncates the file and deletes the journal), so a failed
+    /// transaction leaves the database byte for byte as it was. After any other error
+    /// the read finds nothing to do and costs one cached page.
+    private func restoreAfterIOError() {
+        _ = try? fetchInt(sql: "SELECT count(*) FROM sqlite_master")
     }
 }

@@ -165,6 +165,26 @@ final class MigrationsFolder: @unchecked Sendable {
         expectCode(.folderUnreadable, parent.path + "/plain.txt")
     }
 
+    /// A FIFO named like a migration used to be opened for reading, which waits for a
+    /// writer forever; links that lead nowhere were skipped, so a migration went
+    /// missing without a word. Both now stop the load, naming the file.
+    @Test func aFIFOOrABrokenLinkNamedLikeAMigrationIsRefusedByName() throws {
+        let fifo = try MigrationsFolder()
+        try fifo.write("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);")
+        #expect(mkfifo(fifo.path + "/0002_pipe.sql", 0o600) == 0)
+        let started = Date()
+        expectFileError(.fileUnreadable, file: "0002_pipe.sql", fifo)
+        #expect(Date().timeIntervalSince(started) < 5)
+
+        for destination in ["/nonexistent/0002.sql", "0002_link.sql"] {  // dangling, then a loop onto itself
+            let links = try MigrationsFolder()
+            try links.write("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);")
+            try FileManager.default.createSymbolicLink(atPath: links.path + "/0002_link.sql", withDestinationPath: destination)
+            expectFileError(.fileUnreadable, file: "0002_link.sql", links)
+            #expect(try SQLMigrationDirectory(path: links.path).identifiers() == ["0001_a", "0002_link"])
+        }
+    }
+
     @Test func headerLinesListMergedIdentifiersAndRowChangingTables() throws {
         let folder = try MigrationsFolder()
         try folder.write("0010_squash.sql", "-- migrate:merging 0001_a 0002_b\n-- migrate:row-changes books\n-- migrate:up\nCREATE TABLE a (x);")

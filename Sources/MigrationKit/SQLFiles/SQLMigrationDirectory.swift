@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Loads every migration in a folder, in identifier order, before any database is opened.
 ///
@@ -68,8 +73,10 @@ public struct SQLMigrationDirectory: Sendable {
         return Array(Set(names)).sorted(by: MigrationIdentifierOrder.precedes)
     }
 
-    /// Names of the regular files directly inside the folder (symlinks to regular files
-    /// count), without hidden files.
+    /// Names of the `.sql` entries directly inside the folder that are not folders
+    /// (symlinks count, followed), without hidden files. A link that leads nowhere is
+    /// listed too, so that reading it fails with its name instead of the migration
+    /// silently going missing; so is a FIFO or device, which reading then refuses.
     private func listFileNames() throws -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -93,8 +100,8 @@ public struct SQLMigrationDirectory: Sendable {
         }
         return names.filter { name in
             guard !name.hasPrefix("."), name.hasSuffix(".sql") else { return false }
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: join(path, name), isDirectory: &isDirectory) && !isDirectory.boolValue
+            var info = stat()
+            return !(stat(join(path, name), &info) == 0 && info.st_mode & S_IFMT == S_IFDIR)
         }
         .sorted(by: MigrationIdentifierOrder.precedes)
     }
@@ -111,16 +118,34 @@ public struct SQLMigrationDirectory: Sendable {
 
     /// Reads a file as strict UTF-8 text (a leading byte-order mark is dropped).
     private func readText(_ filePath: String) throws -> String {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: filePath)
-        if let size = (attributes?[.size] as? NSNumber)?.intValue, size > Self.maximumFileSize {
-            throw SQLMigrationFileError(code: .fileTooLarge, path: filePath,
-                                        message: "The file is \(size / (1024 * 1024)) MiB, over the \(Self.maximumFileSize / (1024 * 1024)) MiB limit for a migration; load bulk data another way (for example an ATTACHed database).")
+        // Look before opening: opening a FIFO for reading waits for a writer, forever.
+        var info = stat()
+        guard stat(filePath, &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ELOOP {
+                throw SQLMigrationFileError(code: .fileUnreadable, path: filePath,
+                                            message: "This migration file is a symbolic link that leads nowhere (or in a loop); fix the link or remove it.")
+            }
+            throw SQLMigrationFileError(code: .fileUnreadable, path: filePath,
+                                        message: "The file cannot be read (\(String(cString: strerror(code)))).")
         }
-        guard let handle = FileHandle(forReadingAtPath: filePath) else {
+        try Self.requireRegularFile(info, filePath)
+        if info.st_size > Self.maximumFileSize {
+            throw SQLMigrationFileError(code: .fileTooLarge, path: filePath,
+                                        message: "The file is \(info.st_size / (1024 * 1024)) MiB, over the \(Self.maximumFileSize / (1024 * 1024)) MiB limit for a migration; load bulk data another way (for example an ATTACHed database).")
+        }
+        // O_NONBLOCK in case the path became a FIFO since: never wait on one.
+        let descriptor = open(filePath, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw SQLMigrationFileError(code: .fileUnreadable, path: filePath,
                                         message: "The file cannot be read (check its permissions).")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
+        guard fstat(descriptor, &info) == 0 else {
+            throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(String(cString: strerror(errno)))).")
+        }
+        try Self.requireRegularFile(info, filePath)
         let data: Data
         do {
             data = try handle.read(upToCount: Self.maximumFileSize + 1) ?? Data()
@@ -144,6 +169,13 @@ public struct SQLMigrationDirectory: Sendable {
                                         message: "The file is not valid UTF-8; save it as UTF-8.")
         }
         return text
+    }
+
+    private static func requireRegularFile(_ info: stat, _ filePath: String) throws {
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw SQLMigrationFileError(code: .fileUnreadable, path: filePath,
+                                        message: "This is not a regular file (a FIFO, socket or device), so it cannot be a migration; remove it or rename it so it does not end in .sql.")
+        }
     }
 
     static func firstInvalidUTF8Line(_ bytes: [UInt8]) -> Int {

@@ -19,6 +19,8 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
+        // With --from-database, resolving its key says it.
+        if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter) }
         let loaded = try CommandSupport.loadMigrations(migrations)
         var older: (path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration)?
         if let olderDatabase {

@@ -36,7 +36,15 @@ struct EncryptCommand: ParsableCommand {
         if inPlace {
             if !backup.skip {
                 // A plaintext backup of a plaintext database: the state before encryption.
-                let source = try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings))
+                let source: SQLCipherWriter
+                do {
+                    source = try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings))
+                } catch let error as SQLCipherError where error.kind == .keyRequired {
+                    // Opened without a key, an encrypted database asks for "its key"; but the
+                    // key given here is the one to encrypt with. Say what encryptInPlace says.
+                    throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
+                                         message: "The database is already encrypted (or is not a database); to change its key, use `rekey`.", path: path)
+                }
                 backupPath = try backup.create(of: source)
             }
             summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher)

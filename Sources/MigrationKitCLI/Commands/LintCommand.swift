@@ -13,6 +13,8 @@ struct LintCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
+        // With --db-path, opening the database says it.
+        if connection.dbPath == nil { CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter) }
         let files = try SQLMigrationDirectory(path: connection.migrations.directory).load()
         var checked = files
         var context = LintContext.linkedLibrary

@@ -21,11 +21,12 @@ struct NewCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
         if CLIContext.host.runner != nil {
             throw CLIError(.usage, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }
         let directory = connection.migrations.directory
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try PrivateFile.createDirectory(directory, purpose: "migrations folder")
         // Names only: the folder may hold a file still being written (an empty up
         // section is an error for migrate, not for adding the next file).
         let existing = try SQLMigrationDirectory(path: directory).identifiers()

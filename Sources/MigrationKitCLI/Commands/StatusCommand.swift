@@ -20,6 +20,7 @@ struct StatusCommand: ParsableCommand {
         let path = try connection.requiredPath()
         guard FileManager.default.fileExists(atPath: path) else {
             // Not created yet: everything is pending, and status creates nothing.
+            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
             let status = MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
             try report(status, database: path, exists: false, cipher: nil, reporter: reporter)
             return

@@ -21,9 +21,14 @@ public struct BackupOptions: ParsableArguments {
 
     /// Writes a backup of the writer's database, creating the backup folder (0700) if needed.
     func create(of writer: SQLCipherWriter) throws -> String {
-        if let directory, !FileManager.default.fileExists(atPath: directory) {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if let directory {
+            try PrivateFile.createDirectory(directory, purpose: "backup folder", mode: 0o700)
         }
-        return try DatabaseBackup.create(of: writer, in: directory, keep: keep)
+        do {
+            return try DatabaseBackup.create(of: writer, in: directory, keep: keep)
+        } catch let error as SQLCipherError where error.kind == .fileSystem {
+            // Say that it was the backup, and how to go on without it.
+            throw CLIError(.fileError, "The backup could not be written, so nothing was changed: \(error.description) Free space or fix the folder, choose another with --backup-dir, or pass --no-backup.")
+        }
     }
 }

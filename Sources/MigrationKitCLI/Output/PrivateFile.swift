@@ -7,6 +7,26 @@ import Glibc
 /// Writes files the tool creates with mode 0600, whole or not at all: the data goes to
 /// a temporary file beside the target, is flushed to disk, and is renamed over it.
 enum PrivateFile {
+    /// Creates a folder (and its parents) unless it exists, turning Foundation's error
+    /// into one sentence: a symbolic-link loop or a file in the way would otherwise
+    /// surface as an NSCocoaErrorDomain dump.
+    static func createDirectory(_ path: String, purpose: String, mode: Int? = nil) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw CLIError(.fileError, "\(path): This is a file, not a folder; give another path for the \(purpose).")
+            }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true,
+                attributes: mode.map { [.posixPermissions: $0] })
+        } catch {
+            throw CLIError(.fileError, "\(path): The \(purpose) cannot be created; check the path (a symbolic link that leads nowhere or in a loop, or a file where a folder should be) and its permissions.")
+        }
+    }
+
     static func write(_ data: Data, to path: String, replacing: Bool) throws {
         if !replacing && FileManager.default.fileExists(atPath: path) {
             throw CLIError(.fileError, "\(path) already exists; choose another name or remove it.")

@@ -1,0 +1,413 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Helpers for the hostile-input and secrets-hygiene tests: child processes with a time
+// limit (a hang fails the test instead of hanging the suite), as another user or with
+// another umask; snapshots that prove a folder was left byte for byte as it was; and
+// the checks every refusal must pass (one line, a documented exit code, no trap).
+
+/// What a guarded run of a child process produced.
+struct GuardedResult: CustomStringConvertible {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    /// The child was still running at the time limit and was killed.
+    let timedOut: Bool
+    let seconds: Double
+    /// The child ended on a signal (a Swift trap is SIGILL or SIGTRAP), and `status` is
+    /// the signal's number, which must never pass for an exit code (4 or 5).
+    var signaled = false
+
+    var output: String { stdout + stderr }
+
+    /// The `migrationkit: error: …` lines.
+    var errorLines: [String] {
+        stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { $0.contains(": error: ") }
+    }
+
+    /// Standard error lines that are none of what the tool prints there: its error
+    /// line, `warning:` lines, lint findings before a migrate and their `fix:` lines.
+    /// A message broken over two lines (a newline in a file name or in SQLite's text)
+    /// shows up here.
+    var strayErrorOutput: [String] {
+        stderr.split(separator: "\n").map(String.init).filter { line in
+            !(line.contains(": error: ") || line.hasPrefix("warning: ") || line.hasPrefix("  fix: ")
+                || line.range(of: #":[0-9]+: (warning|error)\["#, options: .regularExpression) != nil)
+        }
+    }
+
+    var description: String {
+        "\(signaled ? "signal" : "exit") \(status)\(timedOut ? " (timed out)" : "") after \(String(format: "%.2f", seconds)) s\nstdout: \(stdout)\nstderr: \(stderr)"
+    }
+}
+
+/// Who a child runs as.
+enum RunAs: Sendable {
+    /// This process's user.
+    case current
+    /// `nobody`: when the tests run as root (which reads and writes whatever the file
+    /// modes say), the child is started through `setpriv` so permissions apply to it.
+    case unprivileged
+}
+
+enum Guarded {
+    /// `nobody` and `nogroup` on Debian.
+    static let unprivilegedID: UInt32 = 65534
+
+    static var isRoot: Bool { getuid() == 0 }
+
+    static let setpriv: String? = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Runs `executable` with `arguments` and kills it (SIGKILL) at `timeout` seconds.
+    ///
+    /// - Parameters:
+    ///   - umask: when given, the child runs under `sh -c 'umask …; exec …'`.
+    ///   - user: `.unprivileged` runs it as nobody through setpriv when this process is
+    ///     root; as anyone else the child already is unprivileged.
+    static func run(
+        _ arguments: [String],
+        executable: String = Binary.migrationkit,
+        stdin: Data? = nil,
+        environment: [String: String] = Binary.environment(),
+        directory: String? = nil,
+        timeout: TimeInterval = 30,
+        umask: mode_t? = nil,
+        user: RunAs = .current
+    ) throws -> GuardedResult {
+        var command = [executable] + arguments
+        if let umask {
+            command = ["/bin/sh", "-c", "umask \(String(umask, radix: 8)); exec \"$0\" \"$@\""] + command
+        }
+        if user == .unprivileged, isRoot {
+            guard let setpriv else { throw CapabilityMissing("running as root, and setpriv (util-linux) is missing to drop to nobody") }
+            command = [setpriv, "--reuid=\(unprivilegedID)", "--regid=\(unprivilegedID)", "--clear-groups"] + command
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let output = Pipe()
+        let errors = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        ignoreBrokenPipes
+        let started = Date()
+        try withUnblockedSignals { try process.run() }
+        // From another thread: a child that never reads its input must not block us.
+        DispatchQueue.global().async {
+            if let stdin { try? input.fileHandleForWriting.write(contentsOf: stdin) }
+            try? input.fileHandleForWriting.close()
+        }
+        let readers = DispatchGroup()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
+        DispatchQueue.global().async(group: readers) { outData = output.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: readers) { errData = errors.fileHandleForReading.readDataToEndOfFile() }
+        var timedOut = false
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+            finished.wait()
+        }
+        _ = readers.wait(timeout: .now() + 10)
+        return GuardedResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self),
+            timedOut: timedOut,
+            seconds: Date().timeIntervalSince(started),
+            signaled: process.terminationReason == .uncaughtSignal)
+    }
+
+    /// Hands a tree to nobody (when root), so a child run `.unprivileged` owns its files
+    /// and the modes the test sets are what decide.
+    static func giveToUnprivileged(_ path: String) throws {
+        guard isRoot else { return }
+        let result = try run(["-R", "\(unprivilegedID):\(unprivilegedID)", path], executable: "/bin/chown", timeout: 30)
+        guard result.status == 0 else { throw CapabilityMissing("chown to nobody failed: \(result.stderr)") }
+    }
+}
+
+/// A system capability a test needs and does not have (root's setpriv, a mount).
+struct CapabilityMissing: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `body`; when it reports a missing capability, the test is cancelled (reported
+/// as skipped, with the reason) or, under CI=true, fails: CI must test what we claim.
+func requiringCapability(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let missing as CapabilityMissing {
+        if isCI {
+            Issue.record("CI=true, but this case cannot run: \(missing.description)", sourceLocation: sourceLocation)
+            return
+        }
+        try Test.cancel("Not run here: \(missing.description). (Under CI=true this fails instead.)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A child that stops reading must not kill the test process with SIGPIPE.
+private let ignoreBrokenPipes: Void = {
+    _ = signal(SIGPIPE, SIG_IGN)
+}()
+
+/// Spawns with no signal blocked: test threads block most signals, and a child
+/// inherits the mask (see MigrationKitKeysTests/Support.swift).
+func withUnblockedSignals<T>(_ body: () throws -> T) rethrows -> T {
+    var none = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+    return try body()
+}
+
+// MARK: - Snapshots
+
+/// Every entry under a folder, with its type, mode and content (see `digest`; a
+/// symbolic link's target; a FIFO is never opened). Two equal snapshots mean nothing
+/// was added, removed or changed.
+struct TreeSnapshot: Equatable {
+    struct Entry: Equatable, CustomStringConvertible {
+        let kind: String
+        let mode: mode_t
+        let size: Int64
+        let content: Data
+
+        var description: String { "\(kind) mode \(String(mode, radix: 8)) size \(size)" }
+    }
+
+    let root: String
+    let entries: [String: Entry]
+
+    init(_ root: String) throws {
+        self.root = root
+        var entries: [String: Entry] = [:]
+        try Self.walk(root, relative: "", into: &entries)
+        self.entries = entries
+    }
+
+    private static func walk(_ path: String, relative: String, into entries: inout [String: Entry]) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        let mode = info.st_mode & 0o7777
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            entries[relative.isEmpty ? "." : relative] = Entry(kind: "dir", mode: mode, size: 0, content: Data())
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["<unlistable>"]
+            for name in names.sorted() {
+                try walk(path + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name, into: &entries)
+            }
+        case S_IFREG:
+            entries[relative] = Entry(kind: "file", mode: mode, size: Int64(info.st_size), content: try digest(path, info))
+        case S_IFLNK:
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? ""
+            entries[relative] = Entry(kind: "link", mode: 0, size: 0, content: Data(target.utf8))
+        default:
+            entries[relative] = Entry(kind: "special", mode: mode, size: 0, content: Data())
+        }
+    }
+
+    /// Small files by their bytes, medium ones by SHA-256; huge (sparse) test files by
+    /// what any write changes: size, allocated blocks, modification and change times.
+    private static func digest(_ path: String, _ info: stat) throws -> Data {
+        let size = Int64(info.st_size)
+        if size <= 1 << 20 {
+            return FileManager.default.contents(atPath: path) ?? Data("<unreadable>".utf8)
+        }
+        if size <= 16 << 20 {
+            let result = try Guarded.run([path], executable: "/usr/bin/sha256sum", timeout: 60)
+            return Data(result.stdout.prefix(64).utf8)
+        }
+        return Data("size \(size) blocks \(info.st_blocks) mtime \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) ctime \(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)".utf8)
+    }
+
+    /// What differs, one line per path, for a failure message.
+    func differences(to other: TreeSnapshot) -> [String] {
+        var lines: [String] = []
+        for path in Set(entries.keys).union(other.entries.keys).sorted() {
+            switch (entries[path], other.entries[path]) {
+            case (nil, let added?): lines.append("added \(path) (\(added))")
+            case (let removed?, nil): lines.append("removed \(path) (\(removed))")
+            case (let before?, let after?) where before != after:
+                lines.append("changed \(path): \(before) -> \(after)\(before.content != after.content ? ", content differs" : "")")
+            default: break
+            }
+        }
+        return lines
+    }
+}
+
+/// Expects `root` to hold exactly what `before` recorded.
+func expectUnchanged(_ before: TreeSnapshot, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let after = try TreeSnapshot(before.root)
+    let differences = before.differences(to: after)
+    #expect(differences.isEmpty, "\(context): the folder changed:\n\(differences.joined(separator: "\n"))", sourceLocation: sourceLocation)
+}
+
+// MARK: - What every refusal must look like
+
+/// Texts that must never be printed anywhere: Swift traps, stack traces, Foundation's
+/// error dumps, and the query MigrationKit proves a key with.
+let forbiddenOutput = [
+    "Fatal error", "Unexpected failure", "Stack dump", "Current stack trace", "Illegal instruction",
+    "Segmentation fault", "Trace/breakpoint", "Error Domain=", "NSCocoaErrorDomain", "sqlite_master",
+]
+
+/// SQLite's own messages (lowercase, as SQLite words them), which must never stand in
+/// for a MigrationKit sentence: forbidden right after a `: `, where an error that
+/// escaped unexplained would show them.
+let rawSQLiteMessages = [
+    "file is encrypted or is not a database", "file is not a database", "database disk image is malformed",
+    "unable to open database file", "database or disk is full", "disk I/O error",
+    "attempt to write a readonly database", "not an error",
+]
+
+/// Expects a clean refusal: finished in time, the documented exit code, exactly one
+/// one-line `migrationkit: error:` on standard error mentioning each of `mentions`,
+/// nothing forbidden anywhere.
+func expectCleanFailure(
+    _ result: GuardedResult, _ code: CLIExitCodeValue, mentions: [String] = [], _ context: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(!result.timedOut, "\(context): did not finish: \(result)", sourceLocation: sourceLocation)
+    #expect(!result.signaled, "\(context): ended on a signal: \(result)", sourceLocation: sourceLocation)
+    #expect(result.status == code.rawValue, "\(context): expected exit \(code.rawValue) (\(code)), got \(result)", sourceLocation: sourceLocation)
+    let errors = result.errorLines
+    #expect(errors.count == 1, "\(context): expected one error line: \(result)", sourceLocation: sourceLocation)
+    #expect(result.strayErrorOutput.isEmpty, "\(context): stray lines on standard error: \(result.strayErrorOutput)", sourceLocation: sourceLocation)
+    if let line = errors.first {
+        #expect(line.hasPrefix("migrationkit: error: "), "\(context): \(line)", sourceLocation: sourceLocation)
+        for text in mentions {
+            #expect(line.localizedCaseInsensitiveContains(text), "\(context): the error does not mention \"\(text)\": \(line)", sourceLocation: sourceLocation)
+        }
+    }
+    for text in forbiddenOutput where result.output.contains(text) {
+        Issue.record("\(context): printed \"\(text)\": \(result)", sourceLocation: sourceLocation)
+    }
+    for text in rawSQLiteMessages where result.output.contains(": " + text) {
+        Issue.record("\(context): SQLite's raw \"\(text)\" stands in for an explanation: \(result)", sourceLocation: sourceLocation)
+    }
+}
+
+/// The documented exit codes (CLIExitCode in Sources/MigrationKitCLI/CLIExitCode.swift;
+/// the test target runs the binary and does not link the module).
+enum CLIExitCodeValue: Int32, CustomStringConvertible {
+    case success = 0, failure = 1, migrationFailed = 2, verificationFailed = 3, wrongKeyOrNotADatabase = 4
+    case keyUnavailable = 5, pendingMigrations = 6, refused = 7, locked = 8, fileError = 9, usage = 64
+
+    var description: String {
+        switch self {
+        case .success: return "success"
+        case .failure: return "failure"
+        case .migrationFailed: return "migrationFailed"
+        case .verificationFailed: return "verificationFailed"
+        case .wrongKeyOrNotADatabase: return "wrongKeyOrNotADatabase"
+        case .keyUnavailable: return "keyUnavailable"
+        case .pendingMigrations: return "pendingMigrations"
+        case .refused: return "refused"
+        case .locked: return "locked"
+        case .fileError: return "fileError"
+        case .usage: return "usage"
+        }
+    }
+}
+
+/// With `--json`, a refusal prints `{"error": {kind, message, exitCode}}` on standard
+/// output whose exit code and message match what standard error said.
+func expectJSONError(_ result: GuardedResult, _ code: CLIExitCodeValue, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    #expect(result.status == code.rawValue, "\(context): \(result)", sourceLocation: sourceLocation)
+    let document = try decodeJSON(result.stdout, sourceLocation: sourceLocation)
+    let error = try #require(document["error"] as? [String: Any], "\(context): \(result.stdout)", sourceLocation: sourceLocation)
+    #expect(error["exitCode"] as? Int == Int(code.rawValue), "\(context): \(result.stdout)", sourceLocation: sourceLocation)
+    let message = try #require(error["message"] as? String, sourceLocation: sourceLocation)
+    #expect(!message.contains("\n"), "\(context): \(message)", sourceLocation: sourceLocation)
+    #expect(result.errorLines.first?.hasSuffix(message) == true, "\(context): stderr and JSON disagree: \(result)", sourceLocation: sourceLocation)
+}
+
+// MARK: - A small file system of its own
+
+/// A tiny tmpfs (or, where tmpfs cannot be mounted, a loop-mounted ext2 image) to fill
+/// up: the only honest way to see what a full disk does. Needs root (CAP_SYS_ADMIN).
+final class SmallDisk {
+    let path: String
+    /// "tmpfs" or "loop".
+    private(set) var kind = "tmpfs"
+    private var image: String?
+
+    /// `MIGRATIONKIT_TEST_SMALL_DISK=loop` forces the loop-device fallback, to test it.
+    init(at path: String, kilobytes: Int) throws {
+        self.path = path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let forceLoop = ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_SMALL_DISK"] == "loop"
+        guard Guarded.isRoot else { throw CapabilityMissing("mounting a small file system needs root (CAP_SYS_ADMIN)") }
+        if !forceLoop {
+            let tmpfs = try Guarded.run(["-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0755", "tmpfs", path], executable: "/bin/mount", timeout: 30)
+            if tmpfs.status == 0 {
+                mounted = true
+                return
+            }
+        }
+        // The fallback: an ext2 image on a loop device.
+        // Outside the folder under test, whose snapshots would see the image change.
+        let image = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-small-disk-\(UUID().uuidString).img").path
+        guard FileManager.default.createFile(atPath: image, contents: Data(count: max(kilobytes, 64) * 1024)),
+              FileManager.default.isExecutableFile(atPath: "/sbin/mkfs.ext2")
+        else { throw CapabilityMissing("tmpfs cannot be mounted and there is no mkfs.ext2 for a loop device") }
+        self.image = image
+        kind = "loop"
+        let format = try Guarded.run(["-q", "-F", "-m", "0", image], executable: "/sbin/mkfs.ext2", timeout: 30)
+        let loop = try Guarded.run(["-o", "loop", image, path], executable: "/bin/mount", timeout: 30)
+        guard format.status == 0, loop.status == 0 else {
+            try? FileManager.default.removeItem(atPath: image)
+            throw CapabilityMissing("neither tmpfs nor a loop device can be mounted here: \(loop.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        mounted = true
+        // ext2 makes lost+found; it is not ours to compare.
+        try? FileManager.default.removeItem(atPath: path + "/lost+found")
+    }
+
+    /// Writes zeros until the disk is full.
+    func fill() throws {
+        let filler = path + "/filler"
+        FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+        defer { try? handle.close() }
+        var info = statvfs()
+        let free = statvfs(path, &info) == 0 ? Int(info.f_bavail) * Int(info.f_frsize) : 0
+        // 4 KiB at a time to the reported free space, then 512 bytes at a time for what
+        // rounding left; bounded, in case a file system never says it is full.
+        for size in [4096, 512] {
+            for _ in 0..<(free / size + 64) {
+                if (try? handle.write(contentsOf: Data(count: size))) == nil { break }
+            }
+        }
+    }
+
+    private var mounted = false
+
+    /// Unmounts (lazily if something still holds it) and removes the image, once.
+    func unmount() {
+        guard mounted else { return }
+        mounted = false
+        if (try? Guarded.run([path], executable: "/bin/umount", timeout: 30))?.status != 0 {
+            _ = try? Guarded.run(["-l", path], executable: "/bin/umount", timeout: 30)
+        }
+        if let image { try? FileManager.default.removeItem(atPath: image) }
+    }
+
+    deinit {
+        unmount()
+    }
+}
