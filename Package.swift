@@ -62,14 +62,17 @@ let package = Package(
             path: "Examples/NotesApp"
         ),
 
+        // Shared by the test targets: temporary folders, child processes with a time limit.
+        .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
+
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit"]),
         .testTarget(
             name: "MigrationKitSQLCipherTests",
-            dependencies: ["MigrationKitSQLCipher"],
+            dependencies: ["MigrationKitSQLCipher", "MigrationKitTestSupport"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "KeyStoreProbe"]),
+        .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "KeyStoreProbe", "MigrationKitTestSupport"]),
         // Runs the built binaries as a user would.
-        .testTarget(name: "MigrationKitCLITests", dependencies: ["migrationkit", "notes-migrate", "MigrationKitSQLCipher"]),
+        .testTarget(name: "MigrationKitCLITests", dependencies: ["migrationkit", "notes-migrate", "MigrationKitSQLCipher", "MigrationKitTestSupport"]),
         // A child process for the key tests: libsecret caches its bus connection per
         // process, and prompts need their own terminal, so those cases run out of process.
         .executableTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitTestSupport
 import Testing
 
 /// A bounded, deterministic fuzz of whole commands: random and mutated migration files

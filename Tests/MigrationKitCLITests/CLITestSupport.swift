@@ -1,14 +1,9 @@
 import Foundation
+import MigrationKitTestSupport
 import Testing
 
 /// The result of one run of a built binary.
-struct CommandResult {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-
-    var output: String { stdout + stderr }
-}
+typealias CommandResult = ChildProcessResult
 
 /// Runs the built `migrationkit` (or another product) the way a user would: a real
 /// process, its own arguments, environment and standard input.
@@ -47,31 +42,8 @@ enum Binary {
         environment: [String: String] = Binary.environment(),
         directory: String? = nil
     ) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let output = Pipe()
-        let errors = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = output.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = errors.fileHandleForReading.readDataToEndOfFile() }
-        group.wait()
-        process.waitUntilExit()
-        return CommandResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        try ChildProcess.run([executable] + arguments, stdin: stdin.map { Data($0.utf8) },
+                             environment: environment, directory: directory)
     }
 }
 

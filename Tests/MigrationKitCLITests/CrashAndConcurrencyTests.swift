@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitTestSupport
 import MigrationKitSQLCipher
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -239,7 +240,7 @@ func noise(_ count: Int) -> Data {
             case .huge100MB:
                 // Sparse: 100 MB of size, no time spent writing it.
                 let path = folder + "/0003_huge.sql"
-                FileManager.default.createFile(atPath: path, contents: Data("-- migrate:up\nSELECT 1;\n".utf8))
+                #expect(FileManager.default.createFile(atPath: path, contents: Data("-- migrate:up\nSELECT 1;\n".utf8)))
                 let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
                 try handle.truncate(atOffset: 100 * 1024 * 1024)
                 try handle.close()

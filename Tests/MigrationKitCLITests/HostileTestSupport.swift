@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,19 +12,9 @@ import Glibc
 // the checks every refusal must pass (one line, a documented exit code, no trap).
 
 /// What a guarded run of a child process produced.
-struct GuardedResult: CustomStringConvertible {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-    /// The child was still running at the time limit and was killed.
-    let timedOut: Bool
-    let seconds: Double
-    /// The child ended on a signal (a Swift trap is SIGILL or SIGTRAP), and `status` is
-    /// the signal's number, which must never pass for an exit code (4 or 5).
-    var signaled = false
+typealias GuardedResult = ChildProcessResult
 
-    var output: String { stdout + stderr }
-
+extension ChildProcessResult: CustomStringConvertible {
     /// The `migrationkit: error: …` lines.
     var errorLines: [String] {
         stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { $0.contains(": error: ") }
@@ -40,7 +31,7 @@ struct GuardedResult: CustomStringConvertible {
         }
     }
 
-    var description: String {
+    public var description: String {
         "\(signaled ? "signal" : "exit") \(status)\(timedOut ? " (timed out)" : "") after \(String(format: "%.2f", seconds)) s\nstdout: \(stdout)\nstderr: \(stderr)"
     }
 }
@@ -86,46 +77,7 @@ enum Guarded {
             guard let setpriv else { throw CapabilityMissing("running as root, and setpriv (util-linux) is missing to drop to nobody") }
             command = [setpriv, "--reuid=\(unprivilegedID)", "--regid=\(unprivilegedID)", "--clear-groups"] + command
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let output = Pipe()
-        let errors = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        ignoreBrokenPipes
-        let started = Date()
-        try withUnblockedSignals { try process.run() }
-        // From another thread: a child that never reads its input must not block us.
-        DispatchQueue.global().async {
-            if let stdin { try? input.fileHandleForWriting.write(contentsOf: stdin) }
-            try? input.fileHandleForWriting.close()
-        }
-        let readers = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: readers) { outData = output.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: readers) { errData = errors.fileHandleForReading.readDataToEndOfFile() }
-        var timedOut = false
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            finished.wait()
-        }
-        _ = readers.wait(timeout: .now() + 10)
-        return GuardedResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self),
-            timedOut: timedOut,
-            seconds: Date().timeIntervalSince(started),
-            signaled: process.terminationReason == .uncaughtSignal)
+        return try ChildProcess.run(command, stdin: stdin, environment: environment, directory: directory, timeout: timeout)
     }
 
     /// Hands a tree to nobody (when root), so a child run `.unprivileged` owns its files
@@ -156,24 +108,6 @@ func requiringCapability(sourceLocation: SourceLocation = #_sourceLocation, _ bo
         try Test.cancel("Not run here: \(missing.description). (Under CI=true this fails instead.)", sourceLocation: sourceLocation)
     }
 }
-
-/// A child that stops reading must not kill the test process with SIGPIPE.
-private let ignoreBrokenPipes: Void = {
-    _ = signal(SIGPIPE, SIG_IGN)
-}()
-
-/// Spawns with no signal blocked: test threads block most signals, and a child
-/// inherits the mask (see MigrationKitKeysTests/Support.swift).
-func withUnblockedSignals<T>(_ body: () throws -> T) rethrows -> T {
-    var none = sigset_t()
-    var saved = sigset_t()
-    sigemptyset(&none)
-    pthread_sigmask(SIG_SETMASK, &none, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    return try body()
-}
-
-// MARK: - Snapshots
 
 /// Every entry under a folder, with its type, mode and content (see `digest`; a
 /// symbolic link's target; a FIFO is never opened). Two equal snapshots mean nothing
@@ -381,7 +315,7 @@ final class SmallDisk {
     /// Writes zeros until the disk is full.
     func fill() throws {
         let filler = path + "/filler"
-        FileManager.default.createFile(atPath: filler, contents: nil)
+        guard FileManager.default.createFile(atPath: filler, contents: nil) else { throw CapabilityMissing("cannot create a file on the small disk") }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
         defer { try? handle.close() }
         var info = statvfs()

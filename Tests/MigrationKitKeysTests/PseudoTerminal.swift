@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitTestSupport
 import Testing
 
 /// Runs a program on a real pseudo-terminal, as a person at a terminal would: the pty is

@@ -1,54 +1,15 @@
 import Foundation
+import MigrationKitTestSupport
 import MigrationKitKeys
 import MigrationKitSQLCipher
 import Testing
 
-// Small helpers copied from MigrationKitSQLCipherTests/TestSupport.swift (a test target
-// cannot import another), plus what the key tests need: the probe executable, a real
-// pseudo-terminal, and the private keyring's switches.
+// What the key tests need beyond the shared test support: the probe executable, a
+// real pseudo-terminal, and the private keyring's switches.
 
-/// A private temporary directory, removed when released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
+typealias ProgramResult = ChildProcessResult
 
-    init() throws {
-        let base = FileManager.default.temporaryDirectory
-        url = base.appendingPathComponent("migrationkit-keys-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        // Traversable by others, so the unreadable-file test can run the probe as nobody.
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
-    }
-
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-
-    /// Writes `contents` to `name` and gives it exactly `mode` (whatever the umask).
-    @discardableResult
-    func write(_ name: String, _ contents: String, mode: Int = 0o600) throws -> String {
-        try write(name, Data(contents.utf8), mode: mode)
-    }
-
-    @discardableResult
-    func write(_ name: String, _ contents: Data, mode: Int = 0o600) throws -> String {
-        let path = self.path(name)
-        try contents.write(to: URL(fileURLWithPath: path))
-        guard chmod(path, mode_t(mode)) == 0 else { throw POSIXError(.EPERM) }
-        return path
-    }
-
-    deinit {
-        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
-struct ProgramResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    var timedOut: Bool
-
+extension ChildProcessResult {
     /// The probe's `error CODE` line, if any.
     var errorCode: String? {
         stdout.split(separator: "\n").first { $0.hasPrefix("error ") }.map { String($0.dropFirst(6)) }
@@ -67,63 +28,7 @@ func runProgram(
     _ executable: String, _ arguments: [String], stdin: Data? = nil,
     environment: [String: String]? = nil, timeout: TimeInterval = 60
 ) throws -> ProgramResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let output = Pipe()
-    let errors = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = input
-    let finished = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in finished.signal() }
-    ignoreBrokenPipes
-    try withUnblockedSignals { try process.run() }
-    // Write from another thread: a child that never reads must not block the test.
-    let writer = DispatchGroup()
-    DispatchQueue.global().async(group: writer) {
-        if let stdin { try? input.fileHandleForWriting.write(contentsOf: stdin) }
-        try? input.fileHandleForWriting.close()
-    }
-    let group = DispatchGroup()
-    nonisolated(unsafe) var outData = Data()
-    nonisolated(unsafe) var errData = Data()
-    DispatchQueue.global().async(group: group) { outData = output.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = errors.fileHandleForReading.readDataToEndOfFile() }
-    var timedOut = false
-    if finished.wait(timeout: .now() + timeout) == .timedOut {
-        timedOut = true
-        process.terminate()
-        finished.wait()
-    }
-    // Daemons a child started may keep the pipes open; do not wait for them forever.
-    _ = group.wait(timeout: .now() + 10)
-    _ = writer.wait(timeout: .now() + 1)
-    return ProgramResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self), timedOut: timedOut)
-}
-
-/// A child that stops reading (the probe refusing a too-large standard input after 4097
-/// bytes) must not kill the test process with SIGPIPE: the write just fails with EPIPE.
-private let ignoreBrokenPipes: Void = {
-    _ = signal(SIGPIPE, SIG_IGN)
-}()
-
-/// Runs `body` (a spawn) with no signal blocked on this thread.
-///
-/// Tests run on libdispatch worker threads, which block nearly every signal, and a child
-/// inherits its parent thread's mask: without this, a `dbus-daemon` started by
-/// `dbus-run-session` ignores the SIGTERM meant to end it and lingers, and Ctrl-C on a
-/// pseudo-terminal never reaches the probe.
-func withUnblockedSignals<T>(_ body: () throws -> T) rethrows -> T {
-    var none = sigset_t()
-    var saved = sigset_t()
-    sigemptyset(&none)
-    pthread_sigmask(SIG_SETMASK, &none, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    return try body()
+    try ChildProcess.run([executable] + arguments, stdin: stdin, environment: environment, timeout: timeout)
 }
 
 enum Paths {

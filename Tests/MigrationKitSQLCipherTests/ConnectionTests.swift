@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitTestSupport
 import MigrationKit
 @testable import MigrationKitSQLCipher
 import Testing

@@ -1,76 +1,18 @@
 import Foundation
+import MigrationKitTestSupport
 import MigrationKit
 @testable import MigrationKitSQLCipher
-
-/// A private temporary directory, removed when released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
-
-    init() throws {
-        let base = FileManager.default.temporaryDirectory
-        url = base.appendingPathComponent("migrationkit-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-
-    deinit {
-        // Restore write permission first, in case a test made something read-only.
-        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
-/// Whole-file bytes, to prove a failure left a file exactly as it was.
-func fileBytes(_ path: String) throws -> Data {
-    try Data(contentsOf: URL(fileURLWithPath: path))
-}
-
-/// The file's permission bits.
-func fileMode(_ path: String) throws -> Int {
-    let attributes = try FileManager.default.attributesOfItem(atPath: path)
-    return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
-}
-
-/// Runs a program and returns its exit status, standard output and standard error.
-@discardableResult
-func runProgram(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let output = Pipe()
-    let errors = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    // Read both pipes before waiting, so a chatty child cannot fill a pipe and block.
-    let group = DispatchGroup()
-    nonisolated(unsafe) var outData = Data()
-    nonisolated(unsafe) var errData = Data()
-    DispatchQueue.global().async(group: group) { outData = output.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = errors.fileHandleForReading.readDataToEndOfFile() }
-    group.wait()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-}
 
 /// The real `sqlcipher` shell as a second, independent client.
 enum SQLCipherShell {
     static let path = "/usr/bin/sqlcipher"
 
     /// Runs `sql` against `database` after `PRAGMA key = <keyPragmaValue>`.
-    static func run(_ database: String, keyPragma: String?, _ sql: String) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ database: String, keyPragma: String?, _ sql: String) throws -> ChildProcessResult {
         var script = ""
         if let keyPragma { script += "PRAGMA key = \(keyPragma);\n" }
         script += sql + "\n"
-        return try runProgram(path, ["-batch", "-bail", database], stdin: script)
+        return try ChildProcess.run([path, "-batch", "-bail", database], stdin: Data(script.utf8))
     }
 }
 
