@@ -69,17 +69,7 @@ public enum DatabaseBackup {
     /// renamed over the database, so the backup itself is kept, and an interruption
     /// leaves the old database whole.
     public static func restore(from backup: String, to path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws {
-        var proving = configuration
-        proving.createIfMissing = false
-        proving.readOnly = true
-        do {
-            let database = try SQLCipherOpener.open(path: backup, key: key, configuration: proving)
-            let result = try database.fetchString(sql: "PRAGMA quick_check(1)")
-            guard result == "ok" else {
-                throw SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_CORRUPT,
-                                     message: "The backup fails its integrity check (\(result ?? "no answer")); choose another backup.", path: backup)
-            }
-        }
+        try prove(backup, key: key, configuration: configuration)
         let temporary = DurableFile.siblingPath(of: path, purpose: "restoring")
         DurableFile.removeIfPresent(temporary)
         do {
@@ -91,6 +81,20 @@ public enum DatabaseBackup {
         } catch {
             DurableFile.removeIfPresent(temporary)
             throw error
+        }
+    }
+
+    /// Throws unless the backup opens with `key` (read-only) and passes `quick_check`:
+    /// what `restore` requires before it replaces anything.
+    public static func prove(_ backup: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws {
+        var proving = configuration
+        proving.createIfMissing = false
+        proving.readOnly = true
+        let database = try SQLCipherOpener.open(path: backup, key: key, configuration: proving)
+        let result = try database.fetchString(sql: "PRAGMA quick_check(1)")
+        guard result == "ok" else {
+            throw SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_CORRUPT,
+                                 message: "The backup fails its integrity check (\(result ?? "no answer")); choose another backup.", path: backup)
         }
     }
 

@@ -73,9 +73,7 @@ public enum DatabaseEncryption {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  message: "The output file already exists; pass --force to replace it, or choose another name.", path: destination)
         }
-        var configuration = SQLCipherConfiguration()
-        configuration.createIfMissing = false
-        configuration.cipher = cipher
+        let configuration = existing(cipher: cipher)
         let database = try SQLCipherOpener.open(path: source, key: key, configuration: configuration)
         try checkpointIfWAL(database)
         return try exportVerified(from: database, to: destination, key: nil, cipher: CipherSettings(), replacing: true)
@@ -87,9 +85,7 @@ public enum DatabaseEncryption {
     public static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings = CipherSettings()) throws {
         try oldKey.validate()
         try newKey.validate()
-        var configuration = SQLCipherConfiguration()
-        configuration.createIfMissing = false
-        configuration.cipher = cipher
+        let configuration = existing(cipher: cipher)
         do {
             let database: SQLCipherDatabase
             do {
@@ -121,6 +117,15 @@ public enum DatabaseEncryption {
 
     // MARK: - Pieces
 
+    /// How every database here is opened: it must exist (never created by accident),
+    /// with the cipher settings it was made with.
+    private static func existing(cipher: CipherSettings = CipherSettings()) -> SQLCipherConfiguration {
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        configuration.cipher = cipher
+        return configuration
+    }
+
     /// `sqlite3_rekey` rewrites every page in one transaction, keeping the old pages in
     /// a journal beside the database; when that journal cannot be written (a full disk,
     /// a read-only folder) it rolls back and still returns SQLITE_OK, leaving only the
@@ -146,8 +151,7 @@ public enum DatabaseEncryption {
     }
 
     private static func openPlaintextSource(_ path: String) throws -> SQLCipherDatabase {
-        var configuration = SQLCipherConfiguration()
-        configuration.createIfMissing = false
+        let configuration = existing()
         let database: SQLCipherDatabase
         do {
             database = try SQLCipherOpener.open(path: path, key: nil, configuration: configuration)
@@ -183,9 +187,7 @@ public enum DatabaseEncryption {
             let expected = try summary(of: source)
             let expectedSchema = try SchemaDump.objects(in: source, includingBookkeeping: true)
             try export(source, to: target, key: key, cipher: cipher, summary: expected)
-            var configuration = SQLCipherConfiguration()
-            configuration.createIfMissing = false
-            configuration.cipher = cipher
+            let configuration = existing(cipher: cipher)
             let copy = try SQLCipherOpener.open(path: target, key: key, configuration: configuration)
             let actual = try summary(of: copy)
             let actualSchema = try SchemaDump.objects(in: copy, includingBookkeeping: true)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitSQLCipher
 
 struct NewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +27,9 @@ struct NewCommand: ParsableCommand {
             throw CLIError(.usage, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }
         let directory = connection.migrations.directory
-        try PrivateFile.createDirectory(directory, purpose: "migrations folder")
+        // Source code, not a secret: readable by the team, but never world-writable
+        // (the umask may be 000).
+        try Folders.create(directory, purpose: "migrations folder", mode: 0o755)
         // Names only: the folder may hold a file still being written (an empty up
         // section is an error for migrate, not for adding the next file).
         let existing = try SQLMigrationDirectory(path: directory).identifiers()
@@ -40,7 +43,7 @@ struct NewCommand: ParsableCommand {
 
 
             """
-        try PrivateFile.write(Data(template.utf8), to: path, replacing: false)
+        try DurableFile.writePrivate(Array(template.utf8), to: path, replacing: false)
         reporter.line("Created \(path)")
         try reporter.document(["path": path, "identifier": identifier])
     }

@@ -17,6 +17,8 @@ struct RestoreCommand: ParsableCommand {
     func run() throws {
         let reporter = Reporter(output)
         let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        // Prove the backup first: a refused restore changes nothing, not even a safety copy.
+        try DatabaseBackup.prove(source, key: settings.key, configuration: settings.configuration)
         var safetyCopy: String?
         if !backup.skip {
             // Best effort: a database too damaged to open cannot be backed up, and is

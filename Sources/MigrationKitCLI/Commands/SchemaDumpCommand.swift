@@ -20,7 +20,7 @@ struct SchemaDumpCommand: ParsableCommand {
         let snapshot = CLIContext.host.schemaSnapshot
         let dump = try writer.read { db in try snapshot?(db) ?? SchemaDump.canonicalSQL(of: db) }
         if let outputFile {
-            try PrivateFile.write(Data(dump.utf8), to: outputFile, replacing: true)
+            try DurableFile.writePrivate(Array(dump.utf8), to: outputFile, replacing: true)
             reporter.line("Wrote the schema of \(writer.path) to \(outputFile).")
         } else if output.json {
             try reporter.document(["database": writer.path, "schema": dump])

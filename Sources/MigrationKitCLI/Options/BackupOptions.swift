@@ -22,7 +22,7 @@ public struct BackupOptions: ParsableArguments {
     /// Writes a backup of the writer's database, creating the backup folder (0700) if needed.
     func create(of writer: SQLCipherWriter) throws -> String {
         if let directory {
-            try PrivateFile.createDirectory(directory, purpose: "backup folder", mode: 0o700)
+            try Folders.create(directory, purpose: "backup folder", mode: 0o700)
         }
         do {
             return try DatabaseBackup.create(of: writer, in: directory, keep: keep)
