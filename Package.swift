@@ -65,7 +65,7 @@ let package = Package(
         // Shared by the test targets: temporary folders, child processes with a time limit.
         .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
 
-        .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit"]),
+        .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit", "MigrationKitTestSupport"]),
         .testTarget(
             name: "MigrationKitSQLCipherTests",
             dependencies: ["MigrationKitSQLCipher", "MigrationKitTestSupport"],

@@ -10,17 +10,6 @@ import Testing
 /// scripts/fuzz.sh) go deeper into the text handling; this checks the whole path down
 /// to SQLite and back to the exit code. `MIGRATIONKIT_CLI_FUZZ_SEED` replays another run.
 @Suite struct CLIFuzzTests {
-    /// SplitMix64, as in SQLTextRobustnessTests: the same sequence everywhere.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static let seeds: [UInt64] = {
         if let text = ProcessInfo.processInfo.environment["MIGRATIONKIT_CLI_FUZZ_SEED"], let seed = UInt64(text) { return [seed] }

@@ -1,3 +1,4 @@
+import MigrationKitTestSupport
 import MigrationKit
 import Testing
 
@@ -7,17 +8,6 @@ import Testing
 /// libFuzzer target (scripts/fuzz.sh) explores further; what it finds lands in
 /// `regressions` below.
 @Suite struct SQLTextRobustnessTests {
-    /// SplitMix64: tiny, fast, and the same sequence on every platform.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static let contexts = [
         LintContext(sqliteVersion: SQLiteVersion(3, 15, 2), libraryDescription: "SQLCipher 3.4.1 (SQLite 3.15.2)"),

@@ -23,6 +23,13 @@ struct KeychainItemOptions: ParsableArguments {
 
     var displayLabel: String { label ?? "MigrationKit database key (\(service), \(account))" }
 
+    /// Stores `key` in this item and reports it (never the key itself).
+    func store(_ key: DatabaseKey, in store: SecretServiceKeyStore, reporter: Reporter, saying what: String) throws {
+        try store.store(service: service, account: account, label: displayLabel, key: key)
+        reporter.line("\(what) for service \"\(service)\", account \"\(account)\".")
+        try reporter.document(["service": service, "account": account, "label": displayLabel])
+    }
+
     func validate() throws {
         if service.isEmpty || account.isEmpty {
             throw ValidationError("--keychain-service and --keychain-account must not be empty.")
@@ -65,13 +72,11 @@ struct GenerateKeyCommand: ParsableCommand {
             for index in 0..<buffer.count { buffer[index] = UInt8.random(in: 0...255, using: &generator) }
         }
         let key = DatabaseKey.rawKey(bytes: bytes)
-        try store.store(service: item.service, account: item.account, label: item.displayLabel, key: key)
-        reporter.line("Stored a new random 256-bit key for service \"\(item.service)\", account \"\(item.account)\".")
+        try item.store(key, in: store, reporter: reporter, saying: "Stored a new random 256-bit key")
         if print {
             reporter.warning("--print shows the key: anyone who sees this output can open the database.")
             Console.out(key.withKeyText { String(decoding: $0, as: UTF8.self) })
         }
-        try reporter.document(["service": item.service, "account": item.account, "label": item.displayLabel])
     }
 }
 
@@ -92,9 +97,7 @@ struct StoreKeyCommand: ParsableCommand {
         try refuseExistingItem(store, item, force: force)
         let source: KeySource = Console.standardInputIsTerminal ? .prompt(message: "Key to store: ", confirm: true) : .standardInput
         let key = try source.resolve(warn: { reporter.warning($0.description) })
-        try store.store(service: item.service, account: item.account, label: item.displayLabel, key: key)
-        reporter.line("Stored the key for service \"\(item.service)\", account \"\(item.account)\".")
-        try reporter.document(["service": item.service, "account": item.account, "label": item.displayLabel])
+        try item.store(key, in: store, reporter: reporter, saying: "Stored the key")
     }
 }
 
