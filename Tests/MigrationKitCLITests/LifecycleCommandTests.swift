@@ -301,3 +301,59 @@ import Testing
         #expect(try workspace.run("status").stdout.contains("unknown  0002_books"))
     }
 }
+
+@Suite struct TerminalAndMergeTests {
+    @Test func onATerminalALongStepShowsAProgressLine() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_slow.sql", """
+            -- migrate:up
+            CREATE TABLE numbers (n INTEGER);
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 600000)
+                INSERT INTO numbers SELECT x FROM c;
+            """)
+        // `script` (util-linux) gives the command a real pseudo-terminal.
+        let command = ([Binary.migrationkit, "migrate"] + workspace.options(["--no-lint"]))
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let result = try ChildProcess.run(["/usr/bin/script", "-qfec", command, "/dev/null"],
+                                          environment: Binary.environment(), directory: workspace.root)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("[1/1] 0001_slow"))
+        #expect(result.stdout.contains("\r"))              // redrawn in place
+        #expect(result.stdout.contains("Applied 0001_slow"))
+    }
+
+    @Test func aSquashedFileReplacesTheMigrationsItMergesInTheLedger() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        // Release N squashes 0001 and 0002 into one file.
+        for name in ["0001_authors.sql", "0002_books.up.sql", "0002_books.down.sql"] {
+            try FileManager.default.removeItem(atPath: workspace.migrations + "/" + name)
+        }
+        try workspace.migration("0002_schema.sql", """
+            -- migrate:merging 0001_authors 0002_books
+            -- migrate:up
+            CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id), title TEXT NOT NULL);
+            CREATE INDEX books_authorId ON books(authorId);
+            """)
+        #expect(try workspace.run("status").stdout.contains("applied  0002_schema"))
+        let migrate = try workspace.run("migrate", ["--no-backup"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        #expect(migrate.stdout.contains("Merged 0001_authors, 0002_books into 0002_schema"))
+        // GRDB's ledger, rewritten to the new identifier.
+        let shell = try Binary.run(["-batch", workspace.database], executable: "/usr/bin/sqlcipher",
+                                   stdin: "PRAGMA key = '\(workspace.passphrase)';\nSELECT identifier FROM grdb_migrations;\n")
+        #expect(shell.stdout == "0002_schema\n")
+
+        // A database with only one of the merged steps is refused, naming both sets.
+        let partial = try Workspace(passphrase: workspace.passphrase)
+        try partial.writeSampleMigrations()
+        #expect(try partial.run("migrate", ["--to", "0001_authors"]).status == 0)
+        try FileManager.default.removeItem(atPath: partial.migrations)
+        try FileManager.default.copyItem(atPath: workspace.migrations, toPath: partial.migrations)
+        let refused = try partial.run("migrate")
+        #expect(refused.status == 7)
+        #expect(refused.stderr.contains("\"0001_authors\"") && refused.stderr.contains("\"0002_books\""))
+    }
+}
