@@ -11,6 +11,8 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     public let cipher: String?
     /// The crypto library under SQLCipher, e.g. "OpenSSL 3.0.3 3 May 2022".
     public let provider: String?
+    /// Opened with a raw key: SQLCipher uses it as is, so the KDF settings do not apply.
+    public var rawKey = false
 
     /// Reads the settings of an open, keyed database. SQLCipher 3 does not report its
     /// algorithms (it has only one of each), so they are filled in from the version.
@@ -39,7 +41,11 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
         var parts: [String] = []
         if let cipher { parts.append(cipher) }
         if let pageSize { parts.append("\(pageSize)-byte pages") }
-        if let kdfIterations { parts.append("\(kdfAlgorithm ?? "KDF") × \(kdfIterations)") }
+        if rawKey {
+            parts.append("raw key (no key derivation)")
+        } else if let kdfIterations {
+            parts.append("\(kdfAlgorithm ?? "KDF") × \(kdfIterations)")
+        }
         if let usesHMAC { parts.append(usesHMAC ? (hmacAlgorithm ?? "HMAC") : "no HMAC") }
         return parts.joined(separator: ", ")
     }
@@ -48,7 +54,9 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
 extension SQLCipherWriter {
     /// The effective cipher settings, or nil for a plaintext database.
     public func effectiveCipherSettings() throws -> EffectiveCipherSettings? {
-        guard isEncrypted else { return nil }
-        return try read { try EffectiveCipherSettings.read(from: $0) }
+        guard let key else { return nil }
+        var settings = try read { try EffectiveCipherSettings.read(from: $0) }
+        settings.rawKey = key.kind == .rawKey
+        return settings
     }
 }

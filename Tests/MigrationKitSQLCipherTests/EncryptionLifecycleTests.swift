@@ -206,7 +206,9 @@ import Testing
         #expect(settings.kdfIterations == 7000 && settings.pageSize == 2048)
         #expect(settings.usesHMAC == true)
         #expect(settings.kdfAlgorithm != nil && settings.hmacAlgorithm != nil)
-        #expect(settings.summary.contains("2048-byte pages"))
+        #expect(settings.summary.contains("2048-byte pages") && settings.summary.contains("× 7000"))
+        let raw = try #require(try SQLCipherWriter(path: directory.path("raw.db"), key: .testRawKey).effectiveCipherSettings())
+        #expect(raw.rawKey && raw.summary.contains("raw key (no key derivation)") && !raw.summary.contains("×"))
         #expect(try SQLCipherWriter(path: directory.path("plain.db"), key: nil).effectiveCipherSettings() == nil)
     }
 }
