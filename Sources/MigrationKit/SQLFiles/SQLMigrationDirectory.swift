@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Loads every migration in a folder, in identifier order, before any database is opened.
 ///
@@ -111,8 +118,12 @@ public struct SQLMigrationDirectory: Sendable {
 
     /// Reads a file as strict UTF-8 text (a leading byte-order mark is dropped).
     private func readText(_ filePath: String) throws -> String {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: filePath)
-        if let size = (attributes?[.size] as? NSNumber)?.intValue, size > Self.maximumFileSize {
+        // lstat, as FileManager.attributesOfItem does, without the attribute dictionary
+        // (dates, owner names) it builds: that was the larger part of loading a folder
+        // of small files.
+        var info = stat()
+        if lstat(filePath, &info) == 0, Int(info.st_size) > Self.maximumFileSize {
+            let size = Int(info.st_size)
             throw SQLMigrationFileError(code: .fileTooLarge, path: filePath,
                                         message: "The file is \(size / (1024 * 1024)) MiB, over the \(Self.maximumFileSize / (1024 * 1024)) MiB limit for a migration; load bulk data another way (for example an ATTACHed database).")
         }
