@@ -40,4 +40,20 @@ import Testing
         let made = String(Substring("x0001_a".dropFirst()))
         #expect(MigrationIdentifierOrder.precedes(made, "0001_b"))
     }
+
+    /// Names with control characters are refused whether or not they are ASCII
+    /// (DEL, tab; C1's NEL), and printable non-ASCII names are accepted.
+    @Test(arguments: ["0001_del\u{7F}", "0001_tab\t", "0001_nel\u{85}", "0001_esc\u{1B}"])
+    func controlCharactersInNamesAreRefused(_ name: String) throws {
+        let folder = try MigrationsFolder()
+        try folder.write(name + ".sql", "-- migrate:up\nCREATE TABLE a (x);")
+        #expect(throws: SQLMigrationFileError.self) { try folder.load() }
+    }
+
+    @Test func printableNamesAreAccepted() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0001_café ~!@#.sql", "-- migrate:up\nCREATE TABLE a (x);")
+        try folder.write("0002_日本.sql", "-- not a directive - still SQL\n-- migrate:up\nCREATE TABLE b (x); -- trailing - dash")
+        #expect(try folder.load().map(\.identifier) == ["0001_café ~!@#", "0002_日本"])
+    }
 }
