@@ -8,7 +8,10 @@ wait4(2), so nothing but the command itself is measured. Setup (generating folde
 building template databases, copying them) is never timed.
 
 Environment overrides (defaults in brackets):
-  BENCH_RUNS [5]            timed runs per variant; the table shows the median
+  BENCH_RUNS [5]            timed runs per variant (cases 1-3); the table shows the
+                            median and the fastest run
+  BENCH_FLEET_RUNS [1]      timed runs per variant of case 4 (each run is itself
+                            BENCH_FLEET commands, so one run already averages many)
   BENCH_STEPS [300]         case 1: small schema migrations
   BENCH_ROWS [1000000]      case 2: rows rewritten by the data migration
   BENCH_MEMORY_ROWS [100000,300000]  case 2 again at these sizes (one run each) for peak memory
@@ -18,6 +21,9 @@ Environment overrides (defaults in brackets):
   BENCH_CASES [1,2,3,4]     which cases to run
   BENCH_DIR [Benchmarks/results/work]  scratch folder (emptied first)
   BENCH_MIGRATIONKIT, BENCH_SQLCIPHER, BENCH_KDFCOUNT  the binaries and the shim
+  BENCH_COMPARE             another migrationkit binary (say, an older commit's build):
+                            adds a `migrate --no-backup` / `status` row for it
+  BENCH_COMPARE_LABEL [other build]  how that row is named
 """
 
 import json
@@ -44,6 +50,9 @@ def env_int(name, default):
 
 
 RUNS = env_int("BENCH_RUNS", 5)
+FLEET_RUNS = env_int("BENCH_FLEET_RUNS", 1)
+COMPARE = os.environ.get("BENCH_COMPARE", "")
+COMPARE_LABEL = os.environ.get("BENCH_COMPARE_LABEL", "other build")
 STEPS = env_int("BENCH_STEPS", 300)
 ROWS = env_int("BENCH_ROWS", 1_000_000)
 MEMORY_ROWS = [int(x) for x in os.environ.get("BENCH_MEMORY_ROWS", "100000,300000").split(",") if x.strip()]
@@ -76,8 +85,8 @@ class Command:
         self.label = label or " ".join(os.path.basename(a) for a in argv[:2])
 
 
-def mk(*args):
-    return Command([MK, *args], label="migrationkit " + args[0])
+def mk(*args, binary=None):
+    return Command([binary or MK, *args], label="migrationkit " + args[0])
 
 
 def shell(db, script_path=None, sql=None):
@@ -225,8 +234,8 @@ def fmt_range(pair):
 
 
 def table(variants):
-    lines = ["| case | variant | wall (median) | min–max | CPU (median) | ratio to shell | peak RSS | KDF per command (PBKDF2 64k / HMAC-key 2-iter) |",
-             "|---|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| case | variant | wall (median) | wall (fastest) | CPU (median) | ratio to shell (median) | ratio (fastest) | peak RSS | KDF per command |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     baselines = {}
     for variant in variants:
         if variant.baseline:
@@ -234,11 +243,31 @@ def table(variants):
     for variant in variants:
         base = baselines.get((variant.case, variant.parallel))
         ratio = f"{variant.wall / base.wall:.2f}" if base and variant.walls else ""
-        spread = f"{fmt_time(min(variant.walls))}–{fmt_time(max(variant.walls))}" if variant.walls else ""
-        kdf = f"{fmt_range(variant.kdf[0])} / {fmt_range(variant.kdf[1])}" if variant.kdf else ""
-        lines.append(f"| {variant.case} | {variant.name} | {fmt_time(variant.wall)} | {spread} | {fmt_time(variant.cpu)} | {ratio} | "
-                     f"{max(variant.peaks) / 1024:.1f} MiB | {kdf} |")
+        ratio_min = f"{min(variant.walls) / min(base.walls):.2f}" if base and variant.walls else ""
+        kdf = f"{fmt_range(variant.kdf[0])} (+{fmt_range(variant.kdf[1])} HMAC-key)" if variant.kdf else ""
+        lines.append(f"| {variant.case} | {variant.name} | {fmt_time(variant.wall)} | {fmt_time(min(variant.walls))} | {fmt_time(variant.cpu)} | "
+                     f"{ratio} | {ratio_min} | {max(variant.peaks) / 1024:.1f} MiB | {kdf} |")
     return "\n".join(lines)
+
+
+def memory_table(variants):
+    """Case 2's peak RSS by row count: the shell, migrationkit, and the difference."""
+    sizes = {}
+    for variant in variants:
+        if not variant.case.startswith("2 (") or not variant.peaks:
+            continue
+        rows = int(variant.case.split("(")[1].split()[0].replace(",", ""))
+        if variant.name == "sqlcipher shell":
+            sizes.setdefault(rows, {})["shell"] = max(variant.peaks)
+        elif variant.name == "migrationkit migrate --no-backup":
+            sizes.setdefault(rows, {})["mk"] = max(variant.peaks)
+    lines = ["| rows | sqlcipher shell | migrationkit migrate | difference |", "|---:|---:|---:|---:|"]
+    for rows in sorted(sizes):
+        shell_kib, mk_kib = sizes[rows].get("shell"), sizes[rows].get("mk")
+        if shell_kib is None or mk_kib is None:
+            continue
+        lines.append(f"| {rows:,} | {shell_kib / 1024:.1f} MiB | {mk_kib / 1024:.1f} MiB | {(mk_kib - shell_kib) / 1024:+.1f} MiB |")
+    return "\n".join(lines) if len(lines) > 2 else ""
 
 
 # --- helpers for databases -------------------------------------------------------------
@@ -273,8 +302,19 @@ def expect(db, sql, wanted):
         raise Failure(f"check failed on {db}: {sql} gave {got!r}, expected {wanted!r}")
 
 
-def mk_migrate(db, folder, *extra):
-    return mk("migrate", "--db-path", db, "--migrations", folder, "--password-file", KEY_FILE, "--quiet", *extra)
+def mk_migrate(db, folder, *extra, binary=None):
+    return mk("migrate", "--db-path", db, "--migrations", folder, "--password-file", KEY_FILE, "--quiet", *extra, binary=binary)
+
+
+def migrate_options(full):
+    """(row name, extra arguments, database kind, binary) for the migrationkit rows."""
+    options = [("migrationkit migrate --no-backup", ["--no-backup"], "mk", None)]
+    if full:
+        options += [("migrationkit migrate --no-backup --no-lint", ["--no-backup", "--no-lint"], "mk-nolint", None),
+                    ("migrationkit migrate (backup on)", [], "mk-backup", None)]
+    if COMPARE:
+        options.append((f"migrationkit migrate --no-backup [{COMPARE_LABEL}]", ["--no-backup"], "mk-compare", COMPARE))
+    return options
 
 
 # --- the cases ----------------------------------------------------------------------------
@@ -316,11 +356,13 @@ def case1():
             expect(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 't%';", (STEPS + 2) // 3)
 
     variants = shell_variants("1", folder, identifiers, dbs, prepare, check)
-    for name, extra, kind in (("migrationkit migrate --no-backup", ["--no-backup"], "mk"),
-                              ("migrationkit migrate --no-backup --no-lint", ["--no-backup", "--no-lint"], "mk-nolint")):
+    # The database does not exist before the run, so "backup on" would copy nothing.
+    for name, extra, kind, binary in migrate_options(True):
+        if kind == "mk-backup":
+            continue
         paths = dbs(kind)
         variants.append(Variant("1", name, "", prepare=(lambda p=paths: prepare(p)),
-                                commands=(lambda p=paths, e=extra: [mk_migrate(p[0], folder, *e)]),
+                                commands=(lambda p=paths, e=extra, b=binary: [mk_migrate(p[0], folder, *e, binary=b)]),
                                 check=(lambda p=paths: check(p))))
     return variants
 
@@ -361,14 +403,11 @@ def case2(rows=ROWS, memory_only=False):
 
     which = ("min",) if memory_only else workloads.SHELL_VARIANTS
     variants = shell_variants(label, folder, pending, dbs, prepare, check, which=which)
-    options = [("migrationkit migrate --no-backup", ["--no-backup"], "mk")]
-    if not memory_only:
-        options += [("migrationkit migrate --no-backup --no-lint", ["--no-backup", "--no-lint"], "mk-nolint"),
-                    ("migrationkit migrate (backup on)", [], "mk-backup")]
-    for name, extra, kind in options:
+    options = migrate_options(True) if not memory_only else migrate_options(False)[:1]
+    for name, extra, kind, binary in options:
         paths = dbs(kind)
         variants.append(Variant(label, name, "", prepare=(lambda p=paths: prepare(p)),
-                                commands=(lambda p=paths, e=extra: [mk_migrate(p[0], folder, *e)]),
+                                commands=(lambda p=paths, e=extra, b=binary: [mk_migrate(p[0], folder, *e, binary=b)]),
                                 check=(lambda p=paths: check(p))))
     return variants, size_mib
 
@@ -396,12 +435,16 @@ def case3():
     expect(db, "SELECT count(*) FROM grdb_migrations;", HISTORY)
     label = f"3 ({HISTORY:,} applied)"
     status_args = ["--db-path", db, "--migrations", folder, "--password-file", KEY_FILE]
-    return [
+    variants = [
         Variant(label, "sqlcipher shell: SELECT identifier FROM grdb_migrations ORDER BY rowid", "", prepare=lambda: None,
                 commands=lambda: [shell(db, sql="SELECT identifier FROM grdb_migrations ORDER BY rowid;\n")], baseline=True),
         Variant(label, "migrationkit status", "", prepare=lambda: None, commands=lambda: [mk("status", *status_args)]),
         Variant(label, "migrationkit status --json", "", prepare=lambda: None, commands=lambda: [mk("status", "--json", *status_args)]),
     ]
+    if COMPARE:
+        variants.append(Variant(label, f"migrationkit status [{COMPARE_LABEL}]", "", prepare=lambda: None,
+                                commands=lambda: [mk("status", *status_args, binary=COMPARE)]))
+    return variants
 
 
 def case4():
@@ -433,19 +476,16 @@ def case4():
     variants = []
     for parallel in modes:
         suffix = "" if parallel == 1 else f"-p{parallel}"
-        which = workloads.SHELL_VARIANTS if parallel == 1 else ("min",)
+        which = ("min", "full") if parallel == 1 else ("min",)
         variants += shell_variants(label, v2, pending, lambda kind, s=suffix: dbs(kind + s), prepare, check,
                                    parallel=parallel, which=which)
-        options = [("migrationkit migrate --no-backup", ["--no-backup"], "mk")]
-        if parallel == 1:
-            options += [("migrationkit migrate --no-backup --no-lint", ["--no-backup", "--no-lint"], "mk-nolint"),
-                        ("migrationkit migrate (backup on)", [], "mk-backup")]
-        for name, extra, kind in options:
+        options = migrate_options(parallel == 1) if parallel == 1 else migrate_options(False)[:1]
+        for name, extra, kind, binary in options:
             paths = dbs(kind + suffix)
             if parallel > 1:
                 name += f" ×{parallel} parallel"
             variants.append(Variant(label, name, "", prepare=(lambda p=paths: prepare(p)),
-                                    commands=(lambda p=paths, e=extra: [mk_migrate(db, v2, *e) for db in p]),
+                                    commands=(lambda p=paths, e=extra, b=binary: [mk_migrate(db, v2, *e, binary=b) for db in p]),
                                     parallel=parallel, check=(lambda p=paths: check(p))))
     return variants
 
@@ -537,14 +577,18 @@ def main():
         if "4" in CASES:
             log(f"case 4: a fleet of {FLEET} databases")
             found = case4()
-            measure(found, RUNS)
+            measure(found, FLEET_RUNS)
             variants += found
     except Failure as failure:
         sys.exit(f"bench: {failure}")
 
     elapsed = time.time() - started
     text = table(variants)
-    header = [f"runs per variant: {RUNS} (median shown); total benchmark time {elapsed / 60:.1f} min"]
+    memory = memory_table(variants)
+    if memory:
+        text += "\n\nPeak memory of case 2 as rows grow (one run per size beyond the main one):\n\n" + memory
+    header = [f"runs per variant: {RUNS} for cases 1-3, {FLEET_RUNS} for case 4; total benchmark time {elapsed / 60:.1f} min",
+              "load average at end: " + " ".join(open("/proc/loadavg").read().split()[:3])]
     header += [f"{key}: {value}" for key, value in info.items()] + notes
     report = "\n".join(header) + "\n\n" + text + "\n"
     print(report)
@@ -552,7 +596,7 @@ def main():
     with open(os.path.join(RESULTS, "results.md"), "w") as handle:
         handle.write(report)
     with open(os.path.join(RESULTS, "results.json"), "w") as handle:
-        json.dump({"machine": info, "runs": RUNS, "notes": notes, "variants": [
+        json.dump({"machine": info, "runs": RUNS, "fleet_runs": FLEET_RUNS, "notes": notes, "variants": [
             {"case": v.case, "variant": v.name, "walls": v.walls, "cpus": v.cpus, "peaks_kib": v.peaks,
              "kdf_real": v.kdf[0] if v.kdf else None, "kdf_fast": v.kdf[1] if v.kdf else None} for v in variants]}, handle, indent=1)
     log(f"bench: written {os.path.join(RESULTS, 'results.md')}")
