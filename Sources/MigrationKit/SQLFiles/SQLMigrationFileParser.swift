@@ -112,8 +112,6 @@ public enum SQLMigrationFileParser {
 
     /// Recognises `-- migrate:name args...` (spaces after `--` optional, as in dbmate).
     static func directive(in line: Substring) -> Directive? {
-        // Most lines are SQL: without a "-" byte there is no "--" to find.
-        guard line.utf8.contains(UInt8(ascii: "-")) else { return nil }
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         guard trimmed.hasPrefix("--") else { return nil }
         let afterDashes = trimmed.dropFirst(2).drop { $0 == " " || $0 == "\t" }
