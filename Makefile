@@ -1,7 +1,7 @@
 # The two commands a new user needs (see README.md):
 #   make demo   migrates an encrypted demo database, end to end
 #   make test   installs what is missing, builds, and runs every test
-.PHONY: demo test soak build deps clean
+.PHONY: demo test soak bench build deps clean
 
 demo:
 	./scripts/demo.sh
@@ -15,6 +15,10 @@ SOAK_KILLS ?= 1000
 soak: deps
 	. ./scripts/swift-env.sh && swift build --build-tests && \
 	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) ./scripts/with-test-keyring.sh swift test --skip-build --filter CrashSafetyTests
+
+# Release-mode benchmarks against the sqlcipher shell (Benchmarks/README.md).
+bench:
+	./Benchmarks/run.sh
 
 build: deps
 	. ./scripts/swift-env.sh && swift build

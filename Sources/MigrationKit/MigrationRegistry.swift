@@ -82,6 +82,14 @@ public struct MigrationRegistry<Database>: Sendable {
 /// could disagree with both).
 public enum MigrationIdentifierOrder {
     public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+        // The same byte-wise order, over contiguous bytes when the strings have them
+        // (native strings do): folders of thousands of files are sorted several times.
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                left.lexicographicallyPrecedes(right)
+            }
+        }
+        if let fast, let result = fast { return result }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
 }

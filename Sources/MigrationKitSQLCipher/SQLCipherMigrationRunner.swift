@@ -87,18 +87,27 @@ public struct SQLCipherMigrationRunner: Sendable {
         }
         let total = pending.count
         let clock = ContinuousClock()
-        while !pending.isEmpty {
+        // The ledger rows this plan expects: one more per applied step. Kept as a count
+        // (not a re-made analysis per step, which cost O(steps) each time, so O(n²) for
+        // a long run); a full analysis is made again only when another process moved
+        // the ledger.
+        var expectedLedgerCount = analysis.snapshot.identifiers.count
+        var next = pending.startIndex
+        while next < pending.endIndex {
             let stepStart = clock.now
             var current: SQLCipherMigrationStep?
             let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
                 try ForeignKeyDeferral.inTransaction(db) {
                     // Under the write lock now: if another process moved the ledger since
                     // the plan was made, plan again from what it really holds.
-                    if try MigrationLedger.count(in: db) != analysis.snapshot.identifiers.count {
+                    if try MigrationLedger.count(in: db) != expectedLedgerCount {
                         analysis = try analyze(db, options: options)
+                        expectedLedgerCount = analysis.snapshot.identifiers.count
                         pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
+                        next = pending.startIndex
                     }
-                    guard let step = pending.first else { return nil }
+                    guard next < pending.endIndex else { return nil }
+                    let step = pending[next]
                     current = step
                     observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1, total: max(total, report.steps.count + 1)))
                     try apply(step, in: db, startedAt: stepStart)
@@ -106,10 +115,8 @@ public struct SQLCipherMigrationRunner: Sendable {
                 }
             }
             guard let applied else { break }
-            analysis = MigrationAnalysis(registry: registry, snapshot: LedgerSnapshot(
-                identifiers: analysis.snapshot.identifiers + [applied.identifier],
-                checksums: analysis.snapshot.checksums.merging(applied.checksum.map { [applied.identifier: $0] } ?? [:]) { $1 }))
-            pending.removeFirst()
+            expectedLedgerCount += 1
+            next += 1
             let duration = clock.now - stepStart
             report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
             observer?(.didApply(identifier: applied.identifier, duration: duration))

@@ -42,11 +42,16 @@ extension MigrationStep where Database == SQLCipherDatabase {
 
     /// Lowercase hex SHA-256 of the SQL's UTF-8 bytes.
     public static func checksum(of sql: String) -> String {
-        SHA256.hash(data: Array(sql.utf8)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
+        // Straight into one byte buffer: a String per byte, joined, cost more than the
+        // hash itself, and every command loading a long history pays it per file.
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(SHA256.byteCount * 2)
+        for byte in SHA256.hash(data: Array(sql.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
         }
-        .joined()
+        return String(decoding: hex, as: UTF8.self)
     }
 
     private static func run(_ section: SQLSection, in db: SQLCipherDatabase) throws {

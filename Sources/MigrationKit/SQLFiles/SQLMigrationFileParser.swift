@@ -100,7 +100,14 @@ public enum SQLMigrationFileParser {
 
     /// Splits on "\n", keeping any "\r" (SQLite reads it as whitespace).
     static func splitLines(_ text: String) -> [Substring] {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
+        // Without "\r", every "\n" byte is a "\n" Character (a grapheme break always
+        // follows LF), so splitting the UTF-8 bytes gives exactly the Character split,
+        // without grapheme breaking each file. With "\r" ("\r\n" is one Character), the
+        // Character split as before.
+        if !text.utf8.contains(UInt8(ascii: "\r")) {
+            return text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
+        }
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
     }
 
     /// Recognises `-- migrate:name args...` (spaces after `--` optional, as in dbmate).
