@@ -129,6 +129,19 @@ final class MigrationsFolder: @unchecked Sendable {
         expectFileError(.fileTooLarge, file: "0001_big.up.sql", huge)
     }
 
+    @Test func windowsLineEndingsWorkInBothForms() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0001_a.sql", "-- migrate:up\r\nCREATE TABLE a (x);\r\n\r\n-- migrate:down\r\nDROP TABLE a;\r\n")
+        try folder.write("0002_b.up.sql", "-- migrate:merging 0000_old\r\nCREATE TABLE b (y);\r\n")
+        let files = try folder.load()
+        #expect(files.map(\.identifier) == ["0001_a", "0002_b"])
+        #expect(files[0].up.startLine == 2)
+        #expect(files[0].up.sql.contains("CREATE TABLE a (x);"))
+        #expect(files[0].down?.startLine == 5)
+        #expect(files[0].down?.sql.contains("DROP TABLE a;") == true)
+        #expect(files[1].merging == ["0000_old"])
+    }
+
     @Test func aLeadingByteOrderMarkIsDropped() throws {
         let folder = try MigrationsFolder()
         try folder.writeBytes("0001_a.sql", [0xEF, 0xBB, 0xBF] + Array("-- migrate:up\nCREATE TABLE a (x);".utf8))

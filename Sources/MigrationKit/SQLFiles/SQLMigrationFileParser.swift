@@ -98,16 +98,12 @@ public enum SQLMigrationFileParser {
 
     // MARK: - Pieces
 
-    /// Splits on "\n", keeping any "\r" (SQLite reads it as whitespace).
+    /// Splits on "\n" bytes, keeping any "\r" at a line's end (SQLite reads it as
+    /// whitespace, and the directive reader skips it). Bytes, not Characters: in Swift
+    /// "\r\n" is a single Character, so a Character split on "\n" would read a whole
+    /// CRLF file as one line.
     static func splitLines(_ text: String) -> [Substring] {
-        // Without "\r", every "\n" byte is a "\n" Character (a grapheme break always
-        // follows LF), so splitting the UTF-8 bytes gives exactly the Character split,
-        // without grapheme breaking each file. With "\r" ("\r\n" is one Character), the
-        // Character split as before.
-        if !text.utf8.contains(UInt8(ascii: "\r")) {
-            return text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
-        }
-        return text.split(separator: "\n", omittingEmptySubsequences: false)
+        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// Recognises `-- migrate:name args...` (spaces after `--` optional, as in dbmate).
