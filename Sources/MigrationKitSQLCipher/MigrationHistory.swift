@@ -46,7 +46,7 @@ public enum MigrationHistory {
     }
 
     static func record(_ identifier: String, checksum: String?, duration: Duration, in db: SQLCipherDatabase) throws {
-        try db.execute(sql: createSQL)
+        try db.execute(sql: createSQL, arguments: [])
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO migrationkit_history (identifier, checksum, applied_at, duration_ms)
@@ -58,7 +58,7 @@ public enum MigrationHistory {
     /// Sets a step's checksum, keeping its other history (or starting it, for a step
     /// GRDB applied).
     static func setChecksum(_ checksum: String, for identifier: String, in db: SQLCipherDatabase) throws {
-        try db.execute(sql: createSQL)
+        try db.execute(sql: createSQL, arguments: [])
         // INSERT OR IGNORE, then UPDATE: SQLite 3.15 has no UPSERT.
         try db.execute(
             sql: """

@@ -24,7 +24,7 @@ public enum MigrationLedger {
     }
 
     static func createIfNeeded(in db: SQLCipherDatabase) throws {
-        try db.execute(sql: createSQL)
+        try db.execute(sql: createSQL, arguments: [])
     }
 
     static func insert(_ identifier: String, in db: SQLCipherDatabase) throws {

@@ -9,6 +9,10 @@ public final class SQLCipherDatabase {
     let handle: OpaquePointer
     /// The file this connection opened, for error messages.
     public let path: String
+    /// Prepared single statements by SQL text, reused across calls: a migration run
+    /// executes the same dozen bookkeeping statements for every step.
+    private var statementCache: [String: SQLCipherStatement] = [:]
+    private static let statementCacheLimit = 64
 
     /// Takes ownership of an open handle; closes it on `deinit`.
     init(handle: OpaquePointer, path: String) {
@@ -17,6 +21,7 @@ public final class SQLCipherDatabase {
     }
 
     deinit {
+        statementCache.removeAll()
         // v2: if a statement somehow outlived us, the close is deferred instead of leaking.
         sqlite3_close_v2(handle)
     }
@@ -37,18 +42,20 @@ public final class SQLCipherDatabase {
 
     /// Runs one statement with bound arguments (`?` placeholders).
     public func execute(sql: String, arguments: [DatabaseValue]) throws {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
-        while try statement.step() {}
+        try withStatement(sql) { statement in
+            try statement.bind(arguments)
+            while try statement.step() {}
+        }
     }
 
     /// Streams the rows of a query without holding the result set in memory.
     public func forEachRow(sql: String, arguments: [DatabaseValue] = [], _ body: (Row) throws -> Void) throws {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
-        let names = statement.columnNames
-        while try statement.step() {
-            try body(statement.currentRow(columnNames: names))
+        try withStatement(sql) { statement in
+            try statement.bind(arguments)
+            let names = statement.columnNames
+            while try statement.step() {
+                try body(statement.currentRow(columnNames: names))
+            }
         }
     }
 
@@ -61,10 +68,11 @@ public final class SQLCipherDatabase {
 
     /// The first row of a query, if any.
     public func fetchOne(sql: String, arguments: [DatabaseValue] = []) throws -> Row? {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
-        guard try statement.step() else { return nil }
-        return statement.currentRow(columnNames: statement.columnNames)
+        try withStatement(sql) { statement in
+            try statement.bind(arguments)
+            guard try statement.step() else { return nil }
+            return statement.currentRow(columnNames: statement.columnNames)
+        }
     }
 
     /// The first column of the first row, or nil when there is no row.
@@ -109,7 +117,7 @@ public final class SQLCipherDatabase {
     }
 
     public func setForeignKeysEnabled(_ enabled: Bool) throws {
-        try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+        try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")", arguments: [])
     }
 
     /// The linked SQLCipher version as `PRAGMA cipher_version` reports it
@@ -122,6 +130,29 @@ public final class SQLCipherDatabase {
     public var sqliteVersion: String { SQLCipherLibrary.sqliteVersion }
 
     // MARK: - Statements
+
+    /// Lends a prepared statement for `sql`, from the cache when possible, and resets it
+    /// afterwards: a statement left mid-way would keep its read lock and block writers.
+    /// A statement already in use (a query run again inside its own row loop) gets a
+    /// fresh, uncached one. Statements from `sqlite3_prepare_v2` re-prepare themselves
+    /// after a schema change, so a cached one never runs against an old schema.
+    private func withStatement<T>(_ sql: String, _ body: (SQLCipherStatement) throws -> T) throws -> T {
+        let statement: SQLCipherStatement
+        if let cached = statementCache[sql], !cached.isInUse {
+            statement = cached
+        } else {
+            statement = try prepare(sql)
+            if statementCache[sql] == nil, statementCache.count < Self.statementCacheLimit {
+                statementCache[sql] = statement
+            }
+        }
+        statement.isInUse = true
+        defer {
+            statement.reset()
+            statement.isInUse = false
+        }
+        return try body(statement)
+    }
 
     func prepare(_ sql: String) throws -> SQLCipherStatement {
         var statement: OpaquePointer?

@@ -8,6 +8,8 @@ final class SQLCipherStatement {
     let handle: OpaquePointer
     let sql: String
     private unowned let database: SQLCipherDatabase
+    /// Lent out by the connection's statement cache right now.
+    var isInUse = false
 
     init(handle: OpaquePointer, sql: String, database: SQLCipherDatabase) {
         self.handle = handle
@@ -17,6 +19,13 @@ final class SQLCipherStatement {
 
     deinit {
         sqlite3_finalize(handle)
+    }
+
+    /// Makes the statement ready to run again, releasing any lock a partly stepped
+    /// query holds, and forgets its bound values.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     /// Binds positional arguments (`?`, `?NNN`). Bound values never reach an error message.

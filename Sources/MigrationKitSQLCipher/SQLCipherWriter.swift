@@ -96,10 +96,10 @@ extension SQLCipherDatabase {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it
     /// throws (or when the commit itself fails, e.g. on a full disk).
     public func inTransaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
-        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION", arguments: [])
         do {
             let result = try body()
-            try execute(sql: "COMMIT TRANSACTION")
+            try execute(sql: "COMMIT TRANSACTION", arguments: [])
             return result
         } catch {
             rollbackIfNeeded()

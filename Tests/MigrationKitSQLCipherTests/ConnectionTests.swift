@@ -321,3 +321,34 @@ import Testing
         #expect(short.kind == .passphrase)
     }
 }
+
+@Suite struct StatementCacheTests {
+    @Test func aQueryRunAgainInsideItsOwnRowLoopGetsItsOwnStatement() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try writer.write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1), (2), (3);") }
+        var pairs: [Int] = []
+        try writer.read { db in
+            try db.forEachRow(sql: "SELECT a FROM t ORDER BY a") { row in
+                let inner = try db.fetchInt(sql: "SELECT a FROM t ORDER BY a") ?? 0
+                pairs.append((row[0].int ?? 0) * 10 + inner)
+            }
+        }
+        #expect(pairs == [11, 21, 31])
+    }
+
+    @Test func aPartlyReadQueryDoesNotKeepItsReadLock() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let one = try SQLCipherWriter(path: path, key: .testRawKey)
+        try one.write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1), (2);") }
+        // fetchOne stops after the first row; the statement must be reset, or its
+        // SHARED lock would keep the other connection from committing.
+        _ = try one.writeWithoutTransaction { try $0.fetchInt(sql: "SELECT a FROM t") }
+        var quick = SQLCipherConfiguration()
+        quick.busyTimeout = .milliseconds(200)
+        let two = try SQLCipherWriter(path: path, key: .testRawKey, configuration: quick)
+        try two.write { try $0.execute(sql: "INSERT INTO t VALUES (3)") }
+        #expect(try one.read { try $0.fetchInt(sql: "SELECT count(*) FROM t") } == 3)
+    }
+}
