@@ -133,45 +133,23 @@ public enum SQLMigrationFileParser {
     }
 
     private static func requireStatements(_ section: SQLSection, path: String, line: Int?) throws {
-        guard SQLCommentStripper.containsCode(section.sql) else {
+        guard Self.firstCodeOffset(section.sql) != nil else {
             throw SQLMigrationFileError(code: .upSectionEmpty, path: path, line: line,
                                         message: "The up section holds no SQL; write the migration's statements, or delete the file.")
         }
+    }
+
+    /// UTF-8 offset of the first token that is not whitespace or a comment, read by the
+    /// same tokenizer the linter uses (so `--` inside a string is not a comment).
+    static func firstCodeOffset(_ text: String) -> Int? {
+        SQLTokenizer(text).first { !$0.isTrivia }?.offset
     }
 
     /// The first line (1-based, within the whole file) holding something other than
     /// blanks and comments.
     private static func firstStatementLine(_ lines: ArraySlice<Substring>) -> Int? {
         let text = lines.joined(separator: "\n")
-        guard let offset = SQLCommentStripper.firstCodeOffset(text) else { return nil }
+        guard let offset = Self.firstCodeOffset(text) else { return nil }
         return text.utf8.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-    }
-}
-
-/// Finds SQL code outside comments and whitespace.
-enum SQLCommentStripper {
-    static func containsCode(_ text: String) -> Bool {
-        firstCodeOffset(text) != nil
-    }
-
-    /// UTF-8 offset of the first byte that is neither whitespace nor inside a comment.
-    static func firstCodeOffset(_ text: String) -> Int? {
-        let bytes = Array(text.utf8)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C {
-                index += 1
-            } else if byte == UInt8(ascii: "-"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "-") {
-                while index < bytes.count, bytes[index] != 0x0A { index += 1 }
-            } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
-                index += 2
-                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) { index += 1 }
-                index += 2
-            } else {
-                return index
-            }
-        }
-        return nil
     }
 }
