@@ -13,11 +13,27 @@ public final class SQLCipherDatabase {
     /// executes the same dozen bookkeeping statements for every step.
     private var statementCache: [String: SQLCipherStatement] = [:]
     private static let statementCacheLimit = 64
+    /// While true, SQLite's commit hook turns every COMMIT into a rollback (see
+    /// `forbiddingCommits`).
+    fileprivate var commitsForbidden = false
 
     /// Takes ownership of an open handle; closes it on `deinit`.
     init(handle: OpaquePointer, path: String) {
         self.handle = handle
         self.path = path
+        // The connection owns the handle, so `self` outlives every call of the hook.
+        sqlite3_commit_hook(handle, vetoForbiddenCommit, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Runs `body` with every commit refused: a COMMIT or END inside it fails and rolls
+    /// the whole transaction back, and after a ROLLBACK inside it any statement that
+    /// would autocommit fails too. The migration runner runs each step this way, because
+    /// a step that ends the runner's transaction would otherwise commit half its work and
+    /// then have its ledger row autocommitted as if it had succeeded.
+    func forbiddingCommits<T>(_ body: () throws -> T) rethrows -> T {
+        commitsForbidden = true
+        defer { commitsForbidden = false }
+        return try body()
     }
 
     deinit {
@@ -218,6 +234,12 @@ public final class SQLCipherDatabase {
             : message
         return SQLCipherError(kind: kind, resultCode: resultCode, message: text, sql: sql, location: location)
     }
+}
+
+/// SQLite's commit hook: a non-zero answer turns the commit into a rollback.
+private func vetoForbiddenCommit(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    guard let context else { return 0 }
+    return Unmanaged<SQLCipherDatabase>.fromOpaque(context).takeUnretainedValue().commitsForbidden ? 1 : 0
 }
 
 /// Turns byte offsets into 1-based line numbers, counting newlines incrementally so

@@ -343,19 +343,30 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// for SQL, the file and line of the failing statement.
     private func run(_ step: SQLCipherMigrationStep, phase: MigrationStepError.Phase, in db: SQLCipherDatabase) throws {
         do {
-            switch phase {
-            case .apply: try step.apply(db)
-            case .rollback: try step.rollback?(db)
+            try db.forbiddingCommits {
+                switch phase {
+                case .apply: try step.apply(db)
+                case .rollback: try step.rollback?(db)
+                }
             }
+            if !db.isInsideTransaction { throw StepEndedTransaction() }
+        } catch let error as SQLCipherError where error.resultCode == .SQLITE_CONSTRAINT_COMMITHOOK {
+            throw stepError(step, phase, StepEndedTransaction(), location: SQLFileLocation(error))
+        } catch let error as SQLFileStatementError where error.underlying.resultCode == .SQLITE_CONSTRAINT_COMMITHOOK {
+            throw stepError(step, phase, StepEndedTransaction(), location: SQLFileLocation(file: error.sourcePath, line: error.sourceLine))
+        } catch let error as StepEndedTransaction {
+            throw stepError(step, phase, error, location: nil)
         } catch let error as any SourceLocatedError {
-            throw MigrationStepError(
-                identifier: step.identifier, phase: phase, sourceFile: error.sourcePath,
-                line: error.sourceLine, underlying: error)
+            throw stepError(step, phase, error, location: SQLFileLocation(file: error.sourcePath, line: error.sourceLine))
         } catch {
-            throw MigrationStepError(
-                identifier: step.identifier, phase: phase, sourceFile: step.sourceFile,
-                line: (error as? SQLCipherError)?.location?.line, underlying: error)
+            throw stepError(step, phase, error, location: SQLFileLocation(error))
         }
+    }
+
+    private func stepError(_ step: SQLCipherMigrationStep, _ phase: MigrationStepError.Phase, _ error: any Error, location: SQLFileLocation?) -> MigrationStepError {
+        MigrationStepError(
+            identifier: step.identifier, phase: phase, sourceFile: location?.file ?? step.sourceFile,
+            line: location?.line, underlying: error)
     }
 
     /// Verifies the database as after a migration: the host's closures where given,
@@ -406,5 +417,30 @@ public struct SQLCipherMigrationRunner: Sendable {
         } catch {
             return .failed(name, HostVerificationError(part: part, underlying: error))
         }
+    }
+}
+
+/// Where a failing statement was, for `file:line` reports.
+private struct SQLFileLocation {
+    let file: String?
+    let line: Int?
+
+    init(file: String?, line: Int?) {
+        self.file = file
+        self.line = line
+    }
+
+    /// The line of an SQLCipher error inside a step's SQL (the step's own file).
+    init?(_ error: any Error) {
+        guard let line = (error as? SQLCipherError)?.location?.line else { return nil }
+        self.init(file: nil, line: line)
+    }
+}
+
+/// A step ran COMMIT, END or ROLLBACK itself, ending the transaction the runner gave it.
+public struct StepEndedTransaction: Error, CustomStringConvertible {
+    public var description: String {
+        "it ended the runner's transaction (COMMIT, END or ROLLBACK inside a migration); remove that statement: "
+            + "the runner runs every migration in its own transaction. Nothing of the step was kept and it was not recorded."
     }
 }

@@ -423,3 +423,53 @@ final class EventLog: @unchecked Sendable {
         }
     }
 }
+
+@Suite struct StepTransactionOwnershipTests {
+    private func stepRunning(_ sql: String) -> SQLCipherMigrationStep {
+        SQLCipherMigrationStep(identifier: "0002_rogue", sourceFile: "0002_rogue.sql") { db in try db.execute(sql: sql) }
+    }
+
+    /// The cases a step can end the runner's transaction with. None may leave anything
+    /// behind, and the step must not be recorded.
+    @Test(arguments: [
+        "INSERT INTO a VALUES (1); COMMIT; INSERT INTO a VALUES (2);",
+        "INSERT INTO a VALUES (1); END; INSERT INTO a VALUES (2);",
+        "INSERT INTO a VALUES (1); ROLLBACK; INSERT INTO a VALUES (2);",
+        "INSERT INTO a VALUES (1); ROLLBACK;",
+        "INSERT INTO a VALUES (1); COMMIT;",
+    ])
+    func aStepThatEndsTheTransactionKeepsNothingAndIsNotRecorded(_ sql: String) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let create = SQLCipherMigrationStep(identifier: "0001_a") { db in try db.execute(sql: "CREATE TABLE a (x)") }
+        for mode in [MigrateOptions.Mode.perStep, .atomic] {
+            #expect {
+                try SQLCipherMigrationRunner(steps: [create, stepRunning(sql)]).migrate(in: writer, options: MigrateOptions(mode: mode))
+            } throws: { error in
+                guard let error = error as? MigrationStepError else { return false }
+                return error.identifier == "0002_rogue" && error.underlying is StepEndedTransaction
+                    && error.description.contains("ended the runner's transaction")
+            }
+            let ledger = try writer.read { try MigrationLedger.identifiers(in: $0) }
+            #expect(!ledger.contains("0002_rogue"))
+            if try writer.read({ try $0.tableExists("a") }) {
+                #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM a") } == 0)
+            }
+        }
+    }
+
+    @Test func aSwiftStepCannotCommitEither() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let rogue = SQLCipherMigrationStep(identifier: "0001_rogue") { db in
+            try db.execute(sql: "CREATE TABLE a (x)")
+            try db.execute(sql: "COMMIT", arguments: [])
+        }
+        #expect(throws: MigrationStepError.self) { try SQLCipherMigrationRunner(steps: [rogue]).migrate(in: writer) }
+        #expect(try writer.read { try $0.tableExists("a") } == false)
+        #expect(try writer.read { try MigrationLedger.identifiers(in: $0) }.isEmpty)
+        // The connection works normally afterwards: the veto is only for steps.
+        try writer.write { try $0.execute(sql: "CREATE TABLE b (y)") }
+        #expect(try writer.read { try $0.tableExists("b") })
+    }
+}
