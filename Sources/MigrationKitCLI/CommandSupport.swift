@@ -35,7 +35,7 @@ enum CommandSupport {
                                    access: DatabaseAccess, reporter: Reporter) throws -> ConnectionSettings {
         warnIfOnCommandLine(keyOptions, reporter: reporter)
         let source = try keyOptions.source(
-            environment: ProcessInfo.processInfo.environment,
+            isSet: { getenv($0) != nil },
             standardInputIsTerminal: Console.standardInputIsTerminal,
             promptMessage: "Key for \(path): ")
         let key = try source?.resolve(warn: { reporter.warning($0.description) })

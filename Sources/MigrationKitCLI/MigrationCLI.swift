@@ -6,7 +6,10 @@ public enum MigrationCLI {
     /// Parses `arguments` (without the program name), runs the command, prints results
     /// and errors, and returns the exit code instead of exiting.
     public static func run(host: MigrationCLIHost = .sqlFiles, arguments: [String]) -> Int32 {
-        CLIContext.$host.withValue(host) {
+        // A reader that goes away (`migrationkit migrate | head -1`) must not kill a
+        // migration half-way: writes then fail with EPIPE, and the run goes on.
+        signal(SIGPIPE, SIG_IGN)
+        return CLIContext.$host.withValue(host) {
             let json = arguments.contains("--json")
             do {
                 var command = try RootCommand.parseAsRoot(arguments)

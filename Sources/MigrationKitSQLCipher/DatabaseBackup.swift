@@ -12,6 +12,10 @@ import Glibc
 /// derivation. A database in WAL mode keeps recent commits in its -wal file, which a
 /// byte copy would miss; those are copied with SQLite's online backup API instead
 /// (which costs one key derivation for the new file).
+///
+/// Backups are named `<db name>.backup-<UTC time to the millisecond>`; only names of
+/// exactly that form count as backups (for listing and pruning), so a user's own
+/// `app.db.backup-before-upgrade` is never touched.
 public enum DatabaseBackup {
     /// How many backups of one database `create` keeps by default.
     public static let defaultKeepCount = 5
@@ -21,17 +25,11 @@ public enum DatabaseBackup {
     /// - Parameters:
     ///   - directory: where to put it; nil puts it beside the database.
     ///   - keep: how many backups of this database to keep (the newest); 0 keeps all.
-    /// - Returns: the backup's path: `<db name>.backup-<UTC timestamp>`, mode 0600.
+    ///   - sparing: files never pruned, whatever their age (the backup being restored).
+    /// - Returns: the backup's path, mode 0600.
     @discardableResult
-    public static func create(of writer: SQLCipherWriter, in directory: String? = nil, keep: Int = defaultKeepCount) throws -> String {
-        let folder = directory ?? DirectoryLock.parent(of: writer.path)
-        let name = writer.path.split(separator: "/").last.map(String.init) ?? writer.path
-        // Written under a hidden name first and only then linked to its final name, so a
-        // process killed mid-copy never leaves something that looks like a backup.
-        removeStaleTemporaries(folder: folder, name: name)
-        let temporary = (folder == "." ? "" : folder + "/") + ".\(name).migrationkit-backup-\(getpid())"
-        DurableFile.removeIfPresent(temporary)
-        do {
+    public static func create(of writer: SQLCipherWriter, in directory: String? = nil, keep: Int = defaultKeepCount, sparing: Set<String> = []) throws -> String {
+        try writeBackup(databaseAt: writer.path, into: directory, keep: keep, sparing: sparing) { temporary in
             try writer.writeWithoutTransaction { db in
                 let journalMode = try db.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
                 if journalMode == "wal" {
@@ -44,44 +42,25 @@ public enum DatabaseBackup {
                     }
                 }
             }
-            let destination = try linkUnique(temporary, folder: folder, name: name)
-            _ = unlink(temporary)
-            try DurableFile.synchronizeDirectory(containing: destination)
-            if keep > 0 { prune(folder: folder, name: name, keep: keep) }
-            return destination
-        } catch {
-            DurableFile.removeIfPresent(temporary)
-            throw error
+        }
+    }
+
+    /// Keeps a database file's raw bytes as a backup, without opening it: for a
+    /// database that cannot be opened (a different key, damage) and is about to be
+    /// replaced. Whatever it holds can then still be recovered by whoever has its key.
+    @discardableResult
+    public static func createRawCopy(ofFileAt path: String, in directory: String? = nil, keep: Int = defaultKeepCount, sparing: Set<String> = []) throws -> String {
+        try writeBackup(databaseAt: path, into: directory, keep: keep, sparing: sparing) { temporary in
+            try copyBytes(from: path, to: temporary)
         }
     }
 
     /// The backups of the database named `name` in `folder`, oldest first.
     public static func list(folder: String, name: String) -> [String] {
-        let prefix = name + ".backup-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasPrefix(prefix) && !$0.hasSuffix("-journal") }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            .map { folder == "." ? $0 : folder + "/" + $0 }
-    }
-
-    /// Puts the backup at `backup` in place of the database at `path`, after proving
-    /// the backup opens with `key` and passes `quick_check`. The replacement is a copy
-    /// renamed over the database, so the backup itself is kept, and an interruption
-    /// leaves the old database whole.
-    public static func restore(from backup: String, to path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws {
-        try prove(backup, key: key, configuration: configuration)
-        let temporary = DurableFile.siblingPath(of: path, purpose: "restoring")
-        DurableFile.removeIfPresent(temporary)
-        do {
-            try copyBytes(from: backup, to: temporary)
-            // A journal left by the replaced database would be applied to the restored
-            // one on next open and corrupt it.
-            for suffix in ["-journal", "-wal", "-shm"] { _ = unlink(path + suffix) }
-            try DurableFile.replace(path, with: temporary)
-        } catch {
-            DurableFile.removeIfPresent(temporary)
-            throw error
-        }
+        return names.compactMap { file in BackupName(file: file, database: name).map { (file, $0) } }
+            .sorted { $0.1.date < $1.1.date }
+            .map { folder == "." ? $0.0 : folder + "/" + $0.0 }
     }
 
     /// Throws unless the backup opens with `key` (read-only) and passes `quick_check`:
@@ -98,27 +77,74 @@ public enum DatabaseBackup {
         }
     }
 
+    /// Puts the backup at `backup` in place of the database at `path`.
+    ///
+    /// In this order, so a failure at any point leaves the database as it was: the
+    /// backup is proven (opens with `key`, passes `quick_check`), copied beside the
+    /// database, `beforeReplacing` runs (the CLI keeps a safety copy of the current
+    /// database there), and the copy is renamed over the database. The backup itself is
+    /// kept. A symbolic link at `path` is followed: its target is restored.
+    public static func restore(
+        from backup: String,
+        to path: String,
+        key: DatabaseKey?,
+        configuration: SQLCipherConfiguration = SQLCipherConfiguration(),
+        beforeReplacing: () throws -> Void = {}
+    ) throws {
+        try prove(backup, key: key, configuration: configuration)
+        let target = DurableFile.resolvingSymlinks(path)
+        let temporary = DurableFile.siblingPath(of: target, purpose: "restoring")
+        DurableFile.removeIfPresent(temporary)
+        do {
+            try copyBytes(from: backup, to: temporary)
+            try beforeReplacing()
+            // A journal left by the replaced database would be applied to the restored
+            // one on next open and corrupt it.
+            for suffix in ["-journal", "-wal", "-shm"] { _ = unlink(target + suffix) }
+            try DurableFile.replace(target, with: temporary)
+        } catch {
+            DurableFile.removeIfPresent(temporary)
+            throw error
+        }
+    }
+
     // MARK: - Pieces
 
-    /// Gives the finished copy its name, `<name>.backup-<UTC time to the millisecond>`:
-    /// names sort in time order, which pruning relies on. `link` fails when the name
-    /// is taken (another process backing up in the same millisecond), so the time is
-    /// nudged forward and tried again; the order holds even then.
-    private static func linkUnique(_ temporary: String, folder: String, name: String) throws -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
-        let prefix = (folder == "." ? "" : folder + "/") + name + ".backup-"
-        var date = Date()
-        if let latest = list(folder: folder, name: name).last {
-            while !latest.utf8.lexicographicallyPrecedes((prefix + formatter.string(from: date)).utf8) { date += 0.001 }
+    /// Writes a backup of the database at `path` through `copy` into a hidden file, then
+    /// gives it its final name: a process killed mid-copy never leaves something that
+    /// looks like a backup.
+    private static func writeBackup(databaseAt path: String, into directory: String?, keep: Int, sparing: Set<String>, copy: (String) throws -> Void) throws -> String {
+        let folder = directory ?? DirectoryLock.parent(of: path)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        removeStaleTemporaries(folder: folder, name: name)
+        let temporary = (folder == "." ? "" : folder + "/") + ".\(name).migrationkit-backup-\(getpid())"
+        DurableFile.removeIfPresent(temporary)
+        do {
+            try copy(temporary)
+            let destination = try linkUnique(temporary, folder: folder, name: name)
+            _ = unlink(temporary)
+            try DurableFile.synchronizeDirectory(containing: destination)
+            if keep > 0 { prune(folder: folder, name: name, keep: keep, sparing: sparing) }
+            return destination
+        } catch {
+            DurableFile.removeIfPresent(temporary)
+            throw error
         }
-        for _ in 0..<10_000 {
-            let candidate = prefix + formatter.string(from: date)
+    }
+
+    /// Gives the finished copy the next free name, later than every existing backup of
+    /// the database (names sort in time order, which pruning relies on, even if the
+    /// clock went back). `link` fails when a name is taken (another process backing up
+    /// in the same millisecond), and the next millisecond is tried.
+    private static func linkUnique(_ temporary: String, folder: String, name: String) throws -> String {
+        let prefix = (folder == "." ? "" : folder + "/") + name + ".backup-"
+        let latest = list(folder: folder, name: name).last.flatMap { BackupName(file: ($0 as NSString).lastPathComponent, database: name)?.date }
+        var date = max(Date(), latest.map { $0.addingTimeInterval(0.001) } ?? .distantPast)
+        for _ in 0..<1000 {
+            let candidate = prefix + BackupName.format(date)
             if link(temporary, candidate) == 0 { return candidate }
             guard errno == EEXIST else { throw DurableFile.failure("name", candidate) }
-            date += 0.001
+            date = date.addingTimeInterval(0.001)
         }
         throw DurableFile.failure("name", prefix)
     }
@@ -189,8 +215,40 @@ public enum DatabaseBackup {
         }
     }
 
-    private static func prune(folder: String, name: String, keep: Int) {
-        let backups = list(folder: folder, name: name)
+    private static func prune(folder: String, name: String, keep: Int, sparing: Set<String>) {
+        let spared = Set(sparing.map(DurableFile.resolvingSymlinks))
+        let backups = list(folder: folder, name: name).filter { !spared.contains(DurableFile.resolvingSymlinks($0)) }
         for stale in backups.dropLast(keep) { _ = unlink(stale) }
+    }
+}
+
+/// A backup's file name, `<database>.backup-YYYYMMDDTHHMMSS.mmmZ`, and its time.
+struct BackupName {
+    let date: Date
+
+    /// Nil unless `file` is exactly a backup name of `database`.
+    init?(file: String, database: String) {
+        let prefix = database + ".backup-"
+        guard file.hasPrefix(prefix), let date = Self.parse(String(file.dropFirst(prefix.count))) else { return nil }
+        self.date = date
+    }
+
+    /// A new formatter per use: `DateFormatter` is not safe to share between threads.
+    private static func formatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
+        return formatter
+    }
+
+    static func format(_ date: Date) -> String {
+        formatter().string(from: date)
+    }
+
+    /// Parses only the exact 20-character form (a round trip must give the same text).
+    static func parse(_ text: String) -> Date? {
+        guard text.utf8.count == 20, let date = formatter().date(from: text), format(date) == text else { return nil }
+        return date
     }
 }

@@ -42,8 +42,9 @@ public enum DatabaseEncryption {
 
     /// `beforeReplacing` runs after the copy is proven and before the rename; tests use
     /// it to simulate an interruption there.
-    static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings, beforeReplacing: () throws -> Void) throws -> ExportSummary {
+    static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings, beforeReplacing: () throws -> Void) throws -> ExportSummary {
         try key.validate()
+        let path = DurableFile.resolvingSymlinks(givenPath)
         let temporary = DurableFile.siblingPath(of: path, purpose: "encrypting")
         DurableFile.removeIfPresent(temporary)
         let summary: ExportSummary
@@ -68,7 +69,12 @@ public enum DatabaseEncryption {
     /// (mode 0600). An existing destination is refused unless `overwrite`, and is then
     /// replaced atomically.
     @discardableResult
-    public static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to destination: String, overwrite: Bool = false) throws -> ExportSummary {
+    public static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to givenDestination: String, overwrite: Bool = false) throws -> ExportSummary {
+        let destination = DurableFile.resolvingSymlinks(givenDestination)
+        if DurableFile.sameFile(source, destination) {
+            throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
+                                 message: "The output is the database itself; choose another file for the plaintext copy.", path: givenDestination)
+        }
         if !overwrite, FileProbe(path: destination).kind != .missing {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  message: "The output file already exists; pass --force to replace it, or choose another name.", path: destination)
@@ -94,18 +100,19 @@ public enum DatabaseEncryption {
                 throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
                                      message: "The database is not encrypted, so there is no key to change; use `encrypt` to encrypt it.", path: path)
             }
+            try requireRoomForRekey(path)
             let journalMode = try database.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
             if journalMode == "wal" {
                 // SQLCipher rekeys the main file only; leave no WAL frames in the old key.
                 try checkpointIfWAL(database)
                 try database.execute(sql: "PRAGMA journal_mode = DELETE")
             }
-            try requireRoomForRekey(path)
+            // Whatever happens, the database goes back to the journal mode it had.
+            defer { if journalMode == "wal" { try? database.execute(sql: "PRAGMA journal_mode = WAL") } }
             let code = newKey.withKeyingMaterial { material in
                 sqlite3_rekey(database.handle, material.baseAddress, Int32(material.count))
             }
             guard code == SQLITE_OK else { throw database.lastError(code: code) }
-            if journalMode == "wal" { try database.execute(sql: "PRAGMA journal_mode = WAL") }
         }
         do {
             _ = try SQLCipherOpener.open(path: path, key: newKey, configuration: configuration)

@@ -34,7 +34,8 @@ public enum DurableFile {
 
     /// Writes `bytes` to a new file at `path` with mode 0600, whole or not at all.
     /// With `replacing` false an existing file is an error and is left alone.
-    public static func writePrivate(_ bytes: [UInt8], to path: String, replacing: Bool) throws {
+    public static func writePrivate(_ bytes: [UInt8], to destination: String, replacing: Bool) throws {
+        let path = resolvingSymlinks(destination)
         if !replacing, FileProbe(path: path).kind != .missing {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  message: "The file already exists; choose another name or remove it.", path: path)
@@ -64,6 +65,24 @@ public enum DurableFile {
             _ = unlink(temporary)
             throw error
         }
+    }
+
+    /// The file a path names, symbolic links followed; the path itself when it does not
+    /// exist. In-place work (encrypt, restore, overwrite) must replace the target: a
+    /// rename over a symbolic link would replace the link and leave the real file as it
+    /// was (a plaintext database staying plaintext beside an encrypted link).
+    public static func resolvingSymlinks(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Whether two paths name the same file (same device and inode), links followed.
+    public static func sameFile(_ lhs: String, _ rhs: String) -> Bool {
+        var left = stat()
+        var right = stat()
+        guard stat(lhs, &left) == 0, stat(rhs, &right) == 0 else { return false }
+        return left.st_dev == right.st_dev && left.st_ino == right.st_ino
     }
 
     /// A hidden path beside `path`, for a file that will be renamed over it: same

@@ -17,12 +17,6 @@ public enum MigrationLedger {
         return try db.fetchStrings(sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
     }
 
-    /// The number of ledger rows; a cheap way to notice that another process changed it.
-    static func count(in db: SQLCipherDatabase) throws -> Int {
-        guard try exists(in: db) else { return 0 }
-        return try db.fetchInt(sql: "SELECT count(*) FROM grdb_migrations") ?? 0
-    }
-
     static func createIfNeeded(in db: SQLCipherDatabase) throws {
         try db.execute(sql: createSQL, arguments: [])
     }

@@ -76,10 +76,16 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// whenever another process moved the ledger meanwhile.
     private func migrateStepByStep(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         var report = MigrationReport()
+        // `PRAGMA data_version` changes when another connection commits, and only then:
+        // read with the plan, and compared under the write lock before every step, it
+        // says whether the plan still describes the database (a re-made analysis per
+        // step would cost O(steps) each time, so O(n²) for a long run).
+        var planVersion = try dataVersion(db)
         var analysis = try analyze(db, options: options)
         var pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
         if analysis.needsBookkeeping(acceptModified: options.acceptModified) {
             try ForeignKeyDeferral.inTransaction(db) {
+                planVersion = try dataVersion(db)
                 analysis = try analyze(db, options: options)
                 try recordBookkeeping(analysis, options: options, in: db, report: &report)
                 pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
@@ -87,22 +93,18 @@ public struct SQLCipherMigrationRunner: Sendable {
         }
         let total = pending.count
         let clock = ContinuousClock()
-        // The ledger rows this plan expects: one more per applied step. Kept as a count
-        // (not a re-made analysis per step, which cost O(steps) each time, so O(n²) for
-        // a long run); a full analysis is made again only when another process moved
-        // the ledger.
-        var expectedLedgerCount = analysis.snapshot.identifiers.count
         var next = pending.startIndex
         while next < pending.endIndex {
             let stepStart = clock.now
             var current: SQLCipherMigrationStep?
             let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
                 try ForeignKeyDeferral.inTransaction(db) {
-                    // Under the write lock now: if another process moved the ledger since
-                    // the plan was made, plan again from what it really holds.
-                    if try MigrationLedger.count(in: db) != expectedLedgerCount {
+                    // Under the write lock now: if another process committed anything since
+                    // the plan was made, plan again from what the database really holds.
+                    let version = try dataVersion(db)
+                    if version != planVersion {
+                        planVersion = version
                         analysis = try analyze(db, options: options)
-                        expectedLedgerCount = analysis.snapshot.identifiers.count
                         pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
                         next = pending.startIndex
                     }
@@ -115,7 +117,6 @@ public struct SQLCipherMigrationRunner: Sendable {
                 }
             }
             guard let applied else { break }
-            expectedLedgerCount += 1
             next += 1
             let duration = clock.now - stepStart
             report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
@@ -166,6 +167,10 @@ public struct SQLCipherMigrationRunner: Sendable {
 
     /// Thrown to roll back a dry run's transaction once everything was measured.
     private struct DryRunFinished: Error {}
+
+    private func dataVersion(_ db: SQLCipherDatabase) throws -> Int {
+        try db.fetchInt(sql: "PRAGMA data_version") ?? 0
+    }
 
     private func analyze(_ db: SQLCipherDatabase, options: MigrateOptions) throws -> MigrationAnalysis<SQLCipherDatabase> {
         let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
@@ -240,51 +245,77 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// must have a rollback; that is checked before the first is touched.
     @discardableResult
     public func rollbackMigrations(in writer: SQLCipherWriter, steps: Int) throws -> MigrationReport {
-        guard steps >= 0 else { throw MigrationKitError.rollbackStepCountMustBeNonNegative }
-        return try rollback(in: writer) { applied in
-            guard steps <= applied.count else {
-                throw MigrationKitError.rollbackBeyondApplied(requested: steps, applied: applied.count)
-            }
-            return Array(applied.suffix(steps).reversed())
-        }
+        try rollback(.latest(steps), in: writer)
     }
 
     /// Rolls back every applied step registered after `target`, latest first, leaving
     /// the database as `migrate(upTo: target)` would have.
     @discardableResult
     public func rollbackMigrations(in writer: SQLCipherWriter, to target: String) throws -> MigrationReport {
-        guard let targetIndex = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
-        return try rollback(in: writer) { applied in
-            applied.filter { (registry.index(of: $0.identifier) ?? 0) > targetIndex }.reversed()
-        }
+        try rollback(.after(target), in: writer)
     }
 
     /// Rolls back one named step, which must be the latest applied.
     @discardableResult
     public func rollbackMigration(_ identifier: String, in writer: SQLCipherWriter) throws -> MigrationReport {
-        guard registry.index(of: identifier) != nil else { throw MigrationKitError.unknownMigration(identifier) }
-        return try rollback(in: writer) { applied in
+        try rollback(.only(identifier), in: writer)
+    }
+
+    /// The identifiers `rollbackMigrations(in:steps:)` would roll back, in order, or the
+    /// error it would throw, without changing anything: for checks made before a
+    /// backup is taken.
+    public func rollbackPlan(in writer: SQLCipherWriter, steps: Int) throws -> [String] {
+        try writer.read { try plannedRollback(.latest(steps), applied: try appliedSteps(in: $0)) }.map(\.identifier)
+    }
+
+    /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
+    public func rollbackPlan(in writer: SQLCipherWriter, to target: String) throws -> [String] {
+        try writer.read { try plannedRollback(.after(target), applied: try appliedSteps(in: $0)) }.map(\.identifier)
+    }
+
+    /// Which applied steps a rollback undoes.
+    private enum RollbackSelection {
+        /// The latest `count` applied steps.
+        case latest(Int)
+        /// Every applied step registered after this one.
+        case after(String)
+        /// This step, which must be the latest applied.
+        case only(String)
+    }
+
+    /// The steps to roll back, latest first, each with a rollback; throws what the
+    /// rollback would refuse for.
+    private func plannedRollback(_ selection: RollbackSelection, applied: [SQLCipherMigrationStep]) throws -> [SQLCipherMigrationStep] {
+        let plan: [SQLCipherMigrationStep]
+        switch selection {
+        case .latest(let count):
+            guard count >= 0 else { throw MigrationKitError.rollbackStepCountMustBeNonNegative }
+            guard count <= applied.count else {
+                throw MigrationKitError.rollbackBeyondApplied(requested: count, applied: applied.count)
+            }
+            plan = Array(applied.suffix(count).reversed())
+        case .after(let target):
+            guard let targetIndex = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+            plan = applied.filter { (registry.index(of: $0.identifier) ?? 0) > targetIndex }.reversed()
+        case .only(let identifier):
+            guard registry.index(of: identifier) != nil else { throw MigrationKitError.unknownMigration(identifier) }
             guard applied.last?.identifier == identifier else {
                 throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: applied.last?.identifier, requested: identifier)
             }
-            return [applied[applied.count - 1]]
+            plan = [applied[applied.count - 1]]
         }
+        if let irreversible = plan.first(where: { $0.rollback == nil }) {
+            throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
+        }
+        return plan
     }
 
-    /// - Parameter choose: given the applied steps in registration order, the steps to
-    ///   roll back, in the order to roll them back.
-    private func rollback(
-        in writer: SQLCipherWriter,
-        choose: ([SQLCipherMigrationStep]) throws -> [SQLCipherMigrationStep]
-    ) throws -> MigrationReport {
+    private func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter) throws -> MigrationReport {
         let clock = ContinuousClock()
         let start = clock.now
         var report = MigrationReport()
         try writer.writeWithoutTransaction { db in
-            let plan = try choose(try appliedSteps(in: db))
-            if let irreversible = plan.first(where: { $0.rollback == nil }) {
-                throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
-            }
+            let plan = try plannedRollback(selection, applied: try appliedSteps(in: db))
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
                 try Self.attributingViolations(to: { step }, phase: .rollback) {

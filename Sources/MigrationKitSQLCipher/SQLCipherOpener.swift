@@ -29,16 +29,14 @@ enum SQLCipherOpener {
             if probe.kind == .regularFile, probe.size > 0, !abandonedCreation {
                 return try openExisting(path: path, key: key, configuration: configuration)
             }
-            if probe.kind == .regularFile, !abandonedCreation { throw emptyFileError() }
-            guard configuration.createIfMissing, !configuration.readOnly else {
-                if abandonedCreation {
-                    throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                         message: "The database was never completely created (the process creating it was interrupted); run migrate to finish creating it.")
-                }
+            if configuration.createIfMissing, !configuration.readOnly {
+                return try create(path: path, key: key, configuration: configuration)
+            }
+            guard probe.kind == .regularFile || abandonedCreation else {
                 throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
                                      message: "No database exists at this path; check the path.")
             }
-            return try create(path: path, key: key, configuration: configuration)
+            return try openWithoutCreating(path: path, key: key, configuration: configuration)
         } catch let error as SQLCipherError {
             throw error.path == nil ? error.at(path: path) : error
         }
@@ -51,6 +49,27 @@ enum SQLCipherOpener {
         try proveReadable(database, keyed: key != nil)
         try configure(database, configuration: configuration)
         return database
+    }
+
+    /// An empty file, or one whose creation marker is present, seen by a caller that
+    /// may not create: judged again under the directory lock, since a creator may have
+    /// been finishing it between the two looks.
+    private static func openWithoutCreating(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
+        defer { lock?.release() }
+        let probe = FileProbe(path: path)
+        let abandonedCreation = FileProbe(path: creationMarker(for: path)).kind == .regularFile
+        if abandonedCreation {
+            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                 message: "The database was never completely created (the process creating it was interrupted); run migrate to finish creating it.")
+        }
+        try refuseNonFiles(probe)
+        guard probe.kind == .regularFile else {
+            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                 message: "No database exists at this path; check the path.")
+        }
+        guard probe.size > 0 else { throw emptyFileError() }
+        return try openExisting(path: path, key: key, configuration: configuration)
     }
 
     /// The hidden file that exists while a database is being created: written before

@@ -128,7 +128,7 @@ public struct SQLMigrationDirectory: Sendable {
             let code = errno
             if code == ENOENT || code == ELOOP {
                 throw SQLMigrationFileError(code: .fileUnreadable, path: filePath,
-                                            message: "This migration file is a symbolic link that leads nowhere (or in a loop); fix the link or remove it.")
+                                            message: "This migration file cannot be opened: a symbolic link that leads nowhere (or in a loop), or a name that is not valid UTF-8; fix or rename it.")
             }
             throw SQLMigrationFileError(code: .fileUnreadable, path: filePath,
                                         message: "The file cannot be read (\(String(cString: strerror(code)))).")

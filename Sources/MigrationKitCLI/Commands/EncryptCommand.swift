@@ -123,15 +123,18 @@ struct RekeyCommand: ParsableCommand {
         let path = try connection.requiredPath()
         let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard let oldKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
-        var backupPath: String?
-        if !backup.skip {
-            let writer = try CLIContext.host.openWriter(settings)
-            backupPath = try backup.create(of: writer)
-        }
+        // Everything that can refuse the rekey comes before the backup: the current key
+        // must open the database, and the new key must be obtainable and different.
+        let writer = try CLIContext.host.openWriter(settings)
         let key = try newKey.resolve(reporter: reporter)
         if key.isSameKey(as: oldKey) {
             throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
         }
+        var backupPath: String?
+        if !backup.skip {
+            backupPath = try backup.create(of: writer)
+        }
+        _ = consume writer
         try DatabaseEncryption.rekey(at: path, from: oldKey, to: key, cipher: settings.configuration.cipher)
         reporter.line("Rekeyed \(path): the new key opens it, the old one no longer does.")
         if let backupPath {

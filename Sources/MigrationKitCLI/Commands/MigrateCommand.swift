@@ -57,9 +57,23 @@ struct MigrateCommand: ParsableCommand {
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
         defer { progress.stop() }
         runner.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
-        let existedBefore = FileManager.default.fileExists(atPath: try connection.requiredPath())
-        let writer = try CommandSupport.openWriter(connection, access: .create, reporter: reporter)
-        if !noLint, let files = loaded.files { try lintPending(files, runner: runner, writer: writer, reporter: reporter) }
+        if let target, runner.registry.index(of: target) == nil { throw MigrationKitError.unknownMigration(target) }
+        let path = try connection.requiredPath()
+        let existedBefore = FileManager.default.fileExists(atPath: path)
+        if !existedBefore, !noLint, let files = loaded.files {
+            // Nothing to consult yet: every file is pending. Linted before the file is
+            // created, so lint errors leave no new database behind.
+            try lint(files, context: .linkedLibrary, reporter: reporter)
+        }
+        // A dry run on a database that does not exist yet runs on a scratch one.
+        let scratch = dryRun && !existedBefore ? try ScratchFolder() : nil
+        defer { withExtendedLifetime(scratch) {} }
+        let writer = try scratch.map { folder in
+            let settings = try CommandSupport.connectionSettings(connection, access: .create, reporter: reporter)
+            reporter.line("\(path) does not exist yet: dry run on an empty scratch database.")
+            return try CLIContext.host.openWriter(ConnectionSettings(path: folder.path + "/dry-run.db", key: settings.key, configuration: settings.configuration))
+        } ?? CommandSupport.openWriter(connection, access: .create, reporter: reporter)
+        if existedBefore, !noLint, let files = loaded.files { try lintPending(files, runner: runner, writer: writer, reporter: reporter) }
 
         var erased: SchemaChange?
         var backupPath: String?
@@ -95,7 +109,10 @@ struct MigrateCommand: ParsableCommand {
         let pending = Set(try runner.migrationStatus(in: writer).pending)
         let checked = files.filter { pending.contains($0.identifier) }
         guard !checked.isEmpty else { return }
-        let context = try writer.read { try LintContext.reading($0, for: checked) }
+        try lint(checked, context: try writer.read { try LintContext.reading($0, for: checked) }, reporter: reporter)
+    }
+
+    private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter) throws {
         let findings = MigrationLinter(context: context).lint(checked)
         LintPrinter.print(findings, reporter: reporter, asWarnings: true)
         let errors = findings.filter { $0.severity == .error }.count
@@ -105,13 +122,16 @@ struct MigrateCommand: ParsableCommand {
     }
 
     /// Whether migrating will write anything (steps pending, or bookkeeping), so a
-    /// backup is worth taking. An up-to-date database is not copied on every launch.
+    /// backup is worth taking; an up-to-date database is not copied on every launch.
+    /// Throws what migrate would refuse for (a newer version's database, a half-applied
+    /// merge, edited or out-of-order migrations, a target already passed), so a
+    /// refused run writes no backup and prunes none.
     private func needsChange(_ runner: SQLCipherMigrationRunner, _ writer: SQLCipherWriter) throws -> Bool {
         let analysis = try runner.analysis(in: writer)
-        guard analysis.unknown.isEmpty, analysis.partialMerge == nil else { return false }  // migrate will refuse
-        if analysis.needsBookkeeping(acceptModified: Set(acceptModified)) { return true }
+        try analysis.refuseUnsafeHistory(acceptModified: Set(acceptModified))
         let lastIndex = target.flatMap { runner.registry.index(of: $0) } ?? (runner.registry.steps.count - 1)
-        return !((try? analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)) ?? []).isEmpty
+        let pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
+        return !pending.isEmpty || analysis.needsBookkeeping(acceptModified: Set(acceptModified))
     }
 
     /// Says what changed and what will be erased, then asks on a terminal or requires --yes.
@@ -240,5 +260,19 @@ struct SchemaDiff {
 extension RequiredIndexSpec: ExpressibleByArgument {
     public init?(argument: String) {
         self.init(parsing: argument)
+    }
+}
+
+/// A private temporary folder (0700), removed when released.
+final class ScratchFolder {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
     }
 }

@@ -33,7 +33,9 @@ struct NewCommand: ParsableCommand {
         // Names only: the folder may hold a file still being written (an empty up
         // section is an error for migrate, not for adding the next file).
         let existing = try SQLMigrationDirectory(path: directory).identifiers()
-        let identifier = MigrationFileName.next(after: existing, name: name)
+        guard let identifier = MigrationFileName.next(after: existing, name: name) else {
+            throw CLIError(.fileError, "\(directory): a migration's number is too large to count on from; name the new file by hand.")
+        }
         let path = directory.hasSuffix("/") ? directory + identifier + ".sql" : directory + "/" + identifier + ".sql"
         let template = """
             -- migrate:up
@@ -65,9 +67,20 @@ enum MigrationFileName {
         return result
     }
 
-    /// `NNNN_slug`, numbered one past the highest numeric prefix among `existing`.
-    static func next(after existing: [String], name: String) -> String {
-        let highest = existing.compactMap { identifier in Int(identifier.prefix { $0.isNumber }) }.max() ?? 0
-        return String(format: "%04d", highest + 1) + "_" + slug(name)
+    /// `NNNN_slug`, numbered one past the highest numeric prefix among `existing`
+    /// (at least 4 digits; timestamp-style prefixes such as 20240101120000 keep growing
+    /// past them). Nil when a prefix is too large to count on from.
+    static func next(after existing: [String], name: String) -> String? {
+        var highest: UInt64 = 0
+        for identifier in existing {
+            let digits = identifier.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty else { continue }
+            guard let number = UInt64(digits) else { return nil }
+            highest = max(highest, number)
+        }
+        let (next, overflow) = highest.addingReportingOverflow(1)
+        guard !overflow else { return nil }
+        let number = String(next)
+        return String(repeating: "0", count: max(0, 4 - number.count)) + number + "_" + slug(name)
     }
 }

@@ -17,20 +17,32 @@ struct RestoreCommand: ParsableCommand {
     func run() throws {
         let reporter = Reporter(output)
         let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
-        // Prove the backup first: a refused restore changes nothing, not even a safety copy.
-        try DatabaseBackup.prove(source, key: settings.key, configuration: settings.configuration)
         var safetyCopy: String?
-        if !backup.skip {
-            // Best effort: a database too damaged to open cannot be backed up, and is
-            // what a restore is for.
-            if let current = try? CLIContext.host.openWriter(settings) {
-                safetyCopy = try backup.create(of: current)
-            }
+        // The backup is proven and staged first; the safety copy is taken only then (so a
+        // refused restore changes nothing) and never prunes the backup being restored.
+        try DatabaseBackup.restore(from: source, to: settings.path, key: settings.key, configuration: settings.configuration) {
+            guard !backup.skip else { return }
+            safetyCopy = try keepCurrentDatabase(settings, reporter: reporter)
         }
-        try DatabaseBackup.restore(from: source, to: settings.path, key: settings.key, configuration: settings.configuration)
         reporter.line("Restored \(settings.path) from \(source).")
         if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
         try reporter.document(["database": settings.path, "restoredFrom": source, "backup": safetyCopy ?? ""])
+    }
+
+    /// A backup of the database about to be replaced. One that does not open with this
+    /// key (rekeyed since, or damaged) is kept as raw bytes instead, so nothing is lost
+    /// without a copy; if even that fails, the restore does not happen.
+    private func keepCurrentDatabase(_ settings: ConnectionSettings, reporter: Reporter) throws -> String {
+        if let current = try? CLIContext.host.openWriter(settings) {
+            return try backup.create(of: current, sparing: [source])
+        }
+        do {
+            let copy = try backup.createRawCopy(ofFileAt: settings.path, sparing: [source])
+            reporter.warning("The current database does not open with this key; its bytes were kept as they are in \(copy) (open it with the key it had).")
+            return copy
+        } catch {
+            throw CLIError(.fileError, "The current database could not be backed up before the restore (\(error)); nothing was changed. Pass --no-backup to restore without a safety copy.")
+        }
     }
 }
 

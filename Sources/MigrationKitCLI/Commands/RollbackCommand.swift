@@ -35,8 +35,11 @@ struct RollbackCommand: ParsableCommand {
             }
         }
         let writer = try CommandSupport.openWriter(connection, access: .change, reporter: reporter)
+        // Everything the rollback would refuse for is checked before the backup, so a
+        // refused rollback writes nothing (and prunes no older backup).
+        let plan = try target.map { try runner.rollbackPlan(in: writer, to: $0) } ?? runner.rollbackPlan(in: writer, steps: steps ?? 1)
         var backupPath: String?
-        if !backup.skip, steps != 0, !(try runner.analysis(in: writer).appliedSteps.isEmpty) {
+        if !backup.skip, !plan.isEmpty {
             backupPath = try backup.create(of: writer)
             reporter.line("Backup: \(backupPath ?? "")")
         }

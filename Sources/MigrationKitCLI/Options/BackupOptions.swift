@@ -19,13 +19,23 @@ public struct BackupOptions: ParsableArguments {
         if keep < 1 { throw ValidationError("--keep-backups must be at least 1.") }
     }
 
-    /// Writes a backup of the writer's database, creating the backup folder (0700) if needed.
-    func create(of writer: SQLCipherWriter) throws -> String {
+    /// Writes a backup of the writer's database, creating the backup folder (0700) if
+    /// needed. `sparing` names files pruning must keep (the backup being restored).
+    func create(of writer: SQLCipherWriter, sparing: Set<String> = []) throws -> String {
+        try writing { try DatabaseBackup.create(of: writer, in: directory, keep: keep, sparing: sparing) }
+    }
+
+    /// Keeps the raw bytes of a database file that cannot be opened, as a backup.
+    func createRawCopy(ofFileAt path: String, sparing: Set<String> = []) throws -> String {
+        try writing { try DatabaseBackup.createRawCopy(ofFileAt: path, in: directory, keep: keep, sparing: sparing) }
+    }
+
+    private func writing(_ body: () throws -> String) throws -> String {
         if let directory {
             try Folders.create(directory, purpose: "backup folder", mode: 0o700)
         }
         do {
-            return try DatabaseBackup.create(of: writer, in: directory, keep: keep)
+            return try body()
         } catch let error as SQLCipherError where error.kind == .fileSystem {
             // Say that it was the backup, and how to go on without it.
             throw CLIError(.fileError, "The backup could not be written, so nothing was changed: \(error.description) Free space or fix the folder, choose another with --backup-dir, or pass --no-backup.")

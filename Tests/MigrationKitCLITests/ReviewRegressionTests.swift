@@ -1,0 +1,137 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+/// Cases a code review found broken; each must stay fixed.
+@Suite struct ReviewRegressionTests {
+    private func backups(_ workspace: Workspace) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: workspace.root).filter { $0.hasPrefix("app.db.backup-") }.sorted()
+    }
+
+    /// Three migrations applied one at a time, so three backups exist.
+    private func workspaceWithBackups() throws -> Workspace {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.migration("0003_tags.sql", "-- migrate:up\nCREATE TABLE tags (t);\n-- migrate:down\nDROP TABLE tags;\n")
+        #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+        #expect(try workspace.run("migrate", ["--to", "0002_books"]).status == 0)
+        #expect(try workspace.run("migrate").status == 0)
+        return workspace
+    }
+
+    @Test func restoringTheOldestBackupNeverPrunesIt() throws {
+        let workspace = try workspaceWithBackups()
+        let all = try backups(workspace)
+        #expect(all.count == 2)
+        let oldest = workspace.path(all[0])
+        let result = try workspace.run("restore", ["--from", oldest, "--keep-backups", "1"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(FileManager.default.fileExists(atPath: oldest))
+        #expect(try workspace.run("status").stdout.contains("pending  0002_books"))
+    }
+
+    @Test func restoreKeepsTheBytesOfADatabaseThatNoLongerOpensWithTheKey() throws {
+        let workspace = try workspaceWithBackups()
+        let oldest = workspace.path(try backups(workspace)[0])
+        try workspace.write("new-key", "the new key\n", mode: 0o600)
+        #expect(try workspace.run("rekey", ["--new-password-file", workspace.path("new-key"), "--no-backup"]).status == 0)
+        let rekeyed = try #require(workspace.bytes(workspace.database))
+        // Restoring the old backup with the old key: the current database does not open
+        // with that key, so its bytes are kept as they are before it is replaced.
+        let result = try workspace.run("restore", ["--from", oldest])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stderr.contains("does not open with this key"))
+        let kept = try backups(workspace).map { workspace.path($0) }.filter { workspace.bytes($0) == rekeyed }
+        #expect(kept.count == 1)
+    }
+
+    @Test func refusedCommandsWriteNoBackupAndPruneNone() throws {
+        let workspace = try workspaceWithBackups()
+        try workspace.migration("0004_one_way.up.sql", "CREATE TABLE one_way (a);")
+        #expect(try workspace.run("migrate").status == 0)
+        let before = try backups(workspace)
+        #expect(try workspace.run("rekey", ["--new-password-file", workspace.keyFile]).status == 64)  // same key
+        #expect(try workspace.run("rekey", ["--new-password-file", workspace.path("missing")]).status == 5)
+        #expect(try workspace.run("migrate", ["--to", "0009_typo"]).status == 64)
+        #expect(try workspace.run("rollback").status == 7)  // 0004 has no down
+        #expect(try backups(workspace) == before)
+    }
+
+    @Test func inPlaceWorkFollowsASymbolicLinkToTheRealFile() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try FileManager.default.createDirectory(atPath: workspace.path("data"), withIntermediateDirectories: true)
+        let real = workspace.path("data/real.db")
+        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", real, "--migrations", workspace.migrations]).status == 0)
+        try FileManager.default.createSymbolicLink(atPath: workspace.database, withDestinationPath: real)
+        let result = try workspace.run("encrypt", ["--in-place", "--no-backup"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: workspace.database)) == real)
+        #expect(FileManager.default.contents(atPath: real)?.prefix(16) != Data("SQLite format 3\0".utf8))
+        #expect(try workspace.run("status").stdout.contains("2 applied"))
+    }
+
+    @Test func outputOptionsNeverOverwriteTheDatabase() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        let before = workspace.bytes(workspace.database)
+        let dump = try workspace.run("schema-dump", ["--output", workspace.database])
+        #expect(dump.status == 64)
+        #expect(workspace.bytes(workspace.database) == before)
+        let decrypt = try workspace.run("decrypt", ["--output", workspace.database, "--force"])
+        #expect(decrypt.status == 9)
+        #expect(workspace.bytes(workspace.database) == before)
+        // Another binary file is not a schema file either; an earlier dump is replaced.
+        try workspace.write("other.bin", String(repeating: "\u{0}", count: 10))
+        #expect(try workspace.run("schema-dump", ["--output", workspace.path("other.bin")]).status == 64)
+        try workspace.write("schema.sql", "old dump\n")
+        #expect(try workspace.run("schema-dump", ["--output", workspace.path("schema.sql")]).status == 0)
+    }
+
+    @Test func filesThatMerelyLookLikeBackupsAreLeftAlone() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+        try FileManager.default.copyItem(atPath: workspace.database, toPath: workspace.path("app.db.backup-before-upgrade"))
+        let result = try Binary.run(["migrate", "--keep-backups", "1"] + workspace.options(), directory: workspace.root)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(!result.timedOut)
+        #expect(FileManager.default.fileExists(atPath: workspace.path("app.db.backup-before-upgrade")))
+    }
+
+    @Test func aDryRunOrALintErrorOnANewPathCreatesNothing() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let dryRun = try workspace.run("migrate", ["--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.output)")
+        #expect(dryRun.stdout.contains("Would apply 0002_books"))
+        #expect(!FileManager.default.fileExists(atPath: workspace.database))
+        try workspace.migration("0003_bad.sql", "-- migrate:up\nBEGIN;\n")
+        #expect(try workspace.run("migrate").status == 2)
+        #expect(!FileManager.default.fileExists(atPath: workspace.database))
+    }
+
+    @Test func aReaderThatGoesAwayDoesNotStopTheMigration() throws {
+        let workspace = try Workspace()
+        for number in 1...40 {
+            try workspace.migration(String(format: "%04d_t.sql", number), "-- migrate:up\nCREATE TABLE t\(number) (x);\n")
+        }
+        let command = ([Binary.migrationkit, "migrate"] + workspace.options())
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let result = try ChildProcess.run(["/bin/sh", "-c", command + " | head -c 1 >/dev/null"], environment: Binary.environment(), directory: workspace.root)
+        #expect(result.status == 0)
+        #expect(try workspace.run("status").stdout.contains("40 applied, 0 pending."))
+    }
+
+    @Test func newCountsOnFromTimestampsAndRefusesNumbersTooLarge() throws {
+        let workspace = try Workspace()
+        try workspace.migration("20240101120000_create.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
+        let next = try Binary.run(["new", "add col", "--migrations", workspace.migrations])
+        #expect(next.stdout.contains("20240101120001_add_col.sql"), "\(next.output)")
+        try workspace.migration("18446744073709551615_max.sql", "-- migrate:up\nCREATE TABLE b (x);\n")
+        let refused = try Binary.run(["new", "again", "--migrations", workspace.migrations])
+        #expect(refused.status == 9, "\(refused.output)")
+        #expect(!refused.signaled)
+    }
+}
