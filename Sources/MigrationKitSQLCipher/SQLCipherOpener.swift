@@ -58,18 +58,25 @@ enum SQLCipherOpener {
         let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
         defer { lock?.release() }
         let probe = FileProbe(path: path)
-        let abandonedCreation = FileProbe(path: creationMarker(for: path)).kind == .regularFile
-        if abandonedCreation {
-            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                 message: "The database was never completely created (the process creating it was interrupted); run migrate to finish creating it.")
-        }
+        let marker = creationMarker(for: path)
+        let incomplete = SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                        message: "The database was never completely created (the process creating it was interrupted); run migrate to finish creating it.")
         try refuseNonFiles(probe)
         guard probe.kind == .regularFile else {
+            if FileProbe(path: marker).kind == .regularFile { throw incomplete }
             throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
                                  message: "No database exists at this path; check the path.")
         }
-        guard probe.size > 0 else { throw emptyFileError() }
-        return try openExisting(path: path, key: key, configuration: configuration)
+        guard probe.size > 0 else {
+            throw FileProbe(path: marker).kind == .regularFile ? incomplete : emptyFileError()
+        }
+        let database = try openExisting(path: path, key: key, configuration: configuration)
+        if FileProbe(path: marker).kind == .regularFile {
+            // Killed after page 1 was committed but before the marker went: complete.
+            guard try database.fetchInt(sql: "PRAGMA page_count") ?? 0 > 0 else { throw incomplete }
+            _ = unlink(marker)
+        }
+        return database
     }
 
     /// The hidden file that exists while a database is being created: written before

@@ -163,6 +163,19 @@ import Testing
         #expect(try SQLCipherWriter(path: path, key: .testRawKey).read { try $0.tableExists("t") })
     }
 
+    @Test func aStaleCreationMarkerBesideACompleteDatabaseIsIgnored() throws {
+        // Killed after page 1 was committed, before the marker was removed.
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        try SQLCipherWriter(path: path, key: .testRawKey).write { try $0.execute(sql: "CREATE TABLE t (a)") }
+        #expect(FileManager.default.createFile(atPath: SQLCipherOpener.creationMarker(for: path), contents: Data()))
+        var readOnly = SQLCipherConfiguration()
+        readOnly.createIfMissing = false
+        readOnly.readOnly = true
+        #expect(try SQLCipherWriter(path: path, key: .testRawKey, configuration: readOnly).read { try $0.tableExists("t") })
+        #expect(!FileManager.default.fileExists(atPath: SQLCipherOpener.creationMarker(for: path)))
+    }
+
     @Test func aNewDatabaseHasItsHeaderWrittenAtOnce() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("new.db")
