@@ -1,4 +1,6 @@
 import CSQLCipher
+import Foundation
+import MigrationKit
 
 /// One open SQLCipher connection, as handed to migration closures.
 ///
@@ -182,11 +184,14 @@ public final class SQLCipherDatabase {
 
     /// Prepares each statement of a multi-statement text in turn, with SQLite's own
     /// parser deciding where statements end (so `;` inside strings, comments and
-    /// trigger bodies is handled exactly as SQLite handles it).
+    /// trigger bodies is handled exactly as SQLite handles it). Where a statement's
+    /// first token is, and the failing statement's text, come from the same tokenizer
+    /// and splitter the linter uses.
     func forEachStatement(in sql: String, _ body: (SQLCipherStatement) throws -> Void) throws {
         let text = Array(sql.utf8CString)
         try text.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
+            let end = buffer.count - 1  // the terminating NUL
             var cursor = base
             var statementIndex = 0
             var lineCounter = LineCounter(text: buffer)
@@ -195,21 +200,30 @@ public final class SQLCipherDatabase {
                 var tail: UnsafePointer<CChar>?
                 let start = cursor - base
                 let code = sqlite3_prepare_v2(handle, cursor, -1, &statementHandle, &tail)
-                let tokenStart = SQLTrivia.firstTokenOffset(in: buffer, from: start)
-                if tokenStart >= buffer.count - 1 { return }  // only whitespace and comments left
+                // The text this statement covers: up to its tail, or on failure the rest.
+                let stop = code == SQLITE_OK ? (tail.map { $0 - base } ?? end) : end
+                let piece = String(decoding: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[start..<stop])), as: UTF8.self)
+                guard let firstToken = SQLTokenizer(piece).first(where: { !$0.isTrivia }) else {
+                    // Only blanks and comments: nothing to run.
+                    guard code == SQLITE_OK, let tail, tail > cursor else { return }
+                    cursor = tail
+                    continue
+                }
+                let tokenStart = start + firstToken.offset
                 let location = SQLLocation(
                     statementIndex: statementIndex + 1,
                     line: lineCounter.line(at: tokenStart),
                     offset: tokenStart)
                 guard code == SQLITE_OK else {
-                    let failing = SQLTrivia.statementText(in: buffer, from: tokenStart, to: nil)
+                    let failing = SQLStatementSplitter.split(piece).first.map { $0.text + ($0.isTerminated ? ";" : "") }
                     throw lastError(code: code, sql: failing, location: location)
                 }
                 guard let tail, tail > cursor else { return }
                 cursor = tail
                 guard let statementHandle else { continue }
                 statementIndex += 1
-                let statementText = SQLTrivia.statementText(in: buffer, from: tokenStart, to: tail - base)
+                let statementText = String(decoding: piece.utf8.dropFirst(firstToken.offset), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
                 let statement = SQLCipherStatement(handle: statementHandle, sql: statementText, database: self)
                 do {
                     try body(statement)
@@ -259,52 +273,5 @@ private struct LineCounter {
             scannedUpTo += 1
         }
         return line
-    }
-}
-
-/// Just enough lexing to skip whitespace and comments before a statement and to cut a
-/// statement's text out for an error message. Statement boundaries themselves come
-/// from `sqlite3_prepare_v2`.
-enum SQLTrivia {
-    static func firstTokenOffset(in text: UnsafeBufferPointer<CChar>, from start: Int) -> Int {
-        var index = start
-        let end = text.count - 1  // the terminating NUL
-        while index < end {
-            let byte = UInt8(bitPattern: text[index])
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C {
-                index += 1
-            } else if byte == UInt8(ascii: "-"), index + 1 < end, text[index + 1] == 0x2D {
-                while index < end, text[index] != 0x0A { index += 1 }
-            } else if byte == UInt8(ascii: "/"), index + 1 < end, text[index + 1] == 0x2A {
-                index += 2
-                while index < end, !(text[index] == 0x2A && index + 1 < end && text[index + 1] == 0x2F) { index += 1 }
-                index = min(index + 2, end)
-            } else {
-                break
-            }
-        }
-        return index
-    }
-
-    /// The statement's text, trimmed; for a statement SQLite could not parse (no end
-    /// known), up to the first `;` or the end of the line.
-    static func statementText(in text: UnsafeBufferPointer<CChar>, from start: Int, to end: Int?) -> String {
-        let limit = text.count - 1
-        var stop = min(end ?? limit, limit)
-        if end == nil {
-            var index = start
-            while index < limit, text[index] != 0x3B, text[index] != 0x0A { index += 1 }
-            stop = min(index + (index < limit && text[index] == 0x3B ? 1 : 0), limit)
-        }
-        let bytes = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[start..<max(start, stop)]))
-        return String(decoding: bytes, as: UTF8.self).trimmingTrailingWhitespace()
-    }
-}
-
-extension String {
-    fileprivate func trimmingTrailingWhitespace() -> String {
-        var result = Substring(self)
-        while let last = result.last, last.isWhitespace { result.removeLast() }
-        return String(result)
     }
 }
