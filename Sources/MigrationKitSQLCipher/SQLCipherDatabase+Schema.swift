@@ -1,3 +1,4 @@
+import Foundation
 import MigrationKit
 
 /// A column as `PRAGMA table_info` describes it.
@@ -69,21 +70,5 @@ extension SQLCipherDatabase {
 
 /// Quotes an SQL identifier: `my "table"` becomes `"my ""table"""`.
 public func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingAll("\"", with: "\"\"") + "\""
-}
-
-/// Quotes an SQL string literal: `it's` becomes `'it''s'`.
-public func quoteLiteral(_ text: String) -> String {
-    "'" + text.replacingAll("'", with: "''") + "'"
-}
-
-extension String {
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var result = ""
-        result.reserveCapacity(count)
-        for character in self {
-            if character == target { result += replacement } else { result.append(character) }
-        }
-        return result
-    }
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -116,12 +116,16 @@ public struct SQLCipherError: Error, Sendable, CustomStringConvertible {
         text += message
         if kind == .sqlite {
             if let location { text += " (at \(location))" }
-            if let sql {
-                let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
-                let shown = oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine)
-                text += " in `\(shown)`"
-            }
+            if let statementExcerpt { text += " in " + statementExcerpt }
         }
         return text
+    }
+
+    /// The failing statement for a one-line message: on one line, at most 200
+    /// characters, in backquotes. Nil when there is no statement.
+    public var statementExcerpt: String? {
+        guard let sql else { return nil }
+        let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return "`" + (oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine)) + "`"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MigrationKit
 
 /// The checks run after every migrate and rollback, and by `migrationkit verify`.
@@ -106,7 +107,7 @@ public struct SQLCipherMigrationVerifier: Sendable {
 
     /// quick_check answers with several lines for several problems; keep them on one.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters() }.joined(separator: "; ")
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
     }
 }
 
@@ -141,13 +142,4 @@ public struct VerificationReport: Sendable {
 
     public var passed: Bool { checks.allSatisfy(\.passed) }
     public var failures: [VerificationCheck] { checks.filter { !$0.passed } }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters() -> String {
-        var text = self
-        while let first = text.first, first.isWhitespace { text.removeFirst() }
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        return String(text)
-    }
 }

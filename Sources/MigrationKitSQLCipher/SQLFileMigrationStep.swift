@@ -12,12 +12,7 @@ public struct SQLFileStatementError: SourceLocatedError, CustomStringConvertible
     /// The message and the statement; the location is reported by whoever prints
     /// `sourcePath:sourceLine` in front (the runner's `MigrationStepError` does).
     public var description: String {
-        var text = underlying.message
-        if let sql = underlying.sql {
-            let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
-            text += " in `\(oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine))`"
-        }
-        return text
+        underlying.message + (underlying.statementExcerpt.map { " in " + $0 } ?? "")
     }
 }
 
