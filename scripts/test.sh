@@ -1,9 +1,42 @@
 #!/bin/sh
-# The README's test command (`make test`): installs what is missing, builds, and runs
-# every test inside a private D-Bus session with its own gnome-keyring.
+# The README's test command (`make test`): installs what is missing, then builds and
+# runs every test on both supported SQLCipher platforms, each inside a private D-Bus
+# session with its own gnome-keyring:
+#
+#   sqlcipher4  the default: the system's SQLCipher 4 (4.6.1), scratch path .build
+#   sqlcipher3  Debian 12's own SQLCipher 3.4.1 (scripts/sqlcipher3.sh), scratch path
+#               .build-sqlcipher3
+#
+# MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs one of them; arguments go to
+# `swift test` (for example --filter). Every built binary's linkage is checked first.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
-swift build --build-tests
-./scripts/with-test-keyring.sh swift test --skip-build "$@"
+
+configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3"}
+for configuration in $configurations; do
+    (
+        case "$configuration" in
+        sqlcipher4)
+            scratch=.build
+            MIGRATIONKIT_EXPECTED_SQLCIPHER=4
+            ;;
+        sqlcipher3)
+            eval "$(./scripts/sqlcipher3.sh --env)"
+            scratch=.build-sqlcipher3
+            MIGRATIONKIT_EXPECTED_SQLCIPHER=3
+            ;;
+        *)
+            echo "test: unknown configuration $configuration (use sqlcipher4 or sqlcipher3)" >&2
+            exit 64
+            ;;
+        esac
+        export MIGRATIONKIT_EXPECTED_SQLCIPHER
+        echo "== $configuration: building (scratch path $scratch)" >&2
+        swift build --build-tests --scratch-path "$scratch"
+        ./scripts/check-linkage.sh "$scratch" "$configuration"
+        echo "== $configuration: testing" >&2
+        ./scripts/with-test-keyring.sh swift test --skip-build --scratch-path "$scratch" "$@"
+    )
+done
