@@ -91,7 +91,7 @@ public enum DatabaseEncryption {
     public static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings = CipherSettings()) throws {
         try oldKey.validate()
         try newKey.validate()
-        let configuration = existing(cipher: cipher)
+        var configuration = existing(cipher: cipher)
         do {
             let database: SQLCipherDatabase
             do {
@@ -113,6 +113,8 @@ public enum DatabaseEncryption {
                 sqlite3_rekey(database.handle, material.baseAddress, Int32(material.count))
             }
             guard code == SQLITE_OK else { throw database.lastError(code: code) }
+            // Rekey keeps the format: prove the new key in the one the old key opened.
+            configuration.cipher = database.cipherSettings
         }
         do {
             _ = try SQLCipherOpener.open(path: path, key: newKey, configuration: configuration)
@@ -224,6 +226,7 @@ public enum DatabaseEncryption {
         }
         _ = try attach.step()
         defer { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") }
+        try SQLCipherLibrary.silenceLog(on: source)
         try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
         // sqlcipher_export copies schema and rows but not these two header fields.
         do {

@@ -11,8 +11,31 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     public let cipher: String?
     /// The crypto library under SQLCipher, e.g. "OpenSSL 3.0.3 3 May 2022".
     public let provider: String?
+    /// Bytes of page 1 left unencrypted (SQLCipher 4; 0 on 3.x).
+    public let plaintextHeaderSize: Int?
     /// Opened with a raw key: SQLCipher uses it as is, so the KDF settings do not apply.
     public var rawKey = false
+
+    /// Which version's defaults these settings are, or `custom`.
+    public var format: CipherFormat {
+        let hmac = hmacAlgorithm?.uppercased() ?? "HMAC_SHA1"
+        let kdf = kdfAlgorithm?.uppercased() ?? "PBKDF2_HMAC_SHA1"
+        guard plaintextHeaderSize ?? 0 == 0 else { return .custom }
+        // A raw key skips the KDF, so its iteration count says nothing about the format.
+        func iterations(_ expected: Int) -> Bool { rawKey || kdfIterations == expected }
+        switch (pageSize, usesHMAC ?? true) {
+        case (4096, true) where hmac == "HMAC_SHA512" && kdf == "PBKDF2_HMAC_SHA512" && iterations(256_000):
+            return .sqlcipher4
+        case (1024, true) where hmac == "HMAC_SHA1" && kdf == "PBKDF2_HMAC_SHA1" && iterations(64000):
+            return .sqlcipher3
+        case (1024, true) where hmac == "HMAC_SHA1" && kdf == "PBKDF2_HMAC_SHA1" && iterations(4000):
+            return .sqlcipher2
+        case (1024, false) where kdf == "PBKDF2_HMAC_SHA1" && iterations(4000):
+            return .sqlcipher1
+        default:
+            return .custom
+        }
+    }
 
     /// Reads the settings of an open, keyed database. SQLCipher 3 does not report its
     /// algorithms (it has only one of each), so they are filled in from the version.
@@ -33,21 +56,23 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
             kdfAlgorithm: try text("cipher_kdf_algorithm") ?? (major == 3 ? "PBKDF2_HMAC_SHA1" : nil),
             hmacAlgorithm: try text("cipher_hmac_algorithm") ?? (major == 3 ? "HMAC_SHA1" : nil),
             cipher: try text("cipher"),
-            provider: [try text("cipher_provider"), try text("cipher_provider_version")].compactMap { $0 }.last)
+            provider: [try text("cipher_provider"), try text("cipher_provider_version")].compactMap { $0 }.last,
+            plaintextHeaderSize: major >= 4 ? try text("cipher_plaintext_header_size").flatMap { Int($0) } : 0)
     }
 
-    /// One line: "AES-256-CBC, 1024-byte pages, PBKDF2_HMAC_SHA1 × 64000, HMAC_SHA1".
+    /// One line: "SQLCipher 3 defaults: AES-256-CBC, 1024-byte pages, PBKDF2_HMAC_SHA1 × 64000, HMAC_SHA1".
     public var summary: String {
         var parts: [String] = []
         if let cipher { parts.append(cipher) }
         if let pageSize { parts.append("\(pageSize)-byte pages") }
+        if let header = plaintextHeaderSize, header > 0 { parts.append("\(header)-byte plaintext header") }
         if rawKey {
             parts.append("raw key (no key derivation)")
         } else if let kdfIterations {
             parts.append("\(kdfAlgorithm ?? "KDF") × \(kdfIterations)")
         }
         if let usesHMAC { parts.append(usesHMAC ? (hmacAlgorithm ?? "HMAC") : "no HMAC") }
-        return parts.joined(separator: ", ")
+        return "\(format): " + parts.joined(separator: ", ")
     }
 }
 

@@ -57,6 +57,8 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let SQLITE_CONSTRAINT_PRIMARYKEY = ResultCode(rawValue: 1555)
     public static let SQLITE_CONSTRAINT_UNIQUE = ResultCode(rawValue: 2067)
     public static let SQLITE_READONLY_DBMOVED = ResultCode(rawValue: 1032)
+    /// SQLite 3.22+: the database's folder is read-only, so its journal cannot be created.
+    public static let SQLITE_READONLY_DIRECTORY = ResultCode(rawValue: 1544)
     /// A commit turned into a rollback by a commit hook.
     public static let SQLITE_CONSTRAINT_COMMITHOOK = ResultCode(rawValue: 531)
     public static let SQLITE_IOERR_WRITE = ResultCode(rawValue: 778)

@@ -15,6 +15,11 @@ public final class SQLCipherDatabase {
     /// executes the same dozen bookkeeping statements for every step.
     private var statementCache: [String: SQLCipherStatement] = [:]
     private static let statementCacheLimit = 64
+    /// The cipher settings this connection was opened with: the ones given, or those
+    /// of the format its key was found to decrypt. Connections opened later to the same
+    /// file (backups, scratch copies, the proof after a rekey) use them, so they derive
+    /// the key once and never write another format.
+    public internal(set) var cipherSettings = CipherSettings()
     /// While true, SQLite's commit hook turns every COMMIT into a rollback (see
     /// `forbiddingCommits`).
     fileprivate var commitsForbidden = false

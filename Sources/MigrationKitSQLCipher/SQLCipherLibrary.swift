@@ -56,6 +56,25 @@ public enum SQLCipherLibrary {
         (cipherVersion ?? SQLCipherVersion(major: 0, minor: 0, patch: 0)) >= SQLCipherVersion(major: 4, minor: 2, patch: 0)
     }
 
+    /// SQLCipher 4.5.1+ logs to standard error by default (timestamped `ERROR CORE` lines
+    /// on every wrong key). Keying a connection sets the process-wide level back to WARN,
+    /// so it is switched off after every key, and the log's destination is pointed at
+    /// /dev/null once per process, which keying leaves alone: no library line reaches
+    /// the user even while another thread is keying. Errors reach the caller as
+    /// `SQLCipherError`s instead.
+    static func silenceLog(on database: SQLCipherDatabase) throws {
+        guard let cipherVersion, cipherVersion >= SQLCipherVersion(major: 4, minor: 5, patch: 1) else { return }
+        _ = logDestinationSilenced
+        try database.execute(sql: "PRAGMA cipher_log_level = NONE")
+    }
+
+    private static let logDestinationSilenced: Bool = {
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }
+        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { return false }
+        return sqlite3_exec(handle, "PRAGMA cipher_log = '/dev/null'", nil, nil, nil) == SQLITE_OK
+    }()
+
     /// A one-line description for status output: "SQLCipher 3.4.1 (SQLite 3.15.2)".
     public static var summary: String {
         "SQLCipher \(cipherVersionString ?? "unavailable") (SQLite \(sqliteVersion))"

@@ -22,6 +22,9 @@ enum SQLCipherOpener {
                 path: path)
         }
         do {
+            // Before any file is looked at or created: settings that cannot work must
+            // not leave a file behind that later runs cannot open.
+            try CipherSettingsApplier.validate(configuration.cipher)
             if path == ":memory:" { return try openExisting(path: path, key: key, configuration: configuration) }
             let probe = FileProbe(path: path)
             try refuseNonFiles(probe)
@@ -42,13 +45,51 @@ enum SQLCipherOpener {
         }
     }
 
+    /// Opens, keys and proves an existing (or empty, being created) file. With a key and
+    /// no cipher settings, each format the linked library can read is tried in turn
+    /// (`CipherFormat.readable`), its own first, each on a new connection (SQLCipher 4.5.5+
+    /// refuses a second key on a used connection): one key derivation per attempt, and
+    /// none for formats whose page size the file's size rules out.
     private static func openExisting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
-        let database = try openHandle(path: path, configuration: configuration)
-        if let key { try applyKey(key, to: database) }
-        try CipherSettingsApplier.apply(configuration.cipher, to: database)
-        try proveReadable(database, keyed: key != nil)
-        try configure(database, configuration: configuration)
-        return database
+        guard let key else {
+            let database = try openHandle(path: path, configuration: configuration)
+            try proveReadable(database, keyed: false, triedFormats: nil)
+            database.cipherSettings = CipherSettings()
+            try configure(database, configuration: configuration)
+            return database
+        }
+        let attempts = attemptedSettings(for: path, given: configuration.cipher)
+        var firstFailure: SQLCipherError?
+        for attempt in attempts {
+            let database = try openHandle(path: path, configuration: configuration)
+            try applyKey(key, to: database)
+            try CipherSettingsApplier.apply(attempt.settings, to: database)
+            do {
+                try proveReadable(database, keyed: true, triedFormats: nil)
+            } catch let error as SQLCipherError where error.kind == .wrongKey || error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
+                // A format that does not fit reads as a wrong key (or, with a hot
+                // journal, as damage): try the next one, keep the first diagnosis.
+                firstFailure = firstFailure ?? error
+                continue
+            }
+            database.cipherSettings = attempt.settings
+            try configure(database, configuration: configuration)
+            return database
+        }
+        if let firstFailure, firstFailure.kind != .wrongKey { throw firstFailure }
+        throw explainUnreadable(path: path, keyed: true,
+                                triedFormats: configuration.cipher.isDefault ? attempts.compactMap(\.format) : nil)
+    }
+
+    /// The settings to try, in order: the given ones alone, or one per readable format.
+    private static func attemptedSettings(for path: String, given: CipherSettings) -> [(format: CipherFormat?, settings: CipherSettings)] {
+        guard given.isDefault, let major = SQLCipherLibrary.cipherVersion?.major else { return [(nil, given)] }
+        let formats = CipherFormat.readable(byLibraryMajor: major)
+        let size = FileProbe(path: path).size
+        let possible = formats.filter { format in format.pageSize.map { size % Int64($0) == 0 } ?? true }
+        return (possible.isEmpty ? [formats[0]] : possible).map { format in
+            (format, format.version == major ? CipherSettings() : CipherSettings(compatibility: format.version))
+        }
     }
 
     /// An empty file, or one whose creation marker is present, seen by a caller that
@@ -192,15 +233,16 @@ enum SQLCipherOpener {
             throw SQLCipherError(kind: .invalidKey, resultCode: ResultCode(rawValue: code),
                                  message: "SQLCipher refused the key.")
         }
+        try SQLCipherLibrary.silenceLog(on: database)
     }
 
     /// Reads `sqlite_master` once. SQLITE_NOTADB is matched by code, never by text (its
     /// wording changed between SQLCipher 3 and 4), then explained by what the file holds.
-    private static func proveReadable(_ database: SQLCipherDatabase, keyed: Bool) throws {
+    private static func proveReadable(_ database: SQLCipherDatabase, keyed: Bool, triedFormats: [CipherFormat]?) throws {
         do {
             _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
         } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
-            throw explainUnreadable(path: database.path, keyed: keyed)
+            throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
         } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
             // The first page decrypted (a wrong key fails as NOTADB), but the schema
             // does not read: typically a file cut short by a failed copy or a full disk.
@@ -217,8 +259,14 @@ enum SQLCipherOpener {
                               message: "The database is damaged\(shape): its schema cannot be read; restore it from a backup.")
     }
 
-    static func explainUnreadable(path: String, keyed: Bool) -> SQLCipherError {
+    /// - Parameter triedFormats: the formats tried when none was given (for the
+    ///   wrong-key sentence); nil when the caller gave the settings.
+    static func explainUnreadable(path: String, keyed: Bool, triedFormats: [CipherFormat]?) -> SQLCipherError {
         let probe = FileProbe(path: path)
+        if probe.hasPlaintextSQLiteHeader, keyed, !probe.isPlaintextSQLiteDatabase {
+            return SQLCipherError(kind: .wrongKey, resultCode: .SQLITE_NOTADB,
+                                  message: "The key does not decrypt this file, which starts with a plaintext SQLite header but is encrypted after it: a SQLCipher database with a plaintext header; give its cipher settings (the plaintext header size and the salt), and check the key.")
+        }
         if probe.hasPlaintextSQLiteHeader {
             if keyed {
                 return SQLCipherError(kind: .notEncrypted, resultCode: .SQLITE_NOTADB,
@@ -232,8 +280,17 @@ enum SQLCipherOpener {
                                   message: "The file is not a database (its size is not a whole number of database pages); check the path.")
         }
         if keyed {
+            // To SQLCipher a wrong key and wrong settings are the same failure: say both.
+            let settings: String
+            if let triedFormats, !triedFormats.isEmpty {
+                let names = triedFormats.map { $0.version.map(String.init) ?? $0.rawValue }
+                settings = "in any format tried (the defaults of SQLCipher \(names.joined(separator: ", ")))"
+                    + "; check the key and its source, or, if the database was made with other cipher settings, give them (page size, KDF iterations, KDF and HMAC algorithms, plaintext header)"
+            } else {
+                settings = "with the cipher settings given; check the key and its source, and that the settings are the ones the database was made with"
+            }
             return SQLCipherError(kind: .wrongKey, resultCode: .SQLITE_NOTADB,
-                                  message: "Wrong key, or not a SQLCipher database: the key does not decrypt this file; check the key and its source."
+                                  message: "Wrong key, or not a SQLCipher database: the key does not decrypt this file \(settings)."
                                       + CipherCompatibilityHint.forWrongKey(fileSize: probe.size))
         }
         return SQLCipherError(kind: .keyRequired, resultCode: .SQLITE_NOTADB,

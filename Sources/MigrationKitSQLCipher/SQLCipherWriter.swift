@@ -11,6 +11,10 @@ public final class SQLCipherWriter: @unchecked Sendable {
     public typealias Configuration = SQLCipherConfiguration
 
     public let path: String
+    /// The configuration the database was opened with, its cipher settings made exact:
+    /// when none were given and the file is in another known format than the linked
+    /// library's (a SQLCipher 3 file on SQLCipher 4), they name that format, so every
+    /// connection opened from this configuration keeps it.
     public let configuration: Configuration
     /// Kept (in wiped storage) for operations that need the same key again, such as a
     /// backup or a scratch database encrypted alike. Never printed.
@@ -31,9 +35,12 @@ public final class SQLCipherWriter: @unchecked Sendable {
     ///   the file is never modified when opening fails.
     public init(path: String, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
         self.path = path
-        self.configuration = configuration
         self.key = key
-        self.database = try SQLCipherOpener.open(path: path, key: key, configuration: configuration)
+        let database = try SQLCipherOpener.open(path: path, key: key, configuration: configuration)
+        var exact = configuration
+        exact.cipher = database.cipherSettings
+        self.configuration = exact
+        self.database = database
     }
 
     /// Whether the database is encrypted (was opened with a key).
@@ -112,6 +119,29 @@ extension SQLCipherDatabase {
     func rollbackIfNeeded() {
         if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
         restoreAfterIOError()
+        removeDeadJournal()
+    }
+
+    /// SQLCipher 4 stops its codec at a page that fails its HMAC (a damaged file), and a
+    /// transaction rolled back after that leaves its journal behind with the header
+    /// zeroed: not hot, so SQLite never replays it (the database is as it was), but a
+    /// file the user did not have. SQLite itself only removes such a journal at the next
+    /// commit. It is removed here under a RESERVED lock, which no other writer can hold
+    /// at the same time, so it cannot be another connection's live journal.
+    private func removeDeadJournal() {
+        let journal = path + "-journal"
+        guard path != ":memory:", !path.isEmpty, Self.hasZeroedHeader(journal) else { return }
+        guard (try? execute(sql: "BEGIN IMMEDIATE TRANSACTION")) != nil else { return }
+        defer { try? execute(sql: "ROLLBACK TRANSACTION") }
+        if Self.hasZeroedHeader(journal) { _ = unlink(journal) }
+    }
+
+    /// Whether a journal exists whose magic number (its first 8 bytes) is zeroed: what
+    /// SQLite leaves of a finished transaction, and never replays (it calls a journal
+    /// hot only when its first byte is not zero).
+    private static func hasZeroedHeader(_ journal: String) -> Bool {
+        let magic = FileProbe(path: journal).header(count: 8)
+        return magic.count == 8 && magic.allSatisfy { $0 == 0 }
     }
 
     /// After an I/O error inside a write (SQLITE_FULL when the disk fills up while

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -168,7 +169,7 @@ func noise(_ count: Int) -> Data {
         let workspace = try migratedWorkspace(pending: false)
         // Enough rows for the authors table to fill pages of its own.
         let rows = (1...300).map { "(\($0), 'author number \($0) with a longer name')" }.joined(separator: ", ")
-        let insert = try Guarded.run(["-batch", workspace.database], executable: "/usr/bin/sqlcipher",
+        let insert = try Guarded.run(["-batch", workspace.database], executable: SQLCipherShell.path,
                                      stdin: Data("PRAGMA key = '\(workspace.passphrase)';\nINSERT INTO authors VALUES \(rows);\n".utf8))
         #expect(insert.status == 0, "\(insert)")
         var bytes = try #require(workspace.bytes(workspace.database))
@@ -262,7 +263,9 @@ func noise(_ count: Int) -> Data {
                 return ("0003_string.sql", ["0003_string.sql:3:", "failed and was rolled back", "unrecognized token"])
             case .unendedCreateTable:
                 try workspace.migration("0003_unended.sql", "-- migrate:up\nCREATE TABLE t (a")
-                return ("0003_unended.sql", ["0003_unended.sql:2:", "failed and was rolled back", "syntax error"])
+                // SQLite's own words: "syntax error" up to 3.15, "incomplete input" in 3.46.
+                let sqliteSays = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 ? "incomplete input" : "syntax error"
+                return ("0003_unended.sql", ["0003_unended.sql:2:", "failed and was rolled back", sqliteSays])
             case .triggerWithoutEnd:
                 try workspace.migration("0003_trigger.sql", "-- migrate:up\nCREATE TRIGGER t AFTER INSERT ON authors BEGIN\n  SELECT 1;\n")
                 return ("0003_trigger.sql", ["0003_trigger.sql:2:", "failed and was rolled back"])
@@ -649,7 +652,7 @@ func noise(_ count: Int) -> Data {
 
     /// The database's rows and schema as text, through the sqlcipher shell.
     private func dump(_ database: String, _ passphrase: String) throws -> String {
-        let result = try Guarded.run(["-batch", database], executable: "/usr/bin/sqlcipher",
+        let result = try Guarded.run(["-batch", database], executable: SQLCipherShell.path,
                                      stdin: Data("PRAGMA key = '\(passphrase)';\n.dump\n".utf8), timeout: 30)
         #expect(result.status == 0 && result.stdout.contains("CREATE TABLE authors"), "\(result)")
         return result.stdout

@@ -36,8 +36,7 @@ import Testing
         #expect(header != Data("SQLite format 3\0".utf8))
         let mode = (try FileManager.default.attributesOfItem(atPath: workspace.database)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600)
-        let shell = try Binary.run(["-batch", workspace.database], executable: "/usr/bin/sqlcipher",
-                                   stdin: "PRAGMA key = '\(workspace.passphrase)';\nSELECT identifier FROM grdb_migrations ORDER BY identifier;\n")
+        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "SELECT identifier FROM grdb_migrations ORDER BY identifier;")
         #expect(shell.stdout == "0001_authors\n0002_books\n")
     }
 

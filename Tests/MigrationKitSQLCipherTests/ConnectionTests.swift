@@ -305,6 +305,19 @@ import Testing
         #expect(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == SQLCipherLibrary.cipherVersionString)
     }
 
+    /// `scripts/test.sh` says which configuration it built; a build that silently linked
+    /// the other SQLCipher (as SwiftPM's link order once made it) fails here.
+    @Test func thisRunIsOnTheSQLCipherItClaims() throws {
+        let version = try #require(SQLCipherLibrary.cipherVersion)
+        guard let expected = TestPlatform.expectedSQLCipherMajor else {
+            #expect(!TestPlatform.isCI, "CI must run through scripts/test.sh, which names the SQLCipher configuration")
+            return
+        }
+        #expect(version.major == expected, "linked \(version), expected SQLCipher \(expected)")
+        let shell = try SQLCipherShell.run(":memory:", keyPragma: nil, "PRAGMA cipher_version;")
+        #expect(shell.stdout.hasPrefix("\(expected)."), "the sqlcipher shell at \(SQLCipherShell.path) is \(shell.stdout)")
+    }
+
     @Test func thisProcessNeverLoadsThePlainSQLiteLibrary() throws {
         // libsqlite3 and libsqlcipher export the same symbols; loading both would
         // silently route some calls to the unencrypted library.

@@ -142,19 +142,92 @@ import Testing
         #expect(try SQLCipherWriter(path: encrypted, key: .testPassphrase, configuration: configuration).read { try $0.fetchInt(sql: "SELECT count(*) FROM books") } == 50)
     }
 
-    @Test func settingsTheLinkedLibraryCannotHonourAreRefusedByVersion() throws {
+    /// SQLCipher ignores pragmas it does not know, so a setting the linked library cannot
+    /// honour must be refused by name, with the version, before any file is created; on
+    /// SQLCipher 4 the same settings must work.
+    @Test func settingsOnlySQLCipher4HasAreRefusedOn3AndWorkOn4() throws {
         let version = try #require(SQLCipherLibrary.cipherVersion)
-        try #require(version.major == 3, "this check is about a SQLCipher 3 library")
         let directory = try TemporaryDirectory()
-        var configuration = SQLCipherConfiguration()
-        configuration.cipher = CipherSettings(compatibility: 4)
-        #expect {
-            _ = try SQLCipherWriter(path: directory.path("new.db"), key: .testPassphrase, configuration: configuration)
-        } throws: { error in
-            (error as? SQLCipherError)?.kind == .unsupportedCipherSetting
-                && "\(error)".contains(SQLCipherLibrary.cipherVersionString ?? "?")
+        let fourOnly: [CipherSettings] = [
+            CipherSettings(compatibility: 4),
+            CipherSettings(kdfAlgorithm: "PBKDF2_HMAC_SHA256"),
+            CipherSettings(hmacAlgorithm: "HMAC_SHA256"),
+            CipherSettings(plaintextHeaderSize: 32, salt: Array(repeating: 7, count: 16)),
+        ]
+        for (index, settings) in fourOnly.enumerated() {
+            var configuration = SQLCipherConfiguration()
+            configuration.cipher = settings
+            let path = directory.path("new-\(index).db")
+            if version.major >= 4 {
+                let writer = try SQLCipherWriter(path: path, key: .testPassphrase, configuration: configuration)
+                try writer.write { try $0.execute(sql: "CREATE TABLE t (a)") }
+                #expect(try writer.effectiveCipherSettings()?.format == (index == 0 ? .sqlcipher4 : .custom))
+            } else {
+                #expect {
+                    _ = try SQLCipherWriter(path: path, key: .testPassphrase, configuration: configuration)
+                } throws: { error in
+                    (error as? SQLCipherError)?.kind == .unsupportedCipherSetting
+                        && "\(error)".contains(SQLCipherLibrary.cipherVersionString ?? "?")
+                }
+                #expect(!FileManager.default.fileExists(atPath: path), "\(settings)")
+            }
         }
-        #expect(!FileManager.default.fileExists(atPath: directory.path("new.db")))
+    }
+
+    /// Settings no SQLCipher can use are refused before a file exists, so no later run
+    /// meets a half-made file it calls a wrong key.
+    @Test func impossibleSettingsLeaveNoFileBehind() throws {
+        let directory = try TemporaryDirectory()
+        let impossible: [CipherSettings] = [
+            CipherSettings(compatibility: 5),
+            CipherSettings(kdfIterations: 0),
+            CipherSettings(pageSize: 1000),
+            CipherSettings(kdfAlgorithm: "MD5"),
+            CipherSettings(plaintextHeaderSize: 32),
+            CipherSettings(plaintextHeaderSize: 24, salt: Array(repeating: 1, count: 16)),
+            CipherSettings(salt: [1, 2, 3]),
+        ]
+        for (index, settings) in impossible.enumerated() {
+            var configuration = SQLCipherConfiguration()
+            configuration.cipher = settings
+            let path = directory.path("impossible-\(index).db")
+            expectError(.unsupportedCipherSetting) { _ = try SQLCipherWriter(path: path, key: .testPassphrase, configuration: configuration) }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "\(settings)")
+        }
+    }
+
+    /// SQLCipher 4's own settings, chosen by hand, read back by the shell of the same
+    /// library with the same pragmas, and by MigrationKit only when they are given.
+    @Test func customSQLCipher4SettingsInteroperateWithTheShell() throws {
+        let version = try #require(SQLCipherLibrary.cipherVersion)
+        guard version.major >= 4 else {
+            // 3.x has one algorithm of each: the same request is refused (previous test).
+            expectError(.unsupportedCipherSetting) { try CipherSettingsApplier.validate(CipherSettings(hmacAlgorithm: "HMAC_SHA256")) }
+            return
+        }
+        let directory = try TemporaryDirectory()
+        let path = directory.path("custom.db")
+        let salt: [UInt8] = Array(0x10...0x1f)
+        let settings = CipherSettings(kdfIterations: 10_000, pageSize: 2048, kdfAlgorithm: "PBKDF2_HMAC_SHA256",
+                                      hmacAlgorithm: "HMAC_SHA256", plaintextHeaderSize: 32, salt: salt)
+        var configuration = SQLCipherConfiguration()
+        configuration.cipher = settings
+        let writer = try SQLCipherWriter(path: path, key: .testPassphrase, configuration: configuration)
+        try writer.write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (41), (1);") }
+        let effective = try #require(try writer.effectiveCipherSettings())
+        #expect(effective.format == .custom && effective.pageSize == 2048 && effective.plaintextHeaderSize == 32)
+        #expect(effective.kdfAlgorithm == "PBKDF2_HMAC_SHA256" && effective.hmacAlgorithm == "HMAC_SHA256")
+        // A plaintext header: the file starts like an unencrypted SQLite file.
+        #expect(try fileBytes(path).prefix(16) == Data("SQLite format 3\0".utf8))
+        let shell = try SQLCipherShell.run(path, keyPragma: "'correct horse battery staple'", """
+            PRAGMA kdf_iter = 10000; PRAGMA cipher_page_size = 2048;
+            PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA256; PRAGMA cipher_hmac_algorithm = HMAC_SHA256;
+            PRAGMA cipher_plaintext_header_size = 32; PRAGMA cipher_salt = "x'101112131415161718191a1b1c1d1e1f'";
+            .output
+            SELECT sum(a) FROM t;
+            """)
+        #expect(shell.stdout.hasSuffix("42\n"), "\(shell.output)")
+        expectError(.wrongKey) { _ = try SQLCipherWriter(path: path, key: .testPassphrase) }
     }
 }
 
@@ -169,12 +242,19 @@ import Testing
 
     private let fixtureKey = DatabaseKey.passphrase("sqlcipher 4 fixture")
 
-    @Test func aSQLCipher4DefaultFileGetsAnExplanationOnSQLCipher3() throws {
+    /// SQLCipher 4 opens a file with SQLCipher 4's defaults as is; SQLCipher 3 cannot
+    /// read it at all (no SHA-512), and says so instead of a bare "wrong key".
+    @Test func aSQLCipher4DefaultFileOpensOn4AndIsExplainedOn3() throws {
         let version = try #require(SQLCipherLibrary.cipherVersion)
-        try #require(version.major == 3, "the explanation is for SQLCipher 3 libraries")
         let directory = try TemporaryDirectory()
         let path = try fixture("sqlcipher4-default.db", in: directory)
         let before = try fileBytes(path)
+        if version.major >= 4 {
+            let writer = try SQLCipherWriter(path: path, key: fixtureKey)
+            #expect(try writer.read { try $0.fetchInt(sql: "SELECT sum(a) FROM t") } == 6)
+            #expect(try writer.effectiveCipherSettings()?.format == .sqlcipher4)
+            return
+        }
         #expect {
             _ = try SQLCipherWriter(path: path, key: fixtureKey)
         } throws: { error in
@@ -186,13 +266,28 @@ import Testing
         #expect(try fileBytes(path) == before)
     }
 
-    @Test func aFileSQLCipher4WroteInCompatibilityMode3OpensAndMigrates() throws {
+    /// A SQLCipher 3-format file opens with no settings on either library, and a
+    /// migration keeps it in that format: the shell then reads it with SQLCipher 3's
+    /// settings, and (on 4.x) not with its own defaults.
+    @Test func aSQLCipher3FormatFileOpensWithNoSettingsAndKeepsItsFormat() throws {
         let directory = try TemporaryDirectory()
         let path = try fixture("sqlcipher4-compat3.db", in: directory)
         let writer = try SQLCipherWriter(path: path, key: fixtureKey)
         #expect(try writer.read { try $0.fetchInt(sql: "SELECT sum(a) FROM t") } == 6)
+        #expect(try writer.effectiveCipherSettings()?.format == .sqlcipher3)
         try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors]).migrate(in: writer)
         #expect(try writer.read { try $0.tableExists("authors") })
+        try DatabaseBackup.create(of: writer, keep: 0)
+        #expect(try SQLCipherWriter(path: path, key: fixtureKey).effectiveCipherSettings()?.format == .sqlcipher3)
+
+        let isFour = try #require(SQLCipherLibrary.cipherVersion).major >= 4
+        let asThree = try SQLCipherShell.run(path, keyPragma: "'sqlcipher 4 fixture'",
+                                             (isFour ? "PRAGMA cipher_compatibility = 3;\n" : "") + "SELECT count(*) FROM authors;")
+        #expect(asThree.status == 0 && asThree.stdout == "0\n", "\(asThree.output)")
+        if isFour {
+            let asFour = try SQLCipherShell.run(path, keyPragma: "'sqlcipher 4 fixture'", "SELECT count(*) FROM authors;")
+            #expect(asFour.status != 0)
+        }
     }
 }
 

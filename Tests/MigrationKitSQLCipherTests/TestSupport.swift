@@ -3,19 +3,6 @@ import MigrationKitTestSupport
 import MigrationKit
 @testable import MigrationKitSQLCipher
 
-/// The real `sqlcipher` shell as a second, independent client.
-enum SQLCipherShell {
-    static let path = "/usr/bin/sqlcipher"
-
-    /// Runs `sql` against `database` after `PRAGMA key = <keyPragmaValue>`.
-    static func run(_ database: String, keyPragma: String?, _ sql: String) throws -> ChildProcessResult {
-        var script = ""
-        if let keyPragma { script += "PRAGMA key = \(keyPragma);\n" }
-        script += sql + "\n"
-        return try ChildProcess.run([path, "-batch", "-bail", database], stdin: Data(script.utf8))
-    }
-}
-
 /// Steps used across tests: a small "library" app's history.
 enum SampleSteps {
     static let createAuthors = SQLCipherMigrationStep(

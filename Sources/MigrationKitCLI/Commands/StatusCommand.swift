@@ -34,6 +34,7 @@ struct StatusCommand: ParsableCommand {
         reporter.line(exists ? database : "\(database) (does not exist yet: migrate creates it)")
         reporter.line("  library: \(SQLCipherLibrary.summary)")
         if exists { reporter.line("  cipher:  \(cipher?.summary ?? "none (plaintext database)")") }
+        if exists { reporter.line("  format:  \((cipher?.format ?? .plaintext).rawValue)") }
         for entry in status.entries {
             let label: String
             switch entry.state {
@@ -55,6 +56,7 @@ struct StatusCommand: ParsableCommand {
             sqlcipherVersion: SQLCipherLibrary.cipherVersionString,
             sqliteVersion: SQLCipherLibrary.sqliteVersion,
             cipher: cipher,
+            format: exists ? (cipher?.format ?? .plaintext) : nil,
             migrations: status.entries.map { .init(identifier: $0.identifier, state: $0.state.rawValue) },
             unknownApplied: status.unknownApplied,
             appliedCount: status.applied.count,
@@ -79,6 +81,9 @@ struct StatusDocument: Encodable {
     let sqliteVersion: String
     /// The database's effective cipher settings; null for a plaintext database.
     let cipher: EffectiveCipherSettings?
+    /// "sqlcipher4", "sqlcipher3", "sqlcipher2", "sqlcipher1", "custom" or "plaintext";
+    /// null when the database does not exist yet.
+    let format: CipherFormat?
     let migrations: [Migration]
     /// Identifiers in the ledger that no migration file has.
     let unknownApplied: [String]

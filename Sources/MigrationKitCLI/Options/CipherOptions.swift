@@ -1,9 +1,13 @@
 import ArgumentParser
 import MigrationKitSQLCipher
 
-/// SQLCipher parameters for databases not made with the linked library's defaults.
+/// SQLCipher parameters for databases not made with a known version's defaults.
+///
+/// Without any of them, an existing database opens in whichever known format its key
+/// decrypts (SQLCipher 4's, 3's, 2's or 1's defaults, the linked library's own first),
+/// and a new one is created with the linked library's defaults.
 public struct CipherOptions: ParsableArguments {
-    @Option(name: .customLong("cipher-compatibility"), help: ArgumentHelp("Open or create in SQLCipher 3's or 4's format (3 or 4).", valueName: "3|4"))
+    @Option(name: .customLong("cipher-compatibility"), help: ArgumentHelp("Open or create in SQLCipher 1's, 2's, 3's or 4's default format.", valueName: "1-4"))
     public var compatibility: Int?
 
     @Option(name: .customLong("kdf-iter"), help: ArgumentHelp("PBKDF2 iterations the database was keyed with.", valueName: "n"))
@@ -12,11 +16,23 @@ public struct CipherOptions: ParsableArguments {
     @Option(name: .customLong("cipher-page-size"), help: ArgumentHelp("The database's cipher page size in bytes.", valueName: "n"))
     public var pageSize: Int?
 
+    @Option(name: .customLong("cipher-kdf-algorithm"), help: ArgumentHelp("The KDF (SQLCipher 4): PBKDF2_HMAC_SHA1, PBKDF2_HMAC_SHA256 or PBKDF2_HMAC_SHA512.", valueName: "name"))
+    public var kdfAlgorithm: String?
+
+    @Option(name: .customLong("cipher-hmac-algorithm"), help: ArgumentHelp("The page HMAC (SQLCipher 4): HMAC_SHA1, HMAC_SHA256 or HMAC_SHA512.", valueName: "name"))
+    public var hmacAlgorithm: String?
+
+    @Option(name: .customLong("cipher-plaintext-header-size"), help: ArgumentHelp("Bytes of page 1 left unencrypted (SQLCipher 4; a multiple of 16; needs --cipher-salt).", valueName: "n"))
+    public var plaintextHeaderSize: Int?
+
+    @Option(name: .customLong("cipher-salt"), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex"))
+    public var salt: String?
+
     public init() {}
 
     public func validate() throws {
-        if let compatibility, !(3...4).contains(compatibility) {
-            throw ValidationError("--cipher-compatibility must be 3 or 4.")
+        if let compatibility, !(1...4).contains(compatibility) {
+            throw ValidationError("--cipher-compatibility must be 1, 2, 3 or 4.")
         }
         if let kdfIterations, kdfIterations < 1 {
             throw ValidationError("--kdf-iter must be at least 1.")
@@ -24,9 +40,42 @@ public struct CipherOptions: ParsableArguments {
         if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
             throw ValidationError("--cipher-page-size must be a power of two from 512 to 65536.")
         }
+        if let kdfAlgorithm, !CipherSettings.kdfAlgorithms.contains(kdfAlgorithm.uppercased()) {
+            throw ValidationError("--cipher-kdf-algorithm must be one of \(CipherSettings.kdfAlgorithms.joined(separator: ", ")).")
+        }
+        if let hmacAlgorithm, !CipherSettings.hmacAlgorithms.contains(hmacAlgorithm.uppercased()) {
+            throw ValidationError("--cipher-hmac-algorithm must be one of \(CipherSettings.hmacAlgorithms.joined(separator: ", ")).")
+        }
+        if let plaintextHeaderSize, plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 {
+            throw ValidationError("--cipher-plaintext-header-size must be a multiple of 16 (0 for none).")
+        }
+        if let salt, Self.bytes(hex: salt)?.count != 16 {
+            throw ValidationError("--cipher-salt must be 32 hex digits (16 bytes).")
+        }
+        if (plaintextHeaderSize ?? 0) > 0, salt == nil {
+            throw ValidationError("--cipher-plaintext-header-size needs --cipher-salt: a database with a plaintext header cannot store its salt.")
+        }
     }
 
     var settings: CipherSettings {
-        CipherSettings(compatibility: compatibility, kdfIterations: kdfIterations, pageSize: pageSize)
+        CipherSettings(compatibility: compatibility, kdfIterations: kdfIterations, pageSize: pageSize,
+                       kdfAlgorithm: kdfAlgorithm?.uppercased(), hmacAlgorithm: hmacAlgorithm?.uppercased(),
+                       plaintextHeaderSize: plaintextHeaderSize, salt: salt.flatMap(Self.bytes(hex:)))
+    }
+
+    /// Bytes from hex digits (an optional `x'…'` around them), or nil.
+    static func bytes(hex text: String) -> [UInt8]? {
+        var digits = Substring(text)
+        if digits.lowercased().hasPrefix("x'"), digits.hasSuffix("'") { digits = digits.dropFirst(2).dropLast() }
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
     }
 }

@@ -186,6 +186,10 @@ struct FileSystemFailure {
     }
 
     private static func problem(_ code: ResultCode) -> (kind: String, cause: String, fix: String)? {
+        if code == .SQLITE_READONLY_DIRECTORY {
+            return ("cannotOpenJournal", "SQLite could not create a file it needs beside the database (its journal): the folder is read-only",
+                    "make the folder writable by this user, then run the command again.")
+        }
         switch code.primaryResultCode {
         case .SQLITE_FULL:
             return ("diskFull", "the disk is full",
