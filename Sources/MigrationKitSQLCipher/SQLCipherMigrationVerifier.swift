@@ -31,12 +31,15 @@ public struct SQLCipherMigrationVerifier: Sendable {
         try verifyPostMigration(db)
     }
 
-    /// Every integrity check, passed or failed.
+    /// Every integrity check, passed or failed. On SQLCipher 4.2+ the page HMACs are
+    /// checked first, whatever quick_check then says: `cipher_integrity_check` names the
+    /// damaged pages, which quick_check (it reads the b-trees) cannot.
     public func integrityChecks(_ db: SQLCipherDatabase) -> [VerificationCheck] {
-        var checks = [quickCheck(db)]
-        if SQLCipherLibrary.hasCipherIntegrityCheck, checks[0].passed {
+        var checks: [VerificationCheck] = []
+        if SQLCipherLibrary.hasCipherIntegrityCheck {
             checks.append(cipherIntegrityCheck(db))
         }
+        checks.append(quickCheck(db))
         return checks
     }
 
@@ -70,7 +73,8 @@ public struct SQLCipherMigrationVerifier: Sendable {
                 if let text = row[0].string { problems.append(text) }
             }
             guard problems.isEmpty else {
-                return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: Self.oneLine(problems.prefix(3).joined(separator: "; "))))
+                let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
+                return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: Self.oneLine(shown)))
             }
             return .passed("cipher_integrity_check", detail: "ok")
         } catch {

@@ -217,8 +217,8 @@ struct VerificationSummary {
             text = "the app's checks"
             return
         }
-        var checks = ["quick_check"]
-        if SQLCipherLibrary.hasCipherIntegrityCheck { checks.append("cipher_integrity_check") }
+        var checks = SQLCipherLibrary.hasCipherIntegrityCheck ? ["cipher_integrity_check"] : []
+        checks.append("quick_check")
         checks.append("foreign keys")
         if !verifier.requiredIndexes.isEmpty {
             checks.append("\(verifier.requiredIndexes.count) required index\(verifier.requiredIndexes.count == 1 ? "" : "es")")
