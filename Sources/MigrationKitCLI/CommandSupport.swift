@@ -24,20 +24,25 @@ enum CommandSupport {
         return try CLIContext.host.openWriter(settings)
     }
 
-    static func connectionSettings(_ options: ConnectionOptions, access: DatabaseAccess, reporter: Reporter) throws -> ConnectionSettings {
+    /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);
+    ///   migrate creating a missing database says so through `access`.
+    static func connectionSettings(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, reporter: Reporter) throws -> ConnectionSettings {
         try connectionSettings(path: try options.requiredPath(), key: options.key, cipher: options.cipher,
-                               lockTimeout: options.lockTimeout, access: access, reporter: reporter)
+                               lockTimeout: options.lockTimeout, access: access, keyIsNew: keyIsNew, reporter: reporter)
     }
 
     /// The settings for one database from parsed option groups (commands such as
     /// `check` name their database with another option than --db-path).
     static func connectionSettings(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
-                                   access: DatabaseAccess, reporter: Reporter) throws -> ConnectionSettings {
+                                   access: DatabaseAccess, keyIsNew: Bool = false, reporter: Reporter) throws -> ConnectionSettings {
         warnIfOnCommandLine(keyOptions, reporter: reporter)
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+        let creating = access == .create && (size ?? 0) == 0
         let source = try keyOptions.source(
             isSet: { getenv($0) != nil },
             standardInputIsTerminal: Console.standardInputIsTerminal,
-            promptMessage: "Key for \(path): ")
+            promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
+            keyIsNew: keyIsNew || creating)
         let key = try source?.resolve(warn: { reporter.warning($0.description) })
         var configuration = SQLCipherConfiguration()
         configuration.busyTimeout = .milliseconds(Int64(lockTimeout * 1000))

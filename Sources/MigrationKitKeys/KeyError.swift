@@ -37,6 +37,11 @@ public struct KeyError: Error, Sendable, CustomStringConvertible {
         /// The key file is empty, or holds only a newline.
         public static let keyFileEmpty = Code(rawValue: "keyFileEmpty")
 
+        // MARK: Any source
+
+        /// The key text is UTF-16 (it starts with a UTF-16 byte-order mark).
+        public static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
+
         // MARK: Environment
 
         /// The environment variable is not set.

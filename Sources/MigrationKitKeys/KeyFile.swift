@@ -7,7 +7,7 @@ import MigrationKitSQLCipher
 
 /// Reads a key file under the rules in `Keys/README.md`.
 ///
-/// The whole file is the key text, minus one trailing newline. The file must be a regular
+/// The whole file is the key text, read by the `KeyText` rule. The file must be a regular
 /// file of at most `KeySource.maximumKeyLength` bytes that neither group nor others can
 /// write (someone who can write it can swap the key, e.g. to one they know, before a
 /// rekey). If group or others can read it, the key is still used but a warning gives the
@@ -46,20 +46,19 @@ struct KeyFile {
         case .tooLarge: throw tooLarge()  // it grew after fstat
         case .failed(let code): throw unreadable(code)
         }
-        guard !text.isEmpty else {
-            throw KeyError(
-                code: .keyFileEmpty,
-                message: "Key file \(path) is empty; write the passphrase (or x'<64 hex digits>' for a raw key) into it.",
-                path: path)
-        }
-
         if status.st_mode & (S_IRGRP | S_IROTH) != 0 {
             warn(KeyWarning(
                 code: .keyFileReadableByOthers,
                 message: "Key file \(path) is readable by \(whom(group: status.st_mode & S_IRGRP != 0, others: status.st_mode & S_IROTH != 0)); make it private with `chmod 600 \(path)`.",
                 path: path))
         }
-        return KeyText.key(from: text, origin: "key file \(path)", path: path, warn: warn)
+        return try KeyText.key(
+            from: text, origin: "key file \(path)", path: path,
+            empty: KeyError(
+                code: .keyFileEmpty,
+                message: "Key file \(path) is empty; write the passphrase (or x'<64 hex digits>' for a raw key) into it.",
+                path: path),
+            warn: warn)
     }
 
     private func checkType(_ mode: mode_t) throws {

@@ -7,8 +7,10 @@ import MigrationKitSQLCipher
 
 /// Where a database key comes from.
 ///
-/// Every source yields the key's text form (see `DatabaseKey.withKeyText`): exactly
-/// `x'<64 hex digits>'` is a raw 32-byte key, anything else a passphrase, byte for byte.
+/// Every source yields the key's text form (see `DatabaseKey.withKeyText`), read by the
+/// one rule in `KeyText`: a leading UTF-8 byte-order mark and trailing line breaks are
+/// dropped; then exactly `x'<64 hex digits>'` is a raw 32-byte key, anything else a
+/// passphrase, byte for byte.
 /// Secrets are read into wiped storage (`SecretBytes`), never into a Swift `String`,
 /// except for `.password`, whose `String` the caller already holds.
 ///
@@ -20,13 +22,13 @@ public enum KeySource: Sendable {
     /// A literal key text. It cannot be wiped, and on a command line other users can see
     /// it in `ps`; prefer the other sources for real keys.
     case password(String)
-    /// A key file: the whole file minus one trailing newline (`\n` or `\r\n`). It must be
+    /// A key file: the whole file, read by the `KeyText` rule. It must be
     /// a regular file of at most `maximumKeyLength` bytes that group and others cannot
     /// write; if they can read it, the key is used with a `.keyFileReadableByOthers` warning.
     case file(path: String)
-    /// An environment variable's value, taken as is (no newline is stripped).
+    /// An environment variable's value, read by the `KeyText` rule.
     case environment(variable: String)
-    /// Standard input to its end, minus one trailing newline, at most `maximumKeyLength`
+    /// Standard input to its end, read by the `KeyText` rule, at most `maximumKeyLength`
     /// bytes. Refused when standard input is a terminal, where typing would echo the key.
     case standardInput
     /// A no-echo prompt on the terminal; only when standard input is a terminal. With
@@ -69,10 +71,10 @@ public enum KeySource: Sendable {
     public func resolve(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         switch self {
         case .password(let text):
-            guard !text.isEmpty else {
-                throw KeyError(code: .passwordEmpty, message: "The password given is empty; an empty key would leave the database unencrypted (use --plaintext for an unencrypted database).")
-            }
-            return KeyText.key(from: SecretBytes(copying: text.utf8), origin: "the password given", warn: warn)
+            return try KeyText.key(
+                from: SecretBytes(copying: text.utf8), origin: "the password given",
+                empty: KeyError(code: .passwordEmpty, message: "The password given is empty; an empty key would leave the database unencrypted (use --plaintext for an unencrypted database)."),
+                warn: warn)
 
         case .file(let path):
             return try KeyFile(path: path).read(warn: warn)
@@ -85,7 +87,10 @@ public enum KeySource: Sendable {
 
         case .prompt(let message, let confirm):
             let text = try TerminalPrompt(message: message, confirm: confirm).read()
-            return KeyText.key(from: text, origin: "the key entered", warn: warn)
+            return try KeyText.key(
+                from: text, origin: "the key entered",
+                empty: KeyError(code: .promptEmpty, message: "An empty key was entered; type the key, then Enter."),
+                warn: warn)
 
         case .secretService(let service, let account):
             return try SecretServiceKeyStore().lookup(service: service, account: account, warn: warn)
@@ -97,12 +102,11 @@ public enum KeySource: Sendable {
         guard let value = getenv(variable) else {
             throw KeyError(code: .environmentVariableUnset, message: "The environment variable \(variable) is not set; set it to the key, or pass the key another way (--password-file, --keychain-service).")
         }
-        let length = strlen(value)
-        guard length > 0 else {
-            throw KeyError(code: .environmentVariableEmpty, message: "The environment variable \(variable) is empty; set it to the key, or unset it and pass the key another way.")
-        }
-        let text = SecretBytes(copying: UnsafeRawBufferPointer(start: value, count: length))
-        return KeyText.key(from: text, origin: "environment variable \(variable)", warn: warn)
+        let text = SecretBytes(copying: UnsafeRawBufferPointer(start: value, count: strlen(value)))
+        return try KeyText.key(
+            from: text, origin: "environment variable \(variable)",
+            empty: KeyError(code: .environmentVariableEmpty, message: "The environment variable \(variable) is empty; set it to the key, or unset it and pass the key another way."),
+            warn: warn)
     }
 
     private static func readStandardInput(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
@@ -118,10 +122,10 @@ public enum KeySource: Sendable {
         case .failed(let code):
             throw KeyError(code: .standardInputUnreadable, message: "Cannot read the key from standard input (\(errnoDescription(code))); pipe the key in, or use --password-file PATH.")
         }
-        guard !text.isEmpty else {
-            throw KeyError(code: .standardInputEmpty, message: "Standard input was empty; pipe the key in (e.g. `--password-file - < key`).")
-        }
-        return KeyText.key(from: text, origin: "standard input", warn: warn)
+        return try KeyText.key(
+            from: text, origin: "standard input",
+            empty: KeyError(code: .standardInputEmpty, message: "Standard input was empty; pipe the key in (e.g. `--password-file - < key`)."),
+            warn: warn)
     }
 }
 

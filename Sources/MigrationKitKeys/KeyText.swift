@@ -5,27 +5,34 @@ import Musl
 #endif
 import MigrationKitSQLCipher
 
-/// Turns the bytes a source produced into a `DatabaseKey`, the same way for every source:
-/// `x'<64 hex digits>'` is a raw key, anything else a passphrase (`DatabaseKey(keyText:)`).
+/// Turns the bytes a source produced into a `DatabaseKey`, the same way for every source
+/// (file, standard input, environment, prompt, Secret Service, `--password`), so one key
+/// written down in two places is always the same key:
+///
+/// 1. a UTF-8 byte-order mark at the start is dropped (Windows editors write one);
+/// 2. every line break at the end (`\n`, `\r\n`, `\r`) is dropped: `echo key > file`,
+///    `secret-tool store < file` and a typed Enter all add one nobody means as key;
+/// 3. what remains must not be empty;
+/// 4. exactly `x'<64 hex digits>'` is a raw key, anything else a passphrase, byte for
+///    byte (spaces included). `DatabaseKey(keyText:)` decides.
+///
+/// A file saved as UTF-16 (a byte-order mark FF FE or FE FF) is refused with a sentence:
+/// its bytes would silently make another key than the one the user sees.
 enum KeyText {
-    /// Copies `bytes[0..<count]` without one trailing `\n` or `\r\n`, into wiped storage.
+    /// Reads `raw` under the rules above.
     ///
-    /// Files and pipes usually end with a newline the user never meant as part of the key
-    /// (`echo secret > key`); exactly one is removed, so a passphrase that really ends in
-    /// whitespace keeps the rest.
-    static func strippingOneNewline(_ bytes: UnsafeRawBufferPointer) -> SecretBytes {
-        var length = bytes.count
-        if length > 0, bytes[length - 1] == UInt8(ascii: "\n") {
-            length -= 1
-            if length > 0, bytes[length - 1] == UInt8(ascii: "\r") { length -= 1 }
+    /// - Parameters:
+    ///   - origin: where the text came from, for messages ("key file /x/key").
+    ///   - empty: the error when nothing is left.
+    static func key(from raw: SecretBytes, origin: String, path: String? = nil, empty: @autoclosure () -> KeyError,
+                    warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        if raw.withUnsafeBytes({ $0.count >= 2 && (($0[0] == 0xFF && $0[1] == 0xFE) || ($0[0] == 0xFE && $0[1] == 0xFF)) }) {
+            throw KeyError(code: .keyTextNotUTF8,
+                           message: "The key in \(origin) is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8 (for example with `iconv -f UTF-16 -t UTF-8`).",
+                           path: path)
         }
-        return SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<length]))
-    }
-
-    /// The key the text stands for, warning when it looks like a raw key but is not one.
-    ///
-    /// - Parameter origin: where the text came from, for the warning ("key file /x/key").
-    static func key(from text: SecretBytes, origin: String, path: String? = nil, warn: (KeyWarning) -> Void) -> DatabaseKey {
+        let text = trimmed(raw)
+        guard !text.isEmpty else { throw empty() }
         let key = DatabaseKey(keyText: text)
         if key.kind == .passphrase, looksLikeMalformedRawKey(text) {
             warn(KeyWarning(
@@ -34,6 +41,18 @@ enum KeyText {
                 path: path))
         }
         return key
+    }
+
+    /// The text without a leading UTF-8 byte-order mark and without its trailing line
+    /// breaks, in wiped storage.
+    static func trimmed(_ text: SecretBytes) -> SecretBytes {
+        text.withUnsafeBytes { bytes in
+            var start = 0
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
+            var end = bytes.count
+            while end > start, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            return SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+        }
     }
 
     /// `x'…'` or `X'…'`, the shape of SQLCipher's raw-key literal, with something inside
@@ -65,7 +84,7 @@ private extension UInt8 {
 /// Reads a file descriptor to its end into wiped storage, refusing more than `limit` bytes.
 enum BoundedReader {
     enum Outcome {
-        /// Everything up to end of file, with one trailing newline removed.
+        /// Everything up to end of file, as read (`KeyText` trims it).
         case text(SecretBytes)
         /// More than `limit` bytes were available; nothing is returned.
         case tooLarge
@@ -95,7 +114,7 @@ enum BoundedReader {
         }
         if let failure { return .failed(failure) }
         if total > limit { return .tooLarge }
-        return .text(scratch.withUnsafeBytes { KeyText.strippingOneNewline(UnsafeRawBufferPointer(rebasing: $0[0..<total])) })
+        return .text(scratch.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<total])) })
     }
 }
 

@@ -47,10 +47,10 @@ public struct SecretServiceKeyStore: Sendable {
             }
             throw item.notFoundError()
         }
-        guard !text.isEmpty else {
-            throw KeyError(code: .itemEmpty, message: "The Secret Service item for \(item) holds an empty secret; store the key again.")
-        }
-        return KeyText.key(from: text, origin: "the Secret Service item for \(item)", warn: warn)
+        return try KeyText.key(
+            from: text, origin: "the Secret Service item for \(item)",
+            empty: KeyError(code: .itemEmpty, message: "The Secret Service item for \(item) holds an empty secret; store the key again."),
+            warn: warn)
     }
 
     /// Stores `key` for `service` and `account` in the default collection, creating the

@@ -88,7 +88,7 @@ struct TerminalPrompt {
         if total == 0 {
             throw KeyError(code: .promptCancelled, message: "No key was entered (end of input); run the command again and type the key, then Enter.")
         }
-        let entry = scratch.withUnsafeBytes { KeyText.strippingOneNewline(UnsafeRawBufferPointer(rebasing: $0[0..<total])) }
+        let entry = scratch.withUnsafeBytes { KeyText.trimmed(SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<total]))) }
         if entry.count > limit || (!sawNewline && total == scratch.count) {
             throw KeyError(code: .promptTooLong, message: "The key entered is longer than \(limit) bytes; use a key file for a key that long.")
         }

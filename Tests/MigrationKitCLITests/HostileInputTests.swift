@@ -456,7 +456,6 @@ func noise(_ count: Int) -> Data {
         for (name, arguments) in [
             ("migrate", ["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations] + keychain),
             ("migrate a new database", ["migrate", "--db-path", workspace.path("new.db"), "--migrations", workspace.migrations] + keychain),
-            ("key delete", ["key", "delete"] + keychain),
         ] {
             let result = try Guarded.run(arguments, directory: workspace.root, timeout: 30)
             expectCleanFailure(result, .keyUnavailable, mentions: [service], "absent item / \(name)")

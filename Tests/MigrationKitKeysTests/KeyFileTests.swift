@@ -7,28 +7,35 @@ import Testing
 @Suite struct KeyFileTests {
     let secret = "key-file-secret-Qx7 with spaces"
 
-    @Test func theWholeFileIsThePassphraseMinusOneNewline() throws {
+    /// The key-text rule (Keys/README.md): a UTF-8 byte-order mark and trailing line
+    /// breaks are not part of the key; spaces are.
+    @Test func theWholeFileIsThePassphraseWithoutTrailingLineBreaksOrByteOrderMark() throws {
         let directory = try TemporaryDirectory()
         let expected = DatabaseKey.passphrase(secret)
-        for (name, contents) in [("plain", secret), ("lf", secret + "\n"), ("crlf", secret + "\r\n")] {
+        let variants = [("plain", secret), ("lf", secret + "\n"), ("crlf", secret + "\r\n"), ("two", secret + "\n\n"),
+                        ("cr", secret + "\r"), ("bom", "\u{FEFF}" + secret), ("bom-crlf", "\u{FEFF}" + secret + "\r\n")]
+        for (name, contents) in variants {
             let path = try directory.write(name, contents)
             let (key, warnings) = try resolveCollecting(.file(path: path))
             #expect(key.kind == .passphrase)
             #expect(key.isSameKey(as: expected), "\(name): the key differs")
             #expect(warnings.isEmpty)
         }
-        // Only one newline goes: a passphrase may itself end in whitespace.
-        let twoNewlines = try directory.write("two", secret + "\n\n")
-        #expect(try KeySource.file(path: twoNewlines).resolve().isSameKey(as: .passphrase(secret + "\n")))
-        let bareCR = try directory.write("cr", secret + "\r")
-        #expect(try KeySource.file(path: bareCR).resolve().isSameKey(as: .passphrase(secret + "\r")))
+        let spaces = try directory.write("spaces", " " + secret + " \n")
+        #expect(try KeySource.file(path: spaces).resolve().isSameKey(as: .passphrase(" " + secret + " ")))
+        // UTF-16 would silently be another key than the one the user sees: refused.
+        var utf16 = Data([0xFF, 0xFE])
+        utf16.append(secret.data(using: .utf16LittleEndian)!)
+        let wide = try directory.write("utf16", utf16)
+        let error = expectKeyError(.keyTextNotUTF8) { _ = try KeySource.file(path: wide).resolve() }
+        #expect(error?.message.contains("UTF-16") == true)
     }
 
     @Test func xHexFileIsARawKey() throws {
         let directory = try TemporaryDirectory()
         let bytes = (0..<32).map { UInt8($0 * 7 + 3) }
         for (name, contents) in [("raw", rawKeyText(bytes)), ("raw-lf", rawKeyText(bytes) + "\n"),
-                                 ("raw-upper", rawKeyText(bytes).uppercased() + "\r\n")] {
+                                 ("raw-upper", rawKeyText(bytes).uppercased() + "\r\n"), ("raw-bom", "\u{FEFF}" + rawKeyText(bytes) + "\n\n")] {
             let path = try directory.write(name, contents)
             let (key, warnings) = try resolveCollecting(.file(path: path))
             #expect(key.kind == .rawKey, "\(name)")
@@ -91,7 +98,7 @@ import Testing
 
     @Test func emptyFilesAreRefused() throws {
         let directory = try TemporaryDirectory()
-        for (name, contents) in [("empty", ""), ("newline", "\n"), ("crlf", "\r\n")] {
+        for (name, contents) in [("empty", ""), ("newline", "\n"), ("crlf", "\r\n"), ("newlines", "\n\r\n"), ("bom", "\u{FEFF}\n")] {
             let path = try directory.write(name, contents)
             let error = expectKeyError(.keyFileEmpty) { _ = try KeySource.file(path: path).resolve() }
             #expect(error?.message.contains(path) == true)

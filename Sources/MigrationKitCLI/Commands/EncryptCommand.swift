@@ -29,7 +29,7 @@ struct EncryptCommand: ParsableCommand {
     func run() throws {
         let reporter = Reporter(output)
         let path = try connection.requiredPath()
-        let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        let settings = try CommandSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
         guard let key = settings.key else { throw CLIError(.usage, "encrypt needs a key.") }
         let summary: DatabaseEncryption.ExportSummary
         var backupPath: String?

@@ -111,11 +111,19 @@ struct DeleteKeyCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
+        // Deleting what is not there is done, not an error: teardown scripts repeat it.
         let deleted = try SecretServiceKeyStore().delete(service: item.service, account: item.account)
-        guard deleted else {
-            throw CLIError(.keyUnavailable, "No key is stored for service \"\(item.service)\", account \"\(item.account)\"; nothing was deleted.")
-        }
-        reporter.line("Deleted the key for service \"\(item.service)\", account \"\(item.account)\".")
-        try reporter.document(["service": item.service, "account": item.account])
+        reporter.line(deleted
+            ? "Deleted the key for service \"\(item.service)\", account \"\(item.account)\"."
+            : "No key was stored for service \"\(item.service)\", account \"\(item.account)\"; nothing to delete.")
+        try reporter.document(DeleteKeyDocument(service: item.service, account: item.account, deleted: deleted))
     }
+}
+
+/// What `key delete --json` prints.
+struct DeleteKeyDocument: Encodable {
+    let service: String
+    let account: String
+    /// False when no item was stored (which is not an error).
+    let deleted: Bool
 }

@@ -44,16 +44,20 @@ public struct KeyOptions: ParsableArguments {
     }
 
     /// The key source these options select, or nil for `--plaintext`.
-    /// - Parameter isSet: whether an environment variable is set. Asked by name, so
-    ///   the value (perhaps the key) is never copied into a Swift string here.
-    func source(isSet: (String) -> Bool, standardInputIsTerminal: Bool, promptMessage: String) throws -> KeySource? {
+    /// - Parameters:
+    ///   - isSet: whether an environment variable is set. Asked by name, so the value
+    ///     (perhaps the key) is never copied into a Swift string here.
+    ///   - keyIsNew: the key is about to encrypt a file for the first time (encrypt, or
+    ///     migrate creating the database). Typed at a prompt, it is then asked twice: a
+    ///     typo would lock the data under a key nobody knows.
+    func source(isSet: (String) -> Bool, standardInputIsTerminal: Bool, promptMessage: String, keyIsNew: Bool = false) throws -> KeySource? {
         if plaintext { return nil }
         if let password { return .password(password) }
         if let passwordFile { return passwordFile == "-" ? .standardInput : .file(path: passwordFile) }
         if let keychainService, let keychainAccount { return .secretService(service: keychainService, account: keychainAccount) }
         // Set but empty is an error (from the source), not a silent fall-through to a prompt.
         if isSet(Self.environmentVariable) { return .environment(variable: Self.environmentVariable) }
-        if standardInputIsTerminal { return .prompt(message: promptMessage, confirm: false) }
+        if standardInputIsTerminal { return .prompt(message: promptMessage, confirm: keyIsNew) }
         throw CLIError(.keyUnavailable,
                        "No key given; pass --password-file, --keychain-service/--keychain-account, --password or \(Self.environmentVariable), or --plaintext for an unencrypted database.")
     }

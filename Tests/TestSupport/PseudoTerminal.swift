@@ -1,51 +1,49 @@
 import Foundation
-import MigrationKitTestSupport
-import Testing
 
 /// Runs a program on a real pseudo-terminal, as a person at a terminal would: the pty is
 /// its standard input, output and error and its controlling terminal (so Ctrl-C sends
 /// SIGINT), driven by Python's `pty`/`termios` modules. The driver waits for each expected
 /// text before typing the next input, and reports afterwards whether the terminal's echo
 /// flag is back on.
-enum PseudoTerminal {
-    struct Step: Encodable {
+public enum PseudoTerminal {
+    public struct Step: Encodable, Sendable {
         /// Text to wait for in the output before sending.
-        var expect: String
+        public var expect: String
         /// What to type; "\n" is Enter, "\u{03}" is Ctrl-C, "\u{04}" is Ctrl-D, "\u{1A}" Ctrl-Z.
-        var send: String
+        public var send: String
         /// After sending, wait until the program is stopped (Ctrl-Z), record whether the
         /// terminal echoes at that moment, then continue it with SIGCONT.
-        var thenResumeFromStop: Bool = false
+        public var thenResumeFromStop: Bool = false
 
-        init(expect: String, send: String, thenResumeFromStop: Bool = false) {
+        public init(expect: String, send: String, thenResumeFromStop: Bool = false) {
             self.expect = expect
             self.send = send
             self.thenResumeFromStop = thenResumeFromStop
         }
     }
 
-    struct Result: Decodable {
+    public struct Result: Decodable, Sendable {
         /// The exit status, or nil when a signal ended the program.
-        var status: Int32?
+        public var status: Int32?
         /// The signal that ended the program, if one did.
-        var signal: Int32?
+        public var signal: Int32?
         /// Everything the program wrote to the terminal, plus the terminal's own echo.
-        var transcript: String
+        public var transcript: String
         /// Whether ECHO was set on the terminal after the program ended.
-        var echoAfter: Bool
-        var timedOut: Bool
+        public var echoAfter: Bool
+        public var timedOut: Bool
         /// The first expected text that never appeared, if any.
-        var missing: String?
+        public var missing: String?
         /// For each `thenResumeFromStop` step: whether the terminal echoed while stopped
         /// (nil if the program never stopped).
-        var echoWhileStopped: [Bool?]
+        public var echoWhileStopped: [Bool?]
 
         enum CodingKeys: String, CodingKey {
             case status, signal, transcript, echoAfter = "echo_after", timedOut = "timed_out", missing
             case echoWhileStopped = "echo_while_stopped"
         }
 
-        var errorCode: String? {
+        public var errorCode: String? {
             transcript.split(whereSeparator: \.isNewline).first { $0.hasPrefix("error ") }
                 .map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) }
         }
@@ -58,18 +56,26 @@ enum PseudoTerminal {
         var timeout: Double
     }
 
-    static func run(_ argv: [String], environment: [String: String], steps: [Step], timeout: Double = 30) throws -> Result {
-        guard let python = Paths.python else {
-            throw POSIXError(.ENOENT)
-        }
+    /// Thrown when the driver itself could not run; its message says why.
+    public struct DriverFailed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func run(_ argv: [String], environment: [String: String], steps: [Step], timeout: Double = 30) throws -> Result {
+        guard let python else { throw DriverFailed(description: "no python3 for the pseudo-terminal driver") }
         let request = try JSONEncoder().encode(Request(argv: argv, env: environment, steps: steps, timeout: timeout))
-        let result = try runProgram(python, ["-c", driver], stdin: request, timeout: timeout + 15)
+        let result = try ChildProcess.run([python, "-c", driver], stdin: request, timeout: timeout + 15)
         guard result.status == 0, let data = result.stdout.data(using: .utf8) else {
-            Issue.record("the pty driver failed: \(result.stderr)")
-            throw POSIXError(.EIO)
+            throw DriverFailed(description: "the pty driver failed: \(result.stderr)")
         }
         return try JSONDecoder().decode(Result.self, from: data)
     }
+
+    /// The system Python (not a pyenv shim), for the driver.
+    private static let python: String? = {
+        let directories = ["/usr/bin", "/bin"] + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        return directories.map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
 
     /// The Python driver. Reads a JSON request on stdin, prints a JSON result on stdout.
     private static let driver = #"""

@@ -1,0 +1,156 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+/// Every key recipe in Keys/README.md, run exactly as written: a key file made by one
+/// recipe, loaded into the keyring or the environment by another, is one key that opens
+/// one database (the rule that turns text into a key is the same for every source).
+@Suite struct KeyRecipeTests {
+    struct Recipe: CustomStringConvertible {
+        let kind: String
+        let script: String
+        var description: String { "\(kind): \(script)" }
+    }
+
+    /// The `sh` blocks that follow a `<!-- recipe: KIND -->` line.
+    static func recipes() throws -> [Recipe] {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Keys/README.md")
+        let lines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
+        var recipes: [Recipe] = []
+        var index = 0
+        while index < lines.count {
+            let line = lines[index]
+            index += 1
+            guard line.hasPrefix("<!-- recipe: "), let kind = line.dropFirst(13).split(separator: " ").first else { continue }
+            guard index < lines.count, lines[index] == "```sh" else { continue }
+            var body: [String] = []
+            index += 1
+            while index < lines.count, lines[index] != "```" {
+                body.append(lines[index])
+                index += 1
+            }
+            recipes.append(Recipe(kind: String(kind), script: body.joined(separator: "\n")))
+        }
+        return recipes
+    }
+
+    /// Runs a recipe in `directory` with the built `migrationkit` first on PATH and the
+    /// example keyring service replaced by this test's own.
+    static func run(_ recipe: Recipe, in directory: String, service: String) throws -> CommandResult {
+        var environment = Binary.environment()
+        environment["PATH"] = Binary.productsDirectory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let script = recipe.script.replacingOccurrences(of: "com.example.notes", with: service)
+        return try ChildProcess.run(["/bin/sh", "-ec", script], environment: environment, directory: directory, timeout: 60)
+    }
+
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func everyDocumentedRecipeMakesTheSameKey() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        let recipes = try Self.recipes()
+        let keyFiles = recipes.filter { $0.kind == "key-file" }
+        let keyrings = recipes.filter { $0.kind == "keyring" }
+        let environments = recipes.filter { $0.kind == "environment" }
+        #expect(keyFiles.count == 2 && keyrings.count == 2 && environments.count == 2, "\(recipes)")
+        for keyFile in keyFiles {
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            let service = "org.migrationkit.tests.recipes.\(UUID().uuidString)"
+            defer { _ = try? Binary.run(["key", "delete", "--keychain-service", service, "--keychain-account", "notes.db"]) }
+            let made = try Self.run(keyFile, in: workspace.root, service: service)
+            #expect(made.status == 0, "\(keyFile): \(made.output)")
+            let created = try Binary.run(["migrate", "--db-path", "app.db", "--password-file", "db.key", "--migrations", "Migrations"],
+                                         directory: workspace.root)
+            #expect(created.status == 0, "\(keyFile): \(created.output)")
+            for keyring in keyrings {
+                let stored = try Self.run(keyring, in: workspace.root, service: service)
+                #expect(stored.status == 0, "\(keyring): \(stored.output)")
+                let opened = try Binary.run(["status", "--db-path", "app.db", "--migrations", "Migrations",
+                                             "--keychain-service", service, "--keychain-account", "notes.db"], directory: workspace.root)
+                #expect(opened.status == 0, "a database keyed by `\(keyFile.script)` did not open with the key stored by `\(keyring.script)`: \(opened.output)")
+            }
+            for environment in environments {
+                let opened = try Self.run(environment, in: workspace.root, service: service)
+                #expect(opened.status == 0, "`\(environment.script)` after `\(keyFile.script)`: \(opened.output)")
+                #expect(opened.stdout.contains("applied  0002_books"), "\(opened.output)")
+            }
+        }
+    }
+}
+
+/// A key that is about to encrypt a file for the first time is asked twice at a prompt,
+/// and two different entries change nothing: a typo would otherwise lock the data under a
+/// key nobody knows.
+@Suite struct NewKeyPromptTests {
+    private func onTerminal(_ arguments: [String], in workspace: Workspace, _ steps: [PseudoTerminal.Step]) throws -> PseudoTerminal.Result {
+        var environment = Binary.environment()
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        return try PseudoTerminal.run([Binary.migrationkit] + arguments, environment: environment, steps: steps, timeout: 60)
+    }
+
+    @Test func migrateCreatingADatabaseAsksTwiceAndRefusesAMismatch() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let arguments = ["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations]
+        let mismatch = try onTerminal(arguments, in: workspace, [
+            .init(expect: "New key for", send: "typed once\n"),
+            .init(expect: "again", send: "typed twice\n"),
+        ])
+        #expect(mismatch.status == 5, "\(mismatch.transcript)")
+        #expect(mismatch.transcript.contains("did not match"))
+        #expect(!FileManager.default.fileExists(atPath: workspace.database))
+
+        let match = try onTerminal(arguments, in: workspace, [
+            .init(expect: "New key for", send: "the new key\n"),
+            .init(expect: "again", send: "the new key\n"),
+        ])
+        #expect(match.status == 0, "\(match.transcript)")
+        try workspace.write("typed.key", "the new key\n", mode: 0o600)
+        #expect(try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("typed.key"),
+                                "--migrations", workspace.migrations]).status == 0)
+
+        // An existing database: its key is asked once.
+        let existing = try onTerminal(["status", "--db-path", workspace.database, "--migrations", workspace.migrations], in: workspace, [
+            .init(expect: "Key for", send: "the new key\n"),
+        ])
+        #expect(existing.status == 0 && !existing.transcript.contains("again"), "\(existing.transcript)")
+    }
+
+    @Test func encryptAsksTwiceAndAMismatchLeavesThePlaintextAlone() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
+        let before = workspace.bytes(workspace.database)
+        let arguments = ["encrypt", "--in-place", "--no-backup", "--db-path", workspace.database, "--migrations", workspace.migrations]
+        let mismatch = try onTerminal(arguments, in: workspace, [
+            .init(expect: "New key for", send: "one\n"),
+            .init(expect: "again", send: "two\n"),
+        ])
+        #expect(mismatch.status == 5, "\(mismatch.transcript)")
+        #expect(workspace.bytes(workspace.database) == before)
+        let match = try onTerminal(arguments, in: workspace, [
+            .init(expect: "New key for", send: "same key\n"),
+            .init(expect: "again", send: "same key\n"),
+        ])
+        #expect(match.status == 0, "\(match.transcript)")
+        #expect(workspace.bytes(workspace.database)?.prefix(6) != Data("SQLite".utf8))
+    }
+}
+
+@Suite struct KeyDeleteTests {
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func deletingAMissingKeyIsDoneNotAnError() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        let service = "org.migrationkit.tests.delete.\(UUID().uuidString)"
+        let item = ["--keychain-service", service, "--keychain-account", "db"]
+        #expect(try Binary.run(["key", "generate"] + item).status == 0)
+        let first = try Binary.run(["key", "delete", "--json"] + item)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(try decodeJSON(first.stdout)["deleted"] as? Bool == true)
+        let again = try Binary.run(["key", "delete", "--json"] + item)
+        #expect(again.status == 0, "\(again.output)")
+        #expect(try decodeJSON(again.stdout)["deleted"] as? Bool == false)
+        let text = try Binary.run(["key", "delete"] + item)
+        #expect(text.status == 0 && text.stdout.contains("nothing to delete"), "\(text.output)")
+    }
+}
