@@ -127,8 +127,10 @@ import Testing
     @Test func newCountsOnFromTimestampsAndRefusesNumbersTooLarge() throws {
         let workspace = try Workspace()
         try workspace.migration("20240101120000_create.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
-        let next = try Binary.run(["new", "add col", "--migrations", workspace.migrations])
-        #expect(next.stdout.contains("20240101120001_add_col.sql"), "\(next.output)")
+        let next = try Binary.run(["new", "add col", "--migrations", workspace.migrations, "--json"])
+        // A timestamp folder gets the current UTC time, which sorts after 2024.
+        let identifier = try decodeJSON(next.stdout)["identifier"] as? String ?? ""
+        #expect(identifier.count == 22 && identifier.hasSuffix("_add_col") && identifier > "20240101120000_create", "\(next.output)")
         try workspace.migration("18446744073709551615_max.sql", "-- migrate:up\nCREATE TABLE b (x);\n")
         let refused = try Binary.run(["new", "again", "--migrations", workspace.migrations])
         #expect(refused.status == 9, "\(refused.output)")

@@ -6,7 +6,7 @@ import MigrationKitSQLCipher
 struct NewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new",
-        abstract: "Create the next migration file (NNNN_name.sql, with up and down sections).")
+        abstract: "Create the next migration file (NNNN_name.sql, with up and down sections), numbered the way the folder already numbers its files.")
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
@@ -15,7 +15,7 @@ struct NewCommand: ParsableCommand {
     var name: String
 
     func validate() throws {
-        if MigrationFileName.slug(name).isEmpty {
+        if MigrationNumbering.slug(name).isEmpty {
             throw ValidationError("The name needs at least one letter or digit, e.g. `add_genre`.")
         }
     }
@@ -33,54 +33,52 @@ struct NewCommand: ParsableCommand {
         // Names only: the folder may hold a file still being written (an empty up
         // section is an error for migrate, not for adding the next file).
         let existing = try SQLMigrationDirectory(path: directory).identifiers()
-        guard let identifier = MigrationFileName.next(after: existing, name: name) else {
-            throw CLIError(.fileError, "\(directory): a migration's number is too large to count on from; name the new file by hand.")
+        let identifier: String
+        do {
+            identifier = try MigrationNumbering.next(after: existing, slug: MigrationNumbering.slug(name), now: Self.utcTimestamp())
+        } catch let refusal as MigrationNumbering.Refusal {
+            throw CLIError(.fileError, "\(directory): \(refusal)")
         }
-        let path = directory.hasSuffix("/") ? directory + identifier + ".sql" : directory + "/" + identifier + ".sql"
-        let template = """
-            -- migrate:up
+        let base = directory.hasSuffix("/") ? directory + identifier : directory + "/" + identifier
+        let created: [String]
+        if Self.usesUpDownFiles(directory) {
+            // golang-migrate / sqlx style: a pair of files, as the folder already has.
+            try DurableFile.writePrivate(Array("\n".utf8), to: base + ".up.sql", replacing: false)
+            try DurableFile.writePrivate(Array("\n".utf8), to: base + ".down.sql", replacing: false)
+            created = [base + ".up.sql", base + ".down.sql"]
+        } else {
+            let template = """
+                -- migrate:up
 
 
-            -- migrate:down
+                -- migrate:down
 
 
-            """
-        try DurableFile.writePrivate(Array(template.utf8), to: path, replacing: false)
-        reporter.line("Created \(path)")
-        try reporter.document(["path": path, "identifier": identifier])
+                """
+            try DurableFile.writePrivate(Array(template.utf8), to: base + ".sql", replacing: false)
+            created = [base + ".sql"]
+        }
+        reporter.line("Created \(created.joined(separator: " and "))")
+        try reporter.document(["path": created[0], "identifier": identifier])
     }
 }
 
-/// Names for new migration files: a 4-digit sequence number and a slug.
-enum MigrationFileName {
-    /// Lowercase letters, digits and single underscores: safe in every shell and file system.
-    static func slug(_ name: String) -> String {
-        var result = ""
-        for scalar in name.lowercased().unicodeScalars {
-            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
-                result.unicodeScalars.append(scalar)
-            } else if !result.isEmpty && !result.hasSuffix("_") {
-                result.append("_")
-            }
-        }
-        while result.hasSuffix("_") { result.removeLast() }
-        return result
+extension NewCommand {
+    /// Whether the folder's migrations are `.up.sql`/`.down.sql` pairs and none is a
+    /// dbmate-style single file.
+    static func usesUpDownFiles(_ directory: String) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let pairs = names.contains { $0.hasSuffix(".up.sql") }
+        let singles = names.contains { $0.hasSuffix(".sql") && !$0.hasSuffix(".up.sql") && !$0.hasSuffix(".down.sql") }
+        return pairs && !singles
     }
 
-    /// `NNNN_slug`, numbered one past the highest numeric prefix among `existing`
-    /// (at least 4 digits; timestamp-style prefixes such as 20240101120000 keep growing
-    /// past them). Nil when a prefix is too large to count on from.
-    static func next(after existing: [String], name: String) -> String? {
-        var highest: UInt64 = 0
-        for identifier in existing {
-            let digits = identifier.prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty else { continue }
-            guard let number = UInt64(digits) else { return nil }
-            highest = max(highest, number)
-        }
-        let (next, overflow) = highest.addingReportingOverflow(1)
-        guard !overflow else { return nil }
-        let number = String(next)
-        return String(repeating: "0", count: max(0, 4 - number.count)) + number + "_" + slug(name)
+    /// Now, in UTC, as `YYYYMMDDHHMMSS`: the number a timestamp-numbered folder's next file gets.
+    static func utcTimestamp() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss"
+        return formatter.string(from: Date())
     }
 }

@@ -1,0 +1,101 @@
+/// Names the next migration file of a folder the way the folder already numbers its
+/// files, so that the new identifier sorts after every existing one.
+///
+/// Migrations apply in byte-wise order of identifiers (`MigrationIdentifierOrder`), so
+/// the number alone is not enough: after `9999_x`, `10000_y` sorts first; after `9_x`,
+/// `10_y` does; in a folder holding `1_a` and `10_b`, `10_b` already sorts before `1_a`.
+/// A new file that sorts before an applied one is refused by every existing database and
+/// runs first on every fresh one. So the numbering follows the folder's own style, and
+/// when that style cannot give a name that sorts last, it refuses and says why.
+public enum MigrationNumbering {
+    /// How a folder numbers its files, read from the identifiers' leading digits.
+    public enum Style: Equatable, Sendable {
+        /// No numbered file yet: `0001_…`.
+        case empty
+        /// Timestamps, as dbmate, sqlx, goose and Rails write them: `YYYYMMDDHHMMSS_…`.
+        case timestamp
+        /// Every number has this many digits, zero-padded: `0001_…`, `000042_…`.
+        case padded(width: Int)
+        /// Numbers without padding, as golang-migrate writes them: `1_…`, `2_…`, `10_…`.
+        case unpadded
+    }
+
+    /// Why no name can be given.
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The width of a timestamp prefix (`20261122093000`).
+    static let timestampWidth = 14
+
+    public static func style(of identifiers: [String]) -> Style {
+        let prefixes = identifiers.map(numberPrefix).filter { !$0.isEmpty }
+        guard let widest = prefixes.map(\.count).max() else { return .empty }
+        if prefixes.allSatisfy({ $0.count == timestampWidth && ($0.hasPrefix("19") || $0.hasPrefix("20")) }) {
+            return .timestamp
+        }
+        // One width with more than one digit (or a leading zero) is padding; a single
+        // digit, or several widths, is golang-migrate's plain counting.
+        if Set(prefixes.map(\.count)).count == 1, widest > 1 || prefixes.contains(where: { $0.hasPrefix("0") }) {
+            return .padded(width: widest)
+        }
+        return .unpadded
+    }
+
+    /// The identifier for a new migration named `slug`, after `existing`.
+    ///
+    /// - Parameter now: the current UTC time as `YYYYMMDDHHMMSS`, for timestamp folders.
+    public static func next(after existing: [String], slug: String, now: String) throws -> String {
+        let style = style(of: existing)
+        let numbers = existing.map(numberPrefix).filter { !$0.isEmpty }
+        let highest = try numbers.map { text -> UInt64 in
+            guard let value = UInt64(text) else {
+                throw Refusal(description: "A migration's number (\(text)) is too large to count on from; name the new file by hand so that it sorts after every other.")
+            }
+            return value
+        }.max() ?? 0
+        let (following, overflow) = highest.addingReportingOverflow(1)
+        guard !overflow else {
+            throw Refusal(description: "A migration's number is too large to count on from; name the new file by hand so that it sorts after every other.")
+        }
+        let number: String
+        switch style {
+        case .empty:
+            number = "0001"
+        case .timestamp:
+            number = now > String(highest) ? now : String(following)
+        case .padded(let width):
+            let digits = String(following)
+            guard digits.count <= width else {
+                throw Refusal(description: "The folder numbers its migrations with \(width) digits, and the next number, \(digits), has more, so it would sort before the others (migrations apply in byte-wise order of their names); rename the files with more digits, or name the new file by hand so that it sorts after every other.")
+            }
+            number = String(repeating: "0", count: width - digits.count) + digits
+        case .unpadded:
+            number = String(following)
+        }
+        let identifier = number + "_" + slug
+        if let last = existing.max(by: MigrationIdentifierOrder.precedes), !MigrationIdentifierOrder.precedes(last, identifier) {
+            throw Refusal(description: "The next number, \(number), would sort before \(last) (migrations apply in byte-wise order of their names, where \(number)_ comes before it), so new and existing databases would run it out of order; rename the files with zero-padded numbers (0001_…), or name the new file by hand so that it sorts after every other.")
+        }
+        return identifier
+    }
+
+    /// The leading ASCII digits of an identifier.
+    static func numberPrefix(_ identifier: String) -> String {
+        String(identifier.prefix { $0.isASCII && $0.isNumber })
+    }
+
+    /// Lowercase letters, digits and single underscores: safe in every shell and file system.
+    public static func slug(_ name: String) -> String {
+        var result = ""
+        for scalar in name.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else if !result.isEmpty && !result.hasSuffix("_") {
+                result.append("_")
+            }
+        }
+        while result.hasSuffix("_") { result.removeLast() }
+        return result
+    }
+}
