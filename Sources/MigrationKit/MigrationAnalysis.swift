@@ -45,6 +45,9 @@ public struct MigrationAnalysis<Database>: Sendable {
     public let checksumsToAdopt: [String: String]
     /// A merged step with only some of its replaced steps applied, if any.
     public let partialMerge: MigrationKitError?
+    /// Every merged step with only some of its replaced steps applied: its identifier,
+    /// and which replaced steps are applied and which are not.
+    public let partialMerges: [String: (applied: [String], missing: [String])]
 
     public init(registry: MigrationRegistry<Database>, snapshot: LedgerSnapshot) {
         self.registry = registry
@@ -53,6 +56,7 @@ public struct MigrationAnalysis<Database>: Sendable {
         var applied = Set<String>()
         var merges: [LedgerMerge] = []
         var partialMerge: MigrationKitError?
+        var partialMerges: [String: (applied: [String], missing: [String])] = [:]
         for step in registry.steps {
             if ledger.contains(step.identifier) {
                 applied.insert(step.identifier)
@@ -61,9 +65,12 @@ public struct MigrationAnalysis<Database>: Sendable {
                 if present.count == step.merging.count {
                     applied.insert(step.identifier)
                     merges.append(LedgerMerge(identifier: step.identifier, replaces: step.merging))
-                } else if !present.isEmpty, partialMerge == nil {
-                    partialMerge = .partiallyAppliedMerge(
-                        step: step.identifier, applied: present, missing: step.merging.filter { !ledger.contains($0) })
+                } else if !present.isEmpty {
+                    let missing = step.merging.filter { !ledger.contains($0) }
+                    partialMerges[step.identifier] = (present, missing)
+                    if partialMerge == nil {
+                        partialMerge = .partiallyAppliedMerge(step: step.identifier, applied: present, missing: missing)
+                    }
                 }
             }
         }
@@ -72,6 +79,7 @@ public struct MigrationAnalysis<Database>: Sendable {
         self.unknown = snapshot.identifiers.filter { !known.contains($0) }
         self.merges = merges
         self.partialMerge = partialMerge
+        self.partialMerges = partialMerges
         var modified: [String] = []
         var adopt: [String: String] = [:]
         for step in registry.steps where applied.contains(step.identifier) {
@@ -131,14 +139,29 @@ public struct MigrationAnalysis<Database>: Sendable {
         !merges.isEmpty || !checksumsToAdopt.isEmpty || modified.contains(where: acceptModified.contains)
     }
 
-    /// Every registered step's state, plus unknown ledger identifiers.
+    /// Every registered step's state, plus unknown ledger identifiers: what `migrate`
+    /// would apply, and everything it would refuse.
     public var status: MigrationStatus {
         let modifiedSet = Set(modified)
+        let steps = registry.steps
+        let latestApplied = steps.lastIndex { applied.contains($0.identifier) }
         return MigrationStatus(
-            entries: registry.steps.map { step in
-                let state: MigrationState = modifiedSet.contains(step.identifier)
-                    ? .modified
-                    : (applied.contains(step.identifier) ? .applied : .pending)
+            entries: steps.indices.map { index in
+                let step = steps[index]
+                if let partial = partialMerges[step.identifier] {
+                    return MigrationStatusEntry(identifier: step.identifier, state: .partlyMerged,
+                                                mergedApplied: partial.applied, mergedMissing: partial.missing)
+                }
+                let state: MigrationState
+                if modifiedSet.contains(step.identifier) {
+                    state = .modified
+                } else if applied.contains(step.identifier) {
+                    state = .applied
+                } else if let latestApplied, index < latestApplied {
+                    state = .outOfOrder
+                } else {
+                    state = .pending
+                }
                 return MigrationStatusEntry(identifier: step.identifier, state: state)
             },
             unknownApplied: unknown)

@@ -1,19 +1,31 @@
-/// Where one registered step stands in a given database.
+/// Where one registered step stands in a given database: every state `migrate` acts
+/// on or refuses, so a status report never hides a refusal.
 public enum MigrationState: String, Hashable, Sendable, Codable {
     case applied
     case pending
-    /// Applied, but the step's source changed since (its checksum differs).
+    /// Applied, but the step's source changed since (its checksum differs): migrate
+    /// refuses until the edit is reverted or accepted.
     case modified
+    /// Pending, but it sorts before a step that is applied: migrate refuses unless out
+    /// of order is allowed.
+    case outOfOrder
+    /// A merged step of which only some replaced steps are applied: migrate refuses.
+    case partlyMerged
 }
 
 /// One line of a status report.
 public struct MigrationStatusEntry: Hashable, Sendable {
     public let identifier: String
     public let state: MigrationState
+    /// For `.partlyMerged`: the replaced steps that are applied, and those that are not.
+    public let mergedApplied: [String]
+    public let mergedMissing: [String]
 
-    public init(identifier: String, state: MigrationState) {
+    public init(identifier: String, state: MigrationState, mergedApplied: [String] = [], mergedMissing: [String] = []) {
         self.identifier = identifier
         self.state = state
+        self.mergedApplied = mergedApplied
+        self.mergedMissing = mergedMissing
     }
 }
 
@@ -30,9 +42,18 @@ public struct MigrationStatus: Hashable, Sendable {
         self.unknownApplied = unknownApplied
     }
 
-    public var applied: [String] { entries.filter { $0.state != .pending }.map(\.identifier) }
+    /// Applied steps, edited or not.
+    public var applied: [String] { entries.filter { $0.state == .applied || $0.state == .modified }.map(\.identifier) }
     public var modified: [String] { entries.filter { $0.state == .modified }.map(\.identifier) }
-    public var pending: [String] { entries.filter { $0.state == .pending }.map(\.identifier) }
+    /// Steps not applied yet, whatever migrate would do with them.
+    public var pending: [String] { entries.filter { $0.state == .pending || $0.state == .outOfOrder || $0.state == .partlyMerged }.map(\.identifier) }
+    public var outOfOrder: [String] { entries.filter { $0.state == .outOfOrder }.map(\.identifier) }
+    public var partlyMerged: [String] { entries.filter { $0.state == .partlyMerged }.map(\.identifier) }
     public var isSuperseded: Bool { !unknownApplied.isEmpty }
     public var isComplete: Bool { pending.isEmpty }
+    /// Whether a plain `migrate` would refuse this database (migrated by a newer version,
+    /// edited, out-of-order or partly merged steps) rather than apply or do nothing.
+    public var migrateWouldRefuse: Bool {
+        isSuperseded || entries.contains { $0.state == .modified || $0.state == .outOfOrder || $0.state == .partlyMerged }
+    }
 }

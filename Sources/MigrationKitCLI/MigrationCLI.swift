@@ -25,14 +25,36 @@ public enum MigrationCLI {
                 // ArgumentParser's own errors: usage, --help, --version.
                 let code = RootCommand.exitCode(for: error)
                 let message = RootCommand.fullMessage(for: error)
+                if code == .success, !asksForHelp(arguments) {
+                    // `migrationkit` or `migrationkit key` alone: a command group with no
+                    // command is a usage error for scripts, not a success.
+                    Console.error(message)
+                    let sentence = "Give a subcommand (see the list above)."
+                    ErrorPresentation(kind: "usage", message: sentence, exitCode: .usage).print(commandName: host.commandName, json: json)
+                    return CLIExitCode.usage.rawValue
+                }
                 if code == .success {
                     if !message.isEmpty { Console.out(message) }
                     return CLIExitCode.success.rawValue
                 }
+                let exitCode = code.rawValue == ExitCode.validationFailure.rawValue ? CLIExitCode.usage.rawValue : code.rawValue
+                if json, exitCode == CLIExitCode.usage.rawValue {
+                    // A script that asked for JSON gets one document, usage errors included.
+                    let sentence = RootCommand.message(for: error)
+                    ErrorPresentation(kind: "usage", message: ErrorPresentation.oneLine(sentence), exitCode: .usage)
+                        .print(commandName: host.commandName, json: true)
+                    return exitCode
+                }
                 Console.error(message)
-                return code.rawValue == ExitCode.validationFailure.rawValue ? CLIExitCode.usage.rawValue : code.rawValue
+                return exitCode
             }
         }
+    }
+
+    /// Whether the arguments ask ArgumentParser for help or the version, which then
+    /// ends the run successfully; any other clean exit is a group with no subcommand.
+    private static func asksForHelp(_ arguments: [String]) -> Bool {
+        arguments.contains { ["-h", "--help", "-help", "help", "--version", "--experimental-dump-help"].contains($0) || $0.hasPrefix("--generate-completion-script") }
     }
 
     /// Runs with the process's arguments and exits with the command's code.

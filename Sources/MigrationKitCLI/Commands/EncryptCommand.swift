@@ -29,6 +29,7 @@ struct EncryptCommand: ParsableCommand {
     func run() throws {
         let reporter = Reporter(output)
         let path = try connection.requiredPath()
+        if let outputPath { try OutputFile(path: outputPath, force: false).check(against: connection.filesRead) }
         let settings = try CommandSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
         guard let key = settings.key else { throw CLIError(.usage, "encrypt needs a key.") }
         let summary: DatabaseEncryption.ExportSummary
@@ -84,6 +85,7 @@ struct DecryptCommand: ParsableCommand {
     func run() throws {
         let reporter = Reporter(output)
         let path = try connection.requiredPath()
+        try OutputFile(path: outputPath, force: force).check(against: connection.filesRead)
         let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard let key = settings.key else {
             throw CLIError(.usage, "decrypt needs the database's key; --plaintext databases are already decrypted.")
@@ -98,7 +100,15 @@ struct ExportDocument: Encodable {
     let database: String
     let output: String
     let rowCounts: [String: Int]
-    let backup: String?
+    /// The backup written first, or null.
+    @AlwaysPresent var backup: String?
+}
+
+/// What `rekey --json` prints.
+struct RekeyDocument: Encodable {
+    let database: String
+    /// The backup written first (still encrypted with the old key), or null.
+    @AlwaysPresent var backup: String?
 }
 
 struct RekeyCommand: ParsableCommand {
@@ -140,6 +150,6 @@ struct RekeyCommand: ParsableCommand {
         if let backupPath {
             reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")
         }
-        try reporter.document(["database": path, "backup": backupPath ?? ""])
+        try reporter.document(RekeyDocument(database: path, backup: backupPath))
     }
 }

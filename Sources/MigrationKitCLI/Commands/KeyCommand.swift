@@ -23,11 +23,14 @@ struct KeychainItemOptions: ParsableArguments {
 
     var displayLabel: String { label ?? "MigrationKit database key (\(service), \(account))" }
 
-    /// Stores `key` in this item and reports it (never the key itself).
-    func store(_ key: DatabaseKey, in store: SecretServiceKeyStore, reporter: Reporter, saying what: String) throws {
+    /// Stores `key` in this item and reports it; the key itself only when `printKey`
+    /// (inside the JSON document under --json, so the output stays one document).
+    func store(_ key: DatabaseKey, in store: SecretServiceKeyStore, reporter: Reporter, saying what: String, printKey: Bool = false) throws {
         try store.store(service: service, account: account, label: displayLabel, key: key)
         reporter.line("\(what) for service \"\(service)\", account \"\(account)\".")
-        try reporter.document(["service": service, "account": account, "label": displayLabel])
+        let text = printKey ? key.withKeyText { String(decoding: $0, as: UTF8.self) } : nil
+        if printKey, let text, !reporter.json { Console.out(text) }
+        try reporter.document(StoreKeyDocument(service: service, account: account, label: displayLabel, key: text))
     }
 
     func validate() throws {
@@ -72,11 +75,8 @@ struct GenerateKeyCommand: ParsableCommand {
             for index in 0..<buffer.count { buffer[index] = UInt8.random(in: 0...255, using: &generator) }
         }
         let key = DatabaseKey.rawKey(bytes: bytes)
-        try item.store(key, in: store, reporter: reporter, saying: "Stored a new random 256-bit key")
-        if print {
-            reporter.warning("--print shows the key: anyone who sees this output can open the database.")
-            Console.out(key.withKeyText { String(decoding: $0, as: UTF8.self) })
-        }
+        if print { reporter.warning("--print shows the key: anyone who sees this output can open the database.") }
+        try item.store(key, in: store, reporter: reporter, saying: "Stored a new random 256-bit key", printKey: print)
     }
 }
 
@@ -118,6 +118,15 @@ struct DeleteKeyCommand: ParsableCommand {
             : "No key was stored for service \"\(item.service)\", account \"\(item.account)\"; nothing to delete.")
         try reporter.document(DeleteKeyDocument(service: item.service, account: item.account, deleted: deleted))
     }
+}
+
+/// What `key generate --json` and `key store --json` print.
+struct StoreKeyDocument: Encodable {
+    let service: String
+    let account: String
+    let label: String
+    /// The key's text, only for `key generate --print`; otherwise null.
+    @AlwaysPresent var key: String?
 }
 
 /// What `key delete --json` prints.

@@ -200,12 +200,13 @@ struct MigrateDocument: Encodable {
     let durationMs: Int64
     let verification: String
     let dryRun: Bool
-    /// For a dry run: the schema change as "-"/"+" lines.
-    let schemaDiff: [String]?
-    let backup: String?
+    /// For a dry run: the schema change as "-"/"+" lines; otherwise null.
+    @AlwaysPresent var schemaDiff: [String]?
+    /// The backup written first, or null.
+    @AlwaysPresent var backup: String?
     let adoptedChecksums: [String]
-    /// Why the database was erased (--erase-on-schema-change), when it was.
-    let erased: String?
+    /// Why the database was erased (--erase-on-schema-change), or null.
+    @AlwaysPresent var erased: String?
 }
 
 /// Names the checks a passed verification ran, for the summary line.

@@ -59,7 +59,7 @@ struct NewCommand: ParsableCommand {
             created = [base + ".sql"]
         }
         reporter.line("Created \(created.joined(separator: " and "))")
-        try reporter.document(["path": created[0], "identifier": identifier])
+        try reporter.document(NewDocument(identifier: identifier, path: created[0], files: created))
     }
 }
 
@@ -81,4 +81,13 @@ extension NewCommand {
         formatter.dateFormat = "yyyyMMddHHmmss"
         return formatter.string(from: Date())
     }
+}
+
+/// What `new --json` prints.
+struct NewDocument: Encodable {
+    let identifier: String
+    /// The file to write the up SQL into.
+    let path: String
+    /// Every file created (one, or an .up.sql and a .down.sql).
+    let files: [String]
 }

@@ -26,7 +26,7 @@ struct RestoreCommand: ParsableCommand {
         }
         reporter.line("Restored \(settings.path) from \(source).")
         if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
-        try reporter.document(["database": settings.path, "restoredFrom": source, "backup": safetyCopy ?? ""])
+        try reporter.document(RestoreDocument(database: settings.path, restoredFrom: source, backup: safetyCopy))
     }
 
     /// A backup of the database about to be replaced. One that does not open with this
@@ -68,6 +68,14 @@ struct BaselineCommand: ParsableCommand {
             : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
         try reporter.document(BaselineDocument(database: writer.path, baselined: recorded))
     }
+}
+
+/// What `restore --json` prints.
+struct RestoreDocument: Encodable {
+    let database: String
+    let restoredFrom: String
+    /// The copy of the database that was replaced, or null (none, or --no-backup).
+    @AlwaysPresent var backup: String?
 }
 
 struct BaselineDocument: Encodable {

@@ -58,7 +58,8 @@ struct RollbackCommand: ParsableCommand {
 
 struct RollbackDocument: Encodable {
     let database: String
-    let backup: String?
+    /// The backup written first, or null.
+    @AlwaysPresent var backup: String?
     let rolledBack: [MigrateDocument.Step]
     let durationMs: Int64
 }

@@ -98,3 +98,20 @@ extension Duration {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
+
+/// A JSON field that is always present: `null` when there is no value, rather than
+/// left out as Swift's synthesized `Encodable` does with optionals. The README lists
+/// every field of every command's document, and scripts read them by name.
+@propertyWrapper
+struct AlwaysPresent<Value: Encodable & Sendable>: Encodable, Sendable {
+    var wrappedValue: Value?
+
+    init(wrappedValue: Value?) {
+        self.wrappedValue = wrappedValue
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+    }
+}

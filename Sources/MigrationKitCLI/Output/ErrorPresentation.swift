@@ -52,6 +52,11 @@ struct ErrorPresentation {
         }
     }
 
+    /// A presentation built by the CLI itself (a usage error ArgumentParser found).
+    init(kind: String, message: String, exitCode: CLIExitCode) {
+        self.init(exitCode, kind, message)
+    }
+
     private init(_ exitCode: CLIExitCode, _ kind: String, _ message: String) {
         self.exitCode = exitCode
         self.kind = kind

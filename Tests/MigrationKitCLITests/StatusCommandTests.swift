@@ -1,0 +1,72 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+/// `status` shows every state `migrate` acts on or refuses, and `--exit-code` tells a
+/// deploy script which: 0 up to date, 6 something to apply, 7 migrate would refuse.
+@Suite struct StatusCommandTests {
+    private func states(_ result: CommandResult) throws -> [String: String] {
+        let migrations = try decodeJSON(result.stdout)["migrations"] as? [[String: Any]] ?? []
+        var states: [String: String] = [:]
+        for migration in migrations {
+            if let identifier = migration["identifier"] as? String { states[identifier] = migration["state"] as? String }
+        }
+        return states
+    }
+
+    @Test func pendingAndUpToDateExitSixAndZero() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("status", ["--exit-code"]).status == 6)
+        #expect(try workspace.run("migrate").status == 0)
+        #expect(try workspace.run("status", ["--exit-code"]).status == 0)
+    }
+
+    @Test func anEditedMigrationIsShownAndExitsSeven() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        try workspace.migration("0001_authors.sql", "-- migrate:up\nCREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT);\n-- migrate:down\nDROP TABLE authors;\n")
+        let status = try workspace.run("status", ["--exit-code"])
+        #expect(status.status == 7, "\(status.output)")
+        #expect(status.stdout.contains("modified 0001_authors") && status.stdout.contains("migrate would refuse"), "\(status.stdout)")
+        #expect(try states(try workspace.run("status", ["--json"]))["0001_authors"] == "modified")
+        #expect(try workspace.run("migrate").status == 7)
+    }
+
+    @Test func anOutOfOrderFileIsShownAndExitsSeven() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        try workspace.migration("0001_5_late.sql", "-- migrate:up\nCREATE TABLE late (a);\n")
+        let status = try workspace.run("status", ["--exit-code"])
+        #expect(status.status == 7, "\(status.output)")
+        #expect(status.stdout.contains("out-of-order 0001_5_late") && status.stdout.contains("0002_books"), "\(status.stdout)")
+        let json = try workspace.run("status", ["--json"])
+        #expect(try states(json)["0001_5_late"] == "outOfOrder")
+        #expect(try decodeJSON(json.stdout)["migrateWouldRefuse"] as? Bool == true)
+        #expect(try workspace.run("migrate").status == 7)
+    }
+
+    @Test func aPartlyAppliedMergeShowsWhatIsAppliedAndExitsSeven() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_authors.sql", "-- migrate:up\nCREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n")
+        #expect(try workspace.run("migrate").status == 0)
+        // A later release squashed 0001 and a 0002 this database never applied.
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0001_authors.sql")
+        try workspace.migration("0002_schema.sql", """
+            -- migrate:merging 0001_authors 0002_books
+            -- migrate:up
+            CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT);
+            """)
+        let status = try workspace.run("status", ["--exit-code"])
+        #expect(status.status == 7, "\(status.output)")
+        #expect(status.stdout.contains("partly-merged 0002_schema") && status.stdout.contains("0001_authors"), "\(status.stdout)")
+        let document = try decodeJSON(try workspace.run("status", ["--json"]).stdout)
+        let entry = (document["migrations"] as? [[String: Any]])?.first
+        #expect(entry?["state"] as? String == "partlyMerged")
+        #expect(entry?["mergedApplied"] as? [String] == ["0001_authors"] && entry?["mergedMissing"] as? [String] == ["0002_books"])
+        #expect(try workspace.run("migrate").status == 7)
+    }
+}
