@@ -34,6 +34,10 @@ public struct MigrationReport: Sendable {
     public var adoptedChecksums: [String] = []
     /// Ledger rewrites for merged steps.
     public var merges: [LedgerMerge] = []
+    /// Rows whose parent was already missing before this call (orphans from the time the
+    /// app ran without foreign keys): left as they are, reported, never this call's
+    /// failure. Nil when there were none.
+    public var preexistingForeignKeyViolations: ForeignKeyViolations?
 
     public init() {}
 

@@ -17,6 +17,8 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
     case quickCheckFailed(result: String)
     /// `PRAGMA foreign_key_check` found rows whose parent is missing.
     case foreignKeyViolations(count: Int)
+    /// A migration step left rows whose parent is missing that were not there before it.
+    case foreignKeyViolationsAdded(ForeignKeyViolations)
     /// A required index is missing.
     case missingIndex(table: String, index: String)
     /// An identifier that no registered step has.
@@ -59,6 +61,11 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
         case .foreignKeyViolations(let count):
             return "\(count) row\(count == 1 ? "" : "s") reference\(count == 1 ? "s" : "") a missing parent "
                 + "(PRAGMA foreign_key_check); fix the migration so that every reference stays valid."
+        case .foreignKeyViolationsAdded(let added):
+            return "The migration left \(added.count) row\(added.count == 1 ? "" : "s") referencing a missing parent that "
+                + "\(added.count == 1 ? "was" : "were") not there before it (\(added.summary())); the migration is at fault, not "
+                + "the existing data: keep every reference valid in the migration. Foreign keys are off while migrations run, "
+                + "so ON DELETE CASCADE does not fire: delete child rows yourself before their parents."
         case .missingIndex(let table, let index):
             return "The required index \"\(index)\" on table \"\(table)\" is missing; a migration dropped it "
                 + "(often by recreating the table), so recreate it in a new migration."
@@ -99,6 +106,7 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
         case .rollbackStepCountMustBeNonNegative: return "rollbackStepCountMustBeNonNegative"
         case .quickCheckFailed: return "quickCheckFailed"
         case .foreignKeyViolations: return "foreignKeyViolations"
+        case .foreignKeyViolationsAdded: return "foreignKeyViolationsAdded"
         case .missingIndex: return "missingIndex"
         case .unknownMigration: return "unknownMigration"
         case .databaseAlreadyMigratedBeyond: return "databaseAlreadyMigratedBeyond"

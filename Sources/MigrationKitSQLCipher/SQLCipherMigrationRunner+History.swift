@@ -101,7 +101,7 @@ extension SQLCipherMigrationRunner {
     /// and resets `user_version`, in one transaction.
     public func erase(_ writer: SQLCipherWriter) throws {
         try writer.writeWithoutTransaction { db in
-            try ForeignKeyDeferral.inTransaction(db) {
+            try ForeignKeyDeferral.inTransaction(db, baseline: ForeignKeyBaseline()) {
                 let objects = try SchemaDump.objects(in: db, includingBookkeeping: true)
                 for kind in ["trigger", "view", "table"] {
                     for object in objects where object.type == kind {

@@ -76,6 +76,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// whenever another process moved the ledger meanwhile.
     private func migrateStepByStep(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         var report = MigrationReport()
+        let foreignKeys = ForeignKeyBaseline()
         // `PRAGMA data_version` changes when another connection commits, and only then:
         // read with the plan, and compared under the write lock before every step, it
         // says whether the plan still describes the database (a re-made analysis per
@@ -84,9 +85,11 @@ public struct SQLCipherMigrationRunner: Sendable {
         var analysis = try analyze(db, options: options)
         var pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
         if analysis.needsBookkeeping(acceptModified: options.acceptModified) {
-            try ForeignKeyDeferral.inTransaction(db) {
+            try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys) {
                 planVersion = try dataVersion(db)
                 analysis = try analyze(db, options: options)
+                report.merges = []
+                report.adoptedChecksums = []
                 try recordBookkeeping(analysis, options: options, in: db, report: &report)
                 pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
             }
@@ -98,12 +101,13 @@ public struct SQLCipherMigrationRunner: Sendable {
             let stepStart = clock.now
             var current: SQLCipherMigrationStep?
             let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
-                try ForeignKeyDeferral.inTransaction(db) {
+                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys) {
                     // Under the write lock now: if another process committed anything since
                     // the plan was made, plan again from what the database really holds.
                     let version = try dataVersion(db)
                     if version != planVersion {
                         planVersion = version
+                        foreignKeys.known = nil
                         analysis = try analyze(db, options: options)
                         pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
                         next = pending.startIndex
@@ -122,7 +126,8 @@ public struct SQLCipherMigrationRunner: Sendable {
             report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
             observer?(.didApply(identifier: applied.identifier, duration: duration))
         }
-        try runVerification(in: db)
+        try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated))
+        report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
     }
 
@@ -133,9 +138,14 @@ public struct SQLCipherMigrationRunner: Sendable {
         report.isDryRun = options.mode == .dryRun
         let clock = ContinuousClock()
         var current: SQLCipherMigrationStep?
-        do {
-            try Self.attributingViolations(to: { current }) {
-                try ForeignKeyDeferral.inTransaction(db) {
+        let foreignKeys = ForeignKeyBaseline()
+        try Self.attributingViolations(to: { current }) {
+                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, commit: !report.isDryRun) {
+                    // Run again from the start if the deferral had to look at the database
+                    // before it (orphans it did not know of): start the report afresh too.
+                    report.steps = []
+                    report.merges = []
+                    report.adoptedChecksums = []
                     if report.isDryRun { report.schemaBefore = try SchemaDump.canonicalSQL(of: db) }
                     let analysis = try analyze(db, options: options)
                     try recordBookkeeping(analysis, options: options, in: db, report: &report)
@@ -151,22 +161,15 @@ public struct SQLCipherMigrationRunner: Sendable {
                     }
                     current = nil
                     // Inside the transaction: foreign keys are checked by the deferral
-                    // when the body returns; integrity and the rest are checked here.
-                    try runVerification(in: db)
-                    if report.isDryRun {
-                        report.schemaAfter = try SchemaDump.canonicalSQL(of: db)
-                        throw DryRunFinished()
-                    }
+                    // when the body returns (against what the database had before it);
+                    // integrity and the rest are checked here.
+                    try runVerification(in: db, foreignKeys: .checkedByTransaction)
+                    if report.isDryRun { report.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
                 }
-            }
-        } catch is DryRunFinished {
-            // The transaction was rolled back: nothing of the run remains.
         }
+        report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
     }
-
-    /// Thrown to roll back a dry run's transaction once everything was measured.
-    private struct DryRunFinished: Error {}
 
     private func dataVersion(_ db: SQLCipherDatabase) throws -> Int {
         try db.fetchInt(sql: "PRAGMA data_version") ?? 0
@@ -314,12 +317,13 @@ public struct SQLCipherMigrationRunner: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         var report = MigrationReport()
+        let foreignKeys = ForeignKeyBaseline()
         try writer.writeWithoutTransaction { db in
             let plan = try plannedRollback(selection, applied: try appliedSteps(in: db))
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
                 try Self.attributingViolations(to: { step }, phase: .rollback) {
-                    try ForeignKeyDeferral.inTransaction(db) {
+                    try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys) {
                         // Under the write lock: the step must still be the latest applied.
                         let latest = try appliedSteps(in: db).last
                         guard latest?.identifier == step.identifier else {
@@ -338,8 +342,9 @@ public struct SQLCipherMigrationRunner: Sendable {
                 report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
                 observer?(.didRollback(identifier: step.identifier, duration: duration))
             }
-            try runVerification(in: db)
+            try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated))
         }
+        report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         report.duration = clock.now - start
         return report
     }
@@ -365,7 +370,11 @@ public struct SQLCipherMigrationRunner: Sendable {
         do {
             return try body()
         } catch let error as MigrationKitError {
-            guard case .foreignKeyViolations = error, let step = step() else { throw error }
+            switch error {
+            case .foreignKeyViolations, .foreignKeyViolationsAdded: break
+            default: throw error
+            }
+            guard let step = step() else { throw error }
             throw MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: nil, underlying: error)
         }
     }
@@ -403,7 +412,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// Verifies the database as after a migration: the host's closures where given,
     /// the default verifier otherwise. Throws the first problem.
     public func runPostMigrationChecks(in writer: SQLCipherWriter) throws {
-        try writer.writeWithoutTransaction { try runVerification(in: $0) }
+        try writer.writeWithoutTransaction { try runVerification(in: $0, foreignKeys: .strict) }
     }
 
     /// Every check, passed or failed, for reports.
@@ -424,7 +433,7 @@ public struct SQLCipherMigrationRunner: Sendable {
         }
     }
 
-    func runVerification(in db: SQLCipherDatabase) throws {
+    func runVerification(in db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification) throws {
         observer?(.willVerify)
         let clock = ContinuousClock()
         let start = clock.now
@@ -436,7 +445,7 @@ public struct SQLCipherMigrationRunner: Sendable {
         if let custom = host.verifyPostMigration {
             do { try custom(db) } catch { throw HostVerificationError(part: .postMigration, underlying: error) }
         } else {
-            try verifier.verifyPostMigration(db)
+            try verifier.verifyPostMigration(db, foreignKeys: foreignKeys)
         }
         observer?(.didVerify(duration: clock.now - start))
     }

@@ -22,7 +22,13 @@ public struct SQLCipherMigrationVerifier: Sendable {
 
     /// Throws the first post-migration problem found.
     public func verifyPostMigration(_ db: SQLCipherDatabase) throws {
-        if let failure = postMigrationChecks(db).lazy.compactMap(\.failure).first { throw failure }
+        try verifyPostMigration(db, foreignKeys: .strict)
+    }
+
+    /// Throws the first post-migration problem found, judging foreign-key violations
+    /// as `foreignKeys` says.
+    public func verifyPostMigration(_ db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification) throws {
+        if let failure = postMigrationChecks(db, foreignKeys: foreignKeys).lazy.compactMap(\.failure).first { throw failure }
     }
 
     /// Runs both parts and throws the first problem found.
@@ -44,8 +50,14 @@ public struct SQLCipherMigrationVerifier: Sendable {
     }
 
     /// Every post-migration check, passed or failed.
-    public func postMigrationChecks(_ db: SQLCipherDatabase) -> [VerificationCheck] {
-        [foreignKeyCheck(db)] + requiredIndexes.map { indexCheck($0, db) }
+    public func postMigrationChecks(_ db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification = .strict) -> [VerificationCheck] {
+        let foreignKeyChecks: [VerificationCheck]
+        switch foreignKeys {
+        case .checkedByTransaction: foreignKeyChecks = []
+        case .strict: foreignKeyChecks = [foreignKeyCheck(db, tolerating: ForeignKeyViolations())]
+        case .tolerating(let tolerated): foreignKeyChecks = [foreignKeyCheck(db, tolerating: tolerated)]
+        }
+        return foreignKeyChecks + requiredIndexes.map { indexCheck($0, db) }
     }
 
     private func quickCheck(_ db: SQLCipherDatabase) -> VerificationCheck {
@@ -82,15 +94,29 @@ public struct SQLCipherMigrationVerifier: Sendable {
         }
     }
 
-    private func foreignKeyCheck(_ db: SQLCipherDatabase) -> VerificationCheck {
+    /// - Parameter tolerated: violations that pass (the database had them before a
+    ///   migration); nil tolerates any. Found violations are named in the detail either
+    ///   way, table, row ids and parent table, a few groups at most.
+    private func foreignKeyCheck(_ db: SQLCipherDatabase, tolerating tolerated: ForeignKeyViolations?) -> VerificationCheck {
         do {
-            let count = try ForeignKeyDeferral.foreignKeyViolationCount(in: db)
-            guard count == 0 else { return .failed("foreign_key_check", MigrationKitError.foreignKeyViolations(count: count)) }
-            return .passed("foreign_key_check", detail: "no violations")
+            guard try ForeignKeyDeferral.foreignKeyViolationCount(in: db) > 0 else {
+                return .passed("foreign_key_check", detail: "no violations")
+            }
+            let found = try ForeignKeyDeferral.violations(in: db)
+            let rows = "\(found.count) row\(found.count == 1 ? "" : "s") reference\(found.count == 1 ? "s" : "") a missing parent (\(found.summary()))"
+            if tolerated.map(found.isWithin) ?? true {
+                return .passed("foreign_key_check", detail: rows + ", all there before the migration")
+            }
+            let error = MigrationKitError.foreignKeyViolations(count: found.count)
+            return VerificationCheck(name: "foreign_key_check", failure: error, detail: rows + "; " + Self.orphanAdvice)
         } catch {
             return .failed("foreign_key_check", error)
         }
     }
+
+    /// What to do about rows whose parent is missing.
+    static let orphanAdvice = "delete the orphan rows, or restore their parents, in a migration "
+        + "(e.g. DELETE FROM child WHERE parentId NOT IN (SELECT id FROM parent))"
 
     private func indexCheck(_ spec: RequiredIndexSpec, _ db: SQLCipherDatabase) -> VerificationCheck {
         let name = "index \(spec)"
@@ -115,6 +141,18 @@ public struct SQLCipherMigrationVerifier: Sendable {
     }
 }
 
+/// How the verifier judges foreign-key violations.
+public enum ForeignKeyVerification: Sendable {
+    /// Every violation fails the check (`verify`, `runPostMigrationChecks`).
+    case strict
+    /// Violations within these (what the database had before a migration) pass and are
+    /// named in the detail; nil passes any (no migration transaction ran, so whatever is
+    /// found was there before).
+    case tolerating(ForeignKeyViolations?)
+    /// The transaction around the checks already compared them (an atomic run).
+    case checkedByTransaction
+}
+
 /// The outcome of one verification check, for reports and `--json`.
 public struct VerificationCheck: Sendable {
     /// "quick_check", "cipher_integrity_check", "foreign_key_check", "index TABLE:INDEX",
@@ -133,6 +171,12 @@ public struct VerificationCheck: Sendable {
 
     public static func failed(_ name: String, _ error: any Error & Sendable) -> VerificationCheck {
         VerificationCheck(name: name, failure: error, detail: String(describing: error))
+    }
+
+    public init(name: String, failure: (any Error & Sendable)?, detail: String) {
+        self.name = name
+        self.failure = failure
+        self.detail = detail
     }
 }
 

@@ -264,8 +264,9 @@ import Testing
         #expect {
             try runner.migrate(in: writer)
         } throws: { error in
-            guard let error = error as? MigrationStepError, error.identifier == "0003_lossy" else { return false }
-            return (error.underlying as? MigrationKitError) == .foreignKeyViolations(count: 1)
+            guard let error = error as? MigrationStepError, error.identifier == "0003_lossy",
+                  case .foreignKeyViolationsAdded(let added) = error.underlying as? MigrationKitError else { return false }
+            return added.count == 1 && added.summary() == "books rowid 1 → authors"
         }
         #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM authors") } == 2)
         #expect(try ledger(writer) == ["0001_create_authors", "0002_create_books"])

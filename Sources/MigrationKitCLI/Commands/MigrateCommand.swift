@@ -151,6 +151,7 @@ struct MigrateCommand: ParsableCommand {
 
     private func printSummary(_ report: MigrationReport, runner: SQLCipherMigrationRunner, reporter: Reporter) {
         let verified = VerificationSummary(runner.verifier, hostReplaced: runner.host.verifyIntegrity != nil || runner.host.verifyPostMigration != nil)
+        if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
         for merge in report.merges {
             reporter.line("Merged \(merge.replaces.joined(separator: ", ")) into \(merge.identifier) in the ledger")
         }

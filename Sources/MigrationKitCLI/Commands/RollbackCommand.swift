@@ -45,6 +45,7 @@ struct RollbackCommand: ParsableCommand {
         }
         let report = try target.map { try runner.rollbackMigrations(in: writer, to: $0) }
             ?? runner.rollbackMigrations(in: writer, steps: steps ?? 1)
+        if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
         reporter.line(report.steps.isEmpty
             ? "Nothing to roll back."
             : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")

@@ -107,6 +107,8 @@ struct ErrorPresentation {
         switch error {
         case .quickCheckFailed, .foreignKeyViolations, .missingIndex:
             return .verificationFailed
+        case .foreignKeyViolationsAdded:
+            return .migrationFailed
         case .duplicateIdentifiers, .identifiersOutOfOrder:
             return .fileError
         case .unknownMigration, .rollbackStepCountMustBeNonNegative:
