@@ -38,11 +38,12 @@ public enum MigrationCLI {
                     return CLIExitCode.success.rawValue
                 }
                 let exitCode = code.rawValue == ExitCode.validationFailure.rawValue ? CLIExitCode.usage.rawValue : code.rawValue
-                if json, exitCode == CLIExitCode.usage.rawValue {
-                    // A script that asked for JSON gets one document, usage errors included.
-                    let sentence = RootCommand.message(for: error)
+                if exitCode == CLIExitCode.usage.rawValue {
+                    // One line, like every other error (the usage text would bury the
+                    // sentence); under --json, one document.
+                    let sentence = RootCommand.message(for: error) + " (see --help)"
                     ErrorPresentation(kind: "usage", message: ErrorPresentation.oneLine(sentence), exitCode: .usage)
-                        .print(commandName: host.commandName, json: true)
+                        .print(commandName: host.commandName, json: json)
                     return exitCode
                 }
                 Console.error(message)

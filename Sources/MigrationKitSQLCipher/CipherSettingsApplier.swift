@@ -25,8 +25,11 @@ enum CipherSettingsApplier {
             throw unsupported("The KDF iteration count must be at least 1, not \(iterations).")
         }
         if let pageSize = settings.pageSize {
-            guard (512...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
-                throw unsupported("The cipher page size must be a power of two from 512 to 65536, not \(pageSize).")
+            // SQLCipher keeps 48 to 80 bytes of every page for its IV and HMAC, and SQLite
+            // needs 480 usable bytes: 512-byte pages fail (3.4.1 cannot read them back,
+            // 4.x's cipher_integrity_check rejects them).
+            guard (1024...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
+                throw unsupported("The cipher page size must be a power of two from 1024 to 65536, not \(pageSize) (SQLCipher keeps up to 80 bytes of each page for its IV and HMAC, and SQLite needs 480 bytes left).")
             }
         }
         try validateAlgorithm(settings.kdfAlgorithm, among: CipherSettings.kdfAlgorithms, native: "PBKDF2_HMAC_SHA1", what: "KDF algorithm", major: major, name: name)

@@ -195,11 +195,18 @@ public enum DatabaseEncryption {
         do {
             let expected = try summary(of: source)
             let expectedSchema = try SchemaDump.objects(in: source, includingBookkeeping: true)
+            let journalMode = try source.fetchString(sql: "PRAGMA main.journal_mode")?.lowercased()
             try export(source, to: target, key: key, cipher: cipher, summary: expected)
             let configuration = existing(cipher: cipher)
-            let copy = try SQLCipherOpener.open(path: target, key: key, configuration: configuration)
-            let actual = try summary(of: copy)
-            let actualSchema = try SchemaDump.objects(in: copy, includingBookkeeping: true)
+            let (actual, actualSchema) = try {
+                // Closed before the rename below: a WAL copy's connection takes its -wal
+                // and -shm away with it, under the name they were made for.
+                let copy = try SQLCipherOpener.open(path: target, key: key, configuration: configuration)
+                // sqlcipher_export writes a rollback-journal database; a WAL source gives
+                // a WAL copy (the mode is stored in the file, and apps rely on it).
+                if journalMode == "wal" { try copy.execute(sql: "PRAGMA journal_mode = WAL") }
+                return (try summary(of: copy), try SchemaDump.objects(in: copy, includingBookkeeping: true))
+            }()
             guard actual.rowCounts == expected.rowCounts, actualSchema == expectedSchema,
                   actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID
             else {

@@ -20,6 +20,8 @@ public final class SQLCipherDatabase {
     /// file (backups, scratch copies, the proof after a rekey) use them, so they derive
     /// the key once and never write another format.
     public internal(set) var cipherSettings = CipherSettings()
+    /// Whether this connection created the file.
+    var createdFile = false
     /// While true, SQLite's commit hook turns every COMMIT into a rollback (see
     /// `forbiddingCommits`).
     fileprivate var commitsForbidden = false

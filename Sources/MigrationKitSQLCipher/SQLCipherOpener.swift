@@ -167,6 +167,7 @@ enum SQLCipherOpener {
             // Writing page 1 now fixes the salt in the file before the lock is released.
             try database.execute(sql: "PRAGMA user_version = 0")
             _ = unlink(marker)
+            database.createdFile = createdFile
             return database
         } catch {
             if createdFile {
@@ -205,7 +206,14 @@ enum SQLCipherOpener {
 
     private static func openHandle(path: String, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
         var handle: OpaquePointer?
-        let flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        // Reading a WAL-mode file makes SQLite create -wal and -shm beside it, and only a
+        // connection that may write removes them when it closes. So a read-only open of
+        // a file this process may write (a backup being proven, a database being
+        // checked) is a read-write connection with `query_only` on: it cannot change the
+        // file, and leaves nothing beside it. Only a file this process cannot write is
+        // opened SQLITE_OPEN_READONLY.
+        let queryOnly = configuration.readOnly && access(path, W_OK) == 0
+        let flags = (configuration.readOnly && !queryOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -218,6 +226,7 @@ enum SQLCipherOpener {
         // connection's commit, and must wait for it rather than fail.
         sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
         let database = SQLCipherDatabase(handle: handle, path: path)
+        if queryOnly { try database.execute(sql: "PRAGMA query_only = 1") }
         if !configuration.readOnly, sqlite3_db_readonly(handle, "main") == 1 {
             throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_READONLY,
                                  message: "The database file is read-only; make it writable (chmod u+w) to change it.")

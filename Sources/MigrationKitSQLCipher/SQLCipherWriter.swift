@@ -46,6 +46,41 @@ public final class SQLCipherWriter: @unchecked Sendable {
     /// Whether the database is encrypted (was opened with a key).
     public var isEncrypted: Bool { key != nil }
 
+    /// Whether opening created the database file.
+    public var createdDatabase: Bool { database.createdFile }
+
+    /// Removes the database file this writer created, for a command that then failed
+    /// before anything was kept in it: the next run starts clean instead of meeting a
+    /// file it did not expect (an empty database, or one made with settings that turned
+    /// out wrong).
+    ///
+    /// Only while nothing was kept in it, by anyone: under the directory lock creators
+    /// take, inside an EXCLUSIVE transaction (no other connection is reading or writing
+    /// at that moment), and only if the schema is still empty and `user_version` still 0.
+    /// (`PRAGMA data_version` cannot tell another process's commits from this
+    /// connection's own rollbacks, which change it too.) A process that opened the file
+    /// and has not used it yet then fails on its first write, and its next run starts
+    /// clean as well.
+    ///
+    /// - Returns: whether the file was removed. The writer must not be used afterwards.
+    @discardableResult
+    public func discardCreatedDatabase() -> Bool {
+        guard database.createdFile else { return false }
+        return (try? serialized { db -> Bool in
+            let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
+            defer { lock?.release() }
+            try db.execute(sql: "BEGIN EXCLUSIVE TRANSACTION")
+            defer { try? db.execute(sql: "ROLLBACK TRANSACTION") }
+            guard try db.fetchInt(sql: "SELECT count(*) FROM sqlite_master") == 0,
+                  try db.fetchInt(sql: "PRAGMA user_version") == 0
+            else { return false }
+            guard unlink(path) == 0 else { return false }
+            _ = unlink(path + "-journal")
+            database.createdFile = false
+            return true
+        }) ?? false
+    }
+
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns,
     /// rolled back when it throws. IMMEDIATE takes the write lock up front, so two
     /// processes never both read, decide and then collide on write.
@@ -66,7 +101,8 @@ public final class SQLCipherWriter: @unchecked Sendable {
     public func read<T>(_ body: (SQLCipherDatabase) throws -> T) throws -> T {
         try serialized { db in
             try db.execute(sql: "PRAGMA query_only = 1")
-            defer { try? db.execute(sql: "PRAGMA query_only = 0") }
+            // A read-only writer's connection stays query-only (see SQLCipherOpener).
+            defer { if !configuration.readOnly { try? db.execute(sql: "PRAGMA query_only = 0") } }
             return try db.inTransaction(.deferred) { try body(db) }
         }
     }

@@ -89,7 +89,14 @@ struct MigrateCommand: ParsableCommand {
             reporter.line("Backup: \(backupPath ?? "")")
         }
 
-        let report = try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
+        let report: MigrationReport
+        do {
+            report = try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
+        } catch {
+            // A database this run created and kept nothing in is not left behind.
+            if scratch == nil { writer.discardCreatedDatabase() }
+            throw error
+        }
         printSummary(report, runner: runner, reporter: reporter)
         try reporter.document(MigrateDocument(
             database: writer.path,

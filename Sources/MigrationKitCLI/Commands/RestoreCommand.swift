@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MigrationKitSQLCipher
 
 struct RestoreCommand: ParsableCommand {
@@ -21,7 +22,8 @@ struct RestoreCommand: ParsableCommand {
         // The backup is proven and staged first; the safety copy is taken only then (so a
         // refused restore changes nothing) and never prunes the backup being restored.
         try DatabaseBackup.restore(from: source, to: settings.path, key: settings.key, configuration: settings.configuration) {
-            guard !backup.skip else { return }
+            // A missing database (the case restore is most needed for) has nothing to keep.
+            guard !backup.skip, FileManager.default.fileExists(atPath: settings.path) else { return }
             safetyCopy = try keepCurrentDatabase(settings, reporter: reporter)
         }
         reporter.line("Restored \(settings.path) from \(source).")

@@ -37,8 +37,8 @@ public struct CipherOptions: ParsableArguments {
         if let kdfIterations, kdfIterations < 1 {
             throw ValidationError("--kdf-iter must be at least 1.")
         }
-        if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
-            throw ValidationError("--cipher-page-size must be a power of two from 512 to 65536.")
+        if let pageSize, !(1024...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
+            throw ValidationError("--cipher-page-size must be a power of two from 1024 to 65536 (SQLCipher keeps up to 80 bytes of each page for its IV and HMAC).")
         }
         if let kdfAlgorithm, !CipherSettings.kdfAlgorithms.contains(kdfAlgorithm.uppercased()) {
             throw ValidationError("--cipher-kdf-algorithm must be one of \(CipherSettings.kdfAlgorithms.joined(separator: ", ")).")

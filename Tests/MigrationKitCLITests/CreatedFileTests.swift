@@ -1,0 +1,46 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+/// A command that fails leaves no file it created behind: settings that cannot work are
+/// refused before any file exists, and a new database in which nothing was kept is
+/// removed, so the next run starts clean instead of meeting "wrong key" or an empty file.
+@Suite struct CreatedFileTests {
+    private func entries(_ workspace: Workspace) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: workspace.root).sorted()
+    }
+
+    @Test(arguments: [["--cipher-page-size", "512"], ["--cipher-page-size", "1000"], ["--kdf-iter", "0"], ["--cipher-kdf-algorithm", "MD5"]])
+    func settingsThatCannotWorkCreateNothing(_ settings: [String]) throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let before = try entries(workspace)
+        let result = try workspace.run("migrate", settings)
+        #expect(result.status == 64, "\(settings): \(result.output)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(try entries(workspace) == before)
+    }
+
+    @Test(arguments: [[String](), ["--atomic"]])
+    func aNewDatabaseWhoseFirstStepFailsIsRemoved(_ mode: [String]) throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_broken.sql", "-- migrate:up\nCREATE TABLE t (a);\nINSERT INTO missing VALUES (1);\n")
+        let before = try entries(workspace)
+        let failed = try workspace.run("migrate", mode)
+        #expect(failed.status == 2, "\(failed.output)")
+        #expect(try entries(workspace) == before, "the failed run left files behind")
+        // Fixed, the next run creates the database from scratch.
+        try workspace.migration("0001_broken.sql", "-- migrate:up\nCREATE TABLE t (a);\n")
+        #expect(try workspace.run("migrate", mode).status == 0)
+        #expect(try workspace.run("status").stdout.contains("applied  0001_broken"))
+    }
+
+    @Test func aNewDatabaseThatKeptAStepIsKept() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_good.sql", "-- migrate:up\nCREATE TABLE t (a);\n")
+        try workspace.migration("0002_broken.sql", "-- migrate:up\nINSERT INTO missing VALUES (1);\n")
+        #expect(try workspace.run("migrate").status == 2)
+        #expect(FileManager.default.fileExists(atPath: workspace.database))
+        #expect(try workspace.run("status").stdout.contains("applied  0001_good"))
+    }
+}
