@@ -43,54 +43,31 @@ public enum SchemaDump {
         }
     }
 
-    /// The canonical dump: each object's SQL with trailing whitespace trimmed and a `;`.
+    /// The canonical dump: each object's SQL in its canonical spelling
+    /// (`SQLCanonicalText`), one per line with a `;`, sorted by kind and then by name as
+    /// SQLite compares names. Equal schemas give byte-identical dumps, however they were
+    /// written, so a `diff` of production against a fresh install shows real changes only.
     public static func canonicalSQL(of db: SQLCipherDatabase) throws -> String {
-        try objects(in: db).map { object in
-            var sql = Substring(object.sql)
-            while let last = sql.last, last.isWhitespace || last == ";" { sql.removeLast() }
-            return sql + ";\n"
-        }
-        .joined()
+        try canonicalStatements(of: db).map { $0 + ";\n" }.joined()
+    }
+
+    /// The objects' canonical statements, in canonical order.
+    static func canonicalStatements(of db: SQLCipherDatabase) throws -> [String] {
+        try objects(in: db)
+            .map { (kind: kindOrder[$0.type] ?? 9, name: $0.name.lowercased(), sql: SQLCanonicalText.canonical($0.sql)) }
+            .sorted { lhs, rhs in
+                if lhs.kind != rhs.kind { return lhs.kind < rhs.kind }
+                if lhs.name != rhs.name { return lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8) }
+                return lhs.sql.utf8.lexicographicallyPrecedes(rhs.sql.utf8)
+            }
+            .map(\.sql)
     }
 }
 
 extension SchemaDump {
-    /// The schema reduced to what SQLite means by it, for comparing two schemas built
-    /// by different statements: comments and spacing dropped, names compared as SQLite
-    /// compares them (case-insensitively, quoted or not: `CREATE TABLE "Books"` and
-    /// `create table books` are the same table), string literals kept exactly. Two
-    /// databases with equal comparable forms have the same tables, columns,
-    /// constraints, indexes, views and triggers.
+    /// The schema reduced to what SQLite means by it, for comparing two schemas built by
+    /// different statements: the canonical dump's statements, one per line.
     public static func comparableForm(of db: SQLCipherDatabase) throws -> String {
-        try objects(in: db)
-            .map { object in
-                "\(object.type) \(object.name.lowercased()): " + normalized(object.sql)
-            }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            .joined(separator: "\n")
-    }
-
-    /// One statement's tokens, normalised (see `comparableForm`).
-    static func normalized(_ sql: String) -> String {
-        SQLTokenizer.tokenize(sql)
-            .filter { !$0.isTrivia }
-            .map { token -> String in
-                switch token.kind {
-                case .word:
-                    return token.text.lowercased()
-                case .quotedIdentifier:
-                    let name = token.nameValue ?? token.text
-                    return isPlainIdentifier(name) ? name.lowercased() : token.text
-                default:
-                    return token.text
-                }
-            }
-            .filter { $0 != ";" }
-            .joined(separator: " ")
-    }
-
-    private static func isPlainIdentifier(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+        try canonicalStatements(of: db).joined(separator: "\n")
     }
 }

@@ -1,0 +1,77 @@
+import Foundation
+
+/// One spelling for every way of writing the same SQL statement, so that equal schemas
+/// give byte-identical text: what `schema-dump` prints and what `check` compares.
+///
+/// SQLite keeps each object's SQL as it was written, and the same table can be written
+/// many ways: `CREATE TABLE t` by hand, `CREATE TABLE "t"` after a 12-step rename,
+/// another case, other spacing, comments. The canonical form drops comments, puts one
+/// space between tokens (none inside parentheses and before commas), writes SQL
+/// keywords in upper case and names in lower case (SQLite compares names without
+/// regard to ASCII case), and quotes a name only when it must be quoted (a keyword, or
+/// characters a bare name cannot hold), always with double quotes. String literals,
+/// blobs and numbers are kept exactly.
+public enum SQLCanonicalText {
+    public static func canonical(_ sql: String) -> String {
+        var result = ""
+        var previous: SQLToken?
+        for token in SQLTokenizer.tokenize(sql) where !token.isTrivia {
+            if token.isSymbol(";") { continue }
+            let text = spelling(of: token)
+            if let previous, needsSpace(between: previous, and: token) { result += " " }
+            result += text
+            previous = token
+        }
+        return result
+    }
+
+    private static func spelling(of token: SQLToken) -> String {
+        switch token.kind {
+        case .word:
+            let upper = token.text.uppercased()
+            return keywords.contains(upper) ? upper : token.text.lowercased()
+        case .quotedIdentifier:
+            let name = token.nameValue ?? token.text
+            if isBareName(name), !keywords.contains(name.uppercased()) { return name.lowercased() }
+            return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        default:
+            return token.text
+        }
+    }
+
+    private static func needsSpace(between left: SQLToken, and right: SQLToken) -> Bool {
+        if left.isSymbol("(") || left.isSymbol(".") { return false }
+        if right.isSymbol(")") || right.isSymbol(",") || right.isSymbol(".") { return false }
+        return true
+    }
+
+    /// Letters, digits and `_`, not starting with a digit: a name SQLite reads unquoted.
+    private static func isBareName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else {
+            return false
+        }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+    }
+
+    /// SQLite's keywords (sqlite.org/lang_keywords.html).
+    static let keywords: Set<String> = [
+        "ABORT", "ACTION", "ADD", "AFTER", "ALL", "ALTER", "ALWAYS", "ANALYZE", "AND", "AS", "ASC", "ATTACH",
+        "AUTOINCREMENT", "BEFORE", "BEGIN", "BETWEEN", "BY", "CASCADE", "CASE", "CAST", "CHECK", "COLLATE", "COLUMN",
+        "COMMIT", "CONFLICT", "CONSTRAINT", "CREATE", "CROSS", "CURRENT", "CURRENT_DATE", "CURRENT_TIME",
+        "CURRENT_TIMESTAMP", "DATABASE", "DEFAULT", "DEFERRABLE", "DEFERRED", "DELETE", "DESC", "DETACH", "DISTINCT",
+        "DO", "DROP", "EACH", "ELSE", "END", "ESCAPE", "EXCEPT", "EXCLUDE", "EXCLUSIVE", "EXISTS", "EXPLAIN", "FAIL",
+        "FILTER", "FIRST", "FOLLOWING", "FOR", "FOREIGN", "FROM", "FULL", "GENERATED", "GLOB", "GROUP", "GROUPS",
+        "HAVING", "IF", "IGNORE", "IMMEDIATE", "IN", "INDEX", "INDEXED", "INITIALLY", "INNER", "INSERT", "INSTEAD",
+        "INTERSECT", "INTO", "IS", "ISNULL", "JOIN", "KEY", "LAST", "LEFT", "LIKE", "LIMIT", "MATCH", "MATERIALIZED",
+        "NATURAL", "NO", "NOT", "NOTHING", "NOTNULL", "NULL", "NULLS", "OF", "OFFSET", "ON", "OR", "ORDER", "OTHERS",
+        "OUTER", "OVER", "PARTITION", "PLAN", "PRAGMA", "PRECEDING", "PRIMARY", "QUERY", "RAISE", "RANGE", "RECURSIVE",
+        "REFERENCES", "REGEXP", "REINDEX", "RELEASE", "RENAME", "REPLACE", "RESTRICT", "RETURNING", "RIGHT", "ROLLBACK",
+        "ROW", "ROWS", "SAVEPOINT", "SELECT", "SET", "TABLE", "TEMP", "TEMPORARY", "THEN", "TIES", "TO", "TRANSACTION",
+        "TRIGGER", "UNBOUNDED", "UNION", "UNIQUE", "UPDATE", "USING", "VACUUM", "VALUES", "VIEW", "VIRTUAL", "WHEN",
+        "WHERE", "WINDOW", "WITH", "WITHOUT",
+        // Type and conflict words SQLite does not reserve but every schema spells:
+        // upper case reads as SQL, and either spelling means the same.
+        "INTEGER", "TEXT", "REAL", "BLOB", "NUMERIC", "STRICT", "STORED",
+    ]
+}
+

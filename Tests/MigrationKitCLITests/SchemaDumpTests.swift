@@ -1,0 +1,48 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+/// `schema-dump` is canonical: equal schemas give byte-identical text, however they were
+/// written (a 12-step recreation stores `CREATE TABLE "t"`; case, spacing and comments
+/// vary), so a diff of production against a fresh install shows real changes only.
+@Suite struct SchemaDumpTests {
+    private func dump(_ migrations: [(String, String)]) throws -> String {
+        let workspace = try Workspace()
+        for (name, text) in migrations { try workspace.migration(name, text) }
+        let migrate = try workspace.run("migrate", ["--no-backup"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let dump = try workspace.run("schema-dump")
+        #expect(dump.status == 0, "\(dump.output)")
+        return dump.stdout
+    }
+
+    @Test func equalSchemasDumpIdenticallyHoweverTheyWereWritten() throws {
+        let direct = try dump([("0001_books.sql", """
+            -- migrate:up
+            CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, "year" INTEGER);
+            CREATE INDEX books_title ON books(title);
+            """)])
+        let recreated = try dump([
+            ("0001_books.sql", "-- migrate:up\nCREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT);\n"),
+            ("0002_recreate.sql", """
+                -- migrate:up
+                create table   "books_new"(   -- the 12-step way
+                    ID integer primary key,
+                    Title text not null, /* a comment */ [year] INTEGER
+                );
+                INSERT INTO books_new (id, title) SELECT id, coalesce(title, '') FROM books;
+                DROP TABLE books;
+                ALTER TABLE books_new RENAME TO books;
+                CREATE INDEX "Books_Title" ON "books" ("title");
+                """),
+        ])
+        #expect(direct == recreated, "\n\(direct)\n---\n\(recreated)")
+        #expect(direct.contains("CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, year INTEGER);"), "\(direct)")
+    }
+
+    @Test func realDifferencesStillShow() throws {
+        let one = try dump([("0001_t.sql", "-- migrate:up\nCREATE TABLE t (a TEXT DEFAULT 'X');\n")])
+        let other = try dump([("0001_t.sql", "-- migrate:up\nCREATE TABLE t (a TEXT DEFAULT 'x');\n")])
+        #expect(one != other, "a string literal's case is data, not spelling")
+    }
+}
