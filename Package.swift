@@ -72,7 +72,10 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "KeyStoreProbe", "MigrationKitTestSupport"]),
         // Runs the built binaries as a user would.
-        .testTarget(name: "MigrationKitCLITests", dependencies: ["migrationkit", "notes-migrate", "MigrationKitSQLCipher", "MigrationKitTestSupport"]),
+        .testTarget(name: "MigrationKitCLITests", dependencies: [
+            "migrationkit", "notes-migrate", "MigrationKitSQLCipher", "MigrationKitTestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // A child process for the key tests: libsecret caches its bus connection per
         // process, and prompts need their own terminal, so those cases run out of process.
         .executableTarget(

@@ -85,7 +85,12 @@ public struct MigrationAnalysis<Database>: Sendable {
         for step in registry.steps where applied.contains(step.identifier) {
             guard let checksum = step.checksum else { continue }
             if let recorded = snapshot.checksums[step.identifier] {
-                if recorded != checksum { modified.append(step.identifier) }
+                if recorded == checksum { continue }
+                if step.equivalentChecksums.contains(recorded) {
+                    adopt[step.identifier] = checksum
+                } else {
+                    modified.append(step.identifier)
+                }
             } else {
                 adopt[step.identifier] = checksum
             }

@@ -20,6 +20,11 @@ public struct MigrationStep<Database>: Sendable {
     /// Identifiers this step replaces (a squash of earlier steps, like GRDB's
     /// `registerMigration(_:merging:)`). Empty for ordinary steps.
     public let merging: [String]
+    /// Other fingerprints of this same step, recorded by an earlier way of computing
+    /// them (for a file with Windows line endings, its checksum before line endings
+    /// stopped counting). A database that recorded one of them adopts `checksum`
+    /// instead of reporting the step as edited.
+    public var equivalentChecksums: [String] = []
 
     public init(
         identifier: String,

@@ -21,7 +21,17 @@ enum CommandSupport {
     /// through the host. The key is derived exactly once, here.
     static func openWriter(_ options: ConnectionOptions, access: DatabaseAccess, reporter: Reporter) throws -> SQLCipherWriter {
         let settings = try connectionSettings(options, access: access, reporter: reporter)
-        return try CLIContext.host.openWriter(settings)
+        // Before opening, so the key is proven on the file as no other changing command
+        // will leave it; again after, for a file this open just created.
+        if access != .inspect { try holdChangeLock(on: settings.path, settings: settings) }
+        let writer = try CLIContext.host.openWriter(settings)
+        if access != .inspect { try holdChangeLock(on: writer.path, settings: settings) }
+        return writer
+    }
+
+    /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`).
+    static func holdChangeLock(on path: String, settings: ConnectionSettings) throws {
+        CLIContext.locks.hold(try DatabaseFileLock.exclusive(path: path, timeout: settings.configuration.busyTimeout))
     }
 
     /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);
@@ -68,17 +78,24 @@ enum CommandSupport {
     }
 
     /// The migration runner: the host's Swift steps, or the SQL files of `--migrations`.
-    static func runner(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier()) throws -> SQLCipherMigrationRunner {
-        try loadMigrations(migrations, verifier: verifier).runner
+    static func runner(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier(), reporter: Reporter) throws -> SQLCipherMigrationRunner {
+        try loadMigrations(migrations, verifier: verifier, reporter: reporter).runner
     }
 
     /// The runner and, for SQL migrations, the files it was built from (for lint).
-    static func loadMigrations(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier()) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
+    /// Warns about files that look like migrations but are not read, and about a folder
+    /// with no migration at all (a mistyped --migrations otherwise reads "up to date").
+    static func loadMigrations(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier(), reporter: Reporter) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
         if var runner = CLIContext.host.runner {
             runner.verifier.requiredIndexes += verifier.requiredIndexes
             return (runner, nil)
         }
-        let files = try SQLMigrationDirectory(path: migrations.directory).load()
+        let directory = SQLMigrationDirectory(path: migrations.directory)
+        let files = try directory.load()
+        for lookalike in directory.ignoredLookalikes() { reporter.warning(lookalike) }
+        if files.isEmpty {
+            reporter.warning("\(migrations.directory) holds no migration files (NAME.sql, or NAME.up.sql and NAME.down.sql); check --migrations.")
+        }
         return (try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) }, verifier: verifier), files)
     }
 }

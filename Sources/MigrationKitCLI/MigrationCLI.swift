@@ -9,7 +9,9 @@ public enum MigrationCLI {
         // A reader that goes away (`migrationkit migrate | head -1`) must not kill a
         // migration half-way: writes then fail with EPIPE, and the run goes on.
         signal(SIGPIPE, SIG_IGN)
-        return CLIContext.$host.withValue(host) {
+        let locks = CommandLocks()
+        defer { locks.releaseAll() }
+        return CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) {
             let json = arguments.contains("--json")
             do {
                 var command = try RootCommand.parseAsRoot(arguments)
@@ -49,7 +51,7 @@ public enum MigrationCLI {
                 Console.error(message)
                 return exitCode
             }
-        }
+        } }
     }
 
     /// Whether the arguments ask ArgumentParser for help or the version, which then

@@ -1,3 +1,4 @@
+import Foundation
 import MigrationKit
 import MigrationKitSQLCipher
 
@@ -42,4 +43,26 @@ public struct MigrationCLIHost: Sendable {
 /// commands from arguments alone and cannot be handed a value.
 enum CLIContext {
     @TaskLocal static var host = MigrationCLIHost.sqlFiles
+    /// The database locks the running command holds until it ends (see `CommandLocks`).
+    @TaskLocal static var locks = CommandLocks()
+}
+
+/// Locks a command holds from the moment it opens the database it changes until it
+/// ends, so a backup, the migration after it and the report all happen with no other
+/// changing command (a rekey, another migrate) in between.
+final class CommandLocks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: [DatabaseFileLock] = []
+
+    func hold(_ fileLock: DatabaseFileLock) {
+        lock.withLock { held.append(fileLock) }
+    }
+
+    func releaseAll() {
+        let released = lock.withLock { () -> [DatabaseFileLock] in
+            defer { held = [] }
+            return held
+        }
+        for fileLock in released { fileLock.release() }
+    }
 }

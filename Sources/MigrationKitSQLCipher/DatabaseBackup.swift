@@ -93,6 +93,8 @@ public enum DatabaseBackup {
     ) throws {
         try prove(backup, key: key, configuration: configuration)
         let target = DurableFile.resolvingSymlinks(path)
+        let lock = try DatabaseFileLock.exclusive(path: target, timeout: configuration.busyTimeout)
+        defer { lock.release() }
         let temporary = DurableFile.siblingPath(of: target, purpose: "restoring")
         DurableFile.removeIfPresent(temporary)
         do {
@@ -117,7 +119,7 @@ public enum DatabaseBackup {
         let folder = directory ?? DirectoryLock.parent(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         removeStaleTemporaries(folder: folder, name: name)
-        let temporary = (folder == "." ? "" : folder + "/") + ".\(name).migrationkit-backup-\(getpid())"
+        let temporary = (folder == "." ? "" : folder + "/") + ".\(name).migrationkit-backup-\(ProcessIdentity.current)"
         DurableFile.removeIfPresent(temporary)
         do {
             try copy(temporary)
@@ -150,13 +152,16 @@ public enum DatabaseBackup {
     }
 
     /// Removes hidden copies left by backup processes that were killed.
+    /// Removes half-written backups of processes that are gone. A temporary is named
+    /// after its process's id and start time: a process id alone is reused (and in a
+    /// container every run may be process 1), so "a process with that id exists" does not
+    /// mean its writer still runs.
     private static func removeStaleTemporaries(folder: String, name: String) {
         let prefix = ".\(name).migrationkit-backup-"
         for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where file.hasPrefix(prefix) {
-            guard let pid = Int32(file.dropFirst(prefix.count)), pid != getpid(),
-                  kill(pid, 0) != 0, errno == ESRCH
-            else { continue }
-            DurableFile.removeIfPresent((folder == "." ? "" : folder + "/") + file)
+            let path = (folder == "." ? "" : folder + "/") + file
+            guard !ProcessIdentity.isRunning(String(file.dropFirst(prefix.count)), file: path) else { continue }
+            DurableFile.removeIfPresent(path)
         }
     }
 
@@ -250,5 +255,35 @@ struct BackupName {
     static func parse(_ text: String) -> Date? {
         guard text.utf8.count == 20, let date = formatter().date(from: text), format(date) == text else { return nil }
         return date
+    }
+}
+
+/// A process as "PID-STARTTIME": unlike the id alone, never the same for two processes
+/// (the start time is in clock ticks since boot, from /proc/PID/stat).
+enum ProcessIdentity {
+    static let current = "\(getpid())-\(startTime(of: getpid()) ?? 0)"
+
+    /// Whether the process an identity names may still be writing `file`. An identity
+    /// in the old form (a bare id, from before start times were recorded) counts as
+    /// running only while a process has that id and the file changed in the last minute:
+    /// a backup being written changes continuously.
+    static func isRunning(_ identity: String, file: String) -> Bool {
+        let parts = identity.split(separator: "-")
+        guard let first = parts.first, let pid = Int32(first) else { return false }
+        if parts.count == 1 {
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? .distantPast
+            return pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM) && Date().timeIntervalSince(modified) < 60
+        }
+        guard parts.count == 2, let started = UInt64(parts[1]) else { return false }
+        return startTime(of: pid) == started && identity != current
+    }
+
+    /// Field 22 of /proc/PID/stat, nil when there is no such process.
+    static func startTime(of pid: Int32) -> UInt64? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the command name (which may hold spaces), fields start at 3 (state).
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? UInt64(fields[19]) : nil
     }
 }

@@ -45,6 +45,8 @@ public enum DatabaseEncryption {
     static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings, beforeReplacing: () throws -> Void) throws -> ExportSummary {
         try key.validate()
         let path = DurableFile.resolvingSymlinks(givenPath)
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: SQLCipherConfiguration().busyTimeout)
+        defer { lock.release() }
         let temporary = DurableFile.siblingPath(of: path, purpose: "encrypting")
         DurableFile.removeIfPresent(temporary)
         let summary: ExportSummary
@@ -92,6 +94,9 @@ public enum DatabaseEncryption {
         try oldKey.validate()
         try newKey.validate()
         var configuration = existing(cipher: cipher)
+        // Not between two steps of a migrate (which would fail on its next step).
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: configuration.busyTimeout)
+        defer { lock.release() }
         do {
             let database: SQLCipherDatabase
             do {

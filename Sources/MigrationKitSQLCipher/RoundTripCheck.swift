@@ -41,9 +41,9 @@ public struct RoundTripCheck: Sendable {
     /// Runs every check. A failing check is reported, not thrown; only a problem with
     /// the scratch folder itself throws.
     public func run(olderDatabase: (path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration)? = nil) throws -> [Result] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-check-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try ScratchFolder(purpose: "check")
+        defer { withExtendedLifetime(scratch) {} }
+        let folder = scratch.path
         var generator = SystemRandomNumberGenerator()
         let scratchKey = DatabaseKey.rawKey((0..<DatabaseKey.rawKeyLength).map { _ in UInt8.random(in: 0...255, using: &generator) })
 

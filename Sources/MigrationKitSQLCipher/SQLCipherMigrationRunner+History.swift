@@ -100,6 +100,8 @@ extension SQLCipherMigrationRunner {
     /// Drops every table, view, index and trigger, the ledger and MigrationKit's history,
     /// and resets `user_version`, in one transaction.
     public func erase(_ writer: SQLCipherWriter) throws {
+        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
+        defer { lock.release() }
         try writer.writeWithoutTransaction { db in
             try ForeignKeyDeferral.inTransaction(db, baseline: ForeignKeyBaseline()) {
                 let objects = try SchemaDump.objects(in: db, includingBookkeeping: true)
@@ -117,9 +119,9 @@ extension SQLCipherMigrationRunner {
     /// The canonical schema `steps` produce on an empty database encrypted like the
     /// writer's, built in a private temporary folder removed afterwards.
     func replayedSchema(of steps: [SQLCipherMigrationStep], keyedLike writer: SQLCipherWriter) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-replay-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let replayFolder = try ScratchFolder(purpose: "replay")
+        defer { withExtendedLifetime(replayFolder) {} }
+        let folder = replayFolder.path
         var configuration = writer.configuration
         configuration.createIfMissing = true
         configuration.readOnly = false

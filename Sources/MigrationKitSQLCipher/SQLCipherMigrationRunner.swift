@@ -57,6 +57,8 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     private func migrate(in writer: SQLCipherWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
+        defer { lock.release() }
         let clock = ContinuousClock()
         let start = clock.now
         var report = try writer.writeWithoutTransaction { db in
@@ -314,6 +316,8 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     private func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter) throws -> MigrationReport {
+        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
+        defer { lock.release() }
         let clock = ContinuousClock()
         let start = clock.now
         var report = MigrationReport()

@@ -59,10 +59,45 @@ public struct SQLMigrationDirectory: Sendable {
                     downText: try downPath.map(readText), downPath: downPath, identifier: identifier))
             }
         }
+        try Self.refuseDuplicates(files)
         return files.sorted { lhs, rhs in
             lhs.identifier == rhs.identifier
                 ? lhs.form == .sections && rhs.form != .sections
                 : MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
+        }
+    }
+
+    /// Two files that give one identifier, named both: both forms of a migration, or a
+    /// migration still there beside the file that merges it.
+    private static func refuseDuplicates(_ files: [SQLMigrationFile]) throws {
+        var owners: [String: String] = [:]
+        for file in files {
+            if let other = owners[file.identifier] {
+                throw SQLMigrationFileError(code: .duplicateIdentifier, path: file.path,
+                                            message: "This file and \(other) are both migration \"\(file.identifier)\"; keep one of them (either one file with -- migrate:up/-- migrate:down sections, or .up.sql and .down.sql files).")
+            }
+            owners[file.identifier] = file.path
+        }
+        for file in files {
+            for merged in file.merging {
+                if let other = owners[merged] {
+                    throw SQLMigrationFileError(code: .duplicateIdentifier, path: file.path,
+                                                message: "This file merges \"\(merged)\", which \(other) also defines or merges; remove it from one of them (a merged file replaces the files it merges).")
+                }
+                owners[merged] = file.path
+            }
+        }
+    }
+
+    /// Files that look like migrations but are not read as ones, each with a sentence
+    /// saying why: a suffix in another case (`0002_b.SQL`) is easy to miss, and a
+    /// migration silently skipped is worse than one refused.
+    public func ignoredLookalikes() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.sorted(by: MigrationIdentifierOrder.precedes).compactMap { name in
+            guard !name.hasPrefix("."), !name.hasSuffix(".sql"), name.lowercased().hasSuffix(".sql") else { return nil }
+            let fixed = String(name.dropLast(4)) + ".sql"
+            return "\(join(path, name)) ends in \(name.suffix(4)), not .sql, so it is not read as a migration; rename it to \(fixed) if it is one."
         }
     }
 

@@ -19,6 +19,8 @@ public struct SQLMigrationFileError: Error, Hashable, Sendable, CustomStringConv
         public static let unsupportedOption = Code(rawValue: "unsupportedOption")
         public static let downWithoutUp = Code(rawValue: "downWithoutUp")
         public static let invalidName = Code(rawValue: "invalidName")
+        /// Two files give one identifier (both forms, or a merged step's file still there).
+        public static let duplicateIdentifier = Code(rawValue: "duplicateIdentifier")
 
         /// `catch SQLMigrationFileError.Code.notUTF8` matches an error with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {

@@ -21,7 +21,7 @@ struct CheckCommand: ParsableCommand {
         let reporter = Reporter(output)
         // With --from-database, resolving its key says it.
         if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter) }
-        let loaded = try CommandSupport.loadMigrations(migrations)
+        let loaded = try CommandSupport.loadMigrations(migrations, reporter: reporter)
         var older: (path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration)?
         if let olderDatabase {
             let settings = try CommandSupport.connectionSettings(

@@ -35,6 +35,7 @@ struct EncryptCommand: ParsableCommand {
         let summary: DatabaseEncryption.ExportSummary
         var backupPath: String?
         if inPlace {
+            try CommandSupport.holdChangeLock(on: path, settings: settings)
             if !backup.skip {
                 // A plaintext backup of a plaintext database: the state before encryption.
                 let source: SQLCipherWriter
@@ -135,6 +136,7 @@ struct RekeyCommand: ParsableCommand {
         guard let oldKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
         // Everything that can refuse the rekey comes before the backup: the current key
         // must open the database, and the new key must be obtainable and different.
+        try CommandSupport.holdChangeLock(on: path, settings: settings)
         let writer = try CLIContext.host.openWriter(settings)
         let key = try newKey.resolve(reporter: reporter)
         if key.isSameKey(as: oldKey) {

@@ -51,7 +51,7 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
-        let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes))
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes), reporter: reporter)
         var runner = loaded.runner
         runner.allowOutOfOrder = allowOutOfOrder
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
@@ -66,7 +66,7 @@ struct MigrateCommand: ParsableCommand {
             try lint(files, context: .linkedLibrary, reporter: reporter)
         }
         // A dry run on a database that does not exist yet runs on a scratch one.
-        let scratch = dryRun && !existedBefore ? try ScratchFolder() : nil
+        let scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
         defer { withExtendedLifetime(scratch) {} }
         let writer = try scratch.map { folder in
             let settings = try CommandSupport.connectionSettings(connection, access: .create, reporter: reporter)
@@ -272,16 +272,3 @@ extension RequiredIndexSpec: ExpressibleByArgument {
     }
 }
 
-/// A private temporary folder (0700), removed when released.
-final class ScratchFolder {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}

@@ -18,6 +18,7 @@ struct RestoreCommand: ParsableCommand {
     func run() throws {
         let reporter = Reporter(output)
         let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        try CommandSupport.holdChangeLock(on: settings.path, settings: settings)
         var safetyCopy: String?
         // The backup is proven and staged first; the safety copy is taken only then (so a
         // refused restore changes nothing) and never prunes the backup being restored.
@@ -61,7 +62,7 @@ struct BaselineCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
-        let runner = try CommandSupport.runner(connection.migrations)
+        let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
         let writer = try CommandSupport.openWriter(connection, access: .change, reporter: reporter)
         let recorded = try runner.baseline(in: writer, upTo: target)
         for identifier in recorded { reporter.line("Baselined \(identifier) (recorded as applied, not run)") }

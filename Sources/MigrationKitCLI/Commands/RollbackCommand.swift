@@ -28,7 +28,7 @@ struct RollbackCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
-        var runner = try CommandSupport.runner(connection.migrations)
+        var runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
         runner.observer = { event in
             if case .didRollback(let identifier, let duration) = event {
                 reporter.line("Rolled back \(identifier) (\(duration.humanReadable))")

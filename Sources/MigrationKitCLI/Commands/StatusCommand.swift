@@ -16,7 +16,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let reporter = Reporter(output)
-        let runner = try CommandSupport.runner(connection.migrations)
+        let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
         let path = try connection.requiredPath()
         guard FileManager.default.fileExists(atPath: path) else {
             // Not created yet: everything is pending, and status creates nothing.

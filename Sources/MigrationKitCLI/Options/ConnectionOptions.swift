@@ -36,6 +36,11 @@ public struct ConnectionOptions: ParsableArguments {
         guard let dbPath, !dbPath.isEmpty else {
             throw CLIError(.usage, "--db-path is required: the database file to work on.")
         }
+        // SQLite reads these as an in-memory database, which vanishes when the command
+        // ends: "migrating" one would report success and keep nothing.
+        if dbPath == ":memory:" || dbPath.hasPrefix("file:") {
+            throw CLIError(.usage, "--db-path \(dbPath) is not a file but SQLite's name for an in-memory or URI database, which this command cannot keep; give the path of a database file (./\(dbPath) for a file of that name).")
+        }
         return dbPath
     }
 }

@@ -125,7 +125,9 @@ struct ErrorPresentation {
         case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
             return .wrongKeyOrNotADatabase
         case .wrongOperation:
-            return .refused
+            // encrypt given an encrypted database, rekey a plaintext one: the file is
+            // not the kind the command needs, as with a key given for a plaintext one.
+            return .wrongKeyOrNotADatabase
         case .fileSystem:
             return .fileError
         case .invalidKey:

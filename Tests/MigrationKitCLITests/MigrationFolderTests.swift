@@ -1,0 +1,165 @@
+import Crypto
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a migrations folder can hold that a new user does not expect: files the
+/// loader skips, no migration at all, two files for one identifier, Windows line
+/// endings after a checkout.
+@Suite struct MigrationFolderTests {
+    @Test func aSuffixInAnotherCaseAndAnEmptyFolderAreWarnedAbout() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
+        try workspace.migration("0002_B.SQL", "-- migrate:up\nCREATE TABLE b (x);\n")
+        let status = try workspace.run("status")
+        #expect(status.status == 0)
+        #expect(status.stderr.contains("0002_B.SQL ends in .SQL, not .sql") && status.stderr.contains("rename it to 0002_B.sql"), "\(status.stderr)")
+        let empty = try Workspace()
+        let migrate = try empty.run("migrate")
+        #expect(migrate.stderr.contains("holds no migration files") && migrate.stderr.contains("--migrations"), "\(migrate.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: empty.database) || migrate.status == 0)
+    }
+
+    @Test func twoFilesForOneIdentifierAreBothNamed() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
+        try workspace.migration("0001_a.up.sql", "CREATE TABLE a (x);\n")
+        let both = try workspace.run("status")
+        #expect(both.status == 9, "\(both.output)")
+        #expect(both.stderr.contains("0001_a.sql") && both.stderr.contains("0001_a.up.sql"), "\(both.stderr)")
+
+        let merged = try Workspace()
+        try merged.migration("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
+        try merged.migration("0002_all.sql", "-- migrate:merging 0001_a\n-- migrate:up\nCREATE TABLE a (x);\n")
+        let stillThere = try merged.run("status")
+        #expect(stillThere.status == 9, "\(stillThere.output)")
+        #expect(stillThere.stderr.contains("0002_all.sql") && stillThere.stderr.contains("0001_a.sql"), "\(stillThere.stderr)")
+    }
+
+    @Test func windowsLineEndingsDoNotMakeAMigrationModified() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        // git's autocrlf on a Windows checkout.
+        for name in try FileManager.default.contentsOfDirectory(atPath: workspace.migrations) {
+            let path = workspace.migrations + "/" + name
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            try text.replacingOccurrences(of: "\n", with: "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let status = try workspace.run("status", ["--exit-code"])
+        #expect(status.status == 0 && !status.stdout.contains("modified"), "\(status.output)")
+    }
+
+    @Test func aChecksumAnOlderVersionRecordedForCRLFIsAdopted() throws {
+        let workspace = try Workspace()
+        let up = "CREATE TABLE a (x);\r\nCREATE TABLE b (y);\r\n"
+        try workspace.migration("0001_a.up.sql", up)
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        // What MigrationKit recorded before line endings stopped counting: the raw bytes' hash.
+        let raw = SHA256.hash(data: Data(up.utf8)).map { String(format: "%02x", $0) }.joined()
+        let update = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+                                            "UPDATE migrationkit_history SET checksum = '\(raw)' WHERE identifier = '0001_a';")
+        #expect(update.status == 0, "\(update.output)")
+        #expect(try workspace.run("status", ["--exit-code"]).status == 0)
+        let migrate = try workspace.run("migrate", ["--no-backup"])
+        #expect(migrate.status == 0 && migrate.stdout.contains("Recorded checksums"), "\(migrate.output)")
+    }
+}
+
+@Suite struct DatabasePathTests {
+    @Test(arguments: [":memory:", "file:app.db?mode=memory"])
+    func anInMemoryNameIsRefused(_ name: String) throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let result = try Binary.run(["migrate", "--db-path", name, "--password-file", workspace.keyFile, "--migrations", workspace.migrations],
+                                    directory: workspace.root)
+        #expect(result.status == 64, "\(result.output)")
+        #expect(result.stderr.contains("in-memory") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+}
+
+/// Interrupted runs leave nothing of theirs for later runs to trip over.
+@Suite(.serialized) struct InterruptionTests {
+    @Test func ctrlCDuringCheckRemovesItsScratchFolder() throws {
+        let workspace = try Workspace()
+        // A slow step, so the check is surely running when the signal comes.
+        try workspace.migration("0001_slow.sql", """
+            -- migrate:up
+            CREATE TABLE t (x);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000000) INSERT INTO t SELECT i FROM c;
+            -- migrate:down
+            DROP TABLE t;
+            """)
+        let temporary = workspace.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
+        process.arguments = ["check", "--migrations", workspace.migrations]
+        process.environment = Binary.environment(["TMPDIR": temporary])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try withUnblockedSignals { try process.run() }
+        let deadline = Date().addingTimeInterval(30)
+        while (try FileManager.default.contentsOfDirectory(atPath: temporary)).isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "check never made its scratch folder")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+    }
+
+    @Test func aKilledBackupsLeftoverIsRemovedByTheNextBackup() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+        // Left by killed runs: an old-style one named after process 1 (which always
+        // exists), and one whose process id is alive but started at another time.
+        let leftovers = [".app.db.migrationkit-backup-1", ".app.db.migrationkit-backup-\(getpid())-1"]
+        for name in leftovers { try workspace.write(name, "half a backup") }
+        // A killed run's file stopped changing long ago.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: workspace.path(leftovers[0]))
+        #expect(try workspace.run("migrate").status == 0)
+        for name in leftovers {
+            #expect(!FileManager.default.fileExists(atPath: workspace.path(name)), "\(name) survived")
+        }
+    }
+}
+
+/// Commands that change a database across several transactions take turns: a rekey
+/// started while a migrate runs waits for it, instead of re-encrypting the file between
+/// two of its steps (which then failed with "wrong key" after committing the first).
+@Suite struct ChangeLockTests {
+    @Test func aRekeyWaitsForARunningMigrate() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_fast.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
+        try workspace.migration("0002_slow.sql", """
+            -- migrate:up
+            CREATE TABLE t (x);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500000) INSERT INTO t SELECT i FROM c;
+            """)
+        try workspace.migration("0003_after.sql", "-- migrate:up\nCREATE TABLE z (x);\n")
+        #expect(try workspace.run("migrate", ["--to", "0001_fast", "--no-backup"]).status == 0)
+        try workspace.write("new-key", "the new key\n", mode: 0o600)
+        let migrate = Process()
+        migrate.executableURL = URL(fileURLWithPath: Binary.migrationkit)
+        migrate.arguments = ["migrate", "--no-backup"] + workspace.options()
+        migrate.environment = Binary.environment()
+        let errors = Pipe()
+        migrate.standardError = errors
+        migrate.standardOutput = FileHandle.nullDevice
+        try migrate.run()
+        usleep(300_000)
+        let rekey = try workspace.run("rekey", ["--no-backup", "--new-password-file", workspace.path("new-key"), "--lock-timeout", "120"])
+        migrate.waitUntilExit()
+        let migrateErrors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(migrate.terminationStatus == 0, "\(migrateErrors)")
+        #expect(rekey.status == 0, "\(rekey.output)")
+        let status = try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("new-key"),
+                                     "--migrations", workspace.migrations])
+        #expect(status.stdout.contains("3 applied, 0 pending"), "\(status.output)")
+    }
+}
