@@ -15,8 +15,10 @@ cd "$(dirname "$0")/.."
 . ./scripts/swift-env.sh
 
 configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3"}
+failed=""
 for configuration in $configurations; do
-    (
+    # Each configuration runs even when the one before failed; the run fails at the end.
+    if ! (
         case "$configuration" in
         sqlcipher4)
             scratch=.build
@@ -38,5 +40,12 @@ for configuration in $configurations; do
         ./scripts/check-linkage.sh "$scratch" "$configuration"
         echo "== $configuration: testing" >&2
         ./scripts/with-test-keyring.sh swift test --skip-build --scratch-path "$scratch" "$@"
-    )
+    ); then
+        failed="$failed $configuration"
+    fi
 done
+if [ -n "$failed" ]; then
+    echo "test: failed on:$failed" >&2
+    exit 1
+fi
+echo "test: passed on: $configurations" >&2

@@ -45,8 +45,15 @@ package final class DatabaseFileLock: @unchecked Sendable {
             }) {
                 return DatabaseFileLock(id: id)
             }
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            // Non-blocking, and regular files only: opening a FIFO would wait for a
+            // writer (the opener refuses anything but a regular file anyway).
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
             guard descriptor >= 0 else { return DatabaseFileLock(id: nil) }
+            var opened = stat()
+            guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG else {
+                close(descriptor)
+                return DatabaseFileLock(id: nil)
+            }
             while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
                 guard errno == EWOULDBLOCK || errno == EINTR else {
                     // A file system without flock: go on unlocked, as SQLite alone would.

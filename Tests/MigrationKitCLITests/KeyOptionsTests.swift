@@ -126,6 +126,7 @@ import Testing
 
     @Test func withoutASessionBusTheKeyringErrorSaysWhatToStart() throws {
         let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
         var environment = Binary.environment()
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         environment.removeValue(forKey: "DISPLAY")

@@ -169,7 +169,7 @@ final class Transcript {
             try log.run(["decrypt", "--output", workspace.path("out.db"), "--password", secrets.wrongPassphrase] + base + json, expect: 4)
             try log.run(["restore", "--from", workspace.database, "--password", secrets.wrongPassphrase] + base + json, expect: 4)
             try log.run(["check", "--migrations", workspace.migrations, "--from-database", workspace.database, "--password", secrets.wrongPassphrase] + json, expect: 2)
-            try log.run(["encrypt", "--in-place", "--password", secrets.newPassphrase] + base + json, expect: 7)
+            try log.run(["encrypt", "--in-place", "--password", secrets.newPassphrase] + base + json, expect: 4)
             try log.run(["lint", "--password", secrets.wrongPassphrase] + base + json, expect: 4)
         }
         // Mistyped options: ArgumentParser's own errors must not echo the value.
