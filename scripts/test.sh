@@ -25,7 +25,8 @@ for configuration in $configurations; do
             MIGRATIONKIT_EXPECTED_SQLCIPHER=4
             ;;
         sqlcipher3)
-            eval "$(./scripts/sqlcipher3.sh --env)"
+            environment=$(./scripts/sqlcipher3.sh --env) || exit 1
+            eval "$environment"
             scratch=.build-sqlcipher3
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
             ;;
@@ -35,11 +36,12 @@ for configuration in $configurations; do
             ;;
         esac
         export MIGRATIONKIT_EXPECTED_SQLCIPHER
+        # Inside `if`, errexit is off: every step says its own `|| exit`.
         echo "== $configuration: building (scratch path $scratch)" >&2
-        swift build --build-tests --scratch-path "$scratch"
-        ./scripts/check-linkage.sh "$scratch" "$configuration"
+        swift build --build-tests --scratch-path "$scratch" || exit 1
+        ./scripts/check-linkage.sh "$scratch" "$configuration" || exit 1
         echo "== $configuration: testing" >&2
-        ./scripts/with-test-keyring.sh swift test --skip-build --scratch-path "$scratch" "$@"
+        ./scripts/with-test-keyring.sh swift test --skip-build --scratch-path "$scratch" "$@" || exit 1
     ); then
         failed="$failed $configuration"
     fi

@@ -14,8 +14,14 @@ package final class ScratchFolder: @unchecked Sendable {
     /// - Parameter purpose: part of the folder's name ("check", "replay", "dry-run").
     package init(purpose: String) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-\(purpose)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        // Watched before it exists, so no signal can come between the two.
         InterruptCleanup.shared.register(path)
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        } catch {
+            InterruptCleanup.shared.unregister(path)
+            throw error
+        }
     }
 
     deinit {
@@ -42,8 +48,14 @@ private final class InterruptCleanup: @unchecked Sendable {
             guard sources.isEmpty else { return }
             for number in Self.signals {
                 // A dispatch source sees the signal only once its default action (ending
-                // the process) is off; the handler below restores it and raises again.
-                previous[number] = signal(number, SIG_IGN)
+                // the process) is off; the handler below restores it and sends it again.
+                let before = signal(number, SIG_IGN)
+                if let before, unsafeBitCast(before, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                    // Ignored already (a job started with the signal ignored): it ends
+                    // nothing, so there is nothing to clean up after.
+                    continue
+                }
+                previous[number] = before
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 source.setEventHandler { [weak self] in self?.interrupted(by: number) }
                 source.resume()
@@ -66,8 +78,6 @@ private final class InterruptCleanup: @unchecked Sendable {
     private func interrupted(by number: Int32) {
         let (doomed, handler) = lock.withLock { (folders, previous[number] ?? nil) }
         for folder in doomed { try? FileManager.default.removeItem(atPath: folder) }
-        // Ignored before (a background job started with SIGINT ignored): keep going.
-        if let handler, unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { return }
         signal(number, handler ?? SIG_DFL)
         // To the process, not this thread: dispatch's threads block signals, and a
         // signal raised on one would wait there forever.
