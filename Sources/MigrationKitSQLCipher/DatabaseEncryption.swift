@@ -57,7 +57,9 @@ public enum DatabaseEncryption {
             throw error
         }
         do {
-            try DurableFile.replace(path, with: temporary)
+            // Encrypted, the database becomes private (0600) whatever the plaintext
+            // allowed, but keeps its owner and group so the app that owns it opens it.
+            try DurableFile.replace(path, with: temporary, keeping: .owner)
         } catch {
             DurableFile.removeIfPresent(temporary)
             throw error
@@ -207,7 +209,8 @@ public enum DatabaseEncryption {
                                      message: "The exported copy does not match the original (row counts or schema differ), so it was discarded; the original is unchanged.",
                                      path: destination)
             }
-            if replacing { try DurableFile.replace(destination, with: target) } else { try DurableFile.synchronize(target) }
+            // A plaintext copy stays private (0600) whatever file it overwrites.
+            if replacing { try DurableFile.replace(destination, with: target, keeping: []) } else { try DurableFile.synchronize(target) }
             return actual
         } catch {
             DurableFile.removeIfPresent(target)
