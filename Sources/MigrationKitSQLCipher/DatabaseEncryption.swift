@@ -220,7 +220,9 @@ public enum DatabaseEncryption {
 
     private static let exportSchema = "migrationkit_export"
 
-    private static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary) throws {
+    /// - Parameter autoVacuum: the source's `PRAGMA auto_vacuum`, for a copy that keeps
+    ///   it (it can only be set before the copy's first table exists).
+    static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary, autoVacuum: Int = 0) throws {
         let attach = try source.prepare("ATTACH DATABASE ? AS \(exportSchema) KEY ?")
         // KEY '' attaches a plaintext database; a key is bound straight from wiped storage.
         try attach.bind([.text(path), .text("")])
@@ -231,6 +233,7 @@ public enum DatabaseEncryption {
         defer { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") }
         try SQLCipherLibrary.silenceLog(on: source)
         try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
+        if autoVacuum != 0 { try source.execute(sql: "PRAGMA \(exportSchema).auto_vacuum = \(autoVacuum)") }
         // sqlcipher_export copies schema and rows but not these two header fields.
         do {
             _ = try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")
