@@ -118,10 +118,17 @@ public enum CipherFormatUpgrade {
         guard let key = writer.key, let from = try writer.effectiveCipherSettings() else { throw plaintextRefusal(writer.path) }
         try validate(target, key: key)
         let path = DurableFile.resolvingSymlinks(writer.path)
-        let journalMode = try writer.read { try $0.fetchString(sql: "PRAGMA journal_mode")?.lowercased() } ?? "delete"
+        let currentJournalMode = try writer.read { try $0.fetchString(sql: "PRAGMA journal_mode")?.lowercased() } ?? "delete"
+        // A run killed while the database was out of WAL mode for its copy left this
+        // marker: the database was in WAL mode, and its upgraded file will be.
+        let walMarker = DurableFile.siblingPath(of: path, purpose: "upgrading-from-wal")
+        let markedWAL = FileProbe(path: walMarker).kind == .regularFile
+        let journalMode = markedWAL && currentJournalMode == "delete" ? "wal" : currentJournalMode
         let sizeBefore = FileProbe(path: path).size
         let wanted = targetSettings(target, from: from)
         if hasSameFormat(from, wanted) {
+            // Killed after the rename: the new file is already in WAL mode.
+            if markedWAL { _ = unlink(walMarker) }
             return Summary(path: path, outcome: .alreadyInTargetFormat, from: from, to: from, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil)
         }
@@ -142,7 +149,8 @@ public enum CipherFormatUpgrade {
             let busyTimeout = writer.configuration.busyTimeout
             let proven = try writer.writeWithoutTransaction { source in
                 try replace(source, at: path, with: temporary, key: key, target: target, wanted: wanted,
-                            wasWAL: journalMode == "wal", busyTimeout: busyTimeout, beforeReplacing: beforeReplacing)
+                            leavingWAL: currentJournalMode == "wal", makingWAL: journalMode == "wal", walMarker: walMarker,
+                            busyTimeout: busyTimeout, beforeReplacing: beforeReplacing)
             }
             return Summary(path: path, outcome: .upgraded, from: from, to: proven.settings, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: FileProbe(path: path).size, rowCounts: proven.summary.rowCounts)
@@ -158,17 +166,24 @@ public enum CipherFormatUpgrade {
     /// transaction, after the rename; until then the old file takes no commit.
     private static func replace(
         _ source: SQLCipherDatabase, at path: String, with temporary: String, key: DatabaseKey, target: Target,
-        wanted: EffectiveCipherSettings, wasWAL: Bool, busyTimeout: Duration, beforeReplacing: () throws -> Void
+        wanted: EffectiveCipherSettings, leavingWAL: Bool, makingWAL: Bool, walMarker: String,
+        busyTimeout: Duration, beforeReplacing: () throws -> Void
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
-        if wasWAL { try leaveWAL(source) }
         var replaced = false
         defer {
             // Nothing was written through this connection: ending its transaction only
             // releases the lock. WAL comes back only while the file is still the
             // database; after the rename it is the old copy, and a WAL file made for it
-            // would sit beside the new database under the name that one uses.
+            // would sit beside the new database under the name that one uses. Until one
+            // of them is in WAL mode, the marker stays for the next run.
             if source.isInsideTransaction { try? source.execute(sql: "ROLLBACK TRANSACTION") }
-            if wasWAL, !replaced { _ = try? source.fetchString(sql: "PRAGMA journal_mode = WAL") }
+            if makingWAL, replaced || (try? source.fetchString(sql: "PRAGMA journal_mode = WAL"))?.lowercased() == "wal" {
+                _ = unlink(walMarker)
+            }
+        }
+        if leavingWAL {
+            _ = FileProbe.createPrivateFile(at: walMarker)
+            try leaveWAL(source)
         }
         try source.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
         let expected = try DatabaseEncryption.summary(of: source)
@@ -177,7 +192,7 @@ public enum CipherFormatUpgrade {
         try export(path, settings: source.cipherSettings, key: key, to: temporary, target: target,
                    summary: expected, autoVacuum: autoVacuum, busyTimeout: busyTimeout)
         let proven = try prove(temporary, key: key, target: target, wanted: wanted, expected: expected, schema: schema,
-                               source: source, makeWAL: wasWAL, busyTimeout: busyTimeout)
+                               source: source, makeWAL: makingWAL, busyTimeout: busyTimeout)
         try beforeReplacing()
         try DurableFile.replace(path, with: temporary)
         replaced = true
@@ -187,8 +202,10 @@ public enum CipherFormatUpgrade {
     /// A database in WAL mode keeps its -wal and -shm files under its own name, which
     /// the new file will take: old frames there would be replayed into the new file.
     /// So its WAL is emptied into it and it leaves WAL mode for the copy (the new file
-    /// is put back in WAL mode). SQLite refuses the switch while another connection has
-    /// the database open, which is also what makes replacing it safe.
+    /// is put back in WAL mode, and so is the database if the upgrade fails; a marker
+    /// beside it tells the next run, should this one be killed in between). SQLite
+    /// refuses the switch while another connection has the database open, which is
+    /// also what makes replacing it safe.
     private static func leaveWAL(_ source: SQLCipherDatabase) throws {
         let refusal = SQLCipherError(
             kind: .busy, resultCode: .SQLITE_BUSY,

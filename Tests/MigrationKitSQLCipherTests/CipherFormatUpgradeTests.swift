@@ -226,6 +226,16 @@ import Testing
         #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM books") } == 300)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         #expect(!names.contains { $0.hasPrefix(".") }, "\(names)")
+
+        // As a run killed while the database was out of WAL mode leaves it: the marker
+        // beside it, and the next run makes the upgraded file WAL all the same.
+        #expect(try writer.writeWithoutTransaction { try $0.fetchString(sql: "PRAGMA journal_mode = DELETE") } == "delete")
+        let marker = DurableFile.siblingPath(of: path, purpose: "upgrading-from-wal")
+        #expect(FileManager.default.createFile(atPath: marker, contents: nil))
+        let summary = try CipherFormatUpgrade.upgrade(writer)
+        #expect(summary.outcome == .upgraded && summary.journalMode == "wal")
+        #expect(try SQLCipherWriter(path: path, key: .testPassphrase).read { try $0.fetchString(sql: "PRAGMA journal_mode") } == "wal")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["app.db"])
     }
 
     @Test func plaintextDatabasesAndKDFSettingsForRawKeysAreRefused() throws {
