@@ -37,7 +37,7 @@ public enum CipherFormatUpgrade {
         var cipherSettings: CipherSettings { CipherSettings(kdfIterations: kdfIterations, pageSize: pageSize) }
     }
 
-    public enum Outcome: String, Sendable, Codable {
+    public enum Outcome: String, Sendable {
         /// The new file replaced the original.
         case upgraded
         /// The database already has the target settings; nothing was written.
