@@ -83,7 +83,7 @@ struct RootCommand: ParsableCommand {
             subcommands: [
                 MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self,
                 SchemaDumpCommand.self, NewCommand.self,
-                EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, KeyCommand.self,
+                EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, CipherUpgradeCommand.self, KeyCommand.self,
                 RestoreCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
             ])
     }

@@ -82,8 +82,9 @@ public enum DatabaseBackup {
     /// In this order, so a failure at any point leaves the database as it was: the
     /// backup is proven (opens with `key`, passes `quick_check`), copied beside the
     /// database, `beforeReplacing` runs (the CLI keeps a safety copy of the current
-    /// database there), and the copy is renamed over the database. The backup itself is
-    /// kept. A symbolic link at `path` is followed: its target is restored.
+    /// database there), and the copy is renamed over the database, keeping the
+    /// database's owner, group and mode. The backup itself is kept. A symbolic link at
+    /// `path` is followed: its target is restored.
     public static func restore(
         from backup: String,
         to path: String,
@@ -99,6 +100,8 @@ public enum DatabaseBackup {
         DurableFile.removeIfPresent(temporary)
         do {
             try copyBytes(from: backup, to: temporary)
+            // Refuse a database whose owner cannot be kept before the safety copy is taken.
+            try DurableFile.takeOverOwnership(of: target, for: temporary)
             try beforeReplacing()
             // A journal left by the replaced database would be applied to the restored
             // one on next open and corrupt it.

@@ -59,6 +59,8 @@ public enum DatabaseEncryption {
             throw error
         }
         do {
+            // The same file to everyone who used it: owner, group and mode are kept (a
+            // service's 0640 database stays readable by its group).
             try DurableFile.replace(path, with: temporary)
         } catch {
             DurableFile.removeIfPresent(temporary)
@@ -219,7 +221,8 @@ public enum DatabaseEncryption {
                                      message: "The exported copy does not match the original (row counts or schema differ), so it was discarded; the original is unchanged.",
                                      path: destination)
             }
-            if replacing { try DurableFile.replace(destination, with: target) } else { try DurableFile.synchronize(target) }
+            // A plaintext copy stays private (0600) whatever file it overwrites.
+            if replacing { try DurableFile.replace(destination, with: target, keeping: []) } else { try DurableFile.synchronize(target) }
             return actual
         } catch {
             DurableFile.removeIfPresent(target)
@@ -229,7 +232,9 @@ public enum DatabaseEncryption {
 
     private static let exportSchema = "migrationkit_export"
 
-    private static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary) throws {
+    /// - Parameter autoVacuum: the source's `PRAGMA auto_vacuum`, for a copy that keeps
+    ///   it (it can only be set before the copy's first table exists).
+    static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary, autoVacuum: Int = 0) throws {
         let attach = try source.prepare("ATTACH DATABASE ? AS \(exportSchema) KEY ?")
         // KEY '' attaches a plaintext database; a key is bound straight from wiped storage.
         try attach.bind([.text(path), .text("")])
@@ -240,6 +245,7 @@ public enum DatabaseEncryption {
         defer { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") }
         try SQLCipherLibrary.silenceLog(on: source)
         try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
+        if autoVacuum != 0 { try source.execute(sql: "PRAGMA \(exportSchema).auto_vacuum = \(autoVacuum)") }
         // sqlcipher_export copies schema and rows but not these two header fields.
         do {
             _ = try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")

@@ -25,11 +25,71 @@ public enum DurableFile {
         guard fsync(descriptor) == 0 else { throw failure("flush", directory) }
     }
 
+    /// What a replacement takes over from the file it replaces.
+    public struct KeptAttributes: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// The owner and the group.
+        public static let owner = KeptAttributes(rawValue: 1)
+        /// The permission bits.
+        public static let mode = KeptAttributes(rawValue: 2)
+    }
+
     /// Atomically puts `source` in place of `destination` (same directory), durably.
-    public static func replace(_ destination: String, with source: String) throws {
+    ///
+    /// An in-place replacement must not change who can use the file: a database that
+    /// belonged to an app's service user and was group-readable would otherwise come
+    /// back owned by whoever ran the command, mode 0600, and the app could no longer
+    /// open it. So by default `source` first takes over the owner, group and mode of the
+    /// file it replaces; when the owner cannot be given (chown is not permitted), the
+    /// replacement is refused and `destination` is left as it was.
+    ///
+    /// - Parameter keeping: less for files that must stay private whatever they
+    ///   replace: none for outputs MigrationKit writes (a decrypted copy, a written
+    ///   file: 0600 and the caller's).
+    public static func replace(_ destination: String, with source: String, keeping: KeptAttributes = [.owner, .mode]) throws {
+        if !keeping.isEmpty { try takeOverOwnership(of: destination, for: source, includingMode: keeping.contains(.mode)) }
         try synchronize(source)
         guard rename(source, destination) == 0 else { throw failure("rename", source) }
         try synchronizeDirectory(containing: destination)
+    }
+
+    /// Gives `replacement` the owner and group (and, with `includingMode`, the permission
+    /// bits) of `original`; nothing when `original` does not exist. Commands that spend
+    /// a long time writing a replacement call it on the still-empty file first, so a
+    /// database whose owner cannot be kept is refused before any work (or backup).
+    public static func takeOverOwnership(of original: String, for replacement: String, includingMode: Bool = false) throws {
+        var wanted = stat()
+        guard stat(original, &wanted) == 0 else {
+            if errno == ENOENT { return }
+            throw failure("examine", original)
+        }
+        let descriptor = open(replacement, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("open", replacement) }
+        defer { close(descriptor) }
+        var current = stat()
+        guard fstat(descriptor, &current) == 0 else { throw failure("examine", replacement) }
+        if current.st_uid != wanted.st_uid || current.st_gid != wanted.st_gid {
+            // Owner before mode: changing the owner clears set-user/group-ID bits.
+            guard fchown(descriptor, wanted.st_uid, wanted.st_gid) == 0 else {
+                let code = errno
+                guard code == EPERM else { throw failure("change the owner of", replacement, errnoValue: code) }
+                throw SQLCipherError(
+                    kind: .fileSystem, resultCode: .SQLITE_PERM,
+                    message: "The file belongs to \(describeOwner(uid: wanted.st_uid, gid: wanted.st_gid)), and this user (uid \(geteuid())) is not permitted to give its replacement that owner and group (chown); run the command as that user, or as root. Nothing was changed.",
+                    path: original)
+            }
+        }
+        if includingMode, current.st_mode & 0o7777 != wanted.st_mode & 0o7777 {
+            guard fchmod(descriptor, wanted.st_mode & 0o7777) == 0 else { throw failure("change the mode of", replacement) }
+        }
+    }
+
+    /// "user alice (uid 1000) and group staff (gid 50)", names where the system has them.
+    private static func describeOwner(uid: uid_t, gid: gid_t) -> String {
+        let user = getpwuid(uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+        let group = getgrgid(gid).flatMap { $0.pointee.gr_name.map { String(cString: $0) } }
+        return "user \(user.map { "\($0) (uid \(uid))" } ?? "uid \(uid)") and group \(group.map { "\($0) (gid \(gid))" } ?? "gid \(gid)")"
     }
 
     /// Writes `bytes` to a new file at `path` with mode 0600, whole or not at all.
@@ -60,7 +120,7 @@ public enum DurableFile {
         close(descriptor)
         do {
             if writeError != 0 { throw failure("write", path, errnoValue: writeError) }
-            try replace(path, with: temporary)
+            try replace(path, with: temporary, keeping: [])
         } catch {
             _ = unlink(temporary)
             throw error

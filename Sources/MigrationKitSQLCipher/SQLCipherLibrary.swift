@@ -51,6 +51,38 @@ public enum SQLCipherLibrary {
     /// The parsed SQLCipher version, or nil when the library is not SQLCipher.
     public static let cipherVersion: SQLCipherVersion? = cipherVersionString.flatMap(SQLCipherVersion.init(parsing:))
 
+    /// The settings the linked library gives a database when none are set: its
+    /// `cipher_default_*` pragmas, asked rather than assumed, since a distribution may
+    /// build SQLCipher with other defaults. Nil before SQLCipher 4, which has no pragma
+    /// for its (fixed, SHA-1) algorithms. `cipher` and `provider` are left unset: they
+    /// need a keyed connection.
+    public static let defaultCipherSettings: EffectiveCipherSettings? = {
+        guard let cipherVersion, cipherVersion.major >= 4 else { return nil }
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }
+        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
+        func value(_ pragma: String) -> String? {
+            var statement: OpaquePointer?
+            defer { sqlite3_finalize(statement) }
+            guard sqlite3_prepare_v2(handle, "PRAGMA \(pragma)", -1, &statement, nil) == SQLITE_OK,
+                  sqlite3_step(statement) == SQLITE_ROW,
+                  let text = sqlite3_column_text(statement, 0)
+            else { return nil }
+            return String(cString: text)
+        }
+        guard let pageSize = value("cipher_default_page_size").flatMap({ Int($0) }),
+              let kdfIterations = value("cipher_default_kdf_iter").flatMap({ Int($0) }),
+              let kdfAlgorithm = value("cipher_default_kdf_algorithm"),
+              let hmacAlgorithm = value("cipher_default_hmac_algorithm"),
+              let usesHMAC = value("cipher_default_use_hmac")
+        else { return nil }
+        return EffectiveCipherSettings(
+            pageSize: pageSize, kdfIterations: kdfIterations, usesHMAC: usesHMAC == "1",
+            kdfAlgorithm: kdfAlgorithm.uppercased(), hmacAlgorithm: hmacAlgorithm.uppercased(),
+            cipher: nil, provider: nil,
+            plaintextHeaderSize: value("cipher_default_plaintext_header_size").flatMap { Int($0) } ?? 0)
+    }()
+
     /// `PRAGMA cipher_integrity_check` exists from SQLCipher 4.2.0 on.
     public static var hasCipherIntegrityCheck: Bool {
         (cipherVersion ?? SQLCipherVersion(major: 0, minor: 0, patch: 0)) >= SQLCipherVersion(major: 4, minor: 2, patch: 0)

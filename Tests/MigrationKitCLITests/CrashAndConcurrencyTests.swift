@@ -204,6 +204,86 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
     }
 }
 
+extension CrashSafetyTests {
+    /// A kill at any moment of `cipher-upgrade` (its backup, the copy, the proof, the
+    /// rename) leaves the old file in the old format or the complete new one in the new
+    /// format, either opening with the key; what it leaves beside the database is
+    /// cleaned up by the next run, which finishes the job. Half the databases are in
+    /// WAL mode, which the upgrade leaves for the copy.
+    @Test func killingCipherUpgradeLeavesTheOldFormatOrTheCompleteNewOne() throws {
+        let rows = 40_000
+        let template = try Workspace()
+        try writeCrashMigrations(template, rows: rows)
+        let migrate = try template.run("migrate", ["--cipher-compatibility", "3", "--no-backup"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        guard (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 else {
+            // SQLCipher 3 cannot write the 4 format: refused at once, nothing to kill.
+            let before = template.bytes(template.database)
+            let refused = try template.run("cipher-upgrade")
+            #expect(refused.status == 64 && refused.stderr.contains(SQLCipherLibrary.cipherVersionString ?? "?"), "\(refused.output)")
+            #expect(template.bytes(template.database) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: template.root).sorted() == ["Migrations", "app.db", "key"])
+            return
+        }
+        let probe = try Workspace(passphrase: template.passphrase)
+        try FileManager.default.copyItem(atPath: template.database, toPath: probe.database)
+        let full = try measure { () throws in #expect(try probe.run("cipher-upgrade").status == 0) }
+
+        var generator = SystemRandomNumberGenerator()
+        for iteration in 0..<killCount(default: 12) {
+            let workspace = try Workspace(passphrase: template.passphrase)
+            try writeCrashMigrations(workspace, rows: rows)
+            try FileManager.default.copyItem(atPath: template.database, toPath: workspace.database)
+            let wal = iteration % 2 == 1
+            if wal {
+                var configuration = SQLCipherConfiguration()
+                configuration.cipher = CipherSettings(compatibility: 3)
+                let writer = try SQLCipherWriter(path: workspace.database, key: key(workspace), configuration: configuration)
+                #expect(try writer.writeWithoutTransaction { try $0.fetchString(sql: "PRAGMA journal_mode = WAL") } == "wal")
+            }
+            let delay = Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.3), using: &generator))
+            try runAndKill(["cipher-upgrade"] + workspace.options(), directory: workspace.root, after: delay)
+
+            let formatAfterKill = try SQLCipherWriter(path: workspace.database, key: key(workspace)).effectiveCipherSettings()?.format
+            #expect(formatAfterKill == .sqlcipher3 || formatAfterKill == .sqlcipher4, "iteration \(iteration): \(String(describing: formatAfterKill))")
+            if formatAfterKill == .sqlcipher4 {
+                // Renamed into place whole: the new file is already in WAL mode like the old one.
+                let mode = try SQLCipherWriter(path: workspace.database, key: key(workspace)).read { try $0.fetchString(sql: "PRAGMA journal_mode") }
+                #expect(mode == (wal ? "wal" : "delete"), "iteration \(iteration)")
+            }
+            try expectConsistent(workspace, rows: rows)
+            try expectOnlyDatabaseAndBackups(workspace, hidden: true, "iteration \(iteration) after the kill")
+
+            // The next run finishes the job and leaves nothing behind but backups.
+            let finish = try workspace.run("cipher-upgrade")
+            #expect(finish.status == 0, "iteration \(iteration): \(finish.output)")
+            #expect(try SQLCipherWriter(path: workspace.database, key: key(workspace)).effectiveCipherSettings()?.format == .sqlcipher4)
+            try expectConsistent(workspace, rows: rows)
+            #expect(try workspace.run("status").stdout.contains("5 applied, 0 pending."))
+            // WAL stays WAL, even when the kill came while the database was out of it.
+            let mode = try SQLCipherWriter(path: workspace.database, key: key(workspace)).read { try $0.fetchString(sql: "PRAGMA journal_mode") }
+            #expect(mode == (wal ? "wal" : "delete"), "iteration \(iteration)")
+            try expectOnlyDatabaseAndBackups(workspace, hidden: false, "iteration \(iteration) after the next run")
+        }
+    }
+
+    /// The folder holds the database, its backups (each whole: it opens with the key and
+    /// passes quick_check) and the workspace's own files; with `hidden`, also what a
+    /// killed process may leave for the next run to remove (hidden temporary copies).
+    private func expectOnlyDatabaseAndBackups(_ workspace: Workspace, hidden: Bool, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: workspace.root) {
+            if ["Migrations", "key", "app.db"].contains(name) { continue }
+            if hidden, name.hasPrefix(".app.db.migrationkit-") { continue }
+            guard name.hasPrefix("app.db.backup-") else {
+                Issue.record("\(context): stray file \(name)", sourceLocation: sourceLocation)
+                continue
+            }
+            let backup = try SQLCipherWriter(path: workspace.path(name), key: key(workspace))
+            #expect(try backup.read { try $0.fetchString(sql: "PRAGMA quick_check") } == "ok", "\(context): \(name)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
 @Suite struct ConcurrencyTests {
     /// Eight processes migrate one database at once, twenty times: every step is applied
     /// exactly once and every process ends up reporting the database up to date.

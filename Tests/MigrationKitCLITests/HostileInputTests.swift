@@ -106,6 +106,7 @@ func noise(_ count: Int) -> Data {
             ("lint --db-path", ["lint"] + base, false),
             ("decrypt", ["decrypt", "--output", workspace.path("exported.db")] + base, true),
             ("rekey", ["rekey", "--new-password-file", workspace.path("new-key")] + base, true),
+            ("cipher-upgrade", ["cipher-upgrade"] + base, true),
         ]
     }
 
@@ -123,10 +124,18 @@ func noise(_ count: Int) -> Data {
                 // decrypt and rekey need the current key: asking without one is a usage error.
                 (code, mentions) = (.usage, ["key"])
             }
-            if code == .usage, command.name == "rekey" {
+            if command.name == "cipher-upgrade", broken != .encryptedWithoutKey {
+                if (SQLCipherLibrary.cipherVersion?.major ?? 0) < 4 {
+                    // SQLCipher 3 cannot write the 4 format: refused before anything is opened.
+                    (code, mentions) = (.usage, [SQLCipherLibrary.cipherVersionString ?? "?"])
+                } else if broken == .plaintextGivenAKey {
+                    (code, mentions) = (.refused, ["not encrypted", "`encrypt`"])
+                }
+            }
+            if code == .usage, command.name == "rekey" || command.name == "cipher-upgrade" && broken == .encryptedWithoutKey {
                 // ArgumentParser's own validation message, not an error line.
                 #expect(result.status == code.rawValue, "\(command.name): \(result)")
-                #expect(result.stderr.contains("not encrypted"), "\(command.name): \(result)")
+                #expect(result.stderr.contains(command.name == "rekey" ? "not encrypted" : "`encrypt`"), "\(command.name): \(result)")
             } else {
                 expectCleanFailure(result, code, mentions: mentions, "\(broken) / \(command.name)")
             }
@@ -649,6 +658,14 @@ func noise(_ count: Int) -> Data {
                 expectCleanFailure(result, .fileError, mentions: mentions, "full disk / \(name)")
                 try expectUnchanged(before, "full disk / \(name)")
             }
+            // A new page size makes cipher-upgrade copy the database: the copy fills the disk.
+            let upgrade = try Guarded.run(["cipher-upgrade", "--no-backup", "--to-page-size", "8192"] + options, directory: workspace.root, timeout: 60)
+            if (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 {
+                expectCleanFailure(upgrade, .fileError, mentions: ["disk is full"], "full disk / cipher-upgrade")
+            } else {
+                expectCleanFailure(upgrade, .usage, mentions: [SQLCipherLibrary.cipherVersionString ?? "?"], "full disk / cipher-upgrade")
+            }
+            try expectUnchanged(before, "full disk / cipher-upgrade")
             // The old key still opens it after the failed rekey.
             let status = try Guarded.run(["status"] + options, directory: workspace.root)
             #expect(status.status == 0 && status.stdout.contains("pending  0003_big"), "\(status)")

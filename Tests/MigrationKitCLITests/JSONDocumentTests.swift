@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -75,6 +76,9 @@ import Testing
         expectDocumented("migrate", try json(["migrate"] + options), fields)
         expectDocumented("migrate", try json(["migrate", "--dry-run"] + options), fields)
         expectDocumented("baseline", try json(["baseline", "--to", "0002_books"] + options), fields)
+        // On SQLCipher 3 the upgrade is refused, as one error document.
+        let upgradable = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
+        expectDocumented(upgradable ? "cipher-upgrade" : "any failure", try json(["cipher-upgrade", "--dry-run"] + options), fields)
         expectDocumented("check", try json(["check", "--migrations", workspace.migrations]), fields)
         expectDocumented("new", try json(["new", "third", "--migrations", workspace.migrations]), fields)
         try FileManager.default.removeItem(atPath: workspace.migrations + "/0003_third.sql")

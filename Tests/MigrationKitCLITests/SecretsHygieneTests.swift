@@ -334,14 +334,16 @@ final class Transcript {
         try FileManager.default.copyItem(atPath: workspace.path("plain.db"), toPath: workspace.path("in-place.db"))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: workspace.path("in-place.db"))
         try run(["encrypt", "--no-backup", "--in-place", "--db-path", workspace.path("in-place.db"), "--password-file", workspace.path("new.key")])
-        #expect(mode(workspace.path("in-place.db")) == "600", "encrypt --in-place")
+        // Replaced in place, the database keeps its mode: whoever could open it still can.
+        #expect(mode(workspace.path("in-place.db")) == "644", "encrypt --in-place")
         try run(["rekey", "--no-backup", "--new-password-file", workspace.path("new.key")] + db)
         #expect(mode(workspace.database) == "600", "after rekey")
         try run(["restore", "--no-backup", "--from", workspace.path("encrypted.db"), "--db-path", workspace.database, "--password-file", workspace.path("new.key")])
         #expect(mode(workspace.database) == "600", "after restore")
         // Nothing else the tool made is open to others (temporary files included).
         for (path, entry) in try TreeSnapshot(workspace.root).entries where entry.kind == "file" {
-            let ours = path.hasPrefix("app.db") || path.hasPrefix("backups/") || ["plain.db", "schema.sql", "encrypted.db", "in-place.db"].contains(path)
+            // (in-place.db was 0644 before it was encrypted in place, and kept its mode.)
+            let ours = path.hasPrefix("app.db") || path.hasPrefix("backups/") || ["plain.db", "schema.sql", "encrypted.db"].contains(path)
                 || path.hasSuffix("_next_step.sql")
             if ours { #expect(entry.mode & 0o077 == 0, "\(path) is mode \(String(entry.mode, radix: 8))") }
         }

@@ -65,3 +65,44 @@ import Testing
         #expect(try fileBytes(path) == before)
     }
 }
+
+@Suite struct DurableReplacementTests {
+    private func owner(_ path: String) -> (uid: uid_t, gid: gid_t, mode: mode_t) {
+        var info = stat()
+        _ = stat(path, &info)
+        return (info.st_uid, info.st_gid, info.st_mode & 0o7777)
+    }
+
+    /// A database replaced in place (restore here; encrypt --in-place and cipher-upgrade
+    /// likewise) keeps who may use it: its owner, group and mode. As root the original is
+    /// first given to nobody, as an app's service user would own it; as anyone else the
+    /// owner is one's own (nobody else's files can be made), and the mode still counts.
+    @Test func aRestoredDatabaseKeepsItsOwnerGroupAndMode() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        try writer.write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1);") }
+        let backup = try DatabaseBackup.create(of: writer)
+        #expect(try fileMode(backup) == 0o600)
+        #expect(chmod(path, 0o640) == 0)
+        let nobody: uid_t = 65534
+        if geteuid() == 0 { #expect(chown(path, nobody, nobody) == 0) }
+        let before = owner(path)
+
+        try DatabaseBackup.restore(from: backup, to: path, key: .testRawKey)
+        let after = owner(path)
+        #expect(after.mode == 0o640)
+        #expect(after.uid == before.uid && after.gid == before.gid)
+        if geteuid() == 0 { #expect(after.uid == nobody && after.gid == nobody) }
+        #expect(try SQLCipherWriter(path: path, key: .testRawKey).read { try $0.fetchInt(sql: "SELECT a FROM t") } == 1)
+    }
+
+    /// Private outputs stay private whatever they overwrite.
+    @Test func aPrivateFileStays0600WhenItReplacesAnOpenerFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("schema.sql", "old\n", mode: 0o644)
+        try DurableFile.writePrivate(Array("new\n".utf8), to: path, replacing: true)
+        #expect(try fileMode(path) == 0o600)
+        #expect(try fileBytes(path) == Data("new\n".utf8))
+    }
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import MigrationKitSQLCipher
+
+struct CipherUpgradeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cipher-upgrade",
+        abstract: "Move an encrypted database to the linked SQLCipher's own format (SQLCipher 3 files to SQLCipher 4's), proven before it replaces the original.",
+        discussion: """
+            The key and cipher options open the database as it is (with no cipher option its format is detected). \
+            The new file gets the linked SQLCipher's defaults, or the page size and KDF iterations given with \
+            --to-page-size and --to-kdf-iter. Stop the app that uses the database first.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(name: .customLong("to-page-size"), help: ArgumentHelp("The new file's cipher page size in bytes (default: the linked SQLCipher's, 4096 on 4.x).", valueName: "n"))
+    var toPageSize: Int?
+
+    @Option(name: .customLong("to-kdf-iter"), help: ArgumentHelp("The new file's PBKDF2 iterations (default: the linked SQLCipher's, 256000 on 4.x).", valueName: "n"))
+    var toKdfIterations: Int?
+
+    @Flag(name: .customLong("dry-run"), help: "Report what would change, and write nothing (no backup either).")
+    var dryRun = false
+
+    func validate() throws {
+        if connection.key.plaintext {
+            throw ValidationError("A plaintext database has no cipher format to upgrade; use `encrypt` to encrypt it.")
+        }
+        if let toPageSize, !(512...65536).contains(toPageSize) || toPageSize & (toPageSize - 1) != 0 {
+            throw ValidationError("--to-page-size must be a power of two from 512 to 65536.")
+        }
+        if let toKdfIterations, toKdfIterations < 1 {
+            throw ValidationError("--to-kdf-iter must be at least 1.")
+        }
+    }
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let start = ContinuousClock.now
+        // Before a key is asked for: SQLCipher 3 cannot write the format at all.
+        try CipherFormatUpgrade.requireSupportedLibrary()
+        let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        guard settings.key != nil else { throw CLIError(.usage, "cipher-upgrade needs the database's key.") }
+        try CommandSupport.holdChangeLock(on: settings.path, settings: settings)
+        let writer: SQLCipherWriter
+        do {
+            writer = try CLIContext.host.openWriter(settings)
+        } catch let error as SQLCipherError where error.kind == .notEncrypted {
+            throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
+                                 message: "The database is not encrypted, so it has no cipher format to upgrade; use `encrypt` to encrypt it.", path: settings.path)
+        }
+        var backupPath: String?
+        let target = CipherFormatUpgrade.Target(pageSize: toPageSize, kdfIterations: toKdfIterations)
+        let summary = try CipherFormatUpgrade.upgrade(writer, to: target, dryRun: dryRun) { writer in
+            if !backup.skip { backupPath = try backup.create(of: writer) }
+        }
+        let duration = ContinuousClock.now - start
+        report(summary, database: settings.path, backup: backupPath, duration: duration, reporter: reporter)
+        try reporter.document(CipherUpgradeDocument(summary, database: settings.path, backup: backupPath, duration: duration))
+    }
+
+    private func report(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration, reporter: Reporter) {
+        let journal = summary.journalMode == "wal" ? ", WAL mode kept" : ""
+        switch summary.outcome {
+        case .alreadyInTargetFormat:
+            reporter.line("\(database) is already in the target format (\(summary.to.summary)); nothing to do.")
+        case .dryRun:
+            reporter.line("Dry run: would upgrade \(database) (\(summary.sizeBefore) bytes\(journal)).")
+            reporter.line("  from: \(summary.from.summary)")
+            reporter.line("  to:   \(summary.to.summary)")
+            reporter.line("Nothing was written.")
+        case .upgraded:
+            let counts = summary.rowCounts ?? [:]
+            let rows = counts.values.reduce(0, +)
+            reporter.line("Upgraded \(database) in \(duration.humanReadable): \(rows) row\(rows == 1 ? "" : "s") in \(counts.count) table\(counts.count == 1 ? "" : "s") verified\(journal).")
+            reporter.line("  from: \(summary.from.summary) (\(summary.sizeBefore) bytes)")
+            reporter.line("  to:   \(summary.to.summary) (\(summary.sizeAfter ?? 0) bytes)")
+            if let backup { reporter.line("Backup (in the old format, same key): \(backup)") }
+        }
+    }
+}
+
+/// What `cipher-upgrade --json` prints.
+struct CipherUpgradeDocument: Encodable {
+    /// One side's cipher settings.
+    struct Settings: Encodable {
+        let format: CipherFormat
+        let pageSize: Int?
+        let kdfIterations: Int?
+        let kdfAlgorithm: String?
+        let hmacAlgorithm: String?
+        let usesHMAC: Bool?
+        let plaintextHeaderSize: Int?
+        let rawKey: Bool
+
+        init(_ settings: EffectiveCipherSettings) {
+            format = settings.format
+            pageSize = settings.pageSize
+            kdfIterations = settings.kdfIterations
+            kdfAlgorithm = settings.kdfAlgorithm
+            hmacAlgorithm = settings.hmacAlgorithm
+            usesHMAC = settings.usesHMAC
+            plaintextHeaderSize = settings.plaintextHeaderSize
+            rawKey = settings.rawKey
+        }
+    }
+
+    let database: String
+    let from: Settings
+    let to: Settings
+    /// False when the database was already in the target format, or on a dry run.
+    let changed: Bool
+    let dryRun: Bool
+    let journalMode: String
+    let sizeBefore: Int64
+    let sizeAfter: Int64?
+    let backup: String?
+    let durationMs: Int64
+
+    init(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration) {
+        self.database = database
+        from = Settings(summary.from)
+        to = Settings(summary.to)
+        changed = summary.outcome == .upgraded
+        dryRun = summary.outcome == .dryRun
+        journalMode = summary.journalMode
+        sizeBefore = summary.sizeBefore
+        sizeAfter = summary.sizeAfter
+        self.backup = backup
+        durationMs = duration.wholeMilliseconds
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case database, from, to, changed, dryRun, journalMode, sizeBefore, sizeAfter, backup, durationMs
+    }
+
+    /// Absent values are written as null, so every field is always there.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(database, forKey: .database)
+        try container.encode(from, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(changed, forKey: .changed)
+        try container.encode(dryRun, forKey: .dryRun)
+        try container.encode(journalMode, forKey: .journalMode)
+        try container.encode(sizeBefore, forKey: .sizeBefore)
+        try container.encode(sizeAfter, forKey: .sizeAfter)
+        try container.encode(backup, forKey: .backup)
+        try container.encode(durationMs, forKey: .durationMs)
+    }
+}

@@ -1,0 +1,362 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Moves an encrypted database to the linked SQLCipher's own format (a SQLCipher 3
+/// file to SQLCipher 4's defaults), or to another page size or KDF iteration count.
+///
+/// Why not SQLCipher's `PRAGMA cipher_migrate`: it rewrites the file in place, knows
+/// only older versions' defaults (custom settings fail like a wrong key), and from 4.5
+/// leaves its connection unusable when it fails. Here a new file is written beside the
+/// database with `sqlcipher_export`, proven (it opens with the key in the new format
+/// and with no compatibility setting, passes `cipher_integrity_check`, `quick_check`
+/// and `foreign_key_check`, and has the same schema, row counts, `user_version` and
+/// `application_id`), then renamed over the original, keeping its owner, group and
+/// mode. A kill at any moment leaves the old file or the complete new one, and format
+/// detection opens either with the same key.
+///
+/// The database's write lock is held from before the copy until after the rename, so
+/// no other connection can commit into the old file once it has been copied. The lock
+/// is held by the caller's connection while a second connection to the same file does
+/// the export: `sqlcipher_export` writes through an attached database, which commits
+/// only when the exporting connection's transaction does, and that commit would
+/// release the lock.
+public enum CipherFormatUpgrade {
+    /// The new file's settings; nil keeps the linked library's default.
+    public struct Target: Hashable, Sendable {
+        public var pageSize: Int?
+        public var kdfIterations: Int?
+
+        public init(pageSize: Int? = nil, kdfIterations: Int? = nil) {
+            self.pageSize = pageSize
+            self.kdfIterations = kdfIterations
+        }
+
+        var cipherSettings: CipherSettings { CipherSettings(kdfIterations: kdfIterations, pageSize: pageSize) }
+    }
+
+    public enum Outcome: String, Sendable {
+        /// The new file replaced the original.
+        case upgraded
+        /// The database already has the target settings; nothing was written.
+        case alreadyInTargetFormat
+        /// A dry run: nothing was written.
+        case dryRun
+    }
+
+    /// What was (or would be) done.
+    public struct Summary: Sendable {
+        /// The database file, symbolic links followed.
+        public let path: String
+        public let outcome: Outcome
+        /// The settings the database had.
+        public let from: EffectiveCipherSettings
+        /// After an upgrade, read back from the new file; otherwise the settings the
+        /// database has (already in the target format) or would get (a dry run).
+        public let to: EffectiveCipherSettings
+        /// `PRAGMA journal_mode` of the database, which the new file keeps (WAL stays WAL).
+        public let journalMode: String
+        public let sizeBefore: Int64
+        /// Nil when nothing was written.
+        public let sizeAfter: Int64?
+        /// Every table's row count as proven in the new file; nil when nothing was written.
+        public let rowCounts: [String: Int]?
+    }
+
+    /// Throws, before anything is opened, unless the linked SQLCipher can write the
+    /// SQLCipher 4 format: 3.x has no SHA-512, so the only format it could write is the
+    /// one such databases already have.
+    public static func requireSupportedLibrary() throws {
+        guard let version = SQLCipherLibrary.cipherVersion, version.major >= 4, SQLCipherLibrary.defaultCipherSettings != nil else {
+            throw SQLCipherError(
+                kind: .unsupportedCipherSetting,
+                message: "The linked SQLCipher \(SQLCipherLibrary.cipherVersionString ?? "library") cannot write SQLCipher 4's format "
+                    + "(it has no SHA-512), so it cannot upgrade a database to it; use a build linked against SQLCipher 4. Nothing was changed.")
+        }
+    }
+
+    /// Opens the database at `path` (in the format its key decrypts, or with `cipher`)
+    /// and upgrades it; see `upgrade(_:to:dryRun:beforeWriting:)`.
+    @discardableResult
+    public static func upgrade(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+                               to target: Target = Target(), dryRun: Bool = false) throws -> Summary {
+        try requireSupportedLibrary()
+        try validate(target, key: key)
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        configuration.cipher = cipher
+        let writer = try refusingPlaintext(path) { try SQLCipherWriter(path: path, key: key, configuration: configuration) }
+        return try upgrade(writer, to: target, dryRun: dryRun)
+    }
+
+    /// Upgrades the writer's database.
+    ///
+    /// - Parameters:
+    ///   - writer: the open database, with its key. After an upgrade it still holds
+    ///     the old file, no longer at its path: do not use it again.
+    ///   - dryRun: report what would change and write nothing.
+    ///   - beforeWriting: runs once it is known the database needs the upgrade and its
+    ///     owner can be kept, before anything is written to it or beside it; the CLI
+    ///     writes its backup there, with the same connection (no second key derivation).
+    /// - Throws: `SQLCipherError`: `.unsupportedCipherSetting` on SQLCipher 3 or for an
+    ///   impossible target, `.wrongOperation` for a plaintext database, `.busy` when
+    ///   another connection holds the database, `.fileSystem` when its owner cannot be
+    ///   kept; the database is then unchanged.
+    @discardableResult
+    public static func upgrade(_ writer: SQLCipherWriter, to target: Target = Target(), dryRun: Bool = false,
+                               beforeWriting: (SQLCipherWriter) throws -> Void = { _ in }) throws -> Summary {
+        try upgrade(writer, to: target, dryRun: dryRun, beforeWriting: beforeWriting, beforeReplacing: {})
+    }
+
+    /// `beforeReplacing` runs after the new file is proven and before the rename; tests
+    /// use it to interrupt the upgrade there.
+    static func upgrade(_ writer: SQLCipherWriter, to target: Target, dryRun: Bool,
+                        beforeWriting: (SQLCipherWriter) throws -> Void, beforeReplacing: () throws -> Void) throws -> Summary {
+        try requireSupportedLibrary()
+        guard let key = writer.key, let from = try writer.effectiveCipherSettings() else { throw plaintextRefusal(writer.path) }
+        try validate(target, key: key)
+        let path = DurableFile.resolvingSymlinks(writer.path)
+        // Not between two steps of a migrate, nor beside a rekey (`DatabaseFileLock`).
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: writer.configuration.busyTimeout)
+        defer { lock.release() }
+        let currentJournalMode = try writer.read { try $0.fetchString(sql: "PRAGMA journal_mode")?.lowercased() } ?? "delete"
+        // A run killed while the database was out of WAL mode for its copy left this
+        // marker: the database was in WAL mode, and its upgraded file will be.
+        let walMarker = DurableFile.siblingPath(of: path, purpose: "upgrading-from-wal")
+        let markedWAL = FileProbe(path: walMarker).kind == .regularFile
+        let journalMode = markedWAL && currentJournalMode == "delete" ? "wal" : currentJournalMode
+        let sizeBefore = FileProbe(path: path).size
+        let wanted = targetSettings(target, from: from)
+        if hasSameFormat(from, wanted) {
+            // Killed after the rename: the new file is already in WAL mode.
+            if markedWAL { _ = unlink(walMarker) }
+            return Summary(path: path, outcome: .alreadyInTargetFormat, from: from, to: from, journalMode: journalMode,
+                           sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil)
+        }
+        if dryRun {
+            return Summary(path: path, outcome: .dryRun, from: from, to: wanted, journalMode: journalMode,
+                           sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil)
+        }
+        let temporary = DurableFile.siblingPath(of: path, purpose: "upgrading")
+        removeTemporary(temporary)  // left by an interrupted run
+        if let failure = FileProbe.createPrivateFile(at: temporary) {
+            throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
+                                 message: "The upgraded copy cannot be created beside the database (\(FileProbe.describe(errno: failure))); the folder must be writable. Nothing was changed.",
+                                 path: temporary)
+        }
+        do {
+            try DurableFile.takeOverOwnership(of: path, for: temporary)
+            try beforeWriting(writer)
+            let busyTimeout = writer.configuration.busyTimeout
+            let proven = try writer.writeWithoutTransaction { source in
+                try replace(source, at: path, with: temporary, key: key, target: target, wanted: wanted,
+                            leavingWAL: currentJournalMode == "wal", makingWAL: journalMode == "wal", walMarker: walMarker,
+                            busyTimeout: busyTimeout, beforeReplacing: beforeReplacing)
+            }
+            return Summary(path: path, outcome: .upgraded, from: from, to: proven.settings, journalMode: journalMode,
+                           sizeBefore: sizeBefore, sizeAfter: FileProbe(path: path).size, rowCounts: proven.summary.rowCounts)
+        } catch {
+            removeTemporary(temporary)
+            throw error
+        }
+    }
+
+    // MARK: - Pieces
+
+    /// Under the write lock: export, prove, rename. The lock ends with the connection's
+    /// transaction, after the rename; until then the old file takes no commit.
+    private static func replace(
+        _ source: SQLCipherDatabase, at path: String, with temporary: String, key: DatabaseKey, target: Target,
+        wanted: EffectiveCipherSettings, leavingWAL: Bool, makingWAL: Bool, walMarker: String,
+        busyTimeout: Duration, beforeReplacing: () throws -> Void
+    ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
+        var replaced = false
+        defer {
+            // Nothing was written through this connection: ending its transaction only
+            // releases the lock. WAL comes back only while the file is still the
+            // database; after the rename it is the old copy, and a WAL file made for it
+            // would sit beside the new database under the name that one uses. Until one
+            // of them is in WAL mode, the marker stays for the next run.
+            if source.isInsideTransaction { try? source.execute(sql: "ROLLBACK TRANSACTION") }
+            if makingWAL, replaced || (try? source.fetchString(sql: "PRAGMA journal_mode = WAL"))?.lowercased() == "wal" {
+                _ = unlink(walMarker)
+            }
+        }
+        if leavingWAL {
+            _ = FileProbe.createPrivateFile(at: walMarker)
+            try leaveWAL(source)
+        }
+        try source.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        let expected = try DatabaseEncryption.summary(of: source)
+        let schema = try SchemaDump.objects(in: source, includingBookkeeping: true)
+        let autoVacuum = try source.fetchInt(sql: "PRAGMA main.auto_vacuum") ?? 0
+        try export(path, settings: source.cipherSettings, key: key, to: temporary, target: target,
+                   summary: expected, autoVacuum: autoVacuum, busyTimeout: busyTimeout)
+        let proven = try prove(temporary, key: key, target: target, wanted: wanted, expected: expected, schema: schema,
+                               source: source, makeWAL: makingWAL, busyTimeout: busyTimeout)
+        try beforeReplacing()
+        try DurableFile.replace(path, with: temporary)
+        replaced = true
+        return proven
+    }
+
+    /// A database in WAL mode keeps its -wal and -shm files under its own name, which
+    /// the new file will take: old frames there would be replayed into the new file.
+    /// So its WAL is emptied into it and it leaves WAL mode for the copy (the new file
+    /// is put back in WAL mode, and so is the database if the upgrade fails; a marker
+    /// beside it tells the next run, should this one be killed in between). SQLite
+    /// refuses the switch while another connection has the database open, which is
+    /// also what makes replacing it safe.
+    private static func leaveWAL(_ source: SQLCipherDatabase) throws {
+        let refusal = SQLCipherError(
+            kind: .busy, resultCode: .SQLITE_BUSY,
+            message: "The database is in WAL mode and another connection has it open, so it cannot be copied safely; stop the app that uses it. Nothing was changed.")
+        do {
+            try source.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            guard try source.fetchString(sql: "PRAGMA journal_mode = DELETE")?.lowercased() == "delete" else { throw refusal }
+        } catch let error as SQLCipherError where error.kind == .busy || error.resultCode.primaryResultCode == .SQLITE_LOCKED {
+            throw refusal
+        }
+    }
+
+    /// Writes the new file from a second connection to the database (see the type's
+    /// comment), in the settings the first one found.
+    private static func export(_ path: String, settings: CipherSettings, key: DatabaseKey, to temporary: String, target: Target,
+                               summary: DatabaseEncryption.ExportSummary, autoVacuum: Int, busyTimeout: Duration) throws {
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        configuration.foreignKeysEnabled = false
+        configuration.busyTimeout = busyTimeout
+        configuration.cipher = settings
+        let exporter = try SQLCipherOpener.open(path: path, key: key, configuration: configuration)
+        try DatabaseEncryption.export(exporter, to: temporary, key: key, cipher: target.cipherSettings, summary: summary, autoVacuum: autoVacuum)
+    }
+
+    /// Opens the new file afresh, as any later run will, and checks it against the
+    /// original. Returns its settings and content summary; the file is closed again
+    /// (a WAL file's -wal and -shm go with its last connection).
+    private static func prove(
+        _ temporary: String, key: DatabaseKey, target: Target, wanted: EffectiveCipherSettings,
+        expected: DatabaseEncryption.ExportSummary, schema: [SchemaDump.Object], source: SQLCipherDatabase,
+        makeWAL: Bool, busyTimeout: Duration
+    ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
+        func discarded(_ problem: String) -> SQLCipherError {
+            SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
+                           message: "The upgraded copy \(problem), so it was discarded; the database is unchanged.", path: temporary)
+        }
+        let proven = try { () throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) in
+            var configuration = SQLCipherConfiguration()
+            configuration.createIfMissing = false
+            configuration.foreignKeysEnabled = false
+            configuration.busyTimeout = busyTimeout
+            configuration.cipher = target.cipherSettings
+            let copy: SQLCipherDatabase
+            do {
+                copy = try SQLCipherOpener.open(path: temporary, key: key, configuration: configuration)
+            } catch let error as SQLCipherError where error.kind == .wrongKey || error.kind == .notADatabase {
+                throw discarded("does not open with the key in the new format")
+            }
+            // With no settings given, detection may have needed a compatibility setting:
+            // then the file is not in the library's own format after all.
+            guard copy.cipherSettings == target.cipherSettings else {
+                throw discarded("opens only with other settings than the new format's (\(copy.cipherSettings))")
+            }
+            var settings = try EffectiveCipherSettings.read(from: copy)
+            settings.rawKey = key.kind == .rawKey
+            guard hasSameFormat(settings, wanted) else {
+                throw discarded("has other cipher settings (\(settings.summary)) than asked for (\(wanted.summary))")
+            }
+            if SQLCipherLibrary.hasCipherIntegrityCheck {
+                let problems = try copy.fetchStrings(sql: "PRAGMA cipher_integrity_check")
+                if let first = problems.first { throw discarded("fails cipher_integrity_check (\(first))") }
+            }
+            let quickCheck = try copy.fetchString(sql: "PRAGMA quick_check")
+            guard quickCheck == "ok" else { throw discarded("fails quick_check (\(quickCheck ?? "no answer"))") }
+            if try foreignKeyViolations(in: copy) > 0 {
+                let inOriginal = try foreignKeyViolations(in: source)
+                throw inOriginal > 0
+                    ? SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
+                                     message: "The database has \(inOriginal) foreign key violation\(inOriginal == 1 ? "" : "s"), which the upgraded copy would keep and fail its proof with; fix them first (`verify` lists them). Nothing was changed.",
+                                     path: source.path)
+                    : discarded("fails foreign_key_check")
+            }
+            guard try SchemaDump.objects(in: copy, includingBookkeeping: true) == schema else { throw discarded("has another schema than the original") }
+            let actual = try DatabaseEncryption.summary(of: copy)
+            guard actual.rowCounts == expected.rowCounts else { throw discarded("has other row counts than the original") }
+            guard actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID else {
+                throw discarded("has another user_version or application_id than the original")
+            }
+            if makeWAL, try copy.fetchString(sql: "PRAGMA journal_mode = WAL")?.lowercased() != "wal" {
+                throw discarded("could not be put in WAL mode like the original")
+            }
+            return (settings, actual)
+        }()
+        for suffix in ["-wal", "-shm", "-journal"] where FileProbe(path: temporary + suffix).kind != .missing {
+            throw discarded("is still in use (its \(suffix) file remains after it was closed)")
+        }
+        return proven
+    }
+
+    private static func foreignKeyViolations(in database: SQLCipherDatabase) throws -> Int {
+        var count = 0
+        try database.forEachRow(sql: "PRAGMA foreign_key_check") { _ in count += 1 }
+        return count
+    }
+
+    /// The settings the new file gets: the linked library's defaults, with the target's
+    /// choices, in the same cipher and provider.
+    static func targetSettings(_ target: Target, from source: EffectiveCipherSettings) -> EffectiveCipherSettings {
+        let defaults = SQLCipherLibrary.defaultCipherSettings
+        var settings = EffectiveCipherSettings(
+            pageSize: target.pageSize ?? defaults?.pageSize, kdfIterations: target.kdfIterations ?? defaults?.kdfIterations,
+            usesHMAC: defaults?.usesHMAC, kdfAlgorithm: defaults?.kdfAlgorithm, hmacAlgorithm: defaults?.hmacAlgorithm,
+            cipher: source.cipher, provider: source.provider, plaintextHeaderSize: defaults?.plaintextHeaderSize ?? 0)
+        settings.rawKey = source.rawKey
+        return settings
+    }
+
+    /// Whether two sets of settings write the same file format. A raw key skips the
+    /// KDF, so its iteration count does not matter.
+    static func hasSameFormat(_ lhs: EffectiveCipherSettings, _ rhs: EffectiveCipherSettings) -> Bool {
+        lhs.pageSize == rhs.pageSize
+            && (lhs.rawKey || lhs.kdfIterations == rhs.kdfIterations)
+            && lhs.kdfAlgorithm?.uppercased() == rhs.kdfAlgorithm?.uppercased()
+            && lhs.hmacAlgorithm?.uppercased() == rhs.hmacAlgorithm?.uppercased()
+            && (lhs.usesHMAC ?? true) == (rhs.usesHMAC ?? true)
+            && (lhs.plaintextHeaderSize ?? 0) == (rhs.plaintextHeaderSize ?? 0)
+    }
+
+    /// Refuses targets no SQLCipher can write, before anything is opened.
+    static func validate(_ target: Target, key: DatabaseKey) throws {
+        try key.validate()
+        try CipherSettingsApplier.validate(target.cipherSettings)
+        if key.kind == .rawKey, target.kdfIterations != nil {
+            throw SQLCipherError(kind: .unsupportedCipherSetting,
+                                 message: "A raw key is used as it is, with no key derivation, so KDF iterations do not apply to it; leave them out.")
+        }
+    }
+
+    /// Opens with `body`, turning "a key was given for a plaintext database" into the
+    /// refusal that points to `encrypt`.
+    static func refusingPlaintext<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLCipherError where error.kind == .notEncrypted {
+            throw plaintextRefusal(path)
+        }
+    }
+
+    static func plaintextRefusal(_ path: String) -> SQLCipherError {
+        SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
+                       message: "The database is not encrypted, so it has no cipher format to upgrade; use `encrypt` to encrypt it (in the linked SQLCipher's format).",
+                       path: path)
+    }
+
+    /// Removes a copy left by an interrupted run, with the files SQLite keeps beside it.
+    private static func removeTemporary(_ temporary: String) {
+        DurableFile.removeIfPresent(temporary)
+        for suffix in ["-wal", "-shm"] { _ = unlink(temporary + suffix) }
+    }
+}

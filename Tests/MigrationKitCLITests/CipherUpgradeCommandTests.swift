@@ -1,0 +1,223 @@
+import Foundation
+import MigrationKitSQLCipher
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `migrationkit cipher-upgrade` through the built binary, read back by the `sqlcipher`
+/// shell with its default settings. Each test asserts on both platforms: on SQLCipher 4
+/// the upgrade, on SQLCipher 3 (which cannot write the 4 format) the refusal, with the
+/// folder left exactly as it was.
+@Suite struct CipherUpgradeCommandTests {
+    private var isFour: Bool { (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 }
+
+    /// A SQLCipher 3-format database made by `migrate --cipher-compatibility 3`: the
+    /// ledger and history tables, rows, both header fields.
+    private func sqlcipher3Workspace(wal: Bool = false) throws -> Workspace {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let migrate = try workspace.run("migrate", ["--cipher-compatibility", "3", "--no-backup"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        var configuration = SQLCipherConfiguration()
+        configuration.cipher = CipherSettings(compatibility: 3)
+        let writer = try SQLCipherWriter(path: workspace.database, key: .passphrase(workspace.passphrase), configuration: configuration)
+        if wal { try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") } }
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO authors (name) VALUES ('Ann'), ('Bo'), ('Cy')")
+            try db.execute(sql: "INSERT INTO books (authorId, title) VALUES (1, 'X'), (2, 'Y')")
+            try db.execute(sql: "PRAGMA user_version = 9")
+            try db.execute(sql: "PRAGMA application_id = 4242")
+        }
+        return workspace
+    }
+
+    /// On SQLCipher 3: exit 64, one sentence naming the linked version, nothing written.
+    private func expectRefusedOnSQLCipher3(_ workspace: Workspace, _ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let before = try TreeSnapshot(workspace.root)
+        let result = try Guarded.run(["cipher-upgrade"] + workspace.options(extra), directory: workspace.root)
+        expectCleanFailure(result, .usage, mentions: [SQLCipherLibrary.cipherVersionString ?? "?", "SQLCipher 4", "Nothing was changed"],
+                           "cipher-upgrade on SQLCipher 3", sourceLocation: sourceLocation)
+        try expectUnchanged(before, "cipher-upgrade on SQLCipher 3", sourceLocation: sourceLocation)
+    }
+
+    private func owner(_ path: String) -> (uid: uid_t, gid: gid_t, mode: mode_t) {
+        var info = stat()
+        _ = stat(path, &info)
+        return (info.st_uid, info.st_gid, info.st_mode & 0o7777)
+    }
+
+    private func files(_ workspace: Workspace) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: workspace.root).sorted()
+    }
+
+    @Test func aSQLCipher3DatabaseIsUpgradedAndReadByTheShellWithDefaultSettings() throws {
+        let workspace = try sqlcipher3Workspace(wal: true)
+        #expect(chmod(workspace.database, 0o640) == 0)
+        // As root, the database belongs to a service user, as an app's would.
+        if geteuid() == 0 { #expect(chown(workspace.database, 65534, 65534) == 0) }
+        let before = owner(workspace.database)
+        guard isFour else { return try expectRefusedOnSQLCipher3(workspace) }
+
+        let result = try workspace.run("cipher-upgrade")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("Upgraded \(workspace.database)"), "\(result.output)")
+        #expect(result.stdout.contains("from: SQLCipher 3 defaults") && result.stdout.contains("to:   SQLCipher 4 defaults"), "\(result.stdout)")
+        #expect(result.stdout.contains("WAL mode kept"))
+        #expect(!result.output.contains(workspace.passphrase))
+        let after = owner(workspace.database)
+        #expect(after.uid == before.uid && after.gid == before.gid && after.mode == 0o640)
+
+        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, """
+            SELECT count(*) FROM authors; SELECT count(*) FROM books; SELECT count(*) FROM grdb_migrations;
+            SELECT count(*) FROM migrationkit_history; PRAGMA user_version; PRAGMA application_id; PRAGMA journal_mode;
+            """)
+        #expect(shell.status == 0 && shell.stdout == "3\n2\n2\n2\n9\n4242\nwal\n", "\(shell.output)")
+        let status = try decodeJSON(try workspace.run("status", ["--json"]).stdout)
+        #expect(status["format"] as? String == "sqlcipher4")
+        #expect(status["appliedCount"] as? Int == 2)
+
+        // The backup is the database as it was: the old format, the same key.
+        let backups = try files(workspace).filter { $0.hasPrefix("app.db.backup-") }
+        #expect(backups.count == 1)
+        if let backup = backups.first {
+            let old = try Binary.run(["status", "--json", "--db-path", workspace.path(backup), "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+            #expect(try decodeJSON(old.stdout)["format"] as? String == "sqlcipher3", "\(old.output)")
+        }
+        #expect(try files(workspace) == ["Migrations", "app.db"] + backups + ["key"])
+
+        let again = try workspace.run("cipher-upgrade")
+        #expect(again.status == 0 && again.stdout.contains("already in the target format"), "\(again.output)")
+    }
+
+    @Test func theCommittedFixtureIsUpgradedWithJSONOutput() throws {
+        let workspace = try Workspace(passphrase: "sqlcipher 4 fixture")
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../MigrationKitSQLCipherTests/Fixtures/sqlcipher4-compat3.db").standardized
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: workspace.database)
+        guard isFour else { return try expectRefusedOnSQLCipher3(workspace, ["--json"]) }
+
+        let result = try workspace.run("cipher-upgrade", ["--json"])
+        #expect(result.status == 0, "\(result.output)")
+        let json = try decodeJSON(result.stdout)
+        #expect(json["database"] as? String == workspace.database)
+        #expect((json["from"] as? [String: Any])?["format"] as? String == "sqlcipher3")
+        #expect((json["from"] as? [String: Any])?["pageSize"] as? Int == 1024)
+        let to = try #require(json["to"] as? [String: Any])
+        #expect(to["format"] as? String == "sqlcipher4" && to["pageSize"] as? Int == 4096 && to["kdfIterations"] as? Int == 256_000)
+        #expect(json["dryRun"] as? Bool == false && json["changed"] as? Bool == true)
+        #expect((json["backup"] as? String)?.contains("app.db.backup-") == true)
+        #expect(json["durationMs"] is Int)
+        let shell = try SQLCipherShell.run(workspace.database, passphrase: "sqlcipher 4 fixture", "SELECT sum(a) FROM t;")
+        #expect(shell.stdout == "6\n", "\(shell.output)")
+        #expect(try decodeJSON(try workspace.run("status", ["--json"]).stdout)["format"] as? String == "sqlcipher4")
+    }
+
+    @Test func theTargetPageSizeAndKDFIterationsAreHonoured() throws {
+        let workspace = try sqlcipher3Workspace()
+        // Impossible values are usage errors on either platform.
+        for bad in [["--to-page-size", "1000"], ["--to-page-size", "131072"], ["--to-kdf-iter", "0"]] {
+            let result = try workspace.run("cipher-upgrade", bad)
+            #expect(result.status == 64, "\(bad): \(result.output)")
+            #expect(result.stderr.contains(bad[0]))
+        }
+        guard isFour else { return try expectRefusedOnSQLCipher3(workspace, ["--to-page-size", "8192", "--to-kdf-iter", "20000"]) }
+
+        let result = try workspace.run("cipher-upgrade", ["--to-page-size", "8192", "--to-kdf-iter", "20000", "--no-backup"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("8192-byte pages") && result.stdout.contains("× 20000"), "\(result.stdout)")
+        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+                                           "PRAGMA cipher_page_size = 8192; PRAGMA kdf_iter = 20000; SELECT count(*) FROM authors;")
+        #expect(shell.stdout.hasSuffix("3\n"), "\(shell.output)")
+        let status = try workspace.run("status", ["--json", "--cipher-page-size", "8192", "--kdf-iter", "20000"])
+        let cipher = try #require(try decodeJSON(status.stdout)["cipher"] as? [String: Any])
+        #expect(cipher["pageSize"] as? Int == 8192 && cipher["kdfIterations"] as? Int == 20000)
+        #expect(try files(workspace) == ["Migrations", "app.db", "key"])
+    }
+
+    @Test func aWrongKeyADryRunAndAnUpToDateDatabaseWriteNothing() throws {
+        let workspace = try sqlcipher3Workspace()
+        try workspace.write("wrong", "not the key\n", mode: 0o600)
+        let before = try TreeSnapshot(workspace.root)
+        let wrong = try Guarded.run(["cipher-upgrade", "--db-path", workspace.database, "--password-file", workspace.path("wrong")], directory: workspace.root)
+        if isFour {
+            expectCleanFailure(wrong, .wrongKeyOrNotADatabase, mentions: ["wrong key"], "wrong key")
+        } else {
+            expectCleanFailure(wrong, .usage, mentions: [SQLCipherLibrary.cipherVersionString ?? "?"], "wrong key on SQLCipher 3")
+        }
+        try expectUnchanged(before, "wrong key")
+        guard isFour else { return try expectRefusedOnSQLCipher3(workspace, ["--dry-run"]) }
+
+        let dryRun = try workspace.run("cipher-upgrade", ["--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.output)")
+        #expect(dryRun.stdout.contains("Dry run: would upgrade"), "\(dryRun.stdout)")
+        #expect(dryRun.stdout.contains("from: SQLCipher 3 defaults") && dryRun.stdout.contains("to:   SQLCipher 4 defaults"))
+        #expect(dryRun.stdout.contains("Nothing was written."))
+        try expectUnchanged(before, "dry run")
+        let json = try decodeJSON(try workspace.run("cipher-upgrade", ["--dry-run", "--json"]).stdout)
+        #expect(json["dryRun"] as? Bool == true && json["changed"] as? Bool == false)
+        #expect(json["backup"] is NSNull && json["sizeAfter"] is NSNull)
+        try expectUnchanged(before, "dry run --json")
+
+        // A database already in SQLCipher 4's format: one sentence, exit 0, no backup.
+        let current = try Workspace()
+        try current.writeSampleMigrations()
+        #expect(try current.run("migrate", ["--no-backup"]).status == 0)
+        let currentBefore = try TreeSnapshot(current.root)
+        let noOp = try current.run("cipher-upgrade")
+        #expect(noOp.status == 0, "\(noOp.output)")
+        #expect(noOp.stdout.contains("already in the target format"), "\(noOp.stdout)")
+        try expectUnchanged(currentBefore, "already SQLCipher 4")
+    }
+
+    @Test func aPlaintextDatabaseIsReferredToEncrypt() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
+        let before = try TreeSnapshot(workspace.root)
+        let flagged = try Binary.run(["cipher-upgrade", "--plaintext", "--db-path", workspace.database])
+        #expect(flagged.status == 64 && flagged.stderr.contains("`encrypt`"), "\(flagged.output)")
+        let keyed = try Guarded.run(["cipher-upgrade"] + workspace.options(), directory: workspace.root)
+        if isFour {
+            expectCleanFailure(keyed, .wrongKeyOrNotADatabase, mentions: ["not encrypted", "`encrypt`"], "plaintext database")
+        } else {
+            expectCleanFailure(keyed, .usage, mentions: [SQLCipherLibrary.cipherVersionString ?? "?"], "plaintext database on SQLCipher 3")
+        }
+        try expectUnchanged(before, "plaintext database")
+    }
+
+    @Test func aSymbolicLinkIsFollowedToTheRealFile() throws {
+        let workspace = try sqlcipher3Workspace()
+        try FileManager.default.createDirectory(atPath: workspace.path("data"), withIntermediateDirectories: true)
+        let real = workspace.path("data/real.db")
+        try FileManager.default.moveItem(atPath: workspace.database, toPath: real)
+        try FileManager.default.createSymbolicLink(atPath: workspace.database, withDestinationPath: real)
+        guard isFour else { return try expectRefusedOnSQLCipher3(workspace) }
+        let result = try workspace.run("cipher-upgrade", ["--no-backup"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: workspace.database)) == real)
+        #expect(try decodeJSON(try workspace.run("status", ["--json"]).stdout)["format"] as? String == "sqlcipher4")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("data")) == ["real.db"])
+    }
+
+    /// A database the running user cannot give to its owner (chown is not permitted) is
+    /// refused before anything is written: run as nobody on a database owned by root.
+    @Test func aDatabaseWhoseOwnerCannotBeKeptIsRefused() throws {
+        try requiringCapability {
+            let workspace = try sqlcipher3Workspace()
+            guard Guarded.isRoot else { throw CapabilityMissing("only root can give the database another owner than the user running the command") }
+            try Guarded.giveToUnprivileged(workspace.root)
+            #expect(chown(workspace.database, 0, 0) == 0 && chmod(workspace.database, 0o666) == 0)
+            let before = try TreeSnapshot(workspace.root)
+            let result = try Guarded.run(["cipher-upgrade"] + workspace.options(), directory: workspace.root, user: .unprivileged)
+            if isFour {
+                expectCleanFailure(result, .fileError, mentions: ["root", "not permitted", "chown", "Nothing was changed"], "owner cannot be kept")
+            } else {
+                expectCleanFailure(result, .usage, mentions: [SQLCipherLibrary.cipherVersionString ?? "?"], "owner cannot be kept, SQLCipher 3")
+            }
+            try expectUnchanged(before, "owner cannot be kept")
+        }
+    }
+}
