@@ -1,0 +1,56 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Run as root on a service's database (owned by nobody:nogroup, mode 0640), every
+/// command that replaces or rewrites the database file leaves it with that owner,
+/// group and mode: otherwise the service could no longer open it.
+@Suite struct OwnershipTests {
+    private func attributes(_ path: String) -> (uid: uid_t, gid: gid_t, mode: mode_t) {
+        var info = stat()
+        _ = stat(path, &info)
+        return (info.st_uid, info.st_gid, info.st_mode & 0o7777)
+    }
+
+    private func giveToService(_ path: String) {
+        #expect(chown(path, 65534, 65534) == 0 && chmod(path, 0o640) == 0)
+    }
+
+    @Test func everyInPlaceCommandKeepsOwnerGroupAndMode() throws {
+        try requiringCapability {
+            guard geteuid() == 0 else { throw CapabilityMissing("only root can make a database belong to another user") }
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+            try workspace.write("new-key", "the new key\n", mode: 0o600)
+            let plain = workspace.path("plain.db")
+            #expect(try workspace.run("decrypt", ["--output", plain]).status == 0)
+            giveToService(workspace.database)
+            giveToService(plain)
+            func latestBackup() throws -> String {
+                let names = try FileManager.default.contentsOfDirectory(atPath: workspace.root).filter { $0.hasPrefix("app.db.backup-") }
+                return workspace.path(try #require(names.sorted().last))
+            }
+            let newKey = ["--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--migrations", workspace.migrations]
+            let runs: [(String, () throws -> [String], String)] = [
+                ("migrate", { ["migrate"] + workspace.options() }, workspace.database),
+                ("rollback", { ["rollback"] + workspace.options() }, workspace.database),
+                ("restore", { ["restore", "--from", try latestBackup()] + workspace.options() }, workspace.database),
+                ("rekey", { ["rekey", "--new-password-file", workspace.path("new-key")] + workspace.options() }, workspace.database),
+                ("migrate after rekey", { ["migrate"] + newKey }, workspace.database),
+                ("encrypt --in-place", { ["encrypt", "--in-place", "--db-path", plain, "--password-file", workspace.keyFile] }, plain),
+            ]
+            for (name, arguments, path) in runs {
+                let result = try Binary.run(try arguments(), directory: workspace.root)
+                #expect(result.status == 0, "\(name): \(result.output)")
+                let after = attributes(path)
+                #expect(after.uid == 65534 && after.gid == 65534 && after.mode == 0o640,
+                        "\(name) left \(path) as uid \(after.uid), gid \(after.gid), mode \(String(after.mode, radix: 8))")
+            }
+        }
+    }
+}
