@@ -49,6 +49,20 @@ passphrase=$(cat Keys/demo.key)
 printf ".output /dev/null\nPRAGMA key = '%s';\n.output\n.headers on\n.mode column\n.width 28 16 6\nSELECT books.title, genres.name AS genre, books.publishedYear AS year FROM books LEFT JOIN genres ON genres.id = books.genreId ORDER BY books.id;\n" "$passphrase" \
     | sqlcipher -batch "$database"
 
+if [ "$library" -ge 4 ]; then
+    modern="$workdir/notes.db"
+    echo
+    echo "== A modern SQLite app's migrations (STRICT, FTS5, DROP COLUMN, JSON) on a new encrypted database"
+    echo "\$ migrationkit migrate --migrations Examples/ModernMigrations"
+    "$migrationkit" migrate --db-path "$modern" --password-file Keys/demo.key --migrations Examples/ModernMigrations
+    echo
+    echo "\$ migrationkit check --migrations Examples/ModernMigrations"
+    "$migrationkit" check --migrations Examples/ModernMigrations
+    echo
+    echo "\$ migrationkit lint --migrations Examples/ModernMigrations --min-sqlite 3.15.2   # would they run on Debian 12's SQLCipher 3.4.1?"
+    "$migrationkit" lint --migrations Examples/ModernMigrations --min-sqlite 3.15.2 | grep -v "^  fix:" || true
+fi
+
 echo
 echo "== Without the right key the file is noise"
 printf "First 16 bytes: "

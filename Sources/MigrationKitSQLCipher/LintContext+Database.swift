@@ -4,7 +4,9 @@ extension LintContext {
     /// The linked SQLite, with no database to consult: a DROP TABLE is reported as
     /// possibly losing data, since nobody can say.
     public static var linkedLibrary: LintContext {
-        LintContext(sqliteVersion: linkedSQLiteVersion, libraryDescription: SQLCipherLibrary.summary)
+        var context = LintContext(sqliteVersion: linkedSQLiteVersion, libraryDescription: SQLCipherLibrary.summary)
+        context.compileOptions = SQLCipherLibrary.compileOptions
+        return context
     }
 
     /// The linked SQLite plus what a database holds: row counts of the tables the
@@ -30,11 +32,13 @@ extension LintContext {
         }
         let counts = rowCounts
         let viewsByTable = views
-        return LintContext(
+        var context = LintContext(
             sqliteVersion: linkedSQLiteVersion,
             libraryDescription: SQLCipherLibrary.summary,
             rowCount: { counts[$0.lowercased()] },
             viewsReferencing: { viewsByTable[$0.lowercased()] ?? [] })
+        context.compileOptions = SQLCipherLibrary.compileOptions
+        return context
     }
 
     private static var linkedSQLiteVersion: SQLiteVersion {

@@ -48,6 +48,24 @@ public enum SQLCipherLibrary {
         return version.isEmpty ? nil : version
     }()
 
+    /// `PRAGMA compile_options` of the linked library (`ENABLE_FTS5`, …), read from a
+    /// private in-memory connection: which optional features this build has.
+    public static let compileOptions: Set<String> = {
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }
+        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return [] }
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(handle, "PRAGMA compile_options", -1, &statement, nil) == SQLITE_OK else { return [] }
+        var options: Set<String> = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            guard let text = sqlite3_column_text(statement, 0) else { continue }
+            // "MAX_ATTACHED=10" counts as MAX_ATTACHED.
+            options.insert(String(String(cString: text).split(separator: "=").first ?? ""))
+        }
+        return options
+    }()
+
     /// The parsed SQLCipher version, or nil when the library is not SQLCipher.
     public static let cipherVersion: SQLCipherVersion? = cipherVersionString.flatMap(SQLCipherVersion.init(parsing:))
 

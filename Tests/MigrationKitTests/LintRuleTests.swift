@@ -320,3 +320,45 @@ import Testing
         #expect(try LintFixture.lint("CREATE TABLE t (a);", rule: rule, down: "-- nothing to undo").isEmpty)
     }
 }
+
+@Suite struct NonConstantDefaultTests {
+    private let rule = "non-constant-default"
+
+    @Test func flagsDefaultsSQLiteRefusesOnTablesWithRows() throws {
+        for sql in ["ALTER TABLE t ADD COLUMN created TEXT DEFAULT CURRENT_TIMESTAMP;",
+                    "ALTER TABLE t ADD COLUMN d TEXT DEFAULT current_date;",
+                    "ALTER TABLE t ADD c INTEGER DEFAULT (1 + 1);",
+                    "ALTER TABLE t ADD COLUMN r INTEGER DEFAULT (random());"] {
+            let findings = try LintFixture.lint(sql, rule: rule, context: LintFixture.modern)
+            #expect(findings.count == 1 && findings.first?.severity == .error, "\(sql)")
+            #expect(findings.first?.fix.contains("UPDATE t SET") == true)
+        }
+    }
+
+    @Test func constantsAreFine() throws {
+        for sql in ["ALTER TABLE t ADD COLUMN a INTEGER DEFAULT 0;", "ALTER TABLE t ADD COLUMN a INTEGER DEFAULT -1;",
+                    "ALTER TABLE t ADD COLUMN a TEXT DEFAULT 'CURRENT_TIMESTAMP';", "ALTER TABLE t ADD COLUMN a INTEGER DEFAULT (1);",
+                    "ALTER TABLE t ADD COLUMN a BLOB DEFAULT x'00';", "ALTER TABLE t ADD COLUMN a TEXT DEFAULT NULL;",
+                    "ALTER TABLE t ADD COLUMN a TEXT; -- DEFAULT CURRENT_TIMESTAMP",
+                    "CREATE TABLE t (a TEXT DEFAULT CURRENT_TIMESTAMP);"] {
+            #expect(try LintFixture.lint(sql, rule: rule, context: LintFixture.modern).isEmpty, "\(sql)")
+        }
+    }
+}
+
+@Suite struct JournalModeTests {
+    private let rule = "journal-mode"
+
+    @Test func settingTheJournalModeIsAnError() throws {
+        for sql in ["PRAGMA journal_mode = WAL;", "PRAGMA main.journal_mode=delete;", "PRAGMA journal_mode(TRUNCATE);"] {
+            let findings = try LintFixture.lint(sql, rule: rule)
+            #expect(findings.count == 1 && findings.first?.severity == .error, "\(sql)")
+        }
+    }
+
+    @Test func readingItOrNamingItIsNot() throws {
+        for sql in ["PRAGMA journal_mode;", "SELECT 'PRAGMA journal_mode = WAL';", "PRAGMA journal_size_limit = 100;"] {
+            #expect(try LintFixture.lint(sql, rule: rule).isEmpty, "\(sql)")
+        }
+    }
+}

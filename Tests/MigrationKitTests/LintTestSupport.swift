@@ -2,10 +2,20 @@ import MigrationKit
 
 /// Builds migration files and contexts for the lint tests.
 enum LintFixture {
-    /// The library Debian 12 links: every feature of the catalog is too new for it.
-    static let debian12 = LintContext(sqliteVersion: SQLiteVersion(3, 15, 2), libraryDescription: "SQLCipher 3.4.1 (SQLite 3.15.2)")
-    /// A library new enough for every feature of the catalog.
-    static let modern = LintContext(sqliteVersion: SQLiteVersion(3, 50, 0), libraryDescription: "SQLite 3.50.0")
+    /// The library Debian 12 links: every feature of the catalog is too new for it, or
+    /// not compiled in (its real `PRAGMA compile_options`).
+    static let debian12: LintContext = {
+        var context = LintContext(sqliteVersion: SQLiteVersion(3, 15, 2), libraryDescription: "SQLCipher 3.4.1 (SQLite 3.15.2)")
+        context.compileOptions = ["ENABLE_COLUMN_METADATA", "ENABLE_FTS3", "ENABLE_RTREE", "ENABLE_UNLOCK_NOTIFY",
+                                  "ENABLE_UPDATE_DELETE_LIMIT", "HAS_CODEC", "SECURE_DELETE", "SOUNDEX", "THREADSAFE"]
+        return context
+    }()
+    /// A library new enough, and built with enough, for every feature of the catalog.
+    static let modern: LintContext = {
+        var context = LintContext(sqliteVersion: SQLiteVersion(3, 50, 0), libraryDescription: "SQLite 3.50.0")
+        context.compileOptions = ["ENABLE_FTS5", "ENABLE_MATH_FUNCTIONS", "ENABLE_JSON1"]
+        return context
+    }()
 
     /// A dbmate-style file: `-- migrate:up` on line 1, so up SQL starts on line 2.
     static func file(_ identifier: String = "0001_test", up: String, down: String? = "SELECT 1;") throws -> SQLMigrationFile {

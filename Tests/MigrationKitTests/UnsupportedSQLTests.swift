@@ -25,9 +25,6 @@ import Testing
         ("SELECT a FROM t ORDER BY a NULLS LAST;", "3.30.0"),
         ("UPDATE t SET a = s.a FROM s WHERE s.id = t.id;", "3.33.0"),
         ("SELECT iif(a > 1, 'big', 'small') FROM t;", "3.32.0"),
-        ("SELECT json_extract(doc, '$.a') FROM t;", "3.38.0"),
-        ("SELECT json('{}');", "3.38.0"),
-        ("SELECT * FROM t, json_each(t.doc);", "3.38.0"),
         ("SELECT name FROM sqlite_schema;", "3.33.0"),
         ("SELECT name FROM \"sqlite_schema\";", "3.33.0"),
         ("SELECT name FROM pragma_table_info('t');", "3.16.0"),
@@ -48,7 +45,39 @@ import Testing
         ("SELECT concat(a, b), string_agg(a, ',') FROM t;", "3.44.0"),
         ("SELECT jsonb('{}');", "3.45.0"),
         ("SELECT if(a, 1, 2) FROM t;", "3.48.0"),
+        ("SELECT group_concat(a, ',' ORDER BY b DESC) FROM t;", "3.44.0"),
+        ("SELECT 1_000_000, 0.000_1 FROM t;", "3.46.0"),
+        ("SELECT sqrt(a), ln(b) FROM t;", "3.35.0"),
     ]
+
+    /// Features a build has only when compiled with them, and the option.
+    static let buildOptional: [(sql: String, option: String)] = [
+        ("CREATE VIRTUAL TABLE docs USING fts5(title, body);", "ENABLE_FTS5"),
+        ("SELECT json_extract(doc, '$.a') FROM t;", "ENABLE_JSON1"),
+        ("SELECT json('{}');", "ENABLE_JSON1"),
+        ("SELECT * FROM t, json_each(t.doc);", "ENABLE_JSON1"),
+        ("SELECT value FROM json_each('[1, 2]');", "ENABLE_JSON1"),
+        ("SELECT pow(a, 2) FROM t;", "ENABLE_MATH_FUNCTIONS"),
+    ]
+
+    /// A library new enough (3.37, no built-in JSON yet) whose build is known and lacks
+    /// them is an error; one whose build nobody here knows (`--min-sqlite`) a warning;
+    /// one built with them, or 3.38+ for JSON, nothing.
+    @Test(arguments: buildOptional)
+    func buildOptionalFeaturesDependOnTheBuild(_ use: (sql: String, option: String)) throws {
+        var without = LintContext(sqliteVersion: SQLiteVersion(3, 37, 0), libraryDescription: "SQLite 3.37.0")
+        without.compileOptions = ["ENABLE_FTS3"]
+        let missing = try LintFixture.lint(use.sql, rule: rule, context: without)
+        #expect(missing.count == 1 && missing.first?.severity == .error, "\(use.sql): \(missing)")
+        #expect(missing.first?.message.contains(use.option) == true && missing.first?.message.contains("built without it") == true)
+        let unknown = try LintFixture.lint(use.sql, rule: rule, context: LintFixture.modern.judgedAgainst(minimum: SQLiteVersion(3, 37, 0)))
+        #expect(unknown.count == 1 && unknown.first?.severity == .warning, "\(use.sql): \(unknown)")
+        #expect(unknown.first?.message.contains("--min-sqlite") == true && unknown.first?.message.contains("Debian 12") == true)
+        var with = without
+        with.compileOptions = [use.option]
+        #expect(try LintFixture.lint(use.sql, rule: rule, context: with).isEmpty)
+        #expect(try LintFixture.lint(use.sql, rule: rule, context: LintFixture.debian12).first?.severity == .error)
+    }
 
     @Test(arguments: uses)
     func flagsEachFeatureOnSQLite3152(_ use: (sql: String, version: String)) throws {
@@ -116,6 +145,13 @@ import Testing
         SELECT x.json(1), x.iif(1) FROM t;
         PRAGMA foreign_keys = TRUE;
         PRAGMA table_info(t);
+        SELECT a FROM t WHERE b IN (SELECT c FROM u ORDER BY c LIMIT 1);
+        SELECT (SELECT x FROM u ORDER BY x LIMIT 1), col_1, "1_000", '1_000', log FROM t;
+        SELECT x.sqrt(1), t.pow FROM t;
+        CREATE VIRTUAL TABLE docs USING fts4(body);
+        INSERT INTO log (what) VALUES ('x');
+        CREATE TABLE pow (x);
+        CREATE INDEX pow_x ON pow (x);
         DROP TABLE IF EXISTS t;
         CREATE TABLE IF NOT EXISTS t (a);
         """

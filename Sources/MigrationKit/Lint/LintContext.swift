@@ -8,6 +8,10 @@ public struct LintContext: Sendable {
     public var sqliteVersion: SQLiteVersion
     /// How messages name the library, e.g. "SQLCipher 3.4.1 (SQLite 3.15.2)".
     public var libraryDescription: String
+    /// The library's `PRAGMA compile_options` (`ENABLE_FTS5`, …), which decide the
+    /// features a build may lack; nil when unknown, as for `--min-sqlite`, where the
+    /// SQLite the migrations will meet is not this one.
+    public var compileOptions: Set<String>? = nil
     /// Rows in a table of the target database, given the table's name as written in
     /// the migration (unquoted; SQLite matches names case-insensitively). Nil when
     /// unknown because no database was given; a database without the table answers 0.
@@ -24,6 +28,17 @@ public struct LintContext: Sendable {
         self.libraryDescription = libraryDescription
         self.rowCount = rowCount
         self.viewsReferencing = viewsReferencing
+    }
+
+    /// The same context judged against an older SQLite the migrations must also run on
+    /// (`--min-sqlite`): its version, and its build unknown.
+    public func judgedAgainst(minimum: SQLiteVersion) -> LintContext {
+        guard minimum < sqliteVersion else { return self }
+        var older = self
+        older.sqliteVersion = minimum
+        older.libraryDescription = "SQLite \(minimum) (--min-sqlite; the linked one is \(libraryDescription))"
+        older.compileOptions = nil
+        return older
     }
 
     /// No database to look at: row counts are unknown and no views are known.

@@ -17,11 +17,13 @@ public struct MigrationLinter: Sendable {
     /// Every rule, in no particular order (findings are sorted afterwards).
     static let rules: [any LintRule] = [
         NotNullColumnWithoutDefaultRule(),
+        NonConstantDefaultRule(),
         UnsupportedSQLRule(),
         TransactionControlRule(),
         DropTableWithDataRule(),
         DropColumnWithDataRule(),
         PragmaForeignKeysRule(),
+        JournalModeRule(),
         RenameTableReferencedByViewRule(),
         MissingDownRule(),
     ]

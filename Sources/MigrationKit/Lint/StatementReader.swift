@@ -109,6 +109,13 @@ struct StatementReader {
         index >= 0 && index < depths.count ? depths[index] : 0
     }
 
+    /// Index of the `(` whose parentheses hold the token at `index`, if any.
+    func enclosingParenthesis(of index: Int) -> Int? {
+        let level = depth(index)
+        guard level > 0 else { return nil }
+        return stride(from: index - 1, through: 0, by: -1).first { isSymbol($0, "(") && depth($0) == level - 1 && closing($0) > index }
+    }
+
     /// Index of the `)` closing the `(` at `index` (`tokens.count` if never closed).
     func closing(_ index: Int) -> Int {
         closingParenthesis[index] ?? tokens.count

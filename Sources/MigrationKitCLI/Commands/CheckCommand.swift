@@ -12,6 +12,7 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var migrations: MigrationsOptions
     @OptionGroup(title: "Key options (for --from-database)") var key: KeyOptions
     @OptionGroup(title: "Cipher options (for --from-database)") var cipher: CipherOptions
+    @OptionGroup var minimum: MinimumSQLiteOptions
     @OptionGroup var output: OutputOptions
 
     @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
@@ -30,7 +31,7 @@ struct CheckCommand: ParsableCommand {
         }
         var results: [RoundTripCheck.Result] = []
         if let files = loaded.files {
-            let findings = MigrationLinter(context: .linkedLibrary).lint(files)
+            let findings = MigrationLinter(context: minimum.applied(to: .linkedLibrary)).lint(files)
             let errors = findings.filter { $0.severity == .error }
             results.append(RoundTripCheck.Result(
                 name: "lint", passed: errors.isEmpty,

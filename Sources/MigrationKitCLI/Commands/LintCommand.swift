@@ -9,13 +9,16 @@ struct LintCommand: ParsableCommand {
         discussion: "With --db-path, only pending migrations are checked, against what that database holds (row counts, views).")
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var minimum: MinimumSQLiteOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let reporter = Reporter(output)
         // With --db-path, opening the database says it.
         if connection.dbPath == nil { CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter) }
-        let files = try SQLMigrationDirectory(path: connection.migrations.directory).load()
+        let directory = SQLMigrationDirectory(path: connection.migrations.directory)
+        let files = try directory.load()
+        for lookalike in directory.ignoredLookalikes() { reporter.warning(lookalike) }
         var checked = files
         var context = LintContext.linkedLibrary
         if connection.dbPath != nil {
@@ -25,7 +28,7 @@ struct LintCommand: ParsableCommand {
             checked = files.filter { pending.contains($0.identifier) }
             context = try writer.read { try LintContext.reading($0, for: checked) }
         }
-        let findings = MigrationLinter(context: context).lint(checked)
+        let findings = MigrationLinter(context: minimum.applied(to: context)).lint(checked)
         LintPrinter.print(findings, reporter: reporter, asWarnings: false)
         let errors = findings.filter { $0.severity == .error }.count
         reporter.line("\(checked.count) migration\(checked.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(findings.count - errors) warning\(findings.count - errors == 1 ? "" : "s").")

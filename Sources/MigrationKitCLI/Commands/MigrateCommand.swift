@@ -9,6 +9,7 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Apply pending migrations, each in its own transaction, then verify the database.")
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var minimum: MinimumSQLiteOptions
     @OptionGroup var backup: BackupOptions
     @OptionGroup var output: OutputOptions
 
@@ -120,7 +121,7 @@ struct MigrateCommand: ParsableCommand {
     }
 
     private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter) throws {
-        let findings = MigrationLinter(context: context).lint(checked)
+        let findings = MigrationLinter(context: minimum.applied(to: context)).lint(checked)
         LintPrinter.print(findings, reporter: reporter, asWarnings: true)
         let errors = findings.filter { $0.severity == .error }.count
         if errors > 0 {

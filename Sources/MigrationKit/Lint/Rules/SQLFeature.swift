@@ -12,10 +12,24 @@ struct SQLFeature: Sendable {
     let fix: String
     /// Index of the token where the statement first uses the feature, if it does.
     let firstUse: @Sendable (StatementReader) -> Int?
+    /// For a feature that exists only in builds compiled with it: the compile option
+    /// (`ENABLE_FTS5`, as `PRAGMA compile_options` lists it), and the release from
+    /// which it is built in regardless (the JSON functions from 3.38.0), if any.
+    var compileOption: String? = nil
+    var builtInFrom: SQLiteVersion? = nil
+
+    /// Whether a library of `version` with `options` (nil: unknown) has the feature:
+    /// true, false, or nil when it depends on how the library was built.
+    func isAvailable(in version: SQLiteVersion, options: Set<String>?) -> Bool? {
+        guard addedIn <= version else { return false }
+        guard let compileOption else { return true }
+        if let builtInFrom, builtInFrom <= version { return true }
+        return options.map { $0.contains(compileOption) }
+    }
 
     static let twelveStep = "the 12-step procedure of sqlite.org/lang_altertable.html: CREATE TABLE new_t with the wanted columns, INSERT INTO new_t SELECT … FROM t, DROP TABLE t, ALTER TABLE new_t RENAME TO t, then recreate t's indexes, triggers and views"
 
-    static let catalog: [SQLFeature] = syntax + functions
+    static let catalog: [SQLFeature] = syntax + functions + buildOptional
 
     /// Keywords that can follow a column alias; never a window name.
     static let clauseKeywords: Set<String> = [
@@ -217,6 +231,28 @@ struct SQLFeature: Sendable {
                            return statement.isWord(distinct, "DISTINCT") && statement.isWord(distinct + 1, "FROM")
                        }
                    }),
+        // 3.44.0: "Aggregate functions can now include an ORDER BY clause".
+        SQLFeature(name: "ORDER BY inside an aggregate function's arguments", addedIn: SQLiteVersion(3, 44, 0),
+                   fix: "Order the rows in a subquery and aggregate over it: SELECT group_concat(x, ',') FROM (SELECT x FROM t ORDER BY y).",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           guard statement.isWord(index, "ORDER"), statement.isWord(index + 1, "BY"),
+                                 let open = statement.enclosingParenthesis(of: index), let function = statement.wordKey(open - 1)
+                           else { return false }
+                           // A window (OVER (ORDER BY …)) or a subquery's own ORDER BY is older.
+                           guard !["over", "in", "exists", "as", "from", "join", "values"].contains(function) else { return false }
+                           return !((open + 1)..<index).contains { statement.depth($0) == statement.depth(index) && statement.isWord($0, "SELECT") }
+                       }
+                   }),
+        // 3.46.0: "Allow underscore characters in numeric literals" (1_000_000).
+        SQLFeature(name: "Digit separators in numbers (1_000_000)", addedIn: SQLiteVersion(3, 46, 0),
+                   fix: "Write the number without underscores (1000000).",
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           guard let token = statement.token(index), token.kind == .illegal || token.kind == .number else { return false }
+                           return isSeparatedNumber(token.text)
+                       }
+                   }),
         // 3.39.0: "Add (long overdue) support for RIGHT and FULL OUTER JOIN".
         SQLFeature(name: "RIGHT JOIN and FULL JOIN", addedIn: SQLiteVersion(3, 39, 0),
                    fix: "Swap the two tables and use LEFT JOIN; for a FULL JOIN, add the unmatched rows of the other side with UNION ALL.",
@@ -237,10 +273,6 @@ struct SQLFeature: Sendable {
         function("iif", SQLiteVersion(3, 32, 0), fix: "Use CASE WHEN condition THEN a ELSE b END."),
         // 3.34.0 added substring() as another name for substr().
         function("substring", SQLiteVersion(3, 34, 0), fix: "Use substr(), the older name of the same function."),
-        // 3.38.0: "The JSON functions are now built-ins" (before, only in builds
-        // compiled with JSON1; the Debian 12 SQLCipher build has none).
-        jsonFunctions(prefix: "json", name: "JSON functions (json(), json_extract(), …)", SQLiteVersion(3, 38, 0),
-                      fix: "Do the JSON work in the application, or keep the values in ordinary columns; the JSON functions are built in only from SQLite 3.38.0 (earlier only in builds compiled with JSON1)."),
         // 3.38.0: "Added the unixepoch() function".
         function("unixepoch", SQLiteVersion(3, 38, 0), fix: "Use CAST(strftime('%s', x) AS INTEGER), with 'now' for the current time."),
         // 3.38.0: "Rename the printf() SQL function to format()".
@@ -262,11 +294,92 @@ struct SQLFeature: Sendable {
         function("if", SQLiteVersion(3, 48, 0), fix: "Use CASE WHEN condition THEN a ELSE b END."),
     ]
 
+    // MARK: - Optional in a build
+
+    /// What depends on how the library was compiled (`PRAGMA compile_options`): Debian
+    /// 12's SQLCipher 3.4.1 has FTS3/4 only, no FTS5, no JSON1, no math functions.
+    static let buildOptional: [SQLFeature] = [
+        // 3.9.0 added FTS5 (sqlite.org/fts5.html), compiled in with SQLITE_ENABLE_FTS5.
+        SQLFeature(name: "FTS5 full-text tables (USING fts5)", addedIn: SQLiteVersion(3, 9, 0),
+                   fix: "Use FTS4 (USING fts4), which builds without FTS5 usually have, or a plain index and LIKE; FTS5 needs a SQLite compiled with it.",
+                   firstUse: { statement in
+                       guard statement.isWord(0, "CREATE") else { return nil }
+                       return statement.firstIndex { index in
+                           statement.isWord(index, "USING") && statement.wordKey(index + 1) == "fts5"
+                       }.map { $0 + 1 }
+                   },
+                   compileOption: "ENABLE_FTS5"),
+        // 3.9.0 added the JSON1 extension, compiled in with SQLITE_ENABLE_JSON1 until
+        // 3.38.0 made the JSON functions built-ins.
+        jsonFunctions(prefix: "json", name: "JSON functions (json(), json_extract(), …)", SQLiteVersion(3, 9, 0),
+                      fix: "Do the JSON work in the application, or keep the values in ordinary columns; the JSON functions are built in from SQLite 3.38.0 (before, only in builds compiled with JSON1).")
+            .requiring("ENABLE_JSON1", builtInFrom: SQLiteVersion(3, 38, 0)),
+        // 3.35.0: "Added built-in SQL math functions", compiled in with
+        // SQLITE_ENABLE_MATH_FUNCTIONS.
+        mathFunctions,
+    ]
+
+    private static let mathFunctionNames: Set<String> = [
+        "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos", "cosh", "degrees", "exp",
+        "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow", "power", "radians", "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
+    ]
+
+    private static let mathFunctions = SQLFeature(
+        name: "Math functions (sqrt(), ln(), pow(), …)", addedIn: SQLiteVersion(3, 35, 0),
+        fix: "Compute the value in the application, or with arithmetic SQLite always has (x * x, CAST(x AS INTEGER) for trunc).",
+        firstUse: { statement in
+            statement.firstIndex { index in
+                guard let key = statement.wordKey(index), mathFunctionNames.contains(key) else { return false }
+                return isCall(statement, at: index)
+            }
+        },
+        compileOption: "ENABLE_MATH_FUNCTIONS")
+
+    private func requiring(_ option: String, builtInFrom version: SQLiteVersion) -> SQLFeature {
+        var feature = self
+        feature.compileOption = option
+        feature.builtInFrom = version
+        return feature
+    }
+
+    /// Digits with single underscores between them (`1_000_000`, `0x_FF` aside), as
+    /// SQLite 3.46 reads numbers; also in a fraction or exponent (`1_0.5_5`).
+    static func isSeparatedNumber(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        let underscore = UInt8(ascii: "_")
+        guard bytes.contains(underscore), let first = bytes.first, SQLCharacter.isDigit(first) else { return false }
+        let isHex = bytes.count > 2 && (bytes[1] == UInt8(ascii: "x") || bytes[1] == UInt8(ascii: "X"))
+        for index in bytes.indices where bytes[index] == underscore {
+            guard index > 0, index + 1 < bytes.count else { return false }
+            let before = bytes[index - 1]
+            let after = bytes[index + 1]
+            let joinsDigits = isHex
+                ? SQLCharacter.isHexDigit(before) && SQLCharacter.isHexDigit(after)
+                : SQLCharacter.isDigit(before) && SQLCharacter.isDigit(after)
+            guard joinsDigits else { return false }
+        }
+        let allowed: Set<UInt8> = Set(Array("_.xXeE+-".utf8))
+        return bytes.allSatisfy { SQLCharacter.isHexDigit($0) || allowed.contains($0) }
+    }
+
+    /// Words after which `name (` names a table and its columns, not a function call:
+    /// `INSERT INTO log (what)`, `CREATE TABLE pow (x)`, `REFERENCES format (id)`. (After
+    /// FROM and JOIN a name and `(` is a table-valued function: `FROM json_each(…)`.)
+    private static let tableIntroducers: Set<String> = [
+        "into", "table", "references", "on", "update", "index", "view", "trigger", "exists", "as",
+    ]
+
+    /// Whether the word at `index` calls a function: `(` follows, and it is neither a
+    /// qualified name (`x.name(`) nor a table named after a keyword's introducer.
+    static func isCall(_ statement: StatementReader, at index: Int) -> Bool {
+        guard statement.isSymbol(index + 1, "("), !statement.isSymbol(index - 1, ".") else { return false }
+        return !tableIntroducers.contains(statement.wordKey(index - 1) ?? "")
+    }
+
     private static func function(_ name: String, _ version: SQLiteVersion, fix: String) -> SQLFeature {
         SQLFeature(name: "The \(name)() function", addedIn: version, fix: fix, firstUse: { statement in
             statement.firstIndex { index in
-                guard statement.wordKey(index) == name else { return false }
-                return statement.isSymbol(index + 1, "(") && !statement.isSymbol(index - 1, ".")
+                statement.wordKey(index) == name && isCall(statement, at: index)
             }
         })
     }
@@ -275,8 +388,7 @@ struct SQLFeature: Sendable {
     private static func jsonFunctions(prefix: String, name: String, _ version: SQLiteVersion, fix: String) -> SQLFeature {
         SQLFeature(name: name, addedIn: version, fix: fix, firstUse: { statement in
             statement.firstIndex { index in
-                guard let key = statement.wordKey(index),
-                      statement.isSymbol(index + 1, "("), !statement.isSymbol(index - 1, ".") else { return false }
+                guard let key = statement.wordKey(index), isCall(statement, at: index) else { return false }
                 return key == prefix || key.hasPrefix(prefix + "_")
             }
         })

@@ -1,0 +1,80 @@
+import Foundation
+import MigrationKitSQLCipher
+import MigrationKitTestSupport
+import Testing
+
+/// Examples/ModernMigrations — a STRICT table, an FTS5 index kept by triggers, DROP
+/// COLUMN, a JSON column — runs on SQLCipher 4.6.1; on Debian 12's 3.4.1, and on 4.6.1
+/// with `--min-sqlite 3.15.2`, lint reports each of them instead.
+@Suite struct ModernSQLTests {
+    private let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/ModernMigrations").path
+    private var isFour: Bool { (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 }
+
+    /// The findings lint prints, as "file:rule" pairs.
+    private func reported(_ result: CommandResult) -> Set<String> {
+        Set(result.stdout.split(separator: "\n").compactMap { line -> String? in
+            guard let file = line.split(separator: "/").last?.split(separator: ":").first,
+                  let rule = line.range(of: #"(error|warning)\[[a-z-]+\]"#, options: .regularExpression) else { return nil }
+            return "\(file):\(line[rule])"
+        })
+    }
+
+    @Test func theModernFolderRunsOnSQLCipher4AndIsReportedOn3() throws {
+        let workspace = try Workspace()
+        let options = ["--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", folder]
+        let migrate = try Binary.run(["migrate", "--no-backup"] + options)
+        guard isFour else {
+            #expect(migrate.status == 2, "\(migrate.output)")
+            #expect(!FileManager.default.fileExists(atPath: workspace.database))
+            let lint = try Binary.run(["lint", "--migrations", folder])
+            #expect(lint.status == 2)
+            #expect(reported(lint).isSuperset(of: [
+                "0001_create_notes.sql:error[unsupported-sql]", "0002_search_notes.sql:error[unsupported-sql]",
+                "0003_drop_pinned.sql:error[unsupported-sql]", "0004_note_metadata.sql:error[unsupported-sql]",
+            ]), "\(lint.stdout)")
+            #expect(lint.stdout.contains("STRICT tables") && lint.stdout.contains("FTS5") && lint.stdout.contains("DROP COLUMN")
+                && lint.stdout.contains("JSON functions") && lint.stdout.contains("built without it"), "\(lint.stdout)")
+            return
+        }
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, """
+            INSERT INTO notes (title, body, metadata) VALUES ('Groceries', 'eggs and flour', '{"color": "green"}'), ('Trip', 'pack the tent', NULL);
+            UPDATE notes SET body = 'pack the tent and stove' WHERE title = 'Trip';
+            SELECT title FROM notes_search WHERE notes_search MATCH 'stove';
+            SELECT title FROM notes WHERE metadata ->> '$.color' = 'green';
+            SELECT count(*) FROM pragma_table_info('notes') WHERE name = 'pinned';
+            """)
+        #expect(shell.status == 0 && shell.stdout == "Trip\nGroceries\n0\n", "\(shell.output)")
+        let strict = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "INSERT INTO notes (title) VALUES (x'00');")
+        #expect(strict.status != 0 && strict.output.contains("cannot store BLOB value in TEXT column"), "\(strict.output)")
+        let badJSON = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "INSERT INTO notes (title, metadata) VALUES ('x', '{oops');")
+        #expect(badJSON.status != 0 && badJSON.output.contains("CHECK constraint failed"), "\(badJSON.output)")
+        let check = try Binary.run(["check", "--migrations", folder])
+        #expect(check.status == 0 && check.stdout.contains("All 7 checks passed."), "\(check.output)")
+        #expect(try Binary.run(["rollback", "--steps", "4", "--no-backup"] + options).status == 0)
+    }
+
+    @Test func minSQLiteReportsWhatAnOlderSQLCipherCannotRun() throws {
+        let lint = try Binary.run(["lint", "--migrations", folder, "--min-sqlite", "3.15.2"])
+        #expect(lint.status == 2, "\(lint.output)")
+        #expect(lint.stdout.contains("STRICT tables needs SQLite 3.37.0") && lint.stdout.contains("DROP COLUMN needs SQLite 3.35.0")
+            && lint.stdout.contains("->> JSON operators needs SQLite 3.38.0"), "\(lint.stdout)")
+        #expect(reported(lint).contains(isFour ? "0002_search_notes.sql:warning[unsupported-sql]" : "0002_search_notes.sql:error[unsupported-sql]"), "\(lint.stdout)")
+        // migrate and check take it too, and lint errors block migrate before anything exists.
+        let workspace = try Workspace()
+        let migrate = try Binary.run(["migrate", "--min-sqlite", "3.15.2", "--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", folder])
+        #expect(migrate.status == 2 && !FileManager.default.fileExists(atPath: workspace.database), "\(migrate.output)")
+        let check = try Binary.run(["check", "--migrations", folder, "--min-sqlite", "3.15.2"])
+        #expect(check.status == 2 && check.stdout.contains("FAILED lint"), "\(check.output)")
+        // A version at least the linked one judges nothing differently.
+        #expect(try Binary.run(["lint", "--migrations", folder, "--min-sqlite", SQLCipherLibrary.sqliteVersion]).status == (isFour ? 0 : 2))
+    }
+
+    @Test(arguments: ["abc", "3", "3.x", "99.0"])
+    func aBadMinSQLiteIsAUsageError(_ value: String) throws {
+        let lint = try Binary.run(["lint", "--migrations", folder, "--min-sqlite", value])
+        #expect(lint.status == 64, "\(lint.output)")
+        #expect(lint.stderr.split(separator: "\n").count == 1 && lint.stderr.contains("--min-sqlite"), "\(lint.stderr)")
+    }
+}
