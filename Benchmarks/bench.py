@@ -18,7 +18,7 @@ Environment overrides (defaults in brackets):
   BENCH_HISTORY [10000]     case 3: applied migrations
   BENCH_FLEET [1000]        case 4: databases in the fleet
   BENCH_PARALLEL [nproc]    case 4: workers for the parallel fleet (0: skip it)
-  BENCH_CASES [1,2,3,4]     which cases to run
+  BENCH_CASES [1,2,3,4,5]   which cases to run
   BENCH_DIR [Benchmarks/results/work]  scratch folder (emptied first)
   BENCH_MIGRATIONKIT, BENCH_SQLCIPHER, BENCH_KDFCOUNT  the binaries and the shim
   BENCH_COMPARE             another migrationkit binary (say, an older commit's build):
@@ -59,7 +59,8 @@ MEMORY_ROWS = [int(x) for x in os.environ.get("BENCH_MEMORY_ROWS", "100000,30000
 HISTORY = env_int("BENCH_HISTORY", 10_000)
 FLEET = env_int("BENCH_FLEET", 1000)
 PARALLEL = env_int("BENCH_PARALLEL", os.cpu_count() or 1)
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5").split(",") if c.strip()}
+CONFIG = os.environ.get("BENCH_CONFIG", "sqlcipher4")
 WORK = os.path.abspath(os.environ.get("BENCH_DIR", os.path.join(HERE, "results", "work")))
 RESULTS = os.path.join(HERE, "results")
 MK = os.environ.get("BENCH_MIGRATIONKIT", os.path.join(ROOT, ".build-bench", "release", "migrationkit"))
@@ -531,6 +532,39 @@ def machine():
     }
 
 
+def case5():
+    """Format detection: opening a database in the linked library's own format, in
+    another known format with no settings given (detected: one more key derivation), and
+    in that format with its settings given (none extra). The other format's file is grown
+    to a multiple of 4096 bytes, so the page-size shortcut cannot skip the first try."""
+    folder = os.path.join(WORK, "case5-migrations")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "0001_notes.sql"), "w") as handle:
+        handle.write("-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);\nCREATE TABLE pad (b BLOB);\n")
+    own = os.path.join(WORK, "case5-own.db")
+    other = os.path.join(WORK, "case5-other.db")
+    other_version = "3" if CONFIG == "sqlcipher4" else "2"
+    for path, settings in ((own, []), (other, ["--cipher-compatibility", other_version])):
+        fresh(path)
+        run_batch([mk_migrate(path, folder, "--no-backup", "--no-lint", *settings)])
+    pragma = f"PRAGMA cipher_compatibility = {other_version};\n" if CONFIG == "sqlcipher4" else "PRAGMA kdf_iter = 4000;\n"
+    while os.path.getsize(other) % 4096 != 0:
+        run_batch([shell(other, sql=pragma + "INSERT INTO pad VALUES (zeroblob(700));\n")], rusage=False)
+    label = "5 (format detection)"
+    args = ["--migrations", folder, "--password-file", KEY_FILE]
+    return [
+        Variant(label, "sqlcipher shell: key + read, own format", "", prepare=lambda: None,
+                commands=lambda: [shell(own, sql="SELECT count(*) FROM sqlite_master;\n")], baseline=True),
+        Variant(label, "migrationkit status, own format", "", prepare=lambda: None,
+                commands=lambda: [mk("status", "--db-path", own, *args)]),
+        Variant(label, f"migrationkit status, SQLCipher {other_version} format, detected", "", prepare=lambda: None,
+                commands=lambda: [mk("status", "--db-path", other, *args)]),
+        Variant(label, f"migrationkit status, SQLCipher {other_version} format, --cipher-compatibility {other_version}", "",
+                prepare=lambda: None,
+                commands=lambda: [mk("status", "--db-path", other, "--cipher-compatibility", other_version, *args)]),
+    ]
+
+
 def main():
     for path, what in ((MK, "the migrationkit release binary (run make bench)"), (SQLCIPHER, "the sqlcipher shell"),
                        (KDFCOUNT, "kdfcount.so (run make bench)")):
@@ -579,6 +613,11 @@ def main():
             found = case4()
             measure(found, FLEET_RUNS)
             variants += found
+        if "5" in CASES:
+            log("case 5: format detection")
+            found = case5()
+            measure(found, RUNS)
+            variants += found
     except Failure as failure:
         sys.exit(f"bench: {failure}")
 
@@ -587,19 +626,20 @@ def main():
     memory = memory_table(variants)
     if memory:
         text += "\n\nPeak memory of case 2 as rows grow (one run per size beyond the main one):\n\n" + memory
-    header = [f"runs per variant: {RUNS} for cases 1-3, {FLEET_RUNS} for case 4; total benchmark time {elapsed / 60:.1f} min",
+    header = [f"configuration: {CONFIG}",
+              f"runs per variant: {RUNS} for cases 1-3 and 5, {FLEET_RUNS} for case 4; total benchmark time {elapsed / 60:.1f} min",
               "load average at end: " + " ".join(open("/proc/loadavg").read().split()[:3])]
     header += [f"{key}: {value}" for key, value in info.items()] + notes
     report = "\n".join(header) + "\n\n" + text + "\n"
     print(report)
     os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, "results.md"), "w") as handle:
+    with open(os.path.join(RESULTS, f"results-{CONFIG}.md"), "w") as handle:
         handle.write(report)
-    with open(os.path.join(RESULTS, "results.json"), "w") as handle:
+    with open(os.path.join(RESULTS, f"results-{CONFIG}.json"), "w") as handle:
         json.dump({"machine": info, "runs": RUNS, "fleet_runs": FLEET_RUNS, "notes": notes, "variants": [
             {"case": v.case, "variant": v.name, "walls": v.walls, "cpus": v.cpus, "peaks_kib": v.peaks,
              "kdf_real": v.kdf[0] if v.kdf else None, "kdf_fast": v.kdf[1] if v.kdf else None} for v in variants]}, handle, indent=1)
-    log(f"bench: written {os.path.join(RESULTS, 'results.md')}")
+    log(f"bench: written {os.path.join(RESULTS, f'results-{CONFIG}.md')}")
 
 
 if __name__ == "__main__":

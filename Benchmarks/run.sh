@@ -1,14 +1,16 @@
 #!/bin/sh
-# `make bench`: builds migrationkit in release mode and the key-derivation counter,
-# then runs Benchmarks/bench.py (see Benchmarks/README.md for what it measures and
-# the BENCH_* overrides). Results: Benchmarks/results/results.md and results.json.
+# `make bench`: for each SQLCipher configuration (sqlcipher4, the default, and
+# sqlcipher3, Debian 12's own 3.4.1; BENCH_CONFIGS picks), builds migrationkit in
+# release mode against it, then runs Benchmarks/bench.py with the sqlcipher shell of
+# the same version (see Benchmarks/README.md for what it measures and the BENCH_*
+# overrides). Results: Benchmarks/results/results-<configuration>.md and .json.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-# What the benchmark itself needs beyond the build: the shell it compares against,
-# GNU time for peak memory, gcc for the LD_PRELOAD counter.
+# What the benchmark itself needs beyond the build: GNU time for peak memory, gcc for
+# the LD_PRELOAD key-derivation counter.
 missing=""
-for package in sqlcipher time gcc libc6-dev python3; do
+for package in time gcc libc6-dev python3; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing="$missing $package"
     fi
@@ -22,10 +24,29 @@ if [ -n "$missing" ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 . ./scripts/swift-env.sh
-
-echo "bench: building migrationkit (release) into .build-bench" >&2
-swift build -c release --product migrationkit --scratch-path .build-bench >&2
 mkdir -p Benchmarks/results
 gcc -O2 -Wall -Wextra -shared -fPIC -o Benchmarks/results/kdfcount.so Benchmarks/kdfcount.c -ldl
 
-exec python3 Benchmarks/bench.py
+for configuration in ${BENCH_CONFIGS:-sqlcipher4 sqlcipher3}; do
+    (
+        case "$configuration" in
+        sqlcipher4)
+            scratch=.build-bench
+            shell=/usr/bin/sqlcipher
+            ;;
+        sqlcipher3)
+            eval "$(./scripts/sqlcipher3.sh --env)"
+            scratch=.build-bench-sqlcipher3
+            shell=$MIGRATIONKIT_SQLCIPHER_SHELL
+            ;;
+        *)
+            echo "bench: unknown configuration $configuration" >&2
+            exit 64
+            ;;
+        esac
+        echo "bench: building migrationkit (release) for $configuration into $scratch" >&2
+        swift build -c release --product migrationkit --scratch-path "$scratch" >&2
+        BENCH_CONFIG=$configuration BENCH_SQLCIPHER=$shell BENCH_MIGRATIONKIT="$PWD/$scratch/release/migrationkit" \
+            python3 Benchmarks/bench.py
+    )
+done
