@@ -38,8 +38,11 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
-        // Key sources: flags, key files, the environment, a no-echo prompt, the Secret Service.
-        .target(name: "MigrationKitKeys", dependencies: ["MigrationKitSQLCipher", "CLibSecret"]),
+        // prctl and setrlimit with signatures Swift can call (prctl is variadic).
+        .target(name: "CProcessControl"),
+        // Key sources: flags, key files, the environment, a no-echo prompt, the Secret
+        // Service; and keeping keys out of core dumps and other processes.
+        .target(name: "MigrationKitKeys", dependencies: ["MigrationKitSQLCipher", "CLibSecret", "CProcessControl"]),
 
         // The commands, embeddable in an app's own binary (MigrationCLI.run(host:arguments:)).
         .target(

@@ -57,6 +57,11 @@ enum CommandSupport {
         var configuration = SQLCipherConfiguration()
         configuration.busyTimeout = .milliseconds(Int64(lockTimeout * 1000))
         configuration.cipher = cipher.settings
+        configuration.memorySecurity = CLIContext.host.cipherMemorySecurity && !cipher.noMemorySecurity
+        // Process-wide: also covers the connections a command opens beyond this one
+        // (copies, backups, format upgrades).
+        if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
+        MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
         switch access {
         case .create:
             configuration.createIfMissing = true

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKitKeys
 
 /// Runs the `migrationkit` commands, for the tool itself and for apps that embed them.
 public enum MigrationCLI {
@@ -9,6 +10,8 @@ public enum MigrationCLI {
         // A reader that goes away (`migrationkit migrate | head -1`) must not kill a
         // migration half-way: writes then fail with EPIPE, and the run goes on.
         signal(SIGPIPE, SIG_IGN)
+        // Before any key is read: no core file or same-user debugger reaches it.
+        if host.hardensProcess { ProcessHardening.apply() }
         let locks = CommandLocks()
         defer { locks.releaseAll() }
         return CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) {

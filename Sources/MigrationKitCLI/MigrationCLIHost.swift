@@ -17,17 +17,31 @@ public struct MigrationCLIHost: Sendable {
     public var schemaSnapshot: (@Sendable (SQLCipherDatabase) throws -> String)?
     /// The command name shown in help and messages.
     public var commandName: String
+    /// Make the process non-dumpable and set its core file limit to 0 before a command
+    /// runs (`ProcessHardening`), as the `migrationkit` tool does. Both last for the
+    /// rest of the process: an app that needs core dumps or a debugger attached turns
+    /// this off.
+    public var hardensProcess: Bool
+    /// Turn on SQLCipher 4's `cipher_memory_security` for the commands' connections
+    /// (unless `--no-memory-security` is given). Process-wide and one-way (see
+    /// `SQLCipherLibrary.enableMemorySecurity()`): an app whose own connections must not
+    /// pay its cost turns this off.
+    public var cipherMemorySecurity: Bool
 
     public init(
         runner: SQLCipherMigrationRunner? = nil,
         openWriter: @escaping @Sendable (ConnectionSettings) throws -> SQLCipherWriter = MigrationCLIHost.defaultOpenWriter,
         schemaSnapshot: (@Sendable (SQLCipherDatabase) throws -> String)? = nil,
-        commandName: String = "migrationkit"
+        commandName: String = "migrationkit",
+        hardensProcess: Bool = true,
+        cipherMemorySecurity: Bool = true
     ) {
         self.runner = runner
         self.openWriter = openWriter
         self.schemaSnapshot = schemaSnapshot
         self.commandName = commandName
+        self.hardensProcess = hardensProcess
+        self.cipherMemorySecurity = cipherMemorySecurity
     }
 
     /// The host of the `migrationkit` tool itself: SQL files, default connections.

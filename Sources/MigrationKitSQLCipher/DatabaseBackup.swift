@@ -159,11 +159,25 @@ public enum DatabaseBackup {
     /// after its process's id and start time: a process id alone is reused (and in a
     /// container every run may be process 1), so "a process with that id exists" does not
     /// mean its writer still runs.
+    ///
+    /// A backup of a WAL database is written by opening the temporary as a new database,
+    /// so a kill can also leave that creation's marker (`SQLCipherOpener.creationMarker`,
+    /// named after the temporary with one more leading dot); it goes with it.
     private static func removeStaleTemporaries(folder: String, name: String) {
         let prefix = ".\(name).migrationkit-backup-"
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where file.hasPrefix(prefix) {
+        let markerPrefix = "." + prefix
+        let markerSuffix = ".migrationkit-creating"
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            let identity: Substring
+            if file.hasPrefix(markerPrefix), file.hasSuffix(markerSuffix) {
+                identity = file.dropFirst(markerPrefix.count).dropLast(markerSuffix.count)
+            } else if file.hasPrefix(prefix) {
+                identity = file.dropFirst(prefix.count)
+            } else {
+                continue
+            }
             let path = (folder == "." ? "" : folder + "/") + file
-            guard !ProcessIdentity.isRunning(String(file.dropFirst(prefix.count)), file: path) else { continue }
+            guard !ProcessIdentity.isRunning(String(identity), file: path) else { continue }
             DurableFile.removeIfPresent(path)
         }
     }

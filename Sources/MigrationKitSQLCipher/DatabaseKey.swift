@@ -18,6 +18,9 @@ public struct DatabaseKey: Sendable {
     /// For a passphrase, its bytes; for a raw key, the 32 key bytes.
     let material: SecretBytes
 
+    /// Whether the key's bytes are locked in RAM, out of swap (see `SecretBytes`).
+    public var isLockedInMemory: Bool { material.isLockedInMemory }
+
     private init(kind: Kind, material: SecretBytes) {
         self.kind = kind
         self.material = material

@@ -13,6 +13,10 @@ public struct SQLCipherConfiguration: Sendable {
     /// linked SQLCipher's defaults. When every setting is nil, an existing database is
     /// opened in whichever known format its key decrypts (see `CipherFormat`).
     public var cipher: CipherSettings = CipherSettings()
+    /// Turn on SQLCipher's memory security before keying (SQLCipher 4.x; see
+    /// `SQLCipherLibrary.enableMemorySecurity()`). Process-wide and one-way, so off by
+    /// default for a library inside an app; the `migrationkit` tool turns it on.
+    public var memorySecurity: Bool = false
 
     public init() {}
 }

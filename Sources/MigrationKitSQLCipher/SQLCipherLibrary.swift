@@ -125,6 +125,51 @@ public enum SQLCipherLibrary {
         return sqlite3_exec(handle, "PRAGMA cipher_log = '/dev/null'", nil, nil, nil) == SQLITE_OK
     }()
 
+    /// Whether SQLCipher's memory security is on in this process:
+    /// `PRAGMA cipher_memory_security`, SQLCipher 4's own protection of everything it
+    /// allocates (pages, plaintext rows, key schedules are wiped when freed and locked
+    /// while they live). Off by default since SQLCipher 4.5.0 for its cost; the
+    /// `migrationkit` tool turns it on (see `enableMemorySecurity()`). Nil when the
+    /// linked library has no such switch (SQLCipher 3.x).
+    public static var memorySecurity: Bool? {
+        guard hasMemorySecuritySwitch else { return nil }
+        return inMemoryValue("PRAGMA cipher_memory_security") == "1"
+    }
+
+    /// Turns SQLCipher's memory security on for the rest of the process, for every
+    /// connection, open or not: SQLCipher offers it only process-wide, and once on it
+    /// cannot be turned off again. Returns whether it is on; false on SQLCipher 3.x,
+    /// which has no such switch. Connections opened with
+    /// `SQLCipherConfiguration.memorySecurity` call it before they key.
+    @discardableResult
+    public static func enableMemorySecurity() -> Bool {
+        memorySecurityEnabled
+    }
+
+    /// Once per process: the switch is one-way.
+    private static let memorySecurityEnabled: Bool = {
+        guard hasMemorySecuritySwitch else { return false }
+        _ = inMemoryValue("PRAGMA cipher_memory_security = ON")
+        return memorySecurity == true
+    }()
+
+    /// `cipher_memory_security` is a runtime switch from SQLCipher 4.0 on.
+    private static var hasMemorySecuritySwitch: Bool {
+        (cipherVersion?.major ?? 0) >= 4
+    }
+
+    /// The first column of the first row of `sql` on a private in-memory connection.
+    private static func inMemoryValue(_ sql: String) -> String? {
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }
+        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { return nil }
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return "" }
+        return String(cString: text)
+    }
+
     /// A one-line description for status output: "SQLCipher 3.4.1 (SQLite 3.15.2)".
     public static var summary: String {
         "SQLCipher \(cipherVersionString ?? "unavailable") (SQLite \(sqliteVersion))"

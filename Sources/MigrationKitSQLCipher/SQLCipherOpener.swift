@@ -205,6 +205,8 @@ enum SQLCipherOpener {
     }
 
     private static func openHandle(path: String, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        // Before the connection exists, so that even its key derivation is protected.
+        if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
         var handle: OpaquePointer?
         // Reading a WAL-mode file makes SQLite create -wal and -shm beside it, and only a
         // connection that may write removes them when it closes. So a read-only open of

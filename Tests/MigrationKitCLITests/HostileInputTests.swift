@@ -129,7 +129,8 @@ func noise(_ count: Int) -> Data {
                     // SQLCipher 3 cannot write the 4 format: refused before anything is opened.
                     (code, mentions) = (.usage, [SQLCipherLibrary.cipherVersionString ?? "?"])
                 } else if broken == .plaintextGivenAKey {
-                    (code, mentions) = (.refused, ["not encrypted", "`encrypt`"])
+                    // Like rekey on a plaintext database: the wrong kind of file (exit 4).
+                    (code, mentions) = (.wrongKeyOrNotADatabase, ["not encrypted", "`encrypt`"])
                 }
             }
             if code == .usage, command.name == "rekey" || command.name == "cipher-upgrade" && broken == .encryptedWithoutKey {

@@ -120,7 +120,10 @@ import Glibc
         #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
         // Left by killed runs: an old-style one named after process 1 (which always
         // exists), and one whose process id is alive but started at another time.
-        let leftovers = [".app.db.migrationkit-backup-1", ".app.db.migrationkit-backup-\(getpid())-1"]
+        // A kill while a WAL database's backup was being created also leaves that
+        // creation's marker.
+        let leftovers = [".app.db.migrationkit-backup-1", ".app.db.migrationkit-backup-\(getpid())-1",
+                         "..app.db.migrationkit-backup-\(getpid())-2.migrationkit-creating"]
         for name in leftovers { try workspace.write(name, "half a backup") }
         // A killed run's file stopped changing long ago.
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: workspace.path(leftovers[0]))

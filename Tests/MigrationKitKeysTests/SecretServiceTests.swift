@@ -4,6 +4,10 @@ import MigrationKitKeys
 import MigrationKitSQLCipher
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Against the real gnome-keyring that scripts/with-test-keyring.sh starts in a private
 /// D-Bus session, never a fake and never the user's own keyring. Every test uses its own
 /// service name and deletes what it stored.
@@ -30,6 +34,20 @@ import Testing
         #expect(try store.delete(service: service, account: "alice"))
         expectKeyError(.itemNotFound) { _ = try store.lookup(service: service, account: "alice") }
         #expect(try store.delete(service: service, account: "alice") == false)
+    }
+
+    /// libsecret hands the secret over in its own (locked) memory; the lookup copies it
+    /// into `SecretBytes` and releases libsecret's value before returning, so the key
+    /// that lives on is in locked, never-dumped pages of ours.
+    @Test func aSecretFromTheKeyringLivesInLockedMemory() throws {
+        guard TestKeyring.require() else { return }
+        let limit = memoryLockLimit() ?? 1
+        let service = TestKeyring.uniqueService("locked")
+        defer { _ = try? store.delete(service: service, account: "app") }
+        try TestKeyring.secretToolStore(secret: secret, attributes: ["service", service, "account", "app"])
+        let key = try store.lookup(service: service, account: "app")
+        #expect(key.isSameKey(as: .passphrase(secret)))
+        #expect(key.isLockedInMemory == (limit > 0), "RLIMIT_MEMLOCK \(limit)")
     }
 
     @Test func rawKeysAreStoredInTheirTextForm() throws {

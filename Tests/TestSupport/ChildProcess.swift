@@ -114,3 +114,13 @@ public func withUnblockedSignals<T>(_ body: () throws -> T) rethrows -> T {
     defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
     return try body()
 }
+
+/// This process's soft `RLIMIT_MEMLOCK` in bytes from /proc/self/limits (nil for
+/// unlimited): whether key pages can be locked here at all.
+public func memoryLockLimit() -> Int? {
+    guard let limits = try? String(contentsOfFile: "/proc/self/limits", encoding: .utf8),
+          let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max locked memory") })
+    else { return nil }
+    let soft = line.dropFirst("Max locked memory".count).split(separator: " ", omittingEmptySubsequences: true).first
+    return soft.flatMap { Int($0) }
+}

@@ -28,6 +28,9 @@ public struct CipherOptions: ParsableArguments {
     @Option(name: .customLong("cipher-salt"), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex"))
     public var salt: String?
 
+    @Flag(name: .customLong("no-memory-security"), help: "Leave SQLCipher 4's cipher_memory_security off: faster, but SQLCipher's freed memory is not wiped (README: Security model).")
+    public var noMemorySecurity = false
+
     public init() {}
 
     public func validate() throws {

@@ -53,10 +53,12 @@ enum Console {
 struct Reporter: Sendable {
     let quiet: Bool
     let json: Bool
+    let verbose: Bool
 
     init(_ options: OutputOptions) {
         quiet = options.quiet
         json = options.json
+        verbose = options.verbose
     }
 
     /// A line of the human report.
@@ -67,6 +69,11 @@ struct Reporter: Sendable {
     /// A warning, on standard error (still shown with --json, whose stdout stays clean).
     func warning(_ text: String) {
         if !quiet { Console.error("warning: \(text)") }
+    }
+
+    /// A note for --verbose, on standard error (so --json's stdout stays one document).
+    func note(_ text: String) {
+        if verbose && !quiet { Console.error("note: \(text)") }
     }
 
     /// The JSON document, when --json.
