@@ -313,6 +313,9 @@ def migrate_options(full):
     if full:
         options += [("migrationkit migrate --no-backup --no-lint", ["--no-backup", "--no-lint"], "mk-nolint", None),
                     ("migrationkit migrate (backup on)", [], "mk-backup", None)]
+        if CONFIG == "sqlcipher4":
+            # The price of the CLI's default cipher_memory_security (SQLCipher 4 only).
+            options.append(("migrationkit migrate --no-backup --no-memory-security", ["--no-backup", "--no-memory-security"], "mk-nomemsec", None))
     if COMPARE:
         options.append((f"migrationkit migrate --no-backup [{COMPARE_LABEL}]", ["--no-backup"], "mk-compare", COMPARE))
     return options
