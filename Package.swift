@@ -15,6 +15,8 @@ let package = Package(
         // SHA-256 checksums of migration files (BoringSSL inside, symbol-prefixed, so it
         // cannot clash with the OpenSSL that libsqlcipher links).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // migrationkit.toml (toml++ inside).
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Core: steps, registry, errors. Pure Swift, no C, no database.
@@ -50,6 +52,7 @@ let package = Package(
             dependencies: [
                 "MigrationKit", "MigrationKitSQLCipher", "MigrationKitKeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(name: "migrationkit", dependencies: ["MigrationKitCLI"]),
 

@@ -14,10 +14,16 @@ public enum MigrationCLI {
         if host.hardensProcess { ProcessHardening.apply() }
         let locks = CommandLocks()
         defer { locks.releaseAll() }
-        return CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) {
+        let resolved = ResolvedSettings()
+        return CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
             let json = arguments.contains("--json")
             do {
                 var command = try RootCommand.parseAsRoot(arguments)
+                // Settings not given as flags, from the environment and migrationkit.toml.
+                if var configurable = command as? any ProjectConfigurable {
+                    resolved.settings = try configurable.applyProjectSettings()
+                    command = configurable
+                }
                 try command.run()
                 return CLIExitCode.success.rawValue
             } catch let exit as ExitCode {
@@ -54,7 +60,7 @@ public enum MigrationCLI {
                 Console.error(message)
                 return exitCode
             }
-        } }
+        } } }
     }
 
     /// Whether the arguments ask ArgumentParser for help or the version, which then
@@ -80,12 +86,16 @@ struct RootCommand: ParsableCommand {
                 or --password; else from \(KeyOptions.environmentVariable); else a prompt on a terminal. \
                 Use --plaintext for an unencrypted database.
 
+                Settings not given as flags come from MIGRATIONKIT_* environment variables \
+                (MIGRATIONKIT_DB_PATH, …), then from migrationkit.toml in the current folder or \
+                above it (--config FILE, --database NAME); `config` shows what applies and why.
+
                 Exit codes: \(CLIExitCode.allCases.map { "\($0.rawValue) \($0.summary)" }.joined(separator: "; ")).
                 """,
             version: MigrationKitVersion.current,
             subcommands: [
                 MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self,
-                SchemaDumpCommand.self, NewCommand.self,
+                SchemaDumpCommand.self, NewCommand.self, InitCommand.self, ConfigCommand.self,
                 EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, CipherUpgradeCommand.self, KeyCommand.self,
                 RestoreCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
             ])

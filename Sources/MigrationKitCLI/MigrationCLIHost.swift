@@ -59,6 +59,14 @@ enum CLIContext {
     @TaskLocal static var host = MigrationCLIHost.sqlFiles
     /// The database locks the running command holds until it ends (see `CommandLocks`).
     @TaskLocal static var locks = CommandLocks()
+    /// The settings resolved for the running command (`ProjectSettings`), for
+    /// `migrationkit config` to show.
+    @TaskLocal static var resolvedSettings = ResolvedSettings()
+}
+
+/// Holds what `MigrationCLI` resolved before the command ran.
+final class ResolvedSettings: @unchecked Sendable {
+    var settings: ProjectSettings?
 }
 
 /// Locks a command holds from the moment it opens the database it changes until it

@@ -27,12 +27,22 @@ enum Binary {
     static func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "MIGRATIONKIT_PASSWORD")
+        // The settings variables of the person running the tests (MIGRATIONKIT_DB_PATH,
+        // …) must not reach the commands under test.
+        for name in Binary.settingsVariables { environment.removeValue(forKey: name) }
         if environment["MIGRATIONKIT_TEST_KEYRING"] != "1" {
             environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         }
         for (name, value) in extra { environment[name] = value }
         return environment
     }
+
+    /// Every variable `migrationkit` reads settings from (README: Configuration).
+    static let settingsVariables = [
+        "db-path", "migrations", "password-file", "keychain-service", "keychain-account", "plaintext",
+        "cipher-compatibility", "kdf-iter", "cipher-page-size", "cipher-kdf-algorithm", "cipher-hmac-algorithm",
+        "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "config", "database",
+    ].map { "MIGRATIONKIT_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") }
 
     @discardableResult
     static func run(

@@ -80,6 +80,10 @@ import Testing
         let upgradable = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
         expectDocumented(upgradable ? "cipher-upgrade" : "any failure", try json(["cipher-upgrade", "--dry-run"] + options), fields)
         expectDocumented("check", try json(["check", "--migrations", workspace.migrations]), fields)
+        expectDocumented("config", try json(["config"] + options), fields)
+        let project = workspace.path("project")
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: false)
+        expectDocumented("init", try Binary.run(["init", "--json"], directory: project), fields)
         expectDocumented("new", try json(["new", "third", "--migrations", workspace.migrations]), fields)
         try FileManager.default.removeItem(atPath: workspace.migrations + "/0003_third.sql")
         expectDocumented("decrypt", try json(["decrypt", "--output", workspace.path("plain.db")] + options), fields)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import MigrationKitSQLCipher
 
-struct CipherUpgradeCommand: ParsableCommand {
+struct CipherUpgradeCommand: UsesProjectConnectionAndBackup {
     static let configuration = CommandConfiguration(
         commandName: "cipher-upgrade",
         abstract: "Move an encrypted database to the linked SQLCipher's own format (SQLCipher 3 files to SQLCipher 4's), proven before it replaces the original.",

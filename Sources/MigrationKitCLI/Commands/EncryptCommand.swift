@@ -1,7 +1,7 @@
 import ArgumentParser
 import MigrationKitSQLCipher
 
-struct EncryptCommand: ParsableCommand {
+struct EncryptCommand: UsesProjectConnectionAndBackup {
     static let configuration = CommandConfiguration(
         commandName: "encrypt",
         abstract: "Encrypt a plaintext database with the given key (into --output, or in place).",
@@ -69,7 +69,7 @@ struct EncryptCommand: ParsableCommand {
     }
 }
 
-struct DecryptCommand: ParsableCommand {
+struct DecryptCommand: UsesProjectConnection {
     static let configuration = CommandConfiguration(
         commandName: "decrypt",
         abstract: "Write a plaintext copy of an encrypted database (mode 0600), for export or support.")
@@ -112,7 +112,7 @@ struct RekeyDocument: Encodable {
     @AlwaysPresent var backup: String?
 }
 
-struct RekeyCommand: ParsableCommand {
+struct RekeyCommand: UsesProjectConnectionAndBackup {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt a database with a new key, then prove the new key opens it.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitSQLCipher
 
-struct LintCommand: ParsableCommand {
+struct LintCommand: UsesProjectConnection {
     static let configuration = CommandConfiguration(
         commandName: "lint",
         abstract: "Check migration files for SQL that fails in the field: errors block migrate, warnings are printed.",
@@ -11,6 +11,16 @@ struct LintCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var minimum: MinimumSQLiteOptions
     @OptionGroup var output: OutputOptions
+
+    /// The project's migrations folder, but its database only when --db-path asks for
+    /// it: `lint` in a project folder needs no key.
+    mutating func applyProjectSettings() throws -> ProjectSettings {
+        let askedForDatabase = connection.dbPath != nil
+        var noBackup: BackupOptions? = nil
+        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup)
+        if !askedForDatabase { connection.dbPath = nil }
+        return settings
+    }
 
     func run() throws {
         let reporter = Reporter(output)

@@ -3,7 +3,7 @@ import Foundation
 import MigrationKit
 import MigrationKitSQLCipher
 
-struct MigrateCommand: ParsableCommand {
+struct MigrateCommand: UsesProjectConnectionAndBackup {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply pending migrations, each in its own transaction, then verify the database.")

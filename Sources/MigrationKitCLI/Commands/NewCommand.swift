@@ -3,7 +3,7 @@ import Foundation
 import MigrationKit
 import MigrationKitSQLCipher
 
-struct NewCommand: ParsableCommand {
+struct NewCommand: UsesProjectConnection {
     static let configuration = CommandConfiguration(
         commandName: "new",
         abstract: "Create the next migration file (NNNN_name.sql, with up and down sections), numbered the way the folder already numbers its files.")

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MigrationKitSQLCipher
 
-struct RestoreCommand: ParsableCommand {
+struct RestoreCommand: UsesProjectConnectionAndBackup {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put a backup back in place of the database, after proving it opens with the key.",
@@ -49,7 +49,7 @@ struct RestoreCommand: ParsableCommand {
     }
 }
 
-struct BaselineCommand: ParsableCommand {
+struct BaselineCommand: UsesProjectConnection {
     static let configuration = CommandConfiguration(
         commandName: "baseline",
         abstract: "Record migrations up to --to as applied without running them, for a database made before MigrationKit managed it.")

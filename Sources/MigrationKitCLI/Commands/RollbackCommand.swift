@@ -2,7 +2,7 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitSQLCipher
 
-struct RollbackCommand: ParsableCommand {
+struct RollbackCommand: UsesProjectConnectionAndBackup {
     static let configuration = CommandConfiguration(
         commandName: "rollback",
         abstract: "Undo the latest applied migrations with their down SQL, then verify.")

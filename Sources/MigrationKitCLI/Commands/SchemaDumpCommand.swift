@@ -3,7 +3,7 @@ import Foundation
 import MigrationKit
 import MigrationKitSQLCipher
 
-struct SchemaDumpCommand: ParsableCommand {
+struct SchemaDumpCommand: UsesProjectConnection {
     static let configuration = CommandConfiguration(
         commandName: "schema-dump",
         abstract: "Print the schema as canonical SQL (sorted; equal schemas give identical text).")

@@ -3,7 +3,7 @@ import Foundation
 import MigrationKit
 import MigrationKitSQLCipher
 
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: UsesProjectConnection {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "List every migration as applied or pending, and applied ones with no file.")

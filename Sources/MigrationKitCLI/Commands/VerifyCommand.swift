@@ -2,7 +2,7 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitSQLCipher
 
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: UsesProjectConnection {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check the database's integrity, foreign keys and required indexes without migrating.")

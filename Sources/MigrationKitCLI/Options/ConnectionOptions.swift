@@ -17,8 +17,20 @@ public struct ConnectionOptions: ParsableArguments {
     @OptionGroup(title: "Cipher options")
     public var cipher: CipherOptions
 
-    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp("Seconds to wait while another process holds the database lock.", valueName: "seconds"))
-    public var lockTimeout: Double = 10
+    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp("Seconds to wait while another process holds the database lock (default: 10).", valueName: "seconds"))
+    public var givenLockTimeout: Double?
+
+    /// `--config` and `--database`: where settings not given as flags come from.
+    @OptionGroup(title: "Project options")
+    public var project: ProjectOptions
+
+    public static let defaultLockTimeout: Double = 10
+
+    /// Seconds to wait while another process holds the database lock.
+    public var lockTimeout: Double {
+        get { givenLockTimeout ?? Self.defaultLockTimeout }
+        set { givenLockTimeout = newValue }
+    }
 
     public init() {}
 

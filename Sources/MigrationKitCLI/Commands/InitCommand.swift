@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import MigrationKitSQLCipher
+import TOMLKit
+
+/// `migrationkit init`: a commented `migrationkit.toml` and an empty migrations folder
+/// in the current folder, so that `migrationkit migrate` needs no flags from then on.
+/// Refuses to replace either: an existing file or folder is the project's own.
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Write a commented migrationkit.toml and an empty migrations folder here.")
+
+    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database, relative to this folder.", valueName: "path"))
+    var dbPath = "app.db"
+
+    @Option(name: .customLong("migrations"), help: ArgumentHelp("The migrations folder to create, relative to this folder.", valueName: "dir"))
+    var migrations = "Migrations"
+
+    @Option(name: .customLong("keychain-service"), help: ArgumentHelp("The Secret Service item's service that holds the key.", valueName: "service"))
+    var keychainService: String?
+
+    @Option(name: .customLong("keychain-account"), help: ArgumentHelp("The Secret Service item's account (with --keychain-service).", valueName: "account"))
+    var keychainAccount: String?
+
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("A key file, instead of the keyring.", valueName: "path"))
+    var passwordFile: String?
+
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if (keychainService == nil) != (keychainAccount == nil) {
+            throw ValidationError("--keychain-service and --keychain-account go together; give both.")
+        }
+        if keychainService != nil && passwordFile != nil {
+            throw ValidationError("Give one key source: --password-file, or --keychain-service with --keychain-account.")
+        }
+        if dbPath.isEmpty || migrations.isEmpty {
+            throw ValidationError("--db-path and --migrations cannot be empty.")
+        }
+    }
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let file = ProjectFile.fileName
+        for (path, what) in [(file, "a project file"), (migrations, "a migrations folder")]
+        where FileManager.default.fileExists(atPath: path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
+            throw CLIError(.fileError, "\(path) already exists (\(what)); init writes only into a folder that has neither. Edit the existing one, or run init elsewhere.")
+        }
+        try Folders.create(migrations, purpose: "migrations folder", mode: 0o755)
+        do {
+            // Mode 0600, whole or not at all, never over a file made in the meantime.
+            try DurableFile.writePrivate(Array(template.utf8), to: file, replacing: false)
+        } catch {
+            _ = rmdir(migrations)
+            throw error
+        }
+        reporter.line("Wrote \(file) and the empty folder \(migrations)/. Next: `migrationkit new create_tables`, then `migrationkit migrate`.")
+        try reporter.document(InitDocument(configFile: file, migrations: migrations))
+    }
+
+    /// One `key = value` line, quoted by TOMLKit.
+    private func line(_ key: String, _ value: String) -> String {
+        TOMLTable([key: value]).convert().trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private var template: String {
+        var keyLines: [String]
+        if let keychainService, let keychainAccount {
+            keyLines = [line("keychain-service", keychainService), line("keychain-account", keychainAccount)]
+        } else if let passwordFile {
+            keyLines = [line("password-file", passwordFile)]
+        } else {
+            keyLines = ["# keychain-service = \"myapp\"", "# keychain-account = \"db\"", "# password-file = \"/etc/myapp/db.key\""]
+        }
+        return """
+            # migrationkit.toml: settings for `migrationkit` run in this folder or below it.
+            # Names are the long options (`migrationkit help migrate`). A flag wins over a
+            # MIGRATIONKIT_* environment variable (MIGRATIONKIT_DB_PATH, ...), which wins
+            # over this file. Relative paths are taken from this file's folder.
+            # `migrationkit config` shows what applies and where each value came from.
+            #
+            # Never put a key here: this file is meant to be committed.
+
+            \(line("db-path", dbPath))
+            \(line("migrations", migrations))
+
+            # Where the key comes from: a Secret Service item (gnome-keyring, KeePassXC), or
+            # a key file (mode 0600). MIGRATIONKIT_PASSWORD, or a flag, overrides them.
+            \(keyLines.joined(separator: "\n"))
+
+            # lock-timeout = 10          # seconds to wait for another process's lock
+            # backup-dir = "backups"     # default: beside the database
+            # cipher-compatibility = 3   # for a database in SQLCipher 3's format
+
+            # Several databases: one table each, chosen with --database NAME. Settings
+            # above apply to all of them unless a table sets its own.
+            # [databases.cache]
+            # db-path = "cache.db"
+            # migrations = "CacheMigrations"
+
+            """
+    }
+}
+
+/// `init --json`.
+struct InitDocument: Encodable {
+    let configFile: String
+    let migrations: String
+}

@@ -1,0 +1,255 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Settings from `MIGRATIONKIT_*` variables and `migrationkit.toml`, through the built
+/// binary: each source, the precedence between them, a project file found from a
+/// subfolder, the database chosen by name, `config`, `init`, and every bad input.
+@Suite struct ProjectConfigTests {
+    private func config(_ arguments: [String] = [], environment: [String: String] = [:], in directory: String) throws -> (result: CommandResult, settings: [String: (value: String, origin: String)]) {
+        let result = try Binary.run(["config", "--json"] + arguments, environment: Binary.environment(environment), directory: directory)
+        var settings: [String: (String, String)] = [:]
+        if result.status == 0, let rows = try decodeJSON(result.stdout)["settings"] as? [[String: Any]] {
+            for row in rows {
+                if let name = row["name"] as? String, let value = row["value"] as? String, let origin = row["origin"] as? String {
+                    settings[name] = (value, origin)
+                }
+            }
+        }
+        return (result, settings)
+    }
+
+    @Test func theEnvironmentGivesTheGlobalOptions() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let environment = [
+            "MIGRATIONKIT_DB_PATH": workspace.database, "MIGRATIONKIT_MIGRATIONS": workspace.migrations,
+            "MIGRATIONKIT_PASSWORD_FILE": workspace.keyFile, "MIGRATIONKIT_LOCK_TIMEOUT": "3",
+            "MIGRATIONKIT_BACKUP_DIR": workspace.path("backups"),
+        ]
+        let first = try Binary.run(["migrate", "--to", "0001_authors"], environment: Binary.environment(environment), directory: workspace.root)
+        #expect(first.status == 0, "\(first)")
+        let second = try Binary.run(["migrate"], environment: Binary.environment(environment), directory: workspace.root)
+        #expect(second.status == 0, "\(second)")
+        // The backup went where MIGRATIONKIT_BACKUP_DIR said.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("backups")).contains { $0.hasPrefix("app.db.backup-") })
+        let (result, settings) = try config(environment: environment, in: workspace.root)
+        #expect(result.status == 0, "\(result)")
+        #expect(settings["db-path"]?.value == workspace.database && settings["db-path"]?.origin == "environment MIGRATIONKIT_DB_PATH")
+        #expect(settings["lock-timeout"]?.value == "3" && settings["lock-timeout"]?.origin == "environment MIGRATIONKIT_LOCK_TIMEOUT")
+        #expect(settings["password-file"]?.origin == "environment MIGRATIONKIT_PASSWORD_FILE")
+    }
+
+    @Test func aProjectFileIsFoundFromASubfolderAndItsPathsAreItsOwn() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.write("migrationkit.toml", """
+            # the project
+            db-path = "app.db"
+            migrations = "Migrations"
+            password-file = "key"
+            """, mode: 0o600)
+        let deeper = workspace.path("src/deeper")
+        try FileManager.default.createDirectory(atPath: deeper, withIntermediateDirectories: true)
+        let migrate = try Binary.run(["migrate", "--no-backup"], directory: deeper)
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(FileManager.default.fileExists(atPath: workspace.database))
+        #expect(!FileManager.default.fileExists(atPath: deeper + "/app.db"))
+        let status = try Binary.run(["status"], directory: deeper)
+        #expect(status.status == 0 && status.stdout.contains("2 applied, 0 pending."), "\(status)")
+        let (_, settings) = try config(in: deeper)
+        #expect(settings["db-path"]?.value == workspace.database)
+        #expect(settings["db-path"]?.origin == workspace.path("migrationkit.toml") + ":2")
+        #expect(settings["migrations"]?.origin == workspace.path("migrationkit.toml") + ":3")
+        #expect(settings["lock-timeout"]?.value == "10" && settings["lock-timeout"]?.origin == "default")
+    }
+
+    @Test func flagsWinOverTheEnvironmentWhichWinsOverTheFile() throws {
+        let workspace = try Workspace()
+        try workspace.write("migrationkit.toml", "db-path = \"from-file.db\"\nlock-timeout = 7\n", mode: 0o600)
+        let environment = ["MIGRATIONKIT_DB_PATH": "/srv/from-environment.db"]
+        let flag = try config(["--db-path", "/srv/from-flag.db"], environment: environment, in: workspace.root).settings
+        #expect(flag["db-path"]?.value == "/srv/from-flag.db" && flag["db-path"]?.origin == "flag")
+        let variable = try config(environment: environment, in: workspace.root).settings
+        #expect(variable["db-path"]?.value == "/srv/from-environment.db" && variable["db-path"]?.origin == "environment MIGRATIONKIT_DB_PATH")
+        #expect(variable["lock-timeout"]?.value == "7" && variable["lock-timeout"]?.origin == workspace.path("migrationkit.toml") + ":2")
+        let file = try config(in: workspace.root).settings
+        #expect(file["db-path"]?.value == workspace.path("from-file.db") && file["db-path"]?.origin == workspace.path("migrationkit.toml") + ":1")
+    }
+
+    /// The key source is chosen as a whole: a flag's key source replaces the file's
+    /// (instead of making two), and MIGRATIONKIT_PASSWORD beats a key file in the file.
+    @Test func theKeySourceComesWholeFromOnePlace() throws {
+        let workspace = try migratedWorkspace(pending: false)
+        try workspace.write("wrong-key", "not the key\n", mode: 0o600)
+        try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\npassword-file = \"wrong-key\"\n", mode: 0o600)
+        let fromFile = try Binary.run(["status"], directory: workspace.root)
+        #expect(fromFile.status == 4, "the file's key file is used: \(fromFile)")
+        let fromVariable = try Binary.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.passphrase]), directory: workspace.root)
+        #expect(fromVariable.status == 0, "\(fromVariable)")
+        try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\nkeychain-service = \"org.migrationkit.tests.absent\"\nkeychain-account = \"db\"\n", mode: 0o600)
+        let fromFlag = try Binary.run(["status", "--password-file", workspace.keyFile], directory: workspace.root)
+        #expect(fromFlag.status == 0, "a key flag replaces the file's keyring item: \(fromFlag)")
+        let shown = try config(environment: ["MIGRATIONKIT_PASSWORD": workspace.passphrase], in: workspace.root)
+        #expect(!shown.result.output.contains(workspace.passphrase))
+        #expect(try decodeJSON(shown.result.stdout)["key"] as? String == "MIGRATIONKIT_PASSWORD (not shown)")
+        let flagged = try Binary.run(["config", "--password", workspace.passphrase], directory: workspace.root)
+        #expect(flagged.status == 0 && !flagged.stdout.contains(workspace.passphrase), "\(flagged)")
+    }
+
+    @Test func oneOfSeveralDatabasesIsChosenByName() throws {
+        let workspace = try Workspace()
+        try workspace.write("migrationkit.toml", """
+            password-file = "key"
+
+            [databases.app]
+            db-path = "app.db"
+
+            [databases.cache]
+            db-path = "cache.db"
+            migrations = "CacheMigrations"
+            """, mode: 0o600)
+        let neither = try Binary.run(["status"], directory: workspace.root)
+        #expect(neither.status == 64 && neither.stderr.contains("app, cache") && neither.stderr.contains("--database"), "\(neither)")
+        #expect(neither.errorLines.count == 1 && neither.strayErrorOutput.isEmpty, "\(neither)")
+        let cache = try config(["--database", "cache"], in: workspace.root)
+        #expect(cache.settings["db-path"]?.value == workspace.path("cache.db"))
+        #expect(cache.settings["db-path"]?.origin == workspace.path("migrationkit.toml") + ":7")
+        #expect(cache.settings["password-file"]?.value == workspace.keyFile)
+        #expect(try decodeJSON(cache.result.stdout)["database"] as? String == "cache")
+        let byVariable = try config(environment: ["MIGRATIONKIT_DATABASE": "app"], in: workspace.root)
+        #expect(byVariable.settings["db-path"]?.value == workspace.database)
+        #expect(byVariable.settings["migrations"]?.origin == "default")
+        let unknown = try Binary.run(["status", "--database", "other"], directory: workspace.root)
+        #expect(unknown.status == 64 && unknown.stderr.contains("--database other") && unknown.stderr.contains("app, cache"), "\(unknown)")
+    }
+
+    /// The issue's deploy script: in the project folder, `migrationkit migrate` and
+    /// nothing else, the key from the keyring item the file names.
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func aDeployRunsMigrateWithNoFlagsAndTheKeyFromTheKeyring() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let service = "org.migrationkit.tests.config.\(UUID().uuidString)"
+        defer { _ = try? Binary.run(["key", "delete", "--keychain-service", service, "--keychain-account", "db"]) }
+        let init_ = try Binary.run(["init", "--keychain-service", service, "--keychain-account", "db", "--migrations", "db/migrations"], directory: workspace.root)
+        #expect(init_.status == 0, "\(init_)")
+        try FileManager.default.removeItem(atPath: workspace.path("db/migrations"))
+        try FileManager.default.copyItem(atPath: workspace.migrations, toPath: workspace.path("db/migrations"))
+        let stored = try Binary.run(["key", "store", "--keychain-service", service, "--keychain-account", "db"], stdin: workspace.passphrase + "\n")
+        #expect(stored.status == 0, "\(stored)")
+        let deploy = try Binary.run(["migrate"], directory: workspace.root)
+        #expect(deploy.status == 0 && deploy.stdout.contains("0002_books"), "\(deploy)")
+        // Encrypted with the keyring's key: the key file (the same passphrase) opens it.
+        let check = try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", workspace.path("db/migrations")])
+        #expect(check.status == 0 && check.stdout.contains("2 applied, 0 pending."), "\(check)")
+    }
+
+    enum BadFile: String, CaseIterable, CustomTestStringConvertible {
+        case unknownSetting, wrongType, keyInFile, keyInADatabaseTable, notTOML, groupWritable, databasesNotATable, missingConfig, badVariable
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: BadFile.allCases)
+    func aBadSettingIsOneUsageErrorNamingWhereItIs(_ bad: BadFile) throws {
+        let workspace = try migratedWorkspace(pending: true)
+        let file = workspace.path("migrationkit.toml")
+        var arguments = ["migrate"]
+        var environment: [String: String] = [:]
+        var mentions: [String]
+        switch bad {
+        case .unknownSetting:
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\ndbpath = \"other.db\"\n", mode: 0o600)
+            mentions = [file + ":2", "unknown setting `dbpath`", "db-path"]
+        case .wrongType:
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n\nlock-timeout = \"soon\"\n", mode: 0o600)
+            mentions = [file + ":3", "`lock-timeout` must be a number of seconds, not text"]
+        case .keyInFile:
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\npassword = \"\(workspace.passphrase)\"\n", mode: 0o600)
+            mentions = [file + ":2", "a key never goes in migrationkit.toml", "keychain-service", "MIGRATIONKIT_PASSWORD"]
+        case .keyInADatabaseTable:
+            try workspace.write("migrationkit.toml", "[databases.app]\ndb-path = \"app.db\"\n  passphrase = 'x'\n", mode: 0o600)
+            mentions = [file + ":3", "a key never goes in"]
+        case .notTOML:
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \n", mode: 0o600)
+            mentions = [file + ":2", "not valid TOML"]
+        case .groupWritable:
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n", mode: 0o664)
+            mentions = [file, "writable by its group", "chmod go-w"]
+        case .databasesNotATable:
+            try workspace.write("migrationkit.toml", "databases = \"app\"\n", mode: 0o600)
+            mentions = [file + ":1", "[databases.NAME]"]
+        case .missingConfig:
+            arguments += ["--config", workspace.path("nowhere.toml")]
+            mentions = ["nowhere.toml does not exist", "--config"]
+        case .badVariable:
+            environment = ["MIGRATIONKIT_LOCK_TIMEOUT": "soon", "MIGRATIONKIT_DB_PATH": workspace.database]
+            mentions = ["environment MIGRATIONKIT_LOCK_TIMEOUT", "lock-timeout must be a number of seconds"]
+        }
+        let before = try TreeSnapshot(workspace.root)
+        let result = try Guarded.run(arguments + ["--password-file", workspace.keyFile, "--migrations", workspace.migrations],
+                                     environment: Binary.environment(environment), directory: workspace.root, timeout: 20)
+        expectCleanFailure(result, .usage, mentions: mentions, "\(bad)")
+        #expect(!result.output.contains(workspace.passphrase), "\(bad) printed the key")
+        try expectUnchanged(before, "\(bad)")
+        let json = try Guarded.run(arguments + ["--json", "--password-file", workspace.keyFile, "--migrations", workspace.migrations],
+                                   environment: Binary.environment(environment), directory: workspace.root, timeout: 20)
+        try expectJSONError(json, .usage, "\(bad) --json")
+    }
+
+    @Test func anUnreadableProjectFileIsNamed() throws {
+        try requiringCapability {
+            let workspace = try migratedWorkspace(pending: false)
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n", mode: 0o600)
+            try Guarded.giveToUnprivileged(workspace.root)
+            #expect(chmod(workspace.path("migrationkit.toml"), 0o000) == 0)
+            let result = try Guarded.run(["status", "--password-file", workspace.keyFile], directory: workspace.root, timeout: 20, user: .unprivileged)
+            expectCleanFailure(result, .usage, mentions: [workspace.path("migrationkit.toml"), "cannot be read"], "unreadable config")
+        }
+    }
+
+    /// Found by walking up from the current folder, a project file someone else put in a
+    /// shared parent folder must not steer the command.
+    @Test func aProjectFileOfAnotherUserIsNotTrusted() throws {
+        try requiringCapability {
+            guard Guarded.isRoot else { throw CapabilityMissing("making a file that belongs to another user needs root") }
+            let workspace = try migratedWorkspace(pending: false)
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n", mode: 0o644)
+            #expect(chown(workspace.path("migrationkit.toml"), Guarded.unprivilegedID, Guarded.unprivilegedID) == 0)
+            let result = try Guarded.run(["status", "--password-file", workspace.keyFile], directory: workspace.root, timeout: 20)
+            expectCleanFailure(result, .usage, mentions: [workspace.path("migrationkit.toml"), "belongs to another user", "--config"], "another user's config")
+        }
+    }
+
+    @Test func initWritesAProjectOnceAndNeverOverIt() throws {
+        let workspace = try Workspace()
+        let project = workspace.path("project")
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: false)
+        let first = try Binary.run(["init", "--password-file", "secrets/db.key"], directory: project)
+        #expect(first.status == 0, "\(first)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: project + "/migrationkit.toml")[.posixPermissions] as? NSNumber)
+        #expect(mode.intValue == 0o600)
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: project + "/Migrations", isDirectory: &isFolder) && isFolder.boolValue)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project + "/Migrations").isEmpty)
+        // What it wrote is read back as written.
+        let settings = try config(in: project).settings
+        #expect(settings["db-path"]?.value == project + "/app.db")
+        #expect(settings["password-file"]?.value == project + "/secrets/db.key")
+
+        let before = try TreeSnapshot(project)
+        let again = try Binary.run(["init"], directory: project)
+        expectCleanFailure(again, .fileError, mentions: ["migrationkit.toml already exists"], "second init")
+        try expectUnchanged(before, "second init")
+        try FileManager.default.removeItem(atPath: project + "/migrationkit.toml")
+        let folderLeft = try Binary.run(["init"], directory: project)
+        expectCleanFailure(folderLeft, .fileError, mentions: ["Migrations already exists"], "init beside a migrations folder")
+        #expect(!FileManager.default.fileExists(atPath: project + "/migrationkit.toml"))
+        let half = try Binary.run(["init", "--keychain-service", "myapp"], directory: workspace.root)
+        #expect(half.status == 64 && half.stderr.contains("go together"), "\(half)")
+    }
+}
