@@ -35,17 +35,8 @@ public enum SQLCipherLibrary {
     /// or nil when the linked library is plain SQLite. Read from a private in-memory
     /// connection, so it costs no key derivation.
     public static let cipherVersionString: String? = {
-        var handle: OpaquePointer?
-        defer { sqlite3_close_v2(handle) }
-        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_prepare_v2(handle, "PRAGMA cipher_version", -1, &statement, nil) == SQLITE_OK,
-              sqlite3_step(statement) == SQLITE_ROW,
-              let text = sqlite3_column_text(statement, 0)
-        else { return nil }
-        let version = String(cString: text)
-        return version.isEmpty ? nil : version
+        guard let version = inMemoryValue("PRAGMA cipher_version"), !version.isEmpty else { return nil }
+        return version
     }()
 
     /// `PRAGMA compile_options` of the linked library (`ENABLE_FTS5`, …), read from a
@@ -76,18 +67,8 @@ public enum SQLCipherLibrary {
     /// need a keyed connection.
     public static let defaultCipherSettings: EffectiveCipherSettings? = {
         guard let cipherVersion, cipherVersion.major >= 4 else { return nil }
-        var handle: OpaquePointer?
-        defer { sqlite3_close_v2(handle) }
-        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
-        func value(_ pragma: String) -> String? {
-            var statement: OpaquePointer?
-            defer { sqlite3_finalize(statement) }
-            guard sqlite3_prepare_v2(handle, "PRAGMA \(pragma)", -1, &statement, nil) == SQLITE_OK,
-                  sqlite3_step(statement) == SQLITE_ROW,
-                  let text = sqlite3_column_text(statement, 0)
-            else { return nil }
-            return String(cString: text)
-        }
+        // The cipher_default_* values are the process's, whichever connection asks.
+        func value(_ pragma: String) -> String? { inMemoryValue("PRAGMA \(pragma)") }
         guard let pageSize = value("cipher_default_page_size").flatMap({ Int($0) }),
               let kdfIterations = value("cipher_default_kdf_iter").flatMap({ Int($0) }),
               let kdfAlgorithm = value("cipher_default_kdf_algorithm"),
@@ -158,15 +139,18 @@ public enum SQLCipherLibrary {
         (cipherVersion?.major ?? 0) >= 4
     }
 
-    /// The first column of the first row of `sql` on a private in-memory connection.
+    /// The first column of the first row of `sql` on a private in-memory connection
+    /// (no key derivation), or nil when it gives no row or fails.
     private static func inMemoryValue(_ sql: String) -> String? {
         var handle: OpaquePointer?
         defer { sqlite3_close_v2(handle) }
         guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { return nil }
-        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return "" }
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK,
+              sqlite3_step(statement) == SQLITE_ROW,
+              let text = sqlite3_column_text(statement, 0)
+        else { return nil }
         return String(cString: text)
     }
 

@@ -15,16 +15,7 @@ private func killCount(default value: Int) -> Int {
 
 /// Starts `migrationkit` with output discarded, to be killed.
 private func launch(_ arguments: [String], directory: String) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
-    process.arguments = arguments
-    process.environment = Binary.environment()
-    process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return process
+    try Guarded.launch([Binary.migrationkit] + arguments, directory: directory)
 }
 
 /// Runs `arguments` and SIGKILLs the process after `delay` (if it is still running).

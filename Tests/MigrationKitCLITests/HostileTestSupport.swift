@@ -73,11 +73,31 @@ enum Guarded {
         if let umask {
             command = ["/bin/sh", "-c", "umask \(String(umask, radix: 8)); exec \"$0\" \"$@\""] + command
         }
-        if user == .unprivileged, isRoot {
-            guard let setpriv else { throw CapabilityMissing("running as root, and setpriv (util-linux) is missing to drop to nobody") }
-            command = [setpriv, "--reuid=\(unprivilegedID)", "--regid=\(unprivilegedID)", "--clear-groups"] + command
-        }
+        command = try asUser(user, command)
         return try ChildProcess.run(command, stdin: stdin, environment: environment, directory: directory, timeout: timeout)
+    }
+
+    /// Starts `command` and returns at once, its output discarded: a process to look at
+    /// or to kill. `.unprivileged` runs it as nobody when root, as `run` does.
+    static func launch(_ command: [String], directory: String, user: RunAs = .current) throws -> Process {
+        let command = try asUser(user, command)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = Binary.environment()
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// `command` prefixed with setpriv to drop to nobody, when `.unprivileged` and root.
+    private static func asUser(_ user: RunAs, _ command: [String]) throws -> [String] {
+        guard user == .unprivileged, isRoot else { return command }
+        guard let setpriv else { throw CapabilityMissing("running as root, and setpriv (util-linux) is missing to drop to nobody") }
+        return [setpriv, "--reuid=\(unprivilegedID)", "--regid=\(unprivilegedID)", "--clear-groups"] + command
     }
 
     /// Hands a tree to nobody (when root), so a child run `.unprivileged` owns its files
