@@ -165,6 +165,8 @@ import Testing
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         let result = try workspace.run("migrate")
+        // A run that did its work: the progress line had steps to show.
+        #expect(result.status == 0 && result.stdout.contains("0002_books"), "\(result.output)")
         #expect(!result.output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D })
     }
 

@@ -88,7 +88,7 @@ import Glibc
         try workspace.write("wrong-key", "not the key\n", mode: 0o600)
         try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\npassword-file = \"wrong-key\"\n", mode: 0o600)
         let fromFile = try Binary.run(["status"], directory: workspace.root)
-        #expect(fromFile.status == 4, "the file's key file is used: \(fromFile)")
+        #expect(fromFile.status == CLIExitCodeValue.wrongKeyOrNotADatabase.rawValue, "the file's key file is used: \(fromFile)")
         let fromVariable = try Binary.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.passphrase]), directory: workspace.root)
         #expect(fromVariable.status == 0, "\(fromVariable)")
         try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\nkeychain-service = \"org.migrationkit.tests.absent\"\nkeychain-account = \"db\"\n", mode: 0o600)
@@ -114,7 +114,7 @@ import Glibc
             migrations = "CacheMigrations"
             """, mode: 0o600)
         let neither = try Binary.run(["status"], directory: workspace.root)
-        #expect(neither.status == 64 && neither.stderr.contains("app, cache") && neither.stderr.contains("--database"), "\(neither)")
+        #expect(neither.status == CLIExitCodeValue.usage.rawValue && neither.stderr.contains("app, cache") && neither.stderr.contains("--database"), "\(neither)")
         #expect(neither.errorLines.count == 1 && neither.strayErrorOutput.isEmpty, "\(neither)")
         let cache = try config(["--database", "cache"], in: workspace.root)
         #expect(cache.settings["db-path"]?.value == workspace.path("cache.db"))
@@ -125,7 +125,7 @@ import Glibc
         #expect(byVariable.settings["db-path"]?.value == workspace.database)
         #expect(byVariable.settings["migrations"]?.origin == "default")
         let unknown = try Binary.run(["status", "--database", "other"], directory: workspace.root)
-        #expect(unknown.status == 64 && unknown.stderr.contains("--database other") && unknown.stderr.contains("app, cache"), "\(unknown)")
+        #expect(unknown.status == CLIExitCodeValue.usage.rawValue && unknown.stderr.contains("--database other") && unknown.stderr.contains("app, cache"), "\(unknown)")
     }
 
     /// The issue's deploy script: in the project folder, `migrationkit migrate` and
@@ -250,6 +250,6 @@ import Glibc
         expectCleanFailure(folderLeft, .fileError, mentions: ["Migrations already exists"], "init beside a migrations folder")
         #expect(!FileManager.default.fileExists(atPath: project + "/migrationkit.toml"))
         let half = try Binary.run(["init", "--keychain-service", "myapp"], directory: workspace.root)
-        #expect(half.status == 64 && half.stderr.contains("go together"), "\(half)")
+        #expect(half.status == CLIExitCodeValue.usage.rawValue && half.stderr.contains("go together"), "\(half)")
     }
 }

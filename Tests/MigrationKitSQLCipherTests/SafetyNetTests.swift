@@ -64,6 +64,7 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
         let runner = try SQLCipherMigrationRunner(steps: [step("0001_a", "CREATE TABLE a (x)", down: "DROP TABLE a")])
         try runner.migrate(in: writer)
+        #expect(try writer.read { try MigrationHistory.entries(in: $0) }.keys.sorted() == ["0001_a"])
         try runner.rollbackLastMigration(in: writer)
         #expect(try writer.read { try MigrationHistory.entries(in: $0) }.isEmpty)
     }

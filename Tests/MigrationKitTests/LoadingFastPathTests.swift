@@ -47,7 +47,10 @@ import Testing
     func controlCharactersInNamesAreRefused(_ name: String) throws {
         let folder = try MigrationsFolder()
         try folder.write(name + ".sql", "-- migrate:up\nCREATE TABLE a (x);")
-        #expect(throws: SQLMigrationFileError.self) { try folder.load() }
+        // Refused for its name, and by that code: not for some other problem with the file.
+        let error = #expect(throws: SQLMigrationFileError.self) { try folder.load() }
+        #expect(error?.code == .invalidName)
+        #expect(error?.path.hasSuffix(name + ".sql") == true)
     }
 
     @Test func printableNamesAreAccepted() throws {
