@@ -222,6 +222,11 @@ import Glibc
             #expect(chown(workspace.path("migrationkit.toml"), Guarded.unprivilegedID, Guarded.unprivilegedID) == 0)
             let result = try Guarded.run(["status", "--password-file", workspace.keyFile], directory: workspace.root, timeout: 20)
             expectCleanFailure(result, .usage, mentions: [workspace.path("migrationkit.toml"), "belongs to another user", "--config"], "another user's config")
+            // Named on purpose, it is used: root deploying an app whose files the app's
+            // user owns.
+            let named = try Guarded.run(["status", "--password-file", workspace.keyFile, "--config", workspace.path("migrationkit.toml")],
+                                        directory: workspace.root, timeout: 20)
+            #expect(named.status == 0 && named.stdout.contains("0002_books"), "\(named)")
         }
     }
 

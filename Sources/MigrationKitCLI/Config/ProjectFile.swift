@@ -41,8 +41,10 @@ struct ProjectFile {
     }
 
     /// Reads and checks the file; see the type's discussion for what is refused.
-    static func load(path: String) throws -> ProjectFile {
-        let text = try readText(path)
+    /// - Parameter named: the user named the file (--config, MIGRATIONKIT_CONFIG), so
+    ///   whose it is does not matter; a file found by walking up must be theirs (or root's).
+    static func load(path: String, named: Bool) throws -> ProjectFile {
+        let text = try readText(path, named: named)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -95,7 +97,7 @@ struct ProjectFile {
 
     // MARK: - Reading
 
-    private static func readText(_ path: String) throws -> String {
+    private static func readText(_ path: String, named: Bool) throws -> String {
         var status = stat()
         guard stat(path, &status) == 0 else {
             let reason = errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
@@ -105,9 +107,10 @@ struct ProjectFile {
             throw CLIError(.usage, "Config file \(path) is not a regular file; give the path of a migrationkit.toml.")
         }
         // Found by walking up the folders, a file in a shared place (/tmp, a parent
-        // folder) could be anyone's: only the user's own, or root's, is trusted.
-        if status.st_uid != geteuid() && status.st_uid != 0 {
-            throw CLIError(.usage, "Config file \(path) belongs to another user (uid \(status.st_uid)), so its settings are not yours to trust; take it over with `chown`, or name your own with --config.")
+        // folder) could be anyone's, and it names the SQL to run and the database to run
+        // it on: only the user's own, or root's, is trusted unless named explicitly.
+        if !named && status.st_uid != geteuid() && status.st_uid != 0 {
+            throw CLIError(.usage, "Config file \(path) belongs to another user (uid \(status.st_uid)), so its settings are not trusted when found by looking up from the current folder; if you mean to use it, name it with --config \(path).")
         }
         if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
             throw CLIError(.usage, "Config file \(path) is writable by \(status.st_mode & S_IWOTH != 0 ? "others" : "its group"), so someone else could point migrationkit at another database or key; make it private with `chmod go-w \(path)`.")

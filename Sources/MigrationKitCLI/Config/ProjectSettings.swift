@@ -30,7 +30,9 @@ struct ProjectSettings {
                       currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
         let configPath = connection.project.config ?? environment(ProjectSetting.configVariable)
         let databaseName = connection.project.database ?? environment(ProjectSetting.databaseVariable)
-        let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map(ProjectFile.load)
+        let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
+            try ProjectFile.load(path: $0, named: configPath != nil)
+        }
         if file == nil, let databaseName {
             throw CLIError(.usage, "--database \(databaseName) needs a migrationkit.toml with a [databases.\(databaseName)] table, and none was found here or above; give its path with --config.")
         }
