@@ -1,0 +1,28 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// MigrationKit for GRDB apps: MigrationKit's safety nets over any GRDB DatabaseWriter.
+//
+// A package of its own because GRDB links the system libsqlite3, which must never share
+// a process with libsqlcipher (both export sqlite3_*): nothing here reaches SQLCipher.
+// The C-free core, `MigrationKit`, is built from the main package's own sources
+// (Sources/MigrationKit, through a symbolic link), so this package depends on no path
+// whose name changes with the checkout's folder.
+let package = Package(
+    name: "MigrationKitGRDB",
+    products: [
+        .library(name: "MigrationKitGRDB", targets: ["MigrationKitGRDB"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .target(name: "MigrationKit"),
+        .target(name: "MigrationKitGRDB", dependencies: [
+            "MigrationKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,184 @@
+import Foundation
+import GRDB
+import MigrationKit
+
+/// MigrationKit's safety nets over any GRDB `DatabaseWriter` (`DatabaseQueue`,
+/// `DatabasePool`), built on GRDB's own `DatabaseMigrator`.
+///
+/// Each step is one `registerMigration` (merged steps through
+/// `registerMigration(_:merging:)`), so the ledger is GRDB's `grdb_migrations`, untouched:
+/// an app can move between `DatabaseMigrator` and this runner in either direction. What
+/// it adds on top:
+/// - the registry's duplicate and order checks, before any database is touched;
+/// - the history refusals, also before anything runs: a database migrated by a newer
+///   version, a half-applied merge, a step edited after it was applied (its checksum, in
+///   the `migrationkit_history` side table the SQLCipher runner keeps too);
+/// - rollback through each step's down closure, one transaction per step with its
+///   ledger row removed (GRDB's migrator has none);
+/// - verification after every migrate and rollback (`GRDBMigrationVerifier`, or the
+///   host's own checks through `MigrationHostIntegration`).
+public struct GRDBMigrationRunner: Sendable {
+    public let registry: MigrationRegistry<Database>
+    public var verifier: GRDBMigrationVerifier
+    public var host: MigrationHostIntegration<Database>
+    /// Passed to GRDB: erase and migrate from scratch when the schema no longer matches
+    /// what the steps produce (development databases only).
+    public var eraseDatabaseOnSchemaChange: Bool
+    /// Passed to GRDB for every step: `.deferred` (GRDB's default: checked once before
+    /// each step commits) or `.immediate`.
+    public var foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks
+
+    public init(
+        steps: [MigrationStep<Database>],
+        verifier: GRDBMigrationVerifier = GRDBMigrationVerifier(),
+        host: MigrationHostIntegration<Database> = MigrationHostIntegration(),
+        eraseDatabaseOnSchemaChange: Bool = false,
+        foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks = .deferred
+    ) throws {
+        registry = try MigrationRegistry(steps: steps)
+        self.verifier = verifier
+        self.host = host
+        self.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
+        self.foreignKeyChecks = foreignKeyChecks
+    }
+
+    /// GRDB's migrator for these steps: what `migrate` runs, for an app that wants to
+    /// hand it to GRDB's own APIs.
+    public var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
+        for step in registry.steps {
+            let merging = Set(step.merging)
+            migrator.registerMigration(step.identifier, foreignKeyChecks: foreignKeyChecks, merging: merging) { db, appliedMerged in
+                // A squash whose replaced steps are all applied only rewrites the ledger,
+                // which GRDB does; the history refusals have ruled out a partial one.
+                if !merging.isEmpty, appliedMerged == merging {
+                    try GRDBMigrationHistory.record(step.identifier, checksum: step.checksum, duration: .zero, in: db)
+                    return
+                }
+                let start = ContinuousClock.now
+                try step.apply(db)
+                try GRDBMigrationHistory.record(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - start, in: db)
+            }
+        }
+        return migrator
+    }
+
+    // MARK: - Migrating
+
+    /// Applies every pending step, then verifies.
+    public func migrate(in writer: any DatabaseWriter) throws {
+        guard let last = registry.steps.last else { return }
+        try migrate(in: writer, upTo: last.identifier)
+    }
+
+    /// Applies the pending steps up to and including `target`, then verifies.
+    ///
+    /// - Throws: `MigrationKitError` before anything runs when `target` is unknown, the
+    ///   database is migrated beyond it, or its history forbids migrating; the failing
+    ///   step's error otherwise (that step is rolled back; the steps before it stay).
+    public func migrate(in writer: any DatabaseWriter, upTo target: String) throws {
+        guard let index = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+        if !eraseDatabaseOnSchemaChange {
+            // GRDB would stop the process (a precondition) on a database migrated beyond
+            // the target: refuse with an error first, like every other refusal.
+            let analysis = try analysis(in: writer)
+            try analysis.refuseUnsafeHistory()
+            _ = try analysis.pendingSteps(through: index, allowOutOfOrder: false)
+        }
+        try migrator.migrate(writer, upTo: target)
+        // Steps applied by plain GRDB before have no checksum on record yet: adopt them.
+        try writer.write { db in
+            let adopt = MigrationAnalysis(registry: registry, snapshot: try GRDBMigrationHistory.snapshot(in: db)).checksumsToAdopt
+            for (identifier, checksum) in adopt.sorted(by: { $0.key < $1.key }) {
+                try GRDBMigrationHistory.adoptChecksum(checksum, for: identifier, in: db)
+            }
+        }
+        try runPostMigrationChecks(in: writer)
+    }
+
+    // MARK: - Reading the state
+
+    /// The registry compared with the database's ledger and history.
+    public func analysis(in writer: any DatabaseReader) throws -> MigrationAnalysis<Database> {
+        MigrationAnalysis(registry: registry, snapshot: try writer.read { try GRDBMigrationHistory.snapshot(in: $0) })
+    }
+
+    /// Every step's state: applied, pending, modified, out of order, partly merged; and
+    /// unknown ledger identifiers.
+    public func migrationStatus(in reader: any DatabaseReader) throws -> MigrationStatus {
+        try analysis(in: reader).status
+    }
+
+    /// The registered steps that are applied, in registration order.
+    public func appliedIdentifiers(in reader: any DatabaseReader) throws -> [String] {
+        try migrationStatus(in: reader).applied
+    }
+
+    /// Whether every registered step is applied.
+    public func hasCompletedMigrations(in reader: any DatabaseReader) throws -> Bool {
+        try migrationStatus(in: reader).isComplete
+    }
+
+    /// Whether the ledger holds steps this runner does not know (a newer app migrated it).
+    public func hasBeenSuperseded(in reader: any DatabaseReader) throws -> Bool {
+        try migrationStatus(in: reader).isSuperseded
+    }
+
+    // MARK: - Rolling back
+
+    /// Rolls back the latest applied step; returns its identifier.
+    @discardableResult
+    public func rollbackLastMigration(in writer: any DatabaseWriter) throws -> [String] {
+        try rollbackMigrations(in: writer, steps: 1)
+    }
+
+    /// Rolls back the latest `steps` applied steps, latest first, each in its own
+    /// transaction with its ledger and history rows, then verifies. Refuses before
+    /// changing anything when one of them has no down closure.
+    @discardableResult
+    public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int) throws -> [String] {
+        guard count >= 0 else { throw MigrationKitError.rollbackStepCountMustBeNonNegative }
+        let rolledBack: [String] = try writer.barrierWriteWithoutTransaction { db in
+            let analysis = MigrationAnalysis(registry: registry, snapshot: try GRDBMigrationHistory.snapshot(in: db))
+            try analysis.refuseUnsafeHistory()
+            let applied = analysis.appliedSteps
+            guard count <= applied.count else {
+                throw MigrationKitError.rollbackBeyondApplied(requested: count, applied: applied.count)
+            }
+            let doomed = Array(applied.suffix(count).reversed())
+            if let irreversible = doomed.first(where: { $0.rollback == nil }) {
+                throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
+            }
+            // As GRDB runs its steps: foreign keys off, so a down step may rebuild a table
+            // (the 12-step procedure), and checked before each commit.
+            let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+            if enforced { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+            defer { if enforced { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+            for step in doomed {
+                try db.inTransaction(.immediate) {
+                    try step.rollback?(db)
+                    try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [step.identifier])
+                    try GRDBMigrationHistory.forget(step.identifier, in: db)
+                    let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
+                    if violations > 0 { throw MigrationKitError.foreignKeyViolations(count: violations) }
+                    return .commit
+                }
+            }
+            return doomed.map(\.identifier)
+        }
+        try runPostMigrationChecks(in: writer)
+        return rolledBack
+    }
+
+    // MARK: - Verifying
+
+    /// Verifies the database as after a migration: the host's closures where given, the
+    /// verifier otherwise. Throws the first problem.
+    public func runPostMigrationChecks(in writer: any DatabaseWriter) throws {
+        try writer.read { db in
+            if let verifyIntegrity = host.verifyIntegrity { try verifyIntegrity(db) } else { try verifier.verifyIntegrity(db) }
+            if let verifyPostMigration = host.verifyPostMigration { try verifyPostMigration(db) } else { try verifier.verifyPostMigration(db) }
+        }
+    }
+}

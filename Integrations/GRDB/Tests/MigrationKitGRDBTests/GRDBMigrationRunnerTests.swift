@@ -1,0 +1,233 @@
+import Foundation
+import GRDB
+import MigrationKit
+import MigrationKitGRDB
+import Testing
+
+/// A database file in a folder of its own, removed afterwards.
+final class ScratchDatabase: @unchecked Sendable {
+    let folder: URL
+    var path: String { folder.appendingPathComponent("app.sqlite").path }
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-grdb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func queue() throws -> DatabaseQueue { try DatabaseQueue(path: path) }
+    func pool() throws -> DatabasePool { try DatabasePool(path: path) }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+}
+
+/// Both kinds of GRDB writer: a queue, and a pool in WAL mode.
+enum WriterKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case queue, pool
+    var testDescription: String { rawValue }
+    func open(_ scratch: ScratchDatabase) throws -> any DatabaseWriter {
+        switch self {
+        case .queue: return try scratch.queue()
+        case .pool: return try scratch.pool()
+        }
+    }
+}
+
+private func tables(_ reader: any DatabaseReader) throws -> [String] {
+    try reader.read { db in
+        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    }
+}
+
+private func ledger(_ reader: any DatabaseReader) throws -> [String] {
+    try reader.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid") }
+}
+
+@Suite struct GRDBMigrationRunnerTests {
+    /// The issue's example, as an app writes it.
+    @Test(arguments: WriterKind.allCases)
+    func theExampleRunsAsWritten(_ kind: WriterKind) throws {
+        let scratch = try ScratchDatabase()
+        let dbQueue = try kind.open(scratch)
+        let steps = [
+            MigrationStep<Database>(
+                identifier: "0001_create_items",
+                sourceFile: "M0001_CreateItems.swift",
+                apply: { db in try db.create(table: "items") { t in t.column("id", .integer).primaryKey() } },
+                rollback: { db in try db.drop(table: "items") }
+            ),
+        ]
+        let runner = try GRDBMigrationRunner(steps: steps)
+        #expect(try runner.hasCompletedMigrations(in: dbQueue) == false)
+        try runner.migrate(in: dbQueue)
+        #expect(try runner.hasCompletedMigrations(in: dbQueue))
+        #expect(try runner.appliedIdentifiers(in: dbQueue) == ["0001_create_items"])
+        #expect(try tables(dbQueue).contains("items"))
+        #expect(try runner.rollbackLastMigration(in: dbQueue) == ["0001_create_items"])
+        #expect(try !tables(dbQueue).contains("items"))
+        #expect(try ledger(dbQueue).isEmpty)
+        #expect(try runner.hasCompletedMigrations(in: dbQueue) == false)
+    }
+
+    /// GRDB's migrator and the runner share one ledger: either continues the other.
+    @Test(arguments: WriterKind.allCases)
+    func grdbsMigratorAndTheRunnerContinueEachOther(_ kind: WriterKind) throws {
+        let scratch = try ScratchDatabase()
+        let writer = try kind.open(scratch)
+        var plain = DatabaseMigrator()
+        plain.registerMigration("0001_a") { db in try db.execute(sql: "CREATE TABLE a (x)") }
+        plain.registerMigration("0002_b") { db in try db.execute(sql: "CREATE TABLE b (x)") }
+        try plain.migrate(writer)
+
+        let runner = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_a", checksum: "sum-a", apply: { db in try db.execute(sql: "CREATE TABLE a (x)") }),
+            MigrationStep(identifier: "0002_b", apply: { db in try db.execute(sql: "CREATE TABLE b (x)") }),
+            MigrationStep(identifier: "0003_c", apply: { db in try db.execute(sql: "CREATE TABLE c (x)") },
+                          rollback: { db in try db.execute(sql: "DROP TABLE c") }),
+        ])
+        #expect(try runner.migrationStatus(in: writer).pending == ["0003_c"])
+        try runner.migrate(in: writer)
+        #expect(try ledger(writer) == ["0001_a", "0002_b", "0003_c"])
+        // The step GRDB applied got its checksum on record: editing it is now noticed.
+        let edited = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_a", checksum: "sum-a-edited", apply: { _ in }),
+            MigrationStep(identifier: "0002_b", apply: { _ in }),
+            MigrationStep(identifier: "0003_c", apply: { _ in }),
+        ])
+        #expect(try edited.migrationStatus(in: writer).modified == ["0001_a"])
+
+        // And back: GRDB's migrator with one more step carries on from the runner's work.
+        plain.registerMigration("0003_c") { db in try db.execute(sql: "CREATE TABLE c (x)") }
+        plain.registerMigration("0004_d") { db in try db.execute(sql: "CREATE TABLE d (x)") }
+        try plain.migrate(writer)
+        #expect(try ledger(writer) == ["0001_a", "0002_b", "0003_c", "0004_d"])
+        #expect(try runner.hasBeenSuperseded(in: writer))
+        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0004_d"])) { try runner.migrate(in: writer) }
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func aFailingStepLeavesNothingBehind(_ kind: WriterKind) throws {
+        struct Broken: Error {}
+        let scratch = try ScratchDatabase()
+        let writer = try kind.open(scratch)
+        let runner = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_a", checksum: "a", apply: { db in try db.execute(sql: "CREATE TABLE a (x)") }),
+            MigrationStep(identifier: "0002_b", checksum: "b", apply: { db in
+                try db.execute(sql: "CREATE TABLE b (x); INSERT INTO b VALUES (1)")
+                throw Broken()
+            }),
+        ])
+        #expect(throws: Broken.self) { try runner.migrate(in: writer) }
+        #expect(try tables(writer) == ["a", "grdb_migrations", "migrationkit_history"])
+        #expect(try ledger(writer) == ["0001_a"])
+        #expect(try writer.read { try String.fetchAll($0, sql: "SELECT identifier FROM migrationkit_history") } == ["0001_a"])
+        #expect(try runner.migrationStatus(in: writer).pending == ["0002_b"])
+    }
+
+    @Test func anEditedStepIsReportedAndRefused() throws {
+        let scratch = try ScratchDatabase()
+        let writer = try scratch.queue()
+        let original = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_a", sourceFile: "Migrations/0001_a.sql", checksum: "first", apply: { db in try db.execute(sql: "CREATE TABLE a (x)") }),
+        ])
+        try original.migrate(in: writer)
+        let edited = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_a", sourceFile: "Migrations/0001_a.sql", checksum: "second", apply: { db in try db.execute(sql: "CREATE TABLE a (x, y)") }),
+            MigrationStep(identifier: "0002_b", apply: { db in try db.execute(sql: "CREATE TABLE b (x)") }),
+        ])
+        #expect(try edited.migrationStatus(in: writer).entries.map(\.state) == [.modified, .pending])
+        #expect(throws: MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: ["Migrations/0001_a.sql"])) {
+            try edited.migrate(in: writer)
+        }
+        #expect(try tables(writer).contains("b") == false)
+    }
+
+    @Test func theVerifierCatchesAMissingRequiredIndex() throws {
+        let scratch = try ScratchDatabase()
+        let writer = try scratch.queue()
+        var runner = try GRDBMigrationRunner(
+            steps: [MigrationStep(identifier: "0001_items", apply: { db in try db.execute(sql: "CREATE TABLE items (name TEXT)") })],
+            verifier: GRDBMigrationVerifier(requiredIndexes: [RequiredIndexSpec(table: "items", index: "items_name")]))
+        #expect(throws: MigrationKitError.missingIndex(table: "items", index: "items_name")) { try runner.migrate(in: writer) }
+        // The step itself committed; adding the index satisfies the verifier.
+        try writer.write { try $0.execute(sql: "CREATE INDEX items_name ON items(name)") }
+        try runner.runPostMigrationChecks(in: writer)
+        // The host's own check replaces the default one.
+        runner.host = MigrationHostIntegration(verifyPostMigration: { _ in throw MigrationKitError.missingIndex(table: "host", index: "check") })
+        #expect(throws: MigrationKitError.missingIndex(table: "host", index: "check")) { try runner.runPostMigrationChecks(in: writer) }
+    }
+
+    @Test func migratingBeyondOrOutOfOrderIsAnErrorNotATrap() throws {
+        let scratch = try ScratchDatabase()
+        let writer = try scratch.queue()
+        let runner = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_a", apply: { db in try db.execute(sql: "CREATE TABLE a (x)") }),
+            MigrationStep(identifier: "0002_b", apply: { db in try db.execute(sql: "CREATE TABLE b (x)") }),
+        ])
+        try runner.migrate(in: writer)
+        // GRDB itself stops the process here (a precondition); the runner throws.
+        #expect(throws: MigrationKitError.databaseAlreadyMigratedBeyond("0001_a")) { try runner.migrate(in: writer, upTo: "0001_a") }
+        #expect(throws: MigrationKitError.unknownMigration("0009_z")) { try runner.migrate(in: writer, upTo: "0009_z") }
+        #expect(throws: MigrationKitError.rollbackNotDefined("0002_b")) { try runner.rollbackLastMigration(in: writer) }
+        #expect(throws: MigrationKitError.rollbackBeyondApplied(requested: 3, applied: 2)) { try runner.rollbackMigrations(in: writer, steps: 3) }
+        #expect(try ledger(writer) == ["0001_a", "0002_b"])
+    }
+
+    /// A squash of applied steps only rewrites the ledger, as GRDB's `merging:` does.
+    @Test func aMergedStepReplacesItsStepsInTheLedger() throws {
+        let scratch = try ScratchDatabase()
+        let writer = try scratch.queue()
+        try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_a", apply: { db in try db.execute(sql: "CREATE TABLE a (x)") }),
+            MigrationStep(identifier: "0002_b", apply: { db in try db.execute(sql: "CREATE TABLE b (x)") }),
+        ]).migrate(in: writer)
+        let squashed = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0002_ab", merging: ["0001_a", "0002_b"], apply: { db in
+                try db.execute(sql: "CREATE TABLE a (x); CREATE TABLE b (x)")
+            }),
+        ])
+        #expect(try squashed.migrationStatus(in: writer).entries.map(\.state) == [.applied])
+        try squashed.migrate(in: writer)
+        #expect(try ledger(writer) == ["0002_ab"])
+        #expect(try squashed.hasCompletedMigrations(in: writer))
+    }
+
+    /// GRDB's migrator runs behind a barrier: a pool reader that starts while a step is
+    /// running waits for the migration and then sees all of it, never a database half
+    /// way between two steps (and never the step's uncommitted work).
+    @Test func poolReadersSeeTheDatabaseBeforeOrAfterTheMigrationNeverHalfWay() throws {
+        let scratch = try ScratchDatabase()
+        let pool = try scratch.pool()
+        try pool.write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY); INSERT INTO notes DEFAULT VALUES") }
+        let started = DispatchSemaphore(value: 0)
+        let runner = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_big", apply: { db in
+                try db.execute(sql: "CREATE TABLE big (n INTEGER)")
+                started.signal()
+                usleep(300_000)
+                try db.execute(sql: """
+                    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+                    INSERT INTO big SELECT i FROM c;
+                    """)
+            }),
+            MigrationStep(identifier: "0002_index", apply: { db in try db.execute(sql: "CREATE INDEX big_n ON big(n)") }),
+        ])
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: (any Error)?
+        DispatchQueue.global().async {
+            do { try runner.migrate(in: pool) } catch { failure = error }
+            finished.signal()
+        }
+        #expect(started.wait(timeout: .now() + 30) == .success, "the step never started")
+        let seen = try pool.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM notes"),
+             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM big"))
+        }
+        #expect(seen.0 == 1)
+        #expect(seen.1 == ["0001_big", "0002_index"], "a reader saw the database half way")
+        #expect(seen.2 == 100_000)
+        #expect(finished.wait(timeout: .now() + 30) == .success, "the migration never finished")
+        if let failure { throw failure }
+        #expect(try runner.hasCompletedMigrations(in: pool))
+    }
+}
