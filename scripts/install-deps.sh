@@ -24,6 +24,7 @@ make
 python3
 binutils
 strace
+libsqlite3-dev
 "
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -6,6 +6,8 @@
 #   sqlcipher4  the default: the system's SQLCipher 4 (4.6.1), scratch path .build
 #   sqlcipher3  Debian 12's own SQLCipher 3.4.1 (scripts/sqlcipher3.sh), scratch path
 #               .build-sqlcipher3
+#   grdb        the GRDB integration (Integrations/GRDB), a package of its own on the
+#               system SQLite, in its own process: never beside libsqlcipher
 #
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs one of them; arguments go to
 # `swift test` (for example --filter). Every built binary's linkage is checked first.
@@ -14,7 +16,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
 
-configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3"}
+configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb"}
 failed=""
 for configuration in $configurations; do
     # Each configuration runs even when the one before failed; the run fails at the end.
@@ -24,6 +26,21 @@ for configuration in $configurations; do
             scratch=.build
             MIGRATIONKIT_EXPECTED_SQLCIPHER=4
             ;;
+        grdb)
+            cd Integrations/GRDB || exit 1
+            echo "== grdb: building (Integrations/GRDB/.build)" >&2
+            swift build --build-tests || exit 1
+            # GRDB links the system libsqlite3: libsqlcipher must not be in this process.
+            for binary in .build/debug/MigrationKitGRDBPackageTests.xctest; do
+                if readelf -d "$binary" | grep -q 'libsqlcipher'; then
+                    echo "test: $binary links libsqlcipher beside GRDB's libsqlite3" >&2
+                    exit 1
+                fi
+            done
+            echo "== grdb: testing" >&2
+            swift test --skip-build "$@" || exit 1
+            exit 0
+            ;;
         sqlcipher3)
             environment=$(./scripts/sqlcipher3.sh --env) || exit 1
             eval "$environment"
@@ -31,7 +48,7 @@ for configuration in $configurations; do
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
             ;;
         *)
-            echo "test: unknown configuration $configuration (use sqlcipher4 or sqlcipher3)" >&2
+            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3 or grdb)" >&2
             exit 64
             ;;
         esac
