@@ -6,16 +6,9 @@ import MigrationKit
 /// `grdb_migrations` stays exactly GRDB's; a database migrated by GRDB simply has no
 /// history rows, and its checksums are adopted on the next migrate.
 public enum MigrationHistory {
-    public static let tableName = "migrationkit_history"
+    public static let tableName = MigrationHistoryTable.name
 
-    static let createSQL = """
-        CREATE TABLE IF NOT EXISTS migrationkit_history (
-            identifier TEXT NOT NULL PRIMARY KEY,
-            checksum TEXT,
-            applied_at TEXT NOT NULL,
-            duration_ms INTEGER NOT NULL
-        )
-        """
+    static let createSQL = MigrationHistoryTable.createSQL
 
     /// One row of history.
     public struct Entry: Hashable, Sendable {

@@ -5,14 +5,7 @@ import MigrationKit
 /// timings (`migrationkit_history`, the same table the SQLCipher runner keeps), read and
 /// written through GRDB.
 enum GRDBMigrationHistory {
-    static let createSQL = """
-        CREATE TABLE IF NOT EXISTS migrationkit_history (
-            identifier TEXT NOT NULL PRIMARY KEY,
-            checksum TEXT,
-            applied_at TEXT NOT NULL,
-            duration_ms INTEGER NOT NULL
-        )
-        """
+    static let createSQL = MigrationHistoryTable.createSQL
 
     /// The ledger in the order steps were recorded, and the recorded checksums.
     static func snapshot(in db: Database) throws -> LedgerSnapshot {
@@ -20,7 +13,7 @@ enum GRDBMigrationHistory {
             ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
             : []
         var checksums: [String: String] = [:]
-        if try db.tableExists("migrationkit_history") {
+        if try db.tableExists(MigrationHistoryTable.name) {
             for row in try Row.fetchAll(db, sql: "SELECT identifier, checksum FROM migrationkit_history WHERE checksum IS NOT NULL") {
                 checksums[row[0]] = row[1]
             }
@@ -54,7 +47,7 @@ enum GRDBMigrationHistory {
 
     /// Forgets a step rolled back.
     static func forget(_ identifier: String, in db: Database) throws {
-        guard try db.tableExists("migrationkit_history") else { return }
+        guard try db.tableExists(MigrationHistoryTable.name) else { return }
         try db.execute(sql: "DELETE FROM migrationkit_history WHERE identifier = ?", arguments: [identifier])
     }
 }
