@@ -15,12 +15,15 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // SHA-256 checksums of migration files, as the main package computes them.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .target(name: "MigrationKit"),
         .target(name: "MigrationKitGRDB", dependencies: [
             "MigrationKit",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB"]),
     ],

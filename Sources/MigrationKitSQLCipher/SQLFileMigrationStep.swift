@@ -35,43 +35,19 @@ extension MigrationStep where Database == SQLCipherDatabase {
             apply: { db in try Self.run(up, in: db) },
             rollback: rollback)
         // What versions that hashed the bytes as they were recorded for a CRLF file.
-        if file.up.sql.utf8.contains(UInt8(ascii: "\r")) {
-            equivalentChecksums = [Self.hexDigest(of: Array(file.up.sql.utf8))]
+        if let legacy = MigrationChecksum.legacyBytes(of: file.up.sql) {
+            equivalentChecksums = [Self.hexDigest(of: legacy)]
         }
     }
 
-    /// Lowercase hex SHA-256 of the SQL's UTF-8 bytes, with `\r\n` made `\n` (and a `\r`
-    /// that ends the text, the rest of a CRLF a section's last line was split from,
-    /// dropped; any other `\r` made `\n`).
+    /// The file checksum (`MigrationChecksum`) of `sql`: lowercase hex SHA-256 of its
+    /// UTF-8 bytes with line endings made `\n`.
     public static func checksum(of sql: String) -> String {
-        var bytes = Array(sql.utf8)
-        if bytes.contains(UInt8(ascii: "\r")) {
-            var normalized: [UInt8] = []
-            normalized.reserveCapacity(bytes.count)
-            for (index, byte) in bytes.enumerated() {
-                if byte == UInt8(ascii: "\r") {
-                    if index + 1 == bytes.count || bytes[index + 1] == UInt8(ascii: "\n") { continue }
-                    normalized.append(UInt8(ascii: "\n"))
-                } else {
-                    normalized.append(byte)
-                }
-            }
-            bytes = normalized
-        }
-        return hexDigest(of: bytes)
+        hexDigest(of: MigrationChecksum.normalizedBytes(of: sql))
     }
 
     static func hexDigest(of bytes: [UInt8]) -> String {
-        // Straight into one byte buffer: a String per byte, joined, cost more than the
-        // hash itself, and every command loading a long history pays it per file.
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(SHA256.byteCount * 2)
-        for byte in SHA256.hash(data: bytes) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        MigrationChecksum.hex(SHA256.hash(data: bytes))
     }
 
     private static func run(_ section: SQLSection, in db: SQLCipherDatabase) throws {

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import MigrationKit
+import MigrationKitGRDB
+import Testing
+
+/// SQL migration files under GRDB, read from a folder as `migrationkit` reads them.
+@Suite struct GRDBFileStepTests {
+    private func write(_ text: String, to name: String, in scratch: ScratchDatabase) throws {
+        let folder = scratch.folder.appendingPathComponent("Migrations")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: folder.appendingPathComponent(name))
+    }
+
+    private func folder(_ scratch: ScratchDatabase) -> String {
+        scratch.folder.appendingPathComponent("Migrations").path
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func aFolderOfSQLFilesMigratesAndRollsBack(_ kind: WriterKind) throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n-- migrate:down\nDROP TABLE authors;\n",
+                  to: "0001_authors.sql", in: scratch)
+        try write("CREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id));\nCREATE INDEX books_authorId ON books(authorId);\n",
+                  to: "0002_books.up.sql", in: scratch)
+        try write("DROP TABLE books;\n", to: "0002_books.down.sql", in: scratch)
+        let writer = try kind.open(scratch)
+        let runner = try GRDBMigrationRunner(
+            directory: folder(scratch),
+            verifier: GRDBMigrationVerifier(requiredIndexes: [RequiredIndexSpec(table: "books", index: "books_authorId")]))
+        try runner.migrate(in: writer)
+        #expect(try runner.appliedIdentifiers(in: writer) == ["0001_authors", "0002_books"])
+        let checksums = try writer.read { try String.fetchAll($0, sql: "SELECT checksum FROM migrationkit_history ORDER BY identifier") }
+        #expect(checksums.count == 2 && checksums.allSatisfy { $0.count == 64 && $0.allSatisfy(\.isHexDigit) }, "\(checksums)")
+        // Rolled back, the required index is gone too: the verifier after a rollback
+        // would say so, so the rollback runs with a verifier that requires nothing.
+        #expect(throws: MigrationKitError.missingIndex(table: "books", index: "books_authorId")) {
+            try runner.rollbackLastMigration(in: writer)
+        }
+        try runner.migrate(in: writer)
+        let plain = try GRDBMigrationRunner(directory: folder(scratch))
+        #expect(try plain.rollbackMigrations(in: writer, steps: 2) == ["0002_books", "0001_authors"])
+        #expect(try writer.read { try $0.tableExists("authors") } == false)
+    }
+
+    @Test func anEditedFileIsReportedButLineEndingsAreNotAnEdit() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE a (x);\n", to: "0001_a.sql", in: scratch)
+        let writer = try scratch.queue()
+        try GRDBMigrationRunner(directory: folder(scratch)).migrate(in: writer)
+        // The same file with Windows line endings is the same migration.
+        try write("-- migrate:up\r\nCREATE TABLE a (x);\r\n", to: "0001_a.sql", in: scratch)
+        #expect(try GRDBMigrationRunner(directory: folder(scratch)).migrationStatus(in: writer).modified.isEmpty)
+        // Another statement is an edit, named with its file.
+        try write("-- migrate:up\nCREATE TABLE a (x, y);\n", to: "0001_a.sql", in: scratch)
+        let edited = try GRDBMigrationRunner(directory: folder(scratch))
+        #expect(try edited.migrationStatus(in: writer).modified == ["0001_a"])
+        #expect(throws: MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: [folder(scratch) + "/0001_a.sql"])) {
+            try edited.migrate(in: writer)
+        }
+    }
+
+    @Test func aFailingStatementNamesItsFileAndLeavesNothing() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE a (x);\n", to: "0001_a.sql", in: scratch)
+        try write("-- a comment\n-- migrate:up\nCREATE TABLE b (x);\nINSERT INTO missing VALUES (1);\n", to: "0002_b.sql", in: scratch)
+        let writer = try scratch.queue()
+        let runner = try GRDBMigrationRunner(directory: folder(scratch))
+        let error = #expect(throws: GRDBFileStatementError.self) { try runner.migrate(in: writer) }
+        #expect(error?.sourcePath == folder(scratch) + "/0002_b.sql")
+        #expect(error?.underlying.message?.contains("missing") == true)
+        #expect(try writer.read { try $0.tableExists("b") } == false)
+        #expect(try runner.migrationStatus(in: writer).pending == ["0002_b"])
+    }
+}
