@@ -4,7 +4,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import MigrationKitSQLCipher
 
 /// Keeps a process that holds database keys out of reach of core dumps and of other
 /// processes of the same user, as `ssh-agent` and `gpg-agent` do:

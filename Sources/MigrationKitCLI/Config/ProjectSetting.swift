@@ -41,9 +41,6 @@ enum ProjectSetting: String, CaseIterable, Sendable {
         }
     }
 
-    /// The long option: `--db-path`.
-    var option: String { "--" + rawValue }
-
     /// `MIGRATIONKIT_DB_PATH`.
     var environmentVariable: String {
         "MIGRATIONKIT_" + rawValue.uppercased().replacingOccurrences(of: "-", with: "_")
