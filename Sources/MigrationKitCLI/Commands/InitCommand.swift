@@ -47,12 +47,14 @@ struct InitCommand: ParsableCommand {
         where FileManager.default.fileExists(atPath: path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
             throw CLIError(.fileError, "\(path) already exists (\(what)); init writes only into a folder that has neither. Edit the existing one, or run init elsewhere.")
         }
-        try Folders.create(migrations, purpose: "migrations folder", mode: 0o755)
+        // The file first (mode 0600, whole or not at all, never over one made in the
+        // meantime), then the folder: a folder that cannot be made takes back the one
+        // file, where a file that cannot be written would leave folders and parents.
+        try DurableFile.writePrivate(Array(template.utf8), to: file, replacing: false)
         do {
-            // Mode 0600, whole or not at all, never over a file made in the meantime.
-            try DurableFile.writePrivate(Array(template.utf8), to: file, replacing: false)
+            try Folders.create(migrations, purpose: "migrations folder", mode: 0o755)
         } catch {
-            _ = rmdir(migrations)
+            _ = unlink(file)
             throw error
         }
         reporter.line("Wrote \(file) and the empty folder \(migrations)/. Next: `migrationkit new create_tables`, then `migrationkit migrate`.")
