@@ -141,6 +141,10 @@ public struct SQLCipherMigrationRunner: Sendable {
         let clock = ContinuousClock()
         var current: SQLCipherMigrationStep?
         let foreignKeys = ForeignKeyBaseline()
+        // The page HMACs are checked on the file as it is, before the transaction:
+        // inside it the check would read pages the transaction has not written back.
+        // The pages the transaction writes are encrypted afresh, with new HMACs.
+        if host.verifyIntegrity == nil { try verifier.verifyFileIntegrity(db) }
         try Self.attributingViolations(to: { current }) {
                 try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, commit: !report.isDryRun) {
                     // Run again from the start if the deferral had to look at the database

@@ -20,6 +20,14 @@ public struct SQLCipherMigrationVerifier: Sendable {
         if let failure = integrityChecks(db).lazy.compactMap(\.failure).first { throw failure }
     }
 
+    /// Throws if a page of the file fails its HMAC (SQLCipher 4.2+; nothing to check
+    /// on older versions). For a check that must run before a transaction: within
+    /// one, `integrityChecks` leaves it out.
+    func verifyFileIntegrity(_ db: SQLCipherDatabase) throws {
+        guard SQLCipherLibrary.hasCipherIntegrityCheck else { return }
+        if let failure = cipherIntegrityCheck(db).failure { throw failure }
+    }
+
     /// Throws the first post-migration problem found.
     public func verifyPostMigration(_ db: SQLCipherDatabase) throws {
         try verifyPostMigration(db, foreignKeys: .strict)
@@ -42,7 +50,11 @@ public struct SQLCipherMigrationVerifier: Sendable {
     /// damaged pages, which quick_check (it reads the b-trees) cannot.
     public func integrityChecks(_ db: SQLCipherDatabase) -> [VerificationCheck] {
         var checks: [VerificationCheck] = []
-        if SQLCipherLibrary.hasCipherIntegrityCheck {
+        // Not inside a transaction: the pragma reads the pages in the file, not the
+        // transaction's, and names every page a large transaction has spilled or grown
+        // the database by as failing its HMAC. An atomic migrate checks the file before
+        // its transaction instead (`verifyFileIntegrity`).
+        if SQLCipherLibrary.hasCipherIntegrityCheck && !db.isInsideTransaction {
             checks.append(cipherIntegrityCheck(db))
         }
         checks.append(quickCheck(db))

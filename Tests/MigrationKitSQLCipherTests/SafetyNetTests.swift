@@ -119,6 +119,39 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         #expect(try SQLCipherMigrationRunner(steps: steps).hasCompletedMigrations(in: writer))
     }
 
+    /// A transaction larger than the page cache spills pages to the file and grows it
+    /// before the commit. Checked inside the transaction, SQLCipher's
+    /// cipher_integrity_check read those pages from the file and called them damaged,
+    /// so every large atomic migrate, dry run and fleet failed verification.
+    @Test func anAtomicRunLargerThanThePageCachePassesVerification() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let large = step("0001_large", """
+            CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 100000)
+                INSERT INTO filler (text) SELECT printf('row %d of filler text', x) FROM n;
+            """)
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+            try writer.write { try $0.execute(sql: "CREATE TABLE existing (k); INSERT INTO existing VALUES ('keep');") }
+        }
+        // Content, not bytes: pages the transaction spilled are put back from the
+        // journal, and SQLCipher encrypts each page it writes with a fresh IV.
+        func dump() throws -> String { try SQLCipherShell.run(path, keyPragma: DatabaseKey.testRawKeyPragma, ".dump").stdout }
+        let before = try dump()
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        let dryRun = try SQLCipherMigrationRunner(steps: [large]).migrate(in: writer, options: MigrateOptions(mode: .dryRun))
+        #expect(dryRun.identifiers == ["0001_large"])
+        #expect(try dump() == before)
+        #expect(before.contains("INSERT INTO existing VALUES('keep');"))
+        let report = try SQLCipherMigrationRunner(steps: [large]).migrate(in: writer, options: MigrateOptions(mode: .atomic))
+        #expect(report.identifiers == ["0001_large"])
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM filler") } == 100_000)
+        // And the file as committed is sound, page by page, to a second client.
+        let shell = try SQLCipherShell.run(path, keyPragma: DatabaseKey.testRawKeyPragma, "PRAGMA integrity_check;")
+        #expect(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(shell.output)")
+    }
+
     @Test func aDryRunReportsStepsAndSchemaChangeAndLeavesTheFileUnchanged() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.db")
