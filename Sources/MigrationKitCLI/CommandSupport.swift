@@ -48,12 +48,26 @@ enum CommandSupport {
         warnIfOnCommandLine(keyOptions, reporter: reporter)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
         let creating = access == .create && (size ?? 0) == 0
+        let key = try resolveKey(keyOptions, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
+                                 keyIsNew: keyIsNew || creating, reporter: reporter)
+        let configuration = self.configuration(path: path, cipher: cipher, lockTimeout: lockTimeout, access: access)
+        MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
+        return ConnectionSettings(path: path, key: key, configuration: configuration)
+    }
+
+    /// The key the options select (nil for --plaintext), read from its source once.
+    static func resolveKey(_ keyOptions: KeyOptions, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
         let source = try keyOptions.source(
             isSet: { getenv($0) != nil },
             standardInputIsTerminal: Console.standardInputIsTerminal,
-            promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
-            keyIsNew: keyIsNew || creating)
-        let key = try source?.resolve(warn: { reporter.warning($0.description) })
+            promptMessage: promptMessage,
+            keyIsNew: keyIsNew)
+        return try source?.resolve(warn: { reporter.warning($0.description) })
+    }
+
+    /// How to open the database at `path` for `access`, with the cipher options and
+    /// lock timeout given.
+    static func configuration(path: String, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess) -> SQLCipherConfiguration {
         var configuration = SQLCipherConfiguration()
         configuration.busyTimeout = .milliseconds(Int64(lockTimeout * 1000))
         configuration.cipher = cipher.settings
@@ -61,7 +75,6 @@ enum CommandSupport {
         // Process-wide: also covers the connections a command opens beyond this one
         // (copies, backups, format upgrades).
         if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
-        MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
         switch access {
         case .create:
             configuration.createIfMissing = true
@@ -71,7 +84,7 @@ enum CommandSupport {
             configuration.createIfMissing = false
             configuration.readOnly = FileManager.default.fileExists(atPath: path) && !FileManager.default.isWritableFile(atPath: path)
         }
-        return ConnectionSettings(path: path, key: key, configuration: configuration)
+        return configuration
     }
 
     /// `--password` put the key in the process list, whether or not this command then

@@ -67,6 +67,7 @@ import Testing
         let options = workspace.options()
         expectDocumented("status", try json(["status"] + options), fields)  // before the database exists
         expectDocumented("migrate", try json(["migrate", "--no-backup"] + options), fields)
+        expectDocumented("migrate --db-glob", try json(["migrate", "--db-glob", workspace.path("*.db")] + options), fields)
         expectDocumented("status", try json(["status"] + options), fields)
         expectDocumented("verify", try json(["verify"] + options), fields)
         expectDocumented("lint", try json(["lint"] + options), fields)

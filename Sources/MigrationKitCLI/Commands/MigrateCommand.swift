@@ -40,10 +40,22 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     @Flag(name: .customLong("no-lint"), help: "Skip the lint of pending migrations (its errors otherwise block the run).")
     var noLint = false
 
+    @Option(name: .customLong("db-glob"), help: ArgumentHelp("Migrate every database file this pattern matches, such as 'tenants/*.db' (quoted; repeatable). Each database is migrated all or nothing.", valueName: "pattern"))
+    var databaseGlobs: [String] = []
+
+    @Option(name: .customLong("jobs"), help: ArgumentHelp("With several databases: how many to migrate at once (default: the number of CPU cores).", valueName: "n"))
+    var jobs: Int?
+
     func validate() throws {
         if atomic && dryRun { throw ValidationError("--dry-run already runs atomically; give one of --atomic and --dry-run.") }
         if dryRun && eraseOnSchemaChange { throw ValidationError("--dry-run cannot be combined with --erase-on-schema-change.") }
         if yes && !eraseOnSchemaChange { throw ValidationError("--yes only confirms --erase-on-schema-change.") }
+        if let jobs, !(1...FleetRun.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs must be between 1 and \(FleetRun.maximumJobs).")
+        }
+        if isFleet && eraseOnSchemaChange {
+            throw ValidationError("--erase-on-schema-change works on one database; give one --db-path.")
+        }
     }
 
     private var options: MigrateOptions {
@@ -52,6 +64,10 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
 
     func run() throws {
         let reporter = Reporter(output)
+        if isFleet { return try runFleet(reporter: reporter) }
+        var connection = connection
+        // `{name}` in the key options stands for this database's name, as in a fleet.
+        if let path = connection.dbPath { connection.key = connection.key.forDatabase(at: path) }
         let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes), reporter: reporter)
         var runner = loaded.runner
         runner.allowOutOfOrder = allowOutOfOrder
@@ -113,19 +129,27 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
 
     /// Lints the pending files against the database: warnings are printed, errors
     /// stop the run before anything changes.
-    private func lintPending(_ files: [SQLMigrationFile], runner: SQLCipherMigrationRunner, writer: SQLCipherWriter, reporter: Reporter) throws {
+    ///
+    /// - Parameter listed: the findings are printed; a fleet, which does not print each
+    ///   database's, points at `lint` instead.
+    func lintPending(_ files: [SQLMigrationFile], runner: SQLCipherMigrationRunner, writer: SQLCipherWriter, reporter: Reporter, listed: Bool = true) throws {
         let pending = Set(try runner.migrationStatus(in: writer).pending)
         let checked = files.filter { pending.contains($0.identifier) }
         guard !checked.isEmpty else { return }
-        try lint(checked, context: try writer.read { try LintContext.reading($0, for: checked) }, reporter: reporter)
+        try lint(checked, context: try writer.read { try LintContext.reading($0, for: checked) }, reporter: reporter,
+                 listed: listed ? nil : writer.path)
     }
 
-    private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter) throws {
+    /// - Parameter listed: nil when the findings are printed here; otherwise the
+    ///   database whose `lint` shows them.
+    private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter, listed database: String? = nil) throws {
         let findings = MigrationLinter(context: minimum.applied(to: context)).lint(checked)
-        LintPrinter.print(findings, reporter: reporter, asWarnings: true)
+        if database == nil { LintPrinter.print(findings, reporter: reporter, asWarnings: true) }
         let errors = findings.filter { $0.severity == .error }.count
         if errors > 0 {
-            throw CLIError(.migrationFailed, "Lint found \(errors) error\(errors == 1 ? "" : "s") in pending migrations (listed above); nothing was applied. Fix them, or pass --no-lint if you are sure.")
+            let found = "Lint found \(errors) error\(errors == 1 ? "" : "s") in pending migrations"
+            let shown = database.map { "; nothing was applied. See them with `migrationkit lint --db-path \($0)`" } ?? " (listed above); nothing was applied"
+            throw CLIError(.migrationFailed, found + shown + ". Fix them, or pass --no-lint if you are sure.")
         }
     }
 
@@ -134,7 +158,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     /// Throws what migrate would refuse for (a newer version's database, a half-applied
     /// merge, edited or out-of-order migrations, a target already passed), so a
     /// refused run writes no backup and prunes none.
-    private func needsChange(_ runner: SQLCipherMigrationRunner, _ writer: SQLCipherWriter) throws -> Bool {
+    func needsChange(_ runner: SQLCipherMigrationRunner, _ writer: SQLCipherWriter) throws -> Bool {
         let analysis = try runner.analysis(in: writer)
         try analysis.refuseUnsafeHistory(acceptModified: Set(acceptModified))
         let lastIndex = target.flatMap { runner.registry.index(of: $0) } ?? (runner.registry.steps.count - 1)

@@ -4,8 +4,15 @@ import MigrationKitSQLCipher
 
 /// The database and how to open it: path, key, cipher settings, lock timeout.
 public struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file.", valueName: "path"))
-    public var dbPath: String?
+    /// Every `--db-path` given: `migrate` takes several (a fleet), other commands one.
+    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file (migrate takes several: repeat it, or see --db-glob).", valueName: "path"))
+    public var dbPaths: [String] = []
+
+    /// The database file, for the commands that work on one.
+    public var dbPath: String? {
+        get { dbPaths.last }
+        set { dbPaths = newValue.map { [$0] } ?? [] }
+    }
 
     /// Global, like --db-path: scripts can pass the same options to every command.
     @OptionGroup
@@ -45,6 +52,9 @@ public struct ConnectionOptions: ParsableArguments {
 
     /// The database path, or a usage error naming the option.
     func requiredPath() throws -> String {
+        if dbPaths.count > 1 {
+            throw CLIError(.usage, "--db-path is given \(dbPaths.count) times, but this command works on one database; only migrate takes several. Give one --db-path.")
+        }
         guard let dbPath, !dbPath.isEmpty else {
             throw CLIError(.usage, "--db-path is required: the database file to work on.")
         }

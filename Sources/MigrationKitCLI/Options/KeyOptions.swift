@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MigrationKitKeys
 import MigrationKitSQLCipher
 
@@ -60,5 +61,33 @@ public struct KeyOptions: ParsableArguments {
         if standardInputIsTerminal { return .prompt(message: promptMessage, confirm: keyIsNew) }
         throw CLIError(.keyUnavailable,
                        "No key given; pass --password-file, --keychain-service/--keychain-account, --password or \(Self.environmentVariable), or --plaintext for an unencrypted database.")
+    }
+}
+
+extension KeyOptions {
+    /// What `{name}` in `--password-file`, `--keychain-service` or `--keychain-account`
+    /// stands for: one database's name, so each database of a fleet has its own key.
+    static let namePlaceholder = "{name}"
+
+    /// Whether the key source names each database's own key through `{name}`.
+    var isTemplate: Bool {
+        [passwordFile, keychainService, keychainAccount].contains { $0?.contains(Self.namePlaceholder) == true }
+    }
+
+    /// These options with `{name}` replaced by the name of the database at `path`: its
+    /// file name without the last extension (`tenants/acme.db` is `acme`).
+    func forDatabase(at path: String) -> KeyOptions {
+        let name = Self.databaseName(path)
+        var options = self
+        options.passwordFile = passwordFile?.replacingOccurrences(of: Self.namePlaceholder, with: name)
+        options.keychainService = keychainService?.replacingOccurrences(of: Self.namePlaceholder, with: name)
+        options.keychainAccount = keychainAccount?.replacingOccurrences(of: Self.namePlaceholder, with: name)
+        return options
+    }
+
+    static func databaseName(_ path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
+        return String(file[..<dot])
     }
 }

@@ -56,9 +56,15 @@ struct Reporter: Sendable {
     let verbose: Bool
 
     init(_ options: OutputOptions) {
-        quiet = options.quiet
-        json = options.json
-        verbose = options.verbose
+        self.init(quiet: options.quiet, json: options.json, verbose: options.verbose)
+    }
+
+    /// `quiet: true` says nothing at all: for work whose results are reported
+    /// elsewhere (each database of a fleet).
+    init(quiet: Bool, json: Bool = false, verbose: Bool = false) {
+        self.quiet = quiet
+        self.json = json
+        self.verbose = verbose
     }
 
     /// A line of the human report.

@@ -31,6 +31,18 @@ final class ProgressLine: @unchecked Sendable {
         }
     }
 
+    /// Shows `label` instead, keeping the elapsed time of the `start` before (or
+    /// starting, if nothing is shown): a fleet's count of databases done.
+    func update(_ label: String) {
+        guard enabled else { return }
+        let shown = lock.withLock { () -> Bool in
+            guard let started = current?.started else { return false }
+            current = (label, started)
+            return true
+        }
+        if !shown { start(label) }
+    }
+
     /// Clears the line, so the next printed line starts clean.
     func stop() {
         guard enabled else { return }

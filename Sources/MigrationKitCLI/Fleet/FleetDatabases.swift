@@ -1,0 +1,79 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The databases one `migrate` works on: every `--db-path`, then every file each
+/// `--db-glob` matches, in that order (a pattern's matches sorted by name), each file
+/// once however many times it was named.
+struct FleetDatabases {
+    let paths: [String]
+
+    /// - Throws: a usage error for a pattern that matches no database file, so a typo
+    ///   never reads as "nothing to migrate".
+    init(paths given: [String], globs: [String]) throws {
+        var paths: [String] = []
+        var seen = Set<FileIdentity>()
+        func add(_ path: String) {
+            // The same file named twice (a path and a pattern, or through a symbolic
+            // link) is migrated once; a missing file stays, to fail with its own message.
+            if let identity = FileIdentity(path) {
+                guard seen.insert(identity).inserted else { return }
+            } else if paths.contains(path) {
+                return
+            }
+            paths.append(path)
+        }
+        given.forEach(add)
+        for pattern in globs {
+            let matches = try Self.expand(pattern).filter(Self.isDatabaseCandidate)
+            if matches.isEmpty {
+                throw CLIError(.usage, "--db-glob \(pattern) matches no database file; check the pattern (quote it, so the shell does not expand it first).")
+            }
+            matches.forEach(add)
+        }
+        self.paths = paths
+    }
+
+    /// Files a pattern such as `tenants/*` also matches but that are never databases to
+    /// migrate: SQLite's journals and MigrationKit's own backups and markers.
+    static func isDatabaseCandidate(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if ["-journal", "-wal", "-shm"].contains(where: name.hasSuffix) { return false }
+        if name.contains(".migrationkit-") || name.contains(".backup-") { return false }
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// The pattern's matches, sorted, through the C library's `glob` (the shell's
+    /// rules: `*`, `?`, `[…]`; a leading dot is matched only by a leading dot).
+    private static func expand(_ pattern: String) throws -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        let status = glob(pattern, 0, nil, &result)
+        switch status {
+        case 0:
+            return (0..<Int(result.gl_pathc)).compactMap { index in
+                result.gl_pathv[index].map { String(cString: $0) }
+            }
+        case GLOB_NOMATCH:
+            return []
+        default:
+            throw CLIError(.fileError, "--db-glob \(pattern) could not be read (a folder it walks is unreadable, or memory ran out); check the folder's permissions.")
+        }
+    }
+}
+
+/// A file's device and inode: two paths to one file are one database.
+private struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(_ path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitSQLCipher
+
+/// `migrate` over many databases (repeated `--db-path`, `--db-glob`): one process,
+/// `--jobs` databases at a time, for apps that keep a database per user or tenant.
+///
+/// Each database is migrated all or nothing (`MigrateOptions.Mode.atomic`): a failure
+/// or a kill leaves it exactly as it was, never between two migrations, so a fleet is
+/// always made of databases that are either migrated or untouched, and a second run
+/// finishes the job. One database's failure does not stop the others.
+struct FleetRun {
+    static let maximumJobs = 256
+
+    /// One database's result.
+    struct Outcome: Sendable {
+        enum Result: Sendable {
+            case migrated(MigrationReport)
+            case failed(ErrorPresentation)
+        }
+
+        let path: String
+        let result: Result
+        let duration: Duration
+        let backup: String?
+
+        var failure: ErrorPresentation? {
+            if case .failed(let failure) = result { return failure }
+            return nil
+        }
+    }
+
+    /// Where each database's key comes from.
+    enum Keys {
+        /// Read once, for every database (a key file, the environment, one prompt).
+        case shared(DatabaseKey?)
+        /// `{name}` in the key options: read for each database.
+        case perDatabase(KeyOptions)
+    }
+
+    let paths: [String]
+    let jobs: Int
+    let keys: Keys
+    let configuration: SQLCipherConfiguration
+    /// Migrates one opened database: lint, backup and the migration itself.
+    let migrate: (SQLCipherWriter) throws -> (report: MigrationReport, backup: String?)
+
+    /// Migrates every database; `finished` is told how many are done (and how many
+    /// failed) after each one.
+    func run(host: MigrationCLIHost, reporter: Reporter, finished: @escaping (_ done: Int, _ failed: Int) -> Void) -> [Outcome] {
+        let failures = FailureCount()
+        return WorkerPool.map(count: paths.count, jobs: jobs, { index in
+            let outcome = migrateOne(paths[index], host: host, reporter: reporter)
+            if outcome.failure != nil { failures.add() }
+            return outcome
+        }, finished: { done in finished(done, failures.value) })
+    }
+
+    private func migrateOne(_ path: String, host: MigrationCLIHost, reporter: Reporter) -> Outcome {
+        let started = ContinuousClock.now
+        do {
+            let key: DatabaseKey?
+            switch keys {
+            case .shared(let shared):
+                key = shared
+            case .perDatabase(let options):
+                key = try CommandSupport.resolveKey(options.forDatabase(at: path), promptMessage: "Key for \(path): ", keyIsNew: false, reporter: reporter)
+            }
+            // Held for this database only: a fleet of thousands cannot keep a
+            // descriptor open for each until the command ends.
+            let lock = try DatabaseFileLock.exclusive(path: path, timeout: configuration.busyTimeout)
+            defer { lock.release() }
+            let writer = try host.openWriter(ConnectionSettings(path: path, key: key, configuration: configuration))
+            let result = try migrate(writer)
+            return Outcome(path: path, result: .migrated(result.report), duration: ContinuousClock.now - started, backup: result.backup)
+        } catch {
+            let failure = ErrorPresentation(error)
+                ?? ErrorPresentation(kind: "unexpected", message: "\(path): unexpected failure: \(error)", exitCode: .failure)
+            return Outcome(path: path, result: .failed(failure), duration: ContinuousClock.now - started, backup: nil)
+        }
+    }
+
+    private final class FailureCount: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        var value: Int { lock.withLock { count } }
+        func add() { lock.withLock { count += 1 } }
+    }
+}
+
+extension MigrateCommand {
+    /// More than one database: a fleet.
+    var isFleet: Bool { connection.dbPaths.count > 1 || !databaseGlobs.isEmpty }
+
+    func runFleet(reporter: Reporter) throws {
+        // A database file named in migrationkit.toml or the environment is one app's
+        // database; --db-glob names the fleet, so only --db-path flags join it.
+        let givenPaths = CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag || databaseGlobs.isEmpty ? connection.dbPaths : []
+        let databases = try FleetDatabases(paths: givenPaths, globs: databaseGlobs)
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes), reporter: reporter)
+        var runner = loaded.runner
+        runner.allowOutOfOrder = allowOutOfOrder
+        if let target, runner.registry.index(of: target) == nil { throw MigrationKitError.unknownMigration(target) }
+
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
+        let keys: FleetRun.Keys = connection.key.isTemplate
+            ? .perDatabase(connection.key)
+            : .shared(try CommandSupport.resolveKey(connection.key, promptMessage: "Key for the \(databases.paths.count) databases: ", keyIsNew: false, reporter: reporter))
+        let configuration = CommandSupport.configuration(path: "", cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
+
+        let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified))
+        let command = self
+        let fleet = FleetRun(paths: databases.paths, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, keys: keys,
+                             configuration: configuration) { writer in
+            let silent = Reporter(quiet: true)
+            if !command.noLint, let files = loaded.files {
+                try command.lintPending(files, runner: runner, writer: writer, reporter: silent, listed: false)
+            }
+            var backupPath: String?
+            if !command.dryRun, !command.backup.skip, try command.needsChange(runner, writer) {
+                backupPath = try command.backup.create(of: writer)
+            }
+            let report = try command.target.map { try runner.migrate(in: writer, upTo: $0, options: options) }
+                ?? runner.migrate(in: writer, options: options)
+            return (report, backupPath)
+        }
+
+        let total = databases.paths.count
+        let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
+        progress.start("Migrating \(total) databases")
+        let started = ContinuousClock.now
+        let outcomes = fleet.run(host: CLIContext.host, reporter: reporter) { done, failed in
+            progress.update("[\(done)/\(total)] databases migrated" + (failed > 0 ? ", \(failed) failed" : ""))
+        }
+        progress.stop()
+
+        let summary = FleetSummary(outcomes: outcomes, duration: ContinuousClock.now - started, jobs: fleet.jobs, dryRun: dryRun)
+        summary.print(to: reporter)
+        try reporter.document(summary.document)
+        if let first = outcomes.lazy.compactMap(\.failure).first {
+            Console.error("\(CLIContext.host.commandName): error: \(summary.failedSentence)")
+            throw ExitCode(first.exitCode.rawValue)
+        }
+    }
+}

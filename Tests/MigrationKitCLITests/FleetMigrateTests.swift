@@ -1,0 +1,201 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `migrate` over many databases at once (repeated --db-path, --db-glob, --jobs): each
+/// database all or nothing, one failure never stopping the others, keys per database
+/// from a `{name}` template, one summary.
+@Suite struct FleetMigrateTests {
+    /// A workspace with the sample migrations and `count` databases in `tenants/`, made
+    /// by the sqlcipher shell (a second client) with the workspace's key.
+    private func fleet(_ count: Int, key: (String) -> String? = { _ in nil }) throws -> (Workspace, [String]) {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try FileManager.default.createDirectory(atPath: workspace.path("tenants"), withIntermediateDirectories: true)
+        let paths = (0..<count).map { workspace.path("tenants/tenant\($0).db") }
+        for path in paths {
+            let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            let made = try SQLCipherShell.run(path, passphrase: key(name) ?? workspace.passphrase, "CREATE TABLE seed (x); INSERT INTO seed VALUES (1);")
+            try #require(made.status == 0, "\(made.output)")
+        }
+        return (workspace, paths)
+    }
+
+    private func ledger(_ path: String, passphrase: String) throws -> String {
+        let result = try SQLCipherShell.run(path, passphrase: passphrase, "SELECT group_concat(identifier, ',') FROM (SELECT identifier FROM grdb_migrations ORDER BY identifier);")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func migrate(_ workspace: Workspace, _ arguments: [String], environment: [String: String] = Binary.environment()) throws -> CommandResult {
+        try Binary.run(["migrate", "--password-file", workspace.keyFile, "--migrations", workspace.migrations] + arguments,
+                       environment: environment, directory: workspace.root)
+    }
+
+    @Test func aGlobAndRepeatedPathsMigrateEveryDatabaseOnce() throws {
+        let (workspace, paths) = try fleet(5)
+        // tenant0 named twice (once through the pattern): migrated once, listed once.
+        let result = try migrate(workspace, ["--db-path", paths[0], "--db-glob", workspace.path("tenants/*.db"), "--jobs", "3", "--json"])
+        #expect(result.status == 0, "\(result.output)")
+        let document = try decodeJSON(result.stdout)
+        let databases = try #require(document["databases"] as? [[String: Any]])
+        #expect(databases.map { $0["database"] as? String } == paths)
+        #expect(databases.allSatisfy { $0["result"] as? String == "migrated" && ($0["applied"] as? [Any])?.count == 2 && $0["error"] is NSNull })
+        #expect(document["failed"] as? Int == 0 && document["jobs"] as? Int == 3)
+        for path in paths {
+            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books")
+            // Each was backed up first (the default), beside it, and the pattern that
+            // found the databases does not take a backup for one the next time.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("tenants")).contains { $0.hasPrefix(URL(fileURLWithPath: path).lastPathComponent + ".backup-") })
+        }
+        let again = try migrate(workspace, ["--db-glob", workspace.path("tenants/*")])
+        #expect(again.status == 0, "\(again.output)")
+        #expect(again.stdout.contains("5 databases in"), "\(again.stdout)")
+        #expect(again.stdout.contains("0 migrated, 5 already up to date"), "\(again.stdout)")
+    }
+
+    @Test func oneFailingDatabaseIsLeftAsItWasAndTheOthersAreMigrated() throws {
+        let (workspace, paths) = try fleet(4)
+        // tenant2 holds data that makes 0003 fail, after 0001 and 0002 ran in the same
+        // transaction.
+        try workspace.migration("0003_unique_seed.up.sql", "CREATE UNIQUE INDEX seed_x ON seed(x);\n")
+        #expect(try SQLCipherShell.run(paths[2], passphrase: workspace.passphrase, "INSERT INTO seed VALUES (1);").status == 0)
+        // tenant3 has another key.
+        try FileManager.default.removeItem(atPath: paths[3])
+        #expect(try SQLCipherShell.run(paths[3], passphrase: "another key", "CREATE TABLE seed (x);").status == 0)
+        let before2 = try fileBytes(paths[2])
+        let before3 = try fileBytes(paths[3])
+
+        let result = try migrate(workspace, ["--db-glob", workspace.path("tenants/*.db"), "--no-backup"])
+        // The exit code is the first failed database's: tenant2's failed migration.
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.stdout.contains(paths[2]) && result.stdout.contains("failed (exit 2)"), "\(result.stdout)")
+        #expect(result.stdout.contains("failed (exit 4)"), "\(result.stdout)")
+        #expect(result.stdout.contains("4 databases in") && result.stdout.contains("2 migrated, 0 already up to date, 2 failed"), "\(result.stdout)")
+        #expect(result.stderr.contains("2 of 4 databases failed"), "\(result.stderr)")
+        // All or nothing per database: not even 0001 stayed in tenant2.
+        #expect(try fileBytes(paths[2]) == before2)
+        #expect(try fileBytes(paths[3]) == before3)
+        for path in paths[0...1] {
+            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books,0003_unique_seed")
+        }
+        #expect(!result.output.contains(workspace.passphrase))
+    }
+
+    @Test func aKeyFileTemplateGivesEachDatabaseItsOwnKey() throws {
+        let (workspace, paths) = try fleet(3, key: { "key of \($0)" })
+        try FileManager.default.createDirectory(atPath: workspace.path("keys"), withIntermediateDirectories: true)
+        for index in 0..<2 {
+            try workspace.write("keys/tenant\(index).key", "key of tenant\(index)\n", mode: 0o600)
+        }
+        let result = try Binary.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+                                     "--migrations", workspace.migrations, "--no-backup"], directory: workspace.root)
+        // tenant2 has no key file: it alone fails, with the file named.
+        #expect(result.status == 5, "\(result.output)")
+        #expect(result.stdout.contains("keys/tenant2.key"), "\(result.stdout)")
+        for index in 0..<2 {
+            #expect(try ledger(paths[index], passphrase: "key of tenant\(index)") == "0001_authors,0002_books")
+        }
+        #expect(!result.output.contains("key of"))
+
+        // One database with a template: the same rule.
+        try workspace.write("keys/tenant2.key", "key of tenant2\n", mode: 0o600)
+        let one = try Binary.run(["migrate", "--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
+                                  "--migrations", workspace.migrations, "--no-backup"], directory: workspace.root)
+        #expect(one.status == 0, "\(one.output)")
+    }
+
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func aKeychainAccountTemplateReadsEachDatabasesItem() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        let (workspace, paths) = try fleet(3, key: { "secret of \($0)" })
+        let service = "migrationkit-fleet-test-\(UUID().uuidString)"
+        for index in 0..<3 {
+            let store = try Binary.run(["store", "--label=MigrationKit fleet test", "service", service, "account", "tenant-tenant\(index)"],
+                                       executable: "/usr/bin/secret-tool", stdin: "secret of tenant\(index)")
+            #expect(store.status == 0, "\(store.output)")
+        }
+        defer {
+            for index in 0..<3 { _ = try? Binary.run(["clear", "service", service, "account", "tenant-tenant\(index)"], executable: "/usr/bin/secret-tool") }
+        }
+        let result = try Binary.run(["migrate", "--db-glob", workspace.path("tenants/*.db"), "--keychain-service", service,
+                                     "--keychain-account", "tenant-{name}", "--migrations", workspace.migrations, "--no-backup"])
+        #expect(result.status == 0, "\(result.output)")
+        for (index, path) in paths.enumerated() {
+            #expect(try ledger(path, passphrase: "secret of tenant\(index)") == "0001_authors,0002_books")
+        }
+        #expect(!result.output.contains("secret of"))
+    }
+
+    @Test func aKillLeavesEveryDatabaseMigratedOrUntouchedAndTheNextRunFinishes() throws {
+        let (workspace, paths) = try fleet(12)
+        // A long data step after a quick one: a kill lands inside a transaction.
+        try workspace.migration("0003_fill.up.sql", """
+            CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 60000)
+                INSERT INTO filler (text) SELECT printf('row %d of filler text', x) FROM n;
+            """)
+        let arguments = [Binary.migrationkit, "migrate", "--db-glob", workspace.path("tenants/*.db"), "--jobs", "2", "--no-backup",
+                         "--password-file", workspace.keyFile, "--migrations", workspace.migrations]
+        let process = try Guarded.launch(arguments, directory: workspace.root)
+        // Until some databases are done and others are not.
+        let deadline = ContinuousClock.now + .seconds(120)
+        var migrated = 0
+        while process.isRunning, ContinuousClock.now < deadline {
+            migrated = try paths.filter { try ledger($0, passphrase: workspace.passphrase).hasSuffix("0003_fill") }.count
+            if migrated >= 2 { break }
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try #require(migrated >= 2 && migrated < paths.count, "the kill did not land in the middle of the fleet (\(migrated) of \(paths.count) migrated)")
+
+        for path in paths {
+            let applied = try ledger(path, passphrase: workspace.passphrase)
+            #expect(applied == "" || applied == "0001_authors,0002_books,0003_fill", "\(path) is half-migrated: \(applied)")
+            let check = try SQLCipherShell.run(path, passphrase: workspace.passphrase, "PRAGMA integrity_check;")
+            #expect(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(path): \(check.output)")
+        }
+        let again = try migrate(workspace, ["--db-glob", workspace.path("tenants/*.db"), "--no-backup"])
+        #expect(again.status == 0, "\(again.output)")
+        for path in paths {
+            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books,0003_fill")
+        }
+    }
+
+    @Test func onATerminalTheKeyIsAskedOnceForTheWholeFleet() throws {
+        let (workspace, paths) = try fleet(3)
+        var environment = Binary.environment()
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        let result = try PseudoTerminal.run(
+            [Binary.migrationkit, "migrate", "--db-glob", workspace.path("tenants/*.db"), "--migrations", workspace.migrations, "--no-backup"],
+            environment: environment, steps: [.init(expect: "Key for the 3 databases", send: workspace.passphrase + "\n")], timeout: 60)
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.transcript.contains("3 migrated"), "\(result.transcript)")
+        for path in paths {
+            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books")
+        }
+    }
+
+    @Test func usageErrorsNameTheOptionAndChangeNothing() throws {
+        let (workspace, paths) = try fleet(2)
+        let before = try paths.map(fileBytes)
+        let cases: [([String], String)] = [
+            (["--db-glob", workspace.path("nowhere/*.db")], "matches no database file"),
+            (["--db-glob", workspace.path("tenants/*.db"), "--jobs", "0"], "--jobs must be between"),
+            (["--db-path", paths[0], "--db-path", paths[1], "--erase-on-schema-change", "--yes"], "--erase-on-schema-change works on one database"),
+        ]
+        for (arguments, message) in cases {
+            let result = try migrate(workspace, arguments)
+            #expect(result.status == 64, "\(arguments): \(result.output)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        let status = try Binary.run(["status", "--db-path", paths[0], "--db-path", paths[1], "--password-file", workspace.keyFile,
+                                     "--migrations", workspace.migrations])
+        #expect(status.status == 64 && status.stderr.contains("only migrate takes several"), "\(status.output)")
+        #expect(try paths.map(fileBytes) == before)
+    }
+}
