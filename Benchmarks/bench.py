@@ -18,12 +18,15 @@ Environment overrides (defaults in brackets):
   BENCH_HISTORY [10000]     case 3: applied migrations
   BENCH_FLEET [1000]        case 4: databases in the fleet
   BENCH_PARALLEL [nproc]    case 4: workers for the parallel fleet (0: skip it)
-  BENCH_CASES [1,2,3,4,5]   which cases to run
+  BENCH_STARTS [100]        case 6: process starts per variant and run
+  BENCH_CASES [1,2,3,4,5,6] which cases to run
   BENCH_DIR [Benchmarks/results/work]  scratch folder (emptied first)
   BENCH_MIGRATIONKIT, BENCH_SQLCIPHER, BENCH_KDFCOUNT  the binaries and the shim
   BENCH_COMPARE             another migrationkit binary (say, an older commit's build):
                             adds a `migrate --no-backup` / `status` row for it
   BENCH_COMPARE_LABEL [other build]  how that row is named
+  BENCH_DYNAMIC             the same migrationkit linked against the shared Swift runtime
+                            (run.sh builds it): case 6 compares its start-up
 """
 
 import json
@@ -59,7 +62,9 @@ MEMORY_ROWS = [int(x) for x in os.environ.get("BENCH_MEMORY_ROWS", "100000,30000
 HISTORY = env_int("BENCH_HISTORY", 10_000)
 FLEET = env_int("BENCH_FLEET", 1000)
 PARALLEL = env_int("BENCH_PARALLEL", os.cpu_count() or 1)
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5").split(",") if c.strip()}
+STARTS = env_int("BENCH_STARTS", 100)
+DYNAMIC = os.environ.get("BENCH_DYNAMIC", "")
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6").split(",") if c.strip()}
 CONFIG = os.environ.get("BENCH_CONFIG", "sqlcipher4")
 WORK = os.path.abspath(os.environ.get("BENCH_DIR", os.path.join(HERE, "results", "work")))
 RESULTS = os.path.join(HERE, "results")
@@ -439,9 +444,14 @@ def case3():
     expect(db, "SELECT count(*) FROM grdb_migrations;", HISTORY)
     label = f"3 ({HISTORY:,} applied)"
     status_args = ["--db-path", db, "--migrations", folder, "--password-file", KEY_FILE]
+    files = sorted(os.path.join(folder, name) for name in os.listdir(folder))
     variants = [
+        # The floor status cannot go below: read every migration file, and the ledger.
+        Variant(label, "floor: cat of the migrations folder, then the shell's ledger query", "", prepare=lambda: None,
+                commands=lambda: [Command(["cat", *files], label="cat"), shell(db, sql="SELECT identifier FROM grdb_migrations ORDER BY rowid;\n")],
+                baseline=True),
         Variant(label, "sqlcipher shell: SELECT identifier FROM grdb_migrations ORDER BY rowid", "", prepare=lambda: None,
-                commands=lambda: [shell(db, sql="SELECT identifier FROM grdb_migrations ORDER BY rowid;\n")], baseline=True),
+                commands=lambda: [shell(db, sql="SELECT identifier FROM grdb_migrations ORDER BY rowid;\n")]),
         Variant(label, "migrationkit status", "", prepare=lambda: None, commands=lambda: [mk("status", *status_args)]),
         Variant(label, "migrationkit status --json", "", prepare=lambda: None, commands=lambda: [mk("status", "--json", *status_args)]),
     ]
@@ -491,6 +501,15 @@ def case4():
             variants.append(Variant(label, name, "", prepare=(lambda p=paths: prepare(p)),
                                     commands=(lambda p=paths, e=extra, b=binary: [mk_migrate(db, v2, *e, binary=b) for db in p]),
                                     parallel=parallel, check=(lambda p=paths: check(p))))
+        # Fleet mode: one process for the whole fleet, `parallel` databases at a time
+        # (each database all or nothing), against the shell run as `parallel` processes.
+        paths = dbs("mk-fleet" + suffix)
+        pattern = os.path.join(os.path.dirname(paths[0]), "*.db")
+        variants.append(Variant(label, f"migrationkit migrate --db-glob --jobs {parallel} --no-backup (one process)", "",
+                                prepare=(lambda p=paths: prepare(p)),
+                                commands=(lambda: [mk("migrate", "--db-glob", pattern, "--migrations", v2, "--password-file", KEY_FILE,
+                                                      "--quiet", "--no-backup", "--jobs", str(parallel))]),
+                                parallel=parallel, check=(lambda p=paths: check(p))))
     return variants
 
 
@@ -568,6 +587,38 @@ def case5():
     ]
 
 
+def case6():
+    """Start-up: a process that does almost nothing, many times over. The release
+    binary links the Swift runtime and Foundation statically (run.sh); the dynamically
+    linked build of the same code shows what that saves."""
+    folder = os.path.join(WORK, "case6-migrations")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "0001_notes.sql"), "w") as handle:
+        handle.write("-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);\n")
+    db = os.path.join(WORK, "case6-plain.db")
+    fresh(db)
+    run_batch([mk("migrate", "--db-path", db, "--migrations", folder, "--plaintext", "--quiet", "--no-backup")])
+    label = f"6 (start-up, {STARTS} processes)"
+    status = ["status", "--db-path", db, "--migrations", folder, "--plaintext"]
+    variants = [
+        Variant(label, "sqlcipher shell: SELECT count(*) FROM grdb_migrations (plaintext)", "", prepare=lambda: None,
+                commands=lambda: [Command([SQLCIPHER, db, "SELECT count(*) FROM grdb_migrations;"], label="sqlcipher shell")] * STARTS,
+                baseline=True),
+        Variant(label, "migrationkit --version (static Swift runtime)", "", prepare=lambda: None,
+                commands=lambda: [mk("--version")] * STARTS),
+        Variant(label, "migrationkit status --plaintext (static Swift runtime)", "", prepare=lambda: None,
+                commands=lambda: [mk(*status)] * STARTS),
+    ]
+    if DYNAMIC:
+        variants += [
+            Variant(label, "migrationkit --version (shared Swift runtime)", "", prepare=lambda: None,
+                    commands=lambda: [mk("--version", binary=DYNAMIC)] * STARTS),
+            Variant(label, "migrationkit status --plaintext (shared Swift runtime)", "", prepare=lambda: None,
+                    commands=lambda: [mk(*status, binary=DYNAMIC)] * STARTS),
+        ]
+    return variants
+
+
 def main():
     for path, what in ((MK, "the migrationkit release binary (run make bench)"), (SQLCIPHER, "the sqlcipher shell"),
                        (KDFCOUNT, "kdfcount.so (run make bench)")):
@@ -621,6 +672,11 @@ def main():
             found = case5()
             measure(found, RUNS)
             variants += found
+        if "6" in CASES:
+            log(f"case 6: start-up, {STARTS} processes per variant")
+            found = case6()
+            measure(found, RUNS)
+            variants += found
     except Failure as failure:
         sys.exit(f"bench: {failure}")
 
@@ -630,7 +686,7 @@ def main():
     if memory:
         text += "\n\nPeak memory of case 2 as rows grow (one run per size beyond the main one):\n\n" + memory
     header = [f"configuration: {CONFIG}",
-              f"runs per variant: {RUNS} for cases 1-3 and 5, {FLEET_RUNS} for case 4; total benchmark time {elapsed / 60:.1f} min",
+              f"runs per variant: {RUNS} for cases 1-3, 5 and 6, {FLEET_RUNS} for case 4; total benchmark time {elapsed / 60:.1f} min",
               "load average at end: " + " ".join(open("/proc/loadavg").read().split()[:3])]
     header += [f"{key}: {value}" for key, value in info.items()] + notes
     report = "\n".join(header) + "\n\n" + text + "\n"

@@ -44,9 +44,12 @@ for configuration in ${BENCH_CONFIGS:-sqlcipher4 sqlcipher3}; do
             exit 64
             ;;
         esac
-        echo "bench: building migrationkit (release) for $configuration into $scratch" >&2
-        swift build -c release --product migrationkit --scratch-path "$scratch" >&2
+        echo "bench: building migrationkit (release, static Swift runtime) for $configuration into $scratch" >&2
+        swift build -c release --product migrationkit --static-swift-stdlib --scratch-path "$scratch" >&2
+        # The same code on the shared Swift runtime, for case 6's start-up comparison.
+        echo "bench: building migrationkit (release, shared Swift runtime) into $scratch-dynamic" >&2
+        swift build -c release --product migrationkit --scratch-path "$scratch-dynamic" >&2
         BENCH_CONFIG=$configuration BENCH_SQLCIPHER=$shell BENCH_MIGRATIONKIT="$PWD/$scratch/release/migrationkit" \
-            python3 Benchmarks/bench.py
+            BENCH_DYNAMIC="$PWD/$scratch-dynamic/release/migrationkit" python3 Benchmarks/bench.py
     )
 done
