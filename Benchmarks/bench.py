@@ -507,8 +507,8 @@ def case4():
         pattern = os.path.join(os.path.dirname(paths[0]), "*.db")
         variants.append(Variant(label, f"migrationkit migrate --db-glob --jobs {parallel} --no-backup (one process)", "",
                                 prepare=(lambda p=paths: prepare(p)),
-                                commands=(lambda: [mk("migrate", "--db-glob", pattern, "--migrations", v2, "--password-file", KEY_FILE,
-                                                      "--quiet", "--no-backup", "--jobs", str(parallel))]),
+                                commands=(lambda g=pattern, j=parallel: [mk("migrate", "--db-glob", g, "--migrations", v2, "--password-file", KEY_FILE,
+                                                                            "--quiet", "--no-backup", "--jobs", str(j))]),
                                 parallel=parallel, check=(lambda p=paths: check(p))))
     return variants
 
