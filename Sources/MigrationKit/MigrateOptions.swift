@@ -12,12 +12,27 @@ public struct MigrateOptions: Sendable {
         case dryRun
     }
 
+    /// What the verification after the steps looks at.
+    public enum Verification: Sendable {
+        /// What the steps changed, at the cost of what they changed: `quick_check` of
+        /// each table they wrote (SQLite 3.33+; the whole file on older ones), and, in
+        /// each transaction, `foreign_key_check` of those tables and of the tables whose
+        /// foreign keys point at them. A small migration of a large database no longer
+        /// reads the whole file.
+        case changedTables
+        /// The whole file, as `migrationkit verify` checks it: `cipher_integrity_check`
+        /// (SQLCipher 4.2+), `quick_check` and `foreign_key_check` of every table.
+        case wholeFile
+    }
+
     public var mode: Mode
     /// Edited steps whose new checksum is to be recorded instead of refused.
     public var acceptModified: Set<String>
+    public var verification: Verification
 
-    public init(mode: Mode = .perStep, acceptModified: Set<String> = []) {
+    public init(mode: Mode = .perStep, acceptModified: Set<String> = [], verification: Verification = .changedTables) {
         self.mode = mode
         self.acceptModified = acceptModified
+        self.verification = verification
     }
 }

@@ -38,6 +38,10 @@ public struct MigrationReport: Sendable {
     /// app ran without foreign keys): left as they are, reported, never this call's
     /// failure. Nil when there were none.
     public var preexistingForeignKeyViolations: ForeignKeyViolations?
+    /// The checks the verification ran, in words, for the report: "quick_check of 2
+    /// changed tables", "foreign keys of 3 tables", "cipher_integrity_check", … Empty
+    /// when nothing changed and verification was limited to changes.
+    public var verification: [String] = []
 
     public init() {}
 

@@ -20,14 +20,17 @@ enum ForeignKeyDeferral {
     ///     learned and updated here.
     ///   - commit: false for a dry run: every check runs, then the transaction is
     ///     rolled back.
-    static func inTransaction<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, commit: Bool = true, _ body: () throws -> T) throws -> T {
+    ///   - scope: after the body, the tables to check (`ChangedTables.foreignKeyScope`);
+    ///     nil checks every table.
+    static func inTransaction<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, commit: Bool = true,
+                                 scope: () throws -> [String]? = { nil }, _ body: () throws -> T) throws -> T {
         let wasEnabled = try db.foreignKeysEnabled()
         if wasEnabled { try db.setForeignKeysEnabled(false) }
         defer { if wasEnabled { try? db.setForeignKeysEnabled(true) } }
         var kept: T?
         do {
             try db.inTransaction(.immediate) {
-                kept = try checked(db, baseline: baseline, body)
+                kept = try checked(db, baseline: baseline, scope: scope, body)
                 if !commit { throw DiscardTransaction() }
             }
         } catch is DiscardTransaction {}
@@ -39,48 +42,63 @@ enum ForeignKeyDeferral {
     private struct DiscardTransaction: Error {}
 
     /// The body, then the foreign-key check, inside an open transaction.
-    private static func checked<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, _ body: () throws -> T) throws -> T {
+    private static func checked<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, scope: () throws -> [String]?, _ body: () throws -> T) throws -> T {
         try db.execute(sql: "SAVEPOINT migrationkit_foreign_keys")
         var result = try body()
+        let tables = try scope()
         // The common path: no violation at all, one pass over the foreign keys.
-        guard try foreignKeyViolationCount(in: db) > 0 else {
-            baseline.known = ForeignKeyViolations()
+        guard try foreignKeyViolationCount(in: db, tables: tables) > 0 else {
+            baseline.learn(ForeignKeyViolations(), of: tables)
             try db.execute(sql: "RELEASE migrationkit_foreign_keys")
             return result
         }
-        let after = try violations(in: db)
+        let after = try violations(in: db, tables: tables)
         let before: ForeignKeyViolations
-        if let known = baseline.known {
+        if let known = baseline.known(of: tables) {
             before = known
         } else {
             // The first violations this run has seen, with nothing known of the database
-            // before: undo the body to look, then do it again (at most once per run).
+            // before: undo the body to look, then do it again (at most once per run when
+            // checking every table).
             try db.execute(sql: "ROLLBACK TO migrationkit_foreign_keys")
-            before = try violations(in: db)
-            baseline.initial = baseline.initial ?? before
+            let existing = try tables.map { try $0.filter(db.tableExists) }
+            before = try violations(in: db, tables: existing)
+            // Checking every table, what the first look finds is what the database had
+            // before the run; checking some, each look adds what those tables had.
+            baseline.initial = tables == nil ? (baseline.initial ?? before) : (baseline.initial ?? ForeignKeyViolations()).merging(before)
             result = try body()
         }
         let added = after.added(since: before)
         if !added.isEmpty { throw MigrationKitError.foreignKeyViolationsAdded(added) }
-        baseline.known = after
+        baseline.learn(after, of: tables)
         try db.execute(sql: "RELEASE migrationkit_foreign_keys")
         return result
     }
 
-    /// Counts `PRAGMA foreign_key_check` rows without holding them in memory.
-    static func foreignKeyViolationCount(in db: SQLCipherDatabase) throws -> Int {
+    /// Counts `PRAGMA foreign_key_check` rows without holding them in memory, for
+    /// `tables` or (nil) every table.
+    static func foreignKeyViolationCount(in db: SQLCipherDatabase, tables: [String]? = nil) throws -> Int {
         var count = 0
-        try db.forEachRow(sql: "PRAGMA foreign_key_check") { _ in count += 1 }
+        for sql in checkStatements(tables) {
+            try db.forEachRow(sql: sql) { _ in count += 1 }
+        }
         return count
     }
 
-    /// Every violation, grouped (a few row ids per group are kept).
-    static func violations(in db: SQLCipherDatabase) throws -> ForeignKeyViolations {
+    /// Every violation, grouped (a few row ids per group are kept), for `tables` or
+    /// (nil) every table.
+    static func violations(in db: SQLCipherDatabase, tables: [String]? = nil) throws -> ForeignKeyViolations {
         var result = ForeignKeyViolations()
-        try db.forEachRow(sql: "PRAGMA foreign_key_check") { row in
-            result.add(table: row[0].string ?? "?", rowID: row[1].int.map(Int64.init), parent: row[2].string ?? "?", foreignKey: row[3].int ?? 0)
+        for sql in checkStatements(tables) {
+            try db.forEachRow(sql: sql) { row in
+                result.add(table: row[0].string ?? "?", rowID: row[1].int.map(Int64.init), parent: row[2].string ?? "?", foreignKey: row[3].int ?? 0)
+            }
         }
         return result
+    }
+
+    private static func checkStatements(_ tables: [String]?) -> [String] {
+        tables.map { $0.map { "PRAGMA foreign_key_check(\(quoteIdentifier($0)))" } } ?? ["PRAGMA foreign_key_check"]
     }
 }
 
@@ -91,16 +109,63 @@ enum ForeignKeyDeferral {
 /// to look at the database before it (by rolling back to a savepoint).
 final class ForeignKeyBaseline {
     /// The violations as of the end of the latest transaction, nil until one ran.
-    var known: ForeignKeyViolations?
+    /// When transactions check only some tables, it holds what is known of those.
+    private(set) var known: ForeignKeyViolations?
+    /// The tables `known` covers; nil for every table.
+    private var knownTables: Set<String>? = []
     /// The violations the database had before the run, when there were any.
     var initial: ForeignKeyViolations?
 
     init() {}
+
+    /// What is known of `tables` (nil: every table), or nil when something is not.
+    func known(of tables: [String]?) -> ForeignKeyViolations? {
+        guard let known else { return nil }
+        guard let knownTables else { return tables.map { known.restricted(to: Set($0.map { $0.lowercased() })) } ?? known }
+        guard let tables, Set(tables.map { $0.lowercased() }).isSubset(of: knownTables) else { return nil }
+        return known.restricted(to: Set(tables.map { $0.lowercased() }))
+    }
+
+    /// Records that `tables` (nil: every table) now have exactly `violations`.
+    func learn(_ violations: ForeignKeyViolations, of tables: [String]?) {
+        guard let tables else {
+            known = violations
+            knownTables = nil
+            return
+        }
+        let names = Set(tables.map { $0.lowercased() })
+        known = (known ?? ForeignKeyViolations()).removing(names).merging(violations)
+        knownTables = knownTables.map { $0.union(names) }
+    }
+
+    /// Forgets everything: another process changed the database.
+    func forget() {
+        known = nil
+        knownTables = []
+    }
 
     /// What the final verification may still find without failing: what the database
     /// had before the run. Nil means nothing is known (no transaction ran this run), in
     /// which case whatever is found was there before.
     var tolerated: ForeignKeyViolations? {
         known == nil ? nil : (initial ?? ForeignKeyViolations())
+    }
+}
+
+extension ForeignKeyViolations {
+    /// Only the groups of these tables (lowercased names).
+    func restricted(to tables: Set<String>) -> ForeignKeyViolations {
+        ForeignKeyViolations(groups: groups.filter { tables.contains($0.table.lowercased()) })
+    }
+
+    /// Without the groups of these tables (lowercased names).
+    func removing(_ tables: Set<String>) -> ForeignKeyViolations {
+        ForeignKeyViolations(groups: groups.filter { !tables.contains($0.table.lowercased()) })
+    }
+
+    /// Both sets of groups; a group in both is counted once, as `other` has it.
+    func merging(_ other: ForeignKeyViolations) -> ForeignKeyViolations {
+        let replaced = Set(other.groups.map { "\($0.table.lowercased())\u{0}\($0.parent.lowercased())\u{0}\($0.foreignKey)" })
+        return ForeignKeyViolations(groups: groups.filter { !replaced.contains("\($0.table.lowercased())\u{0}\($0.parent.lowercased())\u{0}\($0.foreignKey)") } + other.groups)
     }
 }

@@ -14,6 +14,9 @@ import MigrationKit
 /// Scratch databases live in a private temporary folder, encrypted with a random key
 /// (the older database's copy keeps its own key), and are deleted afterwards.
 public struct RoundTripCheck: Sendable {
+    /// A proof checks everything: the databases are small scratch copies.
+    private static let wholeFile = MigrateOptions(verification: .wholeFile)
+
     /// One check's outcome.
     public struct Result: Hashable, Sendable, Codable {
         public let name: String
@@ -61,7 +64,7 @@ public struct RoundTripCheck: Sendable {
         var results: [Result] = []
         do {
             let writer = try SQLCipherWriter(path: path, key: key)
-            let report = try runner.migrate(in: writer)
+            let report = try runner.migrate(in: writer, options: Self.wholeFile)
             results.append(Result(name: "fresh install", passed: true,
                                   detail: "\(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") applied to an empty database; verification passed"))
         } catch {
@@ -70,7 +73,7 @@ public struct RoundTripCheck: Sendable {
         do {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let writer = try SQLCipherWriter(path: path, key: key)
-            let again = try runner.migrate(in: writer)
+            let again = try runner.migrate(in: writer, options: Self.wholeFile)
             let after = try Data(contentsOf: URL(fileURLWithPath: path))
             let passed = again.steps.isEmpty && before == after
             results.append(Result(name: "migrate twice", passed: passed,
@@ -91,7 +94,7 @@ public struct RoundTripCheck: Sendable {
         func freshWriter(upTo identifier: String?) throws -> SQLCipherWriter {
             generation += 1
             let writer = try SQLCipherWriter(path: folder + "/roundtrip-\(generation).db", key: key)
-            if let identifier { try runner.migrate(in: writer, upTo: identifier) }
+            if let identifier { try runner.migrate(in: writer, upTo: identifier, options: Self.wholeFile) }
             return writer
         }
         do {
@@ -99,7 +102,7 @@ public struct RoundTripCheck: Sendable {
             for step in runner.registry.steps {
                 let name = "round trip \(step.identifier)"
                 let before = try writer.read { try SchemaDump.comparableForm(of: $0) }
-                try runner.migrate(in: writer, upTo: step.identifier)
+                try runner.migrate(in: writer, upTo: step.identifier, options: Self.wholeFile)
                 let after = try writer.read { try SchemaDump.comparableForm(of: $0) }
                 guard step.isReversible else {
                     results.append(Result(name: name, passed: true, detail: "skipped: no down section"))
@@ -111,7 +114,7 @@ public struct RoundTripCheck: Sendable {
                     guard undone == before else {
                         throw RoundTripFailure(detail: "the down section does not undo the up section: " + Self.difference(expected: before, actual: undone))
                     }
-                    try runner.migrate(in: writer, upTo: step.identifier)
+                    try runner.migrate(in: writer, upTo: step.identifier, options: Self.wholeFile)
                     let redone = try writer.read { try SchemaDump.comparableForm(of: $0) }
                     guard redone == after else {
                         throw RoundTripFailure(detail: "applying again after the down gives a different schema: " + Self.difference(expected: after, actual: redone))
@@ -146,7 +149,7 @@ public struct RoundTripCheck: Sendable {
             var copyConfiguration = older.configuration
             copyConfiguration.createIfMissing = false
             let writer = try SQLCipherWriter(path: copy, key: older.key, configuration: copyConfiguration)
-            let report = try runner.migrate(in: writer)
+            let report = try runner.migrate(in: writer, options: Self.wholeFile)
             let upgraded = try writer.read { try DatabaseEncryption.summary(of: $0).rowCounts }
             var changed: [String] = []
             for (table, count) in counts.sorted(by: { $0.key < $1.key }) where !SchemaDump.bookkeepingTables.contains(table.lowercased()) {

@@ -25,6 +25,8 @@ public final class SQLCipherDatabase {
     /// While true, SQLite's commit hook turns every COMMIT into a rollback (see
     /// `forbiddingCommits`).
     fileprivate var commitsForbidden = false
+    /// The tables written while `recordingWrittenTables` runs; nil otherwise.
+    var writtenTables: Set<String>?
 
     /// Takes ownership of an open handle; closes it on `deinit`.
     init(handle: OpaquePointer, path: String) {

@@ -31,6 +31,15 @@ public enum SQLCipherLibrary {
     /// The SQLite version SQLCipher is built on, e.g. "3.15.2".
     public static let sqliteVersion: String = String(cString: sqlite3_libversion())
 
+    /// The SQLite version as a number (3033000 for 3.33.0), to test for features.
+    static let sqliteVersionNumber = Int(sqlite3_libversion_number())
+
+    /// `PRAGMA quick_check(TABLE)`: one table and its indexes (SQLite 3.33+).
+    public static var hasTableQuickCheck: Bool { sqliteVersionNumber >= 3_033_000 }
+
+    /// Table-valued pragma functions such as `pragma_foreign_key_list` (SQLite 3.16+).
+    static var hasPragmaFunctions: Bool { sqliteVersionNumber >= 3_016_000 }
+
     /// `PRAGMA cipher_version` as the library reports it ("3.4.1", "4.6.1 community"),
     /// or nil when the linked library is plain SQLite. Read from a private in-memory
     /// connection, so it costs no key derivation.

@@ -79,6 +79,8 @@ public struct SQLCipherMigrationRunner: Sendable {
     private func migrateStepByStep(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
+        let limited = options.verification == .changedTables
+        var changed = ChangedTables()
         // `PRAGMA data_version` changes when another connection commits, and only then:
         // read with the plan, and compared under the write lock before every step, it
         // says whether the plan still describes the database (a re-made analysis per
@@ -87,7 +89,8 @@ public struct SQLCipherMigrationRunner: Sendable {
         var analysis = try analyze(db, options: options)
         var pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
         if analysis.needsBookkeeping(acceptModified: options.acceptModified) {
-            try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys) {
+            // Only the ledger and history change here: no table of the app's to check.
+            try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, scope: { limited ? [] : nil }) {
                 planVersion = try dataVersion(db)
                 analysis = try analyze(db, options: options)
                 report.merges = []
@@ -102,14 +105,15 @@ public struct SQLCipherMigrationRunner: Sendable {
         while next < pending.endIndex {
             let stepStart = clock.now
             var current: SQLCipherMigrationStep?
+            var stepChanged = ChangedTables()
             let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
-                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys) {
+                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, scope: { limited ? try stepChanged.foreignKeyScope(in: db) : nil }) {
                     // Under the write lock now: if another process committed anything since
                     // the plan was made, plan again from what the database really holds.
                     let version = try dataVersion(db)
                     if version != planVersion {
                         planVersion = version
-                        foreignKeys.known = nil
+                        foreignKeys.forget()
                         analysis = try analyze(db, options: options)
                         pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
                         next = pending.startIndex
@@ -118,17 +122,19 @@ public struct SQLCipherMigrationRunner: Sendable {
                     let step = pending[next]
                     current = step
                     observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1, total: max(total, report.steps.count + 1)))
-                    try apply(step, in: db, startedAt: stepStart)
+                    stepChanged = try apply(step, in: db, startedAt: stepStart, recordingChanges: limited)
                     return step
                 }
             }
             guard let applied else { break }
+            changed.add(stepChanged.names)
             next += 1
             let duration = clock.now - stepStart
             report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
             observer?(.didApply(identifier: applied.identifier, duration: duration))
         }
-        try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated))
+        // Limited to changes, each step's transaction has checked its foreign keys.
+        report.verification = try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? changed : nil)
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
     }
@@ -144,11 +150,15 @@ public struct SQLCipherMigrationRunner: Sendable {
         // The page HMACs are checked on the file as it is, before the transaction:
         // inside it the check would read pages the transaction has not written back.
         // The pages the transaction writes are encrypted afresh, with new HMACs.
-        if host.verifyIntegrity == nil { try verifier.verifyFileIntegrity(db) }
+        let limited = options.verification == .changedTables
+        if !limited, host.verifyIntegrity == nil { try verifier.verifyFileIntegrity(db) }
+        var changed = ChangedTables()
         try Self.attributingViolations(to: { current }) {
-                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, commit: !report.isDryRun) {
+                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, commit: !report.isDryRun,
+                                                     scope: { limited ? try changed.foreignKeyScope(in: db) : nil }) {
                     // Run again from the start if the deferral had to look at the database
                     // before it (orphans it did not know of): start the report afresh too.
+                    changed = ChangedTables()
                     report.steps = []
                     report.merges = []
                     report.adoptedChecksums = []
@@ -160,7 +170,7 @@ public struct SQLCipherMigrationRunner: Sendable {
                         let stepStart = clock.now
                         current = step
                         observer?(.willApply(identifier: step.identifier, position: offset + 1, total: pending.count))
-                        try apply(step, in: db, startedAt: stepStart)
+                        changed.add(try apply(step, in: db, startedAt: stepStart, recordingChanges: limited).names)
                         let duration = clock.now - stepStart
                         report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
                         observer?(.didApply(identifier: step.identifier, duration: duration))
@@ -169,9 +179,12 @@ public struct SQLCipherMigrationRunner: Sendable {
                     // Inside the transaction: foreign keys are checked by the deferral
                     // when the body returns (against what the database had before it);
                     // integrity and the rest are checked here.
-                    try runVerification(in: db, foreignKeys: .checkedByTransaction)
+                    report.verification = try runVerification(in: db, foreignKeys: .checkedByTransaction, changed: limited ? changed : nil)
                     if report.isDryRun { report.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
                 }
+        }
+        if !limited, host.verifyIntegrity == nil, SQLCipherLibrary.hasCipherIntegrityCheck {
+            report.verification.insert("cipher_integrity_check", at: 0)  // run before the transaction
         }
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
@@ -207,10 +220,21 @@ public struct SQLCipherMigrationRunner: Sendable {
         }
     }
 
-    private func apply(_ step: SQLCipherMigrationStep, in db: SQLCipherDatabase, startedAt: ContinuousClock.Instant) throws {
-        try run(step, phase: .apply, in: db)
+    /// Applies a step with its ledger and history rows.
+    ///
+    /// - Parameter recordingChanges: learn which tables the step writes, for a
+    ///   verification limited to changes; otherwise nothing is returned.
+    private func apply(_ step: SQLCipherMigrationStep, in db: SQLCipherDatabase, startedAt: ContinuousClock.Instant,
+                       recordingChanges: Bool) throws -> ChangedTables {
+        var changed = ChangedTables()
+        if recordingChanges {
+            changed.add(try db.recordingWrittenTables { try run(step, phase: .apply, in: db) }.tables)
+        } else {
+            try run(step, phase: .apply, in: db)
+        }
         try MigrationLedger.insert(step.identifier, in: db)
         try MigrationHistory.record(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - startedAt, in: db)
+        return changed
     }
 
     // MARK: - Status
@@ -441,21 +465,58 @@ public struct SQLCipherMigrationRunner: Sendable {
         }
     }
 
-    func runVerification(in db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification) throws {
+    /// Verifies with the host's closures where given, the default verifier otherwise,
+    /// and returns what was checked, in words (`MigrationReport.verification`).
+    ///
+    /// - Parameter changed: the tables the run wrote, to check only them (quick_check;
+    ///   their foreign keys were checked by each transaction); nil checks the whole file.
+    @discardableResult
+    func runVerification(in db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification, changed: ChangedTables? = nil) throws -> [String] {
         observer?(.willVerify)
         let clock = ContinuousClock()
         let start = clock.now
+        var checked: [String] = []
         if let custom = host.verifyIntegrity {
             do { try custom(db) } catch { throw HostVerificationError(part: .integrity, underlying: error) }
+            checked.append("the app's integrity checks")
+        } else if let changed {
+            let tables = try changed.existing(in: db)
+            if !tables.isEmpty {
+                let checks = verifier.changedTableIntegrityChecks(db, tables: tables)
+                if let failure = checks.lazy.compactMap(\.failure).first { throw failure }
+                checked.append(SQLCipherLibrary.hasTableQuickCheck ? "quick_check of \(Self.count(tables.count, "changed table"))" : "quick_check")
+            }
         } else {
-            try verifier.verifyIntegrity(db)
+            let checks = verifier.integrityChecks(db)
+            if let failure = checks.lazy.compactMap(\.failure).first { throw failure }
+            checked += checks.map(\.name)
         }
         if let custom = host.verifyPostMigration {
             do { try custom(db) } catch { throw HostVerificationError(part: .postMigration, underlying: error) }
+            checked.append("the app's post-migration checks")
         } else {
-            try verifier.verifyPostMigration(db, foreignKeys: foreignKeys)
+            if let changed {
+                // Checked by the transactions; named here, as they saw them.
+                try verifier.verifyPostMigration(db, foreignKeys: .checkedByTransaction)
+                if let scope = try changed.foreignKeyScope(in: db) {
+                    if !scope.isEmpty { checked.append("foreign keys of \(Self.count(scope.count, "table"))") }
+                } else if !changed.isEmpty {
+                    checked.append("foreign keys")
+                }
+            } else {
+                try verifier.verifyPostMigration(db, foreignKeys: foreignKeys)
+                checked.append("foreign keys")
+            }
+            if !verifier.requiredIndexes.isEmpty {
+                checked.append(Self.count(verifier.requiredIndexes.count, "required index", plural: "required indexes"))
+            }
         }
         observer?(.didVerify(duration: clock.now - start))
+        return checked
+    }
+
+    private static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(number) " + (number == 1 ? noun : plural ?? noun + "s")
     }
 
     private static func hostCheck(_ name: String, part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {

@@ -72,21 +72,31 @@ public struct SQLCipherMigrationVerifier: Sendable {
         return foreignKeyChecks + requiredIndexes.map { indexCheck($0, db) }
     }
 
-    private func quickCheck(_ db: SQLCipherDatabase) -> VerificationCheck {
+    /// The integrity checks of a verification limited to what a migration changed:
+    /// `quick_check` of each of `tables` (with its indexes) on SQLite 3.33+, of the
+    /// whole file before. No `cipher_integrity_check`: it can only read the whole file.
+    func changedTableIntegrityChecks(_ db: SQLCipherDatabase, tables: [String]) -> [VerificationCheck] {
+        guard SQLCipherLibrary.hasTableQuickCheck else { return [quickCheck(db)] }
+        return tables.map { quickCheck(db, table: $0) }
+    }
+
+    /// - Parameter table: the one table to check (SQLite 3.33+), or nil for all.
+    private func quickCheck(_ db: SQLCipherDatabase, table: String? = nil) -> VerificationCheck {
+        let name = table.map { "quick_check(\($0))" } ?? "quick_check"
         do {
             var problems: [String] = []
-            try db.forEachRow(sql: "PRAGMA quick_check(1)") { row in
+            try db.forEachRow(sql: table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(1)") { row in
                 if let text = row[0].string { problems.append(text) }
             }
             let result = problems.joined(separator: "; ")
             guard result == "ok" else {
-                return .failed("quick_check", MigrationKitError.quickCheckFailed(result: Self.oneLine(result.isEmpty ? "no answer" : result)))
+                return .failed(name, MigrationKitError.quickCheckFailed(result: Self.oneLine(result.isEmpty ? "no answer" : result)))
             }
-            return .passed("quick_check", detail: "ok")
+            return .passed(name, detail: "ok")
         } catch {
             // A page so damaged that SQLite cannot even run the check is a failed check,
             // not an SQLite error for the user to decode.
-            return .failed("quick_check", MigrationKitError.quickCheckFailed(result: Self.oneLine(Self.message(of: error))))
+            return .failed(name, MigrationKitError.quickCheckFailed(result: Self.oneLine(Self.message(of: error))))
         }
     }
 

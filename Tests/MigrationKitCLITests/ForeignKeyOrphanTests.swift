@@ -30,11 +30,12 @@ import Testing
         try FileManager.default.contentsOfDirectory(atPath: workspace.root).filter { $0.contains(".backup-") }
     }
 
+    /// Verifying the whole file, the run meets the orphans and names them.
     @Test(arguments: [[String](), ["--atomic"]])
-    func anUnrelatedMigrationRunsAndNamesTheOrphansItFound(_ mode: [String]) throws {
+    func anUnrelatedMigrationVerifiedInFullRunsAndNamesTheOrphansItFound(_ mode: [String]) throws {
         let workspace = try workspaceWithOrphans()
         try workspace.migration("0003_tags.sql", "-- migrate:up\nCREATE TABLE tags (name TEXT);\n-- migrate:down\nDROP TABLE tags;\n")
-        let migrate = try workspace.run("migrate", mode)
+        let migrate = try workspace.run("migrate", mode + ["--verify", "full"])
         #expect(migrate.status == 0, "\(migrate.output)")
         #expect(migrate.stderr.contains("already had 2 rows referencing a missing parent"), "\(migrate.stderr)")
         #expect(migrate.stderr.contains("books rowid 2, 3 → authors") && migrate.stderr.contains("existing data is at fault"), "\(migrate.stderr)")
@@ -44,6 +45,20 @@ import Testing
         #expect(rollback.status == 0 && rollback.stderr.contains("books rowid 2, 3 → authors"), "\(rollback.output)")
         // Nothing pending: still a success.
         #expect(try workspace.run("migrate", ["--to", "0002_books", "--no-backup"]).status == 0)
+    }
+
+    /// Verifying what changed (the default), a migration that does not touch books or
+    /// authors never reads them: it runs, and has nothing to say about their orphans.
+    @Test(arguments: [[String](), ["--atomic"]])
+    func anUnrelatedMigrationVerifiesOnlyWhatItChanged(_ mode: [String]) throws {
+        let workspace = try workspaceWithOrphans()
+        try workspace.migration("0003_tags.sql", "-- migrate:up\nCREATE TABLE tags (name TEXT);\n-- migrate:down\nDROP TABLE tags;\n")
+        let migrate = try workspace.run("migrate", mode + ["--no-backup"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        #expect(!migrate.stderr.contains("missing parent"), "\(migrate.stderr)")
+        #expect(migrate.stdout.contains("verification passed (quick_check") && !migrate.stdout.contains("cipher_integrity_check"), "\(migrate.stdout)")
+        // verify still reads every table.
+        #expect(try workspace.run("verify").status == 3)
     }
 
     @Test(arguments: [false, true])

@@ -69,3 +69,77 @@ import Testing
         try runner.runPostMigrationChecks(in: try SQLCipherWriter(path: path, key: .testPassphrase))
     }
 }
+
+/// Verification limited to what a migration changed (the default): it must still see
+/// every table the change can break, and say what it checked.
+@Suite struct ChangedTablesVerificationTests {
+    private static let family = SQLCipherMigrationStep(identifier: "0001_family") { db in
+        try db.execute(sql: """
+            CREATE TABLE parents (id INTEGER PRIMARY KEY);
+            CREATE TABLE children (id INTEGER PRIMARY KEY, parentId INTEGER REFERENCES parents(id));
+            CREATE TABLE unrelated (id INTEGER PRIMARY KEY, note TEXT);
+            INSERT INTO parents VALUES (1), (2);
+            INSERT INTO children VALUES (10, 1), (20, 2);
+            INSERT INTO unrelated VALUES (1, 'left alone');
+            """)
+    }
+
+    private func migrated(_ steps: [SQLCipherMigrationStep]) throws -> (TemporaryDirectory, SQLCipherWriter) {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try SQLCipherMigrationRunner(steps: steps).migrate(in: writer)
+        return (directory, writer)
+    }
+
+    @Test(arguments: [MigrateOptions.Mode.perStep, .atomic])
+    func deletingAParentRowFailsThoughTheChildTableWasNotWritten(mode: MigrateOptions.Mode) throws {
+        let (directory, writer) = try migrated([Self.family])
+        defer { withExtendedLifetime(directory) {} }
+        let deleteParent = SQLCipherMigrationStep(identifier: "0002_delete_parent") { try $0.execute(sql: "DELETE FROM parents WHERE id = 1") }
+        #expect {
+            try SQLCipherMigrationRunner(steps: [Self.family, deleteParent]).migrate(in: writer, options: MigrateOptions(mode: mode))
+        } throws: { error in
+            // Step by step the step is named; all at once, the transaction's check
+            // comes after every step.
+            let step = error as? MigrationStepError
+            guard case .foreignKeyViolationsAdded(let added) = (step?.underlying ?? error) as? MigrationKitError else { return false }
+            return (mode == .atomic || step?.identifier == "0002_delete_parent") && added.groups.map(\.table) == ["children"]
+        }
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM parents") } == 2)
+    }
+
+    @Test func aTriggersWriteIsAChangeToo() throws {
+        let (directory, writer) = try migrated([Self.family])
+        defer { withExtendedLifetime(directory) {} }
+        // The step writes only `unrelated`; its trigger deletes a parent row.
+        let trigger = SQLCipherMigrationStep(identifier: "0002_trigger") { db in
+            try db.execute(sql: """
+                CREATE TRIGGER unrelated_cleans_parents AFTER UPDATE ON unrelated BEGIN DELETE FROM parents WHERE id = 2; END;
+                UPDATE unrelated SET note = 'touched';
+                """)
+        }
+        #expect(throws: MigrationStepError.self) {
+            try SQLCipherMigrationRunner(steps: [Self.family, trigger]).migrate(in: writer)
+        }
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM parents") } == 2)
+    }
+
+    @Test func theReportNamesWhatWasChecked() throws {
+        let (directory, writer) = try migrated([Self.family])
+        defer { withExtendedLifetime(directory) {} }
+        let addColumn = SQLCipherMigrationStep(identifier: "0002_add_column") { try $0.execute(sql: "ALTER TABLE parents ADD COLUMN name TEXT") }
+        let runner = try SQLCipherMigrationRunner(steps: [Self.family, addColumn])
+        let report = try runner.migrate(in: writer)
+        if SQLCipherLibrary.hasTableQuickCheck {
+            // parents was altered; children points at it; unrelated is left alone.
+            #expect(report.verification == ["quick_check of 1 changed table", "foreign keys of 2 tables"])
+        } else {
+            #expect(report.verification == ["quick_check", "foreign keys"])
+        }
+        // Nothing pending: nothing changed, nothing to check.
+        #expect(try runner.migrate(in: writer).verification == [])
+        // The whole file, on request.
+        let whole = try runner.migrate(in: writer, options: MigrateOptions(verification: .wholeFile)).verification
+        #expect(whole == (SQLCipherLibrary.hasCipherIntegrityCheck ? ["cipher_integrity_check"] : []) + ["quick_check", "foreign keys"])
+    }
+}

@@ -40,6 +40,9 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     @Flag(name: .customLong("no-lint"), help: "Skip the lint of pending migrations (its errors otherwise block the run).")
     var noLint = false
 
+    @Option(name: .customLong("verify"), help: ArgumentHelp("What to verify after migrating: changed (quick_check of the tables the migrations wrote, and the foreign keys of those and of the tables pointing at them) or full (the whole file, as the verify command does).", valueName: "changed|full"))
+    var verification: VerificationExtent = .changed
+
     @Option(name: .customLong("db-glob"), help: ArgumentHelp("Migrate every database file this pattern matches, such as 'tenants/*.db' (quoted; repeatable). Each database is migrated all or nothing.", valueName: "pattern"))
     var databaseGlobs: [String] = []
 
@@ -59,7 +62,8 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     }
 
     private var options: MigrateOptions {
-        MigrateOptions(mode: dryRun ? .dryRun : (atomic ? .atomic : .perStep), acceptModified: Set(acceptModified))
+        MigrateOptions(mode: dryRun ? .dryRun : (atomic ? .atomic : .perStep), acceptModified: Set(acceptModified),
+                       verification: verification.scope)
     }
 
     func run() throws {
@@ -120,6 +124,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
             applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds,
             verification: "passed",
+            checks: report.verification,
             dryRun: report.isDryRun,
             schemaDiff: report.isDryRun ? SchemaDiff(before: report.schemaBefore ?? "", after: report.schemaAfter ?? "").lines : nil,
             backup: backupPath,
@@ -182,7 +187,9 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     }
 
     private func printSummary(_ report: MigrationReport, runner: SQLCipherMigrationRunner, reporter: Reporter) {
-        let verified = VerificationSummary(runner.verifier, hostReplaced: runner.host.verifyIntegrity != nil || runner.host.verifyPostMigration != nil)
+        let verified = report.verification.isEmpty
+            ? "nothing changed, so nothing needed verifying (`verify` checks the whole file)"
+            : "verification passed (\(report.verification.joined(separator: ", ")))"
         if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
         for merge in report.merges {
             reporter.line("Merged \(merge.replaces.joined(separator: ", ")) into \(merge.identifier) in the ledger")
@@ -191,15 +198,15 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
             reporter.line("Recorded checksums for \(report.adoptedChecksums.count) migration\(report.adoptedChecksums.count == 1 ? "" : "s") applied before checksums were kept.")
         }
         if report.isDryRun {
-            reporter.line(report.steps.isEmpty ? "Dry run: nothing to apply." : "Dry run: \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") would apply in \(report.duration.humanReadable); verification passed (\(verified.text)).")
+            reporter.line(report.steps.isEmpty ? "Dry run: nothing to apply." : "Dry run: \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") would apply in \(report.duration.humanReadable); \(verified).")
             let diff = SchemaDiff(before: report.schemaBefore ?? "", after: report.schemaAfter ?? "").lines
             reporter.line(diff.isEmpty ? "Schema: unchanged." : "Schema changes:")
             for line in diff { reporter.line("  " + line) }
             reporter.line("Rolled back: the database is unchanged.")
         } else if report.steps.isEmpty {
-            reporter.line("Already up to date; verification passed (\(verified.text)).")
+            reporter.line("Already up to date; \(verified).")
         } else {
-            reporter.line("Applied \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed (\(verified.text)).")
+            reporter.line("Applied \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); \(verified).")
         }
     }
 
@@ -232,6 +239,8 @@ struct MigrateDocument: Encodable {
     let applied: [Step]
     let durationMs: Int64
     let verification: String
+    /// What the verification checked, in words (`MigrationReport.verification`).
+    let checks: [String]
     let dryRun: Bool
     /// For a dry run: the schema change as "-"/"+" lines; otherwise null.
     @AlwaysPresent var schemaDiff: [String]?
@@ -242,22 +251,15 @@ struct MigrateDocument: Encodable {
     @AlwaysPresent var erased: String?
 }
 
-/// Names the checks a passed verification ran, for the summary line.
-struct VerificationSummary {
-    let text: String
+/// How much `migrate` verifies (`--verify`).
+enum VerificationExtent: String, ExpressibleByArgument, CaseIterable {
+    case changed, full
 
-    init(_ verifier: SQLCipherMigrationVerifier, hostReplaced: Bool) {
-        if hostReplaced {
-            text = "the app's checks"
-            return
+    var scope: MigrateOptions.Verification {
+        switch self {
+        case .changed: return .changedTables
+        case .full: return .wholeFile
         }
-        var checks = SQLCipherLibrary.hasCipherIntegrityCheck ? ["cipher_integrity_check"] : []
-        checks.append("quick_check")
-        checks.append("foreign keys")
-        if !verifier.requiredIndexes.isEmpty {
-            checks.append("\(verifier.requiredIndexes.count) required index\(verifier.requiredIndexes.count == 1 ? "" : "es")")
-        }
-        text = checks.joined(separator: ", ")
     }
 }
 

@@ -110,7 +110,7 @@ extension MigrateCommand {
         let configuration = CommandSupport.configuration(path: "", cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
         MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
 
-        let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified))
+        let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope)
         let command = self
         let fleet = FleetRun(paths: databases.paths, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, keys: keys,
                              configuration: configuration) { writer in
