@@ -316,7 +316,8 @@ def migrate_options(full):
     """(row name, extra arguments, database kind, binary) for the migrationkit rows."""
     options = [("migrationkit migrate --no-backup", ["--no-backup"], "mk", None)]
     if full:
-        options += [("migrationkit migrate --no-backup --no-lint", ["--no-backup", "--no-lint"], "mk-nolint", None),
+        options += [("migrationkit migrate --no-backup --verify full", ["--no-backup", "--verify", "full"], "mk-verifyfull", None),
+                    ("migrationkit migrate --no-backup --no-lint", ["--no-backup", "--no-lint"], "mk-nolint", None),
                     ("migrationkit migrate (backup on)", [], "mk-backup", None)]
         if CONFIG == "sqlcipher4":
             # The price of the CLI's default cipher_memory_security (SQLCipher 4 only).
@@ -337,7 +338,8 @@ def shell_variants(case, folder, identifiers, db_for, prepare, check, commands_f
         describe = {"min": "BEGIN IMMEDIATE; file; ledger row; COMMIT — per file",
                     "12step": "as shell, plus PRAGMA foreign_key_check before each COMMIT",
                     "full": "as shell (12-step), plus history row per file and a final quick_check(1) + foreign_key_check"}[kind]
-        name = {"min": "sqlcipher shell", "12step": "shell + foreign_key_check", "full": "shell + every check migrationkit makes"}[kind]
+        name = {"min": "sqlcipher shell", "12step": "shell + foreign_key_check",
+                "full": "shell + history rows and whole-file quick_check, foreign_key_check"}[kind]
         if parallel > 1:
             name += f" ×{parallel} parallel"
         dbs = db_for(kind)
