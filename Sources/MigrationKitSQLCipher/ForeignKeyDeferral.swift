@@ -121,9 +121,9 @@ final class ForeignKeyBaseline {
     /// What is known of `tables` (nil: every table), or nil when something is not.
     func known(of tables: [String]?) -> ForeignKeyViolations? {
         guard let known else { return nil }
-        guard let knownTables else { return tables.map { known.restricted(to: Set($0.map { $0.lowercased() })) } ?? known }
-        guard let tables, Set(tables.map { $0.lowercased() }).isSubset(of: knownTables) else { return nil }
-        return known.restricted(to: Set(tables.map { $0.lowercased() }))
+        guard let knownTables else { return tables.map { known.restricted(to: Set($0.map { $0.sqlNameFolded })) } ?? known }
+        guard let tables, Set(tables.map { $0.sqlNameFolded }).isSubset(of: knownTables) else { return nil }
+        return known.restricted(to: Set(tables.map { $0.sqlNameFolded }))
     }
 
     /// Records that `tables` (nil: every table) now have exactly `violations`.
@@ -133,7 +133,7 @@ final class ForeignKeyBaseline {
             knownTables = nil
             return
         }
-        let names = Set(tables.map { $0.lowercased() })
+        let names = Set(tables.map { $0.sqlNameFolded })
         known = (known ?? ForeignKeyViolations()).removing(names).merging(violations)
         knownTables = knownTables.map { $0.union(names) }
     }
@@ -153,19 +153,19 @@ final class ForeignKeyBaseline {
 }
 
 extension ForeignKeyViolations {
-    /// Only the groups of these tables (lowercased names).
+    /// Only the groups of these tables (folded names, `sqlNameFolded`).
     func restricted(to tables: Set<String>) -> ForeignKeyViolations {
-        ForeignKeyViolations(groups: groups.filter { tables.contains($0.table.lowercased()) })
+        ForeignKeyViolations(groups: groups.filter { tables.contains($0.table.sqlNameFolded) })
     }
 
-    /// Without the groups of these tables (lowercased names).
+    /// Without the groups of these tables (folded names, `sqlNameFolded`).
     func removing(_ tables: Set<String>) -> ForeignKeyViolations {
-        ForeignKeyViolations(groups: groups.filter { !tables.contains($0.table.lowercased()) })
+        ForeignKeyViolations(groups: groups.filter { !tables.contains($0.table.sqlNameFolded) })
     }
 
     /// Both sets of groups; a group in both is counted once, as `other` has it.
     func merging(_ other: ForeignKeyViolations) -> ForeignKeyViolations {
-        let replaced = Set(other.groups.map { "\($0.table.lowercased())\u{0}\($0.parent.lowercased())\u{0}\($0.foreignKey)" })
-        return ForeignKeyViolations(groups: groups.filter { !replaced.contains("\($0.table.lowercased())\u{0}\($0.parent.lowercased())\u{0}\($0.foreignKey)") } + other.groups)
+        let replaced = Set(other.groups.map { "\($0.table.sqlNameFolded)\u{0}\($0.parent.sqlNameFolded)\u{0}\($0.foreignKey)" })
+        return ForeignKeyViolations(groups: groups.filter { !replaced.contains("\($0.table.sqlNameFolded)\u{0}\($0.parent.sqlNameFolded)\u{0}\($0.foreignKey)") } + other.groups)
     }
 }

@@ -5,24 +5,27 @@ extension SQLCipherDatabase {
     /// Runs `body` and returns, with its result, the tables of the main database its
     /// statements may write: rows inserted, updated or deleted (triggers' statements
     /// included), tables created, dropped or altered, indexes made or dropped.
-    /// Lowercased, as SQL names compare.
+    /// Folded as SQLite compares names (`sqlNameFolded`).
     ///
     /// Learned from SQLite's authorizer, which is asked about every table a statement
-    /// touches while the statement is prepared. Setting the authorizer expires every
-    /// prepared statement, so a cached statement run inside `body` is prepared again,
-    /// and reported, too. This is what lets verification look at what a migration
-    /// changed instead of the whole file.
-    func recordingWrittenTables<T>(_ body: () throws -> T) throws -> (result: T, tables: Set<String>) {
-        let outer = writtenTables
+    /// touches while the statement is prepared (and prepared again after a schema
+    /// change). A statement from the connection's cache brings the tables it named when
+    /// it was prepared (`trackWrites`). This is what lets verification look at what a
+    /// migration changed instead of the whole file.
+    ///
+    /// - Returns: also whether a statement altered a table (`ALTER TABLE`).
+    func recordingWrittenTables<T>(_ body: () throws -> T) throws -> (result: T, tables: Set<String>, altersTable: Bool) {
+        trackWrites(recordWrite)
+        let outer = (tables: writtenTables, altersTable: altersTable)
         writtenTables = []
-        sqlite3_set_authorizer(handle, recordWrite, Unmanaged.passUnretained(self).toOpaque())
+        altersTable = false
         defer {
             let recorded = writtenTables ?? []
-            writtenTables = outer.map { $0.union(recorded) }
-            if outer == nil { sqlite3_set_authorizer(handle, nil, nil) }
+            writtenTables = outer.tables.map { $0.union(recorded) }
+            altersTable = altersTable || outer.altersTable
         }
         let result = try body()
-        return (result, writtenTables ?? [])
+        return (result, writtenTables ?? [], altersTable)
     }
 }
 
@@ -40,6 +43,8 @@ private func recordWrite(_ context: UnsafeMutableRawPointer?, _ action: Int32, _
         // The first argument is the schema here ("main"), the second the table.
         guard let first, strcmp(first, "main") == 0 else { return SQLITE_OK }
         table = second
+        let db = Unmanaged<SQLCipherDatabase>.fromOpaque(context).takeUnretainedValue()
+        if db.writtenTables != nil { db.altersTable = true }
     default:
         return SQLITE_OK
     }
@@ -47,6 +52,9 @@ private func recordWrite(_ context: UnsafeMutableRawPointer?, _ action: Int32, _
     if let database, strcmp(database, "main") != 0 { return SQLITE_OK }
     guard let table else { return SQLITE_OK }
     let db = Unmanaged<SQLCipherDatabase>.fromOpaque(context).takeUnretainedValue()
-    db.writtenTables?.insert(String(cString: table).lowercased())
+    guard db.writtenTables != nil || db.preparingWrites != nil else { return SQLITE_OK }
+    let name = String(cString: table).sqlNameFolded
+    db.writtenTables?.insert(name)
+    db.preparingWrites?.insert(name)
     return SQLITE_OK
 }

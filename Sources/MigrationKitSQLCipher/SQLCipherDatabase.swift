@@ -27,6 +27,16 @@ public final class SQLCipherDatabase {
     fileprivate var commitsForbidden = false
     /// The tables written while `recordingWrittenTables` runs; nil otherwise.
     var writtenTables: Set<String>?
+    /// Whether a statement prepared while recording alters a table (a rename rewrites
+    /// the foreign keys of the tables pointing at it, which are not written).
+    var altersTable = false
+    /// While `prepare` runs with write tracking on: the tables the statement writes,
+    /// kept with it, so a cached statement run again still names them.
+    var preparingWrites: Set<String>?
+    /// Whether the authorizer that notes written tables is installed. It stays, once
+    /// installed: installing it expires every prepared statement, and doing so for
+    /// every step made each re-prepare its statements.
+    private(set) var tracksWrites = false
 
     /// Takes ownership of an open handle; closes it on `deinit`.
     init(handle: OpaquePointer, path: String) {
@@ -167,6 +177,7 @@ public final class SQLCipherDatabase {
         let statement: SQLCipherStatement
         if let cached = statementCache[sql], !cached.isInUse {
             statement = cached
+            writtenTables?.formUnion(cached.writes)
         } else {
             statement = try prepare(sql)
             if statementCache[sql] == nil, statementCache.count < Self.statementCacheLimit {
@@ -183,12 +194,29 @@ public final class SQLCipherDatabase {
 
     func prepare(_ sql: String) throws -> SQLCipherStatement {
         var statement: OpaquePointer?
+        if tracksWrites { preparingWrites = [] }
         let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        let writes = preparingWrites ?? []
+        preparingWrites = nil
         guard code == SQLITE_OK else { throw lastError(code: code, sql: sql) }
         guard let statement else {
             throw SQLCipherError(kind: .misuse, message: "The SQL text holds no statement.", sql: sql)
         }
-        return SQLCipherStatement(handle: statement, sql: sql, database: self)
+        let prepared = SQLCipherStatement(handle: statement, sql: sql, database: self)
+        prepared.writes = writes
+        return prepared
+    }
+
+    /// Installs the authorizer that notes the tables statements write
+    /// (`recordingWrittenTables`), once per connection. The statement cache is emptied
+    /// at the same time, so every cached statement is prepared again through
+    /// `prepare`, which keeps the tables it writes with it.
+    func trackWrites(_ authorizer: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+                                                   UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32) {
+        guard !tracksWrites else { return }
+        statementCache.removeAll()
+        sqlite3_set_authorizer(handle, authorizer, Unmanaged.passUnretained(self).toOpaque())
+        tracksWrites = true
     }
 
     /// Prepares each statement of a multi-statement text in turn, with SQLite's own

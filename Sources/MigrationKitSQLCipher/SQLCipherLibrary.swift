@@ -37,10 +37,6 @@ public enum SQLCipherLibrary {
     /// `PRAGMA quick_check(TABLE)`: one table and its indexes (SQLite 3.33+).
     public static var hasTableQuickCheck: Bool { sqliteVersionNumber >= 3_033_000 }
 
-    /// Table-valued pragma functions such as `pragma_foreign_key_list` (SQLite 3.16+):
-    /// what lets a migration's foreign-key check cover only the tables it can have
-    /// broken (`MigrateOptions.Verification.changedTables`); before, every table.
-    public static var hasPragmaFunctions: Bool { sqliteVersionNumber >= 3_016_000 }
 
     /// `PRAGMA cipher_version` as the library reports it ("3.4.1", "4.6.1 community"),
     /// or nil when the linked library is plain SQLite. Read from a private in-memory

@@ -81,6 +81,7 @@ public struct SQLCipherMigrationRunner: Sendable {
         let foreignKeys = ForeignKeyBaseline()
         let limited = options.verification == .changedTables
         var changed = ChangedTables()
+        let graph = ForeignKeyGraph()
         // `PRAGMA data_version` changes when another connection commits, and only then:
         // read with the plan, and compared under the write lock before every step, it
         // says whether the plan still describes the database (a re-made analysis per
@@ -107,7 +108,7 @@ public struct SQLCipherMigrationRunner: Sendable {
             var current: SQLCipherMigrationStep?
             var stepChanged = ChangedTables()
             let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
-                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, scope: { limited ? try stepChanged.foreignKeyScope(in: db) : nil }) {
+                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, scope: { limited ? try stepChanged.foreignKeyScope(using: graph, in: db) : nil }) {
                     // Under the write lock now: if another process committed anything since
                     // the plan was made, plan again from what the database really holds.
                     let version = try dataVersion(db)
@@ -127,7 +128,7 @@ public struct SQLCipherMigrationRunner: Sendable {
                 }
             }
             guard let applied else { break }
-            changed.add(stepChanged.names)
+            changed.add(stepChanged)
             next += 1
             let duration = clock.now - stepStart
             report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
@@ -153,9 +154,10 @@ public struct SQLCipherMigrationRunner: Sendable {
         let limited = options.verification == .changedTables
         if !limited, host.verifyIntegrity == nil { try verifier.verifyFileIntegrity(db) }
         var changed = ChangedTables()
+        let graph = ForeignKeyGraph()
         try Self.attributingViolations(to: { current }) {
                 try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, commit: !report.isDryRun,
-                                                     scope: { limited ? try changed.foreignKeyScope(in: db) : nil }) {
+                                                     scope: { limited ? try changed.foreignKeyScope(using: graph, in: db) : nil }) {
                     // Run again from the start if the deferral had to look at the database
                     // before it (orphans it did not know of): start the report afresh too.
                     changed = ChangedTables()
@@ -170,7 +172,7 @@ public struct SQLCipherMigrationRunner: Sendable {
                         let stepStart = clock.now
                         current = step
                         observer?(.willApply(identifier: step.identifier, position: offset + 1, total: pending.count))
-                        changed.add(try apply(step, in: db, startedAt: stepStart, recordingChanges: limited).names)
+                        changed.add(try apply(step, in: db, startedAt: stepStart, recordingChanges: limited))
                         let duration = clock.now - stepStart
                         report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
                         observer?(.didApply(identifier: step.identifier, duration: duration))
@@ -228,7 +230,8 @@ public struct SQLCipherMigrationRunner: Sendable {
                        recordingChanges: Bool) throws -> ChangedTables {
         var changed = ChangedTables()
         if recordingChanges {
-            changed.add(try db.recordingWrittenTables { try run(step, phase: .apply, in: db) }.tables)
+            let recorded = try db.recordingWrittenTables { try run(step, phase: .apply, in: db) }
+            changed.add(recorded.tables, altersTable: recorded.altersTable)
         } else {
             try run(step, phase: .apply, in: db)
         }
@@ -498,11 +501,8 @@ public struct SQLCipherMigrationRunner: Sendable {
             if let changed {
                 // Checked by the transactions; named here, as they saw them.
                 try verifier.verifyPostMigration(db, foreignKeys: .checkedByTransaction)
-                if let scope = try changed.foreignKeyScope(in: db) {
-                    if !scope.isEmpty { checked.append("foreign keys of \(Self.count(scope.count, "table"))") }
-                } else if !changed.isEmpty {
-                    checked.append("foreign keys")
-                }
+                let scope = try changed.foreignKeyScope(using: ForeignKeyGraph(), in: db)
+                if !scope.isEmpty { checked.append("foreign keys of \(Self.count(scope.count, "table"))") }
             } else {
                 try verifier.verifyPostMigration(db, foreignKeys: foreignKeys)
                 checked.append("foreign keys")

@@ -10,6 +10,8 @@ final class SQLCipherStatement {
     private unowned let database: SQLCipherDatabase
     /// Lent out by the connection's statement cache right now.
     var isInUse = false
+    /// The tables the statement writes, when it was prepared with write tracking on.
+    var writes: Set<String> = []
 
     init(handle: OpaquePointer, sql: String, database: SQLCipherDatabase) {
         self.handle = handle

@@ -1,5 +1,4 @@
 import Foundation
-import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -50,15 +49,13 @@ import Testing
 
     /// Verifying what changed (the default), a migration that does not touch books or
     /// authors never reads them: it runs, and has nothing to say about their orphans.
-    /// (SQLite before 3.16 cannot list the tables pointing at a changed one, so there
-    /// every table's foreign keys are checked, and the orphans are named.)
     @Test(arguments: [[String](), ["--atomic"]])
     func anUnrelatedMigrationVerifiesOnlyWhatItChanged(_ mode: [String]) throws {
         let workspace = try workspaceWithOrphans()
         try workspace.migration("0003_tags.sql", "-- migrate:up\nCREATE TABLE tags (name TEXT);\n-- migrate:down\nDROP TABLE tags;\n")
         let migrate = try workspace.run("migrate", mode + ["--no-backup"])
         #expect(migrate.status == 0, "\(migrate.output)")
-        #expect(migrate.stderr.contains("books rowid 2, 3 → authors") == !SQLCipherLibrary.hasPragmaFunctions, "\(migrate.stderr)")
+        #expect(!migrate.stderr.contains("missing parent"), "\(migrate.stderr)")
         #expect(migrate.stdout.contains("verification passed (quick_check") && !migrate.stdout.contains("cipher_integrity_check"), "\(migrate.stdout)")
         // verify still reads every table.
         #expect(try workspace.run("verify").status == 3)

@@ -143,3 +143,43 @@ import Testing
         #expect(whole == (SQLCipherLibrary.hasCipherIntegrityCheck ? ["cipher_integrity_check"] : []) + ["quick_check", "foreign keys"])
     }
 }
+
+extension ChangedTablesVerificationTests {
+    /// A Swift step's statement comes from the connection's cache the second time: it
+    /// still counts as a write to its table.
+    @Test func aCachedStatementStillNamesTheTableItWrites() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let delete = "DELETE FROM parents WHERE id = ?"
+        let nothing = SQLCipherMigrationStep(identifier: "0002_delete_nothing") { try $0.execute(sql: delete, arguments: [.integer(999)]) }
+        let parent = SQLCipherMigrationStep(identifier: "0003_delete_parent") { try $0.execute(sql: delete, arguments: [.integer(1)]) }
+        let runner = try SQLCipherMigrationRunner(steps: [Self.family, nothing, parent])
+        #expect {
+            try runner.migrate(in: writer)
+        } throws: { error in
+            guard let step = error as? MigrationStepError, case .foreignKeyViolationsAdded(let added) = step.underlying as? MigrationKitError else { return false }
+            return step.identifier == "0003_delete_parent" && added.groups.map(\.table) == ["children"]
+        }
+        #expect(try runner.appliedIdentifiers(in: writer) == ["0001_family", "0002_delete_nothing"])
+    }
+}
+
+extension ChangedTablesVerificationTests {
+    /// A rename rewrites the foreign keys of the tables pointing at the renamed one,
+    /// which the step never wrote: a later step deleting from it must still check them.
+    /// And names compare as SQLite compares them: ASCII case folded, nothing else.
+    @Test func afterARenameTheChildrenOfTheNewNameAreStillChecked() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let rename = SQLCipherMigrationStep(identifier: "0002_rename") { try $0.execute(sql: "ALTER TABLE parents RENAME TO \"Älteste\"") }
+        let delete = SQLCipherMigrationStep(identifier: "0003_delete") { try $0.execute(sql: "DELETE FROM \"Älteste\" WHERE id = 1") }
+        let runner = try SQLCipherMigrationRunner(steps: [Self.family, rename, delete])
+        #expect {
+            try runner.migrate(in: writer)
+        } throws: { error in
+            guard let step = error as? MigrationStepError, case .foreignKeyViolationsAdded(let added) = step.underlying as? MigrationKitError else { return false }
+            return step.identifier == "0003_delete" && added.groups.map(\.table) == ["children"]
+        }
+        #expect(try runner.appliedIdentifiers(in: writer) == ["0001_family", "0002_rename"])
+    }
+}

@@ -57,7 +57,7 @@ struct FleetSummary {
                     applied: report?.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) } ?? [],
                     durationMs: outcome.duration.wholeMilliseconds,
                     backup: outcome.backup,
-                    error: outcome.failure.map { .init(kind: $0.kind, message: $0.message, exitCode: $0.exitCode.rawValue) })
+                    error: outcome.failure?.jsonBody)
             },
             failed: failed,
             durationMs: duration.wholeMilliseconds,
@@ -75,13 +75,7 @@ struct FleetDocument: Encodable {
         let applied: [MigrateDocument.Step]
         let durationMs: Int64
         @AlwaysPresent var backup: String?
-        @AlwaysPresent var error: Failure?
-    }
-
-    struct Failure: Encodable {
-        let kind: String
-        let message: String
-        let exitCode: Int32
+        @AlwaysPresent var error: ErrorPresentation.JSONBody?
     }
 
     let databases: [Database]

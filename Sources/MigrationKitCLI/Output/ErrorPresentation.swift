@@ -89,18 +89,22 @@ struct ErrorPresentation {
     func print(commandName: String, json: Bool) {
         Console.error("\(commandName): error: \(message)")
         if json {
-            let document = ErrorDocument(error: .init(kind: kind, message: message, exitCode: exitCode.rawValue))
-            if let text = try? JSONOutput.encode(document) { Console.out(text) }
+            if let text = try? JSONOutput.encode(ErrorDocument(error: jsonBody)) { Console.out(text) }
         }
     }
 
+    /// The error as `--json` shows it: `{kind, message, exitCode}`, alone (a failed
+    /// command) or per database (a fleet).
+    struct JSONBody: Encodable {
+        let kind: String
+        let message: String
+        let exitCode: Int32
+    }
+
+    var jsonBody: JSONBody { JSONBody(kind: kind, message: message, exitCode: exitCode.rawValue) }
+
     private struct ErrorDocument: Encodable {
-        struct Body: Encodable {
-            let kind: String
-            let message: String
-            let exitCode: Int32
-        }
-        let error: Body
+        let error: JSONBody
     }
 
     private static func exitCode(for error: MigrationKitError) -> CLIExitCode {
