@@ -19,7 +19,7 @@ Environment overrides (defaults in brackets):
   BENCH_FLEET [1000]        case 4: databases in the fleet
   BENCH_PARALLEL [nproc]    case 4: workers for the parallel fleet (0: skip it)
   BENCH_STARTS [100]        case 6: process starts per variant and run
-  BENCH_CASES [1,2,3,4,5,6] which cases to run
+  BENCH_CASES [1,2,3,4,5,6,7] which cases to run
   BENCH_DIR [Benchmarks/results/work]  scratch folder (emptied first)
   BENCH_MIGRATIONKIT, BENCH_SQLCIPHER, BENCH_KDFCOUNT  the binaries and the shim
   BENCH_COMPARE             another migrationkit binary (say, an older commit's build):
@@ -64,7 +64,7 @@ FLEET = env_int("BENCH_FLEET", 1000)
 PARALLEL = env_int("BENCH_PARALLEL", os.cpu_count() or 1)
 STARTS = env_int("BENCH_STARTS", 100)
 DYNAMIC = os.environ.get("BENCH_DYNAMIC", "")
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7").split(",") if c.strip()}
 CONFIG = os.environ.get("BENCH_CONFIG", "sqlcipher4")
 WORK = os.path.abspath(os.environ.get("BENCH_DIR", os.path.join(HERE, "results", "work")))
 RESULTS = os.path.join(HERE, "results")
@@ -589,6 +589,45 @@ def case5():
     ]
 
 
+def case7():
+    """A small migration on a large database: what verifying only the changed tables
+    saves, against the whole-file checks of --verify full."""
+    base = os.path.join(WORK, f"case7-base-{ROWS}")
+    workloads.data_base_migrations(base, ROWS)
+    template = os.path.join(WORK, f"case7-template-{ROWS}.db")
+    fresh(template)
+    log(f"case 7: building a {ROWS}-row template (untimed)")
+    run_batch([mk_migrate(template, base, "--no-backup", "--no-lint")])
+    folder = os.path.join(WORK, f"case7-migrations-{ROWS}")
+    workloads.data_base_migrations(folder, ROWS)
+    pending = [workloads.small_change(folder)]
+    label = f"7 (small change, {ROWS:,}-row database)"
+
+    def dbs(kind):
+        return [os.path.join(WORK, f"case7-{kind}.db")]
+
+    def prepare(paths):
+        for path in paths:
+            copy(template, path)
+
+    def check(paths):
+        for path in paths:
+            expect(path, "SELECT count(*) FROM tags;", 2)
+            expect(path, "SELECT count(*) FROM events;", ROWS)
+
+    variants = shell_variants(label, folder, pending, dbs, prepare, check, which=("min", "full"))
+    for name, extra, kind in (("migrationkit migrate --no-backup (verifies the changed tables)", ["--no-backup"], "mk"),
+                              ("migrationkit migrate --no-backup --verify full", ["--no-backup", "--verify", "full"], "mk-full"),
+                              ("migrationkit migrate --no-backup --no-memory-security", ["--no-backup", "--no-memory-security"], "mk-nomemsec")):
+        if kind == "mk-nomemsec" and CONFIG != "sqlcipher4":
+            continue
+        paths = dbs(kind)
+        variants.append(Variant(label, name, "", prepare=(lambda p=paths: prepare(p)),
+                                commands=(lambda p=paths, e=extra: [mk_migrate(p[0], folder, *e)]),
+                                check=(lambda p=paths: check(p))))
+    return variants
+
+
 def case6():
     """Start-up: a process that does almost nothing, many times over. The release
     binary links the Swift runtime and Foundation statically (run.sh); the dynamically
@@ -674,6 +713,11 @@ def main():
             found = case5()
             measure(found, RUNS)
             variants += found
+        if "7" in CASES:
+            log("case 7: a small migration on a large database")
+            found = case7()
+            measure(found, RUNS)
+            variants += found
         if "6" in CASES:
             log(f"case 6: start-up, {STARTS} processes per variant")
             found = case6()
@@ -688,7 +732,7 @@ def main():
     if memory:
         text += "\n\nPeak memory of case 2 as rows grow (one run per size beyond the main one):\n\n" + memory
     header = [f"configuration: {CONFIG}",
-              f"runs per variant: {RUNS} for cases 1-3, 5 and 6, {FLEET_RUNS} for case 4; total benchmark time {elapsed / 60:.1f} min",
+              f"runs per variant: {RUNS} for cases 1-3 and 5-7, {FLEET_RUNS} for case 4; total benchmark time {elapsed / 60:.1f} min",
               "load average at end: " + " ".join(open("/proc/loadavg").read().split()[:3])]
     header += [f"{key}: {value}" for key, value in info.items()] + notes
     report = "\n".join(header) + "\n\n" + text + "\n"

@@ -265,3 +265,13 @@ def shell_script(path, folder, identifiers, variant):
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
     return path
+
+
+def small_change(folder):
+    """A small migration on the large database of case 2: a new table of tags, and a
+    column on the thousand-row `users` table; `events` is left alone."""
+    return _write(folder, "0003_tags", """
+CREATE TABLE tags (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), name TEXT NOT NULL);
+INSERT INTO tags (user_id, name) VALUES (1, 'first'), (2, 'second');
+ALTER TABLE users ADD COLUMN nickname TEXT;
+""")
