@@ -108,7 +108,11 @@ final class ForeignKeyGraph {
         }
         for key in unread {
             guard let name = current[key]?.name else { continue }
-            current[key]?.parents = Set(try db.fetchAll(sql: "PRAGMA foreign_key_list(\(quoteIdentifier(name)))").compactMap { $0["table"].string?.sqlNameFolded })
+            // Bound where SQLite has pragma functions: one statement for the run.
+            let rows = SQLCipherLibrary.hasPragmaFunctions
+                ? try db.fetchAll(sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [.text(name)])
+                : try db.fetchAll(sql: "PRAGMA foreign_key_list(\(quoteIdentifier(name)))")
+            current[key]?.parents = Set(rows.compactMap { $0["table"].string?.sqlNameFolded })
         }
         return current
     }

@@ -79,8 +79,8 @@ enum ForeignKeyDeferral {
     /// `tables` or (nil) every table.
     static func foreignKeyViolationCount(in db: SQLCipherDatabase, tables: [String]? = nil) throws -> Int {
         var count = 0
-        for sql in checkStatements(tables) {
-            try db.forEachRow(sql: sql) { _ in count += 1 }
+        for (sql, arguments) in checkStatements(tables) {
+            try db.forEachRow(sql: sql, arguments: arguments) { _ in count += 1 }
         }
         return count
     }
@@ -89,16 +89,23 @@ enum ForeignKeyDeferral {
     /// (nil) every table.
     static func violations(in db: SQLCipherDatabase, tables: [String]? = nil) throws -> ForeignKeyViolations {
         var result = ForeignKeyViolations()
-        for sql in checkStatements(tables) {
-            try db.forEachRow(sql: sql) { row in
+        for (sql, arguments) in checkStatements(tables) {
+            try db.forEachRow(sql: sql, arguments: arguments) { row in
                 result.add(table: row[0].string ?? "?", rowID: row[1].int.map(Int64.init), parent: row[2].string ?? "?", foreignKey: row[3].int ?? 0)
             }
         }
         return result
     }
 
-    private static func checkStatements(_ tables: [String]?) -> [String] {
-        tables.map { $0.map { "PRAGMA foreign_key_check(\(quoteIdentifier($0)))" } } ?? ["PRAGMA foreign_key_check"]
+    /// The statements that check `tables` (nil: every table). Where SQLite has pragma
+    /// functions, one statement with the table bound, prepared once for the run (a
+    /// `PRAGMA` naming the table is prepared afresh for every table and step).
+    private static func checkStatements(_ tables: [String]?) -> [(sql: String, arguments: [DatabaseValue])] {
+        guard let tables else { return [("PRAGMA foreign_key_check", [])] }
+        if SQLCipherLibrary.hasPragmaFunctions {
+            return tables.map { ("SELECT * FROM pragma_foreign_key_check(?)", [.text($0)]) }
+        }
+        return tables.map { ("PRAGMA foreign_key_check(\(quoteIdentifier($0)))", []) }
     }
 }
 

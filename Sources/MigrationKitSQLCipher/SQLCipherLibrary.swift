@@ -34,6 +34,10 @@ public enum SQLCipherLibrary {
     /// The SQLite version as a number (3033000 for 3.33.0), to test for features.
     static let sqliteVersionNumber = Int(sqlite3_libversion_number())
 
+    /// Table-valued pragma functions (`pragma_foreign_key_check(?)`, SQLite 3.16+):
+    /// a pragma about one table as a statement prepared once, with the table bound.
+    static var hasPragmaFunctions: Bool { sqliteVersionNumber >= 3_016_000 }
+
     /// `PRAGMA quick_check(TABLE)`: one table and its indexes (SQLite 3.33+).
     public static var hasTableQuickCheck: Bool { sqliteVersionNumber >= 3_033_000 }
 

@@ -134,7 +134,7 @@ import Testing
             // parents was altered; children points at it; unrelated is left alone.
             #expect(report.verification == ["quick_check of 1 changed table", "foreign keys of 2 tables"])
         } else {
-            #expect(report.verification == ["quick_check", "foreign keys"])
+            #expect(report.verification == ["quick_check", "foreign keys of 2 tables"])
         }
         // Nothing pending: nothing changed, nothing to check.
         #expect(try runner.migrate(in: writer).verification == [])
@@ -174,12 +174,16 @@ extension ChangedTablesVerificationTests {
         let rename = SQLCipherMigrationStep(identifier: "0002_rename") { try $0.execute(sql: "ALTER TABLE parents RENAME TO \"Älteste\"") }
         let delete = SQLCipherMigrationStep(identifier: "0003_delete") { try $0.execute(sql: "DELETE FROM \"Älteste\" WHERE id = 1") }
         let runner = try SQLCipherMigrationRunner(steps: [Self.family, rename, delete])
+        // Before SQLite 3.26 a rename with foreign keys off leaves the children pointing
+        // at the old name: the rename itself breaks them, and is refused.
+        let renameRewritesChildren = SQLCipherLibrary.sqliteVersionNumber >= 3_026_000
+        let failing = renameRewritesChildren ? "0003_delete" : "0002_rename"
         #expect {
             try runner.migrate(in: writer)
         } throws: { error in
             guard let step = error as? MigrationStepError, case .foreignKeyViolationsAdded(let added) = step.underlying as? MigrationKitError else { return false }
-            return step.identifier == "0003_delete" && added.groups.map(\.table) == ["children"]
+            return step.identifier == failing && added.groups.map(\.table) == ["children"]
         }
-        #expect(try runner.appliedIdentifiers(in: writer) == ["0001_family", "0002_rename"])
+        #expect(try runner.appliedIdentifiers(in: writer) == (renameRewritesChildren ? ["0001_family", "0002_rename"] : ["0001_family"]))
     }
 }
