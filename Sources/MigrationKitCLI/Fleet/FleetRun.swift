@@ -112,7 +112,9 @@ extension MigrateCommand {
 
         let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope)
         let command = self
-        let fleet = FleetRun(paths: databases.paths, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, keys: keys,
+        // Never more jobs than databases: the summary says how many ran at a time.
+        let jobs = min(self.jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(1, databases.paths.count))
+        let fleet = FleetRun(paths: databases.paths, jobs: jobs, keys: keys,
                              configuration: configuration) { writer in
             let silent = Reporter(quiet: true)
             if !command.noLint, let files = loaded.files {

@@ -17,7 +17,7 @@ struct FleetSummary {
     }
 
     func print(to reporter: Reporter) {
-        let width = min(outcomes.map(\.path.count).max() ?? 0, 60)
+        let width = min(max(outcomes.map(\.path.count).max() ?? 0, "DATABASE".count), 60)
         reporter.line(pad("DATABASE", width) + "  " + pad("TIME", 8) + "  RESULT")
         for outcome in outcomes {
             reporter.line(pad(outcome.path, width) + "  " + pad(outcome.duration.humanReadable, 8) + "  " + describe(outcome))
