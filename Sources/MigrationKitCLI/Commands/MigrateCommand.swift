@@ -118,7 +118,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
             if scratch == nil { writer.discardCreatedDatabase() }
             throw error
         }
-        printSummary(report, runner: runner, reporter: reporter)
+        printSummary(report, reporter: reporter)
         try reporter.document(MigrateDocument(
             database: writer.path,
             applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
@@ -186,7 +186,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
         }
     }
 
-    private func printSummary(_ report: MigrationReport, runner: SQLCipherMigrationRunner, reporter: Reporter) {
+    private func printSummary(_ report: MigrationReport, reporter: Reporter) {
         let verified = report.verification.isEmpty
             ? "nothing changed, so nothing needed verifying (`verify` checks the whole file)"
             : "verification passed (\(report.verification.joined(separator: ", ")))"
