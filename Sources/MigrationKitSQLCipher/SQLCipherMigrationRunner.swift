@@ -135,7 +135,7 @@ public struct SQLCipherMigrationRunner: Sendable {
             observer?(.didApply(identifier: applied.identifier, duration: duration))
         }
         // Limited to changes, each step's transaction has checked its foreign keys.
-        report.verification = try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? changed : nil)
+        report.verification = try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? (changed, graph) : nil)
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
     }
@@ -181,7 +181,7 @@ public struct SQLCipherMigrationRunner: Sendable {
                     // Inside the transaction: foreign keys are checked by the deferral
                     // when the body returns (against what the database had before it);
                     // integrity and the rest are checked here.
-                    report.verification = try runVerification(in: db, foreignKeys: .checkedByTransaction, changed: limited ? changed : nil)
+                    report.verification = try runVerification(in: db, foreignKeys: .checkedByTransaction, changed: limited ? (changed, graph) : nil)
                     if report.isDryRun { report.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
                 }
         }
@@ -472,9 +472,12 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// and returns what was checked, in words (`MigrationReport.verification`).
     ///
     /// - Parameter changed: the tables the run wrote, to check only them (quick_check;
-    ///   their foreign keys were checked by each transaction); nil checks the whole file.
+    ///   their foreign keys were checked by each transaction, with the run's graph,
+    ///   which names them here without reading every table's foreign keys again); nil
+    ///   checks the whole file.
     @discardableResult
-    func runVerification(in db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification, changed: ChangedTables? = nil) throws -> [String] {
+    func runVerification(in db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification,
+                         changed change: (tables: ChangedTables, graph: ForeignKeyGraph)? = nil) throws -> [String] {
         observer?(.willVerify)
         let clock = ContinuousClock()
         let start = clock.now
@@ -482,8 +485,8 @@ public struct SQLCipherMigrationRunner: Sendable {
         if let custom = host.verifyIntegrity {
             do { try custom(db) } catch { throw HostVerificationError(part: .integrity, underlying: error) }
             checked.append("the app's integrity checks")
-        } else if let changed {
-            let tables = try changed.existing(in: db)
+        } else if let change {
+            let tables = try change.tables.existing(in: db)
             if !tables.isEmpty {
                 let checks = verifier.changedTableIntegrityChecks(db, tables: tables)
                 if let failure = checks.lazy.compactMap(\.failure).first { throw failure }
@@ -498,10 +501,10 @@ public struct SQLCipherMigrationRunner: Sendable {
             do { try custom(db) } catch { throw HostVerificationError(part: .postMigration, underlying: error) }
             checked.append("the app's post-migration checks")
         } else {
-            if let changed {
+            if let change {
                 // Checked by the transactions; named here, as they saw them.
                 try verifier.verifyPostMigration(db, foreignKeys: .checkedByTransaction)
-                let scope = try changed.foreignKeyScope(using: ForeignKeyGraph(), in: db)
+                let scope = try change.tables.foreignKeyScope(using: change.graph, in: db)
                 if !scope.isEmpty { checked.append("foreign keys of \(Self.count(scope.count, "table"))") }
             } else {
                 try verifier.verifyPostMigration(db, foreignKeys: foreignKeys)
