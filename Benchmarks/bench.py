@@ -378,29 +378,34 @@ def case1():
     return variants
 
 
-def data_template(rows):
+def migrated_template(case, rows):
     """A database with users and `rows` events, migrated by migrationkit (so its
-    history and checksums are MigrationKit's own), plus the folder with the pending
-    12-step migration."""
-    base = os.path.join(WORK, f"case2-base-{rows}")
+    history and checksums are MigrationKit's own), and the identifiers applied."""
+    base = os.path.join(WORK, f"case{case}-base-{rows}")
     identifiers = workloads.data_base_migrations(base, rows)
-    template = os.path.join(WORK, f"case2-template-{rows}.db")
+    template = os.path.join(WORK, f"case{case}-template-{rows}.db")
     fresh(template)
-    log(f"case 2: building a {rows}-row template (untimed)")
+    log(f"case {case}: building a {rows}-row template (untimed)")
     run_batch([mk_migrate(template, base, "--no-backup", "--no-lint")])
+    return template, identifiers
+
+
+def data_template(rows):
+    """Case 2's template, plus the folder with the pending 12-step migration."""
+    template, identifiers = migrated_template(2, rows)
     full = os.path.join(WORK, f"case2-migrations-{rows}")
     workloads.data_base_migrations(full, rows)
     pending = workloads.data_migration(full)
     return template, full, identifiers + [pending], [pending]
 
 
-def case2(rows=ROWS, memory_only=False):
-    template, folder, all_ids, pending = data_template(rows)
-    size_mib = os.path.getsize(template) / 1024 / 1024
-    label = f"2 ({rows:,} rows)"
-
+def template_variants(label, case, template, folder, pending, expectations, which, options):
+    """The variants of a case that migrates one copy of `template` per variant: the
+    shell scripts named by `which`, then `migrationkit migrate` with each of `options`
+    (name, extra arguments, database kind, binary). `expectations` are (SQL, answer)
+    pairs each migrated copy must give."""
     def dbs(kind):
-        return [os.path.join(WORK, f"case2-{kind}.db")]
+        return [os.path.join(WORK, f"case{case}-{kind}.db")]
 
     def prepare(paths):
         for path in paths:
@@ -408,18 +413,27 @@ def case2(rows=ROWS, memory_only=False):
 
     def check(paths):
         for path in paths:
-            expect(path, "SELECT count(*), sum(size) > 0 FROM events;", f"{rows}|1")
-            expect(path, "SELECT count(*) FROM grdb_migrations;", len(all_ids))
-            expect(path, "SELECT sql LIKE '%created_at INTEGER%' FROM sqlite_master WHERE name = 'events';", 1)
+            for sql, wanted in expectations:
+                expect(path, sql, wanted)
 
-    which = ("min",) if memory_only else workloads.SHELL_VARIANTS
     variants = shell_variants(label, folder, pending, dbs, prepare, check, which=which)
-    options = migrate_options(True) if not memory_only else migrate_options(False)[:1]
     for name, extra, kind, binary in options:
         paths = dbs(kind)
         variants.append(Variant(label, name, "", prepare=(lambda p=paths: prepare(p)),
                                 commands=(lambda p=paths, e=extra, b=binary: [mk_migrate(p[0], folder, *e, binary=b)]),
                                 check=(lambda p=paths: check(p))))
+    return variants
+
+
+def case2(rows=ROWS, memory_only=False):
+    template, folder, all_ids, pending = data_template(rows)
+    size_mib = os.path.getsize(template) / 1024 / 1024
+    expectations = [("SELECT count(*), sum(size) > 0 FROM events;", f"{rows}|1"),
+                    ("SELECT count(*) FROM grdb_migrations;", len(all_ids)),
+                    ("SELECT sql LIKE '%created_at INTEGER%' FROM sqlite_master WHERE name = 'events';", 1)]
+    which = ("min",) if memory_only else workloads.SHELL_VARIANTS
+    options = migrate_options(True) if not memory_only else migrate_options(False)[:1]
+    variants = template_variants(f"2 ({rows:,} rows)", 2, template, folder, pending, expectations, which, options)
     return variants, size_mib
 
 
@@ -592,40 +606,17 @@ def case5():
 def case7():
     """A small migration on a large database: what verifying only the changed tables
     saves, against the whole-file checks of --verify full."""
-    base = os.path.join(WORK, f"case7-base-{ROWS}")
-    workloads.data_base_migrations(base, ROWS)
-    template = os.path.join(WORK, f"case7-template-{ROWS}.db")
-    fresh(template)
-    log(f"case 7: building a {ROWS}-row template (untimed)")
-    run_batch([mk_migrate(template, base, "--no-backup", "--no-lint")])
+    template, _ = migrated_template(7, ROWS)
     folder = os.path.join(WORK, f"case7-migrations-{ROWS}")
     workloads.data_base_migrations(folder, ROWS)
     pending = [workloads.small_change(folder)]
-    label = f"7 (small change, {ROWS:,}-row database)"
-
-    def dbs(kind):
-        return [os.path.join(WORK, f"case7-{kind}.db")]
-
-    def prepare(paths):
-        for path in paths:
-            copy(template, path)
-
-    def check(paths):
-        for path in paths:
-            expect(path, "SELECT count(*) FROM tags;", 2)
-            expect(path, "SELECT count(*) FROM events;", ROWS)
-
-    variants = shell_variants(label, folder, pending, dbs, prepare, check, which=("min", "full"))
-    for name, extra, kind in (("migrationkit migrate --no-backup (verifies the changed tables)", ["--no-backup"], "mk"),
-                              ("migrationkit migrate --no-backup --verify full", ["--no-backup", "--verify", "full"], "mk-full"),
-                              ("migrationkit migrate --no-backup --no-memory-security", ["--no-backup", "--no-memory-security"], "mk-nomemsec")):
-        if kind == "mk-nomemsec" and CONFIG != "sqlcipher4":
-            continue
-        paths = dbs(kind)
-        variants.append(Variant(label, name, "", prepare=(lambda p=paths: prepare(p)),
-                                commands=(lambda p=paths, e=extra: [mk_migrate(p[0], folder, *e)]),
-                                check=(lambda p=paths: check(p))))
-    return variants
+    options = [("migrationkit migrate --no-backup (verifies the changed tables)", ["--no-backup"], "mk", None),
+               ("migrationkit migrate --no-backup --verify full", ["--no-backup", "--verify", "full"], "mk-full", None)]
+    if CONFIG == "sqlcipher4":
+        options.append(("migrationkit migrate --no-backup --no-memory-security", ["--no-backup", "--no-memory-security"], "mk-nomemsec", None))
+    expectations = [("SELECT count(*) FROM tags;", 2), ("SELECT count(*) FROM events;", ROWS)]
+    return template_variants(f"7 (small change, {ROWS:,}-row database)", 7, template, folder, pending, expectations,
+                             ("min", "full"), options)
 
 
 def case6():
