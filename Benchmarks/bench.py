@@ -667,12 +667,16 @@ def main():
     log("machine: " + json.dumps(info))
     variants = []
     notes = []
+
+    def run_case(case, what, build, runs):
+        if case in CASES:
+            log(f"case {case}: {what}")
+            found = build()
+            measure(found, runs)
+            variants.extend(found)
+
     try:
-        if "1" in CASES:
-            log(f"case 1: {STEPS} small schema migrations on an empty database")
-            found = case1()
-            measure(found, RUNS)
-            variants += found
+        run_case("1", f"{STEPS} small schema migrations on an empty database", case1, RUNS)
         if "2" in CASES:
             log(f"case 2: a 12-step recreation of {ROWS} rows")
             found, size = case2()
@@ -689,31 +693,11 @@ def main():
                 found, size = case2(rows, memory_only=True)
                 measure(found, 1)
                 variants += found
-        if "3" in CASES:
-            log(f"case 3: status with {HISTORY} applied migrations")
-            found = case3()
-            measure(found, RUNS)
-            variants += found
-        if "4" in CASES:
-            log(f"case 4: a fleet of {FLEET} databases")
-            found = case4()
-            measure(found, FLEET_RUNS)
-            variants += found
-        if "5" in CASES:
-            log("case 5: format detection")
-            found = case5()
-            measure(found, RUNS)
-            variants += found
-        if "7" in CASES:
-            log("case 7: a small migration on a large database")
-            found = case7()
-            measure(found, RUNS)
-            variants += found
-        if "6" in CASES:
-            log(f"case 6: start-up, {STARTS} processes per variant")
-            found = case6()
-            measure(found, RUNS)
-            variants += found
+        run_case("3", f"status with {HISTORY} applied migrations", case3, RUNS)
+        run_case("4", f"a fleet of {FLEET} databases", case4, FLEET_RUNS)
+        run_case("5", "format detection", case5, RUNS)
+        run_case("7", "a small migration on a large database", case7, RUNS)
+        run_case("6", f"start-up, {STARTS} processes per variant", case6, RUNS)
     except Failure as failure:
         sys.exit(f"bench: {failure}")
 
