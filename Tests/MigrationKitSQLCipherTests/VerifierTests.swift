@@ -186,4 +186,15 @@ extension ChangedTablesVerificationTests {
         }
         #expect(try runner.appliedIdentifiers(in: writer) == (renameRewritesChildren ? ["0001_family", "0002_rename"] : ["0001_family"]))
     }
+
+    /// SQLite folds ASCII letters only; the fold works on UTF-8 bytes, so a letter
+    /// outside ASCII, whose bytes are all above 127, must come through untouched.
+    @Test func namesFoldAsSQLiteComparesThem() {
+        #expect("Parents".sqlNameFolded == "parents")
+        #expect("parents".sqlNameFolded == "parents")
+        #expect("ÄLTESTE_Z".sqlNameFolded == "Älteste_z")
+        #expect("Ärzte".sqlNameFolded != "ärzte".sqlNameFolded)
+        #expect("ΣΊΣΥΦΟΣ AZ".sqlNameFolded == "ΣΊΣΥΦΟΣ az")
+        #expect("".sqlNameFolded == "")
+    }
 }
