@@ -120,7 +120,7 @@ import Glibc
         // Impossible values are usage errors on either platform.
         for bad in [["--to-page-size", "1000"], ["--to-page-size", "131072"], ["--to-kdf-iter", "0"]] {
             let result = try workspace.run("cipher-upgrade", bad)
-            #expect(result.status == 64, "\(bad): \(result.output)")
+            #expect(result.exitCode == .usage, "\(bad): \(result.output)")
             #expect(result.stderr.contains(bad[0]))
         }
         guard isFour else { return try expectRefusedOnSQLCipher3(workspace, ["--to-page-size", "8192", "--to-kdf-iter", "20000"]) }
@@ -178,7 +178,7 @@ import Glibc
         #expect(try Binary.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
         let before = try TreeSnapshot(workspace.root)
         let flagged = try Binary.run(["cipher-upgrade", "--plaintext", "--db-path", workspace.database])
-        #expect(flagged.status == 64 && flagged.stderr.contains("`encrypt`"), "\(flagged.output)")
+        #expect(flagged.exitCode == .usage && flagged.stderr.contains("`encrypt`"), "\(flagged.output)")
         let keyed = try Guarded.run(["cipher-upgrade"] + workspace.options(), directory: workspace.root)
         if isFour {
             expectCleanFailure(keyed, .wrongKeyOrNotADatabase, mentions: ["not encrypted", "`encrypt`"], "plaintext database")

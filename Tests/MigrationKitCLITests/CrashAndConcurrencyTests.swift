@@ -211,7 +211,7 @@ extension CrashSafetyTests {
             // SQLCipher 3 cannot write the 4 format: refused at once, nothing to kill.
             let before = template.bytes(template.database)
             let refused = try template.run("cipher-upgrade")
-            #expect(refused.status == 64 && refused.stderr.contains(SQLCipherLibrary.cipherVersionString ?? "?"), "\(refused.output)")
+            #expect(refused.exitCode == .usage && refused.stderr.contains(SQLCipherLibrary.cipherVersionString ?? "?"), "\(refused.output)")
             #expect(template.bytes(template.database) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: template.root).sorted() == ["Migrations", "app.db", "key"])
             return
@@ -323,7 +323,7 @@ extension CrashSafetyTests {
         try holder.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
         defer { try? holder.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") } }
         let result = try workspace.run("migrate", ["--lock-timeout", "0.3", "--no-backup"])
-        #expect(result.status == 8, "\(result.output)")
+        #expect(result.exitCode == .locked, "\(result.output)")
         #expect(result.stderr.contains("locked by another"))
         #expect(result.stderr.contains("--lock-timeout"))
         try holder.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }

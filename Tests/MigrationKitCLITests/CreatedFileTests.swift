@@ -16,7 +16,7 @@ import Testing
         try workspace.writeSampleMigrations()
         let before = try entries(workspace)
         let result = try workspace.run("migrate", settings)
-        #expect(result.status == 64, "\(settings): \(result.output)")
+        #expect(result.exitCode == .usage, "\(settings): \(result.output)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
         #expect(try entries(workspace) == before)
     }
@@ -27,7 +27,7 @@ import Testing
         try workspace.migration("0001_broken.sql", "-- migrate:up\nCREATE TABLE t (a);\nINSERT INTO missing VALUES (1);\n")
         let before = try entries(workspace)
         let failed = try workspace.run("migrate", mode)
-        #expect(failed.status == 2, "\(failed.output)")
+        #expect(failed.exitCode == .migrationFailed, "\(failed.output)")
         #expect(try entries(workspace) == before, "the failed run left files behind")
         // Fixed, the next run creates the database from scratch.
         try workspace.migration("0001_broken.sql", "-- migrate:up\nCREATE TABLE t (a);\n")
@@ -39,7 +39,7 @@ import Testing
         let workspace = try Workspace()
         try workspace.migration("0001_good.sql", "-- migrate:up\nCREATE TABLE t (a);\n")
         try workspace.migration("0002_broken.sql", "-- migrate:up\nINSERT INTO missing VALUES (1);\n")
-        #expect(try workspace.run("migrate").status == 2)
+        #expect(try workspace.run("migrate").exitCode == .migrationFailed)
         #expect(FileManager.default.fileExists(atPath: workspace.database))
         #expect(try workspace.run("status").stdout.contains("applied  0001_good"))
     }

@@ -71,7 +71,7 @@ import Glibc
 
         let result = try migrate(workspace, ["--db-glob", workspace.path("tenants/*.db"), "--no-backup"])
         // The exit code is the first failed database's: tenant2's failed migration.
-        #expect(result.status == 2, "\(result.output)")
+        #expect(result.exitCode == .migrationFailed, "\(result.output)")
         #expect(result.stdout.contains(paths[2]) && result.stdout.contains("failed (exit 2)"), "\(result.stdout)")
         #expect(result.stdout.contains("failed (exit 4)"), "\(result.stdout)")
         #expect(result.stdout.contains("4 databases in") && result.stdout.contains("2 migrated, 0 already up to date, 2 failed"), "\(result.stdout)")
@@ -94,7 +94,7 @@ import Glibc
         let result = try Binary.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
                                      "--migrations", workspace.migrations, "--no-backup"], directory: workspace.root)
         // tenant2 has no key file: it alone fails, with the file named.
-        #expect(result.status == 5, "\(result.output)")
+        #expect(result.exitCode == .keyUnavailable, "\(result.output)")
         #expect(result.stdout.contains("keys/tenant2.key"), "\(result.stdout)")
         for index in 0..<2 {
             #expect(try ledger(paths[index], passphrase: "key of tenant\(index)") == "0001_authors,0002_books")
@@ -190,12 +190,12 @@ import Glibc
         ]
         for (arguments, message) in cases {
             let result = try migrate(workspace, arguments)
-            #expect(result.status == 64, "\(arguments): \(result.output)")
+            #expect(result.exitCode == .usage, "\(arguments): \(result.output)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
         let status = try Binary.run(["status", "--db-path", paths[0], "--db-path", paths[1], "--password-file", workspace.keyFile,
                                      "--migrations", workspace.migrations])
-        #expect(status.status == 64 && status.stderr.contains("only migrate takes several"), "\(status.output)")
+        #expect(status.exitCode == .usage && status.stderr.contains("only migrate takes several"), "\(status.output)")
         #expect(try paths.map(fileBytes) == before)
     }
 }

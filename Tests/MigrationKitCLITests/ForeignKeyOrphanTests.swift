@@ -58,7 +58,7 @@ import Testing
         #expect(!migrate.stderr.contains("missing parent"), "\(migrate.stderr)")
         #expect(migrate.stdout.contains("verification passed (quick_check") && !migrate.stdout.contains("cipher_integrity_check"), "\(migrate.stdout)")
         // verify still reads every table.
-        #expect(try workspace.run("verify").status == 3)
+        #expect(try workspace.run("verify").exitCode == .verificationFailed)
     }
 
     @Test(arguments: [false, true])
@@ -73,7 +73,7 @@ import Testing
         let before = workspace.bytes(workspace.database)
         for mode in [["--no-backup"], ["--atomic", "--no-backup"]] {
             let migrate = try workspace.run("migrate", mode)
-            #expect(migrate.status == 2, "\(migrate.output)")
+            #expect(migrate.exitCode == .migrationFailed, "\(migrate.output)")
             #expect(migrate.stderr.contains("0003_drop_ann") && migrate.stderr.contains("the migration is at fault"), "\(migrate.stderr)")
             #expect(migrate.stderr.contains("books rowid 1 → authors") && migrate.stderr.contains("ON DELETE CASCADE"), "\(migrate.stderr)")
             #expect(!migrate.stderr.contains("rowid 2"), "only the violation the migration added is its fault: \(migrate.stderr)")
@@ -84,7 +84,7 @@ import Testing
     @Test func verifyListsTheOrphans() throws {
         let workspace = try workspaceWithOrphans()
         let verify = try workspace.run("verify")
-        #expect(verify.status == 3, "\(verify.output)")
+        #expect(verify.exitCode == .verificationFailed, "\(verify.output)")
         #expect(verify.stdout.contains("FAILED foreign_key_check: 2 rows reference a missing parent (books rowid 2, 3 → authors)"), "\(verify.stdout)")
     }
 }

@@ -201,10 +201,10 @@ func noise(_ count: Int) -> Data {
         }
         #expect(!verify.timedOut && verify.stderr.isEmpty, "\(verify)")
         let json = try Guarded.run(["verify", "--json"] + workspace.options(), directory: workspace.root, timeout: 20)
-        #expect(json.status == 3)
+        #expect(json.exitCode == .verificationFailed)
         #expect(try decodeJSON(json.stdout)["passed"] as? Bool == false)
         let quiet = try Guarded.run(["verify", "--quiet"] + workspace.options(), directory: workspace.root, timeout: 20)
-        #expect(quiet.status == 3 && quiet.stdout.isEmpty && quiet.stderr.hasPrefix("verify: "), "\(quiet)")
+        #expect(quiet.exitCode == .verificationFailed && quiet.stdout.isEmpty && quiet.stderr.hasPrefix("verify: "), "\(quiet)")
         for text in forbiddenOutput where (verify.output + json.output + quiet.output).contains(text) {
             Issue.record("verify printed \"\(text)\"")
         }

@@ -255,13 +255,24 @@ func expectCleanFailure(
     }
 }
 
-/// The documented exit codes (CLIExitCode in Sources/MigrationKitCLI/CLIExitCode.swift;
-/// the test target runs the binary and does not link the module).
-/// The documented exit codes, written out here on purpose rather than imported: a
-/// change to the numbers in the source must fail these tests. (Printed by case name.)
+/// The documented exit codes (`CLIExitCode` in Sources/MigrationKitCLI/CLIExitCode.swift),
+/// written out here on purpose rather than imported: a change to the numbers in the
+/// source must fail these tests. (Printed by case name.)
 enum CLIExitCodeValue: Int32 {
     case success = 0, failure = 1, migrationFailed = 2, verificationFailed = 3, wrongKeyOrNotADatabase = 4
     case keyUnavailable = 5, pendingMigrations = 6, refused = 7, locked = 8, fileError = 9, usage = 64
+}
+
+extension ChildProcessResult {
+    /// The exit status as a documented code: nil for an undocumented number, and for
+    /// a process that ended on a signal (whose number must never pass for a code).
+    var exitCode: CLIExitCodeValue? { signaled ? nil : CLIExitCodeValue(rawValue: status) }
+}
+
+extension PseudoTerminal.Result {
+    /// The exit status as a documented code: nil for an undocumented number, and for
+    /// a program a signal ended.
+    var exitCode: CLIExitCodeValue? { status.flatMap(CLIExitCodeValue.init(rawValue:)) }
 }
 
 /// With `--json`, a refusal prints `{"error": {kind, message, exitCode}}` on standard

@@ -21,13 +21,13 @@ import Testing
         let (workspace, before) = try migratedWorkspace()
         try workspace.write("wrong", "wrong key\n", mode: 0o600)
         let wrong = try status(workspace, ["--password-file", workspace.path("wrong")])
-        #expect(wrong.status == 4)
+        #expect(wrong.exitCode == .wrongKeyOrNotADatabase)
         #expect(wrong.stderr.contains("Wrong key"))
         #expect(wrong.stderr.split(separator: "\n").count == 1)
         #expect(workspace.bytes(workspace.database) == before)
 
         let noKey = try status(workspace, ["--plaintext"])
-        #expect(noKey.status == 4)
+        #expect(noKey.exitCode == .wrongKeyOrNotADatabase)
         #expect(noKey.stderr.contains("encrypted"))
         #expect(workspace.bytes(workspace.database) == before)
 
@@ -37,7 +37,7 @@ import Testing
         #expect(try Binary.run(["migrate", "--plaintext", "--db-path", plain.database, "--migrations", plain.migrations]).status == 0)
         let plainBefore = plain.bytes(plain.database)
         let keyed = try status(plain, ["--password-file", plain.keyFile])
-        #expect(keyed.status == 4)
+        #expect(keyed.exitCode == .wrongKeyOrNotADatabase)
         #expect(keyed.stderr.contains("not encrypted"))
         #expect(plain.bytes(plain.database) == plainBefore)
 
@@ -45,7 +45,7 @@ import Testing
         try workspace.write("garbage.db", String(repeating: "garbage ", count: 100))
         let garbageBefore = workspace.bytes(workspace.path("garbage.db"))
         let garbage = try Binary.run(["migrate", "--db-path", workspace.path("garbage.db"), "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
-        #expect(garbage.status == 4)
+        #expect(garbage.exitCode == .wrongKeyOrNotADatabase)
         #expect(garbage.stderr.contains("not a database"))
         #expect(workspace.bytes(workspace.path("garbage.db")) == garbageBefore)
     }
@@ -54,7 +54,7 @@ import Testing
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations])
-        #expect(result.status == 5)
+        #expect(result.exitCode == .keyUnavailable)
         #expect(result.stderr.contains("no key given") || result.stderr.contains("No key given"))
         #expect(result.stderr.contains("--plaintext"))
         #expect(!FileManager.default.fileExists(atPath: workspace.database))
@@ -63,13 +63,13 @@ import Testing
     @Test func keyOptionsAreValidatedAsUsageErrors() throws {
         let workspace = try Workspace()
         let two = try status(workspace, ["--password-file", workspace.keyFile, "--password", "x"])
-        #expect(two.status == 64)
+        #expect(two.exitCode == .usage)
         #expect(two.stderr.contains("exactly one key source"))
         let half = try status(workspace, ["--keychain-service", "app"])
-        #expect(half.status == 64)
+        #expect(half.exitCode == .usage)
         #expect(half.stderr.contains("--keychain-account"))
         let plainAndKey = try status(workspace, ["--plaintext", "--password-file", workspace.keyFile])
-        #expect(plainAndKey.status == 64)
+        #expect(plainAndKey.exitCode == .usage)
     }
 
     @Test func everyNonInteractiveSourceOpensTheSameDatabase() throws {
@@ -96,11 +96,11 @@ import Testing
 
         try workspace.write("writable-key", workspace.passphrase + "\n", mode: 0o666)
         let writable = try status(workspace, ["--password-file", workspace.path("writable-key")])
-        #expect(writable.status == 5)
+        #expect(writable.exitCode == .keyUnavailable)
         #expect(writable.stderr.contains(workspace.path("writable-key")))
 
         let missing = try status(workspace, ["--password-file", workspace.path("nope")])
-        #expect(missing.status == 5)
+        #expect(missing.exitCode == .keyUnavailable)
         for result in [readable, writable, missing] {
             #expect(!result.output.contains(workspace.passphrase))
         }
@@ -119,7 +119,7 @@ import Testing
         #expect(result.stdout.contains("applied  0002_books"))
 
         let absent = try status(workspace, ["--keychain-service", service, "--keychain-account", "nobody"])
-        #expect(absent.status == 5)
+        #expect(absent.exitCode == .keyUnavailable)
         #expect(absent.stderr.contains(service))
         #expect(!absent.output.contains(workspace.passphrase))
     }
@@ -133,7 +133,7 @@ import Testing
         environment["XDG_RUNTIME_DIR"] = workspace.root
         let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations,
                                      "--keychain-service", "app", "--keychain-account", "db"], environment: environment)
-        #expect(result.status == 5)
+        #expect(result.exitCode == .keyUnavailable)
         #expect(!FileManager.default.fileExists(atPath: workspace.database))
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
         #expect(result.stderr.lowercased().contains("bus"))

@@ -31,7 +31,7 @@ import Testing
         let rekey = try workspace.run("rekey", ["--new-password-file", workspace.path("new-key")])
         #expect(rekey.status == 0, "\(rekey.output)")
         #expect(rekey.stdout.contains("OLD key"))  // the backup it wrote keeps the old key
-        #expect(try workspace.run("status").status == 4)  // the old key no longer opens it
+        #expect(try workspace.run("status").exitCode == .wrongKeyOrNotADatabase)  // the old key no longer opens it
         let withNewKey = try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--migrations", workspace.migrations])
         #expect(withNewKey.status == 0, "\(withNewKey.output)")
 
@@ -44,7 +44,7 @@ import Testing
         #expect(shell.stdout == "2\n2\n9\n")
 
         let again = try Binary.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported])
-        #expect(again.status == 9)
+        #expect(again.exitCode == .fileError)
         #expect(again.stderr.contains("--force"))
         let forced = try Binary.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported, "--force"])
         #expect(forced.status == 0)
@@ -65,15 +65,15 @@ import Testing
     @Test func rekeyRefusesAPlaintextDatabaseAndEncryptRefusesAnEncryptedOne() throws {
         let workspace = try plaintextWorkspace()
         let rekey = try Binary.run(["rekey", "--plaintext", "--db-path", workspace.database, "--new-password-file", workspace.keyFile])
-        #expect(rekey.status == 64)
+        #expect(rekey.exitCode == .usage)
         #expect(rekey.stderr.contains("encrypt"))
         let rekeyWithKey = try workspace.run("rekey", ["--new-password", "x", "--no-backup"])
-        #expect(rekeyWithKey.status == 4)
+        #expect(rekeyWithKey.exitCode == .wrongKeyOrNotADatabase)
         #expect(rekeyWithKey.stderr.contains("not encrypted"))
 
         #expect(try workspace.run("encrypt", ["--in-place", "--no-backup"]).status == 0)
         let twice = try workspace.run("encrypt", ["--in-place", "--no-backup"])
-        #expect(twice.status == 4)
+        #expect(twice.exitCode == .wrongKeyOrNotADatabase)
         #expect(twice.stderr.contains("rekey"))
     }
 
@@ -88,7 +88,7 @@ import Testing
         if (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 {
             #expect(result.status == 0, "\(result.output)")
         } else {
-            #expect(result.status == 64)
+            #expect(result.exitCode == .usage)
             #expect(result.stderr.contains("SQLCipher 3"))
             #expect(!FileManager.default.fileExists(atPath: compatible.database))
         }
@@ -98,7 +98,7 @@ import Testing
         let cipher = try #require(try decodeJSON(status.stdout)["cipher"] as? [String: Any])
         #expect(cipher["kdfIterations"] as? Int == 5000)
         #expect(cipher["pageSize"] as? Int == 4096)
-        #expect(try workspace.run("status").status == 4)  // default settings cannot read it
+        #expect(try workspace.run("status").exitCode == .wrongKeyOrNotADatabase)  // default settings cannot read it
     }
 
     @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
@@ -111,7 +111,7 @@ import Testing
         #expect(generate.status == 0, "\(generate.output)")
         #expect(!generate.stdout.contains("x'"))  // never printed without --print
         let again = try Binary.run(["key", "generate", "--keychain-service", service, "--keychain-account", "db"])
-        #expect(again.status == 7)  // would lose the key the databases depend on
+        #expect(again.exitCode == .refused)  // would lose the key the databases depend on
 
         let keychain = ["--keychain-service", service, "--keychain-account", "db"]
         let encrypt = try Binary.run(["encrypt", "--in-place", "--no-backup", "--db-path", workspace.database] + keychain)
@@ -150,7 +150,7 @@ import Testing
         #expect(status.stdout.contains("modified 0001_authors"))
         let before = workspace.bytes(workspace.database)
         let blocked = try workspace.run("migrate")
-        #expect(blocked.status == 7)
+        #expect(blocked.exitCode == .refused)
         #expect(blocked.stderr.contains("0001_authors.sql"))
         #expect(blocked.stderr.contains("--accept-modified 0001_authors"))
         #expect(workspace.bytes(workspace.database) == before)
@@ -170,7 +170,7 @@ import Testing
             SELECT 1;
             """)
         let lint = try Binary.run(["lint", "--migrations", workspace.migrations])
-        #expect(lint.status == 2, "\(lint.output)")
+        #expect(lint.exitCode == .migrationFailed, "\(lint.output)")
         #expect(lint.stdout.contains("0003_bad.sql:2: error[not-null-column-without-default]"))
         #expect(lint.stdout.contains("fix:"))
         #expect(!lint.stdout.contains("transaction-control"))  // BEGIN inside a string is not a finding
@@ -178,7 +178,7 @@ import Testing
         #expect(json["errorCount"] as? Int == 1)
 
         let migrate = try workspace.run("migrate")
-        #expect(migrate.status == 2)
+        #expect(migrate.exitCode == .migrationFailed)
         #expect(migrate.stderr.contains("0003_bad.sql:2"))
         // Nothing was applied: lint runs before the first step.
         let status = try workspace.run("status")
@@ -199,7 +199,7 @@ import Testing
 
         try workspace.migration("0003_broken.sql", "-- migrate:up\nCREATE TABLE c (x);\nINSERT INTO nowhere VALUES (1);\n")
         let atomic = try workspace.run("migrate", ["--atomic", "--no-backup"])
-        #expect(atomic.status == 2)
+        #expect(atomic.exitCode == .migrationFailed)
         #expect(workspace.bytes(workspace.database) == before)  // 0002 is not kept either
     }
 
@@ -222,7 +222,7 @@ import Testing
 
         try workspace.write("other", "not the key\n", mode: 0o600)
         let refused = try Binary.run(["restore", "--from", backup, "--db-path", workspace.database, "--password-file", workspace.path("other")])
-        #expect(refused.status == 4)
+        #expect(refused.exitCode == .wrongKeyOrNotADatabase)
     }
 
     @Test func checkProvesAFolderAndCatchesABrokenDown() throws {
@@ -236,7 +236,7 @@ import Testing
         // A down that forgets the index its up created.
         try workspace.migration("0003_index.sql", "-- migrate:up\nCREATE INDEX authors_name ON authors(name);\nCREATE TABLE tags (t);\n-- migrate:down\nDROP TABLE tags;\n")
         let bad = try Binary.run(["check", "--migrations", workspace.migrations, "--json"])
-        #expect(bad.status == 2)
+        #expect(bad.exitCode == .migrationFailed)
         let checks = try #require(try decodeJSON(bad.stdout)["checks"] as? [[String: Any]])
         let failed = checks.filter { $0["passed"] as? Bool == false }.compactMap { $0["name"] as? String }
         #expect(failed == ["round trip 0003_index"])
@@ -252,7 +252,7 @@ import Testing
         // A step that breaks on existing rows: adding a UNIQUE index on duplicated data.
         try workspace.migration("0003_unique.sql", "-- migrate:up\nUPDATE authors SET name = 'same';\nCREATE UNIQUE INDEX authors_name ON authors(name);\n")
         let result = try Binary.run(["check", "--migrations", workspace.migrations, "--from-database", workspace.database, "--password-file", workspace.keyFile])
-        #expect(result.status == 2, "\(result.output)")
+        #expect(result.exitCode == .migrationFailed, "\(result.output)")
         #expect(result.stdout.contains("FAILED upgrade"))
         #expect(result.stdout.contains("UNIQUE"))
         #expect(result.stdout.contains("ok     fresh install"))
@@ -277,7 +277,7 @@ import Testing
         #expect(migrate.stdout.contains("Applied 0003_genres"))
         #expect(!migrate.stdout.contains("Applied 0001"))
         let refused = try workspace.run("baseline", ["--to", "0001_authors"])
-        #expect(refused.status == 7)
+        #expect(refused.exitCode == .refused)
     }
 
     @Test func eraseOnSchemaChangeNeedsConfirmationAndBacksUpFirst() throws {
@@ -288,7 +288,7 @@ import Testing
         try FileManager.default.removeItem(atPath: workspace.migrations + "/0002_books.down.sql")
         let before = workspace.bytes(workspace.database)
         let refused = try workspace.run("migrate", ["--erase-on-schema-change", "--no-backup"])
-        #expect(refused.status == 7)
+        #expect(refused.exitCode == .refused)
         #expect(refused.stderr.contains("removed or renamed"))
         #expect(refused.stderr.contains("--yes"))
         #expect(workspace.bytes(workspace.database) == before)
@@ -358,7 +358,7 @@ import Testing
         try FileManager.default.removeItem(atPath: partial.migrations)
         try FileManager.default.copyItem(atPath: workspace.migrations, toPath: partial.migrations)
         let refused = try partial.run("migrate")
-        #expect(refused.status == 7)
+        #expect(refused.exitCode == .refused)
         #expect(refused.stderr.contains("\"0001_authors\"") && refused.stderr.contains("\"0002_books\""))
     }
 }

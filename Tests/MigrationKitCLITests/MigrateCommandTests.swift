@@ -71,7 +71,7 @@ import Testing
         #expect(try workspace.run("migrate").status == 0)
         let before = workspace.bytes(workspace.database)
         let rollback = try workspace.run("rollback")
-        #expect(rollback.status == 7)
+        #expect(rollback.exitCode == .refused)
         #expect(rollback.stderr.contains("\"0001_one_way\" has no rollback"))
         #expect(workspace.bytes(workspace.database) == before)
     }
@@ -85,7 +85,7 @@ import Testing
             INSERT INTO missing VALUES (1);
             """)
         let result = try workspace.run("migrate")
-        #expect(result.status == 2, "\(result.output)")
+        #expect(result.exitCode == .migrationFailed, "\(result.output)")
         #expect(result.stderr.contains("0003_broken.sql:3: Migration \"0003_broken\" failed and was rolled back: no such table: missing"))
         #expect(result.stdout.contains("Applied 0002_books"))
         let status = try workspace.run("status")
@@ -100,7 +100,7 @@ import Testing
         try workspace.migration("0002_b.sql", "-- migrate:up\nCREATE TABLE b (x);")
         let before = workspace.bytes(workspace.database)
         let refused = try workspace.run("migrate")
-        #expect(refused.status == 7)
+        #expect(refused.exitCode == .refused)
         #expect(refused.stderr.contains("\"0002_b\""))
         #expect(refused.stderr.contains("--allow-out-of-order"))
         #expect(workspace.bytes(workspace.database) == before)
@@ -113,7 +113,7 @@ import Testing
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
-        #expect(try workspace.run("status", ["--exit-code"]).status == 6)
+        #expect(try workspace.run("status", ["--exit-code"]).exitCode == .pendingMigrations)
         #expect(try workspace.run("status").status == 0)
         #expect(try workspace.run("migrate").status == 0)
         #expect(try workspace.run("status", ["--exit-code"]).status == 0)
@@ -128,7 +128,7 @@ import Testing
         let status = try workspace.run("status")
         #expect(status.stdout.contains("unknown  0002_books"))
         let migrate = try workspace.run("migrate")
-        #expect(migrate.status == 7)
+        #expect(migrate.exitCode == .refused)
         #expect(migrate.stderr.contains("migrated by a newer version"))
     }
 
@@ -155,7 +155,7 @@ import Testing
         // Errors are JSON too, on standard output, with the exit code.
         try workspace.write("wrong-key", "not the key\n", mode: 0o600)
         let failed = try Binary.run(["status", "--json", "--db-path", workspace.database, "--password-file", workspace.path("wrong-key"), "--migrations", workspace.migrations])
-        #expect(failed.status == 4)
+        #expect(failed.exitCode == .wrongKeyOrNotADatabase)
         let error = try #require(try decodeJSON(failed.stdout)["error"] as? [String: Any])
         #expect(error["kind"] as? String == "wrongKey")
         #expect(error["exitCode"] as? Int == 4)
@@ -178,10 +178,10 @@ import Testing
         #expect(ok.status == 0, "\(ok.output)")
         #expect(ok.stdout.contains("ok     index books:books_authorId: present"))
         let missing = try workspace.run("verify", ["--require-index", "books:books_title"])
-        #expect(missing.status == 3)
+        #expect(missing.exitCode == .verificationFailed)
         #expect(missing.stdout.contains("FAILED index books:books_title"))
         let badSpec = try workspace.run("verify", ["--require-index", "books"])
-        #expect(badSpec.status == 64)
+        #expect(badSpec.exitCode == .usage)
     }
 
     @Test func schemaDumpIsCanonicalAndWritesPrivateFiles() throws {
@@ -218,7 +218,7 @@ import Testing
         #expect(again.stdout.contains("0004_add_genre.sql"))
         // An empty up section is an error when loading: the new file must be filled in.
         let migrate = try workspace.run("migrate")
-        #expect(migrate.status == 9)
+        #expect(migrate.exitCode == .fileError)
         #expect(migrate.stderr.contains("0003_add_genre.sql"))
     }
 
@@ -235,5 +235,21 @@ import Testing
         let version = try Binary.run(["--version"])
         #expect(version.status == 0)
         #expect(!version.stdout.isEmpty)
+    }
+}
+
+extension MigrateCommandTests {
+    /// A pipe whose reader leaves after one byte (`| head -c 1`): the broken pipe must
+    /// not end the run between two migrations.
+    @Test func aReaderThatGoesAwayDoesNotStopTheMigration() throws {
+        let workspace = try Workspace()
+        for number in 1...40 {
+            try workspace.migration(String(format: "%04d_t.sql", number), "-- migrate:up\nCREATE TABLE t\(number) (x);\n")
+        }
+        let command = ([Binary.migrationkit, "migrate"] + workspace.options())
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let result = try ChildProcess.run(["/bin/sh", "-c", command + " | head -c 1 >/dev/null"], environment: Binary.environment(), directory: workspace.root)
+        #expect(result.status == 0)
+        #expect(try workspace.run("status").stdout.contains("40 applied, 0 pending."))
     }
 }

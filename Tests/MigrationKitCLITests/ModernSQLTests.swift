@@ -25,10 +25,10 @@ import Testing
         let options = ["--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", folder]
         let migrate = try Binary.run(["migrate", "--no-backup"] + options)
         guard isFour else {
-            #expect(migrate.status == 2, "\(migrate.output)")
+            #expect(migrate.exitCode == .migrationFailed, "\(migrate.output)")
             #expect(!FileManager.default.fileExists(atPath: workspace.database))
             let lint = try Binary.run(["lint", "--migrations", folder])
-            #expect(lint.status == 2)
+            #expect(lint.exitCode == .migrationFailed)
             #expect(reported(lint).isSuperset(of: [
                 "0001_create_notes.sql:error[unsupported-sql]", "0002_search_notes.sql:error[unsupported-sql]",
                 "0003_drop_pinned.sql:error[unsupported-sql]", "0004_note_metadata.sql:error[unsupported-sql]",
@@ -57,16 +57,16 @@ import Testing
 
     @Test func minSQLiteReportsWhatAnOlderSQLCipherCannotRun() throws {
         let lint = try Binary.run(["lint", "--migrations", folder, "--min-sqlite", "3.15.2"])
-        #expect(lint.status == 2, "\(lint.output)")
+        #expect(lint.exitCode == .migrationFailed, "\(lint.output)")
         #expect(lint.stdout.contains("STRICT tables needs SQLite 3.37.0") && lint.stdout.contains("DROP COLUMN needs SQLite 3.35.0")
             && lint.stdout.contains("->> JSON operators needs SQLite 3.38.0"), "\(lint.stdout)")
         #expect(reported(lint).contains(isFour ? "0002_search_notes.sql:warning[unsupported-sql]" : "0002_search_notes.sql:error[unsupported-sql]"), "\(lint.stdout)")
         // migrate and check take it too, and lint errors block migrate before anything exists.
         let workspace = try Workspace()
         let migrate = try Binary.run(["migrate", "--min-sqlite", "3.15.2", "--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", folder])
-        #expect(migrate.status == 2 && !FileManager.default.fileExists(atPath: workspace.database), "\(migrate.output)")
+        #expect(migrate.exitCode == .migrationFailed && !FileManager.default.fileExists(atPath: workspace.database), "\(migrate.output)")
         let check = try Binary.run(["check", "--migrations", folder, "--min-sqlite", "3.15.2"])
-        #expect(check.status == 2 && check.stdout.contains("FAILED lint"), "\(check.output)")
+        #expect(check.exitCode == .migrationFailed && check.stdout.contains("FAILED lint"), "\(check.output)")
         // A version at least the linked one judges nothing differently.
         #expect(try Binary.run(["lint", "--migrations", folder, "--min-sqlite", SQLCipherLibrary.sqliteVersion]).status == (isFour ? 0 : 2))
     }
@@ -74,7 +74,7 @@ import Testing
     @Test(arguments: ["abc", "3", "3.x", "99.0"])
     func aBadMinSQLiteIsAUsageError(_ value: String) throws {
         let lint = try Binary.run(["lint", "--migrations", folder, "--min-sqlite", value])
-        #expect(lint.status == 64, "\(lint.output)")
+        #expect(lint.exitCode == .usage, "\(lint.output)")
         #expect(lint.stderr.split(separator: "\n").count == 1 && lint.stderr.contains("--min-sqlite"), "\(lint.stderr)")
     }
 }

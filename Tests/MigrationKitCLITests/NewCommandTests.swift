@@ -35,7 +35,7 @@ import Testing
         let before = try FileManager.default.contentsOfDirectory(atPath: workspace.migrations)
         let result = try Binary.run(["new", "next step", "--migrations", workspace.migrations, "--json"])
         guard let prefix = testCase.expectedPrefix else {
-            #expect(result.status == 9, "\(result.output)")
+            #expect(result.exitCode == .fileError, "\(result.output)")
             #expect(result.stderr.contains("sort") && result.stderr.contains(workspace.migrations), "\(result.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.migrations).sorted() == before.sorted())
             return
@@ -58,5 +58,20 @@ import Testing
         let status = try Binary.run(["status", "--db-path", workspace.path("none.db"), "--migrations", workspace.migrations, "--json"])
         let order = (try decodeJSON(status.stdout)["migrations"] as? [[String: Any]])?.compactMap { $0["identifier"] as? String }
         #expect(order?.last == identifier, "\(status.output)")
+    }
+}
+
+extension NewCommandTests {
+    @Test func newCountsOnFromTimestampsAndRefusesNumbersTooLarge() throws {
+        let workspace = try Workspace()
+        try workspace.migration("20240101120000_create.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
+        let next = try Binary.run(["new", "add col", "--migrations", workspace.migrations, "--json"])
+        // A timestamp folder gets the current UTC time, which sorts after 2024.
+        let identifier = try decodeJSON(next.stdout)["identifier"] as? String ?? ""
+        #expect(identifier.count == 22 && identifier.hasSuffix("_add_col") && identifier > "20240101120000_create", "\(next.output)")
+        try workspace.migration("18446744073709551615_max.sql", "-- migrate:up\nCREATE TABLE b (x);\n")
+        let refused = try Binary.run(["new", "again", "--migrations", workspace.migrations])
+        #expect(refused.exitCode == .fileError, "\(refused.output)")
+        #expect(!refused.signaled)
     }
 }

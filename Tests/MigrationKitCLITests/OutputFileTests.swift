@@ -14,7 +14,7 @@ import Testing
         for target in read {
             for (command, extra) in [("schema-dump", ["--force"]), ("decrypt", ["--force"]), ("encrypt", [])] {
                 let result = try workspace.run(command, ["--output", target] + extra)
-                #expect(result.status == 64, "\(command) --output \(target): \(result.output)")
+                #expect(result.exitCode == .usage, "\(command) --output \(target): \(result.output)")
                 #expect(result.stderr.contains("which this command reads"), "\(result.stderr)")
             }
         }
@@ -28,7 +28,7 @@ import Testing
         try workspace.write("existing", "mine\n")
         for (command, forceable) in [("schema-dump", true), ("decrypt", true), ("encrypt", false)] {
             let result = try workspace.run(command, ["--output", workspace.path("existing")])
-            #expect(result.status == 9 && result.stderr.contains("already exists"), "\(command): \(result.output)")
+            #expect(result.exitCode == .fileError && result.stderr.contains("already exists"), "\(command): \(result.output)")
             #expect(try String(contentsOfFile: workspace.path("existing"), encoding: .utf8) == "mine\n")
             if forceable {
                 #expect(try workspace.run(command, ["--output", workspace.path("existing"), "--force"]).status == 0)

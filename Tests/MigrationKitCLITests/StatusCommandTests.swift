@@ -17,7 +17,7 @@ import Testing
     @Test func pendingAndUpToDateExitSixAndZero() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        #expect(try workspace.run("status", ["--exit-code"]).status == 6)
+        #expect(try workspace.run("status", ["--exit-code"]).exitCode == .pendingMigrations)
         #expect(try workspace.run("migrate").status == 0)
         #expect(try workspace.run("status", ["--exit-code"]).status == 0)
     }
@@ -28,10 +28,10 @@ import Testing
         #expect(try workspace.run("migrate").status == 0)
         try workspace.migration("0001_authors.sql", "-- migrate:up\nCREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT);\n-- migrate:down\nDROP TABLE authors;\n")
         let status = try workspace.run("status", ["--exit-code"])
-        #expect(status.status == 7, "\(status.output)")
+        #expect(status.exitCode == .refused, "\(status.output)")
         #expect(status.stdout.contains("modified 0001_authors") && status.stdout.contains("migrate would refuse"), "\(status.stdout)")
         #expect(try states(try workspace.run("status", ["--json"]))["0001_authors"] == "modified")
-        #expect(try workspace.run("migrate").status == 7)
+        #expect(try workspace.run("migrate").exitCode == .refused)
     }
 
     @Test func anOutOfOrderFileIsShownAndExitsSeven() throws {
@@ -40,12 +40,12 @@ import Testing
         #expect(try workspace.run("migrate").status == 0)
         try workspace.migration("0001_5_late.sql", "-- migrate:up\nCREATE TABLE late (a);\n")
         let status = try workspace.run("status", ["--exit-code"])
-        #expect(status.status == 7, "\(status.output)")
+        #expect(status.exitCode == .refused, "\(status.output)")
         #expect(status.stdout.contains("out-of-order 0001_5_late") && status.stdout.contains("0002_books"), "\(status.stdout)")
         let json = try workspace.run("status", ["--json"])
         #expect(try states(json)["0001_5_late"] == "outOfOrder")
         #expect(try decodeJSON(json.stdout)["migrateWouldRefuse"] as? Bool == true)
-        #expect(try workspace.run("migrate").status == 7)
+        #expect(try workspace.run("migrate").exitCode == .refused)
     }
 
     @Test func aPartlyAppliedMergeShowsWhatIsAppliedAndExitsSeven() throws {
@@ -61,12 +61,12 @@ import Testing
             CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT);
             """)
         let status = try workspace.run("status", ["--exit-code"])
-        #expect(status.status == 7, "\(status.output)")
+        #expect(status.exitCode == .refused, "\(status.output)")
         #expect(status.stdout.contains("partly-merged 0002_schema") && status.stdout.contains("0001_authors"), "\(status.stdout)")
         let document = try decodeJSON(try workspace.run("status", ["--json"]).stdout)
         let entry = (document["migrations"] as? [[String: Any]])?.first
         #expect(entry?["state"] as? String == "partlyMerged")
         #expect(entry?["mergedApplied"] as? [String] == ["0001_authors"] && entry?["mergedMissing"] as? [String] == ["0002_books"])
-        #expect(try workspace.run("migrate").status == 7)
+        #expect(try workspace.run("migrate").exitCode == .refused)
     }
 }
