@@ -50,18 +50,24 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let SQLITE_ROW = ResultCode(rawValue: CSQLCipher.SQLITE_ROW)
     public static let SQLITE_DONE = ResultCode(rawValue: CSQLCipher.SQLITE_DONE)
 
-    // Extended codes callers commonly match on. Spelled as numbers because the
-    // C macros are expressions Swift does not import.
-    public static let SQLITE_CONSTRAINT_FOREIGNKEY = ResultCode(rawValue: 787)
-    public static let SQLITE_CONSTRAINT_NOTNULL = ResultCode(rawValue: 1299)
-    public static let SQLITE_CONSTRAINT_PRIMARYKEY = ResultCode(rawValue: 1555)
-    public static let SQLITE_CONSTRAINT_UNIQUE = ResultCode(rawValue: 2067)
-    public static let SQLITE_READONLY_DBMOVED = ResultCode(rawValue: 1032)
-    /// SQLite 3.22+: the database's folder is read-only, so its journal cannot be created.
-    public static let SQLITE_READONLY_DIRECTORY = ResultCode(rawValue: 1544)
+    // Extended codes callers commonly match on. SQLite defines each as its primary
+    // code with a number in the second byte (`SQLITE_CONSTRAINT | (3<<8)`); Swift does
+    // not import those macros, so they are built the same way here.
+    public static let SQLITE_CONSTRAINT_FOREIGNKEY = extended(.SQLITE_CONSTRAINT, 3)
+    public static let SQLITE_CONSTRAINT_NOTNULL = extended(.SQLITE_CONSTRAINT, 5)
+    public static let SQLITE_CONSTRAINT_PRIMARYKEY = extended(.SQLITE_CONSTRAINT, 6)
+    public static let SQLITE_CONSTRAINT_UNIQUE = extended(.SQLITE_CONSTRAINT, 8)
     /// A commit turned into a rollback by a commit hook.
-    public static let SQLITE_CONSTRAINT_COMMITHOOK = ResultCode(rawValue: 531)
-    public static let SQLITE_IOERR_WRITE = ResultCode(rawValue: 778)
+    public static let SQLITE_CONSTRAINT_COMMITHOOK = extended(.SQLITE_CONSTRAINT, 2)
+    public static let SQLITE_READONLY_DBMOVED = extended(.SQLITE_READONLY, 4)
+    /// SQLite 3.22+: the database's folder is read-only, so its journal cannot be created.
+    public static let SQLITE_READONLY_DIRECTORY = extended(.SQLITE_READONLY, 6)
+    public static let SQLITE_IOERR_WRITE = extended(.SQLITE_IOERR, 3)
+
+    /// An extended code: `primary`, refined by `number` in the second byte.
+    private static func extended(_ primary: ResultCode, _ number: Int32) -> ResultCode {
+        ResultCode(rawValue: primary.rawValue | (number << 8))
+    }
 
     /// `case ResultCode.SQLITE_CONSTRAINT:` matches any constraint code, primary or extended.
     public static func ~= (pattern: ResultCode, code: ResultCode) -> Bool {

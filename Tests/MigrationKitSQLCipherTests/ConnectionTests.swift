@@ -254,6 +254,30 @@ import Testing
         }
     }
 
+    /// The extended codes are built from their primary codes, as SQLite's macros are:
+    /// each must be exactly what the linked library reports.
+    @Test func extendedCodesAreTheOnesSQLiteReports() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try writer.write { try $0.execute(sql: "CREATE TABLE p (id INTEGER PRIMARY KEY, u UNIQUE, n NOT NULL); CREATE TABLE c (p REFERENCES p(id)); INSERT INTO p VALUES (1, 1, 1)") }
+        let cases: [(String, ResultCode)] = [
+            ("INSERT INTO p VALUES (1, 2, 2)", .SQLITE_CONSTRAINT_PRIMARYKEY),
+            ("INSERT INTO p VALUES (2, 1, 2)", .SQLITE_CONSTRAINT_UNIQUE),
+            ("INSERT INTO p VALUES (3, 3, NULL)", .SQLITE_CONSTRAINT_NOTNULL),
+            ("INSERT INTO c VALUES (404)", .SQLITE_CONSTRAINT_FOREIGNKEY),
+        ]
+        for (sql, code) in cases {
+            #expect("\(sql)") {
+                try writer.writeWithoutTransaction { db in
+                    try db.setForeignKeysEnabled(true)
+                    try db.execute(sql: sql)
+                }
+            } throws: { ($0 as? SQLCipherError)?.resultCode == code }
+        }
+        // Two that are hard to provoke here, against sqlite.org/rescode.html's numbers.
+        #expect(ResultCode.SQLITE_CONSTRAINT_COMMITHOOK.rawValue == 531 && ResultCode.SQLITE_READONLY_DIRECTORY.rawValue == 1544)
+    }
+
     @Test func readIsReadOnlyAndConsistent() throws {
         let directory = try TemporaryDirectory()
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
