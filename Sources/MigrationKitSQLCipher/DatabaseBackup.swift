@@ -1,4 +1,3 @@
-import CSQLCipher
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -224,14 +223,11 @@ public enum DatabaseBackup {
         target.createIfMissing = true
         target.readOnly = false
         let copy = try SQLCipherOpener.open(path: destination, key: key, configuration: target)
-        guard let backup = sqlite3_backup_init(copy.handle, "main", db.handle, "main") else {
-            _ = unlink(destination)
-            throw copy.lastError(code: sqlite3_errcode(copy.handle))
-        }
-        let stepCode = sqlite3_backup_step(backup, -1)
-        let finishCode = sqlite3_backup_finish(backup)
-        guard stepCode == SQLITE_DONE, finishCode == SQLITE_OK else {
-            let error = copy.lastError(code: finishCode == SQLITE_OK ? stepCode : finishCode)
+        defer { copy.close() }
+        do {
+            try db.backup(to: copy)
+        } catch {
+            copy.close()
             _ = unlink(destination)
             throw error
         }

@@ -1,4 +1,3 @@
-import CSQLCipher
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -116,15 +115,12 @@ public enum DatabaseEncryption {
             }
             // Whatever happens, the database goes back to the journal mode it had.
             defer { if journalMode == "wal" { try? database.execute(sql: "PRAGMA journal_mode = WAL") } }
-            let code = newKey.withKeyingMaterial { material in
-                sqlite3_rekey(database.handle, material.baseAddress, Int32(material.count))
-            }
-            guard code == SQLITE_OK else { throw database.lastError(code: code) }
+            try database.rekey(to: newKey)
             // Rekey keeps the format: prove the new key in the one the old key opened.
             configuration.cipher = database.cipherSettings
         }
         do {
-            _ = try SQLCipherOpener.open(path: path, key: newKey, configuration: configuration)
+            try SQLCipherOpener.open(path: path, key: newKey, configuration: configuration).close()
         } catch let error as SQLCipherError where error.kind == .wrongKey {
             throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
                                  message: "SQLCipher reported the rekey as done, but the new key does not open the database; it still opens with the old key. Nothing was lost; try again.", path: path)

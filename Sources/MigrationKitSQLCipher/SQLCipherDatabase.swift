@@ -8,6 +8,8 @@ import MigrationKit
 /// `SQLCipherWriter` is the only way to get one, inside its serialized `write`/`read`
 /// closures. Like GRDB's `Database`, do not keep it past the closure.
 public final class SQLCipherDatabase {
+    /// The C connection. Only this class and `SQLCipherStatement` touch it: keys,
+    /// copies and closing are methods here.
     let handle: OpaquePointer
     /// The file this connection opened, for error messages.
     public let path: String
@@ -38,12 +40,51 @@ public final class SQLCipherDatabase {
     /// every step made each re-prepare its statements.
     private(set) var tracksWrites = false
 
-    /// Takes ownership of an open handle; closes it on `deinit`.
-    init(handle: OpaquePointer, path: String) {
+    /// Whether `close()` ran: the handle is gone, and every later call throws.
+    private(set) var isClosed = false
+
+    /// Takes ownership of an open handle; `close()` or `deinit` closes it.
+    private init(handle: OpaquePointer, path: String) {
         self.handle = handle
         self.path = path
         // The connection owns the handle, so `self` outlives every call of the hook.
         sqlite3_commit_hook(handle, vetoForbiddenCommit, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Opens a connection to `path` (read-only, or read-write), with extended result
+    /// codes on and the busy timeout set before anything reads: even the read that
+    /// proves the key can meet another connection's commit, and must wait for it
+    /// rather than fail. The file is neither keyed nor read yet.
+    static func open(path: String, readOnly: Bool, busyTimeout: Duration) throws -> SQLCipherDatabase {
+        var handle: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw SQLCipherError(kind: .cannotOpen, resultCode: ResultCode(rawValue: code),
+                                 message: "The database cannot be opened (\(message)); check the path and its permissions.")
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(clamping: busyTimeout.milliseconds))
+        return SQLCipherDatabase(handle: handle, path: path)
+    }
+
+    /// Closes the connection now rather than when the last reference goes, as GRDB's
+    /// `Database.close()` does: the cached statements are finalized first, so the
+    /// close is immediate. Later calls throw `.misuse`. Closing twice does nothing.
+    func close() {
+        guard !isClosed else { return }
+        statementCache.removeAll()
+        // v2: if a statement somehow outlived the cache, the close is deferred instead
+        // of failing and leaking the connection.
+        sqlite3_close_v2(handle)
+        isClosed = true
+    }
+
+    /// The error every call on a closed connection throws.
+    private func closedError(sql: String? = nil) -> SQLCipherError {
+        SQLCipherError(kind: .misuse, resultCode: .SQLITE_MISUSE, message: "The database connection is closed.", sql: sql)
     }
 
     /// Runs `body` with every commit refused: a COMMIT or END inside it fails and rolls
@@ -57,11 +98,8 @@ public final class SQLCipherDatabase {
         return try body()
     }
 
-    deinit {
-        statementCache.removeAll()
-        // v2: if a statement somehow outlived us, the close is deferred instead of leaking.
-        sqlite3_close_v2(handle)
-    }
+    /// The safety net for a connection nobody closed.
+    deinit { close() }
 
     // MARK: - Executing
 
@@ -166,6 +204,48 @@ public final class SQLCipherDatabase {
     /// The SQLite version SQLCipher is built on ("3.15.2").
     public var sqliteVersion: String { SQLCipherLibrary.sqliteVersion }
 
+    /// Whether SQLite opened the file read-only (it may fall back to that when the
+    /// file cannot be written, though read-write was asked for).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    // MARK: - Keys and copies
+
+    /// `sqlite3_key`: the key SQLCipher derives this connection's cipher key from, given
+    /// before the first read. The material is read in place, from the key's wiped
+    /// storage, and never copied.
+    func applyKey(_ key: DatabaseKey) throws {
+        guard !isClosed else { throw closedError() }
+        let code = key.withKeyingMaterial { material in
+            sqlite3_key(handle, material.baseAddress, Int32(material.count))
+        }
+        guard code == SQLITE_OK else {
+            throw SQLCipherError(kind: .invalidKey, resultCode: ResultCode(rawValue: code), message: "SQLCipher refused the key.")
+        }
+    }
+
+    /// `sqlite3_rekey`: encrypts every page of the file again, with `key`.
+    func rekey(to key: DatabaseKey) throws {
+        guard !isClosed else { throw closedError() }
+        let code = key.withKeyingMaterial { material in
+            sqlite3_rekey(handle, material.baseAddress, Int32(material.count))
+        }
+        guard code == SQLITE_OK else { throw lastError(code: code) }
+    }
+
+    /// Copies every page of this database into `target`, a connection keyed as this
+    /// one, in one step of SQLite's online backup API.
+    func backup(to target: SQLCipherDatabase) throws {
+        guard !isClosed, !target.isClosed else { throw closedError() }
+        guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
+            throw target.lastError(code: sqlite3_errcode(target.handle))
+        }
+        let stepCode = sqlite3_backup_step(backup, -1)
+        let finishCode = sqlite3_backup_finish(backup)
+        guard stepCode == SQLITE_DONE, finishCode == SQLITE_OK else {
+            throw target.lastError(code: finishCode == SQLITE_OK ? stepCode : finishCode)
+        }
+    }
+
     // MARK: - Statements
 
     /// Lends a prepared statement for `sql`, from the cache when possible, and resets it
@@ -193,6 +273,7 @@ public final class SQLCipherDatabase {
     }
 
     func prepare(_ sql: String) throws -> SQLCipherStatement {
+        guard !isClosed else { throw closedError(sql: sql) }
         var statement: OpaquePointer?
         if tracksWrites { preparingWrites = [] }
         let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
@@ -225,6 +306,7 @@ public final class SQLCipherDatabase {
     /// first token is, and the failing statement's text, come from the same tokenizer
     /// and splitter the linter uses.
     func forEachStatement(in sql: String, _ body: (SQLCipherStatement) throws -> Void) throws {
+        guard !isClosed else { throw closedError() }
         let text = Array(sql.utf8CString)
         try text.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }

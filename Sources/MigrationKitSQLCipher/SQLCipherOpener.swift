@@ -1,4 +1,3 @@
-import CSQLCipher
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -52,7 +51,7 @@ enum SQLCipherOpener {
     /// none for formats whose page size the file's size rules out.
     private static func openExisting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
         guard let key else {
-            let database = try openHandle(path: path, configuration: configuration)
+            let database = try openConnection(path: path, configuration: configuration)
             try proveReadable(database, keyed: false, triedFormats: nil)
             database.cipherSettings = CipherSettings()
             try configure(database, configuration: configuration)
@@ -61,7 +60,7 @@ enum SQLCipherOpener {
         let attempts = attemptedSettings(for: path, given: configuration.cipher)
         var firstFailure: SQLCipherError?
         for attempt in attempts {
-            let database = try openHandle(path: path, configuration: configuration)
+            let database = try openConnection(path: path, configuration: configuration)
             try applyKey(key, to: database)
             try CipherSettingsApplier.apply(attempt.settings, to: database)
             do {
@@ -70,6 +69,7 @@ enum SQLCipherOpener {
                 // A format that does not fit reads as a wrong key (or, with a hot
                 // journal, as damage): try the next one, keep the first diagnosis.
                 firstFailure = firstFailure ?? error
+                database.close()
                 continue
             }
             database.cipherSettings = attempt.settings
@@ -204,32 +204,20 @@ enum SQLCipherOpener {
                        message: "The file is empty (0 bytes), so it is not a database; delete it to let a new database be created at this path.")
     }
 
-    private static func openHandle(path: String, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+    private static func openConnection(path: String, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
         // Before the connection exists, so that even its key derivation is protected.
         if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
-        var handle: OpaquePointer?
         // Reading a WAL-mode file makes SQLite create -wal and -shm beside it, and only a
         // connection that may write removes them when it closes. So a read-only open of
         // a file this process may write (a backup being proven, a database being
         // checked) is a read-write connection with `query_only` on: it cannot change the
         // file, and leaves nothing beside it. Only a file this process cannot write is
-        // opened SQLITE_OPEN_READONLY.
+        // opened read-only.
         let queryOnly = configuration.readOnly && access(path, W_OK) == 0
-        let flags = (configuration.readOnly && !queryOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
-        guard code == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close_v2(handle)
-            throw SQLCipherError(kind: .cannotOpen, resultCode: ResultCode(rawValue: code),
-                                 message: "The database cannot be opened (\(message)); check the path and its permissions.")
-        }
-        sqlite3_extended_result_codes(handle, 1)
-        // Before anything reads: even the key-proving read can meet another
-        // connection's commit, and must wait for it rather than fail.
-        sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
-        let database = SQLCipherDatabase(handle: handle, path: path)
+        let database = try SQLCipherDatabase.open(path: path, readOnly: configuration.readOnly && !queryOnly,
+                                                  busyTimeout: configuration.busyTimeout)
         if queryOnly { try database.execute(sql: "PRAGMA query_only = 1") }
-        if !configuration.readOnly, sqlite3_db_readonly(handle, "main") == 1 {
+        if !configuration.readOnly, database.isReadOnly {
             throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_READONLY,
                                  message: "The database file is read-only; make it writable (chmod u+w) to change it.")
         }
@@ -237,13 +225,7 @@ enum SQLCipherOpener {
     }
 
     private static func applyKey(_ key: DatabaseKey, to database: SQLCipherDatabase) throws {
-        let code = key.withKeyingMaterial { material in
-            sqlite3_key(database.handle, material.baseAddress, Int32(material.count))
-        }
-        guard code == SQLITE_OK else {
-            throw SQLCipherError(kind: .invalidKey, resultCode: ResultCode(rawValue: code),
-                                 message: "SQLCipher refused the key.")
-        }
+        try database.applyKey(key)
         try SQLCipherLibrary.silenceLog(on: database)
     }
 

@@ -107,6 +107,14 @@ public final class SQLCipherWriter: @unchecked Sendable {
         }
     }
 
+    /// Closes the connection now, as GRDB's `DatabaseQueue.close()` does, rather than
+    /// when the writer is released: a command that is done with a database lets go of
+    /// the file at once. Every later call throws (`SQLCipherError.Kind.misuse`), and so
+    /// does closing from inside one of the writer's own closures.
+    public func close() throws {
+        try serialized { $0.close() }
+    }
+
     private func serialized<T>(_ body: (SQLCipherDatabase) throws -> T) throws -> T {
         let current = pthread_self()
         let reentrant = ownerLock.withLock { ownerThread.map { pthread_equal($0, current) != 0 } ?? false }

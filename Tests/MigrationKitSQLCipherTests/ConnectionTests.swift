@@ -254,6 +254,25 @@ import Testing
         }
     }
 
+    /// A closed writer refuses every later call with a sentence, and never reaches the
+    /// closed C connection; closing from inside its own closure is refused too.
+    @Test func aClosedWriterRefusesEveryCall() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        #expect { try writer.write { _ in try writer.close() } } throws: { ($0 as? SQLCipherError)?.kind == .misuse }
+        try writer.write { try $0.execute(sql: "CREATE TABLE t (a)") }
+        try writer.close()
+        try writer.close()
+        for call in [{ try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM t") } }, { try writer.write { try $0.fetchInt(sql: "SELECT 1") } }] {
+            #expect { _ = try call() } throws: { error in
+                guard let error = error as? SQLCipherError else { return false }
+                return error.kind == .misuse && error.message.contains("closed")
+            }
+        }
+        // The file was left complete: another connection reads it.
+        #expect(try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey).read { try $0.tableExists("t") })
+    }
+
     /// The extended codes are built from their primary codes, as SQLite's macros are:
     /// each must be exactly what the linked library reports.
     @Test func extendedCodesAreTheOnesSQLiteReports() throws {
