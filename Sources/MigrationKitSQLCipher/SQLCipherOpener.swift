@@ -291,6 +291,12 @@ enum SQLCipherOpener {
     }
 
     private static func configure(_ database: SQLCipherDatabase, configuration: SQLCipherConfiguration) throws {
+        // SQLite's temporary files (a sort larger than the cache, CREATE INDEX, temporary
+        // tables) hold decrypted rows, and SQLCipher does not encrypt them: it asks to be
+        // built to keep them in memory (SQLITE_TEMP_STORE=2, as Debian's libsqlcipher
+        // is). Said again here, so that a library built otherwise never writes them to
+        // /var/tmp. (It is why memory grows with the largest sort of a migration.)
+        try database.execute(sql: "PRAGMA temp_store = MEMORY")
         if configuration.foreignKeysEnabled, !configuration.readOnly {
             try database.setForeignKeysEnabled(true)
         }

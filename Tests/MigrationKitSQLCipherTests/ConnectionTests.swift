@@ -254,6 +254,18 @@ import Testing
         }
     }
 
+    /// SQLCipher does not encrypt temporary files, so every connection keeps them in
+    /// memory (2 is MEMORY), whatever the library was built with; read-only ones too.
+    @Test func temporaryFilesStayInMemory() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        #expect(try writer.read { try $0.fetchInt(sql: "PRAGMA temp_store") } == 2)
+        var readOnly = SQLCipherWriter.Configuration()
+        readOnly.readOnly = true
+        let reader = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey, configuration: readOnly)
+        #expect(try reader.read { try $0.fetchInt(sql: "PRAGMA temp_store") } == 2)
+    }
+
     /// A closed writer refuses every later call with a sentence, and never reaches the
     /// closed C connection; closing from inside its own closure is refused too.
     @Test func aClosedWriterRefusesEveryCall() throws {
