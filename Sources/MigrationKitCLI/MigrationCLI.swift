@@ -16,9 +16,13 @@ public enum MigrationCLI {
         defer { locks.releaseAll() }
         let resolved = ResolvedSettings()
         return CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
-            let json = arguments.contains("--json")
+            // Until the arguments parse, a usage error can only look for the flag itself
+            // (before a `--`, after which arguments are operands); after that, the
+            // parsed option decides.
+            var json = arguments.prefix { $0 != "--" }.contains("--json")
             do {
                 var command = try RootCommand.parseAsRoot(arguments)
+                json = (command as? any PrintsOutput)?.output.json ?? false
                 // Settings not given as flags, from the environment and migrationkit.toml.
                 if var configurable = command as? any ProjectConfigurable {
                     resolved.settings = try configurable.applyProjectSettings()

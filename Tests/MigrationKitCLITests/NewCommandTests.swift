@@ -62,6 +62,18 @@ import Testing
 }
 
 extension NewCommandTests {
+    /// After `--` every argument is an operand, even one spelled `--json`: the name of
+    /// the new file here. The command did not ask for JSON, so its error is a line.
+    @Test func anOperandSpelledLikeJSONDoesNotMakeErrorsJSON() throws {
+        let workspace = try Workspace()
+        try workspace.write("not-a-folder", "")
+        let result = try Binary.run(["new", "--migrations", workspace.path("not-a-folder"), "--", "--json"])
+        #expect(result.exitCode == .fileError, "\(result.output)")
+        #expect(result.stdout.isEmpty && result.stderr.hasPrefix("migrationkit: error: "), "\(result.output)")
+        let asked = try Binary.run(["new", "--json", "--migrations", workspace.path("not-a-folder"), "--", "name"])
+        try expectJSONError(asked, .fileError, "new --json")
+    }
+
     @Test func newCountsOnFromTimestampsAndRefusesNumbersTooLarge() throws {
         let workspace = try Workspace()
         try workspace.migration("20240101120000_create.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
