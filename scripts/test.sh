@@ -31,7 +31,7 @@ for configuration in $configurations; do
             echo "== grdb: building (Integrations/GRDB/.build)" >&2
             swift build --build-tests || exit 1
             # GRDB links the system libsqlite3: libsqlcipher must not be in this process.
-            for binary in .build/debug/MigrationKitGRDBPackageTests.xctest; do
+            for binary in .build/debug/MigrationKitGRDBPackageTests.xctest .build/debug/grdb-notes; do
                 if readelf -d "$binary" | grep -q 'libsqlcipher'; then
                     echo "test: $binary links libsqlcipher beside GRDB's libsqlite3" >&2
                     exit 1

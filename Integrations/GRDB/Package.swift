@@ -25,7 +25,13 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB"]),
+        // The example app of the README's GRDB section (Examples/GRDBNotes, through a
+        // symbolic link like the core's sources); the tests run the binary.
+        .executableTarget(name: "grdb-notes", dependencies: [
+            "MigrationKitGRDB",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], path: "Examples/GRDBNotes"),
+        .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB", "grdb-notes"]),
     ],
     swiftLanguageModes: [.v6]
 )
