@@ -257,22 +257,32 @@ def table(variants):
 
 
 def memory_table(variants):
-    """Case 2's peak RSS by row count: the shell, migrationkit, and the difference."""
+    """Case 2's peak RSS by row count: the shell, migrationkit, and the difference; and,
+    where it ran, the shell keeping its temporary files in memory as libsqlcipher does."""
     sizes = {}
     for variant in variants:
         if not variant.case.startswith("2 (") or not variant.peaks:
             continue
         rows = int(variant.case.split("(")[1].split()[0].replace(",", ""))
-        if variant.name == "sqlcipher shell":
-            sizes.setdefault(rows, {})["shell"] = max(variant.peaks)
-        elif variant.name == "migrationkit migrate --no-backup":
-            sizes.setdefault(rows, {})["mk"] = max(variant.peaks)
-    lines = ["| rows | sqlcipher shell | migrationkit migrate | difference |", "|---:|---:|---:|---:|"]
+        column = {"sqlcipher shell": "shell", "migrationkit migrate --no-backup": "mk", MEMTEMP_SHELL: "memtemp"}.get(variant.name)
+        if column:
+            sizes.setdefault(rows, {})[column] = max(variant.peaks)
+    with_memtemp = any("memtemp" in columns for columns in sizes.values())
+    header = "| rows | sqlcipher shell | migrationkit migrate | difference |"
+    rule = "|---:|---:|---:|---:|"
+    if with_memtemp:
+        header += " shell, temporary files in memory | migrationkit's difference to it |"
+        rule += "---:|---:|"
+    lines = [header, rule]
+    mib = lambda kib: f"{kib / 1024:.1f} MiB"
     for rows in sorted(sizes):
-        shell_kib, mk_kib = sizes[rows].get("shell"), sizes[rows].get("mk")
+        shell_kib, mk_kib, memtemp_kib = (sizes[rows].get(key) for key in ("shell", "mk", "memtemp"))
         if shell_kib is None or mk_kib is None:
             continue
-        lines.append(f"| {rows:,} | {shell_kib / 1024:.1f} MiB | {mk_kib / 1024:.1f} MiB | {(mk_kib - shell_kib) / 1024:+.1f} MiB |")
+        line = f"| {rows:,} | {mib(shell_kib)} | {mib(mk_kib)} | {(mk_kib - shell_kib) / 1024:+.1f} MiB |"
+        if with_memtemp:
+            line += f" {mib(memtemp_kib)} | {(mk_kib - memtemp_kib) / 1024:+.1f} MiB |" if memtemp_kib else " | |"
+        lines.append(line)
     return "\n".join(lines) if len(lines) > 2 else ""
 
 
@@ -330,6 +340,9 @@ def migrate_options(full):
 # --- the cases ----------------------------------------------------------------------------
 
 
+MEMTEMP_SHELL = "sqlcipher shell, temp_store = MEMORY (as libsqlcipher is built)"
+
+
 def shell_variants(case, folder, identifiers, db_for, prepare, check, commands_for=None, parallel=1, which=workloads.SHELL_VARIANTS):
     variants = []
     for kind in which:
@@ -337,9 +350,11 @@ def shell_variants(case, folder, identifiers, db_for, prepare, check, commands_f
         script = workloads.shell_script(os.path.join(WORK, f"case{slug}-{kind}-p{parallel}.sql"), folder, identifiers, kind)
         describe = {"min": "BEGIN IMMEDIATE; file; ledger row; COMMIT — per file",
                     "12step": "as shell, plus PRAGMA foreign_key_check before each COMMIT",
-                    "full": "as shell (12-step), plus history row per file and a final quick_check(1) + foreign_key_check"}[kind]
+                    "full": "as shell (12-step), plus history row per file and a final quick_check(1) + foreign_key_check",
+                    "memtemp": "as shell, with PRAGMA temp_store = MEMORY first"}[kind]
         name = {"min": "sqlcipher shell", "12step": "shell + foreign_key_check",
-                "full": "shell + history rows and whole-file quick_check, foreign_key_check"}[kind]
+                "full": "shell + history rows and whole-file quick_check, foreign_key_check",
+                "memtemp": MEMTEMP_SHELL}[kind]
         if parallel > 1:
             name += f" ×{parallel} parallel"
         dbs = db_for(kind)
@@ -432,6 +447,9 @@ def case2(rows=ROWS, memory_only=False):
                     ("SELECT count(*) FROM grdb_migrations;", len(all_ids)),
                     ("SELECT sql LIKE '%created_at INTEGER%' FROM sqlite_master WHERE name = 'events';", 1)]
     which = ("min",) if memory_only else workloads.SHELL_VARIANTS
+    if CONFIG == "sqlcipher4":
+        # Its shell writes temporary files; libsqlcipher keeps them in memory.
+        which += workloads.EXTRA_SHELL_VARIANTS
     options = migrate_options(True) if not memory_only else migrate_options(False)[:1]
     variants = template_variants(f"2 ({rows:,} rows)", 2, template, folder, pending, expectations, which, options)
     return variants, size_mib

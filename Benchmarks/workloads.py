@@ -236,14 +236,20 @@ HISTORY = ("CREATE TABLE IF NOT EXISTS migrationkit_history (identifier TEXT NOT
 #           the shell's foreign_keys is already OFF, SQLite's default)
 #   full    + MigrationKit's history row per step, and after the run quick_check(1)
 #           and foreign_key_check: the same work `migrationkit migrate` does
+#   memtemp as min, with `PRAGMA temp_store = MEMORY` first: SQLite's temporary files
+#           (a sort too large for the cache, CREATE INDEX) kept in memory, as
+#           libsqlcipher is built (SQLITE_TEMP_STORE=2: SQLCipher does not encrypt
+#           temporary files). Debian 12's 4.6.1 shell is built with TEMP_STORE=1 and
+#           writes them, unencrypted, to /var/tmp; its 3.4.1 shell keeps them in memory.
 SHELL_VARIANTS = ("min", "12step", "full")
+EXTRA_SHELL_VARIANTS = ("memtemp",)
 
 
 def shell_script(path, folder, identifiers, variant):
     """A script the shell runs after `PRAGMA key` (sent on its standard input, so no
     key is ever written into a generated file): one transaction per migration file."""
-    assert variant in SHELL_VARIANTS
-    lines = []
+    assert variant in SHELL_VARIANTS + EXTRA_SHELL_VARIANTS
+    lines = ["PRAGMA temp_store = MEMORY;"] if variant == "memtemp" else []
     for identifier in identifiers:
         file_path = os.path.join(os.path.abspath(folder), identifier + ".sql")
         lines.append("BEGIN IMMEDIATE;")
