@@ -1,0 +1,35 @@
+import MigrationKit
+
+/// What the engines read and write besides the steps: the plan under the write lock,
+/// and the ledger and history rows of merges and adopted checksums.
+extension SQLCipherMigrationRunner {
+    func dataVersion(_ db: SQLCipherDatabase) throws -> Int {
+        try db.fetchInt(sql: "PRAGMA data_version") ?? 0
+    }
+
+    func analyze(_ db: SQLCipherDatabase, options: MigrateOptions) throws -> MigrationAnalysis<SQLCipherDatabase> {
+        let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
+        try analysis.refuseUnsafeHistory(acceptModified: options.acceptModified)
+        return analysis
+    }
+
+    /// Ledger rewrites for merged steps, adopted checksums (steps applied by GRDB or
+    /// before checksums were kept) and deliberately accepted edits.
+    func recordBookkeeping(_ analysis: MigrationAnalysis<SQLCipherDatabase>, options: MigrateOptions, in db: SQLCipherDatabase, report: inout MigrationReport) throws {
+        for merge in analysis.merges {
+            for replaced in merge.replaces { try MigrationLedger.delete(replaced, in: db) }
+            try MigrationHistory.delete(merge.replaces, in: db)
+            try MigrationLedger.insert(merge.identifier, in: db)
+            report.merges.append(merge)
+        }
+        for (identifier, checksum) in analysis.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
+            try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
+            report.adoptedChecksums.append(identifier)
+        }
+        for identifier in analysis.modified where options.acceptModified.contains(identifier) {
+            if let checksum = registry.step(identifier)?.checksum {
+                try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import MigrationKit
+
+/// A migration step for SQLCipher databases.
+public typealias SQLCipherMigrationStep = MigrationStep<SQLCipherDatabase>
+
+/// Applies, reports on and rolls back migration steps in an encrypted database.
+///
+/// The SQLCipher counterpart of GRDB's `DatabaseMigrator`, with the same ledger. Every
+/// call works on one `SQLCipherWriter`, so the key is derived once per call however
+/// many steps run. By default each step runs in its own `BEGIN IMMEDIATE` transaction
+/// together with its ledger row, under the 12-step foreign-key rules
+/// (`ForeignKeyDeferral`); a failing step rolls back alone, earlier steps stay, later
+/// steps do not run. `MigrateOptions` selects one transaction for everything, or a dry
+/// run. What counts as applied, pending, edited or merged is decided by
+/// `MigrationAnalysis`, re-read under the write lock so concurrent processes never
+/// apply a step twice. The verifier runs after every migrate and rollback.
+public struct SQLCipherMigrationRunner: Sendable {
+    public let registry: MigrationRegistry<SQLCipherDatabase>
+    public var host: MigrationHostIntegration<SQLCipherDatabase>
+    public var verifier: SQLCipherMigrationVerifier
+    /// Apply a pending step even when a step registered after it is already applied.
+    /// Off by default: a step slipped into the middle of a history is the classic way a
+    /// database reaches a state no step expected.
+    public var allowOutOfOrder = false
+    /// Receives progress events (for a progress line, or a log).
+    public var observer: (@Sendable (MigrationEvent) -> Void)?
+
+    /// - Throws: `MigrationKitError.duplicateIdentifiers` or `.identifiersOutOfOrder`,
+    ///   before any database is touched.
+    public init(
+        steps: [SQLCipherMigrationStep],
+        enforceLexicographicOrder: Bool = true,
+        host: MigrationHostIntegration<SQLCipherDatabase> = MigrationHostIntegration(),
+        verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier()
+    ) throws {
+        self.registry = try MigrationRegistry(steps: steps, enforceLexicographicOrder: enforceLexicographicOrder)
+        self.host = host
+        self.verifier = verifier
+    }
+
+    // MARK: - Migrating
+
+    /// Applies every pending step, then verifies.
+    @discardableResult
+    public func migrate(in writer: SQLCipherWriter, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
+        try migrate(in: writer, through: registry.steps.count - 1, options: options)
+    }
+
+    /// Applies pending steps up to and including `target`, then verifies.
+    ///
+    /// - Throws: `.unknownMigration` for an unregistered target,
+    ///   `.databaseAlreadyMigratedBeyond` when a later step is applied (GRDB traps here).
+    @discardableResult
+    public func migrate(in writer: SQLCipherWriter, upTo target: String, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
+        guard let index = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+        return try migrate(in: writer, through: index, options: options)
+    }
+
+    private func migrate(in writer: SQLCipherWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
+        defer { lock.release() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report = try writer.writeWithoutTransaction { db in
+            switch options.mode {
+            case .perStep:
+                return try migrateStepByStep(db, through: lastIndex, options: options)
+            case .atomic, .dryRun:
+                return try migrateAtomically(db, through: lastIndex, options: options)
+            }
+        }
+        report.duration = clock.now - start
+        return report
+    }
+
+    // MARK: - Status
+
+    /// Every registered step, applied, pending or modified, plus ledger identifiers no
+    /// step has. Reads only: an unmanaged database is left without a ledger.
+    public func migrationStatus(in writer: SQLCipherWriter) throws -> MigrationStatus {
+        try analysis(in: writer).status
+    }
+
+    /// The full comparison of the registry with the database's ledger.
+    public func analysis(in writer: SQLCipherWriter) throws -> MigrationAnalysis<SQLCipherDatabase> {
+        let snapshot = try writer.read { try MigrationHistory.snapshot(in: $0) }
+        return MigrationAnalysis(registry: registry, snapshot: snapshot)
+    }
+
+    /// The registered steps that are applied, in registration order.
+    public func appliedIdentifiers(in writer: SQLCipherWriter) throws -> [String] {
+        try migrationStatus(in: writer).applied
+    }
+
+    /// Whether every registered step is applied.
+    public func hasCompletedMigrations(in writer: SQLCipherWriter) throws -> Bool {
+        try migrationStatus(in: writer).isComplete
+    }
+
+    /// Whether the ledger holds steps this runner does not know (a newer app migrated it).
+    public func hasBeenSuperseded(in writer: SQLCipherWriter) throws -> Bool {
+        try migrationStatus(in: writer).isSuperseded
+    }
+}
