@@ -17,6 +17,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // migrationkit.toml (toml++ inside).
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // File descriptors whose reads and writes retry EINTR and short writes
+        // (FileDescriptor.writeAll, read(into:)), instead of loops written by hand.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Core: steps, registry, errors. Pure Swift, no C, no database.
@@ -31,7 +34,11 @@ let package = Package(
         ),
         .target(
             name: "MigrationKitSQLCipher",
-            dependencies: ["MigrationKit", "CSQLCipher", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "MigrationKit", "CSQLCipher",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
 
         // The freedesktop Secret Service through libsecret (apt: libsecret-1-dev), which
         // stands in for the Apple keychain. It pulls in GLib/GIO, never libsqlite3.
@@ -44,7 +51,10 @@ let package = Package(
         .target(name: "CProcessControl"),
         // Key sources: flags, key files, the environment, a no-echo prompt, the Secret
         // Service; and keeping keys out of core dumps and other processes.
-        .target(name: "MigrationKitKeys", dependencies: ["MigrationKitSQLCipher", "CLibSecret", "CProcessControl"]),
+        .target(name: "MigrationKitKeys", dependencies: [
+            "MigrationKitSQLCipher", "CLibSecret", "CProcessControl",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
 
         // The commands, embeddable in an app's own binary (MigrationCLI.run(host:arguments:)).
         .target(
@@ -52,6 +62,7 @@ let package = Package(
             dependencies: [
                 "MigrationKit", "MigrationKitSQLCipher", "MigrationKitKeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(name: "migrationkit", dependencies: ["MigrationKitCLI"]),

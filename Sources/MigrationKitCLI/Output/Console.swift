@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -33,18 +34,9 @@ enum Console {
     private static func write(_ text: String, to descriptor: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return  // a closed pipe: nothing more can be said
-            }
-            offset += written
-        }
+        // writeAll retries short writes and EINTR; a closed pipe (EPIPE) fails it, and
+        // then nothing more can be said.
+        _ = try? FileDescriptor(rawValue: descriptor).writeAll(text.utf8)
     }
 }
 

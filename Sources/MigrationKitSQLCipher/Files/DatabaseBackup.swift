@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -190,23 +191,20 @@ public enum DatabaseBackup {
         guard output >= 0 else { throw DurableFile.failure("create", destination) }
         var failed: SQLCipherError?
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        copying: while true {
-            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                failed = DurableFile.failure("read", source)
+        // read(into:) retries EINTR; writeAll retries it and short writes too.
+        while failed == nil {
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: input).read(into: $0) }
+            } catch let error as Errno {
+                failed = DurableFile.failure("read", source, errnoValue: error.rawValue)
                 break
             }
-            var written = 0
-            while written < count {
-                let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    failed = DurableFile.failure("write", destination)
-                    break copying
-                }
-                written += result
+            if count == 0 { break }
+            do {
+                _ = try FileDescriptor(rawValue: output).writeAll(buffer[..<count])
+            } catch let error as Errno {
+                failed = DurableFile.failure("write", destination, errnoValue: error.rawValue)
             }
         }
         if failed == nil, fsync(output) != 0 { failed = DurableFile.failure("flush", destination) }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemPackage
 
 /// File operations for replacing a database (or writing a file the tool creates) so
 /// that a crash at any instant leaves either the old file or the new one, whole:
@@ -102,24 +103,17 @@ public enum DurableFile {
         }
         let temporary = siblingPath(of: path, purpose: "write")
         _ = unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("create", path) }
-        var written = 0
-        var writeError: Int32 = 0
-        bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    writeError = errno
-                    return
-                }
-                written += count
-            }
-        }
-        close(descriptor)
+        let descriptor: FileDescriptor
         do {
-            if writeError != 0 { throw failure("write", path, errnoValue: writeError) }
+            descriptor = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                                 permissions: [.ownerReadWrite])
+        } catch let error as Errno {
+            throw failure("create", path, errnoValue: error.rawValue)
+        }
+        // writeAll retries short writes and EINTR.
+        let written = Result { try descriptor.closeAfter { _ = try descriptor.writeAll(bytes) } }
+        do {
+            if case .failure(let error as Errno) = written { throw failure("write", path, errnoValue: error.rawValue) }
             try replace(path, with: temporary, keeping: [])
         } catch {
             _ = unlink(temporary)
