@@ -5,6 +5,7 @@ let package = Package(
     name: "MigrationKit",
     products: [
         .library(name: "MigrationKit", targets: ["MigrationKit"]),
+        .library(name: "MigrationKitSecrets", targets: ["MigrationKitSecrets"]),
         .library(name: "MigrationKitSQLCipher", targets: ["MigrationKitSQLCipher"]),
         .library(name: "MigrationKitKeys", targets: ["MigrationKitKeys"]),
         .library(name: "MigrationKitCLI", targets: ["MigrationKitCLI"]),
@@ -25,6 +26,10 @@ let package = Package(
         // Core: steps, registry, errors. Pure Swift, no C, no database.
         .target(name: "MigrationKit"),
 
+        // Keys and the wiped, locked memory that holds them. No C library: the key
+        // sources build on it without SQLCipher.
+        .target(name: "MigrationKitSecrets"),
+
         // SQLCipher through the system library (apt: libsqlcipher-dev).
         // Never libsqlite3: both export the same sqlite3_* symbols.
         .systemLibrary(
@@ -35,7 +40,7 @@ let package = Package(
         .target(
             name: "MigrationKitSQLCipher",
             dependencies: [
-                "MigrationKit", "CSQLCipher",
+                "MigrationKit", "MigrationKitSecrets", "CSQLCipher",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -52,7 +57,7 @@ let package = Package(
         // Key sources: flags, key files, the environment, a no-echo prompt, the Secret
         // Service; and keeping keys out of core dumps and other processes.
         .target(name: "MigrationKitKeys", dependencies: [
-            "MigrationKitSQLCipher", "CLibSecret", "CProcessControl",
+            "MigrationKitSecrets", "CLibSecret", "CProcessControl",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
@@ -83,11 +88,14 @@ let package = Package(
         .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit", "MigrationKitTestSupport"]),
+        .testTarget(name: "MigrationKitSecretsTests", dependencies: ["MigrationKitSecrets", "MigrationKitTestSupport"]),
         .testTarget(
             name: "MigrationKitSQLCipherTests",
             dependencies: ["MigrationKitSQLCipher", "MigrationKitTestSupport"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "KeyStoreProbe", "MigrationKitTestSupport"]),
+        // The key sources build without SQLCipher; their tests open databases with the
+        // keys they produce, so they link it.
+        .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "MigrationKitSQLCipher", "KeyStoreProbe", "MigrationKitTestSupport"]),
         // Runs the built binaries as a user would.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
             "migrationkit", "notes-migrate", "MigrationKitSQLCipher", "MigrationKitTestSupport",
@@ -97,7 +105,7 @@ let package = Package(
         // process, and prompts need their own terminal, so those cases run out of process.
         .executableTarget(
             name: "KeyStoreProbe",
-            dependencies: ["MigrationKitKeys"],
+            dependencies: ["MigrationKitKeys", "MigrationKitSQLCipher"],
             path: "Tests/KeyStoreProbe"
         ),
 

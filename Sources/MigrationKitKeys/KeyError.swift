@@ -91,6 +91,9 @@ public struct KeyError: Error, Sendable, CustomStringConvertible {
         public static let invalidItemName = Code(rawValue: "invalidItemName")
         /// The Secret Service refused the request or failed in a way not listed above.
         public static let secretServiceFailed = Code(rawValue: "secretServiceFailed")
+        /// A key given to `store` that SQLCipher could not use: an empty passphrase, or
+        /// a raw key that is not 32 bytes. (Keys read from a source never are.)
+        public static let unusableKey = Code(rawValue: "unusableKey")
 
         /// `catch KeyError.Code.itemNotFound` matches a `KeyError` with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {

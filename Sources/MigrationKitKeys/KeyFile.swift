@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import MigrationKitSQLCipher
+import MigrationKitSecrets
 
 /// Reads a key file under the rules in `Keys/README.md`.
 ///

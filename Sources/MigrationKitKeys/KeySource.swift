@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import MigrationKitSQLCipher
+@_exported import MigrationKitSecrets
 
 /// Where a database key comes from.
 ///

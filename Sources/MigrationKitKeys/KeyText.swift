@@ -3,7 +3,8 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import MigrationKitSQLCipher
+import MigrationKitSecrets
+import SystemPackage
 
 /// Turns the bytes a source produced into a `DatabaseKey`, the same way for every source
 /// (file, standard input, environment, prompt, Secret Service, `--password`), so one key
@@ -100,14 +101,16 @@ enum BoundedReader {
         // A scratch buffer in wiped storage; only its first `total` bytes are kept.
         let scratch = SecretBytes(count: limit + 1) { buffer in
             guard let base = buffer.baseAddress else { return }
+            // read(into:) retries EINTR.
             while total < buffer.count {
-                let count = systemRead(fd, base + total, buffer.count - total)
-                if count > 0 {
+                do {
+                    let count = try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(start: base + total, count: buffer.count - total))
+                    if count == 0 { return }
                     total += count
-                } else if count == 0 {
+                } catch let error as Errno {
+                    failure = error.rawValue
                     return
-                } else if errno != EINTR {
-                    failure = errno
+                } catch {
                     return
                 }
             }

@@ -1,6 +1,6 @@
 import CLibSecret
 import Foundation
-import MigrationKitSQLCipher
+import MigrationKitSecrets
 
 /// Thin, internal wrappers over the libsecret and GLib calls `SecretServiceKeyStore` makes.
 ///

@@ -1,6 +1,6 @@
 import CLibSecret
 import Foundation
-import MigrationKitSQLCipher
+import MigrationKitSecrets
 
 /// Database keys in the freedesktop Secret Service (GNOME Keyring, KeePassXC, KWallet),
 /// which stands in for the Apple keychain on Linux.
@@ -67,11 +67,13 @@ public struct SecretServiceKeyStore: Sendable {
     ///   "MigrationKit database key (service S, account A)".
     /// - Throws: `KeyError` (`.keyringLocked` when the default collection is locked and
     ///   could not be unlocked, `.noSessionBus`, `.noSecretService`, `.invalidItemName`,
-    ///   `.secretServiceFailed`), or `SQLCipherError.Kind.invalidKey` for an unusable key.
+    ///   `.secretServiceFailed`, `.unusableKey` for a key SQLCipher could not use).
     public func store(service: String, account: String, label: String? = nil, key: DatabaseKey) throws {
         let item = ItemName(service: service, account: account)
         try item.validate()
-        try key.validate()
+        if let reason = key.unusableReason {
+            throw KeyError(code: .unusableKey, message: "Cannot store the key for \(item): \(reason)")
+        }
         let label = label ?? "MigrationKit database key (\(item))"
         try LibSecret.lock.withLock {
             try connect(for: item, doing: "store")

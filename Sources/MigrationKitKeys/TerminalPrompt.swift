@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
-import MigrationKitSQLCipher
+import MigrationKitSecrets
 
 /// Asks for a key on the terminal without echoing it, like `getpass`/`readpassphrase`.
 ///

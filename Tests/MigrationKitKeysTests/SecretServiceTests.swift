@@ -140,6 +140,16 @@ import Glibc
         expectKeyError(.invalidItemName) { _ = try store.delete(service: "", account: "") }
     }
 
+    /// A key SQLCipher could not use is refused by the key store itself, which no longer
+    /// links SQLCipher, before any bus is touched.
+    @Test func unusableKeysAreRefusedBeforeAnyBusIsTouched() {
+        let store = SecretServiceKeyStore()
+        let empty = expectKeyError(.unusableKey) { try store.store(service: "s", account: "a", key: .passphrase("")) }
+        #expect(empty?.message.contains("empty") == true)
+        let short = expectKeyError(.unusableKey) { try store.store(service: "s", account: "a", key: .rawKey([1, 2, 3])) }
+        #expect(short?.message.contains("32 bytes") == true)
+    }
+
     @Test func withoutASessionBusTheErrorSaysHowToGetOne() throws {
         let directory = try TemporaryDirectory()
         // No DBUS_SESSION_BUS_ADDRESS, DISPLAY or XDG_RUNTIME_DIR: GLib cannot find or

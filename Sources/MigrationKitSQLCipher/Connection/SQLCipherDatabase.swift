@@ -215,7 +215,7 @@ public final class SQLCipherDatabase {
     /// storage, and never copied.
     func applyKey(_ key: DatabaseKey) throws {
         guard !isClosed else { throw closedError() }
-        let code = key.withKeyingMaterial { material in
+        let code = key.withKeyText { material in
             sqlite3_key(handle, material.baseAddress, Int32(material.count))
         }
         guard code == SQLITE_OK else {
@@ -226,7 +226,7 @@ public final class SQLCipherDatabase {
     /// `sqlite3_rekey`: encrypts every page of the file again, with `key`.
     func rekey(to key: DatabaseKey) throws {
         guard !isClosed else { throw closedError() }
-        let code = key.withKeyingMaterial { material in
+        let code = key.withKeyText { material in
             sqlite3_rekey(handle, material.baseAddress, Int32(material.count))
         }
         guard code == SQLITE_OK else { throw lastError(code: code) }

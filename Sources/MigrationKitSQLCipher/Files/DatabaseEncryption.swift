@@ -235,7 +235,7 @@ public enum DatabaseEncryption {
         // KEY '' attaches a plaintext database; a key is bound straight from wiped storage.
         try attach.bind([.text(path), .text("")])
         if let key {
-            try key.withKeyingMaterial { try attach.bind(secret: $0, asText: false, at: 2) }
+            try key.withKeyText { try attach.bind(secret: $0, asText: false, at: 2) }
         }
         _ = try attach.step()
         defer { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") }

@@ -1,6 +1,6 @@
 import Foundation
+import MigrationKitSecrets
 import MigrationKitTestSupport
-@testable import MigrationKitSQLCipher
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,9 @@
 /// The key of an encrypted database: a passphrase (stretched by SQLCipher's PBKDF2) or
 /// a raw 32-byte key (used as is, no key derivation).
 ///
+/// In a module of its own, with no C library: the key sources (`MigrationKitKeys`)
+/// produce keys without linking SQLCipher, and `MigrationKitSQLCipher` re-exports it.
+///
 /// A struct with factory methods rather than an enum with `String`/`[UInt8]` payloads,
 /// because those payloads cannot be wiped: the material lives in `SecretBytes` and is
 /// zeroed when the last copy of the key is released. `description`, `debugDescription`
@@ -48,16 +51,18 @@ public struct DatabaseKey: Sendable {
         DatabaseKey(kind: .rawKey, material: bytes)
     }
 
-    /// Throws when the key cannot be used: an empty passphrase (SQLCipher would treat
-    /// it as "no encryption" and write a plaintext file) or a raw key of the wrong length.
-    public func validate() throws {
+    /// Why SQLCipher could not use this key, or nil: an empty passphrase (SQLCipher would
+    /// take it for "no encryption" and write a plaintext file), or a raw key of the
+    /// wrong length. Package-wide: each module throws its own error with it
+    /// (`DatabaseKey.validate()`, the key store's `store`).
+    package var unusableReason: String? {
         switch kind {
         case .passphrase where material.isEmpty:
-            throw SQLCipherError(kind: .invalidKey, message: "The passphrase is empty; an empty key would leave the database unencrypted.")
+            return "The passphrase is empty; an empty key would leave the database unencrypted."
         case .rawKey where material.count != Self.rawKeyLength:
-            throw SQLCipherError(kind: .invalidKey, message: "A raw key must be exactly \(Self.rawKeyLength) bytes, not \(material.count).")
+            return "A raw key must be exactly \(Self.rawKeyLength) bytes, not \(material.count)."
         default:
-            return
+            return nil
         }
     }
 

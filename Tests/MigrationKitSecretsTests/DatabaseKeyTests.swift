@@ -1,0 +1,39 @@
+import MigrationKitSecrets
+import Testing
+
+/// The key type on its own, with no database: its text form, what it prints, and
+/// which keys SQLCipher could not use.
+@Suite struct DatabaseKeyTests {
+    private func text(_ key: DatabaseKey) -> String {
+        key.withKeyText { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @Test func keyTextOfExactly64HexDigitsIsARawKeyAndAnythingElseAPassphrase() {
+        let hex = String(repeating: "0f", count: 32)
+        let raw = DatabaseKey(keyText: SecretBytes(copying: Array("x'\(hex.uppercased())'".utf8)))
+        #expect(raw.kind == .rawKey)
+        #expect(text(raw) == "x'\(hex)'")  // lower case, as SQLCipher's shell writes it
+        #expect(raw.isSameKey(as: .rawKey(Array(repeating: 0x0f, count: 32))))
+        for almost in ["x'\(hex.dropLast())'", "x'\(hex)0'", "x\"\(hex)\"", "x'\(hex.dropLast())g'"] {
+            let key = DatabaseKey(keyText: SecretBytes(copying: Array(almost.utf8)))
+            #expect(key.kind == .passphrase, "\(almost)")
+            #expect(text(key) == almost)
+        }
+    }
+
+    @Test func descriptionsNeverHoldTheKey() {
+        let key = DatabaseKey.passphrase("correct horse battery staple")
+        for printed in [key.description, key.debugDescription, String(reflecting: key), "\(Mirror(reflecting: key).children.map(\.value))"] {
+            #expect(!printed.contains("horse"), "\(printed)")
+        }
+        #expect(key.description == "DatabaseKey(passphrase, redacted)")
+        #expect(!SecretBytes(copying: Array("horse".utf8)).description.contains("horse"))
+    }
+
+    @Test func unusableKeysSayWhy() {
+        #expect(DatabaseKey.passphrase("").unusableReason?.contains("empty") == true)
+        #expect(DatabaseKey.rawKey([1, 2, 3]).unusableReason == "A raw key must be exactly 32 bytes, not 3.")
+        #expect(DatabaseKey.passphrase("x").unusableReason == nil)
+        #expect(DatabaseKey.rawKey(Array(repeating: 1, count: 32)).unusableReason == nil)
+    }
+}
