@@ -138,12 +138,6 @@ public struct MigrationAnalysis<Database>: Sendable {
         registry.steps.filter { applied.contains($0.identifier) }
     }
 
-    /// Whether migrating must first write bookkeeping (merges, adopted or accepted
-    /// checksums) even when no step is pending.
-    public func needsBookkeeping(acceptModified: Set<String>) -> Bool {
-        !merges.isEmpty || !checksumsToAdopt.isEmpty || modified.contains(where: acceptModified.contains)
-    }
-
     /// Every registered step's state, plus unknown ledger identifiers: what `migrate`
     /// would apply, and everything it would refuse.
     public var status: MigrationStatus {

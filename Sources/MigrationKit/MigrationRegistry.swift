@@ -43,6 +43,14 @@ public struct MigrationRegistry<Database>: Sendable {
         steps.firstIndex { $0.identifier == identifier }
     }
 
+    /// The index of a step named as a target (of `migrate --to`, a rollback, a
+    /// baseline), or `MigrationKitError.unknownMigration`: the one check every runner
+    /// and command makes of a target.
+    public func index(ofTarget identifier: String) throws -> Int {
+        guard let index = index(of: identifier) else { throw MigrationKitError.unknownMigration(identifier) }
+        return index
+    }
+
     /// Every identifier listed by some step's `merging`, mapped to the step that replaces it.
     public var mergedIdentifiers: [String: String] {
         var result: [String: String] = [:]

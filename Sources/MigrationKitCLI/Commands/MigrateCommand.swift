@@ -78,7 +78,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
         defer { progress.stop() }
         runner.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
-        if let target, runner.registry.index(of: target) == nil { throw MigrationKitError.unknownMigration(target) }
+        if let target { _ = try runner.registry.index(ofTarget: target) }
         let path = try connection.requiredPath()
         let existedBefore = FileManager.default.fileExists(atPath: path)
         if !existedBefore, !noLint, let files = loaded.files {
@@ -164,11 +164,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     /// merge, edited or out-of-order migrations, a target already passed), so a
     /// refused run writes no backup and prunes none.
     func needsChange(_ runner: SQLCipherMigrationRunner, _ writer: SQLCipherWriter) throws -> Bool {
-        let analysis = try runner.analysis(in: writer)
-        try analysis.refuseUnsafeHistory(acceptModified: Set(acceptModified))
-        let lastIndex = target.flatMap { runner.registry.index(of: $0) } ?? (runner.registry.steps.count - 1)
-        let pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
-        return !pending.isEmpty || analysis.needsBookkeeping(acceptModified: Set(acceptModified))
+        try runner.migratePlan(in: writer, upTo: target, options: options).changesAnything
     }
 
     /// Says what changed and what will be erased, then asks on a terminal or requires --yes.

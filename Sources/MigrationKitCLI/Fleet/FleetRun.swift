@@ -101,7 +101,7 @@ extension MigrateCommand {
         let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes), reporter: reporter)
         var runner = loaded.runner
         runner.allowOutOfOrder = allowOutOfOrder
-        if let target, runner.registry.index(of: target) == nil { throw MigrationKitError.unknownMigration(target) }
+        if let target { _ = try runner.registry.index(ofTarget: target) }
 
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
         let keys: FleetRun.Keys = connection.key.isTemplate

@@ -28,9 +28,9 @@ extension SQLCipherMigrationRunner {
                     report.merges = []
                     report.adoptedChecksums = []
                     if report.isDryRun { report.schemaBefore = try SchemaDump.canonicalSQL(of: db) }
-                    let analysis = try analyze(db, options: options)
-                    try recordBookkeeping(analysis, options: options, in: db, report: &report)
-                    let pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
+                    let planned = try plan(db, through: lastIndex, options: options)
+                    try recordBookkeeping(planned, in: db, report: &report)
+                    let pending = planned.steps
                     for (offset, step) in pending.enumerated() {
                         let stepStart = clock.now
                         current = step

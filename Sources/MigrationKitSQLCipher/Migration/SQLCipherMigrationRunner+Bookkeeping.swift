@@ -7,26 +7,26 @@ extension SQLCipherMigrationRunner {
         try db.fetchInt(sql: "PRAGMA data_version") ?? 0
     }
 
-    func analyze(_ db: SQLCipherDatabase, options: MigrateOptions) throws -> MigrationAnalysis<SQLCipherDatabase> {
+    /// The plan, from what the database holds now (see `MigrationPlan`).
+    func plan(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationPlan<SQLCipherDatabase> {
         let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
-        try analysis.refuseUnsafeHistory(acceptModified: options.acceptModified)
-        return analysis
+        return try analysis.migratePlan(through: lastIndex, allowOutOfOrder: allowOutOfOrder, acceptModified: options.acceptModified)
     }
 
     /// Ledger rewrites for merged steps, adopted checksums (steps applied by GRDB or
     /// before checksums were kept) and deliberately accepted edits.
-    func recordBookkeeping(_ analysis: MigrationAnalysis<SQLCipherDatabase>, options: MigrateOptions, in db: SQLCipherDatabase, report: inout MigrationReport) throws {
-        for merge in analysis.merges {
+    func recordBookkeeping(_ plan: MigrationPlan<SQLCipherDatabase>, in db: SQLCipherDatabase, report: inout MigrationReport) throws {
+        for merge in plan.merges {
             for replaced in merge.replaces { try MigrationLedger.delete(replaced, in: db) }
             try MigrationHistory.delete(merge.replaces, in: db)
             try MigrationLedger.insert(merge.identifier, in: db)
             report.merges.append(merge)
         }
-        for (identifier, checksum) in analysis.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
+        for (identifier, checksum) in plan.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
             try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
             report.adoptedChecksums.append(identifier)
         }
-        for identifier in analysis.modified where options.acceptModified.contains(identifier) {
+        for identifier in plan.acceptedEdits {
             if let checksum = registry.step(identifier)?.checksum {
                 try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
             }

@@ -44,7 +44,7 @@ extension SQLCipherMigrationRunner {
     ///   `target` is applied; `.databaseSuperseded` for a ledger with unknown steps.
     @discardableResult
     public func baseline(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
-        guard let targetIndex = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+        let targetIndex = try registry.index(ofTarget: target)
         return try writer.write { db in
             let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
             try analysis.refuseUnsafeHistory()

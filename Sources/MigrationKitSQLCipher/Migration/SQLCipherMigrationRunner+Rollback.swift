@@ -62,10 +62,10 @@ extension SQLCipherMigrationRunner {
             }
             plan = Array(applied.suffix(count).reversed())
         case .after(let target):
-            guard let targetIndex = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+            let targetIndex = try registry.index(ofTarget: target)
             plan = applied.filter { (registry.index(of: $0.identifier) ?? 0) > targetIndex }.reversed()
         case .only(let identifier):
-            guard registry.index(of: identifier) != nil else { throw MigrationKitError.unknownMigration(identifier) }
+            _ = try registry.index(ofTarget: identifier)
             guard applied.last?.identifier == identifier else {
                 throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: applied.last?.identifier, requested: identifier)
             }

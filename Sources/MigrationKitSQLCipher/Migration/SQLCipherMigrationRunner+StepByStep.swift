@@ -16,23 +16,21 @@ extension SQLCipherMigrationRunner {
         // says whether the plan still describes the database (a re-made analysis per
         // step would cost O(steps) each time, so O(n²) for a long run).
         var planVersion = try dataVersion(db)
-        var analysis = try analyze(db, options: options)
-        var pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
-        if analysis.needsBookkeeping(acceptModified: options.acceptModified) {
+        var planned = try plan(db, through: lastIndex, options: options)
+        if planned.hasBookkeeping {
             // Only the ledger and history change here: no table of the app's to check.
             try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, scope: { limited ? [] : nil }) {
                 planVersion = try dataVersion(db)
-                analysis = try analyze(db, options: options)
+                planned = try plan(db, through: lastIndex, options: options)
                 report.merges = []
                 report.adoptedChecksums = []
-                try recordBookkeeping(analysis, options: options, in: db, report: &report)
-                pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
+                try recordBookkeeping(planned, in: db, report: &report)
             }
         }
-        let total = pending.count
+        let total = planned.steps.count
         let clock = ContinuousClock()
-        var next = pending.startIndex
-        while next < pending.endIndex {
+        var next = planned.steps.startIndex
+        while next < planned.steps.endIndex {
             let stepStart = clock.now
             var current: SQLCipherMigrationStep?
             var stepChanged = ChangedTables()
@@ -44,12 +42,11 @@ extension SQLCipherMigrationRunner {
                     if version != planVersion {
                         planVersion = version
                         foreignKeys.forget()
-                        analysis = try analyze(db, options: options)
-                        pending = try analysis.pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder)
-                        next = pending.startIndex
+                        planned = try plan(db, through: lastIndex, options: options)
+                        next = planned.steps.startIndex
                     }
-                    guard next < pending.endIndex else { return nil }
-                    let step = pending[next]
+                    guard next < planned.steps.endIndex else { return nil }
+                    let step = planned.steps[next]
                     current = step
                     observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1, total: max(total, report.steps.count + 1)))
                     stepChanged = try apply(step, in: db, startedAt: stepStart, recordingChanges: limited)

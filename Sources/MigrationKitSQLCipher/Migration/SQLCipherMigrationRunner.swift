@@ -52,8 +52,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     ///   `.databaseAlreadyMigratedBeyond` when a later step is applied (GRDB traps here).
     @discardableResult
     public func migrate(in writer: SQLCipherWriter, upTo target: String, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
-        guard let index = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
-        return try migrate(in: writer, through: index, options: options)
+        try migrate(in: writer, through: try registry.index(ofTarget: target), options: options)
     }
 
     private func migrate(in writer: SQLCipherWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
@@ -74,6 +73,14 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     // MARK: - Status
+
+    /// What `migrate(in:options:)` (or `migrate(in:upTo:options:)` with `target`)
+    /// would do, or the error it would throw, without changing anything.
+    public func migratePlan(in writer: SQLCipherWriter, upTo target: String? = nil,
+                            options: MigrateOptions = MigrateOptions()) throws -> MigrationPlan<SQLCipherDatabase> {
+        let lastIndex = try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1)
+        return try writer.read { try plan($0, through: lastIndex, options: options) }
+    }
 
     /// Every registered step, applied, pending or modified, plus ledger identifiers no
     /// step has. Reads only: an unmanaged database is left without a ledger.

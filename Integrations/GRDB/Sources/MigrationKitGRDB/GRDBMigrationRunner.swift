@@ -78,13 +78,11 @@ public struct GRDBMigrationRunner: Sendable {
     ///   database is migrated beyond it, or its history forbids migrating; the failing
     ///   step's error otherwise (that step is rolled back; the steps before it stay).
     public func migrate(in writer: any DatabaseWriter, upTo target: String) throws {
-        guard let index = registry.index(of: target) else { throw MigrationKitError.unknownMigration(target) }
+        let index = try registry.index(ofTarget: target)
         if !eraseDatabaseOnSchemaChange {
             // GRDB would stop the process (a precondition) on a database migrated beyond
             // the target: refuse with an error first, like every other refusal.
-            let analysis = try analysis(in: writer)
-            try analysis.refuseUnsafeHistory()
-            _ = try analysis.pendingSteps(through: index, allowOutOfOrder: false)
+            _ = try analysis(in: writer).migratePlan(through: index, allowOutOfOrder: false)
         }
         try migrator.migrate(writer, upTo: target)
         // Steps applied by plain GRDB before have no checksum on record yet: adopt them.

@@ -1,0 +1,56 @@
+import MigrationKit
+import Testing
+
+/// The migrate plan, from a registry and a ledger snapshot alone: no database.
+@Suite struct MigrationPlanTests {
+    private func step(_ identifier: String, checksum: String? = nil, merging: [String] = []) -> MigrationStep<Void> {
+        MigrationStep(identifier: identifier, checksum: checksum, merging: merging, apply: { _ in })
+    }
+
+    private func plan(_ steps: [MigrationStep<Void>], ledger: [String], checksums: [String: String] = [:],
+                      through target: String? = nil, allowOutOfOrder: Bool = false, accept: Set<String> = []) throws -> MigrationPlan<Void> {
+        let registry = try MigrationRegistry(steps: steps)
+        let analysis = MigrationAnalysis(registry: registry, snapshot: LedgerSnapshot(identifiers: ledger, checksums: checksums))
+        let last = try target.map(registry.index(ofTarget:)) ?? (steps.count - 1)
+        return try analysis.migratePlan(through: last, allowOutOfOrder: allowOutOfOrder, acceptModified: accept)
+    }
+
+    @Test func pendingStepsUpToTheTargetAndNothingElse() throws {
+        let steps = [step("0001_a", checksum: "A"), step("0002_b", checksum: "B"), step("0003_c", checksum: "C")]
+        let upToB = try plan(steps, ledger: ["0001_a"], checksums: ["0001_a": "A"], through: "0002_b")
+        #expect(upToB.steps.map(\.identifier) == ["0002_b"])
+        #expect(!upToB.hasBookkeeping && upToB.changesAnything)
+        let done = try plan(steps, ledger: ["0001_a", "0002_b", "0003_c"], checksums: ["0001_a": "A", "0002_b": "B", "0003_c": "C"])
+        #expect(done.steps.isEmpty && !done.changesAnything)
+    }
+
+    @Test func bookkeepingAloneIsAChange() throws {
+        // Applied by GRDB (no checksum yet), and a squash whose replaced steps are applied.
+        let steps = [step("0001_a", checksum: "A"), step("0003_squash", checksum: "S", merging: ["0002_x", "0002_y"])]
+        let planned = try plan(steps, ledger: ["0001_a", "0002_x", "0002_y"])
+        #expect(planned.steps.isEmpty)
+        #expect(planned.merges == [LedgerMerge(identifier: "0003_squash", replaces: ["0002_x", "0002_y"])])
+        #expect(planned.checksumsToAdopt == ["0001_a": "A", "0003_squash": "S"])
+        #expect(planned.hasBookkeeping && planned.changesAnything)
+    }
+
+    @Test func anEditedStepIsRefusedUnlessAccepted() throws {
+        let steps = [step("0001_a", checksum: "new")]
+        #expect(throws: MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: ["0001_a"])) {
+            try plan(steps, ledger: ["0001_a"], checksums: ["0001_a": "old"])
+        }
+        let accepted = try plan(steps, ledger: ["0001_a"], checksums: ["0001_a": "old"], accept: ["0001_a"])
+        #expect(accepted.acceptedEdits == ["0001_a"] && accepted.changesAnything)
+    }
+
+    @Test func refusalsComeFromThePlan() throws {
+        let steps = [step("0001_a"), step("0002_b"), step("0003_c")]
+        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0009_newer"])) { try plan(steps, ledger: ["0001_a", "0009_newer"]) }
+        #expect(throws: MigrationKitError.databaseAlreadyMigratedBeyond("0001_a")) { try plan(steps, ledger: ["0001_a", "0002_b"], through: "0001_a") }
+        #expect(throws: MigrationKitError.pendingMigrationsOutOfOrder(pending: ["0002_b"], latestApplied: "0003_c")) {
+            try plan(steps, ledger: ["0001_a", "0003_c"])
+        }
+        #expect(try plan(steps, ledger: ["0001_a", "0003_c"], allowOutOfOrder: true).steps.map(\.identifier) == ["0002_b"])
+        #expect(throws: MigrationKitError.unknownMigration("0004_typo")) { try plan(steps, ledger: [], through: "0004_typo") }
+    }
+}
