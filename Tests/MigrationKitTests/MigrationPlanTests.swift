@@ -53,4 +53,26 @@ import Testing
         #expect(try plan(steps, ledger: ["0001_a", "0003_c"], allowOutOfOrder: true).steps.map(\.identifier) == ["0002_b"])
         #expect(throws: MigrationKitError.unknownMigration("0004_typo")) { try plan(steps, ledger: [], through: "0004_typo") }
     }
+
+    @Test func rollbackPlansWalkBackFromTheLatestAppliedStep() throws {
+        let down: @Sendable (Void) throws -> Void = { _ in }
+        let steps = [MigrationStep<Void>(identifier: "0001_a", apply: { _ in }, rollback: down),
+                     MigrationStep<Void>(identifier: "0002_b", apply: { _ in }),
+                     MigrationStep<Void>(identifier: "0003_c", apply: { _ in }, rollback: down),
+                     MigrationStep<Void>(identifier: "0004_d", apply: { _ in }, rollback: down)]
+        let analysis = MigrationAnalysis(registry: try MigrationRegistry(steps: steps), snapshot: LedgerSnapshot(identifiers: ["0001_a", "0002_b", "0003_c", "0004_d"]))
+        #expect(try analysis.rollbackPlan(.latest(2)).map(\.identifier) == ["0004_d", "0003_c"])
+        #expect(try analysis.rollbackPlan(.after("0002_b")).map(\.identifier) == ["0004_d", "0003_c"])
+        #expect(try analysis.rollbackPlan(.only("0004_d")).map(\.identifier) == ["0004_d"])
+        #expect(try analysis.rollbackPlan(.latest(0)).isEmpty)
+        #expect(throws: MigrationKitError.rollbackNotDefined("0002_b")) { try analysis.rollbackPlan(.latest(3)) }
+        #expect(throws: MigrationKitError.rollbackBeyondApplied(requested: 5, applied: 4)) { try analysis.rollbackPlan(.latest(5)) }
+        #expect(throws: MigrationKitError.rollbackStepCountMustBeNonNegative) { try analysis.rollbackPlan(.latest(-1)) }
+        #expect(throws: MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: "0004_d", requested: "0003_c")) {
+            try analysis.rollbackPlan(.only("0003_c"))
+        }
+        #expect(throws: MigrationKitError.unknownMigration("0009_z")) { try analysis.rollbackPlan(.after("0009_z")) }
+        let newer = MigrationAnalysis(registry: try MigrationRegistry(steps: steps), snapshot: LedgerSnapshot(identifiers: ["0001_a", "0009_newer"]))
+        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0009_newer"])) { try newer.rollbackPlan(.latest(1)) }
+    }
 }

@@ -32,49 +32,12 @@ extension SQLCipherMigrationRunner {
     /// error it would throw, without changing anything: for checks made before a
     /// backup is taken.
     public func rollbackPlan(in writer: SQLCipherWriter, steps: Int) throws -> [String] {
-        try writer.read { try plannedRollback(.latest(steps), applied: try appliedSteps(in: $0)) }.map(\.identifier)
+        try writer.read { try analysis(of: $0).rollbackPlan(.latest(steps)) }.map(\.identifier)
     }
 
     /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
     public func rollbackPlan(in writer: SQLCipherWriter, to target: String) throws -> [String] {
-        try writer.read { try plannedRollback(.after(target), applied: try appliedSteps(in: $0)) }.map(\.identifier)
-    }
-
-    /// Which applied steps a rollback undoes.
-    private enum RollbackSelection {
-        /// The latest `count` applied steps.
-        case latest(Int)
-        /// Every applied step registered after this one.
-        case after(String)
-        /// This step, which must be the latest applied.
-        case only(String)
-    }
-
-    /// The steps to roll back, latest first, each with a rollback; throws what the
-    /// rollback would refuse for.
-    private func plannedRollback(_ selection: RollbackSelection, applied: [SQLCipherMigrationStep]) throws -> [SQLCipherMigrationStep] {
-        let plan: [SQLCipherMigrationStep]
-        switch selection {
-        case .latest(let count):
-            guard count >= 0 else { throw MigrationKitError.rollbackStepCountMustBeNonNegative }
-            guard count <= applied.count else {
-                throw MigrationKitError.rollbackBeyondApplied(requested: count, applied: applied.count)
-            }
-            plan = Array(applied.suffix(count).reversed())
-        case .after(let target):
-            let targetIndex = try registry.index(ofTarget: target)
-            plan = applied.filter { (registry.index(of: $0.identifier) ?? 0) > targetIndex }.reversed()
-        case .only(let identifier):
-            _ = try registry.index(ofTarget: identifier)
-            guard applied.last?.identifier == identifier else {
-                throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: applied.last?.identifier, requested: identifier)
-            }
-            plan = [applied[applied.count - 1]]
-        }
-        if let irreversible = plan.first(where: { $0.rollback == nil }) {
-            throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
-        }
-        return plan
+        try writer.read { try analysis(of: $0).rollbackPlan(.after(target)) }.map(\.identifier)
     }
 
     private func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter) throws -> MigrationReport {
@@ -85,13 +48,13 @@ extension SQLCipherMigrationRunner {
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
         try writer.writeWithoutTransaction { db in
-            let plan = try plannedRollback(selection, applied: try appliedSteps(in: db))
+            let plan = try analysis(of: db).rollbackPlan(selection)
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
                 try Self.attributingViolations(to: { step }, phase: .rollback) {
                     try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys) {
                         // Under the write lock: the step must still be the latest applied.
-                        let latest = try appliedSteps(in: db).last
+                        let latest = try analysis(of: db).walkableAppliedSteps().last
                         guard latest?.identifier == step.identifier else {
                             throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
                         }
@@ -115,12 +78,8 @@ extension SQLCipherMigrationRunner {
         return report
     }
 
-    /// The applied steps in registration order, refusing a database whose history
-    /// cannot be walked (migrated by a newer version, half-applied merge).
-    private func appliedSteps(in db: SQLCipherDatabase) throws -> [SQLCipherMigrationStep] {
-        let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
-        if !analysis.unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: analysis.unknown) }
-        if let partialMerge = analysis.partialMerge { throw partialMerge }
-        return analysis.appliedSteps
+    /// The registry compared with what the database holds now.
+    private func analysis(of db: SQLCipherDatabase) throws -> MigrationAnalysis<SQLCipherDatabase> {
+        MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
     }
 }

@@ -136,18 +136,12 @@ public struct GRDBMigrationRunner: Sendable {
     /// changing anything when one of them has no down closure.
     @discardableResult
     public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int) throws -> [String] {
-        guard count >= 0 else { throw MigrationKitError.rollbackStepCountMustBeNonNegative }
         let rolledBack: [String] = try writer.barrierWriteWithoutTransaction { db in
             let analysis = MigrationAnalysis(registry: registry, snapshot: try GRDBMigrationHistory.snapshot(in: db))
+            // Stricter than the SQLCipher runner, as it always was here: an edited step's
+            // down closure is not the one its up closure was written against.
             try analysis.refuseUnsafeHistory()
-            let applied = analysis.appliedSteps
-            guard count <= applied.count else {
-                throw MigrationKitError.rollbackBeyondApplied(requested: count, applied: applied.count)
-            }
-            let doomed = Array(applied.suffix(count).reversed())
-            if let irreversible = doomed.first(where: { $0.rollback == nil }) {
-                throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
-            }
+            let doomed = try analysis.rollbackPlan(.latest(count))
             // As GRDB runs its steps: foreign keys off, so a down step may rebuild a table
             // (the 12-step procedure), and checked before each commit.
             let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false

@@ -1,0 +1,48 @@
+/// Which applied steps a rollback undoes.
+public enum RollbackSelection: Hashable, Sendable {
+    /// The latest `count` applied steps.
+    case latest(Int)
+    /// Every applied step registered after this one.
+    case after(String)
+    /// This step, which must be the latest applied.
+    case only(String)
+}
+
+extension MigrationAnalysis {
+    /// The applied steps in registration order, refusing a database whose history
+    /// cannot be walked back: migrated by a newer version, or half through a merge.
+    public func walkableAppliedSteps() throws -> [MigrationStep<Database>] {
+        if !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
+        if let partialMerge { throw partialMerge }
+        return appliedSteps
+    }
+
+    /// The steps a rollback undoes, latest first, each with a down step; or the reason
+    /// it is refused, before anything is touched. Decided here, from the registry and
+    /// the ledger alone, for every runner.
+    public func rollbackPlan(_ selection: RollbackSelection) throws -> [MigrationStep<Database>] {
+        let applied = try walkableAppliedSteps()
+        let plan: [MigrationStep<Database>]
+        switch selection {
+        case .latest(let count):
+            guard count >= 0 else { throw MigrationKitError.rollbackStepCountMustBeNonNegative }
+            guard count <= applied.count else {
+                throw MigrationKitError.rollbackBeyondApplied(requested: count, applied: applied.count)
+            }
+            plan = Array(applied.suffix(count).reversed())
+        case .after(let target):
+            let targetIndex = try registry.index(ofTarget: target)
+            plan = applied.filter { (registry.index(of: $0.identifier) ?? 0) > targetIndex }.reversed()
+        case .only(let identifier):
+            _ = try registry.index(ofTarget: identifier)
+            guard applied.last?.identifier == identifier else {
+                throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: applied.last?.identifier, requested: identifier)
+            }
+            plan = [applied[applied.count - 1]]
+        }
+        if let irreversible = plan.first(where: { $0.rollback == nil }) {
+            throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
+        }
+        return plan
+    }
+}
