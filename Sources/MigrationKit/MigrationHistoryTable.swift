@@ -1,11 +1,11 @@
 /// MigrationKit's side table beside GRDB's ledger: each applied step's checksum, when
 /// it was applied and how long it took. Every database layer (SQLCipher, GRDB) keeps the
 /// same table, so a database carries its history from one to the other.
-public enum MigrationHistoryTable {
-    public static let name = "migrationkit_history"
+package enum MigrationHistoryTable {
+    package static let name = "migrationkit_history"
 
     /// Creates the table when it is missing.
-    public static let createSQL = """
+    package static let createSQL = """
         CREATE TABLE IF NOT EXISTS migrationkit_history (
             identifier TEXT NOT NULL PRIMARY KEY,
             checksum TEXT,

@@ -137,6 +137,6 @@ extension SecretBytes: CustomStringConvertible, CustomDebugStringConvertible, Cu
 
 /// Overwrites a byte array's current storage. Use it on transient arrays that held
 /// secret material before they go out of scope.
-public func wipeBytes(_ bytes: inout [UInt8]) {
+package func wipeBytes(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) }
 }

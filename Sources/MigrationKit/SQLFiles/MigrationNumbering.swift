@@ -7,9 +7,9 @@
 /// A new file that sorts before an applied one is refused by every existing database and
 /// runs first on every fresh one. So the numbering follows the folder's own style, and
 /// when that style cannot give a name that sorts last, it refuses and says why.
-public enum MigrationNumbering {
+package enum MigrationNumbering {
     /// How a folder numbers its files, read from the identifiers' leading digits.
-    public enum Style: Equatable, Sendable {
+    package enum Style: Equatable, Sendable {
         /// No numbered file yet: `0001_…`.
         case empty
         /// Timestamps, as dbmate, sqlx, goose and Rails write them: `YYYYMMDDHHMMSS_…`.
@@ -21,14 +21,14 @@ public enum MigrationNumbering {
     }
 
     /// Why no name can be given.
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Refusal: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// The width of a timestamp prefix (`20261122093000`).
     static let timestampWidth = 14
 
-    public static func style(of identifiers: [String]) -> Style {
+    package static func style(of identifiers: [String]) -> Style {
         let prefixes = identifiers.map(numberPrefix).filter { !$0.isEmpty }
         guard let widest = prefixes.map(\.count).max() else { return .empty }
         if prefixes.allSatisfy({ $0.count == timestampWidth && ($0.hasPrefix("19") || $0.hasPrefix("20")) }) {
@@ -45,7 +45,7 @@ public enum MigrationNumbering {
     /// The identifier for a new migration named `slug`, after `existing`.
     ///
     /// - Parameter now: the current UTC time as `YYYYMMDDHHMMSS`, for timestamp folders.
-    public static func next(after existing: [String], slug: String, now: String) throws -> String {
+    package static func next(after existing: [String], slug: String, now: String) throws -> String {
         let style = style(of: existing)
         let numbers = existing.map(numberPrefix).filter { !$0.isEmpty }
         let highest = try numbers.map { text -> UInt64 in
@@ -86,7 +86,7 @@ public enum MigrationNumbering {
     }
 
     /// Lowercase letters, digits and single underscores: safe in every shell and file system.
-    public static func slug(_ name: String) -> String {
+    package static func slug(_ name: String) -> String {
         var result = ""
         for scalar in name.lowercased().unicodeScalars {
             if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {

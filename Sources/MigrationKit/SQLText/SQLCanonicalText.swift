@@ -11,8 +11,8 @@ import Foundation
 /// regard to ASCII case), and quotes a name only when it must be quoted (a keyword, or
 /// characters a bare name cannot hold), always with double quotes. String literals,
 /// blobs and numbers are kept exactly.
-public enum SQLCanonicalText {
-    public static func canonical(_ sql: String) -> String {
+package enum SQLCanonicalText {
+    package static func canonical(_ sql: String) -> String {
         var result = ""
         var previous: SQLToken?
         for token in SQLTokenizer.tokenize(sql) where !token.isTrivia {

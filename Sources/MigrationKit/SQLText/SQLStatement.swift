@@ -1,18 +1,18 @@
 /// One SQL statement of a section, as `SQLStatementSplitter` cut it.
-public struct SQLStatement: Hashable, Sendable {
+package struct SQLStatement: Hashable, Sendable {
     /// The statement's tokens without whitespace and comments, and without the `;`
     /// that ends it. Never empty. A trigger's inner `;` tokens are included.
-    public let tokens: [SQLToken]
+    package let tokens: [SQLToken]
     /// The source text from the first token through the last (comments between
     /// tokens included, the terminating `;` not).
-    public let text: String
+    package let text: String
     /// 1-based line, within the split text, of the statement's first token.
-    public let startLine: Int
+    package let startLine: Int
     /// Whether a `;` ended it. The last statement of a section may lack one: SQLite
     /// runs it all the same.
-    public let isTerminated: Bool
+    package let isTerminated: Bool
 
-    public init(tokens: [SQLToken], text: String, startLine: Int, isTerminated: Bool) {
+    package init(tokens: [SQLToken], text: String, startLine: Int, isTerminated: Bool) {
         self.tokens = tokens
         self.text = text
         self.startLine = startLine

@@ -6,8 +6,8 @@
 /// at the sequence `; END ;`: an `END` that closes a `CASE` follows an expression,
 /// never a `;`, so it cannot end the body early. Empty statements (`;;`) and
 /// sections holding only comments yield nothing.
-public enum SQLStatementSplitter {
-    public static func split(_ sql: String) -> [SQLStatement] {
+package enum SQLStatementSplitter {
+    package static func split(_ sql: String) -> [SQLStatement] {
         var statements: [SQLStatement] = []
         var tracker = TriggerAwareEndTracker()
         var current: [SQLToken] = []

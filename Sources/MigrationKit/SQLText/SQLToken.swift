@@ -4,8 +4,8 @@
 /// of an input, trivia included, concatenate back to that input. Lint rules look at
 /// kinds and words, never at raw substrings, which is what keeps a keyword inside a
 /// string literal, a quoted identifier or a comment from being mistaken for code.
-public struct SQLToken: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
+package struct SQLToken: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         /// A keyword or a bare identifier (SQLite decides which only while parsing,
         /// and many keywords double as names), e.g. `CREATE`, `users`, `json_extract`.
         case word
@@ -34,20 +34,20 @@ public struct SQLToken: Hashable, Sendable {
         case illegal
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// The exact source text of the token.
-    public let text: String
+    package let text: String
     /// UTF-8 offset of the token's first byte in the tokenized text.
-    public let offset: Int
+    package let offset: Int
     /// 1-based line of the token's first character (lines end at "\n").
-    public let line: Int
+    package let line: Int
     /// 1-based column of the token's first character, counted in Unicode scalars.
-    public let column: Int
+    package let column: Int
     /// True for a string, blob, quoted identifier or block comment whose closing
     /// delimiter is missing: the token then runs to the end of the input.
-    public let isUnterminated: Bool
+    package let isUnterminated: Bool
 
-    public init(kind: Kind, text: String, offset: Int, line: Int, column: Int, isUnterminated: Bool = false) {
+    package init(kind: Kind, text: String, offset: Int, line: Int, column: Int, isUnterminated: Bool = false) {
         self.kind = kind
         self.text = text
         self.offset = offset
@@ -57,25 +57,25 @@ public struct SQLToken: Hashable, Sendable {
     }
 
     /// Whitespace and comments: what SQLite skips between tokens.
-    public var isTrivia: Bool {
+    package var isTrivia: Bool {
         kind == .whitespace || kind == .lineComment || kind == .blockComment
     }
 
     /// Whether this is the word `keyword`, compared the way SQLite compares keywords
     /// (ASCII letters case-insensitively). `keyword` must be written in upper case.
-    public func isWord(_ keyword: String) -> Bool {
+    package func isWord(_ keyword: String) -> Bool {
         kind == .word && SQLToken.equalsIgnoringASCIICase(text, uppercased: keyword)
     }
 
     /// Whether this is the punctuation or operator `symbol`.
-    public func isSymbol(_ symbol: String) -> Bool {
+    package func isSymbol(_ symbol: String) -> Bool {
         (kind == .punctuation || kind == .operator) && text == symbol
     }
 
     /// The name this token stands for where SQLite expects a name: a word as written,
     /// a quoted identifier without its quotes (doubled quotes undone), or a string
     /// literal's value (SQLite accepts `'name'` there too). Nil for anything else.
-    public var nameValue: String? {
+    package var nameValue: String? {
         switch kind {
         case .word:
             return text

@@ -8,22 +8,22 @@
 /// input, however hostile, is tokenized in linear time.
 ///
 ///     for token in SQLTokenizer("SELECT 'a;b' -- c") where !token.isTrivia { … }
-public struct SQLTokenizer: Sequence, IteratorProtocol {
+package struct SQLTokenizer: Sequence, IteratorProtocol {
     private let bytes: [UInt8]
     private var position = 0
     private var line = 1
     private var column = 1
 
-    public init(_ sql: String) {
+    package init(_ sql: String) {
         bytes = Array(sql.utf8)
     }
 
     /// Every token of `sql`, trivia included, in order.
-    public static func tokenize(_ sql: String) -> [SQLToken] {
+    package static func tokenize(_ sql: String) -> [SQLToken] {
         Array(SQLTokenizer(sql))
     }
 
-    public mutating func next() -> SQLToken? {
+    package mutating func next() -> SQLToken? {
         guard position < bytes.count else { return nil }
         let start = position
         let scanned = scan(from: start)

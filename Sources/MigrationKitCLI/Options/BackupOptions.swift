@@ -3,19 +3,19 @@ import Foundation
 import MigrationKitSQLCipher
 
 /// Backups written before a command changes a database.
-public struct BackupOptions: ParsableArguments {
+package struct BackupOptions: ParsableArguments {
     @Flag(name: .customLong("no-backup"), help: "Do not write a backup before changing the database.")
-    public var skip = false
+    package var skip = false
 
     @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Where to write backups (default: beside the database).", valueName: "dir"))
-    public var directory: String?
+    package var directory: String?
 
     @Option(name: .customLong("keep-backups"), help: ArgumentHelp("How many backups of the database to keep.", valueName: "n"))
-    public var keep: Int = DatabaseBackup.defaultKeepCount
+    package var keep: Int = DatabaseBackup.defaultKeepCount
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if keep < 1 { throw ValidationError("--keep-backups must be at least 1.") }
     }
 

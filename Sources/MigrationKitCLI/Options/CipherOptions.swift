@@ -6,34 +6,34 @@ import MigrationKitSQLCipher
 /// Without any of them, an existing database opens in whichever known format its key
 /// decrypts (SQLCipher 4's, 3's, 2's or 1's defaults, the linked library's own first),
 /// and a new one is created with the linked library's defaults.
-public struct CipherOptions: ParsableArguments {
+package struct CipherOptions: ParsableArguments {
     @Option(name: .customLong("cipher-compatibility"), help: ArgumentHelp("Open or create in SQLCipher 1's, 2's, 3's or 4's default format.", valueName: "1-4"))
-    public var compatibility: Int?
+    package var compatibility: Int?
 
     @Option(name: .customLong("kdf-iter"), help: ArgumentHelp("PBKDF2 iterations the database was keyed with.", valueName: "n"))
-    public var kdfIterations: Int?
+    package var kdfIterations: Int?
 
     @Option(name: .customLong("cipher-page-size"), help: ArgumentHelp("The database's cipher page size in bytes.", valueName: "n"))
-    public var pageSize: Int?
+    package var pageSize: Int?
 
     @Option(name: .customLong("cipher-kdf-algorithm"), help: ArgumentHelp("The KDF (SQLCipher 4): PBKDF2_HMAC_SHA1, PBKDF2_HMAC_SHA256 or PBKDF2_HMAC_SHA512.", valueName: "name"))
-    public var kdfAlgorithm: String?
+    package var kdfAlgorithm: String?
 
     @Option(name: .customLong("cipher-hmac-algorithm"), help: ArgumentHelp("The page HMAC (SQLCipher 4): HMAC_SHA1, HMAC_SHA256 or HMAC_SHA512.", valueName: "name"))
-    public var hmacAlgorithm: String?
+    package var hmacAlgorithm: String?
 
     @Option(name: .customLong("cipher-plaintext-header-size"), help: ArgumentHelp("Bytes of page 1 left unencrypted (SQLCipher 4; a multiple of 16; needs --cipher-salt).", valueName: "n"))
-    public var plaintextHeaderSize: Int?
+    package var plaintextHeaderSize: Int?
 
     @Option(name: .customLong("cipher-salt"), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex"))
-    public var salt: String?
+    package var salt: String?
 
     @Flag(name: .customLong("no-memory-security"), help: "Leave SQLCipher 4's cipher_memory_security off: faster, but SQLCipher's freed memory is not wiped (README: Security model).")
-    public var noMemorySecurity = false
+    package var noMemorySecurity = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if let compatibility, !(1...4).contains(compatibility) {
             throw ValidationError("--cipher-compatibility must be 1, 2, 3 or 4.")
         }

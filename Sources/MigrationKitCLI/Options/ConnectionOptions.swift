@@ -3,45 +3,45 @@ import Foundation
 import MigrationKitSQLCipher
 
 /// The database and how to open it: path, key, cipher settings, lock timeout.
-public struct ConnectionOptions: ParsableArguments {
+package struct ConnectionOptions: ParsableArguments {
     /// Every `--db-path` given: `migrate` takes several (a fleet), other commands one.
     @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file (migrate takes several: repeat it, or see --db-glob).", valueName: "path"))
-    public var dbPaths: [String] = []
+    package var dbPaths: [String] = []
 
     /// The database file, for the commands that work on one.
-    public var dbPath: String? {
+    package var dbPath: String? {
         get { dbPaths.last }
         set { dbPaths = newValue.map { [$0] } ?? [] }
     }
 
     /// Global, like --db-path: scripts can pass the same options to every command.
     @OptionGroup
-    public var migrations: MigrationsOptions
+    package var migrations: MigrationsOptions
 
     @OptionGroup(title: "Key options")
-    public var key: KeyOptions
+    package var key: KeyOptions
 
     @OptionGroup(title: "Cipher options")
-    public var cipher: CipherOptions
+    package var cipher: CipherOptions
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp("Seconds to wait while another process holds the database lock (default: 10).", valueName: "seconds"))
-    public var givenLockTimeout: Double?
+    package var givenLockTimeout: Double?
 
     /// `--config` and `--database`: where settings not given as flags come from.
     @OptionGroup(title: "Project options")
-    public var project: ProjectOptions
+    package var project: ProjectOptions
 
-    public static let defaultLockTimeout: Double = 10
+    package static let defaultLockTimeout: Double = 10
 
     /// Seconds to wait while another process holds the database lock.
-    public var lockTimeout: Double {
+    package var lockTimeout: Double {
         get { givenLockTimeout ?? Self.defaultLockTimeout }
         set { givenLockTimeout = newValue }
     }
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if !(lockTimeout >= 0 && lockTimeout <= 86_400) {
             throw ValidationError("--lock-timeout must be between 0 and 86400 seconds.")
         }

@@ -7,28 +7,28 @@ import MigrationKitSQLCipher
 /// `MIGRATIONKIT_PASSWORD` environment variable; otherwise a no-echo prompt when
 /// standard input is a terminal; otherwise an error. `--plaintext` opts out of
 /// encryption explicitly, so a forgotten key never creates an unencrypted database.
-public struct KeyOptions: ParsableArguments {
-    public static let environmentVariable = "MIGRATIONKIT_PASSWORD"
+package struct KeyOptions: ParsableArguments {
+    package static let environmentVariable = "MIGRATIONKIT_PASSWORD"
 
     @Option(name: .customLong("password"),
             help: "The passphrase. Warning: other users can see it in the process list; prefer --password-file, the keyring, or \(KeyOptions.environmentVariable).")
-    public var password: String?
+    package var password: String?
 
     @Option(name: .customLong("password-file"), help: ArgumentHelp("Read the key from a file (mode 0600; `-` reads standard input).", valueName: "path"))
-    public var passwordFile: String?
+    package var passwordFile: String?
 
     @Option(name: .customLong("keychain-service"), help: ArgumentHelp("Take the key from the Secret Service (gnome-keyring, KeePassXC): the item's service.", valueName: "service"))
-    public var keychainService: String?
+    package var keychainService: String?
 
     @Option(name: .customLong("keychain-account"), help: ArgumentHelp("The Secret Service item's account (with --keychain-service).", valueName: "account"))
-    public var keychainAccount: String?
+    package var keychainAccount: String?
 
     @Flag(name: .customLong("plaintext"), help: "Work on an unencrypted database (no key).")
-    public var plaintext = false
+    package var plaintext = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if (keychainService == nil) != (keychainAccount == nil) {
             throw ValidationError("--keychain-service and --keychain-account go together; give both.")
         }

@@ -1,19 +1,19 @@
 import ArgumentParser
 
 /// Where SQL migration files live.
-public struct MigrationsOptions: ParsableArguments {
-    public static let defaultDirectory = "./Migrations"
+package struct MigrationsOptions: ParsableArguments {
+    package static let defaultDirectory = "./Migrations"
 
     /// As given on the command line (or filled in from the environment or
     /// `migrationkit.toml`); nil means the default.
     @Option(name: .customLong("migrations"), help: ArgumentHelp("The folder of migration files (default: \(MigrationsOptions.defaultDirectory)).", valueName: "dir"))
-    public var givenDirectory: String?
+    package var givenDirectory: String?
 
     /// The folder of migration files.
-    public var directory: String {
+    package var directory: String {
         get { givenDirectory ?? Self.defaultDirectory }
         set { givenDirectory = newValue }
     }
 
-    public init() {}
+    package init() {}
 }

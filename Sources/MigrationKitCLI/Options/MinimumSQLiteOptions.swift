@@ -5,7 +5,7 @@ import MigrationKitSQLCipher
 /// `--min-sqlite VERSION`: lint also judges the SQL against an older SQLite, for an app
 /// built on SQLCipher 4 that ships to machines with an older SQLCipher (Debian 12's
 /// 3.4.1 runs SQLite 3.15.2).
-public struct MinimumSQLiteOptions: ParsableArguments {
+package struct MinimumSQLiteOptions: ParsableArguments {
     @Option(name: .customLong("min-sqlite"),
             help: ArgumentHelp("Also report SQL that this older SQLite cannot run (e.g. 3.15.2, Debian 12's SQLCipher 3.4.1).", valueName: "version"),
             transform: { text in
@@ -14,11 +14,11 @@ public struct MinimumSQLiteOptions: ParsableArguments {
                 }
                 return version
             })
-    public var minimum: SQLiteVersion?
+    package var minimum: SQLiteVersion?
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if let minimum, let linked = SQLiteVersion(SQLCipherLibrary.sqliteVersion), linked < minimum {
             throw ValidationError("--min-sqlite \(minimum) is newer than the linked SQLite \(linked), which is already the floor: migrations run on it here; give an older version or leave the option out.")
         }

@@ -5,23 +5,23 @@ import MigrationKitSQLCipher
 /// The key to change to (`rekey`, `encrypt`'s target): exactly one source, or a prompt
 /// asked twice on a terminal. No environment fallback: a new key must be chosen on
 /// purpose, not picked up from a variable left over from another command.
-public struct NewKeyOptions: ParsableArguments {
+package struct NewKeyOptions: ParsableArguments {
     @Option(name: .customLong("new-password"),
             help: "The new passphrase. Warning: other users can see it in the process list; prefer --new-password-file or the keyring.")
-    public var password: String?
+    package var password: String?
 
     @Option(name: .customLong("new-password-file"), help: ArgumentHelp("Read the new key from a file (mode 0600; `-` reads standard input).", valueName: "path"))
-    public var passwordFile: String?
+    package var passwordFile: String?
 
     @Option(name: .customLong("new-keychain-service"), help: ArgumentHelp("Take the new key from the Secret Service: the item's service.", valueName: "service"))
-    public var keychainService: String?
+    package var keychainService: String?
 
     @Option(name: .customLong("new-keychain-account"), help: ArgumentHelp("The new key's Secret Service account.", valueName: "account"))
-    public var keychainAccount: String?
+    package var keychainAccount: String?
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if (keychainService == nil) != (keychainAccount == nil) {
             throw ValidationError("--new-keychain-service and --new-keychain-account go together; give both.")
         }

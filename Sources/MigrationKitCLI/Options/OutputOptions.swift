@@ -1,19 +1,19 @@
 import ArgumentParser
 
 /// `--json`, `--quiet` and `--verbose`, shared by every command.
-public struct OutputOptions: ParsableArguments {
+package struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Print machine-readable JSON on standard output (field names are stable; see the README).")
-    public var json = false
+    package var json = false
 
     @Flag(name: [.long, .customShort("q")], help: "Print nothing but errors.")
-    public var quiet = false
+    package var quiet = false
 
     @Flag(name: [.long, .customShort("v")], help: "Also print notes on standard error: how the key is protected in memory.")
-    public var verbose = false
+    package var verbose = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if json && quiet {
             throw ValidationError("--json and --quiet cannot be combined: --json already prints only the JSON document.")
         }

@@ -1,12 +1,12 @@
 import ArgumentParser
 
 /// Which project file to read settings from, and which of its databases.
-public struct ProjectOptions: ParsableArguments {
+package struct ProjectOptions: ParsableArguments {
     @Option(name: .customLong("config"), help: ArgumentHelp("Read settings from this file instead of the migrationkit.toml found in the current folder or above it.", valueName: "file"))
-    public var config: String?
+    package var config: String?
 
     @Option(name: .customLong("database"), help: ArgumentHelp("The database of migrationkit.toml to use, by its [databases.NAME] table.", valueName: "name"))
-    public var database: String?
+    package var database: String?
 
-    public init() {}
+    package init() {}
 }

@@ -69,6 +69,6 @@ extension SQLCipherDatabase {
 }
 
 /// Quotes an SQL identifier: `my "table"` becomes `"my ""table"""`.
-public func quoteIdentifier(_ name: String) -> String {
+package func quoteIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -8,9 +8,9 @@ import SystemPackage
 /// File operations for replacing a database (or writing a file the tool creates) so
 /// that a crash at any instant leaves either the old file or the new one, whole:
 /// write beside, flush, rename over, flush the directory.
-public enum DurableFile {
+package enum DurableFile {
     /// Flushes a file's data to disk.
-    public static func synchronize(_ path: String) throws {
+    package static func synchronize(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("open", path) }
         defer { close(descriptor) }
@@ -18,7 +18,7 @@ public enum DurableFile {
     }
 
     /// Flushes a directory, making a rename inside it durable.
-    public static func synchronizeDirectory(containing path: String) throws {
+    package static func synchronizeDirectory(containing path: String) throws {
         let directory = DirectoryLock.parent(of: path)
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("open", directory) }
@@ -27,13 +27,13 @@ public enum DurableFile {
     }
 
     /// What a replacement takes over from the file it replaces.
-    public struct KeptAttributes: OptionSet, Sendable {
-        public let rawValue: Int
-        public init(rawValue: Int) { self.rawValue = rawValue }
+    package struct KeptAttributes: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
         /// The owner and the group.
-        public static let owner = KeptAttributes(rawValue: 1)
+        package static let owner = KeptAttributes(rawValue: 1)
         /// The permission bits.
-        public static let mode = KeptAttributes(rawValue: 2)
+        package static let mode = KeptAttributes(rawValue: 2)
     }
 
     /// Atomically puts `source` in place of `destination` (same directory), durably.
@@ -48,7 +48,7 @@ public enum DurableFile {
     /// - Parameter keeping: less for files that must stay private whatever they
     ///   replace: none for outputs MigrationKit writes (a decrypted copy, a written
     ///   file: 0600 and the caller's).
-    public static func replace(_ destination: String, with source: String, keeping: KeptAttributes = [.owner, .mode]) throws {
+    package static func replace(_ destination: String, with source: String, keeping: KeptAttributes = [.owner, .mode]) throws {
         if !keeping.isEmpty { try takeOverOwnership(of: destination, for: source, includingMode: keeping.contains(.mode)) }
         try synchronize(source)
         guard rename(source, destination) == 0 else { throw failure("rename", source) }
@@ -59,7 +59,7 @@ public enum DurableFile {
     /// bits) of `original`; nothing when `original` does not exist. Commands that spend
     /// a long time writing a replacement call it on the still-empty file first, so a
     /// database whose owner cannot be kept is refused before any work (or backup).
-    public static func takeOverOwnership(of original: String, for replacement: String, includingMode: Bool = false) throws {
+    package static func takeOverOwnership(of original: String, for replacement: String, includingMode: Bool = false) throws {
         var wanted = stat()
         guard stat(original, &wanted) == 0 else {
             if errno == ENOENT { return }
@@ -95,7 +95,7 @@ public enum DurableFile {
 
     /// Writes `bytes` to a new file at `path` with mode 0600, whole or not at all.
     /// With `replacing` false an existing file is an error and is left alone.
-    public static func writePrivate(_ bytes: [UInt8], to destination: String, replacing: Bool) throws {
+    package static func writePrivate(_ bytes: [UInt8], to destination: String, replacing: Bool) throws {
         let path = resolvingSymlinks(destination)
         if !replacing, FileProbe(path: path).kind != .missing {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
@@ -125,14 +125,14 @@ public enum DurableFile {
     /// exist. In-place work (encrypt, restore, overwrite) must replace the target: a
     /// rename over a symbolic link would replace the link and leave the real file as it
     /// was (a plaintext database staying plaintext beside an encrypted link).
-    public static func resolvingSymlinks(_ path: String) -> String {
+    package static func resolvingSymlinks(_ path: String) -> String {
         guard let resolved = realpath(path, nil) else { return path }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
     /// Whether two paths name the same file (same device and inode), links followed.
-    public static func sameFile(_ lhs: String, _ rhs: String) -> Bool {
+    package static func sameFile(_ lhs: String, _ rhs: String) -> Bool {
         var left = stat()
         var right = stat()
         guard stat(lhs, &left) == 0, stat(rhs, &right) == 0 else { return false }
@@ -142,14 +142,14 @@ public enum DurableFile {
     /// A hidden path beside `path`, for a file that will be renamed over it: same
     /// directory, so the rename is atomic; fixed name per purpose, so a leftover from
     /// an interrupted run is found and replaced rather than piling up.
-    public static func siblingPath(of path: String, purpose: String) -> String {
+    package static func siblingPath(of path: String, purpose: String) -> String {
         let directory = DirectoryLock.parent(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return (directory == "." && !path.hasPrefix("./") ? "" : directory + "/") + ".\(name).migrationkit-\(purpose)"
     }
 
     /// Removes a file if it exists (with its SQLite journal), ignoring absence.
-    public static func removeIfPresent(_ path: String) {
+    package static func removeIfPresent(_ path: String) {
         _ = unlink(path)
         _ = unlink(path + "-journal")
     }

@@ -5,22 +5,22 @@ import MigrationKit
 ///
 /// `grdb_migrations` stays exactly GRDB's; a database migrated by GRDB simply has no
 /// history rows, and its checksums are adopted on the next migrate.
-public enum MigrationHistory {
-    public static let tableName = MigrationHistoryTable.name
+package enum MigrationHistory {
+    package static let tableName = MigrationHistoryTable.name
 
     static let createSQL = MigrationHistoryTable.createSQL
 
     /// One row of history.
-    public struct Entry: Hashable, Sendable {
-        public let identifier: String
-        public let checksum: String?
+    package struct Entry: Hashable, Sendable {
+        package let identifier: String
+        package let checksum: String?
         /// UTC, ISO 8601 ("2026-11-21T23:15:30.123Z").
-        public let appliedAt: String
-        public let durationMilliseconds: Int
+        package let appliedAt: String
+        package let durationMilliseconds: Int
     }
 
     /// Every entry, by identifier (empty when the table does not exist).
-    public static func entries(in db: SQLCipherDatabase) throws -> [String: Entry] {
+    package static func entries(in db: SQLCipherDatabase) throws -> [String: Entry] {
         guard try db.tableExists(tableName) else { return [:] }
         var entries: [String: Entry] = [:]
         try db.forEachRow(sql: "SELECT identifier, checksum, applied_at, duration_ms FROM migrationkit_history") { row in

@@ -1,18 +1,18 @@
 /// GRDB's migration ledger, `grdb_migrations`, exactly as GRDB creates it, so a
 /// database migrated by a GRDB app continues here and the other way round.
-public enum MigrationLedger {
-    public static let tableName = "grdb_migrations"
+package enum MigrationLedger {
+    package static let tableName = "grdb_migrations"
 
     static let createSQL = "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"
 
     /// Whether the ledger table exists (a database no migrator has touched has none).
-    public static func exists(in db: SQLCipherDatabase) throws -> Bool {
+    package static func exists(in db: SQLCipherDatabase) throws -> Bool {
         try db.tableExists(tableName)
     }
 
     /// Every identifier in the ledger, in the order they were recorded. Reading never
     /// creates the table, so `status` leaves an unmanaged database untouched.
-    public static func identifiers(in db: SQLCipherDatabase) throws -> [String] {
+    package static func identifiers(in db: SQLCipherDatabase) throws -> [String] {
         guard try exists(in: db) else { return [] }
         return try db.fetchStrings(sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
     }
