@@ -1,6 +1,6 @@
 /// A step's `apply` or `rollback` failed (or left foreign-key violations behind); the
 /// step's transaction was rolled back and no later step ran.
-public struct MigrationStepError: Error, CustomStringConvertible {
+public struct MigrationStepError: ExplainableError, CustomStringConvertible {
     public enum Phase: String, Sendable {
         case apply
         case rollback
@@ -23,6 +23,10 @@ public struct MigrationStepError: Error, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// What the step's failure means, when what it threw knows (a full disk, an I/O
+    /// error): the step is not to blame, the files are.
+    public var explanation: FailureExplanation? { (underlying as? any ExplainableError)?.explanation }
+
     /// `file:line: message` when the location is known, as compilers report errors.
     public var description: String {
         let verb = phase == .apply ? "Migration" : "Rollback of"
@@ -31,6 +35,9 @@ public struct MigrationStepError: Error, CustomStringConvertible {
             place = line.map { "\(sourceFile):\($0): " } ?? "\(sourceFile): "
         } else {
             place = ""
+        }
+        if let explanation {
+            return "\(place)\(verb) \"\(identifier)\" failed because \(explanation.cause), and was rolled back; \(explanation.fix)"
         }
         return "\(place)\(verb) \"\(identifier)\" failed and was rolled back: \(underlying)"
     }

@@ -474,3 +474,27 @@ final class EventLog: @unchecked Sendable {
         #expect(try writer.read { try $0.tableExists("b") })
     }
 }
+
+extension RunnerTests {
+    /// An error about the files, not the SQL, explains itself in the library: an app
+    /// that embeds it prints the tool's sentence, with the step named.
+    @Test func aFileProblemInAStepIsExplainedByTheLibrary() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let full = SQLCipherError(kind: .sqlite, resultCode: .SQLITE_FULL, message: "database or disk is full", sql: "COMMIT")
+        let step = SQLCipherMigrationStep(identifier: "0001_fills_the_disk", sourceFile: "M0001.swift") { _ in throw full }
+        let runner = try SQLCipherMigrationRunner(steps: [step])
+        #expect {
+            try runner.migrate(in: writer)
+        } throws: { error in
+            guard let error = error as? MigrationStepError else { return false }
+            return error.explanation?.name == "diskFull"
+                && error.description == "M0001.swift: Migration \"0001_fills_the_disk\" failed because the disk is full, and was rolled back; "
+                    + "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again."
+        }
+        #expect(full.at(path: "/data/app.db").description.hasPrefix("/data/app.db: Stopped because the disk is full; free some space"))
+        // An error about the SQL keeps SQLite's words, and no explanation.
+        let syntax = SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR, message: "near \"CREAT\": syntax error")
+        #expect(syntax.explanation == nil && syntax.description == "near \"CREAT\": syntax error")
+    }
+}

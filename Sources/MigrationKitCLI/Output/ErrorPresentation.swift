@@ -19,8 +19,8 @@ struct ErrorPresentation {
         case let error as CLIError:
             self.init(error.exitCode, "\(error.exitCode)", error.message)
         case let error as MigrationStepError:
-            if let failure = FileSystemFailure(error) {
-                self.init(.fileError, "migrationFailed.\(failure.kind)", failure.message)
+            if let explanation = error.explanation {
+                self.init(.fileError, "migrationFailed.\(explanation.name)", error.description)
             } else {
                 self.init(.migrationFailed, "migrationFailed", error.description)
             }
@@ -31,8 +31,8 @@ struct ErrorPresentation {
         case let error as SQLCipherError where error.kind == .busy:
             self.init(.locked, "locked", error.description + " Another process is using the database; try again when it is done, or wait longer with --lock-timeout SECONDS.")
         case let error as SQLCipherError:
-            if let failure = FileSystemFailure(error) {
-                self.init(.fileError, failure.kind, failure.message)
+            if let explanation = error.explanation {
+                self.init(.fileError, explanation.name, error.description)
             } else if error.kind == .sqlite, error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
                 // A damaged page met after the open (the schema read fine): SQLite's
                 // "database disk image is malformed in `SELECT …`" blames a query.
@@ -169,55 +169,6 @@ extension CLIExitCode: CustomStringConvertible {
         case .locked: return "locked"
         case .fileError: return "fileError"
         case .usage: return "usage"
-        }
-    }
-}
-
-/// An SQLite error that is about the file system, not the SQL: a full disk, an I/O
-/// error, a journal that cannot be created beside the database, a read-only file.
-/// SQLite's own words for these ("database or disk is full in `COMMIT`") blame a
-/// statement; this says what happened to the files and what to do.
-struct FileSystemFailure {
-    let kind: String
-    let message: String
-
-    /// For a failed migration step: `file:line: Migration "id" failed because the disk is full…`.
-    init?(_ error: MigrationStepError) {
-        let underlying = (error.underlying as? SQLFileStatementError)?.underlying ?? (error.underlying as? SQLCipherError)
-        guard let underlying, let problem = Self.problem(underlying.resultCode) else { return nil }
-        let place = error.sourceFile.map { file in error.line.map { "\(file):\($0): " } ?? "\(file): " } ?? ""
-        let verb = error.phase == .apply ? "Migration" : "Rollback of"
-        kind = problem.kind
-        message = "\(place)\(verb) \"\(error.identifier)\" failed because \(problem.cause), and was rolled back; \(problem.fix)"
-    }
-
-    /// For any other SQLite error of the kind (a commit, a backup, a ledger write).
-    init?(_ error: SQLCipherError) {
-        guard error.kind == .sqlite, let problem = Self.problem(error.resultCode) else { return nil }
-        kind = problem.kind
-        message = (error.path.map { "\($0): " } ?? "") + "Stopped because \(problem.cause); \(problem.fix)"
-    }
-
-    private static func problem(_ code: ResultCode) -> (kind: String, cause: String, fix: String)? {
-        if code == .SQLITE_READONLY_DIRECTORY {
-            return ("cannotOpenJournal", "SQLite could not create a file it needs beside the database (its journal): the folder is read-only",
-                    "make the folder writable by this user, then run the command again.")
-        }
-        switch code.primaryResultCode {
-        case .SQLITE_FULL:
-            return ("diskFull", "the disk is full",
-                    "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
-        case .SQLITE_IOERR:
-            return ("ioError", "the disk reported an I/O error (\(code))",
-                    "check the disk and the file system holding the database, then run the command again.")
-        case .SQLITE_CANTOPEN:
-            return ("cannotOpenJournal", "SQLite could not create a file it needs beside the database (its journal)",
-                    "make the folder writable by this user, then run the command again.")
-        case .SQLITE_READONLY:
-            return ("readOnly", "the database (or its folder) is read-only",
-                    "make it writable by this user, then run the command again.")
-        default:
-            return nil
         }
     }
 }

@@ -1,4 +1,5 @@
 import CSQLCipher
+import MigrationKit
 
 /// Where in a multi-statement SQL text a statement starts.
 public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
@@ -25,7 +26,7 @@ public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
 /// carries bound values or key material: messages come from SQLite (which does not
 /// echo bound values) or from MigrationKit's own sentences, and keys are only ever
 /// passed through `sqlite3_key`, never as SQL text.
-public struct SQLCipherError: Error, Sendable, CustomStringConvertible {
+public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertible {
     /// What went wrong, in terms a user acts on. A struct with static members so new
     /// kinds never break a caller's `switch`.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -110,9 +111,43 @@ public struct SQLCipherError: Error, Sendable, CustomStringConvertible {
         SQLCipherError(kind: kind, resultCode: resultCode, message: message, sql: sql, location: location, path: path)
     }
 
+    /// For a statement that failed because of the file system rather than its SQL (a
+    /// full disk, an I/O error, a journal that cannot be created, a read-only file):
+    /// what happened to the files and what to do. SQLite's own words ("database or
+    /// disk is full in `COMMIT`") blame a statement.
+    public var explanation: FailureExplanation? {
+        guard kind == .sqlite else { return nil }
+        if resultCode == .SQLITE_READONLY_DIRECTORY {
+            return FailureExplanation(
+                name: "cannotOpenJournal", cause: "SQLite could not create a file it needs beside the database (its journal): the folder is read-only",
+                fix: "make the folder writable by this user, then run the command again.")
+        }
+        switch resultCode.primaryResultCode {
+        case .SQLITE_FULL:
+            return FailureExplanation(
+                name: "diskFull", cause: "the disk is full",
+                fix: "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
+        case .SQLITE_IOERR:
+            return FailureExplanation(
+                name: "ioError", cause: "the disk reported an I/O error (\(resultCode))",
+                fix: "check the disk and the file system holding the database, then run the command again.")
+        case .SQLITE_CANTOPEN:
+            return FailureExplanation(
+                name: "cannotOpenJournal", cause: "SQLite could not create a file it needs beside the database (its journal)",
+                fix: "make the folder writable by this user, then run the command again.")
+        case .SQLITE_READONLY:
+            return FailureExplanation(
+                name: "readOnly", cause: "the database (or its folder) is read-only",
+                fix: "make it writable by this user, then run the command again.")
+        default:
+            return nil
+        }
+    }
+
     public var description: String {
         var text = ""
         if let path { text += "\(path): " }
+        if let explanation { return text + "Stopped because \(explanation.cause); \(explanation.fix)" }
         text += message
         if kind == .sqlite {
             if let location { text += " (at \(location))" }

@@ -3,11 +3,14 @@ import MigrationKit
 
 /// A statement in a migration file failed. Carries the file and the line of the
 /// failing statement, re-based from the section to the whole file.
-public struct SQLFileStatementError: SourceLocatedError, CustomStringConvertible {
+public struct SQLFileStatementError: SourceLocatedError, ExplainableError, CustomStringConvertible {
     public let sourcePath: String
     public let sourceLine: Int?
     /// SQLite's error for the statement.
     public let underlying: SQLCipherError
+
+    /// The statement's explanation, when it failed because of the files.
+    public var explanation: FailureExplanation? { underlying.explanation }
 
     /// The message and the statement; the location is reported by whoever prints
     /// `sourcePath:sourceLine` in front (the runner's `MigrationStepError` does).
