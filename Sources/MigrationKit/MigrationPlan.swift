@@ -37,4 +37,16 @@ extension MigrationAnalysis {
             checksumsToAdopt: checksumsToAdopt,
             acceptedEdits: modified.filter(acceptModified.contains))
     }
+
+    /// The steps `baseline` records as applied without running them: every step up to
+    /// and including the one at `lastIndex` that is not applied yet, for a database
+    /// whose schema predates its migrations.
+    ///
+    /// - Throws: what `refuseUnsafeHistory()` throws, and
+    ///   `.databaseAlreadyMigratedBeyond` when a later step is applied. Pending steps
+    ///   among applied ones are what a baseline is for, so order is not enforced.
+    public func baselinePlan(through lastIndex: Int) throws -> [MigrationStep<Database>] {
+        try refuseUnsafeHistory()
+        return try pendingSteps(through: lastIndex, allowOutOfOrder: true)
+    }
 }

@@ -493,6 +493,13 @@ extension RunnerTests {
                     + "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again."
         }
         #expect(full.at(path: "/data/app.db").description.hasPrefix("/data/app.db: Stopped because the disk is full; free some space"))
+        // A journal that cannot be made beside the database: SQLite 3.22+ says the
+        // folder is read-only, older ones only that the file cannot be opened.
+        let readOnlyFolder = SQLCipherError(kind: .sqlite, resultCode: .SQLITE_READONLY_DIRECTORY, message: "attempt to write a readonly database")
+        #expect(readOnlyFolder.explanation?.name == "cannotOpenJournal" && readOnlyFolder.explanation?.cause.hasSuffix(": the folder is read-only") == true)
+        let cannotOpen = SQLCipherError(kind: .sqlite, resultCode: .SQLITE_CANTOPEN, message: "unable to open database file")
+        #expect(cannotOpen.explanation?.name == "cannotOpenJournal" && cannotOpen.explanation?.cause.hasSuffix("(its journal)") == true)
+        #expect(SQLCipherError(kind: .sqlite, resultCode: .SQLITE_READONLY, message: "readonly").explanation?.name == "readOnly")
         // An error about the SQL keeps SQLite's words, and no explanation.
         let syntax = SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR, message: "near \"CREAT\": syntax error")
         #expect(syntax.explanation == nil && syntax.description == "near \"CREAT\": syntax error")

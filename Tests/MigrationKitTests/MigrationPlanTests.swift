@@ -75,4 +75,14 @@ import Testing
         let newer = MigrationAnalysis(registry: try MigrationRegistry(steps: steps), snapshot: LedgerSnapshot(identifiers: ["0001_a", "0009_newer"]))
         #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0009_newer"])) { try newer.rollbackPlan(.latest(1)) }
     }
+
+    @Test func aBaselineRecordsTheUnappliedStepsUpToItsTarget() throws {
+        let steps = [step("0001_a"), step("0002_b"), step("0003_c"), step("0004_d")]
+        let analysis = MigrationAnalysis(registry: try MigrationRegistry(steps: steps), snapshot: LedgerSnapshot(identifiers: ["0002_b"]))
+        #expect(try analysis.baselinePlan(through: 2).map(\.identifier) == ["0001_a", "0003_c"])
+        let beyond = MigrationAnalysis(registry: try MigrationRegistry(steps: steps), snapshot: LedgerSnapshot(identifiers: ["0004_d"]))
+        #expect(throws: MigrationKitError.databaseAlreadyMigratedBeyond("0002_b")) { try beyond.baselinePlan(through: 1) }
+        let newer = MigrationAnalysis(registry: try MigrationRegistry(steps: steps), snapshot: LedgerSnapshot(identifiers: ["0009_z"]))
+        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0009_z"])) { try newer.baselinePlan(through: 3) }
+    }
 }

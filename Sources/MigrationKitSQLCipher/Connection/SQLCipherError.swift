@@ -117,12 +117,10 @@ public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertibl
     /// disk is full in `COMMIT`") blame a statement.
     public var explanation: FailureExplanation? {
         guard kind == .sqlite else { return nil }
-        if resultCode == .SQLITE_READONLY_DIRECTORY {
-            return FailureExplanation(
-                name: "cannotOpenJournal", cause: "SQLite could not create a file it needs beside the database (its journal): the folder is read-only",
-                fix: "make the folder writable by this user, then run the command again.")
-        }
-        switch resultCode.primaryResultCode {
+        // SQLite 3.22+ says when the journal could not be made because the folder is
+        // read-only (an extended READONLY code); older ones say CANTOPEN.
+        let folderIsReadOnly = resultCode == .SQLITE_READONLY_DIRECTORY
+        switch folderIsReadOnly ? .SQLITE_CANTOPEN : resultCode.primaryResultCode {
         case .SQLITE_FULL:
             return FailureExplanation(
                 name: "diskFull", cause: "the disk is full",
@@ -133,7 +131,8 @@ public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertibl
                 fix: "check the disk and the file system holding the database, then run the command again.")
         case .SQLITE_CANTOPEN:
             return FailureExplanation(
-                name: "cannotOpenJournal", cause: "SQLite could not create a file it needs beside the database (its journal)",
+                name: "cannotOpenJournal",
+                cause: "SQLite could not create a file it needs beside the database (its journal)" + (folderIsReadOnly ? ": the folder is read-only" : ""),
                 fix: "make the folder writable by this user, then run the command again.")
         case .SQLITE_READONLY:
             return FailureExplanation(

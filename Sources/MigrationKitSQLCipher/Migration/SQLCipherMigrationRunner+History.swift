@@ -47,12 +47,8 @@ extension SQLCipherMigrationRunner {
         let targetIndex = try registry.index(ofTarget: target)
         return try writer.write { db in
             let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
-            try analysis.refuseUnsafeHistory()
-            if registry.steps[(targetIndex + 1)...].contains(where: { analysis.applied.contains($0.identifier) }) {
-                throw MigrationKitError.databaseAlreadyMigratedBeyond(target)
-            }
             var recorded: [String] = []
-            for step in registry.steps[...targetIndex] where !analysis.applied.contains(step.identifier) {
+            for step in try analysis.baselinePlan(through: targetIndex) {
                 try MigrationLedger.insert(step.identifier, in: db)
                 try MigrationHistory.record(step.identifier, checksum: step.checksum, duration: .zero, in: db)
                 recorded.append(step.identifier)
