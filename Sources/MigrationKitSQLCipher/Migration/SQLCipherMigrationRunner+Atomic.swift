@@ -15,7 +15,7 @@ extension SQLCipherMigrationRunner {
         // inside it the check would read pages the transaction has not written back.
         // The pages the transaction writes are encrypted afresh, with new HMACs.
         let limited = options.verification == .changedTables
-        if !limited, host.verifyIntegrity == nil { try verifier.verifyFileIntegrity(db) }
+        if !limited, verificationSuite.checksPages { try verifier.verifyFileIntegrity(db) }
         var changed = ChangedTables()
         let graph = ForeignKeyGraph()
         try Self.attributingViolations(to: { current }) {
@@ -48,7 +48,7 @@ extension SQLCipherMigrationRunner {
                     if report.isDryRun { report.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
                 }
         }
-        if !limited, host.verifyIntegrity == nil, SQLCipherLibrary.hasCipherIntegrityCheck {
+        if !limited, verificationSuite.checksPages, SQLCipherLibrary.hasCipherIntegrityCheck {
             report.verification.insert("cipher_integrity_check", at: 0)  // run before the transaction
         }
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }

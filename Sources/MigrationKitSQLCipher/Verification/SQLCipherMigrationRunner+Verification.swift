@@ -12,23 +12,16 @@ extension SQLCipherMigrationRunner {
     /// Every check, passed or failed, for reports.
     public func verificationReport(in writer: SQLCipherWriter) throws -> VerificationReport {
         try writer.writeWithoutTransaction { db in
-            var checks: [VerificationCheck] = []
-            if let custom = host.verifyIntegrity {
-                checks.append(Self.hostCheck("host integrity", part: .integrity) { try custom(db) })
-            } else {
-                checks += verifier.integrityChecks(db)
-            }
-            if let custom = host.verifyPostMigration {
-                checks.append(Self.hostCheck("host post-migration", part: .postMigration) { try custom(db) })
-            } else {
-                checks += verifier.postMigrationChecks(db)
-            }
-            return VerificationReport(checks: checks)
+            VerificationReport(checks: verificationSuite.integrity(db, changedTables: nil).checks
+                + verificationSuite.postMigration(db, foreignKeys: .strict).checks)
         }
     }
 
-    /// Verifies with the host's closures where given, the default verifier otherwise,
-    /// and returns what was checked, in words (`MigrationReport.verification`).
+    /// The host's checks or the default verifier's (see `VerificationSuite`).
+    var verificationSuite: VerificationSuite { VerificationSuite(host: host, verifier: verifier) }
+
+    /// Verifies as `verificationSuite` composes it, throws the first problem, and
+    /// returns what was checked, in words (`MigrationReport.verification`).
     ///
     /// - Parameter changed: the tables the run wrote, to check only them (quick_check;
     ///   their foreign keys were checked by each transaction, with the run's graph,
@@ -40,53 +33,18 @@ extension SQLCipherMigrationRunner {
         observer?(.willVerify)
         let clock = ContinuousClock()
         let start = clock.now
-        var checked: [String] = []
-        if let custom = host.verifyIntegrity {
-            do { try custom(db) } catch { throw HostVerificationError(part: .integrity, underlying: error) }
-            checked.append("the app's integrity checks")
-        } else if let change {
-            let tables = try change.tables.existing(in: db)
-            if !tables.isEmpty {
-                let checks = verifier.changedTableIntegrityChecks(db, tables: tables)
-                if let failure = checks.lazy.compactMap(\.failure).first { throw failure }
-                checked.append(SQLCipherLibrary.hasTableQuickCheck ? "quick_check of \(Self.count(tables.count, "changed table"))" : "quick_check")
-            }
+        let integrity = verificationSuite.integrity(db, changedTables: try change.map { try $0.tables.existing(in: db) })
+        if let failure = integrity.failure { throw failure }
+        let postMigration: VerificationSuite.Part
+        if let change {
+            // Checked by the transactions; named here, as they saw them.
+            let scope = try change.tables.foreignKeyScope(using: change.graph, in: db)
+            postMigration = verificationSuite.postMigration(db, foreignKeys: .checkedByTransaction, foreignKeyTables: scope.count)
         } else {
-            let checks = verifier.integrityChecks(db)
-            if let failure = checks.lazy.compactMap(\.failure).first { throw failure }
-            checked += checks.map(\.name)
+            postMigration = verificationSuite.postMigration(db, foreignKeys: foreignKeys)
         }
-        if let custom = host.verifyPostMigration {
-            do { try custom(db) } catch { throw HostVerificationError(part: .postMigration, underlying: error) }
-            checked.append("the app's post-migration checks")
-        } else {
-            if let change {
-                // Checked by the transactions; named here, as they saw them.
-                try verifier.verifyPostMigration(db, foreignKeys: .checkedByTransaction)
-                let scope = try change.tables.foreignKeyScope(using: change.graph, in: db)
-                if !scope.isEmpty { checked.append("foreign keys of \(Self.count(scope.count, "table"))") }
-            } else {
-                try verifier.verifyPostMigration(db, foreignKeys: foreignKeys)
-                checked.append("foreign keys")
-            }
-            if !verifier.requiredIndexes.isEmpty {
-                checked.append(Self.count(verifier.requiredIndexes.count, "required index", plural: "required indexes"))
-            }
-        }
+        if let failure = postMigration.failure { throw failure }
         observer?(.didVerify(duration: clock.now - start))
-        return checked
-    }
-
-    private static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
-        "\(number) " + (number == 1 ? noun : plural ?? noun + "s")
-    }
-
-    private static func hostCheck(_ name: String, part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
-        do {
-            try body()
-            return .passed(name, detail: "ok")
-        } catch {
-            return .failed(name, HostVerificationError(part: part, underlying: error))
-        }
+        return integrity.summary + postMigration.summary
     }
 }

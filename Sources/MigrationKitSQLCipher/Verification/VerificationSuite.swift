@@ -1,0 +1,75 @@
+import MigrationKit
+
+/// Which checks verify a database: the app's own where its host gives them, the
+/// default verifier's otherwise. The one place that choice is made, for the report
+/// (`verificationReport`), the verification after every migrate and rollback
+/// (`runVerification`), and the atomic engine's page check before its transaction.
+struct VerificationSuite {
+    /// One half of a verification: its checks, run, and what it checked in words
+    /// (`MigrationReport.verification`).
+    struct Part {
+        let checks: [VerificationCheck]
+        let summary: [String]
+
+        /// The first failure, to throw.
+        var failure: (any Error)? { checks.lazy.compactMap(\.failure).first }
+    }
+
+    let host: MigrationHostIntegration<SQLCipherDatabase>
+    let verifier: SQLCipherMigrationVerifier
+
+    /// Whether the default integrity checks run, and with them the check of every
+    /// page's HMAC (`cipher_integrity_check`).
+    var checksPages: Bool { host.verifyIntegrity == nil }
+
+    /// The integrity half.
+    ///
+    /// - Parameter changedTables: nil to check the whole file; else only these tables,
+    ///   which a migration wrote (none: nothing to check).
+    func integrity(_ db: SQLCipherDatabase, changedTables: [String]?) -> Part {
+        if let custom = host.verifyIntegrity {
+            return Part(checks: [Self.hostCheck("host integrity", part: .integrity) { try custom(db) }], summary: ["the app's integrity checks"])
+        }
+        guard let tables = changedTables else {
+            let checks = verifier.integrityChecks(db)
+            return Part(checks: checks, summary: checks.map(\.name))
+        }
+        guard !tables.isEmpty else { return Part(checks: [], summary: []) }
+        return Part(checks: verifier.changedTableIntegrityChecks(db, tables: tables),
+                    summary: [SQLCipherLibrary.hasTableQuickCheck ? "quick_check of \(Self.count(tables.count, "changed table"))" : "quick_check"])
+    }
+
+    /// The post-migration half.
+    ///
+    /// - Parameter foreignKeyTables: how many tables the migration's transactions
+    ///   checked the foreign keys of, when they checked only the changed ones; nil when
+    ///   every table's were checked (here, or by the transaction).
+    func postMigration(_ db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification, foreignKeyTables: Int? = nil) -> Part {
+        if let custom = host.verifyPostMigration {
+            return Part(checks: [Self.hostCheck("host post-migration", part: .postMigration) { try custom(db) }], summary: ["the app's post-migration checks"])
+        }
+        var summary: [String] = []
+        if let foreignKeyTables {
+            if foreignKeyTables > 0 { summary.append("foreign keys of \(Self.count(foreignKeyTables, "table"))") }
+        } else {
+            summary.append("foreign keys")
+        }
+        if !verifier.requiredIndexes.isEmpty {
+            summary.append(Self.count(verifier.requiredIndexes.count, "required index", plural: "required indexes"))
+        }
+        return Part(checks: verifier.postMigrationChecks(db, foreignKeys: foreignKeys), summary: summary)
+    }
+
+    private static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(number) " + (number == 1 ? noun : plural ?? noun + "s")
+    }
+
+    private static func hostCheck(_ name: String, part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
+        do {
+            try body()
+            return .passed(name, detail: "ok")
+        } catch {
+            return .failed(name, HostVerificationError(part: part, underlying: error))
+        }
+    }
+}
