@@ -13,34 +13,19 @@ public struct GRDBFileStatementError: SourceLocatedError, CustomStringConvertibl
     public var description: String { "\(sourcePath):\(sourceLine ?? 1): \(underlying.message ?? "\(underlying.resultCode)")" }
 }
 
-extension MigrationStep where Database == GRDB.Database {
-    /// A step that runs a migration file's up SQL, and its down SQL (when it has one) to
-    /// roll back: the same folders, parser and checksums (`MigrationChecksum`) as the
-    /// `migrationkit` command, so a database keeps its history whichever ran it.
-    public init(file: SQLMigrationFile) {
-        let up = file.up
-        var rollback: (@Sendable (GRDB.Database) throws -> Void)?
-        if let down = file.down {
-            rollback = { db in try Self.run(down, in: db) }
-        }
-        self.init(
-            identifier: file.identifier,
-            sourceFile: file.path,
-            checksum: MigrationChecksum.hex(SHA256.hash(data: MigrationChecksum.normalizedBytes(of: up.sql))),
-            merging: file.merging,
-            apply: { db in try Self.run(up, in: db) },
-            rollback: rollback)
-        if let legacy = MigrationChecksum.legacyBytes(of: up.sql) {
-            equivalentChecksums = [MigrationChecksum.hex(SHA256.hash(data: legacy))]
-        }
-    }
-
-    private static func run(_ section: SQLSection, in db: GRDB.Database) throws {
+extension GRDB.Database: SQLFileExecuting {
+    /// Runs a migration file's section; a failing statement is reported at the first
+    /// line of its section (GRDB's error names the statement).
+    public func execute(section: SQLSection) throws {
         do {
-            try db.execute(sql: section.sql)
+            try execute(sql: section.sql)
         } catch let error as DatabaseError {
             throw GRDBFileStatementError(sourcePath: section.path, sourceLine: section.startLine, underlying: error)
         }
+    }
+
+    public static func sha256Hex(of bytes: [UInt8]) -> String {
+        MigrationChecksum.hex(SHA256.hash(data: bytes))
     }
 }
 

@@ -1,0 +1,42 @@
+/// What a migration file's step needs of a database layer: run one section of the
+/// file, reporting a failing statement at its file and line, and the SHA-256 that file
+/// checksums are made of (the core has no cryptography of its own). The SQLCipher
+/// connection and GRDB's `Database` conform, so file steps exist for both.
+public protocol SQLFileExecuting {
+    /// Runs every statement of `section`, in order. What a failing statement throws
+    /// names `section.path` and the statement's line in the file, when known.
+    func execute(section: SQLSection) throws
+
+    /// The lowercase hex SHA-256 of `bytes`.
+    static func sha256Hex(of bytes: [UInt8]) -> String
+}
+
+extension MigrationStep where Database: SQLFileExecuting {
+    /// A step that runs a migration file's up SQL, and its down SQL (when it has one)
+    /// to roll back. Its checksum (`checksum(of:)`) is of the up SQL, to detect a
+    /// shipped migration that was edited afterwards.
+    public init(file: SQLMigrationFile) {
+        let up = file.up
+        var rollback: (@Sendable (Database) throws -> Void)?
+        if let down = file.down {
+            rollback = { db in try db.execute(section: down) }
+        }
+        self.init(
+            identifier: file.identifier,
+            sourceFile: file.path,
+            checksum: Self.checksum(of: up.sql),
+            merging: file.merging,
+            apply: { db in try db.execute(section: up) },
+            rollback: rollback)
+        // What versions that hashed the bytes as they were recorded for a CRLF file.
+        if let legacy = MigrationChecksum.legacyBytes(of: up.sql) {
+            equivalentChecksums = [Database.sha256Hex(of: legacy)]
+        }
+    }
+
+    /// The file checksum of `sql`: SHA-256 of its UTF-8 bytes with line endings made
+    /// `\n`, so a checkout that turned the files to CRLF (git's autocrlf) edits nothing.
+    public static func checksum(of sql: String) -> String {
+        Database.sha256Hex(of: MigrationChecksum.normalizedBytes(of: sql))
+    }
+}
