@@ -281,6 +281,15 @@ import Testing
                 return error.kind == .misuse && error.message.contains("closed")
             }
         }
+        // A connection closed under a caller's feet answers as no connection, and
+        // refuses SQL, keys and copies with the same sentence.
+        let other = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        try other.writeWithoutTransaction { db in
+            db.close()
+            #expect(!db.isInsideTransaction && db.changesCount == 0 && !db.isReadOnly)
+            #expect { try db.execute(sql: "SELECT 1") } throws: { ($0 as? SQLCipherError)?.kind == .misuse }
+            #expect { try db.applyKey(.testRawKey) } throws: { ($0 as? SQLCipherError)?.kind == .misuse }
+        }
         // The file was left complete: another connection reads it.
         #expect(try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey).read { try $0.tableExists("t") })
     }

@@ -40,7 +40,8 @@ public final class SQLCipherDatabase {
     /// every step made each re-prepare its statements.
     private(set) var tracksWrites = false
 
-    /// Whether `close()` ran: the handle is gone, and every later call throws.
+    /// Whether `close()` ran: the handle is gone. Every call that would reach it
+    /// throws `.misuse` instead, and the state properties answer as for no connection.
     private(set) var isClosed = false
 
     /// Takes ownership of an open handle; `close()` or `deinit` closes it.
@@ -177,13 +178,13 @@ public final class SQLCipherDatabase {
     // MARK: - Connection state
 
     /// Rows changed by the latest INSERT, UPDATE or DELETE.
-    public var changesCount: Int { Int(sqlite3_changes(handle)) }
+    public var changesCount: Int { isClosed ? 0 : Int(sqlite3_changes(handle)) }
 
     /// The rowid of the latest successful INSERT.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var lastInsertedRowID: Int64 { isClosed ? 0 : sqlite3_last_insert_rowid(handle) }
 
     /// Whether a transaction is open on this connection.
-    public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    public var isInsideTransaction: Bool { !isClosed && sqlite3_get_autocommit(handle) == 0 }
 
     /// Whether the connection enforces foreign keys. `PRAGMA foreign_keys` is a no-op
     /// inside a transaction, which is why the runner switches it outside.
@@ -206,7 +207,7 @@ public final class SQLCipherDatabase {
 
     /// Whether SQLite opened the file read-only (it may fall back to that when the
     /// file cannot be written, though read-write was asked for).
-    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+    var isReadOnly: Bool { !isClosed && sqlite3_db_readonly(handle, "main") == 1 }
 
     // MARK: - Keys and copies
 
@@ -294,7 +295,7 @@ public final class SQLCipherDatabase {
     /// `prepare`, which keeps the tables it writes with it.
     func trackWrites(_ authorizer: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
                                                    UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32) {
-        guard !tracksWrites else { return }
+        guard !tracksWrites, !isClosed else { return }
         statementCache.removeAll()
         sqlite3_set_authorizer(handle, authorizer, Unmanaged.passUnretained(self).toOpaque())
         tracksWrites = true
