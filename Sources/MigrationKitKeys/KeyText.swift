@@ -107,10 +107,8 @@ enum BoundedReader {
                     let count = try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(start: base + total, count: buffer.count - total))
                     if count == 0 { return }
                     total += count
-                } catch let error as Errno {
-                    failure = error.rawValue
-                    return
                 } catch {
+                    failure = (error as? Errno)?.rawValue ?? EIO
                     return
                 }
             }

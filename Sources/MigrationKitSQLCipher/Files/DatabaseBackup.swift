@@ -196,15 +196,15 @@ public enum DatabaseBackup {
             let count: Int
             do {
                 count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: input).read(into: $0) }
-            } catch let error as Errno {
-                failed = DurableFile.failure("read", source, errnoValue: error.rawValue)
+            } catch {
+                failed = DurableFile.failure("read", source, thrown: error)
                 break
             }
             if count == 0 { break }
             do {
                 _ = try FileDescriptor(rawValue: output).writeAll(buffer[..<count])
-            } catch let error as Errno {
-                failed = DurableFile.failure("write", destination, errnoValue: error.rawValue)
+            } catch {
+                failed = DurableFile.failure("write", destination, thrown: error)
             }
         }
         if failed == nil, fsync(output) != 0 { failed = DurableFile.failure("flush", destination) }
@@ -225,7 +225,6 @@ public enum DatabaseBackup {
         do {
             try db.backup(to: copy)
         } catch {
-            copy.close()
             _ = unlink(destination)
             throw error
         }

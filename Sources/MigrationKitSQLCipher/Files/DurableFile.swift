@@ -107,13 +107,16 @@ package enum DurableFile {
         do {
             descriptor = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                                                  permissions: [.ownerReadWrite])
-        } catch let error as Errno {
-            throw failure("create", path, errnoValue: error.rawValue)
+        } catch {
+            throw failure("create", path, thrown: error)
         }
-        // writeAll retries short writes and EINTR.
-        let written = Result { try descriptor.closeAfter { _ = try descriptor.writeAll(bytes) } }
         do {
-            if case .failure(let error as Errno) = written { throw failure("write", path, errnoValue: error.rawValue) }
+            do {
+                // writeAll retries short writes and EINTR.
+                try descriptor.closeAfter { _ = try descriptor.writeAll(bytes) }
+            } catch {
+                throw failure("write", path, thrown: error)
+            }
             try replace(path, with: temporary, keeping: [])
         } catch {
             _ = unlink(temporary)
@@ -152,6 +155,11 @@ package enum DurableFile {
     package static func removeIfPresent(_ path: String) {
         _ = unlink(path)
         _ = unlink(path + "-journal")
+    }
+
+    /// `failure` for what a swift-system call threw (an `Errno`).
+    static func failure(_ operation: String, _ path: String, thrown error: any Error) -> SQLCipherError {
+        failure(operation, path, errnoValue: (error as? Errno)?.rawValue ?? EIO)
     }
 
     static func failure(_ operation: String, _ path: String, errnoValue: Int32 = errno) -> SQLCipherError {
