@@ -33,7 +33,7 @@ package enum SQLCanonicalText {
         case .quotedIdentifier:
             let name = token.nameValue ?? token.text
             if isBareName(name), !keywords.contains(name.uppercased()) { return name.lowercased() }
-            return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return quoteIdentifier(name)
         default:
             return token.text
         }

@@ -1,3 +1,5 @@
+import MigrationKit
+
 /// Checks and applies `CipherSettings`, refusing what the linked library cannot do
 /// instead of letting SQLCipher ignore an unknown pragma in silence.
 enum CipherSettingsApplier {

@@ -61,14 +61,4 @@ extension SQLCipherDatabase {
         }
         .sorted { MigrationIdentifierOrder.precedes($0.name, $1.name) }
     }
-
-    /// The names of every table the user created (not `sqlite_*`), sorted.
-    public func userTableNames() throws -> [String] {
-        try fetchStrings(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-    }
-}
-
-/// Quotes an SQL identifier: `my "table"` becomes `"my ""table"""`.
-package func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -75,37 +75,15 @@ enum ForeignKeyDeferral {
         return result
     }
 
-    /// Counts `PRAGMA foreign_key_check` rows without holding them in memory, for
-    /// `tables` or (nil) every table.
+    /// Counts `PRAGMA foreign_key_check` rows of `tables` (nil: every table) without
+    /// holding them in memory.
     static func foreignKeyViolationCount(in db: SQLCipherDatabase, tables: [String]? = nil) throws -> Int {
-        var count = 0
-        for (sql, arguments) in checkStatements(tables) {
-            try db.forEachRow(sql: sql, arguments: arguments) { _ in count += 1 }
-        }
-        return count
+        try DatabaseChecks.foreignKeyViolationCount(in: db, tables: tables, pragmaFunctions: SQLCipherLibrary.hasPragmaFunctions)
     }
 
-    /// Every violation, grouped (a few row ids per group are kept), for `tables` or
-    /// (nil) every table.
+    /// Every violation of `tables` (nil: every table), grouped.
     static func violations(in db: SQLCipherDatabase, tables: [String]? = nil) throws -> ForeignKeyViolations {
-        var result = ForeignKeyViolations()
-        for (sql, arguments) in checkStatements(tables) {
-            try db.forEachRow(sql: sql, arguments: arguments) { row in
-                result.add(table: row[0].string ?? "?", rowID: row[1].int.map(Int64.init), parent: row[2].string ?? "?", foreignKey: row[3].int ?? 0)
-            }
-        }
-        return result
-    }
-
-    /// The statements that check `tables` (nil: every table). Where SQLite has pragma
-    /// functions, one statement with the table bound, prepared once for the run (a
-    /// `PRAGMA` naming the table is prepared afresh for every table and step).
-    private static func checkStatements(_ tables: [String]?) -> [(sql: String, arguments: [DatabaseValue])] {
-        guard let tables else { return [("PRAGMA foreign_key_check", [])] }
-        if SQLCipherLibrary.hasPragmaFunctions {
-            return tables.map { ("SELECT * FROM pragma_foreign_key_check(?)", [.text($0)]) }
-        }
-        return tables.map { ("PRAGMA foreign_key_check(\(quoteIdentifier($0)))", []) }
+        try DatabaseChecks.foreignKeyViolations(in: db, tables: tables, pragmaFunctions: SQLCipherLibrary.hasPragmaFunctions)
     }
 }
 

@@ -9,36 +9,9 @@ extension LintContext {
         return context
     }
 
-    /// The linked SQLite plus what a database holds: row counts of the tables the
-    /// files mention (counting only those keeps a lint fast on a large database), and
-    /// the views that reference each table.
+    /// The linked SQLite plus what a database holds (`consulting(_:for:)`).
     public static func reading(_ db: SQLCipherDatabase, for files: [SQLMigrationFile]) throws -> LintContext {
-        let mentioned = Set(files.flatMap { file in
-            SQLTokenizer.tokenize(file.up.sql).compactMap { token in
-                token.kind == .word || token.kind == .quotedIdentifier || token.kind == .string ? token.nameValue?.lowercased() : nil
-            }
-        })
-        var rowCounts: [String: Int] = [:]
-        for table in try db.userTableNames() where mentioned.contains(table.lowercased()) {
-            rowCounts[table.lowercased()] = try db.fetchInt(sql: "SELECT count(*) FROM \(quoteIdentifier(table))") ?? 0
-        }
-        var views: [String: [String]] = [:]
-        try db.forEachRow(sql: "SELECT name, sql FROM sqlite_master WHERE type = 'view' AND sql IS NOT NULL") { row in
-            guard let name = row[0].string, let sql = row[1].string else { return }
-            let referenced = Set(SQLTokenizer.tokenize(sql).compactMap { token in
-                token.kind == .word || token.kind == .quotedIdentifier ? token.nameValue?.lowercased() : nil
-            })
-            for table in referenced { views[table, default: []].append(name) }
-        }
-        let counts = rowCounts
-        let viewsByTable = views
-        var context = LintContext(
-            sqliteVersion: linkedSQLiteVersion,
-            libraryDescription: SQLCipherLibrary.summary,
-            rowCount: { counts[$0.lowercased()] },
-            viewsReferencing: { viewsByTable[$0.lowercased()] ?? [] })
-        context.compileOptions = SQLCipherLibrary.compileOptions
-        return context
+        try linkedLibrary.consulting(db, for: files)
     }
 
     private static var linkedSQLiteVersion: SQLiteVersion {

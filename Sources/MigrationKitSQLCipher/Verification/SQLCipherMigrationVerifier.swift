@@ -69,7 +69,7 @@ public struct SQLCipherMigrationVerifier: Sendable {
         case .strict: foreignKeyChecks = [foreignKeyCheck(db, tolerating: ForeignKeyViolations())]
         case .tolerating(let tolerated): foreignKeyChecks = [foreignKeyCheck(db, tolerating: tolerated)]
         }
-        return foreignKeyChecks + requiredIndexes.map { indexCheck($0, db) }
+        return foreignKeyChecks + requiredIndexes.map { DatabaseChecks.indexCheck($0, db) }
     }
 
     /// The integrity checks of a verification limited to what a migration changed:
@@ -80,24 +80,15 @@ public struct SQLCipherMigrationVerifier: Sendable {
         return tables.map { quickCheck(db, table: $0) }
     }
 
+    /// - Parameter tolerated: violations that pass (the database had them before a
+    ///   migration); nil tolerates any.
+    private func foreignKeyCheck(_ db: SQLCipherDatabase, tolerating tolerated: ForeignKeyViolations?) -> VerificationCheck {
+        DatabaseChecks.foreignKeyCheck(db, tolerating: tolerated, pragmaFunctions: SQLCipherLibrary.hasPragmaFunctions)
+    }
+
     /// - Parameter table: the one table to check (SQLite 3.33+), or nil for all.
     private func quickCheck(_ db: SQLCipherDatabase, table: String? = nil) -> VerificationCheck {
-        let name = table.map { "quick_check(\($0))" } ?? "quick_check"
-        do {
-            var problems: [String] = []
-            try db.forEachRow(sql: table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(1)") { row in
-                if let text = row[0].string { problems.append(text) }
-            }
-            let result = problems.joined(separator: "; ")
-            guard result == "ok" else {
-                return .failed(name, MigrationKitError.quickCheckFailed(result: Self.oneLine(result.isEmpty ? "no answer" : result)))
-            }
-            return .passed(name, detail: "ok")
-        } catch {
-            // A page so damaged that SQLite cannot even run the check is a failed check,
-            // not an SQLite error for the user to decode.
-            return .failed(name, MigrationKitError.quickCheckFailed(result: Self.oneLine(Self.message(of: error))))
-        }
+        DatabaseChecks.quickCheck(db, table: table)
     }
 
     private func cipherIntegrityCheck(_ db: SQLCipherDatabase) -> VerificationCheck {
@@ -108,108 +99,11 @@ public struct SQLCipherMigrationVerifier: Sendable {
             }
             guard problems.isEmpty else {
                 let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
-                return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: Self.oneLine(shown)))
+                return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: DatabaseChecks.oneLine(shown)))
             }
             return .passed("cipher_integrity_check", detail: "ok")
         } catch {
-            return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: Self.oneLine(Self.message(of: error))))
+            return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: DatabaseChecks.oneLine(SQLCipherDatabase.message(of: error))))
         }
     }
-
-    /// - Parameter tolerated: violations that pass (the database had them before a
-    ///   migration); nil tolerates any. Found violations are named in the detail either
-    ///   way, table, row ids and parent table, a few groups at most.
-    private func foreignKeyCheck(_ db: SQLCipherDatabase, tolerating tolerated: ForeignKeyViolations?) -> VerificationCheck {
-        do {
-            guard try ForeignKeyDeferral.foreignKeyViolationCount(in: db) > 0 else {
-                return .passed("foreign_key_check", detail: "no violations")
-            }
-            let found = try ForeignKeyDeferral.violations(in: db)
-            let rows = "\(found.count) row\(found.count == 1 ? "" : "s") reference\(found.count == 1 ? "s" : "") a missing parent (\(found.summary()))"
-            if tolerated.map(found.isWithin) ?? true {
-                return .passed("foreign_key_check", detail: rows + ", all there before the migration")
-            }
-            let error = MigrationKitError.foreignKeyViolations(count: found.count)
-            return VerificationCheck(name: "foreign_key_check", failure: error, detail: rows + "; " + Self.orphanAdvice)
-        } catch {
-            return .failed("foreign_key_check", error)
-        }
-    }
-
-    /// What to do about rows whose parent is missing.
-    static let orphanAdvice = "delete the orphan rows, or restore their parents, in a migration "
-        + "(e.g. DELETE FROM child WHERE parentId NOT IN (SELECT id FROM parent))"
-
-    private func indexCheck(_ spec: RequiredIndexSpec, _ db: SQLCipherDatabase) -> VerificationCheck {
-        let name = "index \(spec)"
-        do {
-            let found = try db.fetchOne(
-                sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = ? COLLATE NOCASE AND name = ? COLLATE NOCASE",
-                arguments: [.text(spec.table), .text(spec.index)]) != nil
-            guard found else { return .failed(name, MigrationKitError.missingIndex(table: spec.table, index: spec.index)) }
-            return .passed(name, detail: "present")
-        } catch {
-            return .failed(name, error)
-        }
-    }
-
-    static func message(of error: any Error) -> String {
-        (error as? SQLCipherError)?.message ?? String(describing: error)
-    }
-
-    /// quick_check answers with several lines for several problems; keep them on one.
-    static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
-    }
-}
-
-/// How the verifier judges foreign-key violations.
-public enum ForeignKeyVerification: Sendable {
-    /// Every violation fails the check (`verify`, `runPostMigrationChecks`).
-    case strict
-    /// Violations within these (what the database had before a migration) pass and are
-    /// named in the detail; nil passes any (no migration transaction ran, so whatever is
-    /// found was there before).
-    case tolerating(ForeignKeyViolations?)
-    /// The transaction around the checks already compared them (an atomic run).
-    case checkedByTransaction
-}
-
-/// The outcome of one verification check, for reports and `--json`.
-public struct VerificationCheck: Sendable {
-    /// "quick_check", "cipher_integrity_check", "foreign_key_check", "index TABLE:INDEX",
-    /// or "host integrity"/"host post-migration" for an app's own checks.
-    public let name: String
-    /// The error when the check failed, nil when it passed.
-    public let failure: (any Error & Sendable)?
-    /// "ok", "no violations", "present", or the failure's description.
-    public let detail: String
-
-    public var passed: Bool { failure == nil }
-
-    public static func passed(_ name: String, detail: String) -> VerificationCheck {
-        VerificationCheck(name: name, failure: nil, detail: detail)
-    }
-
-    public static func failed(_ name: String, _ error: any Error & Sendable) -> VerificationCheck {
-        VerificationCheck(name: name, failure: error, detail: String(describing: error))
-    }
-
-    public init(name: String, failure: (any Error & Sendable)?, detail: String) {
-        self.name = name
-        self.failure = failure
-        self.detail = detail
-    }
-}
-
-/// Every check of one verification run.
-public struct VerificationReport: Sendable {
-    public let checks: [VerificationCheck]
-
-    public init(checks: [VerificationCheck]) {
-        self.checks = checks
-    }
-
-    public var passed: Bool { checks.allSatisfy(\.passed) }
-    public var failures: [VerificationCheck] { checks.filter { !$0.passed } }
 }

@@ -28,7 +28,7 @@ struct VerificationSuite {
     ///   which a migration wrote (none: nothing to check).
     func integrity(_ db: SQLCipherDatabase, changedTables: [String]?) -> Part {
         if let custom = host.verifyIntegrity {
-            return Part(checks: [Self.hostCheck("host integrity", part: .integrity) { try custom(db) }], summary: ["the app's integrity checks"])
+            return Part(checks: [VerificationCheck.host(.integrity) { try custom(db) }], summary: ["the app's integrity checks"])
         }
         guard let tables = changedTables else {
             let checks = verifier.integrityChecks(db)
@@ -46,7 +46,7 @@ struct VerificationSuite {
     ///   every table's were checked (here, or by the transaction).
     func postMigration(_ db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification, foreignKeyTables: Int? = nil) -> Part {
         if let custom = host.verifyPostMigration {
-            return Part(checks: [Self.hostCheck("host post-migration", part: .postMigration) { try custom(db) }], summary: ["the app's post-migration checks"])
+            return Part(checks: [VerificationCheck.host(.postMigration) { try custom(db) }], summary: ["the app's post-migration checks"])
         }
         var summary: [String] = []
         if let foreignKeyTables {
@@ -62,14 +62,5 @@ struct VerificationSuite {
 
     private static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
         "\(number) " + (number == 1 ? noun : plural ?? noun + "s")
-    }
-
-    private static func hostCheck(_ name: String, part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
-        do {
-            try body()
-            return .passed(name, detail: "ok")
-        } catch {
-            return .failed(name, HostVerificationError(part: part, underlying: error))
-        }
     }
 }

@@ -166,11 +166,21 @@ public struct GRDBMigrationRunner: Sendable {
     // MARK: - Verifying
 
     /// Verifies the database as after a migration: the host's closures where given, the
-    /// verifier otherwise. Throws the first problem.
-    public func runPostMigrationChecks(in writer: any DatabaseWriter) throws {
-        try writer.read { db in
-            if let verifyIntegrity = host.verifyIntegrity { try verifyIntegrity(db) } else { try verifier.verifyIntegrity(db) }
-            if let verifyPostMigration = host.verifyPostMigration { try verifyPostMigration(db) } else { try verifier.verifyPostMigration(db) }
+    /// verifier otherwise. Throws the first problem (an app's own check's error wrapped
+    /// in a `HostVerificationError`, as the SQLCipher runner does).
+    public func runPostMigrationChecks(in reader: any DatabaseReader) throws {
+        if let failure = try verificationReport(in: reader).firstFailure { throw failure }
+    }
+
+    /// Every check, passed or failed, for reports: the host's where it gives them (one
+    /// check per part), the verifier's otherwise.
+    public func verificationReport(in reader: any DatabaseReader) throws -> VerificationReport {
+        try reader.read { db in
+            let integrity = host.verifyIntegrity.map { custom in [VerificationCheck.host(.integrity) { try custom(db) }] }
+                ?? verifier.integrityChecks(db)
+            let postMigration = host.verifyPostMigration.map { custom in [VerificationCheck.host(.postMigration) { try custom(db) }] }
+                ?? verifier.postMigrationChecks(db)
+            return VerificationReport(checks: integrity + postMigration)
         }
     }
 }

@@ -3,7 +3,8 @@ import MigrationKit
 
 /// The checks run after every migrate and rollback over a GRDB database: `quick_check`
 /// (integrity), then foreign keys and the indexes the app requires (post-migration).
-/// Each failure is the `MigrationKitError` the SQLCipher verifier throws for it.
+/// The SQL is MigrationKit's (`DatabaseChecks`), so each check, its name, its detail
+/// and its `MigrationKitError` are the SQLCipher verifier's.
 public struct GRDBMigrationVerifier: Sendable {
     /// Indexes that must exist after migrating: a query plan the app relies on.
     public var requiredIndexes: [RequiredIndexSpec]
@@ -12,29 +13,52 @@ public struct GRDBMigrationVerifier: Sendable {
         self.requiredIndexes = requiredIndexes
     }
 
-    /// `PRAGMA quick_check`: the file's structure.
-    public func verifyIntegrity(_ db: Database) throws {
-        let results = try String.fetchAll(db, sql: "PRAGMA quick_check")
-        if results != ["ok"] {
-            throw MigrationKitError.quickCheckFailed(result: results.prefix(10).joined(separator: "; "))
-        }
+    /// `PRAGMA quick_check`: the file's structure, passed or failed.
+    public func integrityChecks(_ db: Database) -> [VerificationCheck] {
+        [DatabaseChecks.quickCheck(db)]
     }
 
-    /// `PRAGMA foreign_key_check`, then the required indexes.
+    /// `PRAGMA foreign_key_check`, then the required indexes, passed or failed.
+    public func postMigrationChecks(_ db: Database) -> [VerificationCheck] {
+        // Debian 12's system SQLite (3.40) and every SQLite GRDB 7 supports have pragma
+        // functions (3.20+).
+        [DatabaseChecks.foreignKeyCheck(db, pragmaFunctions: true)] + requiredIndexes.map { DatabaseChecks.indexCheck($0, db) }
+    }
+
+    /// Throws the first integrity problem found.
+    public func verifyIntegrity(_ db: Database) throws {
+        if let failure = VerificationReport(checks: integrityChecks(db)).firstFailure { throw failure }
+    }
+
+    /// Throws the first post-migration problem found.
     public func verifyPostMigration(_ db: Database) throws {
-        let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
-        if violations > 0 { throw MigrationKitError.foreignKeyViolations(count: violations) }
-        for required in requiredIndexes {
-            let present = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name = ?",
-                arguments: [required.table, required.index]) ?? false
-            if !present { throw MigrationKitError.missingIndex(table: required.table, index: required.index) }
-        }
+        if let failure = VerificationReport(checks: postMigrationChecks(db)).firstFailure { throw failure }
     }
 
     /// Both parts.
     public func verify(_ db: Database) throws {
         try verifyIntegrity(db)
         try verifyPostMigration(db)
+    }
+}
+
+extension GRDB.Database: SQLQuerying {
+    public func forEachTextRow(sql: String, arguments: [String], _ body: ([String?]) throws -> Void) throws {
+        let rows = try Row.fetchCursor(self, sql: sql, arguments: StatementArguments(arguments))
+        while let row = try rows.next() {
+            try body((0..<row.count).map { index in
+                switch (row[index] as DatabaseValue).storage {
+                case .string(let text): return text
+                case .int64(let value): return String(value)
+                case .double(let value): return String(value)
+                case .null, .blob: return nil
+                }
+            })
+        }
+    }
+
+    /// SQLite's message alone, without the code and statement GRDB adds.
+    public static func message(of error: any Error) -> String {
+        (error as? DatabaseError)?.message ?? String(describing: error)
     }
 }

@@ -153,7 +153,14 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         try runner.runPostMigrationChecks(in: writer)
         // The host's own check replaces the default one.
         runner.host = MigrationHostIntegration(verifyPostMigration: { _ in throw MigrationKitError.missingIndex(table: "host", index: "check") })
-        #expect(throws: MigrationKitError.missingIndex(table: "host", index: "check")) { try runner.runPostMigrationChecks(in: writer) }
+        let failure = #expect(throws: HostVerificationError.self) { try runner.runPostMigrationChecks(in: writer) }
+        #expect(failure?.part == .postMigration)
+        #expect(failure?.underlying as? MigrationKitError == .missingIndex(table: "host", index: "check"))
+        // The report names each check: the default integrity check, the host's in place
+        // of the default post-migration ones.
+        let report = try runner.verificationReport(in: writer)
+        #expect(report.checks.map(\.name) == ["quick_check", "host post-migration"])
+        #expect(report.checks.map(\.passed) == [true, false])
     }
 
     @Test func migratingBeyondOrOutOfOrderIsAnErrorNotATrap() throws {

@@ -1,5 +1,3 @@
-import MigrationKit
-
 /// The schema as canonical SQL: every table, index, view and trigger, sorted by kind
 /// and then by name (byte-wise), one statement each, so equal schemas give identical
 /// text whatever order they were created in, and a diff shows real changes only.
@@ -24,12 +22,10 @@ public enum SchemaDump {
     /// The schema's objects in canonical order.
     /// - Parameter includingBookkeeping: keep the ledger and MigrationKit's tables
     ///   (for comparing whole copies of a database).
-    public static func objects(in db: SQLCipherDatabase, includingBookkeeping: Bool = false) throws -> [Object] {
+    public static func objects(in db: some SQLQuerying, includingBookkeeping: Bool = false) throws -> [Object] {
         var objects: [Object] = []
-        try db.forEachRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL") { row in
-            let object = Object(
-                type: row[0].string ?? "", name: row[1].string ?? "",
-                tableName: row[2].string ?? "", sql: row[3].string ?? "")
+        try db.forEachTextRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL", arguments: []) { row in
+            let object = Object(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3] ?? "")
             guard !object.name.lowercased().hasPrefix("sqlite_"),
                   includingBookkeeping || !bookkeepingTables.contains(object.tableName.lowercased())
             else { return }
@@ -47,12 +43,12 @@ public enum SchemaDump {
     /// (`SQLCanonicalText`), one per line with a `;`, sorted by kind and then by name as
     /// SQLite compares names. Equal schemas give byte-identical dumps, however they were
     /// written, so a `diff` of production against a fresh install shows real changes only.
-    public static func canonicalSQL(of db: SQLCipherDatabase) throws -> String {
+    public static func canonicalSQL(of db: some SQLQuerying) throws -> String {
         try canonicalStatements(of: db).map { $0 + ";\n" }.joined()
     }
 
     /// The objects' canonical statements, in canonical order.
-    static func canonicalStatements(of db: SQLCipherDatabase) throws -> [String] {
+    package static func canonicalStatements(of db: some SQLQuerying) throws -> [String] {
         try objects(in: db)
             .map { (kind: kindOrder[$0.type] ?? 9, name: $0.name.lowercased(), sql: SQLCanonicalText.canonical($0.sql)) }
             .sorted { lhs, rhs in
@@ -67,7 +63,7 @@ public enum SchemaDump {
 extension SchemaDump {
     /// The schema reduced to what SQLite means by it, for comparing two schemas built by
     /// different statements: the canonical dump's statements, one per line.
-    public static func comparableForm(of db: SQLCipherDatabase) throws -> String {
+    public static func comparableForm(of db: some SQLQuerying) throws -> String {
         try canonicalStatements(of: db).joined(separator: "\n")
     }
 }

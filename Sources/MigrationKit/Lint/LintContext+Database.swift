@@ -1,0 +1,30 @@
+extension LintContext {
+    /// This context plus what a database holds: row counts of the tables the files
+    /// mention (counting only those keeps a lint fast on a large database), and the
+    /// views that reference each table. Any database layer's connection will do.
+    public func consulting(_ db: some SQLQuerying, for files: [SQLMigrationFile]) throws -> LintContext {
+        let mentioned = Set(files.flatMap { file in
+            SQLTokenizer.tokenize(file.up.sql).compactMap { token in
+                token.kind == .word || token.kind == .quotedIdentifier || token.kind == .string ? token.nameValue?.lowercased() : nil
+            }
+        })
+        var rowCounts: [String: Int] = [:]
+        for table in try db.userTableNames() where mentioned.contains(table.lowercased()) {
+            rowCounts[table.lowercased()] = try db.textColumn(sql: "SELECT count(*) FROM \(quoteIdentifier(table))").first.flatMap { Int($0) } ?? 0
+        }
+        var views: [String: [String]] = [:]
+        try db.forEachTextRow(sql: "SELECT name, sql FROM sqlite_master WHERE type = 'view' AND sql IS NOT NULL", arguments: []) { row in
+            guard let name = row[0], let sql = row[1] else { return }
+            let referenced = Set(SQLTokenizer.tokenize(sql).compactMap { token in
+                token.kind == .word || token.kind == .quotedIdentifier ? token.nameValue?.lowercased() : nil
+            })
+            for table in referenced { views[table, default: []].append(name) }
+        }
+        let counts = rowCounts
+        let viewsByTable = views
+        var context = self
+        context.rowCount = { counts[$0.lowercased()] }
+        context.viewsReferencing = { viewsByTable[$0.lowercased()] ?? [] }
+        return context
+    }
+}

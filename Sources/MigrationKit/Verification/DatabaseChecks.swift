@@ -1,0 +1,103 @@
+import Foundation
+
+/// The verifier's SQL, written once for every database layer: `quick_check`, the
+/// foreign-key check and the required-index check, each answered as a
+/// `VerificationCheck` whose detail says what was found. A check that cannot even run
+/// (a page too damaged to read) is a failed check, not a raw database error.
+public enum DatabaseChecks {
+    /// `PRAGMA quick_check` of the whole file, or of one table and its indexes (SQLite
+    /// 3.33+).
+    public static func quickCheck(_ db: some SQLQuerying, table: String? = nil) -> VerificationCheck {
+        let name = table.map { "quick_check(\($0))" } ?? "quick_check"
+        do {
+            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(1)"
+            let result = try db.textColumn(sql: sql).joined(separator: "; ")
+            guard result == "ok" else {
+                return .failed(name, MigrationKitError.quickCheckFailed(result: oneLine(result.isEmpty ? "no answer" : result)))
+            }
+            return .passed(name, detail: "ok")
+        } catch {
+            return .failed(name, MigrationKitError.quickCheckFailed(result: oneLine(type(of: db).message(of: error))))
+        }
+    }
+
+    /// `PRAGMA foreign_key_check` of `tables` (nil: every table).
+    /// - Parameters:
+    ///   - tolerated: violations that pass (the database had them before a migration);
+    ///     nil tolerates any. Found violations are named in the detail either way.
+    ///   - pragmaFunctions: the SQLite has `pragma_foreign_key_check()` (3.20+), so one
+    ///     statement checks each table with the name bound.
+    public static func foreignKeyCheck(_ db: some SQLQuerying, tables: [String]? = nil, tolerating tolerated: ForeignKeyViolations? = ForeignKeyViolations(),
+                                       pragmaFunctions: Bool) -> VerificationCheck {
+        do {
+            guard try foreignKeyViolationCount(in: db, tables: tables, pragmaFunctions: pragmaFunctions) > 0 else {
+                return .passed("foreign_key_check", detail: "no violations")
+            }
+            let found = try foreignKeyViolations(in: db, tables: tables, pragmaFunctions: pragmaFunctions)
+            let rows = "\(found.count) row\(found.count == 1 ? "" : "s") reference\(found.count == 1 ? "s" : "") a missing parent (\(found.summary()))"
+            if tolerated.map(found.isWithin) ?? true {
+                return .passed("foreign_key_check", detail: rows + ", all there before the migration")
+            }
+            let error = MigrationKitError.foreignKeyViolations(count: found.count)
+            return VerificationCheck(name: "foreign_key_check", failure: error, detail: rows + "; " + orphanAdvice)
+        } catch {
+            return .failed("foreign_key_check", error)
+        }
+    }
+
+    /// Whether the index `spec` names exists on its table (names compared as SQLite
+    /// compares them, ignoring ASCII case).
+    public static func indexCheck(_ spec: RequiredIndexSpec, _ db: some SQLQuerying) -> VerificationCheck {
+        let name = "index \(spec)"
+        do {
+            let found = try !db.textColumn(
+                sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = ? COLLATE NOCASE AND name = ? COLLATE NOCASE",
+                arguments: [spec.table, spec.index]).isEmpty
+            guard found else { return .failed(name, MigrationKitError.missingIndex(table: spec.table, index: spec.index)) }
+            return .passed(name, detail: "present")
+        } catch {
+            return .failed(name, error)
+        }
+    }
+
+    /// Counts `PRAGMA foreign_key_check` rows without holding them in memory.
+    public static func foreignKeyViolationCount(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool) throws -> Int {
+        var count = 0
+        for (sql, arguments) in foreignKeyCheckStatements(tables, pragmaFunctions: pragmaFunctions) {
+            try db.forEachTextRow(sql: sql, arguments: arguments) { _ in count += 1 }
+        }
+        return count
+    }
+
+    /// Every violation, grouped (a few row ids per group are kept).
+    public static func foreignKeyViolations(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool) throws -> ForeignKeyViolations {
+        var result = ForeignKeyViolations()
+        for (sql, arguments) in foreignKeyCheckStatements(tables, pragmaFunctions: pragmaFunctions) {
+            try db.forEachTextRow(sql: sql, arguments: arguments) { row in
+                result.add(table: row[0] ?? "?", rowID: row[1].flatMap { Int64($0) }, parent: row[2] ?? "?",
+                           foreignKey: row[3].flatMap { Int($0) } ?? 0)
+            }
+        }
+        return result
+    }
+
+    /// The statements that check `tables` (nil: every table). With pragma functions, one
+    /// statement with the table bound, prepared once for the run (a `PRAGMA` naming the
+    /// table is prepared afresh for every table and step).
+    private static func foreignKeyCheckStatements(_ tables: [String]?, pragmaFunctions: Bool) -> [(sql: String, arguments: [String])] {
+        guard let tables else { return [("PRAGMA foreign_key_check", [])] }
+        if pragmaFunctions {
+            return tables.map { ("SELECT * FROM pragma_foreign_key_check(?)", [$0]) }
+        }
+        return tables.map { ("PRAGMA foreign_key_check(\(quoteIdentifier($0)))", []) }
+    }
+
+    /// What to do about rows whose parent is missing.
+    public static let orphanAdvice = "delete the orphan rows, or restore their parents, in a migration "
+        + "(e.g. DELETE FROM child WHERE parentId NOT IN (SELECT id FROM parent))"
+
+    /// quick_check answers with several lines for several problems; keep them on one.
+    public static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// What the checks, the schema dump and lint's look at a database need of a database
+/// layer: the rows of one query, each column as text. The SQLCipher connection and
+/// GRDB's `Database` conform, so the verifier's SQL is written once for both.
+public protocol SQLQuerying {
+    /// Calls `body` with each row of `sql`, binding `arguments` to its `?` in order.
+    /// A column reads as SQLite's text for it (an integer as its digits), nil for NULL
+    /// or a blob.
+    func forEachTextRow(sql: String, arguments: [String], _ body: ([String?]) throws -> Void) throws
+
+    /// The database's own words for a failure (SQLite's message, without the file and
+    /// code around it), for a check's detail.
+    static func message(of error: any Error) -> String
+}
+
+extension SQLQuerying {
+    public static func message(of error: any Error) -> String { String(describing: error) }
+
+    /// The first column of every row, NULLs skipped.
+    public func textColumn(sql: String, arguments: [String] = []) throws -> [String] {
+        var values: [String] = []
+        try forEachTextRow(sql: sql, arguments: arguments) { row in
+            if let value = row.first, let value { values.append(value) }
+        }
+        return values
+    }
+
+    /// The names of the tables an app made (SQLite's own `sqlite_*` tables left out).
+    public func userTableNames() throws -> [String] {
+        try textColumn(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    }
+}
+
+/// Quotes an SQL identifier: `my "table"` becomes `"my ""table"""`.
+package func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,69 @@
+/// How the verifier judges foreign-key violations.
+public enum ForeignKeyVerification: Sendable {
+    /// Every violation fails the check (`verify`, `runPostMigrationChecks`).
+    case strict
+    /// Violations within these (what the database had before a migration) pass and are
+    /// named in the detail; nil passes any (no migration transaction ran, so whatever is
+    /// found was there before).
+    case tolerating(ForeignKeyViolations?)
+    /// The transaction around the checks already compared them (an atomic run).
+    case checkedByTransaction
+}
+
+/// The outcome of one verification check, for reports and `--json`.
+public struct VerificationCheck: Sendable {
+    /// "quick_check", "cipher_integrity_check", "foreign_key_check", "index TABLE:INDEX",
+    /// or "host integrity"/"host post-migration" for an app's own checks.
+    public let name: String
+    /// The error when the check failed, nil when it passed.
+    public let failure: (any Error & Sendable)?
+    /// "ok", "no violations", "present", or the failure's description.
+    public let detail: String
+
+    public var passed: Bool { failure == nil }
+
+    public static func passed(_ name: String, detail: String) -> VerificationCheck {
+        VerificationCheck(name: name, failure: nil, detail: detail)
+    }
+
+    public static func failed(_ name: String, _ error: any Error & Sendable) -> VerificationCheck {
+        VerificationCheck(name: name, failure: error, detail: String(describing: error))
+    }
+
+    public init(name: String, failure: (any Error & Sendable)?, detail: String) {
+        self.name = name
+        self.failure = failure
+        self.detail = detail
+    }
+}
+
+/// Every check of one verification run.
+public struct VerificationReport: Sendable {
+    public let checks: [VerificationCheck]
+
+    public init(checks: [VerificationCheck]) {
+        self.checks = checks
+    }
+
+    public var passed: Bool { checks.allSatisfy(\.passed) }
+    public var failures: [VerificationCheck] { checks.filter { !$0.passed } }
+}
+
+extension VerificationCheck {
+    /// One of the app's own checks (`MigrationHostIntegration`) as a check: a closure
+    /// that throws fails it with a `HostVerificationError` naming the part.
+    public static func host(_ part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
+        let name = "host \(part.rawValue)"
+        do {
+            try body()
+            return .passed(name, detail: "ok")
+        } catch {
+            return .failed(name, HostVerificationError(part: part, underlying: error))
+        }
+    }
+}
+
+extension VerificationReport {
+    /// The first failure, to throw.
+    public var firstFailure: (any Error & Sendable)? { checks.lazy.compactMap(\.failure).first }
+}
