@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "MigrationKitSecrets", targets: ["MigrationKitSecrets"]),
         .library(name: "MigrationKitSQLCipher", targets: ["MigrationKitSQLCipher"]),
         .library(name: "MigrationKitKeys", targets: ["MigrationKitKeys"]),
+        .library(name: "MigrationKitCommands", targets: ["MigrationKitCommands"]),
         .library(name: "MigrationKitCLI", targets: ["MigrationKitCLI"]),
         .executable(name: "migrationkit", targets: ["migrationkit"]),
     ],
@@ -61,11 +62,22 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // What every MigrationKit command line shares, whatever its database layer: exit
+        // codes, output and JSON documents, error sentences, the run around a command.
+        // No C: the GRDB package builds its commands on it too.
+        .target(
+            name: "MigrationKitCommands",
+            dependencies: [
+                "MigrationKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+
         // The commands, embeddable in an app's own binary (MigrationCLI.run(host:arguments:)).
         .target(
             name: "MigrationKitCLI",
             dependencies: [
-                "MigrationKit", "MigrationKitSQLCipher", "MigrationKitKeys",
+                "MigrationKit", "MigrationKitCommands", "MigrationKitSQLCipher", "MigrationKitKeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -88,6 +100,7 @@ let package = Package(
         .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit", "MigrationKitTestSupport"]),
+        .testTarget(name: "MigrationKitCommandsTests", dependencies: ["MigrationKitCommands", "MigrationKitTestSupport"]),
         .testTarget(name: "MigrationKitSecretsTests", dependencies: ["MigrationKitSecrets", "MigrationKitTestSupport"]),
         .testTarget(
             name: "MigrationKitSQLCipherTests",

@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import Foundation
 import MigrationKit
 import MigrationKitKeys
@@ -101,19 +102,12 @@ enum CommandSupport {
     }
 
     /// The runner and, for SQL migrations, the files it was built from (for lint).
-    /// Warns about files that look like migrations but are not read, and about a folder
-    /// with no migration at all (a mistyped --migrations otherwise reads "up to date").
     static func loadMigrations(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier(), reporter: Reporter) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
         if var runner = CLIContext.host.runner {
             runner.verifier.requiredIndexes += verifier.requiredIndexes
             return (runner, nil)
         }
-        let directory = SQLMigrationDirectory(path: migrations.directory)
-        let files = try directory.load()
-        for lookalike in directory.ignoredLookalikes() { reporter.warning(lookalike) }
-        if files.isEmpty {
-            reporter.warning("\(migrations.directory) holds no migration files (NAME.sql, or NAME.up.sql and NAME.down.sql); check --migrations.")
-        }
+        let files = try migrations.loadFiles(reporter: reporter)
         return (try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) }, verifier: verifier), files)
     }
 }

@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import ArgumentParser
 import MigrationKit
 import MigrationKitSQLCipher

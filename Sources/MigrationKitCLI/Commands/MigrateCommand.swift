@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import ArgumentParser
 import Foundation
 import MigrationKit
@@ -225,28 +226,6 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     }
 }
 
-/// What `migrate --json` prints.
-struct MigrateDocument: Encodable {
-    struct Step: Encodable {
-        let identifier: String
-        let durationMs: Int64
-    }
-    let database: String
-    let applied: [Step]
-    let durationMs: Int64
-    let verification: String
-    /// What the verification checked, in words (`MigrationReport.verification`).
-    let checks: [String]
-    let dryRun: Bool
-    /// For a dry run: the schema change as "-"/"+" lines; otherwise null.
-    @AlwaysPresent var schemaDiff: [String]?
-    /// The backup written first, or null.
-    @AlwaysPresent var backup: String?
-    let adoptedChecksums: [String]
-    /// Why the database was erased (--erase-on-schema-change), or null.
-    @AlwaysPresent var erased: String?
-}
-
 /// How much `migrate` verifies (`--verify`).
 enum VerificationExtent: String, ExpressibleByArgument, CaseIterable {
     case changed, full
@@ -288,10 +267,3 @@ struct SchemaDiff {
         .filter { !$0.isEmpty }
     }
 }
-
-extension RequiredIndexSpec: ExpressibleByArgument {
-    public init?(argument: String) {
-        self.init(parsing: argument)
-    }
-}
-

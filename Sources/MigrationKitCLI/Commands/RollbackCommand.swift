@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import ArgumentParser
 import MigrationKit
 import MigrationKitSQLCipher
@@ -57,10 +58,3 @@ struct RollbackCommand: UsesProjectConnectionAndBackup {
     }
 }
 
-struct RollbackDocument: Encodable {
-    let database: String
-    /// The backup written first, or null.
-    @AlwaysPresent var backup: String?
-    let rolledBack: [MigrateDocument.Step]
-    let durationMs: Int64
-}

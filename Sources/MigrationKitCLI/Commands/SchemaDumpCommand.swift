@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import ArgumentParser
 import Foundation
 import MigrationKit
@@ -35,10 +36,3 @@ struct SchemaDumpCommand: UsesProjectConnection {
     }
 }
 
-/// What `schema-dump --json` prints, with or without --output.
-struct SchemaDumpDocument: Encodable {
-    let database: String
-    /// The file written, or null when the schema went to standard output.
-    @AlwaysPresent var output: String?
-    let schema: String
-}

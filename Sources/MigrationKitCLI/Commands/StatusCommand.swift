@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import ArgumentParser
 import Foundation
 import MigrationKit
@@ -35,18 +36,8 @@ struct StatusCommand: UsesProjectConnection {
         reporter.line("  library: \(SQLCipherLibrary.summary)")
         if exists { reporter.line("  cipher:  \(cipher?.summary ?? "none (plaintext database)")") }
         if exists { reporter.line("  format:  \((cipher?.format ?? .plaintext).rawValue)") }
-        for entry in status.entries {
-            reporter.line(Self.line(for: entry, in: status))
-        }
-        for identifier in status.unknownApplied {
-            reporter.line("unknown  \(identifier) (applied, but no such migration here: migrated by a newer version)")
-        }
-        reporter.line("\(status.applied.count) applied, \(status.pending.count) pending"
-            + (status.modified.isEmpty ? "" : ", \(status.modified.count) modified")
-            + (status.outOfOrder.isEmpty ? "" : ", \(status.outOfOrder.count) out of order")
-            + (status.partlyMerged.isEmpty ? "" : ", \(status.partlyMerged.count) partly merged")
-            + (status.unknownApplied.isEmpty ? "" : ", \(status.unknownApplied.count) unknown") + "."
-            + (status.migrateWouldRefuse ? " migrate would refuse this database until that is resolved." : ""))
+        let report = StatusReport(status)
+        report.print(to: reporter)
         try reporter.document(StatusDocument(
             database: database,
             exists: exists,
@@ -54,51 +45,17 @@ struct StatusCommand: UsesProjectConnection {
             sqliteVersion: SQLCipherLibrary.sqliteVersion,
             cipher: cipher,
             format: exists ? (cipher?.format ?? .plaintext) : nil,
-            migrations: status.entries.map {
-                .init(identifier: $0.identifier, state: $0.state.rawValue,
-                      mergedApplied: $0.state == .partlyMerged ? $0.mergedApplied : nil,
-                      mergedMissing: $0.state == .partlyMerged ? $0.mergedMissing : nil)
-            },
+            migrations: report.migrations,
             unknownApplied: status.unknownApplied,
             appliedCount: status.applied.count,
             pendingCount: status.pending.count,
             migrateWouldRefuse: status.migrateWouldRefuse))
-        if exitCode {
-            // A deploy script learns both what migrate would do and whether it would refuse.
-            if status.migrateWouldRefuse { throw ExitCode(CLIExitCode.refused.rawValue) }
-            if !status.pending.isEmpty { throw ExitCode(CLIExitCode.pendingMigrations.rawValue) }
-        }
-    }
-
-    /// One line per migration: its state, and for a state migrate refuses, why.
-    static func line(for entry: MigrationStatusEntry, in status: MigrationStatus) -> String {
-        switch entry.state {
-        case .applied:
-            return "applied  \(entry.identifier)"
-        case .pending:
-            return "pending  \(entry.identifier)"
-        case .modified:
-            return "modified \(entry.identifier) (edited since it was applied; migrate refuses until the edit is reverted or accepted)"
-        case .outOfOrder:
-            let latest = status.entries.last { $0.state == .applied || $0.state == .modified }?.identifier ?? "a later migration"
-            return "out-of-order \(entry.identifier) (pending, but sorts before the applied \(latest); migrate refuses without --allow-out-of-order)"
-        case .partlyMerged:
-            return "partly-merged \(entry.identifier) (replaces \(entry.mergedApplied.joined(separator: ", ")), applied, and \(entry.mergedMissing.joined(separator: ", ")), not applied; migrate refuses: apply the missing ones with the version that has them first)"
-        }
+        if exitCode { try report.throwExitCode() }
     }
 }
 
 /// What `status --json` prints.
 struct StatusDocument: Encodable {
-    struct Migration: Encodable {
-        let identifier: String
-        /// "applied", "pending", "modified", "outOfOrder" or "partlyMerged".
-        let state: String
-        /// For "partlyMerged": the replaced migrations that are applied; otherwise null.
-        @AlwaysPresent var mergedApplied: [String]?
-        /// For "partlyMerged": the replaced migrations that are not; otherwise null.
-        @AlwaysPresent var mergedMissing: [String]?
-    }
     let database: String
     /// False when the database file does not exist yet.
     let exists: Bool
@@ -109,7 +66,7 @@ struct StatusDocument: Encodable {
     /// "sqlcipher4", "sqlcipher3", "sqlcipher2", "sqlcipher1", "custom" or "plaintext";
     /// null when the database does not exist yet.
     @AlwaysPresent var format: CipherFormat?
-    let migrations: [Migration]
+    let migrations: [MigrationStateDocument]
     /// Identifiers in the ledger that no migration file has.
     let unknownApplied: [String]
     let appliedCount: Int

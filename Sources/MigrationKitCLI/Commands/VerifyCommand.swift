@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import ArgumentParser
 import MigrationKit
 import MigrationKitSQLCipher
@@ -21,28 +22,6 @@ struct VerifyCommand: UsesProjectConnection {
         runner.verifier.requiredIndexes += verifier.requiredIndexes
         let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
         let report = try runner.verificationReport(in: writer)
-        for check in report.checks {
-            reporter.line("\(check.passed ? "ok    " : "FAILED") \(check.name): \(check.detail)")
-        }
-        reporter.line(report.passed ? "Verification passed." : "Verification failed: \(report.failures.count) problem\(report.failures.count == 1 ? "" : "s").")
-        try reporter.document(VerifyDocument(
-            database: writer.path,
-            passed: report.passed,
-            checks: report.checks.map { .init(name: $0.name, passed: $0.passed, detail: $0.detail) }))
-        if !report.passed {
-            if output.quiet, let first = report.failures.first { Console.error("verify: \(first.detail)") }
-            throw ExitCode(CLIExitCode.verificationFailed.rawValue)
-        }
+        try VerificationOutput(report, database: writer.path).print(to: reporter)
     }
-}
-
-struct VerifyDocument: Encodable {
-    struct Check: Encodable {
-        let name: String
-        let passed: Bool
-        let detail: String
-    }
-    let database: String
-    let passed: Bool
-    let checks: [Check]
 }

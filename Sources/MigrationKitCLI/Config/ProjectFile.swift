@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import Foundation
 import TOMLKit
 

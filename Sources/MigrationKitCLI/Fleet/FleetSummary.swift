@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import MigrationKit
 
 /// What a fleet run reports: a table with a line per database, a count line, and the

@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import Foundation
 
 /// Runs one job per item on a fixed number of threads, each taking the next item when

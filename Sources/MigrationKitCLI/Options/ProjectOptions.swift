@@ -1,3 +1,4 @@
+import MigrationKitCommands
 import ArgumentParser
 
 /// Which project file to read settings from, and which of its databases.

@@ -4,7 +4,7 @@ import MigrationKit
 /// "[2/5] 0002_add_genre  3.4s ⠹" on standard error while a step runs, redrawn in
 /// place ten times a second. Only on a terminal, and never with --quiet or --json:
 /// logs and pipes get no control characters.
-final class ProgressLine: @unchecked Sendable {
+package final class ProgressLine: @unchecked Sendable {
     private static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
     private let lock = NSLock()
     private var current: (label: String, started: ContinuousClock.Instant)?
@@ -12,12 +12,12 @@ final class ProgressLine: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private let enabled: Bool
 
-    init(enabled: Bool) {
+    package init(enabled: Bool) {
         self.enabled = enabled
     }
 
     /// Starts showing `label` (and elapsed time) until `stop()`.
-    func start(_ label: String) {
+    package func start(_ label: String) {
         guard enabled else { return }
         lock.withLock {
             current = (label, ContinuousClock.now)
@@ -33,7 +33,7 @@ final class ProgressLine: @unchecked Sendable {
 
     /// Shows `label` instead, keeping the elapsed time of the `start` before (or
     /// starting, if nothing is shown): a fleet's count of databases done.
-    func update(_ label: String) {
+    package func update(_ label: String) {
         guard enabled else { return }
         let shown = lock.withLock { () -> Bool in
             guard let started = current?.started else { return false }
@@ -44,7 +44,7 @@ final class ProgressLine: @unchecked Sendable {
     }
 
     /// Clears the line, so the next printed line starts clean.
-    func stop() {
+    package func stop() {
         guard enabled else { return }
         lock.withLock {
             timer?.cancel()

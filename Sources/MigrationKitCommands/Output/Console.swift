@@ -7,27 +7,27 @@ import Glibc
 
 /// Standard output and error, written unbuffered line by line so progress and results
 /// interleave correctly, and never a control character when not on a terminal.
-enum Console {
+package enum Console {
     private static let lock = NSLock()
 
     /// Whether a file descriptor is a terminal.
-    static func isTerminal(_ descriptor: Int32) -> Bool {
+    package static func isTerminal(_ descriptor: Int32) -> Bool {
         isatty(descriptor) == 1
     }
 
-    static var standardInputIsTerminal: Bool { isTerminal(STDIN_FILENO) }
-    static var standardErrorIsTerminal: Bool { isTerminal(STDERR_FILENO) }
+    package static var standardInputIsTerminal: Bool { isTerminal(STDIN_FILENO) }
+    package static var standardErrorIsTerminal: Bool { isTerminal(STDERR_FILENO) }
 
-    static func out(_ line: String) {
+    package static func out(_ line: String) {
         write(line + "\n", to: STDOUT_FILENO)
     }
 
-    static func error(_ line: String) {
+    package static func error(_ line: String) {
         write(line + "\n", to: STDERR_FILENO)
     }
 
     /// Writes raw text (no newline added) to standard error, for the progress line.
-    static func errorRaw(_ text: String) {
+    package static func errorRaw(_ text: String) {
         write(text, to: STDERR_FILENO)
     }
 
@@ -42,48 +42,48 @@ enum Console {
 
 /// Prints according to `--quiet`/`--json`: human lines go to standard output unless
 /// quiet or JSON; warnings go to standard error unless quiet.
-struct Reporter: Sendable {
-    let quiet: Bool
-    let json: Bool
-    let verbose: Bool
+package struct Reporter: Sendable {
+    package let quiet: Bool
+    package let json: Bool
+    package let verbose: Bool
 
-    init(_ options: OutputOptions) {
+    package init(_ options: OutputOptions) {
         self.init(quiet: options.quiet, json: options.json, verbose: options.verbose)
     }
 
     /// `quiet: true` says nothing at all: for work whose results are reported
     /// elsewhere (each database of a fleet).
-    init(quiet: Bool, json: Bool = false, verbose: Bool = false) {
+    package init(quiet: Bool, json: Bool = false, verbose: Bool = false) {
         self.quiet = quiet
         self.json = json
         self.verbose = verbose
     }
 
     /// A line of the human report.
-    func line(_ text: String) {
+    package func line(_ text: String) {
         if !quiet && !json { Console.out(text) }
     }
 
     /// A warning, on standard error (still shown with --json, whose stdout stays clean).
-    func warning(_ text: String) {
+    package func warning(_ text: String) {
         if !quiet { Console.error("warning: \(text)") }
     }
 
     /// A note for --verbose, on standard error (so --json's stdout stays one document).
-    func note(_ text: String) {
+    package func note(_ text: String) {
         if verbose && !quiet { Console.error("note: \(text)") }
     }
 
     /// The JSON document, when --json.
-    func document<T: Encodable>(_ value: T) throws {
+    package func document<T: Encodable>(_ value: T) throws {
         guard json else { return }
         Console.out(try JSONOutput.encode(value))
     }
 }
 
-enum JSONOutput {
+package enum JSONOutput {
     /// Pretty, key-sorted JSON: stable to diff and to read.
-    static func encode<T: Encodable>(_ value: T) throws -> String {
+    package static func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
@@ -92,14 +92,14 @@ enum JSONOutput {
 
 extension Duration {
     /// Milliseconds with one decimal, for reports: "12.3 ms".
-    var humanReadable: String {
+    package var humanReadable: String {
         let milliseconds = Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
         if milliseconds >= 10_000 { return String(format: "%.1f s", milliseconds / 1000) }
         return String(format: "%.1f ms", milliseconds)
     }
 
     /// Whole milliseconds, for JSON.
-    var wholeMilliseconds: Int64 {
+    package var wholeMilliseconds: Int64 {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
@@ -108,14 +108,14 @@ extension Duration {
 /// left out as Swift's synthesized `Encodable` does with optionals. The README lists
 /// every field of every command's document, and scripts read them by name.
 @propertyWrapper
-struct AlwaysPresent<Value: Encodable & Sendable>: Encodable, Sendable {
-    var wrappedValue: Value?
+package struct AlwaysPresent<Value: Encodable & Sendable>: Encodable, Sendable {
+    package var wrappedValue: Value?
 
-    init(wrappedValue: Value?) {
+    package init(wrappedValue: Value?) {
         self.wrappedValue = wrappedValue
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
     }

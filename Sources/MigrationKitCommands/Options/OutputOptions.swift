@@ -25,26 +25,6 @@ package struct OutputOptions: ParsableArguments {
 
 /// A command with the output options: once its arguments parse, whether errors are
 /// JSON comes from them rather than from a look at the raw arguments.
-protocol PrintsOutput: ParsableCommand {
+package protocol PrintsOutput: ParsableCommand {
     var output: OutputOptions { get }
 }
-
-extension MigrateCommand: PrintsOutput {}
-extension StatusCommand: PrintsOutput {}
-extension RollbackCommand: PrintsOutput {}
-extension VerifyCommand: PrintsOutput {}
-extension SchemaDumpCommand: PrintsOutput {}
-extension NewCommand: PrintsOutput {}
-extension InitCommand: PrintsOutput {}
-extension ConfigCommand: PrintsOutput {}
-extension EncryptCommand: PrintsOutput {}
-extension DecryptCommand: PrintsOutput {}
-extension RekeyCommand: PrintsOutput {}
-extension CipherUpgradeCommand: PrintsOutput {}
-extension RestoreCommand: PrintsOutput {}
-extension BaselineCommand: PrintsOutput {}
-extension LintCommand: PrintsOutput {}
-extension CheckCommand: PrintsOutput {}
-extension GenerateKeyCommand: PrintsOutput {}
-extension StoreKeyCommand: PrintsOutput {}
-extension DeleteKeyCommand: PrintsOutput {}

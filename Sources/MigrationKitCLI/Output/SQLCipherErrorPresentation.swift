@@ -1,0 +1,69 @@
+import MigrationKitCommands
+import MigrationKitKeys
+import MigrationKitSQLCipher
+
+/// How the `migrationkit` commands present what only SQLCipher and the key sources
+/// raise: a locked or damaged file, a wrong key, a key source that cannot answer. The
+/// core's errors are presented by `ErrorPresentation` itself.
+enum SQLCipherErrorPresentation {
+    static func present(_ error: any Error) -> ErrorPresentation? {
+        switch error {
+        case let error as SQLCipherError where error.kind == .busy:
+            return ErrorPresentation(kind: "locked", message: error.description + " Another process is using the database; try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: .locked)
+        case let error as SQLCipherError:
+            if let explanation = error.explanation {
+                return ErrorPresentation(kind: explanation.name, message: error.description, exitCode: .fileError)
+            } else if error.kind == .sqlite, error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
+                // A damaged page met after the open (the schema read fine): SQLite's
+                // "database disk image is malformed in `SELECT …`" blames a query.
+                return ErrorPresentation(
+                    kind: "corrupt",
+                    message: (error.path.map { "\($0): " } ?? "") + "The database is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.",
+                    exitCode: .wrongKeyOrNotADatabase)
+            } else {
+                return ErrorPresentation(kind: error.kind.rawValue, message: error.description, exitCode: exitCode(for: error))
+            }
+        case let error as KeyError:
+            return ErrorPresentation(kind: "key.\(error.code)", message: error.description, exitCode: .keyUnavailable)
+        default:
+            return nil
+        }
+    }
+
+    private static func exitCode(for error: SQLCipherError) -> CLIExitCode {
+        switch error.kind {
+        case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
+            return .wrongKeyOrNotADatabase
+        case .wrongOperation:
+            // encrypt given an encrypted database, rekey a plaintext one: the file is
+            // not the kind the command needs, as with a key given for a plaintext one.
+            return .wrongKeyOrNotADatabase
+        case .fileSystem:
+            return .fileError
+        case .invalidKey:
+            return .keyUnavailable
+        case .busy:
+            return .locked
+        case .cannotOpen:
+            return .fileError
+        case .unsupportedCipherSetting:
+            return .usage
+        default:
+            switch error.resultCode.primaryResultCode {
+            case .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PERM:
+                return .fileError
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return .wrongKeyOrNotADatabase
+            default:
+                return .failure
+            }
+        }
+    }
+}
+
+extension ErrorPresentation {
+    /// How the `migrationkit` commands present `error`; nil for ArgumentParser's own.
+    init?(_ error: any Error) {
+        self.init(error, root: RootCommand.self, layer: SQLCipherErrorPresentation.present)
+    }
+}

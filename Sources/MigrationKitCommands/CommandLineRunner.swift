@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+
+/// Parses arguments, runs the command, and turns every outcome into the documented exit
+/// code and one sentence: what any MigrationKit command line (the `migrationkit` tool,
+/// the GRDB commands, an app's own binary) does around its commands.
+package struct CommandLineRunner {
+    /// The root command, whose subcommands are the commands.
+    package let root: any ParsableCommand.Type
+    /// The name shown in messages.
+    package let commandName: String
+    /// Presents the database layer's own errors (nil for any other).
+    package let layerErrors: (any Error) -> ErrorPresentation?
+
+    package init(root: any ParsableCommand.Type, commandName: String, layerErrors: @escaping (any Error) -> ErrorPresentation?) {
+        self.root = root
+        self.commandName = commandName
+        self.layerErrors = layerErrors
+    }
+
+    /// Runs `arguments` (without the program name) and returns the exit code.
+    ///
+    /// - Parameter prepare: what happens to the parsed command before it runs (settings
+    ///   from the environment and a project file, for the `migrationkit` tool).
+    package func run(_ arguments: [String], prepare: (any ParsableCommand) throws -> any ParsableCommand = { $0 }) -> Int32 {
+        // A reader that goes away (`migrationkit migrate | head -1`) must not kill a
+        // migration half-way: writes then fail with EPIPE, and the run goes on.
+        signal(SIGPIPE, SIG_IGN)
+        // Until the arguments parse, a usage error can only look for the flag itself
+        // (before a `--`, after which arguments are operands); after that, the parsed
+        // option decides.
+        var json = arguments.prefix { $0 != "--" }.contains("--json")
+        do {
+            var command = try root.parseAsRoot(arguments)
+            json = (command as? any PrintsOutput)?.output.json ?? false
+            command = try prepare(command)
+            try command.run()
+            return CLIExitCode.success.rawValue
+        } catch let exit as ExitCode {
+            return exit.rawValue
+        } catch {
+            if let presentation = ErrorPresentation(error, root: root, layer: layerErrors) {
+                presentation.print(commandName: commandName, json: json)
+                return presentation.exitCode.rawValue
+            }
+            return presentArgumentParserError(error, arguments: arguments, json: json)
+        }
+    }
+
+    /// ArgumentParser's own errors: usage, --help, --version.
+    private func presentArgumentParserError(_ error: any Error, arguments: [String], json: Bool) -> Int32 {
+        let code = root.exitCode(for: error)
+        let message = root.fullMessage(for: error)
+        if code == .success, !Self.asksForHelp(arguments) {
+            // `migrationkit` or `migrationkit key` alone: a command group with no
+            // command is a usage error for scripts, not a success.
+            Console.error(message)
+            let sentence = "Give a subcommand (see the list above)."
+            ErrorPresentation(kind: "usage", message: sentence, exitCode: .usage).print(commandName: commandName, json: json)
+            return CLIExitCode.usage.rawValue
+        }
+        if code == .success {
+            if !message.isEmpty { Console.out(message) }
+            return CLIExitCode.success.rawValue
+        }
+        let exitCode = code.rawValue == ExitCode.validationFailure.rawValue ? CLIExitCode.usage.rawValue : code.rawValue
+        if exitCode == CLIExitCode.usage.rawValue {
+            // One line, like every other error (the usage text would bury the
+            // sentence); under --json, one document.
+            let sentence = root.message(for: error) + " (see --help)"
+            ErrorPresentation(kind: "usage", message: ErrorPresentation.oneLine(sentence), exitCode: .usage)
+                .print(commandName: commandName, json: json)
+            return exitCode
+        }
+        Console.error(message)
+        return exitCode
+    }
+
+    /// Whether the arguments ask ArgumentParser for help or the version, which then
+    /// ends the run successfully; any other clean exit is a group with no subcommand.
+    private static func asksForHelp(_ arguments: [String]) -> Bool {
+        arguments.contains { ["-h", "--help", "-help", "help", "--version", "--experimental-dump-help"].contains($0) || $0.hasPrefix("--generate-completion-script") }
+    }
+}

@@ -1,0 +1,72 @@
+/// The JSON documents of the migration commands, the same whatever the database layer
+/// (README: "JSON output"). Scripts read their fields by name.
+
+/// What `migrate --json` prints.
+package struct MigrateDocument: Encodable {
+    package struct Step: Encodable {
+        package let identifier: String
+        package let durationMs: Int64
+
+        package init(identifier: String, durationMs: Int64) {
+            self.identifier = identifier
+            self.durationMs = durationMs
+        }
+    }
+    package let database: String
+    package let applied: [Step]
+    package let durationMs: Int64
+    package let verification: String
+    /// What the verification checked, in words (`MigrationReport.verification`).
+    package let checks: [String]
+    package let dryRun: Bool
+    /// For a dry run: the schema change as "-"/"+" lines; otherwise null.
+    @AlwaysPresent package var schemaDiff: [String]?
+    /// The backup written first, or null.
+    @AlwaysPresent package var backup: String?
+    package let adoptedChecksums: [String]
+    /// Why the database was erased (--erase-on-schema-change), or null.
+    @AlwaysPresent package var erased: String?
+
+    package init(database: String, applied: [Step], durationMs: Int64, verification: String, checks: [String], dryRun: Bool, schemaDiff: [String]?, backup: String?, adoptedChecksums: [String], erased: String?) {
+        self.database = database
+        self.applied = applied
+        self.durationMs = durationMs
+        self.verification = verification
+        self.checks = checks
+        self.dryRun = dryRun
+        self.schemaDiff = schemaDiff
+        self.backup = backup
+        self.adoptedChecksums = adoptedChecksums
+        self.erased = erased
+    }
+}
+
+/// What `rollback --json` prints.
+package struct RollbackDocument: Encodable {
+    package let database: String
+    /// The backup written first, or null.
+    @AlwaysPresent package var backup: String?
+    package let rolledBack: [MigrateDocument.Step]
+    package let durationMs: Int64
+
+    package init(database: String, backup: String?, rolledBack: [MigrateDocument.Step], durationMs: Int64) {
+        self.database = database
+        self.backup = backup
+        self.rolledBack = rolledBack
+        self.durationMs = durationMs
+    }
+}
+
+/// What `schema-dump --json` prints, with or without --output.
+package struct SchemaDumpDocument: Encodable {
+    package let database: String
+    /// The file written, or null when the schema went to standard output.
+    @AlwaysPresent package var output: String?
+    package let schema: String
+
+    package init(database: String, output: String?, schema: String) {
+        self.database = database
+        self.output = output
+        self.schema = schema
+    }
+}

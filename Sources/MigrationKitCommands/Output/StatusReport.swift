@@ -1,0 +1,81 @@
+import ArgumentParser
+import MigrationKit
+
+/// What `status` says of the migrations, whatever the database layer: a line per
+/// migration with, for a state migrate refuses, why; the counts; and for
+/// `--exit-code`, whether a deploy script should stop.
+package struct StatusReport {
+    package let status: MigrationStatus
+
+    package init(_ status: MigrationStatus) {
+        self.status = status
+    }
+
+    /// The migrations' lines and the closing count.
+    package func print(to reporter: Reporter) {
+        for entry in status.entries {
+            reporter.line(Self.line(for: entry, in: status))
+        }
+        for identifier in status.unknownApplied {
+            reporter.line("unknown  \(identifier) (applied, but no such migration here: migrated by a newer version)")
+        }
+        reporter.line("\(status.applied.count) applied, \(status.pending.count) pending"
+            + (status.modified.isEmpty ? "" : ", \(status.modified.count) modified")
+            + (status.outOfOrder.isEmpty ? "" : ", \(status.outOfOrder.count) out of order")
+            + (status.partlyMerged.isEmpty ? "" : ", \(status.partlyMerged.count) partly merged")
+            + (status.unknownApplied.isEmpty ? "" : ", \(status.unknownApplied.count) unknown") + "."
+            + (status.migrateWouldRefuse ? " migrate would refuse this database until that is resolved." : ""))
+    }
+
+    /// `--exit-code`: a deploy script learns both what migrate would do and whether it
+    /// would refuse.
+    package func throwExitCode() throws {
+        if status.migrateWouldRefuse { throw ExitCode(CLIExitCode.refused.rawValue) }
+        if !status.pending.isEmpty { throw ExitCode(CLIExitCode.pendingMigrations.rawValue) }
+    }
+
+    /// The migrations as `status --json` lists them.
+    package var migrations: [MigrationStateDocument] {
+        status.entries.map {
+            MigrationStateDocument(
+                identifier: $0.identifier, state: $0.state.rawValue,
+                mergedApplied: $0.state == .partlyMerged ? $0.mergedApplied : nil,
+                mergedMissing: $0.state == .partlyMerged ? $0.mergedMissing : nil)
+        }
+    }
+
+    /// One line per migration: its state, and for a state migrate refuses, why.
+    package static func line(for entry: MigrationStatusEntry, in status: MigrationStatus) -> String {
+        switch entry.state {
+        case .applied:
+            return "applied  \(entry.identifier)"
+        case .pending:
+            return "pending  \(entry.identifier)"
+        case .modified:
+            return "modified \(entry.identifier) (edited since it was applied; migrate refuses until the edit is reverted or accepted)"
+        case .outOfOrder:
+            let latest = status.entries.last { $0.state == .applied || $0.state == .modified }?.identifier ?? "a later migration"
+            return "out-of-order \(entry.identifier) (pending, but sorts before the applied \(latest); migrate refuses without --allow-out-of-order)"
+        case .partlyMerged:
+            return "partly-merged \(entry.identifier) (replaces \(entry.mergedApplied.joined(separator: ", ")), applied, and \(entry.mergedMissing.joined(separator: ", ")), not applied; migrate refuses: apply the missing ones with the version that has them first)"
+        }
+    }
+}
+
+/// One migration in `status --json`.
+package struct MigrationStateDocument: Encodable {
+    package let identifier: String
+    /// "applied", "pending", "modified", "outOfOrder" or "partlyMerged".
+    package let state: String
+    /// For "partlyMerged": the replaced migrations that are applied; otherwise null.
+    @AlwaysPresent package var mergedApplied: [String]?
+    /// For "partlyMerged": the replaced migrations that are not; otherwise null.
+    @AlwaysPresent package var mergedMissing: [String]?
+
+    package init(identifier: String, state: String, mergedApplied: [String]?, mergedMissing: [String]?) {
+        self.identifier = identifier
+        self.state = state
+        self.mergedApplied = mergedApplied
+        self.mergedMissing = mergedMissing
+    }
+}
