@@ -4,17 +4,22 @@
 // and it gains what GRDB's migrator has not: rollback through down steps, checksums of
 // applied steps, and verification after every change.
 //
+// The commands are MigrationKit's own (`MigrationKitGRDBCLI`): the same output, `--json`
+// documents and exit codes as the `migrationkit` tool, over this app's GRDB writer.
+//
 // On Linux, GRDB uses the system SQLite: this database is NOT encrypted.
 //
 //   cd Integrations/GRDB
-//   swift run grdb-notes migrate notes.sqlite
-//   swift run grdb-notes status notes.sqlite
-//   swift run grdb-notes rollback notes.sqlite
-//   swift run grdb-notes verify notes.sqlite
+//   swift run grdb-notes migrate --db-path notes.sqlite
+//   swift run grdb-notes status --db-path notes.sqlite
+//   swift run grdb-notes rollback --db-path notes.sqlite
+//   swift run grdb-notes verify --db-path notes.sqlite
+//   swift run grdb-notes schema-dump --db-path notes.sqlite
 import Foundation
 import GRDB
 import MigrationKit
 import MigrationKitGRDB
+import MigrationKitGRDBCLI
 
 let steps = [
     MigrationStep<Database>(
@@ -51,50 +56,22 @@ let steps = [
 /// What the app checks after every migrate and rollback, besides SQLite's own checks.
 let verifier = GRDBMigrationVerifier(requiredIndexes: [RequiredIndexSpec(table: "note", index: "note_createdAt")])
 
-/// One line on standard error, and the exit code a script can test.
-func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.write(Data("grdb-notes: error: \(message)\n".utf8))
-    exit(code)
-}
-
-let arguments = Array(CommandLine.arguments.dropFirst())
-let commands = ["migrate", "status", "rollback", "verify"]
-guard arguments.count == 2, commands.contains(arguments[0]) else {
-    fail("usage: grdb-notes \(commands.joined(separator: "|")) DATABASE", code: 64)
-}
-let (command, path) = (arguments[0], arguments[1])
-// Only migrate creates the database, readable by its owner alone (SQLite would follow
-// the umask); the other commands read one that exists.
-if !FileManager.default.fileExists(atPath: path) {
-    guard command == "migrate" else { fail("\(path): no database here; run `grdb-notes migrate \(path)` first.", code: 9) }
-    guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-        fail("\(path): the database cannot be created here; check the folder and its permissions.", code: 9)
-    }
-}
-
+// The app's steps and checks, and how it opens its database: here a DatabasePool in WAL
+// mode, so the app's readers keep reading while a migration runs.
+// (A read-only file is opened as a queue: a pool would need to create its WAL files.)
+let runner: GRDBMigrationRunner
 do {
-    let runner = try GRDBMigrationRunner(steps: steps, verifier: verifier)
-    let dbQueue = try DatabaseQueue(path: path)
-    switch command {
-    case "migrate":
-        let before = Set(try runner.appliedIdentifiers(in: dbQueue))
-        try runner.migrate(in: dbQueue)
-        let applied = try runner.appliedIdentifiers(in: dbQueue).filter { !before.contains($0) }
-        print(applied.isEmpty ? "Nothing to migrate." : applied.map { "Applied \($0)" }.joined(separator: "\n"))
-    case "status":
-        for entry in try runner.migrationStatus(in: dbQueue).entries {
-            print("\(entry.state)".padding(toLength: 13, withPad: " ", startingAt: 0) + entry.identifier)
-        }
-    case "rollback":
-        for identifier in try runner.rollbackLastMigration(in: dbQueue) { print("Rolled back \(identifier)") }
-    default:
-        try runner.runPostMigrationChecks(in: dbQueue)
-        print("Verification passed.")
-    }
-} catch let error as MigrationKitError {
-    fail("\(error)", code: 2)
-} catch let error as MigrationStepError {
-    fail("\(error)", code: 2)
+    runner = try GRDBMigrationRunner(steps: steps, verifier: verifier)
 } catch {
-    fail("\(error)", code: 1)
+    // Two steps with one identifier, or out of order: a mistake in this file.
+    FileHandle.standardError.write(Data("grdb-notes: error: \(error)\n".utf8))
+    exit(1)
 }
+let host = GRDBMigrationCLIHost(
+    runner: runner,
+    openWriter: { settings -> any DatabaseWriter in
+        if settings.readOnly { return try DatabaseQueue(path: settings.path, configuration: settings.configuration) }
+        return try DatabasePool(path: settings.path, configuration: settings.configuration)
+    },
+    commandName: "grdb-notes")
+GRDBMigrationCLI.main(host: host)

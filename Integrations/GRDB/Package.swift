@@ -12,26 +12,44 @@ let package = Package(
     name: "MigrationKitGRDB",
     products: [
         .library(name: "MigrationKitGRDB", targets: ["MigrationKitGRDB"]),
+        .library(name: "MigrationKitGRDBCLI", targets: ["MigrationKitGRDBCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // SHA-256 checksums of migration files, as the main package computes them.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The commands, as the main package builds them.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .target(name: "MigrationKit"),
+        // What every MigrationKit command line shares (exit codes, output, JSON
+        // documents, error sentences), from the main package's sources like the core.
+        .target(name: "MigrationKitCommands", dependencies: [
+            "MigrationKit",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .target(name: "MigrationKitGRDB", dependencies: [
             "MigrationKit",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // migrate, status, rollback, verify and schema-dump over the app's GRDB writer,
+        // for its own binary (GRDBMigrationCLI.run(host:arguments:)).
+        .target(name: "MigrationKitGRDBCLI", dependencies: [
+            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // The example app of the README's GRDB section (Examples/GRDBNotes, through a
         // symbolic link like the core's sources); the tests run the binary.
         .executableTarget(name: "grdb-notes", dependencies: [
-            "MigrationKitGRDB",
+            "MigrationKitGRDB", "MigrationKitGRDBCLI",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Examples/GRDBNotes"),
-        .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB", "grdb-notes"]),
+        .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB", "MigrationKitGRDBCLI", "MigrationKitCommands", "grdb-notes"]),
     ],
     swiftLanguageModes: [.v6]
 )

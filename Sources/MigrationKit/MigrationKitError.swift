@@ -37,7 +37,14 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
     /// Only some of the steps a merged step replaces are applied.
     case partiallyAppliedMerge(step: String, applied: [String], missing: [String])
 
-    public var description: String {
+    public var description: String { sentence(offersOverrides: true) }
+
+    /// The sentence without the `migrationkit` options that override a refusal
+    /// (`--allow-out-of-order`, `--accept-modified`), for a caller that offers none, such
+    /// as the GRDB commands.
+    public var descriptionWithoutOverrides: String { sentence(offersOverrides: false) }
+
+    private func sentence(offersOverrides: Bool) -> String {
         switch self {
         case .duplicateIdentifiers(let identifiers):
             return "Migration identifiers must be unique, but \(Self.list(identifiers)) "
@@ -80,12 +87,14 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
         case .pendingMigrationsOutOfOrder(let pending, let latest):
             return "Pending migration\(pending.count == 1 ? "" : "s") \(Self.list(pending)) sort\(pending.count == 1 ? "s" : "") "
                 + "before the latest applied one, \"\(latest)\", so the database would reach a state no migration "
-                + "expected; rename \(pending.count == 1 ? "it" : "them") to sort last, or pass --allow-out-of-order."
+                + "expected; rename \(pending.count == 1 ? "it" : "them") to sort last" + (offersOverrides ? ", or pass --allow-out-of-order." : ".")
         case .modifiedMigrations(let identifiers, let files):
             return "\(files.count == 1 ? "A migration was" : "Migrations were") edited after being applied to this database: "
                 + "\(Self.list(files)). Databases that applied the old version will not get the change; revert the edit and "
-                + "put the change in a new migration, or, if the edit changes nothing that matters, accept it with "
-                + "\(identifiers.map { "--accept-modified \($0)" }.joined(separator: " "))."
+                + "put the change in a new migration"
+                + (offersOverrides
+                    ? ", or, if the edit changes nothing that matters, accept it with \(identifiers.map { "--accept-modified \($0)" }.joined(separator: " "))."
+                    : ".")
         case .rollbackBeyondApplied(let requested, let applied):
             if applied == 0 { return "No migration is applied, so there is nothing to roll back." }
             return "Cannot roll back \(requested) step\(requested == 1 ? "" : "s"): only \(applied) "

@@ -21,6 +21,16 @@ enum GRDBMigrationHistory {
         return LedgerSnapshot(identifiers: identifiers, checksums: checksums)
     }
 
+    /// The recorded duration of each step in the side table.
+    static func durations(in db: Database) throws -> [String: Duration] {
+        guard try db.tableExists(MigrationHistoryTable.name) else { return [:] }
+        var durations: [String: Duration] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT identifier, duration_ms FROM migrationkit_history") {
+            durations[row[0]] = .milliseconds(row[1] as Int64? ?? 0)
+        }
+        return durations
+    }
+
     /// Records a step just applied (in its own transaction).
     static func record(_ identifier: String, checksum: String?, duration: Duration, in db: Database) throws {
         try db.execute(sql: createSQL)

@@ -184,3 +184,21 @@ public struct GRDBMigrationRunner: Sendable {
         }
     }
 }
+
+extension GRDBMigrationRunner {
+    /// What the verification after a migrate checks, in words, as the SQLCipher runner
+    /// reports it (`MigrationReport.verification`): the host's checks where it gives
+    /// them, the verifier's otherwise.
+    public var verificationSummary: [String] {
+        let integrity = host.verifyIntegrity == nil ? ["quick_check"] : ["the app's integrity checks"]
+        guard host.verifyPostMigration == nil else { return integrity + ["the app's post-migration checks"] }
+        let indexes = verifier.requiredIndexes.count
+        return integrity + ["foreign keys"] + (indexes == 0 ? [] : ["\(indexes) required index" + (indexes == 1 ? "" : "es")])
+    }
+
+    /// How long each applied step took, as recorded when it ran (0 for a step another
+    /// tool applied), by identifier.
+    public func recordedDurations(in reader: any DatabaseReader) throws -> [String: Duration] {
+        try reader.read { db in try GRDBMigrationHistory.durations(in: db) }
+    }
+}

@@ -53,44 +53,77 @@ import Testing
         let scratch = try ScratchDatabase()
         let path = scratch.path
 
-        let migrate = try run(["migrate", path])
+        let migrate = try run(["migrate", "--db-path", path])
         #expect(migrate.status == 0, "\(migrate.output)")
-        #expect(migrate.stdout == "Applied 0001_create_notes\nApplied 0002_index_notes_by_date\nApplied 0003_add_word_count\n")
+        let lines = migrate.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(migrate.output)")
+        #expect(lines.prefix(3).map { $0.components(separatedBy: " (").first ?? "" }
+            == ["Applied 0001_create_notes", "Applied 0002_index_notes_by_date", "Applied 0003_add_word_count"])
+        #expect(lines.last?.hasPrefix("Applied 3 migrations in ") == true)
+        #expect(lines.last?.hasSuffix("; verification passed (quick_check, foreign keys, 1 required index).") == true)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(try grdbCompleted(path) == ["0001_create_notes", "0002_index_notes_by_date", "0003_add_word_count"])
         #expect(try columns(path) == ["id", "body", "createdAt", "wordCount"])
-        #expect(try run(["migrate", path]).stdout == "Nothing to migrate.\n")
+        #expect(try run(["migrate", "--db-path", path]).stdout.hasPrefix("Already up to date; verification passed"))
 
         // A row the app wrote survives the rollback of the column it does not need.
         try DatabaseQueue(path: path).write { try $0.execute(sql: "INSERT INTO note (body) VALUES ('two words')") }
-        let rollback = try run(["rollback", path])
+        let rollback = try run(["rollback", "--db-path", path])
         #expect(rollback.status == 0, "\(rollback.output)")
-        #expect(rollback.stdout == "Rolled back 0003_add_word_count\n")
+        #expect(rollback.stdout.hasPrefix("Rolled back 0003_add_word_count\nRolled back 1 migration in "))
         #expect(try columns(path) == ["id", "body", "createdAt"])
         #expect(try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: "SELECT body FROM note") } == "two words")
         #expect(try grdbCompleted(path) == ["0001_create_notes", "0002_index_notes_by_date"])
 
-        let status = try run(["status", path])
-        #expect(status.status == 0, "\(status.output)")
-        #expect(status.stdout == "applied      0001_create_notes\napplied      0002_index_notes_by_date\npending      0003_add_word_count\n")
+        let status = try run(["status", "--db-path", path, "--exit-code"])
+        #expect(status.status == 6, "\(status.output)")
+        #expect(status.stdout.contains("applied  0001_create_notes\napplied  0002_index_notes_by_date\npending  0003_add_word_count\n2 applied, 1 pending.\n"))
+        let statusJSON = try JSONSerialization.jsonObject(with: Data(try run(["status", "--db-path", path, "--json"]).stdout.utf8)) as? [String: Any]
+        #expect(statusJSON?["pendingCount"] as? Int == 1)
+        #expect(statusJSON?["exists"] as? Bool == true)
 
         // Migrating again computes the word count with the app's own Swift.
-        #expect(try run(["migrate", path]).status == 0)
+        #expect(try run(["migrate", "--db-path", path]).status == 0)
         #expect(try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT wordCount FROM note") } == 2)
 
-        #expect(try run(["verify", path]).stdout == "Verification passed.\n")
+        // schema-dump: the canonical dump, the same text GRDB reads in this process.
+        let dump = try run(["schema-dump", "--db-path", path])
+        #expect(dump.status == 0, "\(dump.output)")
+        #expect(dump.stdout.contains("CREATE INDEX note_createdat ON note (createdat);"))
+        #expect(!dump.stdout.contains("grdb_migrations") && !dump.stdout.contains("migrationkit_history"))
+
+        let verify = try run(["verify", "--db-path", path])
+        #expect(verify.status == 0 && verify.stdout.hasSuffix("Verification passed.\n"), "\(verify.output)")
         try DatabaseQueue(path: path).write { try $0.execute(sql: "DROP INDEX note_createdAt") }
-        let verify = try run(["verify", path])
-        #expect(verify.status == 2 && verify.stderr.hasPrefix("grdb-notes: error: ") && verify.stderr.contains("note_createdAt"), "\(verify.output)")
+        let failed = try run(["verify", "--db-path", path, "--json"])
+        #expect(failed.status == 3, "\(failed.output)")
+        let verifyJSON = try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any]
+        #expect(verifyJSON?["passed"] as? Bool == false)
+        #expect((verifyJSON?["checks"] as? [[String: Any]])?.contains { $0["name"] as? String == "index note:note_createdAt" && $0["passed"] as? Bool == false } == true)
     }
 
     @Test func refusalsAreOneLineAndCreateNothing() throws {
         let scratch = try ScratchDatabase()
         let usage = try run([])
-        #expect(usage.status == 64 && usage.stderr.contains("usage: grdb-notes"), "\(usage.output)")
-        let missing = try run(["status", scratch.path])
-        #expect(missing.status == 9 && missing.stderr.contains("run `grdb-notes migrate"), "\(missing.output)")
+        #expect(usage.status == 64 && usage.stderr.contains("grdb-notes: error: Give a subcommand"), "\(usage.output)")
+        let noPath = try run(["verify"])
+        #expect(noPath.status == 64 && noPath.stderr == "grdb-notes: error: --db-path is required: the database file to work on.\n", "\(noPath.output)")
+        for command in ["verify", "rollback", "schema-dump"] {
+            let missing = try run([command, "--db-path", scratch.path])
+            #expect(missing.status == 9 && missing.stderr.contains("does not exist; check the path"), "\(missing.output)")
+        }
+        let status = try run(["status", "--db-path", scratch.path])
+        #expect(status.status == 0 && status.stdout.contains("does not exist yet: migrate creates it"), "\(status.output)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path))
+
+        // Not a database: one sentence, exit code 4, the file unchanged.
+        let garbage = Data("not a database, just text that is long enough to look like a header".utf8)
+        try garbage.write(to: URL(fileURLWithPath: scratch.path))
+        for command in ["status", "migrate", "verify"] {
+            let refused = try run([command, "--db-path", scratch.path])
+            #expect(refused.status == 4 && refused.stderr.hasSuffix("is not an SQLite database, or is encrypted (GRDB here opens plaintext files only); check --db-path.\n"), "\(refused.output)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == garbage)
     }
 }

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import MigrationKit
+import MigrationKitCommands
+
+struct GRDBStatusCommand: ParsableCommand, PrintsOutput {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "List every migration as applied or pending, and applied ones with no migration here.")
+
+    @OptionGroup var connection: GRDBConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    @Flag(name: .customLong("exit-code"), help: "Exit with code \(CLIExitCode.refused.rawValue) when migrate would refuse the database, \(CLIExitCode.pendingMigrations.rawValue) when migrations are pending (for deploy scripts).")
+    var exitCode = false
+
+    func run() throws {
+        let reporter = Reporter(output)
+        let runner = try GRDBCommandSupport.runner(connection.migrations, reporter: reporter)
+        let path = try connection.requiredPath()
+        let exists = FileManager.default.fileExists(atPath: path)
+        // Not created yet: everything is pending, and status creates nothing.
+        let status = exists
+            ? try runner.migrationStatus(in: GRDBDatabaseOpener.open(connection, access: .inspect).writer)
+            : MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
+        reporter.line(exists ? path : "\(path) (does not exist yet: migrate creates it)")
+        let sqliteVersion = try DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "unknown"
+        reporter.line("  library: SQLite \(sqliteVersion) (through GRDB; not encrypted)")
+        let report = StatusReport(status)
+        report.print(to: reporter)
+        try reporter.document(GRDBStatusDocument(
+            database: path, exists: exists, sqliteVersion: sqliteVersion,
+            migrations: report.migrations, unknownApplied: status.unknownApplied,
+            appliedCount: status.applied.count, pendingCount: status.pending.count,
+            migrateWouldRefuse: status.migrateWouldRefuse))
+        if exitCode { try report.throwExitCode() }
+    }
+}
+
+/// What `status --json` prints over GRDB: the `migrationkit` tool's document without
+/// its cipher fields.
+struct GRDBStatusDocument: Encodable {
+    let database: String
+    /// False when the database file does not exist yet.
+    let exists: Bool
+    let sqliteVersion: String
+    let migrations: [MigrationStateDocument]
+    /// Identifiers in the ledger that no migration here has.
+    let unknownApplied: [String]
+    let appliedCount: Int
+    let pendingCount: Int
+    /// Whether a plain `migrate` would refuse this database (`status --exit-code` then
+    /// exits 7).
+    let migrateWouldRefuse: Bool
+}

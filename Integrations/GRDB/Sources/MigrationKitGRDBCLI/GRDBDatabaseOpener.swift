@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import MigrationKitCommands
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a command means to use the database.
+enum GRDBDatabaseAccess {
+    /// Change it, creating it when missing (migrate).
+    case create
+    /// Change an existing database (rollback).
+    case change
+    /// Only read it (status, verify, schema-dump): opened read-only when the file is
+    /// not writable, so inspecting a read-only copy works.
+    case inspect
+}
+
+/// The writer a command works on, and whether this command created its file.
+struct GRDBOpenedDatabase {
+    let path: String
+    let writer: any DatabaseWriter
+    let created: Bool
+
+    /// Removes the file this command created, and its journals.
+    func discardCreated() {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+}
+
+/// Opens the database through the host: refuses a missing file unless migrating, and
+/// creates one for migrate with mode 0600 (SQLite would follow the umask).
+enum GRDBDatabaseOpener {
+    static func open(_ options: GRDBConnectionOptions, access: GRDBDatabaseAccess) throws -> GRDBOpenedDatabase {
+        let path = try options.requiredPath()
+        GRDBCLIContext.current.path = path
+        var isFolder: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        if isFolder.boolValue {
+            throw CLIError(.fileError, "--db-path \(path) is a folder, not a database file; give the database file.")
+        }
+        var created = false
+        if !exists {
+            guard access == .create else {
+                throw CLIError(.fileError, "--db-path \(path) does not exist; check the path (only migrate creates a database).")
+            }
+            try createPrivateFile(path)
+            created = true
+        }
+        let settings = GRDBConnectionSettings(
+            path: path,
+            readOnly: access == .inspect && !FileManager.default.isWritableFile(atPath: path),
+            lockTimeout: .milliseconds(Int64(options.lockTimeout * 1000)))
+        do {
+            return GRDBOpenedDatabase(path: path, writer: try GRDBCLIContext.host.openWriter(settings), created: created)
+        } catch {
+            if created { unlink(path) }
+            throw error
+        }
+    }
+
+    private static func createPrivateFile(_ path: String) throws {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CLIError(.fileError, "--db-path \(path) cannot be created (\(reason)); check the folder and its permissions.")
+        }
+        close(descriptor)
+    }
+}

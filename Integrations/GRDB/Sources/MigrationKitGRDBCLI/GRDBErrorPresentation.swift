@@ -1,0 +1,52 @@
+import GRDB
+import MigrationKit
+import MigrationKitCommands
+import MigrationKitGRDB
+
+/// How the GRDB commands present GRDB's errors: one sentence that names the database
+/// and says what to do, with the exit code the `migrationkit` tool gives the same
+/// problem. The core's errors are presented by `ErrorPresentation` itself.
+enum GRDBErrorPresentation {
+    static func present(_ error: any Error) -> ErrorPresentation? {
+        let state = GRDBCLIContext.current
+        let database = state.path ?? "the database"
+        switch error {
+        case let error as MigrationKitError where error.description != error.descriptionWithoutOverrides:
+            // These commands have no option that overrides the refusal: do not offer one.
+            return ErrorPresentation(kind: error.name, message: error.descriptionWithoutOverrides, exitCode: .refused)
+        case let error as GRDBFileStatementError:
+            return ErrorPresentation(
+                kind: "migrationFailed",
+                message: "\(error.description); the failing migration's changes were undone, and the ones before it stay applied. Fix the file and run again.",
+                exitCode: .migrationFailed)
+        case let error as DatabaseError:
+            let sqlite = error.message ?? "\(error.resultCode)"
+            switch error.resultCode.primaryResultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                return ErrorPresentation(kind: "locked", message: "\(database) is locked by another process; try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: .locked)
+            case .SQLITE_NOTADB:
+                return ErrorPresentation(kind: "notADatabase", message: "\(database) is not an SQLite database, or is encrypted (GRDB here opens plaintext files only); check --db-path.", exitCode: .wrongKeyOrNotADatabase)
+            case .SQLITE_CORRUPT:
+                return ErrorPresentation(kind: "corrupt", message: "\(database) is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.", exitCode: .wrongKeyOrNotADatabase)
+            case .SQLITE_READONLY:
+                return ErrorPresentation(kind: "readOnly", message: "\(database) cannot be written by this user; check the permissions of the file and its folder.", exitCode: .fileError)
+            case .SQLITE_CANTOPEN, .SQLITE_PERM:
+                return ErrorPresentation(kind: "cannotOpen", message: "\(database) cannot be opened; check --db-path and the permissions of the file and its folder.", exitCode: .fileError)
+            case .SQLITE_FULL:
+                return ErrorPresentation(kind: "diskFull", message: "The disk holding \(database) is full; free some space and run again.", exitCode: .fileError)
+            case .SQLITE_IOERR:
+                return ErrorPresentation(kind: "ioError", message: "Reading or writing \(database) failed (\(sqlite)); check the disk.", exitCode: .fileError)
+            default:
+                if state.runningSteps {
+                    return ErrorPresentation(
+                        kind: "migrationFailed",
+                        message: "A migration failed on \(database) (\(sqlite)); its changes were undone, and the ones before it stay applied.",
+                        exitCode: .migrationFailed)
+                }
+                return ErrorPresentation(kind: "sqlite", message: "\(database): SQLite error: \(sqlite).", exitCode: .failure)
+            }
+        default:
+            return nil
+        }
+    }
+}

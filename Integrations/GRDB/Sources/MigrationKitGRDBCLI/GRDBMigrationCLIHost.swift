@@ -1,0 +1,57 @@
+import GRDB
+import MigrationKitGRDB
+
+/// What a GRDB app supplies to get the migration commands (`migrate`, `status`,
+/// `rollback`, `verify`, `schema-dump`) in its own binary, over its own GRDB writer.
+///
+/// The counterpart of `MigrationCLIHost`, whose commands open SQCipher files: these
+/// open whatever writer the app's `openWriter` returns (a `DatabaseQueue`, a
+/// `DatabasePool` in WAL mode, a configured one that registers the app's functions).
+public struct GRDBMigrationCLIHost: Sendable {
+    /// The app's Swift steps, or nil to read SQL files from `--migrations`.
+    public var runner: GRDBMigrationRunner?
+    /// Opens the app's writer for the file the command works on.
+    public var openWriter: @Sendable (GRDBConnectionSettings) throws -> any DatabaseWriter
+    /// The schema as text for `schema-dump`, replacing the default canonical dump.
+    public var schemaSnapshot: (@Sendable (Database) throws -> String)?
+    /// The command name shown in help and messages.
+    public var commandName: String
+
+    public init(
+        runner: GRDBMigrationRunner? = nil,
+        openWriter: @escaping @Sendable (GRDBConnectionSettings) throws -> any DatabaseWriter = GRDBMigrationCLIHost.defaultOpenWriter,
+        schemaSnapshot: (@Sendable (Database) throws -> String)? = nil,
+        commandName: String
+    ) {
+        self.runner = runner
+        self.openWriter = openWriter
+        self.schemaSnapshot = schemaSnapshot
+        self.commandName = commandName
+    }
+
+    /// A `DatabaseQueue` on the file, read-only when the settings say so, waiting
+    /// `lockTimeout` for another process's lock.
+    public static let defaultOpenWriter: @Sendable (GRDBConnectionSettings) throws -> any DatabaseWriter = { settings in
+        try DatabaseQueue(path: settings.path, configuration: settings.configuration)
+    }
+}
+
+/// How a command means to open the database: what `openWriter` receives.
+public struct GRDBConnectionSettings: Sendable {
+    /// The database file (it exists: the commands create a missing one for `migrate`,
+    /// mode 0600, before they open it).
+    public let path: String
+    /// The command only reads, and the file is not writable: open it read-only.
+    public let readOnly: Bool
+    /// How long to wait for another process's lock.
+    public let lockTimeout: Duration
+
+    /// GRDB's configuration for these settings; start from it to add the app's own.
+    public var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        let (seconds, attoseconds) = lockTimeout.components
+        configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)
+        return configuration
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import MigrationKit
+import MigrationKitCommands
+import MigrationKitGRDB
+import MigrationKitGRDBCLI
+import Testing
+
+/// The commands over a GRDB writer with SQL migration files (`--migrations`), run in
+/// this process as an app's binary runs them; GRDB checks the file afterwards.
+@Suite struct GRDBCommandLineTests {
+    private let host = GRDBMigrationCLIHost(commandName: "app")
+
+    private func write(_ text: String, to name: String, in scratch: ScratchDatabase) throws {
+        let folder = scratch.folder.appendingPathComponent("Migrations")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: folder.appendingPathComponent(name))
+    }
+
+    private func run(_ command: String, _ scratch: ScratchDatabase, _ more: [String] = []) -> Int32 {
+        GRDBMigrationCLI.run(host: host, arguments: [command, "--db-path", scratch.path, "--migrations", scratch.folder.appendingPathComponent("Migrations").path, "--quiet"] + more)
+    }
+
+    @Test func anEditedFileIsReportedAndMigrateRefusesIt() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE items;\n", to: "0001_items.sql", in: scratch)
+        #expect(run("migrate", scratch) == CLIExitCode.success.rawValue)
+        #expect(run("status", scratch, ["--exit-code"]) == CLIExitCode.success.rawValue)
+
+        try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);\n-- migrate:down\nDROP TABLE items;\n", to: "0001_items.sql", in: scratch)
+        #expect(run("status", scratch, ["--exit-code"]) == CLIExitCode.refused.rawValue)
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+        #expect(run("migrate", scratch) == CLIExitCode.refused.rawValue)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+    }
+
+    @Test func aFailingFileOnANewDatabaseLeavesNoFileBehind() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\nINSERT INTO nowhere VALUES (1);\n", to: "0001_items.sql", in: scratch)
+        #expect(run("migrate", scratch) == CLIExitCode.migrationFailed.rawValue)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path))
+    }
+
+    @Test func aFailingStepOnAnExistingDatabaseKeepsTheStepsBeforeIt() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE items;\n", to: "0001_items.sql", in: scratch)
+        #expect(run("migrate", scratch) == CLIExitCode.success.rawValue)
+        try write("-- migrate:up\nCREATE TABLE more (id INTEGER PRIMARY KEY);\nINSERT INTO nowhere VALUES (1);\n", to: "0002_more.sql", in: scratch)
+        #expect(run("migrate", scratch) == CLIExitCode.migrationFailed.rawValue)
+        let (items, more, ledger) = try DatabaseQueue(path: scratch.path).read { db in
+            (try db.tableExists("items"), try db.tableExists("more"), try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        }
+        #expect(items && !more)
+        #expect(ledger == ["0001_items"])
+        // The second step has no down section: rollback refuses it, and touches nothing.
+        try write("-- migrate:up\nCREATE TABLE more (id INTEGER PRIMARY KEY);\n", to: "0002_more.sql", in: scratch)
+        #expect(run("migrate", scratch) == CLIExitCode.success.rawValue)
+        #expect(run("rollback", scratch) == CLIExitCode.refused.rawValue)
+        #expect(try DatabaseQueue(path: scratch.path).read { try $0.tableExists("more") })
+        #expect(run("rollback", scratch, ["--steps", "0"]) == CLIExitCode.success.rawValue)
+    }
+
+    @Test func verifyAndMigrateCheckTheIndexesTheyAreAskedFor() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);\n", to: "0001_items.sql", in: scratch)
+        #expect(run("migrate", scratch, ["--require-index", "items:items_name"]) == CLIExitCode.verificationFailed.rawValue)
+        #expect(run("verify", scratch) == CLIExitCode.success.rawValue)
+        #expect(run("verify", scratch, ["--require-index", "items:items_name"]) == CLIExitCode.verificationFailed.rawValue)
+        try DatabaseQueue(path: scratch.path).write { try $0.execute(sql: "CREATE INDEX items_name ON items(name)") }
+        #expect(run("verify", scratch, ["--require-index", "items:items_name"]) == CLIExitCode.success.rawValue)
+    }
+
+    @Test func theSchemaDumpIsTheCoresCanonicalText() throws {
+        let scratch = try ScratchDatabase()
+        try DatabaseQueue(path: scratch.path).write { db in
+            try db.execute(sql: "create table  B (x); CREATE TABLE \"a\" (\"Y\" text); CREATE INDEX b_x ON B(x)")
+        }
+        let dump = try DatabaseQueue(path: scratch.path).read { try SchemaDump.canonicalSQL(of: $0) }
+        #expect(dump == "CREATE TABLE a (y TEXT);\nCREATE TABLE b (x);\nCREATE INDEX b_x ON b (x);\n")
+        #expect(run("schema-dump", scratch) == CLIExitCode.success.rawValue)
+    }
+}
