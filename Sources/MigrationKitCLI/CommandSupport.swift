@@ -1,6 +1,6 @@
-import MigrationKitCommands
 import Foundation
 import MigrationKit
+import MigrationKitCommands
 import MigrationKitKeys
 import MigrationKitSQLCipher
 

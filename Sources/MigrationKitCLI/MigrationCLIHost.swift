@@ -1,4 +1,3 @@
-import MigrationKitCommands
 import Foundation
 import MigrationKit
 import MigrationKitSQLCipher

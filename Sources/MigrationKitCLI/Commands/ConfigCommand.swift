@@ -1,6 +1,6 @@
-import MigrationKitCommands
 import ArgumentParser
 import Foundation
+import MigrationKitCommands
 
 /// `migrationkit config`: the settings a command run here would use, and where each
 /// came from (flag, environment, file:line, default), as `git config --show-origin`

@@ -1,5 +1,5 @@
-import MigrationKitCommands
 import ArgumentParser
+import MigrationKitCommands
 import MigrationKitSQLCipher
 
 struct EncryptCommand: UsesProjectConnectionAndBackup {

@@ -1,6 +1,6 @@
-import MigrationKitCommands
 import ArgumentParser
 import MigrationKit
+import MigrationKitCommands
 import MigrationKitSQLCipher
 
 struct LintCommand: UsesProjectConnection {

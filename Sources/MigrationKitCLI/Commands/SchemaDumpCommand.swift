@@ -1,7 +1,7 @@
-import MigrationKitCommands
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitCommands
 import MigrationKitSQLCipher
 
 struct SchemaDumpCommand: UsesProjectConnection {

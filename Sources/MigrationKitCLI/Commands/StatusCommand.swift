@@ -1,7 +1,7 @@
-import MigrationKitCommands
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitCommands
 import MigrationKitSQLCipher
 
 struct StatusCommand: UsesProjectConnection {
@@ -12,8 +12,7 @@ struct StatusCommand: UsesProjectConnection {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
 
-    @Flag(name: .customLong("exit-code"), help: "Exit with code \(CLIExitCode.refused.rawValue) when migrate would refuse the database, \(CLIExitCode.pendingMigrations.rawValue) when migrations are pending (for deploy scripts).")
-    var exitCode = false
+    @OptionGroup var exitCode: StatusExitCodeOption
 
     func run() throws {
         let reporter = Reporter(output)
@@ -50,7 +49,7 @@ struct StatusCommand: UsesProjectConnection {
             appliedCount: status.applied.count,
             pendingCount: status.pending.count,
             migrateWouldRefuse: status.migrateWouldRefuse))
-        if exitCode { try report.throwExitCode() }
+        if exitCode.isRequested { try report.throwExitCode() }
     }
 }
 

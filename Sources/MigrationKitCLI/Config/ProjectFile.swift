@@ -1,5 +1,5 @@
-import MigrationKitCommands
 import Foundation
+import MigrationKitCommands
 import TOMLKit
 
 /// `migrationkit.toml`: the settings of a project, so that a deploy script or a systemd

@@ -1,6 +1,6 @@
-import MigrationKitCommands
 import ArgumentParser
 import Foundation
+import MigrationKitCommands
 
 /// The settings a command runs with, and where each came from: flags, then the
 /// `MIGRATIONKIT_*` environment, then `migrationkit.toml`, then the defaults.

@@ -1,5 +1,5 @@
-import MigrationKitCommands
 import MigrationKit
+import MigrationKitCommands
 
 /// What a fleet run reports: a table with a line per database, a count line, and the
 /// `--json` document with the same per database.

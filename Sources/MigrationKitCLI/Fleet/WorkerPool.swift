@@ -1,4 +1,3 @@
-import MigrationKitCommands
 import Foundation
 
 /// Runs one job per item on a fixed number of threads, each taking the next item when

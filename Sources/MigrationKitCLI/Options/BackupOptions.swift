@@ -1,6 +1,6 @@
-import MigrationKitCommands
 import ArgumentParser
 import Foundation
+import MigrationKitCommands
 import MigrationKitSQLCipher
 
 /// Backups written before a command changes a database.

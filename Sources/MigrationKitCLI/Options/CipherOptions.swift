@@ -1,4 +1,3 @@
-import MigrationKitCommands
 import ArgumentParser
 import MigrationKitSQLCipher
 

@@ -1,6 +1,6 @@
-import MigrationKitCommands
 import ArgumentParser
 import Foundation
+import MigrationKitCommands
 import MigrationKitSQLCipher
 
 /// The database and how to open it: path, key, cipher settings, lock timeout.

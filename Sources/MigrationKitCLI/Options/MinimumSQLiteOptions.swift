@@ -1,4 +1,3 @@
-import MigrationKitCommands
 import ArgumentParser
 import MigrationKit
 import MigrationKitSQLCipher

@@ -1,4 +1,3 @@
-import MigrationKitCommands
 import ArgumentParser
 
 /// Which project file to read settings from, and which of its databases.

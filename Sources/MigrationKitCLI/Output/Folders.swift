@@ -1,5 +1,5 @@
-import MigrationKitCommands
 import Foundation
+import MigrationKitCommands
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
-import MigrationKitCommands
 import Foundation
+import MigrationKitCommands
 import MigrationKitSQLCipher
 
 /// A file the user asked a command to write (`--output`).

@@ -79,3 +79,11 @@ package struct MigrationStateDocument: Encodable {
         self.mergedMissing = mergedMissing
     }
 }
+
+/// `status --exit-code`, the same flag on every command line.
+package struct StatusExitCodeOption: ParsableArguments {
+    @Flag(name: .customLong("exit-code"), help: "Exit with code \(CLIExitCode.refused.rawValue) when migrate would refuse the database, \(CLIExitCode.pendingMigrations.rawValue) when migrations are pending (for deploy scripts).")
+    package var isRequested = false
+
+    package init() {}
+}

@@ -1,9 +1,10 @@
 #if canImport(Glibc)
-import MigrationKit
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+
+import MigrationKit
 
 /// Moves an encrypted database to the linked SQLCipher's own format (a SQLCipher 3
 /// file to SQLCipher 4's defaults), or to another page size or KDF iteration count.

@@ -1,9 +1,10 @@
 #if canImport(Glibc)
-import MigrationKit
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+
+import MigrationKit
 
 /// The key's own life: encrypting a plaintext database, decrypting one for export,
 /// and rotating a key.

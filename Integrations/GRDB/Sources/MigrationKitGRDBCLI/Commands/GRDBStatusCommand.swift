@@ -12,8 +12,7 @@ struct GRDBStatusCommand: ParsableCommand, PrintsOutput {
     @OptionGroup var connection: GRDBConnectionOptions
     @OptionGroup var output: OutputOptions
 
-    @Flag(name: .customLong("exit-code"), help: "Exit with code \(CLIExitCode.refused.rawValue) when migrate would refuse the database, \(CLIExitCode.pendingMigrations.rawValue) when migrations are pending (for deploy scripts).")
-    var exitCode = false
+    @OptionGroup var exitCode: StatusExitCodeOption
 
     func run() throws {
         let reporter = Reporter(output)
@@ -34,7 +33,7 @@ struct GRDBStatusCommand: ParsableCommand, PrintsOutput {
             migrations: report.migrations, unknownApplied: status.unknownApplied,
             appliedCount: status.applied.count, pendingCount: status.pending.count,
             migrateWouldRefuse: status.migrateWouldRefuse))
-        if exitCode { try report.throwExitCode() }
+        if exitCode.isRequested { try report.throwExitCode() }
     }
 }
 
