@@ -53,20 +53,3 @@ struct LintDocument: Encodable {
     let errorCount: Int
     let warningCount: Int
 }
-
-/// Prints findings as `path:line: severity[rule]: message` with the fix on the next line.
-enum LintPrinter {
-    /// - Parameter asWarnings: print to standard error as warnings (before a migrate),
-    ///   rather than as the report itself.
-    static func print(_ findings: [LintFinding], reporter: Reporter, asWarnings: Bool) {
-        for finding in findings {
-            let line = "\(finding.path):\(finding.line): \(finding.severity)[\(finding.rule)]: \(finding.message)"
-            if asWarnings {
-                if !reporter.quiet { Console.error(line + "\n  fix: " + finding.fix) }
-            } else {
-                reporter.line(line)
-                reporter.line("  fix: " + finding.fix)
-            }
-        }
-    }
-}

@@ -149,14 +149,8 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     /// - Parameter listed: nil when the findings are printed here; otherwise the
     ///   database whose `lint` shows them.
     private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter, listed database: String? = nil) throws {
-        let findings = MigrationLinter(context: minimum.applied(to: context)).lint(checked)
-        if database == nil { LintPrinter.print(findings, reporter: reporter, asWarnings: true) }
-        let errors = findings.filter { $0.severity == .error }.count
-        if errors > 0 {
-            let found = "Lint found \(errors) error\(errors == 1 ? "" : "s") in pending migrations"
-            let shown = database.map { "; nothing was applied. See them with `migrationkit lint --db-path \($0)`" } ?? " (listed above); nothing was applied"
-            throw CLIError(.migrationFailed, found + shown + ". Fix them, or pass --no-lint if you are sure.")
-        }
+        try PendingLint(context: minimum.applied(to: context))
+            .check(checked, reporter: reporter, listedBy: database.map { "migrationkit lint --db-path \($0)" })
     }
 
     /// Whether migrating will write anything (steps pending, or bookkeeping), so a

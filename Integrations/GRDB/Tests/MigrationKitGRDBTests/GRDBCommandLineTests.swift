@@ -60,6 +60,16 @@ import Testing
         #expect(run("rollback", scratch, ["--steps", "0"]) == CLIExitCode.success.rawValue)
     }
 
+    @Test func lintErrorsInPendingFilesBlockMigrateUnlessToldOtherwise() throws {
+        let scratch = try ScratchDatabase()
+        // journal_mode inside a migration: a lint error (the transaction ignores it).
+        try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\nPRAGMA journal_mode = WAL;\n", to: "0001_items.sql", in: scratch)
+        #expect(run("migrate", scratch) == CLIExitCode.migrationFailed.rawValue)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path))
+        #expect(run("migrate", scratch, ["--no-lint"]) == CLIExitCode.success.rawValue)
+        #expect(try DatabaseQueue(path: scratch.path).read { try $0.tableExists("items") })
+    }
+
     @Test func verifyAndMigrateCheckTheIndexesTheyAreAskedFor() throws {
         let scratch = try ScratchDatabase()
         try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);\n", to: "0001_items.sql", in: scratch)

@@ -7,10 +7,28 @@ import MigrationKitGRDB
 /// the SQL files of `--migrations`.
 enum GRDBCommandSupport {
     static func runner(_ migrations: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter) throws -> GRDBMigrationRunner {
-        var runner = try GRDBCLIContext.host.runner
-            ?? GRDBMigrationRunner(steps: migrations.loadFiles(reporter: reporter).map { MigrationStep<Database>(file: $0) })
+        try loadMigrations(migrations, requiredIndexes: requiredIndexes, reporter: reporter).runner
+    }
+
+    /// The runner and, for SQL migrations, the files it was built from (for lint).
+    static func loadMigrations(_ migrations: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter) throws -> (runner: GRDBMigrationRunner, files: [SQLMigrationFile]?) {
+        if var runner = GRDBCLIContext.host.runner {
+            runner.verifier.requiredIndexes += requiredIndexes
+            return (runner, nil)
+        }
+        let files = try migrations.loadFiles(reporter: reporter)
+        var runner = try GRDBMigrationRunner(steps: files.map { MigrationStep<Database>(file: $0) })
         runner.verifier.requiredIndexes += requiredIndexes
-        return runner
+        return (runner, files)
+    }
+
+    /// What the linter knows of the SQLite GRDB links and of the database `db`.
+    static func lintContext(_ db: Database, for files: [SQLMigrationFile]) throws -> LintContext {
+        let version = try String.fetchOne(db, sql: "SELECT sqlite_version()") ?? ""
+        var context = LintContext(sqliteVersion: SQLiteVersion(version) ?? SQLiteVersion(3, 0, 0),
+                                  libraryDescription: "SQLite \(version) (through GRDB)")
+        context.compileOptions = Set(try String.fetchAll(db, sql: "PRAGMA compile_options"))
+        return try context.consulting(db, for: files)
     }
 
     /// Runs migration steps: an SQLite error meanwhile is a failed step.

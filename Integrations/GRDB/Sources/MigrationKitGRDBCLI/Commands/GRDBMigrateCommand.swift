@@ -17,15 +17,26 @@ struct GRDBMigrateCommand: ParsableCommand, PrintsOutput {
     @Option(name: .customLong("require-index"), help: ArgumentHelp("Fail verification unless this index exists (repeatable).", valueName: "table:index"))
     var requiredIndexes: [RequiredIndexSpec] = []
 
+    @Flag(name: .customLong("no-lint"), help: "Skip the lint of pending migration files (its errors otherwise block the run).")
+    var noLint = false
+
     func run() throws {
         let reporter = Reporter(output)
-        let runner = try GRDBCommandSupport.runner(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter)
+        let loaded = try GRDBCommandSupport.loadMigrations(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter)
+        let runner = loaded.runner
         if let target { _ = try runner.registry.index(ofTarget: target) }
         let database = try GRDBDatabaseOpener.open(connection, access: .create)
         let start = ContinuousClock.now
         let applied: [String]
         do {
             let pending = try runner.migrationStatus(in: database.writer).pending
+            if !noLint, let files = loaded.files {
+                let checked = files.filter { Set(pending).contains($0.identifier) }
+                if !checked.isEmpty {
+                    let context = try database.writer.read { try GRDBCommandSupport.lintContext($0, for: checked) }
+                    try PendingLint(context: context).check(checked, reporter: reporter)
+                }
+            }
             try GRDBCommandSupport.runningSteps {
                 if let target { try runner.migrate(in: database.writer, upTo: target) } else { try runner.migrate(in: database.writer) }
             }

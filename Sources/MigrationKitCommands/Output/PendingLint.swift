@@ -1,0 +1,42 @@
+import MigrationKit
+
+/// Lint of the migration files a `migrate` is about to apply, on every command line:
+/// warnings are printed, errors stop the run before anything changes.
+package struct PendingLint {
+    /// What the linter knows of the SQLite and the database the files will meet.
+    package let context: LintContext
+
+    package init(context: LintContext) {
+        self.context = context
+    }
+
+    /// - Parameter listedBy: nil when the findings are printed here; otherwise the
+    ///   command that shows them (a fleet does not print each database's).
+    package func check(_ files: [SQLMigrationFile], reporter: Reporter, listedBy command: String? = nil) throws {
+        let findings = MigrationLinter(context: context).lint(files)
+        if command == nil { LintPrinter.print(findings, reporter: reporter, asWarnings: true) }
+        let errors = findings.filter { $0.severity == .error }.count
+        if errors > 0 {
+            let found = "Lint found \(errors) error\(errors == 1 ? "" : "s") in pending migrations"
+            let shown = command.map { "; nothing was applied. See them with `\($0)`" } ?? " (listed above); nothing was applied"
+            throw CLIError(.migrationFailed, found + shown + ". Fix them, or pass --no-lint if you are sure.")
+        }
+    }
+}
+
+/// Lint findings as lines: `path:line: severity[rule]: message`, then the fix.
+package enum LintPrinter {
+    /// - Parameter asWarnings: print to standard error as warnings (before a migrate),
+    ///   rather than as the report itself.
+    package static func print(_ findings: [LintFinding], reporter: Reporter, asWarnings: Bool) {
+        for finding in findings {
+            let line = "\(finding.path):\(finding.line): \(finding.severity)[\(finding.rule)]: \(finding.message)"
+            if asWarnings {
+                if !reporter.quiet { Console.error(line + "\n  fix: " + finding.fix) }
+            } else {
+                reporter.line(line)
+                reporter.line("  fix: " + finding.fix)
+            }
+        }
+    }
+}
