@@ -93,11 +93,11 @@ public enum DatabaseChecks {
     }
 
     /// What to do about rows whose parent is missing.
-    public static let orphanAdvice = "delete the orphan rows, or restore their parents, in a migration "
+    static let orphanAdvice = "delete the orphan rows, or restore their parents, in a migration "
         + "(e.g. DELETE FROM child WHERE parentId NOT IN (SELECT id FROM parent))"
 
     /// quick_check answers with several lines for several problems; keep them on one.
-    public static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
     }
 }
