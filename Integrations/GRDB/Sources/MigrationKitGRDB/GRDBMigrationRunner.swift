@@ -136,12 +136,24 @@ public struct GRDBMigrationRunner: Sendable {
     /// changing anything when one of them has no down closure.
     @discardableResult
     public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int) throws -> [String] {
+        try rollback(.latest(count), in: writer)
+    }
+
+    /// Rolls back every applied step registered after `target`, latest first, leaving
+    /// the database as `migrate(in:upTo: target)` would have.
+    @discardableResult
+    public func rollbackMigrations(in writer: any DatabaseWriter, to target: String) throws -> [String] {
+        try rollback(.after(target), in: writer)
+    }
+
+    /// Rolls back the steps `selection` names (`MigrationAnalysis.rollbackPlan`).
+    private func rollback(_ selection: RollbackSelection, in writer: any DatabaseWriter) throws -> [String] {
         let rolledBack: [String] = try writer.barrierWriteWithoutTransaction { db in
             let analysis = MigrationAnalysis(registry: registry, snapshot: try GRDBMigrationHistory.snapshot(in: db))
             // Stricter than the SQLCipher runner, as it always was here: an edited step's
             // down closure is not the one its up closure was written against.
             try analysis.refuseUnsafeHistory()
-            let doomed = try analysis.rollbackPlan(.latest(count))
+            let doomed = try analysis.rollbackPlan(selection)
             // As GRDB runs its steps: foreign keys off, so a down step may rebuild a table
             // (the 12-step procedure), and checked before each commit.
             let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false

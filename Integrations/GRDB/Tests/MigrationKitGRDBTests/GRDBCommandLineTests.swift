@@ -60,6 +60,21 @@ import Testing
         #expect(run("rollback", scratch, ["--steps", "0"]) == CLIExitCode.success.rawValue)
     }
 
+    @Test func rollbackToATargetUndoesEverythingAfterIt() throws {
+        let scratch = try ScratchDatabase()
+        for (number, table) in [(1, "a"), (2, "b"), (3, "c")] {
+            try write("-- migrate:up\nCREATE TABLE \(table) (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE \(table);\n", to: "000\(number)_\(table).sql", in: scratch)
+        }
+        #expect(run("migrate", scratch) == CLIExitCode.success.rawValue)
+        #expect(run("rollback", scratch, ["--to", "0009_nothing"]) == CLIExitCode.usage.rawValue)
+        #expect(run("rollback", scratch, ["--to", "0001_a", "--steps", "1"]) == CLIExitCode.usage.rawValue)
+        #expect(run("rollback", scratch, ["--to", "0001_a"]) == CLIExitCode.success.rawValue)
+        let ledger = try DatabaseQueue(path: scratch.path).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(ledger == ["0001_a"])
+        let tables = try DatabaseQueue(path: scratch.path).read { db in try ["a", "b", "c"].filter { try db.tableExists($0) } }
+        #expect(tables == ["a"])
+    }
+
     @Test func lintErrorsInPendingFilesBlockMigrateUnlessToldOtherwise() throws {
         let scratch = try ScratchDatabase()
         // journal_mode inside a migration: a lint error (the transaction ignores it).

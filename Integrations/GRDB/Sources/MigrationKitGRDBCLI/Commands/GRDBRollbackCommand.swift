@@ -11,10 +11,14 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
     @OptionGroup var output: OutputOptions
 
     @Option(name: .customLong("steps"), help: ArgumentHelp("How many migrations to roll back (default 1).", valueName: "n"))
-    var steps: Int = 1
+    var steps: Int?
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("Roll back every migration after this one.", valueName: "id"))
+    var target: String?
 
     func validate() throws {
-        if steps < 0 { throw ValidationError("--steps must be zero or more.") }
+        if steps != nil && target != nil { throw ValidationError("Give --steps or --to, not both.") }
+        if let steps, steps < 0 { throw ValidationError("--steps must be zero or more.") }
     }
 
     func run() throws {
@@ -22,7 +26,10 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
         let runner = try GRDBCommandSupport.runner(connection.migrations, reporter: reporter)
         let database = try GRDBDatabaseOpener.open(connection, access: .change)
         let start = ContinuousClock.now
-        let rolledBack = try GRDBCommandSupport.runningSteps { try runner.rollbackMigrations(in: database.writer, steps: steps) }
+        let rolledBack = try GRDBCommandSupport.runningSteps {
+            if let target { return try runner.rollbackMigrations(in: database.writer, to: target) }
+            return try runner.rollbackMigrations(in: database.writer, steps: steps ?? 1)
+        }
         let duration = ContinuousClock.now - start
         for identifier in rolledBack { reporter.line("Rolled back \(identifier)") }
         reporter.line(rolledBack.isEmpty
