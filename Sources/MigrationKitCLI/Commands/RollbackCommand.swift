@@ -12,20 +12,7 @@ struct RollbackCommand: UsesProjectConnectionAndBackup {
     @OptionGroup var backup: BackupOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(name: .customLong("steps"), help: ArgumentHelp("How many migrations to roll back (default 1).", valueName: "n"))
-    var steps: Int?
-
-    @Option(name: .customLong("to"), help: ArgumentHelp("Roll back every migration after this one.", valueName: "id"))
-    var target: String?
-
-    func validate() throws {
-        if steps != nil && target != nil {
-            throw ValidationError("Give --steps or --to, not both.")
-        }
-        if let steps, steps < 0 {
-            throw ValidationError("--steps must be zero or more.")
-        }
-    }
+    @OptionGroup var scope: RollbackScopeOptions
 
     func run() throws {
         let reporter = Reporter(output)
@@ -38,14 +25,14 @@ struct RollbackCommand: UsesProjectConnectionAndBackup {
         let writer = try CommandSupport.openWriter(connection, access: .change, reporter: reporter)
         // Everything the rollback would refuse for is checked before the backup, so a
         // refused rollback writes nothing (and prunes no older backup).
-        let plan = try target.map { try runner.rollbackPlan(in: writer, to: $0) } ?? runner.rollbackPlan(in: writer, steps: steps ?? 1)
+        let plan = try scope.target.map { try runner.rollbackPlan(in: writer, to: $0) } ?? runner.rollbackPlan(in: writer, steps: scope.latestCount)
         var backupPath: String?
         if !backup.skip, !plan.isEmpty {
             backupPath = try backup.create(of: writer)
             reporter.line("Backup: \(backupPath ?? "")")
         }
-        let report = try target.map { try runner.rollbackMigrations(in: writer, to: $0) }
-            ?? runner.rollbackMigrations(in: writer, steps: steps ?? 1)
+        let report = try scope.target.map { try runner.rollbackMigrations(in: writer, to: $0) }
+            ?? runner.rollbackMigrations(in: writer, steps: scope.latestCount)
         if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
         reporter.line(report.steps.isEmpty
             ? "Nothing to roll back."

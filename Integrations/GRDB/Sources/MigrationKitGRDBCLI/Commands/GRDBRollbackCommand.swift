@@ -10,16 +10,7 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
     @OptionGroup var connection: GRDBConnectionOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(name: .customLong("steps"), help: ArgumentHelp("How many migrations to roll back (default 1).", valueName: "n"))
-    var steps: Int?
-
-    @Option(name: .customLong("to"), help: ArgumentHelp("Roll back every migration after this one.", valueName: "id"))
-    var target: String?
-
-    func validate() throws {
-        if steps != nil && target != nil { throw ValidationError("Give --steps or --to, not both.") }
-        if let steps, steps < 0 { throw ValidationError("--steps must be zero or more.") }
-    }
+    @OptionGroup var scope: RollbackScopeOptions
 
     func run() throws {
         let reporter = Reporter(output)
@@ -27,8 +18,8 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
         let database = try GRDBDatabaseOpener.open(connection, access: .change)
         let start = ContinuousClock.now
         let rolledBack = try GRDBCommandSupport.runningSteps {
-            if let target { return try runner.rollbackMigrations(in: database.writer, to: target) }
-            return try runner.rollbackMigrations(in: database.writer, steps: steps ?? 1)
+            if let target = scope.target { return try runner.rollbackMigrations(in: database.writer, to: target) }
+            return try runner.rollbackMigrations(in: database.writer, steps: scope.latestCount)
         }
         let duration = ContinuousClock.now - start
         for identifier in rolledBack { reporter.line("Rolled back \(identifier)") }
