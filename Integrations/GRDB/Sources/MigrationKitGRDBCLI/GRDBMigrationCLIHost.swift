@@ -4,7 +4,7 @@ import MigrationKitGRDB
 /// What a GRDB app supplies to get the migration commands (`migrate`, `status`,
 /// `rollback`, `verify`, `schema-dump`) in its own binary, over its own GRDB writer.
 ///
-/// The counterpart of `MigrationCLIHost`, whose commands open SQCipher files: these
+/// The counterpart of `MigrationCLIHost`, whose commands open SQLCipher files: these
 /// open whatever writer the app's `openWriter` returns (a `DatabaseQueue`, a
 /// `DatabasePool` in WAL mode, a configured one that registers the app's functions).
 public struct GRDBMigrationCLIHost: Sendable {

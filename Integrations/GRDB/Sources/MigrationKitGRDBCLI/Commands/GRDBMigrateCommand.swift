@@ -31,7 +31,8 @@ struct GRDBMigrateCommand: ParsableCommand, PrintsOutput {
         do {
             let pending = try runner.migrationStatus(in: database.writer).pending
             if !noLint, let files = loaded.files {
-                let checked = files.filter { Set(pending).contains($0.identifier) }
+                let pendingSet = Set(pending)
+                let checked = files.filter { pendingSet.contains($0.identifier) }
                 if !checked.isEmpty {
                     let context = try database.writer.read { try GRDBCommandSupport.lintContext($0, for: checked) }
                     try PendingLint(context: context).check(checked, reporter: reporter)
