@@ -49,7 +49,13 @@ let package = Package(
             "MigrationKitGRDB", "MigrationKitGRDBCLI",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Examples/GRDBNotes"),
-        .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB", "MigrationKitGRDBCLI", "MigrationKitCommands", "grdb-notes"]),
+        // Scratch database files for both test targets.
+        .target(name: "GRDBTestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/GRDBTestSupport"),
+        .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB", "GRDBTestSupport"]),
+        // The commands, in process and through the example app's binary.
+        .testTarget(name: "MigrationKitGRDBCLITests", dependencies: [
+            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitGRDB", "grdb-notes", "GRDBTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

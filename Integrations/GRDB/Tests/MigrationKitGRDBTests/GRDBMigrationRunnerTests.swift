@@ -2,35 +2,8 @@ import Foundation
 import GRDB
 import MigrationKit
 import MigrationKitGRDB
+import GRDBTestSupport
 import Testing
-
-/// A database file in a folder of its own, removed afterwards.
-final class ScratchDatabase: @unchecked Sendable {
-    let folder: URL
-    var path: String { folder.appendingPathComponent("app.sqlite").path }
-
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-grdb-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    func queue() throws -> DatabaseQueue { try DatabaseQueue(path: path) }
-    func pool() throws -> DatabasePool { try DatabasePool(path: path) }
-
-    deinit { try? FileManager.default.removeItem(at: folder) }
-}
-
-/// Both kinds of GRDB writer: a queue, and a pool in WAL mode.
-enum WriterKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case queue, pool
-    var testDescription: String { rawValue }
-    func open(_ scratch: ScratchDatabase) throws -> any DatabaseWriter {
-        switch self {
-        case .queue: return try scratch.queue()
-        case .pool: return try scratch.pool()
-        }
-    }
-}
 
 private func tables(_ reader: any DatabaseReader) throws -> [String] {
     try reader.read { db in

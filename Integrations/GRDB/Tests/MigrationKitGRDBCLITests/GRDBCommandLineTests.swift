@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBTestSupport
 import MigrationKit
 import MigrationKitCommands
 import MigrationKitGRDB

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBTestSupport
 import Testing
 
 /// The README's GRDB example app (Examples/GRDBNotes), run as a user runs it: the built
