@@ -27,6 +27,10 @@ public struct GRDBMigrationRunner: Sendable {
     /// Passed to GRDB for every step: `.deferred` (GRDB's default: checked once before
     /// each step commits) or `.immediate`.
     public var foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks
+    /// Told of each rollback step as it starts and once it has committed, with its
+    /// duration, as the SQLCipher runner tells its observer. (GRDB's migrator runs the
+    /// migrate steps; their durations are in `recordedDurations(in:)`.)
+    public var observer: (@Sendable (MigrationEvent) -> Void)?
 
     public init(
         steps: [MigrationStep<Database>],
@@ -159,15 +163,18 @@ public struct GRDBMigrationRunner: Sendable {
             let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
             if enforced { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
             defer { if enforced { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-            for step in doomed {
+            for (position, step) in doomed.enumerated() {
+                observer?(.willRollback(identifier: step.identifier, position: position + 1, total: doomed.count))
+                let start = ContinuousClock.now
                 try db.inTransaction(.immediate) {
                     try step.rollback?(db)
                     try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [step.identifier])
                     try GRDBMigrationHistory.forget(step.identifier, in: db)
-                    let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
+                    let violations = try DatabaseChecks.foreignKeyViolationCount(in: db, pragmaFunctions: true)
                     if violations > 0 { throw MigrationKitError.foreignKeyViolations(count: violations) }
                     return .commit
                 }
+                observer?(.didRollback(identifier: step.identifier, duration: ContinuousClock.now - start))
             }
             return doomed.map(\.identifier)
         }

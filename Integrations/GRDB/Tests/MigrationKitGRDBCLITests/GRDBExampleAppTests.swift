@@ -72,7 +72,8 @@ import Testing
         try DatabaseQueue(path: path).write { try $0.execute(sql: "INSERT INTO note (body) VALUES ('two words')") }
         let rollback = try run(["rollback", "--db-path", path])
         #expect(rollback.status == 0, "\(rollback.output)")
-        #expect(rollback.stdout.hasPrefix("Rolled back 0003_add_word_count\nRolled back 1 migration in "))
+        let rollbackLines = rollback.stdout.split(separator: "\n").map(String.init)
+        #expect(rollbackLines.count == 2 && rollbackLines[0].hasPrefix("Rolled back 0003_add_word_count (") && rollbackLines[1].hasPrefix("Rolled back 1 migration in "), "\(rollback.output)")
         #expect(try columns(path) == ["id", "body", "createdAt"])
         #expect(try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: "SELECT body FROM note") } == "two words")
         #expect(try grdbCompleted(path) == ["0001_create_notes", "0002_index_notes_by_date"])
@@ -84,7 +85,11 @@ import Testing
         #expect(statusJSON?["pendingCount"] as? Int == 1)
         #expect(statusJSON?["exists"] as? Bool == true)
 
-        // Migrating again computes the word count with the app's own Swift.
+        // Migrating again computes the word count with the app's own Swift; rolling it
+        // back and forth again shows --json's steps.
+        #expect(try run(["migrate", "--db-path", path]).status == 0)
+        let rollbackJSON = try JSONSerialization.jsonObject(with: Data(try run(["rollback", "--db-path", path, "--json"]).stdout.utf8)) as? [String: Any]
+        #expect((rollbackJSON?["rolledBack"] as? [[String: Any]])?.map { $0["identifier"] as? String } == ["0003_add_word_count"])
         #expect(try run(["migrate", "--db-path", path]).status == 0)
         #expect(try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT wordCount FROM note") } == 2)
 

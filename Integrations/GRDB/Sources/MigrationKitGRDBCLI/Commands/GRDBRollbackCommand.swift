@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MigrationKit
 import MigrationKitCommands
 
@@ -14,7 +15,14 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
 
     func run() throws {
         let reporter = Reporter(output)
-        let runner = try GRDBCommandSupport.runner(connection.migrations, reporter: reporter)
+        var runner = try GRDBCommandSupport.runner(connection.migrations, reporter: reporter)
+        let steps = RolledBackSteps()
+        runner.observer = { event in
+            if case .didRollback(let identifier, let duration) = event {
+                steps.append(.init(identifier: identifier, durationMs: duration.wholeMilliseconds))
+                reporter.line("Rolled back \(identifier) (\(duration.humanReadable))")
+            }
+        }
         let database = try GRDBDatabaseOpener.open(connection, access: .change)
         let start = ContinuousClock.now
         let rolledBack = try GRDBCommandSupport.runningSteps {
@@ -22,15 +30,25 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
             return try runner.rollbackMigrations(in: database.writer, steps: scope.latestCount)
         }
         let duration = ContinuousClock.now - start
-        for identifier in rolledBack { reporter.line("Rolled back \(identifier)") }
         reporter.line(rolledBack.isEmpty
             ? "Nothing to roll back."
             : "Rolled back \(rolledBack.count) migration\(rolledBack.count == 1 ? "" : "s") in \(duration.humanReadable); verification passed.")
         try reporter.document(RollbackDocument(
             database: database.path,
             backup: nil,
-            // One transaction per step; GRDB's runner times the run, not each step.
-            rolledBack: rolledBack.map { .init(identifier: $0, durationMs: 0) },
+            rolledBack: steps.all,
             durationMs: duration.wholeMilliseconds))
     }
+}
+
+/// The steps rolled back so far, as the runner's observer reports them.
+private final class RolledBackSteps: @unchecked Sendable {
+    private let lock = NSLock()
+    private var steps: [MigrateDocument.Step] = []
+
+    func append(_ step: MigrateDocument.Step) {
+        lock.withLock { steps.append(step) }
+    }
+
+    var all: [MigrateDocument.Step] { lock.withLock { steps } }
 }
