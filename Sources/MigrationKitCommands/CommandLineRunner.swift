@@ -11,10 +11,15 @@ package struct CommandLineRunner {
     package let commandName: String
     /// Presents the database layer's own errors (nil for any other).
     package let layerErrors: (any Error) -> ErrorPresentation?
+    /// Whether `migrate` has `--allow-out-of-order` and `--accept-modified`, which a
+    /// refusal then suggests.
+    package let offersOverrides: Bool
 
-    package init(root: any ParsableCommand.Type, commandName: String, layerErrors: @escaping (any Error) -> ErrorPresentation?) {
+    package init(root: any ParsableCommand.Type, commandName: String, offersOverrides: Bool = true,
+                 layerErrors: @escaping (any Error) -> ErrorPresentation?) {
         self.root = root
         self.commandName = commandName
+        self.offersOverrides = offersOverrides
         self.layerErrors = layerErrors
     }
 
@@ -39,7 +44,7 @@ package struct CommandLineRunner {
         } catch let exit as ExitCode {
             return exit.rawValue
         } catch {
-            if let presentation = ErrorPresentation(error, root: root, layer: layerErrors) {
+            if let presentation = ErrorPresentation(error, root: root, layer: layerErrors, offersOverrides: offersOverrides) {
                 presentation.print(commandName: commandName, json: json)
                 return presentation.exitCode.rawValue
             }

@@ -62,6 +62,12 @@ import Testing
         #expect(presented.kind == "unknownMigration")
         #expect(!presented.message.contains("\n"))
         #expect(presented.message.contains("0042\\nforged"))
+        // A command line without --accept-modified does not suggest it.
+        let edited = MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: ["0001_a.sql"])
+        let offered = try #require(ErrorPresentation(edited, root: Probe.self) { _ in nil })
+        let withheld = try #require(ErrorPresentation(edited, root: Probe.self, layer: { _ in nil }, offersOverrides: false))
+        #expect(offered.message.contains("--accept-modified 0001_a") && !withheld.message.contains("--accept-modified"))
+        #expect(withheld.exitCode == .refused && withheld.message.hasSuffix("put the change in a new migration."))
         // ArgumentParser's own errors are left to ArgumentParser.
         #expect(ErrorPresentation(ValidationError("bad"), root: Probe.self) { _ in nil } == nil)
     }

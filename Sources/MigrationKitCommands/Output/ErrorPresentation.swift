@@ -17,7 +17,10 @@ package struct ErrorPresentation {
     /// - Parameters:
     ///   - root: the command line's root command, which knows ArgumentParser's errors.
     ///   - layer: presents the database layer's errors; nil for any other.
-    package init?(_ error: any Error, root: any ParsableCommand.Type, layer: (any Error) -> ErrorPresentation?) {
+    ///   - offersOverrides: the command line has `--allow-out-of-order` and
+    ///     `--accept-modified`, so a refusal may suggest them.
+    package init?(_ error: any Error, root: any ParsableCommand.Type, layer: (any Error) -> ErrorPresentation?,
+                  offersOverrides: Bool = true) {
         if let presented = layer(error) {
             self = presented
             return
@@ -34,7 +37,7 @@ package struct ErrorPresentation {
         case let error as HostVerificationError:
             self.init(.verificationFailed, "verificationFailed", error.description)
         case let error as MigrationKitError:
-            self.init(Self.exitCode(for: error), error.name, error.description)
+            self.init(Self.exitCode(for: error), error.name, offersOverrides ? error.description : error.descriptionWithoutOverrides)
         case let error as SQLMigrationFileError:
             self.init(.fileError, "migrationFile.\(error.code.rawValue)", error.description)
         default:

@@ -1,5 +1,4 @@
 import GRDB
-import MigrationKit
 import MigrationKitCommands
 import MigrationKitGRDB
 
@@ -11,13 +10,11 @@ enum GRDBErrorPresentation {
         let state = GRDBCLIContext.current
         let database = state.path ?? "the database"
         switch error {
-        case let error as MigrationKitError where error.description != error.descriptionWithoutOverrides:
-            // These commands have no option that overrides the refusal: do not offer one.
-            return ErrorPresentation(kind: error.name, message: error.descriptionWithoutOverrides, exitCode: .refused)
         case let error as GRDBFileStatementError:
+            let aftermath = (state.runningSteps ?? .migrating).aftermath
             return ErrorPresentation(
                 kind: "migrationFailed",
-                message: "\(error.description); the failing migration's changes were undone, and the ones before it stay applied. Fix the file and run again.",
+                message: "\(error.description); \(aftermath). Fix the file and run again.",
                 exitCode: .migrationFailed)
         case let error as DatabaseError:
             let sqlite = error.message ?? "\(error.resultCode)"
@@ -37,10 +34,10 @@ enum GRDBErrorPresentation {
             case .SQLITE_IOERR:
                 return ErrorPresentation(kind: "ioError", message: "Reading or writing \(database) failed (\(sqlite)); check the disk.", exitCode: .fileError)
             default:
-                if state.runningSteps {
+                if let steps = state.runningSteps {
                     return ErrorPresentation(
                         kind: "migrationFailed",
-                        message: "A migration failed on \(database) (\(sqlite)); its changes were undone, and the ones before it stay applied.",
+                        message: "A step failed on \(database) (\(sqlite)); \(steps.aftermath).",
                         exitCode: .migrationFailed)
                 }
                 return ErrorPresentation(kind: "sqlite", message: "\(database): SQLite error: \(sqlite).", exitCode: .failure)

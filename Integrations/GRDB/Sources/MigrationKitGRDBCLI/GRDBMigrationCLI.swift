@@ -10,7 +10,9 @@ public enum GRDBMigrationCLI {
     /// Parses `arguments` (without the program name), runs the command, prints results
     /// and errors, and returns the exit code instead of exiting.
     public static func run(host: GRDBMigrationCLIHost, arguments: [String]) -> Int32 {
-        let runner = CommandLineRunner(root: GRDBRootCommand.self, commandName: host.commandName, layerErrors: GRDBErrorPresentation.present)
+        // No --allow-out-of-order or --accept-modified here: a refusal must not suggest them.
+        let runner = CommandLineRunner(root: GRDBRootCommand.self, commandName: host.commandName, offersOverrides: false,
+                                       layerErrors: GRDBErrorPresentation.present)
         return GRDBCLIContext.$host.withValue(host) { GRDBCLIContext.$current.withValue(GRDBCommandState()) { runner.run(arguments) } }
     }
 
@@ -28,11 +30,25 @@ enum GRDBCLIContext {
     @TaskLocal static var current = GRDBCommandState()
 }
 
-/// The database the running command opened, and whether it is running migration steps,
-/// so that an SQLite error can name the file and say a step failed.
+/// The database the running command opened, and which steps it is running, so that
+/// an SQLite error can name the file and say what the failed step left.
 final class GRDBCommandState: @unchecked Sendable {
+    /// Migration steps, or rollback steps, each in a transaction of its own.
+    enum Steps {
+        case migrating, rollingBack
+
+        /// What a failed step leaves, after its transaction rolled back.
+        var aftermath: String {
+            switch self {
+            case .migrating: return "that migration's changes were undone, and the migrations applied before it stay applied"
+            case .rollingBack: return "that rollback's changes were undone, and the migrations rolled back before it stay rolled back"
+            }
+        }
+    }
+
     var path: String?
-    var runningSteps = false
+    /// Nil while no step runs.
+    var runningSteps: Steps?
 }
 
 /// The root of the GRDB commands.

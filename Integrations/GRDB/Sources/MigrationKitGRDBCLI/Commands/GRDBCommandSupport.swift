@@ -24,17 +24,22 @@ enum GRDBCommandSupport {
 
     /// What the linter knows of the SQLite GRDB links and of the database `db`.
     static func lintContext(_ db: Database, for files: [SQLMigrationFile]) throws -> LintContext {
-        let version = try String.fetchOne(db, sql: "SELECT sqlite_version()") ?? ""
+        let version = try linkedSQLiteVersion()
         var context = LintContext(sqliteVersion: SQLiteVersion(version) ?? SQLiteVersion(3, 0, 0),
                                   libraryDescription: "SQLite \(version) (through GRDB)")
         context.compileOptions = Set(try String.fetchAll(db, sql: "PRAGMA compile_options"))
         return try context.consulting(db, for: files)
     }
 
-    /// Runs migration steps: an SQLite error meanwhile is a failed step.
-    static func runningSteps<T>(_ body: () throws -> T) rethrows -> T {
-        GRDBCLIContext.current.runningSteps = true
-        defer { GRDBCLIContext.current.runningSteps = false }
+    /// The version of the SQLite GRDB links (the system's), as `sqlite_version()` says.
+    static func linkedSQLiteVersion() throws -> String {
+        try DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "unknown"
+    }
+
+    /// Runs migration or rollback steps: an SQLite error meanwhile is a failed step.
+    static func running<T>(_ steps: GRDBCommandState.Steps, _ body: () throws -> T) rethrows -> T {
+        GRDBCLIContext.current.runningSteps = steps
+        defer { GRDBCLIContext.current.runningSteps = nil }
         return try body()
     }
 }

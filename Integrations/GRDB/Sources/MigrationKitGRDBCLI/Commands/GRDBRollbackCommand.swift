@@ -25,7 +25,7 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
         }
         let database = try GRDBDatabaseOpener.open(connection, access: .change)
         let start = ContinuousClock.now
-        let rolledBack = try GRDBCommandSupport.runningSteps {
+        let rolledBack = try GRDBCommandSupport.running(.rollingBack) {
             if let target = scope.target { return try runner.rollbackMigrations(in: database.writer, to: target) }
             return try runner.rollbackMigrations(in: database.writer, steps: scope.latestCount)
         }
