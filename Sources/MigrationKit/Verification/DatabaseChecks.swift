@@ -25,10 +25,10 @@ public enum DatabaseChecks {
     /// - Parameters:
     ///   - tolerated: violations that pass (the database had them before a migration);
     ///     nil tolerates any. Found violations are named in the detail either way.
-    ///   - pragmaFunctions: the SQLite has `pragma_foreign_key_check()` (3.20+), so one
-    ///     statement checks each table with the name bound.
+    ///   - pragmaFunctions: with `tables`, the SQLite has `pragma_foreign_key_check()`
+    ///     (3.20+), so one statement checks each table with the name bound.
     public static func foreignKeyCheck(_ db: some SQLQuerying, tables: [String]? = nil, tolerating tolerated: ForeignKeyViolations? = ForeignKeyViolations(),
-                                       pragmaFunctions: Bool) -> VerificationCheck {
+                                       pragmaFunctions: Bool = false) -> VerificationCheck {
         do {
             guard try foreignKeyViolationCount(in: db, tables: tables, pragmaFunctions: pragmaFunctions) > 0 else {
                 return .passed("foreign_key_check", detail: "no violations")
@@ -61,7 +61,7 @@ public enum DatabaseChecks {
     }
 
     /// Counts `PRAGMA foreign_key_check` rows without holding them in memory.
-    public static func foreignKeyViolationCount(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool) throws -> Int {
+    public static func foreignKeyViolationCount(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> Int {
         var count = 0
         for (sql, arguments) in foreignKeyCheckStatements(tables, pragmaFunctions: pragmaFunctions) {
             try db.forEachTextRow(sql: sql, arguments: arguments) { _ in count += 1 }
@@ -70,7 +70,7 @@ public enum DatabaseChecks {
     }
 
     /// Every violation, grouped (a few row ids per group are kept).
-    public static func foreignKeyViolations(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool) throws -> ForeignKeyViolations {
+    public static func foreignKeyViolations(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> ForeignKeyViolations {
         var result = ForeignKeyViolations()
         for (sql, arguments) in foreignKeyCheckStatements(tables, pragmaFunctions: pragmaFunctions) {
             try db.forEachTextRow(sql: sql, arguments: arguments) { row in

@@ -57,7 +57,7 @@ public struct SQLCipherMigrationVerifier: Sendable {
         if SQLCipherLibrary.hasCipherIntegrityCheck && !db.isInsideTransaction {
             checks.append(cipherIntegrityCheck(db))
         }
-        checks.append(quickCheck(db))
+        checks.append(DatabaseChecks.quickCheck(db))
         return checks
     }
 
@@ -66,8 +66,8 @@ public struct SQLCipherMigrationVerifier: Sendable {
         let foreignKeyChecks: [VerificationCheck]
         switch foreignKeys {
         case .checkedByTransaction: foreignKeyChecks = []
-        case .strict: foreignKeyChecks = [foreignKeyCheck(db, tolerating: ForeignKeyViolations())]
-        case .tolerating(let tolerated): foreignKeyChecks = [foreignKeyCheck(db, tolerating: tolerated)]
+        case .strict: foreignKeyChecks = [DatabaseChecks.foreignKeyCheck(db)]
+        case .tolerating(let tolerated): foreignKeyChecks = [DatabaseChecks.foreignKeyCheck(db, tolerating: tolerated)]
         }
         return foreignKeyChecks + requiredIndexes.map { DatabaseChecks.indexCheck($0, db) }
     }
@@ -76,27 +76,13 @@ public struct SQLCipherMigrationVerifier: Sendable {
     /// `quick_check` of each of `tables` (with its indexes) on SQLite 3.33+, of the
     /// whole file before. No `cipher_integrity_check`: it can only read the whole file.
     func changedTableIntegrityChecks(_ db: SQLCipherDatabase, tables: [String]) -> [VerificationCheck] {
-        guard SQLCipherLibrary.hasTableQuickCheck else { return [quickCheck(db)] }
-        return tables.map { quickCheck(db, table: $0) }
-    }
-
-    /// - Parameter tolerated: violations that pass (the database had them before a
-    ///   migration); nil tolerates any.
-    private func foreignKeyCheck(_ db: SQLCipherDatabase, tolerating tolerated: ForeignKeyViolations?) -> VerificationCheck {
-        DatabaseChecks.foreignKeyCheck(db, tolerating: tolerated, pragmaFunctions: SQLCipherLibrary.hasPragmaFunctions)
-    }
-
-    /// - Parameter table: the one table to check (SQLite 3.33+), or nil for all.
-    private func quickCheck(_ db: SQLCipherDatabase, table: String? = nil) -> VerificationCheck {
-        DatabaseChecks.quickCheck(db, table: table)
+        guard SQLCipherLibrary.hasTableQuickCheck else { return [DatabaseChecks.quickCheck(db)] }
+        return tables.map { DatabaseChecks.quickCheck(db, table: $0) }
     }
 
     private func cipherIntegrityCheck(_ db: SQLCipherDatabase) -> VerificationCheck {
         do {
-            var problems: [String] = []
-            try db.forEachRow(sql: "PRAGMA cipher_integrity_check") { row in
-                if let text = row[0].string { problems.append(text) }
-            }
+            let problems = try db.textColumn(sql: "PRAGMA cipher_integrity_check")
             guard problems.isEmpty else {
                 let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
                 return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: DatabaseChecks.oneLine(shown)))

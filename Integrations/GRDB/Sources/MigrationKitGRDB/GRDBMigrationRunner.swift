@@ -170,7 +170,7 @@ public struct GRDBMigrationRunner: Sendable {
                     try step.rollback?(db)
                     try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [step.identifier])
                     try GRDBMigrationHistory.forget(step.identifier, in: db)
-                    let violations = try DatabaseChecks.foreignKeyViolationCount(in: db, pragmaFunctions: true)
+                    let violations = try DatabaseChecks.foreignKeyViolationCount(in: db)
                     if violations > 0 { throw MigrationKitError.foreignKeyViolations(count: violations) }
                     return .commit
                 }

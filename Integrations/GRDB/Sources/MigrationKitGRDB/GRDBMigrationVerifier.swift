@@ -20,9 +20,7 @@ public struct GRDBMigrationVerifier: Sendable {
 
     /// `PRAGMA foreign_key_check`, then the required indexes, passed or failed.
     public func postMigrationChecks(_ db: Database) -> [VerificationCheck] {
-        // Debian 12's system SQLite (3.40) and every SQLite GRDB 7 supports have pragma
-        // functions (3.20+).
-        [DatabaseChecks.foreignKeyCheck(db, pragmaFunctions: true)] + requiredIndexes.map { DatabaseChecks.indexCheck($0, db) }
+        [DatabaseChecks.foreignKeyCheck(db)] + requiredIndexes.map { DatabaseChecks.indexCheck($0, db) }
     }
 
     /// Throws the first integrity problem found.

@@ -25,6 +25,11 @@ struct GRDBOpenedDatabase {
 
     /// Removes the file this command created, and its journals.
     func discardCreated() {
+        Self.removeFiles(of: path)
+    }
+
+    /// Removes a database file and its journals.
+    static func removeFiles(of path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 }
@@ -55,7 +60,7 @@ enum GRDBDatabaseOpener {
         do {
             return GRDBOpenedDatabase(path: path, writer: try GRDBCLIContext.host.openWriter(settings), created: created)
         } catch {
-            if created { unlink(path) }
+            if created { GRDBOpenedDatabase.removeFiles(of: path) }
             throw error
         }
     }

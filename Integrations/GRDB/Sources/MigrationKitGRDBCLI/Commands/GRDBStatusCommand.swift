@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GRDB
 import MigrationKit
 import MigrationKitCommands
 
@@ -24,7 +23,7 @@ struct GRDBStatusCommand: ParsableCommand, PrintsOutput {
             ? try runner.migrationStatus(in: GRDBDatabaseOpener.open(connection, access: .inspect).writer)
             : MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
         reporter.line(exists ? path : "\(path) (does not exist yet: migrate creates it)")
-        let sqliteVersion = try DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "unknown"
+        let sqliteVersion = try GRDBCommandSupport.linkedSQLiteVersion()
         reporter.line("  library: SQLite \(sqliteVersion) (through GRDB; not encrypted)")
         let report = StatusReport(status)
         report.print(to: reporter)
