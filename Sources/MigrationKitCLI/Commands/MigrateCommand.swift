@@ -150,7 +150,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     ///   database whose `lint` shows them.
     private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter, listed database: String? = nil) throws {
         try PendingLint(context: minimum.applied(to: context))
-            .check(checked, reporter: reporter, listedBy: database.map { "migrationkit lint --db-path \($0)" })
+            .check(checked, reporter: reporter, listedBy: database.map { "\(CLIContext.host.commandName) lint --db-path \($0)" })
     }
 
     /// Whether migrating will write anything (steps pending, or bookkeeping), so a
