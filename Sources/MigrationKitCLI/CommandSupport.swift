@@ -20,8 +20,11 @@ enum DatabaseAccess {
 enum CommandSupport {
     /// Resolves the key (printing the key options' warnings) and opens the database
     /// through the host. The key is derived exactly once, here.
-    static func openWriter(_ options: ConnectionOptions, access: DatabaseAccess, reporter: Reporter) throws -> SQLCipherWriter {
-        let settings = try connectionSettings(options, access: access, reporter: reporter)
+    ///
+    /// - Parameter announcing: the first line names the database (`announce`); false
+    ///   only where standard output is the data itself (`schema-dump` without --output).
+    static func openWriter(_ options: ConnectionOptions, access: DatabaseAccess, announcing: Bool = true, reporter: Reporter) throws -> SQLCipherWriter {
+        let settings = try connectionSettings(options, access: access, announcing: announcing, reporter: reporter)
         // Before opening, so the key is proven on the file as no other changing command
         // will leave it; again after, for a file this open just created.
         if access != .inspect { try holdChangeLock(on: settings.path, settings: settings) }
@@ -37,27 +40,47 @@ enum CommandSupport {
 
     /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);
     ///   migrate creating a missing database says so through `access`.
-    static func connectionSettings(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, reporter: Reporter) throws -> ConnectionSettings {
+    static func connectionSettings(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true, reporter: Reporter) throws -> ConnectionSettings {
         try connectionSettings(path: try options.requiredPath(), key: options.key, cipher: options.cipher,
-                               lockTimeout: options.lockTimeout, access: access, keyIsNew: keyIsNew, reporter: reporter)
+                               lockTimeout: options.lockTimeout, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter)
     }
 
     /// The settings for one database from parsed option groups (commands such as
     /// `check` name their database with another option than --db-path).
     static func connectionSettings(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
-                                   access: DatabaseAccess, keyIsNew: Bool = false, reporter: Reporter) throws -> ConnectionSettings {
+                                   access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true, reporter: Reporter) throws -> ConnectionSettings {
+        if announcing { announce(path, reporter: reporter) }
         warnIfOnCommandLine(keyOptions, reporter: reporter)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
         let creating = access == .create && (size ?? 0) == 0
-        let key = try resolveKey(keyOptions, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
+        let key = try resolveKey(keyOptions, for: path, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
                                  keyIsNew: keyIsNew || creating, reporter: reporter)
         let configuration = self.configuration(path: path, cipher: cipher, lockTimeout: lockTimeout, access: access)
         MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
         return ConnectionSettings(path: path, key: key, configuration: configuration)
     }
 
+    /// The `[databases.NAME]` of the project file that chose this command's database,
+    /// if one did: named with the path in the first line and in `--json`.
+    static var databaseName: String? { CLIContext.resolvedSettings.settings?.database }
+
+    /// The first line of every command that works on a database: which file, and which
+    /// project file's table chose it, so that a deploy's log never leaves it to guessing.
+    static func announce(_ path: String, reporter: Reporter, note: String? = nil) {
+        var line = "Database: \(path)"
+        if let name = databaseName, let file = CLIContext.resolvedSettings.settings?.configFile {
+            line += " ([databases.\(name)] in \(file))"
+        }
+        reporter.line(line + (note.map { " (\($0))" } ?? ""))
+    }
+
     /// The key the options select (nil for --plaintext), read from its source once.
-    static func resolveKey(_ keyOptions: KeyOptions, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
+    ///
+    /// - Parameter path: the database the key is for: `{name}` in the key options stands
+    ///   for its name, here and only here, for every command (nil: a key shared by a
+    ///   fleet's databases, which has no `{name}`).
+    static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
+        let keyOptions = path.map { keyOptions.forDatabase(at: $0) } ?? keyOptions
         let source = try keyOptions.source(
             isSet: { getenv($0) != nil },
             standardInputIsTerminal: Console.standardInputIsTerminal,

@@ -106,6 +106,36 @@ import Glibc
         let one = try Binary.run(["migrate", "--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
                                   "--migrations", workspace.migrations, "--no-backup"], directory: workspace.root)
         #expect(one.status == 0, "\(one.output)")
+
+        // Every command that takes a database and a key expands `{name}` the same way.
+        for command in [["status"], ["verify"], ["schema-dump"], ["rollback", "--no-backup"], ["baseline", "--to", "0001_authors"]] {
+            let other = try Binary.run(command + ["--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
+                                                  "--migrations", workspace.migrations], directory: workspace.root)
+            #expect(other.status == 0, "\(command): \(other.output)")
+        }
+        #expect(try ledger(paths[2], passphrase: "key of tenant2") == "0001_authors")
+    }
+
+    /// A symbolic link to a tenant (an alias, which the pattern lists first) does not
+    /// hide the tenant: the real file is migrated once, under its own name and key.
+    @Test func anAliasLinkStandsForTheRealTenant() throws {
+        let (workspace, paths) = try fleet(2, key: { "key of \($0)" })
+        try FileManager.default.createDirectory(atPath: workspace.path("keys"), withIntermediateDirectories: true)
+        for index in 0..<2 { try workspace.write("keys/tenant\(index).key", "key of tenant\(index)\n", mode: 0o600) }
+        try FileManager.default.createSymbolicLink(atPath: workspace.path("tenants/a-current.db"), withDestinationPath: "tenant1.db")
+        let result = try Binary.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+                                     "--migrations", workspace.migrations, "--no-backup", "--json"], directory: workspace.root)
+        #expect(result.status == 0, "\(result.output)")
+        let databases = try #require(try decodeJSON(result.stdout)["databases"] as? [[String: Any]])
+        #expect(Set(databases.compactMap { $0["database"] as? String }.map { URL(fileURLWithPath: $0).lastPathComponent }) == ["tenant0.db", "tenant1.db"], "\(databases)")
+        #expect(databases.count == 2)
+        for index in 0..<2 {
+            #expect(try ledger(paths[index], passphrase: "key of tenant\(index)") == "0001_authors,0002_books")
+        }
+        // One command on the alias takes the real file's key as well.
+        let status = try Binary.run(["status", "--db-path", "tenants/a-current.db", "--password-file", "keys/{name}.key",
+                                     "--migrations", workspace.migrations], directory: workspace.root)
+        #expect(status.status == 0, "\(status.output)")
     }
 
     @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))

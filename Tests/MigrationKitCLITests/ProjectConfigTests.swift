@@ -128,6 +128,57 @@ import Glibc
         #expect(unknown.status == CLIExitCodeValue.usage.rawValue && unknown.stderr.contains("--database other") && unknown.stderr.contains("app, cache"), "\(unknown)")
     }
 
+    /// The README's own example (top-level settings and one `[databases.cache]`): a
+    /// bare command works on the top-level database, never silently on the table's, and
+    /// every command that touches a database names it in its first line and its JSON.
+    @Test func topLevelSettingsAreADatabaseOfTheirOwnAndEveryCommandNamesItsDatabase() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try FileManager.default.createDirectory(atPath: workspace.path("CacheMigrations"), withIntermediateDirectories: true)
+        try workspace.write("CacheMigrations/0001_entries.sql", "-- migrate:up\nCREATE TABLE entries (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE entries;\n")
+        try workspace.write("migrationkit.toml", """
+            db-path = "app.db"
+            migrations = "Migrations"
+            password-file = "key"
+
+            [databases.cache]
+            db-path = "cache.db"
+            migrations = "CacheMigrations"
+            """, mode: 0o600)
+        let bare = try Binary.run(["migrate", "--no-backup"], directory: workspace.root)
+        #expect(bare.status == 0, "\(bare)")
+        #expect(bare.stdout.split(separator: "\n").first == "Database: \(workspace.database)", "\(bare)")
+        #expect(FileManager.default.fileExists(atPath: workspace.database))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path("cache.db")), "the table's database was not asked for")
+
+        let named = try Binary.run(["migrate", "--no-backup", "--database", "cache"], directory: workspace.root)
+        #expect(named.status == 0, "\(named)")
+        #expect(named.stdout.split(separator: "\n").first == "Database: \(workspace.path("cache.db")) ([databases.cache] in \(workspace.path("migrationkit.toml")))", "\(named)")
+
+        // Each command that opens a database says which, in words and in --json.
+        for command in [["status"], ["verify"], ["schema-dump", "--output", workspace.path("schema.sql")], ["baseline", "--to", "0001_entries"],
+                        ["rollback", "--no-backup"], ["migrate", "--no-backup"]] {
+            let words = try Binary.run(command + ["--database", "cache"], directory: workspace.root)
+            #expect(words.status == 0, "\(command): \(words)")
+            #expect(words.stdout.hasPrefix("Database: \(workspace.path("cache.db")) ([databases.cache]"), "\(command): \(words)")
+            if command.first == "schema-dump" { try FileManager.default.removeItem(atPath: workspace.path("schema.sql")) }
+            let json = try Binary.run(command + ["--database", "cache", "--json"], directory: workspace.root)
+            #expect(json.status == 0 || command.first == "rollback", "\(command): \(json)")
+            let document = try decodeJSON(json.stdout)
+            if json.status == 0 {
+                #expect(document["database"] as? String == workspace.path("cache.db") && document["databaseName"] as? String == "cache", "\(command): \(json)")
+            }
+            if command.first == "schema-dump" { try FileManager.default.removeItem(atPath: workspace.path("schema.sql")) }
+        }
+        let topLevel = try decodeJSON(try Binary.run(["status", "--json"], directory: workspace.root).stdout)
+        #expect(topLevel["database"] as? String == workspace.database && topLevel.keys.contains("databaseName") && topLevel["databaseName"] is NSNull)
+
+        // With no top-level db-path, the only table is the database; with two, a refusal.
+        try workspace.write("migrationkit.toml", "password-file = \"key\"\n\n[databases.cache]\ndb-path = \"cache.db\"\nmigrations = \"CacheMigrations\"\n", mode: 0o600)
+        let only = try Binary.run(["status"], directory: workspace.root)
+        #expect(only.status == 0 && only.stdout.hasPrefix("Database: \(workspace.path("cache.db")) ([databases.cache]"), "\(only)")
+    }
+
     /// The issue's deploy script: in the project folder, `migrationkit migrate` and
     /// nothing else, the key from the keyring item the file names.
     @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))

@@ -109,6 +109,7 @@ struct CipherUpgradeDocument: Encodable {
     }
 
     let database: String
+    let databaseName: String?
     let from: Settings
     let to: Settings
     /// False when the database was already in the target format, or on a dry run.
@@ -122,6 +123,7 @@ struct CipherUpgradeDocument: Encodable {
 
     init(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration) {
         self.database = database
+        databaseName = CommandSupport.databaseName
         from = Settings(summary.from)
         to = Settings(summary.to)
         changed = summary.outcome == .upgraded
@@ -134,13 +136,14 @@ struct CipherUpgradeDocument: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case database, from, to, changed, dryRun, journalMode, sizeBefore, sizeAfter, backup, durationMs
+        case database, databaseName, from, to, changed, dryRun, journalMode, sizeBefore, sizeAfter, backup, durationMs
     }
 
     /// Absent values are written as null, so every field is always there.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(database, forKey: .database)
+        try container.encode(databaseName, forKey: .databaseName)
         try container.encode(from, forKey: .from)
         try container.encode(to, forKey: .to)
         try container.encode(changed, forKey: .changed)

@@ -70,9 +70,6 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     func run() throws {
         let reporter = Reporter(output)
         if isFleet { return try runFleet(reporter: reporter) }
-        var connection = connection
-        // `{name}` in the key options stands for this database's name, as in a fleet.
-        if let path = connection.dbPath { connection.key = connection.key.forDatabase(at: path) }
         let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes), reporter: reporter)
         var runner = loaded.runner
         runner.allowOutOfOrder = allowOutOfOrder
@@ -122,6 +119,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
         printSummary(report, reporter: reporter)
         try reporter.document(MigrateDocument(
             database: writer.path,
+            databaseName: CommandSupport.databaseName,
             applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds,
             verification: "passed",

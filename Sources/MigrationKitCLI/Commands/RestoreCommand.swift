@@ -30,7 +30,7 @@ struct RestoreCommand: UsesProjectConnectionAndBackup {
         }
         reporter.line("Restored \(settings.path) from \(source).")
         if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
-        try reporter.document(RestoreDocument(database: settings.path, restoredFrom: source, backup: safetyCopy))
+        try reporter.document(RestoreDocument(database: settings.path, databaseName: CommandSupport.databaseName, restoredFrom: source, backup: safetyCopy))
     }
 
     /// A backup of the database about to be replaced. One that does not open with this
@@ -70,13 +70,14 @@ struct BaselineCommand: UsesProjectConnection {
         reporter.line(recorded.isEmpty
             ? "Nothing to record: every migration up to \(target) is already applied."
             : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
-        try reporter.document(BaselineDocument(database: writer.path, baselined: recorded))
+        try reporter.document(BaselineDocument(database: writer.path, databaseName: CommandSupport.databaseName, baselined: recorded))
     }
 }
 
 /// What `restore --json` prints.
 struct RestoreDocument: Encodable {
     let database: String
+    @AlwaysPresent var databaseName: String?
     let restoredFrom: String
     /// The copy of the database that was replaced, or null (none, or --no-backup).
     @AlwaysPresent var backup: String?
@@ -84,5 +85,6 @@ struct RestoreDocument: Encodable {
 
 struct BaselineDocument: Encodable {
     let database: String
+    @AlwaysPresent var databaseName: String?
     let baselined: [String]
 }

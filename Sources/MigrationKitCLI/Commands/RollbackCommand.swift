@@ -39,6 +39,7 @@ struct RollbackCommand: UsesProjectConnectionAndBackup {
             : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")
         try reporter.document(RollbackDocument(
             database: writer.path,
+            databaseName: CommandSupport.databaseName,
             backup: backupPath,
             rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds))

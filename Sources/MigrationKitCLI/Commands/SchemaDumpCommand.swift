@@ -21,15 +21,16 @@ struct SchemaDumpCommand: UsesProjectConnection {
     func run() throws {
         let reporter = Reporter(output)
         if let outputFile { try OutputFile(path: outputFile, force: force).check(against: connection.filesRead) }
-        let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
+        // Printed to standard output, the schema is the whole output: no line before it.
+        let writer = try CommandSupport.openWriter(connection, access: .inspect, announcing: outputFile != nil, reporter: reporter)
         let snapshot = CLIContext.host.schemaSnapshot
         let dump = try writer.read { db in try snapshot?(db) ?? SchemaDump.canonicalSQL(of: db) }
         if let outputFile {
             try DurableFile.writePrivate(Array(dump.utf8), to: outputFile, replacing: true)
             reporter.line("Wrote the schema of \(writer.path) to \(outputFile).")
-            try reporter.document(SchemaDumpDocument(database: writer.path, output: outputFile, schema: dump))
+            try reporter.document(SchemaDumpDocument(database: writer.path, databaseName: CommandSupport.databaseName, output: outputFile, schema: dump))
         } else if output.json {
-            try reporter.document(SchemaDumpDocument(database: writer.path, output: nil, schema: dump))
+            try reporter.document(SchemaDumpDocument(database: writer.path, databaseName: CommandSupport.databaseName, output: nil, schema: dump))
         } else if !output.quiet {
             Console.out(dump.hasSuffix("\n") ? String(dump.dropLast()) : dump)
         }

@@ -20,6 +20,7 @@ struct StatusCommand: UsesProjectConnection {
         let path = try connection.requiredPath()
         guard FileManager.default.fileExists(atPath: path) else {
             // Not created yet: everything is pending, and status creates nothing.
+            CommandSupport.announce(path, reporter: reporter, note: "does not exist yet: migrate creates it")
             CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
             let status = MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
             try report(status, database: path, exists: false, cipher: nil, reporter: reporter)
@@ -31,7 +32,6 @@ struct StatusCommand: UsesProjectConnection {
     }
 
     private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: EffectiveCipherSettings?, reporter: Reporter) throws {
-        reporter.line(exists ? database : "\(database) (does not exist yet: migrate creates it)")
         reporter.line("  library: \(SQLCipherLibrary.summary)")
         if exists { reporter.line("  cipher:  \(cipher?.summary ?? "none (plaintext database)")") }
         if exists { reporter.line("  format:  \((cipher?.format ?? .plaintext).rawValue)") }
@@ -39,6 +39,7 @@ struct StatusCommand: UsesProjectConnection {
         report.print(to: reporter)
         try reporter.document(StatusDocument(
             database: database,
+            databaseName: CommandSupport.databaseName,
             exists: exists,
             sqlcipherVersion: SQLCipherLibrary.cipherVersionString,
             sqliteVersion: SQLCipherLibrary.sqliteVersion,
@@ -56,6 +57,7 @@ struct StatusCommand: UsesProjectConnection {
 /// What `status --json` prints.
 struct StatusDocument: Encodable {
     let database: String
+    @AlwaysPresent var databaseName: String?
     /// False when the database file does not exist yet.
     let exists: Bool
     @AlwaysPresent var sqlcipherVersion: String?

@@ -22,6 +22,6 @@ struct VerifyCommand: UsesProjectConnection {
         runner.verifier.requiredIndexes += verifier.requiredIndexes
         let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
         let report = try runner.verificationReport(in: writer)
-        try VerificationOutput(report, database: writer.path).print(to: reporter)
+        try VerificationOutput(report, database: writer.path, databaseName: CommandSupport.databaseName).print(to: reporter)
     }
 }

@@ -7,7 +7,7 @@ import TOMLKit
 ///
 /// Settings are named like the long options (`db-path = "db/app.db"`); top-level ones
 /// apply to every database, and a `[databases.NAME]` table holds one database's own
-/// (chosen with `--database NAME`). Relative paths are taken from the file's folder, so
+/// (chosen with `--database NAME`; see `settings(database:)` for the one without). Relative paths are taken from the file's folder, so
 /// the file works from any folder below it. A key never belongs in it: the file is
 /// usually committed. Every problem is one sentence naming the file and line, a usage
 /// error (exit 64), so a deploy stops before it touches a database.
@@ -78,16 +78,20 @@ struct ProjectFile {
         return ProjectFile(path: path, shared: shared, databases: databases)
     }
 
-    /// The settings for `database` (nil: the only one, or none when the file has no
-    /// `[databases.*]`): the shared ones, overridden by the database's own.
+    /// The settings for `database`: the shared ones, overridden by the database's own.
+    ///
+    /// Without `--database`, one rule that never picks a database the user did not
+    /// mean: a top-level `db-path` is a database of its own, the default (the tables
+    /// are then chosen by name only); with no top-level `db-path`, the file's only
+    /// `[databases.NAME]` table is the database; with several, the command refuses and
+    /// lists their names.
     func settings(database: String?) throws -> (name: String?, entries: [ProjectSetting: Entry]) {
         guard let database else {
-            switch databases.count {
-            case 0: return (nil, shared)
-            case 1: return (databases.keys.first, shared.merging(databases.values.first ?? [:]) { $1 })
-            default:
-                throw CLIError(.usage, "\(path) names several databases (\(databases.keys.sorted().joined(separator: ", "))); choose one with --database NAME.")
+            if shared[.dbPath] != nil || databases.isEmpty { return (nil, shared) }
+            guard databases.count == 1, let (name, own) = databases.first else {
+                throw CLIError(.usage, "\(path) names several databases (\(databases.keys.sorted().joined(separator: ", "))) and no top-level db-path; choose one with --database NAME.")
             }
+            return (name, shared.merging(own) { $1 })
         }
         guard let own = databases[database] else {
             let known = databases.isEmpty ? "it has no [databases.NAME] table" : "it names \(databases.keys.sorted().joined(separator: ", "))"

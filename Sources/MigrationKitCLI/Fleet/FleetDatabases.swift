@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitCommands
+import MigrationKitSQLCipher
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,11 @@ struct FleetDatabases {
     init(paths given: [String], globs: [String]) throws {
         var paths: [String] = []
         var seen = Set<FileIdentity>()
-        func add(_ path: String) {
+        func add(_ named: String) {
+            // A symbolic link (an alias such as `current.db`, which a pattern may list
+            // first) stands for the real file: listed under that file's own name, so
+            // the table and `{name}` name the tenant it is.
+            let path = Self.isSymbolicLink(named) ? DurableFile.resolvingSymlinks(named) : named
             // The same file named twice (a path and a pattern, or through a symbolic
             // link) is migrated once; a missing file stays, to fail with its own message.
             if let identity = FileIdentity(path) {
@@ -45,6 +50,11 @@ struct FleetDatabases {
         if name.contains(".migrationkit-") || name.contains(".backup-") { return false }
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
 
     /// The pattern's matches, sorted, through the C library's `glob` (the shell's

@@ -66,7 +66,7 @@ struct FleetRun {
             case .shared(let shared):
                 key = shared
             case .perDatabase(let options):
-                key = try CommandSupport.resolveKey(options.forDatabase(at: path), promptMessage: "Key for \(path): ", keyIsNew: false, reporter: reporter)
+                key = try CommandSupport.resolveKey(options, for: path, promptMessage: "Key for \(path): ", keyIsNew: false, reporter: reporter)
             }
             // Held for this database only: a fleet of thousands cannot keep a
             // descriptor open for each until the command ends.
@@ -107,7 +107,7 @@ extension MigrateCommand {
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
         let keys: FleetRun.Keys = connection.key.isTemplate
             ? .perDatabase(connection.key)
-            : .shared(try CommandSupport.resolveKey(connection.key, promptMessage: "Key for the \(databases.paths.count) databases: ", keyIsNew: false, reporter: reporter))
+            : .shared(try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "Key for the \(databases.paths.count) databases: ", keyIsNew: false, reporter: reporter))
         let configuration = CommandSupport.configuration(path: "", cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
         MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
 

@@ -76,7 +76,8 @@ extension KeyOptions {
     }
 
     /// These options with `{name}` replaced by the name of the database at `path`: its
-    /// file name without the last extension (`tenants/acme.db` is `acme`).
+    /// file name without the last extension (`tenants/acme.db` is `acme`). Only
+    /// `CommandSupport.resolveKey` calls it, for every command.
     func forDatabase(at path: String) -> KeyOptions {
         let name = Self.databaseName(path)
         var options = self
@@ -86,8 +87,11 @@ extension KeyOptions {
         return options
     }
 
+    /// The name of the file a path names: a symbolic link (an alias such as
+    /// `current.db`) stands for its target, whose key it is.
     static func databaseName(_ path: String) -> String {
-        let file = path.split(separator: "/").last.map(String.init) ?? path
+        let real = DurableFile.resolvingSymlinks(path)
+        let file = real.split(separator: "/").last.map(String.init) ?? real
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
         return String(file[..<dot])
     }

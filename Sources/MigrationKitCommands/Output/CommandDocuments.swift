@@ -1,5 +1,9 @@
 /// The JSON documents of the migration commands, the same whatever the database layer
 /// (README: "JSON output"). Scripts read their fields by name.
+///
+/// Each names its database twice over: `database`, the file, and `databaseName`, the
+/// project file's `[databases.NAME]` that chose it (null when none did, and always over
+/// GRDB, whose commands have no project file).
 
 /// What `migrate --json` prints.
 package struct MigrateDocument: Encodable {
@@ -13,6 +17,7 @@ package struct MigrateDocument: Encodable {
         }
     }
     package let database: String
+    @AlwaysPresent package var databaseName: String?
     package let applied: [Step]
     package let durationMs: Int64
     package let verification: String
@@ -27,8 +32,9 @@ package struct MigrateDocument: Encodable {
     /// Why the database was erased (--erase-on-schema-change), or null.
     @AlwaysPresent package var erased: String?
 
-    package init(database: String, applied: [Step], durationMs: Int64, verification: String, checks: [String], dryRun: Bool, schemaDiff: [String]?, backup: String?, adoptedChecksums: [String], erased: String?) {
+    package init(database: String, databaseName: String? = nil, applied: [Step], durationMs: Int64, verification: String, checks: [String], dryRun: Bool, schemaDiff: [String]?, backup: String?, adoptedChecksums: [String], erased: String?) {
         self.database = database
+        self.databaseName = databaseName
         self.applied = applied
         self.durationMs = durationMs
         self.verification = verification
@@ -44,13 +50,15 @@ package struct MigrateDocument: Encodable {
 /// What `rollback --json` prints.
 package struct RollbackDocument: Encodable {
     package let database: String
+    @AlwaysPresent package var databaseName: String?
     /// The backup written first, or null.
     @AlwaysPresent package var backup: String?
     package let rolledBack: [MigrateDocument.Step]
     package let durationMs: Int64
 
-    package init(database: String, backup: String?, rolledBack: [MigrateDocument.Step], durationMs: Int64) {
+    package init(database: String, databaseName: String? = nil, backup: String?, rolledBack: [MigrateDocument.Step], durationMs: Int64) {
         self.database = database
+        self.databaseName = databaseName
         self.backup = backup
         self.rolledBack = rolledBack
         self.durationMs = durationMs
@@ -60,12 +68,14 @@ package struct RollbackDocument: Encodable {
 /// What `schema-dump --json` prints, with or without --output.
 package struct SchemaDumpDocument: Encodable {
     package let database: String
+    @AlwaysPresent package var databaseName: String?
     /// The file written, or null when the schema went to standard output.
     @AlwaysPresent package var output: String?
     package let schema: String
 
-    package init(database: String, output: String?, schema: String) {
+    package init(database: String, databaseName: String? = nil, output: String?, schema: String) {
         self.database = database
+        self.databaseName = databaseName
         self.output = output
         self.schema = schema
     }

@@ -6,10 +6,13 @@ import MigrationKit
 package struct VerificationOutput {
     package let report: VerificationReport
     package let database: String
+    /// The project file's `[databases.NAME]` that chose the database, if any.
+    package let databaseName: String?
 
-    package init(_ report: VerificationReport, database: String) {
+    package init(_ report: VerificationReport, database: String, databaseName: String? = nil) {
         self.report = report
         self.database = database
+        self.databaseName = databaseName
     }
 
     package func print(to reporter: Reporter) throws {
@@ -19,6 +22,7 @@ package struct VerificationOutput {
         reporter.line(report.passed ? "Verification passed." : "Verification failed: \(report.failures.count) problem\(report.failures.count == 1 ? "" : "s").")
         try reporter.document(VerifyDocument(
             database: database,
+            databaseName: databaseName,
             passed: report.passed,
             checks: report.checks.map { .init(name: $0.name, passed: $0.passed, detail: $0.detail) }))
         if !report.passed {
@@ -43,11 +47,13 @@ package struct VerifyDocument: Encodable {
         }
     }
     package let database: String
+    @AlwaysPresent package var databaseName: String?
     package let passed: Bool
     package let checks: [Check]
 
-    package init(database: String, passed: Bool, checks: [Check]) {
+    package init(database: String, databaseName: String?, passed: Bool, checks: [Check]) {
         self.database = database
+        self.databaseName = databaseName
         self.passed = passed
         self.checks = checks
     }
