@@ -82,10 +82,13 @@ enum CommandSupport {
     static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
         let keyOptions = path.map { keyOptions.forDatabase(at: $0) } ?? keyOptions
         let source = try keyOptions.source(
-            isSet: { getenv($0) != nil },
+            isSet: { $0 == KeySource.passwordEnvironmentVariable ? KeySource.passwordEnvironmentVariableGivesKey : getenv($0) != nil },
             standardInputIsTerminal: Console.standardInputIsTerminal,
             promptMessage: promptMessage,
             keyIsNew: keyIsNew)
+        if KeySource.passwordEnvironmentVariableIsEmpty, source != nil {
+            reporter.warning("\(KeySource.passwordEnvironmentVariable) is set but empty, so it counts as not set; unset it, or set it to the key.")
+        }
         return try source?.resolve(warn: { reporter.warning($0.description) })
     }
 

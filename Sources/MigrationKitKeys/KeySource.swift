@@ -45,12 +45,26 @@ public enum KeySource: Sendable {
     /// The variable the command-line tool reads when no key flag is given.
     public static let passwordEnvironmentVariable = "MIGRATIONKIT_PASSWORD"
 
+    /// Whether `MIGRATIONKIT_PASSWORD` gives a key: set and not empty. Set but empty
+    /// counts as not set, as it does for every `MIGRATIONKIT_*` variable (an empty
+    /// `KEY=` line in a unit file, a CI secret never filled in, mean "not given"); a
+    /// command says so (`passwordEnvironmentVariableIsEmpty`). The value is looked at,
+    /// never copied.
+    public static var passwordEnvironmentVariableGivesKey: Bool {
+        getenv(passwordEnvironmentVariable).map { $0.pointee != 0 } ?? false
+    }
+
+    /// Whether `MIGRATIONKIT_PASSWORD` is set but empty, and so counts as not set.
+    public static var passwordEnvironmentVariableIsEmpty: Bool {
+        getenv(passwordEnvironmentVariable).map { $0.pointee == 0 } ?? false
+    }
+
     /// The source to use when no key flag was given: the `MIGRATIONKIT_PASSWORD`
-    /// environment variable when it is set (even if empty, which is then an error rather
-    /// than a silent fallback), otherwise a no-echo prompt, which itself fails with
-    /// `.notATerminal` when standard input is not a terminal.
+    /// environment variable when it gives a key (set and not empty), otherwise a
+    /// no-echo prompt, which itself fails with `.notATerminal` when standard input is
+    /// not a terminal.
     public static func implicit(promptMessage: String, confirm: Bool = false) -> KeySource {
-        if getenv(passwordEnvironmentVariable) != nil {
+        if passwordEnvironmentVariableGivesKey {
             return .environment(variable: passwordEnvironmentVariable)
         }
         return .prompt(message: promptMessage, confirm: confirm)

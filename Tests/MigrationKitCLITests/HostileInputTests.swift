@@ -440,7 +440,7 @@ func noise(_ count: Int) -> Data {
             case .hugeStandardInput:
                 return (["--password-file", "-"], Data((secret + String(repeating: "k", count: 1 << 20)).utf8), none, ["Standard input", "4096"])
             case .emptyEnvironmentVariable:
-                return ([], nil, Binary.environment(["MIGRATIONKIT_PASSWORD": ""]), ["MIGRATIONKIT_PASSWORD", "empty"])
+                return ([], nil, Binary.environment(["MIGRATIONKIT_PASSWORD": ""]), ["No key given", "MIGRATIONKIT_PASSWORD is set but empty"])
             }
         }
     }

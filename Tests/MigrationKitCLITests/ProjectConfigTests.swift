@@ -91,6 +91,13 @@ import Glibc
         #expect(fromFile.status == CLIExitCodeValue.wrongKeyOrNotADatabase.rawValue, "the file's key file is used: \(fromFile)")
         let fromVariable = try Binary.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.passphrase]), directory: workspace.root)
         #expect(fromVariable.status == 0, "\(fromVariable)")
+        // Empty counts as not set (README, Keys/README.md): the file's key file is used,
+        // and a warning says why the variable was not.
+        try workspace.write("right-key", workspace.passphrase + "\n", mode: 0o600)
+        try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\npassword-file = \"right-key\"\n", mode: 0o600)
+        let emptyVariable = try Binary.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": ""]), directory: workspace.root)
+        #expect(emptyVariable.status == 0 && emptyVariable.stderr.contains("warning: MIGRATIONKIT_PASSWORD is set but empty, so it counts as not set"), "\(emptyVariable)")
+        #expect(try config(environment: ["MIGRATIONKIT_PASSWORD": ""], in: workspace.root).settings["password-file"]?.value == workspace.path("right-key"))
         try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\nkeychain-service = \"org.migrationkit.tests.absent\"\nkeychain-account = \"db\"\n", mode: 0o600)
         let fromFlag = try Binary.run(["status", "--password-file", workspace.keyFile], directory: workspace.root)
         #expect(fromFlag.status == 0, "a key flag replaces the file's keyring item: \(fromFlag)")

@@ -95,10 +95,11 @@ import Testing
                                environment: isolatedEnvironment(home: directory.url.path, extra: ["MIGRATIONKIT_PASSWORD": secret]))
         #expect(set.lines == ["key passphrase"])
         #expect(!set.mentions(secret))
-        // Set but empty is an error, not a silent fall-through to the prompt.
-        let empty = try runProbe(["resolve", "implicit"],
+        // Set but empty counts as not set, as every MIGRATIONKIT_* variable does: the
+        // prompt comes next, which without a terminal is refused.
+        let empty = try runProbe(["resolve", "implicit"], stdin: Data(),
                                  environment: isolatedEnvironment(home: directory.url.path, extra: ["MIGRATIONKIT_PASSWORD": ""]))
-        #expect(empty.errorCode == "environmentVariableEmpty")
+        #expect(empty.errorCode == "notATerminal")
         let unset = try runProbe(["resolve", "implicit"], stdin: Data(), environment: isolatedEnvironment(home: directory.url.path))
         #expect(unset.errorCode == "notATerminal")
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKitCommands
+import MigrationKitKeys
 
 /// `migrationkit config`: the settings a command run here would use, and where each
 /// came from (flag, environment, file:line, default), as `git config --show-origin`
@@ -47,7 +48,7 @@ struct ConfigCommand: UsesProjectConnectionAndBackup {
         if let service = options.keychainService, let account = options.keychainAccount {
             return "Secret Service item \(service)/\(account)\(origin(.keychainService))"
         }
-        if getenv(KeyOptions.environmentVariable) != nil { return "\(KeyOptions.environmentVariable) (not shown)" }
+        if KeySource.passwordEnvironmentVariableGivesKey { return "\(KeyOptions.environmentVariable) (not shown)" }
         return "a prompt on a terminal (none given)"
     }
 }

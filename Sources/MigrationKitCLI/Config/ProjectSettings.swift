@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKitCommands
+import MigrationKitKeys
 
 /// The settings a command runs with, and where each came from: flags, then the
 /// `MIGRATIONKIT_*` environment, then `migrationkit.toml`, then the defaults.
@@ -85,8 +86,9 @@ struct ProjectSettings {
     /// A `MIGRATIONKIT_*` variable's value; set but empty counts as not set, as an
     /// empty `KEY=` line in a unit file or a CI form usually means "not given".
     static func environmentValue(_ name: String) -> String? {
+        // Present or not; its value is a key, never read here.
+        if name == KeyOptions.environmentVariable { return KeySource.passwordEnvironmentVariableGivesKey ? "" : nil }
         guard let value = getenv(name) else { return nil }
-        if name == KeyOptions.environmentVariable { return "" }  // present; its value is a key, never read here
         let text = String(cString: value)
         return text.isEmpty ? nil : text
     }

@@ -57,11 +57,12 @@ package struct KeyOptions: ParsableArguments {
         if let password { return .password(password) }
         if let passwordFile { return passwordFile == "-" ? .standardInput : .file(path: passwordFile) }
         if let keychainService, let keychainAccount { return .secretService(service: keychainService, account: keychainAccount) }
-        // Set but empty is an error (from the source), not a silent fall-through to a prompt.
+        // Set but empty counts as not set (`KeySource.passwordEnvironmentVariableGivesKey`).
         if isSet(Self.environmentVariable) { return .environment(variable: Self.environmentVariable) }
         if standardInputIsTerminal { return .prompt(message: promptMessage, confirm: keyIsNew) }
+        let empty = KeySource.passwordEnvironmentVariableIsEmpty ? " (\(Self.environmentVariable) is set but empty, which counts as not set)" : ""
         throw CLIError(.keyUnavailable,
-                       "No key given; pass --password-file, --keychain-service/--keychain-account, --password or \(Self.environmentVariable), or --plaintext for an unencrypted database.")
+                       "No key given\(empty); pass --password-file, --keychain-service/--keychain-account, --password or \(Self.environmentVariable), or --plaintext for an unencrypted database.")
     }
 }
 
