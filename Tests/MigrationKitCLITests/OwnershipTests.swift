@@ -8,7 +8,9 @@ import Glibc
 
 /// Run as root on a service's database (owned by nobody:nogroup, mode 0640), every
 /// command that replaces or rewrites the database file leaves it with that owner,
-/// group and mode: otherwise the service could no longer open it.
+/// group and mode: otherwise the service could no longer open it. The one exception is
+/// the README's: an encrypted database replacing a plaintext one keeps the owner and
+/// group and becomes 0600.
 @Suite struct OwnershipTests {
     private func attributes(_ path: String) -> (uid: uid_t, gid: gid_t, mode: mode_t) {
         var info = stat()
@@ -36,19 +38,19 @@ import Glibc
                 return workspace.path(try #require(names.sorted().last))
             }
             let newKey = ["--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--migrations", workspace.migrations]
-            let runs: [(String, () throws -> [String], String)] = [
-                ("migrate", { ["migrate"] + workspace.options() }, workspace.database),
-                ("rollback", { ["rollback"] + workspace.options() }, workspace.database),
-                ("restore", { ["restore", "--from", try latestBackup()] + workspace.options() }, workspace.database),
-                ("rekey", { ["rekey", "--new-password-file", workspace.path("new-key")] + workspace.options() }, workspace.database),
-                ("migrate after rekey", { ["migrate"] + newKey }, workspace.database),
-                ("encrypt --in-place", { ["encrypt", "--in-place", "--db-path", plain, "--password-file", workspace.keyFile] }, plain),
+            let runs: [(String, () throws -> [String], String, mode_t)] = [
+                ("migrate", { ["migrate"] + workspace.options() }, workspace.database, 0o640),
+                ("rollback", { ["rollback"] + workspace.options() }, workspace.database, 0o640),
+                ("restore", { ["restore", "--from", try latestBackup()] + workspace.options() }, workspace.database, 0o640),
+                ("rekey", { ["rekey", "--new-password-file", workspace.path("new-key")] + workspace.options() }, workspace.database, 0o640),
+                ("migrate after rekey", { ["migrate"] + newKey }, workspace.database, 0o640),
+                ("encrypt --in-place", { ["encrypt", "--in-place", "--db-path", plain, "--password-file", workspace.keyFile] }, plain, 0o600),
             ]
-            for (name, arguments, path) in runs {
+            for (name, arguments, path, mode) in runs {
                 let result = try Binary.run(try arguments(), directory: workspace.root)
                 #expect(result.status == 0, "\(name): \(result.output)")
                 let after = attributes(path)
-                #expect(after.uid == 65534 && after.gid == 65534 && after.mode == 0o640,
+                #expect(after.uid == 65534 && after.gid == 65534 && after.mode == mode,
                         "\(name) left \(path) as uid \(after.uid), gid \(after.gid), mode \(String(after.mode, radix: 8))")
             }
         }

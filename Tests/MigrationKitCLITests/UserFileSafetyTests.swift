@@ -1,6 +1,11 @@
 import Foundation
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The user's files come first: backups are kept and pruned only as asked, a database
 /// is never overwritten by an output option, work on a symbolic link lands in the real
@@ -71,6 +76,57 @@ import Testing
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: workspace.database)) == real)
         #expect(FileManager.default.contents(atPath: real)?.prefix(16) != Data("SQLite format 3\0".utf8))
         #expect(try workspace.run("status").stdout.contains("2 applied"))
+    }
+
+    /// A rename gives one name a new file and leaves every other name (a hard link) on
+    /// the old one: plaintext, or in the old format, after a run that said it was done.
+    /// So every command that replaces a file refuses one with several names, before it
+    /// writes anything (a backup included).
+    @Test func aFileWithSeveralNamesIsNeverReplacedUnderOneOfThem() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let plain = workspace.path("plain.db")
+        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", plain, "--migrations", workspace.migrations]).status == 0)
+        #expect(link(plain, workspace.path("plain-alias.db")) == 0)
+        #expect(try workspace.run("migrate", ["--to", "0001_authors", "--no-backup"]).status == 0)
+        #expect(try workspace.run("migrate").status == 0)  // leaves a backup to restore
+        let backup = workspace.path(try #require(try FileManager.default.contentsOfDirectory(atPath: workspace.root).first { $0.hasPrefix("app.db.backup-") }))
+        #expect(link(workspace.database, workspace.path("app-alias.db")) == 0)
+
+        var runs: [(String, [String], [String])] = [
+            ("encrypt --in-place", ["encrypt", "--in-place", "--db-path", plain, "--password-file", workspace.keyFile], [plain, "2 names", "still plaintext", "Nothing was changed"]),
+            ("restore", ["restore", "--from", backup] + workspace.options(), [workspace.database, "2 names", "Nothing was changed"]),
+        ]
+        if (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 {
+            let old = workspace.path("old.db")
+            #expect(try Binary.run(["migrate", "--cipher-compatibility", "3", "--db-path", old, "--password-file", workspace.keyFile,
+                                    "--migrations", workspace.migrations]).status == 0)
+            #expect(link(old, workspace.path("old-alias.db")) == 0)
+            let upgrade = ["cipher-upgrade", "--db-path", old, "--password-file", workspace.keyFile]
+            runs += [("cipher-upgrade", upgrade, [old, "2 names", "in the old format"]),
+                     ("cipher-upgrade --dry-run", upgrade + ["--dry-run"], [old, "2 names"])]
+        }
+        for (name, arguments, mentions) in runs {
+            let before = try TreeSnapshot(workspace.root)
+            let result = try Guarded.run(arguments, directory: workspace.root)
+            expectCleanFailure(result, .fileError, mentions: mentions, name)
+            try expectUnchanged(before, name)
+        }
+    }
+
+    /// README: "an encrypted database replacing a plaintext one keeps the owner and
+    /// group and becomes 0600".
+    @Test func aDatabaseEncryptedInPlaceIsPrivate() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try Binary.run(["migrate", "--plaintext"] + ["--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
+        #expect(chmod(workspace.database, 0o644) == 0)
+        let result = try workspace.run("encrypt", ["--in-place"])
+        #expect(result.status == 0, "\(result.output)")
+        var info = stat()
+        #expect(stat(workspace.database, &info) == 0)
+        #expect(info.st_mode & 0o7777 == 0o600 && info.st_uid == geteuid(), "mode \(String(info.st_mode & 0o7777, radix: 8))")
+        #expect(try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "SELECT count(*) FROM grdb_migrations;").stdout.hasPrefix("2"))
     }
 
     @Test func outputOptionsNeverOverwriteTheDatabase() throws {

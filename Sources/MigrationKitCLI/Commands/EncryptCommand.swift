@@ -37,20 +37,13 @@ struct EncryptCommand: UsesProjectConnectionAndBackup {
         var backupPath: String?
         if inPlace {
             try CommandSupport.holdChangeLock(on: path, settings: settings)
-            if !backup.skip {
-                // A plaintext backup of a plaintext database: the state before encryption.
-                let source: SQLCipherWriter
-                do {
-                    source = try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings))
-                } catch let error as SQLCipherError where error.kind == .keyRequired {
-                    // Opened without a key, an encrypted database asks for "its key"; but the
-                    // key given here is the one to encrypt with. Say what encryptInPlace says.
-                    throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
-                                         message: "The database is already encrypted (or is not a database); to change its key, use `rekey`.", path: path)
-                }
-                backupPath = try backup.create(of: source)
+            // The backup, a plaintext copy of a plaintext database (the state before
+            // encryption), is written only once the database is known to be plaintext
+            // and replaceable.
+            summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher) {
+                guard !backup.skip else { return }
+                backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
             }
-            summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher)
             reporter.line("Encrypted \(path) in place (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")
         } else if let outputPath {
             summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher)
@@ -59,7 +52,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup {
             return
         }
         if let backupPath { reporter.line("Backup of the plaintext original: \(backupPath) — delete it once the encrypted database is in use.") }
-        try reporter.document(ExportDocument(database: path, output: outputPath ?? path, rowCounts: summary.rowCounts, backup: backupPath))
+        try reporter.document(ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts, backup: backupPath))
     }
 
     private func plaintextConfiguration(_ settings: ConnectionSettings) -> SQLCipherConfiguration {
@@ -94,12 +87,13 @@ struct DecryptCommand: UsesProjectConnection {
         }
         let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force)
         reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(summary.rowCounts.values.reduce(0, +)) rows verified). It is not encrypted: keep it private and delete it when done.")
-        try reporter.document(ExportDocument(database: path, output: outputPath, rowCounts: summary.rowCounts, backup: nil))
+        try reporter.document(ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil))
     }
 }
 
 struct ExportDocument: Encodable {
     let database: String
+    @AlwaysPresent var databaseName: String?
     let output: String
     let rowCounts: [String: Int]
     /// The backup written first, or null.
@@ -109,6 +103,7 @@ struct ExportDocument: Encodable {
 /// What `rekey --json` prints.
 struct RekeyDocument: Encodable {
     let database: String
+    @AlwaysPresent var databaseName: String?
     /// The backup written first (still encrypted with the old key), or null.
     @AlwaysPresent var backup: String?
 }
@@ -153,6 +148,6 @@ struct RekeyCommand: UsesProjectConnectionAndBackup {
         if let backupPath {
             reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")
         }
-        try reporter.document(RekeyDocument(database: path, backup: backupPath))
+        try reporter.document(RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: backupPath))
     }
 }

@@ -137,6 +137,8 @@ public enum CipherFormatUpgrade {
             return Summary(path: path, outcome: .alreadyInTargetFormat, from: from, to: from, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil)
         }
+        // A dry run says what the real run would do, refusals included.
+        try DurableFile.requireSingleName(path, leaving: "in the old format")
         if dryRun {
             return Summary(path: path, outcome: .dryRun, from: from, to: wanted, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil)

@@ -94,6 +94,7 @@ public enum DatabaseBackup {
     ) throws {
         try prove(backup, key: key, configuration: configuration)
         let target = DurableFile.resolvingSymlinks(path)
+        try DurableFile.requireSingleName(target, leaving: "the database as it is now")
         let lock = try DatabaseFileLock.exclusive(path: target, timeout: configuration.busyTimeout)
         defer { lock.release() }
         let temporary = DurableFile.siblingPath(of: target, purpose: "restoring")

@@ -36,14 +36,24 @@ public enum DatabaseEncryption {
     /// Encrypts the plaintext database at `path` in place: an encrypted copy is written
     /// beside it, proven, flushed, and renamed over the original. An interruption at
     /// any point leaves the original intact (and a leftover copy, replaced next time).
+    ///
+    /// The encrypted file keeps the original's owner and group and is mode 0600, the
+    /// mode of every file that holds the key's data (a plaintext 0644 database was
+    /// readable by everyone; its encrypted successor is not). A file with other names
+    /// (hard links) is refused: they would stay plaintext.
+    ///
+    /// - Parameter beforeWriting: runs once the database is known to be plaintext and
+    ///   replaceable, before anything is written; the CLI writes its backup there.
     @discardableResult
-    public static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings()) throws -> ExportSummary {
-        try encryptInPlace(at: path, key: key, cipher: cipher, beforeReplacing: {})
+    public static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+                                      beforeWriting: () throws -> Void = {}) throws -> ExportSummary {
+        try encryptInPlace(at: path, key: key, cipher: cipher, beforeWriting: beforeWriting, beforeReplacing: {})
     }
 
     /// `beforeReplacing` runs after the copy is proven and before the rename; tests use
     /// it to simulate an interruption there.
-    static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings, beforeReplacing: () throws -> Void) throws -> ExportSummary {
+    static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings,
+                               beforeWriting: () throws -> Void = {}, beforeReplacing: () throws -> Void) throws -> ExportSummary {
         try key.validate()
         let path = DurableFile.resolvingSymlinks(givenPath)
         let lock = try DatabaseFileLock.exclusive(path: path, timeout: SQLCipherConfiguration().busyTimeout)
@@ -53,6 +63,9 @@ public enum DatabaseEncryption {
         let summary: ExportSummary
         do {
             let database = try openPlaintextSource(path)
+            try DurableFile.requireSingleName(path, leaving: "still plaintext")
+            try DurableFile.requireOwnerCanBeKept(of: path)
+            try beforeWriting()
             summary = try exportVerified(from: database, to: temporary, key: key, cipher: cipher, replacing: false)
             try beforeReplacing()
         } catch {
@@ -60,9 +73,9 @@ public enum DatabaseEncryption {
             throw error
         }
         do {
-            // The same file to everyone who used it: owner, group and mode are kept (a
-            // service's 0640 database stays readable by its group).
-            try DurableFile.replace(path, with: temporary)
+            // The same owner and group, so the app's user still opens it; mode 0600,
+            // as the copy was created.
+            try DurableFile.replace(path, with: temporary, keeping: [.owner])
         } catch {
             DurableFile.removeIfPresent(temporary)
             throw error

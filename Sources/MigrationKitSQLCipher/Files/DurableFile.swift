@@ -49,10 +49,40 @@ package enum DurableFile {
     ///   replace: none for outputs MigrationKit writes (a decrypted copy, a written
     ///   file: 0600 and the caller's).
     package static func replace(_ destination: String, with source: String, keeping: KeptAttributes = [.owner, .mode]) throws {
+        // The last guard; commands check it before they write anything (a backup included).
+        try requireSingleName(destination, leaving: "as it was")
         if !keeping.isEmpty { try takeOverOwnership(of: destination, for: source, includingMode: keeping.contains(.mode)) }
         try synchronize(source)
         guard rename(source, destination) == 0 else { throw failure("rename", source) }
         try synchronizeDirectory(containing: destination)
+    }
+
+    /// Refuses to replace a file that has other names (hard links, a link count above
+    /// one): a rename gives this name a new file and leaves every other name on the old
+    /// one, which would then stay plaintext, or in the old format, while the command
+    /// reported success. Every in-place command asks this before it writes anything,
+    /// its backup included.
+    ///
+    /// - Parameter leaving: what the other names would keep, in words ("plaintext").
+    package static func requireSingleName(_ path: String, leaving: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink > 1 else { return }
+        let others = status.st_nlink - 1
+        throw SQLCipherError(
+            kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
+            message: "The file has \(status.st_nlink) names (hard links): replacing it would give this name a new file and leave the other\(others == 1 ? "" : " \(others)") on the old one, \(leaving). Remove the other names (`find / -xdev -samefile \(path)` lists them), or work on a copy with one name. Nothing was changed.",
+            path: path)
+    }
+
+    /// Refuses, before any work, a replacement of `original` whose owner and group
+    /// could not be kept (see `replace`): tries it on an empty file beside it, which is
+    /// removed again. The replacement itself is still checked when it happens.
+    package static func requireOwnerCanBeKept(of original: String) throws {
+        let probe = siblingPath(of: original, purpose: "owner-probe")
+        _ = unlink(probe)
+        guard FileProbe.createPrivateFile(at: probe) == nil else { return }  // the real write will say why
+        defer { _ = unlink(probe) }
+        try takeOverOwnership(of: original, for: probe)
     }
 
     /// Gives `replacement` the owner and group (and, with `includingMode`, the permission
