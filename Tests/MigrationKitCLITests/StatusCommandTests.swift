@@ -34,6 +34,53 @@ import Testing
         #expect(try workspace.run("migrate").exitCode == .refused)
     }
 
+    /// The checksum is of what runs: doing what lint asks (adding a down section), or
+    /// adding a blank line or a comment, edits nothing; changing a name does.
+    @Test func addingADownSectionOrACommentIsNotAnEdit() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_notes.sql", "-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);\n")
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        try workspace.migration("0001_notes.sql", """
+            -- migrate:up
+            -- The notes themselves.
+            CREATE TABLE notes (id   INTEGER PRIMARY KEY,
+                                body TEXT)
+
+            ;
+
+            -- migrate:down
+            DROP TABLE notes;
+            """)
+        let unchanged = try workspace.run("status", ["--exit-code"])
+        #expect(unchanged.status == 0 && unchanged.stdout.contains("applied  0001_notes"), "\(unchanged.output)")
+        #expect(try workspace.run("rollback", ["--no-backup"]).status == 0, "the new down section runs")
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        try workspace.migration("0001_notes.sql", "-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);\n-- migrate:down\nDROP TABLE notes;\n")
+        #expect(try workspace.run("status", ["--exit-code"]).exitCode == .refused)
+    }
+
+    /// A database migrated by an earlier version recorded the checksum of the file's
+    /// bytes: it reads as applied, not edited, and its next migrate records the new one.
+    @Test func aChecksumAnEarlierVersionRecordedIsAdopted() throws {
+        let workspace = try Workspace()
+        let sql = "CREATE TABLE notes (id INTEGER PRIMARY KEY);\n"
+        try workspace.migration("0001_notes.up.sql", sql)
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        let hashed = try ChildProcess.run(["/usr/bin/sha256sum", workspace.migrations + "/0001_notes.up.sql"], stdin: nil, environment: Binary.environment())
+        let earlier = String(hashed.stdout.prefix(64))
+        let recorded = "SELECT checksum FROM migrationkit_history WHERE identifier = '0001_notes';"
+        let current = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, recorded).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(current.count == 64 && current != earlier, "the checksum is no longer of the bytes")
+        #expect(try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+                                       "UPDATE migrationkit_history SET checksum = '\(earlier)';").status == 0)
+        let status = try workspace.run("status", ["--exit-code"])
+        #expect(status.status == 0 && status.stdout.contains("applied  0001_notes"), "\(status.output)")
+        let migrate = try workspace.run("migrate", ["--no-backup", "--json"])
+        let adopted = try decodeJSON(migrate.stdout)["adoptedChecksums"] as? [String]
+        #expect(migrate.status == 0 && adopted == ["0001_notes"], "\(migrate.output)")
+        #expect(try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, recorded).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == current)
+    }
+
     @Test func anOutOfOrderFileIsShownAndExitsSeven() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()

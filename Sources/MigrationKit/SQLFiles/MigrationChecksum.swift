@@ -1,10 +1,45 @@
 /// How a migration file's up SQL becomes its checksum, for every database layer: the
-/// SHA-256 (computed by the layer, which has a hash library; this core has none) of the
-/// SQL's UTF-8 bytes with its line endings made `\n`, as lowercase hex. A checkout that
-/// turned the files to CRLF (git's autocrlf) edits nothing.
+/// SHA-256 (computed by the layer, which has a hash library; this core has none) of
+/// what runs, as lowercase hex.
+///
+/// What runs is the up section's tokens (`canonicalBytes(of:)`): every keyword, name,
+/// literal, operator and parenthesis exactly as written, in order. Whitespace and
+/// comments (between statements, after the last one, inside one), empty statements,
+/// the last statement's `;`, line endings (a checkout that turned the files to CRLF)
+/// and the down section do not count: adding a down section, a blank line or a comment
+/// to an applied migration edits nothing, while changing a name, a value or a
+/// keyword's case does.
 public enum MigrationChecksum {
-    /// The bytes to hash: `\r\n` made `\n`, a `\r` that ends the text dropped (the rest of
-    /// a CRLF a section's last line was split from), any other `\r` made `\n`.
+    /// The bytes a file's checksum is made of: the up SQL's tokens, trivia left out,
+    /// each followed by a NUL byte (which no migration file holds, so two token lists
+    /// never give the same bytes). A `;` that ends nothing (at the start, after another
+    /// one, at the end) is left out too.
+    public static func canonicalBytes(of sql: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(sql.utf8.count)
+        var pendingSemicolon = false
+        var hasToken = false
+        for token in SQLTokenizer.tokenize(sql) where !token.isTrivia {
+            if token.isSymbol(";") {
+                pendingSemicolon = hasToken
+                continue
+            }
+            if pendingSemicolon {
+                bytes.append(UInt8(ascii: ";"))
+                bytes.append(0)
+                pendingSemicolon = false
+            }
+            bytes.append(contentsOf: token.text.utf8)
+            bytes.append(0)
+            hasToken = true
+        }
+        return bytes
+    }
+
+    /// What earlier versions hashed: the up SQL's bytes as written, with line
+    /// endings made `\n`. A database that recorded it adopts the canonical checksum.
+    /// (`\r\n` made `\n`, a `\r` that ends the text dropped, the rest of a CRLF a
+    /// section's last line was split from; any other `\r` made `\n`.)
     public static func normalizedBytes(of sql: String) -> [UInt8] {
         let bytes = Array(sql.utf8)
         guard bytes.contains(UInt8(ascii: "\r")) else { return bytes }

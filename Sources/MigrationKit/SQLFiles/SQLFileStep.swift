@@ -13,8 +13,8 @@ public protocol SQLFileExecuting {
 
 extension MigrationStep where Database: SQLFileExecuting {
     /// A step that runs a migration file's up SQL, and its down SQL (when it has one)
-    /// to roll back. Its checksum (`checksum(of:)`) is of the up SQL, to detect a
-    /// shipped migration that was edited afterwards.
+    /// to roll back. Its checksum (`checksum(of:)`) is of what the up SQL runs, to
+    /// detect a shipped migration that was edited afterwards.
     public init(file: SQLMigrationFile) {
         let up = file.up
         var rollback: (@Sendable (Database) throws -> Void)?
@@ -28,15 +28,21 @@ extension MigrationStep where Database: SQLFileExecuting {
             merging: file.merging,
             apply: { db in try db.execute(section: up) },
             rollback: rollback)
-        // What versions that hashed the bytes as they were recorded for a CRLF file.
-        if let legacy = MigrationChecksum.legacyBytes(of: up.sql) {
-            equivalentChecksums = [Database.sha256Hex(of: legacy)]
-        }
+        equivalentChecksums = Self.earlierChecksums(of: up.sql)
     }
 
-    /// The file checksum of `sql`: SHA-256 of its UTF-8 bytes with line endings made
-    /// `\n`, so a checkout that turned the files to CRLF (git's autocrlf) edits nothing.
+    /// The file checksum of `sql`: the SHA-256 of its tokens (`MigrationChecksum`), so
+    /// whitespace, comments and line endings edit nothing.
     public static func checksum(of sql: String) -> String {
-        Database.sha256Hex(of: MigrationChecksum.normalizedBytes(of: sql))
+        Database.sha256Hex(of: MigrationChecksum.canonicalBytes(of: sql))
+    }
+
+    /// What earlier versions recorded for the same SQL: the bytes with line endings
+    /// made `\n`, and for a CRLF file the bytes as they were. A database that recorded
+    /// one of them adopts `checksum(of:)` on its next migrate, instead of reading as
+    /// edited after an upgrade of MigrationKit.
+    static func earlierChecksums(of sql: String) -> [String] {
+        [Database.sha256Hex(of: MigrationChecksum.normalizedBytes(of: sql))]
+            + (MigrationChecksum.legacyBytes(of: sql).map { [Database.sha256Hex(of: $0)] } ?? [])
     }
 }
