@@ -35,6 +35,10 @@ package struct CommandLineRunner {
         // (before a `--`, after which arguments are operands); after that, the parsed
         // option decides.
         var json = arguments.prefix { $0 != "--" }.contains("--json")
+        if let unknown = unknownSubcommand(in: arguments) {
+            ErrorPresentation(kind: "usage", message: unknown, exitCode: .usage).print(commandName: commandName, json: json)
+            return CLIExitCode.usage.rawValue
+        }
         do {
             var command = try root.parseAsRoot(arguments)
             json = (command as? any PrintsOutput)?.output.json ?? false
@@ -50,6 +54,29 @@ package struct CommandLineRunner {
             }
             return presentArgumentParserError(error, arguments: arguments, json: json)
         }
+    }
+
+    /// A word where a subcommand belongs that names none (`migrationkit migrat`): one
+    /// sentence with the nearest name. ArgumentParser would blame an "unexpected
+    /// argument", or the first option after it (`stat --json` blamed `--json`), and
+    /// suggests names for options only.
+    private func unknownSubcommand(in arguments: [String]) -> String? {
+        var command = root
+        var path = [commandName]
+        for argument in arguments {
+            let subcommands = command.configuration.subcommands
+            // Options (--help, --version) and `help` are the parser's to judge.
+            guard !subcommands.isEmpty, !argument.hasPrefix("-"), argument != "help" else { return nil }
+            let names = subcommands.map { $0.configuration.commandName ?? $0._commandName }
+            guard let index = names.firstIndex(of: argument) else {
+                let suggestion = Suggestion.closest(to: argument, among: names).map { " Did you mean `\(($0))`?" } ?? ""
+                let group = path.joined(separator: " ")
+                return "`\(argument)` is not a \(group) command.\(suggestion) (`\(group) --help` lists them.)"
+            }
+            command = subcommands[index]
+            path.append(argument)
+        }
+        return nil
     }
 
     /// ArgumentParser's own errors: usage, --help, --version.

@@ -138,7 +138,7 @@ public enum KeySource: Sendable {
         }
         return try KeyText.key(
             from: text, origin: "standard input",
-            empty: KeyError(code: .standardInputEmpty, message: "Standard input was empty; pipe the key in (e.g. `--password-file - < key`)."),
+            empty: KeyError(code: .standardInputEmpty, message: "Standard input was empty; pipe the key in (for example `… < db.key`)."),
             warn: warn)
     }
 }

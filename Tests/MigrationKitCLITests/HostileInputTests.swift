@@ -557,7 +557,7 @@ func noise(_ count: Int) -> Data {
                 if command == "baseline" { arguments += ["--to", "0003_genres"] }
                 if command == "rekey" { arguments += ["--new-password-file", workspace.path("new-key")] }
                 let result = try Guarded.run(arguments, directory: workspace.root, timeout: 20, user: .unprivileged)
-                expectCleanFailure(result, .fileError, mentions: ["read-only", "chmod u+w"], "0444 database / \(command)")
+                expectCleanFailure(result, .fileError, mentions: ["mode 0444", "chmod u+w"], "0444 database / \(command)")
                 try expectUnchanged(before, "0444 database / \(command)")
             }
             // Inspecting a read-only copy is what read-only is for.
@@ -566,6 +566,22 @@ func noise(_ count: Int) -> Data {
             let verify = try Guarded.run(["verify"] + workspace.options(), directory: workspace.root, timeout: 20, user: .unprivileged)
             #expect(verify.status == 0, "\(verify)")
             try expectUnchanged(before, "0444 database / status, verify")
+        }
+    }
+
+    /// A database that belongs to root, mode 0644, run as another user: chmod cannot
+    /// help that user, so the sentence names the owner and what would.
+    @Test func aDatabaseOfAnotherUserNamesItsOwner() throws {
+        try requiringCapability {
+            guard Guarded.isRoot else { throw CapabilityMissing("only root can give a database to root and run as another user") }
+            let workspace = try migratedWorkspace()
+            try Guarded.giveToUnprivileged(workspace.root)
+            #expect(chown(workspace.database, 0, 0) == 0 && chmod(workspace.database, 0o644) == 0)
+            let before = try TreeSnapshot(workspace.root)
+            let result = try Guarded.run(["migrate", "--no-backup"] + workspace.options(), directory: workspace.root, timeout: 20, user: .unprivileged)
+            expectCleanFailure(result, .fileError, mentions: ["belongs to root (uid 0)", "mode 0644", "as root"], "root's 0644 database")
+            #expect(!result.stderr.contains("chmod"), "\(result)")
+            try expectUnchanged(before, "root's 0644 database")
         }
     }
 
@@ -693,5 +709,31 @@ func noise(_ count: Int) -> Data {
                                      stdin: Data("PRAGMA key = '\(passphrase)';\n.dump\n".utf8), timeout: 30)
         #expect(result.status == 0 && result.stdout.contains("CREATE TABLE authors"), "\(result)")
         return result.stdout
+    }
+}
+
+/// A misspelled command gets the nearest name, as a misspelled option does, and the
+/// blame lands on the word that is wrong, not on an option after it.
+@Suite struct MisspelledCommandTests {
+    @Test(arguments: [
+        (["migrat"], "`migrat` is not a migrationkit command. Did you mean `migrate`?"),
+        (["stat", "--json"], "`stat` is not a migrationkit command. Did you mean `status`?"),
+        (["stauts", "--db-path", "x.db"], "Did you mean `status`?"),
+        (["key", "genrate"], "`genrate` is not a migrationkit key command. Did you mean `generate`?"),
+        (["frobnicate"], "`frobnicate` is not a migrationkit command. (`migrationkit --help` lists them.)"),
+    ])
+    func theNearestCommandIsSuggested(_ arguments: [String], _ sentence: String) throws {
+        let workspace = try Workspace()
+        let before = try TreeSnapshot(workspace.root)
+        let result = try Guarded.run(arguments, directory: workspace.root)
+        #expect(result.status == CLIExitCodeValue.usage.rawValue, "\(result)")
+        if arguments.contains("--json") {
+            let error = try decodeJSON(result.stdout)["error"] as? [String: Any]
+            #expect((error?["message"] as? String)?.hasPrefix(sentence) == true, "\(result)")
+        } else {
+            #expect(result.errorLines == ["migrationkit: error: " + (result.errorLines.first?.dropFirst("migrationkit: error: ".count) ?? "")], "\(result)")
+            #expect(result.stderr.contains(sentence) && !result.stderr.contains("--json"), "\(result)")
+        }
+        try expectUnchanged(before, arguments.joined(separator: " "))
     }
 }

@@ -222,7 +222,7 @@ import Glibc
         switch bad {
         case .unknownSetting:
             try workspace.write("migrationkit.toml", "db-path = \"app.db\"\ndbpath = \"other.db\"\n", mode: 0o600)
-            mentions = [file + ":2", "unknown setting `dbpath`", "db-path"]
+            mentions = [file + ":2", "unknown setting `dbpath`. Did you mean `db-path`?"]
         case .wrongType:
             try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n\nlock-timeout = \"soon\"\n", mode: 0o600)
             mentions = [file + ":3", "`lock-timeout` must be a number of seconds, not text"]

@@ -138,9 +138,11 @@ struct ProjectFile {
                 throw CLIError(.usage, "\(here): a key never goes in \(fileName), which is usually committed; name a key file (password-file) or a keyring item (keychain-service and keychain-account), or set MIGRATIONKIT_PASSWORD.")
             }
             guard let setting = ProjectSetting(rawValue: key) else {
-                let known = ProjectSetting.allCases.map(\.rawValue).joined(separator: ", ")
+                let names = ProjectSetting.allCases.map(\.rawValue)
                 let tables = path.isEmpty ? " (and [databases.NAME] tables)" : ""
-                throw CLIError(.usage, "\(here): unknown setting `\(key)`; settings are named like the long options: \(known)\(tables).")
+                let suggestion = Suggestion.closest(to: key, among: names + (path.isEmpty ? ["databases"] : []))
+                    .map { " Did you mean `\($0)`?" } ?? ""
+                throw CLIError(.usage, "\(here): unknown setting `\(key)`.\(suggestion) Settings are named like the long options: \(names.joined(separator: ", "))\(tables).")
             }
             entries[setting] = Entry(value: try text(of: value, for: setting, at: here, folder: folder), line: line)
         }

@@ -9,7 +9,8 @@ enum SQLCipherErrorPresentation {
     static func present(_ error: any Error) -> ErrorPresentation? {
         switch error {
         case let error as SQLCipherError where error.kind == .busy:
-            return ErrorPresentation(kind: "locked", message: error.description + " Another process is using the database; try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: .locked)
+            // The library says what held the lock; the one piece of advice is the tool's.
+            return ErrorPresentation(kind: "locked", message: error.description + " Try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: .locked)
         case let error as SQLCipherError:
             if let explanation = error.explanation {
                 return ErrorPresentation(kind: explanation.name, message: error.description, exitCode: .fileError)

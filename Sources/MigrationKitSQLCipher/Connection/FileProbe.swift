@@ -74,7 +74,34 @@ struct FileProbe {
         return nil
     }
 
+    /// Why this process may not write the file at `path`, and what would let it: the
+    /// owner and mode, or a read-only file system. "Make it writable (chmod u+w)" helps
+    /// only the file's owner; anyone else needs to be told whose it is.
+    static func whyNotWritable(_ path: String) -> String {
+        var file = statvfs()
+        if statvfs(path, &file) == 0, file.f_flag & UInt(ST_RDONLY) != 0 {
+            return "it is on a read-only file system; copy it to a writable one, or remount that one read-write"
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "it cannot be examined (\(describe(errno: errno)))" }
+        let mode = "mode " + String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4)
+        if info.st_uid == geteuid() {
+            return "it is \(mode), without write permission for its owner; make it writable with `chmod u+w \(path)`"
+        }
+        let owner = getpwuid(info.st_uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+        let who = owner.map { "\($0) (uid \(info.st_uid))" } ?? "uid \(info.st_uid)"
+        let asOwner = info.st_uid == 0 ? "as root (sudo)" : "as \(owner.map { "\($0) (sudo -u \($0) …)" } ?? "uid \(info.st_uid)")"
+        return "it belongs to \(who), is \(mode), and this user (uid \(geteuid())) may not write it; run the command \(asOwner), the user the database belongs to"
+    }
+
     static func describe(errno value: Int32) -> String {
         String(cString: strerror(value))
+    }
+}
+
+private extension String {
+    /// "644" as "0644".
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -219,7 +219,7 @@ enum SQLCipherOpener {
         if queryOnly { try database.execute(sql: "PRAGMA query_only = 1") }
         if !configuration.readOnly, database.isReadOnly {
             throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_READONLY,
-                                 message: "The database file is read-only; make it writable (chmod u+w) to change it.")
+                                 message: "The database file cannot be changed by this user: \(FileProbe.whyNotWritable(path)).")
         }
         return database
     }

@@ -63,7 +63,7 @@ package final class DatabaseFileLock: @unchecked Sendable {
                 guard clock.now < deadline else {
                     close(descriptor)
                     throw SQLCipherError(kind: .busy, resultCode: .SQLITE_BUSY,
-                                         message: "Another process (a migrate, rollback, rekey or restore) kept changing this database for longer than the lock timeout; wait for it to finish, or wait longer with --lock-timeout SECONDS.",
+                                         message: "Another process (a migrate, rollback, rekey or restore) kept changing this database for longer than the lock timeout.",
                                          path: path)
                 }
                 usleep(10_000)
