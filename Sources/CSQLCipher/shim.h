@@ -11,4 +11,15 @@
 // picked up, since libsqlite3 and libsqlcipher export the same symbols.
 #include <sqlcipher/sqlite3.h>
 
+// Where in its SQL the last error happened (a byte offset), or -1: SQLite 3.38 added
+// sqlite3_error_offset, which SQLCipher 3.4.1's SQLite 3.15.2 lacks.
+static inline int migrationkit_error_offset(sqlite3 *db) {
+#if SQLITE_VERSION_NUMBER >= 3038000
+    return sqlite3_error_offset(db);
+#else
+    (void)db;
+    return -1;
+#endif
+}
+
 #endif

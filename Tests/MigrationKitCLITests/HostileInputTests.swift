@@ -297,8 +297,9 @@ func noise(_ count: Int) -> Data {
                 let sqliteSays = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 ? "incomplete input" : "syntax error"
                 return ("0003_unended.sql", ["0003_unended.sql:2:", "failed and was rolled back", sqliteSays])
             case .triggerWithoutEnd:
+                // SQLite stops at the end of the text, where END is missing.
                 try workspace.migration("0003_trigger.sql", "-- migrate:up\nCREATE TRIGGER t AFTER INSERT ON authors BEGIN\n  SELECT 1;\n")
-                return ("0003_trigger.sql", ["0003_trigger.sql:2:", "failed and was rolled back"])
+                return ("0003_trigger.sql", ["0003_trigger.sql:3:", "failed and was rolled back"])
             }
         }
     }
@@ -319,9 +320,9 @@ func noise(_ count: Int) -> Data {
             ]
         } else {
             runs = [
-                ("migrate", ["migrate", "--no-backup"] + workspace.options(), .migrationFailed),
-                ("migrate --atomic", ["migrate", "--atomic", "--no-backup"] + workspace.options(), .migrationFailed),
-                ("migrate --dry-run", ["migrate", "--dry-run"] + workspace.options(), .migrationFailed),
+                ("migrate --no-lint", ["migrate", "--no-backup", "--no-lint"] + workspace.options(), .migrationFailed),
+                ("migrate --atomic --no-lint", ["migrate", "--atomic", "--no-backup", "--no-lint"] + workspace.options(), .migrationFailed),
+                ("migrate --dry-run --no-lint", ["migrate", "--dry-run", "--no-lint"] + workspace.options(), .migrationFailed),
             ]
         }
         for (name, arguments, code) in runs {
@@ -332,8 +333,11 @@ func noise(_ count: Int) -> Data {
             try expectUnchanged(before, "\(broken) / \(name)")
         }
         if !broken.refusedOnLoad {
-            // The SQL is only parsed by SQLite, so lint lets it through; status still
-            // shows it pending, nothing applied.
+            // SQLite cannot parse it, which lint asks before anything runs: migrate
+            // stops there, at the same line, and status still shows it pending.
+            let linted = try Guarded.run(["migrate"] + workspace.options(), directory: workspace.root, timeout: 20)
+            expectCleanFailure(linted, .migrationFailed, mentions: ["Lint found 1 error", mentions[0].dropLast() + " (syntax-error)"], "\(broken) / migrate")
+            try expectUnchanged(before, "\(broken) / migrate")
             let status = try Guarded.run(["status"] + workspace.options(), directory: workspace.root, timeout: 20)
             #expect(status.stdout.contains("pending  0003_"), "\(status)")
         }

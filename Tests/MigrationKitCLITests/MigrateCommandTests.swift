@@ -92,6 +92,37 @@ import Testing
         #expect(status.stdout.contains("pending  0003_broken"))
     }
 
+    /// SQLite says where it stopped parsing; lint asks it before anything runs, and a
+    /// failure names that line, not the statement's first.
+    @Test func aSyntaxErrorIsFoundByLintAtTheLineSQLitePointsAt() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.migration("0003_typo.sql", """
+            -- migrate:up
+            CREATE TABLE genres (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+            );
+            -- migrate:down
+            DROP TABLE genres;
+            """)
+        let lint = try Binary.run(["lint", "--migrations", workspace.migrations])
+        #expect(lint.exitCode == .migrationFailed, "\(lint.output)")
+        #expect(lint.stdout.contains("0003_typo.sql:5: error[syntax-error]: SQLite cannot parse this statement: near \")\": syntax error."), "\(lint.output)")
+        // Blocked before anything runs, as any lint error is; without lint, the step
+        // fails at the same line.
+        let blocked = try workspace.run("migrate")
+        #expect(blocked.exitCode == .migrationFailed && blocked.stderr.contains("0003_typo.sql:5: error[syntax-error]")
+                && blocked.stderr.contains("the first at \(workspace.migrations)/0003_typo.sql:5 (syntax-error)"), "\(blocked.output)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.database))
+        let unlinted = try workspace.run("migrate", ["--no-lint"])
+        #expect(unlinted.exitCode == .migrationFailed, "\(unlinted.output)")
+        #expect(unlinted.stderr.contains("0003_typo.sql:5: Migration \"0003_typo\" failed and was rolled back: near \")\": syntax error"), "\(unlinted.output)")
+        // What needs a table is not lint's to judge (an earlier statement may make it).
+        try workspace.migration("0003_typo.sql", "-- migrate:up\nINSERT INTO made_by_0004 VALUES (1);\n-- migrate:down\nSELECT 1;\n")
+        #expect(try Binary.run(["lint", "--migrations", workspace.migrations]).status == 0)
+    }
+
     @Test func aPendingFileThatSortsBeforeTheLatestAppliedIsRefused() throws {
         let workspace = try Workspace()
         try workspace.migration("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);")

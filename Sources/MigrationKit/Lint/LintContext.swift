@@ -19,6 +19,13 @@ public struct LintContext: Sendable {
     /// Names of the target database's views whose SQL references a table, given the
     /// table's name as written in the migration (unquoted).
     public var viewsReferencing: @Sendable (String) -> [String]
+    /// The linked SQLite's parser, for the `syntax-error` rule; nil when no SQLite is at
+    /// hand, and the rule stays quiet.
+    public var parser: (any SQLParsing)? = nil
+    /// The schema of the database the migrations will meet (its `CREATE` statements),
+    /// which the parser starts from: a statement is judged against the tables it will
+    /// find. Empty for a new database.
+    public var schema: [String] = []
 
     public init(sqliteVersion: SQLiteVersion,
                 libraryDescription: String,
@@ -47,5 +54,34 @@ public struct LintContext: Sendable {
                   libraryDescription: libraryDescription ?? "SQLite \(sqliteVersion)",
                   rowCount: { _ in nil },
                   viewsReferencing: { _ in [] })
+    }
+}
+
+/// SQLite reading statements without running them, on a scratch schema of its own.
+///
+/// SQLite checks some names while it parses (`CREATE TRIGGER … ON authors` stops at a
+/// missing `authors` before it reads the body), so the statements of a batch are
+/// judged in order against the schema they will meet: `begin(schema:)` sets up the
+/// database's, and each up-section statement that changes the schema (`CREATE`,
+/// `ALTER`, `DROP`) is applied to the scratch copy, which holds no rows.
+public protocol SQLParsing: AnyObject, Sendable {
+    /// Starts a batch from `schema` (`CREATE` statements), forgetting any earlier one.
+    func begin(schema: [String])
+    /// Nil when `statement` parses (or fails only for a name it cannot find, which is
+    /// not a syntax error), else what SQLite could not read and where.
+    /// - Parameter applying: apply a schema change to the scratch schema (up sections;
+    ///   a down section runs later, against another state, and changes nothing here).
+    func problem(of statement: String, applying: Bool) -> SQLParseProblem?
+}
+
+/// Text SQLite cannot parse: its message ("near "FROMM": syntax error") and the UTF-8
+/// offset in the statement of the token where it stopped, when known.
+public struct SQLParseProblem: Hashable, Sendable {
+    public let message: String
+    public let offset: Int?
+
+    public init(message: String, offset: Int?) {
+        self.message = message
+        self.offset = offset
     }
 }

@@ -6,6 +6,11 @@ protocol LintRule: Sendable {
     /// not the database a later rollback will meet.
     var checksDownSections: Bool { get }
 
+    /// Whether the rule only speaks when no other rule found an error in the statement,
+    /// whose finding it would repeat in other words (SQLite cannot parse RETURNING on
+    /// 3.15.2, which `unsupported-sql` already says better).
+    var isFallback: Bool { get }
+
     /// Findings for one statement, before the batch records it.
     func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding]
 
@@ -15,6 +20,8 @@ protocol LintRule: Sendable {
 
 extension LintRule {
     var checksDownSections: Bool { false }
+
+    var isFallback: Bool { false }
 
     func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding] { [] }
 
@@ -27,6 +34,8 @@ struct LintScope {
     let context: LintContext
     /// The batch as it stands before this statement.
     let batch: BatchSchema
+    /// Whether the statement is in a down section, which runs later, on a rollback.
+    let isDown: Bool
 
     /// A finding placed on the file line of `token` (the statement's first token when
     /// nil or out of range).

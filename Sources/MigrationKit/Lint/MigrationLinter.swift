@@ -26,6 +26,7 @@ public struct MigrationLinter: Sendable {
         JournalModeRule(),
         RenameTableReferencedByViewRule(),
         MissingDownRule(),
+        SyntaxErrorRule(),
     ]
 
     public init(context: LintContext) {
@@ -35,6 +36,7 @@ public struct MigrationLinter: Sendable {
     /// Findings for `files`, taken as one batch run in the given order, sorted by
     /// path, then line.
     public func lint(_ files: [SQLMigrationFile]) -> [LintFinding] {
+        context.parser?.begin(schema: context.schema)
         var batch = BatchSchema()
         var findings: [LintFinding] = []
         for file in files {
@@ -59,10 +61,13 @@ public struct MigrationLinter: Sendable {
     private func lint(_ section: SQLSection, isDown: Bool, batch: inout BatchSchema, into findings: inout [LintFinding]) {
         for statement in SQLStatementSplitter.split(section.sql) {
             let reader = StatementReader(statement)
-            let scope = LintScope(section: section, context: context, batch: batch)
+            let scope = LintScope(section: section, context: context, batch: batch, isDown: isDown)
+            var found: [LintFinding] = []
             for rule in Self.rules where !isDown || rule.checksDownSections {
-                findings += rule.findings(in: reader, scope)
+                if rule.isFallback, found.contains(where: { $0.severity == .error }) { continue }
+                found += rule.findings(in: reader, scope)
             }
+            findings += found
             if !isDown { batch.record(reader, context: context) }
         }
     }

@@ -15,9 +15,10 @@ package struct PendingLint {
     package func check(_ files: [SQLMigrationFile], reporter: Reporter, listedBy command: String? = nil) throws {
         let findings = MigrationLinter(context: context).lint(files)
         if command == nil { LintPrinter.print(findings, reporter: reporter, asWarnings: true) }
-        let errors = findings.filter { $0.severity == .error }.count
-        if errors > 0 {
-            let found = "Lint found \(errors) error\(errors == 1 ? "" : "s") in pending migrations"
+        let errors = findings.filter { $0.severity == .error }
+        if let first = errors.first {
+            // The sentence names the file and line, as every failure does.
+            let found = "Lint found \(errors.count) error\(errors.count == 1 ? "" : "s") in pending migrations, the first at \(first.path):\(first.line) (\(first.rule))"
             let shown = command.map { "; nothing was applied. See them with `\($0)`" } ?? " (listed above); nothing was applied"
             throw CLIError(.migrationFailed, found + shown + ". Fix them, or pass --no-lint if you are sure.")
         }

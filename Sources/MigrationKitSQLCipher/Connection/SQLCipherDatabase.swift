@@ -330,14 +330,19 @@ public final class SQLCipherDatabase {
                     continue
                 }
                 let tokenStart = start + firstToken.offset
+                guard code == SQLITE_OK else {
+                    let failing = SQLStatementSplitter.split(piece).first.map { $0.text + ($0.isTerminated ? ";" : "") }
+                    let error = lastError(code: code, sql: failing)
+                    // The line SQLite points at, not the statement's first.
+                    let stopped = start + (errorOffset(in: piece, message: error.message) ?? firstToken.offset)
+                    throw SQLCipherError(
+                        kind: error.kind, resultCode: error.resultCode, message: error.message, sql: failing,
+                        location: SQLLocation(statementIndex: statementIndex + 1, line: lineCounter.line(at: stopped), offset: tokenStart))
+                }
                 let location = SQLLocation(
                     statementIndex: statementIndex + 1,
                     line: lineCounter.line(at: tokenStart),
                     offset: tokenStart)
-                guard code == SQLITE_OK else {
-                    let failing = SQLStatementSplitter.split(piece).first.map { $0.text + ($0.isTerminated ? ";" : "") }
-                    throw lastError(code: code, sql: failing, location: location)
-                }
                 guard let tail, tail > cursor else { return }
                 cursor = tail
                 guard let statementHandle else { continue }
@@ -358,6 +363,50 @@ public final class SQLCipherDatabase {
                 }
             }
         }
+    }
+
+    /// How SQLite reads one statement, without running it: nil when it parses (or
+    /// fails for what it names, such as a missing table, which depends on the schema
+    /// it meets), else what it could not parse and where. Lint's `syntax-error` rule
+    /// asks a connection to an empty in-memory database.
+    func parseProblem(of sql: String) -> SQLParseProblem? {
+        guard !isClosed else { return nil }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        sqlite3_finalize(statement)
+        guard code != SQLITE_OK else { return nil }
+        let message = String(cString: sqlite3_errmsg(handle))
+        guard Self.isSyntaxError(message) else { return nil }
+        return SQLParseProblem(message: message, offset: errorOffset(in: sql, message: message))
+    }
+
+    /// SQLite's words for text it cannot parse, as opposed to names it cannot find.
+    private static func isSyntaxError(_ message: String) -> Bool {
+        message.contains("syntax error") || message.contains("incomplete input") || message.contains("unrecognized token")
+    }
+
+    /// The UTF-8 offset in `sql` (one statement and what follows it) of the token where
+    /// the last prepare of it failed with `message`. SQLite 3.38+ says where
+    /// (`sqlite3_error_offset`). Older ones only name the token ("near "FROM""), so
+    /// for a syntax error the statement is prepared again one token longer at a time
+    /// until the same error appears: that token is where SQLite stopped. Prepare runs
+    /// nothing, and this happens only on the way to reporting a failure.
+    private func errorOffset(in sql: String, message: String) -> Int? {
+        let offset = Int(migrationkit_error_offset(handle))
+        if offset >= 0 { return offset < sql.utf8.count ? offset : nil }
+        guard Self.isSyntaxError(message) else { return nil }
+        let tokens = SQLTokenizer.tokenize(sql).filter { !$0.isTrivia }
+        guard !message.contains("incomplete input") else { return tokens.last?.offset }
+        let bytes = Array(sql.utf8)
+        for token in tokens.prefix(4096) {
+            let prefix = String(decoding: bytes[..<(token.offset + token.text.utf8.count)], as: UTF8.self)
+            var statement: OpaquePointer?
+            let code = sqlite3_prepare_v2(handle, prefix, -1, &statement, nil)
+            sqlite3_finalize(statement)
+            if code != SQLITE_OK, String(cString: sqlite3_errmsg(handle)) == message { return token.offset }
+            if token.isSymbol(";") { break }
+        }
+        return nil
     }
 
     /// The connection's current error as an `SQLCipherError`.

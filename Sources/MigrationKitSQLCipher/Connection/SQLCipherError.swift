@@ -5,7 +5,8 @@ import MigrationKit
 public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
     /// 1-based index of the statement in the text.
     public let statementIndex: Int
-    /// 1-based line of the statement's first token.
+    /// 1-based line SQLite points at: the token where it stopped parsing, for an error
+    /// it locates (a syntax error); otherwise the statement's first token.
     public let line: Int
     /// 0-based UTF-8 offset of the statement's first token.
     public let offset: Int

@@ -1,3 +1,4 @@
+import Foundation
 import MigrationKit
 
 extension LintContext {
@@ -6,6 +7,7 @@ extension LintContext {
     public static var linkedLibrary: LintContext {
         var context = LintContext(sqliteVersion: linkedSQLiteVersion, libraryDescription: SQLCipherLibrary.summary)
         context.compileOptions = SQLCipherLibrary.compileOptions
+        context.parser = SQLParser()
         return context
     }
 
@@ -16,5 +18,34 @@ extension LintContext {
 
     private static var linkedSQLiteVersion: SQLiteVersion {
         SQLiteVersion(SQLCipherLibrary.sqliteVersion) ?? SQLiteVersion(3, 0, 0)
+    }
+}
+
+/// The linked SQLite's parser, for lint (`SQLParsing`): statements are prepared on an
+/// in-memory database of its own, which holds the schema and never a row; only what
+/// changes the schema is run there.
+final class SQLParser: SQLParsing, @unchecked Sendable {
+    private var database: SQLCipherDatabase?
+    private let lock = NSLock()
+
+    func begin(schema: [String]) {
+        lock.withLock {
+            database = try? SQLCipherDatabase.open(path: ":memory:", readOnly: false, busyTimeout: .zero)
+            for statement in schema { try? database?.execute(sql: statement) }
+        }
+    }
+
+    func problem(of statement: String, applying: Bool) -> SQLParseProblem? {
+        lock.withLock {
+            guard let database else { return nil }
+            if let problem = database.parseProblem(of: statement) { return problem }
+            if applying, Self.changesSchema(statement) { try? database.execute(sql: statement) }
+            return nil
+        }
+    }
+
+    private static func changesSchema(_ statement: String) -> Bool {
+        guard let first = SQLTokenizer(statement).first(where: { !$0.isTrivia }) else { return false }
+        return ["CREATE", "ALTER", "DROP"].contains(first.text.uppercased())
     }
 }
