@@ -85,6 +85,43 @@ import Glibc
         #expect(!result.output.contains(workspace.passphrase))
     }
 
+    /// What a failed database leaves is said: its backup (written first, kept) in the
+    /// table, in --json and in the closing sentence; every failure line names its
+    /// database; the progress line on a terminal never counts a failure as migrated.
+    @Test func aFailedDatabaseSaysWhatItLeftAndNamesItself() throws {
+        let (workspace, paths) = try fleet(2)
+        // 0003 fails on tenant1 only (a refusal that names no file by itself: lint).
+        try workspace.migration("0003_unique_seed.up.sql", "CREATE UNIQUE INDEX seed_x ON seed(x);\n")
+        #expect(try SQLCipherShell.run(paths[1], passphrase: workspace.passphrase, "INSERT INTO seed VALUES (1);").status == 0)
+        let result = try migrate(workspace, ["--db-glob", workspace.path("tenants/*.db"), "--json"])
+        #expect(result.exitCode == .migrationFailed, "\(result.output)")
+        let databases = try #require(try decodeJSON(result.stdout)["databases"] as? [[String: Any]])
+        let failed = try #require(databases.first { $0["result"] as? String == "failed" })
+        let backup = try #require(failed["backup"] as? String, "the failed database's backup is reported: \(failed)")
+        #expect(FileManager.default.fileExists(atPath: backup))
+        #expect(((failed["error"] as? [String: Any])?["message"] as? String)?.hasPrefix(paths[1] + ": ") == true, "\(failed)")
+        #expect(result.stderr.contains("with the backup taken before, kept and listed above"), "\(result.stderr)")
+
+        // On a terminal, jobs one at a time: the first database fails after a slow step,
+        // so the line is drawn while the second one runs.
+        let (slow, slowPaths) = try fleet(2)
+        #expect(try SQLCipherShell.run(slowPaths[0], passphrase: slow.passphrase, "INSERT INTO seed VALUES (1);").status == 0)
+        try slow.migration("0003_fill_then_unique.up.sql", """
+            CREATE TABLE filler (x);
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 400000) INSERT INTO filler SELECT x FROM n;
+            CREATE UNIQUE INDEX seed_x ON seed(x);
+            """)
+        var environment = Binary.environment()
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        let terminal = try PseudoTerminal.run(
+            [Binary.migrationkit, "migrate", "--db-glob", slow.path("tenants/*.db"), "--migrations", slow.migrations,
+             "--password-file", slow.keyFile, "--no-backup", "--jobs", "1"],
+            environment: environment, steps: [], timeout: 60)
+        #expect(terminal.status == CLIExitCodeValue.migrationFailed.rawValue, "\(terminal.transcript)")
+        #expect(terminal.transcript.contains("[1/2] databases done, 1 failed") && !terminal.transcript.contains("databases migrated"), "\(terminal.transcript)")
+        #expect(terminal.transcript.contains("failed (exit 2): \(slowPaths[0]): "), "\(terminal.transcript)")
+    }
+
     @Test func aKeyFileTemplateGivesEachDatabaseItsOwnKey() throws {
         let (workspace, paths) = try fleet(3, key: { "key of \($0)" })
         try FileManager.default.createDirectory(atPath: workspace.path("keys"), withIntermediateDirectories: true)

@@ -44,8 +44,10 @@ struct FleetRun {
     let jobs: Int
     let keys: Keys
     let configuration: SQLCipherConfiguration
-    /// Migrates one opened database: lint, backup and the migration itself.
-    let migrate: (SQLCipherWriter) throws -> (report: MigrationReport, backup: String?)
+    /// Migrates one opened database: lint, backup and the migration itself. The backup
+    /// it writes is put in `backup` as soon as it exists, so a failure after it still
+    /// reports the file it left.
+    let migrate: (SQLCipherWriter, _ backup: inout String?) throws -> MigrationReport
 
     /// Migrates every database; `finished` is told how many are done (and how many
     /// failed) after each one.
@@ -60,6 +62,7 @@ struct FleetRun {
 
     private func migrateOne(_ path: String, host: MigrationCLIHost, reporter: Reporter) -> Outcome {
         let started = ContinuousClock.now
+        var backup: String?
         do {
             let key: DatabaseKey?
             switch keys {
@@ -73,12 +76,16 @@ struct FleetRun {
             let lock = try DatabaseFileLock.exclusive(path: path, timeout: configuration.busyTimeout)
             defer { lock.release() }
             let writer = try host.openWriter(ConnectionSettings(path: path, key: key, configuration: configuration))
-            let result = try migrate(writer)
-            return Outcome(path: path, result: .migrated(result.report), duration: ContinuousClock.now - started, backup: result.backup)
+            let report = try migrate(writer, &backup)
+            return Outcome(path: path, result: .migrated(report), duration: ContinuousClock.now - started, backup: backup)
         } catch {
-            let failure = ErrorPresentation(error)
-                ?? ErrorPresentation(kind: "unexpected", message: "\(path): unexpected failure: \(error)", exitCode: .failure)
-            return Outcome(path: path, result: .failed(failure), duration: ContinuousClock.now - started, backup: nil)
+            let presented = ErrorPresentation(error)
+                ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
+            // Every line of the table and every `error` in --json names its database,
+            // whether or not the error itself did.
+            let failure = presented.message.hasPrefix(path + ":") ? presented
+                : ErrorPresentation(kind: presented.kind, message: "\(path): \(presented.message)", exitCode: presented.exitCode)
+            return Outcome(path: path, result: .failed(failure), duration: ContinuousClock.now - started, backup: backup)
         }
     }
 
@@ -116,18 +123,16 @@ extension MigrateCommand {
         // Never more jobs than databases: the summary says how many ran at a time.
         let jobs = min(self.jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(1, databases.paths.count))
         let fleet = FleetRun(paths: databases.paths, jobs: jobs, keys: keys,
-                             configuration: configuration) { writer in
+                             configuration: configuration) { writer, backupPath in
             let silent = Reporter(quiet: true)
             if !command.noLint, let files = loaded.files {
                 try command.lintPending(files, runner: runner, writer: writer, reporter: silent, listed: false)
             }
-            var backupPath: String?
             if !command.dryRun, !command.backup.skip, try command.needsChange(runner, writer) {
                 backupPath = try command.backup.create(of: writer)
             }
-            let report = try command.target.map { try runner.migrate(in: writer, upTo: $0, options: options) }
+            return try command.target.map { try runner.migrate(in: writer, upTo: $0, options: options) }
                 ?? runner.migrate(in: writer, options: options)
-            return (report, backupPath)
         }
 
         let total = databases.paths.count
@@ -135,7 +140,8 @@ extension MigrateCommand {
         progress.start("Migrating \(total) databases")
         let started = ContinuousClock.now
         let outcomes = fleet.run(host: CLIContext.host, reporter: reporter) { done, failed in
-            progress.update("[\(done)/\(total)] databases migrated" + (failed > 0 ? ", \(failed) failed" : ""))
+            // Done, not "migrated": a failed database is done too, and is counted apart.
+            progress.update("[\(done)/\(total)] databases done" + (failed > 0 ? ", \(failed) failed" : ""))
         }
         progress.stop()
 

@@ -13,7 +13,9 @@ struct FleetSummary {
 
     /// "2 of 1000 databases failed (listed above); …", for standard error.
     var failedSentence: String {
-        "\(failed) of \(outcomes.count) databases failed (listed above) and \(failed == 1 ? "was" : "were") left as \(failed == 1 ? "it was" : "they were"); "
+        let kept = outcomes.filter { $0.failure != nil && $0.backup != nil }.count
+        let backups = kept == 0 ? "" : " (\(kept == failed ? "each" : "\(kept)") with the backup taken before, kept and listed above)"
+        return "\(failed) of \(outcomes.count) databases failed (listed above) and \(failed == 1 ? "was" : "were") left as \(failed == 1 ? "it was" : "they were")\(backups); "
             + (dryRun ? "nothing was changed." : "the others are migrated. Fix the cause and run again: migrated databases are skipped.")
     }
 
@@ -35,7 +37,7 @@ struct FleetSummary {
     private func describe(_ outcome: FleetRun.Outcome) -> String {
         switch outcome.result {
         case .failed(let failure):
-            return "failed (exit \(failure.exitCode.rawValue)): \(failure.message)"
+            return "failed (exit \(failure.exitCode.rawValue)): \(failure.message)" + (outcome.backup.map { " Backup kept: \($0)" } ?? "")
         case .migrated(let report) where report.steps.isEmpty:
             return "already up to date"
         case .migrated(let report):
