@@ -44,8 +44,11 @@ final class SQLParser: SQLParsing, @unchecked Sendable {
         }
     }
 
+    /// CREATE, ALTER and DROP, but never `CREATE TABLE … AS SELECT`, whose query
+    /// could run for minutes even over empty tables (a recursive CTE needs none).
     private static func changesSchema(_ statement: String) -> Bool {
-        guard let first = SQLTokenizer(statement).first(where: { !$0.isTrivia }) else { return false }
-        return ["CREATE", "ALTER", "DROP"].contains(first.text.uppercased())
+        let words = SQLTokenizer.tokenize(statement).filter { !$0.isTrivia }.map { $0.text.uppercased() }
+        guard let first = words.first, ["CREATE", "ALTER", "DROP"].contains(first) else { return false }
+        return !(first == "CREATE" && words.contains("TABLE") && words.contains("AS") && words.contains("SELECT"))
     }
 }
