@@ -35,7 +35,7 @@ enum CommandSupport {
 
     /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`).
     static func holdChangeLock(on path: String, settings: ConnectionSettings) throws {
-        CLIContext.locks.hold(try DatabaseFileLock.exclusive(path: path, timeout: settings.configuration.busyTimeout))
+        CLIContext.locks.hold(try DatabaseFileLock.exclusive(path: path, timeout: settings.configuration.busyTimeout), on: path)
     }
 
     /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);
@@ -55,7 +55,8 @@ enum CommandSupport {
         let creating = access == .create && (size ?? 0) == 0
         let key = try resolveKey(keyOptions, for: path, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
                                  keyIsNew: keyIsNew || creating, reporter: reporter)
-        let configuration = self.configuration(path: path, cipher: cipher, lockTimeout: lockTimeout, access: access)
+        let configuration = self.configuration(path: path, cipher: cipher, lockTimeout: lockTimeout, access: access,
+                                               readerWaits: CLIContext.resolvedSettings.settings?.values[.lockTimeout]?.origin != .defaultValue)
         MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
         return ConnectionSettings(path: path, key: key, configuration: configuration)
     }
@@ -67,6 +68,7 @@ enum CommandSupport {
     /// The first line of every command that works on a database: which file, and which
     /// project file's table chose it, so that a deploy's log never leaves it to guessing.
     static func announce(_ path: String, reporter: Reporter, note: String? = nil) {
+        CLIContext.journal.started(on: path)
         var line = "Database: \(path)"
         if let name = databaseName, let file = CLIContext.resolvedSettings.settings?.configFile {
             line += " ([databases.\(name)] in \(file))"
@@ -94,7 +96,12 @@ enum CommandSupport {
 
     /// How to open the database at `path` for `access`, with the cipher options and
     /// lock timeout given.
-    static func configuration(path: String, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess) -> SQLCipherConfiguration {
+    ///
+    /// - Parameter readerWaits: a reader waits out the lock timeout only when one was
+    ///   asked for; otherwise it gives way to another process's change at once and
+    ///   says who is changing the database (README: readers never wait).
+    static func configuration(path: String, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
+                              readerWaits: Bool = false) -> SQLCipherConfiguration {
         var configuration = SQLCipherConfiguration()
         configuration.busyTimeout = .milliseconds(Int64(lockTimeout * 1000))
         configuration.cipher = cipher.settings
@@ -109,6 +116,7 @@ enum CommandSupport {
             configuration.createIfMissing = false
         case .inspect:
             configuration.createIfMissing = false
+            configuration.givesWayToChanges = !readerWaits
             configuration.readOnly = FileManager.default.fileExists(atPath: path) && !FileManager.default.isWritableFile(atPath: path)
         }
         return configuration

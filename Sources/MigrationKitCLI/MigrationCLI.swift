@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 @_exported import MigrationKitCommands
 import MigrationKitKeys
+import MigrationKitSQLCipher
 
 /// Runs the `migrationkit` commands, for the tool itself and for apps that embed them.
 public enum MigrationCLI {
@@ -10,16 +11,25 @@ public enum MigrationCLI {
     public static func run(host: MigrationCLIHost = .sqlFiles, arguments: [String]) -> Int32 {
         // Before any key is read: no core file or same-user debugger reaches it.
         if host.hardensProcess { ProcessHardening.apply() }
+        // Ctrl-C and SIGTERM stop the work in progress, which rolls back and says what
+        // it left (`RunJournal`), instead of ending the process between two writes.
+        if host.stopsGracefully { Interruption.stopGracefully() }
         let locks = CommandLocks()
         defer { locks.releaseAll() }
         let resolved = ResolvedSettings()
-        let runner = CommandLineRunner(root: RootCommand.self, commandName: host.commandName, layerErrors: SQLCipherErrorPresentation.present)
+        let journal = RunJournal()
+        var runner = CommandLineRunner(root: RootCommand.self, commandName: host.commandName, layerErrors: SQLCipherErrorPresentation.present)
+        runner.annotate = journal.annotate
+        runner.stopped = journal.stop
         return CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
-            runner.run(arguments) { command in
-                // Settings not given as flags, from the environment and migrationkit.toml.
-                guard var configurable = command as? any ProjectConfigurable else { return command }
-                resolved.settings = try configurable.applyProjectSettings()
-                return configurable
+            CLIContext.$journal.withValue(journal) {
+                runner.run(arguments) { command in
+                    locks.command = type(of: command).configuration.commandName ?? ""
+                    // Settings not given as flags, from the environment and migrationkit.toml.
+                    guard var configurable = command as? any ProjectConfigurable else { return command }
+                    resolved.settings = try configurable.applyProjectSettings()
+                    return configurable
+                }
             }
         } } }
     }

@@ -27,6 +27,11 @@ public struct MigrationCLIHost: Sendable {
     /// `SQLCipherLibrary.enableMemorySecurity()`): an app whose own connections must not
     /// pay its cost turns this off.
     public var cipherMemorySecurity: Bool
+    /// Let Ctrl-C, SIGTERM and SIGHUP stop the work in progress rather than the process
+    /// (`Interruption.stopGracefully()`): the open transaction is rolled back, the
+    /// command says what it left and exits 130, 143 or 129. For the rest of the process;
+    /// an app with its own signal handling turns this off.
+    public var stopsGracefully: Bool
 
     public init(
         runner: SQLCipherMigrationRunner? = nil,
@@ -34,7 +39,8 @@ public struct MigrationCLIHost: Sendable {
         schemaSnapshot: (@Sendable (SQLCipherDatabase) throws -> String)? = nil,
         commandName: String = "migrationkit",
         hardensProcess: Bool = true,
-        cipherMemorySecurity: Bool = true
+        cipherMemorySecurity: Bool = true,
+        stopsGracefully: Bool = true
     ) {
         self.runner = runner
         self.openWriter = openWriter
@@ -42,6 +48,7 @@ public struct MigrationCLIHost: Sendable {
         self.commandName = commandName
         self.hardensProcess = hardensProcess
         self.cipherMemorySecurity = cipherMemorySecurity
+        self.stopsGracefully = stopsGracefully
     }
 
     /// The host of the `migrationkit` tool itself: SQL files, default connections.
@@ -62,6 +69,8 @@ enum CLIContext {
     /// The settings resolved for the running command (`ProjectSettings`), for
     /// `migrationkit config` to show.
     @TaskLocal static var resolvedSettings = ResolvedSettings()
+    /// What the running command has done so far (`RunJournal`).
+    @TaskLocal static var journal = RunJournal()
 }
 
 /// Holds what `MigrationCLI` resolved before the command ran.
@@ -72,19 +81,36 @@ final class ResolvedSettings: @unchecked Sendable {
 /// Locks a command holds from the moment it opens the database it changes until it
 /// ends, so a backup, the migration after it and the report all happen with no other
 /// changing command (a rekey, another migrate) in between.
+///
+/// While it holds one, the command says what it is doing in the database's change note
+/// (`ChangeNote`), so a reader that meets the change can name it.
 final class CommandLocks: @unchecked Sendable {
     private let lock = NSLock()
-    private var held: [DatabaseFileLock] = []
+    private var held: [(lock: DatabaseFileLock, database: String)] = []
+    /// The command's name, the start of every note ("migrate").
+    var command = ""
 
-    func hold(_ fileLock: DatabaseFileLock) {
-        lock.withLock { held.append(fileLock) }
+    func hold(_ fileLock: DatabaseFileLock, on database: String) {
+        let first = lock.withLock { () -> Bool in
+            defer { held.append((fileLock, database)) }
+            return !held.contains { $0.database == database }
+        }
+        if first { ChangeNote.write(command, for: database) }
+    }
+
+    /// What the command is doing now, in each held database's note.
+    func describe(_ activity: String) {
+        for database in lock.withLock({ Set(held.map(\.database)) }) {
+            ChangeNote.write("\(command): \(activity)", for: database)
+        }
     }
 
     func releaseAll() {
-        let released = lock.withLock { () -> [DatabaseFileLock] in
+        let released = lock.withLock { () -> [(lock: DatabaseFileLock, database: String)] in
             defer { held = [] }
             return held
         }
-        for fileLock in released { fileLock.release() }
+        for database in Set(released.map(\.database)) { ChangeNote.remove(for: database) }
+        for entry in released { entry.lock.release() }
     }
 }

@@ -28,6 +28,22 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     case fileError = 9
     /// Bad command-line usage (ArgumentParser's EX_USAGE).
     case usage = 64
+    /// Stopped by SIGHUP (128 + 1, the shells' convention): the work in progress was
+    /// rolled back, and what was done before it is said.
+    case hungUp = 129
+    /// Stopped by Ctrl-C, SIGINT (128 + 2).
+    case interrupted = 130
+    /// Stopped by SIGTERM (128 + 15).
+    case terminated = 143
+
+    /// The code of a run stopped by `signal`: 128 + its number.
+    package static func stopped(by signal: Int32) -> CLIExitCode {
+        switch signal {
+        case 1: return .hungUp
+        case 15: return .terminated
+        default: return .interrupted
+        }
+    }
 
     /// One line for the README table and `--help`.
     public var summary: String {
@@ -43,6 +59,9 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
         case .locked: return "database locked by another process"
         case .fileError: return "file problem (database or migrations)"
         case .usage: return "usage error"
+        case .hungUp: return "stopped by SIGHUP (the change in progress rolled back)"
+        case .interrupted: return "stopped by Ctrl-C, SIGINT (the change in progress rolled back)"
+        case .terminated: return "stopped by SIGTERM (the change in progress rolled back)"
         }
     }
 }

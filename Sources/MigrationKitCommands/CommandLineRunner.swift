@@ -14,6 +14,14 @@ package struct CommandLineRunner {
     /// Whether `migrate` has `--allow-out-of-order` and `--accept-modified`, which a
     /// refusal then suggests.
     package let offersOverrides: Bool
+    /// What the command line adds to any failure's presentation before it is printed
+    /// (what the run left behind).
+    package var annotate: (ErrorPresentation) -> ErrorPresentation = { $0 }
+    /// Once the process was asked to stop (Ctrl-C, SIGTERM), how a run that did not
+    /// succeed ends: this sentence and exit code, whatever the command made of the
+    /// interruption (a check that counted it as a failed check, a verify as a failed
+    /// verification). Nil while no stop was asked.
+    package var stopped: () -> ErrorPresentation? = { nil }
 
     package init(root: any ParsableCommand.Type, commandName: String, offersOverrides: Bool = true,
                  layerErrors: @escaping (any Error) -> ErrorPresentation?) {
@@ -46,9 +54,21 @@ package struct CommandLineRunner {
             try command.run()
             return CLIExitCode.success.rawValue
         } catch let exit as ExitCode {
+            let alreadyStopped = [CLIExitCode.hungUp, .interrupted, .terminated].map(\.rawValue).contains(exit.rawValue)
+            if exit.rawValue != CLIExitCode.success.rawValue, !alreadyStopped, let stop = stopped() {
+                // A command that exits with a code of its own (verify, check, lint) has
+                // printed its --json document: the stop goes to standard error only.
+                stop.print(commandName: commandName, json: false)
+                return stop.exitCode.rawValue
+            }
             return exit.rawValue
         } catch {
-            if let presentation = ErrorPresentation(error, root: root, layer: layerErrors, offersOverrides: offersOverrides) {
+            if let stop = stopped() {
+                stop.print(commandName: commandName, json: json)
+                return stop.exitCode.rawValue
+            }
+            if let presented = ErrorPresentation(error, root: root, layer: layerErrors, offersOverrides: offersOverrides) {
+                let presentation = annotate(presented)
                 presentation.print(commandName: commandName, json: json)
                 return presentation.exitCode.rawValue
             }

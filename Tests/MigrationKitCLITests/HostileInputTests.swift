@@ -681,7 +681,7 @@ func noise(_ count: Int) -> Data {
             try workspace.write("new-key", "another key\n", mode: 0o600)
             let before = try TreeSnapshot(workspace.root)
             let cases: [(String, [String], [String])] = [
-                ("migrate (backup first)", ["migrate"] + options, ["backup could not be written", "No space left", "--no-backup"]),
+                ("migrate (backup first)", ["migrate"] + options, ["backup could not be written", "are free there", "--no-backup"]),
                 ("a new database", ["migrate", "--db-path", disk.path + "/new.db", "--password-file", workspace.keyFile, "--migrations", workspace.migrations], ["new.db"]),
                 ("decrypt", ["decrypt", "--output", disk.path + "/plain.db"] + options, ["disk is full"]),
                 ("schema-dump --output", ["schema-dump", "--output", disk.path + "/schema.sql"] + options, ["schema.sql", "No space left"]),
@@ -704,6 +704,35 @@ func noise(_ count: Int) -> Data {
             // The old key still opens it after the failed rekey.
             let status = try Guarded.run(["status"] + options, directory: workspace.root)
             #expect(status.status == 0 && status.stdout.contains("pending  0003_big"), "\(status)")
+        }
+    }
+
+    /// On a nearly full disk the backup would fit, and leave no room for the change:
+    /// refused before anything is written, saying what is needed and what to do.
+    @Test func aBackupThatWouldLeaveNoRoomIsNotWritten() throws {
+        try requiringCapability {
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            let disk = try SmallDisk(at: workspace.path("disk"), kilobytes: 1024)
+            defer { disk.unmount() }
+            let database = disk.path + "/app.db"
+            let options = ["--db-path", database, "--password-file", workspace.keyFile, "--migrations", workspace.migrations]
+            #expect(try Guarded.run(["migrate", "--to", "0001_authors"] + options, directory: workspace.root).status == 0)
+            #expect(try SQLCipherShell.run(database, passphrase: workspace.passphrase,
+                                           "INSERT INTO authors (name) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 900) SELECT hex(randomblob(200)) FROM c;").status == 0)
+            // What is left: more than the database, less than it twice over.
+            let size = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
+            var info = statvfs()
+            #expect(statvfs(disk.path, &info) == 0)
+            let free = Int(info.f_bavail) * Int(info.f_frsize)
+            try Data(count: max(0, free - size * 3 / 2)).write(to: URL(fileURLWithPath: disk.path + "/ballast"))
+            let before = try TreeSnapshot(disk.path)
+            let result = try Guarded.run(["migrate"] + options, directory: workspace.root, timeout: 60)
+            expectCleanFailure(result, .fileError, mentions: ["A backup of this database needs", "for its journal", "nothing was changed", "--backup-dir", "--no-backup"], "nearly full disk")
+            try expectUnchanged(before, "nearly full disk")
+            // Elsewhere, with room, the same migrate runs.
+            let elsewhere = try Guarded.run(["migrate", "--backup-dir", workspace.path("backups")] + options, directory: workspace.root, timeout: 60)
+            #expect(elsewhere.status == 0, "\(elsewhere)")
         }
     }
 

@@ -40,6 +40,8 @@ struct CheckCommand: ParsableCommand {
         }
         let allowed = Set((loaded.files ?? []).flatMap(\.rowChanges))
         results += try RoundTripCheck(runner: loaded.runner, allowedRowChanges: allowed).run(olderDatabase: older)
+        // A check stopped by Ctrl-C failed nothing: say that, not a list of failures.
+        try Interruption.check()
         for result in results {
             reporter.line("\(result.passed ? "ok    " : "FAILED") \(result.name): \(result.detail)")
         }

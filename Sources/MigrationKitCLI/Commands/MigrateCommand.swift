@@ -76,6 +76,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
         defer { progress.stop() }
         runner.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
+        if atomic || dryRun { CLIContext.journal.runsAllOrNothing() }
         if let target { _ = try runner.registry.index(ofTarget: target) }
         let path = try connection.requiredPath()
         let existedBefore = FileManager.default.fileExists(atPath: path)
@@ -200,7 +201,9 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     }
 
     static func observer(progress: ProgressLine, reporter: Reporter, dryRun: Bool) -> @Sendable (MigrationEvent) -> Void {
-        { event in
+        let journal = CLIContext.journal
+        return { event in
+            journal.record(event)
             switch event {
             case .willApply(let identifier, let position, let total):
                 progress.start("[\(position)/\(total)] \(identifier)")

@@ -17,7 +17,9 @@ struct RollbackCommand: UsesProjectConnectionAndBackup {
     func run() throws {
         let reporter = Reporter(output)
         var runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
+        let journal = CLIContext.journal
         runner.observer = { event in
+            journal.record(event)
             if case .didRollback(let identifier, let duration) = event {
                 reporter.line("Rolled back \(identifier) (\(duration.humanReadable))")
             }

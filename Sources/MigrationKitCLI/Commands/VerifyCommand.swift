@@ -22,6 +22,8 @@ struct VerifyCommand: UsesProjectConnection {
         runner.verifier.requiredIndexes += verifier.requiredIndexes
         let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
         let report = try runner.verificationReport(in: writer)
+        // A check cut short by Ctrl-C is not a damaged database.
+        try Interruption.check()
         try VerificationOutput(report, database: writer.path, databaseName: CommandSupport.databaseName).print(to: reporter)
     }
 }

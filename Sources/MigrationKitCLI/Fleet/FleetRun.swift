@@ -19,6 +19,11 @@ struct FleetRun {
         enum Result: Sendable {
             case migrated(MigrationReport)
             case failed(ErrorPresentation)
+            /// The process was asked to stop (Ctrl-C, SIGTERM) while this database ran:
+            /// it was rolled back, and is as it was.
+            case stopped
+            /// The process was asked to stop before this database's turn.
+            case notStarted
         }
 
         let path: String
@@ -57,7 +62,9 @@ struct FleetRun {
             let outcome = migrateOne(paths[index], host: host, reporter: reporter)
             if outcome.failure != nil { failures.add() }
             return outcome
-        }, finished: { done in finished(done, failures.value) })
+        }, finished: { done in finished(done, failures.value) },
+        stop: { Interruption.signal != nil },
+        skipped: { Outcome(path: paths[$0], result: .notStarted, duration: .zero, backup: nil) })
     }
 
     private func migrateOne(_ path: String, host: MigrationCLIHost, reporter: Reporter) -> Outcome {
@@ -74,11 +81,19 @@ struct FleetRun {
             // Held for this database only: a fleet of thousands cannot keep a
             // descriptor open for each until the command ends.
             let lock = try DatabaseFileLock.exclusive(path: path, timeout: configuration.busyTimeout)
-            defer { lock.release() }
+            ChangeNote.write("migrate, one database of a fleet", for: path)
+            defer {
+                ChangeNote.remove(for: path)
+                lock.release()
+            }
             let writer = try host.openWriter(ConnectionSettings(path: path, key: key, configuration: configuration))
             let report = try migrate(writer, &backup)
             return Outcome(path: path, result: .migrated(report), duration: ContinuousClock.now - started, backup: backup)
         } catch {
+            // Whatever stopped it, each database runs all or nothing: it is as it was.
+            if Interruption.signal != nil {
+                return Outcome(path: path, result: .stopped, duration: ContinuousClock.now - started, backup: backup)
+            }
             let presented = ErrorPresentation(error)
                 ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
             // Every line of the table and every `error` in --json names its database,
@@ -148,6 +163,12 @@ extension MigrateCommand {
         let summary = FleetSummary(outcomes: outcomes, duration: ContinuousClock.now - started, jobs: fleet.jobs, dryRun: dryRun)
         summary.print(to: reporter)
         try reporter.document(summary.document)
+        if let signal = Interruption.signal {
+            // The table (or the JSON) above says what finished, what failed and what
+            // never started.
+            Console.error("\(CLIContext.host.commandName): error: \(summary.stoppedSentence(by: signal))")
+            throw ExitCode(CLIExitCode.stopped(by: signal).rawValue)
+        }
         if let first = outcomes.lazy.compactMap(\.failure).first {
             Console.error("\(CLIContext.host.commandName): error: \(summary.failedSentence)")
             throw ExitCode(first.exitCode.rawValue)

@@ -1,5 +1,6 @@
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitSQLCipher
 
 /// What a fleet run reports: a table with a line per database, a count line, and the
 /// `--json` document with the same per database.
@@ -10,6 +11,22 @@ struct FleetSummary {
     let dryRun: Bool
 
     private var failed: Int { outcomes.filter { $0.failure != nil }.count }
+
+    private func count(_ result: (FleetRun.Outcome.Result) -> Bool) -> Int {
+        outcomes.filter { result($0.result) }.count
+    }
+
+    private var stopped: Int { count { if case .stopped = $0 { true } else { false } } }
+    private var notStarted: Int { count { if case .notStarted = $0 { true } else { false } } }
+
+    /// "Stopped by SIGTERM: …", after the table, for a run stopped by `signal`.
+    func stoppedSentence(by signal: Int32) -> String {
+        let finished = outcomes.count - stopped - notStarted - failed
+        return "Stopped by \(Interruption.name(of: signal)): of \(outcomes.count) databases, \(finished) finished (migrated or up to date), "
+            + "\(stopped) \(stopped == 1 ? "was" : "were") stopped and rolled back (each as it was), \(notStarted) never started"
+            + (failed > 0 ? ", and \(failed) failed" : "") + "; each is listed with its result. "
+            + "Run the same command again to finish: migrated databases are skipped."
+    }
 
     /// "2 of 1000 databases failed (listed above); …", for standard error.
     var failedSentence: String {
@@ -26,11 +43,13 @@ struct FleetSummary {
             reporter.line(pad(outcome.path, width) + "  " + pad(outcome.duration.humanReadable, 8) + "  " + describe(outcome))
         }
         var counts: [String] = []
-        let applied = outcomes.filter { if case .migrated(let report) = $0.result { return !report.steps.isEmpty } else { return false } }.count
-        let upToDate = outcomes.count - applied - failed
+        let applied = count { if case .migrated(let report) = $0 { !report.steps.isEmpty } else { false } }
+        let upToDate = count { if case .migrated(let report) = $0 { report.steps.isEmpty } else { false } }
         counts.append("\(applied) \(dryRun ? "would be migrated" : "migrated")")
         counts.append("\(upToDate) already up to date")
         if failed > 0 { counts.append("\(failed) failed") }
+        if stopped > 0 { counts.append("\(stopped) stopped and rolled back") }
+        if notStarted > 0 { counts.append("\(notStarted) not started") }
         reporter.line("\(outcomes.count) databases in \(duration.humanReadable) (\(jobs) at a time): " + counts.joined(separator: ", ") + ".")
     }
 
@@ -38,6 +57,10 @@ struct FleetSummary {
         switch outcome.result {
         case .failed(let failure):
             return "failed (exit \(failure.exitCode.rawValue)): \(failure.message)" + (outcome.backup.map { " Backup kept: \($0)" } ?? "")
+        case .stopped:
+            return "stopped and rolled back: as it was" + (outcome.backup.map { ". Backup kept: \($0)" } ?? "")
+        case .notStarted:
+            return "not started"
         case .migrated(let report) where report.steps.isEmpty:
             return "already up to date"
         case .migrated(let report):
@@ -54,9 +77,16 @@ struct FleetSummary {
         FleetDocument(
             databases: outcomes.map { outcome in
                 let report: MigrationReport? = if case .migrated(let report) = outcome.result { report } else { nil }
+                let result: String
+                switch outcome.result {
+                case .failed: result = "failed"
+                case .stopped: result = "stopped"
+                case .notStarted: result = "notStarted"
+                case .migrated(let report): result = report.steps.isEmpty ? "upToDate" : "migrated"
+                }
                 return FleetDocument.Database(
                     database: outcome.path,
-                    result: outcome.failure != nil ? "failed" : (report?.steps.isEmpty == false ? "migrated" : "upToDate"),
+                    result: result,
                     applied: report?.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) } ?? [],
                     durationMs: outcome.duration.wholeMilliseconds,
                     backup: outcome.backup,
@@ -73,7 +103,8 @@ struct FleetSummary {
 struct FleetDocument: Encodable {
     struct Database: Encodable {
         let database: String
-        /// "migrated" (or, in a dry run, would be), "upToDate" or "failed".
+        /// "migrated" (or, in a dry run, would be), "upToDate", "failed"; after Ctrl-C
+        /// or SIGTERM, "stopped" (rolled back) or "notStarted".
         let result: String
         let applied: [MigrateDocument.Step]
         let durationMs: Int64

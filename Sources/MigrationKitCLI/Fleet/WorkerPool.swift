@@ -13,9 +13,12 @@ enum WorkerPool {
     ///     to call concurrently.
     ///   - finished: called after each job with the number of jobs finished so far,
     ///     one call at a time.
+    ///   - stop: asked before each item is taken: once true, no further item starts
+    ///     (the process was asked to stop), and `skipped` stands for each one left.
     static func map<Result: Sendable>(count: Int, jobs: Int, _ body: @escaping (Int) -> Result,
-                                      finished: @escaping (Int) -> Void = { _ in }) -> [Result] {
-        let state = State<Result>(count: count, body: body, finished: finished)
+                                      finished: @escaping (Int) -> Void = { _ in },
+                                      stop: @escaping () -> Bool, skipped: (Int) -> Result) -> [Result] {
+        let state = State<Result>(count: count, body: body, finished: finished, stop: stop)
         let group = DispatchGroup()
         for _ in 0..<max(1, min(jobs, count)) {
             group.enter()
@@ -28,7 +31,7 @@ enum WorkerPool {
             thread.start()
         }
         group.wait()
-        return state.results.map { $0! }
+        return state.results.enumerated().map { index, result in result ?? skipped(index) }
     }
 
     /// The queue of indexes and the results, behind one lock.
@@ -37,14 +40,16 @@ enum WorkerPool {
         private let count: Int
         private let body: (Int) -> Result
         private let finished: (Int) -> Void
+        private let stop: () -> Bool
         private var next = 0
         private var done = 0
         private(set) var results: [Result?]
 
-        init(count: Int, body: @escaping (Int) -> Result, finished: @escaping (Int) -> Void) {
+        init(count: Int, body: @escaping (Int) -> Result, finished: @escaping (Int) -> Void, stop: @escaping () -> Bool) {
             self.count = count
             self.body = body
             self.finished = finished
+            self.stop = stop
             results = Array(repeating: nil, count: count)
         }
 
@@ -61,7 +66,7 @@ enum WorkerPool {
 
         private func claim() -> Int? {
             lock.withLock {
-                guard next < count else { return nil }
+                guard next < count, !stop() else { return nil }
                 defer { next += 1 }
                 return next
             }

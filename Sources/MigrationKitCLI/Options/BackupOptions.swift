@@ -36,7 +36,9 @@ package struct BackupOptions: ParsableArguments {
             try Folders.create(directory, purpose: "backup folder", mode: 0o700)
         }
         do {
-            return try body()
+            let backup = try body()
+            CLIContext.journal.wroteBackup(backup)
+            return backup
         } catch let error as SQLCipherError where error.kind == .fileSystem {
             // Say that it was the backup, and how to go on without it.
             throw CLIError(.fileError, "The backup could not be written, so nothing was changed: \(error.description) Free space or fix the folder, choose another with --backup-dir, or pass --no-backup.")

@@ -9,8 +9,12 @@ enum SQLCipherErrorPresentation {
     static func present(_ error: any Error) -> ErrorPresentation? {
         switch error {
         case let error as SQLCipherError where error.kind == .busy:
-            // The library says what held the lock; the one piece of advice is the tool's.
-            return ErrorPresentation(kind: "locked", message: error.description + " Try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: .locked)
+            // The library says what held the lock, the process holding it is named when
+            // it can be, and the one piece of advice is the tool's.
+            let who = error.path.flatMap(LockHolder.describeChange(of:)).map { " It is \($0)." } ?? ""
+            return ErrorPresentation(kind: "locked", message: error.description + who + " Try again when it is done, or wait for it with --lock-timeout SECONDS.", exitCode: .locked)
+        case let error as SQLCipherError where error.kind == .inUse:
+            return ErrorPresentation(kind: "inUse", message: error.description, exitCode: .locked)
         case let error as SQLCipherError:
             if let explanation = error.explanation {
                 return ErrorPresentation(kind: explanation.name, message: error.description, exitCode: .fileError)

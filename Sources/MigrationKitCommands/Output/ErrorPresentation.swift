@@ -135,6 +135,9 @@ extension CLIExitCode: CustomStringConvertible {
         case .locked: return "locked"
         case .fileError: return "fileError"
         case .usage: return "usage"
+        case .hungUp: return "hungUp"
+        case .interrupted: return "interrupted"
+        case .terminated: return "terminated"
         }
     }
 }

@@ -74,6 +74,24 @@ struct FileProbe {
         return nil
     }
 
+    /// The device a path lives on, nil when it cannot be examined.
+    static func device(of path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_dev) : nil
+    }
+
+    /// Bytes free for this user on the file system holding `path`, nil when unknown.
+    static func freeBytes(in path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// "12.3 MB", for sentences about room on a disk.
+    static func megabytes(_ bytes: Int64) -> String {
+        bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+
     /// Why this process may not write the file at `path`, and what would let it: the
     /// owner and mode, or a read-only file system. "Make it writable (chmod u+w)" helps
     /// only the file's owner; anyone else needs to be told whose it is.

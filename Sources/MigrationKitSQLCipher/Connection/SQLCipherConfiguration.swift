@@ -7,6 +7,11 @@ public struct SQLCipherConfiguration: Sendable {
     public var readOnly: Bool = false
     /// How long to wait for another connection's lock before failing with `.busy`.
     public var busyTimeout: Duration = .seconds(5)
+    /// For a reader (`status`, `verify`): when another process is changing the database
+    /// (it holds the write lock and MigrationKit's change lock, as a long migration
+    /// does), fail with `.busy` after a moment instead of waiting out `busyTimeout`, so
+    /// the reader can say at once who is changing it. Off by default.
+    public var givesWayToChanges: Bool = false
     /// Enforce foreign keys (`PRAGMA foreign_keys = ON`), as GRDB does by default.
     public var foreignKeysEnabled: Bool = true
     /// Cipher parameters applied right after the key, for databases not made with the

@@ -44,19 +44,31 @@ public final class SQLCipherDatabase {
     /// throws `.misuse` instead, and the state properties answer as for no connection.
     private(set) var isClosed = false
 
+    /// How this connection waits for another's lock (see `BusyWait`); the C handler
+    /// reaches it through an unretained pointer, so the connection keeps it.
+    private let busyWait: BusyWait
+
     /// Takes ownership of an open handle; `close()` or `deinit` closes it.
-    private init(handle: OpaquePointer, path: String) {
+    private init(handle: OpaquePointer, path: String, busyWait: BusyWait) {
         self.handle = handle
         self.path = path
+        self.busyWait = busyWait
         // The connection owns the handle, so `self` outlives every call of the hook.
         sqlite3_commit_hook(handle, vetoForbiddenCommit, Unmanaged.passUnretained(self).toOpaque())
+        sqlite3_busy_handler(handle, waitWhileBusy, Unmanaged.passUnretained(busyWait).toOpaque())
+        Interruption.register(handle)
     }
 
     /// Opens a connection to `path` (read-only, or read-write), with extended result
     /// codes on and the busy timeout set before anything reads: even the read that
     /// proves the key can meet another connection's commit, and must wait for it
     /// rather than fail. The file is neither keyed nor read yet.
-    static func open(path: String, readOnly: Bool, busyTimeout: Duration) throws -> SQLCipherDatabase {
+    ///
+    /// - Parameter givesWayToChanges: a reader that meets another process's change (a
+    ///   migrate holding the database's write lock while it holds the change lock)
+    ///   gives up after a moment instead of waiting out `busyTimeout`, so the command
+    ///   can say at once who is changing the database.
+    static func open(path: String, readOnly: Bool, busyTimeout: Duration, givesWayToChanges: Bool = false) throws -> SQLCipherDatabase {
         var handle: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -67,8 +79,8 @@ public final class SQLCipherDatabase {
                                  message: "The database cannot be opened (\(message)); check the path and its permissions.")
         }
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(clamping: busyTimeout.milliseconds))
-        return SQLCipherDatabase(handle: handle, path: path)
+        return SQLCipherDatabase(handle: handle, path: path,
+                                 busyWait: BusyWait(path: path, timeout: busyTimeout, givesWayToChanges: givesWayToChanges))
     }
 
     /// Closes the connection now rather than when the last reference goes, as GRDB's
@@ -77,6 +89,7 @@ public final class SQLCipherDatabase {
     func close() {
         guard !isClosed else { return }
         statementCache.removeAll()
+        Interruption.unregister(handle)
         // v2: if a statement somehow outlived the cache, the close is deferred instead
         // of failing and leaking the connection.
         sqlite3_close_v2(handle)
@@ -255,6 +268,7 @@ public final class SQLCipherDatabase {
     /// fresh, uncached one. Statements from `sqlite3_prepare_v2` re-prepare themselves
     /// after a schema change, so a cached one never runs against an old schema.
     private func withStatement<T>(_ sql: String, _ body: (SQLCipherStatement) throws -> T) throws -> T {
+        try refuseNewWorkAfterStop(sql)
         let statement: SQLCipherStatement
         if let cached = statementCache[sql], !cached.isInUse {
             statement = cached
@@ -275,6 +289,7 @@ public final class SQLCipherDatabase {
 
     func prepare(_ sql: String) throws -> SQLCipherStatement {
         guard !isClosed else { throw closedError(sql: sql) }
+        try refuseNewWorkAfterStop(sql)
         var statement: OpaquePointer?
         if tracksWrites { preparingWrites = [] }
         let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
@@ -316,6 +331,7 @@ public final class SQLCipherDatabase {
             var statementIndex = 0
             var lineCounter = LineCounter(text: buffer)
             while cursor.pointee != 0 {
+                try refuseNewWorkAfterStop(nil)
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 let start = cursor - base
@@ -363,6 +379,14 @@ public final class SQLCipherDatabase {
                 }
             }
         }
+    }
+
+    /// Once the process was asked to stop (`Interruption`), nothing new starts but a
+    /// rollback, which is what puts the database back as it was.
+    private func refuseNewWorkAfterStop(_ sql: String?) throws {
+        guard Interruption.signal != nil else { return }
+        if let sql, sql.hasPrefix("ROLLBACK") { return }
+        try Interruption.check(sql)
     }
 
     /// How SQLite reads one statement, without running it: nil when it parses (or
@@ -415,12 +439,66 @@ public final class SQLCipherDatabase {
         // Prefer the extended code when it refines the code the call returned.
         let resultCode = ResultCode(rawValue: (extended & 0xff) == (code & 0xff) ? extended : code)
         let message = String(cString: sqlite3_errmsg(handle))
-        let kind: SQLCipherError.Kind = resultCode.primaryResultCode == .SQLITE_BUSY ? .busy : .sqlite
+        let kind: SQLCipherError.Kind
+        switch resultCode.primaryResultCode {
+        case .SQLITE_BUSY: kind = .busy
+        case .SQLITE_INTERRUPT: kind = .interrupted
+        default: kind = .sqlite
+        }
         let text = kind == .busy
-            ? "The database is locked by another connection, and it stayed locked for longer than the busy timeout."
+            ? (busyWait.gaveWay
+                ? "Another process is changing the database and holds its write lock."
+                : "The database is locked by another connection, and it stayed locked for longer than the busy timeout.")
             : message
         return SQLCipherError(kind: kind, resultCode: resultCode, message: text, sql: sql, location: location)
     }
+}
+
+/// How a connection waits for another connection's lock: as SQLite's own busy timeout
+/// does (short sleeps, growing, until `timeout`), except that it stops at once when the
+/// process was asked to stop, and, for a reader that gives way to changes, after a
+/// moment (a commit takes less) when another process holds the database's change lock
+/// (`LockHolder`): such a change can last minutes, and the reader says who instead.
+private final class BusyWait: @unchecked Sendable {
+    private static let delays: [UInt32] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+    private static let moment: Duration = .milliseconds(250)
+
+    let path: String
+    let timeout: Duration
+    let givesWayToChanges: Bool
+    private var started = ContinuousClock.now
+    /// Whether the last wait ended because another process was changing the database.
+    private(set) var gaveWay = false
+
+    init(path: String, timeout: Duration, givesWayToChanges: Bool) {
+        self.path = path
+        self.timeout = timeout
+        self.givesWayToChanges = givesWayToChanges
+    }
+
+    /// SQLite's busy handler: true to wait and retry, false to fail with SQLITE_BUSY.
+    func shouldRetry(attempt: Int32) -> Bool {
+        let now = ContinuousClock.now
+        if attempt == 0 {
+            started = now
+            gaveWay = false
+        }
+        let waited = now - started
+        guard Interruption.signal == nil, waited < timeout else { return false }
+        if givesWayToChanges, waited >= Self.moment, LockHolder.of(path).contains(where: { $0.kind == .changeLock }) {
+            gaveWay = true
+            return false
+        }
+        let delay = Duration.milliseconds(Int64(Self.delays[min(Int(attempt), Self.delays.count - 1)]))
+        let slice = min(delay, timeout - waited)
+        usleep(UInt32(max(0, slice.components.seconds * 1_000_000 + slice.components.attoseconds / 1_000_000_000_000)))
+        return true
+    }
+}
+
+private func waitWhileBusy(_ context: UnsafeMutableRawPointer?, _ attempt: Int32) -> Int32 {
+    guard let context else { return 0 }
+    return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().shouldRetry(attempt: attempt) ? 1 : 0
 }
 
 /// SQLite's commit hook: a non-zero answer turns the commit into a rollback.

@@ -49,8 +49,15 @@ public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertibl
         public static let cannotOpen = Kind(rawValue: "cannotOpen")
         /// The key itself is unusable (empty passphrase, raw key of the wrong size).
         public static let invalidKey = Kind(rawValue: "invalidKey")
-        /// Another connection held the lock for longer than the busy timeout.
+        /// Another connection held the lock for longer than the busy timeout (or, for a
+        /// connection that gives way to changes, another process is changing the database).
         public static let busy = Kind(rawValue: "busy")
+        /// Another process has the database open, and the operation needs it alone (a
+        /// WAL database's cipher upgrade): waiting would not help; stopping that process would.
+        public static let inUse = Kind(rawValue: "inUse")
+        /// The process was asked to stop (`Interruption`): the work in progress stopped and
+        /// its transaction was rolled back.
+        public static let interrupted = Kind(rawValue: "interrupted")
         /// A file operation failed (disk full, no permission, a failed rename).
         public static let fileSystem = Kind(rawValue: "fileSystem")
         /// The operation does not apply to this database (e.g. rekeying a plaintext one).

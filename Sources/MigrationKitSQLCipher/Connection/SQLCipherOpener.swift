@@ -215,7 +215,8 @@ enum SQLCipherOpener {
         // opened read-only.
         let queryOnly = configuration.readOnly && access(path, W_OK) == 0
         let database = try SQLCipherDatabase.open(path: path, readOnly: configuration.readOnly && !queryOnly,
-                                                  busyTimeout: configuration.busyTimeout)
+                                                  busyTimeout: configuration.busyTimeout,
+                                                  givesWayToChanges: configuration.givesWayToChanges)
         if queryOnly { try database.execute(sql: "PRAGMA query_only = 1") }
         if !configuration.readOnly, database.isReadOnly {
             throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_READONLY,

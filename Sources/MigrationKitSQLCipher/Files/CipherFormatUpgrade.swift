@@ -152,6 +152,7 @@ public enum CipherFormatUpgrade {
         }
         do {
             try DurableFile.takeOverOwnership(of: path, for: temporary)
+            if currentJournalMode == "wal" { try requireNoOtherConnection(path) }
             try beforeWriting(writer)
             let busyTimeout = writer.configuration.busyTimeout
             let proven = try writer.writeWithoutTransaction { source in
@@ -204,6 +205,19 @@ public enum CipherFormatUpgrade {
         try DurableFile.replace(path, with: temporary)
         replaced = true
         return proven
+    }
+
+    /// A WAL database that another process has open cannot leave WAL for the copy (see
+    /// `leaveWAL`); said before anything is written, a backup included, naming who has
+    /// it open: SQLite keeps a lock on the database and its `-shm` while it is open.
+    private static func requireNoOtherConnection(_ path: String) throws {
+        let holders = Set((LockHolder.of(path) + LockHolder.of(path + "-shm")).map(\.pid)).sorted()
+        guard !holders.isEmpty else { return }
+        let named = holders.map { LockHolder(pid: $0, kind: .sqlite, exclusive: false).processDescription }.joined(separator: "; ")
+        throw SQLCipherError(
+            kind: .inUse, resultCode: .SQLITE_BUSY,
+            message: "The database is in WAL mode and open in another process (\(named)), so it cannot be copied safely; stop that process (the app that uses the database), then run the command again. Nothing was changed.",
+            path: path)
     }
 
     /// A database in WAL mode keeps its -wal and -shm files under its own name, which

@@ -123,6 +123,7 @@ public enum DatabaseBackup {
         let folder = directory ?? DirectoryLock.parent(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         removeStaleTemporaries(folder: folder, name: name)
+        try requireRoom(forBackupOf: path, in: folder)
         let temporary = (folder == "." ? "" : folder + "/") + ".\(name).migrationkit-backup-\(ProcessIdentity.current)"
         DurableFile.removeIfPresent(temporary)
         do {
@@ -135,6 +136,31 @@ public enum DatabaseBackup {
         } catch {
             DurableFile.removeIfPresent(temporary)
             throw error
+        }
+    }
+
+    /// A backup that fills the disk turns the change it was taken for into a "disk
+    /// full" failure, with the backup left behind: so the room is checked first. The
+    /// copy needs the database's size (and its WAL's) where it goes; on the database's
+    /// own disk, the change after it needs room for a journal, which for a change that
+    /// rewrites every page is the database's size again.
+    private static func requireRoom(forBackupOf path: String, in folder: String) throws {
+        let size = FileProbe(path: path).size + FileProbe(path: path + "-wal").size
+        let journal = size + size / 512 * 8 + 8192
+        let sameDisk = FileProbe.device(of: folder) == FileProbe.device(of: DirectoryLock.parent(of: path))
+        guard let free = FileProbe.freeBytes(in: folder) else { return }
+        let needed = size + (sameDisk ? journal : 0)
+        if free < needed {
+            throw SQLCipherError(
+                kind: .fileSystem, resultCode: .SQLITE_FULL,
+                message: "A backup of this database needs \(FileProbe.megabytes(size)) in \(folder)\(sameDisk ? ", and the change after it up to \(FileProbe.megabytes(journal)) more for its journal beside the database" : ""), but only \(FileProbe.megabytes(free)) are free there.",
+                path: path)
+        }
+        if !sameDisk, let databaseFree = FileProbe.freeBytes(in: DirectoryLock.parent(of: path)), databaseFree < journal {
+            throw SQLCipherError(
+                kind: .fileSystem, resultCode: .SQLITE_FULL,
+                message: "The change needs up to \(FileProbe.megabytes(journal)) for its journal beside the database, but only \(FileProbe.megabytes(databaseFree)) are free there.",
+                path: path)
         }
     }
 

@@ -165,9 +165,7 @@ public enum DatabaseEncryption {
                                  path: path)
         }
         let size = FileProbe(path: path).size
-        var info = statvfs()
-        guard statvfs(folder, &info) == 0 else { return }
-        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        guard let free = FileProbe.freeBytes(in: folder) else { return }
         // The journal: each page (at least 512 bytes) plus 8 bytes, and a header sector.
         let needed = size + size / 512 * 8 + 8192
         if free < needed {

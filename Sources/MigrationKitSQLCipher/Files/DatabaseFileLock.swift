@@ -60,6 +60,12 @@ package final class DatabaseFileLock: @unchecked Sendable {
                     close(descriptor)
                     return DatabaseFileLock(id: nil)
                 }
+                do {
+                    try Interruption.check()
+                } catch {
+                    close(descriptor)
+                    throw error
+                }
                 guard clock.now < deadline else {
                     close(descriptor)
                     throw SQLCipherError(kind: .busy, resultCode: .SQLITE_BUSY,
@@ -106,5 +112,38 @@ package final class DatabaseFileLock: @unchecked Sendable {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+}
+
+/// What the process holding a database's change lock is doing, for a reader that meets
+/// it (`status` during a long `migrate`): a small file beside the database, written when
+/// a command takes the lock and while it works ("migrate: applying 0003_big, 3 of 5"),
+/// removed when it lets go. Only trusted while the process it names holds the change
+/// lock (`LockHolder`): a killed run's note says nothing. Mode 0600; never a secret.
+package enum ChangeNote {
+    package static func path(for database: String) -> String {
+        DurableFile.siblingPath(of: DurableFile.resolvingSymlinks(database), purpose: "changing")
+    }
+
+    /// Writes (or rewrites) the note; a folder that cannot take it just has none.
+    package static func write(_ activity: String, for database: String) {
+        let text = "\(getpid())\n\(activity)\n"
+        let note = path(for: database)
+        let descriptor = open(note, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { return }
+        _ = text.withCString { Glibc.write(descriptor, $0, strlen($0)) }
+        close(descriptor)
+    }
+
+    package static func remove(for database: String) {
+        _ = unlink(path(for: database))
+    }
+
+    /// The activity of process `pid` on the database, if its note says.
+    package static func activity(of pid: Int32, on database: String) -> String? {
+        guard let text = try? String(contentsOfFile: path(for: database), encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 2, Int32(lines[0]) == pid, !lines[1].isEmpty else { return nil }
+        return String(lines[1])
     }
 }

@@ -28,6 +28,10 @@ final class DirectoryLock {
                 close(descriptor)
                 return nil
             }
+            if Interruption.signal != nil {
+                close(descriptor)
+                try Interruption.check()
+            }
             guard clock.now < deadline else {
                 close(descriptor)
                 throw SQLCipherError(kind: .busy, resultCode: .SQLITE_BUSY,

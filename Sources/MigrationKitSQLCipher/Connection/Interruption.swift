@@ -1,0 +1,168 @@
+import Dispatch
+import Foundation
+import CSQLCipher
+
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP while MigrationKit works.
+///
+/// By default a library leaves the signal its course: the process ends as it would
+/// have, after removing the scratch folders that hold copies of the user's data
+/// (`ScratchFolder`). A command line turns on the graceful stop (`stopGracefully()`):
+/// then the first signal stops the work in progress instead of the process. Every
+/// statement running on any connection is interrupted (`sqlite3_interrupt`), no new
+/// statement starts but a rollback, and waits for a lock give up, so each command
+/// unwinds through its own rollbacks: the open transaction is rolled back (SQLite
+/// removes its journal), and the command says what it left and exits 128 + the
+/// signal's number. A second signal ends the process at once, as the first would have.
+///
+/// The signal handler only writes the signal's number into a pipe (all a handler may
+/// safely do); a dispatch source reading the pipe does the rest. (A dispatch signal
+/// source alone needs the signal ignored first, and an ignored signal that arrives while
+/// no thread blocks it is discarded by the kernel.) A signal the process was started
+/// with ignored (a `nohup` job's SIGHUP, a background job's SIGINT) stays ignored.
+public enum Interruption {
+    /// The signal that asked this process to stop, once one has under the graceful stop.
+    public static var signal: Int32? { SignalWatcher.shared.stopSignal }
+
+    /// Turns the graceful stop on, for the rest of the process.
+    public static func stopGracefully() {
+        SignalWatcher.shared.enableGracefulStop()
+    }
+
+    /// Throws `SQLCipherError.Kind.interrupted` once a stop was asked: for work that
+    /// waits (a lock) or is about to start something new.
+    public static func check(_ sql: String? = nil) throws {
+        guard let number = signal else { return }
+        throw SQLCipherError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT,
+                             message: "Stopped by \(name(of: number)) before this could finish.", sql: sql)
+    }
+
+    /// "SIGINT" for 2.
+    public static func name(of number: Int32) -> String {
+        switch number {
+        case SIGINT: return "SIGINT (Ctrl-C)"
+        case SIGTERM: return "SIGTERM"
+        case SIGHUP: return "SIGHUP"
+        default: return "signal \(number)"
+        }
+    }
+
+    /// Every open connection, so a stop reaches the statement running on each.
+    static func register(_ handle: OpaquePointer) { SignalWatcher.shared.register(handle) }
+    static func unregister(_ handle: OpaquePointer) { SignalWatcher.shared.unregister(handle) }
+
+    /// A folder removed before the process ends on a signal (`ScratchFolder`).
+    static func removeOnSignal(_ folder: String) { SignalWatcher.shared.watch(folder) }
+    static func forget(_ folder: String) { SignalWatcher.shared.forget(folder) }
+}
+
+/// The one owner of the process's handlers for terminating signals (see `Interruption`).
+private final class SignalWatcher: @unchecked Sendable {
+    static let shared = SignalWatcher()
+
+    private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    private let lock = NSLock()
+    private var folders: Set<String> = []
+    private var connections: Set<OpaquePointer> = []
+    private var previous: [Int32: sigaction] = [:]
+    private var installed = false
+    private var graceful = false
+    private var stopped: Int32?
+    private var reader: DispatchSourceRead?
+    private let queue = DispatchQueue(label: "org.migrationkit.signals")
+
+    var stopSignal: Int32? { lock.withLock { stopped } }
+
+    func enableGracefulStop() {
+        lock.withLock {
+            graceful = true
+            installIfNeeded()
+        }
+    }
+
+    func watch(_ folder: String) {
+        lock.withLock {
+            folders.insert(folder)
+            installIfNeeded()
+        }
+    }
+
+    func forget(_ folder: String) {
+        lock.withLock { _ = folders.remove(folder) }
+    }
+
+    func register(_ handle: OpaquePointer) {
+        lock.withLock { _ = connections.insert(handle) }
+    }
+
+    /// Before the handle is closed: an interrupt never reaches a closed connection.
+    func unregister(_ handle: OpaquePointer) {
+        lock.withLock { _ = connections.remove(handle) }
+    }
+
+    /// Called with the lock held.
+    private func installIfNeeded() {
+        guard !installed else { return }
+        installed = true
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        signalPipeWriteEnd = ends[1]
+        let reader = DispatchSource.makeReadSource(fileDescriptor: ends[0], queue: queue)
+        reader.setEventHandler { [weak self] in
+            var number: UInt8 = 0
+            while read(ends[0], &number, 1) == 1 { self?.received(Int32(number)) }
+        }
+        reader.resume()
+        self.reader = reader
+        for number in Self.signals {
+            var current = sigaction()
+            guard sigaction(number, nil, &current) == 0 else { continue }
+            // Ignored already (a job started with the signal ignored): it stops nothing.
+            if let handler = current.__sigaction_handler.sa_handler,
+               unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = forwardSignal
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            var before = sigaction()
+            if sigaction(number, &action, &before) == 0 { previous[number] = before }
+        }
+    }
+
+    private func received(_ number: Int32) {
+        let stopsGracefully = lock.withLock { () -> Bool in
+            guard graceful, stopped == nil else { return false }
+            stopped = number
+            // Under the lock, so no connection is closed meanwhile.
+            for handle in connections { sqlite3_interrupt(handle) }
+            return true
+        }
+        if stopsGracefully { return }
+        // The library's default, or a second signal: end as the signal would have.
+        let (doomed, before) = lock.withLock { (folders, previous[number]) }
+        for folder in doomed { try? FileManager.default.removeItem(atPath: folder) }
+        if var before {
+            sigaction(number, &before, nil)
+        } else {
+            signal(number, SIG_DFL)
+        }
+        // To the process, not this thread: dispatch's threads block signals, and a
+        // signal raised on one would wait there forever.
+        kill(getpid(), number)
+    }
+}
+
+/// The pipe's write end, for the handler, which can reach no object.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// The signal handler: writes the signal's number into the pipe, nothing else
+/// (`write` is async-signal-safe), keeping the interrupted code's `errno`.
+private func forwardSignal(_ number: Int32) {
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(signalPipeWriteEnd, &byte, 1)
+    errno = saved
+}

@@ -1,0 +1,179 @@
+import Foundation
+import MigrationKitSQLCipher
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a long `migrate` means for the user who stops it, and for the reader who meets
+/// it: Ctrl-C or SIGTERM rolls the step in progress back, removes its journal, says
+/// what stays applied and exits 130 or 143; `status` and `verify` never sit out the
+/// lock timeout, but name the process that is migrating, since when, and its step.
+@Suite(.serialized) struct StopAndWaitTests {
+    /// A quick step, then a long one that writes enough to spill its pages into the
+    /// file (so SQLite holds the database's exclusive lock) and then computes for a
+    /// while inside the same transaction.
+    private func longMigration(_ workspace: Workspace) throws {
+        try workspace.migration("0001_notes.sql", "-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);\n-- migrate:down\nDROP TABLE notes;\n")
+        try workspace.migration("0002_fill.sql", """
+            -- migrate:up
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 400000)
+                INSERT INTO notes (body) SELECT printf('note %d with enough text to fill pages', x) FROM n;
+            CREATE TABLE tally AS WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 400000000) SELECT count(*) AS c FROM n;
+            -- migrate:down
+            DROP TABLE tally;
+            DELETE FROM notes;
+            """)
+    }
+
+    /// A `migrate` in the background, its output kept in files, started with SIGINT
+    /// and SIGTERM at their defaults (the harness starts tests with some blocked).
+    private final class Background {
+        let process = Process()
+        let stdout: String
+        let stderr: String
+
+        init(_ arguments: [String], in workspace: Workspace) throws {
+            stdout = workspace.path("background.out")
+            stderr = workspace.path("background.err")
+            FileManager.default.createFile(atPath: stdout, contents: nil)
+            FileManager.default.createFile(atPath: stderr, contents: nil)
+            process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
+            process.arguments = arguments
+            process.environment = Binary.environment()
+            process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderr))
+            process.standardInput = FileHandle.nullDevice
+            try withUnblockedSignals { try process.run() }
+        }
+
+        /// Waits until the change note says `activity` (the long step has its lock).
+        func waitUntil(_ database: String, says activity: String, timeout: Duration = .seconds(60)) throws {
+            let deadline = ContinuousClock.now + timeout
+            let note = DurableFile.siblingPath(of: database, purpose: "changing")
+            while process.isRunning, ContinuousClock.now < deadline {
+                if let text = try? String(contentsOfFile: note, encoding: .utf8), text.contains(activity) {
+                    // The spill (and with it SQLite's exclusive lock) comes early in the step.
+                    usleep(1_500_000)
+                    return
+                }
+                usleep(20_000)
+            }
+            Issue.record("the background migrate never reached \(activity): \(output)")
+        }
+
+        var output: String {
+            ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "") + ((try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")
+        }
+
+        var errorOutput: String { (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "" }
+    }
+
+    @Test func sigtermRollsTheStepBackAndSaysWhatStays() throws {
+        let workspace = try Workspace()
+        try longMigration(workspace)
+        let migrate = try Background(["migrate"] + workspace.options(["--no-backup"]), in: workspace)
+        try migrate.waitUntil(workspace.database, says: "applying 0002_fill")
+        kill(migrate.process.processIdentifier, SIGTERM)
+        migrate.process.waitUntilExit()
+        #expect(migrate.process.terminationReason == .exit && migrate.process.terminationStatus == 143, "\(migrate.output)")
+        #expect(migrate.errorOutput.contains("migrationkit: error: Stopped by SIGTERM while applying 0002_fill on \(workspace.database): 0002_fill was rolled back; 0001_notes, applied before it, stays applied."), "\(migrate.output)")
+        // Rolled back by the process itself: no journal beside the file, nothing left.
+        #expect(!FileManager.default.fileExists(atPath: workspace.database + "-journal"))
+        #expect(!FileManager.default.fileExists(atPath: DurableFile.siblingPath(of: workspace.database, purpose: "changing")))
+        let check = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+                                           "PRAGMA integrity_check; SELECT count(*) FROM notes; SELECT group_concat(identifier) FROM grdb_migrations;")
+        #expect(check.stdout.split(separator: "\n") == ["ok", "0", "0001_notes"], "\(check.output)")
+    }
+
+    @Test func ctrlCOnATerminalExits130() throws {
+        let workspace = try Workspace()
+        try longMigration(workspace)
+        var environment = Binary.environment()
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        let result = try PseudoTerminal.run([Binary.migrationkit, "migrate"] + workspace.options(["--no-backup"]), environment: environment,
+                                            steps: [.init(expect: "0002_fill", send: "\u{03}")], timeout: 120)
+        #expect(result.status == 130, "\(result.transcript)")
+        #expect(result.transcript.contains("Stopped by SIGINT (Ctrl-C) while applying 0002_fill"), "\(result.transcript)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.database + "-journal"))
+    }
+
+    /// A fleet stopped half-way still prints its one JSON document: what finished, what
+    /// was rolled back, what never started; every database is migrated or untouched.
+    @Test func aStoppedFleetReportsEveryDatabase() throws {
+        let workspace = try Workspace()
+        try longMigration(workspace)
+        try FileManager.default.createDirectory(atPath: workspace.path("tenants"), withIntermediateDirectories: true)
+        let paths = (0..<4).map { workspace.path("tenants/tenant\($0).db") }
+        for path in paths { #expect(try SQLCipherShell.run(path, passphrase: workspace.passphrase, "CREATE TABLE seed (x);").status == 0) }
+        let fleet = try Background(["migrate", "--db-glob", workspace.path("tenants/*.db"), "--jobs", "1", "--json", "--no-backup",
+                                    "--password-file", workspace.keyFile, "--migrations", workspace.migrations], in: workspace)
+        try fleet.waitUntil(paths[0], says: "migrate")
+        kill(fleet.process.processIdentifier, SIGTERM)
+        fleet.process.waitUntilExit()
+        #expect(fleet.process.terminationStatus == 143, "\(fleet.output)")
+        let document = try decodeJSON(try String(contentsOfFile: fleet.stdout, encoding: .utf8))
+        let results = try #require(document["databases"] as? [[String: Any]]).compactMap { $0["result"] as? String }
+        #expect(results == ["stopped", "notStarted", "notStarted", "notStarted"], "\(fleet.output)")
+        #expect(fleet.errorOutput.contains("Stopped by SIGTERM: of 4 databases, 0 finished"), "\(fleet.output)")
+        for path in paths {
+            let ledger = try SQLCipherShell.run(path, passphrase: workspace.passphrase, "SELECT count(*) FROM sqlite_master WHERE name = 'grdb_migrations';")
+            #expect(ledger.stdout.hasPrefix("0"), "\(path) was left between two migrations: \(ledger.output)")
+        }
+    }
+
+    /// README: readers never wait. During a long step `status` and `verify` answer at
+    /// once, naming the migrating process and its step; with --lock-timeout they wait.
+    @Test func readersAnswerAtOnceNamingTheChange() throws {
+        let workspace = try Workspace()
+        try longMigration(workspace)
+        let migrate = try Background(["migrate"] + workspace.options(["--no-backup"]), in: workspace)
+        defer { kill(migrate.process.processIdentifier, SIGKILL); migrate.process.waitUntilExit() }
+        try migrate.waitUntil(workspace.database, says: "applying 0002_fill")
+        for command in ["status", "verify"] {
+            let started = ContinuousClock.now
+            let result = try Binary.run([command] + workspace.options(), directory: workspace.root)
+            #expect(ContinuousClock.now - started < .seconds(5), "\(command) waited (the lock timeout is 10 s)")
+            #expect(result.exitCode == .locked, "\(command): \(result.output)")
+            #expect(result.stderr.contains("process \(migrate.process.processIdentifier) (migrationkit)") && result.stderr.contains("started ")
+                    && result.stderr.contains("doing migrate: applying 0002_fill (2 of 2)"), "\(command): \(result.stderr)")
+        }
+        // Asked to wait, it waits: here until its own timeout, as the step runs on.
+        let started = ContinuousClock.now
+        let patient = try Binary.run(["status", "--lock-timeout", "2"] + workspace.options(), directory: workspace.root)
+        #expect(ContinuousClock.now - started >= .seconds(2) && patient.exitCode == .locked, "\(patient.output)")
+    }
+
+    /// A WAL database another process has open cannot be upgraded: refused before the
+    /// backup, naming that process (the lock timeout would not help).
+    @Test func cipherUpgradeOfAWALDatabaseInUseIsRefusedBeforeAnyBackup() throws {
+        guard (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 else { return }  // SQLCipher 3 refuses cipher-upgrade outright (CipherUpgradeCommandTests)
+        let workspace = try Workspace()
+        try workspace.migration("0001_notes.sql", "-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
+        #expect(try workspace.run("migrate", ["--cipher-compatibility", "3", "--no-backup"]).status == 0)
+        #expect(try SQLCipherShell.run(workspace.database, keyPragma: "'\(workspace.passphrase)'",
+                                       "PRAGMA cipher_compatibility = 3; PRAGMA journal_mode = WAL;").status == 0)
+        // The sqlcipher shell holds it open, reading, for a while.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
+        shell.arguments = [workspace.database]
+        let input = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = FileHandle.nullDevice
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        defer { try? input.fileHandleForWriting.close(); shell.waitUntilExit() }
+        input.fileHandleForWriting.write(Data("PRAGMA key = '\(workspace.passphrase)';\nPRAGMA cipher_compatibility = 3;\nSELECT count(*) FROM notes;\n".utf8))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: workspace.database + "-shm"), ContinuousClock.now < deadline { usleep(20_000) }
+        usleep(300_000)
+        let before = try TreeSnapshot(workspace.root)
+        let result = try Guarded.run(["cipher-upgrade"] + workspace.options(), directory: workspace.root)
+        expectCleanFailure(result, .locked, mentions: ["WAL mode", "process \(shell.processIdentifier) (sqlcipher)", "stop that process", "Nothing was changed"], "cipher-upgrade of a WAL database in use")
+        #expect(!result.stderr.contains("--lock-timeout"), "\(result)")
+        try expectUnchanged(before, "cipher-upgrade of a WAL database in use")
+    }
+}
