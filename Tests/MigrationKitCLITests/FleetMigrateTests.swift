@@ -57,6 +57,23 @@ import Glibc
         #expect(again.stdout.contains("0 migrated, 5 already up to date"), "\(again.stdout)")
     }
 
+    /// A pattern skips MigrationKit's own files only: a tenant named like
+    /// `team.backup-ops.db` is a database to migrate, never silently left out.
+    @Test func aPatternSkipsOnlyMigrationKitsOwnFiles() throws {
+        let (workspace, _) = try fleet(1)
+        let lookalike = workspace.path("tenants/team.backup-ops.db")
+        #expect(try SQLCipherShell.run(lookalike, passphrase: workspace.passphrase, "CREATE TABLE seed (x);").status == 0)
+        try workspace.write("tenants/tenant0.db.backup-20261121T235330.385Z", "a backup")
+        try workspace.write("tenants/.tenant0.db.migrationkit-changing", "a note")
+        let result = try migrate(workspace, ["--db-glob", workspace.path("tenants/*"), "--no-backup", "--json"])
+        #expect(result.status == 0, "\(result.output)")
+        let databases = try #require(try decodeJSON(result.stdout)["databases"] as? [[String: Any]])
+        #expect(databases.compactMap { $0["database"] as? String }.sorted() == [lookalike, workspace.path("tenants/tenant0.db")], "\(databases)")
+        #expect(try ledger(lookalike, passphrase: workspace.passphrase) == "0001_authors,0002_books")
+        let one = try migrate(workspace, ["--db-glob", lookalike, "--no-backup"])
+        #expect(one.stdout.contains("1 database in"), "\(one.stdout)")
+    }
+
     @Test func oneFailingDatabaseIsLeftAsItWasAndTheOthersAreMigrated() throws {
         let (workspace, paths) = try fleet(4)
         // tenant2 holds data that makes 0003 fail, after 0001 and 0002 ran in the same

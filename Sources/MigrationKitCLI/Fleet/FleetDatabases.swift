@@ -47,7 +47,7 @@ struct FleetDatabases {
     static func isDatabaseCandidate(_ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         if ["-journal", "-wal", "-shm"].contains(where: name.hasSuffix) { return false }
-        if name.contains(".migrationkit-") || name.contains(".backup-") { return false }
+        if DurableFile.isMigrationKitFile(named: name) { return false }
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }

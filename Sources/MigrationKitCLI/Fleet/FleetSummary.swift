@@ -19,10 +19,15 @@ struct FleetSummary {
     private var stopped: Int { count { if case .stopped = $0 { true } else { false } } }
     private var notStarted: Int { count { if case .notStarted = $0 { true } else { false } } }
 
+    /// "1 database", "3 databases".
+    static func databases(_ count: Int) -> String {
+        "\(count) database\(count == 1 ? "" : "s")"
+    }
+
     /// "Stopped by SIGTERM: …", after the table, for a run stopped by `signal`.
     func stoppedSentence(by signal: Int32) -> String {
         let finished = outcomes.count - stopped - notStarted - failed
-        return "Stopped by \(Interruption.name(of: signal)): of \(outcomes.count) databases, \(finished) finished (migrated or up to date), "
+        return "Stopped by \(Interruption.name(of: signal)): of \(Self.databases(outcomes.count)), \(finished) finished (migrated or up to date), "
             + "\(stopped) \(stopped == 1 ? "was" : "were") stopped and rolled back (each as it was), \(notStarted) never started"
             + (failed > 0 ? ", and \(failed) failed" : "") + "; each is listed with its result. "
             + "Run the same command again to finish: migrated databases are skipped."
@@ -32,8 +37,9 @@ struct FleetSummary {
     var failedSentence: String {
         let kept = outcomes.filter { $0.failure != nil && $0.backup != nil }.count
         let backups = kept == 0 ? "" : " (\(kept == failed ? "each" : "\(kept)") with the backup taken before, kept and listed above)"
-        return "\(failed) of \(outcomes.count) databases failed (listed above) and \(failed == 1 ? "was" : "were") left as \(failed == 1 ? "it was" : "they were")\(backups); "
-            + (dryRun ? "nothing was changed." : "the others are migrated. Fix the cause and run again: migrated databases are skipped.")
+        let others = failed == outcomes.count ? "" : "the others are migrated or up to date. "
+        return "\(failed) of \(Self.databases(outcomes.count)) failed (listed above) and \(failed == 1 ? "was" : "were") left as \(failed == 1 ? "it was" : "they were")\(backups); "
+            + (dryRun ? "nothing was changed." : others + "Fix the cause and run again: migrated databases are skipped.")
     }
 
     func print(to reporter: Reporter) {
@@ -50,7 +56,7 @@ struct FleetSummary {
         if failed > 0 { counts.append("\(failed) failed") }
         if stopped > 0 { counts.append("\(stopped) stopped and rolled back") }
         if notStarted > 0 { counts.append("\(notStarted) not started") }
-        reporter.line("\(outcomes.count) databases in \(duration.humanReadable) (\(jobs) at a time): " + counts.joined(separator: ", ") + ".")
+        reporter.line("\(Self.databases(outcomes.count)) in \(duration.humanReadable) (\(jobs) at a time): " + counts.joined(separator: ", ") + ".")
     }
 
     private func describe(_ outcome: FleetRun.Outcome) -> String {

@@ -181,6 +181,16 @@ package enum DurableFile {
         return (directory == "." && !path.hasPrefix("./") ? "" : directory + "/") + ".\(name).migrationkit-\(purpose)"
     }
 
+    /// Whether a file name is one of MigrationKit's own files beside a database: a
+    /// backup (`app.db.backup-20261121T235330.385Z`, exactly) or a hidden work file or
+    /// marker (`.app.db.migrationkit-…`). A user's `team.backup-ops.db` is neither: a
+    /// fleet's pattern must not skip it.
+    package static func isMigrationKitFile(named name: String) -> Bool {
+        if name.hasPrefix("."), name.contains(".migrationkit-") { return true }
+        guard let marker = name.range(of: ".backup-", options: .backwards) else { return false }
+        return BackupName.parse(String(name[marker.upperBound...])) != nil
+    }
+
     /// Removes a file if it exists (with its SQLite journal), ignoring absence.
     package static func removeIfPresent(_ path: String) {
         _ = unlink(path)
