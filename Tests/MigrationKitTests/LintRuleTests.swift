@@ -283,6 +283,25 @@ import Testing
         #expect(try LintFixture.lint(twelveStep, rule: rule, context: legacy).isEmpty)
     }
 
+    /// A view follows a rename (3.25+), so after `t` became `t2` a 12-step rebuild of
+    /// `t2` leaves it without its table, as surely as one of `t` would have.
+    @Test func aViewThatFollowedAnEarlierRenameStillCounts() throws {
+        let modern = LintFixture.database(rows: ["t": 3], views: ["t": ["v"]], version: SQLiteVersion(3, 46, 1))
+        let files = [try LintFixture.file("0003_rename", up: "ALTER TABLE t RENAME TO t2;"),
+                     try LintFixture.file("0004_rebuild", up: "CREATE TABLE t_new (x);\nINSERT INTO t_new SELECT x FROM t2;\nDROP TABLE t2;\nALTER TABLE t_new RENAME TO t2;")]
+        let findings = MigrationLinter(context: modern).lint(files).filter { $0.rule == rule }
+        #expect(findings.count == 1 && findings.first?.message.contains("\"v\" still refers to t2") == true, "\(findings)")
+    }
+
+    /// With --min-sqlite the linked SQLite is still one the migrations meet: its own
+    /// risk is reported beside the older one's.
+    @Test func aMinimumVersionKeepsTheLinkedVersionsFinding() throws {
+        let twelveStep = "CREATE TABLE new_users (id);\nINSERT INTO new_users SELECT id FROM users;\nDROP TABLE users;\nALTER TABLE new_users RENAME TO users;"
+        let modern = LintFixture.database(rows: ["users": 4], views: ["users": ["active_users"]], version: SQLiteVersion(3, 46, 1))
+        let findings = try LintFixture.lint(twelveStep, rule: rule, context: modern.judgedAgainst(minimum: SQLiteVersion(3, 15, 2)))
+        #expect(findings.contains { $0.message.contains("no such table: main.users") }, "\(findings)")
+    }
+
     @Test func mentionsInsideLiteralsOrOfOtherTablesDoNotCount() throws {
         let sql = """
         CREATE VIEW labels AS SELECT 'users' AS kind FROM other; -- users

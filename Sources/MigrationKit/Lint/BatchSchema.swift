@@ -28,6 +28,10 @@ struct BatchSchema {
     /// Tables the batch renamed to something else (and has not created again), by
     /// lowercased name: gone, but their views moved with them where SQLite does that.
     private(set) var renamedAwayTables: Set<String> = []
+    /// For each table the batch renamed, by its new lowercased name: the names it had
+    /// before (a chain of renames, oldest first). From SQLite 3.25 a rename takes the
+    /// views referring to the table along, so they refer to the new name afterwards.
+    private(set) var formerNames: [String: [String]] = [:]
     /// Views created by the batch and not dropped, by lowercased name.
     private(set) var views: [String: View] = [:]
     /// Views the batch dropped (whether or not it recreated them), by lowercased name:
@@ -48,6 +52,7 @@ struct BatchSchema {
             }
             tables[name.key] = .created(mayHoldRows: isAsSelect)
             forgetGone(name.key)
+            formerNames.removeValue(forKey: name.key)
             if isAsSelect { copiedOutTables.formUnion(Self.sourceTables(statement.tokens)) }
         case .insert(let name):
             if case .created = tables[name.key] { tables[name.key] = .created(mayHoldRows: true) }
@@ -57,6 +62,7 @@ struct BatchSchema {
             tables[newName.key] = origin
             forgetGone(newName.key)
             renamedAwayTables.insert(name.key)
+            formerNames[newName.key] = (formerNames.removeValue(forKey: name.key) ?? []) + [name.name]
         case .dropTable(let name):
             tables.removeValue(forKey: name.key)
             droppedTables[name.key] = name.name
@@ -109,14 +115,20 @@ struct BatchSchema {
 
     /// Names of views that reference the table `name` once the batch has run so far:
     /// the database's (minus those the batch dropped) and the batch's own, sorted.
-    func views(referencing name: String, context: LintContext) -> [String] {
-        let tableKey = NameReference.key(name)
+    ///
+    /// - Parameter followingRenames: views that referred to the table under a name it
+    ///   had before a rename refer to it now (SQLite 3.25 and later).
+    func views(referencing name: String, context: LintContext, followingRenames: Bool = true) -> [String] {
+        let tableNames = [name] + (followingRenames ? formerNames[NameReference.key(name)] ?? [] : [])
         var names: [String: String] = [:]
-        for view in context.viewsReferencing(name) where !droppedViews.contains(NameReference.key(view)) {
-            names[NameReference.key(view)] = view
-        }
-        for (key, view) in views where Self.mentions(view.body, tableKey) {
-            names[key] = view.name
+        for tableName in tableNames {
+            let tableKey = NameReference.key(tableName)
+            for view in context.viewsReferencing(tableName) where !droppedViews.contains(NameReference.key(view)) {
+                names[NameReference.key(view)] = view
+            }
+            for (key, view) in views where Self.mentions(view.body, tableKey) {
+                names[key] = view.name
+            }
         }
         return names.values.sorted()
     }
@@ -125,6 +137,7 @@ struct BatchSchema {
     /// ordered by table then view.
     func viewsWithoutTheirTable(context: LintContext) -> [(view: String, table: String)] {
         droppedTables.sorted { $0.key < $1.key }.flatMap { _, table in
+            // A table renamed and then dropped took its views along to the name dropped.
             views(referencing: table, context: context).map { (view: $0, table: table) }
         }
     }

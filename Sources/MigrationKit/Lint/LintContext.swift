@@ -4,8 +4,13 @@
 /// SQLCipher, row counts, view definitions); without a database the linter still
 /// checks everything that does not depend on data, and says when it could not tell.
 public struct LintContext: Sendable {
-    /// The SQLite version the linked library runs on (3.15.2 for SQLCipher 3.4.1).
+    /// The SQLite version the migrations are judged against: the linked library's
+    /// (3.15.2 for SQLCipher 3.4.1), or the older one `--min-sqlite` names.
     public var sqliteVersion: SQLiteVersion
+    /// The newest SQLite the migrations will meet: the linked one, still, when
+    /// `--min-sqlite` judges against an older one too. A rule whose risk differs by
+    /// version checks both ends.
+    public var newestSQLiteVersion: SQLiteVersion
     /// How messages name the library, e.g. "SQLCipher 3.4.1 (SQLite 3.15.2)".
     public var libraryDescription: String
     /// The library's `PRAGMA compile_options` (`ENABLE_FTS5`, …), which decide the
@@ -32,6 +37,7 @@ public struct LintContext: Sendable {
                 rowCount: @escaping @Sendable (String) -> Int?,
                 viewsReferencing: @escaping @Sendable (String) -> [String]) {
         self.sqliteVersion = sqliteVersion
+        self.newestSQLiteVersion = sqliteVersion
         self.libraryDescription = libraryDescription
         self.rowCount = rowCount
         self.viewsReferencing = viewsReferencing

@@ -18,14 +18,19 @@ struct RenameTableReferencedByViewRule: LintRule {
 
     func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding] {
         guard case .alterTable(let table, .renameTable(let newName)) = statement.shape else { return [] }
+        // With --min-sqlite, both ends of the range the migrations will meet.
+        var findings: [LintFinding] = []
         if scope.context.sqliteVersion < Self.viewFollowingRename {
-            return legacyRename(table, to: newName, statement, scope)
+            findings += legacyRename(table, to: newName, statement, scope)
         }
-        return renameAmidBrokenViews(table, to: newName, statement, scope)
+        if scope.context.newestSQLiteVersion >= Self.viewFollowingRename {
+            findings += renameAmidBrokenViews(table, to: newName, statement, scope)
+        }
+        return findings
     }
 
     private func legacyRename(_ table: NameReference, to newName: NameReference, _ statement: StatementReader, _ scope: LintScope) -> [LintFinding] {
-        let views = scope.batch.views(referencing: table.name, context: scope.context)
+        let views = scope.batch.views(referencing: table.name, context: scope.context, followingRenames: false)
         guard !views.isEmpty else { return [] }
         let (list, subject) = Self.describe(views)
         return [scope.finding(Self.id, .warning, at: statement.token(0), in: statement,
