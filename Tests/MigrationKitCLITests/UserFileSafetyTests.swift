@@ -147,6 +147,19 @@ import Glibc
         #expect(try String(contentsOfFile: workspace.path("schema.sql"), encoding: .utf8) == "old dump\n")
         #expect(try workspace.run("schema-dump", ["--output", workspace.path("schema.sql"), "--force"]).status == 0)
         #expect(try String(contentsOfFile: workspace.path("schema.sql"), encoding: .utf8).contains("CREATE TABLE"))
+        // encrypt --output too (README: every --output): refused, then replaced with --force.
+        let plain = workspace.path("plain.db")
+        #expect(try workspace.run("decrypt", ["--output", plain]).status == 0)
+        try workspace.write("encrypted.db", "an older copy")
+        let encrypt = ["encrypt", "--db-path", plain, "--password-file", workspace.keyFile, "--output", workspace.path("encrypted.db")]
+        let kept = try Binary.run(encrypt, directory: workspace.root)
+        #expect(kept.exitCode == .fileError && kept.stderr.contains("--force"), "\(kept.output)")
+        #expect(try String(contentsOfFile: workspace.path("encrypted.db"), encoding: .utf8) == "an older copy")
+        let replaced = try Binary.run(encrypt + ["--force"], directory: workspace.root)
+        #expect(replaced.status == 0, "\(replaced.output)")
+        #expect(try SQLCipherShell.run(workspace.path("encrypted.db"), passphrase: workspace.passphrase, "SELECT count(*) FROM grdb_migrations;").stdout.hasPrefix("2"))
+        let itself = try Binary.run(["encrypt", "--db-path", plain, "--password-file", workspace.keyFile, "--output", plain, "--force"], directory: workspace.root)
+        #expect(itself.exitCode == .usage, "\(itself.output)")
     }
 
     @Test func filesThatMerelyLookLikeBackupsAreLeftAlone() throws {

@@ -18,9 +18,15 @@ struct EncryptCommand: UsesProjectConnectionAndBackup {
     @Flag(name: .customLong("in-place"), help: "Replace the plaintext database with its encrypted copy, atomically.")
     var inPlace = false
 
+    @Flag(name: .customLong("force"), help: "Replace --output if it exists (never a file this command reads).")
+    var force = false
+
     func validate() throws {
         if (outputPath == nil) == !inPlace {
             throw ValidationError("Give --output FILE or --in-place (one of them).")
+        }
+        if force && inPlace {
+            throw ValidationError("--force replaces an existing --output; --in-place replaces the database itself, always.")
         }
         if connection.key.plaintext {
             throw ValidationError("encrypt needs the key to encrypt with; drop --plaintext.")
@@ -30,7 +36,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup {
     func run() throws {
         let reporter = Reporter(output)
         let path = try connection.requiredPath()
-        if let outputPath { try OutputFile(path: outputPath, force: false).check(against: connection.filesRead) }
+        if let outputPath { try OutputFile(path: outputPath, force: force).check(against: connection.filesRead) }
         let settings = try CommandSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
         guard let key = settings.key else { throw CLIError(.usage, "encrypt needs a key.") }
         let summary: DatabaseEncryption.ExportSummary
@@ -46,7 +52,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup {
             }
             reporter.line("Encrypted \(path) in place (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")
         } else if let outputPath {
-            summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher)
+            summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher, overwrite: force)
             reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")
         } else {
             return

@@ -24,13 +24,22 @@ public enum DatabaseEncryption {
         public let applicationID: Int
     }
 
-    /// Writes an encrypted copy of the plaintext database at `source` to `destination`,
-    /// which must not exist.
+    /// Writes an encrypted copy of the plaintext database at `source` to `destination`
+    /// (mode 0600). An existing destination is refused unless `overwrite`, and is then
+    /// replaced atomically.
     @discardableResult
-    public static func encrypt(plaintextAt source: String, to destination: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings()) throws -> ExportSummary {
+    public static func encrypt(plaintextAt source: String, to givenDestination: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+                               overwrite: Bool = false) throws -> ExportSummary {
         try key.validate()
+        let destination = DurableFile.resolvingSymlinks(givenDestination)
+        if DurableFile.sameFile(source, destination) {
+            throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
+                                 message: "The output is the database itself; use --in-place to encrypt it where it is.", path: givenDestination)
+        }
         let database = try openPlaintextSource(source)
-        return try exportVerified(from: database, to: destination, key: key, cipher: cipher, replacing: false)
+        let exists = FileProbe(path: destination).kind != .missing
+        return try exportVerified(from: database, to: exists && overwrite ? destination : givenDestination, key: key, cipher: cipher,
+                                  replacing: exists && overwrite)
     }
 
     /// Encrypts the plaintext database at `path` in place: an encrypted copy is written
