@@ -330,8 +330,8 @@ def migrate_options(full):
                     ("migrationkit migrate --no-backup --no-lint", ["--no-backup", "--no-lint"], "mk-nolint", None),
                     ("migrationkit migrate (backup on)", [], "mk-backup", None)]
         if CONFIG == "sqlcipher4":
-            # The price of the CLI's default cipher_memory_security (SQLCipher 4 only).
-            options.append(("migrationkit migrate --no-backup --no-memory-security", ["--no-backup", "--no-memory-security"], "mk-nomemsec", None))
+            # The price of asking for cipher_memory_security (SQLCipher 4 only; off by default).
+            options.append(("migrationkit migrate --no-backup --memory-security", ["--no-backup", "--memory-security"], "mk-memsec", None))
     if COMPARE:
         options.append((f"migrationkit migrate --no-backup [{COMPARE_LABEL}]", ["--no-backup"], "mk-compare", COMPARE))
     return options
@@ -631,7 +631,7 @@ def case7():
     options = [("migrationkit migrate --no-backup (verifies the changed tables)", ["--no-backup"], "mk", None),
                ("migrationkit migrate --no-backup --verify full", ["--no-backup", "--verify", "full"], "mk-full", None)]
     if CONFIG == "sqlcipher4":
-        options.append(("migrationkit migrate --no-backup --no-memory-security", ["--no-backup", "--no-memory-security"], "mk-nomemsec", None))
+        options.append(("migrationkit migrate --no-backup --memory-security", ["--no-backup", "--memory-security"], "mk-memsec", None))
     expectations = [("SELECT count(*) FROM tags;", 2), ("SELECT count(*) FROM events;", ROWS)]
     return template_variants(f"7 (small change, {ROWS:,}-row database)", 7, template, folder, pending, expectations,
                              ("min", "full"), options)

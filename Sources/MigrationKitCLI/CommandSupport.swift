@@ -105,7 +105,7 @@ enum CommandSupport {
         var configuration = SQLCipherConfiguration()
         configuration.busyTimeout = .milliseconds(Int64(lockTimeout * 1000))
         configuration.cipher = cipher.settings
-        configuration.memorySecurity = CLIContext.host.cipherMemorySecurity && !cipher.noMemorySecurity
+        configuration.memorySecurity = CLIContext.host.cipherMemorySecurity && cipher.memorySecurity == true
         // Process-wide: also covers the connections a command opens beyond this one
         // (copies, backups, format upgrades).
         if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }

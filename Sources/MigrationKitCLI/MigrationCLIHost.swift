@@ -22,10 +22,11 @@ public struct MigrationCLIHost: Sendable {
     /// rest of the process: an app that needs core dumps or a debugger attached turns
     /// this off.
     public var hardensProcess: Bool
-    /// Turn on SQLCipher 4's `cipher_memory_security` for the commands' connections
-    /// (unless `--no-memory-security` is given). Process-wide and one-way (see
-    /// `SQLCipherLibrary.enableMemorySecurity()`): an app whose own connections must not
-    /// pay its cost turns this off.
+    /// Whether `--memory-security` (or its setting) may turn on SQLCipher 4's
+    /// `cipher_memory_security` for the commands' connections. It is off unless asked
+    /// for, as in SQLCipher; process-wide and one-way once on (see
+    /// `SQLCipherLibrary.enableMemorySecurity()`), so an app whose own connections must
+    /// never pay its cost sets this to false, and the option then changes nothing.
     public var cipherMemorySecurity: Bool
     /// Let Ctrl-C, SIGTERM and SIGHUP stop the work in progress rather than the process
     /// (`Interruption.stopGracefully()`): the open transaction is rolled back, the

@@ -41,7 +41,7 @@ enum Binary {
     static let settingsVariables = [
         "db-path", "migrations", "password-file", "keychain-service", "keychain-account", "plaintext",
         "cipher-compatibility", "kdf-iter", "cipher-page-size", "cipher-kdf-algorithm", "cipher-hmac-algorithm",
-        "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "config", "database",
+        "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "memory-security", "config", "database",
     ].map { "MIGRATIONKIT_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") }
 
     @discardableResult

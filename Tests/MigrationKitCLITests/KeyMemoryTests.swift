@@ -109,13 +109,20 @@ import Glibc
         let notes = verbose.stderr.split(separator: "\n").filter { $0.hasPrefix("note: memory: ") }
         #expect(notes.contains { $0.contains("core dumps are off") }, "\(verbose.stderr)")
         #expect(notes.contains { $0.contains("the key is locked in RAM") }, "\(verbose.stderr)")
+        // SQLCipher's memory security is off by default, as in SQLCipher (4.5.0+).
         let hasSwitch = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
-        #expect(notes.contains { $0.contains(hasSwitch ? "cipher_memory_security is on" : "has no cipher_memory_security switch") }, "\(verbose.stderr)")
+        #expect(notes.contains { $0.contains(hasSwitch ? "cipher_memory_security is off (the default" : "has no cipher_memory_security switch") }, "\(verbose.stderr)")
         #expect(!verbose.output.contains(workspace.passphrase))
         // Status's own report is unchanged on standard output.
         #expect(verbose.stdout == (try workspace.run("status")).stdout)
 
-        let off = try workspace.run("status", ["--verbose", "--no-memory-security"])
+        // Asked for by flag, or by the environment (as by the project file).
+        for (extra, environment) in [(["--memory-security"], [String: String]()), ([], ["MIGRATIONKIT_MEMORY_SECURITY": "true"])] {
+            let on = try workspace.run("status", ["--verbose"] + extra, environment: Binary.environment(environment))
+            #expect(on.status == 0, "\(on)")
+            #expect(on.stderr.contains(hasSwitch ? "cipher_memory_security is on" : "has no cipher_memory_security switch"), "\(on.stderr)")
+        }
+        let off = try workspace.run("status", ["--verbose", "--no-memory-security"], environment: Binary.environment(["MIGRATIONKIT_MEMORY_SECURITY": "true"]))
         #expect(off.status == 0, "\(off)")
         #expect(off.stderr.contains(hasSwitch ? "cipher_memory_security is off" : "has no cipher_memory_security switch"), "\(off.stderr)")
 
@@ -123,6 +130,23 @@ import Glibc
         #expect(!(try workspace.run("status")).stderr.contains("note:"))
         let both = try workspace.run("status", ["--verbose", "--quiet"])
         #expect(both.status == CLIExitCodeValue.usage.rawValue && both.stderr.contains("--quiet and --verbose"), "\(both)")
+    }
+
+    /// With memory security asked for and a small RLIMIT_MEMLOCK (an unprivileged user's),
+    /// SQLCipher cannot lock its buffers and logs a line per allocation: none of them may
+    /// reach the user, who gets the one note --verbose gives.
+    @Test func sqlcipherLogLinesNeverReachTheTerminal() throws {
+        try requiringCapability {
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+            try Guarded.giveToUnprivileged(workspace.root)
+            let command = [Binary.migrationkit, "status", "--memory-security"] + workspace.options()
+            let result = try Guarded.run(["-c", "ulimit -l 64 && exec \"$0\" \"$@\""] + command, executable: "/bin/sh",
+                                         directory: workspace.root, user: .unprivileged)
+            #expect(result.status == 0, "\(result)")
+            #expect(!result.stderr.contains("ERROR") && !result.stderr.contains("sqlcipher_mlock") && result.strayErrorOutput.isEmpty, "\(result.stderr)")
+        }
     }
 
     /// Every byte written (write, pwrite64 and their vector forms) by a migration that

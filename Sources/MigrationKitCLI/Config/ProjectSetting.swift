@@ -20,6 +20,7 @@ enum ProjectSetting: String, CaseIterable, Sendable {
     case cipherSalt = "cipher-salt"
     case lockTimeout = "lock-timeout"
     case backupDirectory = "backup-dir"
+    case memorySecurity = "memory-security"
 
     /// What a value must look like.
     enum Kind: Sendable {
@@ -37,7 +38,7 @@ enum ProjectSetting: String, CaseIterable, Sendable {
         case .keychainService, .keychainAccount, .cipherKDFAlgorithm, .cipherHMACAlgorithm, .cipherSalt: return .text
         case .cipherCompatibility, .kdfIterations, .cipherPageSize, .cipherPlaintextHeaderSize: return .wholeNumber
         case .lockTimeout: return .seconds
-        case .plaintext: return .flag
+        case .plaintext, .memorySecurity: return .flag
         }
     }
 

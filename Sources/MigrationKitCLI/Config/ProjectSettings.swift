@@ -123,6 +123,7 @@ struct ProjectSettings {
         case .cipherSalt: return connection.cipher.salt
         case .lockTimeout: return connection.givenLockTimeout.map(seconds)
         case .backupDirectory: return backup?.directory
+        case .memorySecurity: return connection.cipher.memorySecurity.map { String($0) }
         }
     }
 
@@ -131,6 +132,13 @@ struct ProjectSettings {
         func wholeNumber() throws -> Int {
             guard let number = Int(value.text) else { throw notA("a whole number") }
             return number
+        }
+        func yesOrNo() throws -> Bool {
+            switch value.text.lowercased() {
+            case "true", "1", "yes": return true
+            case "false", "0", "no": return false
+            default: throw notA("true or false")
+            }
         }
         func notA(_ wanted: String) -> CLIError {
             CLIError(.usage, "\(value.origin): \(setting.rawValue) must be \(wanted), not \"\(value.text)\".")
@@ -142,11 +150,9 @@ struct ProjectSettings {
         case .keychainService: connection.key.keychainService = value.text
         case .keychainAccount: connection.key.keychainAccount = value.text
         case .plaintext:
-            switch value.text.lowercased() {
-            case "true", "1", "yes": connection.key.plaintext = true
-            case "false", "0", "no": connection.key.plaintext = false
-            default: throw notA("true or false")
-            }
+            connection.key.plaintext = try yesOrNo()
+        case .memorySecurity:
+            connection.cipher.memorySecurity = try yesOrNo()
         case .cipherCompatibility: connection.cipher.compatibility = try wholeNumber()
         case .kdfIterations: connection.cipher.kdfIterations = try wholeNumber()
         case .cipherPageSize: connection.cipher.pageSize = try wholeNumber()

@@ -35,9 +35,9 @@ struct MemoryProtectionNotes {
         case nil:
             lines.append("memory: SQLCipher \(SQLCipherLibrary.cipherVersionString ?? "") has no cipher_memory_security switch.")
         case true?:
-            lines.append("memory: SQLCipher's cipher_memory_security is on: its buffers are locked while used and wiped when freed.")
+            lines.append("memory: SQLCipher's cipher_memory_security is on (--memory-security): its buffers are wiped when freed, and locked in RAM while used as far as RLIMIT_MEMLOCK allows.")
         case false?:
-            lines.append("memory: SQLCipher's cipher_memory_security is off (\(memorySecurityAsked ? "refused by the library" : "--no-memory-security, or the host turned it off")): its freed buffers are not wiped.")
+            lines.append("memory: SQLCipher's cipher_memory_security is off (\(memorySecurityAsked ? "refused by the library" : "the default, as in SQLCipher; --memory-security turns it on, at a price")): its freed buffers are not wiped.")
         }
         return lines
     }

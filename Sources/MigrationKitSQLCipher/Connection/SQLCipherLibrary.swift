@@ -105,9 +105,19 @@ public enum SQLCipherLibrary {
     /// the user even while another thread is keying. Errors reach the caller as
     /// `SQLCipherError`s instead.
     static func silenceLog(on database: SQLCipherDatabase) throws {
-        guard let cipherVersion, cipherVersion >= SQLCipherVersion(major: 4, minor: 5, patch: 1) else { return }
-        _ = logDestinationSilenced
+        guard silenceLogDestination() else { return }
         try database.execute(sql: "PRAGMA cipher_log_level = NONE")
+    }
+
+    /// Sends SQLCipher's log to /dev/null, once per process, before the first key is
+    /// derived: keying itself can log (with memory security on and a small
+    /// `RLIMIT_MEMLOCK`, an "ERROR MEMORY sqlcipher_mlock" line per allocation), and
+    /// keying resets the log level, but never the destination. False where the library
+    /// has no such setting (before 4.5.1).
+    @discardableResult
+    static func silenceLogDestination() -> Bool {
+        guard let cipherVersion, cipherVersion >= SQLCipherVersion(major: 4, minor: 5, patch: 1) else { return false }
+        return logDestinationSilenced
     }
 
     private static let logDestinationSilenced: Bool = {
@@ -141,6 +151,7 @@ public enum SQLCipherLibrary {
     /// Once per process: the switch is one-way.
     private static let memorySecurityEnabled: Bool = {
         guard hasMemorySecuritySwitch else { return false }
+        silenceLogDestination()
         _ = inMemoryValue("PRAGMA cipher_memory_security = ON")
         return memorySecurity == true
     }()

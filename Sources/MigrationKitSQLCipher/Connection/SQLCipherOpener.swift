@@ -205,7 +205,9 @@ enum SQLCipherOpener {
     }
 
     private static func openConnection(path: String, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
-        // Before the connection exists, so that even its key derivation is protected.
+        // Before the connection exists, so that even its key derivation is protected,
+        // and silent: SQLCipher's own log lines never reach the user's terminal.
+        SQLCipherLibrary.silenceLogDestination()
         if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
         // Reading a WAL-mode file makes SQLite create -wal and -shm beside it, and only a
         // connection that may write removes them when it closes. So a read-only open of
