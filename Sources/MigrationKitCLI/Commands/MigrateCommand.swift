@@ -181,11 +181,12 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
             ? "nothing changed, so nothing needed verifying (`verify` checks the whole file)"
             : "verification passed (\(report.verification.joined(separator: ", ")))"
         if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
+        // A dry run rolls its bookkeeping back with everything else: it would, not did.
         for merge in report.merges {
-            reporter.line("Merged \(merge.replaces.joined(separator: ", ")) into \(merge.identifier) in the ledger")
+            reporter.line("\(report.isDryRun ? "Would merge" : "Merged") \(merge.replaces.joined(separator: ", ")) into \(merge.identifier) in the ledger")
         }
         if !report.adoptedChecksums.isEmpty {
-            reporter.line("Recorded checksums for \(report.adoptedChecksums.count) migration\(report.adoptedChecksums.count == 1 ? "" : "s") applied before checksums were kept.")
+            reporter.line("\(report.isDryRun ? "Would record" : "Recorded") checksums for \(report.adoptedChecksums.count) migration\(report.adoptedChecksums.count == 1 ? "" : "s") applied before checksums were kept.")
         }
         if report.isDryRun {
             reporter.line(report.steps.isEmpty ? "Dry run: nothing to apply." : "Dry run: \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") would apply in \(report.duration.humanReadable); \(verified).")
