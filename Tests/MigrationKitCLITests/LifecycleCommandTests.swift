@@ -196,11 +196,17 @@ import Testing
         #expect(dryRun.stdout.contains("+ CREATE TABLE books"))
         #expect(dryRun.stdout.contains("Rolled back: the database is unchanged."))
         #expect(workspace.bytes(workspace.database) == before)
+        // A dry run's bookkeeping is rolled back too: it would record, not recorded.
+        #expect(try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "DELETE FROM migrationkit_history;").status == 0)
+        let adopting = try workspace.run("migrate", ["--dry-run"])
+        #expect(adopting.stdout.contains("Would record checksums for 1 migration applied before checksums were kept.")
+                && !adopting.stdout.contains("Recorded"), "\(adopting.output)")
+        let unchanged = workspace.bytes(workspace.database)
 
         try workspace.migration("0003_broken.sql", "-- migrate:up\nCREATE TABLE c (x);\nINSERT INTO nowhere VALUES (1);\n")
         let atomic = try workspace.run("migrate", ["--atomic", "--no-backup"])
         #expect(atomic.exitCode == .migrationFailed)
-        #expect(workspace.bytes(workspace.database) == before)  // 0002 is not kept either
+        #expect(workspace.bytes(workspace.database) == unchanged)  // 0002 is not kept either
     }
 
     @Test func migrateWritesARestorableBackupAndPrunesOldOnes() throws {
