@@ -83,9 +83,14 @@ public struct GRDBMigrationRunner: Sendable {
     ///   step's error otherwise (that step is rolled back; the steps before it stay).
     public func migrate(in writer: any DatabaseWriter, upTo target: String) throws {
         let index = try registry.index(ofTarget: target)
-        if !eraseDatabaseOnSchemaChange {
-            // GRDB would stop the process (a precondition) on a database migrated beyond
-            // the target: refuse with an error first, like every other refusal.
+        // GRDB would stop the process (a precondition) on a database migrated beyond
+        // the target: refuse with an error first, like every other refusal. With
+        // eraseDatabaseOnSchemaChange the history may be erased instead of refused, but
+        // a target behind the applied steps is refused all the same: whether GRDB
+        // erases is decided only inside its migrate, after the precondition.
+        if eraseDatabaseOnSchemaChange {
+            _ = try analysis(in: writer).pendingSteps(through: index, allowOutOfOrder: true)
+        } else {
             _ = try analysis(in: writer).migratePlan(through: index, allowOutOfOrder: false)
         }
         try migrator.migrate(writer, upTo: target)

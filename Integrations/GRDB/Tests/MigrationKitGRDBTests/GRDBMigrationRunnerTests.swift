@@ -150,6 +150,12 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(throws: MigrationKitError.rollbackNotDefined("0002_b")) { try runner.rollbackLastMigration(in: writer) }
         #expect(throws: MigrationKitError.rollbackBeyondApplied(requested: 3, applied: 2)) { try runner.rollbackMigrations(in: writer, steps: 3) }
         #expect(try ledger(writer) == ["0001_a", "0002_b"])
+
+        // With eraseDatabaseOnSchemaChange too (its refusals were skipped, and GRDB's
+        // precondition stopped the process).
+        let erasing = try GRDBMigrationRunner(steps: runner.registry.steps, eraseDatabaseOnSchemaChange: true)
+        #expect(throws: MigrationKitError.databaseAlreadyMigratedBeyond("0001_a")) { try erasing.migrate(in: writer, upTo: "0001_a") }
+        #expect(try ledger(writer) == ["0001_a", "0002_b"])
     }
 
     /// A squash of applied steps only rewrites the ledger, as GRDB's `merging:` does.
