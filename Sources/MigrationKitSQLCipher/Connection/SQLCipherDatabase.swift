@@ -428,9 +428,10 @@ public final class SQLCipherDatabase {
             let code = sqlite3_prepare_v2(handle, prefix, -1, &statement, nil)
             sqlite3_finalize(statement)
             if code != SQLITE_OK, String(cString: sqlite3_errmsg(handle)) == message { return token.offset }
-            if token.isSymbol(";") { break }
         }
-        return nil
+        // No prefix fails that way: SQLite stopped after the last token, at the end of
+        // the text ("near "\n"", a trigger without its END), so point there.
+        return tokens.last?.offset
     }
 
     /// The connection's current error as an `SQLCipherError`.
