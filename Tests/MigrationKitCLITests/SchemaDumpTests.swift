@@ -40,6 +40,28 @@ import Testing
         #expect(direct.contains("CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, year INTEGER);"), "\(direct)")
     }
 
+    /// "The schema as canonical SQL": the sqlite3 shell builds the same schema from it,
+    /// triggers (whose bodies hold `;`) included.
+    @Test func theDumpIsSQLTheShellRuns() throws {
+        let text = try dump([("0001_t.sql", """
+            -- migrate:up
+            CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER);
+            CREATE TABLE log (id INTEGER);
+            CREATE TRIGGER t_logged AFTER INSERT ON t BEGIN
+                INSERT INTO log VALUES (new.id);
+                UPDATE t SET n = 1 WHERE id = new.id;
+            END;
+            CREATE VIEW v AS SELECT id FROM t;
+            """)])
+        #expect(text.contains("BEGIN INSERT INTO log VALUES (new.id); UPDATE t SET n = 1 WHERE id = new.id; END;"), "\(text)")
+        let directory = try TemporaryDirectory()
+        let rebuilt = directory.url.appendingPathComponent("rebuilt.db").path
+        let shell = try ChildProcess.run([SQLCipherShell.path, "-batch", "-bail", rebuilt], stdin: Data(text.utf8))
+        #expect(shell.status == 0, "\(shell.output)")
+        let again = try ChildProcess.run([SQLCipherShell.path, "-batch", rebuilt, "SELECT count(*) FROM sqlite_master;"], stdin: nil)
+        #expect(again.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "4", "\(again.output)")
+    }
+
     @Test func realDifferencesStillShow() throws {
         let one = try dump([("0001_t.sql", "-- migrate:up\nCREATE TABLE t (a TEXT DEFAULT 'X');\n")])
         let other = try dump([("0001_t.sql", "-- migrate:up\nCREATE TABLE t (a TEXT DEFAULT 'x');\n")])

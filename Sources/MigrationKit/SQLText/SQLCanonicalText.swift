@@ -15,8 +15,12 @@ package enum SQLCanonicalText {
     package static func canonical(_ sql: String) -> String {
         var result = ""
         var previous: SQLToken?
-        for token in SQLTokenizer.tokenize(sql) where !token.isTrivia {
-            if token.isSymbol(";") { continue }
+        let tokens = SQLTokenizer.tokenize(sql).filter { !$0.isTrivia }
+        // The `;` that ends the statement goes (the dump adds its own); those inside a
+        // trigger's body stay, or the dump would not be SQL the sqlite3 shell can run.
+        let end = tokens.lastIndex { !$0.isSymbol(";") }.map { $0 + 1 } ?? 0
+        for token in tokens[..<end] {
+            if token.isSymbol(";"), previous?.isSymbol(";") ?? true { continue }
             let text = spelling(of: token)
             if let previous, needsSpace(between: previous, and: token) { result += " " }
             result += text
@@ -41,7 +45,7 @@ package enum SQLCanonicalText {
 
     private static func needsSpace(between left: SQLToken, and right: SQLToken) -> Bool {
         if left.isSymbol("(") || left.isSymbol(".") { return false }
-        if right.isSymbol(")") || right.isSymbol(",") || right.isSymbol(".") { return false }
+        if right.isSymbol(")") || right.isSymbol(",") || right.isSymbol(".") || right.isSymbol(";") { return false }
         return true
     }
 
