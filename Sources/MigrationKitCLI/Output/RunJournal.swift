@@ -76,7 +76,8 @@ final class RunJournal: @unchecked Sendable {
                 let doing = "\(by) while \(rollingBack ? "rolling back" : "applying") \(current)\(database.map { " on \($0)" } ?? "")"
                 if allOrNothing { return "\(doing): the whole run was rolled back, and the database is as it was.\(kept)" }
                 let before = done.isEmpty ? "" : "; \(list(done)), \(verb) before it, \(done.count == 1 ? "stays" : "stay") \(verb)"
-                return "\(doing): \(current) was rolled back\(rollingBack ? " no further (it stays applied)" : "")\(before).\(kept)\(again)"
+                let undone = rollingBack ? "\(current) stays applied (its rollback was undone)" : "\(current) was rolled back"
+                return "\(doing): \(undone)\(before).\(kept)\(again)"
             }
             if !done.isEmpty, !allOrNothing {
                 return "\(by) after \(rollingBack ? "rolling back" : "applying") \(list(done))\(database.map { " on \($0)" } ?? ""): \(done.count == 1 ? "it stays" : "they stay") \(verb), and nothing else was started.\(kept)\(again)"
