@@ -25,6 +25,7 @@ python3
 binutils
 strace
 libsqlite3-dev
+jq
 "
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -74,6 +74,62 @@ import Glibc
         #expect(one.stdout.contains("1 database in"), "\(one.stdout)")
     }
 
+    /// Three processes, each its own `--shard i/3` of one fleet listed in a different
+    /// order (`--db-list`, from a file and from standard input): every database is
+    /// migrated exactly once, the shards' union is the whole fleet, and a shard run again
+    /// after a failure takes the same share and finishes it.
+    @Test func shardsSplitAFleetWhateverOrderItIsListedIn() async throws {
+        let (workspace, paths) = try fleet(12)
+        // A step that records every run of it, to count them.
+        try workspace.migration("0003_count.up.sql", "CREATE TABLE IF NOT EXISTS runs (n); INSERT INTO runs VALUES (1);\n")
+        try workspace.write("forward.list", paths.joined(separator: "\n") + "\n# a comment\n\n")
+        let shuffled = paths.reversed().map { $0.replacingOccurrences(of: workspace.root + "/", with: "") }.joined(separator: "\n")
+        let results = try await withThrowingTaskGroup(of: (Int, CommandResult).self) { group in
+            for index in 0..<3 {
+                group.addTask {
+                    let fromStandardInput = index == 1
+                    return (index, try Binary.run(["migrate", "--db-list", fromStandardInput ? "-" : workspace.path("forward.list"), "--shard", "\(index)/3",
+                                                   "--json", "--no-backup"] + ["--password-file", workspace.keyFile, "--migrations", workspace.migrations],
+                                                  stdin: fromStandardInput ? shuffled : nil, directory: workspace.root))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for (_, result) in results { #expect(result.status == 0, "\(result.output)") }
+        let documents = try results.sorted { $0.0 < $1.0 }.map { try decodeJSON($0.1.stdout) }
+        let shares = documents.map { ($0["databases"] as? [[String: Any]] ?? []).compactMap { $0["database"] as? String }.map { URL(fileURLWithPath: $0).lastPathComponent } }
+        #expect(shares.flatMap { $0 }.sorted() == paths.map { URL(fileURLWithPath: $0).lastPathComponent }.sorted(), "\(shares)")
+        #expect(documents.allSatisfy { $0["listed"] as? Int == 12 && ($0["shard"] as? String)?.hasSuffix("/3") == true })
+        // The README's jq recipe assembles the fleet's table from the shards' documents.
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let recipe = try #require(readme.split(separator: "\n").first { $0.hasPrefix("jq -s '") })
+        let filter = String(recipe.dropFirst("jq -s '".count).prefix { $0 != "'" })
+        let merged = try ChildProcess.run(["/usr/bin/jq", "-s", filter], stdin: Data(results.map(\.1.stdout).joined().utf8))
+        let fleet = try decodeJSON(merged.stdout)
+        #expect((fleet["databases"] as? [Any])?.count == 12 && fleet["failed"] as? Int == 0 && fleet["listed"] as? Int == 12, "\(merged.output)")
+        for path in paths {
+            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books,0003_count")
+            let runs = try SQLCipherShell.run(path, passphrase: workspace.passphrase, "SELECT count(*) FROM runs;")
+            #expect(runs.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(path) was migrated more than once")
+        }
+
+        // A shard's retry after a failure: the same share, finished.
+        try workspace.migration("0004_fails_once.up.sql", "CREATE TABLE later (x);\n")
+        let share = try #require(shares.first { !$0.isEmpty })
+        let index = try #require(shares.firstIndex(of: share))
+        let victim = workspace.path("tenants/" + share[0])
+        #expect(try SQLCipherShell.run(victim, passphrase: workspace.passphrase, "CREATE TABLE later (x);").status == 0)
+        let shardArguments = ["--db-list", workspace.path("forward.list"), "--shard", "\(index)/3", "--no-backup", "--json"]
+        let failing = try migrate(workspace, shardArguments)
+        #expect(failing.exitCode == .migrationFailed, "\(failing.output)")
+        #expect(try SQLCipherShell.run(victim, passphrase: workspace.passphrase, "DROP TABLE later;").status == 0)
+        let retry = try decodeJSON(try migrate(workspace, shardArguments).stdout)
+        let retried = (retry["databases"] as? [[String: Any]] ?? []).compactMap { $0["database"] as? String }.map { URL(fileURLWithPath: $0).lastPathComponent }
+        #expect(retried == share, "the retry took another share: \(retried) instead of \(share)")
+        #expect(try ledger(victim, passphrase: workspace.passphrase) == "0001_authors,0002_books,0003_count,0004_fails_once")
+    }
+
     @Test func oneFailingDatabaseIsLeftAsItWasAndTheOthersAreMigrated() throws {
         let (workspace, paths) = try fleet(4)
         // tenant2 holds data that makes 0003 fail, after 0001 and 0002 ran in the same

@@ -47,6 +47,12 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
     @Option(name: .customLong("db-glob"), help: ArgumentHelp("Migrate every database file this pattern matches, such as 'tenants/*.db' (quoted; repeatable). Each database is migrated all or nothing.", valueName: "pattern"))
     var databaseGlobs: [String] = []
 
+    @Option(name: .customLong("db-list"), help: ArgumentHelp("Migrate every database this file names, one path a line (`-`: standard input).", valueName: "file"))
+    var databaseList: String?
+
+    @Option(name: .customLong("shard"), help: ArgumentHelp("Migrate only this share of the databases named, for a scheduler running one command per machine: INDEX from 0 to COUNT-1 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX). Each database's share follows from its name alone.", valueName: "index/count"))
+    var shard: FleetShard?
+
     @Option(name: .customLong("jobs"), help: ArgumentHelp("With several databases: how many to migrate at once (default: the number of CPU cores).", valueName: "n"))
     var jobs: Int?
 
@@ -59,6 +65,9 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
         }
         if isFleet && eraseOnSchemaChange {
             throw ValidationError("--erase-on-schema-change works on one database; give one --db-path.")
+        }
+        if databaseList == "-" && connection.key.passwordFile == "-" {
+            throw ValidationError("--db-list - and --password-file - both read standard input; give the list or the key in a file.")
         }
     }
 

@@ -7,14 +7,15 @@ import Glibc
 #endif
 
 /// The databases one `migrate` works on: every `--db-path`, then every file each
-/// `--db-glob` matches, in that order (a pattern's matches sorted by name), each file
-/// once however many times it was named.
+/// `--db-glob` matches (a pattern's matches sorted by name), then every line of
+/// `--db-list`, in that order, each file once however many times it was named.
 struct FleetDatabases {
     let paths: [String]
 
+    /// - Parameter list: the lines of `--db-list` (`FleetDatabases.readList`).
     /// - Throws: a usage error for a pattern that matches no database file, so a typo
     ///   never reads as "nothing to migrate".
-    init(paths given: [String], globs: [String]) throws {
+    init(paths given: [String], globs: [String], list: [String] = []) throws {
         var paths: [String] = []
         var seen = Set<FileIdentity>()
         func add(_ named: String) {
@@ -39,7 +40,26 @@ struct FleetDatabases {
             }
             matches.forEach(add)
         }
+        list.forEach(add)
         self.paths = paths
+    }
+
+    /// The paths `--db-list FILE` names, one a line (`-`: standard input, as
+    /// `find … | migrationkit migrate --db-list -` or a scheduler gives them); blank
+    /// lines and `#` comments are skipped, and a relative path is taken from the current
+    /// folder. A file that is not there stays in the list, to fail with its own message.
+    static func readList(_ source: String) throws -> [String] {
+        let data: Data?
+        if source == "-" {
+            data = try? FileHandle.standardInput.readToEnd() ?? Data()
+        } else {
+            data = FileManager.default.contents(atPath: source)
+        }
+        guard let data, let text = String(data: data, encoding: .utf8) else {
+            throw CLIError(.fileError, "--db-list \(source) cannot be read as UTF-8 text (one database path a line); check the file.")
+        }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
     /// Files a pattern such as `tenants/*` also matches but that are never databases to

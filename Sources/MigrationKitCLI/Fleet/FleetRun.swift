@@ -113,14 +113,16 @@ struct FleetRun {
 }
 
 extension MigrateCommand {
-    /// More than one database: a fleet.
-    var isFleet: Bool { connection.dbPaths.count > 1 || !databaseGlobs.isEmpty }
+    /// More than one database, or a list or share of them: a fleet.
+    var isFleet: Bool { connection.dbPaths.count > 1 || !databaseGlobs.isEmpty || databaseList != nil || shard != nil }
 
     func runFleet(reporter: Reporter) throws {
         // A database file named in migrationkit.toml or the environment is one app's
-        // database; --db-glob names the fleet, so only --db-path flags join it.
-        let givenPaths = CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag || databaseGlobs.isEmpty ? connection.dbPaths : []
-        let databases = try FleetDatabases(paths: givenPaths, globs: databaseGlobs)
+        // database; --db-glob or --db-list names the fleet, so only --db-path flags join it.
+        let namesFleet = !databaseGlobs.isEmpty || databaseList != nil
+        let givenPaths = CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag || !namesFleet ? connection.dbPaths : []
+        let listed = try FleetDatabases(paths: givenPaths, globs: databaseGlobs, list: try databaseList.map(FleetDatabases.readList) ?? [])
+        let databases = listed.paths.filter { shard?.contains($0) ?? true }
         let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes), reporter: reporter)
         var runner = loaded.runner
         runner.allowOutOfOrder = allowOutOfOrder
@@ -129,15 +131,15 @@ extension MigrateCommand {
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
         let keys: FleetRun.Keys = connection.key.isTemplate
             ? .perDatabase(connection.key)
-            : .shared(try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "Key for the \(databases.paths.count) databases: ", keyIsNew: false, reporter: reporter))
+            : .shared(try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "Key for the \(databases.count) databases: ", keyIsNew: false, reporter: reporter))
         let configuration = CommandSupport.configuration(path: "", cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
         MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
 
         let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope)
         let command = self
         // Never more jobs than databases: the summary says how many ran at a time.
-        let jobs = min(self.jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(1, databases.paths.count))
-        let fleet = FleetRun(paths: databases.paths, jobs: jobs, keys: keys,
+        let jobs = min(self.jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(1, databases.count))
+        let fleet = FleetRun(paths: databases, jobs: jobs, keys: keys,
                              configuration: configuration) { writer, backupPath in
             let silent = Reporter(quiet: true)
             if !command.noLint, let files = loaded.files {
@@ -150,7 +152,7 @@ extension MigrateCommand {
                 ?? runner.migrate(in: writer, options: options)
         }
 
-        let total = databases.paths.count
+        let total = databases.count
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
         progress.start("Migrating \(total) databases")
         let started = ContinuousClock.now
@@ -160,7 +162,8 @@ extension MigrateCommand {
         }
         progress.stop()
 
-        let summary = FleetSummary(outcomes: outcomes, duration: ContinuousClock.now - started, jobs: fleet.jobs, dryRun: dryRun)
+        let summary = FleetSummary(outcomes: outcomes, duration: ContinuousClock.now - started, jobs: fleet.jobs, dryRun: dryRun,
+                                   shard: shard.map { FleetSummary.Share(shard: $0, listed: listed.paths.count) })
         summary.print(to: reporter)
         try reporter.document(summary.document)
         if let signal = Interruption.signal {

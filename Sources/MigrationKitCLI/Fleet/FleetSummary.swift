@@ -5,10 +5,17 @@ import MigrationKitSQLCipher
 /// What a fleet run reports: a table with a line per database, a count line, and the
 /// `--json` document with the same per database.
 struct FleetSummary {
+    /// `--shard`: which share this run took of how many databases listed.
+    struct Share {
+        let shard: FleetShard
+        let listed: Int
+    }
+
     let outcomes: [FleetRun.Outcome]
     let duration: Duration
     let jobs: Int
     let dryRun: Bool
+    let shard: Share?
 
     private var failed: Int { outcomes.filter { $0.failure != nil }.count }
 
@@ -56,7 +63,8 @@ struct FleetSummary {
         if failed > 0 { counts.append("\(failed) failed") }
         if stopped > 0 { counts.append("\(stopped) stopped and rolled back") }
         if notStarted > 0 { counts.append("\(notStarted) not started") }
-        reporter.line("\(Self.databases(outcomes.count)) in \(duration.humanReadable) (\(jobs) at a time): " + counts.joined(separator: ", ") + ".")
+        let share = shard.map { " Shard \($0.shard) of the \(Self.databases($0.listed)) listed." } ?? ""
+        reporter.line("\(Self.databases(outcomes.count)) in \(duration.humanReadable) (\(jobs) at a time): " + counts.joined(separator: ", ") + "." + share)
     }
 
     private func describe(_ outcome: FleetRun.Outcome) -> String {
@@ -101,7 +109,9 @@ struct FleetSummary {
             failed: failed,
             durationMs: duration.wholeMilliseconds,
             jobs: jobs,
-            dryRun: dryRun)
+            dryRun: dryRun,
+            shard: shard.map { "\($0.shard)" },
+            listed: shard?.listed ?? outcomes.count)
     }
 }
 
@@ -123,4 +133,8 @@ struct FleetDocument: Encodable {
     let durationMs: Int64
     let jobs: Int
     let dryRun: Bool
+    /// `--shard` as given ("1/3"), or null.
+    @AlwaysPresent var shard: String?
+    /// How many databases the command named, before `--shard` took its share.
+    let listed: Int
 }
