@@ -85,12 +85,11 @@ public struct MigrationAnalysis<Database>: Sendable {
         for step in registry.steps where applied.contains(step.identifier) {
             guard let checksum = step.checksum else { continue }
             if let recorded = snapshot.checksums[step.identifier] {
-                if recorded == checksum { continue }
-                if step.equivalentChecksums.contains(recorded) {
-                    adopt[step.identifier] = checksum
-                } else {
-                    modified.append(step.identifier)
-                }
+                // An earlier version's checksum of the same SQL is a match, left as it
+                // is: rewriting it would write (and back up) every database once after
+                // an upgrade, and make a downgraded MigrationKit read them as edited.
+                if recorded == checksum || step.equivalentChecksums.contains(recorded) { continue }
+                modified.append(step.identifier)
             } else {
                 adopt[step.identifier] = checksum
             }

@@ -14,16 +14,17 @@ public struct MigrationStep<Database>: Sendable {
     public let apply: @Sendable (Database) throws -> Void
     /// Undoes the step, or nil when the step cannot be rolled back.
     public let rollback: (@Sendable (Database) throws -> Void)?
-    /// A fingerprint of what `apply` does (SHA-256 of the up SQL for file steps), so a
-    /// step edited after it shipped can be detected. Nil for steps that do not offer one.
+    /// A fingerprint of what `apply` does (for file steps, the SHA-256 of the up SQL's
+    /// tokens, `MigrationChecksum`), so a step edited after it shipped can be detected.
+    /// Nil for steps that do not offer one.
     public let checksum: String?
     /// Identifiers this step replaces (a squash of earlier steps, like GRDB's
     /// `registerMigration(_:merging:)`). Empty for ordinary steps.
     public let merging: [String]
     /// Other fingerprints of this same step, recorded by an earlier way of computing
-    /// them (for a file with Windows line endings, its checksum before line endings
-    /// stopped counting). A database that recorded one of them adopts `checksum`
-    /// instead of reporting the step as edited.
+    /// them (for a file, the checksum of its up section's bytes, and with Windows line
+    /// endings, of those bytes as they were). A database that recorded one of them reads
+    /// the step as unchanged, and keeps what it recorded.
     public var equivalentChecksums: [String] = []
 
     public init(

@@ -88,11 +88,21 @@ enum CommandSupport {
             standardInputIsTerminal: Console.standardInputIsTerminal,
             promptMessage: promptMessage,
             keyIsNew: keyIsNew)
-        if KeySource.passwordEnvironmentVariableIsEmpty, source != nil {
+        // Said where the variable would have been read (no key flag, which beats it), once.
+        if KeySource.passwordEnvironmentVariableIsEmpty, !keySourceIsAFlag(keyOptions), source != nil, emptyVariableWarning.claim() {
             reporter.warning("\(KeySource.passwordEnvironmentVariable) is set but empty, so it counts as not set; unset it, or set it to the key.")
         }
         return try source?.resolve(warn: { reporter.warning($0.description) })
     }
+
+    /// Whether a flag chose the key source (which the environment never overrides).
+    private static func keySourceIsAFlag(_ keyOptions: KeyOptions) -> Bool {
+        keyOptions.password != nil
+            || ProjectSetting.allCases.contains { $0.choosesTheKeySource && CLIContext.resolvedSettings.settings?.values[$0]?.origin == .flag }
+    }
+
+    /// The empty-variable warning is said once per run, not once per fleet database.
+    private static let emptyVariableWarning = OnceFlag()
 
     /// How to open the database at `path` for `access`, with the cipher options and
     /// lock timeout given.
@@ -143,5 +153,18 @@ enum CommandSupport {
         }
         let files = try migrations.loadFiles(reporter: reporter)
         return (try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) }, verifier: verifier), files)
+    }
+}
+
+/// True the first time `claim()` is called, false after: something said once.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    func claim() -> Bool {
+        lock.withLock {
+            defer { claimed = true }
+            return !claimed
+        }
     }
 }

@@ -9,19 +9,31 @@ public enum MigrationCLI {
     /// Parses `arguments` (without the program name), runs the command, prints results
     /// and errors, and returns the exit code instead of exiting.
     public static func run(host: MigrationCLIHost = .sqlFiles, arguments: [String]) -> Int32 {
+        run(host: host, arguments: arguments, endingProcessOnStop: false)
+    }
+
+    /// Runs with the process's arguments and exits with the command's code; a command
+    /// stopped by a signal ends the process by that signal, once it has rolled back and
+    /// said what it left, so the shell running it stops as it would have (status 130 for
+    /// Ctrl-C, 143 for SIGTERM).
+    public static func main(host: MigrationCLIHost = .sqlFiles) -> Never {
+        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst()), endingProcessOnStop: true))
+    }
+
+    private static func run(host: MigrationCLIHost, arguments: [String], endingProcessOnStop: Bool) -> Int32 {
         // Before any key is read: no core file or same-user debugger reaches it.
         if host.hardensProcess { ProcessHardening.apply() }
         // Ctrl-C and SIGTERM stop the work in progress, which rolls back and says what
-        // it left (`RunJournal`), instead of ending the process between two writes.
+        // it left (`RunJournal`), instead of ending the process between two writes. Only
+        // while the command runs: an app that embeds the commands gets its signals back.
         if host.stopsGracefully { Interruption.stopGracefully() }
         let locks = CommandLocks()
-        defer { locks.releaseAll() }
         let resolved = ResolvedSettings()
         let journal = RunJournal()
         var runner = CommandLineRunner(root: RootCommand.self, commandName: host.commandName, layerErrors: SQLCipherErrorPresentation.present)
         runner.annotate = journal.annotate
         runner.stopped = journal.stop
-        return CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
+        let code = CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
             CLIContext.$journal.withValue(journal) {
                 runner.run(arguments) { command in
                     locks.command = type(of: command).configuration.commandName ?? ""
@@ -32,11 +44,15 @@ public enum MigrationCLI {
                 }
             }
         } } }
-    }
-
-    /// Runs with the process's arguments and exits with the command's code.
-    public static func main(host: MigrationCLIHost = .sqlFiles) -> Never {
-        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst())))
+        locks.releaseAll()
+        guard host.stopsGracefully else { return code }
+        if let signal = Interruption.signal, code == CLIExitCode.success.rawValue {
+            // Past the point where it could stop (a rekey, a rename): it finished.
+            Console.error("warning: \(Interruption.name(of: signal)) arrived when the command could no longer stop; it finished.")
+        }
+        let stopped = [CLIExitCode.hungUp, .interrupted, .terminated].map(\.rawValue).contains(code)
+        Interruption.endGracefulStop(reraising: endingProcessOnStop && stopped)
+        return code
     }
 }
 

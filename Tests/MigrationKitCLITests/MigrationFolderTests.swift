@@ -54,7 +54,7 @@ import Glibc
         #expect(status.status == 0 && !status.stdout.contains("modified"), "\(status.output)")
     }
 
-    @Test func aChecksumAnOlderVersionRecordedForCRLFIsAdopted() throws {
+    @Test func aChecksumAnOlderVersionRecordedForCRLFStillMatches() throws {
         let workspace = try Workspace()
         let up = "CREATE TABLE a (x);\r\nCREATE TABLE b (y);\r\n"
         try workspace.migration("0001_a.up.sql", up)
@@ -66,7 +66,7 @@ import Glibc
         #expect(update.status == 0, "\(update.output)")
         #expect(try workspace.run("status", ["--exit-code"]).status == 0)
         let migrate = try workspace.run("migrate", ["--no-backup"])
-        #expect(migrate.status == 0 && migrate.stdout.contains("Recorded checksums"), "\(migrate.output)")
+        #expect(migrate.status == 0 && migrate.stdout.contains("Already up to date") && !migrate.stdout.contains("Recorded checksums"), "\(migrate.output)")
     }
 }
 
@@ -86,7 +86,8 @@ import Glibc
 @Suite(.serialized) struct InterruptionTests {
     /// SIGTERM stands for Ctrl-C here: under the test harness (dbus-run-session) SIGINT
     /// arrives ignored, and an ignored signal ends nothing, so nothing is cleaned up.
-    /// The command stops what it was doing, releases its scratch folder and exits 143.
+    /// The command stops what it was doing, releases its scratch folder and ends by the
+    /// signal.
     @Test func aSignalDuringCheckRemovesItsScratchFolder() throws {
         let workspace = try Workspace()
         // A slow step, so the check is surely running when the signal comes.
@@ -111,7 +112,7 @@ import Glibc
         #expect(try !FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "check never made its scratch folder")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 143)
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
     }
 

@@ -123,6 +123,7 @@ import Glibc
         #expect(chmod(workspace.database, 0o644) == 0)
         let result = try workspace.run("encrypt", ["--in-place"])
         #expect(result.status == 0, "\(result.output)")
+        #expect(result.stderr.contains("is now mode 0600 (it was 0644)"), "the change of mode is said: \(result.stderr)")
         var info = stat()
         #expect(stat(workspace.database, &info) == 0)
         #expect(info.st_mode & 0o7777 == 0o600 && info.st_uid == geteuid(), "mode \(String(info.st_mode & 0o7777, radix: 8))")

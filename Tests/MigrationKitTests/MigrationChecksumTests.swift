@@ -15,6 +15,16 @@ import Testing
         #expect(same("SELECT 1", "SELECT 1;"))
     }
 
+    /// The exact bytes, pinned: checksums recorded in users' databases depend on them, so
+    /// a change to the tokenizer that moved a token boundary would turn applied
+    /// migrations into "modified" and must fail here first.
+    @Test func theBytesArePinned() {
+        let sql = "-- notes\nCREATE TABLE \"Notes\" (id INTEGER, body TEXT DEFAULT 'a; b', n REAL DEFAULT -1.5e3);\nINSERT INTO notes VALUES (x'00ff', ?1, :name)  ;\n"
+        let expected = "CREATE\0TABLE\0\"Notes\"\0(\0id\0INTEGER\0,\0body\0TEXT\0DEFAULT\0'a; b'\0,\0n\0REAL\0DEFAULT\0-\01.5e3\0)\0;\0"
+            + "INSERT\0INTO\0notes\0VALUES\0(\0x'00ff'\0,\0?1\0,\0:name\0)\0"
+        #expect(MigrationChecksum.canonicalBytes(of: sql) == Array(expected.utf8))
+    }
+
     @Test func everyTokenCountsExactlyAsWritten() {
         let written = "INSERT INTO notes (body) VALUES ('a b');"
         #expect(!same(written, "INSERT INTO notes (body) VALUES ('a  b');"), "a literal's spaces run")

@@ -68,16 +68,17 @@ public struct LintContext: Sendable {
 /// SQLite checks some names while it parses (`CREATE TRIGGER … ON authors` stops at a
 /// missing `authors` before it reads the body), so the statements of a batch are
 /// judged in order against the schema they will meet: `begin(schema:)` sets up the
-/// database's, and each up-section statement that changes the schema (`CREATE`,
-/// `ALTER`, `DROP`) is applied to the scratch copy, which holds no rows.
+/// database's, and the linter applies each up-section statement that only changes the
+/// schema (a `CREATE`, `ALTER` or `DROP` that reads no rows) to the scratch copy, which
+/// holds none.
 public protocol SQLParsing: AnyObject, Sendable {
     /// Starts a batch from `schema` (`CREATE` statements), forgetting any earlier one.
     func begin(schema: [String])
     /// Nil when `statement` parses (or fails only for a name it cannot find, which is
     /// not a syntax error), else what SQLite could not read and where.
-    /// - Parameter applying: apply a schema change to the scratch schema (up sections;
-    ///   a down section runs later, against another state, and changes nothing here).
-    func problem(of statement: String, applying: Bool) -> SQLParseProblem?
+    func problem(of statement: String) -> SQLParseProblem?
+    /// Applies a schema change to the scratch schema; one that fails changes nothing.
+    func apply(_ statement: String)
 }
 
 /// Text SQLite cannot parse: its message ("near "FROMM": syntax error") and the UTF-8

@@ -34,8 +34,6 @@ struct LintScope {
     let context: LintContext
     /// The batch as it stands before this statement.
     let batch: BatchSchema
-    /// Whether the statement is in a down section, which runs later, on a rollback.
-    let isDown: Bool
 
     /// A finding placed on the file line of `token` (the statement's first token when
     /// nil or out of range).

@@ -61,13 +61,15 @@ public struct MigrationLinter: Sendable {
     private func lint(_ section: SQLSection, isDown: Bool, batch: inout BatchSchema, into findings: inout [LintFinding]) {
         for statement in SQLStatementSplitter.split(section.sql) {
             let reader = StatementReader(statement)
-            let scope = LintScope(section: section, context: context, batch: batch, isDown: isDown)
+            let scope = LintScope(section: section, context: context, batch: batch)
             var found: [LintFinding] = []
             for rule in Self.rules where !isDown || rule.checksDownSections {
                 if rule.isFallback, found.contains(where: { $0.severity == .error }) { continue }
                 found += rule.findings(in: reader, scope)
             }
             findings += found
+            // The parser's scratch schema follows the batch, whatever the rules found.
+            if !isDown, reader.onlyChangesTheSchema { context.parser?.apply(statement.text) }
             if !isDown { batch.record(reader, context: context) }
         }
     }

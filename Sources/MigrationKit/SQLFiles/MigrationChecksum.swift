@@ -37,7 +37,7 @@ public enum MigrationChecksum {
     }
 
     /// What earlier versions hashed: the up SQL's bytes as written, with line
-    /// endings made `\n`. A database that recorded it adopts the canonical checksum.
+    /// endings made `\n`. A database that recorded it reads as unchanged.
     /// (`\r\n` made `\n`, a `\r` that ends the text dropped, the rest of a CRLF a
     /// section's last line was split from; any other `\r` made `\n`.)
     public static func normalizedBytes(of sql: String) -> [UInt8] {

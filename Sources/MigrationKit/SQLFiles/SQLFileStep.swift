@@ -39,8 +39,7 @@ extension MigrationStep where Database: SQLFileExecuting {
 
     /// What earlier versions recorded for the same SQL: the bytes with line endings
     /// made `\n`, and for a CRLF file the bytes as they were. A database that recorded
-    /// one of them adopts `checksum(of:)` on its next migrate, instead of reading as
-    /// edited after an upgrade of MigrationKit.
+    /// one of them reads the step as unchanged after an upgrade of MigrationKit.
     static func earlierChecksums(of sql: String) -> [String] {
         [Database.sha256Hex(of: MigrationChecksum.normalizedBytes(of: sql))]
             + (MigrationChecksum.legacyBytes(of: sql).map { [Database.sha256Hex(of: $0)] } ?? [])

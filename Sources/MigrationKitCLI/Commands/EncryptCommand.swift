@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
@@ -43,6 +44,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup {
         var backupPath: String?
         if inPlace {
             try CommandSupport.holdChangeLock(on: path, settings: settings)
+            let modeBefore = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0o600
             // The backup, a plaintext copy of a plaintext database (the state before
             // encryption), is written only once the database is known to be plaintext
             // and replaceable.
@@ -51,6 +53,11 @@ struct EncryptCommand: UsesProjectConnectionAndBackup {
                 backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
             }
             reporter.line("Encrypted \(path) in place (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")
+            if modeBefore & 0o077 != 0 {
+                // README: an encrypted file replacing a plaintext one is 0600. An app that
+                // read the plaintext file through its group must be told.
+                reporter.warning("\(path) is now mode 0600 (it was \(String(format: "%04o", modeBefore))): its group and others can no longer read it. If the app reads it through its group, give that back with `chmod g+r \(path)`.")
+            }
         } else if let outputPath {
             summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher, overwrite: force)
             reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")

@@ -14,6 +14,7 @@ final class RunJournal: @unchecked Sendable {
     private var done: [String] = []
     private var current: String?
     private var rollingBack = false
+    private var verifying = false
     private var allOrNothing = false
     private var backup: String?
 
@@ -43,7 +44,11 @@ final class RunJournal: @unchecked Sendable {
                 current = nil
                 return nil
             case .willVerify:
+                verifying = true
                 return "verifying"
+            case .didVerify:
+                verifying = false
+                return nil
             default:
                 return nil
             }
@@ -78,6 +83,11 @@ final class RunJournal: @unchecked Sendable {
                 let before = done.isEmpty ? "" : "; \(list(done)), \(verb) before it, \(done.count == 1 ? "stays" : "stay") \(verb)"
                 let undone = rollingBack ? "\(current) stays applied (its rollback was undone)" : "\(current) was rolled back"
                 return "\(doing): \(undone)\(before).\(kept)\(again)"
+            }
+            if verifying, !allOrNothing {
+                // What was applied is committed; the rerun would find nothing to verify.
+                let stays = done.isEmpty ? "" : "\(list(done)) \(done.count == 1 ? "stays" : "stay") \(verb), and "
+                return "\(by) while verifying\(database.map { " \($0)" } ?? ""): \(stays)the verification did not finish; run `verify` to check the database.\(kept)"
             }
             if !done.isEmpty, !allOrNothing {
                 return "\(by) after \(rollingBack ? "rolling back" : "applying") \(list(done))\(database.map { " on \($0)" } ?? ""): \(done.count == 1 ? "it stays" : "they stay") \(verb), and nothing else was started.\(kept)\(again)"

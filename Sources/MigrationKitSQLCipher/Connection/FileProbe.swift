@@ -84,7 +84,9 @@ struct FileProbe {
     static func freeBytes(in path: String) -> Int64? {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
+        // Saturating: a file system may report sizes whose product overflows.
+        let (bytes, overflow) = Int64(clamping: info.f_bavail).multipliedReportingOverflow(by: Int64(clamping: info.f_frsize))
+        return overflow ? .max : bytes
     }
 
     /// "12.3 MB", for sentences about room on a disk.
@@ -106,10 +108,29 @@ struct FileProbe {
         if info.st_uid == geteuid() {
             return "it is \(mode), without write permission for its owner; make it writable with `chmod u+w \(path)`"
         }
-        let owner = getpwuid(info.st_uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+        let owner = Self.userName(info.st_uid)
         let who = owner.map { "\($0) (uid \(info.st_uid))" } ?? "uid \(info.st_uid)"
         let asOwner = info.st_uid == 0 ? "as root (sudo)" : "as \(owner.map { "\($0) (sudo -u \($0) …)" } ?? "uid \(info.st_uid)")"
         return "it belongs to \(who), is \(mode), and this user (uid \(geteuid())) may not write it; run the command \(asOwner), the user the database belongs to"
+    }
+
+    /// A user's name, where the system has one (`getpwuid_r`: fleets ask from several
+    /// threads at once, and `getpwuid`'s result is shared).
+    static func userName(_ uid: uid_t) -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
+    }
+
+    /// A group's name, where the system has one (`getgrgid_r`, as `userName`).
+    static func groupName(_ gid: gid_t) -> String? {
+        var entry = group()
+        var result: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.gr_name else { return nil }
+        return String(cString: name)
     }
 
     static func describe(errno value: Int32) -> String {

@@ -1,18 +1,22 @@
 import Dispatch
 import Foundation
-import CSQLCipher
 
 /// Ctrl-C (SIGINT), SIGTERM and SIGHUP while MigrationKit works.
 ///
 /// By default a library leaves the signal its course: the process ends as it would
 /// have, after removing the scratch folders that hold copies of the user's data
-/// (`ScratchFolder`). A command line turns on the graceful stop (`stopGracefully()`):
-/// then the first signal stops the work in progress instead of the process. Every
-/// statement running on any connection is interrupted (`sqlite3_interrupt`), no new
-/// statement starts but a rollback, and waits for a lock give up, so each command
-/// unwinds through its own rollbacks: the open transaction is rolled back (SQLite
-/// removes its journal), and the command says what it left and exits 128 + the
-/// signal's number. A second signal ends the process at once, as the first would have.
+/// (`ScratchFolder`). A command line turns on the graceful stop (`stopGracefully()`) for
+/// the time it runs a command: the first signal then stops the work in progress instead
+/// of the process. Every statement running on any connection stops at its next step
+/// (SQLite's progress handler, which no new statement can miss, unlike
+/// `sqlite3_interrupt`), no new statement starts but a rollback, waits for a lock and
+/// backup copies give up, so the command unwinds through its own rollbacks: the open
+/// transaction is rolled back (SQLite removes its journal), and the command says what
+/// it left. A second signal ends the process at once, as the first would have.
+///
+/// What must not be cut short runs as `unstoppable`: the cleanups after a change (a
+/// journal mode put back, a created file removed) and whatever follows a point of no
+/// return (`PRAGMA rekey` cannot be interrupted, so its proof must run too).
 ///
 /// The signal handler only writes the signal's number into a pipe (all a handler may
 /// safely do); a dispatch source reading the pipe does the rest. (A dispatch signal
@@ -23,20 +27,46 @@ public enum Interruption {
     /// The signal that asked this process to stop, once one has under the graceful stop.
     public static var signal: Int32? { SignalWatcher.shared.stopSignal }
 
-    /// Turns the graceful stop on, for the rest of the process.
+    /// Turns the graceful stop on, until `endGracefulStop()`.
     public static func stopGracefully() {
-        SignalWatcher.shared.enableGracefulStop()
+        SignalWatcher.shared.setGraceful(true)
     }
 
-    /// Throws `SQLCipherError.Kind.interrupted` once a stop was asked: for work that
-    /// waits (a lock) or is about to start something new.
+    /// Turns the graceful stop off and forgets the signal that stopped the work, so
+    /// the process (an app that ran the commands) handles the next one as before.
+    ///
+    /// - Parameter reraising: end the process by the signal that stopped the work, as
+    ///   a process ends on it, now that the work is rolled back and reported: a shell
+    ///   running the command in a loop then stops too, where an exit status of 130
+    ///   would let it go on to the next one.
+    public static func endGracefulStop(reraising: Bool = false) {
+        guard let number = SignalWatcher.shared.setGraceful(false) else { return }
+        if reraising { SignalWatcher.shared.endProcess(by: number) }
+    }
+
+    /// Whether work on this thread is to stop now: a stop was asked, and the work is not
+    /// `unstoppable`.
+    public static var isStopping: Bool {
+        !inUnstoppableSection && signal != nil
+    }
+
+    /// Throws `SQLCipherError.Kind.interrupted` when work here is to stop
+    /// (`isStopping`): for work that waits (a lock) or starts something new.
     public static func check(_ sql: String? = nil) throws {
-        guard let number = signal else { return }
+        guard isStopping, let number = signal else { return }
         throw SQLCipherError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT,
                              message: "Stopped by \(name(of: number)) before this could finish.", sql: sql)
     }
 
-    /// "SIGINT" for 2.
+    /// Runs `body` to its end even when a stop is asked meanwhile: a cleanup, or the
+    /// rest of a change past its point of no return.
+    public static func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
+        try $inUnstoppableSection.withValue(true, operation: body)
+    }
+
+    @TaskLocal private static var inUnstoppableSection = false
+
+    /// "SIGINT (Ctrl-C)" for 2.
     public static func name(of number: Int32) -> String {
         switch number {
         case SIGINT: return "SIGINT (Ctrl-C)"
@@ -45,10 +75,6 @@ public enum Interruption {
         default: return "signal \(number)"
         }
     }
-
-    /// Every open connection, so a stop reaches the statement running on each.
-    static func register(_ handle: OpaquePointer) { SignalWatcher.shared.register(handle) }
-    static func unregister(_ handle: OpaquePointer) { SignalWatcher.shared.unregister(handle) }
 
     /// A folder removed before the process ends on a signal (`ScratchFolder`).
     static func removeOnSignal(_ folder: String) { SignalWatcher.shared.watch(folder) }
@@ -62,7 +88,6 @@ private final class SignalWatcher: @unchecked Sendable {
     private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
     private let lock = NSLock()
     private var folders: Set<String> = []
-    private var connections: Set<OpaquePointer> = []
     private var previous: [Int32: sigaction] = [:]
     private var installed = false
     private var graceful = false
@@ -72,10 +97,14 @@ private final class SignalWatcher: @unchecked Sendable {
 
     var stopSignal: Int32? { lock.withLock { stopped } }
 
-    func enableGracefulStop() {
+    /// Returns the signal that stopped the work, when turning the stop off.
+    @discardableResult
+    func setGraceful(_ on: Bool) -> Int32? {
         lock.withLock {
-            graceful = true
-            installIfNeeded()
+            graceful = on
+            if on { installIfNeeded() }
+            defer { if !on { stopped = nil } }
+            return stopped
         }
     }
 
@@ -88,15 +117,6 @@ private final class SignalWatcher: @unchecked Sendable {
 
     func forget(_ folder: String) {
         lock.withLock { _ = folders.remove(folder) }
-    }
-
-    func register(_ handle: OpaquePointer) {
-        lock.withLock { _ = connections.insert(handle) }
-    }
-
-    /// Before the handle is closed: an interrupt never reaches a closed connection.
-    func unregister(_ handle: OpaquePointer) {
-        lock.withLock { _ = connections.remove(handle) }
     }
 
     /// Called with the lock held.
@@ -136,12 +156,14 @@ private final class SignalWatcher: @unchecked Sendable {
         let stopsGracefully = lock.withLock { () -> Bool in
             guard graceful, stopped == nil else { return false }
             stopped = number
-            // Under the lock, so no connection is closed meanwhile.
-            for handle in connections { sqlite3_interrupt(handle) }
             return true
         }
-        if stopsGracefully { return }
-        // The library's default, or a second signal: end as the signal would have.
+        if !stopsGracefully { endProcess(by: number) }
+    }
+
+    /// The library's default, or a second signal: end as the signal would have, its
+    /// scratch folders removed first.
+    func endProcess(by number: Int32) {
         let (doomed, before) = lock.withLock { (folders, previous[number]) }
         for folder in doomed { try? FileManager.default.removeItem(atPath: folder) }
         if var before {
@@ -152,6 +174,7 @@ private final class SignalWatcher: @unchecked Sendable {
         // To the process, not this thread: dispatch's threads block signals, and a
         // signal raised on one would wait there forever.
         kill(getpid(), number)
+        // A handler the process had before may not end it: then it goes on, as it would have.
     }
 }
 

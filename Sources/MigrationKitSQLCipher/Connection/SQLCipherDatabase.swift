@@ -56,7 +56,9 @@ public final class SQLCipherDatabase {
         // The connection owns the handle, so `self` outlives every call of the hook.
         sqlite3_commit_hook(handle, vetoForbiddenCommit, Unmanaged.passUnretained(self).toOpaque())
         sqlite3_busy_handler(handle, waitWhileBusy, Unmanaged.passUnretained(busyWait).toOpaque())
-        Interruption.register(handle)
+        // Every 1,000 virtual-machine steps, a running statement asks whether the
+        // process was asked to stop (`Interruption`); a lock and a read per check.
+        sqlite3_progress_handler(handle, 1000, stopIfAsked, nil)
     }
 
     /// Opens a connection to `path` (read-only, or read-write), with extended result
@@ -89,7 +91,6 @@ public final class SQLCipherDatabase {
     func close() {
         guard !isClosed else { return }
         statementCache.removeAll()
-        Interruption.unregister(handle)
         // v2: if a statement somehow outlived the cache, the close is deferred instead
         // of failing and leaking the connection.
         sqlite3_close_v2(handle)
@@ -253,8 +254,14 @@ public final class SQLCipherDatabase {
         guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
             throw target.lastError(code: sqlite3_errcode(target.handle))
         }
-        let stepCode = sqlite3_backup_step(backup, -1)
+        // In slices, so a stop asked meanwhile ends the copy (which is then discarded).
+        var stepCode = SQLITE_OK
+        while stepCode == SQLITE_OK {
+            if Interruption.isStopping { break }
+            stepCode = sqlite3_backup_step(backup, 4096)
+        }
         let finishCode = sqlite3_backup_finish(backup)
+        try Interruption.check()
         guard stepCode == SQLITE_DONE, finishCode == SQLITE_OK else {
             throw target.lastError(code: finishCode == SQLITE_OK ? stepCode : finishCode)
         }
@@ -384,7 +391,7 @@ public final class SQLCipherDatabase {
     /// Once the process was asked to stop (`Interruption`), nothing new starts but a
     /// rollback, which is what puts the database back as it was.
     private func refuseNewWorkAfterStop(_ sql: String?) throws {
-        guard Interruption.signal != nil else { return }
+        guard Interruption.isStopping else { return }
         if let sql, sql.hasPrefix("ROLLBACK") { return }
         try Interruption.check(sql)
     }
@@ -404,17 +411,20 @@ public final class SQLCipherDatabase {
         return SQLParseProblem(message: message, offset: errorOffset(in: sql, message: message))
     }
 
-    /// SQLite's words for text it cannot parse, as opposed to names it cannot find.
+    /// SQLite's words for text it cannot parse, as opposed to names it cannot find:
+    /// `near "…": syntax error`, `incomplete input`, `unrecognized token: "…"`.
     private static func isSyntaxError(_ message: String) -> Bool {
-        message.contains("syntax error") || message.contains("incomplete input") || message.contains("unrecognized token")
+        (message.hasPrefix("near \"") && message.hasSuffix("\": syntax error"))
+            || message == "incomplete input" || message.hasPrefix("unrecognized token: ")
     }
 
     /// The UTF-8 offset in `sql` (one statement and what follows it) of the token where
     /// the last prepare of it failed with `message`. SQLite 3.38+ says where
     /// (`sqlite3_error_offset`). Older ones only name the token ("near "FROM""), so
-    /// for a syntax error the statement is prepared again one token longer at a time
-    /// until the same error appears: that token is where SQLite stopped. Prepare runs
-    /// nothing, and this happens only on the way to reporting a failure.
+    /// for a syntax error the statement is prepared again, cut after a token: a cut
+    /// before the token where SQLite stopped parses (or is incomplete), a cut after it
+    /// fails as the whole did, so a binary search over the tokens finds it in a few
+    /// prepares. This happens only on the way to reporting a failure.
     private func errorOffset(in sql: String, message: String) -> Int? {
         let offset = Int(migrationkit_error_offset(handle))
         if offset >= 0 { return offset < sql.utf8.count ? offset : nil }
@@ -422,16 +432,24 @@ public final class SQLCipherDatabase {
         let tokens = SQLTokenizer.tokenize(sql).filter { !$0.isTrivia }
         guard !message.contains("incomplete input") else { return tokens.last?.offset }
         let bytes = Array(sql.utf8)
-        for token in tokens.prefix(4096) {
+        func failsAsTheWholeDid(cutAfter index: Int) -> Bool {
+            let token = tokens[index]
             let prefix = String(decoding: bytes[..<(token.offset + token.text.utf8.count)], as: UTF8.self)
             var statement: OpaquePointer?
             let code = sqlite3_prepare_v2(handle, prefix, -1, &statement, nil)
             sqlite3_finalize(statement)
-            if code != SQLITE_OK, String(cString: sqlite3_errmsg(handle)) == message { return token.offset }
+            return code != SQLITE_OK && String(cString: sqlite3_errmsg(handle)) == message
         }
-        // No prefix fails that way: SQLite stopped after the last token, at the end of
-        // the text ("near "\n"", a trigger without its END), so point there.
-        return tokens.last?.offset
+        var low = 0
+        var high = tokens.count
+        while low < high {
+            let middle = (low + high) / 2
+            if failsAsTheWholeDid(cutAfter: middle) { high = middle } else { low = middle + 1 }
+        }
+        if low < tokens.count { return tokens[low].offset }
+        // No cut fails that way: SQLite stopped after the last token, at the end of the
+        // text ("near "\n"": a trigger without its END), so point there.
+        return message.hasPrefix("near \"") && message.dropFirst(6).first?.isWhitespace == true ? tokens.last?.offset : nil
     }
 
     /// The connection's current error as an `SQLCipherError`.
@@ -485,7 +503,7 @@ private final class BusyWait: @unchecked Sendable {
             gaveWay = false
         }
         let waited = now - started
-        guard Interruption.signal == nil, waited < timeout else { return false }
+        guard !Interruption.isStopping, waited < timeout else { return false }
         if givesWayToChanges, waited >= Self.moment, LockHolder.of(path).contains(where: { $0.kind == .changeLock }) {
             gaveWay = true
             return false
@@ -495,6 +513,11 @@ private final class BusyWait: @unchecked Sendable {
         usleep(UInt32(max(0, slice.components.seconds * 1_000_000 + slice.components.attoseconds / 1_000_000_000_000)))
         return true
     }
+}
+
+/// SQLite's progress handler: non-zero interrupts the running statement.
+private func stopIfAsked(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    Interruption.isStopping ? 1 : 0
 }
 
 private func waitWhileBusy(_ context: UnsafeMutableRawPointer?, _ attempt: Int32) -> Int32 {

@@ -66,7 +66,9 @@ public final class SQLCipherWriter: @unchecked Sendable {
     @discardableResult
     public func discardCreatedDatabase() -> Bool {
         guard database.createdFile else { return false }
-        return (try? serialized { db -> Bool in
+        // A cleanup: it runs even when the process is being stopped (Ctrl-C during the
+        // first migration of a new database must not leave an empty file behind).
+        return Interruption.unstoppable { (try? serialized { db -> Bool in
             let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
             defer { lock?.release() }
             try db.execute(sql: "BEGIN EXCLUSIVE TRANSACTION")
@@ -78,7 +80,7 @@ public final class SQLCipherWriter: @unchecked Sendable {
             _ = unlink(path + "-journal")
             database.createdFile = false
             return true
-        }) ?? false
+        }) ?? false }
     }
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns,
@@ -102,7 +104,7 @@ public final class SQLCipherWriter: @unchecked Sendable {
         try serialized { db in
             try db.execute(sql: "PRAGMA query_only = 1")
             // A read-only writer's connection stays query-only (see SQLCipherOpener).
-            defer { if !configuration.readOnly { try? db.execute(sql: "PRAGMA query_only = 0") } }
+            defer { if !configuration.readOnly { Interruption.unstoppable { try? db.execute(sql: "PRAGMA query_only = 0") } } }
             return try db.inTransaction(.deferred) { try body(db) }
         }
     }
@@ -161,9 +163,12 @@ extension SQLCipherDatabase {
     /// Rolls back the open transaction, if SQLite has not already done so (it does
     /// after some errors, such as SQLITE_FULL).
     func rollbackIfNeeded() {
-        if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
-        restoreAfterIOError()
-        removeDeadJournal()
+        // Cleanup: it runs to the end even when the process is being stopped.
+        Interruption.unstoppable {
+            if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
+            restoreAfterIOError()
+            removeDeadJournal()
+        }
     }
 
     /// SQLCipher 4 stops its codec at a page that fails its HMAC (a damaged file), and a

@@ -183,10 +183,13 @@ public enum CipherFormatUpgrade {
             // releases the lock. WAL comes back only while the file is still the
             // database; after the rename it is the old copy, and a WAL file made for it
             // would sit beside the new database under the name that one uses. Until one
-            // of them is in WAL mode, the marker stays for the next run.
-            if source.isInsideTransaction { try? source.execute(sql: "ROLLBACK TRANSACTION") }
-            if makingWAL, replaced || (try? source.fetchString(sql: "PRAGMA journal_mode = WAL"))?.lowercased() == "wal" {
-                _ = unlink(walMarker)
+            // of them is in WAL mode, the marker stays for the next run. A cleanup: it
+            // runs even when the process is being stopped.
+            Interruption.unstoppable {
+                if source.isInsideTransaction { try? source.execute(sql: "ROLLBACK TRANSACTION") }
+                if makingWAL, replaced || (try? source.fetchString(sql: "PRAGMA journal_mode = WAL"))?.lowercased() == "wal" {
+                    _ = unlink(walMarker)
+                }
             }
         }
         if leavingWAL {

@@ -141,27 +141,20 @@ public enum DatabaseBackup {
 
     /// A backup that fills the disk turns the change it was taken for into a "disk
     /// full" failure, with the backup left behind: so the room is checked first. The
-    /// copy needs the database's size (and its WAL's) where it goes; on the database's
-    /// own disk, the change after it needs room for a journal, which for a change that
-    /// rewrites every page is the database's size again.
+    /// copy needs the database's size (and its WAL's) where it goes, and on the
+    /// database's own disk it must leave room for the change's journal: as much as the
+    /// database, up to 64 MiB (a change that rewrites more of a large database may still
+    /// run out, which SQLite then reports, naming the backup kept). Where the backup
+    /// goes elsewhere (`--backup-dir`), only its own disk is its business.
     private static func requireRoom(forBackupOf path: String, in folder: String) throws {
         let size = FileProbe(path: path).size + FileProbe(path: path + "-wal").size
-        let journal = size + size / 512 * 8 + 8192
         let sameDisk = FileProbe.device(of: folder) == FileProbe.device(of: DirectoryLock.parent(of: path))
-        guard let free = FileProbe.freeBytes(in: folder) else { return }
-        let needed = size + (sameDisk ? journal : 0)
-        if free < needed {
-            throw SQLCipherError(
-                kind: .fileSystem, resultCode: .SQLITE_FULL,
-                message: "A backup of this database needs \(FileProbe.megabytes(size)) in \(folder)\(sameDisk ? ", and the change after it up to \(FileProbe.megabytes(journal)) more for its journal beside the database" : ""), but only \(FileProbe.megabytes(free)) are free there.",
-                path: path)
-        }
-        if !sameDisk, let databaseFree = FileProbe.freeBytes(in: DirectoryLock.parent(of: path)), databaseFree < journal {
-            throw SQLCipherError(
-                kind: .fileSystem, resultCode: .SQLITE_FULL,
-                message: "The change needs up to \(FileProbe.megabytes(journal)) for its journal beside the database, but only \(FileProbe.megabytes(databaseFree)) are free there.",
-                path: path)
-        }
+        let journal = sameDisk ? min(size + size / 512 * 8 + 8192, 64 << 20) : 0
+        guard let free = FileProbe.freeBytes(in: folder), free < size + journal else { return }
+        throw SQLCipherError(
+            kind: .fileSystem, resultCode: .SQLITE_FULL,
+            message: "A backup of this database needs \(FileProbe.megabytes(size)) in \(folder)\(sameDisk ? ", and the change after it \(FileProbe.megabytes(journal)) more for its journal beside the database" : ""), but only \(FileProbe.megabytes(free)) are free there.",
+            path: path)
     }
 
     /// Gives the finished copy the next free name, later than every existing backup of
@@ -220,6 +213,11 @@ public enum DatabaseBackup {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         // read(into:) retries EINTR; writeAll retries it and short writes too.
         while failed == nil {
+            // A stop asked meanwhile ends the copy, which is then removed.
+            if Interruption.isStopping {
+                failed = SQLCipherError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT, message: "The copy was stopped.", path: destination)
+                break
+            }
             let count: Int
             do {
                 count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: input).read(into: $0) }

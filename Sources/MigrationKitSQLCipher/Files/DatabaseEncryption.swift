@@ -131,23 +131,31 @@ public enum DatabaseEncryption {
                                      message: "The database is not encrypted, so there is no key to change; use `encrypt` to encrypt it.", path: path)
             }
             try requireRoomForRekey(path)
-            let journalMode = try database.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
-            if journalMode == "wal" {
-                // SQLCipher rekeys the main file only; leave no WAL frames in the old key.
-                try checkpointIfWAL(database)
-                try database.execute(sql: "PRAGMA journal_mode = DELETE")
+            try Interruption.check()
+            // From here the rekey runs to its end and is proven, stop or not: `PRAGMA
+            // rekey` cannot be interrupted, and a command that reported "stopped" while
+            // the database had changed key would be believed.
+            try Interruption.unstoppable {
+                let journalMode = try database.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
+                if journalMode == "wal" {
+                    // SQLCipher rekeys the main file only; leave no WAL frames in the old key.
+                    try checkpointIfWAL(database)
+                    try database.execute(sql: "PRAGMA journal_mode = DELETE")
+                }
+                // Whatever happens, the database goes back to the journal mode it had.
+                defer { if journalMode == "wal" { try? database.execute(sql: "PRAGMA journal_mode = WAL") } }
+                try database.rekey(to: newKey)
+                // Rekey keeps the format: prove the new key in the one the old key opened.
+                configuration.cipher = database.cipherSettings
             }
-            // Whatever happens, the database goes back to the journal mode it had.
-            defer { if journalMode == "wal" { try? database.execute(sql: "PRAGMA journal_mode = WAL") } }
-            try database.rekey(to: newKey)
-            // Rekey keeps the format: prove the new key in the one the old key opened.
-            configuration.cipher = database.cipherSettings
         }
-        do {
-            try SQLCipherOpener.open(path: path, key: newKey, configuration: configuration).close()
-        } catch let error as SQLCipherError where error.kind == .wrongKey {
-            throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
-                                 message: "SQLCipher reported the rekey as done, but the new key does not open the database; it still opens with the old key. Nothing was lost; try again.", path: path)
+        try Interruption.unstoppable {
+            do {
+                try SQLCipherOpener.open(path: path, key: newKey, configuration: configuration).close()
+            } catch let error as SQLCipherError where error.kind == .wrongKey {
+                throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
+                                     message: "SQLCipher reported the rekey as done, but the new key does not open the database; it still opens with the old key. Nothing was lost; try again.", path: path)
+            }
         }
     }
 
@@ -260,7 +268,7 @@ public enum DatabaseEncryption {
             try key.withKeyText { try attach.bind(secret: $0, asText: false, at: 2) }
         }
         _ = try attach.step()
-        defer { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") }
+        defer { Interruption.unstoppable { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") } }
         try SQLCipherLibrary.silenceLog(on: source)
         try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
         if autoVacuum != 0 { try source.execute(sql: "PRAGMA \(exportSchema).auto_vacuum = \(autoVacuum)") }

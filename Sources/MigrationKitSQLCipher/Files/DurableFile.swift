@@ -118,8 +118,8 @@ package enum DurableFile {
 
     /// "user alice (uid 1000) and group staff (gid 50)", names where the system has them.
     private static func describeOwner(uid: uid_t, gid: gid_t) -> String {
-        let user = getpwuid(uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
-        let group = getgrgid(gid).flatMap { $0.pointee.gr_name.map { String(cString: $0) } }
+        let user = FileProbe.userName(uid)
+        let group = FileProbe.groupName(gid)
         return "user \(user.map { "\($0) (uid \(uid))" } ?? "uid \(uid)") and group \(group.map { "\($0) (gid \(gid))" } ?? "gid \(gid)")"
     }
 

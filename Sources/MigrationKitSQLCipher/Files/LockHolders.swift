@@ -69,7 +69,9 @@ package struct LockHolder: Hashable, Sendable {
     package var processDescription: String {
         var text = "process \(pid)"
         if let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) {
-            text += " (\(name.trimmingCharacters(in: .whitespacesAndNewlines)))"
+            // Another user's process may name itself anything: printable characters only.
+            let printable = String(name.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init))
+            text += " (\(printable))"
         }
         if let started = Self.startDate(of: pid) {
             let formatter = DateFormatter()

@@ -26,7 +26,7 @@ enum ForeignKeyDeferral {
                                  scope: () throws -> [String]? = { nil }, _ body: () throws -> T) throws -> T {
         let wasEnabled = try db.foreignKeysEnabled()
         if wasEnabled { try db.setForeignKeysEnabled(false) }
-        defer { if wasEnabled { try? db.setForeignKeysEnabled(true) } }
+        defer { if wasEnabled { Interruption.unstoppable { try? db.setForeignKeysEnabled(true) } } }
         var kept: T?
         do {
             try db.inTransaction(.immediate) {

@@ -22,8 +22,8 @@ extension LintContext {
 }
 
 /// The linked SQLite's parser, for lint (`SQLParsing`): statements are prepared on an
-/// in-memory database of its own, which holds the schema and never a row; only what
-/// changes the schema is run there.
+/// in-memory database of its own, which holds the schema and never a row; the linter
+/// says which statements to apply to it.
 final class SQLParser: SQLParsing, @unchecked Sendable {
     private var database: SQLCipherDatabase?
     private let lock = NSLock()
@@ -35,20 +35,18 @@ final class SQLParser: SQLParsing, @unchecked Sendable {
         }
     }
 
-    func problem(of statement: String, applying: Bool) -> SQLParseProblem? {
-        lock.withLock {
-            guard let database else { return nil }
-            if let problem = database.parseProblem(of: statement) { return problem }
-            if applying, Self.changesSchema(statement) { try? database.execute(sql: statement) }
-            return nil
-        }
+    func problem(of statement: String) -> SQLParseProblem? {
+        // A PRAGMA can act while it is prepared (SQLCipher's cipher_default_* set the
+        // whole process's defaults): never in this process for a lint.
+        guard !Self.isPragma(statement) else { return nil }
+        return lock.withLock { database?.parseProblem(of: statement) }
     }
 
-    /// CREATE, ALTER and DROP, but never `CREATE TABLE … AS SELECT`, whose query
-    /// could run for minutes even over empty tables (a recursive CTE needs none).
-    private static func changesSchema(_ statement: String) -> Bool {
-        let words = SQLTokenizer.tokenize(statement).filter { !$0.isTrivia }.map { $0.text.uppercased() }
-        guard let first = words.first, ["CREATE", "ALTER", "DROP"].contains(first) else { return false }
-        return !(first == "CREATE" && words.contains("TABLE") && words.contains("AS") && words.contains("SELECT"))
+    func apply(_ statement: String) {
+        lock.withLock { _ = try? database?.execute(sql: statement) }
+    }
+
+    private static func isPragma(_ statement: String) -> Bool {
+        SQLTokenizer(statement).first { !$0.isTrivia }?.isWord("PRAGMA") ?? false
     }
 }

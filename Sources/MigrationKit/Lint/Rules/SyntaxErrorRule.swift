@@ -11,7 +11,7 @@ struct SyntaxErrorRule: LintRule {
     var isFallback: Bool { true }
 
     func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding] {
-        guard let problem = scope.context.parser?.problem(of: statement.statement.text, applying: !scope.isDown) else { return [] }
+        guard let problem = scope.context.parser?.problem(of: statement.statement.text) else { return [] }
         // The offset is in the statement's text, which starts at its first token.
         let stopped = problem.offset.map { (statement.tokens.first?.offset ?? 0) + $0 }
         let token = stopped.flatMap { offset in statement.tokens.last { $0.offset <= offset } }
