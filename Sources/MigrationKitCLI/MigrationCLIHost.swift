@@ -103,20 +103,25 @@ final class CommandLocks: @unchecked Sendable {
     /// 100 ms (300 quick steps are not 300 file writes), the latest activity always
     /// written within that time, which is all a reader that has to wait can notice.
     func describe(_ activity: String) {
-        let writeNow = lock.withLock { () -> Bool in
+        enum Next { case write, schedule, wait }
+        let next = lock.withLock { () -> Next in
             latestActivity = activity
-            guard !noteScheduled else { return false }
-            if ContinuousClock.now - lastNoteWrite >= Self.noteInterval { return true }
+            // A write already scheduled will take this activity along.
+            if noteScheduled { return .wait }
+            if ContinuousClock.now - lastNoteWrite >= Self.noteInterval { return .write }
             noteScheduled = true
-            return false
+            return .schedule
         }
-        if writeNow {
+        switch next {
+        case .write:
             writeNote()
-        } else {
+        case .schedule:
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in
                 lock.withLock { noteScheduled = false }
                 writeNote()
             }
+        case .wait:
+            break
         }
     }
 

@@ -118,9 +118,22 @@ import Testing
         let unlinted = try workspace.run("migrate", ["--no-lint"])
         #expect(unlinted.exitCode == .migrationFailed, "\(unlinted.output)")
         #expect(unlinted.stderr.contains("0003_typo.sql:5: Migration \"0003_typo\" failed and was rolled back: near \")\": syntax error"), "\(unlinted.output)")
-        // What needs a table is not lint's to judge (an earlier statement may make it).
+        // What needs a table is not lint's to judge (an earlier statement may make it)...
         try workspace.migration("0003_typo.sql", "-- migrate:up\nINSERT INTO made_by_0004 VALUES (1);\n-- migrate:down\nSELECT 1;\n")
         #expect(try Binary.run(["lint", "--migrations", workspace.migrations]).status == 0)
+        // ...but a missing table does not hide a syntax error behind it: SQLite looks up a
+        // trigger's table before it reads the body, and an added column's before the column.
+        try workspace.migration("0003_typo.sql", """
+            -- migrate:up
+            CREATE TABLE reviews (id INTEGER PRIMARY KEY, bookId INTEGER);
+            CREATE TRIGGER reviews_touch AFTER INSERT ON reviews BEGIN
+                UPDATE books SET title = title WHERE id = new.bookId
+            END;
+            """)
+        try workspace.migration("0004_stars.sql", "-- migrate:up\nALTER TABLE reviews ADD COLUMN stars INTEGER CHECK (stars BETWEEN 0 AND 5;\n")
+        let hidden = try Binary.run(["lint", "--migrations", workspace.migrations])
+        #expect(hidden.exitCode == .migrationFailed, "\(hidden.output)")
+        #expect(hidden.stdout.contains("0003_typo.sql:5: error[syntax-error]") && hidden.stdout.contains("0004_stars.sql:2: error[syntax-error]"), "\(hidden.output)")
     }
 
     @Test func aPendingFileThatSortsBeforeTheLatestAppliedIsRefused() throws {

@@ -1,7 +1,7 @@
 extension LintContext {
     /// This context plus what a database holds: row counts of the tables the files
-    /// mention (counting only those keeps a lint fast on a large database), the views
-    /// that reference each table, and its schema. Any database layer's connection will do.
+    /// mention (counting only those keeps a lint fast on a large database), and the
+    /// views that reference each table. Any database layer's connection will do.
     public func consulting(_ db: some SQLQuerying, for files: [SQLMigrationFile]) throws -> LintContext {
         let mentioned = Set(files.flatMap { file in
             SQLTokenizer.tokenize(file.up.sql).compactMap { token in
@@ -20,11 +20,9 @@ extension LintContext {
             })
             for table in referenced { views[table, default: []].append(name) }
         }
-        let schema = try db.textColumn(sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
         let counts = rowCounts
         let viewsByTable = views
         var context = self
-        context.schema = schema
         context.rowCount = { counts[$0.lowercased()] }
         context.viewsReferencing = { viewsByTable[$0.lowercased()] ?? [] }
         return context

@@ -27,10 +27,6 @@ public struct LintContext: Sendable {
     /// The linked SQLite's parser, for the `syntax-error` rule; nil when no SQLite is at
     /// hand, and the rule stays quiet.
     public var parser: (any SQLParsing)? = nil
-    /// The schema of the database the migrations will meet (its `CREATE` statements),
-    /// which the parser starts from: a statement is judged against the tables it will
-    /// find. Empty for a new database.
-    public var schema: [String] = []
 
     public init(sqliteVersion: SQLiteVersion,
                 libraryDescription: String,
@@ -63,22 +59,11 @@ public struct LintContext: Sendable {
     }
 }
 
-/// SQLite reading statements without running them, on a scratch schema of its own.
-///
-/// SQLite checks some names while it parses (`CREATE TRIGGER … ON authors` stops at a
-/// missing `authors` before it reads the body), so the statements of a batch are
-/// judged in order against the schema they will meet: `begin(schema:)` sets up the
-/// database's, and the linter applies each up-section statement that only changes the
-/// schema (a `CREATE`, `ALTER` or `DROP` that reads no rows) to the scratch copy, which
-/// holds none.
+/// SQLite reading statements without running them, for the `syntax-error` rule.
 public protocol SQLParsing: AnyObject, Sendable {
-    /// Starts a batch from `schema` (`CREATE` statements), forgetting any earlier one.
-    func begin(schema: [String])
     /// Nil when `statement` parses (or fails only for a name it cannot find, which is
     /// not a syntax error), else what SQLite could not read and where.
     func problem(of statement: String) -> SQLParseProblem?
-    /// Applies a schema change to the scratch schema; one that fails changes nothing.
-    func apply(_ statement: String)
 }
 
 /// Text SQLite cannot parse: its message ("near "FROMM": syntax error") and the UTF-8

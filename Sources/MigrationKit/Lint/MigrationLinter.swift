@@ -36,7 +36,6 @@ public struct MigrationLinter: Sendable {
     /// Findings for `files`, taken as one batch run in the given order, sorted by
     /// path, then line.
     public func lint(_ files: [SQLMigrationFile]) -> [LintFinding] {
-        context.parser?.begin(schema: context.schema)
         var batch = BatchSchema()
         var findings: [LintFinding] = []
         for file in files {
@@ -68,8 +67,6 @@ public struct MigrationLinter: Sendable {
                 found += rule.findings(in: reader, scope)
             }
             findings += found
-            // The parser's scratch schema follows the batch, whatever the rules found.
-            if !isDown, reader.onlyChangesTheSchema { context.parser?.apply(statement.text) }
             if !isDown { batch.record(reader, context: context) }
         }
     }

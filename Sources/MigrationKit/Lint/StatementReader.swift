@@ -92,22 +92,6 @@ struct StatementReader {
         index >= 0 && index < tokens.count ? tokens[index] : nil
     }
 
-    /// Whether the statement changes the schema and reads no rows: `CREATE TABLE` (not
-    /// `… AS SELECT`, whose query may run long), `CREATE INDEX`, `CREATE VIEW`, `CREATE
-    /// TRIGGER`, `ALTER TABLE`, and their `DROP`s. What lint's scratch schema follows.
-    var onlyChangesTheSchema: Bool {
-        switch shape {
-        case .createTable(_, _, let isAsSelect, _): return !isAsSelect
-        case .alterTable, .dropTable, .createView, .dropView: return true
-        default:
-            let schemaObjects = ["INDEX", "TRIGGER", "VIEW", "TABLE"]
-            if isWord(0, "DROP") { return schemaObjects.contains { isWord(1, $0) } }
-            guard isWord(0, "CREATE") else { return false }
-            // CREATE [UNIQUE] INDEX, CREATE [TEMP] TRIGGER
-            return (1...2).contains { index in ["INDEX", "TRIGGER"].contains { isWord(index, $0) } }
-        }
-    }
-
     func isWord(_ index: Int, _ keyword: String) -> Bool {
         token(index)?.isWord(keyword) ?? false
     }

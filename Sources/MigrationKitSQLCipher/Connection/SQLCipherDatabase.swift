@@ -396,19 +396,35 @@ public final class SQLCipherDatabase {
         try Interruption.check(sql)
     }
 
-    /// How SQLite reads one statement, without running it: nil when it parses (or
-    /// fails for what it names, such as a missing table, which depends on the schema
-    /// it meets), else what it could not parse and where. Lint's `syntax-error` rule
-    /// asks a connection to an empty in-memory database.
-    func parseProblem(of sql: String) -> SQLParseProblem? {
-        guard !isClosed else { return nil }
+    /// How SQLite reads one statement, without running it (`parse`).
+    enum ParseOutcome {
+        case parses
+        /// Text SQLite cannot parse, and where it stopped.
+        case syntaxError(SQLParseProblem)
+        /// It fails for a table it names that is not there (`no such table: main.t`;
+        /// the name, when SQLite gave it).
+        case missingTable(String?)
+        /// It fails for something else it names (a column, a function, a module), which
+        /// depends on the schema.
+        case unknownName
+    }
+
+    /// How SQLite reads one statement, without running it. Lint's `syntax-error` rule
+    /// asks a connection to an in-memory database (`SQLParser`).
+    func parse(_ sql: String) -> ParseOutcome {
+        guard !isClosed else { return .parses }
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         sqlite3_finalize(statement)
-        guard code != SQLITE_OK else { return nil }
+        guard code != SQLITE_OK else { return .parses }
         let message = String(cString: sqlite3_errmsg(handle))
-        guard Self.isSyntaxError(message) else { return nil }
-        return SQLParseProblem(message: message, offset: errorOffset(in: sql, message: message))
+        if message.hasPrefix("no such table: ") {
+            let name = message.dropFirst("no such table: ".count)
+            // `main.t`: the table's own name is after the schema's.
+            return .missingTable(name.hasPrefix("main.") ? String(name.dropFirst(5)) : String(name))
+        }
+        guard Self.isSyntaxError(message) else { return .unknownName }
+        return .syntaxError(SQLParseProblem(message: message, offset: errorOffset(in: sql, message: message)))
     }
 
     /// SQLite's words for text it cannot parse, as opposed to names it cannot find:

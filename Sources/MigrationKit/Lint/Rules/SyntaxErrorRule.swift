@@ -1,8 +1,8 @@
 /// SQL the linked SQLite cannot parse: a typo such as `CREATE TABEL`, a missing comma,
 /// an unclosed parenthesis. Without it lint passed such a file and `migrate` found the
 /// error, one migration too late. SQLite itself judges (`LintContext.parser`), reading
-/// the statement without running it against the schema it will meet, and the finding
-/// points at the line where it stopped, as the error `migrate` would report does.
+/// the statement without running it, and the finding points at the line where it
+/// stopped, as the error `migrate` would report does.
 struct SyntaxErrorRule: LintRule {
     static let id = "syntax-error"
 
