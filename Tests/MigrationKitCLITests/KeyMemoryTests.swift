@@ -140,8 +140,12 @@ import Glibc
             let workspace = try Workspace()
             try workspace.writeSampleMigrations()
             #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+            // The shell that lowers the limit runs as nobody, who may not reach the build
+            // folder (a fresh clone's is private): a copy of the binary in the workspace.
+            let binary = workspace.path("migrationkit")
+            try FileManager.default.copyItem(atPath: Binary.migrationkit, toPath: binary)
             try Guarded.giveToUnprivileged(workspace.root)
-            let command = [Binary.migrationkit, "status", "--memory-security"] + workspace.options()
+            let command = [binary, "status", "--memory-security"] + workspace.options()
             let result = try Guarded.run(["-c", "ulimit -l 64 && exec \"$0\" \"$@\""] + command, executable: "/bin/sh",
                                          directory: workspace.root, user: .unprivileged)
             #expect(result.status == 0, "\(result)")
