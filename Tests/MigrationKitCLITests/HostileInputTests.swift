@@ -665,7 +665,8 @@ func noise(_ count: Int) -> Data {
             // its size and content. (Its bytes may differ: SQLCipher re-encrypts the
             // restored pages with fresh IVs.) The backup taken first is the original.
             let full = try Guarded.run(["migrate"] + options, directory: workspace.root, timeout: 60)
-            expectCleanFailure(full, .fileError, mentions: ["0003_big.sql:3:", "disk is full", "rolled back"], "migrate onto a full disk")
+            // The sentence names what the run left: the backup it wrote first.
+            expectCleanFailure(full, .fileError, mentions: ["0003_big.sql:3:", "disk is full", "rolled back", "The backup written before the change is kept: " + disk.path + "/app.db.backup-"], "migrate onto a full disk")
             let names = try FileManager.default.contentsOfDirectory(atPath: disk.path).sorted()
             #expect(names.count == 2 && names[0] == "app.db" && names[1].hasPrefix("app.db.backup-"), "\(names)")
             #expect(FileManager.default.contents(atPath: database)?.count == original.count)
