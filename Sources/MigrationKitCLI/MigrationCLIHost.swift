@@ -29,9 +29,10 @@ public struct MigrationCLIHost: Sendable {
     /// never pay its cost sets this to false, and the option then changes nothing.
     public var cipherMemorySecurity: Bool
     /// Let Ctrl-C, SIGTERM and SIGHUP stop the work in progress rather than the process
-    /// (`Interruption.stopGracefully()`): the open transaction is rolled back, the
-    /// command says what it left and exits 130, 143 or 129. For the rest of the process;
-    /// an app with its own signal handling turns this off.
+    /// (`Interruption.stopGracefully()`) while a command runs: the open transaction is
+    /// rolled back and the command says what it left; `run` then returns 130, 143 or 129
+    /// and the process handles signals as before, `main` ends by the signal. An app with
+    /// its own signal handling turns this off.
     public var stopsGracefully: Bool
 
     public init(
