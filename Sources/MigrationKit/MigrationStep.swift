@@ -26,6 +26,13 @@ public struct MigrationStep<Database>: Sendable {
     /// endings, of those bytes as they were). A database that recorded one of them reads
     /// the step as unchanged, and keeps what it recorded.
     public var equivalentChecksums: [String] = []
+    /// True when running the step changes nothing but the database it is given: a
+    /// migration file's SQL. Such a step may be undone to a savepoint and run again in
+    /// the same transaction without anyone seeing it, which lets the runner learn what
+    /// the database held before it only in the rare run that needs to know. A Swift
+    /// step may write files, call services or count; the runner never runs it twice,
+    /// and learns that beforehand instead. False unless set.
+    public var changesOnlyTheDatabase = false
 
     public init(
         identifier: String,

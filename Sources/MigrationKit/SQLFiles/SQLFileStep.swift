@@ -29,6 +29,7 @@ extension MigrationStep where Database: SQLFileExecuting {
             apply: { db in try db.execute(section: up) },
             rollback: rollback)
         equivalentChecksums = Self.earlierChecksums(of: up.sql)
+        changesOnlyTheDatabase = true
     }
 
     /// The file checksum of `sql`: the SHA-256 of its tokens (`MigrationChecksum`), so

@@ -15,22 +15,56 @@ import MigrationKit
 /// 5. `COMMIT` (or `ROLLBACK` on any error).
 /// 6. `PRAGMA foreign_keys = ON` again, in every case, if it was on before.
 enum ForeignKeyDeferral {
+    /// Which run of a transaction's body this is. The body runs again only when it
+    /// changes nothing but the database (`MigrationStep.changesOnlyTheDatabase`), and
+    /// only in the rare run that meets violations it knows nothing about; a body that
+    /// tells others what it does (progress, observers) does so on the first run only.
+    enum Attempt {
+        case first, again
+    }
+
+    /// One migration transaction: `prepare` once under the write lock, then `body`
+    /// inside a savepoint, then the foreign-key check of what `scope` names.
+    ///
     /// - Parameters:
     ///   - baseline: what the run knows of the violations before this transaction;
     ///     learned and updated here.
     ///   - commit: false for a dry run: every check runs, then the transaction is
     ///     rolled back.
+    ///   - prepare: the work, decided under the write lock (a plan re-made when another
+    ///     process moved the ledger, the ledger's bookkeeping). Runs exactly once.
+    ///   - changesOnlyTheDatabase: whether `body` may run a second time for `work`.
+    ///     When it may not, the violations the database holds are learned before the
+    ///     body (once per run, and only when some table declares a foreign key).
     ///   - scope: after the body, the tables to check (`ChangedTables.foreignKeyScope`);
     ///     nil checks every table.
-    static func inTransaction<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, commit: Bool = true,
-                                 scope: () throws -> [String]? = { nil }, _ body: () throws -> T) throws -> T {
+    ///   - body: the steps. It returns what it did, for `scope` and the caller.
+    ///   - failing: what to throw for an error of the body or of the check after it
+    ///     (violations the body added are that work's failure).
+    @discardableResult
+    static func inTransaction<Work, Outcome>(
+        _ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, commit: Bool = true,
+        prepare: () throws -> Work,
+        changesOnlyTheDatabase: (Work) -> Bool,
+        scope: (Work, Outcome) throws -> [String]?,
+        body: (Work, Attempt) throws -> Outcome,
+        failing: (Work, any Error) -> any Error = { $1 }
+    ) throws -> (work: Work, outcome: Outcome) {
         let wasEnabled = try db.foreignKeysEnabled()
         if wasEnabled { try db.setForeignKeysEnabled(false) }
         defer { if wasEnabled { Interruption.unstoppable { try? db.setForeignKeysEnabled(true) } } }
-        var kept: T?
+        var kept: (work: Work, outcome: Outcome)?
         do {
             try db.inTransaction(.immediate) {
-                kept = try checked(db, baseline: baseline, scope: scope, body)
+                let work = try prepare()
+                let outcome: Outcome
+                do {
+                    outcome = try checked(db, baseline: baseline, repeatable: changesOnlyTheDatabase(work),
+                                          scope: { try scope(work, $0) }, body: { try body(work, $0) })
+                } catch {
+                    throw failing(work, error)
+                }
+                kept = (work, outcome)
                 if !commit { throw DiscardTransaction() }
             }
         } catch is DiscardTransaction {}
@@ -38,41 +72,64 @@ enum ForeignKeyDeferral {
         return kept
     }
 
+    /// A transaction of SQL alone (bookkeeping, erasing): nothing to prepare, a body
+    /// that may run again.
+    static func inTransaction<Outcome>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, scope: [String]? = nil,
+                                       _ body: () throws -> Outcome) throws -> Outcome {
+        try inTransaction(db, baseline: baseline, prepare: {}, changesOnlyTheDatabase: { _ in true },
+                          scope: { _, _ in scope }, body: { _, _ in try body() }).outcome
+    }
+
     /// Thrown to roll back a transaction whose checks all passed (a dry run).
     private struct DiscardTransaction: Error {}
 
     /// The body, then the foreign-key check, inside an open transaction.
-    private static func checked<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, scope: () throws -> [String]?, _ body: () throws -> T) throws -> T {
+    private static func checked<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, repeatable: Bool,
+                                   scope: (T) throws -> [String]?, body: (Attempt) throws -> T) throws -> T {
+        if !repeatable, baseline.known(of: nil) == nil {
+            // A body that must run once: learn now what it could otherwise only learn by
+            // being undone and run again.
+            baseline.learnBeforeTransaction(try declaresForeignKeys(db) ? violations(in: db) : ForeignKeyViolations())
+        }
         try db.execute(sql: "SAVEPOINT migrationkit_foreign_keys")
-        var result = try body()
-        let tables = try scope()
+        var result = try body(.first)
+        let tables = try scope(result)
         // The common path: no violation at all, one pass over the foreign keys.
         guard try foreignKeyViolationCount(in: db, tables: tables) > 0 else {
             baseline.learn(ForeignKeyViolations(), of: tables)
             try db.execute(sql: "RELEASE migrationkit_foreign_keys")
             return result
         }
-        let after = try violations(in: db, tables: tables)
+        var after = try violations(in: db, tables: tables)
         let before: ForeignKeyViolations
         if let known = baseline.known(of: tables) {
             before = known
         } else {
-            // The first violations this run has seen, with nothing known of the database
-            // before: undo the body to look, then do it again (at most once per run when
-            // checking every table).
+            // Only a body that changes nothing but the database gets here (any other
+            // learned the whole database first): the first violations this run has
+            // seen, with nothing known of the database before. Undo the body to look,
+            // then run its SQL again (at most once per run when checking every table).
             try db.execute(sql: "ROLLBACK TO migrationkit_foreign_keys")
             let existing = try tables.map { try $0.filter(db.tableExists) }
             before = try violations(in: db, tables: existing)
             // Checking every table, what the first look finds is what the database had
             // before the run; checking some, each look adds what those tables had.
             baseline.initial = tables == nil ? (baseline.initial ?? before) : (baseline.initial ?? ForeignKeyViolations()).merging(before)
-            result = try body()
+            result = try body(.again)
+            after = try violations(in: db, tables: tables)
         }
         let added = after.added(since: before)
         if !added.isEmpty { throw MigrationKitError.foreignKeyViolationsAdded(added) }
         baseline.learn(after, of: tables)
         try db.execute(sql: "RELEASE migrationkit_foreign_keys")
         return result
+    }
+
+    /// Whether any table declares a foreign key: only then can the database hold a
+    /// violation. A declaration always spells `REFERENCES`; a name that merely contains
+    /// the word costs one needless check, never a wrong answer.
+    private static func declaresForeignKeys(_ db: SQLCipherDatabase) throws -> Bool {
+        try db.fetchInt(sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%'") ?? 0 > 0
     }
 
     /// Counts `PRAGMA foreign_key_check` rows of `tables` (nil: every table) without
@@ -121,6 +178,15 @@ final class ForeignKeyBaseline {
         let names = Set(tables.map { $0.sqlNameFolded })
         known = (known ?? ForeignKeyViolations()).removing(names).merging(violations)
         knownTables = knownTables.map { $0.union(names) }
+    }
+
+    /// Records every table's violations, learned before a transaction: what the run
+    /// had not learned yet is what the database had before it.
+    func learnBeforeTransaction(_ violations: ForeignKeyViolations) {
+        let new = knownTables.map { violations.removing($0) } ?? ForeignKeyViolations()
+        initial = (initial ?? ForeignKeyViolations()).merging(new)
+        known = violations
+        knownTables = nil
     }
 
     /// Forgets everything: another process changed the database.

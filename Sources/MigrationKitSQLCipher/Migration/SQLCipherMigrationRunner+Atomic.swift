@@ -3,51 +3,71 @@ import MigrationKit
 /// `--atomic` and `--dry-run`: every pending step and the verification in one
 /// transaction.
 extension SQLCipherMigrationRunner {
+    /// What the atomic transaction decided under the write lock, once.
+    private struct AtomicWork {
+        let plan: MigrationPlan<SQLCipherDatabase>
+        /// A dry run's schema before any step.
+        let schemaBefore: String?
+    }
+
+    /// What the atomic transaction's steps did.
+    private struct AtomicOutcome {
+        var steps: [MigrationReport.Step] = []
+        var changed = ChangedTables()
+        var verification: [String] = []
+        var schemaAfter: String?
+    }
+
     /// Every pending step and the verification in one transaction; for a dry run,
-    /// rolled back at the end whatever happened.
+    /// rolled back at the end whatever happened. Each step's body runs exactly once.
     func migrateAtomically(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         var report = MigrationReport()
         report.isDryRun = options.mode == .dryRun
         let clock = ContinuousClock()
-        var current: SQLCipherMigrationStep?
         let foreignKeys = ForeignKeyBaseline()
         // The page HMACs are checked on the file as it is, before the transaction:
         // inside it the check would read pages the transaction has not written back.
         // The pages the transaction writes are encrypted afresh, with new HMACs.
         let limited = options.verification == .changedTables
         if !limited, verificationSuite.checksPages { try verifier.verifyFileIntegrity(db) }
-        var changed = ChangedTables()
         let graph = ForeignKeyGraph()
-        try Self.attributingViolations(to: { current }) {
-            try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, commit: !report.isDryRun,
-                                                 scope: { limited ? try changed.foreignKeyScope(using: graph, in: db) : nil }) {
-                // Run again from the start if the deferral had to look at the database
-                // before it (orphans it did not know of): start the report afresh too.
-                changed = ChangedTables()
-                report.steps = []
-                report.merges = []
-                report.adoptedChecksums = []
-                if report.isDryRun { report.schemaBefore = try SchemaDump.canonicalSQL(of: db) }
+        let isDryRun = report.isDryRun
+        let (work, outcome) = try ForeignKeyDeferral.inTransaction(
+            db, baseline: foreignKeys, commit: !isDryRun,
+            prepare: { () throws -> AtomicWork in
+                let schemaBefore = isDryRun ? try SchemaDump.canonicalSQL(of: db) : nil
                 let planned = try plan(db, through: lastIndex, options: options)
-                try recordBookkeeping(planned, in: db, report: &report)
-                let pending = planned.steps
+                try recordBookkeeping(planned, in: db)
+                return AtomicWork(plan: planned, schemaBefore: schemaBefore)
+            },
+            changesOnlyTheDatabase: { $0.plan.steps.allSatisfy(\.changesOnlyTheDatabase) },
+            scope: { _, outcome in limited ? try outcome.changed.foreignKeyScope(using: graph, in: db) : nil },
+            body: { work, attempt in
+                var outcome = AtomicOutcome()
+                let pending = work.plan.steps
                 for (offset, step) in pending.enumerated() {
                     let stepStart = clock.now
-                    current = step
-                    observer?(.willApply(identifier: step.identifier, position: offset + 1, total: pending.count))
-                    changed.add(try apply(step, in: db, startedAt: stepStart, recordingChanges: limited))
+                    if attempt == .first {
+                        observer?(.willApply(identifier: step.identifier, position: offset + 1, total: pending.count))
+                    }
+                    outcome.changed.add(try apply(step, in: db, startedAt: stepStart, recordingChanges: limited))
                     let duration = clock.now - stepStart
-                    report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
-                    observer?(.didApply(identifier: step.identifier, duration: duration))
+                    outcome.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
+                    if attempt == .first { observer?(.didApply(identifier: step.identifier, duration: duration)) }
                 }
-                current = nil
                 // Inside the transaction: foreign keys are checked by the deferral
                 // when the body returns (against what the database had before it);
                 // integrity and the rest are checked here.
-                report.verification = try runVerification(in: db, foreignKeys: .checkedByTransaction, changed: limited ? (changed, graph) : nil)
-                if report.isDryRun { report.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
-            }
-        }
+                outcome.verification = try runVerification(in: db, foreignKeys: .checkedByTransaction,
+                                                           changed: limited ? (outcome.changed, graph) : nil)
+                if isDryRun { outcome.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
+                return outcome
+            })
+        reportBookkeeping(of: work.plan, in: &report)
+        report.steps = outcome.steps
+        report.verification = outcome.verification
+        report.schemaBefore = work.schemaBefore
+        report.schemaAfter = outcome.schemaAfter
         if !limited, verificationSuite.checksPages, SQLCipherLibrary.hasCipherIntegrityCheck {
             report.verification.insert("cipher_integrity_check", at: 0)  // run before the transaction
         }

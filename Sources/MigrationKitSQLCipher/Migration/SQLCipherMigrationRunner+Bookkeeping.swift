@@ -15,21 +15,25 @@ extension SQLCipherMigrationRunner {
 
     /// Ledger rewrites for merged steps, adopted checksums (steps applied by GRDB or
     /// before checksums were kept) and deliberately accepted edits.
-    func recordBookkeeping(_ plan: MigrationPlan<SQLCipherDatabase>, in db: SQLCipherDatabase, report: inout MigrationReport) throws {
+    func recordBookkeeping(_ plan: MigrationPlan<SQLCipherDatabase>, in db: SQLCipherDatabase) throws {
         for merge in plan.merges {
             for replaced in merge.replaces { try MigrationLedger.delete(replaced, in: db) }
             try MigrationHistory.delete(merge.replaces, in: db)
             try MigrationLedger.insert(merge.identifier, in: db)
-            report.merges.append(merge)
         }
         for (identifier, checksum) in plan.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
             try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
-            report.adoptedChecksums.append(identifier)
         }
         for identifier in plan.acceptedEdits {
             if let checksum = registry.step(identifier)?.checksum {
                 try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
             }
         }
+    }
+
+    /// What `recordBookkeeping` wrote, as the report says it.
+    func reportBookkeeping(of plan: MigrationPlan<SQLCipherDatabase>, in report: inout MigrationReport) {
+        report.merges = plan.merges
+        report.adoptedChecksums = plan.checksumsToAdopt.keys.sorted()
     }
 }

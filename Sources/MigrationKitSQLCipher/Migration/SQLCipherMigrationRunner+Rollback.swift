@@ -51,22 +51,27 @@ extension SQLCipherMigrationRunner {
             let plan = try analysis(of: db).rollbackPlan(selection)
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
-                try Self.attributingViolations(to: { step }, phase: .rollback) {
-                    try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys) {
+                try ForeignKeyDeferral.inTransaction(
+                    db, baseline: foreignKeys,
+                    prepare: {
                         // Under the write lock: the step must still be the latest applied.
                         let latest = try analysis(of: db).walkableAppliedSteps().last
                         guard latest?.identifier == step.identifier else {
                             throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
                         }
                         observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
+                    },
+                    changesOnlyTheDatabase: { step.changesOnlyTheDatabase },
+                    scope: { _, _ in nil },
+                    body: { _, _ in
                         try run(step, phase: .rollback, in: db)
                         // A merged step may still be recorded under the steps it replaces.
                         for identifier in [step.identifier] + step.merging {
                             try MigrationLedger.delete(identifier, in: db)
                         }
                         try MigrationHistory.delete([step.identifier] + step.merging, in: db)
-                    }
-                }
+                    },
+                    failing: { _, error in Self.attributing(error, to: step, phase: .rollback) })
                 let duration = clock.now - stepStart
                 report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
                 observer?(.didRollback(identifier: step.identifier, duration: duration))

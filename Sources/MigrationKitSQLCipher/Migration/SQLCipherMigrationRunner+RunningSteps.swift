@@ -23,20 +23,13 @@ extension SQLCipherMigrationRunner {
 
     /// Foreign-key violations are found after a step's closure returns, by the
     /// transaction around it; report them as that step's failure.
-    static func attributingViolations<T>(
-        to step: () -> SQLCipherMigrationStep?,
-        phase: MigrationStepError.Phase = .apply,
-        _ body: () throws -> T
-    ) throws -> T {
-        do {
-            return try body()
-        } catch let error as MigrationKitError {
-            switch error {
-            case .foreignKeyViolations, .foreignKeyViolationsAdded: break
-            default: throw error
-            }
-            guard let step = step() else { throw error }
-            throw MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: nil, underlying: error)
+    static func attributing(_ error: any Error, to step: SQLCipherMigrationStep?, phase: MigrationStepError.Phase = .apply) -> any Error {
+        guard let step, let error = error as? MigrationKitError else { return error }
+        switch error {
+        case .foreignKeyViolations, .foreignKeyViolationsAdded:
+            return MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: nil, underlying: error)
+        default:
+            return error
         }
     }
 

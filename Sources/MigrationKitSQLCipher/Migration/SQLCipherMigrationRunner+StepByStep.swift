@@ -2,9 +2,21 @@ import MigrationKit
 
 /// The default engine: each step in its own transaction with its ledger row.
 extension SQLCipherMigrationRunner {
+    /// What one step's transaction decided under the write lock: the plan it went by
+    /// (re-made when another process committed since the last one was made), which of
+    /// its steps comes next, and the `data_version` the plan was read at.
+    private struct StepTurn {
+        let plan: MigrationPlan<SQLCipherDatabase>
+        let next: Int
+        let version: Int
+
+        var step: SQLCipherMigrationStep? { next < plan.steps.endIndex ? plan.steps[next] : nil }
+    }
+
     /// One transaction per step; the plan is made outside any lock, so a refusal
     /// (superseded, out of order, edited) writes nothing, and re-made under the lock
-    /// whenever another process moved the ledger meanwhile.
+    /// whenever another process moved the ledger meanwhile. Each step's body runs
+    /// exactly once; observers hear of a step as it starts and after it commits.
     func migrateStepByStep(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
@@ -15,47 +27,46 @@ extension SQLCipherMigrationRunner {
         // read with the plan, and compared under the write lock before every step, it
         // says whether the plan still describes the database (a re-made analysis per
         // step would cost O(steps) each time, so O(n²) for a long run).
-        var planVersion = try dataVersion(db)
-        var planned = try plan(db, through: lastIndex, options: options)
-        if planned.hasBookkeeping {
+        var turn = StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: try dataVersion(db))
+        if turn.plan.hasBookkeeping {
             // Only the ledger and history change here: no table of the app's to check.
-            try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, scope: { limited ? [] : nil }) {
-                planVersion = try dataVersion(db)
-                planned = try plan(db, through: lastIndex, options: options)
-                report.merges = []
-                report.adoptedChecksums = []
-                try recordBookkeeping(planned, in: db, report: &report)
-            }
+            turn = try ForeignKeyDeferral.inTransaction(
+                db, baseline: foreignKeys,
+                prepare: { StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: try dataVersion(db)) },
+                changesOnlyTheDatabase: { _ in true },
+                scope: { _, _ in limited ? [] : nil },
+                body: { turn, _ in try recordBookkeeping(turn.plan, in: db) }
+            ).work
+            reportBookkeeping(of: turn.plan, in: &report)
         }
-        let total = planned.steps.count
+        let total = turn.plan.steps.count
         let clock = ContinuousClock()
-        var next = planned.steps.startIndex
-        while next < planned.steps.endIndex {
+        while turn.step != nil {
             let stepStart = clock.now
-            var current: SQLCipherMigrationStep?
-            var stepChanged = ChangedTables()
-            let applied: SQLCipherMigrationStep? = try Self.attributingViolations(to: { current }) {
-                try ForeignKeyDeferral.inTransaction(db, baseline: foreignKeys, scope: { limited ? try stepChanged.foreignKeyScope(using: graph, in: db) : nil }) {
-                    // Under the write lock now: if another process committed anything since
-                    // the plan was made, plan again from what the database really holds.
+            let (taken, stepChanged) = try ForeignKeyDeferral.inTransaction(
+                db, baseline: foreignKeys,
+                prepare: { () throws -> StepTurn in
+                    // Under the write lock now: if another process committed anything
+                    // since the plan was made, plan again from what the database holds.
                     let version = try dataVersion(db)
-                    if version != planVersion {
-                        planVersion = version
-                        foreignKeys.forget()
-                        planned = try plan(db, through: lastIndex, options: options)
-                        next = planned.steps.startIndex
+                    guard version != turn.version else { return turn }
+                    foreignKeys.forget()
+                    return StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: version)
+                },
+                changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
+                scope: { _, stepChanged in limited ? try stepChanged.foreignKeyScope(using: graph, in: db) : nil },
+                body: { taken, attempt in
+                    guard let step = taken.step else { return ChangedTables() }
+                    if attempt == .first {
+                        observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1,
+                                             total: max(total, report.steps.count + 1)))
                     }
-                    guard next < planned.steps.endIndex else { return nil }
-                    let step = planned.steps[next]
-                    current = step
-                    observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1, total: max(total, report.steps.count + 1)))
-                    stepChanged = try apply(step, in: db, startedAt: stepStart, recordingChanges: limited)
-                    return step
-                }
-            }
-            guard let applied else { break }
+                    return try apply(step, in: db, startedAt: stepStart, recordingChanges: limited)
+                },
+                failing: { taken, error in Self.attributing(error, to: taken.step) })
+            guard let applied = taken.step else { break }
+            turn = StepTurn(plan: taken.plan, next: taken.next + 1, version: taken.version)
             changed.add(stepChanged)
-            next += 1
             let duration = clock.now - stepStart
             report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
             observer?(.didApply(identifier: applied.identifier, duration: duration))
