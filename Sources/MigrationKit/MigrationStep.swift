@@ -52,4 +52,9 @@ public struct MigrationStep<Database>: Sendable {
 
     /// Whether the step has a rollback.
     public var isReversible: Bool { rollback != nil }
+
+    /// The identifiers the ledger may hold this step under: its own and, for a squash,
+    /// those of the steps it replaces. Rolling the step back forgets every one of them,
+    /// or the squash would still read as applied.
+    public var recordedIdentifiers: [String] { [identifier] + merging }
 }

@@ -19,8 +19,15 @@ extension MigrationAnalysis {
 
     /// The steps a rollback undoes, latest first, each with a down step; or the reason
     /// it is refused, before anything is touched. Decided here, from the registry and
-    /// the ledger alone, for every runner.
-    public func rollbackPlan(_ selection: RollbackSelection) throws -> [MigrationStep<Database>] {
+    /// the ledger alone, for every runner. What each step's rollback then does is
+    /// decided here too: its down step, then `MigrationBookkeeping.forget` of
+    /// `recordedIdentifiers` (its ledger and history rows, and for a squash those of
+    /// the steps it replaces), then a foreign-key check that fails on any violation
+    /// the down step added (violations the database already had are kept and reported).
+    ///
+    /// A step edited since it was applied is refused unless `acceptModified` names it:
+    /// its down step was written for the edited version, not for what the database ran.
+    public func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String> = []) throws -> [MigrationStep<Database>] {
         let applied = try walkableAppliedSteps()
         let plan: [MigrationStep<Database>]
         switch selection {
@@ -42,6 +49,10 @@ extension MigrationAnalysis {
         }
         if let irreversible = plan.first(where: { $0.rollback == nil }) {
             throw MigrationKitError.rollbackNotDefined(irreversible.identifier)
+        }
+        let edited = plan.filter { modified.contains($0.identifier) && !acceptModified.contains($0.identifier) }
+        if !edited.isEmpty {
+            throw MigrationKitError.modifiedMigrations(identifiers: edited.map(\.identifier), files: edited.map { $0.sourceFile ?? $0.identifier })
         }
         return plan
     }

@@ -7,7 +7,7 @@
 /// since they say nothing about the app's schema.
 public enum SchemaDump {
     /// Bookkeeping tables left out of dumps and schema comparisons.
-    public static let bookkeepingTables: Set<String> = ["grdb_migrations", "migrationkit_history"]
+    public static let bookkeepingTables: Set<String> = [MigrationLedgerTable.name, MigrationHistoryTable.name]
 
     private static let kindOrder = ["table": 0, "index": 1, "view": 2, "trigger": 3]
 

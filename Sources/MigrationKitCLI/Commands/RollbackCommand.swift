@@ -14,6 +14,9 @@ struct RollbackCommand: UsesProjectConnectionAndBackup {
 
     @OptionGroup var scope: RollbackScopeOptions
 
+    @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Roll back a migration edited since it was applied, with its edited down SQL (repeatable).", valueName: "id"))
+    var acceptModified: [String] = []
+
     func run() throws {
         let reporter = Reporter(output)
         var runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
@@ -27,14 +30,16 @@ struct RollbackCommand: UsesProjectConnectionAndBackup {
         let writer = try CommandSupport.openWriter(connection, access: .change, reporter: reporter)
         // Everything the rollback would refuse for is checked before the backup, so a
         // refused rollback writes nothing (and prunes no older backup).
-        let plan = try scope.target.map { try runner.rollbackPlan(in: writer, to: $0) } ?? runner.rollbackPlan(in: writer, steps: scope.latestCount)
+        let accepted = Set(acceptModified)
+        let plan = try scope.target.map { try runner.rollbackPlan(in: writer, to: $0, acceptModified: accepted) }
+            ?? runner.rollbackPlan(in: writer, steps: scope.latestCount, acceptModified: accepted)
         var backupPath: String?
         if !backup.skip, !plan.isEmpty {
             backupPath = try backup.create(of: writer)
             reporter.line("Backup: \(backupPath ?? "")")
         }
-        let report = try scope.target.map { try runner.rollbackMigrations(in: writer, to: $0) }
-            ?? runner.rollbackMigrations(in: writer, steps: scope.latestCount)
+        let report = try scope.target.map { try runner.rollbackMigrations(in: writer, to: $0, acceptModified: accepted) }
+            ?? runner.rollbackMigrations(in: writer, steps: scope.latestCount, acceptModified: accepted)
         if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
         reporter.line(report.steps.isEmpty
             ? "Nothing to roll back."

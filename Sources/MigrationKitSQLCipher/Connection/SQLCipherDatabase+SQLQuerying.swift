@@ -25,3 +25,15 @@ extension DatabaseValue {
         }
     }
 }
+
+extension SQLCipherDatabase: BookkeepingExecuting {
+    public func execute(_ statement: BookkeepingStatement) throws {
+        try execute(sql: statement.sql, arguments: statement.arguments.map { value in
+            switch value {
+            case .text(let text): return .text(text)
+            case .integer(let integer): return .integer(integer)
+            case .null: return .null
+            }
+        })
+    }
+}

@@ -1,9 +1,10 @@
-/// GRDB's migration ledger, `grdb_migrations`, exactly as GRDB creates it, so a
-/// database migrated by a GRDB app continues here and the other way round.
-package enum MigrationLedger {
-    package static let tableName = "grdb_migrations"
+import MigrationKit
 
-    static let createSQL = "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"
+/// GRDB's migration ledger, `grdb_migrations`, read on an SQLCipher connection. Its
+/// statements are the core's (`MigrationLedgerTable`, `MigrationBookkeeping`), shared
+/// with the GRDB runner.
+package enum MigrationLedger {
+    package static let tableName = MigrationLedgerTable.name
 
     /// Whether the ledger table exists (a database no migrator has touched has none).
     package static func exists(in db: SQLCipherDatabase) throws -> Bool {
@@ -14,19 +15,6 @@ package enum MigrationLedger {
     /// creates the table, so `status` leaves an unmanaged database untouched.
     package static func identifiers(in db: SQLCipherDatabase) throws -> [String] {
         guard try exists(in: db) else { return [] }
-        return try db.fetchStrings(sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
-    }
-
-    static func createIfNeeded(in db: SQLCipherDatabase) throws {
-        try db.execute(sql: createSQL, arguments: [])
-    }
-
-    static func insert(_ identifier: String, in db: SQLCipherDatabase) throws {
-        try createIfNeeded(in: db)
-        try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [.text(identifier)])
-    }
-
-    static func delete(_ identifier: String, in db: SQLCipherDatabase) throws {
-        try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [.text(identifier)])
+        return try db.fetchStrings(sql: MigrationLedgerTable.selectIdentifiersSQL)
     }
 }

@@ -17,16 +17,14 @@ extension SQLCipherMigrationRunner {
     /// before checksums were kept) and deliberately accepted edits.
     func recordBookkeeping(_ plan: MigrationPlan<SQLCipherDatabase>, in db: SQLCipherDatabase) throws {
         for merge in plan.merges {
-            for replaced in merge.replaces { try MigrationLedger.delete(replaced, in: db) }
-            try MigrationHistory.delete(merge.replaces, in: db)
-            try MigrationLedger.insert(merge.identifier, in: db)
+            try MigrationBookkeeping.recordMerge(merge, in: db)
         }
         for (identifier, checksum) in plan.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
-            try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
+            try MigrationBookkeeping.setChecksum(checksum, for: identifier, in: db)
         }
         for identifier in plan.acceptedEdits {
             if let checksum = registry.step(identifier)?.checksum {
-                try MigrationHistory.setChecksum(checksum, for: identifier, in: db)
+                try MigrationBookkeeping.setChecksum(checksum, for: identifier, in: db)
             }
         }
     }

@@ -49,8 +49,7 @@ extension SQLCipherMigrationRunner {
             let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
             var recorded: [String] = []
             for step in try analysis.baselinePlan(through: targetIndex) {
-                try MigrationLedger.insert(step.identifier, in: db)
-                try MigrationHistory.record(step.identifier, checksum: step.checksum, duration: .zero, in: db)
+                try MigrationBookkeeping.recordApplied(step.identifier, checksum: step.checksum, duration: .zero, in: db)
                 recorded.append(step.identifier)
             }
             return recorded

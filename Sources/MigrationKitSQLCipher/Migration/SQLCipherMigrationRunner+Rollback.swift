@@ -9,17 +9,18 @@ extension SQLCipherMigrationRunner {
     }
 
     /// Rolls back the `steps` latest applied steps, latest first. Every one of them
-    /// must have a rollback; that is checked before the first is touched.
+    /// must have a rollback, and none may have been edited since it was applied unless
+    /// `acceptModified` names it; that is checked before the first is touched.
     @discardableResult
-    public func rollbackMigrations(in writer: SQLCipherWriter, steps: Int) throws -> MigrationReport {
-        try rollback(.latest(steps), in: writer)
+    public func rollbackMigrations(in writer: SQLCipherWriter, steps: Int, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try rollback(.latest(steps), in: writer, acceptModified: acceptModified)
     }
 
     /// Rolls back every applied step registered after `target`, latest first, leaving
     /// the database as `migrate(upTo: target)` would have.
     @discardableResult
-    public func rollbackMigrations(in writer: SQLCipherWriter, to target: String) throws -> MigrationReport {
-        try rollback(.after(target), in: writer)
+    public func rollbackMigrations(in writer: SQLCipherWriter, to target: String, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try rollback(.after(target), in: writer, acceptModified: acceptModified)
     }
 
     /// Rolls back one named step, which must be the latest applied.
@@ -31,16 +32,16 @@ extension SQLCipherMigrationRunner {
     /// The identifiers `rollbackMigrations(in:steps:)` would roll back, in order, or the
     /// error it would throw, without changing anything: for checks made before a
     /// backup is taken.
-    public func rollbackPlan(in writer: SQLCipherWriter, steps: Int) throws -> [String] {
-        try writer.read { try analysis(of: $0).rollbackPlan(.latest(steps)) }.map(\.identifier)
+    public func rollbackPlan(in writer: SQLCipherWriter, steps: Int, acceptModified: Set<String> = []) throws -> [String] {
+        try writer.read { try analysis(of: $0).rollbackPlan(.latest(steps), acceptModified: acceptModified) }.map(\.identifier)
     }
 
     /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
-    public func rollbackPlan(in writer: SQLCipherWriter, to target: String) throws -> [String] {
-        try writer.read { try analysis(of: $0).rollbackPlan(.after(target)) }.map(\.identifier)
+    public func rollbackPlan(in writer: SQLCipherWriter, to target: String, acceptModified: Set<String> = []) throws -> [String] {
+        try writer.read { try analysis(of: $0).rollbackPlan(.after(target), acceptModified: acceptModified) }.map(\.identifier)
     }
 
-    private func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter) throws -> MigrationReport {
+    private func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
         let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
         defer { lock.release() }
         let clock = ContinuousClock()
@@ -48,7 +49,7 @@ extension SQLCipherMigrationRunner {
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
         try writer.writeWithoutTransaction { db in
-            let plan = try analysis(of: db).rollbackPlan(selection)
+            let plan = try analysis(of: db).rollbackPlan(selection, acceptModified: acceptModified)
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
                 try ForeignKeyDeferral.inTransaction(
@@ -65,11 +66,7 @@ extension SQLCipherMigrationRunner {
                     scope: { _, _ in nil },
                     body: { _, _ in
                         try run(step, phase: .rollback, in: db)
-                        // A merged step may still be recorded under the steps it replaces.
-                        for identifier in [step.identifier] + step.merging {
-                            try MigrationLedger.delete(identifier, in: db)
-                        }
-                        try MigrationHistory.delete([step.identifier] + step.merging, in: db)
+                        try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
                     },
                     failing: { _, error in Self.attributing(error, to: step, phase: .rollback) })
                 let duration = clock.now - stepStart

@@ -16,8 +16,7 @@ extension SQLCipherMigrationRunner {
         } else {
             try run(step, phase: .apply, in: db)
         }
-        try MigrationLedger.insert(step.identifier, in: db)
-        try MigrationHistory.record(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - startedAt, in: db)
+        try MigrationBookkeeping.recordApplied(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - startedAt, in: db)
         return changed
     }
 

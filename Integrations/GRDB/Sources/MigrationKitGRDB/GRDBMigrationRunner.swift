@@ -57,12 +57,12 @@ public struct GRDBMigrationRunner: Sendable {
                 // A squash whose replaced steps are all applied only rewrites the ledger,
                 // which GRDB does; the history refusals have ruled out a partial one.
                 if !merging.isEmpty, appliedMerged == merging {
-                    try GRDBMigrationHistory.record(step.identifier, checksum: step.checksum, duration: .zero, in: db)
+                    try MigrationBookkeeping.recordHistory(step.identifier, checksum: step.checksum, duration: .zero, in: db)
                     return
                 }
                 let start = ContinuousClock.now
                 try step.apply(db)
-                try GRDBMigrationHistory.record(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - start, in: db)
+                try MigrationBookkeeping.recordHistory(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - start, in: db)
             }
         }
         return migrator
@@ -96,9 +96,9 @@ public struct GRDBMigrationRunner: Sendable {
         try migrator.migrate(writer, upTo: target)
         // Steps applied by plain GRDB before have no checksum on record yet: adopt them.
         try writer.write { db in
-            let adopt = MigrationAnalysis(registry: registry, snapshot: try GRDBMigrationHistory.snapshot(in: db)).checksumsToAdopt
+            let adopt = MigrationAnalysis(registry: registry, snapshot: try MigrationBookkeeping.snapshot(in: db)).checksumsToAdopt
             for (identifier, checksum) in adopt.sorted(by: { $0.key < $1.key }) {
-                try GRDBMigrationHistory.adoptChecksum(checksum, for: identifier, in: db)
+                try MigrationBookkeeping.setChecksum(checksum, for: identifier, in: db)
             }
         }
         try runPostMigrationChecks(in: writer)
@@ -108,7 +108,7 @@ public struct GRDBMigrationRunner: Sendable {
 
     /// The registry compared with the database's ledger and history.
     public func analysis(in writer: any DatabaseReader) throws -> MigrationAnalysis<Database> {
-        MigrationAnalysis(registry: registry, snapshot: try writer.read { try GRDBMigrationHistory.snapshot(in: $0) })
+        MigrationAnalysis(registry: registry, snapshot: try writer.read { try MigrationBookkeeping.snapshot(in: $0) })
     }
 
     /// Every step's state: applied, pending, modified, out of order, partly merged; and
@@ -142,48 +142,59 @@ public struct GRDBMigrationRunner: Sendable {
 
     /// Rolls back the latest `steps` applied steps, latest first, each in its own
     /// transaction with its ledger and history rows, then verifies. Refuses before
-    /// changing anything when one of them has no down closure.
+    /// changing anything when one of them has no down closure, or was edited since it
+    /// was applied and `acceptModified` does not name it.
     @discardableResult
-    public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int) throws -> [String] {
-        try rollback(.latest(count), in: writer)
+    public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int, acceptModified: Set<String> = []) throws -> [String] {
+        try rollback(.latest(count), in: writer, acceptModified: acceptModified)
     }
 
     /// Rolls back every applied step registered after `target`, latest first, leaving
     /// the database as `migrate(in:upTo: target)` would have.
     @discardableResult
-    public func rollbackMigrations(in writer: any DatabaseWriter, to target: String) throws -> [String] {
-        try rollback(.after(target), in: writer)
+    public func rollbackMigrations(in writer: any DatabaseWriter, to target: String, acceptModified: Set<String> = []) throws -> [String] {
+        try rollback(.after(target), in: writer, acceptModified: acceptModified)
     }
 
-    /// Rolls back the steps `selection` names (`MigrationAnalysis.rollbackPlan`).
-    private func rollback(_ selection: RollbackSelection, in writer: any DatabaseWriter) throws -> [String] {
-        let rolledBack: [String] = try writer.barrierWriteWithoutTransaction { db in
-            let analysis = MigrationAnalysis(registry: registry, snapshot: try GRDBMigrationHistory.snapshot(in: db))
-            // Stricter than the SQLCipher runner, as it always was here: an edited step's
-            // down closure is not the one its up closure was written against.
-            try analysis.refuseUnsafeHistory()
-            let doomed = try analysis.rollbackPlan(selection)
+    /// Rolls back the steps `selection` names, as the core's rollback plan says
+    /// (`MigrationAnalysis.rollbackPlan`): each step's down closure, exactly once, then
+    /// `MigrationBookkeeping.forget` of its recorded identifiers, then a foreign-key
+    /// check that fails on violations the down step added. The SQLCipher runner does
+    /// the same; `RunnerScenarios` holds both to it.
+    private func rollback(_ selection: RollbackSelection, in writer: any DatabaseWriter, acceptModified: Set<String>) throws -> [String] {
+        let (rolledBack, initial): ([String], ForeignKeyViolations) = try writer.barrierWriteWithoutTransaction { db in
+            let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationBookkeeping.snapshot(in: db))
+            let doomed = try analysis.rollbackPlan(selection, acceptModified: acceptModified)
             // As GRDB runs its steps: foreign keys off, so a down step may rebuild a table
             // (the 12-step procedure), and checked before each commit.
             let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
             if enforced { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
             defer { if enforced { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+            // What the database had before: a down closure runs once, so this is learned
+            // first, not by undoing it. Kept up to date after each step.
+            let initial = try DatabaseChecks.foreignKeyViolations(in: db)
+            var known = initial
             for (position, step) in doomed.enumerated() {
                 observer?(.willRollback(identifier: step.identifier, position: position + 1, total: doomed.count))
                 let start = ContinuousClock.now
                 try db.inTransaction(.immediate) {
                     try step.rollback?(db)
-                    try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [step.identifier])
-                    try GRDBMigrationHistory.forget(step.identifier, in: db)
-                    let violations = try DatabaseChecks.foreignKeyViolationCount(in: db)
-                    if violations > 0 { throw MigrationKitError.foreignKeyViolations(count: violations) }
+                    try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
+                    let after = try DatabaseChecks.foreignKeyViolations(in: db)
+                    let added = after.added(since: known)
+                    if !added.isEmpty {
+                        throw MigrationStepError(identifier: step.identifier, phase: .rollback, sourceFile: step.sourceFile, line: nil,
+                                                 underlying: MigrationKitError.foreignKeyViolationsAdded(added))
+                    }
+                    known = after
                     return .commit
                 }
                 observer?(.didRollback(identifier: step.identifier, duration: ContinuousClock.now - start))
             }
-            return doomed.map(\.identifier)
+            return (doomed.map(\.identifier), initial)
         }
-        try runPostMigrationChecks(in: writer)
+        // Violations the database already had are kept, as the steps' checks kept them.
+        try runPostMigrationChecks(in: writer, tolerating: initial)
         return rolledBack
     }
 
@@ -193,17 +204,26 @@ public struct GRDBMigrationRunner: Sendable {
     /// verifier otherwise. Throws the first problem (an app's own check's error wrapped
     /// in a `HostVerificationError`, as the SQLCipher runner does).
     public func runPostMigrationChecks(in reader: any DatabaseReader) throws {
-        if let failure = try verificationReport(in: reader).firstFailure { throw failure }
+        try runPostMigrationChecks(in: reader, tolerating: ForeignKeyViolations())
+    }
+
+    /// The same, passing foreign-key violations the database had before a rollback.
+    private func runPostMigrationChecks(in reader: any DatabaseReader, tolerating tolerated: ForeignKeyViolations) throws {
+        if let failure = try verificationReport(in: reader, tolerating: tolerated).firstFailure { throw failure }
     }
 
     /// Every check, passed or failed, for reports: the host's where it gives them (one
     /// check per part), the verifier's otherwise.
     public func verificationReport(in reader: any DatabaseReader) throws -> VerificationReport {
+        try verificationReport(in: reader, tolerating: ForeignKeyViolations())
+    }
+
+    private func verificationReport(in reader: any DatabaseReader, tolerating tolerated: ForeignKeyViolations) throws -> VerificationReport {
         try reader.read { db in
             let integrity = host.verifyIntegrity.map { custom in [VerificationCheck.host(.integrity) { try custom(db) }] }
                 ?? verifier.integrityChecks(db)
             let postMigration = host.verifyPostMigration.map { custom in [VerificationCheck.host(.postMigration) { try custom(db) }] }
-                ?? verifier.postMigrationChecks(db)
+                ?? verifier.postMigrationChecks(db, tolerating: tolerated)
             return VerificationReport(checks: integrity + postMigration)
         }
     }

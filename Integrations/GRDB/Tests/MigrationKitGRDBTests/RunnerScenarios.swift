@@ -1,0 +1,1 @@
+../../../../Tests/SharedScenarios/RunnerScenarios.swift

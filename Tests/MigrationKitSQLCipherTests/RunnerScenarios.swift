@@ -1,0 +1,1 @@
+../SharedScenarios/RunnerScenarios.swift
