@@ -179,25 +179,21 @@ public struct SQLMigrationDirectory: Sendable {
             throw SQLMigrationFileError(code: .fileUnreadable, path: filePath,
                                         message: "The file cannot be read (check its permissions).")
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        defer { try? handle.close() }
+        defer { close(descriptor) }
         guard fstat(descriptor, &info) == 0 else {
             throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(String(cString: strerror(errno)))).")
         }
         try Self.requireRegularFile(info, filePath)
-        let data: Data
+        var bytes: [UInt8]
         do {
-            data = try handle.read(upToCount: Self.maximumFileSize + 1) ?? Data()
+            bytes = try Self.readAll(descriptor, expecting: Int(info.st_size), limit: Self.maximumFileSize + 1)
         } catch {
-            throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(error.localizedDescription)).")
+            throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(String(cString: strerror(error.code)))).")
         }
-        if data.count > Self.maximumFileSize {
+        if bytes.count > Self.maximumFileSize {
             throw SQLMigrationFileError(code: .fileTooLarge, path: filePath,
                                         message: "The file is over the \(Self.maximumFileSize / (1024 * 1024)) MiB limit for a migration; load bulk data another way.")
         }
-        // Scanned as an Array: Data's per-byte subscript made the NUL scan most of the
-        // cost of reading a small file.
-        var bytes = [UInt8](data)
         if let nul = bytes.firstIndex(of: 0) {
             let line = bytes[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw SQLMigrationFileError(code: .containsNUL, path: filePath, line: line,
@@ -210,6 +206,34 @@ public struct SQLMigrationDirectory: Sendable {
                                         message: "The file is not valid UTF-8; save it as UTF-8.")
         }
         return text
+    }
+
+    /// Every byte of an open file, up to `limit`, in a buffer the size `stat` gave (the
+    /// file may still grow or shrink meanwhile). Foundation's `FileHandle.read(upToCount:)`
+    /// allocated `limit` bytes for each file: most of the cost of loading a folder of
+    /// small migrations.
+    private static func readAll(_ descriptor: Int32, expecting size: Int, limit: Int) throws(ReadFailure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: min(max(size, 0), limit) + 1)
+        var count = 0
+        while count < limit {
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, limit - count))) }
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+            }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw ReadFailure(code: errno)
+            }
+            if got == 0 { break }
+            count += got
+        }
+        bytes.removeSubrange(count...)
+        return bytes
+    }
+
+    /// `read(2)` failed with this `errno`.
+    private struct ReadFailure: Error {
+        let code: Int32
     }
 
     private static func requireRegularFile(_ info: stat, _ filePath: String) throws {

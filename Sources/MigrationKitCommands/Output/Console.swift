@@ -59,9 +59,10 @@ package struct Reporter: Sendable {
         self.verbose = verbose
     }
 
-    /// A line of the human report.
-    package func line(_ text: String) {
-        if !quiet && !json { Console.out(text) }
+    /// A line of the human report; not even made with --quiet or --json (a run of
+    /// many small steps formats one per step).
+    package func line(_ text: @autoclosure () -> String) {
+        if !quiet && !json { Console.out(text()) }
     }
 
     /// A warning, on standard error (still shown with --json, whose stdout stays clean).

@@ -17,8 +17,9 @@ package final class ProgressLine: @unchecked Sendable {
     }
 
     /// Starts showing `label` (and elapsed time) until `stop()`.
-    package func start(_ label: String) {
+    package func start(_ label: @autoclosure () -> String) {
         guard enabled else { return }
+        let label = label()
         lock.withLock {
             current = (label, ContinuousClock.now)
             if timer == nil {
