@@ -50,13 +50,12 @@ extension MigrationHistoryTable {
 
     /// The row of a step just applied: its checksum, now, and how long it took.
     package static func record(_ identifier: String, checksum: String?, duration: Duration) -> BookkeepingStatement {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return BookkeepingStatement(
+        BookkeepingStatement(
             """
             INSERT OR REPLACE INTO migrationkit_history (identifier, checksum, applied_at, duration_ms)
             VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?)
             """,
-            [.text(identifier), checksum.map { .text($0) } ?? .null, .integer(milliseconds)])
+            [.text(identifier), checksum.map { .text($0) } ?? .null, .integer(duration.wholeMilliseconds)])
     }
 
     /// The checksum of a step applied without one recorded (by GRDB, or an older

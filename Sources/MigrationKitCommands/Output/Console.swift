@@ -98,11 +98,6 @@ extension Duration {
         if milliseconds >= 10_000 { return String(format: "%.1f s", milliseconds / 1000) }
         return String(format: "%.1f ms", milliseconds)
     }
-
-    /// Whole milliseconds, for JSON.
-    package var wholeMilliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
 }
 
 /// A JSON field that is always present: `null` when there is no value, rather than

@@ -318,10 +318,3 @@ enum CipherCompatibilityHint {
             + "(PRAGMA cipher_compatibility = 3 and sqlcipher_export), or use a build linked against SQLCipher 4."
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, for SQLite's busy timeout.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
-}
