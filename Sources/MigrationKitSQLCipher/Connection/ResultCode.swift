@@ -17,7 +17,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// SQLite's English name for the code, e.g. "constraint failed".
     public var description: String {
-        "\(rawValue) (\(String(cString: sqlite3_errstr(rawValue))))"
+        "\(rawValue) (\(SQLCipherDatabase.words(for: rawValue)))"
     }
 
     public static let SQLITE_OK = ResultCode(rawValue: CSQLCipher.SQLITE_OK)

@@ -88,6 +88,22 @@ public final class SQLCipherDatabase {
     /// Closes the connection now rather than when the last reference goes, as GRDB's
     /// `Database.close()` does: the cached statements are finalized first, so the
     /// close is immediate. Later calls throw `.misuse`. Closing twice does nothing.
+    /// A private in-memory connection, for questions about the library itself
+    /// (`SQLCipherLibrary`): no file, no key, no key derivation.
+    static func inMemory() throws -> SQLCipherDatabase {
+        try open(path: ":memory:", readOnly: false, busyTimeout: .zero)
+    }
+
+    /// The linked SQLite's version ("3.15.2") and its number (3015002).
+    static var libraryVersion: (text: String, number: Int) {
+        (String(cString: sqlite3_libversion()), Int(sqlite3_libversion_number()))
+    }
+
+    /// SQLite's English words for a result code ("database or disk is full").
+    static func words(for code: Int32) -> String {
+        String(cString: sqlite3_errstr(code))
+    }
+
     func close() {
         guard !isClosed else { return }
         statementCache.removeAll()

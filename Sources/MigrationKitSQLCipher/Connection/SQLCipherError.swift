@@ -108,7 +108,7 @@ public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertibl
     func recoveringInnerResultCode() -> SQLCipherError {
         guard resultCode.primaryResultCode == .SQLITE_ERROR else { return self }
         for code in [ResultCode.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_CORRUPT]
-        where message == String(cString: sqlite3_errstr(code.rawValue)) {
+        where message == SQLCipherDatabase.words(for: code.rawValue) {
             return SQLCipherError(kind: kind, resultCode: code, message: message, sql: sql, location: location, path: path)
         }
         return self

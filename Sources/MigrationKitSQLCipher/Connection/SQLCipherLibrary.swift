@@ -1,5 +1,3 @@
-import CSQLCipher
-
 /// A parsed SQLCipher version ("4.6.1 community" → 4.6.1).
 public struct SQLCipherVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
     public let major: Int
@@ -29,10 +27,10 @@ public struct SQLCipherVersion: Comparable, Hashable, Sendable, CustomStringConv
 /// Facts about the linked library, read once per process.
 public enum SQLCipherLibrary {
     /// The SQLite version SQLCipher is built on, e.g. "3.15.2".
-    public static let sqliteVersion: String = String(cString: sqlite3_libversion())
+    public static let sqliteVersion: String = SQLCipherDatabase.libraryVersion.text
 
     /// The SQLite version as a number (3033000 for 3.33.0), to test for features.
-    static let sqliteVersionNumber = Int(sqlite3_libversion_number())
+    static let sqliteVersionNumber = SQLCipherDatabase.libraryVersion.number
 
     /// Table-valued pragma functions (`pragma_foreign_key_check(?)`, SQLite 3.16+):
     /// a pragma about one table as a statement prepared once, with the table bound.
@@ -53,19 +51,10 @@ public enum SQLCipherLibrary {
     /// `PRAGMA compile_options` of the linked library (`ENABLE_FTS5`, …), read from a
     /// private in-memory connection: which optional features this build has.
     public static let compileOptions: Set<String> = {
-        var handle: OpaquePointer?
-        defer { sqlite3_close_v2(handle) }
-        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return [] }
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_prepare_v2(handle, "PRAGMA compile_options", -1, &statement, nil) == SQLITE_OK else { return [] }
-        var options: Set<String> = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            guard let text = sqlite3_column_text(statement, 0) else { continue }
-            // "MAX_ATTACHED=10" counts as MAX_ATTACHED.
-            options.insert(String(String(cString: text).split(separator: "=").first ?? ""))
-        }
-        return options
+        guard let database = try? SQLCipherDatabase.inMemory(),
+              let options = try? database.fetchStrings(sql: "PRAGMA compile_options") else { return [] }
+        // "MAX_ATTACHED=10" counts as MAX_ATTACHED.
+        return Set(options.map { String($0.split(separator: "=").first ?? "") })
     }()
 
     /// The parsed SQLCipher version, or nil when the library is not SQLCipher.
@@ -121,10 +110,8 @@ public enum SQLCipherLibrary {
     }
 
     private static let logDestinationSilenced: Bool = {
-        var handle: OpaquePointer?
-        defer { sqlite3_close_v2(handle) }
-        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { return false }
-        return sqlite3_exec(handle, "PRAGMA cipher_log = '/dev/null'", nil, nil, nil) == SQLITE_OK
+        guard let database = try? SQLCipherDatabase.inMemory() else { return false }
+        return (try? database.execute(sql: "PRAGMA cipher_log = '/dev/null'")) != nil
     }()
 
     /// Whether SQLCipher's memory security is on in this process:
@@ -164,16 +151,8 @@ public enum SQLCipherLibrary {
     /// The first column of the first row of `sql` on a private in-memory connection
     /// (no key derivation), or nil when it gives no row or fails.
     private static func inMemoryValue(_ sql: String) -> String? {
-        var handle: OpaquePointer?
-        defer { sqlite3_close_v2(handle) }
-        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK,
-              sqlite3_step(statement) == SQLITE_ROW,
-              let text = sqlite3_column_text(statement, 0)
-        else { return nil }
-        return String(cString: text)
+        guard let database = try? SQLCipherDatabase.inMemory() else { return nil }
+        return try? database.fetchString(sql: sql)
     }
 
     /// A one-line description for status output: "SQLCipher 3.4.1 (SQLite 3.15.2)".
