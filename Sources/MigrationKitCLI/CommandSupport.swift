@@ -84,7 +84,6 @@ enum CommandSupport {
     static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
         let keyOptions = path.map { keyOptions.forDatabase(at: $0) } ?? keyOptions
         let source = try keyOptions.source(
-            isSet: { $0 == KeySource.passwordEnvironmentVariable ? KeySource.passwordEnvironmentVariableGivesKey : getenv($0) != nil },
             standardInputIsTerminal: Console.standardInputIsTerminal,
             promptMessage: promptMessage,
             keyIsNew: keyIsNew)
@@ -97,7 +96,7 @@ enum CommandSupport {
 
     /// Whether a flag chose the key source (which the environment never overrides).
     private static func keySourceIsAFlag(_ keyOptions: KeyOptions) -> Bool {
-        keyOptions.password != nil
+        !keyOptions.flags.given.isEmpty
             || ProjectSetting.allCases.contains { $0.choosesTheKeySource && CLIContext.resolvedSettings.settings?.values[$0]?.origin == .flag }
     }
 
@@ -135,9 +134,7 @@ enum CommandSupport {
     /// `--password` put the key in the process list, whether or not this command then
     /// uses it (`new`, or `lint` without --db-path, ignore it): say so either way.
     static func warnIfOnCommandLine(_ keyOptions: KeyOptions, reporter: Reporter) {
-        if keyOptions.password != nil {
-            reporter.warning("--password is visible to other users in the process list (ps); prefer --password-file, --keychain-service or \(KeyOptions.environmentVariable).")
-        }
+        for warning in keyOptions.given.warnings(DatabaseKeyRole.text) { reporter.warning(warning) }
     }
 
     /// The migration runner: the host's Swift steps, or the SQL files of `--migrations`.

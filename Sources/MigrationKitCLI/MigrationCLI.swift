@@ -63,8 +63,8 @@ struct RootCommand: ParsableCommand {
             commandName: CLIContext.host.commandName,
             abstract: "Safe migrations for SQLCipher-encrypted SQLite databases.",
             discussion: """
-                Keys come from exactly one of --password-file, --keychain-service/--keychain-account \
-                or --password; else from \(KeyOptions.environmentVariable); else a prompt on a terminal. \
+                Keys come from exactly one of \(KeySources.advice(DatabaseKeyRole.text, withVariable: false)); \
+                else from \(KeySource.passwordEnvironmentVariable); else a prompt on a terminal. \
                 Use --plaintext for an unencrypted database.
 
                 Settings not given as flags come from MIGRATIONKIT_* environment variables \

@@ -43,12 +43,10 @@ struct ConfigCommand: UsesProjectConnectionAndBackup {
             CLIContext.resolvedSettings.settings?.values[setting].map { " (\($0.origin))" } ?? ""
         }
         if options.plaintext { return "none: the database is plaintext\(origin(.plaintext))" }
-        if options.password != nil { return "--password (not shown)" }
-        if let file = options.passwordFile { return "key file \(file)\(origin(.passwordFile))" }
-        if let service = options.keychainService, let account = options.keychainAccount {
-            return "Secret Service item \(service)/\(account)\(origin(.keychainService))"
+        if let (text, setting) = options.given.shown {
+            return text + (setting.flatMap { ProjectSetting(rawValue: $0) }.map(origin) ?? "")
         }
-        if KeySource.passwordEnvironmentVariableGivesKey { return "\(KeyOptions.environmentVariable) (not shown)" }
+        if KeySource.passwordEnvironmentVariableGivesKey { return "\(KeySource.passwordEnvironmentVariable) (not shown)" }
         return "a prompt on a terminal (none given)"
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKitCommands
+import MigrationKitKeys
 import MigrationKitSQLCipher
 import TOMLKit
 
@@ -18,24 +19,13 @@ struct InitCommand: ParsableCommand {
     @Option(name: .customLong("migrations"), help: ArgumentHelp("The migrations folder to create, relative to this folder.", valueName: "dir"))
     var migrations = "Migrations"
 
-    @Option(name: .customLong("keychain-service"), help: ArgumentHelp("The Secret Service item's service that holds the key.", valueName: "service"))
-    var keychainService: String?
-
-    @Option(name: .customLong("keychain-account"), help: ArgumentHelp("The Secret Service item's account (with --keychain-service).", valueName: "account"))
-    var keychainAccount: String?
-
-    @Option(name: .customLong("password-file"), help: ArgumentHelp("A key file, instead of the keyring.", valueName: "path"))
-    var passwordFile: String?
+    /// The key source to write into the file (those it can hold: never --password).
+    @OptionGroup(title: "Key options") var key: KeySourceOptions<ProjectFileKeyRole>
 
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if (keychainService == nil) != (keychainAccount == nil) {
-            throw ValidationError("--keychain-service and --keychain-account go together; give both.")
-        }
-        if keychainService != nil && passwordFile != nil {
-            throw ValidationError("Give one key source: --password-file, or --keychain-service with --keychain-account.")
-        }
+        try key.given.validate(ProjectFileKeyRole.text)
         if dbPath.isEmpty || migrations.isEmpty {
             throw ValidationError("--db-path and --migrations cannot be empty.")
         }
@@ -68,13 +58,14 @@ struct InitCommand: ParsableCommand {
     }
 
     private var template: String {
-        var keyLines: [String]
-        if let keychainService, let keychainAccount {
-            keyLines = [line("keychain-service", keychainService), line("keychain-account", keychainAccount)]
-        } else if let passwordFile {
-            keyLines = [line("password-file", passwordFile)]
+        // The source given, or each source the file can name as a commented example.
+        let keyLines: [String]
+        if let (descriptor, values) = key.given.given.first {
+            keyLines = zip(descriptor.parameters, values).map { line($0.name, $1 ?? "") }
         } else {
-            keyLines = ["# keychain-service = \"myapp\"", "# keychain-account = \"db\"", "# password-file = \"/etc/myapp/db.key\""]
+            keyLines = KeySources.all.filter { !$0.settings.isEmpty }.flatMap { descriptor in
+                ["# \(descriptor.description):"] + descriptor.settings.map { "# " + line($0.name, $0.example) }
+            }
         }
         return """
             # migrationkit.toml: settings for `migrationkit` run in this folder or below it.
@@ -88,8 +79,7 @@ struct InitCommand: ParsableCommand {
             \(line("db-path", dbPath))
             \(line("migrations", migrations))
 
-            # Where the key comes from: a Secret Service item (gnome-keyring, KeePassXC), or
-            # a key file (mode 0600). MIGRATIONKIT_PASSWORD, or a flag, overrides them.
+            # Where the key comes from, one of these. \(KeySource.passwordEnvironmentVariable), or a flag, overrides it.
             \(keyLines.joined(separator: "\n"))
 
             # lock-timeout = 10          # seconds to wait for another process's lock

@@ -66,7 +66,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup {
         if isFleet && eraseOnSchemaChange {
             throw ValidationError("--erase-on-schema-change works on one database; give one --db-path.")
         }
-        if databaseList == "-" && connection.key.passwordFile == "-" {
+        if databaseList == "-" && connection.key.given.readsStandardInput {
             throw ValidationError("--db-list - and --password-file - both read standard input; give the list or the key in a file.")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitCommands
+import MigrationKitKeys
 import TOMLKit
 
 /// `migrationkit.toml`: the settings of a project, so that a deploy script or a systemd
@@ -135,7 +136,7 @@ struct ProjectFile {
             let line = lines.line(of: key, in: path)
             let here = location(file, line)
             if ProjectSetting.keyNames.contains(key.lowercased()) {
-                throw CLIError(.usage, "\(here): a key never goes in \(fileName), which is usually committed; name a key file (password-file) or a keyring item (keychain-service and keychain-account), or set MIGRATIONKIT_PASSWORD.")
+                throw CLIError(.usage, "\(here): a key never goes in \(fileName), which is usually committed; name where it is instead, \(KeySources.settingsSentence), or set \(KeySource.passwordEnvironmentVariable).")
             }
             guard let setting = ProjectSetting(rawValue: key) else {
                 let names = ProjectSetting.allCases.map(\.rawValue)
@@ -158,7 +159,7 @@ struct ProjectFile {
         case .path:
             guard let path = value.string else { throw wrongType("a path in quotes") }
             guard !path.isEmpty else { throw CLIError(.usage, "\(here): `\(setting.rawValue)` is empty; give a path, or remove the line.") }
-            if path.hasPrefix("/") || (setting == .passwordFile && path == "-") { return path }
+            if path.hasPrefix("/") || (setting.dashIsStandardInput && path == "-") { return path }
             return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: folder, isDirectory: true)).standardizedFileURL.path
         case .text:
             guard let text = value.string else { throw wrongType("text in quotes") }

@@ -2,25 +2,60 @@
 /// `migrationkit.toml` can each give, named like its long option.
 ///
 /// Precedence is flags, then the environment, then the file, then the default; the key
-/// source settings go as one group (see `ProjectSettings`). A key itself is never one of
-/// them: keys come from a key file, the keyring, `MIGRATIONKIT_PASSWORD` or a prompt.
-enum ProjectSetting: String, CaseIterable, Sendable {
-    case dbPath = "db-path"
-    case migrations
-    case passwordFile = "password-file"
-    case keychainService = "keychain-service"
-    case keychainAccount = "keychain-account"
-    case plaintext
-    case cipherCompatibility = "cipher-compatibility"
-    case kdfIterations = "kdf-iter"
-    case cipherPageSize = "cipher-page-size"
-    case cipherKDFAlgorithm = "cipher-kdf-algorithm"
-    case cipherHMACAlgorithm = "cipher-hmac-algorithm"
-    case cipherPlaintextHeaderSize = "cipher-plaintext-header-size"
-    case cipherSalt = "cipher-salt"
-    case lockTimeout = "lock-timeout"
-    case backupDirectory = "backup-dir"
-    case memorySecurity = "memory-security"
+/// source settings go as one group (see `ProjectSettings`) and come from the list of key
+/// sources (`KeySources`). A key itself is never one of them.
+struct ProjectSetting: Hashable, Sendable {
+    /// The long option's name, the file's key: `db-path`.
+    let rawValue: String
+    /// What a value must look like.
+    let kind: Kind
+    /// A path whose `-` means standard input, kept as written (`password-file`).
+    var dashIsStandardInput = false
+    /// One of a key source's values (`KeySources`), rather than a setting of its own.
+    var isKeySource = false
+
+    static let dbPath = ProjectSetting(rawValue: "db-path", kind: .path)
+    static let migrations = ProjectSetting(rawValue: "migrations", kind: .path)
+    static let plaintext = ProjectSetting(rawValue: "plaintext", kind: .flag)
+    static let cipherCompatibility = ProjectSetting(rawValue: "cipher-compatibility", kind: .wholeNumber)
+    static let kdfIterations = ProjectSetting(rawValue: "kdf-iter", kind: .wholeNumber)
+    static let cipherPageSize = ProjectSetting(rawValue: "cipher-page-size", kind: .wholeNumber)
+    static let cipherKDFAlgorithm = ProjectSetting(rawValue: "cipher-kdf-algorithm", kind: .text)
+    static let cipherHMACAlgorithm = ProjectSetting(rawValue: "cipher-hmac-algorithm", kind: .text)
+    static let cipherPlaintextHeaderSize = ProjectSetting(rawValue: "cipher-plaintext-header-size", kind: .wholeNumber)
+    static let cipherSalt = ProjectSetting(rawValue: "cipher-salt", kind: .text)
+    static let lockTimeout = ProjectSetting(rawValue: "lock-timeout", kind: .seconds)
+    static let backupDirectory = ProjectSetting(rawValue: "backup-dir", kind: .path)
+    static let memorySecurity = ProjectSetting(rawValue: "memory-security", kind: .flag)
+
+    /// The key sources' settings (`password-file`, `keychain-service`, …), from the one
+    /// list of key sources.
+    static let keySources: [ProjectSetting] = KeySources.settings.map { parameter in
+        ProjectSetting(rawValue: parameter.name, kind: parameter.setting ?? .text,
+                       dashIsStandardInput: parameter.dashIsStandardInput, isKeySource: true)
+    }
+
+    /// Every setting, in the order `config` shows them.
+    static let allCases: [ProjectSetting] = [dbPath, migrations] + keySources + [
+        plaintext, cipherCompatibility, kdfIterations, cipherPageSize, cipherKDFAlgorithm, cipherHMACAlgorithm,
+        cipherPlaintextHeaderSize, cipherSalt, lockTimeout, backupDirectory, memorySecurity,
+    ]
+
+    /// The setting the file or a flag names `name`, if any.
+    init?(rawValue name: String) {
+        guard let setting = Self.allCases.first(where: { $0.rawValue == name }) else { return nil }
+        self = setting
+    }
+
+    private init(rawValue: String, kind: Kind, dashIsStandardInput: Bool = false, isKeySource: Bool = false) {
+        self.rawValue = rawValue
+        self.kind = kind
+        self.dashIsStandardInput = dashIsStandardInput
+        self.isKeySource = isKeySource
+    }
+
+    static func == (lhs: ProjectSetting, rhs: ProjectSetting) -> Bool { lhs.rawValue == rhs.rawValue }
+    func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// What a value must look like.
     enum Kind: Sendable {
@@ -32,16 +67,6 @@ enum ProjectSetting: String, CaseIterable, Sendable {
         case flag
     }
 
-    var kind: Kind {
-        switch self {
-        case .dbPath, .migrations, .passwordFile, .backupDirectory: return .path
-        case .keychainService, .keychainAccount, .cipherKDFAlgorithm, .cipherHMACAlgorithm, .cipherSalt: return .text
-        case .cipherCompatibility, .kdfIterations, .cipherPageSize, .cipherPlaintextHeaderSize: return .wholeNumber
-        case .lockTimeout: return .seconds
-        case .plaintext, .memorySecurity: return .flag
-        }
-    }
-
     /// `MIGRATIONKIT_DB_PATH`.
     var environmentVariable: String {
         "MIGRATIONKIT_" + rawValue.uppercased().replacingOccurrences(of: "-", with: "_")
@@ -49,7 +74,7 @@ enum ProjectSetting: String, CaseIterable, Sendable {
 
     /// The settings that choose where the key comes from: taken together from one place.
     var choosesTheKeySource: Bool {
-        [.passwordFile, .keychainService, .keychainAccount, .plaintext].contains(self)
+        isKeySource || self == .plaintext
     }
 
     /// Names people reach for that would put a key into the file.

@@ -6,9 +6,9 @@ import MigrationKitKeys
 /// The settings a command runs with, and where each came from: flags, then the
 /// `MIGRATIONKIT_*` environment, then `migrationkit.toml`, then the defaults.
 ///
-/// The settings that choose the key source (password-file, keychain-service and
-/// -account, plaintext) are taken together from the first of those places that gives
-/// any of them, with `MIGRATIONKIT_PASSWORD` counting as the environment's: a key file
+/// The settings that choose the key source (every key source's settings, `KeySources`,
+/// and plaintext) are taken together from the first of those places that gives any of
+/// them, with `MIGRATIONKIT_PASSWORD` counting as the environment's: a key file
 /// named in the project file and a `--keychain-service` flag are two sources, and mixing
 /// them would be refused as two keys.
 struct ProjectSettings {
@@ -43,8 +43,9 @@ struct ProjectSettings {
         let flags = Dictionary(uniqueKeysWithValues: ProjectSetting.allCases.compactMap { setting in
             flagValue(setting, connection: connection, backup: backup).map { (setting, $0) }
         })
-        let keyFromFlags = connection.key.password != nil || flags.keys.contains { $0.choosesTheKeySource }
-        let keyFromEnvironment = !keyFromFlags && (environment(KeyOptions.environmentVariable) != nil
+        // `--password` counts too, though it is no setting.
+        let keyFromFlags = !connection.key.flags.given.isEmpty || flags.keys.contains { $0.choosesTheKeySource }
+        let keyFromEnvironment = !keyFromFlags && (environment(KeySource.passwordEnvironmentVariable) != nil
             || ProjectSetting.allCases.contains { $0.choosesTheKeySource && environment($0.environmentVariable) != nil })
 
         var values: [ProjectSetting: Value] = [:]
@@ -87,7 +88,7 @@ struct ProjectSettings {
     /// empty `KEY=` line in a unit file or a CI form usually means "not given".
     static func environmentValue(_ name: String) -> String? {
         // Present or not; its value is a key, never read here.
-        if name == KeyOptions.environmentVariable { return KeySource.passwordEnvironmentVariableGivesKey ? "" : nil }
+        if name == KeySource.passwordEnvironmentVariable { return KeySource.passwordEnvironmentVariableGivesKey ? "" : nil }
         guard let value = getenv(name) else { return nil }
         let text = String(cString: value)
         return text.isEmpty ? nil : text
@@ -107,12 +108,10 @@ struct ProjectSettings {
     }
 
     private static func flagValue(_ setting: ProjectSetting, connection: ConnectionOptions, backup: BackupOptions?) -> String? {
+        if setting.isKeySource { return connection.key.flags.given.byName[setting.rawValue] }
         switch setting {
         case .dbPath: return connection.dbPath
         case .migrations: return connection.migrations.givenDirectory
-        case .passwordFile: return connection.key.passwordFile
-        case .keychainService: return connection.key.keychainService
-        case .keychainAccount: return connection.key.keychainAccount
         case .plaintext: return connection.key.plaintext ? "true" : nil
         case .cipherCompatibility: return connection.cipher.compatibility.map(String.init)
         case .kdfIterations: return connection.cipher.kdfIterations.map(String.init)
@@ -124,6 +123,7 @@ struct ProjectSettings {
         case .lockTimeout: return connection.givenLockTimeout.map(seconds)
         case .backupDirectory: return backup?.directory
         case .memorySecurity: return connection.cipher.memorySecurity.map { String($0) }
+        default: return nil
         }
     }
 
@@ -143,12 +143,13 @@ struct ProjectSettings {
         func notA(_ wanted: String) -> CLIError {
             CLIError(.usage, "\(value.origin): \(setting.rawValue) must be \(wanted), not \"\(value.text)\".")
         }
+        if setting.isKeySource {
+            connection.key.given.byName[setting.rawValue] = value.text
+            return
+        }
         switch setting {
         case .dbPath: connection.dbPath = value.text
         case .migrations: connection.migrations.givenDirectory = value.text
-        case .passwordFile: connection.key.passwordFile = value.text
-        case .keychainService: connection.key.keychainService = value.text
-        case .keychainAccount: connection.key.keychainAccount = value.text
         case .plaintext:
             connection.key.plaintext = try yesOrNo()
         case .memorySecurity:
@@ -164,6 +165,7 @@ struct ProjectSettings {
             guard let seconds = Double(value.text) else { throw notA("a number of seconds") }
             connection.givenLockTimeout = seconds
         case .backupDirectory: backup?.directory = value.text
+        default: break
         }
     }
 }

@@ -40,7 +40,7 @@ extension ConnectionOptions {
         if let dbPath, !dbPath.isEmpty {
             files += [dbPath, dbPath + "-journal", dbPath + "-wal", dbPath + "-shm"]
         }
-        if let keyFile = key.passwordFile, keyFile != "-" { files.append(keyFile) }
+        files += key.given.keyFiles
         let folder = migrations.directory
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".sql") {
             files.append(folder + "/" + name)

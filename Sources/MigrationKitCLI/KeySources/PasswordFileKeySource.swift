@@ -1,0 +1,15 @@
+import MigrationKitKeys
+
+/// `--password-file PATH`: a key file (`KeyFile`'s rules); `-` reads standard input.
+enum PasswordFileKeySource: KeySourceDefinition {
+    static let descriptor = KeySourceDescriptor(
+        parameters: [.init(
+            name: "password-file", valueName: "path",
+            help: { "Read \($0.theKey) from a file (mode 0600; `-` reads standard input)." },
+            setting: .path, dashIsStandardInput: true, example: "/etc/myapp/db.key")],
+        description: "a key file (mode 0600)",
+        takesName: true,
+        source: { $0[0] == "-" ? .standardInput : .file(path: $0[0]) },
+        shown: { "key file \($0[0])" },
+        keyFile: { $0[0] == "-" ? nil : $0[0] })
+}

@@ -1,0 +1,19 @@
+import MigrationKitKeys
+
+/// `--keychain-service S --keychain-account A`: a Secret Service item (the Linux
+/// keychain), through `SecretServiceKeyStore`.
+enum SecretServiceKeySource: KeySourceDefinition {
+    static let descriptor = KeySourceDescriptor(
+        parameters: [
+            .init(name: "keychain-service", valueName: "service",
+                  help: { "Take \($0.theKey) from the Secret Service (gnome-keyring, KeePassXC): the item's service." },
+                  setting: .text, example: "myapp"),
+            .init(name: "keychain-account", valueName: "account",
+                  help: { "The Secret Service item's account (with \($0.flag("keychain-service")))." },
+                  setting: .text, example: "db"),
+        ],
+        description: "a Secret Service item (gnome-keyring, KeePassXC)",
+        takesName: true,
+        source: { .secretService(service: $0[0], account: $0[1]) },
+        shown: { "Secret Service item \($0[0])/\($0[1])" })
+}
