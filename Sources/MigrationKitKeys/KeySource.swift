@@ -14,10 +14,9 @@ import Musl
 /// Secrets are read into wiped storage (`SecretBytes`), never into a Swift `String`,
 /// except for `.password`, whose `String` the caller already holds.
 ///
-/// The command-line tool maps its flags onto these cases (`Keys/README.md` gives the
-/// precedence): `--password` → `.password`, `--password-file PATH` → `.file`,
-/// `--password-file -` → `.standardInput`, `--keychain-service/--keychain-account` →
-/// `.secretService`, otherwise `implicit(promptMessage:)`.
+/// The command-line tool maps each of its key sources onto one of these cases (its list
+/// is `KeySources` in MigrationKitCLI; `Keys/README.md` gives the precedence), and,
+/// when none is given, uses `implicit(promptMessage:)`.
 public enum KeySource: Sendable {
     /// A literal key text. It cannot be wiped, and on a command line other users can see
     /// it in `ps`; prefer the other sources for real keys.

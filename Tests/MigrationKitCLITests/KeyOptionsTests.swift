@@ -87,6 +87,23 @@ import Testing
         #expect(!viaEnvironment.output.contains(workspace.passphrase))
     }
 
+    /// Every key source the tool offers (its help's key options) has its row in the
+    /// README's table of key sources, where the others are documented.
+    @Test func everyKeySourceHasItsRowInTheREADME() throws {
+        let help = try Binary.run(["status", "--help"]).stdout
+        let section = help.components(separatedBy: "KEY OPTIONS:").dropFirst().first?.components(separatedBy: "\n\n").first ?? ""
+        let flags = section.split(whereSeparator: \.isWhitespace).map(String.init)
+            .filter { $0.hasPrefix("--") && $0.dropFirst(2).allSatisfy { $0.isLowercase || $0 == "-" } && $0 != "--plaintext" }
+        #expect(Set(flags).isSuperset(of: ["--password", "--password-file", "--keychain-service", "--keychain-account"]), "\(help)")
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let keys = readme.components(separatedBy: "\n## Keys\n").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
+        let rows = keys.split(separator: "\n").filter { $0.hasPrefix("|") }
+        for flag in Set(flags) {
+            #expect(rows.contains { $0.contains("`\(flag) ") || $0.contains(" \(flag) ") }, "README's Keys table has no row for \(flag)")
+        }
+    }
+
     @Test func unsafeKeyFilesAreRefusedOrWarnedAbout() throws {
         let (workspace, _) = try migratedWorkspace()
         try workspace.write("shared-key", workspace.passphrase + "\n", mode: 0o644)

@@ -64,7 +64,7 @@ struct InitCommand: ParsableCommand {
             keyLines = zip(descriptor.parameters, values).map { line($0.name, $1 ?? "") }
         } else {
             keyLines = KeySources.all.filter { !$0.settings.isEmpty }.flatMap { descriptor in
-                ["# \(descriptor.description):"] + descriptor.settings.map { "# " + line($0.name, $0.example) }
+                ["# \(descriptor.description)\(descriptor.note.map { " (\($0))" } ?? ""):"] + descriptor.settings.map { "# " + line($0.name, $0.example) }
             }
         }
         return """

@@ -136,7 +136,7 @@ struct ProjectFile {
             let line = lines.line(of: key, in: path)
             let here = location(file, line)
             if ProjectSetting.keyNames.contains(key.lowercased()) {
-                throw CLIError(.usage, "\(here): a key never goes in \(fileName), which is usually committed; name where it is instead, \(KeySources.settingsSentence), or set \(KeySource.passwordEnvironmentVariable).")
+                throw CLIError(.usage, "\(here): a key never goes in \(fileName), which is usually committed; name where it is instead: \(KeySources.settingsSentence), or set \(KeySource.passwordEnvironmentVariable).")
             }
             guard let setting = ProjectSetting(rawValue: key) else {
                 let names = ProjectSetting.allCases.map(\.rawValue)

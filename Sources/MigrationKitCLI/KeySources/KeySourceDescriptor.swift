@@ -32,8 +32,10 @@ struct KeySourceDescriptor: Sendable {
     /// The values, in order; every one is needed (`--keychain-service` with
     /// `--keychain-account`).
     let parameters: [Parameter]
-    /// What the source is, for sentences: "a key file (mode 0600)".
+    /// What the source is, for sentences: "a key file".
     let description: String
+    /// A word more, where there is room (`init`'s comments): "mode 0600".
+    var note: String? = nil
     /// Whether `{name}` in its values stands for each database's name (fleets).
     let takesName: Bool
     /// Listed last when a sentence says what to pass (`--password`: other users see it).

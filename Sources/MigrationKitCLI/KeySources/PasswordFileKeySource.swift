@@ -7,7 +7,7 @@ enum PasswordFileKeySource: KeySourceDefinition {
             name: "password-file", valueName: "path",
             help: { "Read \($0.theKey) from a file (mode 0600; `-` reads standard input)." },
             setting: .path, dashIsStandardInput: true, example: "/etc/myapp/db.key")],
-        description: "a key file (mode 0600)",
+        description: "a key file", note: "mode 0600",
         takesName: true,
         source: { $0[0] == "-" ? .standardInput : .file(path: $0[0]) },
         shown: { "key file \($0[0])" },

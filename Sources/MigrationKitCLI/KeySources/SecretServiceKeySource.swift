@@ -12,7 +12,7 @@ enum SecretServiceKeySource: KeySourceDefinition {
                   help: { "The Secret Service item's account (with \($0.flag("keychain-service")))." },
                   setting: .text, example: "db"),
         ],
-        description: "a Secret Service item (gnome-keyring, KeePassXC)",
+        description: "a Secret Service item", note: "gnome-keyring, KeePassXC",
         takesName: true,
         source: { .secretService(service: $0[0], account: $0[1]) },
         shown: { "Secret Service item \($0[0])/\($0[1])" })

@@ -25,7 +25,7 @@ enum SystemdCredentialKeySource: KeySourceDefinition {
             name: "systemd-credential", valueName: "name",
             help: { "Read \($0.theKey) from the systemd credential NAME: the file $\(directoryVariable)/NAME that the unit's LoadCredential= or LoadCredentialEncrypted= provides." },
             setting: .text, example: "db.key")],
-        description: "a systemd credential (LoadCredential=, LoadCredentialEncrypted=)",
+        description: "a systemd credential", note: "a unit's LoadCredential= or LoadCredentialEncrypted=",
         takesName: true,
         source: { .file(path: try path(of: $0[0])) },
         shown: { values in "systemd credential \(values[0])" + (directory.map { " in \($0)" } ?? " (\(directoryVariable) is not set here)") },
