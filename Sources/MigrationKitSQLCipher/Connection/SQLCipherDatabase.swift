@@ -85,9 +85,6 @@ public final class SQLCipherDatabase {
                                  busyWait: BusyWait(path: path, timeout: busyTimeout, givesWayToChanges: givesWayToChanges))
     }
 
-    /// Closes the connection now rather than when the last reference goes, as GRDB's
-    /// `Database.close()` does: the cached statements are finalized first, so the
-    /// close is immediate. Later calls throw `.misuse`. Closing twice does nothing.
     /// A private in-memory connection, for questions about the library itself
     /// (`SQLCipherLibrary`): no file, no key, no key derivation.
     static func inMemory() throws -> SQLCipherDatabase {
@@ -104,6 +101,9 @@ public final class SQLCipherDatabase {
         String(cString: sqlite3_errstr(code))
     }
 
+    /// Closes the connection now rather than when the last reference goes, as GRDB's
+    /// `Database.close()` does: the cached statements are finalized first, so the
+    /// close is immediate. Later calls throw `.misuse`. Closing twice does nothing.
     func close() {
         guard !isClosed else { return }
         statementCache.removeAll()

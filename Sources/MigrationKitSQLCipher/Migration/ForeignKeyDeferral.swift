@@ -129,7 +129,8 @@ enum ForeignKeyDeferral {
     /// violation. A declaration always spells `REFERENCES`; a name that merely contains
     /// the word costs one needless check, never a wrong answer.
     private static func declaresForeignKeys(_ db: SQLCipherDatabase) throws -> Bool {
-        try db.fetchInt(sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND sql LIKE '%REFERENCES%'") ?? 0 > 0
+        // instr(upper()), not LIKE: a step may have turned case_sensitive_like on.
+        try db.fetchInt(sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND instr(upper(sql), 'REFERENCES') > 0") ?? 0 > 0
     }
 
     /// Counts `PRAGMA foreign_key_check` rows of `tables` (nil: every table) without
@@ -182,17 +183,28 @@ final class ForeignKeyBaseline {
 
     /// Records every table's violations, learned before a transaction: what the run
     /// had not learned yet is what the database had before it.
+    /// After `forget()`, what another process committed meanwhile is not what the
+    /// database had before the run: `initial` is kept as it was, as a look at every
+    /// table after the body keeps it (`ForeignKeyDeferral.checked`).
     func learnBeforeTransaction(_ violations: ForeignKeyViolations) {
-        let new = knownTables.map { violations.removing($0) } ?? ForeignKeyViolations()
-        initial = (initial ?? ForeignKeyViolations()).merging(new)
+        if changedByOthers {
+            initial = initial ?? violations
+        } else {
+            let new = knownTables.map { violations.removing($0) } ?? ForeignKeyViolations()
+            initial = (initial ?? ForeignKeyViolations()).merging(new)
+        }
         known = violations
         knownTables = nil
     }
+
+    /// Whether another process changed the database during the run (`forget()`).
+    private var changedByOthers = false
 
     /// Forgets everything: another process changed the database.
     func forget() {
         known = nil
         knownTables = []
+        changedByOthers = true
     }
 
     /// What the final verification may still find without failing: what the database

@@ -2,10 +2,11 @@ import MigrationKit
 
 /// Rolling back through the steps' down closures, latest first.
 extension SQLCipherMigrationRunner {
-    /// Rolls back the latest applied step.
+    /// Rolls back the latest applied step (refused if edited since it was applied,
+    /// unless `acceptModified` names it).
     @discardableResult
-    public func rollbackLastMigration(in writer: SQLCipherWriter) throws -> MigrationReport {
-        try rollbackMigrations(in: writer, steps: 1)
+    public func rollbackLastMigration(in writer: SQLCipherWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try rollbackMigrations(in: writer, steps: 1, acceptModified: acceptModified)
     }
 
     /// Rolls back the `steps` latest applied steps, latest first. Every one of them
@@ -25,8 +26,8 @@ extension SQLCipherMigrationRunner {
 
     /// Rolls back one named step, which must be the latest applied.
     @discardableResult
-    public func rollbackMigration(_ identifier: String, in writer: SQLCipherWriter) throws -> MigrationReport {
-        try rollback(.only(identifier), in: writer)
+    public func rollbackMigration(_ identifier: String, in writer: SQLCipherWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try rollback(.only(identifier), in: writer, acceptModified: acceptModified)
     }
 
     /// The identifiers `rollbackMigrations(in:steps:)` would roll back, in order, or the
@@ -41,7 +42,7 @@ extension SQLCipherMigrationRunner {
         try writer.read { try analysis(of: $0).rollbackPlan(.after(target), acceptModified: acceptModified) }.map(\.identifier)
     }
 
-    private func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
+    private func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter, acceptModified: Set<String>) throws -> MigrationReport {
         let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
         defer { lock.release() }
         let clock = ContinuousClock()

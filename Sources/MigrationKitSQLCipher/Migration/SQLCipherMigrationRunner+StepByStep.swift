@@ -27,12 +27,12 @@ extension SQLCipherMigrationRunner {
         // read with the plan, and compared under the write lock before every step, it
         // says whether the plan still describes the database (a re-made analysis per
         // step would cost O(steps) each time, so O(n²) for a long run).
-        var turn = StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: try dataVersion(db))
+        var turn = try freshTurn(db, through: lastIndex, options: options)
         if turn.plan.hasBookkeeping {
             // Only the ledger and history change here: no table of the app's to check.
             turn = try ForeignKeyDeferral.inTransaction(
                 db, baseline: foreignKeys,
-                prepare: { StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: try dataVersion(db)) },
+                prepare: { try freshTurn(db, through: lastIndex, options: options) },
                 changesOnlyTheDatabase: { _ in true },
                 scope: { _, _ in limited ? [] : nil },
                 body: { turn, _ in try recordBookkeeping(turn.plan, in: db) }
@@ -51,7 +51,7 @@ extension SQLCipherMigrationRunner {
                     let version = try dataVersion(db)
                     guard version != turn.version else { return turn }
                     foreignKeys.forget()
-                    return StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: version)
+                    return try freshTurn(db, through: lastIndex, options: options)
                 },
                 changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
                 scope: { _, stepChanged in limited ? try stepChanged.foreignKeyScope(using: graph, in: db) : nil },
@@ -75,5 +75,13 @@ extension SQLCipherMigrationRunner {
         report.verification = try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? (changed, graph) : nil)
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
+    }
+
+    /// A plan made now, with the `data_version` read *before* it: a commit by another
+    /// connection while the plan is read then shows as a changed version under the lock,
+    /// and the plan is made again, rather than a stale plan passing as current.
+    private func freshTurn(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> StepTurn {
+        let version = try dataVersion(db)
+        return StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: version)
     }
 }

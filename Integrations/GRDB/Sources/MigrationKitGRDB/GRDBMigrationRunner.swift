@@ -134,10 +134,11 @@ public struct GRDBMigrationRunner: Sendable {
 
     // MARK: - Rolling back
 
-    /// Rolls back the latest applied step; returns its identifier.
+    /// Rolls back the latest applied step (refused if edited since it was applied,
+    /// unless `acceptModified` names it); returns its identifier.
     @discardableResult
-    public func rollbackLastMigration(in writer: any DatabaseWriter) throws -> [String] {
-        try rollbackMigrations(in: writer, steps: 1)
+    public func rollbackLastMigration(in writer: any DatabaseWriter, acceptModified: Set<String> = []) throws -> [String] {
+        try rollbackMigrations(in: writer, steps: 1, acceptModified: acceptModified)
     }
 
     /// Rolls back the latest `steps` applied steps, latest first, each in its own
@@ -172,7 +173,8 @@ public struct GRDBMigrationRunner: Sendable {
             defer { if enforced { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
             // What the database had before: a down closure runs once, so this is learned
             // first, not by undoing it. Kept up to date after each step.
-            let initial = try DatabaseChecks.foreignKeyViolations(in: db)
+            guard !doomed.isEmpty else { return ([], ForeignKeyViolations()) }
+            let initial = try Self.violations(in: db)
             var known = initial
             for (position, step) in doomed.enumerated() {
                 observer?(.willRollback(identifier: step.identifier, position: position + 1, total: doomed.count))
@@ -180,7 +182,7 @@ public struct GRDBMigrationRunner: Sendable {
                 try db.inTransaction(.immediate) {
                     try step.rollback?(db)
                     try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
-                    let after = try DatabaseChecks.foreignKeyViolations(in: db)
+                    let after = try Self.violations(in: db)
                     let added = after.added(since: known)
                     if !added.isEmpty {
                         throw MigrationStepError(identifier: step.identifier, phase: .rollback, sourceFile: step.sourceFile, line: nil,
@@ -196,6 +198,12 @@ public struct GRDBMigrationRunner: Sendable {
         // Violations the database already had are kept, as the steps' checks kept them.
         try runPostMigrationChecks(in: writer, tolerating: initial)
         return rolledBack
+    }
+
+    /// Every foreign-key violation, listed only when the count says there are some
+    /// (the common case costs one pass and no list).
+    private static func violations(in db: Database) throws -> ForeignKeyViolations {
+        try DatabaseChecks.foreignKeyViolationCount(in: db) > 0 ? DatabaseChecks.foreignKeyViolations(in: db) : ForeignKeyViolations()
     }
 
     // MARK: - Verifying
