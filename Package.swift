@@ -109,9 +109,12 @@ let package = Package(
         // The key sources build without SQLCipher; their tests open databases with the
         // keys they produce, so they link it.
         .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "MigrationKitSQLCipher", "KeyStoreProbe", "MigrationKitTestSupport"]),
-        // Runs the built binaries as a user would.
+        // Runs the built binaries as a user would; the command tree's own rules are
+        // checked on the types.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
-            "migrationkit", "notes-migrate", "MigrationKitSQLCipher", "MigrationKitTestSupport",
+            "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommands", "MigrationKitSQLCipher",
+            "MigrationKitTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // A child process for the key tests: libsecret caches its bus connection per

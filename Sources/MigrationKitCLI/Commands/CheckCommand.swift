@@ -4,7 +4,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: ParsableCommand, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Prove a migrations folder before it ships, on scratch databases: fresh install, idempotence, every down undoing its up, and optionally an upgrade of a copy of a real older database.",

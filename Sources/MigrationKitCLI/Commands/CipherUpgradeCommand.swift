@@ -2,7 +2,7 @@ import ArgumentParser
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct CipherUpgradeCommand: UsesProjectConnectionAndBackup {
+struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "cipher-upgrade",
         abstract: "Move an encrypted database to the linked SQLCipher's own format (SQLCipher 3 files to SQLCipher 4's), proven before it replaces the original.",

@@ -6,7 +6,7 @@ import MigrationKitKeys
 /// `migrationkit config`: the settings a command run here would use, and where each
 /// came from (flag, environment, file:line, default), as `git config --show-origin`
 /// does. Keys are never shown: only where the key would come from.
-struct ConfigCommand: UsesProjectConnectionAndBackup {
+struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "Show the effective settings (flags, MIGRATIONKIT_* variables, migrationkit.toml, defaults) and where each came from.")

@@ -3,7 +3,7 @@ import Foundation
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct EncryptCommand: UsesProjectConnectionAndBackup {
+struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "encrypt",
         abstract: "Encrypt a plaintext database with the given key (into --output, or in place).",
@@ -76,7 +76,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup {
     }
 }
 
-struct DecryptCommand: UsesProjectConnection {
+struct DecryptCommand: UsesProjectConnection, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "decrypt",
         abstract: "Write a plaintext copy of an encrypted database (mode 0600), for export or support.")
@@ -121,7 +121,7 @@ struct RekeyDocument: Encodable {
     @AlwaysPresent var backup: String?
 }
 
-struct RekeyCommand: UsesProjectConnectionAndBackup {
+struct RekeyCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt a database with a new key, then prove the new key opens it.",

@@ -8,7 +8,7 @@ import TOMLKit
 /// `migrationkit init`: a commented `migrationkit.toml` and an empty migrations folder
 /// in the current folder, so that `migrationkit migrate` needs no flags from then on.
 /// Refuses to replace either: an existing file or folder is the project's own.
-struct InitCommand: ParsableCommand {
+struct InitCommand: ParsableCommand, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Write a commented migrationkit.toml and an empty migrations folder here.")

@@ -52,7 +52,7 @@ private func refuseExistingItem(_ store: SecretServiceKeyStore, _ item: Keychain
     throw CLIError(.refused, "A key is already stored for service \"\(item.service)\", account \"\(item.account)\"; replacing it would lose access to the databases it opens. Pass --force to replace it anyway.")
 }
 
-struct GenerateKeyCommand: ParsableCommand {
+struct GenerateKeyCommand: ParsableCommand, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Store 32 random bytes as a new raw key in the Secret Service (never printed unless --print).",
@@ -81,7 +81,7 @@ struct GenerateKeyCommand: ParsableCommand {
     }
 }
 
-struct StoreKeyCommand: ParsableCommand {
+struct StoreKeyCommand: ParsableCommand, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Store a key in the Secret Service, read from standard input (or a prompt, asked twice).")
@@ -102,7 +102,7 @@ struct StoreKeyCommand: ParsableCommand {
     }
 }
 
-struct DeleteKeyCommand: ParsableCommand {
+struct DeleteKeyCommand: ParsableCommand, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete a key from the Secret Service. Databases it opens cannot be opened without another copy of it.")

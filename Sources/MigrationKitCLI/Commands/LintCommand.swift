@@ -3,7 +3,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct LintCommand: UsesProjectConnection {
+struct LintCommand: UsesProjectConnection, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "lint",
         abstract: "Check migration files for SQL that fails in the field: errors block migrate, warnings are printed.",

@@ -4,7 +4,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct MigrateCommand: UsesProjectConnectionAndBackup {
+struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply pending migrations, each in its own transaction, then verify the database.")

@@ -4,7 +4,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct NewCommand: UsesProjectConnection {
+struct NewCommand: UsesProjectConnection, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "new",
         abstract: "Create the next migration file (NNNN_name.sql, with up and down sections), numbered the way the folder already numbers its files.")

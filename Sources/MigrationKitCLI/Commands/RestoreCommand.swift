@@ -3,7 +3,7 @@ import Foundation
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct RestoreCommand: UsesProjectConnectionAndBackup {
+struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put a backup back in place of the database, after proving it opens with the key.",
@@ -50,7 +50,7 @@ struct RestoreCommand: UsesProjectConnectionAndBackup {
     }
 }
 
-struct BaselineCommand: UsesProjectConnection {
+struct BaselineCommand: UsesProjectConnection, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "baseline",
         abstract: "Record migrations up to --to as applied without running them, for a database made before MigrationKit managed it.")

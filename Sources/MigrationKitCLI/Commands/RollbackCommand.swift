@@ -3,7 +3,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct RollbackCommand: UsesProjectConnectionAndBackup {
+struct RollbackCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "rollback",
         abstract: "Undo the latest applied migrations with their down SQL, then verify.")

@@ -4,7 +4,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct SchemaDumpCommand: UsesProjectConnection {
+struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "schema-dump",
         abstract: "Print the schema as canonical SQL (sorted; equal schemas give identical text).")

@@ -4,7 +4,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct StatusCommand: UsesProjectConnection {
+struct StatusCommand: UsesProjectConnection, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "List every migration as applied or pending, and applied ones with no file.")

@@ -3,7 +3,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct VerifyCommand: UsesProjectConnection {
+struct VerifyCommand: UsesProjectConnection, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check the database's integrity, foreign keys and required indexes without migrating.")

@@ -1,0 +1,50 @@
+import ArgumentParser
+@testable import MigrationKitCLI
+import MigrationKitCommands
+import Testing
+
+/// A new subcommand is its own file plus one line in `RootCommand`'s list. What else a
+/// command must be is declared on the type and checked here over the whole tree, so a
+/// command that forgets it fails a test instead of quietly printing text errors under
+/// `--json` or ignoring `migrationkit.toml`.
+@Suite struct CommandTreeTests {
+    /// The commands a user runs: every command without subcommands of its own.
+    private static func runnableCommands(under command: any ParsableCommand.Type) -> [any ParsableCommand.Type] {
+        let subcommands = command.configuration.subcommands
+        return subcommands.isEmpty ? [command] : subcommands.flatMap { runnableCommands(under: $0) }
+    }
+
+    private let commands = Self.runnableCommands(under: RootCommand.self)
+
+    @Test func theTreeHoldsEveryCommand() {
+        let names = Set(commands.map { $0._commandName })
+        for expected in ["migrate", "status", "rollback", "verify", "schema-dump", "new", "init", "config", "encrypt",
+                         "decrypt", "rekey", "cipher-upgrade", "restore", "baseline", "lint", "check", "generate",
+                         "store", "delete"] {
+            #expect(names.contains(expected), "\(expected) is missing from the command tree: \(names.sorted())")
+        }
+    }
+
+    /// Whether a failure is printed as JSON comes from the parsed `--json` of a command
+    /// that has the output options; any other command's failures would be plain text.
+    @Test func everyCommandPrintsThroughTheOutputOptions() {
+        for command in commands {
+            #expect(command is any PrintsOutput.Type,
+                    "\(command) does not conform to PrintsOutput: its failures would not be JSON under --json")
+        }
+    }
+
+    /// A command with the connection options takes `--db-path`, the key and the rest from
+    /// the environment and the project file too, as every other such command does.
+    @Test func everyCommandWithConnectionOptionsTakesProjectSettings() {
+        var withConnection = 0
+        for command in commands {
+            let options = Mirror(reflecting: command.init()).children.map { String(describing: type(of: $0.value)) }
+            guard options.contains(where: { $0.contains("ConnectionOptions") }) else { continue }
+            withConnection += 1
+            #expect(command is any ProjectConfigurable.Type,
+                    "\(command) has the connection options but does not read migrationkit.toml or the environment")
+        }
+        #expect(withConnection >= 10, "the connection options were not found on the commands that have them")
+    }
+}
