@@ -58,7 +58,7 @@ let package = Package(
         // Key sources: flags, key files, the environment, a no-echo prompt, the Secret
         // Service; and keeping keys out of core dumps and other processes.
         .target(name: "MigrationKitKeys", dependencies: [
-            "MigrationKitSecrets", "CLibSecret", "CProcessControl",
+            "MigrationKit", "MigrationKitSecrets", "CLibSecret", "CProcessControl",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 

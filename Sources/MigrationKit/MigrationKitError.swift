@@ -1,8 +1,10 @@
 /// Everything that can go wrong in migration logic, independent of the database engine.
 ///
 /// Each case's `description` is one sentence a person can act on. Cases carry
-/// identifiers and counts, never row values or keys.
-public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertible {
+/// identifiers and counts, never row values or keys. A refusal that can be overridden
+/// carries the override as a `Remedy`, which each command line words as its own flag
+/// (`sentence(_:)`); the library never names one.
+public enum MigrationKitError: RemediableError, Hashable, Sendable {
     /// Two steps share an identifier.
     case duplicateIdentifiers([String])
     /// With lexicographic order enforced, `actual` was registered where `expected` belongs.
@@ -37,14 +39,17 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
     /// Only some of the steps a merged step replaces are applied.
     case partiallyAppliedMerge(step: String, applied: [String], missing: [String])
 
-    public var description: String { sentence(offersOverrides: true) }
+    /// What the refusal offers beyond fixing the cause: applying out of order anyway,
+    /// accepting an edit. Each command line words it (`sentence(_:)`), or leaves it out.
+    public var remedy: Remedy? {
+        switch self {
+        case .pendingMigrationsOutOfOrder: return .allowOutOfOrder
+        case .modifiedMigrations(let identifiers, _): return .acceptModified(identifiers)
+        default: return nil
+        }
+    }
 
-    /// The sentence without the `migrationkit` options that override a refusal
-    /// (`--allow-out-of-order`, `--accept-modified`), for a caller that offers none, such
-    /// as the GRDB commands.
-    public var descriptionWithoutOverrides: String { sentence(offersOverrides: false) }
-
-    private func sentence(offersOverrides: Bool) -> String {
+    public func sentence(_ wording: RemedyWording) -> String {
         switch self {
         case .duplicateIdentifiers(let identifiers):
             return "Migration identifiers must be unique, but \(Self.list(identifiers)) "
@@ -85,16 +90,17 @@ public enum MigrationKitError: Error, Hashable, Sendable, CustomStringConvertibl
                 + "\(unknown.count == 1 ? "is" : "are") not among the known migrations; use the newer version, "
                 + "or restore an older backup."
         case .pendingMigrationsOutOfOrder(let pending, let latest):
-            return "Pending migration\(pending.count == 1 ? "" : "s") \(Self.list(pending)) sort\(pending.count == 1 ? "s" : "") "
-                + "before the latest applied one, \"\(latest)\", so the database would reach a state no migration "
-                + "expected; rename \(pending.count == 1 ? "it" : "them") to sort last" + (offersOverrides ? ", or pass --allow-out-of-order." : ".")
+            return Advice(
+                situation: "Pending migration\(pending.count == 1 ? "" : "s") \(Self.list(pending)) sort\(pending.count == 1 ? "s" : "") "
+                    + "before the latest applied one, \"\(latest)\", so the database would reach a state no migration expected",
+                otherwise: "rename \(pending.count == 1 ? "it" : "them") to sort last",
+                remedy: remedy).sentence(wording)
         case .modifiedMigrations(let identifiers, let files):
-            return "\(files.count == 1 ? "A migration was" : "Migrations were") edited after being applied to this database: "
-                + "\(Self.list(files)). Databases that applied the old version will not get the change; revert the edit and "
-                + "put the change in a new migration"
-                + (offersOverrides
-                    ? ", or, if the edit changes nothing that matters, accept it with \(identifiers.map { "--accept-modified \($0)" }.joined(separator: " "))."
-                    : ".")
+            return Advice(
+                situation: "\(files.count == 1 ? "A migration was" : "Migrations were") edited after being applied to this database: "
+                    + "\(Self.list(files)). Databases that applied the old version will not get the change",
+                otherwise: "revert the edit and put the change in a new migration",
+                remedy: .acceptModified(identifiers)).sentence(wording)
         case .rollbackBeyondApplied(let requested, let applied):
             if applied == 0 { return "No migration is applied, so there is nothing to roll back." }
             return "Cannot roll back \(requested) step\(requested == 1 ? "" : "s"): only \(applied) "

@@ -30,7 +30,9 @@ public enum MigrationCLI {
         let locks = CommandLocks()
         let resolved = ResolvedSettings()
         let journal = RunJournal()
-        var runner = CommandLineRunner(root: RootCommand.self, commandName: host.commandName, layerErrors: SQLCipherErrorPresentation.present)
+        var runner = CommandLineRunner(root: RootCommand.self, commandName: host.commandName,
+                                       wording: CommandLineRemedies.wording(commandName: host.commandName),
+                                       layerErrors: SQLCipherErrorPresentation.present)
         runner.annotate = journal.annotate
         runner.stopped = journal.stop
         let code = CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {

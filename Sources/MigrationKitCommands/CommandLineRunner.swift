@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 
 /// Parses arguments, runs the command, and turns every outcome into the documented exit
 /// code and one sentence: what any MigrationKit command line (the `migrationkit` tool,
@@ -10,10 +11,11 @@ package struct CommandLineRunner {
     /// The name shown in messages.
     package let commandName: String
     /// Presents the database layer's own errors (nil for any other).
-    package let layerErrors: (any Error) -> ErrorPresentation?
-    /// Whether `migrate` has `--allow-out-of-order` and `--accept-modified`, which a
-    /// refusal then suggests.
-    package let offersOverrides: Bool
+    package let layerErrors: (any Error, RemedyWording) -> ErrorPresentation?
+    /// How this command line names the remedies library errors offer: its flags and
+    /// commands, nil for one it does not have (the GRDB commands have no
+    /// `--allow-out-of-order`, so their refusals do not suggest it).
+    package let wording: RemedyWording
     /// What the command line adds to any failure's presentation before it is printed
     /// (what the run left behind).
     package var annotate: (ErrorPresentation) -> ErrorPresentation = { $0 }
@@ -23,11 +25,11 @@ package struct CommandLineRunner {
     /// verification). Nil while no stop was asked.
     package var stopped: () -> ErrorPresentation? = { nil }
 
-    package init(root: any ParsableCommand.Type, commandName: String, offersOverrides: Bool = true,
-                 layerErrors: @escaping (any Error) -> ErrorPresentation?) {
+    package init(root: any ParsableCommand.Type, commandName: String, wording: RemedyWording,
+                 layerErrors: @escaping (any Error, RemedyWording) -> ErrorPresentation?) {
         self.root = root
         self.commandName = commandName
-        self.offersOverrides = offersOverrides
+        self.wording = wording
         self.layerErrors = layerErrors
     }
 
@@ -67,7 +69,7 @@ package struct CommandLineRunner {
                 stop.print(commandName: commandName, json: json)
                 return stop.exitCode.rawValue
             }
-            if let presented = ErrorPresentation(error, root: root, layer: layerErrors, offersOverrides: offersOverrides) {
+            if let presented = ErrorPresentation(error, root: root, layer: layerErrors, wording: wording) {
                 let presentation = annotate(presented)
                 presentation.print(commandName: commandName, json: json)
                 return presentation.exitCode.rawValue

@@ -1,3 +1,5 @@
+import MigrationKit
+
 /// Why a key could not be obtained, stored or deleted.
 ///
 /// Matchable like GRDB's `ResultCode` or swift-system's `Errno`: `catch
@@ -9,7 +11,7 @@
 /// material: messages are built only from MigrationKit's own text, paths, variable
 /// names, Secret Service attribute values (service and account names) and, for
 /// failures MigrationKit cannot classify, the GLib error's domain and code.
-public struct KeyError: Error, Sendable, CustomStringConvertible {
+public struct KeyError: RemediableError, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -122,18 +124,33 @@ public struct KeyError: Error, Sendable, CustomStringConvertible {
     public let path: String?
     /// The underlying GLib error, for Secret Service failures.
     public let glibError: GLibError?
+    /// The message's parts, when what to do includes a remedy a command line words
+    /// itself (which flag gives the key another way); `message` is the library's words.
+    public let advice: Advice?
 
     public init(code: Code, message: String, path: String? = nil, glibError: GLibError? = nil) {
         self.code = code
         self.message = message
         self.path = path
         self.glibError = glibError
+        self.advice = nil
     }
 
+    public init(code: Code, advice: Advice, path: String? = nil, glibError: GLibError? = nil) {
+        self.code = code
+        self.message = advice.sentence()
+        self.path = path
+        self.glibError = glibError
+        self.advice = advice
+    }
+
+    public var remedy: Remedy? { advice?.remedy }
+
     /// The message, followed by the GLib domain and code when there is one.
-    public var description: String {
-        guard let glibError else { return message }
-        return "\(message) [\(glibError)]"
+    public func sentence(_ wording: RemedyWording) -> String {
+        let text = advice?.sentence(wording) ?? message
+        guard let glibError else { return text }
+        return "\(text) [\(glibError)]"
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MigrationKit
 @_exported import MigrationKitSecrets
 
 /// Where a database key comes from.
@@ -86,7 +87,9 @@ public enum KeySource: Sendable {
         case .password(let text):
             return try KeyText.key(
                 from: SecretBytes(copying: text.utf8), origin: "the password given",
-                empty: KeyError(code: .passwordEmpty, message: "The password given is empty; an empty key would leave the database unencrypted (use --plaintext for an unencrypted database)."),
+                empty: KeyError(code: .passwordEmpty, advice: Advice(
+                    situation: "The password given is empty, which would leave the database unencrypted",
+                    otherwise: "give the key", remedy: .openWithoutKey)),
                 warn: warn)
 
         case .file(let path):
@@ -113,7 +116,8 @@ public enum KeySource: Sendable {
     private static func readEnvironment(_ variable: String, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         // getenv, not ProcessInfo: the value is copied straight into wiped storage.
         guard let value = getenv(variable) else {
-            throw KeyError(code: .environmentVariableUnset, message: "The environment variable \(variable) is not set; set it to the key, or pass the key another way (--password-file, --keychain-service).")
+            throw KeyError(code: .environmentVariableUnset, advice: Advice(
+                situation: "The environment variable \(variable) is not set", otherwise: "set it to the key", remedy: .keyFromAnotherSource))
         }
         let text = SecretBytes(copying: UnsafeRawBufferPointer(start: value, count: strlen(value)))
         return try KeyText.key(
@@ -124,7 +128,8 @@ public enum KeySource: Sendable {
 
     private static func readStandardInput(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         guard isatty(STDIN_FILENO) == 0 else {
-            throw KeyError(code: .standardInputIsTerminal, message: "Standard input is a terminal, where the key would be echoed as it is typed; pipe the key in (e.g. `migrationkit … --password-file - < key`), or leave out --password-file to be prompted without echo.")
+            throw KeyError(code: .standardInputIsTerminal, advice: Advice(
+                situation: "Standard input is a terminal, where the key would be echoed as it is typed", remedy: .keyFromPipeOrPrompt))
         }
         let text: SecretBytes
         switch BoundedReader.read(fd: STDIN_FILENO, limit: maximumKeyLength) {
@@ -133,7 +138,8 @@ public enum KeySource: Sendable {
         case .tooLarge:
             throw KeyError(code: .standardInputTooLarge, message: "Standard input holds more than \(maximumKeyLength) bytes, so it is not a key; pipe in only the key.")
         case .failed(let code):
-            throw KeyError(code: .standardInputUnreadable, message: "Cannot read the key from standard input (\(errnoDescription(code))); pipe the key in, or use --password-file PATH.")
+            throw KeyError(code: .standardInputUnreadable, advice: Advice(
+                situation: "Cannot read the key from standard input (\(errnoDescription(code)))", otherwise: "pipe the key in", remedy: .keyFromFile))
         }
         return try KeyText.key(
             from: text, origin: "standard input",

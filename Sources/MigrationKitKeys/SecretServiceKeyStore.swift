@@ -1,5 +1,6 @@
 import CLibSecret
 import Foundation
+import MigrationKit
 import MigrationKitSecrets
 
 /// Database keys in the freedesktop Secret Service (GNOME Keyring, KeePassXC, KWallet),
@@ -136,7 +137,8 @@ public struct SecretServiceKeyStore: Sendable {
         } catch {
             throw KeyError(
                 code: .noSessionBus,
-                message: "Cannot \(action) the key in the Secret Service because there is no D-Bus session bus; run inside a desktop session or under `dbus-run-session`, or pass the key with --password-file instead.",
+                advice: Advice(situation: "Cannot \(action) the key in the Secret Service because there is no D-Bus session bus",
+                               otherwise: "run inside a desktop session or under `dbus-run-session`", remedy: .keyFromFile),
                 glibError: error.glibError)
         }
     }
@@ -175,7 +177,9 @@ private struct ItemName: CustomStringConvertible {
                           G_DBUS_ERROR_SPAWN_FAILED, G_DBUS_ERROR_SPAWN_SERVICE_NOT_FOUND) {
             return KeyError(
                 code: .noSecretService,
-                message: "Cannot \(action) the key in the Secret Service because no Secret Service provider is running on the session bus; start one (`gnome-keyring-daemon --start --components=secrets`, or KeePassXC with Secret Service integration enabled), or pass the key with --password-file instead.",
+                advice: Advice(situation: "Cannot \(action) the key in the Secret Service because no Secret Service provider is running on the session bus",
+                               otherwise: "start one (`gnome-keyring-daemon --start --components=secrets`, or KeePassXC with Secret Service integration enabled)",
+                               remedy: .keyFromFile),
                 glibError: failure.glibError)
         }
         if failure.isDBus(G_DBUS_ERROR_NO_REPLY, G_DBUS_ERROR_TIMEOUT, G_DBUS_ERROR_TIMED_OUT)

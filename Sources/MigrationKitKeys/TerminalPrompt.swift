@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import MigrationKit
 import MigrationKitSecrets
 
 /// Asks for a key on the terminal without echoing it, like `getpass`/`readpassphrase`.
@@ -29,7 +30,7 @@ struct TerminalPrompt {
         guard isatty(input) == 1 else {
             throw KeyError(
                 code: .notATerminal,
-                message: "Cannot prompt for the key because standard input is not a terminal; pass it with --password-file, the \(KeySource.passwordEnvironmentVariable) environment variable, or --keychain-service and --keychain-account.")
+                advice: Advice(situation: "Cannot prompt for the key because standard input is not a terminal", remedy: .keyFromAnotherSource))
         }
         // One prompt at a time: the record of received signals is global.
         return try Self.lock.withLock {
@@ -171,12 +172,18 @@ private struct NoEchoSession {
 
     let fd: Int32
 
+    /// The terminal would not turn echo off (read `errno` at once): the key can come
+    /// another way.
+    private static func noEchoFailure() -> Advice {
+        Advice(situation: "Cannot switch the terminal to no-echo mode (\(errnoDescription(errno)))", remedy: .keyFromFile)
+    }
+
     static func run<T>(fd: Int32, _ body: (NoEchoSession) throws -> T) throws -> T {
         while true {
             for number in terminating + stopping { receivedSignals[Int(number)] = 0 }
             var saved = termios()
             guard tcgetattr(fd, &saved) == 0 else {
-                throw KeyError(code: .terminalFailed, message: "Cannot switch the terminal to no-echo mode (\(errnoDescription(errno))); pass the key with --password-file instead.")
+                throw KeyError(code: .terminalFailed, advice: noEchoFailure())
             }
             var noEcho = saved
             noEcho.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK | ECHONL)
@@ -192,7 +199,7 @@ private struct NoEchoSession {
                 // A background job touching the terminal gets SIGTTOU: stop, then retry.
                 outcome = .failure(Interrupted())
             } else {
-                outcome = .failure(KeyError(code: .terminalFailed, message: "Cannot switch the terminal to no-echo mode (\(errnoDescription(errno))); pass the key with --password-file instead."))
+                outcome = .failure(KeyError(code: .terminalFailed, advice: noEchoFailure()))
             }
             // Terminal first, then handlers; TCSAFLUSH drops anything typed beyond the
             // entry, which must not reach the shell.

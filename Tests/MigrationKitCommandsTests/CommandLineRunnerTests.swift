@@ -31,7 +31,13 @@ import Testing
     struct LayerError: Error {}
     struct OtherError: Error {}
 
-    private let runner = CommandLineRunner(root: Probe.self, commandName: "probe") { error in
+    /// The probe's words for the one remedy it offers.
+    private static let wording = RemedyWording { remedy in
+        if case .acceptModified(let identifiers) = remedy { return "accept it with --accept-modified \(identifiers[0])" }
+        return nil
+    }
+
+    private let runner = CommandLineRunner(root: Probe.self, commandName: "probe", wording: wording) { error, _ in
         error is LayerError ? ErrorPresentation(kind: "locked", message: "The file is locked.", exitCode: .locked) : nil
     }
 
@@ -57,18 +63,20 @@ import Testing
     }
 
     @Test func theCoresErrorsAreOneSentenceWithAStableKind() throws {
-        let presented = try #require(ErrorPresentation(MigrationKitError.unknownMigration("0042\nforged"), root: Probe.self) { _ in nil })
+        let presented = try #require(ErrorPresentation(MigrationKitError.unknownMigration("0042\nforged"), root: Probe.self,
+                                                       layer: { _, _ in nil }, wording: Self.wording))
         #expect(presented.exitCode == .usage)
         #expect(presented.kind == "unknownMigration")
         #expect(!presented.message.contains("\n"))
         #expect(presented.message.contains("0042\\nforged"))
-        // A command line without --accept-modified does not suggest it.
+        // A remedy is in the command line's words; one it does not offer is left out.
         let edited = MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: ["0001_a.sql"])
-        let offered = try #require(ErrorPresentation(edited, root: Probe.self) { _ in nil })
-        let withheld = try #require(ErrorPresentation(edited, root: Probe.self, layer: { _ in nil }, offersOverrides: false))
-        #expect(offered.message.contains("--accept-modified 0001_a") && !withheld.message.contains("--accept-modified"))
-        #expect(withheld.exitCode == .refused && withheld.message.hasSuffix("put the change in a new migration."))
+        let offered = try #require(ErrorPresentation(edited, root: Probe.self, layer: { _, _ in nil }, wording: Self.wording))
+        #expect(offered.message.hasSuffix("put the change in a new migration, or accept it with --accept-modified 0001_a."))
+        let outOfOrder = MigrationKitError.pendingMigrationsOutOfOrder(pending: ["0002_b"], latestApplied: "0003_c")
+        let withheld = try #require(ErrorPresentation(outOfOrder, root: Probe.self, layer: { _, _ in nil }, wording: Self.wording))
+        #expect(withheld.exitCode == .refused && withheld.message.hasSuffix("rename it to sort last."))
         // ArgumentParser's own errors are left to ArgumentParser.
-        #expect(ErrorPresentation(ValidationError("bad"), root: Probe.self) { _ in nil } == nil)
+        #expect(ErrorPresentation(ValidationError("bad"), root: Probe.self, layer: { _, _ in nil }, wording: Self.wording) == nil)
     }
 }

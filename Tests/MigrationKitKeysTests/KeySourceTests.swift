@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKit
 import MigrationKitTestSupport
 import MigrationKitKeys
 import MigrationKitSQLCipher
@@ -15,7 +16,8 @@ import Testing
         let bytes = Array(repeating: UInt8(0x5a), count: 32)
         #expect(try KeySource.password(rawKeyText(bytes)).resolve().isSameKey(as: .rawKey(bytes)))
         let error = expectKeyError(.passwordEmpty) { _ = try KeySource.password("").resolve() }
-        #expect(error?.message.contains("--plaintext") == true)
+        // The remedy is the command line's to word (`--plaintext`); the library says it plainly.
+        #expect(error?.remedy == .openWithoutKey && error?.message.contains("open it without a key") == true)
     }
 
     @Test func sourcesNeverPrintTheirSecret() {
@@ -84,7 +86,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let result = try runProbe(["resolve", "prompt"], stdin: Data("typed\n".utf8), environment: isolatedEnvironment(home: directory.url.path))
         #expect(result.errorCode == "notATerminal")
-        for alternative in ["--password-file", "MIGRATIONKIT_PASSWORD", "--keychain-service"] {
+        // In the library's words; the tool names its flags (RemedyWordingTests).
+        for alternative in ["a key file", "the environment", "the Secret Service"] {
             #expect(result.stderr.contains(alternative))
         }
     }

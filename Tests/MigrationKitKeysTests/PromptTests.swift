@@ -81,7 +81,7 @@ struct PromptTests {
         let directory = try TemporaryDirectory()
         let result = try run(["resolve", "stdin"], [], home: directory.url.path)
         #expect(result.errorCode == "standardInputIsTerminal", "\(result.transcript)")
-        #expect(result.transcript.contains("without echo"))
+        #expect(result.transcript.contains("pipe the key in, or prompt for it on the terminal"))
     }
 
     @Test func withoutAFlagOrVariableATerminalGetsThePrompt() throws {

@@ -159,7 +159,7 @@ import Glibc
             let result = try runProbe(arguments, environment: environment)
             #expect(result.errorCode == "noSessionBus", "\(arguments): \(result.stdout) \(result.stderr)")
             #expect(result.stderr.contains("dbus-run-session"))
-            #expect(result.stderr.contains("--password-file"))
+            #expect(result.stderr.contains("read the key from a file instead"))
             #expect(!result.mentions("pw-Nb6"))
         }
         // A stale address (the bus went away) is the same situation.

@@ -32,11 +32,13 @@ enum RunnerScenarios {
         func ledger() throws -> [String]
     }
 
-    /// How a scenario ended: the rolled-back identifiers, or the `MigrationKitError` case
-    /// it failed with (unwrapped from a step's error).
+    /// How a scenario ended: the rolled-back identifiers, the `MigrationKitError` case it
+    /// failed with (unwrapped from a step's error), or the step whose own code failed
+    /// (a `MigrationStepError` around the database layer's error).
     enum Outcome: Equatable, Sendable {
         case rolledBack([String])
         case failed(String)
+        case stepFailed(String, MigrationStepError.Phase)
     }
 
     static let parents = Step(identifier: "0001_parents", up: """
@@ -52,6 +54,8 @@ enum RunnerScenarios {
                                               down: "DROP TABLE marks; DELETE FROM parents WHERE id = 1;")
     static let a = Step(identifier: "0001_a", up: "CREATE TABLE a (x);", down: "DROP TABLE a;")
     static let b = Step(identifier: "0002_b", up: "CREATE TABLE b (x);", down: "DROP TABLE b;")
+    static let failsToApply = Step(identifier: "0002_fails", up: "CREATE TABLE c (x); INSERT INTO nowhere VALUES (1);", down: "DROP TABLE c;")
+    static let failsToRollBack = Step(identifier: "0002_stuck", up: "CREATE TABLE c (x);", down: "DROP TABLE nowhere;")
     static let squash = Step(identifier: "0003_ab", up: "CREATE TABLE a (x); CREATE TABLE b (x);", down: "DROP TABLE b; DROP TABLE a;",
                              merging: ["0001_a", "0002_b"])
 
@@ -67,7 +71,8 @@ enum RunnerScenarios {
         do {
             return .rolledBack(try body())
         } catch let error as MigrationStepError {
-            return .failed((error.underlying as? MigrationKitError)?.name ?? String(describing: error.underlying))
+            guard let refusal = error.underlying as? MigrationKitError else { return .stepFailed(error.identifier, error.phase) }
+            return .failed(refusal.name)
         } catch let error as MigrationKitError {
             return .failed(error.name)
         } catch {
@@ -111,6 +116,15 @@ enum RunnerScenarios {
             try h.execute("INSERT INTO children VALUES (20, 404)")
             return outcome { try h.rollback([parents, note], count: 1, acceptModified: []) }
         }, expected: .rolledBack(["0002_note"]), ledgerAfter: ["0001_parents"]),
+
+        Scenario(name: "a failing step is reported as that step's error, and the steps before it stay", run: { h in
+            outcome { try h.migrate([a, failsToApply]); return [] }
+        }, expected: .stepFailed("0002_fails", .apply), ledgerAfter: ["0001_a"]),
+
+        Scenario(name: "a failing down step is reported as that step's error, and the step stays applied", run: { h in
+            try h.migrate([a, failsToRollBack])
+            return outcome { try h.rollback([a, failsToRollBack], count: 1, acceptModified: []) }
+        }, expected: .stepFailed("0002_stuck", .rollback), ledgerAfter: ["0001_a", "0002_stuck"]),
 
         Scenario(name: "a down step that orphans a row fails and leaves the step applied", run: { h in
             try h.migrate([parents, deletesParentOnRollback])

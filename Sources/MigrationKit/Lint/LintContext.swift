@@ -45,7 +45,7 @@ public struct LintContext: Sendable {
         guard minimum < sqliteVersion else { return self }
         var older = self
         older.sqliteVersion = minimum
-        older.libraryDescription = "SQLite \(minimum) (--min-sqlite; the linked one is \(libraryDescription))"
+        older.libraryDescription = "SQLite \(minimum) (the oldest the migrations must run on; the linked one is \(libraryDescription))"
         older.compileOptions = nil
         return older
     }

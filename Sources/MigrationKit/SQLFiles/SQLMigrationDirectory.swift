@@ -119,14 +119,14 @@ public struct SQLMigrationDirectory: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
                 throw SQLMigrationFileError(code: .folderUnreadable, path: path,
-                                            message: "This migrations folder is a symbolic link that leads nowhere (or in a loop); point --migrations at a real folder.")
+                                            advice: Advice(situation: "This migrations folder is a symbolic link that leads nowhere (or in a loop)", remedy: .chooseMigrationsFolder))
             }
             throw SQLMigrationFileError(code: .folderMissing, path: path,
-                                        message: "No migrations folder here; create it (migrationkit new NAME does) or pass --migrations DIR.")
+                                        advice: Advice(situation: "No migrations folder here", remedy: .createMigrationsFolder))
         }
         guard isDirectory.boolValue else {
             throw SQLMigrationFileError(code: .folderUnreadable, path: path,
-                                        message: "This is a file, not a folder; pass the folder holding the migration files to --migrations.")
+                                        advice: Advice(situation: "This is a file, not a folder", remedy: .chooseMigrationsFolder))
         }
         let names: [String]
         do {

@@ -1,6 +1,6 @@
 /// A migrations folder or file that cannot be used. Each names the file and says what
 /// to do; none is raised after a database was touched, since loading comes first.
-public struct SQLMigrationFileError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
     /// A struct with static members so new codes never break a caller's `switch`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -33,17 +33,31 @@ public struct SQLMigrationFileError: Error, Hashable, Sendable, CustomStringConv
     public let path: String
     /// 1-based line, when the problem is on one.
     public let line: Int?
-    /// What is wrong and what to do, without the path (see `description`).
+    /// What is wrong and what to do, without the path (see `description`), in the
+    /// library's words.
     public let message: String
+    /// The message's parts, when what to do includes a remedy a command line words itself.
+    public let advice: Advice?
 
     public init(code: Code, path: String, line: Int? = nil, message: String) {
         self.code = code
         self.path = path
         self.line = line
         self.message = message
+        self.advice = nil
     }
 
-    public var description: String {
-        "\(path)\(line.map { ":\($0)" } ?? ""): \(message)"
+    public init(code: Code, path: String, line: Int? = nil, advice: Advice) {
+        self.code = code
+        self.path = path
+        self.line = line
+        self.message = advice.sentence()
+        self.advice = advice
+    }
+
+    public var remedy: Remedy? { advice?.remedy }
+
+    public func sentence(_ wording: RemedyWording) -> String {
+        "\(path)\(line.map { ":\($0)" } ?? ""): \(advice?.sentence(wording) ?? message)"
     }
 }

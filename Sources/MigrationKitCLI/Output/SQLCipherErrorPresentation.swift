@@ -1,3 +1,4 @@
+import MigrationKit
 import MigrationKitCommands
 import MigrationKitKeys
 import MigrationKitSQLCipher
@@ -6,18 +7,18 @@ import MigrationKitSQLCipher
 /// raise: a locked or damaged file, a wrong key, a key source that cannot answer. The
 /// core's errors are presented by `ErrorPresentation` itself.
 enum SQLCipherErrorPresentation {
-    static func present(_ error: any Error) -> ErrorPresentation? {
+    static func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation? {
         switch error {
         case let error as SQLCipherError where error.kind == .busy:
             // The library says what held the lock, the process holding it is named when
             // it can be, and the one piece of advice is the tool's.
             let who = error.path.flatMap(LockHolder.describeChange(of:)).map { " It is \($0)." } ?? ""
-            return ErrorPresentation(kind: "locked", message: error.description + who + " Try again when it is done, or wait for it with --lock-timeout SECONDS.", exitCode: .locked)
+            return ErrorPresentation(kind: "locked", message: error.sentence(wording) + who + " Try again when it is done, or wait for it with --lock-timeout SECONDS.", exitCode: .locked)
         case let error as SQLCipherError where error.kind == .inUse:
-            return ErrorPresentation(kind: "inUse", message: error.description, exitCode: .locked)
+            return ErrorPresentation(kind: "inUse", message: error.sentence(wording), exitCode: .locked)
         case let error as SQLCipherError:
             if let explanation = error.explanation {
-                return ErrorPresentation(kind: explanation.name, message: error.description, exitCode: .fileError)
+                return ErrorPresentation(kind: explanation.name, message: error.sentence(wording), exitCode: .fileError)
             } else if error.kind == .sqlite, error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
                 // A damaged page met after the open (the schema read fine): SQLite's
                 // "database disk image is malformed in `SELECT …`" blames a query.
@@ -26,10 +27,10 @@ enum SQLCipherErrorPresentation {
                     message: (error.path.map { "\($0): " } ?? "") + "The database is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.",
                     exitCode: .wrongKeyOrNotADatabase)
             } else {
-                return ErrorPresentation(kind: error.kind.rawValue, message: error.description, exitCode: exitCode(for: error))
+                return ErrorPresentation(kind: error.kind.rawValue, message: error.sentence(wording), exitCode: exitCode(for: error))
             }
         case let error as KeyError:
-            return ErrorPresentation(kind: "key.\(error.code)", message: error.description, exitCode: .keyUnavailable)
+            return ErrorPresentation(kind: "key.\(error.code)", message: error.sentence(wording), exitCode: .keyUnavailable)
         default:
             return nil
         }
@@ -69,6 +70,8 @@ enum SQLCipherErrorPresentation {
 extension ErrorPresentation {
     /// How the `migrationkit` commands present `error`; nil for ArgumentParser's own.
     init?(_ error: any Error) {
-        self.init(error, root: RootCommand.self, layer: SQLCipherErrorPresentation.present)
+        let commandName = CLIContext.host.commandName
+        self.init(error, root: RootCommand.self, layer: SQLCipherErrorPresentation.present,
+                  wording: CommandLineRemedies.wording(commandName: commandName))
     }
 }

@@ -3,8 +3,9 @@ import MigrationKit
 
 /// Turns any error a command can raise into one sentence and a documented exit code.
 ///
-/// Every message comes from MigrationKit's own error types, whose descriptions name
-/// the file or option concerned and say what to do; none carries a key. The core's
+/// Every message comes from MigrationKit's own error types, whose sentences name the
+/// file concerned and say what to do, with the remedies the libraries offer put in the
+/// command line's own words (`RemedyWording`); none carries a key. The core's
 /// errors are presented here; a database layer's own (SQLCipher's, GRDB's, the key
 /// sources') by the function its command line passes. Errors that ArgumentParser raised
 /// itself (usage, --help) are left to ArgumentParser.
@@ -16,12 +17,13 @@ package struct ErrorPresentation {
 
     /// - Parameters:
     ///   - root: the command line's root command, which knows ArgumentParser's errors.
-    ///   - layer: presents the database layer's errors; nil for any other.
-    ///   - offersOverrides: the command line has `--allow-out-of-order` and
-    ///     `--accept-modified`, so a refusal may suggest them.
-    package init?(_ error: any Error, root: any ParsableCommand.Type, layer: (any Error) -> ErrorPresentation?,
-                  offersOverrides: Bool = true) {
-        if let presented = layer(error) {
+    ///   - layer: presents the database layer's errors, with remedies in the command
+    ///     line's words; nil for any other.
+    ///   - wording: how this command line names the remedies library errors offer (its
+    ///     flags and commands; nil for one it does not have).
+    package init?(_ error: any Error, root: any ParsableCommand.Type, layer: (any Error, RemedyWording) -> ErrorPresentation?,
+                  wording: RemedyWording) {
+        if let presented = layer(error, wording) {
             self = presented
             return
         }
@@ -37,9 +39,9 @@ package struct ErrorPresentation {
         case let error as HostVerificationError:
             self.init(.verificationFailed, "verificationFailed", error.description)
         case let error as MigrationKitError:
-            self.init(Self.exitCode(for: error), error.name, offersOverrides ? error.description : error.descriptionWithoutOverrides)
+            self.init(Self.exitCode(for: error), error.name, error.sentence(wording))
         case let error as SQLMigrationFileError:
-            self.init(.fileError, "migrationFile.\(error.code.rawValue)", error.description)
+            self.init(.fileError, "migrationFile.\(error.code.rawValue)", error.sentence(wording))
         default:
             let code = root.exitCode(for: error)
             if code == .success || code == .validationFailure { return nil }  // ArgumentParser's own

@@ -27,7 +27,7 @@ public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
 /// carries bound values or key material: messages come from SQLite (which does not
 /// echo bound values) or from MigrationKit's own sentences, and keys are only ever
 /// passed through `sqlite3_key`, never as SQL text.
-public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertible {
+public struct SQLCipherError: ExplainableError, RemediableError, Sendable {
     /// What went wrong, in terms a user acts on. A struct with static members so new
     /// kinds never break a caller's `switch`.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -83,6 +83,9 @@ public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertibl
     public let location: SQLLocation?
     /// The database file concerned, when known.
     public let path: String?
+    /// The message's parts, when what to do includes a remedy a command line words
+    /// itself (`--plaintext`, `--force`); `message` is the sentence in the library's words.
+    public let advice: Advice?
 
     public init(
         kind: Kind,
@@ -92,13 +95,24 @@ public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertibl
         location: SQLLocation? = nil,
         path: String? = nil
     ) {
+        self.init(kind: kind, resultCode: resultCode, message: message, advice: nil, sql: sql, location: location, path: path)
+    }
+
+    public init(kind: Kind, resultCode: ResultCode = .SQLITE_ERROR, advice: Advice, path: String? = nil) {
+        self.init(kind: kind, resultCode: resultCode, message: advice.sentence(), advice: advice, sql: nil, location: nil, path: path)
+    }
+
+    private init(kind: Kind, resultCode: ResultCode, message: String, advice: Advice?, sql: String?, location: SQLLocation?, path: String?) {
         self.kind = kind
         self.resultCode = resultCode
         self.message = message
+        self.advice = advice
         self.sql = sql
         self.location = location
         self.path = path
     }
+
+    public var remedy: Remedy? { advice?.remedy }
 
     /// SQL functions that run statements of their own (`sqlcipher_export`) report an
     /// inner failure as SQLITE_ERROR carrying the inner error's text, which for I/O
@@ -109,14 +123,14 @@ public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertibl
         guard resultCode.primaryResultCode == .SQLITE_ERROR else { return self }
         for code in [ResultCode.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_CORRUPT]
         where message == SQLCipherDatabase.words(for: code.rawValue) {
-            return SQLCipherError(kind: kind, resultCode: code, message: message, sql: sql, location: location, path: path)
+            return SQLCipherError(kind: kind, resultCode: code, message: message, advice: advice, sql: sql, location: location, path: path)
         }
         return self
     }
 
     /// The same error, naming the database file.
     func at(path: String) -> SQLCipherError {
-        SQLCipherError(kind: kind, resultCode: resultCode, message: message, sql: sql, location: location, path: path)
+        SQLCipherError(kind: kind, resultCode: resultCode, message: message, advice: advice, sql: sql, location: location, path: path)
     }
 
     /// For a statement that failed because of the file system rather than its SQL (a
@@ -151,11 +165,11 @@ public struct SQLCipherError: ExplainableError, Sendable, CustomStringConvertibl
         }
     }
 
-    public var description: String {
+    public func sentence(_ wording: RemedyWording) -> String {
         var text = ""
         if let path { text += "\(path): " }
         if let explanation { return text + "Stopped because \(explanation.cause); \(explanation.fix)" }
-        text += message
+        text += advice?.sentence(wording) ?? message
         if kind == .sqlite {
             if let location { text += " (at \(location))" }
             if let statementExcerpt { text += " in " + statementExcerpt }

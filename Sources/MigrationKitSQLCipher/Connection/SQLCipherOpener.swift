@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MigrationKit
 
 /// Opens, keys and proves a connection: the only place a `DatabaseKey` meets SQLCipher.
 ///
@@ -266,7 +267,8 @@ enum SQLCipherOpener {
         if probe.hasPlaintextSQLiteHeader {
             if keyed {
                 return SQLCipherError(kind: .notEncrypted, resultCode: .SQLITE_NOTADB,
-                                      message: "The database is not encrypted, but a key was given; open it without a key (--plaintext), or encrypt it first.")
+                                      advice: Advice(situation: "The database is not encrypted, but a key was given",
+                                                     otherwise: "encrypt it first", remedy: .openWithoutKey))
             }
             return SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_NOTADB,
                                   message: "The file has an SQLite header but is damaged; restore it from a backup.")

@@ -34,7 +34,7 @@ public enum DatabaseEncryption {
         let destination = DurableFile.resolvingSymlinks(givenDestination)
         if DurableFile.sameFile(source, destination) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
-                                 message: "The output is the database itself; use --in-place to encrypt it where it is.", path: givenDestination)
+                                 advice: Advice(situation: "The output is the database itself", remedy: .encryptInPlace), path: givenDestination)
         }
         let database = try openPlaintextSource(source)
         let exists = FileProbe(path: destination).kind != .missing
@@ -104,7 +104,8 @@ public enum DatabaseEncryption {
         }
         if !overwrite, FileProbe(path: destination).kind != .missing {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
-                                 message: "The output file already exists; pass --force to replace it, or choose another name.", path: destination)
+                                 advice: Advice(situation: "The output file already exists", otherwise: "choose another name", remedy: .replaceOutput),
+                                 path: destination)
         }
         let configuration = existing(cipher: cipher)
         let database = try SQLCipherOpener.open(path: source, key: key, configuration: configuration)

@@ -47,13 +47,20 @@ public struct GRDBMigrationRunner: Sendable {
     }
 
     /// GRDB's migrator for these steps: what `migrate` runs, for an app that wants to
-    /// hand it to GRDB's own APIs.
-    public var migrator: DatabaseMigrator {
+    /// hand it to GRDB's own APIs. A step whose code fails throws `MigrationStepError`, as
+    /// under the SQLCipher runner.
+    public var migrator: DatabaseMigrator { migrator(noting: nil) }
+
+    /// - Parameter begun: told of each step as GRDB starts it, so that what GRDB itself
+    ///   raises later in that step's transaction (its deferred foreign-key check) is
+    ///   blamed on the step.
+    private func migrator(noting begun: StepInProgress?) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
         for step in registry.steps {
             let merging = Set(step.merging)
             migrator.registerMigration(step.identifier, foreignKeyChecks: foreignKeyChecks, merging: merging) { db, appliedMerged in
+                begun?.record(step)
                 // A squash whose replaced steps are all applied only rewrites the ledger,
                 // which GRDB does; the history refusals have ruled out a partial one.
                 if !merging.isEmpty, appliedMerged == merging {
@@ -61,11 +68,38 @@ public struct GRDBMigrationRunner: Sendable {
                     return
                 }
                 let start = ContinuousClock.now
-                try step.apply(db)
+                do {
+                    try step.apply(db)
+                } catch {
+                    throw Self.failure(of: step, .apply, error)
+                }
                 try MigrationBookkeeping.recordHistory(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - start, in: db)
             }
         }
         return migrator
+    }
+
+    /// What a step's failure is reported as, by both runners: the step, the phase, and
+    /// for a migration file the file and line of the failing statement.
+    static func failure(of step: MigrationStep<Database>, _ phase: MigrationStepError.Phase, _ error: any Error) -> MigrationStepError {
+        switch error {
+        case let error as MigrationStepError:
+            return error
+        case let error as GRDBFileStatementError:
+            return MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: error.sourcePath, line: error.sourceLine,
+                                      underlying: error.underlying)
+        default:
+            return MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: nil, underlying: error)
+        }
+    }
+
+    /// The step GRDB began last in one `migrate`.
+    private final class StepInProgress: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current: MigrationStep<Database>?
+
+        func record(_ step: MigrationStep<Database>) { lock.withLock { current = step } }
+        var step: MigrationStep<Database>? { lock.withLock { current } }
     }
 
     // MARK: - Migrating
@@ -79,8 +113,9 @@ public struct GRDBMigrationRunner: Sendable {
     /// Applies the pending steps up to and including `target`, then verifies.
     ///
     /// - Throws: `MigrationKitError` before anything runs when `target` is unknown, the
-    ///   database is migrated beyond it, or its history forbids migrating; the failing
-    ///   step's error otherwise (that step is rolled back; the steps before it stay).
+    ///   database is migrated beyond it, or its history forbids migrating;
+    ///   `MigrationStepError` when a step fails (that step is rolled back; the steps
+    ///   before it stay).
     public func migrate(in writer: any DatabaseWriter, upTo target: String) throws {
         let index = try registry.index(ofTarget: target)
         // GRDB would stop the process (a precondition) on a database migrated beyond
@@ -93,7 +128,14 @@ public struct GRDBMigrationRunner: Sendable {
         } else {
             _ = try analysis(in: writer).migratePlan(through: index, allowOutOfOrder: false)
         }
-        try migrator.migrate(writer, upTo: target)
+        let begun = StepInProgress()
+        do {
+            try migrator(noting: begun).migrate(writer, upTo: target)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+            // GRDB's check before the step commits: the step left rows without a parent.
+            guard let step = begun.step else { throw error }
+            throw Self.failure(of: step, .apply, error)
+        }
         // Steps applied by plain GRDB before have no checksum on record yet: adopt them.
         try writer.write { db in
             let adopt = MigrationAnalysis(registry: registry, snapshot: try MigrationBookkeeping.snapshot(in: db)).checksumsToAdopt
@@ -180,7 +222,11 @@ public struct GRDBMigrationRunner: Sendable {
                 observer?(.willRollback(identifier: step.identifier, position: position + 1, total: doomed.count))
                 let start = ContinuousClock.now
                 try db.inTransaction(.immediate) {
-                    try step.rollback?(db)
+                    do {
+                        try step.rollback?(db)
+                    } catch {
+                        throw Self.failure(of: step, .rollback, error)
+                    }
                     try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
                     let after = try Self.violations(in: db)
                     let added = after.added(since: known)

@@ -1,4 +1,5 @@
 import GRDB
+import MigrationKit
 import MigrationKitCommands
 import MigrationKitGRDB
 
@@ -6,16 +7,15 @@ import MigrationKitGRDB
 /// and says what to do, with the exit code the `migrationkit` tool gives the same
 /// problem. The core's errors are presented by `ErrorPresentation` itself.
 enum GRDBErrorPresentation {
-    static func present(_ error: any Error) -> ErrorPresentation? {
-        let state = GRDBCLIContext.current
-        let database = state.path ?? "the database"
+    static func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation? {
+        let database = GRDBCLIContext.current.path ?? "the database"
         switch error {
-        case let error as GRDBFileStatementError:
-            let aftermath = (state.runningSteps ?? .migrating).aftermath
-            return ErrorPresentation(
-                kind: "migrationFailed",
-                message: "\(error.description); \(aftermath). Fix the file and run again.",
-                exitCode: .migrationFailed)
+        case let error as MigrationStepError where error.explanation == nil:
+            // As `migrationkit` says it, and what the steps before it became: each step
+            // runs in a transaction of its own.
+            let before = error.phase == .apply ? "the migrations applied before it stay applied"
+                : "the migrations rolled back before it stay rolled back"
+            return ErrorPresentation(kind: "migrationFailed", message: "\(error.description); \(before).", exitCode: .migrationFailed)
         case let error as DatabaseError:
             let sqlite = error.message ?? "\(error.resultCode)"
             switch error.resultCode.primaryResultCode {
@@ -34,12 +34,6 @@ enum GRDBErrorPresentation {
             case .SQLITE_IOERR:
                 return ErrorPresentation(kind: "ioError", message: "Reading or writing \(database) failed (\(sqlite)); check the disk.", exitCode: .fileError)
             default:
-                if let steps = state.runningSteps {
-                    return ErrorPresentation(
-                        kind: "migrationFailed",
-                        message: "A step failed on \(database) (\(sqlite)); \(steps.aftermath).",
-                        exitCode: .migrationFailed)
-                }
                 return ErrorPresentation(kind: "sqlite", message: "\(database): SQLite error: \(sqlite).", exitCode: .failure)
             }
         default:

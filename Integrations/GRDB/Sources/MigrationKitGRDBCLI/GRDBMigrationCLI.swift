@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 import MigrationKitCommands
 
 /// Runs the migration commands over a GRDB app's writer, for apps that embed them
@@ -10,10 +11,16 @@ public enum GRDBMigrationCLI {
     /// Parses `arguments` (without the program name), runs the command, prints results
     /// and errors, and returns the exit code instead of exiting.
     public static func run(host: GRDBMigrationCLIHost, arguments: [String]) -> Int32 {
-        // No --allow-out-of-order or --accept-modified here: a refusal must not suggest them.
-        let runner = CommandLineRunner(root: GRDBRootCommand.self, commandName: host.commandName, offersOverrides: false,
+        let runner = CommandLineRunner(root: GRDBRootCommand.self, commandName: host.commandName, wording: remedies,
                                        layerErrors: GRDBErrorPresentation.present)
         return GRDBCLIContext.$host.withValue(host) { GRDBCLIContext.$current.withValue(GRDBCommandState()) { runner.run(arguments) } }
+    }
+
+    /// How these commands word the libraries' remedies: only the migrations folder's
+    /// have a flag here. No --allow-out-of-order, --accept-modified, --plaintext or key
+    /// flags, so a refusal does not suggest them.
+    static let remedies = RemedyWording { remedy in
+        MigrationsOptions.words(for: remedy, newCommand: nil)
     }
 
     /// Runs with the process's arguments and exits with the command's code.
@@ -26,29 +33,13 @@ public enum GRDBMigrationCLI {
 /// commands from arguments alone and cannot be handed a value.
 enum GRDBCLIContext {
     @TaskLocal static var host = GRDBMigrationCLIHost(commandName: "migrationkit-grdb")
-    /// What the running command is doing, for its error sentences.
+    /// The database the running command opened, for its error sentences.
     @TaskLocal static var current = GRDBCommandState()
 }
 
-/// The database the running command opened, and which steps it is running, so that
-/// an SQLite error can name the file and say what the failed step left.
+/// The database the running command opened, so that an SQLite error can name the file.
 final class GRDBCommandState: @unchecked Sendable {
-    /// Migration steps, or rollback steps, each in a transaction of its own.
-    enum Steps {
-        case migrating, rollingBack
-
-        /// What a failed step leaves, after its transaction rolled back.
-        var aftermath: String {
-            switch self {
-            case .migrating: return "that migration's changes were undone, and the migrations applied before it stay applied"
-            case .rollingBack: return "that rollback's changes were undone, and the migrations rolled back before it stay rolled back"
-            }
-        }
-    }
-
     var path: String?
-    /// Nil while no step runs.
-    var runningSteps: Steps?
 }
 
 /// The root of the GRDB commands.

@@ -67,9 +67,12 @@ import Testing
         try write("-- a comment\n-- migrate:up\nCREATE TABLE b (x);\nINSERT INTO missing VALUES (1);\n", to: "0002_b.sql", in: scratch)
         let writer = try scratch.queue()
         let runner = try GRDBMigrationRunner(directory: folder(scratch))
-        let error = #expect(throws: GRDBFileStatementError.self) { try runner.migrate(in: writer) }
-        #expect(error?.sourcePath == folder(scratch) + "/0002_b.sql")
-        #expect(error?.underlying.message?.contains("missing") == true)
+        // The same error as under the SQLCipher runner: the step, its file and the line
+        // its section starts on (GRDB's error names the statement).
+        let error = #expect(throws: MigrationStepError.self) { try runner.migrate(in: writer) }
+        #expect(error?.identifier == "0002_b" && error?.phase == .apply)
+        #expect(error?.sourceFile == folder(scratch) + "/0002_b.sql" && error?.line == 3)
+        #expect((error?.underlying as? DatabaseError)?.message?.contains("missing") == true)
         #expect(try writer.read { try $0.tableExists("b") } == false)
         #expect(try runner.migrationStatus(in: writer).pending == ["0002_b"])
     }

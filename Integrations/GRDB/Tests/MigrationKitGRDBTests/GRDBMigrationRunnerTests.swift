@@ -89,7 +89,9 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
                 throw Broken()
             }),
         ])
-        #expect(throws: Broken.self) { try runner.migrate(in: writer) }
+        // As under the SQLCipher runner: the step's error, naming it, around what it threw.
+        let failure = #expect(throws: MigrationStepError.self) { try runner.migrate(in: writer) }
+        #expect(failure?.identifier == "0002_b" && failure?.phase == .apply && failure?.underlying is Broken)
         #expect(try tables(writer) == ["a", "grdb_migrations", "migrationkit_history"])
         #expect(try ledger(writer) == ["0001_a"])
         #expect(try writer.read { try String.fetchAll($0, sql: "SELECT identifier FROM migrationkit_history") } == ["0001_a"])

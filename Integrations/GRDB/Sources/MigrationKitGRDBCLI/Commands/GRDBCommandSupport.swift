@@ -35,11 +35,4 @@ enum GRDBCommandSupport {
     static func linkedSQLiteVersion() throws -> String {
         try DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "unknown"
     }
-
-    /// Runs migration or rollback steps: an SQLite error meanwhile is a failed step.
-    static func running<T>(_ steps: GRDBCommandState.Steps, _ body: () throws -> T) rethrows -> T {
-        GRDBCLIContext.current.runningSteps = steps
-        defer { GRDBCLIContext.current.runningSteps = nil }
-        return try body()
-    }
 }

@@ -38,9 +38,7 @@ struct GRDBMigrateCommand: ParsableCommand, PrintsOutput {
                     try PendingLint(context: context).check(checked, reporter: reporter)
                 }
             }
-            try GRDBCommandSupport.running(.migrating) {
-                if let target { try runner.migrate(in: database.writer, upTo: target) } else { try runner.migrate(in: database.writer) }
-            }
+            if let target { try runner.migrate(in: database.writer, upTo: target) } else { try runner.migrate(in: database.writer) }
             let nowApplied = Set(try runner.appliedIdentifiers(in: database.writer))
             applied = pending.filter(nowApplied.contains)
         } catch {

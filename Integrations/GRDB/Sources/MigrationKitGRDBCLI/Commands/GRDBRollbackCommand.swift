@@ -25,10 +25,8 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
         }
         let database = try GRDBDatabaseOpener.open(connection, access: .change)
         let start = ContinuousClock.now
-        let rolledBack = try GRDBCommandSupport.running(.rollingBack) {
-            if let target = scope.target { return try runner.rollbackMigrations(in: database.writer, to: target) }
-            return try runner.rollbackMigrations(in: database.writer, steps: scope.latestCount)
-        }
+        let rolledBack = try scope.target.map { try runner.rollbackMigrations(in: database.writer, to: $0) }
+            ?? runner.rollbackMigrations(in: database.writer, steps: scope.latestCount)
         let duration = ContinuousClock.now - start
         reporter.line(rolledBack.isEmpty
             ? "Nothing to roll back."

@@ -1,0 +1,111 @@
+/// Something a person can do about a refusal that only the program in front of them can
+/// name: a flag of `migrationkit`, a parameter of the library, a setting of an app.
+///
+/// The libraries never name a command line's flags or commands: an error carries the
+/// remedy itself, and whoever shows the sentence words it (`RemedyWording`). The
+/// `migrationkit` tool says "pass --allow-out-of-order"; an app's own command line that
+/// has no such flag says nothing, and a Swift caller reads the library's words, which
+/// name the API. The compiler makes every command line word every remedy.
+public enum Remedy: Hashable, Sendable {
+    /// Apply pending steps that sort before the latest applied one all the same.
+    case allowOutOfOrder
+    /// Treat these applied steps' edits as harmless and record their new checksums.
+    case acceptModified([String])
+    /// Create the migrations folder (with its first migration).
+    case createMigrationsFolder
+    /// Name the folder that holds the migration files.
+    case chooseMigrationsFolder
+    /// Open the database without a key: it is not encrypted.
+    case openWithoutKey
+    /// Encrypt the database where it is rather than into another file.
+    case encryptInPlace
+    /// Replace the existing output file.
+    case replaceOutput
+    /// Read the key from a file instead of the source that failed.
+    case keyFromFile
+    /// Give the key through any other key source.
+    case keyFromAnotherSource
+    /// Pipe the key into standard input, or be prompted for it on the terminal.
+    case keyFromPipeOrPrompt
+
+    /// What a Swift caller of the libraries does: the library's own words.
+    public var libraryWords: String {
+        switch self {
+        case .allowOutOfOrder:
+            return "allow it (the runner's `allowOutOfOrder`)"
+        case .acceptModified(let identifiers):
+            return "if the edit changes nothing that matters, accept it (`MigrateOptions.acceptModified`: "
+                + identifiers.map { "\"\($0)\"" }.joined(separator: ", ") + ")"
+        case .createMigrationsFolder:
+            return "create it"
+        case .chooseMigrationsFolder:
+            return "use the folder that holds the migration files"
+        case .openWithoutKey:
+            return "open it without a key"
+        case .encryptInPlace:
+            return "encrypt it in place"
+        case .replaceOutput:
+            return "allow replacing it (`overwrite: true`)"
+        case .keyFromFile:
+            return "read the key from a file instead"
+        case .keyFromAnotherSource:
+            return "give the key another way (a key file, the environment, the Secret Service)"
+        case .keyFromPipeOrPrompt:
+            return "pipe the key in, or prompt for it on the terminal"
+        }
+    }
+}
+
+/// How one program names remedies: nil where it offers no such thing (an app's command
+/// line without `--allow-out-of-order` leaves that remedy out of its sentences).
+public struct RemedyWording: Sendable {
+    private let words: @Sendable (Remedy) -> String?
+
+    public init(_ words: @escaping @Sendable (Remedy) -> String?) {
+        self.words = words
+    }
+
+    public func callAsFunction(_ remedy: Remedy) -> String? { words(remedy) }
+
+    /// The libraries' own words, for a Swift caller (and for `description`).
+    public static let library = RemedyWording { $0.libraryWords }
+}
+
+/// One sentence: what happened, then what to do, where part of what to do may be a
+/// remedy each program words in its own terms.
+///
+/// "The output file already exists; choose another name, or pass --force to replace it."
+/// is `Advice(situation: "The output file already exists", otherwise: "choose another
+/// name", remedy: .replaceOutput)` worded by the `migrationkit` tool.
+public struct Advice: Hashable, Sendable {
+    /// What happened, without a final period.
+    public let situation: String
+    /// What anyone can do, whatever the program (nil when only the remedy helps).
+    public let otherwise: String?
+    public let remedy: Remedy?
+
+    public init(situation: String, otherwise: String? = nil, remedy: Remedy? = nil) {
+        self.situation = situation
+        self.otherwise = otherwise
+        self.remedy = remedy
+    }
+
+    /// The sentence, with the remedy in `wording`'s words (left out when it has none).
+    public func sentence(_ wording: RemedyWording = .library) -> String {
+        let steps = [otherwise, remedy.flatMap { wording($0) }].compactMap { $0 }
+        return situation + (steps.isEmpty ? "." : "; " + steps.joined(separator: ", or ") + ".")
+    }
+}
+
+/// An error whose sentence may carry a remedy: a command line shows
+/// `sentence(wording)` in its own words, a Swift caller `description` in the library's.
+public protocol RemediableError: Error, CustomStringConvertible {
+    /// The remedy the sentence offers, if any (for a caller that acts on it itself).
+    var remedy: Remedy? { get }
+    /// The whole sentence, as `description` says it, with the remedy in `wording`'s words.
+    func sentence(_ wording: RemedyWording) -> String
+}
+
+extension RemediableError {
+    public var description: String { sentence(.library) }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import MigrationKit
+@testable import MigrationKitCLI
+import MigrationKitTestSupport
+import Testing
+
+/// The libraries offer remedies; the command line words them as its own flags and
+/// commands. Through the built binary, and over every remedy there is.
+@Suite struct RemedyWordingTests {
+    private let everyRemedy: [Remedy] = [
+        .allowOutOfOrder, .acceptModified(["0002_books"]), .createMigrationsFolder, .chooseMigrationsFolder,
+        .openWithoutKey, .encryptInPlace, .replaceOutput, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt,
+    ]
+
+    /// Every remedy names what to pass on this command line, and the library's words do not.
+    @Test func everyRemedyIsWordedAsAFlagOrCommand() throws {
+        let wording = CommandLineRemedies.wording(commandName: "notes-migrate")
+        for remedy in everyRemedy {
+            let words = try #require(wording(remedy), "\(remedy) has no words on the command line")
+            #expect(words.contains("--"), "\(remedy): \(words)")
+            #expect(!remedy.libraryWords.contains("--"), "\(remedy): the library's words name a flag: \(remedy.libraryWords)")
+        }
+        // An app's binary says its own name, not migrationkit's.
+        #expect(wording(.createMigrationsFolder)?.contains("`notes-migrate new NAME`") == true)
+        #expect(wording(.acceptModified(["0002_books"]))?.contains("--accept-modified 0002_books") == true)
+    }
+
+    @Test func aMissingMigrationsFolderIsCreatedByNew() throws {
+        let workspace = try Workspace()
+        let result = try Binary.run(["status", "--db-path", workspace.database, "--plaintext", "--migrations", workspace.path("nope")],
+                                    directory: workspace.root)
+        #expect(result.status == 9, "\(result.output)")
+        #expect(result.stderr.contains("No migrations folder here; create it (`migrationkit new NAME` does), or pass --migrations DIR."),
+                "\(result.output)")
+    }
+
+    @Test func aFileGivenAsTheMigrationsFolderIsPointedAtTheFolder() throws {
+        let workspace = try Workspace()
+        let result = try Binary.run(["status", "--db-path", workspace.database, "--plaintext", "--migrations", workspace.keyFile],
+                                    directory: workspace.root)
+        #expect(result.status == 9, "\(result.output)")
+        #expect(result.stderr.contains("This is a file, not a folder; point --migrations at the folder that holds the migration files."),
+                "\(result.output)")
+    }
+
+    @Test func aKeyForAPlaintextDatabaseSuggestsPlaintext() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let created = try Binary.run(["migrate", "--db-path", workspace.database, "--plaintext", "--migrations", workspace.migrations, "-q"],
+                                     directory: workspace.root)
+        #expect(created.status == 0, "\(created.output)")
+        let before = try #require(workspace.bytes(workspace.database))
+        let result = try workspace.run("status")
+        #expect(result.status == 4, "\(result.output)")
+        #expect(result.stderr.contains("The database is not encrypted, but a key was given; encrypt it first, or open it without a key (--plaintext)."),
+                "\(result.output)")
+        #expect(workspace.bytes(workspace.database) == before)
+    }
+}
