@@ -89,8 +89,7 @@ struct ProjectSettings {
     static func environmentValue(_ name: String) -> String? {
         // Present or not; its value is a key, never read here.
         if name == KeySource.passwordEnvironmentVariable { return KeySource.passwordEnvironmentVariableGivesKey ? "" : nil }
-        guard let value = getenv(name) else { return nil }
-        let text = String(cString: value)
+        guard let text = ProcessEnvironment.string(name) else { return nil }
         return text.isEmpty ? nil : text
     }
 
