@@ -21,7 +21,7 @@ struct KeyFile {
         // writer, and opening a device can have side effects.
         let pathMode: mode_t
         do {
-            pathMode = try FilePath(path).stat().mode.rawValue
+            pathMode = try Self.stat(path).mode.rawValue
         } catch {
             throw openError(error.rawValue)
         }
@@ -30,9 +30,9 @@ struct KeyFile {
         // O_NONBLOCK as a second guard in case the path is swapped for a FIFO in between.
         let fd: FileDescriptor
         do {
-            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.nonBlocking, .noControllingTerminal, .closeOnExec])
+            fd = try Self.openFile(path, options: [.nonBlocking, .noControllingTerminal, .closeOnExec])
         } catch {
-            throw openError((error as? Errno)?.rawValue ?? EIO)
+            throw openError(error.rawValue)
         }
         defer { try? fd.close() }
         // From here on, only what the open descriptor says counts. The C struct: the
@@ -102,6 +102,30 @@ struct KeyFile {
             return notRegular()
         default:
             return unreadable(code)
+        }
+    }
+
+    // MARK: - The path as written
+
+    // Through the C string, not `FilePath(path)`: that normalises the path first (drops
+    // a trailing `/`, merges `//`), so `--password-file key/` would read `key` instead
+    // of being refused as open(2) refuses it (ENOTDIR).
+
+    /// `stat(2)` of `path` as written.
+    private static func stat(_ path: String) throws(Errno) -> Stat {
+        do {
+            return try path.withCString { try Stat($0) }
+        } catch {
+            throw error as? Errno ?? Errno(rawValue: EIO)
+        }
+    }
+
+    /// `open(2)` of `path` as written, read-only.
+    private static func openFile(_ path: String, options: FileDescriptor.OpenOptions) throws(Errno) -> FileDescriptor {
+        do {
+            return try path.withCString { try FileDescriptor.open($0, .readOnly, options: options) }
+        } catch {
+            throw error as? Errno ?? Errno(rawValue: EIO)
         }
     }
 

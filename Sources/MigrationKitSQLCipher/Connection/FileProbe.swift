@@ -10,9 +10,17 @@ import SystemPackage
 /// What a path holds, read without opening it as a database, so an error can say
 /// "is a directory" or "is not encrypted" instead of SQLite's generic text.
 ///
-/// The one place this module (and the CLI) asks the file system about a path: its
-/// kind, size, owner, mode, identity, header and writability. Through swift-system's
-/// `stat`, so callers read named fields instead of `st_mode & S_IFMT`.
+/// Where this module (and the CLI) asks the file system about a path: its kind, size,
+/// owner, mode, identity, header and writability. Through swift-system's `stat`, so
+/// callers read named fields instead of `st_mode & S_IFMT`. Also where this module
+/// opens a path (`openFile`). Not the only `stat(2)` of the project: the key file
+/// (`MigrationKitKeys`' `KeyFile`) and the core's migrations folder
+/// (`SQLMigrationDirectory`) examine their own paths.
+///
+/// A path reaches the kernel exactly as the user wrote it, through the C string:
+/// `FilePath(path)` would normalise it first (drop a trailing `/`, merge `//`), so
+/// `app.db/` would name `app.db` instead of failing with ENOTDIR, and `lstat("link/")`
+/// would examine the link instead of what it leads to.
 package struct FileProbe {
     package enum Kind { case missing, regularFile, directory, other }
 
@@ -30,7 +38,7 @@ package struct FileProbe {
         self.path = path
         let status: Stat
         do {
-            status = try FilePath(path).stat(followTargetSymlink: followingSymlinks)
+            status = try Self.stat(path, followingSymlinks: followingSymlinks)
         } catch {
             kind = .missing
             size = 0
@@ -48,6 +56,28 @@ package struct FileProbe {
         }
     }
 
+    /// `stat(2)` (or `lstat(2)`) of `path` as written, not as `FilePath` would normalise it.
+    package static func stat(_ path: String, followingSymlinks: Bool = true) throws(Errno) -> Stat {
+        do {
+            return try path.withCString { try Stat($0, followTargetSymlink: followingSymlinks) }
+        } catch {
+            throw error as? Errno ?? Errno(rawValue: EIO)
+        }
+    }
+
+    /// `open(2)` of `path` as written, not as `FilePath` would normalise it: the one way
+    /// this module opens a path, so a failure arrives as the `Errno` that says why.
+    package static func openFile(
+        _ path: String, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions = [],
+        permissions: FilePermissions? = nil
+    ) throws(Errno) -> FileDescriptor {
+        do {
+            return try path.withCString { try FileDescriptor.open($0, mode, options: options, permissions: permissions) }
+        } catch {
+            throw error as? Errno ?? Errno(rawValue: EIO)
+        }
+    }
+
     /// The file's device and inode, nil when it could not be examined.
     package var identity: FileIdentity? {
         status.map(FileIdentity.init)
@@ -60,7 +90,7 @@ package struct FileProbe {
 
     /// The first `count` bytes of the file (fewer when it is shorter).
     func header(count: Int = 16) -> [UInt8] {
-        guard let descriptor = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec) else { return [] }
+        guard let descriptor = try? Self.openFile(path, .readOnly, options: .closeOnExec) else { return [] }
         defer { try? descriptor.close() }
         var bytes = [UInt8](repeating: 0, count: count)
         // One read: a regular file's first bytes come whole.
@@ -93,12 +123,11 @@ package struct FileProbe {
     /// database or its journals to other users. Fails if the file exists.
     static func createPrivateFile(at path: String) -> Int32? {
         do {
-            let descriptor = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                                     permissions: .ownerReadWrite)
+            let descriptor = try openFile(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
             try? descriptor.close()
             return nil
         } catch {
-            return (error as? Errno)?.rawValue ?? EIO
+            return error.rawValue
         }
     }
 

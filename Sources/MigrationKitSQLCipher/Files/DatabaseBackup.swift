@@ -207,17 +207,17 @@ public enum DatabaseBackup {
     static func copyBytes(from source: String, to destination: String) throws {
         let input: FileDescriptor
         do {
-            input = try FileDescriptor.open(FilePath(source), .readOnly, options: .closeOnExec)
+            input = try FileProbe.openFile(source, .readOnly, options: .closeOnExec)
         } catch {
-            throw DurableFile.failure("read", source, thrown: error)
+            throw DurableFile.failure("read", source, errnoValue: error.rawValue)
         }
         defer { try? input.close() }
         let output: FileDescriptor
         do {
-            output = try FileDescriptor.open(FilePath(destination), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                             permissions: .ownerReadWrite)
+            output = try FileProbe.openFile(destination, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                            permissions: .ownerReadWrite)
         } catch {
-            throw DurableFile.failure("create", destination, thrown: error)
+            throw DurableFile.failure("create", destination, errnoValue: error.rawValue)
         }
         var failed: SQLCipherError?
         var buffer = [UInt8](repeating: 0, count: 1 << 20)

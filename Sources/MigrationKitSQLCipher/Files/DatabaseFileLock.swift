@@ -43,7 +43,7 @@ package final class DatabaseFileLock: @unchecked Sendable {
             }
             // Non-blocking, and regular files only: opening a FIFO would wait for a
             // writer (the opener refuses anything but a regular file anyway).
-            guard let descriptor = try? FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec, .noControllingTerminal, .nonBlocking])
+            guard let descriptor = try? FileProbe.openFile(path, .readOnly, options: [.closeOnExec, .noControllingTerminal, .nonBlocking])
             else { return DatabaseFileLock(id: nil) }
             guard (try? descriptor.stat())?.type == .regular else {
                 try? descriptor.close()
@@ -116,8 +116,8 @@ package enum ChangeNote {
     package static func write(_ activity: String, for database: String) {
         let text = "\(getpid())\n\(activity)\n"
         let note = path(for: database)
-        guard let descriptor = try? FileDescriptor.open(FilePath(note), .writeOnly, options: [.create, .truncate, .closeOnExec, .noFollow],
-                                                        permissions: .ownerReadWrite)
+        guard let descriptor = try? FileProbe.openFile(note, .writeOnly, options: [.create, .truncate, .closeOnExec, .noFollow],
+                                                       permissions: .ownerReadWrite)
         else { return }
         _ = try? descriptor.closeAfter { try descriptor.writeAll(text.utf8) }
     }

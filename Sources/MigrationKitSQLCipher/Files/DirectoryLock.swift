@@ -20,7 +20,7 @@ final class DirectoryLock {
     /// Waits up to `timeout` for the lock. Returns nil when the directory cannot be
     /// opened for locking (creation then proceeds unlocked, as plain SQLite would).
     static func acquire(directory: String, timeout: Duration) throws -> DirectoryLock? {
-        guard let descriptor = try? FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec]) else { return nil }
+        guard let descriptor = try? FileProbe.openFile(directory, .readOnly, options: [.directory, .closeOnExec]) else { return nil }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         // flock(2): swift-system 1.8.1 has no file locks.

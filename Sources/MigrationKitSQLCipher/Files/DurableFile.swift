@@ -23,9 +23,9 @@ package enum DurableFile {
     private static func openAndFlush(_ path: String, options: FileDescriptor.OpenOptions) throws {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: options)
+            descriptor = try FileProbe.openFile(path, .readOnly, options: options)
         } catch {
-            throw failure("open", path, thrown: error)
+            throw failure("open", path, errnoValue: error.rawValue)
         }
         defer { try? descriptor.close() }
         if let failure = flush(descriptor, of: path) { throw failure }
@@ -111,9 +111,9 @@ package enum DurableFile {
         }
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(FilePath(replacement), .readOnly, options: .closeOnExec)
+            descriptor = try FileProbe.openFile(replacement, .readOnly, options: .closeOnExec)
         } catch {
-            throw failure("open", replacement, thrown: error)
+            throw failure("open", replacement, errnoValue: error.rawValue)
         }
         defer { try? descriptor.close() }
         let current: stat
@@ -158,8 +158,8 @@ package enum DurableFile {
         FileRemoval.remove(temporary)
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                                 permissions: [.ownerReadWrite])
+            descriptor = try FileProbe.openFile(temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                                permissions: [.ownerReadWrite])
         } catch {
             throw failure("create", path, thrown: error)
         }

@@ -70,8 +70,12 @@ enum GRDBDatabaseOpener {
     private static func createPrivateFile(_ path: String) throws {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                                 permissions: .ownerReadWrite)
+            // The path as written, through the C string: `FilePath(path)` would drop a
+            // trailing `/` and create `new.db` for `--db-path new.db/`, which open(2)
+            // refuses (EISDIR).
+            descriptor = try path.withCString {
+                try FileDescriptor.open($0, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
+            }
         } catch {
             let reason = String(cString: strerror((error as? Errno)?.rawValue ?? EIO))
             throw CLIError(.fileError, "--db-path \(path) cannot be created (\(reason)); check the folder and its permissions.")
