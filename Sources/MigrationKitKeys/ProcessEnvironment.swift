@@ -30,7 +30,13 @@ package enum ProcessEnvironment {
 
     /// `name`'s value as a string, nil when not set. Only for values that are not secrets:
     /// the string is never wiped.
+    ///
+    /// Always nil for `KeySource.passwordEnvironmentVariable` (`MIGRATIONKIT_PASSWORD`),
+    /// whatever it holds: its value is a key, and a `String` copy of it would stay in
+    /// memory unwiped. Enforced here rather than left to each caller's own check; read it
+    /// with `withValueBytes` into wiped storage, or ask `hasValue`/`isSetButEmpty`.
     package static func string(_ name: String) -> String? {
+        guard name != KeySource.passwordEnvironmentVariable else { return nil }
         guard let value = getenv(name) else { return nil }
         return String(cString: value)
     }
