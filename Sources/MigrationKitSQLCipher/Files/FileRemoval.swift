@@ -4,9 +4,11 @@ import Glibc
 import Musl
 #endif
 
-/// Removing files by name: work files, markers, journals, stale backups. The one place
-/// that calls `unlink(2)`, which swift-system 1.8.1 does not wrap, so every removal
-/// behaves alike and a search for `unlink` finds one caller.
+/// Removing files by name: work files, markers, journals, stale backups. This package's
+/// one caller of `unlink(2)`, which swift-system 1.8.1 does not wrap, so every removal
+/// behaves alike. (The GRDB integration, a package of its own that cannot see this
+/// `package` type, unlinks the database it created in `GRDBDatabaseOpener`; folders are
+/// removed through `FileManager` in `ScratchFolder` and `Interruption`.)
 package enum FileRemoval {
     /// Removes the name `path`, and says whether it did. A failure (absence included)
     /// leaves `errno` set for a caller that needs the reason.

@@ -31,7 +31,8 @@ struct GRDBOpenedDatabase {
 
     /// Removes a database file and its journals.
     static func removeFiles(of path: String) {
-        // unlink(2): swift-system 1.8.1 has no removal, and this is the package's one caller.
+        // unlink(2): swift-system 1.8.1 has no removal, and the core's FileRemoval is
+        // `package`, out of this package's reach. This package's one caller.
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 }
