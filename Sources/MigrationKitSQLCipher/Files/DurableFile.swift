@@ -213,7 +213,9 @@ package enum DurableFile {
         return BackupName.parse(String(name[marker.upperBound...])) != nil
     }
 
-    /// Removes a file if it exists (with its SQLite journal), ignoring absence.
+    /// Removes a file if it exists (with its SQLite journal), ignoring absence: a
+    /// `FileRemoval.remove` of both names, kept here for the callers that clean up a
+    /// copy being written beside a database.
     package static func removeIfPresent(_ path: String) {
         FileRemoval.remove([path, path + "-journal"])
     }
