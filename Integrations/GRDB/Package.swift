@@ -42,6 +42,8 @@ let package = Package(
             "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            // Creating the database file 0600 (FileDescriptor.open).
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The example app of the README's GRDB section (Examples/GRDBNotes, through a
         // symbolic link like the core's sources); the tests run the binary.

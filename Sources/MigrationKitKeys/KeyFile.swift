@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import MigrationKitSecrets
+import SystemPackage
 
 /// Reads a key file under the rules in `Keys/README.md`.
 ///
@@ -18,16 +19,30 @@ struct KeyFile {
     func read(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         // Look at the type before opening: opening a FIFO for reading would wait for a
         // writer, and opening a device can have side effects.
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw openError(errno) }
-        try checkType(status.st_mode)
+        let pathMode: mode_t
+        do {
+            pathMode = try Self.stat(path).mode.rawValue
+        } catch {
+            throw openError(error.rawValue)
+        }
+        try checkType(pathMode)
 
         // O_NONBLOCK as a second guard in case the path is swapped for a FIFO in between.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { throw openError(errno) }
-        defer { close(fd) }
-        // From here on, only what the open descriptor says counts.
-        guard fstat(fd, &status) == 0 else { throw unreadable(errno) }
+        let fd: FileDescriptor
+        do {
+            fd = try Self.openFile(path, options: [.nonBlocking, .noControllingTerminal, .closeOnExec])
+        } catch {
+            throw openError(error.rawValue)
+        }
+        defer { try? fd.close() }
+        // From here on, only what the open descriptor says counts. The C struct: the
+        // sentences below read its st_mode.
+        let status: stat
+        do {
+            status = try fd.stat().rawValue
+        } catch {
+            throw unreadable(error.rawValue)
+        }
         try checkType(status.st_mode)
 
         if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
@@ -41,7 +56,7 @@ struct KeyFile {
         }
 
         let text: SecretBytes
-        switch BoundedReader.read(fd: fd, limit: KeySource.maximumKeyLength) {
+        switch BoundedReader.read(fd: fd.rawValue, limit: KeySource.maximumKeyLength) {
         case .text(let bytes): text = bytes
         case .tooLarge: throw tooLarge()  // it grew after fstat
         case .failed(let code): throw unreadable(code)
@@ -90,6 +105,30 @@ struct KeyFile {
         }
     }
 
+    // MARK: - The path as written
+
+    // Through the C string, not `FilePath(path)`: that normalises the path first (drops
+    // a trailing `/`, merges `//`), so `--password-file key/` would read `key` instead
+    // of being refused as open(2) refuses it (ENOTDIR).
+
+    /// `stat(2)` of `path` as written.
+    private static func stat(_ path: String) throws(Errno) -> Stat {
+        do {
+            return try path.withCString { try Stat($0) }
+        } catch {
+            throw error as? Errno ?? Errno(rawValue: EIO)
+        }
+    }
+
+    /// `open(2)` of `path` as written, read-only.
+    private static func openFile(_ path: String, options: FileDescriptor.OpenOptions) throws(Errno) -> FileDescriptor {
+        do {
+            return try path.withCString { try FileDescriptor.open($0, .readOnly, options: options) }
+        } catch {
+            throw error as? Errno ?? Errno(rawValue: EIO)
+        }
+    }
+
     private func unreadable(_ code: Int32) -> KeyError {
         KeyError(
             code: .keyFileUnreadable,
@@ -120,4 +159,10 @@ struct KeyFile {
         default: return "others"
         }
     }
+}
+
+private extension FileDescriptor.OpenOptions {
+    /// `O_NOCTTY`, which swift-system 1.8.1 does not name: a key path that turns out to
+    /// be a terminal must not become this process's controlling terminal.
+    static var noControllingTerminal: Self { Self(rawValue: O_NOCTTY) }
 }

@@ -51,12 +51,12 @@ public enum KeySource: Sendable {
     /// command says so (`passwordEnvironmentVariableIsEmpty`). The value is looked at,
     /// never copied.
     public static var passwordEnvironmentVariableGivesKey: Bool {
-        getenv(passwordEnvironmentVariable).map { $0.pointee != 0 } ?? false
+        ProcessEnvironment.hasValue(passwordEnvironmentVariable)
     }
 
     /// Whether `MIGRATIONKIT_PASSWORD` is set but empty, and so counts as not set.
     public static var passwordEnvironmentVariableIsEmpty: Bool {
-        getenv(passwordEnvironmentVariable).map { $0.pointee == 0 } ?? false
+        ProcessEnvironment.isSetButEmpty(passwordEnvironmentVariable)
     }
 
     /// The source to use when no key flag was given: the `MIGRATIONKIT_PASSWORD`
@@ -114,12 +114,11 @@ public enum KeySource: Sendable {
     }
 
     private static func readEnvironment(_ variable: String, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        // getenv, not ProcessInfo: the value is copied straight into wiped storage.
-        guard let value = getenv(variable) else {
+        // Straight from the environment into wiped storage, never through a String.
+        guard let text = ProcessEnvironment.withValueBytes(of: variable, { SecretBytes(copying: $0) }) else {
             throw KeyError(code: .environmentVariableUnset, advice: Advice(
                 situation: "The environment variable \(variable) is not set", otherwise: "set it to the key", remedy: .keyFromAnotherSource))
         }
-        let text = SecretBytes(copying: UnsafeRawBufferPointer(start: value, count: strlen(value)))
         return try KeyText.key(
             from: text, origin: "environment variable \(variable)",
             empty: KeyError(code: .environmentVariableEmpty, message: "The environment variable \(variable) is empty; set it to the key, or unset it and pass the key another way."),

@@ -5,13 +5,15 @@
 //   KeyStoreProbe resolve SOURCE [--database PATH [--create]]
 //   KeyStoreProbe store SERVICE ACCOUNT SOURCE
 //   KeyStoreProbe delete SERVICE ACCOUNT
+//   KeyStoreProbe env-string VARIABLE
 //
 // SOURCE: password TEXT | file PATH | env VARIABLE | stdin | prompt [--confirm]
 //         | keychain SERVICE ACCOUNT | implicit
 //
 // Standard output gets one line per fact, for the tests to match: `warning CODE`,
 // `key KIND`, `database created|opened|value VALUE`, `stored`, `deleted true|false`,
-// `error CODE`. Standard error gets the human messages. Never the key itself.
+// `string given|nil` (whether ProcessEnvironment.string gave a value), `error CODE`.
+// Standard error gets the human messages. Never the key itself.
 import Foundation
 import MigrationKitKeys
 import MigrationKitSQLCipher
@@ -97,6 +99,9 @@ func run() throws {
     case "delete":
         guard let service = arguments.popFirst(), let account = arguments.popFirst() else { usage() }
         say("deleted \(try SecretServiceKeyStore().delete(service: service, account: account))")
+    case "env-string":
+        guard let variable = arguments.popFirst() else { usage() }
+        say("string \(ProcessEnvironment.string(variable) == nil ? "nil" : "given")")
     default:
         usage()
     }

@@ -107,6 +107,16 @@ import Testing
         #expect(unset.errorCode == "notATerminal")
     }
 
+    @Test func thePasswordVariableIsNeverCopiedIntoAString() throws {
+        let directory = try TemporaryDirectory()
+        let environment = isolatedEnvironment(home: directory.url.path, extra: ["MIGRATIONKIT_PASSWORD": secret, "MIGRATIONKIT_DB_PATH": "app.db"])
+        let password = try runProbe(["env-string", "MIGRATIONKIT_PASSWORD"], environment: environment)
+        #expect(password.lines == ["string nil"])
+        #expect(!password.mentions(secret))
+        // Another variable still reads: the refusal is the password variable's alone.
+        #expect(try runProbe(["env-string", "MIGRATIONKIT_DB_PATH"], environment: environment).lines == ["string given"])
+    }
+
     @Test func errorCodesMatchInCatchClauses() {
         do {
             _ = try KeySource.password("").resolve()

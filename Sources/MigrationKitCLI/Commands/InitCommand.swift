@@ -45,7 +45,7 @@ struct InitCommand: ParsableCommand, PrintsOutput {
         do {
             try Folders.create(migrations, purpose: "migrations folder", mode: 0o755)
         } catch {
-            _ = unlink(file)
+            FileRemoval.remove(file)
             throw error
         }
         reporter.line("Wrote \(file) and the empty folder \(migrations)/. Next: `migrationkit new create_tables`, then `migrationkit migrate`.")

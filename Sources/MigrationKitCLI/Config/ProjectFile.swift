@@ -1,6 +1,7 @@
 import Foundation
 import MigrationKitCommands
 import MigrationKitKeys
+import MigrationKitSQLCipher
 import TOMLKit
 
 /// `migrationkit.toml`: the settings of a project, so that a deploy script or a systemd
@@ -104,8 +105,10 @@ struct ProjectFile {
     // MARK: - Reading
 
     private static func readText(_ path: String, named: Bool) throws -> String {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        let probe = FileProbe(path: path)
+        // The C struct, and the errno stat(2) failed with: the sentences below read them.
+        guard let status = probe.status?.rawValue else {
+            let errno = probe.errnoValue
             let reason = errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
             throw CLIError(.usage, "Config file \(path) \(reason); check --config, or run `migrationkit init` to write one.")
         }

@@ -87,10 +87,10 @@ struct ProjectSettings {
     /// A `MIGRATIONKIT_*` variable's value; set but empty counts as not set, as an
     /// empty `KEY=` line in a unit file or a CI form usually means "not given".
     static func environmentValue(_ name: String) -> String? {
-        // Present or not; its value is a key, never read here.
+        // Present or not; its value is a key, never read here (ProcessEnvironment.string
+        // would give nil for it whatever it holds, so its presence is asked instead).
         if name == KeySource.passwordEnvironmentVariable { return KeySource.passwordEnvironmentVariableGivesKey ? "" : nil }
-        guard let value = getenv(name) else { return nil }
-        let text = String(cString: value)
+        guard let text = ProcessEnvironment.string(name) else { return nil }
         return text.isEmpty ? nil : text
     }
 

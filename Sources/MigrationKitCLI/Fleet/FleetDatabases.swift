@@ -25,7 +25,7 @@ struct FleetDatabases {
             let path = Self.isSymbolicLink(named) ? DurableFile.resolvingSymlinks(named) : named
             // The same file named twice (a path and a pattern, or through a symbolic
             // link) is migrated once; a missing file stays, to fail with its own message.
-            if let identity = FileIdentity(path) {
+            if let identity = FileIdentity(path: path) {
                 guard seen.insert(identity).inserted else { return }
             } else if paths.contains(path) {
                 return
@@ -68,13 +68,11 @@ struct FleetDatabases {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         if ["-journal", "-wal", "-shm"].contains(where: name.hasSuffix) { return false }
         if DurableFile.isMigrationKitFile(named: name) { return false }
-        var status = stat()
-        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        return FileProbe(path: path).kind == .regularFile
     }
 
     private static func isSymbolicLink(_ path: String) -> Bool {
-        var status = stat()
-        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+        FileProbe(path: path, followingSymlinks: false).isSymbolicLink
     }
 
     /// The pattern's matches, sorted, through the C library's `glob` (the shell's
@@ -93,18 +91,5 @@ struct FleetDatabases {
         default:
             throw CLIError(.fileError, "--db-glob \(pattern) could not be read (a folder it walks is unreadable, or memory ran out); check the folder's permissions.")
         }
-    }
-}
-
-/// A file's device and inode: two paths to one file are one database.
-private struct FileIdentity: Hashable {
-    let device: UInt64
-    let inode: UInt64
-
-    init?(_ path: String) {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
     }
 }

@@ -5,6 +5,7 @@ import Glibc
 import Musl
 #endif
 import MigrationKitKeys
+import MigrationKitSQLCipher
 
 /// `--systemd-credential NAME` (`systemd-credential`, `MIGRATIONKIT_SYSTEMD_CREDENTIAL`):
 /// a systemd service credential. A unit's `LoadCredential=NAME:PATH` or
@@ -38,8 +39,8 @@ enum SystemdCredentialKeySource: KeySourceDefinition {
 
     /// `$CREDENTIALS_DIRECTORY`, when set and not empty.
     static var directory: String? {
-        guard let value = getenv(directoryVariable), value.pointee != 0 else { return nil }
-        return String(cString: value)
+        guard let value = ProcessEnvironment.string(directoryVariable), !value.isEmpty else { return nil }
+        return value
     }
 
     /// A file name in the credentials folder, as systemd's own credential names are.
@@ -58,8 +59,9 @@ enum SystemdCredentialKeySource: KeySourceDefinition {
                            message: "The systemd credential \(name) cannot be read because \(directoryVariable) is not set, as it is only inside a systemd service that loads credentials; run the command from a unit with LoadCredential=\(name):/path/to/key (or LoadCredentialEncrypted=), or pass the key another way.")
         }
         let path = (directory.hasSuffix("/") ? directory : directory + "/") + name
-        var status = stat()
-        if lstat(path, &status) != 0 && (errno == ENOENT || errno == ENOTDIR) {
+        // The name itself (lstat), not what a link there leads to.
+        let probe = FileProbe(path: path, followingSymlinks: false)
+        if probe.status == nil && (probe.errnoValue == ENOENT || probe.errnoValue == ENOTDIR) {
             throw KeyError(code: .credentialNotFound,
                            message: "The systemd credential \(name) is not in \(directory) (\(directoryVariable)); load it in the unit with LoadCredential=\(name):/path/to/key or LoadCredentialEncrypted=\(name):/path/to/key.cred, or check the name.",
                            path: path)

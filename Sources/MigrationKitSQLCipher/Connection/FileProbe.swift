@@ -5,43 +5,97 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemPackage
 
 /// What a path holds, read without opening it as a database, so an error can say
 /// "is a directory" or "is not encrypted" instead of SQLite's generic text.
-struct FileProbe {
-    enum Kind { case missing, regularFile, directory, other }
+///
+/// Where this module (and the CLI) asks the file system about a path: its kind, size,
+/// owner, mode, identity, header and writability. Through swift-system's `stat`, so
+/// callers read named fields instead of `st_mode & S_IFMT`. Also where this module
+/// opens a path (`openFile`). Not the only `stat(2)` of the project: the key file
+/// (`MigrationKitKeys`' `KeyFile`) and the core's migrations folder
+/// (`SQLMigrationDirectory`) examine their own paths.
+///
+/// A path reaches the kernel exactly as the user wrote it, through the C string:
+/// `FilePath(path)` would normalise it first (drop a trailing `/`, merge `//`), so
+/// `app.db/` would name `app.db` instead of failing with ENOTDIR, and `lstat("link/")`
+/// would examine the link instead of what it leads to.
+package struct FileProbe {
+    package enum Kind { case missing, regularFile, directory, other }
 
-    let path: String
-    let kind: Kind
-    let size: Int64
-    let errnoValue: Int32
+    package let path: String
+    package let kind: Kind
+    package let size: Int64
+    package let errnoValue: Int32
+    /// What `stat(2)` (or `lstat(2)`) said; nil when the path could not be examined,
+    /// and `errnoValue` says why.
+    package let status: Stat?
 
-    init(path: String) {
+    /// - Parameter followingSymlinks: false to examine a symbolic link itself
+    ///   (`lstat`), as the CLI does to tell a link from what it leads to.
+    package init(path: String, followingSymlinks: Bool = true) {
         self.path = path
-        var info = stat()
-        if stat(path, &info) != 0 {
+        let status: Stat
+        do {
+            status = try Self.stat(path, followingSymlinks: followingSymlinks)
+        } catch {
             kind = .missing
             size = 0
-            errnoValue = errno
+            errnoValue = error.rawValue
+            self.status = nil
             return
         }
+        self.status = status
         errnoValue = 0
-        size = Int64(info.st_size)
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: kind = .regularFile
-        case S_IFDIR: kind = .directory
+        size = status.size
+        switch status.type {
+        case .regular: kind = .regularFile
+        case .directory: kind = .directory
         default: kind = .other
         }
     }
 
+    /// `stat(2)` (or `lstat(2)`) of `path` as written, not as `FilePath` would normalise it.
+    package static func stat(_ path: String, followingSymlinks: Bool = true) throws(Errno) -> Stat {
+        do {
+            return try path.withCString { try Stat($0, followTargetSymlink: followingSymlinks) }
+        } catch {
+            throw error as? Errno ?? Errno(rawValue: EIO)
+        }
+    }
+
+    /// `open(2)` of `path` as written, not as `FilePath` would normalise it: the one way
+    /// this module opens a path, so a failure arrives as the `Errno` that says why.
+    package static func openFile(
+        _ path: String, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions = [],
+        permissions: FilePermissions? = nil
+    ) throws(Errno) -> FileDescriptor {
+        do {
+            return try path.withCString { try FileDescriptor.open($0, mode, options: options, permissions: permissions) }
+        } catch {
+            throw error as? Errno ?? Errno(rawValue: EIO)
+        }
+    }
+
+    /// The file's device and inode, nil when it could not be examined.
+    package var identity: FileIdentity? {
+        status.map(FileIdentity.init)
+    }
+
+    /// Whether the path is a symbolic link (only ever true when links were not followed).
+    package var isSymbolicLink: Bool {
+        status?.type == .symbolicLink
+    }
+
     /// The first `count` bytes of the file (fewer when it is shorter).
     func header(count: Int = 16) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
+        guard let descriptor = try? Self.openFile(path, .readOnly, options: .closeOnExec) else { return [] }
+        defer { try? descriptor.close() }
         var bytes = [UInt8](repeating: 0, count: count)
-        let readCount = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, count) }
-        return Array(bytes.prefix(max(0, readCount)))
+        // One read: a regular file's first bytes come whole.
+        guard let readCount = try? bytes.withUnsafeMutableBytes({ try descriptor.read(into: $0) }) else { return [] }
+        return Array(bytes.prefix(readCount))
     }
 
     /// Whether the file starts with SQLite's plaintext magic string.
@@ -68,19 +122,29 @@ struct FileProbe {
     /// creates files 0644 and gives journals the database's mode) never exposes the
     /// database or its journals to other users. Fails if the file exists.
     static func createPrivateFile(at path: String) -> Int32? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return errno }
-        close(descriptor)
-        return nil
+        do {
+            let descriptor = try openFile(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
+            try? descriptor.close()
+            return nil
+        } catch {
+            return error.rawValue
+        }
     }
 
     /// The device a path lives on, nil when it cannot be examined.
     static func device(of path: String) -> UInt64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_dev) : nil
+        FileProbe(path: path).identity?.device
+    }
+
+    /// Whether this process may write `path` (`access(2)`, which swift-system does not
+    /// wrap: it answers for the real user and the file system's read-only flag at
+    /// once). When not, `errno` says why.
+    package static func isWritable(_ path: String) -> Bool {
+        access(path, W_OK) == 0
     }
 
     /// Bytes free for this user on the file system holding `path`, nil when unknown.
+    /// (`statvfs(2)`: swift-system has no file-system statistics.)
     static func freeBytes(in path: String) -> Int64? {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
@@ -102,8 +166,10 @@ struct FileProbe {
         if statvfs(path, &file) == 0, file.f_flag & UInt(ST_RDONLY) != 0 {
             return "it is on a read-only file system; copy it to a writable one, or remount that one read-write"
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return "it cannot be examined (\(describe(errno: errno)))" }
+        // The C struct: the sentences below read its st_ fields.
+        let probe = FileProbe(path: path)
+        let errno = probe.errnoValue
+        guard let info = probe.status?.rawValue else { return "it cannot be examined (\(describe(errno: errno)))" }
         let mode = "mode " + String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4)
         if info.st_uid == geteuid() {
             return "it is \(mode), without write permission for its owner; make it writable with `chmod u+w \(path)`"
@@ -133,8 +199,26 @@ struct FileProbe {
         return String(cString: name)
     }
 
-    static func describe(errno value: Int32) -> String {
+    package static func describe(errno value: Int32) -> String {
         String(cString: strerror(value))
+    }
+}
+
+/// A file's device and inode: what makes two paths one file, and what a lock or a
+/// list of databases keys on.
+package struct FileIdentity: Hashable, Sendable {
+    package let device: UInt64
+    package let inode: UInt64
+
+    package init(_ status: Stat) {
+        device = UInt64(status.deviceID.rawValue)
+        inode = UInt64(status.inode.rawValue)
+    }
+
+    /// The identity of the file at `path`, links followed; nil when it cannot be examined.
+    package init?(path: String) {
+        guard let identity = FileProbe(path: path).identity else { return nil }
+        self = identity
     }
 }
 

@@ -116,7 +116,7 @@ enum SQLCipherOpener {
         if FileProbe(path: marker).kind == .regularFile {
             // Killed after page 1 was committed but before the marker went: complete.
             guard try database.fetchInt(sql: "PRAGMA page_count") ?? 0 > 0 else { throw incomplete }
-            _ = unlink(marker)
+            FileRemoval.remove(marker)
         }
         return database
     }
@@ -145,7 +145,7 @@ enum SQLCipherOpener {
             let database = try openExisting(path: path, key: key, configuration: configuration)
             let hasPages = try database.fetchInt(sql: "PRAGMA page_count") ?? 0 > 0
             if hasPages || FileProbe(path: marker).kind == .missing {
-                _ = unlink(marker)
+                FileRemoval.remove(marker)
                 return database
             }
         } else if probe.kind == .regularFile {
@@ -156,7 +156,7 @@ enum SQLCipherOpener {
                                      message: "The database file cannot be created (\(FileProbe.describe(errno: failure))); check that its directory exists and is writable.")
             }
             if let failure = FileProbe.createPrivateFile(at: path) {
-                _ = unlink(marker)
+                FileRemoval.remove(marker)
                 throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
                                      message: "The database file cannot be created (\(FileProbe.describe(errno: failure))); check that its directory exists and is writable.")
             }
@@ -167,13 +167,12 @@ enum SQLCipherOpener {
             let database = try openExisting(path: path, key: key, configuration: configuration)
             // Writing page 1 now fixes the salt in the file before the lock is released.
             try database.execute(sql: "PRAGMA user_version = 0")
-            _ = unlink(marker)
+            FileRemoval.remove(marker)
             database.createdFile = createdFile
             return database
         } catch {
             if createdFile {
-                _ = unlink(path)
-                _ = unlink(marker)
+                FileRemoval.remove([path, marker])
             }
             throw error
         }
@@ -216,7 +215,7 @@ enum SQLCipherOpener {
         // checked) is a read-write connection with `query_only` on: it cannot change the
         // file, and leaves nothing beside it. Only a file this process cannot write is
         // opened read-only.
-        let queryOnly = configuration.readOnly && access(path, W_OK) == 0
+        let queryOnly = configuration.readOnly && FileProbe.isWritable(path)
         let database = try SQLCipherDatabase.open(path: path, readOnly: configuration.readOnly && !queryOnly,
                                                   busyTimeout: configuration.busyTimeout,
                                                   givesWayToChanges: configuration.givesWayToChanges)

@@ -76,8 +76,8 @@ public final class SQLCipherWriter: @unchecked Sendable {
             guard try db.fetchInt(sql: "SELECT count(*) FROM sqlite_master") == 0,
                   try db.fetchInt(sql: "PRAGMA user_version") == 0
             else { return false }
-            guard unlink(path) == 0 else { return false }
-            _ = unlink(path + "-journal")
+            guard FileRemoval.remove(path) else { return false }
+            FileRemoval.remove(path + "-journal")
             database.createdFile = false
             return true
         }) ?? false }
@@ -182,7 +182,7 @@ extension SQLCipherDatabase {
         guard path != ":memory:", !path.isEmpty, Self.hasZeroedHeader(journal) else { return }
         guard (try? execute(sql: "BEGIN IMMEDIATE TRANSACTION")) != nil else { return }
         defer { try? execute(sql: "ROLLBACK TRANSACTION") }
-        if Self.hasZeroedHeader(journal) { _ = unlink(journal) }
+        if Self.hasZeroedHeader(journal) { FileRemoval.remove(journal) }
     }
 
     /// Whether a journal exists whose magic number (its first 8 bytes) is zeroed: what

@@ -133,7 +133,7 @@ public enum CipherFormatUpgrade {
         let wanted = targetSettings(target, from: from)
         if hasSameFormat(from, wanted) {
             // Killed after the rename: the new file is already in WAL mode.
-            if markedWAL { _ = unlink(walMarker) }
+            if markedWAL { FileRemoval.remove(walMarker) }
             return Summary(path: path, outcome: .alreadyInTargetFormat, from: from, to: from, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil)
         }
@@ -188,7 +188,7 @@ public enum CipherFormatUpgrade {
             Interruption.unstoppable {
                 if source.isInsideTransaction { try? source.execute(sql: "ROLLBACK TRANSACTION") }
                 if makingWAL, replaced || (try? source.fetchString(sql: "PRAGMA journal_mode = WAL"))?.lowercased() == "wal" {
-                    _ = unlink(walMarker)
+                    FileRemoval.remove(walMarker)
                 }
             }
         }
@@ -378,6 +378,6 @@ public enum CipherFormatUpgrade {
     /// Removes a copy left by an interrupted run, with the files SQLite keeps beside it.
     private static func removeTemporary(_ temporary: String) {
         DurableFile.removeIfPresent(temporary)
-        for suffix in ["-wal", "-shm"] { _ = unlink(temporary + suffix) }
+        FileRemoval.remove([temporary + "-wal", temporary + "-shm"])
     }
 }

@@ -106,7 +106,7 @@ public enum DatabaseBackup {
             try beforeReplacing()
             // A journal left by the replaced database would be applied to the restored
             // one on next open and corrupt it.
-            for suffix in ["-journal", "-wal", "-shm"] { _ = unlink(target + suffix) }
+            FileRemoval.remove(["-journal", "-wal", "-shm"].map { target + $0 })
             try DurableFile.replace(target, with: temporary)
         } catch {
             DurableFile.removeIfPresent(temporary)
@@ -129,7 +129,7 @@ public enum DatabaseBackup {
         do {
             try copy(temporary)
             let destination = try linkUnique(temporary, folder: folder, name: name)
-            _ = unlink(temporary)
+            FileRemoval.remove(temporary)
             try DurableFile.synchronizeDirectory(containing: destination)
             if keep > 0 { prune(folder: folder, name: name, keep: keep, sparing: sparing) }
             return destination
@@ -167,6 +167,7 @@ public enum DatabaseBackup {
         var date = max(Date(), latest.map { $0.addingTimeInterval(0.001) } ?? .distantPast)
         for _ in 0..<1000 {
             let candidate = prefix + BackupName.format(date)
+            // link(2): swift-system 1.8.1 has none, and only a link fails on a taken name.
             if link(temporary, candidate) == 0 { return candidate }
             guard errno == EEXIST else { throw DurableFile.failure("name", candidate) }
             date = date.addingTimeInterval(0.001)
@@ -204,11 +205,20 @@ public enum DatabaseBackup {
 
     /// Copies a file's bytes into a new 0600 file and flushes it.
     static func copyBytes(from source: String, to destination: String) throws {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw DurableFile.failure("read", source) }
-        defer { close(input) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw DurableFile.failure("create", destination) }
+        let input: FileDescriptor
+        do {
+            input = try FileProbe.openFile(source, .readOnly, options: .closeOnExec)
+        } catch {
+            throw DurableFile.failure("read", source, errnoValue: error.rawValue)
+        }
+        defer { try? input.close() }
+        let output: FileDescriptor
+        do {
+            output = try FileProbe.openFile(destination, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                            permissions: .ownerReadWrite)
+        } catch {
+            throw DurableFile.failure("create", destination, errnoValue: error.rawValue)
+        }
         var failed: SQLCipherError?
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         // read(into:) retries EINTR; writeAll retries it and short writes too.
@@ -220,22 +230,22 @@ public enum DatabaseBackup {
             }
             let count: Int
             do {
-                count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: input).read(into: $0) }
+                count = try buffer.withUnsafeMutableBytes { try input.read(into: $0) }
             } catch {
                 failed = DurableFile.failure("read", source, thrown: error)
                 break
             }
             if count == 0 { break }
             do {
-                _ = try FileDescriptor(rawValue: output).writeAll(buffer[..<count])
+                _ = try output.writeAll(buffer[..<count])
             } catch {
                 failed = DurableFile.failure("write", destination, thrown: error)
             }
         }
-        if failed == nil, fsync(output) != 0 { failed = DurableFile.failure("flush", destination) }
-        close(output)
+        if failed == nil { failed = DurableFile.flush(output, of: destination) }
+        try? output.close()
         if let failed {
-            _ = unlink(destination)
+            FileRemoval.remove(destination)
             throw failed
         }
     }
@@ -250,7 +260,7 @@ public enum DatabaseBackup {
         do {
             try db.backup(to: copy)
         } catch {
-            _ = unlink(destination)
+            FileRemoval.remove(destination)
             throw error
         }
     }
@@ -258,7 +268,7 @@ public enum DatabaseBackup {
     private static func prune(folder: String, name: String, keep: Int, sparing: Set<String>) {
         let spared = Set(sparing.map(DurableFile.resolvingSymlinks))
         let backups = list(folder: folder, name: name).filter { !spared.contains(DurableFile.resolvingSymlinks($0)) }
-        for stale in backups.dropLast(keep) { _ = unlink(stale) }
+        FileRemoval.remove(Array(backups.dropLast(keep)))
     }
 }
 

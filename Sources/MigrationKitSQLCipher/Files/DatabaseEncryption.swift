@@ -177,7 +177,7 @@ public enum DatabaseEncryption {
     /// reopen to notice, with no cause. So check first, and say what is missing.
     private static func requireRoomForRekey(_ path: String) throws {
         let folder = DirectoryLock.parent(of: path)
-        if access(folder, W_OK) != 0 {
+        if !FileProbe.isWritable(folder) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  message: "Rekeying writes a journal beside the database, but its folder \(folder) is not writable (\(FileProbe.describe(errno: errno))); make it writable, then try again. Nothing was changed.",
                                  path: path)

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,17 +16,12 @@ import Glibc
 /// calls the command makes take it again). A file replaced by a rename while waiting is
 /// noticed, and the new file locked instead.
 package final class DatabaseFileLock: @unchecked Sendable {
-    private struct FileID: Hashable {
-        let device: UInt64
-        let inode: UInt64
-    }
-
     private static let registryLock = NSLock()
-    private nonisolated(unsafe) static var held: [FileID: (descriptor: Int32, count: Int)] = [:]
+    private nonisolated(unsafe) static var held: [FileIdentity: (descriptor: FileDescriptor, count: Int)] = [:]
 
-    private var id: FileID?
+    private var id: FileIdentity?
 
-    private init(id: FileID?) {
+    private init(id: FileIdentity?) {
         self.id = id
     }
 
@@ -37,7 +33,7 @@ package final class DatabaseFileLock: @unchecked Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            guard let id = fileID(path) else { return DatabaseFileLock(id: nil) }
+            guard let id = FileIdentity(path: path) else { return DatabaseFileLock(id: nil) }
             if registryLock.withLock({ () -> Bool in
                 guard let entry = held[id] else { return false }
                 held[id] = (entry.descriptor, entry.count + 1)
@@ -47,27 +43,27 @@ package final class DatabaseFileLock: @unchecked Sendable {
             }
             // Non-blocking, and regular files only: opening a FIFO would wait for a
             // writer (the opener refuses anything but a regular file anyway).
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-            guard descriptor >= 0 else { return DatabaseFileLock(id: nil) }
-            var opened = stat()
-            guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG else {
-                close(descriptor)
+            guard let descriptor = try? FileProbe.openFile(path, .readOnly, options: [.closeOnExec, .noControllingTerminal, .nonBlocking])
+            else { return DatabaseFileLock(id: nil) }
+            guard (try? descriptor.stat())?.type == .regular else {
+                try? descriptor.close()
                 return DatabaseFileLock(id: nil)
             }
-            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            // flock(2): swift-system 1.8.1 has no file locks.
+            while flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
                 guard errno == EWOULDBLOCK || errno == EINTR else {
                     // A file system without flock: go on unlocked, as SQLite alone would.
-                    close(descriptor)
+                    try? descriptor.close()
                     return DatabaseFileLock(id: nil)
                 }
                 do {
                     try Interruption.check()
                 } catch {
-                    close(descriptor)
+                    try? descriptor.close()
                     throw error
                 }
                 guard clock.now < deadline else {
-                    close(descriptor)
+                    try? descriptor.close()
                     throw SQLCipherError(kind: .busy, resultCode: .SQLITE_BUSY,
                                          message: "Another process (a migrate, rollback, rekey or restore) kept changing this database for longer than the lock timeout.",
                                          path: path)
@@ -75,14 +71,11 @@ package final class DatabaseFileLock: @unchecked Sendable {
                 usleep(10_000)
             }
             // Replaced by a rename while waiting: this lock is on the old file.
-            var status = stat()
-            guard fstat(descriptor, &status) == 0,
-                  FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)) == fileID(path)
-            else {
-                close(descriptor)
+            guard let status = try? descriptor.stat(), FileIdentity(status) == FileIdentity(path: path) else {
+                try? descriptor.close()
                 continue
             }
-            let lockedID = FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+            let lockedID = FileIdentity(status)
             registryLock.withLock { held[lockedID] = (descriptor, 1) }
             return DatabaseFileLock(id: lockedID)
         }
@@ -98,20 +91,14 @@ package final class DatabaseFileLock: @unchecked Sendable {
                 Self.held[id] = (entry.descriptor, entry.count - 1)
             } else {
                 Self.held[id] = nil
-                flock(entry.descriptor, LOCK_UN)
-                close(entry.descriptor)
+                flock(entry.descriptor.rawValue, LOCK_UN)
+                try? entry.descriptor.close()
             }
         }
     }
 
     deinit {
         release()
-    }
-
-    private static func fileID(_ path: String) -> FileID? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
     }
 }
 
@@ -129,14 +116,14 @@ package enum ChangeNote {
     package static func write(_ activity: String, for database: String) {
         let text = "\(getpid())\n\(activity)\n"
         let note = path(for: database)
-        let descriptor = open(note, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return }
-        _ = text.withCString { Glibc.write(descriptor, $0, strlen($0)) }
-        close(descriptor)
+        guard let descriptor = try? FileProbe.openFile(note, .writeOnly, options: [.create, .truncate, .closeOnExec, .noFollow],
+                                                       permissions: .ownerReadWrite)
+        else { return }
+        _ = try? descriptor.closeAfter { try descriptor.writeAll(text.utf8) }
     }
 
     package static func remove(for database: String) {
-        _ = unlink(path(for: database))
+        FileRemoval.remove(path(for: database))
     }
 
     /// The activity of process `pid` on the database, if its note says.
@@ -146,4 +133,10 @@ package enum ChangeNote {
         guard lines.count >= 2, Int32(lines[0]) == pid, !lines[1].isEmpty else { return nil }
         return String(lines[1])
     }
+}
+
+private extension FileDescriptor.OpenOptions {
+    /// `O_NOCTTY`, which swift-system 1.8.1 does not name: a path that turns out to be a
+    /// terminal must not become this process's controlling terminal.
+    static var noControllingTerminal: Self { Self(rawValue: O_NOCTTY) }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemPackage
 
 /// An advisory `flock` on a directory, held while a new database file is created and
 /// its first page written.
@@ -14,26 +15,26 @@ import Musl
 /// page 1 happen as one step; anyone else waits and then finds a complete header.
 /// Locking the directory (not a sidecar file) leaves nothing behind.
 final class DirectoryLock {
-    private var descriptor: Int32
+    private var descriptor: FileDescriptor?
 
     /// Waits up to `timeout` for the lock. Returns nil when the directory cannot be
     /// opened for locking (creation then proceeds unlocked, as plain SQLite would).
     static func acquire(directory: String, timeout: Duration) throws -> DirectoryLock? {
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard let descriptor = try? FileProbe.openFile(directory, .readOnly, options: [.directory, .closeOnExec]) else { return nil }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        // flock(2): swift-system 1.8.1 has no file locks.
+        while flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                close(descriptor)
+                try? descriptor.close()
                 return nil
             }
             if Interruption.signal != nil {
-                close(descriptor)
+                try? descriptor.close()
                 try Interruption.check()
             }
             guard clock.now < deadline else {
-                close(descriptor)
+                try? descriptor.close()
                 throw SQLCipherError(kind: .busy, resultCode: .SQLITE_BUSY,
                                      message: "Another process kept creating this database for longer than the busy timeout.")
             }
@@ -42,16 +43,16 @@ final class DirectoryLock {
         return DirectoryLock(descriptor: descriptor)
     }
 
-    private init(descriptor: Int32) {
+    private init(descriptor: FileDescriptor) {
         self.descriptor = descriptor
     }
 
     /// Releases the lock; also done on `deinit`.
     func release() {
-        guard descriptor >= 0 else { return }
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-        descriptor = -1
+        guard let descriptor else { return }
+        flock(descriptor.rawValue, LOCK_UN)
+        try? descriptor.close()
+        self.descriptor = nil
     }
 
     deinit {

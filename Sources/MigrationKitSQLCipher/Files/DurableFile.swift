@@ -11,19 +11,30 @@ import SystemPackage
 package enum DurableFile {
     /// Flushes a file's data to disk.
     package static func synchronize(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("open", path) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw failure("flush", path) }
+        try openAndFlush(path, options: .closeOnExec)
     }
 
     /// Flushes a directory, making a rename inside it durable.
     package static func synchronizeDirectory(containing path: String) throws {
-        let directory = DirectoryLock.parent(of: path)
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("open", directory) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw failure("flush", directory) }
+        try openAndFlush(DirectoryLock.parent(of: path), options: [.directory, .closeOnExec])
+    }
+
+    /// Opens `path` read-only and flushes it.
+    private static func openAndFlush(_ path: String, options: FileDescriptor.OpenOptions) throws {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileProbe.openFile(path, .readOnly, options: options)
+        } catch {
+            throw failure("open", path, errnoValue: error.rawValue)
+        }
+        defer { try? descriptor.close() }
+        if let failure = flush(descriptor, of: path) { throw failure }
+    }
+
+    /// Flushes an open file's data to disk; the failure, if any, names `path`.
+    package static func flush(_ descriptor: FileDescriptor, of path: String) -> SQLCipherError? {
+        // fsync(2): swift-system 1.8.1 has no flush of a descriptor.
+        fsync(descriptor.rawValue) == 0 ? nil : failure("flush", path)
     }
 
     /// What a replacement takes over from the file it replaces.
@@ -53,6 +64,7 @@ package enum DurableFile {
         try requireSingleName(destination, leaving: "as it was")
         if !keeping.isEmpty { try takeOverOwnership(of: destination, for: source, includingMode: keeping.contains(.mode)) }
         try synchronize(source)
+        // rename(2): swift-system 1.8.1 has no rename, and this is the one place that renames.
         guard rename(source, destination) == 0 else { throw failure("rename", source) }
         try synchronizeDirectory(containing: destination)
     }
@@ -65,8 +77,9 @@ package enum DurableFile {
     ///
     /// - Parameter leaving: what the other names would keep, in words ("plaintext").
     package static func requireSingleName(_ path: String, leaving: String) throws {
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink > 1 else { return }
+        let probe = FileProbe(path: path)
+        // The C struct: the sentence below reads its st_nlink.
+        guard probe.kind == .regularFile, let status = probe.status?.rawValue, status.st_nlink > 1 else { return }
         let others = status.st_nlink - 1
         throw SQLCipherError(
             kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
@@ -79,9 +92,9 @@ package enum DurableFile {
     /// removed again. The replacement itself is still checked when it happens.
     package static func requireOwnerCanBeKept(of original: String) throws {
         let probe = siblingPath(of: original, purpose: "owner-probe")
-        _ = unlink(probe)
+        FileRemoval.remove(probe)
         guard FileProbe.createPrivateFile(at: probe) == nil else { return }  // the real write will say why
-        defer { _ = unlink(probe) }
+        defer { FileRemoval.remove(probe) }
         try takeOverOwnership(of: original, for: probe)
     }
 
@@ -90,19 +103,29 @@ package enum DurableFile {
     /// a long time writing a replacement call it on the still-empty file first, so a
     /// database whose owner cannot be kept is refused before any work (or backup).
     package static func takeOverOwnership(of original: String, for replacement: String, includingMode: Bool = false) throws {
-        var wanted = stat()
-        guard stat(original, &wanted) == 0 else {
-            if errno == ENOENT { return }
-            throw failure("examine", original)
+        let originalProbe = FileProbe(path: original)
+        // The C struct: the sentence below reads its st_uid and st_gid.
+        guard let wanted = originalProbe.status?.rawValue else {
+            if originalProbe.errnoValue == ENOENT { return }
+            throw failure("examine", original, errnoValue: originalProbe.errnoValue)
         }
-        let descriptor = open(replacement, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("open", replacement) }
-        defer { close(descriptor) }
-        var current = stat()
-        guard fstat(descriptor, &current) == 0 else { throw failure("examine", replacement) }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileProbe.openFile(replacement, .readOnly, options: .closeOnExec)
+        } catch {
+            throw failure("open", replacement, errnoValue: error.rawValue)
+        }
+        defer { try? descriptor.close() }
+        let current: stat
+        do {
+            current = try descriptor.stat().rawValue
+        } catch {
+            throw failure("examine", replacement, thrown: error)
+        }
         if current.st_uid != wanted.st_uid || current.st_gid != wanted.st_gid {
             // Owner before mode: changing the owner clears set-user/group-ID bits.
-            guard fchown(descriptor, wanted.st_uid, wanted.st_gid) == 0 else {
+            // fchown(2) and fchmod(2): swift-system 1.8.1 wraps neither.
+            guard fchown(descriptor.rawValue, wanted.st_uid, wanted.st_gid) == 0 else {
                 let code = errno
                 guard code == EPERM else { throw failure("change the owner of", replacement, errnoValue: code) }
                 throw SQLCipherError(
@@ -112,7 +135,7 @@ package enum DurableFile {
             }
         }
         if includingMode, current.st_mode & 0o7777 != wanted.st_mode & 0o7777 {
-            guard fchmod(descriptor, wanted.st_mode & 0o7777) == 0 else { throw failure("change the mode of", replacement) }
+            guard fchmod(descriptor.rawValue, wanted.st_mode & 0o7777) == 0 else { throw failure("change the mode of", replacement) }
         }
     }
 
@@ -132,11 +155,11 @@ package enum DurableFile {
                                  message: "The file already exists; choose another name or remove it.", path: path)
         }
         let temporary = siblingPath(of: path, purpose: "write")
-        _ = unlink(temporary)
+        FileRemoval.remove(temporary)
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                                                 permissions: [.ownerReadWrite])
+            descriptor = try FileProbe.openFile(temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                                                permissions: [.ownerReadWrite])
         } catch {
             throw failure("create", path, thrown: error)
         }
@@ -149,7 +172,7 @@ package enum DurableFile {
             }
             try replace(path, with: temporary, keeping: [])
         } catch {
-            _ = unlink(temporary)
+            FileRemoval.remove(temporary)
             throw error
         }
     }
@@ -159,6 +182,7 @@ package enum DurableFile {
     /// rename over a symbolic link would replace the link and leave the real file as it
     /// was (a plaintext database staying plaintext beside an encrypted link).
     package static func resolvingSymlinks(_ path: String) -> String {
+        // realpath(3): swift-system 1.8.1 cannot resolve links.
         guard let resolved = realpath(path, nil) else { return path }
         defer { free(resolved) }
         return String(cString: resolved)
@@ -166,10 +190,8 @@ package enum DurableFile {
 
     /// Whether two paths name the same file (same device and inode), links followed.
     package static func sameFile(_ lhs: String, _ rhs: String) -> Bool {
-        var left = stat()
-        var right = stat()
-        guard stat(lhs, &left) == 0, stat(rhs, &right) == 0 else { return false }
-        return left.st_dev == right.st_dev && left.st_ino == right.st_ino
+        guard let left = FileIdentity(path: lhs), let right = FileIdentity(path: rhs) else { return false }
+        return left == right
     }
 
     /// A hidden path beside `path`, for a file that will be renamed over it: same
@@ -191,10 +213,11 @@ package enum DurableFile {
         return BackupName.parse(String(name[marker.upperBound...])) != nil
     }
 
-    /// Removes a file if it exists (with its SQLite journal), ignoring absence.
+    /// Removes a file if it exists (with its SQLite journal), ignoring absence: a
+    /// `FileRemoval.remove` of both names, kept here for the callers that clean up a
+    /// copy being written beside a database.
     package static func removeIfPresent(_ path: String) {
-        _ = unlink(path)
-        _ = unlink(path + "-journal")
+        FileRemoval.remove([path, path + "-journal"])
     }
 
     /// `failure` for what a swift-system call threw (an `Errno`).

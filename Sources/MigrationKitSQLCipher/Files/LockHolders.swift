@@ -45,13 +45,12 @@ package struct LockHolder: Hashable, Sendable {
 
     /// The locks other processes hold on the file at `path`.
     package static func of(_ path: String) -> [LockHolder] {
-        var status = stat()
-        guard stat(path, &status) == 0,
+        guard let identity = FileIdentity(path: path),
               let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
-        let device = UInt64(status.st_dev)
+        let device = identity.device
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
         let minor = (device & 0xff) | ((device >> 12) & ~0xff)
-        let file = String(format: "%02llx:%02llx:%llu", major, minor, UInt64(status.st_ino))
+        let file = String(format: "%02llx:%02llx:%llu", major, minor, identity.inode)
         let me = getpid()
         var holders: [LockHolder] = []
         // "1: FLOCK  ADVISORY  WRITE 1234 fe:00:16228464 0 EOF"; a waiting lock is "-> FLOCK …".

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MigrationKitCommands
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,8 @@ struct GRDBOpenedDatabase {
 
     /// Removes a database file and its journals.
     static func removeFiles(of path: String) {
+        // unlink(2): swift-system 1.8.1 has no removal, and the core's FileRemoval is
+        // `package`, out of this package's reach. This package's one caller.
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 }
@@ -66,11 +69,18 @@ enum GRDBDatabaseOpener {
     }
 
     private static func createPrivateFile(_ path: String) throws {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
+        let descriptor: FileDescriptor
+        do {
+            // The path as written, through the C string: `FilePath(path)` would drop a
+            // trailing `/` and create `new.db` for `--db-path new.db/`, which open(2)
+            // refuses (EISDIR).
+            descriptor = try path.withCString {
+                try FileDescriptor.open($0, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
+            }
+        } catch {
+            let reason = String(cString: strerror((error as? Errno)?.rawValue ?? EIO))
             throw CLIError(.fileError, "--db-path \(path) cannot be created (\(reason)); check the folder and its permissions.")
         }
-        close(descriptor)
+        try? descriptor.close()
     }
 }

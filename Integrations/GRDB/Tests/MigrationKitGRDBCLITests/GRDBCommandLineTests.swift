@@ -42,6 +42,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path))
     }
 
+    @Test func aNewNameWithATrailingSlashIsRefusedAndCreatesNothing() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\n", to: "0001_items.sql", in: scratch)
+        // open(2) refuses `app.sqlite/` (EISDIR); the path must reach it as written, not
+        // normalised to `app.sqlite`.
+        let code = GRDBMigrationCLI.run(host: host, arguments: ["migrate", "--db-path", scratch.path + "/", "--migrations",
+                                                                 scratch.folder.appendingPathComponent("Migrations").path, "--quiet"])
+        #expect(code == CLIExitCode.fileError.rawValue)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path))
+    }
+
     @Test func aFailingStepOnAnExistingDatabaseKeepsTheStepsBeforeIt() throws {
         let scratch = try ScratchDatabase()
         try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE items;\n", to: "0001_items.sql", in: scratch)

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Reads the process environment: the one place the key sources (and the CLI's
+/// `MIGRATIONKIT_*` settings) call `getenv(3)`.
+///
+/// Not `ProcessInfo.processInfo.environment`: that copies every variable, a key in
+/// `MIGRATIONKIT_PASSWORD` included, into Swift strings that are never wiped. Here a
+/// value is looked at where the C library keeps it, and copied only as its caller says.
+package enum ProcessEnvironment {
+    /// Hands the bytes of `name`'s value to `body` in place, without copying them; nil
+    /// when `name` is not set. For a secret, `body` copies them into wiped storage.
+    package static func withValueBytes<Result>(of name: String, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+        guard let value = getenv(name) else { return nil }
+        return try body(UnsafeRawBufferPointer(start: value, count: strlen(value)))
+    }
+
+    /// Whether `name` is set and not empty; its value is looked at, never copied.
+    package static func hasValue(_ name: String) -> Bool {
+        withValueBytes(of: name) { !$0.isEmpty } ?? false
+    }
+
+    /// Whether `name` is set but empty.
+    package static func isSetButEmpty(_ name: String) -> Bool {
+        withValueBytes(of: name) { $0.isEmpty } ?? false
+    }
+
+    /// `name`'s value as a string, nil when not set. Only for values that are not secrets:
+    /// the string is never wiped.
+    ///
+    /// Always nil for `KeySource.passwordEnvironmentVariable` (`MIGRATIONKIT_PASSWORD`),
+    /// whatever it holds: its value is a key, and a `String` copy of it would stay in
+    /// memory unwiped. Enforced here rather than left to each caller's own check; read it
+    /// with `withValueBytes` into wiped storage, or ask `hasValue`/`isSetButEmpty`.
+    package static func string(_ name: String) -> String? {
+        guard name != KeySource.passwordEnvironmentVariable else { return nil }
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+}
