@@ -57,6 +57,7 @@ let package = Package(
         // The commands, in process and through the example app's binary.
         .testTarget(name: "MigrationKitGRDBCLITests", dependencies: [
             "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitGRDB", "grdb-notes", "GRDBTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
     ],
     swiftLanguageModes: [.v6]
