@@ -1,7 +1,7 @@
 # The two commands a new user needs (see README.md):
 #   make demo   migrates an encrypted demo database, end to end
 #   make test   installs what is missing, builds, and runs every test
-.PHONY: demo test soak bench build release deps clean
+.PHONY: demo test soak bench build release install uninstall deb deps clean
 
 demo:
 	./scripts/demo.sh
@@ -27,8 +27,22 @@ build: deps
 # (SQLCipher and libsecret stay shared), which starts each process several ms sooner
 # (Benchmarks case 6).
 release: deps
-	. ./scripts/swift-env.sh && swift build -c release --product migrationkit --static-swift-stdlib && \
+	. ./scripts/swift-env.sh && swift build -c release --product migrationkit --static-swift-stdlib --disable-local-rpath && \
 	echo "built $$(swift build -c release --show-bin-path)/migrationkit"
+
+# Installs the release binary, a man page per command and bash/zsh/fish completions
+# under $(DESTDIR)$(PREFIX); `make uninstall` removes exactly those (scripts/package.sh).
+PREFIX ?= /usr/local
+DESTDIR ?=
+install: deps
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./scripts/package.sh install
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./scripts/package.sh uninstall
+
+# dist/migrationkit_VERSION_ARCH.deb, for `apt-get install ./dist/…deb`.
+deb: deps
+	./scripts/package.sh deb
 
 deps:
 	./scripts/install-deps.sh

@@ -26,6 +26,9 @@ binutils
 strace
 libsqlite3-dev
 jq
+dpkg-dev
+man-db
+lintian
 "
 
 if [ "$(id -u)" -eq 0 ]; then

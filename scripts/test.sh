@@ -8,6 +8,8 @@
 #               .build-sqlcipher3
 #   grdb        the GRDB integration (Integrations/GRDB), a package of its own on the
 #               system SQLite, in its own process: never beside libsqlcipher
+#   packaging   make install / uninstall and the Debian package, installed with apt-get
+#               and purged again (scripts/test-packaging.sh; root or sudo)
 #
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs one of them; arguments go to
 # `swift test` (for example --filter). Every built binary's linkage is checked first.
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
 
-configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb"}
+configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb packaging"}
 failed=""
 for configuration in $configurations; do
     # Each configuration runs even when the one before failed; the run fails at the end.
@@ -41,6 +43,10 @@ for configuration in $configurations; do
             swift test --skip-build "$@" || exit 1
             exit 0
             ;;
+        packaging)
+            ./scripts/test-packaging.sh || exit 1
+            exit 0
+            ;;
         sqlcipher3)
             environment=$(./scripts/sqlcipher3.sh --env) || exit 1
             eval "$environment"
@@ -48,7 +54,7 @@ for configuration in $configurations; do
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
             ;;
         *)
-            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3 or grdb)" >&2
+            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb or packaging)" >&2
             exit 64
             ;;
         esac

@@ -21,6 +21,13 @@ public enum MigrationCLI {
     }
 
     private static func run(host: MigrationCLIHost, arguments: [String], endingProcessOnStop: Bool) -> Int32 {
+        // ArgumentParser prints a version fixed when the command tree is declared; the
+        // linked SQLCipher is only known by asking it, which no other command should pay
+        // for at start-up.
+        if arguments == ["--version"] {
+            Console.out(MigrationKitVersion.report(commandName: host.commandName))
+            return CLIExitCode.success.rawValue
+        }
         // Before any key is read: no core file or same-user debugger reaches it.
         if host.hardensProcess { ProcessHardening.apply() }
         // Ctrl-C and SIGTERM stop the work in progress, which rolls back and says what
@@ -70,7 +77,7 @@ struct RootCommand: ParsableCommand {
                 Use --plaintext for an unencrypted database.
 
                 Settings not given as flags come from MIGRATIONKIT_* environment variables \
-                (MIGRATIONKIT_DB_PATH, …), then from migrationkit.toml in the current folder or \
+                (MIGRATIONKIT_DB_PATH and the like), then from migrationkit.toml in the current folder or \
                 above it (--config FILE, --database NAME); `config` shows what applies and why.
 
                 Exit codes: \(CLIExitCode.allCases.map { "\($0.rawValue) \($0.summary)" }.joined(separator: "; ")).
@@ -85,7 +92,20 @@ struct RootCommand: ParsableCommand {
     }
 }
 
-/// The tool's version, printed by `--version`.
+/// The tool's version: the one place it is written. `--version` prints it, and the
+/// Debian package and `make install` take theirs from that output
+/// (`scripts/package.sh`), so a release changes this line and nothing else.
 public enum MigrationKitVersion {
     public static let current = "0.1.0"
+
+    /// What `--version` prints: this version on the first line, as `NAME VERSION` (the
+    /// line scripts read), then the SQLCipher and SQLite the binary runs on, since a
+    /// database's format and features depend on them as much as on this code. A binary
+    /// built on the commands (another `commandName`) names MigrationKit's version as
+    /// such, since the app's own version is not known here.
+    public static func report(commandName: String) -> String {
+        let name = commandName == "migrationkit" ? "migrationkit \(current)" : "\(commandName) (MigrationKit \(current))"
+        let cipher = SQLCipherLibrary.cipherVersionString.map { "SQLCipher \($0)" } ?? "no SQLCipher (plain SQLite)"
+        return "\(name)\n\(cipher), SQLite \(SQLCipherLibrary.sqliteVersion)"
+    }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import MigrationKitCLI
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -276,9 +278,13 @@ import Testing
         let migrateHelp = try Binary.run(["migrate", "--help"])
         #expect(migrateHelp.stdout.contains("--password-file"))
         #expect(migrateHelp.stdout.contains("process list"))
+        // The first line is what scripts and the Debian package read; the second says
+        // which SQLCipher the binary runs on, as the library itself reports it.
         let version = try Binary.run(["--version"])
         #expect(version.status == 0)
-        #expect(!version.stdout.isEmpty)
+        let lines = version.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "migrationkit \(MigrationKitVersion.current)")
+        #expect(lines.count == 2 && lines[1] == "SQLCipher \(SQLCipherLibrary.cipherVersionString ?? "?"), SQLite \(SQLCipherLibrary.sqliteVersion)")
     }
 }
 

@@ -125,7 +125,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt a database with a new key, then prove the new key opens it.",
-        discussion: "The key options give the current key; the --new-… options give the new one (or a prompt, asked twice).")
+        discussion: "The key options give the current key; the --new-* options give the new one (or a prompt, asked twice).")
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup(title: "New key options") var newKey: NewKeyOptions

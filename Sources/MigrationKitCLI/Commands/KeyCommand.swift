@@ -61,7 +61,7 @@ struct GenerateKeyCommand: ParsableCommand, PrintsOutput {
     @OptionGroup var item: KeychainItemOptions
     @OptionGroup var output: OutputOptions
 
-    @Flag(name: .customLong("print"), help: "Also print the key (as x'…' hex) on standard output.")
+    @Flag(name: .customLong("print"), help: "Also print the key (as x'HEX', 64 hex digits) on standard output.")
     var print = false
 
     @Flag(name: .customLong("force"), help: "Replace a key already stored for this service and account.")

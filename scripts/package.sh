@@ -1,0 +1,164 @@
+#!/bin/sh
+# Installs migrationkit the way a Linux tool is installed, and builds its Debian package.
+#
+#   scripts/package.sh install     make install: the binary, man pages and completions
+#                                  under $DESTDIR$PREFIX (PREFIX defaults to /usr/local),
+#                                  with a list of what it wrote
+#   scripts/package.sh uninstall   make uninstall: removes exactly what that list names
+#   scripts/package.sh deb         make deb: dist/migrationkit_VERSION_ARCH.deb
+#
+# Both install the same tree (`stage`): the release binary with the Swift runtime linked
+# in and no $ORIGIN search path, stripped; a man page per command (migrationkit(1),
+# migrationkit-migrate(1), ...), generated from the
+# command definitions by swift-argument-parser's generate-manual tool (the one its
+# GenerateManual plugin runs, here given the release binary already built, so nothing
+# is built twice); bash, zsh and fish completions from the binary itself. The version
+# is the binary's own (`--version`, from MigrationKitVersion.current): one place.
+set -eu
+cd "$(dirname "$0")/.."
+
+PREFIX=${PREFIX:-/usr/local}
+DESTDIR=${DESTDIR:-}
+# Where the list of installed files goes, relative to PREFIX; uninstall reads it.
+MANIFEST=share/migrationkit/installed-files
+
+fail() {
+    echo "package: $*" >&2
+    exit 1
+}
+
+# Builds what the tree is made from; sets BINARY and MANUAL_TOOL.
+build() {
+    . ./scripts/swift-env.sh
+    # The same flags as `make release`, plus no $ORIGIN run path: an installed binary
+    # finds its libraries where the system keeps them, never beside itself.
+    swift build -c release --product migrationkit --static-swift-stdlib --disable-local-rpath >&2
+    BINARY="$(swift build -c release --show-bin-path)/migrationkit"
+    swift build --product generate-manual >&2
+    MANUAL_TOOL="$(swift build --show-bin-path)/generate-manual"
+}
+
+# stage TREE ZSH_DIR: the installed tree under TREE (TREE stands for PREFIX). zsh looks
+# for a system package's completions in share/zsh/vendor-completions on Debian, and for
+# a local install's in share/zsh/site-functions.
+stage() {
+    tree=$1
+    zsh_dir=$2
+    install -d "$tree/bin" "$tree/share/man/man1" "$tree/share/bash-completion/completions" \
+        "$tree/$zsh_dir" "$tree/share/fish/vendor_completions.d"
+    install -m 0755 "$BINARY" "$tree/bin/migrationkit"
+    strip --strip-unneeded "$tree/bin/migrationkit"
+    # The manual's date is the commit's, so the same source gives the same pages.
+    date=$(git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)
+    "$MANUAL_TOOL" "$tree/bin/migrationkit" --multi-page --date "$date" \
+        --authors "MigrationKit contributors" --output-directory "$tree/share/man/man1" >&2
+    for page in "$tree/share/man/man1/"*.1; do
+        name=$(basename "$page" .1 | tr . -)
+        awk -f scripts/man-page.awk "$page" >"$tree/share/man/man1/$name.1.tmp"
+        rm "$page"
+        mv "$tree/share/man/man1/$name.1.tmp" "$tree/share/man/man1/$name.1"
+        chmod 0644 "$tree/share/man/man1/$name.1"
+    done
+    gzip -9n "$tree/share/man/man1/"*.1
+    # bash-completion sources its files: no #! line.
+    "$tree/bin/migrationkit" --generate-completion-script bash | sed '1{/^#!/d}' >"$tree/share/bash-completion/completions/migrationkit"
+    "$tree/bin/migrationkit" --generate-completion-script zsh >"$tree/$zsh_dir/_migrationkit"
+    "$tree/bin/migrationkit" --generate-completion-script fish >"$tree/share/fish/vendor_completions.d/migrationkit.fish"
+    chmod 0644 "$tree/share/bash-completion/completions/migrationkit" \
+        "$tree/$zsh_dir/_migrationkit" "$tree/share/fish/vendor_completions.d/migrationkit.fish"
+}
+
+version_of() {
+    "$1" --version | head -n 1 | awk '{ print $2 }'
+}
+
+install_tree() {
+    build
+    staging=$(mktemp -d)
+    trap 'rm -rf "$staging"' EXIT
+    stage "$staging" share/zsh/site-functions
+    target="$DESTDIR$PREFIX"
+    if [ -e "$target/$MANIFEST" ]; then
+        echo "package: replacing the migrationkit installed under $target" >&2
+        remove_tree
+    fi
+    # The list: every file, then every folder this install had to create (ending in
+    # /), so uninstall removes those and never a folder that was there before.
+    (cd "$staging" && find . -type f | sed 's|^\./||' | sort) >"$staging.list"
+    for file in $(cat "$staging.list") "$MANIFEST"; do
+        dir=$(dirname "$file")
+        while [ "$dir" != "." ] && [ ! -d "$target/$dir" ]; do
+            echo "$dir/"
+            dir=$(dirname "$dir")
+        done
+        install -d "$target/$(dirname "$file")"
+    done >"$staging.dirs"
+    while IFS= read -r file; do
+        install -m "$(stat -c %a "$staging/$file")" "$staging/$file" "$target/$file"
+    done <"$staging.list"
+    cat "$staging.list" "$staging.dirs" >"$target/$MANIFEST"
+    chmod 0644 "$target/$MANIFEST"
+    echo "installed migrationkit $(version_of "$target/bin/migrationkit") under $target ($(wc -l <"$staging.list") files, listed in $target/$MANIFEST)"
+    rm -f "$staging.dirs" "$staging.list"
+}
+
+remove_tree() {
+    target="$DESTDIR$PREFIX"
+    [ -f "$target/$MANIFEST" ] || fail "nothing to uninstall: $target/$MANIFEST, the list make install writes, does not exist."
+    while IFS= read -r file; do
+        case "$file" in
+        "" | /* | *..*) fail "$target/$MANIFEST names '$file', which is not a path inside $target; remove it by hand." ;;
+        */) ;;
+        *) rm -f "$target/$file" ;;
+        esac
+    done <"$target/$MANIFEST"
+    # Then the folders it created, deepest first, each only if nothing else is in it.
+    dirs=$(grep '/$' "$target/$MANIFEST" | awk -F/ '{ print NF "\t" $0 }' | sort -rn | cut -f2-)
+    rm -f "$target/$MANIFEST"
+    for dir in $dirs; do
+        rmdir "$target/$dir" 2>/dev/null || true
+    done
+}
+
+uninstall_tree() {
+    remove_tree
+    echo "uninstalled migrationkit from $DESTDIR$PREFIX"
+}
+
+build_deb() {
+    build
+    repo=$(pwd)
+    version=$(version_of "$BINARY")
+    arch=$(dpkg --print-architecture)
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    root="$work/migrationkit"
+    stage "$root/usr" share/zsh/vendor-completions
+    docs="$root/usr/share/doc/migrationkit"
+    install -d "$docs"
+    install -m 0644 scripts/debian/copyright "$docs/copyright"
+    sed "s/@VERSION@/$version/; s/@DATE@/$(date -u -R -d "$(git log -1 --format=%cI 2>/dev/null || date -u -R)")/" \
+        scripts/debian/changelog | gzip -9n >"$docs/changelog.gz"
+    chmod 0644 "$docs/changelog.gz"
+    # Depends: from the libraries the binary really loads (its NEEDED entries), through
+    # the symbols files of the packages that ship them: libsqlcipher1 or libsqlcipher0,
+    # whichever SQLCipher this binary was built on.
+    install -d "$root/DEBIAN"
+    depends=$(cd "$work" && mkdir -p debian && cp "$repo/scripts/debian/control.in" debian/control &&
+        dpkg-shlibdeps -O -e"migrationkit/usr/bin/migrationkit" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+    [ -n "$depends" ] || fail "dpkg-shlibdeps found no libraries for the binary; is dpkg-dev installed?"
+    size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+    sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
+        scripts/debian/control >"$root/DEBIAN/control"
+    mkdir -p dist
+    output="dist/migrationkit_${version}_${arch}.deb"
+    dpkg-deb --root-owner-group -Zxz --build "$root" "$output" >&2
+    echo "$output"
+}
+
+case "${1:-}" in
+install) install_tree ;;
+uninstall) uninstall_tree ;;
+deb) build_deb ;;
+*) fail "usage: scripts/package.sh install|uninstall|deb (PREFIX and DESTDIR as for make install)" ;;
+esac
