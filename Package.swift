@@ -11,6 +11,11 @@ let package = Package(
         .library(name: "MigrationKitCommands", targets: ["MigrationKitCommands"]),
         .library(name: "MigrationKitCLI", targets: ["MigrationKitCLI"]),
         .executable(name: "migrationkit", targets: ["migrationkit"]),
+        // For GRDB apps, over GRDB on the system's SQLite. An app takes these or the
+        // SQLCipher products above, never both: each family links its own SQLite, and
+        // only the targets an app names are built and linked into it.
+        .library(name: "MigrationKitGRDB", targets: ["MigrationKitGRDB"]),
+        .library(name: "MigrationKitGRDBCLI", targets: ["MigrationKitGRDBCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -22,6 +27,9 @@ let package = Package(
         // File descriptors whose reads and writes retry EINTR and short writes
         // (FileDescriptor.writeAll, read(into:)), instead of loops written by hand.
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The GRDB products only. SwiftPM resolves it for every app that depends on
+        // this package, and builds it only for one that uses a GRDB product.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Core: steps, registry, errors. Pure Swift, no C, no database.
@@ -83,6 +91,25 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(name: "migrationkit", dependencies: ["MigrationKitCLI"]),
+
+        // MigrationKit's safety nets over any GRDB DatabaseWriter, and the commands over
+        // an app's GRDB writer (GRDBMigrationCLI.run(host:arguments:)). GRDB links the
+        // system libsqlite3, which must never share a process with libsqlcipher (both
+        // export sqlite3_*): nothing here reaches SQLCipher, and no target of this
+        // package's tests depends on these. Their tests, and the GRDBNotes example, are
+        // the package in Integrations/GRDB, built from these same sources and run in a
+        // process of their own.
+        .target(name: "MigrationKitGRDB", dependencies: [
+            "MigrationKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .target(name: "MigrationKitGRDBCLI", dependencies: [
+            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
 
         // Examples: the library used directly, and an app embedding the commands.
         .executableTarget(

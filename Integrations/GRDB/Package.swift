@@ -1,13 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// MigrationKit for GRDB apps: MigrationKit's safety nets over any GRDB DatabaseWriter.
+// The tests of MigrationKit for GRDB apps, and the GRDBNotes example.
 //
-// A package of its own because GRDB links the system libsqlite3, which must never share
-// a process with libsqlcipher (both export sqlite3_*): nothing here reaches SQLCipher.
-// The C-free core, `MigrationKit`, is built from the main package's own sources
-// (Sources/MigrationKit, through a symbolic link), so this package depends on no path
-// whose name changes with the checkout's folder.
+// Apps take `MigrationKitGRDB` and `MigrationKitGRDBCLI` from the repository's root
+// package, by URL. Their tests live in a package of their own because GRDB links the
+// system libsqlite3, which must never share a process with libsqlcipher (both export
+// sqlite3_*), and SwiftPM links every test target of a package into one test binary:
+// the root package's tests link libsqlcipher. This package builds the same sources (the
+// core, the commands' shared module and both GRDB modules, through symbolic links into
+// Sources/), so it depends on no path whose name changes with the checkout's folder.
 let package = Package(
     name: "MigrationKitGRDB",
     products: [

@@ -31,7 +31,7 @@ import Testing
     @Test func theLibrariesNameNoFlag() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let folders = ["Sources/MigrationKit", "Sources/MigrationKitSQLCipher", "Sources/MigrationKitKeys",
-                       "Sources/MigrationKitSecrets", "Integrations/GRDB/Sources/MigrationKitGRDB"]
+                       "Sources/MigrationKitSecrets", "Sources/MigrationKitGRDB"]
         let flag = try Regex(#"(^|[^\w-])--[a-z][a-z0-9-]*"#)
         let command = try Regex(#"\bmigrationkit [a-z]"#)
         var scanned = 0
