@@ -9,7 +9,9 @@
 #   grdb        the GRDB integration (Integrations/GRDB), a package of its own on the
 #               system SQLite, in its own process: never beside libsqlcipher
 #   packaging   make install / uninstall and the Debian package, installed with apt-get
-#               and purged again (scripts/test-packaging.sh; root or sudo)
+#               and purged again (scripts/test-packaging.sh; root or sudo); apps that
+#               depend on the repository by URL, one per product family
+#               (scripts/test-consumers.sh)
 #
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs one of them; arguments go to
 # `swift test` (for example --filter). Every built binary's linkage is checked first.
@@ -45,6 +47,7 @@ for configuration in $configurations; do
             ;;
         packaging)
             ./scripts/test-packaging.sh || exit 1
+            ./scripts/test-consumers.sh || exit 1
             exit 0
             ;;
         sqlcipher3)
