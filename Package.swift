@@ -30,6 +30,9 @@ let package = Package(
         // The GRDB products only. SwiftPM resolves it for every app that depends on
         // this package, and builds it only for one that uses a GRDB product.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // `make docs`: the library products' DocC catalogs (swift package
+        // generate-documentation). A plugin only: nothing of it is linked into an app.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Core: steps, registry, errors. Pure Swift, no C, no database.

@@ -19,8 +19,10 @@ public struct GRDBMigrationVerifier: Sendable {
     }
 
     /// `PRAGMA foreign_key_check`, then the required indexes, passed or failed.
-    /// - Parameter tolerated: violations that pass: the database had them before a
-    ///   rollback that did not add them. None by default.
+    /// - Parameters:
+    ///   - db: the connection to check through.
+    ///   - tolerated: violations that pass: the database had them before a
+    ///     rollback that did not add them. None by default.
     public func postMigrationChecks(_ db: Database, tolerating tolerated: ForeignKeyViolations = ForeignKeyViolations()) -> [VerificationCheck] {
         [DatabaseChecks.foreignKeyCheck(db, tolerating: tolerated)] + requiredIndexes.map { DatabaseChecks.indexCheck($0, db) }
     }

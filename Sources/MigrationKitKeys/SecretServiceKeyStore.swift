@@ -64,8 +64,12 @@ public struct SecretServiceKeyStore: Sendable {
     /// the old key. Python keyring's service/username items are left alone; `lookup`
     /// prefers the service/account item anyway.
     ///
-    /// - Parameter label: what keyring managers (Seahorse, KeePassXC) show; defaults to
-    ///   "MigrationKit database key (service S, account A)".
+    /// - Parameters:
+    ///   - key: the key to store, in its text form (Keys/README.md).
+    ///   - service: the item's `service` attribute.
+    ///   - account: the item's `account` attribute.
+    ///   - label: what keyring managers (Seahorse, KeePassXC) show; defaults to
+    ///     "MigrationKit database key (service S, account A)".
     /// - Throws: `KeyError` (`.keyringLocked` when the default collection is locked and
     ///   could not be unlocked, `.noSessionBus`, `.noSecretService`, `.invalidItemName`,
     ///   `.secretServiceFailed`, `.unusableKey` for a key SQLCipher could not use).

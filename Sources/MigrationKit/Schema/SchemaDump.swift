@@ -20,8 +20,10 @@ public enum SchemaDump {
     }
 
     /// The schema's objects in canonical order.
-    /// - Parameter includingBookkeeping: keep the ledger and MigrationKit's tables
-    ///   (for comparing whole copies of a database).
+    /// - Parameters:
+    ///   - db: the connection to read `sqlite_master` through.
+    ///   - includingBookkeeping: keep the ledger and MigrationKit's tables
+    ///     (for comparing whole copies of a database).
     public static func objects(in db: some SQLQuerying, includingBookkeeping: Bool = false) throws -> [Object] {
         var objects: [Object] = []
         try db.forEachTextRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL", arguments: []) { row in

@@ -23,6 +23,8 @@ public enum DatabaseChecks {
 
     /// `PRAGMA foreign_key_check` of `tables` (nil: every table).
     /// - Parameters:
+    ///   - db: the connection to check through.
+    ///   - tables: the tables whose rows are checked; nil checks every table.
     ///   - tolerated: violations that pass (the database had them before a migration);
     ///     nil tolerates any. Found violations are named in the detail either way.
     ///   - pragmaFunctions: with `tables`, the SQLite has `pragma_foreign_key_check()`

@@ -29,7 +29,10 @@ public final class SQLCipherWriter: @unchecked Sendable {
     /// Opens the database at `path`.
     ///
     /// - Parameters:
+    ///   - path: the database file; created with mode 0600 when it does not exist,
+    ///     unless `configuration.createIfMissing` is false.
     ///   - key: the database key, or nil for a plaintext database.
+    ///   - configuration: cipher settings, busy timeout and the other connection options.
     /// - Throws: `SQLCipherError` of kind `.wrongKey`, `.notEncrypted`, `.keyRequired`,
     ///   `.notADatabase`, `.cannotOpen`, `.invalidKey` or `.unsupportedCipherSetting`;
     ///   the file is never modified when opening fails.

@@ -98,6 +98,7 @@ public enum CipherFormatUpgrade {
     /// - Parameters:
     ///   - writer: the open database, with its key. After an upgrade it still holds
     ///     the old file, no longer at its path: do not use it again.
+    ///   - target: the format to move to; by default the linked SQLCipher's own.
     ///   - dryRun: report what would change and write nothing.
     ///   - beforeWriting: runs once it is known the database needs the upgrade and its
     ///     owner can be kept, before anything is written to it or beside it; the CLI

@@ -23,6 +23,7 @@ public enum DatabaseBackup {
     /// Writes a backup of the writer's database and prunes older ones.
     ///
     /// - Parameters:
+    ///   - writer: the open database to copy, with its key; the backup keeps its format.
     ///   - directory: where to put it; nil puts it beside the database.
     ///   - keep: how many backups of this database to keep (the newest); 0 keeps all.
     ///   - sparing: files never pruned, whatever their age (the backup being restored).

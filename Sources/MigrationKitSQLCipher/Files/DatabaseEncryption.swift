@@ -51,8 +51,12 @@ public enum DatabaseEncryption {
     /// readable by everyone; its encrypted successor is not). A file with other names
     /// (hard links) is refused: they would stay plaintext.
     ///
-    /// - Parameter beforeWriting: runs once the database is known to be plaintext and
-    ///   replaceable, before anything is written; the CLI writes its backup there.
+    /// - Parameters:
+    ///   - path: the plaintext database to replace.
+    ///   - key: the key to encrypt with.
+    ///   - cipher: the encrypted file's cipher settings (default: the linked SQLCipher's).
+    ///   - beforeWriting: runs once the database is known to be plaintext and
+    ///     replaceable, before anything is written; the CLI writes its backup there.
     @discardableResult
     public static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                                       beforeWriting: () throws -> Void = {}) throws -> ExportSummary {
