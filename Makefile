@@ -1,7 +1,7 @@
 # The two commands a new user needs (see README.md):
 #   make demo   migrates an encrypted demo database, end to end
 #   make test   installs what is missing, builds, and runs every test
-.PHONY: demo test soak bench build release install uninstall deb deps clean
+.PHONY: demo test soak bench build release install uninstall deb docs deps clean
 
 demo:
 	./scripts/demo.sh
@@ -43,6 +43,11 @@ uninstall:
 # dist/migrationkit_VERSION_ARCH.deb, for `apt-get install ./dist/…deb`.
 deb: deps
 	./scripts/package.sh deb
+
+# The library products' DocC documentation, into .build/docs; fails on any DocC warning
+# and on any public symbol without a doc comment (scripts/docs.sh).
+docs: deps
+	./scripts/docs.sh
 
 deps:
 	./scripts/install-deps.sh

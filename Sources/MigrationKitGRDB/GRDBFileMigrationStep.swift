@@ -5,6 +5,7 @@ import MigrationKit
 /// A statement of a migration file failed under GRDB: the file and the first line of
 /// its section (GRDB's error names the statement), so the runner's report points at it.
 public struct GRDBFileStatementError: SourceLocatedError, CustomStringConvertible {
+    /// The migration file, as its step names it.
     public let sourcePath: String
     public let sourceLine: Int?
     /// GRDB's error, with SQLite's code and the failing statement.

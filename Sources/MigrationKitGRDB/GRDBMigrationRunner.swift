@@ -18,8 +18,11 @@ import MigrationKit
 /// - verification after every migrate and rollback (`GRDBMigrationVerifier`, or the
 ///   host's own checks through `MigrationHostIntegration`).
 public struct GRDBMigrationRunner: Sendable {
+    /// The steps, checked for unique identifiers and order when the runner was made.
     public let registry: MigrationRegistry<Database>
+    /// The checks after every migrate and rollback, unless `host` replaces them.
     public var verifier: GRDBMigrationVerifier
+    /// The app's own integrity and post-migration checks, when it has them.
     public var host: MigrationHostIntegration<Database>
     /// Passed to GRDB: erase and migrate from scratch when the schema no longer matches
     /// what the steps produce (development databases only).
@@ -32,6 +35,11 @@ public struct GRDBMigrationRunner: Sendable {
     /// migrate steps; their durations are in `recordedDurations(in:)`.)
     public var observer: (@Sendable (MigrationEvent) -> Void)?
 
+    /// A runner for `steps`, the app's migrations in order.
+    ///
+    /// - Throws: `MigrationKitError.duplicateIdentifiers` or
+    ///   `.identifiersOutOfOrder(expected:actual:)`: a mistake in the app, found before
+    ///   any database is touched.
     public init(
         steps: [MigrationStep<Database>],
         verifier: GRDBMigrationVerifier = GRDBMigrationVerifier(),

@@ -9,6 +9,7 @@ public struct GRDBMigrationVerifier: Sendable {
     /// Indexes that must exist after migrating: a query plan the app relies on.
     public var requiredIndexes: [RequiredIndexSpec]
 
+    /// A verifier that also requires `requiredIndexes` (none by default).
     public init(requiredIndexes: [RequiredIndexSpec] = []) {
         self.requiredIndexes = requiredIndexes
     }

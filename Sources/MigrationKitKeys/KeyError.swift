@@ -12,8 +12,12 @@ import MigrationKit
 /// names, Secret Service attribute values (service and account names) and, for
 /// failures MigrationKit cannot classify, the GLib error's domain and code.
 public struct KeyError: RemediableError, Sendable {
+    /// What went wrong, to match on (`catch let error as KeyError where error.code ==
+    /// .keyringLocked`); open, like GRDB's `ResultCode`, so a new code breaks no switch.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, the same as its static property's.
         public let rawValue: String
+        /// The code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
@@ -107,8 +111,10 @@ public struct KeyError: RemediableError, Sendable {
     public struct GLibError: Hashable, Sendable, CustomStringConvertible {
         /// The error domain's name, e.g. `g-dbus-error-quark`.
         public let domain: String
+        /// The error's code within its domain.
         public let code: Int32
 
+        /// The identity of a GLib error from its domain's name and its code.
         public init(domain: String, code: Int32) {
             self.domain = domain
             self.code = code
@@ -117,6 +123,7 @@ public struct KeyError: RemediableError, Sendable {
         public var description: String { "\(domain) \(code)" }
     }
 
+    /// What went wrong, to match on.
     public let code: Code
     /// One sentence saying what went wrong and what to do.
     public let message: String
@@ -128,6 +135,8 @@ public struct KeyError: RemediableError, Sendable {
     /// itself (which flag gives the key another way); `message` is the library's words.
     public let advice: Advice?
 
+    /// An error whose message is the whole sentence, with no remedy a command line
+    /// words itself.
     public init(code: Code, message: String, path: String? = nil, glibError: GLibError? = nil) {
         self.code = code
         self.message = message
@@ -136,6 +145,8 @@ public struct KeyError: RemediableError, Sendable {
         self.advice = nil
     }
 
+    /// An error whose sentence is built from `advice`: the library's words in
+    /// `message`, a command line's through `sentence(_:)`.
     public init(code: Code, advice: Advice, path: String? = nil, glibError: GLibError? = nil) {
         self.code = code
         self.message = advice.sentence()
@@ -157,8 +168,11 @@ public struct KeyError: RemediableError, Sendable {
 /// Something worth telling the user about a key that was nevertheless obtained, such as
 /// a key file other users can read. Like `KeyError`, it never contains key material.
 public struct KeyWarning: Hashable, Sendable, CustomStringConvertible {
+    /// Which warning this is, to match on.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, the same as its static property's.
         public let rawValue: String
+        /// The code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
@@ -169,12 +183,14 @@ public struct KeyWarning: Hashable, Sendable, CustomStringConvertible {
         public static let malformedRawKey = Code(rawValue: "malformedRawKey")
     }
 
+    /// Which warning this is.
     public let code: Code
     /// One sentence, with the fix when there is one.
     public let message: String
     /// The key file concerned, when there is one.
     public let path: String?
 
+    /// A warning with its sentence and, for a key file, its path.
     public init(code: Code, message: String, path: String? = nil) {
         self.code = code
         self.message = message

@@ -21,6 +21,7 @@ public struct SecretServiceKeyStore: Sendable {
     /// Recorded as `xdg:schema` on the items `store` creates.
     public static let schemaName = "org.migrationkit.DatabaseKey"
 
+    /// The store of the session's Secret Service; nothing is contacted until it is used.
     public init() {}
 
     /// The key stored for `service` and `account`.

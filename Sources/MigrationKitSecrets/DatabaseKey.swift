@@ -9,14 +9,18 @@
 /// zeroed when the last copy of the key is released. `description`, `debugDescription`
 /// and `dump()` print only the kind.
 public struct DatabaseKey: Sendable {
+    /// How SQLCipher uses the key's bytes: the only thing about a key that may be shown.
     public enum Kind: String, Sendable, Hashable {
+        /// Text that SQLCipher stretches into the database key with PBKDF2.
         case passphrase
+        /// The 32-byte AES key itself, used as is: no key derivation.
         case rawKey
     }
 
     /// The byte length of a raw key (AES-256).
     public static let rawKeyLength = 32
 
+    /// Whether this is a passphrase or a raw key.
     public let kind: Kind
     /// For a passphrase, its bytes; for a raw key, the 32 key bytes.
     let material: SecretBytes

@@ -49,6 +49,7 @@ public final class SecretBytes: @unchecked Sendable {
     /// The number of secret bytes.
     public let count: Int
 
+    /// Whether there are no secret bytes (an empty key is refused before it is used).
     public var isEmpty: Bool { count == 0 }
 
     /// Whether these bytes are locked in RAM (see the type's discussion).
