@@ -27,15 +27,25 @@ fail() {
     exit 1
 }
 
+# Under `sudo make install`, builds as the user who ran sudo, so the checkout's .build
+# keeps its owner and their next `swift build` is not refused.
+as_builder() {
+    if [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+        sudo -u "$SUDO_USER" env PATH="$PATH" HOME="$(getent passwd "$SUDO_USER" | cut -d: -f6)" "$@"
+    else
+        "$@"
+    fi
+}
+
 # Builds what the tree is made from; sets BINARY and MANUAL_TOOL.
 build() {
     . ./scripts/swift-env.sh
     # The same flags as `make release`, plus no $ORIGIN run path: an installed binary
     # finds its libraries where the system keeps them, never beside itself.
-    swift build -c release --product migrationkit --static-swift-stdlib --disable-local-rpath >&2
-    BINARY="$(swift build -c release --show-bin-path)/migrationkit"
-    swift build --product generate-manual >&2
-    MANUAL_TOOL="$(swift build --show-bin-path)/generate-manual"
+    as_builder swift build -c release --product migrationkit --static-swift-stdlib --disable-local-rpath >&2
+    BINARY="$(as_builder swift build -c release --show-bin-path)/migrationkit"
+    as_builder swift build --product generate-manual >&2
+    MANUAL_TOOL="$(as_builder swift build --show-bin-path)/generate-manual"
 }
 
 # stage TREE ZSH_DIR: the installed tree under TREE (TREE stands for PREFIX). zsh looks
