@@ -37,19 +37,25 @@ enum Binary {
         return environment
     }
 
-    /// Every variable `migrationkit` reads settings from (README: Configuration), and
-    /// every one the README's tables name (a new key source's, from its table row).
+    /// Every variable `migrationkit` reads settings from (docs/configuration.md), and
+    /// every one the documentation's tables name (a new key source's, from its row in
+    /// docs/security-model.md).
     static let settingsVariables = Array(Set([
         "db-path", "migrations", "password-file", "keychain-service", "keychain-account", "plaintext",
         "cipher-compatibility", "kdf-iter", "cipher-page-size", "cipher-kdf-algorithm", "cipher-hmac-algorithm",
         "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "memory-security", "config", "database",
-    ].map { "MIGRATIONKIT_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") } + readmeTableVariables)).sorted()
+    ].map { "MIGRATIONKIT_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") } + documentedTableVariables)).sorted()
 
-    /// The `MIGRATIONKIT_*` names in the README's table rows.
-    private static var readmeTableVariables: [String] {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        guard let text = try? String(contentsOf: readme, encoding: .utf8) else { return [] }
+    /// The articles whose tables name the settings variables: the settings table and the
+    /// key sources' table.
+    static let settingsArticles = ["docs/configuration.md", "docs/security-model.md"]
+
+    /// The `MIGRATIONKIT_*` names in those articles' table rows.
+    static var documentedTableVariables: [String] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = settingsArticles.compactMap { try? String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }
+            .joined(separator: "\n")
         return text.split(separator: "\n").filter { $0.hasPrefix("|") }.flatMap { row in
             row.split(whereSeparator: { !($0.isUppercase || $0 == "_") }).map(String.init).filter { $0.hasPrefix("MIGRATIONKIT_") && $0.count > 13 }
         }

@@ -100,10 +100,10 @@ import Glibc
         let shares = documents.map { ($0["databases"] as? [[String: Any]] ?? []).compactMap { $0["database"] as? String }.map { URL(fileURLWithPath: $0).lastPathComponent } }
         #expect(shares.flatMap { $0 }.sorted() == paths.map { URL(fileURLWithPath: $0).lastPathComponent }.sorted(), "\(shares)")
         #expect(documents.allSatisfy { $0["listed"] as? Int == 12 && ($0["shard"] as? String)?.hasSuffix("/3") == true })
-        // The README's jq recipe assembles the fleet's table from the shards' documents.
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let recipe = try #require(readme.split(separator: "\n").first { $0.hasPrefix("jq -s '") })
+        // docs/fleets.md's jq recipe assembles the fleet's table from the shards' documents.
+        let article = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/fleets.md"), encoding: .utf8)
+        let recipe = try #require(article.split(separator: "\n").first { $0.hasPrefix("jq -s '") })
         let filter = String(recipe.dropFirst("jq -s '".count).prefix { $0 != "'" })
         let merged = try ChildProcess.run(["/usr/bin/jq", "-s", filter], stdin: Data(results.map(\.1.stdout).joined().utf8))
         let fleet = try decodeJSON(merged.stdout)

@@ -2,7 +2,7 @@ import Foundation
 import MigrationKitTestSupport
 import Testing
 
-/// README, "Format detection": with a key and no cipher option, each format the linked
+/// docs/encryption-recipes.md, "Format detection": with a key and no cipher option, each format the linked
 /// library reads is tried, and a file opens in its own format and stays in it. The files
 /// are written by the `sqlcipher` shell of the configuration under test.
 @Suite struct FormatDetectionTests {

@@ -4,15 +4,16 @@ import MigrationKitTestSupport
 import Testing
 
 /// Every command under `--json` writes exactly one JSON document holding exactly the
-/// fields the README lists for it (null when they have no value): scripts read them by
-/// name, and a field that is sometimes missing breaks them only sometimes.
+/// fields docs/json-output.md lists for it (null when they have no value): scripts read
+/// them by name, and a field that is sometimes missing breaks them only sometimes.
 @Suite struct JSONDocumentTests {
-    /// The README's "JSON output" list: command name → top-level fields.
+    /// The list in docs/json-output.md: command name → top-level fields.
     static func documentedFields() throws -> [String: Set<String>] {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = text.components(separatedBy: "### JSON output")[1].components(separatedBy: "\n## ")[0]
+        let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/json-output.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "# JSON output\n").dropFirst().first,
+                                   "docs/json-output.md has no \"# JSON output\" heading").components(separatedBy: "\n## ")[0]
         // One item per "- `command`: …" paragraph, continuation lines included.
         var items: [String] = []
         for line in section.components(separatedBy: "\n") {
@@ -26,6 +27,7 @@ import Testing
             let documented = Set(backticked(body))
             for name in names.isEmpty ? [String(item[..<colon.lowerBound])] : names { fields[name] = documented }
         }
+        try #require(!fields.isEmpty, "docs/json-output.md lists no command's fields")
         return fields
     }
 
@@ -42,11 +44,11 @@ import Testing
         return result
     }
 
-    /// Decodes `result.stdout` as one JSON object and compares its keys with the README.
+    /// Decodes `result.stdout` as one JSON object and compares its keys with docs/json-output.md.
     private func expectDocumented(_ command: String, _ result: CommandResult, _ fields: [String: Set<String>],
                                   sourceLocation: SourceLocation = #_sourceLocation) {
         guard let expected = fields[command] else {
-            Issue.record("the README lists no JSON fields for \(command)", sourceLocation: sourceLocation)
+            Issue.record("docs/json-output.md lists no JSON fields for \(command)", sourceLocation: sourceLocation)
             return
         }
         guard let data = result.stdout.data(using: .utf8),
@@ -54,7 +56,7 @@ import Testing
             Issue.record("\(command) --json did not print one JSON object: \(result.output)", sourceLocation: sourceLocation)
             return
         }
-        #expect(Set(object.keys) == expected, "\(command): printed \(object.keys.sorted()), the README lists \(expected.sorted())", sourceLocation: sourceLocation)
+        #expect(Set(object.keys) == expected, "\(command): printed \(object.keys.sorted()), docs/json-output.md lists \(expected.sorted())", sourceLocation: sourceLocation)
     }
 
     @Test func everyCommandPrintsTheDocumentedFields() throws {

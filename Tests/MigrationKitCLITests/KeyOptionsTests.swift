@@ -88,19 +88,21 @@ import Testing
     }
 
     /// Every key source the tool offers (its help's key options) has its row in the
-    /// README's table of key sources, where the others are documented.
-    @Test func everyKeySourceHasItsRowInTheREADME() throws {
+    /// table of key sources in docs/security-model.md, where the others are documented.
+    @Test func everyKeySourceHasItsRowInTheKeysArticle() throws {
         let help = try Binary.run(["status", "--help"]).stdout
         let section = help.components(separatedBy: "KEY OPTIONS:").dropFirst().first?.components(separatedBy: "\n\n").first ?? ""
         let flags = section.split(whereSeparator: \.isWhitespace).map(String.init)
             .filter { $0.hasPrefix("--") && $0.dropFirst(2).allSatisfy { $0.isLowercase || $0 == "-" } && $0 != "--plaintext" }
         #expect(Set(flags).isSuperset(of: ["--password", "--password-file", "--keychain-service", "--keychain-account"]), "\(help)")
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let keys = readme.components(separatedBy: "\n## Keys\n").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
+        let article = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/security-model.md"), encoding: .utf8)
+        let keys = try #require(article.components(separatedBy: "\n## Keys\n").dropFirst().first,
+                                "docs/security-model.md has no \"## Keys\" section").components(separatedBy: "\n## ")[0]
         let rows = keys.split(separator: "\n").filter { $0.hasPrefix("|") }
+        try #require(!rows.isEmpty, "the Keys section of docs/security-model.md has no table")
         for flag in Set(flags) {
-            #expect(rows.contains { $0.contains("`\(flag) ") || $0.contains(" \(flag) ") }, "README's Keys table has no row for \(flag)")
+            #expect(rows.contains { $0.contains("`\(flag) ") || $0.contains(" \(flag) ") }, "the Keys table in docs/security-model.md has no row for \(flag)")
         }
     }
 

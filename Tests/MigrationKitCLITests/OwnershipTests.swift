@@ -9,8 +9,8 @@ import Glibc
 /// Run as root on a service's database (owned by nobody:nogroup, mode 0640), every
 /// command that replaces or rewrites the database file leaves it with that owner,
 /// group and mode: otherwise the service could no longer open it. The one exception is
-/// the README's: an encrypted database replacing a plaintext one keeps the owner and
-/// group and becomes 0600.
+/// docs/how-a-migration-runs.md's (Backups): an encrypted database replacing a
+/// plaintext one keeps the owner and group and becomes 0600.
 @Suite struct OwnershipTests {
     private func attributes(_ path: String) -> (uid: uid_t, gid: gid_t, mode: mode_t) {
         var info = stat()

@@ -23,6 +23,17 @@ import Glibc
         return (result, settings)
     }
 
+    /// The tests keep the settings variables of the person running them away from the
+    /// commands under test, every one the documentation's tables name included: those
+    /// tables must be found (the settings table's and the key sources').
+    @Test func theTestsClearEveryVariableTheDocumentationTablesName() {
+        let documented = Set(Binary.documentedTableVariables)
+        for name in ["MIGRATIONKIT_DB_PATH", "MIGRATIONKIT_MEMORY_SECURITY", "MIGRATIONKIT_SYSTEMD_CREDENTIAL"] {
+            #expect(documented.contains(name), "the tables in \(Binary.settingsArticles) do not name \(name): \(documented.sorted())")
+        }
+        #expect(documented.isSubset(of: Binary.settingsVariables))
+    }
+
     @Test func theEnvironmentGivesTheGlobalOptions() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
@@ -91,7 +102,7 @@ import Glibc
         #expect(fromFile.status == CLIExitCodeValue.wrongKeyOrNotADatabase.rawValue, "the file's key file is used: \(fromFile)")
         let fromVariable = try Binary.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.passphrase]), directory: workspace.root)
         #expect(fromVariable.status == 0, "\(fromVariable)")
-        // Empty counts as not set (README, Keys/README.md): the file's key file is used,
+        // Empty counts as not set (docs/configuration.md, Keys/README.md): the file's key file is used,
         // and a warning says why the variable was not.
         try workspace.write("right-key", workspace.passphrase + "\n", mode: 0o600)
         try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\npassword-file = \"right-key\"\n", mode: 0o600)
@@ -135,7 +146,7 @@ import Glibc
         #expect(unknown.status == CLIExitCodeValue.usage.rawValue && unknown.stderr.contains("--database other") && unknown.stderr.contains("app, cache"), "\(unknown)")
     }
 
-    /// The README's own example (top-level settings and one `[databases.cache]`): a
+    /// docs/configuration.md's own example (top-level settings and one `[databases.cache]`): a
     /// bare command works on the top-level database, never silently on the table's, and
     /// every command that touches a database names it in its first line and its JSON.
     @Test func topLevelSettingsAreADatabaseOfTheirOwnAndEveryCommandNamesItsDatabase() throws {

@@ -334,8 +334,9 @@ final class Transcript {
         try FileManager.default.copyItem(atPath: workspace.path("plain.db"), toPath: workspace.path("in-place.db"))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: workspace.path("in-place.db"))
         try run(["encrypt", "--no-backup", "--in-place", "--db-path", workspace.path("in-place.db"), "--password-file", workspace.path("new.key")])
-        // README: an encrypted database replacing a plaintext one keeps its owner and
-        // group and becomes 0600 (a plaintext file readable by all was no secret).
+        // docs/security-model.md (at rest): an encrypted database replacing a plaintext
+        // one keeps its owner and group and becomes 0600 (a plaintext file readable by
+        // all was no secret).
         #expect(mode(workspace.path("in-place.db")) == "600", "encrypt --in-place")
         try run(["rekey", "--no-backup", "--new-password-file", workspace.path("new.key")] + db)
         #expect(mode(workspace.database) == "600", "after rekey")

@@ -140,7 +140,7 @@ import Glibc
         }
     }
 
-    /// README: readers never wait. During a long step `status` and `verify` answer at
+    /// docs/concurrency-and-crashes.md: readers never wait. During a long step `status` and `verify` answer at
     /// once, naming the migrating process and its step; with --lock-timeout they wait.
     @Test func readersAnswerAtOnceNamingTheChange() throws {
         let workspace = try Workspace()

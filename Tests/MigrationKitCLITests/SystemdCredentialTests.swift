@@ -58,7 +58,7 @@ import Glibc
         #expect(byFile.status == 0 && byFile.stdout.contains("2 applied"), "\(byFile)")
         let shown = try decodeJSON(try Binary.run(["config", "--json"], environment: service(folder), directory: workspace.root).stdout)
         #expect(shown["key"] as? String == "systemd credential db.key in \(folder) (\(workspace.path("migrationkit.toml")):2)", "\(shown)")
-        // A key flag replaces the file's credential as a whole (README: the key source is chosen as a whole).
+        // A key flag replaces the file's credential as a whole (docs/configuration.md: the key source is chosen as a whole).
         let flagWins = try Binary.run(["status", "--password-file", workspace.keyFile], environment: service(nil), directory: workspace.root)
         #expect(flagWins.status == 0, "\(flagWins)")
 

@@ -114,8 +114,8 @@ import Glibc
         }
     }
 
-    /// README: "an encrypted database replacing a plaintext one keeps the owner and
-    /// group and becomes 0600".
+    /// docs/how-a-migration-runs.md (Backups): "an encrypted database replacing a
+    /// plaintext one keeps the owner and group and becomes 0600".
     @Test func aDatabaseEncryptedInPlaceIsPrivate() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
@@ -148,7 +148,7 @@ import Glibc
         #expect(try String(contentsOfFile: workspace.path("schema.sql"), encoding: .utf8) == "old dump\n")
         #expect(try workspace.run("schema-dump", ["--output", workspace.path("schema.sql"), "--force"]).status == 0)
         #expect(try String(contentsOfFile: workspace.path("schema.sql"), encoding: .utf8).contains("CREATE TABLE"))
-        // encrypt --output too (README: every --output): refused, then replaced with --force.
+        // encrypt --output too (docs/encryption-recipes.md: every --output): refused, then replaced with --force.
         let plain = workspace.path("plain.db")
         #expect(try workspace.run("decrypt", ["--output", plain]).status == 0)
         try workspace.write("encrypted.db", "an older copy")

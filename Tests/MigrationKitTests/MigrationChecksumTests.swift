@@ -1,7 +1,7 @@
 import MigrationKit
 import Testing
 
-/// What a file's checksum counts (README, "Edited migrations"): the up SQL's tokens
+/// What a file's checksum counts (docs/how-a-migration-runs.md, "Edited migrations"): the up SQL's tokens
 /// exactly as written, and nothing else.
 @Suite struct MigrationChecksumTests {
     private func same(_ left: String, _ right: String) -> Bool {

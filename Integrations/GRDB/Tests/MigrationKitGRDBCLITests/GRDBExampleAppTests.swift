@@ -3,7 +3,7 @@ import GRDB
 import GRDBTestSupport
 import Testing
 
-/// The README's GRDB example app (Examples/GRDBNotes), run as a user runs it: the built
+/// The GRDB example app of docs/grdb-apps.md (Examples/GRDBNotes), run as a user runs it: the built
 /// `grdb-notes` binary on a real file, with GRDB in this process as the second client.
 @Suite struct GRDBExampleAppTests {
     struct Run {
