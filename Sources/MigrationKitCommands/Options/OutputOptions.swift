@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// `--json`, `--quiet` and `--verbose`, shared by every command.
 package struct OutputOptions: ParsableArguments {
-    @Flag(name: .long, help: "Print machine-readable JSON on standard output (field names are stable; see the README).")
+    @Flag(name: .long, help: "Print machine-readable JSON on standard output (field names are stable; docs/json-output.md lists them).")
     package var json = false
 
     @Flag(name: [.long, .customShort("q")], help: "Print nothing but errors.")
