@@ -1,7 +1,11 @@
 /// The cipher parameters a database is actually read with, for `status`.
 public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
+    /// `PRAGMA cipher_page_size`: the size of each encrypted page, in bytes.
     public let pageSize: Int?
+    /// `PRAGMA kdf_iter`: PBKDF2 iterations used to derive the key from a passphrase.
     public let kdfIterations: Int?
+    /// `PRAGMA cipher_use_hmac`: whether every page carries an HMAC, which detects
+    /// tampering (SQLCipher 1's format has none).
     public let usesHMAC: Bool?
     /// "PBKDF2_HMAC_SHA512" on SQLCipher 4; SQLCipher 3 has one, fixed: "PBKDF2_HMAC_SHA1".
     public let kdfAlgorithm: String?

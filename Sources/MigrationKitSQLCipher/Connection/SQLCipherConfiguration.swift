@@ -23,6 +23,8 @@ public struct SQLCipherConfiguration: Sendable {
     /// default for a library inside an app; the `migrationkit` tool turns it on.
     public var memorySecurity: Bool = false
 
+    /// The default options: create a missing file, read and write, wait up to five
+    /// seconds for a lock, enforce foreign keys, no cipher settings, memory security off.
     public init() {}
 }
 
@@ -51,6 +53,7 @@ public struct CipherSettings: Hashable, Sendable {
     /// Not a secret: SQLCipher otherwise stores it in the clear at the start of the file.
     public var salt: [UInt8]?
 
+    /// Settings with the values given; each one left nil is the linked library's default.
     public init(compatibility: Int? = nil, kdfIterations: Int? = nil, pageSize: Int? = nil,
                 kdfAlgorithm: String? = nil, hmacAlgorithm: String? = nil,
                 plaintextHeaderSize: Int? = nil, salt: [UInt8]? = nil) {
@@ -63,6 +66,8 @@ public struct CipherSettings: Hashable, Sendable {
         self.salt = salt
     }
 
+    /// Whether no setting is given, so opening uses the linked library's defaults or
+    /// detects an existing database's format.
     public var isDefault: Bool { self == CipherSettings() }
 
     /// The KDF algorithms SQLCipher 4 offers.
@@ -99,6 +104,7 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
         }
     }
 
+    /// The format of SQLCipher `version`'s defaults (1 to 4), or nil for any other number.
     public init?(version: Int) {
         switch version {
         case 4: self = .sqlcipher4

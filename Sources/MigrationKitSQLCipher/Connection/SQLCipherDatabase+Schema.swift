@@ -3,9 +3,11 @@ import MigrationKit
 
 /// A column as `PRAGMA table_info` describes it.
 public struct ColumnInfo: Hashable, Sendable {
+    /// The column's name.
     public let name: String
     /// The declared type, as written ("TEXT", "" when none).
     public let type: String
+    /// Whether the column is declared NOT NULL.
     public let isNotNull: Bool
     /// The default value's SQL text, or nil when there is no default.
     public let defaultValueSQL: String?
@@ -15,11 +17,15 @@ public struct ColumnInfo: Hashable, Sendable {
 
 /// An index as `PRAGMA index_list`/`index_info` describe it.
 public struct IndexInfo: Hashable, Sendable {
+    /// The index's name (`sqlite_autoindex_…` for one SQLite made for a constraint).
     public let name: String
+    /// Whether the index is UNIQUE: two rows may not share its columns' values.
     public let isUnique: Bool
     /// "c" for CREATE INDEX, "u" for a UNIQUE constraint, "pk" for a PRIMARY KEY.
     public let origin: String
+    /// Whether the index has a WHERE clause, so it covers only some rows.
     public let isPartial: Bool
+    /// The indexed columns, in index order; an expression's column name is empty.
     public let columns: [String]
 }
 

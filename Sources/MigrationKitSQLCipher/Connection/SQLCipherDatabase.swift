@@ -222,6 +222,8 @@ public final class SQLCipherDatabase {
         try fetchInt(sql: "PRAGMA foreign_keys") == 1
     }
 
+    /// Turns foreign-key enforcement on or off for this connection. Call it outside a
+    /// transaction: inside one, SQLite ignores it.
     public func setForeignKeysEnabled(_ enabled: Bool) throws {
         try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")", arguments: [])
     }

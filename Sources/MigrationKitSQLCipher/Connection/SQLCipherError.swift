@@ -11,6 +11,7 @@ public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
     /// 0-based UTF-8 offset of the statement's first token.
     public let offset: Int
 
+    /// A location from its three parts, each counted as its property says.
     public init(statementIndex: Int, line: Int, offset: Int) {
         self.statementIndex = statementIndex
         self.line = line
@@ -31,7 +32,9 @@ public struct SQLCipherError: ExplainableError, RemediableError, Sendable {
     /// What went wrong, in terms a user acts on. A struct with static members so new
     /// kinds never break a caller's `switch`.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        /// The kind's name, e.g. "wrongKey".
         public let rawValue: String
+        /// The kind with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
@@ -73,7 +76,10 @@ public struct SQLCipherError: ExplainableError, RemediableError, Sendable {
         }
     }
 
+    /// What went wrong, for a caller to act on.
     public let kind: Kind
+    /// SQLite's result code; for a failure MigrationKit finds itself, the code closest
+    /// to it (`.SQLITE_ERROR` when none is given).
     public let resultCode: ResultCode
     /// A sentence a user can act on (for `.sqlite`, SQLite's own message).
     public let message: String
@@ -87,6 +93,8 @@ public struct SQLCipherError: ExplainableError, RemediableError, Sendable {
     /// itself (`--plaintext`, `--force`); `message` is the sentence in the library's words.
     public let advice: Advice?
 
+    /// An error worded by `message`: SQLite's own for `.sqlite`, otherwise a sentence
+    /// a user can act on.
     public init(
         kind: Kind,
         resultCode: ResultCode = .SQLITE_ERROR,
@@ -98,6 +106,8 @@ public struct SQLCipherError: ExplainableError, RemediableError, Sendable {
         self.init(kind: kind, resultCode: resultCode, message: message, advice: nil, sql: sql, location: location, path: path)
     }
 
+    /// An error whose remedy a command line may word itself; `message` is `advice`'s
+    /// sentence in the library's words.
     public init(kind: Kind, resultCode: ResultCode = .SQLITE_ERROR, advice: Advice, path: String? = nil) {
         self.init(kind: kind, resultCode: resultCode, message: advice.sentence(), advice: advice, sql: nil, location: nil, path: path)
     }

@@ -1,9 +1,13 @@
 /// A parsed SQLCipher version ("4.6.1 community" → 4.6.1).
 public struct SQLCipherVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// The major version: 4 in 4.6.1.
     public let major: Int
+    /// The minor version: 6 in 4.6.1.
     public let minor: Int
+    /// The patch version: 1 in 4.6.1 (0 when parsed text has none).
     public let patch: Int
 
+    /// The version `major.minor.patch`.
     public init(major: Int, minor: Int, patch: Int) {
         self.major = major
         self.minor = minor

@@ -8,8 +8,11 @@ import Foundation
 /// `Sendable` while the `SQLCipherDatabase` it lends stays confined to one closure.
 /// The key is derived once, when the writer opens; keep one writer per command.
 public final class SQLCipherWriter: @unchecked Sendable {
+    /// The options a writer opens its database with.
     public typealias Configuration = SQLCipherConfiguration
 
+    /// The database file, as given when the writer opened; errors thrown through the
+    /// writer name it.
     public let path: String
     /// The configuration the database was opened with, its cipher settings made exact:
     /// when none were given and the file is in another known format than the linked
@@ -143,8 +146,13 @@ public final class SQLCipherWriter: @unchecked Sendable {
 
 /// SQLite's transaction kinds.
 public enum TransactionKind: String, Sendable {
+    /// Takes no lock until the first statement reads or writes; `read` uses it.
     case deferred = "DEFERRED"
+    /// Takes the write lock at once, so no other connection can start writing;
+    /// `write` uses it.
     case immediate = "IMMEDIATE"
+    /// Takes the write lock at once and, outside WAL mode, also keeps other
+    /// connections from reading until it ends.
     case exclusive = "EXCLUSIVE"
 }
 

@@ -28,9 +28,12 @@ import MigrationKit
 public enum CipherFormatUpgrade {
     /// The new file's settings; nil keeps the linked library's default.
     public struct Target: Hashable, Sendable {
+        /// The new file's page size in bytes (`cipher_page_size`).
         public var pageSize: Int?
+        /// The new file's PBKDF2 iteration count (`kdf_iter`).
         public var kdfIterations: Int?
 
+        /// A target; each setting left nil keeps the linked library's default.
         public init(pageSize: Int? = nil, kdfIterations: Int? = nil) {
             self.pageSize = pageSize
             self.kdfIterations = kdfIterations
@@ -39,6 +42,7 @@ public enum CipherFormatUpgrade {
         var cipherSettings: CipherSettings { CipherSettings(kdfIterations: kdfIterations, pageSize: pageSize) }
     }
 
+    /// What an upgrade did with the database.
     public enum Outcome: String, Sendable {
         /// The new file replaced the original.
         case upgraded
@@ -52,6 +56,8 @@ public enum CipherFormatUpgrade {
     public struct Summary: Sendable {
         /// The database file, symbolic links followed.
         public let path: String
+        /// Whether the database was upgraded, already had the target settings, or was
+        /// only examined (a dry run).
         public let outcome: Outcome
         /// The settings the database had.
         public let from: EffectiveCipherSettings
@@ -60,6 +66,7 @@ public enum CipherFormatUpgrade {
         public let to: EffectiveCipherSettings
         /// `PRAGMA journal_mode` of the database, which the new file keeps (WAL stays WAL).
         public let journalMode: String
+        /// The database file's size in bytes before the upgrade.
         public let sizeBefore: Int64
         /// Nil when nothing was written.
         public let sizeAfter: Int64?

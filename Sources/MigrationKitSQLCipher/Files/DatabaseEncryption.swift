@@ -20,7 +20,9 @@ public enum DatabaseEncryption {
     public struct ExportSummary: Sendable {
         /// Row counts of every table, by name (the ledger included).
         public let rowCounts: [String: Int]
+        /// `PRAGMA user_version`, which the copy keeps from the source.
         public let userVersion: Int
+        /// `PRAGMA application_id`, which the copy keeps from the source.
         public let applicationID: Int
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 import MigrationKit
 
+/// Lint contexts built from the SQLite linked into this module (its version, compile
+/// options and parser), so lint judges migrations by the library that runs them.
 extension LintContext {
     /// The linked SQLite, with no database to consult: a DROP TABLE is reported as
     /// possibly losing data, since nobody can say.

@@ -3,6 +3,7 @@ import MigrationKit
 
 /// Why a development database's history no longer matches the registered steps.
 public struct SchemaChange: Sendable, CustomStringConvertible {
+    /// One way the database's history and the registered steps disagree.
     public enum Reason: Hashable, Sendable, CustomStringConvertible {
         /// Applied identifiers no registered step has: removed or renamed steps.
         case removedOrRenamed([String])
@@ -23,6 +24,8 @@ public struct SchemaChange: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Every disagreement found; never empty. Schema drift is only looked for when no
+    /// applied step was removed, renamed or edited.
     public let reasons: [Reason]
     /// What erasing removes: every table, view, index and trigger, by name.
     public let objectsToErase: [String]

@@ -15,8 +15,13 @@ public typealias SQLCipherMigrationStep = MigrationStep<SQLCipherDatabase>
 /// `MigrationAnalysis`, re-read under the write lock so concurrent processes never
 /// apply a step twice. The verifier runs after every migrate and rollback.
 public struct SQLCipherMigrationRunner: Sendable {
+    /// The registered steps, in the order they apply.
     public let registry: MigrationRegistry<SQLCipherDatabase>
+    /// The app's own integrity and post-migration checks, each replacing the
+    /// verifier's part when set.
     public var host: MigrationHostIntegration<SQLCipherDatabase>
+    /// The checks run after every migrate and rollback, for the parts `host` leaves
+    /// to it.
     public var verifier: SQLCipherMigrationVerifier
     /// Apply a pending step even when a step registered after it is already applied.
     /// Off by default: a step slipped into the middle of a history is the classic way a

@@ -4,6 +4,7 @@ import MigrationKit
 /// A statement in a migration file failed. Carries the file and the line of the
 /// failing statement, re-based from the section to the whole file.
 public struct SQLFileStatementError: SourceLocatedError, ExplainableError, CustomStringConvertible {
+    /// The migration file the failing statement is in.
     public let sourcePath: String
     public let sourceLine: Int?
     /// SQLite's error for the statement.

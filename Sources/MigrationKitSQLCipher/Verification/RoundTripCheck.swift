@@ -19,10 +19,16 @@ public struct RoundTripCheck: Sendable {
 
     /// One check's outcome.
     public struct Result: Hashable, Sendable, Codable {
+        /// Which check: "fresh install", "migrate twice", "round trip" followed by a
+        /// step's identifier ("round trips" when they stopped on an error), or "upgrade"
+        /// followed by the older database's path.
         public let name: String
+        /// Whether the check passed.
         public let passed: Bool
+        /// What was found, in a sentence: the evidence when it passed, the problem when not.
         public let detail: String
 
+        /// The outcome of the check called `name`.
         public init(name: String, passed: Bool, detail: String) {
             self.name = name
             self.passed = passed
@@ -30,10 +36,14 @@ public struct RoundTripCheck: Sendable {
         }
     }
 
+    /// The runner whose steps are proven, with its observer removed so the checks run
+    /// quietly.
     public let runner: SQLCipherMigrationRunner
     /// Tables whose row counts a step may change, by declaration (`-- migrate:row-changes`).
     public var allowedRowChanges: Set<String>
 
+    /// A check of `runner`'s steps; `allowedRowChanges` names the tables whose row
+    /// counts may change, compared case-insensitively.
     public init(runner: SQLCipherMigrationRunner, allowedRowChanges: Set<String> = []) {
         var quiet = runner
         quiet.observer = nil

@@ -9,8 +9,10 @@ import MigrationKit
 ///   SQLCipher 4.2+ `PRAGMA cipher_integrity_check`;
 /// - post-migration: `PRAGMA foreign_key_check` and the required indexes.
 public struct SQLCipherMigrationVerifier: Sendable {
+    /// Indexes that must exist after every migration, checked in the post-migration part.
     public var requiredIndexes: [RequiredIndexSpec]
 
+    /// A verifier that also insists on `requiredIndexes` (none by default).
     public init(requiredIndexes: [RequiredIndexSpec] = []) {
         self.requiredIndexes = requiredIndexes
     }
