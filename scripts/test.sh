@@ -12,6 +12,8 @@
 #               and purged again (scripts/test-packaging.sh; root or sudo); apps that
 #               depend on the repository by URL, one per product family
 #               (scripts/test-consumers.sh)
+#   docs        make docs: the library products' DocC archives, failing on any DocC
+#               warning or any undocumented public symbol (scripts/docs.sh)
 #
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs one of them; arguments go to
 # `swift test` (for example --filter). Every built binary's linkage is checked first.
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
 
-configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb packaging"}
+configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb packaging docs"}
 failed=""
 for configuration in $configurations; do
     # Each configuration runs even when the one before failed; the run fails at the end.
@@ -45,6 +47,10 @@ for configuration in $configurations; do
             swift test --skip-build "$@" || exit 1
             exit 0
             ;;
+        docs)
+            ./scripts/docs.sh || exit 1
+            exit 0
+            ;;
         packaging)
             ./scripts/test-packaging.sh || exit 1
             ./scripts/test-consumers.sh || exit 1
@@ -57,7 +63,7 @@ for configuration in $configurations; do
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
             ;;
         *)
-            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb or packaging)" >&2
+            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb, packaging or docs)" >&2
             exit 64
             ;;
         esac
