@@ -59,7 +59,7 @@ stage() {
     install -m 0755 "$BINARY" "$tree/bin/migrationkit"
     strip --strip-unneeded "$tree/bin/migrationkit"
     # The manual's date is the commit's, so the same source gives the same pages.
-    date=$(git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)
+    date=$(as_builder git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)
     "$MANUAL_TOOL" "$tree/bin/migrationkit" --multi-page --date "$date" \
         --authors "MigrationKit contributors" --output-directory "$tree/share/man/man1" >&2
     for page in "$tree/share/man/man1/"*.1; do
@@ -74,6 +74,10 @@ stage() {
     "$tree/bin/migrationkit" --generate-completion-script bash | sed '1{/^#!/d}' >"$tree/share/bash-completion/completions/migrationkit"
     "$tree/bin/migrationkit" --generate-completion-script zsh >"$tree/$zsh_dir/_migrationkit"
     "$tree/bin/migrationkit" --generate-completion-script fish >"$tree/share/fish/vendor_completions.d/migrationkit.fish"
+    for script in "$tree/share/bash-completion/completions/migrationkit" "$tree/$zsh_dir/_migrationkit" \
+        "$tree/share/fish/vendor_completions.d/migrationkit.fish"; do
+        [ -s "$script" ] || fail "the binary wrote no completion script for $script"
+    done
     chmod 0644 "$tree/share/bash-completion/completions/migrationkit" \
         "$tree/$zsh_dir/_migrationkit" "$tree/share/fish/vendor_completions.d/migrationkit.fish"
 }
@@ -84,32 +88,44 @@ version_of() {
 
 install_tree() {
     build
-    staging=$(mktemp -d)
-    trap 'rm -rf "$staging"' EXIT
+    # One scratch folder for the staged tree and its lists, removed however this ends.
+    scratch=$(mktemp -d)
+    trap 'rm -rf "$scratch"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    staging="$scratch/tree"
     stage "$staging" share/zsh/site-functions
     target="$DESTDIR$PREFIX"
     if [ -e "$target/$MANIFEST" ]; then
         echo "package: replacing the migrationkit installed under $target" >&2
         remove_tree
     fi
-    # The list: every file, then every folder this install had to create (ending in
-    # /), so uninstall removes those and never a folder that was there before.
-    (cd "$staging" && find . -type f | sed 's|^\./||' | sort) >"$staging.list"
-    for file in $(cat "$staging.list") "$MANIFEST"; do
+    (cd "$staging" && find . -type f | sed 's|^\./||' | sort) >"$scratch/files"
+    # Never over a file this install did not put there (another install's, a package's):
+    # uninstall would remove it.
+    while IFS= read -r file; do
+        if [ -e "$target/$file" ] || [ -L "$target/$file" ]; then
+            fail "$target/$file exists and is not from make install; remove it, or install under another PREFIX."
+        fi
+    done <"$scratch/files"
+    # The list, written before anything is copied so that an install stopped half way
+    # can still be uninstalled: every file, then every folder this install creates
+    # (ending in /), so uninstall never removes a folder that was there before.
+    for file in $(cat "$scratch/files") "$MANIFEST"; do
         dir=$(dirname "$file")
         while [ "$dir" != "." ] && [ ! -d "$target/$dir" ]; do
             echo "$dir/"
             dir=$(dirname "$dir")
         done
-        install -d "$target/$(dirname "$file")"
-    done >"$staging.dirs"
-    while IFS= read -r file; do
-        install -m "$(stat -c %a "$staging/$file")" "$staging/$file" "$target/$file"
-    done <"$staging.list"
-    cat "$staging.list" "$staging.dirs" >"$target/$MANIFEST"
+    done | sort -u >"$scratch/dirs"
+    install -d "$target/$(dirname "$MANIFEST")"
+    cat "$scratch/files" "$scratch/dirs" >"$target/$MANIFEST"
     chmod 0644 "$target/$MANIFEST"
-    echo "installed migrationkit $(version_of "$target/bin/migrationkit") under $target ($(wc -l <"$staging.list") files, listed in $target/$MANIFEST)"
-    rm -f "$staging.dirs" "$staging.list"
+    while IFS= read -r file; do
+        install -d "$target/$(dirname "$file")"
+        install -m "$(stat -c %a "$staging/$file")" "$staging/$file" "$target/$file"
+    done <"$scratch/files"
+    echo "installed migrationkit $(version_of "$target/bin/migrationkit") under $target ($(wc -l <"$scratch/files") files, listed in $target/$MANIFEST)"
 }
 
 remove_tree() {
@@ -142,12 +158,14 @@ build_deb() {
     arch=$(dpkg --print-architecture)
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
     root="$work/migrationkit"
     stage "$root/usr" share/zsh/vendor-completions
     docs="$root/usr/share/doc/migrationkit"
     install -d "$docs"
     install -m 0644 scripts/debian/copyright "$docs/copyright"
-    sed "s/@VERSION@/$version/; s/@DATE@/$(date -u -R -d "$(git log -1 --format=%cI 2>/dev/null || date -u -R)")/" \
+    sed "s/@VERSION@/$version/; s/@DATE@/$(date -u -R -d "$(as_builder git log -1 --format=%cI 2>/dev/null || date -u -R)")/" \
         scripts/debian/changelog | gzip -9n >"$docs/changelog.gz"
     chmod 0644 "$docs/changelog.gz"
     # Depends: from the libraries the binary really loads (its NEEDED entries), through

@@ -22,6 +22,8 @@ fail() {
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/migrationkit-consumers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 commit=$(git rev-parse HEAD)
 # A bare clone named as the repository is, so the package's identity is `migrationkit`
 # whatever this checkout's folder is called.

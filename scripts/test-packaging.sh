@@ -24,12 +24,16 @@ pass() {
     echo "test-packaging: ok: $*" >&2
 }
 
+# The Debian package part needs root. Outside CI, without root or password-less sudo,
+# it is skipped with a notice (the rest still runs); in CI that fails the run.
 if [ "$(id -u)" -eq 0 ]; then
     SUDO=""
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
     SUDO="sudo -n"
-else
+elif [ "${CI:-}" = true ]; then
     fail "the Debian package test needs root or password-less sudo (apt-get install, apt-get purge)."
+else
+    SUDO=unavailable
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/migrationkit-packaging.XXXXXX")
@@ -42,6 +46,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 expected_version=$(sed -n 's/^ *public static let current = "\(.*\)"$/\1/p' Sources/MigrationKitCLI/MigrationCLI.swift)
 [ -n "$expected_version" ] || fail "cannot read MigrationKitVersion.current from Sources/MigrationKitCLI/MigrationCLI.swift"
 linked_cipher=$(printf 'PRAGMA cipher_version;\n' | sqlcipher -batch :memory:)
@@ -88,7 +94,7 @@ check_man_pages() {
         warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
         [ -z "$warnings" ] || fail "$page renders with warnings: $warnings"
     done
-    commands=$("$2" --help | sed -n '/^SUBCOMMANDS:/,/^$/p' | grep -c '^  [a-z]')
+    commands=$("$2" --help | sed -n '/^SUBCOMMANDS:/,/^$/p' | grep -c '^  [a-z]' || true)
     [ "$count" -gt "$commands" ] || fail "$count man pages for $commands commands and the tool"
 }
 
@@ -127,10 +133,20 @@ left=$(cd "$destdir" && find . -mindepth 1 | sort | tr '\n' ' ')
 pass "make uninstall: removed what it installed, kept what was there"
 
 echo "== packaging: make deb" >&2
-if dpkg-query -W -f='${Status}' migrationkit 2>/dev/null | grep -q 'install ok installed'; then
-    fail "a migrationkit package is already installed on this machine; this test installs and purges its own. Remove it first (apt-get purge migrationkit)."
+if [ "$SUDO" = unavailable ]; then
+    echo "test-packaging: SKIPPED the Debian package (apt-get install and purge need root or password-less sudo); run make test as root, or with CI=true to make this a failure" >&2
+    exit 0
 fi
-deb=$(make --no-print-directory deb | tail -n 1)
+# dpkg's record of the package: empty or not-installed when there is none.
+package_status() {
+    dpkg-query -W -f='${db:Status-Status}' migrationkit 2>/dev/null || true
+}
+case "$(package_status)" in
+"" | not-installed) ;;
+*) fail "dpkg has a migrationkit package ($(package_status)); this test installs and purges its own. Remove it first (apt-get purge migrationkit)." ;;
+esac
+make --no-print-directory deb >"$work/deb.txt" 2>&1 || fail "make deb: $(tail -n 5 "$work/deb.txt")"
+deb=$(tail -n 1 "$work/deb.txt")
 [ -f "$deb" ] || fail "make deb printed '$deb', which is not a file"
 case "$(basename "$deb")" in
 "migrationkit_${expected_version}_$(dpkg --print-architecture).deb") ;;
@@ -146,10 +162,13 @@ pass "make deb: $(basename "$deb"), Depends: $depends; lintian clean"
 installed_package=yes
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$repo/$deb" >"$work/apt.txt" 2>&1 ||
     fail "apt-get install ./$deb: $(tail -n 5 "$work/apt.txt")"
-installed=$(command -v migrationkit || true)
-[ "$installed" = "/usr/bin/migrationkit" ] || fail "after apt-get install, migrationkit is '$installed', not /usr/bin/migrationkit"
+# /usr/bin and /usr/share/man by name: a developer's make install under /usr/local
+# comes first on PATH and MANPATH.
+[ "$(dpkg -S /usr/bin/migrationkit 2>/dev/null | cut -d: -f1)" = migrationkit ] ||
+    fail "after apt-get install, dpkg does not own /usr/bin/migrationkit"
 check_version /usr/bin/migrationkit
-[ "$(man -w migrationkit)" = "/usr/share/man/man1/migrationkit.1.gz" ] || fail "man -w migrationkit: $(man -w migrationkit 2>&1)"
+[ "$(MANPATH=/usr/share/man man -w migrationkit)" = "/usr/share/man/man1/migrationkit.1.gz" ] ||
+    fail "man -w migrationkit: $(MANPATH=/usr/share/man man -w migrationkit 2>&1)"
 check_migrates /usr/bin/migrationkit
 check_man_pages /usr/share/man /usr/bin/migrationkit
 files=$(dpkg -L migrationkit | sort)
@@ -158,7 +177,10 @@ pass "apt-get install: /usr/bin/migrationkit migrates; man -w migrationkit finds
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q migrationkit >"$work/apt.txt" 2>&1 ||
     fail "apt-get purge migrationkit: $(tail -n 5 "$work/apt.txt")"
 installed_package=no
-dpkg-query -W -f='${Status}' migrationkit 2>/dev/null | grep -q 'installed' && fail "dpkg still lists migrationkit after purge"
+case "$(package_status)" in
+"" | not-installed) ;;
+*) fail "dpkg still has migrationkit after purge: $(package_status)" ;;
+esac
 for file in $files; do
     [ -d "$file" ] && continue
     [ -e "$file" ] && fail "apt-get purge left $file"
