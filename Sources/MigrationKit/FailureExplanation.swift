@@ -12,6 +12,7 @@ public struct FailureExplanation: Hashable, Sendable {
     /// What to do: "free some space …, then run the command again."
     public let fix: String
 
+    /// An explanation from its stable name, its cause and its fix.
     public init(name: String, cause: String, fix: String) {
         self.name = name
         self.cause = cause

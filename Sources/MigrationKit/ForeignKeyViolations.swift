@@ -7,6 +7,7 @@
 /// by count, not by row id, since a table recreated the 12-step way may renumber its
 /// rows. Holds table names and row ids, never row values.
 public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible {
+    /// The orphan rows of one child table that break one of its foreign keys.
     public struct Group: Hashable, Sendable {
         /// The table holding the orphan rows.
         public let table: String
@@ -20,6 +21,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
         /// enough to tell the rows a migration added from the ones already there.
         public var sampleRowIDs: [Int64]
 
+        /// A group of `count` orphan rows of `table`, with some of their row ids.
         public init(table: String, parent: String, foreignKey: Int, count: Int, sampleRowIDs: [Int64]) {
             self.table = table
             self.parent = parent
@@ -42,10 +44,13 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
     /// How many of them a message shows.
     public static let shownRowIDs = 3
 
+    /// The groups, in the order they were first found (or given).
     public private(set) var groups: [Group] = []
 
+    /// No violations yet; `add(table:rowID:parent:foreignKey:)` adds them.
     public init() {}
 
+    /// Violations already grouped.
     public init(groups: [Group]) {
         self.groups = groups
     }
@@ -63,6 +68,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
 
     /// Every orphan row, in all groups.
     public var count: Int { groups.reduce(0) { $0 + $1.count } }
+    /// Whether there are no orphan rows at all.
     public var isEmpty: Bool { groups.isEmpty }
 
     /// The violations `self` has beyond `before`: for each group, the rows added. A group

@@ -1,5 +1,6 @@
 /// How `migrate` runs.
 public struct MigrateOptions: Sendable {
+    /// How the pending steps are grouped into transactions, and whether they are kept.
     public enum Mode: Sendable {
         /// Each step in its own transaction (GRDB's behaviour): a failure keeps the
         /// steps before it.
@@ -25,11 +26,16 @@ public struct MigrateOptions: Sendable {
         case wholeFile
     }
 
+    /// How the steps run: each in its own transaction (the default), all in one, or as a
+    /// dry run.
     public var mode: Mode
     /// Edited steps whose new checksum is to be recorded instead of refused.
     public var acceptModified: Set<String>
+    /// What the verification after the steps checks: by default, only what they changed.
     public var verification: Verification
 
+    /// Options for one migrate call. The defaults run each step in its own transaction,
+    /// refuse every edited step, and verify only what the steps changed.
     public init(mode: Mode = .perStep, acceptModified: Set<String> = [], verification: Verification = .changedTables) {
         self.mode = mode
         self.acceptModified = acceptModified

@@ -7,6 +7,8 @@ public struct LedgerSnapshot: Hashable, Sendable {
     /// applied by GRDB, or before MigrationKit kept checksums, has none.
     public var checksums: [String: String]
 
+    /// A snapshot of the ledger's identifiers and the recorded checksums (none by default,
+    /// as in a database only GRDB has migrated).
     public init(identifiers: [String], checksums: [String: String] = [:]) {
         self.identifiers = identifiers
         self.checksums = checksums
@@ -16,9 +18,12 @@ public struct LedgerSnapshot: Hashable, Sendable {
 /// A merged step whose replaced steps are all in the ledger: the ledger is to be
 /// rewritten to the merged identifier (GRDB's `registerMigration(_:merging:)`).
 public struct LedgerMerge: Hashable, Sendable {
+    /// The merged step's identifier, which the ledger is to hold instead.
     public let identifier: String
+    /// The identifiers of the steps it replaces, to be deleted from the ledger.
     public let replaces: [String]
 
+    /// A rewrite of the ledger rows of `replaces` into one row for `identifier`.
     public init(identifier: String, replaces: [String]) {
         self.identifier = identifier
         self.replaces = replaces
@@ -29,7 +34,9 @@ public struct LedgerMerge: Hashable, Sendable {
 /// what is applied, pending, modified, unknown or merged. Pure, so every rule can be
 /// tested without a database, and re-run cheaply under the write lock.
 public struct MigrationAnalysis<Database>: Sendable {
+    /// The registered steps the ledger is compared with.
     public let registry: MigrationRegistry<Database>
+    /// The database's ledger and recorded checksums, as read before the comparison.
     public let snapshot: LedgerSnapshot
 
     /// Registered identifiers that count as applied (a merged step counts when every
@@ -49,6 +56,7 @@ public struct MigrationAnalysis<Database>: Sendable {
     /// and which replaced steps are applied and which are not.
     public let partialMerges: [String: (applied: [String], missing: [String])]
 
+    /// Compares `registry` with `snapshot`, once: every property is computed here.
     public init(registry: MigrationRegistry<Database>, snapshot: LedgerSnapshot) {
         self.registry = registry
         self.snapshot = snapshot

@@ -2,19 +2,29 @@
 public enum MigrationEvent: Sendable {
     /// A step is about to run; `position` counts from 1 up to `total`.
     case willApply(identifier: String, position: Int, total: Int)
+    /// A step finished applying; `duration` is how long it took.
     case didApply(identifier: String, duration: Duration)
+    /// A step is about to be rolled back; `position` counts from 1 up to `total`.
     case willRollback(identifier: String, position: Int, total: Int)
+    /// A step finished rolling back, its ledger rows forgotten; `duration` is how long it
+    /// took.
     case didRollback(identifier: String, duration: Duration)
+    /// The verification after the steps is starting.
     case willVerify
+    /// The verification passed; `duration` is how long it took.
     case didVerify(duration: Duration)
 }
 
 /// What a migrate or rollback call did.
 public struct MigrationReport: Sendable {
+    /// One step the call applied or rolled back, and how long it took.
     public struct Step: Sendable {
+        /// The step's identifier, as recorded in grdb_migrations.
         public let identifier: String
+        /// How long the step took.
         public let duration: Duration
 
+        /// Records one step and how long it took.
         public init(identifier: String, duration: Duration) {
             self.identifier = identifier
             self.duration = duration
@@ -27,8 +37,10 @@ public struct MigrationReport: Sendable {
     public var duration: Duration = .zero
     /// True when the steps ran and were rolled back (`--dry-run`).
     public var isDryRun = false
-    /// For a dry run: the schema before and after the steps (canonical dumps).
+    /// For a dry run: the schema before the steps (a canonical dump).
     public var schemaBefore: String?
+    /// For a dry run: the schema after the steps, before they were rolled back (a
+    /// canonical dump).
     public var schemaAfter: String?
     /// Checksums recorded for steps that were applied before checksums were kept.
     public var adoptedChecksums: [String] = []
@@ -43,7 +55,9 @@ public struct MigrationReport: Sendable {
     /// when nothing changed and verification was limited to changes.
     public var verification: [String] = []
 
+    /// An empty report, which the runner fills in as the call proceeds.
     public init() {}
 
+    /// The identifiers of `steps`, in the order they ran.
     public var identifiers: [String] { steps.map(\.identifier) }
 }

@@ -89,6 +89,7 @@ public struct MigrationRegistry<Database>: Sendable {
 /// BINARY collation and file listings do (Swift's `<` on `String` is Unicode-aware and
 /// could disagree with both).
 public enum MigrationIdentifierOrder {
+    /// Whether `lhs` sorts before `rhs`, comparing their UTF-8 bytes.
     public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
         // The same byte-wise order, over contiguous bytes when the strings have them
         // (native strings do): folders of thousands of files are sorted several times.

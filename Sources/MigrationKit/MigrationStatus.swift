@@ -1,7 +1,9 @@
 /// Where one registered step stands in a given database: every state `migrate` acts
 /// on or refuses, so a status report never hides a refusal.
 public enum MigrationState: String, Hashable, Sendable, Codable {
+    /// Applied, and not edited since as far as checksums tell.
     case applied
+    /// Not applied yet, and sorting after every applied step: migrate applies it.
     case pending
     /// Applied, but the step's source changed since (its checksum differs): migrate
     /// refuses until the edit is reverted or accepted.
@@ -15,12 +17,17 @@ public enum MigrationState: String, Hashable, Sendable, Codable {
 
 /// One line of a status report.
 public struct MigrationStatusEntry: Hashable, Sendable {
+    /// The registered step's identifier.
     public let identifier: String
+    /// Where the step stands.
     public let state: MigrationState
-    /// For `.partlyMerged`: the replaced steps that are applied, and those that are not.
+    /// For `.partlyMerged`: the replaced steps that are applied.
     public let mergedApplied: [String]
+    /// For `.partlyMerged`: the replaced steps that are not applied.
     public let mergedMissing: [String]
 
+    /// One line of the report; `mergedApplied` and `mergedMissing` matter only for
+    /// `.partlyMerged`.
     public init(identifier: String, state: MigrationState, mergedApplied: [String] = [], mergedMissing: [String] = []) {
         self.identifier = identifier
         self.state = state
@@ -37,6 +44,8 @@ public struct MigrationStatus: Hashable, Sendable {
     /// migrated by a newer version), in ledger order.
     public let unknownApplied: [String]
 
+    /// A status from its lines and the ledger's unknown identifiers, as
+    /// `MigrationAnalysis.status` makes it.
     public init(entries: [MigrationStatusEntry], unknownApplied: [String]) {
         self.entries = entries
         self.unknownApplied = unknownApplied
@@ -44,12 +53,18 @@ public struct MigrationStatus: Hashable, Sendable {
 
     /// Applied steps, edited or not.
     public var applied: [String] { entries.filter { $0.state == .applied || $0.state == .modified }.map(\.identifier) }
+    /// Applied steps edited since (their checksum differs from the recorded one).
     public var modified: [String] { entries.filter { $0.state == .modified }.map(\.identifier) }
     /// Steps not applied yet, whatever migrate would do with them.
     public var pending: [String] { entries.filter { $0.state == .pending || $0.state == .outOfOrder || $0.state == .partlyMerged }.map(\.identifier) }
+    /// Pending steps that sort before an applied one.
     public var outOfOrder: [String] { entries.filter { $0.state == .outOfOrder }.map(\.identifier) }
+    /// Merged steps of which only some replaced steps are applied.
     public var partlyMerged: [String] { entries.filter { $0.state == .partlyMerged }.map(\.identifier) }
+    /// Whether the ledger holds identifiers that no registered step has: the database was
+    /// migrated by a newer version.
     public var isSuperseded: Bool { !unknownApplied.isEmpty }
+    /// Whether no step is pending (out-of-order and partly merged steps count as pending).
     public var isComplete: Bool { pending.isEmpty }
     /// Whether a plain `migrate` would refuse this database (migrated by a newer version,
     /// edited, out-of-order or partly merged steps) rather than apply or do nothing.

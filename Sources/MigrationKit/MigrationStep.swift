@@ -34,6 +34,7 @@ public struct MigrationStep<Database>: Sendable {
     /// and learns that beforehand instead. False unless set.
     public var changesOnlyTheDatabase = false
 
+    /// A step that runs `apply`, and can be undone by `rollback` when one is given.
     public init(
         identifier: String,
         sourceFile: String? = nil,

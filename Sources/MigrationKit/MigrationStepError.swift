@@ -1,12 +1,17 @@
 /// A step's `apply` or `rollback` failed (or left foreign-key violations behind); the
 /// step's transaction was rolled back and no later step ran.
 public struct MigrationStepError: ExplainableError, CustomStringConvertible {
+    /// When the step failed: while it was applied, or while it was rolled back.
     public enum Phase: String, Sendable {
+        /// While the step was applied (by its `apply`, or its foreign-key check after it).
         case apply
+        /// While the step was rolled back (by its `rollback`, or its foreign-key check after it).
         case rollback
     }
 
+    /// The failing step's identifier, as recorded in grdb_migrations.
     public let identifier: String
+    /// Whether the step failed while applying or while rolling back.
     public let phase: Phase
     /// The step's source file, when it came from one.
     public let sourceFile: String?
@@ -15,6 +20,8 @@ public struct MigrationStepError: ExplainableError, CustomStringConvertible {
     /// What the step threw.
     public let underlying: any Error
 
+    /// Wraps what a step threw with the step's identifier, the phase and, when known, the
+    /// file and line of the failing statement.
     public init(identifier: String, phase: Phase, sourceFile: String?, line: Int?, underlying: any Error) {
         self.identifier = identifier
         self.phase = phase
@@ -45,14 +52,21 @@ public struct MigrationStepError: ExplainableError, CustomStringConvertible {
 
 /// A host integration's own verification closure threw.
 public struct HostVerificationError: Error, CustomStringConvertible {
+    /// Which of the app's verification closures (`MigrationHostIntegration`) threw; its raw
+    /// value names it in messages and check names.
     public enum Part: String, Sendable {
+        /// `verifyIntegrity`, the app's check of the file itself.
         case integrity
+        /// `verifyPostMigration`, the app's check of the schema after the steps.
         case postMigration = "post-migration"
     }
 
+    /// Which closure threw.
     public let part: Part
+    /// What the closure threw.
     public let underlying: any Error
 
+    /// Wraps what the app's closure for `part` threw.
     public init(part: Part, underlying: any Error) {
         self.part = part
         self.underlying = underlying

@@ -61,10 +61,13 @@ public enum Remedy: Hashable, Sendable {
 public struct RemedyWording: Sendable {
     private let words: @Sendable (Remedy) -> String?
 
+    /// A wording from a function that words each remedy, returning nil for one the program
+    /// does not offer.
     public init(_ words: @escaping @Sendable (Remedy) -> String?) {
         self.words = words
     }
 
+    /// The remedy in this program's words, or nil when it offers no such thing.
     public func callAsFunction(_ remedy: Remedy) -> String? { words(remedy) }
 
     /// The libraries' own words, for a Swift caller (and for `description`).
@@ -82,8 +85,10 @@ public struct Advice: Hashable, Sendable {
     public let situation: String
     /// What anyone can do, whatever the program (nil when only the remedy helps).
     public let otherwise: String?
+    /// What to do that each program words itself, if anything.
     public let remedy: Remedy?
 
+    /// Advice that says `situation`, then `otherwise` and the remedy, whichever are given.
     public init(situation: String, otherwise: String? = nil, remedy: Remedy? = nil) {
         self.situation = situation
         self.otherwise = otherwise

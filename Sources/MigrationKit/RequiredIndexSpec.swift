@@ -1,9 +1,12 @@
 /// An index the verifier insists on after every migration, for indexes an app's
 /// performance depends on and that a careless table recreation would silently drop.
 public struct RequiredIndexSpec: Hashable, Sendable, CustomStringConvertible {
+    /// The table the index must be on.
     public let table: String
+    /// The index's name.
     public let index: String
 
+    /// Requires the index named `index` on `table`.
     public init(table: String, index: String) {
         self.table = table
         self.index = index

@@ -2,6 +2,7 @@
 /// in a migration file. The runner uses it to report `file:line`, in the form
 /// compilers use, so editors and terminals can jump straight there.
 public protocol SourceLocatedError: Error {
+    /// The file the error comes from.
     var sourcePath: String { get }
     /// 1-based line, when known.
     var sourceLine: Int? { get }

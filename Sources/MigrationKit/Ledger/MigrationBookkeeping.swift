@@ -1,7 +1,10 @@
 /// A value bound to one `?` of a bookkeeping statement.
 public enum BookkeepingValue: Hashable, Sendable {
+    /// A text value: an identifier or a checksum.
     case text(String)
+    /// An integer value: a duration in milliseconds.
     case integer(Int64)
+    /// SQL NULL: the checksum of a step that has none.
     case null
 }
 
@@ -9,9 +12,12 @@ public enum BookkeepingValue: Hashable, Sendable {
 /// writes every one of them; each database layer only runs them
 /// (`BookkeepingExecuting`), so the SQLCipher and GRDB runners cannot drift apart.
 public struct BookkeepingStatement: Hashable, Sendable {
+    /// The SQL, with a `?` for each argument.
     public let sql: String
+    /// The values bound to the statement's `?` placeholders, in order.
     public let arguments: [BookkeepingValue]
 
+    /// A statement and its arguments (none by default).
     public init(_ sql: String, _ arguments: [BookkeepingValue] = []) {
         self.sql = sql
         self.arguments = arguments
@@ -21,6 +27,7 @@ public struct BookkeepingStatement: Hashable, Sendable {
 /// A database layer's connection, as the bookkeeping needs it: run a statement, read
 /// rows as text (`SQLQuerying`).
 public protocol BookkeepingExecuting: SQLQuerying {
+    /// Runs `statement`, binding its arguments in order.
     func execute(_ statement: BookkeepingStatement) throws
 }
 

@@ -28,6 +28,9 @@ public struct LintContext: Sendable {
     /// hand, and the rule stays quiet.
     public var parser: (any SQLParsing)? = nil
 
+    /// A context for a real database: its SQLite version, how messages name its library,
+    /// and how to look up row counts and the views that reference a table.
+    /// `newestSQLiteVersion` starts as `sqliteVersion`.
     public init(sqliteVersion: SQLiteVersion,
                 libraryDescription: String,
                 rowCount: @escaping @Sendable (String) -> Int?,
@@ -69,9 +72,13 @@ public protocol SQLParsing: AnyObject, Sendable {
 /// Text SQLite cannot parse: its message ("near "FROMM": syntax error") and the UTF-8
 /// offset in the statement of the token where it stopped, when known.
 public struct SQLParseProblem: Hashable, Sendable {
+    /// What SQLite said, e.g. "near "FROMM": syntax error".
     public let message: String
+    /// The UTF-8 offset in the statement of the token where SQLite stopped, or nil when
+    /// unknown.
     public let offset: Int?
 
+    /// A problem from SQLite's message and offset.
     public init(message: String, offset: Int?) {
         self.message = message
         self.offset = offset

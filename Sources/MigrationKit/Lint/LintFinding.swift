@@ -12,6 +12,7 @@ public enum LintSeverity: String, Hashable, Sendable, Codable, CustomStringConve
 public struct LintFinding: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Stable kebab-case rule identifier, e.g. `unsupported-sql`, for filters and tools.
     public let rule: String
+    /// How much the finding matters: an error to fix, or a warning to look at.
     public let severity: LintSeverity
     /// The migration file.
     public let path: String
@@ -22,6 +23,7 @@ public struct LintFinding: Hashable, Sendable, Codable, CustomStringConvertible 
     /// What to do about it.
     public let fix: String
 
+    /// A finding of `rule` at `line` of `path`.
     public init(rule: String, severity: LintSeverity, path: String, line: Int, message: String, fix: String) {
         self.rule = rule
         self.severity = severity

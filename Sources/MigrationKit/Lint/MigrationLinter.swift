@@ -12,6 +12,7 @@
 ///         print(finding)
 ///     }
 public struct MigrationLinter: Sendable {
+    /// What the linter knows of the target database and its SQLite.
     public let context: LintContext
 
     /// Every rule, in no particular order (findings are sorted afterwards).
@@ -29,6 +30,7 @@ public struct MigrationLinter: Sendable {
         SyntaxErrorRule(),
     ]
 
+    /// A linter that judges migrations against `context`.
     public init(context: LintContext) {
         self.context = context
     }

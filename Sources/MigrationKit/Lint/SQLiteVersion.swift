@@ -1,9 +1,13 @@
 /// A SQLite library version such as 3.15.2, ordered so features can be gated on it.
 public struct SQLiteVersion: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
+    /// The first number: 3 in 3.15.2.
     public let major: Int
+    /// The second number: 15 in 3.15.2.
     public let minor: Int
+    /// The third number: 2 in 3.15.2 (0 when the version has none).
     public let patch: Int
 
+    /// The version `major.minor.patch`, e.g. `SQLiteVersion(3, 15, 2)`.
     public init(_ major: Int, _ minor: Int, _ patch: Int = 0) {
         self.major = major
         self.minor = minor

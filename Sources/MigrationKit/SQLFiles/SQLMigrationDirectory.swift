@@ -20,8 +20,10 @@ public struct SQLMigrationDirectory: Sendable {
     /// not in SQL text held in memory twice (as a string and by SQLite's parser).
     public static let maximumFileSize = 32 * 1024 * 1024
 
+    /// The folder's path.
     public let path: String
 
+    /// The folder at `path`; nothing is read until `load()`.
     public init(path: String) {
         self.path = path
     }

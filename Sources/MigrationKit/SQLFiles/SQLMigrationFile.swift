@@ -7,6 +7,7 @@ public struct SQLSection: Hashable, Sendable {
     /// 1-based line in `path` of the section's first line of SQL.
     public let startLine: Int
 
+    /// A section of `sql` that starts at line `startLine` of `path`.
     public init(sql: String, path: String, startLine: Int) {
         self.sql = sql
         self.path = path
@@ -23,6 +24,7 @@ public struct SQLSection: Hashable, Sendable {
 /// - `0003_add_genre.up.sql` (+ optional `0003_add_genre.down.sql`), golang-migrate/sqlx style;
 /// - `0003_add_genre.sql` with `-- migrate:up` and optional `-- migrate:down`, dbmate style.
 public struct SQLMigrationFile: Hashable, Sendable {
+    /// Which of the two layouts a migration was written in.
     public enum Form: String, Hashable, Sendable {
         /// `.up.sql` with an optional `.down.sql`.
         case upDownFiles
@@ -32,8 +34,11 @@ public struct SQLMigrationFile: Hashable, Sendable {
 
     /// The file name without its suffix: the ledger identifier.
     public let identifier: String
+    /// The layout the migration was written in.
     public let form: Form
+    /// The SQL that applies the migration.
     public let up: SQLSection
+    /// The SQL that undoes it, or nil when the migration has none.
     public let down: SQLSection?
     /// Identifiers this migration replaces (`-- migrate:merging A B`).
     public let merging: [String]
@@ -41,6 +46,7 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// (`-- migrate:row-changes T U`), so `check --from-database` expects it.
     public let rowChanges: [String]
 
+    /// A migration from its parts; `SQLMigrationDirectory` makes them from files.
     public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = []) {
         self.identifier = identifier
         self.form = form

@@ -13,9 +13,13 @@ public enum SchemaDump {
 
     /// One schema object.
     public struct Object: Hashable, Sendable {
+        /// Its kind, as `sqlite_master` says it: "table", "index", "view" or "trigger".
         public let type: String
+        /// Its name.
         public let name: String
+        /// The table it belongs to (`tbl_name`); a table's or a view's own name.
         public let tableName: String
+        /// The statement that created it, as SQLite stored it.
         public let sql: String
     }
 

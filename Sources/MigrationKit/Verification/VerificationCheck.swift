@@ -20,16 +20,20 @@ public struct VerificationCheck: Sendable {
     /// "ok", "no violations", "present", or the failure's description.
     public let detail: String
 
+    /// Whether the check passed.
     public var passed: Bool { failure == nil }
 
+    /// A check named `name` that passed, with what it found as the detail.
     public static func passed(_ name: String, detail: String) -> VerificationCheck {
         VerificationCheck(name: name, failure: nil, detail: detail)
     }
 
+    /// A check named `name` that failed with `error`, whose description is the detail.
     public static func failed(_ name: String, _ error: any Error & Sendable) -> VerificationCheck {
         VerificationCheck(name: name, failure: error, detail: String(describing: error))
     }
 
+    /// A check from its parts; `passed(_:detail:)` and `failed(_:_:)` are shorter.
     public init(name: String, failure: (any Error & Sendable)?, detail: String) {
         self.name = name
         self.failure = failure
@@ -39,13 +43,17 @@ public struct VerificationCheck: Sendable {
 
 /// Every check of one verification run.
 public struct VerificationReport: Sendable {
+    /// The checks, in the order they ran.
     public let checks: [VerificationCheck]
 
+    /// A report of `checks`.
     public init(checks: [VerificationCheck]) {
         self.checks = checks
     }
 
+    /// Whether every check passed.
     public var passed: Bool { checks.allSatisfy(\.passed) }
+    /// The checks that failed, in order.
     public var failures: [VerificationCheck] { checks.filter { !$0.passed } }
 }
 
