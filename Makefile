@@ -45,8 +45,7 @@ deb: deps
 	./scripts/package.sh deb
 
 # The library products' DocC documentation, into .build/docs; fails on any DocC warning
-# and on any public symbol without a doc comment not yet listed in
-# scripts/doc-coverage-gaps.txt (scripts/docs.sh).
+# and on any public symbol without a doc comment (scripts/docs.sh).
 docs: deps
 	./scripts/docs.sh
 

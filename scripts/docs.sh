@@ -2,8 +2,7 @@
 # `make docs`: the DocC documentation of the library products, each module's catalog
 # (Sources/MODULE/MODULE.docc) and its symbols, into .build/docs/MODULE.doccarchive.
 # Fails on any DocC warning (a broken symbol link, an undocumented parameter) and on
-# any public symbol without a doc comment beyond those scripts/doc-coverage-gaps.txt
-# still lists (scripts/doc-coverage.py).
+# any public symbol without a doc comment (scripts/doc-coverage.py).
 set -eu
 cd "$(dirname "$0")/.."
 . ./scripts/swift-env.sh
