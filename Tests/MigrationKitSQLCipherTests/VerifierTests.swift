@@ -187,6 +187,49 @@ extension ChangedTablesVerificationTests {
         #expect(try runner.appliedIdentifiers(in: writer) == (renameRewritesChildren ? ["0001_family", "0002_rename"] : ["0001_family"]))
     }
 
+    /// Renames that leave the same set of names behind (two tables swapped, or a table
+    /// renamed and its old name created again) still move the children to the new
+    /// name; a `LIKE` made case-sensitive by the step does not hide them either.
+    @Test(arguments: [
+        "ALTER TABLE parents RENAME TO spare; ALTER TABLE unrelated RENAME TO parents; ALTER TABLE spare RENAME TO unrelated",
+        "ALTER TABLE parents RENAME TO unrelated2; CREATE TABLE parents (id INTEGER PRIMARY KEY); ALTER TABLE unrelated RENAME TO spare; ALTER TABLE unrelated2 RENAME TO unrelated",
+        "PRAGMA case_sensitive_like = ON; ALTER TABLE unrelated RENAME TO spare; ALTER TABLE parents RENAME TO unrelated",
+    ])
+    func renamesThatKeepTheNamesStillMoveTheChildren(renames: String) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let rename = SQLCipherMigrationStep(identifier: "0002_rename") { try $0.execute(sql: renames) }
+        // A step with no schema change: the graph built before it must be right.
+        let delete = SQLCipherMigrationStep(identifier: "0003_delete") { try $0.execute(sql: "DELETE FROM unrelated WHERE id = 1") }
+        let runner = try SQLCipherMigrationRunner(steps: [Self.family, rename, delete])
+        // Before SQLite 3.26 the children keep pointing at the old name: the renames
+        // themselves break them, and are refused.
+        let renameRewritesChildren = SQLCipherLibrary.sqliteVersionNumber >= 3_026_000
+        let failing = renameRewritesChildren ? "0003_delete" : "0002_rename"
+        #expect {
+            try runner.migrate(in: writer)
+        } throws: { error in
+            guard let step = error as? MigrationStepError, case .foreignKeyViolationsAdded(let added) = step.underlying as? MigrationKitError else { return false }
+            return step.identifier == failing && added.groups.map(\.table) == ["children"]
+        }
+        if renameRewritesChildren {
+            let children = try writer.read { try $0.fetchAll(sql: "SELECT sql FROM sqlite_master WHERE name = 'children'") }
+            #expect(children.first?[0].string?.contains("\"unrelated\"") == true)
+        }
+    }
+
+    /// A table renamed to a new name is among the checked tables when a later step
+    /// writes it, though it has no foreign keys.
+    @Test func aRenamedTableIsInTheNextStepsScope() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let rename = SQLCipherMigrationStep(identifier: "0002_rename") { try $0.execute(sql: "ALTER TABLE unrelated RENAME TO notes") }
+        let update = SQLCipherMigrationStep(identifier: "0003_update") { try $0.execute(sql: "UPDATE notes SET note = 'seen'") }
+        let report = try SQLCipherMigrationRunner(steps: [Self.family, rename, update]).migrate(in: writer)
+        // parents and children (new), unrelated (renamed away), notes.
+        #expect(report.verification.last == "foreign keys of 3 tables")
+    }
+
     /// SQLite folds ASCII letters only; the fold works on UTF-8 bytes, so a letter
     /// outside ASCII, whose bytes are all above 127, must come through untouched.
     @Test func namesFoldAsSQLiteComparesThem() {

@@ -29,9 +29,12 @@ public final class SQLCipherDatabase {
     fileprivate var commitsForbidden = false
     /// The tables written while `recordingWrittenTables` runs; nil otherwise.
     var writtenTables: Set<String>?
-    /// Whether a statement prepared while recording alters a table (a rename rewrites
+    /// Whether a statement prepared while recording renames a table (a rename rewrites
     /// the foreign keys of the tables pointing at it, which are not written).
-    var altersTable = false
+    var renamesTable = false
+    /// While recording: whether the authorizer's last action other than a read, a
+    /// function or an update was an `ALTER TABLE` (see `noteTableRename`).
+    var preparingAlterTable = false
     /// While `prepare` runs with write tracking on: the tables the statement writes,
     /// kept with it, so a cached statement run again still names them.
     var preparingWrites: Set<String>?

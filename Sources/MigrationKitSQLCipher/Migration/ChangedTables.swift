@@ -9,20 +9,20 @@ struct ChangedTables: Sendable {
     /// Folded as SQLite compares names (`sqlNameFolded`); the ledger, the history
     /// table and SQLite's own tables left out.
     private(set) var names: Set<String> = []
-    /// Whether a table was altered: a rename also rewrites the tables pointing at it.
-    private(set) var altersTable = false
+    /// Whether a table was renamed: a rename also rewrites the tables pointing at it.
+    private(set) var renamesTable = false
 
     init() {}
 
-    mutating func add(_ written: Set<String>, altersTable: Bool = false) {
+    mutating func add(_ written: Set<String>, renamesTable: Bool = false) {
         let bookkeeping: Set<String> = [MigrationLedger.tableName.sqlNameFolded, MigrationHistoryTable.name.sqlNameFolded]
         names.formUnion(written.filter { !$0.hasPrefix("sqlite_") && !bookkeeping.contains($0) })
-        self.altersTable = self.altersTable || altersTable
+        self.renamesTable = self.renamesTable || renamesTable
     }
 
     mutating func add(_ other: ChangedTables) {
         names.formUnion(other.names)
-        altersTable = altersTable || other.altersTable
+        renamesTable = renamesTable || other.renamesTable
     }
 
     var isEmpty: Bool { names.isEmpty }
@@ -47,16 +47,38 @@ struct ChangedTables: Sendable {
 }
 
 /// Which tables have foreign keys to which, kept for a run. Built once from every
-/// table's foreign-key list; after that only the changed tables' lists are read again
-/// (a step can only change the foreign keys of tables it creates, drops or alters), or
-/// every list after an `ALTER TABLE` (a rename rewrites the tables pointing at the
-/// renamed one). Listing every table's foreign keys at every step made a run of many
-/// small steps cost more than checking them all.
+/// table's foreign-key list; after that a step re-reads only what it can have changed:
+/// the tables it named, and after a table rename also every table whose text has
+/// `REFERENCES` (a rename rewrites the foreign keys of the tables pointing at the
+/// renamed one, and only a table with that word has foreign keys). A table's list is
+/// read again only when its `CREATE TABLE` text changed. Listing every table's foreign
+/// keys at every step made a run of many small steps cost more than checking them all;
+/// reading every table again after each `ALTER TABLE … ADD COLUMN` was most of what was
+/// left.
 final class ForeignKeyGraph {
     private struct Table {
         let name: String
-        let sql: String
+        /// The `CREATE TABLE` text when it has `REFERENCES`; nil for a table without
+        /// foreign keys, whose text is never needed.
+        let sql: String?
         var parents: Set<String>
+    }
+
+    /// Which tables a read covers.
+    private enum Selection {
+        case every
+        /// These (folded) names.
+        case named(Set<String>)
+        /// These names, and every table whose text has `REFERENCES`.
+        case namedOrReferencing(Set<String>)
+
+        /// The names selected by name.
+        var names: Set<String> {
+            switch self {
+            case .every: []
+            case .named(let names), .namedOrReferencing(let names): names
+            }
+        }
     }
 
     /// By folded name; nil until built.
@@ -69,36 +91,67 @@ final class ForeignKeyGraph {
     /// spells them, sorted.
     func tables(affectedBy changed: ChangedTables, in db: SQLCipherDatabase) throws -> [String] {
         let version = try db.fetchInt(sql: "PRAGMA schema_version")
-        if tables == nil || changed.altersTable {
-            tables = try read(db, only: nil)
-        } else if version != schemaVersion {
-            // Re-read the changed tables that the schema change can concern.
-            let fresh = try read(db, only: changed.names)
-            for name in changed.names { tables?[name] = fresh[name] }
+        if let known = tables {
+            let selection: Selection
+            if changed.renamesTable {
+                selection = .namedOrReferencing(changed.names)
+            } else if version != schemaVersion {
+                selection = .named(changed.names)
+            } else {
+                // No schema change: only a table the graph has not met yet (the new
+                // name of a renamed table without foreign keys) needs reading.
+                selection = .named(changed.names.filter { known[$0] == nil })
+            }
+            let fresh = try read(db, selection)
+            // A name read and not found is gone (dropped, renamed away).
+            for name in selection.names { tables?[name] = fresh[name] }
+            for (name, table) in fresh { tables?[name] = table }
+        } else {
+            tables = try read(db, .every)
         }
         schemaVersion = version
         let names = changed.names
-        return (tables ?? [:]).filter { names.contains($0.key) || !$0.value.parents.isDisjoint(with: names) }
-            .map(\.value.name).sorted()
+        var affected: [String] = []
+        for (key, table) in tables ?? [:] where names.contains(key) || !table.parents.isDisjoint(with: names) {
+            affected.append(table.name)
+        }
+        return affected.sorted()
     }
 
-    /// The tables (or only those named, folded) with their foreign keys' parents;
-    /// a table's list is read again only when its `CREATE TABLE` text changed.
-    private func read(_ db: SQLCipherDatabase, only names: Set<String>?) throws -> [String: Table] {
+    /// The selected tables with their foreign keys' parents, by folded name.
+    private func read(_ db: SQLCipherDatabase, _ selection: Selection) throws -> [String: Table] {
+        // `instr(lower(…))` and not LIKE, which a migration can make case-sensitive.
+        let referencing = "instr(lower(sql), 'references') > 0"
+        var arguments: [DatabaseValue] = []
+        func naming(_ names: Set<String>) -> String {
+            arguments = names.sorted().map { .text($0) }
+            // NOCASE folds ASCII only, as `sqlNameFolded` does (lower() may fold more).
+            return "name COLLATE NOCASE IN (" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+        }
+        // The selective condition first: SQLite scans the schema table, testing each
+        // row's conditions in order.
+        var conditions: [String] = []
+        switch selection {
+        case .every:
+            break
+        case .named(let names):
+            guard !names.isEmpty else { return [:] }
+            conditions.append(naming(names))
+        case .namedOrReferencing(let names):
+            conditions.append(names.isEmpty ? referencing : "(\(naming(names)) OR \(referencing))")
+        }
+        conditions += ["type = 'table'", "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"]
+        let sql = "SELECT name, CASE WHEN \(referencing) THEN sql END FROM sqlite_master WHERE "
+            + conditions.joined(separator: " AND ")
         var current: [String: Table] = [:]
         var unread: [String] = []
-        var sql = "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-        var arguments: [DatabaseValue] = []
-        if let names {
-            guard !names.isEmpty else { return [:] }
-            // NOCASE folds ASCII only, as `sqlNameFolded` does (lower() may fold more).
-            sql += " AND name COLLATE NOCASE IN (" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
-            arguments = names.sorted().map { .text($0) }
-        }
         try db.forEachRow(sql: sql, arguments: arguments) { row in
             guard let name = row[0].string else { return }
-            let text = row[1].string ?? ""
             let key = name.sqlNameFolded
+            guard let text = row[1].string else {
+                current[key] = Table(name: name, sql: nil, parents: [])
+                return
+            }
             if let known = tables?[key], known.sql == text {
                 current[key] = known
             } else {

@@ -12,7 +12,7 @@ extension SQLCipherMigrationRunner {
         var changed = ChangedTables()
         if recordingChanges {
             let recorded = try db.recordingWrittenTables { try run(step, phase: .apply, in: db) }
-            changed.add(recorded.tables, altersTable: recorded.altersTable)
+            changed.add(recorded.tables, renamesTable: recorded.renamesTable)
         } else {
             try run(step, phase: .apply, in: db)
         }
