@@ -25,7 +25,13 @@ public struct MigrationStep<Database>: Sendable {
     /// them (for a file, the checksum of its up section's bytes, and with Windows line
     /// endings, of those bytes as they were). A database that recorded one of them reads
     /// the step as unchanged, and keeps what it recorded.
-    public var equivalentChecksums: [String] = []
+    public var equivalentChecksums: [String] {
+        get { equivalentChecksumsSource() }
+        set { equivalentChecksumsSource = { newValue } }
+    }
+    /// Makes `equivalentChecksums` when asked: a file's are two more hashes of its
+    /// text, needed only where a database recorded something other than `checksum`.
+    var equivalentChecksumsSource: @Sendable () -> [String] = { [] }
     /// True when running the step changes nothing but the database it is given: a
     /// migration file's SQL. Such a step may be undone to a savepoint and run again in
     /// the same transaction without anyone seeing it, which lets the runner learn what

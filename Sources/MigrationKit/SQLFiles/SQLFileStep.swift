@@ -28,7 +28,8 @@ extension MigrationStep where Database: SQLFileExecuting {
             merging: file.merging,
             apply: { db in try db.execute(section: up) },
             rollback: rollback)
-        equivalentChecksums = Self.earlierChecksums(of: up.sql)
+        let sql = up.sql
+        equivalentChecksumsSource = { Self.earlierChecksums(of: sql) }
         changesOnlyTheDatabase = true
     }
 
