@@ -174,17 +174,24 @@ extension ChangedTablesVerificationTests {
         let rename = SQLCipherMigrationStep(identifier: "0002_rename") { try $0.execute(sql: "ALTER TABLE parents RENAME TO \"Älteste\"") }
         let delete = SQLCipherMigrationStep(identifier: "0003_delete") { try $0.execute(sql: "DELETE FROM \"Älteste\" WHERE id = 1") }
         let runner = try SQLCipherMigrationRunner(steps: [Self.family, rename, delete])
-        // Before SQLite 3.26 a rename with foreign keys off leaves the children pointing
-        // at the old name: the rename itself breaks them, and is refused.
-        let renameRewritesChildren = SQLCipherLibrary.sqliteVersionNumber >= 3_026_000
-        let failing = renameRewritesChildren ? "0003_delete" : "0002_rename"
+        expectTheChildrenBroken(running: runner, in: writer)
+        #expect(try runner.appliedIdentifiers(in: writer) == (Self.renameRewritesChildren ? ["0001_family", "0002_rename"] : ["0001_family"]))
+    }
+
+    /// Before SQLite 3.26 a rename with foreign keys off leaves the children pointing
+    /// at the old name: the rename itself breaks them, and is refused.
+    private static let renameRewritesChildren = SQLCipherLibrary.sqliteVersionNumber >= 3_026_000
+
+    /// Expects `runner` (the family, `0002_rename`, `0003_delete`) to stop at the step
+    /// that breaks the children's foreign keys: the delete, or the rename before 3.26.
+    private func expectTheChildrenBroken(running runner: SQLCipherMigrationRunner, in writer: SQLCipherWriter) {
+        let failing = Self.renameRewritesChildren ? "0003_delete" : "0002_rename"
         #expect {
             try runner.migrate(in: writer)
         } throws: { error in
             guard let step = error as? MigrationStepError, case .foreignKeyViolationsAdded(let added) = step.underlying as? MigrationKitError else { return false }
             return step.identifier == failing && added.groups.map(\.table) == ["children"]
         }
-        #expect(try runner.appliedIdentifiers(in: writer) == (renameRewritesChildren ? ["0001_family", "0002_rename"] : ["0001_family"]))
     }
 
     /// Renames that leave the same set of names behind (two tables swapped, or a table
@@ -201,18 +208,8 @@ extension ChangedTablesVerificationTests {
         let rename = SQLCipherMigrationStep(identifier: "0002_rename") { try $0.execute(sql: renames) }
         // A step with no schema change: the graph built before it must be right.
         let delete = SQLCipherMigrationStep(identifier: "0003_delete") { try $0.execute(sql: "DELETE FROM unrelated WHERE id = 1") }
-        let runner = try SQLCipherMigrationRunner(steps: [Self.family, rename, delete])
-        // Before SQLite 3.26 the children keep pointing at the old name: the renames
-        // themselves break them, and are refused.
-        let renameRewritesChildren = SQLCipherLibrary.sqliteVersionNumber >= 3_026_000
-        let failing = renameRewritesChildren ? "0003_delete" : "0002_rename"
-        #expect {
-            try runner.migrate(in: writer)
-        } throws: { error in
-            guard let step = error as? MigrationStepError, case .foreignKeyViolationsAdded(let added) = step.underlying as? MigrationKitError else { return false }
-            return step.identifier == failing && added.groups.map(\.table) == ["children"]
-        }
-        if renameRewritesChildren {
+        expectTheChildrenBroken(running: try SQLCipherMigrationRunner(steps: [Self.family, rename, delete]), in: writer)
+        if Self.renameRewritesChildren {
             let children = try writer.read { try $0.fetchAll(sql: "SELECT sql FROM sqlite_master WHERE name = 'children'") }
             #expect(children.first?[0].string?.contains("\"unrelated\"") == true)
         }
