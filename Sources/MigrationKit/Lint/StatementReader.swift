@@ -55,6 +55,9 @@ struct StatementReader {
     /// Each word's lowercased text (nil for other tokens), computed once so rules
     /// comparing names do not lowercase the same word again and again.
     private let wordKeys: [String?]
+    /// Every word of the statement, lowercased: whether it can use a keyword or a
+    /// function at all is then one set lookup, not a walk over its tokens.
+    let words: Set<String>
     private(set) var shape = StatementShape.other
     /// Token ranges that are statements of their own: the whole statement, or for
     /// `CREATE TRIGGER` its header (through `BEGIN`) and each statement of its body.
@@ -82,6 +85,7 @@ struct StatementReader {
         self.depths = depths
         closingParenthesis = closing
         wordKeys = tokens.map { $0.kind == .word ? NameReference.key($0.text) : nil }
+        words = Set(wordKeys.compactMap { $0 })
         shape = parseShape()
         parts = parseParts()
     }

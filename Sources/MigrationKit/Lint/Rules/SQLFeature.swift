@@ -10,6 +10,8 @@ struct SQLFeature: Sendable {
     let addedIn: SQLiteVersion
     /// The portable rewrite.
     let fix: String
+    /// What a statement using the feature must mention, tested before `firstUse`.
+    var cue: Cue = .always
     /// Index of the token where the statement first uses the feature, if it does.
     let firstUse: @Sendable (StatementReader) -> Int?
     /// For a feature that exists only in builds compiled with it: the compile option
@@ -25,6 +27,58 @@ struct SQLFeature: Sendable {
         guard let compileOption else { return true }
         if let builtInFrom, builtInFrom <= version { return true }
         return options.map { $0.contains(compileOption) }
+    }
+
+    /// Words a statement must contain for `firstUse` to find anything there. Lint
+    /// checks every statement of a batch against every feature the library lacks (on
+    /// SQLCipher 3.4.1, all of them), and `firstUse` walks the statement's tokens: the
+    /// cue lets `features(cuedBy:)` pick the few worth that walk with one dictionary
+    /// lookup per word of the statement.
+    enum Cue: Sendable {
+        /// At least one of these words (lowercased).
+        case anyWord(Set<String>)
+        /// A word starting with this (lowercased) prefix.
+        case wordPrefix(String)
+        /// No word is required: always search.
+        case always
+
+        static func words(_ words: String...) -> Cue { .anyWord(Set(words)) }
+    }
+
+    /// The catalog's features whose cue `statement` meets, in catalog order: only for
+    /// these can `firstUse` find anything.
+    static func features(cuedBy statement: StatementReader) -> [SQLFeature] {
+        var cued = [Bool](repeating: false, count: catalog.count)
+        for index in unworded { cued[index] = true }
+        for word in statement.words {
+            for index in byCueWord[word] ?? [] { cued[index] = true }
+        }
+        for (prefix, index) in byCuePrefix where statement.words.contains(where: { $0.hasPrefix(prefix) }) {
+            cued[index] = true
+        }
+        return catalog.indices.compactMap { cued[$0] ? catalog[$0] : nil }
+    }
+
+    /// For each cue word, the indices in `catalog` of the features it cues.
+    private static let byCueWord: [String: [Int]] = {
+        var map: [String: [Int]] = [:]
+        for (index, feature) in catalog.enumerated() {
+            if case .anyWord(let words) = feature.cue {
+                for word in words { map[word, default: []].append(index) }
+            }
+        }
+        return map
+    }()
+
+    private static let byCuePrefix: [(prefix: String, index: Int)] = catalog.enumerated().compactMap { index, feature in
+        if case .wordPrefix(let prefix) = feature.cue { return (prefix, index) }
+        return nil
+    }
+
+    /// Features searched in every statement.
+    private static let unworded: [Int] = catalog.indices.filter { index in
+        if case .always = catalog[index].cue { return true }
+        return false
     }
 
     static let twelveStep = "the 12-step procedure of sqlite.org/lang_altertable.html: CREATE TABLE new_t with the wanted columns, INSERT INTO new_t SELECT … FROM t, DROP TABLE t, ALTER TABLE new_t RENAME TO t, then recreate t's indexes, triggers and views"
@@ -45,6 +99,7 @@ struct SQLFeature: Sendable {
         // silently stores the string 'true'. PRAGMA values have always accepted them.
         SQLFeature(name: "The TRUE and FALSE literals", addedIn: SQLiteVersion(3, 23, 0),
                    fix: "Write 1 and 0 instead (older versions read TRUE as a column name, and after DEFAULT silently store it as text).",
+                   cue: .words("true", "false"),
                    firstUse: { statement in
                        guard !statement.isWord(0, "PRAGMA") else { return nil }
                        return statement.firstIndex { index in
@@ -55,6 +110,7 @@ struct SQLFeature: Sendable {
         // 3.24.0 added UPSERT (sqlite.org/lang_upsert.html).
         SQLFeature(name: "UPSERT (INSERT … ON CONFLICT … DO …)", addedIn: SQLiteVersion(3, 24, 0),
                    fix: "Use INSERT OR IGNORE followed by an UPDATE of the same row (or INSERT OR REPLACE when replacing the whole row, with its delete side effects, is intended).",
+                   cue: .words("conflict"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            statement.isWord(index, "ON") && statement.isWord(index + 1, "CONFLICT")
@@ -66,6 +122,7 @@ struct SQLFeature: Sendable {
         // still use DO UPDATE".
         SQLFeature(name: "UPSERT without a conflict target (ON CONFLICT DO UPDATE)", addedIn: SQLiteVersion(3, 35, 0),
                    fix: "Name the conflict target, ON CONFLICT (column, …) DO UPDATE (SQLite 3.24+), or use INSERT OR IGNORE followed by an UPDATE of the same row.",
+                   cue: .words("conflict"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            statement.isWord(index, "ON") && statement.isWord(index + 1, "CONFLICT")
@@ -75,6 +132,7 @@ struct SQLFeature: Sendable {
         // 3.25.0 added ALTER TABLE … RENAME COLUMN (the COLUMN keyword is optional).
         SQLFeature(name: "ALTER TABLE … RENAME COLUMN", addedIn: SQLiteVersion(3, 25, 0),
                    fix: "Recreate the table with the new column name: \(twelveStep).",
+                   cue: .words("rename"),
                    firstUse: { statement in
                        guard case .alterTable(_, .renameColumn(let index)) = statement.shape else { return nil }
                        return index
@@ -82,6 +140,7 @@ struct SQLFeature: Sendable {
         // 3.25.0 added window functions (sqlite.org/windowfunctions.html).
         SQLFeature(name: "Window functions (… OVER …)", addedIn: SQLiteVersion(3, 25, 0),
                    fix: "Rewrite with a correlated subquery or a self-join, for example a running total as (SELECT sum(x) FROM t AS u WHERE u.id <= t.id).",
+                   cue: .words("over"),
                    firstUse: { statement in
                        // As SQLite decides: OVER is the keyword after `)` and before `(` or
                        // a window name; `sum(x) over FROM t` merely names a column "over".
@@ -95,6 +154,7 @@ struct SQLFeature: Sendable {
         // 3.30.0: "Add support for the FILTER clause on aggregate functions".
         SQLFeature(name: "The FILTER clause on aggregate functions", addedIn: SQLiteVersion(3, 30, 0),
                    fix: "Move the condition into the aggregate: sum(CASE WHEN condition THEN x END), count(CASE WHEN condition THEN 1 END).",
+                   cue: .words("filter"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            statement.isWord(index, "FILTER") && statement.isSymbol(index - 1, ")")
@@ -104,6 +164,7 @@ struct SQLFeature: Sendable {
         // 3.30.0: "Add support for the NULLS FIRST and NULLS LAST syntax in ORDER BY".
         SQLFeature(name: "NULLS FIRST / NULLS LAST in ORDER BY", addedIn: SQLiteVersion(3, 30, 0),
                    fix: "Sort on the NULL test first: ORDER BY x IS NULL, x for NULLS LAST; ORDER BY x IS NOT NULL, x for NULLS FIRST.",
+                   cue: .words("nulls"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            statement.isWord(index, "NULLS") && (statement.isWord(index + 1, "FIRST") || statement.isWord(index + 1, "LAST"))
@@ -112,6 +173,7 @@ struct SQLFeature: Sendable {
         // 3.31.0: "Add support for generated columns".
         SQLFeature(name: "Generated columns (… AS (expression))", addedIn: SQLiteVersion(3, 31, 0),
                    fix: "Store the value in an ordinary column that the application or a trigger keeps up to date, or compute it in a view.",
+                   cue: .words("generated", "as"),
                    firstUse: { statement in
                        let definitions: Range<Int>
                        switch statement.shape {
@@ -131,6 +193,7 @@ struct SQLFeature: Sendable {
         // 3.33.0: "Support for UPDATE FROM following the PostgreSQL syntax".
         SQLFeature(name: "UPDATE … FROM", addedIn: SQLiteVersion(3, 33, 0),
                    fix: "Use correlated subqueries: UPDATE t SET c = (SELECT s.c FROM s WHERE s.id = t.id) WHERE EXISTS (SELECT 1 FROM s WHERE s.id = t.id).",
+                   cue: .words("update"),
                    firstUse: { statement in
                        for part in statement.parts {
                            guard let (verb, verbIndex) = statement.verb(of: part), verb == "UPDATE" else { continue }
@@ -149,9 +212,15 @@ struct SQLFeature: Sendable {
                    fix: "Use sqlite_master (sqlite_temp_master for the TEMP schema), which every version understands.",
                    firstUse: { statement in
                        statement.firstIndex { index in
-                           guard let token = statement.token(index), token.kind == .word || token.kind == .quotedIdentifier,
-                                 let name = token.nameValue else { return false }
-                           let key = NameReference.key(name)
+                           // Words are lowercased once already; only a quoted name needs unquoting.
+                           let key: String
+                           if let word = statement.wordKey(index) {
+                               key = word
+                           } else if let token = statement.token(index), token.kind == .quotedIdentifier, let name = token.nameValue {
+                               key = NameReference.key(name)
+                           } else {
+                               return false
+                           }
                            return key == "sqlite_schema" || key == "sqlite_temp_schema"
                        }
                    }),
@@ -159,6 +228,7 @@ struct SQLFeature: Sendable {
         // version 3.16.0" (sqlite.org/pragma.html#pragfunc).
         SQLFeature(name: "PRAGMA table-valued functions (pragma_…())", addedIn: SQLiteVersion(3, 16, 0),
                    fix: "Run the PRAGMA statement itself (PRAGMA table_info(t)) from the application, or query sqlite_master instead.",
+                   cue: .wordPrefix("pragma_"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            guard let key = statement.wordKey(index), key.utf8.count > 7, key.hasPrefix("pragma_") else { return false }
@@ -168,6 +238,7 @@ struct SQLFeature: Sendable {
         // 3.35.0: "Added support for ALTER TABLE DROP COLUMN".
         SQLFeature(name: "ALTER TABLE … DROP COLUMN", addedIn: SQLiteVersion(3, 35, 0),
                    fix: "Recreate the table without the column: \(twelveStep).",
+                   cue: .words("drop"),
                    firstUse: { statement in
                        guard case .alterTable(_, .dropColumn(_, let index)) = statement.shape else { return nil }
                        return index
@@ -175,6 +246,7 @@ struct SQLFeature: Sendable {
         // 3.35.0: "Add support for the RETURNING clause on DELETE, INSERT, and UPDATE".
         SQLFeature(name: "The RETURNING clause", addedIn: SQLiteVersion(3, 35, 0),
                    fix: "Drop the clause and read the rows with a separate SELECT afterwards (for example by last_insert_rowid() or the same WHERE clause).",
+                   cue: .words("returning"),
                    firstUse: { statement in
                        for part in statement.parts {
                            guard let (verb, verbIndex) = statement.verb(of: part),
@@ -196,6 +268,7 @@ struct SQLFeature: Sendable {
         // specifying common table expressions".
         SQLFeature(name: "MATERIALIZED / NOT MATERIALIZED hints on common table expressions", addedIn: SQLiteVersion(3, 35, 0),
                    fix: "Remove the hint; older versions choose on their own.",
+                   cue: .words("materialized"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            statement.isWord(index, "MATERIALIZED") && statement.isSymbol(index + 1, "(")
@@ -205,6 +278,7 @@ struct SQLFeature: Sendable {
         // 3.37.0: "STRICT tables provide a prescriptive style of data type management".
         SQLFeature(name: "STRICT tables", addedIn: SQLiteVersion(3, 37, 0),
                    fix: "Drop the STRICT option and enforce the types with CHECK constraints, for example CHECK (typeof(x) = 'integer').",
+                   cue: .words("strict"),
                    firstUse: { statement in
                        guard case .createTable(_, let columnList?, _, _) = statement.shape else { return nil }
                        // Table options follow the column list's `)`, separated by commas.
@@ -224,6 +298,7 @@ struct SQLFeature: Sendable {
         // DISTINCT FROM".
         SQLFeature(name: "IS [NOT] DISTINCT FROM", addedIn: SQLiteVersion(3, 39, 0),
                    fix: "Use IS NOT for IS DISTINCT FROM, and IS for IS NOT DISTINCT FROM: SQLite has always had them.",
+                   cue: .words("distinct"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            guard statement.isWord(index, "IS") else { return false }
@@ -234,6 +309,7 @@ struct SQLFeature: Sendable {
         // 3.44.0: "Aggregate functions can now include an ORDER BY clause".
         SQLFeature(name: "ORDER BY inside an aggregate function's arguments", addedIn: SQLiteVersion(3, 44, 0),
                    fix: "Order the rows in a subquery and aggregate over it: SELECT group_concat(x, ',') FROM (SELECT x FROM t ORDER BY y).",
+                   cue: .words("order"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            guard statement.isWord(index, "ORDER"), statement.isWord(index + 1, "BY"),
@@ -256,6 +332,7 @@ struct SQLFeature: Sendable {
         // 3.39.0: "Add (long overdue) support for RIGHT and FULL OUTER JOIN".
         SQLFeature(name: "RIGHT JOIN and FULL JOIN", addedIn: SQLiteVersion(3, 39, 0),
                    fix: "Swap the two tables and use LEFT JOIN; for a FULL JOIN, add the unmatched rows of the other side with UNION ALL.",
+                   cue: .words("join"),
                    firstUse: { statement in
                        statement.firstIndex { index in
                            (statement.isWord(index, "RIGHT") || statement.isWord(index, "FULL"))
@@ -302,6 +379,7 @@ struct SQLFeature: Sendable {
         // 3.9.0 added FTS5 (sqlite.org/fts5.html), compiled in with SQLITE_ENABLE_FTS5.
         SQLFeature(name: "FTS5 full-text tables (USING fts5)", addedIn: SQLiteVersion(3, 9, 0),
                    fix: "Use FTS4 (USING fts4), which builds without FTS5 usually have, or a plain index and LIKE; FTS5 needs a SQLite compiled with it.",
+                   cue: .words("fts5"),
                    firstUse: { statement in
                        guard statement.isWord(0, "CREATE") else { return nil }
                        return statement.firstIndex { index in
@@ -327,6 +405,7 @@ struct SQLFeature: Sendable {
     private static let mathFunctions = SQLFeature(
         name: "Math functions (sqrt(), ln(), pow(), …)", addedIn: SQLiteVersion(3, 35, 0),
         fix: "Compute the value in the application, or with arithmetic SQLite always has (x * x, CAST(x AS INTEGER) for trunc).",
+        cue: .anyWord(mathFunctionNames),
         firstUse: { statement in
             statement.firstIndex { index in
                 guard let key = statement.wordKey(index), mathFunctionNames.contains(key) else { return false }
@@ -377,7 +456,7 @@ struct SQLFeature: Sendable {
     }
 
     private static func function(_ name: String, _ version: SQLiteVersion, fix: String) -> SQLFeature {
-        SQLFeature(name: "The \(name)() function", addedIn: version, fix: fix, firstUse: { statement in
+        SQLFeature(name: "The \(name)() function", addedIn: version, fix: fix, cue: .words(name), firstUse: { statement in
             statement.firstIndex { index in
                 statement.wordKey(index) == name && isCall(statement, at: index)
             }
@@ -386,7 +465,7 @@ struct SQLFeature: Sendable {
 
     /// `prefix(` and `prefix_…(` (so `json_extract(` but not `jsonb(` for "json").
     private static func jsonFunctions(prefix: String, name: String, _ version: SQLiteVersion, fix: String) -> SQLFeature {
-        SQLFeature(name: name, addedIn: version, fix: fix, firstUse: { statement in
+        SQLFeature(name: name, addedIn: version, fix: fix, cue: .wordPrefix(prefix), firstUse: { statement in
             statement.firstIndex { index in
                 guard let key = statement.wordKey(index), isCall(statement, at: index) else { return false }
                 return key == prefix || key.hasPrefix(prefix + "_")

@@ -16,7 +16,7 @@ struct UnsupportedSQLRule: LintRule {
     /// has it, and only the app's author knows which machines it ships to.
     func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding] {
         let context = scope.context
-        return SQLFeature.catalog.compactMap { feature in
+        return SQLFeature.features(cuedBy: statement).compactMap { feature in
             let available = feature.isAvailable(in: context.sqliteVersion, options: context.compileOptions)
             guard available != true, let index = feature.firstUse(statement) else { return nil }
             let token = statement.token(index)
