@@ -115,6 +115,9 @@ package struct SQLToken: Hashable, Sendable {
     /// ASCII case-insensitive comparison without allocating, as SQLite's
     /// `sqlite3StrICmp` does (non-ASCII bytes compare exactly).
     static func equalsIgnoringASCIICase(_ text: String, uppercased keyword: String) -> Bool {
+        // Most words a caller tests are not the keyword, and most differ in length,
+        // which a native string knows without walking its bytes.
+        guard text.utf8.count == keyword.utf8.count else { return false }
         var left = text.utf8.makeIterator()
         var right = keyword.utf8.makeIterator()
         while true {
