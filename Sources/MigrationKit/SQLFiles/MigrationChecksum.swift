@@ -64,14 +64,22 @@ public enum MigrationChecksum {
 
     /// A digest as lowercase hex, straight into one byte buffer (a `String` per byte,
     /// joined, cost more than the hash itself over a long history).
+    /// Inlinable so that it is specialized for the caller's digest type: through the
+    /// generic `Sequence` witness, 32 bytes cost more than hashing a small file.
+    @inlinable
     public static func hex(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)
         for byte in digest {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
+            hex.append(hexDigit(byte >> 4))
+            hex.append(hexDigit(byte & 0x0f))
         }
         return String(decoding: hex, as: UTF8.self)
+    }
+
+    /// The lowercase hex digit of a value below 16.
+    @inlinable
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }
