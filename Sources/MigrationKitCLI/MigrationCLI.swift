@@ -23,7 +23,8 @@ public enum MigrationCLI {
     private static func run(host: MigrationCLIHost, arguments: [String], endingProcessOnStop: Bool) -> Int32 {
         // ArgumentParser prints a version fixed when the command tree is declared; the
         // linked SQLCipher is only known by asking it, which no other command should pay
-        // for at start-up.
+        // for at start-up. (`--version` among other arguments reaches the parser, and
+        // the runner prints the same report: `versionReport`.)
         if arguments == ["--version"] {
             Console.out(MigrationKitVersion.report(commandName: host.commandName))
             return CLIExitCode.success.rawValue
@@ -42,6 +43,7 @@ public enum MigrationCLI {
                                        layerErrors: SQLCipherErrorPresentation.present)
         runner.annotate = journal.annotate
         runner.stopped = journal.stop
+        runner.versionReport = { MigrationKitVersion.report(commandName: host.commandName) }
         let code = CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
             CLIContext.$journal.withValue(journal) {
                 runner.run(arguments) { command in

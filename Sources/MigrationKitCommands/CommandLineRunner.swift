@@ -24,6 +24,9 @@ package struct CommandLineRunner {
     /// interruption (a check that counted it as a failed check, a verify as a failed
     /// verification). Nil while no stop was asked.
     package var stopped: () -> ErrorPresentation? = { nil }
+    /// What `--version` prints, wherever it is given (`migrate --version` too), in place
+    /// of the bare version ArgumentParser was declared with; nil to keep that.
+    package var versionReport: (() -> String)?
 
     package init(root: any ParsableCommand.Type, commandName: String, wording: RemedyWording,
                  layerErrors: @escaping (any Error, RemedyWording) -> ErrorPresentation?) {
@@ -114,7 +117,14 @@ package struct CommandLineRunner {
             return CLIExitCode.usage.rawValue
         }
         if code == .success {
-            if !message.isEmpty { Console.out(message) }
+            // ArgumentParser answers `--version` with the root's declared version, and
+            // with nothing else that could be mistaken for it.
+            let version = root.configuration.version
+            if let versionReport, !version.isEmpty, message == version {
+                Console.out(versionReport())
+            } else if !message.isEmpty {
+                Console.out(message)
+            }
             return CLIExitCode.success.rawValue
         }
         let exitCode = code.rawValue == ExitCode.validationFailure.rawValue ? CLIExitCode.usage.rawValue : code.rawValue

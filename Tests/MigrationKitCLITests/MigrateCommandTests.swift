@@ -285,6 +285,12 @@ import Testing
         let lines = version.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "migrationkit \(MigrationKitVersion.current)")
         #expect(lines.count == 2 && lines[1] == "SQLCipher \(SQLCipherLibrary.cipherVersionString ?? "?"), SQLite \(SQLCipherLibrary.sqliteVersion)")
+        // Wherever --version is given, the same report (ArgumentParser alone would print
+        // the bare version number there).
+        for arguments in [["migrate", "--version"], ["--version", "--json"], ["key", "--version"]] {
+            let elsewhere = try Binary.run(arguments)
+            #expect(elsewhere.status == 0 && elsewhere.stdout == version.stdout, "\(arguments): \(elsewhere.output)")
+        }
     }
 }
 
