@@ -21,6 +21,23 @@ import Testing
         #expect(try entries(workspace) == before)
     }
 
+    /// A new database's lint runs while the file is opened: its error still leaves
+    /// nothing behind, and still decides the outcome when opening fails too (here, a
+    /// key file that does not exist).
+    @Test(arguments: [[String](), ["--atomic"], ["--password-file", "missing.key"]])
+    func aLintErrorOnANewPathLeavesNothingAndComesFirst(_ settings: [String]) throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.migration("0003_bad.sql", "-- migrate:up\nBEGIN;\n")
+        let before = try entries(workspace)
+        let key = settings.first == "--password-file" ? [] : ["--password-file", workspace.keyFile]
+        let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations] + key + settings,
+                                    directory: workspace.root)
+        #expect(result.exitCode == .migrationFailed, "\(settings): \(result.output)")
+        #expect(result.stderr.contains("Lint found 1 error in pending migrations, the first at"), "\(result.output)")
+        #expect(try entries(workspace) == before, "\(settings): the failed run left files behind")
+    }
+
     @Test(arguments: [[String](), ["--atomic"]])
     func aNewDatabaseWhoseFirstStepFailsIsRemoved(_ mode: [String]) throws {
         let workspace = try Workspace()

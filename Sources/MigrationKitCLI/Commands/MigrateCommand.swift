@@ -89,19 +89,36 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         if let target { _ = try runner.registry.index(ofTarget: target) }
         let path = try connection.requiredPath()
         let existedBefore = FileManager.default.fileExists(atPath: path)
-        if !existedBefore, !noLint, let files = loaded.files {
-            // Nothing to consult yet: every file is pending. Linted before the file is
-            // created, so lint errors leave no new database behind.
-            try lint(files, context: .linkedLibrary, reporter: reporter)
+        // A new database: every file is pending and there is nothing to consult, so lint
+        // runs on a thread of its own while the file is opened (deriving the key is most
+        // of a short run). Its verdict still comes before anything is written: errors
+        // remove the file the open created, and win over an error of the open.
+        let newDatabaseLint = existedBefore || noLint ? nil : loaded.files.map { files in
+            let pendingLint = PendingLint(context: minimum.applied(to: .linkedLibrary))
+            return (pendingLint, WorkerPool.start { pendingLint.findings(files) })
         }
         // A dry run on a database that does not exist yet runs on a scratch one.
         let scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
         defer { withExtendedLifetime(scratch) {} }
-        let writer = try scratch.map { folder in
-            let settings = try CommandSupport.connectionSettings(connection, access: .create, reporter: reporter)
-            reporter.line("\(path) does not exist yet: dry run on an empty scratch database.")
-            return try CLIContext.host.openWriter(ConnectionSettings(path: folder.path + "/dry-run.db", key: settings.key, configuration: settings.configuration))
-        } ?? CommandSupport.openWriter(connection, access: .create, reporter: reporter)
+        let writer: SQLCipherWriter
+        do {
+            writer = try scratch.map { folder in
+                let settings = try CommandSupport.connectionSettings(connection, access: .create, reporter: reporter)
+                reporter.line("\(path) does not exist yet: dry run on an empty scratch database.")
+                return try CLIContext.host.openWriter(ConnectionSettings(path: folder.path + "/dry-run.db", key: settings.key, configuration: settings.configuration))
+            } ?? CommandSupport.openWriter(connection, access: .create, reporter: reporter)
+        } catch {
+            if let (pendingLint, findings) = newDatabaseLint { try pendingLint.report(findings.wait(), reporter: reporter) }
+            throw error
+        }
+        if let (pendingLint, findings) = newDatabaseLint {
+            do {
+                try pendingLint.report(findings.wait(), reporter: reporter)
+            } catch {
+                if scratch == nil { _ = writer.discardCreatedDatabase() }
+                throw error
+            }
+        }
         if existedBefore, !noLint, let files = loaded.files { try lintPending(files, runner: runner, writer: writer, reporter: reporter) }
 
         var erased: SchemaChange?

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Runs one job per item on a fixed number of threads, each taking the next item when
-/// it is free, and returns the results in the items' order.
+/// it is free, and returns the results in the items' order; or one job beside the
+/// caller (`start`).
 ///
 /// Threads rather than Swift concurrency or `DispatchQueue.concurrentPerform`: each job
 /// blocks (key derivation, file I/O, SQLite's locks), which the cooperative pool must
@@ -22,16 +23,52 @@ enum WorkerPool {
         let group = DispatchGroup()
         for _ in 0..<max(1, min(jobs, count)) {
             group.enter()
-            let thread = Thread { [state] in
+            spawn { [state] in
                 state.work()
                 group.leave()
             }
-            // SQLite and deep SQL need more than a secondary thread's default stack.
-            thread.stackSize = 8 << 20
-            thread.start()
         }
         group.wait()
         return state.results.enumerated().map { index, result in result ?? skipped(index) }
+    }
+
+    /// Starts `body` on a thread of its own and returns at once: for work that can
+    /// overlap the caller's (lint while the key is derived). `Pending.wait()` gives the
+    /// result.
+    static func start<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Pending<Result> {
+        let pending = Pending(body)
+        spawn { [pending] in pending.run() }
+        return pending
+    }
+
+    /// The result of `start`'s work, once it is done.
+    final class Pending<Result: Sendable>: @unchecked Sendable {
+        private let body: @Sendable () -> Result
+        private let done = DispatchSemaphore(value: 0)
+        private var result: Result?
+
+        fileprivate init(_ body: @escaping @Sendable () -> Result) {
+            self.body = body
+        }
+
+        fileprivate func run() {
+            result = body()
+            done.signal()
+        }
+
+        /// Blocks until the work is done. Call it once.
+        func wait() -> Result {
+            done.wait()
+            // Set before the signal; the work again, not a trap, should that ever fail.
+            return result ?? body()
+        }
+    }
+
+    private static func spawn(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: work)
+        // SQLite and deep SQL need more than a secondary thread's default stack.
+        thread.stackSize = 8 << 20
+        thread.start()
     }
 
     /// The queue of indexes and the results, behind one lock.

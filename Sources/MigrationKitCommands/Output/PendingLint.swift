@@ -2,7 +2,7 @@ import MigrationKit
 
 /// Lint of the migration files a `migrate` is about to apply, on every command line:
 /// warnings are printed, errors stop the run before anything changes.
-package struct PendingLint {
+package struct PendingLint: Sendable {
     /// What the linter knows of the SQLite and the database the files will meet.
     package let context: LintContext
 
@@ -13,7 +13,16 @@ package struct PendingLint {
     /// - Parameter listedBy: nil when the findings are printed here; otherwise the
     ///   command that shows them (a fleet does not print each database's).
     package func check(_ files: [SQLMigrationFile], reporter: Reporter, listedBy command: String? = nil) throws {
-        let findings = MigrationLinter(context: context).lint(files)
+        try report(findings(files), reporter: reporter, listedBy: command)
+    }
+
+    /// What lint finds in `files`, printing nothing: work that may run beside another.
+    package func findings(_ files: [SQLMigrationFile]) -> [LintFinding] {
+        MigrationLinter(context: context).lint(files)
+    }
+
+    /// Prints `findings` as warnings and throws if any is an error (`check`).
+    package func report(_ findings: [LintFinding], reporter: Reporter, listedBy command: String? = nil) throws {
         if command == nil { LintPrinter.print(findings, reporter: reporter, asWarnings: true) }
         let errors = findings.filter { $0.severity == .error }
         if let first = errors.first {
