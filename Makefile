@@ -1,7 +1,7 @@
 # The two commands a new user needs (see README.md):
 #   make demo   migrates an encrypted demo database, end to end
 #   make test   installs what is missing, builds, and runs every test
-.PHONY: demo test soak bench build release install uninstall deb docs deps clean
+.PHONY: demo test soak bench build release install uninstall deb docs deps clean grdb-sqlcipher
 
 demo:
 	./scripts/demo.sh
@@ -48,6 +48,12 @@ deb: deps
 # and on any public symbol without a doc comment (scripts/docs.sh).
 docs: deps
 	./scripts/docs.sh
+
+# Integrations/GRDBSQLCipher: the GRDB integration's package on GRDB 7.10 built on the
+# system's SQLCipher (scripts/grdb-sqlcipher.sh), then built with its tests and example.
+grdb-sqlcipher: deps
+	. ./scripts/swift-env.sh && ./scripts/grdb-sqlcipher.sh Integrations/GRDBSQLCipher && \
+	cd Integrations/GRDBSQLCipher && swift build --build-tests
 
 deps:
 	./scripts/install-deps.sh

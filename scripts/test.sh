@@ -8,6 +8,9 @@
 #               .build-sqlcipher3
 #   grdb        the GRDB integration (Integrations/GRDB), a package of its own on the
 #               system SQLite, in its own process: never beside libsqlcipher
+#   grdb-sqlcipher  the same package on GRDB built on the system's SQLCipher 4
+#               (Integrations/GRDBSQLCipher, scripts/grdb-sqlcipher.sh): encrypted
+#               GRDB apps, never beside libsqlite3
 #   packaging   make install / uninstall and the Debian package, installed with apt-get
 #               and purged again (scripts/test-packaging.sh; root or sudo); apps that
 #               depend on the repository by URL, one per product family
@@ -22,7 +25,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
 
-configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb packaging docs"}
+configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb grdb-sqlcipher packaging docs"}
 failed=""
 for configuration in $configurations; do
     # Each configuration runs even when the one before failed; the run fails at the end.
@@ -32,19 +35,19 @@ for configuration in $configurations; do
             scratch=.build
             MIGRATIONKIT_EXPECTED_SQLCIPHER=4
             ;;
-        grdb)
-            cd Integrations/GRDB || exit 1
-            echo "== grdb: building (Integrations/GRDB/.build)" >&2
+        grdb | grdb-sqlcipher)
+            if [ "$configuration" = grdb ]; then
+                package=Integrations/GRDB
+            else
+                package=Integrations/GRDBSQLCipher
+                ./scripts/grdb-sqlcipher.sh "$package" || exit 1
+            fi
+            cd "$package" || exit 1
+            echo "== $configuration: building ($package/.build)" >&2
             swift build --build-tests || exit 1
-            # GRDB links the system libsqlite3: libsqlcipher must not be in this process.
-            for binary in .build/debug/MigrationKitGRDBPackageTests.xctest .build/debug/grdb-notes; do
-                if readelf -d "$binary" | grep -q 'libsqlcipher'; then
-                    echo "test: $binary links libsqlcipher beside GRDB's libsqlite3" >&2
-                    exit 1
-                fi
-            done
-            echo "== grdb: testing" >&2
-            swift test --skip-build "$@" || exit 1
+            ../../scripts/check-linkage.sh .build "$configuration" || exit 1
+            echo "== $configuration: testing" >&2
+            ../../scripts/with-test-keyring.sh swift test --skip-build "$@" || exit 1
             exit 0
             ;;
         docs)
@@ -63,7 +66,7 @@ for configuration in $configurations; do
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
             ;;
         *)
-            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb, packaging or docs)" >&2
+            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb, grdb-sqlcipher, packaging or docs)" >&2
             exit 64
             ;;
         esac

@@ -1,0 +1,1 @@
+../GRDB/Package.swift
