@@ -103,7 +103,8 @@ let package = Package(
         // the package in Integrations/GRDB, built from these same sources and run in a
         // process of their own.
         .target(name: "MigrationKitGRDB", dependencies: [
-            "MigrationKit",
+            // Keys, for a GRDB built on SQLCipher (Database.useKey).
+            "MigrationKit", "MigrationKitSecrets",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

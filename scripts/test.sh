@@ -38,10 +38,17 @@ for configuration in $configurations; do
         grdb | grdb-sqlcipher)
             if [ "$configuration" = grdb ]; then
                 package=Integrations/GRDB
+                MIGRATIONKIT_GRDB_FLAVOUR=sqlite
             else
                 package=Integrations/GRDBSQLCipher
+                MIGRATIONKIT_GRDB_FLAVOUR=sqlcipher
                 ./scripts/grdb-sqlcipher.sh "$package" || exit 1
+                # The tool, for the tests where it and the app share one encrypted file.
+                swift build --product migrationkit || exit 1
+                MIGRATIONKIT_BINARY="$(swift build --show-bin-path)/migrationkit"
+                export MIGRATIONKIT_BINARY
             fi
+            export MIGRATIONKIT_GRDB_FLAVOUR
             cd "$package" || exit 1
             echo "== $configuration: building ($package/.build)" >&2
             swift build --build-tests || exit 1

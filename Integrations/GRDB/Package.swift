@@ -26,6 +26,16 @@ let package = Package(
     ],
     targets: [
         .target(name: "MigrationKit"),
+        // Keys in wiped, locked memory, and where they come from (files, the environment,
+        // a prompt, the Secret Service): for a GRDB built on SQLCipher, as the main
+        // package builds them.
+        .target(name: "MigrationKitSecrets"),
+        .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        .target(name: "CProcessControl"),
+        .target(name: "MigrationKitKeys", dependencies: [
+            "MigrationKit", "MigrationKitSecrets", "CLibSecret", "CProcessControl",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // What every MigrationKit command line shares (exit codes, output, JSON
         // documents, error sentences), from the main package's sources like the core.
         .target(name: "MigrationKitCommands", dependencies: [
@@ -34,7 +44,7 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .target(name: "MigrationKitGRDB", dependencies: [
-            "MigrationKit",
+            "MigrationKit", "MigrationKitSecrets",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -55,7 +65,12 @@ let package = Package(
         ], path: "Examples/GRDBNotes"),
         // Scratch database files for both test targets.
         .target(name: "GRDBTestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/GRDBTestSupport"),
-        .testTarget(name: "MigrationKitGRDBTests", dependencies: ["MigrationKitGRDB", "GRDBTestSupport"]),
+        // Child processes with a time limit and the `sqlcipher` shell, as the main
+        // package's tests have them (Tests/TestSupport, through a symbolic link).
+        .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MigrationKitGRDBTests", dependencies: [
+            "MigrationKitGRDB", "MigrationKitKeys", "GRDBTestSupport", "MigrationKitTestSupport",
+        ]),
         // The commands, in process and through the example app's binary.
         .testTarget(name: "MigrationKitGRDBCLITests", dependencies: [
             "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitGRDB", "grdb-notes", "GRDBTestSupport",

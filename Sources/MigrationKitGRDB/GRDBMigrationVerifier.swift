@@ -2,7 +2,9 @@ import GRDB
 import MigrationKit
 
 /// The checks run after every migrate and rollback over a GRDB database: `quick_check`
-/// (integrity), then foreign keys and the indexes the app requires (post-migration).
+/// (integrity; first `cipher_integrity_check` on an encrypted connection of a GRDB built
+/// on SQLCipher 4.2+, as the SQLCipher verifier does), then foreign keys and the indexes
+/// the app requires (post-migration).
 /// The SQL is MigrationKit's (`DatabaseChecks`), so each check, its name, its detail
 /// and its `MigrationKitError` are the SQLCipher verifier's.
 public struct GRDBMigrationVerifier: Sendable {
@@ -14,9 +16,22 @@ public struct GRDBMigrationVerifier: Sendable {
         self.requiredIndexes = requiredIndexes
     }
 
-    /// `PRAGMA quick_check`: the file's structure, passed or failed.
+    /// `PRAGMA quick_check`: the file's structure, passed or failed. Before it, on an
+    /// encrypted connection of a GRDB built on SQLCipher 4.2+, `PRAGMA
+    /// cipher_integrity_check`, which names the pages whose HMAC fails; not where this
+    /// connection may have written in the open transaction, since the pragma reads the
+    /// file's pages, not the transaction's. A GRDB read (`read`, a pool's reader) is a
+    /// read-only transaction, which has the file's pages.
     public func integrityChecks(_ db: Database) -> [VerificationCheck] {
-        [DatabaseChecks.quickCheck(db)]
+        let pages = !Self.mayHaveWritten(db) && DatabaseChecks.checksCipherPages(db)
+        return (pages ? [DatabaseChecks.cipherIntegrityCheck(db)] : []) + [DatabaseChecks.quickCheck(db)]
+    }
+
+    /// Whether the open transaction, if any, can hold writes: not in a read-only
+    /// connection (a pool's reader) nor in GRDB's read-only access (`PRAGMA query_only`).
+    private static func mayHaveWritten(_ db: Database) -> Bool {
+        guard db.isInsideTransaction, !db.configuration.readonly else { return false }
+        return (try? db.textColumn(sql: "PRAGMA query_only").first) != "1"
     }
 
     /// `PRAGMA foreign_key_check`, then the required indexes, passed or failed.

@@ -21,6 +21,36 @@ public enum DatabaseChecks {
         }
     }
 
+    /// `PRAGMA cipher_integrity_check`: every page's HMAC, passed or failed, naming the
+    /// damaged pages (which `quick_check`, reading the b-trees, cannot). Only where
+    /// `checksCipherPages` says so, and outside a write transaction: the pragma reads the
+    /// pages in the file, so it names each page a transaction has spilled or grown the
+    /// file by as failing.
+    public static func cipherIntegrityCheck(_ db: some SQLQuerying) -> VerificationCheck {
+        let name = "cipher_integrity_check"
+        do {
+            let problems = try db.textColumn(sql: "PRAGMA cipher_integrity_check")
+            guard problems.isEmpty else {
+                let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
+                return .failed(name, MigrationKitError.quickCheckFailed(result: oneLine(shown)))
+            }
+            return .passed(name, detail: "ok")
+        } catch {
+            return .failed(name, MigrationKitError.quickCheckFailed(result: oneLine(type(of: db).message(of: error))))
+        }
+    }
+
+    /// Whether `cipher_integrity_check` means something on this connection: it is
+    /// encrypted (`PRAGMA cipher_provider` answers only once a key is set) by SQLCipher
+    /// 4.2 or later (earlier versions ignore the pragma, answering nothing, which would
+    /// read as a pass). False on a plain SQLite, whatever the file holds.
+    public static func checksCipherPages(_ db: some SQLQuerying) -> Bool {
+        guard let version = try? db.textColumn(sql: "PRAGMA cipher_version").first.flatMap(SQLCipherVersion.init(parsing:)),
+              version >= SQLCipherVersion(major: 4, minor: 2, patch: 0)
+        else { return false }
+        return (try? db.textColumn(sql: "PRAGMA cipher_provider").isEmpty == false) ?? false
+    }
+
     /// `PRAGMA foreign_key_check` of `tables` (nil: every table).
     /// - Parameters:
     ///   - db: the connection to check through.

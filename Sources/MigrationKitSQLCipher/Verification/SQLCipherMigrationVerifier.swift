@@ -27,7 +27,7 @@ public struct SQLCipherMigrationVerifier: Sendable {
     /// one, `integrityChecks` leaves it out.
     func verifyFileIntegrity(_ db: SQLCipherDatabase) throws {
         guard SQLCipherLibrary.hasCipherIntegrityCheck else { return }
-        if let failure = cipherIntegrityCheck(db).failure { throw failure }
+        if let failure = DatabaseChecks.cipherIntegrityCheck(db).failure { throw failure }
     }
 
     /// Throws the first post-migration problem found.
@@ -57,7 +57,7 @@ public struct SQLCipherMigrationVerifier: Sendable {
         // the database by as failing its HMAC. An atomic migrate checks the file before
         // its transaction instead (`verifyFileIntegrity`).
         if SQLCipherLibrary.hasCipherIntegrityCheck && !db.isInsideTransaction {
-            checks.append(cipherIntegrityCheck(db))
+            checks.append(DatabaseChecks.cipherIntegrityCheck(db))
         }
         checks.append(DatabaseChecks.quickCheck(db))
         return checks
@@ -80,18 +80,5 @@ public struct SQLCipherMigrationVerifier: Sendable {
     func changedTableIntegrityChecks(_ db: SQLCipherDatabase, tables: [String]) -> [VerificationCheck] {
         guard SQLCipherLibrary.hasTableQuickCheck else { return [DatabaseChecks.quickCheck(db)] }
         return tables.map { DatabaseChecks.quickCheck(db, table: $0) }
-    }
-
-    private func cipherIntegrityCheck(_ db: SQLCipherDatabase) -> VerificationCheck {
-        do {
-            let problems = try db.textColumn(sql: "PRAGMA cipher_integrity_check")
-            guard problems.isEmpty else {
-                let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
-                return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: DatabaseChecks.oneLine(shown)))
-            }
-            return .passed("cipher_integrity_check", detail: "ok")
-        } catch {
-            return .failed("cipher_integrity_check", MigrationKitError.quickCheckFailed(result: DatabaseChecks.oneLine(SQLCipherDatabase.message(of: error))))
-        }
     }
 }
