@@ -109,3 +109,64 @@ read_back=$(printf ".output /dev/null\nPRAGMA key = 'consumer passphrase';\n.out
 status=$("$bin/grdb-app" "$work/plain.db") || fail "grdb-app's status --exit-code exited $? after migrating: $status"
 echo "$status" | grep -q '0001_create_items' || fail "grdb-app's status does not list its migration: $status"
 echo "test-consumers: ok: by URL, the SQLCipher products link only libsqlcipher and the GRDB products only libsqlite3; both migrate" >&2
+
+# The README's encrypted GRDB recipe, exactly as written: its build lines run in a package
+# of their own (a folder builds one GRDB flavour), its Swift block is the app, and the
+# proof is the README's too: a key from the Secret Service (a private keyring), then the
+# sqlcipher shell and `migrationkit status` on the file the app migrated.
+recipe() {
+    awk -v marker="<!-- recipe: $1 " '
+        index($0, marker) == 1 { found = 1; next }
+        found && /^```/ { if (inside) exit; inside = 1; next }
+        inside { print }' README.md
+}
+encrypted="$work/encrypted-grdb-app"
+mkdir -p "$encrypted/Sources/encrypted-grdb-app" "$encrypted/run/Migrations"
+cat >"$encrypted/Package.swift" <<EOF
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "EncryptedGRDBApp",
+    dependencies: [
+        .package(url: "file://$work/MigrationKit.git", revision: "$commit"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .executableTarget(name: "encrypted-grdb-app", dependencies: [
+            .product(name: "MigrationKitGRDB", package: "MigrationKit"),
+            .product(name: "MigrationKitKeys", package: "MigrationKit"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+    ]
+)
+EOF
+recipe "grdb-sqlcipher app" >"$encrypted/Sources/encrypted-grdb-app/main.swift"
+recipe "grdb-sqlcipher build" >"$work/build-recipe.sh"
+[ -s "$encrypted/Sources/encrypted-grdb-app/main.swift" ] && [ -s "$work/build-recipe.sh" ] \
+    || fail "README.md has no grdb-sqlcipher recipe blocks"
+echo "== consumers: the README's encrypted GRDB recipe" >&2
+(cd "$encrypted" && sh -eu "$work/build-recipe.sh") >"$work/recipe.log" 2>&1 \
+    || { tail -n 20 "$work/recipe.log" >&2; fail "the README's grdb-sqlcipher build lines failed"; }
+app_binary="$(cd "$encrypted" && swift build --show-bin-path)/encrypted-grdb-app"
+needed "$app_binary" | grep -qx 'libsqlcipher\.so\.1' || fail "the encrypted GRDB app does not link libsqlcipher: $(needed "$app_binary" | tr '\n' ' ')"
+needed "$app_binary" | grep -q '^libsqlite3\.so' && fail "the encrypted GRDB app links libsqlite3 beside libsqlcipher"
+
+printf -- '-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\nINSERT INTO notes (body) VALUES (%s);\n' \
+    "'first'" >"$encrypted/run/Migrations/0001_notes.sql"
+swift build --product migrationkit 2>&1 | tail -n 1 >&2
+migrationkit="$(swift build --show-bin-path)/migrationkit"
+# Inside a private D-Bus session and keyring: $1 migrationkit, $2 the app's folder, $3 the app.
+./scripts/with-test-keyring.sh sh -eu -c '
+    [ "${MIGRATIONKIT_TEST_KEYRING:-}" = 1 ] || { echo "no private Secret Service" >&2; exit 1; }
+    passphrase="consumer-grdb-passphrase"
+    printf %s "$passphrase" | "$1" key store --keychain-service myapp --keychain-account db --quiet
+    cd "$2"
+    "$3"
+    read_back=$(printf ".output /dev/null\nPRAGMA key = '"'"'%s'"'"';\n.output\nSELECT identifier FROM grdb_migrations;\nSELECT body FROM notes;\n" "$passphrase" | sqlcipher -batch app.db)
+    [ "$read_back" = "$(printf "0001_notes\nfirst")" ] || { echo "the sqlcipher shell reads: $read_back" >&2; exit 1; }
+    "$1" status --db-path app.db --migrations Migrations --keychain-service myapp --keychain-account db | grep -qx "1 applied, 0 pending."
+' sh "$migrationkit" "$encrypted/run" "$app_binary" \
+    || fail "the README's encrypted GRDB app did not migrate a file that the sqlcipher shell and migrationkit status read"
+[ "$(head -c 15 "$encrypted/run/app.db")" != "SQLite format 3" ] || fail "the README's encrypted GRDB app wrote a plaintext file"
+echo "test-consumers: ok: the README's encrypted GRDB recipe builds GRDB on libsqlcipher alone and migrates a file the shell and the tool read" >&2
