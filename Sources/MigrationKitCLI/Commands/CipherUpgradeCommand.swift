@@ -1,4 +1,5 @@
 import ArgumentParser
+import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 

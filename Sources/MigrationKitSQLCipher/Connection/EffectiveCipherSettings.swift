@@ -1,3 +1,5 @@
+import MigrationKit
+
 /// The cipher parameters a database is actually read with, for `status`.
 public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     /// `PRAGMA cipher_page_size`: the size of each encrypted page, in bytes.

@@ -148,6 +148,49 @@ import MigrationKitKeys
         #expect(!byApp.stdout.contains("modified"), "\(byApp.stdout)")
     }
 
+    /// An older app's file, written by the `sqlcipher` shell in SQLCipher 3's format:
+    /// GRDB's defaults refuse it (wrong format reads as "not a database"), detection names
+    /// its format, the runner migrates it in that format, and it stays in it.
+    @Test func anOlderAppsSQLCipher3FileIsDetectedAndKeptInItsFormat() throws {
+        let scratch = try ScratchDatabase()
+        let passphrase = "older-app-passphrase"
+        let made = try SQLCipherShell.run(scratch.path, keyPragma: "'\(passphrase)'",
+                                          "PRAGMA cipher_compatibility = 3;\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\nINSERT INTO notes (body) VALUES ('kept');")
+        #expect(made.status == 0, "\(made.stderr)")
+        let key = DatabaseKey.passphrase(passphrase)
+        #expect {
+            _ = try open(.queue, scratch.path, key: key)
+        } throws: { error in
+            (error as? DatabaseError)?.resultCode == .SQLITE_NOTADB
+        }
+        #expect(try GRDBCipherFormat.detect(path: scratch.path, key: key) == .sqlcipher3)
+        #expect(try GRDBCipherFormat.detect(path: scratch.path, key: .passphrase("not-the-key")) == nil)
+
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+        do {
+            var configuration = Configuration()
+            configuration.useKey(key, format: .sqlcipher3)
+            let writer = try DatabaseQueue(path: scratch.path, configuration: configuration)
+            let runner = try GRDBMigrationRunner(steps: [
+                MigrationStep<Database>(identifier: "0001_tags", apply: { db in try db.execute(sql: "CREATE TABLE tags (name TEXT)") }),
+            ])
+            try runner.migrate(in: writer)
+            #expect(try writer.read { try Int.fetchOne($0, sql: "PRAGMA cipher_page_size") } == 1024)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) != before)
+        let inFormat3 = try SQLCipherShell.run(scratch.path, keyPragma: "'\(passphrase)'",
+                                               "PRAGMA cipher_compatibility = 3;\nSELECT body FROM notes;\nSELECT identifier FROM grdb_migrations;")
+        #expect(inFormat3.status == 0 && inFormat3.stdout == "kept\n0001_tags\n", "\(inFormat3.output)")
+        #expect(try GRDBCipherFormat.detect(path: scratch.path, key: key) == .sqlcipher3)
+    }
+
+    /// A plaintext file is named as such, without a key derivation.
+    @Test func aPlaintextFileIsDetectedAsPlaintext() throws {
+        let scratch = try ScratchDatabase()
+        try scratch.queue().write { db in try db.execute(sql: "CREATE TABLE a (x)") }
+        #expect(try GRDBCipherFormat.detect(path: scratch.path, key: .passphrase("any")) == .plaintext)
+    }
+
     /// On a plaintext file (no key) the GRDB verifier leaves `cipher_integrity_check` out:
     /// the pragma answers nothing there, which would read as a pass.
     @Test func aPlaintextFileIsNotReportedAsPageChecked() throws {
