@@ -40,7 +40,8 @@ while [ $# -gt 0 ]; do
     *) [ -z "$package_dir" ] || usage; package_dir=$1; shift ;;
     esac
 done
-package_dir=$(cd "${package_dir:-.}" 2>/dev/null && pwd) || fail "${package_dir:-.}: no such folder"
+given=${package_dir:-.}
+package_dir=$(cd "$given" 2>/dev/null && pwd) || fail "$given: no such folder; name the folder of the package to build on SQLCipher"
 [ -f "$package_dir/Package.swift" ] \
     || fail "$package_dir has no Package.swift: name the folder of the package to build on SQLCipher"
 patch="$(cd "$(dirname "$0")/.." && pwd)/Integrations/GRDB/SQLCipher/GRDB-SQLCipher.patch"
