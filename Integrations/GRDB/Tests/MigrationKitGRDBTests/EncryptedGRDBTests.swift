@@ -184,6 +184,46 @@ import MigrationKitKeys
         #expect(try GRDBCipherFormat.detect(path: scratch.path, key: key) == .sqlcipher3)
     }
 
+    /// The older app's file after `migrationkit cipher-upgrade`: the app opens it with
+    /// GRDB's defaults (SQLCipher 4), ledger and rows intact, and detection agrees.
+    @Test func aFileTheToolUpgradedOpensWithGRDBsDefaults() throws {
+        guard let migrationkit = Self.migrationkit else {
+            if TestPlatform.isCI { Issue.record("MIGRATIONKIT_BINARY is not set: scripts/test.sh builds migrationkit for this test.") }
+            return
+        }
+        let scratch = try ScratchDatabase()
+        let passphrase = "upgraded-app-passphrase"
+        let keyFile = scratch.folder.appendingPathComponent("app.key").path
+        try Data(passphrase.utf8).write(to: URL(fileURLWithPath: keyFile))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
+        let key = try KeySource.file(path: keyFile).resolve()
+        let made = try SQLCipherShell.run(scratch.path, keyPragma: "'\(passphrase)'",
+                                          "PRAGMA cipher_compatibility = 3;\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\nINSERT INTO notes (body) VALUES ('kept');")
+        #expect(made.status == 0, "\(made.stderr)")
+        do {
+            var configuration = Configuration()
+            configuration.useKey(key, format: .sqlcipher3)
+            let runner = try GRDBMigrationRunner(steps: [
+                MigrationStep<Database>(identifier: "0001_tags", apply: { db in try db.execute(sql: "CREATE TABLE tags (name TEXT)") }),
+            ])
+            try runner.migrate(in: try DatabaseQueue(path: scratch.path, configuration: configuration))
+        }
+
+        let upgrade = try ChildProcess.run([migrationkit, "cipher-upgrade", "--db-path", scratch.path, "--password-file", keyFile])
+        #expect(upgrade.status == 0, "\(upgrade.output)")
+        #expect(try GRDBCipherFormat.detect(path: scratch.path, key: key) == .sqlcipher4)
+        var configuration = Configuration()
+        configuration.useKey(key)
+        let writer = try DatabaseQueue(path: scratch.path, configuration: configuration)
+        #expect(try writer.read { try String.fetchAll($0, sql: "SELECT body FROM notes") } == ["kept"])
+        #expect(try writer.read { try Int.fetchOne($0, sql: "PRAGMA cipher_page_size") } == 4096)
+        let runner = try GRDBMigrationRunner(steps: [
+            MigrationStep<Database>(identifier: "0001_tags", apply: { db in try db.execute(sql: "CREATE TABLE tags (name TEXT)") }),
+        ])
+        #expect(try runner.appliedIdentifiers(in: writer) == ["0001_tags"])
+        #expect(try runner.verificationReport(in: writer).firstFailure == nil)
+    }
+
     /// A plaintext file is named as such, without a key derivation.
     @Test func aPlaintextFileIsDetectedAsPlaintext() throws {
         let scratch = try ScratchDatabase()
