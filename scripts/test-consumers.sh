@@ -169,4 +169,9 @@ migrationkit="$(swift build --show-bin-path)/migrationkit"
 ' sh "$migrationkit" "$encrypted/run" "$app_binary" \
     || fail "the README's encrypted GRDB app did not migrate a file that the sqlcipher shell and migrationkit status read"
 [ "$(head -c 15 "$encrypted/run/app.db")" != "SQLite format 3" ] || fail "the README's encrypted GRDB app wrote a plaintext file"
-echo "test-consumers: ok: the README's encrypted GRDB recipe builds GRDB on libsqlcipher alone and migrates a file the shell and the tool read" >&2
+# The README's undo: without the mirror, the package resolves GRDB's own release again.
+(cd "$encrypted" && swift package config unset-mirror --original https://github.com/groue/GRDB.swift \
+    && rm Package.resolved && swift package resolve) >>"$work/recipe.log" 2>&1 \
+    || { tail -n 20 "$work/recipe.log" >&2; fail "the README's undo of the GRDB mirror failed"; }
+[ ! -e "$encrypted/.build/checkouts/GRDB.swift/Sources/SQLCipher" ] || fail "after the README's undo, the package still resolves the patched GRDB"
+echo "test-consumers: ok: the README's encrypted GRDB recipe builds GRDB on libsqlcipher alone and migrates a file the shell and the tool read; its undo restores GRDB" >&2
