@@ -27,6 +27,18 @@ cd "$(dirname "$0")/.."
 
 configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb grdb-sqlcipher packaging docs"}
 failed=""
+# Each configuration's test output is also kept here, so that the run's last lines
+# (all a CI log may show) can name the tests that failed, not only the configuration.
+logs=$(mktemp -d "${TMPDIR:-/tmp}/migrationkit-test-logs.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+
+# run_tests CONFIGURATION COMMAND...: runs the tests, their output shown and kept.
+run_tests() {
+    log="$logs/$1.log"
+    shift
+    { status=0; "$@" || status=$?; echo "$status" >"$log.status"; } 2>&1 | tee "$log"
+    [ "$(cat "$log.status")" = 0 ]
+}
 for configuration in $configurations; do
     # Each configuration runs even when the one before failed; the run fails at the end.
     if ! (
@@ -54,7 +66,7 @@ for configuration in $configurations; do
             swift build --build-tests || exit 1
             ../../scripts/check-linkage.sh .build "$configuration" || exit 1
             echo "== $configuration: testing" >&2
-            ../../scripts/with-test-keyring.sh swift test --skip-build "$@" || exit 1
+            run_tests "$configuration" ../../scripts/with-test-keyring.sh swift test --skip-build "$@" || exit 1
             exit 0
             ;;
         docs)
@@ -83,12 +95,19 @@ for configuration in $configurations; do
         swift build --build-tests --scratch-path "$scratch" || exit 1
         ./scripts/check-linkage.sh "$scratch" "$configuration" || exit 1
         echo "== $configuration: testing" >&2
-        ./scripts/with-test-keyring.sh swift test --skip-build --scratch-path "$scratch" "$@" || exit 1
+        run_tests "$configuration" ./scripts/with-test-keyring.sh swift test --skip-build --scratch-path "$scratch" "$@" || exit 1
     ); then
         failed="$failed $configuration"
     fi
 done
 if [ -n "$failed" ]; then
+    for configuration in $failed; do
+        [ -f "$logs/$configuration.log" ] || continue
+        echo "test: what failed on $configuration:" >&2
+        # swift-testing's issues and failures, XCTest's, and crashes: at most 60 lines.
+        grep -E '✘|: error: -\[|Fatal error|Test Case .* failed|Exited with' "$logs/$configuration.log" \
+            | cut -c1-400 | head -n 60 >&2 || true
+    done
     echo "test: failed on:$failed" >&2
     exit 1
 fi
