@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -144,6 +145,22 @@ final class Workspace: @unchecked Sendable {
 func decodeJSON(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
     let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
     return try #require(object as? [String: Any], sourceLocation: sourceLocation)
+}
+
+/// Waits until the change note of `database` says `activity` ("applying 0002_slow"):
+/// from then on, `process` holds the database's change lock. A fixed sleep instead
+/// guessed how long the process takes to start and derive its key, which a loaded
+/// machine and SQLCipher 4's costlier derivation can outlast. False if `process`
+/// ended or `timeout` passed first.
+func waitForChangeNote(of database: String, saying activity: String, from process: Process,
+                       timeout: Duration = .seconds(60)) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    let note = ChangeNote.path(for: database)
+    while process.isRunning, ContinuousClock.now < deadline {
+        if let text = try? String(contentsOfFile: note, encoding: .utf8), text.contains(activity) { return true }
+        usleep(20_000)
+    }
+    return false
 }
 
 /// Whether the keyring harness gave this run its own Secret Service.

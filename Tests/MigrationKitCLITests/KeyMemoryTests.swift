@@ -71,7 +71,11 @@ import Glibc
             // owns its /proc entries, and opening its memory is not refused.
             let plain = try launch(["/bin/sleep", "30"], directory: workspace.root)
             defer { stop(plain) }
-            usleep(200_000)
+            // Until setpriv has exec'd sleep, the process is setpriv, not dumpable between
+            // its setuid and the exec: wait for sleep itself rather than a fixed time.
+            let started = ContinuousClock.now
+            while plain.isRunning, statusField("Name", of: plain.processIdentifier) != "sleep",
+                  ContinuousClock.now - started < .seconds(30) { usleep(10_000) }
             #expect(procOwner(of: plain.processIdentifier) == childUser)
             // (Yama's ptrace_scope above 0 refuses it too, and then proves nothing.)
             let yama = (try? String(contentsOfFile: "/proc/sys/kernel/yama/ptrace_scope", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)

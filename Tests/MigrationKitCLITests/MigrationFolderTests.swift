@@ -159,7 +159,10 @@ import Glibc
         migrate.standardError = errors
         migrate.standardOutput = FileHandle.nullDevice
         try migrate.run()
-        usleep(300_000)
+        // The rekey starts once the migrate holds the change lock, as the test means;
+        // started sooner, the rekey may take the lock first and the migrate then rightly
+        // finds its key no longer opens the file.
+        #expect(waitForChangeNote(of: workspace.database, saying: "applying 0002_slow", from: migrate), "the migrate never reached 0002_slow")
         let rekey = try workspace.run("rekey", ["--no-backup", "--new-password-file", workspace.path("new-key"), "--lock-timeout", "120"])
         migrate.waitUntilExit()
         let migrateErrors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -53,17 +53,12 @@ import Glibc
 
         /// Waits until the change note says `activity` (the long step has its lock).
         func waitUntil(_ database: String, says activity: String, timeout: Duration = .seconds(60)) throws {
-            let deadline = ContinuousClock.now + timeout
-            let note = DurableFile.siblingPath(of: database, purpose: "changing")
-            while process.isRunning, ContinuousClock.now < deadline {
-                if let text = try? String(contentsOfFile: note, encoding: .utf8), text.contains(activity) {
-                    // The spill (and with it SQLite's exclusive lock) comes early in the step.
-                    usleep(1_500_000)
-                    return
-                }
-                usleep(20_000)
+            guard waitForChangeNote(of: database, saying: activity, from: process, timeout: timeout) else {
+                Issue.record("the background migrate never reached \(activity): \(output)")
+                return
             }
-            Issue.record("the background migrate never reached \(activity): \(output)")
+            // The spill (and with it SQLite's exclusive lock) comes early in the step.
+            usleep(1_500_000)
         }
 
         var output: String {
