@@ -73,6 +73,14 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // The key sources as options, settings and sentences (`--password-file`,
+        // `--keychain-service`, …, `MIGRATIONKIT_PASSWORD`, a prompt): one list, for
+        // `migrationkit` and for the commands of a GRDB app on SQLCipher.
+        .target(name: "MigrationKitKeyOptions", dependencies: [
+            "MigrationKit", "MigrationKitKeys", "MigrationKitCommands",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
         // What every MigrationKit command line shares, whatever its database layer: exit
         // codes, output and JSON documents, error sentences, the run around a command.
         // No C: the GRDB package builds its commands on it too.
@@ -88,7 +96,7 @@ let package = Package(
         .target(
             name: "MigrationKitCLI",
             dependencies: [
-                "MigrationKit", "MigrationKitCommands", "MigrationKitSQLCipher", "MigrationKitKeys",
+                "MigrationKit", "MigrationKitCommands", "MigrationKitSQLCipher", "MigrationKitKeys", "MigrationKitKeyOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

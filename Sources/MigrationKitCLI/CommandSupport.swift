@@ -1,3 +1,4 @@
+import MigrationKitKeyOptions
 import Foundation
 import MigrationKit
 import MigrationKitCommands

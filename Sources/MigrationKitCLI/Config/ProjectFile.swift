@@ -1,3 +1,4 @@
+import MigrationKitKeyOptions
 import Foundation
 import MigrationKitCommands
 import MigrationKitKeys
@@ -234,4 +235,11 @@ struct TOMLLineIndex {
         }
         return text
     }
+}
+
+/// The key source `init` writes into `migrationkit.toml`: only sources whose values are
+/// settings (never `--password`: a key never goes into the file).
+enum ProjectFileKeyRole: KeyRole {
+    static let text = KeyRoleText(prefix: "", theKey: "the key", environmentVariable: KeySource.passwordEnvironmentVariable,
+                                  settingsFile: ProjectFile.fileName)
 }

@@ -1,3 +1,5 @@
+import MigrationKitKeyOptions
+
 /// A setting that a flag, a `MIGRATIONKIT_*` environment variable and
 /// `migrationkit.toml` can each give, named like its long option.
 ///
@@ -57,15 +59,8 @@ struct ProjectSetting: Hashable, Sendable {
     static func == (lhs: ProjectSetting, rhs: ProjectSetting) -> Bool { lhs.rawValue == rhs.rawValue }
     func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
-    /// What a value must look like.
-    enum Kind: Sendable {
-        /// A file or folder; in the file, relative to the file's own folder.
-        case path
-        case text
-        case wholeNumber
-        case seconds
-        case flag
-    }
+    /// What a value must look like (the key sources' settings name theirs too).
+    typealias Kind = SettingKind
 
     /// `MIGRATIONKIT_DB_PATH`.
     var environmentVariable: String {

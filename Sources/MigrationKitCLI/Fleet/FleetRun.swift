@@ -1,3 +1,4 @@
+import MigrationKitKeyOptions
 import ArgumentParser
 import Foundation
 import MigrationKit

@@ -1,3 +1,4 @@
+import MigrationKitKeyOptions
 import ArgumentParser
 
 /// `--shard INDEX/COUNT`: one share of a fleet, for schedulers that run the same

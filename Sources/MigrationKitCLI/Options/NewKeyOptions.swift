@@ -1,3 +1,4 @@
+import MigrationKitKeyOptions
 import ArgumentParser
 import MigrationKitCommands
 import MigrationKitKeys

@@ -1,3 +1,4 @@
+import MigrationKitKeyOptions
 import MigrationKit
 import MigrationKitCommands
 import MigrationKitKeys

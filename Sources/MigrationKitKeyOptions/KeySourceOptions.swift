@@ -7,11 +7,11 @@ import ArgumentParser
 ///
 /// A new source is a file that defines its `KeySourceDefinition` (see
 /// `SystemdCredentialKeySource`), one line here, its test and a README line.
-struct KeySourceOptions<Role: KeyRole>: ParsableArguments {
+package struct KeySourceOptions<Role: KeyRole>: ParsableArguments {
     @OptionGroup var password: OneValueKeySource<PasswordKeySource, Role>
     @OptionGroup var passwordFile: OneValueKeySource<PasswordFileKeySource, Role>
     @OptionGroup var secretService: TwoValueKeySource<SecretServiceKeySource, Role>
     @OptionGroup var systemdCredential: OneValueKeySource<SystemdCredentialKeySource, Role>
 
-    init() {}
+    package init() {}
 }

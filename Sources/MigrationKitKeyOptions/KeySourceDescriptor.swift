@@ -9,105 +9,109 @@ import MigrationKitKeys
 /// `KeySourceOptions` lists them, and everything that names or reads key sources — the
 /// key options, the new-key options, project settings, `config`, `init`, and every
 /// sentence that lists the sources — reads that list.
-struct KeySourceDescriptor: Sendable {
+package struct KeySourceDescriptor: Sendable {
     /// One value the source takes: a long option, and (unless `setting` is nil) the
     /// `migrationkit.toml` key of the same name and the variable `MIGRATIONKIT_` + the
     /// name in capitals, `-` as `_`.
-    struct Parameter: Sendable {
+    package struct Parameter: Sendable {
         /// The long option without `--` (and without the role's `new-`): `password-file`.
-        let name: String
-        let valueName: String
+        package let name: String
+        package let valueName: String
         /// The option's help, for a role (`--new-password-file` reads "the new key").
         /// Made while `KeySources.all` is being listed, so it must not read that list.
-        let help: @Sendable (KeyRoleText) -> String
+        package let help: @Sendable (KeyRoleText) -> String
         /// What a value must look like in `migrationkit.toml`; nil: a flag only, never a
         /// setting (`--password`: a key never goes into the file or a setting variable).
-        let setting: ProjectSetting.Kind?
+        package let setting: SettingKind?
         /// A path setting whose `-` means standard input, kept as written.
-        var dashIsStandardInput = false
+        package var dashIsStandardInput = false
         /// A value `init` shows in its commented example.
-        let example: String
+        package let example: String
     }
 
     /// The values, in order; every one is needed (`--keychain-service` with
     /// `--keychain-account`).
-    let parameters: [Parameter]
+    package let parameters: [Parameter]
     /// What the source is, for sentences: "a key file".
-    let description: String
+    package let description: String
     /// A word more, where there is room (`init`'s comments): "mode 0600".
-    var note: String? = nil
+    package var note: String? = nil
     /// Whether `{name}` in its values stands for each database's name (fleets).
-    let takesName: Bool
+    package let takesName: Bool
     /// Listed last when a sentence says what to pass (`--password`: other users see it).
-    var lastResort = false
+    package var lastResort = false
     /// How the values, one per parameter, become a key source. May throw a `KeyError`
     /// (the key is unavailable) but never reads the key itself.
-    let source: @Sendable ([String]) throws -> KeySource
+    package let source: @Sendable ([String]) throws -> KeySource
     /// Where the key would come from, for `migrationkit config`; never the key.
-    let shown: @Sendable ([String]) -> String
+    package let shown: @Sendable ([String]) -> String
     /// The file the key is read from, if any: a command never writes over it.
-    var keyFile: @Sendable ([String]) -> String? = { _ in nil }
+    package var keyFile: @Sendable ([String]) -> String? = { _ in nil }
     /// A usage check of the values beyond "all given" (`--password` not empty), as a
     /// `ValidationError` naming the option.
-    var check: @Sendable ([String], KeyRoleText) throws -> Void = { _, _ in }
+    package var check: @Sendable ([String], KeyRoleText) throws -> Void = { _, _ in }
     /// A warning said whenever the source is given (`--password`: the process list).
-    var warning: (@Sendable (KeyRoleText) -> String)? = nil
+    package var warning: (@Sendable (KeyRoleText) -> String)? = nil
 
     /// The options in a role, for sentences: `--keychain-service/--keychain-account`.
-    func flags(_ role: KeyRoleText, joinedBy separator: String = "/") -> String {
+    package func flags(_ role: KeyRoleText, joinedBy separator: String = "/") -> String {
         parameters.map { role.flag($0.name) }.joined(separator: separator)
     }
 
     /// The settings `migrationkit.toml` can give for it.
-    var settings: [Parameter] { parameters.filter { $0.setting != nil } }
+    package var settings: [Parameter] { parameters.filter { $0.setting != nil } }
 }
 
 /// Whose key a set of key options gives.
-protocol KeyRole {
+package protocol KeyRole {
     static var text: KeyRoleText { get }
 }
 
 /// What a role changes in options and sentences.
-struct KeyRoleText: Sendable {
+package struct KeyRoleText: Sendable {
     /// Put before every long option: `new-` makes `--new-password-file`.
-    let prefix: String
+    package let prefix: String
     /// "the key", "the new key".
-    let theKey: String
+    package let theKey: String
     /// The variable read when no source is given (nil: a new key is never taken from the
     /// environment).
-    let environmentVariable: String?
-    /// Whether sources with no setting (`--password`) are offered; `init` writes
-    /// settings only, so there they are hidden and refused.
-    let takesFlagOnlySources: Bool
+    package let environmentVariable: String?
+    /// The settings file the role's values are written to (`init` writes
+    /// `migrationkit.toml`), where sources with no setting (`--password`) are hidden and
+    /// refused; nil for options on a command line, which offer every source.
+    package let settingsFile: String?
+
+    package init(prefix: String, theKey: String, environmentVariable: String?, settingsFile: String? = nil) {
+        self.prefix = prefix
+        self.theKey = theKey
+        self.environmentVariable = environmentVariable
+        self.settingsFile = settingsFile
+    }
+
+    /// Whether sources with no setting (`--password`) are offered.
+    package var takesFlagOnlySources: Bool { settingsFile == nil }
 
     /// `--new-password-file`.
-    func flag(_ name: String) -> String { "--" + prefix + name }
+    package func flag(_ name: String) -> String { "--" + prefix + name }
 }
 
 /// The database's key (`KeyOptions`).
-enum DatabaseKeyRole: KeyRole {
-    static let text = KeyRoleText(prefix: "", theKey: "the key", environmentVariable: KeySource.passwordEnvironmentVariable,
-                                  takesFlagOnlySources: true)
+package enum DatabaseKeyRole: KeyRole {
+    package static let text = KeyRoleText(prefix: "", theKey: "the key", environmentVariable: KeySource.passwordEnvironmentVariable)
 }
 
 /// The key to change to (`NewKeyOptions`).
-enum NewKeyRole: KeyRole {
-    static let text = KeyRoleText(prefix: "new-", theKey: "the new key", environmentVariable: nil, takesFlagOnlySources: true)
-}
-
-/// The key source `init` writes into `migrationkit.toml`.
-enum ProjectFileKeyRole: KeyRole {
-    static let text = KeyRoleText(prefix: "", theKey: "the key", environmentVariable: KeySource.passwordEnvironmentVariable,
-                                  takesFlagOnlySources: false)
+package enum NewKeyRole: KeyRole {
+    package static let text = KeyRoleText(prefix: "new-", theKey: "the new key", environmentVariable: nil)
 }
 
 /// A type that names one key source (its file's enum).
-protocol KeySourceDefinition {
+package protocol KeySourceDefinition {
     static var descriptor: KeySourceDescriptor { get }
 }
 
 /// A source's options as `ArgumentParser` parses them.
-protocol KeySourceArguments: ParsableArguments {
+package protocol KeySourceArguments: ParsableArguments {
     associatedtype Source: KeySourceDefinition
     /// One per parameter, in order.
     var values: [String?] { get }
@@ -127,43 +131,43 @@ extension KeySourceArguments {
 }
 
 /// The options of a source with one value (`--password-file PATH`).
-struct OneValueKeySource<Source: KeySourceDefinition, Role: KeyRole>: KeySourceArguments {
+package struct OneValueKeySource<Source: KeySourceDefinition, Role: KeyRole>: KeySourceArguments {
     @Option(name: Self.name(0, Role.self), help: Self.help(0, Role.self))
-    var first: String?
+    package var first: String?
 
-    init() {}
+    package init() {}
 
-    var values: [String?] { [first] }
+    package var values: [String?] { [first] }
 }
 
 /// The options of a source with two values (`--keychain-service S --keychain-account A`).
-struct TwoValueKeySource<Source: KeySourceDefinition, Role: KeyRole>: KeySourceArguments {
+package struct TwoValueKeySource<Source: KeySourceDefinition, Role: KeyRole>: KeySourceArguments {
     @Option(name: Self.name(0, Role.self), help: Self.help(0, Role.self))
-    var first: String?
+    package var first: String?
 
     @Option(name: Self.name(1, Role.self), help: Self.help(1, Role.self))
-    var second: String?
+    package var second: String?
 
-    init() {}
+    package init() {}
 
-    var values: [String?] { [first, second] }
+    package var values: [String?] { [first, second] }
 }
 
 /// An option group that holds a key source's options: what `KeySourceOptions` is made
 /// of, found by reflection so that the list is written once.
-protocol KeySourceGroup {
+package protocol KeySourceGroup {
     static var descriptor: KeySourceDescriptor { get }
     var values: [String?] { get }
 }
 
 extension OptionGroup: KeySourceGroup where Value: KeySourceArguments {
-    static var descriptor: KeySourceDescriptor { Value.Source.descriptor }
-    var values: [String?] { wrappedValue.values }
+    package static var descriptor: KeySourceDescriptor { Value.Source.descriptor }
+    package var values: [String?] { wrappedValue.values }
 }
 
 extension KeySourceOptions {
     /// The values given as flags.
-    var given: KeySourceValues {
+    package var given: KeySourceValues {
         var values = KeySourceValues()
         for child in Mirror(reflecting: self).children {
             guard let group = child.value as? any KeySourceGroup else { continue }
@@ -175,21 +179,21 @@ extension KeySourceOptions {
     }
 
     /// The sources, in the list's order.
-    static var descriptors: [KeySourceDescriptor] {
+    package static var descriptors: [KeySourceDescriptor] {
         Mirror(reflecting: Self()).children.compactMap { (type(of: $0.value) as? any KeySourceGroup.Type)?.descriptor }
     }
 }
 
 /// Every key source, and the sentences that list them.
-enum KeySources {
-    static let all: [KeySourceDescriptor] = KeySourceOptions<DatabaseKeyRole>.descriptors
+package enum KeySources {
+    package static let all: [KeySourceDescriptor] = KeySourceOptions<DatabaseKeyRole>.descriptors
 
     /// Every parameter that is also a setting, in the list's order.
-    static var settings: [KeySourceDescriptor.Parameter] { all.flatMap(\.settings) }
+    package static var settings: [KeySourceDescriptor.Parameter] { all.flatMap(\.settings) }
 
     /// "--password-file, --keychain-service/--keychain-account, --password or
     /// MIGRATIONKIT_PASSWORD": what to pass, preferred first.
-    static func advice(_ role: KeyRoleText, excluding excluded: String? = nil, withVariable: Bool = true) -> String {
+    package static func advice(_ role: KeyRoleText, excluding excluded: String? = nil, withVariable: Bool = true) -> String {
         let sources = all.filter { !$0.lastResort } + all.filter(\.lastResort)
         var items = sources.filter { $0.parameters[0].name != excluded }.map { $0.flags(role) }
         if withVariable, let variable = role.environmentVariable { items.append(variable) }
@@ -198,7 +202,7 @@ enum KeySources {
 
     /// "--password, --password-file, --keychain-service with --keychain-account, or …":
     /// the sources of which exactly one may be given.
-    static func choices(_ role: KeyRoleText) -> String {
+    package static func choices(_ role: KeyRoleText) -> String {
         let items = all.filter { role.takesFlagOnlySources || $0.settings.count == $0.parameters.count }
             .map { $0.flags(role, joinedBy: " with ") }
         return items.count > 2 ? items.dropLast().joined(separator: ", ") + ", or " + items[items.count - 1] : list(items, "or")
@@ -206,12 +210,12 @@ enum KeySources {
 
     /// "a key file (password-file), a Secret Service item (keychain-service and
     /// keychain-account) or …": the sources `migrationkit.toml` can name.
-    static var settingsSentence: String {
+    package static var settingsSentence: String {
         list(all.filter { !$0.settings.isEmpty }.map { "\($0.description) (\(list($0.settings.map(\.name), "and")))" }, "or")
     }
 
     /// "a, b and c".
-    static func list(_ items: [String], _ conjunction: String) -> String {
+    package static func list(_ items: [String], _ conjunction: String) -> String {
         guard items.count > 1 else { return items.first ?? "" }
         return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items[items.count - 1]
     }
@@ -219,13 +223,13 @@ enum KeySources {
 
 /// The values given for the key sources, by parameter name (`password-file`): from
 /// flags, or from the environment or `migrationkit.toml`, or with `{name}` replaced.
-struct KeySourceValues: Equatable, Sendable, Codable {
-    var byName: [String: String] = [:]
+package struct KeySourceValues: Equatable, Sendable, Codable {
+    package var byName: [String: String] = [:]
 
-    var isEmpty: Bool { byName.isEmpty }
+    package var isEmpty: Bool { byName.isEmpty }
 
     /// The sources given, each with its values (nil where one is missing), in list order.
-    var given: [(descriptor: KeySourceDescriptor, values: [String?])] {
+    package var given: [(descriptor: KeySourceDescriptor, values: [String?])] {
         KeySources.all.compactMap { descriptor in
             let values = descriptor.parameters.map { byName[$0.name] }
             return values.contains { $0 != nil } ? (descriptor, values) : nil
@@ -233,7 +237,7 @@ struct KeySourceValues: Equatable, Sendable, Codable {
     }
 
     /// At most one source, with all its values; its own checks.
-    func validate(_ role: KeyRoleText) throws {
+    package func validate(_ role: KeyRoleText) throws {
         let given = self.given
         for (descriptor, values) in given where values.contains(nil) {
             throw ValidationError("\(KeySources.list(descriptor.parameters.map { role.flag($0.name) }, "and")) go together; give \(descriptor.parameters.count == 2 ? "both" : "all of them").")
@@ -242,52 +246,52 @@ struct KeySourceValues: Equatable, Sendable, Codable {
             throw ValidationError("Give exactly one \(role.prefix)key source: \(KeySources.choices(role)).")
         }
         if let (descriptor, values) = given.first {
-            if !role.takesFlagOnlySources && descriptor.settings.count != descriptor.parameters.count {
-                throw ValidationError("\(descriptor.flags(role)) cannot be written to \(ProjectFile.fileName): a key never goes in it; give \(KeySources.choices(role)).")
+            if let file = role.settingsFile, descriptor.settings.count != descriptor.parameters.count {
+                throw ValidationError("\(descriptor.flags(role)) cannot be written to \(file): a key never goes in it; give \(KeySources.choices(role)).")
             }
             try descriptor.check(values.compactMap { $0 }, role)
         }
     }
 
     /// The source given, or nil when none is (then the environment or a prompt).
-    func source() throws -> KeySource? {
+    package func source() throws -> KeySource? {
         guard let (descriptor, values) = given.first else { return nil }
         return try descriptor.source(values.compactMap { $0 })
     }
 
     /// The warnings the source given brings (`--password`: the process list).
-    func warnings(_ role: KeyRoleText) -> [String] {
+    package func warnings(_ role: KeyRoleText) -> [String] {
         given.compactMap { $0.descriptor.warning?(role) }
     }
 
     /// The files a key is read from, which a command never writes over.
-    var keyFiles: [String] {
+    package var keyFiles: [String] {
         given.compactMap { descriptor, values in values.contains(nil) ? nil : descriptor.keyFile(values.compactMap { $0 }) }
     }
 
     /// Whether the source given reads standard input (`--password-file -`).
-    var readsStandardInput: Bool {
+    package var readsStandardInput: Bool {
         if case .standardInput? = try? source() { return true }
         return false
     }
 
     /// Where the key would come from, for `config`, and the setting whose origin to show.
-    var shown: (text: String, setting: String?)? {
+    package var shown: (text: String, setting: String?)? {
         guard let (descriptor, values) = given.first, !values.contains(nil) else { return nil }
         return (descriptor.shown(values.compactMap { $0 }), descriptor.settings.first?.name)
     }
 
     /// What `{name}` stands for: one database's name, so each database of a fleet has
     /// its own key.
-    static let namePlaceholder = "{name}"
+    package static let namePlaceholder = "{name}"
 
     /// Whether the source names each database's own key through `{name}`.
-    var isTemplate: Bool {
+    package var isTemplate: Bool {
         given.contains { $0.descriptor.takesName && $0.values.contains { $0?.contains(Self.namePlaceholder) == true } }
     }
 
     /// These values with `{name}` replaced by `name` in the sources that take it.
-    func forDatabase(named name: String) -> KeySourceValues {
+    package func forDatabase(named name: String) -> KeySourceValues {
         var values = self
         for (descriptor, _) in given where descriptor.takesName {
             for parameter in descriptor.parameters {

@@ -2,8 +2,8 @@ import MigrationKitKeys
 
 /// `--keychain-service S --keychain-account A`: a Secret Service item (the Linux
 /// keychain), through `SecretServiceKeyStore`.
-enum SecretServiceKeySource: KeySourceDefinition {
-    static let descriptor = KeySourceDescriptor(
+package enum SecretServiceKeySource: KeySourceDefinition {
+    package static let descriptor = KeySourceDescriptor(
         parameters: [
             .init(name: "keychain-service", valueName: "service",
                   help: { "Take \($0.theKey) from the Secret Service (gnome-keyring, KeePassXC): the item's service." },

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import MigrationKitCommands
 import MigrationKitKeys
-import MigrationKitSQLCipher
 
 /// Where the database key comes from. Exactly one of the key sources (`KeySources`);
 /// otherwise what `KeySource.implicit` picks: the `MIGRATIONKIT_PASSWORD` environment
@@ -11,7 +10,7 @@ import MigrationKitSQLCipher
 /// creates an unencrypted database.
 package struct KeyOptions: ParsableArguments {
     /// The key sources' options, as parsed.
-    @OptionGroup var flags: KeySourceOptions<DatabaseKeyRole>
+    @OptionGroup package var flags: KeySourceOptions<DatabaseKeyRole>
 
     @Flag(name: .customLong("plaintext"), help: "Work on an unencrypted database (no key).")
     package var plaintext = false
@@ -24,7 +23,7 @@ package struct KeyOptions: ParsableArguments {
     package init() {}
 
     /// The key sources' values: the flags, or what replaced them.
-    var given: KeySourceValues {
+    package var given: KeySourceValues {
         get { isSettled ? KeySourceValues(byName: settledValues) : flags.given }
         set {
             settledValues = newValue.byName
@@ -44,7 +43,7 @@ package struct KeyOptions: ParsableArguments {
     ///   - keyIsNew: the key is about to encrypt a file for the first time (encrypt, or
     ///     migrate creating the database). Typed at a prompt, it is then asked twice: a
     ///     typo would lock the data under a key nobody knows.
-    func source(standardInputIsTerminal: Bool, promptMessage: String, keyIsNew: Bool = false) throws -> KeySource? {
+    package func source(standardInputIsTerminal: Bool, promptMessage: String, keyIsNew: Bool = false) throws -> KeySource? {
         if plaintext { return nil }
         if let source = try given.source() { return source }
         let implicit = KeySource.implicit(promptMessage: promptMessage, confirm: keyIsNew)
@@ -58,23 +57,5 @@ package struct KeyOptions: ParsableArguments {
     }
 
     /// Whether the key source names each database's own key through `{name}`.
-    var isTemplate: Bool { given.isTemplate }
-
-    /// These options with `{name}` replaced by the name of the database at `path`: its
-    /// file name without the last extension (`tenants/acme.db` is `acme`). Only
-    /// `CommandSupport.resolveKey` calls it, for every command.
-    func forDatabase(at path: String) -> KeyOptions {
-        var options = self
-        options.given = given.forDatabase(named: Self.databaseName(path))
-        return options
-    }
-
-    /// The name of the file a path names: a symbolic link (an alias such as
-    /// `current.db`) stands for its target, whose key it is.
-    static func databaseName(_ path: String) -> String {
-        let real = DurableFile.resolvingSymlinks(path)
-        let file = real.split(separator: "/").last.map(String.init) ?? real
-        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
-        return String(file[..<dot])
-    }
+    package var isTemplate: Bool { given.isTemplate }
 }

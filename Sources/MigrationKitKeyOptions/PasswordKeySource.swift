@@ -3,8 +3,8 @@ import MigrationKitKeys
 
 /// `--password TEXT`: the key on the command line, where other users can see it (`ps`).
 /// A flag only: a key never goes into `migrationkit.toml` or a setting variable.
-enum PasswordKeySource: KeySourceDefinition {
-    static let descriptor = KeySourceDescriptor(
+package enum PasswordKeySource: KeySourceDefinition {
+    package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "password", valueName: "password",
             help: { "The \($0.prefix.isEmpty ? "" : "new ")passphrase. Warning: other users can see it in the process list; prefer another \($0.prefix)key source\($0.environmentVariable.map { " or \($0)" } ?? "")." },

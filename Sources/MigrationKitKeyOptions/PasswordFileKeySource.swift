@@ -1,8 +1,8 @@
 import MigrationKitKeys
 
 /// `--password-file PATH`: a key file (`KeyFile`'s rules); `-` reads standard input.
-enum PasswordFileKeySource: KeySourceDefinition {
-    static let descriptor = KeySourceDescriptor(
+package enum PasswordFileKeySource: KeySourceDefinition {
+    package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "password-file", valueName: "path",
             help: { "Read \($0.theKey) from a file (mode 0600; `-` reads standard input)." },

@@ -5,7 +5,6 @@ import Glibc
 import Musl
 #endif
 import MigrationKitKeys
-import MigrationKitSQLCipher
 
 /// `--systemd-credential NAME` (`systemd-credential`, `MIGRATIONKIT_SYSTEMD_CREDENTIAL`):
 /// a systemd service credential. A unit's `LoadCredential=NAME:PATH` or
@@ -17,11 +16,11 @@ import MigrationKitSQLCipher
 /// NAME is a file name in that folder: no `/`, not `.` or `..`. `{name}` stands for
 /// each database's name, as in `--password-file`, so a fleet's unit can load one
 /// credential per database (`--systemd-credential 'tenant-{name}.key'`).
-enum SystemdCredentialKeySource: KeySourceDefinition {
+package enum SystemdCredentialKeySource: KeySourceDefinition {
     /// Set by systemd for a service with credentials; empty counts as not set.
-    static let directoryVariable = "CREDENTIALS_DIRECTORY"
+    package static let directoryVariable = "CREDENTIALS_DIRECTORY"
 
-    static let descriptor = KeySourceDescriptor(
+    package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "systemd-credential", valueName: "name",
             help: { "Read \($0.theKey) from the systemd credential NAME: the file $\(directoryVariable)/NAME that the unit's LoadCredential= or LoadCredentialEncrypted= provides." },
@@ -38,18 +37,18 @@ enum SystemdCredentialKeySource: KeySourceDefinition {
         })
 
     /// `$CREDENTIALS_DIRECTORY`, when set and not empty.
-    static var directory: String? {
+    package static var directory: String? {
         guard let value = ProcessEnvironment.string(directoryVariable), !value.isEmpty else { return nil }
         return value
     }
 
     /// A file name in the credentials folder, as systemd's own credential names are.
-    static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.utf8.contains(0) && name.utf8.count <= 255
     }
 
     /// The credential's file, or a sentence saying why there is none and what to do.
-    static func path(of name: String) throws -> String {
+    package static func path(of name: String) throws -> String {
         guard isValidName(name) else {
             throw KeyError(code: .credentialNameInvalid,
                            message: "\(name) is not a systemd credential name (a file name in $\(directoryVariable), without / and not . or ..); give the NAME of the unit's LoadCredential=NAME:… line.")
@@ -60,8 +59,8 @@ enum SystemdCredentialKeySource: KeySourceDefinition {
         }
         let path = (directory.hasSuffix("/") ? directory : directory + "/") + name
         // The name itself (lstat), not what a link there leads to.
-        let probe = FileProbe(path: path, followingSymlinks: false)
-        if probe.status == nil && (probe.errnoValue == ENOENT || probe.errnoValue == ENOTDIR) {
+        var status = stat()
+        if lstat(path, &status) != 0 && (errno == ENOENT || errno == ENOTDIR) {
             throw KeyError(code: .credentialNotFound,
                            message: "The systemd credential \(name) is not in \(directory) (\(directoryVariable)); load it in the unit with LoadCredential=\(name):/path/to/key or LoadCredentialEncrypted=\(name):/path/to/key.cred, or check the name.",
                            path: path)
@@ -72,9 +71,9 @@ enum SystemdCredentialKeySource: KeySourceDefinition {
 
 extension KeyError.Code {
     /// `CREDENTIALS_DIRECTORY` is not set: not inside a service that loads credentials.
-    static let credentialsDirectoryUnset = KeyError.Code(rawValue: "credentialsDirectoryUnset")
+    package static let credentialsDirectoryUnset = KeyError.Code(rawValue: "credentialsDirectoryUnset")
     /// No file of that name in `$CREDENTIALS_DIRECTORY`.
-    static let credentialNotFound = KeyError.Code(rawValue: "credentialNotFound")
+    package static let credentialNotFound = KeyError.Code(rawValue: "credentialNotFound")
     /// The name has a `/`, or is `.` or `..`.
-    static let credentialNameInvalid = KeyError.Code(rawValue: "credentialNameInvalid")
+    package static let credentialNameInvalid = KeyError.Code(rawValue: "credentialNameInvalid")
 }
