@@ -1,7 +1,7 @@
 # The two commands a new user needs (see README.md):
 #   make demo   migrates an encrypted demo database, end to end
 #   make test   installs what is missing, builds, and runs every test
-.PHONY: demo test soak bench build release install uninstall deb docs deps clean grdb-sqlcipher
+.PHONY: demo test soak bench build release install uninstall deb docs deps clean grdb-sqlcipher grdb-example
 
 demo:
 	./scripts/demo.sh
@@ -50,10 +50,19 @@ docs: deps
 	./scripts/docs.sh
 
 # Integrations/GRDBSQLCipher: the GRDB integration's package on GRDB 7.10 built on the
-# system's SQLCipher (scripts/grdb-sqlcipher.sh), then built with its tests and example.
+# system's SQLCipher (scripts/grdb-sqlcipher.sh), then built with its tests and example,
+# the commands taking key options (the GRDBSQLCipher trait).
 grdb-sqlcipher: deps
 	. ./scripts/swift-env.sh && ./scripts/grdb-sqlcipher.sh Integrations/GRDBSQLCipher && \
-	cd Integrations/GRDBSQLCipher && swift build --build-tests
+	cd Integrations/GRDBSQLCipher && swift build --build-tests --traits GRDBSQLCipher
+
+# The encrypted example app (Examples/GRDBNotes on GRDB built on SQLCipher): builds
+# grdb-notes and prints its path; then `grdb-notes migrate --db-path notes.db
+# --password-file notes.key` creates an encrypted file.
+grdb-example: deps
+	@. ./scripts/swift-env.sh && ./scripts/grdb-sqlcipher.sh Integrations/GRDBSQLCipher && \
+	cd Integrations/GRDBSQLCipher && swift build --traits GRDBSQLCipher --product grdb-notes && \
+	echo "grdb-example: built $$(swift build --traits GRDBSQLCipher --show-bin-path)/grdb-notes (encrypted: give it --password-file, --keychain-service/--keychain-account or MIGRATIONKIT_PASSWORD)"
 
 deps:
 	./scripts/install-deps.sh

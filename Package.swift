@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -16,6 +16,13 @@ let package = Package(
         // only the targets an app names are built and linked into it.
         .library(name: "MigrationKitGRDB", targets: ["MigrationKitGRDB"]),
         .library(name: "MigrationKitGRDBCLI", targets: ["MigrationKitGRDBCLI"]),
+    ],
+    traits: [
+        // For a GRDB app whose GRDB is built on the system's SQLCipher
+        // (scripts/grdb-sqlcipher.sh): the GRDB commands take the tool's key options.
+        // Off by default, so an app on plain GRDB links no libsecret.
+        .trait(name: "GRDBSQLCipher",
+               description: "The GRDB commands (MigrationKitGRDBCLI) take key options, for a GRDB built on SQLCipher by scripts/grdb-sqlcipher.sh."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -117,7 +124,9 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "MigrationKitGRDBCLI", dependencies: [
-            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB",
+            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB", "MigrationKitSecrets",
+            // The key options, only for a GRDB built on SQLCipher: no libsecret otherwise.
+            .target(name: "MigrationKitKeyOptions", condition: .when(traits: ["GRDBSQLCipher"])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "SystemPackage", package: "swift-system"),

@@ -121,15 +121,17 @@ recipe() {
         inside { print }' README.md
 }
 encrypted="$work/encrypted-grdb-app"
-mkdir -p "$encrypted/Sources/encrypted-grdb-app" "$encrypted/run/Migrations"
+mkdir -p "$encrypted/Sources/encrypted-grdb-app" "$encrypted/Sources/encrypted-grdb-commands" "$encrypted/run/Migrations"
+# With the README's GRDBSQLCipher trait, so that the commands in the app's binary take
+# the key options (encrypted-grdb-commands).
 cat >"$encrypted/Package.swift" <<EOF
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
     name: "EncryptedGRDBApp",
     dependencies: [
-        .package(url: "file://$work/MigrationKit.git", revision: "$commit"),
+        .package(url: "file://$work/MigrationKit.git", revision: "$commit", traits: ["GRDBSQLCipher"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
@@ -138,8 +140,16 @@ let package = Package(
             .product(name: "MigrationKitKeys", package: "MigrationKit"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .executableTarget(name: "encrypted-grdb-commands", dependencies: [
+            .product(name: "MigrationKitGRDBCLI", package: "MigrationKit"),
+        ]),
     ]
 )
+EOF
+cat >"$encrypted/Sources/encrypted-grdb-commands/main.swift" <<'EOF'
+import MigrationKitGRDBCLI
+
+GRDBMigrationCLI.main(host: GRDBMigrationCLIHost(commandName: "encrypted-grdb-commands"))
 EOF
 recipe "grdb-sqlcipher app" >"$encrypted/Sources/encrypted-grdb-app/main.swift"
 recipe "grdb-sqlcipher build" >"$work/build-recipe.sh"
@@ -151,6 +161,9 @@ echo "== consumers: the README's encrypted GRDB recipe" >&2
 app_binary="$(cd "$encrypted" && swift build --show-bin-path)/encrypted-grdb-app"
 needed "$app_binary" | grep -qx 'libsqlcipher\.so\.1' || fail "the encrypted GRDB app does not link libsqlcipher: $(needed "$app_binary" | tr '\n' ' ')"
 needed "$app_binary" | grep -q '^libsqlite3\.so' && fail "the encrypted GRDB app links libsqlite3 beside libsqlcipher"
+commands_binary="$(dirname "$app_binary")/encrypted-grdb-commands"
+needed "$commands_binary" | grep -qx 'libsqlcipher\.so\.1' && ! needed "$commands_binary" | grep -q '^libsqlite3\.so' \
+    || fail "the GRDB commands built with the GRDBSQLCipher trait do not link libsqlcipher alone: $(needed "$commands_binary" | tr '\n' ' ')"
 
 printf -- '-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\nINSERT INTO notes (body) VALUES (%s);\n' \
     "'first'" >"$encrypted/run/Migrations/0001_notes.sql"
@@ -166,7 +179,9 @@ migrationkit="$(swift build --show-bin-path)/migrationkit"
     read_back=$(printf ".output /dev/null\nPRAGMA key = '"'"'%s'"'"';\n.output\nSELECT identifier FROM grdb_migrations;\nSELECT body FROM notes;\n" "$passphrase" | sqlcipher -batch app.db)
     [ "$read_back" = "$(printf "0001_notes\nfirst")" ] || { echo "the sqlcipher shell reads: $read_back" >&2; exit 1; }
     "$1" status --db-path app.db --migrations Migrations --keychain-service myapp --keychain-account db | grep -qx "1 applied, 0 pending."
-' sh "$migrationkit" "$encrypted/run" "$app_binary" \
+    # The README: with the GRDBSQLCipher trait, the commands in the app take the key options.
+    "$4" status --db-path app.db --migrations Migrations --keychain-service myapp --keychain-account db | grep -qx "  format:  sqlcipher4"
+' sh "$migrationkit" "$encrypted/run" "$app_binary" "$commands_binary" \
     || fail "the README's encrypted GRDB app did not migrate a file that the sqlcipher shell and migrationkit status read"
 [ "$(head -c 15 "$encrypted/run/app.db")" != "SQLite format 3" ] || fail "the README's encrypted GRDB app wrote a plaintext file"
 # The README's undo: without the mirror, the package resolves GRDB's own release again.

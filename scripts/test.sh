@@ -51,9 +51,12 @@ for configuration in $configurations; do
             if [ "$configuration" = grdb ]; then
                 package=Integrations/GRDB
                 MIGRATIONKIT_GRDB_FLAVOUR=sqlite
+                traits=
             else
                 package=Integrations/GRDBSQLCipher
                 MIGRATIONKIT_GRDB_FLAVOUR=sqlcipher
+                # The commands' key options (MigrationKitGRDBCLI), as an encrypted app enables them.
+                traits="--traits GRDBSQLCipher"
                 ./scripts/grdb-sqlcipher.sh "$package" || exit 1
                 # The tool, for the tests where it and the app share one encrypted file.
                 swift build --product migrationkit || exit 1
@@ -63,10 +66,12 @@ for configuration in $configurations; do
             export MIGRATIONKIT_GRDB_FLAVOUR
             cd "$package" || exit 1
             echo "== $configuration: building ($package/.build)" >&2
-            swift build --build-tests || exit 1
+            # shellcheck disable=SC2086 # $traits is empty or one option and its value
+            swift build --build-tests $traits || exit 1
             ../../scripts/check-linkage.sh .build "$configuration" || exit 1
             echo "== $configuration: testing" >&2
-            run_tests "$configuration" ../../scripts/with-test-keyring.sh swift test --skip-build "$@" || exit 1
+            # shellcheck disable=SC2086
+            run_tests "$configuration" ../../scripts/with-test-keyring.sh swift test --skip-build $traits "$@" || exit 1
             exit 0
             ;;
         docs)

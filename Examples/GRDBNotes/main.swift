@@ -7,7 +7,13 @@
 // The commands are MigrationKit's own (`MigrationKitGRDBCLI`): the same output, `--json`
 // documents and exit codes as the `migrationkit` tool, over this app's GRDB writer.
 //
-// On Linux, GRDB uses the system SQLite: this database is NOT encrypted.
+// On GRDB's own package, GRDB uses the system SQLite: this database is NOT encrypted.
+// Built on SQLCipher with the GRDBSQLCipher trait (`make grdb-example`), the commands take
+// the tool's key options and the file is encrypted:
+//
+//   grdb-notes migrate --db-path notes.db --password-file notes.key
+//
+// Plaintext, on GRDB's own package:
 //
 //   cd Integrations/GRDB
 //   swift run grdb-notes migrate --db-path notes.sqlite

@@ -16,6 +16,11 @@ let package = Package(
         .library(name: "MigrationKitGRDB", targets: ["MigrationKitGRDB"]),
         .library(name: "MigrationKitGRDBCLI", targets: ["MigrationKitGRDBCLI"]),
     ],
+    traits: [
+        // As the root package's: on in the grdb-sqlcipher configuration
+        // (Integrations/GRDBSQLCipher, `swift build --traits GRDBSQLCipher`).
+        .trait(name: "GRDBSQLCipher", description: "The GRDB commands take key options (GRDB built on SQLCipher)."),
+    ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // SHA-256 checksums of migration files, as the main package computes them.
@@ -36,6 +41,11 @@ let package = Package(
             "MigrationKit", "MigrationKitSecrets", "CLibSecret", "CProcessControl",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // The key sources as options, as the main package builds them.
+        .target(name: "MigrationKitKeyOptions", dependencies: [
+            "MigrationKit", "MigrationKitKeys", "MigrationKitCommands",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // What every MigrationKit command line shares (exit codes, output, JSON
         // documents, error sentences), from the main package's sources like the core.
         .target(name: "MigrationKitCommands", dependencies: [
@@ -51,7 +61,8 @@ let package = Package(
         // migrate, status, rollback, verify and schema-dump over the app's GRDB writer,
         // for its own binary (GRDBMigrationCLI.run(host:arguments:)).
         .target(name: "MigrationKitGRDBCLI", dependencies: [
-            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB",
+            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB", "MigrationKitSecrets",
+            .target(name: "MigrationKitKeyOptions", condition: .when(traits: ["GRDBSQLCipher"])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "GRDB", package: "GRDB.swift"),
             // Creating the database file 0600 (FileDescriptor.open).
@@ -74,6 +85,8 @@ let package = Package(
         // The commands, in process and through the example app's binary.
         .testTarget(name: "MigrationKitGRDBCLITests", dependencies: [
             "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitGRDB", "grdb-notes", "GRDBTestSupport",
+            // The encrypted example's tests: the sqlcipher shell, and a key in the private keyring.
+            "MigrationKitTestSupport", "MigrationKitKeys",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
     ],

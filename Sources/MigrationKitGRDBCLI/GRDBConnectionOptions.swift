@@ -2,8 +2,13 @@ import ArgumentParser
 import Foundation
 import GRDB
 import MigrationKitCommands
+#if GRDBSQLCipher
+import MigrationKitKeyOptions
+#endif
 
-/// The database and how to open it: `--db-path`, `--migrations`, `--lock-timeout`.
+/// The database and how to open it: `--db-path`, `--migrations`, `--lock-timeout`, and,
+/// when GRDB is built on SQLCipher (the `GRDBSQLCipher` trait), the key options of the
+/// `migrationkit` tool.
 struct GRDBConnectionOptions: ParsableArguments {
     @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file.", valueName: "path"))
     var dbPath: String?
@@ -12,6 +17,13 @@ struct GRDBConnectionOptions: ParsableArguments {
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp("Seconds to wait while another process holds the database lock (default: 10).", valueName: "seconds"))
     var lockTimeout: Double = 10
+
+    #if GRDBSQLCipher
+    /// Where the key comes from: the tool's own list of key sources, so a GRDB app's
+    /// binary takes `--password-file`, `--keychain-service`, `MIGRATIONKIT_PASSWORD`, a
+    /// prompt, or `--plaintext`, with the same rules and sentences.
+    @OptionGroup(title: "Key options") var key: KeyOptions
+    #endif
 
     func validate() throws {
         if !(lockTimeout >= 0 && lockTimeout <= 86_400) {

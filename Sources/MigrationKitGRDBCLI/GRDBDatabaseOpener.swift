@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import MigrationKit
 import MigrationKitCommands
+import MigrationKitSecrets
 import SystemPackage
 
 #if canImport(Glibc)
@@ -23,6 +25,19 @@ struct GRDBOpenedDatabase {
     let path: String
     let writer: any DatabaseWriter
     let created: Bool
+    /// The file's SQLCipher format, when the command was given its key (nil otherwise).
+    let cipherFormat: CipherFormat?
+
+    /// `sqlcipher4`, `sqlcipher3`, `plaintext` (as `migrationkit status` says them), or
+    /// `encrypted` when the app's `openWriter` keyed the file itself: from the file's
+    /// first bytes, never from what the command was given alone.
+    var formatDescription: String {
+        let file = FileHandle(forReadingAtPath: path)
+        defer { try? file?.close() }
+        let header = (try? file?.read(upToCount: 16)) ?? nil
+        if header == nil || header == Data("SQLite format 3\0".utf8) || header?.isEmpty == true { return CipherFormat.plaintext.rawValue }
+        return cipherFormat?.rawValue ?? "encrypted"
+    }
 
     /// Removes the file this command created, and its journals.
     func discardCreated() {
@@ -38,9 +53,10 @@ struct GRDBOpenedDatabase {
 }
 
 /// Opens the database through the host: refuses a missing file unless migrating, and
-/// creates one for migrate with mode 0600 (SQLite would follow the umask).
+/// creates one for migrate with mode 0600 (SQLite would follow the umask). On a GRDB
+/// built on SQLCipher, the key is read first, so a missing key leaves no file behind.
 enum GRDBDatabaseOpener {
-    static func open(_ options: GRDBConnectionOptions, access: GRDBDatabaseAccess) throws -> GRDBOpenedDatabase {
+    static func open(_ options: GRDBConnectionOptions, access: GRDBDatabaseAccess, reporter: Reporter) throws -> GRDBOpenedDatabase {
         let path = try options.requiredPath()
         GRDBCLIContext.current.path = path
         var isFolder: ObjCBool = false
@@ -48,20 +64,31 @@ enum GRDBDatabaseOpener {
         if isFolder.boolValue {
             throw CLIError(.fileError, "--db-path \(path) is a folder, not a database file; give the database file.")
         }
+        if !exists && access != .create {
+            throw CLIError(.fileError, "--db-path \(path) does not exist; check the path (only migrate creates a database).")
+        }
+        #if GRDBSQLCipher
+        let key = try GRDBDatabaseKeying.key(options.key, path: path, creating: !exists, reporter: reporter)
+        #else
+        let key: DatabaseKey? = nil
+        #endif
         var created = false
         if !exists {
-            guard access == .create else {
-                throw CLIError(.fileError, "--db-path \(path) does not exist; check the path (only migrate creates a database).")
-            }
             try createPrivateFile(path)
             created = true
         }
-        let settings = GRDBConnectionSettings(
-            path: path,
-            readOnly: access == .inspect && !FileManager.default.isWritableFile(atPath: path),
-            lockTimeout: .milliseconds(Int64(options.lockTimeout * 1000)))
         do {
-            return GRDBOpenedDatabase(path: path, writer: try GRDBCLIContext.host.openWriter(settings), created: created)
+            var format: CipherFormat?
+            #if GRDBSQLCipher
+            if let key { format = created ? .sqlcipher4 : try GRDBDatabaseKeying.format(ofExisting: path, key: key) }
+            #endif
+            let settings = GRDBConnectionSettings(
+                path: path,
+                readOnly: access == .inspect && !FileManager.default.isWritableFile(atPath: path),
+                lockTimeout: .milliseconds(Int64(options.lockTimeout * 1000)),
+                key: key,
+                cipherFormat: format)
+            return GRDBOpenedDatabase(path: path, writer: try GRDBCLIContext.host.openWriter(settings), created: created, cipherFormat: format)
         } catch {
             if created { GRDBOpenedDatabase.removeFiles(of: path) }
             throw error

@@ -2,6 +2,9 @@ import GRDB
 import MigrationKit
 import MigrationKitCommands
 import MigrationKitGRDB
+#if GRDBSQLCipher
+import MigrationKitKeys
+#endif
 
 /// How the GRDB commands present GRDB's errors: one sentence that names the database
 /// and says what to do, with the exit code the `migrationkit` tool gives the same
@@ -22,7 +25,7 @@ enum GRDBErrorPresentation {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 return ErrorPresentation(kind: "locked", message: "\(database) is locked by another process; try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: .locked)
             case .SQLITE_NOTADB:
-                return ErrorPresentation(kind: "notADatabase", message: "\(database) is not an SQLite database, or is encrypted (GRDB here opens plaintext files only); check --db-path.", exitCode: .wrongKeyOrNotADatabase)
+                return ErrorPresentation(kind: "notADatabase", message: "\(database) is not an SQLite database, or is encrypted (\(notADatabaseReason)); check --db-path.", exitCode: .wrongKeyOrNotADatabase)
             case .SQLITE_CORRUPT:
                 return ErrorPresentation(kind: "corrupt", message: "\(database) is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.", exitCode: .wrongKeyOrNotADatabase)
             case .SQLITE_READONLY:
@@ -36,8 +39,19 @@ enum GRDBErrorPresentation {
             default:
                 return ErrorPresentation(kind: "sqlite", message: "\(database): SQLite error: \(sqlite).", exitCode: .failure)
             }
+        #if GRDBSQLCipher
+        case let error as KeyError:
+            // The key could not be read: exit 5 and the sentence `migrationkit` says.
+            return ErrorPresentation(kind: "key.\(error.code)", message: error.sentence(wording), exitCode: .keyUnavailable)
+        #endif
         default:
             return nil
         }
     }
+
+    #if GRDBSQLCipher
+    private static let notADatabaseReason = "then give its key rather than --plaintext"
+    #else
+    private static let notADatabaseReason = "GRDB here opens plaintext files only"
+    #endif
 }

@@ -1,5 +1,7 @@
 import GRDB
+import MigrationKit
 import MigrationKitGRDB
+import MigrationKitSecrets
 
 /// What a GRDB app supplies to get the migration commands (`migrate`, `status`,
 /// `rollback`, `verify`, `schema-dump`) in its own binary, over its own GRDB writer.
@@ -45,10 +47,20 @@ public struct GRDBConnectionSettings: Sendable {
     public let readOnly: Bool
     /// How long to wait for another process's lock.
     public let lockTimeout: Duration
+    /// The database key, when GRDB is built on SQLCipher and the command was given one
+    /// (the `GRDBSQLCipher` trait's key options); nil for a plaintext database.
+    public let key: DatabaseKey?
+    /// The file's SQLCipher format, found with the key (an older app's SQLCipher 3
+    /// file opens in its own format and stays in it); SQLCipher 4's for a new file.
+    public let cipherFormat: CipherFormat?
 
     /// GRDB's configuration for these settings; start from it to add the app's own.
+    /// With a key, every connection is keyed first (`Configuration.useKey`).
     public var configuration: Configuration {
         var configuration = Configuration()
+        #if canImport(SQLCipher)
+        if let key { configuration.useKey(key, format: cipherFormat ?? .sqlcipher4) }
+        #endif
         configuration.readonly = readOnly
         let (seconds, attoseconds) = lockTimeout.components
         configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 import MigrationKitCommands
 import MigrationKitKeys
 
@@ -212,6 +213,25 @@ package enum KeySources {
     /// keychain-account) or …": the sources `migrationkit.toml` can name.
     package static var settingsSentence: String {
         list(all.filter { !$0.settings.isEmpty }.map { "\($0.description) (\(list($0.settings.map(\.name), "and")))" }, "or")
+    }
+
+    /// The key remedies the libraries offer, as these options say them: the words of
+    /// every command line that takes the key options (`migrationkit`, an app's binary on
+    /// `MigrationCLI`, a GRDB app's on SQLCipher); nil for a remedy that is not a key's.
+    /// - Parameter commandName: the binary's name, for the example of a piped key.
+    package static func words(for remedy: Remedy, commandName: String) -> String? {
+        switch remedy {
+        case .openWithoutKey:
+            return "open it without a key (--plaintext)"
+        case .keyFromFile:
+            return "pass the key with --password-file instead"
+        case .keyFromAnotherSource:
+            return "pass the key another way: \(advice(DatabaseKeyRole.text))"
+        case .keyFromPipeOrPrompt:
+            return "pipe the key in (e.g. `\(commandName) … --password-file - < key`), or leave out --password-file to be prompted without echo"
+        default:
+            return nil
+        }
     }
 
     /// "a, b and c".

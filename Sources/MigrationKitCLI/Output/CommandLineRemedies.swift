@@ -1,7 +1,6 @@
-import MigrationKitKeyOptions
 import MigrationKit
 import MigrationKitCommands
-import MigrationKitKeys
+import MigrationKitKeyOptions
 
 /// How the `migrationkit` commands, and an app's binary built on `MigrationCLI`, word the
 /// remedies the libraries offer: as their own flags and commands. The one place these
@@ -19,18 +18,12 @@ enum CommandLineRemedies {
                     + identifiers.map { "--accept-modified \($0)" }.joined(separator: " ")
             case .createMigrationsFolder, .chooseMigrationsFolder:
                 return MigrationsOptions.words(for: remedy, newCommand: "\(commandName) new NAME")
-            case .openWithoutKey:
-                return "open it without a key (--plaintext)"
+            case .openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt:
+                return KeySources.words(for: remedy, commandName: commandName)
             case .encryptInPlace:
                 return "use --in-place to encrypt it where it is"
             case .replaceOutput:
                 return "pass --force to replace it"
-            case .keyFromFile:
-                return "pass the key with --password-file instead"
-            case .keyFromAnotherSource:
-                return "pass the key another way: \(KeySources.advice(DatabaseKeyRole.text))"
-            case .keyFromPipeOrPrompt:
-                return "pipe the key in (e.g. `\(commandName) … --password-file - < key`), or leave out --password-file to be prompted without echo"
             }
         }
     }

@@ -31,6 +31,12 @@ enum GRDBCommandSupport {
         return try context.consulting(db, for: files)
     }
 
+    /// The version of the SQLCipher GRDB links (`PRAGMA cipher_version`), or nil for
+    /// the system's plain SQLite.
+    static func linkedSQLCipherVersion() throws -> String? {
+        try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_version") }
+    }
+
     /// The version of the SQLite GRDB links (the system's), as `sqlite_version()` says.
     static func linkedSQLiteVersion() throws -> String {
         try DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "unknown"

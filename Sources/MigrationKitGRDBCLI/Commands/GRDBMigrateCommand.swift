@@ -25,7 +25,7 @@ struct GRDBMigrateCommand: ParsableCommand, PrintsOutput {
         let loaded = try GRDBCommandSupport.loadMigrations(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter)
         let runner = loaded.runner
         if let target { _ = try runner.registry.index(ofTarget: target) }
-        let database = try GRDBDatabaseOpener.open(connection, access: .create)
+        let database = try GRDBDatabaseOpener.open(connection, access: .create, reporter: reporter)
         let start = ContinuousClock.now
         let applied: [String]
         do {

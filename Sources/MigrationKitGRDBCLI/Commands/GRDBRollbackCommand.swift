@@ -23,7 +23,7 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
                 reporter.line("Rolled back \(identifier) (\(duration.humanReadable))")
             }
         }
-        let database = try GRDBDatabaseOpener.open(connection, access: .change)
+        let database = try GRDBDatabaseOpener.open(connection, access: .change, reporter: reporter)
         let start = ContinuousClock.now
         let rolledBack = try scope.target.map { try runner.rollbackMigrations(in: database.writer, to: $0) }
             ?? runner.rollbackMigrations(in: database.writer, steps: scope.latestCount)

@@ -12,7 +12,7 @@ struct GRDBSchemaDumpCommand: ParsableCommand, PrintsOutput {
 
     func run() throws {
         let reporter = Reporter(output)
-        let database = try GRDBDatabaseOpener.open(connection, access: .inspect)
+        let database = try GRDBDatabaseOpener.open(connection, access: .inspect, reporter: reporter)
         let snapshot = GRDBCLIContext.host.schemaSnapshot
         let dump = try database.writer.read { db in try snapshot?(db) ?? SchemaDump.canonicalSQL(of: db) }
         if output.json {

@@ -19,12 +19,14 @@ struct GRDBStatusCommand: ParsableCommand, PrintsOutput {
         let path = try connection.requiredPath()
         let exists = FileManager.default.fileExists(atPath: path)
         // Not created yet: everything is pending, and status creates nothing.
-        let status = exists
-            ? try runner.migrationStatus(in: GRDBDatabaseOpener.open(connection, access: .inspect).writer)
-            : MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
+        let database = exists ? try GRDBDatabaseOpener.open(connection, access: .inspect, reporter: reporter) : nil
+        let status = try database.map { try runner.migrationStatus(in: $0.writer) }
+            ?? MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
         reporter.line(exists ? path : "\(path) (does not exist yet: migrate creates it)")
         let sqliteVersion = try GRDBCommandSupport.linkedSQLiteVersion()
-        reporter.line("  library: SQLite \(sqliteVersion) (through GRDB; not encrypted)")
+        let library = try GRDBCommandSupport.linkedSQLCipherVersion().map { "SQLCipher \($0) (SQLite \(sqliteVersion))" } ?? "SQLite \(sqliteVersion)"
+        reporter.line("  library: \(library), through GRDB")
+        if let database { reporter.line("  format:  \(database.formatDescription)") }
         let report = StatusReport(status)
         report.print(to: reporter)
         try reporter.document(GRDBStatusDocument(

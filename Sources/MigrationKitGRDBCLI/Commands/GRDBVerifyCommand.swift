@@ -19,7 +19,7 @@ struct GRDBVerifyCommand: ParsableCommand, PrintsOutput {
         // Verification needs no migration files; a Swift host's own checks still apply.
         var runner = try GRDBCLIContext.host.runner ?? GRDBMigrationRunner(steps: [])
         runner.verifier.requiredIndexes += requiredIndexes
-        let database = try GRDBDatabaseOpener.open(connection, access: .inspect)
+        let database = try GRDBDatabaseOpener.open(connection, access: .inspect, reporter: reporter)
         try VerificationOutput(try runner.verificationReport(in: database.writer), database: database.path).print(to: reporter)
     }
 }

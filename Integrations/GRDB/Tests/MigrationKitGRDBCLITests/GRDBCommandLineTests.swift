@@ -19,8 +19,16 @@ import Testing
     }
 
     private func run(_ command: String, _ scratch: ScratchDatabase, _ more: [String] = []) -> Int32 {
-        GRDBMigrationCLI.run(host: host, arguments: [command, "--db-path", scratch.path, "--migrations", scratch.folder.appendingPathComponent("Migrations").path, "--quiet"] + more)
+        GRDBMigrationCLI.run(host: host, arguments: [command, "--db-path", scratch.path, "--migrations", scratch.folder.appendingPathComponent("Migrations").path, "--quiet"] + Self.plaintext + more)
     }
+
+    /// These tests are about plaintext files: on a GRDB built on SQLCipher (the
+    /// `GRDBSQLCipher` trait) the commands need a key or `--plaintext`.
+    #if GRDBSQLCipher
+    static let plaintext = ["--plaintext"]
+    #else
+    static let plaintext: [String] = []
+    #endif
 
     @Test func anEditedFileIsReportedAndMigrateRefusesIt() throws {
         let scratch = try ScratchDatabase()
@@ -48,7 +56,7 @@ import Testing
         // open(2) refuses `app.sqlite/` (EISDIR); the path must reach it as written, not
         // normalised to `app.sqlite`.
         let code = GRDBMigrationCLI.run(host: host, arguments: ["migrate", "--db-path", scratch.path + "/", "--migrations",
-                                                                 scratch.folder.appendingPathComponent("Migrations").path, "--quiet"])
+                                                                 scratch.folder.appendingPathComponent("Migrations").path, "--quiet"] + Self.plaintext)
         #expect(code == CLIExitCode.fileError.rawValue)
         #expect(!FileManager.default.fileExists(atPath: scratch.path))
     }

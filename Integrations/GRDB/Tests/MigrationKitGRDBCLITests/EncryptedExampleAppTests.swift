@@ -1,0 +1,166 @@
+import Foundation
+import GRDBTestSupport
+import MigrationKitTestSupport
+import Testing
+#if GRDBSQLCipher
+import MigrationKitKeys
+#endif
+
+/// The commands take the key options exactly when GRDB is built on SQLCipher: the
+/// `GRDBSQLCipher` trait, which `scripts/test.sh` turns on with the grdb-sqlcipher
+/// configuration. Checked on the built example, so a run that forgot the trait fails
+/// rather than skipping the encrypted tests below.
+@Suite struct GRDBKeyOptionsFlavourTests {
+    @Test func theExampleTakesKeyOptionsOnlyOnSQLCipher() throws {
+        let help = try ChildProcess.run([GRDBExampleAppTests.binary, "migrate", "--help"])
+        #expect(help.status == 0, "\(help.output)")
+        let asked = ProcessInfo.processInfo.environment["MIGRATIONKIT_GRDB_FLAVOUR"]
+        #if GRDBSQLCipher
+        let built = "sqlcipher"
+        #else
+        let built = "sqlite"
+        #endif
+        if asked != nil || TestPlatform.isCI {
+            #expect(asked == built, "the commands were built with\(built == "sqlite" ? "out" : "") the GRDBSQLCipher trait")
+        }
+        for option in ["--password-file", "--keychain-service", "--plaintext"] {
+            #expect(help.stdout.contains(option) == (built == "sqlcipher"), "\(option) in grdb-notes migrate --help: \(help.stdout)")
+        }
+    }
+}
+
+#if GRDBSQLCipher
+/// `Examples/GRDBNotes` as an encrypted app: the built `grdb-notes` binary, keyed by the
+/// tool's key options, on real files; the `sqlcipher` shell and the `migrationkit` binary
+/// as the other clients.
+@Suite struct EncryptedExampleAppTests {
+    static let identifiers = ["0001_create_notes", "0002_index_notes_by_date", "0003_add_word_count"]
+
+    func notes(_ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws -> ChildProcessResult {
+        try ChildProcess.run([GRDBExampleAppTests.binary] + arguments, stdin: stdin, environment: environment)
+    }
+
+    func keyFile(_ text: String, in scratch: ScratchDatabase, named name: String = "notes.key") throws -> String {
+        let path = scratch.folder.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return path
+    }
+
+    func header(_ path: String) throws -> Data {
+        try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 16) ?? Data()
+    }
+
+    /// The README's sentence: `grdb-notes migrate --db-path notes.db --password-file
+    /// notes.key` creates an encrypted file the `sqlcipher` shell opens with that key.
+    @Test func migrateWithAKeyFileCreatesAFileTheShellOpensWithThatKey() throws {
+        let scratch = try ScratchDatabase()
+        let passphrase = "grdb notes passphrase"
+        let key = try keyFile(passphrase, in: scratch)
+        let migrate = try notes(["migrate", "--db-path", scratch.path, "--password-file", key])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        #expect(try header(scratch.path) != Data("SQLite format 3\0".utf8), "the file's header is plaintext")
+        #expect(try FileManager.default.attributesOfItem(atPath: scratch.path)[.posixPermissions] as? Int == 0o600)
+        #expect(!migrate.output.contains(passphrase))
+
+        let shell = try SQLCipherShell.run(scratch.path, passphrase: passphrase,
+                                           "SELECT identifier FROM grdb_migrations ORDER BY rowid;\nSELECT count(*) FROM note;")
+        #expect(shell.status == 0, "\(shell.stderr)")
+        #expect(shell.stdout == Self.identifiers.joined(separator: "\n") + "\n0\n")
+
+        let status = try notes(["status", "--db-path", scratch.path, "--password-file", key])
+        #expect(status.status == 0, "\(status.output)")
+        #expect(status.stdout.contains("  format:  sqlcipher4\n") && status.stdout.contains("3 applied, 0 pending."), "\(status.stdout)")
+        let verify = try notes(["verify", "--db-path", scratch.path, "--password-file", key])
+        #expect(verify.status == 0 && verify.stdout.contains("cipher_integrity_check: ok"), "\(verify.output)")
+    }
+
+    /// The issue's proof: the key from the Secret Service (a private keyring), the file
+    /// read by the `sqlcipher` shell and by `migrationkit status`, with the same ledger.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_KEYRING"] == "1" || TestPlatform.isCI,
+                   "No private Secret Service: run the tests through scripts/with-test-keyring.sh (as scripts/test.sh does)."))
+    func aKeyFromTheSecretServiceGivesAFileTheShellAndTheToolRead() throws {
+        guard ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_KEYRING"] == "1" else {
+            Issue.record("The Secret Service is unavailable: MIGRATIONKIT_TEST_KEYRING is not 1 (run through scripts/with-test-keyring.sh).")
+            return
+        }
+        let scratch = try ScratchDatabase()
+        let service = "org.migrationkit.tests.grdb-notes.\(UUID().uuidString)"
+        let passphrase = "grdb-notes-keyring-passphrase"
+        let store = SecretServiceKeyStore()
+        try store.store(service: service, account: "db", key: .passphrase(passphrase))
+        defer { _ = try? store.delete(service: service, account: "db") }
+
+        let keychain = ["--keychain-service", service, "--keychain-account", "db"]
+        let migrate = try notes(["migrate", "--db-path", scratch.path] + keychain)
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let shell = try SQLCipherShell.run(scratch.path, passphrase: passphrase, "SELECT identifier FROM grdb_migrations ORDER BY rowid;")
+        #expect(shell.stdout == Self.identifiers.joined(separator: "\n") + "\n", "\(shell.output)")
+
+        guard let migrationkit = ProcessInfo.processInfo.environment["MIGRATIONKIT_BINARY"] else {
+            if TestPlatform.isCI { Issue.record("MIGRATIONKIT_BINARY is not set: scripts/test.sh builds migrationkit for this test.") }
+            return
+        }
+        // The app's steps are Swift, so the tool knows them as applied steps it has no file for.
+        let empty = scratch.folder.appendingPathComponent("Migrations").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let status = try ChildProcess.run([migrationkit, "status", "--db-path", scratch.path, "--migrations", empty, "--json"] + keychain)
+        #expect(status.status == 0, "\(status.output)")
+        let document = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        #expect((document?["unknownApplied"] as? [String])?.sorted() == Self.identifiers, "\(status.stdout)")
+        #expect(!(migrate.output + status.output).contains(passphrase))
+    }
+
+    /// A wrong key, a missing one, or a key for a plaintext file: the tool's exit code and
+    /// one sentence, no SQLCipher log line, the file unchanged and no file created.
+    @Test func aWrongOrMissingKeyChangesNothing() throws {
+        let scratch = try ScratchDatabase()
+        let right = try keyFile("the right key", in: scratch)
+        let wrong = try keyFile("not the key", in: scratch, named: "wrong.key")
+        #expect(try notes(["migrate", "--db-path", scratch.path, "--password-file", right]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+
+        let refused = try notes(["migrate", "--db-path", scratch.path, "--password-file", wrong])
+        #expect(refused.status == 4, "\(refused.output)")
+        #expect(refused.stderr.hasPrefix("grdb-notes: error: \(scratch.path): Wrong key") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(!refused.output.contains("ERROR CORE") && !refused.output.contains("not the key"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+
+        let asPlaintext = try notes(["status", "--db-path", scratch.path, "--plaintext"])
+        #expect(asPlaintext.status == 4 && asPlaintext.stderr.contains("give its key"), "\(asPlaintext.output)")
+
+        // Standard input is a pipe: no prompt, and no database created without a key.
+        let fresh = scratch.folder.appendingPathComponent("fresh.db").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["MIGRATIONKIT_PASSWORD"] = nil
+        let noKey = try notes(["migrate", "--db-path", fresh], stdin: Data(), environment: environment)
+        #expect(noKey.status == 5 && noKey.stderr.contains("No key given") && noKey.stderr.contains("--plaintext"), "\(noKey.output)")
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+
+        let plain = scratch.folder.appendingPathComponent("plain.db").path
+        #expect(try notes(["migrate", "--db-path", plain, "--plaintext"]).status == 0)
+        #expect(try header(plain) == Data("SQLite format 3\0".utf8))
+        let keyedPlain = try notes(["status", "--db-path", plain, "--password-file", right])
+        #expect(keyedPlain.status == 4 && keyedPlain.stderr.contains("not encrypted") && keyedPlain.stderr.contains("--plaintext"), "\(keyedPlain.output)")
+    }
+
+    /// An older app's SQLCipher 3 file: found, migrated in its own format, and left in it.
+    @Test func anOlderAppsSQLCipher3FileIsMigratedInItsFormat() throws {
+        let scratch = try ScratchDatabase()
+        let passphrase = "older app key"
+        let key = try keyFile(passphrase, in: scratch)
+        let made = try SQLCipherShell.run(scratch.path, passphrase: passphrase, "PRAGMA cipher_compatibility = 3;\nCREATE TABLE kept (a);")
+        #expect(made.status == 0, "\(made.output)")
+
+        let migrate = try notes(["migrate", "--db-path", scratch.path, "--password-file", key])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let status = try notes(["status", "--db-path", scratch.path, "--password-file", key])
+        #expect(status.stdout.contains("  format:  sqlcipher3\n"), "\(status.output)")
+        let asThree = try SQLCipherShell.run(scratch.path, keyPragma: "'older app key'",
+                                             "PRAGMA cipher_compatibility = 3;\nSELECT count(*) FROM grdb_migrations;")
+        #expect(asThree.stdout == "3\n", "\(asThree.output)")
+        let asFour = try SQLCipherShell.run(scratch.path, passphrase: passphrase, "SELECT count(*) FROM sqlite_master;")
+        #expect(asFour.status != 0, "the file was rewritten in SQLCipher 4's format: \(asFour.output)")
+    }
+}
+#endif
