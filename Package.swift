@@ -149,6 +149,10 @@ let package = Package(
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit", "MigrationKitTestSupport"]),
         .testTarget(name: "MigrationKitCommandsTests", dependencies: ["MigrationKitCommands", "MigrationKitTestSupport"]),
+        .testTarget(name: "MigrationKitKeyOptionsTests", dependencies: [
+            "MigrationKitKeyOptions", "MigrationKitKeys", "MigrationKit",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "MigrationKitSecretsTests", dependencies: ["MigrationKitSecrets", "MigrationKitTestSupport"]),
         .testTarget(
             name: "MigrationKitSQLCipherTests",

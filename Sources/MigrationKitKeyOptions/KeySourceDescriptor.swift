@@ -246,6 +246,10 @@ package enum KeySources {
 package struct KeySourceValues: Equatable, Sendable, Codable {
     package var byName: [String: String] = [:]
 
+    package init(byName: [String: String] = [:]) {
+        self.byName = byName
+    }
+
     package var isEmpty: Bool { byName.isEmpty }
 
     /// The sources given, each with its values (nil where one is missing), in list order.
