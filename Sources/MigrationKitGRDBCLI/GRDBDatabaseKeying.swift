@@ -7,6 +7,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitGRDB
 import MigrationKitKeyOptions
+import MigrationKitKeys
 import MigrationKitSecrets
 
 /// The key a command opens the database with, and the file's SQLCipher format: what the
@@ -18,6 +19,8 @@ enum GRDBDatabaseKeying {
     /// terminal, asked twice for a database about to be created.
     static func key(_ options: KeyOptions, path: String, creating: Bool, reporter: Reporter) throws -> DatabaseKey? {
         logSilenced
+        // Before any key is read: no core file or same-user debugger reaches it.
+        if GRDBCLIContext.host.hardensProcess { ProcessHardening.apply() }
         for warning in options.given.warnings(DatabaseKeyRole.text) { reporter.warning(warning) }
         guard let source = try options.source(standardInputIsTerminal: Console.standardInputIsTerminal,
                                               promptMessage: "Key for \(path): ", keyIsNew: creating)

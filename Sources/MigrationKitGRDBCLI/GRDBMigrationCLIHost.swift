@@ -18,17 +18,25 @@ public struct GRDBMigrationCLIHost: Sendable {
     public var schemaSnapshot: (@Sendable (Database) throws -> String)?
     /// The command name shown in help and messages.
     public var commandName: String
+    /// Whether the commands make the process non-dumpable, with no core file, before
+    /// they read a key (`ProcessHardening`, as the `migrationkit` tool does), when GRDB
+    /// is built on SQLCipher and the `GRDBSQLCipher` trait gives them key options. Both
+    /// last for the rest of the process: an app that needs core dumps or a debugger
+    /// attached turns this off.
+    public var hardensProcess: Bool
 
     public init(
         runner: GRDBMigrationRunner? = nil,
         openWriter: @escaping @Sendable (GRDBConnectionSettings) throws -> any DatabaseWriter = GRDBMigrationCLIHost.defaultOpenWriter,
         schemaSnapshot: (@Sendable (Database) throws -> String)? = nil,
-        commandName: String
+        commandName: String,
+        hardensProcess: Bool = true
     ) {
         self.runner = runner
         self.openWriter = openWriter
         self.schemaSnapshot = schemaSnapshot
         self.commandName = commandName
+        self.hardensProcess = hardensProcess
     }
 
     /// A `DatabaseQueue` on the file, read-only when the settings say so, waiting

@@ -144,6 +144,43 @@ import MigrationKitKeys
         #expect(keyedPlain.status == 4 && keyedPlain.stderr.contains("not encrypted") && keyedPlain.stderr.contains("--plaintext"), "\(keyedPlain.output)")
     }
 
+    /// Before it reads the key, the example turns core files off, as the tool does: seen
+    /// in its /proc limits while it waits for the key on standard input, started from a
+    /// shell that allows them.
+    @Test func coreFilesAreOffBeforeTheKeyIsRead() throws {
+        let scratch = try ScratchDatabase()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -c unlimited && exec \"$0\" migrate --db-path \"$1\" --password-file -",
+                             GRDBExampleAppTests.binary, scratch.path]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        func coreLimit() -> [Substring]? {
+            let limits = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+            return limits?.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+                .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
+        }
+        func name() -> String? {
+            let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+            return status?.split(separator: "\n").first { $0.hasPrefix("Name:") }?.dropFirst(5).trimmingCharacters(in: .whitespaces)
+        }
+        // Until the exec, the process is the shell, whose limit this run may have at 0
+        // already: wait for grdb-notes itself, which starts with the shell's "unlimited".
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning, name() != "grdb-notes", ContinuousClock.now < deadline { usleep(5_000) }
+        while process.isRunning, coreLimit() != ["0", "0"], ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(coreLimit() == ["0", "0"], "core files are not off while grdb-notes waits for its key: \(coreLimit() ?? [])")
+        try input.fileHandleForWriting.write(contentsOf: Data("hardened key\n".utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try header(scratch.path) != Data("SQLite format 3\0".utf8))
+    }
+
     /// An older app's SQLCipher 3 file: found, migrated in its own format, and left in it.
     @Test func anOlderAppsSQLCipher3FileIsMigratedInItsFormat() throws {
         let scratch = try ScratchDatabase()
