@@ -1,7 +1,7 @@
-import MigrationKitKeyOptions
 import Foundation
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitKeyOptions
 import MigrationKitKeys
 import MigrationKitSQLCipher
 

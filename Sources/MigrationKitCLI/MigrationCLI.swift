@@ -1,6 +1,6 @@
-import MigrationKitKeyOptions
 import ArgumentParser
 import Foundation
+import MigrationKitKeyOptions
 @_exported import MigrationKitCommands
 import MigrationKitKeys
 import MigrationKitSQLCipher

@@ -1,8 +1,8 @@
-import MigrationKitKeyOptions
 import ArgumentParser
 import Foundation
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitKeyOptions
 import MigrationKitSQLCipher
 
 struct CheckCommand: ParsableCommand, PrintsOutput {

@@ -1,7 +1,7 @@
-import MigrationKitKeyOptions
 import ArgumentParser
 import Foundation
 import MigrationKitCommands
+import MigrationKitKeyOptions
 import MigrationKitKeys
 import MigrationKitSQLCipher
 import TOMLKit

@@ -1,6 +1,6 @@
-import MigrationKitKeyOptions
 import Foundation
 import MigrationKitCommands
+import MigrationKitKeyOptions
 import MigrationKitKeys
 import MigrationKitSQLCipher
 import TOMLKit

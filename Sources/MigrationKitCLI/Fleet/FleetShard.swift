@@ -1,5 +1,5 @@
-import MigrationKitKeyOptions
 import ArgumentParser
+import MigrationKitKeyOptions
 
 /// `--shard INDEX/COUNT`: one share of a fleet, for schedulers that run the same
 /// command on several machines (a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`,

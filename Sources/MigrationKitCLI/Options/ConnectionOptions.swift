@@ -1,7 +1,7 @@
-import MigrationKitKeyOptions
 import ArgumentParser
 import Foundation
 import MigrationKitCommands
+import MigrationKitKeyOptions
 import MigrationKitSQLCipher
 
 /// The database and how to open it: path, key, cipher settings, lock timeout.

@@ -1,6 +1,6 @@
-import MigrationKitKeyOptions
 import ArgumentParser
 import MigrationKitCommands
+import MigrationKitKeyOptions
 import MigrationKitKeys
 import MigrationKitSQLCipher
 
