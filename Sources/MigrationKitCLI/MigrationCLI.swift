@@ -88,7 +88,7 @@ struct RootCommand: ParsableCommand {
             version: MigrationKitVersion.current,
             subcommands: [
                 MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self,
-                SchemaDumpCommand.self, NewCommand.self, InitCommand.self, ConfigCommand.self,
+                SchemaDumpCommand.self, DiffCommand.self, NewCommand.self, InitCommand.self, ConfigCommand.self,
                 EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, CipherUpgradeCommand.self, KeyCommand.self,
                 RestoreCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
             ])

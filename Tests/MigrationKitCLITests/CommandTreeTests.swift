@@ -18,7 +18,7 @@ import Testing
 
     @Test func theTreeHoldsEveryCommand() {
         let names = Set(commands.map { $0._commandName })
-        for expected in ["migrate", "status", "rollback", "verify", "schema-dump", "new", "init", "config", "encrypt",
+        for expected in ["migrate", "status", "rollback", "verify", "schema-dump", "diff", "new", "init", "config", "encrypt",
                          "decrypt", "rekey", "cipher-upgrade", "restore", "baseline", "lint", "check", "generate",
                          "store", "delete"] {
             #expect(names.contains(expected), "\(expected) is missing from the command tree: \(names.sorted())")

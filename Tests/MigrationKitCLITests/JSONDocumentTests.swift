@@ -79,6 +79,7 @@ import Testing
         expectDocumented("migrate", try json(["migrate"] + options), fields)
         expectDocumented("migrate", try json(["migrate", "--dry-run"] + options), fields)
         expectDocumented("baseline", try json(["baseline", "--to", "0002_books"] + options), fields)
+        expectDocumented("diff", try json(["diff"] + options), fields)
         // On SQLCipher 3 the upgrade is refused, as one error document.
         let upgradable = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
         expectDocumented(upgradable ? "cipher-upgrade" : "any failure", try json(["cipher-upgrade", "--dry-run"] + options), fields)

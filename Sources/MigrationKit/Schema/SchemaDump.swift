@@ -9,7 +9,7 @@ public enum SchemaDump {
     /// Bookkeeping tables left out of dumps and schema comparisons.
     public static let bookkeepingTables: Set<String> = [MigrationLedgerTable.name, MigrationHistoryTable.name]
 
-    private static let kindOrder = ["table": 0, "index": 1, "view": 2, "trigger": 3]
+    static let kindOrder = ["table": 0, "index": 1, "view": 2, "trigger": 3]
 
     /// One schema object.
     public struct Object: Hashable, Sendable {
