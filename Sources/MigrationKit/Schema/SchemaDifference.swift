@@ -21,6 +21,7 @@ public struct SchemaDifference: Hashable, Sendable, Codable {
     public let type: String
     /// Its name, as the schema that has it spells it.
     public let name: String
+    /// Added, missing or changed, seen from the actual schema.
     public let change: Change
     /// Its canonical SQL in the expected schema, or nil when missing there.
     public let expected: String?

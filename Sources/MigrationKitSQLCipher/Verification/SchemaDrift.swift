@@ -31,6 +31,8 @@ public struct SchemaDrift: Sendable {
     /// The runner whose steps make the expected schema, observer removed (quiet).
     public let runner: SQLCipherMigrationRunner
 
+    /// A drift check against `runner`'s steps (its observer is not called: the scratch
+    /// database's migrations are not the user's).
     public init(runner: SQLCipherMigrationRunner) {
         var quiet = runner
         quiet.observer = nil
