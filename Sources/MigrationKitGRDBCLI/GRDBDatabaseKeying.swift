@@ -19,12 +19,13 @@ enum GRDBDatabaseKeying {
     /// terminal, asked twice for a database about to be created.
     static func key(_ options: KeyOptions, path: String, creating: Bool, reporter: Reporter) throws -> DatabaseKey? {
         logSilenced
-        // Before any key is read: no core file or same-user debugger reaches it.
-        if GRDBCLIContext.host.hardensProcess { ProcessHardening.apply() }
         for warning in options.given.warnings(DatabaseKeyRole.text) { reporter.warning(warning) }
         guard let source = try options.source(standardInputIsTerminal: Console.standardInputIsTerminal,
                                               promptMessage: "Key for \(path): ", keyIsNew: creating)
         else { return nil }
+        // Before the key is read: no core file or same-user debugger reaches it. Only
+        // then: `--plaintext` leaves an app's process (or a test run's) as it was.
+        if GRDBCLIContext.host.hardensProcess { ProcessHardening.apply() }
         return try source.resolve(warn: { reporter.warning($0.description) })
     }
 

@@ -148,6 +148,12 @@ import MigrationKitKeys
     /// in its /proc limits while it waits for the key on standard input, started from a
     /// shell that allows them.
     @Test func coreFilesAreOffBeforeTheKeyIsRead() throws {
+        // The control needs a shell that may allow core files: this test process must
+        // not have been hardened by a command run in it (only a key read hardens).
+        let own = try String(contentsOfFile: "/proc/self/limits", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+            .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
+        try #require(own?.last != "0", "this test process's hard core limit is 0: a command run in process hardened it (\(own ?? []))")
         let scratch = try ScratchDatabase()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -156,7 +162,9 @@ import MigrationKitKeys
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let errors = scratch.folder.appendingPathComponent("stderr").path
+        FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         func coreLimit() -> [Substring]? {
@@ -173,7 +181,7 @@ import MigrationKitKeys
         let deadline = ContinuousClock.now + .seconds(30)
         while process.isRunning, name() != "grdb-notes", ContinuousClock.now < deadline { usleep(5_000) }
         while process.isRunning, coreLimit() != ["0", "0"], ContinuousClock.now < deadline { usleep(20_000) }
-        #expect(coreLimit() == ["0", "0"], "core files are not off while grdb-notes waits for its key: \(coreLimit() ?? [])")
+        #expect(coreLimit() == ["0", "0"], "core files are not off while grdb-notes waits for its key: \(coreLimit() ?? []) (running: \(process.isRunning), name: \(name() ?? "none"), stderr: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""))")
         try input.fileHandleForWriting.write(contentsOf: Data("hardened key\n".utf8))
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
