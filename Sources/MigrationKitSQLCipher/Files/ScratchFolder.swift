@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MigrationKitSecrets
 
 /// A private temporary folder (mode 0700) for scratch databases, removed when released,
 /// and also when a signal ends the process while it exists (`Interruption`): a `check`
@@ -19,6 +20,13 @@ package final class ScratchFolder: @unchecked Sendable {
             Interruption.forget(path)
             throw error
         }
+    }
+
+    /// A random raw key for the folder's databases: scratch copies of a schema (and of
+    /// the user's rows) are encrypted too, with a key nobody holds.
+    package static func randomKey() -> DatabaseKey {
+        var generator = SystemRandomNumberGenerator()
+        return DatabaseKey.rawKey((0..<DatabaseKey.rawKeyLength).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     deinit {

@@ -57,8 +57,7 @@ public struct RoundTripCheck: Sendable {
         let scratch = try ScratchFolder(purpose: "check")
         defer { withExtendedLifetime(scratch) {} }
         let folder = scratch.path
-        var generator = SystemRandomNumberGenerator()
-        let scratchKey = DatabaseKey.rawKey((0..<DatabaseKey.rawKeyLength).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let scratchKey = ScratchFolder.randomKey()
 
         var results = freshInstall(at: folder + "/fresh.db", key: scratchKey)
         results += roundTrips(in: folder, key: scratchKey)

@@ -53,8 +53,7 @@ public struct SchemaDrift: Sendable {
         }
         let scratch = try ScratchFolder(purpose: "diff")
         defer { withExtendedLifetime(scratch) {} }
-        var generator = SystemRandomNumberGenerator()
-        let key = DatabaseKey.rawKey((0..<DatabaseKey.rawKeyLength).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let key = ScratchFolder.randomKey()
         let expected = try SQLCipherWriter(path: scratch.path + "/expected.db", key: key)
         if let latest = applied.last { try runner.migrate(in: expected, upTo: latest) }
         let expectedObjects = try expected.read { try SchemaDump.objects(in: $0) }
