@@ -1,0 +1,62 @@
+/// What a migration writer needs to know of one schema: its objects in the order they
+/// were created (a view is made after the views it reads), each table's columns as
+/// SQLite sees them, and which tables hold rows.
+///
+/// Left out as `SchemaDump` leaves them out (SQLite's `sqlite_*` objects, migration
+/// bookkeeping), and also a virtual table's shadow tables (`notes_fts_data`, …): the
+/// virtual table makes them, so a migration never names them.
+package struct SchemaSnapshot: Sendable {
+    /// A column as `PRAGMA table_info` reports it (generated columns are not there:
+    /// they are never copied, only computed).
+    package struct Column: Sendable, Hashable {
+        package let name: String
+        package let declaredType: String
+        package let notNull: Bool
+        package let defaultValue: String?
+    }
+
+    /// The objects, in creation order.
+    package let objects: [SchemaDump.Object]
+    /// Columns by lower-cased table name (virtual tables left out).
+    package let columns: [String: [Column]]
+    /// Lower-cased names of the tables that hold at least one row.
+    package let tablesWithRows: Set<String>
+
+    package init(reading db: some SQLQuerying) throws {
+        var all: [SchemaDump.Object] = []
+        try db.forEachTextRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid", arguments: []) { row in
+            all.append(SchemaDump.Object(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3] ?? ""))
+        }
+        let virtualTables = all.filter { $0.type == "table" && TableDefinition(sql: $0.sql)?.isVirtual == true }.map { $0.name.lowercased() + "_" }
+        objects = all.filter { object in
+            let name = object.name.lowercased()
+            if name.hasPrefix("sqlite_") || SchemaDump.bookkeepingTables.contains(object.tableName.lowercased()) { return false }
+            let isShadow = object.type == "table" && TableDefinition(sql: object.sql)?.isVirtual == false
+                && virtualTables.contains { prefix in Self.shadowSuffixes.contains { name == prefix + $0 } }
+            return !isShadow
+        }
+        var columns: [String: [Column]] = [:]
+        var tablesWithRows: Set<String> = []
+        for table in objects where table.type == "table" && TableDefinition(sql: table.sql)?.isVirtual == false {
+            var list: [Column] = []
+            try db.forEachTextRow(sql: "PRAGMA main.table_info(\(quoteIdentifier(table.name)))", arguments: []) { row in
+                list.append(Column(name: row[1] ?? "", declaredType: row[2] ?? "", notNull: row[3] == "1", defaultValue: row[4]))
+            }
+            columns[table.name.lowercased()] = list
+            if try db.textColumn(sql: "SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(table.name)))").first == "1" {
+                tablesWithRows.insert(table.name.lowercased())
+            }
+        }
+        self.columns = columns
+        self.tablesWithRows = tablesWithRows
+    }
+
+    /// The tables FTS3/4, FTS5 and R*Tree keep beside a virtual table `v` (`v_data`, …),
+    /// as their modules' `xShadowName` accept them.
+    static let shadowSuffixes = ["content", "data", "idx", "docsize", "config", "segments", "segdir", "stat", "node", "parent", "rowid"]
+
+    /// The object of this kind and name (as SQLite compares names), if there is one.
+    package func object(_ type: String, _ name: String) -> SchemaDump.Object? {
+        objects.first { $0.type == type && $0.name.lowercased() == name.lowercased() }
+    }
+}

@@ -1,0 +1,115 @@
+/// A `CREATE TABLE` statement cut into the parts a migration writer reasons about: its
+/// name, the items between its parentheses (column definitions and table constraints,
+/// each with its source text), and the options after them (`WITHOUT ROWID`, `STRICT`).
+///
+/// Cut with the tokenizer, never with substrings, so a comma in a string literal, a
+/// `CHECK` expression or a quoted name never splits an item.
+package struct TableDefinition: Sendable {
+    /// One item between the parentheses.
+    package struct Item: Sendable {
+        /// Its source text, from its first token to its last (comments inside kept).
+        package let text: String
+        /// Its canonical text, for comparing two spellings of the same item.
+        package let canonical: String
+        /// The column's name, or nil for a table constraint (`PRIMARY KEY (…)`, …).
+        package let columnName: String?
+        /// Its tokens, trivia left out.
+        package let tokens: [SQLToken]
+
+        /// Whether any of its tokens is one of `keywords` (upper case).
+        package func has(anyOf keywords: [String]) -> Bool {
+            tokens.contains { token in keywords.contains { token.isWord($0) } }
+        }
+
+        /// Whether it names `name` (a column or table) anywhere, as SQLite compares names.
+        package func mentions(_ name: String) -> Bool {
+            tokens.contains { $0.nameValue.map { $0.lowercased() == name.lowercased() } ?? false }
+        }
+    }
+
+    /// `CREATE VIRTUAL TABLE … USING module(…)`: its arguments are the module's, not
+    /// columns, so nothing here is cut.
+    package let isVirtual: Bool
+    /// The column definitions and table constraints, in order; empty for a virtual
+    /// table or `CREATE TABLE … AS SELECT`.
+    package let items: [Item]
+    /// The canonical text after the closing parenthesis (`WITHOUT ROWID`, `STRICT`).
+    package let options: String
+
+    private let tokens: [SQLToken]
+    private let nameTokens: Range<Int>
+
+    /// Nil when `sql` is not a `CREATE [TEMP] [VIRTUAL] TABLE` statement.
+    package init?(sql: String) {
+        let tokens = SQLTokenizer.tokenize(sql)
+        let code = tokens.indices.filter { !tokens[$0].isTrivia }
+        var position = 0
+        func at(_ offset: Int) -> SQLToken? { position + offset < code.count ? tokens[code[position + offset]] : nil }
+        guard at(0)?.isWord("CREATE") == true else { return nil }
+        position += 1
+        if at(0)?.isWord("TEMP") == true || at(0)?.isWord("TEMPORARY") == true { position += 1 }
+        var isVirtual = false
+        if at(0)?.isWord("VIRTUAL") == true {
+            isVirtual = true
+            position += 1
+        }
+        guard at(0)?.isWord("TABLE") == true else { return nil }
+        position += 1
+        if at(0)?.isWord("IF") == true, at(1)?.isWord("NOT") == true, at(2)?.isWord("EXISTS") == true { position += 3 }
+        guard position < code.count else { return nil }
+        let nameStart = code[position]
+        if at(1)?.isSymbol(".") == true, position + 2 < code.count { position += 2 }
+        let nameEnd = code[position] + 1
+        position += 1
+        self.tokens = tokens
+        self.nameTokens = nameStart..<nameEnd
+        self.isVirtual = isVirtual
+        guard !isVirtual, at(0)?.isSymbol("(") == true else {
+            items = []
+            options = ""
+            return
+        }
+        var items: [Item] = []
+        var depth = 0
+        var itemStart = position + 1
+        var close = code.count
+        for index in (position + 1)..<code.count {
+            let token = tokens[code[index]]
+            if token.isSymbol("(") { depth += 1 }
+            if token.isSymbol(")") {
+                if depth == 0 {
+                    close = index
+                    items.append(Self.item(tokens, code[itemStart..<index]))
+                    break
+                }
+                depth -= 1
+            }
+            if depth == 0, token.isSymbol(",") {
+                items.append(Self.item(tokens, code[itemStart..<index]))
+                itemStart = index + 1
+            }
+        }
+        self.items = items
+        let rest = close + 1 < code.count ? tokens[code[close + 1]...].map(\.text).joined() : ""
+        options = SQLCanonicalText.canonical(rest)
+    }
+
+    /// The statement with its table's name replaced by `name` (quoted): the first step
+    /// of a rebuild creates the wanted table under a temporary name.
+    package func renamed(to name: String) -> String {
+        (tokens[..<nameTokens.lowerBound].map(\.text) + [quoteIdentifier(name)] + tokens[nameTokens.upperBound...].map(\.text)).joined()
+    }
+
+    private static let constraintWords = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"]
+
+    private static func item(_ tokens: [SQLToken], _ indices: ArraySlice<Int>) -> Item {
+        guard let first = indices.first, let last = indices.last else {
+            return Item(text: "", canonical: "", columnName: nil, tokens: [])
+        }
+        let text = tokens[first...last].map(\.text).joined()
+        let code = indices.map { tokens[$0] }
+        let head = code[0]
+        let isConstraint = head.kind == .word && constraintWords.contains { head.isWord($0) }
+        return Item(text: text, canonical: SQLCanonicalText.canonical(text), columnName: isConstraint ? nil : head.nameValue, tokens: code)
+    }
+}
