@@ -1,0 +1,164 @@
+import Foundation
+import MigrationKit
+
+/// The migration from a database's schema (or a migrations folder's) to a desired
+/// schema, proven before anyone sees it: `migrationkit diff --to`.
+///
+/// Everything runs on scratch databases in a private folder, encrypted with a random
+/// key and deleted afterwards; the user's database is only read.
+///
+/// 1. The desired schema's statements run on an empty database.
+/// 2. `SchemaMigration` writes the migration from the current schema to that one.
+/// 3. Changes that can lose rows are refused unless allowed.
+/// 4. On a scratch database with the current schema, the runner applies the migration
+///    (with its foreign-key handling and checks), and the result's canonical schema must
+///    equal the desired one; it rolls the migration back, and the schema must equal the
+///    current one again. Lint must find no error in it.
+public struct SchemaMigrationProof: Sendable {
+    /// Where the current schema comes from.
+    public enum Current {
+        /// The schema of this database (only read).
+        case database(SQLCipherWriter)
+        /// What these migrations make on an empty database.
+        case migrations(SQLCipherMigrationRunner)
+    }
+
+    /// A migration that passed every proof, with lint's warnings on it.
+    public struct Proven: Sendable {
+        public let migration: SchemaMigration
+        public let warnings: [LintFinding]
+    }
+
+    /// Why there is no migration to show.
+    public enum Refusal: Error, Sendable {
+        /// The desired schema's statements fail on an empty database (SQLite's words).
+        case desiredSchemaFails(String)
+        /// The migration would lose rows or values: one phrase per change.
+        case destructive([String])
+        /// The migration fails on a scratch copy of the current schema (its words).
+        case migrationFails(String)
+        /// Applied, the migration does not give the desired schema: what still differs
+        /// (`expected` is the desired schema's).
+        case notExpressed([SchemaDifference])
+        /// Rolled back, it does not give the current schema back (`expected` is the
+        /// current schema's).
+        case notReversed([SchemaDifference])
+        /// Lint finds errors in it.
+        case lintErrors([LintFinding])
+    }
+
+    /// The oldest SQLite the migration must run on, and lint's judgement of it.
+    public let lintContext: LintContext
+    /// Whether changes that can lose rows are allowed (`--allow-drop`).
+    public let allowsDestructiveChanges: Bool
+
+    public init(lintContext: LintContext = .linkedLibrary, allowsDestructiveChanges: Bool = false) {
+        self.lintContext = lintContext
+        self.allowsDestructiveChanges = allowsDestructiveChanges
+    }
+
+    /// The proven migration from `current` to the schema `desiredSQL` makes; an empty
+    /// one when they are the same schema.
+    public func migration(from current: Current, to desiredSQL: String) throws -> Proven {
+        let scratch = try ScratchFolder(purpose: "diff")
+        defer { withExtendedLifetime(scratch) {} }
+        let key = ScratchFolder.randomKey()
+
+        let desired = try SQLCipherWriter(path: scratch.path + "/desired.db", key: key)
+        do {
+            try desired.write { try $0.execute(sql: desiredSQL) }
+        } catch {
+            throw Refusal.desiredSchemaFails(SQLCipherDatabase.message(of: error))
+        }
+        let currentWriter: SQLCipherWriter
+        switch current {
+        case .database(let writer):
+            currentWriter = writer
+        case .migrations(var runner):
+            runner.observer = nil
+            currentWriter = try SQLCipherWriter(path: scratch.path + "/current.db", key: key)
+            try runner.migrate(in: currentWriter)
+        }
+        let desiredSnapshot = try desired.read { try SchemaSnapshot(reading: $0) }
+        let (currentSnapshot, migration) = try currentWriter.read { db in
+            let snapshot = try SchemaSnapshot(reading: db)
+            let migration = try SchemaMigration.between(current: snapshot, desired: desiredSnapshot, oldestSQLite: lintContext.sqliteVersion) { table, column in
+                try db.fetchInt(sql: "SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) IS NULL)") == 1
+            }
+            return (snapshot, migration)
+        }
+        guard !migration.isEmpty else { return Proven(migration: migration, warnings: []) }
+        if !allowsDestructiveChanges, !migration.destructiveChanges.isEmpty {
+            throw Refusal.destructive(migration.destructiveChanges)
+        }
+
+        // A copy of the current schema and a sample of its rows, without the ledger: the
+        // migration is its only step. Rows go in before the triggers exist, so none fires.
+        let proof = try SQLCipherWriter(path: scratch.path + "/proof.db", key: key)
+        try proof.writeWithoutTransaction { db in
+            try db.setForeignKeysEnabled(false)
+            defer { try? db.setForeignKeysEnabled(true) }
+            try db.execute(sql: "BEGIN")
+            for object in currentSnapshot.objects where object.type == "table" { try db.execute(sql: object.sql) }
+            try copySample(of: currentSnapshot, from: currentWriter, into: db)
+            for type in ["index", "view", "trigger"] {
+                for object in currentSnapshot.objects where object.type == type { try db.execute(sql: object.sql) }
+            }
+            try db.execute(sql: "COMMIT")
+        }
+        let folder = scratch.path + "/migrations"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try Data(migration.fileText.utf8).write(to: URL(fileURLWithPath: folder + "/0001_diff.sql"))
+        let files = try SQLMigrationDirectory(path: folder).load()
+        let runner = try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) })
+        let context = try proof.read { try LintContext.reading($0, for: files) }
+        let findings = MigrationLinter(context: context.judgedAgainst(minimum: lintContext.sqliteVersion)).lint(files)
+        let errors = findings.filter { $0.severity == .error }
+        if !errors.isEmpty { throw Refusal.lintErrors(errors) }
+
+        let currentSchema = try proof.read { try SchemaDump.objects(in: $0) }
+        let desiredSchema = try desired.read { try SchemaDump.objects(in: $0) }
+        do {
+            try runner.migrate(in: proof)
+        } catch {
+            throw Refusal.migrationFails(Self.words(of: error))
+        }
+        let expressed = SchemaDifference.between(expected: desiredSchema, actual: try proof.read { try SchemaDump.objects(in: $0) })
+        if !expressed.isEmpty { throw Refusal.notExpressed(expressed) }
+        do {
+            try runner.rollbackLastMigration(in: proof)
+        } catch {
+            throw Refusal.migrationFails(Self.words(of: error))
+        }
+        let reversed = SchemaDifference.between(expected: currentSchema, actual: try proof.read { try SchemaDump.objects(in: $0) })
+        if !reversed.isEmpty { throw Refusal.notReversed(reversed) }
+        return Proven(migration: migration, warnings: findings)
+    }
+
+    /// How many rows of each table the proof copies: enough to meet the NULLs, the
+    /// duplicates and the foreign keys a migration trips over, few enough that a large
+    /// database is proven in moments.
+    public static let sampleRowsPerTable = 1000
+
+    /// The first rows of every ordinary table (virtual tables fill themselves from their
+    /// content tables), their stored columns only.
+    private func copySample(of snapshot: SchemaSnapshot, from source: SQLCipherWriter, into target: SQLCipherDatabase) throws {
+        for (table, columns) in snapshot.columns where !columns.isEmpty {
+            let names = columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+            let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+            let rows = try source.read { try $0.fetchAll(sql: "SELECT \(names) FROM main.\(quoteIdentifier(table)) LIMIT \(Self.sampleRowsPerTable)") }
+            for row in rows {
+                try target.execute(sql: "INSERT INTO main.\(quoteIdentifier(table)) (\(names)) VALUES (\(placeholders))", arguments: row.values)
+            }
+        }
+    }
+
+    /// SQLite's words for a failed step, without the scratch folder's path.
+    private static func words(of error: any Error) -> String {
+        if let failure = error as? MigrationStepError {
+            let line = failure.line.map { "line \($0) of the migration: " } ?? ""
+            return (failure.phase == .rollback ? "rolling back, " : "") + line + SQLCipherDatabase.message(of: failure.underlying)
+        }
+        return SQLCipherDatabase.message(of: error)
+    }
+}

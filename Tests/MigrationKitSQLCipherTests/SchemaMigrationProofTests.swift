@@ -1,0 +1,194 @@
+import Foundation
+import MigrationKit
+import MigrationKitTestSupport
+@testable import MigrationKitSQLCipher
+import Testing
+
+/// `SchemaMigration` written and proven by `SchemaMigrationProof` on real encrypted
+/// databases with rows, then applied the way a user applies it: as the next migration
+/// file, by the runner, with every row counted before and after.
+@Suite struct SchemaMigrationProofTests {
+    /// One change an app makes to its schema.
+    struct Case: CustomTestStringConvertible, Sendable {
+        let name: String
+        /// The first migration: the schema the database has.
+        let current: String
+        /// Rows put in before the change.
+        let rows: String
+        /// The schema the app wants.
+        let desired: String
+        /// The oldest SQLite that runs `desired` (STRICT, generated columns, FTS5).
+        var needs = 3_000_000
+        /// Statements the written migration must hold (words of them).
+        var writes: [String] = []
+        /// Statements it must not hold.
+        var never: [String] = []
+        /// A query, and its answer after the migration.
+        var afterwards: (sql: String, answer: String)? = nil
+
+        var testDescription: String { name }
+    }
+
+    static let hasFTS5 = SQLCipherLibrary.compileOptions.contains("ENABLE_FTS5")
+
+    static let cases: [Case] = [
+        Case(name: "a foreign key gains ON DELETE CASCADE",
+             current: "CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE child (id INTEGER PRIMARY KEY, parentId INTEGER REFERENCES parent(id)); CREATE INDEX child_parentId ON child(parentId);",
+             rows: "INSERT INTO parent VALUES (1, 'a'), (2, 'b'); INSERT INTO child VALUES (10, 1), (11, 1), (12, 2);",
+             desired: "CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE child (id INTEGER PRIMARY KEY, parentId INTEGER REFERENCES parent(id) ON DELETE CASCADE); CREATE INDEX child_parentId ON child(parentId);",
+             writes: ["CREATE TABLE \"child_migrationkit_new\"", "INSERT INTO \"child_migrationkit_new\"", "CREATE INDEX child_parentId"],
+             never: ["DROP TABLE \"parent\""],
+             afterwards: ("PRAGMA foreign_keys = ON; DELETE FROM parent WHERE id = 1; SELECT count(*) FROM child;", "1")),
+        Case(name: "a parent table rebuilt keeps its children's rows",
+             current: "CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE child (id INTEGER PRIMARY KEY, parentId INTEGER REFERENCES parent(id) ON DELETE CASCADE);",
+             rows: "INSERT INTO parent VALUES (1, NULL), (2, 'b'); INSERT INTO child VALUES (10, 1), (11, 2);",
+             desired: "CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT 'unnamed'); CREATE TABLE child (id INTEGER PRIMARY KEY, parentId INTEGER REFERENCES parent(id) ON DELETE CASCADE);",
+             writes: ["COALESCE(\"name\", 'unnamed')"],
+             afterwards: ("SELECT group_concat(name) FROM (SELECT name FROM parent ORDER BY id);", "unnamed,b")),
+        Case(name: "a column added at the end",
+             current: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);",
+             rows: "INSERT INTO notes (body) VALUES ('x'), ('y');",
+             desired: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, pinned INTEGER NOT NULL DEFAULT 0);",
+             writes: ["ALTER TABLE \"notes\" ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"],
+             never: ["notes_migrationkit_new\" (id"],
+             afterwards: ("SELECT sum(pinned) FROM notes;", "0")),
+        Case(name: "a view over a rebuilt table",
+             current: "CREATE TABLE items (id INTEGER PRIMARY KEY, price REAL); CREATE VIEW cheap AS SELECT id FROM items WHERE price < 10;",
+             rows: "INSERT INTO items VALUES (1, 5), (2, 50);",
+             desired: "CREATE TABLE items (id INTEGER PRIMARY KEY, price REAL CHECK (price >= 0)); CREATE VIEW cheap AS SELECT id FROM items WHERE price < 10;",
+             writes: ["DROP VIEW \"cheap\"", "CREATE VIEW cheap"],
+             afterwards: ("SELECT count(*) FROM cheap;", "1")),
+        Case(name: "a WITHOUT ROWID table",
+             current: "CREATE TABLE kv (k TEXT PRIMARY KEY, v BLOB);",
+             rows: "INSERT INTO kv VALUES ('a', x'01'), ('b', x'02');",
+             desired: "CREATE TABLE kv (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID;",
+             writes: ["WITHOUT ROWID"],
+             afterwards: ("SELECT hex(v) FROM kv WHERE k = 'b';", "02")),
+        Case(name: "a STRICT table",
+             current: "CREATE TABLE counts (id INTEGER PRIMARY KEY, n INTEGER);",
+             rows: "INSERT INTO counts VALUES (1, 3), (2, 4);",
+             desired: "CREATE TABLE counts (id INTEGER PRIMARY KEY, n INTEGER) STRICT;",
+             needs: 3_037_000, writes: ["STRICT"],
+             afterwards: ("SELECT sum(n) FROM counts;", "7")),
+        Case(name: "a generated column",
+             current: "CREATE TABLE lines (id INTEGER PRIMARY KEY, price REAL NOT NULL, qty INTEGER NOT NULL);",
+             rows: "INSERT INTO lines VALUES (1, 2.5, 4), (2, 1.0, 3);",
+             desired: "CREATE TABLE lines (id INTEGER PRIMARY KEY, price REAL NOT NULL, qty INTEGER NOT NULL, total REAL GENERATED ALWAYS AS (price * qty) VIRTUAL);",
+             needs: 3_031_000, writes: ["GENERATED ALWAYS"],
+             afterwards: ("SELECT sum(total) FROM lines;", "13.0")),
+        Case(name: "full-text search with its triggers",
+             current: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);",
+             rows: "INSERT INTO notes VALUES (1, 'apple pie'), (2, 'pear tart');",
+             desired: hasFTS5 ? """
+                CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+                CREATE VIRTUAL TABLE notes_fts USING fts5(body, content='notes', content_rowid='id');
+                CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN INSERT INTO notes_fts(rowid, body) VALUES (new.id, new.body); END;
+                CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN INSERT INTO notes_fts(notes_fts, rowid, body) VALUES ('delete', old.id, old.body); END;
+                """ : """
+                CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+                CREATE VIRTUAL TABLE notes_fts USING fts4(content="notes", body);
+                CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN INSERT INTO notes_fts(docid, body) VALUES (new.id, new.body); END;
+                CREATE TRIGGER notes_bd BEFORE DELETE ON notes BEGIN DELETE FROM notes_fts WHERE docid = old.id; END;
+                """,
+             writes: ["INSERT INTO \"notes_fts\"(\"notes_fts\") VALUES ('rebuild')", "CREATE TRIGGER notes_ai"],
+             never: ["notes_fts_data", "notes_fts_content"],
+             afterwards: ("INSERT INTO notes VALUES (3, 'apple crumble'); SELECT count(*) FROM notes_fts WHERE notes_fts MATCH 'apple';", "2")),
+    ]
+
+    /// Each change: written, proven, then applied with rows as the next migration file;
+    /// every row is still there, the schema is the desired one, and the down section
+    /// takes it back.
+    @Test(arguments: cases) func aWrittenMigrationKeepsEveryRow(_ change: Case) throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.path("migrations")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try "-- migrate:up\n\(change.current)\n".write(toFile: folder + "/0001_init.sql", atomically: true, encoding: .utf8)
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        try Self.runner(folder).migrate(in: writer)
+        try writer.write { try $0.execute(sql: change.rows) }
+        let tables = try writer.read { try $0.userTableNames() }.filter { !$0.hasPrefix("grdb_") && !$0.hasPrefix("migrationkit_") }
+        let countsBefore = try Self.rowCounts(tables, in: writer)
+        let fileBefore = try Data(contentsOf: URL(fileURLWithPath: writer.path))
+
+        let proof = SchemaMigrationProof()
+        guard SQLCipherLibrary.sqliteVersionNumber >= change.needs else {
+            // An older SQLite cannot make the desired schema: said so, nothing written.
+            #expect { try proof.migration(from: .database(writer), to: change.desired) } throws: { error in
+                if case .desiredSchemaFails = error as? SchemaMigrationProof.Refusal { return true }
+                return false
+            }
+            return
+        }
+        let migration = try proof.migration(from: .database(writer), to: change.desired).migration
+        #expect(try Data(contentsOf: URL(fileURLWithPath: writer.path)) == fileBefore, "writing the migration changed the database")
+        let text = migration.fileText
+        for words in change.writes { #expect(text.contains(words), "\(words) missing from:\n\(text)") }
+        for words in change.never { #expect(!text.contains(words), "\(words) in:\n\(text)") }
+
+        try text.write(toFile: folder + "/0002_change.sql", atomically: true, encoding: .utf8)
+        try Self.runner(folder).migrate(in: writer)
+        #expect(try Self.rowCounts(tables, in: writer) == countsBefore)
+        let desired = try SQLCipherWriter(path: directory.path("desired.db"), key: .testPassphrase)
+        try desired.write { try $0.execute(sql: change.desired) }
+        let left = try desired.read { wanted in try writer.read { made in try SchemaDifference.between(expected: wanted, actual: made) } }
+        #expect(left.isEmpty, "\(left.map(\.summary))")
+        if let afterwards = change.afterwards {
+            // Every statement but the last runs; the last is the question, read as text.
+            let answer = try writer.writeWithoutTransaction { db -> String? in
+                var statements = afterwards.sql.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let question = statements.removeLast()
+                for statement in statements { try db.execute(sql: statement) }
+                return try db.fetchString(sql: "SELECT CAST((\(question)) AS TEXT)")
+            }
+            #expect(answer == afterwards.answer)
+        }
+    }
+
+    /// Dropping a table or a column, or making a column NOT NULL without a default on a
+    /// table with rows, is refused with each change named, unless allowed.
+    @Test func changesThatLoseDataAreRefusedUnlessAllowed() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        try writer.write {
+            try $0.execute(sql: """
+                CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, color TEXT);
+                CREATE TABLE old_tags (id INTEGER PRIMARY KEY);
+                INSERT INTO notes VALUES (1, NULL, 'red');
+                """)
+        }
+        let desired = "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);"
+        #expect { try SchemaMigrationProof().migration(from: .database(writer), to: desired) } throws: { error in
+            guard case .destructive(let changes) = error as? SchemaMigrationProof.Refusal else { return false }
+            return changes == [
+                "drops table old_tags",
+                "drops column notes.color",
+                "makes column notes.body NOT NULL without a default, which fails on its rows that hold NULL",
+            ]
+        }
+        // Allowed, the NOT NULL still fails on the row that holds NULL, in the proof's
+        // sample of the rows: never shown.
+        #expect { try SchemaMigrationProof(allowsDestructiveChanges: true).migration(from: .database(writer), to: desired) } throws: { error in
+            if case .migrationFails = error as? SchemaMigrationProof.Refusal { return true }
+            return false
+        }
+    }
+
+    /// The same schema spelled another way needs no migration.
+    @Test func theSameSchemaRespelledNeedsNoMigration() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        try writer.write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX notes_body ON notes(body);") }
+        let proven = try SchemaMigrationProof().migration(from: .database(writer), to: "create table \"notes\" ( id integer primary key , body text ) ; create index NOTES_BODY on notes ( body ) ;")
+        #expect(proven.migration.isEmpty)
+    }
+
+    static func runner(_ folder: String) throws -> SQLCipherMigrationRunner {
+        try SQLCipherMigrationRunner(steps: SQLMigrationDirectory(path: folder).load().map { SQLCipherMigrationStep(file: $0) })
+    }
+
+    static func rowCounts(_ tables: [String], in writer: SQLCipherWriter) throws -> [String: Int] {
+        try writer.read { db in
+            try Dictionary(uniqueKeysWithValues: tables.map { ($0, try db.fetchInt(sql: "SELECT count(*) FROM \"\($0)\"") ?? -1) })
+        }
+    }
+}
