@@ -4,20 +4,51 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-/// `diff`: drift. Compares the database's schema with what its applied migrations make
-/// on an empty scratch database, for deploy scripts and CI: exit 0 when they agree,
-/// exit 3 with each difference when not. Reads the database only.
+/// `diff`, two jobs on one comparison of canonical schemas:
+/// - drift (no `--to`): the database's schema against what its applied migrations make,
+///   for deploy scripts and CI: exit 0 when they agree, 3 with each difference when not;
+/// - `--to schema.sql`: the migration from the current schema (the database's, or the
+///   migrations folder's) to the one the file makes, proven on scratch copies first
+///   (`SchemaMigrationProof`), printed or written as the next migration file.
+/// Reads the database only.
 struct DiffCommand: UsesProjectConnection, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "diff",
-        abstract: "Compare the database's schema with what its applied migrations make (drift): exit 0 when they agree, 3 when not.",
-        discussion: "The applied migrations run on an empty scratch database (encrypted with a random key, deleted afterwards); the database itself is only read. Objects are compared in their canonical SQL (as schema-dump prints it), so spelling and spacing never count.")
+        abstract: "Compare the database's schema with what its applied migrations make (drift: exit 0 when they agree, 3 when not), or write the migration to the schema a file makes (--to).",
+        discussion: "Everything runs on scratch databases (encrypted with a random key, deleted afterwards); the database itself is only read. Objects are compared in their canonical SQL (as schema-dump prints it), so spelling and spacing never count. With --to, the migration is applied and rolled back on a scratch copy of the current schema, and shown only if it gives the wanted schema and then the current one back.")
 
     @OptionGroup var connection: ConnectionOptions
+    @Option(name: .customLong("to"), help: ArgumentHelp("A file of CREATE statements (as schema-dump prints them): write the migration from the current schema to the one it makes. The current schema is --db-path's, or without one what the migrations folder makes.", valueName: "schema.sql"))
+    var desiredSchemaFile: String?
+    @Option(name: .customLong("write"), help: ArgumentHelp("With --to: write the migration as the folder's next migration file, named as `new` names it.", valueName: "name"))
+    var writeName: String?
+    @Flag(name: .customLong("allow-drop"), help: "With --to: allow changes that lose rows or values (dropping a table or column, narrowing a type, a NOT NULL column without a default on a table with rows).")
+    var allowDrop = false
+    @OptionGroup var minimum: MinimumSQLiteOptions
     @OptionGroup var output: OutputOptions
+
+    /// With --to, the project's database only when --db-path asks for it: the folder's
+    /// schema needs no key.
+    mutating func applyProjectSettings() throws -> ProjectSettings {
+        let askedForDatabase = connection.dbPath != nil
+        var noBackup: BackupOptions? = nil
+        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup)
+        if desiredSchemaFile != nil, !askedForDatabase { connection.dbPath = nil }
+        return settings
+    }
+
+    func validate() throws {
+        if desiredSchemaFile == nil, writeName != nil { throw ValidationError("--write writes the migration that --to asks for; give --to schema.sql.") }
+        if desiredSchemaFile == nil, allowDrop { throw ValidationError("--allow-drop is for the migration that --to writes; give --to schema.sql.") }
+        if desiredSchemaFile == nil, minimum.minimum != nil { throw ValidationError("--min-sqlite judges the migration that --to writes; give --to schema.sql.") }
+        if let writeName, MigrationNumbering.slug(writeName).isEmpty {
+            throw ValidationError("--write needs a name with at least one letter or digit, e.g. `add_genre`.")
+        }
+    }
 
     func run() throws {
         let reporter = Reporter(output)
+        if let desiredSchemaFile { return try writeMigration(to: desiredSchemaFile, reporter: reporter) }
         let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
         let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
         let report: SchemaDrift.Report

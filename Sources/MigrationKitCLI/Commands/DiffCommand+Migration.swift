@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitCommands
+import MigrationKitSQLCipher
+
+/// `diff --to`: the migration to the schema a file makes.
+extension DiffCommand {
+    func writeMigration(to schemaFile: String, reporter: Reporter) throws {
+        let desiredSQL = try Self.readSchemaFile(schemaFile)
+        let current: SchemaMigrationProof.Current
+        let currentName: String
+        if connection.dbPath != nil {
+            // Not announced when the migration itself is the output: `> 0007_x.sql` must
+            // hold nothing else.
+            let writer = try CommandSupport.openWriter(connection, access: .inspect, announcing: writeName != nil, reporter: reporter)
+            current = .database(writer)
+            currentName = writer.path
+        } else {
+            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
+            current = .migrations(try CommandSupport.runner(connection.migrations, reporter: reporter))
+            currentName = "what \(connection.migrations.directory) makes"
+        }
+        let proof = SchemaMigrationProof(lintContext: minimum.applied(to: .linkedLibrary), allowsDestructiveChanges: allowDrop)
+        let proven: SchemaMigrationProof.Proven
+        do {
+            proven = try proof.migration(from: current, to: desiredSQL)
+        } catch let refusal as SchemaMigrationProof.Refusal {
+            throw Self.error(for: refusal, schemaFile: schemaFile, current: currentName)
+        }
+        try Interruption.check()
+        let migration = proven.migration
+        for finding in proven.warnings {
+            reporter.warning("the migration's line \(finding.line): \(finding.rule): \(finding.message) (\(finding.fix))")
+        }
+        guard !migration.isEmpty else {
+            reporter.line("No difference: the schema is what \(schemaFile) makes.")
+            return try reporter.document(DiffMigrationDocument(database: connection.dbPath, to: schemaFile, migration: migration, files: nil))
+        }
+        var created: NextMigrationFile.Created?
+        if let writeName {
+            let up = migration.up.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
+            let down = migration.down.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
+            created = try NextMigrationFile.write(named: writeName, in: connection.migrations.directory, up: up, down: down)
+            reporter.line("Created \(created!.files.joined(separator: " and ")): the migration from \(currentName) to what \(schemaFile) makes, applied and rolled back on a scratch copy.")
+        } else {
+            // The file itself, so `diff --to schema.sql > 0007_x.sql` is a migration.
+            reporter.line(String(migration.fileText.dropLast()))
+        }
+        for change in migration.destructiveChanges { reporter.warning("the migration \(change) (--allow-drop)") }
+        try reporter.document(DiffMigrationDocument(database: connection.dbPath, to: schemaFile, migration: migration, files: created?.files))
+    }
+
+    /// The schema file's text; a file that cannot be read is named with what to do.
+    private static func readSchemaFile(_ path: String) throws -> String {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIError(.fileError, "--to \(path) cannot be read (\(FileManager.default.fileExists(atPath: path) ? "permission denied, or not a file" : "no such file")); give a file of CREATE statements, such as schema-dump prints.")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CLIError(.fileError, "--to \(path) is not UTF-8 text; give a file of CREATE statements, such as schema-dump prints.")
+        }
+        return text
+    }
+
+    private static func error(for refusal: SchemaMigrationProof.Refusal, schemaFile: String, current: String) -> CLIError {
+        let nothing = "nothing was written"
+        switch refusal {
+        case .desiredSchemaFails(let message):
+            return CLIError(.fileError, "--to \(schemaFile) does not run on an empty database with SQLite \(SQLCipherLibrary.sqliteVersion): \(message); fix the file (it should hold the CREATE statements of the schema you want).")
+        case .destructive(let changes):
+            return CLIError(.refused, "The migration from \(current) to what \(schemaFile) makes would lose data: it \(changes.joined(separator: "; it ")). Nothing was written; give --allow-drop if that is what you want (a rename is a drop and an add: write it by hand).")
+        case .migrationFails(let message):
+            return CLIError(.refused, "The migration diff wrote from \(current) to what \(schemaFile) makes fails on a scratch copy (\(message)), so \(nothing); write this change by hand.")
+        case .notExpressed(let differences):
+            let list = differences.map { "\($0.type) \($0.name)" }.joined(separator: ", ")
+            return CLIError(.refused, "diff cannot express the change from \(current) to what \(schemaFile) makes: applied on a scratch copy, its migration still leaves \(list) different, so \(nothing); write this change by hand.")
+        case .notReversed(let differences):
+            let list = differences.map { "\($0.type) \($0.name)" }.joined(separator: ", ")
+            return CLIError(.refused, "diff cannot write the way back from what \(schemaFile) makes to \(current): rolled back on a scratch copy, its migration leaves \(list) different, so \(nothing); write this change by hand.")
+        case .lintErrors(let findings):
+            let list = findings.map { "line \($0.line): \($0.rule): \($0.message)" }.joined(separator: "; ")
+            return CLIError(.migrationFailed, "lint finds errors in the migration diff wrote from \(current) to what \(schemaFile) makes (\(list)), so \(nothing); write this change by hand, or give an older --min-sqlite only if the app never runs on it.")
+        }
+    }
+}
+
+/// What `diff --to --json` prints.
+struct DiffMigrationDocument: Encodable {
+    @AlwaysPresent var database: String?
+    let to: String
+    /// The statements of the migration's up section, in order (empty: no difference).
+    let up: [String]
+    /// Its down section.
+    let down: [String]
+    /// The changes that lose rows or values (allowed by --allow-drop).
+    let destructive: [String]
+    /// The files --write created, or null.
+    @AlwaysPresent var files: [String]?
+
+    init(database: String?, to: String, migration: SchemaMigration, files: [String]?) {
+        self.database = database
+        self.to = to
+        up = migration.up
+        down = migration.down
+        destructive = migration.destructiveChanges
+        self.files = files
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+/// `migrationkit diff --to schema.sql`: the migration to the schema a file makes,
+/// through the built binary, on an encrypted database with rows that the `sqlcipher`
+/// shell counts before and after.
+@Suite struct DiffToCommandTests {
+    /// The bookshelf's schema, reshaped: a column added at the end (ALTER TABLE), a
+    /// foreign key that gains ON DELETE CASCADE (a rebuild), a new index.
+    static let reshaped = """
+        CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL, nickname TEXT);
+        CREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id) ON DELETE CASCADE, title TEXT NOT NULL);
+        CREATE INDEX books_authorId ON books(authorId);
+        CREATE INDEX books_title ON books(title);
+        """
+
+    func bookshelf() throws -> Workspace {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        try shell(workspace, "INSERT INTO authors VALUES (1, 'Le Guin'), (2, 'Lem'); INSERT INTO books VALUES (1, 1, 'Earthsea'), (2, 1, 'Lathe'), (3, 2, 'Solaris');")
+        try workspace.write("schema.sql", Self.reshaped)
+        return workspace
+    }
+
+    @discardableResult
+    func shell(_ workspace: Workspace, _ sql: String) throws -> String {
+        let result = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, sql)
+        #expect(result.status == 0, "\(result.output)")
+        return result.stdout
+    }
+
+    func counts(_ workspace: Workspace) throws -> String {
+        try shell(workspace, "SELECT (SELECT count(*) FROM authors) || ' ' || (SELECT count(*) FROM books);")
+    }
+
+    /// Printed, it is a migration file and nothing else; written with --write, `migrate`
+    /// applies it with every row kept; then there is no difference, no drift, and
+    /// `check`'s round trips pass.
+    @Test func theMigrationIsPrintedWrittenAndApplied() throws {
+        let workspace = try bookshelf()
+        let before = workspace.bytes(workspace.database)
+        let printed = try workspace.run("diff", ["--to", workspace.path("schema.sql")])
+        #expect(printed.status == 0, "\(printed.output)")
+        #expect(printed.stdout.hasPrefix("-- migrate:up\n"), "\(printed.stdout)")
+        #expect(printed.stdout.contains("ALTER TABLE \"authors\" ADD COLUMN nickname TEXT;"), "\(printed.stdout)")
+        #expect(printed.stdout.contains("INSERT INTO \"books_migrationkit_new\" (\"id\", \"authorId\", \"title\") SELECT \"id\", \"authorId\", \"title\" FROM \"books\";"), "\(printed.stdout)")
+        #expect(printed.stdout.contains("\n-- migrate:down\n"), "\(printed.stdout)")
+        #expect(printed.stderr.isEmpty, "\(printed.stderr)")
+        #expect(workspace.bytes(workspace.database) == before, "diff changed the database")
+        #expect(!printed.output.contains(workspace.passphrase))
+
+        let written = try workspace.run("diff", ["--to", workspace.path("schema.sql"), "--write", "reshape"])
+        #expect(written.status == 0, "\(written.output)")
+        let file = workspace.migrations + "/0003_reshape.sql"
+        #expect(written.stdout.contains("Created \(file)"), "\(written.stdout)")
+        // The file `new` would make, holding what diff printed.
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == printed.stdout + "\n")
+        #expect(workspace.bytes(workspace.database) == before)
+
+        #expect(try counts(workspace) == "2 3\n")
+        let migrate = try workspace.run("migrate", ["--no-backup"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        #expect(try counts(workspace) == "2 3\n")
+        // The new foreign key acts: deleting an author takes their books.
+        #expect(try shell(workspace, "PRAGMA foreign_keys = ON; DELETE FROM authors WHERE id = 1; SELECT count(*) FROM books;") == "1\n")
+
+        let again = try workspace.run("diff", ["--to", workspace.path("schema.sql")])
+        #expect(again.status == 0 && again.stdout.contains("No difference: the schema is what"), "\(again.output)")
+        #expect(try workspace.run("diff").status == 0)
+        let check = try Binary.run(["check", "--migrations", workspace.migrations])
+        #expect(check.status == 0, "\(check.output)")
+    }
+
+    /// Without --db-path the current schema is what the migrations folder makes: no
+    /// database, no key.
+    @Test func withoutADatabaseTheFolderIsTheCurrentSchema() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.write("schema.sql", Self.reshaped)
+        var environment = Binary.environment()
+        environment["MIGRATIONKIT_PASSWORD"] = nil
+        let diff = try Binary.run(["diff", "--to", workspace.path("schema.sql"), "--migrations", workspace.migrations], environment: environment)
+        #expect(diff.status == 0, "\(diff.output)")
+        #expect(diff.stdout.contains("CREATE INDEX books_title ON books(title);"), "\(diff.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.database))
+    }
+
+    /// Dropping a table is named and refused (exit 7) with nothing written, unless
+    /// --allow-drop; then each drop is a warning.
+    @Test func aDropIsRefusedUnlessAllowed() throws {
+        let workspace = try bookshelf()
+        try workspace.write("smaller.sql", "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n")
+        let before = workspace.bytes(workspace.database)
+        let files = try FileManager.default.contentsOfDirectory(atPath: workspace.migrations).sorted()
+        let refused = try workspace.run("diff", ["--to", workspace.path("smaller.sql"), "--write", "smaller"])
+        #expect(refused.status == 7, "\(refused.output)")
+        #expect(refused.stderr.contains("would lose data: it drops table books. Nothing was written; give --allow-drop"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.migrations).sorted() == files)
+        #expect(workspace.bytes(workspace.database) == before)
+
+        let allowed = try workspace.run("diff", ["--to", workspace.path("smaller.sql"), "--allow-drop"])
+        #expect(allowed.status == 0, "\(allowed.output)")
+        #expect(allowed.stdout.contains("DROP TABLE \"books\";"), "\(allowed.stdout)")
+        #expect(allowed.stderr.contains("warning: the migration drops table books (--allow-drop)"), "\(allowed.stderr)")
+    }
+
+    /// A schema file that does not run, or is not there, is named (exit 9).
+    @Test func aBadSchemaFileIsNamed() throws {
+        let workspace = try bookshelf()
+        try workspace.write("broken.sql", "CREATE TABLE authors (id INTEGER PRIMARY KEY,);\n")
+        let broken = try workspace.run("diff", ["--to", workspace.path("broken.sql")])
+        #expect(broken.status == 9, "\(broken.output)")
+        #expect(broken.stderr.contains("--to \(workspace.path("broken.sql")) does not run on an empty database"), "\(broken.stderr)")
+        let missing = try workspace.run("diff", ["--to", workspace.path("nowhere.sql")])
+        #expect(missing.status == 9, "\(missing.output)")
+        #expect(missing.stderr.contains("cannot be read (no such file)"), "\(missing.stderr)")
+        let writeAlone = try workspace.run("diff", ["--write", "x"])
+        #expect(writeAlone.status == 64, "\(writeAlone.output)")
+    }
+
+    /// --json: the statements of both sections, the destructive changes, the files.
+    @Test func theJSONDocumentHoldsBothSections() throws {
+        let workspace = try bookshelf()
+        let json = try workspace.run("diff", ["--to", workspace.path("schema.sql"), "--json"])
+        #expect(json.status == 0, "\(json.output)")
+        let document = try decodeJSON(json.stdout)
+        #expect(Set(document.keys) == ["database", "to", "up", "down", "destructive", "files"])
+        let up = try #require(document["up"] as? [String])
+        #expect(up.first == "ALTER TABLE \"authors\" ADD COLUMN nickname TEXT", "\(up)")
+        #expect((document["down"] as? [String])?.isEmpty == false)
+        #expect(document["destructive"] as? [String] == [])
+        #expect(document["files"] is NSNull)
+    }
+}
