@@ -21,15 +21,18 @@ import Testing
         var needs = 3_000_000
         /// Statements the written migration must hold (words of them).
         var writes: [String] = []
-        /// Statements it must not hold.
+        /// Statements its up section must not hold.
         var never: [String] = []
         /// A query, and its answer after the migration.
         var afterwards: (sql: String, answer: String)? = nil
+        /// Tables the desired schema renames: old name → new.
+        var renamedTables: [String: String] = [:]
 
         var testDescription: String { name }
     }
 
     static let hasFTS5 = SQLCipherLibrary.compileOptions.contains("ENABLE_FTS5")
+    static let hasRenameColumn = SQLCipherLibrary.sqliteVersionNumber >= 3_025_000
 
     static let cases: [Case] = [
         Case(name: "a foreign key gains ON DELETE CASCADE",
@@ -93,6 +96,23 @@ import Testing
              writes: ["INSERT INTO \"notes_fts\"(\"notes_fts\") VALUES ('rebuild')", "CREATE TRIGGER notes_ai"],
              never: ["notes_fts_data", "notes_fts_content"],
              afterwards: ("INSERT INTO notes VALUES (3, 'apple crumble'); SELECT count(*) FROM notes_fts WHERE notes_fts MATCH 'apple';", "2")),
+        Case(name: "a column renamed, as the desired schema declares",
+             current: "CREATE TABLE people (id INTEGER PRIMARY KEY, fullname TEXT NOT NULL); CREATE INDEX people_fullname ON people(fullname);",
+             rows: "INSERT INTO people VALUES (1, 'Ada'), (2, 'Grace');",
+             desired: "CREATE TABLE people (\n  id INTEGER PRIMARY KEY,\n  name TEXT NOT NULL -- @renamed from=fullname\n);\nCREATE INDEX people_fullname ON people(name);",
+             // Without RENAME COLUMN (SQLite 3.15), a rebuild copies the old column into the new.
+             writes: hasRenameColumn ? ["ALTER TABLE \"people\" RENAME COLUMN \"fullname\" TO \"name\""]
+                 : ["INSERT INTO \"people_migrationkit_new\" (\"id\", \"name\") SELECT \"id\", \"fullname\" FROM \"people\""],
+             never: ["DROP INDEX", "ADD COLUMN"] + (hasRenameColumn ? ["people_migrationkit_new"] : []),
+             afterwards: ("SELECT group_concat(name) FROM (SELECT name FROM people ORDER BY id);", "Ada,Grace")),
+        Case(name: "a table and one of its columns renamed, with its index and a child's foreign key",
+             current: "CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT); CREATE INDEX author_name ON author(name); CREATE TABLE book (id INTEGER PRIMARY KEY, authorId INTEGER REFERENCES author(id));",
+             rows: "INSERT INTO author VALUES (1, 'Lem'); INSERT INTO book VALUES (1, 1), (2, 1);",
+             desired: "CREATE TABLE writer ( -- @renamed from=author\n  id INTEGER PRIMARY KEY,\n  fullname TEXT -- @renamed from=name\n);\nCREATE INDEX author_name ON writer(fullname);\nCREATE TABLE book (id INTEGER PRIMARY KEY, authorId INTEGER REFERENCES writer(id));",
+             writes: ["ALTER TABLE \"author\" RENAME TO \"writer\"", "CREATE TABLE \"book_migrationkit_new\""],
+             never: ["DROP TABLE \"author\"", "DROP INDEX"] + (hasRenameColumn ? ["writer_migrationkit_new"] : []),
+             afterwards: ("SELECT group_concat(fullname) FROM book JOIN writer ON writer.id = book.authorId;", "Lem,Lem"),
+             renamedTables: ["author": "writer"]),
     ]
 
     /// Each change: written, proven, then applied with rows as the next migration file;
@@ -123,11 +143,17 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: writer.path)) == fileBefore, "writing the migration changed the database")
         let text = migration.fileText
         for words in change.writes { #expect(text.contains(words), "\(words) missing from:\n\(text)") }
-        for words in change.never { #expect(!text.contains(words), "\(words) in:\n\(text)") }
+        // What the up section must not do (the down one may need a rebuild where
+        // SQLite has no DROP COLUMN).
+        let up = migration.up.joined(separator: ";\n")
+        for words in change.never { #expect(!up.contains(words), "\(words) in:\n\(text)") }
 
         try text.write(toFile: folder + "/0002_change.sql", atomically: true, encoding: .utf8)
         try Self.runner(folder).migrate(in: writer)
-        #expect(try Self.rowCounts(tables, in: writer) == countsBefore)
+        let renamedCounts = Dictionary(uniqueKeysWithValues: countsBefore.map { (change.renamedTables[$0.key] ?? $0.key, $0.value) })
+        #expect(try Self.rowCounts(tables.map { change.renamedTables[$0] ?? $0 }, in: writer) == renamedCounts)
+        // Applied, the same schema file asks for nothing more (a rename comment included).
+        #expect(try proof.migration(from: .database(writer), to: change.desired).migration.isEmpty)
         let desired = try SQLCipherWriter(path: directory.path("desired.db"), key: .testPassphrase)
         try desired.write { try $0.execute(sql: change.desired) }
         let left = try desired.read { wanted in try writer.read { made in try SchemaDifference.between(expected: wanted, actual: made) } }
@@ -170,6 +196,17 @@ import Testing
         #expect { try SchemaMigrationProof(allowsDestructiveChanges: true).migration(from: .database(writer), to: desired) } throws: { error in
             if case .migrationFails = error as? SchemaMigrationProof.Refusal { return true }
             return false
+        }
+    }
+
+    /// A rename the schema does not declare is a drop and an add: refused as a drop.
+    @Test func anUndeclaredRenameIsADrop() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        try writer.write { try $0.execute(sql: "CREATE TABLE people (id INTEGER PRIMARY KEY, fullname TEXT); INSERT INTO people VALUES (1, 'Ada');") }
+        #expect { try SchemaMigrationProof().migration(from: .database(writer), to: "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT);") } throws: { error in
+            guard case .destructive(let changes) = error as? SchemaMigrationProof.Refusal else { return false }
+            return changes == ["drops column people.fullname"]
         }
     }
 

@@ -9,7 +9,10 @@
 /// the tables that point at the rebuilt one.
 ///
 /// Renames are never guessed: a table or column that one schema has and the other has
-/// not is a drop and an add, and a drop is named in `destructiveChanges`.
+/// not is a drop and an add, and a drop is named in `destructiveChanges`, unless the
+/// desired schema declares the rename with sqldef's `-- @renamed from=OLD` comment
+/// (`SchemaRenames`); then `ALTER TABLE … RENAME TO`, `RENAME COLUMN` (SQLite 3.25), or a
+/// rebuild that copies the old column into the new.
 ///
 /// Over any `SQLQuerying`, so a GRDB app can write the migration between its writer and
 /// a scratch database holding the schema it wants. The statements are not run here:
@@ -36,7 +39,7 @@ public struct SchemaMigration: Hashable, Sendable {
 
     /// The migration from `current`'s schema to `desired`'s.
     /// - Parameter oldestSQLite: the oldest SQLite the migration must run on (the linked
-    ///   one, or an older `--min-sqlite`): `DROP COLUMN` needs 3.35.
+    ///   one, or an older `--min-sqlite`): `RENAME COLUMN` needs 3.25, `DROP COLUMN` 3.35.
     public static func between(current: some SQLQuerying, desired: some SQLQuerying, oldestSQLite: SQLiteVersion) throws -> SchemaMigration {
         try between(current: SchemaSnapshot(reading: current), desired: SchemaSnapshot(reading: desired), oldestSQLite: oldestSQLite) { table, column in
             try current.textColumn(sql: "SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) IS NULL)").first == "1"
@@ -48,10 +51,11 @@ public struct SchemaMigration: Hashable, Sendable {
     ///   default, which that row would fail.
     package static func between(current: SchemaSnapshot, desired: SchemaSnapshot, oldestSQLite: SQLiteVersion,
                                 holdsNull: (_ table: String, _ column: String) throws -> Bool) throws -> SchemaMigration {
-        let canDropColumn = oldestSQLite >= SQLiteVersion(3, 35, 0)
-        let up = try SchemaMigrationPlan(from: current, to: desired, canDropColumn: canDropColumn, holdsNull: holdsNull)
+        let abilities = SchemaMigrationPlan.Abilities(oldestSQLite: oldestSQLite)
+        let renames = SchemaRenames(declaredIn: desired, over: current)
+        let up = try SchemaMigrationPlan(from: current, to: desired, renames: renames, abilities: abilities, holdsNull: holdsNull)
         // Going back is the migration's own undo: what it loses is not asked about.
-        let down = try SchemaMigrationPlan(from: desired, to: current, canDropColumn: canDropColumn, holdsNull: { _, _ in false })
+        let down = try SchemaMigrationPlan(from: desired, to: current, renames: renames.reversed, abilities: abilities, holdsNull: { _, _ in false })
         return SchemaMigration(up: up.statements, down: down.statements, destructiveChanges: up.destructiveChanges)
     }
 }
@@ -61,38 +65,74 @@ struct SchemaMigrationPlan {
     private(set) var statements: [String] = []
     private(set) var destructiveChanges: [String] = []
 
+    /// What the oldest SQLite the migration must run on can do.
+    struct Abilities {
+        let renameColumn: Bool
+        let dropColumn: Bool
+
+        init(oldestSQLite: SQLiteVersion) {
+            renameColumn = oldestSQLite >= SQLiteVersion(3, 25, 0)
+            dropColumn = oldestSQLite >= SQLiteVersion(3, 35, 0)
+        }
+    }
+
     private enum TableChange {
+        /// Only renamed (the table, or columns by `RENAME COLUMN`).
+        case none
         case addColumns([String])
         case dropColumns([String])
         case rebuild
     }
 
-    init(from current: SchemaSnapshot, to desired: SchemaSnapshot, canDropColumn: Bool,
+    /// A changed table: the statements `RENAME COLUMN` runs first (when SQLite has it),
+    /// then its change.
+    private struct ChangedTable {
+        let old: SchemaDump.Object
+        let new: SchemaDump.Object
+        let columnRenames: [SchemaRenames.Rename]
+        let renamesColumnsFirst: Bool
+        let change: TableChange
+    }
+
+    init(from current: SchemaSnapshot, to desired: SchemaSnapshot, renames: SchemaRenames, abilities: Abilities,
          holdsNull: (_ table: String, _ column: String) throws -> Bool) throws {
         func key(_ object: SchemaDump.Object) -> String { object.type + " " + object.name.lowercased() }
-        let before = Dictionary(current.objects.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })
+        // A renamed table of the current schema is matched with its new name.
+        func currentKey(_ object: SchemaDump.Object) -> String {
+            object.type == "table" ? "table " + renames.desiredName(ofTable: object.name).lowercased() : key(object)
+        }
+        let before = Dictionary(current.objects.map { (currentKey($0), $0) }, uniquingKeysWith: { first, _ in first })
         let after = Dictionary(desired.objects.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })
         func same(_ lhs: SchemaDump.Object, _ rhs: SchemaDump.Object) -> Bool {
-            SQLCanonicalText.canonical(lhs.sql) == SQLCanonicalText.canonical(rhs.sql)
+            let sql = lhs.type == "index" ? renames.indexSQLAfterRenames(lhs) : lhs.sql
+            return SQLCanonicalText.canonical(sql) == SQLCanonicalText.canonical(rhs.sql)
         }
-        let removed = current.objects.filter { after[key($0)] == nil }
+        let removed = current.objects.filter { after[currentKey($0)] == nil }
         let added = desired.objects.filter { before[key($0)] == nil }
         let changed = desired.objects.compactMap { object in before[key(object)].flatMap { same($0, object) ? nil : ($0, object) } }
 
         // Tables: what each changed one needs.
-        var tableChanges: [(old: SchemaDump.Object, new: SchemaDump.Object, change: TableChange)] = []
+        var tableChanges: [ChangedTable] = []
         var recreatedVirtual: [(old: SchemaDump.Object, new: SchemaDump.Object)] = []
         for (old, new) in changed where new.type == "table" {
-            let oldDefinition = TableDefinition(sql: old.sql)
-            let newDefinition = TableDefinition(sql: new.sql)
-            if oldDefinition?.isVirtual != false || newDefinition?.isVirtual != false {
+            guard var oldDefinition = TableDefinition(sql: old.sql), let newDefinition = TableDefinition(sql: new.sql),
+                  !oldDefinition.isVirtual, !newDefinition.isVirtual else {
                 recreatedVirtual.append((old, new))
                 continue
             }
-            let change = Self.change(from: oldDefinition!, to: newDefinition!, in: current, canDropColumn: canDropColumn)
-            tableChanges.append((old, new, change))
+            let columnRenames = renames.columns(ofTable: new.name)
+            var renamesColumnsFirst = !columnRenames.isEmpty && abilities.renameColumn
+            if renamesColumnsFirst { oldDefinition = TableDefinition(sql: oldDefinition.renamingColumns(renames.columnMap(ofTable: new.name)))! }
+            let isRenamed = !columnRenames.isEmpty || old.name.lowercased() != new.name.lowercased()
+            let change = !columnRenames.isEmpty && !renamesColumnsFirst ? .rebuild
+                : Self.change(from: oldDefinition, to: newDefinition, isRenamed: isRenamed, in: current, canDropColumn: abilities.dropColumn)
+            // A table rebuilt anyway has its columns renamed by the copy.
+            if case .rebuild = change { renamesColumnsFirst = false }
+            tableChanges.append(ChangedTable(old: old, new: new, columnRenames: columnRenames, renamesColumnsFirst: renamesColumnsFirst, change: change))
         }
-        let rebuilt = Set(tableChanges.filter { if case .rebuild = $0.change { return true } else { return false } }.map { $0.old.name.lowercased() })
+        // A rebuilt table goes by both names, in case it is renamed too.
+        let rebuilt = Set(tableChanges.filter { if case .rebuild = $0.change { return true } else { return false } }
+            .flatMap { [$0.old.name.lowercased(), $0.new.name.lowercased()] })
         let gone = rebuilt
             .union(removed.filter { $0.type == "table" }.map { $0.name.lowercased() })
             .union(recreatedVirtual.map { $0.old.name.lowercased() })
@@ -101,8 +141,10 @@ struct SchemaMigrationPlan {
         // about to change, are dropped first and made again last: `ALTER TABLE … RENAME`
         // refuses a schema whose views name a missing table.
         var remade = Set(changed.filter { $0.1.type == "view" || $0.1.type == "trigger" }.map { key($0.1) })
+        // SQLite before 3.26 leaves a view's SQL naming a renamed table as it was.
         var unreadable = gone.union(changed.filter { $0.1.type == "view" }.map { $0.1.name.lowercased() })
             .union(removed.filter { $0.type == "view" }.map { $0.name.lowercased() })
+            .union(renames.tables.map { $0.from.lowercased() })
         var grew = true
         while grew {
             grew = false
@@ -138,21 +180,37 @@ struct SchemaMigrationPlan {
             statements.append(new.sql)
             destructiveChanges.append("makes virtual table \(old.name) again, which empties it")
         }
-        // 4. New tables, then changed ones.
+        // 4. Renamed tables under their new names, new tables, then changed ones.
+        for rename in renames.tables {
+            statements.append("ALTER TABLE \(quoteIdentifier(rename.from)) RENAME TO \(quoteIdentifier(rename.to))")
+        }
         for object in added where object.type == "table" { statements.append(object.sql) }
-        for (old, new, change) in tableChanges {
+        for changedTable in tableChanges {
+            let (old, new) = (changedTable.old, changedTable.new)
             let oldColumns = current.columns[old.name.lowercased()] ?? []
             let newColumns = desired.columns[new.name.lowercased()] ?? []
-            destructiveChanges += try Self.losses(table: old.name, from: oldColumns, to: newColumns,
+            let columnMap = renames.columnMap(ofTable: new.name)
+            destructiveChanges += try Self.losses(table: old.name, from: oldColumns, to: newColumns, renamed: columnMap,
                                                   hasRows: current.tablesWithRows.contains(old.name.lowercased()), holdsNull: holdsNull)
-            let table = quoteIdentifier(old.name)
-            switch change {
+            let table = quoteIdentifier(new.name)
+            var sourceColumns = oldColumns
+            if changedTable.renamesColumnsFirst {
+                statements += changedTable.columnRenames.map { "ALTER TABLE \(table) RENAME COLUMN \(quoteIdentifier($0.from)) TO \(quoteIdentifier($0.to))" }
+                sourceColumns = oldColumns.map { column in
+                    SchemaSnapshot.Column(name: columnMap[column.name.lowercased()] ?? column.name, declaredType: column.declaredType,
+                                          notNull: column.notNull, defaultValue: column.defaultValue)
+                }
+            }
+            switch changedTable.change {
+            case .none:
+                break
             case .addColumns(let definitions):
                 statements += definitions.map { "ALTER TABLE \(table) ADD COLUMN \($0)" }
             case .dropColumns(let names):
                 statements += names.map { "ALTER TABLE \(table) DROP COLUMN \(quoteIdentifier($0))" }
             case .rebuild:
-                statements += Self.rebuild(old.name, as: new.sql, from: oldColumns, to: newColumns)
+                statements += Self.rebuild(new.name, as: new.sql, from: sourceColumns, to: newColumns,
+                                           renamed: changedTable.renamesColumnsFirst ? [:] : columnMap)
             }
         }
         // A new full-text index over another table's rows is filled from them, once
@@ -188,11 +246,12 @@ struct SchemaMigrationPlan {
 
     /// How a table's definition changes: columns added at the end or dropped, where
     /// `ALTER TABLE` can do it and gives the same definition; otherwise a rebuild.
-    private static func change(from old: TableDefinition, to new: TableDefinition,
+    private static func change(from old: TableDefinition, to new: TableDefinition, isRenamed: Bool,
                                in current: SchemaSnapshot, canDropColumn: Bool) -> TableChange {
         guard old.options == new.options else { return .rebuild }
         let oldItems = old.items.map(\.canonical)
         let newItems = new.items.map(\.canonical)
+        if isRenamed, oldItems == newItems { return .none }
         if newItems.count > oldItems.count, Array(newItems.prefix(oldItems.count)) == oldItems {
             let addedItems = new.items[oldItems.count...]
             if addedItems.allSatisfy(canBeAdded) { return .addColumns(addedItems.map(\.text)) }
@@ -237,10 +296,12 @@ struct SchemaMigrationPlan {
     }
 
     /// sqlite.org's steps 4 to 7: the wanted table under a temporary name, the columns
-    /// both have copied, the old table dropped, the new one renamed into its place.
-    private static func rebuild(_ table: String, as sql: String, from old: [SchemaSnapshot.Column], to new: [SchemaSnapshot.Column]) -> [String] {
+    /// both have copied (a renamed one into its new name), the old table dropped, the
+    /// new one renamed into its place.
+    private static func rebuild(_ table: String, as sql: String, from old: [SchemaSnapshot.Column], to new: [SchemaSnapshot.Column],
+                                renamed: [String: String]) -> [String] {
         let temporary = table + "_migrationkit_new"
-        let oldByName = Dictionary(old.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        let oldByName = Dictionary(old.map { ((renamed[$0.name.lowercased()] ?? $0.name).lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         let common = new.compactMap { column in oldByName[column.name.lowercased()].map { (old: $0, new: column) } }
         let names = common.map { quoteIdentifier($0.new.name) }.joined(separator: ", ")
         // A column that becomes NOT NULL takes its new default where it was NULL.
@@ -260,11 +321,13 @@ struct SchemaMigrationPlan {
 
     /// What a table's change can lose: columns dropped, a `NOT NULL` column without a
     /// default added to rows, a column's type narrowed to a numeric affinity.
-    private static func losses(table: String, from old: [SchemaSnapshot.Column], to new: [SchemaSnapshot.Column], hasRows: Bool,
+    private static func losses(table: String, from old: [SchemaSnapshot.Column], to new: [SchemaSnapshot.Column],
+                               renamed: [String: String], hasRows: Bool,
                                holdsNull: (String, String) throws -> Bool) throws -> [String] {
-        let oldByName = Dictionary(old.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        func newName(_ column: SchemaSnapshot.Column) -> String { (renamed[column.name.lowercased()] ?? column.name).lowercased() }
+        let oldByName = Dictionary(old.map { (newName($0), $0) }, uniquingKeysWith: { first, _ in first })
         let newNames = Set(new.map { $0.name.lowercased() })
-        var losses = old.filter { !newNames.contains($0.name.lowercased()) }.map { "drops column \(table).\($0.name)" }
+        var losses = old.filter { !newNames.contains(newName($0)) }.map { "drops column \(table).\($0.name)" }
         for column in new {
             guard let previous = oldByName[column.name.lowercased()] else {
                 if hasRows, column.notNull, column.defaultValue == nil {

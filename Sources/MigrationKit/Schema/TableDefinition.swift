@@ -15,6 +15,9 @@ package struct TableDefinition: Sendable {
         package let columnName: String?
         /// Its tokens, trivia left out.
         package let tokens: [SQLToken]
+        /// The column's earlier name, declared by a `-- @renamed from=OLD` comment after
+        /// its definition (sqldef's convention), or nil.
+        package fileprivate(set) var renamedFrom: String?
 
         /// Whether any of its tokens is one of `keywords` (upper case).
         package func has(anyOf keywords: [String]) -> Bool {
@@ -35,9 +38,17 @@ package struct TableDefinition: Sendable {
     package let items: [Item]
     /// The canonical text after the closing parenthesis (`WITHOUT ROWID`, `STRICT`).
     package let options: String
+    /// The table's earlier name, declared by a `-- @renamed from=OLD` comment before its
+    /// first column (sqldef's convention), or nil. Never set for a virtual table.
+    package let renamedFrom: String?
 
     private let tokens: [SQLToken]
     private let nameTokens: Range<Int>
+
+    /// The table's name (without its schema).
+    package var name: String {
+        tokens[nameTokens].last { !$0.isTrivia }?.nameValue ?? ""
+    }
 
     /// Nil when `sql` is not a `CREATE [TEMP] [VIRTUAL] TABLE` statement.
     package init?(sql: String) {
@@ -67,9 +78,11 @@ package struct TableDefinition: Sendable {
         guard !isVirtual, at(0)?.isSymbol("(") == true else {
             items = []
             options = ""
+            renamedFrom = nil
             return
         }
         var items: [Item] = []
+        var itemStarts: [Int] = []
         var depth = 0
         var itemStart = position + 1
         var close = code.count
@@ -80,16 +93,32 @@ package struct TableDefinition: Sendable {
                 if depth == 0 {
                     close = index
                     items.append(Self.item(tokens, code[itemStart..<index]))
+                    itemStarts.append(itemStart < index ? code[itemStart] : code[index])
                     break
                 }
                 depth -= 1
             }
             if depth == 0, token.isSymbol(",") {
                 items.append(Self.item(tokens, code[itemStart..<index]))
+                itemStarts.append(code[itemStart])
                 itemStart = index + 1
             }
         }
+        // A rename comment before the first column is the table's; one after a column's
+        // first token (on its line, after its comma) and before the next item's is the
+        // column's.
+        var tableRenamedFrom: String?
+        let end = close < code.count ? code[close] : tokens.count
+        for index in tokens.indices where index < end {
+            guard let earlier = Self.renamedFrom(tokens[index]) else { continue }
+            if let item = itemStarts.lastIndex(where: { $0 <= index }) {
+                if items[item].columnName != nil { items[item].renamedFrom = earlier }
+            } else {
+                tableRenamedFrom = earlier
+            }
+        }
         self.items = items
+        renamedFrom = tableRenamedFrom
         let rest = close + 1 < code.count ? tokens[code[close + 1]...].map(\.text).joined() : ""
         options = SQLCanonicalText.canonical(rest)
     }
@@ -98,6 +127,28 @@ package struct TableDefinition: Sendable {
     /// of a rebuild creates the wanted table under a temporary name.
     package func renamed(to name: String) -> String {
         (tokens[..<nameTokens.lowerBound].map(\.text) + [quoteIdentifier(name)] + tokens[nameTokens.upperBound...].map(\.text)).joined()
+    }
+
+    /// The statement with its columns' names replaced as `ALTER TABLE … RENAME COLUMN`
+    /// replaces them: `renames` maps a lower-cased old name to the new one, and every
+    /// mention between the parentheses (a constraint's too) is renamed.
+    package func renamingColumns(_ renames: [String: String]) -> String {
+        tokens.enumerated().map { index, token in
+            guard index >= nameTokens.upperBound, let name = token.nameValue, token.kind != .string,
+                  let renamed = renames[name.lowercased()] else { return token.text }
+            return quoteIdentifier(renamed)
+        }.joined()
+    }
+
+    /// The OLD of a `@renamed from=OLD` comment (a bare or quoted name), or nil for any
+    /// other token.
+    private static func renamedFrom(_ token: SQLToken) -> String? {
+        guard token.kind == .lineComment || token.kind == .blockComment,
+              let marker = token.text.range(of: "@renamed from=") else { return nil }
+        let rest = token.text[marker.upperBound...]
+        guard let name = SQLTokenizer.tokenize(String(rest)).first(where: { !$0.isTrivia }),
+              name.kind == .word || name.kind == .quotedIdentifier else { return nil }
+        return name.nameValue
     }
 
     private static let constraintWords = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"]

@@ -71,7 +71,7 @@ extension DiffCommand {
         case .desiredSchemaFails(let message):
             return CLIError(.fileError, "--to \(schemaFile) does not run on an empty database with SQLite \(SQLCipherLibrary.sqliteVersion): \(message); fix the file (it should hold the CREATE statements of the schema you want).")
         case .destructive(let changes):
-            return CLIError(.refused, "The migration from \(current) to what \(schemaFile) makes would lose data: it \(changes.joined(separator: "; it ")). Nothing was written; give --allow-drop if that is what you want (a rename is a drop and an add: write it by hand).")
+            return CLIError(.refused, "The migration from \(current) to what \(schemaFile) makes would lose data: it \(changes.joined(separator: "; it ")). Nothing was written; give --allow-drop if that is what you want, or mark a rename in \(schemaFile) with -- @renamed from=OLD.")
         case .migrationFails(let message):
             return CLIError(.refused, "The migration diff wrote from \(current) to what \(schemaFile) makes fails on a scratch copy (\(message)), so \(nothing); write this change by hand.")
         case .notExpressed(let differences):
