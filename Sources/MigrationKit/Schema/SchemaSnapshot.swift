@@ -55,6 +55,18 @@ package struct SchemaSnapshot: Sendable {
     /// as their modules' `xShadowName` accept them.
     static let shadowSuffixes = ["content", "data", "idx", "docsize", "config", "segments", "segdir", "stat", "node", "parent", "rowid"]
 
+    /// Whether `name` is a shadow table of a virtual table `db` already has. A schema
+    /// file replayed (`schema-dump`'s, or the `sqlite3` shell's `.schema`) holds their
+    /// `CREATE TABLE` statements, which the virtual table has already run: skipped, not
+    /// an error.
+    package static func isShadowTable(_ name: String, in db: some SQLQuerying) throws -> Bool {
+        let lowered = name.lowercased()
+        let virtualTables = try db.textColumn(sql: "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")
+            .compactMap(TableDefinition.init(sql:)).filter(\.isVirtual).map { $0.name.lowercased() + "_" }
+        let exists = try db.textColumn(sql: "SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND lower(name) = lower(?)", arguments: [name]).first == "1"
+        return exists && virtualTables.contains { prefix in shadowSuffixes.contains { lowered == prefix + $0 } }
+    }
+
     /// The object of this kind and name (as SQLite compares names), if there is one.
     package func object(_ type: String, _ name: String) -> SchemaDump.Object? {
         objects.first { $0.type == type && $0.name.lowercased() == name.lowercased() }

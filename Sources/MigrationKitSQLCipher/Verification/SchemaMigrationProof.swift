@@ -66,7 +66,13 @@ public struct SchemaMigrationProof: Sendable {
 
         let desired = try SQLCipherWriter(path: scratch.path + "/desired.db", key: key)
         do {
-            try desired.write { try $0.execute(sql: desiredSQL) }
+            try desired.write { db in
+                for statement in SQLStatementSplitter.split(desiredSQL) {
+                    if let table = TableDefinition(sql: statement.text), !table.isVirtual,
+                       try SchemaSnapshot.isShadowTable(table.name, in: db) { continue }
+                    try db.execute(sql: statement.text)
+                }
+            }
         } catch {
             throw Refusal.desiredSchemaFails(SQLCipherDatabase.message(of: error))
         }
