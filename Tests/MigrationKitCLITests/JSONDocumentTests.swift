@@ -80,6 +80,9 @@ import Testing
         expectDocumented("migrate", try json(["migrate", "--dry-run"] + options), fields)
         expectDocumented("baseline", try json(["baseline", "--to", "0002_books"] + options), fields)
         expectDocumented("diff", try json(["diff"] + options), fields)
+        let wanted = try String(contentsOfFile: workspace.path("schema.sql"), encoding: .utf8) + "CREATE TABLE shelves (id INTEGER PRIMARY KEY);\n"
+        try workspace.write("wanted.sql", wanted)
+        expectDocumented("diff --to", try json(["diff", "--to", workspace.path("wanted.sql")] + options), fields)
         // On SQLCipher 3 the upgrade is refused, as one error document.
         let upgradable = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
         expectDocumented(upgradable ? "cipher-upgrade" : "any failure", try json(["cipher-upgrade", "--dry-run"] + options), fields)
