@@ -193,13 +193,21 @@ import Testing
         #expect(check.status == 0, "\(check.output)")
     }
 
-    /// A schema file that does not run, or is not there, is named (exit 9).
+    /// A schema file that does not run, holds more than CREATE statements, or is not
+    /// there, is named (exit 9).
     @Test func aBadSchemaFileIsNamed() throws {
         let workspace = try bookshelf()
         try workspace.write("broken.sql", "CREATE TABLE authors (id INTEGER PRIMARY KEY,);\n")
         let broken = try workspace.run("diff", ["--to", workspace.path("broken.sql")])
         #expect(broken.status == 9, "\(broken.output)")
         #expect(broken.stderr.contains("--to \(workspace.path("broken.sql")) does not run on an empty database"), "\(broken.stderr)")
+        #expect(broken.stderr.contains("line 1: "), "\(broken.stderr)")
+        // Only CREATE statements make a schema: an ATTACH would write a file.
+        try workspace.write("seeded.sql", "CREATE TABLE authors (id INTEGER PRIMARY KEY);\nATTACH 'elsewhere.db' AS other;\n")
+        let seeded = try workspace.run("diff", ["--to", workspace.path("seeded.sql")])
+        #expect(seeded.status == 9, "\(seeded.output)")
+        #expect(seeded.stderr.contains("--to \(workspace.path("seeded.sql")) line 2 is ATTACH, not a CREATE statement"), "\(seeded.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path("elsewhere.db")))
         let missing = try workspace.run("diff", ["--to", workspace.path("nowhere.sql")])
         #expect(missing.status == 9, "\(missing.output)")
         #expect(missing.stderr.contains("cannot be read (no such file)"), "\(missing.stderr)")

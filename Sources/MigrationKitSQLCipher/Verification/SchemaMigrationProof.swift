@@ -31,8 +31,13 @@ public struct SchemaMigrationProof: Sendable {
 
     /// Why there is no migration to show.
     public enum Refusal: Error, Sendable {
-        /// The desired schema's statements fail on an empty database (SQLite's words).
+        /// The desired schema's statements fail on an empty database: the line of the
+        /// one that failed, and SQLite's words.
         case desiredSchemaFails(String)
+        /// The desired schema holds a statement that is not a `CREATE` (an `INSERT`, a
+        /// `PRAGMA`, an `ATTACH`, …): its line and first word. A schema file is run on a
+        /// scratch database, and only what makes a schema belongs in it.
+        case notASchemaStatement(line: Int, word: String)
         /// The migration would lose rows or values: one phrase per change.
         case destructive([String])
         /// The migration fails on a scratch copy of the current schema (its words).
@@ -65,16 +70,20 @@ public struct SchemaMigrationProof: Sendable {
         let key = ScratchFolder.randomKey()
 
         let desired = try SQLCipherWriter(path: scratch.path + "/desired.db", key: key)
-        do {
-            try desired.write { db in
-                for statement in SQLStatementSplitter.split(desiredSQL) {
+        let statements = SQLStatementSplitter.split(desiredSQL)
+        if let other = statements.first(where: { !$0.tokens[0].isWord("CREATE") }) {
+            throw Refusal.notASchemaStatement(line: other.startLine, word: other.tokens[0].text.uppercased())
+        }
+        try desired.write { db in
+            for statement in statements {
+                do {
                     if let table = TableDefinition(sql: statement.text), !table.isVirtual,
                        try SchemaSnapshot.isShadowTable(table.name, in: db) { continue }
                     try db.execute(sql: statement.text)
+                } catch {
+                    throw Refusal.desiredSchemaFails("line \(statement.startLine): \(SQLCipherDatabase.message(of: error))")
                 }
             }
-        } catch {
-            throw Refusal.desiredSchemaFails(SQLCipherDatabase.message(of: error))
         }
         let currentWriter: SQLCipherWriter
         switch current {
