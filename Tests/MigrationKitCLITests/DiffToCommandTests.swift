@@ -137,6 +137,32 @@ import Testing
         #expect(after.status == 0 && after.stdout.contains("No difference"), "\(after.output)")
     }
 
+    /// --to may name a database: an encrypted one (opened with the same key options) or
+    /// a plaintext one, each made by the `sqlcipher` shell and only read.
+    @Test func theDesiredSchemaMayBeAnotherDatabase() throws {
+        let workspace = try bookshelf()
+        let encrypted = workspace.path("wanted.db")
+        let plaintext = workspace.path("wanted-plain.db")
+        #expect(try SQLCipherShell.run(encrypted, passphrase: workspace.passphrase, Self.reshaped).status == 0)
+        #expect(try SQLCipherShell.run(plaintext, keyPragma: nil, "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id), title TEXT NOT NULL); CREATE INDEX books_authorId ON books(authorId); CREATE TABLE shelves (id INTEGER PRIMARY KEY);").status == 0)
+        let before = [encrypted, plaintext, workspace.database].map { workspace.bytes($0) }
+
+        let fromEncrypted = try workspace.run("diff", ["--to", encrypted])
+        #expect(fromEncrypted.status == 0, "\(fromEncrypted.output)")
+        #expect(fromEncrypted.stdout.contains("ALTER TABLE \"authors\" ADD COLUMN nickname TEXT;") && fromEncrypted.stdout.contains("CREATE INDEX books_title"), "\(fromEncrypted.stdout)")
+        let fromPlaintext = try workspace.run("diff", ["--to", plaintext])
+        #expect(fromPlaintext.status == 0, "\(fromPlaintext.output)")
+        #expect(fromPlaintext.stdout.hasPrefix("-- migrate:up\nCREATE TABLE shelves (id INTEGER PRIMARY KEY);\n"), "\(fromPlaintext.stdout)")
+        #expect([encrypted, plaintext, workspace.database].map { workspace.bytes($0) } == before, "diff changed a database")
+        #expect(!FileManager.default.fileExists(atPath: encrypted + "-wal") && !FileManager.default.fileExists(atPath: encrypted + "-journal"))
+
+        var environment = Binary.environment()
+        environment["MIGRATIONKIT_PASSWORD"] = "not the key"
+        let wrongKey = try Binary.run(["diff", "--to", encrypted, "--migrations", workspace.migrations], environment: environment)
+        #expect(wrongKey.exitCode == .wrongKeyOrNotADatabase, "\(wrongKey.output)")
+        #expect(wrongKey.stderr.contains(encrypted) && !wrongKey.output.contains(workspace.passphrase), "\(wrongKey.stderr)")
+    }
+
     /// One of the repository's example folders, reshaped through its own schema-dump.
     struct Example: CustomTestStringConvertible, Sendable {
         let folder: String

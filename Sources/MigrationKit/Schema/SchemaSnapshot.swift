@@ -55,6 +55,12 @@ package struct SchemaSnapshot: Sendable {
     /// as their modules' `xShadowName` accept them.
     static let shadowSuffixes = ["content", "data", "idx", "docsize", "config", "segments", "segdir", "stat", "node", "parent", "rowid"]
 
+    /// The schema as a schema file: each object's `CREATE` statement, in creation order,
+    /// so `diff --to` reads another database's schema as it reads a file.
+    package var schemaText: String {
+        objects.map { $0.sql + ";\n" }.joined()
+    }
+
     /// Whether `name` is a shadow table of a virtual table `db` already has. A schema
     /// file replayed (`schema-dump`'s, or the `sqlite3` shell's `.schema`) holds their
     /// `CREATE TABLE` statements, which the virtual table has already run: skipped, not

@@ -7,7 +7,7 @@ import MigrationKitSQLCipher
 /// `diff --to`: the migration to the schema a file makes.
 extension DiffCommand {
     func writeMigration(to schemaFile: String, reporter: Reporter) throws {
-        let desiredSQL = try Self.readSchemaFile(schemaFile)
+        let desiredSQL = try desiredSchema(schemaFile, reporter: reporter)
         let current: SchemaMigrationProof.Current
         let currentName: String
         if connection.dbPath != nil {
@@ -51,16 +51,34 @@ extension DiffCommand {
         try reporter.document(DiffMigrationDocument(database: connection.dbPath, to: schemaFile, migration: migration, files: created?.files))
     }
 
-    /// The schema file's text; a file that cannot be read is named with what to do.
-    private static func readSchemaFile(_ path: String) throws -> String {
+    /// The desired schema's SQL: the schema file's text or, when `--to` names a database
+    /// (a plaintext SQLite file, or pages that are not text: an encrypted one, opened
+    /// read-only with the same key options as --db-path), its schema's CREATE
+    /// statements. A file that cannot be read is named with what to do.
+    private func desiredSchema(_ path: String, reporter: Reporter) throws -> String {
+        let probe = FileProbe(path: path)
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CLIError(.fileError, "--to \(path) cannot be read (\(FileManager.default.fileExists(atPath: path) ? "permission denied, or not a file" : "no such file")); give a file of CREATE statements, such as schema-dump prints.")
+            let reason = probe.kind == .missing ? "no such file" : probe.kind == .directory ? "it is a directory" : "permission denied, or not a file"
+            throw CLIError(.fileError, "--to \(path) cannot be read (\(reason)); give a file of CREATE statements, such as schema-dump prints, or a database.")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw CLIError(.fileError, "--to \(path) is not UTF-8 text; give a file of CREATE statements, such as schema-dump prints.")
+        let text = String(data: data, encoding: .utf8)
+        if probe.isPlaintextSQLiteDatabase || (text == nil || text!.contains("\0")) && probe.sizeLooksLikePages {
+            let settings: ConnectionSettings
+            if probe.isPlaintextSQLiteDatabase {
+                let configuration = CommandSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect)
+                settings = ConnectionSettings(path: path, key: nil, configuration: configuration)
+            } else {
+                settings = try CommandSupport.connectionSettings(path: path, key: connection.key, cipher: connection.cipher, lockTimeout: connection.lockTimeout,
+                                                                 access: .inspect, announcing: false, reporter: reporter)
+            }
+            let other = try CLIContext.host.openWriter(settings)
+            return try other.read { try SchemaSnapshot(reading: $0) }.schemaText
+        }
+        guard let text else {
+            throw CLIError(.fileError, "--to \(path) is neither UTF-8 text nor a database; give a file of CREATE statements, such as schema-dump prints, or a database.")
         }
         return text
     }

@@ -18,7 +18,7 @@ struct DiffCommand: UsesProjectConnection, PrintsOutput {
         discussion: "Everything runs on scratch databases (encrypted with a random key, deleted afterwards); the database itself is only read. Objects are compared in their canonical SQL (as schema-dump prints it), so spelling and spacing never count. With --to, the migration is applied and rolled back on a scratch copy of the current schema, and shown only if it gives the wanted schema and then the current one back.")
 
     @OptionGroup var connection: ConnectionOptions
-    @Option(name: .customLong("to"), help: ArgumentHelp("A file of CREATE statements (as schema-dump prints them): write the migration from the current schema to the one it makes. The current schema is --db-path's, or without one what the migrations folder makes.", valueName: "schema.sql"))
+    @Option(name: .customLong("to"), help: ArgumentHelp("A file of CREATE statements (as schema-dump prints them), or a database (plaintext, or encrypted with the same key): write the migration from the current schema to the one it makes. The current schema is --db-path's, or without one what the migrations folder makes.", valueName: "schema.sql"))
     var desiredSchemaFile: String?
     @Option(name: .customLong("write"), help: ArgumentHelp("With --to: write the migration as the folder's next migration file, named as `new` names it.", valueName: "name"))
     var writeName: String?

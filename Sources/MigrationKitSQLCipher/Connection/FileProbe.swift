@@ -107,14 +107,14 @@ package struct FileProbe {
     /// the 20 bytes at offset 72 that SQLite keeps zero. A SQLCipher database with a
     /// plaintext header (SQLCipher 4's `cipher_plaintext_header_size`, usually 32) shows
     /// the magic string too, but its bytes from there on are ciphertext.
-    var isPlaintextSQLiteDatabase: Bool {
+    package var isPlaintextSQLiteDatabase: Bool {
         let bytes = header(count: 100)
         return bytes.count == 100 && hasPlaintextSQLiteHeader && bytes[72..<92].allSatisfy { $0 == 0 }
     }
 
     /// Whether the size could be a database's: a whole number of pages (every page
     /// size SQLite and SQLCipher allow is a multiple of 512).
-    var sizeLooksLikePages: Bool {
+    package var sizeLooksLikePages: Bool {
         size >= 512 && size % 512 == 0
     }
 
