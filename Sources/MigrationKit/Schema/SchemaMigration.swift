@@ -38,8 +38,13 @@ public struct SchemaMigration: Hashable, Sendable {
     }
 
     /// The migration from `current`'s schema to `desired`'s.
-    /// - Parameter oldestSQLite: the oldest SQLite the migration must run on (the linked
-    ///   one, or an older `--min-sqlite`): `RENAME COLUMN` needs 3.25, `DROP COLUMN` 3.35.
+    /// - Parameters:
+    ///   - current: the database as it is (only read; its rows decide which changes
+    ///     lose data).
+    ///   - desired: a database holding the schema wanted, with its `@renamed`
+    ///     comments (a scratch database the schema file ran on).
+    ///   - oldestSQLite: the oldest SQLite the migration must run on (the linked one,
+    ///     or an older `--min-sqlite`): `RENAME COLUMN` needs 3.25, `DROP COLUMN` 3.35.
     public static func between(current: some SQLQuerying, desired: some SQLQuerying, oldestSQLite: SQLiteVersion) throws -> SchemaMigration {
         try between(current: SchemaSnapshot(reading: current), desired: SchemaSnapshot(reading: desired), oldestSQLite: oldestSQLite) { table, column in
             try current.textColumn(sql: "SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) IS NULL)").first == "1"

@@ -25,7 +25,10 @@ public struct SchemaMigrationProof: Sendable {
 
     /// A migration that passed every proof, with lint's warnings on it.
     public struct Proven: Sendable {
+        /// The migration: empty when the schemas are already the same.
         public let migration: SchemaMigration
+        /// Lint's warnings on it (a destructive change allowed, a feature newer than
+        /// the oldest SQLite asked for), for the caller to show; errors refuse it.
         public let warnings: [LintFinding]
     }
 
@@ -57,6 +60,10 @@ public struct SchemaMigrationProof: Sendable {
     /// Whether changes that can lose rows are allowed (`--allow-drop`).
     public let allowsDestructiveChanges: Bool
 
+    /// - Parameters:
+    ///   - lintContext: the SQLite the migration must run on (`--min-sqlite`): the
+    ///     statements it may use, and lint's judgement of them.
+    ///   - allowsDestructiveChanges: whether a migration that drops or narrows is shown.
     public init(lintContext: LintContext = .linkedLibrary, allowsDestructiveChanges: Bool = false) {
         self.lintContext = lintContext
         self.allowsDestructiveChanges = allowsDestructiveChanges
