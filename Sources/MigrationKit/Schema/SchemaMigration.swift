@@ -214,8 +214,9 @@ struct SchemaMigrationPlan {
             case .dropColumns(let names):
                 statements += names.map { "ALTER TABLE \(table) DROP COLUMN \(quoteIdentifier($0))" }
             case .rebuild:
+                let keepsSequence = [old.sql, new.sql].allSatisfy { TableDefinition(sql: $0)?.items.contains { $0.has(anyOf: ["AUTOINCREMENT"]) } == true }
                 statements += Self.rebuild(new.name, as: new.sql, from: sourceColumns, to: newColumns,
-                                           renamed: changedTable.renamesColumnsFirst ? [:] : columnMap)
+                                           renamed: changedTable.renamesColumnsFirst ? [:] : columnMap, keepsSequence: keepsSequence)
             }
         }
         // A new full-text index over another table's rows is filled from them, once
@@ -303,8 +304,12 @@ struct SchemaMigrationPlan {
     /// sqlite.org's steps 4 to 7: the wanted table under a temporary name, the columns
     /// both have copied (a renamed one into its new name), the old table dropped, the
     /// new one renamed into its place.
+    /// - Parameter keepsSequence: both tables are `AUTOINCREMENT`: the new one takes the
+    ///   old one's `sqlite_sequence` value, which the copy alone would lower to its
+    ///   largest id, so that the ids of deleted rows are never given again (the promise
+    ///   `AUTOINCREMENT` makes).
     private static func rebuild(_ table: String, as sql: String, from old: [SchemaSnapshot.Column], to new: [SchemaSnapshot.Column],
-                                renamed: [String: String]) -> [String] {
+                                renamed: [String: String], keepsSequence: Bool) -> [String] {
         let temporary = table + "_migrationkit_new"
         let oldByName = Dictionary(old.map { ((renamed[$0.name.lowercased()] ?? $0.name).lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         let common = new.compactMap { column in oldByName[column.name.lowercased()].map { (old: $0, new: column) } }
@@ -318,6 +323,10 @@ struct SchemaMigrationPlan {
         var statements = [TableDefinition(sql: sql)!.renamed(to: temporary)]
         if !common.isEmpty {
             statements.append("INSERT INTO \(quoteIdentifier(temporary)) (\(names)) SELECT \(values) FROM \(quoteIdentifier(table))")
+        }
+        if keepsSequence {
+            statements.append("DELETE FROM sqlite_sequence WHERE name = \(quoteLiteral(temporary)) COLLATE NOCASE")
+            statements.append("INSERT INTO sqlite_sequence (name, seq) SELECT \(quoteLiteral(temporary)), seq FROM sqlite_sequence WHERE name = \(quoteLiteral(table)) COLLATE NOCASE")
         }
         statements.append("DROP TABLE \(quoteIdentifier(table))")
         statements.append("ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table))")

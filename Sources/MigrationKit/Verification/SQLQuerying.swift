@@ -36,3 +36,8 @@ extension SQLQuerying {
 package func quoteIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
+
+/// Quotes an SQL string literal: `it's` becomes `'it''s'`.
+package func quoteLiteral(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+}
