@@ -203,7 +203,7 @@ struct SchemaMigrationPlan {
                 statements += changedTable.columnRenames.map { "ALTER TABLE \(table) RENAME COLUMN \(quoteIdentifier($0.from)) TO \(quoteIdentifier($0.to))" }
                 sourceColumns = oldColumns.map { column in
                     SchemaSnapshot.Column(name: columnMap[column.name.lowercased()] ?? column.name, declaredType: column.declaredType,
-                                          notNull: column.notNull, defaultValue: column.defaultValue)
+                                          notNull: column.notNull, defaultValue: column.defaultValue, primaryKeyPosition: column.primaryKeyPosition)
                 }
             }
             switch changedTable.change {
@@ -214,9 +214,9 @@ struct SchemaMigrationPlan {
             case .dropColumns(let names):
                 statements += names.map { "ALTER TABLE \(table) DROP COLUMN \(quoteIdentifier($0))" }
             case .rebuild:
-                let keepsSequence = [old.sql, new.sql].allSatisfy { TableDefinition(sql: $0)?.items.contains { $0.has(anyOf: ["AUTOINCREMENT"]) } == true }
                 statements += Self.rebuild(new.name, as: new.sql, from: sourceColumns, to: newColumns,
-                                           renamed: changedTable.renamesColumnsFirst ? [:] : columnMap, keepsSequence: keepsSequence)
+                                           renamed: changedTable.renamesColumnsFirst ? [:] : columnMap,
+                                           keeping: RebuildKeeps(old: old.sql, new: new.sql, columns: oldColumns + newColumns))
             }
         }
         // A new full-text index over another table's rows is filled from them, once
@@ -301,30 +301,64 @@ struct SchemaMigrationPlan {
         }
     }
 
+    /// What a rebuild keeps beyond the columns' values: each an identity other rows,
+    /// other tables or the app may hold.
+    struct RebuildKeeps: OptionSet {
+        let rawValue: Int
+        /// Both tables have rowids (neither is `WITHOUT ROWID`, and no column takes the
+        /// name `rowid`): each row keeps its rowid, which the copy alone would renumber
+        /// where the new table has no `INTEGER PRIMARY KEY` copied from the old one (an
+        /// FTS index over the table points at rowids).
+        static let rowids = RebuildKeeps(rawValue: 1)
+        /// Both tables are `AUTOINCREMENT`: the new one takes the old one's
+        /// `sqlite_sequence` value, which the copy alone would lower to its largest id,
+        /// so that the ids of deleted rows are never given again (the promise
+        /// `AUTOINCREMENT` makes).
+        static let sequence = RebuildKeeps(rawValue: 2)
+
+        init(rawValue: Int) { self.rawValue = rawValue }
+
+        init(old: String, new: String, columns: [SchemaSnapshot.Column]) {
+            let definitions = [old, new].compactMap(TableDefinition.init(sql:))
+            self = []
+            if definitions.allSatisfy({ !$0.options.uppercased().contains("WITHOUT") }),
+               !columns.contains(where: { ["rowid", "oid", "_rowid_"].contains($0.name.lowercased()) }) {
+                insert(.rowids)
+            }
+            if definitions.count == 2, definitions.allSatisfy({ $0.items.contains { $0.has(anyOf: ["AUTOINCREMENT"]) } }) {
+                insert(.sequence)
+            }
+        }
+    }
+
     /// sqlite.org's steps 4 to 7: the wanted table under a temporary name, the columns
     /// both have copied (a renamed one into its new name), the old table dropped, the
     /// new one renamed into its place.
-    /// - Parameter keepsSequence: both tables are `AUTOINCREMENT`: the new one takes the
-    ///   old one's `sqlite_sequence` value, which the copy alone would lower to its
-    ///   largest id, so that the ids of deleted rows are never given again (the promise
-    ///   `AUTOINCREMENT` makes).
     private static func rebuild(_ table: String, as sql: String, from old: [SchemaSnapshot.Column], to new: [SchemaSnapshot.Column],
-                                renamed: [String: String], keepsSequence: Bool) -> [String] {
+                                renamed: [String: String], keeping: RebuildKeeps) -> [String] {
         let temporary = table + "_migrationkit_new"
         let oldByName = Dictionary(old.map { ((renamed[$0.name.lowercased()] ?? $0.name).lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         let common = new.compactMap { column in oldByName[column.name.lowercased()].map { (old: $0, new: column) } }
-        let names = common.map { quoteIdentifier($0.new.name) }.joined(separator: ", ")
+        var names = common.map { quoteIdentifier($0.new.name) }
         // A column that becomes NOT NULL takes its new default where it was NULL.
-        let values = common.map { pair in
+        var values = common.map { pair in
             let name = quoteIdentifier(pair.old.name)
             guard pair.new.notNull, !pair.old.notNull, let fallback = pair.new.defaultValue else { return name }
             return "COALESCE(\(name), \(fallback))"
-        }.joined(separator: ", ")
+        }
+        // An INTEGER PRIMARY KEY is the rowid: copied, it keeps the rowids itself.
+        let keys = new.filter { $0.primaryKeyPosition > 0 }
+        let rowidCopied = keys.count == 1 && keys[0].declaredType.uppercased() == "INTEGER"
+            && common.contains { $0.new.name.lowercased() == keys[0].name.lowercased() }
+        if keeping.contains(.rowids), !rowidCopied, !common.isEmpty {
+            names.insert("rowid", at: 0)
+            values.insert("rowid", at: 0)
+        }
         var statements = [TableDefinition(sql: sql)!.renamed(to: temporary)]
         if !common.isEmpty {
-            statements.append("INSERT INTO \(quoteIdentifier(temporary)) (\(names)) SELECT \(values) FROM \(quoteIdentifier(table))")
+            statements.append("INSERT INTO \(quoteIdentifier(temporary)) (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoteIdentifier(table))")
         }
-        if keepsSequence {
+        if keeping.contains(.sequence) {
             statements.append("DELETE FROM sqlite_sequence WHERE name = \(quoteLiteral(temporary)) COLLATE NOCASE")
             statements.append("INSERT INTO sqlite_sequence (name, seq) SELECT \(quoteLiteral(temporary)), seq FROM sqlite_sequence WHERE name = \(quoteLiteral(table)) COLLATE NOCASE")
         }

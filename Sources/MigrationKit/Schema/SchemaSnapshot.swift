@@ -13,6 +13,8 @@ package struct SchemaSnapshot: Sendable {
         package let declaredType: String
         package let notNull: Bool
         package let defaultValue: String?
+        /// Its place in the primary key, from 1; 0 when it is not part of it.
+        package let primaryKeyPosition: Int
     }
 
     /// The objects, in creation order.
@@ -40,7 +42,8 @@ package struct SchemaSnapshot: Sendable {
         for table in objects where table.type == "table" && TableDefinition(sql: table.sql)?.isVirtual == false {
             var list: [Column] = []
             try db.forEachTextRow(sql: "PRAGMA main.table_info(\(quoteIdentifier(table.name)))", arguments: []) { row in
-                list.append(Column(name: row[1] ?? "", declaredType: row[2] ?? "", notNull: row[3] == "1", defaultValue: row[4]))
+                list.append(Column(name: row[1] ?? "", declaredType: row[2] ?? "", notNull: row[3] == "1", defaultValue: row[4],
+                                   primaryKeyPosition: Int(row[5] ?? "") ?? 0))
             }
             columns[table.name.lowercased()] = list
             if try db.textColumn(sql: "SELECT EXISTS (SELECT 1 FROM main.\(quoteIdentifier(table.name)))").first == "1" {
