@@ -137,8 +137,8 @@ import Testing
         #expect(after.status == 0 && after.stdout.contains("No difference"), "\(after.output)")
     }
 
-    /// --to may name a database: an encrypted one (opened with the same key options) or
-    /// a plaintext one, each made by the `sqlcipher` shell and only read.
+    /// --to may name a database: an encrypted one (opened with the current database's
+    /// key) or a plaintext one, each made by the `sqlcipher` shell and only read.
     @Test func theDesiredSchemaMayBeAnotherDatabase() throws {
         let workspace = try bookshelf()
         let encrypted = workspace.path("wanted.db")
@@ -156,7 +156,13 @@ import Testing
         #expect([encrypted, plaintext, workspace.database].map { workspace.bytes($0) } == before, "diff changed a database")
         #expect(!FileManager.default.fileExists(atPath: encrypted + "-wal") && !FileManager.default.fileExists(atPath: encrypted + "-journal"))
 
+        // The key is read once, for both databases: standard input cannot be read twice.
         var environment = Binary.environment()
+        environment["MIGRATIONKIT_PASSWORD"] = nil
+        let piped = try Binary.run(["diff", "--to", encrypted, "--db-path", workspace.database, "--migrations", workspace.migrations,
+                                    "--password-file", "-"], stdin: workspace.passphrase + "\n", environment: environment)
+        #expect(piped.status == 0 && piped.stdout == fromEncrypted.stdout, "\(piped.output)")
+
         environment["MIGRATIONKIT_PASSWORD"] = "not the key"
         let wrongKey = try Binary.run(["diff", "--to", encrypted, "--migrations", workspace.migrations], environment: environment)
         #expect(wrongKey.exitCode == .wrongKeyOrNotADatabase, "\(wrongKey.output)")

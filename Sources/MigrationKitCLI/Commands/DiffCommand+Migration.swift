@@ -3,23 +3,34 @@ import Foundation
 import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
+import MigrationKitSecrets
 
 /// `diff --to`: the migration to the schema a file makes.
 extension DiffCommand {
     func writeMigration(to schemaFile: String, reporter: Reporter) throws {
-        let desiredSQL = try desiredSchema(schemaFile, reporter: reporter)
+        let desired = try Self.desiredSchema(schemaFile)
         let current: SchemaMigrationProof.Current
         let currentName: String
+        var currentKey: DatabaseKey?
         if connection.dbPath != nil {
             // Not announced when the migration itself is the output: `> 0007_x.sql` must
             // hold nothing else.
-            let writer = try CommandSupport.openWriter(connection, access: .inspect, announcing: writeName != nil, reporter: reporter)
+            let settings = try CommandSupport.connectionSettings(connection, access: .inspect, announcing: writeName != nil, reporter: reporter)
+            let writer = try CLIContext.host.openWriter(settings)
             current = .database(writer)
             currentName = writer.path
+            currentKey = settings.key
         } else {
             CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
             current = .migrations(try CommandSupport.runner(connection.migrations, reporter: reporter))
             currentName = "what \(connection.migrations.directory) makes"
+        }
+        let desiredSQL: String
+        switch desired {
+        case .text(let text):
+            desiredSQL = text
+        case .database(let probe):
+            desiredSQL = try schemaText(of: probe, currentKey: currentKey, reporter: reporter)
         }
         let proof = SchemaMigrationProof(lintContext: minimum.applied(to: .linkedLibrary), allowsDestructiveChanges: allowDrop)
         let proven: SchemaMigrationProof.Proven
@@ -51,12 +62,21 @@ extension DiffCommand {
         try reporter.document(DiffMigrationDocument(database: connection.dbPath, to: schemaFile, migration: migration, files: created?.files))
     }
 
-    /// The desired schema's SQL: the schema file's text or, when `--to` names a database
-    /// (a plaintext SQLite file, or pages that are not text: an encrypted one, opened
-    /// read-only with the same key options as --db-path), its schema's CREATE
-    /// statements. A file that cannot be read is named with what to do.
-    private func desiredSchema(_ path: String, reporter: Reporter) throws -> String {
+    /// What `--to` names.
+    private enum DesiredSchema {
+        /// A schema file's text.
+        case text(String)
+        /// A database whose schema is the one wanted.
+        case database(FileProbe)
+    }
+
+    /// The schema file's text, or the database `--to` names (a plaintext SQLite file,
+    /// or pages that are not text: an encrypted one), told apart by its first page so
+    /// a large database is never read whole. A file that cannot be read is named with
+    /// what to do.
+    private static func desiredSchema(_ path: String) throws -> DesiredSchema {
         let probe = FileProbe(path: path)
+        if probe.looksLikeDatabase { return .database(probe) }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -64,23 +84,27 @@ extension DiffCommand {
             let reason = probe.kind == .missing ? "no such file" : probe.kind == .directory ? "it is a directory" : "permission denied, or not a file"
             throw CLIError(.fileError, "--to \(path) cannot be read (\(reason)); give a file of CREATE statements, such as schema-dump prints, or a database.")
         }
-        let text = String(data: data, encoding: .utf8)
-        if probe.isPlaintextSQLiteDatabase || (text == nil || text!.contains("\0")) && probe.sizeLooksLikePages {
-            let settings: ConnectionSettings
-            if probe.isPlaintextSQLiteDatabase {
-                let configuration = CommandSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect)
-                settings = ConnectionSettings(path: path, key: nil, configuration: configuration)
-            } else {
-                settings = try CommandSupport.connectionSettings(path: path, key: connection.key, cipher: connection.cipher, lockTimeout: connection.lockTimeout,
-                                                                 access: .inspect, announcing: false, reporter: reporter)
-            }
-            let other = try CLIContext.host.openWriter(settings)
-            return try other.read { try SchemaSnapshot(reading: $0) }.schemaText
-        }
-        guard let text else {
+        guard let text = String(data: data, encoding: .utf8) else {
             throw CLIError(.fileError, "--to \(path) is neither UTF-8 text nor a database; give a file of CREATE statements, such as schema-dump prints, or a database.")
         }
-        return text
+        return .text(text)
+    }
+
+    /// The CREATE statements of the database `--to` names, opened read-only: with no
+    /// key when it is plaintext, else with the key --db-path's database was opened with
+    /// (read once: `--password-file -` cannot be read twice), or, without --db-path,
+    /// the key options' key.
+    private func schemaText(of probe: FileProbe, currentKey: DatabaseKey?, reporter: Reporter) throws -> String {
+        let settings: ConnectionSettings
+        if probe.isPlaintextSQLiteDatabase || currentKey != nil {
+            let configuration = CommandSupport.configuration(path: probe.path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect)
+            settings = ConnectionSettings(path: probe.path, key: probe.isPlaintextSQLiteDatabase ? nil : currentKey, configuration: configuration)
+        } else {
+            settings = try CommandSupport.connectionSettings(path: probe.path, key: connection.key, cipher: connection.cipher, lockTimeout: connection.lockTimeout,
+                                                             access: .inspect, announcing: false, reporter: reporter)
+        }
+        let other = try CLIContext.host.openWriter(settings)
+        return try other.read { try SchemaSnapshot(reading: $0) }.schemaText
     }
 
     private static func error(for refusal: SchemaMigrationProof.Refusal, schemaFile: String, current: String) -> CLIError {

@@ -118,6 +118,16 @@ package struct FileProbe {
         size >= 512 && size % 512 == 0
     }
 
+    /// Whether the file is a database rather than text (a schema file, a key file):
+    /// a plain SQLite header, or whole pages whose first 512 bytes hold control bytes
+    /// no text has, as an encrypted page's random bytes always do. Reads one page at
+    /// most, however large the file.
+    package var looksLikeDatabase: Bool {
+        if isPlaintextSQLiteDatabase { return true }
+        guard kind == .regularFile, sizeLooksLikePages else { return false }
+        return header(count: 512).contains { $0 < 0x20 && ![0x09, 0x0A, 0x0C, 0x0D].contains($0) }
+    }
+
     /// Creates an empty file readable and writable by its owner only, so SQLite (which
     /// creates files 0644 and gives journals the database's mode) never exposes the
     /// database or its journals to other users. Fails if the file exists.
