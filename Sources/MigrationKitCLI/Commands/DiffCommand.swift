@@ -30,11 +30,7 @@ struct DiffCommand: UsesProjectConnection, PrintsOutput {
     /// With --to, the project's database only when --db-path asks for it: the folder's
     /// schema needs no key.
     mutating func applyProjectSettings() throws -> ProjectSettings {
-        let askedForDatabase = connection.dbPath != nil
-        var noBackup: BackupOptions? = nil
-        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup)
-        if desiredSchemaFile != nil, !askedForDatabase { connection.dbPath = nil }
-        return settings
+        try applyProjectSettings(databaseOnlyWhenAsked: desiredSchemaFile != nil)
     }
 
     func validate() throws {

@@ -16,11 +16,7 @@ struct LintCommand: UsesProjectConnection, PrintsOutput {
     /// The project's migrations folder, but its database only when --db-path asks for
     /// it: `lint` in a project folder needs no key.
     mutating func applyProjectSettings() throws -> ProjectSettings {
-        let askedForDatabase = connection.dbPath != nil
-        var noBackup: BackupOptions? = nil
-        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup)
-        if !askedForDatabase { connection.dbPath = nil }
-        return settings
+        try applyProjectSettings(databaseOnlyWhenAsked: true)
     }
 
     func run() throws {

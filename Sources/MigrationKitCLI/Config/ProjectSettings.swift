@@ -183,8 +183,18 @@ protocol UsesProjectConnection: ProjectConfigurable {
 
 extension UsesProjectConnection {
     mutating func applyProjectSettings() throws -> ProjectSettings {
+        try applyProjectSettings(databaseOnlyWhenAsked: false)
+    }
+
+    /// - Parameter databaseOnlyWhenAsked: the project's migrations folder and key, but
+    ///   its database only when --db-path names one: a command that can work on the
+    ///   folder alone (`lint`, `diff --to`) then needs no key in a project folder.
+    mutating func applyProjectSettings(databaseOnlyWhenAsked: Bool) throws -> ProjectSettings {
+        let askedForDatabase = connection.dbPath != nil
         var noBackup: BackupOptions? = nil
-        return try ProjectSettings.apply(to: &connection, backup: &noBackup)
+        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup)
+        if databaseOnlyWhenAsked, !askedForDatabase { connection.dbPath = nil }
+        return settings
     }
 }
 
