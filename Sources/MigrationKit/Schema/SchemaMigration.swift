@@ -31,10 +31,17 @@ public struct SchemaMigration: Hashable, Sendable {
 
     /// The migration as a dbmate-style file, as `migrationkit new` writes one.
     public var fileText: String {
-        func section(_ statements: [String]) -> String {
-            statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
-        }
-        return "-- migrate:up\n\(section(up))\n\n-- migrate:down\n\(section(down))\n"
+        "-- migrate:up\n\(upText)\n\n-- migrate:down\n\(downText)\n"
+    }
+
+    /// The up section's statements, one a line, each ended by `;`: the body of the
+    /// file's up section, or of an `.up.sql` file.
+    public var upText: String { Self.text(of: up) }
+    /// The down section's statements, as `upText` has the up section's.
+    public var downText: String { Self.text(of: down) }
+
+    private static func text(of statements: [String]) -> String {
+        statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
     }
 
     /// The migration from `current`'s schema to `desired`'s.

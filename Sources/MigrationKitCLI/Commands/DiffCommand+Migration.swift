@@ -50,9 +50,7 @@ extension DiffCommand {
         }
         var created: NextMigrationFile.Created?
         if let writeName {
-            let up = migration.up.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
-            let down = migration.down.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
-            created = try NextMigrationFile.write(named: writeName, in: connection.migrations.directory, up: up, down: down)
+            created = try NextMigrationFile.write(named: writeName, in: connection.migrations.directory, up: migration.upText, down: migration.downText)
             reporter.line("Created \(created!.files.joined(separator: " and ")): the migration from \(currentName) to what \(schemaFile) makes, applied and rolled back on a scratch copy.")
         } else {
             // The file itself, so `diff --to schema.sql > 0007_x.sql` is a migration.
