@@ -225,6 +225,21 @@ import Testing
         #expect(check.status == 0, "\(check.output)")
     }
 
+    /// A migration the proof cannot carry out on the sample of rows (a CHECK that a row
+    /// breaks) is shown nowhere: exit 7, nothing written, the database as it was.
+    @Test func aMigrationThatFailsOnTheRowsIsNotShown() throws {
+        let workspace = try bookshelf()
+        try workspace.write("checked.sql", Self.reshaped.replacingOccurrences(of: "title TEXT NOT NULL)", with: "title TEXT NOT NULL CHECK (length(title) > 5))"))
+        let before = workspace.bytes(workspace.database)
+        let files = try FileManager.default.contentsOfDirectory(atPath: workspace.migrations).sorted()
+        let refused = try workspace.run("diff", ["--to", workspace.path("checked.sql"), "--write", "checked"])
+        #expect(refused.status == 7, "\(refused.output)")
+        #expect(refused.stdout.isEmpty || !refused.stdout.contains("migrate:up"), "\(refused.stdout)")
+        #expect(refused.stderr.contains("fails on a scratch copy") && refused.stderr.contains("CHECK constraint failed"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.migrations).sorted() == files)
+        #expect(workspace.bytes(workspace.database) == before)
+    }
+
     /// A schema file that does not run, holds more than CREATE statements, or is not
     /// there, is named (exit 9).
     @Test func aBadSchemaFileIsNamed() throws {
