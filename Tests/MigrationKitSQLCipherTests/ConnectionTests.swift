@@ -337,6 +337,25 @@ import Testing
         }
     }
 
+    /// The loaded-schema lookup the foreign-key graph uses must answer as `tableExists`
+    /// does: tables of the main database only, names compared as SQLite compares them.
+    @Test func theLoadedSchemaLookupAnswersAsTableExistsDoes() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let module = SQLCipherLibrary.compileOptions.contains("ENABLE_FTS5") ? "fts5" : "fts4"
+        try writer.write { db throws in
+            try db.execute(sql: #"""
+                CREATE TABLE "Odd ""Name""" (id INTEGER PRIMARY KEY AUTOINCREMENT);
+                CREATE VIEW v AS SELECT 1;
+                CREATE VIRTUAL TABLE docs USING \#(module)(body);
+                CREATE TEMP TABLE scratch (x);
+                """#)
+            for name in ["Odd \"Name\"", "ODD \"NAME\"", "odd \"name\"", "docs", "sqlite_sequence", "v", "scratch", "nope", "Ödd \"Name\""] {
+                #expect(try db.loadedSchemaHasTable(name) == db.tableExists(name), "\(name)")
+            }
+        }
+    }
+
     @Test func schemaHelpersDescribeTablesColumnsAndIndexes() throws {
         let directory = try TemporaryDirectory()
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)

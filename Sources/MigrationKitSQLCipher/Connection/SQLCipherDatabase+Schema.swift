@@ -1,3 +1,4 @@
+import CSQLCipher
 import Foundation
 import MigrationKit
 
@@ -36,6 +37,27 @@ extension SQLCipherDatabase {
         try fetchOne(
             sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
             arguments: [.text(name)]) != nil
+    }
+
+    /// Whether the schema this connection has loaded holds a table (not a view) of this
+    /// name in the main database, names compared as SQLite compares them. A lookup in
+    /// SQLite's own table of tables, where `tableExists` scans the schema table, which
+    /// has no index by name: a run of many steps asking this after each one on a
+    /// growing schema spent most of its foreign-key bookkeeping in those scans.
+    ///
+    /// The loaded schema is what `PRAGMA foreign_key_list` answers from too: current
+    /// inside a transaction once a statement has run in it (a statement checks the
+    /// schema's version and reloads it), but blind to another connection's change until
+    /// then. Use `tableExists` anywhere else.
+    func loadedSchemaHasTable(_ name: String) throws -> Bool {
+        guard !isClosed else { throw closedError() }
+        // With no column named, SQLite only looks the table up (a view is "not found").
+        let code = sqlite3_table_column_metadata(handle, "main", name, nil, nil, nil, nil, nil, nil)
+        switch code {
+        case SQLITE_OK: return true
+        case SQLITE_ERROR: return false
+        default: throw lastError(code: code)
+        }
     }
 
     /// The columns of a table, in declaration order; empty when the table does not exist.

@@ -5,7 +5,8 @@ extension SQLCipherDatabase {
     /// Runs `body` and returns, with its result, the tables of the main database its
     /// statements may write: rows inserted, updated or deleted (triggers' statements
     /// included), tables created, dropped or altered, indexes made or dropped.
-    /// Folded as SQLite compares names (`sqlNameFolded`).
+    /// Spelled as SQLite hands them to the authorizer: the schema's own spelling for a
+    /// table that exists, the statement's for one it creates; `ChangedTables` folds them.
     ///
     /// Learned from SQLite's authorizer, which is asked about every table a statement
     /// touches while the statement is prepared (and prepared again after a schema
@@ -53,7 +54,7 @@ private func recordWrite(_ context: UnsafeMutableRawPointer?, _ action: Int32, _
     if let database, strcmp(database, "main") != 0 { return SQLITE_OK }
     guard let table else { return SQLITE_OK }
     guard db.writtenTables != nil || db.preparingWrites != nil else { return SQLITE_OK }
-    let name = String(cString: table).sqlNameFolded
+    let name = String(cString: table)
     db.writtenTables?.insert(name)
     db.preparingWrites?.insert(name)
     return SQLITE_OK

@@ -27,7 +27,8 @@ public final class SQLCipherDatabase {
     /// While true, SQLite's commit hook turns every COMMIT into a rollback (see
     /// `forbiddingCommits`).
     fileprivate var commitsForbidden = false
-    /// The tables written while `recordingWrittenTables` runs; nil otherwise.
+    /// The tables written while `recordingWrittenTables` runs, as the authorizer spelled
+    /// them; nil otherwise.
     var writtenTables: Set<String>?
     /// Whether a statement prepared while recording renames a table (a rename rewrites
     /// the foreign keys of the tables pointing at it, which are not written).
@@ -117,7 +118,7 @@ public final class SQLCipherDatabase {
     }
 
     /// The error every call on a closed connection throws.
-    private func closedError(sql: String? = nil) -> SQLCipherError {
+    func closedError(sql: String? = nil) -> SQLCipherError {
         SQLCipherError(kind: .misuse, resultCode: .SQLITE_MISUSE, message: "The database connection is closed.", sql: sql)
     }
 

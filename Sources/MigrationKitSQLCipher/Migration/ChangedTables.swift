@@ -9,19 +9,29 @@ struct ChangedTables: Sendable {
     /// Folded as SQLite compares names (`sqlNameFolded`); the ledger, the history
     /// table and SQLite's own tables left out.
     private(set) var names: Set<String> = []
+    /// A spelling of each folded name that a statement used. SQLite accepts any
+    /// spelling of a name, so this is what a table new to `ForeignKeyGraph` is asked by.
+    private(set) var spellings: [String: String] = [:]
     /// Whether a table was renamed: a rename also rewrites the tables pointing at it.
     private(set) var renamesTable = false
 
     init() {}
 
+    /// Adds tables as `SQLCipherDatabase.recordingWrittenTables` names them.
     mutating func add(_ written: Set<String>, renamesTable: Bool = false) {
         let bookkeeping: Set<String> = [MigrationLedger.tableName.sqlNameFolded, MigrationHistoryTable.name.sqlNameFolded]
-        names.formUnion(written.filter { !$0.hasPrefix("sqlite_") && !bookkeeping.contains($0) })
+        for name in written {
+            let folded = name.sqlNameFolded
+            guard !folded.hasPrefix("sqlite_"), !bookkeeping.contains(folded) else { continue }
+            names.insert(folded)
+            spellings[folded] = name
+        }
         self.renamesTable = self.renamesTable || renamesTable
     }
 
     mutating func add(_ other: ChangedTables) {
         names.formUnion(other.names)
+        spellings.merge(other.spellings) { _, newer in newer }
         renamesTable = renamesTable || other.renamesTable
     }
 
@@ -50,39 +60,26 @@ struct ChangedTables: Sendable {
 /// table's foreign-key list; after that a step re-reads only what it can have changed:
 /// the tables it named, and after a table rename also every table whose text has
 /// `REFERENCES` (a rename rewrites the foreign keys of the tables pointing at the
-/// renamed one, and only a table with that word has foreign keys). A table's list is
-/// read again only when its `CREATE TABLE` text changed. Listing every table's foreign
-/// keys at every step made a run of many small steps cost more than checking them all;
-/// reading every table again after each `ALTER TABLE … ADD COLUMN` was most of what was
-/// left.
+/// renamed one, and only a table with that word has foreign keys).
+///
+/// A step's own tables are looked up by name in the schema SQLite has loaded
+/// (`loadedSchemaHasTable`, `PRAGMA foreign_key_list`), never by scanning the schema
+/// table: it has no index by name, and a scan for each step that creates or alters a
+/// table made a run of many small steps cost a quarter more than the shell running the
+/// same files. Only a rename, whose new name no statement hands the authorizer, scans.
 final class ForeignKeyGraph {
     private struct Table {
+        /// As the schema or a statement spelled it; any spelling does for SQLite.
         let name: String
-        /// The `CREATE TABLE` text when it has `REFERENCES`; nil for a table without
-        /// foreign keys, whose text is never needed.
-        let sql: String?
-        var parents: Set<String>
-    }
-
-    /// Which tables a read covers.
-    private enum Selection {
-        case every
-        /// These (folded) names.
-        case named(Set<String>)
-        /// These names, and every table whose text has `REFERENCES`.
-        case namedOrReferencing(Set<String>)
-
-        /// The names selected by name.
-        var names: Set<String> {
-            switch self {
-            case .every: []
-            case .named(let names), .namedOrReferencing(let names): names
-            }
-        }
+        /// The folded names of the tables its foreign keys point at.
+        let parents: Set<String>
     }
 
     /// By folded name; nil until built.
     private var tables: [String: Table]?
+    /// The folded names of the tables with a foreign key to each table, by its folded
+    /// name: a step's affected tables are found without visiting every table.
+    private var children: [String: Set<String>] = [:]
     private var schemaVersion: Int?
 
     init() {}
@@ -92,82 +89,86 @@ final class ForeignKeyGraph {
     func tables(affectedBy changed: ChangedTables, in db: SQLCipherDatabase) throws -> [String] {
         let version = try db.fetchInt(sql: "PRAGMA schema_version")
         if let known = tables {
-            let selection: Selection
+            let named: Set<String>
             if changed.renamesTable {
-                selection = .namedOrReferencing(changed.names)
+                // The new names: only the schema table knows them.
+                let fresh = try scan(db, alsoNamed: changed.names)
+                for name in changed.names where fresh[name] == nil { set(name, to: nil) }
+                for (name, table) in fresh { set(name, to: table) }
+                named = []
             } else if version != schemaVersion {
-                selection = .named(changed.names)
+                named = changed.names
             } else {
                 // No schema change: only a table the graph has not met yet (the new
                 // name of a renamed table without foreign keys) needs reading.
-                selection = .named(changed.names.filter { known[$0] == nil })
+                named = changed.names.filter { known[$0] == nil }
             }
-            let fresh = try read(db, selection)
-            // A name read and not found is gone (dropped, renamed away).
-            for name in selection.names { tables?[name] = fresh[name] }
-            for (name, table) in fresh { tables?[name] = table }
+            for key in named {
+                // A name read and not found is gone (dropped, renamed away).
+                set(key, to: try lookUp(changed.spellings[key] ?? known[key]?.name ?? key, in: db))
+            }
         } else {
-            tables = try read(db, .every)
+            tables = [:]
+            for (name, table) in try scan(db, alsoNamed: nil) { set(name, to: table) }
         }
         schemaVersion = version
-        let names = changed.names
-        var affected: [String] = []
-        for (key, table) in tables ?? [:] where names.contains(key) || !table.parents.isDisjoint(with: names) {
-            affected.append(table.name)
+        var affected: Set<String> = []
+        for name in changed.names {
+            if let table = tables?[name] { affected.insert(table.name) }
+            for child in children[name] ?? [] {
+                if let table = tables?[child] { affected.insert(table.name) }
+            }
         }
         return affected.sorted()
     }
 
-    /// The selected tables with their foreign keys' parents, by folded name.
-    private func read(_ db: SQLCipherDatabase, _ selection: Selection) throws -> [String: Table] {
+    /// Records what is known of one table, keeping `children` in step.
+    private func set(_ key: String, to table: Table?) {
+        for parent in tables?[key]?.parents ?? [] { children[parent]?.remove(key) }
+        tables?[key] = table
+        for parent in table?.parents ?? [] { children[parent, default: []].insert(key) }
+    }
+
+    /// One table by name, from the loaded schema; nil when there is no such table.
+    private func lookUp(_ name: String, in db: SQLCipherDatabase) throws -> Table? {
+        guard try db.loadedSchemaHasTable(name) else { return nil }
+        return Table(name: name, parents: try parents(of: name, in: db))
+    }
+
+    /// From the schema table, by folded name: every table when `names` is nil, else
+    /// these and every table whose text has `REFERENCES`.
+    private func scan(_ db: SQLCipherDatabase, alsoNamed names: Set<String>?) throws -> [String: Table] {
         // `instr(lower(…))` and not LIKE, which a migration can make case-sensitive.
         let referencing = "instr(lower(sql), 'references') > 0"
+        var conditions = ["type = 'table'", "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"]
         var arguments: [DatabaseValue] = []
-        func naming(_ names: Set<String>) -> String {
+        if let names {
             arguments = names.sorted().map { .text($0) }
             // NOCASE folds ASCII only, as `sqlNameFolded` does (lower() may fold more).
-            return "name COLLATE NOCASE IN (" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+            let named = "name COLLATE NOCASE IN (" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+            // The selective condition first: SQLite tests each row's conditions in order.
+            conditions.insert(names.isEmpty ? referencing : "(\(named) OR \(referencing))", at: 0)
         }
-        // The selective condition first: SQLite scans the schema table, testing each
-        // row's conditions in order.
-        var conditions: [String] = []
-        switch selection {
-        case .every:
-            break
-        case .named(let names):
-            guard !names.isEmpty else { return [:] }
-            conditions.append(naming(names))
-        case .namedOrReferencing(let names):
-            conditions.append(names.isEmpty ? referencing : "(\(naming(names)) OR \(referencing))")
+        var found: [(name: String, hasForeignKeys: Bool)] = []
+        try db.forEachRow(sql: "SELECT name, \(referencing) FROM sqlite_master WHERE " + conditions.joined(separator: " AND "),
+                          arguments: arguments) { row in
+            if let name = row[0].string { found.append((name, row[1].int == 1)) }
         }
-        conditions += ["type = 'table'", "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"]
-        let sql = "SELECT name, CASE WHEN \(referencing) THEN sql END FROM sqlite_master WHERE "
-            + conditions.joined(separator: " AND ")
-        var current: [String: Table] = [:]
-        var unread: [String] = []
-        try db.forEachRow(sql: sql, arguments: arguments) { row in
-            guard let name = row[0].string else { return }
-            let key = name.sqlNameFolded
-            guard let text = row[1].string else {
-                current[key] = Table(name: name, sql: nil, parents: [])
-                return
-            }
-            if let known = tables?[key], known.sql == text {
-                current[key] = known
-            } else {
-                current[key] = Table(name: name, sql: text, parents: [])
-                unread.append(key)
-            }
+        var result: [String: Table] = [:]
+        for table in found {
+            // Only a table whose text has `REFERENCES` can have a foreign key.
+            result[table.name.sqlNameFolded] = Table(name: table.name, parents: table.hasForeignKeys ? try parents(of: table.name, in: db) : [])
         }
-        for key in unread {
-            guard let name = current[key]?.name else { continue }
-            // Bound where SQLite has pragma functions: one statement for the run.
-            let rows = SQLCipherLibrary.hasPragmaFunctions
-                ? try db.fetchAll(sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [.text(name)])
-                : try db.fetchAll(sql: "PRAGMA foreign_key_list(\(quoteIdentifier(name)))")
-            current[key]?.parents = Set(rows.compactMap { $0["table"].string?.sqlNameFolded })
-        }
-        return current
+        return result
+    }
+
+    /// The folded names of the tables `table`'s foreign keys point at.
+    private func parents(of table: String, in db: SQLCipherDatabase) throws -> Set<String> {
+        // Bound where SQLite has pragma functions: one statement for the run.
+        let rows = SQLCipherLibrary.hasPragmaFunctions
+            ? try db.fetchAll(sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [.text(table)])
+            : try db.fetchAll(sql: "PRAGMA foreign_key_list(\(quoteIdentifier(table)))")
+        return Set(rows.compactMap { $0["table"].string?.sqlNameFolded })
     }
 }
 
