@@ -70,21 +70,13 @@ public enum MigrationCLI {
 
 /// `migrationkit`: the root of every command.
 struct RootCommand: ParsableCommand {
+    /// Computed on each use, as the name depends on the host; ArgumentParser asks for
+    /// it many times a run, so what is costly and the same for every host is made once.
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: CLIContext.host.commandName,
             abstract: "Safe migrations for SQLCipher-encrypted SQLite databases.",
-            discussion: """
-                Keys come from exactly one of \(KeySources.advice(DatabaseKeyRole.text, withVariable: false)); \
-                else from \(KeySource.passwordEnvironmentVariable); else a prompt on a terminal. \
-                Use --plaintext for an unencrypted database.
-
-                Settings not given as flags come from MIGRATIONKIT_* environment variables \
-                (MIGRATIONKIT_DB_PATH and the like), then from migrationkit.toml in the current folder or \
-                above it (--config FILE, --database NAME); `config` shows what applies and why.
-
-                Exit codes: \(CLIExitCode.allCases.map { "\($0.rawValue) \($0.summary)" }.joined(separator: "; ")).
-                """,
+            discussion: discussion,
             version: MigrationKitVersion.current,
             subcommands: [
                 MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self,
@@ -93,6 +85,18 @@ struct RootCommand: ParsableCommand {
                 RestoreCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
             ])
     }
+
+    private static let discussion = """
+        Keys come from exactly one of \(KeySources.advice(DatabaseKeyRole.text, withVariable: false)); \
+        else from \(KeySource.passwordEnvironmentVariable); else a prompt on a terminal. \
+        Use --plaintext for an unencrypted database.
+
+        Settings not given as flags come from MIGRATIONKIT_* environment variables \
+        (MIGRATIONKIT_DB_PATH and the like), then from migrationkit.toml in the current folder or \
+        above it (--config FILE, --database NAME); `config` shows what applies and why.
+
+        Exit codes: \(CLIExitCode.allCases.map { "\($0.rawValue) \($0.summary)" }.joined(separator: "; ")).
+        """
 }
 
 /// The tool's version: the one place it is written. `--version` prints it, and the
