@@ -144,13 +144,24 @@ enum CommandSupport {
     }
 
     /// The runner and, for SQL migrations, the files it was built from (for lint).
+    /// (`migrate` does the same work beside the key derivation: `MigrationsLoading`.)
     static func loadMigrations(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier(), reporter: Reporter) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
-        if var runner = CLIContext.host.runner {
-            runner.verifier.requiredIndexes += verifier.requiredIndexes
-            return (runner, nil)
-        }
+        if let runner = hostRunner(verifier: verifier) { return (runner, nil) }
         let files = try migrations.loadFiles(reporter: reporter)
-        return (try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) }, verifier: verifier), files)
+        return (try runner(over: files, verifier: verifier), files)
+    }
+
+    /// The host's Swift steps, with `verifier`'s required indexes added; nil when the
+    /// migrations are the SQL files of `--migrations`.
+    static func hostRunner(verifier: SQLCipherMigrationVerifier) -> SQLCipherMigrationRunner? {
+        guard var runner = CLIContext.host.runner else { return nil }
+        runner.verifier.requiredIndexes += verifier.requiredIndexes
+        return runner
+    }
+
+    /// The runner over SQL migration files.
+    static func runner(over files: [SQLMigrationFile], verifier: SQLCipherMigrationVerifier) throws -> SQLCipherMigrationRunner {
+        try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) }, verifier: verifier)
     }
 }
 

@@ -5,12 +5,20 @@ extension MigrationsOptions {
     /// Warns about files that look like migrations but are not read, and about a folder
     /// with no migration at all (a mistyped --migrations otherwise reads "up to date").
     package func loadFiles(reporter: Reporter) throws -> [SQLMigrationFile] {
+        let read = try readFiles()
+        for warning in read.warnings { reporter.warning(warning) }
+        return read.files
+    }
+
+    /// `loadFiles`' work with its warnings returned, not printed: for a thread of its
+    /// own, whose caller prints them once the thread is done.
+    package func readFiles() throws -> (files: [SQLMigrationFile], warnings: [String]) {
         let folder = SQLMigrationDirectory(path: directory)
         let files = try folder.load()
-        for lookalike in folder.ignoredLookalikes() { reporter.warning(lookalike) }
+        var warnings = folder.ignoredLookalikes()
         if files.isEmpty {
-            reporter.warning("\(directory) holds no migration files (NAME.sql, or NAME.up.sql and NAME.down.sql); check --migrations.")
+            warnings.append("\(directory) holds no migration files (NAME.sql, or NAME.up.sql and NAME.down.sql); check --migrations.")
         }
-        return files
+        return (files, warnings)
     }
 }

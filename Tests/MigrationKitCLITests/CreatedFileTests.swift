@@ -38,6 +38,24 @@ import Testing
         #expect(try entries(workspace) == before, "\(settings): the failed run left files behind")
     }
 
+    /// The migrations are read while the key is derived: a file that cannot be read
+    /// still decides the outcome, over a key file that does not exist too, and a new
+    /// database's file is not left behind.
+    @Test(arguments: [[String](), ["--password-file", "missing.key"]])
+    func anUnreadableMigrationOnANewPathLeavesNothingAndComesFirst(_ settings: [String]) throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.migration("0003_bad.sql", "CREATE TABLE forgotten (a);\n")
+        let before = try entries(workspace)
+        let key = settings.isEmpty ? ["--password-file", workspace.keyFile] : []
+        let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations] + key + settings,
+                                    directory: workspace.root)
+        #expect(result.exitCode == .fileError, "\(settings): \(result.output)")
+        #expect(result.stderr.contains("0003_bad.sql: No `-- migrate:up` line"), "\(result.output)")
+        #expect(!result.stderr.contains("missing.key"), "the key's error must not win: \(result.output)")
+        #expect(try entries(workspace) == before, "\(settings): the failed run left files behind")
+    }
+
     @Test(arguments: [[String](), ["--atomic"]])
     func aNewDatabaseWhoseFirstStepFailsIsRemoved(_ mode: [String]) throws {
         let workspace = try Workspace()

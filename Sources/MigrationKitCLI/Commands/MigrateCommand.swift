@@ -79,47 +79,50 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     func run() throws {
         let reporter = Reporter(output)
         if isFleet { return try runFleet(reporter: reporter) }
-        let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes), reporter: reporter)
-        var runner = loaded.runner
-        runner.allowOutOfOrder = allowOutOfOrder
+        // The migrations are read (and, for a new database, where every file is pending
+        // and there is nothing to consult, linted) on a thread of their own while the key
+        // is resolved and derived, most of a short run. Their verdict still comes before
+        // anything is written: their errors win over the open's, and remove the file the
+        // open created.
+        let requestedPath = Result { try connection.requiredPath() }
+        let existedBefore = (try? requestedPath.get()).map { FileManager.default.fileExists(atPath: $0) } ?? true
+        let newDatabaseLint = existedBefore || noLint ? nil : PendingLint(context: minimum.applied(to: .linkedLibrary))
+        let loading = MigrationsLoading.start(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes),
+                                              lint: newDatabaseLint)
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
         defer { progress.stop() }
-        runner.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
         if atomic || dryRun { CLIContext.journal.runsAllOrNothing() }
-        if let target { _ = try runner.registry.index(ofTarget: target) }
-        let path = try connection.requiredPath()
-        let existedBefore = FileManager.default.fileExists(atPath: path)
-        // A new database: every file is pending and there is nothing to consult, so lint
-        // runs on a thread of its own while the file is opened (deriving the key is most
-        // of a short run). Its verdict still comes before anything is written: errors
-        // remove the file the open created, and win over an error of the open.
-        let newDatabaseLint = existedBefore || noLint ? nil : loaded.files.map { files in
-            let pendingLint = PendingLint(context: minimum.applied(to: .linkedLibrary))
-            return (pendingLint, WorkerPool.start { pendingLint.findings(files) })
-        }
         // A dry run on a database that does not exist yet runs on a scratch one.
-        let scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
+        var scratch: ScratchFolder?
         defer { withExtendedLifetime(scratch) {} }
         let writer: SQLCipherWriter
         do {
+            let path = try requestedPath.get()
+            scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
             writer = try scratch.map { folder in
                 let settings = try CommandSupport.connectionSettings(connection, access: .create, reporter: reporter)
                 reporter.line("\(path) does not exist yet: dry run on an empty scratch database.")
                 return try CLIContext.host.openWriter(ConnectionSettings(path: folder.path + "/dry-run.db", key: settings.key, configuration: settings.configuration))
             } ?? CommandSupport.openWriter(connection, access: .create, reporter: reporter)
         } catch {
-            if let (pendingLint, findings) = newDatabaseLint { try pendingLint.report(findings.wait(), reporter: reporter) }
+            let loaded = try loading.finish(reporter: reporter)
+            if let newDatabaseLint, let findings = loaded.lintFindings { try newDatabaseLint.report(findings, reporter: reporter) }
             throw error
         }
-        if let (pendingLint, findings) = newDatabaseLint {
-            do {
-                try pendingLint.report(findings.wait(), reporter: reporter)
-            } catch {
-                if scratch == nil { _ = writer.discardCreatedDatabase() }
-                throw error
-            }
+        var runner: SQLCipherMigrationRunner
+        do {
+            let loaded = try loading.finish(reporter: reporter)
+            if let newDatabaseLint, let findings = loaded.lintFindings { try newDatabaseLint.report(findings, reporter: reporter) }
+            runner = loaded.runner
+            if let target { _ = try runner.registry.index(ofTarget: target) }
+            if existedBefore, !noLint, let files = loaded.files { try lintPending(files, runner: runner, writer: writer, reporter: reporter) }
+        } catch {
+            // A database this run created is not left behind.
+            if scratch == nil { _ = writer.discardCreatedDatabase() }
+            throw error
         }
-        if existedBefore, !noLint, let files = loaded.files { try lintPending(files, runner: runner, writer: writer, reporter: reporter) }
+        runner.allowOutOfOrder = allowOutOfOrder
+        runner.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
 
         var erased: SchemaChange?
         var backupPath: String?

@@ -1,0 +1,71 @@
+import Foundation
+import MigrationKit
+import MigrationKitCommands
+import MigrationKitSQLCipher
+
+/// `CommandSupport.loadMigrations` for `migrate`, on a thread of its own: reading,
+/// parsing and checksumming the files (and, for a new database, linting them) overlaps
+/// resolving the key and deriving it, which is most of a short run. Three hundred small
+/// files took as long to read as the rest of the run's own work before the key.
+///
+/// Nothing is printed on that thread. `finish` prints its warnings and throws its
+/// error, and the caller reaches it before anything is written: the migrations' verdict
+/// still comes first, and a database the open created meanwhile is removed by the
+/// caller. A host's Swift steps need no reading, and no thread.
+final class MigrationsLoading {
+    /// What the loading made.
+    struct Loaded: Sendable {
+        /// The runner over the migrations.
+        var runner: SQLCipherMigrationRunner
+        /// The SQL files it was built from; nil for a host's Swift steps.
+        let files: [SQLMigrationFile]?
+        /// Lint's findings on `files`, when lint was asked to run with the loading.
+        let lintFindings: [LintFinding]?
+    }
+
+    private typealias Outcome = Result<(loaded: Loaded, warnings: [String]), any Error>
+    private enum State {
+        case loading(WorkerPool.Pending<Outcome>)
+        /// Kept by `finish`: a second call answers the same without waiting again.
+        case finished(Outcome)
+    }
+
+    private var state: State
+
+    private init(_ state: State) {
+        self.state = state
+    }
+
+    /// Starts loading the migrations `migrations` names (or takes the host's steps).
+    ///
+    /// - Parameter lint: lints the files on the same thread once read (a new database:
+    ///   every file is pending, and there is nothing to consult).
+    static func start(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier, lint: PendingLint?) -> MigrationsLoading {
+        if let runner = CommandSupport.hostRunner(verifier: verifier) {
+            return MigrationsLoading(.finished(.success((Loaded(runner: runner, files: nil, lintFindings: nil), []))))
+        }
+        return MigrationsLoading(.loading(WorkerPool.start {
+            Result {
+                let read = try migrations.readFiles()
+                let runner = try CommandSupport.runner(over: read.files, verifier: verifier)
+                return (Loaded(runner: runner, files: read.files, lintFindings: lint?.findings(read.files)), read.warnings)
+            }
+        }))
+    }
+
+    /// Waits for the loading, prints its warnings (once), and returns what it made or
+    /// throws what it threw.
+    func finish(reporter: Reporter) throws -> Loaded {
+        switch state {
+        case .finished(let outcome):
+            return try outcome.get().loaded
+        case .loading(let pending):
+            let outcome = pending.wait()
+            state = .finished(outcome)
+            if case .success(let made) = outcome {
+                for warning in made.warnings { reporter.warning(warning) }
+            }
+            return try outcome.get().loaded
+        }
+    }
+}
