@@ -65,8 +65,9 @@ struct ChangedTables: Sendable {
 /// A step's own tables are looked up by name in the schema SQLite has loaded
 /// (`loadedSchemaHasTable`, `PRAGMA foreign_key_list`), never by scanning the schema
 /// table: it has no index by name, and a scan for each step that creates or alters a
-/// table made a run of many small steps cost a quarter more than the shell running the
-/// same files. Only a rename, whose new name no statement hands the authorizer, scans.
+/// table was most of the graph's cost (50 M of 66 M instructions over 300 small steps on
+/// SQLCipher 3.4.1). Only a rename, whose new name no statement hands the authorizer,
+/// scans.
 final class ForeignKeyGraph {
     private struct Table {
         /// As the schema or a statement spelled it; any spelling does for SQLite.
