@@ -86,9 +86,8 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         // open created.
         let requestedPath = Result { try connection.requiredPath() }
         let existedBefore = (try? requestedPath.get()).map { FileManager.default.fileExists(atPath: $0) } ?? true
-        let newDatabaseLint = existedBefore || noLint ? nil : PendingLint(context: minimum.applied(to: .linkedLibrary))
         let loading = MigrationsLoading.start(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes),
-                                              lint: newDatabaseLint)
+                                              lint: existedBefore || noLint ? nil : PendingLint(context: minimum.applied(to: .linkedLibrary)))
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
         defer { progress.stop() }
         if atomic || dryRun { CLIContext.journal.runsAllOrNothing() }
@@ -105,14 +104,12 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
                 return try CLIContext.host.openWriter(ConnectionSettings(path: folder.path + "/dry-run.db", key: settings.key, configuration: settings.configuration))
             } ?? CommandSupport.openWriter(connection, access: .create, reporter: reporter)
         } catch {
-            let loaded = try loading.finish(reporter: reporter)
-            if let newDatabaseLint, let findings = loaded.lintFindings { try newDatabaseLint.report(findings, reporter: reporter) }
+            _ = try loading.finish(reporter: reporter)
             throw error
         }
         var runner: SQLCipherMigrationRunner
         do {
             let loaded = try loading.finish(reporter: reporter)
-            if let newDatabaseLint, let findings = loaded.lintFindings { try newDatabaseLint.report(findings, reporter: reporter) }
             runner = loaded.runner
             if let target { _ = try runner.registry.index(ofTarget: target) }
             if existedBefore, !noLint, let files = loaded.files { try lintPending(files, runner: runner, writer: writer, reporter: reporter) }

@@ -8,10 +8,10 @@ import MigrationKitSQLCipher
 /// resolving the key and deriving it, which is most of a short run. Reading 300 small
 /// files took 4.6 ms on the main thread, as long as parsing the command line.
 ///
-/// Nothing is printed on that thread. `finish` prints its warnings and throws its
-/// error, and the caller reaches it before anything is written: the migrations' verdict
-/// still comes first, and a database the open created meanwhile is removed by the
-/// caller. A host's Swift steps need no reading, and no thread.
+/// Nothing is printed on that thread. `finish` prints its warnings and lint's findings
+/// and throws its error or lint's, and the caller reaches it before anything is
+/// written: the migrations' verdict still comes first, and a database the open created
+/// meanwhile is removed by the caller. A host's Swift steps need no reading, and no thread.
 final class MigrationsLoading {
     /// What the loading made.
     struct Loaded: Sendable {
@@ -19,11 +19,9 @@ final class MigrationsLoading {
         var runner: SQLCipherMigrationRunner
         /// The SQL files it was built from; nil for a host's Swift steps.
         let files: [SQLMigrationFile]?
-        /// Lint's findings on `files`, when lint was asked to run with the loading.
-        let lintFindings: [LintFinding]?
     }
 
-    private typealias Outcome = Result<(loaded: Loaded, warnings: [String]), any Error>
+    private typealias Outcome = Result<(loaded: Loaded, warnings: [String], lintFindings: [LintFinding]), any Error>
     private enum State {
         case loading(WorkerPool.Pending<Outcome>)
         /// Kept by `finish`: a second call answers the same without waiting again.
@@ -31,9 +29,12 @@ final class MigrationsLoading {
     }
 
     private var state: State
+    /// The lint that ran with the loading, to report its findings.
+    private let lint: PendingLint?
 
-    private init(_ state: State) {
+    private init(_ state: State, lint: PendingLint?) {
         self.state = state
+        self.lint = lint
     }
 
     /// Starts loading the migrations `migrations` names (or takes the host's steps).
@@ -42,19 +43,19 @@ final class MigrationsLoading {
     ///   every file is pending, and there is nothing to consult).
     static func start(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier, lint: PendingLint?) -> MigrationsLoading {
         if let runner = CommandSupport.hostRunner(verifier: verifier) {
-            return MigrationsLoading(.finished(.success((Loaded(runner: runner, files: nil, lintFindings: nil), []))))
+            return MigrationsLoading(.finished(.success((Loaded(runner: runner, files: nil), [], []))), lint: nil)
         }
         return MigrationsLoading(.loading(WorkerPool.start {
             Result {
                 let read = try migrations.readFiles()
                 let runner = try CommandSupport.runner(over: read.files, verifier: verifier)
-                return (Loaded(runner: runner, files: read.files, lintFindings: lint?.findings(read.files)), read.warnings)
+                return (Loaded(runner: runner, files: read.files), read.warnings, lint?.findings(read.files) ?? [])
             }
-        }))
+        }), lint: lint)
     }
 
-    /// Waits for the loading, prints its warnings (once), and returns what it made or
-    /// throws what it threw.
+    /// Waits for the loading and, the first time, prints its warnings and lint's
+    /// findings; returns what it made, or throws what it threw or lint's errors.
     func finish(reporter: Reporter) throws -> Loaded {
         switch state {
         case .finished(let outcome):
@@ -62,10 +63,10 @@ final class MigrationsLoading {
         case .loading(let pending):
             let outcome = pending.wait()
             state = .finished(outcome)
-            if case .success(let made) = outcome {
-                for warning in made.warnings { reporter.warning(warning) }
-            }
-            return try outcome.get().loaded
+            let made = try outcome.get()
+            for warning in made.warnings { reporter.warning(warning) }
+            try lint?.report(made.lintFindings, reporter: reporter)
+            return made.loaded
         }
     }
 }

@@ -6,12 +6,13 @@ import MigrationKit
 /// and of every table whose foreign keys point at one of them (a deleted parent row
 /// breaks its children, which were not written).
 struct ChangedTables: Sendable {
-    /// Folded as SQLite compares names (`sqlNameFolded`); the ledger, the history
-    /// table and SQLite's own tables left out.
-    private(set) var names: Set<String> = []
-    /// A spelling of each folded name that a statement used. SQLite accepts any
-    /// spelling of a name, so this is what a table new to `ForeignKeyGraph` is asked by.
+    /// The tables by folded name (`sqlNameFolded`), each with a spelling a statement
+    /// used: SQLite accepts any spelling of a name, so that is what a table new to
+    /// `ForeignKeyGraph` is asked by. The ledger, the history table and SQLite's own
+    /// tables left out.
     private(set) var spellings: [String: String] = [:]
+    /// The tables, folded as SQLite compares names.
+    var names: Dictionary<String, String>.Keys { spellings.keys }
     /// Whether a table was renamed: a rename also rewrites the tables pointing at it.
     private(set) var renamesTable = false
 
@@ -23,19 +24,17 @@ struct ChangedTables: Sendable {
         for name in written {
             let folded = name.sqlNameFolded
             guard !folded.hasPrefix("sqlite_"), !bookkeeping.contains(folded) else { continue }
-            names.insert(folded)
             spellings[folded] = name
         }
         self.renamesTable = self.renamesTable || renamesTable
     }
 
     mutating func add(_ other: ChangedTables) {
-        names.formUnion(other.names)
         spellings.merge(other.spellings) { _, newer in newer }
         renamesTable = renamesTable || other.renamesTable
     }
 
-    var isEmpty: Bool { names.isEmpty }
+    var isEmpty: Bool { spellings.isEmpty }
 
     /// The changed tables that exist now (a step may drop one, or rename it away), as
     /// the schema spells them, sorted.
@@ -90,15 +89,15 @@ final class ForeignKeyGraph {
     func tables(affectedBy changed: ChangedTables, in db: SQLCipherDatabase) throws -> [String] {
         let version = try db.fetchInt(sql: "PRAGMA schema_version")
         if let known = tables {
-            let named: Set<String>
+            let named: [String]
             if changed.renamesTable {
                 // The new names: only the schema table knows them.
-                let fresh = try scan(db, alsoNamed: changed.names)
+                let fresh = try scan(db, alsoNamed: Set(changed.names))
                 for name in changed.names where fresh[name] == nil { set(name, to: nil) }
                 for (name, table) in fresh { set(name, to: table) }
                 named = []
             } else if version != schemaVersion {
-                named = changed.names
+                named = Array(changed.names)
             } else {
                 // No schema change: only a table the graph has not met yet (the new
                 // name of a renamed table without foreign keys) needs reading.
