@@ -275,22 +275,31 @@ import Glibc
         // A long data step after a quick one: a kill lands inside a transaction.
         try workspace.migration("0003_fill.up.sql", """
             CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
-            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 60000)
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 500000)
                 INSERT INTO filler (text) SELECT printf('row %d of filler text', x) FROM n;
             """)
         let arguments = [Binary.migrationkit, "migrate", "--db-glob", workspace.path("tenants/*.db"), "--jobs", "2", "--no-backup",
                          "--password-file", workspace.keyFile, "--migrations", workspace.migrations]
         let process = try Guarded.launch(arguments, directory: workspace.root)
-        // Until some databases are done and others are not.
+        // Until some databases are done and others are not. Each look opens a database
+        // with the shell (a key derivation), so a look follows the fleet's own order
+        // (sorted paths) and stops at the first database not done yet: a pass over all
+        // twelve could outlast the fleet.
         let deadline = ContinuousClock.now + .seconds(120)
-        var migrated = 0
-        while process.isRunning, ContinuousClock.now < deadline {
-            migrated = try paths.filter { try ledger($0, passphrase: workspace.passphrase).hasSuffix("0003_fill") }.count
-            if migrated >= 2 { break }
+        func migratedInOrder() throws -> Int {
+            var count = 0
+            for path in paths.sorted() {
+                guard try ledger(path, passphrase: workspace.passphrase).hasSuffix("0003_fill") else { break }
+                count += 1
+            }
+            return count
+        }
+        while process.isRunning, ContinuousClock.now < deadline, try migratedInOrder() < 2 {
             usleep(20_000)
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        let migrated = try paths.filter { try ledger($0, passphrase: workspace.passphrase).hasSuffix("0003_fill") }.count
         try #require(migrated >= 2 && migrated < paths.count, "the kill did not land in the middle of the fleet (\(migrated) of \(paths.count) migrated)")
 
         for path in paths {
