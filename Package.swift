@@ -64,19 +64,24 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        // The freedesktop Secret Service through libsecret (apt: libsecret-1-dev), which
-        // stands in for the Apple keychain. It pulls in GLib/GIO, never libsqlite3.
+        // libsecret's headers (apt: libsecret-1-dev), for CLibSecretInterfaceCheck only:
+        // any target depending on a pkg-config module gets the library linked.
         .systemLibrary(
             name: "CLibSecret",
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        // libsecret's functions, found with dlopen when the Secret Service is first used:
+        // a command that never touches a keyring does not load GLib's stack. Its own
+        // declarations of the interface, checked against CLibSecret's headers by
+        // CLibSecretInterfaceCheck (a pkg-config module would link the library).
+        .target(name: "CLibSecretLoader"),
         // prctl and setrlimit with signatures Swift can call (prctl is variadic).
         .target(name: "CProcessControl"),
         // Key sources: flags, key files, the environment, a no-echo prompt, the Secret
         // Service; and keeping keys out of core dumps and other processes.
         .target(name: "MigrationKitKeys", dependencies: [
-            "MigrationKit", "MigrationKitSecrets", "CLibSecret", "CProcessControl",
+            "MigrationKit", "MigrationKitSecrets", "CLibSecretLoader", "CProcessControl",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
@@ -160,7 +165,15 @@ let package = Package(
             exclude: ["Fixtures"]),
         // The key sources build without SQLCipher; their tests open databases with the
         // keys they produce, so they link it.
-        .testTarget(name: "MigrationKitKeysTests", dependencies: ["MigrationKitKeys", "MigrationKitSQLCipher", "KeyStoreProbe", "MigrationKitTestSupport"]),
+        .testTarget(name: "MigrationKitKeysTests", dependencies: [
+            "MigrationKitKeys", "MigrationKitSQLCipher", "KeyStoreProbe", "MigrationKitTestSupport",
+            "CLibSecretInterfaceCheck",
+        ]),
+        // CLibSecretLoader's declarations against libsecret's headers, at compile time.
+        .target(
+            name: "CLibSecretInterfaceCheck",
+            dependencies: ["CLibSecret", "CLibSecretLoader"],
+            path: "Tests/LibSecretInterfaceCheck"),
         // Runs the built binaries as a user would; the command tree's own rules are
         // checked on the types.
         .testTarget(name: "MigrationKitCLITests", dependencies: [

@@ -170,7 +170,8 @@ build_deb() {
     chmod 0644 "$docs/changelog.gz"
     # Depends: from the libraries the binary really loads (its NEEDED entries), through
     # the symbols files of the packages that ship them: libsqlcipher1 or libsqlcipher0,
-    # whichever SQLCipher this binary was built on.
+    # whichever SQLCipher this binary was built on. libsecret is not among them: it is
+    # loaded when a keyring is first used, and the control file recommends it.
     install -d "$root/DEBIAN"
     depends=$(cd "$work" && mkdir -p debian && cp "$repo/scripts/debian/control.in" debian/control &&
         dpkg-shlibdeps -O -e"migrationkit/usr/bin/migrationkit" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')

@@ -154,10 +154,12 @@ case "$(basename "$deb")" in
 esac
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "$depends" | grep -q 'libsqlcipher1\|libsqlcipher0' || fail "Depends names no SQLCipher library: $depends"
-echo "$depends" | grep -q 'libsecret-1-0' || fail "Depends does not name libsecret-1-0: $depends"
+recommends=$(dpkg-deb -f "$deb" Recommends)
+echo "$recommends" | grep -q 'libsecret-1-0' || fail "Recommends does not name libsecret-1-0: $recommends"
+if echo "$depends" | grep -q 'libsecret\|libglib'; then fail "Depends names libsecret or GLib, which the binary loads only for a keyring: $depends"; fi
 lintian --fail-on warning --tag-display-limit 0 "$deb" >"$work/lintian.txt" 2>&1 ||
     fail "lintian: $(grep -v 'root privileges' "$work/lintian.txt")"
-pass "make deb: $(basename "$deb"), Depends: $depends; lintian clean"
+pass "make deb: $(basename "$deb"), Depends: $depends, Recommends: $recommends; lintian clean"
 
 installed_package=yes
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$repo/$deb" >"$work/apt.txt" 2>&1 ||

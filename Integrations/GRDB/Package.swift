@@ -35,10 +35,11 @@ let package = Package(
         // a prompt, the Secret Service): for a GRDB built on SQLCipher, as the main
         // package builds them.
         .target(name: "MigrationKitSecrets"),
-        .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        // libsecret, loaded when a keyring is first used (the main package's loader).
+        .target(name: "CLibSecretLoader"),
         .target(name: "CProcessControl"),
         .target(name: "MigrationKitKeys", dependencies: [
-            "MigrationKit", "MigrationKitSecrets", "CLibSecret", "CProcessControl",
+            "MigrationKit", "MigrationKitSecrets", "CLibSecretLoader", "CProcessControl",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The key sources as options, as the main package builds them.

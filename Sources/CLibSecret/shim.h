@@ -1,10 +1,10 @@
 #ifndef MIGRATIONKIT_CLIBSECRET_SHIM_H
 #define MIGRATIONKIT_CLIBSECRET_SHIM_H
 
-// libsecret's public header. Its variadic calls (secret_password_store_sync and
-// friends) are not imported into Swift; MigrationKitKeys uses the *v_sync variants
-// that take a GHashTable of attributes instead. It also brings in GLib and GIO
-// (GError, GHashTable, g_bus_get_sync), which MigrationKitKeys calls directly.
+// libsecret's public header, with GLib's and GIO's, for CLibSecretInterfaceCheck
+// alone: it checks CLibSecretLoader's own declarations of the functions and types
+// MigrationKitKeys uses against these. Nothing the tool links imports this module,
+// because SwiftPM would link libsecret into it (see CLibSecretLoader).
 #include <libsecret/secret.h>
 
 #endif

@@ -83,6 +83,9 @@ public struct KeyError: RemediableError, Sendable {
 
         // MARK: Secret Service
 
+        /// libsecret (`libsecret-1.so.0`), through which the Secret Service is reached,
+        /// could not be loaded; it is loaded when a Secret Service key is first used.
+        public static let libsecretUnavailable = Code(rawValue: "libsecretUnavailable")
         /// There is no D-Bus session bus to reach the Secret Service on.
         public static let noSessionBus = Code(rawValue: "noSessionBus")
         /// The session bus has no Secret Service provider (and none could be started).

@@ -1,4 +1,4 @@
-import CLibSecret
+import CLibSecretLoader
 import Foundation
 import MigrationKit
 import MigrationKitSecrets
@@ -39,13 +39,13 @@ public struct SecretServiceKeyStore: Sendable {
         let item = ItemName(service: service, account: account)
         try item.validate()
         let text: SecretBytes = try LibSecret.lock.withLock {
-            try connect(for: item, doing: "look up")
+            let library = try connect(for: item, doing: "look up")
             for form in ItemForm.lookupOrder {
-                if let text = try form.lookup(item) { return text }
+                if let text = try form.lookup(item, in: library) { return text }
                 // NULL with no error also means "only in a locked collection whose unlock
                 // prompt could not be shown": a search, which lists locked items too,
                 // tells the two apart. Stop at the first form that exists.
-                if try form.countItems(item) > 0 { throw item.lockedError() }
+                if try form.countItems(item, in: library) > 0 { throw item.lockedError() }
             }
             throw item.notFoundError()
         }
@@ -82,10 +82,10 @@ public struct SecretServiceKeyStore: Sendable {
         }
         let label = label ?? "MigrationKit database key (\(item))"
         try LibSecret.lock.withLock {
-            try connect(for: item, doing: "store")
+            let library = try connect(for: item, doing: "store")
             do {
                 try key.withKeyText { text in
-                    try ItemForm.keychain.store(item, label: label, secret: text)
+                    try ItemForm.keychain.store(item, label: label, secret: text, in: library)
                 }
             } catch let failure as LibSecret.Failure {
                 if failure.isSecretError(SECRET_ERROR_IS_LOCKED) {
@@ -97,7 +97,7 @@ public struct SecretServiceKeyStore: Sendable {
                 throw item.failedError(failure, doing: "store")
             }
             do {
-                try ItemForm.keychain.deleteItemsNotStoredHere(item)
+                try ItemForm.keychain.deleteItemsNotStoredHere(item, in: library)
             } catch let failure as LibSecret.Failure {
                 throw KeyError(
                     code: .secretServiceFailed,
@@ -119,14 +119,14 @@ public struct SecretServiceKeyStore: Sendable {
         let item = ItemName(service: service, account: account)
         try item.validate()
         return try LibSecret.lock.withLock {
-            try connect(for: item, doing: "delete")
+            let library = try connect(for: item, doing: "delete")
             var deleted = false
             for form in ItemForm.lookupOrder {
-                if try form.clear(item) { deleted = true }
+                if try form.clear(item, in: library) { deleted = true }
             }
             if !deleted {
                 // As with lookup: nothing deleted may mean "locked", not "absent".
-                for form in ItemForm.lookupOrder where try form.countItems(item) > 0 {
+                for form in ItemForm.lookupOrder where try form.countItems(item, in: library) > 0 {
                     throw item.lockedError()
                 }
             }
@@ -134,11 +134,22 @@ public struct SecretServiceKeyStore: Sendable {
         }
     }
 
-    /// Makes sure there is a session bus before anything else, so its absence gets its
-    /// own error rather than whatever the first libsecret call makes of it.
-    private func connect(for item: ItemName, doing action: String) throws {
+    /// Loads libsecret (on the first use in the process), then makes sure there is a
+    /// session bus before anything else, so its absence gets its own error rather than
+    /// whatever the first libsecret call makes of it.
+    private func connect(for item: ItemName, doing action: String) throws -> LibSecret {
+        let library: LibSecret
         do {
-            try LibSecret.connectToSessionBus()
+            library = try LibSecret.load()
+        } catch {
+            throw KeyError(
+                code: .libsecretUnavailable,
+                advice: Advice(situation: "Cannot \(action) the key in the Secret Service because libsecret could not be loaded (\(error.reason))",
+                               otherwise: "install it (`apt install libsecret-1-0`)", remedy: .keyFromFile))
+        }
+        do {
+            try library.connectToSessionBus()
+            return library
         } catch {
             throw KeyError(
                 code: .noSessionBus,
@@ -215,43 +226,44 @@ private struct ItemForm {
 
     static let lookupOrder = [keychain, pythonKeyring]
 
-    func lookup(_ item: ItemName) throws -> SecretBytes? {
-        try run(item, doing: "look up") { try LibSecret.lookup(schema: $0, attributes: $1) }
+    func lookup(_ item: ItemName, in library: LibSecret) throws -> SecretBytes? {
+        try run(item, in: library, doing: "look up") { try library.lookup(schema: $0, attributes: $1) }
     }
 
-    func countItems(_ item: ItemName) throws -> Int {
-        try run(item, doing: "look up") { try LibSecret.countItems(schema: $0, attributes: $1) }
+    func countItems(_ item: ItemName, in library: LibSecret) throws -> Int {
+        try run(item, in: library, doing: "look up") { try library.countItems(schema: $0, attributes: $1) }
     }
 
-    func clear(_ item: ItemName) throws -> Bool {
-        try run(item, doing: "delete") { try LibSecret.clear(schema: $0, attributes: $1) }
+    func clear(_ item: ItemName, in library: LibSecret) throws -> Bool {
+        try run(item, in: library, doing: "delete") { try library.clear(schema: $0, attributes: $1) }
     }
 
     /// Throws `LibSecret.Failure` unchanged, so the caller can classify it in context.
-    func deleteItemsNotStoredHere(_ item: ItemName) throws {
-        try LibSecret.withSchema(name: schemaName, attributes: ["service", accountAttribute]) { schema in
-            try LibSecret.withAttributes(["service": item.service, accountAttribute: item.account]) { attributes in
-                _ = try LibSecret.deleteItems(schema: schema, attributes: attributes, notOfSchema: schemaName)
-            }
+    func deleteItemsNotStoredHere(_ item: ItemName, in library: LibSecret) throws {
+        try withItem(item, in: library) { schema, attributes in
+            _ = try library.deleteItems(schema: schema, attributes: attributes, notOfSchema: schemaName)
         }
     }
 
     /// Throws `LibSecret.Failure` unchanged, so the caller can classify it in context.
-    func store(_ item: ItemName, label: String, secret: UnsafeRawBufferPointer) throws {
-        try LibSecret.withSchema(name: schemaName, attributes: ["service", accountAttribute]) { schema in
-            try LibSecret.withAttributes(["service": item.service, accountAttribute: item.account]) { attributes in
-                try LibSecret.store(schema: schema, attributes: attributes, label: label, secret: secret)
+    func store(_ item: ItemName, label: String, secret: UnsafeRawBufferPointer, in library: LibSecret) throws {
+        try withItem(item, in: library) { schema, attributes in
+            try library.store(schema: schema, attributes: attributes, label: label, secret: secret)
+        }
+    }
+
+    /// This form's schema and the item's attributes, for the duration of `body`.
+    private func withItem<T>(_ item: ItemName, in library: LibSecret, _ body: (OpaquePointer, OpaquePointer) throws -> T) throws -> T {
+        try library.withSchema(name: schemaName, attributes: ["service", accountAttribute]) { schema in
+            try library.withAttributes(["service": item.service, accountAttribute: item.account]) { attributes in
+                try body(schema, attributes)
             }
         }
     }
 
-    private func run<T>(_ item: ItemName, doing action: String, _ body: (UnsafeMutablePointer<SecretSchema>, OpaquePointer) throws -> T) throws -> T {
+    private func run<T>(_ item: ItemName, in library: LibSecret, doing action: String, _ body: (OpaquePointer, OpaquePointer) throws -> T) throws -> T {
         do {
-            return try LibSecret.withSchema(name: schemaName, attributes: ["service", accountAttribute]) { schema in
-                try LibSecret.withAttributes(["service": item.service, accountAttribute: item.account]) { attributes in
-                    try body(schema, attributes)
-                }
-            }
+            return try withItem(item, in: library, body)
         } catch let failure as LibSecret.Failure {
             throw item.failedError(failure, doing: action)
         }

@@ -1,0 +1,155 @@
+#ifndef MIGRATIONKIT_LIBSECRET_LOADER_H
+#define MIGRATIONKIT_LIBSECRET_LOADER_H
+
+/* libsecret, loaded when the Secret Service is first used rather than when the process
+ * starts. Linking it would load GLib, GIO, GObject and what they need (thirteen
+ * libraries) into every run of every command, most of which never touch a keyring:
+ * measured, `migrationkit --version` took 6.1 ms with them and takes 4.3 ms without.
+ *
+ * Why the part of libsecret's and GLib's interface used here is declared below rather
+ * than taken from their headers: those headers are found through pkg-config, and SwiftPM
+ * adds a pkg-config module's libraries to every link that depends on it, ahead of any
+ * flag that could drop them (`--as-needed`). The declarations are checked against the
+ * real headers, type by type, by the test-only target CLibSecretInterfaceCheck: a
+ * difference is a compile error of `swift build --build-tests`.
+ *
+ * Both ABIs are stable: GLib 2.x and libsecret-1 keep their sonames for as long as
+ * the functions below exist unchanged. The *v_binary_sync calls need libsecret 0.19.1 or
+ * later, which the Debian package recommends (scripts/debian/control): a machine
+ * without it runs every other key source. */
+
+#include <stddef.h>
+
+/* Only the table's pointers are marked never-null (the loader fills every one); what the
+ * functions take and return keeps C's unspecified nullability, as in GLib's headers. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-completeness"
+
+/* The enumerations used, each reduced to the values used: X(enumeration, constant,
+ * value), with GLib's and libsecret's names and values (checked). */
+#define MIGRATIONKIT_LIBSECRET_CONSTANTS(X) \
+    X(GBusType, G_BUS_TYPE_SESSION, 2) \
+    X(GDBusError, G_DBUS_ERROR_SERVICE_UNKNOWN, 2) \
+    X(GDBusError, G_DBUS_ERROR_NAME_HAS_NO_OWNER, 3) \
+    X(GDBusError, G_DBUS_ERROR_NO_REPLY, 4) \
+    X(GDBusError, G_DBUS_ERROR_TIMEOUT, 12) \
+    X(GDBusError, G_DBUS_ERROR_TIMED_OUT, 20) \
+    X(GDBusError, G_DBUS_ERROR_SPAWN_EXEC_FAILED, 23) \
+    X(GDBusError, G_DBUS_ERROR_SPAWN_FORK_FAILED, 24) \
+    X(GDBusError, G_DBUS_ERROR_SPAWN_CHILD_EXITED, 25) \
+    X(GDBusError, G_DBUS_ERROR_SPAWN_CHILD_SIGNALED, 26) \
+    X(GDBusError, G_DBUS_ERROR_SPAWN_FAILED, 27) \
+    X(GDBusError, G_DBUS_ERROR_SPAWN_SERVICE_NOT_FOUND, 31) \
+    X(GIOErrorEnum, G_IO_ERROR_TIMED_OUT, 24) \
+    X(SecretError, SECRET_ERROR_IS_LOCKED, 2) \
+    X(SecretSchemaFlags, SECRET_SCHEMA_DONT_MATCH_NAME, 2) \
+    X(SecretSearchFlags, SECRET_SEARCH_ALL, 2)
+
+/* GError's and GList's fields, in order (their layout is checked). */
+#define MIGRATIONKIT_GERROR_FIELDS \
+    GQuark domain; \
+    gint code; \
+    gchar *message;
+#define MIGRATIONKIT_GLIST_FIELDS \
+    gpointer data; \
+    GList *next; \
+    GList *prev;
+
+/* GLib's basic types, as glibconfig.h and gtypes.h define them on Linux, and the
+ * enumerations used, as the integer type C gives them (checked). */
+#define MIGRATIONKIT_GLIB_TYPES(X) \
+    X(gchar, char) \
+    X(gint, int) \
+    X(gboolean, int) \
+    X(guint, unsigned int) \
+    X(guint32, unsigned int) \
+    X(gsize, unsigned long) \
+    X(gssize, signed long) \
+    X(gpointer, void *) \
+    X(gconstpointer, const void *) \
+    X(GQuark, unsigned int) \
+    X(GType, unsigned long) \
+    X(GHashFunc, unsigned int (*)(const void *)) \
+    X(GEqualFunc, int (*)(const void *, const void *)) \
+    X(GDestroyNotify, void (*)(void *)) \
+    X(GBusType, int) \
+    X(GDBusError, unsigned int) \
+    X(GIOErrorEnum, unsigned int) \
+    X(SecretError, unsigned int) \
+    X(SecretSchemaFlags, unsigned int) \
+    X(SecretSearchFlags, unsigned int)
+
+#ifndef MIGRATIONKIT_LIBSECRET_SYSTEM_HEADERS
+#define MIGRATIONKIT_GLIB_TYPEDEF(name, ...) typedef __typeof__(__VA_ARGS__) name;
+MIGRATIONKIT_GLIB_TYPES(MIGRATIONKIT_GLIB_TYPEDEF)
+#undef MIGRATIONKIT_GLIB_TYPEDEF
+
+/* Used only through pointers. */
+typedef struct _GHashTable GHashTable;
+typedef struct _GCancellable GCancellable;
+typedef struct _GDBusConnection GDBusConnection;
+typedef struct _GTypeInstance GTypeInstance;
+typedef struct _SecretSchema SecretSchema;
+typedef struct _SecretValue SecretValue;
+typedef struct _SecretItem SecretItem;
+typedef struct _SecretRetrievable SecretRetrievable;
+
+typedef struct _GError GError;
+struct _GError { MIGRATIONKIT_GERROR_FIELDS };
+typedef struct _GList GList;
+struct _GList { MIGRATIONKIT_GLIST_FIELDS };
+
+/* The constants of the enumerations used. */
+#define MIGRATIONKIT_CONSTANT(enumeration, name, value) static const enumeration name = value;
+MIGRATIONKIT_LIBSECRET_CONSTANTS(MIGRATIONKIT_CONSTANT)
+#undef MIGRATIONKIT_CONSTANT
+#endif
+
+/* The functions, each as its header declares it: X(return type, name, parameters). */
+#define MIGRATIONKIT_LIBSECRET_FUNCTIONS(X) \
+    X(GDBusConnection *, g_bus_get_sync, (GBusType bus_type, GCancellable *cancellable, GError **error)) \
+    X(GQuark, g_dbus_error_quark, (void)) \
+    X(void, g_error_free, (GError *error)) \
+    X(void, g_free, (gpointer mem)) \
+    X(gboolean, g_hash_table_insert, (GHashTable *hash_table, gpointer key, gpointer value)) \
+    X(gpointer, g_hash_table_lookup, (GHashTable *hash_table, gconstpointer key)) \
+    X(GHashTable *, g_hash_table_new_full, (GHashFunc hash_func, GEqualFunc key_equal_func, GDestroyNotify key_destroy_func, GDestroyNotify value_destroy_func)) \
+    X(void, g_hash_table_unref, (GHashTable *hash_table)) \
+    X(GQuark, g_io_error_quark, (void)) \
+    X(void, g_list_free_full, (GList *list, GDestroyNotify free_func)) \
+    X(guint, g_list_length, (GList *list)) \
+    X(void, g_object_unref, (gpointer object)) \
+    X(const gchar *, g_quark_to_string, (GQuark quark)) \
+    X(gboolean, g_str_equal, (gconstpointer v1, gconstpointer v2)) \
+    X(guint, g_str_hash, (gconstpointer v)) \
+    X(gchar *, g_strdup, (const gchar *str)) \
+    X(gboolean, g_type_check_instance_is_a, (GTypeInstance *instance, GType iface_type)) \
+    X(GQuark, secret_error_get_quark, (void)) \
+    X(gboolean, secret_item_delete_sync, (SecretItem *self, GCancellable *cancellable, GError **error)) \
+    X(GType, secret_item_get_type, (void)) \
+    X(gboolean, secret_password_clearv_sync, (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error)) \
+    X(SecretValue *, secret_password_lookupv_binary_sync, (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error)) \
+    X(GList *, secret_password_searchv_sync, (const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, GCancellable *cancellable, GError **error)) \
+    X(gboolean, secret_password_storev_binary_sync, (const SecretSchema *schema, GHashTable *attributes, const gchar *collection, const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error)) \
+    X(GHashTable *, secret_retrievable_get_attributes, (SecretRetrievable *self)) \
+    X(SecretSchema *, secret_schema_newv, (const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types)) \
+    X(void, secret_schema_unref, (SecretSchema *schema)) \
+    X(const gchar *, secret_value_get, (SecretValue *value, gsize *length)) \
+    X(SecretValue *, secret_value_new, (const gchar *secret, gssize length, const gchar *content_type)) \
+    X(void, secret_value_unref, (gpointer value))
+
+/* One pointer per function, named as the function is. */
+typedef struct MigrationKitLibSecret {
+#define MIGRATIONKIT_LIBSECRET_FIELD(result, name, parameters) result (*_Nonnull name) parameters;
+    MIGRATIONKIT_LIBSECRET_FUNCTIONS(MIGRATIONKIT_LIBSECRET_FIELD)
+#undef MIGRATIONKIT_LIBSECRET_FIELD
+} MigrationKitLibSecret;
+
+/* Loads libsecret-1.so.0 (and through it GLib) once per process and finds every
+ * function of the list; later calls return the same table. NULL when the library or a
+ * function could not be found: then `reason`, of `capacity` bytes, holds the dynamic
+ * loader's one-line explanation, and a later call tries again. Safe on any thread. */
+const MigrationKitLibSecret *_Nullable migrationkit_libsecret_load(char *_Nonnull reason, size_t capacity);
+#pragma clang diagnostic pop
+
+#endif
