@@ -351,10 +351,12 @@ def shell_variants(case, folder, identifiers, db_for, prepare, check, commands_f
         describe = {"min": "BEGIN IMMEDIATE; file; ledger row; COMMIT — per file",
                     "12step": "as shell, plus PRAGMA foreign_key_check before each COMMIT",
                     "full": "as shell (12-step), plus history row per file and a final quick_check(1) + foreign_key_check",
-                    "memtemp": "as shell, with PRAGMA temp_store = MEMORY first"}[kind]
+                    "memtemp": "as shell, with PRAGMA temp_store = MEMORY first",
+                    "fulltrunc": "as the full shell, committing as migrate does: PRAGMA journal_mode = TRUNCATE for the run"}[kind]
         name = {"min": "sqlcipher shell", "12step": "shell + foreign_key_check",
                 "full": "shell + history rows and whole-file quick_check, foreign_key_check",
-                "memtemp": MEMTEMP_SHELL}[kind]
+                "memtemp": MEMTEMP_SHELL,
+                "fulltrunc": "shell + history rows and the same checks, journal_mode = TRUNCATE (as migrate commits)"}[kind]
         if parallel > 1:
             name += f" ×{parallel} parallel"
         dbs = db_for(kind)
@@ -381,7 +383,8 @@ def case1():
             expect(path, "SELECT count(*) FROM grdb_migrations;", STEPS)
             expect(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 't%';", (STEPS + 2) // 3)
 
-    variants = shell_variants("1", folder, identifiers, dbs, prepare, check)
+    variants = shell_variants("1", folder, identifiers, dbs, prepare, check,
+                              which=workloads.SHELL_VARIANTS + ("fulltrunc",))
     # The database does not exist before the run, so "backup on" would copy nothing.
     for name, extra, kind, binary in migrate_options(True):
         if kind == "mk-backup":

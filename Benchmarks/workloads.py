@@ -242,32 +242,38 @@ HISTORY = ("CREATE TABLE IF NOT EXISTS migrationkit_history (identifier TEXT NOT
 #           temporary files). Debian 12's 4.6.1 shell is built with TEMP_STORE=1 and
 #           writes them, unencrypted, to /var/tmp; its 3.4.1 shell keeps them in memory.
 SHELL_VARIANTS = ("min", "12step", "full")
-EXTRA_SHELL_VARIANTS = ("memtemp",)
+# memtemp: temporary files in memory, as the library keeps them (case 2's memory rows).
+# fulltrunc: "full" committing as `migrate` does, by truncating the rollback journal
+# (journal_mode = TRUNCATE for the run, back to DELETE at the end; case 1).
+EXTRA_SHELL_VARIANTS = ("memtemp", "fulltrunc")
 
 
 def shell_script(path, folder, identifiers, variant):
     """A script the shell runs after `PRAGMA key` (sent on its standard input, so no
     key is ever written into a generated file): one transaction per migration file."""
     assert variant in SHELL_VARIANTS + EXTRA_SHELL_VARIANTS
-    lines = ["PRAGMA temp_store = MEMORY;"] if variant == "memtemp" else []
+    lines = {"memtemp": ["PRAGMA temp_store = MEMORY;"], "fulltrunc": ["PRAGMA journal_mode = TRUNCATE;"]}.get(variant, [])
+    checked = variant in ("full", "fulltrunc")
     for identifier in identifiers:
         file_path = os.path.join(os.path.abspath(folder), identifier + ".sql")
         lines.append("BEGIN IMMEDIATE;")
         lines.append(f".read {file_path}")
         lines.append(LEDGER)
         lines.append(f"INSERT INTO grdb_migrations (identifier) VALUES ('{identifier}');")
-        if variant == "full":
+        if checked:
             with open(file_path, "rb") as handle:
                 checksum = hashlib.sha256(handle.read()).hexdigest()
             lines.append(HISTORY)
             lines.append("INSERT OR REPLACE INTO migrationkit_history (identifier, checksum, applied_at, duration_ms) "
                          f"VALUES ('{identifier}', '{checksum}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0);")
-        if variant in ("12step", "full"):
+        if variant == "12step" or checked:
             lines.append("PRAGMA foreign_key_check;")
         lines.append("COMMIT;")
-    if variant == "full":
+    if checked:
         lines.append("PRAGMA quick_check(1);")
         lines.append("PRAGMA foreign_key_check;")
+    if variant == "fulltrunc":
+        lines.append("PRAGMA journal_mode = DELETE;")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
     return path
