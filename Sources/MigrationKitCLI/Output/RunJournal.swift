@@ -49,8 +49,6 @@ final class RunJournal: @unchecked Sendable {
             case .didVerify:
                 verifying = false
                 return nil
-            default:
-                return nil
             }
         }
         if let activity { CLIContext.locks.describe(activity) }
