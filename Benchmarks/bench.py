@@ -449,10 +449,10 @@ def case2(rows=ROWS, memory_only=False):
     expectations = [("SELECT count(*), sum(size) > 0 FROM events;", f"{rows}|1"),
                     ("SELECT count(*) FROM grdb_migrations;", len(all_ids)),
                     ("SELECT sql LIKE '%created_at INTEGER%' FROM sqlite_master WHERE name = 'events';", 1)]
-    which = ("min",) if memory_only else workloads.SHELL_VARIANTS
+    which = ("min",) if memory_only else workloads.SHELL_VARIANTS + ("fulltrunc",)
     if CONFIG == "sqlcipher4":
         # Its shell writes temporary files; libsqlcipher keeps them in memory.
-        which += workloads.EXTRA_SHELL_VARIANTS
+        which += ("memtemp",)
     options = migrate_options(True) if not memory_only else migrate_options(False)[:1]
     variants = template_variants(f"2 ({rows:,} rows)", 2, template, folder, pending, expectations, which, options)
     return variants, size_mib

@@ -244,7 +244,7 @@ HISTORY = ("CREATE TABLE IF NOT EXISTS migrationkit_history (identifier TEXT NOT
 SHELL_VARIANTS = ("min", "12step", "full")
 # memtemp: temporary files in memory, as the library keeps them (case 2's memory rows).
 # fulltrunc: "full" committing as `migrate` does, by truncating the rollback journal
-# (journal_mode = TRUNCATE for the run, back to DELETE at the end; case 1).
+# (journal_mode = TRUNCATE for the run, back to DELETE at the end; cases 1 and 2).
 EXTRA_SHELL_VARIANTS = ("memtemp", "fulltrunc")
 
 
