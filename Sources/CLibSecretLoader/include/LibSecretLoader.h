@@ -3,8 +3,8 @@
 
 /* libsecret, loaded when the Secret Service is first used rather than when the process
  * starts. Linking it would load GLib, GIO, GObject and what they need (thirteen
- * libraries) into every run of every command, most of which never touch a keyring:
- * measured, `migrationkit --version` took 6.1 ms with them and takes 4.3 ms without.
+ * libraries) into every run of every command, most of which never touch a keyring
+ * (what that costs at start-up is measured in docs/performance.md).
  *
  * Why the part of libsecret's and GLib's interface used here is declared below rather
  * than taken from their headers: those headers are found through pkg-config, and SwiftPM
