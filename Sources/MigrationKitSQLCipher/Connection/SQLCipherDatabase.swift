@@ -117,6 +117,13 @@ public final class SQLCipherDatabase {
         isClosed = true
     }
 
+    /// Drops the pages this connection caches that nothing holds (outside a
+    /// transaction: all of them); the next read decrypts them from the file again.
+    func releaseCachedPages() {
+        guard !isClosed else { return }
+        sqlite3_db_release_memory(handle)
+    }
+
     /// The error every call on a closed connection throws.
     func closedError(sql: String? = nil) -> SQLCipherError {
         SQLCipherError(kind: .misuse, resultCode: .SQLITE_MISUSE, message: "The database connection is closed.", sql: sql)

@@ -23,8 +23,17 @@ enum ForeignKeyDeferral {
         case first, again
     }
 
-    /// One migration transaction: `prepare` once under the write lock, then `body`
-    /// inside a savepoint, then the foreign-key check of what `scope` names.
+    /// One migration transaction: `prepare` under the write lock, then `body`, then the
+    /// foreign-key check of what `scope` names.
+    ///
+    /// When the check meets violations and nothing is known of what those tables held
+    /// before, the whole transaction is rolled back and run again, this time learning
+    /// those tables' violations before the body. It is never undone to a savepoint
+    /// instead: SQLCipher (4.6.1, and 4.9 still) re-initialises page 1 from the
+    /// journal's *encrypted* image when it rolls back to a savepoint, and about once in
+    /// 6,000 rollbacks that ciphertext passes for a b-tree page, so that the rest of the
+    /// transaction reads, and may write, sqlite_master through a garbled page
+    /// (docs/how-a-migration-runs.md, "Why no savepoints").
     ///
     /// - Parameters:
     ///   - baseline: what the run knows of the violations before this transaction;
@@ -32,7 +41,8 @@ enum ForeignKeyDeferral {
     ///   - commit: false for a dry run: every check runs, then the transaction is
     ///     rolled back.
     ///   - prepare: the work, decided under the write lock (a plan re-made when another
-    ///     process moved the ledger, the ledger's bookkeeping). Runs exactly once.
+    ///     process moved the ledger, the ledger's bookkeeping). Runs in every attempt,
+    ///     so it must not tell anyone what it does.
     ///   - changesOnlyTheDatabase: whether `body` may run a second time for `work`.
     ///     When it may not, the violations the database holds are learned before the
     ///     body (once per run, and only when some table declares a foreign key).
@@ -51,23 +61,34 @@ enum ForeignKeyDeferral {
         failing: (Work, any Error) -> any Error = { $1 }
     ) throws -> (work: Work, outcome: Outcome) {
         try withForeignKeysOff(db) {
-            var kept: (work: Work, outcome: Outcome)?
-            do {
-                try db.inTransaction(.immediate) {
-                    let work = try prepare()
-                    let outcome: Outcome
-                    do {
-                        outcome = try checked(db, baseline: baseline, repeatable: changesOnlyTheDatabase(work),
-                                              scope: { try scope(work, $0) }, body: { try body(work, $0) })
-                    } catch {
-                        throw failing(work, error)
+            var attempt = Attempt.first
+            var lookahead = Lookahead.none
+            while true {
+                var kept: (work: Work, outcome: Outcome)?
+                do {
+                    try db.inTransaction(.immediate) {
+                        let work = try prepare()
+                        let outcome: Outcome
+                        do {
+                            outcome = try checked(db, baseline: baseline, repeatable: changesOnlyTheDatabase(work), lookahead: lookahead,
+                                                  scope: { try scope(work, $0) }, body: { try body(work, attempt) })
+                        } catch let error as BaselineNeeded {
+                            throw error
+                        } catch {
+                            throw failing(work, error)
+                        }
+                        kept = (work, outcome)
+                        if !commit { throw DiscardTransaction() }
                     }
-                    kept = (work, outcome)
-                    if !commit { throw DiscardTransaction() }
+                } catch is DiscardTransaction {
+                } catch let needed as BaselineNeeded {
+                    lookahead = lookahead.adding(needed.tables)
+                    attempt = .again
+                    continue
                 }
-            } catch is DiscardTransaction {}
-            guard let kept else { throw DiscardTransaction() }
-            return kept
+                guard let kept else { throw DiscardTransaction() }
+                return kept
+            }
         }
     }
 
@@ -94,45 +115,62 @@ enum ForeignKeyDeferral {
     /// Thrown to roll back a transaction whose checks all passed (a dry run).
     private struct DiscardTransaction: Error {}
 
-    /// The body, then the foreign-key check, inside an open transaction.
-    private static func checked<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, repeatable: Bool,
-                                   scope: (T) throws -> [String]?, body: (Attempt) throws -> T) throws -> T {
-        if !repeatable, baseline.known(of: nil) == nil {
-            // A body that must run once: learn now what it could otherwise only learn by
-            // being undone and run again.
-            baseline.learnBeforeTransaction(try declaresForeignKeys(db) ? violations(in: db) : ForeignKeyViolations())
+    /// Thrown out of a transaction whose body met violations in `tables` (nil: every
+    /// table) that nothing known says were there before: it is rolled back, and run
+    /// again learning them first.
+    private struct BaselineNeeded: Error {
+        let tables: [String]?
+    }
+
+    /// Whose violations a transaction learns before its body, besides what the baseline
+    /// knows: nobody's (the common path), some tables', or every table's.
+    private enum Lookahead {
+        case none
+        case tables([String])
+        case everything
+
+        /// After one more attempt that needed `tables`. A third attempt learns every
+        /// table: the tables a body writes change only when another process changed
+        /// the database meanwhile, and the attempts must end.
+        func adding(_ tables: [String]?) -> Lookahead {
+            switch (self, tables) {
+            case (.none, let tables?): return .tables(tables)
+            default: return .everything
+            }
         }
-        try db.execute(sql: "SAVEPOINT migrationkit_foreign_keys")
-        var result = try body(.first)
+    }
+
+    /// The body, then the foreign-key check, inside an open transaction.
+    private static func checked<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, repeatable: Bool, lookahead: Lookahead,
+                                   scope: (T) throws -> [String]?, body: () throws -> T) throws -> T {
+        switch lookahead {
+        case .everything where baseline.known(of: nil) == nil:
+            baseline.learnBeforeTransaction(try declaresForeignKeys(db) ? violations(in: db) : ForeignKeyViolations())
+        case .tables(let tables):
+            // The tables the body wrote last time, as they are before it runs again (a
+            // table it creates does not exist yet, and holds no violation).
+            baseline.learnAhead(try violations(in: db, tables: tables.filter(db.tableExists)), of: tables)
+        case .none where !repeatable && baseline.known(of: nil) == nil:
+            // A body that must run once: learn now what it could otherwise only learn by
+            // being rolled back and run again.
+            baseline.learnBeforeTransaction(try declaresForeignKeys(db) ? violations(in: db) : ForeignKeyViolations())
+        default:
+            break
+        }
+        let result = try body()
         let tables = try scope(result)
         // The common path: no violation at all, one pass over the foreign keys.
         guard try foreignKeyViolationCount(in: db, tables: tables) > 0 else {
             baseline.learn(ForeignKeyViolations(), of: tables)
-            try db.execute(sql: "RELEASE migrationkit_foreign_keys")
             return result
         }
-        var after = try violations(in: db, tables: tables)
-        let before: ForeignKeyViolations
-        if let known = baseline.known(of: tables) {
-            before = known
-        } else {
-            // Only a body that changes nothing but the database gets here (any other
-            // learned the whole database first): the first violations this run has
-            // seen, with nothing known of the database before. Undo the body to look,
-            // then run its SQL again (at most once per run when checking every table).
-            try db.execute(sql: "ROLLBACK TO migrationkit_foreign_keys")
-            let existing = try tables.map { try $0.filter(db.tableExists) }
-            before = try violations(in: db, tables: existing)
-            // Checking every table, what the first look finds is what the database had
-            // before the run; checking some, each look adds what those tables had.
-            baseline.initial = tables == nil ? (baseline.initial ?? before) : (baseline.initial ?? ForeignKeyViolations()).merging(before)
-            result = try body(.again)
-            after = try violations(in: db, tables: tables)
-        }
+        let after = try violations(in: db, tables: tables)
+        // Only a body that changes nothing but the database can meet violations the
+        // run knows nothing about (any other learned the whole database first).
+        guard let before = baseline.known(of: tables) else { throw BaselineNeeded(tables: tables) }
         let added = after.added(since: before)
         if !added.isEmpty { throw MigrationKitError.foreignKeyViolationsAdded(added) }
         baseline.learn(after, of: tables)
-        try db.execute(sql: "RELEASE migrationkit_foreign_keys")
         return result
     }
 
@@ -190,6 +228,14 @@ final class ForeignKeyBaseline {
         let names = Set(tables.map { $0.sqlNameFolded })
         known = (known ?? ForeignKeyViolations()).removing(names).merging(violations)
         knownTables = knownTables.map { $0.union(names) }
+    }
+
+    /// Records what `tables` held before a transaction, learned because its body met
+    /// violations there: what the run had not seen of them yet is what the database had
+    /// before the run.
+    func learnAhead(_ violations: ForeignKeyViolations, of tables: [String]) {
+        initial = (initial ?? ForeignKeyViolations()).merging(violations)
+        learn(violations, of: tables)
     }
 
     /// Records every table's violations, learned before a transaction: what the run

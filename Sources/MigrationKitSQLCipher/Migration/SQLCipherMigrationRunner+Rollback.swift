@@ -61,11 +61,13 @@ extension SQLCipherMigrationRunner {
                         guard latest?.identifier == step.identifier else {
                             throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
                         }
-                        observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
                     },
                     changesOnlyTheDatabase: { step.changesOnlyTheDatabase },
                     scope: { _, _ in nil },
-                    body: { _, _ in
+                    body: { _, attempt in
+                        if attempt == .first {
+                            observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
+                        }
                         try run(step, phase: .rollback, in: db)
                         try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
                     },
