@@ -352,11 +352,11 @@ def shell_variants(case, folder, identifiers, db_for, prepare, check, commands_f
                     "12step": "as shell, plus PRAGMA foreign_key_check before each COMMIT",
                     "full": "as shell (12-step), plus history row per file and a final quick_check(1) + foreign_key_check",
                     "memtemp": "as shell, with PRAGMA temp_store = MEMORY first",
-                    "fulltrunc": "as the full shell, committing by truncating the journal: PRAGMA journal_mode = TRUNCATE for the run"}[kind]
+                    "fulltrunc": "as the full shell, committing as migrate does: PRAGMA journal_mode = TRUNCATE for the run"}[kind]
         name = {"min": "sqlcipher shell", "12step": "shell + foreign_key_check",
                 "full": "shell + history rows and whole-file quick_check, foreign_key_check",
                 "memtemp": MEMTEMP_SHELL,
-                "fulltrunc": "shell + history rows and the same checks, journal_mode = TRUNCATE"}[kind]
+                "fulltrunc": "shell + history rows and the same checks, journal_mode = TRUNCATE (as migrate commits)"}[kind]
         if parallel > 1:
             name += f" ×{parallel} parallel"
         dbs = db_for(kind)

@@ -312,6 +312,46 @@ import Testing
         ])
     }
 
+    /// Each step's transaction commits by truncating the rollback journal rather than
+    /// deleting it (the journal is there, empty, when the next step starts), for the run
+    /// only: afterwards, succeeded or failed, migrated or rolled back, no journal is left
+    /// and the connection is back in DELETE mode; a database in WAL mode stays in it.
+    @Test func stepsCommitByTruncatingTheJournalAndLeaveNoneBehind() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let journal = path + "-journal"
+        let journalAtStart = JournalSightings()
+        var runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
+        runner.observer = { event in
+            if case .willApply(let identifier, _, _) = event { journalAtStart.record(identifier, FileManager.default.fileExists(atPath: journal)) }
+            if case .willRollback(let identifier, _, _) = event { journalAtStart.record(identifier, FileManager.default.fileExists(atPath: journal)) }
+        }
+        let writer = try openWriter(directory)
+        try runner.migrate(in: writer)
+        #expect(journalAtStart.seen["0002_create_books"] == true && journalAtStart.seen["0003_add_year"] == true, "\(journalAtStart.seen)")
+        #expect(!FileManager.default.fileExists(atPath: journal))
+        #expect(try writer.read { try $0.fetchString(sql: "PRAGMA journal_mode") } == "delete")
+
+        try runner.rollbackMigrations(in: writer, steps: 2)
+        #expect(journalAtStart.seen["0002_create_books"] == true, "rolling back 0003 left the journal for 0002")
+        #expect(!FileManager.default.fileExists(atPath: journal))
+
+        let failing = try SQLCipherMigrationRunner(steps: SampleSteps.all + [SQLCipherMigrationStep(
+            identifier: "0004_fails", apply: { db in try db.execute(sql: "CREATE TABLE authors (id INTEGER)") })])
+        #expect(throws: (any Error).self) { try failing.migrate(in: writer) }
+        #expect(try ledger(writer) == ["0001_create_authors", "0002_create_books", "0003_add_year"])
+        #expect(!FileManager.default.fileExists(atPath: journal))
+        #expect(try writer.read { try $0.fetchString(sql: "PRAGMA journal_mode") } == "delete")
+
+        let walPath = directory.path("wal.db")
+        let walWriter = try SQLCipherWriter(path: walPath, key: .testRawKey)
+        #expect(try walWriter.writeWithoutTransaction { try $0.fetchString(sql: "PRAGMA journal_mode = WAL") } == "wal")
+        try SQLCipherMigrationRunner(steps: SampleSteps.all).migrate(in: walWriter)
+        #expect(try walWriter.read { try $0.fetchString(sql: "PRAGMA journal_mode") } == "wal")
+        #expect(try SQLCipherWriter(path: walPath, key: .testRawKey).read { try $0.fetchString(sql: "PRAGMA journal_mode") } == "wal")
+        #expect(!FileManager.default.fileExists(atPath: walPath + "-journal"))
+    }
+
     @Test func concurrentRunnersApplyEachStepExactlyOnce() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.db")
@@ -403,6 +443,14 @@ final class Counter: @unchecked Sendable {
     private var count = 0
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
+}
+
+/// Whether the rollback journal existed as each step started, by identifier.
+final class JournalSightings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sightings: [String: Bool] = [:]
+    func record(_ identifier: String, _ exists: Bool) { lock.withLock { sightings[identifier] = exists } }
+    var seen: [String: Bool] { lock.withLock { sightings } }
 }
 
 final class EventLog: @unchecked Sendable {

@@ -49,7 +49,7 @@ extension SQLCipherMigrationRunner {
         let start = clock.now
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
-        try writer.writeWithoutTransaction { db in
+        try writer.writeWithoutTransaction { db in try TruncatingJournal.during(db) {
             let plan = try analysis(of: db).rollbackPlan(selection, acceptModified: acceptModified)
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
@@ -77,7 +77,7 @@ extension SQLCipherMigrationRunner {
                 observer?(.didRollback(identifier: step.identifier, duration: duration))
             }
             try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated))
-        }
+        } }
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         report.duration = clock.now - start
         return report

@@ -18,8 +18,11 @@ extension SQLCipherMigrationRunner {
     /// whenever another process moved the ledger meanwhile. Each step's body runs
     /// exactly once; observers hear of a step as it starts and after it commits.
     func migrateStepByStep(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
-        // Off once for the run rather than around each step's transaction.
-        try ForeignKeyDeferral.withForeignKeysOff(db) { try migrateStepByStepWithForeignKeysOff(db, through: lastIndex, options: options) }
+        // Off once for the run rather than around each step's transaction, and each
+        // transaction committed by truncating the journal rather than deleting it.
+        try TruncatingJournal.during(db) {
+            try ForeignKeyDeferral.withForeignKeysOff(db) { try migrateStepByStepWithForeignKeysOff(db, through: lastIndex, options: options) }
+        }
     }
 
     private func migrateStepByStepWithForeignKeysOff(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
