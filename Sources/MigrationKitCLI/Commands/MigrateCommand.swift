@@ -86,8 +86,9 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         // open created.
         let requestedPath = Result { try connection.requiredPath() }
         let existedBefore = (try? requestedPath.get()).map { FileManager.default.fileExists(atPath: $0) } ?? true
+        let minimum = self.minimum
         let loading = MigrationsLoading.start(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes),
-                                              lint: existedBefore || noLint ? nil : PendingLint(context: minimum.applied(to: .linkedLibrary)))
+                                              lint: existedBefore || noLint ? nil : PendingLint(makingContext: { minimum.applied(to: .linkedLibrary) }))
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
         defer { progress.stop() }
         if atomic || dryRun { CLIContext.journal.runsAllOrNothing() }

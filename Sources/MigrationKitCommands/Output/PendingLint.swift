@@ -3,11 +3,20 @@ import MigrationKit
 /// Lint of the migration files a `migrate` is about to apply, on every command line:
 /// warnings are printed, errors stop the run before anything changes.
 package struct PendingLint: Sendable {
-    /// What the linter knows of the SQLite and the database the files will meet.
-    package let context: LintContext
+    /// What the linter knows of the SQLite and the database the files will meet, made
+    /// where the lint runs.
+    private let context: @Sendable () -> LintContext
 
     package init(context: LintContext) {
-        self.context = context
+        self.context = { context }
+    }
+
+    /// A lint whose context is made by the thread that lints: the linked library's
+    /// context opens an in-memory database (SQLite's and OpenSSL's first start, a few
+    /// milliseconds), which a lint running beside the key derivation should not make
+    /// the command wait for before it starts.
+    package init(makingContext: @escaping @Sendable () -> LintContext) {
+        context = makingContext
     }
 
     /// - Parameter listedBy: nil when the findings are printed here; otherwise the
@@ -18,7 +27,7 @@ package struct PendingLint: Sendable {
 
     /// What lint finds in `files`, printing nothing: work that may run beside another.
     package func findings(_ files: [SQLMigrationFile]) -> [LintFinding] {
-        MigrationLinter(context: context).lint(files)
+        MigrationLinter(context: context()).lint(files)
     }
 
     /// Prints `findings` as warnings and throws if any is an error (`check`).
