@@ -19,17 +19,17 @@ public enum MigrationChecksum {
         bytes.reserveCapacity(sql.utf8.count)
         var pendingSemicolon = false
         var hasToken = false
-        for token in SQLTokenizer.tokenize(sql) where !token.isTrivia {
-            if token.isSymbol(";") {
+        SQLTokenizer.forEachCodeToken(in: sql) { kind, text in
+            if kind == .punctuation, text.count == 1, text.first == UInt8(ascii: ";") {
                 pendingSemicolon = hasToken
-                continue
+                return
             }
             if pendingSemicolon {
                 bytes.append(UInt8(ascii: ";"))
                 bytes.append(0)
                 pendingSemicolon = false
             }
-            bytes.append(contentsOf: token.text.utf8)
+            bytes.append(contentsOf: text)
             bytes.append(0)
             hasToken = true
         }

@@ -58,6 +58,11 @@ package struct SQLToken: Hashable, Sendable {
 
     /// Whitespace and comments: what SQLite skips between tokens.
     package var isTrivia: Bool {
+        Self.isTrivia(kind)
+    }
+
+    /// Whether tokens of `kind` are trivia.
+    package static func isTrivia(_ kind: Kind) -> Bool {
         kind == .whitespace || kind == .lineComment || kind == .blockComment
     }
 
