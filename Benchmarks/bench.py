@@ -256,6 +256,31 @@ def table(variants):
     return "\n".join(lines)
 
 
+def checks_table(variants):
+    """Issue 25's ratios: each migrationkit row of a case against the shell doing the same
+    checks (history rows, quick_check, foreign_key_check; in SQLite's default journal mode,
+    and committing by truncation as migrate does). Two statistics: the ratio of the
+    medians, and the median of the run-by-run ratios (the variants run interleaved, so run
+    i of each met the same moment of the machine: the better estimate on a noisy disk)."""
+    lines = ["| case | variant | against checks: medians | run by run | against checks, TRUNCATE: medians | run by run |",
+             "|---|---|---:|---:|---:|---:|"]
+    shells = {(v.case, v.parallel, v.name): v for v in variants}
+    for variant in variants:
+        if not variant.name.startswith("migrationkit") or not variant.walls:
+            continue
+        cells = []
+        for name in (CHECKS_SHELL, CHECKS_TRUNCATE_SHELL):
+            base = shells.get((variant.case, variant.parallel, name))
+            if base is None or len(base.walls) != len(variant.walls):
+                cells += ["", ""]
+                continue
+            paired = statistics.median(a / b for a, b in zip(variant.walls, base.walls))
+            cells += [f"{variant.wall / base.wall:.2f}", f"{paired:.2f}"]
+        if any(cells):
+            lines.append(f"| {variant.case} | {variant.name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def memory_table(variants):
     """Case 2's peak RSS by row count: the shell, migrationkit, and the difference; and,
     where it ran, the shell keeping its temporary files in memory as libsqlcipher does."""
@@ -341,6 +366,8 @@ def migrate_options(full):
 
 
 MEMTEMP_SHELL = "sqlcipher shell, temp_store = MEMORY (as libsqlcipher is built)"
+CHECKS_SHELL = "shell + history rows and whole-file quick_check, foreign_key_check"
+CHECKS_TRUNCATE_SHELL = "shell + history rows and the same checks, journal_mode = TRUNCATE (as migrate commits)"
 
 
 def shell_variants(case, folder, identifiers, db_for, prepare, check, commands_for=None, parallel=1, which=workloads.SHELL_VARIANTS):
@@ -354,9 +381,9 @@ def shell_variants(case, folder, identifiers, db_for, prepare, check, commands_f
                     "memtemp": "as shell, with PRAGMA temp_store = MEMORY first",
                     "fulltrunc": "as the full shell, committing as migrate does: PRAGMA journal_mode = TRUNCATE for the run"}[kind]
         name = {"min": "sqlcipher shell", "12step": "shell + foreign_key_check",
-                "full": "shell + history rows and whole-file quick_check, foreign_key_check",
+                "full": CHECKS_SHELL,
                 "memtemp": MEMTEMP_SHELL,
-                "fulltrunc": "shell + history rows and the same checks, journal_mode = TRUNCATE (as migrate commits)"}[kind]
+                "fulltrunc": CHECKS_TRUNCATE_SHELL}[kind]
         if parallel > 1:
             name += f" ×{parallel} parallel"
         dbs = db_for(kind)
@@ -724,6 +751,9 @@ def main():
 
     elapsed = time.time() - started
     text = table(variants)
+    checks = checks_table(variants)
+    if checks:
+        text += "\n\nAgainst the shell doing the same checks (issue 25's baseline):\n\n" + checks
     memory = memory_table(variants)
     if memory:
         text += "\n\nPeak memory of case 2 as rows grow (one run per size beyond the main one):\n\n" + memory
