@@ -66,8 +66,10 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
     }
 
     /// After a kill: the database opens with its key, passes quick_check, and every
-    /// step is either fully applied and recorded, or neither.
-    private func expectConsistent(_ workspace: Workspace, rows: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// step is either fully applied and recorded, or neither; every applied step has its
+    /// checksum in the history (a run writes the rows of its steps ahead, so rows of
+    /// steps it did not reach may be there too, until a run finishes: `finished`).
+    private func expectConsistent(_ workspace: Workspace, rows: Int, finished: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
         guard FileManager.default.fileExists(atPath: workspace.database) else { return }  // killed before creating it
         let writer = try SQLCipherWriter(path: workspace.database, key: key(workspace))
         try writer.read { db throws in
@@ -75,6 +77,10 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
             let ledger = Set(try MigrationLedger.identifiers(in: db))
             let marks = Set(try db.tableExists("marks") ? db.fetchStrings(sql: "SELECT step FROM marks") : [])
             #expect(ledger == marks, "ledger \(ledger.sorted()) vs data \(marks.sorted())", sourceLocation: sourceLocation)
+            let checksummed = Set(try db.tableExists("migrationkit_history")
+                ? db.fetchStrings(sql: "SELECT identifier FROM migrationkit_history WHERE checksum IS NOT NULL") : [])
+            #expect(ledger.isSubset(of: checksummed), "applied without a checksum: \(ledger.subtracting(checksummed).sorted())", sourceLocation: sourceLocation)
+            if finished { #expect(checksummed == ledger, "history \(checksummed.sorted())", sourceLocation: sourceLocation) }
             if ledger.contains("0001_items") {
                 #expect(try db.fetchInt(sql: "SELECT count(*) FROM items") == rows, sourceLocation: sourceLocation)
             }
@@ -115,7 +121,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
             // The next run finishes the job.
             let finish = try workspace.run("migrate")
             #expect(finish.status == 0, "iteration \(iteration): \(finish.output)")
-            try expectConsistent(workspace, rows: rows)
+            try expectConsistent(workspace, rows: rows, finished: true)
             #expect(try workspace.run("status").stdout.contains("5 applied, 0 pending."))
             // No half-written backup is ever left under a backup's name.
             for name in try FileManager.default.contentsOfDirectory(atPath: workspace.root) where name.hasPrefix("app.db.backup-") {

@@ -80,9 +80,12 @@ import Glibc
         // Rolled back by the process itself: no journal beside the file, nothing left.
         #expect(!FileManager.default.fileExists(atPath: workspace.database + "-journal"))
         #expect(!FileManager.default.fileExists(atPath: DurableFile.siblingPath(of: workspace.database, purpose: "changing")))
-        let check = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
-                                           "PRAGMA integrity_check; SELECT count(*) FROM notes; SELECT group_concat(identifier) FROM grdb_migrations;")
-        #expect(check.stdout.split(separator: "\n") == ["ok", "0", "0001_notes"], "\(check.output)")
+        // The history holds the step that stays, not the one written ahead and rolled back.
+        let check = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, """
+            PRAGMA integrity_check; SELECT count(*) FROM notes; SELECT group_concat(identifier) FROM grdb_migrations;
+            SELECT group_concat(identifier) FROM migrationkit_history;
+            """)
+        #expect(check.stdout.split(separator: "\n") == ["ok", "0", "0001_notes", "0001_notes"], "\(check.output)")
 
         // Stopped during the first step of a new database: no file is left at all.
         let fresh = workspace.path("fresh.db")

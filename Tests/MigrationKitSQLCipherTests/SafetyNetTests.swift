@@ -59,6 +59,50 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         #expect(try writer.read { try $0.columns(in: "grdb_migrations").map(\.name) } == ["identifier"])
     }
 
+    /// A run of several steps records every planned step's checksum in its first step's
+    /// transaction, so that no applied step is ever without one, wherever the run is
+    /// cut short, and the time each step was applied in its last step's transaction. A
+    /// run that fails keeps the rows of what it applied, with their times, and leaves
+    /// none of what it did not apply.
+    @Test func theHistoryIsWrittenAheadByARunsFirstStepAndTimedByItsLast() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let steps = [step("0001_a", "CREATE TABLE a (x)"), step("0002_b", "CREATE TABLE b (x)"),
+                     step("0003_c", "CREATE TABLE c (x); INSERT INTO c VALUES (1)"), step("0004_d", "CREATE TABLE d (x)")]
+        // What another connection reads after each step committed.
+        let reader = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let sightings = HistorySightings()
+        var runner = try SQLCipherMigrationRunner(steps: steps)
+        runner.observer = { event in
+            guard case .didApply(let identifier, _) = event else { return }
+            sightings.record(identifier, (try? reader.read { try MigrationHistory.entries(in: $0) }) ?? [:])
+        }
+        try runner.migrate(in: writer)
+
+        let afterFirst = sightings.seen["0001_a"] ?? [:]
+        #expect(afterFirst.keys.sorted() == ["0001_a", "0002_b", "0003_c", "0004_d"])
+        for planned in steps { #expect(afterFirst[planned.identifier]?.checksum == planned.checksum) }
+        let history = try writer.read { try MigrationHistory.entries(in: $0) }
+        #expect(history.keys.sorted() == ["0001_a", "0002_b", "0003_c", "0004_d"])
+        for planned in steps { #expect(history[planned.identifier]?.checksum == planned.checksum) }
+        // Each row has the time its own step was applied, in the order they were applied,
+        // and in the format SQLite's strftime gives ("2026-11-21T23:15:30.123Z").
+        let times = steps.map { history[$0.identifier]?.appliedAt ?? "" }
+        #expect(times == times.sorted() && times.allSatisfy { $0.count == 24 && $0.hasSuffix("Z") }, "\(times)")
+        #expect(history.values.allSatisfy { $0.durationMilliseconds >= 0 })
+
+        // A run that fails at its second step: the first keeps its row, timed; the rows
+        // written ahead for the failed step and the one after it are gone.
+        let more = try SQLCipherMigrationRunner(steps: steps + [
+            step("0005_e", "CREATE TABLE e (x)"), step("0006_f", "CREATE TABLE a (x)"), step("0007_g", "CREATE TABLE g (x)"),
+        ])
+        #expect(throws: MigrationStepError.self) { try more.migrate(in: writer) }
+        let afterFailure = try writer.read { try MigrationHistory.entries(in: $0) }
+        #expect(afterFailure.keys.sorted() == ["0001_a", "0002_b", "0003_c", "0004_d", "0005_e"])
+        #expect(try writer.read { try MigrationLedger.identifiers(in: $0) } == ["0001_a", "0002_b", "0003_c", "0004_d", "0005_e"])
+        #expect((afterFailure["0005_e"]?.appliedAt ?? "") > (afterFailure["0004_d"]?.appliedAt ?? "~"))
+    }
+
     @Test func rollbackForgetsTheStepsHistory() throws {
         let directory = try TemporaryDirectory()
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
@@ -231,4 +275,12 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         }
         #expect(try fileBytes(directory.path("app.db")) == before)
     }
+}
+
+/// What the history held when each step had committed, by identifier.
+private final class HistorySightings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sightings: [String: [String: MigrationHistory.Entry]] = [:]
+    func record(_ identifier: String, _ history: [String: MigrationHistory.Entry]) { lock.withLock { sightings[identifier] = history } }
+    var seen: [String: [String: MigrationHistory.Entry]] { lock.withLock { sightings } }
 }

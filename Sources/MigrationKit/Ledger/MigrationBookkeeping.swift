@@ -81,6 +81,23 @@ extension MigrationHistoryTable {
     package static func delete(_ identifier: String) -> BookkeepingStatement {
         BookkeepingStatement("DELETE FROM migrationkit_history WHERE identifier = ?", [.text(identifier)])
     }
+
+    /// The time a step written ahead was applied (`RunHistory`): when, in milliseconds
+    /// since 1970 (UTC), and how long it took.
+    package static func setTime(_ identifier: String, unixMilliseconds: Int64, duration: Duration) -> BookkeepingStatement {
+        BookkeepingStatement(
+            "UPDATE migrationkit_history SET applied_at = strftime('%Y-%m-%dT%H:%M:%fZ', ? / 1000.0, 'unixepoch'), duration_ms = ? WHERE identifier = ?",
+            [.integer(unixMilliseconds), .integer(duration.wholeMilliseconds), .text(identifier)])
+    }
+
+    /// The row of a step written ahead (`RunHistory`) that its run did not apply, unless
+    /// the ledger has the step: another process applied it meanwhile, and the row holds
+    /// the checksum of the same file.
+    package static func deleteUnapplied(_ identifier: String) -> BookkeepingStatement {
+        BookkeepingStatement(
+            "DELETE FROM migrationkit_history WHERE identifier = ? AND identifier NOT IN (SELECT identifier FROM grdb_migrations)",
+            [.text(identifier)])
+    }
 }
 
 /// Every change the runners make to the ledger and the history, in one place: what a

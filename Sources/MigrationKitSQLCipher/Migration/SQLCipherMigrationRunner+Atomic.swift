@@ -50,7 +50,8 @@ extension SQLCipherMigrationRunner {
                     if attempt == .first {
                         observer?(.willApply(identifier: step.identifier, position: offset + 1, total: pending.count))
                     }
-                    outcome.changed.add(try apply(step, in: db, startedAt: stepStart, recordingChanges: limited))
+                    outcome.changed.add(try apply(step, in: db, recordingChanges: limited))
+                    try MigrationBookkeeping.recordApplied(step.identifier, checksum: step.checksum, duration: clock.now - stepStart, in: db)
                     let duration = clock.now - stepStart
                     outcome.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
                     if attempt == .first { observer?(.didApply(identifier: step.identifier, duration: duration)) }

@@ -3,12 +3,12 @@ import MigrationKit
 /// Running one step, and naming it (with the file and line of a failing statement)
 /// in whatever it throws.
 extension SQLCipherMigrationRunner {
-    /// Applies a step with its ledger and history rows.
+    /// Applies a step; its ledger and history rows are the engine's to write (each step
+    /// its own in one transaction, `RunHistory` for a run of many).
     ///
     /// - Parameter recordingChanges: learn which tables the step writes, for a
     ///   verification limited to changes; otherwise nothing is returned.
-    func apply(_ step: SQLCipherMigrationStep, in db: SQLCipherDatabase, startedAt: ContinuousClock.Instant,
-               recordingChanges: Bool) throws -> ChangedTables {
+    func apply(_ step: SQLCipherMigrationStep, in db: SQLCipherDatabase, recordingChanges: Bool) throws -> ChangedTables {
         var changed = ChangedTables()
         if recordingChanges {
             let recorded = try db.recordingWrittenTables { try run(step, phase: .apply, in: db) }
@@ -16,7 +16,6 @@ extension SQLCipherMigrationRunner {
         } else {
             try run(step, phase: .apply, in: db)
         }
-        try MigrationBookkeeping.recordApplied(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - startedAt, in: db)
         return changed
     }
 

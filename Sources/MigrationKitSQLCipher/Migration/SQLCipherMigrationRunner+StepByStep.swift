@@ -49,40 +49,69 @@ extension SQLCipherMigrationRunner {
         }
         let total = turn.plan.steps.count
         let clock = ContinuousClock()
-        while turn.step != nil {
-            let stepStart = clock.now
-            let (taken, stepChanged) = try ForeignKeyDeferral.inTransaction(
-                db, baseline: foreignKeys,
-                prepare: { () throws -> StepTurn in
-                    // Under the write lock now: if another process committed anything
-                    // since the plan was made, plan again from what the database holds.
-                    let version = try dataVersion(db)
-                    guard version != turn.version else { return turn }
-                    foreignKeys.forget()
-                    return try freshTurn(db, through: lastIndex, options: options)
-                },
-                changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
-                scope: { _, stepChanged in limited ? try stepChanged.foreignKeyScope(using: graph, in: db) : nil },
-                body: { taken, attempt in
-                    guard let step = taken.step else { return ChangedTables() }
-                    if attempt == .first {
-                        observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1,
-                                             total: max(total, report.steps.count + 1)))
-                    }
-                    return try apply(step, in: db, startedAt: stepStart, recordingChanges: limited)
-                },
-                failing: { taken, error in Self.attributing(error, to: taken.step) })
-            guard let applied = taken.step else { break }
-            turn = StepTurn(plan: taken.plan, next: taken.next + 1, version: taken.version)
-            changed.add(stepChanged)
-            let duration = clock.now - stepStart
-            report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
-            observer?(.didApply(identifier: applied.identifier, duration: duration))
+        var history = RunHistory()
+        do {
+            while turn.step != nil {
+                let stepStart = clock.now
+                let (taken, outcome) = try ForeignKeyDeferral.inTransaction(
+                    db, baseline: foreignKeys,
+                    prepare: { () throws -> StepTurn in
+                        // Under the write lock now: if another process committed anything
+                        // since the plan was made, plan again from what the database holds.
+                        let version = try dataVersion(db)
+                        guard version != turn.version else { return turn }
+                        foreignKeys.forget()
+                        return try freshTurn(db, through: lastIndex, options: options)
+                    },
+                    changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
+                    scope: { _, outcome in limited ? try outcome?.changed.foreignKeyScope(using: graph, in: db) ?? [] : nil },
+                    body: { taken, attempt -> StepOutcome? in
+                        guard let step = taken.step else { return nil }
+                        if attempt == .first {
+                            observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1,
+                                                 total: max(total, report.steps.count + 1)))
+                        }
+                        let changed = try apply(step, in: db, recordingChanges: limited)
+                        let recording = history.recording(step, followedBy: taken.plan.steps[(taken.next + 1)...], duration: clock.now - stepStart)
+                        for statement in recording.statements { try db.execute(statement) }
+                        return StepOutcome(changed: changed, recording: recording)
+                    },
+                    failing: { taken, error in Self.attributing(error, to: taken.step) })
+                guard let applied = taken.step, let outcome else { break }
+                history.committed(outcome.recording)
+                turn = StepTurn(plan: taken.plan, next: taken.next + 1, version: taken.version)
+                changed.add(outcome.changed)
+                let duration = clock.now - stepStart
+                report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
+                observer?(.didApply(identifier: applied.identifier, duration: duration))
+            }
+        } catch {
+            finish(history, in: db)
+            throw error
         }
         // Limited to changes, each step's transaction has checked its foreign keys.
         report.verification = try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? (changed, graph) : nil)
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
+    }
+
+    /// What one step's transaction did: the tables it wrote, and its bookkeeping.
+    private struct StepOutcome {
+        let changed: ChangedTables
+        let recording: RunHistory.Recording
+    }
+
+    /// The history rows of a run that ended before its last step committed, finished in
+    /// a transaction of their own (`RunHistory.finishing`). Even when the run was stopped:
+    /// what is left otherwise is harmless, so a failure here is not the run's.
+    private func finish(_ history: RunHistory, in db: SQLCipherDatabase) {
+        let statements = history.finishing
+        guard !statements.isEmpty else { return }
+        Interruption.unstoppable {
+            try? db.inTransaction(.immediate) {
+                for statement in statements { try db.execute(statement) }
+            }
+        }
     }
 
     /// A plan made now, with the `data_version` read *before* it: a commit by another
