@@ -103,6 +103,28 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         #expect((afterFailure["0005_e"]?.appliedAt ?? "") > (afterFailure["0004_d"]?.appliedAt ?? "~"))
     }
 
+    /// The rows are written in statements of many rows each: more steps than fit in one
+    /// statement, written ahead, finished and removed all the same.
+    @Test func aRunOfMoreStepsThanOneStatementHoldsKeepsEveryRow() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let steps = (1...520).map { number in
+            // Step 300 fails: its table already exists.
+            step(String(format: "%04d_t", number), number == 300 ? "CREATE TABLE t1 (x)" : "CREATE TABLE t\(number) (x)")
+        }
+        #expect(throws: MigrationStepError.self) { try SQLCipherMigrationRunner(steps: steps).migrate(in: writer) }
+        let history = try writer.read { try MigrationHistory.entries(in: $0) }
+        #expect(history.keys.sorted() == steps.prefix(299).map(\.identifier))
+        #expect(history.keys.sorted() == (try writer.read { try MigrationLedger.identifiers(in: $0) }))
+        for applied in steps.prefix(299) { #expect(history[applied.identifier]?.checksum == applied.checksum) }
+
+        let fixed = steps.prefix(299) + (300...520).map { step(String(format: "%04d_t", $0), "CREATE TABLE t\($0) (x)") }
+        try SQLCipherMigrationRunner(steps: Array(fixed)).migrate(in: writer)
+        let finished = try writer.read { try MigrationHistory.entries(in: $0) }
+        #expect(finished.count == 520)
+        for applied in fixed { #expect(finished[applied.identifier]?.checksum == applied.checksum) }
+    }
+
     @Test func rollbackForgetsTheStepsHistory() throws {
         let directory = try TemporaryDirectory()
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)

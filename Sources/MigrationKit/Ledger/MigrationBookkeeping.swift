@@ -82,21 +82,43 @@ extension MigrationHistoryTable {
         BookkeepingStatement("DELETE FROM migrationkit_history WHERE identifier = ?", [.text(identifier)])
     }
 
-    /// The time a step written ahead was applied (`RunHistory`): when, in milliseconds
-    /// since 1970 (UTC), and how long it took.
-    package static func setTime(_ identifier: String, unixMilliseconds: Int64, duration: Duration) -> BookkeepingStatement {
-        BookkeepingStatement(
-            "UPDATE migrationkit_history SET applied_at = strftime('%Y-%m-%dT%H:%M:%fZ', ? / 1000.0, 'unixepoch'), duration_ms = ? WHERE identifier = ?",
-            [.integer(unixMilliseconds), .integer(duration.wholeMilliseconds), .text(identifier)])
+    /// A history row with every value given, for `RunHistory`: the time its step was
+    /// applied, in milliseconds since 1970 (UTC), and how long it took.
+    package struct Row: Sendable {
+        package let identifier: String
+        package let checksum: String?
+        package let unixMilliseconds: Int64
+        package let duration: Duration
     }
 
-    /// The row of a step written ahead (`RunHistory`) that its run did not apply, unless
-    /// the ledger has the step: another process applied it meanwhile, and the row holds
-    /// the checksum of the same file.
-    package static func deleteUnapplied(_ identifier: String) -> BookkeepingStatement {
-        BookkeepingStatement(
-            "DELETE FROM migrationkit_history WHERE identifier = ? AND identifier NOT IN (SELECT identifier FROM grdb_migrations)",
-            [.text(identifier)])
+    /// The most rows in one statement: four values each, within the 999 values a
+    /// statement may bind on SQLite before 3.32 (SQLCipher 3.4.1's 3.15.2).
+    private static let rowsPerStatement = 240
+
+    /// `rows`, written (or rewritten) in as few statements as SQLite allows.
+    package static func record(_ rows: [Row]) -> [BookkeepingStatement] {
+        stride(from: 0, to: rows.count, by: rowsPerStatement).map { start in
+            let chunk = rows[start..<min(start + rowsPerStatement, rows.count)]
+            let values = Array(repeating: "(?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', ? / 1000.0, 'unixepoch'), ?)", count: chunk.count)
+            return BookkeepingStatement(
+                "INSERT OR REPLACE INTO migrationkit_history (identifier, checksum, applied_at, duration_ms) VALUES " + values.joined(separator: ", "),
+                chunk.flatMap { row -> [BookkeepingValue] in
+                    [.text(row.identifier), row.checksum.map { .text($0) } ?? .null, .integer(row.unixMilliseconds), .integer(row.duration.wholeMilliseconds)]
+                })
+        }
+    }
+
+    /// The rows of steps written ahead (`RunHistory`) that their run did not apply,
+    /// except those the ledger has: another process applied them meanwhile, and the row
+    /// holds the checksum of the same file.
+    package static func deleteUnapplied(_ identifiers: [String]) -> [BookkeepingStatement] {
+        stride(from: 0, to: identifiers.count, by: rowsPerStatement).map { start in
+            let chunk = identifiers[start..<min(start + rowsPerStatement, identifiers.count)]
+            return BookkeepingStatement(
+                "DELETE FROM migrationkit_history WHERE identifier IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    + ") AND identifier NOT IN (SELECT identifier FROM grdb_migrations)",
+                chunk.map { .text($0) })
+        }
     }
 }
 

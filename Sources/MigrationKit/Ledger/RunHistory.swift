@@ -26,50 +26,44 @@ package struct RunHistory {
     /// What one step's transaction records besides the step itself, and what the run
     /// knows once that transaction has committed (`committed(_:)`).
     package struct Recording {
-        /// The statements, in order: the ledger row, any rows written ahead, and the
-        /// finished rows when the step is the run's last.
+        /// The statements, in order: the ledger row, then the history rows written ahead,
+        /// or, for the plan's last step, every row of the run finished.
         package let statements: [BookkeepingStatement]
         fileprivate let writtenAhead: [String]
-        fileprivate let applied: Applied
+        fileprivate let applied: MigrationHistoryTable.Row
         fileprivate let finishes: Bool
-    }
-
-    fileprivate struct Applied {
-        let identifier: String
-        let unixMilliseconds: Int64
-        let duration: Duration
     }
 
     /// Rows a committed transaction of this run wrote ahead and that no transaction has
     /// finished yet.
     private var writtenAhead: Set<String> = []
-    /// The steps this run applied and committed whose rows have no time yet.
-    private var applied: [Applied] = []
+    /// The rows of the steps this run applied and committed, with their times.
+    private var applied: [MigrationHistoryTable.Row] = []
 
     package init() {}
 
     /// What the transaction applying `step` records after the step ran: its ledger row;
-    /// the rows of the step and of the plan's steps after it (`later`) unless this run
-    /// already committed the step's row; and, when nothing comes later, the time of every
-    /// row.
+    /// and, unless this run already committed the step's history row, the rows of the
+    /// step and of the plan's steps after it (`later`); or, when nothing comes later,
+    /// the finished rows of every step the run applied.
     ///
     /// - Parameter duration: how long the step has taken so far, as its row records it.
     package func recording<Database>(_ step: MigrationStep<Database>, followedBy later: ArraySlice<MigrationStep<Database>>,
                                      duration: Duration) -> Recording {
+        let now = Self.nowInUnixMilliseconds()
+        let row = MigrationHistoryTable.Row(identifier: step.identifier, checksum: step.checksum, unixMilliseconds: now, duration: duration)
         var statements = [MigrationLedgerTable.create, MigrationLedgerTable.insert(step.identifier)]
         var ahead: [String] = []
-        if !writtenAhead.contains(step.identifier) {
-            statements.append(MigrationHistoryTable.create)
-            for planned in CollectionOfOne(step) + later {
-                statements.append(MigrationHistoryTable.record(planned.identifier, checksum: planned.checksum, duration: .zero))
-                ahead.append(planned.identifier)
-            }
-        }
-        let now = Applied(identifier: step.identifier, unixMilliseconds: Self.nowInUnixMilliseconds(), duration: duration)
         if later.isEmpty {
-            statements += Self.finishing(writtenAhead: writtenAhead.union(ahead), applied: applied + [now])
+            statements += Self.finishing(writtenAhead: writtenAhead, applied: applied + [row])
+        } else if !writtenAhead.contains(step.identifier) {
+            let planned = (CollectionOfOne(step) + later).map {
+                MigrationHistoryTable.Row(identifier: $0.identifier, checksum: $0.checksum, unixMilliseconds: now, duration: .zero)
+            }
+            statements += [MigrationHistoryTable.create] + MigrationHistoryTable.record(planned)
+            ahead = planned.map(\.identifier)
         }
-        return Recording(statements: statements, writtenAhead: ahead, applied: now, finishes: later.isEmpty)
+        return Recording(statements: statements, writtenAhead: ahead, applied: row, finishes: later.isEmpty)
     }
 
     /// Takes in what a transaction recorded, once it has committed.
@@ -83,16 +77,21 @@ package struct RunHistory {
     }
 
     /// For a run that ended before its last step committed (a step failed, or the run was
-    /// stopped): the statements of one transaction that gives the rows of the steps it
-    /// applied their times and removes the rows it wrote ahead for steps it did not
-    /// apply. Empty when there is nothing to finish.
+    /// stopped): the statements of one transaction that finishes the rows of the steps it
+    /// applied and removes the rows it wrote ahead for steps it did not apply. Empty when
+    /// there is nothing to finish.
     package var finishing: [BookkeepingStatement] {
         Self.finishing(writtenAhead: writtenAhead, applied: applied)
     }
 
-    private static func finishing(writtenAhead: Set<String>, applied: [Applied]) -> [BookkeepingStatement] {
-        applied.map { MigrationHistoryTable.setTime($0.identifier, unixMilliseconds: $0.unixMilliseconds, duration: $0.duration) }
-            + writtenAhead.subtracting(applied.map(\.identifier)).sorted().map(MigrationHistoryTable.deleteUnapplied)
+    /// A few statements, each of many rows, rather than a statement a row: SQLite copies
+    /// each page a statement that replaces rows changes into its statement journal, and
+    /// SQLCipher encrypts every copy, so 300 one-row statements made the run's first and
+    /// last transactions encrypt a thousand pages more than the rows themselves fill.
+    private static func finishing(writtenAhead: Set<String>, applied: [MigrationHistoryTable.Row]) -> [BookkeepingStatement] {
+        let unapplied = writtenAhead.subtracting(applied.map(\.identifier)).sorted()
+        return (applied.isEmpty ? [] : [MigrationHistoryTable.create] + MigrationHistoryTable.record(applied))
+            + MigrationHistoryTable.deleteUnapplied(unapplied)
     }
 
     private static func nowInUnixMilliseconds() -> Int64 {
