@@ -234,14 +234,18 @@ HISTORY = ("CREATE TABLE IF NOT EXISTS migrationkit_history (identifier TEXT NOT
 #   min     BEGIN IMMEDIATE; <file>; ledger row; COMMIT
 #   12step  + foreign_key_check before each COMMIT (step 10 of sqlite.org's procedure;
 #           the shell's foreign_keys is already OFF, SQLite's default)
+#   issue   as min, then quick_check(1) and foreign_key_check after the run: issue 25's
+#           baseline ("one transaction per migration plus the ledger row, then
+#           quick_check and foreign_key_check"), which its targets are written against
 #   full    + MigrationKit's history row per step, and after the run quick_check(1)
-#           and foreign_key_check: the same work `migrationkit migrate` does
+#           and foreign_key_check: the same work `migrationkit migrate` does, written
+#           as a shell would (a history row in every step's transaction)
 #   memtemp as min, with `PRAGMA temp_store = MEMORY` first: SQLite's temporary files
 #           (a sort too large for the cache, CREATE INDEX) kept in memory, as
 #           libsqlcipher is built (SQLITE_TEMP_STORE=2: SQLCipher does not encrypt
 #           temporary files). Debian 12's 4.6.1 shell is built with TEMP_STORE=1 and
 #           writes them, unencrypted, to /var/tmp; its 3.4.1 shell keeps them in memory.
-SHELL_VARIANTS = ("min", "12step", "full")
+SHELL_VARIANTS = ("min", "12step", "issue", "full")
 # memtemp: temporary files in memory, as the library keeps them (case 2's memory rows).
 # fulltrunc: "full" committing as `migrate` does, by truncating the rollback journal
 # (journal_mode = TRUNCATE for the run, back to DELETE at the end; cases 1 and 2).
@@ -269,7 +273,7 @@ def shell_script(path, folder, identifiers, variant):
         if variant == "12step" or checked:
             lines.append("PRAGMA foreign_key_check;")
         lines.append("COMMIT;")
-    if checked:
+    if checked or variant == "issue":
         lines.append("PRAGMA quick_check(1);")
         lines.append("PRAGMA foreign_key_check;")
     if variant == "fulltrunc":
