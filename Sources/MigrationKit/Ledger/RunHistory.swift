@@ -37,13 +37,17 @@ package struct RunHistory {
     /// Rows a committed transaction of this run wrote ahead and that no transaction has
     /// finished yet.
     private var writtenAhead: Set<String> = []
+    /// Those of them the run can count on still being there: all, until another process
+    /// changed the database (`forgetStandingRows`).
+    private var standing: Set<String> = []
     /// The rows of the steps this run applied and committed, with their times.
     private var applied: [MigrationHistoryTable.Row] = []
 
     package init() {}
 
     /// What the transaction applying `step` records after the step ran: its ledger row;
-    /// and, unless this run already committed the step's history row, the rows of the
+    /// and, unless this run committed the step's history row and no other process has
+    /// changed the database since (`forgetStandingRows`), the rows of the
     /// step and of the plan's steps after it (`later`); or, when nothing comes later,
     /// the finished rows of every step the run applied.
     ///
@@ -56,7 +60,7 @@ package struct RunHistory {
         var ahead: [String] = []
         if later.isEmpty {
             statements += Self.finishing(writtenAhead: writtenAhead, applied: applied + [row])
-        } else if !writtenAhead.contains(step.identifier) {
+        } else if !standing.contains(step.identifier) {
             let planned = (CollectionOfOne(step) + later).map {
                 MigrationHistoryTable.Row(identifier: $0.identifier, checksum: $0.checksum, unixMilliseconds: now, duration: .zero)
             }
@@ -73,7 +77,15 @@ package struct RunHistory {
             return
         }
         writtenAhead.formUnion(recording.writtenAhead)
+        standing.formUnion(recording.writtenAhead)
         applied.append(recording.applied)
+    }
+
+    /// Another process committed since the run's last transaction: it may have removed
+    /// rows this run wrote ahead (a `rollback` forgets a step's row), so the next step
+    /// writes its rows, and those of the steps after it, again.
+    package mutating func forgetStandingRows() {
+        standing = []
     }
 
     /// For a run that ended before its last step committed (a step failed, or the run was

@@ -61,6 +61,7 @@ extension SQLCipherMigrationRunner {
                         let version = try dataVersion(db)
                         guard version != turn.version else { return turn }
                         foreignKeys.forget()
+                        history.forgetStandingRows()
                         return try freshTurn(db, through: lastIndex, options: options)
                     },
                     changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
