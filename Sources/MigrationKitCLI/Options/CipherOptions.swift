@@ -31,7 +31,7 @@ package struct CipherOptions: ParsableArguments {
     /// SQLCipher 4's `cipher_memory_security`, off by default as in SQLCipher itself
     /// since 4.5.0 (nil: not given here; the project file or environment may say).
     @Flag(name: .customLong("memory-security"), inversion: .prefixedNo,
-          help: "Turn on SQLCipher 4's cipher_memory_security: every buffer SQLCipher allocates is locked in RAM and wiped when freed. Off by default, as in SQLCipher, for its price: measured on 4.6.1, migrations run 2.4 times (300 small ones) to 6 times (a 1,000,000-row rewrite) slower (docs/security-model.md).")
+          help: "Turn on SQLCipher 4's cipher_memory_security: every buffer SQLCipher allocates is locked in RAM and wiped when freed. Off by default, as in SQLCipher, for its price: measured on 4.6.1, migrations run 2.4 to 3.8 times (300 small ones) and 6 times (a 1,000,000-row rewrite) as long (docs/security-model.md).")
     package var memorySecurity: Bool?
 
     package init() {}
