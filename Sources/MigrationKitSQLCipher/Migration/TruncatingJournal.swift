@@ -7,7 +7,10 @@
 /// migration's own writes. TRUNCATE commits the same way (the journal is synced before
 /// the database is written; the commit is the journal becoming empty, and with
 /// `synchronous = FULL` that is synced too, where DELETE does not sync the folder after
-/// its unlink), but keeps the empty file for the next transaction.
+/// its unlink), but keeps the empty file for the next transaction. SQLite still syncs
+/// the folder once a transaction (it closes the journal when the transaction's lock is
+/// released and reopens it with O_CREAT), but the folder no longer changes: measured,
+/// a run of 300 small migrations 3 % faster on 3.4.1, 1–4 % on 4.6.1.
 ///
 /// Only from DELETE, the mode every rollback-journal connection starts in: a database in
 /// WAL mode keeps it, since that mode is recorded in the file. Back to DELETE afterwards,
