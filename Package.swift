@@ -109,6 +109,7 @@ let package = Package(
             name: "MigrationKitCLI",
             dependencies: [
                 "MigrationKit", "MigrationKitCommands", "MigrationKitSQLCipher", "MigrationKitKeys", "MigrationKitKeyOptions",
+                "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

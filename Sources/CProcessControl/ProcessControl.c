@@ -1,5 +1,7 @@
+#define _GNU_SOURCE
 #include "ProcessControl.h"
 
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -28,4 +30,8 @@ long long migrationkit_core_file_limit(void) {
 
 long long migrationkit_memory_lock_limit(void) {
     return soft_limit(RLIMIT_MEMLOCK);
+}
+
+int migrationkit_unshare_filesystem(void) {
+    return unshare(CLONE_FS);
 }

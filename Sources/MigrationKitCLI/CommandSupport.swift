@@ -85,11 +85,11 @@ enum CommandSupport {
     static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
         let keyOptions = path.map { keyOptions.forDatabase(at: $0) } ?? keyOptions
         let source = try keyOptions.source(
-            standardInputIsTerminal: Console.standardInputIsTerminal,
+            standardInputIsTerminal: StandardInput.isTerminal,
             promptMessage: promptMessage,
             keyIsNew: keyIsNew)
         // Said where the variable would have been read (no key flag, which beats it), once.
-        if KeySource.passwordEnvironmentVariableIsEmpty, !keySourceIsAFlag(keyOptions), source != nil, emptyVariableWarning.claim() {
+        if KeySource.passwordEnvironmentVariableIsEmpty, !keySourceIsAFlag(keyOptions), source != nil, CLIContext.emptyVariableWarning.claim() {
             reporter.warning("\(KeySource.passwordEnvironmentVariable) is set but empty, so it counts as not set; unset it, or set it to the key.")
         }
         return try source?.resolve(warn: { reporter.warning($0.description) })
@@ -100,9 +100,6 @@ enum CommandSupport {
         !keyOptions.flags.given.isEmpty
             || ProjectSetting.allCases.contains { $0.choosesTheKeySource && CLIContext.resolvedSettings.settings?.values[$0]?.origin == .flag }
     }
-
-    /// The empty-variable warning is said once per run, not once per fleet database.
-    private static let emptyVariableWarning = OnceFlag()
 
     /// How to open the database at `path` for `access`, with the cipher options and
     /// lock timeout given.

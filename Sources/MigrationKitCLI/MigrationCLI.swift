@@ -21,6 +21,17 @@ public enum MigrationCLI {
         exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst()), endingProcessOnStop: true))
     }
 
+    /// `run(host:arguments:)` with the command's environment, standard input, output and
+    /// working folder given in `surroundings` instead of the process's: for tests, which
+    /// run many command lines at once in one process. The host decides, as for any app,
+    /// whether the process is hardened and signals stop the command.
+    ///
+    /// - Throws: `CommandSurroundings.SurroundingsError` when the command cannot be given
+    ///   its own working folder.
+    package static func run(host: MigrationCLIHost, arguments: [String], in surroundings: CommandSurroundings) throws -> Int32 {
+        try surroundings.run { run(host: host, arguments: arguments, endingProcessOnStop: false) }
+    }
+
     private static func run(host: MigrationCLIHost, arguments: [String], endingProcessOnStop: Bool) -> Int32 {
         // ArgumentParser prints a version fixed when the command tree is declared; the
         // linked SQLCipher is only known by asking it, which no other command should pay
@@ -46,7 +57,7 @@ public enum MigrationCLI {
         runner.stopped = journal.stop
         runner.versionReport = { MigrationKitVersion.report(commandName: host.commandName) }
         let code = CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
-            CLIContext.$journal.withValue(journal) {
+            CLIContext.$journal.withValue(journal) { CLIContext.$emptyVariableWarning.withValue(OnceFlag()) {
                 runner.run(arguments) { command in
                     locks.command = type(of: command).configuration.commandName ?? ""
                     // Settings not given as flags, from the environment and migrationkit.toml.
@@ -54,7 +65,7 @@ public enum MigrationCLI {
                     resolved.settings = try configurable.applyProjectSettings()
                     return configurable
                 }
-            }
+            } }
         } } }
         locks.releaseAll()
         guard host.stopsGracefully else { return code }

@@ -73,6 +73,10 @@ enum CLIContext {
     @TaskLocal static var resolvedSettings = ResolvedSettings()
     /// What the running command has done so far (`RunJournal`).
     @TaskLocal static var journal = RunJournal()
+    /// Whether the run said that `MIGRATIONKIT_PASSWORD` is set but empty: once a run,
+    /// not once a fleet database, and again in the next run of an app that embeds the
+    /// commands.
+    @TaskLocal static var emptyVariableWarning = OnceFlag()
 }
 
 /// Holds what `MigrationCLI` resolved before the command ran.

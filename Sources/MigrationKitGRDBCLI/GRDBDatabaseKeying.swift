@@ -20,7 +20,7 @@ enum GRDBDatabaseKeying {
     static func key(_ options: KeyOptions, path: String, creating: Bool, reporter: Reporter) throws -> DatabaseKey? {
         logSilenced
         for warning in options.given.warnings(DatabaseKeyRole.text) { reporter.warning(warning) }
-        guard let source = try options.source(standardInputIsTerminal: Console.standardInputIsTerminal,
+        guard let source = try options.source(standardInputIsTerminal: StandardInput.isTerminal,
                                               promptMessage: "Key for \(path): ", keyIsNew: creating)
         else { return nil }
         // Before the key is read: no core file or same-user debugger reaches it. Only

@@ -126,12 +126,12 @@ public enum KeySource: Sendable {
     }
 
     private static func readStandardInput(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        guard isatty(STDIN_FILENO) == 0 else {
+        guard !StandardInput.isTerminal else {
             throw KeyError(code: .standardInputIsTerminal, advice: Advice(
                 situation: "Standard input is a terminal, where the key would be echoed as it is typed", remedy: .keyFromPipeOrPrompt))
         }
         let text: SecretBytes
-        switch BoundedReader.read(fd: STDIN_FILENO, limit: maximumKeyLength) {
+        switch BoundedReader.read(fd: StandardInput.descriptor, limit: maximumKeyLength) {
         case .text(let bytes):
             text = bytes
         case .tooLarge:

@@ -11,9 +11,18 @@ import Musl
 /// `MIGRATIONKIT_PASSWORD` included, into Swift strings that are never wiped. Here a
 /// value is looked at where the C library keeps it, and copied only as its caller says.
 package enum ProcessEnvironment {
+    /// The environment of a command run inside a process that is not its own (a command
+    /// line embedded in a test, which runs many at once, each with its own variables):
+    /// when set, every read here answers from it, never from the process's.
+    @TaskLocal package static var substitute: [String: String]?
+
     /// Hands the bytes of `name`'s value to `body` in place, without copying them; nil
     /// when `name` is not set. For a secret, `body` copies them into wiped storage.
     package static func withValueBytes<Result>(of name: String, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+        if let substitute {
+            guard let value = substitute[name] else { return nil }
+            return try Array(value.utf8).withUnsafeBytes(body)
+        }
         guard let value = getenv(name) else { return nil }
         return try body(UnsafeRawBufferPointer(start: value, count: strlen(value)))
     }
@@ -37,7 +46,6 @@ package enum ProcessEnvironment {
     /// with `withValueBytes` into wiped storage, or ask `hasValue`/`isSetButEmpty`.
     package static func string(_ name: String) -> String? {
         guard name != KeySource.passwordEnvironmentVariable else { return nil }
-        guard let value = getenv(name) else { return nil }
-        return String(cString: value)
+        return withValueBytes(of: name) { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -26,7 +26,7 @@ struct TerminalPrompt {
     static let confirmMessage = "Enter the same key again: "
 
     func read() throws -> SecretBytes {
-        let input = STDIN_FILENO
+        let input = StandardInput.descriptor
         guard isatty(input) == 1 else {
             throw KeyError(
                 code: .notATerminal,

@@ -18,4 +18,9 @@ int migrationkit_disable_core_files(void);
 long long migrationkit_core_file_limit(void);
 long long migrationkit_memory_lock_limit(void);
 
+/* unshare(CLONE_FS): from here on the calling thread (and the threads it starts) has a
+ * working folder and umask of its own, which chdir(2) and umask(2) change for it alone.
+ * Linux only; declared by <sched.h> under _GNU_SOURCE, which Swift does not set. */
+int migrationkit_unshare_filesystem(void);
+
 #endif

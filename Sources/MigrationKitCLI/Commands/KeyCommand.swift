@@ -96,7 +96,7 @@ struct StoreKeyCommand: ParsableCommand, PrintsOutput {
         let reporter = Reporter(output)
         let store = SecretServiceKeyStore()
         try refuseExistingItem(store, item, force: force)
-        let source: KeySource = Console.standardInputIsTerminal ? .prompt(message: "Key to store: ", confirm: true) : .standardInput
+        let source: KeySource = StandardInput.isTerminal ? .prompt(message: "Key to store: ", confirm: true) : .standardInput
         let key = try source.resolve(warn: { reporter.warning($0.description) })
         try item.store(key, in: store, reporter: reporter, saying: "Stored the key")
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitKeys
 import MigrationKitSQLCipher
 
 struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
@@ -194,7 +195,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             + ["Erasing removes every row of: " + (change.objectsToErase.isEmpty ? "(nothing)" : change.objectsToErase.joined(separator: ", ")) + "."]
         for line in lines { Console.error(line) }
         if yes { return }
-        guard Console.standardInputIsTerminal else {
+        guard StandardInput.isTerminal else {
             throw CLIError(.refused, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
         }
         Console.errorRaw("Erase this development database and migrate from scratch? Type \"erase\" to confirm: ")

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitCommands
+import MigrationKitKeys
 import MigrationKitSQLCipher
 
 #if canImport(Glibc)
@@ -51,7 +52,7 @@ struct FleetDatabases {
     static func readList(_ source: String) throws -> [String] {
         let data: Data?
         if source == "-" {
-            data = try? FileHandle.standardInput.readToEnd() ?? Data()
+            data = try? FileHandle(fileDescriptor: StandardInput.descriptor, closeOnDealloc: false).readToEnd() ?? Data()
         } else {
             data = FileManager.default.contents(atPath: source)
         }

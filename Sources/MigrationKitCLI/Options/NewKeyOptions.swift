@@ -25,7 +25,7 @@ package struct NewKeyOptions: ParsableArguments {
         let source: KeySource
         if let explicit = try given.source() {
             source = explicit
-        } else if Console.standardInputIsTerminal {
+        } else if StandardInput.isTerminal {
             source = .prompt(message: "New key: ", confirm: true)
         } else {
             throw CLIError(.keyUnavailable, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")

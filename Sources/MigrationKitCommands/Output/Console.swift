@@ -10,13 +10,13 @@ import Glibc
 package enum Console {
     private static let lock = NSLock()
 
-    /// Whether a file descriptor is a terminal.
-    package static func isTerminal(_ descriptor: Int32) -> Bool {
-        isatty(descriptor) == 1
-    }
+    /// Where a command run inside a process that is not its own writes instead of the
+    /// process's standard output and error (a test running many commands at once, each
+    /// reading back its own output). Never a terminal.
+    @TaskLocal package static var capture: ConsoleCapture?
 
-    package static var standardInputIsTerminal: Bool { isTerminal(STDIN_FILENO) }
-    package static var standardErrorIsTerminal: Bool { isTerminal(STDERR_FILENO) }
+    /// Whether standard error is a terminal, where a progress line may redraw itself.
+    package static var standardErrorIsTerminal: Bool { capture == nil && isatty(STDERR_FILENO) == 1 }
 
     package static func out(_ line: String) {
         write(line + "\n", to: STDOUT_FILENO)
@@ -32,12 +32,35 @@ package enum Console {
     }
 
     private static func write(_ text: String, to descriptor: Int32) {
+        if let capture {
+            capture.append(text, standardError: descriptor == STDERR_FILENO)
+            return
+        }
         lock.lock()
         defer { lock.unlock() }
         // writeAll retries short writes and EINTR; a closed pipe (EPIPE) fails it, and
         // then nothing more can be said.
         _ = try? FileDescriptor(rawValue: descriptor).writeAll(text.utf8)
     }
+}
+
+/// What a command wrote while `Console.capture` named this: its standard output and
+/// standard error, each in the order written.
+package final class ConsoleCapture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var output = ""
+    private var errors = ""
+
+    package init() {}
+
+    fileprivate func append(_ text: String, standardError: Bool) {
+        lock.withLock {
+            if standardError { errors += text } else { output += text }
+        }
+    }
+
+    package var standardOutput: String { lock.withLock { output } }
+    package var standardError: String { lock.withLock { errors } }
 }
 
 /// Prints according to `--quiet`/`--json`: human lines go to standard output unless
