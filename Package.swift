@@ -179,7 +179,7 @@ let package = Package(
         // checked on the types.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
             "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommands", "MigrationKitSQLCipher",
-            "MigrationKitTestSupport",
+            "MigrationKitSecrets", "MigrationKitTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -1,7 +1,14 @@
 import Foundation
+import MigrationKitCLI
+import MigrationKitCommands
 import MigrationKitSQLCipher
+import MigrationKitSecrets
 import MigrationKitTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The result of one run of a built binary.
 typealias CommandResult = ChildProcessResult
@@ -75,19 +82,121 @@ enum Binary {
     }
 }
 
+/// Runs the `migrationkit` command tree in this process, as an app that embeds the
+/// commands runs it (`MigrationCLI.run`), each run with its own environment, standard
+/// input, output and working folder (`CommandSurroundings`), so hundreds run at once
+/// without starting a process each. What only a process has — signals, exit by signal,
+/// a terminal, the umask, another user, resource limits, what C libraries print on
+/// descriptor 2 — is tested through the binary (`Binary.run`); CONTRIBUTING.md lists
+/// those tests. A run without `directory` works in a new empty folder, never in the
+/// folder the tests run from.
+enum Tool {
+    /// The tool's own host, but for what belongs to the process: the test process is not
+    /// hardened, keeps its signals, and never turns on SQLCipher's process-wide memory
+    /// security (which would slow every later test down).
+    static let host = MigrationCLIHost(hardensProcess: false, cipherMemorySecurity: false, stopsGracefully: false)
+
+    /// Variables read from the process itself, not through the command's environment:
+    /// GLib's session bus and folders, Foundation's temporary folder. A test that
+    /// changes them needs the binary.
+    static let processOnlyVariables = ["DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "TMPDIR"]
+
+    /// The environment a command run here sees, as `Binary.environment` gives a child:
+    /// nothing of the person's key or settings variables.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = Binary.environment(extra)
+        // The bus is the process's in any case: only say so when a test changes it.
+        for name in processOnlyVariables where extra[name] == nil {
+            environment[name] = ProcessInfo.processInfo.environment[name]
+        }
+        return environment
+    }
+
+    @discardableResult
+    static func run(
+        _ arguments: [String],
+        stdin: String? = nil,
+        environment: [String: String] = Tool.environment(),
+        directory: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CommandResult {
+        for name in processOnlyVariables where environment[name] != ProcessInfo.processInfo.environment[name] {
+            Issue.record("\(name) differs from this process's, which a command run in-process cannot see: run the binary (Binary.run) for this case.", sourceLocation: sourceLocation)
+        }
+        let input = try StandardInputPipe(Data((stdin ?? "").utf8))
+        defer { input.close() }
+        // Kept until the command ends (and removed then): ARC may end a value's life at
+        // its last use otherwise.
+        let scratch = directory == nil ? try TemporaryDirectory() : nil
+        defer { withExtendedLifetime(scratch) {} }
+        let console = ConsoleCapture()
+        let started = ContinuousClock.now
+        let status = try MigrationCLI.run(host: host, arguments: arguments, in: CommandSurroundings(
+            environment: environment, standardInput: input.readEnd, console: console,
+            workingDirectory: directory ?? scratch!.url.path))
+        let elapsed = ContinuousClock.now - started
+        return CommandResult(status: status, stdout: console.standardOutput, stderr: console.standardError,
+                             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+}
+
+/// What a command run in-process reads as its standard input: a pipe, fed from another
+/// thread (a key of a megabyte does not fit a pipe's buffer) and closed after, as a
+/// shell's `<` or `|` would give it.
+private final class StandardInputPipe: @unchecked Sendable {
+    let readEnd: Int32
+    private let writeEnd: Int32
+    private let writer = DispatchGroup()
+
+    init(_ data: Data) throws {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+        let writeEnd = self.writeEnd
+        DispatchQueue.global().async(group: writer) {
+            data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(writeEnd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 && errno == EINTR { continue }
+                    if written <= 0 { break }  // the command stopped reading
+                    offset += written
+                }
+            }
+            Glibc.close(writeEnd)
+        }
+    }
+
+    func close() {
+        // Unblocks a writer the command never read from (EPIPE, as in a shell).
+        Glibc.close(readEnd)
+        writer.wait()
+    }
+}
+
 /// A scratch folder with a database path, a key file and a migrations folder.
 final class Workspace: @unchecked Sendable {
     let root: String
-    let passphrase: String
+    /// The key its key file holds.
+    let key: TestKey
 
-    /// - Parameter passphrase: the key file's passphrase; by default a new random one,
-    ///   so a database from another workspace does not open by accident.
-    init(passphrase: String? = nil) throws {
-        self.passphrase = passphrase ?? "workspace passphrase \(UUID().uuidString.prefix(8))"
+    /// - Parameter key: the key file's key; by default a new random raw key (see
+    ///   `TestKey`), so a database from another workspace does not open by accident.
+    init(key: TestKey = .raw()) throws {
+        self.key = key
         root = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/Migrations", withIntermediateDirectories: true)
-        try write("key", self.passphrase + "\n", mode: 0o600)
+        try write("key", key.text + "\n", mode: 0o600)
     }
+
+    /// A workspace whose key file holds a passphrase, for tests of key derivation.
+    convenience init(passphrase: String) throws {
+        try self.init(key: .passphrase(passphrase))
+    }
+
+    /// The key as the library takes it, to open the workspace's databases directly.
+    var databaseKey: DatabaseKey { key.databaseKey }
 
     var database: String { root + "/app.db" }
     var keyFile: String { root + "/key" }
@@ -110,9 +219,17 @@ final class Workspace: @unchecked Sendable {
         ["--db-path", database, "--password-file", keyFile, "--migrations", migrations] + extra
     }
 
-    /// `migrationkit <command> <standard options> <extra>`.
+    /// `migrationkit <command> <standard options> <extra>`, run in this process (`Tool`)
+    /// from the workspace's folder.
     @discardableResult
-    func run(_ command: String, _ extra: [String] = [], stdin: String? = nil, environment: [String: String] = Binary.environment()) throws -> CommandResult {
+    func run(_ command: String, _ extra: [String] = [], stdin: String? = nil, environment: [String: String] = Tool.environment(),
+             sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
+        try Tool.run([command] + options(extra), stdin: stdin, environment: environment, directory: root, sourceLocation: sourceLocation)
+    }
+
+    /// The same through the built binary, for a test whose subject is the process.
+    @discardableResult
+    func runBinary(_ command: String, _ extra: [String] = [], stdin: String? = nil, environment: [String: String] = Binary.environment()) throws -> CommandResult {
         try Binary.run([command] + options(extra), stdin: stdin, environment: environment, directory: root)
     }
 
@@ -139,6 +256,11 @@ final class Workspace: @unchecked Sendable {
         _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root)
         try? FileManager.default.removeItem(atPath: root)
     }
+}
+
+extension TestKey {
+    /// The key as the library takes it.
+    var databaseKey: DatabaseKey { DatabaseKey(keyText: SecretBytes(copying: Array(text.utf8))) }
 }
 
 /// Decodes a command's JSON output.

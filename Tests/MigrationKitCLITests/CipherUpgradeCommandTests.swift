@@ -16,14 +16,14 @@ import Glibc
 
     /// A SQLCipher 3-format database made by `migrate --cipher-compatibility 3`: the
     /// ledger and history tables, rows, both header fields.
-    private func sqlcipher3Workspace(wal: Bool = false) throws -> Workspace {
-        let workspace = try Workspace()
+    private func sqlcipher3Workspace(wal: Bool = false, key: TestKey = .raw()) throws -> Workspace {
+        let workspace = try Workspace(key: key)
         try workspace.writeSampleMigrations()
         let migrate = try workspace.run("migrate", ["--cipher-compatibility", "3", "--no-backup"])
         #expect(migrate.status == 0, "\(migrate.output)")
         var configuration = SQLCipherConfiguration()
         configuration.cipher = CipherSettings(compatibility: 3)
-        let writer = try SQLCipherWriter(path: workspace.database, key: .passphrase(workspace.passphrase), configuration: configuration)
+        let writer = try SQLCipherWriter(path: workspace.database, key: workspace.databaseKey, configuration: configuration)
         if wal { try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") } }
         try writer.write { db in
             try db.execute(sql: "INSERT INTO authors (name) VALUES ('Ann'), ('Bo'), ('Cy')")
@@ -53,8 +53,10 @@ import Glibc
         try FileManager.default.contentsOfDirectory(atPath: workspace.root).sorted()
     }
 
-    @Test func aSQLCipher3DatabaseIsUpgradedAndReadByTheShellWithDefaultSettings() throws {
-        let workspace = try sqlcipher3Workspace(wal: true)
+    /// With a passphrase, whose derivation the upgrade changes (PBKDF2-HMAC-SHA1 ×
+    /// 64,000 to SHA512 × 256,000).
+    @Test(.tags(.passphrase)) func aSQLCipher3DatabaseIsUpgradedAndReadByTheShellWithDefaultSettings() throws {
+        let workspace = try sqlcipher3Workspace(wal: true, key: .randomPassphrase())
         #expect(chmod(workspace.database, 0o640) == 0)
         // As root, the database belongs to a service user, as an app's would.
         if geteuid() == 0 { #expect(chown(workspace.database, 65534, 65534) == 0) }
@@ -66,11 +68,11 @@ import Glibc
         #expect(result.stdout.contains("Upgraded \(workspace.database)"), "\(result.output)")
         #expect(result.stdout.contains("from: SQLCipher 3 defaults") && result.stdout.contains("to:   SQLCipher 4 defaults"), "\(result.stdout)")
         #expect(result.stdout.contains("WAL mode kept"))
-        #expect(!result.output.contains(workspace.passphrase))
+        #expect(!result.output.contains(workspace.key.secret))
         let after = owner(workspace.database)
         #expect(after.uid == before.uid && after.gid == before.gid && after.mode == 0o640)
 
-        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, """
+        let shell = try SQLCipherShell.run(workspace.database, key: workspace.key, """
             SELECT count(*) FROM authors; SELECT count(*) FROM books; SELECT count(*) FROM grdb_migrations;
             SELECT count(*) FROM migrationkit_history; PRAGMA user_version; PRAGMA application_id; PRAGMA journal_mode;
             """)
@@ -83,7 +85,7 @@ import Glibc
         let backups = try files(workspace).filter { $0.hasPrefix("app.db.backup-") }
         #expect(backups.count == 1)
         if let backup = backups.first {
-            let old = try Binary.run(["status", "--json", "--db-path", workspace.path(backup), "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+            let old = try Tool.run(["status", "--json", "--db-path", workspace.path(backup), "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
             #expect(try decodeJSON(old.stdout)["format"] as? String == "sqlcipher3", "\(old.output)")
         }
         #expect(try files(workspace) == ["Migrations", "app.db"] + backups + ["key"])
@@ -92,7 +94,7 @@ import Glibc
         #expect(again.status == 0 && again.stdout.contains("already in the target format"), "\(again.output)")
     }
 
-    @Test func theCommittedFixtureIsUpgradedWithJSONOutput() throws {
+    @Test(.tags(.passphrase)) func theCommittedFixtureIsUpgradedWithJSONOutput() throws {
         let workspace = try Workspace(passphrase: "sqlcipher 4 fixture")
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../MigrationKitSQLCipherTests/Fixtures/sqlcipher4-compat3.db").standardized
@@ -115,8 +117,8 @@ import Glibc
         #expect(try decodeJSON(try workspace.run("status", ["--json"]).stdout)["format"] as? String == "sqlcipher4")
     }
 
-    @Test func theTargetPageSizeAndKDFIterationsAreHonoured() throws {
-        let workspace = try sqlcipher3Workspace()
+    @Test(.tags(.passphrase)) func theTargetPageSizeAndKDFIterationsAreHonoured() throws {
+        let workspace = try sqlcipher3Workspace(key: .randomPassphrase())
         // Impossible values are usage errors on either platform.
         for bad in [["--to-page-size", "1000"], ["--to-page-size", "131072"], ["--to-kdf-iter", "0"]] {
             let result = try workspace.run("cipher-upgrade", bad)
@@ -128,7 +130,7 @@ import Glibc
         let result = try workspace.run("cipher-upgrade", ["--to-page-size", "8192", "--to-kdf-iter", "20000", "--no-backup"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("8192-byte pages") && result.stdout.contains("× 20000"), "\(result.stdout)")
-        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+        let shell = try SQLCipherShell.run(workspace.database, key: workspace.key,
                                            "PRAGMA cipher_page_size = 8192; PRAGMA kdf_iter = 20000; SELECT count(*) FROM authors;")
         #expect(shell.stdout.hasSuffix("3\n"), "\(shell.output)")
         let status = try workspace.run("status", ["--json", "--cipher-page-size", "8192", "--kdf-iter", "20000"])
@@ -175,9 +177,9 @@ import Glibc
     @Test func aPlaintextDatabaseIsReferredToEncrypt() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
+        #expect(try Tool.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
         let before = try TreeSnapshot(workspace.root)
-        let flagged = try Binary.run(["cipher-upgrade", "--plaintext", "--db-path", workspace.database])
+        let flagged = try Tool.run(["cipher-upgrade", "--plaintext", "--db-path", workspace.database])
         #expect(flagged.exitCode == .usage && flagged.stderr.contains("`encrypt`"), "\(flagged.output)")
         let keyed = try Guarded.run(["cipher-upgrade"] + workspace.options(), directory: workspace.root)
         if isFour {

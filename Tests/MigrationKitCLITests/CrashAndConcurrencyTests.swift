@@ -36,7 +36,7 @@ private func measure(_ body: () throws -> Void) rethrows -> Duration {
 
 /// A database key read from a workspace's key file, as the CLI reads it.
 private func key(_ workspace: Workspace) -> DatabaseKey {
-    .passphrase(workspace.passphrase)
+    workspace.databaseKey
 }
 
 @Suite(.serialized) struct CrashSafetyTests {
@@ -110,7 +110,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         var generator = SystemRandomNumberGenerator()
         let kills = killCount(default: 50)
         for iteration in 0..<kills {
-            let workspace = try Workspace(passphrase: partial.passphrase)
+            let workspace = try Workspace(key: partial.key)
             try writeCrashMigrations(workspace, rows: rows)
             if iteration % 2 == 1 {
                 try FileManager.default.copyItem(atPath: partial.database, toPath: workspace.database)
@@ -140,7 +140,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         let probe = try Workspace()
         try FileManager.default.copyItem(atPath: template.database, toPath: probe.database)
         let full = try measure {
-            _ = try Binary.run(["rekey", "--no-backup", "--db-path", probe.database, "--password", template.passphrase,
+            _ = try Tool.run(["rekey", "--no-backup", "--db-path", probe.database, "--password", template.key.text,
                                 "--new-password-file", template.path("new-key")])
         }
         var generator = SystemRandomNumberGenerator()
@@ -154,7 +154,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
                             "--new-password-file", template.path("new-key")], directory: workspace.root, after: delay)
             // The old key first: if the kill left a hot journal, it was written with the
             // old key, and rolling it back restores the old key's pages.
-            let oldKey = DatabaseKey.passphrase(template.passphrase)
+            let oldKey = template.databaseKey
             let newKey = DatabaseKey.passphrase("the new key")
             let withOld = try? SQLCipherWriter(path: workspace.database, key: oldKey)
             let withNew = try? SQLCipherWriter(path: workspace.database, key: newKey)
@@ -172,7 +172,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         let rows = 40_000
         let template = try Workspace()
         try writeCrashMigrations(template, rows: rows)
-        #expect(try Binary.run(["migrate", "--plaintext", "--no-backup", "--db-path", template.database, "--migrations", template.migrations]).status == 0)
+        #expect(try Tool.run(["migrate", "--plaintext", "--no-backup", "--db-path", template.database, "--migrations", template.migrations]).status == 0)
         let probe = try Workspace()
         try FileManager.default.copyItem(atPath: template.database, toPath: probe.database)
         let full = try measure { _ = try probe.run("encrypt", ["--in-place", "--no-backup"]) }
@@ -222,13 +222,13 @@ extension CrashSafetyTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: template.root).sorted() == ["Migrations", "app.db", "key"])
             return
         }
-        let probe = try Workspace(passphrase: template.passphrase)
+        let probe = try Workspace(key: template.key)
         try FileManager.default.copyItem(atPath: template.database, toPath: probe.database)
         let full = try measure { () throws in #expect(try probe.run("cipher-upgrade").status == 0) }
 
         var generator = SystemRandomNumberGenerator()
         for iteration in 0..<killCount(default: 12) {
-            let workspace = try Workspace(passphrase: template.passphrase)
+            let workspace = try Workspace(key: template.key)
             try writeCrashMigrations(workspace, rows: rows)
             try FileManager.default.copyItem(atPath: template.database, toPath: workspace.database)
             let wal = iteration % 2 == 1
@@ -311,7 +311,7 @@ extension CrashSafetyTests {
                 #expect(!result.output.lowercased().contains("database is locked"))
                 #expect(result.stdout.contains("Already up to date") || result.stdout.contains("Applied "))
             }
-            let writer = try SQLCipherWriter(path: workspace.database, key: .passphrase(workspace.passphrase))
+            let writer = try SQLCipherWriter(path: workspace.database, key: workspace.databaseKey)
             let applications = try writer.read { try $0.fetchStrings(sql: "SELECT identifier FROM applications ORDER BY identifier") }
             #expect(applications == steps, "round \(round)")
             #expect(try writer.read { try MigrationLedger.identifiers(in: $0) }.sorted() == steps)
@@ -325,7 +325,7 @@ extension CrashSafetyTests {
         // Read before taking the lock: opening and closing the file in this process would
         // release this process's POSIX locks on it, including SQLite's.
         let before = workspace.bytes(workspace.database)
-        let holder = try SQLCipherWriter(path: workspace.database, key: .passphrase(workspace.passphrase))
+        let holder = try SQLCipherWriter(path: workspace.database, key: workspace.databaseKey)
         try holder.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
         defer { try? holder.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") } }
         let result = try workspace.run("migrate", ["--lock-timeout", "0.3", "--no-backup"])

@@ -31,7 +31,7 @@ import Testing
         try workspace.migration("0003_bad.sql", "-- migrate:up\nBEGIN;\n")
         let before = try entries(workspace)
         let key = settings.first == "--password-file" ? [] : ["--password-file", workspace.keyFile]
-        let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations] + key + settings,
+        let result = try Tool.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations] + key + settings,
                                     directory: workspace.root)
         #expect(result.exitCode == .migrationFailed, "\(settings): \(result.output)")
         #expect(result.stderr.contains("Lint found 1 error in pending migrations, the first at"), "\(result.output)")
@@ -48,7 +48,7 @@ import Testing
         try workspace.migration("0003_bad.sql", "CREATE TABLE forgotten (a);\n")
         let before = try entries(workspace)
         let key = settings.isEmpty ? ["--password-file", workspace.keyFile] : []
-        let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations] + key + settings,
+        let result = try Tool.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations] + key + settings,
                                     directory: workspace.root)
         #expect(result.exitCode == .fileError, "\(settings): \(result.output)")
         #expect(result.stderr.contains("0003_bad.sql: No `-- migrate:up` line"), "\(result.output)")

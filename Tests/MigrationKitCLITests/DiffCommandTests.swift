@@ -15,7 +15,7 @@ import Testing
     }
 
     func byHand(_ workspace: Workspace, _ sql: String) throws {
-        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, sql)
+        let shell = try SQLCipherShell.run(workspace.database, key: workspace.key, sql)
         #expect(shell.status == 0, "\(shell.output)")
     }
 
@@ -26,7 +26,7 @@ import Testing
         #expect(diff.status == 0, "\(diff.output)")
         #expect(diff.stdout.contains("No drift: the schema is what its 2 applied migrations make."), "\(diff.stdout)")
         #expect(workspace.bytes(workspace.database) == before, "diff changed the database")
-        #expect(!diff.output.contains(workspace.passphrase))
+        #expect(!diff.output.contains(workspace.key.secret))
     }
 
     /// An index added by hand, a column an old app version added, an index dropped by

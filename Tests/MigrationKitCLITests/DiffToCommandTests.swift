@@ -27,7 +27,7 @@ import Testing
 
     @discardableResult
     func shell(_ workspace: Workspace, _ sql: String) throws -> String {
-        let result = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, sql)
+        let result = try SQLCipherShell.run(workspace.database, key: workspace.key, sql)
         #expect(result.status == 0, "\(result.output)")
         return result.stdout
     }
@@ -50,7 +50,7 @@ import Testing
         #expect(printed.stdout.contains("\n-- migrate:down\n"), "\(printed.stdout)")
         #expect(printed.stderr.isEmpty, "\(printed.stderr)")
         #expect(workspace.bytes(workspace.database) == before, "diff changed the database")
-        #expect(!printed.output.contains(workspace.passphrase))
+        #expect(!printed.output.contains(workspace.key.secret))
 
         let written = try workspace.run("diff", ["--to", workspace.path("schema.sql"), "--write", "reshape"])
         #expect(written.status == 0, "\(written.output)")
@@ -70,7 +70,7 @@ import Testing
         let again = try workspace.run("diff", ["--to", workspace.path("schema.sql")])
         #expect(again.status == 0 && again.stdout.contains("No difference: the schema is what"), "\(again.output)")
         #expect(try workspace.run("diff").status == 0)
-        let check = try Binary.run(["check", "--migrations", workspace.migrations])
+        let check = try Tool.run(["check", "--migrations", workspace.migrations])
         #expect(check.status == 0, "\(check.output)")
     }
 
@@ -82,7 +82,7 @@ import Testing
         try workspace.write("schema.sql", Self.reshaped)
         var environment = Binary.environment()
         environment["MIGRATIONKIT_PASSWORD"] = nil
-        let diff = try Binary.run(["diff", "--to", workspace.path("schema.sql"), "--migrations", workspace.migrations], environment: environment)
+        let diff = try Tool.run(["diff", "--to", workspace.path("schema.sql"), "--migrations", workspace.migrations], environment: environment)
         #expect(diff.status == 0, "\(diff.output)")
         #expect(diff.stdout.contains("CREATE INDEX books_title ON books(title);"), "\(diff.stdout)")
         #expect(!FileManager.default.fileExists(atPath: workspace.database))
@@ -143,7 +143,7 @@ import Testing
         let workspace = try bookshelf()
         let encrypted = workspace.path("wanted.db")
         let plaintext = workspace.path("wanted-plain.db")
-        #expect(try SQLCipherShell.run(encrypted, passphrase: workspace.passphrase, Self.reshaped).status == 0)
+        #expect(try SQLCipherShell.run(encrypted, key: workspace.key, Self.reshaped).status == 0)
         #expect(try SQLCipherShell.run(plaintext, keyPragma: nil, "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id), title TEXT NOT NULL); CREATE INDEX books_authorId ON books(authorId); CREATE TABLE shelves (id INTEGER PRIMARY KEY);").status == 0)
         let before = [encrypted, plaintext, workspace.database].map { workspace.bytes($0) }
 
@@ -159,14 +159,14 @@ import Testing
         // The key is read once, for both databases: standard input cannot be read twice.
         var environment = Binary.environment()
         environment["MIGRATIONKIT_PASSWORD"] = nil
-        let piped = try Binary.run(["diff", "--to", encrypted, "--db-path", workspace.database, "--migrations", workspace.migrations,
-                                    "--password-file", "-"], stdin: workspace.passphrase + "\n", environment: environment)
+        let piped = try Tool.run(["diff", "--to", encrypted, "--db-path", workspace.database, "--migrations", workspace.migrations,
+                                    "--password-file", "-"], stdin: workspace.key.text + "\n", environment: environment)
         #expect(piped.status == 0 && piped.stdout == fromEncrypted.stdout, "\(piped.output)")
 
         environment["MIGRATIONKIT_PASSWORD"] = "not the key"
-        let wrongKey = try Binary.run(["diff", "--to", encrypted, "--migrations", workspace.migrations], environment: environment)
+        let wrongKey = try Tool.run(["diff", "--to", encrypted, "--migrations", workspace.migrations], environment: environment)
         #expect(wrongKey.exitCode == .wrongKeyOrNotADatabase, "\(wrongKey.output)")
-        #expect(wrongKey.stderr.contains(encrypted) && !wrongKey.output.contains(workspace.passphrase), "\(wrongKey.stderr)")
+        #expect(wrongKey.stderr.contains(encrypted) && !wrongKey.output.contains(workspace.key.secret), "\(wrongKey.stderr)")
     }
 
     /// One of the repository's example folders, reshaped through its own schema-dump.
@@ -221,7 +221,7 @@ import Testing
         #expect(try shell(workspace, example.counts) == countsBefore)
         let after = try workspace.run("diff", ["--to", workspace.path("schema.sql")])
         #expect(after.status == 0 && after.stdout.contains("No difference"), "\(after.output)")
-        let check = try Binary.run(["check", "--migrations", workspace.migrations])
+        let check = try Tool.run(["check", "--migrations", workspace.migrations])
         #expect(check.status == 0, "\(check.output)")
     }
 

@@ -19,19 +19,19 @@ import Glibc
         let paths = (0..<count).map { workspace.path("tenants/tenant\($0).db") }
         for path in paths {
             let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-            let made = try SQLCipherShell.run(path, passphrase: key(name) ?? workspace.passphrase, "CREATE TABLE seed (x); INSERT INTO seed VALUES (1);")
+            let made = try SQLCipherShell.run(path, key: key(name).map(TestKey.passphrase) ?? workspace.key, "CREATE TABLE seed (x); INSERT INTO seed VALUES (1);")
             try #require(made.status == 0, "\(made.output)")
         }
         return (workspace, paths)
     }
 
-    private func ledger(_ path: String, passphrase: String) throws -> String {
-        let result = try SQLCipherShell.run(path, passphrase: passphrase, "SELECT group_concat(identifier, ',') FROM (SELECT identifier FROM grdb_migrations ORDER BY identifier);")
+    private func ledger(_ path: String, key: TestKey) throws -> String {
+        let result = try SQLCipherShell.run(path, key: key, "SELECT group_concat(identifier, ',') FROM (SELECT identifier FROM grdb_migrations ORDER BY identifier);")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func migrate(_ workspace: Workspace, _ arguments: [String], environment: [String: String] = Binary.environment()) throws -> CommandResult {
-        try Binary.run(["migrate", "--password-file", workspace.keyFile, "--migrations", workspace.migrations] + arguments,
+        try Tool.run(["migrate", "--password-file", workspace.keyFile, "--migrations", workspace.migrations] + arguments,
                        environment: environment, directory: workspace.root)
     }
 
@@ -46,7 +46,7 @@ import Glibc
         #expect(databases.allSatisfy { $0["result"] as? String == "migrated" && ($0["applied"] as? [Any])?.count == 2 && $0["error"] is NSNull })
         #expect(document["failed"] as? Int == 0 && document["jobs"] as? Int == 3)
         for path in paths {
-            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books")
+            #expect(try ledger(path, key: workspace.key) == "0001_authors,0002_books")
             // Each was backed up first (the default), beside it, and the pattern that
             // found the databases does not take a backup for one the next time.
             #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("tenants")).contains { $0.hasPrefix(URL(fileURLWithPath: path).lastPathComponent + ".backup-") })
@@ -62,14 +62,14 @@ import Glibc
     @Test func aPatternSkipsOnlyMigrationKitsOwnFiles() throws {
         let (workspace, _) = try fleet(1)
         let lookalike = workspace.path("tenants/team.backup-ops.db")
-        #expect(try SQLCipherShell.run(lookalike, passphrase: workspace.passphrase, "CREATE TABLE seed (x);").status == 0)
+        #expect(try SQLCipherShell.run(lookalike, key: workspace.key, "CREATE TABLE seed (x);").status == 0)
         try workspace.write("tenants/tenant0.db.backup-20261121T235330.385Z", "a backup")
         try workspace.write("tenants/.tenant0.db.migrationkit-changing", "a note")
         let result = try migrate(workspace, ["--db-glob", workspace.path("tenants/*"), "--no-backup", "--json"])
         #expect(result.status == 0, "\(result.output)")
         let databases = try #require(try decodeJSON(result.stdout)["databases"] as? [[String: Any]])
         #expect(databases.compactMap { $0["database"] as? String }.sorted() == [lookalike, workspace.path("tenants/tenant0.db")], "\(databases)")
-        #expect(try ledger(lookalike, passphrase: workspace.passphrase) == "0001_authors,0002_books")
+        #expect(try ledger(lookalike, key: workspace.key) == "0001_authors,0002_books")
         let one = try migrate(workspace, ["--db-glob", lookalike, "--no-backup"])
         #expect(one.stdout.contains("1 database in"), "\(one.stdout)")
     }
@@ -88,7 +88,7 @@ import Glibc
             for index in 0..<3 {
                 group.addTask {
                     let fromStandardInput = index == 1
-                    return (index, try Binary.run(["migrate", "--db-list", fromStandardInput ? "-" : workspace.path("forward.list"), "--shard", "\(index)/3",
+                    return (index, try Tool.run(["migrate", "--db-list", fromStandardInput ? "-" : workspace.path("forward.list"), "--shard", "\(index)/3",
                                                    "--json", "--no-backup"] + ["--password-file", workspace.keyFile, "--migrations", workspace.migrations],
                                                   stdin: fromStandardInput ? shuffled : nil, directory: workspace.root))
                 }
@@ -109,8 +109,8 @@ import Glibc
         let fleet = try decodeJSON(merged.stdout)
         #expect((fleet["databases"] as? [Any])?.count == 12 && fleet["failed"] as? Int == 0 && fleet["listed"] as? Int == 12, "\(merged.output)")
         for path in paths {
-            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books,0003_count")
-            let runs = try SQLCipherShell.run(path, passphrase: workspace.passphrase, "SELECT count(*) FROM runs;")
+            #expect(try ledger(path, key: workspace.key) == "0001_authors,0002_books,0003_count")
+            let runs = try SQLCipherShell.run(path, key: workspace.key, "SELECT count(*) FROM runs;")
             #expect(runs.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(path) was migrated more than once")
         }
 
@@ -119,15 +119,15 @@ import Glibc
         let share = try #require(shares.first { !$0.isEmpty })
         let index = try #require(shares.firstIndex(of: share))
         let victim = workspace.path("tenants/" + share[0])
-        #expect(try SQLCipherShell.run(victim, passphrase: workspace.passphrase, "CREATE TABLE later (x);").status == 0)
+        #expect(try SQLCipherShell.run(victim, key: workspace.key, "CREATE TABLE later (x);").status == 0)
         let shardArguments = ["--db-list", workspace.path("forward.list"), "--shard", "\(index)/3", "--no-backup", "--json"]
         let failing = try migrate(workspace, shardArguments)
         #expect(failing.exitCode == .migrationFailed, "\(failing.output)")
-        #expect(try SQLCipherShell.run(victim, passphrase: workspace.passphrase, "DROP TABLE later;").status == 0)
+        #expect(try SQLCipherShell.run(victim, key: workspace.key, "DROP TABLE later;").status == 0)
         let retry = try decodeJSON(try migrate(workspace, shardArguments).stdout)
         let retried = (retry["databases"] as? [[String: Any]] ?? []).compactMap { $0["database"] as? String }.map { URL(fileURLWithPath: $0).lastPathComponent }
         #expect(retried == share, "the retry took another share: \(retried) instead of \(share)")
-        #expect(try ledger(victim, passphrase: workspace.passphrase) == "0001_authors,0002_books,0003_count,0004_fails_once")
+        #expect(try ledger(victim, key: workspace.key) == "0001_authors,0002_books,0003_count,0004_fails_once")
     }
 
     @Test func oneFailingDatabaseIsLeftAsItWasAndTheOthersAreMigrated() throws {
@@ -135,7 +135,7 @@ import Glibc
         // tenant2 holds data that makes 0003 fail, after 0001 and 0002 ran in the same
         // transaction.
         try workspace.migration("0003_unique_seed.up.sql", "CREATE UNIQUE INDEX seed_x ON seed(x);\n")
-        #expect(try SQLCipherShell.run(paths[2], passphrase: workspace.passphrase, "INSERT INTO seed VALUES (1);").status == 0)
+        #expect(try SQLCipherShell.run(paths[2], key: workspace.key, "INSERT INTO seed VALUES (1);").status == 0)
         // tenant3 has another key.
         try FileManager.default.removeItem(atPath: paths[3])
         #expect(try SQLCipherShell.run(paths[3], passphrase: "another key", "CREATE TABLE seed (x);").status == 0)
@@ -153,9 +153,9 @@ import Glibc
         #expect(try fileBytes(paths[2]) == before2)
         #expect(try fileBytes(paths[3]) == before3)
         for path in paths[0...1] {
-            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books,0003_unique_seed")
+            #expect(try ledger(path, key: workspace.key) == "0001_authors,0002_books,0003_unique_seed")
         }
-        #expect(!result.output.contains(workspace.passphrase))
+        #expect(!result.output.contains(workspace.key.secret))
     }
 
     /// What a failed database leaves is said: its backup (written first, kept) in the
@@ -165,7 +165,7 @@ import Glibc
         let (workspace, paths) = try fleet(2)
         // 0003 fails on tenant1 only (a refusal that names no file by itself: lint).
         try workspace.migration("0003_unique_seed.up.sql", "CREATE UNIQUE INDEX seed_x ON seed(x);\n")
-        #expect(try SQLCipherShell.run(paths[1], passphrase: workspace.passphrase, "INSERT INTO seed VALUES (1);").status == 0)
+        #expect(try SQLCipherShell.run(paths[1], key: workspace.key, "INSERT INTO seed VALUES (1);").status == 0)
         let result = try migrate(workspace, ["--db-glob", workspace.path("tenants/*.db"), "--json"])
         #expect(result.exitCode == .migrationFailed, "\(result.output)")
         let databases = try #require(try decodeJSON(result.stdout)["databases"] as? [[String: Any]])
@@ -178,7 +178,7 @@ import Glibc
         // On a terminal, jobs one at a time: the first database fails after a slow step,
         // so the line is drawn while the second one runs.
         let (slow, slowPaths) = try fleet(2)
-        #expect(try SQLCipherShell.run(slowPaths[0], passphrase: slow.passphrase, "INSERT INTO seed VALUES (1);").status == 0)
+        #expect(try SQLCipherShell.run(slowPaths[0], key: slow.key, "INSERT INTO seed VALUES (1);").status == 0)
         try slow.migration("0003_fill_then_unique.up.sql", """
             CREATE TABLE filler (x);
             WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 400000) INSERT INTO filler SELECT x FROM n;
@@ -195,35 +195,35 @@ import Glibc
         #expect(terminal.transcript.contains("failed (exit 2): \(slowPaths[0]): "), "\(terminal.transcript)")
     }
 
-    @Test func aKeyFileTemplateGivesEachDatabaseItsOwnKey() throws {
+    @Test(.tags(.passphrase)) func aKeyFileTemplateGivesEachDatabaseItsOwnKey() throws {
         let (workspace, paths) = try fleet(3, key: { "key of \($0)" })
         try FileManager.default.createDirectory(atPath: workspace.path("keys"), withIntermediateDirectories: true)
         for index in 0..<2 {
             try workspace.write("keys/tenant\(index).key", "key of tenant\(index)\n", mode: 0o600)
         }
-        let result = try Binary.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+        let result = try Tool.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
                                      "--migrations", workspace.migrations, "--no-backup"], directory: workspace.root)
         // tenant2 has no key file: it alone fails, with the file named.
         #expect(result.exitCode == .keyUnavailable, "\(result.output)")
         #expect(result.stdout.contains("keys/tenant2.key"), "\(result.stdout)")
         for index in 0..<2 {
-            #expect(try ledger(paths[index], passphrase: "key of tenant\(index)") == "0001_authors,0002_books")
+            #expect(try ledger(paths[index], key: .passphrase("key of tenant\(index)")) == "0001_authors,0002_books")
         }
         #expect(!result.output.contains("key of"))
 
         // One database with a template: the same rule.
         try workspace.write("keys/tenant2.key", "key of tenant2\n", mode: 0o600)
-        let one = try Binary.run(["migrate", "--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
+        let one = try Tool.run(["migrate", "--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
                                   "--migrations", workspace.migrations, "--no-backup"], directory: workspace.root)
         #expect(one.status == 0, "\(one.output)")
 
         // Every command that takes a database and a key expands `{name}` the same way.
         for command in [["status"], ["verify"], ["schema-dump"], ["rollback", "--no-backup"], ["baseline", "--to", "0001_authors"]] {
-            let other = try Binary.run(command + ["--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
+            let other = try Tool.run(command + ["--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
                                                   "--migrations", workspace.migrations], directory: workspace.root)
             #expect(other.status == 0, "\(command): \(other.output)")
         }
-        #expect(try ledger(paths[2], passphrase: "key of tenant2") == "0001_authors")
+        #expect(try ledger(paths[2], key: .passphrase("key of tenant2")) == "0001_authors")
     }
 
     /// A symbolic link to a tenant (an alias, which the pattern lists first) does not
@@ -233,22 +233,22 @@ import Glibc
         try FileManager.default.createDirectory(atPath: workspace.path("keys"), withIntermediateDirectories: true)
         for index in 0..<2 { try workspace.write("keys/tenant\(index).key", "key of tenant\(index)\n", mode: 0o600) }
         try FileManager.default.createSymbolicLink(atPath: workspace.path("tenants/a-current.db"), withDestinationPath: "tenant1.db")
-        let result = try Binary.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+        let result = try Tool.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
                                      "--migrations", workspace.migrations, "--no-backup", "--json"], directory: workspace.root)
         #expect(result.status == 0, "\(result.output)")
         let databases = try #require(try decodeJSON(result.stdout)["databases"] as? [[String: Any]])
         #expect(Set(databases.compactMap { $0["database"] as? String }.map { URL(fileURLWithPath: $0).lastPathComponent }) == ["tenant0.db", "tenant1.db"], "\(databases)")
         #expect(databases.count == 2)
         for index in 0..<2 {
-            #expect(try ledger(paths[index], passphrase: "key of tenant\(index)") == "0001_authors,0002_books")
+            #expect(try ledger(paths[index], key: .passphrase("key of tenant\(index)")) == "0001_authors,0002_books")
         }
         // One command on the alias takes the real file's key as well.
-        let status = try Binary.run(["status", "--db-path", "tenants/a-current.db", "--password-file", "keys/{name}.key",
+        let status = try Tool.run(["status", "--db-path", "tenants/a-current.db", "--password-file", "keys/{name}.key",
                                      "--migrations", workspace.migrations], directory: workspace.root)
         #expect(status.status == 0, "\(status.output)")
     }
 
-    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"), .tags(.passphrase))
     func aKeychainAccountTemplateReadsEachDatabasesItem() throws {
         try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
         let (workspace, paths) = try fleet(3, key: { "secret of \($0)" })
@@ -261,11 +261,11 @@ import Glibc
         defer {
             for index in 0..<3 { _ = try? Binary.run(["clear", "service", service, "account", "tenant-tenant\(index)"], executable: "/usr/bin/secret-tool") }
         }
-        let result = try Binary.run(["migrate", "--db-glob", workspace.path("tenants/*.db"), "--keychain-service", service,
+        let result = try Tool.run(["migrate", "--db-glob", workspace.path("tenants/*.db"), "--keychain-service", service,
                                      "--keychain-account", "tenant-{name}", "--migrations", workspace.migrations, "--no-backup"])
         #expect(result.status == 0, "\(result.output)")
         for (index, path) in paths.enumerated() {
-            #expect(try ledger(path, passphrase: "secret of tenant\(index)") == "0001_authors,0002_books")
+            #expect(try ledger(path, key: .passphrase("secret of tenant\(index)")) == "0001_authors,0002_books")
         }
         #expect(!result.output.contains("secret of"))
     }
@@ -289,7 +289,7 @@ import Glibc
         func migratedInOrder() throws -> Int {
             var count = 0
             for path in paths.sorted() {
-                guard try ledger(path, passphrase: workspace.passphrase).hasSuffix("0003_fill") else { break }
+                guard try ledger(path, key: workspace.key).hasSuffix("0003_fill") else { break }
                 count += 1
             }
             return count
@@ -299,19 +299,19 @@ import Glibc
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        let migrated = try paths.filter { try ledger($0, passphrase: workspace.passphrase).hasSuffix("0003_fill") }.count
+        let migrated = try paths.filter { try ledger($0, key: workspace.key).hasSuffix("0003_fill") }.count
         try #require(migrated >= 2 && migrated < paths.count, "the kill did not land in the middle of the fleet (\(migrated) of \(paths.count) migrated)")
 
         for path in paths {
-            let applied = try ledger(path, passphrase: workspace.passphrase)
+            let applied = try ledger(path, key: workspace.key)
             #expect(applied == "" || applied == "0001_authors,0002_books,0003_fill", "\(path) is half-migrated: \(applied)")
-            let check = try SQLCipherShell.run(path, passphrase: workspace.passphrase, "PRAGMA integrity_check;")
+            let check = try SQLCipherShell.run(path, key: workspace.key, "PRAGMA integrity_check;")
             #expect(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(path): \(check.output)")
         }
         let again = try migrate(workspace, ["--db-glob", workspace.path("tenants/*.db"), "--no-backup"])
         #expect(again.status == 0, "\(again.output)")
         for path in paths {
-            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books,0003_fill")
+            #expect(try ledger(path, key: workspace.key) == "0001_authors,0002_books,0003_fill")
         }
     }
 
@@ -321,11 +321,11 @@ import Glibc
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         let result = try PseudoTerminal.run(
             [Binary.migrationkit, "migrate", "--db-glob", workspace.path("tenants/*.db"), "--migrations", workspace.migrations, "--no-backup"],
-            environment: environment, steps: [.init(expect: "Key for the 3 databases", send: workspace.passphrase + "\n")], timeout: 60)
+            environment: environment, steps: [.init(expect: "Key for the 3 databases", send: workspace.key.text + "\n")], timeout: 60)
         #expect(result.status == 0, "\(result.transcript)")
         #expect(result.transcript.contains("3 migrated"), "\(result.transcript)")
         for path in paths {
-            #expect(try ledger(path, passphrase: workspace.passphrase) == "0001_authors,0002_books")
+            #expect(try ledger(path, key: workspace.key) == "0001_authors,0002_books")
         }
     }
 
@@ -342,7 +342,7 @@ import Glibc
             #expect(result.exitCode == .usage, "\(arguments): \(result.output)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
-        let status = try Binary.run(["status", "--db-path", paths[0], "--db-path", paths[1], "--password-file", workspace.keyFile,
+        let status = try Tool.run(["status", "--db-path", paths[0], "--db-path", paths[1], "--password-file", workspace.keyFile,
                                      "--migrations", workspace.migrations])
         #expect(status.exitCode == .usage && status.stderr.contains("only migrate takes several"), "\(status.output)")
         #expect(try paths.map(fileBytes) == before)

@@ -17,7 +17,7 @@ import Testing
             DROP TABLE books;
             """)
         #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
-        let insert = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, """
+        let insert = try SQLCipherShell.run(workspace.database, key: workspace.key, """
             PRAGMA foreign_keys = OFF;
             INSERT INTO authors (id, name) VALUES (1, 'Ann');
             INSERT INTO books (id, authorId, title) VALUES (1, 1, 'kept'), (2, 77, 'orphan'), (3, 78, 'orphan too');
@@ -65,7 +65,7 @@ import Testing
     func aMigrationThatAddsOrphansFailsAndSaysItIsAtFault(_ withOldOrphans: Bool) throws {
         let workspace = withOldOrphans ? try workspaceWithOrphans() : try {
             let clean = try workspaceWithOrphans()
-            _ = try SQLCipherShell.run(clean.database, passphrase: clean.passphrase, "DELETE FROM books WHERE id > 1;")
+            _ = try SQLCipherShell.run(clean.database, key: clean.key, "DELETE FROM books WHERE id > 1;")
             return clean
         }()
         // Relies on ON DELETE CASCADE, which does not fire while foreign keys are off.

@@ -29,7 +29,7 @@ import Testing
         let workspace = try Workspace()
         let four = try Self.shellIsFour
         let pragmas = Self.formatPragmas(version, shellIsFour: four)
-        let made = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key,
                                           pragmas + "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'kept');")
         #expect(made.status == 0, "\(made.output)")
         let before = try #require(workspace.bytes(workspace.database))
@@ -42,11 +42,11 @@ import Testing
         let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
         #expect(migrated.status == 0, "SQLCipher \(version) file: \(migrated.output)")
         // Still in its format: the shell reads it with that format's settings.
-        let read = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+        let read = try SQLCipherShell.run(workspace.database, key: workspace.key,
                                           pragmas + "SELECT body FROM notes; SELECT count(*) FROM grdb_migrations;")
         #expect(read.status == 0 && read.stdout == "kept\n1\n", "SQLCipher \(version) file after migrate: \(read.output)")
         if four {
-            let asFour = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "SELECT count(*) FROM notes;")
+            let asFour = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM notes;")
             #expect(asFour.status != 0, "the SQLCipher \(version) file was rewritten in the 4 format")
         }
     }

@@ -180,7 +180,7 @@ func noise(_ count: Int) -> Data {
         // Enough rows for the authors table to fill pages of its own.
         let rows = (1...300).map { "(\($0), 'author number \($0) with a longer name')" }.joined(separator: ", ")
         let insert = try Guarded.run(["-batch", workspace.database], executable: SQLCipherShell.path,
-                                     stdin: Data("PRAGMA key = '\(workspace.passphrase)';\nINSERT INTO authors VALUES \(rows);\n".utf8))
+                                     stdin: Data("PRAGMA key = \(workspace.key.pragma);\nINSERT INTO authors VALUES \(rows);\n".utf8))
         #expect(insert.status == 0, "\(insert)")
         var bytes = try #require(workspace.bytes(workspace.database))
         // In the middle of the last page: table data, not the header.
@@ -526,7 +526,7 @@ func noise(_ count: Int) -> Data {
         environment["CI"] = "true"  // fail rather than run without a keyring
         let harness = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/with-test-keyring.sh").path
-        let result = try Guarded.run(["/bin/sh", "-c", script, "sh", Binary.migrationkit, workspace.database, workspace.migrations, output, workspace.passphrase],
+        let result = try Guarded.run(["/bin/sh", "-c", script, "sh", Binary.migrationkit, workspace.database, workspace.migrations, output, workspace.key.text],
                                      executable: harness, environment: environment, timeout: 120)
         #expect(result.status == 0 && !result.timedOut, "\(result)")
         let statuses = Dictionary(uniqueKeysWithValues: result.stdout.split(separator: "\n").compactMap { line -> (String, Int32)? in
@@ -540,7 +540,7 @@ func noise(_ count: Int) -> Data {
             let stdout = (try? String(contentsOfFile: "\(output)/\(name).out", encoding: .utf8)) ?? ""
             let run = GuardedResult(status: code, stdout: stdout, stderr: stderr, timedOut: false, seconds: 0)
             expectCleanFailure(run, .keyUnavailable, mentions: ["locked"], "locked keyring / \(name)")
-            #expect(!run.output.contains(workspace.passphrase), "locked keyring / \(name) printed the key")
+            #expect(!run.output.contains(workspace.key.secret), "locked keyring / \(name) printed the key")
         }
         try expectUnchanged(before, "locked keyring")
     }
@@ -618,7 +618,7 @@ func noise(_ count: Int) -> Data {
     @Test func unreadableMigrationsKeysAndFoldersAreRefusedByName() throws {
         try requiringCapability {
             let workspace = try migratedWorkspace()
-            try workspace.write("locked-key", workspace.passphrase + "\n", mode: 0o600)
+            try workspace.write("locked-key", workspace.key.text + "\n", mode: 0o600)
             try Guarded.giveToUnprivileged(workspace.root)
             let folderMode = try #require(try FileManager.default.attributesOfItem(atPath: workspace.migrations)[.posixPermissions] as? NSNumber).uint16Value
             #expect(chmod(workspace.path("locked-key"), 0o000) == 0)
@@ -658,7 +658,7 @@ func noise(_ count: Int) -> Data {
                 INSERT INTO big WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) SELECT randomblob(1000) FROM c;
                 """)
             let original = try #require(FileManager.default.contents(atPath: database))
-            let content = try dump(database, workspace.passphrase)
+            let content = try dump(database, workspace.key)
             let migrationsBefore = try TreeSnapshot(workspace.migrations)
 
             // 1. The step fills the disk: rolled back, no journal left, the file back to
@@ -670,7 +670,7 @@ func noise(_ count: Int) -> Data {
             let names = try FileManager.default.contentsOfDirectory(atPath: disk.path).sorted()
             #expect(names.count == 2 && names[0] == "app.db" && names[1].hasPrefix("app.db.backup-"), "\(names)")
             #expect(FileManager.default.contents(atPath: database)?.count == original.count)
-            #expect(try dump(database, workspace.passphrase) == content)
+            #expect(try dump(database, workspace.key) == content)
             #expect(FileManager.default.contents(atPath: disk.path + "/" + names[1]) == original)
             try FileManager.default.removeItem(atPath: disk.path + "/" + names[1])
             try expectUnchanged(migrationsBefore, "migrate onto a full disk")
@@ -719,7 +719,7 @@ func noise(_ count: Int) -> Data {
             let database = disk.path + "/app.db"
             let options = ["--db-path", database, "--password-file", workspace.keyFile, "--migrations", workspace.migrations]
             #expect(try Guarded.run(["migrate", "--to", "0001_authors"] + options, directory: workspace.root).status == 0)
-            #expect(try SQLCipherShell.run(database, passphrase: workspace.passphrase,
+            #expect(try SQLCipherShell.run(database, key: workspace.key,
                                            "INSERT INTO authors (name) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 900) SELECT hex(randomblob(200)) FROM c;").status == 0)
             // What is left: more than the database, less than it twice over.
             let size = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
@@ -738,9 +738,9 @@ func noise(_ count: Int) -> Data {
     }
 
     /// The database's rows and schema as text, through the sqlcipher shell.
-    private func dump(_ database: String, _ passphrase: String) throws -> String {
+    private func dump(_ database: String, _ key: TestKey) throws -> String {
         let result = try Guarded.run(["-batch", database], executable: SQLCipherShell.path,
-                                     stdin: Data("PRAGMA key = '\(passphrase)';\n.dump\n".utf8), timeout: 30)
+                                     stdin: Data("PRAGMA key = \(key.pragma);\n.dump\n".utf8), timeout: 30)
         #expect(result.status == 0 && result.stdout.contains("CREATE TABLE authors"), "\(result)")
         return result.stdout
     }

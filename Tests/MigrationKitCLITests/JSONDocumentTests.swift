@@ -64,7 +64,7 @@ import Testing
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         func json(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
-            try Binary.run(arguments + ["--json"], stdin: stdin, directory: workspace.root)
+            try Tool.run(arguments + ["--json"], stdin: stdin, directory: workspace.root)
         }
         let options = workspace.options()
         expectDocumented("status", try json(["status"] + options), fields)  // before the database exists
@@ -90,7 +90,7 @@ import Testing
         expectDocumented("config", try json(["config"] + options), fields)
         let project = workspace.path("project")
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: false)
-        expectDocumented("init", try Binary.run(["init", "--json"], directory: project), fields)
+        expectDocumented("init", try Tool.run(["init", "--json"], directory: project), fields)
         expectDocumented("new", try json(["new", "third", "--migrations", workspace.migrations]), fields)
         try FileManager.default.removeItem(atPath: workspace.migrations + "/0003_third.sql")
         expectDocumented("decrypt", try json(["decrypt", "--output", workspace.path("plain.db")] + options), fields)

@@ -108,7 +108,7 @@ import Glibc
         try workspace.writeSampleMigrations()
         #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
 
-        let verbose = try workspace.run("status", ["--verbose"])
+        let verbose = try workspace.runBinary("status", ["--verbose"])
         #expect(verbose.status == 0, "\(verbose)")
         let notes = verbose.stderr.split(separator: "\n").filter { $0.hasPrefix("note: memory: ") }
         #expect(notes.contains { $0.contains("core dumps are off") }, "\(verbose.stderr)")
@@ -116,23 +116,23 @@ import Glibc
         // SQLCipher's memory security is off by default, as in SQLCipher (4.5.0+).
         let hasSwitch = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
         #expect(notes.contains { $0.contains(hasSwitch ? "cipher_memory_security is off (the default" : "has no cipher_memory_security switch") }, "\(verbose.stderr)")
-        #expect(!verbose.output.contains(workspace.passphrase))
+        #expect(!verbose.output.contains(workspace.key.secret))
         // Status's own report is unchanged on standard output.
-        #expect(verbose.stdout == (try workspace.run("status")).stdout)
+        #expect(verbose.stdout == (try workspace.runBinary("status")).stdout)
 
         // Asked for by flag, or by the environment (as by the project file).
         for (extra, environment) in [(["--memory-security"], [String: String]()), ([], ["MIGRATIONKIT_MEMORY_SECURITY": "true"])] {
-            let on = try workspace.run("status", ["--verbose"] + extra, environment: Binary.environment(environment))
+            let on = try workspace.runBinary("status", ["--verbose"] + extra, environment: Binary.environment(environment))
             #expect(on.status == 0, "\(on)")
             #expect(on.stderr.contains(hasSwitch ? "cipher_memory_security is on" : "has no cipher_memory_security switch"), "\(on.stderr)")
         }
-        let off = try workspace.run("status", ["--verbose", "--no-memory-security"], environment: Binary.environment(["MIGRATIONKIT_MEMORY_SECURITY": "true"]))
+        let off = try workspace.runBinary("status", ["--verbose", "--no-memory-security"], environment: Binary.environment(["MIGRATIONKIT_MEMORY_SECURITY": "true"]))
         #expect(off.status == 0, "\(off)")
         #expect(off.stderr.contains(hasSwitch ? "cipher_memory_security is off" : "has no cipher_memory_security switch"), "\(off.stderr)")
 
         // Without --verbose: no note.
-        #expect(!(try workspace.run("status")).stderr.contains("note:"))
-        let both = try workspace.run("status", ["--verbose", "--quiet"])
+        #expect(!(try workspace.runBinary("status")).stderr.contains("note:"))
+        let both = try workspace.runBinary("status", ["--verbose", "--quiet"])
         #expect(both.status == CLIExitCodeValue.usage.rawValue && both.stderr.contains("--quiet and --verbose"), "\(both)")
     }
 

@@ -13,7 +13,7 @@ import Testing
     }
 
     private func status(_ workspace: Workspace, _ keyArguments: [String], stdin: String? = nil, environment: [String: String] = Binary.environment()) throws -> CommandResult {
-        try Binary.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + keyArguments,
+        try Tool.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + keyArguments,
                        stdin: stdin, environment: environment)
     }
 
@@ -34,7 +34,7 @@ import Testing
         // A plaintext database opened with a key.
         let plain = try Workspace()
         try plain.writeSampleMigrations()
-        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", plain.database, "--migrations", plain.migrations]).status == 0)
+        #expect(try Tool.run(["migrate", "--plaintext", "--db-path", plain.database, "--migrations", plain.migrations]).status == 0)
         let plainBefore = plain.bytes(plain.database)
         let keyed = try status(plain, ["--password-file", plain.keyFile])
         #expect(keyed.exitCode == .wrongKeyOrNotADatabase)
@@ -44,7 +44,7 @@ import Testing
         // Not a database at all.
         try workspace.write("garbage.db", String(repeating: "garbage ", count: 100))
         let garbageBefore = workspace.bytes(workspace.path("garbage.db"))
-        let garbage = try Binary.run(["migrate", "--db-path", workspace.path("garbage.db"), "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+        let garbage = try Tool.run(["migrate", "--db-path", workspace.path("garbage.db"), "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
         #expect(garbage.exitCode == .wrongKeyOrNotADatabase)
         #expect(garbage.stderr.contains("not a database"))
         #expect(workspace.bytes(workspace.path("garbage.db")) == garbageBefore)
@@ -53,7 +53,7 @@ import Testing
     @Test func withoutAKeyANewDatabaseIsNotCreated() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations])
+        let result = try Tool.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations])
         #expect(result.exitCode == .keyUnavailable)
         #expect(result.stderr.contains("no key given") || result.stderr.contains("No key given"))
         #expect(result.stderr.contains("--plaintext"))
@@ -74,23 +74,23 @@ import Testing
 
     @Test func everyNonInteractiveSourceOpensTheSameDatabase() throws {
         let (workspace, _) = try migratedWorkspace()
-        let viaPassword = try status(workspace, ["--password", workspace.passphrase])
+        let viaPassword = try status(workspace, ["--password", workspace.key.text])
         #expect(viaPassword.status == 0, "\(viaPassword.output)")
         #expect(viaPassword.stderr.contains("process list"))
-        #expect(!viaPassword.output.contains(workspace.passphrase))
+        #expect(!viaPassword.output.contains(workspace.key.secret))
 
-        let viaStdin = try status(workspace, ["--password-file", "-"], stdin: workspace.passphrase + "\n")
+        let viaStdin = try status(workspace, ["--password-file", "-"], stdin: workspace.key.text + "\n")
         #expect(viaStdin.status == 0, "\(viaStdin.output)")
 
-        let viaEnvironment = try status(workspace, [], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.passphrase]))
+        let viaEnvironment = try status(workspace, [], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.key.text]))
         #expect(viaEnvironment.status == 0, "\(viaEnvironment.output)")
-        #expect(!viaEnvironment.output.contains(workspace.passphrase))
+        #expect(!viaEnvironment.output.contains(workspace.key.secret))
     }
 
     /// Every key source the tool offers (its help's key options) has its row in the
     /// table of key sources in docs/security-model.md, where the others are documented.
     @Test func everyKeySourceHasItsRowInTheKeysArticle() throws {
-        let help = try Binary.run(["status", "--help"]).stdout
+        let help = try Tool.run(["status", "--help"]).stdout
         let section = help.components(separatedBy: "KEY OPTIONS:").dropFirst().first?.components(separatedBy: "\n\n").first ?? ""
         let flags = section.split(whereSeparator: \.isWhitespace).map(String.init)
             .filter { $0.hasPrefix("--") && $0.dropFirst(2).allSatisfy { $0.isLowercase || $0 == "-" } && $0 != "--plaintext" }
@@ -108,12 +108,12 @@ import Testing
 
     @Test func unsafeKeyFilesAreRefusedOrWarnedAbout() throws {
         let (workspace, _) = try migratedWorkspace()
-        try workspace.write("shared-key", workspace.passphrase + "\n", mode: 0o644)
+        try workspace.write("shared-key", workspace.key.text + "\n", mode: 0o644)
         let readable = try status(workspace, ["--password-file", workspace.path("shared-key")])
         #expect(readable.status == 0)
         #expect(readable.stderr.contains("chmod 600"))
 
-        try workspace.write("writable-key", workspace.passphrase + "\n", mode: 0o666)
+        try workspace.write("writable-key", workspace.key.text + "\n", mode: 0o666)
         let writable = try status(workspace, ["--password-file", workspace.path("writable-key")])
         #expect(writable.exitCode == .keyUnavailable)
         #expect(writable.stderr.contains(workspace.path("writable-key")))
@@ -121,7 +121,7 @@ import Testing
         let missing = try status(workspace, ["--password-file", workspace.path("nope")])
         #expect(missing.exitCode == .keyUnavailable)
         for result in [readable, writable, missing] {
-            #expect(!result.output.contains(workspace.passphrase))
+            #expect(!result.output.contains(workspace.key.secret))
         }
     }
 
@@ -130,7 +130,7 @@ import Testing
         try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
         let (workspace, _) = try migratedWorkspace()
         let service = "migrationkit-cli-test-\(UUID().uuidString)"
-        let store = try Binary.run(["store", "--label=MigrationKit CLI test", "service", service, "account", "db"], executable: "/usr/bin/secret-tool", stdin: workspace.passphrase)
+        let store = try Binary.run(["store", "--label=MigrationKit CLI test", "service", service, "account", "db"], executable: "/usr/bin/secret-tool", stdin: workspace.key.text)
         #expect(store.status == 0, "\(store.output)")
         defer { _ = try? Binary.run(["clear", "service", service, "account", "db"], executable: "/usr/bin/secret-tool") }
         let result = try status(workspace, ["--keychain-service", service, "--keychain-account", "db"])
@@ -140,7 +140,7 @@ import Testing
         let absent = try status(workspace, ["--keychain-service", service, "--keychain-account", "nobody"])
         #expect(absent.exitCode == .keyUnavailable)
         #expect(absent.stderr.contains(service))
-        #expect(!absent.output.contains(workspace.passphrase))
+        #expect(!absent.output.contains(workspace.key.secret))
     }
 
     @Test func withoutASessionBusTheKeyringErrorSaysWhatToStart() throws {
@@ -150,6 +150,7 @@ import Testing
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         environment.removeValue(forKey: "DISPLAY")
         environment["XDG_RUNTIME_DIR"] = workspace.root
+        // The binary: GLib reads the bus address from the process's own environment.
         let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations,
                                      "--keychain-service", "app", "--keychain-account", "db"], environment: environment)
         #expect(result.exitCode == .keyUnavailable)

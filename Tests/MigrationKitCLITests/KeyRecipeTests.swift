@@ -5,7 +5,7 @@ import Testing
 /// Every key recipe in Keys/README.md, run exactly as written: a key file made by one
 /// recipe, loaded into the keyring or the environment by another, is one key that opens
 /// one database (the rule that turns text into a key is the same for every source).
-@Suite struct KeyRecipeTests {
+@Suite(.tags(.passphrase)) struct KeyRecipeTests {
     struct Recipe: CustomStringConvertible {
         let kind: String
         let script: String
@@ -56,16 +56,16 @@ import Testing
             let workspace = try Workspace()
             try workspace.writeSampleMigrations()
             let service = "org.migrationkit.tests.recipes.\(UUID().uuidString)"
-            defer { _ = try? Binary.run(["key", "delete", "--keychain-service", service, "--keychain-account", "notes.db"]) }
+            defer { _ = try? Tool.run(["key", "delete", "--keychain-service", service, "--keychain-account", "notes.db"]) }
             let made = try Self.run(keyFile, in: workspace.root, service: service)
             #expect(made.status == 0, "\(keyFile): \(made.output)")
-            let created = try Binary.run(["migrate", "--db-path", "app.db", "--password-file", "db.key", "--migrations", "Migrations"],
+            let created = try Tool.run(["migrate", "--db-path", "app.db", "--password-file", "db.key", "--migrations", "Migrations"],
                                          directory: workspace.root)
             #expect(created.status == 0, "\(keyFile): \(created.output)")
             for keyring in keyrings {
                 let stored = try Self.run(keyring, in: workspace.root, service: service)
                 #expect(stored.status == 0, "\(keyring): \(stored.output)")
-                let opened = try Binary.run(["status", "--db-path", "app.db", "--migrations", "Migrations",
+                let opened = try Tool.run(["status", "--db-path", "app.db", "--migrations", "Migrations",
                                              "--keychain-service", service, "--keychain-account", "notes.db"], directory: workspace.root)
                 #expect(opened.status == 0, "a database keyed by `\(keyFile.script)` did not open with the key stored by `\(keyring.script)`: \(opened.output)")
             }
@@ -81,7 +81,7 @@ import Testing
 /// A key that is about to encrypt a file for the first time is asked twice at a prompt,
 /// and two different entries change nothing: a typo would otherwise lock the data under a
 /// key nobody knows.
-@Suite struct NewKeyPromptTests {
+@Suite(.tags(.passphrase)) struct NewKeyPromptTests {
     private func onTerminal(_ arguments: [String], in workspace: Workspace, _ steps: [PseudoTerminal.Step]) throws -> PseudoTerminal.Result {
         var environment = Binary.environment()
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
@@ -106,7 +106,7 @@ import Testing
         ])
         #expect(match.status == 0, "\(match.transcript)")
         try workspace.write("typed.key", "the new key\n", mode: 0o600)
-        #expect(try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("typed.key"),
+        #expect(try Tool.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("typed.key"),
                                 "--migrations", workspace.migrations]).status == 0)
 
         // An existing database: its key is asked once.
@@ -119,7 +119,7 @@ import Testing
     @Test func encryptAsksTwiceAndAMismatchLeavesThePlaintextAlone() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
+        #expect(try Tool.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
         let before = workspace.bytes(workspace.database)
         let arguments = ["encrypt", "--in-place", "--no-backup", "--db-path", workspace.database, "--migrations", workspace.migrations]
         let mismatch = try onTerminal(arguments, in: workspace, [
@@ -143,14 +143,14 @@ import Testing
         try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
         let service = "org.migrationkit.tests.delete.\(UUID().uuidString)"
         let item = ["--keychain-service", service, "--keychain-account", "db"]
-        #expect(try Binary.run(["key", "generate"] + item).status == 0)
-        let first = try Binary.run(["key", "delete", "--json"] + item)
+        #expect(try Tool.run(["key", "generate"] + item).status == 0)
+        let first = try Tool.run(["key", "delete", "--json"] + item)
         #expect(first.status == 0, "\(first.output)")
         #expect(try decodeJSON(first.stdout)["deleted"] as? Bool == true)
-        let again = try Binary.run(["key", "delete", "--json"] + item)
+        let again = try Tool.run(["key", "delete", "--json"] + item)
         #expect(again.status == 0, "\(again.output)")
         #expect(try decodeJSON(again.stdout)["deleted"] as? Bool == false)
-        let text = try Binary.run(["key", "delete"] + item)
+        let text = try Tool.run(["key", "delete"] + item)
         #expect(text.status == 0 && text.stdout.contains("nothing to delete"), "\(text.output)")
     }
 }

@@ -12,7 +12,7 @@ import Testing
     private func plaintextWorkspace() throws -> Workspace {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        let migrate = try Binary.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations])
+        let migrate = try Tool.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations])
         #expect(migrate.status == 0, "\(migrate.output)")
         let insert = try Binary.run(["-batch", workspace.database], executable: SQLCipherShell.path,
                                     stdin: "INSERT INTO authors (name) VALUES ('Ann'), ('Bo'); INSERT INTO books (authorId, title) VALUES (1, 'X'); PRAGMA user_version = 9;\n")
@@ -32,21 +32,21 @@ import Testing
         #expect(rekey.status == 0, "\(rekey.output)")
         #expect(rekey.stdout.contains("OLD key"))  // the backup it wrote keeps the old key
         #expect(try workspace.run("status").exitCode == .wrongKeyOrNotADatabase)  // the old key no longer opens it
-        let withNewKey = try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--migrations", workspace.migrations])
+        let withNewKey = try Tool.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--migrations", workspace.migrations])
         #expect(withNewKey.status == 0, "\(withNewKey.output)")
 
         let exported = workspace.path("export.db")
-        let decrypt = try Binary.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported])
+        let decrypt = try Tool.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported])
         #expect(decrypt.status == 0, "\(decrypt.output)")
         #expect(mode(exported) == 0o600)
         let shell = try Binary.run([exported], executable: SQLCipherShell.path,
                                    stdin: "SELECT count(*) FROM authors; SELECT count(*) FROM grdb_migrations; PRAGMA user_version;\n")
         #expect(shell.stdout == "2\n2\n9\n")
 
-        let again = try Binary.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported])
+        let again = try Tool.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported])
         #expect(again.exitCode == .fileError)
         #expect(again.stderr.contains("--force"))
-        let forced = try Binary.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported, "--force"])
+        let forced = try Tool.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("new-key"), "--output", exported, "--force"])
         #expect(forced.status == 0)
     }
 
@@ -58,13 +58,13 @@ import Testing
         #expect(result.status == 0, "\(result.output)")
         #expect(workspace.bytes(workspace.database) == before)
         #expect(mode(output) == 0o600)
-        let status = try Binary.run(["status", "--db-path", output, "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+        let status = try Tool.run(["status", "--db-path", output, "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
         #expect(status.stdout.contains("2 applied, 0 pending."))
     }
 
     @Test func rekeyRefusesAPlaintextDatabaseAndEncryptRefusesAnEncryptedOne() throws {
         let workspace = try plaintextWorkspace()
-        let rekey = try Binary.run(["rekey", "--plaintext", "--db-path", workspace.database, "--new-password-file", workspace.keyFile])
+        let rekey = try Tool.run(["rekey", "--plaintext", "--db-path", workspace.database, "--new-password-file", workspace.keyFile])
         #expect(rekey.exitCode == .usage)
         #expect(rekey.stderr.contains("encrypt"))
         let rekeyWithKey = try workspace.run("rekey", ["--new-password", "x", "--no-backup"])
@@ -77,8 +77,9 @@ import Testing
         #expect(twice.stderr.contains("rekey"))
     }
 
-    @Test func unsupportedCipherSettingsAreRefusedNamingTheLibrary() throws {
-        let workspace = try Workspace()
+    /// With a passphrase: KDF iterations apply only to one.
+    @Test(.tags(.passphrase)) func unsupportedCipherSettingsAreRefusedNamingTheLibrary() throws {
+        let workspace = try Workspace(key: .randomPassphrase())
         try workspace.writeSampleMigrations()
         let compatible = try Workspace()
         try compatible.writeSampleMigrations()
@@ -106,36 +107,36 @@ import Testing
         try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
         let workspace = try plaintextWorkspace()
         let service = "migrationkit-generated-\(UUID().uuidString)"
-        defer { _ = try? Binary.run(["key", "delete", "--keychain-service", service, "--keychain-account", "db"]) }
-        let generate = try Binary.run(["key", "generate", "--keychain-service", service, "--keychain-account", "db"])
+        defer { _ = try? Tool.run(["key", "delete", "--keychain-service", service, "--keychain-account", "db"]) }
+        let generate = try Tool.run(["key", "generate", "--keychain-service", service, "--keychain-account", "db"])
         #expect(generate.status == 0, "\(generate.output)")
         #expect(!generate.stdout.contains("x'"))  // never printed without --print
-        let again = try Binary.run(["key", "generate", "--keychain-service", service, "--keychain-account", "db"])
+        let again = try Tool.run(["key", "generate", "--keychain-service", service, "--keychain-account", "db"])
         #expect(again.exitCode == .refused)  // would lose the key the databases depend on
 
         let keychain = ["--keychain-service", service, "--keychain-account", "db"]
-        let encrypt = try Binary.run(["encrypt", "--in-place", "--no-backup", "--db-path", workspace.database] + keychain)
+        let encrypt = try Tool.run(["encrypt", "--in-place", "--no-backup", "--db-path", workspace.database] + keychain)
         #expect(encrypt.status == 0, "\(encrypt.output)")
-        let status = try Binary.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + keychain)
+        let status = try Tool.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + keychain)
         #expect(status.status == 0, "\(status.output)")
         #expect(status.stdout.contains("applied  0002_books"))
 
         // Move to a second generated key with rekey.
         let second = "migrationkit-generated-\(UUID().uuidString)"
-        defer { _ = try? Binary.run(["key", "delete", "--keychain-service", second, "--keychain-account", "db"]) }
-        #expect(try Binary.run(["key", "generate", "--keychain-service", second, "--keychain-account", "db"]).status == 0)
-        let rekey = try Binary.run(["rekey", "--no-backup", "--db-path", workspace.database] + keychain
+        defer { _ = try? Tool.run(["key", "delete", "--keychain-service", second, "--keychain-account", "db"]) }
+        #expect(try Tool.run(["key", "generate", "--keychain-service", second, "--keychain-account", "db"]).status == 0)
+        let rekey = try Tool.run(["rekey", "--no-backup", "--db-path", workspace.database] + keychain
                                    + ["--new-keychain-service", second, "--new-keychain-account", "db"])
         #expect(rekey.status == 0, "\(rekey.output)")
-        let afterRekey = try Binary.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations,
+        let afterRekey = try Tool.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations,
                                          "--keychain-service", second, "--keychain-account", "db"])
         #expect(afterRekey.status == 0)
 
-        let stored = try Binary.run(["key", "store", "--keychain-service", service + "-typed", "--keychain-account", "db"], stdin: "typed passphrase\n")
+        let stored = try Tool.run(["key", "store", "--keychain-service", service + "-typed", "--keychain-account", "db"], stdin: "typed passphrase\n")
         #expect(stored.status == 0, "\(stored.output)")
-        let deleted = try Binary.run(["key", "delete", "--keychain-service", service + "-typed", "--keychain-account", "db"])
+        let deleted = try Tool.run(["key", "delete", "--keychain-service", service + "-typed", "--keychain-account", "db"])
         #expect(deleted.status == 0)
-        let deletedAgain = try Binary.run(["key", "delete", "--keychain-service", service + "-typed", "--keychain-account", "db"])
+        let deletedAgain = try Tool.run(["key", "delete", "--keychain-service", service + "-typed", "--keychain-account", "db"])
         #expect(deletedAgain.status == 0 && deletedAgain.stdout.contains("nothing to delete"), "\(deletedAgain.output)")
     }
 }
@@ -194,12 +195,12 @@ import Testing
             -- migrate:down
             SELECT 1;
             """)
-        let lint = try Binary.run(["lint", "--migrations", workspace.migrations])
+        let lint = try Tool.run(["lint", "--migrations", workspace.migrations])
         #expect(lint.exitCode == .migrationFailed, "\(lint.output)")
         #expect(lint.stdout.contains("0003_bad.sql:2: error[not-null-column-without-default]"))
         #expect(lint.stdout.contains("fix:"))
         #expect(!lint.stdout.contains("transaction-control"))  // BEGIN inside a string is not a finding
-        let json = try decodeJSON(try Binary.run(["lint", "--migrations", workspace.migrations, "--json"]).stdout)
+        let json = try decodeJSON(try Tool.run(["lint", "--migrations", workspace.migrations, "--json"]).stdout)
         #expect(json["errorCount"] as? Int == 1)
 
         let migrate = try workspace.run("migrate")
@@ -222,7 +223,7 @@ import Testing
         #expect(dryRun.stdout.contains("Rolled back: the database is unchanged."))
         #expect(workspace.bytes(workspace.database) == before)
         // A dry run's bookkeeping is rolled back too: it would record, not recorded.
-        #expect(try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "DELETE FROM migrationkit_history;").status == 0)
+        #expect(try SQLCipherShell.run(workspace.database, key: workspace.key, "DELETE FROM migrationkit_history;").status == 0)
         let adopting = try workspace.run("migrate", ["--dry-run"])
         #expect(adopting.stdout.contains("Would record checksums for 1 migration applied before checksums were kept.")
                 && !adopting.stdout.contains("Recorded"), "\(adopting.output)")
@@ -245,28 +246,28 @@ import Testing
         #expect(names.count == 1)
         let backup = backups + "/" + names[0]
         #expect(names[0].hasPrefix("app.db.backup-"))
-        #expect(!names[0].contains(workspace.passphrase))
+        #expect(!names[0].contains(workspace.key.secret))
 
         let restore = try workspace.run("restore", ["--from", backup, "--no-backup"])
         #expect(restore.status == 0, "\(restore.output)")
         #expect(try workspace.run("status").stdout.contains("pending  0002_books"))
 
         try workspace.write("other", "not the key\n", mode: 0o600)
-        let refused = try Binary.run(["restore", "--from", backup, "--db-path", workspace.database, "--password-file", workspace.path("other")])
+        let refused = try Tool.run(["restore", "--from", backup, "--db-path", workspace.database, "--password-file", workspace.path("other")])
         #expect(refused.exitCode == .wrongKeyOrNotADatabase)
     }
 
     @Test func checkProvesAFolderAndCatchesABrokenDown() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        let good = try Binary.run(["check", "--migrations", workspace.migrations])
+        let good = try Tool.run(["check", "--migrations", workspace.migrations])
         #expect(good.status == 0, "\(good.output)")
         #expect(good.stdout.contains("ok     round trip 0002_books"))
         #expect(good.stdout.contains("ok     migrate twice"))
 
         // A down that forgets the index its up created.
         try workspace.migration("0003_index.sql", "-- migrate:up\nCREATE INDEX authors_name ON authors(name);\nCREATE TABLE tags (t);\n-- migrate:down\nDROP TABLE tags;\n")
-        let bad = try Binary.run(["check", "--migrations", workspace.migrations, "--json"])
+        let bad = try Tool.run(["check", "--migrations", workspace.migrations, "--json"])
         #expect(bad.exitCode == .migrationFailed)
         let checks = try #require(try decodeJSON(bad.stdout)["checks"] as? [[String: Any]])
         let failed = checks.filter { $0["passed"] as? Bool == false }.compactMap { $0["name"] as? String }
@@ -278,11 +279,11 @@ import Testing
         try workspace.writeSampleMigrations()
         #expect(try workspace.run("migrate").status == 0)
         _ = try Binary.run(["-batch", workspace.database], executable: SQLCipherShell.path,
-                           stdin: "PRAGMA key = '\(workspace.passphrase)';\nINSERT INTO authors (name) VALUES ('x'), ('y');\n")
+                           stdin: "PRAGMA key = \(workspace.key.pragma);\nINSERT INTO authors (name) VALUES ('x'), ('y');\n")
         let before = workspace.bytes(workspace.database)
         // A step that breaks on existing rows: adding a UNIQUE index on duplicated data.
         try workspace.migration("0003_unique.sql", "-- migrate:up\nUPDATE authors SET name = 'same';\nCREATE UNIQUE INDEX authors_name ON authors(name);\n")
-        let result = try Binary.run(["check", "--migrations", workspace.migrations, "--from-database", workspace.database, "--password-file", workspace.keyFile])
+        let result = try Tool.run(["check", "--migrations", workspace.migrations, "--from-database", workspace.database, "--password-file", workspace.keyFile])
         #expect(result.exitCode == .migrationFailed, "\(result.output)")
         #expect(result.stdout.contains("FAILED upgrade"))
         #expect(result.stdout.contains("UNIQUE"))
@@ -298,7 +299,7 @@ import Testing
         try workspace.migration("0003_genres.sql", "-- migrate:up\nCREATE TABLE genres (name TEXT);\n-- migrate:down\nDROP TABLE genres;\n")
         // A database made before MigrationKit: the tables of 0001 and 0002, no ledger.
         let create = try Binary.run(["-batch", workspace.database], executable: SQLCipherShell.path,
-                                    stdin: "PRAGMA key = '\(workspace.passphrase)';\nCREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\nCREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id), title TEXT NOT NULL);\nCREATE INDEX books_authorId ON books(authorId);\n")
+                                    stdin: "PRAGMA key = \(workspace.key.pragma);\nCREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\nCREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id), title TEXT NOT NULL);\nCREATE INDEX books_authorId ON books(authorId);\n")
         #expect(create.status == 0)
         let baseline = try workspace.run("baseline", ["--to", "0002_books"])
         #expect(baseline.status == 0, "\(baseline.output)")
@@ -379,11 +380,11 @@ import Testing
         #expect(migrate.status == 0, "\(migrate.output)")
         #expect(migrate.stdout.contains("Merged 0001_authors, 0002_books into 0002_schema"))
         // GRDB's ledger, rewritten to the new identifier.
-        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "SELECT identifier FROM grdb_migrations;")
+        let shell = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT identifier FROM grdb_migrations;")
         #expect(shell.stdout == "0002_schema\n")
 
         // A database with only one of the merged steps is refused, naming both sets.
-        let partial = try Workspace(passphrase: workspace.passphrase)
+        let partial = try Workspace(key: workspace.key)
         try partial.writeSampleMigrations()
         #expect(try partial.run("migrate", ["--to", "0001_authors"]).status == 0)
         try FileManager.default.removeItem(atPath: partial.migrations)

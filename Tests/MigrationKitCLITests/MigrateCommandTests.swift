@@ -38,7 +38,7 @@ import Testing
         #expect(header != Data("SQLite format 3\0".utf8))
         let mode = (try FileManager.default.attributesOfItem(atPath: workspace.database)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600)
-        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "SELECT identifier FROM grdb_migrations ORDER BY identifier;")
+        let shell = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT identifier FROM grdb_migrations ORDER BY identifier;")
         #expect(shell.stdout == "0001_authors\n0002_books\n")
     }
 
@@ -108,7 +108,7 @@ import Testing
             -- migrate:down
             DROP TABLE genres;
             """)
-        let lint = try Binary.run(["lint", "--migrations", workspace.migrations])
+        let lint = try Tool.run(["lint", "--migrations", workspace.migrations])
         #expect(lint.exitCode == .migrationFailed, "\(lint.output)")
         #expect(lint.stdout.contains("0003_typo.sql:5: error[syntax-error]: SQLite cannot parse this statement: near \")\": syntax error."), "\(lint.output)")
         // Blocked before anything runs, as any lint error is; without lint, the step
@@ -122,7 +122,7 @@ import Testing
         #expect(unlinted.stderr.contains("0003_typo.sql:5: Migration \"0003_typo\" failed and was rolled back: near \")\": syntax error"), "\(unlinted.output)")
         // What needs a table is not lint's to judge (an earlier statement may make it)...
         try workspace.migration("0003_typo.sql", "-- migrate:up\nINSERT INTO made_by_0004 VALUES (1);\n-- migrate:down\nSELECT 1;\n")
-        #expect(try Binary.run(["lint", "--migrations", workspace.migrations]).status == 0)
+        #expect(try Tool.run(["lint", "--migrations", workspace.migrations]).status == 0)
         // ...but a missing table does not hide a syntax error behind it: SQLite looks up a
         // trigger's table before it reads the body, and an added column's before the column.
         try workspace.migration("0003_typo.sql", """
@@ -133,7 +133,7 @@ import Testing
             END;
             """)
         try workspace.migration("0004_stars.sql", "-- migrate:up\nALTER TABLE reviews ADD COLUMN stars INTEGER CHECK (stars BETWEEN 0 AND 5;\n")
-        let hidden = try Binary.run(["lint", "--migrations", workspace.migrations])
+        let hidden = try Tool.run(["lint", "--migrations", workspace.migrations])
         #expect(hidden.exitCode == .migrationFailed, "\(hidden.output)")
         #expect(hidden.stdout.contains("0003_typo.sql:5: error[syntax-error]") && hidden.stdout.contains("0004_stars.sql:2: error[syntax-error]"), "\(hidden.output)")
     }
@@ -200,7 +200,7 @@ import Testing
 
         // Errors are JSON too, on standard output, with the exit code.
         try workspace.write("wrong-key", "not the key\n", mode: 0o600)
-        let failed = try Binary.run(["status", "--json", "--db-path", workspace.database, "--password-file", workspace.path("wrong-key"), "--migrations", workspace.migrations])
+        let failed = try Tool.run(["status", "--json", "--db-path", workspace.database, "--password-file", workspace.path("wrong-key"), "--migrations", workspace.migrations])
         #expect(failed.exitCode == .wrongKeyOrNotADatabase)
         let error = try #require(try decodeJSON(failed.stdout)["error"] as? [String: Any])
         #expect(error["kind"] as? String == "wrongKey")
@@ -254,13 +254,13 @@ import Testing
     @Test func newCreatesTheNextNumberedFileWithBothSections() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        let result = try Binary.run(["new", "Add genre!", "--migrations", workspace.migrations])
+        let result = try Tool.run(["new", "Add genre!", "--migrations", workspace.migrations])
         #expect(result.status == 0, "\(result.output)")
         let path = workspace.migrations + "/0003_add_genre.sql"
         #expect(result.stdout.contains(path))
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.contains("-- migrate:up") && text.contains("-- migrate:down"))
-        let again = try Binary.run(["new", "add genre", "--migrations", workspace.migrations])
+        let again = try Tool.run(["new", "add genre", "--migrations", workspace.migrations])
         #expect(again.stdout.contains("0004_add_genre.sql"))
         // An empty up section is an error when loading: the new file must be filled in.
         let migrate = try workspace.run("migrate")
@@ -269,18 +269,18 @@ import Testing
     }
 
     @Test func helpListsEveryCommandAndVersionPrints() throws {
-        let help = try Binary.run(["--help"])
+        let help = try Tool.run(["--help"])
         #expect(help.status == 0)
         for command in ["migrate", "status", "rollback", "verify", "schema-dump", "new"] {
             #expect(help.stdout.contains(command), "\(command)")
         }
         #expect(help.stdout.contains("Exit codes"))
-        let migrateHelp = try Binary.run(["migrate", "--help"])
+        let migrateHelp = try Tool.run(["migrate", "--help"])
         #expect(migrateHelp.stdout.contains("--password-file"))
         #expect(migrateHelp.stdout.contains("process list"))
         // The first line is what scripts and the Debian package read; the second says
         // which SQLCipher the binary runs on, as the library itself reports it.
-        let version = try Binary.run(["--version"])
+        let version = try Tool.run(["--version"])
         #expect(version.status == 0)
         let lines = version.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "migrationkit \(MigrationKitVersion.current)")
@@ -288,7 +288,7 @@ import Testing
         // Wherever --version is given, the same report (ArgumentParser alone would print
         // the bare version number there).
         for arguments in [["migrate", "--version"], ["--version", "--json"], ["key", "--version"]] {
-            let elsewhere = try Binary.run(arguments)
+            let elsewhere = try Tool.run(arguments)
             #expect(elsewhere.status == 0 && elsewhere.stdout == version.stdout, "\(arguments): \(elsewhere.output)")
         }
     }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MigrationKitTestSupport
 import Testing
@@ -59,9 +58,12 @@ import Glibc
         let up = "CREATE TABLE a (x);\r\nCREATE TABLE b (y);\r\n"
         try workspace.migration("0001_a.up.sql", up)
         #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
-        // What MigrationKit recorded before line endings stopped counting: the raw bytes' hash.
-        let raw = SHA256.hash(data: Data(up.utf8)).map { String(format: "%02x", $0) }.joined()
-        let update = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+        // What MigrationKit recorded before line endings stopped counting: the raw bytes'
+        // hash, from coreutils (a second implementation of SHA-256).
+        let hashed = try ChildProcess.run(["/usr/bin/sha256sum", workspace.migrations + "/0001_a.up.sql"])
+        let raw = String(hashed.stdout.prefix(64))
+        #expect(hashed.status == 0 && raw.count == 64, "\(hashed.output)")
+        let update = try SQLCipherShell.run(workspace.database, key: workspace.key,
                                             "UPDATE migrationkit_history SET checksum = '\(raw)' WHERE identifier = '0001_a';")
         #expect(update.status == 0, "\(update.output)")
         #expect(try workspace.run("status", ["--exit-code"]).status == 0)
@@ -75,7 +77,7 @@ import Glibc
     func anInMemoryNameIsRefused(_ name: String) throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        let result = try Binary.run(["migrate", "--db-path", name, "--password-file", workspace.keyFile, "--migrations", workspace.migrations],
+        let result = try Tool.run(["migrate", "--db-path", name, "--password-file", workspace.keyFile, "--migrations", workspace.migrations],
                                     directory: workspace.root)
         #expect(result.exitCode == .usage, "\(result.output)")
         #expect(result.stderr.contains("in-memory") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
@@ -168,7 +170,7 @@ import Glibc
         let migrateErrors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(migrate.terminationStatus == 0, "\(migrateErrors)")
         #expect(rekey.status == 0, "\(rekey.output)")
-        let status = try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("new-key"),
+        let status = try Tool.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("new-key"),
                                      "--migrations", workspace.migrations])
         #expect(status.stdout.contains("3 applied, 0 pending"), "\(status.output)")
     }

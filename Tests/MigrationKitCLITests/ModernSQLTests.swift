@@ -23,11 +23,11 @@ import Testing
     @Test func theModernFolderRunsOnSQLCipher4AndIsReportedOn3() throws {
         let workspace = try Workspace()
         let options = ["--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", folder]
-        let migrate = try Binary.run(["migrate", "--no-backup"] + options)
+        let migrate = try Tool.run(["migrate", "--no-backup"] + options)
         guard isFour else {
             #expect(migrate.exitCode == .migrationFailed, "\(migrate.output)")
             #expect(!FileManager.default.fileExists(atPath: workspace.database))
-            let lint = try Binary.run(["lint", "--migrations", folder])
+            let lint = try Tool.run(["lint", "--migrations", folder])
             #expect(lint.exitCode == .migrationFailed)
             #expect(reported(lint).isSuperset(of: [
                 "0001_create_notes.sql:error[unsupported-sql]", "0002_search_notes.sql:error[unsupported-sql]",
@@ -38,7 +38,7 @@ import Testing
             return
         }
         #expect(migrate.status == 0, "\(migrate.output)")
-        let shell = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, """
+        let shell = try SQLCipherShell.run(workspace.database, key: workspace.key, """
             INSERT INTO notes (title, body, metadata) VALUES ('Groceries', 'eggs and flour', '{"color": "green"}'), ('Trip', 'pack the tent', NULL);
             UPDATE notes SET body = 'pack the tent and stove' WHERE title = 'Trip';
             SELECT title FROM notes_search WHERE notes_search MATCH 'stove';
@@ -46,34 +46,34 @@ import Testing
             SELECT count(*) FROM pragma_table_info('notes') WHERE name = 'pinned';
             """)
         #expect(shell.status == 0 && shell.stdout == "Trip\nGroceries\n0\n", "\(shell.output)")
-        let strict = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "INSERT INTO notes (title) VALUES (x'00');")
+        let strict = try SQLCipherShell.run(workspace.database, key: workspace.key, "INSERT INTO notes (title) VALUES (x'00');")
         #expect(strict.status != 0 && strict.output.contains("cannot store BLOB value in TEXT column"), "\(strict.output)")
-        let badJSON = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "INSERT INTO notes (title, metadata) VALUES ('x', '{oops');")
+        let badJSON = try SQLCipherShell.run(workspace.database, key: workspace.key, "INSERT INTO notes (title, metadata) VALUES ('x', '{oops');")
         #expect(badJSON.status != 0 && badJSON.output.contains("CHECK constraint failed"), "\(badJSON.output)")
-        let check = try Binary.run(["check", "--migrations", folder])
+        let check = try Tool.run(["check", "--migrations", folder])
         #expect(check.status == 0 && check.stdout.contains("All 7 checks passed."), "\(check.output)")
-        #expect(try Binary.run(["rollback", "--steps", "4", "--no-backup"] + options).status == 0)
+        #expect(try Tool.run(["rollback", "--steps", "4", "--no-backup"] + options).status == 0)
     }
 
     @Test func minSQLiteReportsWhatAnOlderSQLCipherCannotRun() throws {
-        let lint = try Binary.run(["lint", "--migrations", folder, "--min-sqlite", "3.15.2"])
+        let lint = try Tool.run(["lint", "--migrations", folder, "--min-sqlite", "3.15.2"])
         #expect(lint.exitCode == .migrationFailed, "\(lint.output)")
         #expect(lint.stdout.contains("STRICT tables needs SQLite 3.37.0") && lint.stdout.contains("DROP COLUMN needs SQLite 3.35.0")
             && lint.stdout.contains("->> JSON operators needs SQLite 3.38.0"), "\(lint.stdout)")
         #expect(reported(lint).contains(isFour ? "0002_search_notes.sql:warning[unsupported-sql]" : "0002_search_notes.sql:error[unsupported-sql]"), "\(lint.stdout)")
         // migrate and check take it too, and lint errors block migrate before anything exists.
         let workspace = try Workspace()
-        let migrate = try Binary.run(["migrate", "--min-sqlite", "3.15.2", "--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", folder])
+        let migrate = try Tool.run(["migrate", "--min-sqlite", "3.15.2", "--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", folder])
         #expect(migrate.exitCode == .migrationFailed && !FileManager.default.fileExists(atPath: workspace.database), "\(migrate.output)")
-        let check = try Binary.run(["check", "--migrations", folder, "--min-sqlite", "3.15.2"])
+        let check = try Tool.run(["check", "--migrations", folder, "--min-sqlite", "3.15.2"])
         #expect(check.exitCode == .migrationFailed && check.stdout.contains("FAILED lint"), "\(check.output)")
         // A version at least the linked one judges nothing differently.
-        #expect(try Binary.run(["lint", "--migrations", folder, "--min-sqlite", SQLCipherLibrary.sqliteVersion]).status == (isFour ? 0 : 2))
+        #expect(try Tool.run(["lint", "--migrations", folder, "--min-sqlite", SQLCipherLibrary.sqliteVersion]).status == (isFour ? 0 : 2))
     }
 
     @Test(arguments: ["abc", "3", "3.x", "99.0"])
     func aBadMinSQLiteIsAUsageError(_ value: String) throws {
-        let lint = try Binary.run(["lint", "--migrations", folder, "--min-sqlite", value])
+        let lint = try Tool.run(["lint", "--migrations", folder, "--min-sqlite", value])
         #expect(lint.exitCode == .usage, "\(lint.output)")
         #expect(lint.stderr.split(separator: "\n").count == 1 && lint.stderr.contains("--min-sqlite"), "\(lint.stderr)")
     }

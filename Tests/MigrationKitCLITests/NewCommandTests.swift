@@ -33,7 +33,7 @@ import Testing
         }
         let pairs = testCase.existing.contains { $0.hasSuffix(".up.sql") }
         let before = try FileManager.default.contentsOfDirectory(atPath: workspace.migrations)
-        let result = try Binary.run(["new", "next step", "--migrations", workspace.migrations, "--json"])
+        let result = try Tool.run(["new", "next step", "--migrations", workspace.migrations, "--json"])
         guard let prefix = testCase.expectedPrefix else {
             #expect(result.exitCode == .fileError, "\(result.output)")
             #expect(result.stderr.contains("sort") && result.stderr.contains(workspace.migrations), "\(result.stderr)")
@@ -55,7 +55,7 @@ import Testing
         } else {
             try workspace.migration(identifier + ".sql", "-- migrate:up\nSELECT 2;\n")
         }
-        let status = try Binary.run(["status", "--db-path", workspace.path("none.db"), "--migrations", workspace.migrations, "--json"])
+        let status = try Tool.run(["status", "--db-path", workspace.path("none.db"), "--migrations", workspace.migrations, "--json"])
         let order = (try decodeJSON(status.stdout)["migrations"] as? [[String: Any]])?.compactMap { $0["identifier"] as? String }
         #expect(order?.last == identifier, "\(status.output)")
     }
@@ -67,22 +67,22 @@ extension NewCommandTests {
     @Test func anOperandSpelledLikeJSONDoesNotMakeErrorsJSON() throws {
         let workspace = try Workspace()
         try workspace.write("not-a-folder", "")
-        let result = try Binary.run(["new", "--migrations", workspace.path("not-a-folder"), "--", "--json"])
+        let result = try Tool.run(["new", "--migrations", workspace.path("not-a-folder"), "--", "--json"])
         #expect(result.exitCode == .fileError, "\(result.output)")
         #expect(result.stdout.isEmpty && result.stderr.hasPrefix("migrationkit: error: "), "\(result.output)")
-        let asked = try Binary.run(["new", "--json", "--migrations", workspace.path("not-a-folder"), "--", "name"])
+        let asked = try Tool.run(["new", "--json", "--migrations", workspace.path("not-a-folder"), "--", "name"])
         try expectJSONError(asked, .fileError, "new --json")
     }
 
     @Test func newCountsOnFromTimestampsAndRefusesNumbersTooLarge() throws {
         let workspace = try Workspace()
         try workspace.migration("20240101120000_create.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
-        let next = try Binary.run(["new", "add col", "--migrations", workspace.migrations, "--json"])
+        let next = try Tool.run(["new", "add col", "--migrations", workspace.migrations, "--json"])
         // A timestamp folder gets the current UTC time, which sorts after 2024.
         let identifier = try decodeJSON(next.stdout)["identifier"] as? String ?? ""
         #expect(identifier.count == 22 && identifier.hasSuffix("_add_col") && identifier > "20240101120000_create", "\(next.output)")
         try workspace.migration("18446744073709551615_max.sql", "-- migrate:up\nCREATE TABLE b (x);\n")
-        let refused = try Binary.run(["new", "again", "--migrations", workspace.migrations])
+        let refused = try Tool.run(["new", "again", "--migrations", workspace.migrations])
         #expect(refused.exitCode == .fileError, "\(refused.output)")
         #expect(!refused.signaled)
     }

@@ -47,7 +47,7 @@ import Glibc
                 ("encrypt --in-place", { ["encrypt", "--in-place", "--db-path", plain, "--password-file", workspace.keyFile] }, plain, 0o600),
             ]
             for (name, arguments, path, mode) in runs {
-                let result = try Binary.run(try arguments(), directory: workspace.root)
+                let result = try Tool.run(try arguments(), directory: workspace.root)
                 #expect(result.status == 0, "\(name): \(result.output)")
                 let after = attributes(path)
                 #expect(after.uid == 65534 && after.gid == 65534 && after.mode == mode,

@@ -18,7 +18,7 @@ import Testing
     }
 
     private func run(_ workspace: Workspace, _ arguments: [String]) throws -> CommandResult {
-        try Binary.run(arguments + ["--migrations", workspace.migrations], directory: workspace.root)
+        try Tool.run(arguments + ["--migrations", workspace.migrations], directory: workspace.root)
     }
 
     @Test func statusOfAFileNamedWithATrailingSlashSeesNoDatabaseAndChangesNothing() throws {

@@ -11,7 +11,7 @@ import Glibc
 /// subfolder, the database chosen by name, `config`, `init`, and every bad input.
 @Suite struct ProjectConfigTests {
     private func config(_ arguments: [String] = [], environment: [String: String] = [:], in directory: String) throws -> (result: CommandResult, settings: [String: (value: String, origin: String)]) {
-        let result = try Binary.run(["config", "--json"] + arguments, environment: Binary.environment(environment), directory: directory)
+        let result = try Tool.run(["config", "--json"] + arguments, environment: Binary.environment(environment), directory: directory)
         var settings: [String: (String, String)] = [:]
         if result.status == 0, let rows = try decodeJSON(result.stdout)["settings"] as? [[String: Any]] {
             for row in rows {
@@ -42,9 +42,9 @@ import Glibc
             "MIGRATIONKIT_PASSWORD_FILE": workspace.keyFile, "MIGRATIONKIT_LOCK_TIMEOUT": "3",
             "MIGRATIONKIT_BACKUP_DIR": workspace.path("backups"),
         ]
-        let first = try Binary.run(["migrate", "--to", "0001_authors"], environment: Binary.environment(environment), directory: workspace.root)
+        let first = try Tool.run(["migrate", "--to", "0001_authors"], environment: Binary.environment(environment), directory: workspace.root)
         #expect(first.status == 0, "\(first)")
-        let second = try Binary.run(["migrate"], environment: Binary.environment(environment), directory: workspace.root)
+        let second = try Tool.run(["migrate"], environment: Binary.environment(environment), directory: workspace.root)
         #expect(second.status == 0, "\(second)")
         // The backup went where MIGRATIONKIT_BACKUP_DIR said.
         #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("backups")).contains { $0.hasPrefix("app.db.backup-") })
@@ -66,11 +66,11 @@ import Glibc
             """, mode: 0o600)
         let deeper = workspace.path("src/deeper")
         try FileManager.default.createDirectory(atPath: deeper, withIntermediateDirectories: true)
-        let migrate = try Binary.run(["migrate", "--no-backup"], directory: deeper)
+        let migrate = try Tool.run(["migrate", "--no-backup"], directory: deeper)
         #expect(migrate.status == 0, "\(migrate)")
         #expect(FileManager.default.fileExists(atPath: workspace.database))
         #expect(!FileManager.default.fileExists(atPath: deeper + "/app.db"))
-        let status = try Binary.run(["status"], directory: deeper)
+        let status = try Tool.run(["status"], directory: deeper)
         #expect(status.status == 0 && status.stdout.contains("2 applied, 0 pending."), "\(status)")
         let (_, settings) = try config(in: deeper)
         #expect(settings["db-path"]?.value == workspace.database)
@@ -98,25 +98,25 @@ import Glibc
         let workspace = try migratedWorkspace(pending: false)
         try workspace.write("wrong-key", "not the key\n", mode: 0o600)
         try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\npassword-file = \"wrong-key\"\n", mode: 0o600)
-        let fromFile = try Binary.run(["status"], directory: workspace.root)
+        let fromFile = try Tool.run(["status"], directory: workspace.root)
         #expect(fromFile.status == CLIExitCodeValue.wrongKeyOrNotADatabase.rawValue, "the file's key file is used: \(fromFile)")
-        let fromVariable = try Binary.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.passphrase]), directory: workspace.root)
+        let fromVariable = try Tool.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": workspace.key.text]), directory: workspace.root)
         #expect(fromVariable.status == 0, "\(fromVariable)")
         // Empty counts as not set (docs/configuration.md, Keys/README.md): the file's key file is used,
         // and a warning says why the variable was not.
-        try workspace.write("right-key", workspace.passphrase + "\n", mode: 0o600)
+        try workspace.write("right-key", workspace.key.text + "\n", mode: 0o600)
         try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\npassword-file = \"right-key\"\n", mode: 0o600)
-        let emptyVariable = try Binary.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": ""]), directory: workspace.root)
+        let emptyVariable = try Tool.run(["status"], environment: Binary.environment(["MIGRATIONKIT_PASSWORD": ""]), directory: workspace.root)
         #expect(emptyVariable.status == 0 && emptyVariable.stderr.contains("warning: MIGRATIONKIT_PASSWORD is set but empty, so it counts as not set"), "\(emptyVariable)")
         #expect(try config(environment: ["MIGRATIONKIT_PASSWORD": ""], in: workspace.root).settings["password-file"]?.value == workspace.path("right-key"))
         try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nmigrations = \"Migrations\"\nkeychain-service = \"org.migrationkit.tests.absent\"\nkeychain-account = \"db\"\n", mode: 0o600)
-        let fromFlag = try Binary.run(["status", "--password-file", workspace.keyFile], directory: workspace.root)
+        let fromFlag = try Tool.run(["status", "--password-file", workspace.keyFile], directory: workspace.root)
         #expect(fromFlag.status == 0, "a key flag replaces the file's keyring item: \(fromFlag)")
-        let shown = try config(environment: ["MIGRATIONKIT_PASSWORD": workspace.passphrase], in: workspace.root)
-        #expect(!shown.result.output.contains(workspace.passphrase))
+        let shown = try config(environment: ["MIGRATIONKIT_PASSWORD": workspace.key.text], in: workspace.root)
+        #expect(!shown.result.output.contains(workspace.key.secret))
         #expect(try decodeJSON(shown.result.stdout)["key"] as? String == "MIGRATIONKIT_PASSWORD (not shown)")
-        let flagged = try Binary.run(["config", "--password", workspace.passphrase], directory: workspace.root)
-        #expect(flagged.status == 0 && !flagged.stdout.contains(workspace.passphrase), "\(flagged)")
+        let flagged = try Tool.run(["config", "--password", workspace.key.text], directory: workspace.root)
+        #expect(flagged.status == 0 && !flagged.stdout.contains(workspace.key.secret), "\(flagged)")
     }
 
     @Test func oneOfSeveralDatabasesIsChosenByName() throws {
@@ -131,7 +131,7 @@ import Glibc
             db-path = "cache.db"
             migrations = "CacheMigrations"
             """, mode: 0o600)
-        let neither = try Binary.run(["status"], directory: workspace.root)
+        let neither = try Tool.run(["status"], directory: workspace.root)
         #expect(neither.status == CLIExitCodeValue.usage.rawValue && neither.stderr.contains("app, cache") && neither.stderr.contains("--database"), "\(neither)")
         #expect(neither.errorLines.count == 1 && neither.strayErrorOutput.isEmpty, "\(neither)")
         let cache = try config(["--database", "cache"], in: workspace.root)
@@ -142,7 +142,7 @@ import Glibc
         let byVariable = try config(environment: ["MIGRATIONKIT_DATABASE": "app"], in: workspace.root)
         #expect(byVariable.settings["db-path"]?.value == workspace.database)
         #expect(byVariable.settings["migrations"]?.origin == "default")
-        let unknown = try Binary.run(["status", "--database", "other"], directory: workspace.root)
+        let unknown = try Tool.run(["status", "--database", "other"], directory: workspace.root)
         #expect(unknown.status == CLIExitCodeValue.usage.rawValue && unknown.stderr.contains("--database other") && unknown.stderr.contains("app, cache"), "\(unknown)")
     }
 
@@ -163,24 +163,24 @@ import Glibc
             db-path = "cache.db"
             migrations = "CacheMigrations"
             """, mode: 0o600)
-        let bare = try Binary.run(["migrate", "--no-backup"], directory: workspace.root)
+        let bare = try Tool.run(["migrate", "--no-backup"], directory: workspace.root)
         #expect(bare.status == 0, "\(bare)")
         #expect(bare.stdout.split(separator: "\n").first == "Database: \(workspace.database)", "\(bare)")
         #expect(FileManager.default.fileExists(atPath: workspace.database))
         #expect(!FileManager.default.fileExists(atPath: workspace.path("cache.db")), "the table's database was not asked for")
 
-        let named = try Binary.run(["migrate", "--no-backup", "--database", "cache"], directory: workspace.root)
+        let named = try Tool.run(["migrate", "--no-backup", "--database", "cache"], directory: workspace.root)
         #expect(named.status == 0, "\(named)")
         #expect(named.stdout.split(separator: "\n").first == "Database: \(workspace.path("cache.db")) ([databases.cache] in \(workspace.path("migrationkit.toml")))", "\(named)")
 
         // Each command that opens a database says which, in words and in --json.
         for command in [["status"], ["verify"], ["schema-dump", "--output", workspace.path("schema.sql")], ["baseline", "--to", "0001_entries"],
                         ["rollback", "--no-backup"], ["migrate", "--no-backup"]] {
-            let words = try Binary.run(command + ["--database", "cache"], directory: workspace.root)
+            let words = try Tool.run(command + ["--database", "cache"], directory: workspace.root)
             #expect(words.status == 0, "\(command): \(words)")
             #expect(words.stdout.hasPrefix("Database: \(workspace.path("cache.db")) ([databases.cache]"), "\(command): \(words)")
             if command.first == "schema-dump" { try FileManager.default.removeItem(atPath: workspace.path("schema.sql")) }
-            let json = try Binary.run(command + ["--database", "cache", "--json"], directory: workspace.root)
+            let json = try Tool.run(command + ["--database", "cache", "--json"], directory: workspace.root)
             #expect(json.status == 0 || command.first == "rollback", "\(command): \(json)")
             let document = try decodeJSON(json.stdout)
             if json.status == 0 {
@@ -188,12 +188,12 @@ import Glibc
             }
             if command.first == "schema-dump" { try FileManager.default.removeItem(atPath: workspace.path("schema.sql")) }
         }
-        let topLevel = try decodeJSON(try Binary.run(["status", "--json"], directory: workspace.root).stdout)
+        let topLevel = try decodeJSON(try Tool.run(["status", "--json"], directory: workspace.root).stdout)
         #expect(topLevel["database"] as? String == workspace.database && topLevel.keys.contains("databaseName") && topLevel["databaseName"] is NSNull)
 
         // With no top-level db-path, the only table is the database; with two, a refusal.
         try workspace.write("migrationkit.toml", "password-file = \"key\"\n\n[databases.cache]\ndb-path = \"cache.db\"\nmigrations = \"CacheMigrations\"\n", mode: 0o600)
-        let only = try Binary.run(["status"], directory: workspace.root)
+        let only = try Tool.run(["status"], directory: workspace.root)
         #expect(only.status == 0 && only.stdout.hasPrefix("Database: \(workspace.path("cache.db")) ([databases.cache]"), "\(only)")
     }
 
@@ -204,17 +204,17 @@ import Glibc
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         let service = "org.migrationkit.tests.config.\(UUID().uuidString)"
-        defer { _ = try? Binary.run(["key", "delete", "--keychain-service", service, "--keychain-account", "db"]) }
-        let init_ = try Binary.run(["init", "--keychain-service", service, "--keychain-account", "db", "--migrations", "db/migrations"], directory: workspace.root)
+        defer { _ = try? Tool.run(["key", "delete", "--keychain-service", service, "--keychain-account", "db"]) }
+        let init_ = try Tool.run(["init", "--keychain-service", service, "--keychain-account", "db", "--migrations", "db/migrations"], directory: workspace.root)
         #expect(init_.status == 0, "\(init_)")
         try FileManager.default.removeItem(atPath: workspace.path("db/migrations"))
         try FileManager.default.copyItem(atPath: workspace.migrations, toPath: workspace.path("db/migrations"))
-        let stored = try Binary.run(["key", "store", "--keychain-service", service, "--keychain-account", "db"], stdin: workspace.passphrase + "\n")
+        let stored = try Tool.run(["key", "store", "--keychain-service", service, "--keychain-account", "db"], stdin: workspace.key.text + "\n")
         #expect(stored.status == 0, "\(stored)")
-        let deploy = try Binary.run(["migrate"], directory: workspace.root)
+        let deploy = try Tool.run(["migrate"], directory: workspace.root)
         #expect(deploy.status == 0 && deploy.stdout.contains("0002_books"), "\(deploy)")
         // Encrypted with the keyring's key: the key file (the same passphrase) opens it.
-        let check = try Binary.run(["status", "--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", workspace.path("db/migrations")])
+        let check = try Tool.run(["status", "--db-path", workspace.database, "--password-file", workspace.keyFile, "--migrations", workspace.path("db/migrations")])
         #expect(check.status == 0 && check.stdout.contains("2 applied, 0 pending."), "\(check)")
     }
 
@@ -238,7 +238,7 @@ import Glibc
             try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n\nlock-timeout = \"soon\"\n", mode: 0o600)
             mentions = [file + ":3", "`lock-timeout` must be a number of seconds, not text"]
         case .keyInFile:
-            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\npassword = \"\(workspace.passphrase)\"\n", mode: 0o600)
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\npassword = \"\(workspace.key.text)\"\n", mode: 0o600)
             mentions = [file + ":2", "a key never goes in migrationkit.toml", "keychain-service", "MIGRATIONKIT_PASSWORD"]
         case .keyInADatabaseTable:
             try workspace.write("migrationkit.toml", "[databases.app]\ndb-path = \"app.db\"\n  passphrase = 'x'\n", mode: 0o600)
@@ -263,7 +263,7 @@ import Glibc
         let result = try Guarded.run(arguments + ["--password-file", workspace.keyFile, "--migrations", workspace.migrations],
                                      environment: Binary.environment(environment), directory: workspace.root, timeout: 20)
         expectCleanFailure(result, .usage, mentions: mentions, "\(bad)")
-        #expect(!result.output.contains(workspace.passphrase), "\(bad) printed the key")
+        #expect(!result.output.contains(workspace.key.secret), "\(bad) printed the key")
         try expectUnchanged(before, "\(bad)")
         let json = try Guarded.run(arguments + ["--json", "--password-file", workspace.keyFile, "--migrations", workspace.migrations],
                                    environment: Binary.environment(environment), directory: workspace.root, timeout: 20)
@@ -303,7 +303,7 @@ import Glibc
         let workspace = try Workspace()
         let project = workspace.path("project")
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: false)
-        let first = try Binary.run(["init", "--password-file", "secrets/db.key"], directory: project)
+        let first = try Tool.run(["init", "--password-file", "secrets/db.key"], directory: project)
         #expect(first.status == 0, "\(first)")
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: project + "/migrationkit.toml")[.posixPermissions] as? NSNumber)
         #expect(mode.intValue == 0o600)
@@ -316,14 +316,14 @@ import Glibc
         #expect(settings["password-file"]?.value == project + "/secrets/db.key")
 
         let before = try TreeSnapshot(project)
-        let again = try Binary.run(["init"], directory: project)
+        let again = try Tool.run(["init"], directory: project)
         expectCleanFailure(again, .fileError, mentions: ["migrationkit.toml already exists"], "second init")
         try expectUnchanged(before, "second init")
         try FileManager.default.removeItem(atPath: project + "/migrationkit.toml")
-        let folderLeft = try Binary.run(["init"], directory: project)
+        let folderLeft = try Tool.run(["init"], directory: project)
         expectCleanFailure(folderLeft, .fileError, mentions: ["Migrations already exists"], "init beside a migrations folder")
         #expect(!FileManager.default.fileExists(atPath: project + "/migrationkit.toml"))
-        let half = try Binary.run(["init", "--keychain-service", "myapp"], directory: workspace.root)
+        let half = try Tool.run(["init", "--keychain-service", "myapp"], directory: workspace.root)
         #expect(half.status == CLIExitCodeValue.usage.rawValue && half.stderr.contains("go together"), "\(half)")
     }
 }

@@ -10,7 +10,7 @@ import Testing
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
-        let wal = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "PRAGMA journal_mode = WAL;")
+        let wal = try SQLCipherShell.run(workspace.database, key: workspace.key, "PRAGMA journal_mode = WAL;")
         #expect(wal.stdout.contains("wal"), "\(wal.output)")
         return workspace
     }
@@ -19,8 +19,8 @@ import Testing
         Set(try FileManager.default.contentsOfDirectory(atPath: folder))
     }
 
-    private func journalMode(_ path: String, passphrase: String?) throws -> String {
-        let result = try passphrase.map { try SQLCipherShell.run(path, passphrase: $0, "PRAGMA journal_mode;") }
+    private func journalMode(_ path: String, key: TestKey?) throws -> String {
+        let result = try key.map { try SQLCipherShell.run(path, key: $0, "PRAGMA journal_mode;") }
             ?? SQLCipherShell.run(path, keyPragma: nil, "PRAGMA journal_mode;")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -35,7 +35,7 @@ import Testing
             ("check --from-database", ["check", "--migrations", workspace.migrations, "--from-database", workspace.database,
                                        "--password-file", workspace.keyFile]),
         ] {
-            let result = try Binary.run(arguments, directory: workspace.root)
+            let result = try Tool.run(arguments, directory: workspace.root)
             #expect(result.status == 0, "\(name): \(result.output)")
             let after = try entries(workspace.root)
             #expect(after == before, "\(name) left \(after.subtracting(before))")
@@ -52,7 +52,7 @@ import Testing
         #expect(restore.status == 0, "\(restore.output)")
         let after = try entries(workspace.root)
         #expect(after == before, "restore left \(after.subtracting(before))")
-        #expect(try journalMode(workspace.database, passphrase: workspace.passphrase) == "wal")
+        #expect(try journalMode(workspace.database, key: workspace.key) == "wal")
     }
 
     @Test func restoreWorksWhenTheDatabaseIsMissing() throws {
@@ -73,11 +73,11 @@ import Testing
         let workspace = try walWorkspace()
         let plain = workspace.path("plain.db")
         #expect(try workspace.run("decrypt", ["--output", plain]).status == 0)
-        #expect(try journalMode(plain, passphrase: nil) == "wal")
+        #expect(try journalMode(plain, key: nil) == "wal")
         let encrypted = workspace.path("again.db")
-        let encrypt = try Binary.run(["encrypt", "--output", encrypted, "--db-path", plain, "--password-file", workspace.keyFile])
+        let encrypt = try Tool.run(["encrypt", "--output", encrypted, "--db-path", plain, "--password-file", workspace.keyFile])
         #expect(encrypt.status == 0, "\(encrypt.output)")
-        #expect(try journalMode(encrypted, passphrase: workspace.passphrase) == "wal")
+        #expect(try journalMode(encrypted, key: workspace.key) == "wal")
         let stray = try entries(workspace.root).filter { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }
         #expect(stray.isEmpty, "\(stray)")
     }

@@ -33,7 +33,7 @@ import Testing
     ])
     func aMigrationsFolderThatIsNotOneSaysWhatToPass(_ name: String, _ sentence: String) throws {
         let workspace = try Workspace()
-        let result = try Binary.run(["status", "--db-path", workspace.database, "--plaintext", "--migrations", workspace.path(name)],
+        let result = try Tool.run(["status", "--db-path", workspace.database, "--plaintext", "--migrations", workspace.path(name)],
                                     directory: workspace.root)
         #expect(result.status == 9, "\(result.output)")
         #expect(result.stderr.contains(sentence), "\(result.output)")
@@ -42,7 +42,7 @@ import Testing
     @Test func aKeyForAPlaintextDatabaseSuggestsPlaintext() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        let created = try Binary.run(["migrate", "--db-path", workspace.database, "--plaintext", "--migrations", workspace.migrations, "-q"],
+        let created = try Tool.run(["migrate", "--db-path", workspace.database, "--plaintext", "--migrations", workspace.migrations, "-q"],
                                      directory: workspace.root)
         #expect(created.status == 0, "\(created.output)")
         let before = try #require(workspace.bytes(workspace.database))

@@ -85,7 +85,7 @@ final class Transcript {
     }
 }
 
-@Suite struct SecretsHygieneTests {
+@Suite(.tags(.passphrase)) struct SecretsHygieneTests {
     /// A workspace with key files holding the secrets, and the sample migrations.
     private func workspace(_ secrets: Secrets) throws -> Workspace {
         let workspace = try Workspace()

@@ -70,9 +70,9 @@ import Testing
         let hashed = try ChildProcess.run(["/usr/bin/sha256sum", workspace.migrations + "/0001_notes.up.sql"], stdin: nil, environment: Binary.environment())
         let earlier = String(hashed.stdout.prefix(64))
         let recorded = "SELECT checksum FROM migrationkit_history WHERE identifier = '0001_notes';"
-        let current = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, recorded).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let current = try SQLCipherShell.run(workspace.database, key: workspace.key, recorded).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(current.count == 64 && current != earlier, "the checksum is no longer of the bytes")
-        #expect(try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase,
+        #expect(try SQLCipherShell.run(workspace.database, key: workspace.key,
                                        "UPDATE migrationkit_history SET checksum = '\(earlier)';").status == 0)
         let status = try workspace.run("status", ["--exit-code"])
         #expect(status.status == 0 && status.stdout.contains("applied  0001_notes"), "\(status.output)")

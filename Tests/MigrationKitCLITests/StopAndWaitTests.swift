@@ -81,7 +81,7 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: workspace.database + "-journal"))
         #expect(!FileManager.default.fileExists(atPath: DurableFile.siblingPath(of: workspace.database, purpose: "changing")))
         // The history holds the step that stays, not the one written ahead and rolled back.
-        let check = try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, """
+        let check = try SQLCipherShell.run(workspace.database, key: workspace.key, """
             PRAGMA integrity_check; SELECT count(*) FROM notes; SELECT group_concat(identifier) FROM grdb_migrations;
             SELECT group_concat(identifier) FROM migrationkit_history;
             """)
@@ -121,7 +121,7 @@ import Glibc
         try longMigration(workspace)
         try FileManager.default.createDirectory(atPath: workspace.path("tenants"), withIntermediateDirectories: true)
         let paths = (0..<4).map { workspace.path("tenants/tenant\($0).db") }
-        for path in paths { #expect(try SQLCipherShell.run(path, passphrase: workspace.passphrase, "CREATE TABLE seed (x);").status == 0) }
+        for path in paths { #expect(try SQLCipherShell.run(path, key: workspace.key, "CREATE TABLE seed (x);").status == 0) }
         let fleet = try Background(["migrate", "--db-glob", workspace.path("tenants/*.db"), "--jobs", "1", "--json", "--no-backup",
                                     "--password-file", workspace.keyFile, "--migrations", workspace.migrations], in: workspace)
         try fleet.waitUntil(paths[0], says: "migrate")
@@ -133,7 +133,7 @@ import Glibc
         #expect(results == ["stopped", "notStarted", "notStarted", "notStarted"], "\(fleet.output)")
         #expect(fleet.errorOutput.contains("Stopped by SIGTERM: of 4 databases, 0 finished"), "\(fleet.output)")
         for path in paths {
-            let ledger = try SQLCipherShell.run(path, passphrase: workspace.passphrase, "SELECT count(*) FROM sqlite_master WHERE name = 'grdb_migrations';")
+            let ledger = try SQLCipherShell.run(path, key: workspace.key, "SELECT count(*) FROM sqlite_master WHERE name = 'grdb_migrations';")
             #expect(ledger.stdout.hasPrefix("0"), "\(path) was left between two migrations: \(ledger.output)")
         }
     }
@@ -148,7 +148,7 @@ import Glibc
         try migrate.waitUntil(workspace.database, says: "applying 0002_fill")
         for command in ["status", "verify"] {
             let started = ContinuousClock.now
-            let result = try Binary.run([command] + workspace.options(), directory: workspace.root)
+            let result = try Tool.run([command] + workspace.options(), directory: workspace.root)
             #expect(ContinuousClock.now - started < .seconds(5), "\(command) waited (the lock timeout is 10 s)")
             #expect(result.exitCode == .locked, "\(command): \(result.output)")
             #expect(result.stderr.contains("process \(migrate.process.processIdentifier) (migrationkit)") && result.stderr.contains("started ")
@@ -156,7 +156,7 @@ import Glibc
         }
         // Asked to wait, it waits: here until its own timeout, as the step runs on.
         let started = ContinuousClock.now
-        let patient = try Binary.run(["status", "--lock-timeout", "2"] + workspace.options(), directory: workspace.root)
+        let patient = try Tool.run(["status", "--lock-timeout", "2"] + workspace.options(), directory: workspace.root)
         #expect(ContinuousClock.now - started >= .seconds(2) && patient.exitCode == .locked, "\(patient.output)")
     }
 
@@ -167,7 +167,7 @@ import Glibc
         let workspace = try Workspace()
         try workspace.migration("0001_notes.sql", "-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
         #expect(try workspace.run("migrate", ["--cipher-compatibility", "3", "--no-backup"]).status == 0)
-        #expect(try SQLCipherShell.run(workspace.database, keyPragma: "'\(workspace.passphrase)'",
+        #expect(try SQLCipherShell.run(workspace.database, keyPragma: workspace.key.pragma,
                                        "PRAGMA cipher_compatibility = 3; PRAGMA journal_mode = WAL;").status == 0)
         // The sqlcipher shell holds it open, reading, for a while.
         let shell = Process()
@@ -179,7 +179,7 @@ import Glibc
         shell.standardError = FileHandle.nullDevice
         try shell.run()
         defer { try? input.fileHandleForWriting.close(); shell.waitUntilExit() }
-        input.fileHandleForWriting.write(Data("PRAGMA key = '\(workspace.passphrase)';\nPRAGMA cipher_compatibility = 3;\nSELECT count(*) FROM notes;\n".utf8))
+        input.fileHandleForWriting.write(Data("PRAGMA key = \(workspace.key.pragma);\nPRAGMA cipher_compatibility = 3;\nSELECT count(*) FROM notes;\n".utf8))
         let deadline = ContinuousClock.now + .seconds(20)
         while !FileManager.default.fileExists(atPath: workspace.database + "-shm"), ContinuousClock.now < deadline { usleep(20_000) }
         usleep(300_000)

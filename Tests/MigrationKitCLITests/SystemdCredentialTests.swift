@@ -19,7 +19,7 @@ import Glibc
         #expect(migrate.status == 0, "\(migrate)")
         let folder = workspace.path("credentials")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        for (name, text) in names ?? ["db.key": workspace.passphrase + "\n"] {
+        for (name, text) in names ?? ["db.key": workspace.key.text + "\n"] {
             try workspace.write("credentials/" + name, text, mode: 0o400)
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: folder)
@@ -40,7 +40,7 @@ import Glibc
     }
 
     private func status(_ workspace: Workspace, _ key: [String], environment: [String: String], json: Bool = false) throws -> CommandResult {
-        try Binary.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + key + (json ? ["--json"] : []),
+        try Tool.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + key + (json ? ["--json"] : []),
                        environment: environment, directory: workspace.root)
     }
 
@@ -54,16 +54,16 @@ import Glibc
         #expect(byVariable.status == 0, "\(byVariable)")
 
         try workspace.write("migrationkit.toml", "db-path = \"app.db\"\nsystemd-credential = \"db.key\"\n", mode: 0o600)
-        let byFile = try Binary.run(["status"], environment: service(folder), directory: workspace.root)
+        let byFile = try Tool.run(["status"], environment: service(folder), directory: workspace.root)
         #expect(byFile.status == 0 && byFile.stdout.contains("2 applied"), "\(byFile)")
-        let shown = try decodeJSON(try Binary.run(["config", "--json"], environment: service(folder), directory: workspace.root).stdout)
+        let shown = try decodeJSON(try Tool.run(["config", "--json"], environment: service(folder), directory: workspace.root).stdout)
         #expect(shown["key"] as? String == "systemd credential db.key in \(folder) (\(workspace.path("migrationkit.toml")):2)", "\(shown)")
         // A key flag replaces the file's credential as a whole (docs/configuration.md: the key source is chosen as a whole).
-        let flagWins = try Binary.run(["status", "--password-file", workspace.keyFile], environment: service(nil), directory: workspace.root)
+        let flagWins = try Tool.run(["status", "--password-file", workspace.keyFile], environment: service(nil), directory: workspace.root)
         #expect(flagWins.status == 0, "\(flagWins)")
 
         for result in [byFlag, byVariable, byFile] {
-            #expect(!result.output.contains(workspace.passphrase))
+            #expect(!result.output.contains(workspace.key.secret))
         }
     }
 
@@ -81,16 +81,16 @@ import Glibc
         let folder = workspace.path("credentials")
         // A fleet migrates databases that exist: each made with its own key file, one migration in.
         for name in keys.keys {
-            let made = try Binary.run(["migrate", "--no-backup", "--to", "0001_authors", "--db-path", workspace.path("tenants/\(name).db"),
+            let made = try Tool.run(["migrate", "--no-backup", "--to", "0001_authors", "--db-path", workspace.path("tenants/\(name).db"),
                                        "--migrations", workspace.migrations, "--password-file", workspace.path("\(name).key")], environment: service(nil))
             #expect(made.status == 0, "\(made)")
         }
-        let migrate = try Binary.run(["migrate", "--no-backup", "--db-path", workspace.path("tenants/acme.db"), "--db-path", workspace.path("tenants/globex.db"),
+        let migrate = try Tool.run(["migrate", "--no-backup", "--db-path", workspace.path("tenants/acme.db"), "--db-path", workspace.path("tenants/globex.db"),
                                       "--migrations", workspace.migrations, "--systemd-credential", "tenant-{name}.key"],
                                      environment: service(folder), directory: workspace.root)
         #expect(migrate.status == 0, "\(migrate)")
         for (name, key) in keys {
-            let own = try Binary.run(["status", "--db-path", workspace.path("tenants/\(name).db"), "--migrations", workspace.migrations,
+            let own = try Tool.run(["status", "--db-path", workspace.path("tenants/\(name).db"), "--migrations", workspace.migrations,
                                       "--password-file", workspace.path("\(name).key")], environment: service(nil))
             #expect(own.status == 0 && own.stdout.contains("2 applied"), "\(name) was migrated with its own key: \(own)")
             #expect(!migrate.output.contains(key))
@@ -126,13 +126,13 @@ import Glibc
     @Test func theCredentialIsReadByTheKeyFileRules() throws {
         let (workspace, folder) = try workspaceWithCredentials([:])
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
-        try workspace.write("credentials/writable.key", workspace.passphrase, mode: 0o666)
+        try workspace.write("credentials/writable.key", workspace.key.text, mode: 0o666)
         try workspace.write("credentials/large.key", String(repeating: "x", count: 5000), mode: 0o400)
         let writable = try status(workspace, ["--systemd-credential", "writable.key"], environment: service(folder))
         expectCleanFailure(writable, .keyUnavailable, mentions: [folder + "/writable.key", "chmod"], "a writable credential")
         let large = try status(workspace, ["--systemd-credential", "large.key"], environment: service(folder))
         expectCleanFailure(large, .keyUnavailable, mentions: [folder + "/large.key", "4096"], "a credential larger than a key")
-        #expect(!writable.output.contains(workspace.passphrase))
+        #expect(!writable.output.contains(workspace.key.secret))
     }
 
     /// A real unit: `systemd-run` with `LoadCredential=`, where systemd is this machine's
@@ -147,7 +147,7 @@ import Glibc
                                         Binary.migrationkit, "status", "--db-path", workspace.database, "--migrations", workspace.migrations,
                                         "--systemd-credential", "db.key"], environment: service(nil), timeout: 60)
         #expect(run.status == 0 && run.stdout.contains("2 applied"), "\(run.output)")
-        #expect(!run.output.contains(workspace.passphrase))
+        #expect(!run.output.contains(workspace.key.secret))
     }
 
     static var systemdRunWorks: Bool {

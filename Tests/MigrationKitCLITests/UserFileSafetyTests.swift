@@ -69,7 +69,7 @@ import Glibc
         try workspace.writeSampleMigrations()
         try FileManager.default.createDirectory(atPath: workspace.path("data"), withIntermediateDirectories: true)
         let real = workspace.path("data/real.db")
-        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", real, "--migrations", workspace.migrations]).status == 0)
+        #expect(try Tool.run(["migrate", "--plaintext", "--db-path", real, "--migrations", workspace.migrations]).status == 0)
         try FileManager.default.createSymbolicLink(atPath: workspace.database, withDestinationPath: real)
         let result = try workspace.run("encrypt", ["--in-place", "--no-backup"])
         #expect(result.status == 0, "\(result.output)")
@@ -86,7 +86,7 @@ import Glibc
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         let plain = workspace.path("plain.db")
-        #expect(try Binary.run(["migrate", "--plaintext", "--db-path", plain, "--migrations", workspace.migrations]).status == 0)
+        #expect(try Tool.run(["migrate", "--plaintext", "--db-path", plain, "--migrations", workspace.migrations]).status == 0)
         #expect(link(plain, workspace.path("plain-alias.db")) == 0)
         #expect(try workspace.run("migrate", ["--to", "0001_authors", "--no-backup"]).status == 0)
         #expect(try workspace.run("migrate").status == 0)  // leaves a backup to restore
@@ -99,7 +99,7 @@ import Glibc
         ]
         if (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 {
             let old = workspace.path("old.db")
-            #expect(try Binary.run(["migrate", "--cipher-compatibility", "3", "--db-path", old, "--password-file", workspace.keyFile,
+            #expect(try Tool.run(["migrate", "--cipher-compatibility", "3", "--db-path", old, "--password-file", workspace.keyFile,
                                     "--migrations", workspace.migrations]).status == 0)
             #expect(link(old, workspace.path("old-alias.db")) == 0)
             let upgrade = ["cipher-upgrade", "--db-path", old, "--password-file", workspace.keyFile]
@@ -119,7 +119,7 @@ import Glibc
     @Test func aDatabaseEncryptedInPlaceIsPrivate() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        #expect(try Binary.run(["migrate", "--plaintext"] + ["--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
+        #expect(try Tool.run(["migrate", "--plaintext"] + ["--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
         #expect(chmod(workspace.database, 0o644) == 0)
         let result = try workspace.run("encrypt", ["--in-place"])
         #expect(result.status == 0, "\(result.output)")
@@ -127,7 +127,7 @@ import Glibc
         var info = stat()
         #expect(stat(workspace.database, &info) == 0)
         #expect(info.st_mode & 0o7777 == 0o600 && info.st_uid == geteuid(), "mode \(String(info.st_mode & 0o7777, radix: 8))")
-        #expect(try SQLCipherShell.run(workspace.database, passphrase: workspace.passphrase, "SELECT count(*) FROM grdb_migrations;").stdout.hasPrefix("2"))
+        #expect(try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM grdb_migrations;").stdout.hasPrefix("2"))
     }
 
     @Test func outputOptionsNeverOverwriteTheDatabase() throws {
@@ -153,13 +153,13 @@ import Glibc
         #expect(try workspace.run("decrypt", ["--output", plain]).status == 0)
         try workspace.write("encrypted.db", "an older copy")
         let encrypt = ["encrypt", "--db-path", plain, "--password-file", workspace.keyFile, "--output", workspace.path("encrypted.db")]
-        let kept = try Binary.run(encrypt, directory: workspace.root)
+        let kept = try Tool.run(encrypt, directory: workspace.root)
         #expect(kept.exitCode == .fileError && kept.stderr.contains("--force"), "\(kept.output)")
         #expect(try String(contentsOfFile: workspace.path("encrypted.db"), encoding: .utf8) == "an older copy")
-        let replaced = try Binary.run(encrypt + ["--force"], directory: workspace.root)
+        let replaced = try Tool.run(encrypt + ["--force"], directory: workspace.root)
         #expect(replaced.status == 0, "\(replaced.output)")
-        #expect(try SQLCipherShell.run(workspace.path("encrypted.db"), passphrase: workspace.passphrase, "SELECT count(*) FROM grdb_migrations;").stdout.hasPrefix("2"))
-        let itself = try Binary.run(["encrypt", "--db-path", plain, "--password-file", workspace.keyFile, "--output", plain, "--force"], directory: workspace.root)
+        #expect(try SQLCipherShell.run(workspace.path("encrypted.db"), key: workspace.key, "SELECT count(*) FROM grdb_migrations;").stdout.hasPrefix("2"))
+        let itself = try Tool.run(["encrypt", "--db-path", plain, "--password-file", workspace.keyFile, "--output", plain, "--force"], directory: workspace.root)
         #expect(itself.exitCode == .usage, "\(itself.output)")
     }
 
@@ -168,7 +168,7 @@ import Glibc
         try workspace.writeSampleMigrations()
         #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
         try FileManager.default.copyItem(atPath: workspace.database, toPath: workspace.path("app.db.backup-before-upgrade"))
-        let result = try Binary.run(["migrate", "--keep-backups", "1"] + workspace.options(), directory: workspace.root)
+        let result = try Tool.run(["migrate", "--keep-backups", "1"] + workspace.options(), directory: workspace.root)
         #expect(result.status == 0, "\(result.output)")
         #expect(!result.timedOut)
         #expect(FileManager.default.fileExists(atPath: workspace.path("app.db.backup-before-upgrade")))

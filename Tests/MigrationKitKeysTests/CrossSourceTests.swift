@@ -6,7 +6,7 @@ import Testing
 
 /// The same secret, whichever way it arrives, is the same key: a database created with a
 /// key from one source opens with the key from every other source.
-@Suite struct CrossSourceTests {
+@Suite(.tags(.passphrase)) struct CrossSourceTests {
     /// A way to deliver the secret, and to create or open the probe database with it.
     enum Source: String, CaseIterable, CustomTestStringConvertible {
         case password, file, environment, standardInput, prompt, keychain

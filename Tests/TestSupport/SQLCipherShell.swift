@@ -20,6 +20,12 @@ public enum SQLCipherShell {
         return try ChildProcess.run([path, "-batch", "-bail", database], stdin: Data(script.utf8), timeout: timeout)
     }
 
+    /// `run` with a test's key, raw or a passphrase.
+    @discardableResult
+    public static func run(_ database: String, key: TestKey, _ sql: String, timeout: TimeInterval = 60) throws -> ChildProcessResult {
+        try run(database, keyPragma: key.pragma, sql, timeout: timeout)
+    }
+
     /// `run` with a passphrase, quoted as an SQL string literal.
     @discardableResult
     public static func run(_ database: String, passphrase: String, _ sql: String, timeout: TimeInterval = 60) throws -> ChildProcessResult {
