@@ -26,9 +26,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // SHA-256 checksums of migration files (BoringSSL inside, symbol-prefixed, so it
-        // cannot clash with the OpenSSL that libsqlcipher links).
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // migrationkit.toml (toml++ inside).
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // File descriptors whose reads and writes retry EINTR and short writes
@@ -56,11 +53,18 @@ let package = Package(
             pkgConfig: "sqlcipher",
             providers: [.apt(["libsqlcipher-dev"])]
         ),
+        // SHA-256 for migration checksums from OpenSSL's libcrypto (apt: libssl-dev), the
+        // library libsqlcipher already encrypts with: a well-kept hash that costs no
+        // build of its own, where a Swift package would compile a TLS library for one hash.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "MigrationKitSQLCipher",
             dependencies: [
-                "MigrationKit", "MigrationKitSecrets", "CSQLCipher",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "MigrationKit", "MigrationKitSecrets", "CSQLCipher", "CLibCrypto",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -125,9 +129,8 @@ let package = Package(
         // process of their own.
         .target(name: "MigrationKitGRDB", dependencies: [
             // Keys, for a GRDB built on SQLCipher (Database.useKey).
-            "MigrationKit", "MigrationKitSecrets",
+            "MigrationKit", "MigrationKitSecrets", "CLibCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "MigrationKitGRDBCLI", dependencies: [
             "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB", "MigrationKitSecrets",
@@ -181,7 +184,6 @@ let package = Package(
             "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommands", "MigrationKitSQLCipher",
             "MigrationKitSecrets", "MigrationKitTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // A child process for the key tests: libsecret caches its bus connection per
         // process, and prompts need their own terminal, so those cases run out of process.

@@ -20,6 +20,7 @@ dbus
 dbus-bin
 dbus-daemon
 pkg-config
+libssl-dev
 make
 python3
 binutils

@@ -23,8 +23,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        // SHA-256 checksums of migration files, as the main package computes them.
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // The commands, as the main package builds them.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -54,10 +52,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // SHA-256 for migration checksums (OpenSSL's libcrypto), as the main package
+        // computes them.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "MigrationKitGRDB", dependencies: [
-            "MigrationKit", "MigrationKitSecrets",
+            "MigrationKit", "MigrationKitSecrets", "CLibCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // migrate, status, rollback, verify and schema-dump over the app's GRDB writer,
         // for its own binary (GRDBMigrationCLI.run(host:arguments:)).

@@ -1,4 +1,4 @@
-import Crypto
+import CLibCrypto
 import GRDB
 import MigrationKit
 
@@ -26,7 +26,9 @@ extension GRDB.Database: SQLFileExecuting {
     }
 
     public static func sha256Hex(of bytes: [UInt8]) -> String {
-        MigrationChecksum.hex(SHA256.hash(data: bytes))
+        var digest = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBytes { migrationkit_sha256($0.baseAddress, $0.count, &digest) }
+        return MigrationChecksum.hex(digest)
     }
 }
 

@@ -1,4 +1,4 @@
-import Crypto
+import CLibCrypto
 import MigrationKit
 
 /// A statement in a migration file failed. Carries the file and the line of the
@@ -35,6 +35,8 @@ extension SQLCipherDatabase: SQLFileExecuting {
     }
 
     public static func sha256Hex(of bytes: [UInt8]) -> String {
-        MigrationChecksum.hex(SHA256.hash(data: bytes))
+        var digest = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBytes { migrationkit_sha256($0.baseAddress, $0.count, &digest) }
+        return MigrationChecksum.hex(digest)
     }
 }

@@ -1,0 +1,14 @@
+#ifndef MIGRATIONKIT_CLIBCRYPTO_SHIM_H
+#define MIGRATIONKIT_CLIBCRYPTO_SHIM_H
+
+#include <stddef.h>
+#include <openssl/sha.h>
+
+// SHA-256 of `count` bytes at `bytes` into the 32 bytes at `digest`. OpenSSL's one-shot
+// SHA256() (not deprecated in OpenSSL 3, unlike SHA256_Init and friends), with plain
+// pointer types for Swift.
+static inline void migrationkit_sha256(const void *bytes, size_t count, unsigned char *digest) {
+    SHA256((const unsigned char *)bytes, count, digest);
+}
+
+#endif
