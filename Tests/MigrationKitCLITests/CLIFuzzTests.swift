@@ -16,7 +16,8 @@ import Testing
         return [0xC11F_0001]
     }()
 
-    static let caseCount = 50
+    /// Each case runs two processes: 50 in a full run, a dozen in a quick one.
+    static let caseCount = TestDepth.count(quick: 12, full: 50)
 
     /// Files that once broke a command; they stay in every run.
     static let regressions: [[UInt8]] = [

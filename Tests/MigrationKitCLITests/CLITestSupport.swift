@@ -285,6 +285,37 @@ func waitForChangeNote(of database: String, saying activity: String, from proces
     return false
 }
 
+/// Waits until process `pid` holds a lock on the file at `path`, as `/proc/locks` shows
+/// it: with `sqliteExclusive`, SQLite's exclusive lock (a POSIX write lock over the
+/// shared-lock range, from byte 0x40000002), which makes every reader give way at once;
+/// otherwise any lock (a WAL reader's on `-shm`). A sleep instead guessed how long a
+/// process takes to get there, which a loaded machine can outlast. False if `timeout`
+/// passed first.
+func waitForLock(on path: String, heldBy pid: Int32, sqliteExclusive: Bool = false, timeout: Duration = .seconds(60)) -> Bool {
+    let sharedFirstByte: UInt64 = 0x4000_0002
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        var status = stat()
+        if stat(path, &status) == 0, let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) {
+            let device = UInt64(status.st_dev)
+            let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+            let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+            let file = String(format: "%02llx:%02llx:%llu", major, minor, UInt64(status.st_ino))
+            // "1: POSIX  ADVISORY  WRITE 1234 fe:00:16228464 1073741826 1073742335"
+            for line in table.split(separator: "\n") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 8, fields[1] != "->", fields[4] == "\(pid)", fields[5] == file else { continue }
+                if !sqliteExclusive { return true }
+                let start = UInt64(fields[6]) ?? .max
+                let end = fields[7] == "EOF" ? UInt64.max : UInt64(fields[7]) ?? 0
+                if fields[1] == "POSIX", fields[3] == "WRITE", start <= sharedFirstByte, sharedFirstByte <= end { return true }
+            }
+        }
+        usleep(10_000)
+    }
+    return false
+}
+
 /// Whether the keyring harness gave this run its own Secret Service.
 var hasTestKeyring: Bool { ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_KEYRING"] == "1" }
 var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }

@@ -7,10 +7,10 @@ import Testing
 import Glibc
 #endif
 
-/// How many SIGKILLs each crash test delivers: enough for the suite by default,
-/// many more from `make soak` (MIGRATIONKIT_SOAK_KILLS).
-private func killCount(default value: Int) -> Int {
-    ProcessInfo.processInfo.environment["MIGRATIONKIT_SOAK_KILLS"].flatMap(Int.init) ?? value
+/// How many SIGKILLs each crash test delivers: `full` in `make test`, a few in
+/// `make check` (`TestDepth`), many more from `make soak` (MIGRATIONKIT_SOAK_KILLS).
+private func killCount(quick: Int = 3, full: Int) -> Int {
+    ProcessInfo.processInfo.environment["MIGRATIONKIT_SOAK_KILLS"].flatMap(Int.init) ?? TestDepth.count(quick: quick, full: full)
 }
 
 /// Starts `migrationkit` with output discarded, to be killed.
@@ -108,7 +108,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         #expect(try partial.run("migrate", ["--to", "0001_items"]).status == 0)
 
         var generator = SystemRandomNumberGenerator()
-        let kills = killCount(default: 50)
+        let kills = killCount(quick: 4, full: 50)
         for iteration in 0..<kills {
             let workspace = try Workspace(key: partial.key)
             try writeCrashMigrations(workspace, rows: rows)
@@ -144,7 +144,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
                                 "--new-password-file", template.path("new-key")])
         }
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<killCount(default: 15) {
+        for _ in 0..<killCount(full: 15) {
             let workspace = try Workspace()
             try FileManager.default.removeItem(atPath: workspace.keyFile)
             try FileManager.default.copyItem(atPath: template.keyFile, toPath: workspace.keyFile)
@@ -177,7 +177,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         try FileManager.default.copyItem(atPath: template.database, toPath: probe.database)
         let full = try measure { _ = try probe.run("encrypt", ["--in-place", "--no-backup"]) }
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<killCount(default: 15) {
+        for _ in 0..<killCount(full: 15) {
             let workspace = try Workspace()
             try writeCrashMigrations(workspace, rows: rows)
             try FileManager.default.copyItem(atPath: template.database, toPath: workspace.database)
@@ -227,7 +227,7 @@ extension CrashSafetyTests {
         let full = try measure { () throws in #expect(try probe.run("cipher-upgrade").status == 0) }
 
         var generator = SystemRandomNumberGenerator()
-        for iteration in 0..<killCount(default: 12) {
+        for iteration in 0..<killCount(full: 12) {
             let workspace = try Workspace(key: template.key)
             try writeCrashMigrations(workspace, rows: rows)
             try FileManager.default.copyItem(atPath: template.database, toPath: workspace.database)
@@ -284,10 +284,11 @@ extension CrashSafetyTests {
 }
 
 @Suite struct ConcurrencyTests {
-    /// Eight processes migrate one database at once, twenty times: every step is applied
-    /// exactly once and every process ends up reporting the database up to date.
+    /// Eight processes migrate one database at once, twenty times (four in a quick run):
+    /// every step is applied exactly once and every process ends up reporting the
+    /// database up to date.
     @Test func eightConcurrentMigratesApplyEachStepExactlyOnce() async throws {
-        for round in 0..<20 {
+        for round in 0..<TestDepth.count(quick: 4, full: 20) {
             let workspace = try Workspace()
             let steps = (1...6).map { String(format: "%04d_step", $0) }
             for identifier in steps {
@@ -302,7 +303,8 @@ extension CrashSafetyTests {
             if round % 2 == 0 { #expect(try workspace.run("migrate", ["--to", steps[0]]).status == 0) }
             let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
                 for _ in 0..<8 {
-                    group.addTask { try workspace.run("migrate") }
+                    // Processes: within one, the change lock is shared (re-entrant).
+                    group.addTask { try workspace.runBinary("migrate") }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -328,7 +330,9 @@ extension CrashSafetyTests {
         let holder = try SQLCipherWriter(path: workspace.database, key: workspace.databaseKey)
         try holder.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
         defer { try? holder.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") } }
-        let result = try workspace.run("migrate", ["--lock-timeout", "0.3", "--no-backup"])
+        // Another process: one in this process would drop the holder's POSIX locks the
+        // first time it closed a descriptor on the file.
+        let result = try workspace.runBinary("migrate", ["--lock-timeout", "0.3", "--no-backup"])
         #expect(result.exitCode == .locked, "\(result.output)")
         #expect(result.stderr.contains("locked by another"))
         #expect(result.stderr.contains("--lock-timeout"))

@@ -207,10 +207,11 @@ import Testing
         #expect(error["exitCode"] as? Int == 4)
     }
 
+    /// The binary, whose standard error is a real pipe: what decides is isatty(2).
     @Test func progressNeverWritesControlCharactersWhenNotATerminal() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
-        let result = try workspace.run("migrate")
+        let result = try workspace.runBinary("migrate")
         // A run that did its work: the progress line had steps to show.
         #expect(result.status == 0 && result.stdout.contains("0002_books"), "\(result.output)")
         #expect(!result.output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D })

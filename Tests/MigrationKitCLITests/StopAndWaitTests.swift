@@ -51,14 +51,18 @@ import Glibc
             try withUnblockedSignals { try process.run() }
         }
 
-        /// Waits until the change note says `activity` (the long step has its lock).
+        /// Waits until the change note says `activity` and the step's writes hold SQLite's
+        /// exclusive lock (once its pages spill into the file), so a reader meets the
+        /// change and a stop meets a transaction with a journal.
         func waitUntil(_ database: String, says activity: String, timeout: Duration = .seconds(60)) throws {
             guard waitForChangeNote(of: database, saying: activity, from: process, timeout: timeout) else {
                 Issue.record("the background migrate never reached \(activity): \(output)")
                 return
             }
-            // The spill (and with it SQLite's exclusive lock) comes early in the step.
-            usleep(1_500_000)
+            guard waitForLock(on: database, heldBy: process.processIdentifier, sqliteExclusive: true, timeout: timeout) else {
+                Issue.record("the background migrate never held the exclusive lock on \(database): \(output)")
+                return
+            }
         }
 
         var output: String {
@@ -180,9 +184,10 @@ import Glibc
         try shell.run()
         defer { try? input.fileHandleForWriting.close(); shell.waitUntilExit() }
         input.fileHandleForWriting.write(Data("PRAGMA key = \(workspace.key.pragma);\nPRAGMA cipher_compatibility = 3;\nSELECT count(*) FROM notes;\n".utf8))
+        // Until the shell reads: it then holds its lock on the WAL index.
         let deadline = ContinuousClock.now + .seconds(20)
         while !FileManager.default.fileExists(atPath: workspace.database + "-shm"), ContinuousClock.now < deadline { usleep(20_000) }
-        usleep(300_000)
+        #expect(waitForLock(on: workspace.database + "-shm", heldBy: shell.processIdentifier, timeout: .seconds(20)))
         let before = try TreeSnapshot(workspace.root)
         let result = try Guarded.run(["cipher-upgrade"] + workspace.options(), directory: workspace.root)
         expectCleanFailure(result, .locked, mentions: ["WAL mode", "process \(shell.processIdentifier) (sqlcipher)", "stop that process", "Nothing was changed"], "cipher-upgrade of a WAL database in use")

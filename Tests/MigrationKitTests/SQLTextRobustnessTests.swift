@@ -1,5 +1,5 @@
-import MigrationKitTestSupport
 import MigrationKit
+import MigrationKitTestSupport
 import Testing
 
 /// Bounded, deterministic stress for everything that reads migration text: random
@@ -83,9 +83,10 @@ import Testing
     @Test func randomInputsNeverTrapAndKeepTheTokenizerContract() {
         var generator = SeededGenerator(state: 0x5EED_2024)
         var inputs: [[UInt8]] = Self.regressions
-        for _ in 0..<1000 { inputs.append(Self.byteSoup(&generator)) }
-        for _ in 0..<1000 { inputs.append(Self.tokenSoup(&generator)) }
-        for _ in 0..<1000 { inputs.append(Self.mutatedMigration(&generator)) }
+        let count = TestDepth.count(quick: 200, full: 1000)
+        for _ in 0..<count { inputs.append(Self.byteSoup(&generator)) }
+        for _ in 0..<count { inputs.append(Self.tokenSoup(&generator)) }
+        for _ in 0..<count { inputs.append(Self.mutatedMigration(&generator)) }
         let clock = ContinuousClock()
         let elapsed = clock.measure {
             for input in inputs where !Self.survives(input) {
