@@ -1,20 +1,27 @@
 # The two commands a new user needs (see README.md):
 #   make demo   migrates an encrypted demo database, end to end
 #   make test   installs what is missing, builds, and runs every test
-.PHONY: demo test soak bench build release install uninstall deb docs deps clean grdb-sqlcipher grdb-example
+# and the one a contributor runs while working (CONTRIBUTING.md):
+#   make check  the default platform, quickly
+.PHONY: demo test check soak bench build release install uninstall deb docs deps clean grdb-sqlcipher grdb-example
 
 demo:
 	./scripts/demo.sh
 
 test:
-	./scripts/test.sh
+	MIGRATIONKIT_TEST_DEPTH=full ./scripts/test.sh
+
+# The inner loop (CONTRIBUTING.md): the default platform only, with the quick share of
+# the tests that take minutes, on an incremental build. FILTER=Name runs the tests whose
+# names match (swift test --filter).
+check:
+	MIGRATIONKIT_TEST_DEPTH=quick MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh $(if $(FILTER),--filter '$(FILTER)')
 
 # Crash safety, many more times than the suite: SIGKILLs migrate, rekey and
 # encrypt --in-place at random moments and checks the database after each kill.
 SOAK_KILLS ?= 1000
-soak: deps
-	. ./scripts/swift-env.sh && swift build --build-tests && \
-	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) ./scripts/with-test-keyring.sh swift test --skip-build --filter CrashSafetyTests
+soak:
+	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh --filter CrashSafetyTests
 
 # Release-mode benchmarks against the sqlcipher shell (Benchmarks/README.md).
 bench:
@@ -25,10 +32,9 @@ build: deps
 
 # The binary to install: release mode, with the Swift runtime and Foundation linked in
 # (SQLCipher and libsecret stay shared), which starts each process several ms sooner
-# (Benchmarks case 6).
+# (Benchmarks case 6); the same build make install and make deb use.
 release: deps
-	. ./scripts/swift-env.sh && swift build -c release --product migrationkit --static-swift-stdlib --disable-local-rpath && \
-	echo "built $$(swift build -c release --show-bin-path)/migrationkit"
+	@echo "built $$(./scripts/package.sh build)"
 
 # Installs the release binary, a man page per command and bash/zsh/fish completions
 # under $(DESTDIR)$(PREFIX); `make uninstall` removes exactly those (scripts/package.sh).

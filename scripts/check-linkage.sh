@@ -1,7 +1,7 @@
 #!/bin/sh
-# Checks that every binary a build produced links the SQLite of its configuration and no
-# other: one SQLite per process, since libsqlite3 and both libsqlcipher export the same
-# sqlite3_* symbols. SwiftPM has been seen passing a pkg-config file's -L to test bundles
+# Checks that every binary a test build (`test_build_flags`, scripts/swift-env.sh)
+# produced links the SQLite of its configuration and no other: one SQLite per process,
+# since libsqlite3 and both libsqlcipher export the same sqlite3_* symbols. SwiftPM has been seen passing a pkg-config file's -L to test bundles
 # but not to executables, which then silently linked the other SQLCipher.
 #
 #   scripts/check-linkage.sh SCRATCH_PATH sqlcipher4|sqlcipher3|grdb|grdb-sqlcipher
@@ -22,12 +22,14 @@ grdb) wanted=$sqlite; unwanted="$sqlcipher4 $sqlcipher3"; binaries=$grdb_binarie
 grdb-sqlcipher) wanted=$sqlcipher4; unwanted="$sqlcipher3 $sqlite"; binaries=$grdb_binaries ;;
 *) echo "check-linkage: unknown configuration $2" >&2; exit 64 ;;
 esac
-bin=$(swift build --scratch-path "$scratch" --show-bin-path)
+. "$(dirname "$0")/swift-env.sh"
+# shellcheck disable=SC2086 # test_build_flags is a list of flags
+bin=$(swift build $test_build_flags --scratch-path "$scratch" --show-bin-path)
 checked=0
 for name in $binaries; do
     binary="$bin/$name"
     if [ ! -f "$binary" ]; then
-        echo "check-linkage: $binary is missing; build first (swift build --build-tests)" >&2
+        echo "check-linkage: $binary is missing; build it first, as scripts/test.sh does" >&2
         exit 1
     fi
     needed=$(readelf -d "$binary" | awk '/NEEDED/ { gsub(/[\[\]]/, "", $5); print $5 }')

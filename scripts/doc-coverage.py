@@ -2,7 +2,7 @@
 """Fails unless every public symbol of the named modules has a doc comment.
 
 Reads the symbol graphs `swift package generate-documentation` extracted (scripts/docs.sh
-runs it first). Counted: public and open symbols declared in this repository's Sources/;
+runs it first) under the scratch path given as `--scratch-path DIR` (default .build). Counted: public and open symbols declared in this repository's Sources/;
 not counted: extensions themselves (their members are) and members a type only inherits
 or gets synthesized, which have no source here.
 """
@@ -10,9 +10,14 @@ import glob
 import json
 import sys
 
+arguments = sys.argv[1:]
+scratch = ".build"
+if arguments[:1] == ["--scratch-path"]:
+    scratch, arguments = arguments[1], arguments[2:]
+
 failed = False
-for module in sys.argv[1:]:
-    graphs = glob.glob(f".build/*/extracted-symbols/*/{module}/{module}*.symbols.json")
+for module in arguments:
+    graphs = glob.glob(f"{scratch}/*/extracted-symbols/*/{module}/{module}*.symbols.json")
     if not graphs:
         print(f"doc-coverage: no symbol graph for {module}; run scripts/docs.sh", file=sys.stderr)
         sys.exit(1)

@@ -7,16 +7,20 @@ set -eu
 cd "$(dirname "$0")/.."
 . ./scripts/swift-env.sh
 modules="MigrationKit MigrationKitSecrets MigrationKitSQLCipher MigrationKitKeys MigrationKitGRDB"
+# Built as the tests are, in the sqlcipher4 configuration's scratch path: after `make
+# test`'s tests, only GRDB and the plugin's tools are left to build.
+scratch=.build-sqlcipher4
 mkdir -p .build/docs
 for module in $modules; do
     echo "== docs: $module" >&2
     log=.build/docs/$module.log
-    if ! swift package --disable-sandbox generate-documentation --target "$module" --warnings-as-errors \
-        --output-path ".build/docs/$module.doccarchive" >"$log" 2>&1; then
+    # shellcheck disable=SC2086 # test_build_flags is a list of flags
+    if ! swift package --scratch-path "$scratch" $test_build_flags --disable-sandbox generate-documentation --target "$module" \
+        --warnings-as-errors --output-path ".build/docs/$module.doccarchive" >"$log" 2>&1; then
         grep -v -e '^\[' -e 'prohibited flag' "$log" | tail -n 40 >&2
         echo "docs: DocC failed for $module (full log: $log)" >&2
         exit 1
     fi
 done
-python3 scripts/doc-coverage.py $modules
+python3 scripts/doc-coverage.py --scratch-path "$scratch" $modules
 echo "docs: built .build/docs/{$(echo $modules | tr ' ' ',')}.doccarchive" >&2

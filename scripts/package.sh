@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs migrationkit the way a Linux tool is installed, and builds its Debian package.
 #
+#   scripts/package.sh build       the release binary (and the manual tool); prints its path
 #   scripts/package.sh install     make install: the binary, man pages and completions
 #                                  under $DESTDIR$PREFIX (PREFIX defaults to /usr/local),
 #                                  with a list of what it wrote
@@ -41,12 +42,17 @@ as_builder() {
 build() {
     . ./scripts/swift-env.sh
     # The same flags as `make release`, plus no $ORIGIN run path: an installed binary
-    # finds its libraries where the system keeps them, never beside itself.
-    as_builder swift build -c release --product migrationkit --static-swift-stdlib --disable-local-rpath >&2
-    BINARY="$(as_builder swift build -c release --show-bin-path)/migrationkit"
-    as_builder swift build --product generate-manual >&2
-    MANUAL_TOOL="$(as_builder swift build --show-bin-path)/generate-manual"
+    # finds its libraries where the system keeps them, never beside itself. The manual
+    # tool with the very same flags, so it reuses the release build's ArgumentParser
+    # and a later build of either relinks nothing.
+    as_builder swift build -c release --product migrationkit $release_flags >&2
+    as_builder swift build -c release --product generate-manual $release_flags >&2
+    bin="$(as_builder swift build -c release $release_flags --show-bin-path)"
+    BINARY="$bin/migrationkit"
+    MANUAL_TOOL="$bin/generate-manual"
 }
+
+release_flags="--static-swift-stdlib --disable-local-rpath"
 
 # stage TREE ZSH_DIR: the installed tree under TREE (TREE stands for PREFIX). zsh looks
 # for a system package's completions in share/zsh/vendor-completions on Debian, and for
@@ -186,8 +192,9 @@ build_deb() {
 }
 
 case "${1:-}" in
+build) build && echo "$BINARY" ;;
 install) install_tree ;;
 uninstall) uninstall_tree ;;
 deb) build_deb ;;
-*) fail "usage: scripts/package.sh install|uninstall|deb (PREFIX and DESTDIR as for make install)" ;;
+*) fail "usage: scripts/package.sh build|install|uninstall|deb (PREFIX and DESTDIR as for make install)" ;;
 esac

@@ -167,8 +167,8 @@ needed "$commands_binary" | grep -qx 'libsqlcipher\.so\.1' && ! needed "$command
 
 printf -- '-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\nINSERT INTO notes (body) VALUES (%s);\n' \
     "'first'" >"$encrypted/run/Migrations/0001_notes.sql"
-swift build --product migrationkit 2>&1 | tail -n 1 >&2
-migrationkit="$(swift build --show-bin-path)/migrationkit"
+# The release binary make install ships (built once for the packaging configuration).
+migrationkit=$(./scripts/package.sh build 2>/dev/null) || fail "scripts/package.sh build failed"
 # Inside a private D-Bus session and keyring: $1 migrationkit, $2 the app's folder, $3 the app.
 ./scripts/with-test-keyring.sh sh -eu -c '
     [ "${MIGRATIONKIT_TEST_KEYRING:-}" = 1 ] || { echo "no private Secret Service" >&2; exit 1; }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The README's test command (`make test`): installs what is missing, then builds and
-# runs every test on both supported SQLCipher platforms, each inside a private D-Bus
-# session with its own gnome-keyring:
+# runs every test, each configuration inside a private D-Bus session with its own
+# gnome-keyring, and ends with the time each took:
 #
-#   sqlcipher4  the default: the system's SQLCipher 4 (4.6.1), scratch path .build
+#   sqlcipher4  the default: the system's SQLCipher 4 (4.6.1), scratch path .build-sqlcipher4
 #   sqlcipher3  Debian 12's own SQLCipher 3.4.1 (scripts/sqlcipher3.sh), scratch path
 #               .build-sqlcipher3
 #   grdb        the GRDB integration (Integrations/GRDB), a package of its own on the
@@ -11,24 +11,30 @@
 #   grdb-sqlcipher  the same package on GRDB built on the system's SQLCipher 4
 #               (Integrations/GRDBSQLCipher, scripts/grdb-sqlcipher.sh): encrypted
 #               GRDB apps, never beside libsqlite3
+#   docs        make docs: the library products' DocC archives, failing on any DocC
+#               warning or any undocumented public symbol (scripts/docs.sh), from the
+#               sqlcipher4 configuration's build
 #   packaging   make install / uninstall and the Debian package, installed with apt-get
 #               and purged again (scripts/test-packaging.sh; root or sudo); apps that
 #               depend on the repository by URL, one per product family
-#               (scripts/test-consumers.sh)
-#   docs        make docs: the library products' DocC archives, failing on any DocC
-#               warning or any undocumented public symbol (scripts/docs.sh)
+#               (scripts/test-consumers.sh), using the release build make install made
 #
-# MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs one of them; arguments go to
+# MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs some of them; MIGRATIONKIT_TEST_DEPTH=quick
+# runs the long tests' quick share (`make check`; `make test` sets full); arguments go to
 # `swift test` (for example --filter). Every built binary's linkage is checked first.
 set -eu
 cd "$(dirname "$0")/.."
+started=$(date +%s)
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
 
-configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb grdb-sqlcipher packaging docs"}
+configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb grdb-sqlcipher docs packaging"}
+MIGRATIONKIT_TEST_DEPTH=${MIGRATIONKIT_TEST_DEPTH:-full}
+export MIGRATIONKIT_TEST_DEPTH
 failed=""
 # Each configuration's test output is also kept here, so that the run's last lines
-# (all a CI log may show) can name the tests that failed, not only the configuration.
+# (all a CI log may show) can name the tests that failed, not only the configuration;
+# and each phase's time, for the table at the end.
 logs=$(mktemp -d "${TMPDIR:-/tmp}/migrationkit-test-logs.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 
@@ -39,13 +45,58 @@ run_tests() {
     { status=0; "$@" || status=$?; echo "$status" >"$log.status"; } 2>&1 | tee "$log"
     [ "$(cat "$log.status")" = 0 ]
 }
+
+# timed CONFIGURATION PHASE COMMAND...: runs the command and records how long it took.
+timed() {
+    timed_line="$1 $2"
+    shift 2
+    timed_started=$(date +%s)
+    timed_status=0
+    "$@" || timed_status=$?
+    echo "$timed_line $(($(date +%s) - timed_started))" >>"$logs/times"
+    return $timed_status
+}
+
+# build_root SCRATCH: what the root package's tests run, built as tests are built
+# (`test_build_flags`, scripts/swift-env.sh): the test bundle with the binaries it runs,
+# and the library example, whose linkage is checked too. Nothing else: the GRDB products
+# are the GRDB configurations'.
+build_root() {
+    # shellcheck disable=SC2086 # test_build_flags is a list of flags
+    swift build $test_build_flags --scratch-path "$1" --product MigrationKitPackageTests &&
+        swift build $test_build_flags --scratch-path "$1" --product migrationkit-library-demo
+}
+
+# root_configuration CONFIGURATION SCRATCH [swift test arguments]: the root package's
+# tests on one SQLCipher.
+root_configuration() {
+    root_name=$1
+    root_scratch=$2
+    shift 2
+    echo "== $root_name: building (scratch path $root_scratch)" >&2
+    timed "$root_name" build build_root "$root_scratch" || return 1
+    ./scripts/check-linkage.sh "$root_scratch" "$root_name" || return 1
+    echo "== $root_name: testing" >&2
+    # shellcheck disable=SC2086
+    timed "$root_name" test run_tests "$root_name" ./scripts/with-test-keyring.sh \
+        swift test $test_build_flags --skip-build --scratch-path "$root_scratch" "$@" || return 1
+}
+
 for configuration in $configurations; do
     # Each configuration runs even when the one before failed; the run fails at the end.
     if ! (
         case "$configuration" in
         sqlcipher4)
-            scratch=.build
             MIGRATIONKIT_EXPECTED_SQLCIPHER=4
+            export MIGRATIONKIT_EXPECTED_SQLCIPHER
+            root_configuration sqlcipher4 .build-sqlcipher4 "$@" || exit 1
+            ;;
+        sqlcipher3)
+            environment=$(./scripts/sqlcipher3.sh --env) || exit 1
+            eval "$environment"
+            MIGRATIONKIT_EXPECTED_SQLCIPHER=3
+            export MIGRATIONKIT_EXPECTED_SQLCIPHER
+            root_configuration sqlcipher3 .build-sqlcipher3 "$@" || exit 1
             ;;
         grdb | grdb-sqlcipher)
             if [ "$configuration" = grdb ]; then
@@ -57,54 +108,48 @@ for configuration in $configurations; do
                 MIGRATIONKIT_GRDB_FLAVOUR=sqlcipher
                 # The commands' key options (MigrationKitGRDBCLI), as an encrypted app enables them.
                 traits="--traits GRDBSQLCipher"
-                ./scripts/grdb-sqlcipher.sh "$package" || exit 1
-                # The tool, for the tests where it and the app share one encrypted file.
-                swift build --product migrationkit || exit 1
-                MIGRATIONKIT_BINARY="$(swift build --show-bin-path)/migrationkit"
+                timed "$configuration" build ./scripts/grdb-sqlcipher.sh "$package" || exit 1
+                # The tool, for the tests where it and the app share one encrypted file:
+                # the sqlcipher4 configuration's build (made now if that did not run).
+                # shellcheck disable=SC2086
+                timed "$configuration" build swift build $test_build_flags --scratch-path .build-sqlcipher4 --product migrationkit || exit 1
+                # shellcheck disable=SC2086
+                MIGRATIONKIT_BINARY="$(swift build $test_build_flags --scratch-path .build-sqlcipher4 --show-bin-path)/migrationkit"
                 export MIGRATIONKIT_BINARY
             fi
             export MIGRATIONKIT_GRDB_FLAVOUR
             cd "$package" || exit 1
             echo "== $configuration: building ($package/.build)" >&2
-            # shellcheck disable=SC2086 # $traits is empty or one option and its value
-            swift build --build-tests $traits || exit 1
+            # shellcheck disable=SC2086 # the flags and $traits are lists
+            timed "$configuration" build swift build $test_build_flags --build-tests $traits || exit 1
             ../../scripts/check-linkage.sh .build "$configuration" || exit 1
             echo "== $configuration: testing" >&2
             # shellcheck disable=SC2086
-            run_tests "$configuration" ../../scripts/with-test-keyring.sh swift test --skip-build $traits "$@" || exit 1
-            exit 0
+            timed "$configuration" test run_tests "$configuration" ../../scripts/with-test-keyring.sh \
+                swift test $test_build_flags --skip-build $traits "$@" || exit 1
             ;;
         docs)
-            ./scripts/docs.sh || exit 1
-            exit 0
+            timed docs test ./scripts/docs.sh || exit 1
             ;;
         packaging)
-            ./scripts/test-packaging.sh || exit 1
-            ./scripts/test-consumers.sh || exit 1
-            exit 0
-            ;;
-        sqlcipher3)
-            environment=$(./scripts/sqlcipher3.sh --env) || exit 1
-            eval "$environment"
-            scratch=.build-sqlcipher3
-            MIGRATIONKIT_EXPECTED_SQLCIPHER=3
+            # The release binary make install, make deb and the consumer test use: built
+            # once here, so its time is the build's.
+            timed packaging build ./scripts/package.sh build || exit 1
+            timed packaging test ./scripts/test-packaging.sh || exit 1
+            timed packaging test ./scripts/test-consumers.sh || exit 1
             ;;
         *)
-            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb, grdb-sqlcipher, packaging or docs)" >&2
+            echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb, grdb-sqlcipher, docs or packaging)" >&2
             exit 64
             ;;
         esac
-        export MIGRATIONKIT_EXPECTED_SQLCIPHER
-        # Inside `if`, errexit is off: every step says its own `|| exit`.
-        echo "== $configuration: building (scratch path $scratch)" >&2
-        swift build --build-tests --scratch-path "$scratch" || exit 1
-        ./scripts/check-linkage.sh "$scratch" "$configuration" || exit 1
-        echo "== $configuration: testing" >&2
-        run_tests "$configuration" ./scripts/with-test-keyring.sh swift test --skip-build --scratch-path "$scratch" "$@" || exit 1
     ); then
         failed="$failed $configuration"
     fi
 done
+
+./scripts/test-times.sh "$logs/times" "$(($(date +%s) - started))" "$configurations" >&2
+
 if [ -n "$failed" ]; then
     for configuration in $failed; do
         [ -f "$logs/$configuration.log" ] || continue
