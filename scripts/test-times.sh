@@ -21,8 +21,9 @@ budget() {
         awk -F: 'NF == 2 { print $1 * 60 + $2 }'
 }
 
+# m:ss, or nothing for no value (a phase a configuration does not have counts nothing).
 minutes() {
-    [ -n "$1" ] && printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
+    if [ -n "$1" ] && [ "$1" != 0 ]; then printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); fi
 }
 
 sum() {
