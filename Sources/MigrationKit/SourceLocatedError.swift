@@ -6,4 +6,10 @@ public protocol SourceLocatedError: Error {
     var sourcePath: String { get }
     /// 1-based line, when known.
     var sourceLine: Int? { get }
+    /// What the database layer threw, when this error wraps one.
+    var underlyingError: (any Error)? { get }
+}
+
+extension SourceLocatedError {
+    public var underlyingError: (any Error)? { nil }
 }

@@ -11,6 +11,8 @@ public struct GRDBFileStatementError: SourceLocatedError, CustomStringConvertibl
     /// GRDB's error, with SQLite's code and the failing statement.
     public let underlying: DatabaseError
 
+    public var underlyingError: (any Error)? { underlying }
+
     public var description: String { "\(sourcePath):\(sourceLine ?? 1): \(underlying.message ?? "\(underlying.resultCode)")" }
 }
 

@@ -32,7 +32,7 @@ import Testing
     }
 
     static let hasFTS5 = SQLCipherLibrary.compileOptions.contains("ENABLE_FTS5")
-    static let hasRenameColumn = SQLCipherLibrary.sqliteVersionNumber >= 3_025_000
+    static let hasRenameColumn = SQLCipherLibrary.sqlite >= SQLiteVersion(3, 25, 0)
 
     static let cases: [Case] = [
         Case(name: "a foreign key gains ON DELETE CASCADE",
@@ -143,7 +143,7 @@ import Testing
         let fileBefore = try Data(contentsOf: URL(fileURLWithPath: writer.path))
 
         let proof = SchemaMigrationProof()
-        guard SQLCipherLibrary.sqliteVersionNumber >= change.needs else {
+        guard SQLCipherLibrary.sqlite >= SQLiteVersion(change.needs / 1_000_000, change.needs / 1_000 % 1_000, change.needs % 1_000) else {
             // An older SQLite cannot make the desired schema: said so, nothing written.
             #expect { try proof.migration(from: .database(writer), to: change.desired) } throws: { error in
                 if case .desiredSchemaFails = error as? SchemaMigrationProof.Refusal { return true }

@@ -180,7 +180,7 @@ extension ChangedTablesVerificationTests {
 
     /// Before SQLite 3.26 a rename with foreign keys off leaves the children pointing
     /// at the old name: the rename itself breaks them, and is refused.
-    private static let renameRewritesChildren = SQLCipherLibrary.sqliteVersionNumber >= 3_026_000
+    private static let renameRewritesChildren = SQLCipherLibrary.sqlite >= SQLiteVersion(3, 26, 0)
 
     /// Expects `runner` (the family, `0002_rename`, `0003_delete`) to stop at the step
     /// that breaks the children's foreign keys: the delete, or the rename before 3.26.

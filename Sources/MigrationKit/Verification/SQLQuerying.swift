@@ -26,6 +26,13 @@ extension SQLQuerying {
         return values
     }
 
+    /// Every row, each column as text (nil for NULL or a blob).
+    package func textRows(sql: String, arguments: [String] = []) throws -> [[String?]] {
+        var rows: [[String?]] = []
+        try forEachTextRow(sql: sql, arguments: arguments) { rows.append($0) }
+        return rows
+    }
+
     /// The names of the tables an app made (SQLite's own `sqlite_*` tables left out).
     public func userTableNames() throws -> [String] {
         try textColumn(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")

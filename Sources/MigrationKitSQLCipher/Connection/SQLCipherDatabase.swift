@@ -24,9 +24,6 @@ public final class SQLCipherDatabase {
     public internal(set) var cipherSettings = CipherSettings()
     /// Whether this connection created the file.
     var createdFile = false
-    /// Whether `ForeignKeyDeferral.withForeignKeysOff` holds enforcement off for a run:
-    /// the transactions inside it need not read the pragma again.
-    var foreignKeysHeldOff = false
     /// While true, SQLite's commit hook turns every COMMIT into a rollback (see
     /// `forbiddingCommits`).
     fileprivate var commitsForbidden = false

@@ -5,16 +5,15 @@ public enum SQLCipherLibrary {
     /// The SQLite version SQLCipher is built on, e.g. "3.15.2".
     public static let sqliteVersion: String = SQLCipherDatabase.libraryVersion.text
 
-    /// The SQLite version as a number (3033000 for 3.33.0), to test for features.
-    static let sqliteVersionNumber = SQLCipherDatabase.libraryVersion.number
+    /// The SQLite version, to test for features (`SQLiteVersion.pragmaFunctions`, …).
+    package static let sqlite = SQLiteVersion(sqliteVersion) ?? SQLiteVersion(3, 0, 0)
 
-    /// Table-valued pragma functions (`pragma_foreign_key_check(?)`, SQLite 3.16+):
-    /// a pragma about one table as a statement prepared once, with the table bound.
-    static var hasPragmaFunctions: Bool { sqliteVersionNumber >= 3_016_000 }
+    /// Table-valued pragma functions (`pragma_foreign_key_check(?)`): a pragma about one
+    /// table as a statement prepared once, with the table bound.
+    static var hasPragmaFunctions: Bool { sqlite >= .pragmaFunctions }
 
-    /// `PRAGMA quick_check(TABLE)`: one table and its indexes (SQLite 3.33+).
-    public static var hasTableQuickCheck: Bool { sqliteVersionNumber >= 3_033_000 }
-
+    /// `PRAGMA quick_check(TABLE)`: one table and its indexes.
+    public static var hasTableQuickCheck: Bool { sqlite >= .tableQuickCheck }
 
     /// `PRAGMA cipher_version` as the library reports it ("3.4.1", "4.6.1 community"),
     /// or nil when the linked library is plain SQLite. Read from a private in-memory

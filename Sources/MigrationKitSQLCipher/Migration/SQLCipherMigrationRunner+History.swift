@@ -48,15 +48,7 @@ extension SQLCipherMigrationRunner {
     @discardableResult
     public func baseline(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
         let targetIndex = try registry.index(ofTarget: target)
-        return try writer.write { db in
-            let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationHistory.snapshot(in: db))
-            var recorded: [String] = []
-            for step in try analysis.baselinePlan(through: targetIndex) {
-                try MigrationBookkeeping.recordApplied(step.identifier, checksum: step.checksum, duration: .zero, in: db)
-                recorded.append(step.identifier)
-            }
-            return recorded
-        }
+        return try writer.writeWithoutTransaction { try engine.baseline($0, through: targetIndex) }
     }
 
     // MARK: - Erase on schema change (development only)
@@ -100,18 +92,7 @@ extension SQLCipherMigrationRunner {
     public func erase(_ writer: SQLCipherWriter) throws {
         let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
         defer { lock.release() }
-        try writer.writeWithoutTransaction { db in
-            try ForeignKeyDeferral.inTransaction(db, baseline: ForeignKeyBaseline()) {
-                let objects = try SchemaDump.objects(in: db, includingBookkeeping: true)
-                for kind in ["trigger", "view", "table"] {
-                    for object in objects where object.type == kind {
-                        try db.execute(sql: "DROP \(kind.uppercased()) IF EXISTS \(quoteIdentifier(object.name))")
-                    }
-                }
-                if try db.tableExists("sqlite_sequence") { try db.execute(sql: "DELETE FROM sqlite_sequence") }
-                try db.execute(sql: "PRAGMA user_version = 0")
-            }
-        }
+        try writer.writeWithoutTransaction { try engine.erase($0) }
     }
 
     /// The canonical schema `steps` produce on an empty database encrypted like the
@@ -124,7 +105,7 @@ extension SQLCipherMigrationRunner {
         configuration.createIfMissing = true
         configuration.readOnly = false
         let scratch = try SQLCipherWriter(path: folder + "/replay.db", key: writer.key, configuration: configuration)
-        var replay = try SQLCipherMigrationRunner(steps: steps, enforceLexicographicOrder: false, host: host, verifier: SQLCipherMigrationVerifier())
+        var replay = try SQLCipherMigrationRunner(steps: steps, enforceLexicographicOrder: false, host: host, verifier: MigrationVerifier())
         replay.allowOutOfOrder = true
         // The steps' own effects only: no verification of the scratch copy.
         replay.host = MigrationHostIntegration(verifyIntegrity: { _ in }, verifyPostMigration: { _ in })

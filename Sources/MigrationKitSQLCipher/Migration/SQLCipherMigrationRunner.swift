@@ -61,18 +61,22 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     private func migrate(in writer: SQLCipherWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        try changing(writer) { try engine.migrate($0, through: lastIndex, options: options) }
+    }
+
+    /// The migration procedure (the core's `MigrationEngine`) over these steps and checks.
+    var engine: MigrationEngine<SQLCipherDatabase> {
+        MigrationEngine(registry: registry, host: host, verifier: verifier, allowOutOfOrder: allowOutOfOrder, observer: observer)
+    }
+
+    /// Runs `body` on the writer's connection, outside any transaction (the engine opens
+    /// its own), under the database's change lock, and times it.
+    func changing(_ writer: SQLCipherWriter, _ body: (SQLCipherDatabase) throws -> MigrationReport) throws -> MigrationReport {
         let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
         defer { lock.release() }
         let clock = ContinuousClock()
         let start = clock.now
-        var report = try writer.writeWithoutTransaction { db in
-            switch options.mode {
-            case .perStep:
-                return try migrateStepByStep(db, through: lastIndex, options: options)
-            case .atomic, .dryRun:
-                return try migrateAtomically(db, through: lastIndex, options: options)
-            }
-        }
+        var report = try writer.writeWithoutTransaction(body)
         report.duration = clock.now - start
         return report
     }
@@ -84,7 +88,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     public func migratePlan(in writer: SQLCipherWriter, upTo target: String? = nil,
                             options: MigrateOptions = MigrateOptions()) throws -> MigrationPlan<SQLCipherDatabase> {
         let lastIndex = try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1)
-        return try writer.read { try plan($0, through: lastIndex, options: options) }
+        return try writer.read { try engine.plan($0, through: lastIndex, options: options) }
     }
 
     /// Every registered step, applied, pending or modified, plus ledger identifiers no
@@ -95,8 +99,7 @@ public struct SQLCipherMigrationRunner: Sendable {
 
     /// The full comparison of the registry with the database's ledger.
     public func analysis(in writer: SQLCipherWriter) throws -> MigrationAnalysis<SQLCipherDatabase> {
-        let snapshot = try writer.read { try MigrationHistory.snapshot(in: $0) }
-        return MigrationAnalysis(registry: registry, snapshot: snapshot)
+        try writer.read { try engine.analysis(of: $0) }
     }
 
     /// The registered steps that are applied, in registration order.

@@ -10,6 +10,8 @@ public struct SQLFileStatementError: SourceLocatedError, ExplainableError, Custo
     /// SQLite's error for the statement.
     public let underlying: SQLCipherError
 
+    public var underlyingError: (any Error)? { underlying }
+
     /// The statement's explanation, when it failed because of the files.
     public var explanation: FailureExplanation? { underlying.explanation }
 

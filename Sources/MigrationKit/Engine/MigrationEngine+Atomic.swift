@@ -1,11 +1,9 @@
-import MigrationKit
-
 /// `--atomic` and `--dry-run`: every pending step and the verification in one
 /// transaction.
-extension SQLCipherMigrationRunner {
+extension MigrationEngine {
     /// What the atomic transaction decided under the write lock, once.
     private struct AtomicWork {
-        let plan: MigrationPlan<SQLCipherDatabase>
+        let plan: MigrationPlan<Database>
         /// A dry run's schema before any step.
         let schemaBefore: String?
     }
@@ -20,7 +18,7 @@ extension SQLCipherMigrationRunner {
 
     /// Every pending step and the verification in one transaction; for a dry run,
     /// rolled back at the end whatever happened. Each step's body runs exactly once.
-    func migrateAtomically(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+    func migrateAtomically(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         var report = MigrationReport()
         report.isDryRun = options.mode == .dryRun
         let clock = ContinuousClock()
@@ -28,8 +26,10 @@ extension SQLCipherMigrationRunner {
         // The page HMACs are checked on the file as it is, before the transaction:
         // inside it the check would read pages the transaction has not written back.
         // The pages the transaction writes are encrypted afresh, with new HMACs.
-        let limited = options.verification == .changedTables
-        if !limited, verificationSuite.checksPages { try verifier.verifyFileIntegrity(db) }
+        // Limited to what changed where the layer can tell what a step wrote.
+        let limited = options.verification == .changedTables && db.canRecordWrittenTables
+        let checksPages = !limited && verificationSuite.checksPages && DatabaseChecks.checksCipherPages(db)
+        if checksPages { try verifier.verifyFileIntegrity(db) }
         let graph = ForeignKeyGraph()
         let isDryRun = report.isDryRun
         let (work, outcome) = try ForeignKeyDeferral.inTransaction(
@@ -69,7 +69,7 @@ extension SQLCipherMigrationRunner {
         report.verification = outcome.verification
         report.schemaBefore = work.schemaBefore
         report.schemaAfter = outcome.schemaAfter
-        if !limited, verificationSuite.checksPages, SQLCipherLibrary.hasCipherIntegrityCheck {
+        if checksPages {
             report.verification.insert("cipher_integrity_check", at: 0)  // run before the transaction
         }
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }

@@ -1,5 +1,3 @@
-import MigrationKit
-
 /// One migration transaction under sqlite.org's 12-step rules (lang_altertable.html,
 /// section 7), as GRDB's deferred foreign-key mode does it:
 ///
@@ -14,12 +12,12 @@ import MigrationKit
 ///    doing: they are kept, and reported, in `ForeignKeyBaseline`.
 /// 5. `COMMIT` (or `ROLLBACK` on any error).
 /// 6. `PRAGMA foreign_keys = ON` again, in every case, if it was on before.
-enum ForeignKeyDeferral {
+package enum ForeignKeyDeferral {
     /// Which run of a transaction's body this is. The body runs again only when it
     /// changes nothing but the database (`MigrationStep.changesOnlyTheDatabase`), and
     /// only in the rare run that meets violations it knows nothing about; a body that
     /// tells others what it does (progress, observers) does so on the first run only.
-    enum Attempt {
+    package enum Attempt {
         case first, again
     }
 
@@ -52,8 +50,8 @@ enum ForeignKeyDeferral {
     ///   - failing: what to throw for an error of the body or of the check after it
     ///     (violations the body added are that work's failure).
     @discardableResult
-    static func inTransaction<Work, Outcome>(
-        _ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, commit: Bool = true,
+    package static func inTransaction<Work, Outcome>(
+        _ db: some MigrationConnection, baseline: ForeignKeyBaseline, commit: Bool = true,
         prepare: () throws -> Work,
         changesOnlyTheDatabase: (Work) -> Bool,
         scope: (Work, Outcome) throws -> [String]?,
@@ -66,7 +64,7 @@ enum ForeignKeyDeferral {
             while true {
                 var kept: (work: Work, outcome: Outcome)?
                 do {
-                    try db.inTransaction(.immediate) {
+                    try db.inImmediateTransaction {
                         let work = try prepare()
                         let outcome: Outcome
                         do {
@@ -98,21 +96,23 @@ enum ForeignKeyDeferral {
     /// inside it then runs no statement at all, where it once read the pragma and found
     /// it off: no step can turn enforcement back on, since SQLite ignores the pragma
     /// inside the transaction a step runs in.
-    static func withForeignKeysOff<T>(_ db: SQLCipherDatabase, _ body: () throws -> T) throws -> T {
-        guard !db.foreignKeysHeldOff else { return try body() }
+    package static func withForeignKeysOff<T>(_ db: some MigrationConnection, _ body: () throws -> T) throws -> T {
+        let connection = ObjectIdentifier(db)
+        guard !heldOff.contains(connection) else { return try body() }
         let wasEnabled = try db.foreignKeysEnabled()
         if wasEnabled { try db.setForeignKeysEnabled(false) }
-        db.foreignKeysHeldOff = true
         defer {
-            db.foreignKeysHeldOff = false
-            if wasEnabled { Interruption.unstoppable { try? db.setForeignKeysEnabled(true) } }
+            if wasEnabled { db.unstoppable { try? db.setForeignKeysEnabled(true) } }
         }
-        return try body()
+        return try $heldOff.withValue(heldOff.union([connection]), operation: body)
     }
+
+    /// The connections whose foreign-key enforcement a run holds off now.
+    @TaskLocal private static var heldOff: Set<ObjectIdentifier> = []
 
     /// A transaction of SQL alone (bookkeeping, erasing): nothing to prepare, a body
     /// that may run again.
-    static func inTransaction<Outcome>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, scope: [String]? = nil,
+    package static func inTransaction<Outcome>(_ db: some MigrationConnection, baseline: ForeignKeyBaseline, scope: [String]? = nil,
                                        _ body: () throws -> Outcome) throws -> Outcome {
         try inTransaction(db, baseline: baseline, prepare: {}, changesOnlyTheDatabase: { _ in true },
                           scope: { _, _ in scope }, body: { _, _ in try body() }).outcome
@@ -147,7 +147,7 @@ enum ForeignKeyDeferral {
     }
 
     /// The body, then the foreign-key check, inside an open transaction.
-    private static func checked<T>(_ db: SQLCipherDatabase, baseline: ForeignKeyBaseline, repeatable: Bool, lookahead: Lookahead,
+    private static func checked<T>(_ db: some MigrationConnection, baseline: ForeignKeyBaseline, repeatable: Bool, lookahead: Lookahead,
                                    scope: (T) throws -> [String]?, body: () throws -> T) throws -> T {
         switch lookahead {
         case .everything where baseline.known(of: nil) == nil:
@@ -183,20 +183,20 @@ enum ForeignKeyDeferral {
     /// Whether any table declares a foreign key: only then can the database hold a
     /// violation. A declaration always spells `REFERENCES`; a name that merely contains
     /// the word costs one needless check, never a wrong answer.
-    private static func declaresForeignKeys(_ db: SQLCipherDatabase) throws -> Bool {
+    private static func declaresForeignKeys(_ db: some MigrationConnection) throws -> Bool {
         // instr(upper()), not LIKE: a step may have turned case_sensitive_like on.
-        try db.fetchInt(sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND instr(upper(sql), 'REFERENCES') > 0") ?? 0 > 0
+        try db.fetchInteger(sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND instr(upper(sql), 'REFERENCES') > 0") ?? 0 > 0
     }
 
     /// Counts `PRAGMA foreign_key_check` rows of `tables` (nil: every table) without
     /// holding them in memory.
-    static func foreignKeyViolationCount(in db: SQLCipherDatabase, tables: [String]? = nil) throws -> Int {
-        try DatabaseChecks.foreignKeyViolationCount(in: db, tables: tables, pragmaFunctions: SQLCipherLibrary.hasPragmaFunctions)
+    package static func foreignKeyViolationCount(in db: some MigrationConnection, tables: [String]? = nil) throws -> Int {
+        try DatabaseChecks.foreignKeyViolationCount(in: db, tables: tables, pragmaFunctions: db.sqlite >= .pragmaFunctions)
     }
 
     /// Every violation of `tables` (nil: every table), grouped.
-    static func violations(in db: SQLCipherDatabase, tables: [String]? = nil) throws -> ForeignKeyViolations {
-        try DatabaseChecks.foreignKeyViolations(in: db, tables: tables, pragmaFunctions: SQLCipherLibrary.hasPragmaFunctions)
+    package static func violations(in db: some MigrationConnection, tables: [String]? = nil) throws -> ForeignKeyViolations {
+        try DatabaseChecks.foreignKeyViolations(in: db, tables: tables, pragmaFunctions: db.sqlite >= .pragmaFunctions)
     }
 }
 
@@ -205,16 +205,16 @@ enum ForeignKeyDeferral {
 /// starts from none; after one with violations it did not add, the next one starts
 /// from those. Only while nothing is known yet does a transaction with violations have
 /// to look at the database before it (by rolling back to a savepoint).
-final class ForeignKeyBaseline {
+package final class ForeignKeyBaseline {
     /// The violations as of the end of the latest transaction, nil until one ran.
     /// When transactions check only some tables, it holds what is known of those.
     private(set) var known: ForeignKeyViolations?
     /// The tables `known` covers; nil for every table.
     private var knownTables: Set<String>? = []
     /// The violations the database had before the run, when there were any.
-    var initial: ForeignKeyViolations?
+    package var initial: ForeignKeyViolations?
 
-    init() {}
+    package init() {}
 
     /// What is known of `tables` (nil: every table), or nil when something is not.
     func known(of tables: [String]?) -> ForeignKeyViolations? {
@@ -264,7 +264,7 @@ final class ForeignKeyBaseline {
     private var changedByOthers = false
 
     /// Forgets everything: another process changed the database.
-    func forget() {
+    package func forget() {
         known = nil
         knownTables = []
         changedByOthers = true
@@ -273,7 +273,7 @@ final class ForeignKeyBaseline {
     /// What the final verification may still find without failing: what the database
     /// had before the run. Nil means nothing is known (no transaction ran this run), in
     /// which case whatever is found was there before.
-    var tolerated: ForeignKeyViolations? {
+    package var tolerated: ForeignKeyViolations? {
         known == nil ? nil : (initial ?? ForeignKeyViolations())
     }
 }

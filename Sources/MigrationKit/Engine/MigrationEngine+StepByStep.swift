@@ -1,23 +1,21 @@
-import MigrationKit
-
 /// The default engine: each step in its own transaction with its ledger row.
-extension SQLCipherMigrationRunner {
+extension MigrationEngine {
     /// What one step's transaction decided under the write lock: the plan it went by
     /// (re-made when another process committed since the last one was made), which of
     /// its steps comes next, and the `data_version` the plan was read at.
     private struct StepTurn {
-        let plan: MigrationPlan<SQLCipherDatabase>
+        let plan: MigrationPlan<Database>
         let next: Int
         let version: Int
 
-        var step: SQLCipherMigrationStep? { next < plan.steps.endIndex ? plan.steps[next] : nil }
+        var step: MigrationStep<Database>? { next < plan.steps.endIndex ? plan.steps[next] : nil }
     }
 
     /// One transaction per step; the plan is made outside any lock, so a refusal
     /// (superseded, out of order, edited) writes nothing, and re-made under the lock
     /// whenever another process moved the ledger meanwhile. Each step's body runs
     /// exactly once; observers hear of a step as it starts and after it commits.
-    func migrateStepByStep(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+    func migrateStepByStep(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         // Off once for the run rather than around each step's transaction, and each
         // transaction committed by truncating the journal rather than deleting it.
         try TruncatingJournal.during(db) {
@@ -25,10 +23,11 @@ extension SQLCipherMigrationRunner {
         }
     }
 
-    private func migrateStepByStepWithForeignKeysOff(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+    private func migrateStepByStepWithForeignKeysOff(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
-        let limited = options.verification == .changedTables
+        // Limited to what changed where the layer can tell what a step wrote.
+        let limited = options.verification == .changedTables && db.canRecordWrittenTables
         var changed = ChangedTables()
         let graph = ForeignKeyGraph()
         // `PRAGMA data_version` changes when another connection commits, and only then:
@@ -105,11 +104,11 @@ extension SQLCipherMigrationRunner {
     /// The history rows of a run that ended before its last step committed, finished in
     /// a transaction of their own (`RunHistory.finishing`). Even when the run was stopped:
     /// what is left otherwise is harmless, so a failure here is not the run's.
-    private func finish(_ history: RunHistory, in db: SQLCipherDatabase) {
+    private func finish(_ history: RunHistory, in db: Database) {
         let statements = history.finishing
         guard !statements.isEmpty else { return }
-        Interruption.unstoppable {
-            try? db.inTransaction(.immediate) {
+        db.unstoppable {
+            try? db.inImmediateTransaction {
                 for statement in statements { try db.execute(statement) }
             }
         }
@@ -118,7 +117,7 @@ extension SQLCipherMigrationRunner {
     /// A plan made now, with the `data_version` read *before* it: a commit by another
     /// connection while the plan is read then shows as a changed version under the lock,
     /// and the plan is made again, rather than a stale plan passing as current.
-    private func freshTurn(_ db: SQLCipherDatabase, through lastIndex: Int, options: MigrateOptions) throws -> StepTurn {
+    private func freshTurn(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> StepTurn {
         let version = try dataVersion(db)
         return StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: version)
     }

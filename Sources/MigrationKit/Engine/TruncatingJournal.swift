@@ -18,12 +18,12 @@
 /// lock, so never while another process's transaction uses it). A process killed during
 /// the run can leave an empty `-journal` behind, which no SQLite client treats as one to
 /// roll back, and which the next writer in DELETE mode removes.
-enum TruncatingJournal {
-    static func during<T>(_ db: SQLCipherDatabase, _ body: () throws -> T) throws -> T {
-        guard try db.fetchString(sql: "PRAGMA main.journal_mode")?.lowercased() == "delete",
-              try db.fetchString(sql: "PRAGMA main.journal_mode = TRUNCATE")?.lowercased() == "truncate"
+package enum TruncatingJournal {
+    package static func during<T>(_ db: some MigrationConnection, _ body: () throws -> T) throws -> T {
+        guard try db.fetchText(sql: "PRAGMA main.journal_mode")?.lowercased() == "delete",
+              try db.fetchText(sql: "PRAGMA main.journal_mode = TRUNCATE")?.lowercased() == "truncate"
         else { return try body() }
-        defer { Interruption.unstoppable { _ = try? db.fetchString(sql: "PRAGMA main.journal_mode = DELETE") } }
+        defer { db.unstoppable { _ = try? db.fetchText(sql: "PRAGMA main.journal_mode = DELETE") } }
         return try body()
     }
 }

@@ -1,11 +1,10 @@
 import Foundation
-import MigrationKit
 
-/// The tables a migration wrote (`SQLCipherDatabase.recordingWrittenTables`), and what
+/// The tables a migration wrote (`MigrationConnection.recordingWrittenTables`), and what
 /// verifying only them means: `quick_check` of each, and `foreign_key_check` of each
 /// and of every table whose foreign keys point at one of them (a deleted parent row
 /// breaks its children, which were not written).
-struct ChangedTables: Sendable {
+package struct ChangedTables: Sendable {
     /// The tables by folded name (`sqlNameFolded`), each with a spelling a statement
     /// used: SQLite accepts any spelling of a name, so that is what a table new to
     /// `ForeignKeyGraph` is asked by. The ledger, the history table and SQLite's own
@@ -18,9 +17,9 @@ struct ChangedTables: Sendable {
 
     init() {}
 
-    /// Adds tables as `SQLCipherDatabase.recordingWrittenTables` names them.
+    /// Adds tables as `MigrationConnection.recordingWrittenTables` names them.
     mutating func add(_ written: Set<String>, renamesTable: Bool = false) {
-        let bookkeeping: Set<String> = [MigrationLedger.tableName.sqlNameFolded, MigrationHistoryTable.name.sqlNameFolded]
+        let bookkeeping: Set<String> = [MigrationLedgerTable.name.sqlNameFolded, MigrationHistoryTable.name.sqlNameFolded]
         for name in written {
             let folded = name.sqlNameFolded
             guard !folded.hasPrefix("sqlite_"), !bookkeeping.contains(folded) else { continue }
@@ -38,20 +37,20 @@ struct ChangedTables: Sendable {
 
     /// The changed tables that exist now (a step may drop one, or rename it away), as
     /// the schema spells them, sorted.
-    func existing(in db: SQLCipherDatabase) throws -> [String] {
+    func existing(in db: some MigrationConnection) throws -> [String] {
         guard !names.isEmpty else { return [] }
         return try tableNames(in: db).filter { names.contains($0.sqlNameFolded) }
     }
 
     /// The tables whose foreign keys the change may have broken, as the schema spells
     /// them, sorted: the changed tables and every table with a foreign key to one.
-    func foreignKeyScope(using graph: ForeignKeyGraph, in db: SQLCipherDatabase) throws -> [String] {
+    func foreignKeyScope(using graph: ForeignKeyGraph, in db: some MigrationConnection) throws -> [String] {
         guard !names.isEmpty else { return [] }
         return try graph.tables(affectedBy: self, in: db)
     }
 
-    private func tableNames(in db: SQLCipherDatabase) throws -> [String] {
-        try db.fetchAll(sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0[0].string }
+    private func tableNames(in db: some MigrationConnection) throws -> [String] {
+        try db.textColumn(sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
     }
 }
 
@@ -67,7 +66,7 @@ struct ChangedTables: Sendable {
 /// table was most of the graph's cost (50 M of 66 M instructions over 300 small steps on
 /// SQLCipher 3.4.1). Only a rename, whose new name no statement hands the authorizer,
 /// scans.
-final class ForeignKeyGraph {
+package final class ForeignKeyGraph {
     private struct Table {
         /// As the schema or a statement spelled it; any spelling does for SQLite.
         let name: String
@@ -82,12 +81,12 @@ final class ForeignKeyGraph {
     private var children: [String: Set<String>] = [:]
     private var schemaVersion: Int?
 
-    init() {}
+    package init() {}
 
     /// The changed tables and those with a foreign key to one of them, as the schema
     /// spells them, sorted.
-    func tables(affectedBy changed: ChangedTables, in db: SQLCipherDatabase) throws -> [String] {
-        let version = try db.fetchInt(sql: "PRAGMA schema_version")
+    func tables(affectedBy changed: ChangedTables, in db: some MigrationConnection) throws -> [String] {
+        let version = try db.fetchInteger(sql: "PRAGMA schema_version")
         if let known = tables {
             let named: [String]
             if changed.renamesTable {
@@ -130,29 +129,29 @@ final class ForeignKeyGraph {
     }
 
     /// One table by name, from the loaded schema; nil when there is no such table.
-    private func lookUp(_ name: String, in db: SQLCipherDatabase) throws -> Table? {
+    private func lookUp(_ name: String, in db: some MigrationConnection) throws -> Table? {
         guard try db.loadedSchemaHasTable(name) else { return nil }
         return Table(name: name, parents: try parents(of: name, in: db))
     }
 
     /// From the schema table, by folded name: every table when `names` is nil, else
     /// these and every table whose text has `REFERENCES`.
-    private func scan(_ db: SQLCipherDatabase, alsoNamed names: Set<String>?) throws -> [String: Table] {
+    private func scan(_ db: some MigrationConnection, alsoNamed names: Set<String>?) throws -> [String: Table] {
         // `instr(lower(…))` and not LIKE, which a migration can make case-sensitive.
         let referencing = "instr(lower(sql), 'references') > 0"
         var conditions = ["type = 'table'", "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"]
-        var arguments: [DatabaseValue] = []
+        var arguments: [String] = []
         if let names {
-            arguments = names.sorted().map { .text($0) }
+            arguments = names.sorted()
             // NOCASE folds ASCII only, as `sqlNameFolded` does (lower() may fold more).
             let named = "name COLLATE NOCASE IN (" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
             // The selective condition first: SQLite tests each row's conditions in order.
             conditions.insert(names.isEmpty ? referencing : "(\(named) OR \(referencing))", at: 0)
         }
         var found: [(name: String, hasForeignKeys: Bool)] = []
-        try db.forEachRow(sql: "SELECT name, \(referencing) FROM sqlite_master WHERE " + conditions.joined(separator: " AND "),
-                          arguments: arguments) { row in
-            if let name = row[0].string { found.append((name, row[1].int == 1)) }
+        try db.forEachTextRow(sql: "SELECT name, \(referencing) FROM sqlite_master WHERE " + conditions.joined(separator: " AND "),
+                              arguments: arguments) { row in
+            if let name = row[0] { found.append((name, row[1] == "1")) }
         }
         var result: [String: Table] = [:]
         for table in found {
@@ -163,12 +162,13 @@ final class ForeignKeyGraph {
     }
 
     /// The folded names of the tables `table`'s foreign keys point at.
-    private func parents(of table: String, in db: SQLCipherDatabase) throws -> Set<String> {
-        // Bound where SQLite has pragma functions: one statement for the run.
-        let rows = SQLCipherLibrary.hasPragmaFunctions
-            ? try db.fetchAll(sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [.text(table)])
-            : try db.fetchAll(sql: "PRAGMA foreign_key_list(\(quoteIdentifier(table)))")
-        return Set(rows.compactMap { $0["table"].string?.sqlNameFolded })
+    private func parents(of table: String, in db: some MigrationConnection) throws -> Set<String> {
+        // Bound where SQLite has pragma functions: one statement for the run. The
+        // pragma's third column is the parent table.
+        let parents = db.sqlite >= .pragmaFunctions
+            ? try db.textColumn(sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [table])
+            : try db.textRows(sql: "PRAGMA foreign_key_list(\(quoteIdentifier(table)))").compactMap { $0.count > 2 ? $0[2] : nil }
+        return Set(parents.map(\.sqlNameFolded))
     }
 }
 
@@ -177,7 +177,7 @@ extension String {
     /// other character as it is ("Ärzte" and "ärzte" are two tables to SQLite).
     /// Works on the UTF-8 bytes: an ASCII byte never occurs inside a multi-byte
     /// character, and most names have no upper case letter to fold.
-    var sqlNameFolded: String {
+    package var sqlNameFolded: String {
         let upper: ClosedRange<UInt8> = 65...90
         guard utf8.contains(where: upper.contains) else { return self }
         return String(decoding: utf8.map { upper.contains($0) ? $0 + 32 : $0 }, as: UTF8.self)

@@ -1,14 +1,12 @@
-import MigrationKit
-
 /// Running one step, and naming it (with the file and line of a failing statement)
 /// in whatever it throws.
-extension SQLCipherMigrationRunner {
+extension MigrationEngine {
     /// Applies a step; its ledger and history rows are the engine's to write (each step
     /// its own in one transaction, `RunHistory` for a run of many).
     ///
     /// - Parameter recordingChanges: learn which tables the step writes, for a
     ///   verification limited to changes; otherwise nothing is returned.
-    func apply(_ step: SQLCipherMigrationStep, in db: SQLCipherDatabase, recordingChanges: Bool) throws -> ChangedTables {
+    func apply(_ step: MigrationStep<Database>, in db: Database, recordingChanges: Bool) throws -> ChangedTables {
         var changed = ChangedTables()
         if recordingChanges {
             let recorded = try db.recordingWrittenTables { try run(step, phase: .apply, in: db) }
@@ -21,7 +19,7 @@ extension SQLCipherMigrationRunner {
 
     /// Foreign-key violations are found after a step's closure returns, by the
     /// transaction around it; report them as that step's failure.
-    static func attributing(_ error: any Error, to step: SQLCipherMigrationStep?, phase: MigrationStepError.Phase = .apply) -> any Error {
+    static func attributing(_ error: any Error, to step: MigrationStep<Database>?, phase: MigrationStepError.Phase = .apply) -> any Error {
         guard let step, let error = error as? MigrationKitError else { return error }
         switch error {
         case .foreignKeyViolations, .foreignKeyViolationsAdded:
@@ -33,49 +31,33 @@ extension SQLCipherMigrationRunner {
 
     /// Runs a step's closure, wrapping what it throws so the report names the step and,
     /// for SQL, the file and line of the failing statement.
-    func run(_ step: SQLCipherMigrationStep, phase: MigrationStepError.Phase, in db: SQLCipherDatabase) throws {
+    func run(_ step: MigrationStep<Database>, phase: MigrationStepError.Phase, in db: Database) throws {
         do {
-            try db.forbiddingCommits {
+            try db.refusingCommits {
                 switch phase {
                 case .apply: try step.apply(db)
                 case .rollback: try step.rollback?(db)
                 }
             }
             if !db.isInsideTransaction { throw StepEndedTransaction() }
-        } catch let error as SQLCipherError where error.resultCode == .SQLITE_CONSTRAINT_COMMITHOOK {
-            throw stepError(step, phase, StepEndedTransaction(), location: SQLFileLocation(error))
-        } catch let error as SQLFileStatementError where error.underlying.resultCode == .SQLITE_CONSTRAINT_COMMITHOOK {
-            throw stepError(step, phase, StepEndedTransaction(), location: SQLFileLocation(file: error.sourcePath, line: error.sourceLine))
         } catch let error as StepEndedTransaction {
-            throw stepError(step, phase, error, location: nil)
+            throw stepError(step, phase, error, file: nil, line: nil)
         } catch let error as any SourceLocatedError {
-            throw stepError(step, phase, error, location: SQLFileLocation(file: error.sourcePath, line: error.sourceLine))
+            if let inner = error.underlyingError, Database.isRefusedCommit(inner) {
+                throw stepError(step, phase, StepEndedTransaction(), file: error.sourcePath, line: error.sourceLine)
+            }
+            throw stepError(step, phase, error, file: error.sourcePath, line: error.sourceLine)
         } catch {
-            throw stepError(step, phase, error, location: SQLFileLocation(error))
+            if Database.isRefusedCommit(error) {
+                throw stepError(step, phase, StepEndedTransaction(), file: nil, line: Database.sqlLine(of: error))
+            }
+            throw stepError(step, phase, error, file: nil, line: Database.sqlLine(of: error))
         }
     }
 
-    private func stepError(_ step: SQLCipherMigrationStep, _ phase: MigrationStepError.Phase, _ error: any Error, location: SQLFileLocation?) -> MigrationStepError {
-        MigrationStepError(
-            identifier: step.identifier, phase: phase, sourceFile: location?.file ?? step.sourceFile,
-            line: location?.line, underlying: error)
-    }
-}
-
-/// Where a failing statement was, for `file:line` reports.
-private struct SQLFileLocation {
-    let file: String?
-    let line: Int?
-
-    init(file: String?, line: Int?) {
-        self.file = file
-        self.line = line
-    }
-
-    /// The line of an SQLCipher error inside a step's SQL (the step's own file).
-    init?(_ error: any Error) {
-        guard let line = (error as? SQLCipherError)?.location?.line else { return nil }
-        self.init(file: nil, line: line)
+    private func stepError(_ step: MigrationStep<Database>, _ phase: MigrationStepError.Phase, _ error: any Error,
+                           file: String?, line: Int?) -> MigrationStepError {
+        MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: file ?? step.sourceFile, line: line, underlying: error)
     }
 }
 

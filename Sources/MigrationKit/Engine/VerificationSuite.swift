@@ -1,32 +1,35 @@
-import MigrationKit
-
 /// Which checks verify a database: the app's own where its host gives them, the
 /// default verifier's otherwise. The one place that choice is made, for the report
 /// (`verificationReport`), the verification after every migrate and rollback
 /// (`runVerification`), and the atomic engine's page check before its transaction.
-struct VerificationSuite {
+package struct VerificationSuite<Database: MigrationConnection> {
     /// One half of a verification: its checks, run, and what it checked in words
     /// (`MigrationReport.verification`).
-    struct Part {
-        let checks: [VerificationCheck]
-        let summary: [String]
+    package struct Part {
+        package let checks: [VerificationCheck]
+        package let summary: [String]
 
         /// The first failure, to throw.
-        var failure: (any Error)? { checks.lazy.compactMap(\.failure).first }
+        package var failure: (any Error)? { checks.lazy.compactMap(\.failure).first }
     }
 
-    let host: MigrationHostIntegration<SQLCipherDatabase>
-    let verifier: SQLCipherMigrationVerifier
+    package let host: MigrationHostIntegration<Database>
+    package let verifier: MigrationVerifier
+
+    package init(host: MigrationHostIntegration<Database>, verifier: MigrationVerifier) {
+        self.host = host
+        self.verifier = verifier
+    }
 
     /// Whether the default integrity checks run, and with them the check of every
-    /// page's HMAC (`cipher_integrity_check`).
-    var checksPages: Bool { host.verifyIntegrity == nil }
+    /// page's HMAC (`cipher_integrity_check`) where it applies.
+    package var checksPages: Bool { host.verifyIntegrity == nil }
 
     /// The integrity half.
     ///
     /// - Parameter changedTables: nil to check the whole file; else only these tables,
     ///   which a migration wrote (none: nothing to check).
-    func integrity(_ db: SQLCipherDatabase, changedTables: [String]?) -> Part {
+    package func integrity(_ db: Database, changedTables: [String]?) -> Part {
         if let custom = host.verifyIntegrity {
             return Part(checks: [VerificationCheck.host(.integrity) { try custom(db) }], summary: ["the app's integrity checks"])
         }
@@ -36,7 +39,7 @@ struct VerificationSuite {
         }
         guard !tables.isEmpty else { return Part(checks: [], summary: []) }
         return Part(checks: verifier.changedTableIntegrityChecks(db, tables: tables),
-                    summary: [SQLCipherLibrary.hasTableQuickCheck ? "quick_check of \(Self.count(tables.count, "changed table"))" : "quick_check"])
+                    summary: [db.sqlite >= .tableQuickCheck ? "quick_check of \(Self.count(tables.count, "changed table"))" : "quick_check"])
     }
 
     /// The post-migration half.
@@ -44,7 +47,7 @@ struct VerificationSuite {
     /// - Parameter foreignKeyTables: how many tables the migration's transactions
     ///   checked the foreign keys of, when they checked only the changed ones; nil when
     ///   every table's were checked (here, or by the transaction).
-    func postMigration(_ db: SQLCipherDatabase, foreignKeys: ForeignKeyVerification, foreignKeyTables: Int? = nil) -> Part {
+    package func postMigration(_ db: Database, foreignKeys: ForeignKeyVerification, foreignKeyTables: Int? = nil) -> Part {
         if let custom = host.verifyPostMigration {
             return Part(checks: [VerificationCheck.host(.postMigration) { try custom(db) }], summary: ["the app's post-migration checks"])
         }

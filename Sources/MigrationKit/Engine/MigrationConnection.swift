@@ -1,0 +1,105 @@
+/// A database connection as the migration engine (`MigrationEngine`) needs it: its
+/// statements, its transactions, and what the layer can tell of what a step did.
+///
+/// SQLCipher's connection and GRDB's `Database` conform: the engine is written once, and
+/// a connection only runs SQL and names its own errors. A conforming connection is used
+/// only inside the writer that handed it out, one call at a time, like GRDB's
+/// `Database`; a class, whose identity the engine keeps track of during a run.
+public protocol MigrationConnection: BookkeepingExecuting, AnyObject {
+    /// Runs every statement of `sql`, in order.
+    func execute(sql: String) throws
+
+    /// Whether a transaction is open.
+    var isInsideTransaction: Bool { get }
+
+    /// Whether the open transaction, if any, may hold writes not yet in the file, which
+    /// a check that reads the file's pages (`cipher_integrity_check`) would misjudge.
+    var mayHaveWrittenInTransaction: Bool { get }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled
+    /// back when it throws or when the commit fails. A layer cleans up after a rollback
+    /// as it must (SQLCipher drops its cached pages).
+    func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T
+
+    /// The SQLite this connection runs on, for what it can do
+    /// (`SQLiteVersion.pragmaFunctions`, …).
+    var sqlite: SQLiteVersion { get }
+
+    /// Runs a step's closure so that a COMMIT, END or ROLLBACK inside it fails instead of
+    /// ending the engine's transaction, where the layer can refuse one (a commit hook);
+    /// a layer that cannot just runs `body`, and the engine notices an ended transaction
+    /// afterwards.
+    func refusingCommits<T>(_ body: () throws -> T) throws -> T
+
+    /// Whether `error` is a commit `refusingCommits` refused.
+    static func isRefusedCommit(_ error: any Error) -> Bool
+
+    /// The 1-based line, within the SQL a statement was run from, of the statement that
+    /// failed with `error`, when the layer knows it.
+    static func sqlLine(of error: any Error) -> Int?
+
+    /// Whether `recordingWrittenTables` can tell what a step wrote. Without it, a
+    /// verification limited to what changed looks at the whole file instead.
+    var canRecordWrittenTables: Bool { get }
+
+    /// Runs `body`, noting the tables of the main database its statements write (rows
+    /// inserted, updated or deleted, tables and indexes created, dropped or altered), as
+    /// the layer learns them (SQLite's authorizer), and whether a statement renamed a
+    /// table.
+    func recordingWrittenTables<T>(_ body: () throws -> T) throws -> (result: T, tables: Set<String>, renamesTable: Bool)
+
+    /// Whether the schema this connection has loaded holds a table of this name: a
+    /// lookup, where `tableExists` scans the schema table.
+    func loadedSchemaHasTable(_ name: String) throws -> Bool
+
+    /// Runs `body` to its end even when the process was asked to stop meanwhile: the
+    /// cleanups after a change (foreign keys back on, a journal mode put back). A layer
+    /// with no graceful stop just runs it.
+    func unstoppable<T>(_ body: () throws -> T) rethrows -> T
+}
+
+extension MigrationConnection {
+    public var mayHaveWrittenInTransaction: Bool { isInsideTransaction }
+
+    public func refusingCommits<T>(_ body: () throws -> T) throws -> T { try body() }
+
+    public static func isRefusedCommit(_ error: any Error) -> Bool { false }
+
+    public static func sqlLine(of error: any Error) -> Int? { nil }
+
+    public var canRecordWrittenTables: Bool { false }
+
+    public func recordingWrittenTables<T>(_ body: () throws -> T) throws -> (result: T, tables: Set<String>, renamesTable: Bool) {
+        (try body(), [], false)
+    }
+
+    public func loadedSchemaHasTable(_ name: String) throws -> Bool { try tableExists(name) }
+
+    public func unstoppable<T>(_ body: () throws -> T) rethrows -> T { try body() }
+
+    /// The first column of the first row of `sql`, as text.
+    package func fetchText(sql: String, arguments: [String] = []) throws -> String? {
+        var value: String?
+        var found = false
+        try forEachTextRow(sql: sql, arguments: arguments) { row in
+            if !found { value = row.first ?? nil }
+            found = true
+        }
+        return value
+    }
+
+    /// The first column of the first row of `sql`, as an integer.
+    package func fetchInteger(sql: String, arguments: [String] = []) throws -> Int? {
+        try fetchText(sql: sql, arguments: arguments).flatMap { Int($0) }
+    }
+
+    /// Whether foreign-key enforcement is on.
+    package func foreignKeysEnabled() throws -> Bool {
+        try fetchInteger(sql: "PRAGMA foreign_keys") == 1
+    }
+
+    /// Turns foreign-key enforcement on or off (a no-op inside a transaction).
+    package func setForeignKeysEnabled(_ enabled: Bool) throws {
+        try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+    }
+}

@@ -1,0 +1,45 @@
+/// Rolling back through the steps' down closures, latest first.
+extension MigrationEngine {
+    /// Rolls back the steps `selection` names, as `MigrationAnalysis.rollbackPlan` says:
+    /// each step's down closure exactly once, then its ledger and history rows, in one
+    /// transaction per step under the 12-step foreign-key rules (a down step may rebuild
+    /// a table), each checked to be the latest applied under the write lock; then the
+    /// verification. Violations the database had before are kept and reported.
+    /// The report's duration is the caller's to fill in.
+    package func rollback(_ selection: RollbackSelection, in db: Database, acceptModified: Set<String>) throws -> MigrationReport {
+        var report = MigrationReport()
+        let foreignKeys = ForeignKeyBaseline()
+        let clock = ContinuousClock()
+        try TruncatingJournal.during(db) {
+            let plan = try analysis(of: db).rollbackPlan(selection, acceptModified: acceptModified)
+            for (offset, step) in plan.enumerated() {
+                let stepStart = clock.now
+                try ForeignKeyDeferral.inTransaction(
+                    db, baseline: foreignKeys,
+                    prepare: {
+                        // Under the write lock: the step must still be the latest applied.
+                        let latest = try analysis(of: db).walkableAppliedSteps().last
+                        guard latest?.identifier == step.identifier else {
+                            throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
+                        }
+                    },
+                    changesOnlyTheDatabase: { step.changesOnlyTheDatabase },
+                    scope: { _, _ in nil },
+                    body: { _, attempt in
+                        if attempt == .first {
+                            observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
+                        }
+                        try run(step, phase: .rollback, in: db)
+                        try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
+                    },
+                    failing: { _, error in Self.attributing(error, to: step, phase: .rollback) })
+                let duration = clock.now - stepStart
+                report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
+                observer?(.didRollback(identifier: step.identifier, duration: duration))
+            }
+            try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated))
+        }
+        report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
+        return report
+    }
+}

@@ -1,0 +1,40 @@
+/// The verification after every migrate and rollback: the host's checks where it has
+/// them, the verifier's otherwise (`VerificationSuite`).
+extension MigrationEngine {
+    /// The host's checks or the verifier's.
+    package var verificationSuite: VerificationSuite<Database> { VerificationSuite(host: host, verifier: verifier) }
+
+    /// Every check, passed or failed, for reports.
+    package func verificationReport(in db: Database, foreignKeys: ForeignKeyVerification = .strict) -> VerificationReport {
+        VerificationReport(checks: verificationSuite.integrity(db, changedTables: nil).checks
+            + verificationSuite.postMigration(db, foreignKeys: foreignKeys).checks)
+    }
+
+    /// Verifies as `verificationSuite` composes it, throws the first problem, and
+    /// returns what was checked, in words (`MigrationReport.verification`).
+    ///
+    /// - Parameter changed: the tables the run wrote, to check only them (quick_check;
+    ///   their foreign keys were checked by each transaction, with the run's graph,
+    ///   which names them here without reading every table's foreign keys again); nil
+    ///   checks the whole file.
+    @discardableResult
+    package func runVerification(in db: Database, foreignKeys: ForeignKeyVerification,
+                                 changed change: (tables: ChangedTables, graph: ForeignKeyGraph)? = nil) throws -> [String] {
+        observer?(.willVerify)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let integrity = verificationSuite.integrity(db, changedTables: try change.map { try $0.tables.existing(in: db) })
+        if let failure = integrity.failure { throw failure }
+        let postMigration: VerificationSuite<Database>.Part
+        if let change {
+            // Checked by the transactions; named here, as they saw them.
+            let scope = try change.tables.foreignKeyScope(using: change.graph, in: db)
+            postMigration = verificationSuite.postMigration(db, foreignKeys: .checkedByTransaction, foreignKeyTables: scope.count)
+        } else {
+            postMigration = verificationSuite.postMigration(db, foreignKeys: foreignKeys)
+        }
+        if let failure = postMigration.failure { throw failure }
+        observer?(.didVerify(duration: clock.now - start))
+        return integrity.summary + postMigration.summary
+    }
+}

@@ -1,0 +1,117 @@
+/// The migration procedure, written once for every database layer: the plan under the
+/// write lock, the step-by-step, atomic and dry-run executions, rollbacks, the ledger
+/// and history rows, the 12-step foreign-key handling, failure attribution and the
+/// verification after every change.
+///
+/// A runner (`SQLCipherMigrationRunner`, `GRDBMigrationRunner`) opens the connection in
+/// its writer, under its change lock, and hands it here; the engine asks nothing else of
+/// a layer than `MigrationConnection`. By default each step runs in its own
+/// `BEGIN IMMEDIATE` transaction together with its ledger row, under the 12-step
+/// foreign-key rules (`ForeignKeyDeferral`); a failing step rolls back alone, earlier
+/// steps stay, later steps do not run. `MigrateOptions` selects one transaction for
+/// everything, or a dry run. What counts as applied, pending, edited or merged is decided
+/// by `MigrationAnalysis`, re-read under the write lock so concurrent processes never
+/// apply a step twice.
+package struct MigrationEngine<Database: MigrationConnection>: Sendable {
+    /// The registered steps, in the order they apply.
+    package let registry: MigrationRegistry<Database>
+    /// The app's own integrity and post-migration checks, each replacing the verifier's
+    /// part when set.
+    package var host: MigrationHostIntegration<Database>
+    /// The checks after every migrate and rollback, for the parts `host` leaves to it.
+    package var verifier: MigrationVerifier
+    /// Apply a pending step even when a step registered after it is already applied.
+    package var allowOutOfOrder: Bool
+    /// Receives progress events.
+    package var observer: (@Sendable (MigrationEvent) -> Void)?
+
+    package init(registry: MigrationRegistry<Database>, host: MigrationHostIntegration<Database>, verifier: MigrationVerifier,
+                 allowOutOfOrder: Bool, observer: (@Sendable (MigrationEvent) -> Void)?) {
+        self.registry = registry
+        self.host = host
+        self.verifier = verifier
+        self.allowOutOfOrder = allowOutOfOrder
+        self.observer = observer
+    }
+
+    /// Applies the pending steps up to the one at `lastIndex`, then verifies, as
+    /// `options` says. Outside any transaction: the engine opens its own.
+    package func migrate(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        switch options.mode {
+        case .perStep:
+            return try migrateStepByStep(db, through: lastIndex, options: options)
+        case .atomic, .dryRun:
+            return try migrateAtomically(db, through: lastIndex, options: options)
+        }
+    }
+
+    /// The registry compared with what the database holds now.
+    package func analysis(of db: Database) throws -> MigrationAnalysis<Database> {
+        MigrationAnalysis(registry: registry, snapshot: try MigrationBookkeeping.snapshot(in: db))
+    }
+
+    /// The plan, from what the database holds now (see `MigrationPlan`).
+    package func plan(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationPlan<Database> {
+        try analysis(of: db).migratePlan(through: lastIndex, allowOutOfOrder: allowOutOfOrder, acceptModified: options.acceptModified)
+    }
+
+    // MARK: - Bookkeeping
+
+    /// `PRAGMA data_version`: changes when another connection commits, and only then.
+    func dataVersion(_ db: Database) throws -> Int {
+        try db.fetchInteger(sql: "PRAGMA data_version") ?? 0
+    }
+
+    /// Ledger rewrites for merged steps, adopted checksums (steps applied by GRDB or
+    /// before checksums were kept) and deliberately accepted edits.
+    func recordBookkeeping(_ plan: MigrationPlan<Database>, in db: Database) throws {
+        for merge in plan.merges {
+            try MigrationBookkeeping.recordMerge(merge, in: db)
+        }
+        for (identifier, checksum) in plan.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
+            try MigrationBookkeeping.setChecksum(checksum, for: identifier, in: db)
+        }
+        for identifier in plan.acceptedEdits {
+            if let checksum = registry.step(identifier)?.checksum {
+                try MigrationBookkeeping.setChecksum(checksum, for: identifier, in: db)
+            }
+        }
+    }
+
+    /// What `recordBookkeeping` wrote, as the report says it.
+    func reportBookkeeping(of plan: MigrationPlan<Database>, in report: inout MigrationReport) {
+        report.merges = plan.merges
+        report.adoptedChecksums = plan.checksumsToAdopt.keys.sorted()
+    }
+
+    // MARK: - Baseline and erase
+
+    /// Records every step up to and including the one at `lastIndex` as applied without
+    /// running it (Flyway's `baseline`); steps already recorded are left as they are.
+    /// Returns the identifiers newly recorded.
+    package func baseline(_ db: Database, through lastIndex: Int) throws -> [String] {
+        try db.inImmediateTransaction {
+            var recorded: [String] = []
+            for step in try analysis(of: db).baselinePlan(through: lastIndex) {
+                try MigrationBookkeeping.recordApplied(step.identifier, checksum: step.checksum, duration: .zero, in: db)
+                recorded.append(step.identifier)
+            }
+            return recorded
+        }
+    }
+
+    /// Drops every table, view, index and trigger, the ledger and MigrationKit's
+    /// history, and resets `user_version`, in one transaction.
+    package func erase(_ db: Database) throws {
+        try ForeignKeyDeferral.inTransaction(db, baseline: ForeignKeyBaseline()) {
+            let objects = try SchemaDump.objects(in: db, includingBookkeeping: true)
+            for kind in ["trigger", "view", "table"] {
+                for object in objects where object.type == kind {
+                    try db.execute(sql: "DROP \(kind.uppercased()) IF EXISTS \(quoteIdentifier(object.name))")
+                }
+            }
+            if try db.tableExists("sqlite_sequence") { try db.execute(sql: "DELETE FROM sqlite_sequence") }
+            try db.execute(sql: "PRAGMA user_version = 0")
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import MigrationKit
+
+/// The SQLCipher connection as the migration engine needs it (`MigrationConnection`):
+/// SQLite's own authorizer tells which tables a step writes, its commit hook refuses a
+/// step's COMMIT, and a stop asked by a signal (`Interruption`) waits for the engine's
+/// cleanups.
+extension SQLCipherDatabase: MigrationConnection {
+    public func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        try inTransaction(.immediate, body)
+    }
+
+    public var sqlite: SQLiteVersion { SQLCipherLibrary.sqlite }
+
+    public func refusingCommits<T>(_ body: () throws -> T) throws -> T {
+        try forbiddingCommits(body)
+    }
+
+    public static func isRefusedCommit(_ error: any Error) -> Bool {
+        (error as? SQLCipherError)?.resultCode == .SQLITE_CONSTRAINT_COMMITHOOK
+    }
+
+    public static func sqlLine(of error: any Error) -> Int? {
+        (error as? SQLCipherError)?.location?.line
+    }
+
+    public var canRecordWrittenTables: Bool { true }
+
+    public func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
+        try Interruption.unstoppable(body)
+    }
+}
