@@ -39,6 +39,9 @@ public struct MigrationStep<Database>: Sendable {
     /// step may write files, call services or count; the runner never runs it twice,
     /// and learns that beforehand instead. False unless set.
     public var changesOnlyTheDatabase = false
+    /// When the step's foreign keys are checked; nil for the runner's own setting
+    /// (`foreignKeyChecks`, deferred unless the app says otherwise).
+    public var foreignKeyChecks: ForeignKeyChecks?
 
     /// A step that runs `apply`, and can be undone by `rollback` when one is given.
     public init(
@@ -64,4 +67,19 @@ public struct MigrationStep<Database>: Sendable {
     /// those of the steps it replaces. Rolling the step back forgets every one of them,
     /// or the squash would still read as applied.
     public var recordedIdentifiers: [String] { [identifier] + merging }
+}
+
+/// When a step's foreign keys are checked, as GRDB's `DatabaseMigrator.ForeignKeyChecks`
+/// says it.
+public enum ForeignKeyChecks: Sendable {
+    /// Enforcement off while the step runs, so it may rebuild a table (sqlite.org's
+    /// 12-step procedure), and `PRAGMA foreign_key_check` before it commits: violations
+    /// it added fail it, violations the database already had are kept. The default.
+    case deferred
+    /// Enforcement on while the step runs, as the connection has it: a statement that
+    /// breaks a foreign key fails at once. Only for a step that rebuilds no table other
+    /// tables point at (dropping that table would delete or orphan their rows). A step
+    /// that runs with others in one transaction (`MigrateOptions.Mode.atomic`, a dry
+    /// run, a rollback) is deferred whatever it says.
+    case immediate
 }

@@ -1,5 +1,12 @@
 /// A step's `apply` or `rollback` failed (or left foreign-key violations behind); the
 /// step's transaction was rolled back and no later step ran.
+///
+/// The same shape from both runners and both kinds of step: where the step came from
+/// and the failing line are `sourceFile` and `line` (a migration file's statement, a
+/// Swift step's declaration), and `underlying` is what failed, never a wrapper around
+/// it: the database's own error for a statement (`SQLCipherError`, GRDB's
+/// `DatabaseError`, both `DatabaseStatementError`), `MigrationKitError` for the
+/// foreign keys a step broke, `StepEndedTransaction`, or whatever a Swift closure threw.
 public struct MigrationStepError: ExplainableError, CustomStringConvertible {
     /// When the step failed: while it was applied, or while it was rolled back.
     public enum Phase: String, Sendable {
@@ -46,7 +53,29 @@ public struct MigrationStepError: ExplainableError, CustomStringConvertible {
         if let explanation {
             return "\(place)\(verb) \"\(identifier)\" failed because \(explanation.cause), and was rolled back; \(explanation.fix)"
         }
-        return "\(place)\(verb) \"\(identifier)\" failed and was rolled back: \(underlying)"
+        let failure = (underlying as? any DatabaseStatementError).map { $0.statementFailure } ?? "\(underlying)"
+        return "\(place)\(verb) \"\(identifier)\" failed and was rolled back: \(failure)"
+    }
+}
+
+/// An error a database layer raises for a statement it ran: SQLite's words for it, and
+/// the statement. `SQLCipherError` and GRDB's `DatabaseError` conform, so a step's
+/// failure reads the same whichever layer ran it.
+public protocol DatabaseStatementError: Error {
+    /// SQLite's message alone ("no such table: missing"), without the file, the code or
+    /// the statement around it.
+    var sqliteMessage: String { get }
+    /// The statement that failed, when known.
+    var failedStatement: String? { get }
+}
+
+extension DatabaseStatementError {
+    /// SQLite's message, then the statement on one line (at most 200 characters, in
+    /// backquotes): "no such table: missing in `INSERT INTO missing VALUES (1)`".
+    public var statementFailure: String {
+        guard let sql = failedStatement else { return sqliteMessage }
+        let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return sqliteMessage + " in `" + (oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine)) + "`"
     }
 }
 

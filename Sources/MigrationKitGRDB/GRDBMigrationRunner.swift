@@ -3,39 +3,46 @@ import GRDB
 import MigrationKit
 
 /// MigrationKit's safety nets over any GRDB `DatabaseWriter` (`DatabaseQueue`,
-/// `DatabasePool`), built on GRDB's own `DatabaseMigrator`.
+/// `DatabasePool`): the same engine as `SQLCipherMigrationRunner` (the core's), with
+/// GRDB's `Database` as its connection.
 ///
-/// Each step is one `registerMigration` (merged steps through
-/// `registerMigration(_:merging:)`), so the ledger is GRDB's `grdb_migrations`, untouched:
-/// an app can move between `DatabaseMigrator` and this runner in either direction. What
-/// it adds on top:
-/// - the registry's duplicate and order checks, before any database is touched;
+/// The ledger is GRDB's `grdb_migrations`, untouched, so an app moves between
+/// `DatabaseMigrator` and this runner in either direction (`migrator` gives GRDB's
+/// migrator for the same steps). What it adds to GRDB's migrator:
+/// - the registry's duplicate checks, before any database is touched;
 /// - the history refusals, also before anything runs: a database migrated by a newer
 ///   version, a half-applied merge, a step edited after it was applied (its checksum, in
-///   the `migrationkit_history` side table the SQLCipher runner keeps too);
+///   the `migrationkit_history` side table);
+/// - the 12-step foreign-key procedure around every deferred step, with violations the
+///   database already had kept and reported rather than blamed on the step;
+/// - atomic and dry runs (`MigrateOptions`), and a report of what ran (`MigrationReport`);
 /// - rollback through each step's down closure, one transaction per step with its
-///   ledger row removed (GRDB's migrator has none);
+///   ledger row removed;
 /// - verification after every migrate and rollback (`GRDBMigrationVerifier`, or the
 ///   host's own checks through `MigrationHostIntegration`).
 public struct GRDBMigrationRunner: Sendable {
-    /// The steps, checked for unique identifiers and order when the runner was made.
+    /// The steps, checked for unique identifiers when the runner was made.
     public let registry: MigrationRegistry<Database>
     /// The checks after every migrate and rollback, unless `host` replaces them.
     public var verifier: GRDBMigrationVerifier
     /// The app's own integrity and post-migration checks, when it has them.
     public var host: MigrationHostIntegration<Database>
-    /// Passed to GRDB: erase and migrate from scratch when the schema no longer matches
-    /// what the steps produce (development databases only).
+    /// Erase the database and migrate from scratch when its history no longer matches
+    /// the steps (a step removed, renamed or edited, or a schema that differs from what
+    /// the applied steps produce), as GRDB's option does: development databases only.
     public var eraseDatabaseOnSchemaChange: Bool
-    /// Passed to GRDB for every step: `.deferred` (GRDB's default: checked once before
-    /// each step commits) or `.immediate`.
-    public var foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks
-    /// Told of each rollback step as it starts and once it has committed, with its
-    /// duration, as the SQLCipher runner tells its observer. (GRDB's migrator runs the
-    /// migrate steps; their durations are in `recordedDurations(in:)`.)
+    /// When a step that does not say is checked for foreign keys: `.deferred` (GRDB's
+    /// default, and the 12-step procedure) or `.immediate`.
+    public var foreignKeyChecks: ForeignKeyChecks
+    /// Apply a pending step even when a step registered after it is already applied.
+    public var allowOutOfOrder = false
+    /// Told of each step as it starts and once it has committed, with its duration.
     public var observer: (@Sendable (MigrationEvent) -> Void)?
+    /// Whether deferred steps' foreign keys are checked before they commit
+    /// (`disablingDeferredForeignKeyChecks()`).
+    public private(set) var checksDeferredForeignKeys = true
 
-    /// A runner for `steps`, the app's migrations in order.
+    /// A runner for `steps`, the app's migrations in the order they apply.
     ///
     /// - Throws: `MigrationKitError.duplicateIdentifiers` or
     ///   `.identifiersOutOfOrder(expected:actual:)`: a mistake in the app, found before
@@ -45,7 +52,7 @@ public struct GRDBMigrationRunner: Sendable {
         verifier: GRDBMigrationVerifier = GRDBMigrationVerifier(),
         host: MigrationHostIntegration<Database> = MigrationHostIntegration(),
         eraseDatabaseOnSchemaChange: Bool = false,
-        foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks = .deferred
+        foreignKeyChecks: ForeignKeyChecks = .deferred
     ) throws {
         registry = try MigrationRegistry(steps: steps)
         self.verifier = verifier
@@ -54,68 +61,52 @@ public struct GRDBMigrationRunner: Sendable {
         self.foreignKeyChecks = foreignKeyChecks
     }
 
-    /// GRDB's migrator for these steps: what `migrate` runs, for an app that wants to
-    /// hand it to GRDB's own APIs. A step whose code fails throws `MigrationStepError`, as
-    /// under the SQLCipher runner.
-    public var migrator: DatabaseMigrator { migrator(noting: nil) }
+    /// The same runner, with deferred steps committed without their foreign-key check,
+    /// as GRDB's `disablingDeferredForeignKeyChecks()`: for an app that checks them
+    /// itself. The verification after the run still checks foreign keys unless the host
+    /// replaces it.
+    public func disablingDeferredForeignKeyChecks() -> GRDBMigrationRunner {
+        var runner = self
+        runner.checksDeferredForeignKeys = false
+        return runner
+    }
 
-    /// - Parameter begun: told of each step as GRDB starts it, so that what GRDB itself
-    ///   raises later in that step's transaction (its deferred foreign-key check) is
-    ///   blamed on the step.
-    private func migrator(noting begun: StepInProgress?) -> DatabaseMigrator {
+    /// The migration procedure (the core's `MigrationEngine`) over these steps and checks.
+    var engine: MigrationEngine<Database> {
+        MigrationEngine(registry: registry, host: host, verifier: verifier, allowOutOfOrder: allowOutOfOrder, observer: observer,
+                        foreignKeyChecks: foreignKeyChecks, checksDeferredForeignKeys: checksDeferredForeignKeys)
+    }
+
+    /// GRDB's migrator for these steps, for an app that hands it to GRDB's own APIs: the
+    /// same ledger, each step's history row beside it. Without MigrationKit's refusals,
+    /// foreign-key baseline and verification: `migrate(in:)` has them.
+    public var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
+        if !checksDeferredForeignKeys { migrator = migrator.disablingDeferredForeignKeyChecks() }
         for step in registry.steps {
             let merging = Set(step.merging)
-            migrator.registerMigration(step.identifier, foreignKeyChecks: foreignKeyChecks, merging: merging) { db, appliedMerged in
-                begun?.record(step)
-                // A squash whose replaced steps are all applied only rewrites the ledger,
-                // which GRDB does; the history refusals have ruled out a partial one.
+            let checks: DatabaseMigrator.ForeignKeyChecks = engine.foreignKeyChecks(of: step) == .immediate ? .immediate : .deferred
+            migrator.registerMigration(step.identifier, foreignKeyChecks: checks, merging: merging) { db, appliedMerged in
+                // A squash whose replaced steps are all applied only rewrites the ledger.
                 if !merging.isEmpty, appliedMerged == merging {
                     try MigrationBookkeeping.recordHistory(step.identifier, checksum: step.checksum, duration: .zero, in: db)
                     return
                 }
                 let start = ContinuousClock.now
-                do {
-                    try step.apply(db)
-                } catch {
-                    throw Self.failure(of: step, .apply, error)
-                }
+                try engine.run(step, phase: .apply, in: db)
                 try MigrationBookkeeping.recordHistory(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - start, in: db)
             }
         }
         return migrator
     }
 
-    /// What a step's failure is reported as, by both runners: the step, the phase, and
-    /// for a migration file the file and line of the failing statement.
-    static func failure(of step: MigrationStep<Database>, _ phase: MigrationStepError.Phase, _ error: any Error) -> MigrationStepError {
-        switch error {
-        case let error as MigrationStepError:
-            return error
-        case let error as GRDBFileStatementError:
-            return MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: error.sourcePath, line: error.sourceLine,
-                                      underlying: error.underlying)
-        default:
-            return MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: nil, underlying: error)
-        }
-    }
-
-    /// The step GRDB began last in one `migrate`.
-    private final class StepInProgress: @unchecked Sendable {
-        private let lock = NSLock()
-        private var current: MigrationStep<Database>?
-
-        func record(_ step: MigrationStep<Database>) { lock.withLock { current = step } }
-        var step: MigrationStep<Database>? { lock.withLock { current } }
-    }
-
     // MARK: - Migrating
 
     /// Applies every pending step, then verifies.
-    public func migrate(in writer: any DatabaseWriter) throws {
-        guard let last = registry.steps.last else { return }
-        try migrate(in: writer, upTo: last.identifier)
+    @discardableResult
+    public func migrate(in writer: any DatabaseWriter, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
+        try migrate(in: writer, through: registry.steps.count - 1, options: options)
     }
 
     /// Applies the pending steps up to and including `target`, then verifies.
@@ -124,41 +115,41 @@ public struct GRDBMigrationRunner: Sendable {
     ///   database is migrated beyond it, or its history forbids migrating;
     ///   `MigrationStepError` when a step fails (that step is rolled back; the steps
     ///   before it stay).
-    public func migrate(in writer: any DatabaseWriter, upTo target: String) throws {
-        let index = try registry.index(ofTarget: target)
-        // GRDB would stop the process (a precondition) on a database migrated beyond
-        // the target: refuse with an error first, like every other refusal. With
-        // eraseDatabaseOnSchemaChange the history may be erased instead of refused, but
-        // a target behind the applied steps is refused all the same: whether GRDB
-        // erases is decided only inside its migrate, after the precondition.
-        if eraseDatabaseOnSchemaChange {
-            _ = try analysis(in: writer).pendingSteps(through: index, allowOutOfOrder: true)
-        } else {
-            _ = try analysis(in: writer).migratePlan(through: index, allowOutOfOrder: false)
-        }
-        let begun = StepInProgress()
-        do {
-            try migrator(noting: begun).migrate(writer, upTo: target)
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
-            // GRDB's check before the step commits: the step left rows without a parent.
-            guard let step = begun.step else { throw error }
-            throw Self.failure(of: step, .apply, error)
-        }
-        // Steps applied by plain GRDB before have no checksum on record yet: adopt them.
-        try writer.write { db in
-            let adopt = MigrationAnalysis(registry: registry, snapshot: try MigrationBookkeeping.snapshot(in: db)).checksumsToAdopt
-            for (identifier, checksum) in adopt.sorted(by: { $0.key < $1.key }) {
-                try MigrationBookkeeping.setChecksum(checksum, for: identifier, in: db)
-            }
-        }
-        try runPostMigrationChecks(in: writer)
+    @discardableResult
+    public func migrate(in writer: any DatabaseWriter, upTo target: String, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
+        try migrate(in: writer, through: try registry.index(ofTarget: target), options: options)
+    }
+
+    private func migrate(in writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        guard !registry.steps.isEmpty else { return MigrationReport() }
+        if eraseDatabaseOnSchemaChange, try schemaChange(in: writer) != nil { try erase(writer) }
+        return try changing(writer) { try engine.migrate($0, through: lastIndex, options: options) }
+    }
+
+    /// Runs `body` on the writer's connection, outside any transaction (the engine opens
+    /// its own), behind GRDB's barrier (a pool's readers see the database before or
+    /// after, never half way), and times it.
+    private func changing(_ writer: any DatabaseWriter, _ body: (Database) throws -> MigrationReport) throws -> MigrationReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report = try writer.barrierWriteWithoutTransaction(body)
+        report.duration = clock.now - start
+        return report
+    }
+
+    /// What `migrate(in:options:)` (or `migrate(in:upTo:options:)` with `target`) would
+    /// do, or the error it would throw, without changing anything.
+    public func migratePlan(in reader: any DatabaseReader, upTo target: String? = nil,
+                            options: MigrateOptions = MigrateOptions()) throws -> MigrationPlan<Database> {
+        let lastIndex = try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1)
+        return try reader.read { try engine.plan($0, through: lastIndex, options: options) }
     }
 
     // MARK: - Reading the state
 
     /// The registry compared with the database's ledger and history.
-    public func analysis(in writer: any DatabaseReader) throws -> MigrationAnalysis<Database> {
-        MigrationAnalysis(registry: registry, snapshot: try writer.read { try MigrationBookkeeping.snapshot(in: $0) })
+    public func analysis(in reader: any DatabaseReader) throws -> MigrationAnalysis<Database> {
+        try reader.read { try engine.analysis(of: $0) }
     }
 
     /// Every step's state: applied, pending, modified, out of order, partly merged; and
@@ -185,9 +176,9 @@ public struct GRDBMigrationRunner: Sendable {
     // MARK: - Rolling back
 
     /// Rolls back the latest applied step (refused if edited since it was applied,
-    /// unless `acceptModified` names it); returns its identifier.
+    /// unless `acceptModified` names it).
     @discardableResult
-    public func rollbackLastMigration(in writer: any DatabaseWriter, acceptModified: Set<String> = []) throws -> [String] {
+    public func rollbackLastMigration(in writer: any DatabaseWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
         try rollbackMigrations(in: writer, steps: 1, acceptModified: acceptModified)
     }
 
@@ -196,98 +187,67 @@ public struct GRDBMigrationRunner: Sendable {
     /// changing anything when one of them has no down closure, or was edited since it
     /// was applied and `acceptModified` does not name it.
     @discardableResult
-    public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int, acceptModified: Set<String> = []) throws -> [String] {
-        try rollback(.latest(count), in: writer, acceptModified: acceptModified)
+    public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try changing(writer) { try engine.rollback(.latest(count), in: $0, acceptModified: acceptModified) }
     }
 
     /// Rolls back every applied step registered after `target`, latest first, leaving
     /// the database as `migrate(in:upTo: target)` would have.
     @discardableResult
-    public func rollbackMigrations(in writer: any DatabaseWriter, to target: String, acceptModified: Set<String> = []) throws -> [String] {
-        try rollback(.after(target), in: writer, acceptModified: acceptModified)
+    public func rollbackMigrations(in writer: any DatabaseWriter, to target: String, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try changing(writer) { try engine.rollback(.after(target), in: $0, acceptModified: acceptModified) }
     }
 
-    /// Rolls back the steps `selection` names, as the core's rollback plan says
-    /// (`MigrationAnalysis.rollbackPlan`): each step's down closure, exactly once, then
-    /// `MigrationBookkeeping.forget` of its recorded identifiers, then a foreign-key
-    /// check that fails on violations the down step added. The SQLCipher runner does
-    /// the same; `RunnerScenarios` holds both to it.
-    private func rollback(_ selection: RollbackSelection, in writer: any DatabaseWriter, acceptModified: Set<String>) throws -> [String] {
-        let (rolledBack, initial): ([String], ForeignKeyViolations) = try writer.barrierWriteWithoutTransaction { db in
-            let analysis = MigrationAnalysis(registry: registry, snapshot: try MigrationBookkeeping.snapshot(in: db))
-            let doomed = try analysis.rollbackPlan(selection, acceptModified: acceptModified)
-            // As GRDB runs its steps: foreign keys off, so a down step may rebuild a table
-            // (the 12-step procedure), and checked before each commit.
-            let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
-            if enforced { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-            defer { if enforced { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-            // What the database had before: a down closure runs once, so this is learned
-            // first, not by undoing it. Kept up to date after each step.
-            guard !doomed.isEmpty else { return ([], ForeignKeyViolations()) }
-            let initial = try Self.violations(in: db)
-            var known = initial
-            for (position, step) in doomed.enumerated() {
-                observer?(.willRollback(identifier: step.identifier, position: position + 1, total: doomed.count))
-                let start = ContinuousClock.now
-                try db.inTransaction(.immediate) {
-                    do {
-                        try step.rollback?(db)
-                    } catch {
-                        throw Self.failure(of: step, .rollback, error)
-                    }
-                    try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
-                    let after = try Self.violations(in: db)
-                    let added = after.added(since: known)
-                    if !added.isEmpty {
-                        throw MigrationStepError(identifier: step.identifier, phase: .rollback, sourceFile: step.sourceFile, line: nil,
-                                                 underlying: MigrationKitError.foreignKeyViolationsAdded(added))
-                    }
-                    known = after
-                    return .commit
-                }
-                observer?(.didRollback(identifier: step.identifier, duration: ContinuousClock.now - start))
+    // MARK: - History tools
+
+    /// Records every step up to and including `target` as applied without running it,
+    /// for a database whose schema predates MigrationKit (Flyway's `baseline`). Steps
+    /// already recorded are left as they are; returns the identifiers newly recorded.
+    @discardableResult
+    public func baseline(in writer: any DatabaseWriter, upTo target: String) throws -> [String] {
+        let targetIndex = try registry.index(ofTarget: target)
+        return try writer.barrierWriteWithoutTransaction { try engine.baseline($0, through: targetIndex) }
+    }
+
+    /// Whether the database's history no longer matches the registered steps, and why
+    /// (see `SchemaChange`); the applied steps are replayed into an in-memory database
+    /// with the writer's configuration (its key, for a GRDB built on SQLCipher), as
+    /// GRDB's own check does. Nil when the history matches.
+    public func schemaChange(in reader: any DatabaseReader) throws -> SchemaChange? {
+        try reader.read { db in
+            try engine.schemaChange(db) { steps in
+                var replay = try GRDBMigrationRunner(steps: steps, host: host)
+                replay.allowOutOfOrder = true
+                // The steps' own effects only: no verification of the scratch copy.
+                replay.host = MigrationHostIntegration(verifyIntegrity: { _ in }, verifyPostMigration: { _ in })
+                var configuration = reader.configuration
+                configuration.readonly = false
+                let scratch = try DatabaseQueue(configuration: configuration)
+                try replay.migrate(in: scratch)
+                return try scratch.read { try SchemaDump.canonicalSQL(of: $0) }
             }
-            return (doomed.map(\.identifier), initial)
         }
-        // Violations the database already had are kept, as the steps' checks kept them.
-        try runPostMigrationChecks(in: writer, tolerating: initial)
-        return rolledBack
     }
 
-    /// Every foreign-key violation, listed only when the count says there are some
-    /// (the common case costs one pass and no list).
-    private static func violations(in db: Database) throws -> ForeignKeyViolations {
-        try DatabaseChecks.foreignKeyViolationCount(in: db) > 0 ? DatabaseChecks.foreignKeyViolations(in: db) : ForeignKeyViolations()
+    /// Drops every table, view, index and trigger, the ledger and MigrationKit's history,
+    /// and resets `user_version`, in one transaction.
+    public func erase(_ writer: any DatabaseWriter) throws {
+        try writer.barrierWriteWithoutTransaction { try engine.erase($0) }
     }
 
     // MARK: - Verifying
 
     /// Verifies the database as after a migration: the host's closures where given, the
     /// verifier otherwise. Throws the first problem (an app's own check's error wrapped
-    /// in a `HostVerificationError`, as the SQLCipher runner does).
+    /// in a `HostVerificationError`).
     public func runPostMigrationChecks(in reader: any DatabaseReader) throws {
-        try runPostMigrationChecks(in: reader, tolerating: ForeignKeyViolations())
-    }
-
-    /// The same, passing foreign-key violations the database had before a rollback.
-    private func runPostMigrationChecks(in reader: any DatabaseReader, tolerating tolerated: ForeignKeyViolations) throws {
-        if let failure = try verificationReport(in: reader, tolerating: tolerated).firstFailure { throw failure }
+        try reader.read { _ = try engine.runVerification(in: $0, foreignKeys: .strict) }
     }
 
     /// Every check, passed or failed, for reports: the host's where it gives them (one
     /// check per part), the verifier's otherwise.
     public func verificationReport(in reader: any DatabaseReader) throws -> VerificationReport {
-        try verificationReport(in: reader, tolerating: ForeignKeyViolations())
-    }
-
-    private func verificationReport(in reader: any DatabaseReader, tolerating tolerated: ForeignKeyViolations) throws -> VerificationReport {
-        try reader.read { db in
-            let integrity = host.verifyIntegrity.map { custom in [VerificationCheck.host(.integrity) { try custom(db) }] }
-                ?? verifier.integrityChecks(db)
-            let postMigration = host.verifyPostMigration.map { custom in [VerificationCheck.host(.postMigration) { try custom(db) }] }
-                ?? verifier.postMigrationChecks(db, tolerating: tolerated)
-            return VerificationReport(checks: integrity + postMigration)
-        }
+        try reader.read { engine.verificationReport(in: $0) }
     }
 }
 

@@ -49,9 +49,16 @@ package enum ForeignKeyDeferral {
     ///   - body: the steps. It returns what it did, for `scope` and the caller.
     ///   - failing: what to throw for an error of the body or of the check after it
     ///     (violations the body added are that work's failure).
+    ///   - checks: `.immediate` runs the body with enforcement on, as the connection
+    ///     had it before the run (a statement that breaks a foreign key fails at once),
+    ///     which is only for work that rebuilds no referenced table; the check after it
+    ///     still runs. `.deferred` is the 12-step procedure above.
+    ///   - checking: false leaves out the check after a `.deferred` body (an app that
+    ///     disabled deferred checks, as GRDB's `disablingDeferredForeignKeyChecks()`).
     @discardableResult
     package static func inTransaction<Work, Outcome>(
         _ db: some MigrationConnection, baseline: ForeignKeyBaseline, commit: Bool = true,
+        checks: ForeignKeyChecks = .deferred, checking: Bool = true,
         prepare: () throws -> Work,
         changesOnlyTheDatabase: (Work) -> Bool,
         scope: (Work, Outcome) throws -> [String]?,
@@ -59,6 +66,10 @@ package enum ForeignKeyDeferral {
         failing: (Work, any Error) -> any Error = { $1 }
     ) throws -> (work: Work, outcome: Outcome) {
         try withForeignKeysOff(db) {
+            // Outside the transaction, where the pragma takes effect.
+            let enforced = checks == .immediate && heldOff[ObjectIdentifier(db)] == true
+            if enforced { try db.setForeignKeysEnabled(true) }
+            defer { if enforced { db.unstoppable { try? db.setForeignKeysEnabled(false) } } }
             var attempt = Attempt.first
             var lookahead = Lookahead.none
             while true {
@@ -68,8 +79,12 @@ package enum ForeignKeyDeferral {
                         let work = try prepare()
                         let outcome: Outcome
                         do {
-                            outcome = try checked(db, baseline: baseline, repeatable: changesOnlyTheDatabase(work), lookahead: lookahead,
-                                                  scope: { try scope(work, $0) }, body: { try body(work, attempt) })
+                            if checking || checks == .immediate {
+                                outcome = try checked(db, baseline: baseline, repeatable: changesOnlyTheDatabase(work), lookahead: lookahead,
+                                                      scope: { try scope(work, $0) }, body: { try body(work, attempt) })
+                            } else {
+                                outcome = try body(work, attempt)
+                            }
                         } catch let error as BaselineNeeded {
                             throw error
                         } catch {
@@ -98,17 +113,18 @@ package enum ForeignKeyDeferral {
     /// inside the transaction a step runs in.
     package static func withForeignKeysOff<T>(_ db: some MigrationConnection, _ body: () throws -> T) throws -> T {
         let connection = ObjectIdentifier(db)
-        guard !heldOff.contains(connection) else { return try body() }
+        guard heldOff[connection] == nil else { return try body() }
         let wasEnabled = try db.foreignKeysEnabled()
         if wasEnabled { try db.setForeignKeysEnabled(false) }
         defer {
             if wasEnabled { db.unstoppable { try? db.setForeignKeysEnabled(true) } }
         }
-        return try $heldOff.withValue(heldOff.union([connection]), operation: body)
+        return try $heldOff.withValue(heldOff.merging([connection: wasEnabled]) { $1 }, operation: body)
     }
 
-    /// The connections whose foreign-key enforcement a run holds off now.
-    @TaskLocal private static var heldOff: Set<ObjectIdentifier> = []
+    /// The connections whose foreign-key enforcement a run holds off now, each with
+    /// whether enforcement was on before.
+    @TaskLocal private static var heldOff: [ObjectIdentifier: Bool] = [:]
 
     /// A transaction of SQL alone (bookkeeping, erasing): nothing to prepare, a body
     /// that may run again.

@@ -1,14 +1,12 @@
-/// A database connection as the migration engine (`MigrationEngine`) needs it: its
-/// statements, its transactions, and what the layer can tell of what a step did.
+/// A database connection as the migration engine (`MigrationEngine`) needs it: the
+/// statements MigrationKit itself runs (`BookkeepingExecuting`), its transactions, and
+/// what the layer can tell of what a step did.
 ///
 /// SQLCipher's connection and GRDB's `Database` conform: the engine is written once, and
 /// a connection only runs SQL and names its own errors. A conforming connection is used
 /// only inside the writer that handed it out, one call at a time, like GRDB's
 /// `Database`; a class, whose identity the engine keeps track of during a run.
 public protocol MigrationConnection: BookkeepingExecuting, AnyObject {
-    /// Runs every statement of `sql`, in order.
-    func execute(sql: String) throws
-
     /// Whether a transaction is open.
     var isInsideTransaction: Bool { get }
 
@@ -100,6 +98,6 @@ extension MigrationConnection {
 
     /// Turns foreign-key enforcement on or off (a no-op inside a transaction).
     package func setForeignKeysEnabled(_ enabled: Bool) throws {
-        try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+        try execute(BookkeepingStatement("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")"))
     }
 }

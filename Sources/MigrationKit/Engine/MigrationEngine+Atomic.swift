@@ -32,8 +32,9 @@ extension MigrationEngine {
         if checksPages { try verifier.verifyFileIntegrity(db) }
         let graph = ForeignKeyGraph()
         let isDryRun = report.isDryRun
+        // One transaction: every step deferred, whatever it says.
         let (work, outcome) = try ForeignKeyDeferral.inTransaction(
-            db, baseline: foreignKeys, commit: !isDryRun,
+            db, baseline: foreignKeys, commit: !isDryRun, checking: checksDeferredForeignKeys,
             prepare: { () throws -> AtomicWork in
                 let schemaBefore = isDryRun ? try SchemaDump.canonicalSQL(of: db) : nil
                 let planned = try plan(db, through: lastIndex, options: options)

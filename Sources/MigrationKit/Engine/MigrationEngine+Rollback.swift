@@ -15,7 +15,7 @@ extension MigrationEngine {
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
                 try ForeignKeyDeferral.inTransaction(
-                    db, baseline: foreignKeys,
+                    db, baseline: foreignKeys, checking: checksDeferredForeignKeys,
                     prepare: {
                         // Under the write lock: the step must still be the latest applied.
                         let latest = try analysis(of: db).walkableAppliedSteps().last

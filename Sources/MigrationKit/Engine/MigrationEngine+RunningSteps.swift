@@ -31,7 +31,7 @@ extension MigrationEngine {
 
     /// Runs a step's closure, wrapping what it throws so the report names the step and,
     /// for SQL, the file and line of the failing statement.
-    func run(_ step: MigrationStep<Database>, phase: MigrationStepError.Phase, in db: Database) throws {
+    package func run(_ step: MigrationStep<Database>, phase: MigrationStepError.Phase, in db: Database) throws {
         do {
             try db.refusingCommits {
                 switch phase {
@@ -43,10 +43,12 @@ extension MigrationEngine {
         } catch let error as StepEndedTransaction {
             throw stepError(step, phase, error, file: nil, line: nil)
         } catch let error as any SourceLocatedError {
-            if let inner = error.underlyingError, Database.isRefusedCommit(inner) {
+            // The file and line are the step error's; what failed is the database's own error.
+            let failure = error.underlyingError ?? error
+            if Database.isRefusedCommit(failure) {
                 throw stepError(step, phase, StepEndedTransaction(), file: error.sourcePath, line: error.sourceLine)
             }
-            throw stepError(step, phase, error, file: error.sourcePath, line: error.sourceLine)
+            throw stepError(step, phase, failure, file: error.sourcePath, line: error.sourceLine)
         } catch {
             if Database.isRefusedCommit(error) {
                 throw stepError(step, phase, StepEndedTransaction(), file: nil, line: Database.sqlLine(of: error))

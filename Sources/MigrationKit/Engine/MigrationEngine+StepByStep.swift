@@ -38,7 +38,7 @@ extension MigrationEngine {
         if turn.plan.hasBookkeeping {
             // Only the ledger and history change here: no table of the app's to check.
             turn = try ForeignKeyDeferral.inTransaction(
-                db, baseline: foreignKeys,
+                db, baseline: foreignKeys, checking: checksDeferredForeignKeys,
                 prepare: { try freshTurn(db, through: lastIndex, options: options) },
                 changesOnlyTheDatabase: { _ in true },
                 scope: { _, _ in limited ? [] : nil },
@@ -50,33 +50,45 @@ extension MigrationEngine {
         let clock = ContinuousClock()
         var history = RunHistory()
         do {
-            while turn.step != nil {
+            while let next = turn.step {
                 let stepStart = clock.now
-                let (taken, outcome) = try ForeignKeyDeferral.inTransaction(
-                    db, baseline: foreignKeys,
-                    prepare: { () throws -> StepTurn in
-                        // Under the write lock now: if another process committed anything
-                        // since the plan was made, plan again from what the database holds.
-                        let version = try dataVersion(db)
-                        guard version != turn.version else { return turn }
-                        foreignKeys.forget()
-                        history.forgetStandingRows()
-                        return try freshTurn(db, through: lastIndex, options: options)
-                    },
-                    changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
-                    scope: { _, outcome in limited ? try outcome?.changed.foreignKeyScope(using: graph, in: db) ?? [] : nil },
-                    body: { taken, attempt -> StepOutcome? in
-                        guard let step = taken.step else { return nil }
-                        if attempt == .first {
-                            observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1,
-                                                 total: max(total, report.steps.count + 1)))
-                        }
-                        let changed = try apply(step, in: db, recordingChanges: limited)
-                        let recording = history.recording(step, followedBy: taken.plan.steps[(taken.next + 1)...], duration: clock.now - stepStart)
-                        for statement in recording.statements { try db.execute(statement) }
-                        return StepOutcome(changed: changed, recording: recording)
-                    },
-                    failing: { taken, error in Self.attributing(error, to: taken.step) })
+                // Set outside the transaction, so chosen for the step the plan says is next.
+                let checks = foreignKeyChecks(of: next)
+                let taken: StepTurn
+                let outcome: StepOutcome?
+                do {
+                    (taken, outcome) = try ForeignKeyDeferral.inTransaction(
+                        db, baseline: foreignKeys, checks: checks, checking: checksDeferredForeignKeys,
+                        prepare: { () throws -> StepTurn in
+                            // Under the write lock now: if another process committed anything
+                            // since the plan was made, plan again from what the database holds.
+                            let version = try dataVersion(db)
+                            guard version != turn.version else { return turn }
+                            foreignKeys.forget()
+                            history.forgetStandingRows()
+                            let fresh = try freshTurn(db, through: lastIndex, options: options)
+                            // Another step now comes next, wanting its foreign keys otherwise.
+                            if let step = fresh.step, foreignKeyChecks(of: step) != checks { throw ForeignKeyChecksChanged(turn: fresh) }
+                            return fresh
+                        },
+                        changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
+                        scope: { _, outcome in limited ? try outcome?.changed.foreignKeyScope(using: graph, in: db) ?? [] : nil },
+                        body: { taken, attempt -> StepOutcome? in
+                            guard let step = taken.step else { return nil }
+                            if attempt == .first {
+                                observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1,
+                                                     total: max(total, report.steps.count + 1)))
+                            }
+                            let changed = try apply(step, in: db, recordingChanges: limited)
+                            let recording = history.recording(step, followedBy: taken.plan.steps[(taken.next + 1)...], duration: clock.now - stepStart)
+                            for statement in recording.statements { try db.execute(statement) }
+                            return StepOutcome(changed: changed, recording: recording)
+                        },
+                        failing: { taken, error in Self.attributing(error, to: taken.step) })
+                } catch let changed as ForeignKeyChecksChanged {
+                    turn = changed.turn
+                    continue
+                }
                 guard let applied = taken.step, let outcome else { break }
                 history.committed(outcome.recording)
                 turn = StepTurn(plan: taken.plan, next: taken.next + 1, version: taken.version)
@@ -93,6 +105,13 @@ extension MigrationEngine {
         report.verification = try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? (changed, graph) : nil)
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
+    }
+
+    /// Thrown out of a step's transaction, before anything ran, when the plan re-made
+    /// under the write lock starts with a step whose foreign keys are checked otherwise
+    /// than the transaction was set up for: the loop sets up again for that step.
+    private struct ForeignKeyChecksChanged: Error {
+        let turn: StepTurn
     }
 
     /// What one step's transaction did: the tables it wrote, and its bookkeeping.

@@ -24,14 +24,27 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     package var allowOutOfOrder: Bool
     /// Receives progress events.
     package var observer: (@Sendable (MigrationEvent) -> Void)?
+    /// When a step that does not say is checked for foreign keys.
+    package var foreignKeyChecks: ForeignKeyChecks
+    /// Whether a deferred step's foreign keys are checked before it commits (GRDB's
+    /// `disablingDeferredForeignKeyChecks()` turns it off).
+    package var checksDeferredForeignKeys: Bool
 
     package init(registry: MigrationRegistry<Database>, host: MigrationHostIntegration<Database>, verifier: MigrationVerifier,
-                 allowOutOfOrder: Bool, observer: (@Sendable (MigrationEvent) -> Void)?) {
+                 allowOutOfOrder: Bool, observer: (@Sendable (MigrationEvent) -> Void)?,
+                 foreignKeyChecks: ForeignKeyChecks = .deferred, checksDeferredForeignKeys: Bool = true) {
         self.registry = registry
         self.host = host
         self.verifier = verifier
         self.allowOutOfOrder = allowOutOfOrder
         self.observer = observer
+        self.foreignKeyChecks = foreignKeyChecks
+        self.checksDeferredForeignKeys = checksDeferredForeignKeys
+    }
+
+    /// When `step`'s foreign keys are checked in a transaction of its own.
+    package func foreignKeyChecks(of step: MigrationStep<Database>) -> ForeignKeyChecks {
+        step.foreignKeyChecks ?? foreignKeyChecks
     }
 
     /// Applies the pending steps up to the one at `lastIndex`, then verifies, as
@@ -107,11 +120,11 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
             let objects = try SchemaDump.objects(in: db, includingBookkeeping: true)
             for kind in ["trigger", "view", "table"] {
                 for object in objects where object.type == kind {
-                    try db.execute(sql: "DROP \(kind.uppercased()) IF EXISTS \(quoteIdentifier(object.name))")
+                    try db.execute(BookkeepingStatement("DROP \(kind.uppercased()) IF EXISTS \(quoteIdentifier(object.name))"))
                 }
             }
-            if try db.tableExists("sqlite_sequence") { try db.execute(sql: "DELETE FROM sqlite_sequence") }
-            try db.execute(sql: "PRAGMA user_version = 0")
+            if try db.tableExists("sqlite_sequence") { try db.execute(BookkeepingStatement("DELETE FROM sqlite_sequence")) }
+            try db.execute(BookkeepingStatement("PRAGMA user_version = 0"))
         }
     }
 }

@@ -8,9 +8,10 @@ public enum BookkeepingValue: Hashable, Sendable {
     case null
 }
 
-/// One statement of the ledger's or of the history's, with its arguments. The core
-/// writes every one of them; each database layer only runs them
-/// (`BookkeepingExecuting`), so the SQLCipher and GRDB runners cannot drift apart.
+/// One statement MigrationKit itself runs — the ledger's, the history's, the engine's
+/// pragmas — with its arguments. The core writes every one of them; each database layer
+/// only runs them (`BookkeepingExecuting`), so the SQLCipher and GRDB runners cannot
+/// drift apart.
 public struct BookkeepingStatement: Hashable, Sendable {
     /// The SQL, with a `?` for each argument.
     public let sql: String

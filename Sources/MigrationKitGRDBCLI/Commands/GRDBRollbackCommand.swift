@@ -25,8 +25,8 @@ struct GRDBRollbackCommand: ParsableCommand, PrintsOutput {
         }
         let database = try GRDBDatabaseOpener.open(connection, access: .change, reporter: reporter)
         let start = ContinuousClock.now
-        let rolledBack = try scope.target.map { try runner.rollbackMigrations(in: database.writer, to: $0) }
-            ?? runner.rollbackMigrations(in: database.writer, steps: scope.latestCount)
+        let rolledBack = try (scope.target.map { try runner.rollbackMigrations(in: database.writer, to: $0) }
+            ?? runner.rollbackMigrations(in: database.writer, steps: scope.latestCount)).identifiers
         let duration = ContinuousClock.now - start
         reporter.line(rolledBack.isEmpty
             ? "Nothing to roll back."

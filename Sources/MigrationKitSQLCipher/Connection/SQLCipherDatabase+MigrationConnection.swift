@@ -29,3 +29,8 @@ extension SQLCipherDatabase: MigrationConnection {
         try Interruption.unstoppable(body)
     }
 }
+
+extension SQLCipherError: DatabaseStatementError {
+    public var sqliteMessage: String { message }
+    public var failedStatement: String? { sql }
+}

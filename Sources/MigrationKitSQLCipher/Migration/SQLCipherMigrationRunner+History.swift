@@ -1,40 +1,6 @@
 import Foundation
 import MigrationKit
 
-/// Why a development database's history no longer matches the registered steps.
-public struct SchemaChange: Sendable, CustomStringConvertible {
-    /// One way the database's history and the registered steps disagree.
-    public enum Reason: Hashable, Sendable, CustomStringConvertible {
-        /// Applied identifiers no registered step has: removed or renamed steps.
-        case removedOrRenamed([String])
-        /// Applied steps whose checksum changed: edited steps.
-        case edited([String])
-        /// The schema the applied steps produce today differs from the database's.
-        case schemaDrift(expected: String, actual: String)
-
-        public var description: String {
-            switch self {
-            case .removedOrRenamed(let identifiers):
-                return "applied but no longer registered (removed or renamed): \(identifiers.joined(separator: ", "))"
-            case .edited(let identifiers):
-                return "edited since applied: \(identifiers.joined(separator: ", "))"
-            case .schemaDrift:
-                return "the schema differs from what the applied migrations produce today"
-            }
-        }
-    }
-
-    /// Every disagreement found; never empty. Schema drift is only looked for when no
-    /// applied step was removed, renamed or edited.
-    public let reasons: [Reason]
-    /// What erasing removes: every table, view, index and trigger, by name.
-    public let objectsToErase: [String]
-
-    public var description: String {
-        reasons.map(\.description).joined(separator: "; ")
-    }
-}
-
 extension SQLCipherMigrationRunner {
     // MARK: - Baseline
 
@@ -59,20 +25,7 @@ extension SQLCipherMigrationRunner {
     /// database encrypted with the same key and settings, as GRDB does). Nil when the
     /// history matches.
     public func schemaChange(in writer: SQLCipherWriter) throws -> SchemaChange? {
-        let analysis = try self.analysis(in: writer)
-        var reasons: [SchemaChange.Reason] = []
-        if !analysis.unknown.isEmpty { reasons.append(.removedOrRenamed(analysis.unknown)) }
-        if !analysis.modified.isEmpty { reasons.append(.edited(analysis.modified)) }
-        if reasons.isEmpty {
-            let actual = try writer.read { try SchemaDump.canonicalSQL(of: $0) }
-            let expected = try replayedSchema(of: analysis.appliedSteps, keyedLike: writer)
-            if actual != expected { reasons.append(.schemaDrift(expected: expected, actual: actual)) }
-        }
-        guard !reasons.isEmpty else { return nil }
-        let objects = try writer.read { db in
-            try SchemaDump.objects(in: db, includingBookkeeping: true).map { "\($0.type) \($0.name)" }
-        }
-        return SchemaChange(reasons: reasons, objectsToErase: objects)
+        try writer.read { db in try engine.schemaChange(db) { try replayedSchema(of: $0, keyedLike: writer) } }
     }
 
     /// Erases the database when its history no longer matches (see `schemaChange`),

@@ -29,6 +29,16 @@ public struct SQLCipherMigrationRunner: Sendable {
     public var allowOutOfOrder = false
     /// Receives progress events (for a progress line, or a log).
     public var observer: (@Sendable (MigrationEvent) -> Void)?
+    /// Erase the database and migrate from scratch when its history no longer matches
+    /// the steps (`schemaChange(in:)`), as GRDB's option does: development databases
+    /// only.
+    public var eraseDatabaseOnSchemaChange = false
+    /// When a step that does not say is checked for foreign keys: `.deferred` (the
+    /// 12-step procedure, the default) or `.immediate`.
+    public var foreignKeyChecks: ForeignKeyChecks = .deferred
+    /// Whether deferred steps' foreign keys are checked before they commit
+    /// (`disablingDeferredForeignKeyChecks()`).
+    public private(set) var checksDeferredForeignKeys = true
 
     /// - Throws: `MigrationKitError.duplicateIdentifiers` or `.identifiersOutOfOrder`,
     ///   before any database is touched.
@@ -61,12 +71,24 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     private func migrate(in writer: SQLCipherWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
-        try changing(writer) { try engine.migrate($0, through: lastIndex, options: options) }
+        if eraseDatabaseOnSchemaChange, try schemaChange(in: writer) != nil { try erase(writer) }
+        return try changing(writer) { try engine.migrate($0, through: lastIndex, options: options) }
+    }
+
+    /// The same runner, with deferred steps committed without their foreign-key check,
+    /// as GRDB's `disablingDeferredForeignKeyChecks()`: for an app that checks them
+    /// itself. The verification after the run still checks foreign keys unless the host
+    /// replaces it.
+    public func disablingDeferredForeignKeyChecks() -> SQLCipherMigrationRunner {
+        var runner = self
+        runner.checksDeferredForeignKeys = false
+        return runner
     }
 
     /// The migration procedure (the core's `MigrationEngine`) over these steps and checks.
     var engine: MigrationEngine<SQLCipherDatabase> {
-        MigrationEngine(registry: registry, host: host, verifier: verifier, allowOutOfOrder: allowOutOfOrder, observer: observer)
+        MigrationEngine(registry: registry, host: host, verifier: verifier, allowOutOfOrder: allowOutOfOrder, observer: observer,
+                        foreignKeyChecks: foreignKeyChecks, checksDeferredForeignKeys: checksDeferredForeignKeys)
     }
 
     /// Runs `body` on the writer's connection, outside any transaction (the engine opens

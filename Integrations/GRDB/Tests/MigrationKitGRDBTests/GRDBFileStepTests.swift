@@ -40,7 +40,7 @@ import Testing
         }
         try runner.migrate(in: writer)
         let plain = try GRDBMigrationRunner(directory: folder(scratch))
-        #expect(try plain.rollbackMigrations(in: writer, steps: 2) == ["0002_books", "0001_authors"])
+        #expect(try plain.rollbackMigrations(in: writer, steps: 2).identifiers == ["0002_books", "0001_authors"])
         #expect(try writer.read { try $0.tableExists("authors") } == false)
     }
 

@@ -35,7 +35,7 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(try runner.hasCompletedMigrations(in: dbQueue))
         #expect(try runner.appliedIdentifiers(in: dbQueue) == ["0001_create_items"])
         #expect(try tables(dbQueue).contains("items"))
-        #expect(try runner.rollbackLastMigration(in: dbQueue) == ["0001_create_items"])
+        #expect(try runner.rollbackLastMigration(in: dbQueue).identifiers == ["0001_create_items"])
         #expect(try !tables(dbQueue).contains("items"))
         #expect(try ledger(dbQueue).isEmpty)
         #expect(try runner.hasCompletedMigrations(in: dbQueue) == false)

@@ -22,7 +22,7 @@ import Testing
         func migrate(_ steps: [RunnerScenarios.Step]) throws { try runner(steps).migrate(in: writer) }
 
         func rollback(_ steps: [RunnerScenarios.Step], count: Int, acceptModified: Set<String>) throws -> [String] {
-            try runner(steps).rollbackMigrations(in: writer, steps: count, acceptModified: acceptModified)
+            try runner(steps).rollbackMigrations(in: writer, steps: count, acceptModified: acceptModified).identifiers
         }
 
         func execute(_ sql: String) throws {

@@ -1,0 +1,56 @@
+/// Why a development database's history no longer matches the registered steps, for
+/// erase-on-schema-change (`MigrationEngine.schemaChange`).
+public struct SchemaChange: Sendable, CustomStringConvertible {
+    /// One way the database's history and the registered steps disagree.
+    public enum Reason: Hashable, Sendable, CustomStringConvertible {
+        /// Applied identifiers no registered step has: removed or renamed steps.
+        case removedOrRenamed([String])
+        /// Applied steps whose checksum changed: edited steps.
+        case edited([String])
+        /// The schema the applied steps produce today differs from the database's.
+        case schemaDrift(expected: String, actual: String)
+
+        public var description: String {
+            switch self {
+            case .removedOrRenamed(let identifiers):
+                return "applied but no longer registered (removed or renamed): \(identifiers.joined(separator: ", "))"
+            case .edited(let identifiers):
+                return "edited since applied: \(identifiers.joined(separator: ", "))"
+            case .schemaDrift:
+                return "the schema differs from what the applied migrations produce today"
+            }
+        }
+    }
+
+    /// Every disagreement found; never empty. Schema drift is only looked for when no
+    /// applied step was removed, renamed or edited.
+    public let reasons: [Reason]
+    /// What erasing removes: every table, view, index and trigger, by name.
+    public let objectsToErase: [String]
+
+    public var description: String {
+        reasons.map(\.description).joined(separator: "; ")
+    }
+}
+
+extension MigrationEngine {
+    /// Whether the database's history no longer matches the registered steps, and why:
+    /// applied steps removed or renamed, applied steps edited, or a schema that differs
+    /// from what the applied steps produce, which `replay` gives (the canonical schema of
+    /// the steps it is handed, applied to an empty database keyed like this one, as GRDB
+    /// does). Nil when the history matches.
+    package func schemaChange(_ db: Database, replay: ([MigrationStep<Database>]) throws -> String) throws -> SchemaChange? {
+        let analysis = try analysis(of: db)
+        var reasons: [SchemaChange.Reason] = []
+        if !analysis.unknown.isEmpty { reasons.append(.removedOrRenamed(analysis.unknown)) }
+        if !analysis.modified.isEmpty { reasons.append(.edited(analysis.modified)) }
+        if reasons.isEmpty {
+            let actual = try SchemaDump.canonicalSQL(of: db)
+            let expected = try replay(analysis.appliedSteps)
+            if actual != expected { reasons.append(.schemaDrift(expected: expected, actual: actual)) }
+        }
+        guard !reasons.isEmpty else { return nil }
+        let objects = try SchemaDump.objects(in: db, includingBookkeeping: true).map { "\($0.type) \($0.name)" }
+        return SchemaChange(reasons: reasons, objectsToErase: objects)
+    }
+}

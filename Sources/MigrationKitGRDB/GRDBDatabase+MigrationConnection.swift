@@ -1,0 +1,35 @@
+import GRDB
+import MigrationKit
+
+/// GRDB's `Database` as the migration engine needs it (`MigrationConnection`). GRDB keeps
+/// SQLite's authorizer and commit hook for itself (its statement regions, its
+/// transaction observers), so this layer tells the engine neither which tables a step
+/// wrote (a verification limited to changes looks at the whole file) nor refuses a
+/// step's COMMIT (the engine notices the ended transaction after the step).
+extension GRDB.Database: MigrationConnection {
+    public func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        var result: T?
+        try inTransaction(.immediate) {
+            result = try body()
+            return .commit
+        }
+        guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "The transaction ended without a result.") }
+        return result
+    }
+
+    public var sqlite: SQLiteVersion {
+        (try? String.fetchOne(self, sql: "SELECT sqlite_version()")).flatMap { $0 }.flatMap(SQLiteVersion.init) ?? SQLiteVersion(3, 0, 0)
+    }
+
+    /// Not in a read-only connection (a pool's reader), nor in GRDB's read-only access
+    /// (`PRAGMA query_only`).
+    public var mayHaveWrittenInTransaction: Bool {
+        guard isInsideTransaction, !configuration.readonly else { return false }
+        return (try? textColumn(sql: "PRAGMA query_only").first) != "1"
+    }
+}
+
+extension DatabaseError: DatabaseStatementError {
+    public var sqliteMessage: String { message ?? "\(resultCode)" }
+    public var failedStatement: String? { sql }
+}
