@@ -9,13 +9,15 @@ public struct MigrationRegistry<Database>: Sendable {
 
     /// - Parameters:
     ///   - steps: the steps, in application order.
-    ///   - enforceLexicographicOrder: when true (the default), the steps must be given
-    ///     in ascending byte-wise (UTF-8) order of their identifiers. That is the order
-    ///     `ls`, SQLite's `ORDER BY` and every file-based migration tool use, so the
-    ///     order steps apply in can never differ from the order people read them in.
+    ///   - enforceLexicographicOrder: when true, the steps must be given in ascending
+    ///     byte-wise (UTF-8) order of their identifiers: the order `ls`, SQLite's
+    ///     `ORDER BY` and file-based migration tools use, so the order steps apply in
+    ///     never differs from the order people read them in. False by default, as in
+    ///     GRDB: registration order is the order, and any identifier is accepted. (A
+    ///     folder of migration files is read in its own order, `SQLMigrationDirectory`.)
     /// - Throws: `MigrationKitError.duplicateIdentifiers` or
     ///   `.identifiersOutOfOrder(expected:actual:)`.
-    public init(steps: [MigrationStep<Database>], enforceLexicographicOrder: Bool = true) throws {
+    public init(steps: [MigrationStep<Database>], enforceLexicographicOrder: Bool = false) throws {
         let duplicates = Self.duplicates(in: steps.map(\.identifier))
         if !duplicates.isEmpty {
             throw MigrationKitError.duplicateIdentifiers(duplicates)
@@ -28,6 +30,20 @@ public struct MigrationRegistry<Database>: Sendable {
         }
         try Self.validateMerges(steps)
         self.steps = steps
+    }
+
+    /// An empty registry, to register steps in one by one (`registering(_:)`).
+    public init() {
+        steps = []
+    }
+
+    /// This registry with `step` registered after the others, as GRDB's
+    /// `registerMigration` does: any identifier, the order being the registration's.
+    ///
+    /// - Throws: `MigrationKitError.duplicateIdentifiers` when `step`'s identifier, or
+    ///   one it merges, is registered already.
+    public func registering(_ step: MigrationStep<Database>) throws -> MigrationRegistry {
+        try MigrationRegistry(steps: steps + [step], enforceLexicographicOrder: false)
     }
 
     /// The registered identifiers, in application order.

@@ -53,6 +53,9 @@ public struct MigrationStatus: Hashable, Sendable {
 
     /// Applied steps, edited or not.
     public var applied: [String] { entries.filter { $0.state == .applied || $0.state == .modified }.map(\.identifier) }
+    /// The applied steps registered before any step that is not: GRDB's completed
+    /// migrations.
+    public var completed: [String] { entries.prefix { $0.state == .applied || $0.state == .modified }.map(\.identifier) }
     /// Applied steps edited since (their checksum differs from the recorded one).
     public var modified: [String] { entries.filter { $0.state == .modified }.map(\.identifier) }
     /// Steps not applied yet, whatever migrate would do with them.

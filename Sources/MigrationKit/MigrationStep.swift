@@ -7,9 +7,13 @@
 public struct MigrationStep<Database>: Sendable {
     /// The ledger identifier (GRDB's `grdb_migrations.identifier`).
     public let identifier: String
-    /// Where the step came from (a migration file path, or `#fileID` for Swift
-    /// steps), so errors can point at it.
+    /// Where the step came from (a migration file path, or for a Swift step the file it
+    /// was declared in, `#fileID` by default), so errors can point at it.
     public let sourceFile: String?
+    /// For a Swift step, the line it was declared on (`#line` by default), where its
+    /// failure is reported; nil for a migration file, whose failing statement names its
+    /// own line.
+    public let sourceLine: Int?
     /// Applies the step. Runs inside the runner's transaction.
     public let apply: @Sendable (Database) throws -> Void
     /// Undoes the step, or nil when the step cannot be rolled back.
@@ -43,10 +47,12 @@ public struct MigrationStep<Database>: Sendable {
     /// (`foreignKeyChecks`, deferred unless the app says otherwise).
     public var foreignKeyChecks: ForeignKeyChecks?
 
-    /// A step that runs `apply`, and can be undone by `rollback` when one is given.
+    /// A step that runs `apply`, and can be undone by `rollback` when one is given. A
+    /// failure is reported at the file and line the step is declared at, unless given.
     public init(
         identifier: String,
-        sourceFile: String? = nil,
+        sourceFile: String? = #fileID,
+        sourceLine: Int? = #line,
         checksum: String? = nil,
         merging: [String] = [],
         apply: @escaping @Sendable (Database) throws -> Void,
@@ -54,6 +60,7 @@ public struct MigrationStep<Database>: Sendable {
     ) {
         self.identifier = identifier
         self.sourceFile = sourceFile
+        self.sourceLine = sourceLine
         self.checksum = checksum
         self.merging = merging
         self.apply = apply

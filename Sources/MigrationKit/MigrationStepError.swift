@@ -1,3 +1,5 @@
+import Foundation
+
 /// A step's `apply` or `rollback` failed (or left foreign-key violations behind); the
 /// step's transaction was rolled back and no later step ran.
 ///
@@ -7,7 +9,7 @@
 /// it: the database's own error for a statement (`SQLCipherError`, GRDB's
 /// `DatabaseError`, both `DatabaseStatementError`), `MigrationKitError` for the
 /// foreign keys a step broke, `StepEndedTransaction`, or whatever a Swift closure threw.
-public struct MigrationStepError: ExplainableError, CustomStringConvertible {
+public struct MigrationStepError: ExplainableError, LocalizedError, CustomStringConvertible {
     /// When the step failed: while it was applied, or while it was rolled back.
     public enum Phase: String, Sendable {
         /// While the step was applied (by its `apply`, or its foreign-key check after it).
@@ -40,6 +42,9 @@ public struct MigrationStepError: ExplainableError, CustomStringConvertible {
     /// What the step's failure means, when what it threw knows (a full disk, an I/O
     /// error): the step is not to blame, the files are.
     public var explanation: FailureExplanation? { (underlying as? any ExplainableError)?.explanation }
+
+    /// `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
 
     /// `file:line: message` when the location is known, as compilers report errors.
     public var description: String {
@@ -80,7 +85,7 @@ extension DatabaseStatementError {
 }
 
 /// A host integration's own verification closure threw.
-public struct HostVerificationError: Error, CustomStringConvertible {
+public struct HostVerificationError: LocalizedError, CustomStringConvertible {
     /// Which of the app's verification closures (`MigrationHostIntegration`) threw; its raw
     /// value names it in messages and check names.
     public enum Part: String, Sendable {
@@ -104,4 +109,7 @@ public struct HostVerificationError: Error, CustomStringConvertible {
     public var description: String {
         "The app's \(part.rawValue) verification failed: \(underlying)"
     }
+
+    /// `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Something a person can do about a refusal that only the program in front of them can
 /// name: a flag of `migrationkit`, a parameter of the library, a setting of an app.
 ///
@@ -104,7 +106,7 @@ public struct Advice: Hashable, Sendable {
 
 /// An error whose sentence may carry a remedy: a command line shows
 /// `sentence(wording)` in its own words, a Swift caller `description` in the library's.
-public protocol RemediableError: Error, CustomStringConvertible {
+public protocol RemediableError: LocalizedError, CustomStringConvertible {
     /// The remedy the sentence offers, if any (for a caller that acts on it itself).
     var remedy: Remedy? { get }
     /// The whole sentence, as `description` says it, with the remedy in `wording`'s words.
@@ -113,4 +115,6 @@ public protocol RemediableError: Error, CustomStringConvertible {
 
 extension RemediableError {
     public var description: String { sentence(.library) }
+    /// The sentence in the library's words, for `localizedDescription`.
+    public var errorDescription: String? { sentence(.library) }
 }

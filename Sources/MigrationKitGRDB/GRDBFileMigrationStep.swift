@@ -1,10 +1,11 @@
 import CLibCrypto
+import Foundation
 import GRDB
 import MigrationKit
 
 /// A statement of a migration file failed under GRDB: the file and the first line of
 /// its section (GRDB's error names the statement), so the runner's report points at it.
-public struct GRDBFileStatementError: SourceLocatedError, CustomStringConvertible {
+public struct GRDBFileStatementError: SourceLocatedError, LocalizedError, CustomStringConvertible {
     /// The migration file, as its step names it.
     public let sourcePath: String
     public let sourceLine: Int?
@@ -12,6 +13,9 @@ public struct GRDBFileStatementError: SourceLocatedError, CustomStringConvertibl
     public let underlying: DatabaseError
 
     public var underlyingError: (any Error)? { underlying }
+
+    /// `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
 
     public var description: String { "\(sourcePath):\(sourceLine ?? 1): \(underlying.message ?? "\(underlying.resultCode)")" }
 }
@@ -36,7 +40,8 @@ extension GRDB.Database: SQLFileExecuting {
 
 extension GRDBMigrationRunner {
     /// A runner for the SQL migration files of `directory` (`NNNN_name.sql` with up and
-    /// down sections, or `.up.sql`/`.down.sql` pairs), read as `migrationkit` reads them.
+    /// down sections, or `.up.sql`/`.down.sql` pairs), read and ordered as `migrationkit`
+    /// reads them. Swift steps registered afterwards (`registerMigration`) run after them.
     public init(directory: String, verifier: GRDBMigrationVerifier = GRDBMigrationVerifier(),
                 host: MigrationHostIntegration<GRDB.Database> = MigrationHostIntegration()) throws {
         let files = try SQLMigrationDirectory(path: directory).load()

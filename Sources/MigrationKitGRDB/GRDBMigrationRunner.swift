@@ -21,8 +21,8 @@ import MigrationKit
 /// - verification after every migrate and rollback (`GRDBMigrationVerifier`, or the
 ///   host's own checks through `MigrationHostIntegration`).
 public struct GRDBMigrationRunner: Sendable {
-    /// The steps, checked for unique identifiers when the runner was made.
-    public let registry: MigrationRegistry<Database>
+    /// The steps, checked for unique identifiers as they were registered.
+    public private(set) var registry: MigrationRegistry<Database>
     /// The checks after every migrate and rollback, unless `host` replaces them.
     public var verifier: GRDBMigrationVerifier
     /// The app's own integrity and post-migration checks, when it has them.
@@ -42,23 +42,54 @@ public struct GRDBMigrationRunner: Sendable {
     /// (`disablingDeferredForeignKeyChecks()`).
     public private(set) var checksDeferredForeignKeys = true
 
-    /// A runner for `steps`, the app's migrations in the order they apply.
+    /// A runner for `steps`, the app's migrations in the order they apply: any
+    /// identifiers, as GRDB takes them (`enforceLexicographicOrder` also requires them in
+    /// byte-wise order).
     ///
     /// - Throws: `MigrationKitError.duplicateIdentifiers` or
     ///   `.identifiersOutOfOrder(expected:actual:)`: a mistake in the app, found before
     ///   any database is touched.
     public init(
         steps: [MigrationStep<Database>],
+        enforceLexicographicOrder: Bool = false,
         verifier: GRDBMigrationVerifier = GRDBMigrationVerifier(),
         host: MigrationHostIntegration<Database> = MigrationHostIntegration(),
         eraseDatabaseOnSchemaChange: Bool = false,
         foreignKeyChecks: ForeignKeyChecks = .deferred
     ) throws {
-        registry = try MigrationRegistry(steps: steps)
+        registry = try MigrationRegistry(steps: steps, enforceLexicographicOrder: enforceLexicographicOrder)
         self.verifier = verifier
         self.host = host
         self.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
         self.foreignKeyChecks = foreignKeyChecks
+    }
+
+    /// A runner with no steps yet, to register them one by one (`registerMigration`), as
+    /// GRDB's `DatabaseMigrator()`.
+    public init() {
+        registry = MigrationRegistry()
+        verifier = GRDBMigrationVerifier()
+        host = MigrationHostIntegration()
+        eraseDatabaseOnSchemaChange = false
+        foreignKeyChecks = .deferred
+    }
+
+    /// Registers a step after those registered so far, as GRDB's `registerMigration`:
+    /// any identifier, the order being the registration's; a failure is reported at the
+    /// line of this call.
+    ///
+    /// - Throws: `MigrationKitError.duplicateIdentifiers` when the identifier, or one it
+    ///   merges, is registered already (where GRDB stops the process).
+    public mutating func registerMigration(
+        _ identifier: String, foreignKeyChecks: ForeignKeyChecks? = nil, merging: Set<String> = [],
+        rollback: (@Sendable (Database) throws -> Void)? = nil,
+        file: String = #fileID, line: Int = #line,
+        migrate: @escaping @Sendable (Database) throws -> Void
+    ) throws {
+        var step = MigrationStep<Database>(identifier: identifier, sourceFile: file, sourceLine: line,
+                                           merging: merging.sorted(by: MigrationIdentifierOrder.precedes), apply: migrate, rollback: rollback)
+        step.foreignKeyChecks = foreignKeyChecks
+        registry = try registry.registering(step)
     }
 
     /// The same runner, with deferred steps committed without their foreign-key check,
@@ -158,9 +189,23 @@ public struct GRDBMigrationRunner: Sendable {
         try analysis(in: reader).status
     }
 
-    /// The registered steps that are applied, in registration order.
+    /// Every identifier the ledger holds, registered or not, in the order they were
+    /// applied: GRDB's `appliedIdentifiers`. (A newer version's steps are among them;
+    /// `hasBeenSuperseded` says whether there are any.)
     public func appliedIdentifiers(in reader: any DatabaseReader) throws -> [String] {
+        try analysis(in: reader).snapshot.identifiers
+    }
+
+    /// The registered steps that are applied, in registration order: GRDB's
+    /// `appliedMigrations`.
+    public func appliedMigrations(in reader: any DatabaseReader) throws -> [String] {
         try migrationStatus(in: reader).applied
+    }
+
+    /// The registered steps applied together with every step registered before them,
+    /// in registration order: GRDB's `completedMigrations`.
+    public func completedMigrations(in reader: any DatabaseReader) throws -> [String] {
+        try migrationStatus(in: reader).completed
     }
 
     /// Whether every registered step is applied.

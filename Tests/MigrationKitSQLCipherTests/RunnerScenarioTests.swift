@@ -13,12 +13,18 @@ import Testing
                 let up = step.up
                 var rollback: (@Sendable (SQLCipherDatabase) throws -> Void)?
                 if let down = step.down { rollback = { db in try db.execute(sql: down) } }
-                return SQLCipherMigrationStep(identifier: step.identifier, checksum: step.checksum, merging: step.merging,
-                                              apply: { db in try db.execute(sql: up) }, rollback: rollback)
+                var made = SQLCipherMigrationStep(identifier: step.identifier, checksum: step.checksum, merging: step.merging,
+                                                  apply: { db in try db.execute(sql: up) }, rollback: rollback)
+                made.foreignKeyChecks = step.foreignKeyChecks
+                return made
             })
         }
 
-        func migrate(_ steps: [RunnerScenarios.Step]) throws { try runner(steps).migrate(in: writer) }
+        func migrate(_ steps: [RunnerScenarios.Step], erasingOnSchemaChange: Bool) throws {
+            var runner = try runner(steps)
+            runner.eraseDatabaseOnSchemaChange = erasingOnSchemaChange
+            try runner.migrate(in: writer)
+        }
 
         func rollback(_ steps: [RunnerScenarios.Step], count: Int, acceptModified: Set<String>) throws -> [String] {
             try runner(steps).rollbackMigrations(in: writer, steps: count, acceptModified: acceptModified).steps.map(\.identifier)

@@ -72,7 +72,8 @@ import Testing
     @Test func aFailingStatementRollsBackItsWholeStepOnly() throws {
         let directory = try TemporaryDirectory()
         let writer = try openWriter(directory)
-        let broken = SQLCipherMigrationStep(identifier: "0002_broken", sourceFile: "0002_broken.sql") { db in
+        let declared = #line + 1
+        let broken = SQLCipherMigrationStep(identifier: "0002_broken", sourceFile: "M0002_Broken.swift") { db in
             try db.execute(sql: """
                 CREATE TABLE half (x);
                 INSERT INTO half VALUES (1);
@@ -86,8 +87,10 @@ import Testing
             try runner.migrate(in: writer)
         } throws: { error in
             guard let error = error as? MigrationStepError else { return false }
-            return error.identifier == "0002_broken" && error.line == 3 && error.phase == .apply
-                && "\(error)".hasPrefix("0002_broken.sql:3: Migration \"0002_broken\" failed")
+            // A Swift step: where it was declared, not the line of its SQL string.
+            return error.identifier == "0002_broken" && error.line == declared && error.phase == .apply
+                && "\(error)".hasPrefix("M0002_Broken.swift:\(declared): Migration \"0002_broken\" failed")
+                && (error.underlying as? SQLCipherError)?.message == "no such table: no_such_table"
         }
         try writer.read { db throws in
             #expect(try db.tableExists("authors"))  // the earlier step stays
@@ -530,6 +533,7 @@ extension RunnerTests {
         let directory = try TemporaryDirectory()
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
         let full = SQLCipherError(kind: .sqlite, resultCode: .SQLITE_FULL, message: "database or disk is full", sql: "COMMIT")
+        let declared = #line + 1
         let step = SQLCipherMigrationStep(identifier: "0001_fills_the_disk", sourceFile: "M0001.swift") { _ in throw full }
         let runner = try SQLCipherMigrationRunner(steps: [step])
         #expect {
@@ -537,7 +541,7 @@ extension RunnerTests {
         } throws: { error in
             guard let error = error as? MigrationStepError else { return false }
             return error.explanation?.name == "diskFull"
-                && error.description == "M0001.swift: Migration \"0001_fills_the_disk\" failed because the disk is full, and was rolled back; "
+                && error.description == "M0001.swift:\(declared): Migration \"0001_fills_the_disk\" failed because the disk is full, and was rolled back; "
                     + "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again."
         }
         #expect(full.at(path: "/data/app.db").description.hasPrefix("/data/app.db: Stopped because the disk is full; free some space"))

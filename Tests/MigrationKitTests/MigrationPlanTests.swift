@@ -36,7 +36,8 @@ import Testing
 
     @Test func anEditedStepIsRefusedUnlessAccepted() throws {
         let steps = [step("0001_a", checksum: "new")]
-        #expect(throws: MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: ["0001_a"])) {
+        // A Swift step's file is where it was declared.
+        #expect(throws: MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: [#fileID])) {
             try plan(steps, ledger: ["0001_a"], checksums: ["0001_a": "old"])
         }
         let accepted = try plan(steps, ledger: ["0001_a"], checksums: ["0001_a": "old"], accept: ["0001_a"])

@@ -19,23 +19,27 @@ import Testing
         }
     }
 
-    @Test func refusesIdentifiersOutOfLexicographicOrder() {
+    @Test func refusesIdentifiersOutOfLexicographicOrderWhenAsked() {
         #expect(throws: MigrationKitError.identifiersOutOfOrder(expected: "0002_b", actual: "0003_c")) {
-            try MigrationRegistry(steps: [step("0001_a"), step("0003_c"), step("0002_b")])
+            try MigrationRegistry(steps: [step("0001_a"), step("0003_c"), step("0002_b")], enforceLexicographicOrder: true)
         }
     }
 
     @Test func orderIsByteWiseLikeSQLiteAndLs() throws {
         // Unicode-aware comparison would put "B" and "a" differently than ls or ORDER BY.
-        _ = try MigrationRegistry(steps: [step("0001_B"), step("0001_a")])
+        _ = try MigrationRegistry(steps: [step("0001_B"), step("0001_a")], enforceLexicographicOrder: true)
         #expect(throws: MigrationKitError.identifiersOutOfOrder(expected: "0001_B", actual: "0001_a")) {
-            try MigrationRegistry(steps: [step("0001_a"), step("0001_B")])
+            try MigrationRegistry(steps: [step("0001_a"), step("0001_B")], enforceLexicographicOrder: true)
         }
     }
 
-    @Test func orderCanBeLeftToTheCaller() throws {
-        let registry = try MigrationRegistry(steps: [step("b"), step("a")], enforceLexicographicOrder: false)
-        #expect(registry.identifiers == ["b", "a"])
+    /// As in GRDB: registration order is the order, whatever the identifiers.
+    @Test func orderIsTheRegistrationsByDefault() throws {
+        let registry = try MigrationRegistry(steps: [step("v1"), step("v2"), step("v10"), step("Create authors"), step("Add books")])
+        #expect(registry.identifiers == ["v1", "v2", "v10", "Create authors", "Add books"])
+        let registered = try MigrationRegistry<Void>().registering(step("b")).registering(step("a"))
+        #expect(registered.identifiers == ["b", "a"])
+        #expect(throws: MigrationKitError.duplicateIdentifiers(["b"])) { try registered.registering(step("b")) }
     }
 
     @Test func errorsSayWhatToDo() {

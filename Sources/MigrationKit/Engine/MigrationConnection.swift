@@ -32,10 +32,6 @@ public protocol MigrationConnection: BookkeepingExecuting, AnyObject {
     /// Whether `error` is a commit `refusingCommits` refused.
     static func isRefusedCommit(_ error: any Error) -> Bool
 
-    /// The 1-based line, within the SQL a statement was run from, of the statement that
-    /// failed with `error`, when the layer knows it.
-    static func sqlLine(of error: any Error) -> Int?
-
     /// Whether `recordingWrittenTables` can tell what a step wrote. Without it, a
     /// verification limited to what changed looks at the whole file instead.
     var canRecordWrittenTables: Bool { get }
@@ -62,8 +58,6 @@ extension MigrationConnection {
     public func refusingCommits<T>(_ body: () throws -> T) throws -> T { try body() }
 
     public static func isRefusedCommit(_ error: any Error) -> Bool { false }
-
-    public static func sqlLine(of error: any Error) -> Int? { nil }
 
     public var canRecordWrittenTables: Bool { false }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Running one step, and naming it (with the file and line of a failing statement)
 /// in whatever it throws.
 extension MigrationEngine {
@@ -23,7 +25,7 @@ extension MigrationEngine {
         guard let step, let error = error as? MigrationKitError else { return error }
         switch error {
         case .foreignKeyViolations, .foreignKeyViolationsAdded:
-            return MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: nil, underlying: error)
+            return MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: step.sourceLine, underlying: error)
         default:
             return error
         }
@@ -50,21 +52,26 @@ extension MigrationEngine {
             }
             throw stepError(step, phase, failure, file: error.sourcePath, line: error.sourceLine)
         } catch {
-            if Database.isRefusedCommit(error) {
-                throw stepError(step, phase, StepEndedTransaction(), file: nil, line: Database.sqlLine(of: error))
-            }
-            throw stepError(step, phase, error, file: nil, line: Database.sqlLine(of: error))
+            // A Swift step: reported where it was declared, not at a line of the SQL
+            // string it ran.
+            throw stepError(step, phase, Database.isRefusedCommit(error) ? StepEndedTransaction() : error, file: nil, line: nil)
         }
     }
 
+    /// The step's failure, at `file` and `line` (a migration file's statement), else
+    /// where the step was declared.
     private func stepError(_ step: MigrationStep<Database>, _ phase: MigrationStepError.Phase, _ error: any Error,
                            file: String?, line: Int?) -> MigrationStepError {
-        MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: file ?? step.sourceFile, line: line, underlying: error)
+        MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: file ?? step.sourceFile,
+                           line: file == nil ? step.sourceLine : line, underlying: error)
     }
 }
 
 /// A step ran COMMIT, END or ROLLBACK itself, ending the transaction the runner gave it.
-public struct StepEndedTransaction: Error, CustomStringConvertible {
+public struct StepEndedTransaction: LocalizedError, CustomStringConvertible {
+    /// `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
+
     public var description: String {
         "it ended the runner's transaction (COMMIT, END or ROLLBACK inside a migration); remove that statement: "
             + "the runner runs every migration in its own transaction. Nothing of the step was kept and it was not recorded."

@@ -24,6 +24,7 @@ extension MigrationStep where Database: SQLFileExecuting {
         self.init(
             identifier: file.identifier,
             sourceFile: file.path,
+            sourceLine: nil,
             checksum: Self.checksum(of: up.sql),
             merging: file.merging,
             apply: { db in try db.execute(section: up) },

@@ -39,12 +39,12 @@ struct GRDBMigrateCommand: ParsableCommand, PrintsOutput {
                 }
             }
             if let target { try runner.migrate(in: database.writer, upTo: target) } else { try runner.migrate(in: database.writer) }
-            let nowApplied = Set(try runner.appliedIdentifiers(in: database.writer))
+            let nowApplied = Set(try runner.appliedMigrations(in: database.writer))
             applied = pending.filter(nowApplied.contains)
         } catch {
             // A database this run created and kept nothing in is not left behind; one
             // whose steps committed before a failed verification is kept.
-            if database.created, (try? runner.appliedIdentifiers(in: database.writer).isEmpty) ?? false {
+            if database.created, (try? runner.appliedMigrations(in: database.writer).isEmpty) ?? false {
                 database.discardCreated()
             }
             throw error

@@ -19,10 +19,6 @@ extension SQLCipherDatabase: MigrationConnection {
         (error as? SQLCipherError)?.resultCode == .SQLITE_CONSTRAINT_COMMITHOOK
     }
 
-    public static func sqlLine(of error: any Error) -> Int? {
-        (error as? SQLCipherError)?.location?.line
-    }
-
     public var canRecordWrittenTables: Bool { true }
 
     public func unstoppable<T>(_ body: () throws -> T) rethrows -> T {

@@ -58,7 +58,7 @@ extension SQLCipherMigrationRunner {
         configuration.createIfMissing = true
         configuration.readOnly = false
         let scratch = try SQLCipherWriter(path: folder + "/replay.db", key: writer.key, configuration: configuration)
-        var replay = try SQLCipherMigrationRunner(steps: steps, enforceLexicographicOrder: false, host: host, verifier: MigrationVerifier())
+        var replay = try SQLCipherMigrationRunner(steps: steps, host: host, verifier: MigrationVerifier())
         replay.allowOutOfOrder = true
         // The steps' own effects only: no verification of the scratch copy.
         replay.host = MigrationHostIntegration(verifyIntegrity: { _ in }, verifyPostMigration: { _ in })

@@ -16,7 +16,7 @@ public typealias SQLCipherMigrationStep = MigrationStep<SQLCipherDatabase>
 /// apply a step twice. The verifier runs after every migrate and rollback.
 public struct SQLCipherMigrationRunner: Sendable {
     /// The registered steps, in the order they apply.
-    public let registry: MigrationRegistry<SQLCipherDatabase>
+    public private(set) var registry: MigrationRegistry<SQLCipherDatabase>
     /// The app's own integrity and post-migration checks, each replacing the
     /// verifier's part when set.
     public var host: MigrationHostIntegration<SQLCipherDatabase>
@@ -40,17 +40,56 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// (`disablingDeferredForeignKeyChecks()`).
     public private(set) var checksDeferredForeignKeys = true
 
+    /// A runner for `steps`, the app's migrations in the order they apply (any
+    /// identifiers, as GRDB takes them; `enforceLexicographicOrder` also requires them in
+    /// byte-wise order).
+    ///
     /// - Throws: `MigrationKitError.duplicateIdentifiers` or `.identifiersOutOfOrder`,
     ///   before any database is touched.
     public init(
         steps: [SQLCipherMigrationStep],
-        enforceLexicographicOrder: Bool = true,
+        enforceLexicographicOrder: Bool = false,
         host: MigrationHostIntegration<SQLCipherDatabase> = MigrationHostIntegration(),
         verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier()
     ) throws {
         self.registry = try MigrationRegistry(steps: steps, enforceLexicographicOrder: enforceLexicographicOrder)
         self.host = host
         self.verifier = verifier
+    }
+
+    /// A runner with no steps yet, to register them one by one (`registerMigration`), as
+    /// GRDB's `DatabaseMigrator()`.
+    public init() {
+        registry = MigrationRegistry()
+        host = MigrationHostIntegration()
+        verifier = SQLCipherMigrationVerifier()
+    }
+
+    /// A runner for the SQL migration files of `directory` (`NNNN_name.sql` with up and
+    /// down sections, or `.up.sql`/`.down.sql` pairs), read and ordered as `migrationkit`
+    /// reads them. Swift steps registered afterwards (`registerMigration`) run after them.
+    public init(directory: String, host: MigrationHostIntegration<SQLCipherDatabase> = MigrationHostIntegration(),
+                verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier()) throws {
+        let files = try SQLMigrationDirectory(path: directory).load()
+        try self.init(steps: files.map { SQLCipherMigrationStep(file: $0) }, host: host, verifier: verifier)
+    }
+
+    /// Registers a step after those registered so far, as GRDB's `registerMigration`:
+    /// any identifier, the order being the registration's; a failure is reported at the
+    /// line of this call.
+    ///
+    /// - Throws: `MigrationKitError.duplicateIdentifiers` when the identifier, or one it
+    ///   merges, is registered already.
+    public mutating func registerMigration(
+        _ identifier: String, foreignKeyChecks: ForeignKeyChecks? = nil, merging: Set<String> = [],
+        rollback: (@Sendable (SQLCipherDatabase) throws -> Void)? = nil,
+        file: String = #fileID, line: Int = #line,
+        migrate: @escaping @Sendable (SQLCipherDatabase) throws -> Void
+    ) throws {
+        var step = SQLCipherMigrationStep(identifier: identifier, sourceFile: file, sourceLine: line,
+                                          merging: merging.sorted(by: MigrationIdentifierOrder.precedes), apply: migrate, rollback: rollback)
+        step.foreignKeyChecks = foreignKeyChecks
+        registry = try registry.registering(step)
     }
 
     // MARK: - Migrating
@@ -124,9 +163,23 @@ public struct SQLCipherMigrationRunner: Sendable {
         try writer.read { try engine.analysis(of: $0) }
     }
 
-    /// The registered steps that are applied, in registration order.
+    /// Every identifier the ledger holds, registered or not, in the order they were
+    /// applied: GRDB's `appliedIdentifiers`. (A newer version's steps are among them;
+    /// `hasBeenSuperseded` says whether there are any.)
     public func appliedIdentifiers(in writer: SQLCipherWriter) throws -> [String] {
+        try analysis(in: writer).snapshot.identifiers
+    }
+
+    /// The registered steps that are applied, in registration order: GRDB's
+    /// `appliedMigrations`.
+    public func appliedMigrations(in writer: SQLCipherWriter) throws -> [String] {
         try migrationStatus(in: writer).applied
+    }
+
+    /// The registered steps applied together with every step registered before them,
+    /// in registration order: GRDB's `completedMigrations`.
+    public func completedMigrations(in writer: SQLCipherWriter) throws -> [String] {
+        try migrationStatus(in: writer).completed
     }
 
     /// Whether every registered step is applied.

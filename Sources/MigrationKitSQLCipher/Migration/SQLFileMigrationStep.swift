@@ -1,9 +1,10 @@
 import CLibCrypto
+import Foundation
 import MigrationKit
 
 /// A statement in a migration file failed. Carries the file and the line of the
 /// failing statement, re-based from the section to the whole file.
-public struct SQLFileStatementError: SourceLocatedError, ExplainableError, CustomStringConvertible {
+public struct SQLFileStatementError: SourceLocatedError, ExplainableError, LocalizedError, CustomStringConvertible {
     /// The migration file the failing statement is in.
     public let sourcePath: String
     public let sourceLine: Int?
@@ -14,6 +15,9 @@ public struct SQLFileStatementError: SourceLocatedError, ExplainableError, Custo
 
     /// The statement's explanation, when it failed because of the files.
     public var explanation: FailureExplanation? { underlying.explanation }
+
+    /// `file:line: ` and `description`, for `localizedDescription`.
+    public var errorDescription: String? { "\(sourcePath):\(sourceLine.map(String.init) ?? "?"): \(description)" }
 
     /// The message and the statement; the location is reported by whoever prints
     /// `sourcePath:sourceLine` in front (the runner's `MigrationStepError` does).

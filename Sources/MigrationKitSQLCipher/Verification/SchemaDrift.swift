@@ -20,12 +20,24 @@ public struct SchemaDrift: Sendable {
     }
 
     /// Why there is no schema to compare with.
-    public enum Refusal: Error, Hashable, Sendable {
+    public enum Refusal: LocalizedError, Hashable, Sendable, CustomStringConvertible {
         /// The ledger names migrations these steps do not have.
         case unknownApplied([String])
         /// Steps before the latest applied one are not applied: the steps in order do
         /// not make this database.
         case pendingBeforeLatestApplied(pending: [String], latestApplied: String)
+
+        public var description: String {
+            switch self {
+            case .unknownApplied(let identifiers):
+                return "The database has applied migrations the runner does not have (\(identifiers.joined(separator: ", "))), so their schema cannot be made; use the runner whose steps migrated it."
+            case .pendingBeforeLatestApplied(let pending, let latest):
+                return "The database has migrations before its latest applied one (\(latest)) that are not applied (\(pending.joined(separator: ", "))), so the migrations in order do not make it; apply them first (the runner's `allowOutOfOrder`)."
+            }
+        }
+
+        /// `description`, for `localizedDescription`.
+        public var errorDescription: String? { description }
     }
 
     /// The runner whose steps make the expected schema, observer removed (quiet).

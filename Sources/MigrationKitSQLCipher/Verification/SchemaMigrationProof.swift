@@ -33,7 +33,7 @@ public struct SchemaMigrationProof: Sendable {
     }
 
     /// Why there is no migration to show.
-    public enum Refusal: Error, Sendable {
+    public enum Refusal: LocalizedError, Sendable, CustomStringConvertible {
         /// The desired schema's statements fail on an empty database: the line of the
         /// one that failed, and SQLite's words.
         case desiredSchemaFails(String)
@@ -53,6 +53,28 @@ public struct SchemaMigrationProof: Sendable {
         case notReversed([SchemaDifference])
         /// Lint finds errors in it.
         case lintErrors([LintFinding])
+
+        public var description: String {
+            switch self {
+            case .desiredSchemaFails(let message):
+                return "The desired schema does not run on an empty database: \(message)."
+            case .notASchemaStatement(let line, let word):
+                return "Line \(line) of the desired schema is \(word), not a CREATE statement; a schema holds only CREATE statements."
+            case .destructive(let changes):
+                return "The migration would lose data: it \(changes.joined(separator: "; it ")). Allow it (`allowsDestructiveChanges`) only if that is what you want."
+            case .migrationFails(let message):
+                return "The migration fails on a scratch copy of the current schema: \(message)."
+            case .notExpressed(let differences):
+                return "Applied on a scratch copy, the migration still leaves \(differences.map { "\($0.type) \($0.name)" }.joined(separator: ", ")) different from the desired schema."
+            case .notReversed(let differences):
+                return "Rolled back on a scratch copy, the migration leaves \(differences.map { "\($0.type) \($0.name)" }.joined(separator: ", ")) different from the current schema."
+            case .lintErrors(let findings):
+                return "Lint finds errors in the migration: \(findings.map { "line \($0.line): \($0.rule): \($0.message)" }.joined(separator: "; "))."
+            }
+        }
+
+        /// `description`, for `localizedDescription`.
+        public var errorDescription: String? { description }
     }
 
     /// The oldest SQLite the migration must run on, and lint's judgement of it.
