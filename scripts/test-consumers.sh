@@ -30,6 +30,17 @@ commit=$(git rev-parse HEAD)
 git clone -q --bare "$repo" "$work/MigrationKit.git"
 app="$work/app"
 mkdir -p "$app/Sources/sqlcipher-app" "$app/Sources/grdb-app"
+# Every Swift snippet of the documentation, as a target of its own with exactly the
+# imports it shows (scripts/snippets.py), built with the apps.
+snippets=$(python3 scripts/snippets.py "$app") || fail "scripts/snippets.py could not read the documentation's snippets"
+snippet_targets=$(python3 - "$app/snippets.json" <<'PY'
+import json, sys
+for target in json.load(open(sys.argv[1])):
+    dependencies = [f'.product(name: "{name}", package: "MigrationKit")' for name in target["products"]]
+    dependencies += [f'.product(name: "{name}", package: "GRDB.swift")' for name in target["others"]]
+    print(f'        .executableTarget(name: "{target["name"]}", dependencies: [{", ".join(dependencies)}]),')
+PY
+)
 
 cat >"$app/Package.swift" <<EOF
 // swift-tools-version:6.0
@@ -50,6 +61,7 @@ let package = Package(
             .product(name: "MigrationKitGRDBCLI", package: "MigrationKit"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+$snippet_targets
     ]
 )
 EOF
@@ -109,6 +121,12 @@ read_back=$(printf ".output /dev/null\nPRAGMA key = 'consumer passphrase';\n.out
 status=$("$bin/grdb-app" "$work/plain.db") || fail "grdb-app's status --exit-code exited $? after migrating: $status"
 echo "$status" | grep -q '0001_create_items' || fail "grdb-app's status does not list its migration: $status"
 echo "test-consumers: ok: by URL, the SQLCipher products link only libsqlcipher and the GRDB products only libsqlite3; both migrate" >&2
+count=$(echo "$snippets" | grep -c . || true)
+[ "$count" -gt 0 ] || fail "scripts/snippets.py found no Swift snippet in the documentation"
+for name in $snippets; do
+    [ -x "$bin/$name" ] || fail "the documentation snippet $name did not compile (see the build above; scripts/snippets.py names its file and line)"
+done
+echo "test-consumers: ok: the documentation's $count Swift snippets compile with exactly the imports they show" >&2
 
 # The README's encrypted GRDB recipe, exactly as written: its build lines run in a package
 # of their own (a folder builds one GRDB flavour), its Swift block is the app, and the

@@ -7,7 +7,7 @@ import MigrationKit
 /// wrote (a verification limited to changes looks at the whole file) nor refuses a
 /// step's COMMIT (the engine notices the ended transaction after the step).
 extension GRDB.Database: MigrationConnection {
-    public func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
         var result: T?
         try inTransaction(.immediate) {
             result = try body()
@@ -17,13 +17,13 @@ extension GRDB.Database: MigrationConnection {
         return result
     }
 
-    public var sqlite: SQLiteVersion {
+    package var sqlite: SQLiteVersion {
         (try? String.fetchOne(self, sql: "SELECT sqlite_version()")).flatMap { $0 }.flatMap(SQLiteVersion.init) ?? SQLiteVersion(3, 0, 0)
     }
 
     /// Not in a read-only connection (a pool's reader), nor in GRDB's read-only access
     /// (`PRAGMA query_only`).
-    public var mayHaveWrittenInTransaction: Bool {
+    package var mayHaveWrittenInTransaction: Bool {
         guard isInsideTransaction, !configuration.readonly else { return false }
         return (try? textColumn(sql: "PRAGMA query_only").first) != "1"
     }

@@ -21,7 +21,7 @@ enum GRDBMigrationHistory {
 extension GRDB.Database: BookkeepingExecuting {
     /// Runs one of the core's ledger or history statements, with its arguments bound,
     /// so both runners write `grdb_migrations` and `migrationkit_history` alike.
-    public func execute(_ statement: BookkeepingStatement) throws {
+    package func execute(_ statement: BookkeepingStatement) throws {
         try execute(sql: statement.sql, arguments: StatementArguments(statement.arguments.map { value -> (any DatabaseValueConvertible)? in
             switch value {
             case .text(let text): return text

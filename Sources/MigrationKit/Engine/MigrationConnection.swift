@@ -6,7 +6,7 @@
 /// a connection only runs SQL and names its own errors. A conforming connection is used
 /// only inside the writer that handed it out, one call at a time, like GRDB's
 /// `Database`; a class, whose identity the engine keeps track of during a run.
-public protocol MigrationConnection: BookkeepingExecuting, AnyObject {
+package protocol MigrationConnection: BookkeepingExecuting, AnyObject {
     /// Whether a transaction is open.
     var isInsideTransaction: Bool { get }
 
@@ -53,21 +53,21 @@ public protocol MigrationConnection: BookkeepingExecuting, AnyObject {
 }
 
 extension MigrationConnection {
-    public var mayHaveWrittenInTransaction: Bool { isInsideTransaction }
+    package var mayHaveWrittenInTransaction: Bool { isInsideTransaction }
 
-    public func refusingCommits<T>(_ body: () throws -> T) throws -> T { try body() }
+    package func refusingCommits<T>(_ body: () throws -> T) throws -> T { try body() }
 
-    public static func isRefusedCommit(_ error: any Error) -> Bool { false }
+    package static func isRefusedCommit(_ error: any Error) -> Bool { false }
 
-    public var canRecordWrittenTables: Bool { false }
+    package var canRecordWrittenTables: Bool { false }
 
-    public func recordingWrittenTables<T>(_ body: () throws -> T) throws -> (result: T, tables: Set<String>, renamesTable: Bool) {
+    package func recordingWrittenTables<T>(_ body: () throws -> T) throws -> (result: T, tables: Set<String>, renamesTable: Bool) {
         (try body(), [], false)
     }
 
-    public func loadedSchemaHasTable(_ name: String) throws -> Bool { try tableExists(name) }
+    package func loadedSchemaHasTable(_ name: String) throws -> Bool { try tableExists(name) }
 
-    public func unstoppable<T>(_ body: () throws -> T) rethrows -> T { try body() }
+    package func unstoppable<T>(_ body: () throws -> T) rethrows -> T { try body() }
 
     /// The first column of the first row of `sql`, as text.
     package func fetchText(sql: String, arguments: [String] = []) throws -> String? {

@@ -1,5 +1,5 @@
 /// A value bound to one `?` of a bookkeeping statement.
-public enum BookkeepingValue: Hashable, Sendable {
+package enum BookkeepingValue: Hashable, Sendable {
     /// A text value: an identifier or a checksum.
     case text(String)
     /// An integer value: a duration in milliseconds.
@@ -12,14 +12,14 @@ public enum BookkeepingValue: Hashable, Sendable {
 /// pragmas — with its arguments. The core writes every one of them; each database layer
 /// only runs them (`BookkeepingExecuting`), so the SQLCipher and GRDB runners cannot
 /// drift apart.
-public struct BookkeepingStatement: Hashable, Sendable {
+package struct BookkeepingStatement: Hashable, Sendable {
     /// The SQL, with a `?` for each argument.
-    public let sql: String
+    package let sql: String
     /// The values bound to the statement's `?` placeholders, in order.
-    public let arguments: [BookkeepingValue]
+    package let arguments: [BookkeepingValue]
 
     /// A statement and its arguments (none by default).
-    public init(_ sql: String, _ arguments: [BookkeepingValue] = []) {
+    package init(_ sql: String, _ arguments: [BookkeepingValue] = []) {
         self.sql = sql
         self.arguments = arguments
     }
@@ -27,7 +27,7 @@ public struct BookkeepingStatement: Hashable, Sendable {
 
 /// A database layer's connection, as the bookkeeping needs it: run a statement, read
 /// rows as text (`SQLQuerying`).
-public protocol BookkeepingExecuting: SQLQuerying {
+package protocol BookkeepingExecuting: SQLQuerying {
     /// Runs `statement`, binding its arguments in order.
     func execute(_ statement: BookkeepingStatement) throws
 }

@@ -4,10 +4,10 @@ import Foundation
 /// foreign-key check and the required-index check, each answered as a
 /// `VerificationCheck` whose detail says what was found. A check that cannot even run
 /// (a page too damaged to read) is a failed check, not a raw database error.
-public enum DatabaseChecks {
+package enum DatabaseChecks {
     /// `PRAGMA quick_check` of the whole file, or of one table and its indexes (SQLite
     /// 3.33+).
-    public static func quickCheck(_ db: some SQLQuerying, table: String? = nil) -> VerificationCheck {
+    package static func quickCheck(_ db: some SQLQuerying, table: String? = nil) -> VerificationCheck {
         let name = table.map { "quick_check(\($0))" } ?? "quick_check"
         do {
             let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(1)"
@@ -26,7 +26,7 @@ public enum DatabaseChecks {
     /// `checksCipherPages` says so, and outside a write transaction: the pragma reads the
     /// pages in the file, so it names each page a transaction has spilled or grown the
     /// file by as failing.
-    public static func cipherIntegrityCheck(_ db: some SQLQuerying) -> VerificationCheck {
+    package static func cipherIntegrityCheck(_ db: some SQLQuerying) -> VerificationCheck {
         let name = "cipher_integrity_check"
         do {
             let problems = try db.textColumn(sql: "PRAGMA cipher_integrity_check")
@@ -44,7 +44,7 @@ public enum DatabaseChecks {
     /// encrypted (`PRAGMA cipher_provider` answers only once a key is set) by SQLCipher
     /// 4.2 or later (earlier versions ignore the pragma, answering nothing, which would
     /// read as a pass). False on a plain SQLite, whatever the file holds.
-    public static func checksCipherPages(_ db: some SQLQuerying) -> Bool {
+    package static func checksCipherPages(_ db: some SQLQuerying) -> Bool {
         guard let version = try? db.textColumn(sql: "PRAGMA cipher_version").first.flatMap(SQLCipherVersion.init(parsing:)),
               version >= SQLCipherVersion(major: 4, minor: 2, patch: 0)
         else { return false }
@@ -59,7 +59,7 @@ public enum DatabaseChecks {
     ///     nil tolerates any. Found violations are named in the detail either way.
     ///   - pragmaFunctions: with `tables`, the SQLite has `pragma_foreign_key_check()`
     ///     (3.20+), so one statement checks each table with the name bound.
-    public static func foreignKeyCheck(_ db: some SQLQuerying, tables: [String]? = nil, tolerating tolerated: ForeignKeyViolations? = ForeignKeyViolations(),
+    package static func foreignKeyCheck(_ db: some SQLQuerying, tables: [String]? = nil, tolerating tolerated: ForeignKeyViolations? = ForeignKeyViolations(),
                                        pragmaFunctions: Bool = false) -> VerificationCheck {
         do {
             guard try foreignKeyViolationCount(in: db, tables: tables, pragmaFunctions: pragmaFunctions) > 0 else {
@@ -79,7 +79,7 @@ public enum DatabaseChecks {
 
     /// Whether the index `spec` names exists on its table (names compared as SQLite
     /// compares them, ignoring ASCII case).
-    public static func indexCheck(_ spec: RequiredIndexSpec, _ db: some SQLQuerying) -> VerificationCheck {
+    package static func indexCheck(_ spec: RequiredIndexSpec, _ db: some SQLQuerying) -> VerificationCheck {
         let name = "index \(spec)"
         do {
             let found = try !db.textColumn(
@@ -93,7 +93,7 @@ public enum DatabaseChecks {
     }
 
     /// Counts `PRAGMA foreign_key_check` rows without holding them in memory.
-    public static func foreignKeyViolationCount(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> Int {
+    package static func foreignKeyViolationCount(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> Int {
         var count = 0
         for (sql, arguments) in foreignKeyCheckStatements(tables, pragmaFunctions: pragmaFunctions) {
             try db.forEachTextRow(sql: sql, arguments: arguments) { _ in count += 1 }
@@ -102,7 +102,7 @@ public enum DatabaseChecks {
     }
 
     /// Every violation, grouped (a few row ids per group are kept).
-    public static func foreignKeyViolations(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> ForeignKeyViolations {
+    package static func foreignKeyViolations(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> ForeignKeyViolations {
         var result = ForeignKeyViolations()
         for (sql, arguments) in foreignKeyCheckStatements(tables, pragmaFunctions: pragmaFunctions) {
             try db.forEachTextRow(sql: sql, arguments: arguments) { row in

@@ -20,18 +20,18 @@ public struct MigrationVerifier: Sendable {
     }
 
     /// Throws the first integrity problem found.
-    public func verifyIntegrity(_ db: some MigrationConnection) throws {
+    package func verifyIntegrity(_ db: some MigrationConnection) throws {
         if let failure = VerificationReport(checks: integrityChecks(db)).firstFailure { throw failure }
     }
 
     /// Throws the first post-migration problem found, judging foreign-key violations
     /// as `foreignKeys` says.
-    public func verifyPostMigration(_ db: some MigrationConnection, foreignKeys: ForeignKeyVerification = .strict) throws {
+    package func verifyPostMigration(_ db: some MigrationConnection, foreignKeys: ForeignKeyVerification = .strict) throws {
         if let failure = VerificationReport(checks: postMigrationChecks(db, foreignKeys: foreignKeys)).firstFailure { throw failure }
     }
 
     /// Runs both parts and throws the first problem found.
-    public func verify(_ db: some MigrationConnection) throws {
+    package func verify(_ db: some MigrationConnection) throws {
         try verifyIntegrity(db)
         try verifyPostMigration(db)
     }
@@ -43,13 +43,13 @@ public struct MigrationVerifier: Sendable {
     /// file, not the transaction's, and would name every page a large transaction has
     /// spilled or grown the file by. An atomic migrate checks the file before its
     /// transaction instead (`verifyFileIntegrity`).
-    public func integrityChecks(_ db: some MigrationConnection) -> [VerificationCheck] {
+    package func integrityChecks(_ db: some MigrationConnection) -> [VerificationCheck] {
         (db.mayHaveWrittenInTransaction || !DatabaseChecks.checksCipherPages(db) ? [] : [DatabaseChecks.cipherIntegrityCheck(db)])
             + [DatabaseChecks.quickCheck(db)]
     }
 
     /// Every post-migration check, passed or failed.
-    public func postMigrationChecks(_ db: some MigrationConnection, foreignKeys: ForeignKeyVerification = .strict) -> [VerificationCheck] {
+    package func postMigrationChecks(_ db: some MigrationConnection, foreignKeys: ForeignKeyVerification = .strict) -> [VerificationCheck] {
         let foreignKeyChecks: [VerificationCheck]
         switch foreignKeys {
         case .checkedByTransaction: foreignKeyChecks = []

@@ -5,23 +5,23 @@ import MigrationKit
 /// step's COMMIT, and a stop asked by a signal (`Interruption`) waits for the engine's
 /// cleanups.
 extension SQLCipherDatabase: MigrationConnection {
-    public func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
         try inTransaction(.immediate, body)
     }
 
-    public var sqlite: SQLiteVersion { SQLCipherLibrary.sqlite }
+    package var sqlite: SQLiteVersion { SQLCipherLibrary.sqlite }
 
-    public func refusingCommits<T>(_ body: () throws -> T) throws -> T {
+    package func refusingCommits<T>(_ body: () throws -> T) throws -> T {
         try forbiddingCommits(body)
     }
 
-    public static func isRefusedCommit(_ error: any Error) -> Bool {
+    package static func isRefusedCommit(_ error: any Error) -> Bool {
         (error as? SQLCipherError)?.resultCode == .SQLITE_CONSTRAINT_COMMITHOOK
     }
 
-    public var canRecordWrittenTables: Bool { true }
+    package var canRecordWrittenTables: Bool { true }
 
-    public func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
+    package func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
         try Interruption.unstoppable(body)
     }
 }

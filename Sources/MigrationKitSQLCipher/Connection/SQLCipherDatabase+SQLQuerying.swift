@@ -28,7 +28,7 @@ extension DatabaseValue {
 
 extension SQLCipherDatabase: BookkeepingExecuting {
     /// Runs one of the ledger's or the history's statements, with its arguments bound.
-    public func execute(_ statement: BookkeepingStatement) throws {
+    package func execute(_ statement: BookkeepingStatement) throws {
         try execute(sql: statement.sql, arguments: statement.arguments.map { value in
             switch value {
             case .text(let text): return .text(text)

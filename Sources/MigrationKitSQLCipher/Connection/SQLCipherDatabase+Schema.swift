@@ -49,7 +49,7 @@ extension SQLCipherDatabase {
     /// inside a transaction once a statement has run in it (a statement checks the
     /// schema's version and reloads it), but blind to another connection's change until
     /// then. Use `tableExists` anywhere else.
-    public func loadedSchemaHasTable(_ name: String) throws -> Bool {
+    package func loadedSchemaHasTable(_ name: String) throws -> Bool {
         guard !isClosed else { throw closedError() }
         // With no column named, SQLite only looks the table up (a view is "not found").
         let code = sqlite3_table_column_metadata(handle, "main", name, nil, nil, nil, nil, nil, nil)

@@ -15,7 +15,7 @@ extension SQLCipherDatabase {
     /// migration changed instead of the whole file.
     ///
     /// - Returns: also whether a statement renamed a table (`ALTER TABLE … RENAME TO`).
-    public func recordingWrittenTables<T>(_ body: () throws -> T) throws -> (result: T, tables: Set<String>, renamesTable: Bool) {
+    package func recordingWrittenTables<T>(_ body: () throws -> T) throws -> (result: T, tables: Set<String>, renamesTable: Bool) {
         trackWrites(recordWrite)
         let outer = (tables: writtenTables, renamesTable: renamesTable)
         writtenTables = []
