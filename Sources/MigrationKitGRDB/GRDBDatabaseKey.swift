@@ -40,16 +40,20 @@ extension Database {
 /// Which SQLCipher format a file is in, found the way `migrationkit` finds it: each
 /// known format tried with the key, on a connection of its own, read-only.
 public enum GRDBCipherFormat {
-    /// The file's format: `.plaintext` for an unencrypted SQLite file, the first of
-    /// SQLCipher 4, 3, 2 and 1 whose defaults read it with `key`, or nil when none does
-    /// (a wrong key, custom settings, or not a database).
+    /// The file's format: `.plaintext` for an unencrypted SQLite file, the first of the
+    /// formats the linked SQLCipher reads (its own, then the older ones) whose defaults
+    /// read it with `key`, or nil when none does (a wrong key, custom settings, or not a
+    /// database).
     public static func detect(path: String, key: DatabaseKey) throws -> CipherFormat? {
         let file = FileHandle(forReadingAtPath: path)
         let header = try file?.read(upToCount: 16)
         try file?.close()
         if header == Data("SQLite format 3\0".utf8) { return .plaintext }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        for format in CipherFormat.readable(byLibraryMajor: 4) where size % (format.pageSize ?? 1) == 0 {
+        // The formats the SQLCipher GRDB is built on reads, asked of it.
+        let version = try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_version") }.flatMap(SQLCipherVersion.init(parsing:))
+        guard let version else { return nil }
+        for format in CipherFormat.readable(by: version) where size % (format.pageSize ?? 1) == 0 {
             var configuration = Configuration()
             configuration.readonly = true
             configuration.prepareDatabase { db in try db.useKey(key, format: format) }

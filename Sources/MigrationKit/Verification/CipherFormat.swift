@@ -46,19 +46,86 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
         return self == .custom ? "custom settings" : "plaintext"
     }
 
-    /// The page size of this format's files: a file whose size is not a multiple of it
-    /// cannot be in this format, which saves a key derivation when detecting.
-    package var pageSize: Int? {
+    /// This format's parameters, from the one table of them (`CipherParameters`); nil
+    /// for custom settings and plaintext.
+    public var parameters: CipherParameters? {
         switch self {
-        case .sqlcipher4: return 4096
-        case .sqlcipher3, .sqlcipher2, .sqlcipher1: return 1024
-        case .custom, .plaintext: return nil
+        case .sqlcipher4:
+            return CipherParameters(pageSize: 4096, kdfIterations: 256_000, kdfAlgorithm: "PBKDF2_HMAC_SHA512", hmacAlgorithm: "HMAC_SHA512", usesHMAC: true)
+        case .sqlcipher3:
+            return CipherParameters(pageSize: 1024, kdfIterations: 64_000, kdfAlgorithm: "PBKDF2_HMAC_SHA1", hmacAlgorithm: "HMAC_SHA1", usesHMAC: true)
+        case .sqlcipher2:
+            return CipherParameters(pageSize: 1024, kdfIterations: 4_000, kdfAlgorithm: "PBKDF2_HMAC_SHA1", hmacAlgorithm: "HMAC_SHA1", usesHMAC: true)
+        case .sqlcipher1:
+            return CipherParameters(pageSize: 1024, kdfIterations: 4_000, kdfAlgorithm: "PBKDF2_HMAC_SHA1", hmacAlgorithm: "HMAC_SHA1", usesHMAC: false)
+        case .custom, .plaintext:
+            return nil
         }
     }
 
-    /// The formats the linked library can read with no settings given, its own first:
-    /// on 4.x, 4 then 3, 2, 1 (through `cipher_compatibility`); on 3.x, 3 then 2, 1.
-    package static func readable(byLibraryMajor major: Int) -> [CipherFormat] {
-        (1...max(1, min(major, 4))).reversed().compactMap { CipherFormat(version: $0) }
+    /// The page size of this format's files: a file whose size is not a multiple of it
+    /// cannot be in this format, which saves a key derivation when detecting.
+    package var pageSize: Int? { parameters?.pageSize }
+
+    /// The format whose defaults a database is read with: the version whose parameters
+    /// these are, `custom` otherwise. Nil parameters are a library's own (SQLCipher 3
+    /// reports no algorithms: it has one of each); a raw key skips the KDF, so its
+    /// iteration count says nothing about the format.
+    public init(pageSize: Int?, kdfIterations: Int?, kdfAlgorithm: String?, hmacAlgorithm: String?,
+                usesHMAC: Bool?, plaintextHeaderSize: Int?, rawKey: Bool) {
+        let kdf = kdfAlgorithm?.uppercased() ?? "PBKDF2_HMAC_SHA1"
+        let hmac = hmacAlgorithm?.uppercased() ?? "HMAC_SHA1"
+        let uses = usesHMAC ?? true
+        let matching = [CipherFormat.sqlcipher4, .sqlcipher3, .sqlcipher2, .sqlcipher1].first { format in
+            guard let defaults = format.parameters, plaintextHeaderSize ?? 0 == 0 else { return false }
+            return pageSize == defaults.pageSize && kdf == defaults.kdfAlgorithm && uses == defaults.usesHMAC
+                && (!uses || hmac == defaults.hmacAlgorithm) && (rawKey || kdfIterations == defaults.kdfIterations)
+        }
+        self = matching ?? .custom
     }
+
+    /// The formats a SQLCipher of `library`'s version reads with no settings given, its
+    /// own first: 4.x reads 4 then 3, 2, 1 (through `cipher_compatibility`); 3.x reads
+    /// 3 then 2, 1.
+    package static func readable(by library: SQLCipherVersion) -> [CipherFormat] {
+        (1...max(1, min(library.major, 4))).reversed().compactMap { CipherFormat(version: $0) }
+    }
+}
+
+/// The parameters of a SQLCipher file format: what SQLCipher derives the key with, how
+/// large its pages are and how they are authenticated. `CipherFormat.parameters` is the
+/// one table of each version's defaults, and the lists here are the one place that
+/// says what SQLCipher accepts: the opener's format detection, the settings applier and
+/// its validation, the settings report, the command line's options and a GRDB built on
+/// SQLCipher all read them from here.
+public struct CipherParameters: Hashable, Sendable {
+    /// `PRAGMA cipher_page_size`: bytes per encrypted page.
+    public let pageSize: Int
+    /// `PRAGMA kdf_iter`: PBKDF2 iterations that derive the key from a passphrase.
+    public let kdfIterations: Int
+    /// `PRAGMA cipher_kdf_algorithm`.
+    public let kdfAlgorithm: String
+    /// `PRAGMA cipher_hmac_algorithm`.
+    public let hmacAlgorithm: String
+    /// `PRAGMA cipher_use_hmac`: whether every page carries an HMAC.
+    public let usesHMAC: Bool
+
+    /// The KDF algorithms SQLCipher 4 offers (3.x has PBKDF2_HMAC_SHA1 alone).
+    public static let kdfAlgorithms = ["PBKDF2_HMAC_SHA1", "PBKDF2_HMAC_SHA256", "PBKDF2_HMAC_SHA512"]
+    /// The HMAC algorithms SQLCipher 4 offers (3.x has HMAC_SHA1 alone).
+    public static let hmacAlgorithms = ["HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512"]
+
+    /// The page sizes SQLCipher can use: powers of two from 1024 to 65536. SQLCipher
+    /// keeps 48 to 80 bytes of every page for its IV and HMAC, and SQLite needs 480
+    /// usable bytes, so 512-byte pages fail (3.4.1 cannot read them back, 4.x's
+    /// cipher_integrity_check rejects them).
+    public static let pageSizes = [1024, 2048, 4096, 8192, 16384, 32768, 65536]
+
+    /// A plaintext header (SQLCipher 4): a multiple of 16 bytes, smaller than a page.
+    public static func isPlaintextHeaderSize(_ size: Int, forPageSize pageSize: Int) -> Bool {
+        size >= 0 && size % 16 == 0 && size < pageSize
+    }
+
+    /// The length of a salt (`PRAGMA cipher_salt`), in bytes.
+    public static let saltLength = 16
 }

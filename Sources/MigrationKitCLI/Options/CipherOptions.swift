@@ -1,4 +1,5 @@
 import ArgumentParser
+import MigrationKit
 import MigrationKitSQLCipher
 
 /// SQLCipher parameters for databases not made with a known version's defaults.
@@ -43,19 +44,19 @@ package struct CipherOptions: ParsableArguments {
         if let kdfIterations, kdfIterations < 1 {
             throw ValidationError("--kdf-iter must be at least 1.")
         }
-        if let pageSize, !(1024...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
+        if let pageSize, !CipherParameters.pageSizes.contains(pageSize) {
             throw ValidationError("--cipher-page-size must be a power of two from 1024 to 65536 (SQLCipher keeps up to 80 bytes of each page for its IV and HMAC).")
         }
-        if let kdfAlgorithm, !CipherSettings.kdfAlgorithms.contains(kdfAlgorithm.uppercased()) {
-            throw ValidationError("--cipher-kdf-algorithm must be one of \(CipherSettings.kdfAlgorithms.joined(separator: ", ")).")
+        if let kdfAlgorithm, !CipherParameters.kdfAlgorithms.contains(kdfAlgorithm.uppercased()) {
+            throw ValidationError("--cipher-kdf-algorithm must be one of \(CipherParameters.kdfAlgorithms.joined(separator: ", ")).")
         }
-        if let hmacAlgorithm, !CipherSettings.hmacAlgorithms.contains(hmacAlgorithm.uppercased()) {
-            throw ValidationError("--cipher-hmac-algorithm must be one of \(CipherSettings.hmacAlgorithms.joined(separator: ", ")).")
+        if let hmacAlgorithm, !CipherParameters.hmacAlgorithms.contains(hmacAlgorithm.uppercased()) {
+            throw ValidationError("--cipher-hmac-algorithm must be one of \(CipherParameters.hmacAlgorithms.joined(separator: ", ")).")
         }
         if let plaintextHeaderSize, plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 {
             throw ValidationError("--cipher-plaintext-header-size must be a multiple of 16 (0 for none).")
         }
-        if let salt, Self.bytes(hex: salt)?.count != 16 {
+        if let salt, Self.bytes(hex: salt)?.count != CipherParameters.saltLength {
             throw ValidationError("--cipher-salt must be 32 hex digits (16 bytes).")
         }
         if (plaintextHeaderSize ?? 0) > 0, salt == nil {

@@ -27,21 +27,19 @@ enum CipherSettingsApplier {
             throw unsupported("The KDF iteration count must be at least 1, not \(iterations).")
         }
         if let pageSize = settings.pageSize {
-            // SQLCipher keeps 48 to 80 bytes of every page for its IV and HMAC, and SQLite
-            // needs 480 usable bytes: 512-byte pages fail (3.4.1 cannot read them back,
-            // 4.x's cipher_integrity_check rejects them).
-            guard (1024...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
+            guard CipherParameters.pageSizes.contains(pageSize) else {
                 throw unsupported("The cipher page size must be a power of two from 1024 to 65536, not \(pageSize) (SQLCipher keeps up to 80 bytes of each page for its IV and HMAC, and SQLite needs 480 bytes left).")
             }
         }
-        try validateAlgorithm(settings.kdfAlgorithm, among: CipherSettings.kdfAlgorithms, native: "PBKDF2_HMAC_SHA1", what: "KDF algorithm", major: major, name: name)
-        try validateAlgorithm(settings.hmacAlgorithm, among: CipherSettings.hmacAlgorithms, native: "HMAC_SHA1", what: "HMAC algorithm", major: major, name: name)
+        let native = CipherFormat.sqlcipher3.parameters
+        try validateAlgorithm(settings.kdfAlgorithm, among: CipherParameters.kdfAlgorithms, native: native?.kdfAlgorithm ?? "", what: "KDF algorithm", major: major, name: name)
+        try validateAlgorithm(settings.hmacAlgorithm, among: CipherParameters.hmacAlgorithms, native: native?.hmacAlgorithm ?? "", what: "HMAC algorithm", major: major, name: name)
         if let header = settings.plaintextHeaderSize, header != 0 {
             guard major >= 4 else {
                 throw unsupported("The linked SQLCipher \(name) has no plaintext header (it arrived in 4.0); use a build linked against SQLCipher 4.")
             }
             let pageSize = settings.pageSize ?? (settings.compatibility.flatMap(CipherFormat.init(version:)) ?? .sqlcipher4).pageSize ?? 4096
-            guard header > 0, header % 16 == 0, header < pageSize else {
+            guard header > 0, CipherParameters.isPlaintextHeaderSize(header, forPageSize: pageSize) else {
                 throw unsupported("The plaintext header size must be a multiple of 16 smaller than the page size (\(pageSize)), not \(header).")
             }
             guard settings.salt != nil else {
@@ -52,7 +50,7 @@ enum CipherSettingsApplier {
             guard major >= 4 else {
                 throw unsupported("The linked SQLCipher \(name) cannot set a salt (cipher_salt arrived in 4.0); use a build linked against SQLCipher 4.")
             }
-            guard salt.count == 16 else {
+            guard salt.count == CipherParameters.saltLength else {
                 throw unsupported("The salt must be 16 bytes (32 hex digits), not \(salt.count).")
             }
         }
@@ -70,11 +68,11 @@ enum CipherSettingsApplier {
         if let compatibility = settings.compatibility {
             if major >= 4 {
                 try database.execute(sql: "PRAGMA \(prefix)cipher_compatibility = \(compatibility)")
-            } else if compatibility < major {
-                // SQLCipher 1 and 2 defaults as 3.x can express them by hand (4,000
+            } else if compatibility < major, let defaults = CipherFormat(version: compatibility)?.parameters {
+                // SQLCipher 1 and 2 defaults as 3.x can express them by hand (their
                 // iterations; 1.x has no HMAC). Compatibility 3 on 3.x is the native format.
-                try database.execute(sql: "PRAGMA \(prefix)kdf_iter = 4000")
-                if compatibility == 1 { try database.execute(sql: "PRAGMA \(prefix)cipher_use_hmac = OFF") }
+                try database.execute(sql: "PRAGMA \(prefix)kdf_iter = \(defaults.kdfIterations)")
+                if !defaults.usesHMAC { try database.execute(sql: "PRAGMA \(prefix)cipher_use_hmac = OFF") }
             }
         }
         if let iterations = settings.kdfIterations {

@@ -22,25 +22,10 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     /// Opened with a raw key: SQLCipher uses it as is, so the KDF settings do not apply.
     public var rawKey = false
 
-    /// Which version's defaults these settings are, or `custom`.
+    /// Which version's defaults these settings are, or `custom` (`CipherFormat`'s table).
     public var format: CipherFormat {
-        let hmac = hmacAlgorithm?.uppercased() ?? "HMAC_SHA1"
-        let kdf = kdfAlgorithm?.uppercased() ?? "PBKDF2_HMAC_SHA1"
-        guard plaintextHeaderSize ?? 0 == 0 else { return .custom }
-        // A raw key skips the KDF, so its iteration count says nothing about the format.
-        func iterations(_ expected: Int) -> Bool { rawKey || kdfIterations == expected }
-        switch (pageSize, usesHMAC ?? true) {
-        case (4096, true) where hmac == "HMAC_SHA512" && kdf == "PBKDF2_HMAC_SHA512" && iterations(256_000):
-            return .sqlcipher4
-        case (1024, true) where hmac == "HMAC_SHA1" && kdf == "PBKDF2_HMAC_SHA1" && iterations(64000):
-            return .sqlcipher3
-        case (1024, true) where hmac == "HMAC_SHA1" && kdf == "PBKDF2_HMAC_SHA1" && iterations(4000):
-            return .sqlcipher2
-        case (1024, false) where kdf == "PBKDF2_HMAC_SHA1" && iterations(4000):
-            return .sqlcipher1
-        default:
-            return .custom
-        }
+        CipherFormat(pageSize: pageSize, kdfIterations: kdfIterations, kdfAlgorithm: kdfAlgorithm, hmacAlgorithm: hmacAlgorithm,
+                     usesHMAC: usesHMAC, plaintextHeaderSize: plaintextHeaderSize, rawKey: rawKey)
     }
 
     /// Reads the settings of an open, keyed database. SQLCipher 3 does not report its

@@ -69,10 +69,5 @@ public struct CipherSettings: Hashable, Sendable {
     /// Whether no setting is given, so opening uses the linked library's defaults or
     /// detects an existing database's format.
     public var isDefault: Bool { self == CipherSettings() }
-
-    /// The KDF algorithms SQLCipher 4 offers.
-    public static let kdfAlgorithms = ["PBKDF2_HMAC_SHA1", "PBKDF2_HMAC_SHA256", "PBKDF2_HMAC_SHA512"]
-    /// The HMAC algorithms SQLCipher 4 offers.
-    public static let hmacAlgorithms = ["HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512"]
 }
 

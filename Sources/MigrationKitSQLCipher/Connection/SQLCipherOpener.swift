@@ -84,8 +84,9 @@ enum SQLCipherOpener {
 
     /// The settings to try, in order: the given ones alone, or one per readable format.
     private static func attemptedSettings(for path: String, given: CipherSettings) -> [(format: CipherFormat?, settings: CipherSettings)] {
-        guard given.isDefault, let major = SQLCipherLibrary.cipherVersion?.major else { return [(nil, given)] }
-        let formats = CipherFormat.readable(byLibraryMajor: major)
+        guard given.isDefault, let library = SQLCipherLibrary.cipherVersion else { return [(nil, given)] }
+        let major = library.major
+        let formats = CipherFormat.readable(by: library)
         let size = FileProbe(path: path).size
         let possible = formats.filter { format in format.pageSize.map { size % Int64($0) == 0 } ?? true }
         return (possible.isEmpty ? [formats[0]] : possible).map { format in
