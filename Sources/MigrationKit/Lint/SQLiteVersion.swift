@@ -38,7 +38,7 @@ public struct SQLiteVersion: Hashable, Sendable, Comparable, Codable, CustomStri
 extension SQLiteVersion {
     /// The release that added the pragma table functions (`pragma_foreign_key_check()`,
     /// `pragma_foreign_key_list()`), which take a table's name as a bound argument.
-    public static let pragmaFunctions = SQLiteVersion(3, 16, 0)
+    public static var pragmaFunctions: SQLiteVersion { SQLFeature.pragmaFunctions.addedIn }
     /// The release from which `PRAGMA quick_check(TABLE)` checks one table and its
     /// indexes.
     public static let tableQuickCheck = SQLiteVersion(3, 33, 0)

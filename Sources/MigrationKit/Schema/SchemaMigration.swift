@@ -83,8 +83,9 @@ struct SchemaMigrationPlan {
         let dropColumn: Bool
 
         init(oldestSQLite: SQLiteVersion) {
-            renameColumn = oldestSQLite >= SQLiteVersion(3, 25, 0)
-            dropColumn = oldestSQLite >= SQLiteVersion(3, 35, 0)
+            // Lint's catalog of SQLite's features says from which release.
+            renameColumn = SQLFeature.renameColumn.addedIn <= oldestSQLite
+            dropColumn = SQLFeature.dropColumn.addedIn <= oldestSQLite
         }
     }
 

@@ -91,6 +91,41 @@ struct SQLFeature: Sendable {
         "and", "or", "as", "on", "join", "end", "then", "else", "when", "using", "returning",
     ]
 
+    // MARK: - Features other parts gate on
+
+    // Named, so that what else depends on them (diff's migration plan, the verifier's
+    // foreign-key check) reads the version from this catalog rather than a copy.
+
+    // 3.25.0 added ALTER TABLE … RENAME COLUMN (the COLUMN keyword is optional).
+    static let renameColumn = SQLFeature(name: "ALTER TABLE … RENAME COLUMN", addedIn: SQLiteVersion(3, 25, 0),
+        fix: "Recreate the table with the new column name: \(twelveStep).",
+        cue: .words("rename"),
+        firstUse: { statement in
+            guard case .alterTable(_, .renameColumn(let index)) = statement.shape else { return nil }
+            return index
+        })
+
+    // 3.35.0: "Added support for ALTER TABLE DROP COLUMN".
+    static let dropColumn = SQLFeature(name: "ALTER TABLE … DROP COLUMN", addedIn: SQLiteVersion(3, 35, 0),
+        fix: "Recreate the table without the column: \(twelveStep).",
+        cue: .words("drop"),
+        firstUse: { statement in
+            guard case .alterTable(_, .dropColumn(_, let index)) = statement.shape else { return nil }
+            return index
+        })
+
+    // 3.16.0: "The table-valued functions for PRAGMA feature was added in SQLite
+    // version 3.16.0" (sqlite.org/pragma.html#pragfunc).
+    static let pragmaFunctions = SQLFeature(name: "PRAGMA table-valued functions (pragma_…())", addedIn: SQLiteVersion(3, 16, 0),
+        fix: "Run the PRAGMA statement itself (PRAGMA table_info(t)) from the application, or query sqlite_master instead.",
+        cue: .wordPrefix("pragma_"),
+        firstUse: { statement in
+            statement.firstIndex { index in
+                guard let key = statement.wordKey(index), key.utf8.count > 7, key.hasPrefix("pragma_") else { return false }
+                return statement.isSymbol(index + 1, "(") || statement.isWord(index - 1, "FROM") || statement.isWord(index - 1, "JOIN")
+            }
+        })
+
     // MARK: - Syntax
 
     static let syntax: [SQLFeature] = [
@@ -129,14 +164,7 @@ struct SQLFeature: Sendable {
                                && statement.isWord(index + 2, "DO") && statement.isWord(index + 3, "UPDATE")
                        }
                    }),
-        // 3.25.0 added ALTER TABLE … RENAME COLUMN (the COLUMN keyword is optional).
-        SQLFeature(name: "ALTER TABLE … RENAME COLUMN", addedIn: SQLiteVersion(3, 25, 0),
-                   fix: "Recreate the table with the new column name: \(twelveStep).",
-                   cue: .words("rename"),
-                   firstUse: { statement in
-                       guard case .alterTable(_, .renameColumn(let index)) = statement.shape else { return nil }
-                       return index
-                   }),
+        renameColumn,
         // 3.25.0 added window functions (sqlite.org/windowfunctions.html).
         SQLFeature(name: "Window functions (… OVER …)", addedIn: SQLiteVersion(3, 25, 0),
                    fix: "Rewrite with a correlated subquery or a self-join, for example a running total as (SELECT sum(x) FROM t AS u WHERE u.id <= t.id).",
@@ -224,25 +252,8 @@ struct SQLFeature: Sendable {
                            return key == "sqlite_schema" || key == "sqlite_temp_schema"
                        }
                    }),
-        // 3.16.0: "The table-valued functions for PRAGMA feature was added in SQLite
-        // version 3.16.0" (sqlite.org/pragma.html#pragfunc).
-        SQLFeature(name: "PRAGMA table-valued functions (pragma_…())", addedIn: SQLiteVersion(3, 16, 0),
-                   fix: "Run the PRAGMA statement itself (PRAGMA table_info(t)) from the application, or query sqlite_master instead.",
-                   cue: .wordPrefix("pragma_"),
-                   firstUse: { statement in
-                       statement.firstIndex { index in
-                           guard let key = statement.wordKey(index), key.utf8.count > 7, key.hasPrefix("pragma_") else { return false }
-                           return statement.isSymbol(index + 1, "(") || statement.isWord(index - 1, "FROM") || statement.isWord(index - 1, "JOIN")
-                       }
-                   }),
-        // 3.35.0: "Added support for ALTER TABLE DROP COLUMN".
-        SQLFeature(name: "ALTER TABLE … DROP COLUMN", addedIn: SQLiteVersion(3, 35, 0),
-                   fix: "Recreate the table without the column: \(twelveStep).",
-                   cue: .words("drop"),
-                   firstUse: { statement in
-                       guard case .alterTable(_, .dropColumn(_, let index)) = statement.shape else { return nil }
-                       return index
-                   }),
+        pragmaFunctions,
+        dropColumn,
         // 3.35.0: "Add support for the RETURNING clause on DELETE, INSERT, and UPDATE".
         SQLFeature(name: "The RETURNING clause", addedIn: SQLiteVersion(3, 35, 0),
                    fix: "Drop the clause and read the rows with a separate SELECT afterwards (for example by last_insert_rowid() or the same WHERE clause).",
