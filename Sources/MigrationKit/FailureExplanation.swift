@@ -25,3 +25,41 @@ public protocol ExplainableError: Error {
     /// The explanation, or nil when the error's own message is the best there is.
     var explanation: FailureExplanation? { get }
 }
+
+extension FailureExplanation {
+    /// The explanation of a statement that failed because of the file system rather
+    /// than its SQL (a full disk, an I/O error, a journal that cannot be created, a
+    /// read-only file), from SQLite's extended result code; nil for any other. SQLite's
+    /// own words ("database or disk is full in `COMMIT`") blame a statement. Both
+    /// connections' errors explain themselves with this one table.
+    /// - Parameters:
+    ///   - resultCode: the failed statement's result code, extended or primary.
+    ///   - codeDescription: how the database layer names the code, for an I/O error's
+    ///     cause ("522 (disk I/O error)").
+    public static func forSQLite(resultCode: Int32, codeDescription: String) -> FailureExplanation? {
+        // SQLite 3.22+ says when the journal could not be made because the folder is
+        // read-only (an extended READONLY code); older ones say CANTOPEN.
+        let folderIsReadOnly = resultCode == SQLiteResultCode.readOnlyDirectory
+        switch folderIsReadOnly ? SQLiteResultCode.cantOpen : resultCode & 0xff {
+        case SQLiteResultCode.full:
+            return FailureExplanation(
+                name: "diskFull", cause: "the disk is full",
+                fix: "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
+        case SQLiteResultCode.ioError:
+            return FailureExplanation(
+                name: "ioError", cause: "the disk reported an I/O error (\(codeDescription))",
+                fix: "check the disk and the file system holding the database, then run the command again.")
+        case SQLiteResultCode.cantOpen:
+            return FailureExplanation(
+                name: "cannotOpenJournal",
+                cause: "SQLite could not create a file it needs beside the database (its journal)" + (folderIsReadOnly ? ": the folder is read-only" : ""),
+                fix: "make the folder writable by this user, then run the command again.")
+        case SQLiteResultCode.readOnly:
+            return FailureExplanation(
+                name: "readOnly", cause: "the database (or its folder) is read-only",
+                fix: "make it writable by this user, then run the command again.")
+        default:
+            return nil
+        }
+    }
+}

@@ -1,3 +1,5 @@
+import MigrationKit
+
 /// The documented exit codes of `migrationkit` (README: "Exit codes"). Distinct
 /// numbers so scripts can tell a failed migration from a wrong key or a locked file.
 public enum CLIExitCode: Int32, CaseIterable, Sendable {
@@ -42,6 +44,44 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
         case 1: return .hungUp
         case 15: return .terminated
         default: return .interrupted
+        }
+    }
+
+    /// The code for a database error of `kind` (either connection's), falling back on
+    /// SQLite's result code for a failed statement.
+    package static func forDatabaseError(kind: DatabaseErrorKind, resultCode: Int32) -> CLIExitCode {
+        switch kind {
+        case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
+            return .wrongKeyOrNotADatabase
+        case .wrongOperation:
+            // encrypt given an encrypted database, rekey a plaintext one: the file is
+            // not the kind the command needs, as with a key given for a plaintext one.
+            return .wrongKeyOrNotADatabase
+        case .fileSystem, .cannotOpen:
+            return .fileError
+        case .invalidKey:
+            return .keyUnavailable
+        case .busy, .inUse:
+            return .locked
+        case .unsupportedCipherSetting:
+            return .usage
+        default:
+            return forSQLite(resultCode: resultCode)
+        }
+    }
+
+    /// The code for a database error with SQLite's result code `resultCode` (primary or
+    /// extended): the one table both connections' error presentations use.
+    package static func forSQLite(resultCode: Int32) -> CLIExitCode {
+        switch resultCode & 0xff {
+        case SQLiteResultCode.readOnly, SQLiteResultCode.full, SQLiteResultCode.ioError, SQLiteResultCode.cantOpen, SQLiteResultCode.permission:
+            return .fileError
+        case SQLiteResultCode.corrupt, SQLiteResultCode.notADatabase:
+            return .wrongKeyOrNotADatabase
+        case SQLiteResultCode.busy, SQLiteResultCode.locked:
+            return .locked
+        default:
+            return .failure
         }
     }
 

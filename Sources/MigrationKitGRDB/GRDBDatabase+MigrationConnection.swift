@@ -33,3 +33,14 @@ extension DatabaseError: DatabaseStatementError {
     public var sqliteMessage: String { message ?? "\(resultCode)" }
     public var failedStatement: String? { sql }
 }
+
+/// A statement that failed because of the file system (a full disk, an I/O error, a
+/// journal that cannot be created) explains itself as SQLCipher's errors do: the
+/// core's one table, so a failed step's `MigrationStepError` says the same on both.
+extension DatabaseError: ExplainableError {
+    public var explanation: FailureExplanation? {
+        // No statement: the open itself failed, and GRDB's message says how.
+        guard sql != nil else { return nil }
+        return FailureExplanation.forSQLite(resultCode: extendedResultCode.rawValue, codeDescription: "\(extendedResultCode)")
+    }
+}

@@ -5,6 +5,7 @@ import Foundation
 import GRDB
 import MigrationKit
 import MigrationKitSecrets
+import SQLCipher
 
 extension Database {
     /// Keys this connection with `key`, as `migrationkit` keys its own: a passphrase
@@ -18,6 +19,7 @@ extension Database {
     ///   app's file (`GRDBCipherFormat.detect` tells) opens in its own format through
     ///   `PRAGMA cipher_compatibility`, and stays in it: nothing here rewrites a file.
     public func useKey(_ key: DatabaseKey, format: CipherFormat = .sqlcipher4) throws {
+        SQLCipherLog.silenced
         try key.withKeyText { text in
             guard let base = text.baseAddress, text.count > 0 else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "The database key is empty.")
@@ -34,7 +36,33 @@ extension Database {
             throw DatabaseError(resultCode: .SQLITE_MISUSE,
                                 message: "A key opens SQLCipher's own formats only (\(format) is not one); for custom settings, run their PRAGMAs after usePassphrase.")
         }
+        // The key is proven here, before GRDB's own first read, so that a wrong key (or a
+        // file that is no database) throws the sentence the SQLCipher connection says, as
+        // an `UnreadableDatabaseError`, not SQLite's "file is not a database".
+        do {
+            _ = try Int.fetchOne(self, sql: "SELECT count(*) FROM sqlite_master")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw UnreadableDatabaseError(path: fileName, keyed: true, triedFormats: [format])
+        }
     }
+}
+
+extension Database {
+    /// The main database's file (GRDB keeps its `path` internal).
+    var fileName: String {
+        sqlite3_db_filename(sqliteConnection, "main").map { String(cString: $0) } ?? ""
+    }
+}
+
+/// SQLCipher 4.5.1+ logs to standard error by default (timestamped `ERROR CORE` lines on
+/// every wrong key, and format detection tries keys that fail by design). Its
+/// destination is pointed at /dev/null once per process, before the first key, as the
+/// SQLCipher connection does: keying resets the log's level, never its destination.
+/// Failures reach the app as errors instead. (Older SQLCipher ignores the pragma.)
+enum SQLCipherLog {
+    static let silenced: Void = {
+        _ = try? DatabaseQueue().inDatabase { try $0.execute(sql: "PRAGMA cipher_log = '/dev/null'") }
+    }()
 }
 
 /// Which SQLCipher format a file is in, found the way `migrationkit` finds it: each
@@ -45,15 +73,9 @@ public enum GRDBCipherFormat {
     /// read it with `key`, or nil when none does (a wrong key, custom settings, or not a
     /// database).
     public static func detect(path: String, key: DatabaseKey) throws -> CipherFormat? {
-        let file = FileHandle(forReadingAtPath: path)
-        let header = try file?.read(upToCount: 16)
-        try file?.close()
-        if header == Data("SQLite format 3\0".utf8) { return .plaintext }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        // The formats the SQLCipher GRDB is built on reads, asked of it.
-        let version = try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_version") }.flatMap(SQLCipherVersion.init(parsing:))
-        guard let version else { return nil }
-        for format in CipherFormat.readable(by: version) where size % (format.pageSize ?? 1) == 0 {
+        let file = DatabaseFileHeader(path: path)
+        if file.isPlaintextSQLiteDatabase { return .plaintext }
+        for format in try readableFormats() where file.size % Int64(format.pageSize ?? 1) == 0 {
             var configuration = Configuration()
             configuration.readonly = true
             configuration.prepareDatabase { db in try db.useKey(key, format: format) }
@@ -61,11 +83,20 @@ public enum GRDBCipherFormat {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
                 try queue.close()
                 return format
+            } catch let error as UnreadableDatabaseError where error.kind == .wrongKey || error.kind == .notADatabase {
+                continue
             } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
                 continue
             }
         }
         return nil
+    }
+
+    /// The formats the SQLCipher GRDB is built on reads with no settings given, its own
+    /// first, asked of that SQLCipher.
+    static func readableFormats() throws -> [CipherFormat] {
+        let version = try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_version") }.flatMap(SQLCipherVersion.init(parsing:))
+        return version.map(CipherFormat.readable(by:)) ?? []
     }
 }
 

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitGRDB
 import MigrationKitSecrets
-import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -46,9 +46,7 @@ struct GRDBOpenedDatabase {
 
     /// Removes a database file and its journals.
     static func removeFiles(of path: String) {
-        // unlink(2): swift-system 1.8.1 has no removal, and the core's FileRemoval is
-        // `package`, out of this package's reach. This package's one caller.
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+        GRDBDatabaseFile.removeFiles(of: path)
     }
 }
 
@@ -80,7 +78,7 @@ enum GRDBDatabaseOpener {
         do {
             var format: CipherFormat?
             #if GRDBSQLCipher
-            if let key { format = created ? .sqlcipher4 : try GRDBDatabaseKeying.format(ofExisting: path, key: key) }
+            if let key { format = created ? .sqlcipher4 : try GRDBDatabaseFile.existingFormat(path, key: key) }
             #endif
             let settings = GRDBConnectionSettings(
                 path: path,
@@ -88,7 +86,14 @@ enum GRDBDatabaseOpener {
                 lockTimeout: .milliseconds(Int64(options.lockTimeout * 1000)),
                 key: key,
                 cipherFormat: format)
-            return GRDBOpenedDatabase(path: path, writer: try GRDBCLIContext.host.openWriter(settings), created: created, cipherFormat: format)
+            let writer: any DatabaseWriter
+            do {
+                writer = try GRDBCLIContext.host.openWriter(settings)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                // The app's writer met a file that does not open: the library's verdict.
+                throw UnreadableDatabaseError(path: path, keyed: key != nil, triedFormats: nil)
+            }
+            return GRDBOpenedDatabase(path: path, writer: writer, created: created, cipherFormat: format)
         } catch {
             if created { GRDBOpenedDatabase.removeFiles(of: path) }
             throw error
@@ -96,18 +101,8 @@ enum GRDBDatabaseOpener {
     }
 
     private static func createPrivateFile(_ path: String) throws {
-        let descriptor: FileDescriptor
-        do {
-            // The path as written, through the C string: `FilePath(path)` would drop a
-            // trailing `/` and create `new.db` for `--db-path new.db/`, which open(2)
-            // refuses (EISDIR).
-            descriptor = try path.withCString {
-                try FileDescriptor.open($0, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
-            }
-        } catch {
-            let reason = String(cString: strerror((error as? Errno)?.rawValue ?? EIO))
-            throw CLIError(.fileError, "--db-path \(path) cannot be created (\(reason)); check the folder and its permissions.")
+        if let failure = PrivateFile.create(at: path) {
+            throw CLIError(.fileError, "--db-path \(path) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
         }
-        try? descriptor.close()
     }
 }

@@ -20,24 +20,27 @@ enum GRDBErrorPresentation {
                 : "the migrations rolled back before it stay rolled back"
             return ErrorPresentation(kind: "migrationFailed", message: "\(error.description); \(before).", exitCode: .migrationFailed)
         case let error as DatabaseError:
-            let sqlite = error.message ?? "\(error.resultCode)"
+            // The exit code and the file-system explanations are the core's one table,
+            // as for SQLCipher's errors; the sentences name the file GRDB opened.
+            let exitCode = CLIExitCode.forSQLite(resultCode: error.extendedResultCode.rawValue)
+            if let explanation = error.explanation {
+                return ErrorPresentation(kind: explanation.name, message: "\(database): Stopped because \(explanation.cause); \(explanation.fix)", exitCode: exitCode)
+            }
             switch error.resultCode.primaryResultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return ErrorPresentation(kind: "locked", message: "\(database) is locked by another process; try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: .locked)
+                return ErrorPresentation(kind: "locked", message: "\(database) is locked by another process; try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: exitCode)
             case .SQLITE_NOTADB:
-                return ErrorPresentation(kind: "notADatabase", message: "\(database) is not an SQLite database, or is encrypted (\(notADatabaseReason)); check --db-path.", exitCode: .wrongKeyOrNotADatabase)
+                return ErrorPresentation(kind: "notADatabase", message: "\(database) is not an SQLite database, or is encrypted (\(notADatabaseReason)); check --db-path.", exitCode: exitCode)
             case .SQLITE_CORRUPT:
-                return ErrorPresentation(kind: "corrupt", message: "\(database) is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.", exitCode: .wrongKeyOrNotADatabase)
+                return ErrorPresentation(kind: "corrupt", message: "\(database) is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.", exitCode: exitCode)
             case .SQLITE_READONLY:
-                return ErrorPresentation(kind: "readOnly", message: "\(database) cannot be written by this user; check the permissions of the file and its folder.", exitCode: .fileError)
+                return ErrorPresentation(kind: "readOnly", message: "\(database) cannot be written by this user; check the permissions of the file and its folder.", exitCode: exitCode)
             case .SQLITE_CANTOPEN, .SQLITE_PERM:
-                return ErrorPresentation(kind: "cannotOpen", message: "\(database) cannot be opened; check --db-path and the permissions of the file and its folder.", exitCode: .fileError)
+                return ErrorPresentation(kind: "cannotOpen", message: "\(database) cannot be opened; check --db-path and the permissions of the file and its folder.", exitCode: exitCode)
             case .SQLITE_FULL:
-                return ErrorPresentation(kind: "diskFull", message: "The disk holding \(database) is full; free some space and run again.", exitCode: .fileError)
-            case .SQLITE_IOERR:
-                return ErrorPresentation(kind: "ioError", message: "Reading or writing \(database) failed (\(sqlite)); check the disk.", exitCode: .fileError)
+                return ErrorPresentation(kind: "diskFull", message: "The disk holding \(database) is full; free some space and run again.", exitCode: exitCode)
             default:
-                return ErrorPresentation(kind: "sqlite", message: "\(database): SQLite error: \(sqlite).", exitCode: .failure)
+                return ErrorPresentation(kind: "sqlite", message: "\(database): SQLite error: \(error.message ?? "\(error.resultCode)").", exitCode: exitCode)
             }
         #if GRDBSQLCipher
         case let error as KeyError:

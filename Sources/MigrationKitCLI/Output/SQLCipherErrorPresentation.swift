@@ -37,33 +37,7 @@ enum SQLCipherErrorPresentation {
     }
 
     private static func exitCode(for error: SQLCipherError) -> CLIExitCode {
-        switch error.kind {
-        case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
-            return .wrongKeyOrNotADatabase
-        case .wrongOperation:
-            // encrypt given an encrypted database, rekey a plaintext one: the file is
-            // not the kind the command needs, as with a key given for a plaintext one.
-            return .wrongKeyOrNotADatabase
-        case .fileSystem:
-            return .fileError
-        case .invalidKey:
-            return .keyUnavailable
-        case .busy:
-            return .locked
-        case .cannotOpen:
-            return .fileError
-        case .unsupportedCipherSetting:
-            return .usage
-        default:
-            switch error.resultCode.primaryResultCode {
-            case .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PERM:
-                return .fileError
-            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-                return .wrongKeyOrNotADatabase
-            default:
-                return .failure
-            }
-        }
+        .forDatabaseError(kind: error.kind, resultCode: error.resultCode.rawValue)
     }
 }
 

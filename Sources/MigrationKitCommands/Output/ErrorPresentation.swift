@@ -42,6 +42,8 @@ package struct ErrorPresentation {
             self.init(Self.exitCode(for: error), error.name, error.sentence(wording))
         case let error as SQLMigrationFileError:
             self.init(.fileError, "migrationFile.\(error.code.rawValue)", error.sentence(wording))
+        case let error as UnreadableDatabaseError:
+            self.init(.forDatabaseError(kind: error.kind, resultCode: SQLiteResultCode.notADatabase), error.kind.rawValue, error.sentence(wording))
         default:
             let code = root.exitCode(for: error)
             if code == .success || code == .validationFailure { return nil }  // ArgumentParser's own

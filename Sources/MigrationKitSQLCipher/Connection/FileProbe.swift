@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MigrationKit
 import SystemPackage
 
 /// What a path holds, read without opening it as a database, so an error can say
@@ -98,25 +99,15 @@ package struct FileProbe {
         return Array(bytes.prefix(readCount))
     }
 
-    /// Whether the file starts with SQLite's plaintext magic string.
-    var hasPlaintextSQLiteHeader: Bool {
-        header() == Array("SQLite format 3\0".utf8)
-    }
+    /// Whether the file starts with SQLite's plaintext magic string (the core's
+    /// `DatabaseFileHeader` decides, for every connection).
+    var hasPlaintextSQLiteHeader: Bool { DatabaseFileHeader(path: path).hasPlaintextSQLiteHeader }
 
-    /// Whether the whole 100-byte header is a plain SQLite one: the magic string, and
-    /// the 20 bytes at offset 72 that SQLite keeps zero. A SQLCipher database with a
-    /// plaintext header (SQLCipher 4's `cipher_plaintext_header_size`, usually 32) shows
-    /// the magic string too, but its bytes from there on are ciphertext.
-    package var isPlaintextSQLiteDatabase: Bool {
-        let bytes = header(count: 100)
-        return bytes.count == 100 && hasPlaintextSQLiteHeader && bytes[72..<92].allSatisfy { $0 == 0 }
-    }
+    /// Whether the whole 100-byte header is a plain SQLite one (`DatabaseFileHeader`).
+    package var isPlaintextSQLiteDatabase: Bool { DatabaseFileHeader(path: path).isPlaintextSQLiteDatabase }
 
-    /// Whether the size could be a database's: a whole number of pages (every page
-    /// size SQLite and SQLCipher allow is a multiple of 512).
-    package var sizeLooksLikePages: Bool {
-        size >= 512 && size % 512 == 0
-    }
+    /// Whether the size could be a database's: a whole number of pages (`DatabaseFileHeader`).
+    package var sizeLooksLikePages: Bool { DatabaseFileHeader(path: path).sizeLooksLikePages }
 
     /// Whether the file is a database rather than text (a schema file, a key file):
     /// a plain SQLite header, or whole pages whose first 512 bytes hold control bytes
@@ -128,17 +119,10 @@ package struct FileProbe {
         return header(count: 512).contains { $0 < 0x20 && ![0x09, 0x0A, 0x0C, 0x0D].contains($0) }
     }
 
-    /// Creates an empty file readable and writable by its owner only, so SQLite (which
-    /// creates files 0644 and gives journals the database's mode) never exposes the
-    /// database or its journals to other users. Fails if the file exists.
+    /// Creates an empty file readable and writable by its owner only (`PrivateFile`, the
+    /// core's one place for it). Fails if the file exists; returns the `errno` then.
     static func createPrivateFile(at path: String) -> Int32? {
-        do {
-            let descriptor = try openFile(path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
-            try? descriptor.close()
-            return nil
-        } catch {
-            return error.rawValue
-        }
+        PrivateFile.create(at: path)
     }
 
     /// The device a path lives on, nil when it cannot be examined.

@@ -28,53 +28,11 @@ public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
 /// carries bound values or key material: messages come from SQLite (which does not
 /// echo bound values) or from MigrationKit's own sentences, and keys are only ever
 /// passed through `sqlite3_key`, never as SQL text.
-public struct SQLCipherError: ExplainableError, RemediableError, Sendable {
-    /// What went wrong, in terms a user acts on. A struct with static members so new
-    /// kinds never break a caller's `switch`.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        /// The kind's name, e.g. "wrongKey".
-        public let rawValue: String
-        /// The kind with this name.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
-        /// A statement failed; see `resultCode` and `message`.
-        public static let sqlite = Kind(rawValue: "sqlite")
-        /// A key was given, but it does not decrypt the file (or the file is not a SQLCipher database).
-        public static let wrongKey = Kind(rawValue: "wrongKey")
-        /// A key was given for a plaintext SQLite database.
-        public static let notEncrypted = Kind(rawValue: "notEncrypted")
-        /// No key was given and the file is not a plaintext database: it is encrypted, or not a database.
-        public static let keyRequired = Kind(rawValue: "keyRequired")
-        /// The file is not a database at all (with or without a key).
-        public static let notADatabase = Kind(rawValue: "notADatabase")
-        /// The file cannot be opened (missing, a directory, no permission).
-        public static let cannotOpen = Kind(rawValue: "cannotOpen")
-        /// The key itself is unusable (empty passphrase, raw key of the wrong size).
-        public static let invalidKey = Kind(rawValue: "invalidKey")
-        /// Another connection held the lock for longer than the busy timeout (or, for a
-        /// connection that gives way to changes, another process is changing the database).
-        public static let busy = Kind(rawValue: "busy")
-        /// Another process has the database open, and the operation needs it alone (a
-        /// WAL database's cipher upgrade): waiting would not help; stopping that process would.
-        public static let inUse = Kind(rawValue: "inUse")
-        /// The process was asked to stop (`Interruption`): the work in progress stopped and
-        /// its transaction was rolled back.
-        public static let interrupted = Kind(rawValue: "interrupted")
-        /// A file operation failed (disk full, no permission, a failed rename).
-        public static let fileSystem = Kind(rawValue: "fileSystem")
-        /// The operation does not apply to this database (e.g. rekeying a plaintext one).
-        public static let wrongOperation = Kind(rawValue: "wrongOperation")
-        /// A cipher setting the linked SQLCipher cannot honour.
-        public static let unsupportedCipherSetting = Kind(rawValue: "unsupportedCipherSetting")
-        /// The API was used in a way it does not support (e.g. a re-entrant call).
-        public static let misuse = Kind(rawValue: "misuse")
-
-        /// `catch SQLCipherError.Kind.wrongKey` matches an `SQLCipherError` of that kind.
-        public static func ~= (pattern: Kind, error: any Error) -> Bool {
-            (error as? SQLCipherError)?.kind == pattern
-        }
-    }
+public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseError, Sendable {
+    /// What went wrong, in terms a user acts on: the kinds every connection's errors
+    /// share (`catch SQLCipherError.Kind.wrongKey` and `catch DatabaseErrorKind.wrongKey`
+    /// are the same pattern).
+    public typealias Kind = DatabaseErrorKind
 
     /// What went wrong, for a caller to act on.
     public let kind: Kind
@@ -149,30 +107,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, Sendable {
     /// disk is full in `COMMIT`") blame a statement.
     public var explanation: FailureExplanation? {
         guard kind == .sqlite else { return nil }
-        // SQLite 3.22+ says when the journal could not be made because the folder is
-        // read-only (an extended READONLY code); older ones say CANTOPEN.
-        let folderIsReadOnly = resultCode == .SQLITE_READONLY_DIRECTORY
-        switch folderIsReadOnly ? .SQLITE_CANTOPEN : resultCode.primaryResultCode {
-        case .SQLITE_FULL:
-            return FailureExplanation(
-                name: "diskFull", cause: "the disk is full",
-                fix: "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
-        case .SQLITE_IOERR:
-            return FailureExplanation(
-                name: "ioError", cause: "the disk reported an I/O error (\(resultCode))",
-                fix: "check the disk and the file system holding the database, then run the command again.")
-        case .SQLITE_CANTOPEN:
-            return FailureExplanation(
-                name: "cannotOpenJournal",
-                cause: "SQLite could not create a file it needs beside the database (its journal)" + (folderIsReadOnly ? ": the folder is read-only" : ""),
-                fix: "make the folder writable by this user, then run the command again.")
-        case .SQLITE_READONLY:
-            return FailureExplanation(
-                name: "readOnly", cause: "the database (or its folder) is read-only",
-                fix: "make it writable by this user, then run the command again.")
-        default:
-            return nil
-        }
+        return FailureExplanation.forSQLite(resultCode: resultCode.rawValue, codeDescription: resultCode.description)
     }
 
     public func sentence(_ wording: RemedyWording) -> String {

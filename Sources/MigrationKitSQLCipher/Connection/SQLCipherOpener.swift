@@ -259,40 +259,13 @@ enum SQLCipherOpener {
     /// - Parameter triedFormats: the formats tried when none was given (for the
     ///   wrong-key sentence); nil when the caller gave the settings.
     static func explainUnreadable(path: String, keyed: Bool, triedFormats: [CipherFormat]?) -> SQLCipherError {
-        let probe = FileProbe(path: path)
-        if probe.hasPlaintextSQLiteHeader, keyed, !probe.isPlaintextSQLiteDatabase {
-            return SQLCipherError(kind: .wrongKey, resultCode: .SQLITE_NOTADB,
-                                  message: "The key does not decrypt this file, which starts with a plaintext SQLite header but is encrypted after it: a SQLCipher database with a plaintext header; give its cipher settings (the plaintext header size and the salt), and check the key.")
+        // The verdict and its sentence are the core's, as a GRDB connection's are.
+        let verdict = UnreadableDatabaseError(path: path, keyed: keyed, triedFormats: triedFormats,
+                                              wrongKeyHint: CipherCompatibilityHint.forWrongKey(fileSize: FileProbe(path: path).size))
+        if let advice = verdict.advice {
+            return SQLCipherError(kind: verdict.kind, resultCode: .SQLITE_NOTADB, advice: advice)
         }
-        if probe.hasPlaintextSQLiteHeader {
-            if keyed {
-                return SQLCipherError(kind: .notEncrypted, resultCode: .SQLITE_NOTADB,
-                                      advice: Advice(situation: "The database is not encrypted, but a key was given",
-                                                     otherwise: "encrypt it first", remedy: .openWithoutKey))
-            }
-            return SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_NOTADB,
-                                  message: "The file has an SQLite header but is damaged; restore it from a backup.")
-        }
-        if !probe.sizeLooksLikePages {
-            return SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_NOTADB,
-                                  message: "The file is not a database (its size is not a whole number of database pages); check the path.")
-        }
-        if keyed {
-            // To SQLCipher a wrong key and wrong settings are the same failure: say both.
-            let settings: String
-            if let triedFormats, !triedFormats.isEmpty {
-                let names = triedFormats.map { $0.version.map(String.init) ?? $0.rawValue }
-                settings = "in any format tried (the defaults of SQLCipher \(names.joined(separator: ", ")))"
-                    + "; check the key and its source, or, if the database was made with other cipher settings, give them (page size, KDF iterations, KDF and HMAC algorithms, plaintext header)"
-            } else {
-                settings = "with the cipher settings given; check the key and its source, and that the settings are the ones the database was made with"
-            }
-            return SQLCipherError(kind: .wrongKey, resultCode: .SQLITE_NOTADB,
-                                  message: "Wrong key, or not a SQLCipher database: the key does not decrypt this file \(settings)."
-                                      + CipherCompatibilityHint.forWrongKey(fileSize: probe.size))
-        }
-        return SQLCipherError(kind: .keyRequired, resultCode: .SQLITE_NOTADB,
-                              message: "The database is encrypted (or is not a database), and no key was given; pass its key.")
+        return SQLCipherError(kind: verdict.kind, resultCode: .SQLITE_NOTADB, message: verdict.message)
     }
 
     private static func configure(_ database: SQLCipherDatabase, configuration: SQLCipherConfiguration) throws {

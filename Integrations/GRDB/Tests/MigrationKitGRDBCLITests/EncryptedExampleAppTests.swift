@@ -127,7 +127,7 @@ import MigrationKitKeys
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
 
         let asPlaintext = try notes(["status", "--db-path", scratch.path, "--plaintext"])
-        #expect(asPlaintext.status == 4 && asPlaintext.stderr.contains("give its key"), "\(asPlaintext.output)")
+        #expect(asPlaintext.status == 4 && asPlaintext.stderr.contains("no key was given; pass its key"), "\(asPlaintext.output)")
 
         // Standard input is a pipe: no prompt, and no database created without a key.
         let fresh = scratch.folder.appendingPathComponent("fresh.db").path

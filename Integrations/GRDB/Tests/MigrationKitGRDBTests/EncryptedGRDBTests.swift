@@ -103,7 +103,9 @@ import MigrationKitKeys
             let wrong = try open(.queue, scratch.path, key: .passphrase("not-the-key"))
             _ = try wrong.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
         } throws: { error in
-            (error as? DatabaseError)?.resultCode == .SQLITE_NOTADB
+            // The SQLCipher connection's kind and sentence, not SQLite's "file is not a database".
+            guard case DatabaseErrorKind.wrongKey = error else { return false }
+            return error.localizedDescription.contains("Wrong key, or not a SQLCipher database")
         }
 
         guard let migrationkit = Self.migrationkit else {
@@ -161,7 +163,9 @@ import MigrationKitKeys
         #expect {
             _ = try open(.queue, scratch.path, key: key)
         } throws: { error in
-            (error as? DatabaseError)?.resultCode == .SQLITE_NOTADB
+            // The SQLCipher connection's kind and sentence, not SQLite's "file is not a database".
+            guard case DatabaseErrorKind.wrongKey = error else { return false }
+            return error.localizedDescription.contains("Wrong key, or not a SQLCipher database")
         }
         #expect(try GRDBCipherFormat.detect(path: scratch.path, key: key) == .sqlcipher3)
         #expect(try GRDBCipherFormat.detect(path: scratch.path, key: .passphrase("not-the-key")) == nil)

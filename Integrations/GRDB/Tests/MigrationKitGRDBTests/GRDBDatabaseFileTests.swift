@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+import GRDBTestSupport
+import MigrationKit
+import MigrationKitGRDB
+import Testing
+import MigrationKitSecrets
+
+/// `GRDBDatabaseFile`: a GRDB app's file opened as the SQLCipher connection opens its
+/// own, private when created, with the core's verdict on a file that does not open.
+@Suite struct GRDBDatabaseFileTests {
+    private func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test(arguments: WriterKind.allCases)
+    func aNewDatabaseAndItsJournalsAreTheOwnersOnly(_ kind: WriterKind) throws {
+        let scratch = try ScratchDatabase()
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let writer: any DatabaseWriter = kind == .queue
+            ? try GRDBDatabaseFile.openQueue(path: scratch.path)
+            : try GRDBDatabaseFile.openPool(path: scratch.path)
+        var runner = GRDBMigrationRunner()
+        try runner.registerMigration("0001_notes") { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY)") }
+        try runner.migrate(in: writer)
+        #expect(try mode(scratch.path) == 0o600)
+        if kind == .pool {
+            #expect(try mode(scratch.path + "-wal") == 0o600)
+        }
+        // GRDB's own open, for comparison: the umask's 0644.
+        let other = scratch.folder.appendingPathComponent("grdb.sqlite").path
+        _ = try DatabaseQueue(path: other)
+        #expect(try mode(other) == 0o644)
+    }
+
+    /// Text, or pages that are not a database: the kind and sentence the SQLCipher
+    /// connection gives, the file unchanged.
+    @Test func aFileThatIsNoDatabaseGetsTheCoresVerdict() throws {
+        let scratch = try ScratchDatabase()
+        let text = Data("not a database, just text that is long enough to look like a header".utf8)
+        try text.write(to: URL(fileURLWithPath: scratch.path))
+        #expect {
+            _ = try GRDBDatabaseFile.openQueue(path: scratch.path)
+        } throws: { error in
+            guard case DatabaseErrorKind.notADatabase = error else { return false }
+            return error.localizedDescription == "\(scratch.path): The file is not a database (its size is not a whole number of database pages); check the path."
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == text)
+
+        var pages = [UInt8](repeating: 0, count: 4096)
+        for index in pages.indices { pages[index] = UInt8.random(in: 0...255) }
+        try Data(pages).write(to: URL(fileURLWithPath: scratch.path))
+        #expect {
+            _ = try GRDBDatabaseFile.openPool(path: scratch.path)
+        } throws: { error in
+            (error as? UnreadableDatabaseError)?.kind == .keyRequired
+                && error.localizedDescription.hasSuffix("The database is encrypted (or is not a database), and no key was given; pass its key.")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == Data(pages))
+    }
+
+    @Test func aMissingFolderIsOneSentenceAndNoFile() throws {
+        let scratch = try ScratchDatabase()
+        let path = scratch.folder.appendingPathComponent("missing/app.sqlite").path
+        #expect {
+            _ = try GRDBDatabaseFile.openQueue(path: path)
+        } throws: { error in
+            (error as? DatabaseError)?.resultCode == .SQLITE_CANTOPEN && "\(error)".contains("cannot be created (No such file or directory)")
+        }
+    }
+
+    #if !canImport(SQLCipher)
+    /// On GRDB over the system's SQLite a key is refused before any file is made: that
+    /// SQLite would write the database in plaintext.
+    @Test func aKeyIsRefusedWhereGRDBCannotEncrypt() throws {
+        let scratch = try ScratchDatabase()
+        #expect {
+            _ = try GRDBDatabaseFile.openQueue(path: scratch.path, key: .rawKey((0..<32).map { UInt8($0) }))
+        } throws: { error in
+            (error as? DatabaseError)?.resultCode == .SQLITE_MISUSE && "\(error)".contains("cannot encrypt; build it on SQLCipher")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path))
+    }
+    #else
+    /// A wrong key: `UnreadableDatabaseError` of kind `wrongKey` with the SQLCipher
+    /// connection's sentence, through `GRDBDatabaseFile` and through
+    /// `Configuration.useKey` alike, and no SQLCipher log line on standard error.
+    @Test func aWrongKeyIsTheSameErrorAsTheSQLCipherConnectionsAndLogsNothing() throws {
+        let scratch = try ScratchDatabase()
+        let right = DatabaseKey.rawKey((0..<32).map { UInt8($0) })
+        let wrong = DatabaseKey.rawKey((0..<32).map { UInt8(255 - $0) })
+        let queue = try GRDBDatabaseFile.openQueue(path: scratch.path, key: right)
+        try queue.write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY)") }
+        try queue.close()
+        #expect(try mode(scratch.path) == 0o600)
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+
+        let stderr = try StandardErrorCapture()
+        #expect {
+            _ = try GRDBDatabaseFile.openQueue(path: scratch.path, key: wrong)
+        } throws: { error in
+            guard case DatabaseErrorKind.wrongKey = error else { return false }
+            return error.localizedDescription.hasPrefix("\(scratch.path): Wrong key, or not a SQLCipher database: the key does not decrypt this file in any format tried (the defaults of SQLCipher 4, 3, 2, 1)")
+        }
+        var configuration = Configuration()
+        configuration.useKey(wrong)
+        #expect {
+            _ = try DatabaseQueue(path: scratch.path, configuration: configuration)
+        } throws: { error in
+            guard case DatabaseErrorKind.wrongKey = error else { return false }
+            return error.localizedDescription.hasPrefix("\(scratch.path): Wrong key, or not a SQLCipher database: the key does not decrypt this file in any format tried (the defaults of SQLCipher 4)")
+        }
+        let logged = try stderr.finish()
+        #expect(!logged.contains("ERROR") && !logged.contains("hmac"), "\(logged)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+    }
+
+    @Test func aKeyForAPlaintextFileSaysSo() throws {
+        let scratch = try ScratchDatabase()
+        try GRDBDatabaseFile.openQueue(path: scratch.path).write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY)") }
+        #expect {
+            _ = try GRDBDatabaseFile.openQueue(path: scratch.path, key: .rawKey((0..<32).map { UInt8($0) }))
+        } throws: { error in
+            guard case DatabaseErrorKind.notEncrypted = error else { return false }
+            return error.localizedDescription == "\(scratch.path): The database is not encrypted, but a key was given; encrypt it first, or open it without a key."
+        }
+    }
+    #endif
+}
+
+#if canImport(SQLCipher)
+/// This process's standard error, redirected to a file until `finish()`: what a library
+/// call printed there. Tests run in parallel, so only what no other test prints may be
+/// looked for (SQLCipher's log lines).
+final class StandardErrorCapture {
+    private let saved: Int32
+    private let file: String
+    private var finished = false
+
+    init() throws {
+        file = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)").path
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        saved = dup(STDERR_FILENO)
+        dup2(descriptor, STDERR_FILENO)
+        close(descriptor)
+    }
+
+    func finish() throws -> String {
+        finished = true
+        dup2(saved, STDERR_FILENO)
+        close(saved)
+        defer { unlink(file) }
+        return try String(contentsOfFile: file, encoding: .utf8)
+    }
+
+    deinit { if !finished { _ = try? finish() } }
+}
+#endif
