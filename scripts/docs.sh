@@ -6,21 +6,36 @@
 set -eu
 cd "$(dirname "$0")/.."
 . ./scripts/swift-env.sh
-modules="MigrationKit MigrationKitSecrets MigrationKitSQLCipher MigrationKitKeys MigrationKitGRDB"
+modules="MigrationKit MigrationKitSecrets MigrationKitSQLCipher MigrationKitKeys"
 # Built as the tests are, in the sqlcipher4 configuration's scratch path: after `make
-# test`'s tests, only GRDB and the plugin's tools are left to build.
+# test`'s tests, only the plugin's tools are left to build.
 scratch=.build-sqlcipher4
 mkdir -p .build/docs
-for module in $modules; do
-    echo "== docs: $module" >&2
-    log=.build/docs/$module.log
+
+# document PACKAGE_DIR SCRATCH MODULE: the module's archive into .build/docs, or the
+# DocC log's end and a failure.
+document() {
+    echo "== docs: $3" >&2
+    log=$PWD/.build/docs/$3.log
     # shellcheck disable=SC2086 # test_build_flags is a list of flags
-    if ! swift package --scratch-path "$scratch" $test_build_flags --disable-sandbox generate-documentation --target "$module" \
-        --warnings-as-errors --output-path ".build/docs/$module.doccarchive" >"$log" 2>&1; then
+    if ! (cd "$1" && swift package --scratch-path "$2" $test_build_flags --disable-sandbox generate-documentation --target "$3" \
+        --warnings-as-errors --output-path "$OLDPWD/.build/docs/$3.doccarchive") >"$log" 2>&1; then
         grep -v -e '^\[' -e 'prohibited flag' "$log" | tail -n 40 >&2
-        echo "docs: DocC failed for $module (full log: $log)" >&2
+        echo "docs: DocC failed for $3 (full log: $log)" >&2
         exit 1
     fi
+}
+
+for module in $modules; do
+    document . "$scratch" "$module"
 done
 python3 scripts/doc-coverage.py --scratch-path "$scratch" $modules
-echo "docs: built .build/docs/{$(echo $modules | tr ' ' ',')}.doccarchive" >&2
+
+# MigrationKitGRDB on GRDB built on SQLCipher (the grdb-sqlcipher configuration's
+# package), so that its encrypted path (useKey, GRDBCipherFormat, openQueue(key:)) is
+# documented and checked, not compiled out.
+grdb=Integrations/GRDBSQLCipher
+grep -qs "groue/GRDB" "$grdb/.swiftpm/configuration/mirrors.json" || ./scripts/grdb-sqlcipher.sh "$grdb"
+document "$grdb" .build MigrationKitGRDB
+python3 scripts/doc-coverage.py --scratch-path "$grdb/.build" MigrationKitGRDB
+echo "docs: built .build/docs/{$(echo $modules | tr ' ' ','),MigrationKitGRDB}.doccarchive" >&2

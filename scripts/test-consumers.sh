@@ -150,7 +150,8 @@ let package = Package(
     name: "EncryptedGRDBApp",
     dependencies: [
         .package(url: "file://$work/MigrationKit.git", revision: "$commit", traits: ["GRDBSQLCipher"]),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Spelled as GRDB's README spells it, with .git (MigrationKit's manifest has none).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .executableTarget(name: "encrypted-grdb-app", dependencies: [
@@ -202,9 +203,24 @@ migrationkit=$(./scripts/package.sh build 2>/dev/null) || fail "scripts/package.
 ' sh "$migrationkit" "$encrypted/run" "$app_binary" "$commands_binary" \
     || fail "the README's encrypted GRDB app did not migrate a file that the sqlcipher shell and migrationkit status read"
 [ "$(head -c 15 "$encrypted/run/app.db")" != "SQLite format 3" ] || fail "the README's encrypted GRDB app wrote a plaintext file"
-# The README's undo: without the mirror, the package resolves GRDB's own release again.
-(cd "$encrypted" && swift package config unset-mirror --original https://github.com/groue/GRDB.swift \
-    && rm Package.resolved && swift package resolve) >>"$work/recipe.log" 2>&1 \
+[ "$(stat -c %a "$encrypted/run/app.db")" = 600 ] || fail "the README's encrypted GRDB app created app.db with mode $(stat -c %a "$encrypted/run/app.db"), not 0600"
+# A run that fails part-way (here the patch, through a git that refuses to apply it)
+# leaves the package as it found it, and says so.
+script="$encrypted/.build/checkouts/MigrationKit/scripts/grdb-sqlcipher.sh"
+mkdir -p "$work/failing-git"
+printf '#!/bin/sh\n[ "$3" = apply ] && exit 1\nexec %s "$@"\n' "$(command -v git)" >"$work/failing-git/git"
+chmod +x "$work/failing-git/git"
+cp "$encrypted/Package.resolved" "$work/resolved.before"
+cp "$encrypted/.swiftpm/configuration/mirrors.json" "$work/mirrors.before"
+if PATH="$work/failing-git:$PATH" "$script" "$encrypted" >"$work/failed-run.log" 2>&1; then
+    fail "grdb-sqlcipher.sh succeeded although the patch could not be applied"
+fi
+tail -n 1 "$work/failed-run.log" | grep -q "is as it was" || fail "a failed grdb-sqlcipher.sh does not say the package is as it was: $(tail -n 2 "$work/failed-run.log")"
+cmp -s "$work/resolved.before" "$encrypted/Package.resolved" && cmp -s "$work/mirrors.before" "$encrypted/.swiftpm/configuration/mirrors.json" \
+    || fail "a failed grdb-sqlcipher.sh changed the package's Package.resolved or mirrors"
+# The README's undo: without the mirrors, the package resolves GRDB's own release again.
+(cd "$encrypted" && "$script" --undo .) >>"$work/recipe.log" 2>&1 \
     || { tail -n 20 "$work/recipe.log" >&2; fail "the README's undo of the GRDB mirror failed"; }
 [ ! -e "$encrypted/.build/checkouts/GRDB.swift/Sources/SQLCipher" ] || fail "after the README's undo, the package still resolves the patched GRDB"
-echo "test-consumers: ok: the README's encrypted GRDB recipe builds GRDB on libsqlcipher alone and migrates a file the shell and the tool read; its undo restores GRDB" >&2
+! grep -q "groue/GRDB" "$encrypted/.swiftpm/configuration/mirrors.json" 2>/dev/null || fail "after the README's undo, a GRDB mirror is still set"
+echo "test-consumers: ok: the README's encrypted GRDB recipe (GRDB spelled with .git) builds GRDB on libsqlcipher alone and migrates a 0600 file the shell and the tool read; a failed run leaves the package as it was; its undo restores GRDB" >&2

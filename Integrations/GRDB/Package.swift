@@ -26,6 +26,9 @@ let package = Package(
         // The commands, as the main package builds them.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // `make docs`: MigrationKitGRDB's DocC, built on GRDB over SQLCipher
+        // (Integrations/GRDBSQLCipher) so that the encrypted path is documented.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "MigrationKit"),
