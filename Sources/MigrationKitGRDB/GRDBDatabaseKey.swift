@@ -15,9 +15,12 @@ extension Database {
     /// The bytes reach `sqlite3_key` from the key's wiped, locked storage: GRDB's
     /// `usePassphrase(_: Data)` is handed a `Data` that borrows them, never a copy and
     /// never a `String`.
-    /// - Parameter format: the file's format. SQLCipher 4's own by default; an older
-    ///   app's file (`GRDBCipherFormat.detect` tells) opens in its own format through
-    ///   `PRAGMA cipher_compatibility`, and stays in it: nothing here rewrites a file.
+    /// - Parameters:
+    ///   - key: the database key: a passphrase, or a raw key.
+    ///   - format: the file's format. SQLCipher 4's own by default; an older app's file
+    ///     (`GRDBCipherFormat.detect` tells) opens in its own format through
+    ///     `PRAGMA cipher_compatibility`, and stays in it: nothing here rewrites a file.
+    /// - Throws: `UnreadableDatabaseError` when the key does not read the file.
     public func useKey(_ key: DatabaseKey, format: CipherFormat = .sqlcipher4) throws {
         SQLCipherLog.silenced
         try key.withKeyText { text in

@@ -50,5 +50,6 @@ public struct DatabaseErrorKind: Hashable, Sendable, CustomStringConvertible {
 
 /// An error that says its `DatabaseErrorKind`.
 public protocol KindedDatabaseError: Error {
+    /// What went wrong, for a caller to act on.
     var kind: DatabaseErrorKind { get }
 }

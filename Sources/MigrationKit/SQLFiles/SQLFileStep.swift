@@ -2,7 +2,7 @@
 /// file, reporting a failing statement at its file and line, and the SHA-256 that file
 /// checksums are made of (the core has no cryptography of its own). The SQLCipher
 /// connection and GRDB's `Database` conform, so file steps exist for both.
-public protocol SQLFileExecuting {
+public protocol SQLFileExecuting: SendableMetatype {
     /// Runs every statement of `section`, in order. What a failing statement throws
     /// names `section.path` and the statement's line in the file, when known.
     func execute(section: SQLSection) throws
