@@ -42,6 +42,14 @@ let package = Package(
         // Core: steps, registry, errors. Pure Swift, no C, no database.
         .target(name: "MigrationKit"),
 
+        // What MigrationKit does with files besides opening them as databases: change
+        // locks, durable private writes, scratch folders, what a path is, stopping on a
+        // signal. No SQLite: both connections and the shared commands stand on it.
+        .target(name: "MigrationKitFiles", dependencies: [
+            "MigrationKit",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+
         // Keys and the wiped, locked memory that holds them. No C library: the key
         // sources build on it without SQLCipher.
         .target(name: "MigrationKitSecrets"),
@@ -64,7 +72,7 @@ let package = Package(
         .target(
             name: "MigrationKitSQLCipher",
             dependencies: [
-                "MigrationKit", "MigrationKitSecrets", "CSQLCipher", "CLibCrypto",
+                "MigrationKit", "MigrationKitFiles", "MigrationKitSecrets", "CSQLCipher", "CLibCrypto",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -103,7 +111,7 @@ let package = Package(
         .target(
             name: "MigrationKitCommands",
             dependencies: [
-                "MigrationKit",
+                "MigrationKit", "MigrationKitFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

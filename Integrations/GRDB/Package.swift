@@ -32,6 +32,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "MigrationKit"),
+        // Locks, durable writes, scratch folders, signals: the main package's file module.
+        .target(name: "MigrationKitFiles", dependencies: [
+            "MigrationKit", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Keys in wiped, locked memory, and where they come from (files, the environment,
         // a prompt, the Secret Service): for a GRDB built on SQLCipher, as the main
         // package builds them.
@@ -51,7 +55,7 @@ let package = Package(
         // What every MigrationKit command line shares (exit codes, output, JSON
         // documents, error sentences), from the main package's sources like the core.
         .target(name: "MigrationKitCommands", dependencies: [
-            "MigrationKit",
+            "MigrationKit", "MigrationKitFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

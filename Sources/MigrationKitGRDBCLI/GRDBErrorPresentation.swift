@@ -28,7 +28,7 @@ enum GRDBErrorPresentation {
             }
             switch error.resultCode.primaryResultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return ErrorPresentation(kind: "locked", message: "\(database) is locked by another process; try again when it is done, or wait longer with --lock-timeout SECONDS.", exitCode: exitCode)
+                return .locked("\(database): Another process kept the database locked for longer than the lock timeout.", path: GRDBCLIContext.current.path)
             case .SQLITE_NOTADB:
                 return ErrorPresentation(kind: "notADatabase", message: "\(database) is not an SQLite database, or is encrypted (\(notADatabaseReason)); check --db-path.", exitCode: exitCode)
             case .SQLITE_CORRUPT:

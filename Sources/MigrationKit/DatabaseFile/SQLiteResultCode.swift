@@ -6,6 +6,7 @@ package enum SQLiteResultCode {
     package static let busy: Int32 = 5
     package static let locked: Int32 = 6
     package static let readOnly: Int32 = 8
+    package static let interrupt: Int32 = 9
     package static let ioError: Int32 = 10
     package static let corrupt: Int32 = 11
     package static let full: Int32 = 13

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
@@ -39,9 +40,9 @@ package struct BackupOptions: ParsableArguments {
             let backup = try body()
             CLIContext.journal.wroteBackup(backup)
             return backup
-        } catch let error as SQLCipherError where error.kind == .fileSystem {
+        } catch let error as any KindedDatabaseError where error.kind == .fileSystem {
             // Say that it was the backup, and how to go on without it.
-            throw CLIError(.fileError, "The backup could not be written, so nothing was changed: \(error.description) Free space or fix the folder, choose another with --backup-dir, or pass --no-backup.")
+            throw CLIError(.fileError, "The backup could not be written, so nothing was changed: \(String(describing: error)) Free space or fix the folder, choose another with --backup-dir, or pass --no-backup.")
         }
     }
 }

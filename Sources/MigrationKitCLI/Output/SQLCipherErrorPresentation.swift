@@ -10,10 +10,7 @@ enum SQLCipherErrorPresentation {
     static func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation? {
         switch error {
         case let error as SQLCipherError where error.kind == .busy:
-            // The library says what held the lock, the process holding it is named when
-            // it can be, and the one piece of advice is the tool's.
-            let who = error.path.flatMap(LockHolder.describeChange(of:)).map { " It is \($0)." } ?? ""
-            return ErrorPresentation(kind: "locked", message: error.sentence(wording) + who + " Try again when it is done, or wait for it with --lock-timeout SECONDS.", exitCode: .locked)
+            return .locked(error.sentence(wording), path: error.path)
         case let error as SQLCipherError where error.kind == .inUse:
             return ErrorPresentation(kind: "inUse", message: error.sentence(wording), exitCode: .locked)
         case let error as SQLCipherError:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MigrationKit
+import MigrationKitFiles
 
 /// Turns any error a command can raise into one sentence and a documented exit code.
 ///
@@ -42,6 +43,10 @@ package struct ErrorPresentation {
             self.init(Self.exitCode(for: error), error.name, error.sentence(wording))
         case let error as SQLMigrationFileError:
             self.init(.fileError, "migrationFile.\(error.code.rawValue)", error.sentence(wording))
+        case let error as FileOperationError where error.kind == .busy:
+            self = .locked(error.sentence(wording), path: error.path)
+        case let error as FileOperationError:
+            self.init(.forDatabaseError(kind: error.kind, resultCode: error.resultCode), error.kind.rawValue, error.sentence(wording))
         case let error as UnreadableDatabaseError:
             self.init(.forDatabaseError(kind: error.kind, resultCode: SQLiteResultCode.notADatabase), error.kind.rawValue, error.sentence(wording))
         default:
@@ -49,6 +54,14 @@ package struct ErrorPresentation {
             if code == .success || code == .validationFailure { return nil }  // ArgumentParser's own
             self.init(.failure, "unexpected", "Unexpected failure: \(error)")
         }
+    }
+
+    /// A database another process kept locked past the timeout, whichever connection
+    /// waited: the library's sentence, the process holding the change lock named when it
+    /// can be (`LockHolder`), and the one piece of advice, which is the command line's.
+    package static func locked(_ sentence: String, path: String?) -> ErrorPresentation {
+        let who = path.flatMap(LockHolder.describeChange(of:)).map { " It is \($0)." } ?? ""
+        return ErrorPresentation(.locked, "locked", sentence + who + " Try again when it is done, or wait for it with --lock-timeout SECONDS.")
     }
 
     /// A presentation built by a command line itself (a usage error ArgumentParser

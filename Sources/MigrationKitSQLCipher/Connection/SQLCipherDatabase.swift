@@ -422,7 +422,8 @@ public final class SQLCipherDatabase {
     private func refuseNewWorkAfterStop(_ sql: String?) throws {
         guard Interruption.isStopping else { return }
         if let sql, sql.hasPrefix("ROLLBACK") { return }
-        try Interruption.check(sql)
+        guard let message = Interruption.stoppedMessage else { return }
+        throw SQLCipherError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT, message: message, sql: sql)
     }
 
     /// How SQLite reads one statement, without running it (`parse`).

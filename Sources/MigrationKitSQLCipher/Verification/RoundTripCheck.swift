@@ -154,7 +154,7 @@ public struct RoundTripCheck: Sendable {
             // a consistent state without ever writing to it.
             let original = try SQLCipherWriter(path: older.path, key: older.key, configuration: configuration)
             let counts = try original.read { try DatabaseEncryption.summary(of: $0).rowCounts }
-            try original.read { _ in try DatabaseBackup.copyBytes(from: older.path, to: copy) }
+            try original.read { _ in try BackupFiles.copyBytes(from: older.path, to: copy) }
             var copyConfiguration = older.configuration
             copyConfiguration.createIfMissing = false
             let writer = try SQLCipherWriter(path: copy, key: older.key, configuration: copyConfiguration)

@@ -1,3 +1,4 @@
+import MigrationKit
 import Dispatch
 import Foundation
 import Synchronization
@@ -52,12 +53,17 @@ public enum Interruption {
         SignalWatcher.stopAsked.load(ordering: .acquiring) && !inUnstoppableSection
     }
 
-    /// Throws `SQLCipherError.Kind.interrupted` when work here is to stop
+    /// Throws `FileOperationError` of kind `.interrupted` when work here is to stop
     /// (`isStopping`): for work that waits (a lock) or starts something new.
-    public static func check(_ sql: String? = nil) throws {
-        guard isStopping, let number = signal else { return }
-        throw SQLCipherError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT,
-                             message: "Stopped by \(name(of: number)) before this could finish.", sql: sql)
+    public static func check() throws {
+        guard isStopping, let message = stoppedMessage else { return }
+        throw FileOperationError(kind: .interrupted, resultCode: SQLiteResultCode.interrupt, message: message)
+    }
+
+    /// "Stopped by SIGINT (Ctrl-C) before this could finish.", once a stop was asked:
+    /// what a connection's own interrupted error says.
+    package static var stoppedMessage: String? {
+        signal.map { "Stopped by \(name(of: $0)) before this could finish." }
     }
 
     /// Runs `body` to its end even when a stop is asked meanwhile: a cleanup, or the
@@ -79,8 +85,8 @@ public enum Interruption {
     }
 
     /// A folder removed before the process ends on a signal (`ScratchFolder`).
-    static func removeOnSignal(_ folder: String) { SignalWatcher.shared.watch(folder) }
-    static func forget(_ folder: String) { SignalWatcher.shared.forget(folder) }
+    package static func removeOnSignal(_ folder: String) { SignalWatcher.shared.watch(folder) }
+    package static func forget(_ folder: String) { SignalWatcher.shared.forget(folder) }
 }
 
 /// The one owner of the process's handlers for terminating signals (see `Interruption`).

@@ -1,3 +1,4 @@
+import MigrationKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -14,12 +15,12 @@ import SystemPackage
 /// no longer read the file. Under this lock, creating the file, keying it and writing
 /// page 1 happen as one step; anyone else waits and then finds a complete header.
 /// Locking the directory (not a sidecar file) leaves nothing behind.
-final class DirectoryLock {
+package final class DirectoryLock {
     private var descriptor: FileDescriptor?
 
     /// Waits up to `timeout` for the lock. Returns nil when the directory cannot be
     /// opened for locking (creation then proceeds unlocked, as plain SQLite would).
-    static func acquire(directory: String, timeout: Duration) throws -> DirectoryLock? {
+    package static func acquire(directory: String, timeout: Duration) throws -> DirectoryLock? {
         guard let descriptor = try? FileProbe.openFile(directory, .readOnly, options: [.directory, .closeOnExec]) else { return nil }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
@@ -35,7 +36,7 @@ final class DirectoryLock {
             }
             guard clock.now < deadline else {
                 try? descriptor.close()
-                throw SQLCipherError(kind: .busy, resultCode: .SQLITE_BUSY,
+                throw FileOperationError(kind: .busy, resultCode: SQLiteResultCode.busy,
                                      message: "Another process kept creating this database for longer than the busy timeout.")
             }
             usleep(5_000)
@@ -48,7 +49,7 @@ final class DirectoryLock {
     }
 
     /// Releases the lock; also done on `deinit`.
-    func release() {
+    package func release() {
         guard let descriptor else { return }
         flock(descriptor.rawValue, LOCK_UN)
         try? descriptor.close()
@@ -60,7 +61,7 @@ final class DirectoryLock {
     }
 
     /// The directory holding `path` ("." for a bare file name).
-    static func parent(of path: String) -> String {
+    package static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let parent = String(path[..<slash])
         return parent.isEmpty ? "/" : parent

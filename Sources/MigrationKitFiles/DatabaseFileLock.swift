@@ -1,3 +1,4 @@
+import MigrationKit
 import Foundation
 import SystemPackage
 #if canImport(Glibc)
@@ -28,7 +29,7 @@ package final class DatabaseFileLock: @unchecked Sendable {
     /// Waits up to `timeout` for the lock. A file that does not exist yet is not locked
     /// (its creation is serialized by `DirectoryLock`).
     ///
-    /// - Throws: `SQLCipherError` of kind `.busy` when another process held it longer.
+    /// - Throws: `FileOperationError` of kind `.busy` when another process held it longer.
     package static func exclusive(path: String, timeout: Duration) throws -> DatabaseFileLock {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
@@ -64,7 +65,7 @@ package final class DatabaseFileLock: @unchecked Sendable {
                 }
                 guard clock.now < deadline else {
                     try? descriptor.close()
-                    throw SQLCipherError(kind: .busy, resultCode: .SQLITE_BUSY,
+                    throw FileOperationError(kind: .busy, resultCode: SQLiteResultCode.busy,
                                          message: "Another process (a migrate, rollback, rekey or restore) kept changing this database for longer than the lock timeout.",
                                          path: path)
                 }
@@ -138,5 +139,5 @@ package enum ChangeNote {
 private extension FileDescriptor.OpenOptions {
     /// `O_NOCTTY`, which swift-system 1.8.1 does not name: a path that turns out to be a
     /// terminal must not become this process's controlling terminal.
-    static var noControllingTerminal: Self { Self(rawValue: O_NOCTTY) }
+    package static var noControllingTerminal: Self { Self(rawValue: O_NOCTTY) }
 }

@@ -90,7 +90,7 @@ package struct FileProbe {
     }
 
     /// The first `count` bytes of the file (fewer when it is shorter).
-    func header(count: Int = 16) -> [UInt8] {
+    package func header(count: Int = 16) -> [UInt8] {
         guard let descriptor = try? Self.openFile(path, .readOnly, options: .closeOnExec) else { return [] }
         defer { try? descriptor.close() }
         var bytes = [UInt8](repeating: 0, count: count)
@@ -101,7 +101,7 @@ package struct FileProbe {
 
     /// Whether the file starts with SQLite's plaintext magic string (the core's
     /// `DatabaseFileHeader` decides, for every connection).
-    var hasPlaintextSQLiteHeader: Bool { DatabaseFileHeader(path: path).hasPlaintextSQLiteHeader }
+    package var hasPlaintextSQLiteHeader: Bool { DatabaseFileHeader(path: path).hasPlaintextSQLiteHeader }
 
     /// Whether the whole 100-byte header is a plain SQLite one (`DatabaseFileHeader`).
     package var isPlaintextSQLiteDatabase: Bool { DatabaseFileHeader(path: path).isPlaintextSQLiteDatabase }
@@ -121,12 +121,12 @@ package struct FileProbe {
 
     /// Creates an empty file readable and writable by its owner only (`PrivateFile`, the
     /// core's one place for it). Fails if the file exists; returns the `errno` then.
-    static func createPrivateFile(at path: String) -> Int32? {
+    package static func createPrivateFile(at path: String) -> Int32? {
         PrivateFile.create(at: path)
     }
 
     /// The device a path lives on, nil when it cannot be examined.
-    static func device(of path: String) -> UInt64? {
+    package static func device(of path: String) -> UInt64? {
         FileProbe(path: path).identity?.device
     }
 
@@ -139,7 +139,7 @@ package struct FileProbe {
 
     /// Bytes free for this user on the file system holding `path`, nil when unknown.
     /// (`statvfs(2)`: swift-system has no file-system statistics.)
-    static func freeBytes(in path: String) -> Int64? {
+    package static func freeBytes(in path: String) -> Int64? {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
         // Saturating: a file system may report sizes whose product overflows.
@@ -148,14 +148,14 @@ package struct FileProbe {
     }
 
     /// "12.3 MB", for sentences about room on a disk.
-    static func megabytes(_ bytes: Int64) -> String {
+    package static func megabytes(_ bytes: Int64) -> String {
         bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 
     /// Why this process may not write the file at `path`, and what would let it: the
     /// owner and mode, or a read-only file system. "Make it writable (chmod u+w)" helps
     /// only the file's owner; anyone else needs to be told whose it is.
-    static func whyNotWritable(_ path: String) -> String {
+    package static func whyNotWritable(_ path: String) -> String {
         var file = statvfs()
         if statvfs(path, &file) == 0, file.f_flag & UInt(ST_RDONLY) != 0 {
             return "it is on a read-only file system; copy it to a writable one, or remount that one read-write"
@@ -176,7 +176,7 @@ package struct FileProbe {
 
     /// A user's name, where the system has one (`getpwuid_r`: fleets ask from several
     /// threads at once, and `getpwuid`'s result is shared).
-    static func userName(_ uid: uid_t) -> String? {
+    package static func userName(_ uid: uid_t) -> String? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -185,7 +185,7 @@ package struct FileProbe {
     }
 
     /// A group's name, where the system has one (`getgrgid_r`, as `userName`).
-    static func groupName(_ gid: gid_t) -> String? {
+    package static func groupName(_ gid: gid_t) -> String? {
         var entry = group()
         var result: UnsafeMutablePointer<group>?
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -218,7 +218,7 @@ package struct FileIdentity: Hashable, Sendable {
 
 private extension String {
     /// "644" as "0644".
-    func leftPadded(to width: Int) -> String {
+    package func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -1,3 +1,4 @@
+import MigrationKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -32,7 +33,7 @@ package enum DurableFile {
     }
 
     /// Flushes an open file's data to disk; the failure, if any, names `path`.
-    package static func flush(_ descriptor: FileDescriptor, of path: String) -> SQLCipherError? {
+    package static func flush(_ descriptor: FileDescriptor, of path: String) -> FileOperationError? {
         // fsync(2): swift-system 1.8.1 has no flush of a descriptor.
         fsync(descriptor.rawValue) == 0 ? nil : failure("flush", path)
     }
@@ -81,8 +82,8 @@ package enum DurableFile {
         // The C struct: the sentence below reads its st_nlink.
         guard probe.kind == .regularFile, let status = probe.status?.rawValue, status.st_nlink > 1 else { return }
         let others = status.st_nlink - 1
-        throw SQLCipherError(
-            kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
+        throw FileOperationError(
+            kind: .fileSystem, resultCode: SQLiteResultCode.cantOpen,
             message: "The file has \(status.st_nlink) names (hard links): replacing it would give this name a new file and leave the other\(others == 1 ? "" : " \(others)") on the old one, \(leaving). Remove the other names (`find / -xdev -samefile \(path)` lists them), or work on a copy with one name. Nothing was changed.",
             path: path)
     }
@@ -128,8 +129,8 @@ package enum DurableFile {
             guard fchown(descriptor.rawValue, wanted.st_uid, wanted.st_gid) == 0 else {
                 let code = errno
                 guard code == EPERM else { throw failure("change the owner of", replacement, errnoValue: code) }
-                throw SQLCipherError(
-                    kind: .fileSystem, resultCode: .SQLITE_PERM,
+                throw FileOperationError(
+                    kind: .fileSystem, resultCode: SQLiteResultCode.permission,
                     message: "The file belongs to \(describeOwner(uid: wanted.st_uid, gid: wanted.st_gid)), and this user (uid \(geteuid())) is not permitted to give its replacement that owner and group (chown); run the command as that user, or as root. Nothing was changed.",
                     path: original)
             }
@@ -151,7 +152,7 @@ package enum DurableFile {
     package static func writePrivate(_ bytes: [UInt8], to destination: String, replacing: Bool) throws {
         let path = resolvingSymlinks(destination)
         if !replacing, FileProbe(path: path).kind != .missing {
-            throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
+            throw FileOperationError(kind: .fileSystem, resultCode: SQLiteResultCode.cantOpen,
                                  message: "The file already exists; choose another name or remove it.", path: path)
         }
         let temporary = siblingPath(of: path, purpose: "write")
@@ -221,13 +222,13 @@ package enum DurableFile {
     }
 
     /// `failure` for what a swift-system call threw (an `Errno`).
-    static func failure(_ operation: String, _ path: String, thrown error: any Error) -> SQLCipherError {
+    package static func failure(_ operation: String, _ path: String, thrown error: any Error) -> FileOperationError {
         failure(operation, path, errnoValue: (error as? Errno)?.rawValue ?? EIO)
     }
 
-    static func failure(_ operation: String, _ path: String, errnoValue: Int32 = errno) -> SQLCipherError {
-        let code: ResultCode = errnoValue == ENOSPC ? .SQLITE_FULL : .SQLITE_IOERR
-        return SQLCipherError(kind: .fileSystem, resultCode: code,
+    package static func failure(_ operation: String, _ path: String, errnoValue: Int32 = errno) -> FileOperationError {
+        let code = errnoValue == ENOSPC ? SQLiteResultCode.full : SQLiteResultCode.ioError
+        return FileOperationError(kind: .fileSystem, resultCode: code,
                               message: "Could not \(operation) the file (\(FileProbe.describe(errno: errnoValue))).", path: path)
     }
 }

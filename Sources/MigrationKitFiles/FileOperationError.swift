@@ -1,0 +1,33 @@
+import MigrationKit
+
+/// A file operation that failed, or waited too long, or was stopped: a change lock
+/// another process held past the timeout (`.busy`), a write, rename or ownership change
+/// the file system refused (`.fileSystem`), work a signal stopped (`.interrupted`).
+///
+/// The kinds are the connections' (`DatabaseErrorKind`), so `catch
+/// DatabaseErrorKind.busy` matches a lock held too long whichever layer waited, and the
+/// result code is the SQLite code closest to it (`SQLiteResultCode`), which the command
+/// line's exit codes are decided from. Never carries a key or a row.
+public struct FileOperationError: KindedDatabaseError, RemediableError, Sendable {
+    /// `.busy`, `.fileSystem` or `.interrupted`.
+    public let kind: DatabaseErrorKind
+    /// The SQLite result code closest to the failure (SQLITE_BUSY, SQLITE_FULL, …).
+    public let resultCode: Int32
+    /// A sentence a user can act on.
+    public let message: String
+    /// The file concerned, when known.
+    public let path: String?
+
+    package init(kind: DatabaseErrorKind, resultCode: Int32, message: String, path: String? = nil) {
+        self.kind = kind
+        self.resultCode = resultCode
+        self.message = message
+        self.path = path
+    }
+
+    public var remedy: Remedy? { nil }
+
+    public func sentence(_ wording: RemedyWording) -> String {
+        (path.map { "\($0): " } ?? "") + message
+    }
+}

@@ -1,0 +1,4 @@
+// The file operations this module's API is made of (`Interruption`, the change locks,
+// durable writes) live in MigrationKitFiles, shared with the GRDB connection and the
+// commands; an app that imports this module gets them as before.
+@_exported import MigrationKitFiles
