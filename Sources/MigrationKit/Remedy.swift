@@ -29,6 +29,8 @@ public enum Remedy: Hashable, Sendable {
     case keyFromAnotherSource
     /// Pipe the key into standard input, or be prompted for it on the terminal.
     case keyFromPipeOrPrompt
+    /// Wait longer for another process to let go of the database.
+    case waitLonger
 
     /// What a Swift caller of the libraries does: the library's own words.
     public var libraryWords: String {
@@ -54,6 +56,8 @@ public enum Remedy: Hashable, Sendable {
             return "give the key another way (a key file, the environment, the Secret Service)"
         case .keyFromPipeOrPrompt:
             return "pipe the key in, or prompt for it on the terminal"
+        case .waitLonger:
+            return "wait longer for it (the lock timeout)"
         }
     }
 }

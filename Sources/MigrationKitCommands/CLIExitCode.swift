@@ -22,7 +22,8 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// The database's state forbids the operation: migrated by a newer version,
     /// out-of-order or edited migrations, nothing to roll back, no down section.
     case refused = 7
-    /// Another process held the database lock for longer than `--lock-timeout`.
+    /// Another process held the database lock for longer than `--lock-timeout`, or kept
+    /// open a database the command would replace.
     case locked = 8
     /// A file problem: database missing, read-only, a directory, disk full; or an
     /// unusable migrations folder or file. Also a migration step that failed (and was

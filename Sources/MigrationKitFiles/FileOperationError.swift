@@ -1,15 +1,16 @@
 import MigrationKit
 
 /// A file operation that failed, or waited too long, or was stopped: a change lock
-/// another process held past the timeout (`.busy`), a write, rename or ownership change
-/// the file system refused (`.fileSystem`), work a signal stopped (`.interrupted`).
+/// another process held past the timeout (`.busy`), a database another process kept open
+/// when it was to be replaced (`.inUse`), a write, rename or ownership change the file
+/// system refused (`.fileSystem`), work a signal stopped (`.interrupted`).
 ///
 /// The kinds are the connections' (`DatabaseErrorKind`), so `catch
 /// DatabaseErrorKind.busy` matches a lock held too long whichever layer waited, and the
 /// result code is the SQLite code closest to it (`SQLiteResultCode`), which the command
 /// line's exit codes are decided from. Never carries a key or a row.
 public struct FileOperationError: KindedDatabaseError, RemediableError, Sendable {
-    /// `.busy`, `.fileSystem` or `.interrupted`.
+    /// `.busy`, `.inUse`, `.fileSystem` or `.interrupted`.
     public let kind: DatabaseErrorKind
     /// The SQLite result code closest to the failure (SQLITE_BUSY, SQLITE_FULL, …).
     public let resultCode: Int32
@@ -18,16 +19,28 @@ public struct FileOperationError: KindedDatabaseError, RemediableError, Sendable
     /// The file concerned, when known.
     public let path: String?
 
+    /// The sentence in parts, when what to do includes a remedy a program words itself.
+    private let advice: Advice?
+
     package init(kind: DatabaseErrorKind, resultCode: Int32, message: String, path: String? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         self.message = message
         self.path = path
+        advice = nil
     }
 
-    public var remedy: Remedy? { nil }
+    package init(kind: DatabaseErrorKind, resultCode: Int32, advice: Advice, path: String? = nil) {
+        self.kind = kind
+        self.resultCode = resultCode
+        message = advice.sentence()
+        self.path = path
+        self.advice = advice
+    }
+
+    public var remedy: Remedy? { advice?.remedy }
 
     public func sentence(_ wording: RemedyWording) -> String {
-        (path.map { "\($0): " } ?? "") + message
+        (path.map { "\($0): " } ?? "") + (advice?.sentence(wording) ?? message)
     }
 }

@@ -209,6 +209,11 @@ package struct FileIdentity: Hashable, Sendable {
         inode = UInt64(status.inode.rawValue)
     }
 
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
     /// The identity of the file at `path`, links followed; nil when it cannot be examined.
     package init?(path: String) {
         guard let identity = FileProbe(path: path).identity else { return nil }

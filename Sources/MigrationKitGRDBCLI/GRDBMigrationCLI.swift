@@ -25,6 +25,7 @@ public enum GRDBMigrationCLI {
     /// --accept-modified, so a refusal does not suggest them.
     static func remedies(commandName: String) -> RemedyWording {
         RemedyWording { remedy in
+            if remedy == .waitLonger { return ErrorPresentation.waitLongerWords }
             #if GRDBSQLCipher
             if let words = KeySources.words(for: remedy, commandName: commandName) { return words }
             #endif

@@ -164,34 +164,118 @@ import Glibc
         #expect(ContinuousClock.now - started >= .seconds(2) && patient.exitCode == .locked, "\(patient.output)")
     }
 
-    /// A WAL database another process has open cannot be upgraded: refused before the
-    /// backup, naming that process (the lock timeout would not help).
-    @Test func cipherUpgradeOfAWALDatabaseInUseIsRefusedBeforeAnyBackup() throws {
-        guard (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 else { return }  // SQLCipher 3 refuses cipher-upgrade outright (CipherUpgradeCommandTests)
+    /// A command that puts a new file in the database's place (`cipher-upgrade`,
+    /// `encrypt --in-place`), or must take it out of WAL mode (`rekey`), while another
+    /// process has it open (idle, in rollback-journal mode, which SQLite's locks do not
+    /// show): refused before any backup, naming the process and --lock-timeout, the
+    /// folder unchanged.
+    @Test(arguments: [
+        ("cipher-upgrade", "delete"), ("cipher-upgrade", "wal"), ("encrypt", "delete"), ("encrypt", "wal"), ("rekey", "wal"),
+    ])
+    func replacingADatabaseAnotherProcessHasOpenIsRefused(command: String, journalMode: String) throws {
+        guard command != "cipher-upgrade" || (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 else { return }  // SQLCipher 3 refuses cipher-upgrade outright (CipherUpgradeCommandTests)
+        let workspace = try databaseToReplace(for: command, journalMode: journalMode)
+        let shell = try ShellHoldingOpen(workspace.database, key: command == "encrypt" ? nil : workspace.key,
+                                         cipherCompatibility: command == "cipher-upgrade" ? 3 : nil)
+        defer { shell.close() }
+        let arguments = try arguments(for: command, workspace)
+        let before = try TreeSnapshot(workspace.root)
+        let result = try Guarded.run(arguments + ["--lock-timeout", "0"], directory: workspace.root)
+        expectCleanFailure(result, .locked, mentions: [
+            "\(workspace.database): Nothing was changed", "process \(shell.pid) (sqlcipher)", "stop that process", "--lock-timeout SECONDS",
+        ], "\(command) of a \(journalMode) database in use")
+        try expectUnchanged(before, "\(command) of a \(journalMode) database in use")
+    }
+
+    /// With --lock-timeout, the command waits for the other process to close the
+    /// database, then does its work.
+    @Test(arguments: ["cipher-upgrade", "encrypt"])
+    func aCommandWaitsForTheOtherProcessUnderTheLockTimeout(command: String) throws {
+        guard command != "cipher-upgrade" || (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 else { return }
+        let workspace = try databaseToReplace(for: command, journalMode: "delete")
+        let shell = try ShellHoldingOpen(workspace.database, key: command == "encrypt" ? nil : workspace.key,
+                                         cipherCompatibility: command == "cipher-upgrade" ? 3 : nil)
+        let closing = Thread { usleep(1_500_000); shell.close() }
+        closing.start()
+        defer { shell.close() }
+        let started = ContinuousClock.now
+        let result = try Guarded.run(arguments(for: command, workspace) + ["--lock-timeout", "30"], directory: workspace.root)
+        #expect(result.status == 0, "\(result)")
+        #expect(ContinuousClock.now - started >= .seconds(1), "\(command) did not wait for the shell to close the database")
+        #expect(try workspace.run("status").stdout.contains("1 applied, 0 pending."))
+    }
+
+    /// A database for `command`: plaintext for `encrypt`, SQLCipher 3's format for
+    /// `cipher-upgrade`, the default format for `rekey`; in `journalMode`.
+    private func databaseToReplace(for command: String, journalMode: String) throws -> Workspace {
         let workspace = try Workspace()
         try workspace.migration("0001_notes.sql", "-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY);\n")
-        #expect(try workspace.run("migrate", ["--cipher-compatibility", "3", "--no-backup"]).status == 0)
-        #expect(try SQLCipherShell.run(workspace.database, keyPragma: workspace.key.pragma,
-                                       "PRAGMA cipher_compatibility = 3; PRAGMA journal_mode = WAL;").status == 0)
-        // The sqlcipher shell holds it open, reading, for a while.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
-        shell.arguments = [workspace.database]
-        let input = Pipe()
-        shell.standardInput = input
-        shell.standardOutput = FileHandle.nullDevice
-        shell.standardError = FileHandle.nullDevice
-        try shell.run()
-        defer { try? input.fileHandleForWriting.close(); shell.waitUntilExit() }
-        input.fileHandleForWriting.write(Data("PRAGMA key = \(workspace.key.pragma);\nPRAGMA cipher_compatibility = 3;\nSELECT count(*) FROM notes;\n".utf8))
-        // Until the shell reads: it then holds its lock on the WAL index.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !FileManager.default.fileExists(atPath: workspace.database + "-shm"), ContinuousClock.now < deadline { usleep(20_000) }
-        #expect(waitForLock(on: workspace.database + "-shm", heldBy: shell.processIdentifier, timeout: .seconds(20)))
-        let before = try TreeSnapshot(workspace.root)
-        let result = try Guarded.run(["cipher-upgrade"] + workspace.options(), directory: workspace.root)
-        expectCleanFailure(result, .locked, mentions: ["WAL mode", "process \(shell.processIdentifier) (sqlcipher)", "stop that process", "Nothing was changed"], "cipher-upgrade of a WAL database in use")
-        #expect(!result.stderr.contains("--lock-timeout"), "\(result)")
-        try expectUnchanged(before, "cipher-upgrade of a WAL database in use")
+        switch command {
+        case "encrypt":
+            #expect(try Tool.run(["migrate", "--plaintext", "--no-backup", "--db-path", workspace.database, "--migrations", workspace.migrations]).status == 0)
+            #expect(try Binary.run(["-batch", workspace.database], executable: SQLCipherShell.path, stdin: "PRAGMA journal_mode = \(journalMode);\n").status == 0)
+        case "cipher-upgrade":
+            #expect(try workspace.run("migrate", ["--cipher-compatibility", "3", "--no-backup"]).status == 0)
+            #expect(try SQLCipherShell.run(workspace.database, keyPragma: workspace.key.pragma,
+                                           "PRAGMA cipher_compatibility = 3; PRAGMA journal_mode = \(journalMode);").status == 0)
+        default:
+            #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+            #expect(try SQLCipherShell.run(workspace.database, keyPragma: workspace.key.pragma, "PRAGMA journal_mode = \(journalMode);").status == 0)
+        }
+        return workspace
     }
+
+    private func arguments(for command: String, _ workspace: Workspace) throws -> [String] {
+        switch command {
+        case "encrypt": return ["encrypt", "--in-place"] + workspace.options()
+        case "rekey":
+            try workspace.write("new-key", "the new passphrase\n", mode: 0o600)
+            return ["rekey", "--new-password-file", workspace.path("new-key")] + workspace.options()
+        default: return [command] + workspace.options()
+        }
+    }
+}
+
+/// The `sqlcipher` shell with a database open, as an app holds it: it has read from it
+/// and waits for more input, idle, until closed.
+private final class ShellHoldingOpen: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let lock = NSLock()
+    private var closed = false
+    var pid: Int32 { process.processIdentifier }
+
+    /// - Parameter cipherCompatibility: the format to open it in, when not the library's own.
+    init(_ path: String, key: TestKey?, cipherCompatibility: Int? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
+        process.arguments = [path]
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var script = ""
+        if let key { script += "PRAGMA key = \(key.pragma);\n" }
+        if let cipherCompatibility { script += "PRAGMA cipher_compatibility = \(cipherCompatibility);\n" }
+        script += "SELECT 'open', count(*) FROM notes;\n"
+        input.fileHandleForWriting.write(Data(script.utf8))
+        // Once it answers, it has read the database and keeps it open.
+        var answer = Data()
+        while !String(decoding: answer, as: UTF8.self).contains("open|") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
+            answer += chunk
+        }
+    }
+
+    func close() {
+        lock.withLock {
+            guard !closed else { return }
+            closed = true
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { close() }
 }

@@ -48,7 +48,8 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             // The backup, a plaintext copy of a plaintext database (the state before
             // encryption), is written only once the database is known to be plaintext
             // and replaceable.
-            summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher) {
+            summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher,
+                                                            lockTimeout: settings.configuration.busyTimeout) {
                 guard !backup.skip else { return }
                 backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
             }
@@ -146,17 +147,19 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         // Everything that can refuse the rekey comes before the backup: the current key
         // must open the database, and the new key must be obtainable and different.
         try CommandSupport.holdChangeLock(on: path, settings: settings)
-        let writer = try CLIContext.host.openWriter(settings)
+        // Closed before the rekey: SQLite lets a WAL database leave WAL mode only from
+        // its one connection.
+        var writer: SQLCipherWriter? = try CLIContext.host.openWriter(settings)
         let key = try newKey.resolve(reporter: reporter)
         if key.isSameKey(as: oldKey) {
             throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
         }
         var backupPath: String?
-        if !backup.skip {
-            backupPath = try backup.create(of: writer)
+        try DatabaseEncryption.rekey(at: path, from: oldKey, to: key, cipher: settings.configuration.cipher,
+                                     lockTimeout: settings.configuration.busyTimeout) {
+            if !backup.skip, let writer { backupPath = try backup.create(of: writer) }
+            writer = nil
         }
-        _ = consume writer
-        try DatabaseEncryption.rekey(at: path, from: oldKey, to: key, cipher: settings.configuration.cipher)
         reporter.line("Rekeyed \(path): the new key opens it, the old one no longer does.")
         if let backupPath {
             reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")

@@ -24,6 +24,8 @@ enum CommandLineRemedies {
                 return "use --in-place to encrypt it where it is"
             case .replaceOutput:
                 return "pass --force to replace it"
+            case .waitLonger:
+                return ErrorPresentation.waitLongerWords
             }
         }
     }

@@ -61,8 +61,11 @@ package struct ErrorPresentation {
     /// can be (`LockHolder`), and the one piece of advice, which is the command line's.
     package static func locked(_ sentence: String, path: String?) -> ErrorPresentation {
         let who = path.flatMap(LockHolder.describeChange(of:)).map { " It is \($0)." } ?? ""
-        return ErrorPresentation(.locked, "locked", sentence + who + " Try again when it is done, or wait for it with --lock-timeout SECONDS.")
+        return ErrorPresentation(.locked, "locked", sentence + who + " Try again when it is done, or \(waitLongerWords).")
     }
+
+    /// `Remedy.waitLonger` in every command line's words: each has `--lock-timeout`.
+    package static let waitLongerWords = "wait for it with --lock-timeout SECONDS"
 
     /// A presentation built by a command line itself (a usage error ArgumentParser
     /// found, a database layer's error).

@@ -113,7 +113,8 @@ public enum CipherFormatUpgrade {
     /// - Throws: `SQLCipherError`: `.unsupportedCipherSetting` on SQLCipher 3 or for an
     ///   impossible target, `.wrongOperation` for a plaintext database, `.busy` when
     ///   another connection holds the database, `.fileSystem` when its owner cannot be
-    ///   kept; the database is then unchanged.
+    ///   kept; `FileOperationError` `.inUse` when another process has it open past the
+    ///   writer's busy timeout (`DatabaseUsers`). The database is then unchanged.
     @discardableResult
     public static func upgrade(_ writer: SQLCipherWriter, to target: Target = Target(), dryRun: Bool = false,
                                beforeWriting: (SQLCipherWriter) throws -> Void = { _ in }) throws -> Summary {
@@ -160,7 +161,7 @@ public enum CipherFormatUpgrade {
         }
         do {
             try DurableFile.takeOverOwnership(of: path, for: temporary)
-            if currentJournalMode == "wal" { try requireNoOtherConnection(path) }
+            try DatabaseUsers.waitUntilAlone(path, timeout: writer.configuration.busyTimeout, consequence: Self.consequence)
             try beforeWriting(writer)
             let busyTimeout = writer.configuration.busyTimeout
             let proven = try writer.writeWithoutTransaction { source in
@@ -213,23 +214,17 @@ public enum CipherFormatUpgrade {
         let proven = try prove(temporary, key: key, target: target, wanted: wanted, expected: expected, schema: schema,
                                source: source, makeWAL: makingWAL, busyTimeout: busyTimeout)
         try beforeReplacing()
+        // Again: a process may have opened it during the copy.
+        try DatabaseUsers.waitUntilAlone(path, timeout: busyTimeout, consequence: Self.consequence)
         try DurableFile.replace(path, with: temporary)
         replaced = true
         return proven
     }
 
-    /// A WAL database that another process has open cannot leave WAL for the copy (see
-    /// `leaveWAL`); said before anything is written, a backup included, naming who has
-    /// it open: SQLite keeps a lock on the database and its `-shm` while it is open.
-    private static func requireNoOtherConnection(_ path: String) throws {
-        let holders = Set((LockHolder.of(path) + LockHolder.of(path + "-shm")).map(\.pid)).sorted()
-        guard !holders.isEmpty else { return }
-        let named = holders.map { LockHolder(pid: $0, kind: .sqlite, exclusive: false).processDescription }.joined(separator: "; ")
-        throw SQLCipherError(
-            kind: .inUse, resultCode: .SQLITE_BUSY,
-            message: "The database is in WAL mode and open in another process (\(named)), so it cannot be copied safely; stop that process (the app that uses the database), then run the command again. Nothing was changed.",
-            path: path)
-    }
+    /// Why another process must not have the database open (`DatabaseUsers`): in WAL
+    /// mode SQLite would refuse to leave it for the copy, and in either mode the process
+    /// would keep the old file after the rename.
+    private static let consequence = "would go on using the old file once the upgraded copy takes its name"
 
     /// A database in WAL mode keeps its -wal and -shm files under its own name, which
     /// the new file will take: old frames there would be replayed into the new file.

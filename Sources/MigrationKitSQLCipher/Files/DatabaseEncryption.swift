@@ -57,32 +57,42 @@ public enum DatabaseEncryption {
     ///   - path: the plaintext database to replace.
     ///   - key: the key to encrypt with.
     ///   - cipher: the encrypted file's cipher settings (default: the linked SQLCipher's).
+    ///   - lockTimeout: how long to wait for another MigrationKit command changing the
+    ///     database, and for other processes to close it (`DatabaseUsers`): a process
+    ///     that kept the plaintext file open would go on with it.
     ///   - beforeWriting: runs once the database is known to be plaintext and
     ///     replaceable, before anything is written; the CLI writes its backup there.
+    /// - Throws: `FileOperationError` `.inUse` when another process keeps it open.
     @discardableResult
     public static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+                                      lockTimeout: Duration = SQLCipherConfiguration().busyTimeout,
                                       beforeWriting: () throws -> Void = {}) throws -> ExportSummary {
-        try encryptInPlace(at: path, key: key, cipher: cipher, beforeWriting: beforeWriting, beforeReplacing: {})
+        try encryptInPlace(at: path, key: key, cipher: cipher, lockTimeout: lockTimeout, beforeWriting: beforeWriting, beforeReplacing: {})
     }
 
     /// `beforeReplacing` runs after the copy is proven and before the rename; tests use
     /// it to simulate an interruption there.
     static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings,
+                               lockTimeout: Duration = SQLCipherConfiguration().busyTimeout,
                                beforeWriting: () throws -> Void = {}, beforeReplacing: () throws -> Void) throws -> ExportSummary {
         try key.validate()
         let path = DurableFile.resolvingSymlinks(givenPath)
-        let lock = try DatabaseFileLock.exclusive(path: path, timeout: SQLCipherConfiguration().busyTimeout)
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout)
         defer { lock.release() }
         let temporary = DurableFile.siblingPath(of: path, purpose: "encrypting")
         DurableFile.removeIfPresent(temporary)
         let summary: ExportSummary
         do {
-            let database = try openPlaintextSource(path)
+            let database = try openPlaintextSource(path, lockTimeout: lockTimeout, checkpointing: false)
             try DurableFile.requireSingleName(path, leaving: "still plaintext")
             try DurableFile.requireOwnerCanBeKept(of: path)
+            try DatabaseUsers.waitUntilAlone(path, timeout: lockTimeout, consequence: encryptConsequence)
+            try checkpointIfWAL(database)
             try beforeWriting()
             summary = try exportVerified(from: database, to: temporary, key: key, cipher: cipher, replacing: false)
             try beforeReplacing()
+            // Again: a process may have opened it during the copy.
+            try DatabaseUsers.waitUntilAlone(path, timeout: lockTimeout, consequence: encryptConsequence)
         } catch {
             DurableFile.removeIfPresent(temporary)
             throw error
@@ -122,12 +132,24 @@ public enum DatabaseEncryption {
     /// Re-encrypts the database at `path` from `oldKey` to `newKey`, then reopens it
     /// with the new key to prove it: `PRAGMA rekey` can report success after failing.
     /// SQLCipher rekeys in one transaction, so an interruption leaves the old key valid.
-    public static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings = CipherSettings()) throws {
+    ///
+    /// - Parameters:
+    ///   - lockTimeout: how long to wait for another MigrationKit command changing the
+    ///     database, for SQLite's locks, and, for a database in WAL mode, for other
+    ///     processes to close it: SQLCipher rekeys only a database out of WAL mode,
+    ///     which SQLite allows only to its one connection.
+    ///   - beforeWriting: runs once the old key has opened the database and nothing
+    ///     stands in the way, before anything is written; the CLI writes its backup there.
+    /// - Throws: `FileOperationError` `.inUse` when another process keeps a WAL
+    ///   database open, naming it.
+    public static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+                             lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, beforeWriting: () throws -> Void = {}) throws {
         try oldKey.validate()
         try newKey.validate()
         var configuration = existing(cipher: cipher)
+        configuration.busyTimeout = lockTimeout
         // Not between two steps of a migrate (which would fail on its next step).
-        let lock = try DatabaseFileLock.exclusive(path: path, timeout: configuration.busyTimeout)
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout)
         defer { lock.release() }
         do {
             let database: SQLCipherDatabase
@@ -138,6 +160,12 @@ public enum DatabaseEncryption {
                                      message: "The database is not encrypted, so there is no key to change; use `encrypt` to encrypt it.", path: path)
             }
             try requireRoomForRekey(path)
+            if try database.fetchString(sql: "PRAGMA journal_mode")?.lowercased() == "wal" {
+                try DatabaseUsers.waitUntilAlone(
+                    path, timeout: lockTimeout,
+                    consequence: "keeps it in WAL mode, and SQLCipher changes the key only of a database out of WAL mode, which SQLite allows to its only connection")
+            }
+            try beforeWriting()
             try Interruption.check()
             // From here the rekey runs to its end and is proven, stop or not: `PRAGMA
             // rekey` cannot be interrupted, and a command that reported "stopped" while
@@ -199,8 +227,14 @@ public enum DatabaseEncryption {
         }
     }
 
-    private static func openPlaintextSource(_ path: String) throws -> SQLCipherDatabase {
-        let configuration = existing()
+    /// Why no other process may have a database open when it is encrypted in place.
+    private static let encryptConsequence = "would go on reading and writing the plaintext file once the encrypted copy takes its name"
+
+    /// - Parameter checkpointing: empty a WAL file into the database first (see
+    ///   `checkpointIfWAL`); without, the caller does before it copies.
+    private static func openPlaintextSource(_ path: String, lockTimeout: Duration? = nil, checkpointing: Bool = true) throws -> SQLCipherDatabase {
+        var configuration = existing()
+        if let lockTimeout { configuration.busyTimeout = lockTimeout }
         let database: SQLCipherDatabase
         do {
             database = try SQLCipherOpener.open(path: path, key: nil, configuration: configuration)
@@ -208,7 +242,7 @@ public enum DatabaseEncryption {
             throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
                                  message: "The database is already encrypted (or is not a database); to change its key, use `rekey`.", path: path)
         }
-        try checkpointIfWAL(database)
+        if checkpointing { try checkpointIfWAL(database) }
         return database
     }
 
