@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -49,5 +50,36 @@ import Testing
             let asFour = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM notes;")
             #expect(asFour.status != 0, "the SQLCipher \(version) file was rewritten in the 4 format")
         }
+    }
+    /// A file without page HMACs (SQLCipher 1's format) has nothing for
+    /// `cipher_integrity_check` to check: every command that verifies the whole file
+    /// says so and passes, and none tells the user to restore a backup.
+    @Test func aFileWithoutPageHMACsIsNotReportedDamaged() throws {
+        let workspace = try Workspace()
+        let pragmas = Self.formatPragmas(1, shellIsFour: try Self.shellIsFour)
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key,
+                                          pragmas + "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'kept');")
+        #expect(made.status == 0, "\(made.output)")
+        // cipher_integrity_check exists from SQLCipher 4.2; before, no command runs it.
+        let checksPages = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
+
+        let verify = try workspace.run("verify")
+        #expect(verify.status == 0 && verify.stdout.contains("Verification passed."), "\(verify.output)")
+        #expect(verify.stdout.contains("n/a    cipher_integrity_check: not applicable: the database has no per-page HMAC") == checksPages, "\(verify.output)")
+        let json = try workspace.run("verify", ["--json"])
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let checks = document?["checks"] as? [[String: Any]] ?? []
+        #expect(checks.contains { $0["name"] as? String == "cipher_integrity_check" && $0["applies"] as? Bool == false } == checksPages, "\(json.output)")
+        #expect(checks.filter { $0["name"] as? String == "quick_check" }.allSatisfy { $0["applies"] as? Bool == true && $0["passed"] as? Bool == true }, "\(json.output)")
+
+        try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE tags;\n")
+        for (command, arguments) in [("migrate", ["--verify", "full", "--no-backup"] + workspace.options()), ("rollback", ["--no-backup"] + workspace.options()),
+                                     ("check", ["--migrations", workspace.migrations, "--from-database", workspace.database, "--password-file", workspace.keyFile])] {
+            let result = try Tool.run([command] + arguments, directory: workspace.root)
+            #expect(result.status == 0, "\(command): \(result.output)")
+            #expect(!result.output.contains("restore") && !result.output.contains("HMAC is not enabled"), "\(command): \(result.output)")
+        }
+        let read = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "SELECT body FROM notes;")
+        #expect(read.status == 0 && read.stdout == "kept\n", "the SQLCipher 1 file after the commands: \(read.output)")
     }
 }

@@ -28,7 +28,7 @@ extension MigrationEngine {
         // The pages the transaction writes are encrypted afresh, with new HMACs.
         // Limited to what changed where the layer can tell what a step wrote.
         let limited = options.verification == .changedTables && db.canRecordWrittenTables
-        let checksPages = !limited && verificationSuite.checksPages && DatabaseChecks.checksCipherPages(db)
+        let checksPages = !limited && verificationSuite.checksPages && DatabaseChecks.cipherPageChecking(db) == .applies
         if checksPages { try verifier.verifyFileIntegrity(db) }
         let graph = ForeignKeyGraph()
         let isDryRun = report.isDryRun

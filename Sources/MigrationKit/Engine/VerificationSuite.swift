@@ -35,7 +35,7 @@ package struct VerificationSuite<Database: MigrationConnection> {
         }
         guard let tables = changedTables else {
             let checks = verifier.integrityChecks(db)
-            return Part(checks: checks, summary: checks.map(\.name))
+            return Part(checks: checks, summary: checks.filter(\.applies).map(\.name))
         }
         guard !tables.isEmpty else { return Part(checks: [], summary: []) }
         return Part(checks: verifier.changedTableIntegrityChecks(db, tables: tables),

@@ -23,7 +23,7 @@ package enum DatabaseChecks {
 
     /// `PRAGMA cipher_integrity_check`: every page's HMAC, passed or failed, naming the
     /// damaged pages (which `quick_check`, reading the b-trees, cannot). Only where
-    /// `checksCipherPages` says so, and outside a write transaction: the pragma reads the
+    /// `cipherPageChecking` says it applies, and outside a write transaction: the pragma reads the
     /// pages in the file, so it names each page a transaction has spilled or grown the
     /// file by as failing.
     package static func cipherIntegrityCheck(_ db: some SQLQuerying) -> VerificationCheck {
@@ -40,16 +40,35 @@ package enum DatabaseChecks {
         }
     }
 
-    /// Whether `cipher_integrity_check` means something on this connection: it is
-    /// encrypted (`PRAGMA cipher_provider` answers only once a key is set) by SQLCipher
-    /// 4.2 or later (earlier versions ignore the pragma, answering nothing, which would
-    /// read as a pass). False on a plain SQLite, whatever the file holds.
-    package static func checksCipherPages(_ db: some SQLQuerying) -> Bool {
-        guard let version = try? db.textColumn(sql: "PRAGMA cipher_version").first.flatMap(SQLCipherVersion.init(parsing:)),
-              version >= SQLCipherVersion(major: 4, minor: 2, patch: 0)
-        else { return false }
-        return (try? db.textColumn(sql: "PRAGMA cipher_provider").isEmpty == false) ?? false
+    /// Whether `cipher_integrity_check` can say something about this database.
+    package enum CipherPageChecking: Equatable {
+        /// Encrypted, with an HMAC on every page, by SQLCipher 4.2 or later.
+        case applies
+        /// Encrypted without page HMACs (SQLCipher 1's format, or `cipher_use_hmac =
+        /// OFF`): there is nothing to check, and the pragma's "HMAC is not enabled"
+        /// is no finding. `quick_check` still reads every page.
+        case noPageHMAC
+        /// Not encrypted, or a SQLCipher before 4.2 (which ignores the pragma, answering
+        /// nothing, which would read as a pass), or a plain SQLite: the question does
+        /// not arise.
+        case unavailable
     }
+
+    /// What `cipher_integrity_check` means on this connection: it is encrypted
+    /// (`PRAGMA cipher_provider` answers only once a key is set) by SQLCipher 4.2 or
+    /// later, with page HMACs (`PRAGMA cipher_use_hmac`, the open database's setting).
+    package static func cipherPageChecking(_ db: some SQLQuerying) -> CipherPageChecking {
+        guard let version = try? db.textColumn(sql: "PRAGMA cipher_version").first.flatMap(SQLCipherVersion.init(parsing:)),
+              version >= SQLCipherVersion(major: 4, minor: 2, patch: 0),
+              (try? db.textColumn(sql: "PRAGMA cipher_provider").isEmpty == false) ?? false
+        else { return .unavailable }
+        return (try? db.textColumn(sql: "PRAGMA cipher_use_hmac").first) == "0" ? .noPageHMAC : .applies
+    }
+
+    /// `cipher_integrity_check` reported as not applying to a file without page HMACs.
+    package static let noPageHMACCheck = VerificationCheck.notApplicable(
+        "cipher_integrity_check",
+        reason: "not applicable: the database has no per-page HMAC (SQLCipher 1's format, or cipher_use_hmac off), so only quick_check reads its pages")
 
     /// `PRAGMA foreign_key_check` of `tables` (nil: every table).
     /// - Parameters:

@@ -44,8 +44,13 @@ public struct MigrationVerifier: Sendable {
     /// spilled or grown the file by. An atomic migrate checks the file before its
     /// transaction instead (`verifyFileIntegrity`).
     package func integrityChecks(_ db: some MigrationConnection) -> [VerificationCheck] {
-        (db.mayHaveWrittenInTransaction || !DatabaseChecks.checksCipherPages(db) ? [] : [DatabaseChecks.cipherIntegrityCheck(db)])
-            + [DatabaseChecks.quickCheck(db)]
+        let pages: [VerificationCheck]
+        switch db.mayHaveWrittenInTransaction ? .unavailable : DatabaseChecks.cipherPageChecking(db) {
+        case .applies: pages = [DatabaseChecks.cipherIntegrityCheck(db)]
+        case .noPageHMAC: pages = [DatabaseChecks.noPageHMACCheck]
+        case .unavailable: pages = []
+        }
+        return pages + [DatabaseChecks.quickCheck(db)]
     }
 
     /// Every post-migration check, passed or failed.
@@ -63,7 +68,7 @@ public struct MigrationVerifier: Sendable {
     /// check that must run before a transaction (within one, `integrityChecks` leaves it
     /// out).
     package func verifyFileIntegrity(_ db: some MigrationConnection) throws {
-        guard DatabaseChecks.checksCipherPages(db) else { return }
+        guard DatabaseChecks.cipherPageChecking(db) == .applies else { return }
         if let failure = DatabaseChecks.cipherIntegrityCheck(db).failure { throw failure }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// A parsed SQLCipher version ("4.6.1 community" → 4.6.1). In the core, beside the checks,
 /// because every layer over SQLCipher asks it: the SQLCipher connection of its library,
-/// a GRDB built on SQLCipher of its connection (`DatabaseChecks.checksCipherPages`).
+/// a GRDB built on SQLCipher of its connection (`DatabaseChecks.cipherPageChecking`).
 public struct SQLCipherVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// The major version: 4 in 4.6.1.
     public let major: Int

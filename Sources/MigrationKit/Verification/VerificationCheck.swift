@@ -17,10 +17,14 @@ public struct VerificationCheck: Sendable {
     public let name: String
     /// The error when the check failed, nil when it passed.
     public let failure: (any Error & Sendable)?
-    /// "ok", "no violations", "present", or the failure's description.
+    /// "ok", "no violations", "present", or the failure's description; for a check
+    /// that does not apply, why.
     public let detail: String
+    /// False for a check that does not apply to this database (`notApplicable`): it
+    /// neither passed nor failed, and says nothing about the file's health.
+    public let applies: Bool
 
-    /// Whether the check passed.
+    /// Whether the check passed, or does not apply (nothing was found wrong).
     public var passed: Bool { failure == nil }
 
     /// A check named `name` that passed, with what it found as the detail.
@@ -33,11 +37,22 @@ public struct VerificationCheck: Sendable {
         VerificationCheck(name: name, failure: error, detail: String(describing: error))
     }
 
+    /// A check named `name` that does not apply to this database, for the reason given
+    /// (say, `cipher_integrity_check` of a file without page HMACs).
+    public static func notApplicable(_ name: String, reason: String) -> VerificationCheck {
+        VerificationCheck(name: name, failure: nil, detail: reason, applies: false)
+    }
+
     /// A check from its parts; `passed(_:detail:)` and `failed(_:_:)` are shorter.
     public init(name: String, failure: (any Error & Sendable)?, detail: String) {
+        self.init(name: name, failure: failure, detail: detail, applies: true)
+    }
+
+    private init(name: String, failure: (any Error & Sendable)?, detail: String, applies: Bool) {
         self.name = name
         self.failure = failure
         self.detail = detail
+        self.applies = applies
     }
 }
 

@@ -17,14 +17,14 @@ package struct VerificationOutput {
 
     package func print(to reporter: Reporter) throws {
         for check in report.checks {
-            reporter.line("\(check.passed ? "ok    " : "FAILED") \(check.name): \(check.detail)")
+            reporter.line("\(!check.applies ? "n/a   " : check.passed ? "ok    " : "FAILED") \(check.name): \(check.detail)")
         }
         reporter.line(report.passed ? "Verification passed." : "Verification failed: \(report.failures.count) problem\(report.failures.count == 1 ? "" : "s").")
         try reporter.document(VerifyDocument(
             database: database,
             databaseName: databaseName,
             passed: report.passed,
-            checks: report.checks.map { .init(name: $0.name, passed: $0.passed, detail: $0.detail) }))
+            checks: report.checks.map { .init(name: $0.name, passed: $0.passed, applies: $0.applies, detail: $0.detail) }))
         if !report.passed {
             if reporter.quiet, let first = report.failures.first { Console.error("verify: \(first.detail)") }
             throw ExitCode(CLIExitCode.verificationFailed.rawValue)
@@ -37,12 +37,15 @@ package struct VerificationOutput {
 package struct VerifyDocument: Encodable {
     package struct Check: Encodable {
         package let name: String
+        /// True for a check that does not apply, which found nothing wrong.
         package let passed: Bool
+        package let applies: Bool
         package let detail: String
 
-        package init(name: String, passed: Bool, detail: String) {
+        package init(name: String, passed: Bool, applies: Bool, detail: String) {
             self.name = name
             self.passed = passed
+            self.applies = applies
             self.detail = detail
         }
     }
