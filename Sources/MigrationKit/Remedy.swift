@@ -31,6 +31,8 @@ public enum Remedy: Hashable, Sendable {
     case keyFromPipeOrPrompt
     /// Wait longer for another process to let go of the database.
     case waitLonger
+    /// Give the cipher settings the database was made with, if not a known format's.
+    case giveCipherSettings
 
     /// What a Swift caller of the libraries does: the library's own words.
     public var libraryWords: String {
@@ -58,6 +60,8 @@ public enum Remedy: Hashable, Sendable {
             return "pipe the key in, or prompt for it on the terminal"
         case .waitLonger:
             return "wait longer for it (the lock timeout)"
+        case .giveCipherSettings:
+            return "if the database was made with other cipher settings, give them (`CipherSettings`: page size, KDF iterations, KDF and HMAC algorithms, a plaintext header with its salt)"
         }
     }
 }
@@ -93,18 +97,22 @@ public struct Advice: Hashable, Sendable {
     public let otherwise: String?
     /// What to do that each program words itself, if anything.
     public let remedy: Remedy?
+    /// Sentences said after it (what the linked library cannot read, say), or nil.
+    public let note: String?
 
-    /// Advice that says `situation`, then `otherwise` and the remedy, whichever are given.
-    public init(situation: String, otherwise: String? = nil, remedy: Remedy? = nil) {
+    /// Advice that says `situation`, then `otherwise` and the remedy, whichever are
+    /// given, then `note`.
+    public init(situation: String, otherwise: String? = nil, remedy: Remedy? = nil, note: String? = nil) {
         self.situation = situation
         self.otherwise = otherwise
         self.remedy = remedy
+        self.note = note
     }
 
     /// The sentence, with the remedy in `wording`'s words (left out when it has none).
     public func sentence(_ wording: RemedyWording = .library) -> String {
         let steps = [otherwise, remedy.flatMap { wording($0) }].compactMap { $0 }
-        return situation + (steps.isEmpty ? "." : "; " + steps.joined(separator: ", or ") + ".")
+        return situation + (steps.isEmpty ? "." : "; " + steps.joined(separator: ", or ") + ".") + (note.map { " " + $0 } ?? "")
     }
 }
 

@@ -26,6 +26,8 @@ public enum GRDBMigrationCLI {
     static func remedies(commandName: String) -> RemedyWording {
         RemedyWording { remedy in
             if remedy == .waitLonger { return ErrorPresentation.waitLongerWords }
+            // The app opens the database with its own settings (`useKey(_:format:)`).
+            if remedy == .giveCipherSettings { return remedy.libraryWords }
             #if GRDBSQLCipher
             if let words = KeySources.words(for: remedy, commandName: commandName) { return words }
             #endif

@@ -68,6 +68,8 @@ import Glibc
         #expect(result.stdout.contains("Upgraded \(workspace.database)"), "\(result.output)")
         #expect(result.stdout.contains("from: SQLCipher 3 defaults") && result.stdout.contains("to:   SQLCipher 4 defaults"), "\(result.stdout)")
         #expect(result.stdout.contains("WAL mode kept"))
+        #expect(result.stdout.contains("changed: page size 1024 → 4096, KDF iterations 64000 → 256000")
+                && result.stdout.contains("It opens with no cipher settings from now on"), "\(result.stdout)")
         #expect(!result.output.contains(workspace.key.secret))
         let after = owner(workspace.database)
         #expect(after.uid == before.uid && after.gid == before.gid && after.mode == 0o640)
@@ -137,6 +139,50 @@ import Glibc
         let cipher = try #require(try decodeJSON(status.stdout)["cipher"] as? [String: Any])
         #expect(cipher["pageSize"] as? Int == 8192 && cipher["kdfIterations"] as? Int == 20000)
         #expect(try files(workspace) == ["Migrations", "app.db", "key"])
+    }
+
+    /// docs/encryption-recipes.md: what the app chose survives. A SQLCipher 4 file with
+    /// 16384-byte pages, or with a plaintext header and its salt, made by the shell and
+    /// given with its settings, is already in the format: nothing is written. Asked for
+    /// another page size, the header and salt stay. A SQLCipher 3 file whose app chose
+    /// 100,000 KDF iterations keeps them, and only the format's own settings (page size,
+    /// algorithms) move; each change is listed with what opens the file afterwards.
+    @Test(.tags(.passphrase)) func theAppsOwnSettingsSurviveAndEveryChangeIsNamed() throws {
+        let workspace = try Workspace(key: .randomPassphrase())
+        let salt = "000102030405060708090a0b0c0d0e0f"
+        let app = ["--cipher-plaintext-header-size", "32", "--cipher-salt", salt]
+        let headerPragmas = "PRAGMA cipher_plaintext_header_size = 32; PRAGMA cipher_salt = \"x'\(salt)'\";"
+        let made3 = try SQLCipherShell.run(workspace.database, key: workspace.key, (isFour ? "PRAGMA cipher_compatibility = 3; " : "")
+                                           + "PRAGMA kdf_iter = 100000; CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');")
+        #expect(made3.status == 0, "\(made3.output)")
+        guard isFour else { return try expectRefusedOnSQLCipher3(workspace, ["--kdf-iter", "100000"]) }
+
+        let upgraded = try workspace.run("cipher-upgrade", ["--kdf-iter", "100000", "--cipher-compatibility", "3", "--no-backup"])
+        #expect(upgraded.status == 0, "\(upgraded.output)")
+        #expect(upgraded.stdout.contains("changed: page size 1024 → 4096, KDF algorithm PBKDF2_HMAC_SHA1 → PBKDF2_HMAC_SHA512, HMAC algorithm HMAC_SHA1 → HMAC_SHA512")
+                && !upgraded.stdout.contains("KDF iterations"), "\(upgraded.stdout)")
+        #expect(upgraded.stdout.contains("give later commands --kdf-iter 100000") && upgraded.stdout.contains("PRAGMA kdf_iter = 100000."), "\(upgraded.stdout)")
+        let read3 = try SQLCipherShell.run(workspace.database, key: workspace.key, "PRAGMA kdf_iter = 100000; SELECT body FROM notes;")
+        #expect(read3.status == 0 && read3.stdout.hasSuffix("kept\n"), "\(read3.output)")
+
+        let large = workspace.path("large.db")
+        #expect(try SQLCipherShell.run(large, key: workspace.key, "PRAGMA cipher_page_size = 16384; CREATE TABLE notes (body TEXT);").status == 0)
+        let headed = workspace.path("headed.db")
+        #expect(try SQLCipherShell.run(headed, key: workspace.key, headerPragmas + " CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');").status == 0)
+        for (path, settings) in [(large, ["--cipher-page-size", "16384"]), (headed, app)] {
+            let before = try #require(workspace.bytes(path))
+            let result = try Tool.run(["cipher-upgrade", "--db-path", path, "--password-file", workspace.keyFile, "--no-backup"] + settings)
+            #expect(result.status == 0 && result.stdout.contains("already in the target format"), "\(path): \(result.output)")
+            #expect(workspace.bytes(path) == before, "\(path) was rewritten")
+        }
+
+        let moved = try Tool.run(["cipher-upgrade", "--db-path", headed, "--password-file", workspace.keyFile, "--to-page-size", "8192", "--no-backup"] + app)
+        #expect(moved.status == 0, "\(moved.output)")
+        #expect(moved.stdout.contains("changed: page size 4096 → 8192\n"), "\(moved.stdout)")
+        #expect(moved.stdout.contains("--cipher-page-size 8192 --cipher-plaintext-header-size 32 --cipher-salt \(salt)"), "\(moved.stdout)")
+        #expect(workspace.bytes(headed)?.prefix(16) == Data("SQLite format 3\0".utf8), "the plaintext header is gone")
+        let readHeaded = try SQLCipherShell.run(headed, key: workspace.key, "PRAGMA cipher_page_size = 8192; " + headerPragmas + " SELECT body FROM notes;")
+        #expect(readHeaded.status == 0 && readHeaded.stdout.hasSuffix("kept\n"), "\(readHeaded.output)")
     }
 
     @Test func aWrongKeyADryRunAndAnUpToDateDatabaseWriteNothing() throws {

@@ -50,6 +50,29 @@ import Testing
         #expect(forced.status == 0)
     }
 
+    /// docs/encryption-recipes.md: a file written with settings format detection cannot
+    /// find (16384-byte pages) opens again. `encrypt` names the options later commands
+    /// need and the PRAGMAs for the app; a command run without them names the options
+    /// in its wrong-key sentence; with them, it opens.
+    @Test func aDatabaseWrittenWithCustomSettingsSaysHowToReopenIt() throws {
+        let workspace = try plaintextWorkspace()
+        let encrypt = try workspace.run("encrypt", ["--in-place", "--no-backup", "--cipher-page-size", "16384"])
+        #expect(encrypt.status == 0, "\(encrypt.output)")
+        #expect(encrypt.stdout.contains("give later commands --cipher-page-size 16384") && encrypt.stdout.contains("PRAGMA cipher_page_size = 16384."),
+                "\(encrypt.stdout)")
+        let without = try workspace.run("status")
+        #expect(without.exitCode == .wrongKeyOrNotADatabase, "\(without.output)")
+        #expect(without.stderr.contains("if the database was made with other cipher settings, give them: --cipher-page-size, --kdf-iter"), "\(without.stderr)")
+        let with = try workspace.run("status", ["--cipher-page-size", "16384"])
+        #expect(with.status == 0 && with.stdout.contains("applied  0002_books"), "\(with.output)")
+
+        // A known format's defaults open by detection: no advice to give.
+        let other = try plaintextWorkspace()
+        let known = try other.run("encrypt", ["--in-place", "--no-backup", "--cipher-compatibility", "3"])
+        #expect(known.status == 0 && !known.stdout.contains("give later commands"), "\(known.output)")
+        #expect(try other.run("status").status == 0)
+    }
+
     @Test func encryptToAnOutputFileLeavesTheOriginal() throws {
         let workspace = try plaintextWorkspace()
         let before = workspace.bytes(workspace.database)

@@ -16,7 +16,7 @@ public struct UnreadableDatabaseError: KindedDatabaseError, RemediableError, Sen
     /// What happened and what to do, in the library's words.
     public let message: String
     /// The message's parts, when what to do is a remedy a command line words itself
-    /// (open without a key).
+    /// (open without a key, give the cipher settings).
     public let advice: Advice?
 
     public var remedy: Remedy? { advice?.remedy }
@@ -31,7 +31,7 @@ public struct UnreadableDatabaseError: KindedDatabaseError, RemediableError, Sen
     ///   - keyed: a key was given.
     ///   - triedFormats: the SQLCipher formats whose defaults were tried, for the
     ///     wrong-key sentence; nil when the caller gave its own cipher settings.
-    ///   - wrongKeyHint: a sentence to add to a wrong key's (what the linked library
+    ///   - wrongKeyHint: sentences to add to a wrong key's (what the linked library
     ///     cannot read), or "".
     public init(path: String, keyed: Bool, triedFormats: [CipherFormat]?, wrongKeyHint: String = "") {
         self.path = path
@@ -54,15 +54,18 @@ public struct UnreadableDatabaseError: KindedDatabaseError, RemediableError, Sen
         } else if keyed {
             kind = .wrongKey
             // To SQLCipher a wrong key and wrong settings are the same failure: say both.
-            let settings: String
+            let situation = "Wrong key, or not a SQLCipher database: the key does not decrypt this file "
+            let note = wrongKeyHint.trimmingCharacters(in: .whitespaces)
             if let triedFormats, !triedFormats.isEmpty {
                 let names = triedFormats.map { $0.version.map(String.init) ?? $0.rawValue }
-                settings = "in any format tried (the defaults of SQLCipher \(names.joined(separator: ", ")))"
-                    + "; check the key and its source, or, if the database was made with other cipher settings, give them (page size, KDF iterations, KDF and HMAC algorithms, plaintext header)"
+                advice = Advice(situation: situation + "in any format tried (the defaults of SQLCipher \(names.joined(separator: ", ")))",
+                                otherwise: "check the key and its source", remedy: .giveCipherSettings, note: note.isEmpty ? nil : note)
             } else {
-                settings = "with the cipher settings given; check the key and its source, and that the settings are the ones the database was made with"
+                advice = Advice(situation: situation + "with the cipher settings given",
+                                otherwise: "check the key and its source, and that the settings are the ones the database was made with",
+                                note: note.isEmpty ? nil : note)
             }
-            message = "Wrong key, or not a SQLCipher database: the key does not decrypt this file \(settings)." + wrongKeyHint
+            message = advice?.sentence() ?? ""
         } else {
             kind = .keyRequired
             message = "The database is encrypted (or is not a database), and no key was given; pass its key."

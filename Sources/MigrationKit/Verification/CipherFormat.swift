@@ -63,6 +63,19 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
         }
     }
 
+    /// The format a database's settings depart from, custom or not: the one whose
+    /// algorithms they use. SHA-1 without page HMACs is SQLCipher 1's; SHA-1 with them is
+    /// 2's at its 4,000 iterations, 3's otherwise; any other algorithm is only in 4. A
+    /// setting that differs from this format's default was chosen by the app, and a
+    /// command that moves the file to another format keeps it (`cipher-upgrade`).
+    package static func origin(kdfAlgorithm: String?, hmacAlgorithm: String?, usesHMAC: Bool?, kdfIterations: Int?) -> CipherFormat {
+        let sha1 = (kdfAlgorithm?.uppercased() ?? "PBKDF2_HMAC_SHA1") == "PBKDF2_HMAC_SHA1"
+            && (hmacAlgorithm?.uppercased() ?? "HMAC_SHA1") == "HMAC_SHA1"
+        guard sha1 else { return .sqlcipher4 }
+        if usesHMAC == false { return .sqlcipher1 }
+        return kdfIterations == CipherFormat.sqlcipher2.parameters?.kdfIterations ? .sqlcipher2 : .sqlcipher3
+    }
+
     /// The page size of this format's files: a file whose size is not a multiple of it
     /// cannot be in this format, which saves a key derivation when detecting.
     package var pageSize: Int? { parameters?.pageSize }
@@ -128,4 +141,21 @@ public struct CipherParameters: Hashable, Sendable {
 
     /// The length of a salt (`PRAGMA cipher_salt`), in bytes.
     public static let saltLength = 16
+
+    /// A salt's bytes from hex digits, as `--cipher-salt` takes them and `PRAGMA
+    /// cipher_salt` answers (an optional `x'…'` around them); nil unless whole hex.
+    package static func salt(hex text: String) -> [UInt8]? {
+        var digits = Substring(text)
+        if digits.lowercased().hasPrefix("x'"), digits.hasSuffix("'") { digits = digits.dropFirst(2).dropLast() }
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
 }

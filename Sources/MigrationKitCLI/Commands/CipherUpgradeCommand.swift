@@ -9,8 +9,10 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         abstract: "Move an encrypted database to the linked SQLCipher's own format (SQLCipher 3 files to SQLCipher 4's), proven before it replaces the original.",
         discussion: """
             The key and cipher options open the database as it is (with no cipher option its format is detected). \
-            The new file gets the linked SQLCipher's defaults, or the page size and KDF iterations given with \
-            --to-page-size and --to-kdf-iter. Stop the app that uses the database first.
+            The new file gets the linked SQLCipher's format; what the app chose is kept (a page size, KDF \
+            iterations or algorithm other than its old format's default, a plaintext header with its salt), unless \
+            --to-page-size or --to-kdf-iter says otherwise. Every setting that changes is listed, with what opens \
+            the file afterwards. Stop the app that uses the database first.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -72,6 +74,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             reporter.line("Dry run: would upgrade \(database) (\(summary.sizeBefore) bytes\(journal)).")
             reporter.line("  from: \(summary.from.summary)")
             reporter.line("  to:   \(summary.to.summary)")
+            reportChanges(summary, reporter: reporter)
             reporter.line("Nothing was written.")
         case .upgraded:
             let counts = summary.rowCounts ?? [:]
@@ -79,8 +82,21 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             reporter.line("Upgraded \(database) in \(duration.humanReadable): \(rows) row\(rows == 1 ? "" : "s") in \(counts.count) table\(counts.count == 1 ? "" : "s") verified\(journal).")
             reporter.line("  from: \(summary.from.summary) (\(summary.sizeBefore) bytes)")
             reporter.line("  to:   \(summary.to.summary) (\(summary.sizeAfter ?? 0) bytes)")
+            reportChanges(summary, reporter: reporter)
             if let backup { reporter.line("Backup (in the old format, same key): \(backup)") }
         }
+    }
+}
+
+extension CipherUpgradeCommand {
+    /// Every setting that changes, and what opens the file afterwards when it is not the
+    /// library's defaults alone: what an app must now set.
+    private func reportChanges(_ summary: CipherFormatUpgrade.Summary, reporter: Reporter) {
+        let changes = summary.from.changes(to: summary.to)
+        if !changes.isEmpty { reporter.line("  changed: " + changes.joined(separator: ", ")) }
+        let advice = CipherOptions.reopeningAdvice(summary.openingSettings)
+            ?? "It opens with no cipher settings from now on (the linked SQLCipher's defaults): an app drops any cipher PRAGMAs it ran for the old format."
+        reporter.line(summary.outcome == .dryRun ? "After the upgrade, " + advice.prefix(1).lowercased() + advice.dropFirst() : advice)
     }
 }
 

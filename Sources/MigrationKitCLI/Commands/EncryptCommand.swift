@@ -65,6 +65,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         } else {
             return
         }
+        if let advice = CipherOptions.reopeningAdvice(settings.configuration.cipher) { reporter.line(advice) }
         if let backupPath { reporter.line("Backup of the plaintext original: \(backupPath) — delete it once the encrypted database is in use.") }
         try reporter.document(ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts, backup: backupPath))
     }

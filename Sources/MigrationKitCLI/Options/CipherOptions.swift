@@ -56,7 +56,7 @@ package struct CipherOptions: ParsableArguments {
         if let plaintextHeaderSize, plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 {
             throw ValidationError("--cipher-plaintext-header-size must be a multiple of 16 (0 for none).")
         }
-        if let salt, Self.bytes(hex: salt)?.count != CipherParameters.saltLength {
+        if let salt, CipherParameters.salt(hex: salt)?.count != CipherParameters.saltLength {
             throw ValidationError("--cipher-salt must be 32 hex digits (16 bytes).")
         }
         if (plaintextHeaderSize ?? 0) > 0, salt == nil {
@@ -64,25 +64,38 @@ package struct CipherOptions: ParsableArguments {
         }
     }
 
+    /// The options that give a database's own cipher settings, in words.
+    static let settingOptions = "--cipher-page-size, --kdf-iter, --cipher-kdf-algorithm, --cipher-hmac-algorithm, or --cipher-plaintext-header-size with --cipher-salt"
+
+    /// The options that open a database in `settings`, for a command that wrote it so
+    /// and must tell later commands what they need ("--cipher-page-size 16384").
+    static func arguments(for settings: CipherSettings) -> [String] {
+        var arguments: [String] = []
+        if let compatibility = settings.compatibility { arguments += ["--cipher-compatibility", "\(compatibility)"] }
+        if let kdfIterations = settings.kdfIterations { arguments += ["--kdf-iter", "\(kdfIterations)"] }
+        if let pageSize = settings.pageSize { arguments += ["--cipher-page-size", "\(pageSize)"] }
+        if let kdfAlgorithm = settings.kdfAlgorithm { arguments += ["--cipher-kdf-algorithm", kdfAlgorithm.uppercased()] }
+        if let hmacAlgorithm = settings.hmacAlgorithm { arguments += ["--cipher-hmac-algorithm", hmacAlgorithm.uppercased()] }
+        if let header = settings.plaintextHeaderSize { arguments += ["--cipher-plaintext-header-size", "\(header)"] }
+        if let salt = settings.saltHex { arguments += ["--cipher-salt", salt] }
+        return arguments
+    }
+
+    /// For a command that wrote a database in `settings`: what opens it from now on, as
+    /// this tool's options and an app's PRAGMAs; nil for the linked library's defaults,
+    /// which need nothing.
+    static func reopeningAdvice(_ settings: CipherSettings) -> String? {
+        // A known format's defaults open by format detection, with no option at all.
+        guard !settings.isDefault, settings != CipherSettings(compatibility: settings.compatibility) else { return nil }
+        return "It opens only with these settings from now on: give later commands "
+            + arguments(for: settings).joined(separator: " ")
+            + " (or set them in the project file), and have the app run, after its key: "
+            + settings.pragmas.joined(separator: "; ") + "."
+    }
+
     var settings: CipherSettings {
         CipherSettings(compatibility: compatibility, kdfIterations: kdfIterations, pageSize: pageSize,
                        kdfAlgorithm: kdfAlgorithm?.uppercased(), hmacAlgorithm: hmacAlgorithm?.uppercased(),
-                       plaintextHeaderSize: plaintextHeaderSize, salt: salt.flatMap(Self.bytes(hex:)))
-    }
-
-    /// Bytes from hex digits (an optional `x'…'` around them), or nil.
-    static func bytes(hex text: String) -> [UInt8]? {
-        var digits = Substring(text)
-        if digits.lowercased().hasPrefix("x'"), digits.hasSuffix("'") { digits = digits.dropFirst(2).dropLast() }
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
+                       plaintextHeaderSize: plaintextHeaderSize, salt: salt.flatMap(CipherParameters.salt(hex:)))
     }
 }

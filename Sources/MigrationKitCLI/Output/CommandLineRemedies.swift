@@ -26,6 +26,8 @@ enum CommandLineRemedies {
                 return "pass --force to replace it"
             case .waitLonger:
                 return ErrorPresentation.waitLongerWords
+            case .giveCipherSettings:
+                return "if the database was made with other cipher settings, give them: " + CipherOptions.settingOptions
             }
         }
     }

@@ -92,8 +92,7 @@ enum CipherSettingsApplier {
             if let header = settings.plaintextHeaderSize {
                 try set(prefix + "cipher_plaintext_header_size", to: String(header), in: database)
             }
-            if let salt = settings.salt {
-                let hex = salt.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+            if let hex = settings.saltHex {
                 try database.execute(sql: "PRAGMA \(prefix)cipher_salt = \"x'\(hex)'\"")
                 try confirm(database, pragma: prefix + "cipher_salt", expected: hex)
             }
@@ -132,8 +131,3 @@ enum CipherSettingsApplier {
     }
 }
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}

@@ -65,6 +65,22 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
         if let usesHMAC { parts.append(usesHMAC ? (hmacAlgorithm ?? "HMAC") : "no HMAC") }
         return "\(format): " + parts.joined(separator: ", ")
     }
+
+    /// Each setting that differs in `new`, as "page size 1024 → 4096", for a command
+    /// that moved a file from these settings to those.
+    package func changes(to new: EffectiveCipherSettings) -> [String] {
+        func change<Value: Equatable>(_ name: String, _ old: Value?, _ new: Value?, _ words: (Value?) -> String = { $0.map { "\($0)" } ?? "default" }) -> String? {
+            old == new ? nil : "\(name) \(words(old)) → \(words(new))"
+        }
+        return [
+            change("page size", pageSize, new.pageSize),
+            rawKey ? nil : change("KDF iterations", kdfIterations, new.kdfIterations),
+            change("KDF algorithm", kdfAlgorithm?.uppercased(), new.kdfAlgorithm?.uppercased()),
+            change("page HMAC", usesHMAC ?? true, new.usesHMAC ?? true) { $0 == false ? "none" : "on" },
+            change("HMAC algorithm", hmacAlgorithm?.uppercased(), new.hmacAlgorithm?.uppercased()),
+            change("plaintext header", plaintextHeaderSize ?? 0, new.plaintextHeaderSize ?? 0) { "\($0 ?? 0) bytes" },
+        ].compactMap { $0 }
+    }
 }
 
 extension SQLCipherWriter {

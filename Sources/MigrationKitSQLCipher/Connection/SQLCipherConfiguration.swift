@@ -69,5 +69,25 @@ public struct CipherSettings: Hashable, Sendable {
     /// Whether no setting is given, so opening uses the linked library's defaults or
     /// detects an existing database's format.
     public var isDefault: Bool { self == CipherSettings() }
+
+    /// The salt as 32 hex digits, as `PRAGMA cipher_salt` answers and `--cipher-salt`
+    /// takes it. Not a secret.
+    package var saltHex: String? {
+        salt.map { $0.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+    }
+
+    /// What an app runs after its key to open a database in these settings, in the
+    /// order SQLCipher wants them ("PRAGMA cipher_page_size = 16384"); none for defaults.
+    package var pragmas: [String] {
+        var lines: [String] = []
+        if let compatibility { lines.append("PRAGMA cipher_compatibility = \(compatibility)") }
+        if let kdfIterations { lines.append("PRAGMA kdf_iter = \(kdfIterations)") }
+        if let pageSize { lines.append("PRAGMA cipher_page_size = \(pageSize)") }
+        if let kdfAlgorithm { lines.append("PRAGMA cipher_kdf_algorithm = \(kdfAlgorithm.uppercased())") }
+        if let hmacAlgorithm { lines.append("PRAGMA cipher_hmac_algorithm = \(hmacAlgorithm.uppercased())") }
+        if let plaintextHeaderSize { lines.append("PRAGMA cipher_plaintext_header_size = \(plaintextHeaderSize)") }
+        if let saltHex { lines.append("PRAGMA cipher_salt = \"x'\(saltHex)'\"") }
+        return lines
+    }
 }
 

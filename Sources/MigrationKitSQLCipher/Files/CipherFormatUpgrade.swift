@@ -72,6 +72,10 @@ public enum CipherFormatUpgrade {
         public let sizeAfter: Int64?
         /// Every table's row count as proven in the new file; nil when nothing was written.
         public let rowCounts: [String: Int]?
+        /// What opens the database in its new settings (or would, after a dry run): the
+        /// settings that differ from the linked SQLCipher's defaults, which an app and
+        /// later commands must set; empty when the defaults open it.
+        public let openingSettings: CipherSettings
     }
 
     /// Throws, before anything is opened, unless the linked SQLCipher can write the
@@ -140,17 +144,19 @@ public enum CipherFormatUpgrade {
         let journalMode = markedWAL && currentJournalMode == "delete" ? "wal" : currentJournalMode
         let sizeBefore = FileProbe(path: path).size
         let wanted = targetSettings(target, from: from)
+        let salt = (wanted.plaintextHeaderSize ?? 0) > 0 ? try writer.read { try $0.fetchString(sql: "PRAGMA cipher_salt") }.flatMap(CipherParameters.salt(hex:)) : nil
+        let newSettings = cipherSettings(writing: wanted, salt: salt)
         if hasSameFormat(from, wanted) {
             // Killed after the rename: the new file is already in WAL mode.
             if markedWAL { FileRemoval.remove(walMarker) }
             return Summary(path: path, outcome: .alreadyInTargetFormat, from: from, to: from, journalMode: journalMode,
-                           sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil)
+                           sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil, openingSettings: newSettings)
         }
         // A dry run says what the real run would do, refusals included.
         try DurableFile.requireSingleName(path, leaving: "in the old format")
         if dryRun {
             return Summary(path: path, outcome: .dryRun, from: from, to: wanted, journalMode: journalMode,
-                           sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil)
+                           sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil, openingSettings: newSettings)
         }
         let temporary = DurableFile.siblingPath(of: path, purpose: "upgrading")
         removeTemporary(temporary)  // left by an interrupted run
@@ -165,12 +171,13 @@ public enum CipherFormatUpgrade {
             try beforeWriting(writer)
             let busyTimeout = writer.configuration.busyTimeout
             let proven = try writer.writeWithoutTransaction { source in
-                try replace(source, at: path, with: temporary, key: key, target: target, wanted: wanted,
+                try replace(source, at: path, with: temporary, key: key, newSettings: newSettings, wanted: wanted,
                             leavingWAL: currentJournalMode == "wal", makingWAL: journalMode == "wal", walMarker: walMarker,
                             busyTimeout: busyTimeout, beforeReplacing: beforeReplacing)
             }
             return Summary(path: path, outcome: .upgraded, from: from, to: proven.settings, journalMode: journalMode,
-                           sizeBefore: sizeBefore, sizeAfter: FileProbe(path: path).size, rowCounts: proven.summary.rowCounts)
+                           sizeBefore: sizeBefore, sizeAfter: FileProbe(path: path).size, rowCounts: proven.summary.rowCounts,
+                           openingSettings: newSettings)
         } catch {
             removeTemporary(temporary)
             throw error
@@ -182,7 +189,7 @@ public enum CipherFormatUpgrade {
     /// Under the write lock: export, prove, rename. The lock ends with the connection's
     /// transaction, after the rename; until then the old file takes no commit.
     private static func replace(
-        _ source: SQLCipherDatabase, at path: String, with temporary: String, key: DatabaseKey, target: Target,
+        _ source: SQLCipherDatabase, at path: String, with temporary: String, key: DatabaseKey, newSettings: CipherSettings,
         wanted: EffectiveCipherSettings, leavingWAL: Bool, makingWAL: Bool, walMarker: String,
         busyTimeout: Duration, beforeReplacing: () throws -> Void
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
@@ -209,9 +216,9 @@ public enum CipherFormatUpgrade {
         let expected = try DatabaseEncryption.summary(of: source)
         let schema = try SchemaDump.objects(in: source, includingBookkeeping: true)
         let autoVacuum = try source.fetchInt(sql: "PRAGMA main.auto_vacuum") ?? 0
-        try export(path, settings: source.cipherSettings, key: key, to: temporary, target: target,
+        try export(path, settings: source.cipherSettings, key: key, to: temporary, newSettings: newSettings,
                    summary: expected, autoVacuum: autoVacuum, busyTimeout: busyTimeout)
-        let proven = try prove(temporary, key: key, target: target, wanted: wanted, expected: expected, schema: schema,
+        let proven = try prove(temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected, schema: schema,
                                source: source, makeWAL: makingWAL, busyTimeout: busyTimeout)
         try beforeReplacing()
         // Again: a process may have opened it during the copy.
@@ -247,7 +254,7 @@ public enum CipherFormatUpgrade {
 
     /// Writes the new file from a second connection to the database (see the type's
     /// comment), in the settings the first one found.
-    private static func export(_ path: String, settings: CipherSettings, key: DatabaseKey, to temporary: String, target: Target,
+    private static func export(_ path: String, settings: CipherSettings, key: DatabaseKey, to temporary: String, newSettings: CipherSettings,
                                summary: DatabaseEncryption.ExportSummary, autoVacuum: Int, busyTimeout: Duration) throws {
         var configuration = SQLCipherConfiguration()
         configuration.createIfMissing = false
@@ -255,14 +262,14 @@ public enum CipherFormatUpgrade {
         configuration.busyTimeout = busyTimeout
         configuration.cipher = settings
         let exporter = try SQLCipherOpener.open(path: path, key: key, configuration: configuration)
-        try DatabaseEncryption.export(exporter, to: temporary, key: key, cipher: target.cipherSettings, summary: summary, autoVacuum: autoVacuum)
+        try DatabaseEncryption.export(exporter, to: temporary, key: key, cipher: newSettings, summary: summary, autoVacuum: autoVacuum)
     }
 
     /// Opens the new file afresh, as any later run will, and checks it against the
     /// original. Returns its settings and content summary; the file is closed again
     /// (a WAL file's -wal and -shm go with its last connection).
     private static func prove(
-        _ temporary: String, key: DatabaseKey, target: Target, wanted: EffectiveCipherSettings,
+        _ temporary: String, key: DatabaseKey, newSettings: CipherSettings, wanted: EffectiveCipherSettings,
         expected: DatabaseEncryption.ExportSummary, schema: [SchemaDump.Object], source: SQLCipherDatabase,
         makeWAL: Bool, busyTimeout: Duration
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
@@ -275,7 +282,7 @@ public enum CipherFormatUpgrade {
             configuration.createIfMissing = false
             configuration.foreignKeysEnabled = false
             configuration.busyTimeout = busyTimeout
-            configuration.cipher = target.cipherSettings
+            configuration.cipher = newSettings
             let copy: SQLCipherDatabase
             do {
                 copy = try SQLCipherOpener.open(path: temporary, key: key, configuration: configuration)
@@ -284,7 +291,7 @@ public enum CipherFormatUpgrade {
             }
             // With no settings given, detection may have needed a compatibility setting:
             // then the file is not in the library's own format after all.
-            guard copy.cipherSettings == target.cipherSettings else {
+            guard copy.cipherSettings == newSettings else {
                 throw discarded("opens only with other settings than the new format's (\(copy.cipherSettings))")
             }
             var settings = try EffectiveCipherSettings.read(from: copy)
@@ -329,16 +336,45 @@ public enum CipherFormatUpgrade {
         return count
     }
 
-    /// The settings the new file gets: the linked library's defaults, with the target's
-    /// choices, in the same cipher and provider.
+    /// The new file's settings: what `target` asks, else what the app chose, else the
+    /// linked library's defaults. A setting is the app's choice when it differs from the
+    /// default of the format the database's settings depart from (`CipherFormat.origin`):
+    /// a SQLCipher 3 file's 1024-byte pages are its format's and become 4096, a SQLCipher
+    /// 4 file's 16384-byte pages are the app's and stay. A plaintext header (with its
+    /// salt) always stays: the app reads the file's first bytes itself.
     static func targetSettings(_ target: Target, from source: EffectiveCipherSettings) -> EffectiveCipherSettings {
         let defaults = SQLCipherLibrary.defaultCipherSettings
+        let origin = CipherFormat.origin(kdfAlgorithm: source.kdfAlgorithm, hmacAlgorithm: source.hmacAlgorithm,
+                                         usesHMAC: source.usesHMAC, kdfIterations: source.kdfIterations).parameters
+        func kept<Value: Equatable>(_ value: Value?, formatDefault: Value?, newDefault: Value?) -> Value? {
+            value == nil || value == formatDefault ? newDefault : value
+        }
         var settings = EffectiveCipherSettings(
-            pageSize: target.pageSize ?? defaults?.pageSize, kdfIterations: target.kdfIterations ?? defaults?.kdfIterations,
-            usesHMAC: defaults?.usesHMAC, kdfAlgorithm: defaults?.kdfAlgorithm, hmacAlgorithm: defaults?.hmacAlgorithm,
-            cipher: source.cipher, provider: source.provider, plaintextHeaderSize: defaults?.plaintextHeaderSize ?? 0)
+            pageSize: target.pageSize ?? kept(source.pageSize, formatDefault: origin?.pageSize, newDefault: defaults?.pageSize),
+            kdfIterations: target.kdfIterations
+                ?? (source.rawKey ? defaults?.kdfIterations : kept(source.kdfIterations, formatDefault: origin?.kdfIterations, newDefault: defaults?.kdfIterations)),
+            usesHMAC: defaults?.usesHMAC,
+            kdfAlgorithm: kept(source.kdfAlgorithm?.uppercased(), formatDefault: origin?.kdfAlgorithm, newDefault: defaults?.kdfAlgorithm),
+            hmacAlgorithm: kept(source.hmacAlgorithm?.uppercased(), formatDefault: origin?.hmacAlgorithm, newDefault: defaults?.hmacAlgorithm),
+            cipher: source.cipher, provider: source.provider, plaintextHeaderSize: source.plaintextHeaderSize ?? 0)
         settings.rawKey = source.rawKey
         return settings
+    }
+
+    /// The settings that write the new file and open it afterwards: only those that
+    /// differ from the linked library's defaults, so a file in its defaults opens with
+    /// none, and the salt of a file with a plaintext header (its own: the app knows it).
+    static func cipherSettings(writing wanted: EffectiveCipherSettings, salt: [UInt8]?) -> CipherSettings {
+        let defaults = SQLCipherLibrary.defaultCipherSettings
+        func differing<Value: Equatable>(_ value: Value?, _ libraryDefault: Value?) -> Value? { value == libraryDefault ? nil : value }
+        let header = wanted.plaintextHeaderSize ?? 0
+        return CipherSettings(
+            kdfIterations: wanted.rawKey ? nil : differing(wanted.kdfIterations, defaults?.kdfIterations),
+            pageSize: differing(wanted.pageSize, defaults?.pageSize),
+            kdfAlgorithm: differing(wanted.kdfAlgorithm?.uppercased(), defaults?.kdfAlgorithm?.uppercased()),
+            hmacAlgorithm: differing(wanted.hmacAlgorithm?.uppercased(), defaults?.hmacAlgorithm?.uppercased()),
+            plaintextHeaderSize: header > 0 ? header : nil,
+            salt: header > 0 ? salt : nil)
     }
 
     /// Whether two sets of settings write the same file format. A raw key skips the
