@@ -7,7 +7,7 @@ package enum PasswordKeySource: KeySourceDefinition {
     package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "password", valueName: "password",
-            help: { "The \($0.prefix.isEmpty ? "" : "new ")passphrase. Warning: other users can see it in the process list; prefer another \($0.prefix)key source\($0.environmentVariable.map { " or \($0)" } ?? "")." },
+            help: { "The \($0.prefix.isEmpty ? "" : "new ")passphrase, or raw key as x'<64 hex digits>'. Warning: other users can see it in the process list; prefer another \($0.prefix)key source\($0.environmentVariable.map { " or \($0)" } ?? "")." },
             setting: nil, example: "")],
         description: "the key itself",
         takesName: false,

@@ -137,15 +137,24 @@ public struct KeyError: RemediableError, Sendable {
     /// The message's parts, when what to do includes a remedy a command line words
     /// itself (which flag gives the key another way); `message` is the library's words.
     public let advice: Advice?
+    /// The signal that interrupted a prompt (`.promptCancelled`), whose handler let the
+    /// process live on: a command line ends by it, as the signal would have ended it.
+    public let signal: Int32?
 
     /// An error whose message is the whole sentence, with no remedy a command line
     /// words itself.
     public init(code: Code, message: String, path: String? = nil, glibError: GLibError? = nil) {
+        self.init(code: code, message: message, path: path, glibError: glibError, signal: nil)
+    }
+
+    /// A prompt interrupted by `signal`.
+    package init(code: Code, message: String, path: String? = nil, glibError: GLibError? = nil, signal: Int32?) {
         self.code = code
         self.message = message
         self.path = path
         self.glibError = glibError
         self.advice = nil
+        self.signal = signal
     }
 
     /// An error whose sentence is built from `advice`: the library's words in
@@ -156,6 +165,7 @@ public struct KeyError: RemediableError, Sendable {
         self.path = path
         self.glibError = glibError
         self.advice = advice
+        signal = nil
     }
 
     public var remedy: Remedy? { advice?.remedy }
@@ -181,9 +191,12 @@ public struct KeyWarning: Hashable, Sendable, CustomStringConvertible {
 
         /// Group or others may read the key file (the fix is `chmod 600`).
         public static let keyFileReadableByOthers = Code(rawValue: "keyFileReadableByOthers")
-        /// The key text starts with `x'` and ends with `'` but is not exactly 64 hex
-        /// digits, so it is used as a passphrase, which is probably not what was meant.
+        /// The key text starts with `x'` and ends with `'` but is not exactly 64 (or 96)
+        /// hex digits, so it is used as a passphrase, which is probably not what was meant.
         public static let malformedRawKey = Code(rawValue: "malformedRawKey")
+        /// The key text is 64 or 96 hex digits without `x'…'`: a passphrase to SQLCipher,
+        /// though apps that store a raw key that way mean the raw key.
+        public static let bareRawKey = Code(rawValue: "bareRawKey")
     }
 
     /// Which warning this is.

@@ -14,8 +14,8 @@ import SystemPackage
 /// 2. every line break at the end (`\n`, `\r\n`, `\r`) is dropped: `echo key > file`,
 ///    `secret-tool store < file` and a typed Enter all add one nobody means as key;
 /// 3. what remains must not be empty;
-/// 4. exactly `x'<64 hex digits>'` is a raw key, anything else a passphrase, byte for
-///    byte (spaces included). `DatabaseKey(keyText:)` decides.
+/// 4. exactly `x'<64 hex digits>'` (or 96, a key and its salt) is a raw key, anything
+///    else a passphrase, byte for byte (spaces included). `DatabaseKey(keyText:)` decides.
 ///
 /// A file saved as UTF-16 (a byte-order mark FF FE or FE FF) is refused with a sentence:
 /// its bytes would silently make another key than the one the user sees.
@@ -38,7 +38,14 @@ enum KeyText {
         if key.kind == .passphrase, looksLikeMalformedRawKey(text) {
             warn(KeyWarning(
                 code: .malformedRawKey,
-                message: "The key in \(origin) looks like a raw key (x'…') but is not x' followed by \(DatabaseKey.rawKeyLength * 2) hex digits and ', so SQLCipher will use it as a passphrase; if a raw key was meant, fix the hex digits.",
+                message: "The key in \(origin) looks like a raw key (x'…') but is not x' followed by \(DatabaseKey.rawKeyLength * 2) (or, with its salt, \(DatabaseKey.rawKeyWithSaltLength * 2)) hex digits and ', so SQLCipher will use it as a passphrase; if a raw key was meant, fix the hex digits.",
+                path: path))
+        } else if key.kind == .passphrase, isBareRawKey(text) {
+            // How some apps store their key (Signal Desktop's config.json holds 64 bare
+            // hex digits): as a passphrase, those digits make another key.
+            warn(KeyWarning(
+                code: .bareRawKey,
+                message: "The key in \(origin) is bare hex digits, which SQLCipher will use as a passphrase; if it is a raw key (as apps that store 64 hex digits mean it), write it as x'<the digits>'.",
                 path: path))
         }
         return key
@@ -57,19 +64,21 @@ enum KeyText {
     }
 
     /// `x'…'` or `X'…'`, the shape of SQLCipher's raw-key literal, with something inside
-    /// SQLCipher will not take as one. SQLCipher reads exactly two forms as raw: 64 hex
-    /// digits (a key, which `DatabaseKey(keyText:)` already turned into `.rawKey`) and 96
-    /// (a key and its 16-byte salt, which it is handed on as text and still works).
+    /// SQLCipher will not take as one (the two forms it reads as raw, 64 and 96 hex
+    /// digits, `DatabaseKey(keyText:)` already turned into `.rawKey`).
     private static func looksLikeMalformedRawKey(_ text: SecretBytes) -> Bool {
         text.withUnsafeBytes { bytes in
-            guard bytes.count >= 3,
-                  bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
-                  bytes[1] == UInt8(ascii: "'"),
-                  bytes[bytes.count - 1] == UInt8(ascii: "'")
-            else { return false }
-            let inner = bytes[2..<(bytes.count - 1)]
-            let isKeyAndSalt = inner.count == (DatabaseKey.rawKeyLength + 16) * 2 && inner.allSatisfy(\.isHexDigit)
-            return !isKeyAndSalt
+            bytes.count >= 3
+                && (bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"))
+                && bytes[1] == UInt8(ascii: "'")
+                && bytes[bytes.count - 1] == UInt8(ascii: "'")
+        }
+    }
+
+    /// Exactly 64 or 96 hex digits and nothing else: a raw key without its `x'…'`.
+    private static func isBareRawKey(_ text: SecretBytes) -> Bool {
+        text.withUnsafeBytes { bytes in
+            [DatabaseKey.rawKeyLength, DatabaseKey.rawKeyWithSaltLength].contains { bytes.count == $0 * 2 } && bytes.allSatisfy(\.isHexDigit)
         }
     }
 }

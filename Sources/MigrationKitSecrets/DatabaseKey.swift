@@ -19,6 +19,9 @@ public struct DatabaseKey: Sendable {
 
     /// The byte length of a raw key (AES-256).
     public static let rawKeyLength = 32
+    /// The byte length of a raw key followed by the database's 16-byte salt, SQLCipher's
+    /// `x'<96 hex digits>'` form: also used as is, with no key derivation.
+    public static let rawKeyWithSaltLength = rawKeyLength + 16
 
     /// Whether this is a passphrase or a raw key.
     public let kind: Kind
@@ -63,8 +66,8 @@ public struct DatabaseKey: Sendable {
         switch kind {
         case .passphrase where material.isEmpty:
             return "The passphrase is empty; an empty key would leave the database unencrypted."
-        case .rawKey where material.count != Self.rawKeyLength:
-            return "A raw key must be exactly \(Self.rawKeyLength) bytes, not \(material.count)."
+        case .rawKey where material.count != Self.rawKeyLength && material.count != Self.rawKeyWithSaltLength:
+            return "A raw key must be exactly \(Self.rawKeyLength) bytes (or \(Self.rawKeyWithSaltLength) with its salt), not \(material.count)."
         default:
             return nil
         }
@@ -76,8 +79,9 @@ public struct DatabaseKey: Sendable {
     }
 
     /// Parses a key's text form: exactly `x'<64 hex digits>'` is a raw key (the form
-    /// SQLCipher's `PRAGMA key` and the `sqlcipher` shell use); anything else is a
-    /// passphrase, byte for byte. Key files and Secret Service items hold this form.
+    /// SQLCipher's `PRAGMA key` and the `sqlcipher` shell use), and `x'<96 hex digits>'`
+    /// a raw key with the database's salt; anything else is a passphrase, byte for byte.
+    /// Key files and Secret Service items hold this form.
     public init(keyText: SecretBytes) {
         if let raw = Self.parseRawKeyText(keyText) {
             self = .rawKey(bytes: raw)
@@ -87,8 +91,8 @@ public struct DatabaseKey: Sendable {
     }
 
     private static func parseRawKeyText(_ text: SecretBytes) -> SecretBytes? {
-        let hexLength = rawKeyLength * 2
-        guard text.count == hexLength + 3 else { return nil }
+        guard let length = [rawKeyLength, rawKeyWithSaltLength].first(where: { text.count == $0 * 2 + 3 }) else { return nil }
+        let hexLength = length * 2
         return text.withUnsafeBytes { bytes -> SecretBytes? in
             guard bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
                   bytes[1] == UInt8(ascii: "'"), bytes[hexLength + 2] == UInt8(ascii: "'")
@@ -102,8 +106,8 @@ public struct DatabaseKey: Sendable {
                 }
             }
             for index in 2..<(hexLength + 2) where nibble(bytes[index]) == nil { return nil }
-            return SecretBytes(count: rawKeyLength) { out in
-                for index in 0..<rawKeyLength {
+            return SecretBytes(count: length) { out in
+                for index in 0..<length {
                     out[index] = nibble(bytes[2 + index * 2])! << 4 | nibble(bytes[3 + index * 2])!
                 }
             }

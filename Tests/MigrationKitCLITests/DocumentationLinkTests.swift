@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every relative link and `#anchor` in the project's Markdown resolves: a reader who
-/// follows one lands on a file or heading that exists.
+/// follows one lands on a file or heading that exists. And the README stays short.
 @Suite struct DocumentationLinkTests {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -42,6 +42,16 @@ import Testing
             guard line.hasPrefix("#"), let space = line.firstIndex(of: " ") else { return nil }
             return anchor(of: line[line.index(after: space)...])
         })
+    }
+
+    /// The README is the front door: at most 300 lines, with the two commands of the
+    /// contract with a new user on its first screen; the rest lives in docs/.
+    @Test func theReadmeIsAFrontDoor() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count <= 300, "README.md has \(lines.count) lines; move detail to docs/")
+        let firstScreen = lines.prefix(40).joined(separator: "\n")
+        #expect(firstScreen.contains("make demo") && firstScreen.contains("make test"))
     }
 
     @Test func theAnchorOfAHeadingIsGitHubs() {

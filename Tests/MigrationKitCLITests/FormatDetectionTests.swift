@@ -82,4 +82,53 @@ import Testing
         let read = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "SELECT body FROM notes;")
         #expect(read.status == 0 && read.stdout == "kept\n", "the SQLCipher 1 file after the commands: \(read.output)")
     }
+    /// Early SQLCipher 2.0 files, made by the shell with the PRAGMAs that read them
+    /// (`cipher_hmac_pgno = be`; the beta's `cipher_hmac_salt_mask = "x'00'"`), open with
+    /// their key and no option, say what they are, migrate in place, and stay readable
+    /// by the shell with those PRAGMAs. The salt mask is SQLCipher's for the whole
+    /// process: after such a file, this process still opens an ordinary one.
+    @Test(arguments: [("PRAGMA cipher_hmac_pgno = be;", "big-endian HMAC page numbers"),
+                      ("PRAGMA cipher_hmac_salt_mask = \"x'00'\";", "SQLCipher 2.0 beta's HMAC salt mask")])
+    func anEarlySQLCipher2FileOpensWithItsKeyAndSaysWhatItIs(pragma: String, described: String) throws {
+        let workspace = try Workspace(key: .randomPassphrase())
+        let pragmas = Self.formatPragmas(2, shellIsFour: try Self.shellIsFour) + pragma + "\n"
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key,
+                                          pragmas + "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');")
+        #expect(made.status == 0, "\(made.output)")
+        let asPlainTwo = try SQLCipherShell.run(workspace.database, key: workspace.key, Self.formatPragmas(2, shellIsFour: try Self.shellIsFour) + "SELECT body FROM notes;")
+        #expect(asPlainTwo.status != 0, "the file is not SQLCipher 2's plain format: \(asPlainTwo.output)")
+
+        let status = try workspace.run("status")
+        #expect(status.status == 0 && status.stdout.contains("custom settings") && status.stdout.contains(described), "\(status.output)")
+        try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
+        let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
+        #expect(migrated.status == 0, "\(migrated.output)")
+        let read = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "SELECT body FROM notes; SELECT count(*) FROM grdb_migrations;")
+        #expect(read.status == 0 && read.stdout.hasSuffix("kept\n1\n"), "\(read.output)")
+
+        // Made by another process, with SQLCipher's default salt mask.
+        let ordinary = try Workspace(key: .randomPassphrase())
+        #expect(try SQLCipherShell.run(ordinary.database, key: ordinary.key, "CREATE TABLE notes (body TEXT);").status == 0)
+        let opened = try ordinary.run("status")
+        #expect(opened.status == 0, "\(opened.output)")
+    }
+    /// A database keyed the way some apps key theirs, with SQLCipher's raw key and salt
+    /// form `x'<96 hex digits>'`, made by the shell: the tool opens it, reports the key as
+    /// raw (no key derivation), and refuses KDF settings with it as with any raw key.
+    @Test func aRawKeyWithItsSaltIsARawKey() throws {
+        let workspace = try Workspace()
+        let text = "x'" + String(repeating: "5a", count: 32) + "000102030405060708090a0b0c0d0e0f'"
+        try workspace.write("key", text + "\n", mode: 0o600)
+        #expect(try SQLCipherShell.run(workspace.database, keyPragma: "\"\(text)\"", "CREATE TABLE notes (body TEXT);").status == 0)
+        #expect(workspace.bytes(workspace.database)?.prefix(16) == Data((0..<16).map { UInt8($0) }), "the shell did not take the salt")
+        let status = try workspace.run("status", ["--json"])
+        #expect(status.status == 0, "\(status.output)")
+        let cipher = try decodeJSON(status.stdout)["cipher"] as? [String: Any]
+        #expect(cipher?["rawKey"] as? Bool == true, "\(status.stdout)")
+        #expect(!status.output.contains("5a5a5a"))
+        if (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 {
+            let refused = try workspace.run("cipher-upgrade", ["--to-kdf-iter", "1000", "--dry-run"])
+            #expect(refused.exitCode == .usage && refused.stderr.contains("raw key"), "\(refused.output)")
+        }
+    }
 }

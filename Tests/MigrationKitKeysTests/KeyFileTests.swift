@@ -67,18 +67,35 @@ import Testing
         #expect(warnings.allSatisfy { !$0.message.contains(text.text) })
     }
 
-    @Test func sqlCiphersKeyAndSaltFormIsPassedOnWithoutAWarning() throws {
-        // x'<96 hex>' is a raw key plus its salt: SQLCipher reads it as such from the text.
+    @Test func sqlCiphersKeyAndSaltFormIsARawKeyWithoutAWarning() throws {
+        // x'<96 hex>' is a raw key plus its salt: SQLCipher reads it as such from the text,
+        // with no key derivation, so it is a raw key here too.
         let directory = try TemporaryDirectory()
         let text = "x'" + String(repeating: "ab", count: 32) + "00112233445566778899aabbccddeeff'"
         let path = try directory.write("salted", text + "\n")
         let (key, warnings) = try resolveCollecting(.file(path: path))
         #expect(warnings.isEmpty)
+        #expect(key.kind == .rawKey)
+        #expect(key.withKeyText { String(decoding: $0, as: UTF8.self) } == text)
         let database = directory.path("salted.db")
         try createProbeDatabase(at: database, key: key)
         // SQLCipher wrote the given salt as the file's first 16 bytes.
         let header = try Data(contentsOf: URL(fileURLWithPath: database)).prefix(16)
         #expect(header == Data((0..<16).map { UInt8($0 * 0x11) }))
+    }
+
+    /// A key file of bare hex digits (how Signal Desktop stores its key) is a
+    /// passphrase to SQLCipher: said, with the raw form.
+    @Test(arguments: [32, 48]) func bareHexDigitsAreAPassphraseWithAHintAtTheRawForm(bytes: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("bare", String(repeating: "c3", count: bytes) + "\n")
+        let (key, warnings) = try resolveCollecting(.file(path: path))
+        #expect(key.kind == .passphrase)
+        #expect(warnings.map(\.code) == [.bareRawKey] && warnings.first?.message.contains("x'<the digits>'") == true, "\(warnings)")
+        #expect(warnings.allSatisfy { !$0.message.contains("c3c3") })
+        // Other lengths are ordinary passphrases.
+        let other = try directory.write("other", String(repeating: "c3", count: 20) + "\n")
+        #expect(try resolveCollecting(.file(path: other)).warnings.isEmpty)
     }
 
     @Test func aMissingFileIsRefusedByName() throws {

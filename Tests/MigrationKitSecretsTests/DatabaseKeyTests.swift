@@ -32,7 +32,7 @@ import Testing
 
     @Test func unusableKeysSayWhy() {
         #expect(DatabaseKey.passphrase("").unusableReason?.contains("empty") == true)
-        #expect(DatabaseKey.rawKey([1, 2, 3]).unusableReason == "A raw key must be exactly 32 bytes, not 3.")
+        #expect(DatabaseKey.rawKey([1, 2, 3]).unusableReason == "A raw key must be exactly 32 bytes (or 48 with its salt), not 3.")
         #expect(DatabaseKey.passphrase("x").unusableReason == nil)
         #expect(DatabaseKey.rawKey(Array(repeating: 1, count: 32)).unusableReason == nil)
     }

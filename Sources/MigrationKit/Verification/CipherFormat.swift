@@ -105,6 +105,44 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
     }
 }
 
+/// How some SQLCipher 2.0 files authenticate their pages, which later versions read
+/// only when told, after SQLCipher 2's defaults: the page number in each page's HMAC
+/// big-endian (written on a big-endian machine, or by an app that chose it) or the 2.0
+/// beta's HMAC key salt mask of zero. Format detection tries both after the known
+/// formats, so such a file opens with its right key instead of reading as a wrong one.
+public enum LegacyPageHMAC: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// `PRAGMA cipher_hmac_pgno = be`.
+    case bigEndianPageNumbers
+    /// `PRAGMA cipher_hmac_salt_mask = "x'00'"` (SQLCipher 2.0 beta).
+    case zeroSaltMask
+
+    /// The pragma's name and the value that reads the file, as SQLCipher reports it back.
+    public var pragma: (name: String, value: String, reported: String) {
+        switch self {
+        case .bigEndianPageNumbers: return ("cipher_hmac_pgno", "be", "be")
+        case .zeroSaltMask: return ("cipher_hmac_salt_mask", "\"x'00'\"", "00")
+        }
+    }
+
+    /// "big-endian HMAC page numbers", "SQLCipher 2.0 beta's HMAC salt mask".
+    public var description: String {
+        switch self {
+        case .bigEndianPageNumbers: return "big-endian HMAC page numbers"
+        case .zeroSaltMask: return "SQLCipher 2.0 beta's HMAC salt mask"
+        }
+    }
+}
+
+extension CipherFormat {
+    /// What format detection tries, in order: each format the library reads
+    /// (`readable(by:)`), then SQLCipher 2's with each `LegacyPageHMAC`.
+    package static func detectionAttempts(by library: SQLCipherVersion) -> [(format: CipherFormat, legacy: LegacyPageHMAC?)] {
+        let formats = readable(by: library)
+        let legacy = formats.contains(.sqlcipher2) ? LegacyPageHMAC.allCases.map { (CipherFormat.sqlcipher2, Optional($0)) } : []
+        return formats.map { ($0, nil) } + legacy
+    }
+}
+
 /// The parameters of a SQLCipher file format: what SQLCipher derives the key with, how
 /// large its pages are and how they are authenticated. `CipherFormat.parameters` is the
 /// one table of each version's defaults, and the lists here are the one place that

@@ -77,9 +77,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             reportChanges(summary, reporter: reporter)
             reporter.line("Nothing was written.")
         case .upgraded:
-            let counts = summary.rowCounts ?? [:]
-            let rows = counts.values.reduce(0, +)
-            reporter.line("Upgraded \(database) in \(duration.humanReadable): \(rows) row\(rows == 1 ? "" : "s") in \(counts.count) table\(counts.count == 1 ? "" : "s") verified\(journal).")
+            reporter.line("Upgraded \(database) in \(duration.humanReadable): \(RowCounts.rowsInTables(summary.rowCounts ?? [:])) verified\(journal).")
             reporter.line("  from: \(summary.from.summary) (\(summary.sizeBefore) bytes)")
             reporter.line("  to:   \(summary.to.summary) (\(summary.sizeAfter ?? 0) bytes)")
             reportChanges(summary, reporter: reporter)

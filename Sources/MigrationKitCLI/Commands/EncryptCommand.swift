@@ -53,7 +53,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
                 guard !backup.skip else { return }
                 backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
             }
-            reporter.line("Encrypted \(path) in place (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")
+            reporter.line("Encrypted \(path) in place (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
             if modeBefore & 0o077 != 0 {
                 // README: an encrypted file replacing a plaintext one is 0600. An app that
                 // read the plaintext file through its group must be told.
@@ -61,7 +61,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             }
         } else if let outputPath {
             summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher, overwrite: force)
-            reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(summary.rowCounts.values.reduce(0, +)) rows in \(summary.rowCounts.count) tables verified).")
+            reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
         } else {
             return
         }
@@ -101,7 +101,7 @@ struct DecryptCommand: UsesProjectConnection, PrintsOutput {
             throw CLIError(.usage, "decrypt needs the database's key; --plaintext databases are already decrypted.")
         }
         let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force)
-        reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(summary.rowCounts.values.reduce(0, +)) rows verified). It is not encrypted: keep it private and delete it when done.")
+        reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified). It is not encrypted: keep it private and delete it when done.")
         try reporter.document(ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil))
     }
 }

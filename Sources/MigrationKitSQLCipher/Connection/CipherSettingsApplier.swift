@@ -97,6 +97,11 @@ enum CipherSettingsApplier {
                 try confirm(database, pragma: prefix + "cipher_salt", expected: hex)
             }
         }
+        // Both versions read these, 4.x with a deprecation notice in its (silenced) log.
+        if let legacy = settings.legacyPageHMAC {
+            try database.execute(sql: "PRAGMA \(prefix)\(legacy.pragma.name) = \(legacy.pragma.value)")
+            try confirm(database, pragma: prefix + legacy.pragma.name, expected: legacy.pragma.reported)
+        }
     }
 
     private static func validateAlgorithm(_ value: String?, among known: [String], native: String, what: String, major: Int, name: String) throws {

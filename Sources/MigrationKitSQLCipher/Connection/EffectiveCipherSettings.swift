@@ -21,10 +21,14 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     public let plaintextHeaderSize: Int?
     /// Opened with a raw key: SQLCipher uses it as is, so the KDF settings do not apply.
     public var rawKey = false
+    /// An early SQLCipher 2.0 file's page HMAC (`PRAGMA cipher_hmac_pgno`,
+    /// `cipher_hmac_salt_mask`); nil for every other file.
+    public var legacyPageHMAC: LegacyPageHMAC?
 
     /// Which version's defaults these settings are, or `custom` (`CipherFormat`'s table).
     public var format: CipherFormat {
-        CipherFormat(pageSize: pageSize, kdfIterations: kdfIterations, kdfAlgorithm: kdfAlgorithm, hmacAlgorithm: hmacAlgorithm,
+        if legacyPageHMAC != nil { return .custom }
+        return CipherFormat(pageSize: pageSize, kdfIterations: kdfIterations, kdfAlgorithm: kdfAlgorithm, hmacAlgorithm: hmacAlgorithm,
                      usesHMAC: usesHMAC, plaintextHeaderSize: plaintextHeaderSize, rawKey: rawKey)
     }
 
@@ -40,7 +44,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
             }
         }
         let major = SQLCipherLibrary.cipherVersion?.major ?? 0
-        return EffectiveCipherSettings(
+        var settings = EffectiveCipherSettings(
             pageSize: try text("cipher_page_size").flatMap { Int($0) },
             kdfIterations: try text("kdf_iter").flatMap { Int($0) },
             usesHMAC: try text("cipher_use_hmac").map { $0 == "1" },
@@ -49,6 +53,11 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
             cipher: try text("cipher"),
             provider: [try text("cipher_provider"), try text("cipher_provider_version")].compactMap { $0 }.last,
             plaintextHeaderSize: major >= 4 ? try text("cipher_plaintext_header_size").flatMap { Int($0) } : 0)
+        // The salt mask is SQLCipher's process-wide setting, back at its default once
+        // keys are derived (`SaltMaskGuard`): the connection's own settings say it. The page-number order is the connection's.
+        settings.legacyPageHMAC = try db.cipherSettings.legacyPageHMAC
+            ?? (try text(LegacyPageHMAC.bigEndianPageNumbers.pragma.name)?.lowercased() == "be" ? .bigEndianPageNumbers : nil)
+        return settings
     }
 
     /// One line: "SQLCipher 3 defaults: AES-256-CBC, 1024-byte pages, PBKDF2_HMAC_SHA1 × 64000, HMAC_SHA1".
@@ -63,6 +72,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
             parts.append("\(kdfAlgorithm ?? "KDF") × \(kdfIterations)")
         }
         if let usesHMAC { parts.append(usesHMAC ? (hmacAlgorithm ?? "HMAC") : "no HMAC") }
+        if let legacyPageHMAC { parts.append(legacyPageHMAC.description) }
         return "\(format): " + parts.joined(separator: ", ")
     }
 
@@ -79,6 +89,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
             change("page HMAC", usesHMAC ?? true, new.usesHMAC ?? true) { $0 == false ? "none" : "on" },
             change("HMAC algorithm", hmacAlgorithm?.uppercased(), new.hmacAlgorithm?.uppercased()),
             change("plaintext header", plaintextHeaderSize ?? 0, new.plaintextHeaderSize ?? 0) { "\($0 ?? 0) bytes" },
+            change("page HMAC variant", legacyPageHMAC, new.legacyPageHMAC) { $0.map(\.description) ?? "none" },
         ].compactMap { $0 }
     }
 }

@@ -1,3 +1,4 @@
+import MigrationKit
 /// How `SQLCipherWriter` opens a database.
 public struct SQLCipherConfiguration: Sendable {
     /// Create the file when it does not exist (mode 0600). When false, a missing file
@@ -52,11 +53,14 @@ public struct CipherSettings: Hashable, Sendable {
     /// `PRAGMA cipher_salt` (4.x): the 16-byte salt, for files with a plaintext header.
     /// Not a secret: SQLCipher otherwise stores it in the clear at the start of the file.
     public var salt: [UInt8]?
+    /// How an early SQLCipher 2.0 file authenticates its pages, with SQLCipher 2's
+    /// defaults (format detection finds it; nil for every other file).
+    public var legacyPageHMAC: LegacyPageHMAC?
 
     /// Settings with the values given; each one left nil is the linked library's default.
     public init(compatibility: Int? = nil, kdfIterations: Int? = nil, pageSize: Int? = nil,
                 kdfAlgorithm: String? = nil, hmacAlgorithm: String? = nil,
-                plaintextHeaderSize: Int? = nil, salt: [UInt8]? = nil) {
+                plaintextHeaderSize: Int? = nil, salt: [UInt8]? = nil, legacyPageHMAC: LegacyPageHMAC? = nil) {
         self.compatibility = compatibility
         self.kdfIterations = kdfIterations
         self.pageSize = pageSize
@@ -64,6 +68,7 @@ public struct CipherSettings: Hashable, Sendable {
         self.hmacAlgorithm = hmacAlgorithm
         self.plaintextHeaderSize = plaintextHeaderSize
         self.salt = salt
+        self.legacyPageHMAC = legacyPageHMAC
     }
 
     /// Whether no setting is given, so opening uses the linked library's defaults or
@@ -87,6 +92,7 @@ public struct CipherSettings: Hashable, Sendable {
         if let hmacAlgorithm { lines.append("PRAGMA cipher_hmac_algorithm = \(hmacAlgorithm.uppercased())") }
         if let plaintextHeaderSize { lines.append("PRAGMA cipher_plaintext_header_size = \(plaintextHeaderSize)") }
         if let saltHex { lines.append("PRAGMA cipher_salt = \"x'\(saltHex)'\"") }
+        if let legacyPageHMAC { lines.append("PRAGMA \(legacyPageHMAC.pragma.name) = \(legacyPageHMAC.pragma.value)") }
         return lines
     }
 }

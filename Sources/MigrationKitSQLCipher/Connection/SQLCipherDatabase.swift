@@ -270,8 +270,11 @@ public final class SQLCipherDatabase {
     /// `sqlite3_rekey`: encrypts every page of the file again, with `key`.
     func rekey(to key: DatabaseKey) throws {
         guard !isClosed else { throw closedError() }
-        let code = key.withKeyText { material in
-            sqlite3_rekey(handle, material.baseAddress, Int32(material.count))
+        // New keys are derived here, with the salt mask of this file's format.
+        let code = SaltMaskGuard.deriving(cipherSettings, on: self) {
+            key.withKeyText { material in
+                sqlite3_rekey(handle, material.baseAddress, Int32(material.count))
+            }
         }
         guard code == SQLITE_OK else { throw lastError(code: code) }
     }

@@ -63,9 +63,14 @@ enum SQLCipherOpener {
         for attempt in attempts {
             let database = try openConnection(path: path, configuration: configuration)
             try applyKey(key, to: database)
-            try CipherSettingsApplier.apply(attempt.settings, to: database)
+            let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
+                Result {
+                    try CipherSettingsApplier.apply(attempt.settings, to: database)
+                    try proveReadable(database, keyed: true, triedFormats: nil)
+                }
+            }
             do {
-                try proveReadable(database, keyed: true, triedFormats: nil)
+                try proven.get()
             } catch let error as SQLCipherError where error.kind == .wrongKey || error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
                 // A format that does not fit reads as a wrong key (or, with a hot
                 // journal, as damage): try the next one, keep the first diagnosis.
@@ -78,19 +83,28 @@ enum SQLCipherOpener {
             return database
         }
         if let firstFailure, firstFailure.kind != .wrongKey { throw firstFailure }
-        throw explainUnreadable(path: path, keyed: true,
-                                triedFormats: configuration.cipher.isDefault ? attempts.compactMap(\.format) : nil)
+        var tried: [CipherFormat] = []
+        for case let format? in attempts.map(\.format) where !tried.contains(format) { tried.append(format) }
+        throw explainUnreadable(path: path, keyed: true, triedFormats: configuration.cipher.isDefault ? tried : nil)
     }
 
-    /// The settings to try, in order: the given ones alone, or one per readable format.
+    /// The settings to try, in order: the given ones alone, or one per format detection
+    /// tries (`CipherFormat.detectionAttempts`). SQLCipher 2's defaults given as such
+    /// are tried with its legacy page HMACs too.
     private static func attemptedSettings(for path: String, given: CipherSettings) -> [(format: CipherFormat?, settings: CipherSettings)] {
-        guard given.isDefault, let library = SQLCipherLibrary.cipherVersion else { return [(nil, given)] }
+        guard let library = SQLCipherLibrary.cipherVersion else { return [(nil, given)] }
+        if given.compatibility == 2, given == CipherSettings(compatibility: 2) {
+            return [(nil, given)] + LegacyPageHMAC.allCases.map { (nil, CipherSettings(compatibility: 2, legacyPageHMAC: $0)) }
+        }
+        guard given.isDefault else { return [(nil, given)] }
         let major = library.major
-        let formats = CipherFormat.readable(by: library)
+        let attempts = CipherFormat.detectionAttempts(by: library)
         let size = FileProbe(path: path).size
-        let possible = formats.filter { format in format.pageSize.map { size % Int64($0) == 0 } ?? true }
-        return (possible.isEmpty ? [formats[0]] : possible).map { format in
-            (format, format.version == major ? CipherSettings() : CipherSettings(compatibility: format.version))
+        let possible = attempts.filter { attempt in attempt.format.pageSize.map { size % Int64($0) == 0 } ?? true }
+        return (possible.isEmpty ? [attempts[0]] : possible).map { attempt in
+            var settings = attempt.format.version == major ? CipherSettings() : CipherSettings(compatibility: attempt.format.version)
+            settings.legacyPageHMAC = attempt.legacy
+            return (attempt.format, settings)
         }
     }
 
@@ -166,8 +180,9 @@ enum SQLCipherOpener {
         // An empty file, marked as being created, and this process holds the lock.
         do {
             let database = try openExisting(path: path, key: key, configuration: configuration)
-            // Writing page 1 now fixes the salt in the file before the lock is released.
-            try database.execute(sql: "PRAGMA user_version = 0")
+            // Writing page 1 now fixes the salt in the file before the lock is released;
+            // an empty file's keys may only be derived here.
+            try SaltMaskGuard.deriving(database.cipherSettings, on: database) { try database.execute(sql: "PRAGMA user_version = 0") }
             FileRemoval.remove(marker)
             database.createdFile = createdFile
             return database

@@ -386,6 +386,7 @@ public enum CipherFormatUpgrade {
             && lhs.hmacAlgorithm?.uppercased() == rhs.hmacAlgorithm?.uppercased()
             && (lhs.usesHMAC ?? true) == (rhs.usesHMAC ?? true)
             && (lhs.plaintextHeaderSize ?? 0) == (rhs.plaintextHeaderSize ?? 0)
+            && lhs.legacyPageHMAC == rhs.legacyPageHMAC
     }
 
     /// Refuses targets no SQLCipher can write, before anything is opened.

@@ -315,7 +315,8 @@ public enum DatabaseEncryption {
         if autoVacuum != 0 { try source.execute(sql: "PRAGMA \(exportSchema).auto_vacuum = \(autoVacuum)") }
         // sqlcipher_export copies schema and rows but not these two header fields.
         do {
-            _ = try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")
+            // The copy's keys are derived here, with the process's salt mask.
+            _ = try SaltMaskGuard.deriving(cipher, on: source) { try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')") }
         } catch let error as SQLCipherError {
             throw error.recoveringInnerResultCode()
         }
