@@ -73,8 +73,10 @@ public enum MigrationCLI {
             // Past the point where it could stop (a rekey, a rename): it finished.
             Console.error("warning: \(Interruption.name(of: signal)) arrived when the command could no longer stop; it finished.")
         }
-        let stopped = [CLIExitCode.hungUp, .interrupted, .terminated].map(\.rawValue).contains(code)
-        Interruption.endGracefulStop(reraising: endingProcessOnStop && stopped)
+        // A stopped run ends by its signal; the code says which when the signal reached
+        // a handler of its own first (the key prompt's).
+        let stopSignal = CLIExitCode(rawValue: code)?.stopSignal
+        Interruption.endGracefulStop(reraising: endingProcessOnStop && stopSignal != nil, orElse: stopSignal)
         return code
     }
 }

@@ -39,6 +39,16 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// Stopped by SIGTERM (128 + 15).
     case terminated = 143
 
+    /// The signal a stopped run's code stands for (SIGHUP, SIGINT, SIGTERM), or nil.
+    package var stopSignal: Int32? {
+        switch self {
+        case .hungUp: return 1
+        case .interrupted: return 2
+        case .terminated: return 15
+        default: return nil
+        }
+    }
+
     /// The code of a run stopped by `signal`: 128 + its number.
     package static func stopped(by signal: Int32) -> CLIExitCode {
         switch signal {

@@ -42,7 +42,14 @@ public enum Interruption {
     ///   running the command in a loop then stops too, where an exit status of 130
     ///   would let it go on to the next one.
     public static func endGracefulStop(reraising: Bool = false) {
-        guard let number = SignalWatcher.shared.setGraceful(false) else { return }
+        endGracefulStop(reraising: reraising, orElse: nil)
+    }
+
+    /// `endGracefulStop(reraising:)`, ending the process by `fallback` when no stop was
+    /// recorded: the signal reached another handler first (the key prompt's, which
+    /// passes it on to this one, whose watcher may not have read it yet).
+    package static func endGracefulStop(reraising: Bool, orElse fallback: Int32?) {
+        guard let number = SignalWatcher.shared.setGraceful(false) ?? fallback else { return }
         if reraising { SignalWatcher.shared.endProcess(by: number) }
     }
 

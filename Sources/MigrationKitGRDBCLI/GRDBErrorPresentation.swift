@@ -44,8 +44,8 @@ enum GRDBErrorPresentation {
             }
         #if GRDBSQLCipher
         case let error as KeyError:
-            // The key could not be read: exit 5 and the sentence `migrationkit` says.
-            return ErrorPresentation(kind: "key.\(error.code)", message: error.sentence(wording), exitCode: .keyUnavailable)
+            // The key could not be read: the code and sentence `migrationkit` says.
+            return .forKeyError(error, wording: wording)
         #endif
         default:
             return nil

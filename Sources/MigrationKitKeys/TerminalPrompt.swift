@@ -214,8 +214,10 @@ private struct NoEchoSession {
                 return try outcome.get()  // the entry was complete before the signal
             }
             if received.allSatisfy(stopping.contains) { continue }  // back from a stop: ask again
-            // The process's own handler let it live on: the prompt was still interrupted.
-            throw KeyError(code: .promptCancelled, message: "The prompt was interrupted by a signal before a key was entered; run the command again.")
+            // The process's own handler let it live on (a command line that stops
+            // gracefully): the prompt was still interrupted, and the error says by what.
+            throw KeyError(code: .promptCancelled, message: "The prompt was interrupted by a signal before a key was entered; run the command again.",
+                           signal: received.first(where: terminating.contains))
         }
     }
 

@@ -116,6 +116,21 @@ import Testing
         #expect(existing.status == 0 && !existing.transcript.contains("again"), "\(existing.transcript)")
     }
 
+    /// README (exit codes): Ctrl-C at the key prompt ends the process by SIGINT, every
+    /// time, so a shell loop over databases stops instead of asking the next one's key.
+    @Test func ctrlCAtThePromptEndsTheProcessBySIGINT() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--no-backup", "-q"]).status == 0)
+        for attempt in 1...TestDepth.count(quick: 2, full: 5) {
+            let result = try onTerminal(["status", "--db-path", workspace.database, "--migrations", workspace.migrations], in: workspace, [
+                .init(expect: "Key for", send: "half\u{03}"),
+            ])
+            #expect(result.signal == SIGINT, "attempt \(attempt): \(result.transcript)")
+            #expect(!result.transcript.contains("half"))
+        }
+    }
+
     @Test func encryptAsksTwiceAndAMismatchLeavesThePlaintextAlone() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()

@@ -1,5 +1,6 @@
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitKeyOptions
 import MigrationKitKeys
 import MigrationKitSQLCipher
 
@@ -27,7 +28,7 @@ enum SQLCipherErrorPresentation {
                 return ErrorPresentation(kind: error.kind.rawValue, message: error.sentence(wording), exitCode: exitCode(for: error))
             }
         case let error as KeyError:
-            return ErrorPresentation(kind: "key.\(error.code)", message: error.sentence(wording), exitCode: .keyUnavailable)
+            return .forKeyError(error, wording: wording)
         default:
             return nil
         }
