@@ -88,6 +88,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.database))
     }
 
+    /// The `sqlcipher` shell's `.schema` output is a schema file: SQLite's own tables it
+    /// prints (`sqlite_sequence` for AUTOINCREMENT, `sqlite_stat1` after ANALYZE) are
+    /// SQLite's to make, not a difference.
+    @Test func theShellsSchemaOutputIsASchemaFile() throws {
+        let workspace = try Workspace()
+        let create = "CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);\nCREATE INDEX notes_body ON notes(body);\n"
+        try workspace.migration("0001_notes.sql", "-- migrate:up\n" + create)
+        let source = workspace.path("shell.db")
+        #expect(try SQLCipherShell.run(source, keyPragma: nil, create + "INSERT INTO notes (body) VALUES ('a'), ('b'); ANALYZE;").status == 0)
+        let schema = try SQLCipherShell.run(source, keyPragma: nil, ".schema")
+        #expect(schema.stdout.contains("sqlite_sequence") && schema.stdout.contains("sqlite_stat1"), "\(schema.output)")
+        try workspace.write("schema.sql", schema.stdout)
+        var environment = Binary.environment()
+        environment["MIGRATIONKIT_PASSWORD"] = nil
+        let diff = try Tool.run(["diff", "--to", workspace.path("schema.sql"), "--migrations", workspace.migrations], environment: environment)
+        #expect(diff.status == 0 && diff.stdout.contains("No difference"), "\(diff.output)")
+    }
+
     /// Dropping a table is named and refused (exit 7) with nothing written, unless
     /// --allow-drop; then each drop is a warning.
     @Test func aDropIsRefusedUnlessAllowed() throws {

@@ -678,6 +678,8 @@ func noise(_ count: Int) -> Data {
             try expectJSONError(json, .fileError, "migrate --json onto a full disk")
 
             // 2. Nothing left at all: every writer refuses, and leaves the disk as it was.
+            let plaintext = disk.path + "/unencrypted.db"
+            #expect(try SQLCipherShell.run(plaintext, keyPragma: nil, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');").status == 0)
             try disk.fill()
             try workspace.write("new-key", "another key\n", mode: 0o600)
             let before = try TreeSnapshot(workspace.root)
@@ -688,6 +690,8 @@ func noise(_ count: Int) -> Data {
                 ("schema-dump --output", ["schema-dump", "--output", disk.path + "/schema.sql"] + options, ["schema.sql", "No space left"]),
                 ("rekey", ["rekey", "--no-backup", "--new-password-file", workspace.path("new-key")] + options, ["journal", "bytes are free", "Nothing was changed"]),
                 ("new", ["new", "step", "--migrations", disk.path], ["No space left"]),
+                ("encrypt --in-place", ["encrypt", "--in-place", "--no-backup", "--db-path", plaintext, "--password-file", workspace.keyFile],
+                 [plaintext + ": Encrypting in place writes an encrypted copy", "bytes are free", "Nothing was changed"]),
             ]
             for (name, arguments, mentions) in cases {
                 let result = try Guarded.run(arguments, directory: workspace.root, timeout: 60)
@@ -697,7 +701,8 @@ func noise(_ count: Int) -> Data {
             // A new page size makes cipher-upgrade copy the database: the copy fills the disk.
             let upgrade = try Guarded.run(["cipher-upgrade", "--no-backup", "--to-page-size", "8192"] + options, directory: workspace.root, timeout: 60)
             if (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 {
-                expectCleanFailure(upgrade, .fileError, mentions: ["disk is full"], "full disk / cipher-upgrade")
+                expectCleanFailure(upgrade, .fileError, mentions: [database + ": The upgrade writes a copy in the new format", "bytes are free", "Nothing was changed"],
+                                   "full disk / cipher-upgrade")
             } else {
                 expectCleanFailure(upgrade, .usage, mentions: [SQLCipherLibrary.cipherVersionString ?? "?"], "full disk / cipher-upgrade")
             }

@@ -160,6 +160,7 @@ public enum CipherFormatUpgrade {
         }
         let temporary = DurableFile.siblingPath(of: path, purpose: "upgrading")
         removeTemporary(temporary)  // left by an interrupted run
+        try DiskSpace.requireRoom(beside: path, bytes: DatabaseEncryption.copySize(of: path), writing: "The upgrade writes a copy in the new format")
         if let failure = FileProbe.createPrivateFile(at: temporary) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  message: "The upgraded copy cannot be created beside the database (\(FileProbe.describe(errno: failure))); the folder must be writable. Nothing was changed.",

@@ -88,6 +88,7 @@ public enum DatabaseEncryption {
             try DurableFile.requireOwnerCanBeKept(of: path)
             try DatabaseUsers.waitUntilAlone(path, timeout: lockTimeout, consequence: encryptConsequence)
             try checkpointIfWAL(database)
+            try DiskSpace.requireRoom(beside: path, bytes: copySize(of: path), writing: "Encrypting in place writes an encrypted copy")
             try beforeWriting()
             summary = try exportVerified(from: database, to: temporary, key: key, cipher: cipher, replacing: false)
             try beforeReplacing()
@@ -217,14 +218,14 @@ public enum DatabaseEncryption {
                                  path: path)
         }
         let size = FileProbe(path: path).size
-        guard let free = FileProbe.freeBytes(in: folder) else { return }
         // The journal: each page (at least 512 bytes) plus 8 bytes, and a header sector.
-        let needed = size + size / 512 * 8 + 8192
-        if free < needed {
-            throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_FULL,
-                                 message: "Rekeying writes a journal beside the database of about its size (\(needed) bytes), but only \(free) bytes are free on that disk; free some space, then try again. Nothing was changed.",
-                                 path: path)
-        }
+        try DiskSpace.requireRoom(beside: path, bytes: size + size / 512 * 8 + 8192, writing: "Rekeying writes a journal")
+    }
+
+    /// The room a copy of the database at `path` takes: its size, and a few pages for
+    /// the copy's own header and a page size that leaves more slack.
+    static func copySize(of path: String) -> Int64 {
+        FileProbe(path: path).size + 65_536
     }
 
     /// Why no other process may have a database open when it is encrypted in place.

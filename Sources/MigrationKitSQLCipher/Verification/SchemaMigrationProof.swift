@@ -106,6 +106,9 @@ public struct SchemaMigrationProof: Sendable {
         try desired.write { db in
             for statement in statements {
                 do {
+                    // SQLite's own tables (`sqlite_sequence`, `sqlite_stat1`, …), which the
+                    // shells' `.schema` prints, are made by SQLite itself, never by a schema.
+                    if let table = TableDefinition(sql: statement.text), table.name.lowercased().hasPrefix("sqlite_") { continue }
                     if let table = TableDefinition(sql: statement.text), !table.isVirtual,
                        try SchemaSnapshot.isShadowTable(table.name, in: db) { continue }
                     try db.execute(sql: statement.text)
