@@ -218,7 +218,7 @@ import Testing
         try writer.write { try $0.execute(sql: "CREATE TABLE people (id INTEGER PRIMARY KEY, fullname TEXT); INSERT INTO people VALUES (1, 'Ada');") }
         #expect { try SchemaMigrationProof().migration(from: .database(writer), to: "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT);") } throws: { error in
             guard case .destructive(let changes) = error as? SchemaMigrationProof.Refusal else { return false }
-            return changes == ["drops column people.fullname"]
+            return changes == ["drops column people.fullname (if it was renamed, mark the new column with -- @renamed from=fullname)"]
         }
     }
 

@@ -184,9 +184,11 @@ struct SchemaMigrationPlan {
             statements.append("DROP INDEX \(quoteIdentifier(object.name))")
         }
         // 3. Tables that go, and virtual tables that are made again.
+        // A drop beside an add may be an undeclared rename: only then is one suggested.
+        let tablesAppear = added.contains { $0.type == "table" }
         for object in removed.reversed() where object.type == "table" {
             statements.append("DROP TABLE \(quoteIdentifier(object.name))")
-            destructiveChanges.append("drops table \(object.name)")
+            destructiveChanges.append("drops table \(object.name)" + (tablesAppear ? Self.renameHint(object.name, "table") : ""))
         }
         for (old, new) in recreatedVirtual {
             statements.append("DROP TABLE \(quoteIdentifier(old.name))")
@@ -375,6 +377,12 @@ struct SchemaMigrationPlan {
         return statements
     }
 
+    /// " (if it was renamed, mark the new column with -- @renamed from=title)": said of a
+    /// drop only when something else appears, which a rename would explain.
+    private static func renameHint(_ name: String, _ kind: String) -> String {
+        " (if it was renamed, mark the new \(kind) with -- @renamed from=\(name))"
+    }
+
     /// What a table's change can lose: columns dropped, a `NOT NULL` column without a
     /// default added to rows, a column's type narrowed to a numeric affinity.
     private static func losses(table: String, from old: [SchemaSnapshot.Column], to new: [SchemaSnapshot.Column],
@@ -383,7 +391,10 @@ struct SchemaMigrationPlan {
         func newName(_ column: SchemaSnapshot.Column) -> String { (renamed[column.name.lowercased()] ?? column.name).lowercased() }
         let oldByName = Dictionary(old.map { (newName($0), $0) }, uniquingKeysWith: { first, _ in first })
         let newNames = Set(new.map { $0.name.lowercased() })
-        var losses = old.filter { !newNames.contains(newName($0)) }.map { "drops column \(table).\($0.name)" }
+        let columnsAppear = new.contains { oldByName[$0.name.lowercased()] == nil }
+        var losses = old.filter { !newNames.contains(newName($0)) }.map {
+            "drops column \(table).\($0.name)" + (columnsAppear ? renameHint($0.name, "column") : "")
+        }
         for column in new {
             guard let previous = oldByName[column.name.lowercased()] else {
                 if hasRows, column.notNull, column.defaultValue == nil {

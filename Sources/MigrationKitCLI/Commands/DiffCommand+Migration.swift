@@ -113,7 +113,7 @@ extension DiffCommand {
         case .notASchemaStatement(let line, let word):
             return CLIError(.fileError, "--to \(schemaFile) line \(line) is \(word), not a CREATE statement; a schema file holds only the CREATE statements of the schema you want (tables, indexes, views, triggers), as schema-dump prints them.")
         case .destructive(let changes):
-            return CLIError(.refused, "The migration from \(current) to what \(schemaFile) makes would lose data: it \(changes.joined(separator: "; it ")). Nothing was written; give --allow-drop if that is what you want, or mark a rename in \(schemaFile) with -- @renamed from=OLD.")
+            return CLIError(.refused, "The migration from \(current) to what \(schemaFile) makes would lose data: it \(changes.joined(separator: "; it ")). Nothing was written; give --allow-drop if that is what you want.")
         case .migrationFails(let message):
             return CLIError(.refused, "The migration diff wrote from \(current) to what \(schemaFile) makes fails on a scratch copy (\(message)), so \(nothing); write this change by hand.")
         case .notExpressed(let differences):
