@@ -40,6 +40,20 @@ import Testing
         #expect(direct.contains("CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, year INTEGER);"), "\(direct)")
     }
 
+    /// A column named like a type keeps its name's case: `text TEXT`, not `TEXT TEXT`,
+    /// and the dump still builds the same schema in the shell.
+    @Test func aColumnNamedLikeATypeStaysAName() throws {
+        let dumped = try dump([("0001_notes.sql", """
+            -- migrate:up
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, Text TEXT NOT NULL, "integer" integer, real REAL);
+            CREATE INDEX notes_text ON notes(TEXT, real);
+            CREATE VIEW notes_texts AS SELECT notes.text FROM notes;
+            """)])
+        // A quoted name that reads as a keyword stays quoted.
+        #expect(dumped.contains("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL, \"integer\" INTEGER, real REAL);"), "\(dumped)")
+        #expect(dumped.contains("CREATE INDEX notes_text ON notes (text, real);") && dumped.contains("SELECT notes.text FROM notes"), "\(dumped)")
+    }
+
     /// "The schema as canonical SQL": the sqlite3 shell builds the same schema from it,
     /// triggers (whose bodies hold `;`) included.
     @Test func theDumpIsSQLTheShellRuns() throws {

@@ -21,7 +21,7 @@ package enum SQLCanonicalText {
         let end = tokens.lastIndex { !$0.isSymbol(";") }.map { $0 + 1 } ?? 0
         for token in tokens[..<end] {
             if token.isSymbol(";"), previous?.isSymbol(";") ?? true { continue }
-            let text = spelling(of: token)
+            let text = spelling(of: token, after: previous)
             if let previous, needsSpace(between: previous, and: token) { result += " " }
             result += text
             previous = token
@@ -29,10 +29,13 @@ package enum SQLCanonicalText {
         return result
     }
 
-    private static func spelling(of token: SQLToken) -> String {
+    /// - Parameter previous: the token before, which tells a word SQLite does not reserve
+    ///   (`text`, `integer`) used as a name from the same word used as a type.
+    private static func spelling(of token: SQLToken, after previous: SQLToken?) -> String {
         switch token.kind {
         case .word:
             let upper = token.text.uppercased()
+            if unreserved.contains(upper), let previous, isNamePosition(after: previous) { return token.text.lowercased() }
             return keywords.contains(upper) ? upper : token.text.lowercased()
         case .quotedIdentifier:
             let name = token.nameValue ?? token.text
@@ -49,6 +52,15 @@ package enum SQLCanonicalText {
         return true
     }
 
+    /// Where a word can only be a name: first in a column list or after a comma (a
+    /// column), after a `.`, or after the keyword that introduces a table's, index's,
+    /// view's or trigger's name. A column named `text` stays `text`, its type `TEXT`.
+    private static func isNamePosition(after previous: SQLToken) -> Bool {
+        if previous.isSymbol("(") || previous.isSymbol(",") || previous.isSymbol(".") { return true }
+        guard previous.kind == .word else { return false }
+        return ["TABLE", "INDEX", "VIEW", "TRIGGER", "ON", "REFERENCES", "INTO", "FROM", "JOIN", "EXISTS"].contains(previous.text.uppercased())
+    }
+
     /// Letters, digits and `_`, not starting with a digit: a name SQLite reads unquoted.
     private static func isBareName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else {
@@ -58,7 +70,7 @@ package enum SQLCanonicalText {
     }
 
     /// SQLite's keywords (sqlite.org/lang_keywords.html).
-    static let keywords: Set<String> = [
+    static let keywords: Set<String> = Set([
         "ABORT", "ACTION", "ADD", "AFTER", "ALL", "ALTER", "ALWAYS", "ANALYZE", "AND", "AS", "ASC", "ATTACH",
         "AUTOINCREMENT", "BEFORE", "BEGIN", "BETWEEN", "BY", "CASCADE", "CASE", "CAST", "CHECK", "COLLATE", "COLUMN",
         "COMMIT", "CONFLICT", "CONSTRAINT", "CREATE", "CROSS", "CURRENT", "CURRENT_DATE", "CURRENT_TIME",
@@ -73,9 +85,10 @@ package enum SQLCanonicalText {
         "ROW", "ROWS", "SAVEPOINT", "SELECT", "SET", "TABLE", "TEMP", "TEMPORARY", "THEN", "TIES", "TO", "TRANSACTION",
         "TRIGGER", "UNBOUNDED", "UNION", "UNIQUE", "UPDATE", "USING", "VACUUM", "VALUES", "VIEW", "VIRTUAL", "WHEN",
         "WHERE", "WINDOW", "WITH", "WITHOUT",
-        // Type and conflict words SQLite does not reserve but every schema spells:
-        // upper case reads as SQL, and either spelling means the same.
-        "INTEGER", "TEXT", "REAL", "BLOB", "NUMERIC", "STRICT", "STORED",
-    ]
+    ]).union(unreserved)
+
+    /// Type and table-option words SQLite does not reserve but every schema spells: upper
+    /// case where they are SQL, lower case where they are names (`isNamePosition`).
+    static let unreserved: Set<String> = ["INTEGER", "TEXT", "REAL", "BLOB", "NUMERIC", "STRICT", "STORED"]
 }
 
