@@ -106,6 +106,25 @@ import Testing
         #expect(diff.status == 0 && diff.stdout.contains("No difference"), "\(diff.output)")
     }
 
+    /// A view in the wanted schema that still names a column the schema drops would be
+    /// applied and broken afterwards (SQLite checks a view only when it is read), and a
+    /// TEMP object would be left out: each is named, with its line, and nothing is written.
+    @Test func aViewOnADroppedColumnIsNamed() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_notes.sql", "-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, color TEXT);\n")
+        try workspace.write("schema.sql", "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);\nCREATE VIEW red_notes AS SELECT id FROM notes WHERE color = 'red';\n")
+        var environment = Binary.environment()
+        environment["MIGRATIONKIT_PASSWORD"] = nil
+        let diff = try Tool.run(["diff", "--to", workspace.path("schema.sql"), "--migrations", workspace.migrations, "--allow-drop"], environment: environment)
+        #expect(diff.status == 9, "\(diff.output)")
+        #expect(diff.stderr.contains("line 2: view red_notes: no such column: color"), "\(diff.stderr)")
+
+        // A TEMP object is kept by no database: named, not left out silently.
+        try workspace.write("schema.sql", "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, color TEXT);\nCREATE TEMP VIEW red AS SELECT id FROM notes;\n")
+        let temporary = try Tool.run(["diff", "--to", workspace.path("schema.sql"), "--migrations", workspace.migrations], environment: environment)
+        #expect(temporary.status == 9 && temporary.stderr.contains("line 2: CREATE TEMP makes an object no database keeps"), "\(temporary.output)")
+    }
+
     /// Dropping a table is named and refused (exit 7) with nothing written, unless
     /// --allow-drop; then each drop is a warning.
     @Test func aDropIsRefusedUnlessAllowed() throws {

@@ -103,6 +103,11 @@ public struct SchemaMigrationProof: Sendable {
         if let other = statements.first(where: { !$0.tokens[0].isWord("CREATE") }) {
             throw Refusal.notASchemaStatement(line: other.startLine, word: other.tokens[0].text.uppercased())
         }
+        // A TEMP object lives in one connection and no file: a schema with one would
+        // otherwise lose it without a word.
+        if let temporary = statements.first(where: { $0.tokens.count > 1 && ($0.tokens[1].isWord("TEMP") || $0.tokens[1].isWord("TEMPORARY")) }) {
+            throw Refusal.desiredSchemaFails("line \(temporary.startLine): CREATE \(temporary.tokens[1].text.uppercased()) makes an object no database keeps (it lives only in the connection that made it); remove \(temporary.tokens[1].text.uppercased()), or the statement")
+        }
         try desired.write { db in
             for statement in statements {
                 do {
@@ -114,6 +119,17 @@ public struct SchemaMigrationProof: Sendable {
                     try db.execute(sql: statement.text)
                 } catch {
                     throw Refusal.desiredSchemaFails("line \(statement.startLine): \(SQLCipherDatabase.message(of: error))")
+                }
+            }
+            // SQLite creates a view that names a column no table has and fails only when
+            // it is read: read each, so a schema that drops a column a view still uses is
+            // named here, not applied and broken afterwards.
+            for view in try db.fetchStrings(sql: "SELECT name FROM main.sqlite_master WHERE type = 'view' ORDER BY name") {
+                do {
+                    try db.execute(sql: "SELECT * FROM main.\(quoteIdentifier(view)) LIMIT 0")
+                } catch {
+                    let line = statements.first { $0.tokens.contains { $0.nameValue?.caseInsensitiveCompare(view) == .orderedSame } && $0.tokens.contains { $0.isWord("VIEW") } }?.startLine
+                    throw Refusal.desiredSchemaFails("\(line.map { "line \($0): " } ?? "")view \(view): \(SQLCipherDatabase.message(of: error))")
                 }
             }
         }
