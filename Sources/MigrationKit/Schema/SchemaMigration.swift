@@ -73,6 +73,23 @@ public struct SchemaMigration: Hashable, Sendable {
 }
 
 /// One direction of a `SchemaMigration`: the statements from one snapshot to another.
+extension SchemaMigration {
+    /// For a full-text index over another table's rows (FTS4 or FTS5 with `content=`),
+    /// the `'rebuild'` command that fills it from them, as their documentation says, so
+    /// it does not start empty; nil for any other table.
+    package static func fill(_ table: SchemaDump.Object) -> String? {
+        let tokens = SQLTokenizer.tokenize(table.sql).filter { !$0.isTrivia }
+        let isFullText = tokens.contains { $0.isWord("FTS5") || $0.isWord("FTS4") }
+        let hasContentTable = tokens.indices.contains { index in
+            tokens[index].isWord("CONTENT") && index + 2 < tokens.count && tokens[index + 1].isSymbol("=")
+                && !(tokens[index + 2].nameValue ?? "").isEmpty
+        }
+        guard isFullText, hasContentTable else { return nil }
+        let name = quoteIdentifier(table.name)
+        return "INSERT INTO \(name)(\(name)) VALUES ('rebuild')"
+    }
+}
+
 struct SchemaMigrationPlan {
     private(set) var statements: [String] = []
     private(set) var destructiveChanges: [String] = []
@@ -193,7 +210,9 @@ struct SchemaMigrationPlan {
         for (old, new) in recreatedVirtual {
             statements.append("DROP TABLE \(quoteIdentifier(old.name))")
             statements.append(new.sql)
-            destructiveChanges.append("makes virtual table \(old.name) again, which empties it")
+            // A full-text index over another table's rows is filled again from them
+            // (`fill`): nothing is lost. Any other virtual table starts empty.
+            if SchemaMigration.fill(new) == nil { destructiveChanges.append("makes virtual table \(old.name) again, which empties it") }
         }
         // 4. Renamed tables under their new names, new tables, then changed ones.
         for rename in renames.tables {
@@ -206,7 +225,8 @@ struct SchemaMigrationPlan {
             let newColumns = desired.columns[new.name.lowercased()] ?? []
             let columnMap = renames.columnMap(ofTable: new.name)
             destructiveChanges += try Self.losses(table: old.name, from: oldColumns, to: newColumns, renamed: columnMap,
-                                                  hasRows: current.tablesWithRows.contains(old.name.lowercased()), holdsNull: holdsNull)
+                                                  hasRows: current.tablesWithRows.contains(old.name.lowercased()),
+                                                  strict: TableDefinition(sql: new.sql)?.isStrict ?? false, holdsNull: holdsNull)
             let table = quoteIdentifier(new.name)
             var sourceColumns = oldColumns
             if changedTable.renamesColumnsFirst {
@@ -231,7 +251,7 @@ struct SchemaMigrationPlan {
         }
         // A new full-text index over another table's rows is filled from them, once
         // every table is there.
-        statements += (added + recreatedVirtual.map(\.new)).filter { $0.type == "table" }.compactMap(Self.fill)
+        statements += (added + recreatedVirtual.map(\.new)).filter { $0.type == "table" }.compactMap(SchemaMigration.fill)
         // 5. Indexes, views and triggers that are new, changed, or were dropped above,
         //    in the order the desired schema made them.
         for type in ["index", "view", "trigger"] {
@@ -245,20 +265,6 @@ struct SchemaMigrationPlan {
         }
     }
 
-    /// For a full-text index over another table's rows (FTS4 or FTS5 with `content=`),
-    /// the `'rebuild'` command that fills it from them, as their documentation says, so
-    /// it does not start empty; nil for any other table.
-    private static func fill(_ table: SchemaDump.Object) -> String? {
-        let tokens = SQLTokenizer.tokenize(table.sql).filter { !$0.isTrivia }
-        let isFullText = tokens.contains { $0.isWord("FTS5") || $0.isWord("FTS4") }
-        let hasContentTable = tokens.indices.contains { index in
-            tokens[index].isWord("CONTENT") && index + 2 < tokens.count && tokens[index + 1].isSymbol("=")
-                && !(tokens[index + 2].nameValue ?? "").isEmpty
-        }
-        guard isFullText, hasContentTable else { return nil }
-        let name = quoteIdentifier(table.name)
-        return "INSERT INTO \(name)(\(name)) VALUES ('rebuild')"
-    }
 
     /// How a table's definition changes: columns added at the end or dropped, where
     /// `ALTER TABLE` can do it and gives the same definition; otherwise a rebuild.
@@ -386,7 +392,7 @@ struct SchemaMigrationPlan {
     /// What a table's change can lose: columns dropped, a `NOT NULL` column without a
     /// default added to rows, a column's type narrowed to a numeric affinity.
     private static func losses(table: String, from old: [SchemaSnapshot.Column], to new: [SchemaSnapshot.Column],
-                               renamed: [String: String], hasRows: Bool,
+                               renamed: [String: String], hasRows: Bool, strict: Bool,
                                holdsNull: (String, String) throws -> Bool) throws -> [String] {
         func newName(_ column: SchemaSnapshot.Column) -> String { (renamed[column.name.lowercased()] ?? column.name).lowercased() }
         let oldByName = Dictionary(old.map { (newName($0), $0) }, uniquingKeysWith: { first, _ in first })
@@ -406,7 +412,7 @@ struct SchemaMigrationPlan {
                 losses.append("makes column \(table).\(column.name) NOT NULL without a default, which fails on its rows that hold NULL")
             }
             let before = ColumnAffinity(declaredType: previous.declaredType)
-            let after = ColumnAffinity(declaredType: column.declaredType)
+            let after = ColumnAffinity(declaredType: column.declaredType, strict: strict)
             if before != after, after.isNumeric {
                 losses.append("changes column \(table).\(column.name) from \(previous.declaredType.isEmpty ? "no type" : previous.declaredType) to \(column.declaredType), which can change its values")
             }
@@ -420,9 +426,12 @@ struct SchemaMigrationPlan {
 enum ColumnAffinity: Hashable {
     case integer, text, blob, real, numeric
 
-    init(declaredType: String) {
+    /// - Parameter strict: the column's table is `STRICT`, where `ANY` keeps every
+    ///   value as it is (elsewhere it is a numeric type name like any other).
+    init(declaredType: String, strict: Bool = false) {
         let type = declaredType.uppercased()
-        if type.contains("INT") { self = .integer }
+        if strict, type == "ANY" { self = .blob }
+        else if type.contains("INT") { self = .integer }
         else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { self = .text }
         else if type.contains("BLOB") || type.isEmpty { self = .blob }
         else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { self = .real }

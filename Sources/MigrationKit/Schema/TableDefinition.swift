@@ -38,6 +38,10 @@ package struct TableDefinition: Sendable {
     package let items: [Item]
     /// The canonical text after the closing parenthesis (`WITHOUT ROWID`, `STRICT`).
     package let options: String
+    /// Whether the table is `STRICT` (its options name it).
+    package var isStrict: Bool {
+        SQLTokenizer.tokenize(options).contains { $0.isWord("STRICT") }
+    }
     /// The table's earlier name, declared by a `-- @renamed from=OLD` comment before its
     /// first column (sqldef's convention), or nil. Never set for a virtual table.
     package let renamedFrom: String?

@@ -164,6 +164,11 @@ public struct SchemaMigrationProof: Sendable {
             try db.execute(sql: "BEGIN")
             for object in currentSnapshot.objects where object.type == "table" { try db.execute(sql: object.sql) }
             try copySample(of: currentSnapshot, from: currentWriter, into: db)
+            // A full-text index over another table's rows is filled from them, as the
+            // database's own was: otherwise its integrity check fails on the copy.
+            for object in currentSnapshot.objects where object.type == "table" {
+                if let fill = SchemaMigration.fill(object) { try db.execute(sql: fill) }
+            }
             for type in ["index", "view", "trigger"] {
                 for object in currentSnapshot.objects where object.type == type { try db.execute(sql: object.sql) }
             }
@@ -203,8 +208,8 @@ public struct SchemaMigrationProof: Sendable {
     /// database is proven in moments.
     public static let sampleRowsPerTable = 1000
 
-    /// The first rows of every ordinary table (virtual tables fill themselves from their
-    /// content tables), their stored columns only.
+    /// The first rows of every ordinary table (a full-text index over another table is
+    /// filled from it afterwards), their stored columns only.
     private func copySample(of snapshot: SchemaSnapshot, from source: SQLCipherWriter, into target: SQLCipherDatabase) throws {
         for (table, columns) in snapshot.columns where !columns.isEmpty {
             let names = columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
