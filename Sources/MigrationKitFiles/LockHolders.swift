@@ -31,16 +31,18 @@ package struct LockHolder: Hashable, Sendable {
         self.exclusive = exclusive
     }
 
-    /// Who is changing the database at `path`, in words, for a command that met its
-    /// lock: the process holding the change lock, with what its note says it is doing
-    /// (`ChangeNote`), else one holding SQLite's write lock (an app writing); nil
-    /// when none can be named.
+    /// Who holds the database at `path`, in words, for a command that met its lock:
+    /// the process holding the change lock, with what its note says it is doing
+    /// (`ChangeNote`), else one holding SQLite's write lock (an app writing), else one
+    /// holding its read lock (an app in a long read transaction, which a writer's commit
+    /// waits for in rollback-journal mode); nil when none can be named.
     package static func describeChange(of path: String) -> String? {
         let holders = of(path)
         if let changer = holders.first(where: { $0.kind == .changeLock }) {
             return changer.processDescription + (ChangeNote.activity(of: changer.pid, on: path).map { ", doing \($0)" } ?? "")
         }
-        return holders.first(where: { $0.exclusive }).map(\.processDescription)
+        if let writer = holders.first(where: { $0.exclusive }) { return writer.processDescription }
+        return holders.first.map { $0.processDescription + ", reading it in a transaction that has not ended" }
     }
 
     /// The locks other processes hold on the file at `path`.

@@ -187,6 +187,18 @@ import Glibc
         try expectUnchanged(before, "\(command) of a \(journalMode) database in use")
     }
 
+    /// In rollback-journal mode a writer's commit waits for every reader: an app in a
+    /// long read transaction is named, as a writer is.
+    @Test func aReaderThatKeepsTheDatabaseLockedIsNamed() throws {
+        let workspace = try databaseToReplace(for: "rekey", journalMode: "delete")
+        let shell = try ShellHoldingOpen(workspace.database, key: workspace.key, inReadTransaction: true)
+        defer { shell.close() }
+        try workspace.migration("0002_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
+        let result = try Guarded.run(["migrate", "--no-backup", "--lock-timeout", "1"] + workspace.options(), directory: workspace.root)
+        expectCleanFailure(result, .locked, mentions: ["process \(shell.pid) (sqlcipher)", "reading it in a transaction that has not ended", "--lock-timeout"],
+                           "migrate while a reader holds the database")
+    }
+
     /// With --lock-timeout, the command waits for the other process to close the
     /// database, then does its work.
     @Test(arguments: ["cipher-upgrade", "encrypt"])
@@ -245,8 +257,11 @@ private final class ShellHoldingOpen: @unchecked Sendable {
     private var closed = false
     var pid: Int32 { process.processIdentifier }
 
-    /// - Parameter cipherCompatibility: the format to open it in, when not the library's own.
-    init(_ path: String, key: TestKey?, cipherCompatibility: Int? = nil) throws {
+    /// - Parameters:
+    ///   - cipherCompatibility: the format to open it in, when not the library's own.
+    ///   - inReadTransaction: it reads inside `BEGIN` and leaves the transaction open,
+    ///     holding SQLite's read lock.
+    init(_ path: String, key: TestKey?, cipherCompatibility: Int? = nil, inReadTransaction: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
         process.arguments = [path]
         let output = Pipe()
@@ -257,7 +272,7 @@ private final class ShellHoldingOpen: @unchecked Sendable {
         var script = ""
         if let key { script += "PRAGMA key = \(key.pragma);\n" }
         if let cipherCompatibility { script += "PRAGMA cipher_compatibility = \(cipherCompatibility);\n" }
-        script += "SELECT 'open', count(*) FROM notes;\n"
+        script += (inReadTransaction ? "BEGIN;\n" : "") + "SELECT 'open', count(*) FROM notes;\n"
         input.fileHandleForWriting.write(Data(script.utf8))
         // Once it answers, it has read the database and keeps it open.
         var answer = Data()
