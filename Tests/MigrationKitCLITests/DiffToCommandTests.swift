@@ -333,10 +333,11 @@ import Testing
         #expect(broken.stderr.contains("--to \(workspace.path("broken.sql")) does not run on an empty database"), "\(broken.stderr)")
         #expect(broken.stderr.contains("line 1: "), "\(broken.stderr)")
         // Only CREATE statements make a schema: an ATTACH would write a file.
-        try workspace.write("seeded.sql", "CREATE TABLE authors (id INTEGER PRIMARY KEY);\nATTACH 'elsewhere.db' AS other;\n")
+        try workspace.write("seeded.sql", "CREATE TABLE authors (id INTEGER PRIMARY KEY);\nATTACH 'elsewhere.db' AS other;\n\nINSERT INTO authors VALUES (1);\n")
         let seeded = try workspace.run("diff", ["--to", workspace.path("seeded.sql")])
         #expect(seeded.status == 9, "\(seeded.output)")
-        #expect(seeded.stderr.contains("--to \(workspace.path("seeded.sql")) line 2 is ATTACH, not a CREATE statement"), "\(seeded.stderr)")
+        // Each one, with its line.
+        #expect(seeded.stderr.contains("--to \(workspace.path("seeded.sql")) holds statements that are not CREATE statements (line 2: ATTACH, line 4: INSERT)"), "\(seeded.stderr)")
         #expect(!FileManager.default.fileExists(atPath: workspace.path("elsewhere.db")))
         let missing = try workspace.run("diff", ["--to", workspace.path("nowhere.sql")])
         #expect(missing.status == 9, "\(missing.output)")

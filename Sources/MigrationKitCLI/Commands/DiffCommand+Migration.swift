@@ -110,8 +110,8 @@ extension DiffCommand {
         switch refusal {
         case .desiredSchemaFails(let message):
             return CLIError(.fileError, "--to \(schemaFile) does not run on an empty database with SQLite \(SQLCipherLibrary.sqliteVersion): \(message); fix the file (it should hold the CREATE statements of the schema you want).")
-        case .notASchemaStatement(let line, let word):
-            return CLIError(.fileError, "--to \(schemaFile) line \(line) is \(word), not a CREATE statement; a schema file holds only the CREATE statements of the schema you want (tables, indexes, views, triggers), as schema-dump prints them.")
+        case .notSchemaStatements(let statements):
+            return CLIError(.fileError, "--to \(schemaFile) holds statements that are not CREATE statements (\(SchemaMigrationProof.Refusal.listed(statements))); a schema file holds only the CREATE statements of the schema you want (tables, indexes, views, triggers), as schema-dump prints them.")
         case .destructive(let changes):
             return CLIError(.refused, "The migration from \(current) to what \(schemaFile) makes would lose data: it \(changes.joined(separator: "; it ")). Nothing was written; give --allow-drop if that is what you want.")
         case .migrationFails(let message):

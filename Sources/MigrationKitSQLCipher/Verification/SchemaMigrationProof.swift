@@ -37,10 +37,10 @@ public struct SchemaMigrationProof: Sendable {
         /// The desired schema's statements fail on an empty database: the line of the
         /// one that failed, and SQLite's words.
         case desiredSchemaFails(String)
-        /// The desired schema holds a statement that is not a `CREATE` (an `INSERT`, a
-        /// `PRAGMA`, an `ATTACH`, …): its line and first word. A schema file is run on a
-        /// scratch database, and only what makes a schema belongs in it.
-        case notASchemaStatement(line: Int, word: String)
+        /// The desired schema holds statements that are not a `CREATE` (an `INSERT`, a
+        /// `PRAGMA`, an `ATTACH`, …): each one's line and first word, in order. A schema
+        /// file is run on a scratch database, and only what makes a schema belongs in it.
+        case notSchemaStatements([(line: Int, word: String)])
         /// The migration would lose rows or values: one phrase per change.
         case destructive([String])
         /// The migration fails on a scratch copy of the current schema (its words).
@@ -58,8 +58,8 @@ public struct SchemaMigrationProof: Sendable {
             switch self {
             case .desiredSchemaFails(let message):
                 return "The desired schema does not run on an empty database: \(message)."
-            case .notASchemaStatement(let line, let word):
-                return "Line \(line) of the desired schema is \(word), not a CREATE statement; a schema holds only CREATE statements."
+            case .notSchemaStatements(let statements):
+                return "The desired schema holds statements that are not CREATE statements (\(Self.listed(statements))); a schema holds only CREATE statements."
             case .destructive(let changes):
                 return "The migration would lose data: it \(changes.joined(separator: "; it ")). Allow it (`allowsDestructiveChanges`) only if that is what you want."
             case .migrationFails(let message):
@@ -75,6 +75,11 @@ public struct SchemaMigrationProof: Sendable {
 
         /// `description`, for `localizedDescription`.
         public var errorDescription: String? { description }
+
+        /// "line 2: ATTACH, line 5: INSERT".
+        public static func listed(_ statements: [(line: Int, word: String)]) -> String {
+            statements.map { "line \($0.line): \($0.word)" }.joined(separator: ", ")
+        }
     }
 
     /// The oldest SQLite the migration must run on, and lint's judgement of it.
@@ -100,8 +105,9 @@ public struct SchemaMigrationProof: Sendable {
 
         let desired = try SQLCipherWriter(path: scratch.path + "/desired.db", key: key)
         let statements = SQLStatementSplitter.split(desiredSQL)
-        if let other = statements.first(where: { !$0.tokens[0].isWord("CREATE") }) {
-            throw Refusal.notASchemaStatement(line: other.startLine, word: other.tokens[0].text.uppercased())
+        let others = statements.filter { !$0.tokens[0].isWord("CREATE") }
+        if !others.isEmpty {
+            throw Refusal.notSchemaStatements(others.map { ($0.startLine, $0.tokens[0].text.uppercased()) })
         }
         // A TEMP object lives in one connection and no file: a schema with one would
         // otherwise lose it without a word.
