@@ -339,6 +339,10 @@ import Testing
         // Each one, with its line.
         #expect(seeded.stderr.contains("--to \(workspace.path("seeded.sql")) holds statements that are not CREATE statements (line 2: ATTACH, line 4: INSERT)"), "\(seeded.stderr)")
         #expect(!FileManager.default.fileExists(atPath: workspace.path("elsewhere.db")))
+        // A missing `;` is found where SQLite stops: the next line's CREATE.
+        try workspace.write("unended.sql", "CREATE TABLE authors (id INTEGER PRIMARY KEY)\n\nCREATE TABLE books (id INTEGER PRIMARY KEY);\n")
+        let unended = try workspace.run("diff", ["--to", workspace.path("unended.sql")])
+        #expect(unended.status == 9 && unended.stderr.contains("line 3: near \"CREATE\""), "\(unended.output)")
         let missing = try workspace.run("diff", ["--to", workspace.path("nowhere.sql")])
         #expect(missing.status == 9, "\(missing.output)")
         #expect(missing.stderr.contains("cannot be read (no such file)"), "\(missing.stderr)")

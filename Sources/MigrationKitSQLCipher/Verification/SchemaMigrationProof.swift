@@ -124,7 +124,10 @@ public struct SchemaMigrationProof: Sendable {
                        try SchemaSnapshot.isShadowTable(table.name, in: db) { continue }
                     try db.execute(sql: statement.text)
                 } catch {
-                    throw Refusal.desiredSchemaFails("line \(statement.startLine): \(SQLCipherDatabase.message(of: error))")
+                    // The line SQLite points at (a missing `;` shows on the next line's
+                    // first word), else the statement's first.
+                    let line = (error as? SQLCipherError)?.location.map { statement.startLine + $0.line - 1 } ?? statement.startLine
+                    throw Refusal.desiredSchemaFails("line \(line): \(SQLCipherDatabase.message(of: error))")
                 }
             }
             // SQLite creates a view that names a column no table has and fails only when
