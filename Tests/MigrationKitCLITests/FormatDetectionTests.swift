@@ -81,6 +81,15 @@ import Testing
         }
         let read = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "SELECT body FROM notes;")
         #expect(read.status == 0 && read.stdout == "kept\n", "the SQLCipher 1 file after the commands: \(read.output)")
+
+        // A SQLCipher 4 file made with cipher_use_hmac = OFF, opened with its settings.
+        guard try Self.shellIsFour, checksPages else { return }
+        let unauthenticated = workspace.path("no-hmac.db")
+        #expect(try SQLCipherShell.run(unauthenticated, key: workspace.key, "PRAGMA cipher_use_hmac = OFF; CREATE TABLE notes (body TEXT);").status == 0)
+        let settings = ["--cipher-compatibility", "1", "--cipher-page-size", "4096", "--kdf-iter", "256000",
+                        "--cipher-kdf-algorithm", "PBKDF2_HMAC_SHA512", "--cipher-hmac-algorithm", "HMAC_SHA512"]
+        let verified = try Tool.run(["verify", "--db-path", unauthenticated, "--password-file", workspace.keyFile, "--migrations", workspace.migrations] + settings)
+        #expect(verified.status == 0 && verified.stdout.contains("n/a    cipher_integrity_check"), "\(verified.output)")
     }
     /// Early SQLCipher 2.0 files, made by the shell with the PRAGMAs that read them
     /// (`cipher_hmac_pgno = be`; the beta's `cipher_hmac_salt_mask = "x'00'"`), open with
