@@ -135,6 +135,10 @@ public enum DatabaseEncryption {
     /// SQLCipher rekeys in one transaction, so an interruption leaves the old key valid.
     ///
     /// - Parameters:
+    ///   - path: the encrypted database.
+    ///   - oldKey: the key that opens it now.
+    ///   - newKey: the key that opens it afterwards.
+    ///   - cipher: its cipher settings, when not a known format's (which is detected).
     ///   - lockTimeout: how long to wait for another MigrationKit command changing the
     ///     database, for SQLite's locks, and, for a database in WAL mode, for other
     ///     processes to close it: SQLCipher rekeys only a database out of WAL mode,
