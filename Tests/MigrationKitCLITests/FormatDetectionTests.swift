@@ -99,7 +99,7 @@ import Testing
     @Test(arguments: [("PRAGMA cipher_hmac_pgno = be;", "big-endian HMAC page numbers"),
                       ("PRAGMA cipher_hmac_salt_mask = \"x'00'\";", "SQLCipher 2.0 beta's HMAC salt mask")])
     func anEarlySQLCipher2FileOpensWithItsKeyAndSaysWhatItIs(pragma: String, described: String) throws {
-        let workspace = try Workspace(key: .randomPassphrase())
+        let workspace = try Workspace()
         let pragmas = Self.formatPragmas(2, shellIsFour: try Self.shellIsFour) + pragma + "\n"
         let made = try SQLCipherShell.run(workspace.database, key: workspace.key,
                                           pragmas + "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');")
@@ -116,7 +116,7 @@ import Testing
         #expect(read.status == 0 && read.stdout.hasSuffix("kept\n1\n"), "\(read.output)")
 
         // Made by another process, with SQLCipher's default salt mask.
-        let ordinary = try Workspace(key: .randomPassphrase())
+        let ordinary = try Workspace()
         #expect(try SQLCipherShell.run(ordinary.database, key: ordinary.key, "CREATE TABLE notes (body TEXT);").status == 0)
         let opened = try ordinary.run("status")
         #expect(opened.status == 0, "\(opened.output)")

@@ -165,12 +165,13 @@ import Glibc
     }
 
     /// A command that puts a new file in the database's place (`cipher-upgrade`,
-    /// `encrypt --in-place`), or must take it out of WAL mode (`rekey`), while another
+    /// `encrypt --in-place`, `restore`), or must take it out of WAL mode (`rekey`), while another
     /// process has it open (idle, in rollback-journal mode, which SQLite's locks do not
     /// show): refused before any backup, naming the process and --lock-timeout, the
     /// folder unchanged.
     @Test(arguments: [
         ("cipher-upgrade", "delete"), ("cipher-upgrade", "wal"), ("encrypt", "delete"), ("encrypt", "wal"), ("rekey", "wal"),
+        ("restore", "delete"), ("restore", "wal"),
     ])
     func replacingADatabaseAnotherProcessHasOpenIsRefused(command: String, journalMode: String) throws {
         guard command != "cipher-upgrade" || (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 else { return }  // SQLCipher 3 refuses cipher-upgrade outright (CipherUpgradeCommandTests)
@@ -243,6 +244,10 @@ import Glibc
         case "rekey":
             try workspace.write("new-key", "the new passphrase\n", mode: 0o600)
             return ["rekey", "--new-password-file", workspace.path("new-key")] + workspace.options()
+        case "restore":
+            let backup = workspace.path("saved.db")
+            try FileManager.default.copyItem(atPath: workspace.database, toPath: backup)
+            return ["restore", "--from", backup, "--no-backup"] + workspace.options()
         default: return [command] + workspace.options()
         }
     }

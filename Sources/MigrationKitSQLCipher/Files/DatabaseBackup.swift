@@ -82,7 +82,8 @@ public enum DatabaseBackup {
     /// database, `beforeReplacing` runs (the CLI keeps a safety copy of the current
     /// database there), and the copy is renamed over the database, keeping the
     /// database's owner, group and mode. The backup itself is kept. A symbolic link at
-    /// `path` is followed: its target is restored.
+    /// `path` is followed: its target is restored. Another process that has the database
+    /// open is waited for, up to the configuration's busy timeout (`DatabaseUsers`).
     public static func restore(
         from backup: String,
         to path: String,
@@ -97,11 +98,15 @@ public enum DatabaseBackup {
         defer { lock.release() }
         let temporary = DurableFile.siblingPath(of: target, purpose: "restoring")
         DurableFile.removeIfPresent(temporary)
+        let consequence = "would go on using the old file, its -wal and -shm removed under it, once the backup takes its name"
+        try DatabaseUsers.waitUntilAlone(target, timeout: configuration.busyTimeout, consequence: consequence)
         do {
             try BackupFiles.copyBytes(from: backup, to: temporary)
             // Refuse a database whose owner cannot be kept before the safety copy is taken.
             try DurableFile.takeOverOwnership(of: target, for: temporary)
             try beforeReplacing()
+            // Again: a process may have opened it during the copy.
+            try DatabaseUsers.waitUntilAlone(target, timeout: configuration.busyTimeout, consequence: consequence)
             // A journal left by the replaced database would be applied to the restored
             // one on next open and corrupt it.
             FileRemoval.remove(["-journal", "-wal", "-shm"].map { target + $0 })
