@@ -12,6 +12,7 @@ struct CommandContext: @unchecked Sendable {
     private let resolvedSettings = CLIContext.resolvedSettings
     private let journal = CLIContext.journal
     private let emptyVariableWarning = CLIContext.emptyVariableWarning
+    private let fleetKeys = CLIContext.fleetKeys
     private let environment = ProcessEnvironment.substitute
     private let standardInput = StandardInput.descriptor
     private let console = Console.capture
@@ -26,9 +27,11 @@ struct CommandContext: @unchecked Sendable {
                 try CLIContext.$resolvedSettings.withValue(resolvedSettings) {
                     try CLIContext.$journal.withValue(journal) {
                         try CLIContext.$emptyVariableWarning.withValue(emptyVariableWarning) {
-                            try ProcessEnvironment.$substitute.withValue(environment) {
-                                try StandardInput.$descriptor.withValue(standardInput) {
-                                    try Console.$capture.withValue(console, operation: body)
+                            try CLIContext.$fleetKeys.withValue(fleetKeys) {
+                                try ProcessEnvironment.$substitute.withValue(environment) {
+                                    try StandardInput.$descriptor.withValue(standardInput) {
+                                        try Console.$capture.withValue(console, operation: body)
+                                    }
                                 }
                             }
                         }

@@ -81,9 +81,22 @@ enum CommandSupport {
     ///
     /// - Parameter path: the database the key is for: `{name}` in the key options stands
     ///   for its name, here and only here, for every command (nil: a key shared by a
-    ///   fleet's databases, which has no `{name}`).
+    ///   fleet's databases, which has no `{name}`). In a fleet (`FleetKeys`), a source
+    ///   without `{name}` is read once for every database.
     static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
+        // A key the fleet's databases share is read once, for all of them; one with
+        // `{name}` is each database's own (asked before the name is put in).
+        let isShared = !keyOptions.isTemplate
         let keyOptions = path.map { keyOptions.forDatabase(at: $0) } ?? keyOptions
+        if let shared = CLIContext.fleetKeys, isShared {
+            return try shared.key(.current) {
+                try resolveOnce(keyOptions, promptMessage: shared.promptMessage(.current), keyIsNew: keyIsNew, reporter: reporter)
+            }
+        }
+        return try resolveOnce(keyOptions, promptMessage: promptMessage, keyIsNew: keyIsNew, reporter: reporter)
+    }
+
+    private static func resolveOnce(_ keyOptions: KeyOptions, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
         let source = try keyOptions.source(
             standardInputIsTerminal: StandardInput.isTerminal,
             promptMessage: promptMessage,
@@ -127,6 +140,16 @@ enum CommandSupport {
             configuration.readOnly = FileManager.default.fileExists(atPath: path) && !FileManager.default.isWritableFile(atPath: path)
         }
         return configuration
+    }
+
+    /// Whether `key` opens the database at `path` (with the cipher options of
+    /// `settings`), tried read-only so that trying changes nothing: how a rerun of
+    /// `rekey` or `encrypt --in-place` knows the work is already done.
+    static func keyOpens(_ path: String, key: DatabaseKey, settings: ConnectionSettings) -> Bool {
+        var configuration = settings.configuration
+        configuration.readOnly = true
+        configuration.createIfMissing = false
+        return (try? SQLCipherWriter(path: path, key: key, configuration: configuration)) != nil
     }
 
     /// `--password` put the key in the process list, whether or not this command then

@@ -77,6 +77,8 @@ enum CLIContext {
     /// not once a fleet database, and again in the next run of an app that embeds the
     /// commands.
     @TaskLocal static var emptyVariableWarning = OnceFlag()
+    /// The keys a fleet's databases share, read once (nil outside a fleet).
+    @TaskLocal static var fleetKeys: FleetKeys?
 }
 
 /// Holds what `MigrationCLI` resolved before the command ran.

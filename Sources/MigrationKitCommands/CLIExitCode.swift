@@ -49,6 +49,22 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
         }
     }
 
+    /// The code a fleet ends with: its databases' worst. Worst is what most needs a
+    /// person: damage found (3), then a change that failed (2) or failed unexpectedly
+    /// (1), then a database that would not open (4, 5, 9), one another process held (8),
+    /// a state that refused the command (7), and migrations pending (6). Each database's
+    /// own code is in the fleet's `--json`.
+    package static func worst(_ codes: some Sequence<CLIExitCode>) -> CLIExitCode {
+        codes.max { severity.firstIndex(of: $0) ?? 0 < severity.firstIndex(of: $1) ?? 0 } ?? .success
+    }
+
+    /// From least to most severe, for `worst`.
+    private static let severity: [CLIExitCode] = [
+        .success, .usage, .pendingMigrations, .refused, .locked, .fileError, .keyUnavailable,
+        .wrongKeyOrNotADatabase, .failure, .migrationFailed, .verificationFailed,
+        .hungUp, .terminated, .interrupted,
+    ]
+
     /// The code of a run stopped by `signal`: 128 + its number.
     package static func stopped(by signal: Int32) -> CLIExitCode {
         switch signal {

@@ -47,4 +47,29 @@ import Testing
         }
         #expect(withConnection >= 10, "the connection options were not found on the commands that have them")
     }
+
+    /// The commands that name one database and work on nothing else: each has a reason.
+    /// Every other command with the connection options works on each database of a
+    /// fleet alone, and so takes the fleet selectors through the one engine.
+    private static let singleDatabaseCommands: [String: String] = [
+        "schema-dump": "prints one schema (to standard output or --output)",
+        "restore": "puts one backup file back",
+        "lint": "judges the migrations folder, against one database at most",
+        "new": "writes a migration file",
+        "init": "writes a project file",
+        "config": "shows the settings that apply",
+    ]
+
+    @Test func everyPerDatabaseCommandTakesTheFleetSelectors() {
+        var fleets: [String] = []
+        for command in commands {
+            let options = Mirror(reflecting: command.init()).children.map { String(describing: type(of: $0.value)) }
+            guard options.contains(where: { $0.contains("ConnectionOptions") }), Self.singleDatabaseCommands[command._commandName] == nil else { continue }
+            let name = command._commandName
+            #expect(options.contains { $0.contains("FleetOptions") }, "\(name) works on one database at a time but takes no --db-glob, --db-list, --shard or --jobs")
+            #expect(command is any FleetCommand.Type || name == "migrate", "\(name) does not run its fleet on the one engine (FleetCommand)")
+            fleets.append(name)
+        }
+        #expect(Set(fleets).isSuperset(of: ["migrate", "status", "verify", "rollback", "baseline", "diff", "rekey", "cipher-upgrade", "encrypt", "decrypt"]), "\(fleets.sorted())")
+    }
 }

@@ -72,6 +72,13 @@ import Testing
         expectDocumented("migrate --db-glob", try json(["migrate", "--db-glob", workspace.path("*.db")] + options), fields)
         expectDocumented("status", try json(["status"] + options), fields)
         expectDocumented("verify", try json(["verify"] + options), fields)
+        let fleet = try json(["verify", "--db-glob", workspace.path("*.db")] + options)
+        expectDocumented("fleet", fleet, fields)
+        if let report = ((try? decodeJSON(fleet.stdout))?["databases"] as? [[String: Any]])?.first?["report"] as? [String: Any] {
+            #expect(Set(report.keys) == fields["verify"], "a fleet's report is the command's own document: \(report.keys.sorted())")
+        } else {
+            Issue.record("verify over a fleet printed no report: \(fleet.output)")
+        }
         expectDocumented("lint", try json(["lint"] + options), fields)
         expectDocumented("schema-dump", try json(["schema-dump"] + options), fields)
         expectDocumented("schema-dump", try json(["schema-dump", "--output", workspace.path("schema.sql")] + options), fields)

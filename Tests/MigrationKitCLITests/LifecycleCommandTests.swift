@@ -95,9 +95,16 @@ import Testing
         #expect(rekeyWithKey.stderr.contains("not encrypted"))
 
         #expect(try workspace.run("encrypt", ["--in-place", "--no-backup"]).status == 0)
+        // Again with the same key, a rerun: done already, nothing written.
+        let encrypted = workspace.bytes(workspace.database)
         let twice = try workspace.run("encrypt", ["--in-place", "--no-backup"])
-        #expect(twice.exitCode == .wrongKeyOrNotADatabase)
-        #expect(twice.stderr.contains("rekey"))
+        #expect(twice.status == 0 && twice.stdout.contains("already encrypted with this key: nothing to change"), "\(twice.output)")
+        #expect(workspace.bytes(workspace.database) == encrypted)
+        // With another key: refused, pointing at rekey.
+        let otherKey = try Tool.run(["encrypt", "--in-place", "--no-backup", "--db-path", workspace.database, "--password", "another key"])
+        #expect(otherKey.exitCode == .wrongKeyOrNotADatabase, "\(otherKey.output)")
+        #expect(otherKey.stderr.contains("rekey"), "\(otherKey.stderr)")
+        #expect(workspace.bytes(workspace.database) == encrypted)
     }
 
     /// With a passphrase: KDF iterations apply only to one.

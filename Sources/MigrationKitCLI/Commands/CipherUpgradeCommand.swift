@@ -3,7 +3,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "cipher-upgrade",
         abstract: "Move an encrypted database to the linked SQLCipher's own format (SQLCipher 3 files to SQLCipher 4's), proven before it replaces the original.",
@@ -18,6 +18,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backup: BackupOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
 
     @Option(name: .customLong("to-page-size"), help: ArgumentHelp("The new file's cipher page size in bytes (default: the linked SQLCipher's, 4096 on 4.x).", valueName: "n"))
     var toPageSize: Int?
@@ -40,11 +41,18 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         }
     }
 
+    let fleetVerb = "Upgrading"
+
     func run() throws {
-        let reporter = Reporter(output)
-        let start = ContinuousClock.now
         // Before a key is asked for: SQLCipher 3 cannot write the format at all.
         try CipherFormatUpgrade.requireSupportedLibrary()
+        let reporter = Reporter(output)
+        if fleet.namesFleet(dbPaths: connection.dbPaths) { return try runFleet(reporter: reporter) }
+        try reporter.document(try runOnDatabase(reporter: reporter))
+    }
+
+    func runOnDatabase(reporter: Reporter) throws -> CipherUpgradeDocument {
+        let start = ContinuousClock.now
         let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard settings.key != nil else { throw CLIError(.usage, "cipher-upgrade needs the database's key.") }
         try CommandSupport.holdChangeLock(on: settings.path, settings: settings)
@@ -62,7 +70,13 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         }
         let duration = ContinuousClock.now - start
         report(summary, database: settings.path, backup: backupPath, duration: duration, reporter: reporter)
-        try reporter.document(CipherUpgradeDocument(summary, database: settings.path, backup: backupPath, duration: duration))
+        return CipherUpgradeDocument(summary, database: settings.path, backup: backupPath, duration: duration)
+    }
+
+    func fleetResult(_ report: CipherUpgradeDocument) -> String {
+        if report.dryRun { return "would upgrade from \(report.from.format.rawValue) to \(report.to.format.rawValue)" }
+        return report.changed ? "upgraded from \(report.from.format.rawValue) to \(report.to.format.rawValue)" + (report.backup.map { "; backup: \($0)" } ?? "")
+            : "already in \(report.to.format.rawValue)'s format"
     }
 
     private func report(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration, reporter: Reporter) {
@@ -99,9 +113,9 @@ extension CipherUpgradeCommand {
 }
 
 /// What `cipher-upgrade --json` prints.
-struct CipherUpgradeDocument: Encodable {
+struct CipherUpgradeDocument: Encodable, Sendable {
     /// One side's cipher settings.
-    struct Settings: Encodable {
+    struct Settings: Encodable, Sendable {
         let format: CipherFormat
         let pageSize: Int?
         let kdfIterations: Int?

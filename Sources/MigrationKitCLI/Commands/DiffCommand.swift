@@ -11,7 +11,7 @@ import MigrationKitSQLCipher
 ///   migrations folder's) to the one the file makes, proven on scratch copies first
 ///   (`SchemaMigrationProof`), printed or written as the next migration file.
 /// Reads the database only.
-struct DiffCommand: UsesProjectConnection, PrintsOutput {
+struct DiffCommand: UsesProjectConnection, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Compare the database's schema with what its applied migrations make (drift: exit 0 when they agree, 3 when not), or write the migration to the schema a file makes (--to).",
@@ -26,6 +26,9 @@ struct DiffCommand: UsesProjectConnection, PrintsOutput {
     var allowDrop = false
     @OptionGroup var minimum: MinimumSQLiteOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
+
+    let fleetVerb = "Comparing"
 
     /// With --to, the project's database only when --db-path asks for it: the folder's
     /// schema needs no key.
@@ -45,6 +48,18 @@ struct DiffCommand: UsesProjectConnection, PrintsOutput {
     func run() throws {
         let reporter = Reporter(output)
         if let desiredSchemaFile { return try writeMigration(to: desiredSchemaFile, reporter: reporter) }
+        if fleet.namesFleet(dbPaths: connection.dbPaths) { return try runFleet(reporter: reporter) }
+        let report = try runOnDatabase(reporter: reporter)
+        try reporter.document(report)
+        try finishAlone(report, reporter: reporter)
+    }
+
+    func validateFleet() throws {
+        if desiredSchemaFile != nil { throw CLIError(.usage, "--to writes one migration from one schema; give one --db-path (or none, for the migrations folder's schema).") }
+    }
+
+    /// Drift: the database's schema against what its applied migrations make.
+    func runOnDatabase(reporter: Reporter) throws -> DiffDocument {
         let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
         let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
         let report: SchemaDrift.Report
@@ -64,11 +79,23 @@ struct DiffCommand: UsesProjectConnection, PrintsOutput {
             reporter.line("Drift: the schema differs from \(made); put each change in a migration, or undo it:")
             for difference in report.differences { reporter.line("  \(difference.summary)") }
         }
-        try reporter.document(DiffDocument(database: writer.path, databaseName: CommandSupport.databaseName,
-                                           applied: report.applied, drift: !report.differences.isEmpty,
-                                           differences: report.differences))
-        // The differences are the message (and the JSON document); the code says drift.
-        if !report.differences.isEmpty { throw ExitCode(CLIExitCode.verificationFailed.rawValue) }
+        return DiffDocument(database: writer.path, databaseName: CommandSupport.databaseName,
+                            applied: report.applied, drift: !report.differences.isEmpty,
+                            differences: report.differences)
+    }
+
+    /// The differences are the message (and the JSON document); the code says drift.
+    func finishAlone(_ report: DiffDocument, reporter: Reporter) throws {
+        if let failure = failure(in: report) { throw ExitCode(failure.exitCode.rawValue) }
+    }
+
+    func failure(in report: DiffDocument) -> ErrorPresentation? {
+        guard report.drift else { return nil }
+        return ErrorPresentation(kind: "drift", message: "drift: " + report.differences.map(\.summary).joined(separator: "; "), exitCode: .verificationFailed)
+    }
+
+    func fleetResult(_ report: DiffDocument) -> String {
+        "no drift (\(report.applied.count) applied migration\(report.applied.count == 1 ? "" : "s"))"
     }
 
     private static func sentence(for refusal: SchemaDrift.Refusal, database: String) -> String {

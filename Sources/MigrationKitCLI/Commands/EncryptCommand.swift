@@ -1,17 +1,20 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 import MigrationKitCommands
+import MigrationKitKeyOptions
 import MigrationKitSQLCipher
 
-struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "encrypt",
         abstract: "Encrypt a plaintext database with the given key (into --output, or in place).",
-        discussion: "The key options give the key to encrypt with. Stop the app that uses the database first.")
+        discussion: "The key options give the key to encrypt with. Stop the app that uses the database first. In place, a database that already opens with the key is left as it is, so a rerun changes nothing twice.")
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backup: BackupOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
 
     @Option(name: .customLong("output"), help: ArgumentHelp("Write the encrypted copy here (must not exist).", valueName: "file"))
     var outputPath: String?
@@ -21,6 +24,8 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 
     @Flag(name: .customLong("force"), help: "Replace --output if it exists (never a file this command reads).")
     var force = false
+
+    let fleetVerb = "Encrypting"
 
     func validate() throws {
         if (outputPath == nil) == !inPlace {
@@ -34,8 +39,17 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         }
     }
 
-    func run() throws {
-        let reporter = Reporter(output)
+    func validateFleet() throws {
+        if !inPlace { throw CLIError(.usage, "Over several databases, encrypt works --in-place; give --in-place, or one --db-path with --output.") }
+    }
+
+    /// The key every database is encrypted with, read once (asked twice at a prompt).
+    func readSharedKeys(reporter: Reporter) throws {
+        guard !connection.key.isTemplate else { return }
+        _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: true, reporter: reporter)
+    }
+
+    func runOnDatabase(reporter: Reporter) throws -> ExportDocument {
         let path = try connection.requiredPath()
         if let outputPath { try OutputFile(path: outputPath, force: force).check(against: connection.filesRead) }
         let settings = try CommandSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
@@ -45,13 +59,20 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         if inPlace {
             try CommandSupport.holdChangeLock(on: path, settings: settings)
             let modeBefore = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0o600
-            // The backup, a plaintext copy of a plaintext database (the state before
-            // encryption), is written only once the database is known to be plaintext
-            // and replaceable.
-            summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher,
-                                                            lockTimeout: settings.configuration.busyTimeout) {
-                guard !backup.skip else { return }
-                backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
+            do {
+                // The backup, a plaintext copy of a plaintext database (the state before
+                // encryption), is written only once the database is known to be plaintext
+                // and replaceable.
+                summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher,
+                                                                lockTimeout: settings.configuration.busyTimeout) {
+                    guard !backup.skip else { return }
+                    backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
+                }
+            } catch let error as any KindedDatabaseError where error.kind != .fileSystem && error.kind != .busy {
+                // A rerun: the database is encrypted with this key already.
+                guard CommandSupport.keyOpens(path, key: key, settings: settings) else { throw error }
+                reporter.line("\(path) is already encrypted with this key: nothing to change.")
+                return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: path, rowCounts: [:], backup: nil, changed: false)
             }
             reporter.line("Encrypted \(path) in place (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
             if modeBefore & 0o077 != 0 {
@@ -63,11 +84,16 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher, overwrite: force)
             reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
         } else {
-            return
+            throw CLIError(.usage, "Give --output FILE or --in-place (one of them).")
         }
         if let advice = CipherOptions.reopeningAdvice(settings.configuration.cipher) { reporter.line(advice) }
         if let backupPath { reporter.line("Backup of the plaintext original: \(backupPath) — delete it once the encrypted database is in use.") }
-        try reporter.document(ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts, backup: backupPath))
+        return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts, backup: backupPath, changed: true)
+    }
+
+    func fleetResult(_ report: ExportDocument) -> String {
+        report.changed ? "encrypted (\(RowCounts.rowsInTables(report.rowCounts)) verified)" + (report.backup.map { "; plaintext backup: \($0)" } ?? "")
+            : "already encrypted with this key"
     }
 
     private func plaintextConfiguration(_ settings: ConnectionSettings) -> SQLCipherConfiguration {
@@ -78,23 +104,32 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     }
 }
 
-struct DecryptCommand: UsesProjectConnection, PrintsOutput {
+struct DecryptCommand: UsesProjectConnection, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "decrypt",
         abstract: "Write a plaintext copy of an encrypted database (mode 0600), for export or support.")
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
 
-    @Option(name: .customLong("output"), help: ArgumentHelp("The plaintext copy to write.", valueName: "file"))
+    @Option(name: .customLong("output"), help: ArgumentHelp("The plaintext copy to write; over several databases, name each with {name}: 'exports/{name}.db'.", valueName: "file"))
     var outputPath: String
 
     @Flag(name: .customLong("force"), help: "Replace --output if it exists.")
     var force = false
 
-    func run() throws {
-        let reporter = Reporter(output)
+    let fleetVerb = "Decrypting"
+
+    func validateFleet() throws {
+        if !outputPath.contains(KeySourceValues.namePlaceholder) {
+            throw CLIError(.usage, "Over several databases, --output names each copy with {name} (each database's name): --output 'exports/{name}.db'.")
+        }
+    }
+
+    func runOnDatabase(reporter: Reporter) throws -> ExportDocument {
         let path = try connection.requiredPath()
+        let outputPath = self.outputPath.replacingOccurrences(of: KeySourceValues.namePlaceholder, with: KeyOptions.databaseName(path))
         try OutputFile(path: outputPath, force: force).check(against: connection.filesRead)
         let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard let key = settings.key else {
@@ -102,37 +137,51 @@ struct DecryptCommand: UsesProjectConnection, PrintsOutput {
         }
         let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force)
         reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified). It is not encrypted: keep it private and delete it when done.")
-        try reporter.document(ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil))
+        return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil, changed: true)
+    }
+
+    func fleetResult(_ report: ExportDocument) -> String {
+        "plaintext copy: \(report.output) (\(RowCounts.rowsInTables(report.rowCounts)) verified)"
     }
 }
 
-struct ExportDocument: Encodable {
+struct ExportDocument: Encodable, Sendable {
     let database: String
     @AlwaysPresent var databaseName: String?
     let output: String
     let rowCounts: [String: Int]
     /// The backup written first, or null.
     @AlwaysPresent var backup: String?
+    /// False when `encrypt --in-place` found the database already encrypted with the
+    /// key (a rerun), and wrote nothing.
+    let changed: Bool
 }
 
 /// What `rekey --json` prints.
-struct RekeyDocument: Encodable {
+struct RekeyDocument: Encodable, Sendable {
     let database: String
     @AlwaysPresent var databaseName: String?
     /// The backup written first (still encrypted with the old key), or null.
     @AlwaysPresent var backup: String?
+    /// False when the database already opened with the new key and not the current one:
+    /// a rerun after a rekey that finished (or a fleet stopped part-way), which changes
+    /// nothing twice.
+    let changed: Bool
 }
 
-struct RekeyCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt a database with a new key, then prove the new key opens it.",
-        discussion: "The key options give the current key; the --new-* options give the new one (or a prompt, asked twice).")
+        discussion: "The key options give the current key; the --new-* options give the new one (or a prompt, asked twice). A database that already opens with the new key and not the current one is left as it is, so a rerun changes nothing twice.")
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup(title: "New key options") var newKey: NewKeyOptions
     @OptionGroup var backup: BackupOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
+
+    let fleetVerb = "Rekeying"
 
     func validate() throws {
         if connection.key.plaintext {
@@ -140,8 +189,19 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         }
     }
 
-    func run() throws {
-        let reporter = Reporter(output)
+    var standardInputReaders: [String] {
+        (connection.key.given.readsStandardInput ? ["--password-file"] : []) + (newKey.given.readsStandardInput ? ["--new-password-file"] : [])
+    }
+
+    /// The current key and the new one, when the databases share them.
+    func readSharedKeys(reporter: Reporter) throws {
+        if !connection.key.isTemplate {
+            _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
+        }
+        if !newKey.isTemplate { _ = try newKey.resolve(for: nil, reporter: reporter) }
+    }
+
+    func runOnDatabase(reporter: Reporter) throws -> RekeyDocument {
         let path = try connection.requiredPath()
         let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard let oldKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
@@ -150,8 +210,17 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         try CommandSupport.holdChangeLock(on: path, settings: settings)
         // Closed before the rekey: SQLite lets a WAL database leave WAL mode only from
         // its one connection.
-        var writer: SQLCipherWriter? = try CLIContext.host.openWriter(settings)
-        let key = try newKey.resolve(reporter: reporter)
+        var writer: SQLCipherWriter?
+        do {
+            writer = try CLIContext.host.openWriter(settings)
+        } catch let error as any KindedDatabaseError where error.kind == .wrongKey {
+            // A rerun: the rekey already happened. Anything else is the wrong key.
+            let key = try newKey.resolve(for: path, reporter: reporter)
+            guard CommandSupport.keyOpens(path, key: key, settings: settings) else { throw error }
+            reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
+            return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false)
+        }
+        let key = try newKey.resolve(for: path, reporter: reporter)
         if key.isSameKey(as: oldKey) {
             throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
         }
@@ -165,6 +234,10 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         if let backupPath {
             reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")
         }
-        try reporter.document(RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: backupPath))
+        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: backupPath, changed: true)
+    }
+
+    func fleetResult(_ report: RekeyDocument) -> String {
+        report.changed ? "rekeyed" + (report.backup.map { "; backup (old key): \($0)" } ?? "") : "already on the new key"
     }
 }

@@ -45,30 +45,14 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     @Option(name: .customLong("verify"), help: ArgumentHelp("What to verify after migrating: changed (quick_check of the tables the migrations wrote, and the foreign keys of those and of the tables pointing at them) or full (the whole file, as the verify command does).", valueName: "changed|full"))
     var verification: VerificationExtent = .changed
 
-    @Option(name: .customLong("db-glob"), help: ArgumentHelp("Migrate every database file this pattern matches, such as 'tenants/*.db' (quoted; repeatable). Each database is migrated all or nothing.", valueName: "pattern"))
-    var databaseGlobs: [String] = []
-
-    @Option(name: .customLong("db-list"), help: ArgumentHelp("Migrate every database this file names, one path a line (`-`: standard input).", valueName: "file"))
-    var databaseList: String?
-
-    @Option(name: .customLong("shard"), help: ArgumentHelp("Migrate only this share of the databases named, for a scheduler running one command per machine: INDEX from 0 to COUNT-1 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX). Each database's share follows from its name alone.", valueName: "index/count"))
-    var shard: FleetShard?
-
-    @Option(name: .customLong("jobs"), help: ArgumentHelp("With several databases: how many to migrate at once (default: the number of CPU cores).", valueName: "n"))
-    var jobs: Int?
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
 
     func validate() throws {
         if atomic && dryRun { throw ValidationError("--dry-run already runs atomically; give one of --atomic and --dry-run.") }
         if dryRun && eraseOnSchemaChange { throw ValidationError("--dry-run cannot be combined with --erase-on-schema-change.") }
         if yes && !eraseOnSchemaChange { throw ValidationError("--yes only confirms --erase-on-schema-change.") }
-        if let jobs, !(1...FleetRun.maximumJobs).contains(jobs) {
-            throw ValidationError("--jobs must be between 1 and \(FleetRun.maximumJobs).")
-        }
         if isFleet && eraseOnSchemaChange {
             throw ValidationError("--erase-on-schema-change works on one database; give one --db-path.")
-        }
-        if databaseList == "-" && connection.key.given.readsStandardInput {
-            throw ValidationError("--db-list - and --password-file - both read standard input; give the list or the key in a file.")
         }
     }
 

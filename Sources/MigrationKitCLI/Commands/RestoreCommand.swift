@@ -50,19 +50,21 @@ struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     }
 }
 
-struct BaselineCommand: UsesProjectConnection, PrintsOutput {
+struct BaselineCommand: UsesProjectConnection, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "baseline",
         abstract: "Record migrations up to --to as applied without running them, for a database made before MigrationKit managed it.")
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The last migration the database already reflects.", valueName: "id"))
     var target: String
 
-    func run() throws {
-        let reporter = Reporter(output)
+    let fleetVerb = "Baselining"
+
+    func runOnDatabase(reporter: Reporter) throws -> BaselineDocument {
         let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
         let writer = try CommandSupport.openWriter(connection, access: .change, reporter: reporter)
         let recorded = try runner.baseline(in: writer, upTo: target)
@@ -70,7 +72,11 @@ struct BaselineCommand: UsesProjectConnection, PrintsOutput {
         reporter.line(recorded.isEmpty
             ? "Nothing to record: every migration up to \(target) is already applied."
             : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
-        try reporter.document(BaselineDocument(database: writer.path, databaseName: CommandSupport.databaseName, baselined: recorded))
+        return BaselineDocument(database: writer.path, databaseName: CommandSupport.databaseName, baselined: recorded)
+    }
+
+    func fleetResult(_ report: BaselineDocument) -> String {
+        report.baselined.isEmpty ? "nothing to record" : "recorded \(report.baselined.count) migration\(report.baselined.count == 1 ? "" : "s") as applied"
     }
 }
 

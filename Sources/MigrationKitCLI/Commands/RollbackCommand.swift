@@ -3,7 +3,7 @@ import MigrationKit
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
-struct RollbackCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "rollback",
         abstract: "Undo the latest applied migrations with their down SQL, then verify.")
@@ -11,14 +11,24 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var backup: BackupOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
 
     @OptionGroup var scope: RollbackScopeOptions
 
     @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Roll back a migration edited since it was applied, with its edited down SQL (repeatable).", valueName: "id"))
     var acceptModified: [String] = []
 
-    func run() throws {
-        let reporter = Reporter(output)
+    let fleetVerb = "Rolling back"
+
+    /// A fleet rolls back to a migration, never by a count: run again after a failure
+    /// or Ctrl-C, `--steps` would roll back the finished databases once more.
+    func validateFleet() throws {
+        if scope.target == nil {
+            throw CLIError(.usage, "Over several databases, rollback takes --to ID (the migration to go back to), not --steps: a second run after a failure or Ctrl-C then rolls back nothing twice.")
+        }
+    }
+
+    func runOnDatabase(reporter: Reporter) throws -> RollbackDocument {
         var runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
         let journal = CLIContext.journal
         runner.observer = { event in
@@ -44,12 +54,17 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         reporter.line(report.steps.isEmpty
             ? "Nothing to roll back."
             : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")
-        try reporter.document(RollbackDocument(
+        return RollbackDocument(
             database: writer.path,
             databaseName: CommandSupport.databaseName,
             backup: backupPath,
             rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
-            durationMs: report.duration.wholeMilliseconds))
+            durationMs: report.duration.wholeMilliseconds)
+    }
+
+    func fleetResult(_ report: RollbackDocument) -> String {
+        report.rolledBack.isEmpty ? "nothing to roll back"
+            : "rolled back \(report.rolledBack.count) migration\(report.rolledBack.count == 1 ? "" : "s")" + (report.backup.map { "; backup: \($0)" } ?? "")
     }
 }
 

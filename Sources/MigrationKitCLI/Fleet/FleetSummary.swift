@@ -11,20 +11,20 @@ struct FleetSummary {
         let listed: Int
     }
 
-    let outcomes: [FleetRun.Outcome]
+    let outcomes: [FleetOutcome<MigrationReport>]
     let duration: Duration
     let jobs: Int
     let dryRun: Bool
     let shard: Share?
 
     private var failed: Int { outcomes.filter { $0.failure != nil }.count }
+    private var stopped: Int { outcomes.filter { $0.state == .stopped }.count }
+    private var notStarted: Int { outcomes.filter { $0.state == .notStarted }.count }
 
-    private func count(_ result: (FleetRun.Outcome.Result) -> Bool) -> Int {
-        outcomes.filter { result($0.result) }.count
+    /// The databases that migrated, or (`changed: false`) were up to date.
+    private func finished(changed: Bool) -> Int {
+        outcomes.filter { $0.state == .finished && $0.value.map { !$0.steps.isEmpty } == changed }.count
     }
-
-    private var stopped: Int { count { if case .stopped = $0 { true } else { false } } }
-    private var notStarted: Int { count { if case .notStarted = $0 { true } else { false } } }
 
     /// "1 database", "3 databases".
     static func databases(_ count: Int) -> String {
@@ -51,13 +51,13 @@ struct FleetSummary {
 
     func print(to reporter: Reporter) {
         let width = min(max(outcomes.map(\.path.count).max() ?? 0, "DATABASE".count), 60)
-        reporter.line(pad("DATABASE", width) + "  " + pad("TIME", 8) + "  RESULT")
+        reporter.line(Self.pad("DATABASE", width) + "  " + Self.pad("TIME", 8) + "  RESULT")
         for outcome in outcomes {
-            reporter.line(pad(outcome.path, width) + "  " + pad(outcome.duration.humanReadable, 8) + "  " + describe(outcome))
+            reporter.line(Self.pad(outcome.path, width) + "  " + Self.pad(outcome.duration.humanReadable, 8) + "  " + describe(outcome))
         }
         var counts: [String] = []
-        let applied = count { if case .migrated(let report) = $0 { !report.steps.isEmpty } else { false } }
-        let upToDate = count { if case .migrated(let report) = $0 { report.steps.isEmpty } else { false } }
+        let applied = finished(changed: true)
+        let upToDate = finished(changed: false)
         counts.append("\(applied) \(dryRun ? "would be migrated" : "migrated")")
         counts.append("\(upToDate) already up to date")
         if failed > 0 { counts.append("\(failed) failed") }
@@ -67,36 +67,47 @@ struct FleetSummary {
         reporter.line("\(Self.databases(outcomes.count)) in \(duration.humanReadable) (\(jobs) at a time): " + counts.joined(separator: ", ") + "." + share)
     }
 
-    private func describe(_ outcome: FleetRun.Outcome) -> String {
-        switch outcome.result {
-        case .failed(let failure):
-            return "failed (exit \(failure.exitCode.rawValue)): \(failure.message)" + (outcome.backup.map { " Backup kept: \($0)" } ?? "")
+    private func describe(_ outcome: FleetOutcome<MigrationReport>) -> String {
+        switch outcome.state {
+        case .failed:
+            return "failed (exit \(outcome.failure?.exitCode.rawValue ?? 1)): \(outcome.failure?.message ?? "")" + (outcome.backup.map { " Backup kept: \($0)" } ?? "")
         case .stopped:
             return "stopped and rolled back: as it was" + (outcome.backup.map { ". Backup kept: \($0)" } ?? "")
         case .notStarted:
             return "not started"
-        case .migrated(let report) where report.steps.isEmpty:
-            return "already up to date"
-        case .migrated(let report):
+        case .finished:
+            guard let report = outcome.value, !report.steps.isEmpty else { return "already up to date" }
             let count = "\(report.steps.count) migration\(report.steps.count == 1 ? "" : "s")"
             return dryRun ? "would apply \(count), then rolled back" : "applied \(count)"
         }
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
+    /// Rows of cells as aligned columns, two spaces apart: the first row is the header.
+    /// A column is as wide as its widest cell, up to 60 characters; the last is not
+    /// padded.
+    static func columns(_ rows: [[String]]) -> [String] {
+        let count = rows.map(\.count).max() ?? 0
+        let widths = (0..<count).map { column in min(60, rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0) }
+        return rows.map { row in
+            row.enumerated().map { column, cell in column == row.count - 1 ? cell : pad(cell, widths[column]) }.joined(separator: "  ")
+        }
+    }
+
+    /// `text`, padded with spaces to `width` characters: a table's column.
+    static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
     var document: FleetDocument {
         FleetDocument(
             databases: outcomes.map { outcome in
-                let report: MigrationReport? = if case .migrated(let report) = outcome.result { report } else { nil }
+                let report = outcome.value
                 let result: String
-                switch outcome.result {
+                switch outcome.state {
                 case .failed: result = "failed"
                 case .stopped: result = "stopped"
                 case .notStarted: result = "notStarted"
-                case .migrated(let report): result = report.steps.isEmpty ? "upToDate" : "migrated"
+                case .finished: result = report?.steps.isEmpty ?? true ? "upToDate" : "migrated"
                 }
                 return FleetDocument.Database(
                     database: outcome.path,

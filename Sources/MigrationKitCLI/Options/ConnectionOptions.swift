@@ -6,8 +6,9 @@ import MigrationKitSQLCipher
 
 /// The database and how to open it: path, key, cipher settings, lock timeout.
 package struct ConnectionOptions: ParsableArguments {
-    /// Every `--db-path` given: `migrate` takes several (a fleet), other commands one.
-    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file (migrate takes several: repeat it, or see --db-glob).", valueName: "path"))
+    /// Every `--db-path` given: a fleet for the commands with `FleetOptions`, one
+    /// database for the others.
+    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file (a command with --db-glob takes several: repeat it).", valueName: "path"))
     package var dbPaths: [String] = []
 
     /// The database file, for the commands that work on one.
@@ -55,7 +56,7 @@ package struct ConnectionOptions: ParsableArguments {
     /// The database path, or a usage error naming the option.
     func requiredPath() throws -> String {
         if dbPaths.count > 1 {
-            throw CLIError(.usage, "--db-path is given \(dbPaths.count) times, but this command works on one database; only migrate takes several. Give one --db-path.")
+            throw CLIError(.usage, "--db-path is given \(dbPaths.count) times, but this command works on one database (the commands that take several have --db-glob in their help). Give one --db-path.")
         }
         guard let dbPath, !dbPath.isEmpty else {
             throw CLIError(.usage, "--db-path is required: the database file to work on.")

@@ -11,22 +11,51 @@ import MigrationKitSQLCipher
 package struct NewKeyOptions: ParsableArguments {
     @OptionGroup var flags: KeySourceOptions<NewKeyRole>
 
+    /// The values once `{name}` was replaced; not options.
+    private var substituted: KeySourceValues?
+
     package init() {}
 
     package func validate() throws {
         try flags.given.validate(NewKeyRole.text)
     }
 
-    /// The new key, read once. Warnings (the process-list warning, a key file readable
-    /// by others) go to `reporter`.
-    func resolve(reporter: Reporter) throws -> DatabaseKey {
-        let given = flags.given
+    /// The key sources' values: the flags, or them with `{name}` replaced.
+    var given: KeySourceValues { substituted ?? flags.given }
+
+    /// Whether the new key source names each database's own new key through `{name}`
+    /// (`--new-password-file keys/{name}.new`).
+    var isTemplate: Bool { given.isTemplate }
+
+    /// These options for the database at `path`: `{name}` replaced by its name, as
+    /// `KeyOptions.forDatabase(at:)` does for the current key.
+    func forDatabase(at path: String) -> NewKeyOptions {
+        var options = self
+        options.substituted = given.forDatabase(named: KeyOptions.databaseName(path))
+        return options
+    }
+
+    /// The new key for the database at `path` (nil: the key a fleet shares), read once: `{name}` stands for its name,
+    /// and a key a fleet's databases share is read once for all of them (`FleetKeys`).
+    /// Warnings (the process-list warning, a key file readable by others) go to
+    /// `reporter`.
+    func resolve(for path: String?, reporter: Reporter) throws -> DatabaseKey {
+        let options = path.map(forDatabase(at:)) ?? self
+        guard let shared = CLIContext.fleetKeys, !isTemplate else { return try options.resolve(prompt: "New key: ", reporter: reporter) }
+        guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), reporter: reporter) }) else {
+            throw CLIError(.keyUnavailable, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
+        }
+        return key
+    }
+
+    private func resolve(prompt: String, reporter: Reporter) throws -> DatabaseKey {
+        let given = self.given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         let source: KeySource
         if let explicit = try given.source() {
             source = explicit
         } else if StandardInput.isTerminal {
-            source = .prompt(message: "New key: ", confirm: true)
+            source = .prompt(message: prompt, confirm: true)
         } else {
             throw CLIError(.keyUnavailable, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
         }

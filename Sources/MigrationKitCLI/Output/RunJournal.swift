@@ -31,6 +31,9 @@ final class RunJournal: @unchecked Sendable {
         lock.withLock { backup = path }
     }
 
+    /// The backup this run wrote, if it wrote one.
+    var backupWritten: String? { lock.withLock { backup } }
+
     /// A runner's event; also what the change note says while the step runs.
     func record(_ event: MigrationEvent) {
         let activity: String? = lock.withLock {

@@ -30,8 +30,16 @@ package struct StatusReport {
     /// `--exit-code`: a deploy script learns both what migrate would do and whether it
     /// would refuse.
     package func throwExitCode() throws {
-        if status.migrateWouldRefuse { throw ExitCode(CLIExitCode.refused.rawValue) }
-        if !status.pending.isEmpty { throw ExitCode(CLIExitCode.pendingMigrations.rawValue) }
+        if let code = Self.exitCode(migrateWouldRefuse: status.migrateWouldRefuse, pending: status.pending.count) {
+            throw ExitCode(code.rawValue)
+        }
+    }
+
+    /// `--exit-code`'s verdict: 7 when migrate would refuse the database, 6 when
+    /// migrations are pending, nil when it is up to date.
+    package static func exitCode(migrateWouldRefuse: Bool, pending: Int) -> CLIExitCode? {
+        if migrateWouldRefuse { return .refused }
+        return pending > 0 ? .pendingMigrations : nil
     }
 
     /// The migrations as `status --json` lists them.

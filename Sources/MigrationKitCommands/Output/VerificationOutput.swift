@@ -16,21 +16,46 @@ package struct VerificationOutput {
     }
 
     package func print(to reporter: Reporter) throws {
+        printChecks(to: reporter)
+        let document = self.document
+        try reporter.document(document)
+        try Self.end(document, reporter: reporter)
+    }
+
+    /// A line per check, and the verdict.
+    package func printChecks(to reporter: Reporter) {
         for check in report.checks {
             reporter.line("\(!check.applies ? "n/a   " : check.passed ? "ok    " : "FAILED") \(check.name): \(check.detail)")
         }
         reporter.line(report.passed ? "Verification passed." : "Verification failed: \(report.failures.count) problem\(report.failures.count == 1 ? "" : "s").")
-        try reporter.document(VerifyDocument(
+    }
+
+    /// What `--json` prints.
+    package var document: VerifyDocument {
+        VerifyDocument(
             database: database,
             databaseName: databaseName,
             passed: report.passed,
-            checks: report.checks.map { .init(name: $0.name, passed: $0.passed, applies: $0.applies, detail: $0.detail) }))
-        if !report.passed {
-            if reporter.quiet, let first = report.failures.first { Console.error("verify: \(first.detail)") }
-            throw ExitCode(CLIExitCode.verificationFailed.rawValue)
-        }
+            checks: report.checks.map { .init(name: $0.name, passed: $0.passed, applies: $0.applies, detail: $0.detail) })
     }
 
+    /// Exit code 3 when a check failed; with --quiet, the first failure on standard
+    /// error, as nothing else said it.
+    package static func end(_ document: VerifyDocument, reporter: Reporter) throws {
+        guard let failed = document.checks.first(where: { !$0.passed }) else { return }
+        if reporter.quiet { Console.error("verify: \(failed.detail)") }
+        throw ExitCode(CLIExitCode.verificationFailed.rawValue)
+    }
+
+    /// A failed verification in one sentence naming each failed check, for a fleet's
+    /// table; nil when it passed.
+    package static func failure(in document: VerifyDocument) -> ErrorPresentation? {
+        let failed = document.checks.filter { !$0.passed }
+        guard !failed.isEmpty else { return nil }
+        return ErrorPresentation(kind: "verificationFailed",
+                                 message: "verification failed: " + failed.map { "\($0.name): \($0.detail)" }.joined(separator: "; "),
+                                 exitCode: .verificationFailed)
+    }
 }
 
 /// What `verify --json` prints.

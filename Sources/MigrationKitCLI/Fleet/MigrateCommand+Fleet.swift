@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitCommands
+import MigrationKitSQLCipher
+
+/// `migrate` over a fleet, on the engine every command's fleet runs on (`FleetRun`),
+/// with a table and a document of its own (`FleetSummary`): they name what each
+/// database applied.
+///
+/// Each database is migrated all or nothing (`MigrateOptions.Mode.atomic`): a failure
+/// or a kill leaves it exactly as it was, never between two migrations, so a fleet is
+/// always made of databases that are either migrated or untouched, and a second run
+/// finishes the job.
+extension MigrateCommand {
+    /// More than one database, or a list or share of them: a fleet.
+    var isFleet: Bool { fleet.namesFleet(dbPaths: connection.dbPaths) }
+
+    func runFleet(reporter: Reporter) throws {
+        try fleet.checkStandardInput(readBy: connection.key.given.readsStandardInput ? ["--password-file"] : [])
+        let selected = try fleet.databases(dbPaths: connection.dbPaths,
+                                           pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag)
+        let databases = selected.paths
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes), reporter: reporter)
+        var runner = loaded.runner
+        runner.allowOutOfOrder = allowOutOfOrder
+        if let target { _ = try runner.registry.index(ofTarget: target) }
+
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
+        let keys = FleetKeys(databaseCount: databases.count)
+        // A key the databases share is read before the progress line starts.
+        if !connection.key.isTemplate {
+            _ = try CLIContext.$fleetKeys.withValue(keys) {
+                try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
+            }
+        }
+        let configuration = CommandSupport.configuration(path: "", cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: configuration.memorySecurity).print(to: reporter)
+
+        let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope)
+        let command = self
+        let run = FleetRun(command: "migrate", paths: databases, jobs: fleet.jobCount(databases: databases.count))
+        let silent = Reporter(quiet: true)
+        let started = ContinuousClock.now
+        let outcomes = CLIContext.$fleetKeys.withValue(keys) {
+            run.run(reporter: reporter, verb: "Migrating") { path in
+                let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false, reporter: silent)
+                let settings = ConnectionSettings(path: path, key: key, configuration: configuration)
+                try CommandSupport.holdChangeLock(on: path, settings: settings)
+                let writer = try CLIContext.host.openWriter(settings)
+                if !command.noLint, let files = loaded.files {
+                    try command.lintPending(files, runner: runner, writer: writer, reporter: silent, listed: false)
+                }
+                if !command.dryRun, !command.backup.skip, try command.needsChange(runner, writer) {
+                    _ = try command.backup.create(of: writer)
+                }
+                return try command.target.map { try runner.migrate(in: writer, upTo: $0, options: options) }
+                    ?? runner.migrate(in: writer, options: options)
+            }
+        }
+
+        let summary = FleetSummary(outcomes: outcomes, duration: ContinuousClock.now - started, jobs: run.jobs, dryRun: dryRun,
+                                   shard: fleet.shard.map { FleetSummary.Share(shard: $0, listed: selected.listed) })
+        summary.print(to: reporter)
+        try reporter.document(summary.document)
+        if let signal = Interruption.signal {
+            // The table (or the JSON) above says what finished, what failed and what
+            // never started.
+            Console.error("\(CLIContext.host.commandName): error: \(summary.stoppedSentence(by: signal))")
+            throw ExitCode(CLIExitCode.stopped(by: signal).rawValue)
+        }
+        let failures = outcomes.compactMap(\.failure)
+        if !failures.isEmpty {
+            Console.error("\(CLIContext.host.commandName): error: \(summary.failedSentence)")
+            throw ExitCode(CLIExitCode.worst(failures.map(\.exitCode)).rawValue)
+        }
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every per-database command over a fleet (`FleetCommand`, `FleetRun`): the selectors
+/// `migrate` has, each tenant's own key through `{name}` (the new key's too), one table
+/// and one `--json` document, the worst exit code, shards, reruns that change nothing
+/// twice, and kills and Ctrl-C that leave every tenant opening with one known key.
+@Suite struct FleetCommandsTests {
+    /// A fleet of `count` tenants in `tenants/`, each with its own raw key in
+    /// `keys/NAME.key`, migrated to the sample's two migrations.
+    private struct Fleet {
+        let workspace: Workspace
+        let paths: [String]
+        let keys: [TestKey]
+
+        init(_ count: Int, filler: Int = 0) throws {
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            for folder in ["tenants", "keys"] {
+                try FileManager.default.createDirectory(atPath: workspace.path(folder), withIntermediateDirectories: true)
+            }
+            self.workspace = workspace
+            paths = (0..<count).map { workspace.path("tenants/tenant\($0).db") }
+            keys = (0..<count).map { _ in TestKey.raw() }
+            for (index, key) in keys.enumerated() {
+                try workspace.write("keys/tenant\(index).key", key.text + "\n", mode: 0o600)
+                // Made by the shell, a second client; the filler makes a rekey take time.
+                let fill = filler == 0 ? "" : "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(filler)) INSERT INTO seed SELECT printf('row %d of filler text', x) FROM n;"
+                let made = try SQLCipherShell.run(paths[index], key: key, "CREATE TABLE seed (x); INSERT INTO seed VALUES ('first'); \(fill)")
+                try #require(made.status == 0, "\(made.output)")
+            }
+            let migrated = try run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--no-backup"])
+            try #require(migrated.status == 0, "\(migrated.output)")
+        }
+
+        /// A command in the workspace's folder, with its migrations.
+        func run(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+            try Tool.run(arguments + ["--migrations", workspace.migrations], stdin: stdin, directory: workspace.root)
+        }
+
+        /// The rows of `seed`, read by the shell with `key`; nil when the key does not open it.
+        func rows(_ index: Int, key: TestKey) throws -> Int? {
+            let result = try SQLCipherShell.run(paths[index], key: key, "SELECT count(*) FROM seed;")
+            return result.status == 0 ? Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+        }
+
+        /// The databases a fleet document lists, by path, with each one's entry.
+        static func entries(_ stdout: String) throws -> [String: [String: Any]] {
+            let databases = try #require(try decodeJSON(stdout)["databases"] as? [[String: Any]])
+            return Dictionary(uniqueKeysWithValues: databases.map { ($0["database"] as? String ?? "", $0) })
+        }
+    }
+
+    @Test func statusOverAFleetIsOneTableWithTheOnesNeedingAttentionFirst() throws {
+        let fleet = try Fleet(3)
+        try fleet.workspace.migration("0003_genre.sql", "-- migrate:up\nALTER TABLE books ADD COLUMN genre TEXT;\n-- migrate:down\nALTER TABLE books DROP COLUMN genre;\n")
+        let one = try fleet.run(["migrate", "--db-path", "tenants/tenant1.db", "--password-file", "keys/tenant1.key", "--no-backup"])
+        try #require(one.status == 0, "\(one.output)")
+        let status = try fleet.run(["status", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--exit-code"])
+        // Two tenants are behind: the table lists them first, and the code says pending.
+        #expect(status.exitCode == .pendingMigrations, "\(status.output)")
+        let lines = status.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.split(separator: " ").map(String.init) == ["DATABASE", "APPLIED", "PENDING", "ATTENTION", "FORMAT", "LAST", "APPLIED", "SIZE"],
+                "\(status.stdout)")
+        #expect(lines.dropFirst().prefix(3).map { $0.split(separator: " ").first.map(String.init) ?? "" }
+            == ["tenants/tenant0.db", "tenants/tenant2.db", "tenants/tenant1.db"], "\(status.stdout)")
+        #expect(lines[3].contains("0003_genre") && lines[1].contains("0002_books") && lines[1].contains("sqlcipher"), "\(status.stdout)")
+
+        let json = try fleet.run(["status", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--json"])
+        #expect(json.status == 0, "\(json.output)")
+        let entries = try Fleet.entries(json.stdout)
+        #expect(entries.count == 3)
+        let report = try #require(entries["tenants/tenant0.db"]?["report"] as? [String: Any])
+        #expect(report["pendingCount"] as? Int == 1 && report["appliedCount"] as? Int == 2, "\(report)")
+        #expect(try decodeJSON(json.stdout)["command"] as? String == "status")
+    }
+
+    @Test func verifyOverAFleetNamesEachFailingTenantWithItsCheckAndEndsWithTheWorstCode() throws {
+        let fleet = try Fleet(3)
+        // tenant1: an orphan row, written with foreign keys off; tenant2: a key file
+        // that is not its key.
+        let orphan = try SQLCipherShell.run(fleet.paths[1], key: fleet.keys[1],
+                                            "PRAGMA foreign_keys = OFF; INSERT INTO books (authorId, title) VALUES (42, 'orphan');")
+        try #require(orphan.status == 0, "\(orphan.output)")
+        try fleet.workspace.write("keys/tenant2.key", TestKey.raw().text + "\n", mode: 0o600)
+        let before = fleet.paths.map { fleet.workspace.bytes($0) }
+        let result = try fleet.run(["verify", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key"])
+        // Damage (3) is worse than a wrong key (4).
+        #expect(result.exitCode == .verificationFailed, "\(result.output)")
+        let line = { (name: String) in result.stdout.split(separator: "\n").first { $0.hasPrefix("tenants/\(name).db") }.map(String.init) ?? "" }
+        #expect(line("tenant0").contains("passed"), "\(result.stdout)")
+        #expect(line("tenant1").contains("failed (exit 3)") && line("tenant1").contains("foreign_key_check"), "\(result.stdout)")
+        #expect(line("tenant2").contains("failed (exit 4)"), "\(result.stdout)")
+        #expect(result.stderr.contains("2 of 3 databases failed"), "\(result.stderr)")
+        #expect(fleet.paths.map { fleet.workspace.bytes($0) } == before)
+
+        let json = try fleet.run(["verify", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--json"])
+        let entries = try Fleet.entries(json.stdout)
+        #expect(entries["tenants/tenant1.db"]?["exitCode"] as? Int == 3 && entries["tenants/tenant2.db"]?["exitCode"] as? Int == 4)
+        #expect((entries["tenants/tenant1.db"]?["report"] as? [String: Any])?["passed"] as? Bool == false)
+        #expect(entries["tenants/tenant0.db"]?["result"] as? String == "finished")
+    }
+
+    /// Two shards of `verify` and of `rekey` take every tenant exactly once between them.
+    @Test func shardsOfVerifyAndRekeyCoverTheFleetOnce() throws {
+        let fleet = try Fleet(6)
+        for index in fleet.paths.indices {
+            try fleet.workspace.write("keys/tenant\(index).new", TestKey.raw().text + "\n", mode: 0o600)
+        }
+        for command in [["verify"], ["rekey", "--new-password-file", "keys/{name}.new", "--no-backup"]] {
+            var seen: [String] = []
+            for shard in 0..<2 {
+                let result = try fleet.run(command + ["--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+                                                      "--shard", "\(shard)/2", "--json"])
+                #expect(result.status == 0, "\(command) shard \(shard): \(result.output)")
+                let document = try decodeJSON(result.stdout)
+                #expect(document["listed"] as? Int == 6 && document["shard"] as? String == "\(shard)/2", "\(document)")
+                seen += try Fleet.entries(result.stdout).keys
+            }
+            #expect(seen.sorted() == fleet.paths.map { "tenants/" + URL(fileURLWithPath: $0).lastPathComponent }, "\(command): \(seen)")
+        }
+        for index in fleet.paths.indices {
+            let newKey = TestKey(text: try String(contentsOfFile: fleet.workspace.path("keys/tenant\(index).new"), encoding: .utf8)
+                .trimmingCharacters(in: .newlines))
+            #expect(try fleet.rows(index, key: newKey) == 1 && fleet.rows(index, key: fleet.keys[index]) == nil)
+        }
+    }
+
+    /// Each tenant's new key from a template; a rerun finds every tenant on its new key
+    /// and changes nothing; a tenant whose new key file is missing fails alone.
+    @Test func rekeyGivesEachTenantItsOwnNewKeyAndARerunChangesNothing() throws {
+        let fleet = try Fleet(3)
+        let newKeys = fleet.paths.map { _ in TestKey.raw() }
+        for index in 0..<2 { try fleet.workspace.write("keys/tenant\(index).new", newKeys[index].text + "\n", mode: 0o600) }
+        let arguments = ["rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-password-file", "keys/{name}.new"]
+        let first = try fleet.run(arguments + ["--no-backup"])
+        #expect(first.exitCode == .keyUnavailable, "\(first.output)")
+        #expect(first.stdout.contains("keys/tenant2.new"), "\(first.stdout)")
+        #expect(try fleet.rows(2, key: fleet.keys[2]) == 1)
+        try fleet.workspace.write("keys/tenant2.new", newKeys[2].text + "\n", mode: 0o600)
+        let second = try fleet.run(arguments + ["--no-backup", "--json"])
+        #expect(second.status == 0, "\(second.output)")
+        let entries = try Fleet.entries(second.stdout)
+        #expect(entries.values.compactMap { ($0["report"] as? [String: Any])?["changed"] as? Bool }.sorted { !$0 && $1 } == [false, false, true], "\(entries)")
+        for index in fleet.paths.indices {
+            #expect(try fleet.rows(index, key: newKeys[index]) == 1 && fleet.rows(index, key: fleet.keys[index]) == nil)
+        }
+        let before = fleet.paths.map { fleet.workspace.bytes($0) }
+        let third = try fleet.run(arguments)
+        #expect(third.status == 0 && third.stdout.contains("3 done"), "\(third.output)")
+        #expect(third.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count == 3, "\(third.stdout)")
+        #expect(fleet.paths.map { fleet.workspace.bytes($0) } == before)
+        #expect(!third.output.contains(newKeys[0].text) && !second.output.contains(newKeys[1].text))
+    }
+
+    /// rollback takes --to over a fleet, so a second run rolls nothing back twice;
+    /// baseline, diff, encrypt --in-place and decrypt each take a fleet too.
+    @Test func theOtherCommandsRunAFleetAndRerunsChangeNothingTwice() throws {
+        let fleet = try Fleet(2)
+        let key = ["--password-file", "keys/{name}.key"]
+        let steps = try fleet.run(["rollback", "--db-glob", "tenants/*.db"] + key)
+        #expect(steps.exitCode == .usage && steps.stderr.contains("rollback takes --to ID"), "\(steps.output)")
+        for _ in 0..<2 {
+            let back = try fleet.run(["rollback", "--db-glob", "tenants/*.db", "--to", "0001_authors", "--no-backup"] + key)
+            #expect(back.status == 0, "\(back.output)")
+        }
+        let baseline = try fleet.run(["baseline", "--db-glob", "tenants/*.db", "--to", "0002_books", "--json"] + key)
+        #expect(baseline.status == 0, "\(baseline.output)")
+        #expect(try Fleet.entries(baseline.stdout).values.allSatisfy { ($0["report"] as? [String: Any])?["baselined"] as? [String] == ["0002_books"] })
+        // The baseline recorded a migration whose table is not there: drift, exit 3.
+        let drift = try fleet.run(["diff", "--db-glob", "tenants/*.db"] + key)
+        #expect(drift.exitCode == .verificationFailed && drift.stdout.contains("drift: "), "\(drift.output)")
+
+        let noName = try fleet.run(["decrypt", "--db-glob", "tenants/*.db", "--output", "plain.db"] + key)
+        #expect(noName.exitCode == .usage && noName.stderr.contains("{name}"), "\(noName.output)")
+        try FileManager.default.createDirectory(atPath: fleet.workspace.path("plain"), withIntermediateDirectories: true)
+        let decrypted = try fleet.run(["decrypt", "--db-glob", "tenants/*.db", "--output", "plain/{name}.db"] + key)
+        #expect(decrypted.status == 0, "\(decrypted.output)")
+        #expect(try String(contentsOfFile: fleet.workspace.path("plain/tenant1.db"), encoding: .isoLatin1).hasPrefix("SQLite format 3"))
+        for _ in 0..<2 {
+            let encrypted = try fleet.run(["encrypt", "--db-glob", "plain/*.db", "--in-place", "--no-backup", "--password-file", "keys/{name}.key"])
+            #expect(encrypted.status == 0, "\(encrypted.output)")
+        }
+        let copy = try SQLCipherShell.run(fleet.workspace.path("plain/tenant1.db"), key: fleet.keys[1], "SELECT count(*) FROM seed;")
+        #expect(copy.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(copy.output)")
+    }
+
+    /// SIGKILL at a random moment of a fleet rekey, once some tenants are done and
+    /// others are not, then a rerun: each tenant opens with exactly one of its two keys,
+    /// with every row, and the rerun finishes what is left.
+    @Test func aKilledFleetRekeyLeavesEveryTenantOnOneKnownKeyAndTheRerunFinishes() throws {
+        let fleet = try Fleet(10, filler: 100_000)
+        let newKeys = fleet.paths.map { _ in TestKey.raw() }
+        for (index, key) in newKeys.enumerated() { try fleet.workspace.write("keys/tenant\(index).new", key.text + "\n", mode: 0o600) }
+        let arguments = [Binary.migrationkit, "rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+                         "--new-password-file", "keys/{name}.new", "--jobs", "2", "--no-backup"]
+        let process = try Guarded.launch(arguments, directory: fleet.workspace.root)
+        // Until two are done, in the fleet's own order (each look opens a database), then
+        // a random moment more.
+        func rekeyedInOrder() throws -> Int {
+            var count = 0
+            for index in fleet.paths.indices {
+                guard try fleet.rows(index, key: newKeys[index]) != nil else { break }
+                count += 1
+            }
+            return count
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < deadline, try rekeyedInOrder() < 2 { usleep(5_000) }
+        var generator = SystemRandomNumberGenerator()
+        usleep(UInt32.random(in: 0...150_000, using: &generator))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        var onNewKey = 0
+        for index in fleet.paths.indices {
+            let old = try fleet.rows(index, key: fleet.keys[index])
+            let new = try fleet.rows(index, key: newKeys[index])
+            #expect((old == nil) != (new == nil), "tenant\(index) opens with \(old == nil ? "neither" : "both") key")
+            #expect((old ?? new) == 100_001, "tenant\(index) has \(String(describing: old ?? new)) rows")
+            if new != nil { onNewKey += 1 }
+        }
+        try #require(onNewKey >= 2 && onNewKey < fleet.paths.count, "the kill did not land in the middle of the fleet (\(onNewKey) of \(fleet.paths.count) rekeyed)")
+        let rerun = try fleet.run(Array(arguments.dropFirst()))
+        #expect(rerun.status == 0, "\(rerun.output)")
+        #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count == onNewKey, "\(rerun.stdout)")
+        for index in fleet.paths.indices {
+            #expect(try fleet.rows(index, key: newKeys[index]) == 100_001)
+        }
+        // The killed run's unfinished copies are gone after the rerun.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("tenants")).filter { !$0.hasSuffix(".db") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// Ctrl-C on a terminal stops taking tenants: the ones running finish or are left as
+    /// they were, the rest are listed as not started, and the rerun finishes.
+    @Test func ctrlCOnATerminalStopsTheFleetAndSaysWhatIsLeft() throws {
+        let fleet = try Fleet(10, filler: 100_000)
+        let newKeys = fleet.paths.map { _ in TestKey.raw() }
+        for (index, key) in newKeys.enumerated() { try fleet.workspace.write("keys/tenant\(index).new", key.text + "\n", mode: 0o600) }
+        let arguments = ["rekey", "--db-glob", fleet.workspace.path("tenants/*.db"), "--password-file", fleet.workspace.path("keys/{name}.key"),
+                         "--new-password-file", fleet.workspace.path("keys/{name}.new"), "--jobs", "1", "--no-backup"]
+        var environment = Binary.environment()
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        let result = try PseudoTerminal.run([Binary.migrationkit] + arguments, environment: environment,
+                                            steps: [.init(expect: "[1/10] databases done", send: "\u{03}")], timeout: 120)
+        #expect(result.status == 130 || result.signal == SIGINT, "\(result.transcript)")
+        #expect(result.transcript.contains("Stopped by SIGINT") && result.transcript.contains("never started"), "\(result.transcript)")
+        #expect(result.transcript.contains("not started"), "\(result.transcript)")
+        var onNewKey = 0
+        for index in fleet.paths.indices {
+            let old = try fleet.rows(index, key: fleet.keys[index])
+            let new = try fleet.rows(index, key: newKeys[index])
+            #expect((old == nil) != (new == nil) && (old ?? new) == 100_001, "tenant\(index)")
+            if new != nil { onNewKey += 1 }
+        }
+        #expect(onNewKey >= 1 && onNewKey < 10, "\(onNewKey) tenants rekeyed before Ctrl-C")
+        let rerun = try Tool.run(arguments, directory: fleet.workspace.root)
+        #expect(rerun.status == 0, "\(rerun.output)")
+        #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count == onNewKey, "\(rerun.stdout)")
+    }
+}
