@@ -156,6 +156,16 @@ import Glibc
         #expect(third.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count == 3, "\(third.stdout)")
         #expect(fleet.paths.map { fleet.workspace.bytes($0) } == before)
         #expect(!third.output.contains(newKeys[0].text) && !second.output.contains(newKeys[1].text))
+
+        // Deleting the old key: never a key the tenants share, never one a backup needs.
+        let shared = try fleet.run(["rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/tenant0.new",
+                                    "--new-password-file", "keys/{name}.next", "--new-key", "generate", "--old-key", "delete", "--no-backup"])
+        #expect(shared.exitCode == .usage && shared.stderr.contains("each database's own current key"), "\(shared.output)")
+        let backedUp = try fleet.run(["rekey", "--db-path", "tenants/tenant0.db", "--password-file", "keys/tenant0.new",
+                                      "--new-password-file", "keys/tenant0.next", "--new-key", "generate", "--old-key", "delete"])
+        #expect(backedUp.exitCode == .usage && backedUp.stderr.contains("the only key that opens the backup"), "\(backedUp.output)")
+        #expect(!FileManager.default.fileExists(atPath: fleet.workspace.path("keys/tenant0.next")))
+        #expect(fleet.paths.map { fleet.workspace.bytes($0) } == before)
     }
 
     /// rollback takes --to over a fleet, so a second run rolls nothing back twice;
@@ -190,46 +200,60 @@ import Glibc
         #expect(copy.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(copy.output)")
     }
 
-    /// SIGKILL at a random moment of a fleet rekey, once some tenants are done and
-    /// others are not, then a rerun: each tenant opens with exactly one of its two keys,
-    /// with every row, and the rerun finishes what is left.
-    @Test func aKilledFleetRekeyLeavesEveryTenantOnOneKnownKeyAndTheRerunFinishes() throws {
+    /// The keys a tenant's key files hold now: its current one and its new one, where
+    /// each file exists.
+    private func keysOnDisk(_ fleet: Fleet, _ index: Int) throws -> [TestKey] {
+        try ["key", "new"].compactMap { suffix in
+            let path = fleet.workspace.path("keys/tenant\(index).\(suffix)")
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            return TestKey(text: try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines))
+        }
+    }
+
+    /// Key rotation over a fleet with generated keys, killed at a random moment once some
+    /// tenants are done and others are not, then run again: at every moment each tenant
+    /// opens with exactly one of the keys in its two files, with every row; the rerun
+    /// reuses the keys the killed run wrote and finishes what is left, deleting each old
+    /// key once its new one is proven.
+    @Test func aKilledKeyRotationLeavesEveryTenantOnOneKnownKeyAndTheRerunFinishes() throws {
         let fleet = try Fleet(10, filler: 100_000)
-        let newKeys = fleet.paths.map { _ in TestKey.raw() }
-        for (index, key) in newKeys.enumerated() { try fleet.workspace.write("keys/tenant\(index).new", key.text + "\n", mode: 0o600) }
         let arguments = [Binary.migrationkit, "rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
-                         "--new-password-file", "keys/{name}.new", "--jobs", "2", "--no-backup"]
+                         "--new-password-file", "keys/{name}.new", "--new-key", "generate", "--old-key", "delete", "--jobs", "2", "--no-backup"]
         let process = try Guarded.launch(arguments, directory: fleet.workspace.root)
-        // Until two are done, in the fleet's own order (each look opens a database), then
-        // a random moment more.
-        func rekeyedInOrder() throws -> Int {
-            var count = 0
-            for index in fleet.paths.indices {
-                guard try fleet.rows(index, key: newKeys[index]) != nil else { break }
-                count += 1
-            }
-            return count
+        // Until two old keys are deleted, in the fleet's own order, then a random moment more.
+        func rotatedInOrder() -> Int {
+            fleet.paths.indices.prefix { !FileManager.default.fileExists(atPath: fleet.workspace.path("keys/tenant\($0).key")) }.count
         }
         let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning, ContinuousClock.now < deadline, try rekeyedInOrder() < 2 { usleep(5_000) }
+        while process.isRunning, ContinuousClock.now < deadline, rotatedInOrder() < 2 { usleep(2_000) }
         var generator = SystemRandomNumberGenerator()
         usleep(UInt32.random(in: 0...150_000, using: &generator))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        var onNewKey = 0
+        var rotated = 0
+        var written: [Int: TestKey] = [:]
         for index in fleet.paths.indices {
-            let old = try fleet.rows(index, key: fleet.keys[index])
-            let new = try fleet.rows(index, key: newKeys[index])
-            #expect((old == nil) != (new == nil), "tenant\(index) opens with \(old == nil ? "neither" : "both") key")
-            #expect((old ?? new) == 100_001, "tenant\(index) has \(String(describing: old ?? new)) rows")
-            if new != nil { onNewKey += 1 }
+            let keys = try keysOnDisk(fleet, index)
+            let opening = try keys.filter { try fleet.rows(index, key: $0) == 100_001 }
+            #expect(opening.count == 1, "tenant\(index) opens with \(opening.count) of the \(keys.count) keys in its files")
+            if keys.count == 1, opening.first != fleet.keys[index] { rotated += 1 }
+            if let new = keys.last, new != fleet.keys[index] { written[index] = new }
         }
-        try #require(onNewKey >= 2 && onNewKey < fleet.paths.count, "the kill did not land in the middle of the fleet (\(onNewKey) of \(fleet.paths.count) rekeyed)")
+        try #require(rotated >= 2 && rotated < fleet.paths.count, "the kill did not land in the middle of the fleet (\(rotated) of \(fleet.paths.count) rotated)")
+        for index in written.keys {
+            let mode = try FileManager.default.attributesOfItem(atPath: fleet.workspace.path("keys/tenant\(index).new"))[.posixPermissions] as? Int
+            #expect(mode == 0o600, "tenant\(index).new is \(String(describing: mode))")
+        }
+
         let rerun = try fleet.run(Array(arguments.dropFirst()))
         #expect(rerun.status == 0, "\(rerun.output)")
-        #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count == onNewKey, "\(rerun.stdout)")
+        #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count >= rotated, "\(rerun.stdout)")
         for index in fleet.paths.indices {
-            #expect(try fleet.rows(index, key: newKeys[index]) == 100_001)
+            let keys = try keysOnDisk(fleet, index)
+            #expect(keys.count == 1 && keys[0] != fleet.keys[index], "tenant\(index): \(keys.count) key files")
+            if let first = written[index] { #expect(keys.first == first, "tenant\(index)'s new key was made twice") }
+            #expect(try fleet.rows(index, key: keys[0]) == 100_001)
+            #expect(!rerun.output.contains(keys[0].text))
         }
         // The killed run's unfinished copies are gone after the rerun.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("tenants")).filter { !$0.hasSuffix(".db") }
@@ -239,7 +263,7 @@ import Glibc
     /// Ctrl-C on a terminal stops taking tenants: the ones running finish or are left as
     /// they were, the rest are listed as not started, and the rerun finishes.
     @Test func ctrlCOnATerminalStopsTheFleetAndSaysWhatIsLeft() throws {
-        let fleet = try Fleet(10, filler: 100_000)
+        let fleet = try Fleet(12, filler: 100_000)
         let newKeys = fleet.paths.map { _ in TestKey.raw() }
         for (index, key) in newKeys.enumerated() { try fleet.workspace.write("keys/tenant\(index).new", key.text + "\n", mode: 0o600) }
         let arguments = ["rekey", "--db-glob", fleet.workspace.path("tenants/*.db"), "--password-file", fleet.workspace.path("keys/{name}.key"),
@@ -247,7 +271,7 @@ import Glibc
         var environment = Binary.environment()
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         let result = try PseudoTerminal.run([Binary.migrationkit] + arguments, environment: environment,
-                                            steps: [.init(expect: "[1/10] databases done", send: "\u{03}")], timeout: 120)
+                                            steps: [.init(expect: "databases done", send: "\u{03}")], timeout: 120)
         #expect(result.status == 130 || result.signal == SIGINT, "\(result.transcript)")
         #expect(result.transcript.contains("Stopped by SIGINT") && result.transcript.contains("never started"), "\(result.transcript)")
         #expect(result.transcript.contains("not started"), "\(result.transcript)")
@@ -258,7 +282,7 @@ import Glibc
             #expect((old == nil) != (new == nil) && (old ?? new) == 100_001, "tenant\(index)")
             if new != nil { onNewKey += 1 }
         }
-        #expect(onNewKey >= 1 && onNewKey < 10, "\(onNewKey) tenants rekeyed before Ctrl-C")
+        #expect(onNewKey >= 1 && onNewKey < 12, "\(onNewKey) tenants rekeyed before Ctrl-C")
         let rerun = try Tool.run(arguments, directory: fleet.workspace.root)
         #expect(rerun.status == 0, "\(rerun.output)")
         #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count == onNewKey, "\(rerun.stdout)")

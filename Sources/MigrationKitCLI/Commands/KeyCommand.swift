@@ -71,11 +71,7 @@ struct GenerateKeyCommand: ParsableCommand, PrintsOutput {
         let reporter = Reporter(output)
         let store = SecretServiceKeyStore()
         try refuseExistingItem(store, item, force: force)
-        var generator = SystemRandomNumberGenerator()
-        let bytes = SecretBytes(count: DatabaseKey.rawKeyLength) { buffer in
-            for index in 0..<buffer.count { buffer[index] = UInt8.random(in: 0...255, using: &generator) }
-        }
-        let key = DatabaseKey.rawKey(bytes: bytes)
+        let key = DatabaseKey.randomRawKey()
         if print { reporter.warning("--print shows the key: anyone who sees this output can open the database.") }
         try item.store(key, in: store, reporter: reporter, saying: "Stored a new random 256-bit key", printKey: print)
     }

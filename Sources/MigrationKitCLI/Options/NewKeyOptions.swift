@@ -39,18 +39,29 @@ package struct NewKeyOptions: ParsableArguments {
     /// and a key a fleet's databases share is read once for all of them (`FleetKeys`).
     /// Warnings (the process-list warning, a key file readable by others) go to
     /// `reporter`.
-    func resolve(for path: String?, reporter: Reporter) throws -> DatabaseKey {
+    ///
+    /// - Parameter generating: `rekey --new-key generate`: a source that holds no key yet
+    ///   is given a new random one first (`KeyRotation.generatedKey`).
+    func resolve(for path: String?, generating: Bool = false, reporter: Reporter) throws -> DatabaseKey {
         let options = path.map(forDatabase(at:)) ?? self
-        guard let shared = CLIContext.fleetKeys, !isTemplate else { return try options.resolve(prompt: "New key: ", reporter: reporter) }
-        guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), reporter: reporter) }) else {
+        guard let shared = CLIContext.fleetKeys, !isTemplate else {
+            return try options.resolve(prompt: "New key: ", generating: generating, reporter: reporter)
+        }
+        guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), generating: generating, reporter: reporter) }) else {
             throw CLIError(.keyUnavailable, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
         }
         return key
     }
 
-    private func resolve(prompt: String, reporter: Reporter) throws -> DatabaseKey {
+    private func resolve(prompt: String, generating: Bool, reporter: Reporter) throws -> DatabaseKey {
         let given = self.given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
+        if generating {
+            guard let place = try given.source() else {
+                throw CLIError(.usage, "--new-key generate needs a place to write each new key: --new-password-file FILE, or --new-keychain-service with --new-keychain-account.")
+            }
+            return try KeyRotation.generatedKey(at: place, warn: { reporter.warning($0.description) })
+        }
         let source: KeySource
         if let explicit = try given.source() {
             source = explicit

@@ -1,0 +1,140 @@
+import ArgumentParser
+import MigrationKit
+import MigrationKitCommands
+import MigrationKitKeyOptions
+import MigrationKitKeys
+import MigrationKitSQLCipher
+
+/// What `rekey --json` prints.
+struct RekeyDocument: Encodable, Sendable {
+    let database: String
+    @AlwaysPresent var databaseName: String?
+    /// The backup written first (still encrypted with the old key), or null.
+    @AlwaysPresent var backup: String?
+    /// False when the database already opened with the new key and not the current one:
+    /// a rerun after a rekey that finished (or a fleet stopped part-way), which changes
+    /// nothing twice.
+    let changed: Bool
+    /// "kept" or "deleted" (`--old-key`).
+    let oldKey: String
+}
+
+struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rekey",
+        abstract: "Re-encrypt a database with a new key, then prove the new key opens it.",
+        discussion: """
+            The key options give the current key; the --new-* options give the new one (or a prompt, asked twice). \
+            With --new-key generate, a new random key is written to --new-password-file (0600) or the \
+            --new-keychain-* item first, when it holds none yet. A database that already opens with the new key and \
+            not the current one is left as it is, so a rerun after a kill or Ctrl-C changes nothing twice.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup(title: "New key options") var newKey: NewKeyOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
+
+    @Option(name: .customLong("new-key"), help: ArgumentHelp("generate: write a new random key to the new key's file or item before the database changes (reused when it is already there).", valueName: "generate"))
+    var newKeyMode: KeyRotation.NewKeyMode?
+
+    @Option(name: .customLong("old-key"), help: ArgumentHelp("What becomes of the old key once the new one is proven on the database: keep (default) or delete its file or item.", valueName: "keep|delete"))
+    var oldKey: KeyRotation.OldKeyRetirement = .keep
+
+    let fleetVerb = "Rekeying"
+
+    private var generating: Bool { newKeyMode == .generate }
+
+    func validate() throws {
+        if connection.key.plaintext {
+            throw ValidationError("The database is not encrypted, so it has no key to change; use `encrypt` to encrypt it.")
+        }
+        if oldKey == .delete, !backup.skip {
+            throw ValidationError("--old-key delete removes the only key that opens the backup; give --no-backup with it, or keep the old key.")
+        }
+    }
+
+    /// Deleting a key the databases share would lock out the ones not rekeyed yet.
+    func validateFleet() throws {
+        if oldKey == .delete, !connection.key.isTemplate {
+            throw CLIError(.usage, "Over several databases, --old-key delete needs each database's own current key ({name} in --password-file or --keychain-account): a key they share is still the others' key.")
+        }
+    }
+
+    var standardInputReaders: [String] {
+        (connection.key.given.readsStandardInput ? ["--password-file"] : []) + (newKey.given.readsStandardInput ? ["--new-password-file"] : [])
+    }
+
+    /// The current key and the new one, when the databases share them.
+    func readSharedKeys(reporter: Reporter) throws {
+        if !connection.key.isTemplate {
+            _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
+        }
+        if !newKey.isTemplate { _ = try newKey.resolve(for: nil, generating: generating, reporter: reporter) }
+    }
+
+    func runOnDatabase(reporter: Reporter) throws -> RekeyDocument {
+        let path = try connection.requiredPath()
+        let oldKeySource = try connection.key.forDatabase(at: path).given.source()
+        if oldKey == .delete, !KeyRotation.canDelete(oldKeySource) {
+            throw CLIError(.usage, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
+        }
+        let settings: ConnectionSettings
+        // Closed before the rekey: SQLite lets a WAL database leave WAL mode only from
+        // its one connection.
+        var writer: SQLCipherWriter?
+        do {
+            settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+            // Everything that can refuse the rekey comes before the backup: the current key
+            // must open the database, and the new key must be obtainable and different.
+            try CommandSupport.holdChangeLock(on: path, settings: settings)
+            writer = try CLIContext.host.openWriter(settings)
+        } catch where Self.mayBeDone(error) {
+            // A rerun: the rekey already happened (and the old key may be gone already).
+            return try alreadyDone(path, oldKeySource: oldKeySource, failure: error, reporter: reporter)
+        }
+        guard let currentKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
+        let key = try newKey.resolve(for: path, generating: generating, reporter: reporter)
+        if key.isSameKey(as: currentKey) {
+            throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
+        }
+        var backupPath: String?
+        try DatabaseEncryption.rekey(at: path, from: currentKey, to: key, cipher: settings.configuration.cipher,
+                                     lockTimeout: settings.configuration.busyTimeout) {
+            if !backup.skip, let writer { backupPath = try backup.create(of: writer) }
+            writer = nil
+        }
+        // Proven by the rekey itself: the new key opens it, the old one no longer does.
+        if oldKey == .delete, let oldKeySource { try KeyRotation.delete(oldKeySource) }
+        reporter.line("Rekeyed \(path): the new key opens it, the old one no longer does" + (oldKey == .delete ? ", and the old key is deleted." : "."))
+        if let backupPath {
+            reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")
+        }
+        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: backupPath, changed: true, oldKey: oldKey == .delete ? "deleted" : "kept")
+    }
+
+    /// A database the current key does not open (or whose current key is gone) but the
+    /// new key does, with its old key retired as asked; otherwise `failure`.
+    private func alreadyDone(_ path: String, oldKeySource: KeySource?, failure: any Error, reporter: Reporter) throws -> RekeyDocument {
+        // Never generated here: a key made now cannot be the one the database is on.
+        guard let key = try? newKey.resolve(for: path, reporter: reporter) else { throw failure }
+        let configuration = CommandSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        guard CommandSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration)) else { throw failure }
+        if oldKey == .delete, let oldKeySource { try KeyRotation.delete(oldKeySource) }
+        reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
+        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false,
+                             oldKey: oldKey == .delete ? "deleted" : "kept")
+    }
+
+    /// A wrong current key, or none (its file deleted by an earlier `--old-key delete`).
+    private static func mayBeDone(_ error: any Error) -> Bool {
+        guard let code = ErrorPresentation(error)?.exitCode else { return false }
+        return code == .wrongKeyOrNotADatabase || code == .keyUnavailable
+    }
+
+    func fleetResult(_ report: RekeyDocument) -> String {
+        (report.changed ? "rekeyed" + (report.backup.map { "; backup (old key): \($0)" } ?? "") : "already on the new key")
+            + (report.oldKey == "deleted" ? "; old key deleted" : "")
+    }
+}
