@@ -319,3 +319,17 @@ func waitForLock(on path: String, heldBy pid: Int32, sqliteExclusive: Bool = fal
 /// Whether the keyring harness gave this run its own Secret Service.
 var hasTestKeyring: Bool { ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_KEYRING"] == "1" }
 var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+/// docs/fleets.md, whose recipes the fleet tests run.
+enum FleetsArticle {
+    /// Merges shard documents with the article's `jq -s '…'` line, as a reader would.
+    static func merge(_ documents: [String]) throws -> [String: Any] {
+        let article = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/fleets.md"), encoding: .utf8)
+        let recipe = try #require(article.split(separator: "\n").first { $0.hasPrefix("jq -s '") }, "docs/fleets.md has no jq -s recipe")
+        let filter = String(recipe.dropFirst("jq -s '".count).prefix { $0 != "'" })
+        let merged = try ChildProcess.run(["/usr/bin/jq", "-s", filter], stdin: Data(documents.joined().utf8))
+        try #require(merged.status == 0, "\(merged.output)")
+        return try decodeJSON(merged.stdout)
+    }
+}

@@ -114,6 +114,7 @@ import Glibc
         }
         for command in [["verify"], ["rekey", "--new-password-file", "keys/{name}.new", "--no-backup"]] {
             var seen: [String] = []
+            var documents: [String] = []
             for shard in 0..<2 {
                 let result = try fleet.run(command + ["--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
                                                       "--shard", "\(shard)/2", "--json"])
@@ -121,7 +122,11 @@ import Glibc
                 let document = try decodeJSON(result.stdout)
                 #expect(document["listed"] as? Int == 6 && document["shard"] as? String == "\(shard)/2", "\(document)")
                 seen += try Fleet.entries(result.stdout).keys
+                documents.append(result.stdout)
             }
+            // docs/fleets.md's jq line merges any command's shards into one document.
+            let merged = try FleetsArticle.merge(documents)
+            #expect((merged["databases"] as? [Any])?.count == 6 && merged["failed"] as? Int == 0 && merged["listed"] as? Int == 6, "\(merged)")
             #expect(seen.sorted() == fleet.paths.map { "tenants/" + URL(fileURLWithPath: $0).lastPathComponent }, "\(command): \(seen)")
         }
         for index in fleet.paths.indices {

@@ -101,13 +101,8 @@ import Glibc
         #expect(shares.flatMap { $0 }.sorted() == paths.map { URL(fileURLWithPath: $0).lastPathComponent }.sorted(), "\(shares)")
         #expect(documents.allSatisfy { $0["listed"] as? Int == 12 && ($0["shard"] as? String)?.hasSuffix("/3") == true })
         // docs/fleets.md's jq recipe assembles the fleet's table from the shards' documents.
-        let article = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/fleets.md"), encoding: .utf8)
-        let recipe = try #require(article.split(separator: "\n").first { $0.hasPrefix("jq -s '") })
-        let filter = String(recipe.dropFirst("jq -s '".count).prefix { $0 != "'" })
-        let merged = try ChildProcess.run(["/usr/bin/jq", "-s", filter], stdin: Data(results.map(\.1.stdout).joined().utf8))
-        let fleet = try decodeJSON(merged.stdout)
-        #expect((fleet["databases"] as? [Any])?.count == 12 && fleet["failed"] as? Int == 0 && fleet["listed"] as? Int == 12, "\(merged.output)")
+        let fleet = try FleetsArticle.merge(results.map(\.1.stdout))
+        #expect((fleet["databases"] as? [Any])?.count == 12 && fleet["failed"] as? Int == 0 && fleet["listed"] as? Int == 12, "\(fleet)")
         for path in paths {
             #expect(try ledger(path, key: workspace.key) == "0001_authors,0002_books,0003_count")
             let runs = try SQLCipherShell.run(path, key: workspace.key, "SELECT count(*) FROM runs;")
