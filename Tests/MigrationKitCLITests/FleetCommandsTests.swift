@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -18,7 +19,9 @@ import Glibc
         let paths: [String]
         let keys: [TestKey]
 
-        init(_ count: Int, filler: Int = 0) throws {
+        /// - Parameter sqlcipher3: the tenants are in SQLCipher 3's format (as a SQLCipher 4
+        ///   library writes it with `cipher_compatibility = 3`).
+        init(_ count: Int, filler: Int = 0, sqlcipher3: Bool = false) throws {
             let workspace = try Workspace()
             try workspace.writeSampleMigrations()
             for folder in ["tenants", "keys"] {
@@ -31,10 +34,11 @@ import Glibc
                 try workspace.write("keys/tenant\(index).key", key.text + "\n", mode: 0o600)
                 // Made by the shell, a second client; the filler makes a rekey take time.
                 let fill = filler == 0 ? "" : "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(filler)) INSERT INTO seed SELECT printf('row %d of filler text', x) FROM n;"
-                let made = try SQLCipherShell.run(paths[index], key: key, "CREATE TABLE seed (x); INSERT INTO seed VALUES ('first'); \(fill)")
+                let made = try SQLCipherShell.run(paths[index], key: key, Self.format(sqlcipher3) + "CREATE TABLE seed (x); INSERT INTO seed VALUES ('first'); \(fill)")
                 try #require(made.status == 0, "\(made.output)")
             }
-            let migrated = try run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--no-backup"])
+            let migrated = try run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--no-backup"]
+                + (sqlcipher3 && Self.isFour ? ["--cipher-compatibility", "3"] : []))
             try #require(migrated.status == 0, "\(migrated.output)")
         }
 
@@ -43,9 +47,17 @@ import Glibc
             try Tool.run(arguments + ["--migrations", workspace.migrations], stdin: stdin, directory: workspace.root)
         }
 
-        /// The rows of `seed`, read by the shell with `key`; nil when the key does not open it.
-        func rows(_ index: Int, key: TestKey) throws -> Int? {
-            let result = try SQLCipherShell.run(paths[index], key: key, "SELECT count(*) FROM seed;")
+        static var isFour: Bool { (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 }
+
+        /// What the shell runs after the key to read or write SQLCipher 3's format.
+        static func format(_ sqlcipher3: Bool) -> String {
+            sqlcipher3 && isFour ? "PRAGMA cipher_compatibility = 3; " : ""
+        }
+
+        /// The rows of `seed`, read by the shell with `key` (in SQLCipher 3's format when
+        /// asked); nil when the key does not open it so.
+        func rows(_ index: Int, key: TestKey, sqlcipher3: Bool = false) throws -> Int? {
+            let result = try SQLCipherShell.run(paths[index], key: key, Self.format(sqlcipher3) + "SELECT count(*) FROM seed;")
             return result.status == 0 ? Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) : nil
         }
 
@@ -263,6 +275,75 @@ import Glibc
         // The killed run's unfinished copies are gone after the rerun.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("tenants")).filter { !$0.hasSuffix(".db") }
         #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// `cipher-upgrade` over a fleet of SQLCipher 3 files, killed at a random moment once
+    /// some are upgraded, then run again: each tenant opens with its key in exactly one
+    /// of the two formats, with every row, and the rerun upgrades only what is left. On
+    /// SQLCipher 3, which cannot write the new format, the fleet is refused untouched.
+    @Test func aKilledFleetCipherUpgradeLeavesEveryTenantInOneFormatAndTheRerunFinishes() throws {
+        let fleet = try Fleet(10, filler: 100_000, sqlcipher3: true)
+        let arguments = [Binary.migrationkit, "cipher-upgrade", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+                         "--jobs", "2", "--no-backup"]
+        guard Fleet.isFour else {
+            let before = fleet.paths.map { fleet.workspace.bytes($0) }
+            let refused = try fleet.run(Array(arguments.dropFirst()))
+            #expect(refused.exitCode == .usage, "\(refused.output)")
+            #expect(fleet.paths.map { fleet.workspace.bytes($0) } == before)
+            return
+        }
+        let process = try Guarded.launch(arguments, directory: fleet.workspace.root)
+        func upgradedInOrder() throws -> Int {
+            var count = 0
+            for index in fleet.paths.indices {
+                guard try fleet.rows(index, key: fleet.keys[index]) != nil else { break }
+                count += 1
+            }
+            return count
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < deadline, try upgradedInOrder() < 2 { usleep(5_000) }
+        var generator = SystemRandomNumberGenerator()
+        usleep(UInt32.random(in: 0...150_000, using: &generator))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        var upgraded = 0
+        for index in fleet.paths.indices {
+            let four = try fleet.rows(index, key: fleet.keys[index])
+            let three = try fleet.rows(index, key: fleet.keys[index], sqlcipher3: true)
+            #expect((four == nil) != (three == nil), "tenant\(index) opens in \(four == nil ? "neither" : "both") format")
+            #expect((four ?? three) == 100_001, "tenant\(index) has \(String(describing: four ?? three)) rows")
+            if four != nil { upgraded += 1 }
+        }
+        try #require(upgraded >= 2 && upgraded < fleet.paths.count, "the kill did not land in the middle of the fleet (\(upgraded) of \(fleet.paths.count) upgraded)")
+        let rerun = try fleet.run(Array(arguments.dropFirst()))
+        #expect(rerun.status == 0, "\(rerun.output)")
+        #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already in") }.count == upgraded, "\(rerun.stdout)")
+        for index in fleet.paths.indices {
+            #expect(try fleet.rows(index, key: fleet.keys[index]) == 100_001)
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("tenants")).filter { !$0.hasSuffix(".db") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// Generated keys go to each tenant's own Secret Service item when the new key
+    /// options name one, and the old key files are deleted once each is proven.
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func generatedKeysGoToEachTenantsSecretServiceItem() throws {
+        let fleet = try Fleet(3)
+        let service = "org.migrationkit.tests.rotation.\(UUID().uuidString)"
+        defer {
+            for index in 0..<3 { _ = try? Binary.run(["clear", "service", service, "account", "tenant\(index)"], executable: "/usr/bin/secret-tool") }
+        }
+        let rotate = try fleet.run(["rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-keychain-service", service,
+                                    "--new-keychain-account", "{name}", "--new-key", "generate", "--old-key", "delete", "--no-backup"])
+        #expect(rotate.status == 0, "\(rotate.output)")
+        for index in 0..<3 {
+            #expect(!FileManager.default.fileExists(atPath: fleet.workspace.path("keys/tenant\(index).key")))
+            #expect(try fleet.rows(index, key: fleet.keys[index]) == nil)
+        }
+        let verify = try fleet.run(["verify", "--db-glob", "tenants/*.db", "--keychain-service", service, "--keychain-account", "{name}"])
+        #expect(verify.status == 0 && verify.stdout.contains("3 done"), "\(verify.output)")
     }
 
     /// Ctrl-C on a terminal stops taking tenants: the ones running finish or are left as

@@ -81,29 +81,31 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             throw CLIError(.usage, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
         }
         let settings: ConnectionSettings
-        // Closed before the rekey: SQLite lets a WAL database leave WAL mode only from
-        // its one connection.
-        var writer: SQLCipherWriter?
+        var backupPath: String?
         do {
             settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
-            // Everything that can refuse the rekey comes before the backup: the current key
-            // must open the database, and the new key must be obtainable and different.
             try CommandSupport.holdChangeLock(on: path, settings: settings)
-            writer = try CLIContext.host.openWriter(settings)
+            // A backup needs a connection, and so does a prompt for the new key (asked
+            // only once the current key is proven). Otherwise the rekey's own open proves
+            // the current key: one key derivation of four fewer with passphrases.
+            // Closed before the rekey: SQLite lets a WAL database leave WAL mode only from
+            // its one connection.
+            let proveFirst = !backup.skip || newKey.given.isEmpty
+            var writer = proveFirst ? try CLIContext.host.openWriter(settings) : nil
+            guard let currentKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
+            let key = try newKey.resolve(for: path, generating: generating, reporter: reporter)
+            if key.isSameKey(as: currentKey) {
+                throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
+            }
+            try DatabaseEncryption.rekey(at: path, from: currentKey, to: key, cipher: settings.configuration.cipher,
+                                         lockTimeout: settings.configuration.busyTimeout) {
+                if !backup.skip, let writer { backupPath = try backup.create(of: writer) }
+                writer = nil
+            }
         } catch where Self.mayBeDone(error) {
             // A rerun: the rekey already happened (and the old key may be gone already).
+            // Only the opening of the database fails so; a rekey that began never does.
             return try alreadyDone(path, oldKeySource: oldKeySource, failure: error, reporter: reporter)
-        }
-        guard let currentKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
-        let key = try newKey.resolve(for: path, generating: generating, reporter: reporter)
-        if key.isSameKey(as: currentKey) {
-            throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
-        }
-        var backupPath: String?
-        try DatabaseEncryption.rekey(at: path, from: currentKey, to: key, cipher: settings.configuration.cipher,
-                                     lockTimeout: settings.configuration.busyTimeout) {
-            if !backup.skip, let writer { backupPath = try backup.create(of: writer) }
-            writer = nil
         }
         // Proven by the rekey itself: the new key opens it, the old one no longer does.
         if oldKey == .delete, let oldKeySource { try KeyRotation.delete(oldKeySource) }
