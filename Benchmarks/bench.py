@@ -19,7 +19,9 @@ Environment overrides (defaults in brackets):
   BENCH_FLEET [1000]        case 4: databases in the fleet
   BENCH_PARALLEL [nproc]    case 4: workers for the parallel fleet (0: skip it)
   BENCH_STARTS [100]        case 6: process starts per variant and run
-  BENCH_CASES [1,2,3,4,5,6,7] which cases to run
+  BENCH_REKEY_FLEET [200]   case 8: databases rekeyed
+  BENCH_STATUS_FLEET [1000] case 9: databases whose status is read
+  BENCH_CASES [1,2,3,4,5,6,7,8,9] which cases to run
   BENCH_DIR [Benchmarks/results/work]  scratch folder (emptied first)
   BENCH_MIGRATIONKIT, BENCH_SQLCIPHER, BENCH_KDFCOUNT  the binaries and the shim
   BENCH_COMPARE             another migrationkit binary (say, an older commit's build):
@@ -63,8 +65,10 @@ HISTORY = env_int("BENCH_HISTORY", 10_000)
 FLEET = env_int("BENCH_FLEET", 1000)
 PARALLEL = env_int("BENCH_PARALLEL", os.cpu_count() or 1)
 STARTS = env_int("BENCH_STARTS", 100)
+REKEY_FLEET = env_int("BENCH_REKEY_FLEET", 200)
+STATUS_FLEET = env_int("BENCH_STATUS_FLEET", 1000)
 DYNAMIC = os.environ.get("BENCH_DYNAMIC", "")
-CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7").split(",") if c.strip()}
+CASES = {c.strip() for c in os.environ.get("BENCH_CASES", "1,2,3,4,5,6,7,8,9").split(",") if c.strip()}
 CONFIG = os.environ.get("BENCH_CONFIG", "sqlcipher4")
 WORK = os.path.abspath(os.environ.get("BENCH_DIR", os.path.join(HERE, "results", "work")))
 RESULTS = os.path.join(HERE, "results")
@@ -77,6 +81,9 @@ KDFCOUNT = os.environ.get("BENCH_KDFCOUNT", os.path.join(RESULTS, "kdfcount.so")
 # shell on its standard input; it is never printed nor written into a generated script.
 PASSPHRASE = "bench-" + secrets.token_hex(12)
 KEY_FILE = os.path.join(WORK, "db.key")
+# Case 8's new key, as the old one: a 0600 file for migrationkit, standard input for the shell.
+NEW_PASSPHRASE = "bench-new-" + secrets.token_hex(12)
+NEW_KEY_FILE = os.path.join(WORK, "new.key")
 
 
 # --- running commands ---------------------------------------------------------------
@@ -580,6 +587,99 @@ def case4():
     return variants
 
 
+def fleet_of(template, folder, count):
+    """`count` copies of `template` in `folder` (made once; `prepare` copies them again)."""
+    os.makedirs(folder, exist_ok=True)
+    return [os.path.join(folder, f"tenant{i:05d}.db") for i in range(count)]
+
+
+def case8():
+    """Key rotation across a fleet: `rekey` over every database in one process, two at a
+    time, against the shell's `PRAGMA rekey` run once per database, two processes at a
+    time. Both derive the old key and the new one; rekey also proves the new key opens
+    the file and replaces it durably."""
+    folder = os.path.join(WORK, "case8-migrations")
+    workloads.fleet_migrations(folder, os.path.join(WORK, "case8-unused"))
+    template = os.path.join(WORK, "case8-template.db")
+    fresh(template)
+    run_batch([mk_migrate(template, folder, "--no-backup", "--no-lint")])
+    label = f"8 (rekey {REKEY_FLEET:,} databases, 2 at a time)"
+
+    def prepare(paths):
+        for path in paths:
+            copy(template, path)
+
+    def check(paths):
+        for path in (paths[0], paths[-1]):
+            text = f"PRAGMA key = '{NEW_PASSPHRASE}';\nSELECT count(*) FROM sqlite_master;\n"
+            result = subprocess.run([SQLCIPHER, "-bail", path], input=text.encode(), capture_output=True)
+            if result.returncode != 0:
+                raise Failure(f"check failed on {path}: the new key does not open it")
+
+    def check_generated(paths):
+        for path in (paths[0], paths[-1]):
+            with open(os.path.splitext(path)[0] + ".new") as handle:
+                key = handle.read().strip()
+            text = f'PRAGMA key = "{key}";\nSELECT count(*) FROM sqlite_master;\n'
+            result = subprocess.run([SQLCIPHER, "-bail", path], input=text.encode(), capture_output=True)
+            if result.returncode != 0:
+                raise Failure(f"check failed on {path}: its generated key does not open it")
+
+    shell_paths = fleet_of(template, os.path.join(WORK, "case8-shell"), REKEY_FLEET)
+    mk_paths = fleet_of(template, os.path.join(WORK, "case8-mk"), REKEY_FLEET)
+    shell_raw_paths = fleet_of(template, os.path.join(WORK, "case8-shell-raw"), REKEY_FLEET)
+    mk_raw_paths = fleet_of(template, os.path.join(WORK, "case8-mk-raw"), REKEY_FLEET)
+    rekey_sql = f"PRAGMA key = '{PASSPHRASE}';\nPRAGMA rekey = '{NEW_PASSPHRASE}';\n"
+    # Rotation to machine-made keys: a new random raw key per database (no derivation).
+    raw_sql = {db: f"PRAGMA key = '{PASSPHRASE}';\nPRAGMA rekey = \"x'{secrets.token_hex(32)}'\";\n" for db in shell_raw_paths}
+    raw_label = f"8 (rotate {REKEY_FLEET:,} databases to new raw keys, 2 at a time)"
+    return [
+        Variant(label, "sqlcipher shell: PRAGMA key; PRAGMA rekey ×2 parallel", "", prepare=lambda: prepare(shell_paths),
+                commands=lambda: [Command([SQLCIPHER, "-bail", db], stdin=rekey_sql.encode(), label="sqlcipher shell") for db in shell_paths],
+                parallel=2, baseline=True, check=lambda: check(shell_paths)),
+        Variant(label, "migrationkit rekey --db-glob --jobs 2 --no-backup (one process)", "", prepare=lambda: prepare(mk_paths),
+                commands=lambda: [mk("rekey", "--db-glob", os.path.join(os.path.dirname(mk_paths[0]), "*.db"), "--password-file", KEY_FILE,
+                                     "--new-password-file", NEW_KEY_FILE, "--jobs", "2", "--no-backup", "--quiet")],
+                parallel=2, check=lambda: check(mk_paths)),
+        Variant(raw_label, "sqlcipher shell: PRAGMA key; PRAGMA rekey = x'…' ×2 parallel", "", prepare=lambda: prepare(shell_raw_paths),
+                commands=lambda: [Command([SQLCIPHER, "-bail", db], stdin=raw_sql[db].encode(), label="sqlcipher shell") for db in shell_raw_paths],
+                parallel=2, baseline=True),
+        Variant(raw_label, "migrationkit rekey --db-glob --new-key generate --jobs 2 --no-backup (one process)", "",
+                prepare=lambda: prepare(mk_raw_paths),
+                commands=lambda: [mk("rekey", "--db-glob", os.path.join(os.path.dirname(mk_raw_paths[0]), "*.db"), "--password-file", KEY_FILE,
+                                     "--new-password-file", os.path.join(os.path.dirname(mk_raw_paths[0]), "{name}.new"), "--new-key", "generate",
+                                     "--jobs", "2", "--no-backup", "--quiet")],
+                parallel=2, check=lambda: check_generated(mk_raw_paths)),
+    ]
+
+
+def case9():
+    """A fleet's status: `status` over every database in one process, against the shell
+    reading each ledger once (one process per database), both one database at a time;
+    and at a tenth of the fleet, so the peak memory of the two sizes can be compared."""
+    folder = os.path.join(WORK, "case9-migrations")
+    workloads.fleet_migrations(folder, os.path.join(WORK, "case9-unused"))
+    template = os.path.join(WORK, "case9-template.db")
+    fresh(template)
+    run_batch([mk_migrate(template, folder, "--no-backup", "--no-lint")])
+    variants = []
+    for count in (STATUS_FLEET, max(1, STATUS_FLEET // 10)):
+        label = f"9 (status of {count:,} databases)"
+        paths = fleet_of(template, os.path.join(WORK, f"case9-{count}"), count)
+        for path in paths:
+            copy(template, path)
+        ledger = f"PRAGMA key = '{PASSPHRASE}';\nSELECT identifier FROM grdb_migrations ORDER BY identifier;\n"
+        variants += [
+            Variant(label, "sqlcipher shell: PRAGMA key; SELECT the ledger, once per database", "", prepare=lambda: None,
+                    commands=lambda p=paths: [Command([SQLCIPHER, "-bail", db], stdin=ledger.encode(), label="sqlcipher shell") for db in p],
+                    baseline=True),
+            Variant(label, "migrationkit status --db-glob --jobs 1 (one process)", "", prepare=lambda: None,
+                    commands=lambda p=paths: [mk("status", "--db-glob", os.path.join(os.path.dirname(p[0]), "*.db"), "--migrations", folder,
+                                                 "--password-file", KEY_FILE, "--jobs", "1", "--quiet")]),
+        ]
+    return variants
+
+
 # --- the machine -----------------------------------------------------------------------
 
 
@@ -710,8 +810,9 @@ def main():
     if os.path.isdir(WORK):
         shutil.rmtree(WORK)
     os.makedirs(WORK)
-    with open(os.open(KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
-        handle.write(PASSPHRASE + "\n")
+    for path, passphrase in ((KEY_FILE, PASSPHRASE), (NEW_KEY_FILE, NEW_PASSPHRASE)):
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+            handle.write(passphrase + "\n")
 
     info = machine()
     started = time.time()
@@ -749,6 +850,8 @@ def main():
         run_case("5", "format detection", case5, RUNS)
         run_case("7", "a small migration on a large database", case7, RUNS)
         run_case("6", f"start-up, {STARTS} processes per variant", case6, RUNS)
+        run_case("8", f"rekey of a fleet of {REKEY_FLEET} databases", case8, FLEET_RUNS)
+        run_case("9", f"status of a fleet of {STATUS_FLEET} databases", case9, FLEET_RUNS)
     except Failure as failure:
         sys.exit(f"bench: {failure}")
 
