@@ -149,7 +149,11 @@ package enum DurableFile {
 
     /// Writes `bytes` to a new file at `path` with mode 0600, whole or not at all.
     /// With `replacing` false an existing file is an error and is left alone.
-    package static func writePrivate(_ bytes: [UInt8], to destination: String, replacing: Bool) throws {
+    ///
+    /// - Parameter ownedLike: a file whose owner and group the new file takes before it
+    ///   appears (a new key beside the app's old one, written by root, which the app must
+    ///   still read); refused, writing nothing, where they cannot be given.
+    package static func writePrivate(_ bytes: [UInt8], to destination: String, replacing: Bool, ownedLike: String? = nil) throws {
         let path = resolvingSymlinks(destination)
         if !replacing, FileProbe(path: path).kind != .missing {
             throw FileOperationError(kind: .fileSystem, resultCode: SQLiteResultCode.cantOpen,
@@ -171,6 +175,7 @@ package enum DurableFile {
             } catch {
                 throw failure("write", path, thrown: error)
             }
+            if let ownedLike { try takeOverOwnership(of: ownedLike, for: temporary) }
             try replace(path, with: temporary, keeping: [])
         } catch {
             FileRemoval.remove(temporary)

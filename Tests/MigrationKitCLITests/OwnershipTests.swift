@@ -55,4 +55,27 @@ import Glibc
             }
         }
     }
+
+    /// Root rotating a service's key: the generated key file belongs to whoever owned the
+    /// old one (the service still reads it), mode 0600, and the database keeps its owner.
+    @Test func aGeneratedKeyFileBelongsToTheOldKeysOwner() throws {
+        try requiringCapability {
+            guard geteuid() == 0 else { throw CapabilityMissing("only root can make a key file belong to another user") }
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+            giveToService(workspace.database)
+            #expect(chown(workspace.keyFile, 65534, 65534) == 0)
+            let rotate = try workspace.run("rekey", ["--new-password-file", workspace.path("next.key"), "--new-key", "generate",
+                                                     "--old-key", "delete", "--no-backup"])
+            #expect(rotate.status == 0, "\(rotate.output)")
+            let key = attributes(workspace.path("next.key"))
+            #expect(key.uid == 65534 && key.gid == 65534 && key.mode == 0o600, "next.key is uid \(key.uid), gid \(key.gid), mode \(String(key.mode, radix: 8))")
+            let database = attributes(workspace.database)
+            #expect(database.uid == 65534 && database.mode == 0o640)
+            #expect(!FileManager.default.fileExists(atPath: workspace.keyFile))
+            let status = try Tool.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("next.key"), "--migrations", workspace.migrations])
+            #expect(status.status == 0, "\(status.output)")
+        }
+    }
 }

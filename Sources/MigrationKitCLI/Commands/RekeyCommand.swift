@@ -71,7 +71,16 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if !connection.key.isTemplate {
             _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
         }
-        if !newKey.isTemplate { _ = try newKey.resolve(for: nil, generating: generating, reporter: reporter) }
+        if !newKey.isTemplate {
+            let oldKeyFile = try connection.key.isTemplate ? nil : Self.file(of: connection.key.given.source())
+            _ = try newKey.resolve(for: nil, generating: generating, ownedLike: oldKeyFile, reporter: reporter)
+        }
+    }
+
+    /// The file a key source reads, if it reads one.
+    private static func file(of source: KeySource?) -> String? {
+        if case .file(let path)? = source { return path }
+        return nil
     }
 
     func runOnDatabase(reporter: Reporter) throws -> RekeyDocument {
@@ -93,7 +102,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             let proveFirst = !backup.skip || newKey.given.isEmpty
             var writer = proveFirst ? try CLIContext.host.openWriter(settings) : nil
             guard let currentKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
-            let key = try newKey.resolve(for: path, generating: generating, reporter: reporter)
+            let key = try newKey.resolve(for: path, generating: generating, ownedLike: Self.file(of: oldKeySource), reporter: reporter)
             if key.isSameKey(as: currentKey) {
                 throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
             }

@@ -29,12 +29,15 @@ enum KeyRotation {
 
     /// The new key at `source`: the one already there (a rerun), or a new random raw
     /// key, durably written there (0600 for a file) before it is returned.
-    static func generatedKey(at source: KeySource, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    ///
+    /// - Parameter ownedLike: the old key's file, whose owner and group a new key file
+    ///   takes: run as root, the app that read the old key still reads the new one.
+    static func generatedKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         switch source {
         case .file(let path):
             if FileProbe(path: path).kind != .missing { return try source.resolve(warn: warn) }
             let key = DatabaseKey.randomRawKey()
-            try key.withKeyText { text in try DurableFile.writePrivate(Array(text) + [0x0A], to: path, replacing: false) }
+            try key.withKeyText { text in try DurableFile.writePrivate(Array(text) + [0x0A], to: path, replacing: false, ownedLike: ownedLike) }
             return key
         case .secretService(let service, let account):
             let store = SecretServiceKeyStore()

@@ -40,27 +40,35 @@ package struct NewKeyOptions: ParsableArguments {
     /// Warnings (the process-list warning, a key file readable by others) go to
     /// `reporter`.
     ///
-    /// - Parameter generating: `rekey --new-key generate`: a source that holds no key yet
-    ///   is given a new random one first (`KeyRotation.generatedKey`).
-    func resolve(for path: String?, generating: Bool = false, reporter: Reporter) throws -> DatabaseKey {
+    /// - Parameters:
+    ///   - generating: `rekey --new-key generate`: a source that holds no key yet is
+    ///     given a new random one first (`KeyRotation.generatedKey`), a file owned like
+    ///     `ownedLike`, the old key's file.
+    func resolve(for path: String?, generating: Bool = false, ownedLike: String? = nil, reporter: Reporter) throws -> DatabaseKey {
         let options = path.map(forDatabase(at:)) ?? self
+        let generation = generating ? Generation(ownedLike: ownedLike) : nil
         guard let shared = CLIContext.fleetKeys, !isTemplate else {
-            return try options.resolve(prompt: "New key: ", generating: generating, reporter: reporter)
+            return try options.resolve(prompt: "New key: ", generation: generation, reporter: reporter)
         }
-        guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), generating: generating, reporter: reporter) }) else {
+        guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), generation: generation, reporter: reporter) }) else {
             throw CLIError(.keyUnavailable, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
         }
         return key
     }
 
-    private func resolve(prompt: String, generating: Bool, reporter: Reporter) throws -> DatabaseKey {
+    /// `--new-key generate`: the old key's file, whose owner a new key file takes.
+    private struct Generation {
+        let ownedLike: String?
+    }
+
+    private func resolve(prompt: String, generation: Generation?, reporter: Reporter) throws -> DatabaseKey {
         let given = self.given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
-        if generating {
+        if let generation {
             guard let place = try given.source() else {
                 throw CLIError(.usage, "--new-key generate needs a place to write each new key: --new-password-file FILE, or --new-keychain-service with --new-keychain-account.")
             }
-            return try KeyRotation.generatedKey(at: place, warn: { reporter.warning($0.description) })
+            return try KeyRotation.generatedKey(at: place, ownedLike: generation.ownedLike, warn: { reporter.warning($0.description) })
         }
         let source: KeySource
         if let explicit = try given.source() {
