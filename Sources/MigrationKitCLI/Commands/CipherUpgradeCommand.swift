@@ -41,14 +41,12 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
     }
 
-    let fleetVerb = "Upgrading"
+    var fleetVerb: String { "Upgrading" }
 
     func run() throws {
         // Before a key is asked for: SQLCipher 3 cannot write the format at all.
         try CipherFormatUpgrade.requireSupportedLibrary()
-        let reporter = Reporter(output)
-        if fleet.namesFleet(dbPaths: connection.dbPaths) { return try runFleet(reporter: reporter) }
-        try reporter.document(try runOnDatabase(reporter: reporter))
+        try runOnEachDatabase(reporter: Reporter(output))
     }
 
     func runOnDatabase(reporter: Reporter) throws -> CipherUpgradeDocument {

@@ -28,7 +28,7 @@ struct DiffCommand: UsesProjectConnection, FleetCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") var fleet: FleetOptions
 
-    let fleetVerb = "Comparing"
+    var fleetVerb: String { "Comparing" }
 
     /// With --to, the project's database only when --db-path asks for it: the folder's
     /// schema needs no key.
@@ -48,10 +48,7 @@ struct DiffCommand: UsesProjectConnection, FleetCommand {
     func run() throws {
         let reporter = Reporter(output)
         if let desiredSchemaFile { return try writeMigration(to: desiredSchemaFile, reporter: reporter) }
-        if fleet.namesFleet(dbPaths: connection.dbPaths) { return try runFleet(reporter: reporter) }
-        let report = try runOnDatabase(reporter: reporter)
-        try reporter.document(report)
-        try finishAlone(report, reporter: reporter)
+        try runOnEachDatabase(reporter: reporter)
     }
 
     func validateFleet() throws {

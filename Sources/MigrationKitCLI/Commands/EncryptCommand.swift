@@ -25,7 +25,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
     @Flag(name: .customLong("force"), help: "Replace --output if it exists (never a file this command reads).")
     var force = false
 
-    let fleetVerb = "Encrypting"
+    var fleetVerb: String { "Encrypting" }
 
     func validate() throws {
         if (outputPath == nil) == !inPlace {
@@ -119,7 +119,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
     @Flag(name: .customLong("force"), help: "Replace --output if it exists.")
     var force = false
 
-    let fleetVerb = "Decrypting"
+    var fleetVerb: String { "Decrypting" }
 
     func validateFleet() throws {
         if !outputPath.contains(KeySourceValues.namePlaceholder) {

@@ -42,7 +42,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     @Option(name: .customLong("old-key"), help: ArgumentHelp("What becomes of the old key once the new one is proven on the database: keep (default) or delete its file or item.", valueName: "keep|delete"))
     var oldKey: KeyRotation.OldKeyRetirement = .keep
 
-    let fleetVerb = "Rekeying"
+    var fleetVerb: String { "Rekeying" }
 
     private var generating: Bool { newKeyMode == .generate }
 

@@ -62,7 +62,7 @@ struct BaselineCommand: UsesProjectConnection, FleetCommand {
     @Option(name: .customLong("to"), help: ArgumentHelp("The last migration the database already reflects.", valueName: "id"))
     var target: String
 
-    let fleetVerb = "Baselining"
+    var fleetVerb: String { "Baselining" }
 
     func runOnDatabase(reporter: Reporter) throws -> BaselineDocument {
         let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)

@@ -18,7 +18,7 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand {
     @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Roll back a migration edited since it was applied, with its edited down SQL (repeatable).", valueName: "id"))
     var acceptModified: [String] = []
 
-    let fleetVerb = "Rolling back"
+    var fleetVerb: String { "Rolling back" }
 
     /// A fleet rolls back to a migration, never by a count: run again after a failure
     /// or Ctrl-C, `--steps` would roll back the finished databases once more.

@@ -15,7 +15,7 @@ struct StatusCommand: UsesProjectConnection, FleetCommand {
 
     @OptionGroup var exitCode: StatusExitCodeOption
 
-    let fleetVerb = "Reading"
+    var fleetVerb: String { "Reading" }
 
     func runOnDatabase(reporter: Reporter) throws -> StatusDocument {
         let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)

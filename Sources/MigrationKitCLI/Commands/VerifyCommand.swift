@@ -15,7 +15,7 @@ struct VerifyCommand: UsesProjectConnection, FleetCommand {
     @Option(name: .customLong("require-index"), help: ArgumentHelp("Fail unless this index exists (repeatable).", valueName: "table:index"))
     var requiredIndexes: [RequiredIndexSpec] = []
 
-    let fleetVerb = "Verifying"
+    var fleetVerb: String { "Verifying" }
 
     func runOnDatabase(reporter: Reporter) throws -> VerifyDocument {
         let verifier = SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes)

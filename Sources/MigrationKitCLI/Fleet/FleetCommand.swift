@@ -70,7 +70,12 @@ extension FleetCommand {
     var commandName: String { Self.configuration.commandName ?? "" }
 
     func run() throws {
-        let reporter = Reporter(output)
+        try runOnEachDatabase(reporter: Reporter(output))
+    }
+
+    /// The one database the options name, or the fleet when they name one: what `run`
+    /// does, after whatever a command checks first.
+    func runOnEachDatabase(reporter: Reporter) throws {
         if fleet.namesFleet(dbPaths: connection.dbPaths) { return try runFleet(reporter: reporter) }
         let report = try runOnDatabase(reporter: reporter)
         try reporter.document(report)
@@ -122,11 +127,8 @@ struct FleetReport<Report: Encodable & Sendable> {
 
     /// A line per database: its name, its time and what happened to it.
     func table(result: (Report) -> String) -> [String] {
-        let width = min(max(outcomes.map(\.path.count).max() ?? 0, "DATABASE".count), 60)
-        return [FleetSummary.pad("DATABASE", width) + "  " + FleetSummary.pad("TIME", 8) + "  RESULT"]
-            + outcomes.map { outcome in
-                FleetSummary.pad(outcome.path, width) + "  " + FleetSummary.pad(outcome.duration.humanReadable, 8) + "  " + describe(outcome, result: result)
-            }
+        FleetSummary.columns([["DATABASE", "TIME", "RESULT"]]
+            + outcomes.map { [$0.path, $0.duration.humanReadable, describe($0, result: result)] })
     }
 
     private func describe(_ outcome: FleetOutcome<Report>, result: (Report) -> String) -> String {

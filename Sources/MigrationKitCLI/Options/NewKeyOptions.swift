@@ -35,10 +35,10 @@ package struct NewKeyOptions: ParsableArguments {
         return options
     }
 
-    /// The new key for the database at `path` (nil: the key a fleet shares), read once: `{name}` stands for its name,
-    /// and a key a fleet's databases share is read once for all of them (`FleetKeys`).
-    /// Warnings (the process-list warning, a key file readable by others) go to
-    /// `reporter`.
+    /// The new key for the database at `path` (nil: the key a fleet's databases share),
+    /// read once: `{name}` stands for the database's name, and a key the databases share
+    /// is read once for all of them (`FleetKeys`). Warnings (the process-list warning, a
+    /// key file readable by others) go to `reporter`.
     ///
     /// - Parameters:
     ///   - generating: `rekey --new-key generate`: a source that holds no key yet is
