@@ -154,16 +154,11 @@ struct FleetReport<Report: Encodable & Sendable> {
     /// Ends the run: after a signal, with what was left; after failures, with the
     /// worst of their codes; else normally.
     func end() throws {
-        let name = CLIContext.host.commandName
-        if let signal = Interruption.signal {
-            Console.error("\(name): error: \(stoppedSentence(by: signal))")
-            throw ExitCode(CLIExitCode.stopped(by: signal).rawValue)
+        try FleetRun.end(outcomes, stopped: stoppedSentence(by:)) {
+            let failures = count(.failed)
+            let others = failures == outcomes.count ? "" : "; the others are done"
+            return "\(failures) of \(FleetSummary.databases(outcomes.count)) failed (listed above)\(others). Fix the cause and run the same command again."
         }
-        let failures = outcomes.compactMap(\.failure)
-        guard !failures.isEmpty else { return }
-        let others = failures.count == outcomes.count ? "" : "; the others are done"
-        Console.error("\(name): error: \(failures.count) of \(FleetSummary.databases(outcomes.count)) failed (listed above)\(others). Fix the cause and run the same command again.")
-        throw ExitCode(CLIExitCode.worst(failures.map(\.exitCode)).rawValue)
     }
 
     /// The code the command on this database alone would have ended with.

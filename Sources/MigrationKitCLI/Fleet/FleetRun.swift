@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import MigrationKit
 import MigrationKitCommands
@@ -67,6 +68,22 @@ struct FleetRun {
             progress.update(Self.progress(done: done, total: total, failed: failures.value, elapsed: ContinuousClock.now - started))
         }, stop: { Interruption.signal != nil },
         skipped: { FleetOutcome(path: paths[$0], state: .notStarted, value: nil, failure: nil, duration: .zero, backup: nil) })
+    }
+
+    /// Ends a fleet's run, after its table or document: stopped by a signal, with
+    /// `stopped`'s sentence and that signal's code; with failed databases, with
+    /// `failed`'s sentence and the worst of their codes (`CLIExitCode.worst`); else
+    /// normally. The one place a fleet's exit is decided, for every command.
+    static func end<Value>(_ outcomes: [FleetOutcome<Value>], stopped: (Int32) -> String, failed: () -> String) throws {
+        let name = CLIContext.host.commandName
+        if let signal = Interruption.signal {
+            Console.error("\(name): error: \(stopped(signal))")
+            throw ExitCode(CLIExitCode.stopped(by: signal).rawValue)
+        }
+        let failures = outcomes.compactMap(\.failure)
+        guard !failures.isEmpty else { return }
+        Console.error("\(name): error: \(failed())")
+        throw ExitCode(CLIExitCode.worst(failures.map(\.exitCode)).rawValue)
     }
 
     /// "[12/200] databases done, 1 failed, about 40 s left": done, not "migrated", as a

@@ -63,16 +63,8 @@ extension MigrateCommand {
                                    shard: fleet.shard.map { FleetSummary.Share(shard: $0, listed: selected.listed) })
         summary.print(to: reporter)
         try reporter.document(summary.document)
-        if let signal = Interruption.signal {
-            // The table (or the JSON) above says what finished, what failed and what
-            // never started.
-            Console.error("\(CLIContext.host.commandName): error: \(summary.stoppedSentence(by: signal))")
-            throw ExitCode(CLIExitCode.stopped(by: signal).rawValue)
-        }
-        let failures = outcomes.compactMap(\.failure)
-        if !failures.isEmpty {
-            Console.error("\(CLIContext.host.commandName): error: \(summary.failedSentence)")
-            throw ExitCode(CLIExitCode.worst(failures.map(\.exitCode)).rawValue)
-        }
+        // The table (or the JSON) above says what finished, what failed and what never
+        // started.
+        try FleetRun.end(outcomes, stopped: summary.stoppedSentence(by:)) { summary.failedSentence }
     }
 }
