@@ -155,6 +155,8 @@ enum CommandSupport {
     /// `--password` put the key in the process list, whether or not this command then
     /// uses it (`new`, or `lint` without --db-path, ignore it): say so either way.
     static func warnIfOnCommandLine(_ keyOptions: KeyOptions, reporter: Reporter) {
+        // A fleet said it once, before its first database.
+        guard CLIContext.fleetKeys == nil else { return }
         for warning in keyOptions.given.warnings(DatabaseKeyRole.text) { reporter.warning(warning) }
     }
 

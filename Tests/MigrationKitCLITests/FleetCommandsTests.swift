@@ -100,6 +100,7 @@ import Glibc
                                             "PRAGMA foreign_keys = OFF; INSERT INTO books (authorId, title) VALUES (42, 'orphan');")
         try #require(orphan.status == 0, "\(orphan.output)")
         try fleet.workspace.write("keys/tenant2.key", TestKey.raw().text + "\n", mode: 0o600)
+        #expect(chmod(fleet.workspace.path("keys/tenant0.key"), 0o644) == 0)
         let before = fleet.paths.map { fleet.workspace.bytes($0) }
         let result = try fleet.run(["verify", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key"])
         // Damage (3) is worse than a wrong key (4).
@@ -109,6 +110,9 @@ import Glibc
         #expect(line("tenant1").contains("failed (exit 3)") && line("tenant1").contains("foreign_key_check"), "\(result.stdout)")
         #expect(line("tenant2").contains("failed (exit 4)"), "\(result.stdout)")
         #expect(result.stderr.contains("2 of 3 databases failed"), "\(result.stderr)")
+        // A tenant's own warning is said, naming the tenant, once.
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("readable by its group") }
+        #expect(warnings.count == 1 && warnings[0].hasPrefix("warning: tenants/tenant0.db: "), "\(result.stderr)")
         // No progress line in a pipe (the Ctrl-C test sees it on a terminal).
         #expect(!result.stderr.contains("databases done"), "\(result.stderr)")
         #expect(fleet.paths.map { fleet.workspace.bytes($0) } == before)

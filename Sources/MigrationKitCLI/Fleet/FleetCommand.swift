@@ -94,13 +94,12 @@ extension FleetCommand {
         let run = FleetRun(command: commandName, paths: selected.paths, jobs: fleet.jobCount(databases: selected.paths.count))
         let started = ContinuousClock.now
         let command = self
-        let silent = Reporter(quiet: true)
         let outcomes = try CLIContext.$fleetKeys.withValue(FleetKeys(databaseCount: selected.paths.count)) {
             try readSharedKeys(reporter: reporter)
             return run.run(reporter: reporter, verb: fleetVerb, { path in
                 var one = command
                 one.connection.dbPath = path
-                return try one.runOnDatabase(reporter: silent)
+                return try one.runOnDatabase(reporter: reporter.forDatabase(path))
             }, judge: failure(in:))
         }
         let report = FleetReport(command: commandName, outcomes: outcomes, duration: ContinuousClock.now - started, jobs: run.jobs,

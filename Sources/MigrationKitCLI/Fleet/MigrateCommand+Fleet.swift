@@ -44,7 +44,8 @@ extension MigrateCommand {
         let started = ContinuousClock.now
         let outcomes = CLIContext.$fleetKeys.withValue(keys) {
             run.run(reporter: reporter, verb: "Migrating") { path in
-                let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false, reporter: silent)
+                let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
+                                                        reporter: reporter.forDatabase(path))
                 let settings = ConnectionSettings(path: path, key: key, configuration: configuration)
                 try CommandSupport.holdChangeLock(on: path, settings: settings)
                 let writer = try CLIContext.host.openWriter(settings)

@@ -69,6 +69,9 @@ package struct Reporter: Sendable {
     package let quiet: Bool
     package let json: Bool
     package let verbose: Bool
+    /// The database a fleet's reporter speaks for: its lines are left to the fleet's
+    /// table, its warnings name it (`forDatabase(_:)`).
+    private var database: String?
 
     package init(_ options: OutputOptions) {
         self.init(quiet: options.quiet, json: options.json, verbose: options.verbose)
@@ -82,25 +85,35 @@ package struct Reporter: Sendable {
         self.verbose = verbose
     }
 
+    /// This reporter for one database of a fleet: no lines, notes or document (the
+    /// fleet's table and document say each database's result once), and each warning
+    /// (a key file others can read) prefixed with the database, as a fleet's warnings
+    /// would otherwise be lost or nameless.
+    package func forDatabase(_ path: String) -> Reporter {
+        var reporter = self
+        reporter.database = path
+        return reporter
+    }
+
     /// A line of the human report; not even made with --quiet or --json (a run of
     /// many small steps formats one per step).
     package func line(_ text: @autoclosure () -> String) {
-        if !quiet && !json { Console.out(text()) }
+        if !quiet && !json && database == nil { Console.out(text()) }
     }
 
     /// A warning, on standard error (still shown with --json, whose stdout stays clean).
     package func warning(_ text: String) {
-        if !quiet { Console.error("warning: \(text)") }
+        if !quiet { Console.error("warning: \(database.map { "\($0): " } ?? "")\(text)") }
     }
 
     /// A note for --verbose, on standard error (so --json's stdout stays one document).
     package func note(_ text: String) {
-        if verbose && !quiet { Console.error("note: \(text)") }
+        if verbose && !quiet && database == nil { Console.error("note: \(text)") }
     }
 
     /// The JSON document, when --json.
     package func document<T: Encodable>(_ value: T) throws {
-        guard json else { return }
+        guard json, database == nil else { return }
         Console.out(try JSONOutput.encode(value))
     }
 }
