@@ -12,7 +12,7 @@ struct CommandContext: @unchecked Sendable {
     private let resolvedSettings = CLIContext.resolvedSettings
     private let journal = CLIContext.journal
     private let emptyVariableWarning = CLIContext.emptyVariableWarning
-    private let fleetKeys = CLIContext.fleetKeys
+    private let fleet = CLIContext.fleet
     private let environment = ProcessEnvironment.substitute
     private let standardInput = StandardInput.descriptor
     private let console = Console.capture
@@ -27,7 +27,7 @@ struct CommandContext: @unchecked Sendable {
                 try CLIContext.$resolvedSettings.withValue(resolvedSettings) {
                     try CLIContext.$journal.withValue(journal) {
                         try CLIContext.$emptyVariableWarning.withValue(emptyVariableWarning) {
-                            try CLIContext.$fleetKeys.withValue(fleetKeys) {
+                            try CLIContext.$fleet.withValue(fleet) {
                                 try ProcessEnvironment.$substitute.withValue(environment) {
                                     try StandardInput.$descriptor.withValue(standardInput) {
                                         try Console.$capture.withValue(console, operation: body)

@@ -81,14 +81,14 @@ enum CommandSupport {
     ///
     /// - Parameter path: the database the key is for: `{name}` in the key options stands
     ///   for its name, here and only here, for every command (nil: a key shared by a
-    ///   fleet's databases, which has no `{name}`). In a fleet (`FleetKeys`), a source
+    ///   fleet's databases, which has no `{name}`). In a fleet (`FleetShared`), a source
     ///   without `{name}` is read once for every database.
     static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
         // A key the fleet's databases share is read once, for all of them; one with
         // `{name}` is each database's own (asked before the name is put in).
         let isShared = !keyOptions.isTemplate
         let keyOptions = path.map { keyOptions.forDatabase(at: $0) } ?? keyOptions
-        if let shared = CLIContext.fleetKeys, isShared {
+        if let shared = CLIContext.fleet, isShared {
             return try shared.key(.current) {
                 try resolveOnce(keyOptions, promptMessage: shared.promptMessage(.current), keyIsNew: keyIsNew, reporter: reporter)
             }
@@ -156,7 +156,7 @@ enum CommandSupport {
     /// uses it (`new`, or `lint` without --db-path, ignore it): say so either way.
     static func warnIfOnCommandLine(_ keyOptions: KeyOptions, reporter: Reporter) {
         // A fleet said it once, before its first database.
-        guard CLIContext.fleetKeys == nil else { return }
+        guard CLIContext.fleet == nil else { return }
         for warning in keyOptions.given.warnings(DatabaseKeyRole.text) { reporter.warning(warning) }
     }
 
@@ -165,9 +165,18 @@ enum CommandSupport {
         try loadMigrations(migrations, verifier: verifier, reporter: reporter).runner
     }
 
-    /// The runner and, for SQL migrations, the files it was built from (for lint).
+    /// A migrations runner and, for SQL migrations, the files it was built from (for lint).
+    typealias LoadedMigrations = (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?)
+
+    /// The runner and, for SQL migrations, the files it was built from (for lint); in a
+    /// fleet, read once for every database (`FleetShared`).
     /// (`migrate` does the same work beside the key derivation: `MigrationsLoading`.)
-    static func loadMigrations(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier(), reporter: Reporter) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
+    static func loadMigrations(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier = SQLCipherMigrationVerifier(), reporter: Reporter) throws -> LoadedMigrations {
+        guard let shared = CLIContext.fleet else { return try readMigrations(migrations, verifier: verifier, reporter: reporter) }
+        return try shared.migrations { try readMigrations(migrations, verifier: verifier, reporter: reporter) }
+    }
+
+    private static func readMigrations(_ migrations: MigrationsOptions, verifier: SQLCipherMigrationVerifier, reporter: Reporter) throws -> LoadedMigrations {
         if let runner = hostRunner(verifier: verifier) { return (runner, nil) }
         let files = try migrations.loadFiles(reporter: reporter)
         return (try runner(over: files, verifier: verifier), files)

@@ -77,8 +77,8 @@ enum CLIContext {
     /// not once a fleet database, and again in the next run of an app that embeds the
     /// commands.
     @TaskLocal static var emptyVariableWarning = OnceFlag()
-    /// The keys a fleet's databases share, read once (nil outside a fleet).
-    @TaskLocal static var fleetKeys: FleetKeys?
+    /// What a fleet's databases share, made once: keys and migrations (nil outside a fleet).
+    @TaskLocal static var fleet: FleetShared?
 }
 
 /// Holds what `MigrationCLI` resolved before the command ran.

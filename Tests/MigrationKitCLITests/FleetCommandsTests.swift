@@ -188,6 +188,12 @@ import Glibc
                                       "--new-password-file", "keys/tenant0.next", "--new-key", "generate", "--old-key", "delete"])
         #expect(backedUp.exitCode == .usage && backedUp.stderr.contains("the only key that opens the backup"), "\(backedUp.output)")
         #expect(!FileManager.default.fileExists(atPath: fleet.workspace.path("keys/tenant0.next")))
+        // A wrong current key: refused, and no new key is made for it.
+        try fleet.workspace.write("keys/wrong.key", TestKey.raw().text + "\n", mode: 0o600)
+        let wrong = try fleet.run(["rekey", "--db-path", "tenants/tenant0.db", "--password-file", "keys/wrong.key",
+                                   "--new-password-file", "keys/tenant0.next", "--new-key", "generate", "--no-backup"])
+        #expect(wrong.exitCode == .wrongKeyOrNotADatabase, "\(wrong.output)")
+        #expect(!FileManager.default.fileExists(atPath: fleet.workspace.path("keys/tenant0.next")))
         #expect(fleet.paths.map { fleet.workspace.bytes($0) } == before)
     }
 

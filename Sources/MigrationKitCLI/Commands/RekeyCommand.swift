@@ -102,12 +102,17 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             let proveFirst = !backup.skip || newKey.given.isEmpty
             var writer = proveFirst ? try CLIContext.host.openWriter(settings) : nil
             guard let currentKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
-            let key = try newKey.resolve(for: path, generating: generating, ownedLike: Self.file(of: oldKeySource), reporter: reporter)
+            let pending = generating ? try newKey.generatedKey(for: path, ownedLike: Self.file(of: oldKeySource), reporter: reporter)
+                : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter), write: nil)
+            let key = pending.key
             if key.isSameKey(as: currentKey) {
                 throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
             }
             try DatabaseEncryption.rekey(at: path, from: currentKey, to: key, cipher: settings.configuration.cipher,
                                          lockTimeout: settings.configuration.busyTimeout) {
+                // The current key is proven here: a key just made is stored now, before
+                // the database changes, and never for a database it will not open.
+                try pending.write?()
                 if !backup.skip, let writer { backupPath = try backup.create(of: writer) }
                 writer = nil
             }

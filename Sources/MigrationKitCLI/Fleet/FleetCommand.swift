@@ -46,7 +46,7 @@ protocol FleetCommand: ProjectConfigurable, PrintsOutput {
     /// The fleet's own table instead of the engine's (status), or nil.
     func fleetTable(_ outcomes: [FleetOutcome<Report>]) -> [String]?
 
-    /// Reads the keys every database shares (`FleetKeys`) before the fleet starts, so
+    /// Reads the keys every database shares (`FleetShared`) before the fleet starts, so
     /// a prompt comes before the progress line, and a key source that fails fails the
     /// command once rather than every database.
     func readSharedKeys(reporter: Reporter) throws
@@ -94,7 +94,7 @@ extension FleetCommand {
         let run = FleetRun(command: commandName, paths: selected.paths, jobs: fleet.jobCount(databases: selected.paths.count))
         let started = ContinuousClock.now
         let command = self
-        let outcomes = try CLIContext.$fleetKeys.withValue(FleetKeys(databaseCount: selected.paths.count)) {
+        let outcomes = try CLIContext.$fleet.withValue(FleetShared(databaseCount: selected.paths.count)) {
             try readSharedKeys(reporter: reporter)
             return run.run(reporter: reporter, verb: fleetVerb, { path in
                 var one = command

@@ -33,7 +33,7 @@ struct FleetOutcome<Value: Sendable>: Sendable {
 /// `jobs` at a time on threads of their own, each database as if the command ran on it
 /// alone — its own locks (taken and released with it: a fleet of thousands cannot hold
 /// a descriptor for each until the command ends), its own run journal and backup, its
-/// own key when the key options hold `{name}` (`FleetKeys` otherwise) — and one
+/// own key when the key options hold `{name}` (`FleetShared` otherwise) — and one
 /// database's failure never stops the others. Ctrl-C or SIGTERM stops taking databases;
 /// the ones running finish or roll back, and the rest are listed as not started.
 ///

@@ -27,10 +27,10 @@ extension MigrateCommand {
         if let target { _ = try runner.registry.index(ofTarget: target) }
 
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
-        let keys = FleetKeys(databaseCount: databases.count)
+        let shared = FleetShared(databaseCount: databases.count)
         // A key the databases share is read before the progress line starts.
         if !connection.key.isTemplate {
-            _ = try CLIContext.$fleetKeys.withValue(keys) {
+            _ = try CLIContext.$fleet.withValue(shared) {
                 try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
             }
         }
@@ -42,7 +42,7 @@ extension MigrateCommand {
         let run = FleetRun(command: "migrate", paths: databases, jobs: fleet.jobCount(databases: databases.count))
         let silent = Reporter(quiet: true)
         let started = ContinuousClock.now
-        let outcomes = CLIContext.$fleetKeys.withValue(keys) {
+        let outcomes = CLIContext.$fleet.withValue(shared) {
             run.run(reporter: reporter, verb: "Migrating") { path in
                 let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
                                                         reporter: reporter.forDatabase(path))

@@ -27,27 +27,51 @@ enum KeyRotation {
         case delete
     }
 
-    /// The new key at `source`: the one already there (a rerun), or a new random raw
-    /// key, durably written there (0600 for a file) before it is returned.
+    /// A new key and, when it was just made, the write that puts it in its place: run
+    /// once the current key is proven and before the database changes, so a wrong
+    /// current key leaves no key file or item behind.
+    struct PendingKey {
+        let key: DatabaseKey
+        /// Nil when the key was already there (a rerun after a kill).
+        let write: (() throws -> Void)?
+    }
+
+    /// The new key at `source`: the one already there (a rerun), or a new random raw key
+    /// with the write that stores it (a 0600 file, or a Secret Service item).
     ///
     /// - Parameter ownedLike: the old key's file, whose owner and group a new key file
     ///   takes: run as root, the app that read the old key still reads the new one.
-    static func generatedKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    static func pendingKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> PendingKey {
         switch source {
         case .file(let path):
-            if FileProbe(path: path).kind != .missing { return try source.resolve(warn: warn) }
+            if FileProbe(path: path).kind != .missing { return PendingKey(key: try source.resolve(warn: warn), write: nil) }
             let key = DatabaseKey.randomRawKey()
-            try key.withKeyText { text in try DurableFile.writePrivate(Array(text) + [0x0A], to: path, replacing: false, ownedLike: ownedLike) }
-            return key
+            return PendingKey(key: key) {
+                try key.withKeyText { text in try DurableFile.writePrivate(Array(text) + [0x0A], to: path, replacing: false, ownedLike: ownedLike) }
+            }
         case .secretService(let service, let account):
             let store = SecretServiceKeyStore()
-            if let existing = try? store.lookup(service: service, account: account, warn: warn) { return existing }
+            do {
+                return PendingKey(key: try store.lookup(service: service, account: account, warn: warn), write: nil)
+            } catch let error as KeyError where error.code == .itemNotFound {
+                // Only an item that is not there is made: one that could not be read (a
+                // locked keyring) may hold the key a killed run already rekeyed to.
+            }
             let key = DatabaseKey.randomRawKey()
-            try store.store(service: service, account: account, label: "MigrationKit key (\(account))", key: key)
-            return key
+            return PendingKey(key: key) {
+                try store.store(service: service, account: account, label: "MigrationKit key (\(account))", key: key)
+            }
         default:
             throw CLIError(.usage, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
         }
+    }
+
+    /// The new key at `source`, written there first when it was just made: for a key a
+    /// fleet's databases share, in place before the first of them changes.
+    static func generatedKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        let pending = try pendingKey(at: source, ownedLike: ownedLike, warn: warn)
+        try pending.write?()
+        return pending.key
     }
 
     /// Removes the old key at `source` once the new one is proven: its file, or its

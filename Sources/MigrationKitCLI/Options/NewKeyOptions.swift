@@ -37,7 +37,7 @@ package struct NewKeyOptions: ParsableArguments {
 
     /// The new key for the database at `path` (nil: the key a fleet's databases share),
     /// read once: `{name}` stands for the database's name, and a key the databases share
-    /// is read once for all of them (`FleetKeys`). Warnings (the process-list warning, a
+    /// is read once for all of them (`FleetShared`). Warnings (the process-list warning, a
     /// key file readable by others) go to `reporter`.
     ///
     /// - Parameters:
@@ -47,7 +47,7 @@ package struct NewKeyOptions: ParsableArguments {
     func resolve(for path: String?, generating: Bool = false, ownedLike: String? = nil, reporter: Reporter) throws -> DatabaseKey {
         let options = path.map(forDatabase(at:)) ?? self
         let generation = generating ? Generation(ownedLike: ownedLike) : nil
-        guard let shared = CLIContext.fleetKeys, !isTemplate else {
+        guard let shared = CLIContext.fleet, !isTemplate else {
             return try options.resolve(prompt: "New key: ", generation: generation, reporter: reporter)
         }
         guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), generation: generation, reporter: reporter) }) else {
@@ -55,6 +55,21 @@ package struct NewKeyOptions: ParsableArguments {
         }
         return key
     }
+
+    /// `rekey --new-key generate` for the database at `path`: its own new key with the
+    /// write still to do when it was just made (`KeyRotation.PendingKey`), or the key a
+    /// fleet's databases share, already in place.
+    func generatedKey(for path: String, ownedLike: String?, reporter: Reporter) throws -> KeyRotation.PendingKey {
+        if CLIContext.fleet != nil, !isTemplate {
+            return KeyRotation.PendingKey(key: try resolve(for: path, generating: true, ownedLike: ownedLike, reporter: reporter), write: nil)
+        }
+        let given = forDatabase(at: path).given
+        for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
+        guard let place = try given.source() else { throw Self.noPlaceToGenerate }
+        return try KeyRotation.pendingKey(at: place, ownedLike: ownedLike, warn: { reporter.warning($0.description) })
+    }
+
+    private static let noPlaceToGenerate = CLIError(.usage, "--new-key generate needs a place to write each new key: --new-password-file FILE, or --new-keychain-service with --new-keychain-account.")
 
     /// `--new-key generate`: the old key's file, whose owner a new key file takes.
     private struct Generation {
@@ -65,9 +80,7 @@ package struct NewKeyOptions: ParsableArguments {
         let given = self.given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         if let generation {
-            guard let place = try given.source() else {
-                throw CLIError(.usage, "--new-key generate needs a place to write each new key: --new-password-file FILE, or --new-keychain-service with --new-keychain-account.")
-            }
+            guard let place = try given.source() else { throw Self.noPlaceToGenerate }
             return try KeyRotation.generatedKey(at: place, ownedLike: generation.ownedLike, warn: { reporter.warning($0.description) })
         }
         let source: KeySource
