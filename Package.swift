@@ -116,15 +116,30 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        // The commands, embeddable in an app's own binary (MigrationCLI.run(host:arguments:)).
+        // The one command tree: the commands every database layer gets (migrate, status,
+        // rollback, verify, schema-dump, baseline, lint, new, init, config), their
+        // settings (flags, MIGRATIONKIT_*, migrationkit.toml), backups, fleets and the
+        // run around a command, over a `CommandLayer`. No SQLite: SQLCipher's layer
+        // (MigrationKitCLI) and GRDB's (MigrationKitGRDBCLI) stand on it.
         .target(
-            name: "MigrationKitCLI",
+            name: "MigrationKitCommandTree",
             dependencies: [
-                "MigrationKit", "MigrationKitCommands", "MigrationKitSQLCipher", "MigrationKitKeys", "MigrationKitKeyOptions",
-                "CProcessControl",
+                "MigrationKit", "MigrationKitFiles", "MigrationKitCommands", "MigrationKitSecrets", "MigrationKitKeys",
+                "MigrationKitKeyOptions", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
+
+        // The commands, embeddable in an app's own binary (MigrationCLI.run(host:arguments:)):
+        // the tree over SQLCipher, and the commands only SQLCipher has (encrypt, rekey, …).
+        .target(
+            name: "MigrationKitCLI",
+            dependencies: [
+                "MigrationKit", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitSQLCipher", "MigrationKitKeys",
+                "MigrationKitKeyOptions", "CProcessControl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .executableTarget(name: "migrationkit", dependencies: ["MigrationKitCLI"]),
 
@@ -189,7 +204,7 @@ let package = Package(
         // Runs the built binaries as a user would; the command tree's own rules are
         // checked on the types.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
-            "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommands", "MigrationKitSQLCipher",
+            "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommandTree", "MigrationKitCommands", "MigrationKitSQLCipher",
             "MigrationKitSecrets", "MigrationKitTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

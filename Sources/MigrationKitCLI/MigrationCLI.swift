@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKitCommandTree
 import MigrationKitKeyOptions
 @_exported import MigrationKitCommands
 import MigrationKitKeys
@@ -41,43 +42,10 @@ public enum MigrationCLI {
             Console.out(MigrationKitVersion.report(commandName: host.commandName))
             return CLIExitCode.success.rawValue
         }
-        // Before any key is read: no core file or same-user debugger reaches it.
-        if host.hardensProcess { ProcessHardening.apply() }
-        // Ctrl-C and SIGTERM stop the work in progress, which rolls back and says what
-        // it left (`RunJournal`), instead of ending the process between two writes. Only
-        // while the command runs: an app that embeds the commands gets its signals back.
-        if host.stopsGracefully { Interruption.stopGracefully() }
-        let locks = CommandLocks()
-        let resolved = ResolvedSettings()
-        let journal = RunJournal()
-        var runner = CommandLineRunner(root: RootCommand.self, commandName: host.commandName,
-                                       wording: CommandLineRemedies.wording(commandName: host.commandName),
-                                       layerErrors: SQLCipherErrorPresentation.present)
-        runner.annotate = journal.annotate
-        runner.stopped = journal.stop
-        runner.versionReport = { MigrationKitVersion.report(commandName: host.commandName) }
-        let code = CLIContext.$host.withValue(host) { CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
-            CLIContext.$journal.withValue(journal) { CLIContext.$emptyVariableWarning.withValue(OnceFlag()) {
-                runner.run(arguments) { command in
-                    locks.command = type(of: command).configuration.commandName ?? ""
-                    // Settings not given as flags, from the environment and migrationkit.toml.
-                    guard var configurable = command as? any ProjectConfigurable else { return command }
-                    resolved.settings = try configurable.applyProjectSettings()
-                    return configurable
-                }
-            } }
-        } } }
-        locks.releaseAll()
-        guard host.stopsGracefully else { return code }
-        if let signal = Interruption.signal, code == CLIExitCode.success.rawValue {
-            // Past the point where it could stop (a rekey, a rename): it finished.
-            Console.error("warning: \(Interruption.name(of: signal)) arrived when the command could no longer stop; it finished.")
-        }
-        // A stopped run ends by its signal; the code says which when the signal reached
-        // a handler of its own first (the key prompt's).
-        let stopSignal = CLIExitCode(rawValue: code)?.stopSignal
-        Interruption.endGracefulStop(reraising: endingProcessOnStop && stopSignal != nil, orElse: stopSignal)
-        return code
+        let policy = CommandTree.ProcessPolicy(hardens: host.hardensProcess, stopsGracefully: host.stopsGracefully,
+                                               endsProcessOnStop: endingProcessOnStop)
+        return CommandTree.run(arguments, root: RootCommand.self, layer: SQLCipherCommandLayer(host: host), policy: policy,
+                               versionReport: { MigrationKitVersion.report(commandName: host.commandName) })
     }
 }
 
@@ -108,7 +76,7 @@ struct RootCommand: ParsableCommand {
         (MIGRATIONKIT_DB_PATH and the like), then from migrationkit.toml in the current folder or \
         above it (--config FILE, --database NAME); `config` shows what applies and why.
 
-        Exit codes: \(CLIExitCode.allCases.map { "\($0.rawValue) \($0.summary)" }.joined(separator: "; ")).
+        \(CommandTree.exitCodesDiscussion)
         """
 }
 
@@ -127,5 +95,12 @@ public enum MigrationKitVersion {
         let name = commandName == "migrationkit" ? "migrationkit \(current)" : "\(commandName) (MigrationKit \(current))"
         let cipher = SQLCipherLibrary.cipherVersionString.map { "SQLCipher \($0)" } ?? "no SQLCipher (plain SQLite)"
         return "\(name)\n\(cipher), SQLite \(SQLCipherLibrary.sqliteVersion)"
+    }
+}
+
+extension CLIContext {
+    /// The host of the running `MigrationCLI` command.
+    static var host: MigrationCLIHost {
+        (currentLayer as? SQLCipherCommandLayer)?.host ?? .sqlFiles
     }
 }

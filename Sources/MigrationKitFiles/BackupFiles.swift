@@ -12,6 +12,9 @@ import Glibc
 /// raw byte copies. The connections (`DatabaseBackup`, the GRDB connection) copy the
 /// database's committed state into the temporary.
 package enum BackupFiles {
+    /// How many backups of one database are kept unless told otherwise.
+    package static let defaultKeepCount = 5
+
     /// The backups of the database named `name` in `folder`, oldest first.
     package static func list(folder: String, name: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitCLI
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 import MigrationKitSecrets

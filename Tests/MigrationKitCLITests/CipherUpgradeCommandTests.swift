@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKit
 import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import ArgumentParser
 @testable import MigrationKitCLI
+@testable import MigrationKitCommandTree
 import MigrationKitCommands
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitTestSupport
+import MigrationKit
 import MigrationKitSQLCipher
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import MigrationKit
 @testable import MigrationKitCLI
+@testable import MigrationKitCommandTree
 import MigrationKitTestSupport
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
 
     /// Every remedy names what to pass on this command line, and the library's words do not.
     @Test func everyRemedyIsWordedAsAFlagOrCommand() throws {
-        let wording = CommandLineRemedies.wording(commandName: "notes-migrate")
+        let wording = CommandLineRemedies.wording(commandName: "notes-migrate", layer: SQLCipherCommandLayer(host: MigrationCLIHost(commandName: "notes-migrate")))
         for remedy in everyRemedy {
             let words = try #require(wording(remedy), "\(remedy) has no words on the command line")
             #expect(words.contains("--"), "\(remedy): \(words)")

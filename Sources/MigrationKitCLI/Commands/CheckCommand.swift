@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitKeyOptions
 import MigrationKitSQLCipher
@@ -24,10 +25,10 @@ struct CheckCommand: ParsableCommand, PrintsOutput {
         let reporter = Reporter(output)
         // With --from-database, resolving its key says it.
         if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter) }
-        let loaded = try CommandSupport.loadMigrations(migrations, reporter: reporter)
+        let loaded = try SQLCipherSupport.loadRunner(migrations, reporter: reporter)
         var older: (path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration)?
         if let olderDatabase {
-            let settings = try CommandSupport.connectionSettings(
+            let settings = try SQLCipherSupport.connectionSettings(
                 path: olderDatabase, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter)
             older = (settings.path, settings.key, settings.configuration)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MigrationKit
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
@@ -51,9 +52,9 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     func runOnDatabase(reporter: Reporter) throws -> CipherUpgradeDocument {
         let start = ContinuousClock.now
-        let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard settings.key != nil else { throw CLIError(.usage, "cipher-upgrade needs the database's key.") }
-        try CommandSupport.holdChangeLock(on: settings.path, settings: settings)
+        try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings)
         let writer: SQLCipherWriter
         do {
             writer = try CLIContext.host.openWriter(settings)

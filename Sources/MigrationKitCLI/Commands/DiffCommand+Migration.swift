@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 import MigrationKitSecrets
@@ -15,14 +16,14 @@ extension DiffCommand {
         if connection.dbPath != nil {
             // Not announced when the migration itself is the output: `> 0007_x.sql` must
             // hold nothing else.
-            let settings = try CommandSupport.connectionSettings(connection, access: .inspect, announcing: writeName != nil, reporter: reporter)
+            let settings = try SQLCipherSupport.connectionSettings(connection, access: .inspect, announcing: writeName != nil, reporter: reporter)
             let writer = try CLIContext.host.openWriter(settings)
             current = .database(writer)
             currentName = writer.path
             currentKey = settings.key
         } else {
             CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
-            current = .migrations(try CommandSupport.runner(connection.migrations, reporter: reporter))
+            current = .migrations(try SQLCipherSupport.loadRunner(connection.migrations, reporter: reporter).runner)
             currentName = "what \(connection.migrations.directory) makes"
         }
         let desiredSQL: String
@@ -95,10 +96,10 @@ extension DiffCommand {
     private func schemaText(of probe: FileProbe, currentKey: DatabaseKey?, reporter: Reporter) throws -> String {
         let settings: ConnectionSettings
         if probe.isPlaintextSQLiteDatabase || currentKey != nil {
-            let configuration = CommandSupport.configuration(path: probe.path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect)
+            let configuration = SQLCipherSupport.configuration(path: probe.path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect)
             settings = ConnectionSettings(path: probe.path, key: probe.isPlaintextSQLiteDatabase ? nil : currentKey, configuration: configuration)
         } else {
-            settings = try CommandSupport.connectionSettings(path: probe.path, key: connection.key, cipher: connection.cipher, lockTimeout: connection.lockTimeout,
+            settings = try SQLCipherSupport.connectionSettings(path: probe.path, key: connection.key, cipher: connection.cipher, lockTimeout: connection.lockTimeout,
                                                              access: .inspect, announcing: false, reporter: reporter)
         }
         let other = try CLIContext.host.openWriter(settings)

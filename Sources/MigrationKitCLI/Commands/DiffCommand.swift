@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
@@ -57,8 +58,8 @@ struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     /// Drift: the database's schema against what its applied migrations make.
     func runOnDatabase(reporter: Reporter) throws -> DiffDocument {
-        let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
-        let writer = try CommandSupport.openWriter(connection, access: .inspect, reporter: reporter)
+        let runner = try SQLCipherSupport.loadRunner(connection.migrations, reporter: reporter).runner
+        let writer = try SQLCipherSupport.openWriter(connection, access: .inspect, reporter: reporter)
         let report: SchemaDrift.Report
         do {
             report = try SchemaDrift(runner: runner).check(writer)

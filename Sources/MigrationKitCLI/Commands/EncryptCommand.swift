@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitKeyOptions
 import MigrationKitSQLCipher
@@ -52,12 +53,12 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
     func runOnDatabase(reporter: Reporter) throws -> ExportDocument {
         let path = try connection.requiredPath()
         if let outputPath { try OutputFile(path: outputPath, force: force).check(against: connection.filesRead) }
-        let settings = try CommandSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
+        let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
         guard let key = settings.key else { throw CLIError(.usage, "encrypt needs a key.") }
         let summary: DatabaseEncryption.ExportSummary
         var backupPath: String?
         if inPlace {
-            try CommandSupport.holdChangeLock(on: path, settings: settings)
+            try SQLCipherSupport.holdChangeLock(on: path, settings: settings)
             let modeBefore = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0o600
             do {
                 // The backup, a plaintext copy of a plaintext database (the state before
@@ -70,7 +71,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 }
             } catch let error as any KindedDatabaseError where error.kind != .fileSystem && error.kind != .busy {
                 // A rerun: the database is encrypted with this key already.
-                guard CommandSupport.keyOpens(path, key: key, settings: settings) else { throw error }
+                guard SQLCipherSupport.keyOpens(path, key: key, settings: settings) else { throw error }
                 reporter.line("\(path) is already encrypted with this key: nothing to change.")
                 return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: path, rowCounts: [:], backup: nil, changed: false)
             }
@@ -131,7 +132,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
         let path = try connection.requiredPath()
         let outputPath = self.outputPath.replacingOccurrences(of: KeySourceValues.namePlaceholder, with: KeyOptions.databaseName(path))
         try OutputFile(path: outputPath, force: force).check(against: connection.filesRead)
-        let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard let key = settings.key else {
             throw CLIError(.usage, "decrypt needs the database's key; --plaintext databases are already decrypted.")
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MigrationKit
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitKeyOptions
 import MigrationKitKeys
@@ -92,8 +93,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let settings: ConnectionSettings
         var backupPath: String?
         do {
-            settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
-            try CommandSupport.holdChangeLock(on: path, settings: settings)
+            settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
+            try SQLCipherSupport.holdChangeLock(on: path, settings: settings)
             // A backup needs a connection, and so does a prompt for the new key (asked
             // only once the current key is proven). Otherwise the rekey's own open proves
             // the current key: one key derivation of four fewer with passphrases.
@@ -135,8 +136,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     private func alreadyDone(_ path: String, oldKeySource: KeySource?, failure: any Error, reporter: Reporter) throws -> RekeyDocument {
         // Never generated here: a key made now cannot be the one the database is on.
         guard let key = try? newKey.resolve(for: path, reporter: reporter) else { throw failure }
-        let configuration = CommandSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
-        guard CommandSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration)) else { throw failure }
+        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        guard SQLCipherSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration)) else { throw failure }
         if oldKey == .delete, let oldKeySource { try KeyRotation.delete(oldKeySource) }
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
         return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false,

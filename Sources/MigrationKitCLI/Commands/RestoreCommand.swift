@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 
@@ -18,8 +19,8 @@ struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 
     func run() throws {
         let reporter = Reporter(output)
-        let settings = try CommandSupport.connectionSettings(connection, access: .change, reporter: reporter)
-        try CommandSupport.holdChangeLock(on: settings.path, settings: settings)
+        let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings)
         var safetyCopy: String?
         // The backup is proven and staged first; the safety copy is taken only then (so a
         // refused restore changes nothing) and never prunes the backup being restored.
@@ -50,36 +51,6 @@ struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     }
 }
 
-struct BaselineCommand: UsesProjectConnection, FleetCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "baseline",
-        abstract: "Record migrations up to --to as applied without running them, for a database made before MigrationKit managed it.")
-
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var output: OutputOptions
-    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
-
-    @Option(name: .customLong("to"), help: ArgumentHelp("The last migration the database already reflects.", valueName: "id"))
-    var target: String
-
-    var fleetVerb: String { "Baselining" }
-
-    func runOnDatabase(reporter: Reporter) throws -> BaselineDocument {
-        let runner = try CommandSupport.runner(connection.migrations, reporter: reporter)
-        let writer = try CommandSupport.openWriter(connection, access: .change, reporter: reporter)
-        let recorded = try runner.baseline(in: writer, upTo: target)
-        for identifier in recorded { reporter.line("Baselined \(identifier) (recorded as applied, not run)") }
-        reporter.line(recorded.isEmpty
-            ? "Nothing to record: every migration up to \(target) is already applied."
-            : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
-        return BaselineDocument(database: writer.path, databaseName: CommandSupport.databaseName, baselined: recorded)
-    }
-
-    func fleetResult(_ report: BaselineDocument) -> String {
-        report.baselined.isEmpty ? "nothing to record" : "recorded \(report.baselined.count) migration\(report.baselined.count == 1 ? "" : "s") as applied"
-    }
-}
-
 /// What `restore --json` prints.
 struct RestoreDocument: Encodable {
     let database: String
@@ -87,10 +58,4 @@ struct RestoreDocument: Encodable {
     let restoredFrom: String
     /// The copy of the database that was replaced, or null (none, or --no-backup).
     @AlwaysPresent var backup: String?
-}
-
-struct BaselineDocument: Encodable {
-    let database: String
-    @AlwaysPresent var databaseName: String?
-    let baselined: [String]
 }

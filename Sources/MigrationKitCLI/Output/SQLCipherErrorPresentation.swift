@@ -1,4 +1,5 @@
 import MigrationKit
+import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitKeyOptions
 import MigrationKitKeys
@@ -36,14 +37,5 @@ enum SQLCipherErrorPresentation {
 
     private static func exitCode(for error: SQLCipherError) -> CLIExitCode {
         .forDatabaseError(kind: error.kind, resultCode: error.resultCode.rawValue)
-    }
-}
-
-extension ErrorPresentation {
-    /// How the `migrationkit` commands present `error`; nil for ArgumentParser's own.
-    init?(_ error: any Error) {
-        let commandName = CLIContext.host.commandName
-        self.init(error, root: RootCommand.self, layer: SQLCipherErrorPresentation.present,
-                  wording: CommandLineRemedies.wording(commandName: commandName))
     }
 }

@@ -1,3 +1,5 @@
+import MigrationKit
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -18,7 +18,7 @@ import Glibc
 /// `app.db.backup-before-upgrade` is never touched.
 public enum DatabaseBackup {
     /// How many backups of one database `create` keeps by default.
-    public static let defaultKeepCount = 5
+    public static let defaultKeepCount = BackupFiles.defaultKeepCount
 
     /// Writes a backup of the writer's database and prunes older ones.
     ///

@@ -1,0 +1,92 @@
+import Foundation
+import MigrationKit
+import MigrationKitCommandTree
+import MigrationKitCommands
+import MigrationKitKeyOptions
+import MigrationKitSQLCipher
+import MigrationKitSecrets
+
+/// What the commands only SQLCipher has (encrypt, decrypt, rekey, cipher-upgrade,
+/// restore, diff, check) need beyond the tree's `CommandSupport`: its requests as
+/// SQLCipher's settings, and its runner itself.
+enum SQLCipherSupport {
+    /// The settings to open the database `options` name, the key resolved once
+    /// (`CommandSupport.databaseRequest`).
+    static func connectionSettings(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
+                                   reporter: Reporter) throws -> ConnectionSettings {
+        ConnectionSettings(try CommandSupport.databaseRequest(options, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter))
+    }
+
+    /// As `connectionSettings(_:…)`, from parsed option groups.
+    static func connectionSettings(path: String, key: KeyOptions, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
+                                   keyIsNew: Bool = false, announcing: Bool = true, reporter: Reporter) throws -> ConnectionSettings {
+        ConnectionSettings(try CommandSupport.databaseRequest(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
+                                                              keyIsNew: keyIsNew, announcing: announcing, reporter: reporter))
+    }
+
+    /// How to open the database at `path` for `access`, with no key yet.
+    static func configuration(path: String, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess) -> SQLCipherConfiguration {
+        ConnectionSettings(CommandSupport.request(path: path, key: nil, cipher: cipher, lockTimeout: lockTimeout, access: access)).configuration
+    }
+
+    /// Opens the writer `options` name through the host, holding its change lock unless
+    /// it is only read (`CommandSupport.open`).
+    static func openWriter(_ options: ConnectionOptions, access: DatabaseAccess, announcing: Bool = true, reporter: Reporter) throws -> SQLCipherWriter {
+        let request = try CommandSupport.databaseRequest(options, access: access, announcing: announcing, reporter: reporter)
+        let database = try CommandSupport.open(request, migrations: try CommandSupport.hostMigrationsOrNone())
+        guard let opened = database as? SQLCipherCommandDatabase else { preconditionFailure("a command of MigrationCLI ran over another layer") }
+        return opened.writer
+    }
+
+    /// Takes the database's change lock for the rest of the command.
+    static func holdChangeLock(on path: String, settings: ConnectionSettings) throws {
+        try CommandSupport.holdChangeLock(on: path, timeout: settings.configuration.busyTimeout)
+    }
+
+    /// Whether `key` opens the database at `path` (with the cipher options of
+    /// `settings`), tried read-only so that trying changes nothing: how a rerun of
+    /// `rekey` or `encrypt --in-place` knows the work is already done.
+    static func keyOpens(_ path: String, key: DatabaseKey, settings: ConnectionSettings) -> Bool {
+        var configuration = settings.configuration
+        configuration.readOnly = true
+        configuration.createIfMissing = false
+        return (try? SQLCipherWriter(path: path, key: key, configuration: configuration)) != nil
+    }
+
+    /// The runner of the host's Swift steps or of the SQL files of `--migrations`, and
+    /// the files (for lint); in a fleet, read once (`CommandSupport.loadMigrations`).
+    static func loadRunner(_ options: MigrationsOptions, reporter: Reporter) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
+        let loaded = try CommandSupport.loadMigrations(options, reporter: reporter)
+        guard let migrations = loaded.migrations as? SQLCipherCommandMigrations else {
+            preconditionFailure("a command of MigrationCLI ran over another layer")
+        }
+        return (migrations.runner, loaded.files)
+    }
+
+    /// The runner over SQL migration files.
+    static func runner(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec] = []) throws -> SQLCipherMigrationRunner {
+        try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) },
+                                     verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes))
+    }
+}
+
+extension ConnectionSettings {
+    /// SQLCipher's settings for what a command asked.
+    init(_ request: DatabaseRequest) {
+        var configuration = SQLCipherConfiguration()
+        configuration.busyTimeout = request.lockTimeout
+        configuration.cipher = request.cipher
+        configuration.memorySecurity = request.memorySecurity
+        switch request.access {
+        case .create:
+            configuration.createIfMissing = true
+        case .change:
+            configuration.createIfMissing = false
+        case .inspect:
+            configuration.createIfMissing = false
+            configuration.givesWayToChanges = !request.readerWaits
+            configuration.readOnly = request.opensReadOnly
+        }
+        self.init(path: request.path, key: request.key, configuration: configuration)
+    }
+}

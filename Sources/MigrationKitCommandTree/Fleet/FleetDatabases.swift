@@ -1,0 +1,96 @@
+import Foundation
+import MigrationKitCommands
+import MigrationKitKeys
+import MigrationKitFiles
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The databases one `migrate` works on: every `--db-path`, then every file each
+/// `--db-glob` matches (a pattern's matches sorted by name), then every line of
+/// `--db-list`, in that order, each file once however many times it was named.
+package struct FleetDatabases {
+    package let paths: [String]
+
+    /// - Parameter list: the lines of `--db-list` (`FleetDatabases.readList`).
+    /// - Throws: a usage error for a pattern that matches no database file, so a typo
+    ///   never reads as "nothing to migrate".
+    package init(paths given: [String], globs: [String], list: [String] = []) throws {
+        var paths: [String] = []
+        var seen = Set<FileIdentity>()
+        func add(_ named: String) {
+            // A symbolic link (an alias such as `current.db`, which a pattern may list
+            // first) stands for the real file: listed under that file's own name, so
+            // the table and `{name}` name the tenant it is.
+            let path = Self.isSymbolicLink(named) ? DurableFile.resolvingSymlinks(named) : named
+            // The same file named twice (a path and a pattern, or through a symbolic
+            // link) is migrated once; a missing file stays, to fail with its own message.
+            if let identity = FileIdentity(path: path) {
+                guard seen.insert(identity).inserted else { return }
+            } else if paths.contains(path) {
+                return
+            }
+            paths.append(path)
+        }
+        given.forEach(add)
+        for pattern in globs {
+            let matches = try Self.expand(pattern).filter(Self.isDatabaseCandidate)
+            if matches.isEmpty {
+                throw CLIError(.usage, "--db-glob \(pattern) matches no database file; check the pattern (quote it, so the shell does not expand it first).")
+            }
+            matches.forEach(add)
+        }
+        list.forEach(add)
+        self.paths = paths
+    }
+
+    /// The paths `--db-list FILE` names, one a line (`-`: standard input, as
+    /// `find … | migrationkit migrate --db-list -` or a scheduler gives them); blank
+    /// lines and `#` comments are skipped, and a relative path is taken from the current
+    /// folder. A file that is not there stays in the list, to fail with its own message.
+    package static func readList(_ source: String) throws -> [String] {
+        let data: Data?
+        if source == "-" {
+            data = try? FileHandle(fileDescriptor: StandardInput.descriptor, closeOnDealloc: false).readToEnd() ?? Data()
+        } else {
+            data = FileManager.default.contents(atPath: source)
+        }
+        guard let data, let text = String(data: data, encoding: .utf8) else {
+            throw CLIError(.fileError, "--db-list \(source) cannot be read as UTF-8 text (one database path a line); check the file.")
+        }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// Files a pattern such as `tenants/*` also matches but that are never databases to
+    /// migrate: SQLite's journals and MigrationKit's own backups and markers.
+    package static func isDatabaseCandidate(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if ["-journal", "-wal", "-shm"].contains(where: name.hasSuffix) { return false }
+        if DurableFile.isMigrationKitFile(named: name) { return false }
+        return FileProbe(path: path).kind == .regularFile
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        FileProbe(path: path, followingSymlinks: false).isSymbolicLink
+    }
+
+    /// The pattern's matches, sorted, through the C library's `glob` (the shell's
+    /// rules: `*`, `?`, `[…]`; a leading dot is matched only by a leading dot).
+    private static func expand(_ pattern: String) throws -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        let status = glob(pattern, 0, nil, &result)
+        switch status {
+        case 0:
+            return (0..<Int(result.gl_pathc)).compactMap { index in
+                result.gl_pathv[index].map { String(cString: $0) }
+            }
+        case GLOB_NOMATCH:
+            return []
+        default:
+            throw CLIError(.fileError, "--db-glob \(pattern) could not be read (a folder it walks is unreadable, or memory ran out); check the folder's permissions.")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import MigrationKit
+import MigrationKitCommands
+import MigrationKitFiles
+
+/// SQLCipher parameters for databases not made with a known version's defaults.
+///
+/// Without any of them, an existing database opens in whichever known format its key
+/// decrypts (SQLCipher 4's, 3's, 2's or 1's defaults, the linked library's own first),
+/// and a new one is created with the linked library's defaults.
+package struct CipherOptions: ParsableArguments {
+    @Option(name: .customLong("cipher-compatibility"), help: ArgumentHelp("Open or create in SQLCipher 1's, 2's, 3's or 4's default format.", valueName: "1-4"))
+    package var compatibility: Int?
+
+    @Option(name: .customLong("kdf-iter"), help: ArgumentHelp("PBKDF2 iterations the database was keyed with.", valueName: "n"))
+    package var kdfIterations: Int?
+
+    @Option(name: .customLong("cipher-page-size"), help: ArgumentHelp("The database's cipher page size in bytes.", valueName: "n"))
+    package var pageSize: Int?
+
+    @Option(name: .customLong("cipher-kdf-algorithm"), help: ArgumentHelp("The KDF (SQLCipher 4): PBKDF2_HMAC_SHA1, PBKDF2_HMAC_SHA256 or PBKDF2_HMAC_SHA512.", valueName: "name"))
+    package var kdfAlgorithm: String?
+
+    @Option(name: .customLong("cipher-hmac-algorithm"), help: ArgumentHelp("The page HMAC (SQLCipher 4): HMAC_SHA1, HMAC_SHA256 or HMAC_SHA512.", valueName: "name"))
+    package var hmacAlgorithm: String?
+
+    @Option(name: .customLong("cipher-plaintext-header-size"), help: ArgumentHelp("Bytes of page 1 left unencrypted (SQLCipher 4; a multiple of 16; needs --cipher-salt).", valueName: "n"))
+    package var plaintextHeaderSize: Int?
+
+    @Option(name: .customLong("cipher-salt"), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex"))
+    package var salt: String?
+
+    /// SQLCipher 4's `cipher_memory_security`, off by default as in SQLCipher itself
+    /// since 4.5.0 (nil: not given here; the project file or environment may say).
+    @Flag(name: .customLong("memory-security"), inversion: .prefixedNo,
+          help: "Turn on SQLCipher 4's cipher_memory_security: every buffer SQLCipher allocates is locked in RAM and wiped when freed. Off by default, as in SQLCipher, for its price: measured on 4.6.1, migrations run 2.4 to 3.8 times (300 small ones) and 6 times (a 1,000,000-row rewrite) as long (docs/security-model.md).")
+    package var memorySecurity: Bool?
+
+    package init() {}
+
+    package func validate() throws {
+        if let compatibility, !(1...4).contains(compatibility) {
+            throw ValidationError("--cipher-compatibility must be 1, 2, 3 or 4.")
+        }
+        if let kdfIterations, kdfIterations < 1 {
+            throw ValidationError("--kdf-iter must be at least 1.")
+        }
+        if let pageSize, !CipherParameters.pageSizes.contains(pageSize) {
+            throw ValidationError("--cipher-page-size must be a power of two from 1024 to 65536 (SQLCipher keeps up to 80 bytes of each page for its IV and HMAC).")
+        }
+        if let kdfAlgorithm, !CipherParameters.kdfAlgorithms.contains(kdfAlgorithm.uppercased()) {
+            throw ValidationError("--cipher-kdf-algorithm must be one of \(CipherParameters.kdfAlgorithms.joined(separator: ", ")).")
+        }
+        if let hmacAlgorithm, !CipherParameters.hmacAlgorithms.contains(hmacAlgorithm.uppercased()) {
+            throw ValidationError("--cipher-hmac-algorithm must be one of \(CipherParameters.hmacAlgorithms.joined(separator: ", ")).")
+        }
+        if let plaintextHeaderSize, plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 {
+            throw ValidationError("--cipher-plaintext-header-size must be a multiple of 16 (0 for none).")
+        }
+        if let salt, CipherParameters.salt(hex: salt)?.count != CipherParameters.saltLength {
+            throw ValidationError("--cipher-salt must be 32 hex digits (16 bytes).")
+        }
+        if (plaintextHeaderSize ?? 0) > 0, salt == nil {
+            throw ValidationError("--cipher-plaintext-header-size needs --cipher-salt: a database with a plaintext header cannot store its salt.")
+        }
+    }
+
+    /// The options that give a database's own cipher settings, in words.
+    package static let settingOptions = "--cipher-page-size, --kdf-iter, --cipher-kdf-algorithm, --cipher-hmac-algorithm, or --cipher-plaintext-header-size with --cipher-salt"
+
+    /// The options that open a database in `settings`, for a command that wrote it so
+    /// and must tell later commands what they need ("--cipher-page-size 16384").
+    package static func arguments(for settings: CipherSettings) -> [String] {
+        var arguments: [String] = []
+        if let compatibility = settings.compatibility { arguments += ["--cipher-compatibility", "\(compatibility)"] }
+        if let kdfIterations = settings.kdfIterations { arguments += ["--kdf-iter", "\(kdfIterations)"] }
+        if let pageSize = settings.pageSize { arguments += ["--cipher-page-size", "\(pageSize)"] }
+        if let kdfAlgorithm = settings.kdfAlgorithm { arguments += ["--cipher-kdf-algorithm", kdfAlgorithm.uppercased()] }
+        if let hmacAlgorithm = settings.hmacAlgorithm { arguments += ["--cipher-hmac-algorithm", hmacAlgorithm.uppercased()] }
+        if let header = settings.plaintextHeaderSize { arguments += ["--cipher-plaintext-header-size", "\(header)"] }
+        if let salt = settings.saltHex { arguments += ["--cipher-salt", salt] }
+        return arguments
+    }
+
+    /// For a command that wrote a database in `settings`: what opens it from now on, as
+    /// this tool's options and an app's PRAGMAs; nil for the linked library's defaults,
+    /// which need nothing.
+    package static func reopeningAdvice(_ settings: CipherSettings) -> String? {
+        // A known format's defaults open by format detection, with no option at all.
+        guard !settings.isDefault, settings != CipherSettings(compatibility: settings.compatibility) else { return nil }
+        return "It opens only with these settings from now on: give later commands "
+            + arguments(for: settings).joined(separator: " ")
+            + " (or set them in the project file), and have the app run, after its key: "
+            + settings.pragmas.joined(separator: "; ") + "."
+    }
+
+    package var settings: CipherSettings {
+        CipherSettings(compatibility: compatibility, kdfIterations: kdfIterations, pageSize: pageSize,
+                       kdfAlgorithm: kdfAlgorithm?.uppercased(), hmacAlgorithm: hmacAlgorithm?.uppercased(),
+                       plaintextHeaderSize: plaintextHeaderSize, salt: salt.flatMap(CipherParameters.salt(hex:)))
+    }
+}
