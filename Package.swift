@@ -19,10 +19,11 @@ let package = Package(
     ],
     traits: [
         // For a GRDB app whose GRDB is built on the system's SQLCipher
-        // (scripts/grdb-sqlcipher.sh): the GRDB commands take the tool's key options.
-        // Off by default, so an app on plain GRDB links no libsecret.
+        // (scripts/grdb-sqlcipher.sh). The GRDB commands find SQLCipher under GRDB by
+        // themselves and take key options then; the trait says which flavour a build is
+        // for (its tests check the encrypted path), and apps that name it keep building.
         .trait(name: "GRDBSQLCipher",
-               description: "The GRDB commands (MigrationKitGRDBCLI) take key options, for a GRDB built on SQLCipher by scripts/grdb-sqlcipher.sh."),
+               description: "For a GRDB built on SQLCipher by scripts/grdb-sqlcipher.sh: the GRDB commands then take key options (found at run time; the trait names the flavour)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -156,14 +157,11 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "MigrationKitGRDBCLI", dependencies: [
-            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB", "MigrationKitSecrets",
-            // The key options, only for a GRDB built on SQLCipher: no libsecret otherwise.
-            .target(name: "MigrationKitKeyOptions", condition: .when(traits: ["GRDBSQLCipher"])),
+            "MigrationKit", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "MigrationKitSecrets",
+            "MigrationKitKeys", "MigrationKitKeyOptions", "MigrationKitFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "SystemPackage", package: "swift-system"),
         ]),
-
         // Examples: the library used directly, and an app embedding the commands.
         .executableTarget(
             name: "migrationkit-library-demo",

@@ -19,13 +19,15 @@ let package = Package(
     traits: [
         // As the root package's: on in the grdb-sqlcipher configuration
         // (Integrations/GRDBSQLCipher, `swift build --traits GRDBSQLCipher`).
-        .trait(name: "GRDBSQLCipher", description: "The GRDB commands take key options (GRDB built on SQLCipher)."),
+        .trait(name: "GRDBSQLCipher", description: "GRDB is built on SQLCipher: the tests check the encrypted path (the commands find SQLCipher by themselves)."),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // The commands, as the main package builds them.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // migrationkit.toml, for the command tree's project settings.
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // `make docs`: MigrationKitGRDB's DocC, built on GRDB over SQLCipher
         // (Integrations/GRDBSQLCipher) so that the encrypted path is documented.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -66,17 +68,23 @@ let package = Package(
             "MigrationKit", "MigrationKitSecrets", "CLibCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        // migrate, status, rollback, verify and schema-dump over the app's GRDB writer,
-        // for its own binary (GRDBMigrationCLI.run(host:arguments:)).
+        // The one command tree (the main package's MigrationKitCommandTree): the commands,
+        // their settings, backups and fleets, over a database layer.
+        .target(name: "MigrationKitCommandTree", dependencies: [
+            "MigrationKit", "MigrationKitFiles", "MigrationKitCommands", "MigrationKitSecrets", "MigrationKitKeys",
+            "MigrationKitKeyOptions", "CProcessControl",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        // The command tree over the app's GRDB writer, for its own binary
+        // (GRDBMigrationCLI.run(host:arguments:)).
         .target(name: "MigrationKitGRDBCLI", dependencies: [
-            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB", "MigrationKitSecrets",
-            .target(name: "MigrationKitKeyOptions", condition: .when(traits: ["GRDBSQLCipher"])),
+            "MigrationKit", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "MigrationKitSecrets",
+            "MigrationKitKeys", "MigrationKitKeyOptions", "MigrationKitFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "GRDB", package: "GRDB.swift"),
-            // Creating the database file 0600 (FileDescriptor.open).
-            .product(name: "SystemPackage", package: "swift-system"),
-        ]),
-        // The example app of the README's GRDB section (Examples/GRDBNotes, through a
+        ]),        // The example app of the README's GRDB section (Examples/GRDBNotes, through a
         // symbolic link like the core's sources); the tests run the binary.
         .executableTarget(name: "grdb-notes", dependencies: [
             "MigrationKitGRDB", "MigrationKitGRDBCLI",
@@ -92,7 +100,7 @@ let package = Package(
         ]),
         // The commands, in process and through the example app's binary.
         .testTarget(name: "MigrationKitGRDBCLITests", dependencies: [
-            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitGRDB", "grdb-notes", "GRDBTestSupport",
+            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "grdb-notes", "GRDBTestSupport",
             // The encrypted example's tests: the sqlcipher shell, and a key in the private keyring.
             "MigrationKitTestSupport", "MigrationKitKeys",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

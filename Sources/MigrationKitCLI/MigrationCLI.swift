@@ -42,7 +42,7 @@ public enum MigrationCLI {
             Console.out(MigrationKitVersion.report(commandName: host.commandName))
             return CLIExitCode.success.rawValue
         }
-        let policy = CommandTree.ProcessPolicy(hardens: host.hardensProcess, stopsGracefully: host.stopsGracefully,
+        let policy = CommandTree.ProcessPolicy(hardening: host.hardensProcess ? .atStart : .never, stopsGracefully: host.stopsGracefully,
                                                endsProcessOnStop: endingProcessOnStop)
         return CommandTree.run(arguments, root: RootCommand.self, layer: SQLCipherCommandLayer(host: host), policy: policy,
                                versionReport: { MigrationKitVersion.report(commandName: host.commandName) })

@@ -11,6 +11,8 @@ package enum CLIContext {
     @TaskLocal package static var currentLayer: (any CommandLayer)?
     /// The root command of the running command line (for ArgumentParser's messages).
     @TaskLocal package static var root: (any ParsableCommand.Type)?
+    /// When the running command line hardens its process.
+    @TaskLocal package static var hardening = CommandTree.Hardening.atStart
     /// The database locks the running command holds until it ends (see `CommandLocks`).
     @TaskLocal package static var locks = CommandLocks()
     /// The settings resolved for the running command (`ProjectSettings`), for

@@ -96,6 +96,14 @@ package enum CommandSupport {
     ///   fleet's databases, which has no `{name}`). In a fleet (`FleetShared`), a source
     ///   without `{name}` is read once for every database.
     package static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
+        // A layer on plain SQLite opens plaintext files only: no key is read (nor asked
+        // for), and one given is refused rather than ignored.
+        guard CLIContext.layer.encrypts else {
+            if !keyOptions.given.isEmpty {
+                throw CLIError(.usage, "\(CLIContext.layer.commandName) opens its databases with a SQLite that cannot encrypt (\(CLIContext.layer.librarySummary)), so it takes no key; drop the key options.")
+            }
+            return nil
+        }
         // A key the fleet's databases share is read once, for all of them; one with
         // `{name}` is each database's own (asked before the name is put in).
         let isShared = !keyOptions.isTemplate
@@ -117,7 +125,9 @@ package enum CommandSupport {
         if KeySource.passwordEnvironmentVariableIsEmpty, !keySourceIsAFlag(keyOptions), source != nil, CLIContext.emptyVariableWarning.claim() {
             reporter.warning("\(KeySource.passwordEnvironmentVariable) is set but empty, so it counts as not set; unset it, or set it to the key.")
         }
-        return try source?.resolve(warn: { reporter.warning($0.description) })
+        guard let source else { return nil }
+        if CLIContext.hardening == .beforeKeyIsRead { ProcessHardening.apply() }
+        return try source.resolve(warn: { reporter.warning($0.description) })
     }
 
     /// Whether a flag chose the key source (which the environment never overrides).

@@ -71,7 +71,7 @@ package struct CommandSurroundings: Sendable {
 
 private extension Result {
     /// A result handed from the command's thread to the caller waiting for it.
-    package final class Box: @unchecked Sendable {
+    final class Box: @unchecked Sendable {
         private let done = DispatchSemaphore(value: 0)
         private var value: Result?
 

@@ -18,18 +18,29 @@ package enum CommandTree {
 
     /// What a front end's host decides about the process while a command runs.
     package struct ProcessPolicy: Sendable {
-        /// Make the process non-dumpable, with no core file, before any key is read.
-        package var hardens: Bool
+        /// When the process is made non-dumpable, with no core file (`ProcessHardening`).
+        package var hardening: Hardening
         /// Let Ctrl-C and SIGTERM stop the work in progress instead of the process.
         package var stopsGracefully: Bool
         /// End the process by the signal that stopped the command (`main`).
         package var endsProcessOnStop: Bool
 
-        package init(hardens: Bool, stopsGracefully: Bool, endsProcessOnStop: Bool) {
-            self.hardens = hardens
+        package init(hardening: Hardening, stopsGracefully: Bool, endsProcessOnStop: Bool) {
+            self.hardening = hardening
             self.stopsGracefully = stopsGracefully
             self.endsProcessOnStop = endsProcessOnStop
         }
+    }
+
+    /// When a command line hardens its process. Both ways, no key is ever read before.
+    package enum Hardening: Sendable {
+        /// As the command starts: the `migrationkit` tool, whose process is its own.
+        case atStart
+        /// Just before a key is read, and not at all for a run that reads none: a command
+        /// inside an app's own process (`--plaintext` leaves it as it was).
+        case beforeKeyIsRead
+        /// Never: the host turned it off (it needs core dumps or a debugger).
+        case never
     }
 
     /// Parses `arguments` under `root`, runs the command over `layer`, prints results
@@ -37,7 +48,7 @@ package enum CommandTree {
     package static func run(_ arguments: [String], root: any ParsableCommand.Type, layer: any CommandLayer, policy: ProcessPolicy,
                             versionReport: (() -> String)? = nil) -> Int32 {
         // Before any key is read: no core file or same-user debugger reaches it.
-        if policy.hardens { ProcessHardening.apply() }
+        if policy.hardening == .atStart { ProcessHardening.apply() }
         // Ctrl-C and SIGTERM stop the work in progress, which rolls back and says what
         // it left (`RunJournal`), instead of ending the process between two writes. Only
         // while the command runs: an app that embeds the commands gets its signals back.
@@ -45,7 +56,7 @@ package enum CommandTree {
         let locks = CommandLocks()
         let resolved = ResolvedSettings()
         let journal = RunJournal()
-        let code = CLIContext.$currentLayer.withValue(layer) { CLIContext.$root.withValue(root) {
+        let code = CLIContext.$currentLayer.withValue(layer) { CLIContext.$root.withValue(root) { CLIContext.$hardening.withValue(policy.hardening) {
             var runner = CommandLineRunner(root: root, commandName: layer.commandName,
                                            wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer),
                                            layerErrors: layer.present)
@@ -63,7 +74,7 @@ package enum CommandTree {
                     }
                 } }
             } }
-        } }
+        } } }
         locks.releaseAll()
         guard policy.stopsGracefully else { return code }
         if let signal = Interruption.signal, code == CLIExitCode.success.rawValue {
@@ -83,7 +94,7 @@ package enum CommandTree {
     }
 }
 
-package extension ErrorPresentation {
+extension ErrorPresentation {
     /// How the running command line presents `error`; nil for ArgumentParser's own.
     package init?(_ error: any Error) {
         let layer = CLIContext.layer

@@ -243,6 +243,18 @@ public struct GRDBMigrationRunner: Sendable {
         try changing(writer) { try engine.rollback(.after(target), in: $0, acceptModified: acceptModified) }
     }
 
+    /// The identifiers `rollbackMigrations(in:steps:)` would roll back, in order, or the
+    /// error it would throw, without changing anything: for checks made before a
+    /// backup is taken.
+    public func rollbackPlan(in reader: any DatabaseReader, steps count: Int, acceptModified: Set<String> = []) throws -> [String] {
+        try reader.read { try engine.analysis(of: $0).rollbackPlan(.latest(count), acceptModified: acceptModified) }.map(\.identifier)
+    }
+
+    /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
+    public func rollbackPlan(in reader: any DatabaseReader, to target: String, acceptModified: Set<String> = []) throws -> [String] {
+        try reader.read { try engine.analysis(of: $0).rollbackPlan(.after(target), acceptModified: acceptModified) }.map(\.identifier)
+    }
+
     // MARK: - History tools
 
     /// Records every step up to and including `target` as applied without running it,

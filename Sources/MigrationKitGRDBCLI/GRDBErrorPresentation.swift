@@ -1,17 +1,18 @@
 import GRDB
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitCommandTree
 import MigrationKitGRDB
-#if GRDBSQLCipher
+import MigrationKitKeyOptions
 import MigrationKitKeys
-#endif
 
 /// How the GRDB commands present GRDB's errors: one sentence that names the database
 /// and says what to do, with the exit code the `migrationkit` tool gives the same
 /// problem. The core's errors are presented by `ErrorPresentation` itself.
 enum GRDBErrorPresentation {
     static func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation? {
-        let database = GRDBCLIContext.current.path ?? "the database"
+        let path = CLIContext.journal.databasePath
+        let database = path ?? "the database"
         switch error {
         case let error as MigrationStepError where error.explanation == nil:
             // As `migrationkit` says it, and what the steps before it became: each step
@@ -28,7 +29,7 @@ enum GRDBErrorPresentation {
             }
             switch error.resultCode.primaryResultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return .locked("\(database): Another process kept the database locked for longer than the lock timeout.", path: GRDBCLIContext.current.path)
+                return .locked("\(database): Another process kept the database locked for longer than the lock timeout.", path: path)
             case .SQLITE_NOTADB:
                 return ErrorPresentation(kind: "notADatabase", message: "\(database) is not an SQLite database, or is encrypted (\(notADatabaseReason)); check --db-path.", exitCode: exitCode)
             case .SQLITE_CORRUPT:
@@ -42,19 +43,15 @@ enum GRDBErrorPresentation {
             default:
                 return ErrorPresentation(kind: "sqlite", message: "\(database): SQLite error: \(error.message ?? "\(error.resultCode)").", exitCode: exitCode)
             }
-        #if GRDBSQLCipher
         case let error as KeyError:
             // The key could not be read: the code and sentence `migrationkit` says.
             return .forKeyError(error, wording: wording)
-        #endif
         default:
             return nil
         }
     }
 
-    #if GRDBSQLCipher
-    private static let notADatabaseReason = "then give its key rather than --plaintext"
-    #else
-    private static let notADatabaseReason = "GRDB here opens plaintext files only"
-    #endif
+    private static var notADatabaseReason: String {
+        CLIContext.layer.encrypts ? "then give its key rather than --plaintext" : "GRDB here opens plaintext files only"
+    }
 }

@@ -1,38 +1,26 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitCommandTree
 import MigrationKitCommands
-#if GRDBSQLCipher
 import MigrationKitKeyOptions
 import MigrationKitKeys
-#endif
 
 /// Runs the migration commands over a GRDB app's writer, for apps that embed them
-/// (`grdb-notes` in Examples/GRDBNotes is one). Exit codes, output, `--json` documents
-/// and error sentences are the `migrationkit` tool's (they come from the same
-/// `MigrationKitCommands`); only the database layer differs.
+/// (`grdb-notes` in Examples/GRDBNotes is one). They are the `migrationkit` tool's
+/// commands — the same code (`MigrationKitCommandTree`), with its options, project file
+/// and `MIGRATIONKIT_*` settings, backups, fleets, `--json` documents, exit codes and
+/// sentences — over the app's GRDB writer instead of SQLCipher's connection.
 public enum GRDBMigrationCLI {
     /// Parses `arguments` (without the program name), runs the command, prints results
     /// and errors, and returns the exit code instead of exiting.
     public static func run(host: GRDBMigrationCLIHost, arguments: [String]) -> Int32 {
-        let runner = CommandLineRunner(root: GRDBRootCommand.self, commandName: host.commandName, wording: remedies(commandName: host.commandName),
-                                       layerErrors: GRDBErrorPresentation.present)
-        return GRDBCLIContext.$host.withValue(host) { GRDBCLIContext.$current.withValue(GRDBCommandState()) { runner.run(arguments) } }
-    }
-
-    /// How these commands word the libraries' remedies: the migrations folder's, and the
-    /// key options' when GRDB is built on SQLCipher. No --allow-out-of-order or
-    /// --accept-modified, so a refusal does not suggest them.
-    static func remedies(commandName: String) -> RemedyWording {
-        RemedyWording { remedy in
-            if remedy == .waitLonger { return ErrorPresentation.waitLongerWords }
-            // The app opens the database with its own settings (`useKey(_:format:)`).
-            if remedy == .giveCipherSettings { return remedy.libraryWords }
-            #if GRDBSQLCipher
-            if let words = KeySources.words(for: remedy, commandName: commandName) { return words }
-            #endif
-            return MigrationsOptions.words(for: remedy, newCommand: nil)
-        }
+        let layer = GRDBCommandLayer(host: host)
+        // Inside the app's process: hardened just before a key is read, so `--plaintext`
+        // (and a GRDB on plain SQLite, which reads none) leaves it as it was.
+        let policy = CommandTree.ProcessPolicy(hardening: host.hardensProcess ? .beforeKeyIsRead : .never,
+                                               stopsGracefully: false, endsProcessOnStop: false)
+        return CommandTree.run(arguments, root: GRDBRootCommand.self, layer: layer, policy: policy)
     }
 
     /// Runs with the process's arguments and exits with the command's code.
@@ -41,44 +29,30 @@ public enum GRDBMigrationCLI {
     }
 }
 
-/// The host of the command being run. A task-local, because ArgumentParser builds
-/// commands from arguments alone and cannot be handed a value.
-enum GRDBCLIContext {
-    @TaskLocal static var host = GRDBMigrationCLIHost(commandName: "migrationkit-grdb")
-    /// The database the running command opened, for its error sentences.
-    @TaskLocal static var current = GRDBCommandState()
-}
-
-/// The database the running command opened, so that an SQLite error can name the file.
-final class GRDBCommandState: @unchecked Sendable {
-    var path: String?
-}
-
-/// The root of the GRDB commands.
+/// The root of the GRDB commands: the command tree's shared commands.
 struct GRDBRootCommand: ParsableCommand {
-    #if GRDBSQLCipher
-    static let databaseDescription = """
-        GRDB here is built on SQLCipher: the database is encrypted, with the key from \
-        exactly one of \(KeySources.advice(DatabaseKeyRole.text, withVariable: false)); \
-        otherwise \(KeySource.passwordEnvironmentVariable), else a prompt on a terminal. \
-        --plaintext works on an unencrypted database.
-        """
-    #else
-    static let databaseDescription = "On Linux, GRDB uses the system SQLite: the database is not encrypted."
-    #endif
-
     static var configuration: CommandConfiguration {
-        CommandConfiguration(
-            commandName: GRDBCLIContext.host.commandName,
+        // Outside a run (a test that reads the tree), as the app built it.
+        let layer = CLIContext.currentLayer ?? GRDBCommandLayer(host: GRDBMigrationCLIHost(commandName: "migrationkit-grdb"))
+        let database = layer.encrypts
+            ? """
+              GRDB here is built on SQLCipher: the database is encrypted, with the key from exactly one of \
+              \(KeySources.advice(DatabaseKeyRole.text, withVariable: false)); otherwise \
+              \(KeySource.passwordEnvironmentVariable), else a prompt on a terminal. --plaintext works on an unencrypted database.
+              """
+            : "On Linux, GRDB uses the system SQLite here: the database is not encrypted, and the key options do not apply."
+        return CommandConfiguration(
+            commandName: layer.commandName,
             abstract: "Safe migrations for this app's GRDB database.",
             discussion: """
-                \(databaseDescription)
+                \(database)
 
-                Exit codes: \(CLIExitCode.allCases.map { "\($0.rawValue) \($0.summary)" }.joined(separator: "; ")).
+                Settings not given as flags come from MIGRATIONKIT_* environment variables, then from \
+                migrationkit.toml in the current folder or above it (--config FILE, --database NAME); \
+                `config` shows what applies and why.
+
+                \(CommandTree.exitCodesDiscussion)
                 """,
-            subcommands: [
-                GRDBMigrateCommand.self, GRDBStatusCommand.self, GRDBRollbackCommand.self,
-                GRDBVerifyCommand.self, GRDBSchemaDumpCommand.self,
-            ])
+            subcommands: CommandTree.sharedCommands)
     }
 }

@@ -26,6 +26,15 @@ import Testing
         }
     }
 
+    /// The commands every database layer gets are `migrationkit`'s too: one tree, with
+    /// SQLCipher's own commands beside it (a GRDB app's tree is the shared part alone).
+    @Test func theToolRunsEverySharedCommand() {
+        let tool = Set(RootCommand.configuration.subcommands.map { ObjectIdentifier($0) })
+        for shared in CommandTree.sharedCommands {
+            #expect(tool.contains(ObjectIdentifier(shared)), "\(shared) is shared but missing from migrationkit's tree")
+        }
+    }
+
     /// Whether a failure is printed as JSON comes from the parsed `--json` of a command
     /// that has the output options; any other command's failures would be plain text.
     @Test func everyCommandPrintsThroughTheOutputOptions() {

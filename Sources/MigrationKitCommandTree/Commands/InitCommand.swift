@@ -23,7 +23,7 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
     package var migrations = "Migrations"
 
     /// The key source to write into the file (those it can hold: never --password).
-    @OptionGroup(title: "Key options") package var key: KeySourceOptions<ProjectFileKeyRole>
+    @OptionGroup(title: "Key options", visibility: ConnectionOptions.encryptionVisibility) package var key: KeySourceOptions<ProjectFileKeyRole>
 
     @OptionGroup package var output: OutputOptions
 

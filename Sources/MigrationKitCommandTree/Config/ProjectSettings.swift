@@ -182,7 +182,7 @@ package protocol UsesProjectConnection: ProjectConfigurable {
     var connection: ConnectionOptions { get set }
 }
 
-package extension UsesProjectConnection {
+extension UsesProjectConnection {
     package mutating func applyProjectSettings() throws -> ProjectSettings {
         try applyProjectSettings(databaseOnlyWhenAsked: false)
     }
@@ -205,7 +205,7 @@ package protocol UsesProjectConnectionAndBackup: ProjectConfigurable {
     var backup: BackupOptions { get set }
 }
 
-package extension UsesProjectConnectionAndBackup {
+extension UsesProjectConnectionAndBackup {
     package mutating func applyProjectSettings() throws -> ProjectSettings {
         var backup: BackupOptions? = self.backup
         let settings = try ProjectSettings.apply(to: &connection, backup: &backup)

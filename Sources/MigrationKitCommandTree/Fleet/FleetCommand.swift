@@ -52,7 +52,7 @@ package protocol FleetCommand: ProjectConfigurable, PrintsOutput {
     func readSharedKeys(reporter: Reporter) throws
 }
 
-package extension FleetCommand {
+extension FleetCommand {
     package func finishAlone(_ report: Report, reporter: Reporter) throws {}
     package func failure(in report: Report) -> ErrorPresentation? { nil }
     package func validateFleet() throws {}

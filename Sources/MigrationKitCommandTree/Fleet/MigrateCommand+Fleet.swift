@@ -12,7 +12,7 @@ import MigrationKitFiles
 /// or a kill leaves it exactly as it was, never between two migrations, so a fleet is
 /// always made of databases that are either migrated or untouched, and a second run
 /// finishes the job.
-package extension MigrateCommand {
+extension MigrateCommand {
     /// More than one database, or a list or share of them: a fleet.
     package var isFleet: Bool { fleet.namesFleet(dbPaths: connection.dbPaths) }
 

@@ -22,10 +22,10 @@ package struct ConnectionOptions: ParsableArguments {
     @OptionGroup
     package var migrations: MigrationsOptions
 
-    @OptionGroup(title: "Key options")
+    @OptionGroup(title: "Key options", visibility: ConnectionOptions.encryptionVisibility)
     package var key: KeyOptions
 
-    @OptionGroup(title: "Cipher options")
+    @OptionGroup(title: "Cipher options", visibility: ConnectionOptions.encryptionVisibility)
     package var cipher: CipherOptions
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp("Seconds to wait while another process holds the database lock (default: 10).", valueName: "seconds"))
@@ -36,6 +36,12 @@ package struct ConnectionOptions: ParsableArguments {
     package var project: ProjectOptions
 
     package static let defaultLockTimeout: Double = 10
+
+    /// The key and cipher options are not shown by a layer that cannot encrypt (a GRDB
+    /// on plain SQLite), which refuses them with a sentence if given anyway.
+    package static var encryptionVisibility: ArgumentVisibility {
+        CLIContext.currentLayer?.encrypts == false ? .private : .default
+    }
 
     /// Seconds to wait while another process holds the database lock.
     package var lockTimeout: Double {

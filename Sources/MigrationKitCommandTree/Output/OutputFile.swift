@@ -37,7 +37,7 @@ package struct OutputFile {
     }
 }
 
-package extension ConnectionOptions {
+extension ConnectionOptions {
     /// The files a command with these options reads: the database and its journals, the
     /// key file, and the migration files.
     package var filesRead: [String] {

@@ -18,6 +18,9 @@ package final class RunJournal: @unchecked Sendable {
     private var allOrNothing = false
     private var backup: String?
 
+    /// The database the command works on, once it said so (`CommandSupport.announce`).
+    package var databasePath: String? { lock.withLock { database } }
+
     package func started(on database: String) {
         lock.withLock { self.database = database }
     }

@@ -63,9 +63,11 @@ import Testing
 
         let migrate = try run(["migrate", "--db-path", path])
         #expect(migrate.status == 0, "\(migrate.output)")
+        // The `migrationkit` tool's lines: the database first, each step, the summary.
         let lines = migrate.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4, "\(migrate.output)")
-        #expect(lines.prefix(3).map { $0.components(separatedBy: " (").first ?? "" }
+        #expect(lines.count == 5, "\(migrate.output)")
+        #expect(lines.first == "Database: \(path)")
+        #expect(lines.dropFirst().prefix(3).map { $0.components(separatedBy: " (").first ?? "" }
             == ["Applied 0001_create_notes", "Applied 0002_index_notes_by_date", "Applied 0003_add_word_count"])
         #expect(lines.last?.hasPrefix("Applied 3 migrations in ") == true)
         #expect(lines.last?.hasSuffix("; verification passed (quick_check, foreign keys, 1 required index).") == true)
@@ -73,14 +75,19 @@ import Testing
         #expect(mode == 0o600)
         #expect(try grdbCompleted(path) == ["0001_create_notes", "0002_index_notes_by_date", "0003_add_word_count"])
         #expect(try columns(path) == ["id", "body", "createdAt", "wordCount"])
-        #expect(try run(["migrate", "--db-path", path]).stdout.hasPrefix("Already up to date; verification passed"))
+        #expect(try run(["migrate", "--db-path", path]).stdout.contains("\nAlready up to date; "))
 
         // A row the app wrote survives the rollback of the column it does not need.
         try DatabaseQueue(path: path).write { try $0.execute(sql: "INSERT INTO note (body) VALUES ('two words')") }
         let rollback = try run(["rollback", "--db-path", path])
         #expect(rollback.status == 0, "\(rollback.output)")
+        // As the tool's rollback: a backup first (0600, beside the database), then the step.
         let rollbackLines = rollback.stdout.split(separator: "\n").map(String.init)
-        #expect(rollbackLines.count == 2 && rollbackLines[0].hasPrefix("Rolled back 0003_add_word_count (") && rollbackLines[1].hasPrefix("Rolled back 1 migration in "), "\(rollback.output)")
+        #expect(rollbackLines.count == 4 && rollbackLines[1].hasPrefix("Backup: \(path).backup-")
+            && rollbackLines[2].hasPrefix("Rolled back 0003_add_word_count (") && rollbackLines[3].hasPrefix("Rolled back 1 migration in "), "\(rollback.output)")
+        let backup = String(rollbackLines[1].dropFirst("Backup: ".count))
+        #expect(try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int == 0o600)
+        #expect(try grdbCompleted(backup) == ["0001_create_notes", "0002_index_notes_by_date", "0003_add_word_count"])
         #expect(try columns(path) == ["id", "body", "createdAt"])
         #expect(try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: "SELECT body FROM note") } == "two words")
         #expect(try grdbCompleted(path) == ["0001_create_notes", "0002_index_notes_by_date"])
