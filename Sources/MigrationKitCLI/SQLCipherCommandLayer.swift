@@ -42,6 +42,16 @@ struct SQLCipherCommandLayer: CommandLayer {
     }
 
     func words(for remedy: Remedy) -> String? { nil }
+
+    func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws {
+        let settings = ConnectionSettings(request)
+        try DatabaseBackup.restore(from: backup, to: request.path, key: request.key, configuration: settings.configuration,
+                                   beforeReplacing: beforeReplacing)
+    }
+
+    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws {
+        try diff.writeMigration(to: schemaFile, reporter: reporter)
+    }
 }
 
 /// A SQLCipher runner as the command tree uses it.
@@ -59,6 +69,10 @@ struct SQLCipherCommandMigrations: CommandMigrations {
     var observer: (@Sendable (MigrationEvent) -> Void)? {
         get { runner.observer }
         set { runner.observer = newValue }
+    }
+
+    func isReversible(_ identifier: String) -> Bool {
+        runner.registry.steps.first { $0.identifier == identifier }?.isReversible ?? false
     }
 
     func index(ofTarget target: String) throws -> Int {
@@ -122,6 +136,16 @@ final class SQLCipherCommandDatabase: CommandDatabase {
     func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
     func erase() throws { try runner.erase(writer) }
     func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: writer) }
+
+    func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
+        try writer.read { try body($0) }
+    }
+
+    /// The file's own bytes, copied under a read transaction: no commit lands mid-copy,
+    /// and the copy opens with the same key and settings at no extra key derivation.
+    func copyCommittedState(to path: String) throws {
+        try writer.read { _ in try BackupFiles.copyBytes(from: writer.path, to: path) }
+    }
 
     func schemaDump() throws -> String {
         let snapshot = migrations.host.schemaSnapshot

@@ -50,6 +50,16 @@ package protocol CommandLayer: Sendable {
     /// database's own error type), or nil for one the tree presents.
     func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation?
 
+    /// Puts the backup at `backup` in place of the database `request` names, after
+    /// proving it opens with the request's key and passes `quick_check`; runs
+    /// `beforeReplacing` just before (`BackupFiles.putInPlace`).
+    func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws
+
+    /// `diff --to`: writes the migration from the current schema to the one
+    /// `schemaFile` makes, proven on scratch copies first; a layer that cannot prove one
+    /// says so in a sentence.
+    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws
+
     /// The layer's own words for a remedy where the tree's flags do not apply (a GRDB
     /// app gives its cipher settings in its own code), or nil for the tree's.
     func words(for remedy: Remedy) -> String?
@@ -72,6 +82,8 @@ package struct DatabaseRequest: Sendable {
     /// Nil for a plaintext database.
     package var key: DatabaseKey?
     package var access: DatabaseAccess
+    /// Open read-only whatever the file allows (a database a check copies and never writes).
+    package var readOnly: Bool = false
     /// How long to wait for another process's lock.
     package var lockTimeout: Duration
     /// For a reader: wait out `lockTimeout` for a change in progress instead of giving
@@ -94,9 +106,9 @@ package struct DatabaseRequest: Sendable {
         self.memorySecurity = memorySecurity
     }
 
-    /// Whether the file is opened read-only: only read, and not writable.
+    /// Whether the file is opened read-only: asked to, or only read and not writable.
     package var opensReadOnly: Bool {
-        access == .inspect && FileManager.default.fileExists(atPath: path) && !FileManager.default.isWritableFile(atPath: path)
+        readOnly || (access == .inspect && FileManager.default.fileExists(atPath: path) && !FileManager.default.isWritableFile(atPath: path))
     }
 }
 
@@ -109,6 +121,10 @@ package protocol CommandMigrations: Sendable {
     var allowOutOfOrder: Bool { get set }
     /// Told of each step as it runs.
     var observer: (@Sendable (MigrationEvent) -> Void)? { get set }
+
+    /// Whether the migration `identifier` has a way back (a down section, a rollback
+    /// closure).
+    func isReversible(_ identifier: String) -> Bool
 
     /// The position of `target`, or the registry's error naming it.
     func index(ofTarget target: String) throws -> Int
@@ -141,6 +157,11 @@ package protocol CommandDatabase: AnyObject {
     func schemaChange() throws -> SchemaChange?
     func erase() throws
     func verificationReport() throws -> VerificationReport
+    /// Runs `body` in a read of the database: its rows, for checks written once.
+    func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T
+    /// Copies the database's committed state to a new file at `path`, keyed as the
+    /// database is, without writing to the database.
+    func copyCommittedState(to path: String) throws
     /// The schema as `schema-dump` prints it (the host's own snapshot, if it has one).
     func schemaDump() throws -> String
     /// What lint knows of this database for `files`.

@@ -10,10 +10,12 @@ import MigrationKitKeys
 /// `migrationkit` (`MigrationCLI`) and for a GRDB app's binary (`GRDBMigrationCLI`)
 /// alike. A front end adds only its root command and its layer (`CommandLayer`).
 package enum CommandTree {
-    /// The commands that work through any layer, in help's order.
+    /// The commands that work through any layer, in help's order. (`migrationkit` adds
+    /// what only SQLCipher's connection does: encrypt, decrypt, rekey, cipher-upgrade, key.)
     package static let sharedCommands: [any ParsableCommand.Type] = [
-        MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self, SchemaDumpCommand.self,
-        NewCommand.self, InitCommand.self, ConfigCommand.self, BaselineCommand.self, LintCommand.self,
+        MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self, SchemaDumpCommand.self, DiffCommand.self,
+        NewCommand.self, InitCommand.self, ConfigCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
+        RestoreCommand.self,
     ]
 
     /// What a front end's host decides about the process while a command runs.

@@ -47,6 +47,38 @@ package enum BackupFiles {
         }
     }
 
+    /// Puts the proven backup at `backup` in place of the database at `path`: copied
+    /// beside the database, `beforeReplacing` run (a safety copy of the current
+    /// database), then renamed over it, keeping the database's owner, group and mode, so
+    /// a failure at any point leaves the database as it was. The backup itself is kept.
+    /// A symbolic link at `path` is followed: its target is restored. Another process
+    /// that has the database open is waited for, up to `timeout` (`DatabaseUsers`).
+    package static func putInPlace(_ backup: String, of path: String, timeout: Duration, beforeReplacing: () throws -> Void) throws {
+        let target = DurableFile.resolvingSymlinks(path)
+        try DurableFile.requireSingleName(target, leaving: "the database as it is now")
+        let lock = try DatabaseFileLock.exclusive(path: target, timeout: timeout)
+        defer { lock.release() }
+        let temporary = DurableFile.siblingPath(of: target, purpose: "restoring")
+        DurableFile.removeIfPresent(temporary)
+        let consequence = "would go on using the old file, its -wal and -shm removed under it, once the backup takes its name"
+        try DatabaseUsers.waitUntilAlone(target, timeout: timeout, consequence: consequence)
+        do {
+            try copyBytes(from: backup, to: temporary)
+            // Refuse a database whose owner cannot be kept before the safety copy is taken.
+            try DurableFile.takeOverOwnership(of: target, for: temporary)
+            try beforeReplacing()
+            // Again: a process may have opened it during the copy.
+            try DatabaseUsers.waitUntilAlone(target, timeout: timeout, consequence: consequence)
+            // A journal left by the replaced database would be applied to the restored
+            // one on next open and corrupt it.
+            FileRemoval.remove(["-journal", "-wal", "-shm"].map { target + $0 })
+            try DurableFile.replace(target, with: temporary)
+        } catch {
+            DurableFile.removeIfPresent(temporary)
+            throw error
+        }
+    }
+
     /// A backup that fills the disk turns the change it was taken for into a "disk
     /// full" failure, with the backup left behind: so the room is checked first. The
     /// copy needs the database's size (and its WAL's) where it goes, and on the

@@ -51,6 +51,28 @@ struct GRDBCommandLayer: CommandLayer {
         GRDBErrorPresentation.present(error, wording: wording)
     }
 
+    /// The backup is proven as the app opens its database (the host's `openWriter`,
+    /// read-only), then put in place as the tool does it.
+    func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws {
+        var proving = request
+        proving.path = backup
+        proving.access = .inspect
+        proving.readOnly = true
+        let opened = try GRDBCommandDatabase(opening: proving, migrations: GRDBCommandMigrations(runner: GRDBMigrationRunner(), host: host))
+        let result = try opened.writer.read { try String.fetchOne($0, sql: "PRAGMA quick_check(1)") }
+        try opened.writer.close()
+        guard result == "ok" else {
+            throw CLIError(.wrongKeyOrNotADatabase, "\(backup): The backup fails its integrity check (\(result ?? "no answer")); choose another backup.")
+        }
+        try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, beforeReplacing: beforeReplacing)
+    }
+
+    /// The proof runs raw SQL on scratch copies through SQLCipher's connection; the
+    /// `migrationkit` tool does it on the same files (their schema is all it reads).
+    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws {
+        throw CLIError(.usage, "diff --to writes a migration with the migrationkit tool, which opens this app's database and migration files as they are: run `migrationkit diff --to \(schemaFile)` with the same --db-path or --migrations (drift, diff without --to, works here).")
+    }
+
     func words(for remedy: Remedy) -> String? {
         // The app opens the database with its own settings (`useKey(_:format:)`).
         remedy == .giveCipherSettings ? remedy.libraryWords : nil
@@ -72,6 +94,10 @@ struct GRDBCommandMigrations: CommandMigrations {
     var observer: (@Sendable (MigrationEvent) -> Void)? {
         get { runner.observer }
         set { runner.observer = newValue }
+    }
+
+    func isReversible(_ identifier: String) -> Bool {
+        runner.registry.steps.first { $0.identifier == identifier }?.isReversible ?? false
     }
 
     func index(ofTarget target: String) throws -> Int {
@@ -196,6 +222,14 @@ final class GRDBCommandDatabase: CommandDatabase {
     func erase() throws { try runner.erase(writer) }
     func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: writer) }
 
+    func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
+        try writer.read { try body($0) }
+    }
+
+    func copyCommittedState(to path: String) throws {
+        try backUp(to: path)
+    }
+
     func schemaDump() throws -> String {
         let snapshot = migrations.host.schemaSnapshot
         return try writer.read { db in try snapshot?(db) ?? SchemaDump.canonicalSQL(of: db) }
@@ -205,19 +239,21 @@ final class GRDBCommandDatabase: CommandDatabase {
         try writer.read { try GRDBCommandSupport.linkedLintContext.consulting($0, for: files) }
     }
 
-    /// SQLite's online backup into a new 0600 file keyed as the database is: a
-    /// committed state whatever the journal mode, in the database's own format.
     func backup(into directory: String?, keep: Int, sparing: Set<String>) throws -> String {
-        try BackupFiles.write(databaseAt: path, into: directory, keep: keep, sparing: sparing) { temporary in
-            if let failure = PrivateFile.create(at: temporary) {
-                throw CLIError(.fileError, "The backup \(temporary) cannot be created (\(String(cString: strerror(failure)))).")
-            }
-            var configuration = settings.configuration
-            configuration.readonly = false
-            let copy = try DatabaseQueue(path: temporary, configuration: configuration)
-            try writer.backup(to: copy)
-            try copy.close()
+        try BackupFiles.write(databaseAt: path, into: directory, keep: keep, sparing: sparing) { try backUp(to: $0) }
+    }
+
+    /// SQLite's online backup into a new 0600 file at `destination`, keyed as the
+    /// database is (its format too), consistent whatever the journal mode.
+    private func backUp(to destination: String) throws {
+        if let failure = PrivateFile.create(at: destination) {
+            throw CLIError(.fileError, "\(destination) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
         }
+        var configuration = settings.configuration
+        configuration.readonly = false
+        let copy = try DatabaseQueue(path: destination, configuration: configuration)
+        try writer.backup(to: copy)
+        try copy.close()
     }
 
     @discardableResult

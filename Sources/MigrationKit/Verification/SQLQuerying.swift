@@ -33,6 +33,16 @@ extension SQLQuerying {
         return rows
     }
 
+    /// Every table of the main database with its number of rows (SQLite's and
+    /// MigrationKit's own tables included), as a copy's proof compares them.
+    package func tableRowCounts() throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for table in try textColumn(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table'") {
+            counts[table] = try textColumn(sql: "SELECT count(*) FROM main.\(quoteIdentifier(table))").first.flatMap { Int($0) } ?? 0
+        }
+        return counts
+    }
+
     /// The names of the tables an app made (SQLite's own `sqlite_*` tables left out).
     public func userTableNames() throws -> [String] {
         try textColumn(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")

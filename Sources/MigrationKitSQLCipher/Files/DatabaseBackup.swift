@@ -92,29 +92,7 @@ public enum DatabaseBackup {
         beforeReplacing: () throws -> Void = {}
     ) throws {
         try prove(backup, key: key, configuration: configuration)
-        let target = DurableFile.resolvingSymlinks(path)
-        try DurableFile.requireSingleName(target, leaving: "the database as it is now")
-        let lock = try DatabaseFileLock.exclusive(path: target, timeout: configuration.busyTimeout)
-        defer { lock.release() }
-        let temporary = DurableFile.siblingPath(of: target, purpose: "restoring")
-        DurableFile.removeIfPresent(temporary)
-        let consequence = "would go on using the old file, its -wal and -shm removed under it, once the backup takes its name"
-        try DatabaseUsers.waitUntilAlone(target, timeout: configuration.busyTimeout, consequence: consequence)
-        do {
-            try BackupFiles.copyBytes(from: backup, to: temporary)
-            // Refuse a database whose owner cannot be kept before the safety copy is taken.
-            try DurableFile.takeOverOwnership(of: target, for: temporary)
-            try beforeReplacing()
-            // Again: a process may have opened it during the copy.
-            try DatabaseUsers.waitUntilAlone(target, timeout: configuration.busyTimeout, consequence: consequence)
-            // A journal left by the replaced database would be applied to the restored
-            // one on next open and corrupt it.
-            FileRemoval.remove(["-journal", "-wal", "-shm"].map { target + $0 })
-            try DurableFile.replace(target, with: temporary)
-        } catch {
-            DurableFile.removeIfPresent(temporary)
-            throw error
-        }
+        try BackupFiles.putInPlace(backup, of: path, timeout: configuration.busyTimeout, beforeReplacing: beforeReplacing)
     }
 
     /// SQLite's online backup API into a new file keyed like the source.

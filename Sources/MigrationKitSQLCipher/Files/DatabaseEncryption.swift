@@ -330,12 +330,8 @@ public enum DatabaseEncryption {
     }
 
     static func summary(of database: SQLCipherDatabase) throws -> ExportSummary {
-        var counts: [String: Int] = [:]
-        for table in try database.fetchStrings(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table'") {
-            counts[table] = try database.fetchInt(sql: "SELECT count(*) FROM main.\(quoteIdentifier(table))") ?? 0
-        }
-        return ExportSummary(
-            rowCounts: counts,
+        ExportSummary(
+            rowCounts: try database.tableRowCounts(),
             userVersion: try database.fetchInt(sql: "PRAGMA main.user_version") ?? 0,
             applicationID: try database.fetchInt(sql: "PRAGMA main.application_id") ?? 0)
     }

@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
-import MigrationKitSQLCipher
+import MigrationKitFiles
 
 /// `diff`, two jobs on one comparison of canonical schemas:
 /// - drift (no `--to`): the database's schema against what its applied migrations make,
@@ -12,32 +11,34 @@ import MigrationKitSQLCipher
 ///   migrations folder's) to the one the file makes, proven on scratch copies first
 ///   (`SchemaMigrationProof`), printed or written as the next migration file.
 /// Reads the database only.
-struct DiffCommand: UsesProjectConnection, FleetCommand {
-    static let configuration = CommandConfiguration(
+package struct DiffCommand: UsesProjectConnection, FleetCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Compare the database's schema with what its applied migrations make (drift: exit 0 when they agree, 3 when not), or write the migration to the schema a file makes (--to).",
         discussion: "Everything runs on scratch databases (encrypted with a random key, deleted afterwards); the database itself is only read. Objects are compared in their canonical SQL (as schema-dump prints it), so spelling and spacing never count. With --to, the migration is applied and rolled back on a scratch copy of the current schema, and shown only if it gives the wanted schema and then the current one back.")
 
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup package var connection: ConnectionOptions
     @Option(name: .customLong("to"), help: ArgumentHelp("A file of CREATE statements (as schema-dump prints them), or a database (plaintext, or encrypted with the same key): write the migration from the current schema to the one it makes. The current schema is --db-path's, or without one what the migrations folder makes.", valueName: "schema.sql"))
-    var desiredSchemaFile: String?
+    package var desiredSchemaFile: String?
     @Option(name: .customLong("write"), help: ArgumentHelp("With --to: write the migration as the folder's next migration file, named as `new` names it.", valueName: "name"))
-    var writeName: String?
+    package var writeName: String?
     @Flag(name: .customLong("allow-drop"), help: "With --to: allow changes that lose rows or values (dropping a table or column, narrowing a type, a NOT NULL column without a default on a table with rows).")
-    var allowDrop = false
-    @OptionGroup var minimum: MinimumSQLiteOptions
-    @OptionGroup var output: OutputOptions
-    @OptionGroup(title: "Fleet options") var fleet: FleetOptions
+    package var allowDrop = false
+    @OptionGroup package var minimum: MinimumSQLiteOptions
+    @OptionGroup package var output: OutputOptions
+    @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
-    var fleetVerb: String { "Comparing" }
+    package var fleetVerb: String { "Comparing" }
 
     /// With --to, the project's database only when --db-path asks for it: the folder's
     /// schema needs no key.
-    mutating func applyProjectSettings() throws -> ProjectSettings {
+    package mutating func applyProjectSettings() throws -> ProjectSettings {
         try applyProjectSettings(databaseOnlyWhenAsked: desiredSchemaFile != nil)
     }
 
-    func validate() throws {
+    package func validate() throws {
         if desiredSchemaFile == nil, writeName != nil { throw ValidationError("--write writes the migration that --to asks for; give --to schema.sql.") }
         if desiredSchemaFile == nil, allowDrop { throw ValidationError("--allow-drop is for the migration that --to writes; give --to schema.sql.") }
         if desiredSchemaFile == nil, minimum.minimum != nil { throw ValidationError("--min-sqlite judges the migration that --to writes; give --to schema.sql.") }
@@ -46,25 +47,25 @@ struct DiffCommand: UsesProjectConnection, FleetCommand {
         }
     }
 
-    func run() throws {
+    package func run() throws {
         let reporter = Reporter(output)
-        if let desiredSchemaFile { return try writeMigration(to: desiredSchemaFile, reporter: reporter) }
+        if let desiredSchemaFile { return try CLIContext.layer.writeSchemaMigration(self, to: desiredSchemaFile, reporter: reporter) }
         try runOnEachDatabase(reporter: reporter)
     }
 
-    func validateFleet() throws {
+    package func validateFleet() throws {
         if desiredSchemaFile != nil { throw CLIError(.usage, "--to writes one migration from one schema; give one --db-path (or none, for the migrations folder's schema).") }
     }
 
     /// Drift: the database's schema against what its applied migrations make.
-    func runOnDatabase(reporter: Reporter) throws -> DiffDocument {
-        let runner = try SQLCipherSupport.loadRunner(connection.migrations, reporter: reporter).runner
-        let writer = try SQLCipherSupport.openWriter(connection, access: .inspect, reporter: reporter)
+    package func runOnDatabase(reporter: Reporter) throws -> DiffDocument {
+        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
         let report: SchemaDrift.Report
         do {
-            report = try SchemaDrift(runner: runner).check(writer)
+            report = try SchemaDrift(migrations: migrations, encrypts: CLIContext.layer.encrypts).check(database)
         } catch let refusal as SchemaDrift.Refusal {
-            throw CLIError(.refused, Self.sentence(for: refusal, database: writer.path))
+            throw CLIError(.refused, Self.sentence(for: refusal, database: database.path))
         }
         try Interruption.check()
         for identifier in report.modified {
@@ -77,22 +78,22 @@ struct DiffCommand: UsesProjectConnection, FleetCommand {
             reporter.line("Drift: the schema differs from \(made); put each change in a migration, or undo it:")
             for difference in report.differences { reporter.line("  \(difference.summary)") }
         }
-        return DiffDocument(database: writer.path, databaseName: CommandSupport.databaseName,
+        return DiffDocument(database: database.path, databaseName: CommandSupport.databaseName,
                             applied: report.applied, drift: !report.differences.isEmpty,
                             differences: report.differences)
     }
 
     /// The differences are the message (and the JSON document); the code says drift.
-    func finishAlone(_ report: DiffDocument, reporter: Reporter) throws {
+    package func finishAlone(_ report: DiffDocument, reporter: Reporter) throws {
         if let failure = failure(in: report) { throw ExitCode(failure.exitCode.rawValue) }
     }
 
-    func failure(in report: DiffDocument) -> ErrorPresentation? {
+    package func failure(in report: DiffDocument) -> ErrorPresentation? {
         guard report.drift else { return nil }
         return ErrorPresentation(kind: "drift", message: "drift: " + report.differences.map(\.summary).joined(separator: "; "), exitCode: .verificationFailed)
     }
 
-    func fleetResult(_ report: DiffDocument) -> String {
+    package func fleetResult(_ report: DiffDocument) -> String {
         "no drift (\(report.applied.count) applied migration\(report.applied.count == 1 ? "" : "s"))"
     }
 
@@ -107,7 +108,7 @@ struct DiffCommand: UsesProjectConnection, FleetCommand {
 }
 
 /// What `diff --json` prints.
-struct DiffDocument: Encodable {
+package struct DiffDocument: Encodable {
     let database: String
     @AlwaysPresent var databaseName: String?
     /// The applied migrations the expected schema was made from.

@@ -1,7 +1,10 @@
 import Foundation
 import MigrationKit
+import MigrationKitFiles
+import MigrationKitSecrets
 
-/// Proves a set of migrations before it ships, on scratch databases only:
+/// Proves a set of migrations before it ships (`check`), on scratch databases only,
+/// through any layer:
 ///
 /// 1. a fresh install applies every step and passes verification;
 /// 2. migrating again is a no-op that leaves the file's bytes unchanged;
@@ -12,68 +15,72 @@ import MigrationKit
 ///    the verifier passes.
 ///
 /// Scratch databases live in a private temporary folder, encrypted with a random key
-/// (the older database's copy keeps its own key), and are deleted afterwards.
-public struct RoundTripCheck: Sendable {
+/// where the layer encrypts (the older database's copy keeps its own key), and are
+/// deleted afterwards.
+package struct RoundTripCheck {
     /// A proof checks everything: the databases are small scratch copies.
     private static let wholeFile = MigrateOptions(verification: .wholeFile)
 
     /// One check's outcome.
-    public struct Result: Hashable, Sendable, Codable {
+    package struct Result: Encodable, Sendable {
         /// Which check: "fresh install", "migrate twice", "round trip" followed by a
         /// step's identifier ("round trips" when they stopped on an error), or "upgrade"
         /// followed by the older database's path.
-        public let name: String
+        package let name: String
         /// Whether the check passed.
-        public let passed: Bool
+        package let passed: Bool
         /// What was found, in a sentence: the evidence when it passed, the problem when not.
-        public let detail: String
+        package let detail: String
 
-        /// The outcome of the check called `name`.
-        public init(name: String, passed: Bool, detail: String) {
+        package init(name: String, passed: Bool, detail: String) {
             self.name = name
             self.passed = passed
             self.detail = detail
         }
     }
 
-    /// The runner whose steps are proven, with its observer removed so the checks run
-    /// quietly.
-    public let runner: SQLCipherMigrationRunner
-    /// Tables whose row counts a step may change, by declaration (`-- migrate:row-changes`).
-    public var allowedRowChanges: Set<String>
+    /// The migrations proven, with their observer removed so the checks run quietly.
+    private let migrations: any CommandMigrations
+    /// Tables whose row counts a step may change, by declaration (`-- migrate:row-changes`),
+    /// lowercased.
+    private let allowedRowChanges: Set<String>
+    /// The scratch databases' key; nil on a layer that cannot encrypt.
+    private let scratchKey: DatabaseKey?
 
-    /// A check of `runner`'s steps; `allowedRowChanges` names the tables whose row
-    /// counts may change, compared case-insensitively.
-    public init(runner: SQLCipherMigrationRunner, allowedRowChanges: Set<String> = []) {
-        var quiet = runner
+    /// A check of `migrations`; `allowedRowChanges` names the tables whose row counts may
+    /// change, compared case-insensitively.
+    package init(migrations: any CommandMigrations, allowedRowChanges: Set<String>, encrypts: Bool) {
+        var quiet = migrations
         quiet.observer = nil
-        self.runner = quiet
+        self.migrations = quiet
         self.allowedRowChanges = Set(allowedRowChanges.map { $0.lowercased() })
+        self.scratchKey = encrypts ? ScratchFolder.randomKey() : nil
     }
 
     /// Runs every check. A failing check is reported, not thrown; only a problem with
     /// the scratch folder itself throws.
-    public func run(olderDatabase: (path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration)? = nil) throws -> [Result] {
+    package func run(olderDatabase: DatabaseRequest?) throws -> [Result] {
         let scratch = try ScratchFolder(purpose: "check")
         defer { withExtendedLifetime(scratch) {} }
         let folder = scratch.path
-        let scratchKey = ScratchFolder.randomKey()
-
-        var results = freshInstall(at: folder + "/fresh.db", key: scratchKey)
-        results += roundTrips(in: folder, key: scratchKey)
+        var results = freshInstall(at: folder + "/fresh.db")
+        results += roundTrips(in: folder)
         if let olderDatabase {
             results.append(upgrade(olderDatabase, copyTo: folder + "/older-copy.db"))
         }
         return results
     }
 
+    private func scratchDatabase(_ path: String) throws -> any CommandDatabase {
+        try migrations.open(DatabaseRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5)))
+    }
+
     // MARK: - Checks
 
-    private func freshInstall(at path: String, key: DatabaseKey) -> [Result] {
+    private func freshInstall(at path: String) -> [Result] {
         var results: [Result] = []
         do {
-            let writer = try SQLCipherWriter(path: path, key: key)
-            let report = try runner.migrate(in: writer, options: Self.wholeFile)
+            let report = try scratchDatabase(path).migrate(upTo: nil, options: Self.wholeFile)
             results.append(Result(name: "fresh install", passed: true,
                                   detail: "\(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") applied to an empty database; verification passed"))
         } catch {
@@ -81,8 +88,7 @@ public struct RoundTripCheck: Sendable {
         }
         do {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            let writer = try SQLCipherWriter(path: path, key: key)
-            let again = try runner.migrate(in: writer, options: Self.wholeFile)
+            let again = try scratchDatabase(path).migrate(upTo: nil, options: Self.wholeFile)
             let after = try Data(contentsOf: URL(fileURLWithPath: path))
             let passed = again.steps.isEmpty && before == after
             results.append(Result(name: "migrate twice", passed: passed,
@@ -97,41 +103,45 @@ public struct RoundTripCheck: Sendable {
     /// Up, down, up for every reversible step, comparing schemas at each point. After a
     /// failed round trip the scratch database is in a state no step expects, so the
     /// next step starts from a fresh one built up to where the failing step left off.
-    private func roundTrips(in folder: String, key: DatabaseKey) -> [Result] {
+    private func roundTrips(in folder: String) -> [Result] {
         var results: [Result] = []
         var generation = 0
-        func freshWriter(upTo identifier: String?) throws -> SQLCipherWriter {
+        func freshDatabase(upTo identifier: String?) throws -> any CommandDatabase {
             generation += 1
-            let writer = try SQLCipherWriter(path: folder + "/roundtrip-\(generation).db", key: key)
-            if let identifier { try runner.migrate(in: writer, upTo: identifier, options: Self.wholeFile) }
-            return writer
+            let database = try scratchDatabase(folder + "/roundtrip-\(generation).db")
+            if let identifier { _ = try database.migrate(upTo: identifier, options: Self.wholeFile) }
+            return database
+        }
+        func schema(_ database: any CommandDatabase) throws -> String {
+            try database.reading { try SchemaDump.comparableForm(of: $0) }
         }
         do {
-            var writer = try freshWriter(upTo: nil)
-            for step in runner.registry.steps {
-                let name = "round trip \(step.identifier)"
-                let before = try writer.read { try SchemaDump.comparableForm(of: $0) }
-                try runner.migrate(in: writer, upTo: step.identifier, options: Self.wholeFile)
-                let after = try writer.read { try SchemaDump.comparableForm(of: $0) }
-                guard step.isReversible else {
+            var database = try freshDatabase(upTo: nil)
+            for identifier in migrations.identifiers {
+                let name = "round trip \(identifier)"
+                let before = try schema(database)
+                _ = try database.migrate(upTo: identifier, options: Self.wholeFile)
+                let after = try schema(database)
+                guard migrations.isReversible(identifier) else {
                     results.append(Result(name: name, passed: true, detail: "skipped: no down section"))
                     continue
                 }
                 do {
-                    try runner.rollbackMigration(step.identifier, in: writer)
-                    let undone = try writer.read { try SchemaDump.comparableForm(of: $0) }
+                    // Just applied, so the latest: rolling back one step undoes it alone.
+                    _ = try database.rollback(.latest(1), acceptModified: [])
+                    let undone = try schema(database)
                     guard undone == before else {
                         throw RoundTripFailure(detail: "the down section does not undo the up section: " + Self.difference(expected: before, actual: undone))
                     }
-                    try runner.migrate(in: writer, upTo: step.identifier, options: Self.wholeFile)
-                    let redone = try writer.read { try SchemaDump.comparableForm(of: $0) }
+                    _ = try database.migrate(upTo: identifier, options: Self.wholeFile)
+                    let redone = try schema(database)
                     guard redone == after else {
                         throw RoundTripFailure(detail: "applying again after the down gives a different schema: " + Self.difference(expected: after, actual: redone))
                     }
                     results.append(Result(name: name, passed: true, detail: "up, down and up again give the same schemas"))
                 } catch {
                     results.append(Result(name: name, passed: false, detail: (error as? RoundTripFailure)?.detail ?? "\(error)"))
-                    writer = try freshWriter(upTo: step.identifier)
+                    database = try freshDatabase(upTo: identifier)
                 }
             }
         } catch {
@@ -144,22 +154,23 @@ public struct RoundTripCheck: Sendable {
         let detail: String
     }
 
-    private func upgrade(_ older: (path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration), copyTo copy: String) -> Result {
+    private func upgrade(_ older: DatabaseRequest, copyTo copy: String) -> Result {
         let name = "upgrade \(older.path)"
         do {
-            var configuration = older.configuration
-            configuration.createIfMissing = false
-            configuration.readOnly = true
             // Open the original read-only first: proves the key, and takes its copy from
             // a consistent state without ever writing to it.
-            let original = try SQLCipherWriter(path: older.path, key: older.key, configuration: configuration)
-            let counts = try original.read { try DatabaseEncryption.summary(of: $0).rowCounts }
-            try original.read { _ in try BackupFiles.copyBytes(from: older.path, to: copy) }
-            var copyConfiguration = older.configuration
-            copyConfiguration.createIfMissing = false
-            let writer = try SQLCipherWriter(path: copy, key: older.key, configuration: copyConfiguration)
-            let report = try runner.migrate(in: writer, options: Self.wholeFile)
-            let upgraded = try writer.read { try DatabaseEncryption.summary(of: $0).rowCounts }
+            var readOnly = older
+            readOnly.access = .inspect
+            readOnly.readOnly = true
+            let original = try migrations.open(readOnly)
+            let counts = try original.reading { try $0.tableRowCounts() }
+            try original.copyCommittedState(to: copy)
+            var copied = older
+            copied.path = copy
+            copied.access = .change
+            let database = try migrations.open(copied)
+            let report = try database.migrate(upTo: nil, options: Self.wholeFile)
+            let upgraded = try database.reading { try $0.tableRowCounts() }
             var changed: [String] = []
             for (table, count) in counts.sorted(by: { $0.key < $1.key }) where !SchemaDump.bookkeepingTables.contains(table.lowercased()) {
                 guard let now = upgraded[table] else { continue }  // dropped on purpose by a step

@@ -1,48 +1,53 @@
 import ArgumentParser
 import Foundation
-import MigrationKitCommandTree
 import MigrationKitCommands
-import MigrationKitSQLCipher
+import MigrationKitFiles
 
-struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
-    static let configuration = CommandConfiguration(
+package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put a backup back in place of the database, after proving it opens with the key.",
         discussion: "The current database is itself backed up first (unless --no-backup), so a restore can be undone. Stop the app first.")
 
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var backup: BackupOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var backup: BackupOptions
+    @OptionGroup package var output: OutputOptions
 
     @Option(name: .customLong("from"), help: ArgumentHelp("The backup file to restore.", valueName: "file"))
-    var source: String
+    package var source: String
 
-    func run() throws {
+    package func run() throws {
         let reporter = Reporter(output)
-        let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
-        try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings)
+        let request = try CommandSupport.databaseRequest(connection, access: .change, reporter: reporter)
+        try CommandSupport.holdChangeLock(on: request.path, timeout: request.lockTimeout)
         var safetyCopy: String?
         // The backup is proven and staged first; the safety copy is taken only then (so a
         // refused restore changes nothing) and never prunes the backup being restored.
-        try DatabaseBackup.restore(from: source, to: settings.path, key: settings.key, configuration: settings.configuration) {
+        try CLIContext.layer.restore(from: source, over: request) {
             // A missing database (the case restore is most needed for) has nothing to keep.
-            guard !backup.skip, FileManager.default.fileExists(atPath: settings.path) else { return }
-            safetyCopy = try keepCurrentDatabase(settings, reporter: reporter)
+            guard !backup.skip, FileManager.default.fileExists(atPath: request.path) else { return }
+            safetyCopy = try keepCurrentDatabase(request, reporter: reporter)
         }
-        reporter.line("Restored \(settings.path) from \(source).")
+        reporter.line("Restored \(request.path) from \(source).")
         if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
-        try reporter.document(RestoreDocument(database: settings.path, databaseName: CommandSupport.databaseName, restoredFrom: source, backup: safetyCopy))
+        try reporter.document(RestoreDocument(database: request.path, databaseName: CommandSupport.databaseName, restoredFrom: source, backup: safetyCopy))
     }
 
     /// A backup of the database about to be replaced. One that does not open with this
     /// key (rekeyed since, or damaged) is kept as raw bytes instead, so nothing is lost
     /// without a copy; if even that fails, the restore does not happen.
-    private func keepCurrentDatabase(_ settings: ConnectionSettings, reporter: Reporter) throws -> String {
-        if let current = try? CLIContext.host.openWriter(settings) {
+    private func keepCurrentDatabase(_ request: DatabaseRequest, reporter: Reporter) throws -> String {
+        if let current = try? CommandSupport.hostMigrationsOrNone().open(request) {
             return try backup.create(of: current, sparing: [source])
         }
         do {
-            let copy = try backup.createRawCopy(ofFileAt: settings.path, sparing: [source])
+            let copy = try backup.writing({ directory, keep, sparing in
+                try BackupFiles.write(databaseAt: request.path, into: directory, keep: keep, sparing: sparing) {
+                    try BackupFiles.copyBytes(from: request.path, to: $0)
+                }
+            }, sparing: [source])
             reporter.warning("The current database does not open with this key; its bytes were kept as they are in \(copy) (open it with the key it had).")
             return copy
         } catch {
@@ -52,7 +57,7 @@ struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 }
 
 /// What `restore --json` prints.
-struct RestoreDocument: Encodable {
+package struct RestoreDocument: Encodable {
     let database: String
     @AlwaysPresent var databaseName: String?
     let restoredFrom: String
