@@ -71,6 +71,11 @@ struct SQLCipherCommandMigrations: CommandMigrations {
         set { runner.observer = newValue }
     }
 
+    var requiredIndexes: [RequiredIndexSpec] {
+        get { runner.verifier.requiredIndexes }
+        set { runner.verifier.requiredIndexes = newValue }
+    }
+
     func isReversible(_ identifier: String) -> Bool {
         runner.registry.steps.first { $0.identifier == identifier }?.isReversible ?? false
     }
@@ -159,6 +164,8 @@ final class SQLCipherCommandDatabase: CommandDatabase {
     func backup(into directory: String?, keep: Int, sparing: Set<String>) throws -> String {
         try DatabaseBackup.create(of: writer, in: directory, keep: keep, sparing: sparing)
     }
+
+    func close() throws { try writer.close() }
 
     @discardableResult
     func discardCreatedDatabase() -> Bool { writer.discardCreatedDatabase() }

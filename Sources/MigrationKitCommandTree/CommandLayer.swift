@@ -121,6 +121,8 @@ package protocol CommandMigrations: Sendable {
     var allowOutOfOrder: Bool { get set }
     /// Told of each step as it runs.
     var observer: (@Sendable (MigrationEvent) -> Void)? { get set }
+    /// The indexes verification requires (the app's and `--require-index`'s).
+    var requiredIndexes: [RequiredIndexSpec] { get set }
 
     /// Whether the migration `identifier` has a way back (a down section, a rollback
     /// closure).
@@ -169,6 +171,8 @@ package protocol CommandDatabase: AnyObject {
     /// Writes a backup into `directory` (beside the database when nil), keeping the
     /// newest `keep`; returns its path (mode 0600).
     func backup(into directory: String?, keep: Int, sparing: Set<String>) throws -> String
+    /// Closes the database (a WAL database is checkpointed into its file).
+    func close() throws
     /// Removes the file when this command created it and nothing was kept in it.
     @discardableResult func discardCreatedDatabase() -> Bool
     /// The database's encryption, for `status`.

@@ -96,6 +96,11 @@ struct GRDBCommandMigrations: CommandMigrations {
         set { runner.observer = newValue }
     }
 
+    var requiredIndexes: [RequiredIndexSpec] {
+        get { runner.verifier.requiredIndexes }
+        set { runner.verifier.requiredIndexes = newValue }
+    }
+
     func isReversible(_ identifier: String) -> Bool {
         runner.registry.steps.first { $0.identifier == identifier }?.isReversible ?? false
     }
@@ -255,6 +260,8 @@ final class GRDBCommandDatabase: CommandDatabase {
         try writer.backup(to: copy)
         try copy.close()
     }
+
+    func close() throws { try writer.close() }
 
     @discardableResult
     func discardCreatedDatabase() -> Bool {

@@ -27,6 +27,23 @@ import MigrationKitKeys
             #expect(help.stdout.contains(option) == (built == "sqlcipher"), "\(option) in grdb-notes migrate --help: \(help.stdout)")
         }
     }
+
+    #if !GRDBSQLCipher
+    /// On a GRDB over the system's SQLite, a key given anyway (a flag, or the project
+    /// file) is refused with one sentence, and nothing is created: never a plaintext file
+    /// its user believes encrypted.
+    @Test func aKeyOnPlainSQLiteIsRefusedAndCreatesNothing() throws {
+        let scratch = try ScratchDatabase()
+        let key = scratch.folder.appendingPathComponent("notes.key").path
+        try Data("a key".utf8).write(to: URL(fileURLWithPath: key))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        let refused = try ChildProcess.run([GRDBExampleAppTests.binary, "migrate", "--db-path", scratch.path, "--password-file", key])
+        #expect(refused.status == 64 && refused.stderr.contains("cannot encrypt") && refused.stderr.contains("drop the key options"),
+                "\(refused.output)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path))
+    }
+    #endif
 }
 
 #if GRDBSQLCipher
@@ -187,6 +204,85 @@ import MigrationKitKeys
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(try header(scratch.path) != Data("SQLite format 3\0".utf8))
+    }
+
+    /// The command tree's own features in the app's binary, from the same code as
+    /// `migrationkit`: the project file and `MIGRATIONKIT_*` settings, a backup before a
+    /// change (encrypted, 0600, restorable), `check`, drift, and a fleet with a key per
+    /// tenant.
+    @Test func theEncryptedAppGetsProjectSettingsBackupsCheckAndFleetsFromTheSharedTree() throws {
+        let scratch = try ScratchDatabase()
+        let project = scratch.folder.path
+        let passphrase = "project file key"
+        _ = try keyFile(passphrase, in: scratch)
+        try Data("db-path = \"notes.db\"\npassword-file = \"notes.key\"\n".utf8)
+            .write(to: URL(fileURLWithPath: project + "/migrationkit.toml"))
+        func inProject(_ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcessResult {
+            try ChildProcess.run([GRDBExampleAppTests.binary] + arguments, environment: environment, directory: project)
+        }
+
+        // Settings from migrationkit.toml: no flag names the database or its key.
+        let migrate = try inProject(["migrate"])
+        #expect(migrate.status == 0 && migrate.stdout.hasPrefix("Database: ") && migrate.stdout.contains("/notes.db\nApplied 0001_create_notes"),
+                "\(migrate.output)")
+        let database = project + "/notes.db"
+        let shell = try SQLCipherShell.run(database, passphrase: passphrase, "SELECT count(*) FROM grdb_migrations;")
+        #expect(shell.stdout == "3\n", "\(shell.output)")
+        let config = try inProject(["config"])
+        #expect(config.status == 0 && config.stdout.contains("notes.db") && config.stdout.contains("migrationkit.toml"), "\(config.output)")
+
+        // MIGRATIONKIT_* beats the file: status of a database the file does not name.
+        var environment = ProcessInfo.processInfo.environment
+        environment["MIGRATIONKIT_DB_PATH"] = "other.db"
+        let other = try inProject(["status"], environment: environment)
+        #expect(other.status == 0 && other.stdout.contains("other.db (does not exist yet"), "\(other.output)")
+
+        // A backup before the rollback: encrypted with the database's key, 0600; restore
+        // puts it back (and keeps the replaced database as a backup of its own).
+        try SQLCipherShell.run(database, passphrase: passphrase, "INSERT INTO note (body, wordCount) VALUES ('kept row', 2);")
+        let rollback = try inProject(["rollback", "--json"])
+        #expect(rollback.status == 0, "\(rollback.output)")
+        let rolledBack = try JSONSerialization.jsonObject(with: Data(rollback.stdout.utf8)) as? [String: Any]
+        let backup = try #require(rolledBack?["backup"] as? String, "\(rollback.stdout)")
+        #expect(try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int == 0o600)
+        #expect(try header(backup) != Data("SQLite format 3\0".utf8), "the backup is plaintext")
+        let inBackup = try SQLCipherShell.run(backup, passphrase: passphrase, "SELECT count(*) FROM grdb_migrations; SELECT body FROM note;")
+        #expect(inBackup.stdout == "3\nkept row\n", "\(inBackup.output)")
+        let restore = try inProject(["restore", "--from", backup])
+        #expect(restore.status == 0 && restore.stdout.contains("The database as it was before the restore: "), "\(restore.output)")
+        #expect(try SQLCipherShell.run(database, passphrase: passphrase, "SELECT count(*) FROM grdb_migrations;").stdout == "3\n")
+
+        // check proves the app's Swift steps on scratch databases, and the upgrade of a
+        // copy of the real one; drift finds a hand-made index.
+        let check = try inProject(["check", "--from-database", "notes.db", "--password-file", "notes.key"])
+        #expect(check.status == 0 && check.stdout.contains("ok     upgrade notes.db") && check.stdout.contains("checks passed."), "\(check.output)")
+        #expect(try inProject(["diff"]).status == 0)
+        try SQLCipherShell.run(database, passphrase: passphrase, "CREATE INDEX by_hand ON note(body);")
+        let drift = try inProject(["diff"])
+        #expect(drift.status == 3 && drift.stdout.contains("by_hand"), "\(drift.output)")
+
+        // A fleet: each tenant with its own key file, one run, one document.
+        try FileManager.default.createDirectory(atPath: project + "/tenants", withIntermediateDirectories: true)
+        for tenant in ["acme", "globex", "initech"] {
+            _ = try keyFile("key of \(tenant)", in: scratch, named: "tenants/\(tenant).key")
+            let made = try inProject(["migrate", "--db-path", "tenants/\(tenant).db", "--password-file", "tenants/\(tenant).key",
+                                      "--to", "0002_index_notes_by_date", "--no-backup"])
+            #expect(made.status == 0, "\(made.output)")
+        }
+        let fleet = try inProject(["migrate", "--db-glob", "tenants/*.db", "--password-file", "tenants/{name}.key", "--json"])
+        #expect(fleet.status == 0, "\(fleet.output)")
+        let document = try JSONSerialization.jsonObject(with: Data(fleet.stdout.utf8)) as? [String: Any]
+        let databases = document?["databases"] as? [[String: Any]] ?? []
+        #expect(databases.count == 3 && databases.allSatisfy { $0["result"] as? String == "migrated" }, "\(fleet.stdout)")
+        for tenant in ["acme", "globex", "initech"] {
+            let applied = try SQLCipherShell.run(project + "/tenants/\(tenant).db", passphrase: "key of \(tenant)", "SELECT count(*) FROM grdb_migrations;")
+            #expect(applied.stdout == "3\n", "\(tenant): \(applied.output)")
+        }
+        let verify = try inProject(["verify", "--db-glob", "tenants/*.db", "--password-file", "tenants/{name}.key"])
+        #expect(verify.status == 0 && verify.stdout.contains("3 databases in "), "\(verify.output)")
+        for output in [migrate, rollback, check, fleet, verify] {
+            #expect(!output.output.contains(passphrase) && !output.output.contains("key of "))
+        }
     }
 
     /// An older app's SQLCipher 3 file: found, migrated in its own format, and left in it.
