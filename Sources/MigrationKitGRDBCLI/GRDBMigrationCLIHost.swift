@@ -3,8 +3,9 @@ import MigrationKit
 import MigrationKitGRDB
 import MigrationKitSecrets
 
-/// What a GRDB app supplies to get the migration commands (`migrate`, `status`,
-/// `rollback`, `verify`, `schema-dump`) in its own binary, over its own GRDB writer.
+/// What a GRDB app supplies to get the `migrationkit` tool's commands (`migrate`,
+/// `status`, `rollback`, `verify`, `check`, `restore`, … : the shared command tree) in
+/// its own binary, over its own GRDB writer.
 ///
 /// The counterpart of `MigrationCLIHost`, whose commands open SQLCipher files: these
 /// open whatever writer the app's `openWriter` returns (a `DatabaseQueue`, a
@@ -18,9 +19,9 @@ public struct GRDBMigrationCLIHost: Sendable {
     public var schemaSnapshot: (@Sendable (Database) throws -> String)?
     /// The command name shown in help and messages.
     public var commandName: String
-    /// Whether the commands make the process non-dumpable, with no core file, before
-    /// they read a key (`ProcessHardening`, as the `migrationkit` tool does), when GRDB
-    /// is built on SQLCipher and the `GRDBSQLCipher` trait gives them key options. Both
+    /// Whether the commands make the process non-dumpable, with no core file, just
+    /// before they read a key (`ProcessHardening`, as the `migrationkit` tool does), when
+    /// GRDB is built on SQLCipher and they take key options. Both
     /// last for the rest of the process: an app that needs core dumps or a debugger
     /// attached turns this off.
     public var hardensProcess: Bool
@@ -56,7 +57,7 @@ public struct GRDBConnectionSettings: Sendable {
     /// How long to wait for another process's lock.
     public let lockTimeout: Duration
     /// The database key, when GRDB is built on SQLCipher and the command was given one
-    /// (the `GRDBSQLCipher` trait's key options); nil for a plaintext database.
+    /// (its key options); nil for a plaintext database.
     public let key: DatabaseKey?
     /// The file's SQLCipher format, found with the key (an older app's SQLCipher 3
     /// file opens in its own format and stays in it); SQLCipher 4's for a new file.
