@@ -179,6 +179,7 @@ let package = Package(
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit", "MigrationKitTestSupport"]),
         .testTarget(name: "MigrationKitCommandsTests", dependencies: ["MigrationKitCommands", "MigrationKitTestSupport"]),
+        .testTarget(name: "MigrationKitCommandTreeTests", dependencies: ["MigrationKitCommandTree", "MigrationKitCommands", "MigrationKitTestSupport"]),
         .testTarget(name: "MigrationKitKeyOptionsTests", dependencies: [
             "MigrationKitKeyOptions", "MigrationKitKeys", "MigrationKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

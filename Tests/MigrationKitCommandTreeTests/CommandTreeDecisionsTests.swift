@@ -1,0 +1,67 @@
+import Foundation
+@testable import MigrationKitCommandTree
+import MigrationKitCommands
+import MigrationKitTestSupport
+import Testing
+
+/// What the command tree decides by itself, whatever its database layer: how a fleet is
+/// shared out and reported, and how the project file is read. (The commands themselves
+/// are tested through the binaries of both layers: MigrationKitCLITests and the GRDB
+/// package's tests.)
+@Suite struct CommandTreeDecisionsTests {
+    /// Every database falls in exactly one shard, by its name alone, whatever the folder
+    /// that lists it; a share is the same when run again.
+    @Test func shardsCoverEveryDatabaseOnceByNameAlone() throws {
+        let shards = (0..<4).map { FleetShard(argument: "\($0)/4")! }
+        let names = (0..<200).map { "tenant-\($0)" }
+        for name in names {
+            #expect(shards.filter { $0.contains("/srv/a/\(name).db") }.count == 1, "\(name)")
+            #expect(shards.map { $0.contains("/srv/a/\(name).db") } == shards.map { $0.contains("other/\(name).sqlite") })
+        }
+        // Far from all in one shard: FNV-1a spreads the names.
+        for shard in shards { #expect(names.filter { shard.contains($0 + ".db") }.count > 20) }
+        for bad in ["4/4", "-1/4", "1", "1/0", "a/b", "1/2/3"] { #expect(FleetShard(argument: bad) == nil, "\(bad)") }
+        #expect(FleetShard.fnv1a("") == 0xcbf2_9ce4_8422_2325)
+    }
+
+    /// The progress line says what is done, what failed and what is left, in seconds
+    /// under a minute and a half and in minutes above.
+    @Test func theProgressLineEstimatesWhatIsLeft() {
+        #expect(FleetRun.progress(done: 0, total: 200, failed: 0, elapsed: .seconds(3)) == "[0/200] databases done")
+        #expect(FleetRun.progress(done: 50, total: 200, failed: 1, elapsed: .seconds(10)) == "[50/200] databases done, 1 failed, about 30 s left")
+        #expect(FleetRun.progress(done: 10, total: 200, failed: 0, elapsed: .seconds(60)) == "[10/200] databases done, about 19 min left")
+        #expect(FleetRun.progress(done: 200, total: 200, failed: 0, elapsed: .seconds(60)) == "[200/200] databases done")
+    }
+
+    /// A table's columns line up, the last column is never padded, and a very long cell
+    /// does not push every other row off the screen.
+    @Test func tablesAlignTheirColumns() {
+        let lines = FleetSummary.columns([["DATABASE", "TIME", "RESULT"], ["a.db", "1.2 s", "done"], ["tenants/b.db", "15 ms", "failed"]])
+        #expect(lines == ["DATABASE      TIME   RESULT", "a.db          1.2 s  done", "tenants/b.db  15 ms  failed"])
+        let long = String(repeating: "x", count: 100)
+        #expect(FleetSummary.columns([[long, "a"], ["b", "c"]])[1] == "b" + String(repeating: " ", count: 59) + "  c")
+    }
+
+    /// The project file's paths are its own folder's, a table is one database's, and a
+    /// mistake is named with the file and line.
+    @Test func theProjectFileIsReadRelativeToItsFolderAndNamesItsMistakes() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.url.appendingPathComponent("migrationkit.toml").path
+        try Data("migrations = \"db/migrations\"\n\n[databases.app]\ndb-path = \"db/app.db\"\n".utf8).write(to: URL(fileURLWithPath: path))
+        let file = try ProjectFile.load(path: path, named: true)
+        let settings = try file.settings(database: "app")
+        let root = URL(fileURLWithPath: folder.url.path).standardizedFileURL.path
+        #expect(settings.name == "app")
+        #expect(settings.entries[.dbPath]?.value == root + "/db/app.db")
+        #expect(settings.entries[.migrations]?.value == root + "/db/migrations")
+        #expect(ProjectFile.locate(explicit: nil, from: folder.url.appendingPathComponent("deeper/still").path) == path)
+
+        try Data("db-path = \"a.db\"\npassword = \"hunter2\"\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect {
+            try ProjectFile.load(path: path, named: true)
+        } throws: { error in
+            let message = (error as? CLIError)?.message ?? ""
+            return message.hasPrefix("\(path):2:") && !message.contains("hunter2")
+        }
+    }
+}
