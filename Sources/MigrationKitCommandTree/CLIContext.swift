@@ -35,7 +35,7 @@ package enum CLIContext {
     }
 }
 
-/// Holds what `MigrationCLI` resolved before the command ran.
+/// Holds the settings `CommandTree.run` resolved before the command ran.
 package final class ResolvedSettings: @unchecked Sendable {
     package var settings: ProjectSettings?
 

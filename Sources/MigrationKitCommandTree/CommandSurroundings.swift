@@ -13,7 +13,7 @@ import MigrationKitKeys
 /// not its own: a test that runs hundreds of command lines at once, each with its own,
 /// where a process has one of each.
 ///
-/// `MigrationCLI.run(host:arguments:in:)` runs a command in them. What a command reads
+/// `MigrationCLI.run(host:arguments:in:)` runs a `migrationkit` command in them. What a command reads
 /// of its process goes through the one place that names each (`ProcessEnvironment`,
 /// `StandardInput`, `Console`); the working folder is the command's thread's own, as
 /// Linux can give a thread (`unshare(CLONE_FS)`), so every relative path and every

@@ -280,7 +280,7 @@ final class GRDBCommandDatabase: CommandDatabase {
             return DatabaseCipherDescription(format: .plaintext, summary: nil, document: nil)
         }
         let format = settings.cipherFormat ?? .custom
-        let summary = settings.cipherFormat.map { "\($0)'s defaults, keyed through GRDB" } ?? "encrypted by the app's own configuration"
+        let summary = settings.cipherFormat.map { "\($0), keyed through GRDB" } ?? "encrypted by the app's own configuration"
         return DatabaseCipherDescription(format: format, summary: summary, document: nil)
     }
 }

@@ -172,7 +172,7 @@ package struct ProjectSettings {
 }
 
 /// A command whose options take settings from the environment and `migrationkit.toml`
-/// too. `MigrationCLI` fills them in after parsing, before the command runs.
+/// too. `CommandTree.run` fills them in after parsing, before the command runs.
 package protocol ProjectConfigurable: ParsableCommand {
     mutating func applyProjectSettings() throws -> ProjectSettings
 }

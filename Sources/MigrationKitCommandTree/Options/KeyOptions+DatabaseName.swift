@@ -4,7 +4,7 @@ import MigrationKitKeyOptions
 
 /// `{name}` in a key source: each database of a fleet names its own key. Here rather
 /// than beside the key options because a database's name follows its symbolic links,
-/// which the SQLCipher layer resolves (`DurableFile`).
+/// which the file layer resolves (`DurableFile`).
 extension KeyOptions {
     /// These options with `{name}` replaced by the name of the database at `path`: its
     /// file name without the last extension (`tenants/acme.db` is `acme`). Only

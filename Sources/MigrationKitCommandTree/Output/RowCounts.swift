@@ -1,5 +1,6 @@
 import MigrationKitCommands
 import MigrationKitFiles
+
 /// How a command that copied a database says what it proved the copy holds.
 package enum RowCounts {
     /// "1 row in 1 table", "12 rows in 3 tables", from each table's row count.

@@ -88,6 +88,9 @@ import MigrationKitKeys
         let status = try notes(["status", "--db-path", scratch.path, "--password-file", key])
         #expect(status.status == 0, "\(status.output)")
         #expect(status.stdout.contains("  format:  sqlcipher4\n") && status.stdout.contains("3 applied, 0 pending."), "\(status.stdout)")
+        #expect(status.stdout.contains("  cipher:  SQLCipher 4 defaults, keyed through GRDB\n"), "\(status.stdout)")
+        let document = try JSONSerialization.jsonObject(with: Data(try notes(["status", "--db-path", scratch.path, "--password-file", key, "--json"]).stdout.utf8)) as? [String: Any]
+        #expect(document?["format"] as? String == "sqlcipher4" && document?["cipher"] is NSNull, "\(String(describing: document))")
         let verify = try notes(["verify", "--db-path", scratch.path, "--password-file", key])
         #expect(verify.status == 0 && verify.stdout.contains("cipher_integrity_check: ok"), "\(verify.output)")
     }
