@@ -139,5 +139,5 @@ package enum ChangeNote {
 private extension FileDescriptor.OpenOptions {
     /// `O_NOCTTY`, which swift-system 1.8.1 does not name: a path that turns out to be a
     /// terminal must not become this process's controlling terminal.
-    package static var noControllingTerminal: Self { Self(rawValue: O_NOCTTY) }
+    static var noControllingTerminal: Self { Self(rawValue: O_NOCTTY) }
 }

@@ -223,7 +223,7 @@ package struct FileIdentity: Hashable, Sendable {
 
 private extension String {
     /// "644" as "0644".
-    package func leftPadded(to width: Int) -> String {
+    func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
