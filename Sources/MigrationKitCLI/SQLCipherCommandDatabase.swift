@@ -1,0 +1,88 @@
+import Foundation
+import MigrationKit
+import MigrationKitCommandTree
+import MigrationKitCommands
+import MigrationKitSQLCipher
+
+/// An open SQLCipher database and the runner to run on it.
+final class SQLCipherCommandDatabase: CommandDatabase {
+    let writer: SQLCipherWriter
+    let migrations: SQLCipherCommandMigrations
+    private var runner: SQLCipherMigrationRunner { migrations.runner }
+
+    init(writer: SQLCipherWriter, migrations: SQLCipherCommandMigrations) {
+        self.writer = writer
+        self.migrations = migrations
+    }
+
+    var path: String { writer.path }
+
+    func running(_ migrations: any CommandMigrations) -> any CommandDatabase {
+        guard let own = migrations as? SQLCipherCommandMigrations else {
+            preconditionFailure("migrations from another layer than SQLCipher's")
+        }
+        return SQLCipherCommandDatabase(writer: writer, migrations: own)
+    }
+
+    func migrationStatus() throws -> MigrationStatus { try runner.migrationStatus(in: writer) }
+
+    func migrateChangesAnything(upTo target: String?, options: MigrateOptions) throws -> Bool {
+        try runner.migratePlan(in: writer, upTo: target, options: options).changesAnything
+    }
+
+    func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport {
+        try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
+    }
+
+    func rollbackIsEmpty(_ scope: RollbackScope, acceptModified: Set<String>) throws -> Bool {
+        switch scope {
+        case .to(let target): return try runner.rollbackPlan(in: writer, to: target, acceptModified: acceptModified).isEmpty
+        case .latest(let count): return try runner.rollbackPlan(in: writer, steps: count, acceptModified: acceptModified).isEmpty
+        }
+    }
+
+    func rollback(_ scope: RollbackScope, acceptModified: Set<String>) throws -> MigrationReport {
+        switch scope {
+        case .to(let target): return try runner.rollbackMigrations(in: writer, to: target, acceptModified: acceptModified)
+        case .latest(let count): return try runner.rollbackMigrations(in: writer, steps: count, acceptModified: acceptModified)
+        }
+    }
+
+    func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
+    func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
+    func erase() throws { try runner.erase(writer) }
+    func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: writer) }
+
+    func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
+        try writer.read { try body($0) }
+    }
+
+    /// The file's own bytes, copied under a read transaction: no commit lands mid-copy,
+    /// and the copy opens with the same key and settings at no extra key derivation.
+    func copyCommittedState(to path: String) throws {
+        try writer.read { _ in try BackupFiles.copyBytes(from: writer.path, to: path) }
+    }
+
+    func schemaDump() throws -> String {
+        let snapshot = migrations.host.schemaSnapshot
+        return try writer.read { db in try snapshot?(db) ?? SchemaDump.canonicalSQL(of: db) }
+    }
+
+    func lintContext(for files: [SQLMigrationFile]) throws -> LintContext {
+        try writer.read { try LintContext.reading($0, for: files) }
+    }
+
+    func backup(into directory: String?, keep: Int, sparing: Set<String>) throws -> String {
+        try DatabaseBackup.create(of: writer, in: directory, keep: keep, sparing: sparing)
+    }
+
+    func close() throws { try writer.close() }
+
+    @discardableResult
+    func discardCreatedDatabase() -> Bool { writer.discardCreatedDatabase() }
+
+    func cipherDescription() throws -> DatabaseCipherDescription {
+        let settings = try writer.effectiveCipherSettings()
+        return DatabaseCipherDescription(format: settings?.format ?? .plaintext, summary: settings?.summary, document: settings)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import GRDB
+import MigrationKit
+import MigrationKitCommandTree
+import MigrationKitCommands
+import MigrationKitFiles
+import MigrationKitGRDB
+import MigrationKitSecrets
+
+/// An open GRDB writer and the runner to run on it.
+final class GRDBCommandDatabase: CommandDatabase {
+    let path: String
+    let writer: any DatabaseWriter
+    let settings: GRDBConnectionSettings
+    /// This command made the file (`migrate` on a missing database).
+    let created: Bool
+    let migrations: GRDBCommandMigrations
+    private var runner: GRDBMigrationRunner { migrations.runner }
+
+    private init(path: String, writer: any DatabaseWriter, settings: GRDBConnectionSettings, created: Bool, migrations: GRDBCommandMigrations) {
+        self.path = path
+        self.writer = writer
+        self.settings = settings
+        self.created = created
+        self.migrations = migrations
+    }
+
+    /// Opens the database through the host: refuses a missing file unless creating,
+    /// and creates one with mode 0600 (SQLite would follow the umask), in the format the
+    /// key opens (SQLCipher 4's for a new file, the file's own for an existing one).
+    convenience init(opening request: DatabaseRequest, migrations: GRDBCommandMigrations) throws {
+        let path = request.path
+        var isFolder: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        if isFolder.boolValue {
+            throw CLIError(.fileError, "\(path) is a folder, not a database file; give the database file.")
+        }
+        if !exists && request.access != .create {
+            throw CLIError(.fileError, "\(path) does not exist; check the path (only migrate creates a database).")
+        }
+        let format = try Self.format(of: request, exists: exists)
+        var created = false
+        if !exists {
+            if let failure = PrivateFile.create(at: path) {
+                throw CLIError(.fileError, "\(path) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
+            }
+            created = true
+        }
+        do {
+            let settings = GRDBConnectionSettings(path: path, readOnly: request.opensReadOnly, lockTimeout: request.lockTimeout,
+                                                  key: request.key, cipherFormat: format)
+            let writer: any DatabaseWriter
+            do {
+                writer = try migrations.host.openWriter(settings)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                // The app's writer met a file that does not open: the library's verdict.
+                throw UnreadableDatabaseError(path: path, keyed: request.key != nil, triedFormats: nil)
+            }
+            self.init(path: path, writer: writer, settings: settings, created: created, migrations: migrations)
+        } catch {
+            if created { GRDBDatabaseFile.removeFiles(of: path) }
+            throw error
+        }
+    }
+
+    /// The SQLCipher format to key the file in: the one `--cipher-compatibility` names,
+    /// or SQLCipher 4's for a new file, or the file's own, found with the key. The other
+    /// cipher settings are the app's to give, in its own `openWriter`.
+    private static func format(of request: DatabaseRequest, exists: Bool) throws -> CipherFormat? {
+        guard let key = request.key else { return nil }
+        var others = request.cipher
+        others.compatibility = nil
+        guard others.isDefault, [nil, 3, 4].contains(request.cipher.compatibility) else {
+            throw CLIError(.usage, "This app's commands open the database through GRDB, which takes SQLCipher's settings in the app's code (Configuration.useKey(_:format:)); give only --cipher-compatibility 3 or 4, or none.")
+        }
+        if let compatibility = request.cipher.compatibility { return compatibility == 3 ? .sqlcipher3 : .sqlcipher4 }
+        #if canImport(SQLCipher)
+        return exists ? try GRDBDatabaseFile.existingFormat(request.path, key: key) : .sqlcipher4
+        #else
+        // The tree reads no key for a layer that cannot encrypt (`encrypts`).
+        throw CLIError(.usage, "\(request.path): a key was given, but GRDB here is built on the system's SQLite, which cannot encrypt.")
+        #endif
+    }
+
+    func running(_ migrations: any CommandMigrations) -> any CommandDatabase {
+        guard let own = migrations as? GRDBCommandMigrations else { preconditionFailure("migrations from another layer than GRDB's") }
+        return GRDBCommandDatabase(path: path, writer: writer, settings: settings, created: created, migrations: own)
+    }
+
+    func migrationStatus() throws -> MigrationStatus { try runner.migrationStatus(in: writer) }
+
+    func migrateChangesAnything(upTo target: String?, options: MigrateOptions) throws -> Bool {
+        try runner.migratePlan(in: writer, upTo: target, options: options).changesAnything
+    }
+
+    func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport {
+        try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
+    }
+
+    func rollbackIsEmpty(_ scope: RollbackScope, acceptModified: Set<String>) throws -> Bool {
+        switch scope {
+        case .to(let target): return try runner.rollbackPlan(in: writer, to: target, acceptModified: acceptModified).isEmpty
+        case .latest(let count): return try runner.rollbackPlan(in: writer, steps: count, acceptModified: acceptModified).isEmpty
+        }
+    }
+
+    func rollback(_ scope: RollbackScope, acceptModified: Set<String>) throws -> MigrationReport {
+        switch scope {
+        case .to(let target): return try runner.rollbackMigrations(in: writer, to: target, acceptModified: acceptModified)
+        case .latest(let count): return try runner.rollbackMigrations(in: writer, steps: count, acceptModified: acceptModified)
+        }
+    }
+
+    func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
+    func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
+    func erase() throws { try runner.erase(writer) }
+    func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: writer) }
+
+    func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
+        try writer.read { try body($0) }
+    }
+
+    func copyCommittedState(to path: String) throws {
+        try backUp(to: path)
+    }
+
+    func schemaDump() throws -> String {
+        let snapshot = migrations.host.schemaSnapshot
+        return try writer.read { db in try snapshot?(db) ?? SchemaDump.canonicalSQL(of: db) }
+    }
+
+    func lintContext(for files: [SQLMigrationFile]) throws -> LintContext {
+        try writer.read { try GRDBCommandSupport.linkedLintContext.consulting($0, for: files) }
+    }
+
+    func backup(into directory: String?, keep: Int, sparing: Set<String>) throws -> String {
+        try BackupFiles.write(databaseAt: path, into: directory, keep: keep, sparing: sparing) { try backUp(to: $0) }
+    }
+
+    /// SQLite's online backup into a new 0600 file at `destination`, keyed as the
+    /// database is (its format too), consistent whatever the journal mode.
+    private func backUp(to destination: String) throws {
+        if let failure = PrivateFile.create(at: destination) {
+            throw CLIError(.fileError, "\(destination) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
+        }
+        var configuration = settings.configuration
+        configuration.readonly = false
+        let copy = try DatabaseQueue(path: destination, configuration: configuration)
+        try writer.backup(to: copy)
+        try copy.close()
+    }
+
+    func close() throws { try writer.close() }
+
+    @discardableResult
+    func discardCreatedDatabase() -> Bool {
+        guard created, (try? runner.appliedMigrations(in: writer).isEmpty) ?? false else { return false }
+        try? writer.close()
+        GRDBDatabaseFile.removeFiles(of: path)
+        return true
+    }
+
+    /// From the file's first bytes, never from what the command was given alone: an
+    /// app's `openWriter` that keys the file itself gives `custom` where the format is
+    /// not known here.
+    func cipherDescription() throws -> DatabaseCipherDescription {
+        let header = DatabaseFileHeader(path: path)
+        if header.isPlaintextSQLiteDatabase || (header.size == 0 && settings.key == nil) {
+            return DatabaseCipherDescription(format: .plaintext, summary: nil, document: nil)
+        }
+        let format = settings.cipherFormat ?? .custom
+        let summary = settings.cipherFormat.map { "\($0), keyed through GRDB" } ?? "encrypted by the app's own configuration"
+        return DatabaseCipherDescription(format: format, summary: summary, document: nil)
+    }
+}
