@@ -29,6 +29,44 @@ package protocol CommandMigrations: Sendable {
     func open(_ request: DatabaseRequest) throws -> any CommandDatabase
 }
 
+/// A layer's migrations that are its runner: everything but opening a database is
+/// the runner's configuration, read and set the same way for either connection.
+package protocol RunnerMigrations: CommandMigrations {
+    associatedtype Runner: MigrationRunnerConfiguration
+    var runner: Runner { get set }
+}
+
+extension RunnerMigrations {
+    package var identifiers: [String] { runner.registry.identifiers }
+
+    package var allowOutOfOrder: Bool {
+        get { runner.allowOutOfOrder }
+        set { runner.allowOutOfOrder = newValue }
+    }
+
+    package var observer: (@Sendable (MigrationEvent) -> Void)? {
+        get { runner.observer }
+        set { runner.observer = newValue }
+    }
+
+    package var requiredIndexes: [RequiredIndexSpec] {
+        get { runner.verifier.requiredIndexes }
+        set { runner.verifier.requiredIndexes = newValue }
+    }
+
+    package func isReversible(_ identifier: String) -> Bool {
+        runner.registry.steps.first { $0.identifier == identifier }?.isReversible ?? false
+    }
+
+    package func index(ofTarget target: String) throws -> Int {
+        try runner.registry.index(ofTarget: target)
+    }
+
+    package var statusOfNewDatabase: MigrationStatus {
+        MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
+    }
+}
+
 /// An open database and the migrations to run on it: the runner's methods, bound to
 /// one writer.
 package protocol CommandDatabase: AnyObject {

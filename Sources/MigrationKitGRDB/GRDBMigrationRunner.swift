@@ -325,3 +325,5 @@ extension GRDBMigrationRunner {
         try reader.read { db in try GRDBMigrationHistory.durations(in: db) }
     }
 }
+
+extension GRDBMigrationRunner: MigrationRunnerConfiguration {}

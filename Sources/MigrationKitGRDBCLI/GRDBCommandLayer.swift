@@ -80,38 +80,9 @@ struct GRDBCommandLayer: CommandLayer {
 }
 
 /// A GRDB runner as the command tree uses it.
-struct GRDBCommandMigrations: CommandMigrations {
+struct GRDBCommandMigrations: RunnerMigrations {
     var runner: GRDBMigrationRunner
     let host: GRDBMigrationCLIHost
-
-    var identifiers: [String] { runner.registry.identifiers }
-
-    var allowOutOfOrder: Bool {
-        get { runner.allowOutOfOrder }
-        set { runner.allowOutOfOrder = newValue }
-    }
-
-    var observer: (@Sendable (MigrationEvent) -> Void)? {
-        get { runner.observer }
-        set { runner.observer = newValue }
-    }
-
-    var requiredIndexes: [RequiredIndexSpec] {
-        get { runner.verifier.requiredIndexes }
-        set { runner.verifier.requiredIndexes = newValue }
-    }
-
-    func isReversible(_ identifier: String) -> Bool {
-        runner.registry.steps.first { $0.identifier == identifier }?.isReversible ?? false
-    }
-
-    func index(ofTarget target: String) throws -> Int {
-        try runner.registry.index(ofTarget: target)
-    }
-
-    var statusOfNewDatabase: MigrationStatus {
-        MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
-    }
 
     func open(_ request: DatabaseRequest) throws -> any CommandDatabase {
         try GRDBCommandDatabase(opening: request, migrations: self)

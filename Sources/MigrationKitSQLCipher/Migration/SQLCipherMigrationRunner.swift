@@ -192,3 +192,5 @@ public struct SQLCipherMigrationRunner: Sendable {
         try migrationStatus(in: writer).isSuperseded
     }
 }
+
+extension SQLCipherMigrationRunner: MigrationRunnerConfiguration {}
