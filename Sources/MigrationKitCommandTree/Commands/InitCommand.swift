@@ -36,6 +36,7 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
 
     package func run() throws {
         let reporter = Reporter(output)
+        let name = CLIContext.layer.commandName
         let file = ProjectFile.fileName
         for (path, what) in [(file, "a project file"), (migrations, "a migrations folder")]
         where FileManager.default.fileExists(atPath: path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
@@ -51,7 +52,7 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
             FileRemoval.remove(file)
             throw error
         }
-        reporter.line("Wrote \(file) and the empty folder \(migrations)/. Next: `migrationkit new create_tables`, then `migrationkit migrate`.")
+        reporter.line("Wrote \(file) and the empty folder \(migrations)/. Next: `\(name) new create_tables`, then `\(name) migrate`.")
         try reporter.document(InitDocument(configFile: file, migrations: migrations))
     }
 
@@ -70,12 +71,13 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
                 ["# \(descriptor.description)\(descriptor.note.map { " (\($0))" } ?? ""):"] + descriptor.settings.map { "# " + line($0.name, $0.example) }
             }
         }
+        let name = CLIContext.layer.commandName
         return """
-            # migrationkit.toml: settings for `migrationkit` run in this folder or below it.
-            # Names are the long options (`migrationkit help migrate`). A flag wins over a
+            # migrationkit.toml: settings for `\(name)` run in this folder or below it.
+            # Names are the long options (`\(name) help migrate`). A flag wins over a
             # MIGRATIONKIT_* environment variable (MIGRATIONKIT_DB_PATH, ...), which wins
             # over this file. Relative paths are taken from this file's folder.
-            # `migrationkit config` shows what applies and where each value came from.
+            # `\(name) config` shows what applies and where each value came from.
             #
             # Never put a key here: this file is meant to be committed.
 

@@ -111,7 +111,7 @@ package struct ProjectFile {
         guard let status = probe.status?.rawValue else {
             let errno = probe.errnoValue
             let reason = errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
-            throw CLIError(.usage, "Config file \(path) \(reason); check --config, or run `migrationkit init` to write one.")
+            throw CLIError(.usage, "Config file \(path) \(reason); check --config, or run `\(CLIContext.layer.commandName) init` to write one.")
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw CLIError(.usage, "Config file \(path) is not a regular file; give the path of a migrationkit.toml.")

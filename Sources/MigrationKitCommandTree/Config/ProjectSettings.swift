@@ -80,7 +80,7 @@ package struct ProjectSettings {
             let borrowed = values.filter { $0.value.origin != .flag && $0.value.origin != .defaultValue }
             guard !borrowed.isEmpty else { throw error }
             let from = borrowed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) from \($0.value.origin)" }.joined(separator: ", ")
-            throw CLIError(.usage, "\(error.message) (Settings taken from elsewhere than the command line: \(from); see `migrationkit config`.)")
+            throw CLIError(.usage, "\(error.message) (Settings taken from elsewhere than the command line: \(from); see `\(CLIContext.layer.commandName) config`.)")
         }
         return settings
     }

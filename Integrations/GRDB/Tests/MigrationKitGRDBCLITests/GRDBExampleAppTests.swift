@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
+import MigrationKitTestSupport
 import Testing
 
 /// The GRDB example app of docs/grdb-apps.md (Examples/GRDBNotes), run as a user runs it: the built
@@ -146,5 +147,18 @@ import Testing
             #expect(refused.status == 4 && refused.stderr.hasSuffix("\(scratch.path): The file is not a database (its size is not a whole number of database pages); check the path.\n"), "\(refused.output)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == garbage)
+    }
+
+    /// The tree's commands name the binary they run in, never `migrationkit`: `init`'s
+    /// file and next steps, and the advice for a project file that is not there.
+    @Test func theCommandsNameTheAppsBinary() throws {
+        let scratch = try ScratchDatabase()
+        let folder = scratch.folder.path
+        let made = try ChildProcess.run([Self.binary, "init"], directory: folder)
+        #expect(made.status == 0 && made.stdout.contains("Next: `grdb-notes new create_tables`, then `grdb-notes migrate`."), "\(made.output)")
+        let file = try String(contentsOfFile: folder + "/migrationkit.toml", encoding: .utf8)
+        #expect(file.contains("settings for `grdb-notes` run in this folder") && !file.contains("`migrationkit"), "\(file)")
+        let missing = try ChildProcess.run([Self.binary, "status", "--config", "nowhere.toml"], directory: folder)
+        #expect(missing.status == 64 && missing.stderr.contains("run `grdb-notes init` to write one"), "\(missing.output)")
     }
 }
