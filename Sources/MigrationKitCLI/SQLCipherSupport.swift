@@ -6,8 +6,8 @@ import MigrationKitKeyOptions
 import MigrationKitSQLCipher
 import MigrationKitSecrets
 
-/// What the commands only SQLCipher has (encrypt, decrypt, rekey, cipher-upgrade,
-/// restore, diff, check) need beyond the tree's `CommandSupport`: its requests as
+/// What the commands only SQLCipher has (encrypt, decrypt, rekey, cipher-upgrade, and
+/// `diff --to`'s proof) need beyond the tree's `CommandSupport`: its requests as
 /// SQLCipher's settings, and its runner itself.
 enum SQLCipherSupport {
     /// The settings to open the database `options` name, the key resolved once
@@ -27,15 +27,6 @@ enum SQLCipherSupport {
     /// How to open the database at `path` for `access`, with no key yet.
     static func configuration(path: String, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess) -> SQLCipherConfiguration {
         ConnectionSettings(CommandSupport.request(path: path, key: nil, cipher: cipher, lockTimeout: lockTimeout, access: access)).configuration
-    }
-
-    /// Opens the writer `options` name through the host, holding its change lock unless
-    /// it is only read (`CommandSupport.open`).
-    static func openWriter(_ options: ConnectionOptions, access: DatabaseAccess, announcing: Bool = true, reporter: Reporter) throws -> SQLCipherWriter {
-        let request = try CommandSupport.databaseRequest(options, access: access, announcing: announcing, reporter: reporter)
-        let database = try CommandSupport.open(request, migrations: try CommandSupport.hostMigrationsOrNone())
-        guard let opened = database as? SQLCipherCommandDatabase else { preconditionFailure("a command of MigrationCLI ran over another layer") }
-        return opened.writer
     }
 
     /// Takes the database's change lock for the rest of the command.
