@@ -36,7 +36,7 @@ final class GRDBCommandDatabase: CommandDatabase {
             throw CLIError(.fileError, "\(path) is a folder, not a database file; give the database file.")
         }
         if !exists && request.access != .create {
-            throw CLIError(.fileError, "\(path) does not exist; check the path (only migrate creates a database).")
+            throw CLIError(.fileError, "\(path) does not exist; check the path.")
         }
         let format = try Self.format(of: request, exists: exists)
         var created = false

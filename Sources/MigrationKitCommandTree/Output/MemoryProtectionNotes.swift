@@ -13,12 +13,12 @@ package struct MemoryProtectionNotes {
     package func print(to reporter: Reporter) {
         guard reporter.verbose else { return }
         for line in lines(process: ProcessHardening.current, lockFailures: SecretBytes.memoryLockFailures,
-                          memorySecurity: CLIContext.layer.memorySecurity) {
+                          memorySecurity: CLIContext.layer.memorySecurity, cipherVersion: CLIContext.layer.cipherVersion) {
             reporter.note(line)
         }
     }
 
-    package func lines(process: ProcessHardening.State, lockFailures: Int, memorySecurity: Bool?) -> [String] {
+    package func lines(process: ProcessHardening.State, lockFailures: Int, memorySecurity: Bool?, cipherVersion: String?) -> [String] {
         var lines: [String] = []
         lines.append(process.isHardened
             ? "memory: core dumps are off and other processes of this user cannot read this one (not dumpable, core file limit 0)."
@@ -33,7 +33,7 @@ package struct MemoryProtectionNotes {
         }
         switch memorySecurity {
         case nil:
-            lines.append(CLIContext.layer.cipherVersion.map { "memory: SQLCipher \($0) has no cipher_memory_security switch." }
+            lines.append(cipherVersion.map { "memory: SQLCipher \($0) has no cipher_memory_security switch." }
                 ?? "memory: the linked SQLite is not SQLCipher: the database is not encrypted, and there is no cipher_memory_security.")
         case true?:
             lines.append("memory: SQLCipher's cipher_memory_security is on (--memory-security): its buffers are wiped when freed, and locked in RAM while used as far as RLIMIT_MEMLOCK allows.")

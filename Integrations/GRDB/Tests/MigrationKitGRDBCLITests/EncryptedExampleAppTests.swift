@@ -216,8 +216,9 @@ import MigrationKitKeys
     @Test func theEncryptedAppGetsProjectSettingsBackupsCheckAndFleetsFromTheSharedTree() throws {
         let scratch = try ScratchDatabase()
         let project = scratch.folder.path
-        let passphrase = "project file key"
-        _ = try keyFile(passphrase, in: scratch)
+        // Raw keys: key derivation is not what this test is about.
+        let key = TestKey.raw()
+        _ = try keyFile(key.text, in: scratch)
         try Data("db-path = \"notes.db\"\npassword-file = \"notes.key\"\n".utf8)
             .write(to: URL(fileURLWithPath: project + "/migrationkit.toml"))
         func inProject(_ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcessResult {
@@ -229,7 +230,7 @@ import MigrationKitKeys
         #expect(migrate.status == 0 && migrate.stdout.hasPrefix("Database: ") && migrate.stdout.contains("/notes.db\nApplied 0001_create_notes"),
                 "\(migrate.output)")
         let database = project + "/notes.db"
-        let shell = try SQLCipherShell.run(database, passphrase: passphrase, "SELECT count(*) FROM grdb_migrations;")
+        let shell = try SQLCipherShell.run(database, key: key, "SELECT count(*) FROM grdb_migrations;")
         #expect(shell.stdout == "3\n", "\(shell.output)")
         let config = try inProject(["config"])
         #expect(config.status == 0 && config.stdout.contains("notes.db") && config.stdout.contains("migrationkit.toml"), "\(config.output)")
@@ -242,32 +243,33 @@ import MigrationKitKeys
 
         // A backup before the rollback: encrypted with the database's key, 0600; restore
         // puts it back (and keeps the replaced database as a backup of its own).
-        try SQLCipherShell.run(database, passphrase: passphrase, "INSERT INTO note (body, wordCount) VALUES ('kept row', 2);")
+        try SQLCipherShell.run(database, key: key, "INSERT INTO note (body, wordCount) VALUES ('kept row', 2);")
         let rollback = try inProject(["rollback", "--json"])
         #expect(rollback.status == 0, "\(rollback.output)")
         let rolledBack = try JSONSerialization.jsonObject(with: Data(rollback.stdout.utf8)) as? [String: Any]
         let backup = try #require(rolledBack?["backup"] as? String, "\(rollback.stdout)")
         #expect(try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int == 0o600)
         #expect(try header(backup) != Data("SQLite format 3\0".utf8), "the backup is plaintext")
-        let inBackup = try SQLCipherShell.run(backup, passphrase: passphrase, "SELECT count(*) FROM grdb_migrations; SELECT body FROM note;")
+        let inBackup = try SQLCipherShell.run(backup, key: key, "SELECT count(*) FROM grdb_migrations; SELECT body FROM note;")
         #expect(inBackup.stdout == "3\nkept row\n", "\(inBackup.output)")
         let restore = try inProject(["restore", "--from", backup])
         #expect(restore.status == 0 && restore.stdout.contains("The database as it was before the restore: "), "\(restore.output)")
-        #expect(try SQLCipherShell.run(database, passphrase: passphrase, "SELECT count(*) FROM grdb_migrations;").stdout == "3\n")
+        #expect(try SQLCipherShell.run(database, key: key, "SELECT count(*) FROM grdb_migrations;").stdout == "3\n")
 
         // check proves the app's Swift steps on scratch databases, and the upgrade of a
         // copy of the real one; drift finds a hand-made index.
         let check = try inProject(["check", "--from-database", "notes.db", "--password-file", "notes.key"])
         #expect(check.status == 0 && check.stdout.contains("ok     upgrade notes.db") && check.stdout.contains("checks passed."), "\(check.output)")
         #expect(try inProject(["diff"]).status == 0)
-        try SQLCipherShell.run(database, passphrase: passphrase, "CREATE INDEX by_hand ON note(body);")
+        try SQLCipherShell.run(database, key: key, "CREATE INDEX by_hand ON note(body);")
         let drift = try inProject(["diff"])
         #expect(drift.status == 3 && drift.stdout.contains("by_hand"), "\(drift.output)")
 
         // A fleet: each tenant with its own key file, one run, one document.
         try FileManager.default.createDirectory(atPath: project + "/tenants", withIntermediateDirectories: true)
-        for tenant in ["acme", "globex", "initech"] {
-            _ = try keyFile("key of \(tenant)", in: scratch, named: "tenants/\(tenant).key")
+        let tenantKeys = Dictionary(uniqueKeysWithValues: ["acme", "globex", "initech"].map { ($0, TestKey.raw()) })
+        for (tenant, tenantKey) in tenantKeys {
+            _ = try keyFile(tenantKey.text, in: scratch, named: "tenants/\(tenant).key")
             let made = try inProject(["migrate", "--db-path", "tenants/\(tenant).db", "--password-file", "tenants/\(tenant).key",
                                       "--to", "0002_index_notes_by_date", "--no-backup"])
             #expect(made.status == 0, "\(made.output)")
@@ -278,13 +280,13 @@ import MigrationKitKeys
         let databases = document?["databases"] as? [[String: Any]] ?? []
         #expect(databases.count == 3 && databases.allSatisfy { $0["result"] as? String == "migrated" }, "\(fleet.stdout)")
         for tenant in ["acme", "globex", "initech"] {
-            let applied = try SQLCipherShell.run(project + "/tenants/\(tenant).db", passphrase: "key of \(tenant)", "SELECT count(*) FROM grdb_migrations;")
+            let applied = try SQLCipherShell.run(project + "/tenants/\(tenant).db", key: tenantKeys[tenant]!, "SELECT count(*) FROM grdb_migrations;")
             #expect(applied.stdout == "3\n", "\(tenant): \(applied.output)")
         }
         let verify = try inProject(["verify", "--db-glob", "tenants/*.db", "--password-file", "tenants/{name}.key"])
         #expect(verify.status == 0 && verify.stdout.contains("3 databases in "), "\(verify.output)")
         for output in [migrate, rollback, check, fleet, verify] {
-            #expect(!output.output.contains(passphrase) && !output.output.contains("key of "))
+            for secret in [key] + tenantKeys.values { #expect(!output.output.contains(secret.text)) }
         }
     }
 
