@@ -100,7 +100,7 @@ let package = Package(
         ]),
         // The commands, in process and through the example app's binary.
         .testTarget(name: "MigrationKitGRDBCLITests", dependencies: [
-            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "grdb-notes", "GRDBTestSupport",
+            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "MigrationKitFiles", "grdb-notes", "GRDBTestSupport",
             // The encrypted example's tests: the sqlcipher shell, and a key in the private keyring.
             "MigrationKitTestSupport", "MigrationKitKeys",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

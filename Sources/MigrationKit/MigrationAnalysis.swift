@@ -3,7 +3,7 @@
 public struct LedgerSnapshot: Hashable, Sendable {
     /// `grdb_migrations`, in the order rows were recorded.
     public var identifiers: [String]
-    /// Checksums recorded when steps were applied (`migrationkit_history`). A step
+    /// Checksums recorded when steps were applied (`MigrationHistoryTable`). A step
     /// applied by GRDB, or before MigrationKit kept checksums, has none.
     public var checksums: [String: String]
 
@@ -46,7 +46,8 @@ public struct MigrationAnalysis<Database>: Sendable {
     public let unknown: [String]
     /// Applied steps whose recorded checksum differs from the step's checksum now.
     public let modified: [String]
-    /// Ledger rewrites for fully applied merged steps.
+    /// Ledger rewrites: for a squash whose replaced steps are all applied, and for a
+    /// merged step whose replaced steps' rows are still beside its own.
     public let merges: [LedgerMerge]
     /// Applied steps with a checksum but none recorded: to be adopted, not flagged.
     public let checksumsToAdopt: [String: String]
@@ -68,7 +69,11 @@ public struct MigrationAnalysis<Database>: Sendable {
         for step in registry.steps {
             if ledger.contains(step.identifier) {
                 applied.insert(step.identifier)
-            } else if !step.merging.isEmpty {
+                // As GRDB's migrator does: the replaced steps' rows a merged step left
+                // beside its own (another tool recorded them) are removed.
+                let lingering = step.merging.filter { ledger.contains($0) }
+                if !lingering.isEmpty { merges.append(LedgerMerge(identifier: step.identifier, replaces: lingering)) }
+            } else if !step.merging.isEmpty, step.applyMerged == nil {
                 let present = step.merging.filter { ledger.contains($0) }
                 if present.count == step.merging.count {
                     applied.insert(step.identifier)
@@ -108,10 +113,13 @@ public struct MigrationAnalysis<Database>: Sendable {
 
     /// Throws when the database's history forbids migrating: migrated by a newer
     /// version, a half-applied merge, or steps edited after they were applied (unless
-    /// each edited step is in `acceptModified`).
-    public func refuseUnsafeHistory(acceptModified: Set<String> = []) throws {
-        if !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
+    /// each edited step is in `acceptModified`). With `.grdb` checks, only what no rule
+    /// can run past: a squash that cannot tell which of its steps are applied, with some
+    /// of them applied.
+    public func refuseUnsafeHistory(acceptModified: Set<String> = [], checks: HistoryChecks = .strict) throws {
+        if checks == .strict, !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
         if let partialMerge { throw partialMerge }
+        guard checks == .strict else { return }
         let refused = modified.filter { !acceptModified.contains($0) }
         if !refused.isEmpty {
             throw MigrationKitError.modifiedMigrations(identifiers: refused, files: refused.map { registry.step($0)?.sourceFile ?? $0 })

@@ -13,6 +13,12 @@ public enum MigrationEvent: Sendable {
     case willVerify
     /// The verification passed; `duration` is how long it took.
     case didVerify(duration: Duration)
+    /// A step failed and its transaction was rolled back: which step, where it was
+    /// declared (a Swift step's file and line, a migration file's failing statement) and
+    /// what it threw. Told before the runner throws, so a log names the step even where
+    /// the runner throws what the step threw unchanged (`GRDBMigrationRunner`, as GRDB's
+    /// migrator does).
+    case didFail(MigrationStepError)
 }
 
 /// What a migrate or rollback call did.

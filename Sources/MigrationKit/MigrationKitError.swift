@@ -58,8 +58,8 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
             return "Migrations must be registered in lexicographic order of their identifiers, but \"\(actual)\" is "
                 + "registered where \"\(expected)\" belongs; reorder them or give the new step an identifier that sorts last."
         case .rollbackNotDefined(let identifier):
-            return "Migration \"\(identifier)\" has no rollback (no down section or down file), so it cannot be "
-                + "rolled back; add one, or restore from a backup."
+            return "Migration \"\(identifier)\" has no rollback (a migration file's down section or down file, a Swift step's "
+                + "rollback closure), so it cannot be rolled back; add one, or restore from a backup."
         case .rollbackMustTargetLatestApplied(let latest, let requested):
             if let latest {
                 return "Only the latest applied migration, \"\(latest)\", can be rolled back, not \"\(requested)\"; "

@@ -13,6 +13,9 @@ public struct MigrationPlan<Database>: Sendable {
     public let checksumsToAdopt: [String: String]
     /// Edited steps whose new checksum is recorded, as `acceptModified` asked.
     public let acceptedEdits: [String]
+    /// For each merged step in GRDB's form among `steps`, the steps it replaces that the
+    /// database has applied: what its closure is given.
+    public let appliedMerged: [String: Set<String>]
 
     /// Whether the ledger or history change before any step runs.
     public var hasBookkeeping: Bool { !merges.isEmpty || !checksumsToAdopt.isEmpty || !acceptedEdits.isEmpty }
@@ -29,13 +32,26 @@ extension MigrationAnalysis {
     ///   database, a half-applied merge, an edited step not accepted), then what
     ///   `pendingSteps(through:allowOutOfOrder:)` throws (migrated beyond the target,
     ///   a pending step before an applied one).
-    public func migratePlan(through lastIndex: Int, allowOutOfOrder: Bool, acceptModified: Set<String> = []) throws -> MigrationPlan<Database> {
-        try refuseUnsafeHistory(acceptModified: acceptModified)
+    ///
+    /// With `.grdb` checks (`HistoryChecks`), the plan is what GRDB's migrator would
+    /// run: pending steps in registration order wherever they sort, whatever else the
+    /// ledger holds; and no checksum is adopted or compared.
+    public func migratePlan(through lastIndex: Int, allowOutOfOrder: Bool, acceptModified: Set<String> = [],
+                            checks: HistoryChecks = .strict) throws -> MigrationPlan<Database> {
+        try refuseUnsafeHistory(acceptModified: acceptModified, checks: checks)
+        let steps = try pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder || checks == .grdb)
+        let ledger = Set(snapshot.identifiers)
+        var appliedMerged: [String: Set<String>] = [:]
+        for step in steps where step.applyMerged != nil {
+            appliedMerged[step.identifier] = Set(step.merging.filter { ledger.contains($0) })
+        }
+        let strict = checks == .strict
         return MigrationPlan(
-            steps: try pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder),
+            steps: steps,
             merges: merges,
-            checksumsToAdopt: checksumsToAdopt,
-            acceptedEdits: modified.filter(acceptModified.contains))
+            checksumsToAdopt: strict ? checksumsToAdopt : [:],
+            acceptedEdits: strict ? modified.filter(acceptModified.contains) : [],
+            appliedMerged: appliedMerged)
     }
 
     /// The steps `baseline` records as applied without running them: every step up to

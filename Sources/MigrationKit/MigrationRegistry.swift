@@ -5,19 +5,24 @@
 /// half-migrate a database.
 public struct MigrationRegistry<Database>: Sendable {
     /// The steps, in the order they apply.
-    public let steps: [MigrationStep<Database>]
+    public private(set) var steps: [MigrationStep<Database>]
+    /// Each step's position, by identifier: registering a step, and finding one, cost
+    /// the same however many are registered (an app registers hundreds at every launch).
+    private var positions: [String: Int] = [:]
 
     /// - Parameters:
     ///   - steps: the steps, in application order.
-    ///   - enforceLexicographicOrder: when true, the steps must be given in ascending
-    ///     byte-wise (UTF-8) order of their identifiers: the order `ls`, SQLite's
-    ///     `ORDER BY` and file-based migration tools use, so the order steps apply in
-    ///     never differs from the order people read them in. False by default, as in
-    ///     GRDB: registration order is the order, and any identifier is accepted. (A
-    ///     folder of migration files is read in its own order, `SQLMigrationDirectory`.)
+    ///   - enforceLexicographicOrder: when true (the default), the steps must be given
+    ///     in ascending byte-wise (UTF-8) order of their identifiers: the order `ls`,
+    ///     SQLite's `ORDER BY` and file-based migration tools use, so the order steps
+    ///     apply in never differs from the order people read them in. False takes any
+    ///     identifiers in the order given, as GRDB does; the runners ask for that
+    ///     themselves (their `enforceLexicographicOrder` is false unless the app says
+    ///     otherwise). A folder of migration files is read in its own order
+    ///     (`SQLMigrationDirectory`).
     /// - Throws: `MigrationKitError.duplicateIdentifiers` or
     ///   `.identifiersOutOfOrder(expected:actual:)`.
-    public init(steps: [MigrationStep<Database>], enforceLexicographicOrder: Bool = false) throws {
+    public init(steps: [MigrationStep<Database>], enforceLexicographicOrder: Bool = true) throws {
         let duplicates = Self.duplicates(in: steps.map(\.identifier))
         if !duplicates.isEmpty {
             throw MigrationKitError.duplicateIdentifiers(duplicates)
@@ -29,12 +34,18 @@ public struct MigrationRegistry<Database>: Sendable {
             }
         }
         try Self.validateMerges(steps)
-        self.steps = steps
+        self.init(validated: steps)
     }
 
     /// An empty registry, to register steps in one by one (`registering(_:)`).
     public init() {
         steps = []
+    }
+
+    private init(validated steps: [MigrationStep<Database>]) {
+        self.steps = steps
+        positions.reserveCapacity(steps.count)
+        for (index, step) in steps.enumerated() { positions[step.identifier] = index }
     }
 
     /// This registry with `step` registered after the others, as GRDB's
@@ -46,17 +57,35 @@ public struct MigrationRegistry<Database>: Sendable {
         try MigrationRegistry(steps: steps + [step], enforceLexicographicOrder: false)
     }
 
+    /// Registers `step` after the others, as GRDB's `DatabaseMigrator.registerMigration`
+    /// registers it: any identifier, whatever the steps merge, and an identifier
+    /// registered twice stops the process, as GRDB's precondition does (a mistake in the
+    /// app's code, found at its first launch).
+    ///
+    /// In place: an app registers its steps at every launch, each appended where it is.
+    package mutating func registerAsGRDB(_ step: MigrationStep<Database>) {
+        let registered = positions.updateValue(steps.count, forKey: step.identifier)
+        precondition(registered == nil, "already registered migration: \(String(reflecting: step.identifier))")
+        steps.append(step)
+    }
+
+    /// The same registry with each step transformed (`MigrationStep.checking`): the
+    /// identifiers, order and merges as they are.
+    package func mappingSteps(_ transform: (MigrationStep<Database>) -> MigrationStep<Database>) -> MigrationRegistry {
+        MigrationRegistry(validated: steps.map(transform))
+    }
+
     /// The registered identifiers, in application order.
     public var identifiers: [String] { steps.map(\.identifier) }
 
     /// The step with this identifier, if registered.
     public func step(_ identifier: String) -> MigrationStep<Database>? {
-        steps.first { $0.identifier == identifier }
+        positions[identifier].map { steps[$0] }
     }
 
     /// The index of the step with this identifier, if registered.
     public func index(of identifier: String) -> Int? {
-        steps.firstIndex { $0.identifier == identifier }
+        positions[identifier]
     }
 
     /// The index of a step named as a target (of `migrate --to`, a rollback, a

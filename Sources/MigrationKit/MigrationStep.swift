@@ -15,16 +15,26 @@ public struct MigrationStep<Database>: Sendable {
     /// own line.
     public let sourceLine: Int?
     /// Applies the step. Runs inside the runner's transaction.
-    public let apply: @Sendable (Database) throws -> Void
+    public internal(set) var apply: @Sendable (Database) throws -> Void
     /// Undoes the step, or nil when the step cannot be rolled back.
-    public let rollback: (@Sendable (Database) throws -> Void)?
+    public internal(set) var rollback: (@Sendable (Database) throws -> Void)?
     /// A fingerprint of what `apply` does (for file steps, the SHA-256 of the up SQL's
     /// tokens, `MigrationChecksum`), so a step edited after it shipped can be detected.
     /// Nil for steps that do not offer one.
     public let checksum: String?
     /// Identifiers this step replaces (a squash of earlier steps, like GRDB's
     /// `registerMigration(_:merging:)`). Empty for ordinary steps.
+    ///
+    /// How a merged step runs depends on whether it can be told which of them are
+    /// applied. One made with `applyMerged` (GRDB's form) runs, as GRDB runs it, whenever
+    /// its own identifier is not in the ledger, and is told which of `merging` are; the
+    /// ledger then holds its identifier instead of theirs. One made with `apply` alone (a
+    /// migration file's squash) cannot tell: it runs when none of them is applied, only
+    /// rewrites the ledger when all are, and is refused when some are.
     public let merging: [String]
+    /// For a merged step in GRDB's form, its closure, given the identifiers of
+    /// `merging` the database has applied; nil for every other step.
+    public internal(set) var applyMerged: (@Sendable (Database, Set<String>) throws -> Void)?
     /// Other fingerprints of this same step, recorded by an earlier way of computing
     /// them (for a file, the checksum of its up section's bytes, and with Windows line
     /// endings, of those bytes as they were). A database that recorded one of them reads
@@ -46,6 +56,13 @@ public struct MigrationStep<Database>: Sendable {
     /// When the step's foreign keys are checked; nil for the runner's own setting
     /// (`foreignKeyChecks`, deferred unless the app says otherwise).
     public var foreignKeyChecks: ForeignKeyChecks?
+    /// Whether the step is a migration file's (`init(file:)`): its way back is a down
+    /// section, where a Swift step's is a rollback closure.
+    package var isMigrationFile = false
+    /// Whether a deferred step's foreign keys are checked before it commits: false for a
+    /// step registered after the runner's `disablingDeferredForeignKeyChecks()`, which,
+    /// as GRDB's, applies to the steps registered after it only.
+    package var checksDeferredForeignKeys = true
 
     /// A step that runs `apply`, and can be undone by `rollback` when one is given. A
     /// failure is reported at the file and line the step is declared at, unless given.
@@ -64,11 +81,67 @@ public struct MigrationStep<Database>: Sendable {
         self.checksum = checksum
         self.merging = merging
         self.apply = apply
+        self.applyMerged = nil
+        self.rollback = rollback
+    }
+
+    /// A merged step in GRDB's form (`DatabaseMigrator.registerMigration(_:merging:migrate:)`):
+    /// it runs whenever its own identifier is not applied, and `applyMerged` is given the
+    /// identifiers of `merging` the database has applied, to do only what they did not.
+    public init(
+        identifier: String,
+        sourceFile: String? = #fileID,
+        sourceLine: Int? = #line,
+        checksum: String? = nil,
+        merging: [String],
+        applyMerged: @escaping @Sendable (Database, Set<String>) throws -> Void,
+        rollback: (@Sendable (Database) throws -> Void)? = nil
+    ) {
+        self.identifier = identifier
+        self.sourceFile = sourceFile
+        self.sourceLine = sourceLine
+        self.checksum = checksum
+        // As GRDB: a step does not replace itself.
+        self.merging = merging.filter { $0 != identifier }
+        self.apply = { try applyMerged($0, []) }
+        self.applyMerged = applyMerged
         self.rollback = rollback
     }
 
     /// Whether the step has a rollback.
     public var isReversible: Bool { rollback != nil }
+
+    /// What the step's way back is called: a migration file's down section, a Swift
+    /// step's rollback closure.
+    package var rollbackName: String { isMigrationFile ? "down section" : "rollback closure" }
+
+    /// The same step, with `check` run before and after each of its closures: how a
+    /// command line stops at a step's edge when a signal asks it to (a statement inside
+    /// the step stops through its connection), the step's transaction then rolled back.
+    package func checking(_ check: @escaping @Sendable () throws -> Void) -> MigrationStep {
+        var checked = self
+        let apply = self.apply
+        checked.apply = { db in
+            try check()
+            try apply(db)
+            try check()
+        }
+        if let applyMerged {
+            checked.applyMerged = { db, applied in
+                try check()
+                try applyMerged(db, applied)
+                try check()
+            }
+        }
+        if let rollback {
+            checked.rollback = { db in
+                try check()
+                try rollback(db)
+                try check()
+            }
+        }
+        return checked
+    }
 
     /// The identifiers the ledger may hold this step under: its own and, for a squash,
     /// those of the steps it replaces. Rolling the step back forgets every one of them,

@@ -16,6 +16,7 @@ struct SQLCipherCommandLayer: CommandLayer {
     var cipherVersion: String? { SQLCipherLibrary.cipherVersionString }
     var linkedLintContext: LintContext { .linkedLibrary }
     var encrypts: Bool { true }
+    var takesCipherSettings: Bool { true }
 
     func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> (any CommandMigrations)? {
         guard var runner = host.runner else { return nil }

@@ -19,6 +19,9 @@ package protocol CommandMigrations: Sendable {
     /// Whether the migration `identifier` has a way back (a down section, a rollback
     /// closure).
     func isReversible(_ identifier: String) -> Bool
+    /// What the migration `identifier`'s way back is called: "down section" for a
+    /// migration file, "rollback closure" for an app's Swift step.
+    func rollbackName(_ identifier: String) -> String
 
     /// The position of `target`, or the registry's error naming it.
     func index(ofTarget target: String) throws -> Int
@@ -55,7 +58,11 @@ extension RunnerMigrations {
     }
 
     package func isReversible(_ identifier: String) -> Bool {
-        runner.registry.steps.first { $0.identifier == identifier }?.isReversible ?? false
+        runner.registry.step(identifier)?.isReversible ?? false
+    }
+
+    package func rollbackName(_ identifier: String) -> String {
+        runner.registry.step(identifier)?.rollbackName ?? "rollback"
     }
 
     package func index(ofTarget target: String) throws -> Int {

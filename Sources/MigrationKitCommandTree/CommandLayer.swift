@@ -32,6 +32,12 @@ package protocol CommandLayer: Sendable {
     /// encrypted.
     var encrypts: Bool { get }
 
+    /// Whether the commands take a database's own cipher settings as options
+    /// (`--kdf-iter`, `--cipher-page-size`, …). A GRDB app gives them in its own code
+    /// (`Configuration.useKey(_:format:)`): its commands neither show nor accept them,
+    /// only `--cipher-compatibility` 3 or 4.
+    var takesCipherSettings: Bool { get }
+
     /// The migrations an app registered in Swift, with `requiredIndexes` added to its
     /// verifier; nil when the migrations are the SQL files of `--migrations`.
     func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> (any CommandMigrations)?

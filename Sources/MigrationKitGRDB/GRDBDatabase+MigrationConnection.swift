@@ -1,12 +1,19 @@
 import GRDB
 import MigrationKit
 
-/// GRDB's `Database` as the migration engine needs it (`MigrationConnection`). GRDB keeps
-/// SQLite's authorizer and commit hook for itself (its statement regions, its
+/// GRDB's `Database` as the migration engine needs it (`MigrationConnection`), for what
+/// the GRDB runner does beyond GRDB's migrator (rollback, atomic and dry runs). GRDB
+/// keeps SQLite's authorizer and commit hook for itself (its statement regions, its
 /// transaction observers), so this layer tells the engine neither which tables a step
 /// wrote (a verification limited to changes looks at the whole file) nor refuses a
 /// step's COMMIT (the engine notices the ended transaction after the step).
 extension GRDB.Database: MigrationConnection {
+    /// As GRDB's migrator runs a step: without the app's `schemaSource`, so that a
+    /// step reads the schema as SQLite has it, whatever the app tells GRDB about it.
+    package func runningStep<T>(_ body: () throws -> T) throws -> T {
+        try withSchemaSource(nil, execute: body)
+    }
+
     package func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
         var result: T?
         try inTransaction(.immediate) {

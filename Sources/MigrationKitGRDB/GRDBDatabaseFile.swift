@@ -45,15 +45,17 @@ public enum GRDBDatabaseFile {
         #endif
         let created = try createIfMissing(path, readOnly: configuration.readonly)
         do {
-            var keyed = configuration
             #if canImport(SQLCipher)
             if let key {
-                let format = try created ? .sqlcipher4 : existingFormat(path, key: key)
-                keyed.useKey(key, format: format)
+                return try openFinding(path: path, key: key, formats: created ? [.sqlcipher4] : candidateFormats(path)) { format in
+                    var keyed = configuration
+                    keyed.useKey(key, format: format)
+                    return try makeWriter(path, keyed)
+                }.writer
             }
             #endif
             do {
-                return try makeWriter(path, keyed)
+                return try makeWriter(path, configuration)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
                 throw UnreadableDatabaseError(path: path, keyed: key != nil, triedFormats: nil)
             }
@@ -81,17 +83,36 @@ public enum GRDBDatabaseFile {
     }
 
     #if canImport(SQLCipher)
-    /// The format `key` reads the existing file at `path` in; a plaintext file, or one
-    /// the key reads in no format, throws `UnreadableDatabaseError`.
-    package static func existingFormat(_ path: String, key: DatabaseKey) throws -> CipherFormat {
-        // An empty file (made and never written) is new: the linked SQLCipher's own.
-        if DatabaseFileHeader(path: path).size == 0 { return .sqlcipher4 }
-        switch try GRDBCipherFormat.detect(path: path, key: key) {
-        case let format? where format != .plaintext:
-            return format
-        default:
-            throw UnreadableDatabaseError(path: path, keyed: true, triedFormats: try GRDBCipherFormat.readableFormats())
+    /// The formats an existing encrypted file at `path` may be in, to open it in with a
+    /// key: those the linked SQLCipher reads, its own first, whose page size the file's
+    /// size allows; SQLCipher 4's for an empty file (made and never written). A plaintext
+    /// SQLite file throws `UnreadableDatabaseError`: it opens without a key.
+    package static func candidateFormats(_ path: String) throws -> [CipherFormat] {
+        let file = DatabaseFileHeader(path: path)
+        if file.size == 0 { return [.sqlcipher4] }
+        if file.isPlaintextSQLiteDatabase { throw UnreadableDatabaseError(path: path, keyed: true, triedFormats: nil) }
+        return try GRDBCipherFormat.readableFormats().filter { file.size % Int64($0.pageSize ?? 1) == 0 }
+    }
+
+    /// Opens the file at `path` in the first of `formats` that `key` reads, each tried
+    /// by opening the writer itself (`open`), as the app opens it: read-write unless its
+    /// configuration says otherwise, so that a transaction a crash left behind is
+    /// rolled back as SQLite rolls it back on any open, and waiting for another process's
+    /// lock as the app's busy mode says. The key is derived once for a file in the
+    /// linked SQLCipher's own format (once more per older format tried), never by a
+    /// separate probe. Throws `UnreadableDatabaseError` when the key reads it in none.
+    package static func openFinding<Writer>(path: String, key: DatabaseKey, formats: [CipherFormat],
+                                           _ open: (CipherFormat) throws -> Writer) throws -> (writer: Writer, format: CipherFormat) {
+        for format in formats {
+            do {
+                return (try open(format), format)
+            } catch let error as UnreadableDatabaseError where error.kind == .wrongKey || error.kind == .notADatabase {
+                continue
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                continue
+            }
         }
+        throw UnreadableDatabaseError(path: path, keyed: true, triedFormats: formats)
     }
     #endif
 }

@@ -69,30 +69,32 @@ enum SQLCipherLog {
 }
 
 /// Which SQLCipher format a file is in, found the way `migrationkit` finds it: each
-/// known format tried with the key, on a connection of its own, read-only.
+/// known format tried with the key, on a connection of its own.
 public enum GRDBCipherFormat {
     /// The file's format: `.plaintext` for an unencrypted SQLite file, the first of the
     /// formats the linked SQLCipher reads (its own, then the older ones) whose defaults
     /// read it with `key`, or nil when none does (a wrong key, custom settings, or not a
     /// database).
-    public static func detect(path: String, key: DatabaseKey) throws -> CipherFormat? {
+    ///
+    /// The file is opened as `configuration` says (its busy mode: how long to wait for
+    /// another process's lock), read-write unless it is read-only or the file cannot be
+    /// written: a transaction a crash left behind is rolled back, as any SQLite open
+    /// rolls it back, where a read-only look would fail on it.
+    public static func detect(path: String, key: DatabaseKey, configuration: Configuration = Configuration()) throws -> CipherFormat? {
         let file = DatabaseFileHeader(path: path)
         if file.isPlaintextSQLiteDatabase { return .plaintext }
-        for format in try readableFormats() where file.size % Int64(format.pageSize ?? 1) == 0 {
-            var configuration = Configuration()
-            configuration.readonly = true
-            configuration.prepareDatabase { db in try db.useKey(key, format: format) }
-            do {
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                try queue.close()
+        var probing = configuration
+        probing.readonly = configuration.readonly || access(path, W_OK) != 0
+        do {
+            return try GRDBDatabaseFile.openFinding(path: path, key: key, formats: try GRDBDatabaseFile.candidateFormats(path)) { format in
+                var keyed = probing
+                keyed.useKey(key, format: format)
+                try DatabaseQueue(path: path, configuration: keyed).close()
                 return format
-            } catch let error as UnreadableDatabaseError where error.kind == .wrongKey || error.kind == .notADatabase {
-                continue
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-                continue
-            }
+            }.format
+        } catch let error as UnreadableDatabaseError where error.kind == .wrongKey || error.kind == .notADatabase {
+            return nil
         }
-        return nil
     }
 
     /// The formats the SQLCipher GRDB is built on reads with no settings given, its own

@@ -21,15 +21,44 @@ public struct GRDBFileStatementError: SourceLocatedError, LocalizedError, Custom
 }
 
 extension GRDB.Database: SQLFileExecuting {
-    /// Runs a migration file's section; a failing statement is reported at the first
-    /// line of its section (GRDB's error names the statement).
+    /// Runs a migration file's section one statement at a time, cut where SQLite cuts
+    /// them (`SQLStatementSplitter`), so that a failing statement is reported at the line
+    /// the tool reports it at: where SQLite stopped reading it, for an error it locates
+    /// (`SQLErrorPosition`), else its first token.
     public func execute(section: SQLSection) throws {
-        do {
-            try execute(sql: section.sql)
-        } catch let error as DatabaseError {
-            throw GRDBFileStatementError(sourcePath: section.path, sourceLine: section.startLine, underlying: error)
+        for statement in SQLStatementSplitter.split(section.sql) {
+            do {
+                // With its `;`, as GRDB's error then quotes it, and the tool's does.
+                try execute(sql: statement.text + (statement.isTerminated ? ";" : ""))
+            } catch let error as DatabaseError {
+                let message = error.message ?? ""
+                let offset = SQLErrorPosition.offset(in: statement.text, message: message, reported: lastErrorOffset) { prefix in
+                    do {
+                        _ = try makeStatement(sql: prefix)
+                        return false
+                    } catch {
+                        return (error as? DatabaseError)?.message == message
+                    }
+                }
+                let line = offset.map(statement.line(atOffset:)) ?? statement.startLine
+                throw GRDBFileStatementError(sourcePath: section.path, sourceLine: section.fileLine(forSectionLine: line), underlying: error)
+            }
         }
     }
+
+    /// Where SQLite stopped in the statement that failed last, from
+    /// `sqlite3_error_offset` (SQLite 3.38+; -1 when the error names no token), or nil
+    /// on an older SQLite, which GRDB also runs on: looked up when first used rather
+    /// than linked, so that an app built on such a SQLite still links.
+    private var lastErrorOffset: Int? {
+        Self.errorOffsetFunction.map { Int($0(sqliteConnection)) }
+    }
+
+    private static let errorOffsetFunction: (@convention(c) (OpaquePointer?) -> Int32)? = {
+        // RTLD_DEFAULT: every library the process has loaded, the one GRDB links among them.
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sqlite3_error_offset") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (OpaquePointer?) -> Int32).self)
+    }()
 
     public static func sha256Hex(of bytes: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 32)

@@ -27,7 +27,8 @@ final class GRDBCommandDatabase: CommandDatabase {
 
     /// Opens the database through the host: refuses a missing file unless creating,
     /// and creates one with mode 0600 (SQLite would follow the umask), in the format the
-    /// key opens (SQLCipher 4's for a new file, the file's own for an existing one).
+    /// key opens (SQLCipher 4's for a new file, the file's own for an existing one,
+    /// found by the host's own open: `GRDBDatabaseFile.openFinding`).
     convenience init(opening request: DatabaseRequest, migrations: GRDBCommandMigrations) throws {
         let path = request.path
         var isFolder: ObjCBool = false
@@ -38,7 +39,7 @@ final class GRDBCommandDatabase: CommandDatabase {
         if !exists && request.access != .create {
             throw CLIError(.fileError, "\(path) does not exist; check the path.")
         }
-        let format = try Self.format(of: request, exists: exists)
+        let formats = try Self.formats(of: request, exists: exists)
         var created = false
         if !exists {
             if let failure = PrivateFile.create(at: path) {
@@ -47,35 +48,53 @@ final class GRDBCommandDatabase: CommandDatabase {
             created = true
         }
         do {
-            let settings = GRDBConnectionSettings(path: path, readOnly: request.opensReadOnly, lockTimeout: request.lockTimeout,
-                                                  key: request.key, cipherFormat: format)
-            let writer: any DatabaseWriter
-            do {
-                writer = try migrations.host.openWriter(settings)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-                // The app's writer met a file that does not open: the library's verdict.
-                throw UnreadableDatabaseError(path: path, keyed: request.key != nil, triedFormats: nil)
+            func settings(_ format: CipherFormat?) -> GRDBConnectionSettings {
+                GRDBConnectionSettings(path: path, readOnly: request.opensReadOnly, lockTimeout: request.lockTimeout,
+                                       key: request.key, cipherFormat: format)
             }
-            self.init(path: path, writer: writer, settings: settings, created: created, migrations: migrations)
+            let opened: (writer: any DatabaseWriter, settings: GRDBConnectionSettings)
+            #if canImport(SQLCipher)
+            if let key = request.key, let formats {
+                opened = try GRDBDatabaseFile.openFinding(path: path, key: key, formats: formats) { format in
+                    (try migrations.host.openWriter(settings(format)), settings(format))
+                }.writer
+            } else {
+                opened = try Self.open(settings(nil), host: migrations.host)
+            }
+            #else
+            opened = try Self.open(settings(nil), host: migrations.host)
+            #endif
+            self.init(path: path, writer: opened.writer, settings: opened.settings, created: created, migrations: migrations)
         } catch {
             if created { GRDBDatabaseFile.removeFiles(of: path) }
             throw error
         }
     }
 
-    /// The SQLCipher format to key the file in: the one `--cipher-compatibility` names,
-    /// or SQLCipher 4's for a new file, or the file's own, found with the key. The other
-    /// cipher settings are the app's to give, in its own `openWriter`.
-    private static func format(of request: DatabaseRequest, exists: Bool) throws -> CipherFormat? {
-        guard let key = request.key else { return nil }
+    /// The app's writer for a file opened without a key.
+    private static func open(_ settings: GRDBConnectionSettings, host: GRDBMigrationCLIHost) throws -> (writer: any DatabaseWriter, settings: GRDBConnectionSettings) {
+        do {
+            return (try host.openWriter(settings), settings)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            // The app's writer met a file that does not open: the library's verdict.
+            throw UnreadableDatabaseError(path: settings.path, keyed: false, triedFormats: nil)
+        }
+    }
+
+    /// The SQLCipher formats to try the key in: the one `--cipher-compatibility` names,
+    /// or SQLCipher 4's for a new file, or those an existing file may be in
+    /// (`GRDBDatabaseFile.candidateFormats`); nil without a key. The other cipher
+    /// settings are the app's to give, in its own `openWriter`.
+    private static func formats(of request: DatabaseRequest, exists: Bool) throws -> [CipherFormat]? {
+        guard request.key != nil else { return nil }
         var others = request.cipher
         others.compatibility = nil
         guard others.isDefault, [nil, 3, 4].contains(request.cipher.compatibility) else {
             throw CLIError(.usage, "This app's commands open the database through GRDB, which takes SQLCipher's settings in the app's code (Configuration.useKey(_:format:)); give only --cipher-compatibility 3 or 4, or none.")
         }
-        if let compatibility = request.cipher.compatibility { return compatibility == 3 ? .sqlcipher3 : .sqlcipher4 }
+        if let compatibility = request.cipher.compatibility { return [compatibility == 3 ? .sqlcipher3 : .sqlcipher4] }
         #if canImport(SQLCipher)
-        return exists ? try GRDBDatabaseFile.existingFormat(request.path, key: key) : .sqlcipher4
+        return exists ? try GRDBDatabaseFile.candidateFormats(request.path) : [.sqlcipher4]
         #else
         // The tree reads no key for a layer that cannot encrypt (`encrypts`).
         throw CLIError(.usage, "\(request.path): a key was given, but GRDB here is built on the system's SQLite, which cannot encrypt.")
@@ -93,8 +112,22 @@ final class GRDBCommandDatabase: CommandDatabase {
         try runner.migratePlan(in: writer, upTo: target, options: options).changesAnything
     }
 
+    /// The runner throws what a failing step threw, as GRDB's migrator does; the
+    /// commands say which step failed and where, as for the tool's steps: the failure
+    /// the observer heard (`MigrationEvent.didFail`).
     func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport {
-        try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
+        var runner = self.runner
+        let failure = StepFailure()
+        let observer = runner.observer
+        runner.observer = { event in
+            if case .didFail(let error) = event { failure.error = error }
+            observer?(event)
+        }
+        do {
+            return try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
+        } catch {
+            throw failure.error ?? error
+        }
     }
 
     func rollbackIsEmpty(_ scope: RollbackScope, acceptModified: Set<String>) throws -> Bool {
@@ -171,5 +204,16 @@ final class GRDBCommandDatabase: CommandDatabase {
         let format = settings.cipherFormat ?? .custom
         let summary = settings.cipherFormat.map { "\($0), keyed through GRDB" } ?? "encrypted by the app's own configuration"
         return DatabaseCipherDescription(format: format, summary: summary, document: nil)
+    }
+}
+
+/// The step failure an observer heard during one migrate.
+private final class StepFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var heard: MigrationStepError?
+
+    var error: MigrationStepError? {
+        get { lock.withLock { heard } }
+        set { lock.withLock { heard = newValue } }
     }
 }

@@ -25,6 +25,8 @@ struct GRDBCommandLayer: CommandLayer {
     var linkedLintContext: LintContext { GRDBCommandSupport.linkedLintContext }
     /// Whether the GRDB this app links is built on SQLCipher (`PRAGMA cipher_version`).
     var encrypts: Bool { GRDBCommandSupport.linkedSQLCipherVersion != nil }
+    /// The app's `openWriter` gives the cipher settings; the commands find the format.
+    var takesCipherSettings: Bool { false }
 
     func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> (any CommandMigrations)? {
         guard var runner = host.runner else { return nil }
@@ -38,9 +40,13 @@ struct GRDBCommandLayer: CommandLayer {
         return GRDBCommandMigrations(runner: runner, host: host)
     }
 
-    /// The app's GRDB configures its own connections: `--memory-security` is not its
-    /// to turn on.
-    func enableMemorySecurity(asked: Bool) -> Bool { false }
+    /// SQLCipher's switch is process-wide: turned on here, it covers the connections
+    /// the app's `openWriter` opens, whatever their configuration, unless the host keeps
+    /// it off.
+    func enableMemorySecurity(asked: Bool) -> Bool {
+        guard asked, encrypts, host.cipherMemorySecurity else { return false }
+        return GRDBCommandSupport.memorySecurityEnabled
+    }
 
     var memorySecurity: Bool? {
         guard encrypts else { return nil }
@@ -79,10 +85,22 @@ struct GRDBCommandLayer: CommandLayer {
     }
 }
 
-/// A GRDB runner as the command tree uses it.
+/// A GRDB runner as the command tree uses it: with MigrationKit's history checks on, as
+/// the commands make them on every connection (an app's own launch keeps GRDB's rules);
+/// the commands' `--allow-out-of-order` and `--accept-modified` relax them.
 struct GRDBCommandMigrations: RunnerMigrations {
     var runner: GRDBMigrationRunner
     let host: GRDBMigrationCLIHost
+
+    init(runner: GRDBMigrationRunner, host: GRDBMigrationCLIHost) {
+        var runner = runner
+        runner.historyChecks = .strict
+        // A signal stops the run at the next step's edge at the latest (a statement
+        // stops at once, `GRDBConnectionSettings.configuration`'s progress handler).
+        runner.registry = runner.registry.mappingSteps { $0.checking { try Interruption.check() } }
+        self.runner = runner
+        self.host = host
+    }
 
     func open(_ request: DatabaseRequest) throws -> any CommandDatabase {
         try GRDBCommandDatabase(opening: request, migrations: self)

@@ -15,17 +15,23 @@ public enum GRDBMigrationCLI {
     /// Parses `arguments` (without the program name), runs the command, prints results
     /// and errors, and returns the exit code instead of exiting.
     public static func run(host: GRDBMigrationCLIHost, arguments: [String]) -> Int32 {
+        run(host: host, arguments: arguments, endingProcessOnStop: false)
+    }
+
+    /// Runs with the process's arguments and exits with the command's code; a command
+    /// stopped by a signal ends the process by that signal, once it has rolled back and
+    /// said what it left, as the `migrationkit` tool does.
+    public static func main(host: GRDBMigrationCLIHost) -> Never {
+        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst()), endingProcessOnStop: true))
+    }
+
+    private static func run(host: GRDBMigrationCLIHost, arguments: [String], endingProcessOnStop: Bool) -> Int32 {
         let layer = GRDBCommandLayer(host: host)
         // Inside the app's process: hardened just before a key is read, so `--plaintext`
         // (and a GRDB on plain SQLite, which reads none) leaves it as it was.
         let policy = CommandTree.ProcessPolicy(hardening: host.hardensProcess ? .beforeKeyIsRead : .never,
-                                               stopsGracefully: false, endsProcessOnStop: false)
+                                               stopsGracefully: host.stopsGracefully, endsProcessOnStop: endingProcessOnStop)
         return CommandTree.run(arguments, root: GRDBRootCommand.self, layer: layer, policy: policy)
-    }
-
-    /// Runs with the process's arguments and exits with the command's code.
-    public static func main(host: GRDBMigrationCLIHost) -> Never {
-        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst())))
     }
 }
 

@@ -25,19 +25,34 @@ public struct GRDBMigrationCLIHost: Sendable {
     /// last for the rest of the process: an app that needs core dumps or a debugger
     /// attached turns this off.
     public var hardensProcess: Bool
+    /// Whether `--memory-security` (or its setting) may turn on SQLCipher 4's
+    /// `cipher_memory_security`, when GRDB is built on SQLCipher. Off unless asked for, as
+    /// in SQLCipher; process-wide and one-way once on, so an app whose own connections
+    /// must never pay its cost sets this to false, and the option then changes nothing.
+    public var cipherMemorySecurity: Bool
+    /// Let Ctrl-C, SIGTERM and SIGHUP stop the work in progress rather than the process
+    /// while a command runs, as the `migrationkit` tool does: the step running is rolled
+    /// back and the command says what it left; `run` then returns 130, 143 or 129 and
+    /// the process handles signals as before, `main` ends by the signal. An app with its
+    /// own signal handling turns this off.
+    public var stopsGracefully: Bool
 
     public init(
         runner: GRDBMigrationRunner? = nil,
         openWriter: @escaping @Sendable (GRDBConnectionSettings) throws -> any DatabaseWriter = GRDBMigrationCLIHost.defaultOpenWriter,
         schemaSnapshot: (@Sendable (Database) throws -> String)? = nil,
         commandName: String,
-        hardensProcess: Bool = true
+        hardensProcess: Bool = true,
+        cipherMemorySecurity: Bool = true,
+        stopsGracefully: Bool = true
     ) {
         self.runner = runner
         self.openWriter = openWriter
         self.schemaSnapshot = schemaSnapshot
         self.commandName = commandName
         self.hardensProcess = hardensProcess
+        self.cipherMemorySecurity = cipherMemorySecurity
+        self.stopsGracefully = stopsGracefully
     }
 
     /// A `DatabaseQueue` on the file, read-only when the settings say so, waiting
@@ -64,12 +79,15 @@ public struct GRDBConnectionSettings: Sendable {
     public let cipherFormat: CipherFormat?
 
     /// GRDB's configuration for these settings; start from it to add the app's own.
-    /// With a key, every connection is keyed first (`Configuration.useKey`).
+    /// With a key, every connection is keyed first (`Configuration.useKey`); every
+    /// connection's statements stop at once when a signal stops the command
+    /// (`GRDBStatementStop`).
     public var configuration: Configuration {
         var configuration = Configuration()
         #if canImport(SQLCipher)
         if let key { configuration.useKey(key, format: cipherFormat ?? .sqlcipher4) }
         #endif
+        configuration.prepareDatabase { db in GRDBStatementStop.watch(db) }
         configuration.readonly = readOnly
         let (seconds, attoseconds) = lockTimeout.components
         configuration.busyMode = .timeout(Double(seconds) + Double(attoseconds) / 1e18)

@@ -77,7 +77,7 @@ import Glibc
 
         let shell = try SQLCipherShell.run(workspace.database, key: workspace.key, """
             SELECT count(*) FROM authors; SELECT count(*) FROM books; SELECT count(*) FROM grdb_migrations;
-            SELECT count(*) FROM migrationkit_history; PRAGMA user_version; PRAGMA application_id; PRAGMA journal_mode;
+            SELECT count(*) FROM grdb_migrationkit_history; PRAGMA user_version; PRAGMA application_id; PRAGMA journal_mode;
             """)
         #expect(shell.status == 0 && shell.stdout == "3\n2\n2\n2\n9\n4242\nwal\n", "\(shell.output)")
         let status = try decodeJSON(try workspace.run("status", ["--json"]).stdout)

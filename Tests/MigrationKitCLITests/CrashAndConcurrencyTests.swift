@@ -78,8 +78,8 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
             let ledger = Set(try MigrationLedger.identifiers(in: db))
             let marks = Set(try db.tableExists("marks") ? db.fetchStrings(sql: "SELECT step FROM marks") : [])
             #expect(ledger == marks, "ledger \(ledger.sorted()) vs data \(marks.sorted())", sourceLocation: sourceLocation)
-            let checksummed = Set(try db.tableExists("migrationkit_history")
-                ? db.fetchStrings(sql: "SELECT identifier FROM migrationkit_history WHERE checksum IS NOT NULL") : [])
+            let checksummed = Set(try db.tableExists("grdb_migrationkit_history")
+                ? db.fetchStrings(sql: "SELECT identifier FROM grdb_migrationkit_history WHERE checksum IS NOT NULL") : [])
             #expect(ledger.isSubset(of: checksummed), "applied without a checksum: \(ledger.subtracting(checksummed).sorted())", sourceLocation: sourceLocation)
             if finished { #expect(checksummed == ledger, "history \(checksummed.sorted())", sourceLocation: sourceLocation) }
             if ledger.contains("0001_items") {

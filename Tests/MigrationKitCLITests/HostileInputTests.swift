@@ -54,6 +54,14 @@ func noise(_ count: Int) -> Data {
             }
         }
 
+        /// About half of a database of `size` bytes, cut where a page ends (the format's
+        /// default page size: 4096 bytes, or 1024 on SQLCipher 3), whatever the number
+        /// of pages: what a copy cut short leaves.
+        static func halfAtAPageBoundary(_ size: Int) -> Int {
+            let page = (SQLCipherLibrary.cipherVersion?.major ?? 4) >= 4 ? 4096 : 1024
+            return max(1, size / 2 / page) * page
+        }
+
         /// Breaks the workspace's database and returns the key options to use.
         func prepare(_ workspace: Workspace) throws -> [String] {
             let database = workspace.database
@@ -67,7 +75,7 @@ func noise(_ count: Int) -> Data {
             case .emptyFile:
                 try Data().write(to: URL(fileURLWithPath: database))
             case .truncatedInHalf:
-                try good.prefix(good.count / 2).write(to: URL(fileURLWithPath: database))
+                try good.prefix(Self.halfAtAPageBoundary(good.count)).write(to: URL(fileURLWithPath: database))
             case .truncatedMidPage:
                 try good.prefix(good.count / 2 + 333).write(to: URL(fileURLWithPath: database))
             case .randomBytes:
@@ -153,7 +161,7 @@ func noise(_ count: Int) -> Data {
         let workspace = try migratedWorkspace()
         let good = try #require(workspace.bytes(workspace.database))
         try workspace.write("empty.backup", "")
-        try good.prefix(good.count / 2).write(to: URL(fileURLWithPath: workspace.path("half.backup")))
+        try good.prefix(BrokenDatabase.halfAtAPageBoundary(good.count)).write(to: URL(fileURLWithPath: workspace.path("half.backup")))
         try noise(8192).write(to: URL(fileURLWithPath: workspace.path("random.backup")))
         try FileManager.default.createDirectory(atPath: workspace.path("folder.backup"), withIntermediateDirectories: false)
         #expect(mkfifo(workspace.path("fifo.backup"), 0o600) == 0)

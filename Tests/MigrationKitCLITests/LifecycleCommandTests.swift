@@ -253,7 +253,7 @@ import Testing
         #expect(dryRun.stdout.contains("Rolled back: the database is unchanged."))
         #expect(workspace.bytes(workspace.database) == before)
         // A dry run's bookkeeping is rolled back too: it would record, not recorded.
-        #expect(try SQLCipherShell.run(workspace.database, key: workspace.key, "DELETE FROM migrationkit_history;").status == 0)
+        #expect(try SQLCipherShell.run(workspace.database, key: workspace.key, "DELETE FROM grdb_migrationkit_history;").status == 0)
         let adopting = try workspace.run("migrate", ["--dry-run"])
         #expect(adopting.stdout.contains("Would record checksums for 1 migration applied before checksums were kept.")
                 && !adopting.stdout.contains("Recorded"), "\(adopting.output)")

@@ -64,7 +64,7 @@ import Glibc
         let raw = String(hashed.stdout.prefix(64))
         #expect(hashed.status == 0 && raw.count == 64, "\(hashed.output)")
         let update = try SQLCipherShell.run(workspace.database, key: workspace.key,
-                                            "UPDATE migrationkit_history SET checksum = '\(raw)' WHERE identifier = '0001_a';")
+                                            "UPDATE grdb_migrationkit_history SET checksum = '\(raw)' WHERE identifier = '0001_a';")
         #expect(update.status == 0, "\(update.output)")
         #expect(try workspace.run("status", ["--exit-code"]).status == 0)
         let migrate = try workspace.run("migrate", ["--no-backup"])

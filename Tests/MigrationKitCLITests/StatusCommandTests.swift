@@ -69,11 +69,11 @@ import Testing
         #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
         let hashed = try ChildProcess.run(["/usr/bin/sha256sum", workspace.migrations + "/0001_notes.up.sql"], stdin: nil, environment: Binary.environment())
         let earlier = String(hashed.stdout.prefix(64))
-        let recorded = "SELECT checksum FROM migrationkit_history WHERE identifier = '0001_notes';"
+        let recorded = "SELECT checksum FROM grdb_migrationkit_history WHERE identifier = '0001_notes';"
         let current = try SQLCipherShell.run(workspace.database, key: workspace.key, recorded).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(current.count == 64 && current != earlier, "the checksum is no longer of the bytes")
         #expect(try SQLCipherShell.run(workspace.database, key: workspace.key,
-                                       "UPDATE migrationkit_history SET checksum = '\(earlier)';").status == 0)
+                                       "UPDATE grdb_migrationkit_history SET checksum = '\(earlier)';").status == 0)
         let status = try workspace.run("status", ["--exit-code"])
         #expect(status.status == 0 && status.stdout.contains("applied  0001_notes"), "\(status.output)")
         let before = try TreeSnapshot(workspace.root)
@@ -81,6 +81,42 @@ import Testing
         let adopted = try decodeJSON(migrate.stdout)["adoptedChecksums"] as? [String]
         #expect(migrate.status == 0 && adopted == [], "\(migrate.output)")
         try expectUnchanged(before, "migrate after an upgrade")
+    }
+
+    /// Versions before the history table was renamed (so that GRDB's dumps and schema
+    /// comparisons pass over it) kept it as `migrationkit_history`: the tool reads it,
+    /// without writing; a run with nothing to do leaves it; the next write moves it.
+    @Test func anEarlierVersionsHistoryTableIsReadAndMovedByTheNextWrite() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors", "--no-backup"]).status == 0)
+        let toLegacy = """
+            CREATE TABLE migrationkit_history (identifier TEXT NOT NULL PRIMARY KEY, checksum TEXT, applied_at TEXT NOT NULL, duration_ms INTEGER NOT NULL);
+            INSERT INTO migrationkit_history SELECT identifier, checksum, applied_at, duration_ms FROM grdb_migrationkit_history;
+            DROP TABLE grdb_migrationkit_history;
+            """
+        #expect(try SQLCipherShell.run(workspace.database, key: workspace.key, toLegacy).status == 0)
+        let tables = "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%history' ORDER BY name);"
+
+        // An edit is found against what the earlier version recorded; nothing is written.
+        let original = try String(contentsOfFile: workspace.migrations + "/0001_authors.sql", encoding: .utf8)
+        try workspace.migration("0001_authors.sql", original.replacingOccurrences(of: "name TEXT", with: "name TEXT, born INTEGER"))
+        var before = try TreeSnapshot(workspace.root)
+        let status = try workspace.run("status", ["--json"])
+        #expect(try states(status)["0001_authors"] == "modified", "\(status.output)")
+        try expectUnchanged(before, "status of an earlier version's database")
+        try workspace.migration("0001_authors.sql", original)
+
+        // Nothing to do: nothing written.
+        before = try TreeSnapshot(workspace.root)
+        #expect(try workspace.run("migrate", ["--to", "0001_authors", "--no-backup"]).status == 0)
+        try expectUnchanged(before, "migrate with nothing to do")
+
+        // The next step's transaction moves it over.
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        let after = try SQLCipherShell.run(workspace.database, key: workspace.key, tables + "SELECT count(*) FROM grdb_migrationkit_history WHERE checksum IS NOT NULL;")
+        #expect(after.stdout == "grdb_migrationkit_history\n2\n", "\(after)")
+        #expect(try workspace.run("status", ["--exit-code"]).status == 0)
     }
 
     @Test func anOutOfOrderFileIsShownAndExitsSeven() throws {

@@ -87,7 +87,7 @@ import Glibc
         // The history holds the step that stays, not the one written ahead and rolled back.
         let check = try SQLCipherShell.run(workspace.database, key: workspace.key, """
             PRAGMA integrity_check; SELECT count(*) FROM notes; SELECT group_concat(identifier) FROM grdb_migrations;
-            SELECT group_concat(identifier) FROM migrationkit_history;
+            SELECT group_concat(identifier) FROM grdb_migrationkit_history;
             """)
         #expect(check.stdout.split(separator: "\n") == ["ok", "0", "0001_notes", "0001_notes"], "\(check.output)")
 

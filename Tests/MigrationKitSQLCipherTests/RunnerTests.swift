@@ -470,6 +470,7 @@ final class EventLog: @unchecked Sendable {
                 case .didRollback(let id, _): return "didRollback \(id)"
                 case .willVerify: return "willVerify"
                 case .didVerify: return "didVerify"
+                case .didFail(let failure): return "didFail \(failure.identifier)"
                 }
             }
         }

@@ -13,7 +13,7 @@ import Testing
     /// REPLACE), and those they remove.
     private func historyRows(_ statements: [BookkeepingStatement]) -> (written: [String], removed: [String]) {
         var written: [String] = [], removed: [String] = []
-        for statement in statements where statement.sql.contains("migrationkit_history") {
+        for statement in statements where statement.sql.contains("grdb_migrationkit_history") {
             let texts = statement.arguments.compactMap { value -> String? in
                 if case .text(let text) = value { return text }
                 return nil
@@ -69,7 +69,7 @@ import Testing
     @Test func manyRowsAreSplitWithinTheValuesAStatementMayBind() {
         let many = (1...500).map { MigrationStep<Void>(identifier: "step \($0)", checksum: "c", apply: { _ in }) }
         let recording = RunHistory().recording(many[0], followedBy: many[1...], duration: .zero)
-        let inserts = recording.statements.filter { $0.sql.hasPrefix("INSERT OR REPLACE INTO migrationkit_history") }
+        let inserts = recording.statements.filter { $0.sql.hasPrefix("INSERT OR REPLACE INTO grdb_migrationkit_history") }
         #expect(inserts.count == 3)
         #expect(inserts.allSatisfy { $0.arguments.count <= 999 })
         #expect(historyRows(recording.statements).written == many.map(\.identifier))

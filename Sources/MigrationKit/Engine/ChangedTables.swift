@@ -19,10 +19,9 @@ package struct ChangedTables: Sendable {
 
     /// Adds tables as `MigrationConnection.recordingWrittenTables` names them.
     mutating func add(_ written: Set<String>, renamesTable: Bool = false) {
-        let bookkeeping: Set<String> = [MigrationLedgerTable.name.sqlNameFolded, MigrationHistoryTable.name.sqlNameFolded]
         for name in written {
             let folded = name.sqlNameFolded
-            guard !folded.hasPrefix("sqlite_"), !bookkeeping.contains(folded) else { continue }
+            guard !folded.hasPrefix("sqlite_"), !SchemaDump.isBookkeeping(name) else { continue }
             spellings[folded] = name
         }
         self.renamesTable = self.renamesTable || renamesTable

@@ -23,13 +23,14 @@ package protocol MigrationConnection: BookkeepingExecuting, AnyObject {
     /// (`SQLiteVersion.pragmaFunctions`, …).
     var sqlite: SQLiteVersion { get }
 
-    /// Runs a step's closure so that a COMMIT, END or ROLLBACK inside it fails instead of
-    /// ending the engine's transaction, where the layer can refuse one (a commit hook);
-    /// a layer that cannot just runs `body`, and the engine notices an ended transaction
-    /// afterwards.
-    func refusingCommits<T>(_ body: () throws -> T) throws -> T
+    /// Runs a step's closure as the layer runs one: where it can, a COMMIT, END or
+    /// ROLLBACK inside it fails instead of ending the engine's transaction (SQLCipher's
+    /// commit hook; a layer that cannot refuse one leaves it to the engine, which
+    /// notices an ended transaction afterwards); GRDB's hides the app's `schemaSource`
+    /// from the step, as GRDB's migrator does.
+    func runningStep<T>(_ body: () throws -> T) throws -> T
 
-    /// Whether `error` is a commit `refusingCommits` refused.
+    /// Whether `error` is a commit `runningStep` refused.
     static func isRefusedCommit(_ error: any Error) -> Bool
 
     /// Whether `recordingWrittenTables` can tell what a step wrote. Without it, a
@@ -55,7 +56,7 @@ package protocol MigrationConnection: BookkeepingExecuting, AnyObject {
 extension MigrationConnection {
     package var mayHaveWrittenInTransaction: Bool { isInsideTransaction }
 
-    package func refusingCommits<T>(_ body: () throws -> T) throws -> T { try body() }
+    package func runningStep<T>(_ body: () throws -> T) throws -> T { try body() }
 
     package static func isRefusedCommit(_ error: any Error) -> Bool { false }
 

@@ -32,39 +32,50 @@ extension MigrationEngine {
         if checksPages { try verifier.verifyFileIntegrity(db) }
         let graph = ForeignKeyGraph()
         let isDryRun = report.isDryRun
+        // Whether the transaction checks foreign keys is set before it starts: from the
+        // steps the database wants now (re-planned under the lock, where the rare
+        // change by another process meanwhile is taken as it comes).
+        let checking = Self.checksDeferredForeignKeys(of: try plan(db, through: lastIndex, options: options).steps)
         // One transaction: every step deferred, whatever it says.
-        let (work, outcome) = try ForeignKeyDeferral.inTransaction(
-            db, baseline: foreignKeys, commit: !isDryRun, checking: checksDeferredForeignKeys,
-            prepare: { () throws -> AtomicWork in
-                let schemaBefore = isDryRun ? try SchemaDump.canonicalSQL(of: db) : nil
-                let planned = try plan(db, through: lastIndex, options: options)
-                try recordBookkeeping(planned, in: db)
-                return AtomicWork(plan: planned, schemaBefore: schemaBefore)
-            },
-            changesOnlyTheDatabase: { $0.plan.steps.allSatisfy(\.changesOnlyTheDatabase) },
-            scope: { _, outcome in limited ? try outcome.changed.foreignKeyScope(using: graph, in: db) : nil },
-            body: { work, attempt in
-                var outcome = AtomicOutcome()
-                let pending = work.plan.steps
-                for (offset, step) in pending.enumerated() {
-                    let stepStart = clock.now
-                    if attempt == .first {
-                        observer?(.willApply(identifier: step.identifier, position: offset + 1, total: pending.count))
+        let (work, outcome): (AtomicWork, AtomicOutcome)
+        do {
+            (work, outcome) = try ForeignKeyDeferral.inTransaction(
+                db, baseline: foreignKeys, commit: !isDryRun, checking: checking,
+                prepare: { () throws -> AtomicWork in
+                    try MigrationBookkeeping.moveLegacyHistory(in: db)
+                    let schemaBefore = isDryRun ? try SchemaDump.canonicalSQL(of: db) : nil
+                    let planned = try plan(db, through: lastIndex, options: options)
+                    try recordBookkeeping(planned, in: db)
+                    return AtomicWork(plan: planned, schemaBefore: schemaBefore)
+                },
+                changesOnlyTheDatabase: { $0.plan.steps.allSatisfy(\.changesOnlyTheDatabase) },
+                scope: { _, outcome in limited ? try outcome.changed.foreignKeyScope(using: graph, in: db) : nil },
+                body: { work, attempt in
+                    var outcome = AtomicOutcome()
+                    let pending = work.plan.steps
+                    for (offset, step) in pending.enumerated() {
+                        let stepStart = clock.now
+                        if attempt == .first {
+                            observer?(.willApply(identifier: step.identifier, position: offset + 1, total: pending.count))
+                        }
+                        outcome.changed.add(try apply(step, in: db, recordingChanges: limited, appliedMerged: work.plan.appliedMerged[step.identifier]))
+                        try MigrationBookkeeping.recordApplied(step, duration: clock.now - stepStart, in: db)
+                        let duration = clock.now - stepStart
+                        outcome.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
+                        if attempt == .first { observer?(.didApply(identifier: step.identifier, duration: duration)) }
                     }
-                    outcome.changed.add(try apply(step, in: db, recordingChanges: limited))
-                    try MigrationBookkeeping.recordApplied(step.identifier, checksum: step.checksum, duration: clock.now - stepStart, in: db)
-                    let duration = clock.now - stepStart
-                    outcome.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
-                    if attempt == .first { observer?(.didApply(identifier: step.identifier, duration: duration)) }
-                }
-                // Inside the transaction: foreign keys are checked by the deferral
-                // when the body returns (against what the database had before it);
-                // integrity and the rest are checked here.
-                outcome.verification = try runVerification(in: db, foreignKeys: .checkedByTransaction,
-                                                           changed: limited ? (outcome.changed, graph) : nil)
-                if isDryRun { outcome.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
-                return outcome
-            })
+                    // Inside the transaction: foreign keys are checked by the deferral
+                    // when the body returns (against what the database had before it);
+                    // integrity and the rest are checked here.
+                    outcome.verification = try runVerification(in: db, foreignKeys: checking ? .checkedByTransaction : .skipped,
+                                                               changed: limited ? (outcome.changed, graph) : nil)
+                    if isDryRun { outcome.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
+                    return outcome
+                })
+        } catch let failure as MigrationStepError {
+            observer?(.didFail(failure))
+            throw failure
+        }
         reportBookkeeping(of: work.plan, in: &report)
         report.steps = outcome.steps
         report.verification = outcome.verification

@@ -12,27 +12,35 @@ extension MigrationEngine {
         let clock = ContinuousClock()
         try TruncatingJournal.during(db) {
             let plan = try analysis(of: db).rollbackPlan(selection, acceptModified: acceptModified)
+            var legacyHistory = LegacyHistory(in: db)
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
-                try ForeignKeyDeferral.inTransaction(
-                    db, baseline: foreignKeys, checking: checksDeferredForeignKeys,
-                    prepare: {
-                        // Under the write lock: the step must still be the latest applied.
-                        let latest = try analysis(of: db).walkableAppliedSteps().last
-                        guard latest?.identifier == step.identifier else {
-                            throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
-                        }
-                    },
-                    changesOnlyTheDatabase: { step.changesOnlyTheDatabase },
-                    scope: { _, _ in nil },
-                    body: { _, attempt in
-                        if attempt == .first {
-                            observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
-                        }
-                        try run(step, phase: .rollback, in: db)
-                        try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
-                    },
-                    failing: { _, error in Self.attributing(error, to: step, phase: .rollback) })
+                do {
+                    try ForeignKeyDeferral.inTransaction(
+                        db, baseline: foreignKeys, checking: step.checksDeferredForeignKeys,
+                        prepare: {
+                            try legacyHistory.moveIfPresent(in: db)
+                            // Under the write lock: the step must still be the latest applied.
+                            let latest = try analysis(of: db).walkableAppliedSteps().last
+                            guard latest?.identifier == step.identifier else {
+                                throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
+                            }
+                        },
+                        changesOnlyTheDatabase: { step.changesOnlyTheDatabase },
+                        scope: { _, _ in nil },
+                        body: { _, attempt in
+                            if attempt == .first {
+                                observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
+                            }
+                            try run(step, phase: .rollback, in: db)
+                            try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
+                        },
+                        failing: { _, error in Self.attributing(error, to: step, phase: .rollback) })
+                } catch let failure as MigrationStepError {
+                    observer?(.didFail(failure))
+                    throw failure
+                }
+                legacyHistory.committed()
                 let duration = clock.now - stepStart
                 report.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
                 observer?(.didRollback(identifier: step.identifier, duration: duration))

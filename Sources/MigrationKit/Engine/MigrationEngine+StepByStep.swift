@@ -35,20 +35,29 @@ extension MigrationEngine {
         // says whether the plan still describes the database (a re-made analysis per
         // step would cost O(steps) each time, so O(n²) for a long run).
         var turn = try freshTurn(db, through: lastIndex, options: options)
+        // An earlier version's history table moves in the run's first transaction, if
+        // the run writes at all: a database with nothing to do is not rewritten.
+        var legacyHistory = LegacyHistory(in: db)
         if turn.plan.hasBookkeeping {
             // Only the ledger and history change here: no table of the app's to check.
             turn = try ForeignKeyDeferral.inTransaction(
-                db, baseline: foreignKeys, checking: checksDeferredForeignKeys,
-                prepare: { try freshTurn(db, through: lastIndex, options: options) },
+                db, baseline: foreignKeys,
+                prepare: {
+                    try legacyHistory.moveIfPresent(in: db)
+                    return try freshTurn(db, through: lastIndex, options: options)
+                },
                 changesOnlyTheDatabase: { _ in true },
                 scope: { _, _ in limited ? [] : nil },
                 body: { turn, _ in try recordBookkeeping(turn.plan, in: db) }
             ).work
+            legacyHistory.committed()
             reportBookkeeping(of: turn.plan, in: &report)
         }
         let total = turn.plan.steps.count
         let clock = ContinuousClock()
         var history = RunHistory()
+        // Whether every step that ran had its foreign keys checked before it committed.
+        var everyStepChecked = true
         do {
             while let next = turn.step {
                 let stepStart = clock.now
@@ -58,8 +67,9 @@ extension MigrationEngine {
                 let outcome: StepOutcome?
                 do {
                     (taken, outcome) = try ForeignKeyDeferral.inTransaction(
-                        db, baseline: foreignKeys, checks: checks, checking: checksDeferredForeignKeys,
+                        db, baseline: foreignKeys, checks: checks, checking: next.checksDeferredForeignKeys,
                         prepare: { () throws -> StepTurn in
+                            try legacyHistory.moveIfPresent(in: db)
                             // Under the write lock now: if another process committed anything
                             // since the plan was made, plan again from what the database holds.
                             let version = try dataVersion(db)
@@ -79,7 +89,7 @@ extension MigrationEngine {
                                 observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1,
                                                      total: max(total, report.steps.count + 1)))
                             }
-                            let changed = try apply(step, in: db, recordingChanges: limited)
+                            let changed = try apply(step, in: db, recordingChanges: limited, appliedMerged: taken.plan.appliedMerged[step.identifier])
                             let recording = history.recording(step, followedBy: taken.plan.steps[(taken.next + 1)...], duration: clock.now - stepStart)
                             for statement in recording.statements { try db.execute(statement) }
                             return StepOutcome(changed: changed, recording: recording)
@@ -88,9 +98,14 @@ extension MigrationEngine {
                 } catch let changed as ForeignKeyChecksChanged {
                     turn = changed.turn
                     continue
+                } catch let failure as MigrationStepError {
+                    observer?(.didFail(failure))
+                    throw failure
                 }
                 guard let applied = taken.step, let outcome else { break }
+                legacyHistory.committed()
                 history.committed(outcome.recording)
+                everyStepChecked = everyStepChecked && (applied.checksDeferredForeignKeys || foreignKeyChecks(of: applied) == .immediate)
                 turn = StepTurn(plan: taken.plan, next: taken.next + 1, version: taken.version)
                 changed.add(outcome.changed)
                 let duration = clock.now - stepStart
@@ -102,7 +117,9 @@ extension MigrationEngine {
             throw error
         }
         // Limited to changes, each step's transaction has checked its foreign keys.
-        report.verification = try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? (changed, graph) : nil)
+        report.verification = everyStepChecked
+            ? try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? (changed, graph) : nil)
+            : try runVerification(in: db, foreignKeys: .skipped, changed: limited ? (changed, graph) : nil)
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
     }

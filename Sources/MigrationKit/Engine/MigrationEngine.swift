@@ -26,25 +26,30 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     package var observer: (@Sendable (MigrationEvent) -> Void)?
     /// When a step that does not say is checked for foreign keys.
     package var foreignKeyChecks: ForeignKeyChecks
-    /// Whether a deferred step's foreign keys are checked before it commits (GRDB's
-    /// `disablingDeferredForeignKeyChecks()` turns it off).
-    package var checksDeferredForeignKeys: Bool
+    /// Which of MigrationKit's refusals are made before anything runs.
+    package var historyChecks: HistoryChecks
 
     package init(registry: MigrationRegistry<Database>, host: MigrationHostIntegration<Database>, verifier: MigrationVerifier,
                  allowOutOfOrder: Bool, observer: (@Sendable (MigrationEvent) -> Void)?,
-                 foreignKeyChecks: ForeignKeyChecks = .deferred, checksDeferredForeignKeys: Bool = true) {
+                 foreignKeyChecks: ForeignKeyChecks = .deferred, historyChecks: HistoryChecks = .strict) {
         self.registry = registry
         self.host = host
         self.verifier = verifier
         self.allowOutOfOrder = allowOutOfOrder
         self.observer = observer
         self.foreignKeyChecks = foreignKeyChecks
-        self.checksDeferredForeignKeys = checksDeferredForeignKeys
+        self.historyChecks = historyChecks
     }
 
     /// When `step`'s foreign keys are checked in a transaction of its own.
     package func foreignKeyChecks(of step: MigrationStep<Database>) -> ForeignKeyChecks {
         step.foreignKeyChecks ?? foreignKeyChecks
+    }
+
+    /// Whether the foreign keys of `steps`, run in one transaction, are checked before it
+    /// commits: unless one of them was registered after `disablingDeferredForeignKeyChecks()`.
+    static func checksDeferredForeignKeys(of steps: some Sequence<MigrationStep<Database>>) -> Bool {
+        steps.allSatisfy(\.checksDeferredForeignKeys)
     }
 
     /// Applies the pending steps up to the one at `lastIndex`, then verifies, as
@@ -65,8 +70,10 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
 
     /// The plan, from what the database holds now (see `MigrationPlan`).
     package func plan(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationPlan<Database> {
-        try analysis(of: db).migratePlan(through: lastIndex, allowOutOfOrder: allowOutOfOrder, acceptModified: options.acceptModified)
+        try analysis(of: db).migratePlan(through: lastIndex, allowOutOfOrder: allowOutOfOrder, acceptModified: options.acceptModified,
+                                         checks: historyChecks)
     }
+
 
     // MARK: - Bookkeeping
 
@@ -81,6 +88,12 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
         for merge in plan.merges {
             try MigrationBookkeeping.recordMerge(merge, in: db)
         }
+        try recordChecksums(plan, in: db)
+    }
+
+    /// The checksums `plan` records: adopted ones, and accepted edits'. (GRDB's migrator
+    /// makes the ledger's rewrites itself, so the GRDB runner records only these.)
+    package func recordChecksums(_ plan: MigrationPlan<Database>, in db: Database) throws {
         for (identifier, checksum) in plan.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
             try MigrationBookkeeping.setChecksum(checksum, for: identifier, in: db)
         }
@@ -104,9 +117,10 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     /// Returns the identifiers newly recorded.
     package func baseline(_ db: Database, through lastIndex: Int) throws -> [String] {
         try db.inImmediateTransaction {
+            try MigrationBookkeeping.moveLegacyHistory(in: db)
             var recorded: [String] = []
             for step in try analysis(of: db).baselinePlan(through: lastIndex) {
-                try MigrationBookkeeping.recordApplied(step.identifier, checksum: step.checksum, duration: .zero, in: db)
+                try MigrationBookkeeping.recordApplied(step, duration: .zero, in: db)
                 recorded.append(step.identifier)
             }
             return recorded

@@ -39,15 +39,20 @@ extension MigrationEngine {
     /// from what the applied steps produce, which `replay` gives (the canonical schema of
     /// the steps it is handed, applied to an empty database keyed like this one, as GRDB
     /// does). Nil when the history matches.
-    package func schemaChange(_ db: Database, replay: ([MigrationStep<Database>]) throws -> String) throws -> SchemaChange? {
+    ///
+    /// - Parameter decided: true when the caller decided already that the history no
+    ///   longer matches (GRDB's `hasSchemaChanges`, for the GRDB runner): only the reasons
+    ///   are looked for, and a change is returned even when they are not found (the
+    ///   schema then differs in what the canonical dump leaves out).
+    package func schemaChange(_ db: Database, decided: Bool = false, replay: ([MigrationStep<Database>]) throws -> String) throws -> SchemaChange? {
         let analysis = try analysis(of: db)
         var reasons: [SchemaChange.Reason] = []
         if !analysis.unknown.isEmpty { reasons.append(.removedOrRenamed(analysis.unknown)) }
-        if !analysis.modified.isEmpty { reasons.append(.edited(analysis.modified)) }
+        if !decided, !analysis.modified.isEmpty { reasons.append(.edited(analysis.modified)) }
         if reasons.isEmpty {
             let actual = try SchemaDump.canonicalSQL(of: db)
             let expected = try replay(analysis.appliedSteps)
-            if actual != expected { reasons.append(.schemaDrift(expected: expected, actual: actual)) }
+            if actual != expected || decided { reasons.append(.schemaDrift(expected: expected, actual: actual)) }
         }
         guard !reasons.isEmpty else { return nil }
         let objects = try SchemaDump.objects(in: db, includingBookkeeping: true).map { "\($0.type) \($0.name)" }

@@ -49,18 +49,36 @@ package enum MigrationLedgerTable {
     package static func delete(_ identifier: String) -> BookkeepingStatement {
         BookkeepingStatement("DELETE FROM grdb_migrations WHERE identifier = ?", [.text(identifier)])
     }
+
+    /// The row of a step the ledger may hold already (a merge GRDB's migrator left its
+    /// replaced steps beside).
+    package static func insertIfMissing(_ identifier: String) -> BookkeepingStatement {
+        BookkeepingStatement("INSERT OR IGNORE INTO grdb_migrations (identifier) VALUES (?)", [.text(identifier)])
+    }
+
+    /// What the ledger records when `step` is applied, as GRDB's migrator records it:
+    /// the step's row, after the rows of the steps it replaces when it is a merged step
+    /// in GRDB's form (`MigrationStep.applyMerged`). A squash of a migration file runs
+    /// only when none of its steps is applied, so it has none to remove.
+    package static func recordApplied<Database>(_ step: MigrationStep<Database>) -> [BookkeepingStatement] {
+        let replaced = step.applyMerged == nil ? [] : step.merging.map(delete)
+        return [create] + replaced + [insert(step.identifier)]
+    }
 }
 
 extension MigrationHistoryTable {
     package static let create = BookkeepingStatement(createSQL)
 
-    package static let selectSQL = "SELECT identifier, checksum, applied_at, duration_ms FROM migrationkit_history"
+    /// Every row of the table `table` (the current one, or the legacy one).
+    package static func selectSQL(from table: String = name) -> String {
+        "SELECT identifier, checksum, applied_at, duration_ms FROM \(table)"
+    }
 
     /// The row of a step just applied: its checksum, now, and how long it took.
     package static func record(_ identifier: String, checksum: String?, duration: Duration) -> BookkeepingStatement {
         BookkeepingStatement(
             """
-            INSERT OR REPLACE INTO migrationkit_history (identifier, checksum, applied_at, duration_ms)
+            INSERT OR REPLACE INTO \(name) (identifier, checksum, applied_at, duration_ms)
             VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?)
             """,
             [.text(identifier), checksum.map { .text($0) } ?? .null, .integer(duration.wholeMilliseconds)])
@@ -72,15 +90,24 @@ extension MigrationHistoryTable {
     package static func setChecksum(_ checksum: String, for identifier: String) -> [BookkeepingStatement] {
         [BookkeepingStatement(
             """
-            INSERT OR IGNORE INTO migrationkit_history (identifier, checksum, applied_at, duration_ms)
+            INSERT OR IGNORE INTO \(name) (identifier, checksum, applied_at, duration_ms)
             VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0)
             """,
             [.text(identifier), .text(checksum)]),
-         BookkeepingStatement("UPDATE migrationkit_history SET checksum = ? WHERE identifier = ?", [.text(checksum), .text(identifier)])]
+         BookkeepingStatement("UPDATE \(name) SET checksum = ? WHERE identifier = ?", [.text(checksum), .text(identifier)])]
     }
 
-    package static func delete(_ identifier: String) -> BookkeepingStatement {
-        BookkeepingStatement("DELETE FROM migrationkit_history WHERE identifier = ?", [.text(identifier)])
+    package static func delete(_ identifier: String, from table: String = name) -> BookkeepingStatement {
+        BookkeepingStatement("DELETE FROM \(table) WHERE identifier = ?", [.text(identifier)])
+    }
+
+    /// One row as it was read (`MigrationBookkeeping.history`).
+    package struct Entry: Hashable, Sendable {
+        package let identifier: String
+        package let checksum: String?
+        /// UTC, ISO 8601 ("2026-11-21T23:15:30.123Z").
+        package let appliedAt: String
+        package let durationMilliseconds: Int
     }
 
     /// A history row with every value given, for `RunHistory`: the time its step was
@@ -102,7 +129,7 @@ extension MigrationHistoryTable {
             let chunk = rows[start..<min(start + rowsPerStatement, rows.count)]
             let values = Array(repeating: "(?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', ? / 1000.0, 'unixepoch'), ?)", count: chunk.count)
             return BookkeepingStatement(
-                "INSERT OR REPLACE INTO migrationkit_history (identifier, checksum, applied_at, duration_ms) VALUES " + values.joined(separator: ", "),
+                "INSERT OR REPLACE INTO \(name) (identifier, checksum, applied_at, duration_ms) VALUES " + values.joined(separator: ", "),
                 chunk.flatMap { row -> [BookkeepingValue] in
                     [.text(row.identifier), row.checksum.map { .text($0) } ?? .null, .integer(row.unixMilliseconds), .integer(row.duration.wholeMilliseconds)]
                 })
@@ -116,7 +143,7 @@ extension MigrationHistoryTable {
         stride(from: 0, to: identifiers.count, by: rowsPerStatement).map { start in
             let chunk = identifiers[start..<min(start + rowsPerStatement, identifiers.count)]
             return BookkeepingStatement(
-                "DELETE FROM migrationkit_history WHERE identifier IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                "DELETE FROM \(name) WHERE identifier IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                     + ") AND identifier NOT IN (SELECT identifier FROM grdb_migrations)",
                 chunk.map { .text($0) })
         }
@@ -126,23 +153,78 @@ extension MigrationHistoryTable {
 /// Every change the runners make to the ledger and the history, in one place: what a
 /// step's application records, what a merge rewrites, what a rollback forgets.
 package enum MigrationBookkeeping {
-    /// The ledger's identifiers and the recorded checksums.
+    /// Which of the bookkeeping tables exist, read in one query.
+    package struct Tables: Sendable {
+        package let ledger: Bool
+        package let history: Bool
+        /// `migrationkit_history`, as versions before the history moved kept it.
+        package let legacyHistory: Bool
+
+        package init(in db: some SQLQuerying) throws {
+            let names = Set(try db.textColumn(
+                sql: "SELECT lower(name) FROM sqlite_master WHERE type = 'table' AND lower(name) IN (?, ?, ?)",
+                arguments: [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName]))
+            ledger = names.contains(MigrationLedgerTable.name)
+            history = names.contains(MigrationHistoryTable.name)
+            legacyHistory = names.contains(MigrationHistoryTable.legacyName)
+        }
+
+        /// The history tables to read, the one whose rows win last: the legacy table
+        /// exists beside the current one only when an earlier version wrote it after
+        /// the move, so its rows are the newer ones.
+        package var historyTables: [String] {
+            (history ? [MigrationHistoryTable.name] : []) + (legacyHistory ? [MigrationHistoryTable.legacyName] : [])
+        }
+    }
+
+    /// The ledger's identifiers and the recorded checksums (from both history tables, as
+    /// `Tables.historyTables` orders them).
     package static func snapshot(in db: some SQLQuerying) throws -> LedgerSnapshot {
-        let identifiers = try db.tableExists(MigrationLedgerTable.name) ? try db.textColumn(sql: MigrationLedgerTable.selectIdentifiersSQL) : []
+        let tables = try Tables(in: db)
+        let identifiers = tables.ledger ? try db.textColumn(sql: MigrationLedgerTable.selectIdentifiersSQL) : []
         var checksums: [String: String] = [:]
-        if try db.tableExists(MigrationHistoryTable.name) {
-            try db.forEachTextRow(sql: "SELECT identifier, checksum FROM migrationkit_history WHERE checksum IS NOT NULL", arguments: []) { row in
+        for table in tables.historyTables {
+            try db.forEachTextRow(sql: "SELECT identifier, checksum FROM \(table) WHERE checksum IS NOT NULL", arguments: []) { row in
                 if let identifier = row[0], let checksum = row[1] { checksums[identifier] = checksum }
             }
         }
         return LedgerSnapshot(identifiers: identifiers, checksums: checksums)
     }
 
-    /// A step applied: its ledger row and its history row.
-    package static func recordApplied(_ identifier: String, checksum: String?, duration: Duration, in db: some BookkeepingExecuting) throws {
-        try db.execute(MigrationLedgerTable.create)
-        try db.execute(MigrationLedgerTable.insert(identifier))
-        try recordHistory(identifier, checksum: checksum, duration: duration, in: db)
+    /// Every history row, by identifier, from both tables; empty when neither exists
+    /// (reading never creates one).
+    package static func history(in db: some SQLQuerying) throws -> [String: MigrationHistoryTable.Entry] {
+        var entries: [String: MigrationHistoryTable.Entry] = [:]
+        for table in try Tables(in: db).historyTables {
+            try db.forEachTextRow(sql: MigrationHistoryTable.selectSQL(from: table), arguments: []) { row in
+                guard let identifier = row[0] else { return }
+                entries[identifier] = MigrationHistoryTable.Entry(
+                    identifier: identifier, checksum: row[1], appliedAt: row[2] ?? "", durationMilliseconds: row[3].flatMap { Int($0) } ?? 0)
+            }
+        }
+        return entries
+    }
+
+    /// Moves the rows of the legacy history table (`migrationkit_history`) into the
+    /// current one and drops it, when it exists: part of the first write a runner makes
+    /// to a database an earlier version migrated, inside that write's transaction.
+    /// Returns whether there was anything to move.
+    @discardableResult
+    package static func moveLegacyHistory(in db: some BookkeepingExecuting) throws -> Bool {
+        guard try db.tableExists(MigrationHistoryTable.legacyName) else { return false }
+        try db.execute(MigrationHistoryTable.create)
+        try db.execute(BookkeepingStatement(
+            "INSERT OR REPLACE INTO \(MigrationHistoryTable.name) (identifier, checksum, applied_at, duration_ms) "
+                + "SELECT identifier, checksum, applied_at, duration_ms FROM \(MigrationHistoryTable.legacyName)"))
+        try db.execute(BookkeepingStatement("DROP TABLE \(MigrationHistoryTable.legacyName)"))
+        return true
+    }
+
+    /// A step applied, as `MigrationLedgerTable.recordApplied` says for its kind (a
+    /// merged step in GRDB's form also removes what it replaces), and its history row.
+    package static func recordApplied<Database>(_ step: MigrationStep<Database>, duration: Duration, in db: some BookkeepingExecuting) throws {
+        for statement in MigrationLedgerTable.recordApplied(step) { try db.execute(statement) }
+        try recordHistory(step.identifier, checksum: step.checksum, duration: duration, in: db)
     }
 
     /// A step's history row alone (GRDB's migrator writes the ledger row itself).
@@ -151,11 +233,12 @@ package enum MigrationBookkeeping {
         try db.execute(MigrationHistoryTable.record(identifier, checksum: checksum, duration: duration))
     }
 
-    /// A squash whose replaced steps were all applied: the ledger says so in one row.
+    /// A merge the ledger is to record (`LedgerMerge`): the replaced steps' rows
+    /// deleted, and the merged step's row, unless the ledger has it already.
     package static func recordMerge(_ merge: LedgerMerge, in db: some BookkeepingExecuting) throws {
         try forget(merge.replaces, in: db)
         try db.execute(MigrationLedgerTable.create)
-        try db.execute(MigrationLedgerTable.insert(merge.identifier))
+        try db.execute(MigrationLedgerTable.insertIfMissing(merge.identifier))
     }
 
     package static func setChecksum(_ checksum: String, for identifier: String, in db: some BookkeepingExecuting) throws {
@@ -166,11 +249,10 @@ package enum MigrationBookkeeping {
     /// The ledger and history rows of `identifiers`, deleted: what a rolled-back step
     /// leaves (`RollbackPlan.Step.forgets`).
     package static func forget(_ identifiers: [String], in db: some BookkeepingExecuting) throws {
-        let ledger = try db.tableExists(MigrationLedgerTable.name)
-        let history = try db.tableExists(MigrationHistoryTable.name)
+        let tables = try Tables(in: db)
         for identifier in identifiers {
-            if ledger { try db.execute(MigrationLedgerTable.delete(identifier)) }
-            if history { try db.execute(MigrationHistoryTable.delete(identifier)) }
+            if tables.ledger { try db.execute(MigrationLedgerTable.delete(identifier)) }
+            for table in tables.historyTables { try db.execute(MigrationHistoryTable.delete(identifier, from: table)) }
         }
     }
 }
@@ -179,5 +261,30 @@ extension SQLQuerying {
     /// Whether a table of this name exists (names compare as SQLite compares them).
     package func tableExists(_ name: String) throws -> Bool {
         try !textColumn(sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [name]).isEmpty
+    }
+}
+
+/// An earlier version's history table (`migrationkit_history`), as a run of many
+/// transactions moves it: in the first of them to commit, so that a run that writes
+/// nothing moves nothing (an upgrade of MigrationKit does not rewrite every database),
+/// and one that writes carries it along its first change. Looked for once per run.
+package struct LegacyHistory {
+    private var pending: Bool
+
+    /// Whether `db` has the table; a database that cannot be read has none to move (the
+    /// run's own reads say why).
+    package init(in db: some SQLQuerying) {
+        pending = (try? MigrationBookkeeping.Tables(in: db).legacyHistory) ?? false
+    }
+
+    /// Moves it, inside the transaction about to run, until one has committed. (A
+    /// transaction rolled back takes the move with it; the next one moves it again.)
+    package func moveIfPresent(in db: some BookkeepingExecuting) throws {
+        if pending { try MigrationBookkeeping.moveLegacyHistory(in: db) }
+    }
+
+    /// A transaction that moved it committed.
+    package mutating func committed() {
+        pending = false
     }
 }

@@ -56,7 +56,7 @@ package struct RunHistory {
                                      duration: Duration) -> Recording {
         let now = Self.nowInUnixMilliseconds()
         let row = MigrationHistoryTable.Row(identifier: step.identifier, checksum: step.checksum, unixMilliseconds: now, duration: duration)
-        var statements = [MigrationLedgerTable.create, MigrationLedgerTable.insert(step.identifier)]
+        var statements = MigrationLedgerTable.recordApplied(step)
         var ahead: [String] = []
         if later.isEmpty {
             statements += Self.finishing(writtenAhead: writtenAhead, applied: applied + [row])

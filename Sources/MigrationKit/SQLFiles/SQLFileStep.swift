@@ -32,6 +32,7 @@ extension MigrationStep where Database: SQLFileExecuting {
         let sql = up.sql
         equivalentChecksumsSource = { Self.earlierChecksums(of: sql) }
         changesOnlyTheDatabase = true
+        isMigrationFile = true
     }
 
     /// The file checksum of `sql`: the SHA-256 of its tokens (`MigrationChecksum`), so

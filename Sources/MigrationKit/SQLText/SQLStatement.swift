@@ -18,4 +18,9 @@ package struct SQLStatement: Hashable, Sendable {
         self.startLine = startLine
         self.isTerminated = isTerminated
     }
+
+    /// The line, within the split text, of the UTF-8 `offset` into `text`.
+    package func line(atOffset offset: Int) -> Int {
+        startLine + text.utf8.prefix(offset).lazy.filter { $0 == UInt8(ascii: "\n") }.count
+    }
 }

@@ -6,8 +6,18 @@
 /// migration bookkeeping (the `grdb_migrations` ledger and MigrationKit's own tables),
 /// since they say nothing about the app's schema.
 public enum SchemaDump {
-    /// Bookkeeping tables left out of dumps and schema comparisons.
-    public static let bookkeepingTables: Set<String> = [MigrationLedgerTable.name, MigrationHistoryTable.name]
+    /// Bookkeeping tables left out of dumps and schema comparisons: the ledger,
+    /// MigrationKit's history, and the history table of earlier versions.
+    public static let bookkeepingTables: Set<String> = [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName]
+
+    /// Whether a table is migration bookkeeping rather than the app's: one of
+    /// `bookkeepingTables`, or any table GRDB keeps for itself (its name begins with
+    /// `grdb_`, as GRDB's `Database.isGRDBInternalTable` decides), which GRDB's own dumps
+    /// leave out too.
+    public static func isBookkeeping(_ table: String) -> Bool {
+        let folded = table.lowercased()
+        return folded.hasPrefix("grdb_") || bookkeepingTables.contains(folded)
+    }
 
     static let kindOrder = ["table": 0, "index": 1, "view": 2, "trigger": 3]
 
@@ -33,7 +43,7 @@ public enum SchemaDump {
         try db.forEachTextRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL", arguments: []) { row in
             let object = Object(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3] ?? "")
             guard !object.name.lowercased().hasPrefix("sqlite_"),
-                  includingBookkeeping || !bookkeepingTables.contains(object.tableName.lowercased())
+                  includingBookkeeping || !isBookkeeping(object.tableName)
             else { return }
             objects.append(object)
         }

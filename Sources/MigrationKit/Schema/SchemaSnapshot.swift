@@ -32,7 +32,7 @@ package struct SchemaSnapshot: Sendable {
         let virtualTables = all.filter { $0.type == "table" && TableDefinition(sql: $0.sql)?.isVirtual == true }.map { $0.name.lowercased() + "_" }
         objects = all.filter { object in
             let name = object.name.lowercased()
-            if name.hasPrefix("sqlite_") || SchemaDump.bookkeepingTables.contains(object.tableName.lowercased()) { return false }
+            if name.hasPrefix("sqlite_") || SchemaDump.isBookkeeping(object.tableName) { return false }
             let isShadow = object.type == "table" && TableDefinition(sql: object.sql)?.isVirtual == false
                 && virtualTables.contains { prefix in Self.shadowSuffixes.contains { name == prefix + $0 } }
             return !isShadow

@@ -57,7 +57,7 @@ public struct MigrationVerifier: Sendable {
     package func postMigrationChecks(_ db: some MigrationConnection, foreignKeys: ForeignKeyVerification = .strict) -> [VerificationCheck] {
         let foreignKeyChecks: [VerificationCheck]
         switch foreignKeys {
-        case .checkedByTransaction: foreignKeyChecks = []
+        case .checkedByTransaction, .skipped: foreignKeyChecks = []
         case .strict: foreignKeyChecks = [DatabaseChecks.foreignKeyCheck(db)]
         case .tolerating(let tolerated): foreignKeyChecks = [DatabaseChecks.foreignKeyCheck(db, tolerating: tolerated)]
         }

@@ -8,6 +8,9 @@ public enum ForeignKeyVerification: Sendable {
     case tolerating(ForeignKeyViolations?)
     /// The transaction around the checks already compared them (an atomic run).
     case checkedByTransaction
+    /// Not checked, and not said to be: the steps ran after the app disabled their
+    /// deferred checks (`disablingDeferredForeignKeyChecks()`), to check them itself.
+    case skipped
 }
 
 /// The outcome of one verification check, for reports and `--json`.

@@ -29,8 +29,18 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, reporter: reporter)
         }
         let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
-        return report(try database.migrationStatus(), database: database.path, exists: true,
-                      cipher: try database.cipherDescription(), reporter: reporter)
+        let status = try database.migrationStatus()
+        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(),
+                      swiftSteps: try Self.appliedBySwiftSteps(status, in: database), reporter: reporter)
+    }
+
+    /// Of the ledger's identifiers no migration here has, those an app's Swift steps
+    /// applied: their history rows carry no checksum, where a migration file's do.
+    private static func appliedBySwiftSteps(_ status: MigrationStatus, in database: any CommandDatabase) throws -> Set<String> {
+        guard !status.unknownApplied.isEmpty else { return [] }
+        let unknown = Set(status.unknownApplied)
+        let history = try database.reading { try MigrationBookkeeping.history(in: $0) }
+        return Set(history.values.filter { $0.checksum == nil && unknown.contains($0.identifier) }.map(\.identifier))
     }
 
     package func finishAlone(_ report: StatusDocument, reporter: Reporter) throws {
@@ -82,12 +92,13 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         return FleetSummary.columns([header] + rows) + sorted.filter { $0.value == nil }.compactMap { $0.failure?.message }
     }
 
-    private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?, reporter: Reporter) -> StatusDocument {
+    private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?,
+                        swiftSteps: Set<String> = [], reporter: Reporter) -> StatusDocument {
         let layer = CLIContext.layer
         reporter.line("  library: \(layer.librarySummary)")
         if exists { reporter.line("  cipher:  \(cipher?.summary ?? "none (plaintext database)")") }
         if exists { reporter.line("  format:  \((cipher?.format ?? .plaintext).rawValue)") }
-        let report = StatusReport(status)
+        let report = StatusReport(status, appliedBySwiftSteps: swiftSteps)
         report.print(to: reporter)
         return StatusDocument(
             database: database,

@@ -12,22 +12,22 @@ package struct CipherOptions: ParsableArguments {
     @Option(name: .customLong("cipher-compatibility"), help: ArgumentHelp("Open or create in SQLCipher 1's, 2's, 3's or 4's default format.", valueName: "1-4"))
     package var compatibility: Int?
 
-    @Option(name: .customLong("kdf-iter"), help: ArgumentHelp("PBKDF2 iterations the database was keyed with.", valueName: "n"))
+    @Option(name: .customLong("kdf-iter"), help: ArgumentHelp("PBKDF2 iterations the database was keyed with.", valueName: "n", visibility: CipherOptions.settingsVisibility))
     package var kdfIterations: Int?
 
-    @Option(name: .customLong("cipher-page-size"), help: ArgumentHelp("The database's cipher page size in bytes.", valueName: "n"))
+    @Option(name: .customLong("cipher-page-size"), help: ArgumentHelp("The database's cipher page size in bytes.", valueName: "n", visibility: CipherOptions.settingsVisibility))
     package var pageSize: Int?
 
-    @Option(name: .customLong("cipher-kdf-algorithm"), help: ArgumentHelp("The KDF (SQLCipher 4): PBKDF2_HMAC_SHA1, PBKDF2_HMAC_SHA256 or PBKDF2_HMAC_SHA512.", valueName: "name"))
+    @Option(name: .customLong("cipher-kdf-algorithm"), help: ArgumentHelp("The KDF (SQLCipher 4): PBKDF2_HMAC_SHA1, PBKDF2_HMAC_SHA256 or PBKDF2_HMAC_SHA512.", valueName: "name", visibility: CipherOptions.settingsVisibility))
     package var kdfAlgorithm: String?
 
-    @Option(name: .customLong("cipher-hmac-algorithm"), help: ArgumentHelp("The page HMAC (SQLCipher 4): HMAC_SHA1, HMAC_SHA256 or HMAC_SHA512.", valueName: "name"))
+    @Option(name: .customLong("cipher-hmac-algorithm"), help: ArgumentHelp("The page HMAC (SQLCipher 4): HMAC_SHA1, HMAC_SHA256 or HMAC_SHA512.", valueName: "name", visibility: CipherOptions.settingsVisibility))
     package var hmacAlgorithm: String?
 
-    @Option(name: .customLong("cipher-plaintext-header-size"), help: ArgumentHelp("Bytes of page 1 left unencrypted (SQLCipher 4; a multiple of 16; needs --cipher-salt).", valueName: "n"))
+    @Option(name: .customLong("cipher-plaintext-header-size"), help: ArgumentHelp("Bytes of page 1 left unencrypted (SQLCipher 4; a multiple of 16; needs --cipher-salt).", valueName: "n", visibility: CipherOptions.settingsVisibility))
     package var plaintextHeaderSize: Int?
 
-    @Option(name: .customLong("cipher-salt"), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex"))
+    @Option(name: .customLong("cipher-salt"), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex", visibility: CipherOptions.settingsVisibility))
     package var salt: String?
 
     /// SQLCipher 4's `cipher_memory_security`, off by default as in SQLCipher itself
@@ -38,7 +38,49 @@ package struct CipherOptions: ParsableArguments {
 
     package init() {}
 
+    /// The options giving a database's own settings are not shown by a layer that
+    /// takes them in the app's code instead (`CommandLayer.takesCipherSettings`), which
+    /// refuses them if given anyway.
+    package static var settingsVisibility: ArgumentVisibility {
+        CLIContext.currentLayer?.takesCipherSettings == false ? .private : .default
+    }
+
+    /// Every option given, by name, with `--memory-security` only when it turns it on.
+    private var given: [String] {
+        var given: [String] = []
+        if compatibility != nil { given.append("--cipher-compatibility") }
+        given += settingsGiven
+        if memorySecurity == true { given.append("--memory-security") }
+        return given
+    }
+
+    /// The options given that set a database's own settings.
+    private var settingsGiven: [String] {
+        [("--kdf-iter", kdfIterations != nil), ("--cipher-page-size", pageSize != nil), ("--cipher-kdf-algorithm", kdfAlgorithm != nil),
+         ("--cipher-hmac-algorithm", hmacAlgorithm != nil), ("--cipher-plaintext-header-size", plaintextHeaderSize != nil),
+         ("--cipher-salt", salt != nil)].filter(\.1).map(\.0)
+    }
+
+    /// What the running layer cannot apply, refused rather than ignored: any cipher
+    /// option on a layer that cannot encrypt, a database's own settings on one that takes
+    /// them in the app's code (only SQLCipher's default formats 3 and 4 are named there).
+    private func validateForLayer() throws {
+        guard let layer = CLIContext.currentLayer else { return }
+        if !layer.encrypts, let first = given.first {
+            throw ValidationError("\(first) applies to encrypted databases, and \(layer.commandName) opens plaintext ones only (\(layer.librarySummary)); drop it.")
+        }
+        if !layer.takesCipherSettings {
+            if let first = settingsGiven.first {
+                throw ValidationError("\(first) is not an option of \(layer.commandName), which takes a database's cipher settings in the app's own code (\(layer.librarySummary)); give --cipher-compatibility 3 or 4, or none.")
+            }
+            if let compatibility, compatibility != 3 && compatibility != 4 {
+                throw ValidationError("--cipher-compatibility must be 3 or 4 for \(layer.commandName), which opens SQLCipher 3's and 4's default formats.")
+            }
+        }
+    }
+
     package func validate() throws {
+        try validateForLayer()
         if let compatibility, !(1...4).contains(compatibility) {
             throw ValidationError("--cipher-compatibility must be 1, 2, 3 or 4.")
         }

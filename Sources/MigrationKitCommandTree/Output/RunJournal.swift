@@ -55,6 +55,8 @@ package final class RunJournal: @unchecked Sendable {
             case .didVerify:
                 verifying = false
                 return nil
+            case .didFail:
+                return nil
             }
         }
         if let activity { CLIContext.locks.describe(activity) }

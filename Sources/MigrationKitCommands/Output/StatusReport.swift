@@ -6,9 +6,13 @@ import MigrationKit
 /// `--exit-code`, whether a deploy script should stop.
 package struct StatusReport {
     package let status: MigrationStatus
+    /// Of `status.unknownApplied`, those an app's Swift steps applied (their history
+    /// rows carry no checksum): an app's own database, not a newer version's.
+    package let appliedBySwiftSteps: Set<String>
 
-    package init(_ status: MigrationStatus) {
+    package init(_ status: MigrationStatus, appliedBySwiftSteps: Set<String> = []) {
         self.status = status
+        self.appliedBySwiftSteps = appliedBySwiftSteps
     }
 
     /// The migrations' lines and the closing count.
@@ -17,7 +21,11 @@ package struct StatusReport {
             reporter.line(Self.line(for: entry, in: status))
         }
         for identifier in status.unknownApplied {
-            reporter.line("unknown  \(identifier) (applied, but no such migration here: migrated by a newer version)")
+            if appliedBySwiftSteps.contains(identifier) {
+                reporter.line("unknown  \(identifier) (applied by an app's own Swift step, which is not among these migrations: use that app's commands for this database)")
+            } else {
+                reporter.line("unknown  \(identifier) (applied, but no such migration here: migrated by a newer version)")
+            }
         }
         reporter.line("\(status.applied.count) applied, \(status.pending.count) pending"
             + (status.modified.isEmpty ? "" : ", \(status.modified.count) modified")

@@ -11,7 +11,7 @@ extension SQLCipherDatabase: MigrationConnection {
 
     package var sqlite: SQLiteVersion { SQLCipherLibrary.sqlite }
 
-    package func refusingCommits<T>(_ body: () throws -> T) throws -> T {
+    package func runningStep<T>(_ body: () throws -> T) throws -> T {
         try forbiddingCommits(body)
     }
 

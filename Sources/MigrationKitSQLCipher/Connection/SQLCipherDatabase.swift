@@ -456,49 +456,19 @@ public final class SQLCipherDatabase {
             // `main.t`: the table's own name is after the schema's.
             return .missingTable(name.hasPrefix("main.") ? String(name.dropFirst(5)) : String(name))
         }
-        guard Self.isSyntaxError(message) else { return .unknownName }
+        guard SQLErrorPosition.isSyntaxError(message) else { return .unknownName }
         return .syntaxError(SQLParseProblem(message: message, offset: errorOffset(in: sql, message: message)))
     }
 
-    /// SQLite's words for text it cannot parse, as opposed to names it cannot find:
-    /// `near "…": syntax error`, `incomplete input`, `unrecognized token: "…"`.
-    private static func isSyntaxError(_ message: String) -> Bool {
-        (message.hasPrefix("near \"") && message.hasSuffix("\": syntax error"))
-            || message == "incomplete input" || message.hasPrefix("unrecognized token: ")
-    }
-
-    /// The UTF-8 offset in `sql` (one statement and what follows it) of the token where
-    /// the last prepare of it failed with `message`. SQLite 3.38+ says where
-    /// (`sqlite3_error_offset`). Older ones only name the token ("near "FROM""), so
-    /// for a syntax error the statement is prepared again, cut after a token: a cut
-    /// before the token where SQLite stopped parses (or is incomplete), a cut after it
-    /// fails as the whole did, so a binary search over the tokens finds it in a few
-    /// prepares. This happens only on the way to reporting a failure.
+    /// The UTF-8 offset in `sql` of the token where the last prepare of it failed with
+    /// `message` (`SQLErrorPosition`, the same for every connection).
     private func errorOffset(in sql: String, message: String) -> Int? {
-        let offset = Int(migrationkit_error_offset(handle))
-        if offset >= 0 { return offset < sql.utf8.count ? offset : nil }
-        guard Self.isSyntaxError(message) else { return nil }
-        let tokens = SQLTokenizer.tokenize(sql).filter { !$0.isTrivia }
-        guard !message.contains("incomplete input") else { return tokens.last?.offset }
-        let bytes = Array(sql.utf8)
-        func failsAsTheWholeDid(cutAfter index: Int) -> Bool {
-            let token = tokens[index]
-            let prefix = String(decoding: bytes[..<(token.offset + token.text.utf8.count)], as: UTF8.self)
+        SQLErrorPosition.offset(in: sql, message: message, reported: Int(migrationkit_error_offset(handle))) { prefix in
             var statement: OpaquePointer?
             let code = sqlite3_prepare_v2(handle, prefix, -1, &statement, nil)
             sqlite3_finalize(statement)
             return code != SQLITE_OK && String(cString: sqlite3_errmsg(handle)) == message
         }
-        var low = 0
-        var high = tokens.count
-        while low < high {
-            let middle = (low + high) / 2
-            if failsAsTheWholeDid(cutAfter: middle) { high = middle } else { low = middle + 1 }
-        }
-        if low < tokens.count { return tokens[low].offset }
-        // No cut fails that way: SQLite stopped after the last token, at the end of the
-        // text ("near "\n"": a trigger without its END), so point there.
-        return message.hasPrefix("near \"") && message.dropFirst(6).first?.isWhitespace == true ? tokens.last?.offset : nil
     }
 
     /// The connection's current error as an `SQLCipherError`.

@@ -36,8 +36,8 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// When a step that does not say is checked for foreign keys: `.deferred` (the
     /// 12-step procedure, the default) or `.immediate`.
     public var foreignKeyChecks: ForeignKeyChecks = .deferred
-    /// Whether deferred steps' foreign keys are checked before they commit
-    /// (`disablingDeferredForeignKeyChecks()`).
+    /// Whether deferred steps registered from now on have their foreign keys checked
+    /// before they commit (`disablingDeferredForeignKeyChecks()`).
     public private(set) var checksDeferredForeignKeys = true
 
     /// A runner for `steps`, the app's migrations in the order they apply (any
@@ -89,6 +89,7 @@ public struct SQLCipherMigrationRunner: Sendable {
         var step = SQLCipherMigrationStep(identifier: identifier, sourceFile: file, sourceLine: line,
                                           merging: merging.sorted(by: MigrationIdentifierOrder.precedes), apply: migrate, rollback: rollback)
         step.foreignKeyChecks = foreignKeyChecks
+        step.checksDeferredForeignKeys = checksDeferredForeignKeys
         registry = try registry.registering(step)
     }
 
@@ -114,10 +115,11 @@ public struct SQLCipherMigrationRunner: Sendable {
         return try changing(writer) { try engine.migrate($0, through: lastIndex, options: options) }
     }
 
-    /// The same runner, with deferred steps committed without their foreign-key check,
-    /// as GRDB's `disablingDeferredForeignKeyChecks()`: for an app that checks them
-    /// itself. The verification after the run still checks foreign keys unless the host
-    /// replaces it.
+    /// The same runner, whose deferred steps registered from now on commit without
+    /// their foreign-key check, as GRDB's `disablingDeferredForeignKeyChecks()`: for an
+    /// app that checks them itself. Steps registered before keep their check. A run in
+    /// which such a step ran leaves foreign keys out of its verification, and does not
+    /// list them among the checks that passed.
     public func disablingDeferredForeignKeyChecks() -> SQLCipherMigrationRunner {
         var runner = self
         runner.checksDeferredForeignKeys = false
@@ -127,7 +129,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// The migration procedure (the core's `MigrationEngine`) over these steps and checks.
     var engine: MigrationEngine<SQLCipherDatabase> {
         MigrationEngine(registry: registry, host: host, verifier: verifier, allowOutOfOrder: allowOutOfOrder, observer: observer,
-                        foreignKeyChecks: foreignKeyChecks, checksDeferredForeignKeys: checksDeferredForeignKeys)
+                        foreignKeyChecks: foreignKeyChecks)
     }
 
     /// Runs `body` on the writer's connection, outside any transaction (the engine opens

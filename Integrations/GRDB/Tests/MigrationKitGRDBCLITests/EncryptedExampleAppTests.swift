@@ -23,8 +23,37 @@ import MigrationKitKeys
         if asked != nil || TestPlatform.isCI {
             #expect(asked == built, "the commands were built with\(built == "sqlite" ? "out" : "") the GRDBSQLCipher trait")
         }
-        for option in ["--password-file", "--keychain-service", "--plaintext"] {
+        for option in ["--password-file", "--keychain-service", "--plaintext", "--cipher-compatibility", "--memory-security"] {
             #expect(help.stdout.contains(option) == (built == "sqlcipher"), "\(option) in grdb-notes migrate --help: \(help.stdout)")
+        }
+        // A database's own cipher settings are the app's code's to give: never shown.
+        for option in ["--kdf-iter", "--cipher-page-size", "--cipher-kdf-algorithm", "--cipher-hmac-algorithm",
+                       "--cipher-plaintext-header-size", "--cipher-salt"] {
+            #expect(!help.stdout.contains(option), "\(option) in grdb-notes migrate --help: \(help.stdout)")
+        }
+    }
+
+    /// Every option the commands show, they apply; one they do not show is refused with
+    /// one sentence (exit 64), and nothing is created.
+    @Test func anOptionTheAppDoesNotApplyIsRefused() throws {
+        let scratch = try ScratchDatabase()
+        #if GRDBSQLCipher
+        let refusals: [([String], String)] = [
+            (["--kdf-iter", "1000"], "--kdf-iter is not an option of grdb-notes"),
+            (["--cipher-page-size", "8192"], "--cipher-page-size is not an option of grdb-notes"),
+            (["--cipher-compatibility", "2"], "--cipher-compatibility must be 3 or 4 for grdb-notes"),
+        ]
+        #else
+        let refusals: [([String], String)] = [
+            (["--kdf-iter", "1000"], "--kdf-iter applies to encrypted databases"),
+            (["--memory-security"], "--memory-security applies to encrypted databases"),
+            (["--cipher-compatibility", "4"], "--cipher-compatibility applies to encrypted databases"),
+        ]
+        #endif
+        for (options, sentence) in refusals {
+            let refused = try ChildProcess.run([GRDBExampleAppTests.binary, "migrate", "--db-path", scratch.path] + options)
+            #expect(refused.status == 64 && refused.stderr.contains(sentence), "\(options): \(refused.output)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path))
         }
     }
 
@@ -129,6 +158,23 @@ import MigrationKitKeys
         let document = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         #expect((document?["unknownApplied"] as? [String])?.sorted() == Self.identifiers, "\(status.stdout)")
         #expect(!(migrate.output + status.output).contains(passphrase))
+        // And it says whose they are: the app's Swift steps, not a newer version's files.
+        let words = try ChildProcess.run([migrationkit, "status", "--db-path", scratch.path, "--migrations", empty] + keychain)
+        for identifier in Self.identifiers {
+            #expect(words.stdout.contains("unknown  \(identifier) (applied by an app's own Swift step, which is not among these migrations"), "\(words.output)")
+        }
+        #expect(!words.stdout.contains("newer version"), "\(words.output)")
+    }
+
+    /// `--memory-security` turns SQLCipher's memory security on in the app's process,
+    /// for the connections its `openWriter` opens, as it does in the tool's.
+    @Test func memorySecurityIsAppliedWhereItIsShown() throws {
+        let scratch = try ScratchDatabase()
+        let key = try keyFile(TestKey.raw().text, in: scratch)
+        let plain = try notes(["migrate", "--db-path", scratch.path, "--password-file", key, "--verbose"])
+        #expect(plain.status == 0 && plain.stderr.contains("cipher_memory_security is off"), "\(plain.output)")
+        let secured = try notes(["status", "--db-path", scratch.path, "--password-file", key, "--memory-security", "--verbose"])
+        #expect(secured.status == 0 && secured.stderr.contains("cipher_memory_security is on (--memory-security)"), "\(secured.output)")
     }
 
     /// A wrong key, a missing one, or a key for a plaintext file: the tool's exit code and

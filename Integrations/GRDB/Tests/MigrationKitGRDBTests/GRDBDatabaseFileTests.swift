@@ -22,7 +22,7 @@ import MigrationKitSecrets
             ? try GRDBDatabaseFile.openQueue(path: scratch.path)
             : try GRDBDatabaseFile.openPool(path: scratch.path)
         var runner = GRDBMigrationRunner()
-        try runner.registerMigration("0001_notes") { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY)") }
+        runner.registerMigration("0001_notes") { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY)") }
         try runner.migrate(in: writer)
         #expect(try mode(scratch.path) == 0o600)
         if kind == .pool {

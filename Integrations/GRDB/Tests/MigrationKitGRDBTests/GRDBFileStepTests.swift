@@ -31,7 +31,7 @@ import Testing
             verifier: GRDBMigrationVerifier(requiredIndexes: [RequiredIndexSpec(table: "books", index: "books_authorId")]))
         try runner.migrate(in: writer)
         #expect(try runner.appliedIdentifiers(in: writer) == ["0001_authors", "0002_books"])
-        let checksums = try writer.read { try String.fetchAll($0, sql: "SELECT checksum FROM migrationkit_history ORDER BY identifier") }
+        let checksums = try writer.read { try String.fetchAll($0, sql: "SELECT checksum FROM grdb_migrationkit_history ORDER BY identifier") }
         #expect(checksums.count == 2 && checksums.allSatisfy { $0.count == 64 && $0.allSatisfy(\.isHexDigit) }, "\(checksums)")
         // Rolled back, the required index is gone too: the verifier after a rollback
         // would say so, so the rollback runs with a verifier that requires nothing.
@@ -54,8 +54,9 @@ import Testing
         #expect(try GRDBMigrationRunner(directory: folder(scratch)).migrationStatus(in: writer).modified.isEmpty)
         // Another statement is an edit, named with its file.
         try write("-- migrate:up\nCREATE TABLE a (x, y);\n", to: "0001_a.sql", in: scratch)
-        let edited = try GRDBMigrationRunner(directory: folder(scratch))
+        var edited = try GRDBMigrationRunner(directory: folder(scratch))
         #expect(try edited.migrationStatus(in: writer).modified == ["0001_a"])
+        edited.historyChecks = .strict
         #expect(throws: MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: [folder(scratch) + "/0001_a.sql"])) {
             try edited.migrate(in: writer)
         }
@@ -66,14 +67,34 @@ import Testing
         try write("-- migrate:up\nCREATE TABLE a (x);\n", to: "0001_a.sql", in: scratch)
         try write("-- a comment\n-- migrate:up\nCREATE TABLE b (x);\nINSERT INTO missing VALUES (1);\n", to: "0002_b.sql", in: scratch)
         let writer = try scratch.queue()
-        let runner = try GRDBMigrationRunner(directory: folder(scratch))
-        // The same error as under the SQLCipher runner: the step, its file and the line
-        // its section starts on (GRDB's error names the statement).
-        let error = #expect(throws: MigrationStepError.self) { try runner.migrate(in: writer) }
+        var runner = try GRDBMigrationRunner(directory: folder(scratch))
+        let events = EventRecorder()
+        runner.observer = events.record
+        // What the file's step threw: the file and the failing statement's line, where
+        // the tool reports it (SQLite points at `missing`), around GRDB's error. The
+        // observer hears the same failure the SQLCipher runner throws.
+        let thrown = #expect(throws: GRDBFileStatementError.self) { try runner.migrate(in: writer) }
+        #expect(thrown?.sourcePath == folder(scratch) + "/0002_b.sql" && thrown?.sourceLine == 4)
+        let error = events.failures.first
         #expect(error?.identifier == "0002_b" && error?.phase == .apply)
-        #expect(error?.sourceFile == folder(scratch) + "/0002_b.sql" && error?.line == 3)
+        #expect(error?.sourceFile == folder(scratch) + "/0002_b.sql" && error?.line == 4)
         #expect((error?.underlying as? DatabaseError)?.message?.contains("missing") == true)
         #expect(try writer.read { try $0.tableExists("b") } == false)
         #expect(try runner.migrationStatus(in: writer).pending == ["0002_b"])
+    }
+
+    /// A statement over several lines fails at the line of the token SQLite stopped at,
+    /// as the tool reports it; one that fails while it runs, at its first line.
+    @Test func aFailingStatementIsReportedWhereTheToolReportsIt() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE a (x UNIQUE);\nINSERT INTO a\nVALUES (1,\n  2 3);\n", to: "0001_syntax.sql", in: scratch)
+        let writer = try scratch.queue()
+        let syntax = #expect(throws: GRDBFileStatementError.self) { try GRDBMigrationRunner(directory: folder(scratch)).migrate(in: writer) }
+        #expect(syntax?.sourceLine == 5, "\(String(describing: syntax))")
+
+        try FileManager.default.removeItem(atPath: folder(scratch) + "/0001_syntax.sql")
+        try write("-- migrate:up\nCREATE TABLE a (x UNIQUE);\nINSERT INTO a\nVALUES (1), (1);\n", to: "0001_constraint.sql", in: scratch)
+        let constraint = #expect(throws: GRDBFileStatementError.self) { try GRDBMigrationRunner(directory: folder(scratch)).migrate(in: writer) }
+        #expect(constraint?.sourceLine == 3, "\(String(describing: constraint))")
     }
 }

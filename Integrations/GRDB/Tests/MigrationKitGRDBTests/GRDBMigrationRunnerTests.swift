@@ -60,13 +60,6 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(try runner.migrationStatus(in: writer).pending == ["0003_c"])
         try runner.migrate(in: writer)
         #expect(try ledger(writer) == ["0001_a", "0002_b", "0003_c"])
-        // The step GRDB applied got its checksum on record: editing it is now noticed.
-        let edited = try GRDBMigrationRunner(steps: [
-            MigrationStep(identifier: "0001_a", checksum: "sum-a-edited", apply: { _ in }),
-            MigrationStep(identifier: "0002_b", apply: { _ in }),
-            MigrationStep(identifier: "0003_c", apply: { _ in }),
-        ])
-        #expect(try edited.migrationStatus(in: writer).modified == ["0001_a"])
 
         // And back: GRDB's migrator with one more step carries on from the runner's work.
         plain.registerMigration("0003_c") { db in try db.execute(sql: "CREATE TABLE c (x)") }
@@ -74,7 +67,35 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         try plain.migrate(writer)
         #expect(try ledger(writer) == ["0001_a", "0002_b", "0003_c", "0004_d"])
         #expect(try runner.hasBeenSuperseded(in: writer))
-        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0004_d"])) { try runner.migrate(in: writer) }
+        // As GRDB's migrator: the older app's launch migrates what it has, nothing here;
+        // whether to go on is the app's question (hasBeenSuperseded).
+        #expect(try runner.migrate(in: writer).identifiers.isEmpty)
+        var strict = runner
+        strict.historyChecks = .strict
+        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0004_d"])) { try strict.migrate(in: writer) }
+    }
+
+    /// With strict checks (the commands'), the steps GRDB applied get their checksums on
+    /// record, so that editing one is noticed; an app's launch (GRDB's rules) reads and
+    /// writes nothing GRDB would not.
+    @Test func strictChecksAdoptTheChecksumsOfStepsGRDBApplied() throws {
+        let scratch = try ScratchDatabase()
+        let writer = try scratch.queue()
+        var plain = DatabaseMigrator()
+        plain.registerMigration("0001_a") { db in try db.execute(sql: "CREATE TABLE a (x)") }
+        try plain.migrate(writer)
+        func runner(checksum: String) throws -> GRDBMigrationRunner {
+            try GRDBMigrationRunner(steps: [
+                MigrationStep(identifier: "0001_a", checksum: checksum, apply: { db in try db.execute(sql: "CREATE TABLE a (x)") }),
+                MigrationStep(identifier: "0002_b", apply: { db in try db.execute(sql: "CREATE TABLE b (x)") }),
+            ])
+        }
+        try runner(checksum: "sum-a").migrate(in: writer, upTo: "0001_a")
+        #expect(try writer.read { try $0.tableExists(MigrationHistoryTable.name) } == false)
+        var strict = try runner(checksum: "sum-a")
+        strict.historyChecks = .strict
+        #expect(try strict.migrate(in: writer).adoptedChecksums == ["0001_a"])
+        #expect(try runner(checksum: "sum-a-edited").migrationStatus(in: writer).modified == ["0001_a"])
     }
 
     @Test(arguments: WriterKind.allCases)
@@ -89,12 +110,18 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
                 throw Broken()
             }),
         ])
-        // As under the SQLCipher runner: the step's error, naming it, around what it threw.
-        let failure = #expect(throws: MigrationStepError.self) { try runner.migrate(in: writer) }
-        #expect(failure?.identifier == "0002_b" && failure?.phase == .apply && failure?.underlying is Broken)
-        #expect(try tables(writer) == ["a", "grdb_migrations", "migrationkit_history"])
+        // As GRDB's migrator: what the step threw, unchanged. The observer hears which
+        // step it was, where it was declared, and what it threw.
+        let failures = EventRecorder()
+        var observed = runner
+        observed.observer = failures.record
+        #expect(throws: Broken.self) { try observed.migrate(in: writer) }
+        #expect(failures.failures.map(\.identifier) == ["0002_b"])
+        #expect(failures.failures.first?.phase == .apply && failures.failures.first?.underlying is Broken)
+        #expect(failures.failures.first?.sourceFile == #fileID)
+        #expect(try tables(writer) == ["a", "grdb_migrationkit_history", "grdb_migrations"])
         #expect(try ledger(writer) == ["0001_a"])
-        #expect(try writer.read { try String.fetchAll($0, sql: "SELECT identifier FROM migrationkit_history") } == ["0001_a"])
+        #expect(try writer.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrationkit_history") } == ["0001_a"])
         #expect(try runner.migrationStatus(in: writer).pending == ["0002_b"])
     }
 
@@ -110,10 +137,14 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
             MigrationStep(identifier: "0002_b", apply: { db in try db.execute(sql: "CREATE TABLE b (x)") }),
         ])
         #expect(try edited.migrationStatus(in: writer).entries.map(\.state) == [.modified, .pending])
+        var strict = edited
+        strict.historyChecks = .strict
         #expect(throws: MigrationKitError.modifiedMigrations(identifiers: ["0001_a"], files: ["Migrations/0001_a.sql"])) {
-            try edited.migrate(in: writer)
+            try strict.migrate(in: writer)
         }
         #expect(try tables(writer).contains("b") == false)
+        // GRDB's rules (an app's launch) do not compare checksums: the next step runs.
+        #expect(try edited.migrate(in: writer).identifiers == ["0002_b"])
     }
 
     @Test func theVerifierCatchesAMissingRequiredIndex() throws {
@@ -138,7 +169,7 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(report.checks.map(\.passed) == [true, false])
     }
 
-    @Test func migratingBeyondOrOutOfOrderIsAnErrorNotATrap() throws {
+    @Test func migratingBeyondOrToAnUnknownTargetIsAnErrorNotATrap() throws {
         let scratch = try ScratchDatabase()
         let writer = try scratch.queue()
         let runner = try GRDBMigrationRunner(steps: [
@@ -160,8 +191,10 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(try ledger(writer) == ["0001_a", "0002_b"])
     }
 
-    /// A squash of applied steps only rewrites the ledger, as GRDB's `merging:` does.
-    @Test func aMergedStepReplacesItsStepsInTheLedger() throws {
+    /// A squash that cannot be told which of its steps are applied (here a Swift step
+    /// made without `applyMerged`, as a migration file's squash is) runs when none is,
+    /// only rewrites the ledger when all are, and is refused when some are.
+    @Test func aSquashThatCannotBeToldRunsOnlyWhenNoneOfItsStepsIsApplied() throws {
         let scratch = try ScratchDatabase()
         let writer = try scratch.queue()
         try GRDBMigrationRunner(steps: [
@@ -174,9 +207,26 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
             }),
         ])
         #expect(try squashed.migrationStatus(in: writer).entries.map(\.state) == [.applied])
-        try squashed.migrate(in: writer)
+        let report = try squashed.migrate(in: writer)
+        #expect(report.identifiers.isEmpty && report.merges == [LedgerMerge(identifier: "0002_ab", replaces: ["0001_a", "0002_b"])])
         #expect(try ledger(writer) == ["0002_ab"])
         #expect(try squashed.hasCompletedMigrations(in: writer))
+
+        // Nothing applied: it runs.
+        let fresh = try ScratchDatabase()
+        let freshWriter = try fresh.queue()
+        #expect(try squashed.migrate(in: freshWriter).identifiers == ["0002_ab"])
+        #expect(try tables(freshWriter).contains("b"))
+
+        // Some applied: refused, inside the step's transaction, which leaves nothing.
+        let partial = try ScratchDatabase()
+        let partialWriter = try partial.queue()
+        try GRDBMigrationRunner(steps: [MigrationStep(identifier: "0001_a", apply: { db in try db.execute(sql: "CREATE TABLE a (x)") })])
+            .migrate(in: partialWriter)
+        #expect(throws: MigrationKitError.partiallyAppliedMerge(step: "0002_ab", applied: ["0001_a"], missing: ["0002_b"])) {
+            try squashed.migrate(in: partialWriter)
+        }
+        #expect(try ledger(partialWriter) == ["0001_a"])
     }
 
     /// GRDB's migrator runs behind a barrier: a pool reader that starts while a step is
@@ -217,5 +267,35 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(finished.wait(timeout: .now() + 30) == .success, "the migration never finished")
         if let failure { throw failure }
         #expect(try runner.hasCompletedMigrations(in: pool))
+    }
+}
+
+/// What an observer heard.
+final class EventRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [MigrationEvent] = []
+
+    var record: @Sendable (MigrationEvent) -> Void { { [self] event in lock.withLock { events.append(event) } } }
+
+    /// The events, each as a line: `willApply a 1/2`, `didApply a`, `didFail b`, …
+    var lines: [String] {
+        lock.withLock {
+            events.map { event in
+                switch event {
+                case .willApply(let id, let position, let total): return "willApply \(id) \(position)/\(total)"
+                case .didApply(let id, _): return "didApply \(id)"
+                case .willRollback(let id, let position, let total): return "willRollback \(id) \(position)/\(total)"
+                case .didRollback(let id, _): return "didRollback \(id)"
+                case .willVerify: return "willVerify"
+                case .didVerify: return "didVerify"
+                case .didFail(let failure): return "didFail \(failure.identifier)"
+                }
+            }
+        }
+    }
+
+    /// The failures heard (`didFail`).
+    var failures: [MigrationStepError] {
+        lock.withLock { events.compactMap { if case .didFail(let failure) = $0 { return failure } else { return nil } } }
     }
 }

@@ -40,10 +40,10 @@ import Testing
     }
 
     /// The same, registered on the runner in GRDB's style.
-    static func runner() throws -> GRDBMigrationRunner {
+    static func runner() -> GRDBMigrationRunner {
         var runner = GRDBMigrationRunner()
-        try runner.registerMigration(createAuthors, migrate: createAuthorTable)
-        try runner.registerMigration(addBooks, migrate: addBookTableAndBirthYear)
+        runner.registerMigration(createAuthors, migrate: createAuthorTable)
+        runner.registerMigration(addBooks, migrate: addBookTableAndBirthYear)
         return runner
     }
 
@@ -62,7 +62,7 @@ import Testing
         let writer = try kind.open(scratch)
         try Self.migrator.migrate(writer, upTo: Self.createAuthors)
 
-        let runner = try Self.runner()
+        let runner = Self.runner()
         #expect(try runner.appliedIdentifiers(in: writer) == [Self.createAuthors])
         #expect(try runner.migrationStatus(in: writer).pending == [Self.addBooks])
         let report = try runner.migrate(in: writer)
@@ -78,7 +78,7 @@ import Testing
         let scratch = try ScratchDatabase()
         defer { withExtendedLifetime(scratch) {} }
         let writer = try kind.open(scratch)
-        let runner = try Self.runner()
+        let runner = Self.runner()
         #expect(try runner.migrate(in: writer, upTo: Self.createAuthors).identifiers == [Self.createAuthors])
         #expect(try writer.read { try Self.migrator.appliedMigrations($0) } == [Self.createAuthors])
 
@@ -113,7 +113,7 @@ import Testing
         let writer = try WriterKind.queue.open(scratch)
         try Self.migrator.migrate(writer)
         var older = GRDBMigrationRunner()
-        try older.registerMigration(Self.createAuthors, migrate: Self.createAuthorTable)
+        older.registerMigration(Self.createAuthors, migrate: Self.createAuthorTable)
         #expect(try older.appliedIdentifiers(in: writer) == [Self.createAuthors, Self.addBooks])
         #expect(try older.appliedMigrations(in: writer) == [Self.createAuthors])
         #expect(try older.completedMigrations(in: writer) == [Self.createAuthors])
@@ -121,28 +121,33 @@ import Testing
         #expect(try writer.read { try Self.migrator.appliedIdentifiers($0) } == Set(try older.appliedIdentifiers(in: writer)))
     }
 
-    /// Registering an identifier twice is an error to catch, where GRDB stops the process.
-    @Test func registeringAnIdentifierTwiceThrows() throws {
-        var runner = try Self.runner()
-        #expect(throws: MigrationKitError.duplicateIdentifiers([Self.createAuthors])) {
-            try runner.registerMigration(Self.createAuthors, migrate: Self.createAuthorTable)
+    /// Registering an identifier twice stops the process, as GRDB's precondition does:
+    /// a mistake in the app's code, found at its first launch, not an error to handle.
+    @Test func registeringAnIdentifierTwiceStopsTheProcessAsGRDBDoes() async {
+        await #expect(processExitsWith: .failure) {
+            var runner = GRDBMigrationRunner()
+            runner.registerMigration("Create authors") { _ in }
+            runner.registerMigration("Create authors") { _ in }
         }
-        #expect(runner.registry.identifiers == [Self.createAuthors, Self.addBooks])
     }
 
-    /// A Swift step's failure is reported at the line it was registered on, not at a line
-    /// of the SQL string it ran.
-    @Test func aSwiftStepsFailureNamesItsFileAndLine() throws {
+    /// A Swift step's failure reaches the app as GRDB's own error, and the observer
+    /// hears the line the step was registered on, not a line of the SQL string it ran.
+    @Test func aSwiftStepsFailureIsGRDBsErrorAndTheObserverNamesItsFileAndLine() throws {
         let scratch = try ScratchDatabase()
         defer { withExtendedLifetime(scratch) {} }
         let writer = try WriterKind.queue.open(scratch)
         var runner = GRDBMigrationRunner()
+        let events = EventRecorder()
+        runner.observer = events.record
         let line = #line + 1
-        try runner.registerMigration("broken") { db in try db.execute(sql: "CREATE TABLE a (x);\nCREATE TABLE b (y);\nINSERT INTO nowhere VALUES (1);") }
-        let error = #expect(throws: MigrationStepError.self) { try runner.migrate(in: writer) }
-        #expect(error?.sourceFile == #fileID && error?.line == line, "\(String(describing: error))")
-        #expect((error?.underlying as? DatabaseError)?.message == "no such table: nowhere")
-        #expect(error?.description.hasPrefix("\(#fileID):\(line): Migration \"broken\" failed and was rolled back: no such table: nowhere in `") == true,
-                "\(String(describing: error))")
+        runner.registerMigration("broken") { db in try db.execute(sql: "CREATE TABLE a (x);\nCREATE TABLE b (y);\nINSERT INTO nowhere VALUES (1);") }
+        let error = #expect(throws: DatabaseError.self) { try runner.migrate(writer) }
+        #expect(error?.message == "no such table: nowhere")
+        let failure = events.failures.first
+        #expect(failure?.sourceFile == #fileID && failure?.line == line, "\(String(describing: failure))")
+        #expect(failure?.description.hasPrefix("\(#fileID):\(line): Migration \"broken\" failed and was rolled back: no such table: nowhere in `") == true,
+                "\(String(describing: failure))")
+        #expect(events.lines == ["willApply broken 1/1", "didFail broken"])
     }
 }

@@ -21,10 +21,18 @@ import Testing
             })
         }
 
+        /// GRDB's migrator throws what the step threw; the observer hears the step's
+        /// failure, the shape the scenarios compare on every runner.
         func migrate(_ steps: [RunnerScenarios.Step], erasingOnSchemaChange: Bool) throws {
             var runner = try runner(steps)
             runner.eraseDatabaseOnSchemaChange = erasingOnSchemaChange
-            try runner.migrate(in: writer)
+            let events = EventRecorder()
+            runner.observer = events.record
+            do {
+                try runner.migrate(in: writer)
+            } catch {
+                throw events.failures.last ?? error
+            }
         }
 
         func rollback(_ steps: [RunnerScenarios.Step], count: Int, acceptModified: Set<String>) throws -> [String] {

@@ -1,0 +1,121 @@
+import GRDB
+import MigrationKit
+
+/// What GRDB's migrator does not do, done by the core's engine on the writer's
+/// connection behind GRDB's barrier (a pool's readers see the database before or after,
+/// never half way): rollback, baseline, and the verification on demand; and GRDB's own
+/// erase and schema comparison, explained.
+extension GRDBMigrationRunner {
+    // MARK: - Rolling back
+
+    /// Rolls back the latest applied step (refused if edited since it was applied,
+    /// unless `acceptModified` names it).
+    @discardableResult
+    public func rollbackLastMigration(in writer: any DatabaseWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try rollbackMigrations(in: writer, steps: 1, acceptModified: acceptModified)
+    }
+
+    /// Rolls back the latest `steps` applied steps, latest first, each in its own
+    /// transaction with its ledger and history rows, then verifies. Refuses before
+    /// changing anything when one of them has no down closure, or was edited since it
+    /// was applied and `acceptModified` does not name it. A failing down step throws
+    /// `MigrationStepError`, naming it.
+    @discardableResult
+    public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try changing(writer) { try engine.rollback(.latest(count), in: $0, acceptModified: acceptModified) }
+    }
+
+    /// Rolls back every applied step registered after `target`, latest first, leaving
+    /// the database as `migrate(in:upTo: target)` would have.
+    @discardableResult
+    public func rollbackMigrations(in writer: any DatabaseWriter, to target: String, acceptModified: Set<String> = []) throws -> MigrationReport {
+        try changing(writer) { try engine.rollback(.after(target), in: $0, acceptModified: acceptModified) }
+    }
+
+    /// The identifiers `rollbackMigrations(in:steps:)` would roll back, in order, or the
+    /// error it would throw, without changing anything: for checks made before a
+    /// backup is taken.
+    public func rollbackPlan(in reader: any DatabaseReader, steps count: Int, acceptModified: Set<String> = []) throws -> [String] {
+        try reader.read { try engine.analysis(of: $0).rollbackPlan(.latest(count), acceptModified: acceptModified) }.map(\.identifier)
+    }
+
+    /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
+    public func rollbackPlan(in reader: any DatabaseReader, to target: String, acceptModified: Set<String> = []) throws -> [String] {
+        try reader.read { try engine.analysis(of: $0).rollbackPlan(.after(target), acceptModified: acceptModified) }.map(\.identifier)
+    }
+
+    /// Runs `body` on the writer's connection, outside any transaction (the engine opens
+    /// its own), behind GRDB's barrier, and times it.
+    private func changing(_ writer: any DatabaseWriter, _ body: (Database) throws -> MigrationReport) throws -> MigrationReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report = try writer.barrierWriteWithoutTransaction(body)
+        report.duration = clock.now - start
+        return report
+    }
+
+    // MARK: - History tools
+
+    /// Records every step up to and including `target` as applied without running it,
+    /// for a database whose schema predates MigrationKit (Flyway's `baseline`). Steps
+    /// already recorded are left as they are; returns the identifiers newly recorded.
+    @discardableResult
+    public func baseline(in writer: any DatabaseWriter, upTo target: String) throws -> [String] {
+        let targetIndex = try registry.index(ofTarget: target)
+        return try writer.barrierWriteWithoutTransaction { try engine.baseline($0, through: targetIndex) }
+    }
+
+    /// Whether GRDB's `hasSchemaChanges` finds the database's schema other than what its
+    /// applied steps make, and why, for a sentence: applied identifiers no step has
+    /// (removed or renamed steps), or else the schema the applied steps make today
+    /// against the database's. Nil when GRDB finds no change: GRDB decides, so an edited
+    /// step that makes the same schema is no change.
+    public func schemaChange(in reader: any DatabaseReader) throws -> SchemaChange? {
+        try reader.read { db in
+            guard try hasSchemaChanges(db) else { return nil }
+            return try engine.schemaChange(db, decided: true) { steps in
+                // The schema GRDB compared with: the applied steps replayed into a
+                // scratch file database configured as this one.
+                var replay = self
+                replay.registry = MigrationRegistry()
+                for step in steps { replay.registry.registerAsGRDB(step) }
+                replay.eraseDatabaseOnSchemaChange = false
+                return try GRDBScratchDatabase.withQueue(configuredAs: db.configuration) { scratch in
+                    try replay.grdbMigrator(for: nil).migrate(scratch)
+                    return try scratch.read { try SchemaDump.canonicalSQL(of: $0) }
+                }
+            }
+        }
+    }
+
+    /// Erases the database as GRDB's `erase()` does (every table, view, index and
+    /// trigger, the ledger and MigrationKit's history).
+    public func erase(_ writer: any DatabaseWriter) throws {
+        try writer.erase()
+    }
+
+    // MARK: - Verifying
+
+    /// Verifies the database as after a migration: the host's closures where given, the
+    /// verifier otherwise. Throws the first problem (an app's own check's error wrapped
+    /// in a `HostVerificationError`).
+    public func runPostMigrationChecks(in reader: any DatabaseReader) throws {
+        try reader.read { _ = try engine.runVerification(in: $0, foreignKeys: .strict) }
+    }
+
+    /// Every check, passed or failed, for reports: the host's where it gives them (one
+    /// check per part), the verifier's otherwise.
+    public func verificationReport(in reader: any DatabaseReader) throws -> VerificationReport {
+        try reader.read { engine.verificationReport(in: $0) }
+    }
+
+    /// What the verification after a migrate checks, in words, as the SQLCipher runner
+    /// reports it (`MigrationReport.verification`): the host's checks where it gives
+    /// them, the verifier's otherwise.
+    public var verificationSummary: [String] {
+        let integrity = host.verifyIntegrity == nil ? ["quick_check"] : ["the app's integrity checks"]
+        guard host.verifyPostMigration == nil else { return integrity + ["the app's post-migration checks"] }
+        let indexes = verifier.requiredIndexes.count
+        return integrity + ["foreign keys"] + (indexes == 0 ? [] : ["\(indexes) required index" + (indexes == 1 ? "" : "es")])
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+import MigrationKit
+
+/// Migrating: GRDB's migrator runs the steps (`grdbMigrator(for:)`); around it, what must
+/// be decided before it starts (only when something asks for it), and the verification
+/// once it is done.
+extension GRDBMigrationRunner {
+    // MARK: - GRDB's names
+
+    /// Applies every pending step, as GRDB's `migrate(_:)` does, then verifies what the
+    /// run changed. Throws what GRDB's migrator throws (a step's own error, unchanged;
+    /// GRDB's `DatabaseError` for the foreign keys a deferred step broke), or, after the
+    /// steps committed, the verification's error.
+    public func migrate(_ writer: any DatabaseWriter) throws {
+        try migrate(in: writer)
+    }
+
+    /// Applies the pending steps up to and including `targetIdentifier`, as GRDB's
+    /// `migrate(_:upTo:)`, then verifies. Where GRDB stops the process (a target not
+    /// registered, or one the database is already beyond), this throws
+    /// `MigrationKitError.unknownMigration` or `.databaseAlreadyMigratedBeyond` before
+    /// anything runs.
+    public func migrate(_ writer: any DatabaseWriter, upTo targetIdentifier: String) throws {
+        try migrate(in: writer, upTo: targetIdentifier)
+    }
+
+    /// Applies every pending step asynchronously, as GRDB's `asyncMigrate(_:completion:)`:
+    /// GRDB schedules the migration on the writer at once, so writes the app schedules
+    /// after this call see the migrated database, and `completion` runs on the writer's
+    /// queue with its connection (after the verification, when steps ran). The rare runs
+    /// that must read the database before GRDB starts (`historyChecks` `.strict`,
+    /// `eraseDatabaseOnSchemaChange`) read it first, synchronously.
+    public func asyncMigrate(_ writer: any DatabaseWriter, completion: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        guard let lastIndex = registry.steps.indices.last else {
+            writer.asyncBarrierWriteWithoutTransaction { completion($0) }
+            return
+        }
+        let run: GRDBMigrationRun
+        do {
+            run = try preparedRun(in: writer, through: lastIndex, options: MigrateOptions()).run
+        } catch {
+            writer.asyncBarrierWriteWithoutTransaction { _ in completion(.failure(error)) }
+            return
+        }
+        let observer = self.observer
+        grdbMigrator(for: run).asyncMigrate(writer) { dbResult in
+            do {
+                let db: Database
+                do {
+                    db = try dbResult.get()
+                } catch {
+                    if let failure = run.failure(after: error) { observer?(.didFail(failure)) }
+                    throw error
+                }
+                let (report, foreignKeys) = run.finish()
+                if !report.steps.isEmpty { _ = try verification(in: db, foreignKeys: foreignKeys) }
+                completion(.success(db))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    // MARK: - MigrationKit's names
+
+    /// Applies every pending step, then verifies what the run changed; a report of what
+    /// ran. By default GRDB's migrator runs the steps (`migrate(_:)`); `options` asks
+    /// for MigrationKit's atomic or dry runs instead.
+    @discardableResult
+    public func migrate(in writer: any DatabaseWriter, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
+        guard let lastIndex = registry.steps.indices.last else { return MigrationReport() }
+        return try migrate(in: writer, through: lastIndex, options: options)
+    }
+
+    /// Applies the pending steps up to and including `target`, then verifies.
+    ///
+    /// - Throws: `MigrationKitError.unknownMigration` or `.databaseAlreadyMigratedBeyond`
+    ///   before anything runs; with `.strict` history checks, the refusals they make;
+    ///   what GRDB's migrator throws (a step's own error, the foreign keys a step broke);
+    ///   after the steps, the verification's error.
+    @discardableResult
+    public func migrate(in writer: any DatabaseWriter, upTo target: String, options: MigrateOptions = MigrateOptions()) throws -> MigrationReport {
+        try migrate(in: writer, through: try registry.index(ofTarget: target), options: options)
+    }
+
+    private func migrate(in writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report: MigrationReport
+        switch options.mode {
+        case .perStep: report = try migrateWithGRDBsMigrator(writer, through: lastIndex, options: options)
+        case .atomic, .dryRun: report = try migrateInOneTransaction(writer, through: lastIndex, options: options)
+        }
+        report.duration = clock.now - start
+        return report
+    }
+
+    /// GRDB's migrator runs the steps, each in its own transaction.
+    private func migrateWithGRDBsMigrator(_ writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        let (run, adopted) = try preparedRun(in: writer, through: lastIndex, options: options)
+        do {
+            try grdbMigrator(for: run).migrate(writer, upTo: registry.steps[lastIndex].identifier)
+        } catch {
+            if let failure = run.failure(after: error) { observer?(.didFail(failure)) }
+            throw error
+        }
+        var (report, foreignKeys) = run.finish()
+        report.adoptedChecksums = adopted
+        // Nothing ran, nothing to verify: a launch with nothing to do runs GRDB's
+        // statements and no other.
+        guard !report.steps.isEmpty else { return report }
+        report.verification = try writer.read { try verification(in: $0, foreignKeys: foreignKeys) }
+        return report
+    }
+
+    /// `--atomic` and `--dry-run`, which GRDB's migrator has no counterpart for: the
+    /// core's engine runs every pending step and the verification in one transaction
+    /// (rolled back for a dry run), with the plan GRDB's migrator would run under `.grdb`
+    /// checks. A failing step's error is thrown as the step threw it, as from GRDB's
+    /// migrator; the observer hears where it was declared.
+    private func migrateInOneTransaction(_ writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+        if eraseDatabaseOnSchemaChange, options.mode == .atomic, try writer.read({ try hasSchemaChanges($0) }) {
+            try writer.erase()
+        }
+        do {
+            return try writer.barrierWriteWithoutTransaction { db in try engine.migrate(db, through: lastIndex, options: options) }
+        } catch let failure as MigrationStepError {
+            throw failure.underlying
+        }
+    }
+
+    /// The call's run (`GRDBMigrationRun`), after what has to be decided before GRDB's
+    /// migrator starts, when anything has: with `.strict` history checks, the refusals
+    /// and the checksums to record; with `eraseDatabaseOnSchemaChange`, an earlier
+    /// version's history table moved out of the way of GRDB's schema comparison; before a
+    /// target short of the last step, that the database is not beyond it. Otherwise
+    /// nothing is read: GRDB's migrator is the first to touch the database. Returns the
+    /// steps whose checksums were adopted.
+    func preparedRun(in writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> (run: GRDBMigrationRun, adopted: [String]) {
+        let run = GRDBMigrationRun(candidates: registry.steps[...lastIndex], observer: observer)
+        guard historyChecks == .strict || eraseDatabaseOnSchemaChange || lastIndex < registry.steps.count - 1 else { return (run, []) }
+        let adopted = try writer.barrierWriteWithoutTransaction { db in try prepare(run, in: db, through: lastIndex, options: options) }
+        return (run, adopted)
+    }
+
+    private func prepare(_ run: GRDBMigrationRun, in db: Database, through lastIndex: Int, options: MigrateOptions) throws -> [String] {
+        if eraseDatabaseOnSchemaChange {
+            // GRDB replays the applied steps into a scratch database to compare schemas;
+            // the steps of this call run on this connection.
+            run.runs(on: db)
+            if try MigrationBookkeeping.Tables(in: db).legacyHistory {
+                try db.inTransaction(.immediate) {
+                    try MigrationBookkeeping.moveLegacyHistory(in: db)
+                    return .commit
+                }
+            }
+            // A database GRDB is about to erase has no history to refuse.
+            if try grdbMigrator(for: nil).hasSchemaChanges(db) { return [] }
+        }
+        guard historyChecks == .strict else {
+            // GRDB stops the process for a target the database is already beyond.
+            _ = try engine.analysis(of: db).pendingSteps(through: lastIndex, allowOutOfOrder: true)
+            return []
+        }
+        let plan = try engine.plan(db, through: lastIndex, options: options)
+        run.plans(plan.steps.count)
+        if !plan.checksumsToAdopt.isEmpty || !plan.acceptedEdits.isEmpty {
+            try db.inTransaction(.immediate) {
+                try engine.recordChecksums(plan, in: db)
+                return .commit
+            }
+        }
+        return plan.checksumsToAdopt.keys.sorted()
+    }
+
+    /// The verification after a run GRDB's migrator finished, when steps ran: the whole
+    /// file's integrity, and its foreign keys as the steps' checks leave them to it
+    /// (`ForeignKeyChecking`). What it checked, in words.
+    private func verification(in db: Database, foreignKeys: ForeignKeyChecking) throws -> [String] {
+        try engine.runVerification(in: db, foreignKeys: foreignKeys.verification(enforced: db.configuration.foreignKeysEnabled))
+    }
+}

@@ -1,0 +1,116 @@
+import GRDB
+import MigrationKit
+
+/// What the database holds compared with the steps: GRDB's own queries, answered by
+/// GRDB's migrator for these steps, on a `Database` as GRDB takes them and on a reader;
+/// and MigrationKit's status, which also names edited, inserted and partly merged steps.
+extension GRDBMigrationRunner {
+    // MARK: - GRDB's queries
+
+    /// Every identifier in the ledger, registered or not: GRDB's `appliedIdentifiers`.
+    public func appliedIdentifiers(_ db: Database) throws -> Set<String> {
+        try migrator.appliedIdentifiers(db)
+    }
+
+    /// The registered steps whose identifier is in the ledger, in registration order:
+    /// GRDB's `appliedMigrations`.
+    public func appliedMigrations(_ db: Database) throws -> [String] {
+        try migrator.appliedMigrations(db)
+    }
+
+    /// The applied steps registered before any step that is not: GRDB's
+    /// `completedMigrations`.
+    public func completedMigrations(_ db: Database) throws -> [String] {
+        try migrator.completedMigrations(db)
+    }
+
+    /// Whether the last registered step is applied, and every step before it: GRDB's
+    /// `hasCompletedMigrations`.
+    public func hasCompletedMigrations(_ db: Database) throws -> Bool {
+        try migrator.hasCompletedMigrations(db)
+    }
+
+    /// Whether the ledger holds identifiers no registered step has (a newer version of
+    /// the app migrated the database): GRDB's `hasBeenSuperseded`.
+    public func hasBeenSuperseded(_ db: Database) throws -> Bool {
+        try migrator.hasBeenSuperseded(db)
+    }
+
+    /// Whether the database's schema is not what its applied steps make, as GRDB's
+    /// `hasSchemaChanges` decides (the applied steps replayed into a scratch file
+    /// database configured as this one, the schemas compared): what
+    /// `eraseDatabaseOnSchemaChange` acts on. MigrationKit's history table is GRDB's to
+    /// ignore; an earlier version's (which GRDB would count as the app's) is made in the
+    /// scratch database too, until the next migrate moves it.
+    public func hasSchemaChanges(_ db: Database) throws -> Bool {
+        let legacy = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                         arguments: [MigrationHistoryTable.legacyName])
+        return try grdbMigrator(for: nil, reproducingLegacyHistory: legacy).hasSchemaChanges(db)
+    }
+
+    // MARK: - The same, on a reader
+
+    /// Every identifier the ledger holds, registered or not, in the order they were
+    /// recorded (GRDB's `appliedIdentifiers`, ordered).
+    public func appliedIdentifiers(in reader: any DatabaseReader) throws -> [String] {
+        try reader.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }
+    }
+
+    /// GRDB's `appliedMigrations`, read from `reader`.
+    public func appliedMigrations(in reader: any DatabaseReader) throws -> [String] {
+        try reader.read { try appliedMigrations($0) }
+    }
+
+    /// GRDB's `completedMigrations`, read from `reader`.
+    public func completedMigrations(in reader: any DatabaseReader) throws -> [String] {
+        try reader.read { try completedMigrations($0) }
+    }
+
+    /// GRDB's `hasCompletedMigrations`, read from `reader`.
+    public func hasCompletedMigrations(in reader: any DatabaseReader) throws -> Bool {
+        try reader.read { try hasCompletedMigrations($0) }
+    }
+
+    /// GRDB's `hasBeenSuperseded`, read from `reader`.
+    public func hasBeenSuperseded(in reader: any DatabaseReader) throws -> Bool {
+        try reader.read { try hasBeenSuperseded($0) }
+    }
+
+    // MARK: - MigrationKit's status
+
+    /// The registry compared with the database's ledger and history.
+    public func analysis(_ db: Database) throws -> MigrationAnalysis<Database> {
+        try engine.analysis(of: db)
+    }
+
+    /// The registry compared with the database's ledger and history, read from `reader`.
+    public func analysis(in reader: any DatabaseReader) throws -> MigrationAnalysis<Database> {
+        try reader.read { try analysis($0) }
+    }
+
+    /// Every step's state: applied, pending, edited, inserted before an applied step,
+    /// partly merged; and ledger identifiers no step has.
+    public func migrationStatus(_ db: Database) throws -> MigrationStatus {
+        try analysis(db).status
+    }
+
+    /// Every step's state, read from `reader`.
+    public func migrationStatus(in reader: any DatabaseReader) throws -> MigrationStatus {
+        try analysis(in: reader).status
+    }
+
+    /// What `migrate(in:options:)` (or `migrate(in:upTo:options:)` with `target`) would
+    /// apply under the runner's history checks, or the error it would throw before
+    /// anything runs, without changing anything.
+    public func migratePlan(in reader: any DatabaseReader, upTo target: String? = nil,
+                            options: MigrateOptions = MigrateOptions()) throws -> MigrationPlan<Database> {
+        let lastIndex = try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1)
+        return try reader.read { try engine.plan($0, through: lastIndex, options: options) }
+    }
+
+    /// How long each applied step took, as recorded when it ran (0 for a step another
+    /// tool applied), by identifier.
+    public func recordedDurations(in reader: any DatabaseReader) throws -> [String: Duration] {
+        try reader.read { db in try MigrationBookkeeping.history(in: db).mapValues { .milliseconds($0.durationMilliseconds) } }
+    }
+}
