@@ -7,7 +7,9 @@
 #   sqlcipher3  Debian 12's own SQLCipher 3.4.1 (scripts/sqlcipher3.sh), scratch path
 #               .build-sqlcipher3
 #   grdb        the GRDB integration (Integrations/GRDB), a package of its own on the
-#               system SQLite, in its own process: never beside libsqlcipher
+#               system SQLite, in its own process: never beside libsqlcipher; then
+#               GRDB's own DatabaseMigratorTests on GRDB's migrator and on the runner
+#               (scripts/grdb-migrator-tests.sh), their counts printed at the end
 #   grdb-sqlcipher  the same package on GRDB built on the system's SQLCipher 4
 #               (Integrations/GRDBSQLCipher, scripts/grdb-sqlcipher.sh): encrypted
 #               GRDB apps, never beside libsqlite3
@@ -42,7 +44,7 @@ trap 'rm -rf "$logs"' EXIT
 run_tests() {
     log="$logs/$1.log"
     shift
-    { status=0; "$@" || status=$?; echo "$status" >"$log.status"; } 2>&1 | tee "$log"
+    { status=0; "$@" || status=$?; echo "$status" >"$log.status"; } 2>&1 | tee -a "$log"
     [ "$(cat "$log.status")" = 0 ]
 }
 
@@ -124,9 +126,16 @@ for configuration in $configurations; do
             timed "$configuration" build swift build $test_build_flags --build-tests $traits || exit 1
             ../../scripts/check-linkage.sh .build "$configuration" || exit 1
             echo "== $configuration: testing" >&2
+            # GRDB's own DatabaseMigratorTests run apart (scripts/grdb-migrator-tests.sh),
+            # once on GRDB's migrator and once on the runner, to compare their counts.
             # shellcheck disable=SC2086
             timed "$configuration" test run_tests "$configuration" ../../scripts/with-test-keyring.sh \
-                swift test $test_build_flags --skip-build $traits "$@" || exit 1
+                swift test $test_build_flags --skip-build $traits --skip '^DatabaseMigratorTestsOn' "$@" || exit 1
+            if [ $# -eq 0 ]; then
+                # shellcheck disable=SC2086
+                timed "$configuration" test run_tests "$configuration" \
+                    ../../scripts/grdb-migrator-tests.sh . "$configuration" "$logs/grdb-migrator" $test_build_flags $traits || exit 1
+            fi
             ;;
         docs)
             timed docs test ./scripts/docs.sh || exit 1
@@ -149,6 +158,10 @@ for configuration in $configurations; do
 done
 
 ./scripts/test-times.sh "$logs/times" "$(($(date +%s) - started))" "$configurations" >&2
+if [ -f "$logs/grdb-migrator" ]; then
+    echo "test: GRDB's own migrator tests, on GRDB's DatabaseMigrator and on GRDBMigrationRunner:" >&2
+    cat "$logs/grdb-migrator" >&2
+fi
 
 if [ -n "$failed" ]; then
     for configuration in $failed; do

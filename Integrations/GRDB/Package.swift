@@ -10,6 +10,14 @@ import PackageDescription
 // the root package's tests link libsqlcipher. This package builds the same sources (the
 // core, the commands' shared module and both GRDB modules, through symbolic links into
 // Sources/), so it depends on no path whose name changes with the checkout's folder.
+/// GRDB's test files as GRDB builds them: Swift 5 mode; on SQLCipher (the GRDBSQLCipher
+/// trait), its `SQLCipher` module and encrypted test databases (`GRDBCIPHER_USE_ENCRYPTION`).
+let grdbsOwnTestSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v5),
+    .define("SQLCipher", .when(traits: ["GRDBSQLCipher"])),
+    .define("GRDBCIPHER_USE_ENCRYPTION", .when(traits: ["GRDBSQLCipher"])),
+]
+
 let package = Package(
     name: "MigrationKitGRDB",
     products: [
@@ -95,6 +103,15 @@ let package = Package(
         // Child processes with a time limit and the `sqlcipher` shell, as the main
         // package's tests have them (Tests/TestSupport, through a symbolic link).
         .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
+        // GRDB's own tests of its migrator (DatabaseMigratorTests/README.md): symbolic links
+        // into the GRDB checkout SwiftPM resolved, compiled unchanged twice, on GRDB's
+        // DatabaseMigrator and, through a one-line shim, on GRDBMigrationRunner
+        // (scripts/grdb-migrator-tests.sh compares them). In GRDB's own language mode;
+        // on SQLCipher, as GRDB's encrypted test runs build them.
+        .testTarget(name: "DatabaseMigratorTestsOnGRDB", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+                    path: "DatabaseMigratorTests/OnGRDB", resources: [.copy("Resources")], swiftSettings: grdbsOwnTestSettings),
+        .testTarget(name: "DatabaseMigratorTestsOnRunner", dependencies: ["MigrationKitGRDB", .product(name: "GRDB", package: "GRDB.swift")],
+                    path: "DatabaseMigratorTests/OnRunner", resources: [.copy("Resources")], swiftSettings: grdbsOwnTestSettings),
         .testTarget(name: "MigrationKitGRDBTests", dependencies: [
             "MigrationKitGRDB", "MigrationKitKeys", "GRDBTestSupport", "MigrationKitTestSupport",
         ]),

@@ -1,0 +1,1 @@
+../../../GRDB/DatabaseMigratorTests/OnRunner/DatabaseMigrator.swift

@@ -1,0 +1,1 @@
+../../.build/checkouts/GRDB.swift/Tests/GRDBTests/Mutex.swift
