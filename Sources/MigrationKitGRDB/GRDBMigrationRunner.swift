@@ -104,12 +104,14 @@ public struct GRDBMigrationRunner: Sendable {
     /// twice stops the process, as GRDB's precondition does.
     ///
     /// - Parameters:
+    ///   - identifier: the step's identifier in the ledger.
     ///   - foreignKeyChecks: nil for the runner's `foreignKeyChecks` (deferred unless
     ///     set), as GRDB's `.deferred` default.
     ///   - rollback: the step's down closure, for `rollbackLastMigration(in:)`.
     ///   - file: where the step is declared, for the observer's `didFail` and the
     ///     commands' sentences.
     ///   - line: the line it is declared on.
+    ///   - migrate: the step, run in its own transaction.
     public mutating func registerMigration(
         _ identifier: String, foreignKeyChecks: ForeignKeyChecks? = nil,
         rollback: (@Sendable (Database) throws -> Void)? = nil,
