@@ -5,10 +5,11 @@
 /// half-migrate a database.
 public struct MigrationRegistry<Database>: Sendable {
     /// The steps, in the order they apply.
-    public private(set) var steps: [MigrationStep<Database>]
+    public var steps: [MigrationStep<Database>] { registered }
+    @usableFromInline var registered: [MigrationStep<Database>]
     /// Each step's position, by identifier: registering a step, and finding one, cost
     /// the same however many are registered (an app registers hundreds at every launch).
-    private var positions: [String: Int] = [:]
+    @usableFromInline var positions: [String: Int] = [:]
 
     /// - Parameters:
     ///   - steps: the steps, in application order.
@@ -39,11 +40,11 @@ public struct MigrationRegistry<Database>: Sendable {
 
     /// An empty registry, to register steps in one by one (`registering(_:)`).
     public init() {
-        steps = []
+        registered = []
     }
 
     private init(validated steps: [MigrationStep<Database>]) {
-        self.steps = steps
+        registered = steps
         positions.reserveCapacity(steps.count)
         for (index, step) in steps.enumerated() { positions[step.identifier] = index }
     }
@@ -63,10 +64,10 @@ public struct MigrationRegistry<Database>: Sendable {
     /// app's code, found at its first launch).
     ///
     /// In place: an app registers its steps at every launch, each appended where it is.
-    package mutating func registerAsGRDB(_ step: MigrationStep<Database>) {
-        let registered = positions.updateValue(steps.count, forKey: step.identifier)
-        precondition(registered == nil, "already registered migration: \(String(reflecting: step.identifier))")
-        steps.append(step)
+    @inlinable package mutating func registerAsGRDB(_ step: MigrationStep<Database>) {
+        let previous = positions.updateValue(registered.count, forKey: step.identifier)
+        precondition(previous == nil, "already registered migration: \(String(reflecting: step.identifier))")
+        registered.append(step)
     }
 
     /// The same registry with each step transformed (`MigrationStep.checking`): the

@@ -32,6 +32,8 @@ final class GRDBMigrationRun: @unchecked Sendable {
     private var report = MigrationReport()
     /// How the steps that ran had their foreign keys checked.
     private var foreignKeys = ForeignKeyChecking()
+    /// What the run changes, watched from its first step on.
+    private var changes: GRDBChangedTables?
 
     /// A call that may run `candidates`; `total`, when the caller planned the run
     /// already, is how many will run.
@@ -87,13 +89,21 @@ final class GRDBMigrationRun: @unchecked Sendable {
             let tables = try MigrationBookkeeping.Tables(in: db)
             if tables.legacyHistory { try MigrationBookkeeping.moveLegacyHistory(in: db) }
             let counted = try observer != nil && lock.withLock({ total }) == nil ? pendingCount(in: db) : nil
+            let changes = try GRDBChangedTables(watching: db)
             lock.withLock {
                 begun = true
                 historyTableExists = tables.history
                 if let counted { total = counted }
+                self.changes = changes
             }
         }
         finishRunning()
+    }
+
+    /// The tables the run changed that exist now (`GRDBChangedTables`); none when no
+    /// step ran.
+    func changedTables(in db: Database) throws -> [String] {
+        try lock.withLock { changes }?.tables(in: db) ?? []
     }
 
     /// The running step's history row, in its transaction.

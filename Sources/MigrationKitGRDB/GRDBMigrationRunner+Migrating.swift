@@ -54,7 +54,7 @@ extension GRDBMigrationRunner {
                     throw error
                 }
                 let (report, foreignKeys) = run.finish()
-                if !report.steps.isEmpty { _ = try verification(in: db, foreignKeys: foreignKeys) }
+                if !report.steps.isEmpty { _ = try verification(of: run, in: db, foreignKeys: foreignKeys, options: MigrateOptions()) }
                 completion(.success(db))
             } catch {
                 completion(.failure(error))
@@ -110,7 +110,7 @@ extension GRDBMigrationRunner {
         // Nothing ran, nothing to verify: a launch with nothing to do runs GRDB's
         // statements and no other.
         guard !report.steps.isEmpty else { return report }
-        report.verification = try writer.read { try verification(in: $0, foreignKeys: foreignKeys) }
+        report.verification = try writer.read { try verification(of: run, in: $0, foreignKeys: foreignKeys, options: options) }
         return report
     }
 
@@ -174,10 +174,14 @@ extension GRDBMigrationRunner {
         return plan.checksumsToAdopt.keys.sorted()
     }
 
-    /// The verification after a run GRDB's migrator finished, when steps ran: the whole
-    /// file's integrity, and its foreign keys as the steps' checks leave them to it
-    /// (`ForeignKeyChecking`). What it checked, in words.
-    private func verification(in db: Database, foreignKeys: ForeignKeyChecking) throws -> [String] {
-        try engine.runVerification(in: db, foreignKeys: foreignKeys.verification(enforced: db.configuration.foreignKeysEnabled))
+    /// The verification after a run GRDB's migrator finished, when steps ran: the
+    /// integrity of the tables it changed (the whole file's with `.wholeFile`), and
+    /// foreign keys as the steps' checks leave them to it (`ForeignKeyChecking`). What it
+    /// checked, in words.
+    private func verification(of run: GRDBMigrationRun, in db: Database, foreignKeys: ForeignKeyChecking,
+                              options: MigrateOptions) throws -> [String] {
+        let tables = options.verification == .wholeFile ? nil : try run.changedTables(in: db)
+        return try engine.runVerification(in: db, foreignKeys: foreignKeys.verification(enforced: db.configuration.foreignKeysEnabled),
+                                          integrityOf: tables)
     }
 }

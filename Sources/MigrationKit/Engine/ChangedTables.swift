@@ -15,10 +15,10 @@ package struct ChangedTables: Sendable {
     /// Whether a table was renamed: a rename also rewrites the tables pointing at it.
     private(set) var renamesTable = false
 
-    init() {}
+    package init() {}
 
     /// Adds tables as `MigrationConnection.recordingWrittenTables` names them.
-    mutating func add(_ written: Set<String>, renamesTable: Bool = false) {
+    package mutating func add(_ written: Set<String>, renamesTable: Bool = false) {
         for name in written {
             let folded = name.sqlNameFolded
             guard !folded.hasPrefix("sqlite_"), !SchemaDump.isBookkeeping(name) else { continue }
@@ -36,7 +36,7 @@ package struct ChangedTables: Sendable {
 
     /// The changed tables that exist now (a step may drop one, or rename it away), as
     /// the schema spells them, sorted.
-    func existing(in db: some MigrationConnection) throws -> [String] {
+    package func existing(in db: some MigrationConnection) throws -> [String] {
         guard !names.isEmpty else { return [] }
         return try tableNames(in: db).filter { names.contains($0.sqlNameFolded) }
     }

@@ -20,10 +20,24 @@ extension MigrationEngine {
     @discardableResult
     package func runVerification(in db: Database, foreignKeys: ForeignKeyVerification,
                                  changed change: (tables: ChangedTables, graph: ForeignKeyGraph)? = nil) throws -> [String] {
+        try runVerification(in: db, foreignKeys: foreignKeys, integrityOf: try change.map { try $0.tables.existing(in: db) },
+                            foreignKeyGraph: change.map { ($0.tables, $0.graph) })
+    }
+
+    /// Verifies as `runVerification(in:foreignKeys:changed:)` does, for a layer that
+    /// learns what a run wrote on its own (GRDB's transaction observers): the integrity
+    /// of `tables` (nil: the whole file), and foreign keys as `foreignKeys` says.
+    @discardableResult
+    package func runVerification(in db: Database, foreignKeys: ForeignKeyVerification, integrityOf tables: [String]?) throws -> [String] {
+        try runVerification(in: db, foreignKeys: foreignKeys, integrityOf: tables, foreignKeyGraph: nil)
+    }
+
+    private func runVerification(in db: Database, foreignKeys: ForeignKeyVerification, integrityOf tables: [String]?,
+                                 foreignKeyGraph change: (tables: ChangedTables, graph: ForeignKeyGraph)?) throws -> [String] {
         observer?(.willVerify)
         let clock = ContinuousClock()
         let start = clock.now
-        let integrity = verificationSuite.integrity(db, changedTables: try change.map { try $0.tables.existing(in: db) })
+        let integrity = verificationSuite.integrity(db, changedTables: tables)
         if let failure = integrity.failure { throw failure }
         let postMigration: VerificationSuite<Database>.Part
         if case .skipped = foreignKeys {

@@ -169,6 +169,29 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(report.checks.map(\.passed) == [true, false])
     }
 
+    /// The verification after a run reads the tables the run changed, as the tool's
+    /// migrate does by default (a small change to a large database does not read all of
+    /// it back): rows written, an index built, a table rebuilt and renamed; `.wholeFile`
+    /// reads everything.
+    @Test func theVerificationReadsWhatTheRunChanged() throws {
+        let scratch = try ScratchDatabase()
+        let writer = try scratch.queue()
+        var plain = DatabaseMigrator()
+        plain.registerMigration("tables") { db in
+            try db.execute(sql: "CREATE TABLE big (x); CREATE TABLE small (y); CREATE TABLE other (z); INSERT INTO big VALUES (1), (2)")
+        }
+        try plain.migrate(writer)
+        var runner = GRDBMigrationRunner()
+        runner.registerMigration("tables") { _ in }
+        runner.registerMigration("index small") { db in try db.execute(sql: "CREATE INDEX small_y ON small(y)") }
+        runner.registerMigration("rebuild other") { db in
+            try db.execute(sql: "CREATE TABLE other_new (z, w); INSERT INTO other_new (z) SELECT z FROM other; DROP TABLE other; ALTER TABLE other_new RENAME TO other")
+        }
+        runner.registerMigration("fill small") { db in try db.execute(sql: "INSERT INTO small VALUES (3)") }
+        #expect(try runner.migrate(in: writer, upTo: "rebuild other").verification == ["quick_check of 2 changed tables", "foreign keys"])
+        #expect(try runner.migrate(in: writer, options: MigrateOptions(verification: .wholeFile)).verification == ["quick_check", "foreign keys"])
+    }
+
     @Test func migratingBeyondOrToAnUnknownTargetIsAnErrorNotATrap() throws {
         let scratch = try ScratchDatabase()
         let writer = try scratch.queue()
