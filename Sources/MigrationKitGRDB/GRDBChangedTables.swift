@@ -11,6 +11,9 @@ import MigrationKit
 final class GRDBChangedTables: TransactionObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var written: Set<String> = []
+    /// The table the last statement wrote: a step's statements mostly write one table
+    /// over and over (a row at a time), and GRDB asks before each one runs.
+    private var lastWritten: String?
     /// Each schema object before the run ("type name"), with its SQL.
     private let schemaBefore: [String: String]
 
@@ -22,7 +25,12 @@ final class GRDBChangedTables: TransactionObserver, @unchecked Sendable {
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        lock.withLock { _ = written.insert(eventKind.tableName) }
+        let table = eventKind.tableName
+        lock.withLock {
+            guard table != lastWritten else { return }
+            written.insert(table)
+            lastWritten = table
+        }
         return false
     }
 
