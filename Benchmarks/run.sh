@@ -27,6 +27,17 @@ fi
 mkdir -p Benchmarks/results
 gcc -O2 -Wall -Wextra -shared -fPIC -o Benchmarks/results/kdfcount.so Benchmarks/kdfcount.c -ldl
 
+# Case 10, GRDB apps: GRDB's own DatabaseMigrator against GRDBMigrationRunner in one
+# process on the same GRDB (the system's SQLite), built in release mode in the GRDB
+# package (Integrations/GRDB).
+case ",${BENCH_CASES:-1,2,3,4,5,6,7,8,9,10}," in
+*,10,*)
+    echo "bench: building grdb-migrator-bench (release) in Integrations/GRDB" >&2
+    (cd Integrations/GRDB && swift build -c release --product grdb-migrator-bench >&2)
+    Integrations/GRDB/.build/release/grdb-migrator-bench "${BENCH_RUNS:-5}" | tee Benchmarks/results/results-grdb.md
+    ;;
+esac
+
 for configuration in ${BENCH_CONFIGS:-sqlcipher4 sqlcipher3}; do
     (
         case "$configuration" in

@@ -98,6 +98,11 @@ let package = Package(
             "MigrationKitGRDB", "MigrationKitGRDBCLI",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Examples/GRDBNotes"),
+        // Case 10 of `make bench`: GRDB's DatabaseMigrator against the runner
+        // (Benchmarks/GRDBMigrator, through a symbolic link like the example's).
+        .executableTarget(name: "grdb-migrator-bench", dependencies: [
+            "MigrationKit", "MigrationKitGRDB", .product(name: "GRDB", package: "GRDB.swift"),
+        ], path: "Benchmarks/GRDBMigrator"),
         // Scratch database files for both test targets.
         .target(name: "GRDBTestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/GRDBTestSupport"),
         // Child processes with a time limit and the `sqlcipher` shell, as the main
