@@ -110,6 +110,7 @@ import Testing
         // Nothing to do: nothing written.
         before = try TreeSnapshot(workspace.root)
         #expect(try workspace.run("migrate", ["--to", "0001_authors", "--no-backup"]).status == 0)
+        #expect(try workspace.run("migrate", ["--to", "0001_authors", "--atomic", "--no-backup"]).status == 0)
         try expectUnchanged(before, "migrate with nothing to do")
 
         // The next step's transaction moves it over.

@@ -52,7 +52,7 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         let report = try runner.migrate(in: writer)
         #expect(report.adoptedChecksums == ["0001_a"])
         #expect(report.identifiers == ["0002_b"])
-        let history = try writer.read { try MigrationHistory.entries(in: $0) }
+        let history = try writer.read { try MigrationBookkeeping.history(in: $0) }
         #expect(history["0001_a"]?.checksum == SQLCipherMigrationStep.checksum(of: "CREATE TABLE a (x)"))
         #expect(history["0002_b"]?.checksum == SQLCipherMigrationStep.checksum(of: "CREATE TABLE b (z)"))
         // The ledger is still exactly GRDB's.
@@ -75,14 +75,14 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         var runner = try SQLCipherMigrationRunner(steps: steps)
         runner.observer = { event in
             guard case .didApply(let identifier, _) = event else { return }
-            sightings.record(identifier, (try? reader.read { try MigrationHistory.entries(in: $0) }) ?? [:])
+            sightings.record(identifier, (try? reader.read { try MigrationBookkeeping.history(in: $0) }) ?? [:])
         }
         try runner.migrate(in: writer)
 
         let afterFirst = sightings.seen["0001_a"] ?? [:]
         #expect(afterFirst.keys.sorted() == ["0001_a", "0002_b", "0003_c", "0004_d"])
         for planned in steps { #expect(afterFirst[planned.identifier]?.checksum == planned.checksum) }
-        let history = try writer.read { try MigrationHistory.entries(in: $0) }
+        let history = try writer.read { try MigrationBookkeeping.history(in: $0) }
         #expect(history.keys.sorted() == ["0001_a", "0002_b", "0003_c", "0004_d"])
         for planned in steps { #expect(history[planned.identifier]?.checksum == planned.checksum) }
         // Each row has the time its own step was applied, in the order they were applied,
@@ -97,7 +97,7 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
             step("0005_e", "CREATE TABLE e (x)"), step("0006_f", "CREATE TABLE a (x)"), step("0007_g", "CREATE TABLE g (x)"),
         ])
         #expect(throws: MigrationStepError.self) { try more.migrate(in: writer) }
-        let afterFailure = try writer.read { try MigrationHistory.entries(in: $0) }
+        let afterFailure = try writer.read { try MigrationBookkeeping.history(in: $0) }
         #expect(afterFailure.keys.sorted() == ["0001_a", "0002_b", "0003_c", "0004_d", "0005_e"])
         #expect(try writer.read { try MigrationLedger.identifiers(in: $0) } == ["0001_a", "0002_b", "0003_c", "0004_d", "0005_e"])
         #expect((afterFailure["0005_e"]?.appliedAt ?? "") > (afterFailure["0004_d"]?.appliedAt ?? "~"))
@@ -113,14 +113,14 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
             step(String(format: "%04d_t", number), number == 300 ? "CREATE TABLE t1 (x)" : "CREATE TABLE t\(number) (x)")
         }
         #expect(throws: MigrationStepError.self) { try SQLCipherMigrationRunner(steps: steps).migrate(in: writer) }
-        let history = try writer.read { try MigrationHistory.entries(in: $0) }
+        let history = try writer.read { try MigrationBookkeeping.history(in: $0) }
         #expect(history.keys.sorted() == steps.prefix(299).map(\.identifier))
         #expect(history.keys.sorted() == (try writer.read { try MigrationLedger.identifiers(in: $0) }))
         for applied in steps.prefix(299) { #expect(history[applied.identifier]?.checksum == applied.checksum) }
 
         let fixed = steps.prefix(299) + (300...520).map { step(String(format: "%04d_t", $0), "CREATE TABLE t\($0) (x)") }
         try SQLCipherMigrationRunner(steps: Array(fixed)).migrate(in: writer)
-        let finished = try writer.read { try MigrationHistory.entries(in: $0) }
+        let finished = try writer.read { try MigrationBookkeeping.history(in: $0) }
         #expect(finished.count == 520)
         for applied in fixed { #expect(finished[applied.identifier]?.checksum == applied.checksum) }
     }
@@ -130,9 +130,9 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
         let runner = try SQLCipherMigrationRunner(steps: [step("0001_a", "CREATE TABLE a (x)", down: "DROP TABLE a")])
         try runner.migrate(in: writer)
-        #expect(try writer.read { try MigrationHistory.entries(in: $0) }.keys.sorted() == ["0001_a"])
+        #expect(try writer.read { try MigrationBookkeeping.history(in: $0) }.keys.sorted() == ["0001_a"])
         try runner.rollbackLastMigration(in: writer)
-        #expect(try writer.read { try MigrationHistory.entries(in: $0) }.isEmpty)
+        #expect(try writer.read { try MigrationBookkeeping.history(in: $0) }.isEmpty)
     }
 }
 
@@ -302,7 +302,7 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
 /// What the history held when each step had committed, by identifier.
 private final class HistorySightings: @unchecked Sendable {
     private let lock = NSLock()
-    private var sightings: [String: [String: MigrationHistory.Entry]] = [:]
-    func record(_ identifier: String, _ history: [String: MigrationHistory.Entry]) { lock.withLock { sightings[identifier] = history } }
-    var seen: [String: [String: MigrationHistory.Entry]] { lock.withLock { sightings } }
+    private var sightings: [String: [String: MigrationHistoryTable.Entry]] = [:]
+    func record(_ identifier: String, _ history: [String: MigrationHistoryTable.Entry]) { lock.withLock { sightings[identifier] = history } }
+    var seen: [String: [String: MigrationHistoryTable.Entry]] { lock.withLock { sightings } }
 }

@@ -42,9 +42,10 @@ extension MigrationEngine {
             (work, outcome) = try ForeignKeyDeferral.inTransaction(
                 db, baseline: foreignKeys, commit: !isDryRun, checking: checking,
                 prepare: { () throws -> AtomicWork in
-                    try MigrationBookkeeping.moveLegacyHistory(in: db)
                     let schemaBefore = isDryRun ? try SchemaDump.canonicalSQL(of: db) : nil
                     let planned = try plan(db, through: lastIndex, options: options)
+                    // A run with nothing to do writes nothing.
+                    if planned.changesAnything { try MigrationBookkeeping.moveLegacyHistory(in: db) }
                     try recordBookkeeping(planned, in: db)
                     return AtomicWork(plan: planned, schemaBefore: schemaBefore)
                 },

@@ -92,8 +92,12 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     }
 
     /// The checksums `plan` records: adopted ones, and accepted edits'. (GRDB's migrator
-    /// makes the ledger's rewrites itself, so the GRDB runner records only these.)
+    /// makes the ledger's rewrites itself, so the GRDB runner records only these.) An
+    /// earlier version's history table is moved first: its rows are read as the newer
+    /// ones, and would hide, then overwrite, what is recorded here.
     package func recordChecksums(_ plan: MigrationPlan<Database>, in db: Database) throws {
+        guard !plan.checksumsToAdopt.isEmpty || !plan.acceptedEdits.isEmpty else { return }
+        try MigrationBookkeeping.moveLegacyHistory(in: db)
         for (identifier, checksum) in plan.checksumsToAdopt.sorted(by: { $0.key < $1.key }) {
             try MigrationBookkeeping.setChecksum(checksum, for: identifier, in: db)
         }

@@ -208,16 +208,13 @@ package enum MigrationBookkeeping {
     /// Moves the rows of the legacy history table (`migrationkit_history`) into the
     /// current one and drops it, when it exists: part of the first write a runner makes
     /// to a database an earlier version migrated, inside that write's transaction.
-    /// Returns whether there was anything to move.
-    @discardableResult
-    package static func moveLegacyHistory(in db: some BookkeepingExecuting) throws -> Bool {
-        guard try db.tableExists(MigrationHistoryTable.legacyName) else { return false }
+    package static func moveLegacyHistory(in db: some BookkeepingExecuting) throws {
+        guard try db.tableExists(MigrationHistoryTable.legacyName) else { return }
         try db.execute(MigrationHistoryTable.create)
         try db.execute(BookkeepingStatement(
             "INSERT OR REPLACE INTO \(MigrationHistoryTable.name) (identifier, checksum, applied_at, duration_ms) "
                 + "SELECT identifier, checksum, applied_at, duration_ms FROM \(MigrationHistoryTable.legacyName)"))
         try db.execute(BookkeepingStatement("DROP TABLE \(MigrationHistoryTable.legacyName)"))
-        return true
     }
 
     /// A step applied, as `MigrationLedgerTable.recordApplied` says for its kind (a

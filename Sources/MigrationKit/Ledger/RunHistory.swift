@@ -4,10 +4,11 @@ import Foundation
 /// (`migrate`'s default), written by two of the run's transactions instead of a row by
 /// each.
 ///
-/// A history row makes its transaction write two more pages (the row's, and its primary
-/// key's index), each encrypted into the journal and into the file: for 300 small
-/// migrations on SQLCipher 4.6.1 that was 7 % of the run, the largest part of what
-/// `migrate` added to the `sqlcipher` shell's work (Benchmarks/README.md, issue 25). So
+/// A history row makes its transaction write more pages (the history table's, one since
+/// the table has no rowid), each encrypted into the journal and into the file: the
+/// largest part of what `migrate` added to the `sqlcipher` shell's work on 300 small
+/// migrations (Benchmarks/README.md, issue 25; in a GRDB app, where GRDB's migrator
+/// commits each step, case 10 shows the same page). So
 /// the first transaction that applies a step also records the checksum of every step
 /// the run plans after it, and the last one gives each row the time its step was
 /// applied and how long it took.
