@@ -56,6 +56,11 @@ public struct MigrationAnalysis<Database>: Sendable {
     /// Every merged step with only some of its replaced steps applied: its identifier,
     /// and which replaced steps are applied and which are not.
     public let partialMerges: [String: (applied: [String], missing: [String])]
+    /// Pending merged steps in GRDB's form whose replaced steps are all applied: they run
+    /// knowing it, as GRDB runs them, to bring the ledger to their identifier. Nothing of
+    /// the history they replace is pending, so steps applied after it do not make them
+    /// out of order.
+    private let replacingAppliedHistory: Set<String>
 
     /// Compares `registry` with `snapshot`, once: every property is computed here.
     public init(registry: MigrationRegistry<Database>, snapshot: LedgerSnapshot) {
@@ -66,6 +71,7 @@ public struct MigrationAnalysis<Database>: Sendable {
         var merges: [LedgerMerge] = []
         var partialMerge: MigrationKitError?
         var partialMerges: [String: (applied: [String], missing: [String])] = [:]
+        var replacingAppliedHistory = Set<String>()
         for step in registry.steps {
             if ledger.contains(step.identifier) {
                 applied.insert(step.identifier)
@@ -85,8 +91,11 @@ public struct MigrationAnalysis<Database>: Sendable {
                         partialMerge = .partiallyAppliedMerge(step: step.identifier, applied: present, missing: missing)
                     }
                 }
+            } else if !step.merging.isEmpty, step.merging.allSatisfy(ledger.contains) {
+                replacingAppliedHistory.insert(step.identifier)
             }
         }
+        self.replacingAppliedHistory = replacingAppliedHistory
         let known = Set(registry.identifiers).union(registry.mergedIdentifiers.keys)
         self.applied = applied
         self.unknown = snapshot.identifiers.filter { !known.contains($0) }
@@ -139,7 +148,7 @@ public struct MigrationAnalysis<Database>: Sendable {
         guard lastIndex >= 0 else { return [] }
         let pendingIndexes = steps.indices.filter { $0 <= lastIndex && !applied.contains(steps[$0].identifier) }
         if !allowOutOfOrder, let latestApplied = steps.lastIndex(where: { applied.contains($0.identifier) }) {
-            let early = pendingIndexes.filter { $0 < latestApplied }
+            let early = pendingIndexes.filter { $0 < latestApplied && !replacingAppliedHistory.contains(steps[$0].identifier) }
             if !early.isEmpty {
                 throw MigrationKitError.pendingMigrationsOutOfOrder(
                     pending: early.map { steps[$0].identifier }, latestApplied: steps[latestApplied].identifier)
@@ -171,7 +180,7 @@ public struct MigrationAnalysis<Database>: Sendable {
                     state = .modified
                 } else if applied.contains(step.identifier) {
                     state = .applied
-                } else if let latestApplied, index < latestApplied {
+                } else if let latestApplied, index < latestApplied, !replacingAppliedHistory.contains(step.identifier) {
                     state = .outOfOrder
                 } else {
                     state = .pending

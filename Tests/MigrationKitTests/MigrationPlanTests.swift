@@ -55,6 +55,28 @@ import Testing
         #expect(throws: MigrationKitError.unknownMigration("0004_typo")) { try plan(steps, ledger: [], through: "0004_typo") }
     }
 
+    /// A merged step in GRDB's form, registered where the steps it replaces were, on a
+    /// database that applied them and a step after them: GRDB runs it (it knows what it
+    /// replaces is applied), so it is pending, not out of order. One that replaces steps
+    /// not all applied still is.
+    @Test func aMergeOfAppliedStepsBeforeALaterStepIsNotOutOfOrder() throws {
+        let merged = MigrationStep<Void>(identifier: "v2-v4", merging: ["v2", "v3", "v4"], applyMerged: { _, _ in })
+        let steps = [step("v1"), merged, step("v5")]
+        let registry = try MigrationRegistry(steps: steps, enforceLexicographicOrder: false)
+        func analysis(_ ledger: [String]) -> MigrationAnalysis<Void> {
+            MigrationAnalysis(registry: registry, snapshot: LedgerSnapshot(identifiers: ledger))
+        }
+        let whole = analysis(["v1", "v2", "v3", "v4", "v5"])
+        #expect(try whole.migratePlan(through: 2, allowOutOfOrder: false).steps.map(\.identifier) == ["v2-v4"])
+        #expect(whole.status.entries.map(\.state) == [.applied, .pending, .applied])
+
+        let partial = analysis(["v1", "v2", "v5"])
+        #expect(throws: MigrationKitError.pendingMigrationsOutOfOrder(pending: ["v2-v4"], latestApplied: "v5")) {
+            try partial.migratePlan(through: 2, allowOutOfOrder: false)
+        }
+        #expect(partial.status.entries.map(\.state) == [.applied, .outOfOrder, .applied])
+    }
+
     @Test func rollbackPlansWalkBackFromTheLatestAppliedStep() throws {
         let down: @Sendable (Void) throws -> Void = { _ in }
         let steps = [MigrationStep<Void>(identifier: "0001_a", apply: { _ in }, rollback: down),
