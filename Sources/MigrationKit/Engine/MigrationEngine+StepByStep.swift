@@ -77,8 +77,12 @@ extension MigrationEngine {
                             foreignKeys.forget()
                             history.forgetStandingRows()
                             let fresh = try freshTurn(db, through: lastIndex, options: options)
-                            // Another step now comes next, wanting its foreign keys otherwise.
-                            if let step = fresh.step, foreignKeyChecks(of: step) != checks { throw ForeignKeyChecksChanged(turn: fresh) }
+                            // Another step now comes next, wanting its foreign keys otherwise
+                            // (enforced, or checked before it commits, or neither).
+                            if let step = fresh.step,
+                               foreignKeyChecks(of: step) != checks || step.checksDeferredForeignKeys != next.checksDeferredForeignKeys {
+                                throw ForeignKeyChecksChanged(turn: fresh)
+                            }
                             return fresh
                         },
                         changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
