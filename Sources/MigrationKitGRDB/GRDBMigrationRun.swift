@@ -21,32 +21,43 @@ final class GRDBMigrationRun: @unchecked Sendable {
     /// erase-on-schema-change first replays the applied steps into a scratch database;
     /// closures run there report nothing.
     private var connection: ObjectIdentifier?
+    private var reproducedLegacyHistorySQL: String?
     private var total: Int?
     private var running: (step: MigrationStep<Database>, since: ContinuousClock.Instant)?
     private var failure: MigrationStepError?
     private var begun = false
-    /// Whether the history table exists, once a committed step made it or the first
-    /// step found it: the next steps only insert their row.
+    /// Whether the history table exists, once a step made it or the first step found
+    /// it: the next steps only insert their row. (A step that made it and failed ends
+    /// the call: GRDB runs no step after a failure.)
     private var historyTableExists = false
-    private var historyTableMade = false
     private var report = MigrationReport()
     /// How the steps that ran had their foreign keys checked.
     private var foreignKeys = ForeignKeyChecking()
+    /// Whether the verification after the run reads what it changed (else the whole file).
+    private let watchesChanges: Bool
     /// What the run changes, watched from its first step on.
     private var changes: GRDBChangedTables?
 
-    /// A call that may run `candidates`; `total`, when the caller planned the run
-    /// already, is how many will run.
-    init(candidates: ArraySlice<MigrationStep<Database>>, total: Int? = nil, observer: (@Sendable (MigrationEvent) -> Void)?) {
+    /// A call that may run `candidates`, whose verification reads the tables the run
+    /// changed when `watchesChanges`.
+    init(candidates: ArraySlice<MigrationStep<Database>>, watchesChanges: Bool, observer: (@Sendable (MigrationEvent) -> Void)?) {
         self.candidates = candidates
-        self.total = total
+        self.watchesChanges = watchesChanges
         self.observer = observer
     }
 
-    /// The steps are to run on `db`'s connection: closures on any other report nothing.
-    func runs(on db: Database) {
-        lock.withLock { connection = ObjectIdentifier(db) }
+    /// The steps are to run on `db`'s connection: closures on any other report nothing,
+    /// and make an earlier version's history table from `legacyHistorySQL` (GRDB's
+    /// scratch database, compared with `db`).
+    func runs(on db: Database, reproducingLegacyHistory legacyHistorySQL: String?) {
+        lock.withLock {
+            connection = ObjectIdentifier(db)
+            reproducedLegacyHistorySQL = legacyHistorySQL
+        }
     }
+
+    /// The `CREATE TABLE` that closures on another connection than the run's make.
+    var legacyHistorySQL: String? { lock.withLock { reproducedLegacyHistorySQL } }
 
     /// How many steps will run, once the caller has planned the run.
     func plans(_ count: Int) {
@@ -89,10 +100,10 @@ final class GRDBMigrationRun: @unchecked Sendable {
             let tables = try MigrationBookkeeping.Tables(in: db)
             if tables.legacyHistory { try MigrationBookkeeping.moveLegacyHistory(in: db) }
             let counted = try observer != nil && lock.withLock({ total }) == nil ? pendingCount(in: db) : nil
-            let changes = try GRDBChangedTables(watching: db)
+            let changes = watchesChanges ? try GRDBChangedTables(watching: db) : nil
             lock.withLock {
                 begun = true
-                historyTableExists = tables.history
+                historyTableExists = tables.history || tables.legacyHistory  // the move made it
                 if let counted { total = counted }
                 self.changes = changes
             }
@@ -100,17 +111,18 @@ final class GRDBMigrationRun: @unchecked Sendable {
         finishRunning()
     }
 
-    /// The tables the run changed that exist now (`GRDBChangedTables`); none when no
-    /// step ran.
-    func changedTables(in db: Database) throws -> [String] {
-        try lock.withLock { changes }?.tables(in: db) ?? []
+    /// The tables the run changed that exist now (`GRDBChangedTables`), for a
+    /// verification limited to them; nil for one of the whole file.
+    func changedTables(in db: Database) throws -> [String]? {
+        guard watchesChanges else { return nil }
+        return try lock.withLock { changes }?.tables(in: db) ?? []
     }
 
     /// The running step's history row, in its transaction.
     func recordHistory(of step: MigrationStep<Database>, duration: Duration, in db: Database) throws {
         if !lock.withLock({ historyTableExists }) {
             try db.execute(MigrationHistoryTable.create)
-            lock.withLock { historyTableMade = true }
+            lock.withLock { historyTableExists = true }
         }
         try db.execute(MigrationHistoryTable.record(step.identifier, checksum: step.checksum, duration: duration))
     }
@@ -143,7 +155,6 @@ final class GRDBMigrationRun: @unchecked Sendable {
         let committed = lock.withLock { () -> (String, Duration)? in
             guard let running else { return nil }
             self.running = nil
-            if historyTableMade { historyTableExists = true }
             let duration = clock.now - running.since
             report.steps.append(MigrationReport.Step(identifier: running.step.identifier, duration: duration))
             return (running.step.identifier, duration)
@@ -152,10 +163,13 @@ final class GRDBMigrationRun: @unchecked Sendable {
     }
 
     /// How many of the candidates GRDB's migrator runs: those whose own identifier is
-    /// not in the ledger.
+    /// not in the ledger, but for squashes that only rewrite it (`GRDBStepBody.ledgerMerge`).
     private func pendingCount(in db: Database) throws -> Int {
         let ledger = Set(try String.fetchAll(db, sql: MigrationLedgerTable.selectIdentifiersSQL))
-        return candidates.filter { !ledger.contains($0.identifier) }.count
+        return candidates.filter { step in
+            !ledger.contains(step.identifier)
+                && GRDBStepBody.ledgerMerge(of: step, appliedMerged: Set(step.merging.filter(ledger.contains))) == nil
+        }.count
     }
 }
 
@@ -173,21 +187,23 @@ struct ForeignKeyChecking: Sendable {
         case unchecked
     }
 
-    private var anyDeferred = false
     private var anyUnchecked = false
 
     mutating func ran(_ step: Step) {
-        anyDeferred = anyDeferred || step == .deferred
         anyUnchecked = anyUnchecked || step == .unchecked
     }
 
-    /// What the verification does of foreign keys: nothing, if a step ran unchecked (the
-    /// app checks them itself); nothing more, if GRDB's check after a deferred step
-    /// covered the whole file and no step after it could break one; else the whole
-    /// file's `foreign_key_check`.
+    /// What the verification does of foreign keys. Where the connection enforces them, a
+    /// run of checked steps added no violation: an immediate step's statements could
+    /// not, and GRDB's check before a deferred step commits covers the whole file (the
+    /// violations a file had before are the app's, as GRDB leaves them). A step that ran
+    /// unchecked (the app checks them itself), or a connection that does not enforce
+    /// them (GRDB then checks nothing), leaves them to the app: not checked, and not
+    /// said to be.
+    ///
+    /// - Parameter enforced: `PRAGMA foreign_keys`, as GRDB's migrator reads it.
     func verification(enforced: Bool) -> ForeignKeyVerification {
-        if anyUnchecked { return .skipped }
-        return anyDeferred && enforced ? .checkedByTransaction : .strict
+        anyUnchecked || !enforced ? .skipped : .checkedByTransaction
     }
 }
 
@@ -221,8 +237,9 @@ struct GRDBStepBody: Sendable {
         try run.willRun(step, checks: checks, in: db)
         do {
             try Self.apply(step, in: db, appliedMerged: appliedMerged)
-            // GRDB cannot tell; the engine refuses it too (`StepEndedTransaction`).
-            if !db.isInsideTransaction { throw StepEndedTransaction() }
+            // A step that ended GRDB's transaction (its own COMMIT or ROLLBACK) fails here
+            // with GRDB's own error for it (`SQLITE_ABORT`, "Transaction was aborted"), as
+            // at GRDB's ledger row.
             try run.recordHistory(of: step, duration: ContinuousClock.now - start, in: db)
         } catch {
             run.failed(step, error)

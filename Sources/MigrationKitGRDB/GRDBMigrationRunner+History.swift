@@ -108,14 +108,4 @@ extension GRDBMigrationRunner {
     public func verificationReport(in reader: any DatabaseReader) throws -> VerificationReport {
         try reader.read { engine.verificationReport(in: $0) }
     }
-
-    /// What the verification after a migrate checks, in words, as the SQLCipher runner
-    /// reports it (`MigrationReport.verification`): the host's checks where it gives
-    /// them, the verifier's otherwise.
-    public var verificationSummary: [String] {
-        let integrity = host.verifyIntegrity == nil ? ["quick_check"] : ["the app's integrity checks"]
-        guard host.verifyPostMigration == nil else { return integrity + ["the app's post-migration checks"] }
-        let indexes = verifier.requiredIndexes.count
-        return integrity + ["foreign keys"] + (indexes == 0 ? [] : ["\(indexes) required index" + (indexes == 1 ? "" : "es")])
-    }
 }

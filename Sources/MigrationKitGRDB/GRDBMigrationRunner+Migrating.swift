@@ -54,7 +54,7 @@ extension GRDBMigrationRunner {
                     throw error
                 }
                 let (report, foreignKeys) = run.finish()
-                if !report.steps.isEmpty { _ = try verification(of: run, in: db, foreignKeys: foreignKeys, options: MigrateOptions()) }
+                if !report.steps.isEmpty { _ = try verification(of: run, in: db, foreignKeys: foreignKeys) }
                 completion(.success(db))
             } catch {
                 completion(.failure(error))
@@ -110,7 +110,7 @@ extension GRDBMigrationRunner {
         // Nothing ran, nothing to verify: a launch with nothing to do runs GRDB's
         // statements and no other.
         guard !report.steps.isEmpty else { return report }
-        report.verification = try writer.read { try verification(of: run, in: $0, foreignKeys: foreignKeys, options: options) }
+        report.verification = try writer.read { try verification(of: run, in: $0, foreignKeys: foreignKeys) }
         return report
     }
 
@@ -133,34 +133,37 @@ extension GRDBMigrationRunner {
     /// The call's run (`GRDBMigrationRun`), after what has to be decided before GRDB's
     /// migrator starts, when anything has: with `.strict` history checks, the refusals
     /// and the checksums to record; with `eraseDatabaseOnSchemaChange`, an earlier
-    /// version's history table moved out of the way of GRDB's schema comparison; before a
+    /// version's history table made in GRDB's scratch database too; before a
     /// target short of the last step, that the database is not beyond it. Otherwise
     /// nothing is read: GRDB's migrator is the first to touch the database. Returns the
     /// steps whose checksums were adopted.
     func preparedRun(in writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> (run: GRDBMigrationRun, adopted: [String]) {
-        let run = GRDBMigrationRun(candidates: registry.steps[...lastIndex], observer: observer)
+        let run = GRDBMigrationRun(candidates: registry.steps[...lastIndex], watchesChanges: options.verification == .changedTables,
+                                   observer: observer)
         guard historyChecks == .strict || eraseDatabaseOnSchemaChange || lastIndex < registry.steps.count - 1 else { return (run, []) }
         let adopted = try writer.barrierWriteWithoutTransaction { db in try prepare(run, in: db, through: lastIndex, options: options) }
         return (run, adopted)
     }
 
     private func prepare(_ run: GRDBMigrationRun, in db: Database, through lastIndex: Int, options: MigrateOptions) throws -> [String] {
+        let isLast = lastIndex == registry.steps.count - 1
         if eraseDatabaseOnSchemaChange {
-            // GRDB replays the applied steps into a scratch database to compare schemas;
-            // the steps of this call run on this connection.
-            run.runs(on: db)
-            if try MigrationBookkeeping.Tables(in: db).legacyHistory {
-                try db.inTransaction(.immediate) {
-                    try MigrationBookkeeping.moveLegacyHistory(in: db)
-                    return .commit
-                }
+            // GRDB replays the applied steps into a scratch database to compare schemas:
+            // the steps of this call run on this connection, and an earlier version's
+            // history table, which GRDB would count as the app's, is made in the scratch
+            // database too (the run's first step moves it; a run with nothing to do
+            // writes nothing).
+            run.runs(on: db, reproducingLegacyHistory: try legacyHistorySQL(in: db))
+            // A database GRDB is about to erase has no history to refuse. Asked only where
+            // the answer is used: each time, GRDB replays every applied step.
+            if historyChecks == .strict || !isLast,
+               try grdbMigrator(for: nil, reproducingLegacyHistory: run.legacyHistorySQL).hasSchemaChanges(db) {
+                return []
             }
-            // A database GRDB is about to erase has no history to refuse.
-            if try grdbMigrator(for: nil).hasSchemaChanges(db) { return [] }
         }
         guard historyChecks == .strict else {
             // GRDB stops the process for a target the database is already beyond.
-            _ = try engine.analysis(of: db).pendingSteps(through: lastIndex, allowOutOfOrder: true)
+            if !isLast { _ = try engine.analysis(of: db).pendingSteps(through: lastIndex, allowOutOfOrder: true) }
             return []
         }
         let plan = try engine.plan(db, through: lastIndex, options: options)
@@ -178,10 +181,12 @@ extension GRDBMigrationRunner {
     /// integrity of the tables it changed (the whole file's with `.wholeFile`), and
     /// foreign keys as the steps' checks leave them to it (`ForeignKeyChecking`). What it
     /// checked, in words.
-    private func verification(of run: GRDBMigrationRun, in db: Database, foreignKeys: ForeignKeyChecking,
-                              options: MigrateOptions) throws -> [String] {
-        let tables = options.verification == .wholeFile ? nil : try run.changedTables(in: db)
-        return try engine.runVerification(in: db, foreignKeys: foreignKeys.verification(enforced: db.configuration.foreignKeysEnabled),
+    private func verification(of run: GRDBMigrationRun, in db: Database, foreignKeys: ForeignKeyChecking) throws -> [String] {
+        let tables = try run.changedTables(in: db)
+        // As GRDB's migrator decides whether to check them: the connection's pragma,
+        // which an app's `prepareDatabase` may have set against its configuration.
+        let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+        return try engine.runVerification(in: db, foreignKeys: foreignKeys.verification(enforced: enforced),
                                           integrityOf: tables)
     }
 }

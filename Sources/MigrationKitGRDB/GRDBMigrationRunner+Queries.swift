@@ -43,9 +43,13 @@ extension GRDBMigrationRunner {
     /// ignore; an earlier version's (which GRDB would count as the app's) is made in the
     /// scratch database too, until the next migrate moves it.
     public func hasSchemaChanges(_ db: Database) throws -> Bool {
-        let legacy = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                         arguments: [MigrationHistoryTable.legacyName])
-        return try grdbMigrator(for: nil, reproducingLegacyHistory: legacy).hasSchemaChanges(db)
+        try grdbMigrator(for: nil, reproducingLegacyHistory: try legacyHistorySQL(in: db)).hasSchemaChanges(db)
+    }
+
+    /// The `CREATE TABLE` of an earlier version's history table, when `db` has one.
+    func legacyHistorySQL(in db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            arguments: [MigrationHistoryTable.legacyName])
     }
 
     // MARK: - The same, on a reader
@@ -53,7 +57,9 @@ extension GRDBMigrationRunner {
     /// Every identifier the ledger holds, registered or not, in the order they were
     /// recorded (GRDB's `appliedIdentifiers`, ordered).
     public func appliedIdentifiers(in reader: any DatabaseReader) throws -> [String] {
-        try reader.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }
+        try reader.read { db in
+            try db.tableExists(MigrationLedgerTable.name) ? try String.fetchAll(db, sql: MigrationLedgerTable.selectIdentifiersSQL) : []
+        }
     }
 
     /// GRDB's `appliedMigrations`, read from `reader`.

@@ -170,12 +170,17 @@ public struct GRDBMigrationRunner: Sendable {
     /// its closure the step's with MigrationKit's bookkeeping around it
     /// (`GRDBStepBody`).
     ///
-    /// - Parameter run: the call the closures report to; nil for a migrator whose
-    ///   closures only run the steps and write their history.
+    /// - Parameters:
+    ///   - run: the call the closures report to; nil for a migrator whose closures only
+    ///     run the steps and write their history.
+    ///   - legacyHistorySQL: an earlier version's history table, which the closures
+    ///     make in the scratch database GRDB replays them into (`hasSchemaChanges`);
+    ///     nil: the run's.
     func grdbMigrator(for run: GRDBMigrationRun?, reproducingLegacyHistory legacyHistorySQL: String? = nil) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
         var disabled = false
+        let legacyHistorySQL = legacyHistorySQL ?? run?.legacyHistorySQL
         for step in registry.steps {
             if !step.checksDeferredForeignKeys, !disabled {
                 migrator = migrator.disablingDeferredForeignKeyChecks()

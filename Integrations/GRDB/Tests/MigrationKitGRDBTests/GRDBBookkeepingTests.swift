@@ -120,8 +120,31 @@ import Testing
         #expect(try writer.read { try String.fetchAll($0, sql: "SELECT name FROM author") } == ["Ann"])
     }
 
-    /// With GRDB's erase-on-schema-change, the old table moves before GRDB compares: a
-    /// database an earlier version migrated is not erased for it.
+    /// An edit accepted on a database that still has an earlier version's history is
+    /// recorded where the next read finds it: the old table, whose rows are read as the
+    /// newer ones, moves first.
+    @Test func anEditAcceptedOverAnEarlierVersionsHistoryStaysAccepted() throws {
+        let scratch = try ScratchDatabase()
+        let writer = try scratch.queue()
+        var first = DatabaseMigrator()
+        Self.register { identifier, body in if identifier == "Create authors" { first.registerMigration(identifier, migrate: body) } }
+        try first.migrate(writer)
+        try writer.write { try $0.execute(sql: Self.legacyHistory) }
+        var edited = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "Create authors", checksum: "sum-authors-edited", apply: { _ in }),
+        ])
+        edited.historyChecks = .strict
+        #expect(throws: MigrationKitError.self) { try edited.migrate(in: writer) }
+        try edited.migrate(in: writer, options: MigrateOptions(acceptModified: ["Create authors"]))
+        #expect(try edited.migrationStatus(in: writer).modified.isEmpty)
+        #expect(try writer.read { try $0.tableExists(MigrationHistoryTable.legacyName) } == false)
+        try edited.migrate(in: writer)
+    }
+
+    /// With GRDB's erase-on-schema-change, GRDB's comparison finds the old table on both
+    /// sides (the runner makes it in GRDB's scratch database too): a database an earlier
+    /// version migrated is not erased for it, a run with nothing to do writes nothing,
+    /// and the first step that runs moves it.
     @Test func erasingOnSchemaChangeDoesNotEraseForAnEarlierVersionsHistory() throws {
         let scratch = try ScratchDatabase()
         let writer = try scratch.queue()
@@ -129,7 +152,12 @@ import Testing
         try writer.write { try $0.execute(sql: Self.legacyHistory) }
         var runner = Self.runner
         runner.eraseDatabaseOnSchemaChange = true
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
         #expect(try runner.migrate(in: writer).identifiers.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+
+        runner.registerMigration("Add shelves") { db in try db.execute(sql: "CREATE TABLE shelf(id INTEGER PRIMARY KEY)") }
+        #expect(try runner.migrate(in: writer).identifiers == ["Add shelves"])
         #expect(try writer.read { try String.fetchAll($0, sql: "SELECT name FROM author") } == ["Ann"])
         #expect(try writer.read { try $0.tableExists(MigrationHistoryTable.legacyName) } == false)
     }

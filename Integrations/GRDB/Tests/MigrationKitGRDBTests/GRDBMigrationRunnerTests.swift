@@ -192,6 +192,34 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(try runner.migrate(in: writer, options: MigrateOptions(verification: .wholeFile)).verification == ["quick_check", "foreign keys"])
     }
 
+    /// A step that ends GRDB's transaction itself fails as under GRDB's migrator: with
+    /// GRDB's own error, and the same file afterwards.
+    @Test(arguments: ["COMMIT", "ROLLBACK"])
+    func aStepThatEndsTheTransactionFailsAsUnderGRDB(_ statement: String) throws {
+        func outcome(_ migrate: (DatabaseQueue) throws -> Void) throws -> (error: DatabaseError?, tables: [String], ledger: [String]) {
+            let scratch = try ScratchDatabase()
+            let queue = try scratch.queue()
+            var caught: DatabaseError?
+            do { try migrate(queue) } catch let error as DatabaseError { caught = error }
+            return try queue.read { db in
+                (caught,
+                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb%' ORDER BY name"),
+                 try db.tableExists("grdb_migrations") ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : [])
+            }
+        }
+        let body: @Sendable (Database) throws -> Void = { db in try db.execute(sql: "CREATE TABLE made (x); \(statement)") }
+        var grdb = DatabaseMigrator()
+        grdb.registerMigration("ends it", migrate: body)
+        var runner = GRDBMigrationRunner()
+        runner.registerMigration("ends it", migrate: body)
+        let expected = try outcome { try grdb.migrate($0) }
+        let actual = try outcome { try runner.migrate($0) }
+        #expect(expected.error?.resultCode == .SQLITE_ABORT)
+        #expect(actual.error?.resultCode == expected.error?.resultCode && actual.error?.message == expected.error?.message,
+                "\(String(describing: actual.error))")
+        #expect(actual.tables == expected.tables && actual.ledger == expected.ledger)
+    }
+
     @Test func migratingBeyondOrToAnUnknownTargetIsAnErrorNotATrap() throws {
         let scratch = try ScratchDatabase()
         let writer = try scratch.queue()
