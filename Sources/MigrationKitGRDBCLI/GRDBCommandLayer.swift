@@ -95,6 +95,9 @@ struct GRDBCommandMigrations: RunnerMigrations {
     init(runner: GRDBMigrationRunner, host: GRDBMigrationCLIHost) {
         var runner = runner
         runner.historyChecks = .strict
+        // An app's debug build may erase on schema change at launch; its commands erase
+        // only when asked (`--erase-on-schema-change`), after a backup and a confirmation.
+        runner.eraseDatabaseOnSchemaChange = false
         // A signal stops the run at the next step's edge at the latest (a statement
         // stops at once, `GRDBConnectionSettings.configuration`'s progress handler).
         runner.registry = runner.registry.mappingSteps { $0.checking { try Interruption.check() } }

@@ -26,9 +26,10 @@ public struct GRDBMigrationCLIHost: Sendable {
     /// attached turns this off.
     public var hardensProcess: Bool
     /// Whether `--memory-security` (or its setting) may turn on SQLCipher 4's
-    /// `cipher_memory_security`, when GRDB is built on SQLCipher. Off unless asked for, as
-    /// in SQLCipher; process-wide and one-way once on, so an app whose own connections
-    /// must never pay its cost sets this to false, and the option then changes nothing.
+    /// `cipher_memory_security`, when GRDB is built on SQLCipher; the memory security
+    /// itself stays off unless the option asks for it, as in SQLCipher. Process-wide and
+    /// one-way once on, so an app whose own connections must never pay its cost sets this
+    /// to false, and the option then changes nothing.
     public var cipherMemorySecurity: Bool
     /// Let Ctrl-C, SIGTERM and SIGHUP stop the work in progress rather than the process
     /// while a command runs, as the `migrationkit` tool does: the step running is rolled

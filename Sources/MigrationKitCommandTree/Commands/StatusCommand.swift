@@ -20,7 +20,8 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     package var fleetVerb: String { "Reading" }
 
     package func runOnDatabase(reporter: Reporter) throws -> StatusDocument {
-        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter)
+        let migrations = loaded.migrations
         let path = try connection.requiredPath()
         guard FileManager.default.fileExists(atPath: path) else {
             // Not created yet: everything is pending, and status creates nothing.
@@ -31,11 +32,13 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
         let status = try database.migrationStatus()
         return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(),
-                      swiftSteps: try Self.appliedBySwiftSteps(status, in: database), reporter: reporter)
+                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), reporter: reporter)
     }
 
-    /// Of the ledger's identifiers no migration here has, those an app's Swift steps
-    /// applied: their history rows carry no checksum, where a migration file's do.
+    /// Of the ledger's identifiers no migration file here has, those an app's Swift steps
+    /// applied: their history rows carry no checksum, where a migration file's do. (In an
+    /// app's own commands, a step the app does not have is a newer version's, as GRDB
+    /// says of it.)
     private static func appliedBySwiftSteps(_ status: MigrationStatus, in database: any CommandDatabase) throws -> Set<String> {
         guard !status.unknownApplied.isEmpty else { return [] }
         let unknown = Set(status.unknownApplied)

@@ -43,6 +43,23 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
     }
 
+    /// An app whose runner erases on schema change (as GRDB recommends for debug builds)
+    /// gets commands that erase only when asked: without `--erase-on-schema-change`,
+    /// `migrate` on a database whose history no longer matches keeps every row.
+    @Test func theAppsEraseOnSchemaChangeIsNotTheCommands() throws {
+        let scratch = try ScratchDatabase()
+        var before = DatabaseMigrator()
+        before.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY); INSERT INTO items VALUES (1)") }
+        try before.migrate(try scratch.queue())
+        var runner = GRDBMigrationRunner()
+        runner.eraseDatabaseOnSchemaChange = true
+        runner.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)") }
+        var app = host
+        app.runner = runner
+        _ = GRDBMigrationCLI.run(host: app, arguments: ["migrate", "--db-path", scratch.path, "--quiet"] + Self.plaintext)
+        #expect(try DatabaseQueue(path: scratch.path).read { try Int.fetchAll($0, sql: "SELECT id FROM items") } == [1])
+    }
+
     @Test func aFailingFileOnANewDatabaseLeavesNoFileBehind() throws {
         let scratch = try ScratchDatabase()
         try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\nINSERT INTO nowhere VALUES (1);\n", to: "0001_items.sql", in: scratch)

@@ -124,6 +124,17 @@ import Testing
         let verifyJSON = try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any]
         #expect(verifyJSON?["passed"] as? Bool == false)
         #expect((verifyJSON?["checks"] as? [[String: Any]])?.contains { $0["name"] as? String == "index note:note_createdAt" && $0["passed"] as? Bool == false } == true)
+
+        // A step a newer version of the app applied (a Swift step: its history row has
+        // no checksum) is a newer version's to the app's own status, not another app's.
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: """
+                INSERT INTO grdb_migrations VALUES ('0004_newer');
+                INSERT INTO grdb_migrationkit_history (identifier, applied_at, duration_ms) VALUES ('0004_newer', '2026-11-26T00:00:00.000Z', 1);
+                """)
+        }
+        let newer = try run(["status", "--db-path", path])
+        #expect(newer.stdout.contains("unknown  0004_newer (applied, but no such migration here: migrated by a newer version)"), "\(newer.output)")
     }
 
 
