@@ -40,7 +40,8 @@ status=0
 for target in DatabaseMigratorTestsOnGRDB DatabaseMigratorTestsOnRunner; do
     if [ "$(cat "$work/$target.status")" != 0 ] || [ -z "$(counts "$target")" ]; then
         echo "grdb-migrator-tests: $target failed or did not run:" >&2
-        grep -E "error|failed|Test Case .* failed|Executed" "$work/$target.log" | head -n 40 >&2 || tail -n 40 "$work/$target.log" >&2
+        failures=$(grep -E "error|failed|Test Case .* failed|Executed" "$work/$target.log" | head -n 40 || true)
+        if [ -n "$failures" ]; then echo "$failures" >&2; else tail -n 40 "$work/$target.log" >&2; fi
         status=1
     fi
 done
