@@ -92,18 +92,30 @@ import Testing
         #expect(try runnerWriter.read { try String.fetchAll($0, sql: "SELECT name FROM author") } == ["Ann"])
     }
 
-    @Test func anEarlierVersionsHistoryIsReadAndMovesOverOnTheNextWrite() throws {
+    /// A database GRDB migrated to "Create authors" (the migrator returned) whose history
+    /// an earlier version kept in `migrationkit_history`. The scratch folder lives as
+    /// long as the caller keeps it.
+    private static func migratedByAnEarlierVersion() throws -> (ScratchDatabase, DatabaseQueue, DatabaseMigrator) {
         let scratch = try ScratchDatabase()
         let writer = try scratch.queue()
         var first = DatabaseMigrator()
-        Self.register { identifier, body in if identifier == "Create authors" { first.registerMigration(identifier, migrate: body) } }
+        register { identifier, body in if identifier == "Create authors" { first.registerMigration(identifier, migrate: body) } }
         try first.migrate(writer)
-        try writer.write { try $0.execute(sql: Self.legacyHistory) }
+        try writer.write { try $0.execute(sql: legacyHistory) }
+        return (scratch, writer, first)
+    }
+
+    /// A runner whose "Create authors" differs from what the earlier version recorded.
+    private static func editedRunner() throws -> GRDBMigrationRunner {
+        try GRDBMigrationRunner(steps: [MigrationStep(identifier: "Create authors", checksum: "sum-authors-edited", apply: { _ in })])
+    }
+
+    @Test func anEarlierVersionsHistoryIsReadAndMovesOverOnTheNextWrite() throws {
+        let (scratch, writer, first) = try Self.migratedByAnEarlierVersion()
+        defer { withExtendedLifetime(scratch) {} }
 
         // Read: an edit is found against the checksum the earlier version recorded.
-        let edited = try GRDBMigrationRunner(steps: [
-            MigrationStep(identifier: "Create authors", checksum: "sum-authors-edited", apply: { _ in }),
-        ])
+        let edited = try Self.editedRunner()
         #expect(try edited.migrationStatus(in: writer).modified == ["Create authors"])
         // GRDB alone counts the old table as the app's; the runner's comparison does not.
         #expect(try writer.read { try first.hasSchemaChanges($0) })
@@ -124,15 +136,9 @@ import Testing
     /// recorded where the next read finds it: the old table, whose rows are read as the
     /// newer ones, moves first.
     @Test func anEditAcceptedOverAnEarlierVersionsHistoryStaysAccepted() throws {
-        let scratch = try ScratchDatabase()
-        let writer = try scratch.queue()
-        var first = DatabaseMigrator()
-        Self.register { identifier, body in if identifier == "Create authors" { first.registerMigration(identifier, migrate: body) } }
-        try first.migrate(writer)
-        try writer.write { try $0.execute(sql: Self.legacyHistory) }
-        var edited = try GRDBMigrationRunner(steps: [
-            MigrationStep(identifier: "Create authors", checksum: "sum-authors-edited", apply: { _ in }),
-        ])
+        let (scratch, writer, _) = try Self.migratedByAnEarlierVersion()
+        defer { withExtendedLifetime(scratch) {} }
+        var edited = try Self.editedRunner()
         edited.historyChecks = .strict
         #expect(throws: MigrationKitError.self) { try edited.migrate(in: writer) }
         try edited.migrate(in: writer, options: MigrateOptions(acceptModified: ["Create authors"]))
