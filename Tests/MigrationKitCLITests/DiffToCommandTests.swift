@@ -266,7 +266,7 @@ import Testing
     static let examples: [Example] = [
         Example(folder: "Migrations",
                 rows: "INSERT INTO authors VALUES (1, 'Le Guin'); INSERT INTO genres VALUES (1, 'sf'); INSERT INTO books VALUES (1, 1, 'Earthsea', 1, 1968), (2, 1, 'Lathe', NULL, 1971);",
-                edit: ("publishedyear INTEGER);", "publishedyear INTEGER, isbn TEXT);\nCREATE INDEX books_title ON books (title);"),
+                edit: ("publishedYear INTEGER);", "publishedYear INTEGER CHECK (publishedYear > 0), isbn TEXT);\nCREATE INDEX books_title ON books (title);"),
                 counts: "SELECT (SELECT count(*) FROM authors) || ' ' || (SELECT count(*) FROM books) || ' ' || (SELECT count(*) FROM genres);"),
         Example(folder: "ModernMigrations",
                 rows: "INSERT INTO notes (id, title, body) VALUES (1, 'apple', 'pie'), (2, 'pear', 'tart');",
@@ -302,6 +302,8 @@ import Testing
         let migrate = try workspace.run("migrate", ["--no-backup"])
         #expect(migrate.status == 0, "\(migrate.output)")
         #expect(try shell(workspace, example.counts) == countsBefore)
+        #expect(try SchemaSpellingTests.columnNames(of: workspace.database, key: workspace.key)
+            == SchemaSpellingTests.columnNames(madeBy: dump.stdout.replacingOccurrences(of: example.edit.of, with: example.edit.with)))
         let after = try workspace.run("diff", ["--to", workspace.path("schema.sql")])
         #expect(after.status == 0 && after.stdout.contains("No difference"), "\(after.output)")
         let check = try Tool.run(["check", "--migrations", workspace.migrations])

@@ -3,8 +3,9 @@ import MigrationKitTestSupport
 import Testing
 
 /// `schema-dump` is canonical: equal schemas give byte-identical text, however they were
-/// written (a 12-step recreation stores `CREATE TABLE "t"`; case, spacing and comments
-/// vary), so a diff of production against a fresh install shows real changes only.
+/// written (a 12-step recreation stores `CREATE TABLE "t"`; keyword case, quoting,
+/// spacing and comments vary), so a diff of production against a fresh install shows
+/// real changes only; names keep their spelling, since apps read columns by it.
 @Suite struct SchemaDumpTests {
     private func dump(_ migrations: [(String, String)]) throws -> String {
         let workspace = try Workspace()
@@ -27,21 +28,40 @@ import Testing
             ("0002_recreate.sql", """
                 -- migrate:up
                 create table   "books_new"(   -- the 12-step way
-                    ID integer primary key,
-                    Title text not null, /* a comment */ [year] INTEGER
+                    id integer primary key,
+                    title text not null, /* a comment */ [year] INTEGER
                 );
                 INSERT INTO books_new (id, title) SELECT id, coalesce(title, '') FROM books;
                 DROP TABLE books;
                 ALTER TABLE books_new RENAME TO books;
-                CREATE INDEX "Books_Title" ON "books" ("title");
+                CREATE INDEX "books_title" ON "books" ("title");
                 """),
         ])
         #expect(direct == recreated, "\n\(direct)\n---\n\(recreated)")
         #expect(direct.contains("CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, year INTEGER);"), "\(direct)")
     }
 
-    /// A column named like a type keeps its name's case: `text TEXT`, not `TEXT TEXT`,
-    /// and the dump still builds the same schema in the shell.
+    /// `PRAGMA table_info` and every row an app reads spell a column as its statement
+    /// does: the dump keeps each name's case, a keyword used as a name included, so a
+    /// name spelled otherwise is a difference.
+    @Test func namesKeepTheirSpelling() throws {
+        let camel = try dump([("0001_notes.sql", """
+            -- migrate:up
+            CREATE TABLE Notes (id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, action TEXT, "Key" TEXT);
+            CREATE INDEX index_Notes_userId ON Notes(userId);
+            """)])
+        #expect(camel.contains("CREATE TABLE Notes (id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, action TEXT, \"Key\" TEXT);"), "\(camel)")
+        #expect(camel.contains("CREATE INDEX index_Notes_userId ON Notes (userId);"), "\(camel)")
+        let lower = try dump([("0001_notes.sql", """
+            -- migrate:up
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, userid INTEGER NOT NULL, action TEXT, "key" TEXT);
+            CREATE INDEX index_notes_userid ON notes(userid);
+            """)])
+        #expect(camel != lower)
+    }
+
+    /// A column named like a type keeps its name's spelling (`Text TEXT`, not `TEXT
+    /// TEXT`), and the dump still builds the same schema in the shell.
     @Test func aColumnNamedLikeATypeStaysAName() throws {
         let dumped = try dump([("0001_notes.sql", """
             -- migrate:up
@@ -50,8 +70,8 @@ import Testing
             CREATE VIEW notes_texts AS SELECT notes.text FROM notes;
             """)])
         // A quoted name that reads as a keyword stays quoted.
-        #expect(dumped.contains("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL, \"integer\" INTEGER, real REAL);"), "\(dumped)")
-        #expect(dumped.contains("CREATE INDEX notes_text ON notes (text, real);") && dumped.contains("SELECT notes.text FROM notes"), "\(dumped)")
+        #expect(dumped.contains("CREATE TABLE notes (id INTEGER PRIMARY KEY, Text TEXT NOT NULL, \"integer\" INTEGER, real REAL);"), "\(dumped)")
+        #expect(dumped.contains("CREATE INDEX notes_text ON notes (TEXT, real);") && dumped.contains("SELECT notes.text FROM notes"), "\(dumped)")
     }
 
     /// "The schema as canonical SQL": the sqlite3 shell builds the same schema from it,

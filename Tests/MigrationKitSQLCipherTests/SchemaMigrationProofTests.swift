@@ -227,8 +227,23 @@ import Testing
         let directory = try TemporaryDirectory()
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
         try writer.write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX notes_body ON notes(body);") }
-        let proven = try SchemaMigrationProof().migration(from: .database(writer), to: "create table \"notes\" ( id integer primary key , body text ) ; create index NOTES_BODY on notes ( body ) ;")
+        let proven = try SchemaMigrationProof().migration(from: .database(writer), to: "create table \"notes\" ( id integer primary key , body text ) ; create index [notes_body] on notes ( body ) ;")
         #expect(proven.migration.isEmpty)
+    }
+
+    /// A name spelled otherwise is another name to an app (`row["userId"]`): the
+    /// migration rebuilds the table with the wanted spelling, and the rows stay.
+    @Test func aNameSpelledOtherwiseIsMigrated() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        try writer.write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, userid INTEGER); INSERT INTO notes VALUES (1, 7);") }
+        let proven = try SchemaMigrationProof().migration(from: .database(writer), to: "CREATE TABLE notes (id INTEGER PRIMARY KEY, userId INTEGER);")
+        #expect(!proven.migration.isEmpty)
+        try writer.write { db in for statement in proven.migration.up { try db.execute(sql: statement) } }
+        var names: [String] = []
+        try writer.read { db in try db.forEachTextRow(sql: "PRAGMA table_info(notes)", arguments: []) { names.append($0[1] ?? "") } }
+        #expect(names == ["id", "userId"])
+        #expect(try writer.read { try $0.textColumn(sql: "SELECT userId FROM notes") } == ["7"])
     }
 
     static func runner(_ folder: String) throws -> SQLCipherMigrationRunner {

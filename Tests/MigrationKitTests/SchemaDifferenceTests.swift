@@ -22,12 +22,22 @@ import Testing
 
     @Test func theSameSchemaSpelledAnotherWayHasNoDifference() throws {
         let respelled = SchemaTable(rows: [
-            ["view", "NAMES", "NAMES", "create view \"NAMES\" as select name from authors"],
+            ["view", "names", "names", "create view \"names\" as select name from authors"],
             ["index", "authors_name", "authors", "CREATE  INDEX authors_name ON \"authors\" ( name )"],
             ["table", "authors", "authors", "CREATE TABLE authors(id INTEGER PRIMARY KEY,name TEXT NOT NULL)"],
             // The ledger is bookkeeping, not schema: its absence is no difference.
         ])
         #expect(try SchemaDifference.between(expected: Self.expected, actual: respelled).isEmpty)
+    }
+
+    /// A name in another case is the same object to SQLite, another column to an app
+    /// (`row["Name"]`): a change, named once.
+    @Test func aNameInAnotherCaseIsAChange() throws {
+        let recased = SchemaTable(rows: Self.expected.rows.map { row in
+            row[1] == "authors" ? ["table", "Authors", "Authors", "CREATE TABLE Authors (id INTEGER PRIMARY KEY, Name TEXT NOT NULL)"] : row
+        })
+        let differences = try SchemaDifference.between(expected: Self.expected, actual: recased)
+        #expect(differences.map(\.name) == ["Authors"] && differences.map(\.change) == [.changed], "\(differences)")
     }
 
     @Test func addedMissingAndChangedObjectsAreEachNamedInCanonicalOrder() throws {

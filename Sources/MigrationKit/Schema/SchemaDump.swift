@@ -2,9 +2,10 @@
 /// and then by name (byte-wise), one statement each, so equal schemas give identical
 /// text whatever order they were created in, and a diff shows real changes only.
 ///
-/// Left out: SQLite's internal objects (`sqlite_*`, including automatic indexes) and
-/// migration bookkeeping (the `grdb_migrations` ledger and MigrationKit's own tables),
-/// since they say nothing about the app's schema.
+/// Left out: SQLite's internal objects (`sqlite_*`, including automatic indexes),
+/// migration bookkeeping (the `grdb_migrations` ledger and MigrationKit's own tables)
+/// and a virtual table's shadow tables (`notes_fts_content`, …, which the virtual table
+/// makes itself), since they say nothing about the app's schema.
 public enum SchemaDump {
     /// Bookkeeping tables left out of dumps and schema comparisons: the ledger,
     /// MigrationKit's history, and the history table of earlier versions.
@@ -39,14 +40,11 @@ public enum SchemaDump {
     ///   - includingBookkeeping: keep the ledger and MigrationKit's tables
     ///     (for comparing whole copies of a database).
     public static func objects(in db: some SQLQuerying, includingBookkeeping: Bool = false) throws -> [Object] {
-        var objects: [Object] = []
+        var all: [Object] = []
         try db.forEachTextRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL", arguments: []) { row in
-            let object = Object(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3] ?? "")
-            guard !object.name.lowercased().hasPrefix("sqlite_"),
-                  includingBookkeeping || !isBookkeeping(object.tableName)
-            else { return }
-            objects.append(object)
+            all.append(Object(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3] ?? ""))
         }
+        let objects = appsObjects(all, includingBookkeeping: includingBookkeeping)
         return objects.sorted { lhs, rhs in
             let left = kindOrder[lhs.type] ?? 9
             let right = kindOrder[rhs.type] ?? 9
@@ -54,6 +52,23 @@ public enum SchemaDump {
             return lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8)
         }
     }
+
+    /// The objects of `all` that are the app's: not SQLite's own, not a virtual table's
+    /// shadow tables, and not bookkeeping unless asked for.
+    static func appsObjects(_ all: [Object], includingBookkeeping: Bool = false) -> [Object] {
+        let virtualTables = all.filter { $0.type == "table" && TableDefinition(sql: $0.sql)?.isVirtual == true }.map { $0.name.lowercased() + "_" }
+        return all.filter { object in
+            let name = object.name.lowercased()
+            if name.hasPrefix("sqlite_") || (!includingBookkeeping && isBookkeeping(object.tableName)) { return false }
+            let isShadow = object.type == "table" && TableDefinition(sql: object.sql)?.isVirtual == false
+                && virtualTables.contains { prefix in shadowSuffixes.contains { name == prefix + $0 } }
+            return !isShadow
+        }
+    }
+
+    /// The tables FTS3/4, FTS5 and R*Tree keep beside a virtual table `v` (`v_data`, …),
+    /// as their modules' `xShadowName` accept them.
+    static let shadowSuffixes = ["content", "data", "idx", "docsize", "config", "segments", "segdir", "stat", "node", "parent", "rowid"]
 
     /// The canonical dump: each object's SQL in its canonical spelling
     /// (`SQLCanonicalText`), one per line with a `;`, sorted by kind and then by name as

@@ -29,14 +29,7 @@ package struct SchemaSnapshot: Sendable {
         try db.forEachTextRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid", arguments: []) { row in
             all.append(SchemaDump.Object(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3] ?? ""))
         }
-        let virtualTables = all.filter { $0.type == "table" && TableDefinition(sql: $0.sql)?.isVirtual == true }.map { $0.name.lowercased() + "_" }
-        objects = all.filter { object in
-            let name = object.name.lowercased()
-            if name.hasPrefix("sqlite_") || SchemaDump.isBookkeeping(object.tableName) { return false }
-            let isShadow = object.type == "table" && TableDefinition(sql: object.sql)?.isVirtual == false
-                && virtualTables.contains { prefix in Self.shadowSuffixes.contains { name == prefix + $0 } }
-            return !isShadow
-        }
+        objects = SchemaDump.appsObjects(all)
         var columns: [String: [Column]] = [:]
         var tablesWithRows: Set<String> = []
         for table in objects where table.type == "table" && TableDefinition(sql: table.sql)?.isVirtual == false {
@@ -54,10 +47,6 @@ package struct SchemaSnapshot: Sendable {
         self.tablesWithRows = tablesWithRows
     }
 
-    /// The tables FTS3/4, FTS5 and R*Tree keep beside a virtual table `v` (`v_data`, …),
-    /// as their modules' `xShadowName` accept them.
-    static let shadowSuffixes = ["content", "data", "idx", "docsize", "config", "segments", "segdir", "stat", "node", "parent", "rowid"]
-
     /// The schema as a schema file: each object's `CREATE` statement, in creation order,
     /// so `diff --to` reads another database's schema as it reads a file.
     package var schemaText: String {
@@ -73,7 +62,7 @@ package struct SchemaSnapshot: Sendable {
         let virtualTables = try db.textColumn(sql: "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")
             .compactMap(TableDefinition.init(sql:)).filter(\.isVirtual).map { $0.name.lowercased() + "_" }
         let exists = try db.textColumn(sql: "SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND lower(name) = lower(?)", arguments: [name]).first == "1"
-        return exists && virtualTables.contains { prefix in shadowSuffixes.contains { lowered == prefix + $0 } }
+        return exists && virtualTables.contains { prefix in SchemaDump.shadowSuffixes.contains { lowered == prefix + $0 } }
     }
 
     /// The object of this kind and name (as SQLite compares names), if there is one.

@@ -17,7 +17,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
     package static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Compare the database's schema with what its applied migrations make (drift: exit 0 when they agree, 3 when not), or write the migration to the schema a file makes (--to).",
-        discussion: "Everything runs on scratch databases (encrypted with a random key, deleted afterwards); the database itself is only read. Objects are compared in their canonical SQL (as schema-dump prints it), so spelling and spacing never count. With --to, the migration is applied and rolled back on a scratch copy of the current schema, and shown only if it gives the wanted schema and then the current one back.")
+        discussion: "Everything runs on scratch databases (encrypted with a random key, deleted afterwards); the database itself is only read. Objects are compared in their canonical SQL (as schema-dump prints it), so spacing, quoting and comments never count (names' spelling does). With --to, the migration is applied and rolled back on a scratch copy of the current schema, and shown only if it gives the wanted schema and then the current one back.")
 
     @OptionGroup package var connection: ConnectionOptions
     @Option(name: .customLong("to"), help: ArgumentHelp("A file of CREATE statements (as schema-dump prints them), or a database (plaintext, or encrypted with the same key): write the migration from the current schema to the one it makes. The current schema is --db-path's, or without one what the migrations folder makes.", valueName: "schema.sql"))
