@@ -216,9 +216,8 @@ public enum CipherFormatUpgrade {
         try source.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
         let expected = try DatabaseEncryption.summary(of: source)
         let schema = try SchemaDump.objects(in: source, includingBookkeeping: true)
-        let autoVacuum = try source.fetchInt(sql: "PRAGMA main.auto_vacuum") ?? 0
         try export(path, settings: source.cipherSettings, key: key, to: temporary, newSettings: newSettings,
-                   summary: expected, autoVacuum: autoVacuum, busyTimeout: busyTimeout)
+                   summary: expected, busyTimeout: busyTimeout)
         let proven = try prove(temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected, schema: schema,
                                source: source, makeWAL: makingWAL, busyTimeout: busyTimeout)
         try beforeReplacing()
@@ -256,14 +255,14 @@ public enum CipherFormatUpgrade {
     /// Writes the new file from a second connection to the database (see the type's
     /// comment), in the settings the first one found.
     private static func export(_ path: String, settings: CipherSettings, key: DatabaseKey, to temporary: String, newSettings: CipherSettings,
-                               summary: DatabaseEncryption.ExportSummary, autoVacuum: Int, busyTimeout: Duration) throws {
+                               summary: DatabaseEncryption.ExportSummary, busyTimeout: Duration) throws {
         var configuration = SQLCipherConfiguration()
         configuration.createIfMissing = false
         configuration.foreignKeysEnabled = false
         configuration.busyTimeout = busyTimeout
         configuration.cipher = settings
         let exporter = try SQLCipherOpener.open(path: path, key: key, configuration: configuration)
-        try DatabaseEncryption.export(exporter, to: temporary, key: key, cipher: newSettings, summary: summary, autoVacuum: autoVacuum)
+        try DatabaseEncryption.export(exporter, to: temporary, key: key, cipher: newSettings, summary: summary)
     }
 
     /// Opens the new file afresh, as any later run will, and checks it against the

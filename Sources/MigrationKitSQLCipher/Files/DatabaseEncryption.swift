@@ -24,6 +24,10 @@ public enum DatabaseEncryption {
         public let userVersion: Int
         /// `PRAGMA application_id`, which the copy keeps from the source.
         public let applicationID: Int
+        /// `PRAGMA auto_vacuum` (0 none, 1 full, 2 incremental), which the copy keeps from
+        /// the source: an app that runs `incremental_vacuum` relies on it, and it can only
+        /// be set before a file's first table exists, so never later by the app.
+        public let autoVacuum: Int
     }
 
     /// Writes an encrypted copy of the plaintext database at `source` to `destination`
@@ -287,7 +291,8 @@ public enum DatabaseEncryption {
                 return (try summary(of: copy), try SchemaDump.objects(in: copy, includingBookkeeping: true))
             }()
             guard actual.rowCounts == expected.rowCounts, actualSchema == expectedSchema,
-                  actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID
+                  actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID,
+                  actual.autoVacuum == expected.autoVacuum
             else {
                 throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
                                      message: "The exported copy does not match the original (row counts or schema differ), so it was discarded; the original is unchanged.",
@@ -304,9 +309,9 @@ public enum DatabaseEncryption {
 
     private static let exportSchema = "migrationkit_export"
 
-    /// - Parameter autoVacuum: the source's `PRAGMA auto_vacuum`, for a copy that keeps
-    ///   it (it can only be set before the copy's first table exists).
-    static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary, autoVacuum: Int = 0) throws {
+    /// Exports `source` into a new (empty) file at `path`, with the header fields of
+    /// `summary` that `sqlcipher_export` does not copy.
+    static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary) throws {
         let attach = try source.prepare("ATTACH DATABASE ? AS \(exportSchema) KEY ?")
         // KEY '' attaches a plaintext database; a key is bound straight from wiped storage.
         try attach.bind([.text(path), .text("")])
@@ -317,8 +322,8 @@ public enum DatabaseEncryption {
         defer { Interruption.unstoppable { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") } }
         try SQLCipherLibrary.silenceLog(on: source)
         try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
-        if autoVacuum != 0 { try source.execute(sql: "PRAGMA \(exportSchema).auto_vacuum = \(autoVacuum)") }
-        // sqlcipher_export copies schema and rows but not these two header fields.
+        // sqlcipher_export copies schema and rows but not these three header fields.
+        if summary.autoVacuum != 0 { try source.execute(sql: "PRAGMA \(exportSchema).auto_vacuum = \(summary.autoVacuum)") }
         do {
             // The copy's keys are derived here, with the process's salt mask.
             _ = try SaltMaskGuard.deriving(cipher, on: source) { try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')") }
@@ -333,6 +338,7 @@ public enum DatabaseEncryption {
         ExportSummary(
             rowCounts: try database.tableRowCounts(),
             userVersion: try database.fetchInt(sql: "PRAGMA main.user_version") ?? 0,
-            applicationID: try database.fetchInt(sql: "PRAGMA main.application_id") ?? 0)
+            applicationID: try database.fetchInt(sql: "PRAGMA main.application_id") ?? 0,
+            autoVacuum: try database.fetchInt(sql: "PRAGMA main.auto_vacuum") ?? 0)
     }
 }
