@@ -76,7 +76,11 @@ extension ConnectionSettings {
         case .inspect:
             configuration.createIfMissing = false
             configuration.givesWayToChanges = !request.readerWaits
-            configuration.readOnly = request.opensReadOnly
+            // Always: the opener itself decides how a look leaves the file as it was (a
+            // writable file gets a read-write connection with query_only, so SQLite
+            // removes the -wal and -shm it made; a journal left beside it is read on a
+            // private copy).
+            configuration.readOnly = true
         }
         self.init(path: request.path, key: request.key, configuration: configuration)
     }

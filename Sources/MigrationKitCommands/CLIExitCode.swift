@@ -29,6 +29,9 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// unusable migrations folder or file. Also a migration step that failed (and was
     /// rolled back) because of one: a full disk, an I/O error, no room for the journal.
     case fileError = 9
+    /// The key opens the database, but a page or its schema does not read: the file is
+    /// damaged, and trying again fails the same way (`verify` names the pages).
+    case damaged = 10
     /// Bad command-line usage (ArgumentParser's EX_USAGE).
     case usage = 64
     /// Stopped by SIGHUP (128 + 1, the shells' convention): the work in progress was
@@ -50,7 +53,7 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     }
 
     /// The code a fleet ends with: its databases' worst. Worst is what most needs a
-    /// person: damage found (3), then a change that failed (2) or failed unexpectedly
+    /// person: damage found (3, 10), then a change that failed (2) or failed unexpectedly
     /// (1), then a database that would not open (4, 5, 9), one another process held (8),
     /// a state that refused the command (7), and migrations pending (6). Each database's
     /// own code is in the fleet's `--json`.
@@ -61,7 +64,7 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// From least to most severe, for `worst`.
     private static let severity: [CLIExitCode] = [
         .success, .usage, .pendingMigrations, .refused, .locked, .fileError, .keyUnavailable,
-        .wrongKeyOrNotADatabase, .failure, .migrationFailed, .verificationFailed,
+        .wrongKeyOrNotADatabase, .failure, .migrationFailed, .damaged, .verificationFailed,
         .hungUp, .terminated, .interrupted,
     ]
 
@@ -80,6 +83,8 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
         switch kind {
         case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
             return .wrongKeyOrNotADatabase
+        case .damaged:
+            return .damaged
         case .wrongOperation:
             // encrypt given an encrypted database, rekey a plaintext one: the file is
             // not the kind the command needs, as with a key given for a plaintext one.
@@ -103,7 +108,9 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
         switch resultCode & 0xff {
         case SQLiteResultCode.readOnly, SQLiteResultCode.full, SQLiteResultCode.ioError, SQLiteResultCode.cantOpen, SQLiteResultCode.permission:
             return .fileError
-        case SQLiteResultCode.corrupt, SQLiteResultCode.notADatabase:
+        case SQLiteResultCode.corrupt:
+            return .damaged
+        case SQLiteResultCode.notADatabase:
             return .wrongKeyOrNotADatabase
         case SQLiteResultCode.busy, SQLiteResultCode.locked:
             return .locked
@@ -125,6 +132,7 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
         case .refused: return "refused by the database's migration state"
         case .locked: return "database locked by another process"
         case .fileError: return "file problem (database or migrations)"
+        case .damaged: return "the database is damaged (run verify; restore it from a backup)"
         case .usage: return "usage error"
         case .hungUp: return "stopped by SIGHUP (the change in progress rolled back)"
         case .interrupted: return "stopped by Ctrl-C, SIGINT (the change in progress rolled back)"

@@ -44,7 +44,7 @@ import Testing
         let lines = diff.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("Drift: the schema differs from what its 2 applied migrations make") }, "\(diff.stdout)")
         #expect(lines.contains("  table authors: differs (the database has CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL, nickname TEXT); the migrations make CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL))"), "\(diff.stdout)")
-        #expect(lines.contains("  index books_authorId: missing from the database (the migrations make CREATE INDEX books_authorid ON books (authorid))"), "\(diff.stdout)")
+        #expect(lines.contains("  index books_authorId: missing from the database (the migrations make CREATE INDEX books_authorId ON books (authorId))"), "\(diff.stdout)")
         #expect(lines.contains("  index books_title: only in the database (CREATE INDEX books_title ON books (title))"), "\(diff.stdout)")
         #expect(workspace.bytes(workspace.database) == before, "diff changed the database")
 

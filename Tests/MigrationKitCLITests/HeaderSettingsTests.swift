@@ -44,3 +44,37 @@ import Testing
         #expect(try headerOf(workspace.database, key: .passphrase("another passphrase")) == Self.chosen, "rekey")
     }
 }
+
+/// A database whose key opens it but one of whose pages does not read (a disk error, a
+/// copy cut short): every command says it is damaged and names `verify`, exit 10, and
+/// changes nothing. `rekey`, which rewrites every page, refuses before it writes a
+/// backup or a journal, rather than stopping half way and asking to try again.
+@Suite struct DamagedDatabaseTests {
+    @Test func aDamagedPageIsDamageForEveryCommandAndNothingIsWritten() throws {
+        let workspace = try Workspace()
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, """
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 400) INSERT INTO notes (body) SELECT hex(randomblob(300)) FROM n;
+            """)
+        try #require(made.status == 0, "\(made.output)")
+        // Fifty bytes of a page in the middle of the table overwritten.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: workspace.database))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2 + 100)
+        handle.write(Data(repeating: 0, count: 50))
+        try handle.close()
+        try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\nSELECT count(*) FROM notes WHERE body LIKE '%x%';\n")
+        let before = try TreeSnapshot(workspace.root)
+        for extra in [["--new-password", "another passphrase"], ["--new-password", "another passphrase", "--no-backup"]] {
+            let result = try workspace.run("rekey", extra)
+            #expect(result.exitCode == .damaged, "rekey \(extra): \(result.output)")
+            #expect(result.stderr.contains("damaged") && result.stderr.contains("`verify`") && !result.stderr.contains("try again"), "\(result.stderr)")
+            #expect(try TreeSnapshot(workspace.root) == before, "rekey \(extra) changed the folder")
+        }
+        let migrate = try workspace.run("migrate")
+        #expect(migrate.exitCode == .damaged && migrate.stderr.contains("damaged") && migrate.stderr.contains("`verify`"), "\(migrate.output)")
+        #expect(try TreeSnapshot(workspace.root) == before, "migrate changed the folder")
+        let verify = try workspace.run("verify")
+        #expect(verify.exitCode == .verificationFailed, "\(verify.output)")
+    }
+}

@@ -43,8 +43,8 @@ func noise(_ count: Int) -> Data {
             switch self {
             case .wrongKey: return (.wrongKeyOrNotADatabase, ["Wrong key"])
             case .emptyFile: return (.wrongKeyOrNotADatabase, ["empty"])
-            case .truncatedInHalf: return (.wrongKeyOrNotADatabase, ["damaged", "restore it from a backup"])
-            case .truncatedMidPage: return (.wrongKeyOrNotADatabase, ["damaged", "cut short"])
+            case .truncatedInHalf: return (.damaged, ["damaged", "restore it from a backup"])
+            case .truncatedMidPage: return (.damaged, ["damaged", "cut short"])
             case .randomBytes: return (.wrongKeyOrNotADatabase, ["Wrong key, or not a SQLCipher database"])
             case .randomBytesOddSize: return (.wrongKeyOrNotADatabase, ["not a database", "whole number"])
             case .plaintextGivenAKey: return (.wrongKeyOrNotADatabase, ["not encrypted", "--plaintext"])
@@ -166,7 +166,7 @@ func noise(_ count: Int) -> Data {
         try FileManager.default.createDirectory(atPath: workspace.path("folder.backup"), withIntermediateDirectories: false)
         #expect(mkfifo(workspace.path("fifo.backup"), 0o600) == 0)
         let cases: [(String, CLIExitCodeValue, String)] = [
-            ("empty.backup", .wrongKeyOrNotADatabase, "empty"), ("half.backup", .wrongKeyOrNotADatabase, "damaged"),
+            ("empty.backup", .wrongKeyOrNotADatabase, "empty"), ("half.backup", .damaged, "damaged"),
             ("random.backup", .wrongKeyOrNotADatabase, "Wrong key"), ("folder.backup", .fileError, "directory"),
             ("fifo.backup", .fileError, "not a regular file"), ("missing.backup", .fileError, "No database exists"),
         ]

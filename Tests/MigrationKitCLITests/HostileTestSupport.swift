@@ -260,7 +260,7 @@ func expectCleanFailure(
 /// source must fail these tests. (Printed by case name.)
 enum CLIExitCodeValue: Int32 {
     case success = 0, failure = 1, migrationFailed = 2, verificationFailed = 3, wrongKeyOrNotADatabase = 4
-    case keyUnavailable = 5, pendingMigrations = 6, refused = 7, locked = 8, fileError = 9, usage = 64
+    case keyUnavailable = 5, pendingMigrations = 6, refused = 7, locked = 8, fileError = 9, damaged = 10, usage = 64
     case hungUp = 129, interrupted = 130, terminated = 143
 }
 

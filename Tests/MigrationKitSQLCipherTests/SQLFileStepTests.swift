@@ -72,16 +72,16 @@ import Testing
             try db.execute(sql: """
                 CREATE TABLE books_new (
                     id INTEGER PRIMARY KEY, -- the key
-                    TITLE text
+                    title text
                 );
                 ALTER TABLE books_new RENAME TO books;
-                create index BOOKS_TITLE on "books"(title);
+                create index [books_title] on "books"(title);
                 """)
         }
         let first = try one.read { try SchemaDump.comparableForm(of: $0) }
         let second = try two.read { try SchemaDump.comparableForm(of: $0) }
         #expect(first == second)
-        // The canonical dump is the same text for both, comments and spelling aside.
+        // The canonical dump is the same text for both, comments, quoting and keywords' case aside.
         #expect(try one.read { try SchemaDump.canonicalSQL(of: $0) } == (try two.read { try SchemaDump.canonicalSQL(of: $0) }))
 
         // A real difference is not hidden: a string literal or a column type.

@@ -19,6 +19,9 @@ public struct DatabaseErrorKind: Hashable, Sendable, CustomStringConvertible {
     public static let keyRequired = DatabaseErrorKind(rawValue: "keyRequired")
     /// The file is not a database at all (with or without a key).
     public static let notADatabase = DatabaseErrorKind(rawValue: "notADatabase")
+    /// The key opens the file, but a page or its schema does not read: the file is
+    /// damaged (a copy cut short, a disk error). Trying again fails the same way.
+    public static let damaged = DatabaseErrorKind(rawValue: "damaged")
     /// The file cannot be opened (missing, a directory, no permission).
     public static let cannotOpen = DatabaseErrorKind(rawValue: "cannotOpen")
     /// The key itself is unusable (empty passphrase, raw key of the wrong size).

@@ -24,7 +24,7 @@ enum SQLCipherErrorPresentation {
                 return ErrorPresentation(
                     kind: "corrupt",
                     message: (error.path.map { "\($0): " } ?? "") + "The database is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.",
-                    exitCode: .wrongKeyOrNotADatabase)
+                    exitCode: .damaged)
             } else {
                 return ErrorPresentation(kind: error.kind.rawValue, message: error.sentence(wording), exitCode: exitCode(for: error))
             }

@@ -154,6 +154,7 @@ extension CLIExitCode: CustomStringConvertible {
         case .refused: return "refused"
         case .locked: return "locked"
         case .fileError: return "fileError"
+        case .damaged: return "damaged"
         case .usage: return "usage"
         case .hungUp: return "hungUp"
         case .interrupted: return "interrupted"

@@ -11,8 +11,11 @@ public final class SQLCipherDatabase {
     /// The C connection. Only this class and `SQLCipherStatement` touch it: keys,
     /// copies and closing are methods here.
     let handle: OpaquePointer
-    /// The file this connection opened, for error messages.
-    public let path: String
+    /// The file this connection opened, for error messages: the user's database, also
+    /// when the connection reads its private copy (`PrivateDatabaseCopy`).
+    public internal(set) var path: String
+    /// What must live as long as the connection: the private copy it reads, if any.
+    var keptAlive: AnyObject?
     /// Prepared single statements by SQL text, reused across calls: a migration run
     /// executes the same dozen bookkeeping statements for every step.
     private var statementCache: [String: SQLCipherStatement] = [:]

@@ -45,12 +45,101 @@ enum SQLCipherOpener {
         }
     }
 
-    /// Opens, keys and proves an existing (or empty, being created) file. With a key and
+    /// Opens, keys and proves an existing (or empty, being created) file; one with a
+    /// journal left beside it (`LeftoverJournal`) only after a private copy proved the
+    /// journal its own, and read-only on that copy, so a look never applies a journal.
+    private static func openExisting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        guard path != ":memory:", let leftover = LeftoverJournal.find(beside: path) else {
+            return try openInFormat(path: path, key: key, configuration: configuration)
+        }
+        let copy = try openCopy(of: path, provingJournal: leftover, key: key, configuration: configuration)
+        if configuration.readOnly { return copy }
+        // The journal is the database's own: SQLite may apply it to the file itself,
+        // in the format the copy found (one key derivation, not one per format).
+        var found = configuration
+        found.cipher = copy.cipherSettings
+        copy.close()
+        return try openInFormat(path: path, key: key, configuration: found, detectingFormat: false)
+    }
+
+    /// Opens a private copy of the database and its leftover journal, and proves the
+    /// journal the database's own. The format is found on the database file alone where
+    /// it opens (as SQLCipher keys a file: by its own salt), and the copy with the
+    /// journal is opened in exactly that format and every page read (`quick_check`); a
+    /// journal of another database (its pages encrypted with another salt or key) fails
+    /// that where the file alone passes, and is refused, naming it. A file that needs its
+    /// journal to be read at all (a transaction or a checkpoint cut short) is opened with
+    /// it, in whichever format reads it. A damaged database is left to the command to
+    /// report, as it would be without a journal.
+    private static func openCopy(of path: String, provingJournal leftover: LeftoverJournal, key: DatabaseKey?,
+                                 configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        var onCopy = configuration
+        onCopy.readOnly = false
+        onCopy.createIfMissing = false
+        let copy = try PrivateDatabaseCopy(of: path, journal: leftover, withJournal: false)
+        let aloneFormat: CipherSettings? = try? {
+            let alone = try openInFormat(path: copy.path, key: key, configuration: onCopy)
+            defer { alone.close() }
+            return alone.cipherSettings
+        }()
+        try copy.addJournal()
+        if let aloneFormat { onCopy.cipher = aloneFormat }
+        let database: SQLCipherDatabase
+        do {
+            database = try openInFormat(path: copy.path, key: key, configuration: onCopy, detectingFormat: aloneFormat == nil)
+        } catch let error as SQLCipherError where aloneFormat != nil && [.wrongKey, .notADatabase, .damaged].contains(error.kind) {
+            throw foreignJournal(path, leftover)
+        } catch let error as SQLCipherError {
+            throw error.at(path: path)
+        }
+        database.path = path
+        database.keptAlive = copy
+        if aloneFormat != nil, try !readsEveryPage(database), try readsAlone(path, leftover, key: key, configuration: onCopy) {
+            throw foreignJournal(path, leftover)
+        }
+        if configuration.readOnly { try database.execute(sql: "PRAGMA query_only = 1") }
+        return database
+    }
+
+    /// Whether the database file, copied without its journal, opens with `key` in the
+    /// format `configuration` gives and reads every page.
+    private static func readsAlone(_ path: String, _ leftover: LeftoverJournal, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> Bool {
+        let alone = try PrivateDatabaseCopy(of: path, journal: leftover, withJournal: false)
+        guard let database = try? openInFormat(path: alone.path, key: key, configuration: configuration, detectingFormat: false) else { return false }
+        defer { database.close() }
+        return try readsEveryPage(database)
+    }
+
+    /// `PRAGMA quick_check`: every page of every table and index read, so decrypted and
+    /// authenticated; false when a page does not read (SQLCipher fails it as damage).
+    private static func readsEveryPage(_ database: SQLCipherDatabase) throws -> Bool {
+        do {
+            return try database.textColumn(sql: "PRAGMA quick_check") == ["ok"]
+        } catch let error as SQLCipherError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
+            return false
+        }
+    }
+
+    private static func foreignJournal(_ path: String, _ leftover: LeftoverJournal) -> SQLCipherError {
+        let names = leftover.files.map { String($0.split(separator: "/").last ?? "") }
+        return SQLCipherError(
+            kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+            message: "\(names.joined(separator: " and ")) beside the database belong\(names.count == 1 ? "s" : "") to another database: "
+                + "the key that opens the database does not read \(names.count == 1 ? "its" : "their") pages. Nothing was changed; "
+                + "move \(names.count == 1 ? "it" : "them") out of the folder (keep \(names.count == 1 ? "it" : "them") if another copy of the database may need \(names.count == 1 ? "it" : "them")) and run the command again.",
+            path: path)
+    }
+
+    /// Opens, keys and proves a file, SQLite applying any journal beside it. With a key and
     /// no cipher settings, each format the linked library can read is tried in turn
     /// (`CipherFormat.readable`), its own first, each on a new connection (SQLCipher 4.5.5+
     /// refuses a second key on a used connection): one key derivation per attempt, and
     /// none for formats whose page size the file's size rules out.
-    private static func openExisting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+    ///
+    /// - Parameter detectingFormat: false to open in `configuration.cipher` exactly,
+    ///   even when those are the linked library's defaults (a format already found).
+    private static func openInFormat(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
+                                     detectingFormat: Bool = true) throws -> SQLCipherDatabase {
         guard let key else {
             let database = try openConnection(path: path, configuration: configuration)
             try proveReadable(database, keyed: false, triedFormats: nil)
@@ -58,7 +147,7 @@ enum SQLCipherOpener {
             try configure(database, configuration: configuration)
             return database
         }
-        let attempts = attemptedSettings(for: path, given: configuration.cipher)
+        let attempts = detectingFormat ? attemptedSettings(for: path, given: configuration.cipher) : [(format: nil, settings: configuration.cipher)]
         var firstFailure: SQLCipherError?
         for attempt in attempts {
             let database = try openConnection(path: path, configuration: configuration)
@@ -267,7 +356,7 @@ enum SQLCipherOpener {
         let shape = probe.sizeLooksLikePages
             ? ""
             : " (its size, \(probe.size) bytes, is not a whole number of pages, as if it was cut short)"
-        return SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_CORRUPT,
+        return SQLCipherError(kind: .damaged, resultCode: .SQLITE_CORRUPT,
                               message: "The database is damaged\(shape): its schema cannot be read; restore it from a backup.")
     }
 

@@ -70,7 +70,7 @@ public enum DatabaseBackup {
         let database = try SQLCipherOpener.open(path: backup, key: key, configuration: proving)
         let result = try database.fetchString(sql: "PRAGMA quick_check(1)")
         guard result == "ok" else {
-            throw SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_CORRUPT,
+            throw SQLCipherError(kind: .damaged, resultCode: .SQLITE_CORRUPT,
                                  message: "The backup fails its integrity check (\(result ?? "no answer")); choose another backup.", path: backup)
         }
     }

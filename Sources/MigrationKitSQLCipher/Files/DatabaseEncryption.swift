@@ -169,6 +169,7 @@ public enum DatabaseEncryption {
                                      message: "The database is not encrypted, so there is no key to change; use `encrypt` to encrypt it.", path: path)
             }
             try requireRoomForRekey(path)
+            try requireEveryPageReads(database, path: path)
             if try database.fetchString(sql: "PRAGMA journal_mode")?.lowercased() == "wal" {
                 try DatabaseUsers.waitUntilAlone(
                     path, timeout: lockTimeout,
@@ -204,6 +205,20 @@ public enum DatabaseEncryption {
     }
 
     // MARK: - Pieces
+
+    /// `PRAGMA rekey` rewrites every page, and a page that does not read stops it half
+    /// way, reported as done, with a journal left: a damaged database is refused before
+    /// anything is written (no backup, no journal), every page read once
+    /// (`cipher_integrity_check` where it applies, else `quick_check`).
+    private static func requireEveryPageReads(_ database: SQLCipherDatabase, path: String) throws {
+        let check = DatabaseChecks.cipherPageChecking(database) == .applies
+            ? DatabaseChecks.cipherIntegrityCheck(database) : DatabaseChecks.quickCheck(database)
+        guard check.passed else {
+            throw SQLCipherError(kind: .damaged, resultCode: .SQLITE_CORRUPT,
+                                 message: "The database is damaged (\(check.name) finds pages that do not read), so its key cannot be changed: the rekey would stop half way. Nothing was changed; run `verify` to see which pages, and restore it from a backup.",
+                                 path: path)
+        }
+    }
 
     /// How every database here is opened: it must exist (never created by accident),
     /// with the cipher settings it was made with.
