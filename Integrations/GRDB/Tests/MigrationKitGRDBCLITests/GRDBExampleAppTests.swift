@@ -113,7 +113,7 @@ import Testing
         // schema-dump: the canonical dump, the same text GRDB reads in this process.
         let dump = try run(["schema-dump", "--db-path", path])
         #expect(dump.status == 0, "\(dump.output)")
-        #expect(dump.stdout.contains("CREATE INDEX note_createdat ON note (createdat);"))
+        #expect(dump.stdout.contains("CREATE INDEX note_createdAt ON note (createdAt);"), "\(dump.stdout)")
         #expect(!dump.stdout.contains("grdb_migrations") && !dump.stdout.contains("migrationkit_history"))
 
         let verify = try run(["verify", "--db-path", path])
