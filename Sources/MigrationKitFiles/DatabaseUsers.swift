@@ -23,7 +23,7 @@ package enum DatabaseUsers {
     package static func others(of path: String) -> [Int32] {
         let files = Set([path, path + "-wal", path + "-shm"].compactMap(FileIdentity.init(path:)))
         guard !files.isEmpty else { return [] }
-        let byLock = [path, path + "-shm"].flatMap(LockHolder.of).map(\.pid)
+        let byLock = [path, path + "-shm"].flatMap { LockHolder.of($0) }.map(\.pid)
         return Set(byLock + openers(of: files)).sorted()
     }
 

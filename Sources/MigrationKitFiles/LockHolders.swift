@@ -45,8 +45,9 @@ package struct LockHolder: Hashable, Sendable {
         return holders.first.map { $0.processDescription + ", reading it in a transaction that has not ended" }
     }
 
-    /// The locks other processes hold on the file at `path`.
-    package static func of(_ path: String) -> [LockHolder] {
+    /// The locks other processes hold on the file at `path`; with `includingThisProcess`,
+    /// this one's too (another connection of this process, for a caller that has none).
+    package static func of(_ path: String, includingThisProcess: Bool = false) -> [LockHolder] {
         guard let identity = FileIdentity(path: path),
               let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
         let device = identity.device
@@ -59,7 +60,7 @@ package struct LockHolder: Hashable, Sendable {
         for line in table.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6, fields[1] != "->", fields[5] == file,
-                  let pid = Int32(fields[4]), pid > 0, pid != me else { continue }
+                  let pid = Int32(fields[4]), pid > 0, includingThisProcess || pid != me else { continue }
             let kind: Kind = fields[1] == "FLOCK" ? .changeLock : .sqlite
             holders.append(LockHolder(pid: pid, kind: kind, exclusive: fields[3] == "WRITE"))
         }

@@ -17,7 +17,9 @@ import MigrationKitFiles
 ///
 /// A process that has the database open holds SQLite's locks on it (a WAL connection
 /// always, a rollback-journal writer while its journal has content), and its journal is
-/// live, not left over: SQLite's own locking keeps a reader from changing it.
+/// live, not left over: SQLite's own locking keeps a reader from changing it. This
+/// process counts too: the caller has no connection to the file yet, so a lock of this
+/// process is another connection's (an app's, a concurrent runner's).
 struct LeftoverJournal {
     /// The journal files, `-wal` and/or `-journal`, as they are beside the database.
     let files: [String]
@@ -35,7 +37,11 @@ struct LeftoverJournal {
         let journalProbe = FileProbe(path: journal)
         if journalProbe.size > 0, journalProbe.header(count: 8).contains(where: { $0 != 0 }) { files.append(journal) }
         guard !files.isEmpty else { return nil }
-        let holders = LockHolder.of(path) + LockHolder.of(path + "-shm")
+        // SQLite's locks of any process; MigrationKit's own change lock, which this
+        // process may hold before it opens the database, says nothing of the journal.
+        let me = getpid()
+        let holders = (LockHolder.of(path, includingThisProcess: true) + LockHolder.of(path + "-shm", includingThisProcess: true))
+            .filter { $0.pid != me || $0.kind == .sqlite }
         return holders.isEmpty ? LeftoverJournal(files: files) : nil
     }
 }
@@ -63,15 +69,25 @@ final class PrivateDatabaseCopy {
     }
 
     /// Puts the copy of the journal beside the copy of the database.
+    ///
+    /// - Throws: `JournalWentAway` when a journal file is gone: its owner (a process
+    ///   that took no lock yet when it was found) finished with it, and the database is
+    ///   to be looked at again.
     func addJournal() throws {
+        for file in journal.files where FileProbe(path: file).kind == .missing { throw JournalWentAway() }
         try copying {
             for file in journal.files { try Self.copy(file, to: path + file.dropFirst(original.count)) }
         }
     }
 
+    /// A journal found beside the database was gone when it was copied.
+    struct JournalWentAway: Error {}
+
     private func copying(_ body: () throws -> Void) throws {
         do {
             try body()
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+            throw JournalWentAway()
         } catch {
             let names = journal.files.map { String($0.split(separator: "/").last ?? "") }.joined(separator: " and ")
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_IOERR,

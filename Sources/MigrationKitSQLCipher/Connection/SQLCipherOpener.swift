@@ -48,11 +48,18 @@ enum SQLCipherOpener {
     /// Opens, keys and proves an existing (or empty, being created) file; one with a
     /// journal left beside it (`LeftoverJournal`) only after a private copy proved the
     /// journal its own, and read-only on that copy, so a look never applies a journal.
-    private static func openExisting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+    private static func openExisting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration, attempt: Int = 1) throws -> SQLCipherDatabase {
         guard path != ":memory:", let leftover = LeftoverJournal.find(beside: path) else {
             return try openInFormat(path: path, key: key, configuration: configuration)
         }
-        let copy = try openCopy(of: path, provingJournal: leftover, key: key, configuration: configuration)
+        let copy: SQLCipherDatabase
+        do {
+            copy = try openCopy(of: path, provingJournal: leftover, key: key, configuration: configuration)
+        } catch is PrivateDatabaseCopy.JournalWentAway where attempt < 3 {
+            return try openExisting(path: path, key: key, configuration: configuration, attempt: attempt + 1)
+        } catch is PrivateDatabaseCopy.JournalWentAway {
+            return try openInFormat(path: path, key: key, configuration: configuration)
+        }
         if configuration.readOnly { return copy }
         // The journal is the database's own: SQLite may apply it to the file itself,
         // in the format the copy found (one key derivation, not one per format).
