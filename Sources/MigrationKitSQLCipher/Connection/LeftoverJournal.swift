@@ -26,7 +26,7 @@ struct LeftoverJournal {
 
     /// The leftover journal beside `path`, or nil when there is none to apply (no
     /// journal, an empty one, a `-journal` whose header a persistent journal mode has
-    /// zeroed) or another process has the database open.
+    /// zeroed) or a connection, of any process, has the database open.
     static func find(beside path: String) -> LeftoverJournal? {
         let wal = path + "-wal"
         let journal = path + "-journal"
