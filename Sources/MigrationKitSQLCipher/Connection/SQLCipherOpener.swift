@@ -101,7 +101,7 @@ enum SQLCipherOpener {
         }
         database.path = path
         database.keptAlive = copy
-        if aloneFormat != nil, try !readsEveryPage(database), try readsAlone(path, leftover, key: key, configuration: onCopy) {
+        if aloneFormat != nil, !readsEveryPage(database), try readsAlone(path, leftover, key: key, configuration: onCopy) {
             throw foreignJournal(path, leftover)
         }
         if configuration.readOnly { try database.execute(sql: "PRAGMA query_only = 1") }
@@ -114,17 +114,13 @@ enum SQLCipherOpener {
         let alone = try PrivateDatabaseCopy(of: path, journal: leftover, withJournal: false)
         guard let database = try? openInFormat(path: alone.path, key: key, configuration: configuration, detectingFormat: false) else { return false }
         defer { database.close() }
-        return try readsEveryPage(database)
+        return readsEveryPage(database)
     }
 
-    /// `PRAGMA quick_check`: every page of every table and index read, so decrypted and
+    /// `quick_check`: every page of every table and index read, so decrypted and
     /// authenticated; false when a page does not read (SQLCipher fails it as damage).
-    private static func readsEveryPage(_ database: SQLCipherDatabase) throws -> Bool {
-        do {
-            return try database.textColumn(sql: "PRAGMA quick_check") == ["ok"]
-        } catch let error as SQLCipherError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
-            return false
-        }
+    private static func readsEveryPage(_ database: SQLCipherDatabase) -> Bool {
+        DatabaseChecks.quickCheck(database).passed
     }
 
     private static func foreignJournal(_ path: String, _ leftover: LeftoverJournal) -> SQLCipherError {
