@@ -23,6 +23,7 @@ pkg-config
 libssl-dev
 make
 python3
+python3-venv
 binutils
 strace
 libsqlite3-dev

@@ -29,6 +29,8 @@ cd "$(dirname "$0")/.."
 started=$(date +%s)
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
+# The Python clients the tests use as other programs (sqlcipher3-binary, keyring).
+eval "$(./scripts/python-tools.sh --env)"
 
 configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb grdb-sqlcipher docs packaging"}
 MIGRATIONKIT_TEST_DEPTH=${MIGRATIONKIT_TEST_DEPTH:-full}
