@@ -31,8 +31,9 @@ public enum Remedy: Hashable, Sendable {
     case keyFromPipeOrPrompt
     /// Wait longer for another process to let go of the database.
     case waitLonger
-    /// Give the cipher settings the database was made with, if not a known format's.
-    case giveCipherSettings
+    /// Give the cipher settings the database was made with, if not a known format's:
+    /// those that could explain the failure (`CipherSetting.couldExplainUnreadable`).
+    case giveCipherSettings([CipherSetting])
 
     /// What a Swift caller of the libraries does: the library's own words.
     public var libraryWords: String {
@@ -60,8 +61,9 @@ public enum Remedy: Hashable, Sendable {
             return "pipe the key in, or prompt for it on the terminal"
         case .waitLonger:
             return "wait longer for it (the lock timeout)"
-        case .giveCipherSettings:
-            return "if the database was made with other cipher settings, give them (`CipherSettings`: page size, KDF iterations, KDF and HMAC algorithms, a plaintext header with its salt)"
+        case .giveCipherSettings(let settings):
+            return "if the database was made with other cipher settings, give them (`CipherSettings`: "
+                + settings.map(\.description).joined(separator: ", ") + ")"
         }
     }
 }

@@ -81,7 +81,8 @@ struct GRDBCommandLayer: CommandLayer {
 
     func words(for remedy: Remedy) -> String? {
         // The app opens the database with its own settings (`useKey(_:format:)`).
-        remedy == .giveCipherSettings ? remedy.libraryWords : nil
+        if case .giveCipherSettings = remedy { return remedy.libraryWords }
+        return nil
     }
 }
 

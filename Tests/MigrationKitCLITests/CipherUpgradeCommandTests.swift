@@ -170,7 +170,10 @@ import Glibc
         #expect(try SQLCipherShell.run(large, key: workspace.key, "PRAGMA cipher_page_size = 16384; CREATE TABLE notes (body TEXT);").status == 0)
         let headed = workspace.path("headed.db")
         #expect(try SQLCipherShell.run(headed, key: workspace.key, headerPragmas + " CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');").status == 0)
-        for (path, settings) in [(large, ["--cipher-page-size", "16384"]), (headed, app)] {
+        // Pages without HMACs are the app's choice in SQLCipher 4's format: kept (found by detection).
+        let unauthenticated = workspace.path("no-hmac.db")
+        #expect(try SQLCipherShell.run(unauthenticated, key: workspace.key, "PRAGMA cipher_use_hmac = OFF; CREATE TABLE notes (body TEXT);").status == 0)
+        for (path, settings) in [(large, ["--cipher-page-size", "16384"]), (headed, app), (unauthenticated, [])] {
             let before = try #require(workspace.bytes(path))
             let result = try Tool.run(["cipher-upgrade", "--db-path", path, "--password-file", workspace.keyFile, "--no-backup"] + settings)
             #expect(result.status == 0 && result.stdout.contains("already in the target format"), "\(path): \(result.output)")
@@ -184,6 +187,13 @@ import Glibc
         #expect(workspace.bytes(headed)?.prefix(16) == Data("SQLite format 3\0".utf8), "the plaintext header is gone")
         let readHeaded = try SQLCipherShell.run(headed, key: workspace.key, "PRAGMA cipher_page_size = 8192; " + headerPragmas + " SELECT body FROM notes;")
         #expect(readHeaded.status == 0 && readHeaded.stdout.hasSuffix("kept\n"), "\(readHeaded.output)")
+
+        let movedUnauthenticated = try Tool.run(["cipher-upgrade", "--db-path", unauthenticated, "--password-file", workspace.keyFile, "--to-page-size", "8192", "--no-backup"])
+        #expect(movedUnauthenticated.status == 0 && movedUnauthenticated.stdout.contains("changed: page size 4096 → 8192\n"), "\(movedUnauthenticated.output)")
+        #expect(movedUnauthenticated.stdout.contains("give later commands --cipher-page-size 8192 --cipher-use-hmac off")
+                && movedUnauthenticated.stdout.contains("PRAGMA cipher_use_hmac = OFF"), "\(movedUnauthenticated.stdout)")
+        let readUnauthenticated = try SQLCipherShell.run(unauthenticated, key: workspace.key, "PRAGMA cipher_page_size = 8192; PRAGMA cipher_use_hmac = OFF; SELECT count(*) FROM notes;")
+        #expect(readUnauthenticated.status == 0 && readUnauthenticated.stdout.hasSuffix("0\n"), "\(readUnauthenticated.output)")
     }
 
     @Test func aWrongKeyADryRunAndAnUpToDateDatabaseWriteNothing() throws {

@@ -81,23 +81,95 @@ import Testing
         }
         let read = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "SELECT body FROM notes;")
         #expect(read.status == 0 && read.stdout == "kept\n", "the SQLCipher 1 file after the commands: \(read.output)")
+    }
 
-        // A SQLCipher 4 file made with cipher_use_hmac = OFF, opened with its settings.
-        guard try Self.shellIsFour, checksPages else { return }
-        let unauthenticated = workspace.path("no-hmac.db")
-        #expect(try SQLCipherShell.run(unauthenticated, key: workspace.key, "PRAGMA cipher_use_hmac = OFF; CREATE TABLE notes (body TEXT);").status == 0)
-        let settings = ["--cipher-compatibility", "1", "--cipher-page-size", "4096", "--kdf-iter", "256000",
-                        "--cipher-kdf-algorithm", "PBKDF2_HMAC_SHA512", "--cipher-hmac-algorithm", "HMAC_SHA512"]
-        let verified = try Tool.run(["verify", "--db-path", unauthenticated, "--password-file", workspace.keyFile, "--migrations", workspace.migrations] + settings)
-        #expect(verified.status == 0 && verified.stdout.contains("n/a    cipher_integrity_check"), "\(verified.output)")
+    /// A SQLCipher 4 file whose pages carry no HMAC (`PRAGMA cipher_use_hmac = OFF`, an
+    /// app's choice for speed), made by the shell: it opens with its key alone, says so,
+    /// stays so through `migrate` (the shell reads it with the app's PRAGMA, and not
+    /// without), and `--cipher-use-hmac off` opens it without detection.
+    @Test func aSQLCipher4FileWithoutPageHMACsOpensWithItsKeyAlone() throws {
+        guard try Self.shellIsFour else { return } // SQLCipher 3.4.1 cannot write the 4 format.
+        try expectOpensWithoutPageHMACs(Workspace(), formatPragmas: "", options: [])
+    }
+
+    /// The same for SQLCipher 3's format, found after every format with page HMACs and
+    /// SQLCipher 4's without them (a passphrase: with a raw key, 3's and 1's formats
+    /// without HMACs are the same bytes).
+    @Test(.tags(.passphrase)) func aSQLCipher3FileWithoutPageHMACsOpensWithItsKeyAlone() throws {
+        try expectOpensWithoutPageHMACs(Workspace(key: .randomPassphrase()), formatPragmas: Self.formatPragmas(3, shellIsFour: try Self.shellIsFour),
+                                        options: ["--cipher-compatibility", "3"])
+    }
+
+    private func expectOpensWithoutPageHMACs(_ workspace: Workspace, formatPragmas: String, options: [String],
+                                             sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let pragmas = formatPragmas + "PRAGMA cipher_use_hmac = OFF;\n"
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');")
+        #expect(made.status == 0, "\(made.output)", sourceLocation: sourceLocation)
+        let before = try #require(workspace.bytes(workspace.database))
+
+        let status = try workspace.run("status", ["--json"])
+        #expect(status.status == 0, "\(status.output)", sourceLocation: sourceLocation)
+        let document = try decodeJSON(status.stdout)
+        let cipher = document["cipher"] as? [String: Any]
+        #expect(cipher?["usesHMAC"] as? Bool == false && document["format"] as? String == "custom", "\(status.stdout)", sourceLocation: sourceLocation)
+        let said = try workspace.run("status")
+        #expect(said.stdout.contains("no HMAC"), "\(said.output)", sourceLocation: sourceLocation)
+        #expect(workspace.bytes(workspace.database) == before, "status changed the file", sourceLocation: sourceLocation)
+
+        try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
+        let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
+        #expect(migrated.status == 0, "\(migrated.output)", sourceLocation: sourceLocation)
+        let read = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "SELECT body FROM notes; SELECT count(*) FROM grdb_migrations;")
+        #expect(read.status == 0 && read.stdout == "kept\n1\n", "\(read.output)", sourceLocation: sourceLocation)
+        let withHMACs = try SQLCipherShell.run(workspace.database, key: workspace.key, formatPragmas + "SELECT count(*) FROM notes;")
+        #expect(withHMACs.status != 0, "migrate gave the file page HMACs", sourceLocation: sourceLocation)
+
+        let told = try workspace.run("verify", options + ["--cipher-use-hmac", "off"])
+        #expect(told.status == 0, "\(told.output)", sourceLocation: sourceLocation)
+        let toldWrong = try workspace.run("status", options + ["--cipher-use-hmac", "on"])
+        #expect(toldWrong.exitCode == .wrongKeyOrNotADatabase, "\(toldWrong.output)", sourceLocation: sourceLocation)
+        // The setting as a deploy step gives it.
+        let fromVariable = try workspace.run("status", options, environment: Tool.environment(["MIGRATIONKIT_CIPHER_USE_HMAC": "off"]))
+        #expect(fromVariable.status == 0, "\(fromVariable.output)", sourceLocation: sourceLocation)
+        let misspelt = try workspace.run("status", options + ["--cipher-use-hmac", "none"])
+        #expect(misspelt.exitCode == .usage && misspelt.stderr.contains("--cipher-use-hmac must be on or off"), "\(misspelt.output)", sourceLocation: sourceLocation)
+    }
+
+    /// A wrong key names the formats tried, and asks only for settings that could still
+    /// explain it: no plaintext header (such a file shows SQLite's header), no KDF
+    /// setting for a raw key, no algorithm SQLCipher 3 cannot set.
+    @Test func aWrongKeyAsksOnlyForSettingsThatCouldExplainIt() throws {
+        let workspace = try Workspace()
+        #expect(try SQLCipherShell.run(workspace.database, key: workspace.key, "CREATE TABLE notes (body TEXT);").status == 0)
+        try workspace.write("other.key", TestKey.raw().text + "\n", mode: 0o600)
+        let wrong = try workspace.run("status", ["--password-file", workspace.path("other.key")])
+        #expect(wrong.exitCode == .wrongKeyOrNotADatabase, "\(wrong.output)")
+        let four = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
+        let tried = four ? "(the defaults of SQLCipher 4, 3, 2 and 1, and of 4 and 3 without page HMACs)" : "(the defaults of SQLCipher 3, 2 and 1, and of 3 without page HMACs)"
+        let options = four ? "give them: --cipher-page-size, --cipher-hmac-algorithm or --cipher-use-hmac off." : "give them: --cipher-page-size or --cipher-use-hmac off."
+        #expect(wrong.stderr.contains(tried) && wrong.stderr.contains(options), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("--kdf-iter") && !wrong.stderr.contains("plaintext-header"), "\(wrong.stderr)")
+    }
+
+    /// With a passphrase, the KDF's settings could explain it too.
+    @Test(.tags(.passphrase)) func aWrongPassphraseAsksForTheKDFSettingsToo() throws {
+        let workspace = try Workspace(key: .randomPassphrase())
+        #expect(try SQLCipherShell.run(workspace.database, key: .raw(), "CREATE TABLE notes (body TEXT);").status == 0)
+        let wrong = try workspace.run("status")
+        #expect(wrong.exitCode == .wrongKeyOrNotADatabase, "\(wrong.output)")
+        let options = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
+            ? "give them: --cipher-page-size, --kdf-iter, --cipher-kdf-algorithm, --cipher-hmac-algorithm or --cipher-use-hmac off."
+            : "give them: --cipher-page-size, --kdf-iter or --cipher-use-hmac off."
+        #expect(wrong.stderr.contains(options), "\(wrong.stderr)")
     }
     /// Early SQLCipher 2.0 files, made by the shell with the PRAGMAs that read them
-    /// (`cipher_hmac_pgno = be`; the beta's `cipher_hmac_salt_mask = "x'00'"`), open with
+    /// (`cipher_hmac_pgno = be`; the beta's `cipher_hmac_salt_mask = "x'00'"` and
+    /// `fast_kdf_iter = 4000`, as SQLCipher's own test file needs them), open with
     /// their key and no option, say what they are, migrate in place, and stay readable
     /// by the shell with those PRAGMAs. The salt mask is SQLCipher's for the whole
     /// process: after such a file, this process still opens an ordinary one.
     @Test(arguments: [("PRAGMA cipher_hmac_pgno = be;", "big-endian HMAC page numbers"),
-                      ("PRAGMA cipher_hmac_salt_mask = \"x'00'\";", "SQLCipher 2.0 beta's HMAC salt mask")])
+                      ("PRAGMA cipher_hmac_salt_mask = \"x'00'\"; PRAGMA fast_kdf_iter = 4000;", "SQLCipher 2.0 beta's page HMAC")])
     func anEarlySQLCipher2FileOpensWithItsKeyAndSaysWhatItIs(pragma: String, described: String) throws {
         let workspace = try Workspace()
         let pragmas = Self.formatPragmas(2, shellIsFour: try Self.shellIsFour) + pragma + "\n"

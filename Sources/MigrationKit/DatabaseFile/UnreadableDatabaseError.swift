@@ -31,9 +31,15 @@ public struct UnreadableDatabaseError: KindedDatabaseError, RemediableError, Sen
     ///   - keyed: a key was given.
     ///   - triedFormats: the SQLCipher formats whose defaults were tried, for the
     ///     wrong-key sentence; nil when the caller gave its own cipher settings.
+    ///   - triedWithoutPageHMACs: the formats whose defaults were tried without page
+    ///     HMACs too.
     ///   - wrongKeyHint: sentences to add to a wrong key's (what the linked library
     ///     cannot read), or "".
-    public init(path: String, keyed: Bool, triedFormats: [CipherFormat]?, wrongKeyHint: String = "") {
+    ///   - library: the linked SQLCipher, and
+    ///   - rawKey: whether the key is raw, for the settings the wrong-key sentence asks
+    ///     for (only those that could explain it: `CipherSetting.couldExplainUnreadable`).
+    public init(path: String, keyed: Bool, triedFormats: [CipherFormat]?, triedWithoutPageHMACs: [CipherFormat] = [],
+                wrongKeyHint: String = "", library: SQLCipherVersion? = nil, rawKey: Bool = false) {
         self.path = path
         let file = DatabaseFileHeader(path: path)
         var advice: Advice?
@@ -57,9 +63,15 @@ public struct UnreadableDatabaseError: KindedDatabaseError, RemediableError, Sen
             let situation = "Wrong key, or not a SQLCipher database: the key does not decrypt this file "
             let note = wrongKeyHint.trimmingCharacters(in: .whitespaces)
             if let triedFormats, !triedFormats.isEmpty {
-                let names = triedFormats.map { $0.version.map(String.init) ?? $0.rawValue }
-                advice = Advice(situation: situation + "in any format tried (the defaults of SQLCipher \(names.joined(separator: ", ")))",
-                                otherwise: "check the key and its source", remedy: .giveCipherSettings, note: note.isEmpty ? nil : note)
+                func names(_ formats: [CipherFormat]) -> String {
+                    let names = formats.map { $0.version.map(String.init) ?? $0.rawValue }
+                    return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+                }
+                let withoutHMACs = triedWithoutPageHMACs.isEmpty ? "" : ", and of \(names(triedWithoutPageHMACs)) without page HMACs"
+                advice = Advice(situation: situation + "in any format tried (the defaults of SQLCipher \(names(triedFormats))\(withoutHMACs))",
+                                otherwise: "check the key and its source",
+                                remedy: .giveCipherSettings(CipherSetting.couldExplainUnreadable(library: library, rawKey: rawKey)),
+                                note: note.isEmpty ? nil : note)
             } else {
                 advice = Advice(situation: situation + "with the cipher settings given",
                                 otherwise: "check the key and its source, and that the settings are the ones the database was made with",

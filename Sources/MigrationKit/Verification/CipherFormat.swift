@@ -107,39 +107,57 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
 
 /// How some SQLCipher 2.0 files authenticate their pages, which later versions read
 /// only when told, after SQLCipher 2's defaults: the page number in each page's HMAC
-/// big-endian (written on a big-endian machine, or by an app that chose it) or the 2.0
-/// beta's HMAC key salt mask of zero. Format detection tries both after the known
-/// formats, so such a file opens with its right key instead of reading as a wrong one.
+/// big-endian (written on a big-endian machine, or by an app that chose it), or the 2.0
+/// beta's HMAC key, derived with a salt mask of zero and 4,000 iterations (2.0 settled on
+/// 0x3a and 2). Format detection tries both after the known formats, so such a file
+/// opens with its right key instead of reading as a wrong one.
 public enum LegacyPageHMAC: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// `PRAGMA cipher_hmac_pgno = be`.
     case bigEndianPageNumbers
-    /// `PRAGMA cipher_hmac_salt_mask = "x'00'"` (SQLCipher 2.0 beta).
-    case zeroSaltMask
+    /// `PRAGMA cipher_hmac_salt_mask = "x'00'"` and `PRAGMA fast_kdf_iter = 4000`: the
+    /// files SQLCipher 2.0's beta wrote (SQLCipher's own test file among them).
+    case sqlcipher2Beta
 
-    /// The pragma's name and the value that reads the file, as SQLCipher reports it back.
-    public var pragma: (name: String, value: String, reported: String) {
+    /// The pragmas that read such a file, each with its value and the value SQLCipher
+    /// reports back for it, in the order they are set (after SQLCipher 2's defaults).
+    public var pragmas: [(name: String, value: String, reported: String)] {
         switch self {
-        case .bigEndianPageNumbers: return ("cipher_hmac_pgno", "be", "be")
-        case .zeroSaltMask: return ("cipher_hmac_salt_mask", "\"x'00'\"", "00")
+        case .bigEndianPageNumbers: return [("cipher_hmac_pgno", "be", "be")]
+        case .sqlcipher2Beta: return [("cipher_hmac_salt_mask", "\"x'00'\"", "00"), ("fast_kdf_iter", "4000", "4000")]
         }
     }
 
-    /// "big-endian HMAC page numbers", "SQLCipher 2.0 beta's HMAC salt mask".
+    /// "big-endian HMAC page numbers", "SQLCipher 2.0 beta's page HMAC".
     public var description: String {
         switch self {
         case .bigEndianPageNumbers: return "big-endian HMAC page numbers"
-        case .zeroSaltMask: return "SQLCipher 2.0 beta's HMAC salt mask"
+        case .sqlcipher2Beta: return "SQLCipher 2.0 beta's page HMAC"
         }
     }
 }
 
+/// One way format detection reads a file: a format's defaults, with one of SQLCipher
+/// 2's legacy page HMACs, or without page HMACs (an app that turned them off).
+package struct FormatDetectionAttempt: Hashable, Sendable {
+    /// The format whose defaults are tried.
+    package let format: CipherFormat
+    /// SQLCipher 2's legacy page HMAC, if this attempt tries one.
+    package var legacy: LegacyPageHMAC? = nil
+    /// Whether this attempt reads the pages as carrying no HMAC.
+    package var withoutPageHMACs = false
+}
+
 extension CipherFormat {
     /// What format detection tries, in order: each format the library reads
-    /// (`readable(by:)`), then SQLCipher 2's with each `LegacyPageHMAC`.
-    package static func detectionAttempts(by library: SQLCipherVersion) -> [(format: CipherFormat, legacy: LegacyPageHMAC?)] {
+    /// (`readable(by:)`), then SQLCipher 2's with each `LegacyPageHMAC`, then SQLCipher
+    /// 4's and 3's defaults without page HMACs (2's without them are 1's). A file in a
+    /// known format opens at one of the first tries; the later ones cost a key
+    /// derivation each only when those failed, as a wrong key does.
+    package static func detectionAttempts(by library: SQLCipherVersion) -> [FormatDetectionAttempt] {
         let formats = readable(by: library)
-        let legacy = formats.contains(.sqlcipher2) ? LegacyPageHMAC.allCases.map { (CipherFormat.sqlcipher2, Optional($0)) } : []
-        return formats.map { ($0, nil) } + legacy
+        let legacy = formats.contains(.sqlcipher2) ? LegacyPageHMAC.allCases.map { FormatDetectionAttempt(format: .sqlcipher2, legacy: $0) } : []
+        let withoutHMACs = formats.filter { $0 == .sqlcipher4 || $0 == .sqlcipher3 }.map { FormatDetectionAttempt(format: $0, withoutPageHMACs: true) }
+        return formats.map { FormatDetectionAttempt(format: $0) } + legacy + withoutHMACs
     }
 }
 

@@ -22,6 +22,10 @@ public struct CipherSettings: Hashable, Sendable {
     /// `PRAGMA cipher_salt` (4.x): the 16-byte salt, for files with a plaintext header.
     /// Not a secret: SQLCipher otherwise stores it in the clear at the start of the file.
     public var salt: [UInt8]?
+    /// `PRAGMA cipher_use_hmac`: false for a database whose pages carry no HMAC (an app
+    /// that turned them off for speed; SQLCipher 1's format has none). Its pages are laid
+    /// out differently, so it reads only when told.
+    public var usesHMAC: Bool?
     /// How an early SQLCipher 2.0 file authenticates its pages, with SQLCipher 2's
     /// defaults (format detection finds it; nil for every other file).
     public var legacyPageHMAC: LegacyPageHMAC?
@@ -29,7 +33,8 @@ public struct CipherSettings: Hashable, Sendable {
     /// Settings with the values given; each one left nil is the linked library's default.
     public init(compatibility: Int? = nil, kdfIterations: Int? = nil, pageSize: Int? = nil,
                 kdfAlgorithm: String? = nil, hmacAlgorithm: String? = nil,
-                plaintextHeaderSize: Int? = nil, salt: [UInt8]? = nil, legacyPageHMAC: LegacyPageHMAC? = nil) {
+                plaintextHeaderSize: Int? = nil, salt: [UInt8]? = nil, usesHMAC: Bool? = nil,
+                legacyPageHMAC: LegacyPageHMAC? = nil) {
         self.compatibility = compatibility
         self.kdfIterations = kdfIterations
         self.pageSize = pageSize
@@ -37,6 +42,7 @@ public struct CipherSettings: Hashable, Sendable {
         self.hmacAlgorithm = hmacAlgorithm
         self.plaintextHeaderSize = plaintextHeaderSize
         self.salt = salt
+        self.usesHMAC = usesHMAC
         self.legacyPageHMAC = legacyPageHMAC
     }
 
@@ -59,10 +65,60 @@ public struct CipherSettings: Hashable, Sendable {
         if let pageSize { lines.append("PRAGMA cipher_page_size = \(pageSize)") }
         if let kdfAlgorithm { lines.append("PRAGMA cipher_kdf_algorithm = \(kdfAlgorithm.uppercased())") }
         if let hmacAlgorithm { lines.append("PRAGMA cipher_hmac_algorithm = \(hmacAlgorithm.uppercased())") }
+        if let usesHMAC { lines.append("PRAGMA cipher_use_hmac = \(usesHMAC ? "ON" : "OFF")") }
         if let plaintextHeaderSize { lines.append("PRAGMA cipher_plaintext_header_size = \(plaintextHeaderSize)") }
         if let saltHex { lines.append("PRAGMA cipher_salt = \"x'\(saltHex)'\"") }
-        if let legacyPageHMAC { lines.append("PRAGMA \(legacyPageHMAC.pragma.name) = \(legacyPageHMAC.pragma.value)") }
+        if let legacyPageHMAC { lines += legacyPageHMAC.pragmas.map { "PRAGMA \($0.name) = \($0.value)" } }
         return lines
     }
 }
 
+
+/// One of the settings a SQLCipher database is made with, by name: what a sentence asks
+/// for when a file opens in none of the formats tried (`Remedy.giveCipherSettings`), each
+/// program naming it as it takes it (an option, a field of `CipherSettings`).
+public enum CipherSetting: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// `CipherSettings.compatibility`.
+    case compatibility
+    /// `CipherSettings.pageSize`.
+    case pageSize
+    /// `CipherSettings.kdfIterations`.
+    case kdfIterations
+    /// `CipherSettings.kdfAlgorithm`.
+    case kdfAlgorithm
+    /// `CipherSettings.hmacAlgorithm`.
+    case hmacAlgorithm
+    /// `CipherSettings.usesHMAC`.
+    case usesHMAC
+    /// `CipherSettings.plaintextHeaderSize` with `CipherSettings.salt`.
+    case plaintextHeader
+
+    /// "page size", "KDF iterations", …
+    public var description: String {
+        switch self {
+        case .compatibility: return "compatibility"
+        case .pageSize: return "page size"
+        case .kdfIterations: return "KDF iterations"
+        case .kdfAlgorithm: return "KDF algorithm"
+        case .hmacAlgorithm: return "HMAC algorithm"
+        case .usesHMAC: return "page HMACs off"
+        case .plaintextHeader: return "a plaintext header with its salt"
+        }
+    }
+
+    /// The settings that could still explain a file that opens in no format detection
+    /// tried: not the compatibility (each format's defaults were tried), not a plaintext
+    /// header (such a file starts with SQLite's plaintext header and is told apart by
+    /// it), no KDF setting for a raw key (SQLCipher uses it as it is), and none the
+    /// linked library cannot set (SQLCipher 3 has one KDF and one HMAC algorithm).
+    public static func couldExplainUnreadable(library: SQLCipherVersion?, rawKey: Bool) -> [CipherSetting] {
+        let four = (library?.major ?? 4) >= 4
+        return [
+            .pageSize,
+            rawKey ? nil : .kdfIterations,
+            rawKey || !four ? nil : .kdfAlgorithm,
+            four ? .hmacAlgorithm : nil,
+            .usesHMAC,
+        ].compactMap { $0 }
+    }
+}

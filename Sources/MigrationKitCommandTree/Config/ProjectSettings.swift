@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MigrationKitCommands
 import MigrationKitFiles
+import MigrationKitKeyOptions
 import MigrationKitKeys
 
 /// The settings a command runs with, and where each came from: flags, then the
@@ -121,6 +122,7 @@ package struct ProjectSettings {
         case .cipherHMACAlgorithm: return connection.cipher.hmacAlgorithm
         case .cipherPlaintextHeaderSize: return connection.cipher.plaintextHeaderSize.map(String.init)
         case .cipherSalt: return connection.cipher.salt
+        case .cipherUseHMAC: return connection.cipher.usesHMAC.map { String($0) }
         case .lockTimeout: return connection.givenLockTimeout.map(seconds)
         case .backupDirectory: return backup?.directory
         case .memorySecurity: return connection.cipher.memorySecurity.map { String($0) }
@@ -135,11 +137,8 @@ package struct ProjectSettings {
             return number
         }
         func yesOrNo() throws -> Bool {
-            switch value.text.lowercased() {
-            case "true", "1", "yes": return true
-            case "false", "0", "no": return false
-            default: throw notA("true or false")
-            }
+            guard let flag = SettingKind.flagValue(value.text) else { throw notA("true or false") }
+            return flag
         }
         func notA(_ wanted: String) -> CLIError {
             CLIError(.usage, "\(value.origin): \(setting.rawValue) must be \(wanted), not \"\(value.text)\".")
@@ -162,6 +161,7 @@ package struct ProjectSettings {
         case .cipherHMACAlgorithm: connection.cipher.hmacAlgorithm = value.text
         case .cipherPlaintextHeaderSize: connection.cipher.plaintextHeaderSize = try wholeNumber()
         case .cipherSalt: connection.cipher.salt = value.text
+        case .cipherUseHMAC: connection.cipher.usesHMAC = try yesOrNo()
         case .lockTimeout:
             guard let seconds = Double(value.text) else { throw notA("a number of seconds") }
             connection.givenLockTimeout = seconds

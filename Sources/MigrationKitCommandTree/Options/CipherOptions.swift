@@ -2,6 +2,7 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitCommands
 import MigrationKitFiles
+import MigrationKitKeyOptions
 
 /// SQLCipher parameters for databases not made with a known version's defaults.
 ///
@@ -29,6 +30,11 @@ package struct CipherOptions: ParsableArguments {
 
     @Option(name: .customLong("cipher-salt"), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex", visibility: CipherOptions.settingsVisibility))
     package var salt: String?
+
+    @Option(name: .customLong("cipher-use-hmac"),
+            help: ArgumentHelp("off for a database made without page HMACs (PRAGMA cipher_use_hmac = OFF).", valueName: "on|off", visibility: CipherOptions.settingsVisibility),
+            transform: CipherOptions.onOrOff)
+    package var usesHMAC: Bool?
 
     /// SQLCipher 4's `cipher_memory_security`, off by default as in SQLCipher itself
     /// since 4.5.0 (nil: not given here; the project file or environment may say).
@@ -58,7 +64,16 @@ package struct CipherOptions: ParsableArguments {
     private var settingsGiven: [String] {
         [("--kdf-iter", kdfIterations != nil), ("--cipher-page-size", pageSize != nil), ("--cipher-kdf-algorithm", kdfAlgorithm != nil),
          ("--cipher-hmac-algorithm", hmacAlgorithm != nil), ("--cipher-plaintext-header-size", plaintextHeaderSize != nil),
-         ("--cipher-salt", salt != nil)].filter(\.1).map(\.0)
+         ("--cipher-salt", salt != nil), ("--cipher-use-hmac", usesHMAC != nil)].filter(\.1).map(\.0)
+    }
+
+    /// `--cipher-use-hmac`'s value: on or off, as `PRAGMA cipher_use_hmac` takes it (or
+    /// true/false, yes/no, 1/0, as a flag setting's variable).
+    private static func onOrOff(_ text: String) throws -> Bool {
+        guard let value = SettingKind.flagValue(text) else {
+            throw ValidationError("--cipher-use-hmac must be on or off, not '\(text)'.")
+        }
+        return value
     }
 
     /// What the running layer cannot apply, refused rather than ignored: any cipher
@@ -107,8 +122,26 @@ package struct CipherOptions: ParsableArguments {
         }
     }
 
-    /// The options that give a database's own cipher settings, in words.
-    package static let settingOptions = "--cipher-page-size, --kdf-iter, --cipher-kdf-algorithm, --cipher-hmac-algorithm, or --cipher-plaintext-header-size with --cipher-salt"
+    /// The option that gives `setting`, as a user would type it.
+    package static func option(for setting: CipherSetting) -> String {
+        switch setting {
+        case .compatibility: return "--cipher-compatibility"
+        case .pageSize: return "--cipher-page-size"
+        case .kdfIterations: return "--kdf-iter"
+        case .kdfAlgorithm: return "--cipher-kdf-algorithm"
+        case .hmacAlgorithm: return "--cipher-hmac-algorithm"
+        case .usesHMAC: return "--cipher-use-hmac off"
+        case .plaintextHeader: return "--cipher-plaintext-header-size with --cipher-salt"
+        }
+    }
+
+    /// The options that give `settings`, in words: "--cipher-page-size, --kdf-iter or
+    /// --cipher-use-hmac off".
+    package static func options(for settings: [CipherSetting]) -> String {
+        let options = settings.map(option(for:))
+        guard options.count > 1 else { return options.joined() }
+        return options.dropLast().joined(separator: ", ") + " or " + options[options.count - 1]
+    }
 
     /// The options that open a database in `settings`, for a command that wrote it so
     /// and must tell later commands what they need ("--cipher-page-size 16384").
@@ -121,6 +154,7 @@ package struct CipherOptions: ParsableArguments {
         if let hmacAlgorithm = settings.hmacAlgorithm { arguments += ["--cipher-hmac-algorithm", hmacAlgorithm.uppercased()] }
         if let header = settings.plaintextHeaderSize { arguments += ["--cipher-plaintext-header-size", "\(header)"] }
         if let salt = settings.saltHex { arguments += ["--cipher-salt", salt] }
+        if let usesHMAC = settings.usesHMAC { arguments += ["--cipher-use-hmac", usesHMAC ? "on" : "off"] }
         return arguments
     }
 
@@ -139,6 +173,6 @@ package struct CipherOptions: ParsableArguments {
     package var settings: CipherSettings {
         CipherSettings(compatibility: compatibility, kdfIterations: kdfIterations, pageSize: pageSize,
                        kdfAlgorithm: kdfAlgorithm?.uppercased(), hmacAlgorithm: hmacAlgorithm?.uppercased(),
-                       plaintextHeaderSize: plaintextHeaderSize, salt: salt.flatMap(CipherParameters.salt(hex:)))
+                       plaintextHeaderSize: plaintextHeaderSize, salt: salt.flatMap(CipherParameters.salt(hex:)), usesHMAC: usesHMAC)
     }
 }

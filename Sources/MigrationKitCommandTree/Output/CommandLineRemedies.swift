@@ -29,8 +29,8 @@ package enum CommandLineRemedies {
                 return "pass --force to replace it"
             case .waitLonger:
                 return ErrorPresentation.waitLongerWords
-            case .giveCipherSettings:
-                return "if the database was made with other cipher settings, give them: " + CipherOptions.settingOptions
+            case .giveCipherSettings(let settings):
+                return "if the database was made with other cipher settings, give them: " + CipherOptions.options(for: settings)
             }
         }
     }

@@ -97,10 +97,14 @@ enum CipherSettingsApplier {
                 try confirm(database, pragma: prefix + "cipher_salt", expected: hex)
             }
         }
+        // Both versions know it; 3.x has HMAC_SHA1 alone, which its pages then lack.
+        if let usesHMAC = settings.usesHMAC {
+            try set(prefix + "cipher_use_hmac", to: usesHMAC ? "1" : "0", in: database)
+        }
         // Both versions read these, 4.x with a deprecation notice in its (silenced) log.
-        if let legacy = settings.legacyPageHMAC {
-            try database.execute(sql: "PRAGMA \(prefix)\(legacy.pragma.name) = \(legacy.pragma.value)")
-            try confirm(database, pragma: prefix + legacy.pragma.name, expected: legacy.pragma.reported)
+        for pragma in settings.legacyPageHMAC?.pragmas ?? [] {
+            try database.execute(sql: "PRAGMA \(prefix)\(pragma.name) = \(pragma.value)")
+            try confirm(database, pragma: prefix + pragma.name, expected: pragma.reported)
         }
     }
 

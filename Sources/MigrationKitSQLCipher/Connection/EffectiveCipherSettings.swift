@@ -56,7 +56,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
         // The salt mask is SQLCipher's process-wide setting, back at its default once
         // keys are derived (`SaltMaskGuard`): the connection's own settings say it. The page-number order is the connection's.
         settings.legacyPageHMAC = try db.cipherSettings.legacyPageHMAC
-            ?? (try text(LegacyPageHMAC.bigEndianPageNumbers.pragma.name)?.lowercased() == "be" ? .bigEndianPageNumbers : nil)
+            ?? (try text("cipher_hmac_pgno")?.lowercased() == "be" ? .bigEndianPageNumbers : nil)
         return settings
     }
 

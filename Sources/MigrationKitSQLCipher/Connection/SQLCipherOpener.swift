@@ -150,7 +150,7 @@ enum SQLCipherOpener {
             try configure(database, configuration: configuration)
             return database
         }
-        let attempts = detectingFormat ? attemptedSettings(for: path, given: configuration.cipher) : [(format: nil, settings: configuration.cipher)]
+        let attempts = detectingFormat ? attemptedSettings(for: path, given: configuration.cipher) : [(detection: nil, settings: configuration.cipher)]
         var firstFailure: SQLCipherError?
         for attempt in attempts {
             let database = try openConnection(path: path, configuration: configuration)
@@ -176,14 +176,16 @@ enum SQLCipherOpener {
         }
         if let firstFailure, firstFailure.kind != .wrongKey { throw firstFailure }
         var tried: [CipherFormat] = []
-        for case let format? in attempts.map(\.format) where !tried.contains(format) { tried.append(format) }
-        throw explainUnreadable(path: path, keyed: true, triedFormats: configuration.cipher.isDefault ? tried : nil)
+        for case let attempt? in attempts.map(\.detection) where !attempt.withoutPageHMACs && !tried.contains(attempt.format) { tried.append(attempt.format) }
+        let withoutHMACs = attempts.compactMap(\.detection).filter(\.withoutPageHMACs).map(\.format)
+        throw explainUnreadable(path: path, keyed: true, triedFormats: configuration.cipher.isDefault ? tried : nil,
+                                triedWithoutPageHMACs: withoutHMACs, rawKey: key.kind == .rawKey)
     }
 
     /// The settings to try, in order: the given ones alone, or one per format detection
     /// tries (`CipherFormat.detectionAttempts`). SQLCipher 2's defaults given as such
     /// are tried with its legacy page HMACs too.
-    private static func attemptedSettings(for path: String, given: CipherSettings) -> [(format: CipherFormat?, settings: CipherSettings)] {
+    private static func attemptedSettings(for path: String, given: CipherSettings) -> [(detection: FormatDetectionAttempt?, settings: CipherSettings)] {
         guard let library = SQLCipherLibrary.cipherVersion else { return [(nil, given)] }
         if given.compatibility == 2, given == CipherSettings(compatibility: 2) {
             return [(nil, given)] + LegacyPageHMAC.allCases.map { (nil, CipherSettings(compatibility: 2, legacyPageHMAC: $0)) }
@@ -196,7 +198,8 @@ enum SQLCipherOpener {
         return (possible.isEmpty ? [attempts[0]] : possible).map { attempt in
             var settings = attempt.format.version == major ? CipherSettings() : CipherSettings(compatibility: attempt.format.version)
             settings.legacyPageHMAC = attempt.legacy
-            return (attempt.format, settings)
+            if attempt.withoutPageHMACs { settings.usesHMAC = false }
+            return (attempt, settings)
         }
     }
 
@@ -363,12 +366,17 @@ enum SQLCipherOpener {
                               message: "The database is damaged\(shape): its schema cannot be read; restore it from a backup.")
     }
 
-    /// - Parameter triedFormats: the formats tried when none was given (for the
-    ///   wrong-key sentence); nil when the caller gave the settings.
-    static func explainUnreadable(path: String, keyed: Bool, triedFormats: [CipherFormat]?) -> SQLCipherError {
+    /// - Parameters:
+    ///   - triedFormats: the formats tried when none was given (for the wrong-key
+    ///     sentence); nil when the caller gave the settings.
+    ///   - triedWithoutPageHMACs: the formats tried without page HMACs too.
+    ///   - rawKey: whether the key is raw (no KDF setting can explain a failure then).
+    static func explainUnreadable(path: String, keyed: Bool, triedFormats: [CipherFormat]?,
+                                  triedWithoutPageHMACs: [CipherFormat] = [], rawKey: Bool = false) -> SQLCipherError {
         // The verdict and its sentence are the core's, as a GRDB connection's are.
-        let verdict = UnreadableDatabaseError(path: path, keyed: keyed, triedFormats: triedFormats,
-                                              wrongKeyHint: CipherCompatibilityHint.forWrongKey(fileSize: FileProbe(path: path).size))
+        let verdict = UnreadableDatabaseError(path: path, keyed: keyed, triedFormats: triedFormats, triedWithoutPageHMACs: triedWithoutPageHMACs,
+                                              wrongKeyHint: CipherCompatibilityHint.forWrongKey(fileSize: FileProbe(path: path).size),
+                                              library: SQLCipherLibrary.cipherVersion, rawKey: rawKey)
         if let advice = verdict.advice {
             return SQLCipherError(kind: verdict.kind, resultCode: .SQLITE_NOTADB, advice: advice)
         }

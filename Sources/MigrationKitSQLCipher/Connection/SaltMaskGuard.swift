@@ -8,7 +8,7 @@ import Musl
 
 /// SQLCipher keeps the HMAC salt mask for the whole process, not per connection, and a
 /// connection uses it when it derives its keys (at its first read). An early SQLCipher
-/// 2.0 file (`LegacyPageHMAC.zeroSaltMask`) needs it zero, every other file SQLCipher's
+/// 2.0 file (`LegacyPageHMAC.sqlcipher2Beta`) needs it zero, every other file SQLCipher's
 /// default (0x3a). So every key derivation runs under this guard: the ordinary ones
 /// side by side, one with the zero mask alone, which puts the default back before it
 /// lets the others in. Without it, a fleet's or an app's other threads opening
@@ -27,7 +27,7 @@ enum SaltMaskGuard {
     ///
     /// - Parameter database: the connection whose pragma sets the mask back afterwards.
     static func deriving<T>(_ settings: CipherSettings, on database: SQLCipherDatabase, _ derive: () throws -> T) rethrows -> T {
-        guard settings.legacyPageHMAC == .zeroSaltMask else {
+        guard settings.legacyPageHMAC == .sqlcipher2Beta else {
             pthread_rwlock_rdlock(lock)
             defer { pthread_rwlock_unlock(lock) }
             return try derive()

@@ -299,9 +299,10 @@ public enum CipherFormatUpgrade {
             guard hasSameFormat(settings, wanted) else {
                 throw discarded("has other cipher settings (\(settings.summary)) than asked for (\(wanted.summary))")
             }
-            if SQLCipherLibrary.hasCipherIntegrityCheck {
-                let problems = try copy.fetchStrings(sql: "PRAGMA cipher_integrity_check")
-                if let first = problems.first { throw discarded("fails cipher_integrity_check (\(first))") }
+            // Every page's HMAC, where its pages have one (an app may have kept them off).
+            if DatabaseChecks.cipherPageChecking(copy) == .applies {
+                let pages = DatabaseChecks.cipherIntegrityCheck(copy)
+                if pages.failure != nil { throw discarded("fails cipher_integrity_check (\(pages.detail))") }
             }
             let quickCheck = try copy.fetchString(sql: "PRAGMA quick_check")
             guard quickCheck == "ok" else { throw discarded("fails quick_check (\(quickCheck ?? "no answer"))") }
@@ -341,7 +342,8 @@ public enum CipherFormatUpgrade {
     /// default of the format the database's settings depart from (`CipherFormat.origin`):
     /// a SQLCipher 3 file's 1024-byte pages are its format's and become 4096, a SQLCipher
     /// 4 file's 16384-byte pages are the app's and stay. A plaintext header (with its
-    /// salt) always stays: the app reads the file's first bytes itself.
+    /// salt) always stays: the app reads the file's first bytes itself. Pages without
+    /// HMACs are the app's choice in every format but SQLCipher 1's.
     static func targetSettings(_ target: Target, from source: EffectiveCipherSettings) -> EffectiveCipherSettings {
         let defaults = SQLCipherLibrary.defaultCipherSettings
         let origin = CipherFormat.origin(kdfAlgorithm: source.kdfAlgorithm, hmacAlgorithm: source.hmacAlgorithm,
@@ -353,7 +355,7 @@ public enum CipherFormatUpgrade {
             pageSize: target.pageSize ?? kept(source.pageSize, formatDefault: origin?.pageSize, newDefault: defaults?.pageSize),
             kdfIterations: target.kdfIterations
                 ?? (source.rawKey ? defaults?.kdfIterations : kept(source.kdfIterations, formatDefault: origin?.kdfIterations, newDefault: defaults?.kdfIterations)),
-            usesHMAC: defaults?.usesHMAC,
+            usesHMAC: kept(source.usesHMAC ?? true, formatDefault: origin?.usesHMAC, newDefault: defaults?.usesHMAC),
             kdfAlgorithm: kept(source.kdfAlgorithm?.uppercased(), formatDefault: origin?.kdfAlgorithm, newDefault: defaults?.kdfAlgorithm),
             hmacAlgorithm: kept(source.hmacAlgorithm?.uppercased(), formatDefault: origin?.hmacAlgorithm, newDefault: defaults?.hmacAlgorithm),
             cipher: source.cipher, provider: source.provider, plaintextHeaderSize: source.plaintextHeaderSize ?? 0)
@@ -374,7 +376,8 @@ public enum CipherFormatUpgrade {
             kdfAlgorithm: differing(wanted.kdfAlgorithm?.uppercased(), defaults?.kdfAlgorithm?.uppercased()),
             hmacAlgorithm: differing(wanted.hmacAlgorithm?.uppercased(), defaults?.hmacAlgorithm?.uppercased()),
             plaintextHeaderSize: header > 0 ? header : nil,
-            salt: header > 0 ? salt : nil)
+            salt: header > 0 ? salt : nil,
+            usesHMAC: differing(wanted.usesHMAC ?? true, defaults?.usesHMAC ?? true))
     }
 
     /// Whether two sets of settings write the same file format. A raw key skips the

@@ -101,7 +101,7 @@ import MigrationKitSecrets
             _ = try GRDBDatabaseFile.openQueue(path: scratch.path, key: wrong)
         } throws: { error in
             guard case DatabaseErrorKind.wrongKey = error else { return false }
-            return error.localizedDescription.hasPrefix("\(scratch.path): Wrong key, or not a SQLCipher database: the key does not decrypt this file in any format tried (the defaults of SQLCipher 4, 3, 2, 1)")
+            return error.localizedDescription.hasPrefix("\(scratch.path): Wrong key, or not a SQLCipher database: the key does not decrypt this file in any format tried (the defaults of SQLCipher 4, 3, 2 and 1)")
         }
         var configuration = Configuration()
         configuration.useKey(wrong)
