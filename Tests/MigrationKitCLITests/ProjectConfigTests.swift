@@ -257,7 +257,7 @@ import Glibc
             mentions = ["nowhere.toml does not exist", "--config"]
         case .badVariable:
             environment = ["MIGRATIONKIT_LOCK_TIMEOUT": "soon", "MIGRATIONKIT_DB_PATH": workspace.database]
-            mentions = ["environment MIGRATIONKIT_LOCK_TIMEOUT", "lock-timeout must be a number of seconds"]
+            mentions = ["environment MIGRATIONKIT_LOCK_TIMEOUT", "`lock-timeout` must be a number of seconds"]
         }
         let before = try TreeSnapshot(workspace.root)
         let result = try Guarded.run(arguments + ["--password-file", workspace.keyFile, "--migrations", workspace.migrations],

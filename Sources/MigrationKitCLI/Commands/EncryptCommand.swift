@@ -124,7 +124,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
 
     func validateFleet() throws {
         if !outputPath.contains(KeySourceValues.namePlaceholder) {
-            throw CLIError(.usage, "Over several databases, --output names each copy with {name} (each database's name): --output 'exports/{name}.db'.")
+            throw CLIError(.usage, "Over several databases, --output names each copy with {name} (each database's name): `--output 'exports/{name}.db'`.")
         }
     }
 

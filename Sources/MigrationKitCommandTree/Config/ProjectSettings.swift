@@ -141,7 +141,7 @@ package struct ProjectSettings {
             return flag
         }
         func notA(_ wanted: String) -> CLIError {
-            CLIError(.usage, "\(value.origin): \(setting.rawValue) must be \(wanted), not \"\(value.text)\".")
+            CLIError(.usage, "\(value.origin): `\(setting.rawValue)` must be \(wanted), not \"\(value.text)\".")
         }
         if setting.isKeySource {
             connection.key.given.byName[setting.rawValue] = value.text

@@ -71,7 +71,7 @@ package struct CipherOptions: ParsableArguments {
     /// true/false, yes/no, 1/0, as a flag setting's variable).
     private static func onOrOff(_ text: String) throws -> Bool {
         guard let value = SettingKind.flagValue(text) else {
-            throw ValidationError("--cipher-use-hmac must be on or off, not '\(text)'.")
+            throw ValidationError("--cipher-use-hmac must be on or off, not \"\(text)\".")
         }
         return value
     }

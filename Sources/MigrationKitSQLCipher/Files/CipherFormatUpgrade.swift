@@ -292,7 +292,7 @@ public enum CipherFormatUpgrade {
             // With no settings given, detection may have needed a compatibility setting:
             // then the file is not in the library's own format after all.
             guard copy.cipherSettings == newSettings else {
-                throw discarded("opens only with other settings than the new format's (\(copy.cipherSettings))")
+                throw discarded("opens only with other settings than the new format's (\(copy.cipherSettings.pragmas.joined(separator: "; ")))")
             }
             var settings = try EffectiveCipherSettings.read(from: copy)
             settings.rawKey = key.kind == .rawKey
