@@ -325,12 +325,17 @@ var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 enum FleetsArticle {
     /// Merges shard documents with the article's `jq -s '…'` line, as a reader would.
     static func merge(_ documents: [String]) throws -> [String: Any] {
+        let merged = try runMerge(documents)
+        try #require(merged.status == 0, "\(merged.output)")
+        return try decodeJSON(merged.stdout)
+    }
+
+    /// The article's `jq` line run on `documents`, whatever it ends with.
+    static func runMerge(_ documents: [String]) throws -> ChildProcessResult {
         let article = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/fleets.md"), encoding: .utf8)
         let recipe = try #require(article.split(separator: "\n").first { $0.hasPrefix("jq -s '") }, "docs/fleets.md has no jq -s recipe")
         let filter = String(recipe.dropFirst("jq -s '".count).prefix { $0 != "'" })
-        let merged = try ChildProcess.run(["/usr/bin/jq", "-s", filter], stdin: Data(documents.joined().utf8))
-        try #require(merged.status == 0, "\(merged.output)")
-        return try decodeJSON(merged.stdout)
+        return try ChildProcess.run(["/usr/bin/jq", "-s", filter], stdin: Data(documents.joined().utf8))
     }
 }

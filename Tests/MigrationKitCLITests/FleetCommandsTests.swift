@@ -68,6 +68,34 @@ import Glibc
         }
     }
 
+    /// With `--quiet` (a timer's unit) or `--json`, no table lists the failed tenants:
+    /// standard error names each, with its sentence and code, before the fleet's own.
+    @Test(arguments: ["--quiet", "--json"]) func withoutATableEachFailedDatabaseIsNamedOnStandardError(_ mode: String) throws {
+        let fleet = try Fleet(3)
+        try fleet.workspace.write("keys/tenant1.key", TestKey.raw().text + "\n", mode: 0o600)
+        let verify = try fleet.run(["verify", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", mode])
+        #expect(verify.exitCode == .wrongKeyOrNotADatabase, "\(verify.output)")
+        let lines = verify.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("migrationkit: error: tenants/tenant1.db: Wrong key") && $0.hasSuffix("(exit 4)") }, "\(verify.stderr)")
+        #expect(!verify.stderr.contains("tenant0.db") && !verify.stderr.contains("tenant2.db"), "\(verify.stderr)")
+        #expect(lines.last?.hasPrefix("migrationkit: error: 1 of 3 databases failed (listed above)") == true, "\(verify.stderr)")
+    }
+
+    /// A listed tenant whose file is missing is flagged, first, and fails the fleet
+    /// (exit 9); alone, `status` of a database not created yet is no failure.
+    @Test func statusOverAListFlagsAListedDatabaseThatIsMissing() throws {
+        let fleet = try Fleet(2)
+        try fleet.workspace.write("tenants.list", "tenants/tenant0.db\ntenants/gone.db\ntenants/tenant1.db\n")
+        let status = try fleet.run(["status", "--db-list", "tenants.list", "--password-file", "keys/{name}.key"])
+        #expect(status.exitCode == .fileError, "\(status.output)")
+        let lines = status.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count > 1 && lines[1].hasPrefix("tenants/gone.db") && lines[1].contains("missing (exit 9), below"), "\(status.stdout)")
+        #expect(status.stdout.contains("tenants/gone.db: is listed, but no database exists at this path"), "\(status.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: fleet.workspace.path("tenants/gone.db")), "status created it")
+        let alone = try fleet.run(["status", "--db-path", "tenants/gone.db", "--password-file", "keys/tenant0.key"])
+        #expect(alone.status == 0, "\(alone.output)")
+    }
+
     @Test func statusOverAFleetIsOneTableWithTheOnesNeedingAttentionFirst() throws {
         let fleet = try Fleet(3)
         try fleet.workspace.migration("0003_genre.sql", "-- migrate:up\nCREATE TABLE genres (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE genres;\n")
@@ -144,7 +172,11 @@ import Glibc
             }
             // docs/fleets.md's jq line merges any command's shards into one document.
             let merged = try FleetsArticle.merge(documents)
-            #expect((merged["databases"] as? [Any])?.count == 6 && merged["failed"] as? Int == 0 && merged["listed"] as? Int == 6, "\(merged)")
+            #expect((merged["databases"] as? [Any])?.count == 6 && merged["failed"] as? Int == 0 && merged["unfinished"] as? Int == 0
+                    && merged["listed"] as? Int == 6, "\(merged)")
+            // A shard that printed nothing (killed, never run) is never merged away.
+            let silent = try FleetsArticle.runMerge([documents[0]])
+            #expect(silent.status != 0 && silent.stderr.contains("a shard printed no document: the fleet is unfinished"), "\(silent.output)")
             #expect(seen.sorted() == fleet.paths.map { "tenants/" + URL(fileURLWithPath: $0).lastPathComponent }, "\(command): \(seen)")
         }
         for index in fleet.paths.indices {

@@ -135,6 +135,7 @@ import Glibc
         let document = try decodeJSON(try String(contentsOfFile: fleet.stdout, encoding: .utf8))
         let results = try #require(document["databases"] as? [[String: Any]]).compactMap { $0["result"] as? String }
         #expect(results == ["stopped", "notStarted", "notStarted", "notStarted"], "\(fleet.output)")
+        #expect(document["unfinished"] as? Int == 4 && document["failed"] as? Int == 0, "\(document)")
         #expect(fleet.errorOutput.contains("Stopped by SIGTERM: of 4 databases, 0 finished"), "\(fleet.output)")
         for path in paths {
             let ledger = try SQLCipherShell.run(path, key: workspace.key, "SELECT count(*) FROM sqlite_master WHERE name = 'grdb_migrations';")

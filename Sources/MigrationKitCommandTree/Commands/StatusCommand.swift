@@ -50,7 +50,15 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         if let code = exitCode(for: report) { throw ExitCode(code.rawValue) }
     }
 
+    /// In a fleet, a database listed but not there is a failure of its own (a tenant's
+    /// file lost, or a list that names the wrong place), whether or not `--exit-code`
+    /// was asked: alone, `status` of a database not created yet is what comes before
+    /// the first `migrate`.
     package func failure(in report: StatusDocument) -> ErrorPresentation? {
+        if !report.exists {
+            return ErrorPresentation(kind: "missing", message: "is listed, but no database exists at this path; check the path and the list (`migrate` creates a database that is not there yet).",
+                                     exitCode: .fileError)
+        }
         guard let code = exitCode(for: report) else { return nil }
         return ErrorPresentation(kind: code == .refused ? "refused" : "pendingMigrations",
                                  message: code == .refused ? "migrate would refuse it; run status on it alone to see why."
@@ -74,6 +82,7 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     package func fleetTable(_ outcomes: [FleetOutcome<StatusDocument>]) -> [String]? {
         func attention(_ outcome: FleetOutcome<StatusDocument>) -> Int {
             guard let report = outcome.value else { return outcome.state == .notStarted ? 4 : 0 }
+            if !report.exists { return 0 }
             if report.migrateWouldRefuse || report.migrations.contains(where: { $0.state != "applied" && $0.state != "pending" }) { return 1 }
             return report.pendingCount > 0 ? 2 : 3
         }
@@ -85,14 +94,14 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
                 return [outcome.path, "-", "-", why, "-", "-", "-"]
             }
             let odd = report.migrations.filter { $0.state != "applied" && $0.state != "pending" }
-            let notes = odd.map { "\($0.identifier) \($0.state)" } + report.unknownApplied.map { "\($0) unknown" }
+            let notes = (report.exists ? [] : ["missing (exit 9), below"]) + odd.map { "\($0.identifier) \($0.state)" } + report.unknownApplied.map { "\($0) unknown" }
             let last = report.migrations.last { $0.state == "applied" || $0.state == "modified" }?.identifier ?? "-"
             let size = report.exists ? ByteCountFormatter.string(fromByteCount: FileProbe(path: outcome.path).size, countStyle: .file) : "not created"
             return [outcome.path, "\(report.appliedCount)", "\(report.pendingCount)", notes.isEmpty ? "-" : notes.joined(separator: ", "),
                     report.format?.rawValue ?? "-", last, size]
         }
         // Why each one that did not open failed, after the table, whose lines stay short.
-        return FleetSummary.columns([header] + rows) + sorted.filter { $0.value == nil }.compactMap { $0.failure?.message }
+        return FleetSummary.columns([header] + rows) + sorted.filter { $0.value.map { !$0.exists } ?? true }.compactMap { $0.failure?.message }
     }
 
     private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?,

@@ -107,7 +107,7 @@ extension FleetCommand {
         for line in fleetTable(outcomes) ?? report.table(result: fleetResult) { reporter.line(line) }
         reporter.line(report.countLine)
         try reporter.document(report.document)
-        try report.end()
+        try report.end(reporter: reporter)
     }
 }
 
@@ -152,8 +152,8 @@ package struct FleetReport<Report: Encodable & Sendable> {
 
     /// Ends the run: after a signal, with what was left; after failures, with the
     /// worst of their codes; else normally.
-    package func end() throws {
-        try FleetRun.end(outcomes, stopped: stoppedSentence(by:)) {
+    package func end(reporter: Reporter) throws {
+        try FleetRun.end(outcomes, reporter: reporter, stopped: stoppedSentence(by:)) {
             let failures = count(.failed)
             let others = failures == outcomes.count ? "" : "; the others are done"
             return "\(failures) of \(FleetSummary.databases(outcomes.count)) failed (listed above)\(others). Fix the cause and run the same command again."
@@ -194,6 +194,7 @@ package struct FleetReport<Report: Encodable & Sendable> {
                     report: outcome.value)
             },
             failed: count(.failed),
+            unfinished: count(.stopped) + count(.notStarted),
             durationMs: duration.wholeMilliseconds,
             jobs: jobs,
             shard: shard.map { "\($0.shard)" },
@@ -224,6 +225,8 @@ package struct FleetCommandDocument<Report: Encodable & Sendable>: Encodable {
     package let command: String
     package let databases: [Database]
     package let failed: Int
+    /// Databases a signal left as they were: stopped, or never started.
+    package let unfinished: Int
     package let durationMs: Int64
     package let jobs: Int
     /// `--shard` as given ("1/3"), or null.

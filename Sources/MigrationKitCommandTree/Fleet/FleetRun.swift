@@ -74,13 +74,21 @@ package struct FleetRun {
     /// `stopped`'s sentence and that signal's code; with failed databases, with
     /// `failed`'s sentence and the worst of their codes (`CLIExitCode.worst`); else
     /// normally. The one place a fleet's exit is decided, for every command.
-    package static func end<Value>(_ outcomes: [FleetOutcome<Value>], stopped: (Int32) -> String, failed: () -> String) throws {
+    ///
+    /// Where no table was printed (`--quiet`, as a timer's unit runs it, or `--json`,
+    /// whose document is on standard output), each failed database is named on standard
+    /// error first, with its sentence and code, so "listed above" stays true in a
+    /// journal that keeps standard error alone.
+    package static func end<Value>(_ outcomes: [FleetOutcome<Value>], reporter: Reporter, stopped: (Int32) -> String, failed: () -> String) throws {
         let name = CLIContext.layer.commandName
+        let failures = outcomes.compactMap(\.failure)
+        if reporter.quiet || reporter.json {
+            for failure in failures { Console.error("\(name): error: \(failure.message) (exit \(failure.exitCode.rawValue))") }
+        }
         if let signal = Interruption.signal {
             Console.error("\(name): error: \(stopped(signal))")
             throw ExitCode(CLIExitCode.stopped(by: signal).rawValue)
         }
-        let failures = outcomes.compactMap(\.failure)
         guard !failures.isEmpty else { return }
         Console.error("\(name): error: \(failed())")
         throw ExitCode(CLIExitCode.worst(failures.map(\.exitCode)).rawValue)

@@ -118,6 +118,7 @@ package struct FleetSummary {
                     error: outcome.failure?.jsonBody)
             },
             failed: failed,
+            unfinished: stopped + notStarted,
             durationMs: duration.wholeMilliseconds,
             jobs: jobs,
             dryRun: dryRun,
@@ -141,6 +142,10 @@ package struct FleetDocument: Encodable {
 
     package let databases: [Database]
     package let failed: Int
+    /// Databases a signal left as they were: stopped, or never started. A fleet is done
+    /// only when `failed` and `unfinished` are both 0 (and, over shards, every shard's
+    /// document is there).
+    package let unfinished: Int
     package let durationMs: Int64
     package let jobs: Int
     package let dryRun: Bool

@@ -67,6 +67,6 @@ extension MigrateCommand {
         try reporter.document(summary.document)
         // The table (or the JSON) above says what finished, what failed and what never
         // started.
-        try FleetRun.end(outcomes, stopped: summary.stoppedSentence(by:)) { summary.failedSentence }
+        try FleetRun.end(outcomes, reporter: reporter, stopped: summary.stoppedSentence(by:)) { summary.failedSentence }
     }
 }
