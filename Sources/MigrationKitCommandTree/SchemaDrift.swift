@@ -69,14 +69,20 @@ package struct SchemaDrift {
         if let latest = applied.last, !gaps.isEmpty {
             throw Refusal.pendingBeforeLatestApplied(pending: gaps, latestApplied: latest)
         }
+        return Report(applied: applied, modified: status.modified, differences: try differences(of: database, upTo: applied.last))
+    }
+
+    /// How the schema of `database` differs from what the steps up to `target` (none
+    /// when nil) make on an empty database; empty when it is that schema. Also
+    /// `baseline`'s proof that recording those steps as applied leaves nothing missing.
+    package func differences(of database: any CommandDatabase, upTo target: String?) throws -> [SchemaDifference] {
         let scratch = try ScratchFolder(purpose: "diff")
         defer { withExtendedLifetime(scratch) {} }
         let expected = try migrations.open(DatabaseRequest(path: scratch.path + "/expected.db", key: scratchKey, access: .create,
                                                            lockTimeout: .seconds(5)))
-        if let latest = applied.last { _ = try expected.migrate(upTo: latest, options: MigrateOptions()) }
+        if let target { _ = try expected.migrate(upTo: target, options: MigrateOptions()) }
         let expectedObjects = try expected.reading { try SchemaDump.objects(in: $0) }
         let actualObjects = try database.reading { try SchemaDump.objects(in: $0) }
-        return Report(applied: applied, modified: status.modified,
-                      differences: SchemaDifference.between(expected: expectedObjects, actual: actualObjects))
+        return SchemaDifference.between(expected: expectedObjects, actual: actualObjects)
     }
 }

@@ -74,6 +74,9 @@ import Testing
         let migrate = try workspace.run("migrate")
         #expect(migrate.exitCode == .damaged && migrate.stderr.contains("damaged") && migrate.stderr.contains("`verify`"), "\(migrate.output)")
         #expect(try TreeSnapshot(workspace.root) == before, "migrate changed the folder")
+        let baseline = try workspace.run("baseline", ["--to", "0001_tags"])
+        #expect(baseline.exitCode == .damaged && baseline.stderr.contains("damaged") && baseline.stderr.contains("`verify`"), "\(baseline.output)")
+        #expect(try TreeSnapshot(workspace.root) == before, "baseline changed the folder")
         let verify = try workspace.run("verify")
         #expect(verify.exitCode == .verificationFailed, "\(verify.output)")
     }

@@ -342,6 +342,34 @@ import Testing
         #expect(refused.exitCode == .refused)
     }
 
+    /// A managed database (its ledger names applied migrations) behind the target is
+    /// baselined only when its schema is what the migrations up to the target make;
+    /// otherwise recording them would leave their tables missing, and it is refused,
+    /// naming `migrate --to`, with nothing recorded (Flyway refuses a baseline on a
+    /// non-empty history outright).
+    @Test func baselineOfAManagedDatabaseNeedsItsSchemaToMatch() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors", "--no-backup"]).status == 0)
+        let before = try #require(workspace.bytes(workspace.database))
+        let refused = try workspace.run("baseline", ["--to", "0002_books"])
+        #expect(refused.exitCode == .refused, "\(refused.output)")
+        #expect(refused.stderr.contains("The database is managed (its latest applied migration is 0001_authors)")
+                && refused.stderr.contains("table books: missing from the database")
+                && refused.stderr.contains("recording 0002_books as applied without running it would leave it undone")
+                && refused.stderr.contains("run `migrate --to 0002_books`"), "\(refused.stderr)")
+        #expect(workspace.bytes(workspace.database) == before, "a refused baseline wrote")
+
+        // The step's schema made by hand (a hotfix applied outside MigrationKit): proven, recorded.
+        let hotfix = try SQLCipherShell.run(workspace.database, key: workspace.key,
+                                            "CREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id), title TEXT NOT NULL);"
+                                                + " CREATE INDEX books_authorId ON books(authorId);")
+        #expect(hotfix.status == 0, "\(hotfix.output)")
+        let baseline = try workspace.run("baseline", ["--to", "0002_books"])
+        #expect(baseline.status == 0 && baseline.stdout.contains("Baselined 0002_books"), "\(baseline.output)")
+        #expect(try workspace.run("diff").status == 0)
+    }
+
     @Test func eraseOnSchemaChangeNeedsConfirmationAndBacksUpFirst() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()

@@ -40,6 +40,14 @@ package enum DatabaseChecks {
         }
     }
 
+    /// Whether every page of the file reads: `cipher_integrity_check` (every page's
+    /// HMAC, the free ones too) where it applies (`cipherPageChecking`), else
+    /// `quick_check`. What a command that is about to write on a database it did not
+    /// just verify asks first, so damage is refused before anything is written.
+    package static func everyPageReads(_ db: some SQLQuerying) -> VerificationCheck {
+        cipherPageChecking(db) == .applies ? cipherIntegrityCheck(db) : quickCheck(db)
+    }
+
     /// Whether `cipher_integrity_check` can say something about this database.
     package enum CipherPageChecking: Equatable {
         /// Encrypted, with an HMAC on every page, by SQLCipher 4.2 or later.
