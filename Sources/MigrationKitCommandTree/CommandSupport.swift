@@ -107,7 +107,7 @@ package enum CommandSupport {
         // A key the fleet's databases share is read once, for all of them; one with
         // `{name}` is each database's own (asked before the name is put in).
         let isShared = !keyOptions.isTemplate
-        let keyOptions = path.map { keyOptions.forDatabase(at: $0) } ?? keyOptions
+        let keyOptions = try path.map { try keyOptions.forDatabase(at: $0) } ?? keyOptions
         if let shared = CLIContext.fleet, isShared {
             return try shared.key(.current) {
                 try resolveOnce(keyOptions, promptMessage: shared.promptMessage(.current), keyIsNew: keyIsNew, reporter: reporter)

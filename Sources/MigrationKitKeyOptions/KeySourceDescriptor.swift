@@ -309,17 +309,28 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
     /// its own key.
     package static let namePlaceholder = "{name}"
 
-    /// Whether the source names each database's own key through `{name}`.
-    package var isTemplate: Bool {
-        given.contains { $0.descriptor.takesName && $0.values.contains { $0?.contains(Self.namePlaceholder) == true } }
+    /// Every form that stands for one of a database's names: `{name}`, `{folder}`,
+    /// `{path}` (what each stands for is the command tree's `DatabaseNames`).
+    package static let namePlaceholders = [namePlaceholder, "{folder}", "{path}"]
+
+    /// The name forms the sources that take them use.
+    package var nameFormsUsed: Set<String> {
+        Set(given.filter(\.descriptor.takesName).flatMap { $0.values.compactMap { $0 } }
+            .flatMap { value in Self.namePlaceholders.filter(value.contains) })
     }
 
-    /// These values with `{name}` replaced by `name` in the sources that take it.
-    package func forDatabase(named name: String) -> KeySourceValues {
+    /// Whether the source names each database's own key through a name form.
+    package var isTemplate: Bool { !nameFormsUsed.isEmpty }
+
+    /// These values with each name form replaced by what `names` gives for it, in the
+    /// sources that take them.
+    package func forDatabase(names: [String: String]) -> KeySourceValues {
         var values = self
         for (descriptor, _) in given where descriptor.takesName {
             for parameter in descriptor.parameters {
-                values.byName[parameter.name] = byName[parameter.name]?.replacingOccurrences(of: Self.namePlaceholder, with: name)
+                values.byName[parameter.name] = byName[parameter.name].map { value in
+                    names.reduce(value) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+                }
             }
         }
         return values

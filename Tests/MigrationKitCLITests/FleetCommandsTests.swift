@@ -68,6 +68,77 @@ import Glibc
         }
     }
 
+    /// One folder per tenant (`tenants/<id>/main.db`): every tenant's `{name}` is
+    /// `main`, so a rotation keyed by `{name}` would write one new key for all and delete
+    /// the old key they all still need. It is refused before anything changes, naming
+    /// two tenants; `{folder}` gives each its own key, the rotation runs, and `--shard`
+    /// then follows `{folder}`, each tenant in exactly one shard.
+    @Test func tenantsWhoseNamesCollideAreRefusedAndTheirFolderTellsThemApart() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let tenants = ["acme", "globex", "initech"]
+        var keys: [String: TestKey] = [:]
+        for tenant in tenants {
+            try FileManager.default.createDirectory(atPath: workspace.path("tenants/\(tenant)"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: workspace.path("keys"), withIntermediateDirectories: true)
+            keys[tenant] = TestKey.raw()
+            try workspace.write("keys/\(tenant).key", keys[tenant]!.text + "\n", mode: 0o600)
+            try workspace.write("keys/main.key", TestKey.raw().text + "\n", mode: 0o600)
+            #expect(try SQLCipherShell.run(workspace.path("tenants/\(tenant)/main.db"), key: keys[tenant]!, "CREATE TABLE seed (x);").status == 0)
+        }
+        func run(_ arguments: [String]) throws -> CommandResult {
+            try Tool.run(arguments + ["--migrations", workspace.migrations], directory: workspace.root)
+        }
+        let before = try TreeSnapshot(workspace.root)
+        let rotation = ["rekey", "--db-glob", "tenants/*/main.db", "--new-key", "generate", "--old-key", "delete", "--no-backup"]
+        let colliding = try run(rotation + ["--password-file", "keys/{name}.key", "--new-password-file", "keys/{name}.next"])
+        #expect(colliding.exitCode == .usage, "\(colliding.output)")
+        #expect(colliding.stderr.contains("tenants/acme/main.db and tenants/globex/main.db would share one name: --password-file keys/{name}.key names keys/main.key for both")
+                && colliding.stderr.contains("{folder}"), "\(colliding.stderr)")
+        #expect(try TreeSnapshot(workspace.root) == before, "a refused rotation changed something")
+        let oneExport = try run(["decrypt", "--db-glob", "tenants/*/main.db", "--password-file", "keys/{folder}.key", "--output", "plain-{name}.db"])
+        #expect(oneExport.exitCode == .usage && oneExport.stderr.contains("--output plain-{name}.db names plain-main.db for both"), "\(oneExport.output)")
+        #expect(try TreeSnapshot(workspace.root) == before, "a refused export wrote something")
+
+        let rotated = try run(rotation + ["--password-file", "keys/{folder}.key", "--new-password-file", "keys/{folder}.next"])
+        #expect(rotated.status == 0, "\(rotated.output)")
+        for tenant in tenants {
+            let next = TestKey(text: try String(contentsOfFile: workspace.path("keys/\(tenant).next"), encoding: .utf8).trimmingCharacters(in: .newlines))
+            #expect(next != keys[tenant], "\(tenant) kept its key")
+            #expect(try SQLCipherShell.run(workspace.path("tenants/\(tenant)/main.db"), key: next, "SELECT count(*) FROM seed;").status == 0, "\(tenant)")
+            #expect(!FileManager.default.fileExists(atPath: workspace.path("keys/\(tenant).key")), "\(tenant)'s old key is still there")
+        }
+        #expect(FileManager.default.fileExists(atPath: workspace.path("keys/main.key")), "a key no tenant was rotated from was deleted")
+
+        var seen: [String] = []
+        for shard in 0..<2 {
+            let status = try run(["status", "--db-glob", "tenants/*/main.db", "--password-file", "keys/{folder}.next", "--shard", "\(shard)/2", "--json"])
+            #expect(status.status == 0, "\(status.output)")
+            seen += try Fleet.entries(status.stdout).keys
+        }
+        #expect(seen.sorted() == tenants.map { "tenants/\($0)/main.db" }, "\(seen)")
+        let byName = try run(["status", "--db-glob", "tenants/*/main.db", "--password-file", "keys/shared.key", "--shard", "0/2"])
+        #expect(byName.exitCode == .usage && byName.stderr.contains("--shard follows {name}, and both are main"), "\(byName.output)")
+    }
+
+    /// The same file name in several folders (`eu/acme.db`, `us/acme.db`): `{path}`, the
+    /// path under the pattern's folder, names each one's key (`keys/eu/acme.key`).
+    @Test func tenantsWithOneFileNameInSeveralFoldersAreToldApartByTheirPath() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        for region in ["eu", "us"] {
+            try FileManager.default.createDirectory(atPath: workspace.path("tenants/\(region)"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: workspace.path("keys/\(region)"), withIntermediateDirectories: true)
+            let key = TestKey.raw()
+            try workspace.write("keys/\(region)/acme.key", key.text + "\n", mode: 0o600)
+            #expect(try SQLCipherShell.run(workspace.path("tenants/\(region)/acme.db"), key: key, "CREATE TABLE seed (x);").status == 0)
+        }
+        let byName = try Tool.run(["migrate", "--db-glob", "tenants/*/*.db", "--password-file", "keys/{name}.key", "--migrations", workspace.migrations], directory: workspace.root)
+        #expect(byName.exitCode == .usage && byName.stderr.contains("names keys/acme.key for both"), "\(byName.output)")
+        let byPath = try Tool.run(["migrate", "--db-glob", "tenants/*/*.db", "--password-file", "keys/{path}.key", "--no-backup", "--migrations", workspace.migrations], directory: workspace.root)
+        #expect(byPath.status == 0 && byPath.stdout.contains("2 migrated"), "\(byPath.output)")
+    }
+
     /// With `--quiet` (a timer's unit) or `--json`, no table lists the failed tenants:
     /// standard error names each, with its sentence and code, before the fleet's own.
     @Test(arguments: ["--quiet", "--json"]) func withoutATableEachFailedDatabaseIsNamedOnStandardError(_ mode: String) throws {

@@ -14,14 +14,51 @@ import Testing
     @Test func shardsCoverEveryDatabaseOnceByNameAlone() throws {
         let shards = (0..<4).map { FleetShard(argument: "\($0)/4")! }
         let names = (0..<200).map { "tenant-\($0)" }
+        func named(_ path: String) -> DatabaseNames { DatabaseNames(of: path) }
         for name in names {
-            #expect(shards.filter { $0.contains("/srv/a/\(name).db") }.count == 1, "\(name)")
-            #expect(shards.map { $0.contains("/srv/a/\(name).db") } == shards.map { $0.contains("other/\(name).sqlite") })
+            #expect(shards.filter { $0.contains(named("/srv/a/\(name).db"), by: "{name}") }.count == 1, "\(name)")
+            #expect(shards.map { $0.contains(named("/srv/a/\(name).db"), by: "{name}") } == shards.map { $0.contains(named("other/\(name).sqlite"), by: "{name}") })
         }
         // Far from all in one shard: FNV-1a spreads the names.
-        for shard in shards { #expect(names.filter { shard.contains($0 + ".db") }.count > 20) }
+        for shard in shards { #expect(names.filter { shard.contains(named($0 + ".db"), by: "{name}") }.count > 20) }
         for bad in ["4/4", "-1/4", "1", "1/0", "a/b", "1/2/3"] { #expect(FleetShard(argument: bad) == nil, "\(bad)") }
         #expect(FleetShard.fnv1a("") == 0xcbf2_9ce4_8422_2325)
+    }
+
+    /// What `{name}`, `{folder}` and `{path}` stand for, and a pattern's folder, which
+    /// `{path}` is taken under.
+    @Test func aDatabaseGoesByItsNameItsFolderAndItsPathUnderTheRoot() {
+        let perFolder = DatabaseNames(of: "/srv/tenants/acme/main.db", root: "/srv/tenants")
+        #expect(perFolder.name == "main" && perFolder.folder == "acme" && perFolder.path == "acme/main")
+        #expect(DatabaseNames(of: "/srv/eu/acme.db", root: "/srv").path == "eu/acme")
+        #expect(DatabaseNames(of: "/elsewhere/acme.db", root: "/srv").path == nil)
+        #expect(FleetDatabases.folder(of: "tenants/*/main.db") == "tenants")
+        #expect(FleetDatabases.folder(of: "/srv/t/*.db") == "/srv/t")
+        #expect(FleetDatabases.folder(of: "*.db") == ".")
+        #expect(FleetDatabases.folder(of: "/srv/t/acme.db") == "/srv/t")
+    }
+
+    /// Two databases that would read one key file, or fall in one shard by a shared
+    /// name, are refused, naming both; the forms that tell them apart are accepted, and
+    /// `--shard` follows the most specific one the key options use.
+    @Test func aFleetWhoseDatabasesShareANameIsRefusedWhereTheNameMatters() throws {
+        let paths = ["/srv/tenants/acme/main.db", "/srv/tenants/globex/main.db"]
+        let naming = FleetNaming(paths: paths, roots: Dictionary(uniqueKeysWithValues: paths.map { ($0, "/srv/tenants") }))
+        let byName = [FleetNaming.PerDatabase(option: "--password-file", value: "keys/{name}.key")]
+        #expect(throws: CLIError.self) { try naming.requireDistinct(byName) }
+        do {
+            try naming.requireDistinct(byName)
+        } catch let error as CLIError {
+            #expect(error.message.contains("/srv/tenants/acme/main.db and /srv/tenants/globex/main.db would share one name: --password-file keys/{name}.key names keys/main.key for both"), "\(error.message)")
+        }
+        #expect(throws: CLIError.self) { try naming.shardForm(for: byName) }
+        for form in ["{folder}", "{path}"] {
+            let distinct = [FleetNaming.PerDatabase(option: "--password-file", value: "keys/\(form).key")]
+            try naming.requireDistinct(distinct)
+            #expect(try naming.shardForm(for: distinct) == form)
+        }
+        // A key every database shares names nothing per database: no collision to refuse.
+        try naming.requireDistinct(FleetNaming.PerDatabase.keySources(.init(byName: ["password-file": "keys/shared.key"])))
     }
 
     /// The progress line says what is done, what failed and what is left, in seconds

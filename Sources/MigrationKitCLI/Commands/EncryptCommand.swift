@@ -122,15 +122,20 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
 
     var fleetVerb: String { "Decrypting" }
 
+    /// Each copy is its own: two databases never write one export.
+    var perDatabaseOptions: [FleetNaming.PerDatabase] {
+        FleetNaming.PerDatabase.keySources(connection.key.given) + [FleetNaming.PerDatabase(option: "--output", value: outputPath)]
+    }
+
     func validateFleet() throws {
-        if !outputPath.contains(KeySourceValues.namePlaceholder) {
+        if !KeySourceValues.namePlaceholders.contains(where: outputPath.contains) {
             throw CLIError(.usage, "Over several databases, --output names each copy with {name} (each database's name): `--output 'exports/{name}.db'`.")
         }
     }
 
     func runOnDatabase(reporter: Reporter) throws -> ExportDocument {
         let path = try connection.requiredPath()
-        let outputPath = self.outputPath.replacingOccurrences(of: KeySourceValues.namePlaceholder, with: KeyOptions.databaseName(path))
+        let outputPath = try DatabaseNames(of: path).substitute(in: self.outputPath, database: path, option: "--output")
         try OutputFile(path: outputPath, force: force).check(against: connection.filesRead)
         let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard let key = settings.key else {

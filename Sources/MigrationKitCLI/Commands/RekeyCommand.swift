@@ -63,6 +63,11 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
     }
 
+    /// Each database's current key and new key are its own, never another's.
+    var perDatabaseOptions: [FleetNaming.PerDatabase] {
+        FleetNaming.PerDatabase.keySources(connection.key.given) + FleetNaming.PerDatabase.keySources(newKey.given, prefix: "new-")
+    }
+
     var standardInputReaders: [String] {
         (connection.key.given.readsStandardInput ? ["--password-file"] : []) + (newKey.given.readsStandardInput ? ["--new-password-file"] : [])
     }

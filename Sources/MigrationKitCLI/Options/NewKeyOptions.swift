@@ -28,11 +28,13 @@ package struct NewKeyOptions: ParsableArguments {
     /// (`--new-password-file keys/{name}.new`).
     var isTemplate: Bool { given.isTemplate }
 
-    /// These options for the database at `path`: `{name}` replaced by its name, as
-    /// `KeyOptions.forDatabase(at:)` does for the current key.
-    func forDatabase(at path: String) -> NewKeyOptions {
+    /// These options for the database at `path`: each name form replaced by its
+    /// (`DatabaseNames`), as `KeyOptions.forDatabase(at:)` does for the current key.
+    func forDatabase(at path: String) throws -> NewKeyOptions {
+        let names = DatabaseNames(of: path)
+        try names.requireForms(in: Array(given.byName.values), database: path, option: "The new key option")
         var options = self
-        options.substituted = given.forDatabase(named: KeyOptions.databaseName(path))
+        options.substituted = given.forDatabase(names: names.substitutions)
         return options
     }
 
@@ -46,7 +48,7 @@ package struct NewKeyOptions: ParsableArguments {
     ///     given a new random one first (`KeyRotation.generatedKey`), a file owned like
     ///     `ownedLike`, the old key's file.
     func resolve(for path: String?, generating: Bool = false, ownedLike: String? = nil, reporter: Reporter) throws -> DatabaseKey {
-        let options = path.map(forDatabase(at:)) ?? self
+        let options = try path.map(forDatabase(at:)) ?? self
         let generation = generating ? Generation(ownedLike: ownedLike) : nil
         guard let shared = CLIContext.fleet, !isTemplate else {
             return try options.resolve(prompt: "New key: ", generation: generation, reporter: reporter)
@@ -64,7 +66,7 @@ package struct NewKeyOptions: ParsableArguments {
         if CLIContext.fleet != nil, !isTemplate {
             return KeyRotation.PendingKey(key: try resolve(for: path, generating: true, ownedLike: ownedLike, reporter: reporter), write: nil)
         }
-        let given = forDatabase(at: path).given
+        let given = try forDatabase(at: path).given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         guard let place = try given.source() else { throw Self.noPlaceToGenerate }
         return try KeyRotation.pendingKey(at: place, ownedLike: ownedLike, warn: { reporter.warning($0.description) })

@@ -46,6 +46,11 @@ package protocol FleetCommand: ProjectConfigurable, PrintsOutput {
     /// The fleet's own table instead of the engine's (status), or nil.
     func fleetTable(_ outcomes: [FleetOutcome<Report>]) -> [String]?
 
+    /// The options whose values name something per database through a name form
+    /// (`{name}`, `{folder}`, `{path}`): the key options, and a command's own (the new
+    /// key, an export). Each database of a fleet must give each its own (`FleetNaming`).
+    var perDatabaseOptions: [FleetNaming.PerDatabase] { get }
+
     /// Reads the keys every database shares (`FleetShared`) before the fleet starts, so
     /// a prompt comes before the progress line, and a key source that fails fails the
     /// command once rather than every database.
@@ -65,6 +70,7 @@ extension FleetCommand {
     package var standardInputReaders: [String] {
         connection.key.given.readsStandardInput ? ["--password-file"] : []
     }
+    package var perDatabaseOptions: [FleetNaming.PerDatabase] { FleetNaming.PerDatabase.keySources(connection.key.given) }
 
     /// The command's name, as its configuration gives it.
     package var commandName: String { Self.configuration.commandName ?? "" }
@@ -88,13 +94,14 @@ extension FleetCommand {
         try validateFleet()
         try fleet.checkStandardInput(readBy: standardInputReaders)
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
-                                           pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag)
+                                           pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag,
+                                           perDatabase: perDatabaseOptions)
         // Said once, not once a database (whose own reporters are silent).
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
         let run = FleetRun(command: commandName, paths: selected.paths, jobs: fleet.jobCount(databases: selected.paths.count))
         let started = ContinuousClock.now
         let command = self
-        let outcomes = try CLIContext.$fleet.withValue(FleetShared(databaseCount: selected.paths.count)) {
+        let outcomes = try CLIContext.$fleet.withValue(FleetShared(databaseCount: selected.paths.count, roots: selected.roots)) {
             try readSharedKeys(reporter: reporter)
             return run.run(reporter: reporter, verb: fleetVerb, { path in
                 var one = command

@@ -12,14 +12,19 @@ import Glibc
 /// `--db-list`, in that order, each file once however many times it was named.
 package struct FleetDatabases {
     package let paths: [String]
+    /// The folder `{path}` is taken under, for each database a pattern matched: the
+    /// pattern's own folder, up to its first wildcard (`DatabaseNames`). The others'
+    /// is the current folder.
+    package let roots: [String: String]
 
     /// - Parameter list: the lines of `--db-list` (`FleetDatabases.readList`).
     /// - Throws: a usage error for a pattern that matches no database file, so a typo
     ///   never reads as "nothing to migrate".
     package init(paths given: [String], globs: [String], list: [String] = []) throws {
         var paths: [String] = []
+        var roots: [String: String] = [:]
         var seen = Set<FileIdentity>()
-        func add(_ named: String) {
+        func add(_ named: String, root: String? = nil) {
             // A symbolic link (an alias such as `current.db`, which a pattern may list
             // first) stands for the real file: listed under that file's own name, so
             // the table and `{name}` name the tenant it is.
@@ -32,17 +37,30 @@ package struct FleetDatabases {
                 return
             }
             paths.append(path)
+            if let root { roots[path] = root }
         }
-        given.forEach(add)
+        given.forEach { add($0) }
         for pattern in globs {
             let matches = try Self.expand(pattern).filter(Self.isDatabaseCandidate)
             if matches.isEmpty {
                 throw CLIError(.usage, "--db-glob \(pattern) matches no database file; check the pattern (quote it, so the shell does not expand it first).")
             }
-            matches.forEach(add)
+            let root = Self.folder(of: pattern)
+            matches.forEach { add($0, root: root) }
         }
-        list.forEach(add)
+        list.forEach { add($0) }
         self.paths = paths
+        self.roots = roots
+    }
+
+    /// A pattern's folder: its path up to the component with the first wildcard
+    /// (`tenants/*/main.db` is `tenants`, `*.db` the current folder).
+    package static func folder(of pattern: String) -> String {
+        let components = pattern.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let fixed = components.prefix { !$0.contains(where: "*?[".contains) }
+        let folder = fixed.count == components.count ? Array(fixed.dropLast()) : Array(fixed)
+        let joined = folder.joined(separator: "/")
+        return joined.isEmpty ? (pattern.hasPrefix("/") ? "/" : ".") : joined
     }
 
     /// The paths `--db-list FILE` names, one a line (`-`: standard input, as

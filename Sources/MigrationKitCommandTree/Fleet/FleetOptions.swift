@@ -46,11 +46,18 @@ package struct FleetOptions: ParsableArguments {
     /// join it.
     ///
     /// - Parameter pathsAreFlags: the `--db-path`s came from flags, not from settings.
-    package func databases(dbPaths: [String], pathsAreFlags: Bool) throws -> (paths: [String], listed: Int) {
+    /// - Parameter perDatabase: the options whose values name something per database
+    ///   (a key file, an export): every database of the list must give each its own
+    ///   (`FleetNaming`), and `--shard` follows the name they tell the databases apart by.
+    package func databases(dbPaths: [String], pathsAreFlags: Bool, perDatabase: [FleetNaming.PerDatabase]) throws -> (paths: [String], listed: Int, roots: [String: String]) {
         let namesByPattern = !globs.isEmpty || list != nil
         let givenPaths = pathsAreFlags || !namesByPattern ? dbPaths : []
         let listed = try FleetDatabases(paths: givenPaths, globs: globs, list: try list.map(FleetDatabases.readList) ?? [])
-        return (listed.paths.filter { shard?.contains($0) ?? true }, listed.paths.count)
+        let naming = FleetNaming(paths: listed.paths, roots: listed.roots)
+        try naming.requireDistinct(perDatabase)
+        guard let shard else { return (listed.paths, listed.paths.count, listed.roots) }
+        let form = try naming.shardForm(for: perDatabase)
+        return (naming.names.filter { shard.contains($0.names, by: form) }.map(\.path), listed.paths.count, listed.roots)
     }
 
     /// How many databases to work on at once: never more than there are, so the

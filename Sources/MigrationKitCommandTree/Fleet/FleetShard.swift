@@ -9,7 +9,8 @@ import MigrationKitKeyOptions
 /// scheduler of its own.
 ///
 /// A database's shard is a function of its name alone (`{name}`: its real file's name
-/// without the extension), hashed with 64-bit FNV-1a and taken modulo `COUNT`: every
+/// without the extension; `{folder}` or `{path}` when the key options tell the fleet's
+/// databases apart by those), hashed with 64-bit FNV-1a and taken modulo `COUNT`: every
 /// database falls in exactly one shard whatever order, machine or mount point lists it,
 /// and a shard run again after a failure (a retried pod) takes exactly the same share.
 /// Indexes count from 0, as `JOB_COMPLETION_INDEX` does.
@@ -28,9 +29,11 @@ package struct FleetShard: ExpressibleByArgument, CustomStringConvertible, Senda
 
     package var description: String { "\(index)/\(count)" }
 
-    /// Whether the database at `path` is in this shard.
-    package func contains(_ path: String) -> Bool {
-        Self.fnv1a(KeyOptions.databaseName(path)) % UInt64(count) == UInt64(index)
+    /// Whether the database with these names is in this shard, by the value of `form`
+    /// (`FleetNaming.shardForm`: `{name}` unless the key options tell the databases
+    /// apart by another).
+    package func contains(_ names: DatabaseNames, by form: String) -> Bool {
+        Self.fnv1a(names.value(of: form) ?? names.name) % UInt64(count) == UInt64(index)
     }
 
     /// 64-bit FNV-1a of the name's UTF-8 bytes: simple, and the same on every machine

@@ -23,13 +23,21 @@ package final class FleetShared: @unchecked Sendable {
 
     /// How many databases share the keys, for the prompt.
     package let databaseCount: Int
+    /// The folder `{path}` is taken under, for the databases a pattern matched
+    /// (`FleetDatabases.roots`).
+    private let roots: [String: String]
     private let lock = NSLock()
     private var resolved: [Role: Result<DatabaseKey?, any Error>] = [:]
     private var migrations: Result<CommandSupport.LoadedMigrations, any Error>?
 
-    package init(databaseCount: Int) {
+    package init(databaseCount: Int, roots: [String: String] = [:]) {
         self.databaseCount = databaseCount
+        self.roots = roots
     }
+
+    /// The folder `{path}` is taken under for the database at `path`, when a pattern
+    /// matched it.
+    package func root(of path: String) -> String? { roots[path] }
 
     /// The prompt for a key every database shares.
     package func promptMessage(_ role: Role) -> String {

@@ -19,7 +19,8 @@ extension MigrateCommand {
     package func runFleet(reporter: Reporter) throws {
         try fleet.checkStandardInput(readBy: connection.key.given.readsStandardInput ? ["--password-file"] : [])
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
-                                           pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag)
+                                           pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag,
+                                           perDatabase: FleetNaming.PerDatabase.keySources(connection.key.given))
         let databases = selected.paths
         let loaded = try CommandSupport.loadMigrations(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter)
         var migrations = loaded.migrations
@@ -27,7 +28,7 @@ extension MigrateCommand {
         if let target { _ = try migrations.index(ofTarget: target) }
 
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
-        let shared = FleetShared(databaseCount: databases.count)
+        let shared = FleetShared(databaseCount: databases.count, roots: selected.roots)
         // A key the databases share is read before the progress line starts.
         if !connection.key.isTemplate {
             _ = try CLIContext.$fleet.withValue(shared) {
