@@ -55,10 +55,16 @@ import Glibc
             #expect(result.status == code, "\(command): \(result.output)")
             #expect(files(workspace.database) == before, "\(command) changed the files")
         }
+        let plain = workspace.path("plain.db")
+        let decrypt = try workspace.run("decrypt", ["--output", plain])
+        #expect(decrypt.status == 0, "\(decrypt.output)")
+        #expect(files(workspace.database) == before, "decrypt changed the files")
+        let rows = try SQLCipherShell.run(plain, keyPragma: nil, "SELECT group_concat(v) FROM base;")
+        #expect(rows.stdout == "a,b,c\n", "\(rows.output)")
 
         try workspace.write("wrong.key", TestKey.raw().text + "\n", mode: 0o600)
         for (command, extra) in [("status", []), ("verify", []), ("schema-dump", []), ("diff", []), ("migrate", []), ("baseline", ["--to", "0001_x"]),
-                                 ("rekey", ["--new-password", "another key"])] {
+                                 ("rekey", ["--new-password", "another key"]), ("decrypt", ["--output", workspace.path("other.db")])] {
             let result = try Tool.run([command, "--db-path", workspace.database, "--password-file", workspace.path("wrong.key"),
                                        "--migrations", workspace.migrations] + extra, directory: workspace.root)
             #expect(result.status == 4, "\(command) with a wrong key: \(result.output)")
@@ -73,8 +79,9 @@ import Glibc
         let workspace = try Workspace()
         try KilledShell.afterCheckpoint(workspace.database, key: workspace.key, settings: "PRAGMA cipher_page_size = 8192;")
         let before = files(workspace.database)
-        for command in ["status", "verify", "migrate"] {
-            let result = try workspace.run(command)
+        for command in ["status", "verify", "migrate", "decrypt"] {
+            let extra = command == "decrypt" ? ["--output", workspace.path("plain.db")] : []
+            let result = try workspace.run(command, extra)
             #expect(result.status == 4 && result.stderr.contains("--cipher-page-size"), "\(command) without its settings: \(result.output)")
             #expect(files(workspace.database) == before, "\(command) without its settings changed the files")
         }

@@ -119,6 +119,29 @@ enum SQLCipherOpener {
         return database
     }
 
+    /// A second connection to the file `look` reads (the database, or the private copy a
+    /// look reads), in the format `look` found, for a command that only reads the
+    /// database and exports it into a file it attaches (`DatabaseEncryption.decrypt`).
+    /// The file is opened read-only through a `mode=ro` URI (`SQLiteFileURI`), so the
+    /// connection may still write what it attaches. Open it while `look` is open and
+    /// close it first: `look` then closes last, and a `-wal` and `-shm` made for reading
+    /// a WAL database go with the connection that may remove them, as they would
+    /// without this one.
+    static func openExportSource(reading look: SQLCipherDatabase, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        var exact = configuration
+        exact.readOnly = true
+        exact.cipher = look.cipherSettings
+        let database: SQLCipherDatabase
+        do {
+            database = try openInFormat(path: look.file, key: key, configuration: exact, detectingFormat: false, attachingWritable: true)
+        } catch let error as SQLCipherError {
+            throw error.at(path: look.path)
+        }
+        database.path = look.path
+        database.keptAlive = look.keptAlive
+        return database
+    }
+
     /// Opens a private copy of the database and its leftover journal, and proves the
     /// journal the database's own. The format is found on the database file alone where
     /// it opens (as SQLCipher keys a file: by its own salt), and the copy with the
@@ -195,10 +218,12 @@ enum SQLCipherOpener {
     ///
     /// - Parameter detectingFormat: false to open in `configuration.cipher` exactly,
     ///   even when those are the linked library's defaults (a format already found).
+    /// - Parameter attachingWritable: open the file read-only through a URI, on a
+    ///   connection that may write what it attaches (`openExportSource`).
     private static func openInFormat(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
-                                     detectingFormat: Bool = true) throws -> SQLCipherDatabase {
+                                     detectingFormat: Bool = true, attachingWritable: Bool = false) throws -> SQLCipherDatabase {
         guard let key else {
-            let database = try openConnection(path: path, configuration: configuration)
+            let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try proveReadable(database, keyed: false, triedFormats: nil)
             database.cipherSettings = CipherSettings()
             try configure(database, configuration: configuration)
@@ -207,7 +232,7 @@ enum SQLCipherOpener {
         let attempts = detectingFormat ? attemptedSettings(for: path, given: configuration.cipher) : [(format: nil, settings: configuration.cipher)]
         var firstFailure: SQLCipherError?
         for attempt in attempts {
-            let database = try openConnection(path: path, configuration: configuration)
+            let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try applyKey(key, to: database)
             let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
                 Result {
@@ -366,7 +391,8 @@ enum SQLCipherOpener {
                        message: "The file is empty (0 bytes), so it is not a database; delete it to let a new database be created at this path.")
     }
 
-    private static func openConnection(path: String, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+    private static func openConnection(path: String, configuration: SQLCipherConfiguration,
+                                       attachingWritable: Bool = false) throws -> SQLCipherDatabase {
         // Before the connection exists, so that even its key derivation is protected,
         // and silent: SQLCipher's own log lines never reach the user's terminal.
         SQLCipherLibrary.silenceLogDestination()
@@ -377,8 +403,9 @@ enum SQLCipherOpener {
         // checked) is a read-write connection with `query_only` on: it cannot change the
         // file, and leaves nothing beside it. Only a file this process cannot write is
         // opened read-only (and a WAL database there read on a copy: `openInPlace`).
-        let queryOnly = configuration.readOnly && FileProbe.isWritable(path)
+        let queryOnly = configuration.readOnly && !attachingWritable && FileProbe.isWritable(path)
         let database = try SQLCipherDatabase.open(path: path, readOnly: configuration.readOnly && !queryOnly,
+                                                  attachingWritable: attachingWritable,
                                                   busyTimeout: configuration.busyTimeout,
                                                   givesWayToChanges: configuration.givesWayToChanges)
         if queryOnly { try database.execute(sql: "PRAGMA query_only = 1") }
