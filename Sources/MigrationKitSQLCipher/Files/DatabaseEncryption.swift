@@ -29,6 +29,9 @@ public enum DatabaseEncryption {
         /// the source: an app that runs `incremental_vacuum` relies on it, and it can only
         /// be set before a file's first table exists, so never later by the app.
         public let autoVacuum: Int
+        /// The copy's cipher settings, read back from it once written; nil for a
+        /// plaintext copy, and for the source's own summary.
+        public internal(set) var cipher: EffectiveCipherSettings?
     }
 
     /// Writes an encrypted copy of the plaintext database at `source` to `destination`
@@ -324,7 +327,12 @@ public enum DatabaseEncryption {
                 // sqlcipher_export writes a rollback-journal database; a WAL source gives
                 // a WAL copy (the mode is stored in the file, and apps rely on it).
                 if journalMode == "wal" { try copy.execute(sql: "PRAGMA journal_mode = WAL") }
-                return (try summary(of: copy), try SchemaDump.objects(in: copy, includingBookkeeping: true))
+                var written = try summary(of: copy)
+                if let key {
+                    written.cipher = try EffectiveCipherSettings.read(from: copy)
+                    written.cipher?.rawKey = key.kind == .rawKey
+                }
+                return (written, try SchemaDump.objects(in: copy, includingBookkeeping: true))
             }()
             guard actual.rowCounts == expected.rowCounts, actualSchema == expectedSchema,
                   actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID,
