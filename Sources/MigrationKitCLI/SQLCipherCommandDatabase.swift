@@ -82,7 +82,13 @@ final class SQLCipherCommandDatabase: CommandDatabase {
     func discardCreatedDatabase() -> Bool { writer.discardCreatedDatabase() }
 
     func cipherDescription() throws -> DatabaseCipherDescription {
-        let settings = try writer.effectiveCipherSettings()
-        return DatabaseCipherDescription(format: settings?.format ?? .plaintext, summary: settings?.summary, document: settings)
+        DatabaseCipherDescription(try writer.effectiveCipherSettings())
+    }
+}
+
+extension DatabaseCipherDescription {
+    /// A SQLCipher database's settings as `status` reports them; nil: a plaintext one.
+    init(_ settings: EffectiveCipherSettings?) {
+        self.init(format: settings?.format ?? .plaintext, summary: settings?.summary, document: settings)
     }
 }

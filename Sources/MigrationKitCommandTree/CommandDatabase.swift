@@ -136,6 +136,13 @@ package struct DatabaseCipherDescription: Sendable {
         self.summary = summary
         self.document = document
     }
+
+    /// The lines `status` prints for it, which a command that wrote a database prints
+    /// for the file it wrote (`encrypt`): "  cipher:  SQLCipher 4 defaults: …" and
+    /// "  format:  sqlcipher4".
+    package var lines: [String] {
+        ["  cipher:  \(summary ?? "none (plaintext database)")", "  format:  \(format.rawValue)"]
+    }
 }
 
 /// A layer's own value in a `--json` document, encoded as the layer encodes it.

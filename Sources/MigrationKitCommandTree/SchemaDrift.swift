@@ -43,6 +43,37 @@ package struct SchemaDrift {
         package var errorDescription: String? { description }
     }
 
+    /// An applied migration failed on the empty scratch database the expected schema is
+    /// made in: the migrations do not make this database's schema from nothing (as when
+    /// another app made its first tables), or the file was edited after it was applied.
+    /// The scratch database's transaction was rolled back; the database was only read.
+    package struct ReplayFailure: Error, CustomStringConvertible {
+        /// The step's failure on the scratch database.
+        package let failure: MigrationStepError
+        /// Whether the failing migration was edited after the database applied it.
+        package let edited: Bool
+        /// The latest migration the database has applied: `baseline --to` it records a
+        /// new first migration, one that makes the tables another app made, as applied.
+        package let latestApplied: String
+
+        /// Where it failed, as a compiler says it ("Migrations/0002_x.sql:3"), or its
+        /// identifier for a step from no file.
+        package var place: String {
+            guard let file = failure.sourceFile else { return failure.identifier }
+            return failure.line.map { "\(file):\($0)" } ?? file
+        }
+
+        /// What failed there: SQLite's words and the statement, or what the step threw.
+        package var reason: String {
+            if let explanation = failure.explanation { return explanation.cause }
+            return (failure.underlying as? any DatabaseStatementError)?.statementFailure ?? "\(failure.underlying)"
+        }
+
+        package var description: String {
+            "Migration \"\(failure.identifier)\" failed on the empty scratch database where its applied migrations are replayed (\(place): \(reason)); the database itself was only read."
+        }
+    }
+
     /// The migrations whose steps make the expected schema, observer removed (quiet).
     private let migrations: any CommandMigrations
     /// The scratch database's key; nil on a layer that cannot encrypt.
@@ -59,8 +90,8 @@ package struct SchemaDrift {
 
     /// Compares the schema of `database` with what its applied steps make on an empty
     /// database.
-    /// - Throws: `Refusal` when the steps cannot make this database's schema; an error
-    ///   of a step, if one fails on the empty database.
+    /// - Throws: `Refusal` when the steps cannot make this database's schema;
+    ///   `ReplayFailure` when one fails on the empty database.
     package func check(_ database: any CommandDatabase) throws -> Report {
         let status = try database.migrationStatus()
         if !status.unknownApplied.isEmpty { throw Refusal.unknownApplied(status.unknownApplied) }
@@ -69,18 +100,28 @@ package struct SchemaDrift {
         if let latest = applied.last, !gaps.isEmpty {
             throw Refusal.pendingBeforeLatestApplied(pending: gaps, latestApplied: latest)
         }
-        return Report(applied: applied, modified: status.modified, differences: try differences(of: database, upTo: applied.last))
+        return Report(applied: applied, modified: status.modified,
+                      differences: try differences(of: database, upTo: applied.last, modified: status.modified))
     }
 
     /// How the schema of `database` differs from what the steps up to `target` (none
     /// when nil) make on an empty database; empty when it is that schema. Also
     /// `baseline`'s proof that recording those steps as applied leaves nothing missing.
-    package func differences(of database: any CommandDatabase, upTo target: String?) throws -> [SchemaDifference] {
+    ///
+    /// - Parameter modified: the applied steps whose files changed since, for the
+    ///   sentence of a step that fails on the empty database (`ReplayFailure`).
+    package func differences(of database: any CommandDatabase, upTo target: String?, modified: [String] = []) throws -> [SchemaDifference] {
         let scratch = try ScratchFolder(purpose: "diff")
         defer { withExtendedLifetime(scratch) {} }
         let expected = try migrations.open(DatabaseRequest(path: scratch.path + "/expected.db", key: scratchKey, access: .create,
                                                            lockTimeout: .seconds(5)))
-        if let target { _ = try expected.migrate(upTo: target, options: MigrateOptions()) }
+        if let target {
+            do {
+                _ = try expected.migrate(upTo: target, options: MigrateOptions())
+            } catch let failure as MigrationStepError {
+                throw ReplayFailure(failure: failure, edited: modified.contains(failure.identifier), latestApplied: target)
+            }
+        }
         let expectedObjects = try expected.reading { try SchemaDump.objects(in: $0) }
         let actualObjects = try database.reading { try SchemaDump.objects(in: $0) }
         return SchemaDifference.between(expected: expectedObjects, actual: actualObjects)

@@ -88,4 +88,49 @@ import Testing
         #expect(gap.status == 7, "\(gap.output)")
         #expect(gap.stderr.contains("(0001_a)") && gap.stderr.contains("--allow-out-of-order"), "\(gap.stderr)")
     }
+
+    /// A database another app made: the app created its table, and the folder's
+    /// migrations only change it, so they fail on the empty scratch database drift is
+    /// made in. diff says the replay failed there, that the database is unchanged, and
+    /// how `baseline` records a first migration that makes the app's table (exit 7: the
+    /// migrations cannot make the database). Done as it says, there is no drift.
+    @Test func aDatabaseAnotherAppMadeNamesTheScratchDatabaseAndBaseline() throws {
+        let workspace = try Workspace()
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);")
+        try #require(made.status == 0, "\(made.output)")
+        try workspace.migration("0001_pinned.sql", """
+            -- migrate:up
+            ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+            """)
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        let before = workspace.bytes(workspace.database)
+        let diff = try workspace.run("diff")
+        #expect(diff.status == 7, "\(diff.output)")
+        for words in ["diff replays the applied migrations on an empty scratch database", "0001_pinned failed there",
+                      "0001_pinned.sql:2: no such table: notes", "\(workspace.database) itself was only read and is unchanged",
+                      "as when another app made its tables", "`baseline --to 0001_pinned` (docs/commands.md#baseline)"] {
+            #expect(diff.stderr.contains(words), "missing \"\(words)\": \(diff.stderr)")
+        }
+        #expect(!diff.stderr.contains("was rolled back"), "\(diff.stderr)")
+        #expect(workspace.bytes(workspace.database) == before, "diff changed the database")
+        let json = try workspace.run("diff", ["--json"])
+        try expectJSONError(json, .refused, "diff --json")
+
+        // As the sentence says: the app's table as the first migration, recorded.
+        try workspace.migration("0000_app_schema.sql", "-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\n")
+        #expect(try workspace.run("baseline", ["--to", "0001_pinned"]).status == 0)
+        let again = try workspace.run("diff")
+        #expect(again.status == 0 && again.stdout.contains("No drift"), "\(again.output)")
+    }
+
+    /// A migration edited after it was applied that no longer replays: the same
+    /// sentence says so, instead of naming baseline.
+    @Test func anEditedMigrationThatNoLongerReplaysIsNamed() throws {
+        let workspace = try migratedWorkspace()
+        try workspace.migration("0002_books.up.sql", "CREATE INDEX books_title ON missing_table(title);\n")
+        let diff = try workspace.run("diff")
+        #expect(diff.status == 7, "\(diff.output)")
+        #expect(diff.stderr.contains("0002_books failed there") && diff.stderr.contains("was edited after it was applied")
+                    && diff.stderr.contains("only read and is unchanged") && !diff.stderr.contains("baseline"), "\(diff.stderr)")
+    }
 }

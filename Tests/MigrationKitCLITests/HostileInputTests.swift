@@ -694,7 +694,7 @@ func noise(_ count: Int) -> Data {
             let cases: [(String, [String], [String])] = [
                 ("migrate (backup first)", ["migrate"] + options, ["backup could not be written", "are free there", "--no-backup"]),
                 ("a new database", ["migrate", "--db-path", disk.path + "/new.db", "--password-file", workspace.keyFile, "--migrations", workspace.migrations], ["new.db"]),
-                ("decrypt", ["decrypt", "--output", disk.path + "/plain.db"] + options, ["disk is full"]),
+                ("decrypt", ["decrypt", "--output", disk.path + "/plain.db"] + options, [disk.path + "/plain.db: ", "disk is full"]),
                 ("schema-dump --output", ["schema-dump", "--output", disk.path + "/schema.sql"] + options, ["schema.sql", "No space left"]),
                 ("rekey", ["rekey", "--no-backup", "--new-password-file", workspace.path("new-key")] + options, ["journal", "bytes are free", "Nothing was changed"]),
                 ("new", ["new", "step", "--migrations", disk.path], ["No space left"]),

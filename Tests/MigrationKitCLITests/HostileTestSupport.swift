@@ -347,6 +347,15 @@ final class SmallDisk {
         }
     }
 
+    /// Makes it a read-only file system, as media, a read-only snapshot or a backup
+    /// volume are: even root cannot write there.
+    func remountReadOnly() throws {
+        let remount = try Guarded.run(["-o", "remount,ro", path], executable: "/bin/mount", timeout: 30)
+        guard remount.status == 0 else {
+            throw CapabilityMissing("the small file system cannot be remounted read-only: \(remount.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+
     private var mounted = false
 
     /// Unmounts (lazily if something still holds it) and removes the image, once.

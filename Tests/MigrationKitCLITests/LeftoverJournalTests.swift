@@ -14,54 +14,13 @@ import Glibc
 /// database's own. The files are made by the configuration's `sqlcipher` shell, killed
 /// with SIGKILL after its last commit.
 @Suite struct LeftoverJournalTests {
-    /// A WAL database at `path` whose shell was killed after committing `table`, with
-    /// its rows, to the `-wal` only.
-    private func killedWriter(_ path: String, key: TestKey, table: String) throws {
-        let made = try SQLCipherShell.run(path, key: key, "PRAGMA journal_mode = WAL; CREATE TABLE base (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO base (v) VALUES ('a'), ('b');")
-        try #require(made.status == 0, "\(made.output)")
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
-        shell.arguments = ["-batch", path]
-        let input = Pipe()
-        let output = Pipe()
-        shell.standardInput = input
-        shell.standardOutput = output
-        shell.standardError = output
-        try shell.run()
-        let script = """
-            .output /dev/null
-            PRAGMA key = \(key.pragma);
-            .output
-            PRAGMA wal_autocheckpoint = 0;
-            CREATE TABLE \(table) (id INTEGER PRIMARY KEY, v TEXT);
-            INSERT INTO \(table) (v) SELECT hex(randomblob(64)) FROM base, base AS b2, base AS b3;
-            UPDATE base SET v = 'changed';
-            SELECT 'committed';
-
-            """
-        input.fileHandleForWriting.write(Data(script.utf8))
-        var seen = Data()
-        while !(String(decoding: seen, as: UTF8.self).contains("committed")) {
-            let chunk = output.fileHandleForReading.availableData
-            try #require(!chunk.isEmpty, "the shell ended: \(String(decoding: seen, as: UTF8.self))")
-            seen += chunk
-        }
-        kill(shell.processIdentifier, SIGKILL)
-        shell.waitUntilExit()
-        #expect(FileProbeForTests.size(path + "-wal") > 0)
-    }
-
     private func files(_ database: String) -> [String: Data] {
-        var found: [String: Data] = [:]
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            if let data = FileManager.default.contents(atPath: database + suffix) { found[suffix] = data }
-        }
-        return found
+        KilledShell.files(database)
     }
 
     @Test func aLookLeavesAKilledWritersWALAsItWasAndSeesItsRows() throws {
         let workspace = try Workspace()
-        try killedWriter(workspace.database, key: workspace.key, table: "notes")
+        try KilledShell.writer(workspace.database, key: workspace.key, table: "notes")
         let before = files(workspace.database)
         let dump = try workspace.run("schema-dump")
         #expect(dump.status == 0 && dump.stdout.contains("CREATE TABLE notes"), "\(dump.output)")
@@ -79,9 +38,61 @@ import Glibc
         #expect(files(workspace.database) == before, "a failed migrate changed the files")
     }
 
+    /// A WAL connection killed after a checkpoint leaves an empty `-wal` and its `-shm`:
+    /// nothing to apply, and yet any connection to the file itself changes them (the
+    /// first rebuilds the `-shm`, the last deletes both, a wrong key's included). Every
+    /// look, and every command that fails, leaves them as they were, byte for byte.
+    @Test func aKilledProcesssEmptyWALAndShmStayAsTheyWereAfterLooksAndFailures() throws {
+        let workspace = try Workspace()
+        try KilledShell.afterCheckpoint(workspace.database, key: workspace.key)
+        let before = files(workspace.database)
+        let dump = try workspace.run("schema-dump")
+        #expect(dump.status == 0 && dump.stdout.contains("CREATE TABLE base"), "\(dump.output)")
+        #expect(files(workspace.database) == before, "schema-dump changed the files")
+        // diff: exit 3, for the table no migration makes.
+        for (command, code) in [("status", Int32(0)), ("verify", 0), ("diff", 3)] {
+            let result = try workspace.run(command)
+            #expect(result.status == code, "\(command): \(result.output)")
+            #expect(files(workspace.database) == before, "\(command) changed the files")
+        }
+        let plain = workspace.path("plain.db")
+        let decrypt = try workspace.run("decrypt", ["--output", plain])
+        #expect(decrypt.status == 0, "\(decrypt.output)")
+        #expect(files(workspace.database) == before, "decrypt changed the files")
+        let rows = try SQLCipherShell.run(plain, keyPragma: nil, "SELECT group_concat(v) FROM base;")
+        #expect(rows.stdout == "a,b,c\n", "\(rows.output)")
+
+        try workspace.write("wrong.key", TestKey.raw().text + "\n", mode: 0o600)
+        for (command, extra) in [("status", []), ("verify", []), ("schema-dump", []), ("diff", []), ("migrate", []), ("baseline", ["--to", "0001_x"]),
+                                 ("rekey", ["--new-password", "another key"]), ("decrypt", ["--output", workspace.path("other.db")])] {
+            let result = try Tool.run([command, "--db-path", workspace.database, "--password-file", workspace.path("wrong.key"),
+                                       "--migrations", workspace.migrations] + extra, directory: workspace.root)
+            #expect(result.status == 4, "\(command) with a wrong key: \(result.output)")
+            #expect(files(workspace.database) == before, "\(command) with a wrong key changed the files")
+        }
+    }
+
+    /// The same files of a database made with settings no format has (8192-byte pages):
+    /// a command not given them fails without touching them; given them, a look reads
+    /// it and leaves them too.
+    @Test func aCommandMissingTheCipherSettingsLeavesAKilledProcesssWALFilesAlone() throws {
+        let workspace = try Workspace()
+        try KilledShell.afterCheckpoint(workspace.database, key: workspace.key, settings: "PRAGMA cipher_page_size = 8192;")
+        let before = files(workspace.database)
+        for command in ["status", "verify", "migrate", "decrypt"] {
+            let extra = command == "decrypt" ? ["--output", workspace.path("plain.db")] : []
+            let result = try workspace.run(command, extra)
+            #expect(result.status == 4 && result.stderr.contains("--cipher-page-size"), "\(command) without its settings: \(result.output)")
+            #expect(files(workspace.database) == before, "\(command) without its settings changed the files")
+        }
+        let status = try workspace.run("status", ["--cipher-page-size", "8192"])
+        #expect(status.status == 0 && status.stdout.contains("8192-byte pages"), "\(status.output)")
+        #expect(files(workspace.database) == before, "status with its settings changed the files")
+    }
+
     @Test func migrateAppliesTheDatabasesOwnWAL() throws {
         let workspace = try Workspace()
-        try killedWriter(workspace.database, key: workspace.key, table: "notes")
+        try KilledShell.writer(workspace.database, key: workspace.key, table: "notes")
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
         let migrate = try workspace.run("migrate", ["--no-backup"])
         #expect(migrate.status == 0, "\(migrate.output)")
@@ -97,7 +108,7 @@ import Glibc
         // The same app's other copy, same key, another salt: its killed writer's -wal is
         // restored beside this database.
         let other = workspace.path("other.db")
-        try killedWriter(other, key: workspace.key, table: "notes")
+        try KilledShell.writer(other, key: workspace.key, table: "notes")
         try FileManager.default.copyItem(atPath: other + "-wal", toPath: workspace.database + "-wal")
         let before = files(workspace.database)
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
@@ -113,6 +124,83 @@ import Glibc
         try FileManager.default.removeItem(atPath: workspace.database + "-wal")
         let rows = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT v FROM base;")
         #expect(rows.stdout == "mine\n", "\(rows.output)")
+    }
+}
+
+/// WAL databases as a process killed with SIGKILL leaves them, made by the
+/// configuration's `sqlcipher` shell: the files another program wrote.
+enum KilledShell {
+    /// A WAL database at `path` whose shell was killed after committing `table`, with
+    /// its rows, to the `-wal` only.
+    static func writer(_ path: String, key: TestKey, table: String) throws {
+        let made = try SQLCipherShell.run(path, key: key, "PRAGMA journal_mode = WAL; CREATE TABLE base (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO base (v) VALUES ('a'), ('b');")
+        try #require(made.status == 0, "\(made.output)")
+        try run(path, key: key, settings: "", """
+            PRAGMA wal_autocheckpoint = 0;
+            CREATE TABLE \(table) (id INTEGER PRIMARY KEY, v TEXT);
+            INSERT INTO \(table) (v) SELECT hex(randomblob(64)) FROM base, base AS b2, base AS b3;
+            UPDATE base SET v = 'changed';
+            """)
+        #expect(FileProbeForTests.size(path + "-wal") > 0)
+    }
+
+    /// A WAL database at `path` (in the cipher settings `settings`, PRAGMAs run after the
+    /// key) whose shell was killed after it committed a row and a checkpoint emptied the
+    /// `-wal` (`TRUNCATE`): an empty `-wal` and the `-shm` stay beside the file, with
+    /// nothing to apply. Its table `base` holds 'a', 'b' and 'c'.
+    static func afterCheckpoint(_ path: String, key: TestKey, settings: String = "") throws {
+        let made = try SQLCipherShell.run(path, key: key, settings + "PRAGMA journal_mode = WAL; CREATE TABLE base (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO base (v) VALUES ('a'), ('b');")
+        try #require(made.status == 0, "\(made.output)")
+        try run(path, key: key, settings: settings, """
+            INSERT INTO base (v) VALUES ('c');
+            PRAGMA wal_checkpoint(TRUNCATE);
+            """)
+        try #require(FileManager.default.fileExists(atPath: path + "-wal") && FileProbeForTests.size(path + "-wal") == 0,
+                     "the checkpoint left \(FileProbeForTests.size(path + "-wal")) bytes in the -wal")
+        try #require(FileManager.default.fileExists(atPath: path + "-shm"))
+    }
+
+    /// The database's file and whichever of `-wal`, `-shm` and `-journal` exist, by
+    /// suffix ("" for the file), with their bytes.
+    static func files(_ database: String) -> [String: Data] {
+        var found: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            if let data = FileManager.default.contents(atPath: database + suffix) { found[suffix] = data }
+        }
+        return found
+    }
+
+    /// Runs `sql` in a shell keyed with `key` and `settings`, waits until it has run,
+    /// and kills the shell with SIGKILL, so nothing of a clean close happens.
+    private static func run(_ path: String, key: TestKey, settings: String, _ sql: String) throws {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
+        shell.arguments = ["-batch", path]
+        let input = Pipe()
+        let output = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = output
+        shell.standardError = output
+        try shell.run()
+        let script = """
+            .output /dev/null
+            PRAGMA key = \(key.pragma);
+            \(settings)
+            .output
+            \(sql)
+            SELECT 'committed';
+
+            """
+        input.fileHandleForWriting.write(Data(script.utf8))
+        var seen = Data()
+        while !(String(decoding: seen, as: UTF8.self).contains("committed")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        kill(shell.processIdentifier, SIGKILL)
+        shell.waitUntilExit()
+        try #require(String(decoding: seen, as: UTF8.self).contains("committed"), "the shell ended: \(String(decoding: seen, as: UTF8.self))")
     }
 }
 

@@ -66,11 +66,66 @@ import Testing
         let with = try workspace.run("status", ["--cipher-page-size", "16384"])
         #expect(with.status == 0 && with.stdout.contains("applied  0002_books"), "\(with.output)")
 
-        // A known format's defaults open by detection: no advice to give.
+        // A known format's defaults open by detection: no options for later commands.
         let other = try plaintextWorkspace()
         let known = try other.run("encrypt", ["--in-place", "--no-backup", "--cipher-compatibility", "3"])
         #expect(known.status == 0 && !known.stdout.contains("give later commands"), "\(known.output)")
         #expect(try other.run("status").status == 0)
+    }
+
+    /// The lines `status` prints for the cipher settings of the database at `path`.
+    private func statusCipherLines(_ workspace: Workspace, _ path: String) throws -> [String] {
+        let status = try Tool.run(["status", "--db-path", path, "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+        #expect(status.status == 0, "\(status.output)")
+        return status.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("  cipher:") || $0.hasPrefix("  format:") }
+    }
+
+    /// An app's file in SQLCipher 3's format, decrypted and encrypted again without
+    /// options, comes back in the linked SQLCipher's own format, which that app may not
+    /// open: `encrypt` states the written file's settings as `status` states them (its
+    /// `--json` as `status --json` gives them), and for another format than the linked
+    /// library's, the PRAGMA an app runs to open it, with which the shell does.
+    @Test func encryptStatesTheSettingsOfTheFileItWrote() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let linked = SQLCipherLibrary.cipherVersion?.major ?? 0
+        let compatibility = linked >= 4 ? "PRAGMA cipher_compatibility = 3; " : ""
+        let app = workspace.path("app3.db")
+        let made = try SQLCipherShell.run(app, key: workspace.key, compatibility + "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');")
+        try #require(made.status == 0, "\(made.output)")
+        let plain = workspace.path("plain.db")
+        #expect(try Tool.run(["decrypt", "--db-path", app, "--password-file", workspace.keyFile, "--output", plain]).status == 0)
+
+        let again = workspace.path("again.db")
+        let encrypt = try Tool.run(["encrypt", "--db-path", plain, "--password-file", workspace.keyFile, "--output", again])
+        #expect(encrypt.status == 0, "\(encrypt.output)")
+        let lines = try statusCipherLines(workspace, again)
+        #expect(lines.count == 2 && lines.last == "  format:  sqlcipher\(linked)", "\(lines)")
+        #expect(encrypt.stdout.contains(lines.joined(separator: "\n")), "encrypt does not say what status says: \(encrypt.stdout)")
+        #expect(!encrypt.stdout.contains("PRAGMA"), "the linked library's defaults need nothing: \(encrypt.stdout)")
+
+        // Given the app's format: said, with what the app runs to open it.
+        let asBefore = workspace.path("as-before.db")
+        let inFormat = try Tool.run(["encrypt", "--db-path", plain, "--password-file", workspace.keyFile, "--output", asBefore, "--cipher-compatibility", "3"])
+        #expect(inFormat.status == 0, "\(inFormat.output)")
+        let formatLines = try statusCipherLines(workspace, asBefore)
+        #expect(formatLines.last == "  format:  sqlcipher3" && inFormat.stdout.contains(formatLines.joined(separator: "\n")), "\(inFormat.stdout)")
+        if linked >= 4 {
+            #expect(inFormat.stdout.contains("an app on SQLCipher \(linked) runs, after its key: PRAGMA cipher_compatibility = 3."), "\(inFormat.stdout)")
+            let read = try SQLCipherShell.run(asBefore, key: workspace.key, "PRAGMA cipher_compatibility = 3; SELECT body FROM notes;")
+            #expect(read.stdout.hasSuffix("kept\n"), "\(read.output)")
+        } else {
+            #expect(!inFormat.stdout.contains("PRAGMA"), "SQLCipher 3's own format needs nothing: \(inFormat.stdout)")
+        }
+
+        // In place, and as JSON: the fields status --json gives.
+        let inPlace = try Tool.run(["encrypt", "--db-path", plain, "--password-file", workspace.keyFile, "--in-place", "--no-backup", "--json"])
+        #expect(inPlace.status == 0, "\(inPlace.output)")
+        let written = try decodeJSON(inPlace.stdout)
+        let status = try decodeJSON(try Tool.run(["status", "--json", "--db-path", plain, "--password-file", workspace.keyFile,
+                                                  "--migrations", workspace.migrations]).stdout)
+        #expect(written["format"] as? String == "sqlcipher\(linked)" && written["format"] as? String == status["format"] as? String, "\(inPlace.stdout)")
+        #expect((written["cipher"] as? NSDictionary) == (status["cipher"] as? NSDictionary) && written["cipher"] is [String: Any], "\(inPlace.stdout)")
     }
 
     @Test func encryptToAnOutputFileLeavesTheOriginal() throws {

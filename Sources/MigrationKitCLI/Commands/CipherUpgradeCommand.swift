@@ -105,7 +105,7 @@ extension CipherUpgradeCommand {
     private func reportChanges(_ summary: CipherFormatUpgrade.Summary, reporter: Reporter) {
         let changes = summary.from.changes(to: summary.to)
         if !changes.isEmpty { reporter.line("  changed: " + changes.joined(separator: ", ")) }
-        let advice = CipherOptions.reopeningAdvice(summary.openingSettings)
+        let advice = CipherOptions.reopeningAdvice(summary.openingSettings, linkedVersion: SQLCipherLibrary.cipherVersion?.major)
             ?? "It opens with no cipher settings from now on (the linked SQLCipher's defaults): an app drops any cipher PRAGMAs it ran for the old format."
         reporter.line(summary.outcome == .dryRun ? "After the upgrade, " + advice.prefix(1).lowercased() + advice.dropFirst() : advice)
     }

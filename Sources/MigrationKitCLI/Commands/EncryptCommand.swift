@@ -73,7 +73,8 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 // A rerun: the database is encrypted with this key already.
                 guard SQLCipherSupport.keyOpens(path, key: key, settings: settings) else { throw error }
                 reporter.line("\(path) is already encrypted with this key: nothing to change.")
-                return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: path, rowCounts: [:], backup: nil, changed: false)
+                return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: path, rowCounts: [:], backup: nil,
+                                      changed: false, written: nil)
             }
             reporter.line("Encrypted \(path) in place (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
             if modeBefore & 0o077 != 0 {
@@ -87,9 +88,17 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
         } else {
             throw CLIError(.usage, "Give --output FILE or --in-place (one of them).")
         }
-        if let advice = CipherOptions.reopeningAdvice(settings.configuration.cipher) { reporter.line(advice) }
+        // The file's settings, as `status` says them and read back from it: an app opens
+        // it only in these (a round trip through decrypt without options gives the
+        // linked SQLCipher's defaults, whatever format the app's file had).
+        let written = DatabaseCipherDescription(summary.cipher)
+        for line in written.lines { reporter.line(line) }
+        if let advice = CipherOptions.reopeningAdvice(settings.configuration.cipher, linkedVersion: SQLCipherLibrary.cipherVersion?.major) {
+            reporter.line(advice)
+        }
         if let backupPath { reporter.line("Backup of the plaintext original: \(backupPath) — delete it once the encrypted database is in use.") }
-        return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts, backup: backupPath, changed: true)
+        return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts,
+                              backup: backupPath, changed: true, written: written)
     }
 
     func fleetResult(_ report: ExportDocument) -> String {
@@ -143,7 +152,8 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
         }
         let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force)
         reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified). It is not encrypted: keep it private and delete it when done.")
-        return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil, changed: true)
+        return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil,
+                              changed: true, written: DatabaseCipherDescription(nil))
     }
 
     func fleetResult(_ report: ExportDocument) -> String {
@@ -161,4 +171,22 @@ struct ExportDocument: Encodable, Sendable {
     /// False when `encrypt --in-place` found the database already encrypted with the
     /// key (a rerun), and wrote nothing.
     let changed: Bool
+    /// The written file's cipher settings, as `status --json` gives them; null for a
+    /// plaintext copy, and when nothing was written.
+    @AlwaysPresent var cipher: AnyEncodable?
+    /// The written file's format, as `status --json` gives it (`plaintext` for
+    /// `decrypt`'s copy); null when nothing was written.
+    @AlwaysPresent var format: CipherFormat?
+
+    init(database: String, databaseName: String?, output: String, rowCounts: [String: Int], backup: String?, changed: Bool,
+         written: DatabaseCipherDescription?) {
+        self.database = database
+        self.databaseName = databaseName
+        self.output = output
+        self.rowCounts = rowCounts
+        self.backup = backup
+        self.changed = changed
+        cipher = written?.document.map(AnyEncodable.init)
+        format = written?.format
+    }
 }

@@ -66,6 +66,8 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
             report = try SchemaDrift(migrations: migrations, encrypts: CLIContext.layer.encrypts).check(database)
         } catch let refusal as SchemaDrift.Refusal {
             throw CLIError(.refused, Self.sentence(for: refusal, database: database.path))
+        } catch let failure as SchemaDrift.ReplayFailure {
+            throw CLIError(.refused, Self.sentence(for: failure, database: database.path))
         }
         try Interruption.check()
         for identifier in report.modified {
@@ -95,6 +97,18 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     package func fleetResult(_ report: DiffDocument) -> String {
         "no drift (\(report.applied.count) applied migration\(report.applied.count == 1 ? "" : "s"))"
+    }
+
+    /// A replay that failed happened on a scratch database, not on the user's: said
+    /// first, then what would make the migrations replay (docs/commands.md#diff).
+    private static func sentence(for failure: SchemaDrift.ReplayFailure, database: String) -> String {
+        let what = "\(database): diff replays the applied migrations on an empty scratch database to make the schema they should give, "
+            + "and \(failure.failure.identifier) failed there (\(failure.place): \(failure.reason)); \(database) itself was only read and is unchanged. "
+        if failure.edited {
+            return what + "\(failure.failure.identifier) was edited after it was applied, and fails as it is now: restore the applied version of the file, then run diff again."
+        }
+        return what + "The migrations do not make its schema from nothing, as when another app made its tables: give the folder a first migration that creates them as that app did, "
+            + "record it as applied with `baseline --to \(failure.latestApplied)` (docs/commands.md#baseline), and run diff again."
     }
 
     private static func sentence(for refusal: SchemaDrift.Refusal, database: String) -> String {

@@ -108,8 +108,9 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
                         swiftSteps: Set<String> = [], reporter: Reporter) -> StatusDocument {
         let layer = CLIContext.layer
         reporter.line("  library: \(layer.librarySummary)")
-        if exists { reporter.line("  cipher:  \(cipher?.summary ?? "none (plaintext database)")") }
-        if exists { reporter.line("  format:  \((cipher?.format ?? .plaintext).rawValue)") }
+        if exists {
+            for line in (cipher ?? DatabaseCipherDescription(format: .plaintext, summary: nil, document: nil)).lines { reporter.line(line) }
+        }
         let report = StatusReport(status, appliedBySwiftSteps: swiftSteps)
         report.print(to: reporter)
         return StatusDocument(

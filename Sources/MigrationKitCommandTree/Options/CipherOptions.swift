@@ -161,13 +161,34 @@ package struct CipherOptions: ParsableArguments {
     /// For a command that wrote a database in `settings`: what opens it from now on, as
     /// this tool's options and an app's PRAGMAs; nil for the linked library's defaults,
     /// which need nothing.
-    package static func reopeningAdvice(_ settings: CipherSettings) -> String? {
-        // A known format's defaults open by format detection, with no option at all.
-        guard !settings.isDefault, settings != CipherSettings(compatibility: settings.compatibility) else { return nil }
+    ///
+    /// - Parameter linkedVersion: the linked SQLCipher's major version. Another known
+    ///   format's defaults (`--cipher-compatibility 3` on SQLCipher 4) open here by format
+    ///   detection, with no option, but an app on the linked SQLCipher must name them.
+    package static func reopeningAdvice(_ settings: CipherSettings, linkedVersion: Int?) -> String? {
+        guard !settings.isDefault else { return nil }
+        if settings == CipherSettings(compatibility: settings.compatibility) {
+            guard let compatibility = settings.compatibility, compatibility != linkedVersion,
+                  let pragmas = knownFormatPragmas(compatibility, linkedVersion: linkedVersion) else { return nil }
+            return "It is in SQLCipher \(compatibility)'s format, not the linked SQLCipher's own: later commands find it with no option, "
+                + "and an app on SQLCipher \(linkedVersion.map(String.init) ?? "this version") runs, after its key: " + pragmas.joined(separator: "; ") + "."
+        }
         return "It opens only with these settings from now on: give later commands "
             + arguments(for: settings).joined(separator: " ")
             + " (or set them in the project file), and have the app run, after its key: "
             + settings.pragmas.joined(separator: "; ") + "."
+    }
+
+    /// What an app on SQLCipher `linkedVersion` runs after its key to read SQLCipher
+    /// `version`'s default format: `cipher_compatibility` from 4.x; on 3.x, the older
+    /// formats' settings by hand, as `CipherFormat`'s table gives them.
+    private static func knownFormatPragmas(_ version: Int, linkedVersion: Int?) -> [String]? {
+        if (linkedVersion ?? 4) >= 4 { return ["PRAGMA cipher_compatibility = \(version)"] }
+        guard let format = CipherFormat(version: version)?.parameters, let native = CipherFormat.sqlcipher3.parameters else { return nil }
+        var pragmas: [String] = []
+        if format.kdfIterations != native.kdfIterations { pragmas.append("PRAGMA kdf_iter = \(format.kdfIterations)") }
+        if !format.usesHMAC { pragmas.append("PRAGMA cipher_use_hmac = OFF") }
+        return pragmas.isEmpty ? nil : pragmas
     }
 
     package var settings: CipherSettings {

@@ -14,6 +14,9 @@ public final class SQLCipherDatabase {
     /// The file this connection opened, for error messages: the user's database, also
     /// when the connection reads its private copy (`PrivateDatabaseCopy`).
     public internal(set) var path: String
+    /// The file SQLite has open: `path`, or the private copy the connection reads. A
+    /// second connection to what this one reads opens this file.
+    let file: String
     /// What must live as long as the connection: the private copy it reads, if any.
     var keptAlive: AnyObject?
     /// Prepared single statements by SQL text, reused across calls: a migration run
@@ -59,6 +62,7 @@ public final class SQLCipherDatabase {
     private init(handle: OpaquePointer, path: String, busyWait: BusyWait) {
         self.handle = handle
         self.path = path
+        self.file = path
         self.busyWait = busyWait
         // The connection owns the handle, so `self` outlives every call of the hook.
         sqlite3_commit_hook(handle, vetoForbiddenCommit, Unmanaged.passUnretained(self).toOpaque())
@@ -73,14 +77,24 @@ public final class SQLCipherDatabase {
     /// proves the key can meet another connection's commit, and must wait for it
     /// rather than fail. The file is neither keyed nor read yet.
     ///
-    /// - Parameter givesWayToChanges: a reader that meets another process's change (a
-    ///   migrate holding the database's write lock while it holds the change lock)
-    ///   gives up after a moment instead of waiting out `busyTimeout`, so the command
-    ///   can say at once who is changing the database.
-    static func open(path: String, readOnly: Bool, busyTimeout: Duration, givesWayToChanges: Bool = false) throws -> SQLCipherDatabase {
+    /// - Parameters:
+    ///   - readOnly: open with SQLite's read-only flag, which the connection also gives
+    ///     every database it attaches.
+    ///   - attachingWritable: with `readOnly`, open the file read-only through a
+    ///     `mode=ro` URI instead (`SQLiteFileURI`), on a connection that may write: the
+    ///     file itself cannot be written, and a database the connection attaches (the
+    ///     copy an export writes) can.
+    ///   - givesWayToChanges: a reader that meets another process's change (a
+    ///     migrate holding the database's write lock while it holds the change lock)
+    ///     gives up after a moment instead of waiting out `busyTimeout`, so the command
+    ///     can say at once who is changing the database.
+    static func open(path: String, readOnly: Bool, attachingWritable: Bool = false, busyTimeout: Duration,
+                     givesWayToChanges: Bool = false) throws -> SQLCipherDatabase {
         var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let readOnlyURI = readOnly && attachingWritable
+        let flags = (readOnly && !readOnlyURI ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+            | (readOnlyURI ? SQLITE_OPEN_URI : 0)
+        let code = sqlite3_open_v2(readOnlyURI ? SQLiteFileURI.readOnly(path) : path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)

@@ -46,11 +46,12 @@ enum SQLCipherOpener {
     }
 
     /// Opens, keys and proves an existing (or empty, being created) file; one with a
-    /// journal left beside it (`LeftoverJournal`) only after a private copy proved the
-    /// journal its own, and read-only on that copy, so a look never applies a journal.
+    /// journal, or a `-wal` and `-shm`, left beside it (`LeftoverJournal`) only after a
+    /// private copy proved the key (and the journal its own), and read-only on that
+    /// copy, so a look never applies a journal nor removes what it did not make.
     private static func openExisting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration, attempt: Int = 1) throws -> SQLCipherDatabase {
         guard path != ":memory:", let leftover = LeftoverJournal.find(beside: path) else {
-            return try openInFormat(path: path, key: key, configuration: configuration)
+            return try openInPlace(path: path, key: key, configuration: configuration)
         }
         let copy: SQLCipherDatabase
         do {
@@ -69,6 +70,78 @@ enum SQLCipherOpener {
         return try openInFormat(path: path, key: key, configuration: found, detectingFormat: false)
     }
 
+    /// Opens the file itself. A look (`readOnly`) that cannot leave a WAL database as it
+    /// found it there reads a private copy instead: SQLite reads a WAL database only with
+    /// a `-wal` and `-shm` beside it, so in a folder this process cannot write it fails
+    /// for want of them, and on a connection that cannot write the file it makes them
+    /// and leaves them behind (only a connection that may write removes them when it
+    /// closes). The journal mode is in the file's encrypted header, so it is known only
+    /// once the key has read it: then the files this connection made are removed, while
+    /// no other connection uses them, and the look starts again on a copy.
+    private static func openInPlace(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        guard configuration.readOnly, path != ":memory:" else {
+            return try openInFormat(path: path, key: key, configuration: configuration)
+        }
+        let beside = WALFiles(of: path)
+        let database: SQLCipherDatabase
+        do {
+            database = try openInFormat(path: path, key: key, configuration: configuration)
+        } catch let error as SQLCipherError where error.kind == .sqlite
+            && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
+            // The key read the header (a wrong one fails before), and the WAL files
+            // could not be made.
+            return try openCopy(PrivateDatabaseCopy(of: path, journal: .none), of: path, key: key, configuration: configuration)
+        }
+        let made = WALFiles(of: path).present.subtracting(beside.present)
+        guard database.isReadOnly, !made.isEmpty else { return database }
+        database.close()
+        beside.removeIfUnused(made)
+        return try openCopy(PrivateDatabaseCopy(of: path, journal: .none), of: path, key: key, configuration: configuration)
+    }
+
+    /// Opens the private copy `copy` of the database at `path` in the format its key
+    /// decrypts, as the database: its errors and `path` name the original, and a look's
+    /// connection is query-only.
+    private static func openCopy(_ copy: PrivateDatabaseCopy, of path: String, key: DatabaseKey?,
+                                 configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        var onCopy = configuration
+        onCopy.readOnly = false
+        onCopy.createIfMissing = false
+        let database: SQLCipherDatabase
+        do {
+            database = try openInFormat(path: copy.path, key: key, configuration: onCopy)
+        } catch let error as SQLCipherError {
+            throw error.at(path: path)
+        }
+        database.path = path
+        database.keptAlive = copy
+        if configuration.readOnly { try database.execute(sql: "PRAGMA query_only = 1") }
+        return database
+    }
+
+    /// A second connection to the file `look` reads (the database, or the private copy a
+    /// look reads), in the format `look` found, for a command that only reads the
+    /// database and exports it into a file it attaches (`DatabaseEncryption.decrypt`).
+    /// The file is opened read-only through a `mode=ro` URI (`SQLiteFileURI`), so the
+    /// connection may still write what it attaches. Open it while `look` is open and
+    /// close it first: `look` then closes last, and a `-wal` and `-shm` made for reading
+    /// a WAL database go with the connection that may remove them, as they would
+    /// without this one.
+    static func openExportSource(reading look: SQLCipherDatabase, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        var exact = configuration
+        exact.readOnly = true
+        exact.cipher = look.cipherSettings
+        let database: SQLCipherDatabase
+        do {
+            database = try openInFormat(path: look.file, key: key, configuration: exact, detectingFormat: false, attachingWritable: true)
+        } catch let error as SQLCipherError {
+            throw error.at(path: look.path)
+        }
+        database.path = look.path
+        database.keptAlive = look.keptAlive
+        return database
+    }
+
     /// Opens a private copy of the database and its leftover journal, and proves the
     /// journal the database's own. The format is found on the database file alone where
     /// it opens (as SQLCipher keys a file: by its own salt), and the copy with the
@@ -77,9 +150,13 @@ enum SQLCipherOpener {
     /// that where the file alone passes, and is refused, naming it. A file that needs its
     /// journal to be read at all (a transaction or a checkpoint cut short) is opened with
     /// it, in whichever format reads it. A damaged database is left to the command to
-    /// report, as it would be without a journal.
+    /// report, as it would be without a journal. With nothing to apply (an empty `-wal`
+    /// and a `-shm`), the copy is the database file alone and there is nothing to prove.
     private static func openCopy(of path: String, provingJournal leftover: LeftoverJournal, key: DatabaseKey?,
                                  configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+        guard leftover.hasFrames else {
+            return try openCopy(PrivateDatabaseCopy(of: path, journal: leftover), of: path, key: key, configuration: configuration)
+        }
         var onCopy = configuration
         onCopy.readOnly = false
         onCopy.createIfMissing = false
@@ -141,10 +218,12 @@ enum SQLCipherOpener {
     ///
     /// - Parameter detectingFormat: false to open in `configuration.cipher` exactly,
     ///   even when those are the linked library's defaults (a format already found).
+    /// - Parameter attachingWritable: open the file read-only through a URI, on a
+    ///   connection that may write what it attaches (`openExportSource`).
     private static func openInFormat(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
-                                     detectingFormat: Bool = true) throws -> SQLCipherDatabase {
+                                     detectingFormat: Bool = true, attachingWritable: Bool = false) throws -> SQLCipherDatabase {
         guard let key else {
-            let database = try openConnection(path: path, configuration: configuration)
+            let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try proveReadable(database, keyed: false, triedFormats: nil)
             database.cipherSettings = CipherSettings()
             try configure(database, configuration: configuration)
@@ -153,7 +232,7 @@ enum SQLCipherOpener {
         let attempts = detectingFormat ? attemptedSettings(for: path, given: configuration.cipher) : [(detection: nil, settings: configuration.cipher)]
         var firstFailure: SQLCipherError?
         for attempt in attempts {
-            let database = try openConnection(path: path, configuration: configuration)
+            let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try applyKey(key, to: database)
             let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
                 Result {
@@ -315,7 +394,8 @@ enum SQLCipherOpener {
                        message: "The file is empty (0 bytes), so it is not a database; delete it to let a new database be created at this path.")
     }
 
-    private static func openConnection(path: String, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+    private static func openConnection(path: String, configuration: SQLCipherConfiguration,
+                                       attachingWritable: Bool = false) throws -> SQLCipherDatabase {
         // Before the connection exists, so that even its key derivation is protected,
         // and silent: SQLCipher's own log lines never reach the user's terminal.
         SQLCipherLibrary.silenceLogDestination()
@@ -325,9 +405,10 @@ enum SQLCipherOpener {
         // a file this process may write (a backup being proven, a database being
         // checked) is a read-write connection with `query_only` on: it cannot change the
         // file, and leaves nothing beside it. Only a file this process cannot write is
-        // opened read-only.
-        let queryOnly = configuration.readOnly && FileProbe.isWritable(path)
+        // opened read-only (and a WAL database there read on a copy: `openInPlace`).
+        let queryOnly = configuration.readOnly && !attachingWritable && FileProbe.isWritable(path)
         let database = try SQLCipherDatabase.open(path: path, readOnly: configuration.readOnly && !queryOnly,
+                                                  attachingWritable: attachingWritable,
                                                   busyTimeout: configuration.busyTimeout,
                                                   givesWayToChanges: configuration.givesWayToChanges)
         if queryOnly { try database.execute(sql: "PRAGMA query_only = 1") }

@@ -12,9 +12,10 @@ import MigrationKit
 /// Encrypt and decrypt copy through `sqlcipher_export` into a new file that is then
 /// proven (opens with its key; every table's row count and the schema match the
 /// source) before it is put in place by an atomic rename. The source is never
-/// written to, except that a source in WAL mode is checkpointed first so no data is
-/// left behind in its -wal file. Keys reach SQLCipher only through `sqlite3_key`,
-/// `sqlite3_rekey` and bound parameters, never as SQL text.
+/// written to, except that the plaintext source of `encrypt` in WAL mode is
+/// checkpointed first so no data is left behind in its -wal file; `decrypt` only reads.
+/// Keys reach SQLCipher only through `sqlite3_key`, `sqlite3_rekey` and bound
+/// parameters, never as SQL text.
 public enum DatabaseEncryption {
     /// What a copy held, as proven after writing it.
     public struct ExportSummary: Sendable {
@@ -28,6 +29,9 @@ public enum DatabaseEncryption {
         /// the source: an app that runs `incremental_vacuum` relies on it, and it can only
         /// be set before a file's first table exists, so never later by the app.
         public let autoVacuum: Int
+        /// The copy's cipher settings, read back from it once written; nil for a
+        /// plaintext copy, and for the source's own summary.
+        public internal(set) var cipher: EffectiveCipherSettings?
     }
 
     /// Writes an encrypted copy of the plaintext database at `source` to `destination`
@@ -116,6 +120,15 @@ public enum DatabaseEncryption {
     /// Writes a plaintext copy of the encrypted database at `source` to `destination`
     /// (mode 0600). An existing destination is refused unless `overwrite`, and is then
     /// replaced atomically.
+    ///
+    /// The database is only read, as a look (`status`) reads it, so a file on read-only
+    /// media, a read-only file or one in a read-only folder is decrypted too, and
+    /// nothing beside it is made, applied or removed: a connection opened as a look
+    /// (`SQLCipherConfiguration.readOnly`) holds it, and a second one, which opens the
+    /// file read-only by URI and may still write the copy it attaches, exports what the
+    /// look reads (`SQLCipherOpener.openExportSource`). SQLCipher 3.4.1's
+    /// `sqlcipher_export` copies only the connection's own database, so the export runs
+    /// from the database's side.
     @discardableResult
     public static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to givenDestination: String, overwrite: Bool = false) throws -> ExportSummary {
         let destination = DurableFile.resolvingSymlinks(givenDestination)
@@ -128,10 +141,13 @@ public enum DatabaseEncryption {
                                  advice: Advice(situation: "The output file already exists", otherwise: "choose another name", remedy: .replaceOutput),
                                  path: destination)
         }
-        let configuration = existing(cipher: cipher)
-        let database = try SQLCipherOpener.open(path: source, key: key, configuration: configuration)
-        try checkpointIfWAL(database)
-        return try exportVerified(from: database, to: destination, key: nil, cipher: CipherSettings(), replacing: true)
+        var configuration = existing(cipher: cipher)
+        configuration.readOnly = true
+        let look = try SQLCipherOpener.open(path: source, key: key, configuration: configuration)
+        defer { look.close() }
+        let reader = try SQLCipherOpener.openExportSource(reading: look, key: key, configuration: configuration)
+        defer { reader.close() }
+        return try exportVerified(from: reader, to: destination, key: nil, cipher: CipherSettings(), replacing: true)
     }
 
     /// Re-encrypts the database at `path` from `oldKey` to `newKey`, then reopens it
@@ -291,10 +307,18 @@ public enum DatabaseEncryption {
                                  path: destination)
         }
         do {
-            let expected = try summary(of: source)
-            let expectedSchema = try SchemaDump.objects(in: source, includingBookkeeping: true)
-            let journalMode = try source.fetchString(sql: "PRAGMA main.journal_mode")?.lowercased()
-            try export(source, to: target, key: key, cipher: cipher, summary: expected)
+            let (expected, expectedSchema, journalMode) = try naming(source.path) {
+                (try summary(of: source), try SchemaDump.objects(in: source, includingBookkeeping: true),
+                 try source.fetchString(sql: "PRAGMA main.journal_mode")?.lowercased())
+            }
+            do {
+                try export(source, to: target, key: key, cipher: cipher, summary: expected)
+            } catch let error as SQLCipherError where error.path == nil {
+                // A statement of the export failed: reading a page of the database, or
+                // writing the copy (a full disk, a folder that cannot take its journal).
+                let unreadable = [ResultCode.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode)
+                throw error.at(path: unreadable ? source.path : destination)
+            }
             let configuration = existing(cipher: cipher)
             let (actual, actualSchema) = try {
                 // Closed before the rename below: a WAL copy's connection takes its -wal
@@ -303,7 +327,12 @@ public enum DatabaseEncryption {
                 // sqlcipher_export writes a rollback-journal database; a WAL source gives
                 // a WAL copy (the mode is stored in the file, and apps rely on it).
                 if journalMode == "wal" { try copy.execute(sql: "PRAGMA journal_mode = WAL") }
-                return (try summary(of: copy), try SchemaDump.objects(in: copy, includingBookkeeping: true))
+                var written = try summary(of: copy)
+                if let key {
+                    written.cipher = try EffectiveCipherSettings.read(from: copy)
+                    written.cipher?.rawKey = key.kind == .rawKey
+                }
+                return (written, try SchemaDump.objects(in: copy, includingBookkeeping: true))
             }()
             guard actual.rowCounts == expected.rowCounts, actualSchema == expectedSchema,
                   actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID,
@@ -322,6 +351,15 @@ public enum DatabaseEncryption {
         }
     }
 
+    /// Runs `body`, naming `path` in an error of the database layer that names no file.
+    private static func naming<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLCipherError where error.path == nil {
+            throw error.at(path: path)
+        }
+    }
+
     private static let exportSchema = "migrationkit_export"
 
     /// Exports `source` into a new (empty) file at `path`, with the header fields of
@@ -329,7 +367,7 @@ public enum DatabaseEncryption {
     static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary) throws {
         let attach = try source.prepare("ATTACH DATABASE ? AS \(exportSchema) KEY ?")
         // KEY '' attaches a plaintext database; a key is bound straight from wiped storage.
-        try attach.bind([.text(path), .text("")])
+        try attach.bind([.text(SQLiteFileURI.plainPath(path)), .text("")])
         if let key {
             try key.withKeyText { try attach.bind(secret: $0, asText: false, at: 2) }
         }

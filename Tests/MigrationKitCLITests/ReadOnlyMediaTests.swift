@@ -1,0 +1,148 @@
+import Foundation
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `decrypt` only reads the database, so it works wherever the database can be read: on
+/// a read-only file system (media, a snapshot), from a read-only file, in a read-only
+/// folder, over a fleet of them; and it leaves everything there as it found it, making,
+/// applying and removing nothing beside the file. Looks (`status`) do the same on the
+/// same files. Each in both journal modes: SQLite reads a WAL database only with a `-wal`
+/// and `-shm` beside it, which such a place cannot take or a reader could not remove.
+/// The databases are made by the configuration's `sqlcipher` shell.
+@Suite struct ReadOnlyMediaTests {
+    /// The journal modes of the databases each test reads.
+    private static let journalModes = ["delete", "wal"]
+
+    /// An app's database at `path` in `journalMode`, with three rows, closed cleanly.
+    private func appDatabase(_ path: String, key: TestKey, journalMode: String) throws {
+        let made = try SQLCipherShell.run(path, key: key, """
+            PRAGMA journal_mode = \(journalMode.uppercased());
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+            INSERT INTO notes (body) VALUES ('one'), ('two'), ('three');
+            PRAGMA user_version = 12;
+            """)
+        try #require(made.status == 0, "\(made.output)")
+    }
+
+    /// What a plaintext copy holds: its rows, user_version and journal mode, as the
+    /// shell reads them.
+    private func plaintext(_ path: String) throws -> String {
+        try SQLCipherShell.run(path, keyPragma: nil, "SELECT group_concat(body) FROM notes; PRAGMA user_version; PRAGMA journal_mode;").stdout
+    }
+
+    @Test func decryptReadsADatabaseOnAReadOnlyFileSystem() throws {
+        try requiringCapability {
+            let workspace = try Workspace()
+            let disk = try SmallDisk(at: workspace.path("media"), kilobytes: 1024)
+            defer { disk.unmount() }
+            for mode in Self.journalModes { try appDatabase(disk.path + "/\(mode).db", key: workspace.key, journalMode: mode) }
+            // A snapshot of an app's folder taken while it ran: frames in its -wal.
+            try KilledShell.writer(disk.path + "/running.db", key: workspace.key, table: "notes")
+            try disk.remountReadOnly()
+            let before = try TreeSnapshot(disk.path)
+            for mode in Self.journalModes {
+                let database = disk.path + "/\(mode).db"
+                let output = workspace.path("plain-\(mode).db")
+                let decrypt = try Tool.run(["decrypt", "--db-path", database, "--password-file", workspace.keyFile, "--output", output],
+                                           directory: workspace.root)
+                #expect(decrypt.status == 0, "\(mode): \(decrypt.output)")
+                #expect(try plaintext(output) == "one,two,three\n12\n\(mode)\n", "\(mode)")
+                let status = try Tool.run(["status", "--db-path", database, "--password-file", workspace.keyFile, "--migrations", workspace.migrations],
+                                          directory: workspace.root)
+                #expect(status.status == 0, "\(mode): \(status.output)")
+                try expectUnchanged(before, "read-only file system / \(mode)")
+            }
+            let snapshot = workspace.path("plain-running.db")
+            let running = try Tool.run(["decrypt", "--db-path", disk.path + "/running.db", "--password-file", workspace.keyFile, "--output", snapshot],
+                                       directory: workspace.root)
+            #expect(running.status == 0, "\(running.output)")
+            let rows = try SQLCipherShell.run(snapshot, keyPragma: nil, "SELECT count(*) FROM notes; SELECT DISTINCT v FROM base;")
+            #expect(rows.stdout == "8\nchanged\n", "the copy misses the -wal's rows: \(rows.output)")
+            try expectUnchanged(before, "read-only file system / a running app's snapshot")
+
+            // Over a fleet: each copy named by {name}.
+            let fleet = try Tool.run(["decrypt", "--db-glob", disk.path + "/*.db", "--password-file", workspace.keyFile,
+                                      "--output", workspace.path("fleet-{name}.db")], directory: workspace.root)
+            #expect(fleet.status == 0, "\(fleet.output)")
+            for mode in Self.journalModes { #expect(try plaintext(workspace.path("fleet-\(mode).db")) == "one,two,three\n12\n\(mode)\n", "fleet / \(mode)") }
+            try expectUnchanged(before, "read-only file system / fleet")
+        }
+    }
+
+    /// Root reads and writes whatever the modes say, so these run the binary as nobody
+    /// when the tests run as root, and as the user themselves otherwise.
+    @Test func decryptReadsAReadOnlyFileAndAFileInAReadOnlyFolder() throws {
+        try requiringCapability {
+            let workspace = try Workspace()
+            let files = workspace.path("files")
+            let folder = workspace.path("folder")
+            let output = workspace.path("out")
+            for directory in [files, folder, output] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false) }
+            for mode in Self.journalModes {
+                try appDatabase(files + "/\(mode).db", key: workspace.key, journalMode: mode)
+                try appDatabase(folder + "/\(mode).db", key: workspace.key, journalMode: mode)
+            }
+            try Guarded.giveToUnprivileged(workspace.root)
+            for mode in Self.journalModes { #expect(chmod(files + "/\(mode).db", 0o444) == 0) }
+            #expect(chmod(folder, 0o555) == 0)
+            let before = [files: try TreeSnapshot(files), folder: try TreeSnapshot(folder)]
+            for place in [files, folder] {
+                for mode in Self.journalModes {
+                    let database = place + "/\(mode).db"
+                    let name = (place == files ? "0444-" : "0555-") + mode
+                    let decrypt = try Guarded.run(["decrypt", "--db-path", database, "--password-file", workspace.keyFile, "--output", output + "/\(name).db"],
+                                                  directory: workspace.root, timeout: 30, user: .unprivileged)
+                    #expect(decrypt.status == 0, "\(name): \(decrypt)")
+                    #expect(try plaintext(output + "/\(name).db") == "one,two,three\n12\n\(mode)\n", "\(name)")
+                    let status = try Guarded.run(["status", "--db-path", database, "--password-file", workspace.keyFile, "--migrations", workspace.migrations],
+                                                 directory: workspace.root, timeout: 30, user: .unprivileged)
+                    #expect(status.status == 0, "\(name): \(status)")
+                    try expectUnchanged(before[place]!, name)
+                }
+                let fleet = try Guarded.run(["decrypt", "--db-glob", place + "/*.db", "--password-file", workspace.keyFile,
+                                             "--output", output + "/fleet-{name}.db", "--force"],
+                                            directory: workspace.root, timeout: 30, user: .unprivileged)
+                #expect(fleet.status == 0, "fleet in \(place): \(fleet)")
+                try expectUnchanged(before[place]!, "fleet in \(place)")
+            }
+        }
+    }
+
+    /// Every failure of `decrypt` names the file it is about: the database for what
+    /// reading it found (a wrong key, a damaged page met while copying), the copy for
+    /// what writing it met.
+    @Test func decryptsErrorsNameTheirFile() throws {
+        let workspace = try Workspace()
+        try appDatabase(workspace.database, key: workspace.key, journalMode: "wal")
+        let before = KilledShell.files(workspace.database)
+        try workspace.write("wrong.key", TestKey.raw().text + "\n", mode: 0o600)
+        let wrongKey = try Tool.run(["decrypt", "--db-path", workspace.database, "--password-file", workspace.path("wrong.key"),
+                                     "--output", workspace.path("plain.db")], directory: workspace.root)
+        #expect(wrongKey.status == 4 && wrongKey.stderr.contains("error: \(workspace.database): "), "\(wrongKey.output)")
+        let missingFolder = try workspace.run("decrypt", ["--output", workspace.path("missing/plain.db")])
+        #expect(missingFolder.status == 9 && missingFolder.stderr.contains("error: \(workspace.path("missing/plain.db")): "), "\(missingFolder.output)")
+        #expect(KilledShell.files(workspace.database) == before)
+
+        // A page of a table, not the schema's, damaged: the key opens the file, and the
+        // copy meets the page.
+        let damaged = workspace.path("damaged.db")
+        let made = try SQLCipherShell.run(damaged, key: workspace.key, """
+            CREATE TABLE blobs (b BLOB);
+            INSERT INTO blobs WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200) SELECT randomblob(100) FROM c;
+            """)
+        try #require(made.status == 0, "\(made.output)")
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: damaged))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size - 600)
+        try handle.write(contentsOf: Data(repeating: 0x5a, count: 32))
+        try handle.close()
+        let unreadable = try Tool.run(["decrypt", "--db-path", damaged, "--password-file", workspace.keyFile, "--output", workspace.path("damaged-plain.db")],
+                                      directory: workspace.root)
+        #expect(unreadable.status != 0 && unreadable.stderr.contains("error: \(damaged): "), "\(unreadable.output)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path("damaged-plain.db")))
+    }
+}
