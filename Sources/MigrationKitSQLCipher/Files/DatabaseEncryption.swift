@@ -5,6 +5,7 @@ import Musl
 #endif
 
 import MigrationKit
+import MigrationKitFiles
 
 /// The key's own life: encrypting a plaintext database, decrypting one for export,
 /// and rotating a key.
@@ -214,10 +215,28 @@ public enum DatabaseEncryption {
             do {
                 try SQLCipherOpener.open(path: path, key: newKey, configuration: configuration).close()
             } catch let error as SQLCipherError where error.kind == .wrongKey {
-                throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
-                                     message: "SQLCipher reported the rekey as done, but the new key does not open the database; it still opens with the old key. Nothing was lost; try again.", path: path)
+                throw rekeyThatDidNotHappen(path, needing: neededForRekey(path))
             }
         }
+    }
+
+    /// Why SQLCipher's rekey returned OK and changed nothing (it does, when it cannot
+    /// take the write lock or write its journal), as the outcome it stands for: another
+    /// process's SQLite lock is a lock (exit 8, naming it), a disk that filled meanwhile
+    /// is a file error (exit 9); "try again" only for what trying again may cure.
+    private static func rekeyThatDidNotHappen(_ path: String, needing needed: Int64) -> SQLCipherError {
+        let unchanged = "SQLCipher reported the rekey as done, but the database still opens with the old key only: nothing was changed."
+        if let holder = LockHolder.of(path).first(where: { $0.kind == .sqlite }) {
+            return SQLCipherError(kind: .busy, resultCode: .SQLITE_BUSY,
+                                  message: "\(unchanged) Another connection holds it (\(holder.processDescription)), so the key could not be changed; stop it or let its transaction end, then run the command again.",
+                                  path: path)
+        }
+        if let free = FileProbe.freeBytes(in: DirectoryLock.parent(of: path)), free < needed {
+            return SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_FULL,
+                                  message: "\(unchanged) The disk filled while the key was being changed (about \(needed) bytes are needed beside the database, \(free) are free); free some space, then run the command again.",
+                                  path: path)
+        }
+        return SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR, message: "\(unchanged) Run the command again; if it fails the same way, run `verify` on the database.", path: path)
     }
 
     // MARK: - Pieces
@@ -256,9 +275,14 @@ public enum DatabaseEncryption {
                                  message: "Rekeying writes a journal beside the database, but its folder \(folder) is not writable (\(FileProbe.describe(errno: errno))); make it writable, then try again. Nothing was changed.",
                                  path: path)
         }
+        try DiskSpace.requireRoom(beside: path, bytes: neededForRekey(path), writing: "Rekeying writes a journal")
+    }
+
+    /// The journal a rekey writes: each page (at least 512 bytes) plus 8 bytes, and a
+    /// header sector.
+    private static func neededForRekey(_ path: String) -> Int64 {
         let size = FileProbe(path: path).size
-        // The journal: each page (at least 512 bytes) plus 8 bytes, and a header sector.
-        try DiskSpace.requireRoom(beside: path, bytes: size + size / 512 * 8 + 8192, writing: "Rekeying writes a journal")
+        return size + size / 512 * 8 + 8192
     }
 
     /// The room a copy of the database at `path` takes: its size, and a few pages for
