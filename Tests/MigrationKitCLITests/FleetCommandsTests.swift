@@ -327,6 +327,18 @@ import Glibc
         try FileManager.default.createDirectory(atPath: fleet.workspace.path("plain"), withIntermediateDirectories: true)
         let decrypted = try fleet.run(["decrypt", "--db-glob", "tenants/*.db", "--output", "plain/{name}.db"] + key)
         #expect(decrypted.status == 0, "\(decrypted.output)")
+        // Run again (after a kill, or a tenant that failed): the copies written are done;
+        // one that is not a copy of its tenant is still a file in the way (exit 9).
+        let exports = (0..<2).map { fleet.workspace.path("plain/tenant\($0).db") }
+        let written = exports.map { fleet.workspace.bytes($0) }
+        let again = try fleet.run(["decrypt", "--db-glob", "tenants/*.db", "--output", "plain/{name}.db", "--json"] + key)
+        let rerun = try Fleet.entries(again.stdout).values
+        #expect(again.status == 0 && rerun.count == 2 && rerun.allSatisfy { ($0["report"] as? [String: Any])?["changed"] as? Bool == false }, "\(again.output)")
+        #expect(exports.map { fleet.workspace.bytes($0) } == written, "a rerun rewrote a copy")
+        #expect(try SQLCipherShell.run(fleet.paths[1], key: fleet.keys[1], "INSERT INTO seed VALUES ('after the export');").status == 0)
+        let stale = try fleet.run(["decrypt", "--db-glob", "tenants/*.db", "--output", "plain/{name}.db"] + key)
+        #expect(stale.exitCode == .fileError && stale.stdout.contains("plain/tenant1.db already exists") && stale.stdout.contains("already exported"), "\(stale.output)")
+        #expect(try SQLCipherShell.run(fleet.paths[1], key: fleet.keys[1], "DELETE FROM seed WHERE x = 'after the export';").status == 0)
         #expect(try String(contentsOfFile: fleet.workspace.path("plain/tenant1.db"), encoding: .isoLatin1).hasPrefix("SQLite format 3"))
         for _ in 0..<2 {
             let encrypted = try fleet.run(["encrypt", "--db-glob", "plain/*.db", "--in-place", "--no-backup", "--password-file", "keys/{name}.key"])

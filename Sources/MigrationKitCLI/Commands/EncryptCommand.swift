@@ -145,10 +145,22 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
     func runOnDatabase(reporter: Reporter) throws -> ExportDocument {
         let path = try connection.requiredPath()
         let outputPath = try DatabaseNames(of: path).substitute(in: self.outputPath, database: path, option: "--output")
-        try OutputFile(path: outputPath, force: force).check(against: connection.filesRead)
+        let output = OutputFile(path: outputPath, force: force)
+        // Over a fleet run again (after a kill, a failed tenant), a copy a run before
+        // wrote and proved is this tenant done, not a file in the way.
+        let mayBeDone = CLIContext.fleet != nil && !force && FileProbe(path: outputPath).kind == .regularFile
+        if !mayBeDone { try output.check(against: connection.filesRead) }
         let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard let key = settings.key else {
             throw CLIError(.usage, "decrypt needs the database's key; --plaintext databases are already decrypted.")
+        }
+        if mayBeDone {
+            if let copy = DatabaseEncryption.plaintextCopySummary(outputPath, of: path, key: key, cipher: settings.configuration.cipher) {
+                reporter.line("\(outputPath) is already a plaintext copy of \(path), with its schema and rows: nothing to do.")
+                return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: copy.rowCounts, backup: nil,
+                                      changed: false, written: DatabaseCipherDescription(nil))
+            }
+            try output.check(against: connection.filesRead)
         }
         let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force)
         reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified). It is not encrypted: keep it private and delete it when done.")
@@ -157,7 +169,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
     }
 
     func fleetResult(_ report: ExportDocument) -> String {
-        "plaintext copy: \(report.output) (\(RowCounts.rowsInTables(report.rowCounts)) verified)"
+        (report.changed ? "plaintext copy: " : "already exported: ") + "\(report.output) (\(RowCounts.rowsInTables(report.rowCounts)) verified)"
     }
 }
 
@@ -169,7 +181,8 @@ struct ExportDocument: Encodable, Sendable {
     /// The backup written first, or null.
     @AlwaysPresent var backup: String?
     /// False when `encrypt --in-place` found the database already encrypted with the
-    /// key (a rerun), and wrote nothing.
+    /// key, or a fleet's `decrypt` found its copy already written (a rerun), and wrote
+    /// nothing.
     let changed: Bool
     /// The written file's cipher settings, as `status --json` gives them; null for a
     /// plaintext copy, and when nothing was written.

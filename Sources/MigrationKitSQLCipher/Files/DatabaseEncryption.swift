@@ -151,6 +151,30 @@ public enum DatabaseEncryption {
         return try exportVerified(from: reader, to: destination, key: nil, cipher: CipherSettings(), replacing: true)
     }
 
+    /// The summary of `copy` when it is a plaintext copy of the encrypted database at
+    /// `source` (opened with `key`): it opens without a key, every page reads, and it has
+    /// the source's schema (the ledger included), row counts and header settings. Nil
+    /// otherwise, whatever the reason: the caller then treats it as any file in the way.
+    /// What a fleet's `decrypt` run again finds where a run before wrote its copy.
+    public static func plaintextCopySummary(_ copy: String, of source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings()) -> ExportSummary? {
+        var readOnly = existing()
+        readOnly.readOnly = true
+        guard let exported = try? SQLCipherOpener.open(path: copy, key: nil, configuration: readOnly) else { return nil }
+        defer { exported.close() }
+        var sourceConfiguration = existing(cipher: cipher)
+        sourceConfiguration.readOnly = true
+        guard let original = try? SQLCipherOpener.open(path: source, key: key, configuration: sourceConfiguration) else { return nil }
+        defer { original.close() }
+        guard DatabaseChecks.quickCheck(exported).passed,
+              let summary = try? Self.summary(of: exported), let expected = try? Self.summary(of: original),
+              summary.rowCounts == expected.rowCounts, summary.userVersion == expected.userVersion,
+              summary.applicationID == expected.applicationID, summary.autoVacuum == expected.autoVacuum,
+              let schema = try? SchemaDump.objects(in: exported, includingBookkeeping: true),
+              let expectedSchema = try? SchemaDump.objects(in: original, includingBookkeeping: true), schema == expectedSchema
+        else { return nil }
+        return summary
+    }
+
     /// Re-encrypts the database at `path` from `oldKey` to `newKey`, then reopens it
     /// with the new key to prove it: `PRAGMA rekey` can report success after failing.
     /// SQLCipher rekeys in one transaction, so an interruption leaves the old key valid.
