@@ -47,6 +47,9 @@ public struct KeyError: RemediableError, Sendable {
 
         /// The key text is UTF-16 (it starts with a UTF-16 byte-order mark).
         public static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
+        /// A key given in hex (`KeySource.hex`) holds something other than hex digits
+        /// and the spaces and line breaks between them, or an odd number of digits.
+        public static let keyTextNotHex = Code(rawValue: "keyTextNotHex")
 
         // MARK: Environment
 

@@ -36,6 +36,11 @@ public struct SecretServiceKeyStore: Sendable {
 
     /// `lookup(service:account:)`, handing warnings (a malformed raw key) to `warn`.
     public func lookup(service: String, account: String, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        try lookup(service: service, account: account, form: .text, warn: warn)
+    }
+
+    /// `lookup(service:account:warn:)` with the item's text read in `form` (`KeySource.hex`).
+    func lookup(service: String, account: String, form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         let item = ItemName(service: service, account: account)
         try item.validate()
         let text: SecretBytes = try LibSecret.lock.withLock {
@@ -50,7 +55,7 @@ public struct SecretServiceKeyStore: Sendable {
             throw item.notFoundError()
         }
         return try KeyText.key(
-            from: text, origin: "the Secret Service item for \(item)",
+            from: text, origin: "the Secret Service item for \(item)", form: form,
             empty: KeyError(code: .itemEmpty, message: "The Secret Service item for \(item) holds an empty secret; store the key again."),
             warn: warn)
     }
