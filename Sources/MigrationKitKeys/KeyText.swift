@@ -75,6 +75,26 @@ enum KeyText {
         return key
     }
 
+    /// Why `key`, written in the text form (`DatabaseKey.withKeyText`), would not be read
+    /// back as the same key, or nil when it would: a passphrase that ends in a line break
+    /// or starts with a byte-order mark loses them when read (steps 1 and 2), and one
+    /// that starts with a UTF-16 byte-order mark is refused. What stores a key as text (a
+    /// Secret Service item) checks first, so it never keeps a key that reads back as
+    /// another; the hex form carries such a passphrase.
+    static func textFormProblem(of key: DatabaseKey) -> String? {
+        key.withKeyText { bytes in
+            let text = SecretBytes(copying: bytes)
+            if startsWithUTF16ByteOrderMark(text) {
+                return "it starts with the bytes of a UTF-16 byte-order mark, so its text would be refused when read"
+            }
+            let back = trimmed(text)
+            guard !back.isEmpty, DatabaseKey(keyText: back).isSameKey(as: key) else {
+                return "it ends in a line break or starts with a byte-order mark, which are dropped when key text is read, so the text would give another key"
+            }
+            return nil
+        }
+    }
+
     /// Decodes hex digits (spaces, tabs and line breaks between them ignored) into wiped
     /// storage. The messages name the origin, never the text.
     private static func hexDecoded(_ text: SecretBytes, origin: String, path: String?, empty: @autoclosure () -> KeyError) throws -> SecretBytes {

@@ -74,7 +74,7 @@ import Glibc
         #expect(try KeySource.secretService(service: service, account: "carol").resolve().isSameKey(as: .passphrase(secret)))
     }
 
-    @Test func pythonKeyringsServiceUsernameFormIsTheFallback() throws {
+    @Test func pythonKeyringsServiceUsernameFormIsFoundToo() throws {
         guard TestKeyring.require() else { return }
         let service = TestKeyring.uniqueService("keyring")
         defer {
@@ -84,13 +84,57 @@ import Glibc
         try TestKeyring.secretToolStore(secret: secret, attributes: ["service", service, "username", "dave"])
         #expect(try store.lookup(service: service, account: "dave").isSameKey(as: .passphrase(secret)))
 
-        // With both forms present, service/account wins.
-        try TestKeyring.secretToolStore(secret: secret + "-account", attributes: ["service", service, "account", "dave"])
-        #expect(try store.lookup(service: service, account: "dave").isSameKey(as: .passphrase(secret + "-account")))
+        // Both forms holding the same key (the item's text may differ by its line break):
+        // one key, whichever is read.
+        try TestKeyring.secretToolStore(secret: secret + "\n", attributes: ["service", service, "account", "dave"])
+        #expect(try store.lookup(service: service, account: "dave").isSameKey(as: .passphrase(secret)))
 
         // delete removes both, so nothing is left for a lookup to find.
         #expect(try store.delete(service: service, account: "dave"))
         expectKeyError(.itemNotFound) { _ = try store.lookup(service: service, account: "dave") }
+    }
+
+    /// Two items that either convention finds and that hold different keys (a Python app
+    /// rotated its item, another tool stored a second copy): the lookup says so instead of
+    /// returning whichever the provider lists first, and names no secret.
+    @Test func itemsThatDisagreeAreRefusedNotPickedFrom() throws {
+        guard TestKeyring.require() else { return }
+        let service = TestKeyring.uniqueService("ambiguous")
+        defer { _ = try? store.delete(service: service, account: "ivan") }
+        for (form, text) in [("account", secret + "-one"), ("username", secret + "-two")] {
+            try TestKeyring.secretToolStore(secret: text, attributes: ["service", service, form, "ivan"])
+        }
+        let error = expectKeyError(.ambiguousItems) { _ = try store.lookup(service: service, account: "ivan") }
+        #expect(error?.message.contains("2 items") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("key store --keychain-service \(service) --keychain-account ivan --force") == true, "\(String(describing: error))")
+        #expect(error?.message.contains(secret) == false)
+        // Two copies in the same form disagree just the same.
+        let copies = TestKeyring.uniqueService("ambiguous-copies")
+        defer { TestKeyring.secretToolClear(["service", copies, "account", "ivan"]) }
+        try TestKeyring.secretToolStore(secret: secret + "-one", attributes: ["service", copies, "account", "ivan", "copy", "1"])
+        try TestKeyring.secretToolStore(secret: secret + "-two", attributes: ["service", copies, "account", "ivan", "copy", "2"])
+        expectKeyError(.ambiguousItems) { _ = try store.lookup(service: copies, account: "ivan") }
+
+        // Storing replaces them all: one item, the new key, for either convention.
+        try store.store(service: service, account: "ivan", key: .passphrase(secret + "-new"))
+        #expect(try store.lookup(service: service, account: "ivan").isSameKey(as: .passphrase(secret + "-new")))
+        #expect(try TestKeyring.secretToolCount(["service", service]) == 1)
+    }
+
+    /// The item `store` makes is the one `secret-tool lookup … account A` and Python's
+    /// `keyring` (service + username) find; a Python-keyring item it replaces is gone.
+    @Test func aStoredItemCarriesBothConventionsAndReplacesAPythonKeyringItem() throws {
+        guard TestKeyring.require() else { return }
+        let service = TestKeyring.uniqueService("conventions")
+        defer { _ = try? store.delete(service: service, account: "judy") }
+        try TestKeyring.secretToolStore(secret: secret + "-old", attributes: ["service", service, "username", "judy", "application", "Python keyring library"])
+        try store.store(service: service, account: "judy", key: .passphrase(secret + "-new"))
+        #expect(try TestKeyring.secretToolCount(["service", service]) == 1)
+        for form in ["account", "username"] {
+            let shown = try runProgram(Paths.program("secret-tool") ?? "/usr/bin/secret-tool", ["lookup", "service", service, form, "judy"])
+            #expect(shown.stdout == secret + "-new", "secret-tool lookup by \(form)")
+        }
+        #expect(try TestKeyring.secretToolCount(["service", service, "xdg:schema", SecretServiceKeyStore.schemaName]) == 1)
     }
 
     @Test func storingReplacesAnItemSecretToolMade() throws {
@@ -142,6 +186,19 @@ import Glibc
 
     /// A key SQLCipher could not use is refused by the key store itself, which no longer
     /// links SQLCipher, before any bus is touched.
+    /// A passphrase the key text rule would read back as another key (its line break at
+    /// the end dropped) is never stored as an item's text: a lookup would give another key.
+    @Test func aKeyWhoseTextWouldReadBackAsAnotherIsNotStored() {
+        let store = SecretServiceKeyStore()
+        for ending: [UInt8] in [[0x0A], [0x0D], [0x0D, 0x0A]] {
+            let key = DatabaseKey.passphrase(bytes: SecretBytes(copying: [0x9C, 0x01, 0xFE] + ending))
+            let error = expectKeyError(.keyNotStorableAsText) { try store.store(service: "s", account: "a", key: key) }
+            #expect(error?.message.contains("hex key file") == true, "\(String(describing: error))")
+        }
+        let bom = DatabaseKey.passphrase(bytes: SecretBytes(copying: [0xEF, 0xBB, 0xBF, 0x41]))
+        expectKeyError(.keyNotStorableAsText) { try store.store(service: "s", account: "a", key: bom) }
+    }
+
     @Test func unusableKeysAreRefusedBeforeAnyBusIsTouched() {
         let store = SecretServiceKeyStore()
         let empty = expectKeyError(.unusableKey) { try store.store(service: "s", account: "a", key: .passphrase("")) }
