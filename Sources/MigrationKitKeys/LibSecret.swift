@@ -248,4 +248,67 @@ struct LibSecret {
     private func path(of item: OpaquePointer) -> String {
         functions.g_dbus_proxy_get_object_path(item).map { String(cString: $0) } ?? ""
     }
+
+    // MARK: - Collections, read as D-Bus properties
+
+    /// A collection (a keyring: GNOME Keyring's "login", a KeePassXC database).
+    struct Collection {
+        let path: String
+        /// What keyring managers show; empty when the provider did not say.
+        let label: String
+        let isLocked: Bool
+    }
+
+    /// The Secret Service's collections and whether each is locked, read straight from the
+    /// provider's D-Bus properties: never through libsecret's cached proxies, which would
+    /// not see a keyring locked or unlocked since, and never through a call that could
+    /// wait for a person (KeePassXC answers a search while every database is locked only
+    /// once someone unlocks one, or after D-Bus gives up, 25 seconds later).
+    func collections() throws(Failure) -> [Collection] {
+        let connection = try call { functions.g_bus_get_sync(G_BUS_TYPE_SESSION, nil, $0) }
+        defer { if let connection { functions.g_object_unref(UnsafeMutableRawPointer(connection)) } }
+        guard let connection else { throw Failure.allocation("a bus connection") }
+        let paths: [String] = try property(connection, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Collections", type: "ao") { value in
+            (0..<functions.g_variant_n_children(value)).map { index -> String in
+                let child = functions.g_variant_get_child_value(value, index)
+                defer { functions.g_variant_unref(child) }
+                return functions.g_variant_get_string(child, nil).map { String(cString: $0) } ?? ""
+            }
+        } ?? []
+        return paths.compactMap { path -> Collection? in
+            // A collection that went away in between, or will not say, is left out.
+            let locked: Bool? = try? property(connection, path, "org.freedesktop.Secret.Collection", "Locked", type: "b") { value in
+                functions.g_variant_get_boolean(value) != 0
+            }
+            guard let locked else { return nil }
+            let label: String? = try? property(connection, path, "org.freedesktop.Secret.Collection", "Label", type: "s") { value in
+                functions.g_variant_get_string(value, nil).map { String(cString: $0) }
+            }
+            return Collection(path: path, label: label ?? "", isLocked: locked)
+        }
+    }
+
+    /// `org.freedesktop.DBus.Properties.Get` of one property of a Secret Service object,
+    /// read by `read` when its value has the D-Bus type `type`; nil for another type.
+    private func property<T>(_ connection: OpaquePointer, _ path: String, _ interface: String, _ name: String, type: String,
+                             _ read: (OpaquePointer) -> T?) throws(Failure) -> T? {
+        let children = [functions.g_variant_new_string(interface), functions.g_variant_new_string(name)]
+        // The call takes the floating parameters; the reply is ours to release.
+        let parameters = children.withUnsafeBufferPointer { functions.g_variant_new_tuple($0.baseAddress, 2) }
+        let reply = try call {
+            functions.g_dbus_connection_call_sync(connection, "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "Get",
+                                                  parameters, nil, G_DBUS_CALL_FLAGS_NONE, -1, nil, $0)
+        }
+        guard let reply else { return nil }
+        defer { functions.g_variant_unref(reply) }
+        guard typeString(reply) == "(v)", let boxed = functions.g_variant_get_child_value(reply, 0) else { return nil }
+        defer { functions.g_variant_unref(boxed) }
+        guard let value = functions.g_variant_get_variant(boxed) else { return nil }
+        defer { functions.g_variant_unref(value) }
+        return typeString(value) == type ? read(value) : nil
+    }
+
+    private func typeString(_ value: OpaquePointer) -> String {
+        functions.g_variant_get_type_string(value).map { String(cString: $0) } ?? ""
+    }
 }

@@ -20,6 +20,11 @@ import MigrationKitSecrets
 ///
 /// The secret is the key's text form: a passphrase as is, a raw key as `x'<64 hex>'`.
 ///
+/// Before anything else each call makes sure the provider has an unlocked keyring: a
+/// search while every keyring is locked would wait for someone to unlock one (KeePassXC
+/// holds the reply until its unlock dialog is answered, for D-Bus's 25 seconds), so the
+/// answer is `.keyringLocked` at once instead.
+///
 /// Every call is synchronous and may block while the provider shows an unlock prompt;
 /// do not call it from a UI thread. Calls are serialized within the process.
 public struct SecretServiceKeyStore: Sendable {
@@ -33,7 +38,7 @@ public struct SecretServiceKeyStore: Sendable {
     ///
     /// - Throws: `KeyError` with code `.itemNotFound` (in neither attribute form),
     ///   `.keyringLocked` (an item exists but in a locked keyring that could not be
-    ///   unlocked), `.ambiguousItems` (items that hold
+    ///   unlocked, or every keyring is locked), `.ambiguousItems` (items that hold
     ///   different keys), `.noSessionBus`, `.noSecretService`, `.invalidItemName`,
     ///   `.itemEmpty` or `.secretServiceFailed`.
     public func lookup(service: String, account: String) throws -> DatabaseKey {
@@ -51,6 +56,7 @@ public struct SecretServiceKeyStore: Sendable {
         try item.validate()
         let found: [LibSecret.FoundItem] = try LibSecret.lock.withLock {
             let library = try connect(for: item, doing: "look up")
+            try requireUnlockedKeyring(in: library, for: item, doing: "look up")
             return try ItemForm.findEveryItem(item, in: library)
         }
         guard !found.isEmpty else { throw item.notFoundError() }
@@ -88,7 +94,7 @@ public struct SecretServiceKeyStore: Sendable {
     ///   - label: what keyring managers (Seahorse, KeePassXC) show; defaults to
     ///     "MigrationKit database key (service S, account A)".
     /// - Throws: `KeyError` (`.keyringLocked` when the default collection is locked and
-    ///   could not be unlocked, `.noSessionBus`, `.noSecretService`,
+    ///   could not be unlocked, or every keyring is, `.noSessionBus`, `.noSecretService`,
     ///   `.invalidItemName`, `.secretServiceFailed`, `.unusableKey` for a key SQLCipher
     ///   could not use, `.keyNotStorableAsText` for a passphrase whose text form would be
     ///   read back as another key).
@@ -105,6 +111,7 @@ public struct SecretServiceKeyStore: Sendable {
         let label = label ?? "MigrationKit database key (\(item))"
         try LibSecret.lock.withLock {
             let library = try connect(for: item, doing: "store")
+            try requireUnlockedKeyring(in: library, for: item, doing: "store")
             let path: String
             do {
                 path = try key.withKeyText { text in try StoredItem.create(item, label: label, secret: text, in: library) }
@@ -112,7 +119,7 @@ public struct SecretServiceKeyStore: Sendable {
                 if failure.isSecretError(SECRET_ERROR_IS_LOCKED) {
                     throw KeyError(
                         code: .keyringLocked,
-                        message: "Cannot store the key for \(item) because the default keyring is locked and could not be unlocked; unlock it (log in to the desktop, or use Seahorse) and try again.",
+                        message: "Cannot store the key for \(item) because the default keyring is locked and could not be unlocked; unlock it (log in to the desktop, or use Seahorse or KeePassXC) and try again.",
                         glibError: failure.glibError)
                 }
                 throw item.failedError(failure, doing: "store")
@@ -165,6 +172,7 @@ public struct SecretServiceKeyStore: Sendable {
         try item.validate()
         return try LibSecret.lock.withLock {
             let library = try connect(for: item, doing: "delete")
+            try requireUnlockedKeyring(in: library, for: item, doing: "delete")
             var deleted = false
             for form in ItemForm.lookupForms {
                 if try form.clear(item, in: library) { deleted = true }
@@ -202,6 +210,29 @@ public struct SecretServiceKeyStore: Sendable {
                                otherwise: "run inside a desktop session or under `dbus-run-session`", remedy: .keyFromFile),
                 glibError: error.glibError)
         }
+    }
+
+    /// Throws `.keyringLocked` at once when the provider has no unlocked keyring: then
+    /// every search waits for a person (KeePassXC with every database locked, or none
+    /// open, holds the reply until its unlock dialog is answered) and ends, if nobody is
+    /// there, in D-Bus's timeout 25 seconds later. GNOME Keyring always has one (its
+    /// in-memory "session" keyring), so there a locked "login" keyring still gets its
+    /// own unlock prompt, item by item, as before.
+    private func requireUnlockedKeyring(in library: LibSecret, for item: ItemName, doing action: String) throws {
+        let collections: [LibSecret.Collection]
+        do {
+            collections = try library.collections()
+        } catch {
+            throw item.failedError(error, doing: action)
+        }
+        guard !collections.contains(where: { !$0.isLocked }) else { return }
+        let labels = collections.map { "“\($0.label.isEmpty ? $0.path : $0.label)”" }
+        let state = labels.isEmpty
+            ? "the Secret Service has no keyring open (KeePassXC with no database open)"
+            : "every keyring of the Secret Service is locked (\(labels.joined(separator: ", ")))"
+        throw KeyError(
+            code: .keyringLocked,
+            message: "Cannot \(action) the key for \(item) because \(state); unlock it in KeePassXC or your keyring manager (such as Seahorse), then try again.")
     }
 }
 
@@ -253,7 +284,7 @@ private struct ItemName: CustomStringConvertible {
             || failure.isIOError(G_IO_ERROR_TIMED_OUT) {
             return KeyError(
                 code: .secretServiceFailed,
-                message: "The Secret Service did not answer when asked to \(action) the key for \(self); check that the keyring daemon is responsive, then try again.",
+                message: "The Secret Service did not answer when asked to \(action) the key for \(self); it may be waiting for its keyring to be unlocked (unlock it in KeePassXC or your keyring manager) or not be responsive, so check it, then try again.",
                 glibError: failure.glibError)
         }
         return KeyError(

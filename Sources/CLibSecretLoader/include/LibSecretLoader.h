@@ -42,6 +42,7 @@
     X(GDBusError, G_DBUS_ERROR_SPAWN_FAILED, 27) \
     X(GDBusError, G_DBUS_ERROR_SPAWN_SERVICE_NOT_FOUND, 31) \
     X(GIOErrorEnum, G_IO_ERROR_TIMED_OUT, 24) \
+    X(GDBusCallFlags, G_DBUS_CALL_FLAGS_NONE, 0) \
     X(SecretError, SECRET_ERROR_IS_LOCKED, 2) \
     X(SecretSchemaFlags, SECRET_SCHEMA_DONT_MATCH_NAME, 2) \
     X(SecretSearchFlags, SECRET_SEARCH_ALL, 2) \
@@ -81,6 +82,7 @@
     X(GBusType, int) \
     X(GDBusError, unsigned int) \
     X(GIOErrorEnum, unsigned int) \
+    X(GDBusCallFlags, unsigned int) \
     X(SecretError, unsigned int) \
     X(SecretSchemaFlags, unsigned int) \
     X(SecretSearchFlags, unsigned int) \
@@ -98,6 +100,8 @@ typedef struct _GHashTable GHashTable;
 typedef struct _GCancellable GCancellable;
 typedef struct _GDBusConnection GDBusConnection;
 typedef struct _GDBusProxy GDBusProxy;
+typedef struct _GVariant GVariant;
+typedef struct _GVariantType GVariantType;
 typedef struct _GTypeInstance GTypeInstance;
 typedef struct _SecretSchema SecretSchema;
 typedef struct _SecretValue SecretValue;
@@ -119,6 +123,7 @@ MIGRATIONKIT_LIBSECRET_CONSTANTS(MIGRATIONKIT_CONSTANT)
 /* The functions, each as its header declares it: X(return type, name, parameters). */
 #define MIGRATIONKIT_LIBSECRET_FUNCTIONS(X) \
     X(GDBusConnection *, g_bus_get_sync, (GBusType bus_type, GCancellable *cancellable, GError **error)) \
+    X(GVariant *, g_dbus_connection_call_sync, (GDBusConnection *connection, const gchar *bus_name, const gchar *object_path, const gchar *interface_name, const gchar *method_name, GVariant *parameters, const GVariantType *reply_type, GDBusCallFlags flags, gint timeout_msec, GCancellable *cancellable, GError **error)) \
     X(const gchar *, g_dbus_proxy_get_object_path, (GDBusProxy *proxy)) \
     X(GQuark, g_dbus_error_quark, (void)) \
     X(void, g_error_free, (GError *error)) \
@@ -137,6 +142,15 @@ MIGRATIONKIT_LIBSECRET_CONSTANTS(MIGRATIONKIT_CONSTANT)
     X(guint, g_str_hash, (gconstpointer v)) \
     X(gchar *, g_strdup, (const gchar *str)) \
     X(gboolean, g_type_check_instance_is_a, (GTypeInstance *instance, GType iface_type)) \
+    X(gboolean, g_variant_get_boolean, (GVariant *value)) \
+    X(GVariant *, g_variant_get_child_value, (GVariant *value, gsize index_)) \
+    X(const gchar *, g_variant_get_string, (GVariant *value, gsize *length)) \
+    X(const gchar *, g_variant_get_type_string, (GVariant *value)) \
+    X(GVariant *, g_variant_get_variant, (GVariant *value)) \
+    X(gsize, g_variant_n_children, (GVariant *value)) \
+    X(GVariant *, g_variant_new_string, (const gchar *string)) \
+    X(GVariant *, g_variant_new_tuple, (GVariant *const *children, gsize n_children)) \
+    X(void, g_variant_unref, (GVariant *value)) \
     X(SecretCollection *, secret_collection_for_alias_sync, (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GError **error)) \
     X(GQuark, secret_error_get_quark, (void)) \
     X(SecretItem *, secret_item_create_sync, (SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes, const gchar *label, SecretValue *value, SecretItemCreateFlags flags, GCancellable *cancellable, GError **error)) \
