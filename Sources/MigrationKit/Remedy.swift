@@ -33,6 +33,9 @@ public enum Remedy: Hashable, Sendable {
     case waitLonger
     /// Give the cipher settings the database was made with, if not a known format's.
     case giveCipherSettings
+    /// Store the right key again for this Secret Service item, which replaces every item
+    /// a lookup finds for it (several that hold different keys).
+    case storeKeyAgain(service: String, account: String)
 
     /// What a Swift caller of the libraries does: the library's own words.
     public var libraryWords: String {
@@ -62,6 +65,8 @@ public enum Remedy: Hashable, Sendable {
             return "wait longer for it (the lock timeout)"
         case .giveCipherSettings:
             return "if the database was made with other cipher settings, give them (`CipherSettings`: page size, KDF iterations, KDF and HMAC algorithms, a plaintext header with its salt)"
+        case .storeKeyAgain:
+            return "store the right key again (`SecretServiceKeyStore.store`), which replaces them all"
         }
     }
 }

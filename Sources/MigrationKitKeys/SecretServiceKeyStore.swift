@@ -258,7 +258,10 @@ private struct ItemName: CustomStringConvertible {
     func ambiguousError(count: Int) -> KeyError {
         KeyError(
             code: .ambiguousItems,
-            message: "The Secret Service has \(count) items for \(self) (as service/account and service/username) that hold different keys, so which one opens the database is not guessed; store the right key again with `migrationkit key store --keychain-service \(shellQuoted(service)) --keychain-account \(shellQuoted(account)) --force`, which replaces them all, or delete the wrong ones (`secret-tool search --all service \(shellQuoted(service))` lists them).")
+            advice: Advice(
+                situation: "The Secret Service has \(count) items for \(self) (as service/account and service/username) that hold different keys, so which one opens the database is not guessed",
+                otherwise: "delete the wrong ones (`secret-tool search --all service \(shellQuoted(service))` lists them)",
+                remedy: .storeKeyAgain(service: service, account: account)))
     }
 
     func lockedError() -> KeyError {
@@ -383,8 +386,9 @@ private enum StoredItem {
     }
 }
 
-/// Single-quotes a word for a shell command shown in a message.
-private func shellQuoted(_ word: String) -> String {
+/// Single-quotes a word for a shell command shown in a message (the command lines'
+/// sentences too).
+package func shellQuoted(_ word: String) -> String {
     let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_.@/:".contains($0) }
     return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }

@@ -61,6 +61,19 @@ import Testing
         let items = try ChildProcess.run(["/usr/bin/secret-tool", "search", "--all", "service", service], environment: Binary.environment())
         #expect(items.stdout.split(separator: "\n").filter { $0.hasPrefix("[") }.count == 1, "\(items.output)")
 
+        // A Python app setting its key adds an item of its own beside the tool's (keyring
+        // replaces only items with its `application`): two keys, which the tool does not
+        // choose between; storing the right one again settles it for both.
+        #expect(try pythonKeyring(["set", service, "notes.db"], stdin: workspace.key.text).status == 0)
+        let ambiguous = try Tool.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + item)
+        #expect(ambiguous.exitCode == .keyUnavailable, "\(ambiguous.output)")
+        #expect(ambiguous.stderr.contains("2 items") && ambiguous.stderr.contains("hold different keys")
+                && ambiguous.stderr.contains("`migrationkit key store --keychain-service \(service) --keychain-account notes.db --force`"), "\(ambiguous.stderr)")
+        #expect(!ambiguous.output.contains(workspace.key.secret) && !ambiguous.output.contains(other.secret))
+        #expect(try Tool.run(["key", "store", "--force"] + item, stdin: workspace.key.text).status == 0)
+        #expect(try pythonKeyring(["get", service, "notes.db"]).stdout == workspace.key.text + "\n")
+        #expect(try Tool.run(["status", "--db-path", workspace.database, "--migrations", workspace.migrations] + item).status == 0)
+
         // A key the tool generates while rotating is Python's to read, and opens the
         // database in the shell: the round trip.
         let rotated = ["--new-keychain-service", service, "--new-keychain-account", "rotated.db"]
