@@ -16,6 +16,7 @@ libsecret-1-dev
 libsecret-tools
 libglib2.0-bin
 gnome-keyring
+keepassxc
 dbus
 dbus-bin
 dbus-daemon

@@ -34,6 +34,9 @@ public enum Remedy: Hashable, Sendable {
     /// Give the cipher settings the database was made with, if not a known format's:
     /// those that could explain the failure (`CipherSetting.couldExplainUnreadable`).
     case giveCipherSettings([CipherSetting])
+    /// Store the right key again for this Secret Service item, which replaces every item
+    /// a lookup finds for it (several that hold different keys).
+    case storeKeyAgain(service: String, account: String)
 
     /// What a Swift caller of the libraries does: the library's own words.
     public var libraryWords: String {
@@ -64,6 +67,8 @@ public enum Remedy: Hashable, Sendable {
         case .giveCipherSettings(let settings):
             return "if the database was made with other cipher settings, give them (`CipherSettings`: "
                 + settings.map(\.description).joined(separator: ", ") + ")"
+        case .storeKeyAgain:
+            return "store the right key again (`SecretServiceKeyStore.store`), which replaces them all"
         }
     }
 }

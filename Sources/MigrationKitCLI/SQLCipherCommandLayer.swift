@@ -2,6 +2,7 @@ import Foundation
 import MigrationKit
 import MigrationKitCommandTree
 import MigrationKitCommands
+import MigrationKitKeys
 import MigrationKitSQLCipher
 
 /// The command tree over SQLCipher's connection: what `migrationkit` and an app's
@@ -42,7 +43,10 @@ struct SQLCipherCommandLayer: CommandLayer {
         SQLCipherErrorPresentation.present(error, wording: wording)
     }
 
-    func words(for remedy: Remedy) -> String? { nil }
+    func words(for remedy: Remedy) -> String? {
+        guard case .storeKeyAgain(let service, let account) = remedy else { return nil }
+        return "store the right key with `\(commandName) key store --keychain-service \(shellQuoted(service)) --keychain-account \(shellQuoted(account)) --force`, which replaces them all"
+    }
 
     func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws {
         let settings = ConnectionSettings(request)

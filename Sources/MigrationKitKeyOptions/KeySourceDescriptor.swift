@@ -193,10 +193,11 @@ package enum KeySources {
     package static var settings: [KeySourceDescriptor.Parameter] { all.flatMap(\.settings) }
 
     /// "--password-file, --keychain-service/--keychain-account, --password or
-    /// MIGRATIONKIT_PASSWORD": what to pass, preferred first.
-    package static func advice(_ role: KeyRoleText, excluding excluded: String? = nil, withVariable: Bool = true) -> String {
-        let sources = all.filter { !$0.lastResort } + all.filter(\.lastResort)
-        var items = sources.filter { $0.parameters[0].name != excluded }.map { $0.flags(role) }
+    /// MIGRATIONKIT_PASSWORD": what to pass, preferred first; with `preferredOnly`,
+    /// without the last resorts (what to pass instead of one).
+    package static func advice(_ role: KeyRoleText, preferredOnly: Bool = false, withVariable: Bool = true) -> String {
+        let sources = all.filter { !$0.lastResort } + (preferredOnly ? [] : all.filter(\.lastResort))
+        var items = sources.map { $0.flags(role) }
         if withVariable, let variable = role.environmentVariable { items.append(variable) }
         return list(items, "or")
     }
@@ -295,8 +296,7 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
 
     /// Whether the source given reads standard input (`--password-file -`).
     package var readsStandardInput: Bool {
-        if case .standardInput? = try? source() { return true }
-        return false
+        (try? source())?.readsStandardInput ?? false
     }
 
     /// Where the key would come from, for `config`, and the setting whose origin to show.

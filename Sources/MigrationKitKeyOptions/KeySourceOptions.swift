@@ -9,7 +9,9 @@ import ArgumentParser
 /// `SystemdCredentialKeySource`), one line here, its test and a README line.
 package struct KeySourceOptions<Role: KeyRole>: ParsableArguments {
     @OptionGroup var password: OneValueKeySource<PasswordKeySource, Role>
+    @OptionGroup var passwordHex: OneValueKeySource<PasswordHexKeySource, Role>
     @OptionGroup var passwordFile: OneValueKeySource<PasswordFileKeySource, Role>
+    @OptionGroup var passwordHexFile: OneValueKeySource<PasswordHexFileKeySource, Role>
     @OptionGroup var secretService: TwoValueKeySource<SecretServiceKeySource, Role>
     @OptionGroup var systemdCredential: OneValueKeySource<SystemdCredentialKeySource, Role>
 

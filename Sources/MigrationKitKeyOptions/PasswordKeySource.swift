@@ -19,5 +19,5 @@ package enum PasswordKeySource: KeySourceDefinition {
                 throw ValidationError("\(role.flag("password")) is empty; an empty key would leave the database unencrypted.")
             }
         },
-        warning: { "\($0.flag("password")) is visible to other users in the process list (ps); prefer \(KeySources.advice($0, excluding: "password"))." })
+        warning: { "\($0.flag("password")) is visible to other users in the process list (ps); prefer \(KeySources.advice($0, preferredOnly: true))." })
 }

@@ -47,6 +47,9 @@ public struct KeyError: RemediableError, Sendable {
 
         /// The key text is UTF-16 (it starts with a UTF-16 byte-order mark).
         public static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
+        /// A key given in hex (`KeySource.hex`) holds something other than hex digits
+        /// and the spaces and line breaks between them, or an odd number of digits.
+        public static let keyTextNotHex = Code(rawValue: "keyTextNotHex")
 
         // MARK: Environment
 
@@ -103,6 +106,13 @@ public struct KeyError: RemediableError, Sendable {
         /// A key given to `store` that SQLCipher could not use: an empty passphrase, or
         /// a raw key that is not 32 bytes. (Keys read from a source never are.)
         public static let unusableKey = Code(rawValue: "unusableKey")
+        /// A key given to `store` whose text form would be read back as another key: a
+        /// passphrase that ends in a line break or starts with a byte-order mark (such
+        /// a key, read from a hex source, stays in one).
+        public static let keyNotStorableAsText = Code(rawValue: "keyNotStorableAsText")
+        /// Several items have the service and account (as `account` or as `username`)
+        /// and hold different keys: which one opens the database is not guessed.
+        public static let ambiguousItems = Code(rawValue: "ambiguousItems")
 
         /// `catch KeyError.Code.itemNotFound` matches a `KeyError` with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {

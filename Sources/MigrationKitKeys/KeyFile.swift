@@ -15,6 +15,8 @@ import SystemPackage
 /// `chmod 600` fix, as `psql` does for `.pgpass`.
 struct KeyFile {
     let path: String
+    /// How the file's text gives the key: the text form, or a passphrase in hex.
+    var form: KeyText.Form = .text
 
     func read(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         // Look at the type before opening: opening a FIFO for reading would wait for a
@@ -68,10 +70,12 @@ struct KeyFile {
                 path: path))
         }
         return try KeyText.key(
-            from: text, origin: "key file \(path)", path: path,
+            from: text, origin: "key file \(path)", path: path, form: form,
             empty: KeyError(
                 code: .keyFileEmpty,
-                message: "Key file \(path) is empty; write the passphrase (or x'<64 hex digits>' for a raw key) into it.",
+                message: form == .hex
+                    ? "Key file \(path) is empty; write the passphrase's bytes into it as hex digits, two per byte."
+                    : "Key file \(path) is empty; write the passphrase (or x'<64 hex digits>' for a raw key) into it.",
                 path: path),
             warn: warn)
     }

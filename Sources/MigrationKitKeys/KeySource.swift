@@ -36,6 +36,14 @@ public enum KeySource: Sendable {
     case prompt(message: String, confirm: Bool = false)
     /// A Secret Service item, through `SecretServiceKeyStore.lookup(service:account:)`.
     case secretService(service: String, account: String)
+    /// The source's text is a passphrase written as hex digits, two per byte (spaces and
+    /// line breaks between them ignored), as SQLCipher's `PRAGMA hexkey` takes it: for a
+    /// passphrase that is not text, such as SQLCipher for Android's `byte[]` keys. The
+    /// source's own rules apply (a key file's permissions and size, a trailing line break
+    /// dropped) before the digits are read; the bytes they stand for are the key, none
+    /// dropped. `.hex(.file(path: "db.hexkey"))`; a `.hex` inside a `.hex` is the same
+    /// as one.
+    indirect case hex(KeySource)
 
     /// The most bytes a key file, standard input or a prompt entry may hold. Real keys are
     /// far shorter (a raw key's text is 67 bytes); the bound keeps a wrong path, such as a
@@ -83,49 +91,65 @@ public enum KeySource: Sendable {
     ///
     /// - Throws: `KeyError`; its `code` says which rule failed.
     public func resolve(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        try resolve(form: .text, warn: warn)
+    }
+
+    /// Whether the key comes from standard input (`.standardInput`, in hex or not).
+    package var readsStandardInput: Bool {
+        switch self {
+        case .standardInput: return true
+        case .hex(let source): return source.readsStandardInput
+        default: return false
+        }
+    }
+
+    private func resolve(form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         switch self {
         case .password(let text):
             return try KeyText.key(
-                from: SecretBytes(copying: text.utf8), origin: "the password given",
+                from: SecretBytes(copying: text.utf8), origin: "the password given", form: form,
                 empty: KeyError(code: .passwordEmpty, advice: Advice(
                     situation: "The password given is empty, which would leave the database unencrypted",
                     otherwise: "give the key", remedy: .openWithoutKey)),
                 warn: warn)
 
         case .file(let path):
-            return try KeyFile(path: path).read(warn: warn)
+            return try KeyFile(path: path, form: form).read(warn: warn)
 
         case .environment(let variable):
-            return try Self.readEnvironment(variable, warn: warn)
+            return try Self.readEnvironment(variable, form: form, warn: warn)
 
         case .standardInput:
-            return try Self.readStandardInput(warn: warn)
+            return try Self.readStandardInput(form: form, warn: warn)
 
         case .prompt(let message, let confirm):
             let text = try TerminalPrompt(message: message, confirm: confirm).read()
             return try KeyText.key(
-                from: text, origin: "the key entered",
+                from: text, origin: "the key entered", form: form,
                 empty: KeyError(code: .promptEmpty, message: "An empty key was entered; type the key, then Enter."),
                 warn: warn)
 
         case .secretService(let service, let account):
-            return try SecretServiceKeyStore().lookup(service: service, account: account, warn: warn)
+            return try SecretServiceKeyStore().lookup(service: service, account: account, form: form, warn: warn)
+
+        case .hex(let source):
+            return try source.resolve(form: .hex, warn: warn)
         }
     }
 
-    private static func readEnvironment(_ variable: String, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    private static func readEnvironment(_ variable: String, form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         // Straight from the environment into wiped storage, never through a String.
         guard let text = ProcessEnvironment.withValueBytes(of: variable, { SecretBytes(copying: $0) }) else {
             throw KeyError(code: .environmentVariableUnset, advice: Advice(
                 situation: "The environment variable \(variable) is not set", otherwise: "set it to the key", remedy: .keyFromAnotherSource))
         }
         return try KeyText.key(
-            from: text, origin: "environment variable \(variable)",
+            from: text, origin: "environment variable \(variable)", form: form,
             empty: KeyError(code: .environmentVariableEmpty, message: "The environment variable \(variable) is empty; set it to the key, or unset it and pass the key another way."),
             warn: warn)
     }
 
-    private static func readStandardInput(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    private static func readStandardInput(form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         guard !StandardInput.isTerminal else {
             throw KeyError(code: .standardInputIsTerminal, advice: Advice(
                 situation: "Standard input is a terminal, where the key would be echoed as it is typed", remedy: .keyFromPipeOrPrompt))
@@ -141,7 +165,7 @@ public enum KeySource: Sendable {
                 situation: "Cannot read the key from standard input (\(errnoDescription(code)))", otherwise: "pipe the key in", remedy: .keyFromFile))
         }
         return try KeyText.key(
-            from: text, origin: "standard input",
+            from: text, origin: "standard input", form: form,
             empty: KeyError(code: .standardInputEmpty, message: "Standard input was empty; pipe the key in (for example `… < db.key`)."),
             warn: warn)
     }
@@ -157,6 +181,7 @@ extension KeySource: CustomStringConvertible, CustomDebugStringConvertible, Cust
         case .standardInput: return "standard input"
         case .prompt: return "prompt"
         case .secretService(let service, let account): return "Secret Service item (service \(service), account \(account))"
+        case .hex(let source): return "\(source), in hex"
         }
     }
 

@@ -19,21 +19,45 @@ import SystemPackage
 ///
 /// A file saved as UTF-16 (a byte-order mark FF FE or FE FF) is refused with a sentence:
 /// its bytes would silently make another key than the one the user sees.
+///
+/// A source read in the hex form (`Form.hex`, chosen by name: `--password-hex`,
+/// `--password-hex-file`, `KeySource.hex`) holds a passphrase's bytes as hex digits
+/// instead, which any passphrase can be written as; nothing is ever read as hex because
+/// of what it looks like, so every text that gives a key keeps giving the same one.
 enum KeyText {
+    /// How a source's text gives the key.
+    enum Form {
+        /// The key text form: steps 1–4 above.
+        case text
+        /// A passphrase's bytes as hex digits, two per byte, as SQLCipher's `PRAGMA
+        /// hexkey` takes them: for a passphrase that is not text, such as SQLCipher for
+        /// Android's `byte[]` keys, which the text form cannot always carry (one that
+        /// ends in a line break loses it in step 2). Steps 1–3 apply; spaces, tabs and
+        /// line breaks between the digits are ignored (`od` and `xxd -p` write them); the
+        /// bytes are then what SQLCipher's `hexkey` hands `sqlite3_key`, read as
+        /// `DatabaseKey(keyText:)` reads a key (SQLCipher reads `sqlite3_key`'s bytes
+        /// that way too), with nothing dropped.
+        case hex
+    }
+
     /// Reads `raw` under the rules above.
     ///
     /// - Parameters:
     ///   - origin: where the text came from, for messages ("key file /x/key").
+    ///   - form: how the text gives the key.
     ///   - empty: the error when nothing is left.
-    static func key(from raw: SecretBytes, origin: String, path: String? = nil, empty: @autoclosure () -> KeyError,
-                    warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        if raw.withUnsafeBytes({ $0.count >= 2 && (($0[0] == 0xFF && $0[1] == 0xFE) || ($0[0] == 0xFE && $0[1] == 0xFF)) }) {
+    static func key(from raw: SecretBytes, origin: String, path: String? = nil, form: Form = .text,
+                    empty: @autoclosure () -> KeyError, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        if startsWithUTF16ByteOrderMark(raw) {
             throw KeyError(code: .keyTextNotUTF8,
                            message: "The key in \(origin) is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8 (for example with `iconv -f UTF-16 -t UTF-8`).",
                            path: path)
         }
         let text = trimmed(raw)
         guard !text.isEmpty else { throw empty() }
+        if form == .hex {
+            return DatabaseKey(keyText: try hexDecoded(text, origin: origin, path: path, empty: empty()))
+        }
         let key = DatabaseKey(keyText: text)
         if key.kind == .passphrase, looksLikeMalformedRawKey(text) {
             warn(KeyWarning(
@@ -49,6 +73,71 @@ enum KeyText {
                 path: path))
         }
         return key
+    }
+
+    /// Why `key`, written in the text form (`DatabaseKey.withKeyText`), would not be read
+    /// back as the same key, or nil when it would: a passphrase that ends in a line break
+    /// or starts with a byte-order mark loses them when read (steps 1 and 2), and one
+    /// that starts with a UTF-16 byte-order mark is refused. What stores a key as text (a
+    /// Secret Service item) checks first, so it never keeps a key that reads back as
+    /// another; the hex form carries such a passphrase.
+    static func textFormProblem(of key: DatabaseKey) -> String? {
+        key.withKeyText { bytes in
+            let text = SecretBytes(copying: bytes)
+            if startsWithUTF16ByteOrderMark(text) {
+                return "it starts with the bytes of a UTF-16 byte-order mark, so its text would be refused when read"
+            }
+            let back = trimmed(text)
+            guard !back.isEmpty, DatabaseKey(keyText: back).isSameKey(as: key) else {
+                return "it ends in a line break or starts with a byte-order mark, which are dropped when key text is read, so the text would give another key"
+            }
+            return nil
+        }
+    }
+
+    /// Decodes hex digits (spaces, tabs and line breaks between them ignored) into wiped
+    /// storage. The messages name the origin, never the text.
+    private static func hexDecoded(_ text: SecretBytes, origin: String, path: String?, empty: @autoclosure () -> KeyError) throws -> SecretBytes {
+        // Counted in place: a filtered copy would put the secret in memory nobody wipes.
+        let (digits, valid) = text.withUnsafeBytes { bytes in
+            var digits = 0
+            var valid = true
+            for byte in bytes {
+                if byte.isHexDigit { digits += 1 } else if !byte.isHexSeparator { valid = false }
+            }
+            return (digits, valid)
+        }
+        guard valid else {
+            throw KeyError(code: .keyTextNotHex,
+                           message: "The key in \(origin) is not hex digits: a hex key holds the passphrase's bytes as hex digits, two per byte (0-9 and a-f; spaces and line breaks between them are ignored); if it is the key itself rather than its hex digits, give it in the usual text form instead.",
+                           path: path)
+        }
+        guard digits > 0 else { throw empty() }
+        guard digits % 2 == 0 else {
+            throw KeyError(code: .keyTextNotHex,
+                           message: "The key in \(origin) has an odd number of hex digits, so it is not whole bytes (two digits each); check that no digit is missing.",
+                           path: path)
+        }
+        return text.withUnsafeBytes { bytes in
+            SecretBytes(count: digits / 2) { out in
+                var high: UInt8?
+                var index = 0
+                for byte in bytes {
+                    guard let value = byte.hexValue else { continue }
+                    if let first = high {
+                        out[index] = first << 4 | value
+                        index += 1
+                        high = nil
+                    } else {
+                        high = value
+                    }
+                }
+            }
+        }
+    }
+
+    private static func startsWithUTF16ByteOrderMark(_ text: SecretBytes) -> Bool {
+        text.withUnsafeBytes { $0.count >= 2 && (($0[0] == 0xFF && $0[1] == 0xFE) || ($0[0] == 0xFE && $0[1] == 0xFF)) }
     }
 
     /// The text without a leading UTF-8 byte-order mark and without its trailing line
@@ -84,10 +173,21 @@ enum KeyText {
 }
 
 private extension UInt8 {
-    var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    var isHexDigit: Bool { hexValue != nil }
+
+    /// The digit's value, or nil for a byte that is not a hex digit.
+    var hexValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return self - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// What may stand between hex digits: a space, a tab or a line break.
+    var isHexSeparator: Bool {
+        self == UInt8(ascii: " ") || self == UInt8(ascii: "\t") || self == UInt8(ascii: "\n") || self == UInt8(ascii: "\r")
     }
 }
 

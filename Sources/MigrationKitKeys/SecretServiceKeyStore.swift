@@ -7,13 +7,23 @@ import MigrationKitSecrets
 /// which stands in for the Apple keychain on Linux.
 ///
 /// An item is named like a keychain generic password: a `service` attribute and an
-/// `account` attribute (kSecAttrService/kSecAttrAccount), so
-/// `secret-tool store --label=L service S account A` makes an item `lookup` finds. Items
-/// this type stores also carry `xdg:schema = org.migrationkit.DatabaseKey`; lookups do
-/// not require it. When no `service` + `account` item exists, `lookup` falls back to
-/// Python `keyring`'s form, `service` + `username` (what `keyring set S A` stores).
+/// account. Two conventions name the account: `secret-tool` users (and the keychain) say
+/// `account`, Python's `keyring` says `username` (what `keyring set S A` stores and what
+/// its lookups match). A lookup finds an item in either form; an item this type stores
+/// carries both, so `secret-tool lookup service S account A` and Python's
+/// `keyring.get_password(S, A)` find it too. Stored items also carry
+/// `xdg:schema = org.migrationkit.DatabaseKey`; lookups do not require it.
+///
+/// Several items can match (one per convention, or copies another tool made). A lookup
+/// returns their key when they all hold the same one, and refuses (`.ambiguousItems`)
+/// when they differ, rather than pick one by the provider's order.
 ///
 /// The secret is the key's text form: a passphrase as is, a raw key as `x'<64 hex>'`.
+///
+/// Before anything else each call makes sure the provider has an unlocked keyring: a
+/// search while every keyring is locked would wait for someone to unlock one (KeePassXC
+/// holds the reply until its unlock dialog is answered, for D-Bus's 25 seconds), so the
+/// answer is `.keyringLocked` at once instead.
 ///
 /// Every call is synchronous and may block while the provider shows an unlock prompt;
 /// do not call it from a UI thread. Calls are serialized within the process.
@@ -27,83 +37,125 @@ public struct SecretServiceKeyStore: Sendable {
     /// The key stored for `service` and `account`.
     ///
     /// - Throws: `KeyError` with code `.itemNotFound` (in neither attribute form),
-    ///   `.keyringLocked` (it exists, but in a locked collection that could not be
-    ///   unlocked), `.noSessionBus`, `.noSecretService`, `.invalidItemName`, `.itemEmpty`
-    ///   or `.secretServiceFailed`.
+    ///   `.keyringLocked` (an item exists but in a locked keyring that could not be
+    ///   unlocked, or every keyring is locked), `.ambiguousItems` (items that hold
+    ///   different keys), `.noSessionBus`, `.noSecretService`, `.invalidItemName`,
+    ///   `.itemEmpty` or `.secretServiceFailed`.
     public func lookup(service: String, account: String) throws -> DatabaseKey {
         try lookup(service: service, account: account) { _ in }
     }
 
     /// `lookup(service:account:)`, handing warnings (a malformed raw key) to `warn`.
     public func lookup(service: String, account: String, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        let item = ItemName(service: service, account: account)
-        try item.validate()
-        let text: SecretBytes = try LibSecret.lock.withLock {
-            let library = try connect(for: item, doing: "look up")
-            for form in ItemForm.lookupOrder {
-                if let text = try form.lookup(item, in: library) { return text }
-                // NULL with no error also means "only in a locked collection whose unlock
-                // prompt could not be shown": a search, which lists locked items too,
-                // tells the two apart. Stop at the first form that exists.
-                if try form.countItems(item, in: library) > 0 { throw item.lockedError() }
-            }
-            throw item.notFoundError()
-        }
-        return try KeyText.key(
-            from: text, origin: "the Secret Service item for \(item)",
-            empty: KeyError(code: .itemEmpty, message: "The Secret Service item for \(item) holds an empty secret; store the key again."),
-            warn: warn)
+        try lookup(service: service, account: account, form: .text, warn: warn)
     }
 
-    /// Stores `key` for `service` and `account` in the default collection, creating the
-    /// item or replacing its secret and label.
+    /// `lookup(service:account:warn:)` with the item's text read in `form` (`KeySource.hex`).
+    func lookup(service: String, account: String, form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        let item = ItemName(service: service, account: account)
+        try item.validate()
+        let found: [LibSecret.FoundItem] = try LibSecret.lock.withLock {
+            let library = try connect(for: item, doing: "look up")
+            try requireUnlockedKeyring(in: library, for: item, doing: "look up")
+            return try ItemForm.findEveryItem(item, in: library)
+        }
+        guard !found.isEmpty else { throw item.notFoundError() }
+        // Every item is read, so that a second one holding another key is never missed;
+        // one that stayed locked could be that one.
+        var key: DatabaseKey?
+        var warnings: [KeyWarning] = []
+        for candidate in found {
+            guard let text = candidate.secret else { throw item.lockedError() }
+            let next = try KeyText.key(
+                from: text, origin: "the Secret Service item for \(item)", form: form,
+                empty: KeyError(code: .itemEmpty, message: "The Secret Service item for \(item) holds an empty secret; store the key again."),
+                warn: { warnings.append($0) })
+            if let key, !key.isSameKey(as: next) { throw item.ambiguousError(count: found.count) }
+            key = key ?? next
+        }
+        for warning in Set(warnings).sorted(by: { $0.message < $1.message }) { warn(warning) }
+        return key!
+    }
+
+    /// Stores `key` for `service` and `account` in the default collection, as the one
+    /// item a lookup by either convention finds afterwards.
     ///
-    /// Other items with the same service and account but not made by this type (such as
-    /// one `secret-tool store` made, which has no `xdg:schema`) are deleted once the new
-    /// item is safely stored: the Secret Service only replaces an item whose attributes
-    /// include all the new ones, so they would otherwise survive and `lookup` could return
-    /// the old key. Python keyring's service/username items are left alone; `lookup`
-    /// prefers the service/account item anyway.
+    /// The new item is created beside any existing one and read back from the Secret
+    /// Service; only once it holds `key` are the items it replaces deleted: every other
+    /// item with the same service and account, in either attribute form, whoever made it
+    /// (an earlier `store`, `secret-tool store`, Python's `keyring set`). So a lookup
+    /// never returns the old key afterwards, and a store that fails leaves the old items
+    /// as they were.
     ///
     /// - Parameters:
     ///   - key: the key to store, in its text form (Keys/README.md).
     ///   - service: the item's `service` attribute.
-    ///   - account: the item's `account` attribute.
+    ///   - account: the item's `account` attribute, and its `username` (Python's `keyring`).
     ///   - label: what keyring managers (Seahorse, KeePassXC) show; defaults to
     ///     "MigrationKit database key (service S, account A)".
     /// - Throws: `KeyError` (`.keyringLocked` when the default collection is locked and
-    ///   could not be unlocked, `.noSessionBus`, `.noSecretService`, `.invalidItemName`,
-    ///   `.secretServiceFailed`, `.unusableKey` for a key SQLCipher could not use).
+    ///   could not be unlocked, or every keyring is, `.noSessionBus`, `.noSecretService`,
+    ///   `.invalidItemName`, `.secretServiceFailed`, `.unusableKey` for a key SQLCipher
+    ///   could not use, `.keyNotStorableAsText` for a passphrase whose text form would be
+    ///   read back as another key).
     public func store(service: String, account: String, label: String? = nil, key: DatabaseKey) throws {
         let item = ItemName(service: service, account: account)
         try item.validate()
         if let reason = key.unusableReason {
             throw KeyError(code: .unusableKey, message: "Cannot store the key for \(item): \(reason)")
         }
+        if let problem = KeyText.textFormProblem(of: key) {
+            throw KeyError(code: .keyNotStorableAsText,
+                           message: "Cannot store the key for \(item) as an item's text, because \(problem); keep that passphrase as hex digits in a hex key file instead.")
+        }
         let label = label ?? "MigrationKit database key (\(item))"
         try LibSecret.lock.withLock {
             let library = try connect(for: item, doing: "store")
+            try requireUnlockedKeyring(in: library, for: item, doing: "store")
+            let path: String
             do {
-                try key.withKeyText { text in
-                    try ItemForm.keychain.store(item, label: label, secret: text, in: library)
-                }
+                path = try key.withKeyText { text in try StoredItem.create(item, label: label, secret: text, in: library) }
             } catch let failure as LibSecret.Failure {
                 if failure.isSecretError(SECRET_ERROR_IS_LOCKED) {
                     throw KeyError(
                         code: .keyringLocked,
-                        message: "Cannot store the key for \(item) because the default keyring is locked and could not be unlocked; unlock it (log in to the desktop, or use Seahorse) and try again.",
+                        message: "Cannot store the key for \(item) because the default keyring is locked and could not be unlocked; unlock it (log in to the desktop, or use Seahorse or KeePassXC) and try again.",
                         glibError: failure.glibError)
                 }
                 throw item.failedError(failure, doing: "store")
             }
+            try prove(path, holds: key, for: item, in: library)
             do {
-                try ItemForm.keychain.deleteItemsNotStoredHere(item, in: library)
+                for form in ItemForm.lookupForms {
+                    _ = try form.deleteItems(item, in: library) { $0 != path }
+                }
             } catch let failure as LibSecret.Failure {
                 throw KeyError(
                     code: .secretServiceFailed,
-                    message: "The key for \(item) was stored, but an older item with the same service and account could not be deleted (it said: \(failure.message)), so a lookup may still return the old key; delete that item with a keyring manager such as Seahorse.",
+                    message: "The key for \(item) was stored, but an older item with the same service and account could not be deleted (it said: \(failure.message)), so a lookup will find two keys and refuse; delete the older item with a keyring manager such as Seahorse.",
                     glibError: failure.glibError)
             }
+        }
+    }
+
+    /// Reads the item at `path` back, as a lookup finds it, and makes sure it holds `key`;
+    /// otherwise deletes it and throws, leaving the items it was to replace as they were.
+    private func prove(_ path: String, holds key: DatabaseKey, for item: ItemName, in library: LibSecret) throws {
+        let held: SecretBytes?
+        do {
+            held = try ItemForm.keychain.search(item, in: library).first { $0.path == path }?.secret
+        } catch let failure as LibSecret.Failure {
+            throw KeyError(
+                code: .secretServiceFailed,
+                message: "The key for \(item) was stored but could not be read back (it said: \(failure.message)), so no older item was replaced; try again, and if it fails again check the keyring daemon.",
+                glibError: failure.glibError)
+        }
+        let matches = held.map { text in key.withKeyText { text.isEqual(to: SecretBytes(copying: $0)) } } ?? false
+        if !matches {
+            _ = try? StoredItem.delete(path, item, in: library)
+            throw KeyError(
+                code: .secretServiceFailed,
+                message: "The Secret Service did not keep the key stored for \(item) (reading it back gave \(held == nil ? "nothing" : "other bytes")), so no older item was replaced; check the keyring daemon, then try again.")
         }
     }
 
@@ -120,13 +172,14 @@ public struct SecretServiceKeyStore: Sendable {
         try item.validate()
         return try LibSecret.lock.withLock {
             let library = try connect(for: item, doing: "delete")
+            try requireUnlockedKeyring(in: library, for: item, doing: "delete")
             var deleted = false
-            for form in ItemForm.lookupOrder {
+            for form in ItemForm.lookupForms {
                 if try form.clear(item, in: library) { deleted = true }
             }
             if !deleted {
                 // As with lookup: nothing deleted may mean "locked", not "absent".
-                for form in ItemForm.lookupOrder where try form.countItems(item, in: library) > 0 {
+                for form in ItemForm.lookupForms where try form.countItems(item, in: library) > 0 {
                     throw item.lockedError()
                 }
             }
@@ -158,6 +211,29 @@ public struct SecretServiceKeyStore: Sendable {
                 glibError: error.glibError)
         }
     }
+
+    /// Throws `.keyringLocked` at once when the provider has no unlocked keyring: then
+    /// every search waits for a person (KeePassXC with every database locked, or none
+    /// open, holds the reply until its unlock dialog is answered) and ends, if nobody is
+    /// there, in D-Bus's timeout 25 seconds later. GNOME Keyring always has one (its
+    /// in-memory "session" keyring), so there a locked "login" keyring still gets its
+    /// own unlock prompt, item by item, as before.
+    private func requireUnlockedKeyring(in library: LibSecret, for item: ItemName, doing action: String) throws {
+        let collections: [LibSecret.Collection]
+        do {
+            collections = try library.collections()
+        } catch {
+            throw item.failedError(error, doing: action)
+        }
+        guard !collections.contains(where: { !$0.isLocked }) else { return }
+        let labels = collections.map { "“\($0.label.isEmpty ? $0.path : $0.label)”" }
+        let state = labels.isEmpty
+            ? "the Secret Service has no keyring open (KeePassXC with no database open)"
+            : "every keyring of the Secret Service is locked (\(labels.joined(separator: ", ")))"
+        throw KeyError(
+            code: .keyringLocked,
+            message: "Cannot \(action) the key for \(item) because \(state); unlock it in KeePassXC or your keyring manager (such as Seahorse), then try again.")
+    }
 }
 
 /// A service and account pair, as it appears in messages (never with a secret).
@@ -177,6 +253,15 @@ private struct ItemName: CustomStringConvertible {
         KeyError(
             code: .itemNotFound,
             message: "The Secret Service has no key for \(self) (looked for service/account and service/username attributes); store one with `secret-tool store --label=… service \(shellQuoted(service)) account \(shellQuoted(account))`, or check the names.")
+    }
+
+    func ambiguousError(count: Int) -> KeyError {
+        KeyError(
+            code: .ambiguousItems,
+            advice: Advice(
+                situation: "The Secret Service has \(count) items for \(self) (as service/account and service/username) that hold different keys, so which one opens the database is not guessed",
+                otherwise: "delete the wrong ones (`secret-tool search --all service \(shellQuoted(service))` lists them)",
+                remedy: .storeKeyAgain(service: service, account: account)))
     }
 
     func lockedError() -> KeyError {
@@ -202,7 +287,7 @@ private struct ItemName: CustomStringConvertible {
             || failure.isIOError(G_IO_ERROR_TIMED_OUT) {
             return KeyError(
                 code: .secretServiceFailed,
-                message: "The Secret Service did not answer when asked to \(action) the key for \(self); check that the keyring daemon is responsive, then try again.",
+                message: "The Secret Service did not answer when asked to \(action) the key for \(self); it may be waiting for its keyring to be unlocked (unlock it in KeePassXC or your keyring manager) or not be responsive, so check it, then try again.",
                 glibError: failure.glibError)
         }
         return KeyError(
@@ -212,24 +297,39 @@ private struct ItemName: CustomStringConvertible {
     }
 }
 
-/// One way of naming an item with attributes.
+/// One way of naming an item with attributes, as lookups match it.
 private struct ItemForm {
-    /// The schema name: recorded as `xdg:schema` on store; not matched on lookup.
-    let schemaName: String
     /// The attribute that holds the account name.
     let accountAttribute: String
 
-    /// The keychain's service/account, which this type stores.
-    static let keychain = ItemForm(schemaName: SecretServiceKeyStore.schemaName, accountAttribute: "account")
-    /// Python keyring's service/username (its schema is org.freedesktop.Secret.Generic).
-    static let pythonKeyring = ItemForm(schemaName: "org.freedesktop.Secret.Generic", accountAttribute: "username")
+    /// The keychain's and `secret-tool`'s service/account.
+    static let keychain = ItemForm(accountAttribute: "account")
+    /// Python keyring's service/username.
+    static let pythonKeyring = ItemForm(accountAttribute: "username")
 
-    static let lookupOrder = [keychain, pythonKeyring]
+    static let lookupForms = [keychain, pythonKeyring]
 
-    func lookup(_ item: ItemName, in library: LibSecret) throws -> SecretBytes? {
-        try run(item, in: library, doing: "look up") { try library.lookup(schema: $0, attributes: $1) }
+    /// The items of every form, each once (an item this type stored has both forms).
+    static func findEveryItem(_ item: ItemName, in library: LibSecret) throws -> [LibSecret.FoundItem] {
+        var found: [LibSecret.FoundItem] = []
+        for form in lookupForms {
+            for candidate in try form.find(item, in: library) where !found.contains(where: { $0.path == candidate.path }) {
+                found.append(candidate)
+            }
+        }
+        return found
     }
 
+    func find(_ item: ItemName, in library: LibSecret) throws -> [LibSecret.FoundItem] {
+        try run(item, in: library, doing: "look up") { try library.search(schema: $0, attributes: $1) }
+    }
+
+    /// `find`, throwing `LibSecret.Failure` unchanged, so the caller can classify it in context.
+    func search(_ item: ItemName, in library: LibSecret) throws -> [LibSecret.FoundItem] {
+        try withItem(item, in: library) { try library.search(schema: $0, attributes: $1) }
+    }
+
+    /// How many items match, locked ones included, without trying to unlock them.
     func countItems(_ item: ItemName, in library: LibSecret) throws -> Int {
         try run(item, in: library, doing: "look up") { try library.countItems(schema: $0, attributes: $1) }
     }
@@ -239,22 +339,14 @@ private struct ItemForm {
     }
 
     /// Throws `LibSecret.Failure` unchanged, so the caller can classify it in context.
-    func deleteItemsNotStoredHere(_ item: ItemName, in library: LibSecret) throws {
-        try withItem(item, in: library) { schema, attributes in
-            _ = try library.deleteItems(schema: schema, attributes: attributes, notOfSchema: schemaName)
-        }
+    func deleteItems(_ item: ItemName, in library: LibSecret, where delete: (String) -> Bool) throws -> Int {
+        try withItem(item, in: library) { try library.deleteItems(schema: $0, attributes: $1, where: delete) }
     }
 
-    /// Throws `LibSecret.Failure` unchanged, so the caller can classify it in context.
-    func store(_ item: ItemName, label: String, secret: UnsafeRawBufferPointer, in library: LibSecret) throws {
-        try withItem(item, in: library) { schema, attributes in
-            try library.store(schema: schema, attributes: attributes, label: label, secret: secret)
-        }
-    }
-
-    /// This form's schema and the item's attributes, for the duration of `body`.
+    /// A schema that matches on these attributes alone (any `xdg:schema`, or none), and
+    /// the item's attributes, for the duration of `body`.
     private func withItem<T>(_ item: ItemName, in library: LibSecret, _ body: (OpaquePointer, OpaquePointer) throws -> T) throws -> T {
-        try library.withSchema(name: schemaName, attributes: ["service", accountAttribute]) { schema in
+        try library.withSchema(name: SecretServiceKeyStore.schemaName, attributes: ["service", accountAttribute]) { schema in
             try library.withAttributes(["service": item.service, accountAttribute: item.account]) { attributes in
                 try body(schema, attributes)
             }
@@ -270,8 +362,33 @@ private struct ItemForm {
     }
 }
 
-/// Single-quotes a word for a shell command shown in a message.
-private func shellQuoted(_ word: String) -> String {
+/// The item `store` creates: both forms' attributes (`account` for `secret-tool` and the
+/// keychain, `username` for Python's `keyring`), and `xdg:schema` for keyring managers.
+private enum StoredItem {
+    static let attributeNames = ["service", "account", "username"]
+
+    /// Throws `LibSecret.Failure` unchanged, so the caller can classify it in context.
+    static func create(_ item: ItemName, label: String, secret: UnsafeRawBufferPointer, in library: LibSecret) throws -> String {
+        try withItem(item, in: library) { try library.create(schema: $0, attributes: $1, label: label, secret: secret) }
+    }
+
+    /// Deletes the item at `path` (one `create` just made).
+    static func delete(_ path: String, _ item: ItemName, in library: LibSecret) throws -> Int {
+        try withItem(item, in: library) { try library.deleteItems(schema: $0, attributes: $1) { $0 == path } }
+    }
+
+    private static func withItem<T>(_ item: ItemName, in library: LibSecret, _ body: (OpaquePointer, OpaquePointer) throws -> T) throws -> T {
+        try library.withSchema(name: SecretServiceKeyStore.schemaName, attributes: attributeNames) { schema in
+            try library.withAttributes(["service": item.service, "account": item.account, "username": item.account]) { attributes in
+                try body(schema, attributes)
+            }
+        }
+    }
+}
+
+/// Single-quotes a word for a shell command shown in a message (the command lines'
+/// sentences too).
+package func shellQuoted(_ word: String) -> String {
     let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_.@/:".contains($0) }
     return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }

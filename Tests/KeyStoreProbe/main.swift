@@ -8,7 +8,7 @@
 //   KeyStoreProbe env-string VARIABLE
 //
 // SOURCE: password TEXT | file PATH | env VARIABLE | stdin | prompt [--confirm]
-//         | keychain SERVICE ACCOUNT | implicit
+//         | keychain SERVICE ACCOUNT | implicit | hex SOURCE
 //
 // Standard output gets one line per fact, for the tests to match: `warning CODE`,
 // `key KIND`, `database created|opened|value VALUE`, `stored`, `deleted true|false`,
@@ -55,6 +55,8 @@ func parseSource(_ arguments: inout ArraySlice<String>) -> KeySource {
         return .secretService(service: service, account: account)
     case "implicit":
         return KeySource.implicit(promptMessage: "Database key: ")
+    case "hex":
+        return .hex(parseSource(&arguments))
     default:
         usage()
     }

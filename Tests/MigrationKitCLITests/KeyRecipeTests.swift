@@ -76,6 +76,37 @@ import Testing
             }
         }
     }
+
+    /// The hex recipes: a binary passphrase that ends in a line break (which no text form
+    /// carries), made into a hex key file by the recipe as written, opens the database the
+    /// tool created with `--password-hex`, and the `sqlcipher` shell opens it with
+    /// `PRAGMA hexkey`: three readers, one key.
+    @Test func theHexRecipesOpenADatabaseKeyedWithABinaryPassphrase() throws {
+        let recipes = try Self.recipes()
+        let hexFiles = recipes.filter { $0.kind == "hex-key-file" }
+        let hexUses = recipes.filter { $0.kind == "hex-key" }
+        #expect(hexFiles.count == 1 && hexUses.count == 1, "\(recipes)")
+        var generator = SystemRandomNumberGenerator()
+        let bytes: [UInt8] = [0x9C] + (0..<30).map { _ in UInt8.random(in: 0...255, using: &generator) } + [0x0A]
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        for hexFile in hexFiles {
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            try Data(bytes).write(to: URL(fileURLWithPath: workspace.path("key.bin")))
+            let created = try Tool.run(["migrate", "--db-path", "app.db", "--password-hex", hex, "--migrations", "Migrations"],
+                                       directory: workspace.root)
+            #expect(created.status == 0, "\(created.output)")
+            let made = try Self.run(hexFile, in: workspace.root, service: "unused")
+            #expect(made.status == 0, "\(hexFile): \(made.output)")
+            for use in hexUses {
+                let opened = try Self.run(use, in: workspace.root, service: "unused")
+                #expect(opened.status == 0, "`\(use.script)` after `\(hexFile.script)`: \(opened.output)")
+                #expect(opened.stdout.contains("applied  0002_books"), "\(opened.output)")
+            }
+            let shell = try SQLCipherShell.run(workspace.database, keyPragma: nil, "PRAGMA hexkey = '\(hex)';\nSELECT count(*) FROM books;")
+            #expect(shell.status == 0 && shell.stdout.hasSuffix("0\n"), "\(shell.output)")
+        }
+    }
 }
 
 /// A key that is about to encrypt a file for the first time is asked twice at a prompt,

@@ -11,6 +11,7 @@ import Testing
     private let everyRemedy: [Remedy] = [
         .allowOutOfOrder, .acceptModified(["0002_books"]), .createMigrationsFolder, .chooseMigrationsFolder,
         .openWithoutKey, .encryptInPlace, .replaceOutput, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt,
+        .storeKeyAgain(service: "com.example.notes", account: "notes db"),
     ]
 
     /// Every remedy names what to pass on this command line, and the library's words do not.
@@ -24,6 +25,8 @@ import Testing
         // An app's binary says its own name, not migrationkit's.
         #expect(wording(.createMigrationsFolder)?.contains("`notes-migrate new NAME`") == true)
         #expect(wording(.acceptModified(["0002_books"]))?.contains("--accept-modified 0002_books") == true)
+        #expect(wording(.storeKeyAgain(service: "com.example.notes", account: "notes db"))?
+            .contains("`notes-migrate key store --keychain-service com.example.notes --keychain-account 'notes db' --force`") == true)
     }
 
     /// A migrations folder that is missing is made by `new`; a file given as the folder

@@ -19,11 +19,12 @@ import Testing
 
     @Test func theListHoldsEachSourceOnceInHelpOrder() {
         let names = KeySources.all.flatMap { $0.parameters.map(\.name) }
-        #expect(names == ["password", "password-file", "keychain-service", "keychain-account", "systemd-credential"])
+        #expect(names == ["password", "password-hex", "password-file", "password-hex-file", "keychain-service", "keychain-account", "systemd-credential"])
         #expect(Set(names).count == names.count)
-        // A key itself is never a setting: only --password has none, and it is the last resort.
-        #expect(KeySources.all.filter { $0.settings.isEmpty }.map { $0.parameters[0].name } == ["password"])
-        #expect(KeySources.all.filter(\.lastResort).map { $0.parameters[0].name } == ["password"])
+        // A key itself is never a setting: only --password and --password-hex have none,
+        // and they are the last resorts.
+        #expect(KeySources.all.filter { $0.settings.isEmpty }.map { $0.parameters[0].name } == ["password", "password-hex"])
+        #expect(KeySources.all.filter(\.lastResort).map { $0.parameters[0].name } == ["password", "password-hex"])
     }
 
     @Test func eachSourceBecomesItsKeySource() throws {
@@ -34,6 +35,21 @@ import Testing
         }
         if case .standardInput? = try parse(["--password-file", "-"]).given.source() {} else {
             Issue.record("--password-file - does not read standard input")
+        }
+        // The hex forms are chosen by name and read their text as hex; --password-file never is.
+        if case .hex(.file(let path))? = try parse(["--password-hex-file", "/etc/app/db.hexkey"]).given.source() {
+            #expect(path == "/etc/app/db.hexkey")
+        } else {
+            Issue.record("--password-hex-file is not a hex key file")
+        }
+        if case .hex(.standardInput)? = try parse(["--password-hex-file", "-"]).given.source() {} else {
+            Issue.record("--password-hex-file - does not read hex from standard input")
+        }
+        #expect(try parse(["--password-hex-file", "-"]).given.readsStandardInput)
+        if case .hex(.password(let digits))? = try parse(["--password-hex", "0a0d"]).given.source() {
+            #expect(digits == "0a0d")
+        } else {
+            Issue.record("--password-hex is not a key in hex")
         }
         if case .secretService(let service, let account)? = try parse(["--keychain-service", "app", "--keychain-account", "db"]).given.source() {
             #expect(service == "app" && account == "db")
@@ -49,12 +65,14 @@ import Testing
         #expect(throws: (any Error).self) { try parse(["--keychain-service", "app"]) }
         #expect(throws: (any Error).self) { try parse(["--plaintext", "--password-file", "k"]) }
         #expect(throws: (any Error).self) { try parse(["--password", ""]) }
+        #expect(throws: (any Error).self) { try parse(["--password-hex", ""]) }
+        #expect(throws: (any Error).self) { try parse(["--password-hex", "00", "--password-hex-file", "k"]) }
         #expect(throws: (any Error).self) { try parse(["--systemd-credential", "../key"]) }
         do {
             _ = try parse(["--password-file", "k", "--keychain-service", "a", "--keychain-account", "b"])
             Issue.record("two key sources were accepted")
         } catch {
-            #expect(Command.message(for: error).contains("Give exactly one key source: --password, --password-file, --keychain-service with --keychain-account, or --systemd-credential."), "\(Command.message(for: error))")
+            #expect(Command.message(for: error).contains("Give exactly one key source: --password, --password-hex, --password-file, --password-hex-file, --keychain-service with --keychain-account, or --systemd-credential."), "\(Command.message(for: error))")
         }
     }
 
@@ -70,6 +88,8 @@ import Testing
             #expect("\(error)".contains("cannot be written to app.toml") && !"\(error)".contains("secret"), "\(error)")
         }
         #expect(throws: Never.self) { try KeySourceValues(byName: ["password-file": "k"]).validate(role) }
+        #expect(throws: (any Error).self) { try KeySourceValues(byName: ["password-hex": "00"]).validate(role) }
+        #expect(throws: Never.self) { try KeySourceValues(byName: ["password-hex-file": "k"]).validate(role) }
     }
 
     /// Every key remedy the libraries offer has its words here, and no other remedy does:

@@ -14,9 +14,10 @@
  * difference is a compile error of `swift build --build-tests`.
  *
  * Both ABIs are stable: GLib 2.x and libsecret-1 keep their sonames for as long as
- * the functions below exist unchanged. The *v_binary_sync calls need libsecret 0.19.1 or
- * later, which the Debian package recommends (scripts/debian/control): a machine
- * without it runs every other key source. */
+ * the functions below exist unchanged. secret_password_searchv_sync needs libsecret 0.19
+ * or later; the Debian package recommends 0.19.1 (scripts/debian/control): a machine
+ * without it runs every other key source. Only libsecret's stable interface is used
+ * (nothing of SECRET_API_SUBJECT_TO_CHANGE's). */
 
 #include <stddef.h>
 
@@ -41,9 +42,15 @@
     X(GDBusError, G_DBUS_ERROR_SPAWN_FAILED, 27) \
     X(GDBusError, G_DBUS_ERROR_SPAWN_SERVICE_NOT_FOUND, 31) \
     X(GIOErrorEnum, G_IO_ERROR_TIMED_OUT, 24) \
+    X(GDBusCallFlags, G_DBUS_CALL_FLAGS_NONE, 0) \
     X(SecretError, SECRET_ERROR_IS_LOCKED, 2) \
     X(SecretSchemaFlags, SECRET_SCHEMA_DONT_MATCH_NAME, 2) \
-    X(SecretSearchFlags, SECRET_SEARCH_ALL, 2)
+    X(SecretSearchFlags, SECRET_SEARCH_ALL, 2) \
+    X(SecretSearchFlags, SECRET_SEARCH_UNLOCK, 4) \
+    X(SecretSearchFlags, SECRET_SEARCH_LOAD_SECRETS, 8) \
+    X(SecretItemCreateFlags, SECRET_ITEM_CREATE_NONE, 0) \
+    X(SecretCollectionFlags, SECRET_COLLECTION_NONE, 0) \
+    X(SecretServiceFlags, SECRET_SERVICE_OPEN_SESSION, 2)
 
 /* GError's and GList's fields, in order (their layout is checked). */
 #define MIGRATIONKIT_GERROR_FIELDS \
@@ -75,9 +82,13 @@
     X(GBusType, int) \
     X(GDBusError, unsigned int) \
     X(GIOErrorEnum, unsigned int) \
+    X(GDBusCallFlags, unsigned int) \
     X(SecretError, unsigned int) \
     X(SecretSchemaFlags, unsigned int) \
-    X(SecretSearchFlags, unsigned int)
+    X(SecretSearchFlags, unsigned int) \
+    X(SecretItemCreateFlags, unsigned int) \
+    X(SecretCollectionFlags, unsigned int) \
+    X(SecretServiceFlags, unsigned int)
 
 #ifndef MIGRATIONKIT_LIBSECRET_SYSTEM_HEADERS
 #define MIGRATIONKIT_GLIB_TYPEDEF(name, ...) typedef __typeof__(__VA_ARGS__) name;
@@ -88,11 +99,15 @@ MIGRATIONKIT_GLIB_TYPES(MIGRATIONKIT_GLIB_TYPEDEF)
 typedef struct _GHashTable GHashTable;
 typedef struct _GCancellable GCancellable;
 typedef struct _GDBusConnection GDBusConnection;
+typedef struct _GDBusProxy GDBusProxy;
+typedef struct _GVariant GVariant;
+typedef struct _GVariantType GVariantType;
 typedef struct _GTypeInstance GTypeInstance;
 typedef struct _SecretSchema SecretSchema;
 typedef struct _SecretValue SecretValue;
 typedef struct _SecretItem SecretItem;
-typedef struct _SecretRetrievable SecretRetrievable;
+typedef struct _SecretCollection SecretCollection;
+typedef struct _SecretService SecretService;
 
 typedef struct _GError GError;
 struct _GError { MIGRATIONKIT_GERROR_FIELDS };
@@ -108,14 +123,17 @@ MIGRATIONKIT_LIBSECRET_CONSTANTS(MIGRATIONKIT_CONSTANT)
 /* The functions, each as its header declares it: X(return type, name, parameters). */
 #define MIGRATIONKIT_LIBSECRET_FUNCTIONS(X) \
     X(GDBusConnection *, g_bus_get_sync, (GBusType bus_type, GCancellable *cancellable, GError **error)) \
+    X(GVariant *, g_dbus_connection_call_sync, (GDBusConnection *connection, const gchar *bus_name, const gchar *object_path, const gchar *interface_name, const gchar *method_name, GVariant *parameters, const GVariantType *reply_type, GDBusCallFlags flags, gint timeout_msec, GCancellable *cancellable, GError **error)) \
+    X(const gchar *, g_dbus_proxy_get_object_path, (GDBusProxy *proxy)) \
     X(GQuark, g_dbus_error_quark, (void)) \
     X(void, g_error_free, (GError *error)) \
     X(void, g_free, (gpointer mem)) \
     X(gboolean, g_hash_table_insert, (GHashTable *hash_table, gpointer key, gpointer value)) \
-    X(gpointer, g_hash_table_lookup, (GHashTable *hash_table, gconstpointer key)) \
     X(GHashTable *, g_hash_table_new_full, (GHashFunc hash_func, GEqualFunc key_equal_func, GDestroyNotify key_destroy_func, GDestroyNotify value_destroy_func)) \
     X(void, g_hash_table_unref, (GHashTable *hash_table)) \
     X(GQuark, g_io_error_quark, (void)) \
+    X(GList *, g_list_append, (GList *list, gpointer data)) \
+    X(void, g_list_free, (GList *list)) \
     X(void, g_list_free_full, (GList *list, GDestroyNotify free_func)) \
     X(guint, g_list_length, (GList *list)) \
     X(void, g_object_unref, (gpointer object)) \
@@ -124,16 +142,29 @@ MIGRATIONKIT_LIBSECRET_CONSTANTS(MIGRATIONKIT_CONSTANT)
     X(guint, g_str_hash, (gconstpointer v)) \
     X(gchar *, g_strdup, (const gchar *str)) \
     X(gboolean, g_type_check_instance_is_a, (GTypeInstance *instance, GType iface_type)) \
+    X(gboolean, g_variant_get_boolean, (GVariant *value)) \
+    X(GVariant *, g_variant_get_child_value, (GVariant *value, gsize index_)) \
+    X(const gchar *, g_variant_get_string, (GVariant *value, gsize *length)) \
+    X(const gchar *, g_variant_get_type_string, (GVariant *value)) \
+    X(GVariant *, g_variant_get_variant, (GVariant *value)) \
+    X(gsize, g_variant_n_children, (GVariant *value)) \
+    X(GVariant *, g_variant_new_string, (const gchar *string)) \
+    X(GVariant *, g_variant_new_tuple, (GVariant *const *children, gsize n_children)) \
+    X(void, g_variant_unref, (GVariant *value)) \
+    X(SecretCollection *, secret_collection_for_alias_sync, (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GError **error)) \
     X(GQuark, secret_error_get_quark, (void)) \
+    X(SecretItem *, secret_item_create_sync, (SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes, const gchar *label, SecretValue *value, SecretItemCreateFlags flags, GCancellable *cancellable, GError **error)) \
     X(gboolean, secret_item_delete_sync, (SecretItem *self, GCancellable *cancellable, GError **error)) \
+    X(gboolean, secret_item_get_locked, (SecretItem *self)) \
+    X(SecretValue *, secret_item_get_secret, (SecretItem *self)) \
     X(GType, secret_item_get_type, (void)) \
+    X(gboolean, secret_item_load_secret_sync, (SecretItem *self, GCancellable *cancellable, GError **error)) \
     X(gboolean, secret_password_clearv_sync, (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error)) \
-    X(SecretValue *, secret_password_lookupv_binary_sync, (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error)) \
     X(GList *, secret_password_searchv_sync, (const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, GCancellable *cancellable, GError **error)) \
-    X(gboolean, secret_password_storev_binary_sync, (const SecretSchema *schema, GHashTable *attributes, const gchar *collection, const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error)) \
-    X(GHashTable *, secret_retrievable_get_attributes, (SecretRetrievable *self)) \
     X(SecretSchema *, secret_schema_newv, (const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types)) \
     X(void, secret_schema_unref, (SecretSchema *schema)) \
+    X(SecretService *, secret_service_get_sync, (SecretServiceFlags flags, GCancellable *cancellable, GError **error)) \
+    X(gint, secret_service_unlock_sync, (SecretService *service, GList *objects, GCancellable *cancellable, GList **unlocked, GError **error)) \
     X(const gchar *, secret_value_get, (SecretValue *value, gsize *length)) \
     X(SecretValue *, secret_value_new, (const gchar *secret, gssize length, const gchar *content_type)) \
     X(void, secret_value_unref, (gpointer value))

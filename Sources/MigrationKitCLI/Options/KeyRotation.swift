@@ -86,8 +86,11 @@ enum KeyRotation {
             }
         case .secretService(let service, let account):
             _ = try SecretServiceKeyStore().delete(service: service, account: account)
+        case .hex(let place):
+            // A hex key file is a key file: removed the same way.
+            try delete(place)
         default:
-            throw CLIError(.usage, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
+            throw CLIError(.usage, "--old-key delete removes a key file (--password-file or --password-hex-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
         }
     }
 
@@ -95,6 +98,7 @@ enum KeyRotation {
     static func canDelete(_ source: KeySource?) -> Bool {
         switch source {
         case .file?, .secretService?: return true
+        case .hex(let place)?: return canDelete(place)
         default: return false
         }
     }

@@ -31,6 +31,9 @@ package enum CommandLineRemedies {
                 return ErrorPresentation.waitLongerWords
             case .giveCipherSettings(let settings):
                 return "if the database was made with other cipher settings, give them: " + CipherOptions.options(for: settings)
+            case .storeKeyAgain:
+                // Worded by a layer with a `key store` command (SQLCipherCommandLayer).
+                return nil
             }
         }
     }
