@@ -16,7 +16,8 @@ struct RekeyDocument: Encodable, Sendable {
     /// a rerun after a rekey that finished (or a fleet stopped part-way), which changes
     /// nothing twice.
     let changed: Bool
-    /// "kept" or "deleted" (`--old-key`).
+    /// "kept" or "deleted" (`--old-key`), or "replaced" (the new key's place was the
+    /// current key's).
     let oldKey: String
 }
 
@@ -56,8 +57,12 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
     }
 
-    /// Deleting a key the databases share would lock out the ones not rekeyed yet.
+    /// Deleting a key the databases share would lock out the ones not rekeyed yet; a
+    /// rotation in place over a fleet is refused once, not once per database.
     func validateFleet() throws {
+        if !backup.skip, KeyRotation.samePlace(try? connection.key.given.source(), try? newKey.given.source()) {
+            throw CLIError(.usage, "The new key replaces the old one in its place, which would leave each backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
+        }
         if oldKey == .delete, !connection.key.isTemplate {
             throw CLIError(.usage, "Over several databases, --old-key delete needs each database's own current key ({name} in --password-file or --keychain-account): a key they share is still the others' key.")
         }
@@ -92,10 +97,20 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     func runOnDatabase(reporter: Reporter) throws -> RekeyDocument {
         let path = try connection.requiredPath()
         let oldKeySource = try connection.key.forDatabase(at: path).given.source()
-        if oldKey == .delete, !KeyRotation.canDelete(oldKeySource) {
+        let newKeySource = try newKey.forDatabase(at: path).given.source()
+        // The new key's place is the current key's: it replaces the old key there.
+        let inPlace = KeyRotation.samePlace(oldKeySource, newKeySource)
+        if inPlace, !generating {
+            throw CLIError(.usage, "The new key's place is the current key's; give --new-key generate to make a new key that replaces the old one there, or name another place for the new key.")
+        }
+        if inPlace, !backup.skip {
+            throw CLIError(.usage, "The new key replaces the old one in its place, which would leave the backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
+        }
+        if oldKey == .delete, !inPlace, !KeyRotation.canDelete(oldKeySource) {
             throw CLIError(.usage, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
         }
         let settings: ConnectionSettings
+        let pending: KeyRotation.PendingKey
         var backupPath: String?
         do {
             settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
@@ -108,45 +123,91 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             let proveFirst = !backup.skip || newKey.given.isEmpty
             var writer = proveFirst ? try CLIContext.host.openWriter(settings) : nil
             guard let currentKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
-            let pending = generating ? try newKey.generatedKey(for: path, ownedLike: Self.file(of: oldKeySource), reporter: reporter)
-                : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter), write: nil)
-            let key = pending.key
-            if key.isSameKey(as: currentKey) {
+            pending = generating
+                ? try newKey.generatedKey(for: path, ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace, reporter: reporter)
+                : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter), stage: nil, staged: nil)
+            if pending.key.isSameKey(as: currentKey) {
                 throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
             }
-            try DatabaseEncryption.rekey(at: path, from: currentKey, to: key, cipher: settings.configuration.cipher,
-                                         lockTimeout: settings.configuration.busyTimeout) {
-                // The current key is proven here: a key just made is stored now, before
-                // the database changes, and never for a database it will not open.
-                try pending.write?()
-                if !backup.skip, let writer { backupPath = try backup.create(of: writer) }
-                writer = nil
+            do {
+                try DatabaseEncryption.rekey(at: path, from: currentKey, to: pending.key, cipher: settings.configuration.cipher,
+                                             lockTimeout: settings.configuration.busyTimeout) {
+                    // The current key is proven here: a key just made is staged now, before
+                    // the database changes, and never for a database it will not open.
+                    try pending.stage?()
+                    if !backup.skip, let writer { backupPath = try backup.create(of: writer) }
+                    writer = nil
+                }
+            } catch {
+                // Not rekeyed: a key staged for it is no one's, and a rerun makes another.
+                if let staged = pending.staged, SQLCipherSupport.keyOpens(path, key: currentKey, settings: settings) { staged.removeStaged() }
+                throw error
             }
         } catch where Self.mayBeDone(error) {
             // A rerun: the rekey already happened (and the old key may be gone already).
             // Only the opening of the database fails so; a rekey that began never does.
-            return try alreadyDone(path, oldKeySource: oldKeySource, failure: error, reporter: reporter)
+            return try alreadyDone(path, oldKeySource: oldKeySource, newKeySource: newKeySource, inPlace: inPlace, failure: error, reporter: reporter)
         }
-        // Proven by the rekey itself: the new key opens it, the old one no longer does.
-        if oldKey == .delete, let oldKeySource { try KeyRotation.delete(oldKeySource) }
-        reporter.line("Rekeyed \(path): the new key opens it, the old one no longer does" + (oldKey == .delete ? ", and the old key is deleted." : "."))
+        try publishAndProve(pending, at: newKeySource, on: path, inPlace: inPlace, ownedLike: Self.file(of: oldKeySource), reporter: reporter)
+        if oldKey == .delete, !inPlace, let oldKeySource { try KeyRotation.delete(oldKeySource) }
+        let retired = inPlace ? ", and it replaced the old key in its place." : oldKey == .delete ? ", and the old key is deleted." : "."
+        reporter.line("Rekeyed \(path): the new key opens it from where it is stored, the old one no longer does" + retired)
         if let backupPath {
             reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")
         }
-        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: backupPath, changed: true, oldKey: oldKey == .delete ? "deleted" : "kept")
+        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: backupPath, changed: true, oldKey: retirement(inPlace))
+    }
+
+    /// What became of the old key, for the document: "replaced", "deleted" or "kept".
+    private func retirement(_ inPlace: Bool) -> String {
+        inPlace ? "replaced" : oldKey == .delete ? "deleted" : "kept"
+    }
+
+    /// Publishes a generated key to its place once its database is on it, then reads the
+    /// key back from where it is stored and proves it opens the database: what retiring
+    /// the old key waits for. A key missing from its place (a cleaner removed the file),
+    /// or another one there, fails the database with the old key left as it is and the
+    /// new key named where it still is.
+    private func publishAndProve(_ pending: KeyRotation.PendingKey, at place: KeySource?, on path: String, inPlace: Bool, ownedLike: String?, reporter: Reporter) throws {
+        if let staged = pending.staged { try staged.publish(pending.key, ownedLike: ownedLike) }
+        let stored = try? place?.resolve(warn: { _ in })
+        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        if let stored, stored.isSameKey(as: pending.key),
+           SQLCipherSupport.keyOpens(path, key: stored, settings: ConnectionSettings(path: path, key: stored, configuration: configuration)) {
+            pending.staged?.removeStaged()
+            return
+        }
+        let where_ = place.map(KeyStage.describe) ?? "the new key's source"
+        let why = stored == nil ? "it is not there" : "it holds another key"
+        let old = inPlace ? "" : " The old key was left where it was, though it no longer opens the database."
+        let remedy = pending.staged.map { "The new key is kept in \(KeyStage.describe($0.staging)); run the command again to publish it from there." }
+            ?? "Put the new key back at \(where_), then run the command again."
+        throw CLIError(.keyUnavailable, "\(path) is on its new key, but \(where_) does not hold it (\(why)).\(old) \(remedy)")
     }
 
     /// A database the current key does not open (or whose current key is gone) but the
-    /// new key does, with its old key retired as asked; otherwise `failure`.
-    private func alreadyDone(_ path: String, oldKeySource: KeySource?, failure: any Error, reporter: Reporter) throws -> RekeyDocument {
-        // Never generated here: a key made now cannot be the one the database is on.
-        guard let key = try? newKey.resolve(for: path, reporter: reporter) else { throw failure }
+    /// new key does, from its place or where a killed run staged it, with the new key
+    /// published and proven and the old key retired as asked; otherwise `failure`.
+    private func alreadyDone(_ path: String, oldKeySource: KeySource?, newKeySource: KeySource?, inPlace: Bool, failure: any Error, reporter: Reporter) throws -> RekeyDocument {
         let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
-        guard SQLCipherSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration)) else { throw failure }
-        if oldKey == .delete, let oldKeySource { try KeyRotation.delete(oldKeySource) }
+        func opens(_ key: DatabaseKey) -> Bool {
+            SQLCipherSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration))
+        }
+        let stage = generating ? newKeySource.flatMap(KeyStage.init(publishingTo:)) : nil
+        // Never generated here: a key made now cannot be the one the database is on.
+        if let key = try? newKey.resolve(for: path, reporter: reporter), opens(key) {
+            stage?.removeStaged()
+        } else if let stage, let staged = try? stage.stagedKey(warn: { _ in }), opens(staged) {
+            // Killed between its rekey's commit and the key's publication.
+            try publishAndProve(KeyRotation.PendingKey(key: staged, stage: nil, staged: stage), at: newKeySource, on: path, inPlace: inPlace,
+                                ownedLike: Self.file(of: oldKeySource), reporter: reporter)
+            reporter.line("\(path) was already on its new key, kept where a stopped run left it: published it to \(newKeySource.map(KeyStage.describe) ?? "its place").")
+        } else {
+            throw failure
+        }
+        if oldKey == .delete, !inPlace, let oldKeySource { try KeyRotation.delete(oldKeySource) }
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
-        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false,
-                             oldKey: oldKey == .delete ? "deleted" : "kept")
+        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
     }
 
     /// A wrong current key, or none (its file deleted by an earlier `--old-key delete`).
@@ -157,6 +218,6 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     func fleetResult(_ report: RekeyDocument) -> String {
         (report.changed ? "rekeyed" + (report.backup.map { "; backup (old key): \($0)" } ?? "") : "already on the new key")
-            + (report.oldKey == "deleted" ? "; old key deleted" : "")
+            + (report.oldKey == "kept" ? "" : "; old key \(report.oldKey)")
     }
 }

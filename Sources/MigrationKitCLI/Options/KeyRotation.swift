@@ -5,18 +5,22 @@ import MigrationKitFiles
 import MigrationKitKeys
 
 /// `rekey --new-key generate` and `--old-key keep|delete`: key rotation, for one
-/// database or a fleet, safe under kills and reruns.
+/// database or a fleet, safe under kills, reruns and whatever else touches the key
+/// folder.
 ///
-/// The new key is written to its place (a `--new-password-file`, or a Secret Service
-/// item) before the database changes, and only when that place holds no key yet, so a
-/// rerun after a kill reuses the key the killed run wrote rather than making another.
-/// The old key stays where it is until the new one is proven on the database; then it
-/// is kept, or deleted. At every moment the database opens with exactly one of the two,
-/// and each is where the options say.
+/// A generated key waits under a name no app or later rotation reads (`KeyStage`) until
+/// its database's rekey has committed; only then is it published to its place (a
+/// `--new-password-file`, or a Secret Service item), read back from there, and proven to
+/// open the database. Only then is the old key retired (kept, or deleted) and the staged
+/// copy removed. So a key is never published for a database it does not open, a key
+/// that went missing from its place is noticed before the old one is deleted, and a
+/// rerun after a kill finds the staged key and finishes. When the new key's place is the
+/// current key's own (`--password-file keys/{name}.key --new-password-file
+/// keys/{name}.key`), the new key replaces the old one there: the app reads one file.
 enum KeyRotation {
     /// `--new-key`: where the new key comes from besides the new-key options.
     enum NewKeyMode: String, ExpressibleByArgument, CaseIterable {
-        /// 32 random bytes, a raw key, written to the new key's place if empty.
+        /// 32 random bytes, a raw key, staged, then published to the new key's place.
         case generate
     }
 
@@ -28,51 +32,66 @@ enum KeyRotation {
         case delete
     }
 
-    /// A new key and, when it was just made, the write that puts it in its place: run
-    /// once the current key is proven and before the database changes, so a wrong
-    /// current key leaves no key file or item behind.
+    /// A new key and, when it is generated, where it waits and what puts it there.
     struct PendingKey {
         let key: DatabaseKey
-        /// Nil when the key was already there (a rerun after a kill).
-        let write: (() throws -> Void)?
+        /// Writes the key to its stage: run once the current key is proven and before the
+        /// database changes, so a wrong current key leaves nothing behind. Nil when the key
+        /// was staged already (a rerun after a kill) or is not generated.
+        let stage: (() throws -> Void)?
+        /// Where a generated key waits until its publication; nil for a key read from its
+        /// place.
+        let staged: KeyStage?
     }
 
-    /// The new key at `source`: the one already there (a rerun), or a new random raw key
-    /// with the write that stores it (a 0600 file, or a Secret Service item).
+    /// The new key for `source`: a generated one (a new random raw key, or the one a
+    /// killed run staged), or the key already at `source` when the rotation is not in
+    /// place and one is there (a key the user put there).
     ///
-    /// - Parameter ownedLike: the old key's file, whose owner and group a new key file
-    ///   takes: run as root, the app that read the old key still reads the new one.
-    static func pendingKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> PendingKey {
-        switch source {
-        case .file(let path):
-            if FileProbe(path: path).kind != .missing { return PendingKey(key: try source.resolve(warn: warn), write: nil) }
-            let key = DatabaseKey.randomRawKey()
-            return PendingKey(key: key) {
-                try key.withKeyText { text in try DurableFile.writePrivate(Array(text) + [0x0A], to: path, replacing: false, ownedLike: ownedLike) }
-            }
-        case .secretService(let service, let account):
-            let store = SecretServiceKeyStore()
-            do {
-                return PendingKey(key: try store.lookup(service: service, account: account, warn: warn), write: nil)
-            } catch let error as KeyError where error.code == .itemNotFound {
-                // Only an item that is not there is made: one that could not be read (a
-                // locked keyring) may hold the key a killed run already rekeyed to.
-            }
-            let key = DatabaseKey.randomRawKey()
-            return PendingKey(key: key) {
-                try store.store(service: service, account: account, label: "MigrationKit key (\(account))", key: key)
-            }
-        default:
+    /// - Parameters:
+    ///   - ownedLike: the old key's file, whose owner and group a new key file takes:
+    ///     run as root, the app that read the old key still reads the new one.
+    ///   - replacingCurrent: `source` is where the current key is: never read as the new
+    ///     key, always replaced by it.
+    static func pendingKey(at source: KeySource, ownedLike: String?, replacingCurrent: Bool, warn: (KeyWarning) -> Void) throws -> PendingKey {
+        guard let stage = KeyStage(publishingTo: source) else {
             throw CLIError(.usage, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
         }
+        if !replacingCurrent, let existing = try stage.keyAtPlace(warn: warn) {
+            return PendingKey(key: existing, stage: nil, staged: nil)
+        }
+        if let staged = try stage.stagedKey(warn: warn) {
+            return PendingKey(key: staged, stage: nil, staged: stage)
+        }
+        let key = DatabaseKey.randomRawKey()
+        return PendingKey(key: key, stage: { try stage.write(key, ownedLike: ownedLike) }, staged: stage)
     }
 
     /// The new key at `source`, written there first when it was just made: for a key a
     /// fleet's databases share, in place before the first of them changes.
     static func generatedKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        let pending = try pendingKey(at: source, ownedLike: ownedLike, warn: warn)
-        try pending.write?()
-        return pending.key
+        guard let stage = KeyStage(publishingTo: source) else {
+            throw CLIError(.usage, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
+        }
+        if let existing = try stage.keyAtPlace(warn: warn) { return existing }
+        let key = DatabaseKey.randomRawKey()
+        try stage.publish(key, ownedLike: ownedLike)
+        return key
+    }
+
+    /// Whether two sources are one place: the same file (links followed), or the same
+    /// Secret Service item.
+    static func samePlace(_ one: KeySource?, _ other: KeySource?) -> Bool {
+        switch (one, other) {
+        case (.file(let left)?, .file(let right)?):
+            return DurableFile.resolvingSymlinks(left) == DurableFile.resolvingSymlinks(right)
+        case (.secretService(let service, let account)?, .secretService(let otherService, let otherAccount)?):
+            return service == otherService && account == otherAccount
+        case (.hex(let left)?, .hex(let right)?):
+            return samePlace(left, right)
+        default:
+            return false
+        }
     }
 
     /// Removes the old key at `source` once the new one is proven: its file, or its

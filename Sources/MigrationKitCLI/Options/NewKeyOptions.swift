@@ -59,17 +59,19 @@ package struct NewKeyOptions: ParsableArguments {
         return key
     }
 
-    /// `rekey --new-key generate` for the database at `path`: its own new key with the
-    /// write still to do when it was just made (`KeyRotation.PendingKey`), or the key a
-    /// fleet's databases share, already in place.
-    func generatedKey(for path: String, ownedLike: String?, reporter: Reporter) throws -> KeyRotation.PendingKey {
+    /// `rekey --new-key generate` for the database at `path`: its own new key, staged
+    /// or still to stage (`KeyRotation.PendingKey`), or the key a fleet's databases
+    /// share, already in place.
+    ///
+    /// - Parameter replacingCurrent: the new key's place is the current key's.
+    func generatedKey(for path: String, ownedLike: String?, replacingCurrent: Bool, reporter: Reporter) throws -> KeyRotation.PendingKey {
         if CLIContext.fleet != nil, !isTemplate {
-            return KeyRotation.PendingKey(key: try resolve(for: path, generating: true, ownedLike: ownedLike, reporter: reporter), write: nil)
+            return KeyRotation.PendingKey(key: try resolve(for: path, generating: true, ownedLike: ownedLike, reporter: reporter), stage: nil, staged: nil)
         }
         let given = try forDatabase(at: path).given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         guard let place = try given.source() else { throw Self.noPlaceToGenerate }
-        return try KeyRotation.pendingKey(at: place, ownedLike: ownedLike, warn: { reporter.warning($0.description) })
+        return try KeyRotation.pendingKey(at: place, ownedLike: ownedLike, replacingCurrent: replacingCurrent, warn: { reporter.warning($0.description) })
     }
 
     private static let noPlaceToGenerate = CLIError(.usage, "--new-key generate needs a place to write each new key: --new-password-file FILE, or --new-keychain-service with --new-keychain-account.")

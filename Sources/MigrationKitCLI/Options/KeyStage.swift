@@ -1,0 +1,108 @@
+import MigrationKitCommandTree
+import MigrationKitCommands
+import MigrationKitFiles
+import MigrationKitKeys
+
+/// Where a generated key waits between being made and being published to its place:
+/// beside it, under a name no app and no later rotation reads — a hidden file
+/// `.NAME.migrationkit-new-key` in the key file's folder (mode 0600, owned like the old
+/// key), or a Secret Service item of the same service whose account ends in
+/// `.migrationkit-new-key`.
+///
+/// A key is staged before its database changes, so a kill after the rekey commits
+/// never loses it: the next run finds the database on the staged key and publishes it.
+/// It is published to its place only once the rekey committed, so an app (or next
+/// month's rotation) never takes a key for the live one before the database is on it;
+/// and the staged copy stays until the published one is read back and proven.
+struct KeyStage {
+    /// The key's own place: a key file or a Secret Service item.
+    let place: KeySource
+    /// Where it waits.
+    let staging: KeySource
+
+    /// The stage of a key whose place is `place`; nil for a place a key cannot be
+    /// written to (an environment variable, a prompt).
+    init?(publishingTo place: KeySource) {
+        switch place {
+        case .file(let path):
+            staging = .file(path: DurableFile.siblingPath(of: DurableFile.resolvingSymlinks(path), purpose: "new-key"))
+        case .secretService(let service, let account):
+            staging = .secretService(service: service, account: account + ".migrationkit-new-key")
+        default:
+            return nil
+        }
+        self.place = place
+    }
+
+    /// The key at its place, or nil when none is there.
+    func keyAtPlace(warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
+        try Self.read(place, warn: warn)
+    }
+
+    /// The key a run staged, or nil when none is.
+    func stagedKey(warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
+        try Self.read(staging, warn: warn)
+    }
+
+    /// Stages `key`, replacing whatever a run that never rekeyed left there.
+    func write(_ key: DatabaseKey, ownedLike: String?) throws {
+        try Self.write(key, to: staging, ownedLike: ownedLike)
+    }
+
+    /// Puts `key` at its place, replacing what is there (the old key, when the rotation
+    /// is in place): once the database is on it.
+    func publish(_ key: DatabaseKey, ownedLike: String?) throws {
+        try Self.write(key, to: place, ownedLike: ownedLike)
+    }
+
+    /// Removes the staged copy: published and proven, or its database never rekeyed.
+    func removeStaged() {
+        switch staging {
+        case .file(let path):
+            FileRemoval.remove(path)
+        case .secretService(let service, let account):
+            _ = try? SecretServiceKeyStore().delete(service: service, account: account)
+        default:
+            break
+        }
+    }
+
+    /// "keys/acme.key", "the Secret Service item for service S, account A".
+    static func describe(_ source: KeySource) -> String {
+        switch source {
+        case .file(let path): return path
+        case .secretService(let service, let account): return "the Secret Service item for service \"\(service)\", account \"\(account)\""
+        case .hex(let place): return describe(place)
+        default: return "the new key's source"
+        }
+    }
+
+    /// The key at `source`; nil when none is there. An item that could not be read (a
+    /// locked keyring) is an error, not an absence: it may hold a key a killed run rekeyed to.
+    private static func read(_ source: KeySource, warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
+        switch source {
+        case .file(let path):
+            guard FileProbe(path: path).kind != .missing else { return nil }
+            return try source.resolve(warn: warn)
+        case .secretService(let service, let account):
+            do {
+                return try SecretServiceKeyStore().lookup(service: service, account: account, warn: warn)
+            } catch let error as KeyError where error.code == .itemNotFound {
+                return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    private static func write(_ key: DatabaseKey, to source: KeySource, ownedLike: String?) throws {
+        switch source {
+        case .file(let path):
+            try key.withKeyText { text in try DurableFile.writePrivate(Array(text) + [0x0A], to: path, replacing: true, ownedLike: ownedLike) }
+        case .secretService(let service, let account):
+            try SecretServiceKeyStore().store(service: service, account: account, label: "MigrationKit key (\(account))", key: key)
+        default:
+            break
+        }
+    }
+}
