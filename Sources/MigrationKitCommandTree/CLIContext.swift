@@ -56,6 +56,11 @@ package final class CommandLocks: @unchecked Sendable {
 
     package init() {}
 
+    /// Whether this command holds the change lock of `database` already.
+    package func holds(_ database: String) -> Bool {
+        lock.withLock { held.contains { $0.database == database } }
+    }
+
     package func hold(_ fileLock: DatabaseFileLock, on database: String) {
         let first = lock.withLock { () -> Bool in
             defer { held.append((fileLock, database)) }

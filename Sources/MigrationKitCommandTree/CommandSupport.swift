@@ -33,6 +33,7 @@ package enum CommandSupport {
 
     /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`).
     package static func holdChangeLock(on path: String, timeout: Duration) throws {
+        guard !CLIContext.locks.holds(path) else { return }
         CLIContext.locks.hold(try DatabaseFileLock.exclusive(path: path, timeout: timeout), on: path)
     }
 

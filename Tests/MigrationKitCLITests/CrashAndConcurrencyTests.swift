@@ -132,6 +132,100 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         }
     }
 
+    /// docs/fleets.md's rotation in place over a fleet, stopped at random moments by
+    /// SIGKILL or SIGTERM (graceful, as Ctrl-C): after every fault each tenant opens with
+    /// a key found where the docs say (its key file or item, or the new key kept beside
+    /// it) and reads its rows; the next run finishes every tenant, each on the key in its
+    /// own place, with nothing left beside the keys and no change note left behind.
+    @Test func stoppingAFleetRotationAtRandomMomentsLeavesEveryTenantAKeyWhereTheDocsSay() throws {
+        try soakRotation(keyring: false)
+    }
+
+    /// The same with each tenant's key in its own Secret Service item.
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func stoppingAFleetRotationOfKeyringItemsLeavesEveryTenantAKeyWhereTheDocsSay() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        try soakRotation(keyring: true)
+    }
+
+    private func soakRotation(keyring: Bool) throws {
+        let workspace = try Workspace()
+        let names = (0..<6).map { "tenant\($0)" }
+        let service = "org.migrationkit.tests.soak.\(UUID().uuidString)"
+        defer {
+            if keyring {
+                for name in names + names.map({ $0 + ".migrationkit-new-key" }) {
+                    _ = try? Binary.run(["clear", "service", service, "account", name], executable: "/usr/bin/secret-tool")
+                }
+            }
+        }
+        for folder in ["tenants", "keys"] { try FileManager.default.createDirectory(atPath: workspace.path(folder), withIntermediateDirectories: true) }
+        /// The key at a tenant's place, or beside it (staged).
+        func keys(_ name: String) throws -> [TestKey] {
+            if keyring {
+                return try [name, name + ".migrationkit-new-key"].compactMap { account in
+                    let found = try Binary.run(["lookup", "service", service, "account", account], executable: "/usr/bin/secret-tool")
+                    return found.status == 0 && !found.stdout.isEmpty ? TestKey(text: found.stdout.trimmingCharacters(in: .newlines)) : nil
+                }
+            }
+            return ["keys/\(name).key", "keys/.\(name).key.migrationkit-new-key"].compactMap { file in
+                (try? String(contentsOfFile: workspace.path(file), encoding: .utf8)).map { TestKey(text: $0.trimmingCharacters(in: .newlines)) }
+            }
+        }
+        for name in names {
+            let key = TestKey.raw()
+            if keyring {
+                #expect(try Binary.run(["store", "--label", "soak", "service", service, "account", name], executable: "/usr/bin/secret-tool", stdin: key.text).status == 0)
+            } else {
+                try workspace.write("keys/\(name).key", key.text + "\n", mode: 0o600)
+            }
+            let filler = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3000) INSERT INTO seed SELECT 'row ' || x FROM n;"
+            #expect(try SQLCipherShell.run(workspace.path("tenants/\(name).db"), key: key, "CREATE TABLE seed (x); \(filler)").status == 0)
+        }
+        let place = keyring
+            ? ["--keychain-service", service, "--keychain-account", "{name}", "--new-keychain-service", service, "--new-keychain-account", "{name}"]
+            : ["--password-file", "keys/{name}.key", "--new-password-file", "keys/{name}.key"]
+        let rotation = ["rekey", "--db-glob", "tenants/*.db", "--new-key", "generate", "--no-backup", "--jobs", "2", "--migrations", workspace.migrations] + place
+        let full = try measure { () throws in
+            let first = try Tool.run(rotation, directory: workspace.root)
+            #expect(first.status == 0, "\(first.output)")
+        }
+        var generator = SystemRandomNumberGenerator()
+        for iteration in 0..<killCount(quick: 3, full: keyring ? 6 : 12) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
+            process.arguments = rotation
+            process.environment = Binary.environment()
+            process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try withUnblockedSignals { try process.run() }
+            let delay = Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.2), using: &generator))
+            let deadline = ContinuousClock.now + delay
+            while process.isRunning, ContinuousClock.now < deadline { usleep(500) }
+            if process.isRunning { kill(process.processIdentifier, iteration % 2 == 0 ? SIGKILL : SIGTERM) }
+            process.waitUntilExit()
+            for name in names {
+                let opening = try keys(name).filter { key in
+                    let read = try SQLCipherShell.run(workspace.path("tenants/\(name).db"), key: key, "SELECT count(*) FROM seed;")
+                    return read.status == 0 && read.stdout == "3000\n"
+                }
+                #expect(!opening.isEmpty, "iteration \(iteration): \(name) opens with no key at its place or beside it")
+            }
+            let finished = try Tool.run(rotation, directory: workspace.root)
+            #expect(finished.status == 0, "iteration \(iteration): \(finished.output)")
+            for name in names {
+                let found = try keys(name)
+                #expect(found.count == 1, "iteration \(iteration): \(name) has \(found.count) keys at and beside its place")
+                let read = try found.first.map { try SQLCipherShell.run(workspace.path("tenants/\(name).db"), key: $0, "SELECT count(*) FROM seed;") }
+                #expect(read?.status == 0 && read?.stdout == "3000\n", "iteration \(iteration): \(name)")
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: workspace.path("tenants")).filter { !$0.hasSuffix(".db") }
+            #expect(left.isEmpty, "iteration \(iteration): \(left)")
+        }
+    }
+
     @Test func killingRekeyLeavesExactlyOneWorkingKey() throws {
         let rows = 40_000
         let template = try Workspace()

@@ -127,6 +127,13 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 ? try newKey.generatedKey(for: path, ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace, reporter: reporter)
                 : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter), stage: nil, staged: nil)
             if pending.key.isSameKey(as: currentKey) {
+                // In place, a run stopped after publishing its key and before removing the
+                // kept copy: the database is on the key in its place; only the copy is left.
+                if inPlace, let staged = pending.staged {
+                    staged.removeStaged()
+                    reporter.line("\(path) is on the key in its place already (a stopped run published it): nothing to change.")
+                    return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
+                }
                 throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
             }
             do {
@@ -189,7 +196,10 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// new key does, from its place or where a killed run staged it, with the new key
     /// published and proven and the old key retired as asked; otherwise `failure`.
     private func alreadyDone(_ path: String, oldKeySource: KeySource?, newKeySource: KeySource?, inPlace: Bool, failure: any Error, reporter: Reporter) throws -> RekeyDocument {
+        // Under the change lock, as any rekey: it publishes and retires keys, and its note
+        // replaces the one a killed run left.
         let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        try CommandSupport.holdChangeLock(on: path, timeout: configuration.busyTimeout)
         func opens(_ key: DatabaseKey) -> Bool {
             SQLCipherSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration))
         }
