@@ -18,10 +18,12 @@ check:
 	MIGRATIONKIT_TEST_DEPTH=quick MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh $(if $(FILTER),--filter '$(FILTER)')
 
 # Crash safety, many more times than the suite: SIGKILLs migrate, rekey and
-# encrypt --in-place at random moments and checks the database after each kill.
+# encrypt --in-place at random moments, stops a fleet's key rotation (key files and
+# keyring items) by SIGKILL and SIGTERM, and rotates beside a key-folder cleaner,
+# checking every database and key after each fault.
 SOAK_KILLS ?= 1000
 soak:
-	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh --filter CrashSafetyTests
+	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh --filter 'CrashSafetyTests|KeyRotationTests
 
 # Release-mode benchmarks against the sqlcipher shell (Benchmarks/README.md).
 bench:

@@ -164,6 +164,13 @@ import Glibc
     /// tenant keeps its old key file and opens with it or with the new key kept staged,
     /// which its failure names; a run after the cleaner stops finishes those tenants.
     @Test func aKeyFolderCleanerBesideARotationNeverStrandsATenant() throws {
+        // A few rounds here, many in `make soak` (MIGRATIONKIT_SOAK_KILLS).
+        let rounds = ProcessInfo.processInfo.environment["MIGRATIONKIT_SOAK_KILLS"].flatMap(Int.init).map { max(1, $0 / 10) }
+            ?? TestDepth.count(quick: 1, full: 3)
+        for _ in 0..<rounds { try rotateBesideACleaner() }
+    }
+
+    private func rotateBesideACleaner() throws {
         let tenants = try Tenants(8)
         let stop = ManagedAtomicFlag()
         let cleaner = Thread {
