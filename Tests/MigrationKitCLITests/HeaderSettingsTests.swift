@@ -89,33 +89,17 @@ import Testing
     @Test func aRekeyBlockedByAnotherConnectionIsALockNamingIt() throws {
         let workspace = try Workspace()
         #expect(try SQLCipherShell.run(workspace.database, key: workspace.key, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');").status == 0)
-        // The shell, in a read transaction it does not end while its input stays open.
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
-        reader.arguments = ["-batch", workspace.database]
-        let input = Pipe()
-        reader.standardInput = input
-        reader.standardOutput = FileHandle.nullDevice
-        reader.standardError = FileHandle.nullDevice
-        try reader.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            reader.waitUntilExit()
-        }
-        input.fileHandleForWriting.write(Data("PRAGMA key = \(workspace.key.pragma);\nBEGIN;\nSELECT count(*) FROM notes;\n".utf8))
-        #expect(waitForLock(on: workspace.database, heldBy: reader.processIdentifier), "the shell never took its read lock")
+        let reader = try ShellInReadTransaction(workspace.database, key: workspace.key, reading: "notes")
         try workspace.write("new.key", TestKey.raw().text + "\n", mode: 0o600)
         let before = try TreeSnapshot(workspace.root)
 
         let blocked = try workspace.run("rekey", ["--new-password-file", workspace.path("new.key"), "--no-backup", "--lock-timeout", "1"])
         #expect(blocked.exitCode == .locked, "\(blocked.output)")
-        #expect(blocked.stderr.contains("nothing was changed") && blocked.stderr.contains("process \(reader.processIdentifier) (sqlcipher)")
+        #expect(blocked.stderr.contains("nothing was changed") && blocked.stderr.contains("process \(reader.process.processIdentifier) (sqlcipher)")
                 && !blocked.stderr.contains("Nothing was lost; try again"), "\(blocked.stderr)")
         #expect(try TreeSnapshot(workspace.root) == before, "the blocked rekey left something behind")
 
-        input.fileHandleForWriting.write(Data("COMMIT;\n".utf8))
-        try input.fileHandleForWriting.close()
-        reader.waitUntilExit()
+        reader.end()
         let rekeyed = try workspace.run("rekey", ["--new-password-file", workspace.path("new.key"), "--no-backup"])
         #expect(rekeyed.status == 0, "\(rekeyed.output)")
     }

@@ -372,3 +372,44 @@ final class SmallDisk {
         unmount()
     }
 }
+
+/// The `sqlcipher` shell holding a database in a read transaction until `end()`: another
+/// connection whose lock a writer must wait for (SQLCipher's rekey then returns OK and
+/// changes nothing).
+final class ShellInReadTransaction {
+    let process = Process()
+    private let input = Pipe()
+    private var ended = false
+
+    /// Starts the shell on `database`, keyed with `key`, reading `table` in a transaction,
+    /// and waits until it holds its lock.
+    init(_ database: String, key: TestKey, reading table: String) throws {
+        process.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
+        process.arguments = ["-batch", database]
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("PRAGMA key = \(key.pragma);\nBEGIN;\nSELECT count(*) FROM \(table);\n".utf8))
+        guard waitForLock(on: database, heldBy: process.processIdentifier) else {
+            end()
+            throw NeverLocked(database: database)
+        }
+    }
+
+    struct NeverLocked: Error, CustomStringConvertible {
+        let database: String
+        var description: String { "the shell never took its read lock on \(database)" }
+    }
+
+    /// Ends the transaction and the shell.
+    func end() {
+        guard !ended else { return }
+        ended = true
+        input.fileHandleForWriting.write(Data("COMMIT;\n".utf8))
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit { end() }
+}

@@ -117,21 +117,8 @@ import Glibc
     /// staged for it is left; the others are rotated.
     @Test func aTenantThatWasNotRekeyedGetsNoPublishedKey() throws {
         let tenants = try Tenants(2)
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
-        reader.arguments = ["-batch", tenants.database("tenant1")]
-        let input = Pipe()
-        reader.standardInput = input
-        reader.standardOutput = FileHandle.nullDevice
-        reader.standardError = FileHandle.nullDevice
-        try reader.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            reader.waitUntilExit()
-        }
-        input.fileHandleForWriting.write(Data("PRAGMA key = \(try #require(tenants.key("tenant1")).pragma);\nBEGIN;\nSELECT count(*) FROM seed;\n".utf8))
-        #expect(waitForLock(on: tenants.database("tenant1"), heldBy: reader.processIdentifier))
-
+        let reader = try ShellInReadTransaction(tenants.database("tenant1"), key: try #require(tenants.key("tenant1")), reading: "seed")
+        defer { reader.end() }
         let rotated = try tenants.run(["rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-password-file", "keys/{name}.next",
                                        "--new-key", "generate", "--old-key", "delete", "--no-backup", "--lock-timeout", "1"])
         #expect(rotated.exitCode == .locked, "\(rotated.output)")

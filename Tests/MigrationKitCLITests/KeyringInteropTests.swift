@@ -111,7 +111,9 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.path("new.key"))
 
         let bus = directory.path("bus.conf")
-        try Self.privateBusConfiguration(listeningIn: directory.path("runtime")).write(toFile: bus, atomically: true, encoding: .utf8)
+        // A bus that starts nothing on demand: KeePassXC is the only Secret Service that can
+        // answer (the system's bus would start gnome-keyring for the name).
+        try PrivateBus.configuration(listeningIn: directory.path("runtime")).write(toFile: bus, atomically: true, encoding: .utf8)
         environment["KEEPASSXC"] = keepassxc
         environment["MIGRATIONKIT"] = Binary.migrationkit
         // First with no database open (KeePassXC waits just the same, for one to be
@@ -165,22 +167,4 @@ import Testing
     static let keePassXC = ["/usr/bin/keepassxc"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static let keePassXCCLI = ["/usr/bin/keepassxc-cli"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// A session bus that starts nothing on demand: KeePassXC is the only Secret Service
-    /// that can answer (the system's bus would start gnome-keyring for the name).
-    static func privateBusConfiguration(listeningIn folder: String) -> String {
-        """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>unix:tmpdir=\(folder)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """
-    }
 }

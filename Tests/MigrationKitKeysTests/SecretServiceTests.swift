@@ -233,20 +233,7 @@ import Glibc
         // A session bus that can activate nothing: the system's bus would start
         // gnome-keyring on demand through its org.freedesktop.secrets.service file.
         let config = directory.path("bus.conf")
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:tmpdir=\(directory.url.path)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        try PrivateBus.configuration(listeningIn: directory.url.path).write(toFile: config, atomically: true, encoding: .utf8)
         let result = try runProgram(Paths.program("dbus-run-session") ?? "/usr/bin/dbus-run-session",
                                     ["--config-file=\(config)", "--", Paths.probe, "resolve", "keychain", "svc", "acct"],
                                     environment: isolatedEnvironment(home: directory.url.path))
