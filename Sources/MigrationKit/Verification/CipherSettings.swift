@@ -92,6 +92,8 @@ public enum CipherSetting: String, Hashable, Sendable, CaseIterable, CustomStrin
     case usesHMAC
     /// `CipherSettings.plaintextHeaderSize` with `CipherSettings.salt`.
     case plaintextHeader
+    /// `CipherSettings.salt`.
+    case salt
 
     /// "page size", "KDF iterations", …
     public var description: String {
@@ -103,6 +105,7 @@ public enum CipherSetting: String, Hashable, Sendable, CaseIterable, CustomStrin
         case .hmacAlgorithm: return "HMAC algorithm"
         case .usesHMAC: return "page HMACs off"
         case .plaintextHeader: return "a plaintext header with its salt"
+        case .salt: return "salt"
         }
     }
 
@@ -112,7 +115,7 @@ public enum CipherSetting: String, Hashable, Sendable, CaseIterable, CustomStrin
     /// it), no KDF setting for a raw key (SQLCipher uses it as it is), and none the
     /// linked library cannot set (SQLCipher 3 has one KDF and one HMAC algorithm).
     public static func couldExplainUnreadable(library: SQLCipherVersion?, rawKey: Bool) -> [CipherSetting] {
-        let four = (library?.major ?? 4) >= 4
+        let four = library.map(SQLCipherFeature.formatFour.isAvailable(in:)) ?? true
         return [
             .pageSize,
             rawKey ? nil : .kdfIterations,

@@ -67,7 +67,7 @@ package enum DatabaseChecks {
     /// later, with page HMACs (`PRAGMA cipher_use_hmac`, the open database's setting).
     package static func cipherPageChecking(_ db: some SQLQuerying) -> CipherPageChecking {
         guard let version = try? db.textColumn(sql: "PRAGMA cipher_version").first.flatMap(SQLCipherVersion.init(parsing:)),
-              version >= SQLCipherVersion(major: 4, minor: 2, patch: 0),
+              SQLCipherFeature.integrityCheck.isAvailable(in: version),
               (try? db.textColumn(sql: "PRAGMA cipher_provider").isEmpty == false) ?? false
         else { return .unavailable }
         return (try? db.textColumn(sql: "PRAGMA cipher_use_hmac").first) == "0" ? .noPageHMAC : .applies

@@ -94,35 +94,20 @@ package struct CipherOptions: ParsableArguments {
         }
     }
 
+    /// The rules that hold whatever the library (`CipherSettings.refusal(for:)`, the
+    /// core's one statement of them), worded with these options' names; the linked
+    /// library's own are the layer's, when it opens the database.
     package func validate() throws {
         try validateForLayer()
-        if let compatibility, !(1...4).contains(compatibility) {
-            throw ValidationError("--cipher-compatibility must be 1, 2, 3 or 4.")
-        }
-        if let kdfIterations, kdfIterations < 1 {
-            throw ValidationError("--kdf-iter must be at least 1.")
-        }
-        if let pageSize, !CipherParameters.pageSizes.contains(pageSize) {
-            throw ValidationError("--cipher-page-size must be a power of two from 1024 to 65536 (SQLCipher keeps up to 80 bytes of each page for its IV and HMAC).")
-        }
-        if let kdfAlgorithm, !CipherParameters.kdfAlgorithms.contains(kdfAlgorithm.uppercased()) {
-            throw ValidationError("--cipher-kdf-algorithm must be one of \(CipherParameters.kdfAlgorithms.joined(separator: ", ")).")
-        }
-        if let hmacAlgorithm, !CipherParameters.hmacAlgorithms.contains(hmacAlgorithm.uppercased()) {
-            throw ValidationError("--cipher-hmac-algorithm must be one of \(CipherParameters.hmacAlgorithms.joined(separator: ", ")).")
-        }
-        if let plaintextHeaderSize, plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 {
-            throw ValidationError("--cipher-plaintext-header-size must be a multiple of 16 (0 for none).")
-        }
         if let salt, CipherParameters.salt(hex: salt)?.count != CipherParameters.saltLength {
             throw ValidationError("--cipher-salt must be 32 hex digits (16 bytes).")
         }
-        if (plaintextHeaderSize ?? 0) > 0, salt == nil {
-            throw ValidationError("--cipher-plaintext-header-size needs --cipher-salt: a database with a plaintext header cannot store its salt.")
+        if let refusal = settings.refusal(for: nil) {
+            throw ValidationError(refusal.sentence(naming: Self.option(for:)))
         }
     }
 
-    /// The option that gives `setting`, as a user would type it.
+    /// The option that gives `setting`.
     package static func option(for setting: CipherSetting) -> String {
         switch setting {
         case .compatibility: return "--cipher-compatibility"
@@ -130,15 +115,22 @@ package struct CipherOptions: ParsableArguments {
         case .kdfIterations: return "--kdf-iter"
         case .kdfAlgorithm: return "--cipher-kdf-algorithm"
         case .hmacAlgorithm: return "--cipher-hmac-algorithm"
-        case .usesHMAC: return "--cipher-use-hmac off"
-        case .plaintextHeader: return "--cipher-plaintext-header-size with --cipher-salt"
+        case .usesHMAC: return "--cipher-use-hmac"
+        case .plaintextHeader: return "--cipher-plaintext-header-size"
+        case .salt: return "--cipher-salt"
         }
     }
 
-    /// The options that give `settings`, in words: "--cipher-page-size, --kdf-iter or
-    /// --cipher-use-hmac off".
+    /// The options that give `settings`, as a user would type them to give another
+    /// database's settings: "--cipher-page-size, --kdf-iter or --cipher-use-hmac off".
     package static func options(for settings: [CipherSetting]) -> String {
-        let options = settings.map(option(for:))
+        let options = settings.map { setting -> String in
+            switch setting {
+            case .usesHMAC: return option(for: setting) + " off"
+            case .plaintextHeader: return option(for: setting) + " with " + option(for: .salt)
+            default: return option(for: setting)
+            }
+        }
         guard options.count > 1 else { return options.joined() }
         return options.dropLast().joined(separator: ", ") + " or " + options[options.count - 1]
     }

@@ -52,7 +52,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
             hmacAlgorithm: try text("cipher_hmac_algorithm") ?? (major == 3 ? "HMAC_SHA1" : nil),
             cipher: try text("cipher"),
             provider: [try text("cipher_provider"), try text("cipher_provider_version")].compactMap { $0 }.last,
-            plaintextHeaderSize: major >= 4 ? try text("cipher_plaintext_header_size").flatMap { Int($0) } : 0)
+            plaintextHeaderSize: SQLCipherFeature.formatFour.isAvailable(in: SQLCipherLibrary.cipherVersion) ? try text("cipher_plaintext_header_size").flatMap { Int($0) } : 0)
         // The salt mask is SQLCipher's process-wide setting, back at its default once
         // keys are derived (`SaltMaskGuard`): the connection's own settings say it. The page-number order is the connection's.
         settings.legacyPageHMAC = try db.cipherSettings.legacyPageHMAC

@@ -41,7 +41,7 @@ public enum SQLCipherLibrary {
     /// for its (fixed, SHA-1) algorithms. `cipher` and `provider` are left unset: they
     /// need a keyed connection.
     public static let defaultCipherSettings: EffectiveCipherSettings? = {
-        guard let cipherVersion, cipherVersion.major >= 4 else { return nil }
+        guard SQLCipherFeature.formatFour.isAvailable(in: cipherVersion) else { return nil }
         // The cipher_default_* values are the process's, whichever connection asks.
         func value(_ pragma: String) -> String? { inMemoryValue("PRAGMA \(pragma)") }
         guard let pageSize = value("cipher_default_page_size").flatMap({ Int($0) }),
@@ -57,9 +57,9 @@ public enum SQLCipherLibrary {
             plaintextHeaderSize: value("cipher_default_plaintext_header_size").flatMap { Int($0) } ?? 0)
     }()
 
-    /// `PRAGMA cipher_integrity_check` exists from SQLCipher 4.2.0 on.
+    /// Whether the library has `PRAGMA cipher_integrity_check` (`SQLCipherFeature`).
     public static var hasCipherIntegrityCheck: Bool {
-        (cipherVersion ?? SQLCipherVersion(major: 0, minor: 0, patch: 0)) >= SQLCipherVersion(major: 4, minor: 2, patch: 0)
+        SQLCipherFeature.integrityCheck.isAvailable(in: cipherVersion)
     }
 
     /// SQLCipher 4.5.1+ logs to standard error by default (timestamped `ERROR CORE` lines
@@ -80,7 +80,7 @@ public enum SQLCipherLibrary {
     /// has no such setting (before 4.5.1).
     @discardableResult
     static func silenceLogDestination() -> Bool {
-        guard let cipherVersion, cipherVersion >= SQLCipherVersion(major: 4, minor: 5, patch: 1) else { return false }
+        guard SQLCipherFeature.logSettings.isAvailable(in: cipherVersion) else { return false }
         return logDestinationSilenced
     }
 
@@ -120,7 +120,7 @@ public enum SQLCipherLibrary {
 
     /// `cipher_memory_security` is a runtime switch from SQLCipher 4.0 on.
     private static var hasMemorySecuritySwitch: Bool {
-        (cipherVersion?.major ?? 0) >= 4
+        SQLCipherFeature.formatFour.isAvailable(in: cipherVersion)
     }
 
     /// The first column of the first row of `sql` on a private in-memory connection

@@ -483,7 +483,7 @@ enum CipherCompatibilityHint {
     static func forWrongKey(fileSize: Int64) -> String {
         // SQLCipher 4 files use 4096-byte pages; a size that is not a multiple of 4096
         // cannot be one, so do not distract with the hint then.
-        guard let version = SQLCipherLibrary.cipherVersion, version.major < 4, fileSize % 4096 == 0 else { return "" }
+        guard let version = SQLCipherLibrary.cipherVersion, !SQLCipherFeature.formatFour.isAvailable(in: version), fileSize % 4096 == 0 else { return "" }
         return " If the database was made with SQLCipher 4's defaults (Ubuntu 24.04, Debian 13, most phones), the linked SQLCipher "
             + "\(SQLCipherLibrary.cipherVersionString ?? "\(version)") cannot read it at all: convert it with SQLCipher 4 "
             + "(PRAGMA cipher_compatibility = 3 and sqlcipher_export), or use a build linked against SQLCipher 4."

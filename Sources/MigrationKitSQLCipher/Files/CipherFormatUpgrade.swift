@@ -82,7 +82,7 @@ public enum CipherFormatUpgrade {
     /// SQLCipher 4 format: 3.x has no SHA-512, so the only format it could write is the
     /// one such databases already have.
     public static func requireSupportedLibrary() throws {
-        guard let version = SQLCipherLibrary.cipherVersion, version.major >= 4, SQLCipherLibrary.defaultCipherSettings != nil else {
+        guard let version = SQLCipherLibrary.cipherVersion, SQLCipherFeature.formatFour.isAvailable(in: version), SQLCipherLibrary.defaultCipherSettings != nil else {
             throw SQLCipherError(
                 kind: .unsupportedCipherSetting,
                 message: "The linked SQLCipher \(SQLCipherLibrary.cipherVersionString ?? "library") cannot write SQLCipher 4's format "

@@ -270,8 +270,7 @@ public enum DatabaseEncryption {
     /// anything is written (no backup, no journal), every page read once
     /// (`cipher_integrity_check` where it applies, else `quick_check`).
     private static func requireEveryPageReads(_ database: SQLCipherDatabase, path: String) throws {
-        let check = DatabaseChecks.cipherPageChecking(database) == .applies
-            ? DatabaseChecks.cipherIntegrityCheck(database) : DatabaseChecks.quickCheck(database)
+        let check = DatabaseChecks.everyPageReads(database)
         guard check.passed else {
             throw SQLCipherError(kind: .damaged, resultCode: .SQLITE_CORRUPT,
                                  message: "The database is damaged (\(check.name) finds pages that do not read), so its key cannot be changed: the rekey would stop half way. Nothing was changed; run `verify` to see which pages, and restore it from a backup.",
