@@ -350,12 +350,20 @@ import Glibc
 
     /// The keys a tenant's key files hold now: its current one and its new one, where
     /// each file exists.
+    /// (docs/fleets.md) Its current key file, its new one, and the new key kept staged
+    /// beside that until it is published (`.tenantN.new.migrationkit-new-key`); each key
+    /// once.
     private func keysOnDisk(_ fleet: Fleet, _ index: Int) throws -> [TestKey] {
-        try ["key", "new"].compactMap { suffix in
-            let path = fleet.workspace.path("keys/tenant\(index).\(suffix)")
-            guard FileManager.default.fileExists(atPath: path) else { return nil }
-            return TestKey(text: try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines))
+        var keys: [TestKey] = []
+        for file in keyFiles(fleet, index) where FileManager.default.fileExists(atPath: file) {
+            let key = TestKey(text: try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .newlines))
+            if !keys.contains(key) { keys.append(key) }
         }
+        return keys
+    }
+
+    private func keyFiles(_ fleet: Fleet, _ index: Int) -> [String] {
+        ["keys/tenant\(index).key", "keys/tenant\(index).new", "keys/.tenant\(index).new.migrationkit-new-key"].map(fleet.workspace.path)
     }
 
     /// Key rotation over a fleet with generated keys, killed at a random moment once some
@@ -389,8 +397,10 @@ import Glibc
         }
         try #require(rotated >= 2 && rotated < fleet.paths.count, "the kill did not land in the middle of the fleet (\(rotated) of \(fleet.paths.count) rotated)")
         for index in written.keys {
-            let mode = try FileManager.default.attributesOfItem(atPath: fleet.workspace.path("keys/tenant\(index).new"))[.posixPermissions] as? Int
-            #expect(mode == 0o600, "tenant\(index).new is \(String(describing: mode))")
+            for file in keyFiles(fleet, index).dropFirst() where FileManager.default.fileExists(atPath: file) {
+                let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+                #expect(mode == 0o600, "\(file) is \(String(describing: mode))")
+            }
         }
 
         let rerun = try fleet.run(Array(arguments.dropFirst()))
@@ -403,8 +413,9 @@ import Glibc
             #expect(try fleet.rows(index, key: keys[0]) == 100_001)
             #expect(!rerun.output.contains(keys[0].text))
         }
-        // The killed run's unfinished copies are gone after the rerun.
+        // The killed run's unfinished copies, and the keys it kept staged, are gone after the rerun.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("tenants")).filter { !$0.hasSuffix(".db") }
+            + FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("keys")).filter { $0.contains("migrationkit") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
