@@ -58,23 +58,20 @@ package enum BackupFiles {
         try DurableFile.requireSingleName(target, leaving: "the database as it is now")
         let lock = try DatabaseFileLock.exclusive(path: target, timeout: timeout)
         defer { lock.release() }
-        let temporary = DurableFile.siblingPath(of: target, purpose: "restoring")
-        DurableFile.removeIfPresent(temporary)
-        let consequence = "would go on using the old file, its -wal and -shm removed under it, once the backup takes its name"
-        try DatabaseUsers.waitUntilAlone(target, timeout: timeout, consequence: consequence)
+        // The same owner, group and mode, so the app's user still opens it; a journal
+        // left by the replaced database would be applied to the restored one on next
+        // open and corrupt it.
+        let replacement = try DatabaseFileReplacement(
+            replacing: target, purpose: "restoring",
+            options: .init(leaving: "the database as it is now",
+                           others: (timeout, "would go on using the old file, its -wal and -shm removed under it, once the backup takes its name"),
+                           removesJournals: true))
         do {
-            try copyBytes(from: backup, to: temporary)
-            // Refuse a database whose owner cannot be kept before the safety copy is taken.
-            try DurableFile.takeOverOwnership(of: target, for: temporary)
+            try copyBytes(from: backup, to: replacement.temporary)
             try beforeReplacing()
-            // Again: a process may have opened it during the copy.
-            try DatabaseUsers.waitUntilAlone(target, timeout: timeout, consequence: consequence)
-            // A journal left by the replaced database would be applied to the restored
-            // one on next open and corrupt it.
-            FileRemoval.remove(["-journal", "-wal", "-shm"].map { target + $0 })
-            try DurableFile.replace(target, with: temporary)
+            try replacement.complete()
         } catch {
-            DurableFile.removeIfPresent(temporary)
+            replacement.discard()
             throw error
         }
     }

@@ -158,21 +158,22 @@ public enum CipherFormatUpgrade {
             return Summary(path: path, outcome: .dryRun, from: from, to: wanted, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil, openingSettings: newSettings)
         }
-        let temporary = DurableFile.siblingPath(of: path, purpose: "upgrading")
-        removeTemporary(temporary)  // left by an interrupted run
-        try DiskSpace.requireRoom(beside: path, bytes: DatabaseEncryption.copySize(of: path), writing: "The upgrade writes a copy in the new format")
-        if let failure = FileProbe.createPrivateFile(at: temporary) {
+        // The same owner, group and mode, so the app's user still opens it.
+        let replacement = try DatabaseFileReplacement(
+            replacing: path, purpose: "upgrading",
+            options: .init(leaving: "in the old format",
+                           room: (DatabaseEncryption.copySize(of: path), "The upgrade writes a copy in the new format"),
+                           others: (writer.configuration.busyTimeout, Self.consequence)))
+        if let failure = FileProbe.createPrivateFile(at: replacement.temporary) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  message: "The upgraded copy cannot be created beside the database (\(FileProbe.describe(errno: failure))); the folder must be writable. Nothing was changed.",
-                                 path: temporary)
+                                 path: replacement.temporary)
         }
         do {
-            try DurableFile.takeOverOwnership(of: path, for: temporary)
-            try DatabaseUsers.waitUntilAlone(path, timeout: writer.configuration.busyTimeout, consequence: Self.consequence)
             try beforeWriting(writer)
             let busyTimeout = writer.configuration.busyTimeout
             let proven = try writer.writeWithoutTransaction { source in
-                try replace(source, at: path, with: temporary, key: key, newSettings: newSettings, wanted: wanted,
+                try replace(source, by: replacement, key: key, newSettings: newSettings, wanted: wanted,
                             leavingWAL: currentJournalMode == "wal", makingWAL: journalMode == "wal", walMarker: walMarker,
                             busyTimeout: busyTimeout, beforeReplacing: beforeReplacing)
             }
@@ -180,7 +181,7 @@ public enum CipherFormatUpgrade {
                            sizeBefore: sizeBefore, sizeAfter: FileProbe(path: path).size, rowCounts: proven.summary.rowCounts,
                            openingSettings: newSettings)
         } catch {
-            removeTemporary(temporary)
+            replacement.discard()
             throw error
         }
     }
@@ -190,7 +191,7 @@ public enum CipherFormatUpgrade {
     /// Under the write lock: export, prove, rename. The lock ends with the connection's
     /// transaction, after the rename; until then the old file takes no commit.
     private static func replace(
-        _ source: SQLCipherDatabase, at path: String, with temporary: String, key: DatabaseKey, newSettings: CipherSettings,
+        _ source: SQLCipherDatabase, by replacement: DatabaseFileReplacement, key: DatabaseKey, newSettings: CipherSettings,
         wanted: EffectiveCipherSettings, leavingWAL: Bool, makingWAL: Bool, walMarker: String,
         busyTimeout: Duration, beforeReplacing: () throws -> Void
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
@@ -216,14 +217,12 @@ public enum CipherFormatUpgrade {
         try source.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
         let expected = try DatabaseEncryption.summary(of: source)
         let schema = try SchemaDump.objects(in: source, includingBookkeeping: true)
-        try export(path, settings: source.cipherSettings, key: key, to: temporary, newSettings: newSettings,
+        try export(replacement.database, settings: source.cipherSettings, key: key, to: replacement.temporary, newSettings: newSettings,
                    summary: expected, busyTimeout: busyTimeout)
-        let proven = try prove(temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected, schema: schema,
+        let proven = try prove(replacement.temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected, schema: schema,
                                source: source, makeWAL: makingWAL, busyTimeout: busyTimeout)
         try beforeReplacing()
-        // Again: a process may have opened it during the copy.
-        try DatabaseUsers.waitUntilAlone(path, timeout: busyTimeout, consequence: Self.consequence)
-        try DurableFile.replace(path, with: temporary)
+        try replacement.complete()
         replaced = true
         return proven
     }
@@ -416,11 +415,5 @@ public enum CipherFormatUpgrade {
         SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
                        message: "The database is not encrypted, so it has no cipher format to upgrade; use `encrypt` to encrypt it (in the linked SQLCipher's format).",
                        path: path)
-    }
-
-    /// Removes a copy left by an interrupted run, with the files SQLite keeps beside it.
-    private static func removeTemporary(_ temporary: String) {
-        DurableFile.removeIfPresent(temporary)
-        FileRemoval.remove([temporary + "-wal", temporary + "-shm"])
     }
 }

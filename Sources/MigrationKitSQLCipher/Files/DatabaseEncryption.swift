@@ -88,34 +88,26 @@ public enum DatabaseEncryption {
         let path = DurableFile.resolvingSymlinks(givenPath)
         let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout)
         defer { lock.release() }
-        let temporary = DurableFile.siblingPath(of: path, purpose: "encrypting")
-        DurableFile.removeIfPresent(temporary)
-        let summary: ExportSummary
+        let database = try openPlaintextSource(path, lockTimeout: lockTimeout, checkpointing: false)
+        // The same owner and group, so the app's user still opens it; mode 0600, as the
+        // copy was created. The room: the file and its WAL, which the checkpoint below
+        // moves into it.
+        let replacement = try DatabaseFileReplacement(
+            replacing: path, purpose: "encrypting",
+            options: .init(leaving: "still plaintext", keeping: [.owner],
+                           room: (copySize(of: path) + FileProbe(path: path + "-wal").size, "Encrypting in place writes an encrypted copy"),
+                           others: (lockTimeout, encryptConsequence)))
         do {
-            let database = try openPlaintextSource(path, lockTimeout: lockTimeout, checkpointing: false)
-            try DurableFile.requireSingleName(path, leaving: "still plaintext")
-            try DurableFile.requireOwnerCanBeKept(of: path)
-            try DatabaseUsers.waitUntilAlone(path, timeout: lockTimeout, consequence: encryptConsequence)
             try checkpointIfWAL(database)
-            try DiskSpace.requireRoom(beside: path, bytes: copySize(of: path), writing: "Encrypting in place writes an encrypted copy")
             try beforeWriting()
-            summary = try exportVerified(from: database, to: temporary, key: key, cipher: cipher, replacing: false)
+            let summary = try exportVerified(from: database, to: replacement.temporary, key: key, cipher: cipher, replacing: false)
             try beforeReplacing()
-            // Again: a process may have opened it during the copy.
-            try DatabaseUsers.waitUntilAlone(path, timeout: lockTimeout, consequence: encryptConsequence)
+            try replacement.complete()
+            return summary
         } catch {
-            DurableFile.removeIfPresent(temporary)
+            replacement.discard()
             throw error
         }
-        do {
-            // The same owner and group, so the app's user still opens it; mode 0600,
-            // as the copy was created.
-            try DurableFile.replace(path, with: temporary, keeping: [.owner])
-        } catch {
-            DurableFile.removeIfPresent(temporary)
-            throw error
-        }
-        return summary
     }
 
     /// Writes a plaintext copy of the encrypted database at `source` to `destination`
@@ -344,8 +336,9 @@ public enum DatabaseEncryption {
     /// Exports `source` into a new database at `destination` (written beside it and
     /// renamed into place when `replacing`), proves the copy, and returns what it holds.
     private static func exportVerified(from source: SQLCipherDatabase, to destination: String, key: DatabaseKey?, cipher: CipherSettings, replacing: Bool) throws -> ExportSummary {
-        let target = replacing ? DurableFile.siblingPath(of: destination, purpose: "exporting") : destination
-        if replacing { DurableFile.removeIfPresent(target) }
+        // A plaintext copy stays private (0600) whatever file it overwrites.
+        let replacement = replacing ? try DatabaseFileReplacement(replacing: destination, purpose: "exporting", options: .init(leaving: "as it was", keeping: [])) : nil
+        let target = replacement?.temporary ?? destination
         if let failure = FileProbe.createPrivateFile(at: target) {
             throw SQLCipherError(kind: .fileSystem, resultCode: failure == EEXIST ? .SQLITE_CANTOPEN : .SQLITE_IOERR,
                                  message: failure == EEXIST
@@ -389,8 +382,7 @@ public enum DatabaseEncryption {
                                      message: "The exported copy does not match the original (row counts or schema differ), so it was discarded; the original is unchanged.",
                                      path: destination)
             }
-            // A plaintext copy stays private (0600) whatever file it overwrites.
-            if replacing { try DurableFile.replace(destination, with: target, keeping: []) } else { try DurableFile.synchronize(target) }
+            if let replacement { try replacement.complete() } else { try DurableFile.synchronize(target) }
             return actual
         } catch {
             DurableFile.removeIfPresent(target)
