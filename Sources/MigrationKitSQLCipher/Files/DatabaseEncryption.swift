@@ -414,11 +414,16 @@ public enum DatabaseEncryption {
         defer { Interruption.unstoppable { try? source.execute(sql: "DETACH DATABASE \(exportSchema)") } }
         try SQLCipherLibrary.silenceLog(on: source)
         try CipherSettingsApplier.apply(cipher, to: source, schema: exportSchema)
-        // sqlcipher_export copies schema and rows but not these three header fields.
-        if summary.autoVacuum != 0 { try source.execute(sql: "PRAGMA \(exportSchema).auto_vacuum = \(summary.autoVacuum)") }
         do {
-            // The copy's keys are derived here, with the process's salt mask.
-            _ = try SaltMaskGuard.deriving(cipher, on: source) { try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')") }
+            // The copy's keys are derived at its first read, with the process's salt mask:
+            // setting auto_vacuum reads its (empty) first page, so it runs under the guard
+            // too, or a format detection on another thread (SQLCipher 2.0 beta's zero
+            // mask) would give the copy HMAC keys no later open derives.
+            _ = try SaltMaskGuard.deriving(cipher, on: source) {
+                // sqlcipher_export copies schema and rows but not these three header fields.
+                if summary.autoVacuum != 0 { try source.execute(sql: "PRAGMA \(exportSchema).auto_vacuum = \(summary.autoVacuum)") }
+                return try source.fetchValue(sql: "SELECT sqlcipher_export('\(exportSchema)')")
+            }
         } catch let error as SQLCipherError {
             throw error.recoveringInnerResultCode()
         }
