@@ -104,3 +104,45 @@ import Testing
         #expect(rekeyed.status == 0, "\(rekeyed.output)")
     }
 }
+
+/// SQLCipher keeps the HMAC salt mask for the whole process, and format detection sets
+/// it to zero while it tries SQLCipher 2.0 beta's format (as every wrong key does): an
+/// export on another thread (a fleet's tenant, an app's job) must derive its copy's keys
+/// only under the guard (`SaltMaskGuard`), or its copy is written with keys no open
+/// derives again.
+@Suite struct SaltMaskRaceTests {
+    @Test func copiesMadeBesideWrongKeyDetectionsStayReadable() throws {
+        let workspace = try Workspace()
+        let locked = workspace.path("locked.db")
+        #expect(try SQLCipherShell.run(locked, key: .raw(), "CREATE TABLE notes (body TEXT);").status == 0)
+        let stop = StopFlag()
+        let detections = (0..<2).map { _ in
+            Thread {
+                while !stop.isSet {
+                    _ = try? Tool.run(["status", "--db-path", locked, "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+                }
+            }
+        }
+        detections.forEach { $0.start() }
+        defer {
+            stop.set()
+            while detections.contains(where: { !$0.isFinished }) { usleep(1000) }
+        }
+        for round in 0..<TestDepth.count(quick: 12, full: 30) {
+            let plain = workspace.path("plain\(round).db")
+            #expect(try SQLCipherShell.run(plain, keyPragma: nil, "PRAGMA auto_vacuum = INCREMENTAL; CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');").status == 0)
+            let encrypted = try Tool.run(["encrypt", "--in-place", "--no-backup", "--db-path", plain, "--password-file", workspace.keyFile, "--migrations", workspace.migrations])
+            #expect(encrypted.status == 0, "round \(round): \(encrypted.output)")
+            let read = try SQLCipherShell.run(plain, key: workspace.key, "SELECT body FROM notes;")
+            #expect(read.status == 0 && read.stdout == "kept\n", "round \(round): \(read.output)")
+        }
+    }
+}
+
+/// A flag one thread sets and others read.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}

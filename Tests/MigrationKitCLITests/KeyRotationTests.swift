@@ -159,7 +159,7 @@ import Glibc
 
     private func rotateBesideACleaner() throws {
         let tenants = try Tenants(8)
-        let stop = ManagedAtomicFlag()
+        let stop = StopFlag()
         let cleaner = Thread {
             while !stop.isSet {
                 for file in (try? FileManager.default.contentsOfDirectory(atPath: tenants.workspace.path("keys"))) ?? [] where file.hasSuffix(".next") {
@@ -196,12 +196,4 @@ import Glibc
         }
         #expect(tenants.leftovers.isEmpty, "\(tenants.leftovers)")
     }
-}
-
-/// A flag one thread sets and another reads.
-private final class ManagedAtomicFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }
