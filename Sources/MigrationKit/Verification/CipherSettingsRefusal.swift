@@ -24,6 +24,7 @@ public struct CipherSettingsRefusal: Error, Hashable, Sendable, CustomStringConv
     public let setting: CipherSetting
     /// Its value as given (never a secret: settings hold none).
     public let value: String
+    /// Why the value cannot be used, which the options and the connection word alike.
     public let reason: Reason
     /// The linked library, for sentences that name it.
     public let library: SQLCipherVersion?
