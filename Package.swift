@@ -47,7 +47,7 @@ let package = Package(
         // locks, durable private writes, scratch folders, what a path is, stopping on a
         // signal. No SQLite: both connections and the shared commands stand on it.
         .target(name: "MigrationKitFiles", dependencies: [
-            "MigrationKit",
+            "MigrationKit", "MigrationKitSecrets",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
@@ -128,7 +128,6 @@ let package = Package(
                 "MigrationKit", "MigrationKitFiles", "MigrationKitCommands", "MigrationKitSecrets", "MigrationKitKeys",
                 "MigrationKitKeyOptions", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
 
@@ -138,9 +137,8 @@ let package = Package(
             name: "MigrationKitCLI",
             dependencies: [
                 "MigrationKit", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitSQLCipher", "MigrationKitKeys",
-                "MigrationKitKeyOptions", "CProcessControl",
+                "MigrationKitKeyOptions", "MigrationKitFiles", "MigrationKitSecrets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .executableTarget(name: "migrationkit", dependencies: ["MigrationKitCLI"]),
 
@@ -165,12 +163,12 @@ let package = Package(
         // Examples: the library used directly, and an app embedding the commands.
         .executableTarget(
             name: "migrationkit-library-demo",
-            dependencies: ["MigrationKitSQLCipher"],
+            dependencies: ["MigrationKit", "MigrationKitSQLCipher"],
             path: "Examples/LibraryDemo"
         ),
         .executableTarget(
             name: "notes-migrate",
-            dependencies: ["MigrationKitCLI"],
+            dependencies: ["MigrationKit", "MigrationKitSQLCipher", "MigrationKitCLI"],
             path: "Examples/NotesApp"
         ),
 
@@ -178,7 +176,10 @@ let package = Package(
         .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit", "MigrationKitTestSupport"]),
-        .testTarget(name: "MigrationKitCommandsTests", dependencies: ["MigrationKitCommands", "MigrationKitTestSupport"]),
+        .testTarget(name: "MigrationKitCommandsTests", dependencies: [
+            "MigrationKitCommands", "MigrationKit",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "MigrationKitCommandTreeTests", dependencies: ["MigrationKitCommandTree", "MigrationKitCommands", "MigrationKitTestSupport"]),
         .testTarget(name: "MigrationKitKeyOptionsTests", dependencies: [
             "MigrationKitKeyOptions", "MigrationKitKeys", "MigrationKit",
@@ -187,12 +188,12 @@ let package = Package(
         .testTarget(name: "MigrationKitSecretsTests", dependencies: ["MigrationKitSecrets", "MigrationKitTestSupport"]),
         .testTarget(
             name: "MigrationKitSQLCipherTests",
-            dependencies: ["MigrationKitSQLCipher", "MigrationKitTestSupport"],
+            dependencies: ["MigrationKitSQLCipher", "MigrationKit", "CSQLCipher", "MigrationKitTestSupport"],
             exclude: ["Fixtures"]),
         // The key sources build without SQLCipher; their tests open databases with the
         // keys they produce, so they link it.
         .testTarget(name: "MigrationKitKeysTests", dependencies: [
-            "MigrationKitKeys", "MigrationKitSQLCipher", "KeyStoreProbe", "MigrationKitTestSupport",
+            "MigrationKitKeys", "MigrationKit", "MigrationKitSQLCipher", "KeyStoreProbe", "MigrationKitTestSupport",
             "CLibSecretInterfaceCheck",
         ]),
         // CLibSecretLoader's declarations against libsecret's headers, at compile time.
@@ -203,7 +204,7 @@ let package = Package(
         // Runs the built binaries as a user would; the command tree's own rules are
         // checked on the types.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
-            "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommandTree", "MigrationKitCommands", "MigrationKitSQLCipher",
+            "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommandTree", "MigrationKitCommands", "MigrationKit", "MigrationKitSQLCipher",
             "MigrationKitSecrets", "MigrationKitTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

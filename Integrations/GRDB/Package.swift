@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "MigrationKit"),
         // Locks, durable writes, scratch folders, signals: the main package's file module.
         .target(name: "MigrationKitFiles", dependencies: [
-            "MigrationKit", .product(name: "SystemPackage", package: "swift-system"),
+            "MigrationKit", "MigrationKitSecrets", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Keys in wiped, locked memory, and where they come from (files, the environment,
         // a prompt, the Secret Service): for a GRDB built on SQLCipher, as the main
@@ -82,7 +82,6 @@ let package = Package(
             "MigrationKit", "MigrationKitFiles", "MigrationKitCommands", "MigrationKitSecrets", "MigrationKitKeys",
             "MigrationKitKeyOptions", "CProcessControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // The command tree over the app's GRDB writer, for its own binary
@@ -95,7 +94,7 @@ let package = Package(
         ]),        // The example app of the README's GRDB section (Examples/GRDBNotes, through a
         // symbolic link like the core's sources); the tests run the binary.
         .executableTarget(name: "grdb-notes", dependencies: [
-            "MigrationKitGRDB", "MigrationKitGRDBCLI",
+            "MigrationKit", "MigrationKitGRDB", "MigrationKitGRDBCLI",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Examples/GRDBNotes"),
         // Case 10 of `make bench`: GRDB's DatabaseMigrator against the runner
@@ -118,14 +117,16 @@ let package = Package(
         .testTarget(name: "DatabaseMigratorTestsOnRunner", dependencies: ["MigrationKitGRDB", .product(name: "GRDB", package: "GRDB.swift")],
                     path: "DatabaseMigratorTests/OnRunner", resources: [.copy("Resources")], swiftSettings: grdbsOwnTestSettings),
         .testTarget(name: "MigrationKitGRDBTests", dependencies: [
-            "MigrationKitGRDB", "MigrationKitKeys", "GRDBTestSupport", "MigrationKitTestSupport",
+            "MigrationKitGRDB", "MigrationKit", "MigrationKitSecrets", "MigrationKitKeys", "GRDBTestSupport", "MigrationKitTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The commands, in process and through the example app's binary.
         .testTarget(name: "MigrationKitGRDBCLITests", dependencies: [
-            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "MigrationKitFiles", "grdb-notes", "GRDBTestSupport",
+            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "MigrationKit", "MigrationKitFiles", "grdb-notes", "GRDBTestSupport",
             // The encrypted example's tests: the sqlcipher shell, and a key in the private keyring.
             "MigrationKitTestSupport", "MigrationKitKeys",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ],
     swiftLanguageModes: [.v6]
