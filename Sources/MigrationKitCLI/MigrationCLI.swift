@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import MigrationKitCommandTree
-import MigrationKitKeyOptions
 @_exported import MigrationKitCommands
 import MigrationKitKeys
 import MigrationKitSQLCipher

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
-import MigrationKitKeyOptions
 import MigrationKitKeys
 
 /// Runs the migration commands over a GRDB app's writer, for apps that embed them

@@ -1,7 +1,6 @@
 import ArgumentParser
 @testable import MigrationKitCLI
-@testable import MigrationKitCommandTree
-import MigrationKitCommands
+@testable import MigrationKitCommands
 import Testing
 
 /// A new subcommand is its own file plus one line in `RootCommand`'s list. What else a
