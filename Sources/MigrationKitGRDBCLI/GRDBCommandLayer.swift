@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import GRDB
 import MigrationKit
@@ -13,6 +14,8 @@ struct GRDBCommandLayer: CommandLayer {
     let host: GRDBMigrationCLIHost
 
     var commandName: String { host.commandName }
+    /// None: a GRDB app's commands are the tree's (its key and format are the app's code's).
+    var ownCommands: [any ParsableCommand.Type] { [] }
 
     var librarySummary: String {
         let sqlite = GRDBCommandSupport.linkedSQLiteVersion

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import MigrationKit
 import MigrationKitFiles
@@ -15,6 +16,11 @@ import MigrationKitSecrets
 package protocol CommandLayer: Sendable {
     /// The name shown in help and messages (`migrationkit`, an app's binary name).
     var commandName: String { get }
+
+    /// The commands only this layer's connection can run (SQLCipher's encrypt, decrypt,
+    /// rekey, cipher-upgrade and key), which `CommandTree.commands(for:)` puts among the
+    /// tree's: the one list stays the tree's, and a layer adds to it here.
+    var ownCommands: [any ParsableCommand.Type] { get }
 
     /// The library the databases are opened with, for `status`:
     /// "SQLCipher 4.6.1 community (SQLite 3.46.1)".

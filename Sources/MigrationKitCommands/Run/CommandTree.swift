@@ -4,18 +4,32 @@ import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 
-/// The one command tree: the commands every database layer gets, and the run around a
-/// command — hardening, graceful stop, locks, project settings, the run journal — for
+/// The one command tree: the one list of commands, and the run around a command —
+/// hardening, graceful stop, locks, project settings, the run journal — for
 /// `migrationkit` (`MigrationCLI`) and for a GRDB app's binary (`GRDBMigrationCLI`)
 /// alike. A front end adds only its root command and its layer (`CommandLayer`).
 package enum CommandTree {
-    /// The commands that work through any layer, in help's order. (`migrationkit` adds
-    /// what only SQLCipher's connection does: encrypt, decrypt, rekey, cipher-upgrade, key.)
-    package static let sharedCommands: [any ParsableCommand.Type] = [
-        MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self, SchemaDumpCommand.self, DiffCommand.self,
-        NewCommand.self, InitCommand.self, ConfigCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
-        RestoreCommand.self,
-    ]
+    /// Every command of a command line over `layer`, in help's order: the ones every
+    /// layer gets, and the layer's own (`CommandLayer.ownCommands`) among them. Both
+    /// front ends' root commands list exactly these, so a command is added in one place:
+    /// here, or in its layer's `ownCommands` when only that layer's connection can run it.
+    package static func commands(for layer: any CommandLayer) -> [any ParsableCommand.Type] {
+        commands(adding: layer.ownCommands)
+    }
+
+    /// The commands that work through any layer, in help's order: a GRDB app's whole tree.
+    package static let sharedCommands = commands(adding: [])
+
+    /// The list itself. A layer's own commands come after `config`, where `migrationkit`
+    /// has always listed encrypt, decrypt, rekey, cipher-upgrade and key.
+    private static func commands(adding own: [any ParsableCommand.Type]) -> [any ParsableCommand.Type] {
+        [
+            MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self, SchemaDumpCommand.self, DiffCommand.self,
+            NewCommand.self, InitCommand.self, ConfigCommand.self,
+        ] + own + [
+            RestoreCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
+        ]
+    }
 
     /// What a front end's host decides about the process while a command runs.
     package struct ProcessPolicy: Sendable {
