@@ -47,7 +47,7 @@ let package = Package(
         // locks, durable private writes, scratch folders, what a path is, stopping on a
         // signal. No SQLite: both connections and the shared commands stand on it.
         .target(name: "MigrationKitFiles", dependencies: [
-            "MigrationKit",
+            "MigrationKit", "MigrationKitSecrets",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
@@ -98,49 +98,33 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
-        // The key sources as options, settings and sentences (`--password-file`,
-        // `--keychain-service`, …, `MIGRATIONKIT_PASSWORD`, a prompt): one list, for
-        // `migrationkit` and for the commands of a GRDB app on SQLCipher.
-        .target(name: "MigrationKitKeyOptions", dependencies: [
-            "MigrationKit", "MigrationKitKeys", "MigrationKitCommands",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-
-        // What every MigrationKit command line shares, whatever its database layer: exit
-        // codes, output and JSON documents, error sentences, the run around a command.
-        // No C: the GRDB package builds its commands on it too.
+        // The command layer: the one list of commands every database layer gets (migrate,
+        // status, rollback, verify, schema-dump, diff, new, init, config, restore,
+        // baseline, lint, check), over a `CommandLayer`; the key sources as options,
+        // settings and sentences; project settings (flags, MIGRATIONKIT_*,
+        // migrationkit.toml), backups, fleets, output and JSON documents, exit codes,
+        // error sentences and the run around a command. No SQLite: SQLCipher's layer
+        // (MigrationKitCLI) and GRDB's (MigrationKitGRDBCLI) stand on it, and the GRDB
+        // package builds it too.
         .target(
             name: "MigrationKitCommands",
             dependencies: [
-                "MigrationKit", "MigrationKitFiles",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ]),
-
-        // The one command tree: the commands every database layer gets (migrate, status,
-        // rollback, verify, schema-dump, baseline, lint, new, init, config), their
-        // settings (flags, MIGRATIONKIT_*, migrationkit.toml), backups, fleets and the
-        // run around a command, over a `CommandLayer`. No SQLite: SQLCipher's layer
-        // (MigrationKitCLI) and GRDB's (MigrationKitGRDBCLI) stand on it.
-        .target(
-            name: "MigrationKitCommandTree",
-            dependencies: [
-                "MigrationKit", "MigrationKitFiles", "MigrationKitCommands", "MigrationKitSecrets", "MigrationKitKeys",
-                "MigrationKitKeyOptions", "CProcessControl",
+                "MigrationKit", "MigrationKitFiles", "MigrationKitSecrets", "MigrationKitKeys", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
 
-        // The commands, embeddable in an app's own binary (MigrationCLI.run(host:arguments:)):
-        // the tree over SQLCipher, and the commands only SQLCipher has (encrypt, rekey, …).
+        // `MigrationCLI` and `MigrationCLIHost`, which apps import this module for (hence
+        // its name): the command layer over SQLCipher's connection, and the commands only
+        // that connection has (encrypt, decrypt, rekey, cipher-upgrade, key), for the
+        // `migrationkit` tool and for an app's own binary (MigrationCLI.run(host:arguments:)).
         .target(
             name: "MigrationKitCLI",
             dependencies: [
-                "MigrationKit", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitSQLCipher", "MigrationKitKeys",
-                "MigrationKitKeyOptions", "CProcessControl",
+                "MigrationKit", "MigrationKitCommands", "MigrationKitSQLCipher", "MigrationKitKeys",
+                "MigrationKitFiles", "MigrationKitSecrets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .executableTarget(name: "migrationkit", dependencies: ["MigrationKitCLI"]),
 
@@ -157,20 +141,20 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "MigrationKitGRDBCLI", dependencies: [
-            "MigrationKit", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "MigrationKitSecrets",
-            "MigrationKitKeys", "MigrationKitKeyOptions", "MigrationKitFiles",
+            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB", "MigrationKitSecrets",
+            "MigrationKitKeys", "MigrationKitFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Examples: the library used directly, and an app embedding the commands.
         .executableTarget(
             name: "migrationkit-library-demo",
-            dependencies: ["MigrationKitSQLCipher"],
+            dependencies: ["MigrationKit", "MigrationKitSQLCipher"],
             path: "Examples/LibraryDemo"
         ),
         .executableTarget(
             name: "notes-migrate",
-            dependencies: ["MigrationKitCLI"],
+            dependencies: ["MigrationKit", "MigrationKitSQLCipher", "MigrationKitCLI"],
             path: "Examples/NotesApp"
         ),
 
@@ -178,21 +162,19 @@ let package = Package(
         .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit", "MigrationKitTestSupport"]),
-        .testTarget(name: "MigrationKitCommandsTests", dependencies: ["MigrationKitCommands", "MigrationKitTestSupport"]),
-        .testTarget(name: "MigrationKitCommandTreeTests", dependencies: ["MigrationKitCommandTree", "MigrationKitCommands", "MigrationKitTestSupport"]),
-        .testTarget(name: "MigrationKitKeyOptionsTests", dependencies: [
-            "MigrationKitKeyOptions", "MigrationKitKeys", "MigrationKit",
+        .testTarget(name: "MigrationKitCommandsTests", dependencies: [
+            "MigrationKitCommands", "MigrationKit", "MigrationKitKeys", "MigrationKitTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MigrationKitSecretsTests", dependencies: ["MigrationKitSecrets", "MigrationKitTestSupport"]),
         .testTarget(
             name: "MigrationKitSQLCipherTests",
-            dependencies: ["MigrationKitSQLCipher", "MigrationKitTestSupport"],
+            dependencies: ["MigrationKitSQLCipher", "MigrationKit", "CSQLCipher", "MigrationKitTestSupport"],
             exclude: ["Fixtures"]),
         // The key sources build without SQLCipher; their tests open databases with the
         // keys they produce, so they link it.
         .testTarget(name: "MigrationKitKeysTests", dependencies: [
-            "MigrationKitKeys", "MigrationKitSQLCipher", "KeyStoreProbe", "MigrationKitTestSupport",
+            "MigrationKitKeys", "MigrationKit", "MigrationKitSQLCipher", "KeyStoreProbe", "MigrationKitTestSupport",
             "CLibSecretInterfaceCheck",
         ]),
         // CLibSecretLoader's declarations against libsecret's headers, at compile time.
@@ -200,10 +182,10 @@ let package = Package(
             name: "CLibSecretInterfaceCheck",
             dependencies: ["CLibSecret", "CLibSecretLoader"],
             path: "Tests/LibSecretInterfaceCheck"),
-        // Runs the built binaries as a user would; the command tree's own rules are
+        // Runs the built binaries as a user would; the command layer's own rules are
         // checked on the types.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
-            "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommandTree", "MigrationKitCommands", "MigrationKitSQLCipher",
+            "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommands", "MigrationKit", "MigrationKitSQLCipher",
             "MigrationKitSecrets", "MigrationKitTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

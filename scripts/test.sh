@@ -23,7 +23,9 @@
 #
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs some of them; MIGRATIONKIT_TEST_DEPTH=quick
 # runs the long tests' quick share (`make check`; `make test` sets full); arguments go to
-# `swift test` (for example --filter). Every built binary's linkage is checked first.
+# `swift test` (for example --filter). Before anything is built, each target's declared
+# dependencies are checked against its imports (scripts/check-dependencies.py); every built
+# binary's linkage is checked before its tests.
 set -eu
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -36,6 +38,10 @@ configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb grdb-s
 MIGRATIONKIT_TEST_DEPTH=${MIGRATIONKIT_TEST_DEPTH:-full}
 export MIGRATIONKIT_TEST_DEPTH
 failed=""
+# Each target's declared dependencies are its imports, in the root manifest and the GRDB
+# integration's, which restates the root's targets (scripts/check-dependencies.py, a
+# few seconds): a difference fails the run at the end, named, after the tests ran.
+python3 ./scripts/check-dependencies.py || failed=" dependencies"
 # Each configuration's test output is also kept here, so that the run's last lines
 # (all a CI log may show) can name the tests that failed, not only the configuration;
 # and each phase's time, for the table at the end.

@@ -8,7 +8,7 @@ import PackageDescription
 // system libsqlite3, which must never share a process with libsqlcipher (both export
 // sqlite3_*), and SwiftPM links every test target of a package into one test binary:
 // the root package's tests link libsqlcipher. This package builds the same sources (the
-// core, the commands' shared module and both GRDB modules, through symbolic links into
+// core, the command layer, the key modules and both GRDB modules, through symbolic links into
 // Sources/), so it depends on no path whose name changes with the checkout's folder.
 /// GRDB's test files as GRDB builds them: Swift 5 mode; on SQLCipher (the GRDBSQLCipher
 /// trait), its `SQLCipher` module and encrypted test databases (`GRDBCIPHER_USE_ENCRYPTION`).
@@ -34,7 +34,7 @@ let package = Package(
         // The commands, as the main package builds them.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        // migrationkit.toml, for the command tree's project settings.
+        // migrationkit.toml, for the command layer's project settings.
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // `make docs`: MigrationKitGRDB's DocC, built on GRDB over SQLCipher
         // (Integrations/GRDBSQLCipher) so that the encrypted path is documented.
@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "MigrationKit"),
         // Locks, durable writes, scratch folders, signals: the main package's file module.
         .target(name: "MigrationKitFiles", dependencies: [
-            "MigrationKit", .product(name: "SystemPackage", package: "swift-system"),
+            "MigrationKit", "MigrationKitSecrets", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Keys in wiped, locked memory, and where they come from (files, the environment,
         // a prompt, the Secret Service): for a GRDB built on SQLCipher, as the main
@@ -57,17 +57,14 @@ let package = Package(
             "MigrationKit", "MigrationKitSecrets", "CLibSecretLoader", "CProcessControl",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // The key sources as options, as the main package builds them.
-        .target(name: "MigrationKitKeyOptions", dependencies: [
-            "MigrationKit", "MigrationKitKeys", "MigrationKitCommands",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        // What every MigrationKit command line shares (exit codes, output, JSON
-        // documents, error sentences), from the main package's sources like the core.
+        // The command layer (the main package's MigrationKitCommands): the one list of
+        // commands, the key sources as options, settings, backups, fleets, output and
+        // sentences, over a database layer.
         .target(name: "MigrationKitCommands", dependencies: [
-            "MigrationKit", "MigrationKitFiles",
+            "MigrationKit", "MigrationKitFiles", "MigrationKitSecrets", "MigrationKitKeys", "CProcessControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // SHA-256 for migration checksums (OpenSSL's libcrypto), as the main package
         // computes them.
@@ -76,26 +73,17 @@ let package = Package(
             "MigrationKit", "MigrationKitSecrets", "CLibCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        // The one command tree (the main package's MigrationKitCommandTree): the commands,
-        // their settings, backups and fleets, over a database layer.
-        .target(name: "MigrationKitCommandTree", dependencies: [
-            "MigrationKit", "MigrationKitFiles", "MigrationKitCommands", "MigrationKitSecrets", "MigrationKitKeys",
-            "MigrationKitKeyOptions", "CProcessControl",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "SystemPackage", package: "swift-system"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
-        // The command tree over the app's GRDB writer, for its own binary
+        // The command layer over the app's GRDB writer, for its own binary
         // (GRDBMigrationCLI.run(host:arguments:)).
         .target(name: "MigrationKitGRDBCLI", dependencies: [
-            "MigrationKit", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "MigrationKitSecrets",
-            "MigrationKitKeys", "MigrationKitKeyOptions", "MigrationKitFiles",
+            "MigrationKit", "MigrationKitCommands", "MigrationKitGRDB", "MigrationKitSecrets",
+            "MigrationKitKeys", "MigrationKitFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),        // The example app of the README's GRDB section (Examples/GRDBNotes, through a
         // symbolic link like the core's sources); the tests run the binary.
         .executableTarget(name: "grdb-notes", dependencies: [
-            "MigrationKitGRDB", "MigrationKitGRDBCLI",
+            "MigrationKit", "MigrationKitGRDB", "MigrationKitGRDBCLI",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Examples/GRDBNotes"),
         // Case 10 of `make bench`: GRDB's DatabaseMigrator against the runner
@@ -118,14 +106,16 @@ let package = Package(
         .testTarget(name: "DatabaseMigratorTestsOnRunner", dependencies: ["MigrationKitGRDB", .product(name: "GRDB", package: "GRDB.swift")],
                     path: "DatabaseMigratorTests/OnRunner", resources: [.copy("Resources")], swiftSettings: grdbsOwnTestSettings),
         .testTarget(name: "MigrationKitGRDBTests", dependencies: [
-            "MigrationKitGRDB", "MigrationKitKeys", "GRDBTestSupport", "MigrationKitTestSupport",
+            "MigrationKitGRDB", "MigrationKit", "MigrationKitSecrets", "MigrationKitKeys", "GRDBTestSupport", "MigrationKitTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The commands, in process and through the example app's binary.
         .testTarget(name: "MigrationKitGRDBCLITests", dependencies: [
-            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitCommandTree", "MigrationKitGRDB", "MigrationKitFiles", "grdb-notes", "GRDBTestSupport",
+            "MigrationKitGRDBCLI", "MigrationKitCommands", "MigrationKitGRDB", "MigrationKit", "MigrationKitFiles", "grdb-notes", "GRDBTestSupport",
             // The encrypted example's tests: the sqlcipher shell, and a key in the private keyring.
             "MigrationKitTestSupport", "MigrationKitKeys",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ],
     swiftLanguageModes: [.v6]

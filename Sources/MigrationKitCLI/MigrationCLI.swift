@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import MigrationKitCommandTree
-import MigrationKitKeyOptions
 @_exported import MigrationKitCommands
 import MigrationKitKeys
 import MigrationKitSQLCipher
@@ -49,7 +47,7 @@ public enum MigrationCLI {
     }
 }
 
-/// `migrationkit`: the root of every command.
+/// `migrationkit`: the root of every command, the tree's list over SQLCipher's layer.
 struct RootCommand: ParsableCommand {
     /// Computed on each use, as the name depends on the host; ArgumentParser asks for
     /// it many times a run, so what is costly and the same for every host is made once.
@@ -59,12 +57,8 @@ struct RootCommand: ParsableCommand {
             abstract: "Safe migrations for SQLCipher-encrypted SQLite databases.",
             discussion: discussion,
             version: MigrationKitVersion.current,
-            subcommands: [
-                MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self,
-                SchemaDumpCommand.self, DiffCommand.self, NewCommand.self, InitCommand.self, ConfigCommand.self,
-                EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, CipherUpgradeCommand.self, KeyCommand.self,
-                RestoreCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
-            ])
+            // Outside a run (a test that reads the tree), the tool's own layer.
+            subcommands: CommandTree.commands(for: CLIContext.currentLayer ?? SQLCipherCommandLayer(host: .sqlFiles)))
     }
 
     private static let discussion = """

@@ -1,6 +1,5 @@
 import Foundation
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 

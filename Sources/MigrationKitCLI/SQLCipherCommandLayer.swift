@@ -1,6 +1,6 @@
+import ArgumentParser
 import Foundation
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitKeys
 import MigrationKitSQLCipher
@@ -12,6 +12,10 @@ struct SQLCipherCommandLayer: CommandLayer {
     let host: MigrationCLIHost
 
     var commandName: String { host.commandName }
+    /// What only SQLCipher's connection does: a file's encryption, its key and format.
+    var ownCommands: [any ParsableCommand.Type] {
+        [EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, CipherUpgradeCommand.self, KeyCommand.self]
+    }
     var librarySummary: String { SQLCipherLibrary.summary }
     var sqliteVersion: String { SQLCipherLibrary.sqliteVersion }
     var cipherVersion: String? { SQLCipherLibrary.cipherVersionString }

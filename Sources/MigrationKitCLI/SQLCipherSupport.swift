@@ -1,8 +1,6 @@
 import Foundation
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
-import MigrationKitKeyOptions
 import MigrationKitSQLCipher
 import MigrationKitSecrets
 

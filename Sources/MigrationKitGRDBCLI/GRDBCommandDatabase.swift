@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitFiles
 import MigrationKitGRDB

@@ -1,7 +1,7 @@
+import ArgumentParser
 import Foundation
 import GRDB
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitFiles
 import MigrationKitGRDB
@@ -14,6 +14,8 @@ struct GRDBCommandLayer: CommandLayer {
     let host: GRDBMigrationCLIHost
 
     var commandName: String { host.commandName }
+    /// None: a GRDB app's commands are the tree's (its key and format are the app's code's).
+    var ownCommands: [any ParsableCommand.Type] { [] }
 
     var librarySummary: String {
         let sqlite = GRDBCommandSupport.linkedSQLiteVersion

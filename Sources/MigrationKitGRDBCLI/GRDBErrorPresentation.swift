@@ -1,9 +1,7 @@
 import GRDB
 import MigrationKit
 import MigrationKitCommands
-import MigrationKitCommandTree
 import MigrationKitGRDB
-import MigrationKitKeyOptions
 import MigrationKitKeys
 
 /// How the GRDB commands present GRDB's errors: one sentence that names the database

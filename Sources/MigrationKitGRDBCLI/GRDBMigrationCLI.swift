@@ -1,14 +1,12 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
-import MigrationKitKeyOptions
 import MigrationKitKeys
 
 /// Runs the migration commands over a GRDB app's writer, for apps that embed them
 /// (`grdb-notes` in Examples/GRDBNotes is one). They are the `migrationkit` tool's
-/// commands — the same code (`MigrationKitCommandTree`), with its options, project file
+/// commands — the same code (`MigrationKitCommands`), with its options, project file
 /// and `MIGRATIONKIT_*` settings, backups, fleets, `--json` documents, exit codes and
 /// sentences — over the app's GRDB writer instead of SQLCipher's connection.
 public enum GRDBMigrationCLI {
@@ -35,7 +33,7 @@ public enum GRDBMigrationCLI {
     }
 }
 
-/// The root of the GRDB commands: the command tree's shared commands.
+/// The root of the GRDB commands: the tree's list over the GRDB layer, which adds none.
 struct GRDBRootCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         // Outside a run (a test that reads the tree), as the app built it.
@@ -59,6 +57,6 @@ struct GRDBRootCommand: ParsableCommand {
 
                 \(CommandTree.exitCodesDiscussion)
                 """,
-            subcommands: CommandTree.sharedCommands)
+            subcommands: CommandTree.commands(for: layer))
     }
 }

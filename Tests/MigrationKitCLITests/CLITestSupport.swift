@@ -1,6 +1,5 @@
 import Foundation
 import MigrationKitCLI
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 import MigrationKitSecrets

@@ -1,10 +1,10 @@
 import ArgumentParser
 @testable import MigrationKitCLI
-@testable import MigrationKitCommandTree
-import MigrationKitCommands
+@testable import MigrationKitCommands
 import Testing
 
-/// A new subcommand is its own file plus one line in `RootCommand`'s list. What else a
+/// A new subcommand is its own file plus one line in `CommandTree`'s list (or, for one
+/// only SQLCipher's connection has, in `SQLCipherCommandLayer.ownCommands`). What else a
 /// command must be is declared on the type and checked here over the whole tree, so a
 /// command that forgets it fails a test instead of quietly printing text errors under
 /// `--json` or ignoring `migrationkit.toml`.

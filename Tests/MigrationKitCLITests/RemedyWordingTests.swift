@@ -1,7 +1,7 @@
 import Foundation
 import MigrationKit
 @testable import MigrationKitCLI
-@testable import MigrationKitCommandTree
+@testable import MigrationKitCommands
 import MigrationKitTestSupport
 import Testing
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitSQLCipher
 import MigrationKitSecrets

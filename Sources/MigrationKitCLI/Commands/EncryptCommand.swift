@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
-import MigrationKitKeyOptions
 import MigrationKitSQLCipher
 
 struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitKeys
 import MigrationKitSQLCipher

@@ -1,8 +1,6 @@
 import ArgumentParser
 import MigrationKit
-import MigrationKitCommandTree
 import MigrationKitCommands
-import MigrationKitKeyOptions
 import MigrationKitKeys
 import MigrationKitSQLCipher
 

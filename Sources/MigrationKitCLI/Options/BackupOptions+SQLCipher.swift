@@ -1,4 +1,4 @@
-import MigrationKitCommandTree
+import MigrationKitCommands
 import MigrationKitSQLCipher
 
 /// Backups of a SQLCipher writer, for the commands only SQLCipher has (encrypt, rekey,

@@ -1,4 +1,3 @@
-import MigrationKitCommandTree
 import MigrationKitCommands
 import MigrationKitFiles
 import MigrationKitKeys

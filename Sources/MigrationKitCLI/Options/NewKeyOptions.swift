@@ -1,7 +1,5 @@
 import ArgumentParser
-import MigrationKitCommandTree
 import MigrationKitCommands
-import MigrationKitKeyOptions
 import MigrationKitKeys
 import MigrationKitSQLCipher
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import MigrationKitCommandTree
 import MigrationKitCommands
 @testable import MigrationKitGRDBCLI
 import Testing

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+package struct BaselineCommand: UsesProjectConnection, FleetCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "baseline",
+        abstract: "Record migrations up to --to as applied without running them, for a database made before MigrationKit managed it.")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var output: OutputOptions
+    @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("The last migration the database already reflects.", valueName: "id"))
+    package var target: String
+
+    package var fleetVerb: String { "Baselining" }
+
+    package func runOnDatabase(reporter: Reporter) throws -> BaselineDocument {
+        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter)
+        try refuseUnsafeBaseline(of: database, migrations: migrations)
+        let recorded = try database.baseline(upTo: target)
+        for identifier in recorded { reporter.line("Baselined \(identifier) (recorded as applied, not run)") }
+        reporter.line(recorded.isEmpty
+            ? "Nothing to record: every migration up to \(target) is already applied."
+            : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
+        return BaselineDocument(database: database.path, databaseName: CommandSupport.databaseName, baselined: recorded)
+    }
+
+    /// What a baseline must not do, refused before anything is written (Flyway refuses
+    /// a baseline on a non-empty history for the first reason):
+    /// - record steps as applied on a damaged database: every page must read
+    ///   (`DatabaseChecks.everyPageReads`), else exit 10 as every command says damage;
+    /// - record steps a managed database (its ledger names applied steps) has not run
+    ///   and whose schema it does not have: its schema must be what the steps up to
+    ///   the target make (drift's replay, `SchemaDrift`), else exit 7 naming the steps
+    ///   and the first difference. A database no migration has touched yet (no applied
+    ///   step) is what a baseline is for, and is taken as it is.
+    private func refuseUnsafeBaseline(of database: any CommandDatabase, migrations: any CommandMigrations) throws {
+        let pages = try database.reading { DatabaseChecks.everyPageReads($0) }
+        guard pages.passed else {
+            throw CLIError(.damaged, "\(database.path): The database is damaged (\(pages.name): \(pages.detail)), so nothing was recorded; run `verify` to see which pages, and restore it from a backup.")
+        }
+        let status = try database.migrationStatus()
+        let targetIndex = try migrations.index(ofTarget: target)
+        let unrun = migrations.identifiers.prefix(targetIndex + 1).filter { status.pending.contains($0) }
+        guard !status.applied.isEmpty, !unrun.isEmpty else { return }
+        let differences = try SchemaDrift(migrations: migrations, encrypts: CLIContext.layer.encrypts).differences(of: database, upTo: target)
+        guard let first = differences.first else { return }
+        let more = differences.count > 1 ? " and \(differences.count - 1) more" : ""
+        throw CLIError(.refused, "\(database.path): The database is managed (its latest applied migration is \(status.applied.last ?? "")), and its schema is not what the migrations up to \(target) make (\(first.summary)\(more)): recording \(unrun.joined(separator: ", ")) as applied without running \(unrun.count == 1 ? "it" : "them") would leave \(unrun.count == 1 ? "it" : "them") undone. Nothing was recorded; run `migrate --to \(target)` to apply \(unrun.count == 1 ? "it" : "them").")
+    }
+
+    package func fleetResult(_ report: BaselineDocument) -> String {
+        report.baselined.isEmpty ? "nothing to record" : "recorded \(report.baselined.count) migration\(report.baselined.count == 1 ? "" : "s") as applied"
+    }
+}
+
+package struct BaselineDocument: Encodable {
+    package let database: String
+    @AlwaysPresent package var databaseName: String?
+    package let baselined: [String]
+}

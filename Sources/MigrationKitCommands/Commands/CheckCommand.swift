@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+package struct CheckCommand: ParsableCommand, PrintsOutput {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Prove a migrations folder before it ships, on scratch databases: fresh install, idempotence, every down undoing its up, and optionally an upgrade of a copy of a real older database.",
+        discussion: "Touches nothing of yours: --from-database is opened read-only and copied. Its key comes from the key options.")
+
+    @OptionGroup package var migrations: MigrationsOptions
+    @OptionGroup(title: "Key options (for --from-database)", visibility: ConnectionOptions.encryptionVisibility) package var key: KeyOptions
+    @OptionGroup(title: "Cipher options (for --from-database)", visibility: ConnectionOptions.encryptionVisibility) package var cipher: CipherOptions
+    @OptionGroup package var minimum: MinimumSQLiteOptions
+    @OptionGroup package var output: OutputOptions
+
+    @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
+    package var olderDatabase: String?
+
+    package func run() throws {
+        let reporter = Reporter(output)
+        // With --from-database, resolving its key says it.
+        if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter) }
+        let loaded = try CommandSupport.loadMigrations(migrations, reporter: reporter)
+        let older = try olderDatabase.map {
+            try CommandSupport.databaseRequest(path: $0, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter)
+        }
+        let layer = CLIContext.layer
+        var results: [RoundTripCheck.Result] = []
+        if let files = loaded.files {
+            let findings = MigrationLinter(context: minimum.applied(to: layer.linkedLintContext)).lint(files)
+            let errors = findings.filter { $0.severity == .error }
+            results.append(RoundTripCheck.Result(
+                name: "lint", passed: errors.isEmpty,
+                detail: errors.isEmpty ? "no errors (\(findings.count) warning\(findings.count == 1 ? "" : "s"))" : errors.map(\.description).joined(separator: "; ")))
+        }
+        let allowed = Set((loaded.files ?? []).flatMap(\.rowChanges))
+        results += try RoundTripCheck(migrations: loaded.migrations, allowedRowChanges: allowed, encrypts: layer.encrypts).run(olderDatabase: older)
+        // A check stopped by Ctrl-C failed nothing: say that, not a list of failures.
+        try Interruption.check()
+        for result in results {
+            reporter.line("\(result.passed ? "ok    " : "FAILED") \(result.name): \(result.detail)")
+        }
+        let failures = results.filter { !$0.passed }.count
+        reporter.line(failures == 0 ? "All \(results.count) checks passed." : "\(failures) of \(results.count) checks failed.")
+        try reporter.document(CheckDocument(passed: failures == 0, checks: results))
+        if failures > 0 { throw ExitCode(CLIExitCode.migrationFailed.rawValue) }
+    }
+}
+
+package struct CheckDocument: Encodable {
+    let passed: Bool
+    let checks: [RoundTripCheck.Result]
+}

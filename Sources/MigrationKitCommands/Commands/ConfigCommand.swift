@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import MigrationKitFiles
+import MigrationKitKeys
+
+/// `migrationkit config`: the settings a command run here would use, and where each
+/// came from (flag, environment, file:line, default), as `git config --show-origin`
+/// does. Keys are never shown: only where the key would come from.
+package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Show the effective settings (flags, MIGRATIONKIT_* variables, migrationkit.toml, defaults) and where each came from.")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var backup: BackupOptions
+    @OptionGroup package var output: OutputOptions
+
+    package func run() throws {
+        let reporter = Reporter(output)
+        guard let settings = CLIContext.resolvedSettings.settings else {
+            throw CLIError(.failure, "The settings were not resolved before `config` ran.")
+        }
+        let rows = ProjectSetting.allCases.compactMap { setting -> ConfigDocument.Setting? in
+            guard let value = settings.values[setting] else { return nil }
+            return ConfigDocument.Setting(name: setting.rawValue, value: value.text, source: value.origin.kind,
+                                          origin: value.origin.description)
+        }
+        let key = keySource()
+        reporter.line("config file: \(settings.configFile ?? "none (no migrationkit.toml here or above)")")
+        if let database = settings.database { reporter.line("database:    \(database)") }
+        let width = max(rows.map(\.name.count).max() ?? 0, "key".count)
+        for row in rows {
+            reporter.line("\(row.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(row.value)  (\(row.origin))")
+        }
+        reporter.line("\("key".padding(toLength: width, withPad: " ", startingAt: 0))  \(key)")
+        try reporter.document(ConfigDocument(configFile: settings.configFile, database: settings.database, settings: rows, key: key))
+    }
+
+    /// Where the key would come from, without reading it.
+    private func keySource() -> String {
+        let options = connection.key
+        let origin = { (setting: ProjectSetting) in
+            CLIContext.resolvedSettings.settings?.values[setting].map { " (\($0.origin))" } ?? ""
+        }
+        if options.plaintext { return "none: the database is plaintext\(origin(.plaintext))" }
+        if let (text, setting) = options.given.shown {
+            return text + (setting.flatMap { ProjectSetting(rawValue: $0) }.map(origin) ?? "")
+        }
+        if KeySource.passwordEnvironmentVariableGivesKey { return "\(KeySource.passwordEnvironmentVariable) (not shown)" }
+        return "a prompt on a terminal (none given)"
+    }
+}
+
+/// `config --json`.
+package struct ConfigDocument: Encodable {
+    package struct Setting: Encodable {
+        let name: String
+        let value: String
+        /// `flag`, `environment`, `file`, `default`.
+        let source: String
+        /// The variable, `file:line`, `flag` or `default`.
+        let origin: String
+    }
+
+    @AlwaysPresent package var configFile: String?
+    @AlwaysPresent package var database: String?
+    package let settings: [Setting]
+    package let key: String
+}

@@ -1,0 +1,255 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+import MigrationKitKeys
+
+package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply pending migrations, each in its own transaction, then verify the database.")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var minimum: MinimumSQLiteOptions
+    @OptionGroup package var backup: BackupOptions
+    @OptionGroup package var output: OutputOptions
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("Stop after this migration.", valueName: "id"))
+    package var target: String?
+
+    @Flag(name: .customLong("allow-out-of-order"), help: "Apply pending migrations that sort before the latest applied one.")
+    package var allowOutOfOrder = false
+
+    @Option(name: .customLong("require-index"), help: ArgumentHelp("Fail verification unless this index exists (repeatable).", valueName: "table:index"))
+    package var requiredIndexes: [RequiredIndexSpec] = []
+
+    @Flag(name: .customLong("atomic"), help: "Run every pending migration and the verification in one transaction: all or nothing.")
+    package var atomic = false
+
+    @Flag(name: .customLong("dry-run"), help: "Run as --atomic would, report what would change, then roll everything back.")
+    package var dryRun = false
+
+    @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Accept an applied migration's edited file and record its new checksum (repeatable).", valueName: "id"))
+    package var acceptModified: [String] = []
+
+    @Flag(name: .customLong("erase-on-schema-change"), help: "DEVELOPMENT ONLY: erase the database when its history no longer matches the migrations, then migrate from scratch.")
+    package var eraseOnSchemaChange = false
+
+    @Flag(name: .customLong("yes"), help: "Confirm --erase-on-schema-change without a prompt.")
+    package var yes = false
+
+    @Flag(name: .customLong("no-lint"), help: "Skip the lint of pending migrations (its errors otherwise block the run).")
+    package var noLint = false
+
+    @Option(name: .customLong("verify"), help: ArgumentHelp("What to verify after migrating: changed (quick_check of the tables the migrations wrote, and the foreign keys of those and of the tables pointing at them) or full (the whole file, as the verify command does).", valueName: "changed|full"))
+    package var verification: VerificationExtent = .changed
+
+    @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
+
+    package func validate() throws {
+        if atomic && dryRun { throw ValidationError("--dry-run already runs atomically; give one of --atomic and --dry-run.") }
+        if dryRun && eraseOnSchemaChange { throw ValidationError("--dry-run cannot be combined with --erase-on-schema-change.") }
+        if yes && !eraseOnSchemaChange { throw ValidationError("--yes only confirms --erase-on-schema-change.") }
+        if isFleet && eraseOnSchemaChange {
+            throw ValidationError("--erase-on-schema-change works on one database; give one --db-path.")
+        }
+    }
+
+    private var options: MigrateOptions {
+        MigrateOptions(mode: dryRun ? .dryRun : (atomic ? .atomic : .perStep), acceptModified: Set(acceptModified),
+                       verification: verification.scope)
+    }
+
+    package func run() throws {
+        let reporter = Reporter(output)
+        if isFleet { return try runFleet(reporter: reporter) }
+        // The migrations are read (and, for a new database, where every file is pending
+        // and there is nothing to consult, linted) on a thread of their own while the key
+        // is resolved and derived, most of a short run. Their verdict still comes before
+        // anything is written: their errors win over the open's, and remove the file the
+        // open created.
+        let requestedPath = Result { try connection.requiredPath() }
+        let existedBefore = (try? requestedPath.get()).map { FileManager.default.fileExists(atPath: $0) } ?? true
+        let minimum = self.minimum
+        let linked = CLIContext.layer.linkedLintContext
+        let loading = MigrationsLoading.start(connection.migrations, requiredIndexes: requiredIndexes,
+                                              lint: existedBefore || noLint ? nil : PendingLint(makingContext: { minimum.applied(to: linked) }))
+        let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
+        defer { progress.stop() }
+        if atomic || dryRun { CLIContext.journal.runsAllOrNothing() }
+        // A dry run on a database that does not exist yet runs on a scratch one.
+        var scratch: ScratchFolder?
+        defer { withExtendedLifetime(scratch) {} }
+        let request: DatabaseRequest
+        let opened: any CommandDatabase
+        do {
+            let path = try requestedPath.get()
+            scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
+            request = try CommandSupport.databaseRequest(connection, access: .create, reporter: reporter)
+            // Opened before the migrations are ready, with none yet (`running(_:)`).
+            let none = try CommandSupport.hostMigrationsOrNone()
+            opened = try scratch.map { folder in
+                reporter.line("\(path) does not exist yet: dry run on an empty scratch database.")
+                var scratchRequest = request
+                scratchRequest.path = folder.path + "/dry-run.db"
+                return try none.open(scratchRequest)
+            } ?? CommandSupport.open(request, migrations: none)
+        } catch {
+            _ = try loading.finish(reporter: reporter)
+            throw error
+        }
+        let database: any CommandDatabase
+        do {
+            let loaded = try loading.finish(reporter: reporter)
+            var migrations = loaded.migrations
+            if let target { _ = try migrations.index(ofTarget: target) }
+            migrations.allowOutOfOrder = allowOutOfOrder
+            migrations.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
+            database = opened.running(migrations)
+            if existedBefore, !noLint, let files = loaded.files { try lintPending(files, database: database, reporter: reporter) }
+        } catch {
+            // A database this run created is not left behind.
+            if scratch == nil { opened.discardCreatedDatabase() }
+            throw error
+        }
+
+        var erased: SchemaChange?
+        var backupPath: String?
+        if eraseOnSchemaChange, let change = try database.schemaChange() {
+            try confirmErase(change, reporter: reporter)
+            // Erasing is destructive: always back up first, --no-backup or not.
+            backupPath = try backup.create(of: database)
+            reporter.line("Backup before erasing: \(backupPath ?? "")")
+            try database.erase()
+            erased = change
+        } else if existedBefore, !dryRun, !backup.skip, try needsChange(database) {
+            backupPath = try backup.create(of: database)
+            reporter.line("Backup: \(backupPath ?? "")")
+        }
+
+        let report: MigrationReport
+        do {
+            report = try database.migrate(upTo: target, options: options)
+        } catch {
+            // A database this run created and kept nothing in is not left behind.
+            if scratch == nil { database.discardCreatedDatabase() }
+            throw error
+        }
+        printSummary(report, reporter: reporter)
+        try reporter.document(MigrateDocument(
+            database: database.path,
+            databaseName: CommandSupport.databaseName,
+            applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
+            durationMs: report.duration.wholeMilliseconds,
+            verification: "passed",
+            checks: report.verification,
+            dryRun: report.isDryRun,
+            schemaDiff: report.isDryRun ? SchemaDiff(before: report.schemaBefore ?? "", after: report.schemaAfter ?? "").lines : nil,
+            backup: backupPath,
+            adoptedChecksums: report.adoptedChecksums,
+            erased: erased.map { $0.description }))
+    }
+
+    /// Lints the pending files against the database: warnings are printed, errors
+    /// stop the run before anything changes.
+    ///
+    /// - Parameter listed: the findings are printed; a fleet, which does not print each
+    ///   database's, points at `lint` instead.
+    package func lintPending(_ files: [SQLMigrationFile], database: any CommandDatabase, reporter: Reporter, listed: Bool = true) throws {
+        let pending = Set(try database.migrationStatus().pending)
+        let checked = files.filter { pending.contains($0.identifier) }
+        guard !checked.isEmpty else { return }
+        try lint(checked, context: try database.lintContext(for: checked), reporter: reporter,
+                 listed: listed ? nil : database.path)
+    }
+
+    /// - Parameter listed: nil when the findings are printed here; otherwise the
+    ///   database whose `lint` shows them.
+    private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter, listed database: String? = nil) throws {
+        try PendingLint(context: minimum.applied(to: context))
+            .check(checked, reporter: reporter, listedBy: database.map { "\(CLIContext.layer.commandName) lint --db-path \($0)" })
+    }
+
+    /// Whether migrating will write anything (steps pending, or bookkeeping), so a
+    /// backup is worth taking; an up-to-date database is not copied on every launch.
+    /// Throws what migrate would refuse for (a newer version's database, a half-applied
+    /// merge, edited or out-of-order migrations, a target already passed), so a
+    /// refused run writes no backup and prunes none.
+    package func needsChange(_ database: any CommandDatabase) throws -> Bool {
+        try database.migrateChangesAnything(upTo: target, options: options)
+    }
+
+    /// Says what changed and what will be erased, then asks on a terminal or requires --yes.
+    private func confirmErase(_ change: SchemaChange, reporter: Reporter) throws {
+        let lines = ["The database's migration history no longer matches the migrations: \(change)."]
+            + ["Erasing removes every row of: " + (change.objectsToErase.isEmpty ? "(nothing)" : change.objectsToErase.joined(separator: ", ")) + "."]
+        for line in lines { Console.error(line) }
+        if yes { return }
+        guard StandardInput.isTerminal else {
+            throw CLIError(.refused, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
+        }
+        Console.errorRaw("Erase this development database and migrate from scratch? Type \"erase\" to confirm: ")
+        guard readLine()?.trimmingCharacters(in: .whitespaces) == "erase" else {
+            throw CLIError(.refused, "Not confirmed; nothing was changed.")
+        }
+    }
+
+    private func printSummary(_ report: MigrationReport, reporter: Reporter) {
+        let verified = report.verification.isEmpty
+            ? "nothing changed, so nothing needed verifying (`verify` checks the whole file)"
+            : "verification passed (\(report.verification.joined(separator: ", ")))"
+        if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
+        // A dry run rolls its bookkeeping back with everything else: it would, not did.
+        for merge in report.merges {
+            reporter.line("\(report.isDryRun ? "Would merge" : "Merged") \(merge.replaces.joined(separator: ", ")) into \(merge.identifier) in the ledger")
+        }
+        if !report.adoptedChecksums.isEmpty {
+            reporter.line("\(report.isDryRun ? "Would record" : "Recorded") checksums for \(report.adoptedChecksums.count) migration\(report.adoptedChecksums.count == 1 ? "" : "s") applied before checksums were kept.")
+        }
+        if report.isDryRun {
+            reporter.line(report.steps.isEmpty ? "Dry run: nothing to apply." : "Dry run: \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") would apply in \(report.duration.humanReadable); \(verified).")
+            let diff = SchemaDiff(before: report.schemaBefore ?? "", after: report.schemaAfter ?? "").lines
+            reporter.line(diff.isEmpty ? "Schema: unchanged." : "Schema changes:")
+            for line in diff { reporter.line("  " + line) }
+            reporter.line("Rolled back: the database is unchanged.")
+        } else if report.steps.isEmpty {
+            reporter.line("Already up to date; \(verified).")
+        } else {
+            reporter.line("Applied \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); \(verified).")
+        }
+    }
+
+    package static func observer(progress: ProgressLine, reporter: Reporter, dryRun: Bool) -> @Sendable (MigrationEvent) -> Void {
+        let journal = CLIContext.journal
+        return { event in
+            journal.record(event)
+            switch event {
+            case .willApply(let identifier, let position, let total):
+                progress.start("[\(position)/\(total)] \(identifier)")
+            case .didApply(let identifier, let duration):
+                progress.stop()
+                reporter.line("\(dryRun ? "Would apply" : "Applied") \(identifier) (\(duration.humanReadable))")
+            case .willVerify:
+                progress.start("Verifying")
+            case .didVerify:
+                progress.stop()
+            default:
+                break
+            }
+        }
+    }
+}
+
+/// How much `migrate` verifies (`--verify`).
+package enum VerificationExtent: String, ExpressibleByArgument, CaseIterable {
+    case changed, full
+
+    package var scope: MigrateOptions.Verification {
+        switch self {
+        case .changed: return .changedTables
+        case .full: return .wholeFile
+        }
+    }
+}

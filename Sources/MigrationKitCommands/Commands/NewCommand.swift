@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+package struct NewCommand: UsesProjectConnection, PrintsOutput {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "new",
+        abstract: "Create the next migration file (NNNN_name.sql, with up and down sections), numbered the way the folder already numbers its files.")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var output: OutputOptions
+
+    @Argument(help: "What the migration does, e.g. add_genre.")
+    package var name: String
+
+    package func validate() throws {
+        if MigrationNumbering.slug(name).isEmpty {
+            throw ValidationError("The name needs at least one letter or digit, e.g. `add_genre`.")
+        }
+    }
+
+    package func run() throws {
+        let reporter = Reporter(output)
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
+        if CLIContext.layer.hostMigrations(requiredIndexes: []) != nil {
+            throw CLIError(.usage, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
+        }
+        let next = try NextMigrationFile.write(named: name, in: connection.migrations.directory, up: "", down: "")
+        let identifier = next.identifier
+        let created = next.files
+        reporter.line("Created \(created.joined(separator: " and "))")
+        try reporter.document(NewDocument(identifier: identifier, path: created[0], files: created))
+    }
+}
+
+/// What `new --json` prints.
+package struct NewDocument: Encodable {
+    package let identifier: String
+    /// The file to write the up SQL into.
+    package let path: String
+    /// Every file created (one, or an .up.sql and a .down.sql).
+    package let files: [String]
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import MigrationKitFiles
+
+package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Put a backup back in place of the database, after proving it opens with the key.",
+        discussion: "The current database is itself backed up first (unless --no-backup), so a restore can be undone. Stop the app first.")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var backup: BackupOptions
+    @OptionGroup package var output: OutputOptions
+
+    @Option(name: .customLong("from"), help: ArgumentHelp("The backup file to restore.", valueName: "file"))
+    package var source: String
+
+    package func run() throws {
+        let reporter = Reporter(output)
+        let request = try CommandSupport.databaseRequest(connection, access: .change, reporter: reporter)
+        try CommandSupport.holdChangeLock(on: request.path, timeout: request.lockTimeout)
+        var safetyCopy: String?
+        // The backup is proven and staged first; the safety copy is taken only then (so a
+        // refused restore changes nothing) and never prunes the backup being restored.
+        try CLIContext.layer.restore(from: source, over: request) {
+            // A missing database (the case restore is most needed for) has nothing to keep.
+            guard !backup.skip, FileManager.default.fileExists(atPath: request.path) else { return }
+            safetyCopy = try keepCurrentDatabase(request, reporter: reporter)
+        }
+        reporter.line("Restored \(request.path) from \(source).")
+        if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
+        try reporter.document(RestoreDocument(database: request.path, databaseName: CommandSupport.databaseName, restoredFrom: source, backup: safetyCopy))
+    }
+
+    /// A backup of the database about to be replaced. One that does not open with this
+    /// key (rekeyed since, or damaged) is kept as raw bytes instead, so nothing is lost
+    /// without a copy; if even that fails, the restore does not happen.
+    private func keepCurrentDatabase(_ request: DatabaseRequest, reporter: Reporter) throws -> String {
+        if let current = try? CommandSupport.hostMigrationsOrNone().open(request) {
+            return try backup.create(of: current, sparing: [source])
+        }
+        do {
+            let copy = try backup.writing({ directory, keep, sparing in
+                try BackupFiles.write(databaseAt: request.path, into: directory, keep: keep, sparing: sparing) {
+                    try BackupFiles.copyBytes(from: request.path, to: $0)
+                }
+            }, sparing: [source])
+            reporter.warning("The current database does not open with this key; its bytes were kept as they are in \(copy) (open it with the key it had).")
+            return copy
+        } catch {
+            throw CLIError(.fileError, "The current database could not be backed up before the restore (\(error)); nothing was changed. Pass --no-backup to restore without a safety copy.")
+        }
+    }
+}
+
+/// What `restore --json` prints.
+package struct RestoreDocument: Encodable {
+    let database: String
+    @AlwaysPresent var databaseName: String?
+    let restoredFrom: String
+    /// The copy of the database that was replaced, or null (none, or --no-backup).
+    @AlwaysPresent var backup: String?
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import MigrationKit
+import MigrationKitFiles
+
+package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "rollback",
+        abstract: "Undo the latest applied migrations with their down SQL, then verify.")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var backup: BackupOptions
+    @OptionGroup package var output: OutputOptions
+    @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
+
+    @OptionGroup package var scope: RollbackScopeOptions
+
+    @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Roll back a migration edited since it was applied, with its edited down SQL (repeatable).", valueName: "id"))
+    package var acceptModified: [String] = []
+
+    package var fleetVerb: String { "Rolling back" }
+
+    /// A fleet rolls back to a migration, never by a count: run again after a failure
+    /// or Ctrl-C, `--steps` would roll back the finished databases once more.
+    package func validateFleet() throws {
+        if scope.target == nil {
+            throw CLIError(.usage, "Over several databases, rollback takes --to ID (the migration to go back to), not --steps: a second run after a failure or Ctrl-C then rolls back nothing twice.")
+        }
+    }
+
+    package func runOnDatabase(reporter: Reporter) throws -> RollbackDocument {
+        var migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
+        let journal = CLIContext.journal
+        migrations.observer = { event in
+            journal.record(event)
+            if case .didRollback(let identifier, let duration) = event {
+                reporter.line("Rolled back \(identifier) (\(duration.humanReadable))")
+            }
+        }
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter)
+        // Everything the rollback would refuse for is checked before the backup, so a
+        // refused rollback writes nothing (and prunes no older backup).
+        let accepted = Set(acceptModified)
+        let undone: RollbackScope = scope.target.map { .to($0) } ?? .latest(scope.latestCount)
+        var backupPath: String?
+        if !backup.skip, try !database.rollbackIsEmpty(undone, acceptModified: accepted) {
+            backupPath = try backup.create(of: database)
+            reporter.line("Backup: \(backupPath ?? "")")
+        }
+        let report = try database.rollback(undone, acceptModified: accepted)
+        if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
+        reporter.line(report.steps.isEmpty
+            ? "Nothing to roll back."
+            : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")
+        return RollbackDocument(
+            database: database.path,
+            databaseName: CommandSupport.databaseName,
+            backup: backupPath,
+            rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
+            durationMs: report.duration.wholeMilliseconds)
+    }
+
+    package func fleetResult(_ report: RollbackDocument) -> String {
+        report.rolledBack.isEmpty ? "nothing to roll back"
+            : "rolled back \(report.rolledBack.count) migration\(report.rolledBack.count == 1 ? "" : "s")" + (report.backup.map { "; backup: \($0)" } ?? "")
+    }
+}
+

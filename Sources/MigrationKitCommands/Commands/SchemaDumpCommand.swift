@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "schema-dump",
+        abstract: "Print the schema as canonical SQL (sorted; equal schemas give identical text).")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var output: OutputOptions
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
+    package var outputFile: String?
+
+    @Flag(name: .customLong("force"), help: "Replace --output if it exists (never a file this command reads).")
+    package var force = false
+
+    package func run() throws {
+        let reporter = Reporter(output)
+        if let outputFile { try OutputFile(path: outputFile, force: force).check(against: connection.filesRead) }
+        // Printed to standard output, the schema is the whole output: no line before it.
+        let database = try CommandSupport.openDatabase(connection, migrations: try CommandSupport.hostMigrationsOrNone(), access: .inspect,
+                                                       announcing: outputFile != nil, reporter: reporter)
+        let dump = try database.schemaDump()
+        if let outputFile {
+            try DurableFile.writePrivate(Array(dump.utf8), to: outputFile, replacing: true)
+            reporter.line("Wrote the schema of \(database.path) to \(outputFile).")
+            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName, output: outputFile, schema: dump))
+        } else if output.json {
+            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName, output: nil, schema: dump))
+        } else if !output.quiet {
+            Console.out(dump.hasSuffix("\n") ? String(dump.dropLast()) : dump)
+        }
+    }
+}
+

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+package struct StatusCommand: UsesProjectConnection, FleetCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "List every migration as applied or pending, and applied ones with no file.")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var output: OutputOptions
+    @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
+
+    @OptionGroup package var exitCode: StatusExitCodeOption
+
+    package var fleetVerb: String { "Reading" }
+
+    package func runOnDatabase(reporter: Reporter) throws -> StatusDocument {
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter)
+        let migrations = loaded.migrations
+        let path = try connection.requiredPath()
+        guard FileManager.default.fileExists(atPath: path) else {
+            // Not created yet: everything is pending, and status creates nothing.
+            CommandSupport.announce(path, reporter: reporter, note: "does not exist yet: migrate creates it")
+            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
+            return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, reporter: reporter)
+        }
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
+        let status = try database.migrationStatus()
+        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(),
+                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), reporter: reporter)
+    }
+
+    /// Of the ledger's identifiers no migration file here has, those an app's Swift steps
+    /// applied: their history rows carry no checksum, where a migration file's do. (In an
+    /// app's own commands, a step the app does not have is a newer version's, as GRDB
+    /// says of it.)
+    private static func appliedBySwiftSteps(_ status: MigrationStatus, in database: any CommandDatabase) throws -> Set<String> {
+        guard !status.unknownApplied.isEmpty else { return [] }
+        let unknown = Set(status.unknownApplied)
+        let history = try database.reading { try MigrationBookkeeping.history(in: $0) }
+        return Set(history.values.filter { $0.checksum == nil && unknown.contains($0.identifier) }.map(\.identifier))
+    }
+
+    package func finishAlone(_ report: StatusDocument, reporter: Reporter) throws {
+        if let code = exitCode(for: report) { throw ExitCode(code.rawValue) }
+    }
+
+    /// In a fleet, a database listed but not there is a failure of its own (a tenant's
+    /// file lost, or a list that names the wrong place), whether or not `--exit-code`
+    /// was asked: alone, `status` of a database not created yet is what comes before
+    /// the first `migrate`.
+    package func failure(in report: StatusDocument) -> ErrorPresentation? {
+        if !report.exists {
+            return ErrorPresentation(kind: "missing", message: "is listed, but no database exists at this path; check the path and the list (`migrate` creates a database that is not there yet).",
+                                     exitCode: .fileError)
+        }
+        guard let code = exitCode(for: report) else { return nil }
+        return ErrorPresentation(kind: code == .refused ? "refused" : "pendingMigrations",
+                                 message: code == .refused ? "migrate would refuse it; run status on it alone to see why."
+                                     : "\(report.pendingCount) migration\(report.pendingCount == 1 ? "" : "s") pending.",
+                                 exitCode: code)
+    }
+
+    package func fleetResult(_ report: StatusDocument) -> String {
+        "\(report.appliedCount) applied, \(report.pendingCount) pending"
+    }
+
+    /// `--exit-code`'s verdict on one database, when it was asked for.
+    private func exitCode(for report: StatusDocument) -> CLIExitCode? {
+        guard exitCode.isRequested else { return nil }
+        return StatusReport.exitCode(migrateWouldRefuse: report.migrateWouldRefuse, pending: report.pendingCount)
+    }
+
+    /// A fleet's status: one line per database, the ones needing attention first —
+    /// those that did not open, then those migrate would refuse (edited, out of order,
+    /// newer), then those with pending migrations — each group in the order named.
+    package func fleetTable(_ outcomes: [FleetOutcome<StatusDocument>]) -> [String]? {
+        func attention(_ outcome: FleetOutcome<StatusDocument>) -> Int {
+            guard let report = outcome.value else { return outcome.state == .notStarted ? 4 : 0 }
+            if !report.exists { return 0 }
+            if report.migrateWouldRefuse || report.migrations.contains(where: { $0.state != "applied" && $0.state != "pending" }) { return 1 }
+            return report.pendingCount > 0 ? 2 : 3
+        }
+        let sorted = outcomes.enumerated().sorted { (attention($0.element), $0.offset) < (attention($1.element), $1.offset) }.map(\.element)
+        let header = ["DATABASE", "APPLIED", "PENDING", "ATTENTION", "FORMAT", "LAST APPLIED", "SIZE"]
+        let rows = sorted.map { outcome -> [String] in
+            guard let report = outcome.value else {
+                let why = outcome.state == .failed ? "did not open (exit \(outcome.failure?.exitCode.rawValue ?? 1)), below" : "\(outcome.state)"
+                return [outcome.path, "-", "-", why, "-", "-", "-"]
+            }
+            let odd = report.migrations.filter { $0.state != "applied" && $0.state != "pending" }
+            let notes = (report.exists ? [] : ["missing (exit 9), below"]) + odd.map { "\($0.identifier) \($0.state)" } + report.unknownApplied.map { "\($0) unknown" }
+            let last = report.migrations.last { $0.state == "applied" || $0.state == "modified" }?.identifier ?? "-"
+            let size = report.exists ? ByteCountFormatter.string(fromByteCount: FileProbe(path: outcome.path).size, countStyle: .file) : "not created"
+            return [outcome.path, "\(report.appliedCount)", "\(report.pendingCount)", notes.isEmpty ? "-" : notes.joined(separator: ", "),
+                    report.format?.rawValue ?? "-", last, size]
+        }
+        // Why each one that did not open failed, after the table, whose lines stay short.
+        return FleetSummary.columns([header] + rows) + sorted.filter { $0.value.map { !$0.exists } ?? true }.compactMap { $0.failure?.message }
+    }
+
+    private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?,
+                        swiftSteps: Set<String> = [], reporter: Reporter) -> StatusDocument {
+        let layer = CLIContext.layer
+        reporter.line("  library: \(layer.librarySummary)")
+        if exists {
+            for line in (cipher ?? DatabaseCipherDescription(format: .plaintext, summary: nil, document: nil)).lines { reporter.line(line) }
+        }
+        let report = StatusReport(status, appliedBySwiftSteps: swiftSteps)
+        report.print(to: reporter)
+        return StatusDocument(
+            database: database,
+            databaseName: CommandSupport.databaseName,
+            exists: exists,
+            sqlcipherVersion: layer.cipherVersion,
+            sqliteVersion: layer.sqliteVersion,
+            cipher: cipher?.document.map(AnyEncodable.init),
+            format: exists ? (cipher?.format ?? .plaintext) : nil,
+            migrations: report.migrations,
+            unknownApplied: status.unknownApplied,
+            appliedCount: status.applied.count,
+            pendingCount: status.pending.count,
+            migrateWouldRefuse: status.migrateWouldRefuse)
+    }
+}
+
+/// What `status --json` prints.
+package struct StatusDocument: Encodable {
+    package let database: String
+    @AlwaysPresent package var databaseName: String?
+    /// False when the database file does not exist yet.
+    package let exists: Bool
+    @AlwaysPresent package var sqlcipherVersion: String?
+    package let sqliteVersion: String
+    /// The database's effective cipher settings; null for a plaintext database.
+    @AlwaysPresent package var cipher: AnyEncodable?
+    /// "sqlcipher4", "sqlcipher3", "sqlcipher2", "sqlcipher1", "custom" or "plaintext";
+    /// null when the database does not exist yet.
+    @AlwaysPresent package var format: CipherFormat?
+    package let migrations: [MigrationStateDocument]
+    /// Identifiers in the ledger that no migration file has.
+    package let unknownApplied: [String]
+    package let appliedCount: Int
+    package let pendingCount: Int
+    /// Whether a plain `migrate` would refuse this database (`status --exit-code` then
+    /// exits 7).
+    package let migrateWouldRefuse: Bool
+}

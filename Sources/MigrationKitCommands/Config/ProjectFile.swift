@@ -1,0 +1,243 @@
+import Foundation
+import MigrationKitFiles
+import MigrationKitKeys
+import TOMLKit
+
+/// `migrationkit.toml`: the settings of a project, so that a deploy script or a systemd
+/// unit can say `migrationkit migrate` and nothing else.
+///
+/// Settings are named like the long options (`db-path = "db/app.db"`); top-level ones
+/// apply to every database, and a `[databases.NAME]` table holds one database's own
+/// (chosen with `--database NAME`; see `settings(database:)` for the one without). Relative paths are taken from the file's folder, so
+/// the file works from any folder below it. A key never belongs in it: the file is
+/// usually committed. Every problem is one sentence naming the file and line, a usage
+/// error (exit 64), so a deploy stops before it touches a database.
+package struct ProjectFile {
+    package static let fileName = "migrationkit.toml"
+
+    /// One setting as the file gives it: the value (paths already made absolute) and
+    /// the line it is on (nil when it cannot be told, e.g. a dotted key).
+    package struct Entry: Equatable {
+        let value: String
+        let line: Int?
+    }
+
+    package let path: String
+    /// Top-level settings, shared by every database.
+    package let shared: [ProjectSetting: Entry]
+    /// Each `[databases.NAME]` table's settings, by name.
+    package let databases: [String: [ProjectSetting: Entry]]
+
+    /// The file to read: `explicit` (from --config or MIGRATIONKIT_CONFIG) when given,
+    /// else the first `migrationkit.toml` in `directory` or one of its parents, else nil.
+    package static func locate(explicit: String?, from directory: String) -> String? {
+        if let explicit { return explicit }
+        var folder = URL(fileURLWithPath: directory).standardizedFileURL
+        while true {
+            let candidate = folder.appendingPathComponent(fileName).path
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            let parent = folder.deletingLastPathComponent()
+            if parent.path == folder.path { return nil }
+            folder = parent
+        }
+    }
+
+    /// Reads and checks the file; see the type's discussion for what is refused.
+    /// - Parameter named: the user named the file (--config, MIGRATIONKIT_CONFIG), so
+    ///   whose it is does not matter; a file found by walking up must be theirs (or root's).
+    package static func load(path: String, named: Bool) throws -> ProjectFile {
+        let text = try readText(path, named: named)
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw CLIError(.usage, "\(path):\(error.source.begin.line): not valid TOML (\(error.description)); fix the file, or point --config at another one.")
+        }
+        let lines = TOMLLineIndex(text: text)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
+
+        var databases: [String: [ProjectSetting: Entry]] = [:]
+        var sharedPairs: [(String, TOMLValueConvertible)] = []
+        for key in table.keys.sorted() {
+            guard let value = table[key] else { continue }
+            if key == "databases" {
+                guard let tables = value.table else {
+                    throw CLIError(.usage, "\(location(path, lines.line(of: key, in: []))): `databases` must be tables, one per database: [databases.NAME].")
+                }
+                for name in tables.keys.sorted() {
+                    guard let settings = tables[name]?.table else {
+                        throw CLIError(.usage, "\(location(path, lines.line(of: name, in: ["databases"]))): `databases.\(name)` must be a table of settings: [databases.\(name)].")
+                    }
+                    let pairs = settings.keys.sorted().compactMap { key in settings[key].map { (key, $0) } }
+                    databases[name] = try entries(of: pairs, table: ["databases", name], path: path, folder: folder, lines: lines)
+                }
+            } else {
+                sharedPairs.append((key, value))
+            }
+        }
+        let shared = try entries(of: sharedPairs, table: [], path: path, folder: folder, lines: lines)
+        return ProjectFile(path: path, shared: shared, databases: databases)
+    }
+
+    /// The settings for `database`: the shared ones, overridden by the database's own.
+    ///
+    /// Without `--database`, one rule that never picks a database the user did not
+    /// mean: a top-level `db-path` is a database of its own, the default (the tables
+    /// are then chosen by name only); with no top-level `db-path`, the file's only
+    /// `[databases.NAME]` table is the database; with several, the command refuses and
+    /// lists their names.
+    package func settings(database: String?) throws -> (name: String?, entries: [ProjectSetting: Entry]) {
+        guard let database else {
+            if shared[.dbPath] != nil || databases.isEmpty { return (nil, shared) }
+            guard databases.count == 1, let (name, own) = databases.first else {
+                throw CLIError(.usage, "\(path) names several databases (\(databases.keys.sorted().joined(separator: ", "))) and no top-level db-path; choose one with --database NAME.")
+            }
+            return (name, shared.merging(own) { $1 })
+        }
+        guard let own = databases[database] else {
+            let known = databases.isEmpty ? "it has no [databases.NAME] table" : "it names \(databases.keys.sorted().joined(separator: ", "))"
+            throw CLIError(.usage, "--database \(database) is not in \(path) (\(known)); check the name.")
+        }
+        return (database, shared.merging(own) { $1 })
+    }
+
+    // MARK: - Reading
+
+    private static func readText(_ path: String, named: Bool) throws -> String {
+        let probe = FileProbe(path: path)
+        // The C struct, and the errno stat(2) failed with: the sentences below read them.
+        guard let status = probe.status?.rawValue else {
+            let errno = probe.errnoValue
+            let reason = errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
+            throw CLIError(.usage, "Config file \(path) \(reason); check --config, or run `\(CLIContext.layer.commandName) init` to write one.")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw CLIError(.usage, "Config file \(path) is not a regular file; give the path of a migrationkit.toml.")
+        }
+        // Found by walking up the folders, a file in a shared place (/tmp, a parent
+        // folder) could be anyone's, and it names the SQL to run and the database to run
+        // it on: only the user's own, or root's, is trusted unless named explicitly.
+        if !named && status.st_uid != geteuid() && status.st_uid != 0 {
+            throw CLIError(.usage, "Config file \(path) belongs to another user (uid \(status.st_uid)), so its settings are not trusted when found by looking up from the current folder; if you mean to use it, name it with --config \(path).")
+        }
+        if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            throw CLIError(.usage, "Config file \(path) is writable by \(status.st_mode & S_IWOTH != 0 ? "others" : "its group"), so someone else could point migrationkit at another database or key; make it private with `chmod go-w \(path)`.")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError(.usage, "Config file \(path) cannot be read (permission denied); run as the user it belongs to, or make it readable with `chmod u+r \(path)`.")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CLIError(.usage, "Config file \(path) is not UTF-8 text; save it as UTF-8.")
+        }
+        return text
+    }
+
+    private static func entries(of pairs: [(String, TOMLValueConvertible)], table path: [String], path file: String, folder: String, lines: TOMLLineIndex) throws -> [ProjectSetting: Entry] {
+        var entries: [ProjectSetting: Entry] = [:]
+        for (key, value) in pairs {
+            let line = lines.line(of: key, in: path)
+            let here = location(file, line)
+            if ProjectSetting.keyNames.contains(key.lowercased()) {
+                throw CLIError(.usage, "\(here): a key never goes in \(fileName), which is usually committed; name where it is instead: \(KeySources.settingsSentence), or set \(KeySource.passwordEnvironmentVariable).")
+            }
+            guard let setting = ProjectSetting(rawValue: key) else {
+                let names = ProjectSetting.allCases.map(\.rawValue)
+                let tables = path.isEmpty ? " (and [databases.NAME] tables)" : ""
+                let suggestion = Suggestion.closest(to: key, among: names + (path.isEmpty ? ["databases"] : []))
+                    .map { " Did you mean `\($0)`?" } ?? ""
+                throw CLIError(.usage, "\(here): unknown setting `\(key)`.\(suggestion) Settings are named like the long options: \(names.joined(separator: ", "))\(tables).")
+            }
+            entries[setting] = Entry(value: try text(of: value, for: setting, at: here, folder: folder), line: line)
+        }
+        return entries
+    }
+
+    /// The value as the option would take it, or a sentence saying what type it needs.
+    private static func text(of value: TOMLValueConvertible, for setting: ProjectSetting, at here: String, folder: String) throws -> String {
+        func wrongType(_ wanted: String) -> CLIError {
+            CLIError(.usage, "\(here): `\(setting.rawValue)` must be \(wanted), not \(describe(value.type)).")
+        }
+        switch setting.kind {
+        case .path:
+            guard let path = value.string else { throw wrongType("a path in quotes") }
+            guard !path.isEmpty else { throw CLIError(.usage, "\(here): `\(setting.rawValue)` is empty; give a path, or remove the line.") }
+            if path.hasPrefix("/") || (setting.dashIsStandardInput && path == "-") { return path }
+            return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: folder, isDirectory: true)).standardizedFileURL.path
+        case .text:
+            guard let text = value.string else { throw wrongType("text in quotes") }
+            guard !text.isEmpty else { throw CLIError(.usage, "\(here): `\(setting.rawValue)` is empty; give a value, or remove the line.") }
+            return text
+        case .wholeNumber:
+            guard value.type == .int, let number = value.int else { throw wrongType("a whole number") }
+            return String(number)
+        case .seconds:
+            if value.type == .int, let number = value.int { return String(number) }
+            if value.type == .double, let number = value.double { return String(number) }
+            throw wrongType("a number of seconds")
+        case .flag:
+            guard value.type == .bool, let flag = value.bool else { throw wrongType("true or false") }
+            return String(flag)
+        }
+    }
+
+    private static func describe(_ type: TOMLType) -> String {
+        switch type {
+        case .string: return "text"
+        case .int: return "a whole number"
+        case .double: return "a number"
+        case .bool: return "true or false"
+        case .table: return "a table"
+        case .array: return "a list"
+        default: return "a date or time"
+        }
+    }
+
+    private static func location(_ path: String, _ line: Int?) -> String {
+        line.map { "\(path):\($0)" } ?? path
+    }
+}
+
+/// The line of each `key = …` in a TOML text, by the table it sits in. TOMLKit reports
+/// positions for parse errors only, not for values, so this finds them for messages and
+/// for `migrationkit config`; a key it cannot place (a dotted key, an inline table)
+/// simply has no line.
+package struct TOMLLineIndex {
+    private var lines: [String: Int] = [:]
+
+    package init(text: String) {
+        var table: [String] = []
+        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("["), !line.hasPrefix("[["), let close = line.lastIndex(of: "]") {
+                let inside = line[line.index(after: line.startIndex)..<close]
+                table = inside.split(separator: ".").map { Self.unquoted($0.trimmingCharacters(in: .whitespaces)) }
+                // A table's own line, for messages about the table as a whole.
+                let id = table.joined(separator: "\u{1}")
+                if lines[id] == nil { lines[id] = offset + 1 }
+                continue
+            }
+            guard let equals = line.firstIndex(of: "="), !line.hasPrefix("#") else { continue }
+            let key = Self.unquoted(line[..<equals].trimmingCharacters(in: .whitespaces))
+            let id = (table + [key]).joined(separator: "\u{1}")
+            if lines[id] == nil { lines[id] = offset + 1 }
+        }
+    }
+
+    package func line(of key: String, in table: [String]) -> Int? {
+        lines[(table + [key]).joined(separator: "\u{1}")]
+    }
+
+    private static func unquoted(_ text: String) -> String {
+        if text.count >= 2, let first = text.first, first == text.last, first == "\"" || first == "'" {
+            return String(text.dropFirst().dropLast())
+        }
+        return text
+    }
+}
+
+/// The key source `init` writes into `migrationkit.toml`: only sources whose values are
+/// settings (never `--password`: a key never goes into the file).
+package enum ProjectFileKeyRole: KeyRole {
+    package static let text = KeyRoleText(prefix: "", theKey: "the key", environmentVariable: KeySource.passwordEnvironmentVariable,
+                                  settingsFile: ProjectFile.fileName)
+}

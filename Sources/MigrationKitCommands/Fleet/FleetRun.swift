@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+/// What one command did to one database of a fleet.
+package struct FleetOutcome<Value: Sendable>: Sendable {
+    package enum State: Sendable {
+        /// The command's work on it ended as it should.
+        case finished
+        /// It failed, or finished with a verdict that is a failure (a check that did not
+        /// pass): `failure` says which, with the database's own exit code.
+        case failed
+        /// The process was asked to stop (Ctrl-C, SIGTERM) while this database ran: its
+        /// change was rolled back, and it is as it was.
+        case stopped
+        /// The process was asked to stop before this database's turn.
+        case notStarted
+    }
+
+    package let path: String
+    package let state: State
+    /// What the command reports for it (its `--json` document), when it got that far.
+    package let value: Value?
+    package let failure: ErrorPresentation?
+    package let duration: Duration
+    /// The backup the command wrote of it, kept whatever happened after.
+    package let backup: String?
+}
+
+/// The one engine every command runs a fleet on: the databases `FleetOptions` selected,
+/// `jobs` at a time on threads of their own, each database as if the command ran on it
+/// alone — its own locks (taken and released with it: a fleet of thousands cannot hold
+/// a descriptor for each until the command ends), its own run journal and backup, its
+/// own key when the key options hold `{name}` (`FleetShared` otherwise) — and one
+/// database's failure never stops the others. Ctrl-C or SIGTERM stops taking databases;
+/// the ones running finish or roll back, and the rest are listed as not started.
+///
+/// Commands supply only the work on one database (`FleetCommand`).
+package struct FleetRun {
+    /// The command's name, for each database's change note.
+    package let command: String
+    package let paths: [String]
+    package let jobs: Int
+
+    /// Runs `body` on every database, with a progress line on a terminal ("[12/200]
+    /// databases done, 1 failed, about 40 s left") and none in a pipe or with --json.
+    ///
+    /// - Parameters:
+    ///   - verb: what the progress line says the fleet is doing ("Verifying").
+    ///   - body: the work on the database at the path given, from several threads.
+    ///   - judge: the failure a finished database's result stands for (a check that
+    ///     failed), or nil.
+    package func run<Value: Sendable>(reporter: Reporter, verb: String, _ body: @escaping (String) throws -> Value,
+                              judge: @escaping (Value) -> ErrorPresentation? = { _ in nil }) -> [FleetOutcome<Value>] {
+        let total = paths.count
+        let progress = ProgressLine(enabled: !reporter.quiet && !reporter.json && Console.standardErrorIsTerminal)
+        progress.start("\(verb) \(FleetSummary.databases(total))")
+        defer { progress.stop() }
+        let started = ContinuousClock.now
+        let failures = FailureCount()
+        return WorkerPool.map(count: total, jobs: jobs, { index in
+            let outcome = runOne(paths[index], body, judge: judge)
+            if outcome.failure != nil { failures.add() }
+            return outcome
+        }, finished: { done in
+            progress.update(Self.progress(done: done, total: total, failed: failures.value, elapsed: ContinuousClock.now - started))
+        }, stop: { Interruption.signal != nil },
+        skipped: { FleetOutcome(path: paths[$0], state: .notStarted, value: nil, failure: nil, duration: .zero, backup: nil) })
+    }
+
+    /// Ends a fleet's run, after its table or document: stopped by a signal, with
+    /// `stopped`'s sentence and that signal's code; with failed databases, with
+    /// `failed`'s sentence and the worst of their codes (`CLIExitCode.worst`); else
+    /// normally. The one place a fleet's exit is decided, for every command.
+    ///
+    /// Where no table was printed (`--quiet`, as a timer's unit runs it, or `--json`,
+    /// whose document is on standard output), each failed database is named on standard
+    /// error first, with its sentence and code, so "listed above" stays true in a
+    /// journal that keeps standard error alone.
+    package static func end<Value>(_ outcomes: [FleetOutcome<Value>], reporter: Reporter, stopped: (Int32) -> String, failed: () -> String) throws {
+        let name = CLIContext.layer.commandName
+        let failures = outcomes.compactMap(\.failure)
+        if reporter.quiet || reporter.json {
+            for failure in failures { Console.error("\(name): error: \(failure.message) (exit \(failure.exitCode.rawValue))") }
+        }
+        if let signal = Interruption.signal {
+            Console.error("\(name): error: \(stopped(signal))")
+            throw ExitCode(CLIExitCode.stopped(by: signal).rawValue)
+        }
+        guard !failures.isEmpty else { return }
+        Console.error("\(name): error: \(failed())")
+        throw ExitCode(CLIExitCode.worst(failures.map(\.exitCode)).rawValue)
+    }
+
+    /// "[12/200] databases done, 1 failed, about 40 s left": done, not "migrated", as a
+    /// failed database is done too and is counted apart.
+    package static func progress(done: Int, total: Int, failed: Int, elapsed: Duration) -> String {
+        var line = "[\(done)/\(total)] databases done" + (failed > 0 ? ", \(failed) failed" : "")
+        if done > 0, done < total {
+            let seconds = (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * Double(total - done) / Double(done)
+            line += seconds < 90 ? ", about \(max(1, Int(seconds.rounded()))) s left" : ", about \(Int((seconds / 60).rounded())) min left"
+        }
+        return line
+    }
+
+    private func runOne<Value: Sendable>(_ path: String, _ body: (String) throws -> Value, judge: (Value) -> ErrorPresentation?) -> FleetOutcome<Value> {
+        let started = ContinuousClock.now
+        let locks = CommandLocks()
+        locks.command = command
+        let journal = RunJournal()
+        defer { locks.releaseAll() }
+        return CLIContext.$locks.withValue(locks) {
+            CLIContext.$journal.withValue(journal) {
+                do {
+                    let value = try body(path)
+                    let failure = judge(value).map { Self.naming(path, in: $0) }
+                    return FleetOutcome(path: path, state: failure == nil ? .finished : .failed, value: value, failure: failure,
+                                        duration: ContinuousClock.now - started, backup: journal.backupWritten)
+                } catch {
+                    // Whatever stopped it, each database's change is all or nothing: it is as it was.
+                    if Interruption.signal != nil {
+                        return FleetOutcome(path: path, state: .stopped, value: nil, failure: nil,
+                                            duration: ContinuousClock.now - started, backup: journal.backupWritten)
+                    }
+                    let presented = ErrorPresentation(error)
+                        ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
+                    return FleetOutcome(path: path, state: .failed, value: nil, failure: Self.naming(path, in: presented),
+                                        duration: ContinuousClock.now - started, backup: journal.backupWritten)
+                }
+            }
+        }
+    }
+
+    /// Every line of the table and every `error` in --json names its database, whether
+    /// or not the error itself did.
+    private static func naming(_ path: String, in presented: ErrorPresentation) -> ErrorPresentation {
+        presented.message.hasPrefix(path + ":") ? presented
+            : ErrorPresentation(kind: presented.kind, message: "\(path): \(presented.message)", exitCode: presented.exitCode)
+    }
+
+    private final class FailureCount: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        var value: Int { lock.withLock { count } }
+        func add() { lock.withLock { count += 1 } }
+    }
+}

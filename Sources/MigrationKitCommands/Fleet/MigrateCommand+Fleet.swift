@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+/// `migrate` over a fleet, on the engine every command's fleet runs on (`FleetRun`),
+/// with a table and a document of its own (`FleetSummary`): they name what each
+/// database applied.
+///
+/// Each database is migrated all or nothing (`MigrateOptions.Mode.atomic`): a failure
+/// or a kill leaves it exactly as it was, never between two migrations, so a fleet is
+/// always made of databases that are either migrated or untouched, and a second run
+/// finishes the job.
+extension MigrateCommand {
+    /// More than one database, or a list or share of them: a fleet.
+    package var isFleet: Bool { fleet.namesFleet(dbPaths: connection.dbPaths) }
+
+    package func runFleet(reporter: Reporter) throws {
+        try fleet.checkStandardInput(readBy: connection.key.given.readsStandardInput ? ["--password-file"] : [])
+        let selected = try fleet.databases(dbPaths: connection.dbPaths,
+                                           pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag,
+                                           perDatabase: FleetNaming.PerDatabase.keySources(connection.key.given))
+        let databases = selected.paths
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter)
+        var migrations = loaded.migrations
+        migrations.allowOutOfOrder = allowOutOfOrder
+        if let target { _ = try migrations.index(ofTarget: target) }
+
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
+        let shared = FleetShared(databaseCount: databases.count, roots: selected.roots)
+        // A key the databases share is read before the progress line starts.
+        if !connection.key.isTemplate {
+            _ = try CLIContext.$fleet.withValue(shared) {
+                try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
+            }
+        }
+        let shape = CommandSupport.request(path: "", key: nil, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: shape.memorySecurity).print(to: reporter)
+
+        let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope)
+        let command = self
+        let run = FleetRun(command: "migrate", paths: databases, jobs: fleet.jobCount(databases: databases.count))
+        let silent = Reporter(quiet: true)
+        let started = ContinuousClock.now
+        let outcomes = CLIContext.$fleet.withValue(shared) {
+            run.run(reporter: reporter, verb: "Migrating") { path in
+                let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
+                                                        reporter: reporter.forDatabase(path))
+                var request = shape
+                request.path = path
+                request.key = key
+                try CommandSupport.holdChangeLock(on: path, timeout: request.lockTimeout)
+                let database = try migrations.open(request)
+                if !command.noLint, let files = loaded.files {
+                    try command.lintPending(files, database: database, reporter: silent, listed: false)
+                }
+                if !command.dryRun, !command.backup.skip, try command.needsChange(database) {
+                    _ = try command.backup.create(of: database)
+                }
+                return try database.migrate(upTo: command.target, options: options)
+            }
+        }
+
+        let summary = FleetSummary(outcomes: outcomes, duration: ContinuousClock.now - started, jobs: run.jobs, dryRun: dryRun,
+                                   shard: fleet.shard.map { FleetSummary.Share(shard: $0, listed: selected.listed) })
+        summary.print(to: reporter)
+        try reporter.document(summary.document)
+        // The table (or the JSON) above says what finished, what failed and what never
+        // started.
+        try FleetRun.end(outcomes, reporter: reporter, stopped: summary.stoppedSentence(by:)) { summary.failedSentence }
+    }
+}

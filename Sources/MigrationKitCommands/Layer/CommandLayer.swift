@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+import MigrationKitSecrets
+
+/// The database layer under the command tree: how the commands reach a database, the
+/// only thing that differs between `migrationkit` (SQLCipher's connection) and the
+/// commands a GRDB app embeds (the app's own GRDB writer).
+///
+/// Everything else — options, project file and `MIGRATIONKIT_*` settings, keys, locks,
+/// backups' names and pruning, fleets, output, `--json`, exit codes and sentences — is
+/// the tree's, written once. A layer opens files and runs its runner over them
+/// (`CommandMigrations`, `CommandDatabase`); the procedure itself is the core's engine
+/// under either runner.
+package protocol CommandLayer: Sendable {
+    /// The name shown in help and messages (`migrationkit`, an app's binary name).
+    var commandName: String { get }
+
+    /// The commands only this layer's connection can run (SQLCipher's encrypt, decrypt,
+    /// rekey, cipher-upgrade and key), which `CommandTree.commands(for:)` puts among the
+    /// tree's: the one list stays the tree's, and a layer adds to it here.
+    var ownCommands: [any ParsableCommand.Type] { get }
+
+    /// The library the databases are opened with, for `status`:
+    /// "SQLCipher 4.6.1 community (SQLite 3.46.1)".
+    var librarySummary: String { get }
+    /// The linked SQLite's version, as `sqlite_version()` says it.
+    var sqliteVersion: String { get }
+    /// The linked SQLCipher's version, or nil on a plain SQLite.
+    var cipherVersion: String? { get }
+    /// What lint knows of the linked library before any database is consulted.
+    var linkedLintContext: LintContext { get }
+
+    /// Whether this layer can open encrypted databases: a layer on plain SQLite refuses
+    /// a key with a sentence instead of writing a plaintext file the user thinks is
+    /// encrypted.
+    var encrypts: Bool { get }
+
+    /// Whether the commands take a database's own cipher settings as options
+    /// (`--kdf-iter`, `--cipher-page-size`, …). A GRDB app gives them in its own code
+    /// (`Configuration.useKey(_:format:)`): its commands neither show nor accept them,
+    /// only `--cipher-compatibility` 3 or 4.
+    var takesCipherSettings: Bool { get }
+
+    /// The migrations an app registered in Swift, with `requiredIndexes` added to its
+    /// verifier; nil when the migrations are the SQL files of `--migrations`.
+    func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> (any CommandMigrations)?
+
+    /// The migrations the SQL files make, verified with `requiredIndexes` as well.
+    func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> any CommandMigrations
+
+    /// Turns `cipher_memory_security` on for the process when asked (`--memory-security`)
+    /// and the host allows it; whether the layer's connections are then to use it.
+    func enableMemorySecurity(asked: Bool) -> Bool
+    /// Whether `cipher_memory_security` is on now; nil when the library has no such
+    /// switch (SQLCipher 3, plain SQLite).
+    var memorySecurity: Bool? { get }
+
+    /// The commands' sentence and exit code for an error only this layer raises (its
+    /// database's own error type), or nil for one the tree presents.
+    func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation?
+
+    /// Puts the backup at `backup` in place of the database `request` names, after
+    /// proving it opens with the request's key and passes `quick_check`; runs
+    /// `beforeReplacing` just before (`BackupFiles.putInPlace`).
+    func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws
+
+    /// `diff --to`: writes the migration from the current schema to the one
+    /// `schemaFile` makes, proven on scratch copies first; a layer that cannot prove one
+    /// says so in a sentence.
+    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws
+
+    /// The layer's own words for a remedy where the tree's flags do not apply (a GRDB
+    /// app gives its cipher settings in its own code), or nil for the tree's.
+    func words(for remedy: Remedy) -> String?
+}

@@ -1,0 +1,192 @@
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+import MigrationKitKeys
+import MigrationKitSecrets
+
+/// The steps shared by every database command: resolve the key once, open the
+/// database once, load the migrations.
+package enum CommandSupport {
+    /// Resolves the key (printing the key options' warnings) and opens the database
+    /// through the layer, with `migrations` to run on it. The key is derived exactly
+    /// once, here.
+    ///
+    /// - Parameter announcing: the first line names the database (`announce`); false
+    ///   only where standard output is the data itself (`schema-dump` without --output).
+    package static func openDatabase(_ options: ConnectionOptions, migrations: any CommandMigrations, access: DatabaseAccess,
+                                     announcing: Bool = true, reporter: Reporter) throws -> any CommandDatabase {
+        let request = try databaseRequest(options, access: access, announcing: announcing, reporter: reporter)
+        return try open(request, migrations: migrations)
+    }
+
+    /// Opens the database `request` names, holding its change lock unless it is only
+    /// read: before opening, so the key is proven on the file as no other changing
+    /// command will leave it; again after, for a file this open just created.
+    package static func open(_ request: DatabaseRequest, migrations: any CommandMigrations) throws -> any CommandDatabase {
+        if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout) }
+        let database = try migrations.open(request)
+        if request.access != .inspect { try holdChangeLock(on: database.path, timeout: request.lockTimeout) }
+        return database
+    }
+
+    /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`).
+    package static func holdChangeLock(on path: String, timeout: Duration) throws {
+        guard !CLIContext.locks.holds(path) else { return }
+        CLIContext.locks.hold(try DatabaseFileLock.exclusive(path: path, timeout: timeout), on: path)
+    }
+
+    /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);
+    ///   migrate creating a missing database says so through `access`.
+    package static func databaseRequest(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
+                                        reporter: Reporter) throws -> DatabaseRequest {
+        try databaseRequest(path: try options.requiredPath(), key: options.key, cipher: options.cipher,
+                            lockTimeout: options.lockTimeout, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter)
+    }
+
+    /// The request for one database from parsed option groups (commands such as
+    /// `check` name their database with another option than --db-path).
+    package static func databaseRequest(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
+                                        access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
+                                        reporter: Reporter) throws -> DatabaseRequest {
+        if announcing { announce(path, reporter: reporter) }
+        warnIfOnCommandLine(keyOptions, reporter: reporter)
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+        let creating = access == .create && (size ?? 0) == 0
+        let key = try resolveKey(keyOptions, for: path, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
+                                 keyIsNew: keyIsNew || creating, reporter: reporter)
+        let request = self.request(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
+                                   readerWaits: CLIContext.resolvedSettings.settings?.values[.lockTimeout]?.origin != .defaultValue)
+        MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: request.memorySecurity).print(to: reporter)
+        return request
+    }
+
+    /// How to open the database at `path` for `access`, with the key, cipher options
+    /// and lock timeout given; turns on the layer's memory security when asked.
+    ///
+    /// - Parameter readerWaits: a reader waits out the lock timeout only when one was
+    ///   asked for; otherwise it gives way to another process's change at once and
+    ///   says who is changing the database (README: readers never wait).
+    package static func request(path: String, key: DatabaseKey?, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
+                                readerWaits: Bool = false) -> DatabaseRequest {
+        let memorySecurity = CLIContext.layer.enableMemorySecurity(asked: cipher.memorySecurity == true)
+        return DatabaseRequest(path: path, key: key, access: access, lockTimeout: .milliseconds(Int64(lockTimeout * 1000)),
+                               readerWaits: readerWaits, cipher: cipher.settings, memorySecurity: memorySecurity)
+    }
+
+    /// The `[databases.NAME]` of the project file that chose this command's database,
+    /// if one did: named with the path in the first line and in `--json`.
+    package static var databaseName: String? { CLIContext.resolvedSettings.settings?.database }
+
+    /// The first line of every command that works on a database: which file, and which
+    /// project file's table chose it, so that a deploy's log never leaves it to guessing.
+    package static func announce(_ path: String, reporter: Reporter, note: String? = nil) {
+        CLIContext.journal.started(on: path)
+        var line = "Database: \(path)"
+        if let name = databaseName, let file = CLIContext.resolvedSettings.settings?.configFile {
+            line += " ([databases.\(name)] in \(file))"
+        }
+        reporter.line(line + (note.map { " (\($0))" } ?? ""))
+    }
+
+    /// The key the options select (nil for --plaintext), read from its source once.
+    ///
+    /// - Parameter path: the database the key is for: `{name}` in the key options stands
+    ///   for its name, here and only here, for every command (nil: a key shared by a
+    ///   fleet's databases, which has no `{name}`). In a fleet (`FleetShared`), a source
+    ///   without `{name}` is read once for every database.
+    package static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
+        // A layer on plain SQLite opens plaintext files only: no key is read (nor asked
+        // for), and one given is refused rather than ignored.
+        guard CLIContext.layer.encrypts else {
+            if !keyOptions.given.isEmpty {
+                throw CLIError(.usage, "\(CLIContext.layer.commandName) opens its databases with a SQLite that cannot encrypt (\(CLIContext.layer.librarySummary)), so it takes no key; drop the key options.")
+            }
+            return nil
+        }
+        // A key the fleet's databases share is read once, for all of them; one with
+        // `{name}` is each database's own (asked before the name is put in).
+        let isShared = !keyOptions.isTemplate
+        let keyOptions = try path.map { try keyOptions.forDatabase(at: $0) } ?? keyOptions
+        if let shared = CLIContext.fleet, isShared {
+            return try shared.key(.current) {
+                try resolveOnce(keyOptions, promptMessage: shared.promptMessage(.current), keyIsNew: keyIsNew, reporter: reporter)
+            }
+        }
+        return try resolveOnce(keyOptions, promptMessage: promptMessage, keyIsNew: keyIsNew, reporter: reporter)
+    }
+
+    private static func resolveOnce(_ keyOptions: KeyOptions, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
+        let source = try keyOptions.source(
+            standardInputIsTerminal: StandardInput.isTerminal,
+            promptMessage: promptMessage,
+            keyIsNew: keyIsNew)
+        // Said where the variable would have been read (no key flag, which beats it), once.
+        if KeySource.passwordEnvironmentVariableIsEmpty, !keySourceIsAFlag(keyOptions), source != nil, CLIContext.emptyVariableWarning.claim() {
+            reporter.warning("\(KeySource.passwordEnvironmentVariable) is set but empty, so it counts as not set; unset it, or set it to the key.")
+        }
+        guard let source else { return nil }
+        if CLIContext.hardening == .beforeKeyIsRead { ProcessHardening.apply() }
+        return try source.resolve(warn: { reporter.warning($0.description) })
+    }
+
+    /// Whether a flag chose the key source (which the environment never overrides).
+    private static func keySourceIsAFlag(_ keyOptions: KeyOptions) -> Bool {
+        !keyOptions.flags.given.isEmpty
+            || ProjectSetting.allCases.contains { $0.choosesTheKeySource && CLIContext.resolvedSettings.settings?.values[$0]?.origin == .flag }
+    }
+
+    /// `--password` put the key in the process list, whether or not this command then
+    /// uses it (`new`, or `lint` without --db-path, ignore it): say so either way.
+    package static func warnIfOnCommandLine(_ keyOptions: KeyOptions, reporter: Reporter) {
+        // A fleet said it once, before its first database.
+        guard CLIContext.fleet == nil else { return }
+        for warning in keyOptions.given.warnings(DatabaseKeyRole.text) { reporter.warning(warning) }
+    }
+
+    /// The migrations: the host's Swift steps, or the SQL files of `--migrations`.
+    package static func migrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter) throws -> any CommandMigrations {
+        try loadMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter).migrations
+    }
+
+    /// The migrations and, for SQL migrations, the files they were made from (for lint).
+    package struct LoadedMigrations: Sendable {
+        package var migrations: any CommandMigrations
+        /// The SQL files; nil for a host's Swift steps.
+        package let files: [SQLMigrationFile]?
+    }
+
+    /// The migrations and, for SQL migrations, the files they were made from (for
+    /// lint); in a fleet, read once for every database (`FleetShared`).
+    /// (`migrate` does the same work beside the key derivation: `MigrationsLoading`.)
+    package static func loadMigrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter) throws -> LoadedMigrations {
+        guard let shared = CLIContext.fleet else { return try readMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter) }
+        return try shared.migrations { try readMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter) }
+    }
+
+    private static func readMigrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec], reporter: Reporter) throws -> LoadedMigrations {
+        if let host = CLIContext.layer.hostMigrations(requiredIndexes: requiredIndexes) { return LoadedMigrations(migrations: host, files: nil) }
+        let files = try options.loadFiles(reporter: reporter)
+        return LoadedMigrations(migrations: try CLIContext.layer.migrations(over: files, requiredIndexes: requiredIndexes), files: files)
+    }
+
+    /// The host's steps, or none: for a command that needs no migration files (verify,
+    /// schema-dump), whose host's own checks still apply.
+    package static func hostMigrationsOrNone(requiredIndexes: [RequiredIndexSpec] = []) throws -> any CommandMigrations {
+        try CLIContext.layer.hostMigrations(requiredIndexes: requiredIndexes) ?? CLIContext.layer.migrations(over: [], requiredIndexes: requiredIndexes)
+    }
+}
+
+/// True the first time `claim()` is called, false after: something said once.
+package final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    package init() {}
+
+    package func claim() -> Bool {
+        lock.withLock {
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+}

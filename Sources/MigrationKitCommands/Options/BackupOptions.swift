@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+/// Backups written before a command changes a database.
+package struct BackupOptions: ParsableArguments {
+    @Flag(name: .customLong("no-backup"), help: "Do not write a backup before changing the database.")
+    package var skip = false
+
+    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Where to write backups (default: beside the database).", valueName: "dir"))
+    package var directory: String?
+
+    @Option(name: .customLong("keep-backups"), help: ArgumentHelp("How many backups of the database to keep.", valueName: "n"))
+    package var keep: Int = BackupFiles.defaultKeepCount
+
+    package init() {}
+
+    package func validate() throws {
+        if keep < 1 { throw ValidationError("--keep-backups must be at least 1.") }
+    }
+
+    /// Writes a backup of the writer's database, creating the backup folder (0700) if
+    /// needed. `sparing` names files pruning must keep (the backup being restored).
+    package func create(of database: any CommandDatabase, sparing: Set<String> = []) throws -> String {
+        try writing { try database.backup(into: directory, keep: keep, sparing: sparing) }
+    }
+
+    /// Writes a backup with `write`, which is given the folder (nil: beside the
+    /// database), the number to keep and the files to spare, as `create` does.
+    package func writing(_ write: (_ directory: String?, _ keep: Int, _ sparing: Set<String>) throws -> String, sparing: Set<String> = []) throws -> String {
+        try writing { try write(directory, keep, sparing) }
+    }
+
+    private func writing(_ body: () throws -> String) throws -> String {
+        if let directory {
+            try Folders.create(directory, purpose: "backup folder", mode: 0o700)
+        }
+        do {
+            let backup = try body()
+            CLIContext.journal.wroteBackup(backup)
+            return backup
+        } catch let error as any KindedDatabaseError where error.kind == .fileSystem {
+            // Say that it was the backup, and how to go on without it.
+            throw CLIError(.fileError, "The backup could not be written, so nothing was changed: \(String(describing: error)) Free space or fix the folder, choose another with --backup-dir, or pass --no-backup.")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+
+/// The database and how to open it: path, key, cipher settings, lock timeout.
+package struct ConnectionOptions: ParsableArguments {
+    /// Every `--db-path` given: a fleet for the commands with `FleetOptions`, one
+    /// database for the others.
+    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file (a command with --db-glob takes several: repeat it).", valueName: "path"))
+    package var dbPaths: [String] = []
+
+    /// The database file, for the commands that work on one.
+    package var dbPath: String? {
+        get { dbPaths.last }
+        set { dbPaths = newValue.map { [$0] } ?? [] }
+    }
+
+    /// Global, like --db-path: scripts can pass the same options to every command.
+    @OptionGroup
+    package var migrations: MigrationsOptions
+
+    @OptionGroup(title: "Key options", visibility: ConnectionOptions.encryptionVisibility)
+    package var key: KeyOptions
+
+    @OptionGroup(title: "Cipher options", visibility: ConnectionOptions.encryptionVisibility)
+    package var cipher: CipherOptions
+
+    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp("Seconds to wait while another process holds the database lock (default: 10).", valueName: "seconds"))
+    package var givenLockTimeout: Double?
+
+    /// `--config` and `--database`: where settings not given as flags come from.
+    @OptionGroup(title: "Project options")
+    package var project: ProjectOptions
+
+    package static let defaultLockTimeout: Double = 10
+
+    /// The key and cipher options are not shown by a layer that cannot encrypt (a GRDB
+    /// on plain SQLite), which refuses them with a sentence if given anyway.
+    package static var encryptionVisibility: ArgumentVisibility {
+        CLIContext.currentLayer?.encrypts == false ? .private : .default
+    }
+
+    /// Seconds to wait while another process holds the database lock.
+    package var lockTimeout: Double {
+        get { givenLockTimeout ?? Self.defaultLockTimeout }
+        set { givenLockTimeout = newValue }
+    }
+
+    package init() {}
+
+    package func validate() throws {
+        if !(lockTimeout >= 0 && lockTimeout <= 86_400) {
+            throw ValidationError("--lock-timeout must be between 0 and 86400 seconds.")
+        }
+        if key.plaintext && cipher.settings != CipherSettings() {
+            throw ValidationError("Cipher options apply to encrypted databases; drop them with --plaintext.")
+        }
+    }
+
+    /// The database path, or a usage error naming the option.
+    package func requiredPath() throws -> String {
+        if dbPaths.count > 1 {
+            throw CLIError(.usage, "--db-path is given \(dbPaths.count) times, but this command works on one database (the commands that take several have --db-glob in their help). Give one --db-path.")
+        }
+        guard let dbPath, !dbPath.isEmpty else {
+            throw CLIError(.usage, "--db-path is required: the database file to work on.")
+        }
+        // SQLite reads these as an in-memory database, which vanishes when the command
+        // ends: "migrating" one would report success and keep nothing.
+        if dbPath == ":memory:" || dbPath.hasPrefix("file:") {
+            throw CLIError(.usage, "--db-path \(dbPath) is not a file but SQLite's name for an in-memory or URI database, which this command cannot keep; give the path of a database file (./\(dbPath) for a file of that name).")
+        }
+        return dbPath
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import MigrationKitFiles
+
+/// What the running command works with, set by the entry point of its command line
+/// (`CommandTree.run`). Task-locals, because ArgumentParser builds commands from
+/// arguments alone and cannot be handed a value.
+package enum CLIContext {
+    /// The database layer under the commands (`CommandLayer`).
+    @TaskLocal package static var currentLayer: (any CommandLayer)?
+    /// The root command of the running command line (for ArgumentParser's messages).
+    @TaskLocal package static var root: (any ParsableCommand.Type)?
+    /// When the running command line hardens its process.
+    @TaskLocal package static var hardening = CommandTree.Hardening.atStart
+    /// The database locks the running command holds until it ends (see `CommandLocks`).
+    @TaskLocal package static var locks = CommandLocks()
+    /// The settings resolved for the running command (`ProjectSettings`), for
+    /// `migrationkit config` to show.
+    @TaskLocal package static var resolvedSettings = ResolvedSettings()
+    /// What the running command has done so far (`RunJournal`).
+    @TaskLocal package static var journal = RunJournal()
+    /// Whether the run said that `MIGRATIONKIT_PASSWORD` is set but empty: once a run,
+    /// not once a fleet database, and again in the next run of an app that embeds the
+    /// commands.
+    @TaskLocal package static var emptyVariableWarning = OnceFlag()
+    /// What a fleet's databases share, made once: keys and migrations (nil outside a fleet).
+    @TaskLocal package static var fleet: FleetShared?
+
+    /// The layer of the running command; only a command line's entry point runs
+    /// commands, and it always sets one.
+    package static var layer: any CommandLayer {
+        guard let currentLayer else { preconditionFailure("a command ran outside CommandTree.run, with no database layer") }
+        return currentLayer
+    }
+}
+
+/// Holds the settings `CommandTree.run` resolved before the command ran.
+package final class ResolvedSettings: @unchecked Sendable {
+    package var settings: ProjectSettings?
+
+    package init() {}
+}
+
+/// Locks a command holds from the moment it opens the database it changes until it
+/// ends, so a backup, the migration after it and the report all happen with no other
+/// changing command (a rekey, another migrate) in between.
+///
+/// While it holds one, the command says what it is doing in the database's change note
+/// (`ChangeNote`), so a reader that meets the change can name it.
+package final class CommandLocks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: [(lock: DatabaseFileLock, database: String)] = []
+    /// The command's name, the start of every note ("migrate").
+    package var command = ""
+
+    package init() {}
+
+    /// Whether this command holds the change lock of `database` already.
+    package func holds(_ database: String) -> Bool {
+        lock.withLock { held.contains { $0.database == database } }
+    }
+
+    package func hold(_ fileLock: DatabaseFileLock, on database: String) {
+        let first = lock.withLock { () -> Bool in
+            defer { held.append((fileLock, database)) }
+            return !held.contains { $0.database == database }
+        }
+        if first { ChangeNote.write(command, for: database) }
+    }
+
+    /// What the command is doing now, in each held database's note: at most every
+    /// 100 ms (300 quick steps are not 300 file writes), the latest activity always
+    /// written within that time, which is all a reader that has to wait can notice.
+    package func describe(_ activity: String) {
+        enum Next { case write, schedule, wait }
+        let next = lock.withLock { () -> Next in
+            latestActivity = activity
+            // A write already scheduled will take this activity along.
+            if noteScheduled { return .wait }
+            if ContinuousClock.now - lastNoteWrite >= Self.noteInterval { return .write }
+            noteScheduled = true
+            return .schedule
+        }
+        switch next {
+        case .write:
+            writeNote()
+        case .schedule:
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in
+                lock.withLock { noteScheduled = false }
+                writeNote()
+            }
+        case .wait:
+            break
+        }
+    }
+
+    private static let noteInterval: Duration = .milliseconds(100)
+    private var latestActivity: String?
+    private var lastNoteWrite = ContinuousClock.now - .seconds(1)
+    private var noteScheduled = false
+
+    /// Under the lock, so a note is never written after `releaseAll` removed it.
+    private func writeNote() {
+        lock.withLock {
+            lastNoteWrite = ContinuousClock.now
+            guard let activity = latestActivity else { return }
+            for database in Set(held.map(\.database)) { ChangeNote.write("\(command): \(activity)", for: database) }
+        }
+    }
+
+    package func releaseAll() {
+        let released = lock.withLock { () -> [(lock: DatabaseFileLock, database: String)] in
+            defer { held = [] }
+            for database in Set(held.map(\.database)) { ChangeNote.remove(for: database) }
+            return held
+        }
+        for entry in released { entry.lock.release() }
+    }
+}

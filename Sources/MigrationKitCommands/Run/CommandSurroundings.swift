@@ -1,0 +1,87 @@
+import CProcessControl
+import Foundation
+import Glibc
+import MigrationKitFiles
+import MigrationKitKeys
+
+#if canImport(Glibc)
+#endif
+
+/// What a command line sees of its process — environment, standard input, standard
+/// output and error, working folder — given to a command run inside a process that is
+/// not its own: a test that runs hundreds of command lines at once, each with its own,
+/// where a process has one of each.
+///
+/// `MigrationCLI.run(host:arguments:in:)` runs a `migrationkit` command in them. What a command reads
+/// of its process goes through the one place that names each (`ProcessEnvironment`,
+/// `StandardInput`, `Console`); the working folder is the command's thread's own, as
+/// Linux can give a thread (`unshare(CLONE_FS)`), so every relative path and every
+/// search for `migrationkit.toml` starts there, and none from the process's folder.
+/// Signals, the user, resource limits and the libraries' own output (GLib's, SQLCipher's
+/// logger) are the process's still: a test about those runs the binary.
+package struct CommandSurroundings: Sendable {
+    /// Every variable the command sees; nothing of the process's environment.
+    package var environment: [String: String]
+    /// The descriptor the command reads as its standard input.
+    package var standardInput: Int32
+    /// Where its standard output and error go.
+    package var console: ConsoleCapture
+    /// Its working folder.
+    package var workingDirectory: String
+
+    package init(environment: [String: String], standardInput: Int32, console: ConsoleCapture, workingDirectory: String) {
+        self.environment = environment
+        self.standardInput = standardInput
+        self.console = console
+        self.workingDirectory = workingDirectory
+    }
+
+    /// Runs `body` in these surroundings, on a thread of its own whose working folder
+    /// is `workingDirectory` (threads it starts share it), and waits for it.
+    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) throws -> T {
+        let result = Result<T, any Error>.Box()
+        let thread = Thread { [self] in
+            guard migrationkit_unshare_filesystem() == 0 else {
+                result.set(.failure(SurroundingsError(description: "unshare(CLONE_FS) failed: \(String(cString: strerror(errno)))")))
+                return
+            }
+            guard chdir(workingDirectory) == 0 else {
+                result.set(.failure(SurroundingsError(description: "cannot enter \(workingDirectory): \(String(cString: strerror(errno)))")))
+                return
+            }
+            let value = ProcessEnvironment.$substitute.withValue(environment) {
+                StandardInput.$descriptor.withValue(standardInput) {
+                    Console.$capture.withValue(console, operation: body)
+                }
+            }
+            result.set(.success(value))
+        }
+        // SQLite and deep SQL need more than a secondary thread's default stack.
+        thread.stackSize = 8 << 20
+        thread.start()
+        return try result.wait().get()
+    }
+
+    /// Why a command could not be given its surroundings.
+    package struct SurroundingsError: Error, CustomStringConvertible {
+        package let description: String
+    }
+}
+
+private extension Result {
+    /// A result handed from the command's thread to the caller waiting for it.
+    final class Box: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var value: Result?
+
+        func set(_ value: Result) {
+            self.value = value
+            done.signal()
+        }
+
+        func wait() -> Result {
+            done.wait()
+            return value!
+        }
+    }
+}

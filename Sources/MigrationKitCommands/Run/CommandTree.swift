@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+import MigrationKitKeys
+
+/// The one command tree: the one list of commands, and the run around a command —
+/// hardening, graceful stop, locks, project settings, the run journal — for
+/// `migrationkit` (`MigrationCLI`) and for a GRDB app's binary (`GRDBMigrationCLI`)
+/// alike. A front end adds only its root command and its layer (`CommandLayer`).
+package enum CommandTree {
+    /// Every command of a command line over `layer`, in help's order: the ones every
+    /// layer gets, and the layer's own (`CommandLayer.ownCommands`) among them. Both
+    /// front ends' root commands list exactly these, so a command is added in one place:
+    /// here, or in its layer's `ownCommands` when only that layer's connection can run it.
+    package static func commands(for layer: any CommandLayer) -> [any ParsableCommand.Type] {
+        commands(adding: layer.ownCommands)
+    }
+
+    /// The commands that work through any layer, in help's order: a GRDB app's whole tree.
+    package static let sharedCommands = commands(adding: [])
+
+    /// The list itself. A layer's own commands come after `config`, where `migrationkit`
+    /// has always listed encrypt, decrypt, rekey, cipher-upgrade and key.
+    private static func commands(adding own: [any ParsableCommand.Type]) -> [any ParsableCommand.Type] {
+        [
+            MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self, SchemaDumpCommand.self, DiffCommand.self,
+            NewCommand.self, InitCommand.self, ConfigCommand.self,
+        ] + own + [
+            RestoreCommand.self, BaselineCommand.self, LintCommand.self, CheckCommand.self,
+        ]
+    }
+
+    /// What a front end's host decides about the process while a command runs.
+    package struct ProcessPolicy: Sendable {
+        /// When the process is made non-dumpable, with no core file (`ProcessHardening`).
+        package var hardening: Hardening
+        /// Let Ctrl-C and SIGTERM stop the work in progress instead of the process.
+        package var stopsGracefully: Bool
+        /// End the process by the signal that stopped the command (`main`).
+        package var endsProcessOnStop: Bool
+
+        package init(hardening: Hardening, stopsGracefully: Bool, endsProcessOnStop: Bool) {
+            self.hardening = hardening
+            self.stopsGracefully = stopsGracefully
+            self.endsProcessOnStop = endsProcessOnStop
+        }
+    }
+
+    /// When a command line hardens its process. Both ways, no key is ever read before.
+    package enum Hardening: Sendable {
+        /// As the command starts: the `migrationkit` tool, whose process is its own.
+        case atStart
+        /// Just before a key is read, and not at all for a run that reads none: a command
+        /// inside an app's own process (`--plaintext` leaves it as it was).
+        case beforeKeyIsRead
+        /// Never: the host turned it off (it needs core dumps or a debugger).
+        case never
+    }
+
+    /// Parses `arguments` under `root`, runs the command over `layer`, prints results
+    /// and errors, and returns the exit code.
+    package static func run(_ arguments: [String], root: any ParsableCommand.Type, layer: any CommandLayer, policy: ProcessPolicy,
+                            versionReport: (() -> String)? = nil) -> Int32 {
+        // Before any key is read: no core file or same-user debugger reaches it.
+        if policy.hardening == .atStart { ProcessHardening.apply() }
+        // Ctrl-C and SIGTERM stop the work in progress, which rolls back and says what
+        // it left (`RunJournal`), instead of ending the process between two writes. Only
+        // while the command runs: an app that embeds the commands gets its signals back.
+        if policy.stopsGracefully { Interruption.stopGracefully() }
+        let locks = CommandLocks()
+        let resolved = ResolvedSettings()
+        let journal = RunJournal()
+        let code = CLIContext.$currentLayer.withValue(layer) { CLIContext.$root.withValue(root) { CLIContext.$hardening.withValue(policy.hardening) {
+            var runner = CommandLineRunner(root: root, commandName: layer.commandName,
+                                           wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer),
+                                           layerErrors: layer.present)
+            runner.annotate = journal.annotate
+            runner.stopped = journal.stop
+            runner.versionReport = versionReport
+            return CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
+                CLIContext.$journal.withValue(journal) { CLIContext.$emptyVariableWarning.withValue(OnceFlag()) {
+                    runner.run(arguments) { command in
+                        locks.command = type(of: command).configuration.commandName ?? ""
+                        // Settings not given as flags, from the environment and migrationkit.toml.
+                        guard var configurable = command as? any ProjectConfigurable else { return command }
+                        resolved.settings = try configurable.applyProjectSettings()
+                        return configurable
+                    }
+                } }
+            } }
+        } } }
+        locks.releaseAll()
+        guard policy.stopsGracefully else { return code }
+        if let signal = Interruption.signal, code == CLIExitCode.success.rawValue {
+            // Past the point where it could stop (a rekey, a rename): it finished.
+            Console.error("warning: \(Interruption.name(of: signal)) arrived when the command could no longer stop; it finished.")
+        }
+        // A stopped run ends by its signal; the code says which when the signal reached
+        // a handler of its own first (the key prompt's).
+        let stopSignal = CLIExitCode(rawValue: code)?.stopSignal
+        Interruption.endGracefulStop(reraising: policy.endsProcessOnStop && stopSignal != nil, orElse: stopSignal)
+        return code
+    }
+
+    /// The exit codes, for a root command's discussion.
+    package static var exitCodesDiscussion: String {
+        "Exit codes: \(CLIExitCode.allCases.map { "\($0.rawValue) \($0.summary)" }.joined(separator: "; "))."
+    }
+}
+
+extension ErrorPresentation {
+    /// How the running command line presents `error`; nil for ArgumentParser's own.
+    package init?(_ error: any Error) {
+        let layer = CLIContext.layer
+        self.init(error, root: CLIContext.root ?? CommandTreeFallbackRoot.self, layer: layer.present,
+                  wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer))
+    }
+}
+
+/// Only so that a presentation outside a run has a root to name; runs always set theirs.
+private struct CommandTreeFallbackRoot: ParsableCommand {}
