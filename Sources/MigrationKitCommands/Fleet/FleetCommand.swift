@@ -100,7 +100,7 @@ extension FleetCommand {
         let run = FleetRun(command: commandName, paths: selected.paths, jobs: fleet.jobCount(databases: selected.paths.count))
         let started = ContinuousClock.now
         let command = self
-        let outcomes = try CLIContext.$fleet.withValue(FleetShared(databaseCount: selected.paths.count, roots: selected.roots)) {
+        let outcomes = try CLIContext.changing({ $0.fleet = FleetShared(databaseCount: selected.paths.count, roots: selected.roots) }) {
             try readSharedKeys(reporter: reporter)
             return run.run(reporter: reporter, verb: fleetVerb, { path in
                 var one = command

@@ -110,24 +110,22 @@ package struct FleetRun {
         locks.command = command
         let journal = RunJournal()
         defer { locks.releaseAll() }
-        return CLIContext.$locks.withValue(locks) {
-            CLIContext.$journal.withValue(journal) {
-                do {
-                    let value = try body(path)
-                    let failure = judge(value).map { Self.naming(path, in: $0) }
-                    return FleetOutcome(path: path, state: failure == nil ? .finished : .failed, value: value, failure: failure,
-                                        duration: ContinuousClock.now - started, backup: journal.backupWritten)
-                } catch {
-                    // Whatever stopped it, each database's change is all or nothing: it is as it was.
-                    if Interruption.signal != nil {
-                        return FleetOutcome(path: path, state: .stopped, value: nil, failure: nil,
-                                            duration: ContinuousClock.now - started, backup: journal.backupWritten)
-                    }
-                    let presented = ErrorPresentation(error)
-                        ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
-                    return FleetOutcome(path: path, state: .failed, value: nil, failure: Self.naming(path, in: presented),
+        return CLIContext.changing({ $0.locks = locks; $0.journal = journal }) {
+            do {
+                let value = try body(path)
+                let failure = judge(value).map { Self.naming(path, in: $0) }
+                return FleetOutcome(path: path, state: failure == nil ? .finished : .failed, value: value, failure: failure,
+                                    duration: ContinuousClock.now - started, backup: journal.backupWritten)
+            } catch {
+                // Whatever stopped it, each database's change is all or nothing: it is as it was.
+                if Interruption.signal != nil {
+                    return FleetOutcome(path: path, state: .stopped, value: nil, failure: nil,
                                         duration: ContinuousClock.now - started, backup: journal.backupWritten)
                 }
+                let presented = ErrorPresentation(error)
+                    ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
+                return FleetOutcome(path: path, state: .failed, value: nil, failure: Self.naming(path, in: presented),
+                                    duration: ContinuousClock.now - started, backup: journal.backupWritten)
             }
         }
     }

@@ -30,7 +30,7 @@ extension MigrateCommand {
         let shared = FleetShared(databaseCount: databases.count, roots: selected.roots)
         // A key the databases share is read before the progress line starts.
         if !connection.key.isTemplate {
-            _ = try CLIContext.$fleet.withValue(shared) {
+            _ = try CLIContext.changing({ $0.fleet = shared }) {
                 try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
             }
         }
@@ -42,7 +42,7 @@ extension MigrateCommand {
         let run = FleetRun(command: "migrate", paths: databases, jobs: fleet.jobCount(databases: databases.count))
         let silent = Reporter(quiet: true)
         let started = ContinuousClock.now
-        let outcomes = CLIContext.$fleet.withValue(shared) {
+        let outcomes = CLIContext.changing({ $0.fleet = shared }) {
             run.run(reporter: reporter, verb: "Migrating") { path in
                 let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
                                                         reporter: reporter.forDatabase(path))

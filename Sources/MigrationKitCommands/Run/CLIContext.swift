@@ -2,36 +2,67 @@ import ArgumentParser
 import Foundation
 import MigrationKitFiles
 
-/// What the running command works with, set by the entry point of its command line
-/// (`CommandTree.run`). Task-locals, because ArgumentParser builds commands from
-/// arguments alone and cannot be handed a value.
-package enum CLIContext {
+/// What one running command works with, bound whole by the entry point of its command
+/// line (`CommandTree.run`) and taken whole by the threads its work moves to
+/// (`CommandContext`), so a fleet's worker reads exactly what the command would: its
+/// layer, its hardening policy, its settings. A value changes only as a new whole, for
+/// the body of `CLIContext.changing`.
+package struct CommandEnvironment: @unchecked Sendable {
     /// The database layer under the commands (`CommandLayer`).
-    @TaskLocal package static var currentLayer: (any CommandLayer)?
+    package var layer: (any CommandLayer)?
     /// The root command of the running command line (for ArgumentParser's messages).
-    @TaskLocal package static var root: (any ParsableCommand.Type)?
+    package var root: (any ParsableCommand.Type)?
     /// When the running command line hardens its process.
-    @TaskLocal package static var hardening = CommandTree.Hardening.atStart
+    package var hardening = CommandTree.Hardening.atStart
     /// The database locks the running command holds until it ends (see `CommandLocks`).
-    @TaskLocal package static var locks = CommandLocks()
+    package var locks = CommandLocks()
     /// The settings resolved for the running command (`ProjectSettings`), for
     /// `migrationkit config` to show.
-    @TaskLocal package static var resolvedSettings = ResolvedSettings()
+    package var resolvedSettings = ResolvedSettings()
     /// What the running command has done so far (`RunJournal`).
-    @TaskLocal package static var journal = RunJournal()
+    package var journal = RunJournal()
     /// Whether the run said that `MIGRATIONKIT_PASSWORD` is set but empty: once a run,
     /// not once a fleet database, and again in the next run of an app that embeds the
     /// commands.
-    @TaskLocal package static var emptyVariableWarning = OnceFlag()
+    package var emptyVariableWarning = OnceFlag()
     /// What a fleet's databases share, made once: keys and migrations (nil outside a fleet).
-    @TaskLocal package static var fleet: FleetShared?
+    package var fleet: FleetShared?
+
+    package init(layer: (any CommandLayer)? = nil, root: (any ParsableCommand.Type)? = nil, hardening: CommandTree.Hardening = .atStart) {
+        self.layer = layer
+        self.root = root
+        self.hardening = hardening
+    }
+}
+
+/// The running command's `CommandEnvironment`. A task-local, because ArgumentParser
+/// builds commands from arguments alone and cannot be handed a value; one, so nothing of
+/// it can be left behind when the work moves to another thread.
+package enum CLIContext {
+    @TaskLocal package static var current = CommandEnvironment()
+
+    /// Runs `body` in the current environment with `change` made to it.
+    package static func changing<T>(_ change: (inout CommandEnvironment) -> Void, _ body: () throws -> T) rethrows -> T {
+        var environment = current
+        change(&environment)
+        return try $current.withValue(environment, operation: body)
+    }
 
     /// The layer of the running command; only a command line's entry point runs
     /// commands, and it always sets one.
     package static var layer: any CommandLayer {
-        guard let currentLayer else { preconditionFailure("a command ran outside CommandTree.run, with no database layer") }
-        return currentLayer
+        guard let layer = current.layer else { preconditionFailure("a command ran outside CommandTree.run, with no database layer") }
+        return layer
     }
+
+    package static var currentLayer: (any CommandLayer)? { current.layer }
+    package static var root: (any ParsableCommand.Type)? { current.root }
+    package static var hardening: CommandTree.Hardening { current.hardening }
+    package static var locks: CommandLocks { current.locks }
+    package static var resolvedSettings: ResolvedSettings { current.resolvedSettings }
+    package static var journal: RunJournal { current.journal }
+    package static var emptyVariableWarning: OnceFlag { current.emptyVariableWarning }
+    package static var fleet: FleetShared? { current.fleet }
 }
 
 /// Holds the settings `CommandTree.run` resolved before the command ran.

@@ -1,19 +1,15 @@
 import MigrationKitFiles
 import MigrationKitKeys
 
-/// The task-local values a running command reads — its layer, locks, settings and
-/// journal, and its surroundings — taken along when its work moves to a thread of its
-/// own (`WorkerPool`), where task-locals do not follow: a fleet's databases must see the
-/// command's settings and write to its console, not the defaults. (A thread it starts
-/// shares its working folder by itself.)
+/// The task-local values a running command reads — its whole `CommandEnvironment` and
+/// its surroundings (environment variables, standard input, console) — taken along when
+/// its work moves to a thread of its own (`WorkerPool`), where task-locals do not
+/// follow: a fleet's databases must see the command's layer, hardening and settings and
+/// write to its console, not the defaults. (A thread it starts shares its working folder
+/// by itself.)
 package struct CommandContext: @unchecked Sendable {
-    private let layer = CLIContext.currentLayer
-    private let locks = CLIContext.locks
-    private let resolvedSettings = CLIContext.resolvedSettings
-    private let journal = CLIContext.journal
-    private let emptyVariableWarning = CLIContext.emptyVariableWarning
-    private let fleet = CLIContext.fleet
-    private let environment = ProcessEnvironment.substitute
+    private let environment = CLIContext.current
+    private let variables = ProcessEnvironment.substitute
     private let standardInput = StandardInput.descriptor
     private let console = Console.capture
 
@@ -22,20 +18,10 @@ package struct CommandContext: @unchecked Sendable {
 
     /// Runs `body` with the values this context took.
     package func bind<T>(_ body: () throws -> T) rethrows -> T {
-        try CLIContext.$currentLayer.withValue(layer) {
-            try CLIContext.$locks.withValue(locks) {
-                try CLIContext.$resolvedSettings.withValue(resolvedSettings) {
-                    try CLIContext.$journal.withValue(journal) {
-                        try CLIContext.$emptyVariableWarning.withValue(emptyVariableWarning) {
-                            try CLIContext.$fleet.withValue(fleet) {
-                                try ProcessEnvironment.$substitute.withValue(environment) {
-                                    try StandardInput.$descriptor.withValue(standardInput) {
-                                        try Console.$capture.withValue(console, operation: body)
-                                    }
-                                }
-                            }
-                        }
-                    }
+        try CLIContext.$current.withValue(environment) {
+            try ProcessEnvironment.$substitute.withValue(variables) {
+                try StandardInput.$descriptor.withValue(standardInput) {
+                    try Console.$capture.withValue(console, operation: body)
                 }
             }
         }

@@ -68,28 +68,23 @@ package enum CommandTree {
         // it left (`RunJournal`), instead of ending the process between two writes. Only
         // while the command runs: an app that embeds the commands gets its signals back.
         if policy.stopsGracefully { Interruption.stopGracefully() }
-        let locks = CommandLocks()
-        let resolved = ResolvedSettings()
-        let journal = RunJournal()
-        let code = CLIContext.$currentLayer.withValue(layer) { CLIContext.$root.withValue(root) { CLIContext.$hardening.withValue(policy.hardening) {
-            var runner = CommandLineRunner(root: root, commandName: layer.commandName,
-                                           wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer),
-                                           layerErrors: layer.present)
-            runner.annotate = journal.annotate
-            runner.stopped = journal.stop
-            runner.versionReport = versionReport
-            return CLIContext.$locks.withValue(locks) { CLIContext.$resolvedSettings.withValue(resolved) {
-                CLIContext.$journal.withValue(journal) { CLIContext.$emptyVariableWarning.withValue(OnceFlag()) {
-                    runner.run(arguments) { command in
-                        locks.command = type(of: command).configuration.commandName ?? ""
-                        // Settings not given as flags, from the environment and migrationkit.toml.
-                        guard var configurable = command as? any ProjectConfigurable else { return command }
-                        resolved.settings = try configurable.applyProjectSettings()
-                        return configurable
-                    }
-                } }
-            } }
-        } } }
+        let environment = CommandEnvironment(layer: layer, root: root, hardening: policy.hardening)
+        let (locks, resolved, journal) = (environment.locks, environment.resolvedSettings, environment.journal)
+        var runner = CommandLineRunner(root: root, commandName: layer.commandName,
+                                       wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer),
+                                       layerErrors: layer.present)
+        runner.annotate = journal.annotate
+        runner.stopped = journal.stop
+        runner.versionReport = versionReport
+        let code = CLIContext.$current.withValue(environment) {
+            runner.run(arguments) { command in
+                locks.command = type(of: command).configuration.commandName ?? ""
+                // Settings not given as flags, from the environment and migrationkit.toml.
+                guard var configurable = command as? any ProjectConfigurable else { return command }
+                resolved.settings = try configurable.applyProjectSettings()
+                return configurable
+            }
+        }
         locks.releaseAll()
         guard policy.stopsGracefully else { return code }
         if let signal = Interruption.signal, code == CLIExitCode.success.rawValue {

@@ -2,6 +2,9 @@ import Foundation
 import GRDBTestSupport
 import MigrationKitTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 #if GRDBSQLCipher
 import MigrationKitKeys
 #endif
@@ -253,6 +256,61 @@ import MigrationKitKeys
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(try header(scratch.path) != Data("SQLite format 3\0".utf8))
+    }
+
+    /// A fleet with a key per tenant (`{name}`) reads each key on a worker thread of its
+    /// own; the app's policy (harden before the first key is read) goes with the command
+    /// to those threads. Seen in the process's /proc limits while its second tenant waits
+    /// for a change lock this test holds, after the first tenant's key was read.
+    @Test func aFleetReadingAKeyPerTenantHardensTheAppsProcessFirst() throws {
+        let own = try String(contentsOfFile: "/proc/self/limits", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+            .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
+        try #require(own?.last != "0", "this test process's hard core limit is 0: a command run in process hardened it (\(own ?? []))")
+        let scratch = try ScratchDatabase()
+        let tenants = scratch.folder.appendingPathComponent("tenants").path
+        try FileManager.default.createDirectory(atPath: tenants, withIntermediateDirectories: true)
+        for tenant in ["a", "b"] {
+            let key = try keyFile(TestKey.raw().text, in: scratch, named: "tenants/\(tenant).key")
+            let made = try notes(["migrate", "--db-path", "\(tenants)/\(tenant).db", "--password-file", key, "--to", "0002_index_notes_by_date", "--no-backup"])
+            #expect(made.status == 0, "\(made.output)")
+        }
+        // Another process's change of tenant b: its change lock (a flock on the file).
+        let held = open("\(tenants)/b.db", O_RDONLY | O_CLOEXEC)
+        try #require(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0)
+        var released = false
+        defer { if !released { close(held) } }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -c unlimited && exec \"$0\" migrate --db-glob \"$1/*.db\" --password-file \"$1/{name}.key\" --jobs 1 --lock-timeout 60 --no-backup",
+                             GRDBExampleAppTests.binary, tenants]
+        process.standardInput = FileHandle.nullDevice
+        let output = scratch.folder.appendingPathComponent("output").path
+        FileManager.default.createFile(atPath: output, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        process.standardError = process.standardOutput
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        func coreLimit() -> [Substring]? {
+            let limits = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+            return limits?.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+                .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
+        }
+        // Tenant a is migrated (its key read) before tenant b waits for the lock.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var lastLimit: [Substring]?
+        while process.isRunning, ContinuousClock.now < deadline {
+            lastLimit = coreLimit()
+            if lastLimit == ["0", "0"] { break }
+            usleep(20_000)
+        }
+        #expect(process.isRunning, "the fleet ended before tenant b's lock was released: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
+        #expect(lastLimit == ["0", "0"], "core files are not off after the fleet read tenant a's key: \(lastLimit ?? [])")
+        close(held)
+        released = true
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
     }
 
     /// The command tree's own features in the app's binary, from the same code as
