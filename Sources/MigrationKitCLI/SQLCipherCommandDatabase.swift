@@ -56,10 +56,17 @@ final class SQLCipherCommandDatabase: CommandDatabase {
         try writer.read { try body($0) }
     }
 
-    /// The file's own bytes, copied under a read transaction: no commit lands mid-copy,
-    /// and the copy opens with the same key and settings at no extra key derivation.
+    /// The file's bytes and its `-wal`'s, copied under a read transaction: no commit
+    /// lands mid-copy and no checkpoint can restart the `-wal`; commits still in the
+    /// `-wal` go along (the copy's first open applies them, as it would for the app); and
+    /// the copy opens with the same key and settings at no extra key derivation.
     func copyCommittedState(to path: String) throws {
-        try writer.read { _ in try BackupFiles.copyBytes(from: writer.path, to: path) }
+        try writer.read { _ in
+            try BackupFiles.copyBytes(from: writer.path, to: path)
+            if FileProbe(path: writer.path + "-wal").size > 0 {
+                try BackupFiles.copyBytes(from: writer.path + "-wal", to: path + "-wal")
+            }
+        }
     }
 
     func schemaDump() throws -> String {
