@@ -47,11 +47,12 @@ public struct MigrationStep<Database>: Sendable {
     /// text, needed only where a database recorded something other than `checksum`.
     var equivalentChecksumsSource: @Sendable () -> [String] = { [] }
     /// True when running the step changes nothing but the database it is given: a
-    /// migration file's SQL. Such a step may be undone to a savepoint and run again in
-    /// the same transaction without anyone seeing it, which lets the runner learn what
-    /// the database held before it only in the rare run that needs to know. A Swift
-    /// step may write files, call services or count; the runner never runs it twice,
-    /// and learns that beforehand instead. False unless set.
+    /// migration file's SQL. Such a step's transaction may be rolled back and run again
+    /// without anyone seeing it, which lets the runner learn what the database held
+    /// before it only in the rare run that needs to know (a foreign-key check that meets
+    /// violations it knows nothing about). A Swift step may write files, call services
+    /// or count; the runner never runs it twice, and learns that beforehand instead.
+    /// False unless set.
     public var changesOnlyTheDatabase = false
     /// When the step's foreign keys are checked; nil for the runner's own setting
     /// (`foreignKeyChecks`, deferred unless the app says otherwise).

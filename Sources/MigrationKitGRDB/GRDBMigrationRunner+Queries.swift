@@ -113,10 +113,4 @@ extension GRDBMigrationRunner {
         let lastIndex = try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1)
         return try reader.read { try engine.plan($0, through: lastIndex, options: options) }
     }
-
-    /// How long each applied step took, as recorded when it ran (0 for a step another
-    /// tool applied), by identifier.
-    public func recordedDurations(in reader: any DatabaseReader) throws -> [String: Duration] {
-        try reader.read { db in try MigrationBookkeeping.history(in: db).mapValues { .milliseconds($0.durationMilliseconds) } }
-    }
 }

@@ -8,10 +8,12 @@ import Testing
 import Glibc
 #endif
 
-/// `migrationkit cipher-upgrade` through the built binary, read back by the `sqlcipher`
-/// shell with its default settings. Each test asserts on both platforms: on SQLCipher 4
-/// the upgrade, on SQLCipher 3 (which cannot write the 4 format) the refusal, with the
-/// folder left exactly as it was.
+/// `migrationkit cipher-upgrade`, read back by the `sqlcipher` shell with its default
+/// settings. Each test asserts on both platforms: on SQLCipher 4 the upgrade, run in this
+/// process (`Tool`); on SQLCipher 3 (which cannot write the 4 format) the refusal, with the
+/// folder left exactly as it was, through the built binary (`Guarded`), as are the other
+/// refusals: one line on standard error and a documented code, whatever the library
+/// prints on descriptor 2, is what only a process shows.
 @Suite struct CipherUpgradeCommandTests {
     private var isFour: Bool { (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 }
 

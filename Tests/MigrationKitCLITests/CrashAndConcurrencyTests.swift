@@ -75,7 +75,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         let writer = try SQLCipherWriter(path: workspace.database, key: key(workspace))
         try writer.read { db throws in
             #expect(try db.fetchString(sql: "PRAGMA quick_check") == "ok", sourceLocation: sourceLocation)
-            let ledger = Set(try MigrationLedger.identifiers(in: db))
+            let ledger = Set(try MigrationBookkeeping.snapshot(in: db).identifiers)
             let marks = Set(try db.tableExists("marks") ? db.fetchStrings(sql: "SELECT step FROM marks") : [])
             #expect(ledger == marks, "ledger \(ledger.sorted()) vs data \(marks.sorted())", sourceLocation: sourceLocation)
             let checksummed = Set(try db.tableExists("grdb_migrationkit_history")
@@ -425,7 +425,7 @@ extension CrashSafetyTests {
             let writer = try SQLCipherWriter(path: workspace.database, key: workspace.databaseKey)
             let applications = try writer.read { try $0.fetchStrings(sql: "SELECT identifier FROM applications ORDER BY identifier") }
             #expect(applications == steps, "round \(round)")
-            #expect(try writer.read { try MigrationLedger.identifiers(in: $0) }.sorted() == steps)
+            #expect(try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }.sorted() == steps)
         }
     }
 

@@ -3,8 +3,8 @@ import MigrationKitTestSupport
 import Testing
 
 /// `migrationkit diff`: drift between a database's schema and what its applied
-/// migrations make, through the built binary, with the `sqlcipher` shell changing the
-/// schema by hand as an operator would.
+/// migrations make, run in this process (`Tool`), with the `sqlcipher` shell changing
+/// the schema by hand as an operator would.
 @Suite struct DiffCommandTests {
     func migratedWorkspace() throws -> Workspace {
         let workspace = try Workspace()

@@ -4,8 +4,8 @@ import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
-/// `migrationkit diff --to schema.sql`: the migration to the schema a file makes,
-/// through the built binary, on an encrypted database with rows that the `sqlcipher`
+/// `migrationkit diff --to schema.sql`: the migration to the schema a file makes, run
+/// in this process (`Tool`), on an encrypted database with rows that the `sqlcipher`
 /// shell counts before and after.
 @Suite struct DiffToCommandTests {
     /// The bookshelf's schema, reshaped: a column added at the end (ALTER TABLE), a

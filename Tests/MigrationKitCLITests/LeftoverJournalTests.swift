@@ -170,6 +170,13 @@ enum KilledShell {
         return found
     }
 
+    /// A WAL database at `path` whose shell was killed after committing `sql` (run with
+    /// `wal_autocheckpoint = 0`), which is then in the `-wal` only.
+    static func committing(_ sql: String, to path: String, key: TestKey) throws {
+        try run(path, key: key, settings: "", "PRAGMA wal_autocheckpoint = 0;\n" + sql)
+        #expect(FileProbeForTests.size(path + "-wal") > 0)
+    }
+
     /// Runs `sql` in a shell keyed with `key` and `settings`, waits until it has run,
     /// and kills the shell with SIGKILL, so nothing of a clean close happens.
     private static func run(_ path: String, key: TestKey, settings: String, _ sql: String) throws {

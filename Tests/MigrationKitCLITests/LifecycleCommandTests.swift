@@ -377,6 +377,54 @@ import Testing
     }
 }
 
+extension SafetyCommandTests {
+    /// Who holds the commits that are still in a WAL database's `-wal`.
+    enum WALWriter: String, CaseIterable, CustomTestStringConvertible {
+        /// A connection of this process, still open, that never checkpoints.
+        case openInThisProcess
+        /// A `sqlcipher` shell killed with SIGKILL after committing: a `-wal` and `-shm`
+        /// left over, which a look reads on a private copy.
+        case killedShell
+        var testDescription: String { rawValue }
+    }
+
+    /// `check --from-database` upgrades a copy of the database as it is committed, commits
+    /// still in its `-wal` included (a copy of the file's bytes alone misses them), and
+    /// leaves the database, its `-wal` and `-shm` as they were.
+    @Test(arguments: WALWriter.allCases)
+    func checkUpgradesTheCommitsStillInTheWAL(_ walWriter: WALWriter) throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--to", "0001_authors", "--no-backup"]).status == 0)
+        try SQLCipherWriter(path: workspace.database, key: workspace.databaseKey).writeWithoutTransaction {
+            try $0.execute(sql: "PRAGMA journal_mode = WAL")
+        }
+        let insert = "INSERT INTO authors (name) VALUES ('Ann'), ('Bo'), ('Cy');"
+        var app: SQLCipherWriter?
+        switch walWriter {
+        case .openInThisProcess:
+            let writer = try SQLCipherWriter(path: workspace.database, key: workspace.databaseKey)
+            try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+            try writer.write { try $0.execute(sql: insert) }
+            app = writer
+        case .killedShell:
+            try KilledShell.committing(insert, to: workspace.database, key: workspace.key)
+        }
+        defer { try? app?.close() }
+        #expect(FileProbeForTests.size(workspace.database + "-wal") > 0, "the rows are not in the -wal only")
+        let before = KilledShell.files(workspace.database)
+        let result = try Tool.run(["check", "--migrations", workspace.migrations, "--from-database", workspace.database,
+                                   "--password-file", workspace.keyFile])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("ok     upgrade \(workspace.database): a copy upgraded with 1 migration; every table kept its rows"),
+                "\(result.output)")
+        #expect(KilledShell.files(workspace.database) == before, "the look changed the database or the files beside it")
+        try app?.close()
+        let authors = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM authors;")
+        #expect(authors.stdout == "3\n", "\(authors.output)")
+    }
+}
+
 @Suite struct HistoryCommandTests {
     @Test func baselineThenMigrateAppliesOnlyLaterSteps() throws {
         let workspace = try Workspace()

@@ -6,7 +6,8 @@ import MigrationKitTestSupport
 import Testing
 
 /// The libraries offer remedies; the command line words them as its own flags and
-/// commands. Through the built binary, and over every remedy there is.
+/// commands: every remedy there is, worded for an app's own binary name, and the
+/// sentences commands run in this process (`Tool`) print.
 @Suite struct RemedyWordingTests {
     private let everyRemedy: [Remedy] = [
         .allowOutOfOrder, .acceptModified(["0002_books"]), .createMigrationsFolder, .chooseMigrationsFolder,

@@ -73,7 +73,7 @@ import Testing
             #expect(try db.fetchInt(sql: "PRAGMA user_version") == 42)
             #expect(try db.fetchInt(sql: "PRAGMA application_id") == 1234567)
             #expect(try db.fetchString(sql: "PRAGMA journal_mode") == "wal")
-            #expect(try MigrationLedger.identifiers(in: db).sorted() == ["0001_create_authors", "0002_create_books"])
+            #expect(try MigrationBookkeeping.snapshot(in: db).identifiers.sorted() == ["0001_create_authors", "0002_create_books"])
             #expect(try db.fetchInt(sql: "SELECT count(*) FROM grdb_migrationkit_history") == 2)
         }
         // The shell of the same library, with its defaults, reads it.

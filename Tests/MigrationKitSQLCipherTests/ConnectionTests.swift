@@ -14,6 +14,8 @@ import Testing
             try writer.write { db throws in
                 try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
                 try db.execute(sql: "INSERT INTO notes (body) VALUES (?)", arguments: ["hello"])
+                // What a Swift step that inserts a row reads next, as on GRDB's Database.
+                #expect(db.lastInsertedRowID == 1 && db.changesCount == 1)
             }
         }
         let header = try fileBytes(path).prefix(16)

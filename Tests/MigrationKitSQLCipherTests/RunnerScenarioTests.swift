@@ -39,7 +39,7 @@ import Testing
 
         func applied(_ steps: [RunnerScenarios.Step]) throws -> [String] { try runner(steps).appliedIdentifiers(in: writer) }
 
-        func ledger() throws -> [String] { try writer.read { try MigrationLedger.identifiers(in: $0) } }
+        func ledger() throws -> [String] { try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers } }
     }
 
     @Test(arguments: RunnerScenarios.all.indices)

@@ -10,7 +10,7 @@ import Testing
     }
 
     private func ledger(_ writer: SQLCipherWriter) throws -> [String] {
-        try writer.read { try MigrationLedger.identifiers(in: $0) }
+        try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }
     }
 
     @Test func freshInstallAppliesEveryStepAndRecordsThemInGRDBsLedger() throws {
@@ -135,7 +135,7 @@ import Testing
         let runner = try SQLCipherMigrationRunner(steps: SampleSteps.all)
         let empty = try runner.migrationStatus(in: writer)
         #expect(empty.pending == ["0001_create_authors", "0002_create_books", "0003_add_year"])
-        #expect(try writer.read { try MigrationLedger.exists(in: $0) } == false)  // status does not write
+        #expect(try writer.read { try MigrationBookkeeping.Tables(in: $0).ledger } == false)  // status does not write
 
         try runner.migrate(in: writer, upTo: "0001_create_authors")
         let partial = try runner.migrationStatus(in: writer)
@@ -503,7 +503,7 @@ final class EventLog: @unchecked Sendable {
                 return error.identifier == "0002_rogue" && error.underlying is StepEndedTransaction
                     && error.description.contains("ended the runner's transaction")
             }
-            let ledger = try writer.read { try MigrationLedger.identifiers(in: $0) }
+            let ledger = try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }
             #expect(!ledger.contains("0002_rogue"))
             if try writer.read({ try $0.tableExists("a") }) {
                 #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM a") } == 0)
@@ -520,7 +520,7 @@ final class EventLog: @unchecked Sendable {
         }
         #expect(throws: MigrationStepError.self) { try SQLCipherMigrationRunner(steps: [rogue]).migrate(in: writer) }
         #expect(try writer.read { try $0.tableExists("a") } == false)
-        #expect(try writer.read { try MigrationLedger.identifiers(in: $0) }.isEmpty)
+        #expect(try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }.isEmpty)
         // The connection works normally afterwards: the veto is only for steps.
         try writer.write { try $0.execute(sql: "CREATE TABLE b (y)") }
         #expect(try writer.read { try $0.tableExists("b") })

@@ -99,7 +99,7 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         #expect(throws: MigrationStepError.self) { try more.migrate(in: writer) }
         let afterFailure = try writer.read { try MigrationBookkeeping.history(in: $0) }
         #expect(afterFailure.keys.sorted() == ["0001_a", "0002_b", "0003_c", "0004_d", "0005_e"])
-        #expect(try writer.read { try MigrationLedger.identifiers(in: $0) } == ["0001_a", "0002_b", "0003_c", "0004_d", "0005_e"])
+        #expect(try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers } == ["0001_a", "0002_b", "0003_c", "0004_d", "0005_e"])
         #expect((afterFailure["0005_e"]?.appliedAt ?? "") > (afterFailure["0004_d"]?.appliedAt ?? "~"))
     }
 
@@ -115,7 +115,7 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
         #expect(throws: MigrationStepError.self) { try SQLCipherMigrationRunner(steps: steps).migrate(in: writer) }
         let history = try writer.read { try MigrationBookkeeping.history(in: $0) }
         #expect(history.keys.sorted() == steps.prefix(299).map(\.identifier))
-        #expect(history.keys.sorted() == (try writer.read { try MigrationLedger.identifiers(in: $0) }))
+        #expect(history.keys.sorted() == (try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }))
         for applied in steps.prefix(299) { #expect(history[applied.identifier]?.checksum == applied.checksum) }
 
         let fixed = steps.prefix(299) + (300...520).map { step(String(format: "%04d_t", $0), "CREATE TABLE t\($0) (x)") }
@@ -262,7 +262,7 @@ private func step(_ identifier: String, _ sql: String, down: String? = nil, merg
     }
 
     private func ledger(_ writer: SQLCipherWriter) throws -> [String] {
-        try writer.read { try MigrationLedger.identifiers(in: $0) }
+        try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }
     }
 
     @Test func onAFreshDatabaseTheMergedStepRunsLikeAnyOther() throws {

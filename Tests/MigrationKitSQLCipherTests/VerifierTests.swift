@@ -35,7 +35,7 @@ import Testing
         let dropping = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks, dropIndex], verifier: verifier)
         // The step commits; verification afterwards reports the loss.
         #expect(throws: MigrationKitError.missingIndex(table: "books", index: "books_authorId")) { try dropping.migrate(in: writer) }
-        #expect(try writer.read { try MigrationLedger.identifiers(in: $0) }.last == "0003_drop_index")
+        #expect(try writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers }.last == "0003_drop_index")
     }
 
     @Test func aFlippedByteInADataPageFailsTheIntegrityCheck() throws {

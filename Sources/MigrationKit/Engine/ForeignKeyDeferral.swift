@@ -220,7 +220,8 @@ package enum ForeignKeyDeferral {
 /// transaction to the next: after a transaction with none, the next one knows it
 /// starts from none; after one with violations it did not add, the next one starts
 /// from those. Only while nothing is known yet does a transaction with violations have
-/// to look at the database before it (by rolling back to a savepoint).
+/// to look at the database before it (by rolling the transaction back and running it
+/// again, never by a savepoint: see `ForeignKeyDeferral.inTransaction`).
 package final class ForeignKeyBaseline {
     /// The violations as of the end of the latest transaction, nil until one ran.
     /// When transactions check only some tables, it holds what is known of those.

@@ -244,7 +244,7 @@ package enum MigrationBookkeeping {
     }
 
     /// The ledger and history rows of `identifiers`, deleted: what a rolled-back step
-    /// leaves (`RollbackPlan.Step.forgets`).
+    /// leaves (its `MigrationStep.recordedIdentifiers`: its own and a squash's merged ones).
     package static func forget(_ identifiers: [String], in db: some BookkeepingExecuting) throws {
         let tables = try Tables(in: db)
         for identifier in identifiers {

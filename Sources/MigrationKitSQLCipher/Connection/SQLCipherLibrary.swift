@@ -8,10 +8,6 @@ public enum SQLCipherLibrary {
     /// The SQLite version, to test for features (`SQLiteVersion.pragmaFunctions`, …).
     package static let sqlite = SQLiteVersion(sqliteVersion) ?? SQLiteVersion(3, 0, 0)
 
-    /// Table-valued pragma functions (`pragma_foreign_key_check(?)`): a pragma about one
-    /// table as a statement prepared once, with the table bound.
-    static var hasPragmaFunctions: Bool { sqlite >= .pragmaFunctions }
-
     /// `PRAGMA quick_check(TABLE)`: one table and its indexes.
     public static var hasTableQuickCheck: Bool { sqlite >= .tableQuickCheck }
 

@@ -49,12 +49,6 @@ public final class SQLCipherWriter: @unchecked Sendable {
         self.database = database
     }
 
-    /// Whether the database is encrypted (was opened with a key).
-    public var isEncrypted: Bool { key != nil }
-
-    /// Whether opening created the database file.
-    public var createdDatabase: Bool { database.createdFile }
-
     /// Removes the database file this writer created, for a command that then failed
     /// before anything was kept in it: the next run starts clean instead of meeting a
     /// file it did not expect (an empty database, or one made with settings that turned

@@ -234,8 +234,8 @@ struct SQLFeature: Sendable {
                        }
                        return nil
                    }),
-        // 3.33.0 introduced the name sqlite_schema for the schema table (DESIGN.md;
-        // sqlite.org/schematab.html); earlier versions know only sqlite_master.
+        // 3.33.0 introduced the name sqlite_schema for the schema table
+        // (sqlite.org/schematab.html); earlier versions know only sqlite_master.
         SQLFeature(name: "The name sqlite_schema", addedIn: SQLiteVersion(3, 33, 0),
                    fix: "Use sqlite_master (sqlite_temp_master for the TEMP schema), which every version understands.",
                    firstUse: { statement in

@@ -1,0 +1,148 @@
+import Foundation
+import MigrationKitFiles
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The change lock (`DatabaseFileLock`) that orders the commands changing a database
+/// across several transactions, and the note (`ChangeNote`) that says what its holder
+/// is doing.
+@Suite struct ChangeLockTests {
+    /// The command line takes the lock for a whole command and the library calls it makes
+    /// take it again: a second hold in one process does not wait, and the file stays
+    /// locked until the last hold lets go (a hold released twice counts once).
+    @Test func holdsWithinAProcessNestAndTheLastReleaseFreesTheFile() throws {
+        let folder = try TemporaryDirectory()
+        let database = try folder.write("app.db", "pages")
+        let command = try DatabaseFileLock.exclusive(path: database, timeout: .zero)
+        let library = try DatabaseFileLock.exclusive(path: database, timeout: .zero)
+        #expect(OtherFlock.isLocked(database))
+        library.release()
+        library.release()
+        #expect(OtherFlock.isLocked(database), "a hold released twice freed the command's hold")
+        command.release()
+        #expect(!OtherFlock.isLocked(database))
+    }
+
+    /// Another holder past the timeout: `.busy`, naming the file, after waiting the
+    /// whole timeout.
+    @Test func anotherHolderPastTheTimeoutIsBusy() throws {
+        let folder = try TemporaryDirectory()
+        let database = try folder.write("app.db", "pages")
+        let other = try OtherFlock(database)
+        defer { other.release() }
+        let started = ContinuousClock.now
+        #expect {
+            try DatabaseFileLock.exclusive(path: database, timeout: .milliseconds(200))
+        } throws: { error in
+            guard let error = error as? FileOperationError else { return false }
+            return error.kind == .busy && error.path == database && error.message.contains("longer than the lock timeout")
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(200))
+    }
+
+    /// A waiter gets the lock as soon as the holder lets go, within its timeout.
+    @Test func aWaiterGetsTheLockWhenTheHolderLetsGo() throws {
+        let folder = try TemporaryDirectory()
+        let database = try folder.write("app.db", "pages")
+        let other = try OtherFlock(database)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { other.release() }
+        let lock = try DatabaseFileLock.exclusive(path: database, timeout: .seconds(30))
+        defer { lock.release() }
+        #expect(OtherFlock.isLocked(database))
+    }
+
+    /// `encrypt --in-place` renames a new file over the database while a `migrate` waits
+    /// for the lock: the waiter locks the file that now has the name, not the old one,
+    /// which no command touches again.
+    @Test func aFileReplacedWhileWaitingIsTheOneLocked() throws {
+        let folder = try TemporaryDirectory()
+        let database = try folder.write("app.db", "old")
+        let replacement = try folder.write(".app.db.migrationkit-encrypting", "new")
+        let oldFile = open(database, O_RDONLY | O_CLOEXEC)
+        defer { close(oldFile) }
+        let other = try OtherFlock(database)
+        let waiting = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            waiting.wait()
+            usleep(100_000)
+            rename(replacement, database)
+            other.release()
+        }
+        waiting.signal()
+        let lock = try DatabaseFileLock.exclusive(path: database, timeout: .seconds(30))
+        defer { lock.release() }
+        #expect(text(database) == "new")
+        #expect(OtherFlock.isLocked(database), "the new file is not locked")
+        #expect(flock(oldFile, LOCK_EX | LOCK_NB) == 0, "the lock stayed on the replaced file")
+    }
+
+    /// A database that does not exist yet is neither waited for nor made: its creation
+    /// is ordered by the folder's lock (`DirectoryLock`), and an empty file left by a lock
+    /// would pass for a database being created.
+    @Test func aMissingDatabaseIsNeitherLockedNorCreated() throws {
+        let folder = try TemporaryDirectory()
+        let lock = try DatabaseFileLock.exclusive(path: folder.path("new.db"), timeout: .zero)
+        lock.release()
+        #expect(try names(in: folder).isEmpty)
+    }
+
+    /// The note beside the database says what its holder does, for readers that meet
+    /// the lock; a note naming another process (a killed run's) says nothing. It is
+    /// private, and the same through a symbolic link to the database.
+    @Test func theNoteSaysWhatItsOwnProcessIsDoing() throws {
+        let folder = try TemporaryDirectory()
+        let database = try folder.write("app.db", "pages")
+        let note = DurableFile.resolvingSymlinks(folder.url.path) + "/.app.db.migrationkit-changing"
+        #expect(ChangeNote.path(for: database) == note)
+        #expect(symlink(database, folder.path("link.db")) == 0)
+        #expect(ChangeNote.path(for: folder.path("link.db")) == note)
+
+        ChangeNote.write("migrate: applying 0002_books (2 of 2)", for: database)
+        #expect(try fileMode(note) == 0o600)
+        #expect(ChangeNote.activity(of: getpid(), on: database) == "migrate: applying 0002_books (2 of 2)")
+        #expect(ChangeNote.activity(of: getpid() + 1, on: database) == nil)
+        ChangeNote.write("migrate: verifying", for: database)
+        #expect(ChangeNote.activity(of: getpid(), on: database) == "migrate: verifying")
+        ChangeNote.remove(for: database)
+        #expect(!FileManager.default.fileExists(atPath: note))
+        #expect(ChangeNote.activity(of: getpid(), on: database) == nil)
+    }
+}
+
+/// The folder lock (`DirectoryLock`) under which a new database is created, keyed and
+/// given its first page, so two creators never key one empty file with two salts.
+@Suite struct DirectoryLockTests {
+    /// The second creator waits; past its timeout it is `.busy`; once the first lets go
+    /// (or is released), it gets the lock at once.
+    @Test func aSecondCreatorWaitsForTheFirst() throws {
+        let folder = try TemporaryDirectory()
+        let first = try #require(try DirectoryLock.acquire(directory: folder.url.path, timeout: .zero))
+        #expect {
+            try DirectoryLock.acquire(directory: folder.url.path, timeout: .milliseconds(100))
+        } throws: { ($0 as? FileOperationError)?.kind == .busy }
+        first.release()
+        do {
+            let second = try #require(try DirectoryLock.acquire(directory: folder.url.path, timeout: .zero))
+            withExtendedLifetime(second) {}
+        }
+        // Released with its last reference.
+        let third = try DirectoryLock.acquire(directory: folder.url.path, timeout: .zero)
+        #expect(third != nil)
+    }
+
+    /// A folder that cannot be opened is not locked: creation goes on as SQLite alone
+    /// would, and fails there with SQLite's own reason.
+    @Test func aFolderThatCannotBeOpenedIsNotLocked() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try DirectoryLock.acquire(directory: folder.path("missing"), timeout: .zero) == nil)
+    }
+
+    @Test(arguments: [("app.db", "."), ("/app.db", "/"), ("data/app.db", "data"), ("/srv/data/app.db", "/srv/data")])
+    func theFolderOfAPath(_ path: String, _ parent: String) {
+        #expect(DirectoryLock.parent(of: path) == parent)
+    }
+}
