@@ -167,6 +167,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MigrationKitSecretsTests", dependencies: ["MigrationKitSecrets", "MigrationKitTestSupport"]),
+        .testTarget(name: "MigrationKitFilesTests", dependencies: ["MigrationKitFiles", "MigrationKitTestSupport"]),
         .testTarget(
             name: "MigrationKitSQLCipherTests",
             dependencies: ["MigrationKitSQLCipher", "MigrationKit", "CSQLCipher", "MigrationKitTestSupport"],

@@ -9,7 +9,7 @@ import Glibc
 /// An exclusive `flock` on a file through an open file of its own. `flock` locks belong to
 /// an open file, not to a process, so a second open in this process stands for another
 /// process: it waits for the change lock, and the change lock waits for it.
-final class OtherFlock {
+final class OtherFlock: @unchecked Sendable {
     private var descriptor: Int32
 
     /// Locks `path` now, or fails the test.
