@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitCommands
 import MigrationKitTestSupport
 import Testing
 
@@ -314,6 +315,16 @@ import Glibc
         let settings = try config(in: project).settings
         #expect(settings["db-path"]?.value == project + "/app.db")
         #expect(settings["password-file"]?.value == project + "/secrets/db.key")
+        // Every name it writes, commented out or not, is a setting the commands take.
+        let written = try String(contentsOfFile: project + "/migrationkit.toml", encoding: .utf8)
+        let names = written.split(separator: "\n").compactMap { row -> String? in
+            let text = row.hasPrefix("# ") ? row.dropFirst(2) : row[...]
+            guard !text.hasPrefix("#"), let equals = text.firstIndex(of: "=") else { return nil }
+            let name = text[..<equals].trimmingCharacters(in: .whitespaces)
+            return name.contains(" ") ? nil : name
+        }
+        #expect(names.count >= 6, "\(written)")
+        for name in names { #expect(ProjectSetting(rawValue: name) != nil, "init writes \(name), which is no setting") }
 
         let before = try TreeSnapshot(project)
         let again = try Tool.run(["init"], directory: project)

@@ -14,10 +14,10 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
         commandName: "init",
         abstract: "Write a commented migrationkit.toml and an empty migrations folder here.")
 
-    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database, relative to this folder.", valueName: "path"))
+    @Option(name: .customLong(ProjectSetting.dbPath.rawValue), help: ArgumentHelp("The database, relative to this folder.", valueName: "path"))
     package var dbPath = "app.db"
 
-    @Option(name: .customLong("migrations"), help: ArgumentHelp("The migrations folder to create, relative to this folder.", valueName: "dir"))
+    @Option(name: .customLong(ProjectSetting.migrations.rawValue), help: ArgumentHelp("The migrations folder to create, relative to this folder.", valueName: "dir"))
     package var migrations = "Migrations"
 
     /// The key source to write into the file (those it can hold: never --password).
@@ -79,21 +79,21 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
             #
             # Never put a key here: this file is meant to be committed.
 
-            \(line("db-path", dbPath))
-            \(line("migrations", migrations))
+            \(line(ProjectSetting.dbPath.rawValue, dbPath))
+            \(line(ProjectSetting.migrations.rawValue, migrations))
 
             # Where the key comes from, one of these. \(KeySource.passwordEnvironmentVariable), or a flag, overrides it.
             \(keyLines.joined(separator: "\n"))
 
-            # lock-timeout = 10          # seconds to wait for another process's lock
-            # backup-dir = "backups"     # default: beside the database
-            # cipher-compatibility = 3   # for a database in SQLCipher 3's format
+            # \(ProjectSetting.lockTimeout.rawValue) = 10          # seconds to wait for another process's lock
+            # \(ProjectSetting.backupDirectory.rawValue) = "backups"     # default: beside the database
+            # \(ProjectSetting.cipherCompatibility.rawValue) = 3   # for a database in SQLCipher 3's format
 
             # Several databases: one table each, chosen with --database NAME. Settings
             # above apply to all of them unless a table sets its own.
             # [databases.cache]
-            # db-path = "cache.db"
-            # migrations = "CacheMigrations"
+            # \(ProjectSetting.dbPath.rawValue) = "cache.db"
+            # \(ProjectSetting.migrations.rawValue) = "CacheMigrations"
 
             """
     }

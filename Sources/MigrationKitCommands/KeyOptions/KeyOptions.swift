@@ -11,7 +11,7 @@ package struct KeyOptions: ParsableArguments {
     /// The key sources' options, as parsed.
     @OptionGroup package var flags: KeySourceOptions<DatabaseKeyRole>
 
-    @Flag(name: .customLong("plaintext"), help: "Work on an unencrypted database (no key).")
+    @Flag(name: .customLong(ProjectSetting.plaintext.rawValue), help: "Work on an unencrypted database (no key).")
     package var plaintext = false
 
     /// The values after parsing, once project settings filled them or `{name}` was

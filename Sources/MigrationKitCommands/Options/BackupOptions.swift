@@ -8,7 +8,7 @@ package struct BackupOptions: ParsableArguments {
     @Flag(name: .customLong("no-backup"), help: "Do not write a backup before changing the database.")
     package var skip = false
 
-    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Where to write backups (default: beside the database).", valueName: "dir"))
+    @Option(name: .customLong(ProjectSetting.backupDirectory.rawValue), help: ArgumentHelp("Where to write backups (default: beside the database).", valueName: "dir"))
     package var directory: String?
 
     @Option(name: .customLong("keep-backups"), help: ArgumentHelp("How many backups of the database to keep.", valueName: "n"))

@@ -8,35 +8,35 @@ import MigrationKitFiles
 /// decrypts (SQLCipher 4's, 3's, 2's or 1's defaults, the linked library's own first),
 /// and a new one is created with the linked library's defaults.
 package struct CipherOptions: ParsableArguments {
-    @Option(name: .customLong("cipher-compatibility"), help: ArgumentHelp("Open or create in SQLCipher 1's, 2's, 3's or 4's default format.", valueName: "1-4"))
+    @Option(name: .customLong(ProjectSetting.cipherCompatibility.rawValue), help: ArgumentHelp("Open or create in SQLCipher 1's, 2's, 3's or 4's default format.", valueName: "1-4"))
     package var compatibility: Int?
 
-    @Option(name: .customLong("kdf-iter"), help: ArgumentHelp("PBKDF2 iterations the database was keyed with.", valueName: "n", visibility: CipherOptions.settingsVisibility))
+    @Option(name: .customLong(ProjectSetting.kdfIterations.rawValue), help: ArgumentHelp("PBKDF2 iterations the database was keyed with.", valueName: "n", visibility: CipherOptions.settingsVisibility))
     package var kdfIterations: Int?
 
-    @Option(name: .customLong("cipher-page-size"), help: ArgumentHelp("The database's cipher page size in bytes.", valueName: "n", visibility: CipherOptions.settingsVisibility))
+    @Option(name: .customLong(ProjectSetting.cipherPageSize.rawValue), help: ArgumentHelp("The database's cipher page size in bytes.", valueName: "n", visibility: CipherOptions.settingsVisibility))
     package var pageSize: Int?
 
-    @Option(name: .customLong("cipher-kdf-algorithm"), help: ArgumentHelp("The KDF (SQLCipher 4): PBKDF2_HMAC_SHA1, PBKDF2_HMAC_SHA256 or PBKDF2_HMAC_SHA512.", valueName: "name", visibility: CipherOptions.settingsVisibility))
+    @Option(name: .customLong(ProjectSetting.cipherKDFAlgorithm.rawValue), help: ArgumentHelp("The KDF (SQLCipher 4): PBKDF2_HMAC_SHA1, PBKDF2_HMAC_SHA256 or PBKDF2_HMAC_SHA512.", valueName: "name", visibility: CipherOptions.settingsVisibility))
     package var kdfAlgorithm: String?
 
-    @Option(name: .customLong("cipher-hmac-algorithm"), help: ArgumentHelp("The page HMAC (SQLCipher 4): HMAC_SHA1, HMAC_SHA256 or HMAC_SHA512.", valueName: "name", visibility: CipherOptions.settingsVisibility))
+    @Option(name: .customLong(ProjectSetting.cipherHMACAlgorithm.rawValue), help: ArgumentHelp("The page HMAC (SQLCipher 4): HMAC_SHA1, HMAC_SHA256 or HMAC_SHA512.", valueName: "name", visibility: CipherOptions.settingsVisibility))
     package var hmacAlgorithm: String?
 
-    @Option(name: .customLong("cipher-plaintext-header-size"), help: ArgumentHelp("Bytes of page 1 left unencrypted (SQLCipher 4; a multiple of 16; needs --cipher-salt).", valueName: "n", visibility: CipherOptions.settingsVisibility))
+    @Option(name: .customLong(ProjectSetting.cipherPlaintextHeaderSize.rawValue), help: ArgumentHelp("Bytes of page 1 left unencrypted (SQLCipher 4; a multiple of 16; needs --cipher-salt).", valueName: "n", visibility: CipherOptions.settingsVisibility))
     package var plaintextHeaderSize: Int?
 
-    @Option(name: .customLong("cipher-salt"), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex", visibility: CipherOptions.settingsVisibility))
+    @Option(name: .customLong(ProjectSetting.cipherSalt.rawValue), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex", visibility: CipherOptions.settingsVisibility))
     package var salt: String?
 
-    @Option(name: .customLong("cipher-use-hmac"),
+    @Option(name: .customLong(ProjectSetting.cipherUseHMAC.rawValue),
             help: ArgumentHelp("off for a database made without page HMACs (PRAGMA cipher_use_hmac = OFF).", valueName: "on|off", visibility: CipherOptions.settingsVisibility),
             transform: CipherOptions.onOrOff)
     package var usesHMAC: Bool?
 
     /// SQLCipher 4's `cipher_memory_security`, off by default as in SQLCipher itself
     /// since 4.5.0 (nil: not given here; the project file or environment may say).
-    @Flag(name: .customLong("memory-security"), inversion: .prefixedNo,
+    @Flag(name: .customLong(ProjectSetting.memorySecurity.rawValue), inversion: .prefixedNo,
           help: "Turn on SQLCipher 4's cipher_memory_security: every buffer SQLCipher allocates is locked in RAM and wiped when freed. Off by default, as in SQLCipher, for its price: measured on 4.6.1, migrations run 2.4 to 3.8 times (300 small ones) and 6 times (a 1,000,000-row rewrite) as long (docs/security-model.md).")
     package var memorySecurity: Bool?
 

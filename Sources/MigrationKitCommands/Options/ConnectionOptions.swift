@@ -7,7 +7,7 @@ import MigrationKitFiles
 package struct ConnectionOptions: ParsableArguments {
     /// Every `--db-path` given: a fleet for the commands with `FleetOptions`, one
     /// database for the others.
-    @Option(name: .customLong("db-path"), help: ArgumentHelp("The database file (a command with --db-glob takes several: repeat it).", valueName: "path"))
+    @Option(name: .customLong(ProjectSetting.dbPath.rawValue), help: ArgumentHelp("The database file (a command with --db-glob takes several: repeat it).", valueName: "path"))
     package var dbPaths: [String] = []
 
     /// The database file, for the commands that work on one.
@@ -26,7 +26,7 @@ package struct ConnectionOptions: ParsableArguments {
     @OptionGroup(title: "Cipher options", visibility: ConnectionOptions.encryptionVisibility)
     package var cipher: CipherOptions
 
-    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp("Seconds to wait while another process holds the database lock (default: 10).", valueName: "seconds"))
+    @Option(name: .customLong(ProjectSetting.lockTimeout.rawValue), help: ArgumentHelp("Seconds to wait while another process holds the database lock (default: 10).", valueName: "seconds"))
     package var givenLockTimeout: Double?
 
     /// `--config` and `--database`: where settings not given as flags come from.

@@ -7,7 +7,7 @@ package struct MigrationsOptions: ParsableArguments {
 
     /// As given on the command line (or filled in from the environment or
     /// `migrationkit.toml`); nil means the default.
-    @Option(name: .customLong("migrations"), help: ArgumentHelp("The folder of migration files (default: \(MigrationsOptions.defaultDirectory)).", valueName: "dir"))
+    @Option(name: .customLong(ProjectSetting.migrations.rawValue), help: ArgumentHelp("The folder of migration files (default: \(MigrationsOptions.defaultDirectory)).", valueName: "dir"))
     package var givenDirectory: String?
 
     /// The folder of migration files.
