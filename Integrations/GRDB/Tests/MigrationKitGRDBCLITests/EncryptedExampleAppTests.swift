@@ -96,6 +96,14 @@ import MigrationKitKeys
         return path
     }
 
+    /// A process's core file limits, soft and hard, as /proc/PID/limits shows them
+    /// ("0", "unlimited"); `process` is a pid or `self`.
+    static func coreFileLimits(of process: String) -> [Substring]? {
+        let limits = try? String(contentsOfFile: "/proc/\(process)/limits", encoding: .utf8)
+        return limits?.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+            .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
+    }
+
     func header(_ path: String) throws -> Data {
         try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 16) ?? Data()
     }
@@ -219,9 +227,7 @@ import MigrationKitKeys
     @Test func coreFilesAreOffBeforeTheKeyIsRead() throws {
         // The control needs a shell that may allow core files: this test process must
         // not have been hardened by a command run in it (only a key read hardens).
-        let own = try String(contentsOfFile: "/proc/self/limits", encoding: .utf8)
-            .split(separator: "\n").first { $0.hasPrefix("Max core file size") }
-            .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
+        let own = Self.coreFileLimits(of: "self")
         try #require(own?.last != "0", "this test process's hard core limit is 0: a command run in process hardened it (\(own ?? []))")
         let scratch = try ScratchDatabase()
         let process = Process()
@@ -236,11 +242,7 @@ import MigrationKitKeys
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        func coreLimit() -> [Substring]? {
-            let limits = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
-            return limits?.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
-                .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
-        }
+        func coreLimit() -> [Substring]? { Self.coreFileLimits(of: "\(process.processIdentifier)") }
         func name() -> String? {
             let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
             return status?.split(separator: "\n").first { $0.hasPrefix("Name:") }?.dropFirst(5).trimmingCharacters(in: .whitespaces)
@@ -263,9 +265,7 @@ import MigrationKitKeys
     /// to those threads. Seen in the process's /proc limits while its second tenant waits
     /// for a change lock this test holds, after the first tenant's key was read.
     @Test func aFleetReadingAKeyPerTenantHardensTheAppsProcessFirst() throws {
-        let own = try String(contentsOfFile: "/proc/self/limits", encoding: .utf8)
-            .split(separator: "\n").first { $0.hasPrefix("Max core file size") }
-            .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
+        let own = Self.coreFileLimits(of: "self")
         try #require(own?.last != "0", "this test process's hard core limit is 0: a command run in process hardened it (\(own ?? []))")
         let scratch = try ScratchDatabase()
         let tenants = scratch.folder.appendingPathComponent("tenants").path
@@ -292,11 +292,7 @@ import MigrationKitKeys
         process.standardError = process.standardOutput
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        func coreLimit() -> [Substring]? {
-            let limits = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
-            return limits?.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
-                .map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
-        }
+        func coreLimit() -> [Substring]? { Self.coreFileLimits(of: "\(process.processIdentifier)") }
         // Tenant a is migrated (its key read) before tenant b waits for the lock.
         let deadline = ContinuousClock.now + .seconds(30)
         var lastLimit: [Substring]?
