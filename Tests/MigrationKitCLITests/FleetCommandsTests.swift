@@ -152,6 +152,24 @@ import Glibc
         #expect(lines.last?.hasPrefix("migrationkit: error: 1 of 3 databases failed (listed above)") == true, "\(verify.stderr)")
     }
 
+    /// `--db-list -` and a key read from standard input cannot share it: refused before
+    /// anything is read or changed, naming the key option as it was given (a hex key
+    /// file, rekey's new key).
+    @Test func aListOnStandardInputIsRefusedBesideAKeyThatReadsItNamingThatKeyOption() throws {
+        let fleet = try Fleet(1)
+        let before = try Data(contentsOf: URL(fileURLWithPath: fleet.paths[0]))
+        for (arguments, option) in [
+            (["migrate", "--password-file", "-"], "--password-file"),
+            (["verify", "--password-hex-file", "-"], "--password-hex-file"),
+            (["rekey", "--password-file", "keys/{name}.key", "--new-password-hex-file", "-"], "--new-password-hex-file"),
+        ] {
+            let result = try fleet.run(arguments + ["--db-list", "-"], stdin: "tenants/tenant0.db\n")
+            #expect(result.exitCode == .usage, "\(arguments): \(result.output)")
+            #expect(result.stderr.contains("--db-list - and \(option) - both read standard input"), "\(arguments): \(result.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fleet.paths[0])) == before)
+    }
+
     /// A listed tenant whose file is missing is flagged, first, and fails the fleet
     /// (exit 9); alone, `status` of a database not created yet is no failure.
     @Test func statusOverAListFlagsAListedDatabaseThatIsMissing() throws {

@@ -72,7 +72,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     }
 
     var standardInputReaders: [String] {
-        (connection.key.given.readsStandardInput ? ["--password-file"] : []) + (newKey.given.readsStandardInput ? ["--new-password-file"] : [])
+        [connection.key.given.standardInputReader(DatabaseKeyRole.text), newKey.given.standardInputReader(NewKeyRole.text)].compactMap { $0 }
     }
 
     /// The current key and the new one, when the databases share them.

@@ -67,7 +67,7 @@ extension FleetCommand {
         _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
     }
     package var standardInputReaders: [String] {
-        connection.key.given.readsStandardInput ? ["--password-file"] : []
+        [connection.key.given.standardInputReader(DatabaseKeyRole.text)].compactMap { $0 }
     }
     package var perDatabaseOptions: [FleetNaming.PerDatabase] { FleetNaming.PerDatabase.keySources(connection.key.given) }
 

@@ -16,7 +16,7 @@ extension MigrateCommand {
     package var isFleet: Bool { fleet.namesFleet(dbPaths: connection.dbPaths) }
 
     package func runFleet(reporter: Reporter) throws {
-        try fleet.checkStandardInput(readBy: connection.key.given.readsStandardInput ? ["--password-file"] : [])
+        try fleet.checkStandardInput(readBy: [connection.key.given.standardInputReader(DatabaseKeyRole.text)].compactMap { $0 })
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
                                            pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag,
                                            perDatabase: FleetNaming.PerDatabase.keySources(connection.key.given))

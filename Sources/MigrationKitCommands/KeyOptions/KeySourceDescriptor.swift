@@ -298,6 +298,13 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
         (try? source())?.readsStandardInput ?? false
     }
 
+    /// The option that reads standard input, in `role`'s words (`--new-password-hex-file`),
+    /// when the source given reads it: for a sentence about what else wants it.
+    package func standardInputReader(_ role: KeyRoleText) -> String? {
+        guard readsStandardInput, let (descriptor, values) = given.first else { return nil }
+        return zip(descriptor.parameters, values).first { $0.0.dashIsStandardInput && $0.1 == "-" }.map { role.flag($0.0.name) }
+    }
+
     /// Where the key would come from, for `config`, and the setting whose origin to show.
     package var shown: (text: String, setting: String?)? {
         guard let (descriptor, values) = given.first, !values.contains(nil) else { return nil }
