@@ -40,42 +40,6 @@ final class OtherFlock: @unchecked Sendable {
     }
 }
 
-/// A child process started with every signal at its default, stopped (SIGKILL) and
-/// reaped when released: another process holding a file, as an app or another command
-/// would.
-final class OtherProcess {
-    let process = Process()
-    var pid: Int32 { process.processIdentifier }
-
-    init(_ command: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try withUnblockedSignals { try process.run() }
-    }
-
-    func stop() {
-        guard process.isRunning else { return }
-        kill(pid, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    deinit { stop() }
-}
-
-/// Waits up to `timeout` for `condition`, checking every 10 ms: a child process takes
-/// its lock or opens its file at a moment of its own.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}
-
 /// The names in a folder, sorted.
 func names(in folder: TemporaryDirectory) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
