@@ -79,6 +79,26 @@ import Glibc
         #expect(backedUp.exitCode == .usage && backedUp.stderr.contains("give --no-backup") && backedUp.stdout.isEmpty, "\(backedUp.output)")
     }
 
+    /// One database rotated in place: refused without `--new-key generate` (the key in
+    /// its place is the current one) and with a backup (no key would open it), each
+    /// before anything changes; with both, its one key file holds the new key.
+    @Test func aRotationInPlaceOfOneDatabaseNeedsAGeneratedKeyAndNoBackup() throws {
+        let tenants = try Tenants(1)
+        let name = tenants.names[0]
+        let before = tenants.key(name)
+        let inPlace = ["rekey", "--db-path", "tenants/\(name).db", "--password-file", "keys/\(name).key", "--new-password-file", "keys/\(name).key"]
+        let given = try tenants.run(inPlace + ["--no-backup"])
+        #expect(given.exitCode == .usage && given.stderr.contains("give --new-key generate"), "\(given.output)")
+        let backedUp = try tenants.run(inPlace + ["--new-key", "generate"])
+        #expect(backedUp.exitCode == .usage && backedUp.stderr.contains("give --no-backup"), "\(backedUp.output)")
+        #expect(tenants.key(name) == before && tenants.leftovers.isEmpty, "a refused rotation changed the key folder: \(tenants.leftovers)")
+        #expect(try tenants.opens(name, with: before))
+        let rotated = try tenants.run(inPlace + ["--new-key", "generate", "--no-backup"])
+        #expect(rotated.status == 0, "\(rotated.output)")
+        #expect(tenants.key(name) != before, "\(rotated.output)")
+        #expect(try tenants.opens(name, with: tenants.key(name)), "\(rotated.output)")
+    }
+
     /// docs/fleets.md's monthly unit, its `ExecStart=` line run as written (its folders
     /// moved into the test's): every tenant ends on a new key in the one file the app
     /// reads, twice in a row, as two months of the timer would.

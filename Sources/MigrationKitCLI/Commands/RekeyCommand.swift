@@ -59,7 +59,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// rotation in place over a fleet is refused once, not once per database.
     func validateFleet() throws {
         if !backup.skip, KeyRotation.samePlace(try? connection.key.given.source(), try? newKey.given.source()) {
-            throw CLIError(.usage, "The new key replaces the old one in its place, which would leave each backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
+            throw Self.backupWithNoKey
         }
         if oldKey == .delete, !connection.key.isTemplate {
             throw CLIError(.usage, "Over several databases, --old-key delete needs each database's own current key ({name} in --password-file or --keychain-account): a key they share is still the others' key.")
@@ -102,7 +102,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             throw CLIError(.usage, "The new key's place is the current key's; give --new-key generate to make a new key that replaces the old one there, or name another place for the new key.")
         }
         if inPlace, !backup.skip {
-            throw CLIError(.usage, "The new key replaces the old one in its place, which would leave the backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
+            throw Self.backupWithNoKey
         }
         if oldKey == .delete, !inPlace, !KeyRotation.canDelete(oldKeySource) {
             throw CLIError(.usage, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
@@ -163,6 +163,16 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: backupPath, changed: true, oldKey: retirement(inPlace))
     }
 
+    /// A rotation in place with a backup: once the new key replaced the old one, no key
+    /// would open the backup. Refused for a fleet at once, and for one database.
+    private static let backupWithNoKey = CLIError(.usage, "The new key replaces the old one in its place, which would leave each backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
+
+    /// Whether `key` opens the database at `path` with the cipher options given.
+    private func keyOpens(_ key: DatabaseKey, _ path: String) -> Bool {
+        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        return SQLCipherSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration))
+    }
+
     /// What became of the old key, for the document: "replaced", "deleted" or "kept".
     private func retirement(_ inPlace: Bool) -> String {
         inPlace ? "replaced" : oldKey == .delete ? "deleted" : "kept"
@@ -176,9 +186,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     private func publishAndProve(_ pending: KeyRotation.PendingKey, at place: KeySource?, on path: String, inPlace: Bool, ownedLike: String?, reporter: Reporter) throws {
         if let staged = pending.staged { try staged.publish(pending.key, ownedLike: ownedLike) }
         let stored = try? place?.resolve(warn: { _ in })
-        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
-        if let stored, stored.isSameKey(as: pending.key),
-           SQLCipherSupport.keyOpens(path, key: stored, settings: ConnectionSettings(path: path, key: stored, configuration: configuration)) {
+        if let stored, stored.isSameKey(as: pending.key), keyOpens(stored, path) {
             pending.staged?.removeStaged()
             return
         }
@@ -198,14 +206,11 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         // replaces the one a killed run left.
         let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
         try CommandSupport.holdChangeLock(on: path, timeout: configuration.busyTimeout)
-        func opens(_ key: DatabaseKey) -> Bool {
-            SQLCipherSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration))
-        }
         let stage = generating ? newKeySource.flatMap(KeyStage.init(publishingTo:)) : nil
         // Never generated here: a key made now cannot be the one the database is on.
-        if let key = try? newKey.resolve(for: path, reporter: reporter), opens(key) {
+        if let key = try? newKey.resolve(for: path, reporter: reporter), keyOpens(key, path) {
             stage?.removeStaged()
-        } else if let stage, let staged = try? stage.stagedKey(warn: { _ in }), opens(staged) {
+        } else if let stage, let staged = try? stage.stagedKey(warn: { _ in }), keyOpens(staged, path) {
             // Killed between its rekey's commit and the key's publication.
             try publishAndProve(KeyRotation.PendingKey(key: staged, stage: nil, staged: stage), at: newKeySource, on: path, inPlace: inPlace,
                                 ownedLike: Self.file(of: oldKeySource), reporter: reporter)
