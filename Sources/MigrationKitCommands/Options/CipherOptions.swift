@@ -52,24 +52,24 @@ package struct CipherOptions: ParsableArguments {
     /// Every option given, by name, with `--memory-security` only when it turns it on.
     private var given: [String] {
         var given: [String] = []
-        if compatibility != nil { given.append("--cipher-compatibility") }
+        if compatibility != nil { given.append(Self.option(for: .compatibility)) }
         given += settingsGiven
-        if memorySecurity == true { given.append("--memory-security") }
+        if memorySecurity == true { given.append("--" + ProjectSetting.memorySecurity.rawValue) }
         return given
     }
 
     /// The options given that set a database's own settings.
     private var settingsGiven: [String] {
-        [("--kdf-iter", kdfIterations != nil), ("--cipher-page-size", pageSize != nil), ("--cipher-kdf-algorithm", kdfAlgorithm != nil),
-         ("--cipher-hmac-algorithm", hmacAlgorithm != nil), ("--cipher-plaintext-header-size", plaintextHeaderSize != nil),
-         ("--cipher-salt", salt != nil), ("--cipher-use-hmac", usesHMAC != nil)].filter(\.1).map(\.0)
+        [(CipherSetting.kdfIterations, kdfIterations != nil), (.pageSize, pageSize != nil), (.kdfAlgorithm, kdfAlgorithm != nil),
+         (.hmacAlgorithm, hmacAlgorithm != nil), (.plaintextHeader, plaintextHeaderSize != nil),
+         (.salt, salt != nil), (.usesHMAC, usesHMAC != nil)].filter(\.1).map { Self.option(for: $0.0) }
     }
 
     /// `--cipher-use-hmac`'s value: on or off, as `PRAGMA cipher_use_hmac` takes it (or
     /// true/false, yes/no, 1/0, as a flag setting's variable).
     private static func onOrOff(_ text: String) throws -> Bool {
         guard let value = SettingKind.flagValue(text) else {
-            throw ValidationError("--cipher-use-hmac must be on or off, not \"\(text)\".")
+            throw ValidationError("\(option(for: .usesHMAC)) must be on or off, not \"\(text)\".")
         }
         return value
     }
@@ -87,7 +87,7 @@ package struct CipherOptions: ParsableArguments {
                 throw ValidationError("\(first) is not an option of \(layer.commandName), which takes a database's cipher settings in the app's own code (\(layer.librarySummary)); give --cipher-compatibility 3 or 4, or none.")
             }
             if let compatibility, compatibility != 3 && compatibility != 4 {
-                throw ValidationError("--cipher-compatibility must be 3 or 4 for \(layer.commandName), which opens SQLCipher 3's and 4's default formats.")
+                throw ValidationError("\(Self.option(for: .compatibility)) must be 3 or 4 for \(layer.commandName), which opens SQLCipher 3's and 4's default formats.")
             }
         }
     }
@@ -98,7 +98,7 @@ package struct CipherOptions: ParsableArguments {
     package func validate() throws {
         try validateForLayer()
         if let salt, CipherParameters.salt(hex: salt)?.count != CipherParameters.saltLength {
-            throw ValidationError("--cipher-salt must be 32 hex digits (16 bytes).")
+            throw ValidationError("\(Self.option(for: .salt)) must be 32 hex digits (16 bytes).")
         }
         if let refusal = settings.refusal(for: nil) {
             throw ValidationError(refusal.sentence(naming: Self.option(for:)))
@@ -107,15 +107,20 @@ package struct CipherOptions: ParsableArguments {
 
     /// The option that gives `setting`.
     package static func option(for setting: CipherSetting) -> String {
+        "--" + projectSetting(for: setting).rawValue
+    }
+
+    /// The project setting (and so the option) that gives `setting`.
+    private static func projectSetting(for setting: CipherSetting) -> ProjectSetting {
         switch setting {
-        case .compatibility: return "--cipher-compatibility"
-        case .pageSize: return "--cipher-page-size"
-        case .kdfIterations: return "--kdf-iter"
-        case .kdfAlgorithm: return "--cipher-kdf-algorithm"
-        case .hmacAlgorithm: return "--cipher-hmac-algorithm"
-        case .usesHMAC: return "--cipher-use-hmac"
-        case .plaintextHeader: return "--cipher-plaintext-header-size"
-        case .salt: return "--cipher-salt"
+        case .compatibility: return .cipherCompatibility
+        case .pageSize: return .cipherPageSize
+        case .kdfIterations: return .kdfIterations
+        case .kdfAlgorithm: return .cipherKDFAlgorithm
+        case .hmacAlgorithm: return .cipherHMACAlgorithm
+        case .usesHMAC: return .cipherUseHMAC
+        case .plaintextHeader: return .cipherPlaintextHeaderSize
+        case .salt: return .cipherSalt
         }
     }
 
@@ -137,14 +142,14 @@ package struct CipherOptions: ParsableArguments {
     /// and must tell later commands what they need ("--cipher-page-size 16384").
     package static func arguments(for settings: CipherSettings) -> [String] {
         var arguments: [String] = []
-        if let compatibility = settings.compatibility { arguments += ["--cipher-compatibility", "\(compatibility)"] }
-        if let kdfIterations = settings.kdfIterations { arguments += ["--kdf-iter", "\(kdfIterations)"] }
-        if let pageSize = settings.pageSize { arguments += ["--cipher-page-size", "\(pageSize)"] }
-        if let kdfAlgorithm = settings.kdfAlgorithm { arguments += ["--cipher-kdf-algorithm", kdfAlgorithm.uppercased()] }
-        if let hmacAlgorithm = settings.hmacAlgorithm { arguments += ["--cipher-hmac-algorithm", hmacAlgorithm.uppercased()] }
-        if let header = settings.plaintextHeaderSize { arguments += ["--cipher-plaintext-header-size", "\(header)"] }
-        if let salt = settings.saltHex { arguments += ["--cipher-salt", salt] }
-        if let usesHMAC = settings.usesHMAC { arguments += ["--cipher-use-hmac", usesHMAC ? "on" : "off"] }
+        if let compatibility = settings.compatibility { arguments += [Self.option(for: .compatibility), "\(compatibility)"] }
+        if let kdfIterations = settings.kdfIterations { arguments += [Self.option(for: .kdfIterations), "\(kdfIterations)"] }
+        if let pageSize = settings.pageSize { arguments += [Self.option(for: .pageSize), "\(pageSize)"] }
+        if let kdfAlgorithm = settings.kdfAlgorithm { arguments += [Self.option(for: .kdfAlgorithm), kdfAlgorithm.uppercased()] }
+        if let hmacAlgorithm = settings.hmacAlgorithm { arguments += [Self.option(for: .hmacAlgorithm), hmacAlgorithm.uppercased()] }
+        if let header = settings.plaintextHeaderSize { arguments += [Self.option(for: .plaintextHeader), "\(header)"] }
+        if let salt = settings.saltHex { arguments += [Self.option(for: .salt), salt] }
+        if let usesHMAC = settings.usesHMAC { arguments += [Self.option(for: .usesHMAC), usesHMAC ? "on" : "off"] }
         return arguments
     }
 
