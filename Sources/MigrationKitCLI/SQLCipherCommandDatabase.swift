@@ -4,7 +4,7 @@ import MigrationKitCommands
 import MigrationKitSQLCipher
 
 /// An open SQLCipher database and the runner to run on it.
-final class SQLCipherCommandDatabase: CommandDatabase {
+final class SQLCipherCommandDatabase: RunnerCommandDatabase {
     let writer: SQLCipherWriter
     let migrations: SQLCipherCommandMigrations
     private var runner: SQLCipherMigrationRunner { migrations.runner }
@@ -16,21 +16,13 @@ final class SQLCipherCommandDatabase: CommandDatabase {
 
     var path: String { writer.path }
 
-    func running(_ migrations: any CommandMigrations) -> any CommandDatabase {
-        guard let own = migrations as? SQLCipherCommandMigrations else {
-            preconditionFailure("migrations from another layer than SQLCipher's")
-        }
-        return SQLCipherCommandDatabase(writer: writer, migrations: own)
-    }
-
     func migrationStatus() throws -> MigrationStatus { try runner.migrationStatus(in: writer) }
 
-    func migrateChangesAnything(upTo target: String?, options: MigrateOptions) throws -> Bool {
-        try runner.migratePlan(in: writer, upTo: target, options: options).changesAnything
-    }
+    func readLedger() throws -> LedgerReading { try runner.readLedger(in: writer) }
 
-    func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport {
-        try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
+    func migrate(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading?) throws -> MigrationReport {
+        if let ledger { return try runner.migrate(in: writer, upTo: target, options: options, from: ledger) }
+        return try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
     }
 
     func rollbackIsEmpty(_ scope: RollbackScope, acceptModified: Set<String>) throws -> Bool {

@@ -33,6 +33,10 @@ struct SQLCipherCommandLayer: CommandLayer {
         SQLCipherCommandMigrations(runner: try SQLCipherSupport.runner(over: files, requiredIndexes: requiredIndexes), host: host)
     }
 
+    func open(_ request: DatabaseRequest) throws -> any CommandConnection {
+        try host.openWriter(ConnectionSettings(request))
+    }
+
     func enableMemorySecurity(asked: Bool) -> Bool {
         guard asked, host.cipherMemorySecurity else { return false }
         // Process-wide: also covers the connections a command opens beyond its own
@@ -68,7 +72,11 @@ struct SQLCipherCommandMigrations: RunnerMigrations {
     var runner: SQLCipherMigrationRunner
     let host: MigrationCLIHost
 
-    func open(_ request: DatabaseRequest) throws -> any CommandDatabase {
-        SQLCipherCommandDatabase(writer: try host.openWriter(ConnectionSettings(request)), migrations: self)
+    func database(on connection: any CommandConnection) -> any CommandDatabase {
+        guard let writer = connection as? SQLCipherWriter else { preconditionFailure("a database another layer than SQLCipher's opened") }
+        return SQLCipherCommandDatabase(writer: writer, migrations: self)
     }
 }
+
+/// The writer is what SQLCipher's layer opens for a command.
+extension SQLCipherWriter: CommandConnection {}

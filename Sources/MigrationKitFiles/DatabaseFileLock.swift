@@ -82,6 +82,10 @@ package final class DatabaseFileLock: @unchecked Sendable {
         }
     }
 
+    /// Whether this holds a file's lock: false for a file that did not exist, was not a
+    /// regular file, or is on a file system without `flock` (nothing to hold).
+    package var locksAFile: Bool { id != nil }
+
     /// Releases this hold; the lock goes when the process's last hold on the file does.
     package func release() {
         guard let id else { return }

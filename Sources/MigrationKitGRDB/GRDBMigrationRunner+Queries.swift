@@ -94,6 +94,15 @@ extension GRDBMigrationRunner {
         try reader.read { try analysis($0) }
     }
 
+    /// The ledger as one read of `reader` finds it, for a command that decides several
+    /// things from it (`migratePlan(from:upTo:options:)`, `analysis(of:)`). A pool reads
+    /// through connections other than its writer's, whose `data_version` says nothing of
+    /// the writer's, so the migration itself reads the ledger again.
+    package func readLedger(in reader: any DatabaseReader) throws -> LedgerReading {
+        let engine = self.engine
+        return try reader.read { try engine.readLedger($0) }
+    }
+
     /// Every step's state: applied, pending, edited, inserted before an applied step,
     /// partly merged; and ledger identifiers no step has.
     public func migrationStatus(_ db: Database) throws -> MigrationStatus {

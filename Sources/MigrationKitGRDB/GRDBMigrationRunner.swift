@@ -200,7 +200,7 @@ public struct GRDBMigrationRunner: Sendable {
     /// MigrationKit's procedure (the core's `MigrationEngine`) over these steps and
     /// checks: for what GRDB's migrator does not do (rollback, atomic and dry runs,
     /// baseline, the plan behind the strict history checks, verification).
-    var engine: MigrationEngine<Database> {
+    package var engine: MigrationEngine<Database> {
         MigrationEngine(registry: registry, host: host, verifier: verifier, allowOutOfOrder: allowOutOfOrder, observer: observer,
                         foreignKeyChecks: foreignKeyChecks, historyChecks: historyChecks)
     }

@@ -6,29 +6,20 @@ import MigrationKitFiles
 import MigrationKitGRDB
 import MigrationKitSecrets
 
-/// An open GRDB writer and the runner to run on it.
-final class GRDBCommandDatabase: CommandDatabase {
+/// A GRDB writer the host's `openWriter` opened for a command, before the migrations
+/// to run on it are bound (`GRDBCommandDatabase`).
+final class GRDBCommandConnection: CommandConnection {
     let path: String
     let writer: any DatabaseWriter
     let settings: GRDBConnectionSettings
     /// This command made the file (`migrate` on a missing database).
     let created: Bool
-    let migrations: GRDBCommandMigrations
-    private var runner: GRDBMigrationRunner { migrations.runner }
-
-    private init(path: String, writer: any DatabaseWriter, settings: GRDBConnectionSettings, created: Bool, migrations: GRDBCommandMigrations) {
-        self.path = path
-        self.writer = writer
-        self.settings = settings
-        self.created = created
-        self.migrations = migrations
-    }
 
     /// Opens the database through the host: refuses a missing file unless creating,
     /// and creates one with mode 0600 (SQLite would follow the umask), in the format the
     /// key opens (SQLCipher 4's for a new file, the file's own for an existing one,
     /// found by the host's own open: `GRDBDatabaseFile.openFinding`).
-    convenience init(opening request: DatabaseRequest, migrations: GRDBCommandMigrations) throws {
+    init(opening request: DatabaseRequest, host: GRDBMigrationCLIHost) throws {
         let path = request.path
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
@@ -55,19 +46,32 @@ final class GRDBCommandDatabase: CommandDatabase {
             #if canImport(SQLCipher)
             if let key = request.key, let formats {
                 opened = try GRDBDatabaseFile.openFinding(path: path, key: key, formats: formats) { format in
-                    (try migrations.host.openWriter(settings(format)), settings(format))
+                    (try host.openWriter(settings(format)), settings(format))
                 }.writer
             } else {
-                opened = try Self.open(settings(nil), host: migrations.host)
+                opened = try Self.open(settings(nil), host: host)
             }
             #else
-            opened = try Self.open(settings(nil), host: migrations.host)
+            opened = try Self.open(settings(nil), host: host)
             #endif
-            self.init(path: path, writer: opened.writer, settings: opened.settings, created: created, migrations: migrations)
+            self.path = path
+            self.writer = opened.writer
+            self.settings = opened.settings
+            self.created = created
         } catch {
             if created { GRDBDatabaseFile.removeFiles(of: path) }
             throw error
         }
+    }
+
+    /// Only while the ledger is empty: a step that committed is kept, as the tool's
+    /// runner keeps it.
+    @discardableResult
+    func discardCreatedDatabase() -> Bool {
+        guard created, (try? writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers.isEmpty }) ?? false else { return false }
+        try? writer.close()
+        GRDBDatabaseFile.removeFiles(of: path)
+        return true
     }
 
     /// The app's writer for a file opened without a key.
@@ -100,21 +104,30 @@ final class GRDBCommandDatabase: CommandDatabase {
         #endif
     }
 
-    func running(_ migrations: any CommandMigrations) -> any CommandDatabase {
-        guard let own = migrations as? GRDBCommandMigrations else { preconditionFailure("migrations from another layer than GRDB's") }
-        return GRDBCommandDatabase(path: path, writer: writer, settings: settings, created: created, migrations: own)
+}
+
+/// An open GRDB writer and the runner to run on it.
+final class GRDBCommandDatabase: RunnerCommandDatabase {
+    let connection: GRDBCommandConnection
+    let migrations: GRDBCommandMigrations
+    private var runner: GRDBMigrationRunner { migrations.runner }
+    var path: String { connection.path }
+    private var writer: any DatabaseWriter { connection.writer }
+
+    init(connection: GRDBCommandConnection, migrations: GRDBCommandMigrations) {
+        self.connection = connection
+        self.migrations = migrations
     }
 
     func migrationStatus() throws -> MigrationStatus { try runner.migrationStatus(in: writer) }
 
-    func migrateChangesAnything(upTo target: String?, options: MigrateOptions) throws -> Bool {
-        try runner.migratePlan(in: writer, upTo: target, options: options).changesAnything
-    }
+    func readLedger() throws -> LedgerReading { try runner.readLedger(in: writer) }
 
     /// The runner throws what a failing step threw, as GRDB's migrator does; the
     /// commands say which step failed and where, as for the tool's steps: the failure
-    /// the observer heard (`MigrationEvent.didFail`).
-    func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport {
+    /// the observer heard (`MigrationEvent.didFail`). The ledger's reading served the
+    /// decisions before the run; GRDB's migrator reads the ledger itself.
+    func migrate(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading?) throws -> MigrationReport {
         var runner = self.runner
         let failure = StepFailure()
         let observer = runner.observer
@@ -175,7 +188,7 @@ final class GRDBCommandDatabase: CommandDatabase {
         if let failure = PrivateFile.create(at: destination) {
             throw CLIError(.fileError, "\(destination) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
         }
-        var configuration = settings.configuration
+        var configuration = connection.settings.configuration
         configuration.readonly = false
         let copy = try DatabaseQueue(path: destination, configuration: configuration)
         try writer.backup(to: copy)
@@ -185,18 +198,14 @@ final class GRDBCommandDatabase: CommandDatabase {
     func close() throws { try writer.close() }
 
     @discardableResult
-    func discardCreatedDatabase() -> Bool {
-        guard created, (try? runner.appliedMigrations(in: writer).isEmpty) ?? false else { return false }
-        try? writer.close()
-        GRDBDatabaseFile.removeFiles(of: path)
-        return true
-    }
+    func discardCreatedDatabase() -> Bool { connection.discardCreatedDatabase() }
 
     /// From the file's first bytes, never from what the command was given alone: an
     /// app's `openWriter` that keys the file itself gives `custom` where the format is
     /// not known here.
     func cipherDescription() throws -> DatabaseCipherDescription {
         let header = DatabaseFileHeader(path: path)
+        let settings = connection.settings
         if header.isPlaintextSQLiteDatabase || (header.size == 0 && settings.key == nil) {
             return DatabaseCipherDescription(format: .plaintext, summary: nil, document: nil)
         }

@@ -45,6 +45,10 @@ struct GRDBCommandLayer: CommandLayer {
     /// SQLCipher's switch is process-wide: turned on here, it covers the connections
     /// the app's `openWriter` opens, whatever their configuration, unless the host keeps
     /// it off.
+    func open(_ request: DatabaseRequest) throws -> any CommandConnection {
+        try GRDBCommandConnection(opening: request, host: host)
+    }
+
     func enableMemorySecurity(asked: Bool) -> Bool {
         guard asked, encrypts, host.cipherMemorySecurity else { return false }
         return GRDBCommandSupport.memorySecurityEnabled
@@ -66,7 +70,7 @@ struct GRDBCommandLayer: CommandLayer {
         proving.path = backup
         proving.access = .inspect
         proving.readOnly = true
-        let opened = try GRDBCommandDatabase(opening: proving, migrations: GRDBCommandMigrations(runner: GRDBMigrationRunner(), host: host))
+        let opened = try GRDBCommandConnection(opening: proving, host: host)
         let result = try opened.writer.read { try String.fetchOne($0, sql: "PRAGMA quick_check(1)") }
         try opened.writer.close()
         guard result == "ok" else {
@@ -108,7 +112,8 @@ struct GRDBCommandMigrations: RunnerMigrations {
         self.host = host
     }
 
-    func open(_ request: DatabaseRequest) throws -> any CommandDatabase {
-        try GRDBCommandDatabase(opening: request, migrations: self)
+    func database(on connection: any CommandConnection) -> any CommandDatabase {
+        guard let connection = connection as? GRDBCommandConnection else { preconditionFailure("a database another layer than GRDB's opened") }
+        return GRDBCommandDatabase(connection: connection, migrations: self)
     }
 }

@@ -18,7 +18,7 @@ extension MigrationEngine {
 
     /// Every pending step and the verification in one transaction; for a dry run,
     /// rolled back at the end whatever happened. Each step's body runs exactly once.
-    func migrateAtomically(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+    func migrateAtomically(_ db: Database, through lastIndex: Int, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport {
         var report = MigrationReport()
         report.isDryRun = options.mode == .dryRun
         let clock = ContinuousClock()
@@ -33,9 +33,11 @@ extension MigrationEngine {
         let graph = ForeignKeyGraph()
         let isDryRun = report.isDryRun
         // Whether the transaction checks foreign keys is set before it starts: from the
-        // steps the database wants now (re-planned under the lock, where the rare
-        // change by another process meanwhile is taken as it comes).
-        let checking = Self.checksDeferredForeignKeys(of: try plan(db, through: lastIndex, options: options).steps)
+        // steps the database wants now (planned again under the lock only when another
+        // process committed meanwhile, a rare change taken as it comes).
+        let reading = try reading ?? readLedger(db)
+        let readingPlan = try plan(from: reading, through: lastIndex, options: options)
+        let checking = Self.checksDeferredForeignKeys(of: readingPlan.steps)
         // One transaction: every step deferred, whatever it says.
         let (work, outcome): (AtomicWork, AtomicOutcome)
         do {
@@ -43,7 +45,7 @@ extension MigrationEngine {
                 db, baseline: foreignKeys, commit: !isDryRun, checking: checking,
                 prepare: { () throws -> AtomicWork in
                     let schemaBefore = isDryRun ? try SchemaDump.canonicalSQL(of: db) : nil
-                    let planned = try plan(db, through: lastIndex, options: options)
+                    let planned = try dataVersion(db) == reading.dataVersion ? readingPlan : plan(db, through: lastIndex, options: options)
                     // A run with nothing to do writes nothing.
                     if planned.changesAnything { try MigrationBookkeeping.moveLegacyHistory(in: db) }
                     try recordBookkeeping(planned, in: db)

@@ -15,15 +15,16 @@ extension MigrationEngine {
     /// (superseded, out of order, edited) writes nothing, and re-made under the lock
     /// whenever another process moved the ledger meanwhile. Each step's body runs
     /// exactly once; observers hear of a step as it starts and after it commits.
-    func migrateStepByStep(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+    func migrateStepByStep(_ db: Database, through lastIndex: Int, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport {
         // Off once for the run rather than around each step's transaction, and each
         // transaction committed by truncating the journal rather than deleting it.
         try TruncatingJournal.during(db) {
-            try ForeignKeyDeferral.withForeignKeysOff(db) { try migrateStepByStepWithForeignKeysOff(db, through: lastIndex, options: options) }
+            try ForeignKeyDeferral.withForeignKeysOff(db) { try migrateStepByStepWithForeignKeysOff(db, through: lastIndex, options: options, from: reading) }
         }
     }
 
-    private func migrateStepByStepWithForeignKeysOff(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+    private func migrateStepByStepWithForeignKeysOff(_ db: Database, through lastIndex: Int, options: MigrateOptions,
+                                                     from reading: LedgerReading?) throws -> MigrationReport {
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
         // Limited to what changed where the layer can tell what a step wrote.
@@ -33,8 +34,9 @@ extension MigrationEngine {
         // `PRAGMA data_version` changes when another connection commits, and only then:
         // read with the plan, and compared under the write lock before every step, it
         // says whether the plan still describes the database (a re-made analysis per
-        // step would cost O(steps) each time, so O(n²) for a long run).
-        var turn = try freshTurn(db, through: lastIndex, options: options)
+        // step would cost O(steps) each time, so O(n²) for a long run). The caller's
+        // reading, when it made one, is that first plan's.
+        var turn = try self.turn(from: reading ?? readLedger(db), through: lastIndex, options: options)
         // An earlier version's history table moves in the run's first transaction, if
         // the run writes at all: a database with nothing to do is not rewritten.
         var legacyHistory = LegacyHistory(in: db)
@@ -44,7 +46,7 @@ extension MigrationEngine {
                 db, baseline: foreignKeys,
                 prepare: {
                     try legacyHistory.moveIfPresent(in: db)
-                    return try freshTurn(db, through: lastIndex, options: options)
+                    return try self.turn(from: readLedger(db), through: lastIndex, options: options)
                 },
                 changesOnlyTheDatabase: { _ in true },
                 scope: { _, _ in limited ? [] : nil },
@@ -76,7 +78,8 @@ extension MigrationEngine {
                             guard version != turn.version else { return turn }
                             foreignKeys.forget()
                             history.forgetStandingRows()
-                            let fresh = try freshTurn(db, through: lastIndex, options: options)
+                            let fresh = try self.turn(from: LedgerReading(snapshot: MigrationBookkeeping.snapshot(in: db), dataVersion: version),
+                                                      through: lastIndex, options: options)
                             // Another step now comes next, wanting its foreign keys otherwise
                             // (enforced, or checked before it commits, or neither).
                             if let step = fresh.step,
@@ -154,11 +157,11 @@ extension MigrationEngine {
         }
     }
 
-    /// A plan made now, with the `data_version` read *before* it: a commit by another
-    /// connection while the plan is read then shows as a changed version under the lock,
-    /// and the plan is made again, rather than a stale plan passing as current.
-    private func freshTurn(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> StepTurn {
-        let version = try dataVersion(db)
-        return StepTurn(plan: try plan(db, through: lastIndex, options: options), next: 0, version: version)
+    /// The plan `reading` gives, at its `data_version` (read *before* its ledger: a
+    /// commit by another connection while the ledger is read then shows as a changed
+    /// version under the lock, and the plan is made again, rather than a stale plan
+    /// passing as current).
+    private func turn(from reading: LedgerReading, through lastIndex: Int, options: MigrateOptions) throws -> StepTurn {
+        StepTurn(plan: try plan(from: reading, through: lastIndex, options: options), next: 0, version: reading.dataVersion)
     }
 }

@@ -54,24 +54,47 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
 
     /// Applies the pending steps up to the one at `lastIndex`, then verifies, as
     /// `options` says. Outside any transaction: the engine opens its own.
-    package func migrate(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
+    ///
+    /// - Parameter reading: the ledger as the caller read it on this connection, with no
+    ///   commit of its own since (`readLedger`): the first plan is made from it instead
+    ///   of reading the ledger again; nil reads it here.
+    package func migrate(_ db: Database, through lastIndex: Int, options: MigrateOptions,
+                         from reading: LedgerReading? = nil) throws -> MigrationReport {
         switch options.mode {
         case .perStep:
-            return try migrateStepByStep(db, through: lastIndex, options: options)
+            return try migrateStepByStep(db, through: lastIndex, options: options, from: reading)
         case .atomic, .dryRun:
-            return try migrateAtomically(db, through: lastIndex, options: options)
+            return try migrateAtomically(db, through: lastIndex, options: options, from: reading)
         }
+    }
+
+    /// The ledger and the connection's `data_version`, read now (in the caller's read
+    /// transaction, or outside any).
+    package func readLedger(_ db: Database) throws -> LedgerReading {
+        // The version first: a commit landing between the two reads shows as a change.
+        let version = try dataVersion(db)
+        return LedgerReading(snapshot: try MigrationBookkeeping.snapshot(in: db), dataVersion: version)
     }
 
     /// The registry compared with what the database holds now.
     package func analysis(of db: Database) throws -> MigrationAnalysis<Database> {
-        MigrationAnalysis(registry: registry, snapshot: try MigrationBookkeeping.snapshot(in: db))
+        analysis(of: try readLedger(db))
+    }
+
+    /// The registry compared with the ledger as `reading` found it.
+    package func analysis(of reading: LedgerReading) -> MigrationAnalysis<Database> {
+        MigrationAnalysis(registry: registry, snapshot: reading.snapshot)
     }
 
     /// The plan, from what the database holds now (see `MigrationPlan`).
     package func plan(_ db: Database, through lastIndex: Int, options: MigrateOptions) throws -> MigrationPlan<Database> {
-        try analysis(of: db).migratePlan(through: lastIndex, allowOutOfOrder: allowOutOfOrder, acceptModified: options.acceptModified,
-                                         checks: historyChecks)
+        try plan(from: try readLedger(db), through: lastIndex, options: options)
+    }
+
+    /// The plan, from the ledger as `reading` found it.
+    package func plan(from reading: LedgerReading, through lastIndex: Int, options: MigrateOptions) throws -> MigrationPlan<Database> {
+        try analysis(of: reading).migratePlan(through: lastIndex, allowOutOfOrder: allowOutOfOrder, acceptModified: options.acceptModified,
+                                              checks: historyChecks)
     }
 
 

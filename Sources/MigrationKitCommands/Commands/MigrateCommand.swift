@@ -82,33 +82,35 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         // A dry run on a database that does not exist yet runs on a scratch one.
         var scratch: ScratchFolder?
         defer { withExtendedLifetime(scratch) {} }
-        let request: DatabaseRequest
-        let opened: any CommandDatabase
+        let opened: any CommandConnection
         do {
             let path = try requestedPath.get()
             scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
-            request = try CommandSupport.databaseRequest(connection, access: .create, reporter: reporter)
-            // Opened before the migrations are ready, with none yet (`running(_:)`).
-            let none = try CommandSupport.hostMigrationsOrNone()
+            let request = try CommandSupport.databaseRequest(connection, access: .create, reporter: reporter)
+            // Opened before the migrations are ready; they are bound to it once read.
             opened = try scratch.map { folder in
                 reporter.line("\(path) does not exist yet: dry run on an empty scratch database.")
                 var scratchRequest = request
                 scratchRequest.path = folder.path + "/dry-run.db"
-                return try none.open(scratchRequest)
-            } ?? CommandSupport.open(request, migrations: none)
+                return try CLIContext.layer.open(scratchRequest)
+            } ?? CommandSupport.open(request)
         } catch {
             _ = try loading.finish(reporter: reporter)
             throw error
         }
         let database: any CommandDatabase
+        let ledger: LedgerReading
         do {
             let loaded = try loading.finish(reporter: reporter)
             var migrations = loaded.migrations
             if let target { _ = try migrations.index(ofTarget: target) }
             migrations.allowOutOfOrder = allowOutOfOrder
             migrations.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
-            database = opened.running(migrations)
-            if existedBefore, !noLint, let files = loaded.files { try lintPending(files, database: database, reporter: reporter) }
+            database = migrations.database(on: opened)
+            // One read of the ledger serves lint, the backup decision and the engine's
+            // first plan.
+            ledger = try database.readLedger()
+            if existedBefore, !noLint, let files = loaded.files { try lintPending(files, database: database, ledger: ledger, reporter: reporter) }
         } catch {
             // A database this run created is not left behind.
             if scratch == nil { opened.discardCreatedDatabase() }
@@ -124,14 +126,15 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             reporter.line("Backup before erasing: \(backupPath ?? "")")
             try database.erase()
             erased = change
-        } else if existedBefore, !dryRun, !backup.skip, try needsChange(database) {
+        } else if existedBefore, !dryRun, !backup.skip, try needsChange(database, ledger: ledger) {
             backupPath = try backup.create(of: database)
             reporter.line("Backup: \(backupPath ?? "")")
         }
 
         let report: MigrationReport
         do {
-            report = try database.migrate(upTo: target, options: options)
+            // An erase rewrote the ledger on this connection: the engine reads it afresh.
+            report = try database.migrate(upTo: target, options: options, from: erased == nil ? ledger : nil)
         } catch {
             // A database this run created and kept nothing in is not left behind.
             if scratch == nil { database.discardCreatedDatabase() }
@@ -157,8 +160,9 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     ///
     /// - Parameter listed: the findings are printed; a fleet, which does not print each
     ///   database's, points at `lint` instead.
-    package func lintPending(_ files: [SQLMigrationFile], database: any CommandDatabase, reporter: Reporter, listed: Bool = true) throws {
-        let pending = Set(try database.migrationStatus().pending)
+    package func lintPending(_ files: [SQLMigrationFile], database: any CommandDatabase, ledger: LedgerReading, reporter: Reporter,
+                             listed: Bool = true) throws {
+        let pending = Set(database.migrationStatus(from: ledger).pending)
         let checked = files.filter { pending.contains($0.identifier) }
         guard !checked.isEmpty else { return }
         try lint(checked, context: try database.lintContext(for: checked), reporter: reporter,
@@ -177,8 +181,8 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     /// Throws what migrate would refuse for (a newer version's database, a half-applied
     /// merge, edited or out-of-order migrations, a target already passed), so a
     /// refused run writes no backup and prunes none.
-    package func needsChange(_ database: any CommandDatabase) throws -> Bool {
-        try database.migrateChangesAnything(upTo: target, options: options)
+    package func needsChange(_ database: any CommandDatabase, ledger: LedgerReading) throws -> Bool {
+        try database.migrateChangesAnything(upTo: target, options: options, from: ledger)
     }
 
     /// Says what changed and what will be erased, then asks on a terminal or requires --yes.

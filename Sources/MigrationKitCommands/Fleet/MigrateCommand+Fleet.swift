@@ -49,15 +49,16 @@ extension MigrateCommand {
                 var request = shape
                 request.path = path
                 request.key = key
-                try CommandSupport.holdChangeLock(on: path, timeout: request.lockTimeout)
-                let database = try migrations.open(request)
+                let database = try CommandSupport.open(request, migrations: migrations)
+                // One read of the ledger serves lint, the backup decision and the plan.
+                let ledger = try database.readLedger()
                 if !command.noLint, let files = loaded.files {
-                    try command.lintPending(files, database: database, reporter: silent, listed: false)
+                    try command.lintPending(files, database: database, ledger: ledger, reporter: silent, listed: false)
                 }
-                if !command.dryRun, !command.backup.skip, try command.needsChange(database) {
+                if !command.dryRun, !command.backup.skip, try command.needsChange(database, ledger: ledger) {
                     _ = try command.backup.create(of: database)
                 }
-                return try database.migrate(upTo: command.target, options: options)
+                return try database.migrate(upTo: command.target, options: options, from: ledger)
             }
         }
 

@@ -27,8 +27,27 @@ package protocol CommandMigrations: Sendable {
     /// The status of a database that does not exist yet: everything pending.
     var statusOfNewDatabase: MigrationStatus { get }
 
-    /// Opens the database `request` names, with these migrations to run on it.
-    func open(_ request: DatabaseRequest) throws -> any CommandDatabase
+    /// The database `connection` (which this layer opened), with these migrations to
+    /// run on it.
+    func database(on connection: any CommandConnection) -> any CommandDatabase
+}
+
+extension CommandMigrations {
+    /// Opens the database `request` names through the command's layer, with these
+    /// migrations to run on it.
+    package func open(_ request: DatabaseRequest) throws -> any CommandDatabase {
+        database(on: try CLIContext.layer.open(request))
+    }
+}
+
+/// A database a layer opened, before the migrations to run on it are bound
+/// (`CommandMigrations.database(on:)`): `migrate` opens it, deriving the key, while its
+/// migrations are still being read.
+package protocol CommandConnection: AnyObject {
+    /// The database file, as the command named it.
+    var path: String { get }
+    /// Removes the file when this command created it and nothing was kept in it.
+    @discardableResult func discardCreatedDatabase() -> Bool
 }
 
 /// A layer's migrations that are its runner: everything but opening a database is
@@ -78,16 +97,19 @@ extension RunnerMigrations {
 package protocol CommandDatabase: AnyObject {
     /// The database file, as the command named it.
     var path: String { get }
-    /// The same open database, with `migrations` to run on it instead: for a command
-    /// that opens the database while it still reads its migrations. `migrations` come
-    /// from the same layer (`CommandLayer`), as every command's do.
-    func running(_ migrations: any CommandMigrations) -> any CommandDatabase
 
     func migrationStatus() throws -> MigrationStatus
-    /// Whether migrating would write anything (steps, bookkeeping); throws what migrate
-    /// would refuse for.
-    func migrateChangesAnything(upTo target: String?, options: MigrateOptions) throws -> Bool
-    func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport
+    /// The ledger, read once for what `migrate` decides before it changes anything
+    /// (lint's pending files, whether a backup is worth taking, the engine's first plan).
+    func readLedger() throws -> LedgerReading
+    /// The migrations compared with the ledger `ledger` found; reads nothing.
+    func migrationStatus(from ledger: LedgerReading) -> MigrationStatus
+    /// Whether migrating would write anything (steps, bookkeeping), from the ledger
+    /// `ledger` found; throws what migrate would refuse for. Reads nothing.
+    func migrateChangesAnything(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading) throws -> Bool
+    /// Migrates, planning first from `ledger` (read by `readLedger()`, with nothing this
+    /// command changed since) or, when nil, from the ledger read here.
+    func migrate(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading?) throws -> MigrationReport
     /// Whether rolling back would undo nothing; throws what rollback would refuse for.
     func rollbackIsEmpty(_ scope: RollbackScope, acceptModified: Set<String>) throws -> Bool
     func rollback(_ scope: RollbackScope, acceptModified: Set<String>) throws -> MigrationReport
@@ -113,6 +135,30 @@ package protocol CommandDatabase: AnyObject {
     @discardableResult func discardCreatedDatabase() -> Bool
     /// The database's encryption, for `status`.
     func cipherDescription() throws -> DatabaseCipherDescription
+}
+
+/// A layer's database over a runner (`RunnerMigrations`): what reads the ledger's
+/// reading rather than the database is the runner's, the same for either connection.
+package protocol RunnerCommandDatabase: CommandDatabase {
+    associatedtype Migrations: RunnerMigrations
+    var migrations: Migrations { get }
+}
+
+extension RunnerCommandDatabase {
+    package func migrationStatus(from ledger: LedgerReading) -> MigrationStatus {
+        migrations.runner.analysis(of: ledger).status
+    }
+
+    package func migrateChangesAnything(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading) throws -> Bool {
+        try migrations.runner.migratePlan(from: ledger, upTo: target, options: options).changesAnything
+    }
+}
+
+extension CommandDatabase {
+    /// Migrates from the ledger as it is now.
+    package func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport {
+        try migrate(upTo: target, options: options, from: nil)
+    }
 }
 
 /// What a rollback undoes: to a migration, or the latest few.

@@ -50,6 +50,10 @@ package protocol CommandLayer: Sendable {
     /// The migrations the SQL files make, verified with `requiredIndexes` as well.
     func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> any CommandMigrations
 
+    /// Opens the database `request` names (deriving its key), before the migrations to
+    /// run on it are known (`CommandMigrations.database(on:)` binds them).
+    func open(_ request: DatabaseRequest) throws -> any CommandConnection
+
     /// Turns `cipher_memory_security` on for the process when asked (`--memory-security`)
     /// and the host allows it; whether the layer's connections are then to use it.
     func enableMemorySecurity(asked: Bool) -> Bool

@@ -19,20 +19,30 @@ package enum CommandSupport {
         return try open(request, migrations: migrations)
     }
 
-    /// Opens the database `request` names, holding its change lock unless it is only
-    /// read: before opening, so the key is proven on the file as no other changing
-    /// command will leave it; again after, for a file this open just created.
+    /// Opens the database `request` names, with `migrations` to run on it.
     package static func open(_ request: DatabaseRequest, migrations: any CommandMigrations) throws -> any CommandDatabase {
-        if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout) }
-        let database = try migrations.open(request)
-        if request.access != .inspect { try holdChangeLock(on: database.path, timeout: request.lockTimeout) }
-        return database
+        migrations.database(on: try open(request))
     }
 
-    /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`).
+    /// Opens the database `request` names through the layer, holding its change lock
+    /// unless it is only read: taken once, before opening, so the key is proven on the
+    /// file as no other changing command will leave it; or, for a file this open
+    /// creates, as soon as it exists.
+    package static func open(_ request: DatabaseRequest) throws -> any CommandConnection {
+        if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout) }
+        let connection = try CLIContext.layer.open(request)
+        if request.access != .inspect { try holdChangeLock(on: connection.path, timeout: request.lockTimeout) }
+        return connection
+    }
+
+    /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`),
+    /// unless the command holds it already. A file that does not exist yet has no lock
+    /// to take: nothing is held, and the command takes it once the file is there.
     package static func holdChangeLock(on path: String, timeout: Duration) throws {
         guard !CLIContext.locks.holds(path) else { return }
-        CLIContext.locks.hold(try DatabaseFileLock.exclusive(path: path, timeout: timeout), on: path)
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: timeout)
+        guard lock.locksAFile else { return }
+        CLIContext.locks.hold(lock, on: path)
     }
 
     /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);

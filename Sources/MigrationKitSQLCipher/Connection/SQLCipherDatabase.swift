@@ -57,6 +57,9 @@ public final class SQLCipherDatabase {
     /// How this connection waits for another's lock (see `BusyWait`); the C handler
     /// reaches it through an unretained pointer, so the connection keeps it.
     private let busyWait: BusyWait
+    /// The observer `traceStatements` installed; the C callback reaches it through an
+    /// unretained pointer, so the connection keeps it.
+    private var statementTrace: StatementTrace?
 
     /// Takes ownership of an open handle; `close()` or `deinit` closes it.
     private init(handle: OpaquePointer, path: String, busyWait: BusyWait) {
@@ -584,5 +587,32 @@ private struct LineCounter {
             scannedUpTo += 1
         }
         return line
+    }
+}
+
+// MARK: - Tracing
+
+extension SQLCipherDatabase {
+    /// Tells `observer` the SQL text of every statement this connection starts
+    /// (`sqlite3_trace_v2`'s `SQLITE_TRACE_STMT`), until it closes: for a test that pins
+    /// what a command reads, and how often (the ledger, once per `migrate`).
+    package func traceStatements(_ observer: @escaping (String) -> Void) {
+        let trace = StatementTrace(observer)
+        statementTrace = trace
+        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, _, text in
+            guard let context, let text else { return 0 }
+            Unmanaged<StatementTrace>.fromOpaque(context).takeUnretainedValue()
+                .observer(String(cString: text.assumingMemoryBound(to: CChar.self)))
+            return 0
+        }, Unmanaged.passUnretained(trace).toOpaque())
+    }
+}
+
+/// What `traceStatements` calls, kept by the connection for the C callback.
+private final class StatementTrace {
+    let observer: (String) -> Void
+
+    init(_ observer: @escaping (String) -> Void) {
+        self.observer = observer
     }
 }

@@ -110,9 +110,33 @@ public struct SQLCipherMigrationRunner: Sendable {
         try migrate(in: writer, through: try registry.index(ofTarget: target), options: options)
     }
 
-    private func migrate(in writer: SQLCipherWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
-        if eraseDatabaseOnSchemaChange, try schemaChange(in: writer) != nil { try erase(writer) }
-        return try changing(writer) { try engine.migrate($0, through: lastIndex, options: options) }
+    /// Applies pending steps up to and including `target` (every step when nil), then
+    /// verifies, planning first from `reading`: the ledger as the caller read it on this
+    /// writer (`readLedger(in:)`), with nothing committed through the writer since. For
+    /// a command that decides things from the ledger before it migrates (lint, a
+    /// backup) and reads it once for all of them.
+    package func migrate(in writer: SQLCipherWriter, upTo target: String?, options: MigrateOptions,
+                         from reading: LedgerReading) throws -> MigrationReport {
+        try migrate(in: writer, through: try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1), options: options, from: reading)
+    }
+
+    private func migrate(in writer: SQLCipherWriter, through lastIndex: Int, options: MigrateOptions,
+                         from reading: LedgerReading? = nil) throws -> MigrationReport {
+        // An erase is this writer's own commit, which the reading's data_version cannot show.
+        var reading = reading
+        if eraseDatabaseOnSchemaChange, try schemaChange(in: writer) != nil {
+            try erase(writer)
+            reading = nil
+        }
+        let engine = self.engine
+        return try changing(writer) { try engine.migrate($0, through: lastIndex, options: options, from: reading) }
+    }
+
+    /// The ledger and the writer's `data_version`, in one read: what `migrate(in:upTo:options:from:)`,
+    /// `migratePlan(from:upTo:options:)` and `analysis(of:)` go by.
+    package func readLedger(in writer: SQLCipherWriter) throws -> LedgerReading {
+        let engine = self.engine
+        return try writer.read { try engine.readLedger($0) }
     }
 
     /// The same runner, whose deferred steps registered from now on commit without
@@ -127,7 +151,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     /// The migration procedure (the core's `MigrationEngine`) over these steps and checks.
-    var engine: MigrationEngine<SQLCipherDatabase> {
+    package var engine: MigrationEngine<SQLCipherDatabase> {
         MigrationEngine(registry: registry, host: host, verifier: verifier, allowOutOfOrder: allowOutOfOrder, observer: observer,
                         foreignKeyChecks: foreignKeyChecks)
     }
