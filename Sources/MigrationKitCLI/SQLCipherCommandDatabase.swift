@@ -41,6 +41,12 @@ final class SQLCipherCommandDatabase: RunnerCommandDatabase {
 
     func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
     func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
+
+    /// The runner's replay, the one erase-on-schema-change compares with.
+    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] {
+        let steps = try target.map { Array(runner.registry.steps[...(try runner.registry.index(ofTarget: $0))]) } ?? []
+        return try runner.replayedSchema(of: steps, configuredLike: writer)
+    }
     func erase() throws { try runner.erase(writer) }
     func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: writer) }
 

@@ -82,7 +82,7 @@ extension GRDBMigrationRunner {
                 replay.eraseDatabaseOnSchemaChange = false
                 return try GRDBScratchDatabase.withQueue(configuredAs: db.configuration) { scratch in
                     try replay.grdbMigrator(for: nil).migrate(scratch)
-                    return try scratch.read { try SchemaDump.canonicalSQL(of: $0) }
+                    return try scratch.read { try SchemaDump.objects(in: $0) }
                 }
             }
         }

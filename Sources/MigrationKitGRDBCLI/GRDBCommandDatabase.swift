@@ -158,6 +158,23 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
 
     func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
     func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
+
+    /// Through the app's own `openWriter` and GRDB's migrator, on a scratch database in
+    /// a private folder (encrypted with a random key where GRDB here encrypts). GRDB's
+    /// erase-on-schema-change replays as GRDB's `hasSchemaChanges` does instead: GRDB
+    /// decides that, and the runner reproduces it.
+    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] {
+        let scratch = try ScratchFolder(purpose: "diff")
+        defer { withExtendedLifetime(scratch) {} }
+        var quiet = migrations
+        quiet.observer = nil
+        let request = DatabaseRequest(path: scratch.path + "/expected.db", key: CLIContext.layer.encrypts ? ScratchFolder.randomKey() : nil,
+                                      access: .create, lockTimeout: .seconds(5))
+        let expected = GRDBCommandDatabase(connection: try GRDBCommandConnection(opening: request, host: migrations.host), migrations: quiet)
+        defer { try? expected.close() }
+        if let target { _ = try expected.migrate(upTo: target, options: MigrateOptions()) }
+        return try expected.reading { try SchemaDump.objects(in: $0) }
+    }
     func erase() throws { try runner.erase(writer) }
     func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: writer) }
 

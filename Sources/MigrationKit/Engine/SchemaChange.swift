@@ -36,23 +36,26 @@ public struct SchemaChange: Sendable, CustomStringConvertible {
 extension MigrationEngine {
     /// Whether the database's history no longer matches the registered steps, and why:
     /// applied steps removed or renamed, applied steps edited, or a schema that differs
-    /// from what the applied steps produce, which `replay` gives (the canonical schema of
-    /// the steps it is handed, applied to an empty database keyed like this one, as GRDB
-    /// does). Nil when the history matches.
+    /// from what the applied steps produce, which `replay` gives (the schema of the steps
+    /// it is handed, applied to an empty database, as GRDB does), compared as `diff`
+    /// compares schemas (`SchemaDifference`). Nil when the history matches.
     ///
     /// - Parameter decided: true when the caller decided already that the history no
     ///   longer matches (GRDB's `hasSchemaChanges`, for the GRDB runner): only the reasons
     ///   are looked for, and a change is returned even when they are not found (the
     ///   schema then differs in what the canonical dump leaves out).
-    package func schemaChange(_ db: Database, decided: Bool = false, replay: ([MigrationStep<Database>]) throws -> String) throws -> SchemaChange? {
+    package func schemaChange(_ db: Database, decided: Bool = false,
+                              replay: ([MigrationStep<Database>]) throws -> [SchemaDump.Object]) throws -> SchemaChange? {
         let analysis = try analysis(of: db)
         var reasons: [SchemaChange.Reason] = []
         if !analysis.unknown.isEmpty { reasons.append(.removedOrRenamed(analysis.unknown)) }
         if !decided, !analysis.modified.isEmpty { reasons.append(.edited(analysis.modified)) }
         if reasons.isEmpty {
-            let actual = try SchemaDump.canonicalSQL(of: db)
+            let actual = try SchemaDump.objects(in: db)
             let expected = try replay(analysis.appliedSteps)
-            if actual != expected || decided { reasons.append(.schemaDrift(expected: expected, actual: actual)) }
+            if decided || !SchemaDifference.between(expected: expected, actual: actual).isEmpty {
+                reasons.append(.schemaDrift(expected: SchemaDump.canonicalSQL(of: expected), actual: SchemaDump.canonicalSQL(of: actual)))
+            }
         }
         guard !reasons.isEmpty else { return nil }
         let objects = try SchemaDump.objects(in: db, includingBookkeeping: true).map { "\($0.type) \($0.name)" }

@@ -75,12 +75,22 @@ public enum SchemaDump {
     /// SQLite compares names. Equal schemas give byte-identical dumps, however they were
     /// written, so a `diff` of production against a fresh install shows real changes only.
     public static func canonicalSQL(of db: some SQLQuerying) throws -> String {
-        try canonicalStatements(of: db).map { $0 + ";\n" }.joined()
+        canonicalSQL(of: try objects(in: db))
+    }
+
+    /// The canonical dump of `objects` (as `objects(in:)` reads them).
+    package static func canonicalSQL(of objects: [Object]) -> String {
+        canonicalStatements(of: objects).map { $0 + ";\n" }.joined()
     }
 
     /// The objects' canonical statements, in canonical order.
     package static func canonicalStatements(of db: some SQLQuerying) throws -> [String] {
-        try objects(in: db)
+        canonicalStatements(of: try objects(in: db))
+    }
+
+    /// The canonical statements of `objects`, in canonical order.
+    package static func canonicalStatements(of objects: [Object]) -> [String] {
+        objects
             .map { (kind: kindOrder[$0.type] ?? 9, name: $0.name.lowercased(), sql: SQLCanonicalText.canonical($0.sql)) }
             .sorted { lhs, rhs in
                 if lhs.kind != rhs.kind { return lhs.kind < rhs.kind }

@@ -1,14 +1,13 @@
 import Foundation
 import MigrationKit
-import MigrationKitFiles
-import MigrationKitSecrets
 
 /// Whether a database's schema is what its applied migrations make: drift, such as an
 /// index added by hand on a production copy, or a column an old app version added.
 ///
-/// The applied steps run on an empty scratch database (in a private temporary folder,
-/// encrypted with a random key where the layer encrypts, deleted afterwards); its schema is compared with the
-/// database's through `SchemaDifference`. The database itself is only read.
+/// The applied steps run on an empty scratch database (the layer's replay,
+/// `CommandDatabase.replayedSchema(upTo:)`: on SQLCipher the one erase-on-schema-change
+/// compares with); its schema is compared with the database's through
+/// `SchemaDifference`, as erase-on-schema-change compares. The database itself is only read.
 package struct SchemaDrift {
     /// What was compared, and how the schemas differ (empty: no drift).
     package struct Report: Sendable {
@@ -73,19 +72,7 @@ package struct SchemaDrift {
         }
     }
 
-    /// The migrations whose steps make the expected schema, observer removed (quiet).
-    private let migrations: any CommandMigrations
-    /// The scratch database's key; nil on a layer that cannot encrypt.
-    private let scratchKey: DatabaseKey?
-
-    /// A drift check against `migrations`' steps (their observer is not called: the
-    /// scratch database's migrations are not the user's).
-    package init(migrations: any CommandMigrations, encrypts: Bool) {
-        var quiet = migrations
-        quiet.observer = nil
-        self.migrations = quiet
-        self.scratchKey = encrypts ? ScratchFolder.randomKey() : nil
-    }
+    package init() {}
 
     /// Compares the schema of `database` with what its applied steps make on an empty
     /// database.
@@ -110,19 +97,13 @@ package struct SchemaDrift {
     /// - Parameter modified: the applied steps whose files changed since, for the
     ///   sentence of a step that fails on the empty database (`ReplayFailure`).
     package func differences(of database: any CommandDatabase, upTo target: String?, modified: [String] = []) throws -> [SchemaDifference] {
-        let scratch = try ScratchFolder(purpose: "diff")
-        defer { withExtendedLifetime(scratch) {} }
-        let expected = try migrations.open(DatabaseRequest(path: scratch.path + "/expected.db", key: scratchKey, access: .create,
-                                                           lockTimeout: .seconds(5)))
-        if let target {
-            do {
-                _ = try expected.migrate(upTo: target, options: MigrateOptions())
-            } catch let failure as MigrationStepError {
-                throw ReplayFailure(failure: failure, edited: modified.contains(failure.identifier), latestApplied: target)
-            }
+        let expected: [SchemaDump.Object]
+        do {
+            expected = try database.replayedSchema(upTo: target)
+        } catch let failure as MigrationStepError {
+            throw ReplayFailure(failure: failure, edited: modified.contains(failure.identifier), latestApplied: target ?? failure.identifier)
         }
-        let expectedObjects = try expected.reading { try SchemaDump.objects(in: $0) }
-        let actualObjects = try database.reading { try SchemaDump.objects(in: $0) }
-        return SchemaDifference.between(expected: expectedObjects, actual: actualObjects)
+        let actual = try database.reading { try SchemaDump.objects(in: $0) }
+        return SchemaDifference.between(expected: expected, actual: actual)
     }
 }

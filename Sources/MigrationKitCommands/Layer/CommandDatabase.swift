@@ -115,6 +115,10 @@ package protocol CommandDatabase: AnyObject {
     func rollback(_ scope: RollbackScope, acceptModified: Set<String>) throws -> MigrationReport
     func baseline(upTo target: String) throws -> [String]
     func schemaChange() throws -> SchemaChange?
+    /// The schema the migrations up to `target` (none when nil) make on an empty
+    /// database, for `diff`'s drift and `baseline`'s proof; the database is only read.
+    /// Throws the `MigrationStepError` of a migration that fails there.
+    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object]
     func erase() throws
     func verificationReport() throws -> VerificationReport
     /// Runs `body` in a read of the database: its rows, for checks written once.

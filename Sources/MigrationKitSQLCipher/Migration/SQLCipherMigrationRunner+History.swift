@@ -25,7 +25,7 @@ extension SQLCipherMigrationRunner {
     /// database encrypted with the same key and settings, as GRDB does). Nil when the
     /// history matches.
     public func schemaChange(in writer: SQLCipherWriter) throws -> SchemaChange? {
-        try writer.read { db in try engine.schemaChange(db) { try replayedSchema(of: $0, keyedLike: writer) } }
+        try writer.read { db in try engine.schemaChange(db) { try replayedSchema(of: $0, configuredLike: writer) } }
     }
 
     /// Erases the database when its history no longer matches (see `schemaChange`),
@@ -48,21 +48,27 @@ extension SQLCipherMigrationRunner {
         try writer.writeWithoutTransaction { try engine.erase($0) }
     }
 
-    /// The canonical schema `steps` produce on an empty database encrypted like the
-    /// writer's, built in a private temporary folder removed afterwards.
-    func replayedSchema(of steps: [SQLCipherMigrationStep], keyedLike writer: SQLCipherWriter) throws -> String {
+    /// The schema `steps` produce, applied in order to an empty database in a private
+    /// temporary folder removed afterwards: what erase-on-schema-change and `diff`
+    /// compare a database with. Encrypted in the writer's format, with a random raw key
+    /// (the schema does not depend on the key, and no key is derived for it).
+    ///
+    /// - Throws: the `MigrationStepError` of a step that fails on the empty database.
+    package func replayedSchema(of steps: [SQLCipherMigrationStep], configuredLike writer: SQLCipherWriter) throws -> [SchemaDump.Object] {
         let replayFolder = try ScratchFolder(purpose: "replay")
         defer { withExtendedLifetime(replayFolder) {} }
         let folder = replayFolder.path
         var configuration = writer.configuration
         configuration.createIfMissing = true
         configuration.readOnly = false
-        let scratch = try SQLCipherWriter(path: folder + "/replay.db", key: writer.key, configuration: configuration)
+        let scratch = try SQLCipherWriter(path: folder + "/replay.db", key: writer.key.map { _ in ScratchFolder.randomKey() },
+                                          configuration: configuration)
+        defer { try? scratch.close() }
         var replay = try SQLCipherMigrationRunner(steps: steps, host: host, verifier: MigrationVerifier())
         replay.allowOutOfOrder = true
         // The steps' own effects only: no verification of the scratch copy.
         replay.host = MigrationHostIntegration(verifyIntegrity: { _ in }, verifyPostMigration: { _ in })
         try replay.migrate(in: scratch)
-        return try scratch.read { try SchemaDump.canonicalSQL(of: $0) }
+        return try scratch.read { try SchemaDump.objects(in: $0) }
     }
 }
