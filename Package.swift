@@ -183,11 +183,21 @@ let package = Package(
             name: "CLibSecretInterfaceCheck",
             dependencies: ["CLibSecret", "CLibSecretLoader"],
             path: "Tests/LibSecretInterfaceCheck"),
+        // The CLI tests' harness: the command tree run in the test process (`Tool`,
+        // `Workspace.run`), the built binary run as a child (`Binary`, `Guarded`), and what
+        // a refusal must look like.
+        .target(
+            name: "MigrationKitCLITestSupport",
+            dependencies: [
+                "MigrationKitCLI", "MigrationKitCommands", "MigrationKitSQLCipher", "MigrationKitSecrets",
+                "MigrationKitTestSupport",
+            ],
+            path: "Tests/CLITestSupport"),
         // Runs the built binaries as a user would; the command layer's own rules are
         // checked on the types.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
             "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommands", "MigrationKit", "MigrationKitSQLCipher",
-            "MigrationKitSecrets", "MigrationKitTestSupport",
+            "MigrationKitTestSupport", "MigrationKitCLITestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A child process for the key tests: libsecret caches its bus connection per

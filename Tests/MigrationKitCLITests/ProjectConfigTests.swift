@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitCLITestSupport
 import MigrationKitCommands
 import MigrationKitTestSupport
 import Testing
