@@ -10,31 +10,7 @@ import Glibc
 /// `migrate` over many databases at once (repeated --db-path, --db-glob, --jobs): each
 /// database all or nothing, one failure never stopping the others, keys per database
 /// from a `{name}` template, one summary.
-@Suite struct FleetMigrateTests {
-    /// A workspace with the sample migrations and `count` databases in `tenants/`, made
-    /// by the sqlcipher shell (a second client) with the workspace's key.
-    private func fleet(_ count: Int, key: (String) -> String? = { _ in nil }) throws -> (Workspace, [String]) {
-        let workspace = try Workspace()
-        try workspace.writeSampleMigrations()
-        try FileManager.default.createDirectory(atPath: workspace.path("tenants"), withIntermediateDirectories: true)
-        let paths = (0..<count).map { workspace.path("tenants/tenant\($0).db") }
-        for path in paths {
-            let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-            let made = try SQLCipherShell.run(path, key: key(name).map(TestKey.passphrase) ?? workspace.key, "CREATE TABLE seed (x); INSERT INTO seed VALUES (1);")
-            try #require(made.status == 0, "\(made.output)")
-        }
-        return (workspace, paths)
-    }
-
-    private func ledger(_ path: String, key: TestKey) throws -> String {
-        let result = try SQLCipherShell.run(path, key: key, "SELECT group_concat(identifier, ',') FROM (SELECT identifier FROM grdb_migrations ORDER BY identifier);")
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    private func migrate(_ workspace: Workspace, _ arguments: [String], environment: [String: String] = Binary.environment()) throws -> CommandResult {
-        try Tool.run(["migrate", "--password-file", workspace.keyFile, "--migrations", workspace.migrations] + arguments,
-                       environment: environment, directory: workspace.root)
-    }
+@Suite struct FleetMigrateTests: FleetMigrateHelpers {
 
     @Test func aGlobAndRepeatedPathsMigrateEveryDatabaseOnce() throws {
         let (workspace, paths) = try fleet(5)

@@ -14,27 +14,7 @@ import Glibc
 /// same files. Each in both journal modes: SQLite reads a WAL database only with a `-wal`
 /// and `-shm` beside it, which such a place cannot take or a reader could not remove.
 /// The databases are made by the configuration's `sqlcipher` shell.
-@Suite struct ReadOnlyMediaTests {
-    /// The journal modes of the databases each test reads.
-    private static let journalModes = ["delete", "wal"]
-
-    /// An app's database at `path` in `journalMode`, with three rows, closed cleanly.
-    private func appDatabase(_ path: String, key: TestKey, journalMode: String) throws {
-        let made = try SQLCipherShell.run(path, key: key, """
-            PRAGMA journal_mode = \(journalMode.uppercased());
-            CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
-            INSERT INTO notes (body) VALUES ('one'), ('two'), ('three');
-            PRAGMA user_version = 12;
-            """)
-        try #require(made.status == 0, "\(made.output)")
-    }
-
-    /// What a plaintext copy holds: its rows, user_version and journal mode, as the
-    /// shell reads them.
-    private func plaintext(_ path: String) throws -> String {
-        try SQLCipherShell.run(path, keyPragma: nil, "SELECT group_concat(body) FROM notes; PRAGMA user_version; PRAGMA journal_mode;").stdout
-    }
-
+@Suite struct ReadOnlyMediaTests: ReadOnlyMediaHelpers {
     @Test func decryptReadsADatabaseOnAReadOnlyFileSystem() throws {
         try requiringCapability {
             let workspace = try Workspace()

@@ -11,7 +11,7 @@ import Glibc
 /// the key is the file `$CREDENTIALS_DIRECTORY/NAME`, laid out here as systemd lays it
 /// out for a service with `LoadCredential=` (a folder of mode 0500 holding files of mode
 /// 0400), and, where systemd runs this machine, through a real transient unit.
-@Suite struct SystemdCredentialTests {
+@Suite struct SystemdCredentialTests: SystemdCredentialHelpers {
     /// A migrated workspace and a credentials folder holding its key as `db.key`.
     private func workspaceWithCredentials(_ names: [String: String]? = nil) throws -> (Workspace, String) {
         let workspace = try Workspace()
@@ -30,14 +30,6 @@ import Glibc
     /// Lets the workspace remove the folder again.
     private func reopen(_ folder: String) {
         _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
-    }
-
-    /// The environment of a service that loaded credentials into `folder`.
-    private func service(_ folder: String?, _ extra: [String: String] = [:]) -> [String: String] {
-        var environment = Binary.environment(extra)
-        environment.removeValue(forKey: "CREDENTIALS_DIRECTORY")
-        if let folder { environment["CREDENTIALS_DIRECTORY"] = folder }
-        return environment
     }
 
     private func status(_ workspace: Workspace, _ key: [String], environment: [String: String], json: Bool = false) throws -> CommandResult {
