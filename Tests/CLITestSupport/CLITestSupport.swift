@@ -87,9 +87,9 @@ public enum Binary {
 /// input, output and working folder (`CommandSurroundings`), so hundreds run at once
 /// without starting a process each. What only a process has — signals, exit by signal,
 /// a terminal, the umask, another user, resource limits, what C libraries print on
-/// descriptor 2 — is tested through the binary (`Binary.run`); CONTRIBUTING.md lists
-/// those tests. A run without `directory` works in a new empty folder, never in the
-/// folder the tests run from.
+/// descriptor 2 — is tested through the binary (`Binary.run`), in
+/// MigrationKitCLIProcessTests; CONTRIBUTING.md's table lists those tests. A run without
+/// `directory` works in a new empty folder, never in the folder the tests run from.
 public enum Tool {
     /// The tool's own host, but for what belongs to the process: the test process is not
     /// hardened, keeps its signals, and never turns on SQLCipher's process-wide memory
