@@ -23,7 +23,7 @@ check:
 # checking every database and key after each fault.
 SOAK_KILLS ?= 1000
 soak:
-	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh --filter 'CrashSafetyTests|KeyRotationTests
+	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh --filter 'CrashSafetyTests|KeyRotationTests'
 
 # Release-mode benchmarks against the sqlcipher shell (Benchmarks/README.md).
 bench:

@@ -183,12 +183,29 @@ let package = Package(
             name: "CLibSecretInterfaceCheck",
             dependencies: ["CLibSecret", "CLibSecretLoader"],
             path: "Tests/LibSecretInterfaceCheck"),
-        // Runs the built binaries as a user would; the command layer's own rules are
-        // checked on the types.
+        // The two CLI test targets' harness: the command tree run in the test process
+        // (`Tool`, `Workspace.run`), the built binary run as a child (`Binary`, `Guarded`),
+        // what a refusal must look like, and the helpers of suites split between them.
+        .target(
+            name: "MigrationKitCLITestSupport",
+            dependencies: [
+                "MigrationKitCLI", "MigrationKitCommands", "MigrationKitSQLCipher", "MigrationKitSecrets",
+                "MigrationKitTestSupport",
+            ],
+            path: "Tests/CLITestSupport"),
+        // The commands run in the test process (`Tool.run`), as an app embedding them runs
+        // them; the command layer's own rules are checked on the types. Never the binary.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
-            "migrationkit", "notes-migrate", "MigrationKitCLI", "MigrationKitCommands", "MigrationKit", "MigrationKitSQLCipher",
-            "MigrationKitSecrets", "MigrationKitTestSupport",
+            "MigrationKitCLI", "MigrationKitCommands", "MigrationKit", "MigrationKitSQLCipher",
+            "MigrationKitTestSupport", "MigrationKitCLITestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Runs the built binaries as a user would, for what only a process shows
+        // (CONTRIBUTING.md's table): signals, terminals, descriptors, other processes,
+        // hardening, users and the umask, traps, the process's own environment, linkage.
+        .testTarget(name: "MigrationKitCLIProcessTests", dependencies: [
+            "migrationkit", "notes-migrate", "MigrationKit", "MigrationKitSQLCipher",
+            "MigrationKitTestSupport", "MigrationKitCLITestSupport",
         ]),
         // A child process for the key tests: libsecret caches its bus connection per
         // process, and prompts need their own terminal, so those cases run out of process.

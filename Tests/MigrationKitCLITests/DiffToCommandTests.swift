@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKit
+import MigrationKitCLITestSupport
 import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitCLITestSupport
 import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
@@ -12,62 +13,6 @@ import Glibc
 /// and one `--json` document, the worst exit code, shards, reruns that change nothing
 /// twice, and kills and Ctrl-C that leave every tenant opening with one known key.
 @Suite struct FleetCommandsTests {
-    /// A fleet of `count` tenants in `tenants/`, each with its own raw key in
-    /// `keys/NAME.key`, migrated to the sample's two migrations.
-    private struct Fleet {
-        let workspace: Workspace
-        let paths: [String]
-        let keys: [TestKey]
-
-        /// - Parameter sqlcipher3: the tenants are in SQLCipher 3's format (as a SQLCipher 4
-        ///   library writes it with `cipher_compatibility = 3`).
-        init(_ count: Int, filler: Int = 0, sqlcipher3: Bool = false) throws {
-            let workspace = try Workspace()
-            try workspace.writeSampleMigrations()
-            for folder in ["tenants", "keys"] {
-                try FileManager.default.createDirectory(atPath: workspace.path(folder), withIntermediateDirectories: true)
-            }
-            self.workspace = workspace
-            paths = (0..<count).map { workspace.path("tenants/tenant\($0).db") }
-            keys = (0..<count).map { _ in TestKey.raw() }
-            for (index, key) in keys.enumerated() {
-                try workspace.write("keys/tenant\(index).key", key.text + "\n", mode: 0o600)
-                // Made by the shell, a second client; the filler makes a rekey take time.
-                let fill = filler == 0 ? "" : "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(filler)) INSERT INTO seed SELECT printf('row %d of filler text', x) FROM n;"
-                let made = try SQLCipherShell.run(paths[index], key: key, Self.format(sqlcipher3) + "CREATE TABLE seed (x); INSERT INTO seed VALUES ('first'); \(fill)")
-                try #require(made.status == 0, "\(made.output)")
-            }
-            let migrated = try run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--no-backup"]
-                + (sqlcipher3 && Self.isFour ? ["--cipher-compatibility", "3"] : []))
-            try #require(migrated.status == 0, "\(migrated.output)")
-        }
-
-        /// A command in the workspace's folder, with its migrations.
-        func run(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
-            try Tool.run(arguments + ["--migrations", workspace.migrations], stdin: stdin, directory: workspace.root)
-        }
-
-        static var isFour: Bool { (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 }
-
-        /// What the shell runs after the key to read or write SQLCipher 3's format.
-        static func format(_ sqlcipher3: Bool) -> String {
-            sqlcipher3 && isFour ? "PRAGMA cipher_compatibility = 3; " : ""
-        }
-
-        /// The rows of `seed`, read by the shell with `key` (in SQLCipher 3's format when
-        /// asked); nil when the key does not open it so.
-        func rows(_ index: Int, key: TestKey, sqlcipher3: Bool = false) throws -> Int? {
-            let result = try SQLCipherShell.run(paths[index], key: key, Self.format(sqlcipher3) + "SELECT count(*) FROM seed;")
-            return result.status == 0 ? Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) : nil
-        }
-
-        /// The databases a fleet document lists, by path, with each one's entry.
-        static func entries(_ stdout: String) throws -> [String: [String: Any]] {
-            let databases = try #require(try decodeJSON(stdout)["databases"] as? [[String: Any]])
-            return Dictionary(uniqueKeysWithValues: databases.map { ($0["database"] as? String ?? "", $0) })
-        }
-    }
-
     /// One folder per tenant (`tenants/<id>/main.db`): every tenant's `{name}` is
     /// `main`, so a rotation keyed by `{name}` would write one new key for all and delete
     /// the old key they all still need. It is refused before anything changes, naming
@@ -366,126 +311,6 @@ import Glibc
         #expect(copy.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(copy.output)")
     }
 
-    /// The keys a tenant's key files hold now: its current one and its new one, where
-    /// each file exists.
-    /// (docs/fleets.md) Its current key file, its new one, and the new key kept staged
-    /// beside that until it is published (`.tenantN.new.migrationkit-new-key`); each key
-    /// once.
-    private func keysOnDisk(_ fleet: Fleet, _ index: Int) throws -> [TestKey] {
-        var keys: [TestKey] = []
-        for file in keyFiles(fleet, index) where FileManager.default.fileExists(atPath: file) {
-            let key = TestKey(text: try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .newlines))
-            if !keys.contains(key) { keys.append(key) }
-        }
-        return keys
-    }
-
-    private func keyFiles(_ fleet: Fleet, _ index: Int) -> [String] {
-        ["keys/tenant\(index).key", "keys/tenant\(index).new", "keys/.tenant\(index).new.migrationkit-new-key"].map(fleet.workspace.path)
-    }
-
-    /// Key rotation over a fleet with generated keys, killed at a random moment once some
-    /// tenants are done and others are not, then run again: at every moment each tenant
-    /// opens with exactly one of the keys in its two files, with every row; the rerun
-    /// reuses the keys the killed run wrote and finishes what is left, deleting each old
-    /// key once its new one is proven.
-    @Test func aKilledKeyRotationLeavesEveryTenantOnOneKnownKeyAndTheRerunFinishes() throws {
-        let fleet = try Fleet(10, filler: 100_000)
-        let arguments = [Binary.migrationkit, "rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
-                         "--new-password-file", "keys/{name}.new", "--new-key", "generate", "--old-key", "delete", "--jobs", "2", "--no-backup"]
-        let process = try Guarded.launch(arguments, directory: fleet.workspace.root)
-        // Until two old keys are deleted, in the fleet's own order, then a random moment more.
-        func rotatedInOrder() -> Int {
-            fleet.paths.indices.prefix { !FileManager.default.fileExists(atPath: fleet.workspace.path("keys/tenant\($0).key")) }.count
-        }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning, ContinuousClock.now < deadline, rotatedInOrder() < 2 { usleep(2_000) }
-        var generator = SystemRandomNumberGenerator()
-        usleep(UInt32.random(in: 0...150_000, using: &generator))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        var rotated = 0
-        var written: [Int: TestKey] = [:]
-        for index in fleet.paths.indices {
-            let keys = try keysOnDisk(fleet, index)
-            let opening = try keys.filter { try fleet.rows(index, key: $0) == 100_001 }
-            #expect(opening.count == 1, "tenant\(index) opens with \(opening.count) of the \(keys.count) keys in its files")
-            if keys.count == 1, opening.first != fleet.keys[index] { rotated += 1 }
-            if let new = keys.last, new != fleet.keys[index] { written[index] = new }
-        }
-        try #require(rotated >= 2 && rotated < fleet.paths.count, "the kill did not land in the middle of the fleet (\(rotated) of \(fleet.paths.count) rotated)")
-        for index in written.keys {
-            for file in keyFiles(fleet, index).dropFirst() where FileManager.default.fileExists(atPath: file) {
-                let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
-                #expect(mode == 0o600, "\(file) is \(String(describing: mode))")
-            }
-        }
-
-        let rerun = try fleet.run(Array(arguments.dropFirst()))
-        #expect(rerun.status == 0, "\(rerun.output)")
-        #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count >= rotated, "\(rerun.stdout)")
-        for index in fleet.paths.indices {
-            let keys = try keysOnDisk(fleet, index)
-            #expect(keys.count == 1 && keys[0] != fleet.keys[index], "tenant\(index): \(keys.count) key files")
-            if let first = written[index] { #expect(keys.first == first, "tenant\(index)'s new key was made twice") }
-            #expect(try fleet.rows(index, key: keys[0]) == 100_001)
-            #expect(!rerun.output.contains(keys[0].text))
-        }
-        // The killed run's unfinished copies, and the keys it kept staged, are gone after the rerun.
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("tenants")).filter { !$0.hasSuffix(".db") }
-            + FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("keys")).filter { $0.contains("migrationkit") }
-        #expect(leftovers.isEmpty, "\(leftovers)")
-    }
-
-    /// `cipher-upgrade` over a fleet of SQLCipher 3 files, killed at a random moment once
-    /// some are upgraded, then run again: each tenant opens with its key in exactly one
-    /// of the two formats, with every row, and the rerun upgrades only what is left. On
-    /// SQLCipher 3, which cannot write the new format, the fleet is refused untouched.
-    @Test func aKilledFleetCipherUpgradeLeavesEveryTenantInOneFormatAndTheRerunFinishes() throws {
-        let fleet = try Fleet(10, filler: 100_000, sqlcipher3: true)
-        let arguments = [Binary.migrationkit, "cipher-upgrade", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
-                         "--jobs", "2", "--no-backup"]
-        guard Fleet.isFour else {
-            let before = fleet.paths.map { fleet.workspace.bytes($0) }
-            let refused = try fleet.run(Array(arguments.dropFirst()))
-            #expect(refused.exitCode == .usage, "\(refused.output)")
-            #expect(fleet.paths.map { fleet.workspace.bytes($0) } == before)
-            return
-        }
-        let process = try Guarded.launch(arguments, directory: fleet.workspace.root)
-        func upgradedInOrder() throws -> Int {
-            var count = 0
-            for index in fleet.paths.indices {
-                guard try fleet.rows(index, key: fleet.keys[index]) != nil else { break }
-                count += 1
-            }
-            return count
-        }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning, ContinuousClock.now < deadline, try upgradedInOrder() < 2 { usleep(5_000) }
-        var generator = SystemRandomNumberGenerator()
-        usleep(UInt32.random(in: 0...150_000, using: &generator))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        var upgraded = 0
-        for index in fleet.paths.indices {
-            let four = try fleet.rows(index, key: fleet.keys[index])
-            let three = try fleet.rows(index, key: fleet.keys[index], sqlcipher3: true)
-            #expect((four == nil) != (three == nil), "tenant\(index) opens in \(four == nil ? "neither" : "both") format")
-            #expect((four ?? three) == 100_001, "tenant\(index) has \(String(describing: four ?? three)) rows")
-            if four != nil { upgraded += 1 }
-        }
-        try #require(upgraded >= 2 && upgraded < fleet.paths.count, "the kill did not land in the middle of the fleet (\(upgraded) of \(fleet.paths.count) upgraded)")
-        let rerun = try fleet.run(Array(arguments.dropFirst()))
-        #expect(rerun.status == 0, "\(rerun.output)")
-        #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already in") }.count == upgraded, "\(rerun.stdout)")
-        for index in fleet.paths.indices {
-            #expect(try fleet.rows(index, key: fleet.keys[index]) == 100_001)
-        }
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("tenants")).filter { !$0.hasSuffix(".db") }
-        #expect(leftovers.isEmpty, "\(leftovers)")
-    }
-
     /// Generated keys go to each tenant's own Secret Service item when the new key
     /// options name one, and the old key files are deleted once each is proven.
     @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
@@ -504,33 +329,5 @@ import Glibc
         }
         let verify = try fleet.run(["verify", "--db-glob", "tenants/*.db", "--keychain-service", service, "--keychain-account", "{name}"])
         #expect(verify.status == 0 && verify.stdout.contains("3 done"), "\(verify.output)")
-    }
-
-    /// Ctrl-C on a terminal stops taking tenants: the ones running finish or are left as
-    /// they were, the rest are listed as not started, and the rerun finishes.
-    @Test func ctrlCOnATerminalStopsTheFleetAndSaysWhatIsLeft() throws {
-        let fleet = try Fleet(12, filler: 100_000)
-        let newKeys = fleet.paths.map { _ in TestKey.raw() }
-        for (index, key) in newKeys.enumerated() { try fleet.workspace.write("keys/tenant\(index).new", key.text + "\n", mode: 0o600) }
-        let arguments = ["rekey", "--db-glob", fleet.workspace.path("tenants/*.db"), "--password-file", fleet.workspace.path("keys/{name}.key"),
-                         "--new-password-file", fleet.workspace.path("keys/{name}.new"), "--jobs", "1", "--no-backup"]
-        var environment = Binary.environment()
-        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
-        let result = try PseudoTerminal.run([Binary.migrationkit] + arguments, environment: environment,
-                                            steps: [.init(expect: "databases done", send: "\u{03}")], timeout: 120)
-        #expect(result.status == 130 || result.signal == SIGINT, "\(result.transcript)")
-        #expect(result.transcript.contains("Stopped by SIGINT") && result.transcript.contains("never started"), "\(result.transcript)")
-        #expect(result.transcript.contains("not started"), "\(result.transcript)")
-        var onNewKey = 0
-        for index in fleet.paths.indices {
-            let old = try fleet.rows(index, key: fleet.keys[index])
-            let new = try fleet.rows(index, key: newKeys[index])
-            #expect((old == nil) != (new == nil) && (old ?? new) == 100_001, "tenant\(index)")
-            if new != nil { onNewKey += 1 }
-        }
-        #expect(onNewKey >= 1 && onNewKey < 12, "\(onNewKey) tenants rekeyed before Ctrl-C")
-        let rerun = try Tool.run(arguments, directory: fleet.workspace.root)
-        #expect(rerun.status == 0, "\(rerun.output)")
-        #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count == onNewKey, "\(rerun.stdout)")
     }
 }

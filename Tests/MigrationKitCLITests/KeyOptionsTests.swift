@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitCLITestSupport
 import MigrationKitTestSupport
 import Testing
 
@@ -141,21 +142,5 @@ import Testing
         #expect(absent.exitCode == .keyUnavailable)
         #expect(absent.stderr.contains(service))
         #expect(!absent.output.contains(workspace.key.secret))
-    }
-
-    @Test func withoutASessionBusTheKeyringErrorSaysWhatToStart() throws {
-        let workspace = try Workspace()
-        try workspace.writeSampleMigrations()
-        var environment = Binary.environment()
-        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
-        environment.removeValue(forKey: "DISPLAY")
-        environment["XDG_RUNTIME_DIR"] = workspace.root
-        // The binary: GLib reads the bus address from the process's own environment.
-        let result = try Binary.run(["migrate", "--db-path", workspace.database, "--migrations", workspace.migrations,
-                                     "--keychain-service", "app", "--keychain-account", "db"], environment: environment)
-        #expect(result.exitCode == .keyUnavailable)
-        #expect(!FileManager.default.fileExists(atPath: workspace.database))
-        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-        #expect(result.stderr.lowercased().contains("bus"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitCLITestSupport
 import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing

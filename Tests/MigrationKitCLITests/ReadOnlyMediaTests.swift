@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitCLITestSupport
 import MigrationKitTestSupport
 import Testing
 
@@ -13,27 +14,7 @@ import Glibc
 /// same files. Each in both journal modes: SQLite reads a WAL database only with a `-wal`
 /// and `-shm` beside it, which such a place cannot take or a reader could not remove.
 /// The databases are made by the configuration's `sqlcipher` shell.
-@Suite struct ReadOnlyMediaTests {
-    /// The journal modes of the databases each test reads.
-    private static let journalModes = ["delete", "wal"]
-
-    /// An app's database at `path` in `journalMode`, with three rows, closed cleanly.
-    private func appDatabase(_ path: String, key: TestKey, journalMode: String) throws {
-        let made = try SQLCipherShell.run(path, key: key, """
-            PRAGMA journal_mode = \(journalMode.uppercased());
-            CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
-            INSERT INTO notes (body) VALUES ('one'), ('two'), ('three');
-            PRAGMA user_version = 12;
-            """)
-        try #require(made.status == 0, "\(made.output)")
-    }
-
-    /// What a plaintext copy holds: its rows, user_version and journal mode, as the
-    /// shell reads them.
-    private func plaintext(_ path: String) throws -> String {
-        try SQLCipherShell.run(path, keyPragma: nil, "SELECT group_concat(body) FROM notes; PRAGMA user_version; PRAGMA journal_mode;").stdout
-    }
-
+@Suite struct ReadOnlyMediaTests: ReadOnlyMediaHelpers {
     @Test func decryptReadsADatabaseOnAReadOnlyFileSystem() throws {
         try requiringCapability {
             let workspace = try Workspace()
@@ -70,45 +51,6 @@ import Glibc
             #expect(fleet.status == 0, "\(fleet.output)")
             for mode in Self.journalModes { #expect(try plaintext(workspace.path("fleet-\(mode).db")) == "one,two,three\n12\n\(mode)\n", "fleet / \(mode)") }
             try expectUnchanged(before, "read-only file system / fleet")
-        }
-    }
-
-    /// Root reads and writes whatever the modes say, so these run the binary as nobody
-    /// when the tests run as root, and as the user themselves otherwise.
-    @Test func decryptReadsAReadOnlyFileAndAFileInAReadOnlyFolder() throws {
-        try requiringCapability {
-            let workspace = try Workspace()
-            let files = workspace.path("files")
-            let folder = workspace.path("folder")
-            let output = workspace.path("out")
-            for directory in [files, folder, output] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false) }
-            for mode in Self.journalModes {
-                try appDatabase(files + "/\(mode).db", key: workspace.key, journalMode: mode)
-                try appDatabase(folder + "/\(mode).db", key: workspace.key, journalMode: mode)
-            }
-            try Guarded.giveToUnprivileged(workspace.root)
-            for mode in Self.journalModes { #expect(chmod(files + "/\(mode).db", 0o444) == 0) }
-            #expect(chmod(folder, 0o555) == 0)
-            let before = [files: try TreeSnapshot(files), folder: try TreeSnapshot(folder)]
-            for place in [files, folder] {
-                for mode in Self.journalModes {
-                    let database = place + "/\(mode).db"
-                    let name = (place == files ? "0444-" : "0555-") + mode
-                    let decrypt = try Guarded.run(["decrypt", "--db-path", database, "--password-file", workspace.keyFile, "--output", output + "/\(name).db"],
-                                                  directory: workspace.root, timeout: 30, user: .unprivileged)
-                    #expect(decrypt.status == 0, "\(name): \(decrypt)")
-                    #expect(try plaintext(output + "/\(name).db") == "one,two,three\n12\n\(mode)\n", "\(name)")
-                    let status = try Guarded.run(["status", "--db-path", database, "--password-file", workspace.keyFile, "--migrations", workspace.migrations],
-                                                 directory: workspace.root, timeout: 30, user: .unprivileged)
-                    #expect(status.status == 0, "\(name): \(status)")
-                    try expectUnchanged(before[place]!, name)
-                }
-                let fleet = try Guarded.run(["decrypt", "--db-glob", place + "/*.db", "--password-file", workspace.keyFile,
-                                             "--output", output + "/fleet-{name}.db", "--force"],
-                                            directory: workspace.root, timeout: 30, user: .unprivileged)
-                #expect(fleet.status == 0, "fleet in \(place): \(fleet)")
-                try expectUnchanged(before[place]!, "fleet in \(place)")
-            }
         }
     }
 

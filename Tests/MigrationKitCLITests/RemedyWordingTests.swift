@@ -1,6 +1,7 @@
 import Foundation
 import MigrationKit
 @testable import MigrationKitCLI
+import MigrationKitCLITestSupport
 @testable import MigrationKitCommands
 import MigrationKitTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitCLITestSupport
 import MigrationKitTestSupport
 import Testing
 
@@ -10,7 +11,7 @@ import Glibc
 /// the key is the file `$CREDENTIALS_DIRECTORY/NAME`, laid out here as systemd lays it
 /// out for a service with `LoadCredential=` (a folder of mode 0500 holding files of mode
 /// 0400), and, where systemd runs this machine, through a real transient unit.
-@Suite struct SystemdCredentialTests {
+@Suite struct SystemdCredentialTests: SystemdCredentialHelpers {
     /// A migrated workspace and a credentials folder holding its key as `db.key`.
     private func workspaceWithCredentials(_ names: [String: String]? = nil) throws -> (Workspace, String) {
         let workspace = try Workspace()
@@ -29,14 +30,6 @@ import Glibc
     /// Lets the workspace remove the folder again.
     private func reopen(_ folder: String) {
         _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
-    }
-
-    /// The environment of a service that loaded credentials into `folder`.
-    private func service(_ folder: String?, _ extra: [String: String] = [:]) -> [String: String] {
-        var environment = Binary.environment(extra)
-        environment.removeValue(forKey: "CREDENTIALS_DIRECTORY")
-        if let folder { environment["CREDENTIALS_DIRECTORY"] = folder }
-        return environment
     }
 
     private func status(_ workspace: Workspace, _ key: [String], environment: [String: String], json: Bool = false) throws -> CommandResult {
@@ -133,25 +126,5 @@ import Glibc
         let large = try status(workspace, ["--systemd-credential", "large.key"], environment: service(folder))
         expectCleanFailure(large, .keyUnavailable, mentions: [folder + "/large.key", "4096"], "a credential larger than a key")
         #expect(!writable.output.contains(workspace.key.secret))
-    }
-
-    /// A real unit: `systemd-run` with `LoadCredential=`, where systemd is this machine's
-    /// init and the tests run as root (a container without systemd skips it).
-    @Test(.enabled(if: SystemdCredentialTests.systemdRunWorks, "needs systemd as PID 1 and root for systemd-run"))
-    func aTransientUnitWithLoadCredentialOpensTheDatabase() throws {
-        let workspace = try Workspace()
-        try workspace.writeSampleMigrations()
-        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
-        let run = try ChildProcess.run(["/usr/bin/systemd-run", "--wait", "--pipe", "--quiet", "--collect",
-                                        "-p", "LoadCredential=db.key:\(workspace.keyFile)",
-                                        Binary.migrationkit, "status", "--db-path", workspace.database, "--migrations", workspace.migrations,
-                                        "--systemd-credential", "db.key"], environment: service(nil), timeout: 60)
-        #expect(run.status == 0 && run.stdout.contains("2 applied"), "\(run.output)")
-        #expect(!run.output.contains(workspace.key.secret))
-    }
-
-    static var systemdRunWorks: Bool {
-        geteuid() == 0 && FileManager.default.fileExists(atPath: "/run/systemd/system")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-run")
     }
 }

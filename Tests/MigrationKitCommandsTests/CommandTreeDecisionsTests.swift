@@ -5,8 +5,8 @@ import Testing
 
 /// What the command tree decides by itself, whatever its database layer: how a fleet is
 /// shared out and reported, and how the project file is read. (The commands themselves
-/// are tested through the binaries of both layers: MigrationKitCLITests and the GRDB
-/// package's tests.)
+/// are tested through both layers: MigrationKitCLITests and MigrationKitCLIProcessTests,
+/// and the GRDB package's tests.)
 @Suite struct CommandTreeDecisionsTests {
     /// Every database falls in exactly one shard, by its name alone, whatever the folder
     /// that lists it; a share is the same when run again.

@@ -1,6 +1,7 @@
 import Foundation
 import MigrationKitTestSupport
 import MigrationKit
+import MigrationKitCLITestSupport
 import MigrationKitSQLCipher
 import Testing
 

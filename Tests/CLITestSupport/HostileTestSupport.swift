@@ -12,11 +12,11 @@ import Glibc
 // the checks every refusal must pass (one line, a documented exit code, no trap).
 
 /// What a guarded run of a child process produced.
-typealias GuardedResult = ChildProcessResult
+public typealias GuardedResult = ChildProcessResult
 
 extension ChildProcessResult: CustomStringConvertible {
     /// The `migrationkit: error: …` lines.
-    var errorLines: [String] {
+    public var errorLines: [String] {
         stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { $0.contains(": error: ") }
     }
 
@@ -24,7 +24,7 @@ extension ChildProcessResult: CustomStringConvertible {
     /// line, `warning:` lines, lint findings before a migrate and their `fix:` lines.
     /// A message broken over two lines (a newline in a file name or in SQLite's text)
     /// shows up here.
-    var strayErrorOutput: [String] {
+    public var strayErrorOutput: [String] {
         stderr.split(separator: "\n").map(String.init).filter { line in
             !(line.contains(": error: ") || line.hasPrefix("warning: ") || line.hasPrefix("  fix: ")
                 || line.range(of: #":[0-9]+: (warning|error)\["#, options: .regularExpression) != nil)
@@ -37,7 +37,7 @@ extension ChildProcessResult: CustomStringConvertible {
 }
 
 /// Who a child runs as.
-enum RunAs: Sendable {
+public enum RunAs: Sendable {
     /// This process's user.
     case current
     /// `nobody`: when the tests run as root (which reads and writes whatever the file
@@ -45,13 +45,13 @@ enum RunAs: Sendable {
     case unprivileged
 }
 
-enum Guarded {
+public enum Guarded {
     /// `nobody` and `nogroup` on Debian.
-    static let unprivilegedID: UInt32 = 65534
+    public static let unprivilegedID: UInt32 = 65534
 
-    static var isRoot: Bool { getuid() == 0 }
+    public static var isRoot: Bool { getuid() == 0 }
 
-    static let setpriv: String? = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    public static let setpriv: String? = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Runs `executable` with `arguments` and kills it (SIGKILL) at `timeout` seconds.
     ///
@@ -59,7 +59,7 @@ enum Guarded {
     ///   - umask: when given, the child runs under `sh -c 'umask …; exec …'`.
     ///   - user: `.unprivileged` runs it as nobody through setpriv when this process is
     ///     root; as anyone else the child already is unprivileged.
-    static func run(
+    public static func run(
         _ arguments: [String],
         executable: String = Binary.migrationkit,
         stdin: Data? = nil,
@@ -79,7 +79,7 @@ enum Guarded {
 
     /// Starts `command` and returns at once, its output discarded: a process to look at
     /// or to kill. `.unprivileged` runs it as nobody when root, as `run` does.
-    static func launch(_ command: [String], directory: String, user: RunAs = .current) throws -> Process {
+    public static func launch(_ command: [String], directory: String, user: RunAs = .current) throws -> Process {
         let command = try asUser(user, command)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
@@ -102,7 +102,7 @@ enum Guarded {
 
     /// Hands a tree to nobody (when root), so a child run `.unprivileged` owns its files
     /// and the modes the test sets are what decide.
-    static func giveToUnprivileged(_ path: String) throws {
+    public static func giveToUnprivileged(_ path: String) throws {
         guard isRoot else { return }
         let result = try run(["-R", "\(unprivilegedID):\(unprivilegedID)", path], executable: "/bin/chown", timeout: 30)
         guard result.status == 0 else { throw CapabilityMissing("chown to nobody failed: \(result.stderr)") }
@@ -110,14 +110,14 @@ enum Guarded {
 }
 
 /// A system capability a test needs and does not have (root's setpriv, a mount).
-struct CapabilityMissing: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct CapabilityMissing: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Runs `body`; when it reports a missing capability, the test is cancelled (reported
 /// as skipped, with the reason) or, under CI=true, fails: CI must test what we claim.
-func requiringCapability(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) throws {
+public func requiringCapability(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) throws {
     do {
         try body()
     } catch let missing as CapabilityMissing {
@@ -132,20 +132,20 @@ func requiringCapability(sourceLocation: SourceLocation = #_sourceLocation, _ bo
 /// Every entry under a folder, with its type, mode and content (see `digest`; a
 /// symbolic link's target; a FIFO is never opened). Two equal snapshots mean nothing
 /// was added, removed or changed.
-struct TreeSnapshot: Equatable {
-    struct Entry: Equatable, CustomStringConvertible {
-        let kind: String
-        let mode: mode_t
-        let size: Int64
-        let content: Data
+public struct TreeSnapshot: Equatable {
+    public struct Entry: Equatable, CustomStringConvertible {
+        public let kind: String
+        public let mode: mode_t
+        public let size: Int64
+        public let content: Data
 
-        var description: String { "\(kind) mode \(String(mode, radix: 8)) size \(size)" }
+        public var description: String { "\(kind) mode \(String(mode, radix: 8)) size \(size)" }
     }
 
-    let root: String
-    let entries: [String: Entry]
+    public let root: String
+    public let entries: [String: Entry]
 
-    init(_ root: String) throws {
+    public init(_ root: String) throws {
         self.root = root
         var entries: [String: Entry] = [:]
         try Self.walk(root, relative: "", into: &entries)
@@ -188,7 +188,7 @@ struct TreeSnapshot: Equatable {
     }
 
     /// What differs, one line per path, for a failure message.
-    func differences(to other: TreeSnapshot) -> [String] {
+    public func differences(to other: TreeSnapshot) -> [String] {
         var lines: [String] = []
         for path in Set(entries.keys).union(other.entries.keys).sorted() {
             switch (entries[path], other.entries[path]) {
@@ -204,7 +204,7 @@ struct TreeSnapshot: Equatable {
 }
 
 /// Expects `root` to hold exactly what `before` recorded.
-func expectUnchanged(_ before: TreeSnapshot, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
+public func expectUnchanged(_ before: TreeSnapshot, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
     let after = try TreeSnapshot(before.root)
     let differences = before.differences(to: after)
     #expect(differences.isEmpty, "\(context): the folder changed:\n\(differences.joined(separator: "\n"))", sourceLocation: sourceLocation)
@@ -214,7 +214,7 @@ func expectUnchanged(_ before: TreeSnapshot, _ context: String = "", sourceLocat
 
 /// Texts that must never be printed anywhere: Swift traps, stack traces, Foundation's
 /// error dumps, and the query MigrationKit proves a key with.
-let forbiddenOutput = [
+public let forbiddenOutput = [
     "Fatal error", "Unexpected failure", "Stack dump", "Current stack trace", "Illegal instruction",
     "Segmentation fault", "Trace/breakpoint", "Error Domain=", "NSCocoaErrorDomain", "sqlite_master",
 ]
@@ -222,7 +222,7 @@ let forbiddenOutput = [
 /// SQLite's own messages (lowercase, as SQLite words them), which must never stand in
 /// for a MigrationKit sentence: forbidden right after a `: `, where an error that
 /// escaped unexplained would show them.
-let rawSQLiteMessages = [
+public let rawSQLiteMessages = [
     "file is encrypted or is not a database", "file is not a database", "database disk image is malformed",
     "unable to open database file", "database or disk is full", "disk I/O error",
     "attempt to write a readonly database", "not an error",
@@ -231,7 +231,7 @@ let rawSQLiteMessages = [
 /// Expects a clean refusal: finished in time, the documented exit code, exactly one
 /// one-line `migrationkit: error:` on standard error mentioning each of `mentions`,
 /// nothing forbidden anywhere.
-func expectCleanFailure(
+public func expectCleanFailure(
     _ result: GuardedResult, _ code: CLIExitCodeValue, mentions: [String] = [], _ context: String,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
@@ -258,7 +258,7 @@ func expectCleanFailure(
 /// The documented exit codes (`CLIExitCode` in Sources/MigrationKitCLI/CLIExitCode.swift),
 /// written out here on purpose rather than imported: a change to the numbers in the
 /// source must fail these tests. (Printed by case name.)
-enum CLIExitCodeValue: Int32 {
+public enum CLIExitCodeValue: Int32 {
     case success = 0, failure = 1, migrationFailed = 2, verificationFailed = 3, wrongKeyOrNotADatabase = 4
     case keyUnavailable = 5, pendingMigrations = 6, refused = 7, locked = 8, fileError = 9, damaged = 10, usage = 64
     case hungUp = 129, interrupted = 130, terminated = 143
@@ -267,18 +267,18 @@ enum CLIExitCodeValue: Int32 {
 extension ChildProcessResult {
     /// The exit status as a documented code: nil for an undocumented number, and for
     /// a process that ended on a signal (whose number must never pass for a code).
-    var exitCode: CLIExitCodeValue? { signaled ? nil : CLIExitCodeValue(rawValue: status) }
+    public var exitCode: CLIExitCodeValue? { signaled ? nil : CLIExitCodeValue(rawValue: status) }
 }
 
 extension PseudoTerminal.Result {
     /// The exit status as a documented code: nil for an undocumented number, and for
     /// a program a signal ended.
-    var exitCode: CLIExitCodeValue? { status.flatMap(CLIExitCodeValue.init(rawValue:)) }
+    public var exitCode: CLIExitCodeValue? { status.flatMap(CLIExitCodeValue.init(rawValue:)) }
 }
 
 /// With `--json`, a refusal prints `{"error": {kind, message, exitCode}}` on standard
 /// output whose exit code and message match what standard error said.
-func expectJSONError(_ result: GuardedResult, _ code: CLIExitCodeValue, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+public func expectJSONError(_ result: GuardedResult, _ code: CLIExitCodeValue, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
     #expect(result.status == code.rawValue, "\(context): \(result)", sourceLocation: sourceLocation)
     let document = try decodeJSON(result.stdout, sourceLocation: sourceLocation)
     let error = try #require(document["error"] as? [String: Any], "\(context): \(result.stdout)", sourceLocation: sourceLocation)
@@ -292,14 +292,14 @@ func expectJSONError(_ result: GuardedResult, _ code: CLIExitCodeValue, _ contex
 
 /// A tiny tmpfs (or, where tmpfs cannot be mounted, a loop-mounted ext2 image) to fill
 /// up: the only honest way to see what a full disk does. Needs root (CAP_SYS_ADMIN).
-final class SmallDisk {
-    let path: String
+public final class SmallDisk {
+    public let path: String
     /// "tmpfs" or "loop".
-    private(set) var kind = "tmpfs"
+    public private(set) var kind = "tmpfs"
     private var image: String?
 
     /// `MIGRATIONKIT_TEST_SMALL_DISK=loop` forces the loop-device fallback, to test it.
-    init(at path: String, kilobytes: Int) throws {
+    public init(at path: String, kilobytes: Int) throws {
         self.path = path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let forceLoop = ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_SMALL_DISK"] == "loop"
@@ -331,7 +331,7 @@ final class SmallDisk {
     }
 
     /// Writes zeros until the disk is full.
-    func fill() throws {
+    public func fill() throws {
         let filler = path + "/filler"
         guard FileManager.default.createFile(atPath: filler, contents: nil) else { throw CapabilityMissing("cannot create a file on the small disk") }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
@@ -349,7 +349,7 @@ final class SmallDisk {
 
     /// Makes it a read-only file system, as media, a read-only snapshot or a backup
     /// volume are: even root cannot write there.
-    func remountReadOnly() throws {
+    public func remountReadOnly() throws {
         let remount = try Guarded.run(["-o", "remount,ro", path], executable: "/bin/mount", timeout: 30)
         guard remount.status == 0 else {
             throw CapabilityMissing("the small file system cannot be remounted read-only: \(remount.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
@@ -359,7 +359,7 @@ final class SmallDisk {
     private var mounted = false
 
     /// Unmounts (lazily if something still holds it) and removes the image, once.
-    func unmount() {
+    public func unmount() {
         guard mounted else { return }
         mounted = false
         if (try? Guarded.run([path], executable: "/bin/umount", timeout: 30))?.status != 0 {
@@ -376,14 +376,14 @@ final class SmallDisk {
 /// The `sqlcipher` shell holding a database in a read transaction until `end()`: another
 /// connection whose lock a writer must wait for (SQLCipher's rekey then returns OK and
 /// changes nothing).
-final class ShellInReadTransaction {
-    let process = Process()
+public final class ShellInReadTransaction {
+    public let process = Process()
     private let input = Pipe()
     private var ended = false
 
     /// Starts the shell on `database`, keyed with `key`, reading `table` in a transaction,
     /// and waits until it holds its lock.
-    init(_ database: String, key: TestKey, reading table: String) throws {
+    public init(_ database: String, key: TestKey, reading table: String) throws {
         process.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
         process.arguments = ["-batch", database]
         process.standardInput = input
@@ -397,13 +397,13 @@ final class ShellInReadTransaction {
         }
     }
 
-    struct NeverLocked: Error, CustomStringConvertible {
-        let database: String
-        var description: String { "the shell never took its read lock on \(database)" }
+    public struct NeverLocked: Error, CustomStringConvertible {
+        public let database: String
+        public var description: String { "the shell never took its read lock on \(database)" }
     }
 
     /// Ends the transaction and the shell.
-    func end() {
+    public func end() {
         guard !ended else { return }
         ended = true
         input.fileHandleForWriting.write(Data("COMMIT;\n".utf8))

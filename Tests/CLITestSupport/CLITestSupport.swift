@@ -11,13 +11,13 @@ import Glibc
 #endif
 
 /// The result of one run of a built binary.
-typealias CommandResult = ChildProcessResult
+public typealias CommandResult = ChildProcessResult
 
 /// Runs the built `migrationkit` (or another product) the way a user would: a real
 /// process, its own arguments, environment and standard input.
-enum Binary {
+public enum Binary {
     /// The build's products folder: where the test bundle itself lives.
-    static let productsDirectory: URL = {
+    public static let productsDirectory: URL = {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var directory = testBinary.deletingLastPathComponent()
         // Swift Testing may run from inside an .xctest bundle folder.
@@ -28,11 +28,11 @@ enum Binary {
         return directory
     }()
 
-    static var migrationkit: String { productsDirectory.appendingPathComponent("migrationkit").path }
+    public static var migrationkit: String { productsDirectory.appendingPathComponent("migrationkit").path }
 
     /// An environment without any key source a test did not ask for, and never the
     /// person's own keyring unless the harness set up a private one.
-    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    public static func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "MIGRATIONKIT_PASSWORD")
         // The settings variables of the person running the tests (MIGRATIONKIT_DB_PATH,
@@ -48,7 +48,7 @@ enum Binary {
     /// Every variable `migrationkit` reads settings from (docs/configuration.md), and
     /// every one the documentation's tables name (a new key source's, from its row in
     /// docs/security-model.md).
-    static let settingsVariables = Array(Set([
+    public static let settingsVariables = Array(Set([
         "db-path", "migrations", "password-file", "keychain-service", "keychain-account", "plaintext",
         "cipher-compatibility", "kdf-iter", "cipher-page-size", "cipher-kdf-algorithm", "cipher-hmac-algorithm",
         "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "memory-security", "config", "database",
@@ -56,10 +56,10 @@ enum Binary {
 
     /// The articles whose tables name the settings variables: the settings table and the
     /// key sources' table.
-    static let settingsArticles = ["docs/configuration.md", "docs/security-model.md"]
+    public static let settingsArticles = ["docs/configuration.md", "docs/security-model.md"]
 
     /// The `MIGRATIONKIT_*` names in those articles' table rows.
-    static var documentedTableVariables: [String] {
+    public static var documentedTableVariables: [String] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let text = settingsArticles.compactMap { try? String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }
@@ -70,7 +70,7 @@ enum Binary {
     }
 
     @discardableResult
-    static func run(
+    public static func run(
         _ arguments: [String],
         executable: String = migrationkit,
         stdin: String? = nil,
@@ -87,23 +87,23 @@ enum Binary {
 /// input, output and working folder (`CommandSurroundings`), so hundreds run at once
 /// without starting a process each. What only a process has — signals, exit by signal,
 /// a terminal, the umask, another user, resource limits, what C libraries print on
-/// descriptor 2 — is tested through the binary (`Binary.run`); CONTRIBUTING.md lists
-/// those tests. A run without `directory` works in a new empty folder, never in the
-/// folder the tests run from.
-enum Tool {
+/// descriptor 2 — is tested through the binary (`Binary.run`), in
+/// MigrationKitCLIProcessTests; CONTRIBUTING.md's table lists those tests. A run without
+/// `directory` works in a new empty folder, never in the folder the tests run from.
+public enum Tool {
     /// The tool's own host, but for what belongs to the process: the test process is not
     /// hardened, keeps its signals, and never turns on SQLCipher's process-wide memory
     /// security (which would slow every later test down).
-    static let host = MigrationCLIHost(hardensProcess: false, cipherMemorySecurity: false, stopsGracefully: false)
+    public static let host = MigrationCLIHost(hardensProcess: false, cipherMemorySecurity: false, stopsGracefully: false)
 
     /// Variables read from the process itself, not through the command's environment:
     /// GLib's session bus and folders, Foundation's temporary folder. A test that
     /// changes them needs the binary.
-    static let processOnlyVariables = ["DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "TMPDIR"]
+    public static let processOnlyVariables = ["DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "TMPDIR"]
 
     /// The environment a command run here sees, as `Binary.environment` gives a child:
     /// nothing of the person's key or settings variables.
-    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    public static func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = Binary.environment(extra)
         // The bus is the process's in any case: only say so when a test changes it.
         for name in processOnlyVariables where extra[name] == nil {
@@ -113,7 +113,7 @@ enum Tool {
     }
 
     @discardableResult
-    static func run(
+    public static func run(
         _ arguments: [String],
         stdin: String? = nil,
         environment: [String: String] = Tool.environment(),
@@ -176,14 +176,14 @@ private final class StandardInputPipe: @unchecked Sendable {
 }
 
 /// A scratch folder with a database path, a key file and a migrations folder.
-final class Workspace: @unchecked Sendable {
-    let root: String
+public final class Workspace: @unchecked Sendable {
+    public let root: String
     /// The key its key file holds.
-    let key: TestKey
+    public let key: TestKey
 
     /// - Parameter key: the key file's key; by default a new random raw key (see
     ///   `TestKey`), so a database from another workspace does not open by accident.
-    init(key: TestKey = .raw()) throws {
+    public init(key: TestKey = .raw()) throws {
         self.key = key
         root = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/Migrations", withIntermediateDirectories: true)
@@ -191,54 +191,54 @@ final class Workspace: @unchecked Sendable {
     }
 
     /// A workspace whose key file holds a passphrase, for tests of key derivation.
-    convenience init(passphrase: String) throws {
+    public convenience init(passphrase: String) throws {
         try self.init(key: .passphrase(passphrase))
     }
 
     /// The key as the library takes it, to open the workspace's databases directly.
-    var databaseKey: DatabaseKey { key.databaseKey }
+    public var databaseKey: DatabaseKey { key.databaseKey }
 
-    var database: String { root + "/app.db" }
-    var keyFile: String { root + "/key" }
-    var migrations: String { root + "/Migrations" }
+    public var database: String { root + "/app.db" }
+    public var keyFile: String { root + "/key" }
+    public var migrations: String { root + "/Migrations" }
 
-    func path(_ name: String) -> String { root + "/" + name }
+    public func path(_ name: String) -> String { root + "/" + name }
 
-    func write(_ name: String, _ text: String, mode: Int = 0o644) throws {
+    public func write(_ name: String, _ text: String, mode: Int = 0o644) throws {
         let path = root + "/" + name
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
     }
 
-    func migration(_ name: String, _ text: String) throws {
+    public func migration(_ name: String, _ text: String) throws {
         try write("Migrations/" + name, text)
     }
 
     /// The standard options: this workspace's database, key file and migrations.
-    func options(_ extra: [String] = []) -> [String] {
+    public func options(_ extra: [String] = []) -> [String] {
         ["--db-path", database, "--password-file", keyFile, "--migrations", migrations] + extra
     }
 
     /// `migrationkit <command> <standard options> <extra>`, run in this process (`Tool`)
     /// from the workspace's folder.
     @discardableResult
-    func run(_ command: String, _ extra: [String] = [], stdin: String? = nil, environment: [String: String] = Tool.environment(),
+    public func run(_ command: String, _ extra: [String] = [], stdin: String? = nil, environment: [String: String] = Tool.environment(),
              sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
         try Tool.run([command] + options(extra), stdin: stdin, environment: environment, directory: root, sourceLocation: sourceLocation)
     }
 
     /// The same through the built binary, for a test whose subject is the process.
     @discardableResult
-    func runBinary(_ command: String, _ extra: [String] = [], stdin: String? = nil, environment: [String: String] = Binary.environment()) throws -> CommandResult {
+    public func runBinary(_ command: String, _ extra: [String] = [], stdin: String? = nil, environment: [String: String] = Binary.environment()) throws -> CommandResult {
         try Binary.run([command] + options(extra), stdin: stdin, environment: environment, directory: root)
     }
 
-    func bytes(_ path: String) -> Data? {
+    public func bytes(_ path: String) -> Data? {
         FileManager.default.contents(atPath: path)
     }
 
     /// Writes the bookshelf story's first migrations.
-    func writeSampleMigrations() throws {
+    public func writeSampleMigrations() throws {
         try migration("0001_authors.sql", """
             -- migrate:up
             CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -260,11 +260,11 @@ final class Workspace: @unchecked Sendable {
 
 extension TestKey {
     /// The key as the library takes it.
-    var databaseKey: DatabaseKey { DatabaseKey(keyText: SecretBytes(copying: Array(text.utf8))) }
+    public var databaseKey: DatabaseKey { DatabaseKey(keyText: SecretBytes(copying: Array(text.utf8))) }
 }
 
 /// Decodes a command's JSON output.
-func decodeJSON(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+public func decodeJSON(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
     let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
     return try #require(object as? [String: Any], sourceLocation: sourceLocation)
 }
@@ -274,7 +274,7 @@ func decodeJSON(_ text: String, sourceLocation: SourceLocation = #_sourceLocatio
 /// guessed how long the process takes to start and derive its key, which a loaded
 /// machine and SQLCipher 4's costlier derivation can outlast. False if `process`
 /// ended or `timeout` passed first.
-func waitForChangeNote(of database: String, saying activity: String, from process: Process,
+public func waitForChangeNote(of database: String, saying activity: String, from process: Process,
                        timeout: Duration = .seconds(60)) -> Bool {
     let deadline = ContinuousClock.now + timeout
     let note = ChangeNote.path(for: database)
@@ -291,7 +291,7 @@ func waitForChangeNote(of database: String, saying activity: String, from proces
 /// otherwise any lock (a WAL reader's on `-shm`). A sleep instead guessed how long a
 /// process takes to get there, which a loaded machine can outlast. False if `timeout`
 /// passed first.
-func waitForLock(on path: String, heldBy pid: Int32, sqliteExclusive: Bool = false, timeout: Duration = .seconds(60)) -> Bool {
+public func waitForLock(on path: String, heldBy pid: Int32, sqliteExclusive: Bool = false, timeout: Duration = .seconds(60)) -> Bool {
     let sharedFirstByte: UInt64 = 0x4000_0002
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
@@ -317,20 +317,20 @@ func waitForLock(on path: String, heldBy pid: Int32, sqliteExclusive: Bool = fal
 }
 
 /// Whether the keyring harness gave this run its own Secret Service.
-var hasTestKeyring: Bool { ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_KEYRING"] == "1" }
-var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+public var hasTestKeyring: Bool { ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_KEYRING"] == "1" }
+public var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
 /// docs/fleets.md, whose recipes the fleet tests run.
-enum FleetsArticle {
+public enum FleetsArticle {
     /// Merges shard documents with the article's `jq -s '…'` line, as a reader would.
-    static func merge(_ documents: [String]) throws -> [String: Any] {
+    public static func merge(_ documents: [String]) throws -> [String: Any] {
         let merged = try runMerge(documents)
         try #require(merged.status == 0, "\(merged.output)")
         return try decodeJSON(merged.stdout)
     }
 
     /// The article's `jq` line run on `documents`, whatever it ends with.
-    static func runMerge(_ documents: [String]) throws -> ChildProcessResult {
+    public static func runMerge(_ documents: [String]) throws -> ChildProcessResult {
         let article = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/fleets.md"), encoding: .utf8)
         let recipe = try #require(article.split(separator: "\n").first { $0.hasPrefix("jq -s '") }, "docs/fleets.md has no jq -s recipe")

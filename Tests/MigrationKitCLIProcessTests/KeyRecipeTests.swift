@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKitCLITestSupport
 import MigrationKitTestSupport
 import Testing
 
@@ -180,23 +181,5 @@ import Testing
         ])
         #expect(match.status == 0, "\(match.transcript)")
         #expect(workspace.bytes(workspace.database)?.prefix(6) != Data("SQLite".utf8))
-    }
-}
-
-@Suite struct KeyDeleteTests {
-    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
-    func deletingAMissingKeyIsDoneNotAnError() throws {
-        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
-        let service = "org.migrationkit.tests.delete.\(UUID().uuidString)"
-        let item = ["--keychain-service", service, "--keychain-account", "db"]
-        #expect(try Tool.run(["key", "generate"] + item).status == 0)
-        let first = try Tool.run(["key", "delete", "--json"] + item)
-        #expect(first.status == 0, "\(first.output)")
-        #expect(try decodeJSON(first.stdout)["deleted"] as? Bool == true)
-        let again = try Tool.run(["key", "delete", "--json"] + item)
-        #expect(again.status == 0, "\(again.output)")
-        #expect(try decodeJSON(again.stdout)["deleted"] as? Bool == false)
-        let text = try Tool.run(["key", "delete"] + item)
-        #expect(text.status == 0 && text.stdout.contains("nothing to delete"), "\(text.output)")
     }
 }
