@@ -3,6 +3,7 @@ import MigrationKit
 @testable import MigrationKitCLI
 @testable import MigrationKitCommands
 import MigrationKitSQLCipher
+import MigrationKitCLITestSupport
 import MigrationKitTestSupport
 import Testing
 #if canImport(Glibc)

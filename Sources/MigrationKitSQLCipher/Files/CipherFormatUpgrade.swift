@@ -215,11 +215,10 @@ public enum CipherFormatUpgrade {
             try leaveWAL(source)
         }
         try source.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
-        let expected = try DatabaseEncryption.summary(of: source)
-        let schema = try SchemaDump.objects(in: source, includingBookkeeping: true)
+        let expected = try DatabaseContent(reading: source)
         try export(replacement.database, settings: source.cipherSettings, key: key, to: replacement.temporary, newSettings: newSettings,
                    summary: expected, busyTimeout: busyTimeout)
-        let proven = try prove(replacement.temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected, schema: schema,
+        let proven = try prove(replacement.temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected,
                                source: source, makeWAL: makingWAL, busyTimeout: busyTimeout)
         try beforeReplacing()
         try replacement.complete()
@@ -254,7 +253,7 @@ public enum CipherFormatUpgrade {
     /// Writes the new file from a second connection to the database (see the type's
     /// comment), in the settings the first one found.
     private static func export(_ path: String, settings: CipherSettings, key: DatabaseKey, to temporary: String, newSettings: CipherSettings,
-                               summary: DatabaseEncryption.ExportSummary, busyTimeout: Duration) throws {
+                               summary: DatabaseContent, busyTimeout: Duration) throws {
         var configuration = SQLCipherConfiguration()
         configuration.createIfMissing = false
         configuration.foreignKeysEnabled = false
@@ -269,7 +268,7 @@ public enum CipherFormatUpgrade {
     /// (a WAL file's -wal and -shm go with its last connection).
     private static func prove(
         _ temporary: String, key: DatabaseKey, newSettings: CipherSettings, wanted: EffectiveCipherSettings,
-        expected: DatabaseEncryption.ExportSummary, schema: [SchemaDump.Object], source: SQLCipherDatabase,
+        expected: DatabaseContent, source: SQLCipherDatabase,
         makeWAL: Bool, busyTimeout: Duration
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
         func discarded(_ problem: String) -> SQLCipherError {
@@ -313,16 +312,12 @@ public enum CipherFormatUpgrade {
                                      path: source.path)
                     : discarded("fails foreign_key_check")
             }
-            guard try SchemaDump.objects(in: copy, includingBookkeeping: true) == schema else { throw discarded("has another schema than the original") }
-            let actual = try DatabaseEncryption.summary(of: copy)
-            guard actual.rowCounts == expected.rowCounts else { throw discarded("has other row counts than the original") }
-            guard actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID else {
-                throw discarded("has another user_version or application_id than the original")
-            }
+            let actual = try DatabaseContent(reading: copy)
+            if let difference = actual.difference(from: expected) { throw discarded("has \(difference) than the original") }
             if makeWAL, try copy.fetchString(sql: "PRAGMA journal_mode = WAL")?.lowercased() != "wal" {
                 throw discarded("could not be put in WAL mode like the original")
             }
-            return (settings, actual)
+            return (settings, DatabaseEncryption.ExportSummary(actual))
         }()
         for suffix in ["-wal", "-shm", "-journal"] where FileProbe(path: temporary + suffix).kind != .missing {
             throw discarded("is still in use (its \(suffix) file remains after it was closed)")

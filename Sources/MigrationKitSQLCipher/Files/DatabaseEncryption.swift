@@ -158,13 +158,10 @@ public enum DatabaseEncryption {
         guard let original = try? SQLCipherOpener.open(path: source, key: key, configuration: sourceConfiguration) else { return nil }
         defer { original.close() }
         guard DatabaseChecks.quickCheck(exported).passed,
-              let summary = try? Self.summary(of: exported), let expected = try? Self.summary(of: original),
-              summary.rowCounts == expected.rowCounts, summary.userVersion == expected.userVersion,
-              summary.applicationID == expected.applicationID, summary.autoVacuum == expected.autoVacuum,
-              let schema = try? SchemaDump.objects(in: exported, includingBookkeeping: true),
-              let expectedSchema = try? SchemaDump.objects(in: original, includingBookkeeping: true), schema == expectedSchema
+              let content = try? DatabaseContent(reading: exported), let expected = try? DatabaseContent(reading: original),
+              content.difference(from: expected) == nil
         else { return nil }
-        return summary
+        return ExportSummary(content)
     }
 
     /// Re-encrypts the database at `path` from `oldKey` to `newKey`, then reopens it
@@ -347,9 +344,8 @@ public enum DatabaseEncryption {
                                  path: destination)
         }
         do {
-            let (expected, expectedSchema, journalMode) = try naming(source.path) {
-                (try summary(of: source), try SchemaDump.objects(in: source, includingBookkeeping: true),
-                 try source.fetchString(sql: "PRAGMA main.journal_mode")?.lowercased())
+            let (expected, journalMode) = try naming(source.path) {
+                (try DatabaseContent(reading: source), try source.fetchString(sql: "PRAGMA main.journal_mode")?.lowercased())
             }
             do {
                 try export(source, to: target, key: key, cipher: cipher, summary: expected)
@@ -360,30 +356,28 @@ public enum DatabaseEncryption {
                 throw error.at(path: unreadable ? source.path : destination)
             }
             let configuration = existing(cipher: cipher)
-            let (actual, actualSchema) = try {
+            let (written, actual) = try { () throws -> (ExportSummary, DatabaseContent) in
                 // Closed before the rename below: a WAL copy's connection takes its -wal
                 // and -shm away with it, under the name they were made for.
                 let copy = try SQLCipherOpener.open(path: target, key: key, configuration: configuration)
                 // sqlcipher_export writes a rollback-journal database; a WAL source gives
                 // a WAL copy (the mode is stored in the file, and apps rely on it).
                 if journalMode == "wal" { try copy.execute(sql: "PRAGMA journal_mode = WAL") }
-                var written = try summary(of: copy)
+                let content = try DatabaseContent(reading: copy)
+                var written = ExportSummary(content)
                 if let key {
                     written.cipher = try EffectiveCipherSettings.read(from: copy)
                     written.cipher?.rawKey = key.kind == .rawKey
                 }
-                return (written, try SchemaDump.objects(in: copy, includingBookkeeping: true))
+                return (written, content)
             }()
-            guard actual.rowCounts == expected.rowCounts, actualSchema == expectedSchema,
-                  actual.userVersion == expected.userVersion, actual.applicationID == expected.applicationID,
-                  actual.autoVacuum == expected.autoVacuum
-            else {
+            if let difference = actual.difference(from: expected) {
                 throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
-                                     message: "The exported copy does not match the original (row counts or schema differ), so it was discarded; the original is unchanged.",
+                                     message: "The exported copy has \(difference) than the original, so it was discarded; the original is unchanged.",
                                      path: destination)
             }
             if let replacement { try replacement.complete() } else { try DurableFile.synchronize(target) }
-            return actual
+            return written
         } catch {
             DurableFile.removeIfPresent(target)
             throw error
@@ -403,7 +397,7 @@ public enum DatabaseEncryption {
 
     /// Exports `source` into a new (empty) file at `path`, with the header fields of
     /// `summary` that `sqlcipher_export` does not copy.
-    static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: ExportSummary) throws {
+    static func export(_ source: SQLCipherDatabase, to path: String, key: DatabaseKey?, cipher: CipherSettings, summary: DatabaseContent) throws {
         let attach = try source.prepare("ATTACH DATABASE ? AS \(exportSchema) KEY ?")
         // KEY '' attaches a plaintext database; a key is bound straight from wiped storage.
         try attach.bind([.text(SQLiteFileURI.plainPath(path)), .text("")])
@@ -430,12 +424,12 @@ public enum DatabaseEncryption {
         try source.execute(sql: "PRAGMA \(exportSchema).user_version = \(summary.userVersion)")
         try source.execute(sql: "PRAGMA \(exportSchema).application_id = \(summary.applicationID)")
     }
+}
 
-    static func summary(of database: SQLCipherDatabase) throws -> ExportSummary {
-        ExportSummary(
-            rowCounts: try database.tableRowCounts(),
-            userVersion: try database.fetchInt(sql: "PRAGMA main.user_version") ?? 0,
-            applicationID: try database.fetchInt(sql: "PRAGMA main.application_id") ?? 0,
-            autoVacuum: try database.fetchInt(sql: "PRAGMA main.auto_vacuum") ?? 0)
+extension DatabaseEncryption.ExportSummary {
+    /// What `content` holds, its cipher settings unread.
+    init(_ content: DatabaseContent) {
+        self.init(rowCounts: content.rowCounts, userVersion: content.userVersion, applicationID: content.applicationID,
+                  autoVacuum: content.autoVacuum, cipher: nil)
     }
 }
