@@ -17,7 +17,7 @@ package enum ExitCodeDecision {
     package static func exitCode(for error: any Error) -> CLIExitCode {
         switch error {
         case let error as CLIError:
-            return error.exitCode
+            return exitCode(for: error.reason)
         case let error as DescribedDatabaseError:
             return exitCode(forDatabaseError: error.kind, resultCode: error.resultCode)
         case let error as FileOperationError:
@@ -38,6 +38,26 @@ package enum ExitCodeDecision {
             // A prompt a signal interrupted is a stopped run (129, 130 or 143).
             return error.signal.map(CLIExitCode.stopped(by:)) ?? .keyUnavailable
         default:
+            return .failure
+        }
+    }
+
+    /// A command's own refusal, by its reason.
+    private static func exitCode(for reason: CLIError.Reason) -> CLIExitCode {
+        switch reason {
+        case .missingOption, .conflictingOptions, .badOptionValue, .badSetting, .notAvailableHere:
+            return .usage
+        case .notConfirmed, .wouldReplaceStoredKey, .migrationsDoNotMakeSchema, .wouldLoseData, .unprovenMigration:
+            return .refused
+        case .fileExists, .unusableFile, .fileOperationFailed, .backupNotWritten:
+            return .fileError
+        case .noKeyGiven, .newKeyNotStored:
+            return .keyUnavailable
+        case .lintErrors:
+            return .migrationFailed
+        case .damaged:
+            return .damaged
+        case .unexpectedState:
             return .failure
         }
     }
