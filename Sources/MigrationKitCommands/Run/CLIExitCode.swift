@@ -2,6 +2,8 @@ import MigrationKit
 
 /// The documented exit codes of `migrationkit` (README: "Exit codes"). Distinct
 /// numbers so scripts can tell a failed migration from a wrong key or a locked file.
+/// Which code an error ends a run with is decided in one place, `ExitCodeDecision`,
+/// the same for every command line.
 public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// Everything worked.
     case success = 0
