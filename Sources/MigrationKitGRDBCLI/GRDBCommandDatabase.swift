@@ -24,16 +24,16 @@ final class GRDBCommandConnection: CommandConnection {
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
         if isFolder.boolValue {
-            throw CLIError(.fileError, "\(path) is a folder, not a database file; give the database file.")
+            throw CLIError(.unusableFile, "\(path) is a folder, not a database file; give the database file.")
         }
         if !exists && request.access != .create {
-            throw CLIError(.fileError, "\(path) does not exist; check the path.")
+            throw CLIError(.unusableFile, "\(path) does not exist; check the path.")
         }
         let formats = try Self.formats(of: request, exists: exists)
         var created = false
         if !exists {
             if let failure = PrivateFile.create(at: path) {
-                throw CLIError(.fileError, "\(path) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
+                throw CLIError(.fileOperationFailed, "\(path) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
             }
             created = true
         }
@@ -93,14 +93,14 @@ final class GRDBCommandConnection: CommandConnection {
         var others = request.cipher
         others.compatibility = nil
         guard others.isDefault, [nil, 3, 4].contains(request.cipher.compatibility) else {
-            throw CLIError(.usage, "This app's commands open the database through GRDB, which takes SQLCipher's settings in the app's code (Configuration.useKey(_:format:)); give only --cipher-compatibility 3 or 4, or none.")
+            throw CLIError(.notAvailableHere, "This app's commands open the database through GRDB, which takes SQLCipher's settings in the app's code (Configuration.useKey(_:format:)); give only --cipher-compatibility 3 or 4, or none.")
         }
         if let compatibility = request.cipher.compatibility { return [compatibility == 3 ? .sqlcipher3 : .sqlcipher4] }
         #if canImport(SQLCipher)
         return exists ? try GRDBDatabaseFile.candidateFormats(request.path) : [.sqlcipher4]
         #else
         // The tree reads no key for a layer that cannot encrypt (`encrypts`).
-        throw CLIError(.usage, "\(request.path): a key was given, but GRDB here is built on the system's SQLite, which cannot encrypt.")
+        throw CLIError(.notAvailableHere, "\(request.path): a key was given, but GRDB here is built on the system's SQLite, which cannot encrypt.")
         #endif
     }
 
@@ -203,7 +203,7 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
     /// database is (its format too), consistent whatever the journal mode.
     private func backUp(to destination: String) throws {
         if let failure = PrivateFile.create(at: destination) {
-            throw CLIError(.fileError, "\(destination) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
+            throw CLIError(.fileOperationFailed, "\(destination) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
         }
         var configuration = connection.settings.configuration
         configuration.readonly = false

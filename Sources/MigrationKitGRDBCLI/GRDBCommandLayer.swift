@@ -74,7 +74,7 @@ struct GRDBCommandLayer: CommandLayer {
         let result = try opened.writer.read { try String.fetchOne($0, sql: "PRAGMA quick_check(1)") }
         try opened.writer.close()
         guard result == "ok" else {
-            throw CLIError(.wrongKeyOrNotADatabase, "\(backup): The backup fails its integrity check (\(result ?? "no answer")); choose another backup.")
+            throw CLIError(.damaged, "\(backup): The backup fails its integrity check (\(result ?? "no answer")); choose another backup.")
         }
         try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, beforeReplacing: beforeReplacing)
     }
@@ -82,7 +82,7 @@ struct GRDBCommandLayer: CommandLayer {
     /// The proof runs raw SQL on scratch copies through SQLCipher's connection; the
     /// `migrationkit` tool does it on the same files (their schema is all it reads).
     func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws {
-        throw CLIError(.usage, "diff --to writes a migration with the migrationkit tool, which opens this app's database and migration files as they are: run `migrationkit diff --to \(schemaFile)` with the same --db-path or --migrations (drift, diff without --to, works here).")
+        throw CLIError(.notAvailableHere, "diff --to writes a migration with the migrationkit tool, which opens this app's database and migration files as they are: run `migrationkit diff --to \(schemaFile)` with the same --db-path or --migrations (drift, diff without --to, works here).")
     }
 
     func words(for remedy: Remedy) -> String? {

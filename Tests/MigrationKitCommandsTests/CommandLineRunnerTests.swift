@@ -20,7 +20,7 @@ import Testing
             case "nothing": return
             case "refusal": throw MigrationKitError.databaseSuperseded(unknown: ["0009_future"])
             case "verification": throw MigrationKitError.quickCheckFailed(result: "page 3 is damaged")
-            case "usage": throw CLIError(.usage, "--db-path is required: the database file to work on.")
+            case "usage": throw CLIError(.missingOption, "--db-path is required: the database file to work on.")
             case "layer": throw LayerError()
             case "exit": throw ExitCode(CLIExitCode.pendingMigrations.rawValue)
             default: throw OtherError()

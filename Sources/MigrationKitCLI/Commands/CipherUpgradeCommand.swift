@@ -52,7 +52,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
     func runOnDatabase(reporter: Reporter) throws -> CipherUpgradeDocument {
         let start = ContinuousClock.now
         let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
-        guard settings.key != nil else { throw CLIError(.usage, "cipher-upgrade needs the database's key.") }
+        guard settings.key != nil else { throw CLIError(.missingOption, "cipher-upgrade needs the database's key.") }
         try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings)
         let writer: SQLCipherWriter
         do {

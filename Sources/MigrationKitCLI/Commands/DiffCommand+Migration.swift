@@ -80,10 +80,10 @@ extension DiffCommand {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             let reason = probe.kind == .missing ? "no such file" : probe.kind == .directory ? "it is a directory" : "permission denied, or not a file"
-            throw CLIError(.fileError, "--to \(path) cannot be read (\(reason)); give a file of CREATE statements, such as schema-dump prints, or a database.")
+            throw CLIError(.unusableFile, "--to \(path) cannot be read (\(reason)); give a file of CREATE statements, such as schema-dump prints, or a database.")
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw CLIError(.fileError, "--to \(path) is neither UTF-8 text nor a database; give a file of CREATE statements, such as schema-dump prints, or a database.")
+            throw CLIError(.unusableFile, "--to \(path) is neither UTF-8 text nor a database; give a file of CREATE statements, such as schema-dump prints, or a database.")
         }
         return .text(text)
     }
@@ -109,22 +109,22 @@ extension DiffCommand {
         let nothing = "nothing was written"
         switch refusal {
         case .desiredSchemaFails(let message):
-            return CLIError(.fileError, "--to \(schemaFile) does not run on an empty database with SQLite \(SQLCipherLibrary.sqliteVersion): \(message); fix the file (it should hold the CREATE statements of the schema you want).")
+            return CLIError(.unusableFile, "--to \(schemaFile) does not run on an empty database with SQLite \(SQLCipherLibrary.sqliteVersion): \(message); fix the file (it should hold the CREATE statements of the schema you want).")
         case .notSchemaStatements(let statements):
-            return CLIError(.fileError, "--to \(schemaFile) holds statements that are not CREATE statements (\(SchemaMigrationProof.Refusal.listed(statements))); a schema file holds only the CREATE statements of the schema you want (tables, indexes, views, triggers), as schema-dump prints them.")
+            return CLIError(.unusableFile, "--to \(schemaFile) holds statements that are not CREATE statements (\(SchemaMigrationProof.Refusal.listed(statements))); a schema file holds only the CREATE statements of the schema you want (tables, indexes, views, triggers), as schema-dump prints them.")
         case .destructive(let changes):
-            return CLIError(.refused, "The migration from \(current) to what \(schemaFile) makes would lose data: it \(changes.joined(separator: "; it ")). Nothing was written; give --allow-drop if that is what you want.")
+            return CLIError(.wouldLoseData, "The migration from \(current) to what \(schemaFile) makes would lose data: it \(changes.joined(separator: "; it ")). Nothing was written; give --allow-drop if that is what you want.")
         case .migrationFails(let message):
-            return CLIError(.refused, "The migration diff wrote from \(current) to what \(schemaFile) makes fails on a scratch copy (\(message)), so \(nothing); write this change by hand.")
+            return CLIError(.unprovenMigration, "The migration diff wrote from \(current) to what \(schemaFile) makes fails on a scratch copy (\(message)), so \(nothing); write this change by hand.")
         case .notExpressed(let differences):
             let list = differences.map { "\($0.type) \($0.name)" }.joined(separator: ", ")
-            return CLIError(.refused, "diff cannot express the change from \(current) to what \(schemaFile) makes: applied on a scratch copy, its migration still leaves \(list) different, so \(nothing); write this change by hand.")
+            return CLIError(.unprovenMigration, "diff cannot express the change from \(current) to what \(schemaFile) makes: applied on a scratch copy, its migration still leaves \(list) different, so \(nothing); write this change by hand.")
         case .notReversed(let differences):
             let list = differences.map { "\($0.type) \($0.name)" }.joined(separator: ", ")
-            return CLIError(.refused, "diff cannot write the way back from what \(schemaFile) makes to \(current): rolled back on a scratch copy, its migration leaves \(list) different, so \(nothing); write this change by hand.")
+            return CLIError(.unprovenMigration, "diff cannot write the way back from what \(schemaFile) makes to \(current): rolled back on a scratch copy, its migration leaves \(list) different, so \(nothing); write this change by hand.")
         case .lintErrors(let findings):
             let list = findings.map { "line \($0.line): \($0.rule): \($0.message)" }.joined(separator: "; ")
-            return CLIError(.migrationFailed, "lint finds errors in the migration diff wrote from \(current) to what \(schemaFile) makes (\(list)), so \(nothing); write this change by hand, or give an older --min-sqlite only if the app never runs on it.")
+            return CLIError(.lintErrors, "lint finds errors in the migration diff wrote from \(current) to what \(schemaFile) makes (\(list)), so \(nothing); write this change by hand, or give an older --min-sqlite only if the app never runs on it.")
         }
     }
 }

@@ -39,7 +39,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
     }
 
     func validateFleet() throws {
-        if !inPlace { throw CLIError(.usage, "Over several databases, encrypt works --in-place; give --in-place, or one --db-path with --output.") }
+        if !inPlace { throw CLIError(.conflictingOptions, "Over several databases, encrypt works --in-place; give --in-place, or one --db-path with --output.") }
     }
 
     /// The key every database is encrypted with, read once (asked twice at a prompt).
@@ -52,7 +52,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let path = try connection.requiredPath()
         if let outputPath { try OutputFile(path: outputPath, force: force).check(against: connection.filesRead) }
         let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
-        guard let key = settings.key else { throw CLIError(.usage, "encrypt needs a key.") }
+        guard let key = settings.key else { throw CLIError(.missingOption, "encrypt needs a key.") }
         let summary: DatabaseEncryption.ExportSummary
         var backupPath: String?
         if inPlace {
@@ -84,7 +84,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
             summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher, overwrite: force)
             reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
         } else {
-            throw CLIError(.usage, "Give --output FILE or --in-place (one of them).")
+            throw CLIError(.missingOption, "Give --output FILE or --in-place (one of them).")
         }
         // The file's settings, as `status` says them and read back from it: an app opens
         // it only in these (a round trip through decrypt without options gives the
@@ -136,7 +136,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
 
     func validateFleet() throws {
         if !KeySourceValues.namePlaceholders.contains(where: outputPath.contains) {
-            throw CLIError(.usage, "Over several databases, --output names each copy with {name} (each database's name): `--output 'exports/{name}.db'`.")
+            throw CLIError(.badOptionValue, "Over several databases, --output names each copy with {name} (each database's name): `--output 'exports/{name}.db'`.")
         }
     }
 
@@ -150,7 +150,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
         if !mayBeDone { try output.check(against: connection.filesRead) }
         let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
         guard let key = settings.key else {
-            throw CLIError(.usage, "decrypt needs the database's key; --plaintext databases are already decrypted.")
+            throw CLIError(.missingOption, "decrypt needs the database's key; --plaintext databases are already decrypted.")
         }
         if mayBeDone {
             if let copy = DatabaseEncryption.plaintextCopySummary(outputPath, of: path, key: key, cipher: settings.configuration.cipher) {

@@ -49,7 +49,7 @@ private func refuseExistingItem(_ store: SecretServiceKeyStore, _ item: Keychain
     } catch let error as KeyError where error.code == .itemNotFound {
         return
     }
-    throw CLIError(.refused, "A key is already stored for service \"\(item.service)\", account \"\(item.account)\"; replacing it would lose access to the databases it opens. Pass --force to replace it anyway.")
+    throw CLIError(.wouldReplaceStoredKey, "A key is already stored for service \"\(item.service)\", account \"\(item.account)\"; replacing it would lose access to the databases it opens. Pass --force to replace it anyway.")
 }
 
 struct GenerateKeyCommand: ParsableCommand, PrintsOutput {

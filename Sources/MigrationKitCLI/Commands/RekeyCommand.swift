@@ -62,7 +62,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             throw Self.backupWithNoKey
         }
         if oldKey == .delete, !connection.key.isTemplate {
-            throw CLIError(.usage, "Over several databases, --old-key delete needs each database's own current key ({name} in --password-file or --keychain-account): a key they share is still the others' key.")
+            throw CLIError(.conflictingOptions, "Over several databases, --old-key delete needs each database's own current key ({name} in --password-file or --keychain-account): a key they share is still the others' key.")
         }
     }
 
@@ -99,13 +99,13 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         // The new key's place is the current key's: it replaces the old key there.
         let inPlace = KeyRotation.samePlace(oldKeySource, newKeySource)
         if inPlace, !generating {
-            throw CLIError(.usage, "The new key's place is the current key's; give --new-key generate to make a new key that replaces the old one there, or name another place for the new key.")
+            throw CLIError(.conflictingOptions, "The new key's place is the current key's; give --new-key generate to make a new key that replaces the old one there, or name another place for the new key.")
         }
         if inPlace, !backup.skip {
             throw Self.backupWithNoKey
         }
         if oldKey == .delete, !inPlace, !KeyRotation.canDelete(oldKeySource) {
-            throw CLIError(.usage, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
+            throw CLIError(.conflictingOptions, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
         }
         let settings: ConnectionSettings
         let pending: KeyRotation.PendingKey
@@ -120,7 +120,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             // its one connection.
             let proveFirst = !backup.skip || newKey.given.isEmpty
             var writer = proveFirst ? try CLIContext.host.openWriter(settings) : nil
-            guard let currentKey = settings.key else { throw CLIError(.usage, "rekey needs the current key.") }
+            guard let currentKey = settings.key else { throw CLIError(.missingOption, "rekey needs the current key.") }
             pending = generating
                 ? try newKey.generatedKey(for: path, ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace, reporter: reporter)
                 : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter), stage: nil, staged: nil)
@@ -132,7 +132,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                     reporter.line("\(path) is on the key in its place already (a stopped run published it): nothing to change.")
                     return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
                 }
-                throw CLIError(.usage, "The new key is the same as the current one; nothing to change.")
+                throw CLIError(.badOptionValue, "The new key is the same as the current one; nothing to change.")
             }
             do {
                 try DatabaseEncryption.rekey(at: path, from: currentKey, to: pending.key, cipher: settings.configuration.cipher,
@@ -165,7 +165,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     /// A rotation in place with a backup: once the new key replaced the old one, no key
     /// would open the backup. Refused for a fleet at once, and for one database.
-    private static let backupWithNoKey = CLIError(.usage, "The new key replaces the old one in its place, which would leave each backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
+    private static let backupWithNoKey = CLIError(.conflictingOptions, "The new key replaces the old one in its place, which would leave each backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
 
     /// Whether `key` opens the database at `path` with the cipher options given.
     private func keyOpens(_ key: DatabaseKey, _ path: String) -> Bool {
@@ -195,7 +195,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let old = inPlace ? "" : " The old key was left where it was, though it no longer opens the database."
         let remedy = pending.staged.map { "The new key is kept in \(KeyStage.describe($0.staging)); run the command again to publish it from there." }
             ?? "Put the new key back at \(where_), then run the command again."
-        throw CLIError(.keyUnavailable, "\(path) is on its new key, but \(where_) does not hold it (\(why)).\(old) \(remedy)")
+        throw CLIError(.newKeyNotStored, "\(path) is on its new key, but \(where_) does not hold it (\(why)).\(old) \(remedy)")
     }
 
     /// A database the current key does not open (or whose current key is gone) but the

@@ -54,7 +54,7 @@ enum KeyRotation {
     ///     key, always replaced by it.
     static func pendingKey(at source: KeySource, ownedLike: String?, replacingCurrent: Bool, warn: (KeyWarning) -> Void) throws -> PendingKey {
         guard let stage = KeyStage(publishingTo: source) else {
-            throw CLIError(.usage, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
+            throw CLIError(.missingOption, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
         }
         if !replacingCurrent, let existing = try stage.keyAtPlace(warn: warn) {
             return PendingKey(key: existing, stage: nil, staged: nil)
@@ -70,7 +70,7 @@ enum KeyRotation {
     /// fleet's databases share, in place before the first of them changes.
     static func generatedKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         guard let stage = KeyStage(publishingTo: source) else {
-            throw CLIError(.usage, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
+            throw CLIError(.missingOption, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
         }
         if let existing = try stage.keyAtPlace(warn: warn) { return existing }
         let key = DatabaseKey.randomRawKey()
@@ -100,7 +100,7 @@ enum KeyRotation {
         case .file(let path):
             guard FileProbe(path: path).kind != .missing else { return }
             guard FileRemoval.remove(path) else {
-                throw CLIError(.fileError, "The old key file \(path) could not be removed; the database is on the new key already. Remove the file yourself.")
+                throw CLIError(.fileOperationFailed, "The old key file \(path) could not be removed; the database is on the new key already. Remove the file yourself.")
             }
         case .secretService(let service, let account):
             _ = try SecretServiceKeyStore().delete(service: service, account: account)
@@ -108,7 +108,7 @@ enum KeyRotation {
             // A hex key file is a key file: removed the same way.
             try delete(place)
         default:
-            throw CLIError(.usage, "--old-key delete removes a key file (--password-file or --password-hex-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
+            throw CLIError(.conflictingOptions, "--old-key delete removes a key file (--password-file or --password-hex-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
         }
     }
 

@@ -52,7 +52,7 @@ package struct NewKeyOptions: ParsableArguments {
             return try options.resolve(prompt: "New key: ", generation: generation, reporter: reporter)
         }
         guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), generation: generation, reporter: reporter) }) else {
-            throw CLIError(.keyUnavailable, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
+            throw CLIError(.noKeyGiven, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
         }
         return key
     }
@@ -72,7 +72,7 @@ package struct NewKeyOptions: ParsableArguments {
         return try KeyRotation.pendingKey(at: place, ownedLike: ownedLike, replacingCurrent: replacingCurrent, warn: { reporter.warning($0.description) })
     }
 
-    private static let noPlaceToGenerate = CLIError(.usage, "--new-key generate needs a place to write each new key: --new-password-file FILE, or --new-keychain-service with --new-keychain-account.")
+    private static let noPlaceToGenerate = CLIError(.missingOption, "--new-key generate needs a place to write each new key: --new-password-file FILE, or --new-keychain-service with --new-keychain-account.")
 
     /// `--new-key generate`: the old key's file, whose owner a new key file takes.
     private struct Generation {
@@ -92,7 +92,7 @@ package struct NewKeyOptions: ParsableArguments {
         } else if StandardInput.isTerminal {
             source = .prompt(message: prompt, confirm: true)
         } else {
-            throw CLIError(.keyUnavailable, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
+            throw CLIError(.noKeyGiven, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
         }
         return try source.resolve(warn: { reporter.warning($0.description) })
     }

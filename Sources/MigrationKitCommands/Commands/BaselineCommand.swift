@@ -52,7 +52,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
         let differences = try SchemaDrift().differences(of: database, upTo: target)
         guard let first = differences.first else { return }
         let more = differences.count > 1 ? " and \(differences.count - 1) more" : ""
-        throw CLIError(.refused, "\(database.path): The database is managed (its latest applied migration is \(status.applied.last ?? "")), and its schema is not what the migrations up to \(target) make (\(first.summary)\(more)): recording \(unrun.joined(separator: ", ")) as applied without running \(unrun.count == 1 ? "it" : "them") would leave \(unrun.count == 1 ? "it" : "them") undone. Nothing was recorded; run `migrate --to \(target)` to apply \(unrun.count == 1 ? "it" : "them").")
+        throw CLIError(.migrationsDoNotMakeSchema, "\(database.path): The database is managed (its latest applied migration is \(status.applied.last ?? "")), and its schema is not what the migrations up to \(target) make (\(first.summary)\(more)): recording \(unrun.joined(separator: ", ")) as applied without running \(unrun.count == 1 ? "it" : "them") would leave \(unrun.count == 1 ? "it" : "them") undone. Nothing was recorded; run `migrate --to \(target)` to apply \(unrun.count == 1 ? "it" : "them").")
     }
 
     package func fleetResult(_ report: BaselineDocument) -> String {

@@ -20,7 +20,7 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     package func run() throws {
         let reporter = Reporter(output)
         guard let settings = CLIContext.resolvedSettings.settings else {
-            throw CLIError(.failure, "The settings were not resolved before `config` ran.")
+            throw CLIError(.unexpectedState, "The settings were not resolved before `config` ran.")
         }
         let rows = ProjectSetting.allCases.compactMap { setting -> ConfigDocument.Setting? in
             guard let value = settings.values[setting] else { return nil }

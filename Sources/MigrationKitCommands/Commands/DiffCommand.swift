@@ -53,7 +53,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
     }
 
     package func validateFleet() throws {
-        if desiredSchemaFile != nil { throw CLIError(.usage, "--to writes one migration from one schema; give one --db-path (or none, for the migrations folder's schema).") }
+        if desiredSchemaFile != nil { throw CLIError(.conflictingOptions, "--to writes one migration from one schema; give one --db-path (or none, for the migrations folder's schema).") }
     }
 
     /// Drift: the database's schema against what its applied migrations make.
@@ -64,9 +64,9 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
         do {
             report = try SchemaDrift().check(database)
         } catch let refusal as SchemaDrift.Refusal {
-            throw CLIError(.refused, Self.sentence(for: refusal, database: database.path))
+            throw CLIError(.migrationsDoNotMakeSchema, Self.sentence(for: refusal, database: database.path))
         } catch let failure as SchemaDrift.ReplayFailure {
-            throw CLIError(.refused, Self.sentence(for: failure, database: database.path))
+            throw CLIError(.migrationsDoNotMakeSchema, Self.sentence(for: failure, database: database.path))
         }
         try Interruption.check()
         for identifier in report.modified {

@@ -38,7 +38,7 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
         let file = ProjectFile.fileName
         for (path, what) in [(file, "a project file"), (migrations, "a migrations folder")]
         where FileManager.default.fileExists(atPath: path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
-            throw CLIError(.fileError, "\(path) already exists (\(what)); init writes only into a folder that has neither. Edit the existing one, or run init elsewhere.")
+            throw CLIError(.fileExists, "\(path) already exists (\(what)); init writes only into a folder that has neither. Edit the existing one, or run init elsewhere.")
         }
         // The file first (mode 0600, whole or not at all, never over one made in the
         // meantime), then the folder: a folder that cannot be made takes back the one

@@ -192,11 +192,11 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         for line in lines { Console.error(line) }
         if yes { return }
         guard StandardInput.isTerminal else {
-            throw CLIError(.refused, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
+            throw CLIError(.notConfirmed, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
         }
         Console.errorRaw("Erase this development database and migrate from scratch? Type \"erase\" to confirm: ")
         guard readLine()?.trimmingCharacters(in: .whitespaces) == "erase" else {
-            throw CLIError(.refused, "Not confirmed; nothing was changed.")
+            throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
         }
     }
 

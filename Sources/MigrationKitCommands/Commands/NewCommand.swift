@@ -26,7 +26,7 @@ package struct NewCommand: UsesProjectConnection, PrintsOutput {
         let reporter = Reporter(output)
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
         if CLIContext.layer.hostMigrations(requiredIndexes: []) != nil {
-            throw CLIError(.usage, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
+            throw CLIError(.notAvailableHere, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }
         let next = try NextMigrationFile.write(named: name, in: connection.migrations.directory, up: "", down: "")
         let identifier = next.identifier

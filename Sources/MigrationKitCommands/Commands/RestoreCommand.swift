@@ -50,7 +50,7 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             reporter.warning("The current database does not open with this key; its bytes were kept as they are in \(copy) (open it with the key it had).")
             return copy
         } catch {
-            throw CLIError(.fileError, "The current database could not be backed up before the restore (\(error)); nothing was changed. Pass --no-backup to restore without a safety copy.")
+            throw CLIError(.backupNotWritten, "The current database could not be backed up before the restore (\(error)); nothing was changed. Pass --no-backup to restore without a safety copy.")
         }
     }
 }

@@ -25,7 +25,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// or Ctrl-C, `--steps` would roll back the finished databases once more.
     package func validateFleet() throws {
         if scope.target == nil {
-            throw CLIError(.usage, "Over several databases, rollback takes --to ID (the migration to go back to), not --steps: a second run after a failure or Ctrl-C then rolls back nothing twice.")
+            throw CLIError(.conflictingOptions, "Over several databases, rollback takes --to ID (the migration to go back to), not --steps: a second run after a failure or Ctrl-C then rolls back nothing twice.")
         }
     }
 

@@ -51,7 +51,7 @@ package struct ProjectFile {
         do {
             table = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
-            throw CLIError(.usage, "\(path):\(error.source.begin.line): not valid TOML (\(error.description)); fix the file, or point --config at another one.")
+            throw CLIError(.badSetting, "\(path):\(error.source.begin.line): not valid TOML (\(error.description)); fix the file, or point --config at another one.")
         }
         let lines = TOMLLineIndex(text: text)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
@@ -62,11 +62,11 @@ package struct ProjectFile {
             guard let value = table[key] else { continue }
             if key == "databases" {
                 guard let tables = value.table else {
-                    throw CLIError(.usage, "\(location(path, lines.line(of: key, in: []))): `databases` must be tables, one per database: [databases.NAME].")
+                    throw CLIError(.badSetting, "\(location(path, lines.line(of: key, in: []))): `databases` must be tables, one per database: [databases.NAME].")
                 }
                 for name in tables.keys.sorted() {
                     guard let settings = tables[name]?.table else {
-                        throw CLIError(.usage, "\(location(path, lines.line(of: name, in: ["databases"]))): `databases.\(name)` must be a table of settings: [databases.\(name)].")
+                        throw CLIError(.badSetting, "\(location(path, lines.line(of: name, in: ["databases"]))): `databases.\(name)` must be a table of settings: [databases.\(name)].")
                     }
                     let pairs = settings.keys.sorted().compactMap { key in settings[key].map { (key, $0) } }
                     databases[name] = try entries(of: pairs, table: ["databases", name], path: path, folder: folder, lines: lines)
@@ -90,13 +90,13 @@ package struct ProjectFile {
         guard let database else {
             if shared[.dbPath] != nil || databases.isEmpty { return (nil, shared) }
             guard databases.count == 1, let (name, own) = databases.first else {
-                throw CLIError(.usage, "\(path) names several databases (\(databases.keys.sorted().joined(separator: ", "))) and no top-level db-path; choose one with --database NAME.")
+                throw CLIError(.missingOption, "\(path) names several databases (\(databases.keys.sorted().joined(separator: ", "))) and no top-level db-path; choose one with --database NAME.")
             }
             return (name, shared.merging(own) { $1 })
         }
         guard let own = databases[database] else {
             let known = databases.isEmpty ? "it has no [databases.NAME] table" : "it names \(databases.keys.sorted().joined(separator: ", "))"
-            throw CLIError(.usage, "--database \(database) is not in \(path) (\(known)); check the name.")
+            throw CLIError(.badOptionValue, "--database \(database) is not in \(path) (\(known)); check the name.")
         }
         return (database, shared.merging(own) { $1 })
     }
@@ -109,25 +109,25 @@ package struct ProjectFile {
         guard let status = probe.status?.rawValue else {
             let errno = probe.errnoValue
             let reason = errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
-            throw CLIError(.usage, "Config file \(path) \(reason); check --config, or run `\(CLIContext.layer.commandName) init` to write one.")
+            throw CLIError(.badSetting, "Config file \(path) \(reason); check --config, or run `\(CLIContext.layer.commandName) init` to write one.")
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw CLIError(.usage, "Config file \(path) is not a regular file; give the path of a migrationkit.toml.")
+            throw CLIError(.badSetting, "Config file \(path) is not a regular file; give the path of a migrationkit.toml.")
         }
         // Found by walking up the folders, a file in a shared place (/tmp, a parent
         // folder) could be anyone's, and it names the SQL to run and the database to run
         // it on: only the user's own, or root's, is trusted unless named explicitly.
         if !named && status.st_uid != geteuid() && status.st_uid != 0 {
-            throw CLIError(.usage, "Config file \(path) belongs to another user (uid \(status.st_uid)), so its settings are not trusted when found by looking up from the current folder; if you mean to use it, name it with --config \(path).")
+            throw CLIError(.badSetting, "Config file \(path) belongs to another user (uid \(status.st_uid)), so its settings are not trusted when found by looking up from the current folder; if you mean to use it, name it with --config \(path).")
         }
         if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-            throw CLIError(.usage, "Config file \(path) is writable by \(status.st_mode & S_IWOTH != 0 ? "others" : "its group"), so someone else could point migrationkit at another database or key; make it private with `chmod go-w \(path)`.")
+            throw CLIError(.badSetting, "Config file \(path) is writable by \(status.st_mode & S_IWOTH != 0 ? "others" : "its group"), so someone else could point migrationkit at another database or key; make it private with `chmod go-w \(path)`.")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError(.usage, "Config file \(path) cannot be read (permission denied); run as the user it belongs to, or make it readable with `chmod u+r \(path)`.")
+            throw CLIError(.badSetting, "Config file \(path) cannot be read (permission denied); run as the user it belongs to, or make it readable with `chmod u+r \(path)`.")
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw CLIError(.usage, "Config file \(path) is not UTF-8 text; save it as UTF-8.")
+            throw CLIError(.badSetting, "Config file \(path) is not UTF-8 text; save it as UTF-8.")
         }
         return text
     }
@@ -138,14 +138,14 @@ package struct ProjectFile {
             let line = lines.line(of: key, in: path)
             let here = location(file, line)
             if ProjectSetting.keyNames.contains(key.lowercased()) {
-                throw CLIError(.usage, "\(here): a key never goes in \(fileName), which is usually committed; name where it is instead: \(KeySources.settingsSentence), or set \(KeySource.passwordEnvironmentVariable).")
+                throw CLIError(.badSetting, "\(here): a key never goes in \(fileName), which is usually committed; name where it is instead: \(KeySources.settingsSentence), or set \(KeySource.passwordEnvironmentVariable).")
             }
             guard let setting = ProjectSetting(rawValue: key) else {
                 let names = ProjectSetting.allCases.map(\.rawValue)
                 let tables = path.isEmpty ? " (and [databases.NAME] tables)" : ""
                 let suggestion = Suggestion.closest(to: key, among: names + (path.isEmpty ? ["databases"] : []))
                     .map { " Did you mean `\($0)`?" } ?? ""
-                throw CLIError(.usage, "\(here): unknown setting `\(key)`.\(suggestion) Settings are named like the long options: \(names.joined(separator: ", "))\(tables).")
+                throw CLIError(.badSetting, "\(here): unknown setting `\(key)`.\(suggestion) Settings are named like the long options: \(names.joined(separator: ", "))\(tables).")
             }
             entries[setting] = Entry(value: try text(of: value, for: setting, at: here, folder: folder), line: line)
         }
@@ -155,17 +155,17 @@ package struct ProjectFile {
     /// The value as the option would take it, or a sentence saying what type it needs.
     private static func text(of value: TOMLValueConvertible, for setting: ProjectSetting, at here: String, folder: String) throws -> String {
         func wrongType(_ wanted: String) -> CLIError {
-            CLIError(.usage, "\(here): `\(setting.rawValue)` must be \(wanted), not \(describe(value.type)).")
+            CLIError(.badSetting, "\(here): `\(setting.rawValue)` must be \(wanted), not \(describe(value.type)).")
         }
         switch setting.kind {
         case .path:
             guard let path = value.string else { throw wrongType("a path in quotes") }
-            guard !path.isEmpty else { throw CLIError(.usage, "\(here): `\(setting.rawValue)` is empty; give a path, or remove the line.") }
+            guard !path.isEmpty else { throw CLIError(.badSetting, "\(here): `\(setting.rawValue)` is empty; give a path, or remove the line.") }
             if path.hasPrefix("/") || (setting.dashIsStandardInput && path == "-") { return path }
             return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: folder, isDirectory: true)).standardizedFileURL.path
         case .text:
             guard let text = value.string else { throw wrongType("text in quotes") }
-            guard !text.isEmpty else { throw CLIError(.usage, "\(here): `\(setting.rawValue)` is empty; give a value, or remove the line.") }
+            guard !text.isEmpty else { throw CLIError(.badSetting, "\(here): `\(setting.rawValue)` is empty; give a value, or remove the line.") }
             return text
         case .wholeNumber:
             guard value.type == .int, let number = value.int else { throw wrongType("a whole number") }

@@ -36,7 +36,7 @@ package struct ProjectSettings {
             try ProjectFile.load(path: $0, named: configPath != nil)
         }
         if file == nil, let databaseName {
-            throw CLIError(.usage, "--database \(databaseName) needs a migrationkit.toml with a [databases.\(databaseName)] table, and none was found here or above; give its path with --config.")
+            throw CLIError(.badSetting, "--database \(databaseName) needs a migrationkit.toml with a [databases.\(databaseName)] table, and none was found here or above; give its path with --config.")
         }
         let chosen = try file?.settings(database: databaseName)
 
@@ -79,7 +79,7 @@ package struct ProjectSettings {
             let borrowed = values.filter { $0.value.origin != .flag && $0.value.origin != .defaultValue }
             guard !borrowed.isEmpty else { throw error }
             let from = borrowed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) from \($0.value.origin)" }.joined(separator: ", ")
-            throw CLIError(.usage, "\(error.message) (Settings taken from elsewhere than the command line: \(from); see `\(CLIContext.layer.commandName) config`.)")
+            throw CLIError(.badSetting, "\(error.message) (Settings taken from elsewhere than the command line: \(from); see `\(CLIContext.layer.commandName) config`.)")
         }
         return settings
     }
@@ -139,7 +139,7 @@ package struct ProjectSettings {
             return flag
         }
         func notA(_ wanted: String) -> CLIError {
-            CLIError(.usage, "\(value.origin): `\(setting.rawValue)` must be \(wanted), not \"\(value.text)\".")
+            CLIError(.badSetting, "\(value.origin): `\(setting.rawValue)` must be \(wanted), not \"\(value.text)\".")
         }
         if setting.isKeySource {
             connection.key.given.byName[setting.rawValue] = value.text

@@ -42,7 +42,7 @@ package struct FleetDatabases {
         for pattern in globs {
             let matches = try Self.expand(pattern).filter(Self.isDatabaseCandidate)
             if matches.isEmpty {
-                throw CLIError(.usage, "--db-glob \(pattern) matches no database file; check the pattern (quote it, so the shell does not expand it first).")
+                throw CLIError(.badOptionValue, "--db-glob \(pattern) matches no database file; check the pattern (quote it, so the shell does not expand it first).")
             }
             let root = Self.folder(of: pattern)
             matches.forEach { add($0, root: root) }
@@ -74,7 +74,7 @@ package struct FleetDatabases {
             data = FileManager.default.contents(atPath: source)
         }
         guard let data, let text = String(data: data, encoding: .utf8) else {
-            throw CLIError(.fileError, "--db-list \(source) cannot be read as UTF-8 text (one database path a line); check the file.")
+            throw CLIError(.unusableFile, "--db-list \(source) cannot be read as UTF-8 text (one database path a line); check the file.")
         }
         return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
@@ -107,7 +107,7 @@ package struct FleetDatabases {
         case GLOB_NOMATCH:
             return []
         default:
-            throw CLIError(.fileError, "--db-glob \(pattern) could not be read (a folder it walks is unreadable, or memory ran out); check the folder's permissions.")
+            throw CLIError(.unusableFile, "--db-glob \(pattern) could not be read (a folder it walks is unreadable, or memory ran out); check the folder's permissions.")
         }
     }
 }

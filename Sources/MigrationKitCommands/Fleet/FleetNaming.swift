@@ -56,7 +56,7 @@ package struct FleetNaming {
         var first: [String: String] = [:]
         for (path, names) in names {
             guard let value = names.value(of: form) else {
-                throw CLIError(.usage, "--shard follows \(form), which \(path) has none of; list it under the pattern's folder.")
+                throw CLIError(.badOptionValue, "--shard follows \(form), which \(path) has none of; list it under the pattern's folder.")
             }
             if let other = first[value] {
                 throw collision(other, path, what: "--shard follows \(form), and both are \(value)")
@@ -67,6 +67,6 @@ package struct FleetNaming {
     }
 
     private func collision(_ one: String, _ other: String, what: String) -> CLIError {
-        CLIError(.usage, "\(one) and \(other) would share one name: \(what). Nothing was changed; tell them apart with {folder} (the folder each is in) or {path} (its path under the pattern's folder) in the options that name a key or a file per database (docs/fleets.md).")
+        CLIError(.badOptionValue, "\(one) and \(other) would share one name: \(what). Nothing was changed; tell them apart with {folder} (the folder each is in) or {path} (its path under the pattern's folder) in the options that name a key or a file per database (docs/fleets.md).")
     }
 }

@@ -70,6 +70,6 @@ package struct FleetOptions: ParsableArguments {
     /// - Parameter readers: the options that read standard input, by flag.
     package func checkStandardInput(readBy readers: [String]) throws {
         guard list == "-", let reader = readers.first else { return }
-        throw CLIError(.usage, "--db-list - and \(reader) - both read standard input; give the list or the key in a file.")
+        throw CLIError(.conflictingOptions, "--db-list - and \(reader) - both read standard input; give the list or the key in a file.")
     }
 }

@@ -2,14 +2,12 @@ import MigrationKit
 import MigrationKitKeys
 
 extension ErrorPresentation {
-    /// A key that could not be obtained, for every command line that reads keys: exit 5
-    /// and the sentence; a prompt a signal interrupted is a stopped run instead (129,
-    /// 130 or 143), which the command line then ends by that signal, as a Ctrl-C at any
-    /// other moment does, so a shell loop over databases stops too.
+    /// A key that could not be obtained, for every command line that reads keys: the
+    /// sentence, and the code `ExitCodeDecision` gives it (5; a prompt a signal
+    /// interrupted is a stopped run instead, 129, 130 or 143, which the command line then
+    /// ends by that signal, as a Ctrl-C at any other moment does, so a shell loop over
+    /// databases stops too).
     package static func forKeyError(_ error: KeyError, wording: RemedyWording) -> ErrorPresentation {
-        if let signal = error.signal {
-            return ErrorPresentation(kind: "stopped", message: error.sentence(wording), exitCode: .stopped(by: signal))
-        }
-        return ErrorPresentation(kind: "key.\(error.code)", message: error.sentence(wording), exitCode: .keyUnavailable)
+        ErrorPresentation(of: error, kind: error.signal != nil ? "stopped" : "key.\(error.code)", message: error.sentence(wording))
     }
 }

@@ -49,7 +49,7 @@ package struct KeyOptions: ParsableArguments {
         if case .prompt = implicit, !standardInputIsTerminal {
             let variable = KeySource.passwordEnvironmentVariable
             let empty = KeySource.passwordEnvironmentVariableIsEmpty ? " (\(variable) is set but empty, which counts as not set)" : ""
-            throw CLIError(.keyUnavailable,
+            throw CLIError(.noKeyGiven,
                            "No key given\(empty); pass \(KeySources.advice(DatabaseKeyRole.text)), or --plaintext for an unencrypted database.")
         }
         return implicit

@@ -109,7 +109,7 @@ package enum CommandSupport {
         // for), and one given is refused rather than ignored.
         guard CLIContext.layer.encrypts else {
             if !keyOptions.given.isEmpty {
-                throw CLIError(.usage, "\(CLIContext.layer.commandName) opens its databases with a SQLite that cannot encrypt (\(CLIContext.layer.librarySummary)), so it takes no key; drop the key options.")
+                throw CLIError(.notAvailableHere, "\(CLIContext.layer.commandName) opens its databases with a SQLite that cannot encrypt (\(CLIContext.layer.librarySummary)), so it takes no key; drop the key options.")
             }
             return nil
         }

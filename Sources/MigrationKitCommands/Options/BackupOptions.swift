@@ -42,7 +42,7 @@ package struct BackupOptions: ParsableArguments {
             return backup
         } catch let error as any KindedDatabaseError where error.kind == .fileSystem {
             // Say that it was the backup, and how to go on without it.
-            throw CLIError(.fileError, "The backup could not be written, so nothing was changed: \(String(describing: error)) Free space or fix the folder, choose another with --backup-dir, or pass --no-backup.")
+            throw CLIError(.backupNotWritten, "The backup could not be written, so nothing was changed: \(String(describing: error)) Free space or fix the folder, choose another with --backup-dir, or pass --no-backup.")
         }
     }
 }

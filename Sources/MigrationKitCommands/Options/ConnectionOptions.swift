@@ -61,15 +61,15 @@ package struct ConnectionOptions: ParsableArguments {
     /// The database path, or a usage error naming the option.
     package func requiredPath() throws -> String {
         if dbPaths.count > 1 {
-            throw CLIError(.usage, "--db-path is given \(dbPaths.count) times, but this command works on one database (the commands that take several have --db-glob in their help). Give one --db-path.")
+            throw CLIError(.conflictingOptions, "--db-path is given \(dbPaths.count) times, but this command works on one database (the commands that take several have --db-glob in their help). Give one --db-path.")
         }
         guard let dbPath, !dbPath.isEmpty else {
-            throw CLIError(.usage, "--db-path is required: the database file to work on.")
+            throw CLIError(.missingOption, "--db-path is required: the database file to work on.")
         }
         // SQLite reads these as an in-memory database, which vanishes when the command
         // ends: "migrating" one would report success and keep nothing.
         if dbPath == ":memory:" || dbPath.hasPrefix("file:") {
-            throw CLIError(.usage, "--db-path \(dbPath) is not a file but SQLite's name for an in-memory or URI database, which this command cannot keep; give the path of a database file (./\(dbPath) for a file of that name).")
+            throw CLIError(.badOptionValue, "--db-path \(dbPath) is not a file but SQLite's name for an in-memory or URI database, which this command cannot keep; give the path of a database file (./\(dbPath) for a file of that name).")
         }
         return dbPath
     }

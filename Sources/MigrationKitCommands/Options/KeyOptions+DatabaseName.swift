@@ -54,7 +54,7 @@ package struct DatabaseNames: Hashable, Sendable {
     /// Throws when `texts` use a form this database has no value for.
     package func requireForms(in texts: [String], database: String, option: String) throws {
         guard path == nil, texts.contains(where: { $0.contains("{path}") }) else { return }
-        throw CLIError(.usage, "\(option) uses {path}, the path under the fleet's folder, but \(database) is not under it; list it with --db-glob (its folder is the pattern's, up to the first wildcard) or by a path under the current folder.")
+        throw CLIError(.badOptionValue, "\(option) uses {path}, the path under the fleet's folder, but \(database) is not under it; list it with --db-glob (its folder is the pattern's, up to the first wildcard) or by a path under the current folder.")
     }
 
     /// The form's value, or nil (`{path}` outside the root).

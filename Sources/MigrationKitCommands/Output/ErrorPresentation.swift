@@ -28,47 +28,56 @@ package struct ErrorPresentation {
             self = presented
             return
         }
+        let kind: String
+        let message: String
         switch error {
         case let error as CLIError:
-            self.init(error.exitCode, "\(error.exitCode)", error.message)
+            (kind, message) = ("\(error.exitCode)", error.message)
         case let error as MigrationStepError:
-            if let explanation = error.explanation {
-                self.init(.fileError, "migrationFailed.\(explanation.name)", error.description)
-            } else {
-                self.init(.migrationFailed, "migrationFailed", error.description)
-            }
+            (kind, message) = (error.explanation.map { "migrationFailed.\($0.name)" } ?? "migrationFailed", error.description)
         case let error as HostVerificationError:
-            self.init(.verificationFailed, "verificationFailed", error.description)
+            (kind, message) = ("verificationFailed", error.description)
         case let error as MigrationKitError:
-            self.init(Self.exitCode(for: error), error.name, error.sentence(wording))
+            (kind, message) = (error.name, error.sentence(wording))
         case let error as SQLMigrationFileError:
-            self.init(.fileError, "migrationFile.\(error.code.rawValue)", error.sentence(wording))
+            (kind, message) = ("migrationFile.\(error.code.rawValue)", error.sentence(wording))
         case let error as FileOperationError where error.kind == .busy:
-            self = .locked(error.sentence(wording), path: error.path)
+            self = .locked(error.sentence(wording), path: error.path, of: error)
+            return
         case let error as FileOperationError:
-            self.init(.forDatabaseError(kind: error.kind, resultCode: error.resultCode), error.kind.rawValue, error.sentence(wording))
+            (kind, message) = (error.kind.rawValue, error.sentence(wording))
         case let error as UnreadableDatabaseError:
-            self.init(.forDatabaseError(kind: error.kind, resultCode: SQLiteResultCode.notADatabase), error.kind.rawValue, error.sentence(wording))
+            (kind, message) = (error.kind.rawValue, error.sentence(wording))
         default:
             let code = root.exitCode(for: error)
             if code == .success || code == .validationFailure { return nil }  // ArgumentParser's own
-            self.init(.failure, "unexpected", "Unexpected failure: \(error)")
+            (kind, message) = ("unexpected", "Unexpected failure: \(error)")
         }
+        self.init(of: error, kind: kind, message: message)
     }
 
     /// A database another process kept locked past the timeout, whichever connection
     /// waited: the library's sentence, the process holding the change lock named when it
     /// can be (`LockHolder`), and the one piece of advice, which is the command line's.
-    package static func locked(_ sentence: String, path: String?) -> ErrorPresentation {
+    /// The exit code is `error`'s (`ExitCodeDecision`: a busy database is `.locked`).
+    package static func locked(_ sentence: String, path: String?, of error: any Error) -> ErrorPresentation {
         let who = path.flatMap(LockHolder.describeChange(of:)).map { " It is \($0)." } ?? ""
-        return ErrorPresentation(.locked, "locked", sentence + who + " Try again when it is done, or \(waitLongerWords).")
+        return ErrorPresentation(of: error, kind: "locked", message: sentence + who + " Try again when it is done, or \(waitLongerWords).")
     }
 
     /// `Remedy.waitLonger` in every command line's words: each has `--lock-timeout`.
     package static let waitLongerWords = "wait for it with --lock-timeout SECONDS"
 
-    /// A presentation built by a command line itself (a usage error ArgumentParser
-    /// found, a database layer's error).
+    /// An error's presentation with the sentences a presentation chose (`kind` for
+    /// `--json`, `message`) and the exit code `ExitCodeDecision` gives `error`: how a
+    /// database layer presents its own errors (described by a `DescribedDatabaseError`
+    /// when the core does not know their type).
+    package init(of error: any Error, kind: String, message: String) {
+        self.init(ExitCodeDecision.exitCode(for: error), kind, message)
+    }
+
+    /// A presentation built by a command line itself for what is not an error (a usage
+    /// error ArgumentParser found, an outcome such as pending migrations or drift).
     package init(kind: String, message: String, exitCode: CLIExitCode) {
         self.init(exitCode, kind, message)
     }
@@ -121,23 +130,6 @@ package struct ErrorPresentation {
 
     private struct ErrorDocument: Encodable {
         let error: JSONBody
-    }
-
-    private static func exitCode(for error: MigrationKitError) -> CLIExitCode {
-        switch error {
-        case .quickCheckFailed, .foreignKeyViolations, .missingIndex:
-            return .verificationFailed
-        case .foreignKeyViolationsAdded:
-            return .migrationFailed
-        case .duplicateIdentifiers, .identifiersOutOfOrder:
-            return .fileError
-        case .unknownMigration, .rollbackStepCountMustBeNonNegative:
-            return .usage
-        case .rollbackNotDefined, .rollbackMustTargetLatestApplied, .rollbackBeyondApplied,
-             .databaseAlreadyMigratedBeyond, .databaseSuperseded, .pendingMigrationsOutOfOrder,
-             .partiallyAppliedMerge, .modifiedMigrations:
-            return .refused
-        }
     }
 }
 

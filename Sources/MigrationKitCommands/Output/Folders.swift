@@ -15,7 +15,7 @@ package enum Folders {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
-                throw CLIError(.fileError, "\(path): This is a file, not a folder; give another path for the \(purpose).")
+                throw CLIError(.unusableFile, "\(path): This is a file, not a folder; give another path for the \(purpose).")
             }
             return
         }
@@ -24,7 +24,7 @@ package enum Folders {
                 atPath: path, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: mode])
         } catch {
-            throw CLIError(.fileError, "\(path): The \(purpose) cannot be created; check the path (a symbolic link that leads nowhere or in a loop, or a file where a folder should be) and its permissions.")
+            throw CLIError(.unusableFile, "\(path): The \(purpose) cannot be created; check the path (a symbolic link that leads nowhere or in a loop, or a file where a folder should be) and its permissions.")
         }
     }
 }

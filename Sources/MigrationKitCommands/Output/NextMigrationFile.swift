@@ -23,7 +23,7 @@ package enum NextMigrationFile {
         do {
             identifier = try MigrationNumbering.next(after: existing, slug: MigrationNumbering.slug(name), now: utcTimestamp())
         } catch let refusal as MigrationNumbering.Refusal {
-            throw CLIError(.fileError, "\(directory): \(refusal)")
+            throw CLIError(.unusableFile, "\(directory): \(refusal)")
         }
         let base = directory.hasSuffix("/") ? directory + identifier : directory + "/" + identifier
         if usesUpDownFiles(directory) {

@@ -20,10 +20,10 @@ package struct OutputFile {
     package func check(against reads: [String]) throws {
         guard FileManager.default.fileExists(atPath: path) || isDanglingLink else { return }
         for read in reads where DurableFile.sameFile(path, read) {
-            throw CLIError(.usage, "--output \(path) is \(Self.describe(read)), which this command reads; give another file.")
+            throw CLIError(.badOptionValue, "--output \(path) is \(Self.describe(read)), which this command reads; give another file.")
         }
         if !force {
-            throw CLIError(.fileError, "--output \(path) already exists; pass --force to replace it, or give another file.")
+            throw CLIError(.fileExists, "--output \(path) already exists; pass --force to replace it, or give another file.")
         }
     }
 

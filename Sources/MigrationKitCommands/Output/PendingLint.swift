@@ -38,7 +38,7 @@ package struct PendingLint: Sendable {
             // The sentence names the file and line, as every failure does.
             let found = "Lint found \(errors.count) error\(errors.count == 1 ? "" : "s") in pending migrations, the first at \(first.path):\(first.line) (\(first.rule))"
             let shown = command.map { "; nothing was applied. See them with `\($0)`" } ?? " (listed above); nothing was applied"
-            throw CLIError(.migrationFailed, found + shown + ". Fix them, or pass --no-lint if you are sure.")
+            throw CLIError(.lintErrors, found + shown + ". Fix them, or pass --no-lint if you are sure.")
         }
     }
 }

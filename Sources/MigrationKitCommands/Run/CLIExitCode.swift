@@ -2,6 +2,8 @@ import MigrationKit
 
 /// The documented exit codes of `migrationkit` (README: "Exit codes"). Distinct
 /// numbers so scripts can tell a failed migration from a wrong key or a locked file.
+/// Which code an error ends a run with is decided in one place, `ExitCodeDecision`,
+/// the same for every command line.
 public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// Everything worked.
     case success = 0
@@ -74,48 +76,6 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
         case 1: return .hungUp
         case 15: return .terminated
         default: return .interrupted
-        }
-    }
-
-    /// The code for a database error of `kind` (either connection's), falling back on
-    /// SQLite's result code for a failed statement.
-    package static func forDatabaseError(kind: DatabaseErrorKind, resultCode: Int32) -> CLIExitCode {
-        switch kind {
-        case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
-            return .wrongKeyOrNotADatabase
-        case .damaged:
-            return .damaged
-        case .wrongOperation:
-            // encrypt given an encrypted database, rekey a plaintext one: the file is
-            // not the kind the command needs, as with a key given for a plaintext one.
-            return .wrongKeyOrNotADatabase
-        case .fileSystem, .cannotOpen:
-            return .fileError
-        case .invalidKey:
-            return .keyUnavailable
-        case .busy, .inUse:
-            return .locked
-        case .unsupportedCipherSetting:
-            return .usage
-        default:
-            return forSQLite(resultCode: resultCode)
-        }
-    }
-
-    /// The code for a database error with SQLite's result code `resultCode` (primary or
-    /// extended): the one table both connections' error presentations use.
-    package static func forSQLite(resultCode: Int32) -> CLIExitCode {
-        switch resultCode & 0xff {
-        case SQLiteResultCode.readOnly, SQLiteResultCode.full, SQLiteResultCode.ioError, SQLiteResultCode.cantOpen, SQLiteResultCode.permission:
-            return .fileError
-        case SQLiteResultCode.corrupt:
-            return .damaged
-        case SQLiteResultCode.notADatabase:
-            return .wrongKeyOrNotADatabase
-        case SQLiteResultCode.busy, SQLiteResultCode.locked:
-            return .locked
-        default:
-            return .failure
         }
     }
 

@@ -156,4 +156,29 @@ import Testing
                                                                  "--from-database", scratch.path, "--quiet"] + Self.plaintext)
         #expect(check == CLIExitCode.success.rawValue)
     }
+
+    /// A backup that fails its integrity check is refused as damaged (exit 10), the code
+    /// and `--json` kind `migrationkit restore` gives the same backup, and the database
+    /// stays as it was.
+    @Test func aBackupThatFailsItsIntegrityCheckIsRefusedAsDamaged() throws {
+        let scratch = try ScratchDatabase()
+        try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE items;\n", to: "0001_items.sql", in: scratch)
+        #expect(run("migrate", scratch) == CLIExitCode.success.rawValue)
+        // Its schema (page 1) reads; a page of its table's b-tree no longer does.
+        let backup = scratch.folder.appendingPathComponent("damaged.db").path
+        let queue = try DatabaseQueue(path: backup)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE filler (body TEXT)")
+            for _ in 0..<50 { try db.execute(sql: "INSERT INTO filler VALUES (?)", arguments: [String(repeating: "x", count: 1000)]) }
+        }
+        try queue.close()
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: backup))
+        try file.seek(toOffset: 2 * 4096)
+        try file.write(contentsOf: Data(repeating: 0xff, count: 16))
+        try file.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+        let restore = GRDBMigrationCLI.run(host: host, arguments: ["restore", "--db-path", scratch.path, "--from", backup, "--quiet"] + Self.plaintext)
+        #expect(restore == CLIExitCode.damaged.rawValue)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+    }
 }

@@ -1,0 +1,140 @@
+import MigrationKit
+import MigrationKitFiles
+import MigrationKitKeys
+
+/// The one place that decides which documented exit code (`CLIExitCode`) an error a
+/// command raised ends the run with, whichever command line raised it.
+///
+/// Everything else only says what went wrong: the core's errors are what they are; a
+/// database layer describes its own errors by what they are (`DescribedDatabaseError`:
+/// a `DatabaseErrorKind` and SQLite's result code), never by a code it picks; a
+/// command's own refusal names its reason (`CLIError.Reason`). The presentations
+/// (`ErrorPresentation`, each layer's) add the sentences and the `--json` kind.
+package enum ExitCodeDecision {
+    /// The exit code of `error`; `.failure` for an error nothing here knows (an
+    /// unexpected one). ArgumentParser's own errors (usage, `--help`) are not asked
+    /// here: ArgumentParser decides them.
+    package static func exitCode(for error: any Error) -> CLIExitCode {
+        switch error {
+        case let error as CLIError:
+            return exitCode(for: error.reason)
+        case let error as DescribedDatabaseError:
+            return exitCode(forDatabaseError: error.kind, resultCode: error.resultCode)
+        case let error as FileOperationError:
+            return exitCode(forDatabaseError: error.kind, resultCode: error.resultCode)
+        case let error as UnreadableDatabaseError:
+            return exitCode(forDatabaseError: error.kind, resultCode: SQLiteResultCode.notADatabase)
+        case let error as MigrationStepError:
+            // A step that failed because of the file system (a full disk, an I/O error),
+            // rolled back, is a file problem; any other failed step is a failed migration.
+            return error.explanation != nil ? .fileError : .migrationFailed
+        case is HostVerificationError:
+            return .verificationFailed
+        case let error as MigrationKitError:
+            return exitCode(for: error)
+        case is SQLMigrationFileError:
+            return .fileError
+        case let error as KeyError:
+            // A prompt a signal interrupted is a stopped run (129, 130 or 143).
+            return error.signal.map(CLIExitCode.stopped(by:)) ?? .keyUnavailable
+        default:
+            return .failure
+        }
+    }
+
+    /// A command's own refusal, by its reason.
+    private static func exitCode(for reason: CLIError.Reason) -> CLIExitCode {
+        switch reason {
+        case .missingOption, .conflictingOptions, .badOptionValue, .badSetting, .notAvailableHere:
+            return .usage
+        case .notConfirmed, .wouldReplaceStoredKey, .migrationsDoNotMakeSchema, .wouldLoseData, .unprovenMigration:
+            return .refused
+        case .fileExists, .unusableFile, .fileOperationFailed, .backupNotWritten:
+            return .fileError
+        case .noKeyGiven, .newKeyNotStored:
+            return .keyUnavailable
+        case .lintErrors:
+            return .migrationFailed
+        case .damaged:
+            return .damaged
+        case .unexpectedState:
+            return .failure
+        }
+    }
+
+    /// The core's migration errors: what the migration state, the verifier or the
+    /// registry found.
+    private static func exitCode(for error: MigrationKitError) -> CLIExitCode {
+        switch error {
+        case .quickCheckFailed, .foreignKeyViolations, .missingIndex:
+            return .verificationFailed
+        case .foreignKeyViolationsAdded:
+            return .migrationFailed
+        case .duplicateIdentifiers, .identifiersOutOfOrder:
+            return .fileError
+        case .unknownMigration, .rollbackStepCountMustBeNonNegative:
+            return .usage
+        case .rollbackNotDefined, .rollbackMustTargetLatestApplied, .rollbackBeyondApplied,
+             .databaseAlreadyMigratedBeyond, .databaseSuperseded, .pendingMigrationsOutOfOrder,
+             .partiallyAppliedMerge, .modifiedMigrations:
+            return .refused
+        }
+    }
+
+    /// A database error of `kind` (either connection's, or the core's file
+    /// operations'), falling back on SQLite's result code for a failed statement.
+    private static func exitCode(forDatabaseError kind: DatabaseErrorKind, resultCode: Int32) -> CLIExitCode {
+        switch kind {
+        case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
+            return .wrongKeyOrNotADatabase
+        case .damaged:
+            return .damaged
+        case .wrongOperation:
+            // encrypt given an encrypted database, rekey a plaintext one: the file is
+            // not the kind the command needs, as with a key given for a plaintext one.
+            return .wrongKeyOrNotADatabase
+        case .fileSystem, .cannotOpen:
+            return .fileError
+        case .invalidKey:
+            return .keyUnavailable
+        case .busy, .inUse:
+            return .locked
+        case .unsupportedCipherSetting:
+            return .usage
+        default:
+            return exitCode(forSQLiteResultCode: resultCode)
+        }
+    }
+
+    /// A failed statement, by SQLite's result code (primary or extended). The codes
+    /// `FailureExplanation.forSQLite` explains (a full disk, an I/O error, a journal that
+    /// cannot be made, a read-only file) are all file problems.
+    private static func exitCode(forSQLiteResultCode resultCode: Int32) -> CLIExitCode {
+        switch resultCode & 0xff {
+        case SQLiteResultCode.readOnly, SQLiteResultCode.full, SQLiteResultCode.ioError, SQLiteResultCode.cantOpen, SQLiteResultCode.permission:
+            return .fileError
+        case SQLiteResultCode.corrupt:
+            return .damaged
+        case SQLiteResultCode.notADatabase:
+            return .wrongKeyOrNotADatabase
+        case SQLiteResultCode.busy, SQLiteResultCode.locked:
+            return .locked
+        default:
+            return .failure
+        }
+    }
+}
+
+/// A database layer's error described by what it is, for `ExitCodeDecision`: its kind
+/// (`.sqlite` for a failed statement, as GRDB's errors all are) and SQLite's result
+/// code, primary or extended. A layer's presentation passes it with its sentence; the
+/// exit code is never the layer's to pick.
+package struct DescribedDatabaseError: Error, Hashable, Sendable {
+    package let kind: DatabaseErrorKind
+    package let resultCode: Int32
+
+    package init(kind: DatabaseErrorKind, resultCode: Int32) {
+        self.kind = kind
+        self.resultCode = resultCode
+    }
+}

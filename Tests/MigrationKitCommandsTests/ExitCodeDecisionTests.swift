@@ -1,0 +1,127 @@
+import Foundation
+import MigrationKit
+import MigrationKitCommands
+import MigrationKitKeys
+import Testing
+
+/// The one table of exit codes (`ExitCodeDecision`): every reason a command refuses,
+/// every kind of database error and the core's errors get the code the README's "Exit
+/// codes" documents, whichever layer raised them.
+@Suite struct ExitCodeDecisionTests {
+    private func code(_ error: any Error) -> CLIExitCode { ExitCodeDecision.exitCode(for: error) }
+
+    @Test func everyReasonACommandGivesHasItsDocumentedCode() {
+        let documented: [CLIError.Reason: CLIExitCode] = [
+            .missingOption: .usage, .conflictingOptions: .usage, .badOptionValue: .usage, .badSetting: .usage,
+            .notAvailableHere: .usage,
+            .notConfirmed: .refused, .wouldReplaceStoredKey: .refused, .migrationsDoNotMakeSchema: .refused,
+            .wouldLoseData: .refused, .unprovenMigration: .refused,
+            .fileExists: .fileError, .unusableFile: .fileError, .fileOperationFailed: .fileError, .backupNotWritten: .fileError,
+            .noKeyGiven: .keyUnavailable, .newKeyNotStored: .keyUnavailable,
+            .lintErrors: .migrationFailed,
+            .damaged: .damaged,
+            .unexpectedState: .failure,
+        ]
+        #expect(Set(documented.keys) == Set(CLIError.Reason.allCases))
+        for reason in CLIError.Reason.allCases {
+            let error = CLIError(reason, "Some sentence.")
+            #expect(code(error) == documented[reason], "\(reason)")
+            #expect(error.exitCode == documented[reason], "\(reason)")
+        }
+    }
+
+    /// Each kind of database error, as either layer describes it; a failed statement
+    /// (`.sqlite`, and the kinds that say no more) by SQLite's result code.
+    @Test func everyDatabaseErrorKindHasItsDocumentedCode() {
+        let documented: [(DatabaseErrorKind, CLIExitCode)] = [
+            (.wrongKey, .wrongKeyOrNotADatabase), (.notEncrypted, .wrongKeyOrNotADatabase),
+            (.keyRequired, .wrongKeyOrNotADatabase), (.notADatabase, .wrongKeyOrNotADatabase),
+            (.wrongOperation, .wrongKeyOrNotADatabase),
+            (.damaged, .damaged),
+            (.cannotOpen, .fileError), (.fileSystem, .fileError),
+            (.invalidKey, .keyUnavailable),
+            (.busy, .locked), (.inUse, .locked),
+            (.unsupportedCipherSetting, .usage),
+            (.sqlite, .failure), (.interrupted, .failure), (.misuse, .failure),
+        ]
+        for (kind, expected) in documented {
+            // SQLITE_ERROR: a result code that says nothing more than the kind.
+            #expect(code(DescribedDatabaseError(kind: kind, resultCode: 1)) == expected, "\(kind)")
+        }
+        let byResultCode: [(Int32, CLIExitCode)] = [
+            (SQLiteResultCode.busy, .locked), (SQLiteResultCode.locked, .locked),
+            (SQLiteResultCode.readOnly, .fileError), (SQLiteResultCode.readOnlyDirectory, .fileError),
+            (SQLiteResultCode.ioError, .fileError), (SQLiteResultCode.ioError | (2 << 8), .fileError),
+            (SQLiteResultCode.full, .fileError), (SQLiteResultCode.cantOpen, .fileError),
+            (SQLiteResultCode.permission, .fileError),
+            (SQLiteResultCode.corrupt, .damaged),
+            (SQLiteResultCode.notADatabase, .wrongKeyOrNotADatabase),
+            (1, .failure), (SQLiteResultCode.interrupt, .failure), (19, .failure),
+        ]
+        for (resultCode, expected) in byResultCode {
+            #expect(code(DescribedDatabaseError(kind: .sqlite, resultCode: resultCode)) == expected, "\(resultCode)")
+            // Every code FailureExplanation explains is a file problem.
+            if FailureExplanation.forSQLite(resultCode: resultCode, codeDescription: "") != nil {
+                #expect(expected == .fileError, "\(resultCode)")
+            }
+        }
+        // The core's own database errors go by the same table.
+        let unreadable = UnreadableDatabaseError(path: "/nonexistent/db.sqlite", keyed: true, triedFormats: nil)
+        #expect(code(unreadable) == code(DescribedDatabaseError(kind: unreadable.kind, resultCode: SQLiteResultCode.notADatabase)))
+    }
+
+    /// A backup that fails its integrity check is damaged (10), as `migrationkit
+    /// restore` says it (SQLCipher's `.damaged` error) and as an app's GRDB commands say it
+    /// (their own refusal): one code, one `--json` kind.
+    @Test func aDamagedBackupIsTheSameProblemOnBothLayers() {
+        let sqlcipher = DescribedDatabaseError(kind: .damaged, resultCode: SQLiteResultCode.corrupt)
+        let grdb = CLIError(.damaged, "backup.db: The backup fails its integrity check (no answer); choose another backup.")
+        #expect(code(sqlcipher) == .damaged && code(grdb) == .damaged)
+        #expect(ErrorPresentation(of: sqlcipher, kind: DatabaseErrorKind.damaged.rawValue, message: "").jsonBody.kind == "\(grdb.exitCode)")
+    }
+
+    @Test func theCoresErrorsHaveTheirDocumentedCodes() {
+        let documented: [(MigrationKitError, CLIExitCode)] = [
+            (.duplicateIdentifiers(["a"]), .fileError),
+            (.identifiersOutOfOrder(expected: "a", actual: "b"), .fileError),
+            (.rollbackNotDefined("a"), .refused),
+            (.rollbackMustTargetLatestApplied(latestApplied: "b", requested: "a"), .refused),
+            (.rollbackStepCountMustBeNonNegative, .usage),
+            (.quickCheckFailed(result: "bad"), .verificationFailed),
+            (.foreignKeyViolations(count: 1), .verificationFailed),
+            (.missingIndex(table: "t", index: "i"), .verificationFailed),
+            (.unknownMigration("a"), .usage),
+            (.databaseAlreadyMigratedBeyond("a"), .refused),
+            (.databaseSuperseded(unknown: ["z"]), .refused),
+            (.pendingMigrationsOutOfOrder(pending: ["a"], latestApplied: "b"), .refused),
+            (.modifiedMigrations(identifiers: ["a"], files: ["a.sql"]), .refused),
+            (.rollbackBeyondApplied(requested: 2, applied: 1), .refused),
+            (.partiallyAppliedMerge(step: "m", applied: ["a"], missing: ["b"]), .refused),
+        ]
+        for (error, expected) in documented { #expect(code(error) == expected, "\(error.name)") }
+
+        let failedStatement = DescribedDatabaseError(kind: .sqlite, resultCode: 1)
+        #expect(code(MigrationStepError(identifier: "a", phase: .apply, sourceFile: nil, line: nil, underlying: failedStatement)) == .migrationFailed)
+        #expect(code(SQLMigrationFileError(code: SQLMigrationFileError.Code(rawValue: "emptyUp"), path: "a.sql", message: "empty")) == .fileError)
+        #expect(code(KeyError(code: .itemNotFound, message: "none")) == .keyUnavailable)
+        #expect(code(KeyError(code: .promptCancelled, message: "stopped", signal: 15)) == .terminated)
+        #expect(code(KeyError(code: .promptCancelled, message: "stopped", signal: 2)) == .interrupted)
+        struct Unknown: Error {}
+        #expect(code(Unknown()) == .failure)
+    }
+
+    /// The README's "Exit codes" table lists exactly the codes `CLIExitCode` has (which
+    /// `--help` lists with their `summary`), in the same order.
+    @Test func theReadmeListsEveryExitCode() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "### Exit codes\n").dropFirst().first)
+        let rows = section.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(3).prefix { $0.hasPrefix("| ") }
+        let listed = rows.flatMap { row in
+            row.split(separator: "|")[0].split(separator: ",").map { Int32($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        #expect(listed == CLIExitCode.allCases.map(\.rawValue))
+        for code in CLIExitCode.allCases { #expect(!code.summary.isEmpty, "\(code)") }
+    }
+}
