@@ -71,11 +71,9 @@ struct GRDBCommandLayer: CommandLayer {
         proving.access = .inspect
         proving.readOnly = true
         let opened = try GRDBCommandConnection(opening: proving, host: host)
-        let result = try opened.writer.read { try String.fetchOne($0, sql: "PRAGMA quick_check(1)") }
+        let refusal = try opened.writer.read { DatabaseChecks.backupRefusal($0) }
         try opened.writer.close()
-        guard result == "ok" else {
-            throw CLIError(.damaged, "\(backup): The backup fails its integrity check (\(result ?? "no answer")); choose another backup.")
-        }
+        if let refusal { throw CLIError(.damaged, "\(backup): \(refusal)") }
         try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, beforeReplacing: beforeReplacing)
     }
 

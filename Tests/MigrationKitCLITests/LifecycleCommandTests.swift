@@ -10,7 +10,7 @@ import Testing
     }
 
     /// A plaintext database with the sample migrations applied and some rows.
-    private func plaintextWorkspace() throws -> Workspace {
+    fileprivate func plaintextWorkspace() throws -> Workspace {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         let migrate = try Tool.run(["migrate", "--plaintext", "--db-path", workspace.database, "--migrations", workspace.migrations])
@@ -316,6 +316,27 @@ import Testing
         try workspace.write("other", "not the key\n", mode: 0o600)
         let refused = try Tool.run(["restore", "--from", backup, "--db-path", workspace.database, "--password-file", workspace.path("other")])
         #expect(refused.exitCode == .wrongKeyOrNotADatabase)
+    }
+
+    /// A backup whose schema reads but a page of a table does not is refused as damaged
+    /// (exit 10) in the sentence a GRDB app's `restore` gives it too, and the database
+    /// stays as it was.
+    @Test func aBackupThatFailsItsIntegrityCheckIsRefusedAsDamaged() throws {
+        let workspace = try LifecycleCommandTests().plaintextWorkspace()
+        let backup = workspace.path("damaged.db")
+        let fill = try Binary.run(["-batch", backup], executable: SQLCipherShell.path,
+                                  stdin: "CREATE TABLE filler (body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) INSERT INTO filler SELECT hex(zeroblob(500)) FROM n;\n")
+        #expect(fill.status == 0, "\(fill.output)")
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: backup))
+        try file.seek(toOffset: 2 * 4096)
+        try file.write(contentsOf: Data(repeating: 0xff, count: 16))
+        try file.close()
+        let before = workspace.bytes(workspace.database)
+        let restore = try Tool.run(["restore", "--from", backup, "--db-path", workspace.database, "--plaintext", "--no-backup"])
+        #expect(restore.exitCode == .damaged, "\(restore.output)")
+        #expect(restore.stderr.contains("\(backup): The backup fails its integrity check ("), "\(restore.output)")
+        #expect(restore.stderr.contains("; choose another backup."), "\(restore.output)")
+        #expect(workspace.bytes(workspace.database) == before)
     }
 
     @Test func checkProvesAFolderAndCatchesABrokenDown() throws {

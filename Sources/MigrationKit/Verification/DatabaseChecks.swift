@@ -21,6 +21,17 @@ package enum DatabaseChecks {
         }
     }
 
+    /// Why a backup may not take a database's place (`restore`), in one sentence; nil when
+    /// it passes `quick_check`. Both connections' restores prove a backup with it, after
+    /// opening it read-only with the database's key.
+    package static func backupRefusal(_ db: some SQLQuerying) -> String? {
+        let check = quickCheck(db)
+        guard let failure = check.failure else { return nil }
+        var result = check.detail
+        if case MigrationKitError.quickCheckFailed(let found)? = failure as? MigrationKitError { result = found }
+        return "The backup fails its integrity check (\(result)); choose another backup."
+    }
+
     /// `PRAGMA cipher_integrity_check`: every page's HMAC, passed or failed, naming the
     /// damaged pages (which `quick_check`, reading the b-trees, cannot). Only where
     /// `cipherPageChecking` says it applies, and outside a write transaction: the pragma reads the

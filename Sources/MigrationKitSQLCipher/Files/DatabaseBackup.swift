@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKit
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -68,10 +69,8 @@ public enum DatabaseBackup {
         proving.createIfMissing = false
         proving.readOnly = true
         let database = try SQLCipherOpener.open(path: backup, key: key, configuration: proving)
-        let result = try database.fetchString(sql: "PRAGMA quick_check(1)")
-        guard result == "ok" else {
-            throw SQLCipherError(kind: .damaged, resultCode: .SQLITE_CORRUPT,
-                                 message: "The backup fails its integrity check (\(result ?? "no answer")); choose another backup.", path: backup)
+        if let refusal = DatabaseChecks.backupRefusal(database) {
+            throw SQLCipherError(kind: .damaged, resultCode: .SQLITE_CORRUPT, message: refusal, path: backup)
         }
     }
 
