@@ -22,7 +22,7 @@ extension SQLCipherMigrationRunner {
     /// Whether the database's history no longer matches the registered steps, and why:
     /// applied steps removed or renamed, applied steps edited, or a schema that differs
     /// from what the applied steps produce (found by replaying them into a scratch
-    /// database encrypted with the same key and settings, as GRDB does). Nil when the
+    /// database in the same format, as GRDB does, under a random key). Nil when the
     /// history matches.
     public func schemaChange(in writer: SQLCipherWriter) throws -> SchemaChange? {
         try writer.read { db in try engine.schemaChange(db) { try replayedSchema(of: $0, configuredLike: writer) } }
