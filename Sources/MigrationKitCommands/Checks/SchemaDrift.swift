@@ -8,7 +8,7 @@ import MigrationKit
 /// `CommandDatabase.replayedSchema(upTo:)`: on SQLCipher the one erase-on-schema-change
 /// compares with); its schema is compared with the database's through
 /// `SchemaDifference`, as erase-on-schema-change compares. The database itself is only read.
-package struct SchemaDrift {
+package enum SchemaDrift {
     /// What was compared, and how the schemas differ (empty: no drift).
     package struct Report: Sendable {
         /// The applied migrations the expected schema was made from, in order.
@@ -72,13 +72,11 @@ package struct SchemaDrift {
         }
     }
 
-    package init() {}
-
     /// Compares the schema of `database` with what its applied steps make on an empty
     /// database.
     /// - Throws: `Refusal` when the steps cannot make this database's schema;
     ///   `ReplayFailure` when one fails on the empty database.
-    package func check(_ database: any CommandDatabase) throws -> Report {
+    package static func check(_ database: any CommandDatabase) throws -> Report {
         let status = try database.migrationStatus()
         if !status.unknownApplied.isEmpty { throw Refusal.unknownApplied(status.unknownApplied) }
         let applied = status.applied
@@ -96,7 +94,7 @@ package struct SchemaDrift {
     ///
     /// - Parameter modified: the applied steps whose files changed since, for the
     ///   sentence of a step that fails on the empty database (`ReplayFailure`).
-    package func differences(of database: any CommandDatabase, upTo target: String?, modified: [String] = []) throws -> [SchemaDifference] {
+    package static func differences(of database: any CommandDatabase, upTo target: String?, modified: [String] = []) throws -> [SchemaDifference] {
         let expected: [SchemaDump.Object]
         do {
             expected = try database.replayedSchema(upTo: target)

@@ -49,7 +49,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
         let targetIndex = try migrations.index(ofTarget: target)
         let unrun = migrations.identifiers.prefix(targetIndex + 1).filter { status.pending.contains($0) }
         guard !status.applied.isEmpty, !unrun.isEmpty else { return }
-        let differences = try SchemaDrift().differences(of: database, upTo: target)
+        let differences = try SchemaDrift.differences(of: database, upTo: target)
         guard let first = differences.first else { return }
         let more = differences.count > 1 ? " and \(differences.count - 1) more" : ""
         throw CLIError(.migrationsDoNotMakeSchema, "\(database.path): The database is managed (its latest applied migration is \(status.applied.last ?? "")), and its schema is not what the migrations up to \(target) make (\(first.summary)\(more)): recording \(unrun.joined(separator: ", ")) as applied without running \(unrun.count == 1 ? "it" : "them") would leave \(unrun.count == 1 ? "it" : "them") undone. Nothing was recorded; run `migrate --to \(target)` to apply \(unrun.count == 1 ? "it" : "them").")

@@ -62,7 +62,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
         let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
         let report: SchemaDrift.Report
         do {
-            report = try SchemaDrift().check(database)
+            report = try SchemaDrift.check(database)
         } catch let refusal as SchemaDrift.Refusal {
             throw CLIError(.migrationsDoNotMakeSchema, Self.sentence(for: refusal, database: database.path))
         } catch let failure as SchemaDrift.ReplayFailure {
