@@ -12,23 +12,39 @@ modules="MigrationKit MigrationKitSecrets MigrationKitSQLCipher MigrationKitKeys
 scratch=.build-sqlcipher4
 mkdir -p .build/docs
 
-# document PACKAGE_DIR SCRATCH MODULE: the module's archive into .build/docs, or the
-# DocC log's end and a failure.
+# document PACKAGE_DIR SCRATCH MODULE...: the modules' archives into .build/docs, or the
+# DocC log's end and a failure. One run of the plugin for all of a package's modules: its
+# start (building the package's symbol graphs, loading DocC) is most of the time a module
+# takes, and it converts the modules side by side.
 document() {
-    echo "== docs: $3" >&2
-    log=$PWD/.build/docs/$3.log
-    # shellcheck disable=SC2086 # test_build_flags is a list of flags
-    if ! (cd "$1" && swift package --scratch-path "$2" $test_build_flags --disable-sandbox generate-documentation --target "$3" \
-        --warnings-as-errors --output-path "$OLDPWD/.build/docs/$3.doccarchive") >"$log" 2>&1; then
+    package_dir=$1
+    package_scratch=$2
+    shift 2
+    echo "== docs: $*" >&2
+    log=$PWD/.build/docs/$(echo "$*" | tr ' ' '+').log
+    targets=""
+    for module in "$@"; do
+        targets="$targets --target $module"
+        rm -rf ".build/docs/$module.doccarchive"
+    done
+    # With more than one target the plugin writes MODULE.doccarchive inside the output
+    # path; with one, the output path is the archive.
+    output=$PWD/.build/docs
+    [ $# -gt 1 ] || output=$PWD/.build/docs/$1.doccarchive
+    # shellcheck disable=SC2086 # test_build_flags and $targets are lists
+    if ! (cd "$package_dir" && swift package --scratch-path "$package_scratch" $test_build_flags --disable-sandbox generate-documentation $targets \
+        --warnings-as-errors --output-path "$output") >"$log" 2>&1; then
         grep -v -e '^\[' -e 'prohibited flag' "$log" | tail -n 40 >&2
-        echo "docs: DocC failed for $3 (full log: $log)" >&2
+        echo "docs: DocC failed for $* (full log: $log)" >&2
         exit 1
     fi
+    for module in "$@"; do
+        [ -d ".build/docs/$module.doccarchive" ] || { echo "docs: DocC wrote no archive for $module (full log: $log)" >&2; exit 1; }
+    done
 }
 
-for module in $modules; do
-    document . "$scratch" "$module"
-done
+# shellcheck disable=SC2086 # $modules is a list
+document . "$scratch" $modules
 python3 scripts/doc-coverage.py --scratch-path "$scratch" $modules
 
 # MigrationKitGRDB on GRDB built on SQLCipher (the grdb-sqlcipher configuration's
