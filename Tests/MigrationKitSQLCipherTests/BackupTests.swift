@@ -8,7 +8,7 @@ import Testing
     @Test func aBackupOpensWithTheSameKeyAndRestoresTheDatabase() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.db")
-        let writer = try SQLCipherWriter(path: path, key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
         try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors]).migrate(in: writer)
         try writer.write { try $0.execute(sql: "INSERT INTO authors (name) VALUES ('before')") }
 
@@ -17,11 +17,11 @@ import Testing
         #expect(try fileMode(backup) == 0o600)
         #expect(try fileBytes(backup).prefix(16) != Data("SQLite format 3\0".utf8))
         // The backup is an encrypted database in its own right, readable by the shell.
-        #expect(try SQLCipherShell.run(backup, keyPragma: "'correct horse battery staple'", "SELECT name FROM authors;").stdout == "before\n")
+        #expect(try SQLCipherShell.run(backup, keyPragma: DatabaseKey.testRawKeyPragma, "SELECT name FROM authors;").stdout == "before\n")
 
         try writer.write { try $0.execute(sql: "DELETE FROM authors") }
-        try DatabaseBackup.restore(from: backup, to: path, key: .testPassphrase)
-        let restored = try SQLCipherWriter(path: path, key: .testPassphrase)
+        try DatabaseBackup.restore(from: backup, to: path, key: .testRawKey)
+        let restored = try SQLCipherWriter(path: path, key: .testRawKey)
         #expect(try restored.read { try $0.fetchString(sql: "SELECT name FROM authors") } == "before")
         #expect(FileManager.default.fileExists(atPath: backup))
     }
@@ -55,7 +55,7 @@ import Testing
         let backup = try DatabaseBackup.create(of: writer)
         try writer.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
         let before = try fileBytes(path)
-        expectError(.wrongKey) { try DatabaseBackup.restore(from: backup, to: path, key: .testPassphrase) }
+        expectError(.wrongKey) { try DatabaseBackup.restore(from: backup, to: path, key: .rawKey(Array(repeating: 7, count: 32))) }
         #expect(try fileBytes(path) == before)
 
         var damaged = try fileBytes(backup)

@@ -45,7 +45,7 @@ private func sqlStep(_ identifier: String, _ sql: String) -> SQLCipherMigrationS
     private let steps = [sqlStep("0001_a", "CREATE TABLE a (x)"), sqlStep("0002_b", "CREATE TABLE b (y)")]
 
     private func migratedWriter(_ directory: TemporaryDirectory) throws -> SQLCipherWriter {
-        let writer = try SQLCipherWriter(path: directory.path("dev.db"), key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: directory.path("dev.db"), key: .testRawKey)
         try SQLCipherMigrationRunner(steps: steps).migrate(in: writer)
         try writer.write { try $0.execute(sql: "INSERT INTO a VALUES ('dev data')") }
         return writer

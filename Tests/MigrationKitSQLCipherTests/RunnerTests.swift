@@ -36,7 +36,7 @@ import Testing
         let path = directory.path("app.db")
         do {
             // Version 1 of the app shipped two steps and users stored data.
-            let writer = try SQLCipherWriter(path: path, key: .testPassphrase)
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
             let v1 = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks])
             try v1.migrate(in: writer)
             try writer.write { db throws in
@@ -49,7 +49,7 @@ import Testing
             }
         }
         // Version 2 opens the same file, with the same key, and adds a step.
-        let writer = try SQLCipherWriter(path: path, key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
         let report = try SQLCipherMigrationRunner(steps: SampleSteps.all).migrate(in: writer)
         #expect(report.identifiers == ["0003_add_year"])
         try writer.read { db throws in

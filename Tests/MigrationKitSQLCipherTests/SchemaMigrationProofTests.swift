@@ -135,7 +135,7 @@ import Testing
         let folder = directory.path("migrations")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         try "-- migrate:up\n\(change.current)\n".write(toFile: folder + "/0001_init.sql", atomically: true, encoding: .utf8)
-        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
         try Self.runner(folder).migrate(in: writer)
         try writer.write { try $0.execute(sql: change.rows) }
         let tables = try writer.read { try $0.userTableNames() }.filter { !$0.hasPrefix("grdb_") && !$0.hasPrefix("migrationkit_") }
@@ -166,7 +166,7 @@ import Testing
         #expect(try Self.rowCounts(tables.map { change.renamedTables[$0] ?? $0 }, in: writer) == renamedCounts)
         // Applied, the same schema file asks for nothing more (a rename comment included).
         #expect(try proof.migration(from: .database(writer), to: change.desired).migration.isEmpty)
-        let desired = try SQLCipherWriter(path: directory.path("desired.db"), key: .testPassphrase)
+        let desired = try SQLCipherWriter(path: directory.path("desired.db"), key: .testRawKey)
         try desired.write { try $0.execute(sql: change.desired) }
         let left = try desired.read { wanted in try writer.read { made in try SchemaDifference.between(expected: wanted, actual: made) } }
         #expect(left.isEmpty, "\(left.map(\.summary))")
@@ -186,7 +186,7 @@ import Testing
     /// table with rows, is refused with each change named, unless allowed.
     @Test func changesThatLoseDataAreRefusedUnlessAllowed() throws {
         let directory = try TemporaryDirectory()
-        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
         try writer.write {
             try $0.execute(sql: """
                 CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, color TEXT);
@@ -214,7 +214,7 @@ import Testing
     /// A rename the schema does not declare is a drop and an add: refused as a drop.
     @Test func anUndeclaredRenameIsADrop() throws {
         let directory = try TemporaryDirectory()
-        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
         try writer.write { try $0.execute(sql: "CREATE TABLE people (id INTEGER PRIMARY KEY, fullname TEXT); INSERT INTO people VALUES (1, 'Ada');") }
         #expect { try SchemaMigrationProof().migration(from: .database(writer), to: "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT);") } throws: { error in
             guard case .destructive(let changes) = error as? SchemaMigrationProof.Refusal else { return false }
@@ -225,7 +225,7 @@ import Testing
     /// The same schema spelled another way needs no migration.
     @Test func theSameSchemaRespelledNeedsNoMigration() throws {
         let directory = try TemporaryDirectory()
-        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
         try writer.write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX notes_body ON notes(body);") }
         let proven = try SchemaMigrationProof().migration(from: .database(writer), to: "create table \"notes\" ( id integer primary key , body text ) ; create index [notes_body] on notes ( body ) ;")
         #expect(proven.migration.isEmpty)
@@ -235,7 +235,7 @@ import Testing
     /// migration rebuilds the table with the wanted spelling, and the rows stay.
     @Test func aNameSpelledOtherwiseIsMigrated() throws {
         let directory = try TemporaryDirectory()
-        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
         try writer.write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, userid INTEGER); INSERT INTO notes VALUES (1, 7);") }
         let proven = try SchemaMigrationProof().migration(from: .database(writer), to: "CREATE TABLE notes (id INTEGER PRIMARY KEY, userId INTEGER);")
         #expect(!proven.migration.isEmpty)

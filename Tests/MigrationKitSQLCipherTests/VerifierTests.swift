@@ -43,7 +43,7 @@ import Testing
         let path = directory.path("app.db")
         let runner = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors])
         do {
-            let writer = try SQLCipherWriter(path: path, key: .testPassphrase)
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
             try runner.migrate(in: writer)
             try writer.write { db throws in
                 for index in 1...400 {
@@ -58,7 +58,7 @@ import Testing
         let damaged = directory.path("damaged.db")
         try bytes.write(to: URL(fileURLWithPath: damaged))
 
-        let writer = try SQLCipherWriter(path: damaged, key: .testPassphrase)
+        let writer = try SQLCipherWriter(path: damaged, key: .testRawKey)
         #expect {
             try runner.runPostMigrationChecks(in: writer)
         } throws: { error in
@@ -66,7 +66,7 @@ import Testing
             return !result.isEmpty && result != "ok"
         }
         // The original is intact.
-        try runner.runPostMigrationChecks(in: try SQLCipherWriter(path: path, key: .testPassphrase))
+        try runner.runPostMigrationChecks(in: try SQLCipherWriter(path: path, key: .testRawKey))
     }
 }
 
