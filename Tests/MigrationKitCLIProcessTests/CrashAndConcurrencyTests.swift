@@ -41,7 +41,10 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
     workspace.databaseKey
 }
 
-@Suite(.serialized) struct CrashSafetyTests {
+/// Not serialized: every test has its own workspaces and keyring service, and each spreads
+/// its kills over a run it measured under the same load, so the tests run beside each
+/// other and the rest of the suite instead of one after another at its end.
+@Suite struct CrashSafetyTests {
     /// Five steps, a long data migration among them. Each step also records itself in
     /// `marks` in the same transaction, and leaves a trace in the data, so ledger and
     /// data can be compared after any kill.
