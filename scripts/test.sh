@@ -22,8 +22,7 @@
 #               (scripts/test-consumers.sh), using the release build make install made
 #
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs some of them; MIGRATIONKIT_TEST_DEPTH=quick
-# runs the long tests' quick share (`make check`; `make test` sets full, which sqlcipher3
-# runs at MIGRATIONKIT_SQLCIPHER3_DEPTH, quick unless set); arguments go to
+# runs the long tests' quick share (`make check`; `make test` sets full); arguments go to
 # `swift test` (for example --filter). Before anything is built, each target's declared
 # dependencies are checked against its imports (scripts/check-dependencies.py); every built
 # binary's linkage is checked before its tests.
@@ -68,19 +67,6 @@ timed() {
     return $timed_status
 }
 
-# side_by_side COMMAND COMMAND: runs the two at once; fails, naming it, if either failed.
-side_by_side() {
-    "$1" &
-    first=$!
-    second_status=0
-    "$2" || second_status=$?
-    first_status=0
-    wait "$first" || first_status=$?
-    [ "$first_status" = 0 ] || echo "test: $1 failed (exit $first_status)" >&2
-    [ "$second_status" = 0 ] || echo "test: $2 failed (exit $second_status)" >&2
-    [ "$first_status" = 0 ] && [ "$second_status" = 0 ]
-}
-
 # build_root SCRATCH: what the root package's tests run, built as tests are built
 # (`test_build_flags`, scripts/swift-env.sh): the test bundle with the binaries it runs,
 # and the library example, whose linkage is checked too. Nothing else: the GRDB products
@@ -119,12 +105,7 @@ for configuration in $configurations; do
             environment=$(./scripts/sqlcipher3.sh --env) || exit 1
             eval "$environment"
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
-            # The long tests' random rounds (kills, races, fuzz cases) run in full once, on
-            # the default platform; here their quick share, every test still once: what
-            # SQLCipher 3.4.1 can show apart from SQLCipher 4 is in each behaviour, not in
-            # the number of random kills. MIGRATIONKIT_SQLCIPHER3_DEPTH=full runs them all.
-            MIGRATIONKIT_TEST_DEPTH=${MIGRATIONKIT_SQLCIPHER3_DEPTH:-quick}
-            export MIGRATIONKIT_EXPECTED_SQLCIPHER MIGRATIONKIT_TEST_DEPTH
+            export MIGRATIONKIT_EXPECTED_SQLCIPHER
             root_configuration sqlcipher3 .build-sqlcipher3 "$@" || exit 1
             ;;
         grdb | grdb-sqlcipher)
@@ -171,10 +152,8 @@ for configuration in $configurations; do
             # The release binary make install, make deb and the consumer test use: built
             # once here, so its time is the build's.
             timed packaging build ./scripts/package.sh build || exit 1
-            # The installed tool's checks (make install, lintian, apt-get: one core at most,
-            # much of it waiting on dpkg) run while the consumer apps build; each prints
-            # its lines with its own name, and the phase fails if either failed.
-            timed packaging test side_by_side ./scripts/test-packaging.sh ./scripts/test-consumers.sh || exit 1
+            timed packaging test ./scripts/test-packaging.sh || exit 1
+            timed packaging test ./scripts/test-consumers.sh || exit 1
             ;;
         *)
             echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb, grdb-sqlcipher, docs or packaging)" >&2
