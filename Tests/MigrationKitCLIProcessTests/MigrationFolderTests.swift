@@ -47,6 +47,33 @@ import Glibc
 /// started while a migrate runs waits for it, instead of re-encrypting the file between
 /// two of its steps (which then failed with "wrong key" after committing the first).
 @Suite struct ChangeLockTests {
+    /// docs/how-a-migration-runs.md: `migrate` takes the database's change lock once,
+    /// before it opens the file, and holds it to its last step, however many layers ask
+    /// for it (the command around the open, the backup, the runner around the steps):
+    /// strace sees one `flock(LOCK_EX)` on the file and no `LOCK_UN` before the end.
+    /// Letting go between the backup and the steps would let a `rekey` in there.
+    @Test func migrateLocksTheDatabaseOnceAndHoldsItToTheEnd() throws {
+        try requiringCapability {
+            guard let strace = ["/usr/bin/strace", "/bin/strace"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+                throw CapabilityMissing("strace is not installed (scripts/install-deps.sh installs it)")
+            }
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            #expect(try workspace.run("migrate", ["--to", "0001_authors"]).status == 0)
+            let log = workspace.path("flock.log")
+            // -y names each descriptor's file; with a backup, so that it is in the walk too.
+            let result = try Guarded.run(["-f", "-y", "-qq", "-e", "trace=flock", "-o", log, Binary.migrationkit, "migrate"] + workspace.options(),
+                                         executable: strace, directory: workspace.root, timeout: 120)
+            #expect(result.status == 0 && result.stdout.contains("0002_books"), "\(result.output)")
+            let calls = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                .filter { $0.contains("/app.db>,") }
+            let exclusive = calls.filter { $0.contains("LOCK_EX") }
+            #expect(exclusive.count == 1, "flock calls on app.db: \(calls)")
+            let firstRelease = calls.firstIndex { $0.contains("LOCK_UN") }
+            #expect(firstRelease == nil || firstRelease == calls.count - 1, "released before the end: \(calls)")
+        }
+    }
+
     @Test func aRekeyWaitsForARunningMigrate() throws {
         let workspace = try Workspace()
         try workspace.migration("0001_fast.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
