@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import MigrationKit
 import MigrationKitCommands
@@ -27,6 +28,21 @@ import Testing
             let error = CLIError(reason, "Some sentence.")
             #expect(code(error) == documented[reason], "\(reason)")
             #expect(error.exitCode == documented[reason], "\(reason)")
+        }
+    }
+
+    /// What a command reports and ends with although nothing failed to run: the codes
+    /// deploy scripts read (`status --exit-code`, `diff`, `check`, `lint`, `verify`).
+    @Test func everyVerdictHasItsDocumentedCode() {
+        let documented: [CommandVerdict: CLIExitCode] = [
+            .migrateWouldRefuse: .refused, .migrationsPending: .pendingMigrations,
+            .lintErrors: .migrationFailed, .checksFailed: .migrationFailed,
+            .verificationFailed: .verificationFailed, .drift: .verificationFailed,
+        ]
+        #expect(Set(documented.keys) == Set(CommandVerdict.allCases))
+        for verdict in CommandVerdict.allCases {
+            #expect(ExitCodeDecision.exitCode(for: verdict) == documented[verdict], "\(verdict)")
+            #expect(ExitCodeDecision.ending(with: verdict).rawValue == documented[verdict]?.rawValue, "\(verdict)")
         }
     }
 

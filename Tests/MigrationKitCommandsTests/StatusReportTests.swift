@@ -20,11 +20,14 @@ import Testing
     }
 
     @Test func exitCodeSaysRefusedBeforePending() throws {
-        #expect(throws: ExitCode(CLIExitCode.refused.rawValue)) { try StatusReport(status).throwExitCode() }
+        func verdict(_ status: MigrationStatus) -> CommandVerdict? {
+            StatusReport.verdict(migrateWouldRefuse: status.migrateWouldRefuse, pending: status.pending.count)
+        }
+        #expect(verdict(status) == .migrateWouldRefuse)
         let pendingOnly = MigrationStatus(entries: [MigrationStatusEntry(identifier: "0001_a", state: .pending)], unknownApplied: [])
-        #expect(throws: ExitCode(CLIExitCode.pendingMigrations.rawValue)) { try StatusReport(pendingOnly).throwExitCode() }
+        #expect(verdict(pendingOnly) == .migrationsPending)
         let upToDate = MigrationStatus(entries: [MigrationStatusEntry(identifier: "0001_a", state: .applied)], unknownApplied: [])
-        try StatusReport(upToDate).throwExitCode()
+        #expect(verdict(upToDate) == nil)
     }
 
     @Test func theJSONListsEveryMigrationWithItsStateAndNullsForMerges() throws {

@@ -47,7 +47,7 @@ package struct CheckCommand: ParsableCommand, PrintsOutput {
         let failures = results.filter { !$0.passed }.count
         reporter.line(failures == 0 ? "All \(results.count) checks passed." : "\(failures) of \(results.count) checks failed.")
         try reporter.document(CheckDocument(passed: failures == 0, checks: results))
-        if failures > 0 { throw ExitCode(CLIExitCode.migrationFailed.rawValue) }
+        if failures > 0 { throw ExitCodeDecision.ending(with: .checksFailed) }
     }
 }
 

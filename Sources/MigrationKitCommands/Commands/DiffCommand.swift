@@ -86,12 +86,12 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     /// The differences are the message (and the JSON document); the code says drift.
     package func finishAlone(_ report: DiffDocument, reporter: Reporter) throws {
-        if let failure = failure(in: report) { throw ExitCode(failure.exitCode.rawValue) }
+        if report.drift { throw ExitCodeDecision.ending(with: .drift) }
     }
 
     package func failure(in report: DiffDocument) -> ErrorPresentation? {
         guard report.drift else { return nil }
-        return ErrorPresentation(kind: "drift", message: "drift: " + report.differences.map(\.summary).joined(separator: "; "), exitCode: .verificationFailed)
+        return ErrorPresentation(kind: "drift", message: "drift: " + report.differences.map(\.summary).joined(separator: "; "), exitCode: ExitCodeDecision.exitCode(for: .drift))
     }
 
     package func fleetResult(_ report: DiffDocument) -> String {

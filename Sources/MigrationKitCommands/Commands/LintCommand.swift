@@ -41,7 +41,7 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
         let errors = findings.filter { $0.severity == .error }.count
         reporter.line("\(checked.count) migration\(checked.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(findings.count - errors) warning\(findings.count - errors == 1 ? "" : "s").")
         try reporter.document(LintDocument(findings: findings, errorCount: errors, warningCount: findings.count - errors))
-        if errors > 0 { throw ExitCode(CLIExitCode.migrationFailed.rawValue) }
+        if errors > 0 { throw ExitCodeDecision.ending(with: .lintErrors) }
     }
 }
 

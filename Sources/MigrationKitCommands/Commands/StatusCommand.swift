@@ -46,7 +46,7 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     }
 
     package func finishAlone(_ report: StatusDocument, reporter: Reporter) throws {
-        if let code = exitCode(for: report) { throw ExitCode(code.rawValue) }
+        if let verdict = verdict(on: report) { throw ExitCodeDecision.ending(with: verdict) }
     }
 
     /// In a fleet, a database listed but not there is a failure of its own (a tenant's
@@ -58,11 +58,12 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             return ErrorPresentation(kind: "missing", message: "is listed, but no database exists at this path; check the path and the list (`migrate` creates a database that is not there yet).",
                                      exitCode: .fileError)
         }
-        guard let code = exitCode(for: report) else { return nil }
-        return ErrorPresentation(kind: code == .refused ? "refused" : "pendingMigrations",
-                                 message: code == .refused ? "migrate would refuse it; run status on it alone to see why."
+        guard let verdict = verdict(on: report) else { return nil }
+        let refused = verdict == .migrateWouldRefuse
+        return ErrorPresentation(kind: refused ? "refused" : "pendingMigrations",
+                                 message: refused ? "migrate would refuse it; run status on it alone to see why."
                                      : "\(report.pendingCount) migration\(report.pendingCount == 1 ? "" : "s") pending.",
-                                 exitCode: code)
+                                 exitCode: ExitCodeDecision.exitCode(for: verdict))
     }
 
     package func fleetResult(_ report: StatusDocument) -> String {
@@ -70,9 +71,9 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     }
 
     /// `--exit-code`'s verdict on one database, when it was asked for.
-    private func exitCode(for report: StatusDocument) -> CLIExitCode? {
+    private func verdict(on report: StatusDocument) -> CommandVerdict? {
         guard exitCode.isRequested else { return nil }
-        return StatusReport.exitCode(migrateWouldRefuse: report.migrateWouldRefuse, pending: report.pendingCount)
+        return StatusReport.verdict(migrateWouldRefuse: report.migrateWouldRefuse, pending: report.pendingCount)
     }
 
     /// A fleet's status: one line per database, the ones needing attention first —

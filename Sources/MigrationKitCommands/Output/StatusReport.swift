@@ -35,19 +35,11 @@ package struct StatusReport {
             + (status.migrateWouldRefuse ? " migrate would refuse this database until that is resolved." : ""))
     }
 
-    /// `--exit-code`: a deploy script learns both what migrate would do and whether it
-    /// would refuse.
-    package func throwExitCode() throws {
-        if let code = Self.exitCode(migrateWouldRefuse: status.migrateWouldRefuse, pending: status.pending.count) {
-            throw ExitCode(code.rawValue)
-        }
-    }
-
-    /// `--exit-code`'s verdict: 7 when migrate would refuse the database, 6 when
-    /// migrations are pending, nil when it is up to date.
-    package static func exitCode(migrateWouldRefuse: Bool, pending: Int) -> CLIExitCode? {
-        if migrateWouldRefuse { return .refused }
-        return pending > 0 ? .pendingMigrations : nil
+    /// `--exit-code`'s verdict, so that a deploy script learns both what migrate would
+    /// do and whether it would refuse: refusal before pending, nil when up to date.
+    package static func verdict(migrateWouldRefuse: Bool, pending: Int) -> CommandVerdict? {
+        if migrateWouldRefuse { return .migrateWouldRefuse }
+        return pending > 0 ? .migrationsPending : nil
     }
 
     /// The migrations as `status --json` lists them.

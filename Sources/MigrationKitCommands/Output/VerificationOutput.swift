@@ -44,7 +44,7 @@ package struct VerificationOutput {
     package static func end(_ document: VerifyDocument, reporter: Reporter) throws {
         guard let failed = document.checks.first(where: { !$0.passed }) else { return }
         if reporter.quiet { Console.error("verify: \(failed.detail)") }
-        throw ExitCode(CLIExitCode.verificationFailed.rawValue)
+        throw ExitCodeDecision.ending(with: .verificationFailed)
     }
 
     /// A failed verification in one sentence naming each failed check, for a fleet's

@@ -1,9 +1,11 @@
+import ArgumentParser
 import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 
 /// The one place that decides which documented exit code (`CLIExitCode`) an error a
-/// command raised ends the run with, whichever command line raised it.
+/// command raised ends the run with, whichever command line raised it; and a verdict a
+/// command reached (`CommandVerdict`: pending migrations, drift, a failed check).
 ///
 /// Everything else only says what went wrong: the core's errors are what they are; a
 /// database layer describes its own errors by what they are (`DescribedDatabaseError`:
@@ -42,6 +44,26 @@ package enum ExitCodeDecision {
         }
     }
 
+    /// The exit code of a verdict a command reached and reported.
+    package static func exitCode(for verdict: CommandVerdict) -> CLIExitCode {
+        switch verdict {
+        case .migrateWouldRefuse:
+            return .refused
+        case .migrationsPending:
+            return .pendingMigrations
+        case .lintErrors, .checksFailed:
+            return .migrationFailed
+        case .verificationFailed, .drift:
+            return .verificationFailed
+        }
+    }
+
+    /// Ends a command that reported `verdict` with its code, printing nothing more
+    /// (ArgumentParser's `ExitCode`: the report said what was found).
+    package static func ending(with verdict: CommandVerdict) -> ExitCode {
+        ExitCode(exitCode(for: verdict).rawValue)
+    }
+
     /// A command's own refusal, by its reason.
     private static func exitCode(for reason: CLIError.Reason) -> CLIExitCode {
         switch reason {
@@ -54,7 +76,7 @@ package enum ExitCodeDecision {
         case .noKeyGiven, .newKeyNotStored:
             return .keyUnavailable
         case .lintErrors:
-            return .migrationFailed
+            return exitCode(for: CommandVerdict.lintErrors)
         case .damaged:
             return .damaged
         case .unexpectedState:
@@ -123,6 +145,25 @@ package enum ExitCodeDecision {
             return .failure
         }
     }
+}
+
+/// What a command found, ran to its end and reported, that still ends it with a code
+/// other than success, for a script to act on: not an error (nothing failed to run),
+/// so its report is the command's output, and `ExitCodeDecision` gives the code.
+package enum CommandVerdict: CaseIterable, Sendable {
+    /// `status --exit-code`: `migrate` would refuse the database (a migration edited,
+    /// out of order, partly merged, or the database newer than the migrations).
+    case migrateWouldRefuse
+    /// `status --exit-code`: migrations are pending.
+    case migrationsPending
+    /// `lint`: a migration file has errors.
+    case lintErrors
+    /// `check`: one of its checks failed.
+    case checksFailed
+    /// `verify`: a check of the database failed.
+    case verificationFailed
+    /// `diff`: the schema is not the one the applied migrations make.
+    case drift
 }
 
 /// A database layer's error described by what it is, for `ExitCodeDecision`: its kind
