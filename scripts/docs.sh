@@ -13,9 +13,9 @@ scratch=.build-sqlcipher4
 mkdir -p .build/docs
 
 # document PACKAGE_DIR SCRATCH MODULE...: the modules' archives into .build/docs, or the
-# DocC log's end and a failure. One run of the plugin for all of a package's modules: its
-# start (building the package's symbol graphs, loading DocC) is most of the time a module
-# takes, and it converts the modules side by side.
+# DocC log's end and a failure. One run of the plugin for all of a package's modules:
+# each run builds the plugin's tools and brings the package's build up to date before it
+# extracts any symbols, so one run pays that once, and converts the modules side by side.
 document() {
     package_dir=$1
     package_scratch=$2
