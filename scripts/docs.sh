@@ -7,9 +7,10 @@ set -eu
 cd "$(dirname "$0")/.."
 . ./scripts/swift-env.sh
 modules="MigrationKit MigrationKitSecrets MigrationKitSQLCipher MigrationKitKeys"
-# Built as the tests are, in the sqlcipher4 configuration's scratch path: after `make
+# Built as the tests are, in their scratch path on the default SQLCipher: after `make
 # test`'s tests, only the plugin's tools are left to build.
-scratch=.build-sqlcipher4
+scratch=$test_scratch
+prepare_test_scratch
 mkdir -p .build/docs
 
 # document PACKAGE_DIR SCRATCH MODULE...: the modules' archives into .build/docs, or the

@@ -16,3 +16,25 @@ fi
 # here), and the suite runs over a thousand commands. Not optimised: -O compiles no
 # faster and the tests need no speed from it. (The shipped binary is make release's.)
 test_build_flags="-c release -Xswiftc -Onone -Xswiftc -enable-testing"
+
+# Where the root package's tests are built, on either SQLCipher (scripts/test.sh's
+# sqlcipher4 and sqlcipher3, make check, make docs): one scratch path, so that moving to
+# the other SQLCipher rebuilds only what depends on it (its flags change), not the
+# dependencies and the modules without SQLite.
+test_scratch=.build-tests
+
+# prepare_test_scratch: run before every build in $test_scratch, with PKG_CONFIG_PATH
+# naming the SQLCipher to build on. Clang's module cache checks the headers a module was
+# built from, not the search paths that found them: after a build on the other
+# SQLCipher's headers it would keep that CSQLCipher module (and the link fails, or
+# worse). So when the SQLCipher differs from the last build's, the cache goes; clang
+# rebuilds what it needs of it in seconds.
+prepare_test_scratch() {
+    prepared_sqlcipher=$(pkg-config --cflags --libs sqlcipher) || return 1
+    prepared_stamp="$test_scratch/sqlcipher-flags"
+    if [ ! -f "$prepared_stamp" ] || [ "$(cat "$prepared_stamp")" != "$prepared_sqlcipher" ]; then
+        rm -rf "$test_scratch/release/ModuleCache"
+        mkdir -p "$test_scratch"
+        printf '%s\n' "$prepared_sqlcipher" >"$prepared_stamp"
+    fi
+}

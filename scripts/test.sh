@@ -3,9 +3,11 @@
 # runs every test, each configuration inside a private D-Bus session with its own
 # gnome-keyring, and ends with the time each took:
 #
-#   sqlcipher4  the default: the system's SQLCipher 4 (4.6.1), scratch path .build-sqlcipher4
-#   sqlcipher3  Debian 12's own SQLCipher 3.4.1 (scripts/sqlcipher3.sh), scratch path
-#               .build-sqlcipher3
+#   sqlcipher3  Debian 12's own SQLCipher 3.4.1 (scripts/sqlcipher3.sh)
+#   sqlcipher4  the default: the system's SQLCipher 4 (4.6.1); after sqlcipher3, so that
+#               what follows (and the next make check) finds its build
+#               The two share one scratch path, .build-tests (scripts/swift-env.sh): the
+#               second rebuilds only the modules that depend on SQLCipher.
 #   grdb        the GRDB integration (Integrations/GRDB), a package of its own on the
 #               system SQLite, in its own process: never beside libsqlcipher; then
 #               GRDB's own DatabaseMigratorTests on GRDB's migrator and on the runner
@@ -34,7 +36,7 @@ started=$(date +%s)
 # The Python clients the tests use as other programs (sqlcipher3-binary, keyring).
 eval "$(./scripts/python-tools.sh --env)"
 
-configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher4 sqlcipher3 grdb grdb-sqlcipher docs packaging"}
+configurations=${MIGRATIONKIT_CONFIGURATIONS:-"sqlcipher3 sqlcipher4 grdb grdb-sqlcipher docs packaging"}
 MIGRATIONKIT_TEST_DEPTH=${MIGRATIONKIT_TEST_DEPTH:-full}
 export MIGRATIONKIT_TEST_DEPTH
 failed=""
@@ -67,29 +69,37 @@ timed() {
     return $timed_status
 }
 
-# build_root SCRATCH: what the root package's tests run, built as tests are built
-# (`test_build_flags`, scripts/swift-env.sh): the test bundle with the binaries it runs,
-# and the library example, whose linkage is checked too. Nothing else: the GRDB products
-# are the GRDB configurations'.
+# build_root: what the root package's tests run, built as tests are built
+# (`test_build_flags`, scripts/swift-env.sh) on the SQLCipher PKG_CONFIG_PATH names: the
+# test bundle with the binaries it runs, and the library example, whose linkage is
+# checked too. Nothing else: the GRDB products are the GRDB configurations'.
 build_root() {
-    # shellcheck disable=SC2086 # test_build_flags is a list of flags
-    swift build $test_build_flags --scratch-path "$1" --product MigrationKitPackageTests &&
-        swift build $test_build_flags --scratch-path "$1" --product migrationkit-library-demo
+    prepare_test_scratch &&
+        # shellcheck disable=SC2086 # test_build_flags is a list of flags
+        swift build $test_build_flags --scratch-path "$test_scratch" --product MigrationKitPackageTests &&
+        swift build $test_build_flags --scratch-path "$test_scratch" --product migrationkit-library-demo
 }
 
-# root_configuration CONFIGURATION SCRATCH [swift test arguments]: the root package's
-# tests on one SQLCipher.
+# build_tool: the migrationkit binary alone, on the default SQLCipher, where build_root
+# builds it (nothing left to do after the sqlcipher4 configuration).
+build_tool() {
+    prepare_test_scratch &&
+        # shellcheck disable=SC2086 # test_build_flags is a list of flags
+        swift build $test_build_flags --scratch-path "$test_scratch" --product migrationkit
+}
+
+# root_configuration CONFIGURATION [swift test arguments]: the root package's tests on
+# one SQLCipher.
 root_configuration() {
     root_name=$1
-    root_scratch=$2
-    shift 2
-    echo "== $root_name: building (scratch path $root_scratch)" >&2
-    timed "$root_name" build build_root "$root_scratch" || return 1
-    ./scripts/check-linkage.sh "$root_scratch" "$root_name" || return 1
+    shift
+    echo "== $root_name: building (scratch path $test_scratch)" >&2
+    timed "$root_name" build build_root || return 1
+    ./scripts/check-linkage.sh "$test_scratch" "$root_name" || return 1
     echo "== $root_name: testing" >&2
     # shellcheck disable=SC2086
     timed "$root_name" test run_tests "$root_name" ./scripts/with-test-keyring.sh \
-        swift test $test_build_flags --skip-build --scratch-path "$root_scratch" "$@" || return 1
+        swift test $test_build_flags --skip-build --scratch-path "$test_scratch" "$@" || return 1
 }
 
 for configuration in $configurations; do
@@ -99,14 +109,14 @@ for configuration in $configurations; do
         sqlcipher4)
             MIGRATIONKIT_EXPECTED_SQLCIPHER=4
             export MIGRATIONKIT_EXPECTED_SQLCIPHER
-            root_configuration sqlcipher4 .build-sqlcipher4 "$@" || exit 1
+            root_configuration sqlcipher4 "$@" || exit 1
             ;;
         sqlcipher3)
             environment=$(./scripts/sqlcipher3.sh --env) || exit 1
             eval "$environment"
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
             export MIGRATIONKIT_EXPECTED_SQLCIPHER
-            root_configuration sqlcipher3 .build-sqlcipher3 "$@" || exit 1
+            root_configuration sqlcipher3 "$@" || exit 1
             ;;
         grdb | grdb-sqlcipher)
             if [ "$configuration" = grdb ]; then
@@ -121,10 +131,9 @@ for configuration in $configurations; do
                 timed "$configuration" build ./scripts/grdb-sqlcipher.sh "$package" || exit 1
                 # The tool, for the tests where it and the app share one encrypted file:
                 # the sqlcipher4 configuration's build (made now if that did not run).
+                timed "$configuration" build build_tool || exit 1
                 # shellcheck disable=SC2086
-                timed "$configuration" build swift build $test_build_flags --scratch-path .build-sqlcipher4 --product migrationkit || exit 1
-                # shellcheck disable=SC2086
-                MIGRATIONKIT_BINARY="$(swift build $test_build_flags --scratch-path .build-sqlcipher4 --show-bin-path)/migrationkit"
+                MIGRATIONKIT_BINARY="$(swift build $test_build_flags --scratch-path "$test_scratch" --show-bin-path)/migrationkit"
                 export MIGRATIONKIT_BINARY
             fi
             export MIGRATIONKIT_GRDB_FLAVOUR

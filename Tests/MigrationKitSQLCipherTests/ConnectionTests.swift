@@ -391,6 +391,15 @@ import Testing
         #expect(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == SQLCipherLibrary.cipherVersionString)
     }
 
+    /// The headers this build compiled against belong to the library it runs on. Both
+    /// SQLCipher configurations build in one scratch path (scripts/swift-env.sh): a clang
+    /// module kept from the other's headers would compile against one SQLite and call
+    /// another.
+    @Test func theHeadersCompiledAgainstAreTheLinkedLibrarys() {
+        #expect(sqlite3_libversion_number() == SQLITE_VERSION_NUMBER)
+        #expect(String(cString: sqlite3_libversion()) == SQLITE_VERSION)
+    }
+
     /// `scripts/test.sh` says which configuration it built; a build that silently linked
     /// the other SQLCipher (as SwiftPM's link order once made it) fails here.
     @Test func thisRunIsOnTheSQLCipherItClaims() throws {
