@@ -101,8 +101,14 @@ exit(GRDBMigrationCLI.run(host: host, arguments: ["status", "--db-path", path, "
 EOF
 
 echo "== consumers: building apps that depend on $commit by URL" >&2
-(cd "$app" && swift build 2>&1 | grep -v 'prohibited flag' | tail -n 3) >&2
-bin=$(cd "$app" && swift build --show-bin-path)
+# Built as the tests are (scripts/swift-env.sh: whole modules, unoptimised), sooner than
+# SwiftPM's debug configuration compiles file by file; the debug configuration would
+# compile nothing else of MigrationKit (Sources/ has no `#if DEBUG`). The README's
+# recipe below builds exactly as its lines say.
+# shellcheck disable=SC2086 # test_build_flags is a list of flags
+(cd "$app" && swift build $test_build_flags 2>&1 | grep -v 'prohibited flag' | tail -n 3) >&2
+# shellcheck disable=SC2086
+bin=$(cd "$app" && swift build $test_build_flags --show-bin-path)
 [ -x "$bin/sqlcipher-app" ] && [ -x "$bin/grdb-app" ] || fail "the consumer package did not build (see above)"
 
 needed() {
