@@ -3,7 +3,8 @@
 # runs every test, each configuration inside a private D-Bus session with its own
 # gnome-keyring, and ends with the time each took:
 #
-#   sqlcipher3  Debian 12's own SQLCipher 3.4.1 (scripts/sqlcipher3.sh)
+#   sqlcipher3  Debian 12's own SQLCipher 3.4.1 (scripts/sqlcipher3.sh), all but the test
+#               targets that never link SQLCipher (scripts/test-targets.py)
 #   sqlcipher4  the default: the system's SQLCipher 4 (4.6.1); after sqlcipher3, so that
 #               what follows (and the next make check) finds its build
 #               The two share one scratch path, .build-tests (scripts/swift-env.sh): the
@@ -116,7 +117,9 @@ for configuration in $configurations; do
             eval "$environment"
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
             export MIGRATIONKIT_EXPECTED_SQLCIPHER
-            root_configuration sqlcipher3 "$@" || exit 1
+            # The test targets that never link SQLCipher run once, on the default.
+            once=$(python3 ./scripts/test-targets.py --without CSQLCipher | paste -sd '|' -) || exit 1
+            root_configuration sqlcipher3 --skip "^($once)\." "$@" || exit 1
             ;;
         grdb | grdb-sqlcipher)
             if [ "$configuration" = grdb ]; then
