@@ -118,8 +118,8 @@ for configuration in $configurations; do
             MIGRATIONKIT_EXPECTED_SQLCIPHER=3
             export MIGRATIONKIT_EXPECTED_SQLCIPHER
             # The test targets that never link SQLCipher run once, on the default.
-            once=$(python3 ./scripts/test-targets.py --without CSQLCipher | paste -sd '|' -) || exit 1
-            root_configuration sqlcipher3 --skip "^($once)\." "$@" || exit 1
+            once=$(python3 ./scripts/test-targets.py --without CSQLCipher) || exit 1
+            root_configuration sqlcipher3 --skip "^($(echo "$once" | paste -sd '|' -))\." "$@" || exit 1
             ;;
         grdb | grdb-sqlcipher)
             if [ "$configuration" = grdb ]; then
