@@ -1,6 +1,12 @@
 import Dispatch
 import Foundation
+import MigrationKit
 import MigrationKitSecrets
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A private temporary folder (mode 0700) for scratch databases, removed when released,
 /// and also when a signal ends the process while it exists (`Interruption`): a `check`
@@ -10,16 +16,26 @@ package final class ScratchFolder: @unchecked Sendable {
     package let path: String
 
     /// - Parameter purpose: part of the folder's name ("check", "replay", "dry-run").
+    /// - Throws: `FileOperationError` (`.fileSystem`) naming the temporary folder when
+    ///   the scratch folder cannot be made there (a `TMPDIR` that is missing, not
+    ///   writable by this user, or full).
     package init(purpose: String) throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("migrationkit-\(purpose)-\(UUID().uuidString)").path
+        let parent = FileManager.default.temporaryDirectory.path
+        path = parent + "/migrationkit-\(purpose)-\(UUID().uuidString)"
         // Watched before it exists, so no signal can come between the two.
         Interruption.removeOnSignal(path)
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        } catch {
+        // mkdir(2) itself, for its errno: the sentence names what the folder lacks.
+        guard mkdir(path, 0o700) == 0 else {
+            let failure = errno
             Interruption.forget(path)
-            throw error
+            throw FileOperationError(
+                kind: .fileSystem, resultCode: failure == ENOSPC ? SQLiteResultCode.full : SQLiteResultCode.cantOpen,
+                message: "Could not make a private scratch folder in the temporary folder (\(FileProbe.describe(errno: failure))); "
+                    + "set TMPDIR to a folder this user can write to, with room for a copy of the database.",
+                path: parent)
         }
+        // Whatever the umask took from the mode.
+        chmod(path, 0o700)
     }
 
     /// A random raw key for the folder's databases: scratch copies of a schema (and of

@@ -43,6 +43,24 @@ import Glibc
     }
 }
 
+/// Where the commands keep their scratch copies: the temporary folder (`TMPDIR`).
+@Suite struct ScratchFolderPlaceTests {
+    /// A temporary folder that cannot hold the scratch folder (here a `TMPDIR` that does
+    /// not exist; for another user, one they cannot write to) is named with what to do,
+    /// as a file error (exit 9), not as a Foundation error's description.
+    @Test func aTemporaryFolderThatCannotHoldAScratchFolderIsNamed() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        let missing = workspace.path("no-such-tmp")
+        let check = try Binary.run(["check", "--migrations", workspace.migrations], environment: Binary.environment(["TMPDIR": missing]))
+        #expect(check.status == 9, "\(check)")
+        #expect(check.stderr.contains("\(missing): Could not make a private scratch folder in the temporary folder (No such file or directory); set TMPDIR"),
+                "\(check.stderr)")
+        #expect(!check.stderr.contains("Error Domain") && !check.stderr.contains("Unexpected failure"), "\(check.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+}
+
 /// Commands that change a database across several transactions take turns: a rekey
 /// started while a migrate runs waits for it, instead of re-encrypting the file between
 /// two of its steps (which then failed with "wrong key" after committing the first).
