@@ -46,8 +46,8 @@ import Glibc
 /// Where the commands keep their scratch copies: the temporary folder (`TMPDIR`).
 @Suite struct ScratchFolderPlaceTests {
     /// A temporary folder that cannot hold the scratch folder (here a `TMPDIR` that does
-    /// not exist; for another user, one they cannot write to) is named with what to do,
-    /// as a file error (exit 9), not as a Foundation error's description.
+    /// not exist) is named with what to do, as a file error (exit 9), not as a
+    /// Foundation error's description.
     @Test func aTemporaryFolderThatCannotHoldAScratchFolderIsNamed() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
@@ -58,6 +58,25 @@ import Glibc
                 "\(check.stderr)")
         #expect(!check.stderr.contains("Error Domain") && !check.stderr.contains("Unexpected failure"), "\(check.stderr)")
         #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
+    /// As another user, a `TMPDIR` they cannot write to: what a read-only database
+    /// with a journal beside it met (its private copy goes there) until this was named.
+    @Test func aTemporaryFolderThisUserCannotWriteToIsNamed() throws {
+        try requiringCapability {
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            let closed = workspace.path("closed-tmp")
+            try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: false)
+            try Guarded.giveToUnprivileged(workspace.root)
+            #expect(chmod(closed, 0o555) == 0)
+            let check = try Guarded.run(["check", "--migrations", workspace.migrations], environment: Binary.environment(["TMPDIR": closed]),
+                                        directory: workspace.root, user: .unprivileged)
+            #expect(check.status == 9, "\(check)")
+            #expect(check.stderr.contains("\(closed): Could not make a private scratch folder in the temporary folder (Permission denied); set TMPDIR"),
+                    "\(check.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: closed).isEmpty)
+        }
     }
 }
 
