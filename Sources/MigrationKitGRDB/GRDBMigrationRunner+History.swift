@@ -22,26 +22,37 @@ extension GRDBMigrationRunner {
     /// `MigrationStepError`, naming it.
     @discardableResult
     public func rollbackMigrations(in writer: any DatabaseWriter, steps count: Int, acceptModified: Set<String> = []) throws -> MigrationReport {
-        try changing(writer) { try engine.rollback(.latest(count), in: $0, acceptModified: acceptModified) }
+        try rollback(.latest(count), in: writer, acceptModified: acceptModified)
     }
 
     /// Rolls back every applied step registered after `target`, latest first, leaving
     /// the database as `migrate(in:upTo: target)` would have.
     @discardableResult
     public func rollbackMigrations(in writer: any DatabaseWriter, to target: String, acceptModified: Set<String> = []) throws -> MigrationReport {
-        try changing(writer) { try engine.rollback(.after(target), in: $0, acceptModified: acceptModified) }
+        try rollback(.after(target), in: writer, acceptModified: acceptModified)
     }
 
     /// The identifiers `rollbackMigrations(in:steps:)` would roll back, in order, or the
     /// error it would throw, without changing anything: for checks made before a
     /// backup is taken.
     public func rollbackPlan(in reader: any DatabaseReader, steps count: Int, acceptModified: Set<String> = []) throws -> [String] {
-        try reader.read { try engine.analysis(of: $0).rollbackPlan(.latest(count), acceptModified: acceptModified) }.map(\.identifier)
+        try rollbackPlan(.latest(count), in: reader, acceptModified: acceptModified)
     }
 
     /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
     public func rollbackPlan(in reader: any DatabaseReader, to target: String, acceptModified: Set<String> = []) throws -> [String] {
-        try reader.read { try engine.analysis(of: $0).rollbackPlan(.after(target), acceptModified: acceptModified) }.map(\.identifier)
+        try rollbackPlan(.after(target), in: reader, acceptModified: acceptModified)
+    }
+
+    /// The identifiers a rollback of `selection` would undo, or its error (the command
+    /// layer's rollback, which names a selection as the core plans it).
+    package func rollbackPlan(_ selection: RollbackSelection, in reader: any DatabaseReader, acceptModified: Set<String>) throws -> [String] {
+        try reader.read { try engine.analysis(of: $0).rollbackPlan(selection, acceptModified: acceptModified) }.map(\.identifier)
+    }
+
+    /// Rolls back `selection`, behind GRDB's barrier.
+    package func rollback(_ selection: RollbackSelection, in writer: any DatabaseWriter, acceptModified: Set<String>) throws -> MigrationReport {
+        try changing(writer) { try engine.rollback(selection, in: $0, acceptModified: acceptModified) }
     }
 
     /// Runs `body` on the writer's connection, outside any transaction (the engine opens

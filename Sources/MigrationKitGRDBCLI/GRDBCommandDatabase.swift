@@ -142,18 +142,12 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
         }
     }
 
-    func rollbackIsEmpty(_ scope: RollbackScope, acceptModified: Set<String>) throws -> Bool {
-        switch scope {
-        case .to(let target): return try runner.rollbackPlan(in: writer, to: target, acceptModified: acceptModified).isEmpty
-        case .latest(let count): return try runner.rollbackPlan(in: writer, steps: count, acceptModified: acceptModified).isEmpty
-        }
+    func rollbackIsEmpty(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> Bool {
+        try runner.rollbackPlan(selection, in: writer, acceptModified: acceptModified).isEmpty
     }
 
-    func rollback(_ scope: RollbackScope, acceptModified: Set<String>) throws -> MigrationReport {
-        switch scope {
-        case .to(let target): return try runner.rollbackMigrations(in: writer, to: target, acceptModified: acceptModified)
-        case .latest(let count): return try runner.rollbackMigrations(in: writer, steps: count, acceptModified: acceptModified)
-        }
+    func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {
+        try runner.rollback(selection, in: writer, acceptModified: acceptModified)
     }
 
     func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }

@@ -42,7 +42,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand {
         // Everything the rollback would refuse for is checked before the backup, so a
         // refused rollback writes nothing (and prunes no older backup).
         let accepted = Set(acceptModified)
-        let undone: RollbackScope = scope.target.map { .to($0) } ?? .latest(scope.latestCount)
+        let undone: RollbackSelection = scope.target.map { .after($0) } ?? .latest(scope.latestCount)
         var backupPath: String?
         if !backup.skip, try !database.rollbackIsEmpty(undone, acceptModified: accepted) {
             backupPath = try backup.create(of: database)

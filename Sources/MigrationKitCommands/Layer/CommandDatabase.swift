@@ -111,8 +111,8 @@ package protocol CommandDatabase: AnyObject {
     /// command changed since) or, when nil, from the ledger read here.
     func migrate(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading?) throws -> MigrationReport
     /// Whether rolling back would undo nothing; throws what rollback would refuse for.
-    func rollbackIsEmpty(_ scope: RollbackScope, acceptModified: Set<String>) throws -> Bool
-    func rollback(_ scope: RollbackScope, acceptModified: Set<String>) throws -> MigrationReport
+    func rollbackIsEmpty(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> Bool
+    func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport
     func baseline(upTo target: String) throws -> [String]
     func schemaChange() throws -> SchemaChange?
     /// The schema the migrations up to `target` (none when nil) make on an empty
@@ -163,12 +163,6 @@ extension CommandDatabase {
     package func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport {
         try migrate(upTo: target, options: options, from: nil)
     }
-}
-
-/// What a rollback undoes: to a migration, or the latest few.
-package enum RollbackScope: Sendable {
-    case to(String)
-    case latest(Int)
 }
 
 /// A database's encryption as `status` reports it.

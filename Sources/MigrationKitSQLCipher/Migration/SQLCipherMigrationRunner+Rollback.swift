@@ -34,15 +34,22 @@ extension SQLCipherMigrationRunner {
     /// error it would throw, without changing anything: for checks made before a
     /// backup is taken.
     public func rollbackPlan(in writer: SQLCipherWriter, steps: Int, acceptModified: Set<String> = []) throws -> [String] {
-        try writer.read { try engine.analysis(of: $0).rollbackPlan(.latest(steps), acceptModified: acceptModified) }.map(\.identifier)
+        try rollbackPlan(.latest(steps), in: writer, acceptModified: acceptModified)
     }
 
     /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
     public func rollbackPlan(in writer: SQLCipherWriter, to target: String, acceptModified: Set<String> = []) throws -> [String] {
-        try writer.read { try engine.analysis(of: $0).rollbackPlan(.after(target), acceptModified: acceptModified) }.map(\.identifier)
+        try rollbackPlan(.after(target), in: writer, acceptModified: acceptModified)
     }
 
-    private func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter, acceptModified: Set<String>) throws -> MigrationReport {
+    /// The identifiers a rollback of `selection` would undo, or its error (the command
+    /// layer's rollback, which names a selection as the core plans it).
+    package func rollbackPlan(_ selection: RollbackSelection, in writer: SQLCipherWriter, acceptModified: Set<String>) throws -> [String] {
+        try writer.read { try engine.analysis(of: $0).rollbackPlan(selection, acceptModified: acceptModified) }.map(\.identifier)
+    }
+
+    /// Rolls back `selection`, behind the change lock.
+    package func rollback(_ selection: RollbackSelection, in writer: SQLCipherWriter, acceptModified: Set<String>) throws -> MigrationReport {
         try changing(writer) { try engine.rollback(selection, in: $0, acceptModified: acceptModified) }
     }
 }
