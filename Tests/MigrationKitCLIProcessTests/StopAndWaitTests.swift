@@ -40,8 +40,8 @@ import Glibc
         init(_ arguments: [String], in workspace: Workspace) throws {
             stdout = workspace.path("background.out")
             stderr = workspace.path("background.err")
-            FileManager.default.createFile(atPath: stdout, contents: nil)
-            FileManager.default.createFile(atPath: stderr, contents: nil)
+            try Data().write(to: URL(fileURLWithPath: stdout))
+            try Data().write(to: URL(fileURLWithPath: stderr))
             process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
             process.arguments = arguments
             process.environment = Binary.environment()

@@ -18,15 +18,15 @@ import Testing
         return bytes.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// A database the `sqlcipher` shell made with `PRAGMA hexkey`, holding one row.
-    private func shellDatabase(_ workspace: Workspace, hex: String) throws -> String {
+    /// A database the `sqlcipher` shell made with `PRAGMA hexkey` at the workspace's
+    /// database path, holding one row.
+    private func shellDatabase(_ workspace: Workspace, hex: String) throws {
         let made = try SQLCipherShell.run(workspace.database, keyPragma: nil, """
             PRAGMA hexkey = '\(hex)';
             CREATE TABLE notes (body TEXT);
             INSERT INTO notes VALUES ('written by the shell');
             """)
         #expect(made.status == 0, "\(made.output)")
-        return workspace.database
     }
 
     private func schemaDump(_ workspace: Workspace, _ keyArguments: [String], stdin: String? = nil,

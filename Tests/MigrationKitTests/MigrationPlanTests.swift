@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func rollbackPlansWalkBackFromTheLatestAppliedStep() throws {
-        let down: @Sendable (Void) throws -> Void = { _ in }
+        let down: @Sendable (()) throws -> Void = { _ in }
         let steps = [MigrationStep<Void>(identifier: "0001_a", apply: { _ in }, rollback: down),
                      MigrationStep<Void>(identifier: "0002_b", apply: { _ in }),
                      MigrationStep<Void>(identifier: "0003_c", apply: { _ in }, rollback: down),

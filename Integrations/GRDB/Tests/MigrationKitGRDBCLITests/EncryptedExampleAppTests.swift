@@ -238,7 +238,7 @@ import MigrationKitKeys
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         let errors = scratch.folder.appendingPathComponent("stderr").path
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        try Data().write(to: URL(fileURLWithPath: errors))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try process.run()
         defer { if process.isRunning { process.terminate() } }
@@ -287,7 +287,7 @@ import MigrationKitKeys
                              GRDBExampleAppTests.binary, tenants]
         process.standardInput = FileHandle.nullDevice
         let output = scratch.folder.appendingPathComponent("output").path
-        FileManager.default.createFile(atPath: output, contents: nil)
+        try Data().write(to: URL(fileURLWithPath: output))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = process.standardOutput
         try process.run()
