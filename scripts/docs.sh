@@ -7,8 +7,9 @@ set -eu
 cd "$(dirname "$0")/.."
 . ./scripts/swift-env.sh
 modules="MigrationKit MigrationKitSecrets MigrationKitSQLCipher MigrationKitKeys"
-# Built as the tests are, in their scratch path on the default SQLCipher: after `make
-# test`'s tests, only the plugin's tools are left to build.
+# In the tests' scratch path on the default SQLCipher, whose build is the plugin's (the
+# same flags, every trait: scripts/swift-env.sh): after `make test`'s tests, only the
+# plugin's tools are left to build; the same for the GRDB-on-SQLCipher package below.
 scratch=$test_scratch
 prepare_test_scratch
 mkdir -p .build/docs
@@ -33,7 +34,7 @@ document() {
     output=$PWD/.build/docs
     [ $# -gt 1 ] || output=$PWD/.build/docs/$1.doccarchive
     # shellcheck disable=SC2086 # test_build_flags and $targets are lists
-    if ! (cd "$package_dir" && swift package --scratch-path "$package_scratch" $test_build_flags --disable-sandbox generate-documentation $targets \
+    if ! (cd "$package_dir" && swift package --scratch-path "$package_scratch" $test_build_flags generate-documentation $targets \
         --warnings-as-errors --output-path "$output") >"$log" 2>&1; then
         grep -v -e '^\[' -e 'prohibited flag' "$log" | tail -n 40 >&2
         echo "docs: DocC failed for $* (full log: $log)" >&2

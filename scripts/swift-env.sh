@@ -14,14 +14,26 @@ fi
 # configuration: there swift-argument-parser runs its DEBUG-only checks of the command
 # definitions at every parse, which is 95% of a command's start (half a second of CPU
 # here), and the suite runs over a thousand commands. Not optimised: -O compiles no
-# faster and the tests need no speed from it. (The shipped binary is make release's.)
-test_build_flags="-c release -Xswiftc -Onone -Xswiftc -enable-testing"
+# faster and the tests need no speed from it. Without debug information (Swift's -gnone,
+# C and C++'s -g0): unoptimised code's debug information is a third of a fresh build's
+# time (Benchmarks/build-times.md); a failure still names its test, file and line, a
+# crash's backtrace its functions. To step through a test, build it with `swift build`.
+# (The shipped binary is make release's, whose -g costs nothing measurable.) With
+# --disable-sandbox, as the DocC plugin's builds are (make docs must run it so; on Linux
+# there is no sandbox to disable, only a compiler flag that differs), so that make docs
+# finds the tests' build and compiles nothing again.
+test_build_flags="-c release -Xswiftc -Onone -Xswiftc -enable-testing -Xswiftc -gnone -Xcc -g0 -Xcxx -g0 --disable-sandbox"
 
 # Where the root package's tests are built, on either SQLCipher (scripts/test.sh's
 # sqlcipher4 and sqlcipher3, make check, make docs): one scratch path, so that moving to
 # the other SQLCipher rebuilds only what depends on it (its flags change), not the
 # dependencies and the modules without SQLite.
 test_scratch=.build-tests
+
+# How the root package's tests are built and run there: with every trait of the package
+# enabled, as the DocC plugin builds it (the root's only trait, GRDBSQLCipher, names a
+# GRDB flavour and changes nothing the root's tests build).
+root_test_flags="$test_build_flags --scratch-path $test_scratch --enable-all-traits"
 
 # prepare_test_scratch: run before every build in $test_scratch, with PKG_CONFIG_PATH
 # naming the SQLCipher to build on. Clang's module cache checks the headers a module was

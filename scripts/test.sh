@@ -70,23 +70,23 @@ timed() {
     return $timed_status
 }
 
-# build_root: what the root package's tests run, built as tests are built
-# (`test_build_flags`, scripts/swift-env.sh) on the SQLCipher PKG_CONFIG_PATH names: the
+# build_root: what the root package's tests run, built as its tests are built
+# (`root_test_flags`, scripts/swift-env.sh) on the SQLCipher PKG_CONFIG_PATH names: the
 # test bundle with the binaries it runs, and the library example, whose linkage is
 # checked too. Nothing else: the GRDB products are the GRDB configurations'.
 build_root() {
     prepare_test_scratch &&
-        # shellcheck disable=SC2086 # test_build_flags is a list of flags
-        swift build $test_build_flags --scratch-path "$test_scratch" --product MigrationKitPackageTests &&
-        swift build $test_build_flags --scratch-path "$test_scratch" --product migrationkit-library-demo
+        # shellcheck disable=SC2086 # root_test_flags is a list of flags
+        swift build $root_test_flags --product MigrationKitPackageTests &&
+        swift build $root_test_flags --product migrationkit-library-demo
 }
 
 # build_tool: the migrationkit binary alone, on the default SQLCipher, where build_root
 # builds it (nothing left to do after the sqlcipher4 configuration).
 build_tool() {
     prepare_test_scratch &&
-        # shellcheck disable=SC2086 # test_build_flags is a list of flags
-        swift build $test_build_flags --scratch-path "$test_scratch" --product migrationkit
+        # shellcheck disable=SC2086 # root_test_flags is a list of flags
+        swift build $root_test_flags --product migrationkit
 }
 
 # root_configuration CONFIGURATION [swift test arguments]: the root package's tests on
@@ -100,7 +100,7 @@ root_configuration() {
     echo "== $root_name: testing" >&2
     # shellcheck disable=SC2086
     timed "$root_name" test run_tests "$root_name" ./scripts/with-test-keyring.sh \
-        swift test $test_build_flags --skip-build --scratch-path "$test_scratch" "$@" || return 1
+        swift test $root_test_flags --skip-build "$@" || return 1
 }
 
 for configuration in $configurations; do
@@ -136,7 +136,7 @@ for configuration in $configurations; do
                 # the sqlcipher4 configuration's build (made now if that did not run).
                 timed "$configuration" build build_tool || exit 1
                 # shellcheck disable=SC2086
-                MIGRATIONKIT_BINARY="$(swift build $test_build_flags --scratch-path "$test_scratch" --show-bin-path)/migrationkit"
+                MIGRATIONKIT_BINARY="$(swift build $root_test_flags --show-bin-path)/migrationkit"
                 export MIGRATIONKIT_BINARY
             fi
             export MIGRATIONKIT_GRDB_FLAVOUR
