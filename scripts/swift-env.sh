@@ -16,8 +16,9 @@ fi
 # here), and the suite runs over a thousand commands. Not optimised: -O compiles no
 # faster and the tests need no speed from it. Without debug information (Swift's -gnone,
 # C and C++'s -g0): unoptimised code's debug information is a third of a fresh build's
-# time (Benchmarks/build-times.md); a failure still names its test, file and line, a
-# crash's backtrace its functions. To step through a test, build it with `swift build`.
+# time (Benchmarks/README.md, "Build times"); a failure still names its test, file and
+# line, a crash's backtrace its functions. To step through a test, build it with `swift
+# build`.
 # (The shipped binary is make release's, whose -g costs nothing measurable.) With
 # --disable-sandbox, as the DocC plugin's builds are (make docs must run it so; on Linux
 # there is no sandbox to disable, only a compiler flag that differs), so that make docs
