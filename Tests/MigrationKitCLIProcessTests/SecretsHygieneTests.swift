@@ -299,7 +299,8 @@ final class Transcript {
         try log.expectNoLeaks(secrets)
     }
 
-    /// Whatever the umask, files the tool creates are its user's alone.
+    /// Whatever the umask, files the tool creates are its user's alone. With raw keys:
+    /// the subject is the files, not a key's derivation.
     @Test(arguments: [0o022, 0o000] as [mode_t])
     func filesTheToolCreatesAreMode0600(_ umask: mode_t) throws {
         let secrets = Secrets()
@@ -313,7 +314,7 @@ final class Transcript {
             guard stat(path, &info) == 0 else { return "missing" }
             return String(info.st_mode & 0o7777, radix: 8)
         }
-        let db = ["--db-path", workspace.database, "--migrations", workspace.migrations, "--password-file", workspace.path("pass.key")]
+        let db = ["--db-path", workspace.database, "--migrations", workspace.migrations, "--password-file", workspace.path("raw.key")]
         try run(["migrate", "--to", "0001_authors"] + db)
         #expect(mode(workspace.database) == "600", "a new database")
         try run(["migrate", "--backup-dir", workspace.path("backups/nested")] + db)
@@ -330,18 +331,18 @@ final class Transcript {
         try run(["new", "next_step", "--migrations", workspace.migrations])
         let created = try FileManager.default.contentsOfDirectory(atPath: workspace.migrations).filter { $0.hasSuffix("_next_step.sql") }
         #expect(created.count == 1 && created.allSatisfy { mode(workspace.migrations + "/" + $0) == "600" }, "new: \(created)")
-        try run(["encrypt", "--db-path", workspace.path("plain.db"), "--output", workspace.path("encrypted.db"), "--password-file", workspace.path("new.key")])
+        try run(["encrypt", "--db-path", workspace.path("plain.db"), "--output", workspace.path("encrypted.db"), "--password-file", workspace.path("other-raw.key")])
         #expect(mode(workspace.path("encrypted.db")) == "600", "encrypt --output")
         try FileManager.default.copyItem(atPath: workspace.path("plain.db"), toPath: workspace.path("in-place.db"))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: workspace.path("in-place.db"))
-        try run(["encrypt", "--no-backup", "--in-place", "--db-path", workspace.path("in-place.db"), "--password-file", workspace.path("new.key")])
+        try run(["encrypt", "--no-backup", "--in-place", "--db-path", workspace.path("in-place.db"), "--password-file", workspace.path("other-raw.key")])
         // docs/security-model.md (at rest): an encrypted database replacing a plaintext
         // one keeps its owner and group and becomes 0600 (a plaintext file readable by
         // all was no secret).
         #expect(mode(workspace.path("in-place.db")) == "600", "encrypt --in-place")
-        try run(["rekey", "--no-backup", "--new-password-file", workspace.path("new.key")] + db)
+        try run(["rekey", "--no-backup", "--new-password-file", workspace.path("other-raw.key")] + db)
         #expect(mode(workspace.database) == "600", "after rekey")
-        try run(["restore", "--no-backup", "--from", workspace.path("encrypted.db"), "--db-path", workspace.database, "--password-file", workspace.path("new.key")])
+        try run(["restore", "--no-backup", "--from", workspace.path("encrypted.db"), "--db-path", workspace.database, "--password-file", workspace.path("other-raw.key")])
         #expect(mode(workspace.database) == "600", "after restore")
         // Nothing else the tool made is open to others (temporary files included).
         for (path, entry) in try TreeSnapshot(workspace.root).entries where entry.kind == "file" {
