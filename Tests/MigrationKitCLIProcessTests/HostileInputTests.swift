@@ -779,7 +779,7 @@ func noise(_ count: Int) -> Data {
             let error = try decodeJSON(result.stdout)["error"] as? [String: Any]
             #expect((error?["message"] as? String)?.hasPrefix(sentence) == true, "\(result)")
         } else {
-            #expect(result.errorLines == ["migrationkit: error: " + (result.errorLines.first?.dropFirst("migrationkit: error: ".count) ?? "")], "\(result)")
+            #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("migrationkit: error: "), "\(result)")
             #expect(result.stderr.contains(sentence) && !result.stderr.contains("--json"), "\(result)")
         }
         try expectUnchanged(before, arguments.joined(separator: " "))

@@ -16,8 +16,11 @@ import Glibc
     private func neededLibraries(of binary: String) throws -> [String] {
         let result = try ChildProcess.run(["/usr/bin/readelf", "-d", binary])
         #expect(result.status == 0, "\(result.stderr)")
-        return result.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }.map { line in
-            String(line.split(separator: "[").last?.split(separator: "]").first ?? "")
+        let lines: [Substring] = result.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        return lines.map { (line: Substring) -> String in
+            // "… Shared library: [libsqlcipher.so.1]"
+            guard let name = line.split(separator: "[").last?.split(separator: "]").first else { return "" }
+            return String(name)
         }
     }
 

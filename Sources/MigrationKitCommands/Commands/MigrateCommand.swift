@@ -187,9 +187,9 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 
     /// Says what changed and what will be erased, then asks on a terminal or requires --yes.
     private func confirmErase(_ change: SchemaChange, reporter: Reporter) throws {
-        let lines = ["The database's migration history no longer matches the migrations: \(change)."]
-            + ["Erasing removes every row of: " + (change.objectsToErase.isEmpty ? "(nothing)" : change.objectsToErase.joined(separator: ", ")) + "."]
-        for line in lines { Console.error(line) }
+        let erased = change.objectsToErase.isEmpty ? "(nothing)" : change.objectsToErase.joined(separator: ", ")
+        Console.error("The database's migration history no longer matches the migrations: \(change).")
+        Console.error("Erasing removes every row of: \(erased).")
         if yes { return }
         guard StandardInput.isTerminal else {
             throw CLIError(.notConfirmed, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
