@@ -13,17 +13,20 @@ fi
 # configuration without optimisation, with @testable imports. Not the debug
 # configuration: there swift-argument-parser runs its DEBUG-only checks of the command
 # definitions at every parse, which is 95% of a command's start (half a second of CPU
-# here), and the suite runs over a thousand commands. Not optimised: -O compiles no
-# faster and the tests need no speed from it. Without debug information (Swift's -gnone,
-# C and C++'s -g0): unoptimised code's debug information is a third of a fresh build's
-# time (Benchmarks/README.md, "Build times"); a failure still names its test, file and
-# line, a crash's backtrace its functions. To step through a test, build it with `swift
-# build`.
-# (The shipped binary is make release's, whose -g costs nothing measurable.) With
+# here), and the suite runs over a thousand commands. Not optimised: -O makes the build
+# more than twice as long, far more than its faster commands give back. Without debug
+# information (Swift's -gnone, C and C++'s -g0): unoptimised code's debug information is
+# a third of a fresh build's time; a failure still names its test, file and line, a
+# crash's backtrace its functions. To step through a test, build it with `swift build`.
+# (The shipped binary is make release's, whose -g costs nothing measurable.) Each module
+# written by the job that compiles it (-no-emit-module-separately-wmo): SwiftPM's own
+# separate job type-checks every declaration a second time (the tests' @Test and @Suite
+# macros too) so that dependents may start sooner, which two cores rarely use: a seventh
+# of a fresh test build's CPU. (Benchmarks/README.md, "Build times", has the figures.) With
 # --disable-sandbox, as the DocC plugin's builds are (make docs must run it so; on Linux
 # there is no sandbox to disable, only a compiler flag that differs), so that make docs
 # finds the tests' build and compiles nothing again.
-test_build_flags="-c release -Xswiftc -Onone -Xswiftc -enable-testing -Xswiftc -gnone -Xcc -g0 -Xcxx -g0 --disable-sandbox"
+test_build_flags="-c release -Xswiftc -Onone -Xswiftc -enable-testing -Xswiftc -gnone -Xcc -g0 -Xcxx -g0 -Xswiftc -no-emit-module-separately-wmo --disable-sandbox"
 
 # Where the root package's tests are built, on either SQLCipher (scripts/test.sh's
 # sqlcipher4 and sqlcipher3, make check, make docs): one scratch path, so that moving to
