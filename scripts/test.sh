@@ -20,8 +20,8 @@
 #               warning or any undocumented public symbol (scripts/docs.sh), from the
 #               sqlcipher4 configuration's build
 #   packaging   make install / uninstall and the Debian package, installed with apt-get
-#               and purged again (scripts/test-packaging.sh; root or sudo); apps that
-#               depend on the repository by URL, one per product family
+#               and purged again (scripts/test-packaging.sh; root or sudo); beside it,
+#               apps that depend on the repository by URL, one per product family
 #               (scripts/test-consumers.sh), using the release build make install made
 #
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs some of them; MIGRATIONKIT_TEST_DEPTH=quick
@@ -103,6 +103,22 @@ root_configuration() {
         swift test $root_test_flags --skip-build "$@" || return 1
 }
 
+# packaging_checks: the Debian package checks (scripts/test-packaging.sh) beside the
+# consumer apps (scripts/test-consumers.sh). The first is mostly one core's work (xz,
+# lintian, apt-get, man) and left the other idle; the second builds on both. Its output
+# is shown when both are done, after the consumers'.
+packaging_checks() {
+    packaging_log="$logs/test-packaging.log"
+    ./scripts/test-packaging.sh >"$packaging_log" 2>&1 &
+    packaging_pid=$!
+    consumers_status=0
+    ./scripts/test-consumers.sh || consumers_status=$?
+    packaging_status=0
+    wait "$packaging_pid" || packaging_status=$?
+    cat "$packaging_log" >&2
+    [ "$consumers_status" = 0 ] && [ "$packaging_status" = 0 ]
+}
+
 for configuration in $configurations; do
     # Each configuration runs even when the one before failed; the run fails at the end.
     if ! (
@@ -164,8 +180,7 @@ for configuration in $configurations; do
             # The release binary make install, make deb and the consumer test use: built
             # once here, so its time is the build's.
             timed packaging build ./scripts/package.sh build || exit 1
-            timed packaging test ./scripts/test-packaging.sh || exit 1
-            timed packaging test ./scripts/test-consumers.sh || exit 1
+            timed packaging test packaging_checks || exit 1
             ;;
         *)
             echo "test: unknown configuration $configuration (use sqlcipher4, sqlcipher3, grdb, grdb-sqlcipher, docs or packaging)" >&2
