@@ -235,7 +235,9 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         let template = try Workspace()
         try writeCrashMigrations(template, rows: rows)
         #expect(try template.run("migrate", ["--no-backup"]).status == 0)
-        try template.write("new-key", "the new key\n", mode: 0o600)
+        // A raw key: the subject is what a kill leaves, not the new key's derivation.
+        let newKey = TestKey.raw()
+        try template.write("new-key", newKey.text + "\n", mode: 0o600)
         let probe = try Workspace()
         try FileManager.default.copyItem(atPath: template.database, toPath: probe.database)
         let full = try measure {
@@ -253,10 +255,8 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
                             "--new-password-file", template.path("new-key")], directory: workspace.root, after: delay)
             // The old key first: if the kill left a hot journal, it was written with the
             // old key, and rolling it back restores the old key's pages.
-            let oldKey = template.databaseKey
-            let newKey = DatabaseKey.passphrase("the new key")
-            let withOld = try? SQLCipherWriter(path: workspace.database, key: oldKey)
-            let withNew = try? SQLCipherWriter(path: workspace.database, key: newKey)
+            let withOld = try? SQLCipherWriter(path: workspace.database, key: template.databaseKey)
+            let withNew = try? SQLCipherWriter(path: workspace.database, key: newKey.databaseKey)
             #expect((withOld == nil) != (withNew == nil), "exactly one of the two keys must open the database")
             if let writer = withOld ?? withNew {
                 try writer.read { db throws in
