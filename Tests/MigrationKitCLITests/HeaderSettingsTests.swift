@@ -98,7 +98,7 @@ import Testing
         #expect(blocked.exitCode == .locked, "\(blocked.output)")
         #expect(blocked.stderr.contains("nothing was changed") && blocked.stderr.contains("process \(reader.process.processIdentifier) (sqlcipher)")
                 && !blocked.stderr.contains("Nothing was lost; try again"), "\(blocked.stderr)")
-        #expect(try TreeSnapshot(workspace.root) == before, "the blocked rekey left something behind")
+        try expectUnchanged(before, "the blocked rekey")
 
         reader.end()
         let rekeyed = try workspace.run("rekey", ["--new-password-file", workspace.path("new.key"), "--no-backup"])
