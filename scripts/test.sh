@@ -105,7 +105,7 @@ root_configuration() {
 
 # packaging_checks: the Debian package checks (scripts/test-packaging.sh) beside the
 # consumer apps (scripts/test-consumers.sh). The first is mostly one core's work (xz,
-# lintian, apt-get, man) and left the other idle; the second builds on both. Its output
+# lintian, apt-get, man), which alone leaves a core idle; the second builds on both. Its output
 # is shown when both are done, after the consumers'.
 packaging_checks() {
     packaging_log="$logs/test-packaging.log"
