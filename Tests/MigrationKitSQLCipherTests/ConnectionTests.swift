@@ -65,6 +65,54 @@ import Testing
         #expect(try fileBytes(path) == before)
     }
 
+    /// Without page HMACs (format detection's last attempts, or the settings given so),
+    /// a wrong key decrypts page 1 into noise that SQLite reads as a header, and one
+    /// noise in 256 marks the file as WAL. Keys are tried on a scratch copy until one
+    /// does (the same key makes the same noise of the same bytes); opened with that key
+    /// while another connection reads the database, which keeps an ordinary connection
+    /// from removing a `-wal` and `-shm` it made, the database is left as it was.
+    @Test func aWrongKeyWhoseNoiseMarksTheFileAsWALMakesNothingBesideIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+            try writer.write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1);") }
+        }
+        let scratch = directory.path("scratch.db")
+        try FileManager.default.copyItem(atPath: path, toPath: scratch)
+        let withoutHMACs = CipherSettings(usesHMAC: false)
+        let candidates = (0..<4096).lazy.map { DatabaseKey.rawKey([UInt8($0 >> 8), UInt8($0 & 0xff)] + Array(repeating: 0x5a, count: 30)) }
+        let wrong = try #require(try candidates.first { try noiseMarksWAL(scratch, key: $0, settings: withoutHMACs) },
+                                 "no key among 4096 made a WAL header of the noise")
+
+        let reader = try SQLCipherDatabase.open(path: path, readOnly: true, busyTimeout: .seconds(5))
+        defer { reader.close() }
+        try reader.applyKey(.testRawKey)
+        try reader.execute(sql: "BEGIN")
+        #expect(try reader.fetchInt(sql: "SELECT count(*) FROM t") == 1)
+        let before = try fileBytes(path)
+        var given = SQLCipherWriter.Configuration()
+        given.cipher = withoutHMACs
+        for configuration in [SQLCipherWriter.Configuration(), given] {
+            #expect(throws: SQLCipherError.self) { _ = try SQLCipherWriter(path: path, key: wrong, configuration: configuration) }
+            #expect(try fileBytes(path) == before)
+            let beside = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix("app.db") }
+            #expect(beside == ["app.db"], "detecting: \(configuration.cipher.isDefault)")
+        }
+        try reader.execute(sql: "COMMIT")
+    }
+
+    /// Whether `key` in `settings` makes SQLite open a WAL beside `path` (the header it
+    /// decrypts says WAL): seen while the connection is open, which removes it on close.
+    private func noiseMarksWAL(_ path: String, key: DatabaseKey, settings: CipherSettings) throws -> Bool {
+        let database = try SQLCipherDatabase.open(path: path, readOnly: false, busyTimeout: .zero)
+        defer { database.close() }
+        try database.applyKey(key)
+        try CipherSettingsApplier.apply(settings, to: database)
+        _ = try? database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
+        return FileManager.default.fileExists(atPath: path + "-wal")
+    }
+
     @Test func plaintextDatabaseOpenedWithAKeyIsNotEncryptedError() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("plain.db")

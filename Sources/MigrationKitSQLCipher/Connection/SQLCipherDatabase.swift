@@ -93,11 +93,24 @@ public final class SQLCipherDatabase {
     ///     can say at once who is changing the database.
     static func open(path: String, readOnly: Bool, attachingWritable: Bool = false, busyTimeout: Duration,
                      givesWayToChanges: Bool = false) throws -> SQLCipherDatabase {
-        var handle: OpaquePointer?
         let readOnlyURI = readOnly && attachingWritable
-        let flags = (readOnly && !readOnlyURI ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-            | (readOnlyURI ? SQLITE_OPEN_URI : 0)
-        let code = sqlite3_open_v2(readOnlyURI ? SQLiteFileURI.readOnly(path) : path, &handle, flags, nil)
+        let flags = (readOnly && !readOnlyURI ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | (readOnlyURI ? SQLITE_OPEN_URI : 0)
+        return try open(filename: readOnlyURI ? SQLiteFileURI.readOnly(path) : path, flags: flags, path: path,
+                        busyWait: BusyWait(path: path, timeout: busyTimeout, givesWayToChanges: givesWayToChanges))
+    }
+
+    /// Opens `path` immutable (`SQLiteFileURI.immutable`): read as it is, unlocked, and
+    /// nothing created beside it, whatever its header says. Only for reading whether a
+    /// key decrypts the file's header, never for reading data another process may be
+    /// changing.
+    static func openImmutable(path: String) throws -> SQLCipherDatabase {
+        try open(filename: SQLiteFileURI.immutable(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path,
+                 busyWait: BusyWait(path: path, timeout: .zero, givesWayToChanges: false))
+    }
+
+    private static func open(filename: String, flags: Int32, path: String, busyWait: BusyWait) throws -> SQLCipherDatabase {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(filename, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
@@ -105,8 +118,7 @@ public final class SQLCipherDatabase {
                                  message: "The database cannot be opened (\(message)); check the path and its permissions.")
         }
         sqlite3_extended_result_codes(handle, 1)
-        return SQLCipherDatabase(handle: handle, path: path,
-                                 busyWait: BusyWait(path: path, timeout: busyTimeout, givesWayToChanges: givesWayToChanges))
+        return SQLCipherDatabase(handle: handle, path: path, busyWait: busyWait)
     }
 
     /// A private in-memory connection, for questions about the library itself

@@ -170,7 +170,8 @@ enum SQLCipherOpener {
         if let aloneFormat { onCopy.cipher = aloneFormat }
         let database: SQLCipherDatabase
         do {
-            database = try openInFormat(path: copy.path, key: key, configuration: onCopy, detectingFormat: aloneFormat == nil)
+            database = try openInFormat(path: copy.path, key: key, configuration: onCopy, detectingFormat: aloneFormat == nil,
+                                        readsWithJournal: aloneFormat == nil)
         } catch let error as SQLCipherError where aloneFormat != nil && [.wrongKey, .notADatabase, .damaged].contains(error.kind) {
             throw foreignJournal(path, leftover)
         } catch let error as SQLCipherError {
@@ -220,8 +221,12 @@ enum SQLCipherOpener {
     ///   even when those are the linked library's defaults (a format already found).
     /// - Parameter attachingWritable: open the file read-only through a URI, on a
     ///   connection that may write what it attaches (`openExportSource`).
+    /// - Parameter readsWithJournal: the file is a private copy whose header may read
+    ///   only once SQLite applies the journal beside it, so no attempt asks the file
+    ///   alone first (`headerDecrypts`); files made beside a private copy go with it.
     private static func openInFormat(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
-                                     detectingFormat: Bool = true, attachingWritable: Bool = false) throws -> SQLCipherDatabase {
+                                     detectingFormat: Bool = true, attachingWritable: Bool = false,
+                                     readsWithJournal: Bool = false) throws -> SQLCipherDatabase {
         guard let key else {
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try proveReadable(database, keyed: false, triedFormats: nil)
@@ -232,6 +237,9 @@ enum SQLCipherOpener {
         let attempts = detectingFormat ? attemptedSettings(for: path, given: configuration.cipher) : [(detection: nil, settings: configuration.cipher)]
         var firstFailure: SQLCipherError?
         for attempt in attempts {
+            // No connection that could make files beside the database reads a header
+            // no page HMAC has vouched for.
+            if !attempt.settings.authenticatesPages, !readsWithJournal, !headerDecrypts(path, key: key, settings: attempt.settings, configuration: configuration) { continue }
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try applyKey(key, to: database)
             let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
@@ -259,6 +267,28 @@ enum SQLCipherOpener {
         let withoutHMACs = attempts.compactMap(\.detection).filter(\.withoutPageHMACs).map(\.format)
         throw explainUnreadable(path: path, keyed: true, triedFormats: configuration.cipher.isDefault ? tried : nil,
                                 triedWithoutPageHMACs: withoutHMACs, rawKey: key.kind == .rawKey)
+    }
+
+    /// Whether `key` in `settings` decrypts the file's header, read immutable
+    /// (`SQLCipherDatabase.openImmutable`): false only when SQLite finds no database
+    /// header there. Without page HMACs a wrong key decrypts page 1 into noise that SQLite
+    /// reads as a header, and one noise in 256 marks the file as WAL: an ordinary
+    /// connection then makes `-wal` and `-shm` beside a rollback-journal database, and
+    /// cannot remove them while another connection has it open. Costs the right key a
+    /// second key derivation, on such files only.
+    private static func headerDecrypts(_ path: String, key: DatabaseKey, settings: CipherSettings, configuration: SQLCipherConfiguration) -> Bool {
+        prepareLibrary(for: configuration)
+        guard let database = try? SQLCipherDatabase.openImmutable(path: path) else { return true }
+        defer { database.close() }
+        let read = SaltMaskGuard.deriving(settings, on: database) {
+            Result {
+                try applyKey(key, to: database)
+                try CipherSettingsApplier.apply(settings, to: database)
+                _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
+            }
+        }
+        guard case .failure(let error as SQLCipherError) = read else { return true }
+        return error.resultCode.primaryResultCode != .SQLITE_NOTADB
     }
 
     /// The settings to try, in order: the given ones alone, or one per format detection
@@ -396,10 +426,7 @@ enum SQLCipherOpener {
 
     private static func openConnection(path: String, configuration: SQLCipherConfiguration,
                                        attachingWritable: Bool = false) throws -> SQLCipherDatabase {
-        // Before the connection exists, so that even its key derivation is protected,
-        // and silent: SQLCipher's own log lines never reach the user's terminal.
-        SQLCipherLibrary.silenceLogDestination()
-        if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
+        prepareLibrary(for: configuration)
         // Reading a WAL-mode file makes SQLite create -wal and -shm beside it, and only a
         // connection that may write removes them when it closes. So a read-only open of
         // a file this process may write (a backup being proven, a database being
@@ -417,6 +444,13 @@ enum SQLCipherOpener {
                                  message: "The database file cannot be changed by this user: \(FileProbe.whyNotWritable(path)).")
         }
         return database
+    }
+
+    /// Before a connection exists, so that even its key derivation is protected, and
+    /// silent: SQLCipher's own log lines never reach the user's terminal.
+    private static func prepareLibrary(for configuration: SQLCipherConfiguration) {
+        SQLCipherLibrary.silenceLogDestination()
+        if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
     }
 
     private static func applyKey(_ key: DatabaseKey, to database: SQLCipherDatabase) throws {
