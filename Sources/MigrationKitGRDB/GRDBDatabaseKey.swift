@@ -50,6 +50,31 @@ extension Database {
     }
 }
 
+extension GRDBDatabaseFile {
+    /// Whether `key` in `format`'s defaults decrypts the file's header, read on a bare
+    /// connection opened immutable (`SQLiteFileURI.immutable`): false only when SQLite
+    /// finds no database header there. Asked before a format without page HMACs is
+    /// tried by opening the app's writer: there a wrong key decrypts page 1 into noise,
+    /// one noise in 256 marks the file as WAL, and the writer's connection would make a
+    /// `-wal` and `-shm` beside the database that it cannot remove while another
+    /// connection has the database open. Costs the right key a second derivation, on
+    /// such files only.
+    static func headerDecrypts(path: String, key: DatabaseKey, format: CipherFormat) -> Bool {
+        SQLCipherLog.silenced
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(SQLiteFileURI.immutable(path), &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK, let handle else {
+            sqlite3_close_v2(handle)
+            return true
+        }
+        defer { sqlite3_close_v2(handle) }
+        let keyed = key.withKeyText { text in
+            sqlite3_key(handle, text.baseAddress, Int32(text.count)) == SQLITE_OK
+        }
+        guard keyed, sqlite3_exec(handle, "PRAGMA cipher_compatibility = \(format.version ?? 4)", nil, nil, nil) == SQLITE_OK else { return true }
+        return sqlite3_exec(handle, "SELECT count(*) FROM sqlite_master", nil, nil, nil) & 0xff != SQLITE_NOTADB
+    }
+}
+
 extension Database {
     /// The main database's file (GRDB keeps its `path` internal).
     var fileName: String {

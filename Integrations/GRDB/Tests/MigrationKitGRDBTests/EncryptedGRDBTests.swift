@@ -188,6 +188,27 @@ import MigrationKitKeys
         #expect(try GRDBCipherFormat.detect(path: scratch.path, key: key) == .sqlcipher3)
     }
 
+    /// A file in SQLCipher 1's format, whose pages carry no HMAC, written by the
+    /// `sqlcipher` shell: it opens with its key alone (past the header proof such a
+    /// format gets first, `GRDBDatabaseFile.headerDecrypts`), is written in its format,
+    /// and the shell reads it there afterwards.
+    @Test func aSQLCipher1FileOpensWithItsKeyAndStaysInItsFormat() throws {
+        let scratch = try ScratchDatabase()
+        let key = DatabaseKey.rawKey((0..<32).map { UInt8($0) })
+        let keyPragma = "\"x'" + (0..<32).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + "'\""
+        let made = try SQLCipherShell.run(scratch.path, keyPragma: keyPragma,
+                                          "PRAGMA cipher_compatibility = 1;\nCREATE TABLE notes (body TEXT);\nINSERT INTO notes VALUES ('kept');")
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try GRDBCipherFormat.detect(path: scratch.path, key: key) == .sqlcipher1)
+        do {
+            let queue = try GRDBDatabaseFile.openQueue(path: scratch.path, key: key)
+            try queue.write { try $0.execute(sql: "INSERT INTO notes VALUES ('added')") }
+            try queue.close()
+        }
+        let read = try SQLCipherShell.run(scratch.path, keyPragma: keyPragma, "PRAGMA cipher_compatibility = 1;\nSELECT body FROM notes;")
+        #expect(read.status == 0 && read.stdout == "kept\nadded\n", "\(read.output)")
+    }
+
     /// The older app's file after `migrationkit cipher-upgrade`: the app opens it with
     /// GRDB's defaults (SQLCipher 4), ledger and rows intact, and detection agrees.
     @Test func aFileTheToolUpgradedOpensWithGRDBsDefaults() throws {

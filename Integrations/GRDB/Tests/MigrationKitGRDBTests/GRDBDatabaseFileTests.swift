@@ -116,6 +116,51 @@ import MigrationKitSecrets
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
     }
 
+    /// SQLCipher 1's format has no page HMACs: a wrong key tried in it decrypts page 1
+    /// into noise that SQLite reads as a header, and one noise in 256 marks the file as
+    /// WAL. Keys are tried on a scratch copy until one does (the same key makes the same
+    /// noise of the same bytes); opened with that key while the app's other connection
+    /// reads the database, which keeps a connection from removing a `-wal` and `-shm` it
+    /// made, the database is left as it was.
+    @Test func aWrongKeyWhoseNoiseMarksTheFileAsWALMakesNothingBesideIt() throws {
+        let scratch = try ScratchDatabase()
+        let right = DatabaseKey.rawKey((0..<32).map { UInt8($0) })
+        let holder = try GRDBDatabaseFile.openQueue(path: scratch.path, key: right)
+        try holder.write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY); INSERT INTO notes DEFAULT VALUES;") }
+        let copy = try ScratchDatabase()
+        try FileManager.default.copyItem(atPath: scratch.path, toPath: copy.path)
+        let candidates = (0..<4096).lazy.map { DatabaseKey.rawKey([UInt8($0 >> 8), UInt8($0 & 0xff)] + Array(repeating: 0x5a, count: 30)) }
+        let wrong = try #require(candidates.first { noiseMarksWAL(copy.path, key: $0) }, "no key among 4096 made a WAL header of the noise")
+
+        try holder.inDatabase { db in
+            try db.execute(sql: "BEGIN")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM notes") == 1)
+            let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+            #expect(throws: (any Error).self) { _ = try GRDBDatabaseFile.openQueue(path: scratch.path, key: wrong) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+            let beside = try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path)
+            #expect(beside == ["app.sqlite"])
+            try db.execute(sql: "COMMIT")
+        }
+    }
+
+    /// Whether `key` in SQLCipher 1's format makes SQLite open a WAL beside `path` (the
+    /// header it decrypts says WAL): seen before the connection closes, which removes it.
+    private func noiseMarksWAL(_ path: String, key: DatabaseKey) -> Bool {
+        struct Seen: Error { let wal: Bool }
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            _ = try? db.useKey(key, format: .sqlcipher1)
+            throw Seen(wal: FileManager.default.fileExists(atPath: path + "-wal"))
+        }
+        do {
+            _ = try DatabaseQueue(path: path, configuration: configuration)
+        } catch let seen as Seen {
+            return seen.wal
+        } catch {}
+        return false
+    }
+
     @Test func aKeyForAPlaintextFileSaysSo() throws {
         let scratch = try ScratchDatabase()
         try GRDBDatabaseFile.openQueue(path: scratch.path).write { try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY)") }
