@@ -11,12 +11,13 @@ import Testing
 /// app's `schemaSource` however they are run.
 @Suite struct GRDBSchemaChangeTests {
     /// A preparation that works on a file database only: SQLite's own temporary
-    /// databases stay in `memory` journal mode.
+    /// databases cannot be in WAL mode. (WAL rather than a rollback mode that keeps its
+    /// journal: GRDB removes its own scratch file afterwards, not its journals.)
     private static func needingAFile() -> Configuration {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = TRUNCATE")
-            if mode != "truncate" { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "journal_mode is \(mode ?? "unknown")") }
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            if mode != "wal" { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "journal_mode is \(mode ?? "unknown")") }
         }
         return configuration
     }
