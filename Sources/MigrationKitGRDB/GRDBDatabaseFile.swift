@@ -105,7 +105,7 @@ public enum GRDBDatabaseFile {
     package static func openFinding<Writer>(path: String, key: DatabaseKey, formats: [CipherFormat],
                                            _ open: (CipherFormat) throws -> Writer) throws -> (writer: Writer, format: CipherFormat) {
         for format in formats {
-            if format.parameters?.usesHMAC == false, !headerDecrypts(path: path, key: key, format: format) { continue }
+            if !format.authenticatesPages, !headerDecrypts(path: path, key: key, format: format) { continue }
             do {
                 return (try open(format), format)
             } catch let error as UnreadableDatabaseError where error.kind == .wrongKey || error.kind == .notADatabase {

@@ -63,6 +63,17 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
         }
     }
 
+    /// Whether this format authenticates each page by its HMAC, so that a wrong key
+    /// fails on page 1 before SQLite reads its header. Without, a wrong key decrypts
+    /// page 1 into noise SQLite takes for a header, which may tell it to make files
+    /// beside the database: so both connections try such a format only once a
+    /// connection that makes nothing (`SQLiteFileURI.immutable`) found a header with the
+    /// key. True for plaintext, and for custom settings, which answer for themselves
+    /// (`CipherSettings.authenticatesPages`).
+    package var authenticatesPages: Bool {
+        parameters?.usesHMAC ?? true
+    }
+
     /// The format a database's settings depart from, custom or not: the one whose
     /// algorithms they use. SHA-1 without page HMACs is SQLCipher 1's; SHA-1 with them is
     /// 2's at its 4,000 iterations, 3's otherwise; any other algorithm is only in 4. A

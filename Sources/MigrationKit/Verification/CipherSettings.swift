@@ -50,11 +50,11 @@ public struct CipherSettings: Hashable, Sendable {
     /// detects an existing database's format.
     public var isDefault: Bool { self == CipherSettings() }
 
-    /// Whether a connection in these settings authenticates each page by its HMAC, so
-    /// that a wrong key fails on page 1 before SQLite reads its header: false with page
-    /// HMACs off, given or by SQLCipher 1's defaults.
+    /// Whether a connection in these settings authenticates each page by its HMAC
+    /// (`CipherFormat.authenticatesPages`): false with page HMACs off, given or by
+    /// SQLCipher 1's defaults.
     package var authenticatesPages: Bool {
-        usesHMAC ?? compatibility.flatMap(CipherFormat.init(version:))?.parameters?.usesHMAC ?? true
+        usesHMAC ?? compatibility.flatMap(CipherFormat.init(version:))?.authenticatesPages ?? true
     }
 
     /// The salt as 32 hex digits, as `PRAGMA cipher_salt` answers and `--cipher-salt`
