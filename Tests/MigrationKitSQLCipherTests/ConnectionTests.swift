@@ -94,7 +94,11 @@ import Testing
         var given = SQLCipherWriter.Configuration()
         given.cipher = withoutHMACs
         for configuration in [SQLCipherWriter.Configuration(), given] {
-            #expect(throws: SQLCipherError.self) { _ = try SQLCipherWriter(path: path, key: wrong, configuration: configuration) }
+            #expect {
+                _ = try SQLCipherWriter(path: path, key: wrong, configuration: configuration)
+            } throws: { error in
+                (error as? SQLCipherError)?.kind == .wrongKey
+            }
             #expect(try fileBytes(path) == before)
             let beside = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix("app.db") }
             #expect(beside == ["app.db"], "detecting: \(configuration.cipher.isDefault)")

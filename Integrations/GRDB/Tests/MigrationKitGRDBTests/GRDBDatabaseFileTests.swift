@@ -136,7 +136,12 @@ import MigrationKitSecrets
             try db.execute(sql: "BEGIN")
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM notes") == 1)
             let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
-            #expect(throws: (any Error).self) { _ = try GRDBDatabaseFile.openQueue(path: scratch.path, key: wrong) }
+            #expect {
+                _ = try GRDBDatabaseFile.openQueue(path: scratch.path, key: wrong)
+            } throws: { error in
+                guard case DatabaseErrorKind.wrongKey = error else { return false }
+                return true
+            }
             #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
             let beside = try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path)
             #expect(beside == ["app.sqlite"])
