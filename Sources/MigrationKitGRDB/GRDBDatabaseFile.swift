@@ -100,12 +100,11 @@ public enum GRDBDatabaseFile {
     /// rolled back as SQLite rolls it back on any open, and waiting for another process's
     /// lock as the app's busy mode says. The key is derived once for a file in the
     /// linked SQLCipher's own format (once more per older format tried), and by a
-    /// separate probe only for a format without page HMACs (`headerDecrypts`). Throws
+    /// separate probe only for a format without page HMACs (`Database.useKey`). Throws
     /// `UnreadableDatabaseError` when the key reads it in none.
     package static func openFinding<Writer>(path: String, key: DatabaseKey, formats: [CipherFormat],
                                            _ open: (CipherFormat) throws -> Writer) throws -> (writer: Writer, format: CipherFormat) {
         for format in formats {
-            if !format.authenticatesPages, !headerDecrypts(path: path, key: key, format: format) { continue }
             do {
                 return (try open(format), format)
             } catch let error as UnreadableDatabaseError where error.kind == .wrongKey || error.kind == .notADatabase {

@@ -41,7 +41,13 @@ extension Database {
         }
         // The key is proven here, before GRDB's own first read, so that a wrong key (or a
         // file that is no database) throws the sentence the SQLCipher connection says, as
-        // an `UnreadableDatabaseError`, not SQLite's "file is not a database".
+        // an `UnreadableDatabaseError`, not SQLite's "file is not a database". A format
+        // without page HMACs proves the header first on a connection that makes nothing
+        // beside the file (`GRDBDatabaseFile.headerDecrypts`).
+        if !format.authenticatesPages, !fileName.isEmpty,
+           !GRDBDatabaseFile.headerDecrypts(path: fileName, key: key, format: format) {
+            throw UnreadableDatabaseError(path: fileName, keyed: true, triedFormats: [format])
+        }
         do {
             _ = try Int.fetchOne(self, sql: "SELECT count(*) FROM sqlite_master")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
@@ -53,10 +59,10 @@ extension Database {
 extension GRDBDatabaseFile {
     /// Whether `key` in `format`'s defaults decrypts the file's header, read on a bare
     /// connection opened immutable (`SQLiteFileURI.immutable`): false only when SQLite
-    /// finds no database header there. Asked before a format without page HMACs is
-    /// tried by opening the app's writer: there a wrong key decrypts page 1 into noise,
-    /// one noise in 256 marks the file as WAL, and the writer's connection would make a
-    /// `-wal` and `-shm` beside the database that it cannot remove while another
+    /// finds no database header there. Asked by `Database.useKey` before a connection
+    /// reads a file in a format without page HMACs: there a wrong key decrypts page 1
+    /// into noise, one noise in 256 marks the file as WAL, and the connection would make
+    /// a `-wal` and `-shm` beside the database that it cannot remove while another
     /// connection has the database open. Costs the right key a second derivation, on
     /// such files only.
     static func headerDecrypts(path: String, key: DatabaseKey, format: CipherFormat) -> Bool {

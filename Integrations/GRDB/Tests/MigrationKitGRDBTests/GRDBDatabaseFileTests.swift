@@ -121,7 +121,8 @@ import MigrationKitSecrets
     /// WAL. Keys are tried on a scratch copy until one does (the same key makes the same
     /// noise of the same bytes); opened with that key while the app's other connection
     /// reads the database, which keeps a connection from removing a `-wal` and `-shm` it
-    /// made, the database is left as it was.
+    /// made, the database is left as it was: through format detection, and through
+    /// `Configuration.useKey` with that format named.
     @Test func aWrongKeyWhoseNoiseMarksTheFileAsWALMakesNothingBesideIt() throws {
         let scratch = try ScratchDatabase()
         let right = DatabaseKey.rawKey((0..<32).map { UInt8($0) })
@@ -142,6 +143,14 @@ import MigrationKitSecrets
                 guard case DatabaseErrorKind.wrongKey = error else { return false }
                 return true
             }
+            var named = Configuration()
+            named.useKey(wrong, format: .sqlcipher1)
+            #expect {
+                _ = try DatabaseQueue(path: scratch.path, configuration: named)
+            } throws: { error in
+                guard case DatabaseErrorKind.wrongKey = error else { return false }
+                return true
+            }
             #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
             let beside = try FileManager.default.contentsOfDirectory(atPath: scratch.folder.path)
             #expect(beside == ["app.sqlite"])
@@ -155,7 +164,10 @@ import MigrationKitSecrets
         struct Seen: Error { let wal: Bool }
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            _ = try? db.useKey(key, format: .sqlcipher1)
+            // As `Database.useKey` keys it, without its header proof.
+            try key.withKeyText { try db.usePassphrase(Data($0)) }
+            try db.execute(sql: "PRAGMA cipher_compatibility = 1")
+            _ = try? Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
             throw Seen(wal: FileManager.default.fileExists(atPath: path + "-wal"))
         }
         do {
