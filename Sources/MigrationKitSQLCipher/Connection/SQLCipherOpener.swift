@@ -109,7 +109,7 @@ enum SQLCipherOpener {
         onCopy.createIfMissing = false
         let database: SQLCipherDatabase
         do {
-            database = try openInFormat(path: copy.path, key: key, configuration: onCopy)
+            database = try openInFormat(path: copy.path, key: key, configuration: onCopy, onPrivateCopy: true)
         } catch let error as SQLCipherError {
             throw error.at(path: path)
         }
@@ -162,7 +162,7 @@ enum SQLCipherOpener {
         onCopy.createIfMissing = false
         let copy = try PrivateDatabaseCopy(of: path, journal: leftover, withJournal: false)
         let aloneFormat: CipherSettings? = try? {
-            let alone = try openInFormat(path: copy.path, key: key, configuration: onCopy)
+            let alone = try openInFormat(path: copy.path, key: key, configuration: onCopy, onPrivateCopy: true)
             defer { alone.close() }
             return alone.cipherSettings
         }()
@@ -171,7 +171,7 @@ enum SQLCipherOpener {
         let database: SQLCipherDatabase
         do {
             database = try openInFormat(path: copy.path, key: key, configuration: onCopy, detectingFormat: aloneFormat == nil,
-                                        readsWithJournal: aloneFormat == nil)
+                                        onPrivateCopy: true)
         } catch let error as SQLCipherError where aloneFormat != nil && [.wrongKey, .notADatabase, .damaged].contains(error.kind) {
             throw foreignJournal(path, leftover)
         } catch let error as SQLCipherError {
@@ -221,12 +221,16 @@ enum SQLCipherOpener {
     ///   even when those are the linked library's defaults (a format already found).
     /// - Parameter attachingWritable: open the file read-only through a URI, on a
     ///   connection that may write what it attaches (`openExportSource`).
-    /// - Parameter readsWithJournal: the file is a private copy whose header may read
-    ///   only once SQLite applies the journal beside it, so no attempt asks the file
-    ///   alone first (`headerDecrypts`); files made beside a private copy go with it.
+    /// - Parameter onPrivateCopy: the file is a private copy (`PrivateDatabaseCopy`):
+    ///   what a connection makes beside it goes with it, and its header may read only
+    ///   once SQLite applies the journal beside it.
+    ///
+    /// A format tried on the user's own file without page HMACs is tried only once the
+    /// file's header decrypts with the key (`headerDecrypts`); one already found with
+    /// this key (`detectingFormat` false) and a private copy need no such proof.
     private static func openInFormat(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
                                      detectingFormat: Bool = true, attachingWritable: Bool = false,
-                                     readsWithJournal: Bool = false) throws -> SQLCipherDatabase {
+                                     onPrivateCopy: Bool = false) throws -> SQLCipherDatabase {
         guard let key else {
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try proveReadable(database, keyed: false, triedFormats: nil)
@@ -235,11 +239,12 @@ enum SQLCipherOpener {
             return database
         }
         let attempts = detectingFormat ? attemptedSettings(for: path, given: configuration.cipher) : [(detection: nil, settings: configuration.cipher)]
+        let provesHeaders = detectingFormat && !onPrivateCopy
         var firstFailure: SQLCipherError?
         for attempt in attempts {
             // No connection that could make files beside the database reads a header
             // no page HMAC has vouched for.
-            if !attempt.settings.authenticatesPages, !readsWithJournal, !headerDecrypts(path, key: key, settings: attempt.settings, configuration: configuration) { continue }
+            if provesHeaders, !attempt.settings.authenticatesPages, !headerDecrypts(path, key: key, settings: attempt.settings, configuration: configuration) { continue }
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try applyKey(key, to: database)
             let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
