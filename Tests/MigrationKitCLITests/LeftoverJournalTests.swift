@@ -101,6 +101,35 @@ import Glibc
         #expect(rows.stdout == "8\nchanged\n", "\(rows.output)")
     }
 
+    /// The same beside a database whose pages carry no HMAC (`PRAGMA cipher_use_hmac =
+    /// OFF`): its format is found on private copies of the file, alone and with the
+    /// `-wal`, where a wrong key's noise may make files that go with the copy. A look sees
+    /// the `-wal`'s rows, a wrong key fails, both leave every file as it was, and
+    /// `migrate` applies the `-wal` and keeps the file without HMACs.
+    @Test func aKilledWritersWALBesideADatabaseWithoutPageHMACsIsReadAndApplied() throws {
+        let workspace = try Workspace()
+        let withoutHMACs = "PRAGMA cipher_use_hmac = OFF;\n"
+        try KilledShell.writer(workspace.database, key: workspace.key, table: "notes", settings: withoutHMACs)
+        let before = files(workspace.database)
+        let dump = try workspace.run("schema-dump")
+        #expect(dump.status == 0 && dump.stdout.contains("CREATE TABLE notes"), "\(dump.output)")
+        #expect(files(workspace.database) == before, "schema-dump changed the files")
+        try workspace.write("wrong.key", TestKey.raw().text + "\n", mode: 0o600)
+        let wrongKey = try Tool.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("wrong.key"),
+                                     "--migrations", workspace.migrations], directory: workspace.root)
+        #expect(wrongKey.exitCode == .wrongKeyOrNotADatabase, "\(wrongKey.output)")
+        #expect(files(workspace.database) == before, "status with a wrong key changed the files")
+
+        try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
+        let migrate = try workspace.run("migrate", ["--no-backup", "-q"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let rows = try SQLCipherShell.run(workspace.database, key: workspace.key,
+                                          withoutHMACs + "SELECT count(*) FROM notes; SELECT DISTINCT v FROM base; SELECT count(*) FROM grdb_migrations;")
+        #expect(rows.stdout == "8\nchanged\n1\n", "\(rows.output)")
+        let withHMACs = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM notes;")
+        #expect(withHMACs.status != 0, "migrate gave the file page HMACs")
+    }
+
     @Test func aForeignWALIsRefusedByEveryCommandAndLeftAlone() throws {
         let workspace = try Workspace()
         let made = try SQLCipherShell.run(workspace.database, key: workspace.key,
@@ -131,12 +160,13 @@ import Glibc
 /// WAL databases as a process killed with SIGKILL leaves them, made by the
 /// configuration's `sqlcipher` shell: the files another program wrote.
 enum KilledShell {
-    /// A WAL database at `path` whose shell was killed after committing `table`, with
-    /// its rows, to the `-wal` only.
-    static func writer(_ path: String, key: TestKey, table: String) throws {
-        let made = try SQLCipherShell.run(path, key: key, "PRAGMA journal_mode = WAL; CREATE TABLE base (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO base (v) VALUES ('a'), ('b');")
+    /// A WAL database at `path` (in the cipher settings `settings`, PRAGMAs run after the
+    /// key) whose shell was killed after committing `table`, with its rows, to the `-wal`
+    /// only.
+    static func writer(_ path: String, key: TestKey, table: String, settings: String = "") throws {
+        let made = try SQLCipherShell.run(path, key: key, settings + "PRAGMA journal_mode = WAL; CREATE TABLE base (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO base (v) VALUES ('a'), ('b');")
         try #require(made.status == 0, "\(made.output)")
-        try run(path, key: key, settings: "", """
+        try run(path, key: key, settings: settings, """
             PRAGMA wal_autocheckpoint = 0;
             CREATE TABLE \(table) (id INTEGER PRIMARY KEY, v TEXT);
             INSERT INTO \(table) (v) SELECT hex(randomblob(64)) FROM base, base AS b2, base AS b3;
