@@ -66,9 +66,9 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
     /// Whether this format authenticates each page by its HMAC, so that a wrong key
     /// fails on page 1 before SQLite reads its header. Without, a wrong key decrypts
     /// page 1 into noise SQLite takes for a header, which may tell it to make files
-    /// beside the database: so both connections try such a format only once a
-    /// connection that makes nothing (`SQLiteFileURI.immutable`) found a header with the
-    /// key. True for plaintext, and for custom settings, which answer for themselves
+    /// beside the database: so both connections try such a format on a database's own
+    /// file only once a connection that makes nothing (`SQLiteFileURI.immutable`) found a
+    /// header with the key (a private copy's files go with it). True for plaintext, and for custom settings, which answer for themselves
     /// (`CipherSettings.authenticatesPages`).
     package var authenticatesPages: Bool {
         parameters?.usesHMAC ?? true
