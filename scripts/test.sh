@@ -25,6 +25,10 @@
 #               apps that depend on the repository by URL, one per product family
 #               (scripts/test-consumers.sh), using the release build make install made
 #
+# While the root package's tests run, the grdb and packaging configurations' builds
+# run in the background at the lowest priority, on the cores the tests leave idle
+# (warm_up below).
+#
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs some of them; MIGRATIONKIT_TEST_DEPTH=quick
 # runs the long tests' quick share (`make check`; `make test` sets full); arguments go to
 # `swift test` (for example --filter). Before anything is built, each target's declared
@@ -50,7 +54,8 @@ python3 ./scripts/check-dependencies.py || failed=" dependencies"
 # (all a CI log may show) can name the tests that failed, not only the configuration;
 # and each phase's time, for the table at the end.
 logs=$(mktemp -d "${TMPDIR:-/tmp}/migrationkit-test-logs.XXXXXX")
-trap 'rm -rf "$logs"' EXIT
+warm_up_pid=""
+trap 'stop_warm_up; rm -rf "$logs"' EXIT
 
 # run_tests CONFIGURATION COMMAND...: runs the tests, their output shown and kept.
 run_tests() {
@@ -104,6 +109,73 @@ root_configuration() {
         swift test $root_test_flags --skip-build "$@" || return 1
 }
 
+# build_grdb_package PACKAGE [TRAITS...]: a GRDB package's tests and examples, as its
+# configuration builds them (in its own .build).
+build_grdb_package() {
+    grdb_package=$1
+    shift
+    # shellcheck disable=SC2086 # test_build_flags is a list of flags
+    (cd "$grdb_package" && swift build $test_build_flags --build-tests "$@")
+}
+
+# Warming up: while the root package's tests run, the cores are idle a sixth of the time
+# (the tests wait on the processes they start, on locks and on the keyring). The builds
+# of two later configurations, which share nothing with the root's scratch path, run
+# then in the background at the lowest priority (nice 19), so that they take only what
+# the tests leave: the GRDB package's tests (the grdb configuration) and the release
+# binary (packaging). Each configuration still runs its own build, which finds the work
+# done; it waits for its warm-up first, at full speed then, as nothing else runs. A
+# warm-up that fails is ignored: the configuration's own build shows the error.
+warm_up_steps=""
+case " $configurations " in
+*" sqlcipher3 "* | *" sqlcipher4 "*)
+    for step in grdb packaging; do
+        case " $configurations " in *" $step "*) warm_up_steps="$warm_up_steps $step" ;; esac
+    done
+    ;;
+esac
+
+warm_up() {
+    (
+        read -r warm_up_self _ </proc/self/stat
+        renice -n 19 -p "$warm_up_self" >/dev/null 2>&1 || true
+        for step in $warm_up_steps; do
+            case "$step" in
+            grdb) build_grdb_package Integrations/GRDB ;;
+            packaging) ./scripts/package.sh build ;;
+            esac >"$logs/warm-up-$step.log" 2>&1 || true
+            : >"$logs/warm-up-$step.done"
+        done
+    ) &
+    warm_up_pid=$!
+}
+
+# wait_for_warm_up STEP: returns once the warm-up has done STEP (or stopped).
+wait_for_warm_up() {
+    [ -n "$warm_up_pid" ] || return 0
+    case " $warm_up_steps " in *" $1 "*) ;; *) return 0 ;; esac
+    while [ ! -e "$logs/warm-up-$1.done" ] && kill -0 "$warm_up_pid" 2>/dev/null; do
+        sleep 1
+    done
+}
+
+# stop_warm_up: on the way out (a failure, Ctrl-C), the builds still warming up stop
+# too, compilers first: a background job of a script ignores the terminal's SIGINT.
+stop_warm_up() {
+    [ -n "$warm_up_pid" ] && kill -0 "$warm_up_pid" 2>/dev/null || return 0
+    terminate_tree "$warm_up_pid"
+    wait "$warm_up_pid" 2>/dev/null || true
+}
+
+# terminate_tree PID: SIGTERM to a process's descendants, the deepest first, then to it
+# (its children as Linux lists them per thread: a fresh Debian has no pgrep).
+terminate_tree() {
+    for terminated_child in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        terminate_tree "$terminated_child"
+    done
+    kill "$1" 2>/dev/null || true
+}
+
 # packaging_checks: the Debian package checks (scripts/test-packaging.sh) beside the
 # consumer apps (scripts/test-consumers.sh). The first is mostly one core's work (xz,
 # lintian, apt-get, man), which alone leaves a core idle; the second builds on both. Its output
@@ -120,6 +192,7 @@ packaging_checks() {
     [ "$consumers_status" = 0 ] && [ "$packaging_status" = 0 ]
 }
 
+[ -z "$warm_up_steps" ] || warm_up
 for configuration in $configurations; do
     # Each configuration runs even when the one before failed; the run fails at the end.
     if ! (
@@ -161,10 +234,11 @@ for configuration in $configurations; do
                 export MIGRATIONKIT_BINARY
             fi
             export MIGRATIONKIT_GRDB_FLAVOUR
-            cd "$package" || exit 1
             echo "== $configuration: building ($package/.build)" >&2
-            # shellcheck disable=SC2086 # the flags and $traits are lists
-            timed "$configuration" build swift build $test_build_flags --build-tests $traits || exit 1
+            timed "$configuration" build wait_for_warm_up "$configuration"
+            # shellcheck disable=SC2086 # $traits is a list
+            timed "$configuration" build build_grdb_package "$package" $traits || exit 1
+            cd "$package" || exit 1
             ../../scripts/check-linkage.sh .build "$configuration" || exit 1
             echo "== $configuration: testing" >&2
             # GRDB's own DatabaseMigratorTests run apart (scripts/grdb-migrator-tests.sh),
@@ -184,6 +258,7 @@ for configuration in $configurations; do
         packaging)
             # The release binary make install, make deb and the consumer test use: built
             # once here, so its time is the build's.
+            timed packaging build wait_for_warm_up packaging
             timed packaging build ./scripts/package.sh build || exit 1
             timed packaging test packaging_checks || exit 1
             ;;
