@@ -121,11 +121,14 @@ build_grdb_package() {
 # Warming up: while the root package's tests run, the cores are idle a sixth of the time
 # (the tests wait on the processes they start, on locks and on the keyring). The builds
 # of two later configurations, which share nothing with the root's scratch path, run
-# then in the background at the lowest priority (nice 19), so that they take only what
-# the tests leave: the GRDB package's tests (the grdb configuration) and the release
-# binary (packaging). Each configuration still runs its own build, which finds the work
-# done; it waits for its warm-up first, at full speed then, as nothing else runs. A
-# warm-up that fails is ignored: the configuration's own build shows the error.
+# then in the background in Linux's idle scheduling class (SCHED_IDLE, which the
+# compilers inherit; SwiftPM's build system starts them at nice 0 whatever its own
+# niceness), so that they take only what the tests leave: the GRDB package's tests (the
+# grdb configuration) and the release binary (packaging). Each configuration still runs
+# its own build, which finds the work done; it waits for its warm-up first, at full
+# speed then, as nothing else runs. A warm-up that fails, or that cannot enter the idle
+# class, does nothing more: the configuration's own build does the work, or shows the
+# error.
 warm_up_steps=""
 case " $configurations " in
 *" sqlcipher3 "* | *" sqlcipher4 "*)
@@ -137,8 +140,9 @@ esac
 
 warm_up() {
     (
+        trap ': >"$logs/warm-up.ended"' EXIT
         read -r warm_up_self _ </proc/self/stat
-        renice -n 19 -p "$warm_up_self" >/dev/null 2>&1 || true
+        chrt --idle -p 0 "$warm_up_self" >/dev/null 2>&1 || exit 0
         for step in $warm_up_steps; do
             case "$step" in
             grdb) build_grdb_package Integrations/GRDB ;;
@@ -154,7 +158,7 @@ warm_up() {
 wait_for_warm_up() {
     [ -n "$warm_up_pid" ] || return 0
     case " $warm_up_steps " in *" $1 "*) ;; *) return 0 ;; esac
-    while [ ! -e "$logs/warm-up-$1.done" ] && kill -0 "$warm_up_pid" 2>/dev/null; do
+    while [ ! -e "$logs/warm-up-$1.done" ] && [ ! -e "$logs/warm-up.ended" ] && kill -0 "$warm_up_pid" 2>/dev/null; do
         sleep 1
     done
 }
