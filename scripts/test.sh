@@ -26,7 +26,7 @@
 #               (scripts/test-consumers.sh), using the release build make install made
 #
 # While the root package's tests run, the grdb and packaging configurations' builds
-# run in the background at the lowest priority, on the cores the tests leave idle
+# run in the background in the idle scheduling class, on the cores the tests leave idle
 # (warm_up below).
 #
 # MIGRATIONKIT_CONFIGURATIONS="sqlcipher4" runs some of them; MIGRATIONKIT_TEST_DEPTH=quick
@@ -261,7 +261,7 @@ for configuration in $configurations; do
             ;;
         packaging)
             # The release binary make install, make deb and the consumer test use: built
-            # once here, so its time is the build's.
+            # once, mostly by the warm-up; the time here is what was left of it.
             timed packaging build wait_for_warm_up packaging
             timed packaging build ./scripts/package.sh build || exit 1
             timed packaging test packaging_checks || exit 1
