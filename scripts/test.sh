@@ -158,7 +158,8 @@ warm_up() {
 wait_for_warm_up() {
     [ -n "$warm_up_pid" ] || return 0
     case " $warm_up_steps " in *" $1 "*) ;; *) return 0 ;; esac
-    while [ ! -e "$logs/warm-up-$1.done" ] && [ ! -e "$logs/warm-up.ended" ] && kill -0 "$warm_up_pid" 2>/dev/null; do
+    until [ -e "$logs/warm-up-$1.done" ] || [ -e "$logs/warm-up.ended" ] ||
+        ! kill -0 "$warm_up_pid" 2>/dev/null; do
         sleep 1
     done
 }

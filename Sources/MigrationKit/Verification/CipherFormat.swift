@@ -68,8 +68,8 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
     /// page 1 into noise SQLite takes for a header, which may tell it to make files
     /// beside the database: so both connections try such a format on a database's own
     /// file only once a connection that makes nothing (`SQLiteFileURI.immutable`) found a
-    /// header with the key (a private copy's files go with it). True for plaintext, and for custom settings, which answer for themselves
-    /// (`CipherSettings.authenticatesPages`).
+    /// header with the key (a private copy's files go with it). True for plaintext, and
+    /// for custom settings, which answer for themselves (`CipherSettings.authenticatesPages`).
     package var authenticatesPages: Bool {
         parameters?.usesHMAC ?? true
     }
