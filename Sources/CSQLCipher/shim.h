@@ -22,4 +22,11 @@ static inline int migrationkit_error_offset(sqlite3 *db) {
 #endif
 }
 
+// sqlite3_db_config for an on/off setting (SQLITE_DBCONFIG_ENABLE_TRIGGER, …): it is
+// variadic, which Swift does not import. `enable` is 1, 0, or -1 to leave it as it is;
+// the setting as it then is goes to *now.
+static inline int migrationkit_db_config_flag(sqlite3 *db, int op, int enable, int *now) {
+    return sqlite3_db_config(db, op, enable, now);
+}
+
 #endif

@@ -38,6 +38,9 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
     case rollbackBeyondApplied(requested: Int, applied: Int)
     /// Only some of the steps a merged step replaces are applied.
     case partiallyAppliedMerge(step: String, applied: [String], missing: [String])
+    /// A full-text (FTS3/4/5) or R*Tree index fails its own check (`integrity-check`,
+    /// `rtreecheck()`): it does not match the rows it indexes.
+    case virtualTableIndexDamaged(table: String, module: String, result: String)
 
     /// What the refusal offers beyond fixing the cause: applying out of order anyway,
     /// accepting an edit. Each command line words it (`sentence(_:)`), or leaves it out.
@@ -108,6 +111,11 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
         case .partiallyAppliedMerge(let step, let applied, let missing):
             return "Migration \"\(step)\" merges steps of which only some are applied (applied: \(Self.list(applied)); "
                 + "not applied: \(Self.list(missing))); migrate with a version that still has the individual steps first."
+        case .virtualTableIndexDamaged(let table, let module, let result):
+            let rebuild = module.hasPrefix("FTS")
+                ? "rebuild it from its rows in a migration: INSERT INTO \"\(table)\"(\"\(table)\") VALUES ('rebuild')"
+                : "fill it again from the rows it indexes in a migration (delete its rows and insert them again)"
+            return "The \(module) index \"\(table)\" does not match the rows it indexes (\(result)); \(rebuild)."
         }
     }
 
@@ -130,6 +138,7 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
         case .modifiedMigrations: return "modifiedMigrations"
         case .rollbackBeyondApplied: return "rollbackBeyondApplied"
         case .partiallyAppliedMerge: return "partiallyAppliedMerge"
+        case .virtualTableIndexDamaged: return "virtualTableIndexDamaged"
         }
     }
 

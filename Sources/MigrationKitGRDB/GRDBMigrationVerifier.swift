@@ -24,4 +24,8 @@ extension GRDB.Database: SQLQuerying {
     public static func message(of error: any Error) -> String {
         (error as? DatabaseError)?.message ?? String(describing: error)
     }
+
+    public static func resultCode(of error: any Error) -> Int32? {
+        (error as? DatabaseError)?.extendedResultCode.rawValue
+    }
 }

@@ -13,10 +13,11 @@ import Testing
         var description: String { "\(kind): \(script)" }
     }
 
-    /// The `sh` blocks that follow a `<!-- recipe: KIND -->` line.
-    static func recipes() throws -> [Recipe] {
+    /// The `sh` blocks that follow a `<!-- recipe: KIND -->` line in `document` (a path
+    /// from the repository's root).
+    static func recipes(in document: String = "Keys/README.md") throws -> [Recipe] {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Keys/README.md")
+            .deletingLastPathComponent().appendingPathComponent(document)
         let lines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
         var recipes: [Recipe] = []
         var index = 0
@@ -37,11 +38,11 @@ import Testing
     }
 
     /// Runs a recipe in `directory` with the built `migrationkit` first on PATH and the
-    /// example keyring service replaced by this test's own.
-    static func run(_ recipe: Recipe, in directory: String, service: String) throws -> CommandResult {
+    /// example keyring service (`example`) replaced by this test's own.
+    static func run(_ recipe: Recipe, in directory: String, service: String, replacing example: String = "com.example.notes") throws -> CommandResult {
         var environment = Binary.environment()
         environment["PATH"] = Binary.productsDirectory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        let script = recipe.script.replacingOccurrences(of: "com.example.notes", with: service)
+        let script = recipe.script.replacingOccurrences(of: example, with: service)
         return try ChildProcess.run(["/bin/sh", "-ec", script], environment: environment, directory: directory, timeout: 60)
     }
 

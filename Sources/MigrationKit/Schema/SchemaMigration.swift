@@ -246,7 +246,7 @@ struct SchemaMigrationPlan {
             case .rebuild:
                 statements += Self.rebuild(new.name, as: new.sql, from: sourceColumns, to: newColumns,
                                            renamed: changedTable.renamesColumnsFirst ? [:] : columnMap,
-                                           keeping: RebuildKeeps(old: old.sql, new: new.sql, columns: oldColumns + newColumns))
+                                           keeping: RebuildKeeps(old: old.sql, new: new.sql))
             }
         }
         // A new full-text index over another table's rows is filled from them, once
@@ -319,31 +319,26 @@ struct SchemaMigrationPlan {
 
     /// What a rebuild keeps beyond the columns' values: each an identity other rows,
     /// other tables or the app may hold.
-    struct RebuildKeeps: OptionSet {
-        let rawValue: Int
-        /// Both tables have rowids (neither is `WITHOUT ROWID`, and no column takes the
-        /// name `rowid`): each row keeps its rowid, which the copy alone would renumber
-        /// where the new table has no `INTEGER PRIMARY KEY` copied from the old one (an
-        /// FTS index over the table points at rowids).
-        static let rowids = RebuildKeeps(rawValue: 1)
+    struct RebuildKeeps {
+        /// The names that read the rowid in the old table and in the new one, when both
+        /// have rowids (`TableDefinition.rowidName`): each row keeps its rowid, which the
+        /// copy alone would renumber where the new table has no `INTEGER PRIMARY KEY`
+        /// copied from the old one (an FTS index over the table points at rowids).
+        let rowids: (old: String, new: String)?
         /// Both tables are `AUTOINCREMENT`: the new one takes the old one's
         /// `sqlite_sequence` value, which the copy alone would lower to its largest id,
         /// so that the ids of deleted rows are never given again (the promise
         /// `AUTOINCREMENT` makes).
-        static let sequence = RebuildKeeps(rawValue: 2)
+        let sequence: Bool
 
-        init(rawValue: Int) { self.rawValue = rawValue }
-
-        init(old: String, new: String, columns: [SchemaSnapshot.Column]) {
-            let definitions = [old, new].compactMap(TableDefinition.init(sql:))
-            self = []
-            if definitions.allSatisfy({ !$0.options.uppercased().contains("WITHOUT") }),
-               !columns.contains(where: { ["rowid", "oid", "_rowid_"].contains($0.name.lowercased()) }) {
-                insert(.rowids)
+        init(old: String, new: String) {
+            let old = TableDefinition(sql: old), new = TableDefinition(sql: new)
+            if let oldName = old?.rowidName, let newName = new?.rowidName {
+                rowids = (oldName, newName)
+            } else {
+                rowids = nil
             }
-            if definitions.count == 2, definitions.allSatisfy({ $0.items.contains { $0.has(anyOf: ["AUTOINCREMENT"]) } }) {
-                insert(.sequence)
-            }
+            sequence = [old, new].allSatisfy { $0?.items.contains { $0.has(anyOf: ["AUTOINCREMENT"]) } == true }
         }
     }
 
@@ -366,15 +361,15 @@ struct SchemaMigrationPlan {
         let keys = new.filter { $0.primaryKeyPosition > 0 }
         let rowidCopied = keys.count == 1 && keys[0].declaredType.uppercased() == "INTEGER"
             && common.contains { $0.new.name.lowercased() == keys[0].name.lowercased() }
-        if keeping.contains(.rowids), !rowidCopied, !common.isEmpty {
-            names.insert("rowid", at: 0)
-            values.insert("rowid", at: 0)
+        if let rowids = keeping.rowids, !rowidCopied, !common.isEmpty {
+            names.insert(rowids.new, at: 0)
+            values.insert(rowids.old, at: 0)
         }
         var statements = [TableDefinition(sql: sql)!.renamed(to: temporary)]
         if !common.isEmpty {
             statements.append("INSERT INTO \(quoteIdentifier(temporary)) (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoteIdentifier(table))")
         }
-        if keeping.contains(.sequence) {
+        if keeping.sequence {
             statements.append("DELETE FROM sqlite_sequence WHERE name = \(quoteLiteral(temporary)) COLLATE NOCASE")
             statements.append("INSERT INTO sqlite_sequence (name, seq) SELECT \(quoteLiteral(temporary)), seq FROM sqlite_sequence WHERE name = \(quoteLiteral(table)) COLLATE NOCASE")
         }

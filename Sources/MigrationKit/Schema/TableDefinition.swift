@@ -33,6 +33,14 @@ package struct TableDefinition: Sendable {
     /// `CREATE VIRTUAL TABLE … USING module(…)`: its arguments are the module's, not
     /// columns, so nothing here is cut.
     package let isVirtual: Bool
+    /// A virtual table's module, lower-cased (`fts5`, `rtree`, …); nil for any other table.
+    package let module: String?
+    /// A virtual table's `name=value` arguments (`content='notes'`), by lower-cased name,
+    /// each value unquoted; empty for any other table.
+    package let moduleOptions: [String: String]
+    /// A full-text index that keeps no copy of the text it indexes (`content=''`): it
+    /// has nothing to compare its index with, so FTS3 and FTS4 cannot check it.
+    package var isContentless: Bool { moduleOptions["content"]?.isEmpty == true }
     /// The column definitions and table constraints, in order; empty for a virtual
     /// table or `CREATE TABLE … AS SELECT`.
     package let items: [Item]
@@ -41,6 +49,20 @@ package struct TableDefinition: Sendable {
     /// Whether the table is `STRICT` (its options name it).
     package var isStrict: Bool {
         SQLTokenizer.tokenize(options).contains { $0.isWord("STRICT") }
+    }
+    /// Whether its rows have a rowid: a table that is neither virtual nor `WITHOUT ROWID`.
+    package var hasRowid: Bool {
+        !isVirtual && !SQLTokenizer.tokenize(options).contains { $0.isWord("WITHOUT") }
+    }
+    /// The name that reads a row's rowid: the first of SQLite's three (`rowid`, `_rowid_`,
+    /// `oid`) that no column takes, as a column of that name hides the rowid under it.
+    /// Nil when the table has no rowid or its columns take all three names (its rowids
+    /// then cannot be read, nor kept by a copy). Anki's `graves` has a column `oid`, so
+    /// its rows are read as `rowid`.
+    package var rowidName: String? {
+        guard hasRowid else { return nil }
+        let columns = Set(items.compactMap { $0.columnName?.lowercased() })
+        return ["rowid", "_rowid_", "oid"].first { !columns.contains($0) }
     }
     /// The table's earlier name, declared by a `-- @renamed from=OLD` comment before its
     /// first column (sqldef's convention), or nil. Never set for a virtual table.
@@ -79,6 +101,8 @@ package struct TableDefinition: Sendable {
         self.tokens = tokens
         self.nameTokens = nameStart..<nameEnd
         self.isVirtual = isVirtual
+        module = isVirtual && at(0)?.isWord("USING") == true ? at(1)?.nameValue?.lowercased() : nil
+        moduleOptions = module == nil ? [:] : Self.moduleOptions(code[min(position + 2, code.count)...].map { tokens[$0] })
         guard !isVirtual, at(0)?.isSymbol("(") == true else {
             items = []
             options = ""
@@ -153,6 +177,29 @@ package struct TableDefinition: Sendable {
         guard let name = SQLTokenizer.tokenize(String(rest)).first(where: { !$0.isTrivia }),
               name.kind == .word || name.kind == .quotedIdentifier else { return nil }
         return name.nameValue
+    }
+
+    /// The `name=value` arguments among a module's, from `code` (trivia left out) that
+    /// starts at the parenthesis after the module's name.
+    private static func moduleOptions(_ code: [SQLToken]) -> [String: String] {
+        guard code.first?.isSymbol("(") == true else { return [:] }
+        var options: [String: String] = [:]
+        var depth = 0
+        var argument: [SQLToken] = []
+        for token in code.dropFirst() {
+            if depth == 0, token.isSymbol(",") || token.isSymbol(")") {
+                if argument.count == 3, argument[1].isSymbol("="), let name = argument[0].nameValue, let value = argument[2].nameValue {
+                    options[name.lowercased()] = value
+                }
+                argument = []
+                if token.isSymbol(")") { break }
+                continue
+            }
+            if token.isSymbol("(") { depth += 1 }
+            if token.isSymbol(")") { depth -= 1 }
+            argument.append(token)
+        }
+        return options
     }
 
     private static let constraintWords = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"]

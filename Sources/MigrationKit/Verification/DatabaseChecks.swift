@@ -7,11 +7,23 @@ import Foundation
 package enum DatabaseChecks {
     /// `PRAGMA quick_check` of the whole file, or of one table and its indexes (SQLite
     /// 3.33+).
+    ///
+    /// SQLite 3.44+ also asks each full-text index it has loaded to check itself, and a
+    /// contentless FTS3/FTS4 index (`content=''`) answers that it cannot ("unable to
+    /// validate the inverted index …"): it keeps no text to compare with. That answer is
+    /// no finding, and is left out (`virtualTableChecks` says the index was not checked).
     package static func quickCheck(_ db: some SQLQuerying, table: String? = nil) -> VerificationCheck {
         let name = table.map { "quick_check(\($0))" } ?? "quick_check"
         do {
-            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(1)"
-            let result = try db.textColumn(sql: sql).joined(separator: "; ")
+            let contentless = try contentlessFTS4Tables(db)
+            func isFinding(_ line: String) -> Bool {
+                !(line.hasPrefix("unable to validate the inverted index for FTS") && contentless.contains { line.contains(" table main.\($0):") })
+            }
+            // One finding, after as many lines as the contentless indexes may answer.
+            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(\(1 + contentless.count))"
+            let answer = try db.textColumn(sql: sql)
+            let findings = answer.filter(isFinding)
+            let result = findings.isEmpty && !answer.isEmpty ? "ok" : findings.prefix(1).joined(separator: "; ")
             guard result == "ok" else {
                 return .failed(name, MigrationKitError.quickCheckFailed(result: oneLine(result.isEmpty ? "no answer" : result)))
             }
@@ -30,6 +42,92 @@ package enum DatabaseChecks {
         var result = check.detail
         if case MigrationKitError.quickCheckFailed(let found)? = failure as? MigrationKitError { result = found }
         return "The backup fails its integrity check (\(result)); choose another backup."
+    }
+
+    /// Each full-text (FTS3, FTS4, FTS5) and R*Tree index checked by its own command,
+    /// which `quick_check` never runs: FTS's `integrity-check` (FTS5's with rank 1, which
+    /// also compares an external-content index with its table's rows, where a copy that
+    /// moved rowids shows), R*Tree's `rtreecheck()` (SQLite 3.24+). A check the database
+    /// cannot run here does not apply, and says why: FTS's command is an `INSERT` that
+    /// writes nothing, which a read-only connection refuses; an index may need a module
+    /// or tokenizer only the app registers, or a newer SQLite.
+    package static func virtualTableChecks(_ db: some SQLQuerying) -> [VerificationCheck] {
+        let tables: [(name: String, module: String)]
+        let contentless: Set<String>
+        do {
+            contentless = Set(try contentlessFTS4Tables(db))
+            tables = try db.textRows(sql: "SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")
+                .compactMap { row in
+                    guard let name = row[0], let module = row[1].flatMap(TableDefinition.init(sql:))?.module else { return nil }
+                    return (name, module)
+                }
+        } catch {
+            return [.failed("virtual tables", MigrationKitError.quickCheckFailed(result: oneLine(type(of: db).message(of: error))))]
+        }
+        return tables.compactMap { table in
+            let name = quoteIdentifier(table.name)
+            switch table.module {
+            case "fts5":
+                return virtualTableCheck(db, table: table.name, module: "FTS5",
+                                         sql: "INSERT INTO \(name)(\(name), rank) VALUES ('integrity-check', 1)", answersOK: false)
+            case "fts3", "fts4" where contentless.contains(table.name):
+                return .notApplicable("\(table.module.uppercased()) index \(table.name)",
+                                      reason: "not checked: a contentless index (content='') keeps no text to check its index against")
+            case "fts3", "fts4":
+                return virtualTableCheck(db, table: table.name, module: table.module.uppercased(),
+                                         sql: "INSERT INTO \(name)(\(name)) VALUES ('integrity-check')", answersOK: false)
+            case "rtree", "rtree_i32":
+                return virtualTableCheck(db, table: table.name, module: "R*Tree",
+                                         sql: "SELECT rtreecheck(\(quoteLiteral(table.name)))", answersOK: true)
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// One index's own check: `sql` fails on a damaged index (FTS's commands, with
+    /// SQLITE_CORRUPT), or answers "ok" or what is wrong (`rtreecheck`).
+    private static func virtualTableCheck(_ db: some SQLQuerying, table: String, module: String, sql: String, answersOK: Bool) -> VerificationCheck {
+        let name = "\(module) index \(table)"
+        do {
+            let answer = try allowingStatementsThatWriteNothing(db) { try db.textColumn(sql: sql).joined(separator: "; ") }
+            guard !answersOK || answer == "ok" else {
+                return .failed(name, MigrationKitError.virtualTableIndexDamaged(table: table, module: module, result: oneLine(answer)))
+            }
+            return .passed(name, detail: "ok")
+        } catch {
+            let code = type(of: db).resultCode(of: error).map { $0 & 0xff }
+            switch code {
+            case SQLiteResultCode.corrupt?:
+                // SQLite's words here are only "database disk image is malformed".
+                return .failed(name, MigrationKitError.virtualTableIndexDamaged(table: table, module: module, result: "its integrity-check fails"))
+            case SQLiteResultCode.busy?, SQLiteResultCode.locked?:
+                return .notApplicable(name, reason: "not checked: another connection is changing the database")
+            case SQLiteResultCode.readOnly?:
+                return .notApplicable(name, reason: "not checked: the database is open read-only, and \(module)'s check is a statement SQLite runs only where it may write (it writes nothing)")
+            default:
+                return .notApplicable(name, reason: "not checked: this SQLite cannot run \(module)'s check here (\(oneLine(type(of: db).message(of: error))))")
+            }
+        }
+    }
+
+    /// The contentless FTS3 and FTS4 indexes (`content=''`) of the main database.
+    private static func contentlessFTS4Tables(_ db: some SQLQuerying) throws -> [String] {
+        try db.textColumn(sql: "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'")
+            .compactMap(TableDefinition.init(sql:))
+            .filter { ["fts3", "fts4"].contains($0.module) && $0.isContentless }
+            .map(\.name)
+    }
+
+    /// Runs `body` with `PRAGMA query_only` off, when it was on: a look at a database
+    /// (`verify`, `status`) reads a writable file through a connection with `query_only`
+    /// on, which also refuses FTS's `integrity-check`, an `INSERT` that writes nothing.
+    /// A file opened read-only still refuses it.
+    private static func allowingStatementsThatWriteNothing<T>(_ db: some SQLQuerying, _ body: () throws -> T) throws -> T {
+        guard try db.textColumn(sql: "PRAGMA query_only").first == "1" else { return try body() }
+        try db.forEachTextRow(sql: "PRAGMA query_only = 0", arguments: []) { _ in }
+        defer { try? db.forEachTextRow(sql: "PRAGMA query_only = 1", arguments: []) { _ in } }
+        return try body()
     }
 
     /// `PRAGMA cipher_integrity_check`: every page's HMAC, passed or failed, naming the

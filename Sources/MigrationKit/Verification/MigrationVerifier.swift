@@ -5,7 +5,8 @@
 /// Two parts, each replaceable through `MigrationHostIntegration`:
 /// - integrity: on an encrypted connection of SQLCipher 4.2+, `PRAGMA
 ///   cipher_integrity_check` (every page's HMAC, naming the damaged pages), then
-///   `PRAGMA quick_check(1)` (every page readable and well-formed);
+///   `PRAGMA quick_check(1)` (every page readable and well-formed), then each full-text
+///   and R*Tree index's own check (`DatabaseChecks.virtualTableChecks`);
 /// - post-migration: `PRAGMA foreign_key_check` and the required indexes.
 ///
 /// The SQL is `DatabaseChecks`', so a check's name, detail and error are the same
@@ -50,7 +51,7 @@ public struct MigrationVerifier: Sendable {
         case .noPageHMAC: pages = [DatabaseChecks.noPageHMACCheck]
         case .unavailable: pages = []
         }
-        return pages + [DatabaseChecks.quickCheck(db)]
+        return pages + [DatabaseChecks.quickCheck(db)] + DatabaseChecks.virtualTableChecks(db)
     }
 
     /// Every post-migration check, passed or failed.

@@ -12,10 +12,16 @@ public protocol SQLQuerying {
     /// The database's own words for a failure (SQLite's message, without the file and
     /// code around it), for a check's detail.
     static func message(of error: any Error) -> String
+
+    /// The SQLite result code of a failure (extended or primary), for a check that
+    /// decides on it; nil when `error` is not the database's.
+    static func resultCode(of error: any Error) -> Int32?
 }
 
 extension SQLQuerying {
     public static func message(of error: any Error) -> String { String(describing: error) }
+
+    public static func resultCode(of error: any Error) -> Int32? { nil }
 
     /// The first column of every row, NULLs skipped.
     public func textColumn(sql: String, arguments: [String] = []) throws -> [String] {
@@ -37,7 +43,10 @@ extension SQLQuerying {
     /// MigrationKit's own tables included), as a copy's proof compares them.
     package func tableRowCounts() throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for table in try textColumn(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table'") {
+        // A virtual table's rows live in its shadow tables, counted as any table; counting
+        // it would ask its module to scan (an external-content index scans the table it
+        // indexes again, a contentless FTS4 one refuses).
+        for table in try textColumn(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'") {
             counts[table] = try textColumn(sql: "SELECT count(*) FROM main.\(quoteIdentifier(table))").first.flatMap { Int($0) } ?? 0
         }
         return counts

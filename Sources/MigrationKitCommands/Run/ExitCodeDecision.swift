@@ -88,7 +88,7 @@ package enum ExitCodeDecision {
     /// registry found.
     private static func exitCode(for error: MigrationKitError) -> CLIExitCode {
         switch error {
-        case .quickCheckFailed, .foreignKeyViolations, .missingIndex:
+        case .quickCheckFailed, .foreignKeyViolations, .missingIndex, .virtualTableIndexDamaged:
             return .verificationFailed
         case .foreignKeyViolationsAdded:
             return .migrationFailed

@@ -11,6 +11,10 @@ extension SQLCipherDatabase: SQLQuerying {
     public static func message(of error: any Error) -> String {
         (error as? SQLCipherError)?.message ?? String(describing: error)
     }
+
+    public static func resultCode(of error: any Error) -> Int32? {
+        (error as? SQLCipherError)?.resultCode.rawValue
+    }
 }
 
 extension DatabaseValue {

@@ -271,6 +271,31 @@ public final class SQLCipherDatabase {
         try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")", arguments: [])
     }
 
+    /// Runs `body` with this connection's triggers and foreign-key actions off, then puts
+    /// both back as they were: for a job that writes rows as they already are elsewhere
+    /// (copying a table again into a copy of the database), where a trigger would write
+    /// a second time what the copy already holds and an `ON DELETE CASCADE` would empty
+    /// other tables. Outside a transaction: SQLite ignores the foreign-key setting
+    /// within one.
+    func withTriggersAndForeignKeysOff<T>(_ body: () throws -> T) throws -> T {
+        guard !isClosed else { throw closedError() }
+        var previous: [(Int32, Int32)] = []
+        defer {
+            for (setting, value) in previous.reversed() {
+                var now: Int32 = 0
+                _ = migrationkit_db_config_flag(handle, setting, value, &now)
+            }
+        }
+        for setting in [SQLITE_DBCONFIG_ENABLE_TRIGGER, SQLITE_DBCONFIG_ENABLE_FKEY] {
+            var was: Int32 = 0
+            var now: Int32 = 0
+            guard migrationkit_db_config_flag(handle, setting, -1, &was) == SQLITE_OK else { throw lastError(code: SQLITE_MISUSE) }
+            previous.append((setting, was))
+            guard migrationkit_db_config_flag(handle, setting, 0, &now) == SQLITE_OK, now == 0 else { throw lastError(code: SQLITE_MISUSE) }
+        }
+        return try body()
+    }
+
     /// The linked SQLCipher version as `PRAGMA cipher_version` reports it
     /// ("3.4.1", "4.6.1 community"), or nil when the library is not SQLCipher.
     public var cipherVersion: String? {

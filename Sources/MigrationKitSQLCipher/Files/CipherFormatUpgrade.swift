@@ -302,8 +302,9 @@ public enum CipherFormatUpgrade {
                 let pages = DatabaseChecks.cipherIntegrityCheck(copy)
                 if pages.failure != nil { throw discarded("fails cipher_integrity_check (\(pages.detail))") }
             }
-            let quickCheck = try copy.fetchString(sql: "PRAGMA quick_check")
-            guard quickCheck == "ok" else { throw discarded("fails quick_check (\(quickCheck ?? "no answer"))") }
+            if case MigrationKitError.quickCheckFailed(let found)? = DatabaseChecks.quickCheck(copy).failure as? MigrationKitError {
+                throw discarded("fails quick_check (\(found))")
+            }
             if try foreignKeyViolations(in: copy) > 0 {
                 let inOriginal = try foreignKeyViolations(in: source)
                 throw inOriginal > 0
@@ -314,6 +315,10 @@ public enum CipherFormatUpgrade {
             }
             let actual = try DatabaseContent(reading: copy)
             if let difference = actual.difference(from: expected) { throw discarded("has \(difference) than the original") }
+            if let problem = DatabaseEncryption.indexProblem(of: copy, source: source) {
+                throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
+                                     message: "The upgraded copy's \(problem), so it was discarded; the database is unchanged.", path: temporary)
+            }
             if makeWAL, try copy.fetchString(sql: "PRAGMA journal_mode = WAL")?.lowercased() != "wal" {
                 throw discarded("could not be put in WAL mode like the original")
             }

@@ -364,6 +364,10 @@ public enum DatabaseEncryption {
                 // a WAL copy (the mode is stored in the file, and apps rely on it).
                 if journalMode == "wal" { try copy.execute(sql: "PRAGMA journal_mode = WAL") }
                 let content = try DatabaseContent(reading: copy)
+                if content.difference(from: expected) == nil, let problem = indexProblem(of: copy, source: source) {
+                    throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
+                                         message: "The exported copy's \(problem), so it was discarded; the original is unchanged.", path: destination)
+                }
                 var written = ExportSummary(content)
                 if let key {
                     written.cipher = try EffectiveCipherSettings.read(from: copy)
@@ -376,12 +380,28 @@ public enum DatabaseEncryption {
                                      message: "The exported copy has \(difference) than the original, so it was discarded; the original is unchanged.",
                                      path: destination)
             }
+
             if let replacement { try replacement.complete() } else { try DurableFile.synchronize(target) }
             return written
         } catch {
             DurableFile.removeIfPresent(target)
             throw error
         }
+    }
+
+    /// What is wrong with the full-text and R*Tree indexes of `copy`
+    /// (`DatabaseChecks.virtualTableChecks`), worded to follow "The copy's", or nil when
+    /// each passes, or fails the same way in `source`: a copy is proven to be the
+    /// database, an index the database already had damaged included.
+    static func indexProblem(of copy: SQLCipherDatabase, source: SQLCipherDatabase) -> String? {
+        let failed = DatabaseChecks.virtualTableChecks(copy).filter { !$0.passed }
+        guard !failed.isEmpty else { return nil }
+        let failedInSource = Set(DatabaseChecks.virtualTableChecks(source).filter { !$0.passed }.map(\.name))
+        guard let check = failed.first(where: { !failedInSource.contains($0.name) }) else { return nil }
+        if case MigrationKitError.virtualTableIndexDamaged(_, _, let result)? = check.failure as? MigrationKitError {
+            return "\(check.name) does not match the rows it indexes (\(result))"
+        }
+        return "\(check.name) fails its check (\(check.detail))"
     }
 
     /// Runs `body`, naming `path` in an error of the database layer that names no file.
@@ -423,6 +443,37 @@ public enum DatabaseEncryption {
         }
         try source.execute(sql: "PRAGMA \(exportSchema).user_version = \(summary.userVersion)")
         try source.execute(sql: "PRAGMA \(exportSchema).application_id = \(summary.applicationID)")
+        try keepRowids(from: source)
+    }
+
+    /// `sqlcipher_export` copies each table's columns, and SQLite numbers the rows of a
+    /// table without an `INTEGER PRIMARY KEY` or an index anew as it copies them: the
+    /// copy of a table with deleted rows has other rowids, which an external-content
+    /// FTS index and the app's own references point past (`TableRowids`). So every
+    /// table of the copy is proven row for row against the database, and one whose rows
+    /// moved is copied again, rowids included, with the copy's triggers and foreign keys
+    /// off (its triggers would index the rows a second time).
+    private static func keepRowids(from source: SQLCipherDatabase) throws {
+        func rowsMoved(_ table: TableRowids) throws -> Bool {
+            try source.fetchInt(sql: table.twinlessRowQuery(from: "main", in: exportSchema)) == 1
+        }
+        for table in try TableRowids.all(in: source) where try rowsMoved(table) {
+            try source.withTriggersAndForeignKeysOff {
+                // Deferred: only the copy is written, and the database may be open read-only.
+                try source.execute(sql: "BEGIN")
+                do {
+                    for statement in table.recopyStatements(from: "main", into: exportSchema) { try source.execute(sql: statement) }
+                    try source.execute(sql: "COMMIT")
+                } catch {
+                    Interruption.unstoppable { try? source.execute(sql: "ROLLBACK") }
+                    throw error
+                }
+            }
+            if try rowsMoved(table) {
+                throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
+                                     message: "The exported copy does not keep the rowids of table \"\(table.table)\", so it was discarded; the original is unchanged.")
+            }
+        }
     }
 }
 
