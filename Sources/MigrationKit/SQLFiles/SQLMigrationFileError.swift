@@ -27,7 +27,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         /// A single-file migration has no `-- migrate:up` line, a down section before it, or SQL
         /// before it that would never run.
         public static let upSectionMissing = Code(rawValue: "upSectionMissing")
-        /// The up section holds no SQL, only blanks and comments.
+        /// The up section holds no statement, only blanks, comments or `;`.
         public static let upSectionEmpty = Code(rawValue: "upSectionEmpty")
         /// A single-file migration has a second `-- migrate:up` or `-- migrate:down` line.
         public static let duplicateSection = Code(rawValue: "duplicateSection")
