@@ -41,6 +41,9 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         public static let invalidName = Code(rawValue: "invalidName")
         /// Two files give one identifier (both forms, or a merged step's file still there).
         public static let duplicateIdentifier = Code(rawValue: "duplicateIdentifier")
+        /// The folder's files would apply (in byte-wise order of their names) in another
+        /// order than their numbers say: `V10__b` before `V9__a`, `10_b` before `9_a`.
+        public static let misnumbered = Code(rawValue: "misnumbered")
 
         /// `catch SQLMigrationFileError.Code.notUTF8` matches an error with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {
