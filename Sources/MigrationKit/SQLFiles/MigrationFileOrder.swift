@@ -49,10 +49,13 @@ package struct MigrationFileOrder: Sendable {
     /// The identifier's leading ASCII letters and the digits right after them, or nil
     /// when no digit follows them.
     package static func number(of identifier: String) -> (prefix: Substring, digits: Substring)? {
-        let text = Substring(identifier)
-        let prefix = text.prefix { $0.isASCII && $0.isLetter }
-        let digits = text[prefix.endIndex...].prefix { $0.isASCII && $0.isNumber }
-        return digits.isEmpty ? nil : (prefix, digits)
+        // Bytes, not Characters: every identifier of a folder passes here at every load,
+        // and ASCII bytes always end on a Character's boundary.
+        let bytes = identifier.utf8
+        let letters = bytes.prefix { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }
+        let digits = bytes[letters.endIndex...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        guard !digits.isEmpty else { return nil }
+        return (identifier[letters.startIndex..<letters.endIndex], identifier[digits.startIndex..<digits.endIndex])
     }
 
     /// `identifier` with its number zero-padded to as many digits as `other`'s number
