@@ -9,7 +9,8 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
     case duplicateIdentifiers([String])
     /// With lexicographic order enforced, `actual` was registered where `expected` belongs.
     case identifiersOutOfOrder(expected: String, actual: String)
-    /// The step to roll back has no rollback.
+    /// The step to roll back has no rollback (a file's down section that holds no
+    /// statement is none).
     case rollbackNotDefined(String)
     /// Only the most recently applied step can be rolled back.
     case rollbackMustTargetLatestApplied(latestApplied: String?, requested: String)
@@ -61,8 +62,9 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
             return "Migrations must be registered in lexicographic order of their identifiers, but \"\(actual)\" is "
                 + "registered where \"\(expected)\" belongs; reorder them or give the new step an identifier that sorts last."
         case .rollbackNotDefined(let identifier):
-            return "Migration \"\(identifier)\" has no rollback (a migration file's down section or down file, a Swift step's "
-                + "rollback closure), so it cannot be rolled back; add one, or restore from a backup."
+            return "Migration \"\(identifier)\" has no rollback (a migration file's down section or down file holding at least one "
+                + "statement, a Swift step's rollback closure), so it cannot be rolled back; add one (`SELECT 1;` as the down says there is "
+                + "nothing to undo), or restore from a backup."
         case .rollbackMustTargetLatestApplied(let latest, let requested):
             if let latest {
                 return "Only the latest applied migration, \"\(latest)\", can be rolled back, not \"\(requested)\"; "

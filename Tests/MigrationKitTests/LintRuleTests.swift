@@ -334,9 +334,31 @@ import Testing
         #expect(findings.first?.fix.contains("0001_t.down.sql") == true)
     }
 
-    @Test func anyDownSectionCounts() throws {
+    /// A down section counts when it holds a statement: one that changes nothing
+    /// (`SELECT 1;`) says there is nothing to undo.
+    @Test func aDownSectionCountsWhenItHoldsAStatement() throws {
         #expect(try LintFixture.lint("CREATE TABLE t (a);", rule: rule, down: "DROP TABLE t;").isEmpty)
-        #expect(try LintFixture.lint("CREATE TABLE t (a);", rule: rule, down: "-- nothing to undo").isEmpty)
+        #expect(try LintFixture.lint("CREATE TABLE t (a);", rule: rule, down: "SELECT 1; -- nothing to undo").isEmpty)
+    }
+
+    /// Blank, comments alone (diesel's generated `down.sql`, an unfilled `new`
+    /// template) or `;` alone undo nothing: no down section, flagged at the
+    /// `-- migrate:down` line.
+    @Test(arguments: ["", "\n  \t\n", "-- nothing to undo", "-- This file should undo anything in up.sql\n", "/* later */ ;\n;"])
+    func aDownSectionWithoutStatementIsFlaggedAtItsLine(_ down: String) throws {
+        let findings = try LintFixture.lint("CREATE TABLE t (a);", rule: rule, down: down)
+        #expect(findings.map(\.line) == [3], "\(findings)")
+        #expect(findings.first?.message.contains("holds no statement") == true)
+        #expect(findings.first?.fix.contains("`SELECT 1;`") == true)
+    }
+
+    @Test func aDownFileWithoutStatementIsFlaggedInThatFile() throws {
+        let file = try SQLMigrationFileParser.parseUpDown(upText: "CREATE TABLE t (a);", upPath: "m/0001_t.up.sql",
+                                                          downText: "-- This file should undo anything in up.sql\n", downPath: "m/0001_t.down.sql",
+                                                          identifier: "0001_t")
+        #expect(file.down == nil && file.emptyDown?.path == "m/0001_t.down.sql")
+        let findings = MigrationLinter(context: LintFixture.debian12).lint([file]).filter { $0.rule == rule }
+        #expect(findings.map { "\($0.path):\($0.line)" } == ["m/0001_t.down.sql:1"])
     }
 }
 

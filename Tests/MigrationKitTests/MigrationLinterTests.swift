@@ -38,7 +38,7 @@ import Testing
                 CREATE INDEX users_name ON users (name);
                 """, down: "DROP TABLE users;"),
             try LintFixture.file("0002_age", up: "ALTER TABLE users ADD COLUMN age INTEGER NOT NULL DEFAULT 0;",
-                                 down: "-- nothing to undo on SQLite 3.15.2"),
+                                 down: "SELECT 1; -- nothing to undo on SQLite 3.15.2"),
             try LintFixture.file("0003_log", up: """
                 CREATE TABLE log (at TEXT DEFAULT CURRENT_TIMESTAMP, what TEXT);
                 CREATE TRIGGER users_log AFTER INSERT ON users BEGIN

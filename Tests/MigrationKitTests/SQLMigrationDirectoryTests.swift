@@ -250,3 +250,41 @@ final class MigrationsFolder: @unchecked Sendable {
         }
     }
 }
+
+/// The one order a folder applies in, and the folders it refuses (`MigrationFileOrder`).
+@Suite struct MigrationFileOrderTests {
+    private func misnumbered(_ identifiers: [String]) -> [String]? {
+        MigrationFileOrder.byteWise.misnumbered(identifiers).map { [$0.first, $0.second] }
+    }
+
+    @Test func foldersWhoseNumbersOrderAsTheirNamesPass() {
+        for identifiers in [["0001_a", "0002_b", "0010_c"], ["20240101000000_a", "20240215093000_b"], ["1_a", "2_b", "9_c"],
+                            ["V1__a", "V2__b", "V9__c"], ["V01__a", "V10__b"], ["create_users", "add_index"], ["1_a", "01_b"],
+                            ["9_a", "V10__b"], ["1_a", "20240101000000_b"], []] {
+            #expect(misnumbered(identifiers) == nil, "\(identifiers)")
+        }
+    }
+
+    @Test func theFirstTwoOutOfNumberedOrderAreNamedAndTheFixPads() throws {
+        #expect(misnumbered((1...10).map { "V\($0)__x\($0)" }) == ["V10__x10", "V1__x1"])
+        #expect(misnumbered(["9_a", "10_b"]) == ["10_b", "9_a"])
+        #expect(misnumbered(["010_a", "9_b"]) == ["010_a", "9_b"])
+        #expect(misnumbered(["9_a", "20240101000000_b"]) == ["20240101000000_b", "9_a"])
+        #expect(misnumbered(["step2", "step10"]) == ["step10", "step2"])
+        #expect(misnumbered(["1" + String(repeating: "0", count: 30) + "_a", "2_b"]) != nil)
+        #expect(MigrationFileOrder.padded("V9__a", toTheWidthOf: "V10__b") == "V09__a")
+        #expect(MigrationFileOrder.padded("9_a", toTheWidthOf: "010_b") == "009_a")
+
+        let folder = try MigrationsFolder()
+        try folder.write("V1__a.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
+        try folder.write("V10__b.up.sql", "CREATE TABLE b (x);\n")
+        #expect {
+            _ = try folder.load()
+        } throws: { error in
+            guard let error = error as? SQLMigrationFileError, error.code == .misnumbered else { return false }
+            return error.path == folder.path + "/V10__b.up.sql" && error.message.contains(folder.path + "/V1__a.sql ")
+                && error.message.contains("(V01__a.sql, and the others alike)")
+        }
+        #expect(try SQLMigrationDirectory(path: folder.path).identifiers() == ["V10__b", "V1__a"])
+    }
+}

@@ -1,12 +1,13 @@
 /// Names the next migration file of a folder the way the folder already numbers its
 /// files, so that the new identifier sorts after every existing one.
 ///
-/// Migrations apply in byte-wise order of identifiers (`MigrationIdentifierOrder`), so
-/// the number alone is not enough: after `9999_x`, `10000_y` sorts first; after `9_x`,
-/// `10_y` does; in a folder holding `1_a` and `10_b`, `10_b` already sorts before `1_a`.
-/// A new file that sorts before an applied one is refused by every existing database and
-/// runs first on every fresh one. So the numbering follows the folder's own style, and
-/// when that style cannot give a name that sorts last, it refuses and says why.
+/// Migrations apply in the folder's order (`MigrationFileOrder`: byte-wise), so the
+/// number alone is not enough: after `9999_x`, `10000_y` sorts first; after `9_x`,
+/// `10_y` does; in a folder holding `1_a` and `10_b`, `10_b` already sorts before `1_a`,
+/// and loading the folder refuses it. A new file that sorts before an applied one is
+/// refused by every existing database and runs first on every fresh one. So the
+/// numbering follows the folder's own style, and when that style cannot give a name
+/// that sorts last, it refuses and says why.
 package enum MigrationNumbering {
     /// How a folder numbers its files, read from the identifiers' leading digits.
     package enum Style: Equatable, Sendable {
@@ -74,7 +75,11 @@ package enum MigrationNumbering {
             number = String(following)
         }
         let identifier = number + "_" + slug
-        if let last = existing.max(by: MigrationIdentifierOrder.precedes), !MigrationIdentifierOrder.precedes(last, identifier) {
+        let order = MigrationFileOrder.byteWise
+        if let misnumbered = order.misnumbered(existing) {
+            throw Refusal(description: "\"\(misnumbered.first)\" sorts before \"\(misnumbered.second)\" though its number is larger (migrations apply in byte-wise order of their names), so the folder is refused until its numbers have one width; rename \"\(misnumbered.second)\" to \"\(MigrationFileOrder.padded(misnumbered.second, toTheWidthOf: misnumbered.first))\", and the others alike, then add the new file.")
+        }
+        if let last = existing.max(by: order.precedes), !order.precedes(last, identifier) {
             throw Refusal(description: "The next number, \(number), would sort before \(last) (migrations apply in byte-wise order of their names, where \(number)_ comes before it), so new and existing databases would run it out of order; rename the files with zero-padded numbers (0001_…), or name the new file by hand so that it sorts after every other.")
         }
         return identifier

@@ -29,6 +29,10 @@ public struct SQLMigrationDirectory: Sendable {
     }
 
     /// The migrations, sorted by identifier (byte-wise, as `ls` and SQLite sort).
+    ///
+    /// - Throws: `SQLMigrationFileError`, naming the file; `.misnumbered` for a folder
+    ///   whose files would apply in another order than they are numbered in (`V10__b`
+    ///   before `V9__a`), which no database may run or record.
     public func load() throws -> [SQLMigrationFile] {
         var ups: [String: String] = [:]
         var downs: [String: String] = [:]
@@ -50,6 +54,9 @@ public struct SQLMigrationDirectory: Sendable {
         // In identifier order, so the first broken file reported is the earliest one.
         var files: [SQLMigrationFile] = []
         let identifiers = Set(ups.keys).union(sections.keys).sorted(by: MigrationIdentifierOrder.precedes)
+        if let misnumbered = MigrationFileOrder.byteWise.misnumbered(identifiers) {
+            throw Self.refusal(misnumbered, paths: { sections[$0] ?? ups[$0] ?? $0 })
+        }
         for identifier in identifiers {
             if let filePath = sections[identifier] {
                 files.append(try SQLMigrationFileParser.parseSections(try readText(filePath), identifier: identifier, path: filePath))
@@ -67,6 +74,21 @@ public struct SQLMigrationDirectory: Sendable {
                 ? lhs.form == .sections && rhs.form != .sections
                 : MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
         }
+    }
+
+    /// A folder whose files would apply in another order than their numbers say, named
+    /// by the two files that show it, with the renaming that fixes it.
+    private static func refusal(_ misnumbered: MigrationFileOrder.Misnumbered, paths: (String) -> String) -> SQLMigrationFileError {
+        let second = paths(misnumbered.second)
+        let renamed = MigrationFileOrder.padded(misnumbered.second, toTheWidthOf: misnumbered.first)
+        // The file's name is its identifier and a suffix (.sql, .up.sql).
+        let renamedFile = renamed + (second.split(separator: "/").last ?? Substring(second)).dropFirst(misnumbered.second.count)
+        return SQLMigrationFileError(
+            code: .misnumbered, path: paths(misnumbered.first),
+            message: "This file applies before \(second) (migrations apply in byte-wise order of their names) though its number is "
+                + "larger, so databases would run them out of their numbered order; give the numbers one width (\(renamedFile), "
+                + "and the others alike), starting a renamed file with `-- migrate:merging \(misnumbered.second)` where databases "
+                + "applied it under its old name.")
     }
 
     /// Two files that give one identifier, named both: both forms of a migration, or a

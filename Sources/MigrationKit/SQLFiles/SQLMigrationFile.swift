@@ -18,6 +18,13 @@ public struct SQLSection: Hashable, Sendable {
     public func fileLine(forSectionLine line: Int) -> Int {
         startLine + line - 1
     }
+
+    /// Whether the section holds at least one statement; blanks, comments and `;`
+    /// alone are no SQL to run. The one test of whether an up or a down section is
+    /// there at all.
+    public var holdsStatement: Bool {
+        SQLStatementSplitter.holdsStatement(sql)
+    }
 }
 
 /// One migration loaded from a migrations folder, in either form:
@@ -38,20 +45,30 @@ public struct SQLMigrationFile: Hashable, Sendable {
     public let form: Form
     /// The SQL that applies the migration.
     public let up: SQLSection
-    /// The SQL that undoes it, or nil when the migration has none.
+    /// The SQL that undoes it, or nil when the migration has none. A down section or
+    /// file that holds no statement (blank, or comments alone, as diesel's generated
+    /// `down.sql` and an unfilled `new` template are) is none: nil here, and kept as
+    /// `emptyDown`. A migration with nothing to undo says so with a statement that
+    /// changes nothing, such as `SELECT 1;`.
     public let down: SQLSection?
+    /// The down section or file as written when it holds no statement, so that what
+    /// reports the missing down can point at it; nil otherwise.
+    public let emptyDown: SQLSection?
     /// Identifiers this migration replaces (`-- migrate:merging A B`).
     public let merging: [String]
     /// Tables whose row counts this migration changes on purpose
     /// (`-- migrate:row-changes T U`), so `check --from-database` expects it.
     public let rowChanges: [String]
 
-    /// A migration from its parts; `SQLMigrationDirectory` makes them from files.
+    /// A migration from its parts; `SQLMigrationDirectory` makes them from files. A
+    /// `down` that holds no statement becomes `emptyDown`, and `down` nil.
     public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = []) {
         self.identifier = identifier
         self.form = form
         self.up = up
-        self.down = down
+        let holdsStatement = down?.holdsStatement ?? false
+        self.down = holdsStatement ? down : nil
+        self.emptyDown = holdsStatement ? nil : down
         self.merging = merging
         self.rowChanges = rowChanges
     }

@@ -27,7 +27,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         /// A single-file migration has no `-- migrate:up` line, a down section before it, or SQL
         /// before it that would never run.
         public static let upSectionMissing = Code(rawValue: "upSectionMissing")
-        /// The up section holds no SQL, only blanks and comments.
+        /// The up section holds no statement, only blanks, comments or `;`.
         public static let upSectionEmpty = Code(rawValue: "upSectionEmpty")
         /// A single-file migration has a second `-- migrate:up` or `-- migrate:down` line.
         public static let duplicateSection = Code(rawValue: "duplicateSection")
@@ -41,6 +41,9 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         public static let invalidName = Code(rawValue: "invalidName")
         /// Two files give one identifier (both forms, or a merged step's file still there).
         public static let duplicateIdentifier = Code(rawValue: "duplicateIdentifier")
+        /// The folder's files would apply (in byte-wise order of their names) in another
+        /// order than their numbers say: `V10__b` before `V9__a`, `10_b` before `9_a`.
+        public static let misnumbered = Code(rawValue: "misnumbered")
 
         /// `catch SQLMigrationFileError.Code.notUTF8` matches an error with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {

@@ -151,7 +151,7 @@ public enum SQLMigrationFileParser {
     }
 
     private static func requireStatements(_ section: SQLSection, path: String, line: Int?) throws {
-        guard Self.firstCodeOffset(section.sql) != nil else {
+        guard section.holdsStatement else {
             throw SQLMigrationFileError(code: .upSectionEmpty, path: path, line: line,
                                         message: "The up section holds no SQL; write the migration's statements, or delete the file.")
         }

@@ -27,6 +27,13 @@ package enum SQLStatementSplitter {
         return statements
     }
 
+    /// Whether `sql` holds at least one statement: `split(sql)` is not empty. Blanks,
+    /// comments and `;` alone hold none. Stops at the first token that starts one,
+    /// without cutting statements (every file's sections are asked at every load).
+    package static func holdsStatement(_ sql: String) -> Bool {
+        SQLTokenizer(sql).contains { !$0.isTrivia && !$0.isSymbol(";") }
+    }
+
     private static func statement(_ tokens: [SQLToken], in bytes: [UInt8], terminated: Bool) -> SQLStatement {
         // `tokens` is never empty here; fall back to an empty text rather than trap.
         guard let first = tokens.first, let last = tokens.last else {

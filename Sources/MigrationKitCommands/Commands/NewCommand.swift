@@ -22,13 +22,22 @@ package struct NewCommand: UsesProjectConnection, PrintsOutput {
         }
     }
 
+    /// What a new migration's down section (or `.down.sql` file) holds: a comment saying
+    /// what to write, which is no down section (`SQLMigrationFile.down`), so the migration
+    /// cannot be rolled back until a statement is written there. An empty section would
+    /// be no down either, but reads as one that is there.
+    package static let downPlaceholder = """
+        -- Write the SQL that undoes the up section here, or SELECT 1; if there is nothing to undo.
+        -- Until a statement is written here, the migration cannot be rolled back.
+        """
+
     package func run() throws {
         let reporter = Reporter(output)
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
         if CLIContext.layer.hostMigrations(requiredIndexes: []) != nil {
             throw CLIError(.notAvailableHere, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }
-        let next = try NextMigrationFile.write(named: name, in: connection.migrations.directory, up: "", down: "")
+        let next = try NextMigrationFile.write(named: name, in: connection.migrations.directory, up: "", down: Self.downPlaceholder)
         let identifier = next.identifier
         let created = next.files
         reporter.line("Created \(created.joined(separator: " and "))")

@@ -22,7 +22,8 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// `status --exit-code`: migrations are pending.
     case pendingMigrations = 6
     /// The database's state forbids the operation: migrated by a newer version,
-    /// out-of-order or edited migrations, nothing to roll back, no down section.
+    /// out-of-order or edited migrations, nothing to roll back, no down section; or a
+    /// migrations folder whose files would apply out of their numbered order.
     case refused = 7
     /// Another process held the database lock for longer than `--lock-timeout`, or kept
     /// open a database the command would replace.

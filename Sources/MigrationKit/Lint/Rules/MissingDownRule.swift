@@ -1,9 +1,18 @@
-/// A migration without a down section cannot be rolled back.
+/// A migration without a down section cannot be rolled back; neither can one whose
+/// down section holds no statement (blank, or comments alone), which is no down section
+/// (`SQLMigrationFile.emptyDown`).
 struct MissingDownRule: LintRule {
     static let id = "missing-down"
 
     func findings(in file: SQLMigrationFile, context: LintContext) -> [LintFinding] {
         guard file.down == nil else { return [] }
+        if let empty = file.emptyDown {
+            // The `-- migrate:down` line just above the section, or the .down.sql file's first line.
+            let line = file.form == .sections ? max(1, empty.startLine - 1) : 1
+            return [LintFinding(rule: Self.id, severity: .warning, path: empty.path, line: line,
+                                message: "Migration \"\(file.identifier)\" has no down section: its down \(file.form == .sections ? "section" : "file") holds no statement (only blanks or comments), so it cannot be rolled back.",
+                                fix: "Write the SQL that undoes the up section, or `SELECT 1;` if there is nothing to undo.")]
+        }
         let line: Int
         let fix: String
         switch file.form {
