@@ -10,7 +10,9 @@ import MigrationKit
 /// Every message is one sentence that says what to do next. None ever contains key
 /// material: messages are built only from MigrationKit's own text, paths, variable
 /// names, Secret Service attribute values (service and account names) and, for
-/// failures MigrationKit cannot classify, the GLib error's domain and code.
+/// failures MigrationKit cannot classify, the Secret Service's own words. GLib's error
+/// domain and code are never in it: they are `glibError`, for diagnosis (`migrationkit
+/// --verbose` shows them).
 public struct KeyError: RemediableError, Sendable {
     /// What went wrong, to match on (`catch let error as KeyError where error.code ==
     /// .keyringLocked`); open, like GRDB's `ResultCode`, so a new code breaks no switch.
@@ -101,6 +103,10 @@ public struct KeyError: RemediableError, Sendable {
         public static let keyringLocked = Code(rawValue: "keyringLocked")
         /// A service or account name was empty.
         public static let invalidItemName = Code(rawValue: "invalidItemName")
+        /// The Secret Service did not answer in time (`SecretServiceKeyStore.timeout`),
+        /// or left the bus with the request unanswered: its daemon stopped, exited or
+        /// restarted, or waits for a keyring to be unlocked.
+        public static let secretServiceNotAnswering = Code(rawValue: "secretServiceNotAnswering")
         /// The Secret Service refused the request or failed in a way not listed above.
         public static let secretServiceFailed = Code(rawValue: "secretServiceFailed")
         /// A key given to `store` that SQLCipher could not use: an empty passphrase, or
@@ -126,14 +132,20 @@ public struct KeyError: RemediableError, Sendable {
         public let domain: String
         /// The error's code within its domain.
         public let code: Int32
+        /// The D-Bus error name the Secret Service answered with, when it sent one
+        /// (`org.freedesktop.Secret.Error.IsLocked`).
+        public let remoteName: String?
 
-        /// The identity of a GLib error from its domain's name and its code.
-        public init(domain: String, code: Int32) {
+        /// The identity of a GLib error from its domain's name and its code, and the
+        /// D-Bus error name when the error came from the other end of the bus.
+        public init(domain: String, code: Int32, remoteName: String? = nil) {
             self.domain = domain
             self.code = code
+            self.remoteName = remoteName
         }
 
-        public var description: String { "\(domain) \(code)" }
+        /// "g-dbus-error-quark 4", "secret-error 2 (org.freedesktop.Secret.Error.IsLocked)".
+        public var description: String { "\(domain) \(code)" + (remoteName.map { " (\($0))" } ?? "") }
     }
 
     /// What went wrong, to match on.
@@ -142,7 +154,8 @@ public struct KeyError: RemediableError, Sendable {
     public let message: String
     /// The key file concerned, when there is one.
     public let path: String?
-    /// The underlying GLib error, for Secret Service failures.
+    /// The underlying GLib error, for Secret Service failures: for diagnosis, never in
+    /// the sentence.
     public let glibError: GLibError?
     /// The message's parts, when what to do includes a remedy a command line words
     /// itself (which flag gives the key another way); `message` is the library's words.
@@ -180,11 +193,10 @@ public struct KeyError: RemediableError, Sendable {
 
     public var remedy: Remedy? { advice?.remedy }
 
-    /// The message, followed by the GLib domain and code when there is one.
+    /// The message, with the remedy in `wording`'s words; GLib's domain and code are
+    /// `glibError`'s, not the sentence's.
     public func sentence(_ wording: RemedyWording) -> String {
-        let text = advice?.sentence(wording) ?? message
-        guard let glibError else { return text }
-        return "\(text) [\(glibError)]"
+        advice?.sentence(wording) ?? message
     }
 }
 

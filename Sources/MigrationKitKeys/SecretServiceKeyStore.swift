@@ -27,12 +27,38 @@ import MigrationKitSecrets
 ///
 /// Every call is synchronous and may block while the provider shows an unlock prompt;
 /// do not call it from a UI thread. Calls are serialized within the process.
+///
+/// Every call ends within `timeout` (and a moment to cancel what is under way), whatever
+/// the provider does: one that stopped, restarted between a request and its reply, or
+/// shows an unlock prompt nobody answers is `.secretServiceNotAnswering`, never a wait
+/// for ever. The time runs while the provider shows a prompt, too.
 public struct SecretServiceKeyStore: Sendable {
     /// Recorded as `xdg:schema` on the items `store` creates.
     public static let schemaName = "org.migrationkit.DatabaseKey"
 
-    /// The store of the session's Secret Service; nothing is contacted until it is used.
-    public init() {}
+    /// How long `init()`'s store waits for the Secret Service in each lookup, store or
+    /// delete: as long as D-Bus waits for any one reply.
+    public static let defaultTimeout: Duration = .seconds(25)
+
+    /// The bound the running command gave `init()`'s stores instead of `defaultTimeout`
+    /// (the command line's `--lock-timeout`), for every key source it resolves.
+    @TaskLocal package static var commandTimeout: Duration?
+
+    /// How long each lookup, store or delete waits for the Secret Service in all.
+    public let timeout: Duration
+
+    /// The store of the session's Secret Service, waiting at most `defaultTimeout` for
+    /// each operation; nothing is contacted until it is used.
+    public init() {
+        self.init(timeout: Self.commandTimeout ?? Self.defaultTimeout)
+    }
+
+    /// The store of the session's Secret Service, waiting at most `timeout` for each
+    /// lookup, store or delete (an unlock prompt included); nothing is contacted until
+    /// it is used.
+    public init(timeout: Duration) {
+        self.timeout = timeout
+    }
 
     /// The key stored for `service` and `account`.
     ///
@@ -40,7 +66,8 @@ public struct SecretServiceKeyStore: Sendable {
     ///   `.keyringLocked` (an item exists but in a locked keyring that could not be
     ///   unlocked, or every keyring is locked), `.ambiguousItems` (items that hold
     ///   different keys), `.noSessionBus`, `.noSecretService`, `.invalidItemName`,
-    ///   `.itemEmpty` or `.secretServiceFailed`.
+    ///   `.itemEmpty`, `.secretServiceNotAnswering` (no answer within `timeout`) or
+    ///   `.secretServiceFailed`.
     public func lookup(service: String, account: String) throws -> DatabaseKey {
         try lookup(service: service, account: account) { _ in }
     }
@@ -95,7 +122,7 @@ public struct SecretServiceKeyStore: Sendable {
     ///     "MigrationKit database key (service S, account A)".
     /// - Throws: `KeyError` (`.keyringLocked` when the default collection is locked and
     ///   could not be unlocked, or every keyring is, `.noSessionBus`, `.noSecretService`,
-    ///   `.invalidItemName`, `.secretServiceFailed`, `.unusableKey` for a key SQLCipher
+    ///   `.invalidItemName`, `.secretServiceNotAnswering`, `.secretServiceFailed`, `.unusableKey` for a key SQLCipher
     ///   could not use, `.keyNotStorableAsText` for a passphrase whose text form would be
     ///   read back as another key).
     public func store(service: String, account: String, label: String? = nil, key: DatabaseKey) throws {
@@ -122,7 +149,7 @@ public struct SecretServiceKeyStore: Sendable {
                         message: "Cannot store the key for \(item) because the default keyring is locked and could not be unlocked; unlock it (log in to the desktop, or use Seahorse or KeePassXC) and try again.",
                         glibError: failure.glibError)
                 }
-                throw item.failedError(failure, doing: "store")
+                throw item.failedError(failure, doing: "store", within: library.bound)
             }
             try prove(path, holds: key, for: item, in: library)
             do {
@@ -132,7 +159,7 @@ public struct SecretServiceKeyStore: Sendable {
             } catch let failure as LibSecret.Failure {
                 throw KeyError(
                     code: .secretServiceFailed,
-                    message: "The key for \(item) was stored, but an older item with the same service and account could not be deleted (it said: \(failure.message)), so a lookup will find two keys and refuse; delete the older item with a keyring manager such as Seahorse.",
+                    message: "The key for \(item) was stored, but an older item with the same service and account could not be deleted (\(failure.explanation)), so a lookup will find two keys and refuse; delete the older item with a keyring manager such as Seahorse.",
                     glibError: failure.glibError)
             }
         }
@@ -147,7 +174,7 @@ public struct SecretServiceKeyStore: Sendable {
         } catch let failure as LibSecret.Failure {
             throw KeyError(
                 code: .secretServiceFailed,
-                message: "The key for \(item) was stored but could not be read back (it said: \(failure.message)), so no older item was replaced; try again, and if it fails again check the keyring daemon.",
+                message: "The key for \(item) was stored but could not be read back (\(failure.explanation)), so no older item was replaced; try again, and if it fails again check the keyring daemon.",
                 glibError: failure.glibError)
         }
         let matches = held.map { text in key.withKeyText { text.isEqual(to: SecretBytes(copying: $0)) } } ?? false
@@ -189,11 +216,12 @@ public struct SecretServiceKeyStore: Sendable {
 
     /// Loads libsecret (on the first use in the process), then makes sure there is a
     /// session bus before anything else, so its absence gets its own error rather than
-    /// whatever the first libsecret call makes of it.
+    /// whatever the first libsecret call makes of it. Every call of the operation ends
+    /// within `timeout` from here.
     private func connect(for item: ItemName, doing action: String) throws -> LibSecret {
         let library: LibSecret
         do {
-            library = try LibSecret.load()
+            library = try LibSecret.load(answeringWithin: timeout)
         } catch {
             throw KeyError(
                 code: .libsecretUnavailable,
@@ -223,7 +251,7 @@ public struct SecretServiceKeyStore: Sendable {
         do {
             collections = try library.collections()
         } catch {
-            throw item.failedError(error, doing: action)
+            throw item.failedError(error, doing: action, within: library.bound)
         }
         guard !collections.contains(where: { !$0.isLocked }) else { return }
         let labels = collections.map { "“\($0.label.isEmpty ? $0.path : $0.label)”" }
@@ -270,8 +298,9 @@ private struct ItemName: CustomStringConvertible {
             message: "The Secret Service key for \(self) is in a locked keyring that could not be unlocked (no unlock prompt could be shown, or it was dismissed); unlock the keyring, e.g. by logging in to the desktop or with Seahorse, and try again.")
     }
 
-    /// Any other failure: classified when GLib's domain and code say what it was.
-    func failedError(_ failure: LibSecret.Failure, doing action: String) -> KeyError {
+    /// Any other failure: classified when GLib's domain and code say what it was;
+    /// `bound` is how long the operation waited for an answer.
+    func failedError(_ failure: LibSecret.Failure, doing action: String, within bound: Duration) -> KeyError {
         if failure.isDBus(G_DBUS_ERROR_SERVICE_UNKNOWN, G_DBUS_ERROR_NAME_HAS_NO_OWNER,
                           G_DBUS_ERROR_SPAWN_EXEC_FAILED, G_DBUS_ERROR_SPAWN_FORK_FAILED,
                           G_DBUS_ERROR_SPAWN_CHILD_EXITED, G_DBUS_ERROR_SPAWN_CHILD_SIGNALED,
@@ -283,16 +312,18 @@ private struct ItemName: CustomStringConvertible {
                                remedy: .keyFromFile),
                 glibError: failure.glibError)
         }
-        if failure.isDBus(G_DBUS_ERROR_NO_REPLY, G_DBUS_ERROR_TIMEOUT, G_DBUS_ERROR_TIMED_OUT)
-            || failure.isIOError(G_IO_ERROR_TIMED_OUT) {
+        if failure.isUnanswered {
+            let what = failure.domain == .unanswered || !failure.isDBus(G_DBUS_ERROR_NO_REPLY)
+                ? "did not answer within \(Bounded.seconds(bound))"
+                : "stopped answering (its daemon exited or restarted)"
             return KeyError(
-                code: .secretServiceFailed,
-                message: "The Secret Service did not answer when asked to \(action) the key for \(self); it may be waiting for its keyring to be unlocked (unlock it in KeePassXC or your keyring manager) or not be responsive, so check it, then try again.",
+                code: .secretServiceNotAnswering,
+                message: "The Secret Service (gnome-keyring, KeePassXC) \(what) when asked to \(action) the key for \(self); check that it runs and its keyring is unlocked, then try again.",
                 glibError: failure.glibError)
         }
         return KeyError(
             code: .secretServiceFailed,
-            message: "The Secret Service could not \(action) the key for \(self) (it said: \(failure.message)); check that the keyring daemon is running and the keyring unlocked, then try again.",
+            message: "The Secret Service could not \(action) the key for \(self) (\(failure.explanation)); check that the keyring daemon is running and the keyring unlocked, then try again.",
             glibError: failure.glibError)
     }
 }
@@ -357,7 +388,7 @@ private struct ItemForm {
         do {
             return try withItem(item, in: library, body)
         } catch let failure as LibSecret.Failure {
-            throw item.failedError(failure, doing: action)
+            throw item.failedError(failure, doing: action, within: library.bound)
         }
     }
 }

@@ -13,6 +13,7 @@
 #define CHECK_TYPE(name, ...) \
     _Static_assert(__builtin_types_compatible_p(name, __VA_ARGS__), #name " is not " #__VA_ARGS__ " in GLib's headers");
 MIGRATIONKIT_GLIB_TYPES(CHECK_TYPE)
+MIGRATIONKIT_GLIB_CALLBACK_TYPES(CHECK_TYPE)
 
 #define CHECK_CONSTANT(enumeration, name, value) _Static_assert(name == value, #name " is not " #value " in GLib's or libsecret's headers");
 MIGRATIONKIT_LIBSECRET_CONSTANTS(CHECK_CONSTANT)

@@ -283,6 +283,8 @@ import Glibc
         #expect(result.lines.contains("delete: error keyringLocked"), "\(result.stdout)")
         #expect(result.stderr.contains("locked keyring"))
         #expect(result.stderr.contains("locked-svc"))
+        // GLib's domain and code are the error's `glibError`, never its sentence.
+        #expect(!result.stderr.contains("secret-error") && !result.stderr.contains("quark"), "\(result.stderr)")
         #expect(!result.mentions("locked-secret-Pm3"))
     }
 }

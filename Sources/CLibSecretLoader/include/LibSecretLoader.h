@@ -90,12 +90,20 @@
     X(SecretCollectionFlags, unsigned int) \
     X(SecretServiceFlags, unsigned int)
 
+/* The callbacks, whose parameters are types used only through pointers (declared first). */
+#define MIGRATIONKIT_GLIB_CALLBACK_TYPES(X) \
+    X(GAsyncReadyCallback, void (*)(GObject *, GAsyncResult *, void *)) \
+    X(GSourceFunc, int (*)(void *))
+
 #ifndef MIGRATIONKIT_LIBSECRET_SYSTEM_HEADERS
 #define MIGRATIONKIT_GLIB_TYPEDEF(name, ...) typedef __typeof__(__VA_ARGS__) name;
 MIGRATIONKIT_GLIB_TYPES(MIGRATIONKIT_GLIB_TYPEDEF)
-#undef MIGRATIONKIT_GLIB_TYPEDEF
 
 /* Used only through pointers. */
+typedef struct _GObject GObject;
+typedef struct _GAsyncResult GAsyncResult;
+typedef struct _GMainContext GMainContext;
+typedef struct _GSource GSource;
 typedef struct _GHashTable GHashTable;
 typedef struct _GCancellable GCancellable;
 typedef struct _GDBusConnection GDBusConnection;
@@ -108,6 +116,9 @@ typedef struct _SecretValue SecretValue;
 typedef struct _SecretItem SecretItem;
 typedef struct _SecretCollection SecretCollection;
 typedef struct _SecretService SecretService;
+
+MIGRATIONKIT_GLIB_CALLBACK_TYPES(MIGRATIONKIT_GLIB_TYPEDEF)
+#undef MIGRATIONKIT_GLIB_TYPEDEF
 
 typedef struct _GError GError;
 struct _GError { MIGRATIONKIT_GERROR_FIELDS };
@@ -126,6 +137,21 @@ MIGRATIONKIT_LIBSECRET_CONSTANTS(MIGRATIONKIT_CONSTANT)
     X(GVariant *, g_dbus_connection_call_sync, (GDBusConnection *connection, const gchar *bus_name, const gchar *object_path, const gchar *interface_name, const gchar *method_name, GVariant *parameters, const GVariantType *reply_type, GDBusCallFlags flags, gint timeout_msec, GCancellable *cancellable, GError **error)) \
     X(const gchar *, g_dbus_proxy_get_object_path, (GDBusProxy *proxy)) \
     X(GQuark, g_dbus_error_quark, (void)) \
+    X(gchar *, g_dbus_error_get_remote_error, (const GError *error)) \
+    X(gboolean, g_dbus_error_strip_remote_error, (GError *error)) \
+    X(GCancellable *, g_cancellable_new, (void)) \
+    X(void, g_cancellable_cancel, (GCancellable *cancellable)) \
+    X(gboolean, g_main_context_iteration, (GMainContext *context, gboolean may_block)) \
+    X(GMainContext *, g_main_context_new, (void)) \
+    X(void, g_main_context_pop_thread_default, (GMainContext *context)) \
+    X(void, g_main_context_push_thread_default, (GMainContext *context)) \
+    X(void, g_main_context_unref, (GMainContext *context)) \
+    X(gpointer, g_object_ref, (gpointer object)) \
+    X(guint, g_source_attach, (GSource *source, GMainContext *context)) \
+    X(void, g_source_destroy, (GSource *source)) \
+    X(void, g_source_set_callback, (GSource *source, GSourceFunc func, gpointer data, GDestroyNotify notify)) \
+    X(void, g_source_unref, (GSource *source)) \
+    X(GSource *, g_timeout_source_new, (guint interval)) \
     X(void, g_error_free, (GError *error)) \
     X(void, g_free, (gpointer mem)) \
     X(gboolean, g_hash_table_insert, (GHashTable *hash_table, gpointer key, gpointer value)) \
@@ -151,20 +177,26 @@ MIGRATIONKIT_LIBSECRET_CONSTANTS(MIGRATIONKIT_CONSTANT)
     X(GVariant *, g_variant_new_string, (const gchar *string)) \
     X(GVariant *, g_variant_new_tuple, (GVariant *const *children, gsize n_children)) \
     X(void, g_variant_unref, (GVariant *value)) \
-    X(SecretCollection *, secret_collection_for_alias_sync, (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GError **error)) \
+    X(void, secret_collection_for_alias, (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)) \
+    X(SecretCollection *, secret_collection_for_alias_finish, (GAsyncResult *result, GError **error)) \
     X(GQuark, secret_error_get_quark, (void)) \
-    X(SecretItem *, secret_item_create_sync, (SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes, const gchar *label, SecretValue *value, SecretItemCreateFlags flags, GCancellable *cancellable, GError **error)) \
-    X(gboolean, secret_item_delete_sync, (SecretItem *self, GCancellable *cancellable, GError **error)) \
+    X(void, secret_item_create, (SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes, const gchar *label, SecretValue *value, SecretItemCreateFlags flags, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)) \
+    X(SecretItem *, secret_item_create_finish, (GAsyncResult *result, GError **error)) \
+    X(void, secret_item_delete, (SecretItem *self, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)) \
+    X(gboolean, secret_item_delete_finish, (SecretItem *self, GAsyncResult *result, GError **error)) \
     X(gboolean, secret_item_get_locked, (SecretItem *self)) \
     X(SecretValue *, secret_item_get_secret, (SecretItem *self)) \
     X(GType, secret_item_get_type, (void)) \
-    X(gboolean, secret_item_load_secret_sync, (SecretItem *self, GCancellable *cancellable, GError **error)) \
-    X(gboolean, secret_password_clearv_sync, (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error)) \
-    X(GList *, secret_password_searchv_sync, (const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, GCancellable *cancellable, GError **error)) \
+    X(void, secret_password_clearv, (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)) \
+    X(gboolean, secret_password_clear_finish, (GAsyncResult *result, GError **error)) \
+    X(void, secret_password_searchv, (const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)) \
+    X(GList *, secret_password_search_finish, (GAsyncResult *result, GError **error)) \
     X(SecretSchema *, secret_schema_newv, (const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types)) \
     X(void, secret_schema_unref, (SecretSchema *schema)) \
-    X(SecretService *, secret_service_get_sync, (SecretServiceFlags flags, GCancellable *cancellable, GError **error)) \
-    X(gint, secret_service_unlock_sync, (SecretService *service, GList *objects, GCancellable *cancellable, GList **unlocked, GError **error)) \
+    X(void, secret_service_get, (SecretServiceFlags flags, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)) \
+    X(SecretService *, secret_service_get_finish, (GAsyncResult *result, GError **error)) \
+    X(void, secret_service_unlock, (SecretService *service, GList *objects, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)) \
+    X(gint, secret_service_unlock_finish, (SecretService *service, GAsyncResult *result, GList **unlocked, GError **error)) \
     X(const gchar *, secret_value_get, (SecretValue *value, gsize *length)) \
     X(SecretValue *, secret_value_new, (const gchar *secret, gssize length, const gchar *content_type)) \
     X(void, secret_value_unref, (gpointer value))

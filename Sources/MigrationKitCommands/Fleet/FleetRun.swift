@@ -60,7 +60,7 @@ package struct FleetRun {
         let started = ContinuousClock.now
         let failures = FailureCount()
         return WorkerPool.map(count: total, jobs: jobs, { index in
-            let outcome = runOne(paths[index], body, judge: judge)
+            let outcome = runOne(paths[index], body, judge: judge, verbose: reporter.verbose)
             if outcome.failure != nil { failures.add() }
             return outcome
         }, finished: { done in
@@ -104,7 +104,8 @@ package struct FleetRun {
         return line
     }
 
-    private func runOne<Value: Sendable>(_ path: String, _ body: (String) throws -> Value, judge: (Value) -> ErrorPresentation?) -> FleetOutcome<Value> {
+    private func runOne<Value: Sendable>(_ path: String, _ body: (String) throws -> Value, judge: (Value) -> ErrorPresentation?,
+                                         verbose: Bool) -> FleetOutcome<Value> {
         let started = ContinuousClock.now
         let locks = CommandLocks()
         locks.command = command
@@ -122,7 +123,7 @@ package struct FleetRun {
                     return FleetOutcome(path: path, state: .stopped, value: nil, failure: nil,
                                         duration: ContinuousClock.now - started, backup: journal.backupWritten)
                 }
-                let presented = ErrorPresentation(error)
+                let presented = ErrorPresentation(error)?.verbose(verbose)
                     ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
                 return FleetOutcome(path: path, state: .failed, value: nil, failure: Self.naming(path, in: presented),
                                     duration: ContinuousClock.now - started, backup: journal.backupWritten)

@@ -26,7 +26,7 @@ package struct ConnectionOptions: ParsableArguments {
     @OptionGroup(title: "Cipher options", visibility: ConnectionOptions.encryptionVisibility)
     package var cipher: CipherOptions
 
-    @Option(name: .customLong(ProjectSetting.lockTimeout.rawValue), help: ArgumentHelp("Seconds to wait while another process holds the database lock (default: 10).", valueName: "seconds"))
+    @Option(name: .customLong(ProjectSetting.lockTimeout.rawValue), help: ArgumentHelp("Seconds to wait while another process holds the database lock, or for the Secret Service to answer (default: 10).", valueName: "seconds"))
     package var givenLockTimeout: Double?
 
     /// `--config` and `--database`: where settings not given as flags come from.
@@ -48,6 +48,18 @@ package struct ConnectionOptions: ParsableArguments {
     }
 
     package init() {}
+
+    /// How long a command waits for the Secret Service in each lookup, store or delete of
+    /// a key (`SecretServiceKeyStore.timeout`): its lock timeout, the other wait for
+    /// another process a person sets, but at least a second, as a keyring needs some time
+    /// to answer at all (`--lock-timeout 0` means "never wait for a lock"). A command
+    /// without the connection options (`key`) waits the lock timeout's default.
+    package static func secretServiceTimeout(of command: any ParsableCommand) -> Duration {
+        let seconds = (command as? any UsesProjectConnection)?.connection.lockTimeout
+            ?? (command as? any UsesProjectConnectionAndBackup)?.connection.lockTimeout
+            ?? defaultLockTimeout
+        return .milliseconds(Int64(max(seconds, 1) * 1000))
+    }
 
     package func validate() throws {
         if !(lockTimeout >= 0 && lockTimeout <= 86_400) {

@@ -15,6 +15,10 @@ package struct ErrorPresentation {
     /// A stable machine-readable name, for `--json`.
     package let kind: String
     package let message: String
+    /// What only `--verbose` adds to the sentence: the identity of a library's error
+    /// behind it (GLib's domain and code behind a Secret Service failure), for a bug
+    /// report, never for the person to act on.
+    package let diagnosis: String?
 
     /// - Parameters:
     ///   - root: the command line's root command, which knows ArgumentParser's errors.
@@ -72,8 +76,8 @@ package struct ErrorPresentation {
     /// `--json`, `message`) and the exit code `ExitCodeDecision` gives `error`: how a
     /// database layer presents its own errors (described by a `DescribedDatabaseError`
     /// when the core does not know their type).
-    package init(of error: any Error, kind: String, message: String) {
-        self.init(ExitCodeDecision.exitCode(for: error), kind, message)
+    package init(of error: any Error, kind: String, message: String, diagnosis: String? = nil) {
+        self.init(ExitCodeDecision.exitCode(for: error), kind, message, diagnosis)
     }
 
     /// A presentation built by a command line itself for what is not an error (a usage
@@ -82,10 +86,18 @@ package struct ErrorPresentation {
         self.init(exitCode, kind, message)
     }
 
-    private init(_ exitCode: CLIExitCode, _ kind: String, _ message: String) {
+    private init(_ exitCode: CLIExitCode, _ kind: String, _ message: String, _ diagnosis: String? = nil) {
         self.exitCode = exitCode
         self.kind = kind
         self.message = Self.oneLine(message)
+        self.diagnosis = diagnosis.map(Self.oneLine)
+    }
+
+    /// This presentation as a run with `--verbose` shows it (the diagnosis after the
+    /// sentence, in brackets), or as is.
+    package func verbose(_ verbose: Bool) -> ErrorPresentation {
+        guard verbose, let diagnosis else { return self }
+        return ErrorPresentation(exitCode, kind, "\(message) [\(diagnosis)]")
     }
 
     /// The message on one line: a newline or other control character (in a file name,

@@ -12,6 +12,7 @@ package struct CommandContext: @unchecked Sendable {
     private let variables = ProcessEnvironment.substitute
     private let standardInput = StandardInput.descriptor
     private let console = Console.capture
+    private let secretServiceTimeout = SecretServiceKeyStore.commandTimeout
 
     /// The values of the task that creates it.
     package init() {}
@@ -21,7 +22,9 @@ package struct CommandContext: @unchecked Sendable {
         try CLIContext.$current.withValue(environment) {
             try ProcessEnvironment.$substitute.withValue(variables) {
                 try StandardInput.$descriptor.withValue(standardInput) {
-                    try Console.$capture.withValue(console, operation: body)
+                    try SecretServiceKeyStore.$commandTimeout.withValue(secretServiceTimeout) {
+                        try Console.$capture.withValue(console, operation: body)
+                    }
                 }
             }
         }

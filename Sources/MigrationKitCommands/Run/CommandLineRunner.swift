@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitKeys
 
 /// Parses arguments, runs the command, and turns every outcome into the documented exit
 /// code and one sentence: what any MigrationKit command line (the `migrationkit` tool,
@@ -48,6 +49,7 @@ package struct CommandLineRunner {
         // (before a `--`, after which arguments are operands); after that, the parsed
         // option decides.
         var json = arguments.prefix { $0 != "--" }.contains("--json")
+        var verbose = false
         if let unknown = unknownSubcommand(in: arguments) {
             ErrorPresentation(kind: "usage", message: unknown, exitCode: .usage).print(commandName: commandName, json: json)
             return CLIExitCode.usage.rawValue
@@ -55,8 +57,11 @@ package struct CommandLineRunner {
         do {
             var command = try root.parseAsRoot(arguments)
             json = (command as? any PrintsOutput)?.output.json ?? false
+            verbose = (command as? any PrintsOutput)?.output.verbose ?? false
             command = try prepare(command)
-            try command.run()
+            try SecretServiceKeyStore.$commandTimeout.withValue(ConnectionOptions.secretServiceTimeout(of: command)) {
+                try command.run()
+            }
             return CLIExitCode.success.rawValue
         } catch let exit as ExitCode {
             let alreadyStopped = [CLIExitCode.hungUp, .interrupted, .terminated].map(\.rawValue).contains(exit.rawValue)
@@ -73,7 +78,7 @@ package struct CommandLineRunner {
                 return stop.exitCode.rawValue
             }
             if let presented = ErrorPresentation(error, root: root, layer: layerErrors, wording: wording) {
-                let presentation = annotate(presented)
+                let presentation = annotate(presented.verbose(verbose))
                 presentation.print(commandName: commandName, json: json)
                 return presentation.exitCode.rawValue
             }

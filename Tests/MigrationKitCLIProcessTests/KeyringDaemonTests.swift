@@ -1,0 +1,214 @@
+import Foundation
+import MigrationKitCLITestSupport
+import MigrationKitTestSupport
+import Testing
+
+/// A gnome-keyring that misbehaves under a command: stopped, or killed and restarted while
+/// a fleet waits at its unlock prompt. Each test runs the binary on a private bus of its
+/// own, with a gnome-keyring of its own (the keyring the other tests share is never
+/// stopped or killed under them) whose prompter (`org.gnome.keyring.SystemPrompter`) is
+/// started but never answers, as a desktop's does with nobody at the screen.
+@Suite struct KeyringDaemonTests {
+    /// The reported hang: a fleet rotation waits at the locked keyring's unlock prompt,
+    /// gnome-keyring is killed and started again, and libsecret never ends the request
+    /// (GLib says `g_task_return_error: assertion 'error != NULL' failed`). The command
+    /// ends within its lock timeout per call, exit 5, each tenant named with one sentence
+    /// and none rotated: each still opens with its key, its file as it was.
+    @Test(.enabled(if: Self.hasKeyring || isCI, "gnome-keyring-daemon or dbus-run-session is not installed (scripts/install-deps.sh installs them)"))
+    func aKeyringRestartedDuringAFleetRotationEndsTheCommandWithEveryTenantOnItsKey() throws {
+        let keyring = try PrivateKeyring()
+        let names = ["t0", "t1", "t2"]
+        var keys: [String: TestKey] = [:]
+        for name in names {
+            let key = TestKey.raw()
+            keys[name] = key
+            try keyring.item(name, key)
+            #expect(try SQLCipherShell.run(keyring.path("tenants/\(name).db"), key: key, "CREATE TABLE seed (x); INSERT INTO seed VALUES (1);").status == 0)
+        }
+        let before = try names.map { try Data(contentsOf: URL(fileURLWithPath: keyring.path("tenants/\($0).db"))) }
+        let result = try keyring.run(#"""
+            locked_keyring_with_items
+            first=$(keyring_pid)
+            watch_prompts
+            start=$(date +%s%N)
+            timeout -k 5 45 "$MIGRATIONKIT" rekey --db-glob 'tenants/*.db' --migrations . --keychain-service "$SERVICE" \
+                --keychain-account '{name}' --new-keychain-service "$SERVICE" --new-keychain-account '{name}.new' \
+                --new-key generate --no-backup --jobs 1 --lock-timeout 1 >rekey.out 2>rekey.err &
+            rekey=$!
+            # The first tenant's lookup waits at the unlock prompt (the prompter never answers).
+            wait_for prompted
+            kill -KILL "$first"
+            gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1 || exit 24
+            wait_for answering
+            [ "$(keyring_pid)" != "$first" ] && echo "restarted"
+            wait $rekey
+            echo "rekey: exit $? after $((($(date +%s%N) - start) / 1000000)) ms"
+            cat rekey.out rekey.err
+            """#)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "restarted", "\(result.output)")
+        let summary = lines.first { $0.hasPrefix("rekey: ") } ?? ""
+        #expect(summary.hasPrefix("rekey: exit 5 after "), "\(result.output)")
+        // Three tenants, each given up on within 1 s (and a moment to cancel) per call.
+        let milliseconds = summary.split(separator: " ").dropFirst(4).first.flatMap { Int($0) } ?? .max
+        #expect(milliseconds < 20_000, "\(result.output)")
+        for name in names {
+            let line = lines.first { $0.hasPrefix("tenants/\(name).db ") } ?? ""
+            #expect(line.contains("failed (exit 5): tenants/\(name).db: "), "\(result.output)")
+        }
+        let waited = lines.first { $0.hasPrefix("tenants/t0.db ") } ?? ""
+        #expect(waited.hasSuffix("The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\(keyring.service)”, account “t0”; check that it runs and its keyring is unlocked, then try again."),
+                "\(result.output)")
+        #expect(lines.contains("migrationkit: error: 3 of 3 databases failed (listed above). Fix the cause and run the same command again."), "\(result.output)")
+        Self.expectNoGLibNames(lines.filter { $0.contains("tenants/") || $0.hasPrefix("migrationkit:") })
+        for (name, data) in zip(names, before) {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: keyring.path("tenants/\(name).db"))) == data, "\(name) changed")
+            let read = try SQLCipherShell.run(keyring.path("tenants/\(name).db"), key: keys[name]!, "SELECT count(*) FROM seed;")
+            #expect(read.status == 0 && read.stdout == "1\n", "\(name): \(read.output)")
+        }
+    }
+
+    /// A keyring that never answers (its daemon stopped): exit 5 within the lock timeout,
+    /// one sentence without GLib's names, which only --verbose adds.
+    @Test(.enabled(if: Self.hasKeyring || isCI, "gnome-keyring-daemon or dbus-run-session is not installed (scripts/install-deps.sh installs them)"))
+    func aStoppedKeyringIsExit5WithinTheLockTimeoutAndGLibsErrorOnlyUnderVerbose() throws {
+        let keyring = try PrivateKeyring()
+        let key = TestKey.raw()
+        try keyring.item("app", key)
+        #expect(try SQLCipherShell.run(keyring.path("tenants/app.db"), key: key, "CREATE TABLE seed (x);").status == 0)
+        try FileManager.default.createDirectory(atPath: keyring.path("migrations"), withIntermediateDirectories: true)
+        let result = try keyring.run(#"""
+            printf '%s' "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null || exit 21
+            wait_for answering
+            secret-tool store --label=app service "$SERVICE" account app < keys/app.key || exit 22
+            daemon=$(keyring_pid)
+            kill -STOP "$daemon"
+            for output in "" --verbose --json; do
+                start=$(date +%s%N)
+                timeout -k 5 45 "$MIGRATIONKIT" status --db-path tenants/app.db --migrations migrations --keychain-service "$SERVICE" \
+                    --keychain-account app --lock-timeout 1 $output >status.out 2>status.err
+                echo "status${output:+ $output}: exit $? after $((($(date +%s%N) - start) / 1000000)) ms"
+                cat status.err status.out
+            done
+            # --lock-timeout 0 never waits for a lock; the keyring still gets a second.
+            "$MIGRATIONKIT" status --db-path tenants/app.db --migrations migrations --keychain-service "$SERVICE" \
+                --keychain-account app --lock-timeout 0 2>&1 | grep -h 'error:' | sed 's/^/no wait: /'
+            kill -CONT "$daemon"
+            """#)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let sentence = "migrationkit: error: The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, then try again."
+        for output in ["", " --verbose", " --json"] {
+            let summary = lines.first { $0.hasPrefix("status\(output): ") } ?? ""
+            #expect(summary.hasPrefix("status\(output): exit 5 after "), "\(result.output)")
+            let milliseconds = summary.split(separator: " ").dropFirst(output.isEmpty ? 4 : 5).first.flatMap { Int($0) } ?? .max
+            #expect(milliseconds < 6_000, "not within the lock timeout: \(summary)")
+        }
+        #expect(lines.contains(sentence), "\(result.output)")
+        // GLib's domain and code only with --verbose, after the sentence.
+        #expect(lines.contains(sentence + " [GLib error g-io-error-quark 24]"), "\(result.output)")
+        #expect(lines.contains(#"    "message" : "The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\#(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, then try again.""#),
+                "\(result.output)")
+        #expect(lines.contains("no wait: " + sentence), "\(result.output)")
+        Self.expectNoGLibNames(lines.filter { !$0.contains("[GLib error ") })
+    }
+
+    /// No sentence names GLib's internals: error domains, D-Bus error names.
+    private static func expectNoGLibNames(_ lines: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        for line in lines {
+            for name in ["quark", "secret-error", "GDBus.Error", "org.freedesktop.DBus.Error"] {
+                #expect(!line.contains(name), "\(line)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    static let hasKeyring = ["/usr/bin/gnome-keyring-daemon", "/usr/bin/dbus-run-session", "/usr/bin/secret-tool"]
+        .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// A folder with `tenants/`, `keys/` and a private session bus whose only Secret Service
+/// is the gnome-keyring a test's script starts, and whose prompter never answers.
+private struct PrivateKeyring {
+    let directory: TemporaryDirectory
+    let service = "org.migrationkit.tests.daemon.\(UUID().uuidString)"
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        for folder in ["home", "config", "data", "cache", "runtime", "services", "tenants", "keys"] {
+            try FileManager.default.createDirectory(atPath: directory.path(folder), withIntermediateDirectories: true)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path("runtime"))
+        // Started when gnome-keyring asks for a prompt; it never takes the prompter's name
+        // (the bus waits for it as long as the test runs) and ends with the bus.
+        let prompter = directory.path("prompter.sh")
+        try """
+            #!/bin/sh
+            exec dbus-monitor --address "$DBUS_STARTER_ADDRESS" "type='signal',interface='org.migrationkit.Nothing'" >/dev/null 2>&1
+            """.write(toFile: prompter, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: prompter)
+        try """
+            [D-BUS Service]
+            Name=org.gnome.keyring.SystemPrompter
+            Exec=\(prompter)
+            """.write(toFile: directory.path("services/org.gnome.keyring.SystemPrompter.service"), atomically: true, encoding: .utf8)
+        var configuration = PrivateBus.configuration(listeningIn: directory.path("runtime"))
+        configuration = configuration.replacingOccurrences(
+            of: "  <auth>EXTERNAL</auth>\n",
+            with: "  <auth>EXTERNAL</auth>\n  <servicedir>\(directory.path("services"))</servicedir>\n  <limit name=\"service_start_timeout\">600000</limit>\n")
+        try configuration.write(toFile: directory.path("bus.conf"), atomically: true, encoding: .utf8)
+    }
+
+    func path(_ name: String) -> String { directory.path(name) }
+
+    /// The key of the item `account` the script stores (`locked_keyring_with_items`).
+    func item(_ account: String, _ key: TestKey) throws {
+        try (key.text + "\n").write(toFile: path("keys/\(account).key"), atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path("keys/\(account).key"))
+    }
+
+    /// Runs `script` by `sh` in the folder, on the private bus, after the functions it uses.
+    func run(_ script: String) throws -> ChildProcessResult {
+        let functions = #"""
+            set -u
+            keyring_pid() {
+                gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+                    --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets 2>/dev/null |
+                    sed -n 's/^(uint32 \([0-9]*\),)$/\1/p'
+            }
+            answering() {
+                gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+                    --method org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Service Collections >/dev/null 2>&1
+            }
+            wait_for() {
+                tries=0
+                until "$@"; do
+                    tries=$((tries + 1)); [ $tries -gt 400 ] && { echo "gave up waiting for $*"; exit 20; }
+                    sleep 0.05
+                done
+            }
+            # The keyring unlocked, each keys/NAME.key stored as item NAME, then its login keyring locked.
+            locked_keyring_with_items() {
+                printf '%s' "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null || exit 21
+                wait_for answering
+                for key in keys/*.key; do
+                    secret-tool store --label=tenant service "$SERVICE" account "$(basename "$key" .key)" < "$key" || exit 22
+                done
+                gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+                    --method org.freedesktop.Secret.Service.Lock "['/org/freedesktop/secrets/collection/login']" >/dev/null || exit 23
+            }
+            # Records every call of a Secret Service prompt's Prompt method (`prompted`).
+            watch_prompts() {
+                dbus-monitor "type='method_call',interface='org.freedesktop.Secret.Prompt',member='Prompt'" >prompts.log 2>&1 &
+                # Once it is a monitor, the bus takes back the name it had.
+                wait_for grep -q "member=NameLost" prompts.log
+            }
+            prompted() { grep -q "member=Prompt" prompts.log; }
+
+            """#
+        let environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": path("home"),
+                           "XDG_CONFIG_HOME": path("config"), "XDG_DATA_HOME": path("data"), "XDG_CACHE_HOME": path("cache"),
+                           "XDG_RUNTIME_DIR": path("runtime"), "MIGRATIONKIT": Binary.migrationkit, "SERVICE": service,
+                           "KEYRING_PASSWORD": "migrationkit-daemon-test"]
+        return try ChildProcess.run(["/usr/bin/dbus-run-session", "--config-file=\(path("bus.conf"))", "--", "/bin/sh", "-c", functions + script],
+                                    environment: environment, directory: directory.url.path, timeout: 120)
+    }
+}
