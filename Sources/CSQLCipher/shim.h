@@ -29,4 +29,45 @@ static inline int migrationkit_db_config_flag(sqlite3 *db, int op, int enable, i
     return sqlite3_db_config(db, op, enable, now);
 }
 
+// Built-in collations standing in for one an app registers (`--collation unicase=NOCASE`),
+// written as SQLite defines its own (sqlite.org/datatype3.html#collation): BINARY compares
+// bytes, NOCASE folds the 26 ASCII capitals first, RTRIM ignores trailing spaces. Kind 0,
+// 1, 2 respectively.
+static inline int migrationkit_compare_bytes(const unsigned char *a, int an, const unsigned char *b, int bn, int fold) {
+    int n = an < bn ? an : bn;
+    for (int i = 0; i < n; i++) {
+        int x = a[i], y = b[i];
+        if (fold) {
+            if (x >= 'A' && x <= 'Z') x += 'a' - 'A';
+            if (y >= 'A' && y <= 'Z') y += 'a' - 'A';
+        }
+        if (x != y) return x - y;
+    }
+    return an - bn;
+}
+
+static inline int migrationkit_collate_binary(void *unused, int an, const void *a, int bn, const void *b) {
+    (void)unused;
+    return migrationkit_compare_bytes(a, an, b, bn, 0);
+}
+
+static inline int migrationkit_collate_nocase(void *unused, int an, const void *a, int bn, const void *b) {
+    (void)unused;
+    return migrationkit_compare_bytes(a, an, b, bn, 1);
+}
+
+static inline int migrationkit_collate_rtrim(void *unused, int an, const void *a, int bn, const void *b) {
+    (void)unused;
+    const unsigned char *x = a, *y = b;
+    while (an > 0 && x[an - 1] == ' ') an--;
+    while (bn > 0 && y[bn - 1] == ' ') bn--;
+    return migrationkit_compare_bytes(x, an, y, bn, 0);
+}
+
+static inline int migrationkit_register_stand_in_collation(sqlite3 *db, const char *name, int kind) {
+    int (*compare)(void *, int, const void *, int, const void *) =
+        kind == 1 ? migrationkit_collate_nocase : kind == 2 ? migrationkit_collate_rtrim : migrationkit_collate_binary;
+    return sqlite3_create_collation_v2(db, name, SQLITE_UTF8, 0, compare, 0);
+}
+
 #endif

@@ -37,6 +37,9 @@ public enum Remedy: Hashable, Sendable {
     /// Store the right key again for this Secret Service item, which replaces every item
     /// a lookup finds for it (several that hold different keys).
     case storeKeyAgain(service: String, account: String)
+    /// Let a built-in collation stand in for this one, which only the app that made the
+    /// database registers, while the database is read and copied (`CollationStandIn`).
+    case standInForCollation(String)
 
     /// What a Swift caller of the libraries does: the library's own words.
     public var libraryWords: String {
@@ -69,6 +72,8 @@ public enum Remedy: Hashable, Sendable {
                 + settings.map(\.description).joined(separator: ", ") + ")"
         case .storeKeyAgain:
             return "store the right key again (`SecretServiceKeyStore.store`), which replaces them all"
+        case .standInForCollation(let name):
+            return "let a built-in collation stand in for \"\(name)\" while copying (`collationStandIns`)"
         }
     }
 }

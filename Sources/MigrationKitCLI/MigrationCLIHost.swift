@@ -67,5 +67,7 @@ public struct ConnectionSettings: Sendable {
     public let path: String
     /// Nil for a plaintext database.
     public let key: DatabaseKey?
-    public let configuration: SQLCipherConfiguration
+    /// How to open it; a copying command adds its collation stand-ins
+    /// (`SQLCipherConfiguration.collationStandIns`).
+    public var configuration: SQLCipherConfiguration
 }

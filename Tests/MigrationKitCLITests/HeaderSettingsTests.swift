@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitCLITestSupport
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -43,6 +44,43 @@ import Testing
         let rekey = try workspace.run("rekey", ["--new-password", "another passphrase", "--no-backup"])
         #expect(rekey.status == 0, "\(rekey.output)")
         #expect(try headerOf(workspace.database, key: .passphrase("another passphrase")) == Self.chosen, "rekey")
+    }
+}
+
+/// An iOS-layout file (SQLCipher 4's plaintext header, the salt kept by the app): a
+/// wrong key, or the right key with a wrong salt, is the wrong-key failure every other
+/// file gives (exit 4, one sentence, nothing written), not SQLite's "SQL logic error",
+/// which is what SQLite reports when such a file's first page does not decrypt.
+@Suite struct PlaintextHeaderWrongKeyTests {
+    static let salt = "00112233445566778899aabbccddeeff"
+
+    @Test(.enabled(if: (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4, "SQLCipher 3.4.1 has no plaintext header"))
+    func aWrongKeyOrSaltIsTheWrongKeySentence() throws {
+        let workspace = try Workspace()
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, """
+            PRAGMA cipher_plaintext_header_size = 32; PRAGMA cipher_salt = "x'\(Self.salt)'";
+            CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept');
+            """)
+        try #require(made.status == 0, "\(made.output)")
+        try workspace.write("other.key", TestKey.raw().text + "\n", mode: 0o600)
+        let before = try TreeSnapshot(workspace.root)
+        let cases: [(String, [String])] = [
+            ("a wrong key", ["--password-file", workspace.path("other.key"), "--cipher-salt", Self.salt]),
+            ("a wrong salt", ["--password-file", workspace.keyFile, "--cipher-salt", "ffeeddccbbaa99887766554433221100"]),
+        ]
+        for (described, options) in cases {
+            for command in ["status", "verify", "migrate"] {
+                let result = try Tool.run([command, "--db-path", workspace.database, "--migrations", workspace.migrations,
+                                           "--cipher-plaintext-header-size", "32"] + options)
+                #expect(result.exitCode == .wrongKeyOrNotADatabase, "\(described), \(command): \(result.output)")
+                #expect(result.stderr.contains("Wrong key, or wrong cipher settings: the key does not decrypt this file (a SQLCipher database with a plaintext header) with the settings given;"),
+                        "\(described), \(command): \(result.stderr)")
+                #expect(!result.output.contains("SQL logic error"), "\(described), \(command): \(result.output)")
+                #expect(try TreeSnapshot(workspace.root) == before, "\(described), \(command) changed the folder")
+            }
+        }
+        let right = try workspace.run("status", ["--cipher-plaintext-header-size", "32", "--cipher-salt", Self.salt])
+        #expect(right.status == 0, "\(right.output)")
     }
 }
 

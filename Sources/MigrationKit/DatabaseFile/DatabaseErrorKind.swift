@@ -41,6 +41,9 @@ public struct DatabaseErrorKind: Hashable, Sendable, CustomStringConvertible {
     public static let wrongOperation = DatabaseErrorKind(rawValue: "wrongOperation")
     /// A cipher setting the linked SQLCipher cannot honour.
     public static let unsupportedCipherSetting = DatabaseErrorKind(rawValue: "unsupportedCipherSetting")
+    /// The schema names a collation only the app that made the database registers
+    /// (`AppCollation`), and nothing stands in for it.
+    public static let unregisteredCollation = DatabaseErrorKind(rawValue: "unregisteredCollation")
     /// The API was used in a way it does not support (e.g. a re-entrant call).
     public static let misuse = DatabaseErrorKind(rawValue: "misuse")
 

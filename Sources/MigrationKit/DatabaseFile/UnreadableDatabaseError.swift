@@ -46,7 +46,9 @@ public struct UnreadableDatabaseError: KindedDatabaseError, RemediableError, Sen
         let message: String
         if file.hasPlaintextSQLiteHeader, keyed, !file.isPlaintextSQLiteDatabase {
             kind = .wrongKey
-            message = "The key does not decrypt this file, which starts with a plaintext SQLite header but is encrypted after it: a SQLCipher database with a plaintext header; give its cipher settings (the plaintext header size and the salt), and check the key."
+            message = triedFormats == nil
+                ? "Wrong key, or wrong cipher settings: the key does not decrypt this file (a SQLCipher database with a plaintext header) with the settings given; check the key, and that the salt and the other settings are the ones the database was made with."
+                : "The key does not decrypt this file, which starts with a plaintext SQLite header but is encrypted after it: a SQLCipher database with a plaintext header; give its cipher settings (the plaintext header size and the salt), and check the key."
         } else if file.hasPlaintextSQLiteHeader, keyed {
             kind = .notEncrypted
             advice = Advice(situation: "The database is not encrypted, but a key was given", otherwise: "encrypt it first", remedy: .openWithoutKey)

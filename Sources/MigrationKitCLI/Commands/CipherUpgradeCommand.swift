@@ -19,6 +19,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
     @OptionGroup var backup: BackupOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") var fleet: FleetOptions
+    @OptionGroup var collations: CollationOptions
 
     @Option(name: .customLong("to-page-size"), help: ArgumentHelp("The new file's cipher page size in bytes (default: the linked SQLCipher's, 4096 on 4.x).", valueName: "n"))
     var toPageSize: Int?
@@ -51,7 +52,8 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     func runOnDatabase(reporter: Reporter) throws -> CipherUpgradeDocument {
         let start = ContinuousClock.now
-        let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        var settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        settings.configuration.collationStandIns = collations.standIns
         guard settings.key != nil else { throw CLIError(.missingOption, "cipher-upgrade needs the database's key.") }
         try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings)
         let writer: SQLCipherWriter
@@ -94,6 +96,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
             reporter.line("  to:   \(summary.to.summary) (\(summary.sizeAfter ?? 0) bytes)")
             reportChanges(summary, reporter: reporter)
             if let backup { reporter.line("Backup (in the old format, same key): \(backup)") }
+            collations.noteStandIns(to: reporter)
         }
     }
 }

@@ -14,6 +14,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
     @OptionGroup var backup: BackupOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") var fleet: FleetOptions
+    @OptionGroup var collations: CollationOptions
 
     @Option(name: .customLong("output"), help: ArgumentHelp("Write the encrypted copy here (must not exist).", valueName: "file"))
     var outputPath: String?
@@ -51,7 +52,8 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
     func runOnDatabase(reporter: Reporter) throws -> ExportDocument {
         let path = try connection.requiredPath()
         if let outputPath { try OutputFile(path: outputPath, force: force).check(against: connection.filesRead) }
-        let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
+        var settings = try SQLCipherSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter)
+        settings.configuration.collationStandIns = collations.standIns
         guard let key = settings.key else { throw CLIError(.missingOption, "encrypt needs a key.") }
         let summary: DatabaseEncryption.ExportSummary
         var backupPath: String?
@@ -63,7 +65,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 // encryption), is written only once the database is known to be plaintext
                 // and replaceable.
                 summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher,
-                                                                lockTimeout: settings.configuration.busyTimeout) {
+                                                                lockTimeout: settings.configuration.busyTimeout, collations: collations.standIns) {
                     guard !backup.skip else { return }
                     backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
                 }
@@ -81,7 +83,8 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 reporter.warning("\(path) is now mode 0600 (it was \(String(format: "%04o", modeBefore))): its group and others can no longer read it. If the app reads it through its group, give that back with `chmod g+r \(path)`.")
             }
         } else if let outputPath {
-            summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher, overwrite: force)
+            summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher, overwrite: force,
+                                                     collations: collations.standIns)
             reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
         } else {
             throw CLIError(.missingOption, "Give --output FILE or --in-place (one of them).")
@@ -95,6 +98,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
             reporter.line(advice)
         }
         if let backupPath { reporter.line("Backup of the plaintext original: \(backupPath) — delete it once the encrypted database is in use.") }
+        collations.noteStandIns(to: reporter)
         return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts,
                               backup: backupPath, changed: true, written: written)
     }
@@ -120,6 +124,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") var fleet: FleetOptions
+    @OptionGroup var collations: CollationOptions
 
     @Option(name: .customLong("output"), help: ArgumentHelp("The plaintext copy to write; over several databases, name each with {name}: 'exports/{name}.db'.", valueName: "file"))
     var outputPath: String
@@ -153,15 +158,18 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
             throw CLIError(.missingOption, "decrypt needs the database's key; --plaintext databases are already decrypted.")
         }
         if mayBeDone {
-            if let copy = DatabaseEncryption.plaintextCopySummary(outputPath, of: path, key: key, cipher: settings.configuration.cipher) {
+            if let copy = DatabaseEncryption.plaintextCopySummary(outputPath, of: path, key: key, cipher: settings.configuration.cipher,
+                                                                  collations: collations.standIns) {
                 reporter.line("\(outputPath) is already a plaintext copy of \(path), with its schema and rows: nothing to do.")
                 return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: copy.rowCounts, backup: nil,
                                       changed: false, written: DatabaseCipherDescription(nil))
             }
             try output.check(against: connection.filesRead)
         }
-        let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force)
+        let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force,
+                                                     collations: collations.standIns)
         reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified). It is not encrypted: keep it private and delete it when done.")
+        collations.noteStandIns(to: reporter)
         return ExportDocument(database: path, databaseName: CommandSupport.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil,
                               changed: true, written: DatabaseCipherDescription(nil))
     }

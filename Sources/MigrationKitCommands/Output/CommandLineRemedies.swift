@@ -1,5 +1,6 @@
 import MigrationKit
 import MigrationKitFiles
+import MigrationKitKeys
 
 /// How the commands, in `migrationkit` and in an app's binary (`MigrationCLI`,
 /// `GRDBMigrationCLI`), word the
@@ -32,6 +33,8 @@ package enum CommandLineRemedies {
             case .storeKeyAgain:
                 // Worded by a layer with a `key store` command (SQLCipherCommandLayer).
                 return nil
+            case .standInForCollation(let name):
+                return "pass --collation \(shellQuoted(name))=NOCASE (or BINARY, RTRIM) to let a built-in collation stand in for it while copying"
             }
         }
     }

@@ -125,6 +125,9 @@ package enum ExitCodeDecision {
             return .locked
         case .unsupportedCipherSetting:
             return .usage
+        case .unregisteredCollation:
+            // As a change that would lose data: refused until the user says how to go on.
+            return .refused
         default:
             return exitCode(forSQLiteResultCode: resultCode)
         }

@@ -23,6 +23,11 @@ public struct SQLCipherConfiguration: Sendable {
     /// `SQLCipherLibrary.enableMemorySecurity()`). Process-wide and one-way, so off by
     /// default for a library inside an app; the `migrationkit` tool turns it on.
     public var memorySecurity: Bool = false
+    /// Built-in collations registered under the names of collations only the app that
+    /// made the database registers (`AppCollation`), by lower-cased name: for a command
+    /// that reads and copies such a database (see `CollationStandIn` for what the copy's
+    /// indexes then need). None by default.
+    public var collationStandIns: [String: CollationStandIn] = [:]
 
     /// The default options: create a missing file, read and write, wait up to five
     /// seconds for a lock, enforce foreign keys, no cipher settings, memory security off.

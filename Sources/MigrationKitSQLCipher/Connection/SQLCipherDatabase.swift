@@ -296,6 +296,20 @@ public final class SQLCipherDatabase {
         return try body()
     }
 
+    /// Registers `standIn`'s ordering under the name of a collation only the app
+    /// registers (`SQLCipherConfiguration.collationStandIns`).
+    func registerCollation(_ name: String, standingIn standIn: CollationStandIn) throws {
+        guard !isClosed else { throw closedError() }
+        let kind: Int32
+        switch standIn {
+        case .binary: kind = 0
+        case .nocase: kind = 1
+        case .rtrim: kind = 2
+        }
+        let code = migrationkit_register_stand_in_collation(handle, name, kind)
+        guard code == SQLITE_OK else { throw lastError(code: code) }
+    }
+
     /// The linked SQLCipher version as `PRAGMA cipher_version` reports it
     /// ("3.4.1", "4.6.1 community"), or nil when the library is not SQLCipher.
     public var cipherVersion: String? {

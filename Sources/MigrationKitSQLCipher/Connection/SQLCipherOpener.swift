@@ -444,6 +444,9 @@ enum SQLCipherOpener {
                                                   busyTimeout: configuration.busyTimeout,
                                                   givesWayToChanges: configuration.givesWayToChanges)
         if queryOnly { try database.execute(sql: "PRAGMA query_only = 1") }
+        for (name, standIn) in configuration.collationStandIns {
+            try database.registerCollation(name, standingIn: standIn)
+        }
         if !configuration.readOnly, database.isReadOnly {
             throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_READONLY,
                                  message: "The database file cannot be changed by this user: \(FileProbe.whyNotWritable(path)).")
@@ -469,6 +472,13 @@ enum SQLCipherOpener {
         do {
             _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
         } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
+            throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
+        } catch let error as SQLCipherError where keyed && error.resultCode.primaryResultCode == .SQLITE_ERROR
+                    && DatabaseFileHeader(path: database.file).hasPlaintextSQLiteHeader {
+            // A file with a plaintext header (SQLCipher 4's `cipher_plaintext_header_size`)
+            // passes SQLite's header check whatever the key; with a wrong key or salt its
+            // first page then fails SQLCipher's decryption, which SQLite reports as
+            // SQLITE_ERROR ("SQL logic error"), not NOTADB. The same failure as any wrong key.
             throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
         } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
             // The first page decrypted (a wrong key fails as NOTADB), but the schema

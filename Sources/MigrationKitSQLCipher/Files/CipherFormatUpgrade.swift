@@ -94,12 +94,13 @@ public enum CipherFormatUpgrade {
     /// and upgrades it; see `upgrade(_:to:dryRun:beforeWriting:)`.
     @discardableResult
     public static func upgrade(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
-                               to target: Target = Target(), dryRun: Bool = false) throws -> Summary {
+                               to target: Target = Target(), dryRun: Bool = false, collations: [String: CollationStandIn] = [:]) throws -> Summary {
         try requireSupportedLibrary()
         try validate(target, key: key)
         var configuration = SQLCipherConfiguration()
         configuration.createIfMissing = false
         configuration.cipher = cipher
+        configuration.collationStandIns = collations
         let writer = try refusingPlaintext(path) { try SQLCipherWriter(path: path, key: key, configuration: configuration) }
         return try upgrade(writer, to: target, dryRun: dryRun)
     }
@@ -154,6 +155,7 @@ public enum CipherFormatUpgrade {
         }
         // A dry run says what the real run would do, refusals included.
         try DurableFile.requireSingleName(path, leaving: "in the old format")
+        try writer.read { try DatabaseEncryption.requireStandIns(for: $0, given: writer.configuration.collationStandIns) }
         if dryRun {
             return Summary(path: path, outcome: .dryRun, from: from, to: wanted, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil, openingSettings: newSettings)
@@ -172,10 +174,11 @@ public enum CipherFormatUpgrade {
         do {
             try beforeWriting(writer)
             let busyTimeout = writer.configuration.busyTimeout
+            let collations = writer.configuration.collationStandIns
             let proven = try writer.writeWithoutTransaction { source in
                 try replace(source, by: replacement, key: key, newSettings: newSettings, wanted: wanted,
                             leavingWAL: currentJournalMode == "wal", makingWAL: journalMode == "wal", walMarker: walMarker,
-                            busyTimeout: busyTimeout, beforeReplacing: beforeReplacing)
+                            busyTimeout: busyTimeout, collations: collations, beforeReplacing: beforeReplacing)
             }
             return Summary(path: path, outcome: .upgraded, from: from, to: proven.settings, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: FileProbe(path: path).size, rowCounts: proven.summary.rowCounts,
@@ -193,7 +196,7 @@ public enum CipherFormatUpgrade {
     private static func replace(
         _ source: SQLCipherDatabase, by replacement: DatabaseFileReplacement, key: DatabaseKey, newSettings: CipherSettings,
         wanted: EffectiveCipherSettings, leavingWAL: Bool, makingWAL: Bool, walMarker: String,
-        busyTimeout: Duration, beforeReplacing: () throws -> Void
+        busyTimeout: Duration, collations: [String: CollationStandIn], beforeReplacing: () throws -> Void
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
         var replaced = false
         defer {
@@ -217,9 +220,9 @@ public enum CipherFormatUpgrade {
         try source.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
         let expected = try DatabaseContent(reading: source)
         try export(replacement.database, settings: source.cipherSettings, key: key, to: replacement.temporary, newSettings: newSettings,
-                   summary: expected, busyTimeout: busyTimeout)
+                   summary: expected, busyTimeout: busyTimeout, collations: collations)
         let proven = try prove(replacement.temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected,
-                               source: source, makeWAL: makingWAL, busyTimeout: busyTimeout)
+                               source: source, makeWAL: makingWAL, busyTimeout: busyTimeout, collations: collations)
         try beforeReplacing()
         try replacement.complete()
         replaced = true
@@ -253,8 +256,9 @@ public enum CipherFormatUpgrade {
     /// Writes the new file from a second connection to the database (see the type's
     /// comment), in the settings the first one found.
     private static func export(_ path: String, settings: CipherSettings, key: DatabaseKey, to temporary: String, newSettings: CipherSettings,
-                               summary: DatabaseContent, busyTimeout: Duration) throws {
+                               summary: DatabaseContent, busyTimeout: Duration, collations: [String: CollationStandIn]) throws {
         var configuration = SQLCipherConfiguration()
+        configuration.collationStandIns = collations
         configuration.createIfMissing = false
         configuration.foreignKeysEnabled = false
         configuration.busyTimeout = busyTimeout
@@ -269,7 +273,7 @@ public enum CipherFormatUpgrade {
     private static func prove(
         _ temporary: String, key: DatabaseKey, newSettings: CipherSettings, wanted: EffectiveCipherSettings,
         expected: DatabaseContent, source: SQLCipherDatabase,
-        makeWAL: Bool, busyTimeout: Duration
+        makeWAL: Bool, busyTimeout: Duration, collations: [String: CollationStandIn]
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
         func discarded(_ problem: String) -> SQLCipherError {
             SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
@@ -281,6 +285,7 @@ public enum CipherFormatUpgrade {
             configuration.foreignKeysEnabled = false
             configuration.busyTimeout = busyTimeout
             configuration.cipher = newSettings
+            configuration.collationStandIns = collations
             let copy: SQLCipherDatabase
             do {
                 copy = try SQLCipherOpener.open(path: temporary, key: key, configuration: configuration)

@@ -37,20 +37,22 @@ public enum DatabaseEncryption {
 
     /// Writes an encrypted copy of the plaintext database at `source` to `destination`
     /// (mode 0600). An existing destination is refused unless `overwrite`, and is then
-    /// replaced atomically.
+    /// replaced atomically. `collations` stand in for collations only the app registers
+    /// (`CollationStandIn`); a schema that names one without is refused
+    /// (`.unregisteredCollation`) before anything is written.
     @discardableResult
     public static func encrypt(plaintextAt source: String, to givenDestination: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
-                               overwrite: Bool = false) throws -> ExportSummary {
+                               overwrite: Bool = false, collations: [String: CollationStandIn] = [:]) throws -> ExportSummary {
         try key.validate()
         let destination = DurableFile.resolvingSymlinks(givenDestination)
         if DurableFile.sameFile(source, destination) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  advice: Advice(situation: "The output is the database itself", remedy: .encryptInPlace), path: givenDestination)
         }
-        let database = try openPlaintextSource(source)
+        let database = try openPlaintextSource(source, collations: collations)
         let exists = FileProbe(path: destination).kind != .missing
         return try exportVerified(from: database, to: exists && overwrite ? destination : givenDestination, key: key, cipher: cipher,
-                                  replacing: exists && overwrite)
+                                  collations: collations, replacing: exists && overwrite)
     }
 
     /// Encrypts the plaintext database at `path` in place: an encrypted copy is written
@@ -73,22 +75,25 @@ public enum DatabaseEncryption {
     ///     replaceable, before anything is written; the CLI writes its backup there.
     /// - Throws: `FileOperationError` `.inUse` when another process keeps it open.
     @discardableResult
+    ///   - collations: built-in collations standing in for those only the app registers,
+    ///     as `encrypt(plaintextAt:to:key:cipher:overwrite:collations:)` takes them.
     public static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
-                                      lockTimeout: Duration = SQLCipherConfiguration().busyTimeout,
+                                      lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, collations: [String: CollationStandIn] = [:],
                                       beforeWriting: () throws -> Void = {}) throws -> ExportSummary {
-        try encryptInPlace(at: path, key: key, cipher: cipher, lockTimeout: lockTimeout, beforeWriting: beforeWriting, beforeReplacing: {})
+        try encryptInPlace(at: path, key: key, cipher: cipher, lockTimeout: lockTimeout, collations: collations, beforeWriting: beforeWriting,
+                           beforeReplacing: {})
     }
 
     /// `beforeReplacing` runs after the copy is proven and before the rename; tests use
     /// it to simulate an interruption there.
     static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings,
-                               lockTimeout: Duration = SQLCipherConfiguration().busyTimeout,
+                               lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, collations: [String: CollationStandIn] = [:],
                                beforeWriting: () throws -> Void = {}, beforeReplacing: () throws -> Void) throws -> ExportSummary {
         try key.validate()
         let path = DurableFile.resolvingSymlinks(givenPath)
         let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout)
         defer { lock.release() }
-        let database = try openPlaintextSource(path, lockTimeout: lockTimeout, checkpointing: false)
+        let database = try openPlaintextSource(path, lockTimeout: lockTimeout, checkpointing: false, collations: collations)
         // The same owner and group, so the app's user still opens it; mode 0600, as the
         // copy was created. The room: the file and its WAL, which the checkpoint below
         // moves into it.
@@ -100,7 +105,7 @@ public enum DatabaseEncryption {
         do {
             try checkpointIfWAL(database)
             try beforeWriting()
-            let summary = try exportVerified(from: database, to: replacement.temporary, key: key, cipher: cipher, replacing: false)
+            let summary = try exportVerified(from: database, to: replacement.temporary, key: key, cipher: cipher, collations: collations, replacing: false)
             try beforeReplacing()
             try replacement.complete()
             return summary
@@ -123,7 +128,8 @@ public enum DatabaseEncryption {
     /// `sqlcipher_export` copies only the connection's own database, so the export runs
     /// from the database's side.
     @discardableResult
-    public static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to givenDestination: String, overwrite: Bool = false) throws -> ExportSummary {
+    public static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to givenDestination: String, overwrite: Bool = false,
+                               collations: [String: CollationStandIn] = [:]) throws -> ExportSummary {
         let destination = DurableFile.resolvingSymlinks(givenDestination)
         if DurableFile.sameFile(source, destination) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
@@ -134,13 +140,14 @@ public enum DatabaseEncryption {
                                  advice: Advice(situation: "The output file already exists", otherwise: "choose another name", remedy: .replaceOutput),
                                  path: destination)
         }
-        var configuration = existing(cipher: cipher)
+        var configuration = existing(cipher: cipher, collations: collations)
         configuration.readOnly = true
         let look = try SQLCipherOpener.open(path: source, key: key, configuration: configuration)
         defer { look.close() }
+        try requireStandIns(for: look, given: collations)
         let reader = try SQLCipherOpener.openExportSource(reading: look, key: key, configuration: configuration)
         defer { reader.close() }
-        return try exportVerified(from: reader, to: destination, key: nil, cipher: CipherSettings(), replacing: true)
+        return try exportVerified(from: reader, to: destination, key: nil, cipher: CipherSettings(), collations: collations, replacing: true)
     }
 
     /// The summary of `copy` when it is a plaintext copy of the encrypted database at
@@ -148,12 +155,13 @@ public enum DatabaseEncryption {
     /// the source's schema (the ledger included), row counts and header settings. Nil
     /// otherwise, whatever the reason: the caller then treats it as any file in the way.
     /// What a fleet's `decrypt` run again finds where a run before wrote its copy.
-    public static func plaintextCopySummary(_ copy: String, of source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings()) -> ExportSummary? {
-        var readOnly = existing()
+    public static func plaintextCopySummary(_ copy: String, of source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+                                            collations: [String: CollationStandIn] = [:]) -> ExportSummary? {
+        var readOnly = existing(collations: collations)
         readOnly.readOnly = true
         guard let exported = try? SQLCipherOpener.open(path: copy, key: nil, configuration: readOnly) else { return nil }
         defer { exported.close() }
-        var sourceConfiguration = existing(cipher: cipher)
+        var sourceConfiguration = existing(cipher: cipher, collations: collations)
         sourceConfiguration.readOnly = true
         guard let original = try? SQLCipherOpener.open(path: source, key: key, configuration: sourceConfiguration) else { return nil }
         defer { original.close() }
@@ -269,10 +277,11 @@ public enum DatabaseEncryption {
 
     /// How every database here is opened: it must exist (never created by accident),
     /// with the cipher settings it was made with.
-    private static func existing(cipher: CipherSettings = CipherSettings()) -> SQLCipherConfiguration {
+    private static func existing(cipher: CipherSettings = CipherSettings(), collations: [String: CollationStandIn] = [:]) -> SQLCipherConfiguration {
         var configuration = SQLCipherConfiguration()
         configuration.createIfMissing = false
         configuration.cipher = cipher
+        configuration.collationStandIns = collations
         return configuration
     }
 
@@ -306,10 +315,14 @@ public enum DatabaseEncryption {
     /// Why no other process may have a database open when it is encrypted in place.
     private static let encryptConsequence = "would go on reading and writing the plaintext file once the encrypted copy takes its name"
 
-    /// - Parameter checkpointing: empty a WAL file into the database first (see
-    ///   `checkpointIfWAL`); without, the caller does before it copies.
-    private static func openPlaintextSource(_ path: String, lockTimeout: Duration? = nil, checkpointing: Bool = true) throws -> SQLCipherDatabase {
-        var configuration = existing()
+    /// - Parameters:
+    ///   - checkpointing: empty a WAL file into the database first (see
+    ///     `checkpointIfWAL`); without, the caller does before it copies.
+    ///   - collations: stand-ins for the collations only the app registers; a schema
+    ///     naming one without is refused here, before anything is written.
+    private static func openPlaintextSource(_ path: String, lockTimeout: Duration? = nil, checkpointing: Bool = true,
+                                            collations: [String: CollationStandIn]) throws -> SQLCipherDatabase {
+        var configuration = existing(collations: collations)
         if let lockTimeout { configuration.busyTimeout = lockTimeout }
         let database: SQLCipherDatabase
         do {
@@ -318,6 +331,7 @@ public enum DatabaseEncryption {
             throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
                                  message: "The database is already encrypted (or is not a database); to change its key, use `rekey`.", path: path)
         }
+        try requireStandIns(for: database, given: collations)
         if checkpointing { try checkpointIfWAL(database) }
         return database
     }
@@ -332,7 +346,8 @@ public enum DatabaseEncryption {
 
     /// Exports `source` into a new database at `destination` (written beside it and
     /// renamed into place when `replacing`), proves the copy, and returns what it holds.
-    private static func exportVerified(from source: SQLCipherDatabase, to destination: String, key: DatabaseKey?, cipher: CipherSettings, replacing: Bool) throws -> ExportSummary {
+    private static func exportVerified(from source: SQLCipherDatabase, to destination: String, key: DatabaseKey?, cipher: CipherSettings,
+                                       collations: [String: CollationStandIn], replacing: Bool) throws -> ExportSummary {
         // A plaintext copy stays private (0600) whatever file it overwrites.
         let replacement = replacing ? try DatabaseFileReplacement(replacing: destination, purpose: "exporting", options: .init(leaving: "as it was", keeping: [])) : nil
         let target = replacement?.temporary ?? destination
@@ -355,7 +370,7 @@ public enum DatabaseEncryption {
                 let unreadable = [ResultCode.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode)
                 throw error.at(path: unreadable ? source.path : destination)
             }
-            let configuration = existing(cipher: cipher)
+            let configuration = existing(cipher: cipher, collations: collations)
             let (written, actual) = try { () throws -> (ExportSummary, DatabaseContent) in
                 // Closed before the rename below: a WAL copy's connection takes its -wal
                 // and -shm away with it, under the name they were made for.
@@ -387,6 +402,19 @@ public enum DatabaseEncryption {
             DurableFile.removeIfPresent(target)
             throw error
         }
+    }
+
+    /// Refuses, before anything is read or written, a database whose schema names a
+    /// collation only the app registers (`AppCollation`) that nothing in `collations`
+    /// stands in for: SQLite can neither read an index ordered by it nor build one.
+    static func requireStandIns(for source: SQLCipherDatabase, given collations: [String: CollationStandIn]) throws {
+        let missing = try naming(source.path) { try AppCollation.named(in: source) }.filter { collations[$0.name.lowercased()] == nil }
+        guard let first = missing.first else { return }
+        throw SQLCipherError(
+            kind: .unregisteredCollation, resultCode: .SQLITE_ERROR,
+            advice: Advice(situation: "The database's schema uses the collation \"\(first.name)\" (in \(first.objects.joined(separator: ", "))), which only the app that made it registers, so it cannot be read and copied as it is",
+                           remedy: .standInForCollation(first.name), note: "Nothing was changed."),
+            path: source.path)
     }
 
     /// What is wrong with the full-text and R*Tree indexes of `copy`
