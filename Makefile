@@ -19,8 +19,9 @@ check:
 
 # Crash safety, many more times than the suite: SIGKILLs migrate, rekey and
 # encrypt --in-place at random moments, stops a fleet's key rotation (key files and
-# keyring items) by SIGKILL and SIGTERM, and rotates beside a key-folder cleaner,
-# checking every database and key after each fault.
+# keyring items) by SIGKILL and SIGTERM, and rotates beside a cleaner of new key files,
+# and of new keyring items, SIGKILLed at random moments, checking every database and
+# key after each fault.
 SOAK_KILLS ?= 1000
 soak:
 	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh --filter 'CrashSafetyTests|KeyRotationTests'

@@ -149,6 +149,23 @@ import Testing
         #expect(existing.status == 0 && !existing.transcript.contains("again"), "\(existing.transcript)")
     }
 
+    /// `rekey` with no new-key option on a terminal: the new key is asked twice, and once
+    /// the database is on it, the key typed (which has no place to be read back from)
+    /// proves it and the run succeeds; the typed key opens the database, the old one no
+    /// longer does.
+    @Test func rekeyWithTheNewKeyTypedAtThePromptSucceeds() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--no-backup", "-q"]).status == 0)
+        let typed = try onTerminal(["rekey", "--no-backup"] + workspace.options(), in: workspace, [
+            .init(expect: "New key", send: "the typed key\n"),
+            .init(expect: "again", send: "the typed key\n"),
+        ])
+        #expect(typed.status == 0 && typed.transcript.contains("Rekeyed"), "\(typed.transcript)")
+        #expect(try SQLCipherShell.run(workspace.database, passphrase: "the typed key", "SELECT count(*) FROM authors;").stdout == "0\n")
+        #expect(try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM authors;").status != 0)
+    }
+
     /// README (exit codes): Ctrl-C at the key prompt ends the process by SIGINT, every
     /// time, so a shell loop over databases stops instead of asking the next one's key.
     @Test func ctrlCAtThePromptEndsTheProcessBySIGINT() throws {

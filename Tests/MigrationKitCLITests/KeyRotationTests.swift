@@ -1,5 +1,9 @@
 import Foundation
+@testable import MigrationKitCLI
+@testable import MigrationKitCommands
 import MigrationKitCLITestSupport
+import MigrationKitKeys
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -9,8 +13,9 @@ import Glibc
 
 /// `rekey --new-key generate` over a fleet, as docs/fleets.md's rotation runs it: a new key
 /// is published to its place only once its tenant is on it, read back from there and
-/// proven before the old one is retired, and a run stopped or disturbed anywhere leaves
-/// every tenant opening with a key found where the docs say.
+/// proven before the old one is retired, read back once more at the end, and a run stopped
+/// or disturbed anywhere leaves every tenant opening with a key found where the docs say.
+/// (A rotation beside a cleaner, killed at random moments: MigrationKitCLIProcessTests.)
 @Suite struct KeyRotationTests {
     /// Tenants in `tenants/`, each with its own raw key in `keys/NAME.key`, made by the shell.
     private struct Tenants {
@@ -166,55 +171,126 @@ import Glibc
         #expect(tenants.leftovers.isEmpty, "\(tenants.leftovers)")
     }
 
-    /// A cleaner that removes the new key files from the key folder while a rotation
-    /// runs (a configuration-management purge of files it does not manage): an old key is
-    /// deleted only where the new one was proven in its place at that moment; every other
-    /// tenant keeps its old key file and opens with it or with the new key kept staged,
-    /// which its failure names; a run after the cleaner stops finishes those tenants.
-    @Test func aKeyFolderCleanerBesideARotationNeverStrandsATenant() throws {
-        // A few rounds here, many in `make soak` (MIGRATIONKIT_SOAK_KILLS).
-        let rounds = ProcessInfo.processInfo.environment["MIGRATIONKIT_SOAK_KILLS"].flatMap(Int.init).map { max(1, $0 / 10) }
-            ?? TestDepth.count(quick: 1, full: 3)
-        for _ in 0..<rounds { try rotateBesideACleaner() }
+    /// The rotation's last look at a tenant (`PublishedKey.finish`), with the new key file
+    /// removed right after the old key is deleted: the key is written back once, mode
+    /// 0600, the copy kept beside it stays, and the tenant fails with a sentence naming
+    /// the file and the cause, never the key; the command run again finishes the tenant.
+    @Test func aNewKeyRemovedOnceTheOldOneIsDeletedIsWrittenBackAndItsTenantFails() throws {
+        let tenants = try Tenants(1)
+        let (new, published) = try publishedNewKey(tenants, place: { .file(path: tenants.workspace.path("keys/tenant0.next")) })
+        let oldKeyFile = tenants.workspace.path("keys/tenant0.key")
+        let failure = #expect(throws: CLIError.self) {
+            try published.finish(retiring: .file(path: oldKeyFile), afterRetiring: { unlink(tenants.workspace.path("keys/tenant0.next")) })
+        }
+        let message = failure?.message ?? ""
+        #expect(failure?.reason == .newKeyNotStored && failure?.exitCode == .keyUnavailable)
+        #expect(message.contains("keys/tenant0.next does not hold it (it was removed after the key was proven there)")
+                    && message.contains("written back there once") && message.contains("The old key is deleted")
+                    && message.contains("is kept in \(tenants.workspace.path("keys/.tenant0.next.migrationkit-new-key"))"), "\(message)")
+        #expect(!message.contains(new.text))
+        #expect(tenants.key("tenant0", "next") == new && tenants.key(".tenant0", "next.migrationkit-new-key") == new && tenants.key("tenant0") == nil)
+        let mode = try FileManager.default.attributesOfItem(atPath: tenants.workspace.path("keys/tenant0.next"))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try tenants.opens("tenant0", with: tenants.key("tenant0", "next")))
+
+        let rerun = try tenants.run(["rekey", "--db-path", "tenants/tenant0.db", "--password-file", "keys/{name}.key", "--new-password-file", "keys/{name}.next",
+                                     "--new-key", "generate", "--old-key", "delete", "--no-backup"])
+        #expect(rerun.status == 0 && rerun.stdout.contains("already opens with the new key"), "\(rerun.output)")
+        #expect(tenants.key("tenant0", "next") == new && tenants.leftovers.isEmpty, "\(tenants.leftovers)")
     }
 
-    private func rotateBesideACleaner() throws {
-        let tenants = try Tenants(8)
-        let stop = StopFlag()
-        let cleaner = Thread {
-            while !stop.isSet {
-                for file in (try? FileManager.default.contentsOfDirectory(atPath: tenants.workspace.path("keys"))) ?? [] where file.hasSuffix(".next") {
-                    unlink(tenants.workspace.path("keys/" + file))
-                }
-            }
+    /// The same last look with nothing removed: the copy kept beside the key file becomes
+    /// the key file (a rename of the same key), and nothing else is left; with another
+    /// key put there meanwhile, that key is left as it is and the tenant fails.
+    @Test func theLastLookGivesUpTheKeptCopyOnlyForTheKeyAtItsPlace() throws {
+        let tenants = try Tenants(2)
+        let (new, published) = try publishedNewKey(tenants, place: { .file(path: tenants.workspace.path("keys/tenant0.next")) })
+        try published.finish(retiring: .file(path: tenants.workspace.path("keys/tenant0.key")))
+        #expect(tenants.key("tenant0", "next") == new && tenants.key("tenant0") == nil && tenants.leftovers.isEmpty, "\(tenants.leftovers)")
+        #expect(try tenants.opens("tenant0", with: new))
+
+        let (other, replaced) = try publishedNewKey(tenants, name: "tenant1", place: { .file(path: tenants.workspace.path("keys/tenant1.next")) })
+        let stranger = TestKey.raw()
+        let failure = #expect(throws: CLIError.self) {
+            try replaced.finish(retiring: nil, afterRetiring: { try tenants.workspace.write("keys/tenant1.next", stranger.text + "\n", mode: 0o600) })
         }
-        cleaner.start()
-        let rotation = ["rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-password-file", "keys/{name}.next",
-                        "--new-key", "generate", "--old-key", "delete", "--no-backup", "--jobs", "2"]
-        let disturbed = try tenants.run(rotation)
-        stop.set()
-        while !cleaner.isFinished { usleep(1000) }
-        #expect(disturbed.status == 0 || disturbed.exitCode == .keyUnavailable, "\(disturbed.output)")
-        let table = disturbed.stdout.split(separator: "\n").map(String.init)
-        var unfinished: [String] = []
-        for name in tenants.names {
-            let line = table.first { $0.hasPrefix("tenants/\(name).db ") } ?? ""
-            if tenants.key(name) == nil {
-                // Retired: only after its new key was read back from its place and opened it.
-                #expect(line.contains("rekeyed; old key deleted"), "\(name)'s old key is gone, but: \(line)")
-                continue
-            }
-            unfinished.append(name)
-            let staged = tenants.key(".\(name)", "next.migrationkit-new-key")
-            #expect(try tenants.opens(name, with: tenants.key(name)) || tenants.opens(name, with: staged), "\(name) opens with no key it has: \(line)")
-            if line.contains("failed") {
-                #expect(line.contains("is kept in keys/.\(name).next.migrationkit-new-key") && line.contains("old key was left where it was"), "\(line)")
-            }
+        #expect(failure?.message.contains("holds another key, left as it is") == true && failure?.message.contains("old key was left where it was") == true,
+                "\(failure?.message ?? "")")
+        #expect(tenants.key("tenant1", "next") == stranger && tenants.key(".tenant1", "next.migrationkit-new-key") == other)
+        #expect(try tenants.opens("tenant1", with: other))
+    }
+
+    /// A new key the user gave in a hex key file (not generated, so kept nowhere else),
+    /// removed once the old key is deleted: written back once, in hex, mode 0600, and the
+    /// tenant fails; the key file opens the tenant.
+    @Test func aGivenHexKeyFileRemovedAtTheEndIsWrittenBackInHex() throws {
+        let tenants = try Tenants(1)
+        let new = TestKey.raw()
+        let old = try #require(tenants.key("tenant0"))
+        let database = tenants.database("tenant0")
+        #expect(try SQLCipherShell.run(database, key: old, "PRAGMA rekey = \(new.pragma);").status == 0)
+        let hexFile = tenants.workspace.path("keys/tenant0.hex")
+        try tenants.workspace.write("keys/tenant0.hex", Array(new.text.utf8).map { String(format: "%02x", $0) }.joined() + "\n", mode: 0o600)
+        let published = PublishedKey(key: new.databaseKey, place: .hex(.file(path: hexFile)), staged: nil, database: database, ownedLike: nil,
+                                     inPlace: false, opens: { key in (try? SQLCipherWriter(path: database, key: key)) != nil })
+        let failure = #expect(throws: CLIError.self) {
+            try published.finish(retiring: .file(path: tenants.workspace.path("keys/tenant0.key")), afterRetiring: { unlink(hexFile) })
         }
-        let finished = try tenants.run(rotation)
-        for name in unfinished {
-            #expect(try tenants.opens(name, with: tenants.key(name, "next")) && tenants.key(name) == nil, "\(name): \(finished.output)")
+        #expect(failure?.message.contains("written back there once") == true && failure?.message.contains("Stop whatever removes \(hexFile)") == true,
+                "\(failure?.message ?? "")")
+        let mode = try FileManager.default.attributesOfItem(atPath: hexFile)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let status = try tenants.run(["status", "--db-path", "tenants/tenant0.db", "--password-hex-file", "keys/tenant0.hex"])
+        #expect(status.status == 0, "\(status.output)")
+    }
+
+    /// The last look at a key in a Secret Service item deleted right after the old key's
+    /// item: the item is stored back once, the kept item stays, the tenant fails; the
+    /// command run again finishes it.
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func aNewKeyItemDeletedOnceTheOldOneIsDeletedIsStoredBackAndItsTenantFails() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        let tenants = try Tenants(1)
+        let service = "org.migrationkit.tests.last-look.\(UUID().uuidString)"
+        func item(_ account: String) throws -> TestKey? {
+            let found = try Binary.run(["lookup", "service", service, "account", account], executable: "/usr/bin/secret-tool")
+            return found.status == 0 && !found.stdout.isEmpty ? TestKey(text: found.stdout.trimmingCharacters(in: .newlines)) : nil
         }
-        #expect(tenants.leftovers.isEmpty, "\(tenants.leftovers)")
+        let accounts = ["tenant0", "tenant0.next", "tenant0.next.migrationkit-new-key"]
+        defer { for account in accounts { _ = try? Binary.run(["clear", "service", service, "account", account], executable: "/usr/bin/secret-tool") } }
+        let old = try #require(tenants.key("tenant0"))
+        #expect(try Binary.run(["store", "--label", "old", "service", service, "account", "tenant0"], executable: "/usr/bin/secret-tool", stdin: old.text).status == 0)
+        let (new, published) = try publishedNewKey(tenants, place: { .secretService(service: service, account: "tenant0.next") })
+        let failure = #expect(throws: CLIError.self) {
+            try published.finish(retiring: .secretService(service: service, account: "tenant0"), afterRetiring: {
+                let cleared = try Binary.run(["clear", "service", service, "account", "tenant0.next"], executable: "/usr/bin/secret-tool")
+                #expect(cleared.status == 0, "\(cleared.output)")
+            })
+        }
+        let message = failure?.message ?? ""
+        #expect(message.contains("account \"tenant0.next\" does not hold it (it was removed after the key was proven there)")
+                    && message.contains("account \"tenant0.next.migrationkit-new-key\""), "\(message)")
+        #expect(try item("tenant0.next") == new && item("tenant0.next.migrationkit-new-key") == new && item("tenant0") == nil)
+
+        let rerun = try tenants.run(["rekey", "--db-path", "tenants/tenant0.db", "--keychain-service", service, "--keychain-account", "{name}",
+                                     "--new-keychain-service", service, "--new-keychain-account", "{name}.next",
+                                     "--new-key", "generate", "--old-key", "delete", "--no-backup"])
+        #expect(rerun.status == 0 && rerun.stdout.contains("already opens with the new key"), "\(rerun.output)")
+        #expect(try item("tenant0.next") == new && item("tenant0.next.migrationkit-new-key") == nil)
+    }
+
+    /// A tenant as a rotation leaves it just before its old key is retired: on a new raw
+    /// key (rekeyed by the shell), that key written to `place` and kept beside it.
+    private func publishedNewKey(_ tenants: Tenants, name: String = "tenant0", place: () -> KeySource) throws -> (TestKey, PublishedKey) {
+        let new = TestKey.raw()
+        let old = try #require(tenants.key(name))
+        let database = tenants.database(name)
+        #expect(try SQLCipherShell.run(database, key: old, "PRAGMA rekey = \(new.pragma);").status == 0)
+        let stage = try #require(KeyStage(publishingTo: place()))
+        try KeyStage.write(new.databaseKey, to: stage.place, ownedLike: nil)
+        try stage.write(new.databaseKey, ownedLike: nil)
+        let published = PublishedKey(key: new.databaseKey, place: stage.place, staged: stage, database: database, ownedLike: nil, inPlace: false,
+                                     opens: { key in (try? SQLCipherWriter(path: database, key: key)) != nil })
+        return (new, published)
     }
 }

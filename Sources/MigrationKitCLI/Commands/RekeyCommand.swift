@@ -125,10 +125,11 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 ? try newKey.generatedKey(for: path, ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace, reporter: reporter)
                 : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter), stage: nil, staged: nil)
             if pending.key.isSameKey(as: currentKey) {
-                // In place, a run stopped after publishing its key and before removing the
+                // In place, a run stopped after publishing its key and before giving up the
                 // kept copy: the database is on the key in its place; only the copy is left.
                 if inPlace, let staged = pending.staged {
-                    staged.removeStaged()
+                    try published(currentKey, at: newKeySource, staged: staged, on: path, ownedLike: Self.file(of: oldKeySource), inPlace: inPlace)
+                        .finish(retiring: nil)
                     reporter.line("\(path) is on the key in its place already (a stopped run published it): nothing to change.")
                     return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
                 }
@@ -153,8 +154,9 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             // Only the opening of the database fails so; a rekey that began never does.
             return try alreadyDone(path, oldKeySource: oldKeySource, newKeySource: newKeySource, inPlace: inPlace, failure: error, reporter: reporter)
         }
-        try publishAndProve(pending, at: newKeySource, on: path, inPlace: inPlace, ownedLike: Self.file(of: oldKeySource), reporter: reporter)
-        if oldKey == .delete, !inPlace, let oldKeySource { try KeyRotation.delete(oldKeySource) }
+        let newKeyAtPlace = published(pending.key, at: newKeySource, staged: pending.staged, on: path, ownedLike: Self.file(of: oldKeySource), inPlace: inPlace)
+        try newKeyAtPlace.prove()
+        try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         let retired = inPlace ? ", and it replaced the old key in its place." : oldKey == .delete ? ", and the old key is deleted." : "."
         reporter.line("Rekeyed \(path): the new key opens it from where it is stored, the old one no longer does" + retired)
         if let backupPath {
@@ -178,24 +180,17 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         inPlace ? "replaced" : oldKey == .delete ? "deleted" : "kept"
     }
 
-    /// Publishes a generated key to its place once its database is on it, then reads the
-    /// key back from where it is stored and proves it opens the database: what retiring
-    /// the old key waits for. A key missing from its place (a cleaner removed the file),
-    /// or another one there, fails the database with the old key left as it is and the
-    /// new key named where it still is.
-    private func publishAndProve(_ pending: KeyRotation.PendingKey, at place: KeySource?, on path: String, inPlace: Bool, ownedLike: String?, reporter: Reporter) throws {
-        if let staged = pending.staged { try staged.publish(pending.key, ownedLike: ownedLike) }
-        let stored = try? place?.resolve(warn: { _ in })
-        if let stored, stored.isSameKey(as: pending.key), keyOpens(stored, path) {
-            pending.staged?.removeStaged()
-            return
-        }
-        let where_ = place.map(KeyStage.describe) ?? "the new key's source"
-        let why = stored == nil ? "it is not there" : "it holds another key"
-        let old = inPlace ? "" : " The old key was left where it was, though it no longer opens the database."
-        let remedy = pending.staged.map { "The new key is kept in \(KeyStage.describe($0.staging)); run the command again to publish it from there." }
-            ?? "Put the new key back at \(where_), then run the command again."
-        throw CLIError(.newKeyNotStored, "\(path) is on its new key, but \(where_) does not hold it (\(why)).\(old) \(remedy)")
+    /// The old key to delete once the new one is proven: its place with `--old-key
+    /// delete`, unless the new key replaced it there.
+    private func retiring(_ oldKeySource: KeySource?, _ inPlace: Bool) -> KeySource? {
+        oldKey == .delete && !inPlace ? oldKeySource : nil
+    }
+
+    /// `key`, the database's new key, at `place`: published (when `staged`), proven, and
+    /// read back from there at the end (`PublishedKey`).
+    private func published(_ key: DatabaseKey, at place: KeySource?, staged: KeyStage?, on path: String, ownedLike: String?, inPlace: Bool) -> PublishedKey {
+        PublishedKey(key: key, place: place.flatMap { KeyStage.isPlace($0) ? $0 : nil }, staged: staged, database: path,
+                     ownedLike: ownedLike, inPlace: inPlace, opens: { keyOpens($0, path) })
     }
 
     /// A database the current key does not open (or whose current key is gone) but the
@@ -207,24 +202,32 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
         try CommandSupport.holdChangeLock(on: path, timeout: configuration.busyTimeout)
         let stage = generating ? newKeySource.flatMap(KeyStage.init(publishingTo:)) : nil
+        let ownedLike = Self.file(of: oldKeySource)
+        let newKeyAtPlace: PublishedKey
         // Never generated here: a key made now cannot be the one the database is on.
         if let key = try? newKey.resolve(for: path, reporter: reporter), keyOpens(key, path) {
-            stage?.removeStaged()
+            // A copy kept of this key is given up at the end; any other is no one's.
+            let kept = stage.flatMap { try? $0.stagedKey(warn: { _ in }) }
+            if let stage, let kept, !kept.isSameKey(as: key) { stage.removeStaged() }
+            newKeyAtPlace = published(key, at: newKeySource, staged: kept?.isSameKey(as: key) == true ? stage : nil, on: path,
+                                      ownedLike: ownedLike, inPlace: inPlace)
         } else if let stage, let staged = try? stage.stagedKey(warn: { _ in }), keyOpens(staged, path) {
             // Killed between its rekey's commit and the key's publication.
-            try publishAndProve(KeyRotation.PendingKey(key: staged, stage: nil, staged: stage), at: newKeySource, on: path, inPlace: inPlace,
-                                ownedLike: Self.file(of: oldKeySource), reporter: reporter)
+            newKeyAtPlace = published(staged, at: newKeySource, staged: stage, on: path, ownedLike: ownedLike, inPlace: inPlace)
+            try newKeyAtPlace.prove()
             reporter.line("\(path) was already on its new key, kept where a stopped run left it: published it to \(newKeySource.map(KeyStage.describe) ?? "its place").")
         } else {
             throw failure
         }
-        if oldKey == .delete, !inPlace, let oldKeySource { try KeyRotation.delete(oldKeySource) }
+        try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
         return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
     }
 
-    /// A wrong current key, or none (its file deleted by an earlier `--old-key delete`).
+    /// A wrong current key, or none (its file deleted by an earlier `--old-key delete`);
+    /// never a new key found missing from its place, which is this run's own finding.
     private static func mayBeDone(_ error: any Error) -> Bool {
+        if let error = error as? CLIError, error.reason == .newKeyNotStored { return false }
         guard let code = ErrorPresentation(error)?.exitCode else { return false }
         return code == .wrongKeyOrNotADatabase || code == .keyUnavailable
     }

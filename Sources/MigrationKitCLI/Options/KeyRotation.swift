@@ -10,12 +10,14 @@ import MigrationKitKeys
 /// A generated key waits under a name no app or later rotation reads (`KeyStage`) until
 /// its database's rekey has committed; only then is it published to its place (a
 /// `--new-password-file`, or a Secret Service item), read back from there, and proven to
-/// open the database. Only then is the old key retired (kept, or deleted) and the staged
-/// copy removed. So a key is never published for a database it does not open, a key
-/// that went missing from its place is noticed before the old one is deleted, and a
-/// rerun after a kill finds the staged key and finishes. When the new key's place is the
-/// current key's own (`--password-file keys/{name}.key --new-password-file
-/// keys/{name}.key`), the new key replaces the old one there: the app reads one file.
+/// open the database. Only then is the old key retired (kept, or deleted); last, the key
+/// is read from its place once more and opens the database before the staged copy is
+/// given up (`PublishedKey`). So a key is never published for a database it does not
+/// open, a key that went missing from its place is noticed (and written back) before the
+/// database is reported done, and a rerun after a kill finds the staged key and
+/// finishes. When the new key's place is the current key's own (`--password-file
+/// keys/{name}.key --new-password-file keys/{name}.key`), the new key replaces the old
+/// one there: the app reads one file.
 enum KeyRotation {
     /// `--new-key`: where the new key comes from besides the new-key options.
     enum NewKeyMode: String, ExpressibleByArgument, CaseIterable {

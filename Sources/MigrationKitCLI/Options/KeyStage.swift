@@ -12,21 +12,28 @@ import MigrationKitKeys
 /// never loses it: the next run finds the database on the staged key and publishes it.
 /// It is published to its place only once the rekey committed, so an app (or next
 /// month's rotation) never takes a key for the live one before the database is on it;
-/// and the staged copy stays until the published one is read back and proven.
+/// and the staged copy stays until the published one is read back from its place at the
+/// end of the rotation (`PublishedKey`).
 struct KeyStage {
     /// The key's own place: a key file or a Secret Service item.
     let place: KeySource
     /// Where it waits.
     let staging: KeySource
+    /// The key file `place` names, links followed, beside which the staged file is: what
+    /// `release` renames it onto. Nil for an item.
+    private let placeFile: String?
 
     /// The stage of a key whose place is `place`; nil for a place a key cannot be
     /// written to (an environment variable, a prompt).
     init?(publishingTo place: KeySource) {
         switch place {
         case .file(let path):
-            staging = .file(path: DurableFile.siblingPath(of: DurableFile.resolvingSymlinks(path), purpose: "new-key"))
+            let file = DurableFile.resolvingSymlinks(path)
+            staging = .file(path: DurableFile.siblingPath(of: file, purpose: "new-key"))
+            placeFile = file
         case .secretService(let service, let account):
             staging = .secretService(service: service, account: account + ".migrationkit-new-key")
+            placeFile = nil
         default:
             return nil
         }
@@ -54,7 +61,24 @@ struct KeyStage {
         try Self.write(key, to: place, ownedLike: ownedLike)
     }
 
-    /// Removes the staged copy: published and proven, or its database never rekeyed.
+    /// Gives up the staged copy once its key was read back from its place and opened the
+    /// database, at the end of the rotation. A staged file is renamed onto its place (it
+    /// holds the same key), so at no instant is the key under neither name, whatever
+    /// removes the place meanwhile. An item is deleted, the Secret Service having no
+    /// rename: then the key must be looked for at its place once more.
+    ///
+    /// - Returns: whether the key is at its place by this step itself (a file).
+    func release() throws -> Bool {
+        guard case .file(let path) = staging, let placeFile else {
+            removeStaged()
+            return false
+        }
+        try DurableFile.replace(placeFile, with: path, keeping: [])
+        return true
+    }
+
+    /// Removes the staged copy: a key its database was never rekeyed to, or one a stopped
+    /// run left of the key the database is on in its place.
     func removeStaged() {
         switch staging {
         case .file(let path):
@@ -76,11 +100,21 @@ struct KeyStage {
         }
     }
 
-    /// The key at `source`; nil when none is there. An item that could not be read (a
-    /// locked keyring) is an error, not an absence: it may hold a key a killed run rekeyed to.
-    private static func read(_ source: KeySource, warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
+    /// Whether a key can be read back from `source` and written there (`read`, `write`):
+    /// a key file, a hex key file, a Secret Service item.
+    static func isPlace(_ source: KeySource) -> Bool {
         switch source {
-        case .file(let path):
+        case .file, .secretService, .hex(.file): return true
+        default: return false
+        }
+    }
+
+    /// The key at `source` (a place, `isPlace`); nil when none is there. An item that
+    /// could not be read (a locked keyring) is an error, not an absence: it may hold a key
+    /// a killed run rekeyed to.
+    static func read(_ source: KeySource, warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
+        switch source {
+        case .file(let path), .hex(.file(let path)):
             guard FileProbe(path: path).kind != .missing else { return nil }
             return try source.resolve(warn: warn)
         case .secretService(let service, let account):
@@ -94,10 +128,19 @@ struct KeyStage {
         }
     }
 
-    private static func write(_ key: DatabaseKey, to source: KeySource, ownedLike: String?) throws {
+    /// Writes `key` to `source` (a place, `isPlace`), durably, a file mode 0600 and owned
+    /// like `ownedLike`, replacing what is there.
+    static func write(_ key: DatabaseKey, to source: KeySource, ownedLike: String?) throws {
         switch source {
         case .file(let path):
             try key.withKeyText { text in try DurableFile.writePrivate(Array(text) + [0x0A], to: path, replacing: true, ownedLike: ownedLike) }
+        case .hex(.file(let path)):
+            // Two digits a byte, as a hex key file is read (`KeyText.Form.hex`).
+            let digits = Array("0123456789abcdef".utf8)
+            try key.withKeyText { text in
+                try DurableFile.writePrivate(text.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] } + [0x0A],
+                                             to: path, replacing: true, ownedLike: ownedLike)
+            }
         case .secretService(let service, let account):
             try SecretServiceKeyStore().store(service: service, account: account, label: "MigrationKit key (\(account))", key: key)
         default:

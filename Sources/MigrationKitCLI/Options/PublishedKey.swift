@@ -1,0 +1,151 @@
+import MigrationKitCommands
+import MigrationKitKeys
+
+/// A rekeyed database's new key at the place an app reads it from (a key file, a hex
+/// key file, a Secret Service item), from its publication to the end of the rotation.
+///
+/// The order is what keeps a database from ending with no key where it is stored: the
+/// key is published (when it was kept staged), read back from its place and proven to
+/// open the database (`prove`); only then is the old key retired; last, the key is read
+/// from its place once more and must open the database, and only then is the staged copy
+/// given up (`finish`). A key that went missing from its place meanwhile (a cleaner that
+/// purges files it does not manage, an item someone deleted) is written back there once
+/// from memory, the staged copy is kept, and the database fails with a sentence naming
+/// the cause, never the key: a rotation is reported done only for a key that was at its
+/// place at the end.
+struct PublishedKey {
+    /// The key the database is on.
+    let key: DatabaseKey
+    /// Where it is stored (`KeyStage.isPlace`); nil when it has none to read it back
+    /// from (typed at a prompt, given as an option or a variable): then only `key`
+    /// itself is proven.
+    let place: KeySource?
+    /// Where a generated key is kept until the end of the rotation; nil for a key that
+    /// was not staged.
+    let staged: KeyStage?
+    /// The database on `key`.
+    let database: String
+    /// The old key's file, whose owner and group a key file written back takes.
+    let ownedLike: String?
+    /// Whether the new key's place is the old key's (a rotation in place).
+    let inPlace: Bool
+    /// Whether a key opens `database`.
+    let opens: (DatabaseKey) -> Bool
+
+    /// When a key found missing is looked for: what the old key is then, for the sentence.
+    private enum Moment {
+        /// Read back right after its publication: the old key is where it was.
+        case publication
+        /// At the end, the old key retired (`true`: deleted) or kept.
+        case end(oldKeyDeleted: Bool)
+    }
+
+    /// Publishes a staged key to its place, then reads the key back from there and opens
+    /// the database with what was read: what retiring the old key waits for.
+    func prove() throws {
+        if let staged {
+            do {
+                try staged.publish(key, ownedLike: ownedLike)
+            } catch {
+                // An item deleted while the Secret Service proves it, a full disk: the key
+                // is still kept beside its place, which the sentence names.
+                throw failure(.publication, cause: "writing it there failed: \(Self.reason(error))")
+            }
+        }
+        try confirm(at: .publication, restaging: false)
+    }
+
+    /// Retires the old key (`retiring`: deleted; nil: kept or replaced in place), then
+    /// reads the key from its place once more and opens the database with it, and only
+    /// then gives up the staged copy.
+    ///
+    /// - Parameter afterRetiring: runs once the old key is retired, before the last look
+    ///   (tests remove the key there).
+    func finish(retiring oldKey: KeySource?, afterRetiring: () throws -> Void = {}) throws {
+        if let oldKey { try KeyRotation.delete(oldKey) }
+        try afterRetiring()
+        let end = Moment.end(oldKeyDeleted: oldKey != nil)
+        try confirm(at: end, restaging: false)
+        // An item's staged copy is deleted before the key is looked for once more, so a
+        // deletion of its place before that is seen; a file's is renamed onto its place.
+        if let staged, try !staged.release() { try confirm(at: end, restaging: true) }
+    }
+
+    /// Reads the key from its place and opens the database with what was read; a key
+    /// missing there is written back once (and staged again, with `restaging`, after its
+    /// staged copy was given up), and the database fails.
+    private func confirm(at moment: Moment, restaging: Bool) throws {
+        guard let place else {
+            // Typed at a prompt: nowhere to read it back from.
+            guard opens(key) else { throw failure(moment, cause: "") }
+            return
+        }
+        let live: DatabaseKey?
+        do {
+            live = try KeyStage.read(place, warn: { _ in })
+        } catch {
+            throw failure(moment, cause: "it could not be read back: \(Self.reason(error))")
+        }
+        guard let live else {
+            var writtenBack = true
+            var writeFailure = ""
+            do {
+                if restaging, let staged { try staged.write(key, ownedLike: ownedLike) }
+                try KeyStage.write(key, to: place, ownedLike: ownedLike)
+            } catch {
+                writtenBack = false
+                writeFailure = Self.reason(error)
+            }
+            let cause: String
+            switch moment {
+            case .publication: cause = "it is not there"
+            case .end: cause = "it was removed after the key was proven there"
+            }
+            throw failure(moment, cause: cause, writtenBack: writtenBack ? "" : writeFailure)
+        }
+        guard live.isSameKey(as: key) else { throw failure(moment, cause: "it holds another key, left as it is") }
+        guard opens(live) else { throw failure(moment, cause: "the key read back from there does not open it") }
+    }
+
+    /// What an error says, inside a sentence of the database's failure: without its
+    /// closing period.
+    private static func reason(_ error: any Error) -> String {
+        let message = ErrorPresentation(error)?.message ?? "\(error)"
+        return message.hasSuffix(".") ? String(message.dropLast()) : message
+    }
+
+    /// The database's failure: where the key is not, why, what became of the old key,
+    /// where the new key is now, and what to do. Never the key.
+    ///
+    /// - Parameter writtenBack: nil when the key was not missing; "" when it was written
+    ///   back to its place; otherwise why writing it back failed.
+    private func failure(_ moment: Moment, cause: String, writtenBack: String? = nil) -> CLIError {
+        guard let place = self.place.map(KeyStage.describe) else {
+            return CLIError(.newKeyNotStored, "\(database) was rekeyed, but the new key does not open it; check the database with `migrationkit verify` and each key you have.")
+        }
+        var sentence = "\(database) is on its new key, but \(place) does not hold it (\(cause))."
+        switch writtenBack {
+        case nil: break
+        case ""?: sentence += " The new key was written back there once, from memory."
+        case let reason?: sentence += " Writing the new key back there failed (\(reason))."
+        }
+        if !inPlace {
+            switch moment {
+            case .publication, .end(oldKeyDeleted: false):
+                sentence += " The old key was left where it was, though it no longer opens the database."
+            case .end(oldKeyDeleted: true):
+                sentence += " The old key is deleted."
+            }
+        }
+        if let staged {
+            sentence += " The new key is kept in \(KeyStage.describe(staged.staging)); "
+                + (writtenBack != nil ? "stop whatever removes \(place), then run the command again."
+                    : "run the command again to publish it from there.")
+        } else if writtenBack == "" {
+            sentence += " Stop whatever removes \(place), then run the command again."
+        } else {
+            sentence += " Put the new key back at \(place), then run the command again."
+        }
+        return CLIError(.newKeyNotStored, sentence)
+    }
+}

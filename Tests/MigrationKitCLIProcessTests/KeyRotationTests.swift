@@ -1,0 +1,333 @@
+import Foundation
+import MigrationKitCLITestSupport
+import MigrationKitTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The key rotation tests whose subject is other processes at once: a fleet's rotation
+/// (the binary) beside a cleaner that removes the new keys from their place, the
+/// rotation killed at random moments. The others are in MigrationKitCLITests.
+///
+/// What a cleaner removes after a tenant's last look is beyond any rotation; what it
+/// removes while the tenant's old key is still in its place (which the rotation deletes
+/// only after proving the new key there) comes before that last look. So each removal is
+/// judged by whether the old key was still there right after it.
+@Suite struct KeyRotationTests {
+    /// docs/fleets.md's rotation with a new key file per tenant and `--old-key delete`,
+    /// beside a cleaner that removes `keys/*.next` (a configuration-management purge of
+    /// files it does not manage): every tenant the cleaner reached before its old key was
+    /// deleted is reported failed, exit 5, and opens with a key at its place or kept beside
+    /// it, killed or not; every tenant it never reached is rotated and opens with the key
+    /// in its file; a run after the cleaner stops finishes every tenant with a key.
+    @Test func aKeyFolderCleanerBesideARotationNeverStrandsATenant() throws {
+        try soak(KeyFiles(), tenants: 8, rounds: TestDepth.count(quick: 3, full: 8))
+    }
+
+    /// The same with each tenant's keys in Secret Service items, and a cleaner that
+    /// deletes the new keys' items (`secret-tool clear`).
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func anItemCleanerBesideAKeyringRotationNeverStrandsATenant() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        try soak(KeyringItems(), tenants: 6, rounds: TestDepth.count(quick: 2, full: 5))
+    }
+
+    /// `rounds` in `make check` and `make test`, many more in `make soak`
+    /// (MIGRATIONKIT_SOAK_KILLS); the first one runs to its end, the others are killed at
+    /// a random moment of a run as long as the first (or not at all, past its end).
+    private func soak(_ store: some RotationKeyStore, tenants count: Int, rounds depth: Int) throws {
+        let rounds = ProcessInfo.processInfo.environment["MIGRATIONKIT_SOAK_KILLS"].flatMap(Int.init).map { max(1, $0 / 10) } ?? depth
+        var full = Duration.zero
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<rounds {
+            let delay = round == 0 ? nil : Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.3), using: &generator))
+            let took = try rotateBesideACleaner(store, tenants: count, killedAfter: delay, round: round)
+            if round == 0 { full = took }
+        }
+    }
+
+    /// One round: new tenants, the rotation beside the cleaner (killed after `delay`), the
+    /// verdicts, then the rerun without the cleaner. Returns how long the rotation ran.
+    private func rotateBesideACleaner(_ store: some RotationKeyStore, tenants count: Int, killedAfter delay: Duration?, round: Int) throws -> Duration {
+        let fleet = try RotationFleet(store, count: count)
+        defer { fleet.removeItems() }
+        let cleaner = Cleaner(fleet)
+        let started = ContinuousClock.now
+        let process = try fleet.launchRotation()
+        if let delay {
+            let deadline = started + delay
+            while process.isRunning, ContinuousClock.now < deadline { usleep(500) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        let took = ContinuousClock.now - started
+        let removals = cleaner.stop()
+        let finished = process.terminationReason == .exit
+        let output = fleet.output()
+        let table = output.stdout.split(separator: "\n").map(String.init)
+        var keyless: [String] = []
+        var anyFailed = false
+        for name in fleet.names {
+            let keys = try fleet.keys(name)
+            let opening = try keys.values.filter { try fleet.opens(name, with: $0) }
+            let newKeyOpens = try keys[.new].map { try fleet.opens(name, with: $0) } ?? false
+            let stagedKeyOpens = try keys[.staged].map { try fleet.opens(name, with: $0) } ?? false
+            let line = table.first { $0.hasPrefix("tenants/\(name).db ") } ?? "(no line)"
+            let touched = removals[name] ?? []
+            // true: removed while the old key was still in its place.
+            let early = touched.contains(true)
+            if opening.isEmpty { keyless.append(name) }
+            if touched.isEmpty || early {
+                #expect(!opening.isEmpty, "round \(round): \(name) opens with none of its keys (removals \(touched)): \(line)")
+            }
+            for key in keys.values { #expect(!(output.stdout + output.stderr).contains(key.text), "round \(round): a key was printed") }
+            guard finished else { continue }
+            if line.contains("failed") {
+                anyFailed = true
+                #expect(line.contains("failed (exit 5)") && line.contains(fleet.store.stagedName(name)), "round \(round): \(line)")
+                #expect(newKeyOpens || stagedKeyOpens, "round \(round): \(name) failed and opens with no new key at its place or beside it: \(line)")
+            } else {
+                #expect(line.contains("rekeyed; old key deleted"), "round \(round): \(line)")
+            }
+            if early {
+                #expect(line.contains("failed (exit 5)"), "round \(round): \(name)'s new key was removed before its old key was deleted, but: \(line)")
+            }
+            if touched.isEmpty {
+                // Reported done: the key is where the app reads it, and nothing else is left.
+                #expect(line.contains("rekeyed") && newKeyOpens && keys[.old] == nil && keys[.staged] == nil, "round \(round): \(name): \(line)")
+            }
+        }
+        if finished {
+            #expect(process.terminationStatus == (anyFailed ? 5 : 0), "round \(round): \(output.stdout)\(output.stderr)")
+            if !anyFailed { #expect(fleet.leftovers.isEmpty, "round \(round): \(fleet.leftovers)") }
+        }
+
+        // With the cleaner stopped, the same command finishes every tenant that has a key.
+        let rerun = try fleet.rerun()
+        #expect(rerun.status == (keyless.isEmpty ? 0 : 5), "round \(round): \(rerun.output)")
+        for name in fleet.names {
+            let line = rerun.stdout.split(separator: "\n").first { $0.hasPrefix("tenants/\(name).db ") }.map(String.init) ?? "(no line)"
+            if keyless.contains(name) {
+                #expect(line.contains("failed"), "round \(round): \(line)")
+                continue
+            }
+            let keys = try fleet.keys(name)
+            let atPlace = try keys[.new].map { try fleet.opens(name, with: $0) } ?? false
+            #expect(atPlace && keys[.old] == nil && keys[.staged] == nil, "round \(round): \(name) after the rerun: \(line)")
+            #expect(line.hasSuffix("; old key deleted"), "round \(round): \(line)")
+        }
+        return took
+    }
+}
+
+/// Where a tenant's keys are, as the rotation names them: its current key, its new key's
+/// place, and the new key kept beside that place until the end (docs/fleets.md).
+private enum KeySlot: CaseIterable {
+    case old, new, staged
+}
+
+/// A store of the tenants' keys: key files or Secret Service items.
+private protocol RotationKeyStore: Sendable {
+    /// The key options of the rotation, with `{name}`.
+    func options(_ fleet: RotationFleet<Self>) -> [String]
+    func write(_ key: TestKey, _ slot: KeySlot, of name: String, in fleet: RotationFleet<Self>) throws
+    func read(_ slot: KeySlot, of name: String, in fleet: RotationFleet<Self>) throws -> TestKey?
+    /// Removes the new key from its place, as the cleaner does: whether one was there.
+    func removeNewKey(of name: String, in fleet: RotationFleet<Self>) throws -> Bool
+    /// How the failure sentence names where the new key is kept.
+    func stagedName(_ name: String) -> String
+    /// Whatever the rotation left in the store that is not a key (write temporaries).
+    func leftovers(_ fleet: RotationFleet<Self>) -> [String]
+    func removeItems(_ fleet: RotationFleet<Self>)
+}
+
+/// `keys/NAME.key`, `keys/NAME.next`, `keys/.NAME.next.migrationkit-new-key`.
+private struct KeyFiles: RotationKeyStore {
+    func options(_ fleet: RotationFleet<Self>) -> [String] {
+        ["--password-file", "keys/{name}.key", "--new-password-file", "keys/{name}.next"]
+    }
+
+    private func file(_ slot: KeySlot, _ name: String) -> String {
+        switch slot {
+        case .old: return "keys/\(name).key"
+        case .new: return "keys/\(name).next"
+        case .staged: return "keys/" + stagedName(name)
+        }
+    }
+
+    func write(_ key: TestKey, _ slot: KeySlot, of name: String, in fleet: RotationFleet<Self>) throws {
+        try fleet.workspace.write(file(slot, name), key.text + "\n", mode: 0o600)
+    }
+
+    func read(_ slot: KeySlot, of name: String, in fleet: RotationFleet<Self>) throws -> TestKey? {
+        (try? String(contentsOfFile: fleet.workspace.path(file(slot, name)), encoding: .utf8)).map { TestKey(text: $0.trimmingCharacters(in: .newlines)) }
+    }
+
+    func removeNewKey(of name: String, in fleet: RotationFleet<Self>) throws -> Bool {
+        unlink(fleet.workspace.path(file(.new, name))) == 0
+    }
+
+    func stagedName(_ name: String) -> String { ".\(name).next.migrationkit-new-key" }
+
+    func leftovers(_ fleet: RotationFleet<Self>) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: fleet.workspace.path("keys"))) ?? []).filter { $0.contains("migrationkit") }.sorted()
+    }
+
+    func removeItems(_ fleet: RotationFleet<Self>) {}
+}
+
+/// Items of one service per round: accounts `NAME`, `NAME.next`,
+/// `NAME.next.migrationkit-new-key`, read and removed with `secret-tool`.
+private struct KeyringItems: RotationKeyStore {
+    func options(_ fleet: RotationFleet<Self>) -> [String] {
+        ["--keychain-service", fleet.service, "--keychain-account", "{name}",
+         "--new-keychain-service", fleet.service, "--new-keychain-account", "{name}.next"]
+    }
+
+    private func account(_ slot: KeySlot, _ name: String) -> String {
+        switch slot {
+        case .old: return name
+        case .new: return name + ".next"
+        case .staged: return name + ".next.migrationkit-new-key"
+        }
+    }
+
+    private func secretTool(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+        try Binary.run(arguments, executable: "/usr/bin/secret-tool", stdin: stdin)
+    }
+
+    func write(_ key: TestKey, _ slot: KeySlot, of name: String, in fleet: RotationFleet<Self>) throws {
+        let stored = try secretTool(["store", "--label", "rotation", "service", fleet.service, "account", account(slot, name)], stdin: key.text)
+        #expect(stored.status == 0, "\(stored.output)")
+    }
+
+    func read(_ slot: KeySlot, of name: String, in fleet: RotationFleet<Self>) throws -> TestKey? {
+        let found = try secretTool(["lookup", "service", fleet.service, "account", account(slot, name)])
+        return found.status == 0 && !found.stdout.isEmpty ? TestKey(text: found.stdout.trimmingCharacters(in: .newlines)) : nil
+    }
+
+    func removeNewKey(of name: String, in fleet: RotationFleet<Self>) throws -> Bool {
+        // `secret-tool clear` exits 1 when nothing matched.
+        try secretTool(["clear", "service", fleet.service, "account", account(.new, name)]).status == 0
+    }
+
+    func stagedName(_ name: String) -> String { "account \"\(account(.staged, name))\"" }
+
+    func leftovers(_ fleet: RotationFleet<Self>) -> [String] { [] }
+
+    func removeItems(_ fleet: RotationFleet<Self>) {
+        for name in fleet.names {
+            for slot in KeySlot.allCases { _ = try? secretTool(["clear", "service", fleet.service, "account", account(slot, name)]) }
+        }
+    }
+}
+
+/// Tenants in `tenants/`, each with its own raw key in `store`, made by the shell, and
+/// the rotation of docs/fleets.md over them.
+private final class RotationFleet<Store: RotationKeyStore>: @unchecked Sendable {
+    let store: Store
+    let workspace: Workspace
+    let names: [String]
+    let service = "org.migrationkit.tests.rotation.\(UUID().uuidString)"
+
+    init(_ store: Store, count: Int) throws {
+        self.store = store
+        workspace = try Workspace()
+        names = (0..<count).map { "tenant\($0)" }
+        for folder in ["tenants", "keys"] {
+            try FileManager.default.createDirectory(atPath: workspace.path(folder), withIntermediateDirectories: true)
+        }
+        for name in names {
+            let key = TestKey.raw()
+            try store.write(key, .old, of: name, in: self)
+            let made = try SQLCipherShell.run(workspace.path("tenants/\(name).db"), key: key, "CREATE TABLE seed (x); INSERT INTO seed VALUES ('kept');")
+            try #require(made.status == 0, "\(made.output)")
+        }
+    }
+
+    var rotation: [String] {
+        ["rekey", "--db-glob", "tenants/*.db"] + store.options(self)
+            + ["--new-key", "generate", "--old-key", "delete", "--no-backup", "--jobs", "2", "--migrations", workspace.migrations]
+    }
+
+    /// Starts the rotation, its output kept in `rotation.out` and `rotation.err`.
+    func launchRotation() throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
+        process.arguments = rotation
+        process.environment = Binary.environment()
+        process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
+        for name in ["rotation.out", "rotation.err"] {
+            FileManager.default.createFile(atPath: workspace.path(name), contents: nil)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: workspace.path("rotation.out")))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: workspace.path("rotation.err")))
+        process.standardInput = FileHandle.nullDevice
+        try withUnblockedSignals { try process.run() }
+        return process
+    }
+
+    /// What the rotation printed.
+    func output() -> (stdout: String, stderr: String) {
+        let stdout = (try? String(contentsOfFile: workspace.path("rotation.out"), encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: workspace.path("rotation.err"), encoding: .utf8)) ?? ""
+        return (stdout, stderr)
+    }
+
+    func rerun() throws -> CommandResult {
+        try Binary.run(rotation, directory: workspace.root)
+    }
+
+    /// The keys the tenant has in each slot.
+    func keys(_ name: String) throws -> [KeySlot: TestKey] {
+        var keys: [KeySlot: TestKey] = [:]
+        for slot in KeySlot.allCases { keys[slot] = try store.read(slot, of: name, in: self) }
+        return keys
+    }
+
+    /// Whether `key` opens the tenant and reads its row.
+    func opens(_ name: String, with key: TestKey) throws -> Bool {
+        let read = try SQLCipherShell.run(workspace.path("tenants/\(name).db"), key: key, "SELECT x FROM seed;")
+        return read.status == 0 && read.stdout == "kept\n"
+    }
+
+    var leftovers: [String] { store.leftovers(self) }
+
+    func removeItems() { store.removeItems(self) }
+}
+
+/// Removes the tenants' new keys from their place while it runs, at most twice each (the
+/// second time, a key the rotation wrote back), and records for each removal whether the
+/// tenant's old key was still in its place right after it.
+private final class Cleaner<Store: RotationKeyStore>: @unchecked Sendable {
+    private let fleet: RotationFleet<Store>
+    private let lock = NSLock()
+    private var stopping = false
+    private var removals: [String: [Bool]] = [:]
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts cleaning `fleet`'s new keys.
+    init(_ fleet: RotationFleet<Store>) {
+        self.fleet = fleet
+        Thread { [self] in
+            while !lock.withLock({ stopping }) {
+                for name in fleet.names where lock.withLock({ removals[name]?.count ?? 0 }) < 2 {
+                    guard (try? fleet.store.removeNewKey(of: name, in: fleet)) == true else { continue }
+                    let oldKeyThere = (try? fleet.store.read(.old, of: name, in: fleet)) != nil
+                    lock.withLock { removals[name, default: []].append(oldKeyThere) }
+                }
+                sched_yield()
+            }
+            finished.signal()
+        }.start()
+    }
+
+    /// Stops it and waits for it: each tenant's removals, in order.
+    func stop() -> [String: [Bool]] {
+        lock.withLock { stopping = true }
+        finished.wait()
+        return lock.withLock { removals }
+    }
+}
