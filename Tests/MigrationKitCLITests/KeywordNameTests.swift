@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitCLITestSupport
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -96,6 +97,20 @@ import Testing
         let check = try Tool.run(["check", "--migrations", workspace.migrations])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("ok     round trip 0002_note"), "\(check.stdout)")
+    }
+
+    /// `returning` is a plain name to SQLCipher 3's SQLite, which takes it bare, and a
+    /// keyword to SQLCipher 4's, which takes it only quoted: each platform's dump of the
+    /// table is the same text, which both run.
+    @Test func aNameOnlyOneSQLiteTakesBareIsDumpedAlikeOnBoth() throws {
+        let workspace = try Workspace()
+        let column = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 ? "\"returning\"" : "returning"
+        try shell(workspace, "CREATE TABLE jobs (id INTEGER PRIMARY KEY, \(column) TEXT, nothing_else TEXT);")
+        let dump = try workspace.run("schema-dump")
+        #expect(dump.stdout == "CREATE TABLE jobs (id INTEGER PRIMARY KEY, \"returning\" TEXT, nothing_else TEXT);\n", "\(dump.output)")
+        let replayed = try Workspace()
+        try shell(replayed, dump.stdout)
+        #expect(try replayed.run("schema-dump").stdout == dump.stdout)
     }
 
     /// `schema-dump` writes a type as SQLite spells it, and a table `diff --to` rebuilds
