@@ -51,7 +51,7 @@ import Testing
             CREATE TABLE Notes (id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, action TEXT, "Key" TEXT);
             CREATE INDEX index_Notes_userId ON Notes(userId);
             """)])
-        #expect(camel.contains("CREATE TABLE Notes (id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, action TEXT, \"Key\" TEXT);"), "\(camel)")
+        #expect(camel.contains("CREATE TABLE Notes (id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, action TEXT, Key TEXT);"), "\(camel)")
         #expect(camel.contains("CREATE INDEX index_Notes_userId ON Notes (userId);"), "\(camel)")
         let lower = try dump([("0001_notes.sql", """
             -- migrate:up
@@ -70,8 +70,8 @@ import Testing
             CREATE INDEX notes_text ON notes(TEXT, real);
             CREATE VIEW notes_texts AS SELECT notes.text FROM notes;
             """)])
-        // A quoted name that reads as a keyword stays quoted.
-        #expect(dumped.contains("CREATE TABLE notes (id INTEGER PRIMARY KEY, Text TEXT NOT NULL, \"integer\" INTEGER, real REAL);"), "\(dumped)")
+        // A quoted name SQLite reads bare there is written bare.
+        #expect(dumped.contains("CREATE TABLE notes (id INTEGER PRIMARY KEY, Text TEXT NOT NULL, integer INTEGER, real REAL);"), "\(dumped)")
         #expect(dumped.contains("CREATE INDEX notes_text ON notes (TEXT, real);") && dumped.contains("SELECT notes.text FROM notes"), "\(dumped)")
     }
 

@@ -212,6 +212,6 @@ package struct TableDefinition: Sendable {
         let code = indices.map { tokens[$0] }
         let head = code[0]
         let isConstraint = head.kind == .word && constraintWords.contains { head.isWord($0) }
-        return Item(text: text, canonical: SQLCanonicalText.canonical(text), columnName: isConstraint ? nil : head.nameValue, tokens: code)
+        return Item(text: text, canonical: SQLCanonicalText.canonical(tableItem: text), columnName: isConstraint ? nil : head.nameValue, tokens: code)
     }
 }
