@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitCLITestSupport
+import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 
@@ -154,6 +155,29 @@ import Glibc
         try FileManager.default.removeItem(atPath: workspace.database + "-wal")
         let rows = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT v FROM base;")
         #expect(rows.stdout == "mine\n", "\(rows.output)")
+    }
+}
+
+/// docs/encryption-recipes.md: "`--dry-run` and an up-to-date database write nothing".
+/// A killed writer's `-wal` beside a database `cipher-upgrade` has nothing to do for, or
+/// is asked only to describe, stays as it was (the database, `-wal` and `-shm` byte for
+/// byte); a real upgrade keeps the rows the `-wal` held.
+@Suite struct CipherUpgradeLeftoverJournalTests {
+    @Test(.enabled(if: (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4, "cipher-upgrade writes SQLCipher 4's format"))
+    func aDryRunAndAnUpToDateDatabaseLeaveAKilledWritersWALAsItWas() throws {
+        let workspace = try Workspace()
+        try KilledShell.writer(workspace.database, key: workspace.key, table: "notes")
+        let before = KilledShell.files(workspace.database)
+        for (extra, said) in [(["--dry-run"], "nothing to do"), ([], "nothing to do"), (["--dry-run", "--to-page-size", "8192"], "Nothing was written")] {
+            let result = try workspace.run("cipher-upgrade", extra)
+            #expect(result.status == 0, "\(extra): \(result.output)")
+            #expect(result.stdout.contains(said), "\(extra): \(result.stdout)")
+            #expect(KilledShell.files(workspace.database) == before, "cipher-upgrade \(extra) changed the files")
+        }
+        let upgraded = try workspace.run("cipher-upgrade", ["--to-page-size", "8192", "--no-backup"])
+        #expect(upgraded.status == 0, "\(upgraded.output)")
+        let rows = try SQLCipherShell.run(workspace.database, key: workspace.key, "PRAGMA cipher_page_size = 8192;\nSELECT count(*), min(v) FROM base;")
+        #expect(rows.stdout == "2|changed\n", "\(rows.output)")
     }
 }
 

@@ -56,21 +56,40 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
         settings.configuration.collationStandIns = collations.standIns
         guard settings.key != nil else { throw CLIError(.missingOption, "cipher-upgrade needs the database's key.") }
         try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings)
-        let writer: SQLCipherWriter
-        do {
-            writer = try CLIContext.host.openWriter(settings)
-        } catch let error as SQLCipherError where error.kind == .notEncrypted {
-            throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
-                                 message: "The database is not encrypted, so it has no cipher format to upgrade; use `encrypt` to encrypt it.", path: settings.path)
-        }
-        var backupPath: String?
         let target = CipherFormatUpgrade.Target(pageSize: toPageSize, kdfIterations: toKdfIterations)
+        // A dry run, and a database already in the target format, write nothing. A
+        // connection that may write changes files beside the database the moment it
+        // reads it (it applies a journal left there and removes it; in a folder it cannot
+        // write, it cannot even open a WAL database), so then the database is first
+        // looked at as `status` looks at it, and opened to write only for an upgrade.
+        if dryRun || CipherFormatUpgrade.writingChangesFilesBeside(settings.path) {
+            var look = settings
+            look.configuration.readOnly = true
+            let preview = try CipherFormatUpgrade.upgrade(try openWriter(look), to: target, dryRun: true)
+            if dryRun || preview.outcome == .alreadyInTargetFormat {
+                let duration = ContinuousClock.now - start
+                report(preview, database: settings.path, backup: nil, duration: duration, reporter: reporter)
+                return CipherUpgradeDocument(preview, database: settings.path, backup: nil, duration: duration)
+            }
+        }
+        let writer = try openWriter(settings)
+        var backupPath: String?
         let summary = try CipherFormatUpgrade.upgrade(writer, to: target, dryRun: dryRun) { writer in
             if !backup.skip { backupPath = try backup.create(of: writer) }
         }
         let duration = ContinuousClock.now - start
         report(summary, database: settings.path, backup: backupPath, duration: duration, reporter: reporter)
         return CipherUpgradeDocument(summary, database: settings.path, backup: backupPath, duration: duration)
+    }
+
+    /// The host's writer for `settings`, a plaintext database refused as having no format.
+    private func openWriter(_ settings: ConnectionSettings) throws -> SQLCipherWriter {
+        do {
+            return try CLIContext.host.openWriter(settings)
+        } catch let error as SQLCipherError where error.kind == .notEncrypted {
+            throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
+                                 message: "The database is not encrypted, so it has no cipher format to upgrade; use `encrypt` to encrypt it.", path: settings.path)
+        }
     }
 
     func fleetResult(_ report: CipherUpgradeDocument) -> String {

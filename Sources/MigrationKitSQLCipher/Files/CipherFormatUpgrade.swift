@@ -78,6 +78,16 @@ public enum CipherFormatUpgrade {
         public let openingSettings: CipherSettings
     }
 
+    /// Whether a connection that may write would change files beside the database at
+    /// `path` as soon as it reads it: a journal another process left there, which it
+    /// applies and removes (`LeftoverJournal`), or a folder this process cannot write,
+    /// where it cannot make the `-wal` and `-shm` a WAL database needs. A command that may
+    /// end up writing nothing (a dry run, a database already in the target format)
+    /// looks at such a database read-only first.
+    package static func writingChangesFilesBeside(_ path: String) -> Bool {
+        LeftoverJournal.find(beside: path) != nil || !FileProbe.isWritable(DirectoryLock.parent(of: path))
+    }
+
     /// Throws, before anything is opened, unless the linked SQLCipher can write the
     /// SQLCipher 4 format: 3.x has no SHA-512, so the only format it could write is the
     /// one such databases already have.
