@@ -67,7 +67,7 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
         case .rollbackNotDefined(let identifier):
             return "Migration \"\(identifier)\" has no rollback (a migration file's down section or down file holding at least one "
                 + "statement, a Swift step's rollback closure), so it cannot be rolled back; add one (`SELECT 1;` as the down says there is "
-                + "nothing to undo), or restore from a backup."
+                + "nothing to undo)."
         case .rollbackMustTargetLatestApplied(let latest, let requested):
             if let latest {
                 return "Only the latest applied migration, \"\(latest)\", can be rolled back, not \"\(requested)\"; "

@@ -106,4 +106,21 @@ import Testing
         #expect(baseline.status == CLIExitCode.refused.rawValue, "\(baseline.output)")
         #expect(baseline.stderr.hasSuffix("put the change in a new migration.\n") && !baseline.stderr.contains("--accept-modified"), "\(baseline.output)")
     }
+
+    /// A step with no rollback closure: `rollback` says to add one, which keeps the
+    /// data, and offers no backup to restore; nothing changes.
+    @Test func aStepWithNoRollbackIsRefusedSayingToAddOne() throws {
+        let scratch = try ScratchDatabase()
+        var oneWay = Self.runner()
+        oneWay.registerMigration("0003_index_notes") { db in try db.execute(sql: "CREATE INDEX note_body ON note(body)") }
+        var app = host
+        app.runner = oneWay
+        #expect(run(["migrate", "--db-path", scratch.path, "--no-backup"] + Self.plaintext, host: app).status == CLIExitCode.success.rawValue)
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+        let refused = run(["rollback", "--db-path", scratch.path] + Self.plaintext, host: app)
+        #expect(refused.status == CLIExitCode.refused.rawValue, "\(refused.output)")
+        #expect(refused.stderr.hasSuffix("a Swift step's rollback closure), so it cannot be rolled back; add one (`SELECT 1;` as the down "
+            + "says there is nothing to undo).\n"), "\(refused.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+    }
 }
