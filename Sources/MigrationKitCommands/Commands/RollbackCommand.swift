@@ -7,7 +7,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
 
     package static let configuration = CommandConfiguration(
         commandName: "rollback",
-        abstract: "Undo the latest applied migrations with their down SQL, then verify.")
+        abstract: "Undo the latest applied migrations with their down SQL or rollback closures, then verify.")
 
     package static let historyOverrides: Set<HistoryOverride> = [.acceptModified]
 

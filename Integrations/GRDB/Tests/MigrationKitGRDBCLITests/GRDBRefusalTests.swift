@@ -123,4 +123,14 @@ import Testing
             + "says there is nothing to undo).\n"), "\(refused.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
     }
+
+    /// `rollback --help` speaks of what an app's steps have to roll back with: a Swift
+    /// step's rollback closure as well as a migration file's down SQL.
+    @Test func rollbackHelpSpeaksOfRollbackClosures() throws {
+        let help = run(["rollback", "--help"])
+        #expect(help.status == CLIExitCode.success.rawValue, "\(help.output)")
+        // ArgumentParser wraps the overview at 80 columns.
+        let overview = help.stdout.components(separatedBy: "\n\n").first?.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(overview == "OVERVIEW: Undo the latest applied migrations with their down SQL or rollback closures, then verify.", "\(help.stdout)")
+    }
 }
