@@ -133,4 +133,20 @@ import Testing
         let overview = help.stdout.components(separatedBy: "\n\n").first?.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(overview == "OVERVIEW: Undo the latest applied migrations with their down SQL or rollback closures, then verify.", "\(help.stdout)")
     }
+
+    /// `status` of a database not created yet says so and lists every step pending, as
+    /// the `migrationkit` tool's does (exit 0, or 6 with `--exit-code`); the commands
+    /// that open it refuse a missing file (exit 9). None creates it.
+    @Test func statusOfAMissingDatabaseReportsItAndTheOtherCommandsRefuseIt() throws {
+        let scratch = try ScratchDatabase()
+        let status = run(["status", "--db-path", scratch.path] + Self.plaintext)
+        #expect(status.status == CLIExitCode.success.rawValue, "\(status.output)")
+        #expect(status.stdout.contains("does not exist yet: migrate creates it") && status.stdout.contains("pending  0002_tags"), "\(status.output)")
+        #expect(run(["status", "--db-path", scratch.path, "--exit-code"] + Self.plaintext).status == CLIExitCode.pendingMigrations.rawValue)
+        for command in ["verify", "rollback", "schema-dump"] {
+            let refused = run([command, "--db-path", scratch.path] + Self.plaintext)
+            #expect(refused.status == CLIExitCode.fileError.rawValue, "\(command): \(refused.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path))
+    }
 }
