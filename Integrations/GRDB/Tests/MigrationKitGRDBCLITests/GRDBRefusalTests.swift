@@ -149,4 +149,29 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.path))
     }
+
+    #if GRDBSQLCipher
+    /// A key that does not decrypt the file: the sentence says what this command line's
+    /// user can do, in their words: the cipher settings are the app's code's to give
+    /// (no option gives them), not a Swift type's fields.
+    @Test func aWrongKeyNamesNoSwiftType() throws {
+        let scratch = try ScratchDatabase()
+        func keyFile(_ key: TestKey, _ name: String) throws -> String {
+            let path = scratch.folder.appendingPathComponent(name).path
+            try Data(key.text.utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            return path
+        }
+        let right = try keyFile(.raw(), "right.key"), wrong = try keyFile(.raw(), "wrong.key")
+        #expect(run(["migrate", "--db-path", scratch.path, "--password-file", right, "--no-backup"]).status == CLIExitCode.success.rawValue)
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+        let refused = run(["status", "--db-path", scratch.path, "--password-file", wrong])
+        #expect(refused.status == CLIExitCode.wrongKeyOrNotADatabase.rawValue, "\(refused.output)")
+        #expect(refused.stderr.hasSuffix("; check the key and its source, or if the database was made with other cipher settings (page size, "
+            + "KDF iterations, KDF algorithm, HMAC algorithm, page HMACs off), set them in the app's code that opens it "
+            + "(no option of notes gives them).\n"), "\(refused.output)")
+        #expect(!refused.stderr.contains("CipherSettings"), "\(refused.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+    }
+    #endif
 }
