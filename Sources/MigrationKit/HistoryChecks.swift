@@ -10,11 +10,18 @@ public enum HistoryChecks: Hashable, Sendable {
     /// what `DatabaseMigrator` gives it.
     case grdb
     /// MigrationKit's refusals too, all before anything runs: a database migrated by a
-    /// newer version (`MigrationKitError.databaseSuperseded`), a pending step registered
+    /// newer version (`MigrationKitError.databaseSuperseded`, unless
+    /// `MigrateOptions.acceptUnknown` names its identifiers), a pending step registered
     /// before an applied one (`.pendingMigrationsOutOfOrder`, unless the runner's
     /// `allowOutOfOrder`), an applied step whose checksum changed (a migration file
     /// edited since: `.modifiedMigrations`, unless `MigrateOptions.acceptModified`
     /// names it). The commands' setting on every connection, and the SQLCipher
     /// runner's.
+    ///
+    /// A runner cannot tell a step it will be told of later from a newer version's: an
+    /// app that registers its steps in passes (some, `migrate`, more, `migrate` again)
+    /// names the later passes' identifiers in `MigrateOptions.acceptUnknown` when it
+    /// migrates the earlier ones; the pass that has every step registered refuses any
+    /// other unknown identifier.
     case strict
 }

@@ -31,14 +31,23 @@ public struct MigrateOptions: Sendable {
     public var mode: Mode
     /// Edited steps whose new checksum is to be recorded instead of refused.
     public var acceptModified: Set<String>
+    /// Identifiers in the database's ledger that no registered step has, to migrate past
+    /// instead of refusing the database as a newer version's (with `.strict` history
+    /// checks; `.grdb` refuses none). For a migrator registered in passes, the first
+    /// pass names the steps the later ones register; any other unknown identifier is
+    /// still refused.
+    public var acceptUnknown: Set<String>
     /// What the verification after the steps checks: by default, only what they changed.
     public var verification: Verification
 
     /// Options for one migrate call. The defaults run each step in its own transaction,
-    /// refuse every edited step, and verify only what the steps changed.
-    public init(mode: Mode = .perStep, acceptModified: Set<String> = [], verification: Verification = .changedTables) {
+    /// refuse every edited step and every unknown identifier, and verify only what the
+    /// steps changed.
+    public init(mode: Mode = .perStep, acceptModified: Set<String> = [], verification: Verification = .changedTables,
+                acceptUnknown: Set<String> = []) {
         self.mode = mode
         self.acceptModified = acceptModified
         self.verification = verification
+        self.acceptUnknown = acceptUnknown
     }
 }

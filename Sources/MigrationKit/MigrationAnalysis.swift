@@ -121,12 +121,14 @@ public struct MigrationAnalysis<Database>: Sendable {
     }
 
     /// Throws when the database's history forbids migrating: migrated by a newer
-    /// version, a half-applied merge, or steps edited after they were applied (unless
-    /// each edited step is in `acceptModified`). With `.grdb` checks, only what no rule
-    /// can run past: a squash that cannot tell which of its steps are applied, with some
-    /// of them applied.
-    public func refuseUnsafeHistory(acceptModified: Set<String> = [], checks: HistoryChecks = .strict) throws {
-        if checks == .strict, !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
+    /// version (unless each unknown identifier is in `acceptUnknown`), a half-applied
+    /// merge, or steps edited after they were applied (unless each edited step is in
+    /// `acceptModified`). With `.grdb` checks, only what no rule can run past: a squash
+    /// that cannot tell which of its steps are applied, with some of them applied.
+    public func refuseUnsafeHistory(acceptModified: Set<String> = [], acceptUnknown: Set<String> = [],
+                                    checks: HistoryChecks = .strict) throws {
+        let unaccepted = unknown.filter { !acceptUnknown.contains($0) }
+        if checks == .strict, !unaccepted.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unaccepted) }
         if let partialMerge { throw partialMerge }
         guard checks == .strict else { return }
         let refused = modified.filter { !acceptModified.contains($0) }

@@ -29,7 +29,8 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
     /// `migrate(upTo:)` was asked for a step older than what the database already has.
     case databaseAlreadyMigratedBeyond(String)
     /// The database's ledger holds steps this registry does not know: it was migrated
-    /// by a newer version of the app.
+    /// by a newer version of the app (or by steps this app registers later, which
+    /// `MigrateOptions.acceptUnknown` names).
     case databaseSuperseded(unknown: [String])
     /// A pending step sorts before the latest applied one.
     case pendingMigrationsOutOfOrder(pending: [String], latestApplied: String)
@@ -44,11 +45,13 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
     case virtualTableIndexDamaged(table: String, module: String, result: String)
 
     /// What the refusal offers beyond fixing the cause: applying out of order anyway,
-    /// accepting an edit. Each command line words it (`sentence(_:)`), or leaves it out.
+    /// accepting an edit or unknown identifiers. Each command line words it
+    /// (`sentence(_:)`), or leaves it out.
     public var remedy: Remedy? {
         switch self {
         case .pendingMigrationsOutOfOrder: return .allowOutOfOrder
         case .modifiedMigrations(let identifiers, _): return .acceptModified(identifiers)
+        case .databaseSuperseded(let unknown): return .acceptUnknown(unknown)
         default: return nil
         }
     }
@@ -64,7 +67,7 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
         case .rollbackNotDefined(let identifier):
             return "Migration \"\(identifier)\" has no rollback (a migration file's down section or down file holding at least one "
                 + "statement, a Swift step's rollback closure), so it cannot be rolled back; add one (`SELECT 1;` as the down says there is "
-                + "nothing to undo), or restore from a backup."
+                + "nothing to undo)."
         case .rollbackMustTargetLatestApplied(let latest, let requested):
             if let latest {
                 return "Only the latest applied migration, \"\(latest)\", can be rolled back, not \"\(requested)\"; "
@@ -91,9 +94,11 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
         case .databaseAlreadyMigratedBeyond(let identifier):
             return "The database is already migrated beyond \"\(identifier)\"; use rollback to go back, not migrate."
         case .databaseSuperseded(let unknown):
-            return "The database was migrated by a newer version: it has applied \(Self.list(unknown)), which "
-                + "\(unknown.count == 1 ? "is" : "are") not among the known migrations; use the newer version, "
-                + "or restore an older backup."
+            return Advice(
+                situation: "The database was migrated by a newer version: it has applied \(Self.list(unknown)), which "
+                    + "\(unknown.count == 1 ? "is" : "are") not among the known migrations",
+                otherwise: "use the newer version",
+                remedy: remedy).sentence(wording)
         case .pendingMigrationsOutOfOrder(let pending, let latest):
             return Advice(
                 situation: "Pending migration\(pending.count == 1 ? "" : "s") \(Self.list(pending)) sort\(pending.count == 1 ? "s" : "") "

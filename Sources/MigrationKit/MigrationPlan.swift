@@ -28,8 +28,9 @@ extension MigrationAnalysis {
     /// The plan for migrating through the step at `lastIndex`, or the reason it is
     /// refused.
     ///
-    /// - Throws: what `refuseUnsafeHistory(acceptModified:)` throws (a newer version's
-    ///   database, a half-applied merge, an edited step not accepted), then what
+    /// - Throws: what `refuseUnsafeHistory(acceptModified:acceptUnknown:checks:)` throws
+    ///   (a newer version's database, a half-applied merge, an edited step or an unknown
+    ///   identifier not accepted), then what
     ///   `pendingSteps(through:allowOutOfOrder:)` throws (migrated beyond the target,
     ///   a pending step before an applied one).
     ///
@@ -37,8 +38,8 @@ extension MigrationAnalysis {
     /// run: pending steps in registration order wherever they sort, whatever else the
     /// ledger holds; and no checksum is adopted or compared.
     public func migratePlan(through lastIndex: Int, allowOutOfOrder: Bool, acceptModified: Set<String> = [],
-                            checks: HistoryChecks = .strict) throws -> MigrationPlan<Database> {
-        try refuseUnsafeHistory(acceptModified: acceptModified, checks: checks)
+                            acceptUnknown: Set<String> = [], checks: HistoryChecks = .strict) throws -> MigrationPlan<Database> {
+        try refuseUnsafeHistory(acceptModified: acceptModified, acceptUnknown: acceptUnknown, checks: checks)
         let steps = try pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder || checks == .grdb)
         let ledger = Set(snapshot.identifiers)
         var appliedMerged: [String: Set<String>] = [:]

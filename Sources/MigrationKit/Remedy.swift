@@ -13,6 +13,10 @@ public enum Remedy: Hashable, Sendable {
     case allowOutOfOrder
     /// Treat these applied steps' edits as harmless and record their new checksums.
     case acceptModified([String])
+    /// Migrate all the same a database whose ledger holds these identifiers, which no
+    /// registered step has: another version's steps, or this app's own that it
+    /// registers later (a migrator registered in passes).
+    case acceptUnknown([String])
     /// Create the migrations folder (with its first migration).
     case createMigrationsFolder
     /// Name the folder that holds the migration files.
@@ -48,6 +52,11 @@ public enum Remedy: Hashable, Sendable {
             return "allow it (the runner's `allowOutOfOrder`)"
         case .acceptModified(let identifiers):
             return "if the edit changes nothing that matters, accept it (`MigrateOptions.acceptModified`: "
+                + identifiers.map { "\"\($0)\"" }.joined(separator: ", ") + ")"
+        case .acceptUnknown(let identifiers):
+            let one = identifiers.count == 1
+            return "if \(one ? "it is a step" : "they are steps") this app registers later (a migrator registered in passes), or this "
+                + "version may migrate the database all the same, accept \(one ? "it" : "them") (`MigrateOptions.acceptUnknown`: "
                 + identifiers.map { "\"\($0)\"" }.joined(separator: ", ") + ")"
         case .createMigrationsFolder:
             return "create it"

@@ -93,7 +93,7 @@ final class GRDBCommandConnection: CommandConnection {
         var others = request.cipher
         others.compatibility = nil
         guard others.isDefault, [nil, 3, 4].contains(request.cipher.compatibility) else {
-            throw CLIError(.notAvailableHere, "This app's commands open the database through GRDB, which takes SQLCipher's settings in the app's code (Configuration.useKey(_:format:)); give only --cipher-compatibility 3 or 4, or none.")
+            throw CLIError(.notAvailableHere, "This app's commands open the database through GRDB, which takes SQLCipher's settings in the app's own code; give only --cipher-compatibility 3 or 4, or none.")
         }
         if let compatibility = request.cipher.compatibility { return [compatibility == 3 ? .sqlcipher3 : .sqlcipher4] }
         #if canImport(SQLCipher)

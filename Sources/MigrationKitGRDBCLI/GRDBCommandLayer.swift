@@ -83,9 +83,15 @@ struct GRDBCommandLayer: CommandLayer {
         throw CLIError(.notAvailableHere, "diff --to writes a migration with the migrationkit tool, which opens this app's database and migration files as they are: run `migrationkit diff --to \(schemaFile)` with the same --db-path or --migrations (drift, diff without --to, works here).")
     }
 
+    /// The app opens the database with its own cipher settings (`useKey(_:format:)` and
+    /// its `openWriter`), which no option of its commands gives: the sentence says where
+    /// they are set, in words for whoever runs the command, not the library's type.
     func words(for remedy: Remedy) -> String? {
-        // The app opens the database with its own settings (`useKey(_:format:)`).
-        if case .giveCipherSettings = remedy { return remedy.libraryWords }
+        if case .giveCipherSettings(let settings) = remedy {
+            let named = settings.isEmpty ? "" : " (" + settings.map(\.description).joined(separator: ", ") + ")"
+            return "if the database was made with other cipher settings\(named), set them in the app's code that opens it "
+                + "(no option of \(commandName) gives them)"
+        }
         return nil
     }
 }

@@ -179,6 +179,34 @@ import Testing
         #expect(migrate.stderr.contains("migrated by a newer version"))
     }
 
+    /// A newer version's database: `migrate` names the migration it does not have and
+    /// `--accept-unknown`, which migrates it all the same, leaving that one as it is;
+    /// `rollback`, which has no such option, says to use the newer version. Neither
+    /// says to restore a backup, nor changes the file when it refuses.
+    @Test func aNewerVersionsDatabaseIsMigratedOnlyWithItsUnknownMigrationsAccepted() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0002_books.up.sql")
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0002_books.down.sql")
+        try workspace.migration("0003_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
+        let before = try #require(workspace.bytes(workspace.database))
+
+        let refused = try workspace.run("migrate")
+        #expect(refused.exitCode == .refused, "\(refused.output)")
+        #expect(refused.stderr.hasSuffix("it has applied \"0002_books\", which is not among the known migrations; use the newer version, or "
+            + "if this version may migrate the database all the same, accept it with --accept-unknown 0002_books.\n"), "\(refused.output)")
+        let rollback = try workspace.run("rollback")
+        #expect(rollback.exitCode == .refused, "\(rollback.output)")
+        #expect(rollback.stderr.hasSuffix("not among the known migrations; use the newer version.\n"), "\(rollback.output)")
+        #expect(!(refused.stderr + rollback.stderr).contains("backup"))
+        #expect(workspace.bytes(workspace.database) == before)
+
+        let accepted = try workspace.run("migrate", ["--accept-unknown", "0002_books"])
+        #expect(accepted.status == 0 && accepted.stdout.contains("Applied 0003_tags ("), "\(accepted.output)")
+        #expect(try workspace.run("status").stdout.contains("unknown  0002_books"))
+    }
+
     @Test func jsonOutputIsParseableWithStableFields() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()

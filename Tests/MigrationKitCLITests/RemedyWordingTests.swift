@@ -11,7 +11,7 @@ import Testing
 /// sentences commands run in this process (`Tool`) print.
 @Suite struct RemedyWordingTests {
     private let everyRemedy: [Remedy] = [
-        .allowOutOfOrder, .acceptModified(["0002_books"]), .createMigrationsFolder, .chooseMigrationsFolder,
+        .allowOutOfOrder, .acceptModified(["0002_books"]), .acceptUnknown(["0003_tags"]), .createMigrationsFolder, .chooseMigrationsFolder,
         .openWithoutKey, .encryptInPlace, .replaceOutput, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt,
         .storeKeyAgain(service: "com.example.notes", account: "notes db"),
     ]

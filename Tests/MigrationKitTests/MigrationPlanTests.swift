@@ -44,6 +44,25 @@ import Testing
         #expect(accepted.acceptedEdits == ["0001_a"] && accepted.changesAnything)
     }
 
+    /// Unknown identifiers accepted by name (a migrator's later passes, or a newer
+    /// version's the caller takes on) are migrated past; any other is still refused,
+    /// and named alone. `.grdb` checks refuse none, as GRDB's migrator.
+    @Test func unknownIdentifiersAreRefusedUnlessEachIsAccepted() throws {
+        let registry = try MigrationRegistry(steps: [step("0001_a"), step("0002_b")])
+        let analysis = MigrationAnalysis(registry: registry, snapshot: LedgerSnapshot(identifiers: ["0001_a", "data_1", "0009_newer"]))
+        #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0009_newer"])) {
+            try analysis.migratePlan(through: 1, allowOutOfOrder: false, acceptUnknown: ["data_1"])
+        }
+        let accepted = try analysis.migratePlan(through: 1, allowOutOfOrder: false, acceptUnknown: ["data_1", "0009_newer"])
+        #expect(accepted.steps.map(\.identifier) == ["0002_b"])
+        #expect(try analysis.migratePlan(through: 1, allowOutOfOrder: false, checks: .grdb).steps.map(\.identifier) == ["0002_b"])
+        let refusal = MigrationKitError.databaseSuperseded(unknown: ["0009_newer"])
+        #expect(refusal.remedy == .acceptUnknown(["0009_newer"]))
+        #expect(refusal.description.hasSuffix("use the newer version, or if it is a step this app registers later (a migrator registered "
+            + "in passes), or this version may migrate the database all the same, accept it (`MigrateOptions.acceptUnknown`: \"0009_newer\")."),
+            "\(refusal)")
+    }
+
     @Test func refusalsComeFromThePlan() throws {
         let steps = [step("0001_a"), step("0002_b"), step("0003_c")]
         #expect(throws: MigrationKitError.databaseSuperseded(unknown: ["0009_newer"])) { try plan(steps, ledger: ["0001_a", "0009_newer"]) }

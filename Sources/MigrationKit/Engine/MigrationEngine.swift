@@ -94,7 +94,7 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     /// The plan, from the ledger as `reading` found it.
     package func plan(from reading: LedgerReading, through lastIndex: Int, options: MigrateOptions) throws -> MigrationPlan<Database> {
         try analysis(of: reading).migratePlan(through: lastIndex, allowOutOfOrder: allowOutOfOrder, acceptModified: options.acceptModified,
-                                              checks: historyChecks)
+                                              acceptUnknown: options.acceptUnknown, checks: historyChecks)
     }
 
 

@@ -4,8 +4,10 @@ import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 
-package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, AcceptsHistoryOverrides {
     package init() {}
+
+    package static let historyOverrides: Set<HistoryOverride> = [.acceptModified, .acceptUnknown]
 
     package static let configuration = CommandConfiguration(
         commandName: "migrate",
@@ -34,6 +36,9 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Accept an applied migration's edited file and record its new checksum (repeatable).", valueName: "id"))
     package var acceptModified: [String] = []
 
+    @Option(name: .customLong("accept-unknown"), help: ArgumentHelp("Migrate a database that has applied this migration, which is not among the known ones (a newer version's), all the same (repeatable).", valueName: "id"))
+    package var acceptUnknown: [String] = []
+
     @Flag(name: .customLong("erase-on-schema-change"), help: "DEVELOPMENT ONLY: erase the database when its history no longer matches the migrations, then migrate from scratch.")
     package var eraseOnSchemaChange = false
 
@@ -59,7 +64,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 
     private var options: MigrateOptions {
         MigrateOptions(mode: dryRun ? .dryRun : (atomic ? .atomic : .perStep), acceptModified: Set(acceptModified),
-                       verification: verification.scope)
+                       verification: verification.scope, acceptUnknown: Set(acceptUnknown))
     }
 
     package func run() throws {

@@ -2,12 +2,14 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitFiles
 
-package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand {
+package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHistoryOverrides {
     package init() {}
 
     package static let configuration = CommandConfiguration(
         commandName: "rollback",
-        abstract: "Undo the latest applied migrations with their down SQL, then verify.")
+        abstract: "Undo the latest applied migrations with their down SQL or rollback closures, then verify.")
+
+    package static let historyOverrides: Set<HistoryOverride> = [.acceptModified]
 
     @OptionGroup package var connection: ConnectionOptions
     @OptionGroup package var backup: BackupOptions

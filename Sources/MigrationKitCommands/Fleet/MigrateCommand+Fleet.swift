@@ -37,7 +37,8 @@ extension MigrateCommand {
         let shape = CommandSupport.request(path: "", key: nil, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
         MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: shape.memorySecurity).print(to: reporter)
 
-        let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope)
+        let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope,
+                                     acceptUnknown: Set(acceptUnknown))
         let command = self
         let run = FleetRun(command: "migrate", paths: databases, jobs: fleet.jobCount(databases: databases.count))
         let silent = Reporter(quiet: true)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
@@ -16,8 +17,13 @@ package enum CommandLineRemedies {
             case .allowOutOfOrder:
                 return "pass --allow-out-of-order"
             case .acceptModified(let identifiers):
+                guard runningCommandTakes(.acceptModified) else { return nil }
                 return "if the edit changes nothing that matters, accept it with "
                     + identifiers.map { "--accept-modified \($0)" }.joined(separator: " ")
+            case .acceptUnknown(let identifiers):
+                guard runningCommandTakes(.acceptUnknown) else { return nil }
+                return "if this version may migrate the database all the same, accept \(identifiers.count == 1 ? "it" : "them") with "
+                    + identifiers.map { "--accept-unknown \($0)" }.joined(separator: " ")
             case .createMigrationsFolder, .chooseMigrationsFolder:
                 return MigrationsOptions.words(for: remedy, newCommand: "\(commandName) new NAME")
             case .openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt:
@@ -38,4 +44,28 @@ package enum CommandLineRemedies {
             }
         }
     }
+
+    /// Whether the running command has the option that gives `override`: a refusal of
+    /// the database's history can come from a command without it (`baseline` of an
+    /// edited migration, `rollback` of a newer version's database), whose sentence then
+    /// names no option it does not have. Outside a run, every command line's words.
+    private static func runningCommandTakes(_ override: HistoryOverride) -> Bool {
+        guard let command = CLIContext.runningCommand else { return true }
+        return (command as? any AcceptsHistoryOverrides.Type)?.historyOverrides.contains(override) ?? false
+    }
+}
+
+/// An option that overrides a refusal of the database's history.
+package enum HistoryOverride: Hashable, Sendable {
+    /// `--accept-modified ID`: `Remedy.acceptModified`.
+    case acceptModified
+    /// `--accept-unknown ID`: `Remedy.acceptUnknown`.
+    case acceptUnknown
+}
+
+/// A command that takes options overriding a refusal of the database's history, which
+/// the refusal's sentence then offers (`CommandLineRemedies`).
+package protocol AcceptsHistoryOverrides: ParsableCommand {
+    /// The overrides it takes as options.
+    static var historyOverrides: Set<HistoryOverride> { get }
 }

@@ -27,6 +27,8 @@ package struct CommandEnvironment: @unchecked Sendable {
     package var emptyVariableWarning = OnceFlag()
     /// What a fleet's databases share, made once: keys and migrations (nil outside a fleet).
     package var fleet: FleetShared?
+    /// The command the run parsed, once it has.
+    package var running = RunningCommand()
 
     package init(layer: (any CommandLayer)? = nil, root: (any ParsableCommand.Type)? = nil, hardening: CommandTree.Hardening = .atStart) {
         self.layer = layer
@@ -63,6 +65,22 @@ package enum CLIContext {
     package static var journal: RunJournal { current.journal }
     package static var emptyVariableWarning: OnceFlag { current.emptyVariableWarning }
     package static var fleet: FleetShared? { current.fleet }
+    /// The command the running command line parsed; nil before it has, and outside a run.
+    package static var runningCommand: (any ParsableCommand.Type)? { current.running.type }
+}
+
+/// Holds the command `CommandTree.run` parsed, for what depends on the command rather
+/// than on the command line: the overrides a refusal offers (`AcceptsHistoryOverrides`).
+package final class RunningCommand: @unchecked Sendable {
+    private let lock = NSLock()
+    private var parsed: (any ParsableCommand.Type)?
+
+    package init() {}
+
+    package var type: (any ParsableCommand.Type)? {
+        get { lock.withLock { parsed } }
+        set { lock.withLock { parsed = newValue } }
+    }
 }
 
 /// Holds the settings `CommandTree.run` resolved before the command ran.

@@ -69,7 +69,7 @@ package enum CommandTree {
         // while the command runs: an app that embeds the commands gets its signals back.
         if policy.stopsGracefully { Interruption.stopGracefully() }
         let environment = CommandEnvironment(layer: layer, root: root, hardening: policy.hardening)
-        let (locks, resolved, journal) = (environment.locks, environment.resolvedSettings, environment.journal)
+        let (locks, resolved, journal, running) = (environment.locks, environment.resolvedSettings, environment.journal, environment.running)
         var runner = CommandLineRunner(root: root, commandName: layer.commandName,
                                        wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer),
                                        layerErrors: layer.present)
@@ -79,6 +79,7 @@ package enum CommandTree {
         let code = CLIContext.$current.withValue(environment) {
             runner.run(arguments) { command in
                 locks.command = type(of: command).configuration.commandName ?? ""
+                running.type = type(of: command)
                 // Settings not given as flags, from the environment and migrationkit.toml.
                 guard var configurable = command as? any ProjectConfigurable else { return command }
                 resolved.settings = try configurable.applyProjectSettings()
