@@ -174,6 +174,23 @@ package struct FileProbe {
         return "it belongs to \(who), is \(mode), and this user (uid \(geteuid())) may not write it; run the command \(asOwner), the user the database belongs to"
     }
 
+    /// Why this process may not read the file at `path`, and what would let it, when
+    /// that is why it does not open; nil when it may read it (or there is no file). As
+    /// `whyNotWritable`: the owner and mode, since only the owner can change them.
+    package static func whyNotReadable(_ path: String) -> String? {
+        guard access(path, F_OK) == 0, access(path, R_OK) != 0, errno == EACCES else { return nil }
+        let probe = FileProbe(path: path)
+        guard let info = probe.status?.rawValue else { return "it cannot be examined (\(describe(errno: probe.errnoValue)))" }
+        let mode = "mode " + String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4)
+        if info.st_uid == geteuid() {
+            return "it is \(mode), without read permission for its owner; make it readable with `chmod u+r \(path)`"
+        }
+        let owner = Self.userName(info.st_uid)
+        let who = owner.map { "\($0) (uid \(info.st_uid))" } ?? "uid \(info.st_uid)"
+        let asOwner = info.st_uid == 0 ? "as root (sudo)" : "as \(owner.map { "\($0) (sudo -u \($0) …)" } ?? "uid \(info.st_uid)")"
+        return "it belongs to \(who), is \(mode), and this user (uid \(geteuid())) may not read it; run the command \(asOwner), the user the database belongs to"
+    }
+
     /// A user's name, where the system has one (`getpwuid_r`: fleets ask from several
     /// threads at once, and `getpwuid`'s result is shared).
     package static func userName(_ uid: uid_t) -> String? {

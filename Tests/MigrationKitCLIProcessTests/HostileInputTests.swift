@@ -598,6 +598,25 @@ func noise(_ count: Int) -> Data {
         }
     }
 
+    /// The same database at mode 0600, which that user cannot even read: the same kind
+    /// of sentence (whose it is, who may), not SQLite's "unable to open database file".
+    @Test func aDatabaseOfAnotherUserThatCannotBeReadNamesItsOwner() throws {
+        try requiringCapability {
+            guard Guarded.isRoot else { throw CapabilityMissing("only root can give a database to root and run as another user") }
+            let workspace = try migratedWorkspace()
+            try Guarded.giveToUnprivileged(workspace.root)
+            #expect(chown(workspace.database, 0, 0) == 0 && chmod(workspace.database, 0o600) == 0)
+            let before = try TreeSnapshot(workspace.root)
+            for command in [["migrate", "--no-backup"], ["status"], ["verify"], ["decrypt", "--output", workspace.path("plain.db")]] {
+                let result = try Guarded.run(command + workspace.options(), directory: workspace.root, timeout: 20, user: .unprivileged)
+                expectCleanFailure(result, .fileError, mentions: ["cannot be read by this user", "belongs to root (uid 0)", "mode 0600", "as root"],
+                                   "root's 0600 database / \(command[0])")
+                #expect(!result.stderr.contains("unable to open database file") && !result.stderr.contains("chmod"), "\(result)")
+                try expectUnchanged(before, "root's 0600 database / \(command[0])")
+            }
+        }
+    }
+
     @Test func aReadOnlyFolderIsRefusedByMigrateWithNothingLeftBehind() throws {
         try requiringCapability {
             let workspace = try migratedWorkspace()

@@ -1,6 +1,7 @@
 import CSQLCipher
 import Foundation
 import MigrationKit
+import MigrationKitFiles
 
 /// One open SQLCipher connection, as handed to migration closures.
 ///
@@ -114,6 +115,10 @@ public final class SQLCipherDatabase {
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
+            // Another user's file is said as its writable twin is: whose it is, and who may.
+            if let why = FileProbe.whyNotReadable(path) {
+                throw SQLCipherError(kind: .cannotOpen, resultCode: ResultCode(rawValue: code), message: "The database file cannot be read by this user: \(why).")
+            }
             throw SQLCipherError(kind: .cannotOpen, resultCode: ResultCode(rawValue: code),
                                  message: "The database cannot be opened (\(message)); check the path and its permissions.")
         }
