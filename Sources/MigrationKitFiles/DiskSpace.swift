@@ -15,7 +15,7 @@ package enum DiskSpace {
         guard let free = FileProbe.freeBytes(in: DirectoryLock.parent(of: path)), free < needed else { return }
         throw FileOperationError(
             kind: .fileSystem, resultCode: SQLiteResultCode.full,
-            message: "\(writing) beside the database, of about its size (\(needed) bytes), but only \(free) bytes are free on that disk; free some space, then run the command again. Nothing was changed.",
+            message: "\(writing) beside the database, which needs about \(needed) bytes, but only \(free) bytes are free on that disk; free some space, then run the command again. Nothing was changed.",
             path: path)
     }
 }

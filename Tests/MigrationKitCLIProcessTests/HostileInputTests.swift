@@ -770,6 +770,40 @@ func noise(_ count: Int) -> Data {
         }
     }
 
+    /// A copy can be much larger than its database: rows of half a 4 KB page, which
+    /// SQLCipher 3's 1024-byte pages chained with little waste, take a page each in
+    /// SQLCipher 4's format. On a disk with room for the database's size and more, but
+    /// not for that copy, cipher-upgrade is refused before it writes anything, saying
+    /// what the copy needs; with room for it, it runs.
+    @Test(.enabled(if: (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4, "cipher-upgrade writes SQLCipher 4's format"))
+    func aCopyLargerThanItsDatabaseIsRefusedBeforeItFillsTheDisk() throws {
+        try requiringCapability {
+            let workspace = try Workspace()
+            let made = workspace.path("made.db")
+            let sql = "PRAGMA cipher_compatibility = 3; CREATE TABLE blobs (id INTEGER PRIMARY KEY, b BLOB); "
+                + "INSERT INTO blobs (b) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) SELECT randomblob(2100) FROM c;"
+            #expect(try SQLCipherShell.run(made, key: workspace.key, sql).status == 0)
+            let size = (try FileManager.default.attributesOfItem(atPath: made)[.size] as? Int) ?? 0
+            for (kilobytes, fits) in [(size / 1024 + size / 1024 / 2, false), (size / 1024 * 3 + 256, true)] {
+                let disk = try SmallDisk(at: workspace.path("disk-\(kilobytes)"), kilobytes: kilobytes)
+                defer { disk.unmount() }
+                let database = disk.path + "/app.db"
+                try FileManager.default.copyItem(atPath: made, toPath: database)
+                let before = try TreeSnapshot(disk.path)
+                let options = ["--db-path", database, "--password-file", workspace.keyFile, "--no-backup"]
+                let result = try Guarded.run(["cipher-upgrade"] + options, directory: workspace.root, timeout: 60)
+                if fits {
+                    #expect(result.status == 0, "\(result)")
+                } else {
+                    expectCleanFailure(result, .fileError, mentions: [database + ": The upgrade writes a copy in the new format beside the database, which needs about",
+                                                                     "bytes are free", "Nothing was changed"], "a copy larger than its database")
+                    #expect(!result.stderr.contains("disk is full"), "\(result)")
+                    try expectUnchanged(before, "a copy larger than its database")
+                }
+            }
+        }
+    }
+
     /// The database's rows and schema as text, through the sqlcipher shell.
     private func dump(_ database: String, _ key: TestKey) throws -> String {
         let result = try Guarded.run(["-batch", database], executable: SQLCipherShell.path,

@@ -54,6 +54,20 @@ package struct TableDefinition: Sendable {
     package var hasRowid: Bool {
         !isVirtual && !SQLTokenizer.tokenize(options).contains { $0.isWord("WITHOUT") }
     }
+    /// Whether a column is an `INTEGER PRIMARY KEY`, which is the rowid itself (declared
+    /// on the column, or as the table's one-column `PRIMARY KEY (…)`; the type spelled
+    /// `INTEGER`, as SQLite requires).
+    package var hasIntegerPrimaryKey: Bool {
+        func isInteger(_ column: String) -> Bool {
+            items.first { $0.columnName?.lowercased() == column.lowercased() }?.tokens.dropFirst().first?.isWord("INTEGER") == true
+        }
+        for item in items where item.has(anyOf: ["PRIMARY"]) {
+            if let column = item.columnName { return isInteger(column) }
+            let names = item.tokens.drop { !$0.isSymbol("(") }.dropFirst().prefix { !$0.isSymbol(")") }.filter { !$0.isSymbol(",") }
+            return names.count == 1 && names.first?.nameValue.map(isInteger) == true
+        }
+        return false
+    }
     /// The name that reads a row's rowid: the first of SQLite's three (`rowid`, `_rowid_`,
     /// `oid`) that no column takes, as a column of that name hides the rowid under it.
     /// Nil when the table has no rowid or its columns take all three names (its rowids

@@ -53,6 +53,12 @@ public enum SQLCipherLibrary {
             plaintextHeaderSize: value("cipher_default_plaintext_header_size").flatMap { Int($0) } ?? 0)
     }()
 
+    /// The page size the linked library gives a new encrypted database when none is set
+    /// (`PRAGMA cipher_default_page_size`, which SQLCipher 3 has too): 1024 on SQLCipher
+    /// 3's defaults, 4096 on 4's.
+    public static let defaultPageSize: Int = inMemoryValue("PRAGMA cipher_default_page_size").flatMap { Int($0) }
+        ?? (SQLCipherFeature.formatFour.isAvailable(in: cipherVersion) ? 4096 : 1024)
+
     /// Whether the library has `PRAGMA cipher_integrity_check` (`SQLCipherFeature`).
     public static var hasCipherIntegrityCheck: Bool {
         SQLCipherFeature.integrityCheck.isAvailable(in: cipherVersion)

@@ -171,10 +171,11 @@ public enum CipherFormatUpgrade {
                            sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil, openingSettings: newSettings)
         }
         // The same owner, group and mode, so the app's user still opens it.
+        let room = try writer.read { try DatabaseEncryption.copySize(of: $0, pageSize: wanted.pageSize) }
         let replacement = try DatabaseFileReplacement(
             replacing: path, purpose: "upgrading",
             options: .init(leaving: "in the old format",
-                           room: (DatabaseEncryption.copySize(of: path), "The upgrade writes a copy in the new format"),
+                           room: (room, "The upgrade writes a copy in the new format"),
                            others: (writer.configuration.busyTimeout, Self.consequence)))
         if let failure = FileProbe.createPrivateFile(at: replacement.temporary) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,

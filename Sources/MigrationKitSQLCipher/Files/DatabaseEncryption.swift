@@ -100,7 +100,8 @@ public enum DatabaseEncryption {
         let replacement = try DatabaseFileReplacement(
             replacing: path, purpose: "encrypting",
             options: .init(leaving: "still plaintext", keeping: [.owner],
-                           room: (copySize(of: path) + FileProbe(path: path + "-wal").size, "Encrypting in place writes an encrypted copy"),
+                           room: (try copySize(of: database, pageSize: cipher.pageSize) + FileProbe(path: path + "-wal").size,
+                                  "Encrypting in place writes an encrypted copy"),
                            others: (lockTimeout, encryptConsequence)))
         do {
             try checkpointIfWAL(database)
@@ -306,10 +307,11 @@ public enum DatabaseEncryption {
         return size + size / 512 * 8 + 8192
     }
 
-    /// The room a copy of the database at `path` takes: its size, and a few pages for
-    /// the copy's own header and a page size that leaves more slack.
-    static func copySize(of path: String) -> Int64 {
-        FileProbe(path: path).size + 65_536
+    /// The room a copy of `database` takes with `pageSize`-byte encrypted pages (nil:
+    /// the linked SQLCipher's default), measured from its rows (`CopyRoom`).
+    static func copySize(of database: SQLCipherDatabase, pageSize: Int?) throws -> Int64 {
+        let pageSize = pageSize ?? SQLCipherLibrary.defaultPageSize
+        return try naming(database.path) { try CopyRoom.estimate(database, pageSize: pageSize, reserve: CopyRoom.encryptedPageReserve) }
     }
 
     /// Why no other process may have a database open when it is encrypted in place.
