@@ -76,6 +76,62 @@ import Testing
         #expect(check.status == 0, "\(check.output)")
     }
 
+    /// A rebuild's `DROP TABLE` deletes the old table's statistics (its `sqlite_stat1`
+    /// rows). A rebuilt table the database had statistics for is analysed again by the
+    /// migration, once its indexes are back, going up and coming back down; a rebuilt
+    /// table without them, or any table when the current schema is the migrations
+    /// folder's, gets no `ANALYZE`, and `migrate` adds none to a rebuild written by hand.
+    @Test func aRebuiltTableWithStatisticsIsAnalysedAgain() throws {
+        let workspace = try bookshelf()
+        // Both tables rebuilt (a CHECK added, a foreign key's action changed), a new index.
+        try workspace.write("schema.sql", """
+            CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL CHECK (name <> ''));
+            CREATE TABLE books (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES authors(id) ON DELETE CASCADE, title TEXT NOT NULL);
+            CREATE INDEX books_authorId ON books(authorId);
+            CREATE INDEX books_title ON books(title);
+            """)
+        let statistics = "SELECT tbl || ' ' || ifnull(idx, '-') || ' ' || ifnull(stat, '-') FROM sqlite_stat1 ORDER BY tbl, idx;"
+        // Statistics for books alone, as the sqlcipher shell's ANALYZE writes them.
+        try shell(workspace, "ANALYZE books;")
+        #expect(try shell(workspace, statistics) == "books books_authorId 3 2\n")
+
+        var environment = Binary.environment()
+        environment["MIGRATIONKIT_PASSWORD"] = nil
+        let folderOnly = try Tool.run(["diff", "--to", workspace.path("schema.sql"), "--migrations", workspace.migrations], environment: environment)
+        #expect(folderOnly.status == 0 && folderOnly.stdout.contains("books_migrationkit_new"), "\(folderOnly.output)")
+        #expect(!folderOnly.stdout.contains("ANALYZE"), "\(folderOnly.stdout)")
+
+        let written = try workspace.run("diff", ["--to", workspace.path("schema.sql"), "--write", "rebuild"])
+        #expect(written.status == 0, "\(written.output)")
+        let file = try String(contentsOfFile: workspace.migrations + "/0003_rebuild.sql", encoding: .utf8)
+        #expect(file.contains("authors_migrationkit_new") && file.contains("books_migrationkit_new"), "\(file)")
+        let sections = file.components(separatedBy: "-- migrate:down\n")
+        #expect(sections.count == 2, "\(file)")
+        // Last in each section, after the table's indexes are made again; authors had
+        // no statistics.
+        let lastIndex = ["CREATE INDEX books_title ON books(title);", "CREATE INDEX books_authorId ON books(authorId);"]
+        for (section, index) in zip(sections, lastIndex) {
+            let statements = section.split(separator: "\n").filter { !$0.isEmpty && !$0.hasPrefix("--") }
+            #expect(statements.suffix(2) == [Substring(index), "ANALYZE \"books\";"], "\(section)")
+            #expect(!section.contains("ANALYZE \"authors\""), "\(section)")
+        }
+
+        let migrate = try workspace.run("migrate", ["--no-backup"])
+        #expect(migrate.status == 0, "\(migrate.output)")
+        #expect(try counts(workspace) == "2 3\n")
+        #expect(try shell(workspace, statistics) == "books books_authorId 3 2\nbooks books_title 3 1\n")
+        let rollback = try workspace.run("rollback")
+        #expect(rollback.status == 0, "\(rollback.output)")
+        #expect(try shell(workspace, statistics) == "books books_authorId 3 2\n")
+        let check = try Tool.run(["check", "--migrations", workspace.migrations])
+        #expect(check.status == 0, "\(check.output)")
+
+        // Written by hand without it, the rebuild runs as written: nothing analyses books.
+        try workspace.migration("0003_rebuild.sql", file.replacingOccurrences(of: "ANALYZE \"books\";\n", with: ""))
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        #expect(try shell(workspace, statistics) == "")
+    }
+
     /// Without --db-path the current schema is what the migrations folder makes: no
     /// database, no key.
     @Test func withoutADatabaseTheFolderIsTheCurrentSchema() throws {

@@ -272,6 +272,25 @@ import Testing
         #expect(status.stdout.contains("pending  0001_authors"))
     }
 
+    /// A table a pending migration created and filled, dropped by a later one: the
+    /// warning names the statement that filled it, in the other file, by its line.
+    @Test func lintNamesTheStatementThatFilledATableItWarnsAbout() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        try workspace.migration("0003_seed.sql", """
+            -- migrate:up
+            CREATE TABLE genres (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            INSERT INTO genres (name) VALUES ('sf'), ('fantasy');
+            -- migrate:down
+            DROP TABLE genres;
+            """)
+        try workspace.migration("0004_no_genres.sql", "-- migrate:up\nDROP TABLE genres;\n-- migrate:down\nSELECT 1;\n")
+        let lint = try Tool.run(["lint", "--migrations", workspace.migrations])
+        #expect(lint.status == 0, "\(lint.output)")
+        #expect(lint.stdout.contains("0004_no_genres.sql:2: warning[drop-table-with-data]: DROP TABLE genres deletes the rows put in it by migration \"0003_seed\" (the INSERT at \(workspace.migrations)/0003_seed.sql:3)."),
+                "\(lint.stdout)")
+    }
+
     @Test func atomicAndDryRunThroughTheCommandLine() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()

@@ -121,16 +121,31 @@ import Testing
         #expect(MigrationLinter(context: LintFixture.debian12).lint(files).filter { $0.rule == rule }.isEmpty)
     }
 
+    /// The finding names the statement that filled the table, which may sit in another
+    /// file written long before: its migration, its kind, its file and line.
     @Test func butNotOnceTheBatchPutRowsInIt() throws {
-        let files = [try LintFixture.file("0001_a", up: "CREATE TABLE scratch (a);\nINSERT INTO scratch VALUES (1);"),
-                     try LintFixture.file("0002_b", up: "DROP TABLE scratch;")]
+        let files = [try LintFixture.file("0001_a", up: "CREATE TABLE scratch (a);\n\ninsert INTO scratch VALUES (1);"),
+                     SQLMigrationFile(identifier: "0002_more", form: .upDownFiles,
+                                      up: SQLSection(sql: "INSERT INTO scratch VALUES (2);", path: "migrations/0002_more.up.sql", startLine: 1), down: nil),
+                     try LintFixture.file("0003_b", up: "DROP TABLE scratch;")]
         let findings = MigrationLinter(context: LintFixture.debian12).lint(files).filter { $0.rule == rule }
         #expect(findings.count == 1)
-        #expect(findings.first?.path == "migrations/0002_b.sql")
-        #expect(findings.first?.message.contains("earlier statement of this batch") == true)
+        #expect(findings.first?.path == "migrations/0003_b.sql")
+        // The first statement that put rows in it, not a later one.
+        #expect(findings.first?.message == "DROP TABLE scratch deletes the rows put in it by migration \"0001_a\" (the INSERT at migrations/0001_a.sql:4).")
+        let fromUpFile = MigrationLinter(context: LintFixture.debian12).lint([
+            try LintFixture.file("0001_a", up: "CREATE TABLE scratch (a);"),
+            SQLMigrationFile(identifier: "0003_seed", form: .upDownFiles,
+                             up: SQLSection(sql: "SELECT 1;\nREPLACE INTO scratch VALUES (1);", path: "migrations/0003_seed.up.sql", startLine: 1), down: nil),
+            try LintFixture.file("0004_b", up: "DROP TABLE scratch;"),
+        ]).filter { $0.rule == rule }
+        #expect(fromUpFile.map(\.message) == ["DROP TABLE scratch deletes the rows put in it by migration \"0003_seed\" (the REPLACE at migrations/0003_seed.up.sql:2)."])
         let copied = try LintFixture.lint("CREATE TABLE c AS SELECT * FROM users;\nDROP TABLE c;", rule: rule,
                                           context: LintFixture.database(rows: ["users": 0]))
-        #expect(copied.count == 1)
+        #expect(copied.map(\.message) == ["DROP TABLE c deletes the rows put in it by migration \"0001_test\" (the CREATE TABLE … AS SELECT at migrations/0001_test.sql:2)."])
+        let column = try LintFixture.lint("CREATE TABLE c AS SELECT * FROM users;\nALTER TABLE c DROP COLUMN a;", rule: "drop-column-with-data",
+                                          context: LintFixture.database(rows: ["users": 0], version: SQLiteVersion(3, 45, 0)))
+        #expect(column.map(\.message) == ["ALTER TABLE c DROP COLUMN a deletes the column's values in the rows put in it by migration \"0001_test\" (the CREATE TABLE … AS SELECT at migrations/0001_test.sql:2)."])
     }
 
     @Test func theTwelveStepRecreationCopiesTheRowsFirstSoItIsQuiet() throws {

@@ -5,10 +5,29 @@
 /// dropped by 0003 no longer blocks a rename in 0004. Rules read this state before
 /// each statement; the linter records the statement afterwards.
 struct BatchSchema {
+    /// A statement of the batch as a finding names it: its migration, its kind, and
+    /// where it is, so a person finds it in a batch of files written years apart.
+    struct Statement: Hashable {
+        /// The migration's identifier.
+        let migration: String
+        /// What it is, as written: `INSERT`, `REPLACE`, `CREATE TABLE … AS SELECT`.
+        let kind: String
+        /// The file, as findings name it.
+        let path: String
+        /// The file line of its first word.
+        let line: Int
+
+        /// `migration "0001_seed" (the INSERT at migrations/0001_seed.sql:4)`.
+        var described: String {
+            "migration \"\(migration)\" (the \(kind) at \(path):\(line))"
+        }
+    }
+
     /// Where a table known to the batch came from.
     enum TableOrigin: Hashable {
-        /// Created by an earlier statement; `mayHoldRows` once something inserted.
-        case created(mayHoldRows: Bool)
+        /// Created by an earlier statement; `filledBy` the first that put rows in it
+        /// (an `INSERT`, or the `CREATE TABLE … AS SELECT` itself), nil while none did.
+        case created(filledBy: Statement?)
         /// An existing table of the database, renamed by the batch; the name is the
         /// one the database knows it by.
         case renamed(fromDatabaseName: String)
@@ -43,19 +62,28 @@ struct BatchSchema {
     private(set) var copiedOutTables: Set<String> = []
 
     /// Updates the state with a top-level statement of an up section that ran.
-    mutating func record(_ statement: StatementReader, context: LintContext) {
+    /// - Parameters:
+    ///   - migration: the identifier of the migration it belongs to.
+    ///   - section: the section that holds it, for its file and line.
+    mutating func record(_ statement: StatementReader, of migration: String, in section: SQLSection, context: LintContext) {
+        func located(_ kind: String) -> Statement {
+            Statement(migration: migration, kind: kind, path: section.path,
+                      line: section.fileLine(forSectionLine: statement.statement.startLine))
+        }
         switch statement.shape {
         case .createTable(let name, _, let isAsSelect, let ifNotExists):
             if ifNotExists, tables[name.key] == nil, !isGone(name.key), context.rowCount(name.name) != 0 {
                 // The table may already exist with its rows; IF NOT EXISTS then does nothing.
                 return
             }
-            tables[name.key] = .created(mayHoldRows: isAsSelect)
+            tables[name.key] = .created(filledBy: isAsSelect ? located("CREATE TABLE … AS SELECT") : nil)
             forgetGone(name.key)
             formerNames.removeValue(forKey: name.key)
             if isAsSelect { copiedOutTables.formUnion(Self.sourceTables(statement.tokens)) }
         case .insert(let name):
-            if case .created = tables[name.key] { tables[name.key] = .created(mayHoldRows: true) }
+            if case .created(nil) = tables[name.key] {
+                tables[name.key] = .created(filledBy: located(statement.tokens[0].text.uppercased()))
+            }
             copiedOutTables.formUnion(Self.sourceTables(statement.tokens).subtracting([name.key]))
         case .alterTable(let name, .renameTable(let newName)):
             let origin = tables.removeValue(forKey: name.key) ?? .renamed(fromDatabaseName: name.name)
@@ -92,8 +120,9 @@ struct BatchSchema {
         case empty
         /// The database's table, with this many rows.
         case rows(Int)
-        /// Created by the batch, then filled (INSERT, or CREATE TABLE … AS SELECT).
-        case filledByBatch
+        /// Created by the batch, then filled by this statement (the first that put rows
+        /// in it: an INSERT, or CREATE TABLE … AS SELECT).
+        case filledByBatch(Statement)
         /// No database, or the database could not say.
         case unknown
     }
@@ -101,8 +130,8 @@ struct BatchSchema {
     func contents(of table: NameReference, context: LintContext) -> TableContents {
         let databaseName: String
         switch tables[table.key] {
-        case .created(let mayHoldRows)?:
-            return mayHoldRows ? .filledByBatch : .empty
+        case .created(let filledBy)?:
+            return filledBy.map(TableContents.filledByBatch) ?? .empty
         case .renamed(let name)?:
             databaseName = name
         case nil:

@@ -44,12 +44,12 @@ public struct MigrationLinter: Sendable {
             for rule in Self.rules {
                 findings += rule.findings(in: file, context: context)
             }
-            lint(file.up, isDown: false, batch: &batch, into: &findings)
+            lint(file.up, of: file.identifier, isDown: false, batch: &batch, into: &findings)
             if let down = file.down {
                 // A down section runs later, on a rollback, against a different state:
                 // check it against a copy, which it never changes.
                 var unchanged = batch
-                lint(down, isDown: true, batch: &unchanged, into: &findings)
+                lint(down, of: file.identifier, isDown: true, batch: &unchanged, into: &findings)
             }
         }
         return findings.enumerated()
@@ -59,7 +59,7 @@ public struct MigrationLinter: Sendable {
             .map(\.element)
     }
 
-    private func lint(_ section: SQLSection, isDown: Bool, batch: inout BatchSchema, into findings: inout [LintFinding]) {
+    private func lint(_ section: SQLSection, of migration: String, isDown: Bool, batch: inout BatchSchema, into findings: inout [LintFinding]) {
         for statement in SQLStatementSplitter.split(section.sql) {
             let reader = StatementReader(statement)
             let scope = LintScope(section: section, context: context, batch: batch)
@@ -69,7 +69,7 @@ public struct MigrationLinter: Sendable {
                 found += rule.findings(in: reader, scope)
             }
             findings += found
-            if !isDown { batch.record(reader, context: context) }
+            if !isDown { batch.record(reader, of: migration, in: section, context: context) }
         }
     }
 }

@@ -4,9 +4,10 @@
 /// `DROP COLUMN`, where the SQLite it must run on allows it; every other change to a
 /// table by the 12-step rebuild (new table under a temporary name, copy of the columns
 /// both have, drop, rename, then its indexes, triggers and the views that read it made
-/// again). The runner's foreign-key handling (`PRAGMA foreign_keys = OFF` around the
-/// transaction, `foreign_key_check` before commit) is what makes the rebuild safe for
-/// the tables that point at the rebuilt one.
+/// again, and `ANALYZE` of it when the database had statistics for it). The runner's
+/// foreign-key handling (`PRAGMA foreign_keys = OFF` around the transaction,
+/// `foreign_key_check` before commit) is what makes the rebuild safe for the tables
+/// that point at the rebuilt one.
 ///
 /// Renames are never guessed: a table or column that one schema has and the other has
 /// not is a drop and an add, and a drop is named in `destructiveChanges`, unless the
@@ -262,6 +263,16 @@ struct SchemaMigrationPlan {
                     statements.append(object.sql)
                 }
             }
+        }
+        // 6. A rebuilt table that had statistics is analysed again, its indexes now back:
+        //    the old table's `DROP TABLE` deleted its `sqlite_stat1` rows, and the query
+        //    planner would otherwise guess until someone ran `ANALYZE`. The database read
+        //    is `current` going up and `desired` coming back down; a scratch schema has none.
+        for changedTable in tableChanges {
+            guard case .rebuild = changedTable.change,
+                  current.tablesWithStatistics.contains(changedTable.old.name.lowercased())
+                    || desired.tablesWithStatistics.contains(changedTable.new.name.lowercased()) else { continue }
+            statements.append("ANALYZE \(quoteIdentifier(changedTable.new.name))")
         }
     }
 

@@ -1,6 +1,6 @@
 /// What a migration writer needs to know of one schema: its objects in the order they
 /// were created (a view is made after the views it reads), each table's columns as
-/// SQLite sees them, and which tables hold rows.
+/// SQLite sees them, which tables hold rows, and which have statistics.
 ///
 /// Left out as `SchemaDump` leaves them out (SQLite's `sqlite_*` objects, migration
 /// bookkeeping), and also a virtual table's shadow tables (`notes_fts_data`, …): the
@@ -23,6 +23,10 @@ package struct SchemaSnapshot: Sendable {
     package let columns: [String: [Column]]
     /// Lower-cased names of the tables that hold at least one row.
     package let tablesWithRows: Set<String>
+    /// Lower-cased names of the tables `sqlite_stat1` holds statistics for (rows
+    /// `ANALYZE` wrote for the table or its indexes), which the query planner reads.
+    /// A rebuild's `DROP TABLE` deletes them with the old table.
+    package let tablesWithStatistics: Set<String>
 
     package init(reading db: some SQLQuerying) throws {
         var all: [SchemaDump.Object] = []
@@ -45,6 +49,9 @@ package struct SchemaSnapshot: Sendable {
         }
         self.columns = columns
         self.tablesWithRows = tablesWithRows
+        // SQLite makes the table at the first `ANALYZE`: a database never analysed has none.
+        let analysed = try db.textColumn(sql: "SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'").first == "1"
+        tablesWithStatistics = analysed ? Set(try db.textColumn(sql: "SELECT DISTINCT tbl FROM main.sqlite_stat1").map { $0.lowercased() }) : []
     }
 
     /// The schema as a schema file: each object's `CREATE` statement, in creation order,

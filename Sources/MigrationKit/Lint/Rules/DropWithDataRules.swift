@@ -40,8 +40,8 @@ enum DataLossWording {
             return nil
         case .rows(let count):
             return "its \(count) row\(count == 1 ? "" : "s")"
-        case .filledByBatch:
-            return "the rows an earlier statement of this batch put in it"
+        case .filledByBatch(let statement):
+            return "the rows put in it by \(statement.described)"
         case .unknown:
             return "whatever rows it holds (it may hold data; no database was given to count them)"
         }
