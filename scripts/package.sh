@@ -175,13 +175,15 @@ build_deb() {
         scripts/debian/changelog | gzip -9n >"$docs/changelog.gz"
     chmod 0644 "$docs/changelog.gz"
     # Depends: from the libraries the binary really loads (its NEEDED entries), through
-    # the symbols files of the packages that ship them: libsqlcipher1 or libsqlcipher0,
-    # whichever SQLCipher this binary was built on. libsecret is not among them: it is
-    # loaded when a keyring is first used, and the control file recommends it.
+    # the symbols files of the packages that ship them: libsqlcipher1, libsqlcipher0 or
+    # (Debian sid's SQLCipher 4.19, libsqlcipher.so.2) libsqlcipher2, whichever SQLCipher
+    # this binary was built on. libsecret is not among them: it is loaded when a keyring
+    # is first used, and the control file recommends it. A binary built on a library no
+    # package installed (a SQLCipher built from source) has no package to depend on.
     install -d "$root/DEBIAN"
     depends=$(cd "$work" && mkdir -p debian && cp "$repo/scripts/debian/control.in" debian/control &&
-        dpkg-shlibdeps -O -e"migrationkit/usr/bin/migrationkit" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-    [ -n "$depends" ] || fail "dpkg-shlibdeps found no libraries for the binary; is dpkg-dev installed?"
+        dpkg-shlibdeps -O -e"migrationkit/usr/bin/migrationkit" 2>"$work/shlibdeps.txt" | sed -n 's/^shlibs:Depends=//p') || true
+    [ -n "$depends" ] || fail "dpkg-shlibdeps found no packages for the binary's libraries (is dpkg-dev installed, and was the binary built on packaged libraries?): $(grep -m 1 'error' "$work/shlibdeps.txt" || tail -n 1 "$work/shlibdeps.txt")"
     size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
     sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
         scripts/debian/control >"$root/DEBIAN/control"

@@ -160,11 +160,11 @@ EOF
     (cd "$encrypted" && sh -eu "$work/build-recipe.sh") >"$work/recipe.log" 2>&1 \
         || { tail -n 20 "$work/recipe.log" >&2; fail "the README's grdb-sqlcipher build lines failed"; }
     app_binary="$(cd "$encrypted" && swift build --show-bin-path)/encrypted-grdb-app"
-    needed "$app_binary" | grep -qx 'libsqlcipher\.so\.1' || fail "the encrypted GRDB app does not link libsqlcipher: $(needed "$app_binary" | tr '\n' ' ')"
-    needed "$app_binary" | grep -q '^libsqlite3\.so' && fail "the encrypted GRDB app links libsqlite3 beside libsqlcipher"
     commands_binary="$(dirname "$app_binary")/encrypted-grdb-commands"
-    needed "$commands_binary" | grep -qx 'libsqlcipher\.so\.1' && ! needed "$commands_binary" | grep -q '^libsqlite3\.so' \
-        || fail "the GRDB commands built with the GRDBSQLCipher trait do not link libsqlcipher alone: $(needed "$commands_binary" | tr '\n' ' ')"
+    # The app and the commands built with the GRDBSQLCipher trait: SQLCipher 4 alone, as
+    # the grdb-sqlcipher configuration's binaries (scripts/check-linkage.sh decides).
+    "$repo/scripts/check-linkage.sh" --binaries grdb-sqlcipher "$app_binary" "$commands_binary" 2>"$work/linkage.txt" \
+        || fail "the encrypted GRDB app or commands: $(cat "$work/linkage.txt")"
 
     printf -- '-- migrate:up\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\nINSERT INTO notes (body) VALUES (%s);\n' \
         "'first'" >"$encrypted/run/Migrations/0001_notes.sql"

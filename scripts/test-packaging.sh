@@ -153,7 +153,13 @@ case "$(basename "$deb")" in
 *) fail "make deb wrote $(basename "$deb"), not migrationkit_${expected_version}_$(dpkg --print-architecture).deb" ;;
 esac
 depends=$(dpkg-deb -f "$deb" Depends)
-echo "$depends" | grep -q 'libsqlcipher1\|libsqlcipher0' || fail "Depends names no SQLCipher library: $depends"
+# The package of the SQLCipher the binary links: Debian names libsqlcipher.so.N's package
+# libsqlcipherN (0: SQLCipher 3.4.1; 1: 4.x up to 4.6.1; 2: sid's 4.19).
+dpkg-deb -x "$deb" "$work/deb-root"
+soname=$(readelf -d "$work/deb-root/usr/bin/migrationkit" | sed -n 's/.*(NEEDED).*\[\(libsqlcipher\.so\.[0-9][0-9]*\)\].*/\1/p')
+[ -n "$soname" ] || fail "the packaged binary links no libsqlcipher: $(readelf -d "$work/deb-root/usr/bin/migrationkit" | grep NEEDED)"
+echo "$depends" | tr ',' '\n' | grep -Eq "^ *libsqlcipher${soname#libsqlcipher.so.}( |$)" ||
+    fail "Depends does not name libsqlcipher${soname#libsqlcipher.so.}, the package of $soname that the binary links: $depends"
 recommends=$(dpkg-deb -f "$deb" Recommends)
 echo "$recommends" | grep -q 'libsecret-1-0' || fail "Recommends does not name libsecret-1-0: $recommends"
 if echo "$depends" | grep -q 'libsecret\|libglib'; then fail "Depends names libsecret or GLib, which the binary loads only for a keyring: $depends"; fi

@@ -152,14 +152,59 @@ package struct FileProbe {
         bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 
-    /// Why this process may not write the file at `path`, and what would let it: the
-    /// owner and mode, or a read-only file system. "Make it writable (chmod u+w)" helps
-    /// only the file's owner; anyone else needs to be told whose it is.
+    /// The file attributes (`chattr`) that keep every user, root included, from
+    /// changing a file whatever its mode says.
+    package struct Attributes: OptionSet, Sendable {
+        package let rawValue: Int32
+        package init(rawValue: Int32) { self.rawValue = rawValue }
+
+        /// `chattr +i` (FS_IMMUTABLE_FL): no write, rename or removal.
+        package static let immutable = Attributes(rawValue: 0x10)
+        /// `chattr +a` (FS_APPEND_FL): opened for writing only to append.
+        package static let appendOnly = Attributes(rawValue: 0x20)
+    }
+
+    /// The file's `chattr` attributes among `Attributes`, read with the FS_IOC_GETFLAGS
+    /// ioctl on a descriptor opened for reading (which an immutable file allows); none
+    /// where the file cannot be opened or its file system keeps no such attributes.
+    package static func attributes(of path: String) -> Attributes {
+        #if os(Linux)
+        // FS_IOC_GETFLAGS is _IOR('f', 1, long), a macro Swift does not import; the
+        // kernel writes an int.
+        let getFlags: UInt = 0x8008_6601
+        guard let descriptor = try? openFile(path, .readOnly, options: [.nonBlocking, .closeOnExec]) else { return [] }
+        defer { try? descriptor.close() }
+        var flags: Int32 = 0
+        guard ioctl(descriptor.rawValue, getFlags, &flags) == 0 else { return [] }
+        return Attributes(rawValue: flags).intersection([.immutable, .appendOnly])
+        #else
+        return []
+        #endif
+    }
+
+    /// Why this process may not write the file at `path`, and what would let it, as the
+    /// rest of a sentence about the file: "cannot be changed: it is on a read-only file
+    /// system; …", "cannot be changed: it is immutable (chattr +i); …" (an attribute that
+    /// holds for root too), or "cannot be changed by this user: " and the owner and mode.
+    /// "Make it writable (chmod u+w)" helps only the file's owner; anyone else needs to
+    /// be told whose it is.
     package static func whyNotWritable(_ path: String) -> String {
         var file = statvfs()
         if statvfs(path, &file) == 0, file.f_flag & UInt(ST_RDONLY) != 0 {
-            return "it is on a read-only file system; copy it to a writable one, or remount that one read-write"
+            return "cannot be changed: it is on a read-only file system; copy it to a writable one, or remount that one read-write"
         }
+        let attributes = attributes(of: path)
+        if attributes.contains(.immutable) {
+            return "cannot be changed: it is immutable (chattr +i), which no mode or owner overrides; remove the attribute with `chattr -i \(path)` (as root), then try again"
+        }
+        if attributes.contains(.appendOnly) {
+            return "cannot be changed: it is append-only (chattr +a), so it can only grow, and a database is changed in place; remove the attribute with `chattr -a \(path)` (as root), then try again"
+        }
+        return "cannot be changed by this user: " + ownerAndMode(path)
+    }
+
+    /// The owner and mode part of `whyNotWritable`.
+    private static func ownerAndMode(_ path: String) -> String {
         // The C struct: the sentences below read its st_ fields.
         let probe = FileProbe(path: path)
         let errno = probe.errnoValue

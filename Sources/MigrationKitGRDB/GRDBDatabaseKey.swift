@@ -9,7 +9,8 @@ import SQLCipher
 
 extension Database {
     /// Keys this connection with `key`, as `migrationkit` keys its own: a passphrase
-    /// goes through SQLCipher's key derivation, a raw key as `x'<64 hex digits>'`. Call it
+    /// goes through SQLCipher's key derivation, a raw key as `x'<hex digits>'` of its form
+    /// (one this SQLCipher would read as a passphrase is refused). Call it
     /// first thing on a new connection (`Configuration.useKey(_:format:)` does).
     ///
     /// The bytes reach `sqlite3_key` from the key's wiped, locked storage: GRDB's
@@ -20,9 +21,16 @@ extension Database {
     ///   - format: the file's format. SQLCipher 4's own by default; an older app's file
     ///     (`GRDBCipherFormat.detect` tells) opens in its own format through
     ///     `PRAGMA cipher_compatibility`, and stays in it: nothing here rewrites a file.
-    /// - Throws: `UnreadableDatabaseError` when the key does not read the file.
+    /// - Throws: `UnreadableDatabaseError` when the key does not read the file;
+    ///   `DatabaseError` (`SQLITE_MISUSE`) for a key it cannot use, such as `x'` and 160
+    ///   hex digits on a SQLCipher before 4.7.0.
     public func useKey(_ key: DatabaseKey, format: CipherFormat = .sqlcipher4) throws {
         SQLCipherLog.silenced
+        // A raw key in a form this SQLCipher would read as a passphrase keys nothing.
+        if let form = key.rawKeyForm, SQLCipherFeature.neededForRawKey(hexDigits: form.hexDigits) != nil,
+           let refusal = SQLCipherFeature.rawKeyRefusal(hexDigits: form.hexDigits, library: try GRDBCipherFormat.linkedVersion()) {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "The key is \(refusal).")
+        }
         try key.withKeyText { text in
             guard let base = text.baseAddress, text.count > 0 else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "The database key is empty.")
@@ -131,8 +139,12 @@ public enum GRDBCipherFormat {
     /// The formats the SQLCipher GRDB is built on reads with no settings given, its own
     /// first, asked of that SQLCipher.
     static func readableFormats() throws -> [CipherFormat] {
-        let version = try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_version") }.flatMap(SQLCipherVersion.init(parsing:))
-        return version.map(CipherFormat.readable(by:)) ?? []
+        try linkedVersion().map(CipherFormat.readable(by:)) ?? []
+    }
+
+    /// The version of the SQLCipher GRDB is built on, asked of it.
+    static func linkedVersion() throws -> SQLCipherVersion? {
+        try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_version") }.flatMap(SQLCipherVersion.init(parsing:))
     }
 }
 

@@ -49,6 +49,10 @@ public struct KeyError: RemediableError, Sendable {
 
         /// The key text is UTF-16 (it starts with a UTF-16 byte-order mark).
         public static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
+        /// The key text is a raw key in a form the SQLCipher it is read for would take
+        /// for a passphrase (`x'` and 160 hex digits before SQLCipher 4.7.0), so it is
+        /// refused rather than used as another key.
+        public static let rawKeyFormUnsupported = Code(rawValue: "rawKeyFormUnsupported")
         /// A key given in hex (`KeySource.hex`) holds something other than hex digits
         /// and the spaces and line breaks between them, or an odd number of digits.
         public static let keyTextNotHex = Code(rawValue: "keyTextNotHex")
@@ -213,10 +217,10 @@ public struct KeyWarning: Hashable, Sendable, CustomStringConvertible {
 
         /// Group or others may read the key file (the fix is `chmod 600`).
         public static let keyFileReadableByOthers = Code(rawValue: "keyFileReadableByOthers")
-        /// The key text starts with `x'` and ends with `'` but is not exactly 64 (or 96)
+        /// The key text starts with `x'` and ends with `'` but is not exactly 64, 96 or 160
         /// hex digits, so it is used as a passphrase, which is probably not what was meant.
         public static let malformedRawKey = Code(rawValue: "malformedRawKey")
-        /// The key text is 64 or 96 hex digits without `x'…'`: a passphrase to SQLCipher,
+        /// The key text is 64, 96 or 160 hex digits without `x'…'`: a passphrase to SQLCipher,
         /// though apps that store a raw key that way mean the raw key.
         public static let bareRawKey = Code(rawValue: "bareRawKey")
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MigrationKit
 import MigrationKitSecrets
 import SystemPackage
 
@@ -17,6 +18,8 @@ struct KeyFile {
     let path: String
     /// How the file's text gives the key: the text form, or a passphrase in hex.
     var form: KeyText.Form = .text
+    /// The SQLCipher the key is read for, when known (`KeyText.key`).
+    var library: SQLCipherVersion?
 
     func read(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         // Look at the type before opening: opening a FIFO for reading would wait for a
@@ -70,7 +73,7 @@ struct KeyFile {
                 path: path))
         }
         return try KeyText.key(
-            from: text, origin: "key file \(path)", path: path, form: form,
+            from: text, origin: "key file \(path)", path: path, form: form, library: library,
             empty: KeyError(
                 code: .keyFileEmpty,
                 message: form == .hex

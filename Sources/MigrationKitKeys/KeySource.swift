@@ -10,7 +10,8 @@ import MigrationKit
 ///
 /// Every source yields the key's text form (see `DatabaseKey.withKeyText`), read by the
 /// one rule in `KeyText`: a leading UTF-8 byte-order mark and trailing line breaks are
-/// dropped; then exactly `x'<64 hex digits>'` is a raw 32-byte key, anything else a
+/// dropped; then exactly `x'<64 hex digits>'` is a raw 32-byte key (96 digits, with its
+/// salt; 160, with its HMAC key and salt: `DatabaseKey.RawKeyForm`), anything else a
 /// passphrase, byte for byte.
 /// Secrets are read into wiped storage (`SecretBytes`), never into a Swift `String`,
 /// except for `.password`, whose `String` the caller already holds.
@@ -91,7 +92,17 @@ public enum KeySource: Sendable {
     ///
     /// - Throws: `KeyError`; its `code` says which rule failed.
     public func resolve(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        try resolve(form: .text, warn: warn)
+        try resolve(form: .text, library: nil, warn: warn)
+    }
+
+    /// Obtains the key for a connection on the SQLCipher of `library`, handing each
+    /// warning to `warn`: a raw key in a form that library would read as a passphrase
+    /// (`x'` and 160 hex digits before SQLCipher 4.7.0) is refused, naming this source,
+    /// instead of opening or creating a database under another key.
+    ///
+    /// - Throws: `KeyError`; `.rawKeyFormUnsupported` for such a raw key.
+    public func resolve(for library: SQLCipherVersion, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        try resolve(form: .text, library: library, warn: warn)
     }
 
     /// Whether the key comes from standard input (`.standardInput`, in hex or not).
@@ -103,53 +114,53 @@ public enum KeySource: Sendable {
         }
     }
 
-    private func resolve(form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    private func resolve(form: KeyText.Form, library: SQLCipherVersion?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         switch self {
         case .password(let text):
             return try KeyText.key(
-                from: SecretBytes(copying: text.utf8), origin: "the password given", form: form,
+                from: SecretBytes(copying: text.utf8), origin: "the password given", form: form, library: library,
                 empty: KeyError(code: .passwordEmpty, advice: Advice(
                     situation: "The password given is empty, which would leave the database unencrypted",
                     otherwise: "give the key", remedy: .openWithoutKey)),
                 warn: warn)
 
         case .file(let path):
-            return try KeyFile(path: path, form: form).read(warn: warn)
+            return try KeyFile(path: path, form: form, library: library).read(warn: warn)
 
         case .environment(let variable):
-            return try Self.readEnvironment(variable, form: form, warn: warn)
+            return try Self.readEnvironment(variable, form: form, library: library, warn: warn)
 
         case .standardInput:
-            return try Self.readStandardInput(form: form, warn: warn)
+            return try Self.readStandardInput(form: form, library: library, warn: warn)
 
         case .prompt(let message, let confirm):
             let text = try TerminalPrompt(message: message, confirm: confirm).read()
             return try KeyText.key(
-                from: text, origin: "the key entered", form: form,
+                from: text, origin: "the key entered", form: form, library: library,
                 empty: KeyError(code: .promptEmpty, message: "An empty key was entered; type the key, then Enter."),
                 warn: warn)
 
         case .secretService(let service, let account):
-            return try SecretServiceKeyStore().lookup(service: service, account: account, form: form, warn: warn)
+            return try SecretServiceKeyStore().lookup(service: service, account: account, form: form, library: library, warn: warn)
 
         case .hex(let source):
-            return try source.resolve(form: .hex, warn: warn)
+            return try source.resolve(form: .hex, library: library, warn: warn)
         }
     }
 
-    private static func readEnvironment(_ variable: String, form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    private static func readEnvironment(_ variable: String, form: KeyText.Form, library: SQLCipherVersion?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         // Straight from the environment into wiped storage, never through a String.
         guard let text = ProcessEnvironment.withValueBytes(of: variable, { SecretBytes(copying: $0) }) else {
             throw KeyError(code: .environmentVariableUnset, advice: Advice(
                 situation: "The environment variable \(variable) is not set", otherwise: "set it to the key", remedy: .keyFromAnotherSource))
         }
         return try KeyText.key(
-            from: text, origin: "environment variable \(variable)", form: form,
+            from: text, origin: "environment variable \(variable)", form: form, library: library,
             empty: KeyError(code: .environmentVariableEmpty, message: "The environment variable \(variable) is empty; set it to the key, or unset it and pass the key another way."),
             warn: warn)
     }
 
-    private static func readStandardInput(form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    private static func readStandardInput(form: KeyText.Form, library: SQLCipherVersion?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         guard !StandardInput.isTerminal else {
             throw KeyError(code: .standardInputIsTerminal, advice: Advice(
                 situation: "Standard input is a terminal, where the key would be echoed as it is typed", remedy: .keyFromPipeOrPrompt))
@@ -165,7 +176,7 @@ public enum KeySource: Sendable {
                 situation: "Cannot read the key from standard input (\(errnoDescription(code)))", otherwise: "pipe the key in", remedy: .keyFromFile))
         }
         return try KeyText.key(
-            from: text, origin: "standard input", form: form,
+            from: text, origin: "standard input", form: form, library: library,
             empty: KeyError(code: .standardInputEmpty, message: "Standard input was empty; pipe the key in (for example `… < db.key`)."),
             warn: warn)
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MigrationKit
 import MigrationKitSecrets
 import SystemPackage
 
@@ -14,8 +15,10 @@ import SystemPackage
 /// 2. every line break at the end (`\n`, `\r\n`, `\r`) is dropped: `echo key > file`,
 ///    `secret-tool store < file` and a typed Enter all add one nobody means as key;
 /// 3. what remains must not be empty;
-/// 4. exactly `x'<64 hex digits>'` (or 96, a key and its salt) is a raw key, anything
-///    else a passphrase, byte for byte (spaces included). `DatabaseKey(keyText:)` decides.
+/// 4. exactly `x'<64 hex digits>'` (or 96, a key and its salt; or 160, a key, its HMAC key
+///    and salt) is a raw key, anything else a passphrase, byte for byte (spaces
+///    included). `DatabaseKey(keyText:)` decides; a raw key in a form the SQLCipher it is
+///    read for would take for a passphrase is refused, naming where it came from.
 ///
 /// A file saved as UTF-16 (a byte-order mark FF FE or FE FF) is refused with a sentence:
 /// its bytes would silently make another key than the one the user sees.
@@ -45,8 +48,11 @@ enum KeyText {
     /// - Parameters:
     ///   - origin: where the text came from, for messages ("key file /x/key").
     ///   - form: how the text gives the key.
+    ///   - library: the SQLCipher the key is read for, when the caller knows it: a raw key
+    ///     it would read as a passphrase is refused here (`.rawKeyFormUnsupported`);
+    ///     otherwise the connection refuses it (`DatabaseKey.validate()`).
     ///   - empty: the error when nothing is left.
-    static func key(from raw: SecretBytes, origin: String, path: String? = nil, form: Form = .text,
+    static func key(from raw: SecretBytes, origin: String, path: String? = nil, form: Form = .text, library: SQLCipherVersion? = nil,
                     empty: @autoclosure () -> KeyError, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         if startsWithUTF16ByteOrderMark(raw) {
             throw KeyError(code: .keyTextNotUTF8,
@@ -59,10 +65,15 @@ enum KeyText {
             return DatabaseKey(keyText: try hexDecoded(text, origin: origin, path: path, empty: empty()))
         }
         let key = DatabaseKey(keyText: text)
+        if let library, let rawForm = key.rawKeyForm,
+           let refusal = SQLCipherFeature.rawKeyRefusal(hexDigits: rawForm.hexDigits, library: library) {
+            throw KeyError(code: .rawKeyFormUnsupported, message: "The key in \(origin) is \(refusal).", path: path)
+        }
         if key.kind == .passphrase, looksLikeMalformedRawKey(text) {
+            let lengths = DatabaseKey.RawKeyForm.allCases.map { String($0.hexDigits) }
             warn(KeyWarning(
                 code: .malformedRawKey,
-                message: "The key in \(origin) looks like a raw key (x'…') but is not x' followed by \(DatabaseKey.rawKeyLength * 2) (or, with its salt, \(DatabaseKey.rawKeyWithSaltLength * 2)) hex digits and ', so SQLCipher will use it as a passphrase; if a raw key was meant, fix the hex digits.",
+                message: "The key in \(origin) looks like a raw key (x'…') but is not x' followed by \(lengths.dropLast().joined(separator: ", ")) or \(lengths.last!) hex digits and ', so SQLCipher will use it as a passphrase; if a raw key was meant, fix the hex digits.",
                 path: path))
         } else if key.kind == .passphrase, isBareRawKey(text) {
             // How some apps store their key (Signal Desktop's config.json holds 64 bare
@@ -153,7 +164,7 @@ enum KeyText {
     }
 
     /// `x'…'` or `X'…'`, the shape of SQLCipher's raw-key literal, with something inside
-    /// SQLCipher will not take as one (the two forms it reads as raw, 64 and 96 hex
+    /// SQLCipher will not take as one (the forms it reads as raw, 64, 96 and 160 hex
     /// digits, `DatabaseKey(keyText:)` already turned into `.rawKey`).
     private static func looksLikeMalformedRawKey(_ text: SecretBytes) -> Bool {
         text.withUnsafeBytes { bytes in
@@ -164,10 +175,10 @@ enum KeyText {
         }
     }
 
-    /// Exactly 64 or 96 hex digits and nothing else: a raw key without its `x'…'`.
+    /// Exactly 64, 96 or 160 hex digits and nothing else: a raw key without its `x'…'`.
     private static func isBareRawKey(_ text: SecretBytes) -> Bool {
         text.withUnsafeBytes { bytes in
-            [DatabaseKey.rawKeyLength, DatabaseKey.rawKeyWithSaltLength].contains { bytes.count == $0 * 2 } && bytes.allSatisfy(\.isHexDigit)
+            DatabaseKey.RawKeyForm.allCases.contains { bytes.count == $0.hexDigits } && bytes.allSatisfy(\.isHexDigit)
         }
     }
 }

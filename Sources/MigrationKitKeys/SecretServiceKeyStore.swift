@@ -74,11 +74,12 @@ public struct SecretServiceKeyStore: Sendable {
 
     /// `lookup(service:account:)`, handing warnings (a malformed raw key) to `warn`.
     public func lookup(service: String, account: String, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        try lookup(service: service, account: account, form: .text, warn: warn)
+        try lookup(service: service, account: account, form: .text, library: nil, warn: warn)
     }
 
-    /// `lookup(service:account:warn:)` with the item's text read in `form` (`KeySource.hex`).
-    func lookup(service: String, account: String, form: KeyText.Form, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    /// `lookup(service:account:warn:)` with the item's text read in `form` (`KeySource.hex`),
+    /// for the SQLCipher of `library` when known (`KeyText.key`).
+    func lookup(service: String, account: String, form: KeyText.Form, library: SQLCipherVersion?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         let item = ItemName(service: service, account: account)
         try item.validate()
         let found: [LibSecret.FoundItem] = try LibSecret.lock.withLock {
@@ -94,7 +95,7 @@ public struct SecretServiceKeyStore: Sendable {
         for candidate in found {
             guard let text = candidate.secret else { throw item.lockedError() }
             let next = try KeyText.key(
-                from: text, origin: "the Secret Service item for \(item)", form: form,
+                from: text, origin: "the Secret Service item for \(item)", form: form, library: library,
                 empty: KeyError(code: .itemEmpty, message: "The Secret Service item for \(item) holds an empty secret; store the key again."),
                 warn: { warnings.append($0) })
             if let key, !key.isSameKey(as: next) { throw item.ambiguousError(count: found.count) }

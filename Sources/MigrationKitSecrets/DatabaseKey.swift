@@ -1,5 +1,6 @@
 /// The key of an encrypted database: a passphrase (stretched by SQLCipher's PBKDF2) or
-/// a raw 32-byte key (used as is, no key derivation).
+/// a raw key (used as is, no key derivation) in one of SQLCipher's raw-key forms
+/// (`RawKeyForm`).
 ///
 /// In a module of its own, with no C library: the key sources (`MigrationKitKeys`)
 /// produce keys without linking SQLCipher, and `MigrationKitSQLCipher` re-exports it.
@@ -13,8 +14,52 @@ public struct DatabaseKey: Sendable {
     public enum Kind: String, Sendable, Hashable {
         /// Text that SQLCipher stretches into the database key with PBKDF2.
         case passphrase
-        /// The 32-byte AES key itself, used as is: no key derivation.
+        /// The 32-byte AES key itself, used as is: no key derivation; alone or with the
+        /// database's salt and HMAC key (`RawKeyForm`).
         case rawKey
+    }
+
+    /// SQLCipher's raw-key literals, `x'<hex digits>'`, by what their bytes hold. SQLCipher
+    /// reads a literal of another length as a passphrase; so did every version before
+    /// 4.7.0 the third form, which the linked library's version decides on
+    /// (`SQLCipherFeature.neededForRawKey(hexDigits:)`).
+    public enum RawKeyForm: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+        /// `x'<64 hex digits>'`: the 32-byte encryption key; SQLCipher derives the HMAC
+        /// key from it.
+        case key
+        /// `x'<96 hex digits>'`: the key followed by the database's 16-byte salt.
+        case keyAndSalt
+        /// `x'<160 hex digits>'`: the key, then the 32-byte HMAC key, then the salt
+        /// (SQLCipher 4.7.0 and later).
+        case keyHMACKeyAndSalt
+
+        /// The form whose bytes number `byteCount`, if any.
+        public init?(byteCount: Int) {
+            guard let form = Self.allCases.first(where: { $0.byteCount == byteCount }) else { return nil }
+            self = form
+        }
+
+        /// How many bytes the literal's hex digits stand for: 32, 48 or 80.
+        public var byteCount: Int {
+            switch self {
+            case .key: return DatabaseKey.rawKeyLength
+            case .keyAndSalt: return DatabaseKey.rawKeyWithSaltLength
+            case .keyHMACKeyAndSalt: return DatabaseKey.rawKeyWithHMACKeyAndSaltLength
+            }
+        }
+
+        /// How many hex digits stand between `x'` and `'`: 64, 96 or 160.
+        public var hexDigits: Int { byteCount * 2 }
+
+        /// What the bytes hold, as sentences say it: "raw key", "raw key and salt",
+        /// "raw key, HMAC key and salt".
+        public var description: String {
+            switch self {
+            case .key: return "raw key"
+            case .keyAndSalt: return "raw key and salt"
+            case .keyHMACKeyAndSalt: return "raw key, HMAC key and salt"
+            }
+        }
     }
 
     /// The byte length of a raw key (AES-256).
@@ -22,11 +67,20 @@ public struct DatabaseKey: Sendable {
     /// The byte length of a raw key followed by the database's 16-byte salt, SQLCipher's
     /// `x'<96 hex digits>'` form: also used as is, with no key derivation.
     public static let rawKeyWithSaltLength = rawKeyLength + 16
+    /// The byte length of a raw key followed by its 32-byte HMAC key and the database's
+    /// salt, SQLCipher's `x'<160 hex digits>'` form (4.7.0 and later): the HMAC key is
+    /// then not derived from the key either.
+    public static let rawKeyWithHMACKeyAndSaltLength = rawKeyLength * 2 + 16
 
     /// Whether this is a passphrase or a raw key.
     public let kind: Kind
-    /// For a passphrase, its bytes; for a raw key, the 32 key bytes.
+    /// For a passphrase, its bytes; for a raw key, the bytes of its form (`rawKeyForm`).
     let material: SecretBytes
+
+    /// Which of SQLCipher's raw-key forms the key is in; nil for a passphrase.
+    public var rawKeyForm: RawKeyForm? {
+        kind == .rawKey ? RawKeyForm(byteCount: material.count) : nil
+    }
 
     /// Whether the key's bytes are locked in RAM, out of swap (see `SecretBytes`).
     public var isLockedInMemory: Bool { material.isLockedInMemory }
@@ -47,8 +101,8 @@ public struct DatabaseKey: Sendable {
         DatabaseKey(kind: .passphrase, material: bytes)
     }
 
-    /// A raw key of exactly 32 bytes. The length is checked by `validate()`, which
-    /// `SQLCipherWriter` calls before it touches the file.
+    /// A raw key: 32 bytes, or the bytes of another `RawKeyForm`. The length is checked
+    /// by `validate()`, which `SQLCipherWriter` calls before it touches the file.
     public static func rawKey(_ bytes: [UInt8]) -> DatabaseKey {
         DatabaseKey(kind: .rawKey, material: SecretBytes(copying: bytes))
     }
@@ -59,15 +113,15 @@ public struct DatabaseKey: Sendable {
     }
 
     /// Why SQLCipher could not use this key, or nil: an empty passphrase (SQLCipher would
-    /// take it for "no encryption" and write a plaintext file), or a raw key of the
-    /// wrong length. Package-wide: each module throws its own error with it
+    /// take it for "no encryption" and write a plaintext file), or a raw key of no
+    /// `RawKeyForm`'s length. Package-wide: each module throws its own error with it
     /// (`DatabaseKey.validate()`, the key store's `store`).
     package var unusableReason: String? {
         switch kind {
         case .passphrase where material.isEmpty:
             return "The passphrase is empty; an empty key would leave the database unencrypted."
-        case .rawKey where material.count != Self.rawKeyLength && material.count != Self.rawKeyWithSaltLength:
-            return "A raw key must be exactly \(Self.rawKeyLength) bytes (or \(Self.rawKeyWithSaltLength) with its salt), not \(material.count)."
+        case .rawKey where rawKeyForm == nil:
+            return "A raw key must be exactly \(Self.rawKeyLength) bytes (or \(Self.rawKeyWithSaltLength) with its salt, or \(Self.rawKeyWithHMACKeyAndSaltLength) with its HMAC key and salt), not \(material.count)."
         default:
             return nil
         }
@@ -79,9 +133,12 @@ public struct DatabaseKey: Sendable {
     }
 
     /// Parses a key's text form: exactly `x'<64 hex digits>'` is a raw key (the form
-    /// SQLCipher's `PRAGMA key` and the `sqlcipher` shell use), and `x'<96 hex digits>'`
-    /// a raw key with the database's salt; anything else is a passphrase, byte for byte.
-    /// Key files and Secret Service items hold this form.
+    /// SQLCipher's `PRAGMA key` and the `sqlcipher` shell use), `x'<96 hex digits>'` a raw
+    /// key with the database's salt, and `x'<160 hex digits>'` one with its HMAC key and
+    /// salt (`RawKeyForm`); anything else is a passphrase, byte for byte. Key files and
+    /// Secret Service items hold this form. Whether the linked SQLCipher reads the third
+    /// form as a raw key is its connection's to check (`validate()`): it is never handed
+    /// to one that would take it for a passphrase.
     public init(keyText: SecretBytes) {
         if let raw = Self.parseRawKeyText(keyText) {
             self = .rawKey(bytes: raw)
@@ -91,7 +148,7 @@ public struct DatabaseKey: Sendable {
     }
 
     private static func parseRawKeyText(_ text: SecretBytes) -> SecretBytes? {
-        guard let length = [rawKeyLength, rawKeyWithSaltLength].first(where: { text.count == $0 * 2 + 3 }) else { return nil }
+        guard let length = RawKeyForm.allCases.first(where: { text.count == $0.hexDigits + 3 })?.byteCount else { return nil }
         let hexLength = length * 2
         return text.withUnsafeBytes { bytes -> SecretBytes? in
             guard bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
@@ -115,15 +172,15 @@ public struct DatabaseKey: Sendable {
     }
 
     /// Lends the key's text form for the duration of `body`: the passphrase itself, or
-    /// for a raw key `x'<64 hex digits>'`. This is what `sqlite3_key` takes, and what
+    /// for a raw key `x'<hex digits>'` of its form. This is what `sqlite3_key` takes, and what
     /// a key file or a Secret Service item stores; `init(keyText:)` reads it back.
     public func withKeyText<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withKeyingMaterial(body)
     }
 
     /// The bytes to hand to `sqlite3_key`/`sqlite3_rekey`, lent for the duration of
-    /// `body`: the passphrase itself, or for a raw key the text `x'<64 hex digits>'`,
-    /// which SQLCipher recognises as a raw key. The hex text lives in wiped storage too.
+    /// `body`: the passphrase itself, or for a raw key the text `x'<hex digits>'` of its
+    /// form, which SQLCipher recognises as a raw key. The hex text lives in wiped storage too.
     func withKeyingMaterial<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         switch kind {
         case .passphrase:

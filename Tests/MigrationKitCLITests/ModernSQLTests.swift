@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKit
 import MigrationKitCLITestSupport
 import MigrationKitSQLCipher
 import MigrationKitTestSupport
@@ -70,6 +71,68 @@ import Testing
         #expect(check.exitCode == .migrationFailed && check.stdout.contains("FAILED lint"), "\(check.output)")
         // A version at least the linked one judges nothing differently.
         #expect(try Tool.run(["lint", "--migrations", folder, "--min-sqlite", SQLCipherLibrary.sqliteVersion]).status == (isFour ? 0 : 2))
+    }
+
+    /// SQL of SQLite 3.47 to 3.53, each form in a migration of its own, and the release
+    /// the lint catalogue says added it. The features of 3.51 and before but the
+    /// percentile aggregates (built in only with ENABLE_PERCENTILE) run on the Python
+    /// client's SQLite 3.51.1, and those after it do not.
+    private static let newerForms: [(file: String, sql: String, version: String)] = [
+        ("0002_raise_expression.sql", "CREATE TRIGGER t_checked BEFORE INSERT ON t BEGIN SELECT RAISE(ABORT, 'bad ' || new.a); END;", "3.47.0"),
+        ("0003_iif_two.sql", "UPDATE t SET doc = iif(a > 1, 'big');", "3.48.0"),
+        ("0004_iif_many.sql", "UPDATE t SET doc = iif(a > 9, 'huge', a > 1, 'big', 'small');", "3.49.0"),
+        ("0005_unistr.sql", "INSERT INTO t (a, doc) VALUES (1, unistr('caf\\u00e9'));", "3.50.0"),
+        ("0006_jsonb_each.sql", "INSERT INTO t (a) SELECT key FROM jsonb_each('[1, 2]');", "3.51.0"),
+        ("0007_median.sql", "INSERT INTO t (a) SELECT median(a) FROM t;", "3.51.0"),
+        ("0008_json_array_insert.sql", "UPDATE t SET doc = json_array_insert('[1]', '$[0]', 0);", "3.53.0"),
+        ("0009_set_not_null.sql", "ALTER TABLE t ALTER COLUMN a SET NOT NULL;", "3.53.0"),
+        ("0010_add_check.sql", "ALTER TABLE t ADD CONSTRAINT positive CHECK (a > 0);", "3.53.0"),
+        ("0011_reindex_expressions.sql", "REINDEX EXPRESSIONS;", "3.53.0"),
+    ]
+
+    /// Lint reports exactly the forms the linked SQLite fails (on 4.6.1's 3.46.1 and
+    /// 3.4.1's 3.15.2, all of them), each named with the release that added it, and
+    /// `--min-sqlite 3.46.1` reports them all wherever the linked SQLite is at least
+    /// that: the migrate they would have failed in midway is refused before it starts.
+    @Test func theFormsOfSQLite347To353AreReportedBeforeAnOlderSQLiteFailsThem() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_t.sql", "-- migrate:up\nCREATE TABLE t (a INTEGER, doc TEXT);\n-- migrate:down\nDROP TABLE t;\n")
+        let schema = "CREATE TABLE t (a INTEGER, doc TEXT);"
+        let linked = try #require(SQLiteVersion(SQLCipherLibrary.sqliteVersion))
+        var failsOnLinked: [String: Bool] = [:]
+        for form in Self.newerForms {
+            try workspace.migration(form.file, "-- migrate:up\n\(form.sql)\n-- migrate:down\nSELECT 1;\n")
+            // Run by the linked library itself, on a plaintext scratch file (the shell may
+            // carry functions of its own).
+            let scratch = try SQLCipherWriter(path: workspace.path("probe-" + form.file + ".db"), key: nil)
+            failsOnLinked[form.file] = (try? scratch.write { try $0.execute(sql: schema + "\n" + form.sql) }) == nil
+            try scratch.close()
+            guard PythonClients.enabled, form.file != "0007_median.sql" else { continue }
+            let newer = try PythonClients.run("import sqlcipher3, sys\nsqlcipher3.connect(':memory:').executescript(sys.argv[1])", arguments: [schema + form.sql])
+            #expect((newer.status == 0) == (SQLiteVersion(form.version)! <= SQLiteVersion(3, 51, 1)), "\(form.file) on SQLite 3.51.1 (sqlcipher3-binary): \(newer.output)")
+        }
+        func reported(_ lint: CommandResult, _ form: (file: String, sql: String, version: String)) -> [Substring] {
+            lint.stdout.split(separator: "\n").filter { $0.contains(form.file) && $0.contains("error[unsupported-sql]") }
+        }
+        let lint = try Tool.run(["lint", "--migrations", workspace.migrations])
+        for form in Self.newerForms {
+            let lines = reported(lint, form)
+            #expect(!lines.isEmpty == failsOnLinked[form.file], "\(form.file): lint and SQLite \(linked) disagree: \(lint.stdout)")
+            if SQLiteVersion(form.version)! > linked {
+                #expect(lines.contains { $0.contains("needs SQLite \(form.version) or later") }, "\(form.file): \(lint.stdout)")
+            }
+        }
+        if linked >= SQLiteVersion(3, 46, 1) {
+            let older = try Tool.run(["lint", "--migrations", workspace.migrations, "--min-sqlite", "3.46.1"])
+            #expect(older.exitCode == .migrationFailed, "\(older.output)")
+            for form in Self.newerForms {
+                #expect(reported(older, form).contains { $0.contains("needs SQLite \(form.version) or later") }, "\(form.file): \(older.stdout)")
+            }
+        }
+        guard failsOnLinked.values.contains(true) else { return }
+        #expect(lint.exitCode == .migrationFailed, "\(lint.output)")
+        let migrate = try workspace.run("migrate", ["--no-backup"])
+        #expect(migrate.exitCode == .migrationFailed && !FileManager.default.fileExists(atPath: workspace.database), "\(migrate.output)")
     }
 
     @Test(arguments: ["abc", "3", "3.x", "99.0"])

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKit
 import MigrationKitCLITestSupport
 import MigrationKitSQLCipher
 import MigrationKitTestSupport
@@ -124,5 +125,32 @@ struct OtherClientFilesTests {
         #expect(workspace.bytes(workspace.database)?.prefix(16) == Data("SQLite format 3\0".utf8), "the plaintext header is gone")
         try expectRows(workspace.database, workspace.key, pragmas, "SELECT body FROM notes; SELECT count(*) FROM tags", "0\n")
         try expectRows(workspace.database, workspace.key, pragmas, "SELECT body FROM notes", "kept\n")
+    }
+
+    /// A file keyed with a raw key, its HMAC key and salt (`x'<160 hex>'`), which the
+    /// client's SQLCipher 4.12 reads as such: the tool refuses that key on a linked
+    /// SQLCipher that would take it for a passphrase (and report "wrong key", or key a
+    /// new file with it), naming the key file, with the file as it was; on a SQLCipher
+    /// that reads the form, it migrates the file, and the client reads it back.
+    @Test func aFileKeyedWithARawKeyHMACKeyAndSaltIsOpenedOnlyWhereTheLinkedSQLCipherReadsThatForm() throws {
+        let key = TestKey(text: "x'" + (0..<80).map { String(format: "%02x", UInt8(($0 * 37 + 11) % 256)) }.joined() + "'")
+        let workspace = try Workspace(key: key)
+        let made = try python(workspace.database, key, Self.platformPragmas, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept'); SELECT count(*) FROM notes")
+        try #require(made.status == 0 && made.stdout == "1\n", "\(made.output)")
+        try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
+        guard SQLCipherFeature.rawKeyWithHMACKey.isAvailable(in: SQLCipherLibrary.cipherVersion) else {
+            let before = try TreeSnapshot(workspace.root)
+            for command in ["status", "migrate"] {
+                let result = try workspace.run(command, command == "migrate" ? ["--no-backup"] : [])
+                #expect(result.exitCode == .keyUnavailable && result.stderr.contains("The key in key file \(workspace.keyFile) is x' and 160 hex digits"),
+                        "\(command): \(result.output)")
+            }
+            try expectUnchanged(before, "a key the linked SQLCipher would take for a passphrase")
+            try expectRows(workspace.database, key, Self.platformPragmas, "SELECT body FROM notes", "kept\n")
+            return
+        }
+        let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
+        #expect(migrated.status == 0, "\(migrated.output)")
+        try expectRows(workspace.database, key, Self.platformPragmas, "SELECT body FROM notes; SELECT count(*) FROM tags", "0\n")
     }
 }

@@ -87,4 +87,38 @@ import Glibc
         #expect(unreadable.status != 0 && unreadable.stderr.contains("error: \(damaged): "), "\(unreadable.output)")
         #expect(!FileManager.default.fileExists(atPath: workspace.path("damaged-plain.db")))
     }
+
+    /// A database file with an attribute that holds even for root: immutable (`chattr
+    /// +i`, as backups and golden images are kept) or append-only (`chattr +a`). Looks
+    /// read it; a change is refused in one sentence that names the attribute and the
+    /// `chattr` that removes it (never a `chmod`, which cannot help), with every file as
+    /// it was. Setting the attribute needs root and a file system that keeps it (ext4,
+    /// XFS, Btrfs, tmpfs from Linux 6.0): without them the case does not run, and under
+    /// CI=true that fails.
+    @Test(arguments: [("+i", "immutable (chattr +i)", "`chattr -i "), ("+a", "append-only (chattr +a)", "`chattr -a ")])
+    func aFileAttributeThatHoldsForRootIsNamedWithItsRemedy(_ attribute: String, _ named: String, _ remedy: String) throws {
+        try requiringCapability {
+            let workspace = try Workspace()
+            try workspace.writeSampleMigrations()
+            try workspace.run("migrate", ["--no-backup", "--to", "0001_authors"])
+            try workspace.write("Migrations/0003_genres.sql", "-- migrate:up\nCREATE TABLE genres (id INTEGER PRIMARY KEY);\n")
+            let chattr = "/usr/bin/chattr"
+            guard FileManager.default.isExecutableFile(atPath: chattr) else { throw CapabilityMissing("chattr (e2fsprogs) is not installed") }
+            let set = try ChildProcess.run([chattr, attribute, workspace.database], timeout: 30)
+            guard set.status == 0 else { throw CapabilityMissing("chattr \(attribute) failed here (root and a file system with file attributes are needed): \(set.output)") }
+            defer { _ = try? ChildProcess.run([chattr, "-" + attribute.dropFirst(), workspace.database], timeout: 30) }
+            let before = try TreeSnapshot(workspace.root)
+
+            let status = try workspace.run("status")
+            #expect(status.status == 0, "\(status.output)")
+            #expect(status.stdout.contains("applied  0001_authors"), "\(status.output)")
+            let migrate = try workspace.run("migrate", ["--no-backup"])
+            #expect(migrate.exitCode == .fileError, "\(migrate.output)")
+            let errors = migrate.stderr.split(separator: "\n").filter { $0.hasPrefix("migrationkit: error: ") }
+            #expect(errors.count == 1 && errors.first?.contains("The database file cannot be changed: it is \(named)") == true
+                        && errors.first?.contains(remedy + workspace.database + "` (as root)") == true && errors.first?.contains("chmod") == false,
+                    "\(migrate.stderr)")
+            try expectUnchanged(before, "chattr \(attribute)")
+        }
+    }
 }

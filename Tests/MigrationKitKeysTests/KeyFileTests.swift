@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKit
 import MigrationKitTestSupport
 import MigrationKitKeys
 import MigrationKitSQLCipher
@@ -84,9 +85,36 @@ import Testing
         #expect(header == Data((0..<16).map { UInt8($0 * 0x11) }))
     }
 
+    /// x'<160 hex>', a key, its HMAC key and salt, is a raw key to SQLCipher 4.7.0 and
+    /// later and a passphrase to every version before: read for one of those, it is
+    /// refused naming the file (never handed on as a passphrase); read for a newer one,
+    /// or for no library in particular, it is the raw key. The connection refuses it too
+    /// on a linked library that predates the form, before any file exists.
+    @Test func aRawKeyWithItsHMACKeyIsRefusedForASQLCipherThatWouldTakeItForAPassphrase() throws {
+        let directory = try TemporaryDirectory()
+        let bytes = (0..<80).map { UInt8($0 * 3 + 1) }
+        let path = try directory.write("hmac", rawKeyText(bytes) + "\n")
+        let refusal = expectKeyError(.rawKeyFormUnsupported) {
+            _ = try KeySource.file(path: path).resolve(for: SQLCipherVersion(major: 4, minor: 6, patch: 1)) { _ in }
+        }
+        #expect(refusal?.path == path)
+        #expect(refusal?.message == "The key in key file \(path) is x' and 160 hex digits, which the linked SQLCipher 4.6.1 reads as a passphrase and SQLCipher 4.7.0 and later as a raw key with its HMAC key and salt, so it was not used; open the database with SQLCipher 4.7.0 or later.")
+        _ = expectKeyError(.rawKeyFormUnsupported) {
+            _ = try KeySource.password(rawKeyText(bytes)).resolve(for: SQLCipherVersion(major: 3, minor: 4, patch: 1)) { _ in }
+        }
+        for key in [try KeySource.file(path: path).resolve(for: SQLCipherVersion(major: 4, minor: 7, patch: 0)) { _ in },
+                    try KeySource.file(path: path).resolve()] {
+            #expect(key.rawKeyForm == .keyHMACKeyAndSalt && key.isSameKey(as: .rawKey(bytes)))
+        }
+        guard !SQLCipherFeature.rawKeyWithHMACKey.isAvailable(in: SQLCipherLibrary.cipherVersion) else { return }
+        let database = directory.path("hmac.db")
+        #expect(throws: SQLCipherError.self) { try createProbeDatabase(at: database, key: .rawKey(bytes)) }
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
+
     /// A key file of bare hex digits (how Signal Desktop stores its key) is a
     /// passphrase to SQLCipher: said, with the raw form.
-    @Test(arguments: [32, 48]) func bareHexDigitsAreAPassphraseWithAHintAtTheRawForm(bytes: Int) throws {
+    @Test(arguments: [32, 48, 80]) func bareHexDigitsAreAPassphraseWithAHintAtTheRawForm(bytes: Int) throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("bare", String(repeating: "c3", count: bytes) + "\n")
         let (key, warnings) = try resolveCollecting(.file(path: path))

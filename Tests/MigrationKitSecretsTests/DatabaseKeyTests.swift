@@ -1,3 +1,4 @@
+import Foundation
 import MigrationKitSecrets
 import Testing
 
@@ -21,6 +22,24 @@ import Testing
         }
     }
 
+    /// SQLCipher's three raw-key literals (64, 96 and 160 hex digits: the key; with its
+    /// salt; with its HMAC key and salt) are raw keys, each read back in its own form;
+    /// other lengths, 128 digits among them, are passphrases.
+    @Test func eachOfSQLCiphersRawKeyFormsIsARawKey() {
+        for form in DatabaseKey.RawKeyForm.allCases {
+            let bytes = (0..<form.byteCount).map { UInt8($0 % 251) }
+            let hex = bytes.map { String(format: "%02x", $0) }.joined()
+            let key = DatabaseKey(keyText: SecretBytes(copying: Array("x'\(hex)'".utf8)))
+            #expect(key.kind == .rawKey && key.rawKeyForm == form, "\(form)")
+            #expect(key.isSameKey(as: .rawKey(bytes)) && text(key) == "x'\(hex)'", "\(form)")
+            #expect(DatabaseKey.rawKey(bytes).unusableReason == nil)
+        }
+        #expect(DatabaseKey.RawKeyForm.allCases.map(\.hexDigits) == [64, 96, 160])
+        let between = DatabaseKey(keyText: SecretBytes(copying: Array("x'\(String(repeating: "ab", count: 64))'".utf8)))
+        #expect(between.kind == .passphrase && between.rawKeyForm == nil)
+        #expect(DatabaseKey.passphrase("x").rawKeyForm == nil)
+    }
+
     @Test func descriptionsNeverHoldTheKey() {
         let key = DatabaseKey.passphrase("correct horse battery staple")
         for printed in [key.description, key.debugDescription, String(reflecting: key), "\(Mirror(reflecting: key).children.map(\.value))"] {
@@ -32,7 +51,7 @@ import Testing
 
     @Test func unusableKeysSayWhy() {
         #expect(DatabaseKey.passphrase("").unusableReason?.contains("empty") == true)
-        #expect(DatabaseKey.rawKey([1, 2, 3]).unusableReason == "A raw key must be exactly 32 bytes (or 48 with its salt), not 3.")
+        #expect(DatabaseKey.rawKey([1, 2, 3]).unusableReason == "A raw key must be exactly 32 bytes (or 48 with its salt, or 80 with its HMAC key and salt), not 3.")
         #expect(DatabaseKey.passphrase("x").unusableReason == nil)
         #expect(DatabaseKey.rawKey(Array(repeating: 1, count: 32)).unusableReason == nil)
     }

@@ -12,8 +12,8 @@ enum LintFixture {
     }()
     /// A library new enough, and built with enough, for every feature of the catalog.
     static let modern: LintContext = {
-        var context = LintContext(sqliteVersion: SQLiteVersion(3, 50, 0), libraryDescription: "SQLite 3.50.0")
-        context.compileOptions = ["ENABLE_FTS5", "ENABLE_MATH_FUNCTIONS", "ENABLE_JSON1"]
+        var context = LintContext(sqliteVersion: SQLiteVersion(3, 53, 0), libraryDescription: "SQLite 3.53.0")
+        context.compileOptions = ["ENABLE_FTS5", "ENABLE_MATH_FUNCTIONS", "ENABLE_JSON1", "ENABLE_PERCENTILE"]
         return context
     }()
 

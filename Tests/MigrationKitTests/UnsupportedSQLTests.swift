@@ -48,6 +48,23 @@ import Testing
         ("SELECT group_concat(a, ',' ORDER BY b DESC) FROM t;", "3.44.0"),
         ("SELECT 1_000_000, 0.000_1 FROM t;", "3.46.0"),
         ("SELECT sqrt(a), ln(b) FROM t;", "3.35.0"),
+        ("SELECT json_pretty(doc) FROM t;", "3.46.0"),
+        ("CREATE TRIGGER g BEFORE INSERT ON t BEGIN SELECT RAISE(ABORT, 'bad ' || new.a); END;", "3.47.0"),
+        ("CREATE TRIGGER g BEFORE INSERT ON t BEGIN SELECT RAISE(FAIL, printf('%d', new.a)); END;", "3.47.0"),
+        ("SELECT iif(a > 1, 'big') FROM t;", "3.48.0"),
+        ("SELECT iif(a > 9, 'huge', a > 1, 'big', 'small') FROM t;", "3.49.0"),
+        ("SELECT unistr('caf\\u00e9');", "3.50.0"),
+        ("SELECT unistr_quote(a) FROM t;", "3.50.0"),
+        ("SELECT key, value FROM jsonb_each('[1, 2]');", "3.51.0"),
+        ("SELECT count(*) FROM t, jsonb_tree(t.doc);", "3.51.0"),
+        ("UPDATE t SET doc = json_array_insert(doc, '$[0]', 1);", "3.53.0"),
+        ("UPDATE t SET doc = jsonb_array_insert(doc, '$[0]', 1);", "3.53.0"),
+        ("ALTER TABLE t ALTER COLUMN a SET NOT NULL;", "3.53.0"),
+        ("ALTER TABLE main.t ALTER COLUMN a DROP NOT NULL;", "3.53.0"),
+        ("ALTER TABLE t ADD CONSTRAINT positive CHECK (a > 0);", "3.53.0"),
+        ("ALTER TABLE t ADD CHECK (a > 0);", "3.53.0"),
+        ("ALTER TABLE t DROP CONSTRAINT positive;", "3.53.0"),
+        ("REINDEX EXPRESSIONS;", "3.53.0"),
     ]
 
     /// Features a build has only when compiled with them, and the option.
@@ -58,19 +75,23 @@ import Testing
         ("SELECT * FROM t, json_each(t.doc);", "ENABLE_JSON1"),
         ("SELECT value FROM json_each('[1, 2]');", "ENABLE_JSON1"),
         ("SELECT pow(a, 2) FROM t;", "ENABLE_MATH_FUNCTIONS"),
+        ("SELECT median(a) FROM t;", "ENABLE_PERCENTILE"),
+        ("SELECT percentile_cont(a, 0.9), percentile_disc(a, 0.1), percentile(a, 50) FROM t;", "ENABLE_PERCENTILE"),
     ]
 
-    /// A library new enough (3.37, no built-in JSON yet) whose build is known and lacks
-    /// them is an error; one whose build nobody here knows (`--min-sqlite`) a warning;
-    /// one built with them, or 3.38+ for JSON, nothing.
+    /// A library new enough (3.37, no built-in JSON yet; 3.51 for the percentile
+    /// aggregates) whose build is known and lacks them is an error; one whose build
+    /// nobody here knows (`--min-sqlite`) a warning; one built with them, or 3.38+ for
+    /// JSON, nothing.
     @Test(arguments: buildOptional)
     func buildOptionalFeaturesDependOnTheBuild(_ use: (sql: String, option: String)) throws {
-        var without = LintContext(sqliteVersion: SQLiteVersion(3, 37, 0), libraryDescription: "SQLite 3.37.0")
+        let newEnough = use.option == "ENABLE_PERCENTILE" ? SQLiteVersion(3, 51, 0) : SQLiteVersion(3, 37, 0)
+        var without = LintContext(sqliteVersion: newEnough, libraryDescription: "SQLite \(newEnough)")
         without.compileOptions = ["ENABLE_FTS3"]
         let missing = try LintFixture.lint(use.sql, rule: rule, context: without)
         #expect(missing.count == 1 && missing.first?.severity == .error, "\(use.sql): \(missing)")
         #expect(missing.first?.message.contains(use.option) == true && missing.first?.message.contains("built without it") == true)
-        let unknown = try LintFixture.lint(use.sql, rule: rule, context: LintFixture.modern.judgedAgainst(minimum: SQLiteVersion(3, 37, 0)))
+        let unknown = try LintFixture.lint(use.sql, rule: rule, context: LintFixture.modern.judgedAgainst(minimum: newEnough))
         #expect(unknown.count == 1 && unknown.first?.severity == .warning, "\(use.sql): \(unknown)")
         #expect(unknown.first?.message.contains("the oldest the migrations must run on") == true
                 && unknown.first?.message.contains("Debian 12") == true)
@@ -158,6 +179,33 @@ import Testing
         """
         let findings = try LintFixture.lint(sql, rule: rule)
         #expect(findings.isEmpty, "\(findings.map(\.description))")
+    }
+
+    /// On SQLite 3.46.1 (SQLCipher 4.6.1's), the forms of 3.47 to 3.53 are flagged, each
+    /// on its line, and what 3.46.1 runs beside them is not: RAISE with a literal
+    /// message, iif() with three arguments (commas inside its arguments are theirs), ADD
+    /// COLUMN with a CHECK, REINDEX of a name, a quoted or qualified name like a newer
+    /// function's.
+    @Test func onSQLite3461OnlyTheFormsOfLaterReleasesAreFlagged() throws {
+        var context = LintContext(sqliteVersion: SQLiteVersion(3, 46, 1), libraryDescription: "SQLCipher 4.6.1 (SQLite 3.46.1)")
+        context.compileOptions = ["ENABLE_FTS5", "ENABLE_MATH_FUNCTIONS"]
+        let older = """
+        CREATE TRIGGER g BEFORE INSERT ON t BEGIN SELECT RAISE(ABORT, 'bad'), RAISE(ROLLBACK, "quoted"), RAISE(FAIL, name), RAISE(IGNORE); END;
+        SELECT iif(a > 1, 'big', 'small'), iif((a, b) IN (SELECT 1, 2), f(1, 2), g(3, 4)) FROM t;
+        ALTER TABLE t ADD COLUMN c INTEGER CHECK (c > 0);
+        ALTER TABLE t ADD d INTEGER CONSTRAINT positive CHECK (d > 0);
+        ALTER TABLE t DROP COLUMN "constraint";
+        REINDEX t;
+        REINDEX expressions_index;
+        SELECT json_each.value, json_pretty(doc) FROM t, json_each(t.doc);
+        SELECT "median"(1), t.unistr(1), 'unistr(1)' FROM t;
+        SELECT jsonb_extract(doc, '$.a') FROM t;
+        """
+        let newer = Self.uses.filter { SQLiteVersion($0.version)! > SQLiteVersion(3, 46, 1) }.map(\.sql)
+        let findings = try LintFixture.lint(older + "\n" + newer.joined(separator: "\n"), rule: rule, context: context)
+        let olderLines = older.split(separator: "\n").count
+        // The fixture's file starts with its `-- migrate:up` line.
+        #expect(Set(findings.map(\.line)) == Set((0..<newer.count).map { olderLines + 2 + $0 }), "\(findings.map(\.description))")
     }
 
     @Test func triggerBodiesAreCheckedStatementByStatement() throws {

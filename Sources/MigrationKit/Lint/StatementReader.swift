@@ -23,6 +23,9 @@ enum StatementShape: Hashable {
         case addColumn(definition: Range<Int>)
         /// `DROP [COLUMN] c`; the index is the `DROP` token.
         case dropColumn(column: NameReference?, at: Int)
+        /// `ALTER [COLUMN] c SET|DROP NOT NULL`, `ADD [CONSTRAINT n] CHECK (…)` or
+        /// `DROP CONSTRAINT n` (SQLite 3.53); the index is the action's first token.
+        case changeConstraint(at: Int)
         case unknown
     }
 
@@ -209,6 +212,11 @@ struct StatementReader {
                 return .renameTable(to: newName)
             }
             return .renameColumn(at: index)
+        }
+        // CONSTRAINT and CHECK are keywords no bare column name can be.
+        if isWord(index, "ALTER") || (isWord(index, "ADD") && (isWord(index + 1, "CONSTRAINT") || isWord(index + 1, "CHECK")))
+            || (isWord(index, "DROP") && isWord(index + 1, "CONSTRAINT")) {
+            return .changeConstraint(at: index)
         }
         if isWord(index, "ADD") {
             // `ADD COLUMN x …`, or `ADD x …` (COLUMN is optional; a column may even be

@@ -21,6 +21,27 @@ public struct SQLCipherFeature: Hashable, Sendable, CustomStringConvertible {
     public static let integrityCheck = SQLCipherFeature(name: "cipher_integrity_check", addedIn: SQLCipherVersion(major: 4, minor: 2, patch: 0))
     /// 4.5.1: `cipher_log` and `cipher_log_level`, where SQLCipher's own log goes.
     public static let logSettings = SQLCipherFeature(name: "cipher_log and cipher_log_level", addedIn: SQLCipherVersion(major: 4, minor: 5, patch: 1))
+    /// 4.7.0: "Expands keyspec/raw key format to accept key, HMAC key, and salt": a raw
+    /// key of 160 hex digits, `x'<key><HMAC key><salt>'`. Earlier versions read that
+    /// text as a passphrase, so a key in it never reaches one (`neededForRawKey`).
+    public static let rawKeyWithHMACKey = SQLCipherFeature(name: "raw keys with their HMAC key and salt (x' and 160 hex digits)",
+                                                           addedIn: SQLCipherVersion(major: 4, minor: 7, patch: 0))
+
+    /// What a raw key of `hexDigits` hex digits (`x'…'`) needs of the library, or nil when
+    /// every SQLCipher reads it as a raw key (64 digits, the key; 96, with its salt).
+    public static func neededForRawKey(hexDigits: Int) -> SQLCipherFeature? {
+        hexDigits == 160 ? rawKeyWithHMACKey : nil
+    }
+
+    /// Why a raw key of `hexDigits` hex digits is not handed to a library of `version`,
+    /// or nil when that library reads it as a raw key: the middle of the sentence that
+    /// refuses it, "x' and 160 hex digits, which the linked SQLCipher 4.6.1 reads as a
+    /// passphrase …; open the database with SQLCipher 4.7.0 or later".
+    public static func rawKeyRefusal(hexDigits: Int, library version: SQLCipherVersion?) -> String? {
+        guard let feature = neededForRawKey(hexDigits: hexDigits), !feature.isAvailable(in: version) else { return nil }
+        let linked = version.map { "the linked SQLCipher \($0)" } ?? "the linked SQLCipher"
+        return "x' and \(hexDigits) hex digits, which \(linked) reads as a passphrase and SQLCipher \(feature.addedIn) and later as a raw key with its HMAC key and salt, so it was not used; open the database with SQLCipher \(feature.addedIn) or later"
+    }
 
     /// Whether a library of `version` has it (nil: no SQLCipher, or an unknown one).
     public func isAvailable(in version: SQLCipherVersion?) -> Bool {

@@ -136,7 +136,11 @@ package enum CommandSupport {
         }
         guard let source else { return nil }
         if CLIContext.hardening == .beforeKeyIsRead { ProcessHardening.apply() }
-        return try source.resolve(warn: { reporter.warning($0.description) })
+        // Read for the layer's SQLCipher: a raw key it would take for a passphrase is
+        // refused here, naming where it came from.
+        let warn = { (warning: KeyWarning) in reporter.warning(warning.description) }
+        guard let library = CLIContext.layer.cipherVersion.flatMap(SQLCipherVersion.init(parsing:)) else { return try source.resolve(warn: warn) }
+        return try source.resolve(for: library, warn: warn)
     }
 
     /// Whether a flag chose the key source (which the environment never overrides).

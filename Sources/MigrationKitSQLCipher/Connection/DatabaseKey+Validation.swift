@@ -1,4 +1,5 @@
 @_exported import MigrationKitSecrets
+import MigrationKit
 
 // `import MigrationKitSQLCipher` keeps giving apps `DatabaseKey` and `SecretBytes`,
 // which live in the C-free `MigrationKitSecrets` (re-exported above).
@@ -7,8 +8,14 @@
 /// (`SQLCipherError.Kind.invalidKey`) before any file is opened with it.
 extension DatabaseKey {
     /// Throws when the key cannot be used: an empty passphrase (SQLCipher would treat
-    /// it as "no encryption" and write a plaintext file) or a raw key of the wrong length.
+    /// it as "no encryption" and write a plaintext file), a raw key of the wrong length,
+    /// or one in a form the linked SQLCipher would read as a passphrase
+    /// (`SQLCipherFeature.rawKeyRefusal`), which would key the file with another key than
+    /// the one given.
     public func validate() throws {
         if let reason = unusableReason { throw SQLCipherError(kind: .invalidKey, message: reason) }
+        if let form = rawKeyForm, let refusal = SQLCipherFeature.rawKeyRefusal(hexDigits: form.hexDigits, library: SQLCipherLibrary.cipherVersion) {
+            throw SQLCipherError(kind: .invalidKey, message: "The key is \(refusal).")
+        }
     }
 }

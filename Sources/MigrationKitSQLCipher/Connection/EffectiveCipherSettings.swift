@@ -21,9 +21,34 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     public let plaintextHeaderSize: Int?
     /// Opened with a raw key: SQLCipher uses it as is, so the KDF settings do not apply.
     public var rawKey = false
+    /// Which raw-key form opened it (the key alone, with its salt, or with its HMAC key
+    /// and salt); nil for a passphrase, or where the key was not at hand.
+    public var rawKeyForm: DatabaseKey.RawKeyForm?
     /// An early SQLCipher 2.0 file's page HMAC (`PRAGMA cipher_hmac_pgno`,
     /// `cipher_hmac_salt_mask`); nil for every other file.
     public var legacyPageHMAC: LegacyPageHMAC?
+
+    private enum CodingKeys: String, CodingKey {
+        case pageSize, kdfIterations, usesHMAC, kdfAlgorithm, hmacAlgorithm, cipher, provider, plaintextHeaderSize,
+             rawKey, rawKeyForm, legacyPageHMAC
+    }
+
+    /// As synthesized, but for `rawKeyForm`, which is always there (null for a
+    /// passphrase) beside `rawKey`, as `status --json` documents it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(pageSize, forKey: .pageSize)
+        try container.encodeIfPresent(kdfIterations, forKey: .kdfIterations)
+        try container.encodeIfPresent(usesHMAC, forKey: .usesHMAC)
+        try container.encodeIfPresent(kdfAlgorithm, forKey: .kdfAlgorithm)
+        try container.encodeIfPresent(hmacAlgorithm, forKey: .hmacAlgorithm)
+        try container.encodeIfPresent(cipher, forKey: .cipher)
+        try container.encodeIfPresent(provider, forKey: .provider)
+        try container.encodeIfPresent(plaintextHeaderSize, forKey: .plaintextHeaderSize)
+        try container.encode(rawKey, forKey: .rawKey)
+        try container.encode(rawKeyForm, forKey: .rawKeyForm)
+        try container.encodeIfPresent(legacyPageHMAC, forKey: .legacyPageHMAC)
+    }
 
     /// Which version's defaults these settings are, or `custom` (`CipherFormat`'s table).
     public var format: CipherFormat {
@@ -67,7 +92,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
         if let pageSize { parts.append("\(pageSize)-byte pages") }
         if let header = plaintextHeaderSize, header > 0 { parts.append("\(header)-byte plaintext header") }
         if rawKey {
-            parts.append("raw key (no key derivation)")
+            parts.append("\(rawKeyForm ?? .key) (no key derivation)")
         } else if let kdfIterations {
             parts.append("\(kdfAlgorithm ?? "KDF") × \(kdfIterations)")
         }
@@ -99,7 +124,15 @@ extension SQLCipherWriter {
     public func effectiveCipherSettings() throws -> EffectiveCipherSettings? {
         guard let key else { return nil }
         var settings = try read { try EffectiveCipherSettings.read(from: $0) }
-        settings.rawKey = key.kind == .rawKey
+        settings.describeKey(key)
         return settings
+    }
+}
+
+extension EffectiveCipherSettings {
+    /// Records how `key` opens the file: as a raw key (and in which form), or not.
+    package mutating func describeKey(_ key: DatabaseKey) {
+        rawKey = key.kind == .rawKey
+        rawKeyForm = key.rawKeyForm
     }
 }

@@ -449,7 +449,7 @@ enum SQLCipherOpener {
         }
         if !configuration.readOnly, database.isReadOnly {
             throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_READONLY,
-                                 message: "The database file cannot be changed by this user: \(FileProbe.whyNotWritable(path)).")
+                                 message: "The database file \(FileProbe.whyNotWritable(path)).")
         }
         return database
     }

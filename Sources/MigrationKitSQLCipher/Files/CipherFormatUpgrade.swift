@@ -309,7 +309,7 @@ public enum CipherFormatUpgrade {
                 throw discarded("opens only with other settings than the new format's (\(copy.cipherSettings.pragmas.joined(separator: "; ")))")
             }
             var settings = try EffectiveCipherSettings.read(from: copy)
-            settings.rawKey = key.kind == .rawKey
+            settings.describeKey(key)
             guard hasSameFormat(settings, wanted) else {
                 throw discarded("has other cipher settings (\(settings.summary)) than asked for (\(wanted.summary))")
             }
@@ -375,6 +375,7 @@ public enum CipherFormatUpgrade {
             hmacAlgorithm: kept(source.hmacAlgorithm?.uppercased(), formatDefault: origin?.hmacAlgorithm, newDefault: defaults?.hmacAlgorithm),
             cipher: source.cipher, provider: source.provider, plaintextHeaderSize: source.plaintextHeaderSize ?? 0)
         settings.rawKey = source.rawKey
+        settings.rawKeyForm = source.rawKeyForm
         return settings
     }
 

@@ -388,7 +388,7 @@ public enum DatabaseEncryption {
                 var written = ExportSummary(content)
                 if let key {
                     written.cipher = try EffectiveCipherSettings.read(from: copy)
-                    written.cipher?.rawKey = key.kind == .rawKey
+                    written.cipher?.describeKey(key)
                 }
                 return (written, content)
             }()

@@ -122,6 +122,32 @@ import MigrationKitKeys
 
     /// Both ways, one file: `migrationkit migrate` writes it, the GRDB app continues it
     /// with the same key, ledger and checksums, and `migrationkit` sees the app's step.
+    /// `x'` and 160 hex digits (a key, its HMAC key and salt) is a raw key only to
+    /// SQLCipher 4.7.0 and later: on an older one `useKey` refuses it rather than hand it
+    /// to SQLCipher, which would key the file with that text as a passphrase; nothing is
+    /// written (GRDB's open leaves the file it opened empty). On a newer one it keys the
+    /// file, and the same key opens it again.
+    @Test(arguments: WriterKind.allCases)
+    func aRawKeyWithItsHMACKeyIsUsedOnlyWhereThisSQLCipherReadsItSo(_ kind: WriterKind) throws {
+        let scratch = try ScratchDatabase()
+        let key = DatabaseKey.rawKey((0..<80).map { UInt8(($0 * 5 + 2) % 256) })
+        let version = try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_version") }.flatMap(SQLCipherVersion.init(parsing:))
+        guard SQLCipherFeature.rawKeyWithHMACKey.isAvailable(in: version) else {
+            let linked = try #require(version, "GRDB over SQLCipher reports no cipher_version")
+            let error = #expect(throws: DatabaseError.self) { _ = try open(kind, scratch.path, key: key) }
+            #expect(error?.message?.contains("x' and 160 hex digits, which the linked SQLCipher \(linked) reads as a passphrase") == true,
+                    "\(String(describing: error))")
+            let size = (try? FileManager.default.attributesOfItem(atPath: scratch.path)[.size] as? Int) ?? 0
+            #expect(size == 0, "the refused key wrote \(size) bytes")
+            return
+        }
+        do {
+            let writer = try open(kind, scratch.path, key: key)
+            try writer.write { try $0.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        }
+        #expect(try open(kind, scratch.path, key: key).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 1)
+    }
+
     @Test func theToolAndTheAppContinueEachOthersEncryptedFile() throws {
         guard let migrationkit = Self.migrationkit else {
             if TestPlatform.isCI { Issue.record("MIGRATIONKIT_BINARY is not set: scripts/test.sh builds migrationkit for this test.") }

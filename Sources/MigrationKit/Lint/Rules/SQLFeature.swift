@@ -350,6 +350,37 @@ struct SQLFeature: Sendable {
                                && (statement.isWord(index + 1, "JOIN") || (statement.isWord(index + 1, "OUTER") && statement.isWord(index + 2, "JOIN")))
                        }
                    }),
+        // 3.47.0: "Allow arbitrary expressions in the second argument to the RAISE
+        // function". Before, the grammar took a name or a string literal only.
+        SQLFeature(name: "An expression as RAISE()'s message", addedIn: SQLiteVersion(3, 47, 0),
+                   fix: "Give RAISE a string literal as its message, RAISE(ABORT, 'what went wrong'): older versions take nothing else.",
+                   cue: .words("raise"),
+                   firstUse: { statement in
+                       statement.firstIndex { index in
+                           guard statement.isWord(index, "RAISE"), statement.isSymbol(index + 1, "("), statement.isSymbol(index + 3, ","),
+                                 let message = statement.token(index + 4) else { return false }
+                           let isName = message.kind == .string || message.kind == .word || message.kind == .quotedIdentifier
+                           return !(isName && statement.isSymbol(index + 5, ")"))
+                       }
+                   }),
+        // 3.53.0: "Enhance ALTER TABLE to permit adding and removing NOT NULL and CHECK
+        // constraints" (sqlite.org/lang_altertable.html: ALTER COLUMN … SET/DROP NOT
+        // NULL, ADD [CONSTRAINT name] CHECK, DROP CONSTRAINT name).
+        SQLFeature(name: "ALTER TABLE … ALTER COLUMN, ADD CHECK and DROP CONSTRAINT", addedIn: SQLiteVersion(3, 53, 0),
+                   fix: "Recreate the table with the constraints it should have: \(twelveStep).",
+                   cue: .words("alter"),
+                   firstUse: { statement in
+                       guard case .alterTable(_, .changeConstraint(let index)) = statement.shape else { return nil }
+                       return index
+                   }),
+        // 3.53.0: "The REINDEX EXPRESSIONS statement rebuilds expression indexes".
+        // Before, EXPRESSIONS is the name of a table or index to rebuild.
+        SQLFeature(name: "REINDEX EXPRESSIONS", addedIn: SQLiteVersion(3, 53, 0),
+                   fix: "Rebuild each expression index by name (REINDEX index_name), or every index (REINDEX).",
+                   cue: .words("expressions"),
+                   firstUse: { statement in
+                       statement.isWord(0, "REINDEX") && statement.isWord(1, "EXPRESSIONS") && statement.tokens.count == 2 ? 1 : nil
+                   }),
     ]
 
     // MARK: - Functions
@@ -378,8 +409,26 @@ struct SQLFeature: Sendable {
         // 3.45.0 added the JSONB binary format and its jsonb…() functions.
         jsonFunctions(prefix: "jsonb", name: "JSONB functions (jsonb(), jsonb_extract(), …)", SQLiteVersion(3, 45, 0),
                       fix: "Store JSON as text and use the json…() functions where the library has them, or do the work in the application."),
+        // 3.46.0: "Add the json_pretty() SQL function".
+        function("json_pretty", SQLiteVersion(3, 46, 0), fix: "Use json(x), which returns the same JSON without the indentation, and indent it in the application."),
         // 3.48.0 added if() as another name for iif().
         function("if", SQLiteVersion(3, 48, 0), fix: "Use CASE WHEN condition THEN a ELSE b END."),
+        // 3.48.0: iif() and if() take two arguments (NULL when the condition is false);
+        // 3.49.0: any number, as CASE's WHEN pairs and an ELSE (its source's function
+        // table: iif with 3 arguments in 3.47, 2 or 3 in 3.48, -4 in 3.49).
+        iifArguments("iif() or if() with two arguments", SQLiteVersion(3, 48, 0), { $0 == 2 },
+                     fix: "Give the third argument: iif(condition, x, NULL)."),
+        iifArguments("iif() or if() with more than three arguments", SQLiteVersion(3, 49, 0), { $0 > 3 },
+                     fix: "Use CASE WHEN c1 THEN v1 WHEN c2 THEN v2 ELSE otherwise END."),
+        // 3.50.0: "New SQL functions: unistr(), unistr_quote()".
+        function("unistr", SQLiteVersion(3, 50, 0), fix: "Write the characters themselves in the string literal (SQLite text is UTF-8), or char(code, …) for those that cannot be typed."),
+        function("unistr_quote", SQLiteVersion(3, 50, 0), fix: "Use quote(x), which quotes text without escaping its control characters."),
+        // 3.51.0 added jsonb_each() and jsonb_tree(), whose value column holds JSONB.
+        function("jsonb_each", SQLiteVersion(3, 51, 0), fix: "Use json_each(), whose value column holds the same values as JSON text (jsonb(value) converts one)."),
+        function("jsonb_tree", SQLiteVersion(3, 51, 0), fix: "Use json_tree(), whose value column holds the same values as JSON text (jsonb(value) converts one)."),
+        // 3.53.0 added json_array_insert() and jsonb_array_insert().
+        function("json_array_insert", SQLiteVersion(3, 53, 0), fix: "Rebuild the array: json_group_array() over json_each() with the new element in its place, or do it in the application."),
+        function("jsonb_array_insert", SQLiteVersion(3, 53, 0), fix: "Rebuild the array: jsonb_group_array() over json_each() with the new element in its place, or do it in the application."),
     ]
 
     // MARK: - Optional in a build
@@ -406,7 +455,25 @@ struct SQLFeature: Sendable {
         // 3.35.0: "Added built-in SQL math functions", compiled in with
         // SQLITE_ENABLE_MATH_FUNCTIONS.
         mathFunctions,
+        // 3.51.0: "The percentile extension has been part of the amalgamation since
+        // SQLite version 3.51.0", compiled in with SQLITE_ENABLE_PERCENTILE
+        // (sqlite.org/percentile.html); before, a loadable extension only.
+        percentileFunctions,
     ]
+
+    private static let percentileFunctionNames: Set<String> = ["median", "percentile", "percentile_cont", "percentile_disc"]
+
+    private static let percentileFunctions = SQLFeature(
+        name: "The percentile aggregates (median(), percentile(), percentile_cont(), percentile_disc())", addedIn: SQLiteVersion(3, 51, 0),
+        fix: "Compute it in the application, or a median with ORDER BY and LIMIT over the sorted values.",
+        cue: .anyWord(percentileFunctionNames),
+        firstUse: { statement in
+            statement.firstIndex { index in
+                guard let key = statement.wordKey(index), percentileFunctionNames.contains(key) else { return false }
+                return isCall(statement, at: index)
+            }
+        },
+        compileOption: "ENABLE_PERCENTILE")
 
     private static let mathFunctionNames: Set<String> = [
         "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos", "cosh", "degrees", "exp",
@@ -472,6 +539,25 @@ struct SQLFeature: Sendable {
                 statement.wordKey(index) == name && isCall(statement, at: index)
             }
         })
+    }
+
+    /// A call of iif() or if() whose number of arguments `count` matches.
+    private static func iifArguments(_ name: String, _ version: SQLiteVersion, _ count: @escaping @Sendable (Int) -> Bool, fix: String) -> SQLFeature {
+        SQLFeature(name: name, addedIn: version, fix: fix, cue: .words("iif", "if"), firstUse: { statement in
+            statement.firstIndex { index in
+                guard let key = statement.wordKey(index), key == "iif" || key == "if", isCall(statement, at: index) else { return false }
+                return count(argumentCount(statement, call: index + 1))
+            }
+        })
+    }
+
+    /// How many arguments the call whose `(` is at `open` passes: its top-level commas
+    /// and one, or none for `()`.
+    static func argumentCount(_ statement: StatementReader, call open: Int) -> Int {
+        let close = statement.closing(open)
+        guard close > open + 1 else { return 0 }
+        let level = statement.depth(open) + 1
+        return 1 + ((open + 1)..<close).filter { statement.depth($0) == level && statement.isSymbol($0, ",") }.count
     }
 
     /// `prefix(` and `prefix_…(` (so `json_extract(` but not `jsonb(` for "json").
