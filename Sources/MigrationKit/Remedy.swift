@@ -21,6 +21,8 @@ public enum Remedy: Hashable, Sendable {
     case createMigrationsFolder
     /// Name the folder that holds the migration files.
     case chooseMigrationsFolder
+    /// Name the layout the migrations folder is written in (`MigrationFolderLayout`).
+    case nameMigrationsLayout
     /// Open the database without a key: it is not encrypted.
     case openWithoutKey
     /// Encrypt the database where it is rather than into another file.
@@ -62,6 +64,8 @@ public enum Remedy: Hashable, Sendable {
             return "create it"
         case .chooseMigrationsFolder:
             return "use the folder that holds the migration files"
+        case .nameMigrationsLayout:
+            return "name the layout the folder is written in (`SQLMigrationDirectory(path:layout:)`, the runners' `init(directory:layout:)`)"
         case .openWithoutKey:
             return "open it without a key"
         case .encryptInPlace:

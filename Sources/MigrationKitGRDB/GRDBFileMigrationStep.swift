@@ -68,12 +68,14 @@ extension GRDB.Database: SQLFileExecuting {
 }
 
 extension GRDBMigrationRunner {
-    /// A runner for the SQL migration files of `directory` (`NNNN_name.sql` with up and
-    /// down sections, or `.up.sql`/`.down.sql` pairs), read and ordered as `migrationkit`
-    /// reads them. Swift steps registered afterwards (`registerMigration`) run after them.
-    public init(directory: String, verifier: GRDBMigrationVerifier = GRDBMigrationVerifier(),
+    /// A runner for the SQL migration files of `directory`, read and ordered as
+    /// `migrationkit` reads them: in `layout` (`NNNN_name.sql` with up and down sections
+    /// or `.up.sql`/`.down.sql` pairs, sqlx's, golang-migrate's, goose's, Flyway's or
+    /// diesel's), or in the layout its files are written in when `layout` is nil. Swift
+    /// steps registered afterwards (`registerMigration`) run after them.
+    public init(directory: String, layout: MigrationFolderLayout? = nil, verifier: GRDBMigrationVerifier = GRDBMigrationVerifier(),
                 host: MigrationHostIntegration<GRDB.Database> = MigrationHostIntegration()) throws {
-        let files = try SQLMigrationDirectory(path: directory).load()
+        let files = try SQLMigrationDirectory(path: directory, layout: layout).load()
         try self.init(steps: files.map { MigrationStep<GRDB.Database>(file: $0) }, verifier: verifier, host: host)
     }
 }

@@ -49,7 +49,7 @@ public enum Binary {
     /// every one the documentation's tables name (a new key source's, from its row in
     /// docs/security-model.md).
     public static let settingsVariables = Array(Set([
-        "db-path", "migrations", "password-file", "keychain-service", "keychain-account", "plaintext",
+        "db-path", "migrations", "migrations-layout", "password-file", "keychain-service", "keychain-account", "plaintext",
         "cipher-compatibility", "kdf-iter", "cipher-page-size", "cipher-kdf-algorithm", "cipher-hmac-algorithm",
         "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "memory-security", "config", "database",
     ].map { "MIGRATIONKIT_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") } + documentedTableVariables)).sorted()

@@ -3,9 +3,9 @@ import MigrationKitCLITestSupport
 import MigrationKitTestSupport
 import Testing
 
-/// Migrations apply in byte-wise order of their names, so numbers of different widths
-/// (`V1__…` to `V10__…`, golang-migrate's unpadded `1_…` to `10_…`) would apply out of
-/// the order they are numbered in, and `baseline --to V9__…` would record `V10__…`
+/// In MigrationKit's own layout migrations apply in byte-wise order of their names, so
+/// numbers of different widths (`V1__…` to `V10__…`, unpadded `1_…` to `10_…`) would
+/// apply out of the order they are numbered in, and `baseline --to V9__…` would record `V10__…`
 /// without running it. A folder whose numbers order differently as text and as numbers
 /// is refused by every command that reads it (exit 7, naming two files and the renaming
 /// that fixes it), before anything is touched; zero-padded numbers and timestamps of one
@@ -42,9 +42,12 @@ import Testing
         #expect(ledger.stdout == "9\n")
     }
 
-    /// golang-migrate's unpadded numbers in `.up.sql`/`.down.sql` pairs: refused before a
-    /// database is made; the same files zero-padded apply in their numbered order.
-    @Test func unpaddedPairsAreRefusedAndTheSameFilesZeroPaddedApplyInOrder() throws {
+    /// golang-migrate's unpadded numbers in `.up.sql`/`.down.sql` pairs: in
+    /// golang-migrate's layout (found from the files) they apply in the order of their
+    /// numbers, `10_j` last; read in MigrationKit's own (named), which orders by name,
+    /// they are refused before a database is made, and the same files zero-padded apply
+    /// in their numbered order there.
+    @Test func unpaddedPairsApplyByNumberInGolangMigratesLayoutAndAreRefusedInMigrationKitsOwn() throws {
         let workspace = try Workspace()
         func write(_ number: String, _ table: String) throws {
             try workspace.migration("\(number)_\(table).up.sql", "CREATE TABLE \(table) (x);\n")
@@ -53,25 +56,34 @@ import Testing
         let tables = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
         for (index, table) in tables.enumerated() { try write(String(index + 1), table) }
         let before = try TreeSnapshot(workspace.root)
-        let refused = try workspace.run("migrate")
+        let refused = try workspace.run("migrate", ["--layout", "migrationkit"])
         #expect(refused.exitCode == .refused, "\(refused.output)")
         #expect(refused.stderr.contains("\(workspace.migrations)/10_j.up.sql: This file applies before \(workspace.migrations)/1_a.up.sql ")
                 && refused.stderr.contains("(01_a.up.sql, and the others alike)"), "\(refused.stderr)")
-        try expectUnchanged(before, "migrate")
+        try expectUnchanged(before, "migrate --layout migrationkit")
         #expect(!FileManager.default.fileExists(atPath: workspace.database))
 
-        for (index, table) in tables.enumerated() where index + 1 < 10 {
-            for suffix in [".up.sql", ".down.sql"] {
-                try FileManager.default.moveItem(atPath: workspace.migrations + "/\(index + 1)_\(table)" + suffix,
-                                                 toPath: workspace.migrations + "/" + String(format: "%02d_", index + 1) + table + suffix)
-            }
-        }
         let migrate = try workspace.run("migrate")
         #expect(migrate.status == 0 && migrate.stdout.contains("Applied 10 migrations"), "\(migrate.output)")
-        let ledger = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT group_concat(identifier) FROM grdb_migrations;")
-        #expect(ledger.stdout == "01_a,02_b,03_c,04_d,05_e,06_f,07_g,08_h,09_i,10_j\n")
-        let rollback = try workspace.run("rollback", ["--to", "09_i"])
+        let applied = migrate.stdout.split(separator: "\n").filter { $0.hasPrefix("Applied ") && $0.hasSuffix(")") }.map { $0.split(separator: " ")[1] }
+        #expect(applied == tables.enumerated().map { "\($0.offset + 1)_\($0.element)"[...] }, "\(migrate.stdout)")
+        let ledger = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT group_concat(identifier) FROM (SELECT identifier FROM grdb_migrations ORDER BY rowid);")
+        #expect(ledger.stdout == "1_a,2_b,3_c,4_d,5_e,6_f,7_g,8_h,9_i,10_j\n")
+        let status = try workspace.run("status")
+        #expect(status.stdout.contains("  migrations: \(workspace.migrations), golang-migrate layout (detected from its files)\n"), "\(status.output)")
+        let rollback = try workspace.run("rollback", ["--to", "9_i"])
         #expect(rollback.status == 0 && rollback.stdout.contains("Rolled back 10_j"), "\(rollback.output)")
+
+        // Zero-padded, the same files apply in their numbered order in MigrationKit's own layout.
+        let padded = try Workspace()
+        for (index, table) in tables.enumerated() {
+            try padded.migration(String(format: "%02d_", index + 1) + table + ".up.sql", "CREATE TABLE \(table) (x);\n")
+            try padded.migration(String(format: "%02d_", index + 1) + table + ".down.sql", "DROP TABLE \(table);\n")
+        }
+        let own = try padded.run("migrate", ["--layout", "migrationkit"])
+        #expect(own.status == 0 && own.stdout.contains("Applied 10 migrations"), "\(own.output)")
+        let paddedLedger = try SQLCipherShell.run(padded.database, key: padded.key, "SELECT group_concat(identifier) FROM (SELECT identifier FROM grdb_migrations ORDER BY rowid);")
+        #expect(paddedLedger.stdout == "01_a,02_b,03_c,04_d,05_e,06_f,07_g,08_h,09_i,10_j\n")
     }
 
     /// Timestamps of one width order the same as text and as numbers; a shorter number

@@ -19,8 +19,9 @@ final class MigrationsFolder: @unchecked Sendable {
         try Data(bytes).write(to: URL(fileURLWithPath: path + "/" + name))
     }
 
-    func load() throws -> [SQLMigrationFile] {
-        try SQLMigrationDirectory(path: path).load()
+    /// - Parameter layout: the layout named; nil reads the folder in its own.
+    func load(layout: MigrationFolderLayout? = nil) throws -> [SQLMigrationFile] {
+        try SQLMigrationDirectory(path: path, layout: layout).load()
     }
 
     deinit {
@@ -30,9 +31,10 @@ final class MigrationsFolder: @unchecked Sendable {
 }
 
 @Suite struct SQLMigrationDirectoryTests {
-    private func expectFileError(_ code: SQLMigrationFileError.Code, file: String? = nil, line: Int? = nil, _ folder: MigrationsFolder, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectFileError(_ code: SQLMigrationFileError.Code, file: String? = nil, line: Int? = nil, _ folder: MigrationsFolder,
+                                 layout: MigrationFolderLayout? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(sourceLocation: sourceLocation) {
-            _ = try folder.load()
+            _ = try folder.load(layout: layout)
         } throws: { error in
             guard let error = error as? SQLMigrationFileError, error.code == code else { return false }
             if let file, !error.path.hasSuffix("/" + file) { return false }
@@ -80,10 +82,12 @@ final class MigrationsFolder: @unchecked Sendable {
         }
     }
 
+    /// In MigrationKit's own layout (a lone plain `0001_a.sql` is sqlx's up-only file,
+    /// a lone `.up.sql` golang-migrate's, unless the layout is named).
     @Test func sectionFilesNeedAnUpSectionWithSQL() throws {
         let noUp = try MigrationsFolder()
         try noUp.write("0001_a.sql", "CREATE TABLE a (x);\n")
-        expectFileError(.upSectionMissing, file: "0001_a.sql", noUp)
+        expectFileError(.upSectionMissing, file: "0001_a.sql", noUp, layout: .migrationKit)
 
         let empty = try MigrationsFolder()
         try empty.write("0001_a.sql", "-- migrate:up\n-- nothing here\n/* still nothing */\n\n-- migrate:down\nDROP TABLE a;")
@@ -91,7 +95,7 @@ final class MigrationsFolder: @unchecked Sendable {
 
         let emptyUpFile = try MigrationsFolder()
         try emptyUpFile.write("0001_a.up.sql", "\n\n")
-        expectFileError(.upSectionEmpty, file: "0001_a.up.sql", emptyUpFile)
+        expectFileError(.upSectionEmpty, file: "0001_a.up.sql", emptyUpFile, layout: .migrationKit)
 
         let strayText = try MigrationsFolder()
         try strayText.write("0001_a.sql", "-- header\nCREATE TABLE lost (x);\n-- migrate:up\nCREATE TABLE a (x);")

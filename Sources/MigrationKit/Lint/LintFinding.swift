@@ -4,6 +4,9 @@ public enum LintSeverity: String, Hashable, Sendable, Codable, CustomStringConve
     case error
     /// The migration runs, but may lose data or surprise: look before running.
     case warning
+    /// The migration runs as the runner runs every migration, which is not what the
+    /// file asked of another tool (its own transaction): nothing to fix.
+    case note
 
     public var description: String { rawValue }
 }

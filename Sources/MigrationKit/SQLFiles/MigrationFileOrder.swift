@@ -1,23 +1,109 @@
 /// The order a migrations folder's files apply in, and the one check that it is the
-/// order they are numbered in: what loading a folder refuses and what `new` numbers by.
+/// order they are numbered in: what loading a folder sorts by and refuses, and what
+/// `new` numbers by. Each layout (`MigrationFolderLayout`) has one.
 ///
 /// MigrationKit's own layout applies files in byte-wise order of their identifiers
-/// (`MigrationIdentifierOrder`: as `ls` lists them and SQLite compares text). Numbers of
-/// different widths break that order: `V10__b` sorts before `V9__a` (and before `V1__a`),
+/// (`MigrationIdentifierOrder`: as `ls` lists them and SQLite compares text); diesel's in
+/// byte-wise order of their versions, as diesel compares them. Numbers of different
+/// widths break a byte-wise order: `V10__b` sorts before `V9__a` (and before `V1__a`),
 /// `10_b` before `9_a`, so a database would apply them, and `baseline --to` record them,
 /// in an order nobody wrote. A folder where that happens is refused (`misnumbered(_:)`),
-/// never run or recorded. A layout that orders by number (Flyway's, golang-migrate's)
-/// is an order of its own here, with nothing of the kind to refuse.
+/// never run or recorded. The numbered layouts (sqlx, golang-migrate, goose, Flyway)
+/// apply files in order of their version numbers, part by part (`1.2.10` after `1.2.9`),
+/// with nothing of the kind to refuse; two files of one version take one place, which
+/// the folder refuses (`takeOnePlace(_:_:)`).
 package struct MigrationFileOrder: Sendable {
+    fileprivate enum Rule: Sendable {
+        /// Byte-wise by identifier.
+        case identifier
+        /// Byte-wise by version text (diesel), then by identifier.
+        case versionText
+        /// By version number, part by part.
+        case versionNumber
+    }
+
+    private let rule: Rule
+
     /// MigrationKit's own layout (`NAME.sql` with sections, or `.up.sql`/`.down.sql`
     /// pairs): byte-wise.
-    package static let byteWise = MigrationFileOrder()
+    package static let byteWise = MigrationFileOrder(rule: .identifier)
 
-    private init() {}
+    private init(rule: Rule) {
+        self.rule = rule
+    }
 
-    /// Whether the migration `lhs` applies before `rhs`.
+    /// The order `layout`'s files apply in.
+    package static func of(_ layout: MigrationFolderLayout) -> MigrationFileOrder {
+        switch layout {
+        case .migrationKit: return .byteWise
+        case .diesel: return MigrationFileOrder(rule: .versionText)
+        default: return MigrationFileOrder(rule: .versionNumber)
+        }
+    }
+
+    /// Whether this order compares names as text, so that numbers of different widths
+    /// can apply out of their numbered order (`misnumbered(_:)`).
+    package var comparesText: Bool { rule != .versionNumber }
+
+    /// A migration as the order sees it: its identifier and its version.
+    package struct Key: Hashable, Sendable {
+        package let identifier: String
+        package let version: MigrationVersion?
+
+        package init(identifier: String, version: MigrationVersion?) {
+            self.identifier = identifier
+            self.version = version
+        }
+
+        /// What a text order compares: the identifier, or diesel's version.
+        fileprivate func text(_ rule: Rule) -> String {
+            rule == .versionText ? version?.text ?? identifier : identifier
+        }
+    }
+
+    /// Whether the migration `lhs` applies before `rhs` (identifiers, in a layout that
+    /// orders by them).
     package func precedes(_ lhs: String, _ rhs: String) -> Bool {
         MigrationIdentifierOrder.precedes(lhs, rhs)
+    }
+
+    /// Whether the migration `lhs` applies before `rhs`. Two of one place (one version)
+    /// go by identifier, so that the order is total.
+    package func precedes(_ lhs: Key, _ rhs: Key) -> Bool {
+        switch rule {
+        case .identifier:
+            return MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
+        case .versionText:
+            let left = lhs.text(rule), right = rhs.text(rule)
+            return left == right ? MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
+                : MigrationIdentifierOrder.precedes(left, right)
+        case .versionNumber:
+            let compared = Self.compare(lhs.version?.parts ?? [], rhs.version?.parts ?? [])
+            return compared == 0 ? MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier) : compared < 0
+        }
+    }
+
+    /// Whether two migrations take one place in this order, which no folder may hold:
+    /// one version (number, or diesel's text) in a layout that orders by it.
+    package func takeOnePlace(_ lhs: Key, _ rhs: Key) -> Bool {
+        switch rule {
+        case .identifier: return false
+        case .versionText: return lhs.version != nil && lhs.version?.text == rhs.version?.text
+        case .versionNumber:
+            guard let left = lhs.version?.parts, let right = rhs.version?.parts, !left.isEmpty, !right.isEmpty else { return false }
+            return Self.compare(left, right) == 0
+        }
+    }
+
+    /// Two numbers' parts compared as numbers, part by part, a missing part as zero:
+    /// negative, zero or positive.
+    private static func compare(_ lhs: [String], _ rhs: [String]) -> Int {
+        for index in 0..<max(lhs.count, rhs.count) {
+            let left = index < lhs.count ? lhs[index] : "0", right = index < rhs.count ? rhs[index] : "0"
+            if left == right { continue }
+            return isLarger(Substring(left), than: Substring(right)) ? 1 : -1
+        }
+        return 0
     }
 
     /// Two identifiers this order applies one way while their numbers say the other.
@@ -34,14 +120,22 @@ package struct MigrationFileOrder: Sendable {
     /// `20240101_x`); only identifiers with the same letters before their number are
     /// compared, and equal numbers say nothing (`1_a`, `01_b`).
     package func misnumbered(_ identifiers: [String]) -> Misnumbered? {
-        // For each letter prefix, the identifier with the largest number applied so far.
+        misnumbered(identifiers.map { Key(identifier: $0, version: nil) })
+    }
+
+    /// The same for migrations with their versions: diesel's are compared by version.
+    /// Nil for an order by version number, which has nothing of the kind.
+    package func misnumbered(_ keys: [Key]) -> Misnumbered? {
+        guard comparesText else { return nil }
+        // For each letter prefix, the migration with the largest number applied so far.
         var largest: [Substring: (identifier: String, digits: Substring)] = [:]
-        for identifier in identifiers.sorted(by: precedes) {
-            guard let number = Self.number(of: identifier) else { continue }
+        for key in keys.sorted(by: precedes) {
+            let text = key.text(rule)
+            guard let number = Self.number(of: text) else { continue }
             if let before = largest[number.prefix], Self.isLarger(before.digits, than: number.digits) {
-                return Misnumbered(first: before.identifier, second: identifier)
+                return Misnumbered(first: before.identifier, second: key.identifier)
             }
-            largest[number.prefix] = (identifier, number.digits)
+            largest[number.prefix] = (key.identifier, number.digits)
         }
         return nil
     }

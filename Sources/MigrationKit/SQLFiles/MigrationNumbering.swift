@@ -1,13 +1,14 @@
 /// Names the next migration file of a folder the way the folder already numbers its
 /// files, so that the new identifier sorts after every existing one.
 ///
-/// Migrations apply in the folder's order (`MigrationFileOrder`: byte-wise), so the
-/// number alone is not enough: after `9999_x`, `10000_y` sorts first; after `9_x`,
-/// `10_y` does; in a folder holding `1_a` and `10_b`, `10_b` already sorts before `1_a`,
-/// and loading the folder refuses it. A new file that sorts before an applied one is
-/// refused by every existing database and runs first on every fresh one. So the
-/// numbering follows the folder's own style, and when that style cannot give a name
-/// that sorts last, it refuses and says why.
+/// Migrations apply in the folder's order (`MigrationFileOrder`). In a layout that
+/// orders by name (MigrationKit's own) the number alone is not enough: after `9999_x`,
+/// `10000_y` sorts first; after `9_x`, `10_y` does; in a folder holding `1_a` and
+/// `10_b`, `10_b` already sorts before `1_a`, and loading the folder refuses it. A new
+/// file that sorts before an applied one is refused by every existing database and runs
+/// first on every fresh one. So the numbering follows the folder's own style, and when
+/// that style cannot give a name that sorts last, it refuses and says why. A layout that
+/// orders by version number takes the next number whatever its width.
 package enum MigrationNumbering {
     /// How a folder numbers its files, read from the identifiers' leading digits.
     package enum Style: Equatable, Sendable {
@@ -45,8 +46,10 @@ package enum MigrationNumbering {
 
     /// The identifier for a new migration named `slug`, after `existing`.
     ///
-    /// - Parameter now: the current UTC time as `YYYYMMDDHHMMSS`, for timestamp folders.
-    package static func next(after existing: [String], slug: String, now: String) throws -> String {
+    /// - Parameters:
+    ///   - now: the current UTC time as `YYYYMMDDHHMMSS`, for timestamp folders.
+    ///   - order: the folder's order; one by version number has no width to keep.
+    package static func next(after existing: [String], slug: String, now: String, order: MigrationFileOrder = .byteWise) throws -> String {
         let style = style(of: existing)
         let numbers = existing.map(numberPrefix).filter { !$0.isEmpty }
         let highest = try numbers.map { text -> UInt64 in
@@ -67,20 +70,60 @@ package enum MigrationNumbering {
             number = now > String(highest) ? now : String(following)
         case .padded(let width):
             let digits = String(following)
-            guard digits.count <= width else {
+            guard digits.count <= width || !order.comparesText else {
                 throw Refusal(description: "The folder numbers its migrations with \(width) digits, and the next number, \(digits), has more, so it would sort before the others (migrations apply in byte-wise order of their names); rename the files with more digits, or name the new file by hand so that it sorts after every other.")
             }
-            number = String(repeating: "0", count: width - digits.count) + digits
+            number = String(repeating: "0", count: max(0, width - digits.count)) + digits
         case .unpadded:
             number = String(following)
         }
         let identifier = number + "_" + slug
-        let order = MigrationFileOrder.byteWise
+        guard order.comparesText else { return identifier }
         if let misnumbered = order.misnumbered(existing) {
             throw Refusal(description: "\"\(misnumbered.first)\" sorts before \"\(misnumbered.second)\" though its number is larger (migrations apply in byte-wise order of their names), so the folder is refused until its numbers have one width; rename \"\(misnumbered.second)\" to \"\(MigrationFileOrder.padded(misnumbered.second, toTheWidthOf: misnumbered.first))\", and the others alike, then add the new file.")
         }
         if let last = existing.max(by: order.precedes), !order.precedes(last, identifier) {
             throw Refusal(description: "The next number, \(number), would sort before \(last) (migrations apply in byte-wise order of their names, where \(number)_ comes before it), so new and existing databases would run it out of order; rename the files with zero-padded numbers (0001_…), or name the new file by hand so that it sorts after every other.")
+        }
+        return identifier
+    }
+
+    /// The identifier for a new Flyway migration named `slug`: the highest version of
+    /// `existing` (Flyway's `V` files' identifiers) with its last part one larger, its
+    /// separators and zero-padding as written (`V1_2_09__x` gives `V1_2_10__slug`);
+    /// `V1__slug` in a folder without one.
+    package static func nextFlyway(after existing: [String], slug: String) throws -> String {
+        let order = MigrationFileOrder.of(.flyway)
+        let highest = existing.compactMap { MigrationFileName($0 + ".sql", isFolder: false, layout: .flyway) }
+            .filter { $0.role == .up }.map(\.key).max { order.precedes($0, $1) }
+        guard let highest else { return "V1__" + slug }
+        // As written: between the V and the first `__`.
+        let characters = Array(highest.identifier.dropFirst())
+        let end = characters.indices.first { $0 + 1 < characters.count && characters[$0] == "_" && characters[$0 + 1] == "_" } ?? characters.count
+        let versionText = String(characters[..<end])
+        let lastDigits = versionText.reversed().prefix { $0.isASCII && $0.isNumber }
+        let head = versionText.dropLast(lastDigits.count)
+        guard let value = UInt64(String(lastDigits.reversed())) else {
+            throw Refusal(description: "The highest version, \(versionText), is too large to count on from; name the new file by hand (V<version>__\(slug).sql) with a larger version.")
+        }
+        let next = String(value + 1)
+        let padded = String(repeating: "0", count: max(0, lastDigits.count - next.count)) + next
+        return "V" + head + padded + "__" + slug
+    }
+
+    /// A diesel folder's next name: the time as diesel's `migration generate` writes it
+    /// (`2026-11-28-093000_slug`), whose version (the digits) must sort after every other
+    /// version, as diesel compares them.
+    package static func nextDiesel(after existing: [String], slug: String, now: String) throws -> String {
+        let stamp = Array(now)
+        let dashed = String(stamp[0..<4]) + "-" + String(stamp[4..<6]) + "-" + String(stamp[6..<8]) + "-" + String(stamp[8...])
+        let identifier = dashed + "_" + slug
+        let order = MigrationFileOrder.of(.diesel)
+        let version = { (name: String) in MigrationVersion(text: String(name.prefix { $0 != "_" }.filter { $0 != "-" })) }
+        let key = MigrationFileOrder.Key(identifier: identifier, version: version(identifier))
+        if let last = existing.map({ MigrationFileOrder.Key(identifier: $0, version: version($0)) }).max(by: order.precedes),
+           !order.precedes(last, key) {
+            throw Refusal(description: "The next version, \(now), would not sort after \(last.identifier)'s (diesel applies migrations in byte-wise order of their versions), so databases would run it out of order; name the new folder by hand so that its version sorts after every other.")
         }
         return identifier
     }

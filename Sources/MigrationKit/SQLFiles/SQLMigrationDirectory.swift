@@ -7,14 +7,17 @@ import Musl
 import Darwin
 #endif
 
-/// Loads every migration in a folder, in identifier order, before any database is opened.
+/// Loads every migration in a folder, in the order they apply, before any database is
+/// opened.
 ///
-/// Files ending in `.up.sql`/`.down.sql` pair up by name; other `.sql` files are
-/// dbmate-style. Everything else (README.md, notes.txt, hidden files, folders) is
+/// The folder is read in its layout (`MigrationFolderLayout`): the one named, or the one
+/// its files are written in (`MigrationFolderLayout.detect`). In MigrationKit's own,
+/// files ending in `.up.sql`/`.down.sql` pair up by name, and other `.sql` files are
+/// dbmate-style; everything else (README.md, notes.txt, hidden files, folders) is
 /// ignored. A file that cannot be used stops the load with an error naming it, so a
-/// broken folder never half-migrates a database. Both forms of one identifier
-/// (`0003_x.sql` and `0003_x.up.sql`) are both returned, for the registry to refuse
-/// as a duplicate.
+/// broken folder never half-migrates a database; every such file is named, in one error
+/// (`SQLMigrationFileError.furtherProblems`), so that one run shows what to fix. Both
+/// forms of one identifier (`0003_x.sql` and `0003_x.up.sql`) are refused as a duplicate.
 public struct SQLMigrationDirectory: Sendable {
     /// Migration files larger than this are refused: bigger data belongs in an import,
     /// not in SQL text held in memory twice (as a string and by SQLite's parser).
@@ -22,95 +25,96 @@ public struct SQLMigrationDirectory: Sendable {
 
     /// The folder's path.
     public let path: String
+    /// The layout the folder is read in, or nil to read it in the one its files are
+    /// written in (`MigrationFolderLayout.detect`).
+    public let layout: MigrationFolderLayout?
 
-    /// The folder at `path`; nothing is read until `load()`.
-    public init(path: String) {
+    /// The folder at `path`, read in `layout` (nil: the layout its files are written in);
+    /// nothing is read until `load()`.
+    public init(path: String, layout: MigrationFolderLayout? = nil) {
         self.path = path
+        self.layout = layout
     }
 
-    /// The migrations, sorted by identifier (byte-wise, as `ls` and SQLite sort).
+    /// The migrations, in the order they apply: byte-wise by identifier in MigrationKit's
+    /// own layout (as `ls` and SQLite sort), by version in the others
+    /// (`MigrationFileOrder`).
     ///
-    /// - Throws: `SQLMigrationFileError`, naming the file; `.misnumbered` for a folder
-    ///   whose files would apply in another order than they are numbered in (`V10__b`
-    ///   before `V9__a`), which no database may run or record.
+    /// - Throws: `SQLMigrationFileError`, naming the file, with the folder's other
+    ///   problems in `furtherProblems`; `.misnumbered` for a folder whose files would
+    ///   apply in another order than they are numbered in (`V10__b` before `V9__a` in a
+    ///   layout that orders by name), which no database may run or record.
     public func load() throws -> [SQLMigrationFile] {
-        var ups: [String: String] = [:]
-        var downs: [String: String] = [:]
-        var sections: [String: String] = [:]
-        for name in try listFileNames() {
-            let filePath = join(path, name)
-            if let identifier = strip(name, suffix: ".up.sql") {
-                ups[try validated(identifier, filePath)] = filePath
-            } else if let identifier = strip(name, suffix: ".down.sql") {
-                downs[try validated(identifier, filePath)] = filePath
-            } else if let identifier = strip(name, suffix: ".sql") {
-                sections[try validated(identifier, filePath)] = filePath
+        var problems: [SQLMigrationFileError] = []
+        let candidates = try readCandidates(problems: &problems)
+        let layout: MigrationFolderLayout
+        if let named = self.layout {
+            layout = named
+        } else {
+            switch MigrationFolderLayout.detect(candidates.map(\.detected)) {
+            case .success(let detected):
+                layout = detected
+            case .failure(let mixed):
+                throw SQLMigrationFileError.combining(problems + [mixed])!
             }
         }
-        if let orphan = downs.keys.filter({ ups[$0] == nil }).sorted(by: MigrationIdentifierOrder.precedes).first, let orphanPath = downs[orphan] {
-            throw SQLMigrationFileError(code: .downWithoutUp, path: orphanPath,
-                                        message: "There is no \(orphan).up.sql for this down file; add the up file or remove this one.")
-        }
-        // In identifier order, so the first broken file reported is the earliest one.
-        var files: [SQLMigrationFile] = []
-        let identifiers = Set(ups.keys).union(sections.keys).sorted(by: MigrationIdentifierOrder.precedes)
-        if let misnumbered = MigrationFileOrder.byteWise.misnumbered(identifiers) {
-            throw Self.refusal(misnumbered, paths: { sections[$0] ?? ups[$0] ?? $0 })
-        }
-        for identifier in identifiers {
-            if let filePath = sections[identifier] {
-                files.append(try SQLMigrationFileParser.parseSections(try readText(filePath), identifier: identifier, path: filePath))
-            }
-            if let upPath = ups[identifier] {
-                let downPath = downs[identifier]
-                files.append(try SQLMigrationFileParser.parseUpDown(
-                    upText: try readText(upPath), upPath: upPath,
-                    downText: try downPath.map(readText), downPath: downPath, identifier: identifier))
-            }
-        }
-        try Self.refuseDuplicates(files)
-        return files.sorted { lhs, rhs in
-            lhs.identifier == rhs.identifier
-                ? lhs.form == .sections && rhs.form != .sections
-                : MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
-        }
+        let files = MigrationFolderReading(layout: layout, readFolderFile: readMigrationFolderFile).migrations(in: candidates, problems: &problems)
+        if let error = SQLMigrationFileError.combining(problems) { throw error }
+        return files
     }
 
-    /// A folder whose files would apply in another order than their numbers say, named
-    /// by the two files that show it, with the renaming that fixes it.
-    private static func refusal(_ misnumbered: MigrationFileOrder.Misnumbered, paths: (String) -> String) -> SQLMigrationFileError {
-        let second = paths(misnumbered.second)
-        let renamed = MigrationFileOrder.padded(misnumbered.second, toTheWidthOf: misnumbered.first)
-        // The file's name is its identifier and a suffix (.sql, .up.sql).
-        let renamedFile = renamed + (second.split(separator: "/").last ?? Substring(second)).dropFirst(misnumbered.second.count)
-        return SQLMigrationFileError(
-            code: .misnumbered, path: paths(misnumbered.first),
-            message: "This file applies before \(second) (migrations apply in byte-wise order of their names) though its number is "
-                + "larger, so databases would run them out of their numbered order; give the numbers one width (\(renamedFile), "
-                + "and the others alike), starting a renamed file with `-- migrate:merging \(misnumbered.second)` where databases "
-                + "applied it under its old name.")
+    /// The layout `load()` reads the folder in, and the identifiers its names give,
+    /// reading the files only as far as telling their layout takes: for `new`, which
+    /// adds a file to a folder that may hold one still being written.
+    package func layoutAndIdentifiers() throws -> (layout: MigrationFolderLayout, identifiers: [String], names: [String]) {
+        var problems: [SQLMigrationFileError] = []
+        let candidates = try readCandidates(problems: &problems)
+        let layout = try self.layout ?? MigrationFolderLayout.detect(candidates.map(\.detected)).get()
+        let names = candidates.compactMap { candidate -> MigrationFileName? in
+            MigrationFileName(candidate.name, isFolder: candidate.isFolder, layout: layout)
+        }
+        let identifiers = Set(names.filter { $0.role != .down && $0.role != .repeatable }.map(\.identifier))
+        let order = MigrationFileOrder.of(layout)
+        let versions = Dictionary(names.map { ($0.identifier, $0.version) }, uniquingKeysWith: { first, _ in first })
+        let sorted = identifiers.map { MigrationFileOrder.Key(identifier: $0, version: versions[$0] ?? nil) }.sorted(by: order.precedes)
+        return (layout, sorted.map(\.identifier), candidates.map(\.name))
     }
 
-    /// Two files that give one identifier, named both: both forms of a migration, or a
-    /// migration still there beside the file that merges it.
-    private static func refuseDuplicates(_ files: [SQLMigrationFile]) throws {
-        var owners: [String: String] = [:]
-        for file in files {
-            if let other = owners[file.identifier] {
-                throw SQLMigrationFileError(code: .duplicateIdentifier, path: file.path,
-                                            message: "This file and \(other) are both migration \"\(file.identifier)\"; keep one of them (either one file with -- migrate:up/-- migrate:down sections, or .up.sql and .down.sql files).")
+    /// Every `.sql` file and folder of the folder, each file's text read: a file that
+    /// cannot be read is a problem, and a candidate without its text (its name still
+    /// tells its layout); one whose name cannot be an identifier is a problem, and no
+    /// candidate. A folder that cannot be listed throws.
+    private func readCandidates(problems: inout [SQLMigrationFileError]) throws -> [MigrationFolderReading.Candidate] {
+        var candidates: [MigrationFolderReading.Candidate] = []
+        for entry in try listEntries() {
+            let entryPath = join(path, entry.name)
+            do {
+                _ = try validated(entry.name, entryPath)
+            } catch let error as SQLMigrationFileError {
+                problems.append(error)
+                continue
             }
-            owners[file.identifier] = file.path
-        }
-        for file in files {
-            for merged in file.merging {
-                if let other = owners[merged] {
-                    throw SQLMigrationFileError(code: .duplicateIdentifier, path: file.path,
-                                                message: "This file merges \"\(merged)\", which \(other) also defines or merges; remove it from one of them (a merged file replaces the files it merges).")
-                }
-                owners[merged] = file.path
+            if entry.isFolder {
+                let holds = { (name: String) in FileManager.default.fileExists(atPath: join(entryPath, name)) }
+                candidates.append(.init(name: entry.name, path: entryPath, isFolder: true, isMigrationFolder: holds("up.sql") || holds("down.sql"), text: nil))
+                continue
+            }
+            do {
+                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, isMigrationFolder: false, text: try readText(entryPath)))
+            } catch let error as SQLMigrationFileError {
+                problems.append(error)
+                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, isMigrationFolder: false, text: nil))
             }
         }
+        return candidates
+    }
+
+    /// A diesel migration's file (`up.sql`, `down.sql`, `metadata.toml`) read as text,
+    /// or nil when the folder has none.
+    func readMigrationFolderFile(_ filePath: String) throws -> String? {
+        var info = stat()
+        guard lstat(filePath, &info) == 0 else { return nil }
+        return try readText(filePath)
     }
 
     /// Files that look like migrations but are not read as ones, each with a sentence
@@ -139,6 +143,12 @@ public struct SQLMigrationDirectory: Sendable {
     /// listed too, so that reading it fails with its name instead of the migration
     /// silently going missing; so is a FIFO or device, which reading then refuses.
     private func listFileNames() throws -> [String] {
+        try listEntries().filter { !$0.isFolder }.map(\.name)
+    }
+
+    /// The `.sql` files (as `listFileNames`) and the folders (a diesel migration each,
+    /// in diesel's layout) directly inside the folder, without hidden ones, by name.
+    private func listEntries() throws -> [(name: String, isFolder: Bool)] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
@@ -159,12 +169,14 @@ public struct SQLMigrationDirectory: Sendable {
             throw SQLMigrationFileError(code: .folderUnreadable, path: path,
                                         message: "The migrations folder cannot be listed (check its permissions).")
         }
-        return names.filter { name in
-            guard !name.hasPrefix("."), name.hasSuffix(".sql") else { return false }
+        return names.compactMap { name -> (name: String, isFolder: Bool)? in
+            guard !name.hasPrefix(".") else { return nil }
             var info = stat()
-            return !(stat(join(path, name), &info) == 0 && info.st_mode & S_IFMT == S_IFDIR)
+            let isFolder = stat(join(path, name), &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            guard isFolder || name.hasSuffix(".sql") else { return nil }
+            return (name, isFolder)
         }
-        .sorted(by: MigrationIdentifierOrder.precedes)
+        .sorted { MigrationIdentifierOrder.precedes($0.name, $1.name) }
     }
 
     /// Identifiers end up in the ledger and in every report; control characters (a
@@ -180,7 +192,7 @@ public struct SQLMigrationDirectory: Sendable {
     }
 
     /// Reads a file as strict UTF-8 text (a leading byte-order mark is dropped).
-    private func readText(_ filePath: String) throws -> String {
+    func readText(_ filePath: String) throws -> String {
         // Look before opening: opening a FIFO for reading waits for a writer, forever.
         var info = stat()
         guard stat(filePath, &info) == 0 else {

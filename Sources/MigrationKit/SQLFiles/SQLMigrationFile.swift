@@ -6,12 +6,17 @@ public struct SQLSection: Hashable, Sendable {
     public let path: String
     /// 1-based line in `path` of the section's first line of SQL.
     public let startLine: Int
+    /// The transaction the file wrapped these statements in itself, left out of `sql`
+    /// (`OwnTransaction`); nil when it wrapped them in none.
+    public let ownTransaction: OwnTransaction?
 
-    /// A section of `sql` that starts at line `startLine` of `path`.
-    public init(sql: String, path: String, startLine: Int) {
+    /// A section of `sql` that starts at line `startLine` of `path`; `ownTransaction`
+    /// when the statements that wrapped it in a transaction of its own were left out.
+    public init(sql: String, path: String, startLine: Int, ownTransaction: OwnTransaction? = nil) {
         self.sql = sql
         self.path = path
         self.startLine = startLine
+        self.ownTransaction = ownTransaction
     }
 
     /// The file line of a line inside `sql` (both 1-based).
@@ -27,22 +32,55 @@ public struct SQLSection: Hashable, Sendable {
     }
 }
 
-/// One migration loaded from a migrations folder, in either form:
-/// - `0003_add_genre.up.sql` (+ optional `0003_add_genre.down.sql`), golang-migrate/sqlx style;
-/// - `0003_add_genre.sql` with `-- migrate:up` and optional `-- migrate:down`, dbmate style.
+/// A line of a migration file.
+public struct SQLFileLine: Hashable, Sendable {
+    /// The file.
+    public let path: String
+    /// 1-based line in it.
+    public let line: Int
+
+    /// Line `line` of `path`.
+    public init(path: String, line: Int) {
+        self.path = path
+        self.line = line
+    }
+}
+
+/// One migration loaded from a migrations folder, in the folder's layout
+/// (`MigrationFolderLayout`), in one of two forms:
+/// - its up SQL in a file of its own, with its down SQL (when it has one) in another:
+///   `0003_add_genre.up.sql` and `0003_add_genre.down.sql` (golang-migrate, sqlx, and
+///   MigrationKit's own), sqlx's up-only `0003_add_genre.sql`, Flyway's `V3__add_genre.sql`
+///   and `U3__add_genre.sql`, diesel's `0003_add_genre/up.sql` and `down.sql`;
+/// - one file with an up section and an optional down section: `0003_add_genre.sql` with
+///   `-- migrate:up` and `-- migrate:down` (dbmate, and MigrationKit's own), or with
+///   `-- +goose Up` and `-- +goose Down` (goose).
 public struct SQLMigrationFile: Hashable, Sendable {
-    /// Which of the two layouts a migration was written in.
+    /// Which of the two forms a migration was written in.
     public enum Form: String, Hashable, Sendable {
-        /// `.up.sql` with an optional `.down.sql`.
+        /// Up SQL in a file of its own (`.up.sql`, sqlx's up-only `.sql`, Flyway's `V`
+        /// file, diesel's `up.sql`), with an optional down file.
         case upDownFiles
-        /// One `.sql` file with `-- migrate:up` / `-- migrate:down` sections.
+        /// One `.sql` file with an up section and an optional down section
+        /// (`-- migrate:up`/`-- migrate:down`, or goose's `-- +goose Up`/`Down`).
         case sections
     }
 
-    /// The file name without its suffix: the ledger identifier.
+    /// The file name without its suffix (a diesel migration's folder name): the ledger
+    /// identifier.
     public let identifier: String
-    /// The layout the migration was written in.
+    /// The form the migration was written in.
     public let form: Form
+    /// The layout of the folder it was read from: with `version`, what a tool that reads
+    /// another tool's ledger maps that tool's recorded versions by.
+    public let layout: MigrationFolderLayout
+    /// Its version, as its layout reads it from the name (`MigrationVersion`); nil in
+    /// MigrationKit's own layout for a name that does not start with a number.
+    public let version: MigrationVersion?
+    /// Where the file asks to run outside a transaction (goose's
+    /// `-- +goose NO TRANSACTION`, diesel's `run_in_transaction = false`), which the
+    /// runner does not do: every step runs in its own transaction. Nil when it does not ask.
+    public let noTransactionRequest: SQLFileLine?
     /// The SQL that applies the migration.
     public let up: SQLSection
     /// The SQL that undoes it, or nil when the migration has none. A down section or
@@ -62,9 +100,13 @@ public struct SQLMigrationFile: Hashable, Sendable {
 
     /// A migration from its parts; `SQLMigrationDirectory` makes them from files. A
     /// `down` that holds no statement becomes `emptyDown`, and `down` nil.
-    public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = []) {
+    public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = [],
+                layout: MigrationFolderLayout = .migrationKit, version: MigrationVersion? = nil, noTransactionRequest: SQLFileLine? = nil) {
         self.identifier = identifier
         self.form = form
+        self.layout = layout
+        self.version = version
+        self.noTransactionRequest = noTransactionRequest
         self.up = up
         let holdsStatement = down?.holdsStatement ?? false
         self.down = holdsStatement ? down : nil

@@ -33,9 +33,11 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         public static let duplicateSection = Code(rawValue: "duplicateSection")
         /// A `-- migrate:` line the loader does not accept: an unknown directive or option (such
         /// as `transaction:false`), a directive out of place, or any in an `.up.sql` or
-        /// `.down.sql` file.
+        /// `.down.sql` file; a section line of another layout than the folder's; an
+        /// annotation goose does not read.
         public static let unsupportedOption = Code(rawValue: "unsupportedOption")
-        /// A `.down.sql` file has no `.up.sql` file of the same name.
+        /// A `.down.sql` file has no `.up.sql` file of the same name (in a layout that pairs
+        /// files by version, no up file of its version).
         public static let downWithoutUp = Code(rawValue: "downWithoutUp")
         /// A file name that cannot be an identifier: empty, or holding control characters.
         public static let invalidName = Code(rawValue: "invalidName")
@@ -44,6 +46,21 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         /// The folder's files would apply (in byte-wise order of their names) in another
         /// order than their numbers say: `V10__b` before `V9__a`, `10_b` before `9_a`.
         public static let misnumbered = Code(rawValue: "misnumbered")
+        /// The folder holds migrations of two layouts (`MigrationFolderLayout`), such as a
+        /// goose file beside a Flyway one, and no layout was named to read it in.
+        public static let mixedLayouts = Code(rawValue: "mixedLayouts")
+        /// A file (or a folder) whose name the folder's layout does not read as a migration,
+        /// which that layout's tool would not run: a Flyway folder's `0001_x.sql`, a diesel
+        /// folder's migration without `up.sql`.
+        public static let nameOutsideLayout = Code(rawValue: "nameOutsideLayout")
+        /// Two migrations (or two down files) of one version in a layout that orders by
+        /// version: two files numbered 3.
+        public static let duplicateVersion = Code(rawValue: "duplicateVersion")
+        /// A goose `StatementBegin` without its `StatementEnd` (or the other way round).
+        public static let misplacedDirective = Code(rawValue: "misplacedDirective")
+        /// Something the folder's tool does that MigrationKit does not: Flyway's repeatable
+        /// `R__` migrations and `${…}` placeholders, goose's `ENVSUB ON`.
+        public static let unsupportedFeature = Code(rawValue: "unsupportedFeature")
 
         /// `catch SQLMigrationFileError.Code.notUTF8` matches an error with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {
@@ -62,6 +79,28 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
     public let message: String
     /// The message's parts, when what to do includes a remedy a command line words itself.
     public let advice: Advice?
+    /// The folder's other problems, when loading it found several (each names its own
+    /// file), in the order they are reported; this one is the first.
+    public private(set) var furtherProblems: [SQLMigrationFileError] = []
+
+    /// This problem and the folder's others (`furtherProblems`), one error each.
+    public var problems: [SQLMigrationFileError] {
+        var first = self
+        first.furtherProblems = []
+        return [first] + furtherProblems
+    }
+
+    /// The first of `problems` with the others as its `furtherProblems`, ordered by
+    /// file (then line), or nil when there is none.
+    static func combining(_ problems: [SQLMigrationFileError]) -> SQLMigrationFileError? {
+        let ordered = problems.flatMap(\.problems).enumerated().sorted { lhs, rhs in
+            if lhs.element.path != rhs.element.path { return MigrationIdentifierOrder.precedes(lhs.element.path, rhs.element.path) }
+            return (lhs.element.line ?? 0, lhs.offset) < (rhs.element.line ?? 0, rhs.offset)
+        }.map(\.element)
+        guard var first = ordered.first else { return nil }
+        first.furtherProblems = Array(ordered.dropFirst())
+        return first
+    }
 
     /// An error whose message is the whole sentence, in the library's words.
     public init(code: Code, path: String, line: Int? = nil, message: String) {
@@ -84,7 +123,13 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
 
     public var remedy: Remedy? { advice?.remedy }
 
+    /// Every problem's sentence (`problemSentences`), one line each.
     public func sentence(_ wording: RemedyWording) -> String {
-        "\(path)\(line.map { ":\($0)" } ?? ""): \(advice?.sentence(wording) ?? message)"
+        problemSentences(wording).joined(separator: "\n")
+    }
+
+    /// Each problem's sentence, `path:line: what is wrong and what to do`, this one first.
+    public func problemSentences(_ wording: RemedyWording) -> [String] {
+        problems.map { "\($0.path)\($0.line.map { ":\($0)" } ?? ""): \($0.advice?.sentence(wording) ?? $0.message)" }
     }
 }

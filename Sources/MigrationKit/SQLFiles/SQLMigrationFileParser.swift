@@ -1,11 +1,13 @@
 /// Parses the text of one migration file into sections.
 ///
 /// dbmate's form: `-- migrate:up` and an optional `-- migrate:down` line split the
-/// file. Header lines before the up section (either form): `-- migrate:merging A B`
-/// lists the identifiers this migration replaces; `-- migrate:row-changes T U` the
-/// tables whose row counts it changes on purpose. dbmate's `transaction:false` option is
-/// refused: MigrationKit runs every step in a transaction, and that is what makes a
-/// failed step leave nothing behind.
+/// file; goose's: `-- +goose Up` and an optional `-- +goose Down`. Header lines before
+/// the up section (any form): `-- migrate:merging A B` lists the identifiers this
+/// migration replaces; `-- migrate:row-changes T U` the tables whose row counts it
+/// changes on purpose. dbmate's `transaction:false` option is refused: MigrationKit runs
+/// every step in a transaction, and that is what makes a failed step leave nothing
+/// behind. A file's own `BEGIN` … `COMMIT` around its statements is left out
+/// (`SQLSection.OwnTransaction`): the runner's transaction takes its place.
 public enum SQLMigrationFileParser {
     /// A `-- migrate:<name> [options]` line.
     struct Directive {
@@ -15,6 +17,10 @@ public enum SQLMigrationFileParser {
 
     /// Parses a dbmate-style file (`NAME.sql`).
     public static func parseSections(_ text: String, identifier: String, path: String) throws -> SQLMigrationFile {
+        try parseSections(text, identifier: identifier, path: path, version: MigrationVersion(leadingDigitsOf: identifier))
+    }
+
+    static func parseSections(_ text: String, identifier: String, path: String, version: MigrationVersion?) throws -> SQLMigrationFile {
         let lines = splitLines(text)
         var merging: [String] = []
         var rowChanges: [String] = []
@@ -61,15 +67,29 @@ public enum SQLMigrationFileParser {
             throw SQLMigrationFileError(code: .upSectionMissing, path: path, line: stray,
                                         message: "SQL before the `-- migrate:up` line would never run; move it into the up section.")
         }
+        try refuseGooseSections(lines, in: .migrationKit, path: path)
         let upEnd = (downStart ?? (lines.count + 1)) - 1
-        let up = section(lines, from: upStart + 1, through: upEnd, path: path)
+        let up = section(lines, from: upStart + 1, through: upEnd, path: path).leavingOutOwnTransaction()
         try requireStatements(up, path: path, line: upStart)
-        let down = downStart.map { section(lines, from: $0 + 1, through: lines.count, path: path) }
-        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges)
+        let down = downStart.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
+        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
+                                version: version)
     }
 
     /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).
     public static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String) throws -> SQLMigrationFile {
+        try parseUpDown(upText: upText, upPath: upPath, downText: downText, downPath: downPath, identifier: identifier,
+                        layout: .migrationKit, version: MigrationVersion(leadingDigitsOf: identifier))
+    }
+
+    /// Parses a migration whose up SQL is a file of its own, in `layout`: a pair
+    /// (`.up.sql`, `.down.sql`), sqlx's up-only file, Flyway's `V` and `U` files, diesel's
+    /// `up.sql` and `down.sql`. Every line is SQL but the header lines
+    /// (`-- migrate:merging`, `-- migrate:row-changes`). Outside MigrationKit's own
+    /// layout an up file without a statement is a step that changes nothing, as the
+    /// tool that wrote it runs it.
+    static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String,
+                            layout: MigrationFolderLayout, version: MigrationVersion?, noTransactionRequest: SQLFileLine? = nil) throws -> SQLMigrationFile {
         let upLines = splitLines(upText)
         var merging: [String] = []
         var rowChanges: [String] = []
@@ -78,22 +98,197 @@ public enum SQLMigrationFileParser {
             switch directive.name {
             case "merging": merging += directive.arguments
             case "row-changes": rowChanges += directive.arguments
+            // In another tool's layout, a comment to that tool; but a down section's line
+            // would have its down SQL run with the up SQL.
+            case let name where layout != .migrationKit && name != "down": break
             default:
-                throw SQLMigrationFileError(code: .unsupportedOption, path: upPath, line: index + 1,
-                                            message: "`-- migrate:\(directive.name)` belongs in a single NAME.sql file; an .up.sql file is all up SQL.")
+                throw misplacedDirective(directive.name, in: layout, path: upPath, line: index + 1, isUp: true)
             }
         }
-        let up = SQLSection(sql: upText, path: upPath, startLine: 1)
-        try requireStatements(up, path: upPath, line: nil)
+        try refuseGooseSections(upLines, in: layout, path: upPath)
+        if layout == .flyway { try refusePlaceholders(upLines, path: upPath) }
+        let up = SQLSection(sql: upText, path: upPath, startLine: 1).leavingOutOwnTransaction()
+        if !layout.upMayHoldNoStatement { try requireStatements(up, path: upPath, line: nil) }
         var down: SQLSection?
         if let downText, let downPath {
-            if let index = splitLines(downText).firstIndex(where: { directive(in: $0) != nil }) {
-                throw SQLMigrationFileError(code: .unsupportedOption, path: downPath, line: index + 1,
-                                            message: "`-- migrate:` lines belong in a single NAME.sql file; a .down.sql file is all down SQL.")
+            let downLines = splitLines(downText)
+            if let index = downLines.firstIndex(where: { directive(in: $0).map { layout == .migrationKit || $0.name == "down" } ?? false }),
+               let found = directive(in: downLines[index]) {
+                throw misplacedDirective(found.name, in: layout, path: downPath, line: index + 1, isUp: false)
             }
-            down = SQLSection(sql: downText, path: downPath, startLine: 1)
+            try refuseGooseSections(downLines, in: layout, path: downPath)
+            if layout == .flyway { try refusePlaceholders(downLines, path: downPath) }
+            down = SQLSection(sql: downText, path: downPath, startLine: 1).leavingOutOwnTransaction()
         }
-        return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: merging, rowChanges: rowChanges)
+        return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: merging, rowChanges: rowChanges,
+                                layout: layout, version: version, noTransactionRequest: noTransactionRequest)
+    }
+
+    /// A `-- migrate:` line other than a header in a file that is all up (or all down)
+    /// SQL: in MigrationKit's own layout it belongs in a single NAME.sql file; in
+    /// another tool's, `-- migrate:down` is a section line that tool does not read, so
+    /// the down SQL after it would run as up SQL (any other is a comment to that tool).
+    private static func misplacedDirective(_ name: String, in layout: MigrationFolderLayout, path: String, line: Int, isUp: Bool) -> SQLMigrationFileError {
+        guard layout == .migrationKit else {
+            return SQLMigrationFileError(code: .unsupportedOption, path: path, line: line, advice: Advice(
+                situation: "`-- migrate:\(name)` is a line of MigrationKit's (dbmate's) layout, but this folder is read in \(layout.possessive), "
+                    + "where this file is all \(isUp ? "up" : "down") SQL, so what follows the line would run as \(isUp ? "up" : "down") SQL too",
+                otherwise: "put the down SQL where \(layout.possessive) layout keeps it (\(layout.namingInWords))", remedy: .nameMigrationsLayout))
+        }
+        if isUp {
+            return SQLMigrationFileError(code: .unsupportedOption, path: path, line: line,
+                                         message: "`-- migrate:\(name)` belongs in a single NAME.sql file; an .up.sql file is all up SQL.")
+        }
+        return SQLMigrationFileError(code: .unsupportedOption, path: path, line: line,
+                                     message: "`-- migrate:` lines belong in a single NAME.sql file; a .down.sql file is all down SQL.")
+    }
+
+    /// goose's `-- +goose Down` line in a file of another layout: a section line that
+    /// layout does not read, so the down SQL after it would run with the up SQL.
+    private static func refuseGooseSections(_ lines: [Substring], in layout: MigrationFolderLayout, path: String) throws {
+        for (index, line) in lines.enumerated() {
+            guard gooseAnnotation(in: line) == "down" else { continue }
+            throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: index + 1, advice: Advice(
+                situation: "`-- +goose Down` is a line of goose's layout, but this folder is read in \(layout.possessive), "
+                    + "which does not split a file there, so the down SQL after it would run with the up SQL",
+                otherwise: "put the down SQL where \(layout.possessive) layout keeps it (\(layout.namingInWords))", remedy: .nameMigrationsLayout))
+        }
+    }
+
+    /// Flyway replaces `${name}` placeholders before it runs a file; MigrationKit runs
+    /// the SQL as written, so a file that holds one would not run what Flyway runs.
+    private static func refusePlaceholders(_ lines: [Substring], path: String) throws {
+        for (index, line) in lines.enumerated() {
+            let bytes = Array(line.utf8)
+            guard let start = bytes.indices.dropLast().first(where: { bytes[$0] == UInt8(ascii: "$") && bytes[$0 + 1] == UInt8(ascii: "{") }),
+                  bytes[(start + 2)...].contains(UInt8(ascii: "}")) else { continue }
+            throw SQLMigrationFileError(code: .unsupportedFeature, path: path, line: index + 1,
+                                        message: "Flyway replaces `${…}` placeholders before running a file, and MigrationKit runs the SQL as it is written, so this file would not run what Flyway runs; write the value in place of the placeholder.")
+        }
+    }
+
+    // MARK: - goose
+
+    /// Parses a goose file (`VERSION_NAME.sql`): `-- +goose Up`, an optional
+    /// `-- +goose Down`, with `StatementBegin`/`StatementEnd` around statements that hold
+    /// `;` (read as SQLite cuts statements, the lines themselves are comments), and
+    /// `NO TRANSACTION` recorded for lint (the runner runs every step in its own
+    /// transaction). `ENVSUB ON` is refused: the SQL goose runs would then depend on the
+    /// environment, and a checksum or a lint of the file as written would say nothing
+    /// of it. Annotations are goose's: a line that starts with `--`, then `+goose` and
+    /// the annotation in any case.
+    static func parseGoose(_ text: String, identifier: String, path: String, version: MigrationVersion?) throws -> SQLMigrationFile {
+        let lines = splitLines(text)
+        var merging: [String] = []
+        var rowChanges: [String] = []
+        var upLine: Int?
+        var downLine: Int?
+        var openBlock: Int?
+        var noTransaction: SQLFileLine?
+        for (index, line) in lines.enumerated() {
+            let lineNumber = index + 1
+            if let directive = directive(in: line) {
+                switch directive.name {
+                case "merging" where upLine == nil: merging += directive.arguments
+                case "row-changes" where upLine == nil: rowChanges += directive.arguments
+                case "merging", "row-changes":
+                    throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
+                                                message: "`-- migrate:\(directive.name)` must come before `-- +goose Up`.")
+                case "down":
+                    throw misplacedDirective(directive.name, in: .goose, path: path, line: lineNumber, isUp: downLine == nil)
+                default:
+                    break
+                }
+                continue
+            }
+            guard let annotation = gooseAnnotation(in: line) else { continue }
+            switch annotation {
+            case "up":
+                guard upLine == nil else {
+                    throw SQLMigrationFileError(code: .duplicateSection, path: path, line: lineNumber,
+                                                message: "A second `-- +goose Up` line; a goose file has one up section.")
+                }
+                if let stray = firstStatementLine(lines[0..<index]) {
+                    throw SQLMigrationFileError(code: .upSectionMissing, path: path, line: stray,
+                                                message: "SQL before the `-- +goose Up` line, which goose refuses and would never run; move it into the up section.")
+                }
+                upLine = lineNumber
+            case "down":
+                guard upLine != nil else {
+                    throw SQLMigrationFileError(code: .upSectionMissing, path: path, line: lineNumber,
+                                                message: "`-- +goose Down` comes before any `-- +goose Up` line; put the up section first.")
+                }
+                guard downLine == nil else {
+                    throw SQLMigrationFileError(code: .duplicateSection, path: path, line: lineNumber,
+                                                message: "A second `-- +goose Down` line; a goose file has one down section.")
+                }
+                if let openBlock { throw unclosedBlock(path: path, line: openBlock) }
+                downLine = lineNumber
+            case "statementbegin":
+                guard upLine != nil, openBlock == nil else {
+                    throw SQLMigrationFileError(code: .misplacedDirective, path: path, line: lineNumber,
+                                                message: openBlock == nil ? "`-- +goose StatementBegin` comes before `-- +goose Up`; put it inside the up or down section."
+                                                    : "A second `-- +goose StatementBegin` before the `-- +goose StatementEnd` of the one on line \(openBlock!); end the first one.")
+                }
+                openBlock = lineNumber
+            case "statementend":
+                guard openBlock != nil else {
+                    throw SQLMigrationFileError(code: .misplacedDirective, path: path, line: lineNumber,
+                                                message: "`-- +goose StatementEnd` without a `-- +goose StatementBegin` before it; add the StatementBegin line where the statement starts.")
+                }
+                openBlock = nil
+            case "no transaction":
+                noTransaction = noTransaction ?? SQLFileLine(path: path, line: lineNumber)
+            case "envsub off", "envsubst off":
+                break
+            case "envsub on", "envsubst on":
+                throw SQLMigrationFileError(code: .unsupportedFeature, path: path, line: lineNumber,
+                                            message: "`-- +goose ENVSUB ON` has goose put environment variables into the SQL before it runs, and MigrationKit runs the SQL as it is written (its checksum and lint are of that text); write the values into the migration.")
+            default:
+                throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
+                                            message: "`-- +goose \(annotation)` is not an annotation goose reads (Up, Down, StatementBegin, StatementEnd, NO TRANSACTION, ENVSUB ON/OFF); correct it.")
+            }
+        }
+        guard let upLine else {
+            throw SQLMigrationFileError(code: .upSectionMissing, path: path,
+                                        message: "No `-- +goose Up` line; goose files start their up SQL with one (and their down SQL with `-- +goose Down`).")
+        }
+        if let openBlock { throw unclosedBlock(path: path, line: openBlock) }
+        let upEnd = (downLine ?? (lines.count + 1)) - 1
+        let up = section(lines, from: upLine + 1, through: upEnd, path: path).leavingOutOwnTransaction()
+        let down = downLine.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
+        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
+                                layout: .goose, version: version, noTransactionRequest: noTransaction)
+    }
+
+    private static func unclosedBlock(path: String, line: Int) -> SQLMigrationFileError {
+        SQLMigrationFileError(code: .misplacedDirective, path: path, line: line,
+                              message: "This `-- +goose StatementBegin` has no `-- +goose StatementEnd` after it in its section; add one where the statement ends.")
+    }
+
+    /// goose's annotation on `line`, lower-cased with single spaces (`no transaction`),
+    /// or nil: goose reads a line that starts with `--` (no leading blank), then
+    /// `+goose`, in any case.
+    static func gooseAnnotation(in line: Substring) -> String? {
+        // Bytes first: every line of every file is asked, and most are SQL.
+        guard line.utf8.starts(with: "--".utf8), line.utf8.dropFirst(2).contains(UInt8(ascii: "+")) else { return nil }
+        let words = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        guard let first = words.first, first.lowercased() == "+goose" else { return nil }
+        return words.dropFirst().map { $0.lowercased() }.joined(separator: " ")
+    }
+
+    /// Whether some line of `text` is a goose annotation.
+    static func holdsGooseAnnotation(_ text: String) -> Bool {
+        splitLines(text).contains { gooseAnnotation(in: $0) != nil }
+    }
+
+    /// Whether some line of `text` is `-- migrate:up` or `-- migrate:down`: a file of
+    /// MigrationKit's (dbmate's) layout.
+    static func holdsSectionDirective(_ text: String) -> Bool {
+        splitLines(text).contains { line in
+            guard let name = directive(in: line)?.name else { return false }
+            return name == "up" || name == "down"
+        }
     }
 
     // MARK: - Pieces
@@ -153,7 +348,7 @@ public enum SQLMigrationFileParser {
     private static func requireStatements(_ section: SQLSection, path: String, line: Int?) throws {
         guard section.holdsStatement else {
             throw SQLMigrationFileError(code: .upSectionEmpty, path: path, line: line,
-                                        message: "The up section holds no SQL; write the migration's statements, or delete the file.")
+                                        message: "The up section holds no SQL; write the migration's statements (a migration that changes nothing says so with `SELECT 1;`).")
         }
     }
 

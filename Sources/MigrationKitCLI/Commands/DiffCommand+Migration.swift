@@ -50,7 +50,8 @@ extension DiffCommand {
         }
         var created: NextMigrationFile.Created?
         if let writeName {
-            created = try NextMigrationFile.write(named: writeName, in: connection.migrations.directory, up: migration.upText, down: migration.downText)
+            created = try NextMigrationFile.write(named: writeName, in: connection.migrations.directory, layout: connection.migrations.givenLayout,
+                                                     up: migration.upText, down: migration.downText)
             reporter.line("Created \(created!.files.joined(separator: " and ")): the migration from \(currentName) to what \(schemaFile) makes, applied and rolled back on a scratch copy.")
         } else {
             // The file itself, so `diff --to schema.sql > 0007_x.sql` is a migration.

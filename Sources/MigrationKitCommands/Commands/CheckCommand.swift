@@ -33,9 +33,10 @@ package struct CheckCommand: ParsableCommand, PrintsOutput {
         if let files = loaded.files {
             let findings = MigrationLinter(context: minimum.applied(to: layer.linkedLintContext)).lint(files)
             let errors = findings.filter { $0.severity == .error }
+            let warnings = findings.filter { $0.severity == .warning }.count
             results.append(RoundTripCheck.Result(
                 name: "lint", passed: errors.isEmpty,
-                detail: errors.isEmpty ? "no errors (\(findings.count) warning\(findings.count == 1 ? "" : "s"))" : errors.map(\.description).joined(separator: "; ")))
+                detail: errors.isEmpty ? "no errors (\(warnings) warning\(warnings == 1 ? "" : "s"))" : errors.map(\.description).joined(separator: "; ")))
         }
         let allowed = Set((loaded.files ?? []).flatMap(\.rowChanges))
         results += try RoundTripCheck(migrations: loaded.migrations, allowedRowChanges: allowed, encrypts: layer.encrypts).run(olderDatabase: older)

@@ -24,7 +24,7 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
         let reporter = Reporter(output)
         // With --db-path, opening the database says it.
         if connection.dbPath == nil { CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter) }
-        let directory = SQLMigrationDirectory(path: connection.migrations.directory)
+        let directory = connection.migrations.folder
         let files = try directory.load()
         for lookalike in directory.ignoredLookalikes() { reporter.warning(lookalike) }
         var checked = files
@@ -39,8 +39,11 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
         let findings = MigrationLinter(context: minimum.applied(to: context)).lint(checked)
         LintPrinter.print(findings, reporter: reporter, asWarnings: false)
         let errors = findings.filter { $0.severity == .error }.count
-        reporter.line("\(checked.count) migration\(checked.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(findings.count - errors) warning\(findings.count - errors == 1 ? "" : "s").")
-        try reporter.document(LintDocument(findings: findings, errorCount: errors, warningCount: findings.count - errors))
+        let warnings = findings.filter { $0.severity == .warning }.count
+        let notes = findings.count - errors - warnings
+        reporter.line("\(checked.count) migration\(checked.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+            + (notes == 0 ? "." : ", \(notes) note\(notes == 1 ? "" : "s")."))
+        try reporter.document(LintDocument(findings: findings, errorCount: errors, warningCount: warnings, noteCount: notes))
         if errors > 0 { throw ExitCodeDecision.ending(with: .lintErrors) }
     }
 }
@@ -49,4 +52,5 @@ package struct LintDocument: Encodable {
     package let findings: [LintFinding]
     package let errorCount: Int
     package let warningCount: Int
+    package let noteCount: Int
 }

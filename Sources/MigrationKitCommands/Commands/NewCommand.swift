@@ -37,7 +37,8 @@ package struct NewCommand: UsesProjectConnection, PrintsOutput {
         if CLIContext.layer.hostMigrations(requiredIndexes: []) != nil {
             throw CLIError(.notAvailableHere, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }
-        let next = try NextMigrationFile.write(named: name, in: connection.migrations.directory, up: "", down: Self.downPlaceholder)
+        let next = try NextMigrationFile.write(named: name, in: connection.migrations.directory, layout: connection.migrations.givenLayout,
+                                                up: "", down: Self.downPlaceholder)
         let identifier = next.identifier
         let created = next.files
         reporter.line("Created \(created.joined(separator: " and "))")

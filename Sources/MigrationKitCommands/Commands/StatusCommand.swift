@@ -26,12 +26,29 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             // Not created yet: everything is pending, and status creates nothing.
             CommandSupport.announce(path, reporter: reporter, note: "does not exist yet: migrate creates it")
             CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
-            return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, reporter: reporter)
+            return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, layout: layout(of: loaded.files), reporter: reporter)
         }
         let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
         let status = try database.migrationStatus()
-        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(),
+        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout(of: loaded.files),
                       swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), reporter: reporter)
+    }
+
+    /// The migrations folder's layout and where it came from (`detected` from its files,
+    /// or the flag, variable or project file that named it); nil for a host's Swift steps.
+    private func layout(of files: [SQLMigrationFile]?) -> (name: String, origin: String)? {
+        guard let files else { return nil }
+        guard let named = connection.migrations.givenLayout else {
+            return ((files.first?.layout ?? .migrationKit).name, "detected from its files")
+        }
+        switch CLIContext.resolvedSettings.settings?.values[.migrationsLayout]?.origin {
+        case .file(let path, let line)?:
+            return (named.name, "\(ProjectSetting.migrationsLayout.rawValue) in \(path)\(line.map { ":\($0)" } ?? "")")
+        case .environment(let variable)?:
+            return (named.name, variable)
+        default:
+            return (named.name, "--layout")
+        }
     }
 
     /// Of the ledger's identifiers no migration file here has, those an app's Swift steps
@@ -105,9 +122,10 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     }
 
     private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?,
-                        swiftSteps: Set<String> = [], reporter: Reporter) -> StatusDocument {
+                        layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], reporter: Reporter) -> StatusDocument {
         let layer = CLIContext.layer
         reporter.line("  library: \(layer.librarySummary)")
+        if let layout { reporter.line("  migrations: \(connection.migrations.directory), \(layout.name) layout (\(layout.origin))") }
         if exists {
             for line in (cipher ?? DatabaseCipherDescription(format: .plaintext, summary: nil, document: nil)).lines { reporter.line(line) }
         }
@@ -121,6 +139,7 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             sqliteVersion: layer.sqliteVersion,
             cipher: cipher?.document.map(AnyEncodable.init),
             format: exists ? (cipher?.format ?? .plaintext) : nil,
+            layout: layout?.name,
             migrations: report.migrations,
             unknownApplied: status.unknownApplied,
             appliedCount: status.applied.count,
@@ -142,6 +161,9 @@ package struct StatusDocument: Encodable {
     /// "sqlcipher4", "sqlcipher3", "sqlcipher2", "sqlcipher1", "custom" or "plaintext";
     /// null when the database does not exist yet.
     @AlwaysPresent package var format: CipherFormat?
+    /// The migrations folder's layout (`migrationkit`, `sqlx`, `golang-migrate`, `goose`,
+    /// `flyway`, `diesel`); null for an app's own Swift steps.
+    @AlwaysPresent package var layout: String?
     package let migrations: [MigrationStateDocument]
     /// Identifiers in the ledger that no migration file has.
     package let unknownApplied: [String]

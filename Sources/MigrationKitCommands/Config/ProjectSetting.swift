@@ -7,7 +7,8 @@ import MigrationKitFiles
 /// source settings go as one group (see `ProjectSettings`) and come from the list of key
 /// sources (`KeySources`). A key itself is never one of them.
 package struct ProjectSetting: Hashable, Sendable {
-    /// The long option's name, the file's key: `db-path`.
+    /// The long option's name, the file's key: `db-path` (the one exception:
+    /// `migrations-layout`, whose option is `--layout`).
     package let rawValue: String
     /// What a value must look like.
     package let kind: Kind
@@ -18,6 +19,8 @@ package struct ProjectSetting: Hashable, Sendable {
 
     package static let dbPath = ProjectSetting(rawValue: "db-path", kind: .path)
     package static let migrations = ProjectSetting(rawValue: "migrations", kind: .path)
+    /// The migrations folder's layout; its option is `--layout`.
+    package static let migrationsLayout = ProjectSetting(rawValue: "migrations-layout", kind: .text)
     package static let plaintext = ProjectSetting(rawValue: "plaintext", kind: .flag)
     package static let cipherCompatibility = ProjectSetting(rawValue: "cipher-compatibility", kind: .wholeNumber)
     package static let kdfIterations = ProjectSetting(rawValue: "kdf-iter", kind: .wholeNumber)
@@ -39,7 +42,7 @@ package struct ProjectSetting: Hashable, Sendable {
     }
 
     /// Every setting, in the order `config` shows them.
-    package static let allCases: [ProjectSetting] = [dbPath, migrations] + keySources + [
+    package static let allCases: [ProjectSetting] = [dbPath, migrations, migrationsLayout] + keySources + [
         plaintext, cipherCompatibility, kdfIterations, cipherPageSize, cipherKDFAlgorithm, cipherHMACAlgorithm,
         cipherPlaintextHeaderSize, cipherSalt, cipherUseHMAC, lockTimeout, backupDirectory, memorySecurity,
     ]

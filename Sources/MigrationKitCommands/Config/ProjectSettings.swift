@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 
@@ -112,6 +113,7 @@ package struct ProjectSettings {
         switch setting {
         case .dbPath: return connection.dbPath
         case .migrations: return connection.migrations.givenDirectory
+        case .migrationsLayout: return connection.migrations.givenLayout?.name
         case .plaintext: return connection.key.plaintext ? "true" : nil
         case .cipherCompatibility: return connection.cipher.compatibility.map(String.init)
         case .kdfIterations: return connection.cipher.kdfIterations.map(String.init)
@@ -148,6 +150,11 @@ package struct ProjectSettings {
         switch setting {
         case .dbPath: connection.dbPath = value.text
         case .migrations: connection.migrations.givenDirectory = value.text
+        case .migrationsLayout:
+            guard let layout = MigrationFolderLayout(name: value.text) else {
+                throw notA("one of " + MigrationFolderLayout.acceptedNames.joined(separator: ", "))
+            }
+            connection.migrations.givenLayout = layout
         case .plaintext:
             connection.key.plaintext = try yesOrNo()
         case .memorySecurity:

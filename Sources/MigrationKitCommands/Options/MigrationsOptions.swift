@@ -10,6 +10,13 @@ package struct MigrationsOptions: ParsableArguments {
     @Option(name: .customLong(ProjectSetting.migrations.rawValue), help: ArgumentHelp("The folder of migration files (default: \(MigrationsOptions.defaultDirectory)).", valueName: "dir"))
     package var givenDirectory: String?
 
+    /// The layout `--layout` (or the environment, or `migrationkit.toml`) named; nil
+    /// reads the folder in the layout its files are written in.
+    @Option(name: .customLong("layout"),
+            help: ArgumentHelp("The layout the migrations folder is written in: migrationkit (dbmate), sqlx, golang-migrate, goose, flyway or diesel (default: the one its files are written in).",
+                               valueName: "name"))
+    package var givenLayout: MigrationFolderLayout?
+
     /// The folder of migration files.
     package var directory: String {
         get { givenDirectory ?? Self.defaultDirectory }
@@ -17,6 +24,11 @@ package struct MigrationsOptions: ParsableArguments {
     }
 
     package init() {}
+
+    /// The folder as every command reads it: in the layout named, or its own.
+    package var folder: SQLMigrationDirectory {
+        SQLMigrationDirectory(path: directory, layout: givenLayout)
+    }
 }
 
 extension MigrationsOptions {
@@ -31,6 +43,8 @@ extension MigrationsOptions {
             return newCommand.map { "create it (`\($0)` does), or pass --migrations DIR" } ?? "create it, or pass --migrations DIR"
         case .chooseMigrationsFolder:
             return "point --migrations at the folder that holds the migration files"
+        case .nameMigrationsLayout:
+            return "name the layout it is written in with --layout NAME (`\(ProjectSetting.migrationsLayout.rawValue)` in migrationkit.toml)"
         default:
             return nil
         }

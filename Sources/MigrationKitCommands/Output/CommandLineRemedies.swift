@@ -24,7 +24,7 @@ package enum CommandLineRemedies {
                 guard runningCommandTakes(.acceptUnknown) else { return nil }
                 return "if this version may migrate the database all the same, accept \(identifiers.count == 1 ? "it" : "them") with "
                     + identifiers.map { "--accept-unknown \($0)" }.joined(separator: " ")
-            case .createMigrationsFolder, .chooseMigrationsFolder:
+            case .createMigrationsFolder, .chooseMigrationsFolder, .nameMigrationsLayout:
                 return MigrationsOptions.words(for: remedy, newCommand: "\(commandName) new NAME")
             case .openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt:
                 return KeySources.words(for: remedy, commandName: commandName)

@@ -15,6 +15,9 @@ package struct ErrorPresentation {
     /// A stable machine-readable name, for `--json`.
     package let kind: String
     package let message: String
+    /// The sentences of the same failure's other problems, one line each after the
+    /// first (a migrations folder's other broken files, each named).
+    package private(set) var furtherMessages: [String] = []
     /// What only `--verbose` adds to the sentence: the identity of a library's error
     /// behind it (GLib's domain and code behind a Secret Service failure), for a bug
     /// report, never for the person to act on.
@@ -44,7 +47,10 @@ package struct ErrorPresentation {
         case let error as MigrationKitError:
             (kind, message) = (error.name, error.sentence(wording))
         case let error as SQLMigrationFileError:
-            (kind, message) = ("migrationFile.\(error.code.rawValue)", error.sentence(wording))
+            let sentences = error.problemSentences(wording)
+            self.init(of: error, kind: "migrationFile.\(error.code.rawValue)", message: sentences[0])
+            furtherMessages = sentences.dropFirst().map(Self.oneLine)
+            return
         case let error as FileOperationError where error.kind == .busy:
             self = .locked(error.sentence(wording), path: error.path, of: error)
             return
@@ -124,7 +130,7 @@ package struct ErrorPresentation {
     }
 
     package func print(commandName: String, json: Bool) {
-        Console.error("\(commandName): error: \(message)")
+        for line in [message] + furtherMessages { Console.error("\(commandName): error: \(line)") }
         if json {
             if let text = try? JSONOutput.encode(ErrorDocument(error: jsonBody)) { Console.out(text) }
         }
@@ -138,7 +144,10 @@ package struct ErrorPresentation {
         package let exitCode: Int32
     }
 
-    package var jsonBody: JSONBody { JSONBody(kind: kind, message: message, exitCode: exitCode.rawValue) }
+    /// The message, the other problems' sentences after it.
+    package var jsonBody: JSONBody {
+        JSONBody(kind: kind, message: ([message] + furtherMessages).joined(separator: " "), exitCode: exitCode.rawValue)
+    }
 
     private struct ErrorDocument: Encodable {
         let error: JSONBody

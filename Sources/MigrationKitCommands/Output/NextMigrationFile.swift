@@ -3,8 +3,12 @@ import MigrationKit
 import MigrationKitFiles
 
 /// The next migration file of a folder, numbered the way the folder already numbers its
-/// files and shaped as its files are (one dbmate-style file, or an `.up.sql` and
-/// `.down.sql` pair): what `new` creates empty and `diff --write` creates filled.
+/// files and shaped as its files are, in its layout (`MigrationFolderLayout`): one
+/// dbmate-style file or an `.up.sql` and `.down.sql` pair (MigrationKit's own, as the
+/// folder already has them), sqlx's up-only file or pair, golang-migrate's pair, goose's
+/// file with `-- +goose Up` and `Down`, Flyway's `V` file (and `U` file, where the folder
+/// has undo files), diesel's folder with `up.sql` and `down.sql`: what `new` creates
+/// empty and `diff --write` creates filled.
 package enum NextMigrationFile {
     /// The identifier given and the files created (the up file first).
     package struct Created {
@@ -14,33 +18,59 @@ package enum NextMigrationFile {
 
     /// Creates the folder if needed (mode 0755: source code, readable by the team, never
     /// world-writable whatever the umask) and the next file, never replacing one.
-    package static func write(named name: String, in directory: String, up: String, down: String) throws -> Created {
+    ///
+    /// - Parameter layout: the layout named for the folder; nil: the one its files are in.
+    package static func write(named name: String, in directory: String, layout named: MigrationFolderLayout? = nil,
+                              up: String, down: String) throws -> Created {
         try Folders.create(directory, purpose: "migrations folder", mode: 0o755)
-        // Names only: the folder may hold a file still being written (an empty up
-        // section is an error for migrate, not for adding the next file).
-        let existing = try SQLMigrationDirectory(path: directory).identifiers()
+        // Names (and what tells the layout) only: the folder may hold a file still being
+        // written (an empty up section is an error for migrate, not for adding the next file).
+        let folder = try SQLMigrationDirectory(path: directory, layout: named).layoutAndIdentifiers()
+        let layout = folder.layout
+        let slug = MigrationNumbering.slug(name)
         let identifier: String
         do {
-            identifier = try MigrationNumbering.next(after: existing, slug: MigrationNumbering.slug(name), now: utcTimestamp())
+            switch layout {
+            case .flyway:
+                identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers, slug: slug)
+            case .diesel:
+                identifier = try MigrationNumbering.nextDiesel(after: folder.identifiers, slug: slug, now: utcTimestamp())
+            default:
+                identifier = try MigrationNumbering.next(after: folder.identifiers, slug: slug, now: utcTimestamp(), order: MigrationFileOrder.of(layout))
+            }
         } catch let refusal as MigrationNumbering.Refusal {
             throw CLIError(.unusableFile, "\(directory): \(refusal)")
         }
         let base = directory.hasSuffix("/") ? directory + identifier : directory + "/" + identifier
-        if usesUpDownFiles(directory) {
-            // golang-migrate / sqlx style: a pair of files, as the folder already has.
-            try DurableFile.writePrivate(Array((up + "\n").utf8), to: base + ".up.sql", replacing: false)
-            try DurableFile.writePrivate(Array((down + "\n").utf8), to: base + ".down.sql", replacing: false)
-            return Created(identifier: identifier, files: [base + ".up.sql", base + ".down.sql"])
+        func write(_ files: [(path: String, text: String)]) throws -> Created {
+            for file in files { try DurableFile.writePrivate(Array(file.text.utf8), to: file.path, replacing: false) }
+            return Created(identifier: identifier, files: files.map(\.path))
         }
-        let text = "-- migrate:up\n\(up)\n\n-- migrate:down\n\(down)\n\n"
-        try DurableFile.writePrivate(Array(text.utf8), to: base + ".sql", replacing: false)
-        return Created(identifier: identifier, files: [base + ".sql"])
+        let pairs = folder.names.contains { $0.hasSuffix(".up.sql") }
+        switch layout {
+        case .golangMigrate, .sqlx where pairs, .migrationKit where usesUpDownFiles(folder.names):
+            // A pair of files, as the folder already has.
+            return try write([(base + ".up.sql", up + "\n"), (base + ".down.sql", down + "\n")])
+        case .sqlx:
+            // sqlx's up-only file: the layout has no down SQL for it.
+            return try write([(base + ".sql", up + "\n")])
+        case .goose:
+            return try write([(base + ".sql", "-- +goose Up\n\(up)\n\n-- +goose Down\n\(down)\n")])
+        case .flyway:
+            let undo = folder.names.contains { $0.hasPrefix("U") && $0.hasSuffix(".sql") }
+            let undoPath = directory.hasSuffix("/") ? directory + "U" + identifier.dropFirst() : directory + "/U" + identifier.dropFirst()
+            return try write([(base + ".sql", up + "\n")] + (undo ? [(undoPath + ".sql", down + "\n")] : []))
+        case .diesel:
+            try Folders.create(base, purpose: "migration folder", mode: 0o755)
+            return try write([(base + "/up.sql", up + "\n"), (base + "/down.sql", down + "\n")])
+        default:
+            return try write([(base + ".sql", "-- migrate:up\n\(up)\n\n-- migrate:down\n\(down)\n\n")])
+        }
     }
 
     /// Whether the folder's migrations are `.up.sql`/`.down.sql` pairs and none is a
     /// dbmate-style single file.
-    package static func usesUpDownFiles(_ directory: String) -> Bool {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    package static func usesUpDownFiles(_ names: [String]) -> Bool {
         let pairs = names.contains { $0.hasSuffix(".up.sql") }
         let singles = names.contains { $0.hasSuffix(".sql") && !$0.hasSuffix(".up.sql") && !$0.hasSuffix(".down.sql") }
         return pairs && !singles

@@ -36,8 +36,9 @@ package enum ExitCodeDecision {
             return exitCode(for: error)
         case let error as SQLMigrationFileError:
             // A folder that would apply its files out of their numbered order is refused
-            // as out-of-order migrations are; any other is a file that cannot be used.
-            return error.code == .misnumbered ? .refused : .fileError
+            // as out-of-order migrations are; any other is a file that cannot be used,
+            // which decides when the folder has both.
+            return error.problems.allSatisfy { $0.code == .misnumbered } ? .refused : .fileError
         case let error as KeyError:
             // A prompt a signal interrupted is a stopped run (129, 130 or 143).
             return error.signal.map(CLIExitCode.stopped(by:)) ?? .keyUnavailable

@@ -186,7 +186,7 @@ public struct SchemaMigrationProof: Sendable {
         let folder = scratch.path + "/migrations"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try Data(migration.fileText.utf8).write(to: URL(fileURLWithPath: folder + "/0001_diff.sql"))
-        let files = try SQLMigrationDirectory(path: folder).load()
+        let files = try SQLMigrationDirectory(path: folder, layout: .migrationKit).load()
         let runner = try SQLCipherMigrationRunner(steps: files.map { SQLCipherMigrationStep(file: $0) })
         let context = try proof.read { try LintContext.reading($0, for: files) }
         let findings = MigrationLinter(context: context.judgedAgainst(minimum: lintContext.sqliteVersion)).lint(files)

@@ -44,6 +44,46 @@ import Testing
         #expect(try writer.read { try $0.tableExists("authors") } == false)
     }
 
+    /// A folder written for diesel (a folder per migration, a comment-only initial
+    /// setup) and one written for Flyway (versions compared part by part, `U` files as
+    /// undo) are read in their layouts, found from the files or named, as the
+    /// `migrationkit` command reads them.
+    @Test(arguments: WriterKind.allCases)
+    func dieselAndFlywayFoldersAreReadInTheirLayouts(_ kind: WriterKind) throws {
+        let diesel = try ScratchDatabase()
+        for (name, text) in [
+            ("00000000000000_diesel_initial_setup/up.sql", "-- This file was automatically created by Diesel to setup helper functions\n"),
+            ("00000000000000_diesel_initial_setup/down.sql", "-- This file should undo anything in `up.sql`\n"),
+            ("2024-06-05-131359_create_users/up.sql", "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"),
+            ("2024-06-05-131359_create_users/down.sql", "DROP TABLE users;\n"),
+        ] {
+            let path = URL(fileURLWithPath: folder(diesel)).appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: path)
+        }
+        let dieselWriter = try kind.open(diesel)
+        let dieselRunner = try GRDBMigrationRunner(directory: folder(diesel))
+        try dieselRunner.migrate(in: dieselWriter)
+        #expect(try dieselRunner.appliedIdentifiers(in: dieselWriter) == ["00000000000000_diesel_initial_setup", "2024-06-05-131359_create_users"])
+        #expect(try dieselRunner.rollbackLastMigration(in: dieselWriter).identifiers == ["2024-06-05-131359_create_users"])
+        #expect(try dieselWriter.read { try $0.tableExists("users") } == false)
+
+        let flyway = try ScratchDatabase()
+        for (name, text) in [("V1.2.10__b.sql", "CREATE TABLE b (x);\n"), ("V1.2.9__a.sql", "CREATE TABLE a (x);\n"), ("U1.2.10__b.sql", "DROP TABLE b;\n")] {
+            try write(text, to: name, in: flyway)
+        }
+        let flywayWriter = try kind.open(flyway)
+        let named = try GRDBMigrationRunner(directory: folder(flyway), layout: .flyway)
+        #expect(named.registry.identifiers == ["V1.2.9__a", "V1.2.10__b"])
+        let flywayRunner = try GRDBMigrationRunner(directory: folder(flyway))
+        try flywayRunner.migrate(in: flywayWriter)
+        let ledger = try flywayWriter.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid") }
+        #expect(ledger == ["V1.2.9__a", "V1.2.10__b"])
+        #expect(try flywayRunner.rollbackLastMigration(in: flywayWriter).identifiers == ["V1.2.10__b"])
+        // Read in MigrationKit's own layout, the files have no `-- migrate:up` line.
+        #expect(throws: SQLMigrationFileError.self) { try GRDBMigrationRunner(directory: folder(flyway), layout: .migrationKit) }
+    }
+
     @Test func anEditedFileIsReportedButLineEndingsAreNotAnEdit() throws {
         let scratch = try ScratchDatabase()
         try write("-- migrate:up\nCREATE TABLE a (x);\n", to: "0001_a.sql", in: scratch)

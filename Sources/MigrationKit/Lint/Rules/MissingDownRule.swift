@@ -15,17 +15,35 @@ struct MissingDownRule: LintRule {
         }
         let line: Int
         let fix: String
+        let orAccept = ", or accept that this migration cannot be rolled back."
         switch file.form {
         case .sections:
-            // The `-- migrate:up` line, just above the up section.
+            // The `-- migrate:up` (or `-- +goose Up`) line, just above the up section.
             line = max(1, file.up.startLine - 1)
-            fix = "Add a `-- migrate:down` section that undoes the up section, or accept that this migration cannot be rolled back."
+            fix = file.layout == .goose ? "Add a `-- +goose Down` section that undoes the up section" + orAccept
+                : "Add a `-- migrate:down` section that undoes the up section" + orAccept
         case .upDownFiles:
             line = 1
-            fix = "Add a \(file.identifier).down.sql file that undoes this one, or accept that this migration cannot be rolled back."
+            fix = Self.downFileAdvice(for: file) + orAccept
         }
         return [LintFinding(rule: Self.id, severity: .warning, path: file.path, line: line,
                             message: "Migration \"\(file.identifier)\" has no down section, so it cannot be rolled back.",
                             fix: fix)]
+    }
+
+    /// Where the down SQL of a migration whose up SQL is a file of its own goes, in its
+    /// layout.
+    private static func downFileAdvice(for file: SQLMigrationFile) -> String {
+        switch file.layout {
+        case .flyway:
+            let name = file.identifier.hasPrefix("V") ? "U" + file.identifier.dropFirst() : file.identifier
+            return "Add an undo file, \(name).sql, that undoes this one"
+        case .diesel:
+            return "Add a down.sql beside this up.sql that undoes it"
+        case .sqlx where !file.up.path.hasSuffix(".up.sql"):
+            return "Rename this file to \(file.identifier).up.sql (the migration keeps its identifier) and add a \(file.identifier).down.sql that undoes it"
+        default:
+            return "Add a \(file.identifier).down.sql file that undoes this one"
+        }
     }
 }

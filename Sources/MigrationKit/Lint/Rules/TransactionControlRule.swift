@@ -6,10 +6,32 @@
 /// transaction within a transaction"), and VACUUM, ATTACH and DETACH refuse to run
 /// inside a transaction at all. `BEGIN`/`END` of a trigger body, `ON CONFLICT
 /// ROLLBACK` and `RAISE(ROLLBACK, …)` never start a statement, so they never match.
+///
+/// A file's own transaction around all its statements (`SQLSection.OwnTransaction`,
+/// left out when the file was read) and a request to run outside a transaction
+/// (goose's `NO TRANSACTION`, diesel's `run_in_transaction = false`) are notes: the
+/// file runs as one step in the runner's transaction all the same.
 struct TransactionControlRule: LintRule {
     static let id = "transaction-control"
 
     var checksDownSections: Bool { true }
+
+    func findings(in file: SQLMigrationFile, context: LintContext) -> [LintFinding] {
+        var notes: [LintFinding] = []
+        for section in [file.up, file.down ?? file.emptyDown].compactMap({ $0 }) {
+            guard let own = section.ownTransaction else { continue }
+            let lines = own.lines.map(String.init).joined(separator: ", ")
+            notes.append(LintFinding(rule: Self.id, severity: .note, path: section.path, line: own.beginLine,
+                                     message: "The file's own transaction (BEGIN … COMMIT, and any PRAGMA foreign_keys around them: lines \(lines)) is left out: the runner runs this migration as one step in its own transaction, with foreign keys off around it and checked (PRAGMA foreign_key_check) before it commits.",
+                                     fix: "Nothing to do; remove those lines once no other tool runs this file."))
+        }
+        if let request = file.noTransactionRequest {
+            notes.append(LintFinding(rule: Self.id, severity: .note, path: request.path, line: request.line,
+                                     message: "The file asks to run outside a transaction; the runner runs it in its own transaction all the same, as every migration, so that a failure leaves nothing behind (what SQLite cannot run inside a transaction, such as VACUUM, is reported as an error).",
+                                     fix: "Nothing to do; remove the request once no other tool runs this file."))
+        }
+        return notes
+    }
 
     func findings(in statement: StatementReader, _ scope: LintScope) -> [LintFinding] {
         guard let first = statement.token(0), first.kind == .word else { return [] }

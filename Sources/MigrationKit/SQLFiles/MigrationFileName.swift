@@ -1,0 +1,108 @@
+/// What a name in a migrations folder is to a layout (`MigrationFolderLayout`): the
+/// migration it belongs to, its part of it, and its version. The one place each
+/// layout's naming is read.
+struct MigrationFileName: Hashable, Sendable {
+    /// A file's (or folder's) part of a migration.
+    enum Role: Hashable, Sendable {
+        /// One file with an up section and an optional down section (`-- migrate:up`,
+        /// `-- +goose Up`).
+        case sections
+        /// The up SQL, whose down SQL (if any) is another file.
+        case up
+        /// The down SQL of the up file of the same migration (or version).
+        case down
+        /// sqlx's `VERSION_DESCRIPTION.sql`: up SQL with no down.
+        case upOnly
+        /// Flyway's `R__description.sql`, which MigrationKit does not run.
+        case repeatable
+        /// A diesel migration's folder, holding `up.sql` and `down.sql`.
+        case folder
+    }
+
+    /// The migration's identifier: the name without its suffix (a Flyway undo file's, or
+    /// a `.down.sql` file's, pairs up with its up file's by version or by name).
+    let identifier: String
+    let role: Role
+    let version: MigrationVersion?
+
+    /// `name` as `layout` names its migrations, or nil when the layout does not take it
+    /// (its tool would not run it). `isFolder`: the name is a folder's.
+    init?(_ name: String, isFolder: Bool, layout: MigrationFolderLayout) {
+        if layout == .diesel {
+            guard isFolder else { return nil }
+            // diesel's version: the name before its first `_`, without dashes.
+            let text = String(name.prefix { $0 != "_" }.filter { $0 != "-" })
+            self.init(identifier: name, role: .folder, version: MigrationVersion(text: text))
+            return
+        }
+        guard !isFolder else { return nil }
+        switch layout {
+        case .migrationKit:
+            if let identifier = Self.strip(name, ".up.sql") {
+                self.init(identifier: identifier, role: .up, version: MigrationVersion(leadingDigitsOf: identifier))
+            } else if let identifier = Self.strip(name, ".down.sql") {
+                self.init(identifier: identifier, role: .down, version: MigrationVersion(leadingDigitsOf: identifier))
+            } else if let identifier = Self.strip(name, ".sql") {
+                self.init(identifier: identifier, role: .sections, version: MigrationVersion(leadingDigitsOf: identifier))
+            } else {
+                return nil
+            }
+        case .flyway:
+            guard let stem = Self.strip(name, ".sql") else { return nil }
+            if stem.hasPrefix("R__") {
+                self.init(identifier: stem, role: .repeatable, version: nil)
+                return
+            }
+            guard let prefix = stem.first, prefix == "V" || prefix == "U", let separator = stem.range(of: "__") else { return nil }
+            let text = stem[stem.index(after: stem.startIndex)..<separator.lowerBound]
+            let version = MigrationVersion(text: String(text.map { $0 == "_" ? "." : $0 }), separators: ["."])
+            guard !version.parts.isEmpty else { return nil }
+            self.init(identifier: stem, role: prefix == "V" ? .up : .down, version: version)
+        default:
+            // sqlx, golang-migrate, goose: VERSION_… with VERSION all digits.
+            guard let version = MigrationVersion(leadingDigitsOf: name), name.utf8.dropFirst(version.text.utf8.count).first == UInt8(ascii: "_") else {
+                return nil
+            }
+            let up = Self.strip(name, ".up.sql"), down = Self.strip(name, ".down.sql")
+            switch layout {
+            case .goose:
+                guard let identifier = Self.strip(name, ".sql") else { return nil }
+                self.init(identifier: identifier, role: .sections, version: version)
+            case .golangMigrate:
+                guard let identifier = up ?? down else { return nil }
+                self.init(identifier: identifier, role: up != nil ? .up : .down, version: version)
+            default:
+                if let identifier = up ?? down {
+                    self.init(identifier: identifier, role: up != nil ? .up : .down, version: version)
+                } else if let identifier = Self.strip(name, ".sql") {
+                    self.init(identifier: identifier, role: .upOnly, version: version)
+                } else {
+                    return nil
+                }
+            }
+        }
+    }
+
+    private init(identifier: String, role: Role, version: MigrationVersion?) {
+        self.identifier = identifier
+        self.role = role
+        self.version = version
+    }
+
+    /// `name` without `suffix`, or nil when it does not end in it (or is nothing else).
+    static func strip(_ name: String, _ suffix: String) -> String? {
+        name.hasSuffix(suffix) && name.utf8.count > suffix.utf8.count ? String(name.dropLast(suffix.count)) : nil
+    }
+}
+
+extension StringProtocol {
+    /// The first range of `other` in this text, compared as bytes (no Foundation here).
+    fileprivate func range(of other: String) -> Range<Index>? {
+        var index = startIndex
+        while index < endIndex {
+            if self[index...].hasPrefix(other) { return index..<self.index(index, offsetBy: other.count) }
+            index = self.index(after: index)
+        }
+        return nil
+    }
+}

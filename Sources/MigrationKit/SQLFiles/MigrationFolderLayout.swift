@@ -1,0 +1,89 @@
+/// The layout a migrations folder is written in: how its files are named, which of their
+/// lines split up from down SQL, and the order they apply in. A team that wrote its
+/// migrations for another tool keeps them as they are; MigrationKit reads them in that
+/// tool's layout, detected from the files (`SQLMigrationDirectory`) or named
+/// (`--layout`, `migrations-layout`).
+///
+/// Every layout records a migration under its file's name without the suffix (a diesel
+/// migration under its folder's name), and runs every step in its own transaction.
+/// A struct with static members, so a new layout never breaks a caller's `switch`.
+public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible {
+    /// The name `--layout` and `migrations-layout` take, and `status` shows: `migrationkit`,
+    /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`.
+    public let name: String
+
+    private init(_ name: String) {
+        self.name = name
+    }
+
+    /// MigrationKit's own, which is dbmate's: `NAME.sql` with `-- migrate:up` and an
+    /// optional `-- migrate:down` line, or `NAME.up.sql` with an optional `NAME.down.sql`,
+    /// mixed as you like; applied in byte-wise order of their names.
+    public static let migrationKit = MigrationFolderLayout("migrationkit")
+    /// sqlx's: `VERSION_DESCRIPTION.sql` (up only), or `VERSION_DESCRIPTION.up.sql` with
+    /// `.down.sql`; applied in order of the version number.
+    public static let sqlx = MigrationFolderLayout("sqlx")
+    /// golang-migrate's: `VERSION_TITLE.up.sql` and `VERSION_TITLE.down.sql`, paired and
+    /// applied in order of the version number.
+    public static let golangMigrate = MigrationFolderLayout("golang-migrate")
+    /// goose's: `VERSION_NAME.sql` with `-- +goose Up` and an optional `-- +goose Down`
+    /// line; applied in order of the version number.
+    public static let goose = MigrationFolderLayout("goose")
+    /// Flyway's: `V<version>__<description>.sql`, with `U<version>__<description>.sql` as
+    /// its undo; applied in order of the version, compared part by part (`1.2.10` after
+    /// `1.2.9`).
+    public static let flyway = MigrationFolderLayout("flyway")
+    /// diesel's: a folder `VERSION_NAME` holding `up.sql` and `down.sql`; applied in
+    /// order of the version (the name before its first `_`, without dashes), as diesel
+    /// compares it: byte-wise.
+    public static let diesel = MigrationFolderLayout("diesel")
+
+    /// Every layout, in the order documentation lists them.
+    public static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel]
+
+    /// The layout named `name` (as `--layout` takes it; `dbmate` is MigrationKit's own,
+    /// whose files are dbmate's), or nil for an unknown name.
+    public init?(name: String) {
+        if name == "dbmate" {
+            self = .migrationKit
+            return
+        }
+        guard let layout = Self.all.first(where: { $0.name == name }) else { return nil }
+        self = layout
+    }
+
+    public var description: String { name }
+
+    /// Every name `init(name:)` takes, for a sentence listing them.
+    package static let acceptedNames = all.map(\.name) + ["dbmate"]
+
+    /// Whether an up section without a statement (blank, or comments alone) is a step
+    /// that changes nothing, as the tool that wrote the folder runs it; MigrationKit's
+    /// own layout refuses it as a file not written yet.
+    package var upMayHoldNoStatement: Bool { self != .migrationKit }
+
+    /// The tool's own name in a sentence: `golang-migrate's`, `MigrationKit's (dbmate's)`.
+    package var possessive: String {
+        switch self {
+        case .migrationKit: return "MigrationKit's (dbmate's)"
+        case .sqlx: return "sqlx's"
+        case .golangMigrate: return "golang-migrate's"
+        case .goose: return "goose's"
+        case .flyway: return "Flyway's"
+        case .diesel: return "diesel's"
+        default: return "\(name)'s"
+        }
+    }
+
+    /// How the layout names its migrations, for a sentence about a name it does not take.
+    package var namingInWords: String {
+        switch self {
+        case .sqlx: return "VERSION_DESCRIPTION.sql, or VERSION_DESCRIPTION.up.sql and .down.sql"
+        case .golangMigrate: return "VERSION_TITLE.up.sql and VERSION_TITLE.down.sql"
+        case .goose: return "VERSION_NAME.sql"
+        case .flyway: return "V<version>__<description>.sql, with U<version>__<description>.sql as its undo"
+        case .diesel: return "a folder VERSION_NAME holding up.sql and down.sql"
+        default: return "NAME.sql with `-- migrate:up` and `-- migrate:down` sections, or NAME.up.sql and NAME.down.sql"
+        }
+    }
+}

@@ -1,0 +1,233 @@
+/// A migrations folder's files made into migrations in its layout: named by the layout's
+/// naming (`MigrationFileName`), paired (by name in MigrationKit's own layout, by version
+/// in the others), parsed, and put in the layout's order (`MigrationFileOrder`). Every
+/// problem is collected, not thrown, so that one run names them all.
+struct MigrationFolderReading {
+    /// Something the folder lists: a `.sql` file (with its text, when it could be read)
+    /// or a folder.
+    struct Candidate {
+        let name: String
+        let path: String
+        let isFolder: Bool
+        /// A folder holding `up.sql` or `down.sql`: a diesel migration.
+        let isMigrationFolder: Bool
+        let text: String?
+
+        var detected: MigrationFolderLayout.Candidate {
+            MigrationFolderLayout.Candidate(name: name, path: path, isMigrationFolder: isMigrationFolder, text: text)
+        }
+    }
+
+    let layout: MigrationFolderLayout
+    /// Reads a file of a diesel migration's folder; nil when there is no such file.
+    var readFolderFile: (String) throws -> String? = { _ in nil }
+
+    /// The folder's migrations in the order they apply, every problem appended to
+    /// `problems` (a migration with one is left out).
+    func migrations(in candidates: [Candidate], problems: inout [SQLMigrationFileError]) -> [SQLMigrationFile] {
+        let order = MigrationFileOrder.of(layout)
+        var files: [SQLMigrationFile] = []
+        func parse(_ make: () throws -> SQLMigrationFile) {
+            do {
+                files.append(try make())
+            } catch let error as SQLMigrationFileError {
+                problems.append(error)
+            } catch {
+                // Unreadable: a file whose problem reading it found is collected already.
+            }
+        }
+
+        // Every candidate named in the layout; what it does not name, a problem.
+        var named: [(candidate: Candidate, name: MigrationFileName)] = []
+        for candidate in candidates {
+            if let name = MigrationFileName(candidate.name, isFolder: candidate.isFolder, layout: layout) {
+                named.append((candidate, name))
+            } else if let problem = outsideLayout(candidate) {
+                problems.append(problem)
+            }
+        }
+
+        if layout == .migrationKit {
+            // By name: NAME.up.sql with NAME.down.sql, and NAME.sql.
+            let downs = Dictionary(named.filter { $0.name.role == .down }.map { ($0.name.identifier, $0.candidate) }, uniquingKeysWith: { first, _ in first })
+            let ups = Set(named.filter { $0.name.role == .up }.map(\.name.identifier))
+            for (identifier, down) in downs where !ups.contains(identifier) {
+                problems.append(SQLMigrationFileError(code: .downWithoutUp, path: down.path,
+                                                      message: "There is no \(identifier).up.sql for this down file; add the up file, or put this down SQL beside the up SQL it undoes."))
+            }
+            let keys = named.filter { $0.name.role != .down }.map { MigrationFileOrder.Key(identifier: $0.name.identifier, version: nil) }
+            if let misnumbered = order.misnumbered(keys) {
+                problems.append(Self.refusal(misnumbered, paths: { identifier in
+                    named.first { $0.name.identifier == identifier && $0.name.role != .down }?.candidate.path ?? identifier
+                }))
+            }
+            for (candidate, name) in named {
+                guard let text = candidate.text else { continue }
+                switch name.role {
+                case .sections:
+                    parse { try SQLMigrationFileParser.parseSections(text, identifier: name.identifier, path: candidate.path, version: name.version) }
+                case .up:
+                    let down = downs[name.identifier]
+                    if let down, down.text == nil { continue }
+                    parse {
+                        try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
+                                                               identifier: name.identifier, layout: layout, version: name.version)
+                    }
+                default:
+                    break
+                }
+            }
+        } else {
+            // By version: each up (or whole) file with the down file of its version.
+            var downs: [(candidate: Candidate, name: MigrationFileName)] = []
+            for down in named where down.name.role == .down {
+                let key = down.name.key
+                if let other = downs.first(where: { order.takeOnePlace($0.name.key, key) }) {
+                    problems.append(duplicate(down.candidate.path, other.candidate.path, of: down.name))
+                } else {
+                    downs.append(down)
+                }
+            }
+            var paired = Set<String>()
+            for (candidate, name) in named where name.role != .down {
+                if name.role == .repeatable {
+                    problems.append(SQLMigrationFileError(code: .unsupportedFeature, path: candidate.path,
+                                                          message: "Flyway runs a repeatable migration (R__) again whenever it changes, after the versioned ones, and MigrationKit applies each migration once, in order, so it does not run this file; make it a versioned migration (V<version>__<description>.sql) that creates the objects, or run it outside the migrations."))
+                    continue
+                }
+                let down = name.role == .up ? downs.first { order.takeOnePlace($0.name.key, name.key) } : nil
+                if let down { paired.insert(down.candidate.path) }
+                parse { try make(candidate, name, down: down?.candidate) }
+            }
+            for down in downs where !paired.contains(down.candidate.path) {
+                problems.append(SQLMigrationFileError(code: .downWithoutUp, path: down.candidate.path,
+                                                      message: "This down file's version, \(down.name.version?.text ?? down.name.identifier), has no up file in \(layout.possessive) layout (\(layout.namingInWords)); add the up file of that version, or correct this file's version."))
+            }
+            if let misnumbered = order.misnumbered(files.map(\.key)) {
+                problems.append(Self.refusal(misnumbered, paths: { identifier in files.first { $0.identifier == identifier }?.path ?? identifier }))
+            }
+        }
+
+        files.sort { lhs, rhs in
+            lhs.identifier == rhs.identifier ? lhs.form == .sections && rhs.form != .sections : order.precedes(lhs.key, rhs.key)
+        }
+        problems += Self.duplicates(files, order: order, layout: layout)
+        return files
+    }
+
+    /// One migration of a layout other than MigrationKit's own, from its files.
+    private func make(_ candidate: Candidate, _ name: MigrationFileName, down: Candidate?) throws -> SQLMigrationFile {
+        switch name.role {
+        case .sections:
+            guard let text = candidate.text else { throw Unreadable() }
+            return try SQLMigrationFileParser.parseGoose(text, identifier: name.identifier, path: candidate.path, version: name.version)
+        case .folder:
+            return try dieselMigration(candidate, name)
+        default:
+            guard let text = candidate.text else { throw Unreadable() }
+            if let down, down.text == nil { throw Unreadable() }
+            return try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
+                                                          identifier: name.identifier, layout: layout, version: name.version)
+        }
+    }
+
+    /// A diesel migration: its folder's `up.sql`, `down.sql` (optional, as diesel has
+    /// it), and `metadata.toml`'s `run_in_transaction = false`, which the runner does not
+    /// honour (recorded for lint).
+    private func dieselMigration(_ candidate: Candidate, _ name: MigrationFileName) throws -> SQLMigrationFile {
+        let upPath = join(candidate.path, "up.sql"), downPath = join(candidate.path, "down.sql")
+        guard let up = try readFolderFile(upPath) else {
+            throw SQLMigrationFileError(code: .nameOutsideLayout, path: candidate.path,
+                                        message: "This folder has \(candidate.isMigrationFolder ? "a down.sql but " : "")no up.sql, and diesel reads every folder of a migrations folder as a migration; add its up.sql, or move the folder out of the migrations folder.")
+        }
+        if up.isEmpty {
+            throw SQLMigrationFileError(code: .upSectionEmpty, path: upPath,
+                                        message: "This up.sql is empty, which diesel refuses; write the migration's statements (a comment alone makes a migration that changes nothing, as diesel runs it).")
+        }
+        var noTransaction: SQLFileLine?
+        let metadataPath = join(candidate.path, "metadata.toml")
+        if let metadata = try readFolderFile(metadataPath) {
+            for (index, line) in SQLMigrationFileParser.splitLines(metadata).enumerated() {
+                let words = line.split { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "=" }
+                if words.count == 2, words[0] == "run_in_transaction", words[1] == "false" {
+                    noTransaction = SQLFileLine(path: metadataPath, line: index + 1)
+                }
+            }
+        }
+        return try SQLMigrationFileParser.parseUpDown(upText: up, upPath: upPath, downText: try readFolderFile(downPath), downPath: downPath,
+                                                      identifier: name.identifier, layout: .diesel, version: name.version,
+                                                      noTransactionRequest: noTransaction)
+    }
+
+    /// A file that could not be read, whose problem is already collected.
+    private struct Unreadable: Error {}
+
+    /// What a file the layout does not name is: a problem (its tool would not run it,
+    /// and a migration silently skipped is worse than one refused). A folder outside
+    /// diesel's layout is nothing, as it always was.
+    private func outsideLayout(_ candidate: Candidate) -> SQLMigrationFileError? {
+        guard !candidate.isFolder else { return nil }
+        return SQLMigrationFileError(code: .nameOutsideLayout, path: candidate.path, advice: Advice(
+            situation: "This file is not named as \(layout.possessive) layout names migrations (\(layout.namingInWords)), so that tool would not run it",
+            otherwise: "rename it to the layout's naming, or move it out of the migrations folder", remedy: .nameMigrationsLayout))
+    }
+
+    /// Two files of one version.
+    private func duplicate(_ path: String, _ other: String, of name: MigrationFileName) -> SQLMigrationFileError {
+        SQLMigrationFileError(code: .duplicateVersion, path: path,
+                              message: "This file and \(other) are both version \(name.version?.text ?? name.identifier) of \(layout.possessive) layout, which applies one migration per version; give one of them the next free version.")
+    }
+
+    /// A folder whose files would apply in another order than their numbers say, named
+    /// by the two files that show it, with the renaming that fixes it.
+    static func refusal(_ misnumbered: MigrationFileOrder.Misnumbered, paths: (String) -> String) -> SQLMigrationFileError {
+        let second = paths(misnumbered.second)
+        let renamed = MigrationFileOrder.padded(misnumbered.second, toTheWidthOf: misnumbered.first)
+        // The file's name is its identifier and a suffix (.sql, .up.sql).
+        let renamedFile = renamed + (second.split(separator: "/").last ?? Substring(second)).dropFirst(misnumbered.second.count)
+        return SQLMigrationFileError(
+            code: .misnumbered, path: paths(misnumbered.first),
+            message: "This file applies before \(second) (migrations apply in byte-wise order of their names) though its number is "
+                + "larger, so databases would run them out of their numbered order; give the numbers one width (\(renamedFile), "
+                + "and the others alike), starting a renamed file with `-- migrate:merging \(misnumbered.second)` where databases "
+                + "applied it under its old name.")
+    }
+
+    /// Two files that give one identifier, or one place in the order (one version),
+    /// named both: both forms of a migration, or a migration still there beside the file
+    /// that merges it.
+    private static func duplicates(_ files: [SQLMigrationFile], order: MigrationFileOrder, layout: MigrationFolderLayout) -> [SQLMigrationFileError] {
+        var problems: [SQLMigrationFileError] = []
+        var owners: [String: String] = [:]
+        for (index, file) in files.enumerated() {
+            if let other = owners[file.identifier] {
+                problems.append(SQLMigrationFileError(code: .duplicateIdentifier, path: file.path,
+                                                      message: "This file and \(other) are both migration \"\(file.identifier)\"; keep one of them (either one file with -- migrate:up/-- migrate:down sections, or .up.sql and .down.sql files)."))
+            } else if index > 0, order.takeOnePlace(files[index - 1].key, file.key) {
+                problems.append(SQLMigrationFileError(code: .duplicateVersion, path: file.path,
+                                                      message: "This file and \(files[index - 1].path) are both version \(file.version?.text ?? file.identifier) of \(layout.possessive) layout, which applies one migration per version; give one of them the next free version."))
+            }
+            owners[file.identifier] = file.path
+        }
+        for file in files {
+            for merged in file.merging {
+                if let other = owners[merged] {
+                    problems.append(SQLMigrationFileError(code: .duplicateIdentifier, path: file.path,
+                                                          message: "This file merges \"\(merged)\", which \(other) also defines or merges; remove it from one of them (a merged file replaces the files it merges)."))
+                }
+                owners[merged] = file.path
+            }
+        }
+        return problems
+    }
+}
+
+extension MigrationFileName {
+    /// The name as the order sees it.
+    var key: MigrationFileOrder.Key { MigrationFileOrder.Key(identifier: identifier, version: version) }
+}
+
+extension SQLMigrationFile {
+    /// The migration as the order sees it.
+    var key: MigrationFileOrder.Key { MigrationFileOrder.Key(identifier: identifier, version: version) }
+}
