@@ -329,6 +329,49 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.database))
     }
 
+    /// A section line of another layout than the folder's would run its down SQL with the
+    /// up SQL, so it is refused; goose's `StatementBegin` needs its `StatementEnd`;
+    /// diesel's `run_in_transaction = false` is a note, as goose's `NO TRANSACTION` is;
+    /// in MigrationKit's own layout, every broken file is named in one run too.
+    @Test func sectionLinesOfAnotherLayoutAndUnclosedStatementBlocksAreRefused() throws {
+        let pairs = try Workspace()
+        try pairs.migration("1_a.up.sql", "CREATE TABLE a (x);\n-- migrate:down\nDROP TABLE a;\n")
+        let named = try pairs.run("migrate", ["--layout", "golang-migrate"])
+        #expect(named.exitCode == .fileError, "\(named.output)")
+        #expect(named.stderr.contains("1_a.up.sql:2: `-- migrate:down` is a line of MigrationKit's (dbmate's) layout, but this folder is read in golang-migrate's, where this file is all up SQL"),
+                "\(named.stderr)")
+
+        let flyway = try Workspace()
+        try flyway.migration("V1__a.sql", "CREATE TABLE a (x);\n-- +goose Down\nDROP TABLE a;\n")
+        let goose = try flyway.run("migrate", ["--layout", "flyway"])
+        #expect(goose.exitCode == .fileError && goose.stderr.contains("V1__a.sql:2: `-- +goose Down` is a line of goose's layout, but this folder is read in Flyway's"),
+                "\(goose.output)")
+
+        let unclosed = try Workspace()
+        try unclosed.migration("1_a.sql", "-- +goose Up\n-- +goose StatementBegin\nCREATE TABLE a (x);\n-- +goose Down\nDROP TABLE a;\n")
+        let block = try unclosed.run("migrate")
+        #expect(block.exitCode == .fileError && block.stderr.contains("1_a.sql:2: This `-- +goose StatementBegin` has no `-- +goose StatementEnd` after it"), "\(block.output)")
+
+        let diesel = try Workspace()
+        try Self.write([("2024-01-01-000000_a/up.sql", "CREATE TABLE a (x);\n"), ("2024-01-01-000000_a/down.sql", "DROP TABLE a;\n"),
+                        ("2024-01-01-000000_a/metadata.toml", "# diesel's own\nrun_in_transaction = false\n")], in: diesel)
+        let lint = try Tool.run(["lint", "--migrations", diesel.migrations])
+        #expect(lint.status == 0 && lint.stdout.contains("2024-01-01-000000_a/metadata.toml:2: note[transaction-control]: The file asks to run outside a transaction"),
+                "\(lint.output)")
+        #expect(try diesel.run("migrate").status == 0)
+
+        let own = try Workspace()
+        try own.migration("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);\n")
+        try own.migration("0002_b.sql", "CREATE TABLE b (x);\n")
+        try own.migration("0004_d.down.sql", "DROP TABLE d;\n")
+        let both = try own.run("migrate")
+        #expect(both.exitCode == .fileError, "\(both.output)")
+        #expect(both.stderr.contains("""
+            migrationkit: error: \(own.migrations)/0002_b.sql: No `-- migrate:up` line; start the migration's SQL with one (and optionally end with a `-- migrate:down` section).
+            migrationkit: error: \(own.migrations)/0004_d.down.sql: There is no 0004_d.up.sql for this down file; add the up file, or put this down SQL beside the up SQL it undoes.
+            """), "\(both.stderr)")
+    }
+
     /// diesel refuses an `up.sql` with no bytes at all, and so does MigrationKit; a
     /// folder without `up.sql` is named.
     @Test func aDieselMigrationNeedsAnUpSQLWithText() throws {
