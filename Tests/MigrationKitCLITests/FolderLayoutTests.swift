@@ -402,6 +402,13 @@ import Testing
             #expect(new.status == 0, "\(new.output)")
             let files = try #require(try decodeJSON(new.stdout)["files"] as? [String])
             #expect(files == testCase.created.map { workspace.migrations + "/" + $0 }, "\(files)")
+            // Until its up SQL is written, the new file is refused, not applied as a step
+            // that changes nothing.
+            let unwritten = try workspace.run("migrate")
+            #expect(unwritten.exitCode == .fileError && unwritten.stderr.contains("\(testCase.created[0]):")
+                    && unwritten.stderr.contains("The up section holds no SQL; write the migration's statements"), "\(unwritten.output)")
+            // Written, it is read in the same layout, last.
+            try Data((layout == "goose" ? "-- +goose Up\nSELECT 1;\n" : "SELECT 1;\n").utf8).write(to: URL(fileURLWithPath: files[0]))
             let after = try decodeJSON(workspace.run("status", ["--json"]).stdout)
             #expect(after["layout"] as? String == layout, "\(after)")
             let identifiers = (after["migrations"] as? [[String: Any]])?.compactMap { $0["identifier"] as? String }
@@ -415,5 +422,7 @@ import Testing
         let name = try #require(files.first.map { ($0 as NSString).deletingLastPathComponent.split(separator: "/").last.map(String.init) } ?? nil)
         #expect(files.map { ($0 as NSString).lastPathComponent } == ["up.sql", "down.sql"], "\(files)")
         #expect(name.count == "2026-11-28-093000_add_x".count && name.hasSuffix("_add_x") && Array(name)[4] == "-" && Array(name)[10] == "-", "\(name)")
+        let unwritten = try diesel.run("migrate")
+        #expect(unwritten.exitCode == .fileError && unwritten.stderr.contains("\(name)/up.sql: This up.sql is empty, which diesel refuses"), "\(unwritten.output)")
     }
 }

@@ -58,9 +58,11 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     package static let acceptedNames = all.map(\.name) + ["dbmate"]
 
     /// Whether an up section without a statement (blank, or comments alone) is a step
-    /// that changes nothing, as the tool that wrote the folder runs it; MigrationKit's
-    /// own layout refuses it as a file not written yet.
-    package var upMayHoldNoStatement: Bool { self != .migrationKit }
+    /// that changes nothing: in diesel's layout, whose generated `up.sql` (`-- Your SQL
+    /// goes here`, the initial setup's comments) diesel runs so. Every other layout
+    /// refuses it as a file not written yet, which `new` leaves it as: a file applied
+    /// empty and filled in afterwards would be refused as edited everywhere it ran.
+    package var upMayHoldNoStatement: Bool { self == .diesel }
 
     /// The tool's own name in a sentence: `golang-migrate's`, `MigrationKit's (dbmate's)`.
     package var possessive: String {

@@ -174,8 +174,16 @@ struct MigrationFolderReading {
 
     /// Two files of one version.
     private func duplicate(_ path: String, _ other: String, of name: MigrationFileName) -> SQLMigrationFileError {
-        SQLMigrationFileError(code: .duplicateVersion, path: path,
-                              message: "This file and \(other) are both version \(name.version?.text ?? name.identifier) of \(layout.possessive) layout, which applies one migration per version; give one of them the next free version.")
+        Self.duplicateVersion(path, other, version: name.version?.text ?? name.identifier, layout: layout)
+    }
+
+    /// Two files of one version in a layout that applies one migration per version: a
+    /// mistake in that layout, or a folder of another (MigrationKit's own takes `1_a`
+    /// beside `01_b`) read in it.
+    private static func duplicateVersion(_ path: String, _ other: String, version: String, layout: MigrationFolderLayout) -> SQLMigrationFileError {
+        SQLMigrationFileError(code: .duplicateVersion, path: path, advice: Advice(
+            situation: "This file and \(other) are both version \(version) of \(layout.possessive) layout, which applies one migration per version",
+            otherwise: "give one of them the next free version", remedy: .nameMigrationsLayout))
     }
 
     /// A folder whose files would apply in another order than their numbers say, named
@@ -204,8 +212,7 @@ struct MigrationFolderReading {
                 problems.append(SQLMigrationFileError(code: .duplicateIdentifier, path: file.path,
                                                       message: "This file and \(other) are both migration \"\(file.identifier)\"; keep one of them (either one file with -- migrate:up/-- migrate:down sections, or .up.sql and .down.sql files)."))
             } else if index > 0, order.takeOnePlace(files[index - 1].key, file.key) {
-                problems.append(SQLMigrationFileError(code: .duplicateVersion, path: file.path,
-                                                      message: "This file and \(files[index - 1].path) are both version \(file.version?.text ?? file.identifier) of \(layout.possessive) layout, which applies one migration per version; give one of them the next free version."))
+                problems.append(duplicateVersion(file.path, files[index - 1].path, version: file.version?.text ?? file.identifier, layout: layout))
             }
             owners[file.identifier] = file.path
         }

@@ -85,9 +85,9 @@ public enum SQLMigrationFileParser {
     /// Parses a migration whose up SQL is a file of its own, in `layout`: a pair
     /// (`.up.sql`, `.down.sql`), sqlx's up-only file, Flyway's `V` and `U` files, diesel's
     /// `up.sql` and `down.sql`. Every line is SQL but the header lines
-    /// (`-- migrate:merging`, `-- migrate:row-changes`). Outside MigrationKit's own
-    /// layout an up file without a statement is a step that changes nothing, as the
-    /// tool that wrote it runs it.
+    /// (`-- migrate:merging`, `-- migrate:row-changes`). In diesel's layout an up file
+    /// without a statement is a step that changes nothing, as diesel runs it
+    /// (`MigrationFolderLayout.upMayHoldNoStatement`).
     static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String,
                             layout: MigrationFolderLayout, version: MigrationVersion?, noTransactionRequest: SQLFileLine? = nil) throws -> SQLMigrationFile {
         let upLines = splitLines(upText)
@@ -256,6 +256,7 @@ public enum SQLMigrationFileParser {
         if let openBlock { throw unclosedBlock(path: path, line: openBlock) }
         let upEnd = (downLine ?? (lines.count + 1)) - 1
         let up = section(lines, from: upLine + 1, through: upEnd, path: path).leavingOutOwnTransaction()
+        try requireStatements(up, path: path, line: upLine)
         let down = downLine.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
         return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
                                 layout: .goose, version: version, noTransactionRequest: noTransaction)

@@ -62,7 +62,9 @@ package enum NextMigrationFile {
             return try write([(base + ".sql", up + "\n")] + (undo ? [(undoPath + ".sql", down + "\n")] : []))
         case .diesel:
             try Folders.create(base, purpose: "migration folder", mode: 0o755)
-            return try write([(base + "/up.sql", up + "\n"), (base + "/down.sql", down + "\n")])
+            // An empty up.sql until the SQL is written: diesel runs a comment-only one as a
+            // step that changes nothing, and refuses (as migrate does) one with no bytes.
+            return try write([(base + "/up.sql", up.isEmpty ? "" : up + "\n"), (base + "/down.sql", down + "\n")])
         default:
             return try write([(base + ".sql", "-- migrate:up\n\(up)\n\n-- migrate:down\n\(down)\n\n")])
         }
