@@ -246,10 +246,14 @@ import Testing
         #expect(gone.stdout == "0\n", "\(gone)")
 
         try workspace.migration("20240103000000_env.sql", "-- +goose ENVSUB ON\n-- +goose Up\nCREATE TABLE ${TABLE} (x);\n")
+        try workspace.migration("20240104000000_seed.go", "package migrations\n")
+        try workspace.migration("embed.go", "package migrations\n")
         let before = try TreeSnapshot(workspace.root)
         let envsub = try workspace.run("migrate")
         #expect(envsub.exitCode == .fileError, "\(envsub.output)")
         #expect(envsub.stderr.contains("20240103000000_env.sql:1: `-- +goose ENVSUB ON` has goose put environment variables into the SQL"), "\(envsub.stderr)")
+        #expect(envsub.stderr.contains("20240104000000_seed.go: goose runs this Go migration, and MigrationKit runs SQL migrations only"), "\(envsub.stderr)")
+        #expect(!envsub.stderr.contains("embed.go"), "\(envsub.stderr)")
         try expectUnchanged(before, "migrate")
     }
 

@@ -8,6 +8,11 @@ extension MigrationFolderLayout {
         /// A folder holding `up.sql` or `down.sql`: a diesel migration.
         let isMigrationFolder: Bool
         let text: String?
+
+        /// A goose Go migration: `VERSION_NAME.go`.
+        var isGooseGoMigration: Bool {
+            name.hasSuffix(".go") && MigrationVersion(leadingDigitsOf: name).map { name.utf8.dropFirst($0.text.utf8.count).first == UInt8(ascii: "_") } == true
+        }
     }
 
     /// What marks a file as one layout's, in words for the sentence that names it.
@@ -21,7 +26,7 @@ extension MigrationFolderLayout {
     ///
     /// - a folder holding `up.sql` (or `down.sql`) is diesel's;
     /// - a file with a `-- migrate:up` or `-- migrate:down` line is MigrationKit's (dbmate's);
-    /// - a file with a `-- +goose` line is goose's;
+    /// - a file with a `-- +goose` line, or a Go migration (`VERSION_NAME.go`), is goose's;
     /// - a file named `V<version>__…`, `U<version>__…` or `R__…` (`.sql`, but not `.up.sql`
     ///   or `.down.sql`) is Flyway's;
     /// - an `.up.sql` or `.down.sql` file whose name does not start with a version number
@@ -61,6 +66,9 @@ extension MigrationFolderLayout {
     private static func sign(of candidate: Candidate) -> Sign? {
         if candidate.isMigrationFolder {
             return Sign(layout: .diesel, reason: "a folder holding up.sql", path: candidate.path)
+        }
+        if candidate.isGooseGoMigration {
+            return Sign(layout: .goose, reason: "a Go migration", path: candidate.path)
         }
         if let text = candidate.text {
             if SQLMigrationFileParser.holdsSectionDirective(text) {

@@ -163,10 +163,16 @@ struct MigrationFolderReading {
     private struct Unreadable: Error {}
 
     /// What a file the layout does not name is: a problem (its tool would not run it,
-    /// and a migration silently skipped is worse than one refused). A folder outside
-    /// diesel's layout is nothing, as it always was.
+    /// and a migration silently skipped is worse than one refused; a goose Go migration,
+    /// which goose runs and MigrationKit cannot). A folder outside diesel's layout, and a
+    /// `.go` file outside goose's, is nothing, as it always was.
     private func outsideLayout(_ candidate: Candidate) -> SQLMigrationFileError? {
         guard !candidate.isFolder else { return nil }
+        if candidate.name.hasSuffix(".go") {
+            guard layout == .goose, candidate.detected.isGooseGoMigration else { return nil }
+            return SQLMigrationFileError(code: .unsupportedFeature, path: candidate.path,
+                                         message: "goose runs this Go migration, and MigrationKit runs SQL migrations only, so it would be left out of every database; write it as SQL (VERSION_NAME.sql with `-- +goose Up`), or run its work from the app before migrating and move the file out of the migrations folder.")
+        }
         return SQLMigrationFileError(code: .nameOutsideLayout, path: candidate.path, advice: Advice(
             situation: "This file is not named as \(layout.possessive) layout names migrations (\(layout.namingInWords)), so that tool would not run it",
             otherwise: "rename it to the layout's naming, or move it out of the migrations folder", remedy: .nameMigrationsLayout))

@@ -99,6 +99,10 @@ public struct SQLMigrationDirectory: Sendable {
                 candidates.append(.init(name: entry.name, path: entryPath, isFolder: true, isMigrationFolder: holds("up.sql") || holds("down.sql"), text: nil))
                 continue
             }
+            if !entry.name.hasSuffix(".sql") {
+                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, isMigrationFolder: false, text: nil))
+                continue
+            }
             do {
                 candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, isMigrationFolder: false, text: try readText(entryPath)))
             } catch let error as SQLMigrationFileError {
@@ -143,11 +147,12 @@ public struct SQLMigrationDirectory: Sendable {
     /// listed too, so that reading it fails with its name instead of the migration
     /// silently going missing; so is a FIFO or device, which reading then refuses.
     private func listFileNames() throws -> [String] {
-        try listEntries().filter { !$0.isFolder }.map(\.name)
+        try listEntries().filter { !$0.isFolder && $0.name.hasSuffix(".sql") }.map(\.name)
     }
 
-    /// The `.sql` files (as `listFileNames`) and the folders (a diesel migration each,
-    /// in diesel's layout) directly inside the folder, without hidden ones, by name.
+    /// The `.sql` files (as `listFileNames`), the `.go` files (goose's Go migrations) and
+    /// the folders (a diesel migration each, in diesel's layout) directly inside the
+    /// folder, without hidden ones, by name.
     private func listEntries() throws -> [(name: String, isFolder: Bool)] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -173,7 +178,8 @@ public struct SQLMigrationDirectory: Sendable {
             guard !name.hasPrefix(".") else { return nil }
             var info = stat()
             let isFolder = stat(join(path, name), &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-            guard isFolder || name.hasSuffix(".sql") else { return nil }
+            // goose's Go migrations too, which goose runs and MigrationKit cannot.
+            guard isFolder || name.hasSuffix(".sql") || name.hasSuffix(".go") else { return nil }
             return (name, isFolder)
         }
         .sorted { MigrationIdentifierOrder.precedes($0.name, $1.name) }
