@@ -209,7 +209,7 @@ public struct SecretServiceKeyStore: Sendable {
                 }
             } catch let failure as LibSecret.Failure {
                 throw KeyError(
-                    code: .secretServiceFailed,
+                    code: failure.keyErrorCode,
                     message: "The key for \(item) was stored, but an older item with the same service and account could not be deleted (\(failure.explanation)), so a lookup will find two keys and refuse; delete the older item with a keyring manager such as Seahorse.",
                     glibError: failure.glibError)
             }
@@ -224,7 +224,7 @@ public struct SecretServiceKeyStore: Sendable {
             held = try ItemForm.keychain.search(item, in: library).first { $0.path == path }?.secret
         } catch let failure as LibSecret.Failure {
             throw KeyError(
-                code: .secretServiceFailed,
+                code: failure.keyErrorCode,
                 message: "The key for \(item) was stored but could not be read back (\(failure.explanation)), so no older item was replaced; try again, and if it fails again check the keyring daemon.",
                 glibError: failure.glibError)
         }
@@ -488,6 +488,14 @@ private enum StoredItem {
                 try body(schema, attributes)
             }
         }
+    }
+}
+
+extension LibSecret.Failure {
+    /// The code of a failure only explained in its sentence (a store's read-back or
+    /// clean-up): a Secret Service that did not answer is said to, as everywhere.
+    fileprivate var keyErrorCode: KeyError.Code {
+        isUnanswered ? .secretServiceNotAnswering : .secretServiceFailed
     }
 }
 

@@ -175,6 +175,116 @@ import Testing
         }
     }
 
+    /// The keyring stopped as a rotation reads its new key back from the item: the rekey,
+    /// its new key read, waits for another process to close the tenant (a WAL database
+    /// leaves WAL mode only alone), and the test stops the keyring then. The tenant fails,
+    /// exit 5, with the Secret Service's own sentence, never as a key missing from the
+    /// item (which would ask for it to be put back); `--old-key delete` leaves the old key
+    /// file, as the new key is not proven; once the keyring answers, the item's key opens
+    /// the tenant.
+    @Test(.enabled(if: Self.hasKeyring || isCI, "gnome-keyring-daemon or dbus-run-session is not installed (scripts/install-deps.sh installs them)"))
+    func aKeyringStoppedAsARotationReadsTheNewKeyBackIsSaidNotToAnswer() throws {
+        let keyring = try PrivateKeyring()
+        let old = TestKey.raw()
+        let new = TestKey.raw()
+        try keyring.item("t0", old)
+        try (new.text + "\n").write(toFile: keyring.path("keys/t0.new"), atomically: true, encoding: .utf8)
+        #expect(try SQLCipherShell.run(keyring.path("tenants/t0.db"), key: old, "PRAGMA journal_mode = WAL; CREATE TABLE seed (x); INSERT INTO seed VALUES (1);").status == 0)
+        let result = try keyring.run(#"""
+            printf '%s' "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null || exit 21
+            wait_for answering
+            secret-tool store --label=new service "$SERVICE" account t0.new < keys/t0.new || exit 22
+            daemon=$(keyring_pid)
+            # Another process with the tenant open, until the keyring is stopped.
+            sleep 600 < tenants/t0.db &
+            holder=$!
+            "$MIGRATIONKIT" rekey --db-path tenants/t0.db --migrations . --password-file keys/t0.key --new-keychain-service "$SERVICE" \
+                --new-keychain-account t0.new --old-key delete --no-backup --lock-timeout 3 --json >rekey.out 2>rekey.err &
+            rekey=$!
+            # Its connection to the tenant (the WAL index open) comes after the new key's lookup.
+            rekeying() { ls -l "/proc/$rekey/fd" 2>/dev/null | grep -q 't0\.db-shm$'; }
+            wait_for rekeying
+            kill -STOP "$daemon"
+            kill "$holder"
+            wait $rekey
+            echo "rekey: exit $?"
+            kill -CONT "$daemon"
+            wait_for answering
+            [ -f keys/t0.key ] && echo "old key file kept"
+            secret-tool lookup service "$SERVICE" account t0.new >item.key && echo "new key in its item"
+            cat rekey.err rekey.out
+            """#)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("rekey: exit 5"), "\(result.output)")
+        let sentence = "The Secret Service (gnome-keyring, KeePassXC) did not answer within 3 s when asked to look up the key for service “\(keyring.service)”, account “t0.new”; check that it runs and its keyring is unlocked, then try again. "
+            + "tenants/t0.db is on its new key, but whether the Secret Service item for service \"\(keyring.service)\", account \"t0.new\" holds it is not known. "
+            + "The old key was left where it was, though it no longer opens the database."
+        #expect(lines.contains("migrationkit: error: " + sentence), "\(result.output)")
+        #expect(lines.contains(#"    "kind" : "key.secretServiceNotAnswering","#), "\(result.output)")
+        #expect(!result.stdout.contains("does not hold it") && !result.stdout.contains("Put the new key back"), "\(result.output)")
+        #expect(lines.contains("old key file kept") && lines.contains("new key in its item"), "\(result.output)")
+        Self.expectNoGLibNames(lines.filter { $0.hasPrefix("migrationkit:") })
+        let item = try String(contentsOfFile: keyring.path("item.key"), encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(item == new.text, "the item holds another key")
+        let read = try SQLCipherShell.run(keyring.path("tenants/t0.db"), key: new, "SELECT count(*) FROM seed;")
+        #expect(read.status == 0 && read.stdout == "1\n", "\(read.output)")
+        #expect(try SQLCipherShell.run(keyring.path("tenants/t0.db"), key: old, "SELECT count(*) FROM seed;").status != 0, "the old key still opens it")
+    }
+
+    /// A rerun of a finished rotation (the tenant on its new key, in its item; the old key
+    /// file kept) whose keyring stops once the new key was read, while the rekey waits to
+    /// open the tenant (another connection holds it in an exclusive transaction): the old
+    /// key then does not open it, and the look for the new key, which would show the
+    /// rotation done, gets no answer. That is what the tenant fails with, exit 5, not a
+    /// wrong key (exit 4); the tenant is as it was.
+    @Test(.enabled(if: Self.hasKeyring || isCI, "gnome-keyring-daemon or dbus-run-session is not installed (scripts/install-deps.sh installs them)"))
+    func aKeyringStoppedBeforeARerunFindsItsNewKeyIsNotAWrongKey() throws {
+        let keyring = try PrivateKeyring()
+        let old = TestKey.raw()
+        let new = TestKey.raw()
+        try keyring.item("t0", old)
+        try (new.text + "\n").write(toFile: keyring.path("keys/t0.new"), atomically: true, encoding: .utf8)
+        try "PRAGMA key = \(new.pragma);\n".write(toFile: keyring.path("keys/t0.pragma"), atomically: true, encoding: .utf8)
+        #expect(try SQLCipherShell.run(keyring.path("tenants/t0.db"), key: old, "CREATE TABLE seed (x); INSERT INTO seed VALUES (1); PRAGMA rekey = \(new.pragma);").status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: keyring.path("tenants/t0.db")))
+        let result = try keyring.run(#"""
+            printf '%s' "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null || exit 21
+            wait_for answering
+            secret-tool store --label=new service "$SERVICE" account t0.new < keys/t0.new || exit 22
+            daemon=$(keyring_pid)
+            # Another connection holds the tenant in an exclusive transaction until the keyring is stopped.
+            mkfifo holding
+            "$SQLCIPHER" -batch tenants/t0.db <holding >held.out 2>&1 &
+            shell=$!
+            exec 4>holding
+            cat keys/t0.pragma >&4
+            echo "BEGIN EXCLUSIVE; SELECT 'held';" >&4
+            held() { grep -q held held.out; }
+            wait_for held
+            "$MIGRATIONKIT" rekey --db-path tenants/t0.db --migrations . --password-file keys/t0.key --new-keychain-service "$SERVICE" \
+                --new-keychain-account t0.new --no-backup --lock-timeout 2 >rekey.out 2>rekey.err &
+            rekey=$!
+            # Its connection to the tenant (beside its change lock) comes after the new key's lookup.
+            opening() { [ "$(ls -l "/proc/$rekey/fd" 2>/dev/null | grep -c 't0\.db$')" -ge 2 ]; }
+            wait_for opening
+            kill -STOP "$daemon"
+            echo "COMMIT;" >&4
+            exec 4>&-
+            wait $shell
+            wait $rekey
+            echo "rekey: exit $?"
+            kill -CONT "$daemon"
+            cat rekey.err rekey.out
+            """#)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("rekey: exit 5"), "\(result.output)")
+        #expect(lines.contains("migrationkit: error: The Secret Service (gnome-keyring, KeePassXC) did not answer within 2 s when asked to look up the key for service “\(keyring.service)”, account “t0.new”; check that it runs and its keyring is unlocked, then try again."),
+                "\(result.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: keyring.path("tenants/t0.db"))) == before, "the tenant changed")
+        let read = try SQLCipherShell.run(keyring.path("tenants/t0.db"), key: new, "SELECT count(*) FROM seed;")
+        #expect(read.status == 0 && read.stdout == "1\n", "\(read.output)")
+    }
+
     /// The library's stores, with the keyring stopped: each store on its own waits its
     /// timeout in every lookup (an app asks again each time), while the stores of one
     /// `SecretServiceKeyStore.Batch` wait once, and the later lookups fail at once, saying
@@ -310,7 +420,7 @@ private struct PrivateKeyring {
             """#
         let environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": path("home"),
                            "XDG_CONFIG_HOME": path("config"), "XDG_DATA_HOME": path("data"), "XDG_CACHE_HOME": path("cache"),
-                           "XDG_RUNTIME_DIR": path("runtime"), "MIGRATIONKIT": Binary.migrationkit,
+                           "XDG_RUNTIME_DIR": path("runtime"), "MIGRATIONKIT": Binary.migrationkit, "SQLCIPHER": SQLCipherShell.path,
                            "PROBE": Binary.productsDirectory.appendingPathComponent("KeyStoreProbe").path, "SERVICE": service,
                            "KEYRING_PASSWORD": "migrationkit-daemon-test"]
         return try ChildProcess.run(["/usr/bin/dbus-run-session", "--config-file=\(path("bus.conf"))", "--", "/bin/sh", "-c", functions + script],
