@@ -170,9 +170,27 @@ public enum DatabaseEncryption {
         defer { original.close() }
         guard DatabaseChecks.quickCheck(exported).passed,
               let content = try? DatabaseContent(reading: exported), let expected = try? DatabaseContent(reading: original),
-              content.difference(from: expected) == nil
+              content.difference(from: expected) == nil, keepsEveryRowid(plaintextCopyAt: copy, of: original)
         else { return nil }
         return ExportSummary(content)
+    }
+
+    /// Whether every row of every rowid table of `original` is at the same rowid, with
+    /// the same values, in the plaintext copy at `path` (`TableRowids`): the copy attached
+    /// to the original's read-only connection, which attaches it read-only too.
+    private static func keepsEveryRowid(plaintextCopyAt path: String, of original: SQLCipherDatabase) -> Bool {
+        let schema = "migrationkit_copy"
+        do {
+            let attach = try original.prepare("ATTACH DATABASE ? AS \(schema) KEY ?")
+            try attach.bind([.text(SQLiteFileURI.plainPath(path)), .text("")])
+            _ = try attach.step()
+            defer { Interruption.unstoppable { try? original.execute(sql: "DETACH DATABASE \(schema)") } }
+            return try TableRowids.all(in: original).allSatisfy { table in
+                try original.fetchInt(sql: table.twinlessRowQuery(from: "main", in: schema)) == 0
+            }
+        } catch {
+            return false
+        }
     }
 
     /// Re-encrypts the database at `path` from `oldKey` to `newKey`, then reopens it
