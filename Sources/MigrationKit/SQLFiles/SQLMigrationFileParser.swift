@@ -65,7 +65,10 @@ public enum SQLMigrationFileParser {
         let up = section(lines, from: upStart + 1, through: upEnd, path: path)
         try requireStatements(up, path: path, line: upStart)
         let down = downStart.map { section(lines, from: $0 + 1, through: lines.count, path: path) }
-        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges)
+        // Comments above `-- migrate:up` are kept for lint (`-- migrationkit:nolint-file`).
+        let header = upStart > 1 ? section(lines, from: 1, through: upStart - 1, path: path) : nil
+        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
+                                header: header)
     }
 
     /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).

@@ -4,6 +4,8 @@
 struct MissingDownRule: LintRule {
     static let id = "missing-down"
 
+    var judgesWholeFiles: Bool { true }
+
     func findings(in file: SQLMigrationFile, context: LintContext) -> [LintFinding] {
         guard file.down == nil else { return [] }
         if let empty = file.emptyDown {
@@ -11,7 +13,7 @@ struct MissingDownRule: LintRule {
             let line = file.form == .sections ? max(1, empty.startLine - 1) : 1
             return [LintFinding(rule: Self.id, severity: .warning, path: empty.path, line: line,
                                 message: "Migration \"\(file.identifier)\" has no down section: its down \(file.form == .sections ? "section" : "file") holds no statement (only blanks or comments), so it cannot be rolled back.",
-                                fix: "Write the SQL that undoes the up section, or `SELECT 1;` if there is nothing to undo.")]
+                                fix: "Write the SQL that undoes the up section, or `SELECT 1;` if there is nothing to undo (down SQL is no part of a migration's checksum, so a migration already applied may get it too).")]
         }
         let line: Int
         let fix: String
@@ -19,10 +21,10 @@ struct MissingDownRule: LintRule {
         case .sections:
             // The `-- migrate:up` line, just above the up section.
             line = max(1, file.up.startLine - 1)
-            fix = "Add a `-- migrate:down` section that undoes the up section, or accept that this migration cannot be rolled back."
+            fix = "Add a `-- migrate:down` section that undoes the up section (down SQL is no part of a migration's checksum, so a migration already applied may get one too)."
         case .upDownFiles:
             line = 1
-            fix = "Add a \(file.identifier).down.sql file that undoes this one, or accept that this migration cannot be rolled back."
+            fix = "Add a \(file.identifier).down.sql file that undoes this one (down SQL is no part of a migration's checksum, so a migration already applied may get one too)."
         }
         return [LintFinding(rule: Self.id, severity: .warning, path: file.path, line: line,
                             message: "Migration \"\(file.identifier)\" has no down section, so it cannot be rolled back.",
