@@ -127,19 +127,24 @@ struct PublishedKey {
     /// kept. Never that the key is missing: it may be there.
     private func notAnswering(_ error: KeyError, at moment: Moment, restaging: Bool) -> KeyError {
         var sentence = "\(error.message) \(database) is on its new key, but whether \(place.map(KeyStage.describe) ?? "its place") holds it is not known."
-        if !inPlace {
-            switch moment {
-            case .publication, .end(oldKeyDeleted: false):
-                sentence += " The old key was left where it was, though it no longer opens the database."
-            case .end(oldKeyDeleted: true):
-                sentence += " The old key is deleted."
-            }
-        }
+        sentence += oldKeySentence(at: moment)
         // After its release the staged copy may be gone already.
         if let staged, !restaging {
             sentence += " The new key is also kept in \(KeyStage.describe(staged.staging))."
         }
         return KeyError(code: .secretServiceNotAnswering, message: sentence, glibError: error.glibError)
+    }
+
+    /// What became of the old key by `moment`, as a sentence to add (none for a rotation
+    /// in place, where the new key took the old one's place).
+    private func oldKeySentence(at moment: Moment) -> String {
+        guard !inPlace else { return "" }
+        switch moment {
+        case .publication, .end(oldKeyDeleted: false):
+            return " The old key was left where it was, though it no longer opens the database."
+        case .end(oldKeyDeleted: true):
+            return " The old key is deleted."
+        }
     }
 
     /// The database's failure: where the key is not, why, what became of the old key,
@@ -157,14 +162,7 @@ struct PublishedKey {
         case ""?: sentence += " The new key was written back there once, from memory."
         case let reason?: sentence += " Writing the new key back there failed (\(reason))."
         }
-        if !inPlace {
-            switch moment {
-            case .publication, .end(oldKeyDeleted: false):
-                sentence += " The old key was left where it was, though it no longer opens the database."
-            case .end(oldKeyDeleted: true):
-                sentence += " The old key is deleted."
-            }
-        }
+        sentence += oldKeySentence(at: moment)
         if let staged {
             sentence += " The new key is kept in \(KeyStage.describe(staged.staging)); "
                 + (writtenBack != nil ? "stop whatever removes \(place), then run the command again."
