@@ -204,7 +204,7 @@ let package = Package(
         // (CONTRIBUTING.md's table): signals, terminals, descriptors, other processes,
         // hardening, users and the umask, traps, the process's own environment, linkage.
         .testTarget(name: "MigrationKitCLIProcessTests", dependencies: [
-            "migrationkit", "notes-migrate", "MigrationKit", "MigrationKitSQLCipher",
+            "migrationkit", "notes-migrate", "KeyStoreProbe", "MigrationKit", "MigrationKitSQLCipher",
             "MigrationKitTestSupport", "MigrationKitCLITestSupport",
         ]),
         // A child process for the key tests: libsecret caches its bus connection per

@@ -25,8 +25,8 @@ final class SQLCipherCommandDatabase: RunnerCommandDatabase {
         return try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
     }
 
-    func rollbackIsEmpty(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> Bool {
-        try runner.rollbackPlan(selection, in: writer, acceptModified: acceptModified).isEmpty
+    func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String] {
+        try runner.rollbackPlan(selection, in: writer, acceptModified: acceptModified)
     }
 
     func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {

@@ -205,18 +205,7 @@ package struct FileProbe {
 
     /// The owner and mode part of `whyNotWritable`.
     private static func ownerAndMode(_ path: String) -> String {
-        // The C struct: the sentences below read its st_ fields.
-        let probe = FileProbe(path: path)
-        let errno = probe.errnoValue
-        guard let info = probe.status?.rawValue else { return "it cannot be examined (\(describe(errno: errno)))" }
-        let mode = "mode " + String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4)
-        if info.st_uid == geteuid() {
-            return "it is \(mode), without write permission for its owner; make it writable with `chmod u+w \(path)`"
-        }
-        let owner = Self.userName(info.st_uid)
-        let who = owner.map { "\($0) (uid \(info.st_uid))" } ?? "uid \(info.st_uid)"
-        let asOwner = info.st_uid == 0 ? "as root (sudo)" : "as \(owner.map { "\($0) (sudo -u \($0) …)" } ?? "uid \(info.st_uid)")"
-        return "it belongs to \(who), is \(mode), and this user (uid \(geteuid())) may not write it; run the command \(asOwner), the user the database belongs to"
+        return ownerAndMode(path, may: "write", chmod: "u+w", making: "writable")
     }
 
     /// Why this process may not read the file at `path`, and what would let it, when
@@ -224,16 +213,23 @@ package struct FileProbe {
     /// `whyNotWritable`: the owner and mode, since only the owner can change them.
     package static func whyNotReadable(_ path: String) -> String? {
         guard access(path, F_OK) == 0, access(path, R_OK) != 0, errno == EACCES else { return nil }
+        return ownerAndMode(path, may: "read", chmod: "u+r", making: "readable")
+    }
+
+    /// The file's mode, and who may change it: its owner with `chmod`, anyone else by
+    /// running the command as the owner. `may` is what this user may not do ("write").
+    private static func ownerAndMode(_ path: String, may: String, chmod: String, making: String) -> String {
+        // The C struct: the sentences below read its st_ fields.
         let probe = FileProbe(path: path)
         guard let info = probe.status?.rawValue else { return "it cannot be examined (\(describe(errno: probe.errnoValue)))" }
         let mode = "mode " + String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4)
         if info.st_uid == geteuid() {
-            return "it is \(mode), without read permission for its owner; make it readable with `chmod u+r \(path)`"
+            return "it is \(mode), without \(may) permission for its owner; make it \(making) with `chmod \(chmod) \(path)`"
         }
         let owner = Self.userName(info.st_uid)
         let who = owner.map { "\($0) (uid \(info.st_uid))" } ?? "uid \(info.st_uid)"
         let asOwner = info.st_uid == 0 ? "as root (sudo)" : "as \(owner.map { "\($0) (sudo -u \($0) …)" } ?? "uid \(info.st_uid)")"
-        return "it belongs to \(who), is \(mode), and this user (uid \(geteuid())) may not read it; run the command \(asOwner), the user the database belongs to"
+        return "it belongs to \(who), is \(mode), and this user (uid \(geteuid())) may not \(may) it; run the command \(asOwner), the user the database belongs to"
     }
 
     /// A user's name, where the system has one (`getpwuid_r`: fleets ask from several

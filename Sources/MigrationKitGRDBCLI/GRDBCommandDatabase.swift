@@ -142,8 +142,8 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
         }
     }
 
-    func rollbackIsEmpty(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> Bool {
-        try runner.rollbackPlan(selection, in: writer, acceptModified: acceptModified).isEmpty
+    func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String] {
+        try runner.rollbackPlan(selection, in: writer, acceptModified: acceptModified)
     }
 
     func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {

@@ -109,7 +109,8 @@ public struct KeyError: RemediableError, Sendable {
         public static let invalidItemName = Code(rawValue: "invalidItemName")
         /// The Secret Service did not answer in time (`SecretServiceKeyStore.timeout`),
         /// or left the bus with the request unanswered: its daemon stopped, exited or
-        /// restarted, or waits for a keyring to be unlocked.
+        /// restarted, or waits for a keyring to be unlocked. Also a request a store of a
+        /// `SecretServiceKeyStore.Batch` did not make, as an earlier one went unanswered.
         public static let secretServiceNotAnswering = Code(rawValue: "secretServiceNotAnswering")
         /// The Secret Service refused the request or failed in a way not listed above.
         public static let secretServiceFailed = Code(rawValue: "secretServiceFailed")

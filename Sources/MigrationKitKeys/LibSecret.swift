@@ -28,6 +28,18 @@ struct LibSecret {
     let bound: Duration
     /// When that is over: each call waits for what is left of it.
     private let deadline: ContinuousClock.Instant
+    /// Whether a call of this operation got no answer within `bound` (`gaveUp`).
+    private let outcome = Outcome()
+
+    /// What the calls of one operation found out about the Secret Service.
+    private final class Outcome {
+        var gaveUp = false
+    }
+
+    /// Whether a call of this operation got no answer within `bound`
+    /// (`Failure.isOutOfTime`): the Secret Service is stopped or stuck, not merely
+    /// refusing, so a batch of stores stops waiting for it.
+    var gaveUp: Bool { outcome.gaveUp }
 
     /// Why libsecret could not be loaded, in the dynamic loader's words.
     struct LoadFailure: Error {
@@ -80,7 +92,7 @@ struct LibSecret {
         }
 
         /// No answer within `bound`: the call was cancelled, or given up on.
-        static func unanswered(within bound: Duration) -> Failure {
+        fileprivate static func unanswered(within bound: Duration) -> Failure {
             Failure(domainName: "migrationkit", domain: .unanswered, code: 0, message: "it did not answer within \(Bounded.seconds(bound))")
         }
 
@@ -88,8 +100,15 @@ struct LibSecret {
         /// up waiting, or the provider left the bus with the request unanswered (it
         /// exited or restarted).
         var isUnanswered: Bool {
-            domain == .unanswered || isDBus(G_DBUS_ERROR_NO_REPLY, G_DBUS_ERROR_TIMEOUT, G_DBUS_ERROR_TIMED_OUT)
-                || isIOError(G_IO_ERROR_TIMED_OUT)
+            isOutOfTime || isDBus(G_DBUS_ERROR_NO_REPLY)
+        }
+
+        /// The unanswered failures where the whole wait went by: nothing came before the
+        /// deadline, or D-Bus or GIO gave up waiting. Not a provider that left the bus with
+        /// the request unanswered, which says so at once (it exited or restarted, and the
+        /// next request finds the new one, or none).
+        var isOutOfTime: Bool {
+            domain == .unanswered || isDBus(G_DBUS_ERROR_TIMEOUT, G_DBUS_ERROR_TIMED_OUT) || isIOError(G_IO_ERROR_TIMED_OUT)
         }
 
         func isDBus(_ codes: GDBusError...) -> Bool {
@@ -114,7 +133,18 @@ struct LibSecret {
         return result
     }
 
-    /// A GError's content, the error freed.
+    /// The failure of a call that got no answer before the deadline.
+    private func unanswered() -> Failure {
+        noted(Failure.unanswered(within: bound))
+    }
+
+    /// `failure`, noted in `gaveUp` when it is out of time.
+    private func noted(_ failure: Failure) -> Failure {
+        if failure.isOutOfTime { outcome.gaveUp = true }
+        return failure
+    }
+
+    /// A GError's content, the error freed; noted in `gaveUp` when it says time ran out.
     private func failure(copying error: UnsafeMutablePointer<GError>) -> Failure {
         let quark = error.pointee.domain
         let domain: Failure.Domain? = switch quark {
@@ -133,7 +163,7 @@ struct LibSecret {
             message: error.pointee.message.map { String(cString: $0) } ?? "",
             remoteName: remote.map { String(cString: $0) })
         functions.g_error_free(error)
-        return failure
+        return noted(failure)
     }
 
     /// Runs one asynchronous libsecret call to its end, or until the deadline, and
@@ -169,14 +199,14 @@ struct LibSecret {
             _ = iterate(context, until: .now + Bounded.grace, completion)
         }
         functions.g_main_context_pop_thread_default(context)
-        guard let result = completion.pointee.result else { throw Failure.unanswered(within: bound) }
+        guard let result = completion.pointee.result else { throw unanswered() }
         completion.deallocate()
         defer { functions.g_object_unref(UnsafeMutableRawPointer(result)) }
         var error: UnsafeMutablePointer<GError>?
         let value = finish(result, &error)
         guard let error else { return value }
         let failure = failure(copying: error)
-        throw cancelled ? Failure.unanswered(within: bound) : failure
+        throw cancelled ? unanswered() : failure
     }
 
     /// Iterates `context` until the call's result came (true) or `deadline` passed.
@@ -198,7 +228,7 @@ struct LibSecret {
     /// How many milliseconds are left for a plain D-Bus call; throws once none are.
     private func millisecondsLeft() throws(Failure) -> Int32 {
         let left = deadline - .now
-        guard left > .zero else { throw Failure.unanswered(within: bound) }
+        guard left > .zero else { throw unanswered() }
         return Int32(clamping: left.wholeMillisecondsRoundedUp)
     }
 

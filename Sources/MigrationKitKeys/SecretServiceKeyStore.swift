@@ -2,6 +2,7 @@ import CLibSecretLoader
 import Foundation
 import MigrationKit
 import MigrationKitSecrets
+import Synchronization
 
 /// Database keys in the freedesktop Secret Service (GNOME Keyring, KeePassXC, KWallet),
 /// which stands in for the Apple keychain on Linux.
@@ -31,7 +32,9 @@ import MigrationKitSecrets
 /// Every call ends within `timeout` (and a moment to cancel what is under way), whatever
 /// the provider does: one that stopped, restarted between a request and its reply, or
 /// shows an unlock prompt nobody answers is `.secretServiceNotAnswering`, never a wait
-/// for ever. The time runs while the provider shows a prompt, too.
+/// for ever. The time runs while the provider shows a prompt, too. Stores of one `Batch`
+/// stop waiting together: once one of their calls got no answer in time, the later ones
+/// fail at once.
 public struct SecretServiceKeyStore: Sendable {
     /// Recorded as `xdg:schema` on the items `store` creates.
     public static let schemaName = "org.migrationkit.DatabaseKey"
@@ -40,24 +43,76 @@ public struct SecretServiceKeyStore: Sendable {
     /// delete: as long as D-Bus waits for any one reply.
     public static let defaultTimeout: Duration = .seconds(25)
 
-    /// The bound the running command gave `init()`'s stores instead of `defaultTimeout`
-    /// (the command line's `--lock-timeout`), for every key source it resolves.
-    @TaskLocal package static var commandTimeout: Duration?
+    /// The batch of the running command, which `init()`'s stores join instead of waiting
+    /// `defaultTimeout` on their own: its timeout is the command line's `--lock-timeout`,
+    /// and once the Secret Service did not answer within it, every later lookup, store or
+    /// delete of the command (every database of a fleet, every step of a key rotation)
+    /// fails at once.
+    @TaskLocal package static var commandBatch: Batch?
 
     /// How long each lookup, store or delete waits for the Secret Service in all.
     public let timeout: Duration
+    /// The stores this one stops waiting with; nil when it waits on its own.
+    public let batch: Batch?
 
     /// The store of the session's Secret Service, waiting at most `defaultTimeout` for
-    /// each operation; nothing is contacted until it is used.
+    /// each operation (a store a `migrationkit` command makes joins the command's batch
+    /// instead); nothing is contacted until it is used.
     public init() {
-        self.init(timeout: Self.commandTimeout ?? Self.defaultTimeout)
+        if let batch = Self.commandBatch {
+            self.init(batch: batch)
+        } else {
+            self.init(timeout: Self.defaultTimeout)
+        }
     }
 
     /// The store of the session's Secret Service, waiting at most `timeout` for each
-    /// lookup, store or delete (an unlock prompt included); nothing is contacted until
-    /// it is used.
+    /// lookup, store or delete (an unlock prompt included), whatever an earlier call met;
+    /// nothing is contacted until it is used.
     public init(timeout: Duration) {
         self.timeout = timeout
+        batch = nil
+    }
+
+    /// A store of `batch`: it waits at most the batch's timeout for each lookup, store or
+    /// delete, and not at all once a call of any store of the batch got no answer within
+    /// it (`.secretServiceNotAnswering` at once, saying the Secret Service was not asked).
+    public init(batch: Batch) {
+        timeout = batch.timeout
+        self.batch = batch
+    }
+
+    /// Stores that stop waiting together: once a lookup, store or delete of any of them
+    /// got no answer from the Secret Service within the batch's timeout (it stopped, or
+    /// hangs), every later one fails at once with `.secretServiceNotAnswering`, without
+    /// asking the Secret Service again. A provider that refused a request, or left the
+    /// bus and said so at once (it exited or restarted), does not stop the batch.
+    ///
+    /// A store on its own (`init(timeout:)`) waits in each call: an app that looks a key
+    /// up now and then should ask again each time, as a keyring restarted or unlocked
+    /// since then answers. Calls that someone waits for as one piece of work (a command
+    /// over many databases, a key rotation's several steps) share a batch, so a keyring
+    /// that stopped costs them one timeout rather than one for each call; the next piece
+    /// of work takes a new batch and asks again. `migrationkit` makes one per command.
+    public final class Batch: Sendable {
+        /// How long each lookup, store or delete of the batch's stores waits.
+        public let timeout: Duration
+        private let unanswered = Atomic<Bool>(false)
+
+        /// A batch whose stores wait at most `timeout` for each lookup, store or delete.
+        public init(timeout: Duration) {
+            self.timeout = timeout
+        }
+
+        /// Whether a call of the batch got no answer within `timeout`: every later call
+        /// fails at once.
+        public var stoppedWaiting: Bool {
+            unanswered.load(ordering: .acquiring)
+        }
+
+        fileprivate func stopWaiting() {
+            unanswered.store(true, ordering: .releasing)
+        }
     }
 
     /// The key stored for `service` and `account`.
@@ -66,8 +121,8 @@ public struct SecretServiceKeyStore: Sendable {
     ///   `.keyringLocked` (an item exists but in a locked keyring that could not be
     ///   unlocked, or every keyring is locked), `.ambiguousItems` (items that hold
     ///   different keys), `.noSessionBus`, `.noSecretService`, `.invalidItemName`,
-    ///   `.itemEmpty`, `.secretServiceNotAnswering` (no answer within `timeout`) or
-    ///   `.secretServiceFailed`.
+    ///   `.itemEmpty`, `.secretServiceNotAnswering` (no answer within `timeout`, or at
+    ///   once in a batch that stopped waiting) or `.secretServiceFailed`.
     public func lookup(service: String, account: String) throws -> DatabaseKey {
         try lookup(service: service, account: account) { _ in }
     }
@@ -82,10 +137,8 @@ public struct SecretServiceKeyStore: Sendable {
     func lookup(service: String, account: String, form: KeyText.Form, library: SQLCipherVersion?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         let item = ItemName(service: service, account: account)
         try item.validate()
-        let found: [LibSecret.FoundItem] = try LibSecret.lock.withLock {
-            let library = try connect(for: item, doing: "look up")
-            try requireUnlockedKeyring(in: library, for: item, doing: "look up")
-            return try ItemForm.findEveryItem(item, in: library)
+        let found = try operation(on: item, doing: "look up") { library in
+            try ItemForm.findEveryItem(item, in: library)
         }
         guard !found.isEmpty else { throw item.notFoundError() }
         // Every item is read, so that a second one holding another key is never missed;
@@ -137,9 +190,7 @@ public struct SecretServiceKeyStore: Sendable {
                            message: "Cannot store the key for \(item) as an item's text, because \(problem); keep that passphrase as hex digits in a hex key file instead.")
         }
         let label = label ?? "MigrationKit database key (\(item))"
-        try LibSecret.lock.withLock {
-            let library = try connect(for: item, doing: "store")
-            try requireUnlockedKeyring(in: library, for: item, doing: "store")
+        try operation(on: item, doing: "store") { library in
             let path: String
             do {
                 path = try key.withKeyText { text in try StoredItem.create(item, label: label, secret: text, in: library) }
@@ -159,7 +210,7 @@ public struct SecretServiceKeyStore: Sendable {
                 }
             } catch let failure as LibSecret.Failure {
                 throw KeyError(
-                    code: .secretServiceFailed,
+                    code: failure.keyErrorCode,
                     message: "The key for \(item) was stored, but an older item with the same service and account could not be deleted (\(failure.explanation)), so a lookup will find two keys and refuse; delete the older item with a keyring manager such as Seahorse.",
                     glibError: failure.glibError)
             }
@@ -174,7 +225,7 @@ public struct SecretServiceKeyStore: Sendable {
             held = try ItemForm.keychain.search(item, in: library).first { $0.path == path }?.secret
         } catch let failure as LibSecret.Failure {
             throw KeyError(
-                code: .secretServiceFailed,
+                code: failure.keyErrorCode,
                 message: "The key for \(item) was stored but could not be read back (\(failure.explanation)), so no older item was replaced; try again, and if it fails again check the keyring daemon.",
                 glibError: failure.glibError)
         }
@@ -198,9 +249,7 @@ public struct SecretServiceKeyStore: Sendable {
     public func delete(service: String, account: String) throws -> Bool {
         let item = ItemName(service: service, account: account)
         try item.validate()
-        return try LibSecret.lock.withLock {
-            let library = try connect(for: item, doing: "delete")
-            try requireUnlockedKeyring(in: library, for: item, doing: "delete")
+        return try operation(on: item, doing: "delete") { library in
             var deleted = false
             for form in ItemForm.lookupForms {
                 if try form.clear(item, in: library) { deleted = true }
@@ -212,6 +261,22 @@ public struct SecretServiceKeyStore: Sendable {
                 }
             }
             return deleted
+        }
+    }
+
+    /// Runs one lookup, store or delete, one at a time in the process (`LibSecret.lock`),
+    /// with libsecret connected and an unlocked keyring: its calls end within `timeout`.
+    /// In a batch that stopped waiting it fails at once, asking nothing; a call of it
+    /// that got no answer within `timeout` stops its batch.
+    private func operation<T>(on item: ItemName, doing action: String, _ body: (LibSecret) throws -> T) throws -> T {
+        try LibSecret.lock.withLock {
+            // Under the lock: a store that waited for it while another call went
+            // unanswered asks nothing either.
+            if let batch, batch.stoppedWaiting { throw item.notAskedError(doing: action, within: timeout) }
+            let library = try connect(for: item, doing: action)
+            defer { if library.gaveUp { batch?.stopWaiting() } }
+            try requireUnlockedKeyring(in: library, for: item, doing: action)
+            return try body(library)
         }
     }
 
@@ -293,6 +358,17 @@ private struct ItemName: CustomStringConvertible {
                 remedy: .storeKeyAgain(service: service, account: account)))
     }
 
+    /// A call a batch that stopped waiting did not make: the Secret Service did not
+    /// answer an earlier one within `bound`.
+    func notAskedError(doing action: String, within bound: Duration) -> KeyError {
+        KeyError(
+            code: .secretServiceNotAnswering,
+            message: "The Secret Service (gnome-keyring, KeePassXC) did not answer within \(Bounded.seconds(bound)) when asked earlier, so it was not asked to \(action) the key for \(self); \(Self.notAnsweringAdvice).")
+    }
+
+    /// What to do about a Secret Service that does not answer.
+    private static let notAnsweringAdvice = "check that it runs and its keyring is unlocked, then try again"
+
     func lockedError() -> KeyError {
         KeyError(
             code: .keyringLocked,
@@ -314,12 +390,10 @@ private struct ItemName: CustomStringConvertible {
                 glibError: failure.glibError)
         }
         if failure.isUnanswered {
-            let what = failure.domain == .unanswered || !failure.isDBus(G_DBUS_ERROR_NO_REPLY)
-                ? "did not answer within \(Bounded.seconds(bound))"
-                : "stopped answering (its daemon exited or restarted)"
+            let what = failure.isOutOfTime ? "did not answer within \(Bounded.seconds(bound))" : "stopped answering (its daemon exited or restarted)"
             return KeyError(
                 code: .secretServiceNotAnswering,
-                message: "The Secret Service (gnome-keyring, KeePassXC) \(what) when asked to \(action) the key for \(self); check that it runs and its keyring is unlocked, then try again.",
+                message: "The Secret Service (gnome-keyring, KeePassXC) \(what) when asked to \(action) the key for \(self); \(Self.notAnsweringAdvice).",
                 glibError: failure.glibError)
         }
         return KeyError(
@@ -415,6 +489,14 @@ private enum StoredItem {
                 try body(schema, attributes)
             }
         }
+    }
+}
+
+extension LibSecret.Failure {
+    /// The code of a failure only explained in its sentence (a store's read-back or
+    /// clean-up): a Secret Service that did not answer is said to, as everywhere.
+    fileprivate var keyErrorCode: KeyError.Code {
+        isUnanswered ? .secretServiceNotAnswering : .secretServiceFailed
     }
 }
 

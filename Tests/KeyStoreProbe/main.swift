@@ -5,6 +5,7 @@
 //   KeyStoreProbe resolve SOURCE [--database PATH [--create]]
 //   KeyStoreProbe store SERVICE ACCOUNT SOURCE
 //   KeyStoreProbe delete SERVICE ACCOUNT
+//   KeyStoreProbe lookups COUNT SERVICE ACCOUNT SECONDS [--batch]
 //   KeyStoreProbe env-string VARIABLE
 //
 // SOURCE: password TEXT | file PATH | env VARIABLE | stdin | prompt [--confirm]
@@ -12,7 +13,9 @@
 //
 // Standard output gets one line per fact, for the tests to match: `warning CODE`,
 // `key KIND`, `database created|opened|value VALUE`, `stored`, `deleted true|false`,
-// `string given|nil` (whether ProcessEnvironment.string gave a value), `error CODE`.
+// `string given|nil` (whether ProcessEnvironment.string gave a value), `error CODE`;
+// `lookups` (COUNT lookups by stores waiting SECONDS each, on their own or in one
+// `SecretServiceKeyStore.Batch`) one `lookup N: key|error CODE after MS ms` line each.
 // Standard error gets the human messages. Never the key itself.
 import Foundation
 import MigrationKitKeys
@@ -101,6 +104,24 @@ func run() throws {
     case "delete":
         guard let service = arguments.popFirst(), let account = arguments.popFirst() else { usage() }
         say("deleted \(try SecretServiceKeyStore().delete(service: service, account: account))")
+    case "lookups":
+        guard let count = arguments.popFirst().flatMap({ Int($0) }), let service = arguments.popFirst(), let account = arguments.popFirst(),
+              let seconds = arguments.popFirst().flatMap({ Int64($0) })
+        else { usage() }
+        let batch = arguments.first == "--batch" ? SecretServiceKeyStore.Batch(timeout: .seconds(seconds)) : nil
+        for index in 1...max(count, 1) {
+            let store = batch.map { SecretServiceKeyStore(batch: $0) } ?? SecretServiceKeyStore(timeout: .seconds(seconds))
+            let started = ContinuousClock.now
+            var outcome = "key"
+            do {
+                _ = try store.lookup(service: service, account: account)
+            } catch let error as KeyError {
+                outcome = "error \(error.code)"
+                complain("lookup \(index): \(error)")
+            }
+            let elapsed = ContinuousClock.now - started
+            say("lookup \(index): \(outcome) after \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000) ms")
+        }
     case "env-string":
         guard let variable = arguments.popFirst() else { usage() }
         say("string \(ProcessEnvironment.string(variable) == nil ? "nil" : "given")")

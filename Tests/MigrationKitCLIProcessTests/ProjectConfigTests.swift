@@ -13,6 +13,7 @@ import Glibc
 @Suite struct ProjectConfigTests {
     enum BadFile: String, CaseIterable, CustomTestStringConvertible {
         case unknownSetting, wrongType, keyInFile, keyInADatabaseTable, notTOML, groupWritable, databasesNotATable, missingConfig, badVariable
+        case lintUnknownKey, lintRulesNotNames, lintEmptyPattern, lintInADatabaseTable
         var testDescription: String { rawValue }
     }
 
@@ -51,6 +52,18 @@ import Glibc
         case .badVariable:
             environment = ["MIGRATIONKIT_LOCK_TIMEOUT": "soon", "MIGRATIONKIT_DB_PATH": workspace.database]
             mentions = ["environment MIGRATIONKIT_LOCK_TIMEOUT", "`lock-timeout` must be a number of seconds"]
+        case .lintUnknownKey:
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n[lint]\ndisabled = [\"missing-down\"]\n", mode: 0o600)
+            mentions = [file + ":3", "unknown key `disabled` in [lint]. Did you mean `disable`?"]
+        case .lintRulesNotNames:
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n[lint.files]\n\"0001_*.sql\" = \"missing-down\"\n", mode: 0o600)
+            mentions = [file + ":3", "`lint.files.\"0001_*.sql\"` must be a list of rule names in quotes"]
+        case .lintEmptyPattern:
+            try workspace.write("migrationkit.toml", "db-path = \"app.db\"\n[lint.files]\n\"\" = [\"missing-down\"]\n", mode: 0o600)
+            mentions = [file + ":3", "an empty file pattern in [lint.files] matches no file"]
+        case .lintInADatabaseTable:
+            try workspace.write("migrationkit.toml", "[databases.app]\ndb-path = \"app.db\"\n[databases.app.lint]\ndisable = [\"missing-down\"]\n", mode: 0o600)
+            mentions = [file + ":3", "[lint] is a top-level table", "move it out of [databases.app]"]
         }
         let before = try TreeSnapshot(workspace.root)
         let result = try Guarded.run(arguments + ["--password-file", workspace.keyFile, "--migrations", workspace.migrations],

@@ -143,4 +143,25 @@ import Testing
         #expect(migrated.status == 0, "\(migrated.output)")
         #expect(try shell(workspace.database, key: workspace.key, "SELECT docid FROM notes_terms WHERE notes_terms MATCH 'sixth';") == "6\n")
     }
+
+    /// A fleet's `decrypt` run again takes a copy a run before wrote for done only when it
+    /// is that tenant's copy row for row: one with the same schema and row counts but
+    /// other rowids (the `sqlcipher` shell's own `sqlcipher_export`) is a file in the way.
+    @Test func aFleetsDecryptRunAgainDoesNotTakeACopyWithOtherRowidsForItsOwn() throws {
+        let workspace = try Workspace()
+        for folder in ["tenants", "plain"] {
+            try FileManager.default.createDirectory(atPath: workspace.path(folder), withIntermediateDirectories: true)
+        }
+        let tenant = workspace.path("tenants/t1.db")
+        let copy = workspace.path("plain/t1.db")
+        try shell(tenant, key: workspace.key, Self.appSQL)
+        try shell(tenant, key: workspace.key, "ATTACH DATABASE '\(copy)' AS plain KEY ''; SELECT sqlcipher_export('plain'); DETACH DATABASE plain;")
+        let renumbered = try RowIdentityFixture.identities(copy, key: nil)
+        #expect(renumbered.status != 0 || renumbered.stdout != Self.original, "the shell's export kept the rowids: \(renumbered.output)")
+        let before = workspace.bytes(copy)
+        let rerun = try Tool.run(["decrypt", "--db-glob", workspace.path("tenants/*.db"), "--password-file", workspace.keyFile,
+                                  "--output", workspace.path("plain/{name}.db")])
+        #expect(rerun.exitCode == .fileError && rerun.stdout.contains("already exists") && !rerun.stdout.contains("already exported"), "\(rerun.output)")
+        #expect(workspace.bytes(copy) == before)
+    }
 }

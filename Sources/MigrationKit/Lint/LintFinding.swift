@@ -25,15 +25,63 @@ public struct LintFinding: Hashable, Sendable, Codable, CustomStringConvertible 
     public let message: String
     /// What to do about it.
     public let fix: String
+    /// Whether the finding is in a down section (or `.down.sql` file): SQL that runs
+    /// when the migration is rolled back, not when it is applied.
+    public let inDownSection: Bool
 
-    /// A finding of `rule` at `line` of `path`.
-    public init(rule: String, severity: LintSeverity, path: String, line: Int, message: String, fix: String) {
+    /// A finding of `rule` at `line` of `path`; `inDownSection` when that line is down SQL.
+    public init(rule: String, severity: LintSeverity, path: String, line: Int, message: String, fix: String,
+                inDownSection: Bool = false) {
         self.rule = rule
         self.severity = severity
         self.path = path
         self.line = line
         self.message = message
         self.fix = fix
+        self.inDownSection = inDownSection
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case rule, severity, path, line, message, fix, inDownSection
+    }
+
+    /// Reads a finding as `encode(to:)` writes it; one written before findings said
+    /// where they are (without `inDownSection`) is up SQL's.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(rule: try container.decode(String.self, forKey: .rule),
+                  severity: try container.decode(LintSeverity.self, forKey: .severity),
+                  path: try container.decode(String.self, forKey: .path),
+                  line: try container.decode(Int.self, forKey: .line),
+                  message: try container.decode(String.self, forKey: .message),
+                  fix: try container.decode(String.self, forKey: .fix),
+                  inDownSection: try container.decodeIfPresent(Bool.self, forKey: .inDownSection) ?? false)
+    }
+
+    /// Whether the finding stops `migrate`: an error in up SQL. An error in down SQL
+    /// fails only a rollback, so it stops `rollback` of its migration (and `check`,
+    /// which rolls every migration back), and `migrate` shows it as a warning.
+    public var blocksMigrating: Bool {
+        severity == .error && !inDownSection
+    }
+
+    /// Whether the finding stops `rollback` of its migration: an error in down SQL.
+    public var blocksRollingBack: Bool {
+        severity == .error && inDownSection
+    }
+
+    /// The comment that silences the finding where it is: `-- migrationkit:nolint RULE`
+    /// on the line above its statement, or `-- migrationkit:nolint-file RULE` anywhere in
+    /// the file for a finding about the migration as a whole (`missing-down`); nil for
+    /// `bad-suppression`, whose findings are fixed rather than silenced.
+    public var silencingComment: String? {
+        LintDirectives.comment(silencing: rule, fileWide: isAboutWholeFile)
+    }
+
+    /// Whether the finding is about the migration's file as a whole (`missing-down`),
+    /// not about one statement.
+    public var isAboutWholeFile: Bool {
+        MigrationLinter.wholeFileRuleIDs.contains(rule)
     }
 
     /// `path:line: severity[rule]: message Fix: fix`, the shape compilers use, so

@@ -97,11 +97,16 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// Tables whose row counts this migration changes on purpose
     /// (`-- migrate:row-changes T U`), so `check --from-database` expects it.
     public let rowChanges: [String]
+    /// The lines above `-- migrate:up` in a single file, which run nothing but may hold
+    /// comments lint reads (`-- migrationkit:nolint-file`); nil when there are none, or
+    /// when the up SQL is the whole file.
+    public let header: SQLSection?
 
     /// A migration from its parts; `SQLMigrationDirectory` makes them from files. A
     /// `down` that holds no statement becomes `emptyDown`, and `down` nil.
     public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = [],
-                layout: MigrationFolderLayout = .migrationKit, version: MigrationVersion? = nil, noTransactionRequest: SQLFileLine? = nil) {
+                layout: MigrationFolderLayout = .migrationKit, version: MigrationVersion? = nil, noTransactionRequest: SQLFileLine? = nil,
+                header: SQLSection? = nil) {
         self.identifier = identifier
         self.form = form
         self.layout = layout
@@ -113,6 +118,7 @@ public struct SQLMigrationFile: Hashable, Sendable {
         self.emptyDown = holdsStatement ? nil : down
         self.merging = merging
         self.rowChanges = rowChanges
+        self.header = header
     }
 
     /// The file that holds the up SQL.

@@ -72,8 +72,10 @@ public enum SQLMigrationFileParser {
         let up = section(lines, from: upStart + 1, through: upEnd, path: path).leavingOutOwnTransaction()
         try requireStatements(up, path: path, line: upStart)
         let down = downStart.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
+        // Comments above `-- migrate:up` are kept for lint (`-- migrationkit:nolint-file`).
+        let header = upStart > 1 ? section(lines, from: 1, through: upStart - 1, path: path) : nil
         return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                version: version)
+                                version: version, header: header)
     }
 
     /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).
@@ -258,8 +260,10 @@ public enum SQLMigrationFileParser {
         let up = section(lines, from: upLine + 1, through: upEnd, path: path).leavingOutOwnTransaction()
         try requireStatements(up, path: path, line: upLine)
         let down = downLine.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
+        // Comments above `-- +goose Up` are kept for lint (`-- migrationkit:nolint-file`).
+        let header = upLine > 1 ? section(lines, from: 1, through: upLine - 1, path: path) : nil
         return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                layout: .goose, version: version, noTransactionRequest: noTransaction)
+                                layout: .goose, version: version, noTransactionRequest: noTransaction, header: header)
     }
 
     private static func unclosedBlock(path: String, line: Int) -> SQLMigrationFileError {

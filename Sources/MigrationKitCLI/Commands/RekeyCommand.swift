@@ -205,13 +205,13 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let ownedLike = Self.file(of: oldKeySource)
         let newKeyAtPlace: PublishedKey
         // Never generated here: a key made now cannot be the one the database is on.
-        if let key = try? newKey.resolve(for: path, reporter: reporter), keyOpens(key, path) {
+        if let key = try Self.keyIfAnswered(failure, { try newKey.resolve(for: path, reporter: reporter) }), keyOpens(key, path) {
             // A copy kept of this key is given up at the end; any other is no one's.
-            let kept = stage.flatMap { try? $0.stagedKey(warn: { _ in }) }
+            let kept = try stage.flatMap { stage in try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }) }
             if let stage, let kept, !kept.isSameKey(as: key) { stage.removeStaged() }
             newKeyAtPlace = published(key, at: newKeySource, staged: kept?.isSameKey(as: key) == true ? stage : nil, on: path,
                                       ownedLike: ownedLike, inPlace: inPlace)
-        } else if let stage, let staged = try? stage.stagedKey(warn: { _ in }), keyOpens(staged, path) {
+        } else if let stage, let staged = try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }), keyOpens(staged, path) {
             // Killed between its rekey's commit and the key's publication.
             newKeyAtPlace = published(staged, at: newKeySource, staged: stage, on: path, ownedLike: ownedLike, inPlace: inPlace)
             try newKeyAtPlace.prove()
@@ -222,6 +222,21 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
         return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
+    }
+
+    /// The key `read` gives, or nil when it gives none or fails: a new key that cannot be
+    /// read is none this run can use, and `failure` stands. But a Secret Service that did
+    /// not answer may hold the very key the database is on, so that is the failure
+    /// (`failure` itself, when it was the Secret Service not answering first), never
+    /// "no new key here".
+    private static func keyIfAnswered(_ failure: any Error, _ read: () throws -> DatabaseKey?) throws -> DatabaseKey? {
+        do {
+            return try read()
+        } catch let error as KeyError where error.code == .secretServiceNotAnswering {
+            throw (failure as? KeyError)?.code == .secretServiceNotAnswering ? failure : error
+        } catch {
+            return nil
+        }
     }
 
     /// A wrong current key, or none (its file deleted by an earlier `--old-key delete`);

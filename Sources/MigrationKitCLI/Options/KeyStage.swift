@@ -78,7 +78,10 @@ struct KeyStage {
     }
 
     /// Removes the staged copy: a key its database was never rekeyed to, or one a stopped
-    /// run left of the key the database is on in its place.
+    /// run left of the key the database is on in its place. Nothing depends on it being
+    /// gone: an item the Secret Service did not delete (it did not answer) is the key a
+    /// later run finds staged and reuses or removes, and `release` is followed by a look
+    /// at the key's place, which says the Secret Service did not answer.
     func removeStaged() {
         switch staging {
         case .file(let path):

@@ -12,7 +12,9 @@ import MigrationKitKeys
 /// purges files it does not manage, an item someone deleted) is written back there once
 /// from memory, the staged copy is kept, and the database fails with a sentence naming
 /// the cause, never the key: a rotation is reported done only for a key that was at its
-/// place at the end.
+/// place at the end. A Secret Service that does not answer while the key is written or
+/// read there is said not to answer, never taken for a key missing from there: nothing
+/// is written back, and the old key is retired only after a look that did answer.
 struct PublishedKey {
     /// The key the database is on.
     let key: DatabaseKey
@@ -46,6 +48,8 @@ struct PublishedKey {
         if let staged {
             do {
                 try staged.publish(key, ownedLike: ownedLike)
+            } catch let error as KeyError where error.code == .secretServiceNotAnswering {
+                throw notAnswering(error, at: .publication, restaging: false)
             } catch {
                 // An item deleted while the Secret Service proves it, a full disk: the key
                 // is still kept beside its place, which the sentence names.
@@ -83,6 +87,9 @@ struct PublishedKey {
         let live: DatabaseKey?
         do {
             live = try KeyStage.read(place, warn: { _ in })
+        } catch let error as KeyError where error.code == .secretServiceNotAnswering {
+            // The key may well be there: nothing is written back over it.
+            throw notAnswering(error, at: moment, restaging: restaging)
         } catch {
             throw failure(moment, cause: "it could not be read back: \(Self.reason(error))")
         }
@@ -114,6 +121,32 @@ struct PublishedKey {
         return message.hasSuffix(".") ? String(message.dropLast()) : message
     }
 
+    /// The database's failure when the Secret Service did not answer as the key was written
+    /// to its place or read from there: its sentence (exit 5), then what is known — the
+    /// database is on the new key, what became of the old key, where else the new key is
+    /// kept. Never that the key is missing: it may be there.
+    private func notAnswering(_ error: KeyError, at moment: Moment, restaging: Bool) -> KeyError {
+        var sentence = "\(error.message) \(database) is on its new key, but whether \(place.map(KeyStage.describe) ?? "its place") holds it is not known."
+        sentence += oldKeySentence(at: moment)
+        // After its release the staged copy may be gone already.
+        if let staged, !restaging {
+            sentence += " The new key is also kept in \(KeyStage.describe(staged.staging))."
+        }
+        return KeyError(code: .secretServiceNotAnswering, message: sentence, glibError: error.glibError)
+    }
+
+    /// What became of the old key by `moment`, as a sentence to add (none for a rotation
+    /// in place, where the new key took the old one's place).
+    private func oldKeySentence(at moment: Moment) -> String {
+        guard !inPlace else { return "" }
+        switch moment {
+        case .publication, .end(oldKeyDeleted: false):
+            return " The old key was left where it was, though it no longer opens the database."
+        case .end(oldKeyDeleted: true):
+            return " The old key is deleted."
+        }
+    }
+
     /// The database's failure: where the key is not, why, what became of the old key,
     /// where the new key is now, and what to do. Never the key.
     ///
@@ -129,14 +162,7 @@ struct PublishedKey {
         case ""?: sentence += " The new key was written back there once, from memory."
         case let reason?: sentence += " Writing the new key back there failed (\(reason))."
         }
-        if !inPlace {
-            switch moment {
-            case .publication, .end(oldKeyDeleted: false):
-                sentence += " The old key was left where it was, though it no longer opens the database."
-            case .end(oldKeyDeleted: true):
-                sentence += " The old key is deleted."
-            }
-        }
+        sentence += oldKeySentence(at: moment)
         if let staged {
             sentence += " The new key is kept in \(KeyStage.describe(staged.staging)); "
                 + (writtenBack != nil ? "stop whatever removes \(place), then run the command again."

@@ -3,7 +3,7 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 
-package struct CheckCommand: ParsableCommand, PrintsOutput {
+package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     package init() {}
 
     package static let configuration = CommandConfiguration(
@@ -20,6 +20,12 @@ package struct CheckCommand: ParsableCommand, PrintsOutput {
     @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
     package var olderDatabase: String?
 
+    /// Flags only, but for the project file's `[lint]` table: what `migrate` leaves
+    /// unsaid, the lint check leaves unsaid too.
+    package mutating func applyProjectSettings() throws -> ProjectSettings {
+        try ProjectSettings.lintOnly()
+    }
+
     package func run() throws {
         let reporter = Reporter(output)
         // With --from-database, resolving its key says it.
@@ -31,12 +37,17 @@ package struct CheckCommand: ParsableCommand, PrintsOutput {
         let layer = CLIContext.layer
         var results: [RoundTripCheck.Result] = []
         if let files = loaded.files {
-            let findings = MigrationLinter(context: minimum.applied(to: layer.linkedLintContext)).lint(files)
+            // Every error counts, down SQL's too: the round trips run every down section.
+            let report = MigrationLinter(context: minimum.applied(to: layer.linkedLintContext),
+                                         suppressions: ProjectSettings.currentLintSuppressions).report(files)
+            let findings = report.findings
+            LintPrinter.printSuppressed(report.suppressed, reporter: reporter, asNotes: true)
             let errors = findings.filter { $0.severity == .error }
             let warnings = findings.filter { $0.severity == .warning }.count
+            let suppressed = report.suppressed.isEmpty ? "" : ", \(report.suppressed.count) suppressed"
             results.append(RoundTripCheck.Result(
                 name: "lint", passed: errors.isEmpty,
-                detail: errors.isEmpty ? "no errors (\(warnings) warning\(warnings == 1 ? "" : "s"))" : errors.map(\.description).joined(separator: "; ")))
+                detail: errors.isEmpty ? "no errors (\(warnings) warning\(warnings == 1 ? "" : "s")\(suppressed))" : errors.map(\.description).joined(separator: "; ")))
         }
         let allowed = Set((loaded.files ?? []).flatMap(\.rowChanges))
         results += try RoundTripCheck(migrations: loaded.migrations, allowedRowChanges: allowed, encrypts: layer.encrypts).run(olderDatabase: older)

@@ -8,11 +8,14 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
     package static let configuration = CommandConfiguration(
         commandName: "lint",
         abstract: "Check migration files for SQL that fails in the field: errors block migrate, warnings are printed.",
-        discussion: "With --db-path, only pending migrations are checked, against what that database holds (row counts, views).")
+        discussion: "With --db-path, only pending migrations are checked, against what that database holds (row counts, views). A comment `-- migrationkit:nolint RULE` silences RULE for the statement after it, `-- migrationkit:nolint-file RULE` for its file, and migrationkit.toml's [lint] table for every file or for files by pattern.")
 
     @OptionGroup package var connection: ConnectionOptions
     @OptionGroup package var minimum: MinimumSQLiteOptions
     @OptionGroup package var output: OutputOptions
+
+    @Flag(name: .customLong("show-suppressed"), help: "Also list the findings a suppression silenced, and which one (as --verbose does).")
+    package var showSuppressed = false
 
     /// The project's migrations folder, but its database only when --db-path asks for
     /// it: `lint` in a project folder needs no key.
@@ -36,14 +39,18 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
             checked = files.filter { pending.contains($0.identifier) }
             context = try database.lintContext(for: checked)
         }
-        let findings = MigrationLinter(context: minimum.applied(to: context)).lint(checked)
+        let report = MigrationLinter(context: minimum.applied(to: context), suppressions: ProjectSettings.currentLintSuppressions).report(checked)
+        let findings = report.findings
         LintPrinter.print(findings, reporter: reporter, asWarnings: false)
+        if showSuppressed || output.verbose { LintPrinter.printSuppressed(report.suppressed, reporter: reporter, asNotes: false) }
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
         let notes = findings.count - errors - warnings
+        let suppressed = report.suppressed.isEmpty ? ""
+            : " (\(report.suppressed.count) suppressed\(showSuppressed || output.verbose ? "" : "; --show-suppressed lists them"))"
         reporter.line("\(checked.count) migration\(checked.count == 1 ? "" : "s") checked: \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
-            + (notes == 0 ? "." : ", \(notes) note\(notes == 1 ? "" : "s")."))
-        try reporter.document(LintDocument(findings: findings, errorCount: errors, warningCount: warnings, noteCount: notes))
+            + (notes == 0 ? "" : ", \(notes) note\(notes == 1 ? "" : "s")") + "\(suppressed).")
+        try reporter.document(LintDocument(findings: findings, errorCount: errors, warningCount: warnings, noteCount: notes, suppressed: report.suppressed))
         if errors > 0 { throw ExitCodeDecision.ending(with: .lintErrors) }
     }
 }
@@ -53,4 +60,6 @@ package struct LintDocument: Encodable {
     package let errorCount: Int
     package let warningCount: Int
     package let noteCount: Int
+    /// The findings a suppression silenced, each with `suppressedBy`; not counted above.
+    package let suppressed: [SuppressedLintFinding]
 }

@@ -12,7 +12,7 @@ import MigrationKitFiles
 /// written: the migrations' verdict still comes first, and a database the open created
 /// meanwhile is removed by the caller. A host's Swift steps need no reading, and no thread.
 package final class MigrationsLoading {
-    private typealias Outcome = Result<(loaded: CommandSupport.LoadedMigrations, warnings: [String], lintFindings: [LintFinding]), any Error>
+    private typealias Outcome = Result<(loaded: CommandSupport.LoadedMigrations, warnings: [String], lint: LintReport?), any Error>
     private enum State {
         case loading(WorkerPool.Pending<Outcome>)
         /// Kept by `finish`: a second call answers the same without waiting again.
@@ -35,13 +35,13 @@ package final class MigrationsLoading {
     package static func start(_ migrations: MigrationsOptions, requiredIndexes: [RequiredIndexSpec], lint: PendingLint?) -> MigrationsLoading {
         let layer = CLIContext.layer
         if let host = layer.hostMigrations(requiredIndexes: requiredIndexes) {
-            return MigrationsLoading(.finished(.success((CommandSupport.LoadedMigrations(migrations: host, files: nil), [], []))), lint: nil)
+            return MigrationsLoading(.finished(.success((CommandSupport.LoadedMigrations(migrations: host, files: nil), [], nil))), lint: nil)
         }
         return MigrationsLoading(.loading(WorkerPool.start {
             Result {
                 let read = try migrations.readFiles()
                 let made = try layer.migrations(over: read.files, requiredIndexes: requiredIndexes)
-                return (CommandSupport.LoadedMigrations(migrations: made, files: read.files), read.warnings, lint?.findings(read.files) ?? [])
+                return (CommandSupport.LoadedMigrations(migrations: made, files: read.files), read.warnings, lint?.findings(read.files))
             }
         }), lint: lint)
     }
@@ -57,7 +57,7 @@ package final class MigrationsLoading {
             state = .finished(outcome)
             let made = try outcome.get()
             for warning in made.warnings { reporter.warning(warning) }
-            try lint?.report(made.lintFindings, reporter: reporter)
+            if let lint, let report = made.lint { try lint.report(report, reporter: reporter) }
             return made.loaded
         }
     }

@@ -21,6 +21,9 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
     @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Roll back a migration edited since it was applied, with its edited down SQL (repeatable).", valueName: "id"))
     package var acceptModified: [String] = []
 
+    @Flag(name: .customLong("no-lint"), help: "Skip the lint of the down SQL to run (its errors otherwise block the rollback).")
+    package var noLint = false
+
     package var fleetVerb: String { "Rolling back" }
 
     /// A fleet rolls back to a migration, never by a count: run again after a failure
@@ -32,7 +35,8 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
     }
 
     package func runOnDatabase(reporter: Reporter) throws -> RollbackDocument {
-        var migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter)
+        var migrations = loaded.migrations
         let journal = CLIContext.journal
         migrations.observer = { event in
             journal.record(event)
@@ -45,8 +49,10 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
         // refused rollback writes nothing (and prunes no older backup).
         let accepted = Set(acceptModified)
         let undone: RollbackSelection = scope.target.map { .after($0) } ?? .latest(scope.latestCount)
+        let plan = try database.rollbackPlan(undone, acceptModified: accepted)
+        if !noLint, let files = loaded.files { try lintDownSQL(of: plan, in: files, reporter: reporter) }
         var backupPath: String?
-        if !backup.skip, try !database.rollbackIsEmpty(undone, acceptModified: accepted) {
+        if !backup.skip, !plan.isEmpty {
             backupPath = try backup.create(of: database)
             reporter.line("Backup: \(backupPath ?? "")")
         }
@@ -61,6 +67,18 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
             backup: backupPath,
             rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds)
+    }
+
+    /// Lints the down SQL of the migrations `plan` undoes: errors stop the rollback
+    /// before anything changes, as errors in up SQL stop a migrate. A fleet does not
+    /// print each database's findings, and points at `lint` instead.
+    private func lintDownSQL(of plan: [String], in files: [SQLMigrationFile], reporter: Reporter) throws {
+        let undone = Set(plan)
+        let checked = files.filter { undone.contains($0.identifier) }
+        guard !checked.isEmpty else { return }
+        let layer = CLIContext.layer
+        try RollbackLint.check(checked, context: layer.linkedLintContext, reporter: reporter,
+                               listedBy: CLIContext.fleet == nil ? nil : "\(layer.commandName) lint --migrations \(connection.migrations.directory)")
     }
 
     package func fleetResult(_ report: RollbackDocument) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 import TOMLKit
@@ -8,7 +9,8 @@ import TOMLKit
 ///
 /// Settings are named like the long options (`db-path = "db/app.db"`); top-level ones
 /// apply to every database, and a `[databases.NAME]` table holds one database's own
-/// (chosen with `--database NAME`; see `settings(database:)` for the one without). Relative paths are taken from the file's folder, so
+/// (chosen with `--database NAME`; see `settings(database:)` for the one without), and a
+/// top-level `[lint]` table the rules lint leaves unsaid (`lint`). Relative paths are taken from the file's folder, so
 /// the file works from any folder below it. A key never belongs in it: the file is
 /// usually committed. Every problem is one sentence naming the file and line, a usage
 /// error (exit 64), so a deploy stops before it touches a database.
@@ -27,6 +29,12 @@ package struct ProjectFile {
     package let shared: [ProjectSetting: Entry]
     /// Each `[databases.NAME]` table's settings, by name.
     package let databases: [String: [ProjectSetting: Entry]]
+    /// The `[lint]` table: rules silenced in every file (`disable = ["RULE", …]`) and in
+    /// the files a pattern matches (`[lint.files]`, `"0003_*.sql" = ["RULE", …]`), for
+    /// every database's migrations. A rule name no rule has is lint's to report
+    /// (`bad-suppression`), not a refusal here: a file written for a newer MigrationKit
+    /// still works.
+    package let lint: [LintSuppression]
 
     /// The file to read: `explicit` (from --config or MIGRATIONKIT_CONFIG) when given,
     /// else the first `migrationkit.toml` in `directory` or one of its parents, else nil.
@@ -58,15 +66,21 @@ package struct ProjectFile {
 
         var databases: [String: [ProjectSetting: Entry]] = [:]
         var sharedPairs: [(String, TOMLValueConvertible)] = []
+        var lint: [LintSuppression] = []
         for key in table.keys.sorted() {
             guard let value = table[key] else { continue }
-            if key == "databases" {
+            if key == "lint" {
+                lint = try lintSuppressions(value, path: path, lines: lines)
+            } else if key == "databases" {
                 guard let tables = value.table else {
                     throw CLIError(.badSetting, "\(location(path, lines.line(of: key, in: []))): `databases` must be tables, one per database: [databases.NAME].")
                 }
                 for name in tables.keys.sorted() {
                     guard let settings = tables[name]?.table else {
                         throw CLIError(.badSetting, "\(location(path, lines.line(of: name, in: ["databases"]))): `databases.\(name)` must be a table of settings: [databases.\(name)].")
+                    }
+                    if settings.contains(key: "lint") {
+                        throw CLIError(.badSetting, "\(location(path, lines.line(of: "lint", in: ["databases", name]))): [lint] is a top-level table, for every database's migrations; move it out of [databases.\(name)].")
                     }
                     let pairs = settings.keys.sorted().compactMap { key in settings[key].map { (key, $0) } }
                     databases[name] = try entries(of: pairs, table: ["databases", name], path: path, folder: folder, lines: lines)
@@ -76,7 +90,7 @@ package struct ProjectFile {
             }
         }
         let shared = try entries(of: sharedPairs, table: [], path: path, folder: folder, lines: lines)
-        return ProjectFile(path: path, shared: shared, databases: databases)
+        return ProjectFile(path: path, shared: shared, databases: databases, lint: lint)
     }
 
     /// The settings for `database`: the shared ones, overridden by the database's own.
@@ -130,6 +144,47 @@ package struct ProjectFile {
             throw CLIError(.badSetting, "Config file \(path) is not UTF-8 text; save it as UTF-8.")
         }
         return text
+    }
+
+    /// `[lint]`: `disable = ["RULE", …]`, and `[lint.files]` of `"PATTERN" = ["RULE", …]`.
+    private static func lintSuppressions(_ value: TOMLValueConvertible, path: String, lines: TOMLLineIndex) throws -> [LintSuppression] {
+        guard let table = value.table else {
+            throw CLIError(.badSetting, "\(location(path, lines.line(of: "lint", in: []))): `lint` must be a table: [lint], holding `disable = [\"RULE\", …]` and a [lint.files] table.")
+        }
+        var suppressions: [LintSuppression] = []
+        for key in table.keys.sorted() {
+            let line = lines.line(of: key, in: ["lint"])
+            let here = location(path, line)
+            switch key {
+            case "disable":
+                suppressions.append(LintSuppression(rules: try ruleNames(table[key], named: "lint.disable", at: here), path: path, line: line))
+            case "files":
+                guard let files = table[key]?.table else {
+                    throw CLIError(.badSetting, "\(here): `lint.files` must be a table of file patterns: [lint.files], then a line such as \"0003_*.sql\" = [\"RULE\"].")
+                }
+                for pattern in files.keys.sorted() {
+                    let patternLine = lines.line(of: pattern, in: ["lint", "files"])
+                    guard !pattern.isEmpty else {
+                        throw CLIError(.badSetting, "\(location(path, patternLine)): an empty file pattern in [lint.files] matches no file; give one such as \"0003_*.sql\".")
+                    }
+                    let rules = try ruleNames(files[pattern], named: "lint.files.\"\(pattern)\"", at: location(path, patternLine))
+                    suppressions.append(LintSuppression(rules: rules, files: pattern, path: path, line: patternLine))
+                }
+            default:
+                let suggestion = Suggestion.closest(to: key, among: ["disable", "files"]).map { " Did you mean `\($0)`?" } ?? ""
+                throw CLIError(.badSetting, "\(here): unknown key `\(key)` in [lint].\(suggestion) It takes `disable` (rules silenced in every file) and a [lint.files] table (rules silenced in the files a pattern matches).")
+            }
+        }
+        return suppressions
+    }
+
+    /// A list of rule names, or a sentence saying it must be one.
+    private static func ruleNames(_ value: TOMLValueConvertible?, named name: String, at here: String) throws -> [String] {
+        let names = value?.array.map { array in array.compactMap(\.string) }
+        guard let names, names.count == value?.array?.count, names.allSatisfy({ !$0.isEmpty }) else {
+            throw CLIError(.badSetting, "\(here): `\(name)` must be a list of rule names in quotes, such as [\"drop-table-with-data\"]; `lint` shows each finding's rule in brackets.")
+        }
+        return names
     }
 
     private static func entries(of pairs: [(String, TOMLValueConvertible)], table path: [String], path file: String, folder: String, lines: TOMLLineIndex) throws -> [ProjectSetting: Entry] {

@@ -24,6 +24,13 @@ package struct ProjectSettings {
     package let database: String?
     /// Every setting with a value, and where it came from; defaults included.
     package let values: [ProjectSetting: Value]
+    /// The project file's `[lint]` table: the rules lint leaves unsaid.
+    package var lintSuppressions: [LintSuppression] = []
+
+    /// The rules the running command's project file silences (none without one).
+    package static var currentLintSuppressions: [LintSuppression] {
+        CLIContext.resolvedSettings.settings?.lintSuppressions ?? []
+    }
 
     /// Fills the settings a command's options did not get as flags, from the
     /// environment and the project file, then checks the options again as their
@@ -70,7 +77,7 @@ package struct ProjectSettings {
             }
         }
 
-        let settings = ProjectSettings(configFile: file?.path, database: chosen?.name, values: values)
+        let settings = ProjectSettings(configFile: file?.path, database: chosen?.name, values: values, lintSuppressions: file?.lint ?? [])
         do {
             try connection.validate()
             try connection.key.validate()
@@ -83,6 +90,18 @@ package struct ProjectSettings {
             throw CLIError(.badSetting, "\(error.message) (Settings taken from elsewhere than the command line: \(from); see `\(CLIContext.layer.commandName) config`.)")
         }
         return settings
+    }
+
+    /// The project file's `[lint]` table alone, for a command whose options are flags
+    /// only (`check`): the file named by `MIGRATIONKIT_CONFIG`, else the one found in the
+    /// current folder or above, as for every command.
+    package static func lintOnly(environment: (String) -> String? = ProjectSettings.environmentValue,
+                                 currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
+        let configPath = environment(ProjectSetting.configVariable)
+        let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
+            try ProjectFile.load(path: $0, named: configPath != nil)
+        }
+        return ProjectSettings(configFile: file?.path, database: nil, values: [:], lintSuppressions: file?.lint ?? [])
     }
 
     /// A `MIGRATIONKIT_*` variable's value; set but empty counts as not set, as an

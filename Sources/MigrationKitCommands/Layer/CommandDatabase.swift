@@ -110,8 +110,9 @@ package protocol CommandDatabase: AnyObject {
     /// Migrates, planning first from `ledger` (read by `readLedger()`, with nothing this
     /// command changed since) or, when nil, from the ledger read here.
     func migrate(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading?) throws -> MigrationReport
-    /// Whether rolling back would undo nothing; throws what rollback would refuse for.
-    func rollbackIsEmpty(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> Bool
+    /// The migrations rolling back would undo, latest first, changing nothing; throws
+    /// what rollback would refuse for.
+    func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String]
     func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport
     func baseline(upTo target: String) throws -> [String]
     func schemaChange() throws -> SchemaChange?

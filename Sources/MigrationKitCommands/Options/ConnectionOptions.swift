@@ -50,7 +50,8 @@ package struct ConnectionOptions: ParsableArguments {
     package init() {}
 
     /// How long a command waits for the Secret Service in each lookup, store or delete of
-    /// a key (`SecretServiceKeyStore.timeout`): its lock timeout, the other wait for
+    /// a key (its `SecretServiceKeyStore.Batch`'s timeout, after whose first unanswered
+    /// call the command waits no more): its lock timeout, the other wait for
     /// another process a person sets, but at least a second, as a keyring needs some time
     /// to answer at all (`--lock-timeout 0` means "never wait for a lock"). A command
     /// without the connection options (`key`) waits the lock timeout's default.

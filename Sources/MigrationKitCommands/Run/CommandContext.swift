@@ -5,14 +5,15 @@ import MigrationKitKeys
 /// its surroundings (environment variables, standard input, console) — taken along when
 /// its work moves to a thread of its own (`WorkerPool`), where task-locals do not
 /// follow: a fleet's databases must see the command's layer, hardening and settings and
-/// write to its console, not the defaults. (A thread it starts shares its working folder
-/// by itself.)
+/// write to its console, not the defaults, and share its Secret Service batch (a keyring
+/// that did not answer one database is not waited for by the next). (A thread it starts
+/// shares its working folder by itself.)
 package struct CommandContext: @unchecked Sendable {
     private let environment = CLIContext.current
     private let variables = ProcessEnvironment.substitute
     private let standardInput = StandardInput.descriptor
     private let console = Console.capture
-    private let secretServiceTimeout = SecretServiceKeyStore.commandTimeout
+    private let secretServiceBatch = SecretServiceKeyStore.commandBatch
 
     /// The values of the task that creates it.
     package init() {}
@@ -22,7 +23,7 @@ package struct CommandContext: @unchecked Sendable {
         try CLIContext.$current.withValue(environment) {
             try ProcessEnvironment.$substitute.withValue(variables) {
                 try StandardInput.$descriptor.withValue(standardInput) {
-                    try SecretServiceKeyStore.$commandTimeout.withValue(secretServiceTimeout) {
+                    try SecretServiceKeyStore.$commandBatch.withValue(secretServiceBatch) {
                         try Console.$capture.withValue(console, operation: body)
                     }
                 }

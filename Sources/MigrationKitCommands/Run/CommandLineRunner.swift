@@ -59,7 +59,10 @@ package struct CommandLineRunner {
             json = (command as? any PrintsOutput)?.output.json ?? false
             verbose = (command as? any PrintsOutput)?.output.verbose ?? false
             command = try prepare(command)
-            try SecretServiceKeyStore.$commandTimeout.withValue(ConnectionOptions.secretServiceTimeout(of: command)) {
+            // One batch per run, never per process: a keyring that did not answer one
+            // command is asked again by the next (in-process runs included).
+            let keyring = SecretServiceKeyStore.Batch(timeout: ConnectionOptions.secretServiceTimeout(of: command))
+            try SecretServiceKeyStore.$commandBatch.withValue(keyring) {
                 try command.run()
             }
             return CLIExitCode.success.rawValue

@@ -101,7 +101,8 @@ public enum CipherFormatUpgrade {
     }
 
     /// Opens the database at `path` (in the format its key decrypts, or with `cipher`)
-    /// and upgrades it; see `upgrade(_:to:dryRun:beforeWriting:)`.
+    /// and upgrades it; see `upgrade(_:to:dryRun:beforeWriting:)`. `collations` stand in
+    /// for collations only the app registers (`SQLCipherConfiguration.collationStandIns`).
     @discardableResult
     public static func upgrade(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                                to target: Target = Target(), dryRun: Bool = false, collations: [String: CollationStandIn] = [:]) throws -> Summary {

@@ -71,12 +71,12 @@ public enum DatabaseEncryption {
     ///   - lockTimeout: how long to wait for another MigrationKit command changing the
     ///     database, and for other processes to close it (`DatabaseUsers`): a process
     ///     that kept the plaintext file open would go on with it.
+    ///   - collations: built-in collations standing in for those only the app registers,
+    ///     as `encrypt(plaintextAt:to:key:cipher:overwrite:collations:)` takes them.
     ///   - beforeWriting: runs once the database is known to be plaintext and
     ///     replaceable, before anything is written; the CLI writes its backup there.
     /// - Throws: `FileOperationError` `.inUse` when another process keeps it open.
     @discardableResult
-    ///   - collations: built-in collations standing in for those only the app registers,
-    ///     as `encrypt(plaintextAt:to:key:cipher:overwrite:collations:)` takes them.
     public static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                                       lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, collations: [String: CollationStandIn] = [:],
                                       beforeWriting: () throws -> Void = {}) throws -> ExportSummary {
@@ -127,7 +127,8 @@ public enum DatabaseEncryption {
     /// file read-only by URI and may still write the copy it attaches, exports what the
     /// look reads (`SQLCipherOpener.openExportSource`). SQLCipher 3.4.1's
     /// `sqlcipher_export` copies only the connection's own database, so the export runs
-    /// from the database's side.
+    /// from the database's side. `collations` stand in for collations only the app
+    /// registers, as `encrypt(plaintextAt:to:key:cipher:overwrite:collations:)` takes them.
     @discardableResult
     public static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to givenDestination: String, overwrite: Bool = false,
                                collations: [String: CollationStandIn] = [:]) throws -> ExportSummary {
@@ -155,7 +156,8 @@ public enum DatabaseEncryption {
     /// `source` (opened with `key`): it opens without a key, every page reads, and it has
     /// the source's schema (the ledger included), row counts and header settings. Nil
     /// otherwise, whatever the reason: the caller then treats it as any file in the way.
-    /// What a fleet's `decrypt` run again finds where a run before wrote its copy.
+    /// What a fleet's `decrypt` run again finds where a run before wrote its copy, with
+    /// the stand-ins for the app's collations that `decrypt` was given.
     public static func plaintextCopySummary(_ copy: String, of source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                                             collations: [String: CollationStandIn] = [:]) -> ExportSummary? {
         var readOnly = existing(collations: collations)
@@ -168,9 +170,27 @@ public enum DatabaseEncryption {
         defer { original.close() }
         guard DatabaseChecks.quickCheck(exported).passed,
               let content = try? DatabaseContent(reading: exported), let expected = try? DatabaseContent(reading: original),
-              content.difference(from: expected) == nil
+              content.difference(from: expected) == nil, keepsEveryRowid(plaintextCopyAt: copy, of: original)
         else { return nil }
         return ExportSummary(content)
+    }
+
+    /// Whether every row of every rowid table of `original` is at the same rowid, with
+    /// the same values, in the plaintext copy at `path` (`TableRowids`): the copy attached
+    /// to the original's read-only connection, which attaches it read-only too.
+    private static func keepsEveryRowid(plaintextCopyAt path: String, of original: SQLCipherDatabase) -> Bool {
+        let schema = "migrationkit_copy"
+        do {
+            let attach = try original.prepare("ATTACH DATABASE ? AS \(schema) KEY ?")
+            try attach.bind([.text(SQLiteFileURI.plainPath(path)), .text("")])
+            _ = try attach.step()
+            defer { Interruption.unstoppable { try? original.execute(sql: "DETACH DATABASE \(schema)") } }
+            return try TableRowids.all(in: original).allSatisfy { table in
+                try original.fetchInt(sql: table.twinlessRowQuery(from: "main", in: schema)) == 0
+            }
+        } catch {
+            return false
+        }
     }
 
     /// Re-encrypts the database at `path` from `oldKey` to `newKey`, then reopens it

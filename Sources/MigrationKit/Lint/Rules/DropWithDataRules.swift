@@ -13,7 +13,7 @@ struct DropTableWithDataRule: LintRule {
               let holding = DataLossWording.rows(of: table, scope) else { return [] }
         return [scope.finding(Self.id, .warning, at: statement.token(0), in: statement,
                               message: "DROP TABLE \(table.name) deletes \(holding).",
-                              fix: "Copy the rows somewhere first (for example CREATE TABLE \(table.name)_backup AS SELECT * FROM \(table.name)), or confirm that losing them is intended.")]
+                              fix: "Copy the rows somewhere first (for example CREATE TABLE \(table.name)_backup AS SELECT * FROM \(table.name)); if losing them is intended, keep the statement and silence this warning.")]
     }
 }
 
@@ -28,7 +28,7 @@ struct DropColumnWithDataRule: LintRule {
         let columnName = column?.name ?? "the column"
         return [scope.finding(Self.id, .warning, at: statement.token(dropIndex), in: statement,
                               message: "ALTER TABLE \(table.name) DROP COLUMN \(columnName) deletes the column's values in \(holding).",
-                              fix: "Copy the values somewhere first (for example into a new table keyed by the row's primary key), or confirm that losing them is intended.")]
+                              fix: "Copy the values somewhere first (for example into a new table keyed by the row's primary key); if losing them is intended, keep the statement and silence this warning.")]
     }
 }
 

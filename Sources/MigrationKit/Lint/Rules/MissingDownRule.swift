@@ -4,6 +4,8 @@
 struct MissingDownRule: LintRule {
     static let id = "missing-down"
 
+    var judgesWholeFiles: Bool { true }
+
     func findings(in file: SQLMigrationFile, context: LintContext) -> [LintFinding] {
         guard file.down == nil else { return [] }
         if let empty = file.emptyDown {
@@ -11,20 +13,20 @@ struct MissingDownRule: LintRule {
             let line = file.form == .sections ? max(1, empty.startLine - 1) : 1
             return [LintFinding(rule: Self.id, severity: .warning, path: empty.path, line: line,
                                 message: "Migration \"\(file.identifier)\" has no down section: its down \(file.form == .sections ? "section" : "file") holds no statement (only blanks or comments), so it cannot be rolled back.",
-                                fix: "Write the SQL that undoes the up section, or `SELECT 1;` if there is nothing to undo.")]
+                                fix: "Write the SQL that undoes the up section, or `SELECT 1;` if there is nothing to undo (down SQL is no part of a migration's checksum, so a migration already applied may get it too).")]
         }
         let line: Int
         let fix: String
-        let orAccept = ", or accept that this migration cannot be rolled back."
+        let checksumNoteOrAcceptance = " (down SQL is no part of a migration's checksum, so a migration already applied may get one too), or accept that this migration cannot be rolled back."
         switch file.form {
         case .sections:
             // The `-- migrate:up` (or `-- +goose Up`) line, just above the up section.
             line = max(1, file.up.startLine - 1)
-            fix = file.layout == .goose ? "Add a `-- +goose Down` section that undoes the up section" + orAccept
-                : "Add a `-- migrate:down` section that undoes the up section" + orAccept
+            fix = file.layout == .goose ? "Add a `-- +goose Down` section that undoes the up section" + checksumNoteOrAcceptance
+                : "Add a `-- migrate:down` section that undoes the up section" + checksumNoteOrAcceptance
         case .upDownFiles:
             line = 1
-            fix = Self.downFileAdvice(for: file) + orAccept
+            fix = Self.downFileAdvice(for: file) + checksumNoteOrAcceptance
         }
         return [LintFinding(rule: Self.id, severity: .warning, path: file.path, line: line,
                             message: "Migration \"\(file.identifier)\" has no down section, so it cannot be rolled back.",
