@@ -335,7 +335,8 @@ import Testing
 
     /// A section line of another layout than the folder's would run its down SQL with the
     /// up SQL, so it is refused; goose's `StatementBegin` needs its `StatementEnd`;
-    /// diesel's `run_in_transaction = false` is a note, as goose's `NO TRANSACTION` is;
+    /// diesel's `run_in_transaction = false`, dbmate's `transaction:false` and sqlx's
+    /// `-- no-transaction` are notes, as goose's `NO TRANSACTION` is;
     /// in MigrationKit's own layout, every broken file is named in one run too.
     @Test func sectionLinesOfAnotherLayoutAndUnclosedStatementBlocksAreRefused() throws {
         let pairs = try Workspace()
@@ -363,6 +364,20 @@ import Testing
         #expect(lint.status == 0 && lint.stdout.contains("2024-01-01-000000_a/metadata.toml:2: note[transaction-control]: The file asks to run outside a transaction"),
                 "\(lint.output)")
         #expect(try diesel.run("migrate").status == 0)
+
+        let dbmate = try Workspace()
+        try dbmate.migration("20240101000000_a.sql", "-- migrate:up transaction:false\nCREATE TABLE a (x);\n-- migrate:down\nDROP TABLE a;\n")
+        let dbmateLint = try Tool.run(["lint", "--migrations", dbmate.migrations])
+        #expect(dbmateLint.status == 0 && dbmateLint.stdout.contains("20240101000000_a.sql:1: note[transaction-control]: The file asks to run outside a transaction"),
+                "\(dbmateLint.output)")
+        #expect(try dbmate.run("migrate").status == 0)
+
+        let sqlx = try Workspace()
+        try sqlx.migration("20240101000000_a.sql", "-- no-transaction\nCREATE TABLE a (x);\n")
+        let sqlxLint = try Tool.run(["lint", "--migrations", sqlx.migrations])
+        #expect(sqlxLint.status == 0 && sqlxLint.stdout.contains("20240101000000_a.sql:1: note[transaction-control]: The file asks to run outside a transaction"),
+                "\(sqlxLint.output)")
+        #expect(try sqlx.run("migrate").status == 0)
 
         let own = try Workspace()
         try own.migration("0001_a.sql", "-- migrate:up\nCREATE TABLE a (x);\n")

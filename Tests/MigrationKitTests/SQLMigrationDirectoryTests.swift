@@ -110,10 +110,17 @@ final class MigrationsFolder: @unchecked Sendable {
         expectFileError(.duplicateSection, line: 3, twoUps)
     }
 
-    @Test func transactionFalseIsRefusedBecauseEveryStepRunsInATransaction() throws {
+    /// dbmate's `transaction:false` is kept as a request the runner does not honour (lint
+    /// notes it); any other option on a section line is refused.
+    @Test func transactionFalseIsARequestAndOtherOptionsAreRefused() throws {
         let folder = try MigrationsFolder()
-        try folder.write("0001_a.sql", "-- migrate:up transaction:false\nVACUUM;")
-        expectFileError(.unsupportedOption, line: 1, folder)
+        try folder.write("0001_a.sql", "-- migrate:up transaction:false\nCREATE TABLE a (x);\n-- migrate:down transaction:false\nDROP TABLE a;")
+        let file = try #require(try SQLMigrationDirectory(path: folder.path).load().first)
+        #expect(file.noTransactionRequest?.line == 1)
+
+        let other = try MigrationsFolder()
+        try other.write("0001_a.sql", "-- migrate:up transaction:true\nCREATE TABLE a (x);")
+        expectFileError(.unsupportedOption, line: 1, other)
     }
 
     @Test func binaryNonUTF8AndOversizedFilesAreRefusedByName() throws {

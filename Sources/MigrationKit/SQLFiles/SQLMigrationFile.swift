@@ -78,7 +78,8 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// MigrationKit's own layout for a name that does not start with a number.
     public let version: MigrationVersion?
     /// Where the file asks to run outside a transaction (goose's
-    /// `-- +goose NO TRANSACTION`, diesel's `run_in_transaction = false`), which the
+    /// `-- +goose NO TRANSACTION`, diesel's `run_in_transaction = false`, sqlx's
+    /// `-- no-transaction`, dbmate's `transaction:false`), which the
     /// runner does not do: every step runs in its own transaction. Nil when it does not ask.
     public let noTransactionRequest: SQLFileLine?
     /// The SQL that applies the migration.

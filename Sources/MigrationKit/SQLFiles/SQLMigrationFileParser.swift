@@ -4,9 +4,10 @@
 /// file; goose's: `-- +goose Up` and an optional `-- +goose Down`. Header lines before
 /// the up section (any form): `-- migrate:merging A B` lists the identifiers this
 /// migration replaces; `-- migrate:row-changes T U` the tables whose row counts it
-/// changes on purpose. dbmate's `transaction:false` option is refused: MigrationKit runs
-/// every step in a transaction, and that is what makes a failed step leave nothing
-/// behind. A file's own `BEGIN` … `COMMIT` around its statements is left out
+/// changes on purpose. dbmate's `transaction:false` option (and sqlx's `-- no-transaction`
+/// first line) is a request to run outside a transaction, kept as
+/// `SQLMigrationFile.noTransactionRequest`: MigrationKit runs every step in a transaction
+/// all the same, since that is what makes a failed step leave nothing behind. A file's own `BEGIN` … `COMMIT` around its statements is left out
 /// (`SQLSection.OwnTransaction`): the runner's transaction takes its place.
 public enum SQLMigrationFileParser {
     /// A `-- migrate:<name> [options]` line.
@@ -26,6 +27,7 @@ public enum SQLMigrationFileParser {
         var rowChanges: [String] = []
         var upStart: Int?
         var downStart: Int?
+        var noTransaction: SQLFileLine?
         for (index, line) in lines.enumerated() {
             guard let directive = directive(in: line) else { continue }
             let lineNumber = index + 1
@@ -35,7 +37,7 @@ public enum SQLMigrationFileParser {
                     throw SQLMigrationFileError(code: .duplicateSection, path: path, line: lineNumber,
                                                 message: "A second `-- migrate:up` line; a file has one up section.")
                 }
-                try refuseOptions(directive, path: path, line: lineNumber)
+                noTransaction = try noTransactionOption(directive, path: path, line: lineNumber) ?? noTransaction
                 upStart = lineNumber
             case "down":
                 guard upStart != nil else {
@@ -46,7 +48,8 @@ public enum SQLMigrationFileParser {
                     throw SQLMigrationFileError(code: .duplicateSection, path: path, line: lineNumber,
                                                 message: "A second `-- migrate:down` line; a file has one down section.")
                 }
-                try refuseOptions(directive, path: path, line: lineNumber)
+                let downRequest = try noTransactionOption(directive, path: path, line: lineNumber)
+                noTransaction = noTransaction ?? downRequest
                 downStart = lineNumber
             case "merging", "row-changes":
                 guard upStart == nil else {
@@ -75,7 +78,7 @@ public enum SQLMigrationFileParser {
         // Comments above `-- migrate:up` are kept for lint (`-- migrationkit:nolint-file`).
         let header = upStart > 1 ? section(lines, from: 1, through: upStart - 1, path: path) : nil
         return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                version: version, header: header)
+                                version: version, noTransactionRequest: noTransaction, header: header)
     }
 
     /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).
@@ -110,6 +113,9 @@ public enum SQLMigrationFileParser {
         try refuseGooseSections(upLines, in: layout, path: upPath)
         if layout == .flyway { try refusePlaceholders(upLines, path: upPath) }
         let up = SQLSection(sql: upText, path: upPath, startLine: 1).leavingOutOwnTransaction()
+        // sqlx runs a file that starts with `-- no-transaction` outside a transaction.
+        let noTransactionRequest = noTransactionRequest
+            ?? (layout == .sqlx && upText.hasPrefix("-- no-transaction") ? SQLFileLine(path: upPath, line: 1) : nil)
         if !layout.upMayHoldNoStatement { try requireStatements(up, path: upPath, line: nil) }
         var down: SQLSection?
         if let downText, let downPath {
@@ -332,11 +338,12 @@ public enum SQLMigrationFileParser {
         return Directive(name: name, arguments: Array(words.dropFirst()))
     }
 
-    private static func refuseOptions(_ directive: Directive, path: String, line: Int) throws {
-        guard let option = directive.arguments.first else { return }
-        if option == "transaction:false" {
-            throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: line,
-                                        message: "`transaction:false` is not supported: every migration runs in a transaction so that a failure leaves nothing behind; remove the option (and any statement that cannot run in a transaction, such as VACUUM).")
+    /// The line of dbmate's `transaction:false` on a section line, a request to run
+    /// outside a transaction; any other option is refused.
+    private static func noTransactionOption(_ directive: Directive, path: String, line: Int) throws -> SQLFileLine? {
+        guard let option = directive.arguments.first else { return nil }
+        if option == "transaction:false", directive.arguments.count == 1 {
+            return SQLFileLine(path: path, line: line)
         }
         throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: line,
                                     message: "Unknown option `\(option)` on `-- migrate:\(directive.name)`; remove it.")

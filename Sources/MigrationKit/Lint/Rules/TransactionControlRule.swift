@@ -9,7 +9,8 @@
 ///
 /// A file's own transaction around all its statements (`SQLSection.OwnTransaction`,
 /// left out when the file was read) and a request to run outside a transaction
-/// (goose's `NO TRANSACTION`, diesel's `run_in_transaction = false`) are notes: the
+/// (goose's `NO TRANSACTION`, diesel's `run_in_transaction = false`, sqlx's
+/// `-- no-transaction`, dbmate's `transaction:false`) are notes: the
 /// file runs as one step in the runner's transaction all the same.
 struct TransactionControlRule: LintRule {
     static let id = "transaction-control"
