@@ -4,14 +4,16 @@ import MigrationKitTestSupport
 import Testing
 
 /// `adopt` takes over a database another tool migrated, from that tool's ledger
-/// (docs/adopting.md). Every database here is one a
+/// (docs/adopting.md); `status` and `migrate` say so of one not adopted yet, and
+/// `baseline` proves the schema of an unmanaged database. Every database here is one a
 /// tool's own source would leave (`OtherToolFixture`).
 @Suite struct AdoptTests {
     /// Every file of the workspace (the database, its folder, the key, the migrations).
     private func snapshot(_ workspace: Workspace) throws -> TreeSnapshot { try TreeSnapshot(workspace.root) }
 
-    /// A database each tool left, with two migrations applied and one not: `adopt`
-    /// records the two, proven against the schema; then
+    /// A database each tool left, with two migrations applied and one not: `status` names
+    /// the tool and its last version and says `adopt`; `migrate` refuses it before writing
+    /// anything (no backup); `adopt` records the two, proven against the schema; then
     /// `status` shows them applied, `diff` finds no drift (the other ledger left out),
     /// `migrate` runs the third, and every row is kept.
     @Test(arguments: OtherToolFixture.Tool.allCases)
@@ -19,11 +21,24 @@ import Testing
         let workspace = try Workspace()
         let fixture = try OtherToolFixture.make(tool, in: workspace, applied: 2, pending: 1)
 
+        let status = try workspace.run("status", ["--exit-code"])
+        #expect(status.exitCode == .refused, "\(status.output)")
+        let lastVersion = fixture.versions[1]
+        let named = tool == .userVersion ? "a `PRAGMA user_version` ladder (at 2)" : "(its ledger's last version is \(lastVersion))"
+        #expect(status.stdout.contains(named) && status.stdout.contains("run `migrationkit adopt` to record what it applied"), "\(status.output)")
+
+        let before = try snapshot(workspace)
+        let migrate = try workspace.run("migrate")
+        #expect(migrate.exitCode == .refused, "\(migrate.output)")
+        #expect(migrate.stderr.contains(named) && migrate.stderr.contains("run `migrationkit adopt`"), "\(migrate.stderr)")
+        try expectUnchanged(before, "a refused migrate")
+
         let adopt = try workspace.run("adopt")
         #expect(adopt.status == 0, "\(adopt.output)")
         #expect(adopt.stdout.contains("Recorded 2 migrations from"), "\(adopt.stdout)")
         let statusJSON = try decodeJSON(try workspace.run("status", ["--json"]).stdout)
         #expect(statusJSON["appliedCount"] as? Int == 2 && statusJSON["pendingCount"] as? Int == 1, "\(statusJSON)")
+        #expect((statusJSON["otherTools"] as? [Any])?.isEmpty == true && statusJSON["migrateWouldRefuse"] as? Bool == false, "\(statusJSON)")
         let drift = try workspace.run("diff")
         #expect(drift.status == 0 && drift.stdout.contains("No drift"), "\(drift.output)")
 
@@ -150,5 +165,34 @@ import Testing
             let ledger = try SQLCipherShell.run(workspace.path("tenants/\(name).db"), key: workspace.key, "SELECT identifier FROM grdb_migrations ORDER BY rowid;")
             #expect(ledger.stdout.split(separator: "\n").map(String.init) == fixture.applied, "\(name): \(ledger.output)")
         }
+    }
+
+    /// `baseline --to` takes the version another tool recorded when one file carries
+    /// it, refuses it naming both when two do, and proves an unmanaged database's schema
+    /// (a wrong --to is refused, naming the first difference, unless --skip-schema-proof).
+    @Test func baselineTakesAVersionAndProvesTheSchema() throws {
+        let workspace = try Workspace()
+        let fixture = try OtherToolFixture.make(.userVersion, in: workspace, applied: 2, pending: 1)
+        let before = try snapshot(workspace)
+        let wrong = try workspace.run("baseline", ["--to", "3"])
+        #expect(wrong.exitCode == .refused && wrong.stderr.contains("Its schema is not what the migrations up to 0003_create_3 make (table tag_3: missing from the database")
+                && wrong.stderr.contains("--skip-schema-proof"), "\(wrong.output)")
+        try expectUnchanged(before, "a wrong baseline --to")
+
+        try workspace.migration("0002_other.sql", "-- migrate:up\nSELECT 1;\n")
+        let twice = try snapshot(workspace)
+        let ambiguous = try workspace.run("baseline", ["--to", "2"])
+        #expect(ambiguous.exitCode == .usage && ambiguous.stderr.contains("--to 2 is the version of 2 migrations (0002_create_2, 0002_other)"), "\(ambiguous.output)")
+        try expectUnchanged(twice, "an ambiguous baseline --to")
+        try FileManager.default.removeItem(atPath: workspace.migrations + "/0002_other.sql")
+
+        let baseline = try workspace.run("baseline", ["--to", "2"])
+        #expect(baseline.status == 0 && baseline.stdout.contains("Baselined 0002_create_2"), "\(baseline.output)")
+        #expect(try fixture.query(workspace, "SELECT identifier FROM grdb_migrations ORDER BY rowid;") == fixture.applied)
+
+        let forced = try Workspace()
+        _ = try OtherToolFixture.make(.userVersion, in: forced, applied: 1, pending: 1)
+        let skipped = try forced.run("baseline", ["--to", "0002_create_2", "--skip-schema-proof"])
+        #expect(skipped.status == 0 && skipped.stdout.contains("Baselined 0002_create_2"), "\(skipped.output)")
     }
 }

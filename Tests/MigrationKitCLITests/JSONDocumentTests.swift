@@ -91,6 +91,7 @@ import Testing
         let ladder = try SQLCipherShell.run(workspace.path("ladder.db"), key: workspace.key, "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL); PRAGMA user_version = 1;")
         #expect(ladder.status == 0, "\(ladder.output)")
         let ladderOptions = ["--db-path", workspace.path("ladder.db"), "--password-file", workspace.keyFile, "--migrations", workspace.migrations]
+        expectDocumented("status", try json(["status"] + ladderOptions), fields)
         expectDocumented("adopt", try json(["adopt", "--dry-run"] + ladderOptions), fields)
         expectDocumented("adopt", try json(["adopt"] + ladderOptions), fields)
         expectDocumented("diff", try json(["diff"] + options), fields)

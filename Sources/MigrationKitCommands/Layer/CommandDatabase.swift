@@ -24,6 +24,9 @@ package protocol CommandMigrations: Sendable {
 
     /// The position of `target`, or the registry's error naming it.
     func index(ofTarget target: String) throws -> Int
+    /// The migrations whose file's version is `version` (`3` is `0003_x`'s, `1.2` Flyway's
+    /// `V1_2__x`'s): what another tool's ledger records, for `baseline --to`.
+    func identifiers(carryingVersion version: String) -> [String]
     /// The status of a database that does not exist yet: everything pending.
     var statusOfNewDatabase: MigrationStatus { get }
 
@@ -85,6 +88,12 @@ extension RunnerMigrations {
 
     package func index(ofTarget target: String) throws -> Int {
         try runner.registry.index(ofTarget: target)
+    }
+
+    package func identifiers(carryingVersion version: String) -> [String] {
+        let parts = MigrationVersion(text: version, separators: ["."]).parts
+        guard !parts.isEmpty else { return [] }
+        return runner.registry.steps.filter { $0.fileVersion?.parts == parts }.map(\.identifier)
     }
 
     package var statusOfNewDatabase: MigrationStatus {
