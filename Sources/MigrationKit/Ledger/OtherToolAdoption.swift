@@ -50,7 +50,11 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
         /// The database's schema is not what the mapped migrations make.
         case schemaDiffers(first: SchemaDifference, more: Int, through: String?)
 
-        public var description: String {
+        public var description: String { sentence(namingToolsWith: nil) }
+
+        /// The problem in words; where the tool must be named, `option` is how (a
+        /// command line's option), or nil for the library's words.
+        package func sentence(namingToolsWith option: String?) -> String {
             switch self {
             case .noLedger:
                 return "it has no other tool's ledger (golang-migrate's or dbmate's schema_migrations, _sqlx_migrations, __diesel_schema_migrations, goose_db_version, flyway_schema_history, or a `PRAGMA user_version` above 0)"
@@ -58,7 +62,7 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
                 return tool == .userVersion ? "its `PRAGMA user_version` is 0: no ladder records anything"
                     : "it has no \(tool.displayName) ledger (\(tool.ledgerTables.joined(separator: ", ")) of \(tool.displayName)'s shape)"
             case .severalLedgers(let tools):
-                return "it has ledgers of \(tools.map(\.displayName).joined(separator: " and ")); name the one that migrated it with --from (\(tools.map(\.name).joined(separator: ", ")))"
+                return "it has ledgers of \(tools.map(\.displayName).joined(separator: " and ")); name the one that migrated it\(option.map { " with \($0)" } ?? "") (\(tools.map(\.name).joined(separator: ", ")))"
             case .alreadyManaged(let applied):
                 return "MigrationKit's ledger (grdb_migrations) already records \(applied) migration\(applied == 1 ? "" : "s"), so it is managed already"
             case .dirty(let tool, let version):

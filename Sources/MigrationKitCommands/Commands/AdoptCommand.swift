@@ -96,7 +96,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     /// Every problem, in one sentence: the database, each problem, and that nothing
     /// was written.
     package static func sentence(for error: OtherToolAdoptionError, database: String) -> String {
-        "\(database) cannot be adopted: \(error.problems.map(\.description).joined(separator: "; ")). Nothing was recorded."
+        "\(database) cannot be adopted: \(error.problems.map { $0.sentence(namingToolsWith: "--from") }.joined(separator: "; ")). Nothing was recorded."
     }
 
     package func fleetResult(_ report: AdoptDocument) -> String {
