@@ -103,7 +103,9 @@ public struct OtherToolLedger: Hashable, Sendable {
     public struct Record: Hashable, Sendable {
         /// The version as the tool wrote it (`3`, `20240101120000`, `1.2`).
         public let version: String
+        /// Applied, dirty, failed, or a baseline.
         public let state: State
+        /// The checksum the tool recorded (sqlx's, Flyway's); nil when it keeps none.
         public let checksum: RecordedChecksum?
         /// The script the tool names (Flyway's), for sentences; nil otherwise.
         public let script: String?
