@@ -141,11 +141,15 @@ import Testing
         #expect(try fixture.query(workspace, "PRAGMA user_version; SELECT count(*) FROM grdb_migrations;") == ["0", "2"])
     }
 
-    /// Two ledgers, and no --from: refused naming both; --from picks one.
+    /// Two ledgers: `status` names both and `adopt --from TOOL`; without --from, adopt is
+    /// refused naming both; --from picks one.
     @Test func twoLedgersNeedFrom() throws {
         let workspace = try Workspace()
         let fixture = try OtherToolFixture.make(.goose, in: workspace, applied: 2, pending: 0)
         _ = try fixture.query(workspace, "PRAGMA user_version = 1;")
+        let status = try workspace.run("status")
+        #expect(status.stdout.contains("was migrated by goose (its ledger's last version is 2) and a `PRAGMA user_version` ladder (at 1)")
+                && status.stdout.contains("run `migrationkit adopt --from TOOL`"), "\(status.output)")
         let refused = try workspace.run("adopt")
         #expect(refused.exitCode == .refused && refused.stderr.contains("it has ledgers of goose and a `PRAGMA user_version` ladder; name the one that migrated it with --from (goose, user-version)"),
                 "\(refused.output)")
