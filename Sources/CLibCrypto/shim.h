@@ -11,4 +11,10 @@ static inline void migrationkit_sha256(const void *bytes, size_t count, unsigned
     SHA256((const unsigned char *)bytes, count, digest);
 }
 
+// SHA-384 of `count` bytes at `bytes` into the 48 bytes at `digest`: the checksum sqlx
+// records for a migration, which adopting a database sqlx migrated compares.
+static inline void migrationkit_sha384(const void *bytes, size_t count, unsigned char *digest) {
+    SHA384((const unsigned char *)bytes, count, digest);
+}
+
 #endif

@@ -60,6 +60,10 @@ public struct MigrationStep<Database>: Sendable {
     /// Whether the step is a migration file's (`init(file:)`): its way back is a down
     /// section, where a Swift step's is a rollback closure.
     package var isMigrationFile = false
+    /// The version its file's layout reads from the file's name (`SQLMigrationFile.version`),
+    /// what another tool's ledger records it under (`OtherToolMapping`); nil for a Swift
+    /// step, or a name that starts with no number.
+    package var fileVersion: MigrationVersion?
     /// Whether a deferred step's foreign keys are checked before it commits: false for a
     /// step registered after the runner's `disablingDeferredForeignKeyChecks()`, which,
     /// as GRDB's, applies to the steps registered after it only.

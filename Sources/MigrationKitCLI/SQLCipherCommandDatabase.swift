@@ -34,6 +34,9 @@ final class SQLCipherCommandDatabase: RunnerCommandDatabase {
     }
 
     func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
+    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool) throws -> OtherToolAdoption {
+        try runner.adopt(in: writer, from: tool, retiringLedger: retiringLedger, dryRun: dryRun)
+    }
     func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
 
     /// The runner's replay, the one erase-on-schema-change compares with.

@@ -65,6 +65,14 @@ extension GRDB.Database: SQLFileExecuting {
         bytes.withUnsafeBytes { migrationkit_sha256($0.baseAddress, $0.count, &digest) }
         return MigrationChecksum.hex(digest)
     }
+
+    /// The lowercase hex SHA-384 of `bytes`: sqlx's checksum of a migration file, which
+    /// adopting a database sqlx migrated compares (`OtherToolLedger`).
+    package static func sha384Hex(of bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 48)
+        bytes.withUnsafeBytes { migrationkit_sha384($0.baseAddress, $0.count, &digest) }
+        return MigrationChecksum.hex(digest)
+    }
 }
 
 extension GRDBMigrationRunner {

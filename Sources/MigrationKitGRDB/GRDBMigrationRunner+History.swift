@@ -76,6 +76,41 @@ extension GRDBMigrationRunner {
         return try writer.barrierWriteWithoutTransaction { try engine.baseline($0, through: targetIndex) }
     }
 
+    /// Takes over a database another migration tool migrated (golang-migrate, dbmate,
+    /// sqlx, diesel, goose, Flyway) or an app's own `PRAGMA user_version` ladder: reads
+    /// that tool's ledger (`OtherToolLedger`), maps each version it records to the step of
+    /// the migration file that carries it (a ladder's N to the first N steps), proves that
+    /// the database's schema is what those steps make on an empty scratch database, and
+    /// records them as applied, behind GRDB's barrier, in one transaction. Then
+    /// `migrate(_:)` runs the rest.
+    ///
+    /// An app moving off a `user_version` ladder calls it at launch, before migrating,
+    /// while nothing is applied and the ladder is above 0.
+    ///
+    /// - Parameters:
+    ///   - tool: the tool whose ledger to read; nil reads the only one the database has.
+    ///   - retiringLedger: drop the other tool's ledger tables (set `user_version` to 0)
+    ///     in the same transaction; by default they stay, and schema comparisons leave
+    ///     them out.
+    ///   - dryRun: read, map and prove, and write nothing.
+    /// - Throws: `OtherToolAdoptionError` naming every problem, with nothing written.
+    @discardableResult
+    public func adopt(in writer: any DatabaseWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
+                      dryRun: Bool = false) throws -> OtherToolAdoption {
+        try writer.barrierWriteWithoutTransaction { db in
+            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, sha384Hex: Database.sha384Hex(of:)) { steps in
+                var replay = self
+                replay.registry = MigrationRegistry()
+                for step in steps { replay.registry.registerAsGRDB(step) }
+                replay.eraseDatabaseOnSchemaChange = false
+                return try GRDBScratchDatabase.withQueue(configuredAs: db.configuration) { scratch in
+                    try replay.grdbMigrator(for: nil).migrate(scratch)
+                    return try scratch.read { try SchemaDump.objects(in: $0) }
+                }
+            }
+        }
+    }
+
     /// Whether GRDB's `hasSchemaChanges` finds the database's schema other than what its
     /// applied steps make, and why, for a sentence: applied identifiers no step has
     /// (removed or renamed steps), or else the schema the applied steps make today

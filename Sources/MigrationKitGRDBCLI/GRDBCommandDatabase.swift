@@ -151,6 +151,9 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
     }
 
     func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
+    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool) throws -> OtherToolAdoption {
+        try runner.adopt(in: writer, from: tool, retiringLedger: retiringLedger, dryRun: dryRun)
+    }
     func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
 
     /// Through the app's own `openWriter` and GRDB's migrator, on a scratch database in

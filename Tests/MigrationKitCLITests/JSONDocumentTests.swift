@@ -87,6 +87,13 @@ import Testing
         expectDocumented("migrate", try json(["migrate"] + options), fields)
         expectDocumented("migrate", try json(["migrate", "--dry-run"] + options), fields)
         expectDocumented("baseline", try json(["baseline", "--to", "0002_books"] + options), fields)
+        try workspace.write("ladder.db", "")
+        let ladder = try SQLCipherShell.run(workspace.path("ladder.db"), key: workspace.key, "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL); PRAGMA user_version = 1;")
+        #expect(ladder.status == 0, "\(ladder.output)")
+        let ladderOptions = ["--db-path", workspace.path("ladder.db"), "--password-file", workspace.keyFile, "--migrations", workspace.migrations]
+        expectDocumented("status", try json(["status"] + ladderOptions), fields)
+        expectDocumented("adopt", try json(["adopt", "--dry-run"] + ladderOptions), fields)
+        expectDocumented("adopt", try json(["adopt"] + ladderOptions), fields)
         expectDocumented("diff", try json(["diff"] + options), fields)
         let wanted = try String(contentsOfFile: workspace.path("schema.sql"), encoding: .utf8) + "CREATE TABLE shelves (id INTEGER PRIMARY KEY);\n"
         try workspace.write("wanted.sql", wanted)

@@ -16,7 +16,7 @@ import Testing
             .missingOption: .usage, .conflictingOptions: .usage, .badOptionValue: .usage, .badSetting: .usage,
             .notAvailableHere: .usage,
             .notConfirmed: .refused, .wouldReplaceStoredKey: .refused, .migrationsDoNotMakeSchema: .refused,
-            .wouldLoseData: .refused, .unprovenMigration: .refused,
+            .wouldLoseData: .refused, .unprovenMigration: .refused, .notAdopted: .refused, .adoptionRefused: .refused,
             .fileExists: .fileError, .unusableFile: .fileError, .fileOperationFailed: .fileError, .backupNotWritten: .fileError,
             .noKeyGiven: .keyUnavailable, .newKeyNotStored: .keyUnavailable,
             .lintErrors: .migrationFailed,

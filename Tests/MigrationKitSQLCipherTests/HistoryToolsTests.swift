@@ -110,3 +110,56 @@ private func sqlStep(_ identifier: String, _ sql: String) -> SQLCipherMigrationS
         #expect(try writer.read { try $0.tableExists("handmade") } == false)
     }
 }
+
+/// An app that kept its version in `PRAGMA user_version` (its own ladder) adopts its
+/// database at launch, before `migrate(in:)`: the ladder's N is the first N steps,
+/// proven against the schema, and the rest then runs.
+@Suite struct AdoptionTests {
+    private let steps = [
+        sqlStep("0001_a", "CREATE TABLE a (x)"),
+        sqlStep("0002_b", "CREATE TABLE b (y)"),
+        sqlStep("0003_c", "CREATE TABLE c (z)"),
+    ]
+
+    @Test func anAppOnAUserVersionLadderAdoptsAtLaunchThenMigrates() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("ladder.db"), key: .testRawKey)
+        try writer.write { try $0.execute(sql: "CREATE TABLE a (x); CREATE TABLE b (y); INSERT INTO a VALUES (1); PRAGMA user_version = 2;") }
+        let runner = try SQLCipherMigrationRunner(steps: steps)
+        // As docs/adopting.md's app does it at launch.
+        #expect(try runner.migrationStatus(in: writer).applied.isEmpty)
+        #expect(try writer.read({ try OtherToolLedger.read(.userVersion, in: $0) })?.lastVersion == "2")
+        let dryRun = try runner.adopt(in: writer, dryRun: true)
+        #expect(dryRun.identifiers == ["0001_a", "0002_b"] && dryRun.isDryRun && dryRun.tool == .userVersion)
+        #expect(try runner.migrationStatus(in: writer).entries.map(\.state) == [.pending, .pending, .pending])
+
+        let adoption = try runner.adopt(in: writer, retiringLedger: true)
+        #expect(adoption.identifiers == ["0001_a", "0002_b"] && adoption.retired == ["user_version"])
+        #expect(try writer.read { try $0.fetchInt(sql: "PRAGMA user_version") } == 0)
+        #expect(try runner.migrate(in: writer).identifiers == ["0003_c"])
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT x FROM a") } == 1)
+
+        // A new database has no ladder: nothing to adopt, migrated from the start.
+        let fresh = try SQLCipherWriter(path: directory.path("new.db"), key: .testRawKey)
+        #expect(try fresh.read({ try OtherToolLedger.read(.userVersion, in: $0) }) == nil)
+        #expect(try runner.migrate(in: fresh).identifiers == ["0001_a", "0002_b", "0003_c"])
+    }
+
+    @Test func aLadderWhoseSchemaDiffersIsRefusedWithNothingWritten() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("ladder.db"), key: .testRawKey)
+        try writer.write { try $0.execute(sql: "CREATE TABLE a (x); PRAGMA user_version = 2;") }
+        let runner = try SQLCipherMigrationRunner(steps: steps)
+        #expect {
+            try runner.adopt(in: writer)
+        } throws: { error in
+            guard case .schemaDiffers(let first, _, "0002_b")? = (error as? OtherToolAdoptionError)?.problems.first else { return false }
+            return first.name == "b" && first.change == .missing
+        }
+        #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM sqlite_master WHERE name = 'grdb_migrations'") } == 0)
+        #expect(throws: OtherToolAdoptionError(problems: [.beyondFolder(userVersion: 4, migrations: 3)])) {
+            try writer.write { try $0.execute(sql: "PRAGMA user_version = 4") }
+            try runner.adopt(in: writer)
+        }
+    }
+}

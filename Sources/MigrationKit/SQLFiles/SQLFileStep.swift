@@ -33,6 +33,7 @@ extension MigrationStep where Database: SQLFileExecuting {
         equivalentChecksumsSource = { Self.earlierChecksums(of: sql) }
         changesOnlyTheDatabase = true
         isMigrationFile = true
+        fileVersion = file.version
     }
 
     /// The file checksum of `sql`: the SHA-256 of its tokens (`MigrationChecksum`), so

@@ -8,8 +8,11 @@
 /// makes itself), since they say nothing about the app's schema.
 public enum SchemaDump {
     /// Bookkeeping tables left out of dumps and schema comparisons: the ledger,
-    /// MigrationKit's history, and the history table of earlier versions.
-    public static let bookkeepingTables: Set<String> = [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName]
+    /// MigrationKit's history, the history table of earlier versions, and the ledgers
+    /// other migration tools keep (`OtherTool.ledgerTableNames`), which a database they
+    /// migrated keeps after MigrationKit adopts it.
+    public static let bookkeepingTables: Set<String> = Set([MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName])
+        .union(OtherTool.ledgerTableNames)
 
     /// Whether a table is migration bookkeeping rather than the app's: one of
     /// `bookkeepingTables`, or any table GRDB keeps for itself (its name begins with

@@ -14,21 +14,37 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     @OptionGroup package var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("The last migration the database already reflects.", valueName: "id"))
+    @Option(name: .customLong("to"), help: ArgumentHelp("The last migration the database already reflects: its identifier, or the version its file carries (the number another tool recorded).", valueName: "id"))
     package var target: String
+
+    @Flag(name: .customLong("skip-schema-proof"), help: "Record the migrations even when the database's schema is not what they make (a database no migration has touched yet).")
+    package var skipSchemaProof = false
 
     package var fleetVerb: String { "Baselining" }
 
     package func runOnDatabase(reporter: Reporter) throws -> BaselineDocument {
         let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
+        let target = try Self.resolve(self.target, in: migrations)
         let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter)
-        try refuseUnsafeBaseline(of: database, migrations: migrations)
+        try refuseUnsafeBaseline(of: database, migrations: migrations, target: target)
         let recorded = try database.baseline(upTo: target)
         for identifier in recorded { reporter.line("Baselined \(identifier) (recorded as applied, not run)") }
         reporter.line(recorded.isEmpty
             ? "Nothing to record: every migration up to \(target) is already applied."
             : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
         return BaselineDocument(database: database.path, databaseName: CommandSupport.databaseName, baselined: recorded)
+    }
+
+    /// `--to` as a migration: an identifier, or the version one file carries (what another
+    /// tool's ledger records, `20260728120000` or `3`), refused naming them when several
+    /// carry it.
+    static func resolve(_ target: String, in migrations: any CommandMigrations) throws -> String {
+        guard (try? migrations.index(ofTarget: target)) == nil else { return target }
+        let carrying = migrations.identifiers(carryingVersion: target)
+        if carrying.count > 1 {
+            throw CLIError(.badOptionValue, "--to \(target) is the version of \(carrying.count) migrations (\(carrying.joined(separator: ", "))); give --to the identifier of the one the database reflects. Nothing was recorded.")
+        }
+        return carrying.first ?? target
     }
 
     /// What a baseline must not do, refused before anything is written (Flyway refuses
@@ -38,9 +54,12 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     /// - record steps a managed database (its ledger names applied steps) has not run
     ///   and whose schema it does not have: its schema must be what the steps up to
     ///   the target make (drift's replay, `SchemaDrift`), else exit 7 naming the steps
-    ///   and the first difference. A database no migration has touched yet (no applied
-    ///   step) is what a baseline is for, and is taken as it is.
-    private func refuseUnsafeBaseline(of database: any CommandDatabase, migrations: any CommandMigrations) throws {
+    ///   and the first difference;
+    /// - record steps as applied on a database no migration has touched yet (no applied
+    ///   step) whose schema is not what they make: else exit 7 naming the first
+    ///   difference, unless `--skip-schema-proof` takes it as it is. Other tools' ledger
+    ///   tables are left out of the comparison (`SchemaDump`).
+    private func refuseUnsafeBaseline(of database: any CommandDatabase, migrations: any CommandMigrations, target: String) throws {
         let pages = try database.reading { DatabaseChecks.everyPageReads($0) }
         guard pages.passed else {
             throw CLIError(.damaged, "\(database.path): The database is damaged (\(pages.name): \(pages.detail)), so nothing was recorded; run `verify` to see which pages, and restore it from a backup.")
@@ -48,10 +67,18 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
         let status = try database.migrationStatus()
         let targetIndex = try migrations.index(ofTarget: target)
         let unrun = migrations.identifiers.prefix(targetIndex + 1).filter { status.pending.contains($0) }
-        guard !status.applied.isEmpty, !unrun.isEmpty else { return }
-        let differences = try SchemaDrift.differences(of: database, upTo: target)
+        guard !unrun.isEmpty, !(status.applied.isEmpty && skipSchemaProof) else { return }
+        let differences: [SchemaDifference]
+        do {
+            differences = try SchemaDrift.differences(of: database, upTo: target)
+        } catch let failure as SchemaDrift.ReplayFailure {
+            throw CLIError(.migrationsDoNotMakeSchema, "\(database.path): \(failure) Nothing was recorded\(status.applied.isEmpty ? "; pass --skip-schema-proof to record the migrations all the same" : "").")
+        }
         guard let first = differences.first else { return }
         let more = differences.count > 1 ? " and \(differences.count - 1) more" : ""
+        guard !status.applied.isEmpty else {
+            throw CLIError(.migrationsDoNotMakeSchema, "\(database.path): Its schema is not what the migrations up to \(target) make (\(first.summary)\(more)), so recording them as applied would be wrong. Nothing was recorded; give --to the last migration the database reflects, or pass --skip-schema-proof to record them all the same.")
+        }
         throw CLIError(.migrationsDoNotMakeSchema, "\(database.path): The database is managed (its latest applied migration is \(status.applied.last ?? "")), and its schema is not what the migrations up to \(target) make (\(first.summary)\(more)): recording \(unrun.joined(separator: ", ")) as applied without running \(unrun.count == 1 ? "it" : "them") would leave \(unrun.count == 1 ? "it" : "them") undone. Nothing was recorded; run `migrate --to \(target)` to apply \(unrun.count == 1 ? "it" : "them").")
     }
 

@@ -115,6 +115,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
             // One read of the ledger serves lint, the backup decision and the engine's
             // first plan.
             ledger = try database.readLedger()
+            if existedBefore { try refuseUnadopted(database, ledger: ledger) }
             if existedBefore, !noLint, let files = loaded.files { try lintPending(files, database: database, ledger: ledger, reporter: reporter) }
         } catch {
             // A database this run created is not left behind.
@@ -158,6 +159,16 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
             backup: backupPath,
             adoptedChecksums: report.adoptedChecksums,
             erased: erased.map { $0.description }))
+    }
+
+    /// A database another tool migrated and MigrationKit has not adopted is refused
+    /// before anything is written (no backup): every migration would run again on tables
+    /// that exist (`OtherToolNotice`). `--erase-on-schema-change` erases it instead.
+    package func refuseUnadopted(_ database: any CommandDatabase, ledger: LedgerReading) throws {
+        guard ledger.snapshot.identifiers.isEmpty, !eraseOnSchemaChange else { return }
+        let others = try database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) }
+        guard !others.isEmpty else { return }
+        throw CLIError(.notAdopted, OtherToolNotice.sentence(others, database: database.path))
     }
 
     /// Lints the pending files against the database: warnings are printed, errors

@@ -30,8 +30,9 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         }
         let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
         let status = try database.migrationStatus()
+        let others = status.applied.isEmpty && status.unknownApplied.isEmpty ? try database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) } : []
         return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout(of: loaded.files),
-                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), reporter: reporter)
+                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), otherTools: others, reporter: reporter)
     }
 
     /// The migrations folder's layout and where it came from (`detected` from its files,
@@ -122,7 +123,8 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     }
 
     private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?,
-                        layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], reporter: Reporter) -> StatusDocument {
+                        layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], otherTools: [OtherToolLedger] = [],
+                        reporter: Reporter) -> StatusDocument {
         let layer = CLIContext.layer
         reporter.line("  library: \(layer.librarySummary)")
         if let layout { reporter.line("  migrations: \(connection.migrations.directory), \(layout.name) layout (\(layout.origin))") }
@@ -131,6 +133,9 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         }
         let report = StatusReport(status, appliedBySwiftSteps: swiftSteps)
         report.print(to: reporter)
+        // Another tool's database, not adopted yet: said after the list, which shows
+        // everything pending, as migrate would refuse it.
+        if !otherTools.isEmpty { reporter.line(OtherToolNotice.sentence(otherTools, database: database)) }
         return StatusDocument(
             database: database,
             databaseName: CommandSupport.databaseName,
@@ -144,7 +149,8 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             unknownApplied: status.unknownApplied,
             appliedCount: status.applied.count,
             pendingCount: status.pending.count,
-            migrateWouldRefuse: status.migrateWouldRefuse)
+            migrateWouldRefuse: status.migrateWouldRefuse || !otherTools.isEmpty,
+            otherTools: otherTools.map { OtherToolDocument(tool: $0.tool.name, lastVersion: $0.lastVersion) })
     }
 }
 
@@ -172,4 +178,15 @@ package struct StatusDocument: Encodable {
     /// Whether a plain `migrate` would refuse this database (`status --exit-code` then
     /// exits 7).
     package let migrateWouldRefuse: Bool
+    /// Other migration tools' ledgers in a database MigrationKit's ledger records
+    /// nothing of (`adopt` takes it over); empty otherwise.
+    package let otherTools: [OtherToolDocument]
+}
+
+/// Another tool's ledger, as `status --json` names it.
+package struct OtherToolDocument: Encodable {
+    /// The tool, as `adopt --from` names it.
+    package let tool: String
+    /// The latest version its ledger records.
+    package let lastVersion: String?
 }

@@ -53,6 +53,7 @@ extension MigrateCommand {
                 let database = try CommandSupport.open(request, migrations: migrations)
                 // One read of the ledger serves lint, the backup decision and the plan.
                 let ledger = try database.readLedger()
+                try command.refuseUnadopted(database, ledger: ledger)
                 if !command.noLint, let files = loaded.files {
                     try command.lintPending(files, database: database, ledger: ledger, reporter: silent, listed: false)
                 }

@@ -24,6 +24,9 @@ package protocol CommandMigrations: Sendable {
 
     /// The position of `target`, or the registry's error naming it.
     func index(ofTarget target: String) throws -> Int
+    /// The migrations whose file's version is `version` (`3` is `0003_x`'s, `1.2` Flyway's
+    /// `V1_2__x`'s): what another tool's ledger records, for `baseline --to`.
+    func identifiers(carryingVersion version: String) -> [String]
     /// The status of a database that does not exist yet: everything pending.
     var statusOfNewDatabase: MigrationStatus { get }
 
@@ -87,6 +90,12 @@ extension RunnerMigrations {
         try runner.registry.index(ofTarget: target)
     }
 
+    package func identifiers(carryingVersion version: String) -> [String] {
+        let parts = MigrationVersion(text: version, separators: ["."]).parts
+        guard !parts.isEmpty else { return [] }
+        return runner.registry.steps.filter { $0.fileVersion?.parts == parts }.map(\.identifier)
+    }
+
     package var statusOfNewDatabase: MigrationStatus {
         MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
     }
@@ -115,6 +124,9 @@ package protocol CommandDatabase: AnyObject {
     func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String]
     func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport
     func baseline(upTo target: String) throws -> [String]
+    /// Records what another tool applied, proven against the schema (the runner's
+    /// `adopt`); throws `OtherToolAdoptionError` with nothing written.
+    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool) throws -> OtherToolAdoption
     func schemaChange() throws -> SchemaChange?
     /// The schema the migrations up to `target` (none when nil) make on an empty
     /// database, for `diff`'s drift and `baseline`'s proof; the database is only read.

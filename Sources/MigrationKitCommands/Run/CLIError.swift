@@ -45,6 +45,11 @@ package struct CLIError: Error, CustomStringConvertible {
         case wouldLoseData
         /// The migration `diff --to` would write cannot be proved on a scratch copy.
         case unprovenMigration
+        /// Another tool migrated the database, and MigrationKit has not adopted it yet.
+        case notAdopted
+        /// `adopt` found what it cannot record (a dirty or failed record, a version no
+        /// file carries, an edited file, a schema that differs).
+        case adoptionRefused
 
         // Files (9).
         /// A file the command would write exists already.

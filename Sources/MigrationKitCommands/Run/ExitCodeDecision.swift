@@ -72,7 +72,7 @@ package enum ExitCodeDecision {
         switch reason {
         case .missingOption, .conflictingOptions, .badOptionValue, .badSetting, .notAvailableHere:
             return .usage
-        case .notConfirmed, .wouldReplaceStoredKey, .migrationsDoNotMakeSchema, .wouldLoseData, .unprovenMigration:
+        case .notConfirmed, .wouldReplaceStoredKey, .migrationsDoNotMakeSchema, .wouldLoseData, .unprovenMigration, .notAdopted, .adoptionRefused:
             return .refused
         case .fileExists, .unusableFile, .fileOperationFailed, .backupNotWritten:
             return .fileError

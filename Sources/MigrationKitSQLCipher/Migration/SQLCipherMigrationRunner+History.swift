@@ -17,6 +17,38 @@ extension SQLCipherMigrationRunner {
         return try writer.writeWithoutTransaction { try engine.baseline($0, through: targetIndex) }
     }
 
+    // MARK: - Adopting another tool's database
+
+    /// Takes over a database another migration tool migrated (golang-migrate, dbmate,
+    /// sqlx, diesel, goose, Flyway) or an app's own `PRAGMA user_version` ladder: reads
+    /// that tool's ledger (`OtherToolLedger`), maps each version it records to the step of
+    /// the migration file that carries it (a ladder's N to the first N steps), proves that
+    /// the database's schema is what those steps make on an empty scratch database, and
+    /// records them as applied, in one transaction. Then `migrate(in:)` runs the rest.
+    ///
+    /// An app moving off a `user_version` ladder calls it at launch, before
+    /// `migrate(in:)`, while `migrationStatus(in:)` shows nothing applied and the ladder
+    /// is above 0; once adopted, its ledger says what is applied.
+    ///
+    /// - Parameters:
+    ///   - tool: the tool whose ledger to read; nil reads the only one the database has.
+    ///   - retiringLedger: drop the other tool's ledger tables (set `user_version` to 0)
+    ///     in the same transaction; by default they stay as they were, and schema
+    ///     comparisons leave them out.
+    ///   - dryRun: read, map and prove, and write nothing.
+    /// - Throws: `OtherToolAdoptionError` naming every problem (a dirty or failed record,
+    ///   a version no file carries, an edited file, a managed database, a schema that
+    ///   differs), with nothing written.
+    @discardableResult
+    public func adopt(in writer: SQLCipherWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
+                      dryRun: Bool = false) throws -> OtherToolAdoption {
+        try writer.writeWithoutTransaction { db in
+            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, sha384Hex: SQLCipherDatabase.sha384Hex(of:)) { steps in
+                try replayedSchema(of: steps, configuredLike: writer)
+            }
+        }
+    }
+
     // MARK: - Erase on schema change (development only)
 
     /// Whether the database's history no longer matches the registered steps, and why:

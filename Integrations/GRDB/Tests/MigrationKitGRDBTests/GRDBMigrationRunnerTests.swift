@@ -41,6 +41,37 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         #expect(try runner.hasCompletedMigrations(in: dbQueue) == false)
     }
 
+    /// A GRDB app that kept its version in `PRAGMA user_version` adopts its database at
+    /// launch, before migrating: the ladder's N is the first N steps, proven against the
+    /// schema (a schema that differs is refused with nothing written), then the rest runs.
+    @Test(arguments: WriterKind.allCases)
+    func anAppOnAUserVersionLadderAdoptsAtLaunch(_ kind: WriterKind) throws {
+        let scratch = try ScratchDatabase()
+        let writer = try kind.open(scratch)
+        try writer.write { db in try db.execute(sql: "CREATE TABLE a (x); INSERT INTO a VALUES (1); PRAGMA user_version = 2;") }
+        let runner = try GRDBMigrationRunner(steps: [
+            MigrationStep(identifier: "0001_a", apply: { db in try db.execute(sql: "CREATE TABLE a (x)") }),
+            MigrationStep(identifier: "0002_b", apply: { db in try db.execute(sql: "CREATE TABLE b (y)") }),
+            MigrationStep(identifier: "0003_c", apply: { db in try db.execute(sql: "CREATE TABLE c (z)") }),
+        ])
+        #expect {
+            try runner.adopt(in: writer)
+        } throws: { error in
+            guard case .schemaDiffers(let first, _, "0002_b")? = (error as? OtherToolAdoptionError)?.problems.first else { return false }
+            return first.name == "b" && first.change == .missing
+        }
+        #expect(try runner.migrationStatus(in: writer).applied.isEmpty)
+
+        try writer.write { db in try db.execute(sql: "CREATE TABLE b (y)") }
+        #expect(try runner.adopt(in: writer, dryRun: true).identifiers == ["0001_a", "0002_b"])
+        #expect(try runner.migrationStatus(in: writer).applied.isEmpty)
+        let adoption = try runner.adopt(in: writer, from: .userVersion)
+        #expect(adoption.identifiers == ["0001_a", "0002_b"] && adoption.retired.isEmpty)
+        #expect(try runner.migrate(in: writer).identifiers == ["0003_c"])
+        #expect(try ledger(writer) == ["0001_a", "0002_b", "0003_c"])
+        #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT x FROM a") } == 1)
+    }
+
     /// GRDB's migrator and the runner share one ledger: either continues the other.
     @Test(arguments: WriterKind.allCases)
     func grdbsMigratorAndTheRunnerContinueEachOther(_ kind: WriterKind) throws {

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import MigrationKit
+import MigrationKitFiles
+import MigrationKitKeys
+
+/// `adopt`: takes over a database another migration tool migrated. Reads that tool's
+/// ledger, maps what it recorded to the folder's migrations by version, proves the schema
+/// is what they make, and records them in MigrationKit's ledger and history in one
+/// transaction (the runner's `adopt`, `OtherToolLedger`).
+package struct AdoptCommand: UsesProjectConnection, FleetCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
+        commandName: "adopt",
+        abstract: "Take over a database another tool migrated: record the migrations its ledger says it applied, after proving the schema is what they make.",
+        discussion: "Reads the ledger of golang-migrate, dbmate, sqlx, diesel, goose or Flyway, or a PRAGMA user_version ladder, maps each version it recorded to the migration file that carries it, and refuses, naming each, a dirty or failed record, a version no file carries, a file whose checksum differs from the one recorded, and a database MigrationKit manages already. The migrations are replayed on an empty scratch database and its schema compared with the database's; then they are recorded as applied, in one transaction. The other tool's ledger stays as it was unless --retire-ledger drops it in that transaction.")
+
+    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup package var output: OutputOptions
+    @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
+
+    @Option(name: .customLong("from"), help: ArgumentHelp("The tool whose ledger to read: golang-migrate, dbmate, sqlx, diesel, goose, flyway or user-version. Found in the database when omitted.", valueName: "tool"))
+    package var from: String?
+
+    @Flag(name: .customLong("dry-run"), help: "Say what would be recorded, and write nothing.")
+    package var dryRun = false
+
+    @Flag(name: .customLong("retire-ledger"), help: "Drop the other tool's ledger (or set user_version to 0) in the same transaction.")
+    package var retireLedger = false
+
+    @Flag(name: .customLong("yes"), help: "Confirm --retire-ledger without a prompt.")
+    package var yes = false
+
+    package var fleetVerb: String { "Adopting" }
+
+    package func validate() throws {
+        if let from, OtherTool(name: from) == nil {
+            throw ValidationError("--from takes \(OtherTool.all.map(\.name).joined(separator: ", ")), not \"\(from)\".")
+        }
+        if yes && !retireLedger { throw ValidationError("--yes only confirms --retire-ledger.") }
+    }
+
+    package func validateFleet() throws {
+        if retireLedger && !yes && !dryRun {
+            throw CLIError(.notConfirmed, "--retire-ledger drops every database's other ledger with no prompt in a fleet: pass --yes to confirm it. Nothing was changed.")
+        }
+    }
+
+    package func runOnDatabase(reporter: Reporter) throws -> AdoptDocument {
+        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter)
+        let tool = from.flatMap(OtherTool.init(name:))
+        let adoption: OtherToolAdoption
+        do {
+            // A confirmation is asked only of a change that can be made: everything is
+            // read, mapped and proven first.
+            if retireLedger && !dryRun && !yes {
+                try confirmRetiring(try database.adopt(from: tool, retiringLedger: true, dryRun: true))
+            }
+            adoption = try database.adopt(from: tool, retiringLedger: retireLedger, dryRun: dryRun)
+        } catch let error as OtherToolAdoptionError {
+            throw CLIError(.adoptionRefused, Self.sentence(for: error, database: database.path))
+        }
+        let verb = adoption.isDryRun ? "Would record" : "Recorded"
+        for identifier in adoption.identifiers { reporter.line("\(adoption.isDryRun ? "Would adopt" : "Adopted") \(identifier)") }
+        for script in adoption.repeatables {
+            reporter.note("Flyway's repeatable migration \(script) is not run by MigrationKit; what it made was compared as the rest of the schema.")
+        }
+        let from = adoption.tool == .userVersion ? "the `PRAGMA user_version` ladder (at \(adoption.lastVersion ?? "0"))"
+            : "\(adoption.tool.displayName)'s ledger (last version \(adoption.lastVersion ?? "none"))"
+        reporter.line("\(verb) \(adoption.identifiers.count) migration\(adoption.identifiers.count == 1 ? "" : "s") from \(from) as applied; the schema is what they make.")
+        if !adoption.retired.isEmpty {
+            reporter.line(adoption.isDryRun ? "Would retire \(adoption.retired.joined(separator: ", ")) in the same transaction."
+                : "Retired \(adoption.retired.joined(separator: ", ")) in the same transaction.")
+        } else if adoption.tool != .userVersion {
+            reporter.line("\(adoption.tool.ledgerTables.joined(separator: ", ")) \(adoption.isDryRun ? "would stay" : "stays") as it was; drift and diff leave it out.")
+        }
+        if adoption.isDryRun { reporter.line("Dry run: nothing was written.") }
+        return AdoptDocument(database: database.path, databaseName: CommandSupport.databaseName, tool: adoption.tool.name,
+                             lastVersion: adoption.lastVersion, adopted: adoption.identifiers, retired: adoption.retired, dryRun: adoption.isDryRun)
+    }
+
+    /// Says what --retire-ledger drops, then asks on a terminal or requires --yes.
+    private func confirmRetiring(_ plan: OtherToolAdoption) throws {
+        let what = plan.retired.joined(separator: ", ")
+        guard StandardInput.isTerminal else {
+            throw CLIError(.notConfirmed, "Refusing to retire \(what) without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
+        }
+        Console.errorRaw("Drop \(what), \(plan.tool.displayName)'s record, once its migrations are adopted? Type \"retire\" to confirm: ")
+        guard readLine()?.trimmingCharacters(in: .whitespaces) == "retire" else {
+            throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
+        }
+    }
+
+    /// Every problem, in one sentence: the database, each problem, and that nothing
+    /// was written.
+    package static func sentence(for error: OtherToolAdoptionError, database: String) -> String {
+        "\(database) cannot be adopted: \(error.problems.map { $0.sentence(namingToolsWith: "--from") }.joined(separator: "; ")). Nothing was recorded."
+    }
+
+    package func fleetResult(_ report: AdoptDocument) -> String {
+        "\(report.dryRun ? "would adopt" : "adopted") \(report.adopted.count) migration\(report.adopted.count == 1 ? "" : "s") from \(report.tool)"
+    }
+}
+
+/// What `adopt --json` prints.
+package struct AdoptDocument: Encodable {
+    package let database: String
+    @AlwaysPresent package var databaseName: String?
+    /// The tool whose ledger was read, as `--from` names it.
+    package let tool: String
+    /// The latest version it recorded; null when it recorded none.
+    @AlwaysPresent package var lastVersion: String?
+    /// The migrations recorded as applied (that would be, in a dry run), in order.
+    package let adopted: [String]
+    /// The other tool's ledger tables dropped (or `user_version`), when retired.
+    package let retired: [String]
+    package let dryRun: Bool
+}

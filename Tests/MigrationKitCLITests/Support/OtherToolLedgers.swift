@@ -1,0 +1,234 @@
+import Foundation
+import MigrationKitCLITestSupport
+import MigrationKitTestSupport
+import Testing
+
+/// A database another migration tool left, and the folder of migrations it ran, written
+/// as that tool writes them: its layout's file names, and its ledger table created with
+/// the statements the tool's own source runs in SQLite, with the rows it records. The
+/// migrations ran through the `sqlcipher` shell, a client of its own, as the tool would
+/// have run them.
+///
+/// Every migration `n` (1-based) creates a table and a row: the first `notes` (with a
+/// note "first"), each later one `tag_n` pointing at it. The app then added a note
+/// "kept", which adopting and migrating must keep.
+///
+///     let fixture = try OtherToolFixture.make(.goose, in: workspace, applied: 3, pending: 1)
+///     try workspace.run("adopt")   // records fixture.applied
+struct OtherToolFixture {
+    /// The tool that migrated the database (`adopt --from` takes `name`).
+    enum Tool: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case golangMigrate = "golang-migrate", dbmate, sqlx, diesel, goose, flyway, userVersion = "user-version"
+
+        var name: String { rawValue }
+        var testDescription: String { rawValue }
+        /// Its ledger tables (none for a `user_version` ladder).
+        var ledgerTables: [String] {
+            switch self {
+            case .golangMigrate, .dbmate: return ["schema_migrations"]
+            case .sqlx: return ["_sqlx_migrations"]
+            case .diesel: return ["__diesel_schema_migrations"]
+            case .goose: return ["goose_db_version"]
+            case .flyway: return ["flyway_schema_history"]
+            case .userVersion: return []
+            }
+        }
+    }
+
+    let tool: Tool
+    /// The database (the workspace's `app.db`).
+    let database: String
+    /// Every migration's identifier (its file's name without the suffix, a diesel
+    /// migration's folder), in order.
+    let identifiers: [String]
+    /// The migrations the tool applied.
+    let applied: [String]
+    /// The version the tool recorded for each migration, in order, as it writes it.
+    let versions: [String]
+    /// The up file of each migration, in order.
+    let upFiles: [String]
+
+    /// The SQL of migration `n`'s up.
+    static func upSQL(_ n: Int) -> String {
+        n == 1 ? "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\nINSERT INTO notes (body) VALUES ('first');"
+            : "CREATE TABLE tag_\(n) (id INTEGER PRIMARY KEY, noteId INTEGER NOT NULL REFERENCES notes(id));\nINSERT INTO tag_\(n) (noteId) VALUES (1);"
+    }
+
+    static func downSQL(_ n: Int) -> String { n == 1 ? "DROP TABLE notes;" : "DROP TABLE tag_\(n);" }
+
+    /// Writes `applied + pending` migrations in `tool`'s layout into the workspace's
+    /// migrations folder, and the database `tool` leaves after applying the first
+    /// `applied`: encrypted with the workspace's key, or plaintext.
+    static func make(_ tool: Tool, in workspace: Workspace, applied: Int, pending: Int, encrypted: Bool = true) throws -> OtherToolFixture {
+        let count = applied + pending
+        var identifiers: [String] = [], versions: [String] = [], upFiles: [String] = []
+        for n in 1...count {
+            let up = upSQL(n), down = downSQL(n)
+            let identifier: String, version: String, upFile: String
+            switch tool {
+            case .golangMigrate:
+                identifier = String(format: "%06d_create_%d", n, n)
+                version = "\(n)"
+                upFile = identifier + ".up.sql"
+                try workspace.migration(upFile, up + "\n")
+                try workspace.migration(identifier + ".down.sql", down + "\n")
+            case .dbmate:
+                identifier = String(format: "202401010000%02d_create_%d", n, n)
+                version = String(format: "202401010000%02d", n)
+                upFile = identifier + ".sql"
+                try workspace.migration(upFile, "-- migrate:up\n\(up)\n\n-- migrate:down\n\(down)\n")
+            case .sqlx:
+                identifier = String(format: "202401010000%02d_create_%d", n, n)
+                version = String(format: "202401010000%02d", n)
+                upFile = identifier + ".sql"
+                try workspace.migration(upFile, "-- Add migration script here\n\(up)\n")
+            case .diesel:
+                identifier = String(format: "2024-01-01-0000%02d_create_%d", n, n)
+                version = String(format: "202401010000%02d", n)
+                upFile = identifier + "/up.sql"
+                try FileManager.default.createDirectory(atPath: workspace.migrations + "/" + identifier, withIntermediateDirectories: true)
+                try workspace.migration(upFile, "-- Your SQL goes here\n\(up)\n")
+                try workspace.migration(identifier + "/down.sql", "-- This file should undo anything in `up.sql`\n\(down)\n")
+            case .goose:
+                identifier = String(format: "%05d_create_%d", n, n)
+                version = "\(n)"
+                upFile = identifier + ".sql"
+                try workspace.migration(upFile, "-- +goose Up\n-- +goose StatementBegin\n\(up)\n-- +goose StatementEnd\n\n-- +goose Down\n\(down)\n")
+            case .flyway:
+                identifier = "V\(n)__create_\(n)"
+                version = "\(n)"
+                upFile = identifier + ".sql"
+                try workspace.migration(upFile, "\(up)\n")
+                try workspace.migration("U\(n)__create_\(n).sql", "\(down)\n")
+            case .userVersion:
+                identifier = String(format: "%04d_create_%d", n, n)
+                version = "\(n)"
+                upFile = identifier + ".sql"
+                try workspace.migration(upFile, "-- migrate:up\n\(up)\n-- migrate:down\n\(down)\n")
+            }
+            identifiers.append(identifier)
+            versions.append(version)
+            upFiles.append(workspace.migrations + "/" + upFile)
+        }
+        let fixture = OtherToolFixture(tool: tool, database: workspace.database, identifiers: identifiers, applied: Array(identifiers.prefix(applied)),
+                                       versions: versions, upFiles: upFiles)
+        var script = (1...max(applied, 1)).prefix(applied).map { upSQL($0) }.joined(separator: "\n")
+        if applied > 0 { script += "\nINSERT INTO notes (body) VALUES ('kept');" }
+        script += "\n" + (try fixture.ledgerSQL(applied: applied))
+        let result = try SQLCipherShell.run(workspace.database, keyPragma: encrypted ? workspace.key.pragma : nil, script)
+        guard result.status == 0 else { throw FixtureError(message: "the sqlcipher shell could not make \(tool.name)'s database: \(result.stderr)") }
+        return fixture
+    }
+
+    /// The ledger, as the tool's source creates it in SQLite, with the rows it records
+    /// after applying the first `applied` migrations.
+    func ledgerSQL(applied: Int) throws -> String {
+        let done = Array(versions.prefix(applied))
+        switch tool {
+        case .golangMigrate:
+            // database/sqlite3: ensureVersionTable, then SetVersion's one row.
+            return "CREATE TABLE IF NOT EXISTS schema_migrations (version uint64,dirty bool);\nCREATE UNIQUE INDEX IF NOT EXISTS version_unique ON schema_migrations (version);\n"
+                + (done.last.map { "INSERT INTO schema_migrations (version, dirty) VALUES (\($0), 0);" } ?? "")
+        case .dbmate:
+            // pkg/driver/sqlite: CreateMigrationsTable, InsertMigration.
+            return "create table if not exists \"schema_migrations\" (version varchar(128) primary key);\n"
+                + done.map { "insert into \"schema_migrations\" (version) values ('\($0)');" }.joined(separator: "\n")
+        case .sqlx:
+            // sqlx-sqlite's migrate.rs: ensure_migrations_table, then apply's row with
+            // the SHA-384 of the file.
+            var sql = """
+                CREATE TABLE IF NOT EXISTS _sqlx_migrations (
+                    version BIGINT PRIMARY KEY,
+                    description TEXT NOT NULL,
+                    installed_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+                    success BOOLEAN NOT NULL,
+                    checksum BLOB NOT NULL,
+                    execution_time BIGINT NOT NULL
+                );
+
+                """
+            for (index, version) in done.enumerated() {
+                sql += "INSERT INTO _sqlx_migrations ( version, description, success, checksum, execution_time ) VALUES ( \(version), 'create \(index + 1)', 1, X'\(try Self.sha384(upFiles[index]))', 1234567 );\n"
+            }
+            return sql
+        case .diesel:
+            // diesel_migrations' setup_migration_table.sql, then a row per migration run.
+            return """
+                CREATE TABLE IF NOT EXISTS __diesel_schema_migrations (
+                       version VARCHAR(50) PRIMARY KEY NOT NULL,
+                       run_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP
+                );
+
+                """ + done.map { "INSERT INTO __diesel_schema_migrations (version) VALUES ('\($0)');" }.joined(separator: "\n")
+        case .goose:
+            // internal/dialect/dialectquery/sqlite3.go: CreateTable, then the version-0 row
+            // goose inserts with it, and a row per migration applied.
+            return """
+                CREATE TABLE goose_db_version (
+                		id INTEGER PRIMARY KEY AUTOINCREMENT,
+                		version_id INTEGER NOT NULL,
+                		is_applied INTEGER NOT NULL,
+                		tstamp TIMESTAMP DEFAULT (datetime('now'))
+                	);
+                INSERT INTO goose_db_version (version_id, is_applied) VALUES (0, 1);
+
+                """ + done.map { "INSERT INTO goose_db_version (version_id, is_applied) VALUES (\($0), 1);" }.joined(separator: "\n")
+        case .flyway:
+            // flyway-core's sqlite/createMetaDataTable.sql (schema "main"), then a row per
+            // script with its CRC32.
+            var sql = """
+                CREATE TABLE "main"."flyway_schema_history" (
+                    "installed_rank" INT NOT NULL PRIMARY KEY,
+                    "version" VARCHAR(50),
+                    "description" VARCHAR(200) NOT NULL,
+                    "type" VARCHAR(20) NOT NULL,
+                    "script" VARCHAR(1000) NOT NULL,
+                    "checksum" INT,
+                    "installed_by" VARCHAR(100) NOT NULL,
+                    "installed_on" TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),
+                    "execution_time" INT NOT NULL,
+                    "success" BOOLEAN NOT NULL
+                );
+
+                CREATE INDEX "main"."flyway_schema_history_s_idx" ON "flyway_schema_history" ("success");
+
+                """
+            for (index, version) in done.enumerated() {
+                let script = (upFiles[index] as NSString).lastPathComponent
+                sql += "INSERT INTO \"flyway_schema_history\" (\"installed_rank\", \"version\", \"description\", \"type\", \"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") VALUES (\(index + 1), '\(version)', 'create \(index + 1)', 'SQL', '\(script)', \(try Self.flywayChecksum(upFiles[index])), 'app', 12, 1);\n"
+            }
+            return sql
+        case .userVersion:
+            return "PRAGMA user_version = \(applied);"
+        }
+    }
+
+    /// SHA-384 of a file's bytes, as coreutils' `sha384sum` gives it.
+    static func sha384(_ path: String) throws -> String {
+        let result = try ChildProcess.run(["/usr/bin/sha384sum", path])
+        return String(result.stdout.prefix { $0 != " " })
+    }
+
+    /// Flyway's checksum of a script: the CRC32 of its bytes without line endings, as
+    /// Java's signed `int`; the CRC32 is gzip's (its trailer's first four bytes).
+    static func flywayChecksum(_ path: String) throws -> Int32 {
+        let result = try ChildProcess.run(["/bin/sh", "-c", "tr -d '\\r\\n' < \"$0\" | gzip -c | tail -c8 | head -c4 | od -An -tu4", path])
+        guard let value = UInt32(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw FixtureError(message: "no CRC32 for \(path): \(result.output)")
+        }
+        return Int32(bitPattern: value)
+    }
+
+    /// Runs `sql` on the fixture's database with the `sqlcipher` shell (its rows, `|`
+    /// between columns, one per line).
+    func query(_ workspace: Workspace, _ sql: String, encrypted: Bool = true) throws -> [String] {
+        let result = try SQLCipherShell.run(database, keyPragma: encrypted ? workspace.key.pragma : nil, sql)
+        guard result.status == 0 else { throw FixtureError(message: result.stderr) }
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    struct FixtureError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+}
