@@ -40,8 +40,8 @@ CONTEXT = [
 
 def documents():
     paths = ["README.md", "Keys/README.md"]
-    for folder in ["docs"]:
-        paths += [os.path.join(folder, name) for name in sorted(os.listdir(os.path.join(REPO, folder))) if name.endswith(".md")]
+    for folder, _, names in sorted(os.walk(os.path.join(REPO, "docs"))):
+        paths += [os.path.relpath(os.path.join(folder, name), REPO) for name in sorted(names) if name.endswith(".md")]
     for name in sorted(os.listdir(os.path.join(REPO, "Examples"))):
         readme = os.path.join("Examples", name, "README.md")
         if os.path.exists(os.path.join(REPO, readme)):

@@ -1,5 +1,4 @@
 import Foundation
-import MigrationKitCLITestSupport
 import MigrationKitTestSupport
 import Testing
 
@@ -15,15 +14,15 @@ import Testing
 ///
 ///     let fixture = try OtherToolFixture.make(.goose, in: workspace, applied: 3, pending: 1)
 ///     try workspace.run("adopt")   // records fixture.applied
-struct OtherToolFixture {
+public struct OtherToolFixture: Sendable {
     /// The tool that migrated the database (`adopt --from` takes `name`).
-    enum Tool: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    public enum Tool: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case golangMigrate = "golang-migrate", dbmate, sqlx, diesel, goose, flyway, userVersion = "user-version"
 
-        var name: String { rawValue }
-        var testDescription: String { rawValue }
+        public var name: String { rawValue }
+        public var testDescription: String { rawValue }
         /// Its ledger tables (none for a `user_version` ladder).
-        var ledgerTables: [String] {
+        public var ledgerTables: [String] {
             switch self {
             case .golangMigrate, .dbmate: return ["schema_migrations"]
             case .sqlx: return ["_sqlx_migrations"]
@@ -35,31 +34,31 @@ struct OtherToolFixture {
         }
     }
 
-    let tool: Tool
+    public let tool: Tool
     /// The database (the workspace's `app.db`).
-    let database: String
+    public let database: String
     /// Every migration's identifier (its file's name without the suffix, a diesel
     /// migration's folder), in order.
-    let identifiers: [String]
+    public let identifiers: [String]
     /// The migrations the tool applied.
-    let applied: [String]
+    public let applied: [String]
     /// The version the tool recorded for each migration, in order, as it writes it.
-    let versions: [String]
+    public let versions: [String]
     /// The up file of each migration, in order.
-    let upFiles: [String]
+    public let upFiles: [String]
 
     /// The SQL of migration `n`'s up.
-    static func upSQL(_ n: Int) -> String {
+    public static func upSQL(_ n: Int) -> String {
         n == 1 ? "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);\nINSERT INTO notes (body) VALUES ('first');"
             : "CREATE TABLE tag_\(n) (id INTEGER PRIMARY KEY, noteId INTEGER NOT NULL REFERENCES notes(id));\nINSERT INTO tag_\(n) (noteId) VALUES (1);"
     }
 
-    static func downSQL(_ n: Int) -> String { n == 1 ? "DROP TABLE notes;" : "DROP TABLE tag_\(n);" }
+    public static func downSQL(_ n: Int) -> String { n == 1 ? "DROP TABLE notes;" : "DROP TABLE tag_\(n);" }
 
     /// Writes `applied + pending` migrations in `tool`'s layout into the workspace's
     /// migrations folder, and the database `tool` leaves after applying the first
     /// `applied`: encrypted with the workspace's key, or plaintext.
-    static func make(_ tool: Tool, in workspace: Workspace, applied: Int, pending: Int, encrypted: Bool = true) throws -> OtherToolFixture {
+    public static func make(_ tool: Tool, in workspace: Workspace, applied: Int, pending: Int, encrypted: Bool = true) throws -> OtherToolFixture {
         let count = applied + pending
         var identifiers: [String] = [], versions: [String] = [], upFiles: [String] = []
         for n in 1...count {
@@ -122,7 +121,7 @@ struct OtherToolFixture {
 
     /// The ledger, as the tool's source creates it in SQLite, with the rows it records
     /// after applying the first `applied` migrations.
-    func ledgerSQL(applied: Int) throws -> String {
+    public func ledgerSQL(applied: Int) throws -> String {
         let done = Array(versions.prefix(applied))
         switch tool {
         case .golangMigrate:
@@ -204,14 +203,14 @@ struct OtherToolFixture {
     }
 
     /// SHA-384 of a file's bytes, as coreutils' `sha384sum` gives it.
-    static func sha384(_ path: String) throws -> String {
+    public static func sha384(_ path: String) throws -> String {
         let result = try ChildProcess.run(["/usr/bin/sha384sum", path])
         return String(result.stdout.prefix { $0 != " " })
     }
 
     /// Flyway's checksum of a script: the CRC32 of its bytes without line endings, as
     /// Java's signed `int`; the CRC32 is gzip's (its trailer's first four bytes).
-    static func flywayChecksum(_ path: String) throws -> Int32 {
+    public static func flywayChecksum(_ path: String) throws -> Int32 {
         let result = try ChildProcess.run(["/bin/sh", "-c", "tr -d '\\r\\n' < \"$0\" | gzip -c | tail -c8 | head -c4 | od -An -tu4", path])
         guard let value = UInt32(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw FixtureError(message: "no CRC32 for \(path): \(result.output)")
@@ -221,14 +220,14 @@ struct OtherToolFixture {
 
     /// Runs `sql` on the fixture's database with the `sqlcipher` shell (its rows, `|`
     /// between columns, one per line).
-    func query(_ workspace: Workspace, _ sql: String, encrypted: Bool = true) throws -> [String] {
+    public func query(_ workspace: Workspace, _ sql: String, encrypted: Bool = true) throws -> [String] {
         let result = try SQLCipherShell.run(database, keyPragma: encrypted ? workspace.key.pragma : nil, sql)
         guard result.status == 0 else { throw FixtureError(message: result.stderr) }
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
-    struct FixtureError: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
+    public struct FixtureError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
     }
 }

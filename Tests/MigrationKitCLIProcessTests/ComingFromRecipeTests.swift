@@ -1,0 +1,76 @@
+import Foundation
+import MigrationKitCLITestSupport
+import MigrationKitTestSupport
+import Testing
+
+/// docs/coming-from/*.md: each page's commands, run by `sh` exactly as written with the
+/// built `migrationkit` first on PATH, in a folder holding the plaintext database that
+/// page's tool left (its ledger as the tool's own source creates it, `OtherToolFixture`)
+/// and the tool's migrations, in its layout, where the page says they are. The database
+/// ends encrypted with the key the page made, every migration applied, every row kept,
+/// the other tool's ledger kept, and no drift.
+@Suite struct ComingFromRecipeTests {
+    /// A page, the tool whose database it starts from, and the folder its recipe names.
+    struct Page: CustomTestStringConvertible, Sendable {
+        let name: String
+        let tool: OtherToolFixture.Tool
+        let folder: String
+        var testDescription: String { name }
+    }
+
+    static let pages = [
+        Page(name: "diesel", tool: .diesel, folder: "migrations"),
+        Page(name: "sqlx", tool: .sqlx, folder: "migrations"),
+        Page(name: "goose", tool: .goose, folder: "migrations"),
+        Page(name: "golang-migrate", tool: .golangMigrate, folder: "db/migrations"),
+        Page(name: "flyway", tool: .flyway, folder: "sql"),
+        Page(name: "dbmate", tool: .dbmate, folder: "db/migrations"),
+        Page(name: "user-version", tool: .userVersion, folder: "Migrations"),
+    ]
+
+    @Test func everyPageInTheFolderIsRun() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/coming-from").path
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".md") }
+        #expect(Set(files) == Set(Self.pages.map { $0.name + ".md" }), "\(files)")
+    }
+
+    @Test(arguments: pages)
+    func thePagesCommandsTakeTheToolsDatabaseToAnEncryptedAdoptedOne(_ page: Page) throws {
+        let recipes = try KeyRecipeTests.recipes(in: "docs/coming-from/\(page.name).md")
+        let recipe = try #require(recipes.count == 1 && recipes[0].kind == "coming-from-\(page.name)" ? recipes.first : nil, "\(recipes)")
+        let workspace = try Workspace()
+        let fixture = try OtherToolFixture.make(page.tool, in: workspace, applied: 2, pending: 1, encrypted: false)
+        let folder = workspace.path(page.folder)
+        if folder != workspace.migrations {
+            try FileManager.default.createDirectory(atPath: (folder as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.moveItem(atPath: workspace.migrations, toPath: folder)
+        }
+        let notes = try fixture.query(workspace, "SELECT id, body FROM notes ORDER BY id;", encrypted: false)
+        #expect(notes == ["1|first", "2|kept"], "\(notes)")
+
+        var environment = Binary.environment()
+        environment["PATH"] = Binary.productsDirectory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let ran = try ChildProcess.run(["/bin/sh", "-ec", recipe.script], environment: environment, directory: workspace.root, timeout: 120)
+        #expect(ran.status == 0, "\(page.name): \(ran.output)")
+        #expect(ran.stdout.contains("Recorded 2 migrations from"), "\(ran.output)")
+
+        #expect(workspace.bytes(workspace.database)?.prefix(15) != Data("SQLite format 3".utf8), "the database is still plaintext")
+        let keyText = try String(contentsOfFile: workspace.path("app.key"), encoding: .utf8)
+        let key = TestKey(text: keyText.trimmingCharacters(in: .whitespacesAndNewlines))
+        let ledger = try SQLCipherShell.run(workspace.database, key: key, "SELECT identifier FROM grdb_migrations ORDER BY rowid;")
+        #expect(ledger.status == 0 && ledger.stdout == fixture.identifiers.map { $0 + "\n" }.joined(), "\(ledger.output)")
+        let rows = try SQLCipherShell.run(workspace.database, key: key, "SELECT id, body FROM notes ORDER BY id; SELECT noteId FROM tag_2; SELECT noteId FROM tag_3;")
+        #expect(rows.stdout == "1|first\n2|kept\n1\n1\n", "\(rows.output)")
+        for table in page.tool.ledgerTables {
+            let kept = try SQLCipherShell.run(workspace.database, key: key, "SELECT count(*) > 0 FROM \"\(table)\";")
+            #expect(kept.stdout == "1\n", "\(table): \(kept.output)")
+        }
+
+        // No drift, and nothing pending: the project file the page wrote says where.
+        let drift = try Binary.run(["diff"], directory: workspace.root)
+        #expect(drift.status == 0, "\(drift.output)")
+        let status = try Binary.run(["status", "--exit-code"], directory: workspace.root)
+        #expect(status.status == 0, "\(status.output)")
+    }
+}
