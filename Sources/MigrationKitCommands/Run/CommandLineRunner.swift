@@ -63,7 +63,9 @@ package struct CommandLineRunner {
             // command is asked again by the next (in-process runs included).
             let keyring = SecretServiceKeyStore.Batch(timeout: ConnectionOptions.secretServiceTimeout(of: command))
             try SecretServiceKeyStore.$commandBatch.withValue(keyring) {
-                try command.run()
+                try KeyCommandLine.$timeout.withValue(ConnectionOptions.keyCommandTimeout(of: command)) {
+                    try command.run()
+                }
             }
             return CLIExitCode.success.rawValue
         } catch let exit as ExitCode {
