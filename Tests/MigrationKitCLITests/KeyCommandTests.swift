@@ -152,6 +152,12 @@ import Glibc
         #expect(calls == ["tenant0", "tenant1", odd].sorted(), "\(calls)")
         #expect(!FileManager.default.fileExists(atPath: workspace.path("pwned")))
 
+        // A migrate (with its backups) asks once per tenant too.
+        let migrate = try fleet.run(["migrate", "--db-glob", "tenants/*.db", "--password-command", "!echo {name} >> calls-migrate; cat keys/{name}.key"])
+        #expect(migrate.status == 0, "\(migrate)")
+        let migrateCalls = try String(contentsOfFile: workspace.path("calls-migrate"), encoding: .utf8).split(separator: "\n").map(String.init).sorted()
+        #expect(migrateCalls == ["tenant0", "tenant1", odd].sorted(), "\(migrateCalls)")
+
         // Without a shell too: the name is one argument.
         try FileManager.default.removeItem(atPath: workspace.path("calls"))
         let plain = try fleet.run(["status", "--db-glob", "tenants/*.db", "--password-command", "cat keys/{name}.key"])
