@@ -34,7 +34,8 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     /// The line as given (placeholders already replaced).
     package let line: String
 
-    /// How long a key command may run, for the running command line (`--key-command-timeout`).
+    /// How long a key command may run, for the running command line (its key command
+    /// timeout setting).
     @TaskLocal package static var timeout: Duration = defaultTimeout
 
     /// 60 seconds: time to type a passphrase at a store's own prompt.
@@ -202,8 +203,9 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
 
         switch outcome.end {
         case .timedOut:
-            throw KeyError(code: .keyCommandTimedOut,
-                           message: "The key command \(self) did not finish within \(Self.seconds(Self.timeout)) and was stopped; check that it runs by itself without waiting for input, or allow it more time with --key-command-timeout.")
+            throw KeyError(code: .keyCommandTimedOut, advice: Advice(
+                situation: "The key command \(self) did not finish within \(Self.seconds(Self.timeout)) and was stopped",
+                otherwise: "check that it runs by itself without waiting for input", remedy: .allowKeyCommandMoreTime))
         case .tooLarge:
             throw KeyError(code: .keyCommandTooLarge,
                            message: "The key command \(self) printed more than \(KeySource.maximumKeyLength) bytes, so what it printed is not a key; make it print only the key.")

@@ -100,7 +100,7 @@ import Testing
     /// Every key remedy the libraries offer has its words here, and no other remedy does:
     /// both command lines word them from this one place.
     @Test func everyKeyRemedyIsWordedHereAndOnlyThose() {
-        let keyRemedies: [Remedy] = [.openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt]
+        let keyRemedies: [Remedy] = [.openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt, .allowKeyCommandMoreTime]
         for remedy in keyRemedies {
             #expect(KeySources.words(for: remedy, commandName: "app") != nil, "\(remedy)")
         }

@@ -230,6 +230,8 @@ package enum KeySources {
             return "pass the key with --password-file instead"
         case .keyFromAnotherSource:
             return "pass the key another way: \(advice(DatabaseKeyRole.text))"
+        case .allowKeyCommandMoreTime:
+            return "allow it more time with --\(ProjectSetting.keyCommandTimeout.rawValue) SECONDS"
         case .keyFromPipeOrPrompt:
             return "pipe the key in (e.g. `\(commandName) … --password-file - < key`), or leave out --password-file to be prompted without echo"
         default:
