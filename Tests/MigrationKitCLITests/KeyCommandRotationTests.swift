@@ -33,7 +33,7 @@ import Testing
         // Each read-back keeps a copy of the database as it was at that moment.
         let result = try workspace.run("rekey", [
             "--new-key", "generate", "--old-key", "delete", "--no-backup",
-            "--new-key-store-command", "!echo store >> calls; umask 077; cat > store/{name}.key",
+            "--new-key-store-command", "!echo store >> calls; tr '\\0' ' ' < /proc/$$/cmdline > seen-store; env >> seen-store; umask 077; cat > store/{name}.key",
             "--new-password-command", "!echo read >> calls; cp app.db \"seen-$(wc -l < calls).db\"; cat store/{name}.key",
         ])
         #expect(result.status == 0, "\(result)")
@@ -47,6 +47,9 @@ import Testing
         #expect(try SQLCipherShell.run(workspace.path("seen-2.db"), key: oldKey, "SELECT count(*) FROM sqlite_master;").status == 0)
         #expect(try SQLCipherShell.run(workspace.path("seen-\(calls.count).db"), key: newKey, "SELECT count(*) FROM sqlite_master;").status == 0)
         #expect(!result.output.contains(newKey.secret) && !result.output.contains(oldKey.secret))
+        // The store got the key on its standard input only: not in its arguments or environment.
+        let seen = try String(contentsOfFile: workspace.path("seen-store"), encoding: .utf8)
+        #expect(seen.contains("/bin/sh -c") && !seen.contains(newKey.secret) && !seen.contains(oldKey.secret), "\(seen)")
     }
 
     /// Every way the store can fail before the rekey leaves the database byte for byte
