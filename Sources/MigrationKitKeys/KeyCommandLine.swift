@@ -41,6 +41,11 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     /// 60 seconds: time to type a passphrase at a store's own prompt.
     package static let defaultTimeout: Duration = .seconds(60)
 
+    /// The signal that asked the running command line to stop (its graceful stop), or nil:
+    /// a key command still running then is killed with its process group at once,
+    /// instead of when its time bound ends. Nil: nothing asks.
+    @TaskLocal package static var stopRequest: (@Sendable () -> Int32?)?
+
     /// Where a command run inside a process that is not its own passes the key command's
     /// standard error on to (a test's captured output); nil: the process's standard
     /// error, and the terminal is the key command's for its prompts.
@@ -198,10 +203,14 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         guard started == 0 else { throw notStarted(started) }
 
         let outcome = Self.wait(for: pid, output: capturing ? outputPipe[0] : -1, error: errorPipe[0], relay: relay,
-                                deadline: .now + Self.timeout)
+                                deadline: .now + Self.timeout, stopRequest: Self.stopRequest)
         if terminal >= 0 { _ = migrationkit_take_terminal(terminal) }
 
         switch outcome.end {
+        case .stopped(let number):
+            throw KeyError(code: .keyCommandFailed,
+                           message: "The key command \(self) was stopped by signal \(number), as the run was asked to stop.",
+                           signal: number)
         case .timedOut:
             throw KeyError(code: .keyCommandTimedOut, advice: Advice(
                 situation: "The key command \(self) did not finish within \(Self.seconds(Self.timeout)) and was stopped",
@@ -295,6 +304,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     // MARK: - Waiting for it
 
     private enum End {
+        case stopped(Int32)
         case exited(Int32)
         case signaled(Int32)
         case timedOut
@@ -311,7 +321,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     /// then what is left in them; kills its process group when it overstays `deadline` or
     /// prints more than a key's length.
     private static func wait(for pid: Int32, output: Int32, error: Int32, relay: (@Sendable (UnsafeRawBufferPointer) -> Void)?,
-                             deadline: ContinuousClock.Instant) -> Outcome {
+                             deadline: ContinuousClock.Instant, stopRequest: (@Sendable () -> Int32?)?) -> Outcome {
         let limit = KeySource.maximumKeyLength
         var total = 0
         var end: End = .failed(0)
@@ -359,8 +369,14 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
                 let remaining = deadline - now
                 let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
                 // Without a process descriptor (a kernel before 5.3), a short slice: the
-                // end is then seen by waitpid below.
-                let ready = poll(&descriptors, nfds_t(descriptors.count), process >= 0 ? milliseconds : min(milliseconds, 50))
+                // end is then seen by waitpid below; a stop asked is looked for as often.
+                let slice = process < 0 || stopRequest != nil ? min(milliseconds, 50) : milliseconds
+                let ready = poll(&descriptors, nfds_t(descriptors.count), slice)
+                if let number = stopRequest?() {
+                    kill()
+                    end = .stopped(number)
+                    break
+                }
                 if ready < 0 && errno != EINTR {
                     kill()
                     end = .failed(errno)

@@ -16,6 +16,7 @@ package struct CommandContext: @unchecked Sendable {
     private let secretServiceBatch = SecretServiceKeyStore.commandBatch
     private let keyCommandTimeout = KeyCommandLine.timeout
     private let keyCommandErrors = KeyCommandLine.standardErrorRelay
+    private let keyCommandStop = KeyCommandLine.stopRequest
 
     /// The values of the task that creates it.
     package init() {}
@@ -28,7 +29,9 @@ package struct CommandContext: @unchecked Sendable {
                     try SecretServiceKeyStore.$commandBatch.withValue(secretServiceBatch) {
                         try KeyCommandLine.$timeout.withValue(keyCommandTimeout) {
                             try KeyCommandLine.$standardErrorRelay.withValue(keyCommandErrors) {
-                                try Console.$capture.withValue(console, operation: body)
+                                try KeyCommandLine.$stopRequest.withValue(keyCommandStop) {
+                                    try Console.$capture.withValue(console, operation: body)
+                                }
                             }
                         }
                     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitFiles
 import MigrationKitKeys
 
 /// Parses arguments, runs the command, and turns every outcome into the documented exit
@@ -64,7 +65,9 @@ package struct CommandLineRunner {
             let keyring = SecretServiceKeyStore.Batch(timeout: ConnectionOptions.secretServiceTimeout(of: command))
             try SecretServiceKeyStore.$commandBatch.withValue(keyring) {
                 try KeyCommandLine.$timeout.withValue(ConnectionOptions.keyCommandTimeout(of: command)) {
-                    try command.run()
+                    try KeyCommandLine.$stopRequest.withValue({ Interruption.isStopping ? Interruption.signal : nil }) {
+                        try command.run()
+                    }
                 }
             }
             return CLIExitCode.success.rawValue
