@@ -30,19 +30,26 @@ import Testing
     @Test func theNewKeyIsStoredAndReadBackBeforeTheDatabaseChangesAndProvenFromTheStoreAfter() throws {
         let workspace = try migrated()
         let oldKey = workspace.key
+        // A key already in the store is not reused: the rotation makes its own.
+        let placed = TestKey.raw()
+        try workspace.write("store/app.key", placed.text + "\n", mode: 0o600)
         // Each read-back keeps a copy of the database as it was at that moment.
         let result = try workspace.run("rekey", [
             "--new-key", "generate", "--old-key", "delete", "--no-backup",
-            "--new-key-store-command", "!echo store >> calls; tr '\\0' ' ' < /proc/$$/cmdline > seen-store; env >> seen-store; umask 077; cat > store/{name}.key",
+            "--new-key-store-command", "!echo store >> calls; echo said-by-the-store; tr '\\0' ' ' < /proc/$$/cmdline > seen-store; env >> seen-store; umask 077; cat > store/{name}.key",
             "--new-password-command", "!echo read >> calls; cp app.db \"seen-$(wc -l < calls).db\"; cat store/{name}.key",
         ])
         #expect(result.status == 0, "\(result)")
         let newKey = try storedKey(workspace, "app")
-        #expect(newKey.isRaw && newKey != oldKey)
+        #expect(newKey.isRaw && newKey != oldKey && newKey != placed)
+        // Its text form and a line break on the store's standard input; the store's output discarded.
+        #expect(try String(contentsOfFile: workspace.path("store/app.key"), encoding: .utf8) == newKey.text + "\n")
+        #expect(!result.output.contains("said-by-the-store"), "\(result)")
         #expect(try opens(workspace, newKey) && !(try opens(workspace, oldKey)))
         #expect(!FileManager.default.fileExists(atPath: workspace.keyFile), "the old key was retired")
         let calls = try String(contentsOfFile: workspace.path("calls"), encoding: .utf8).split(separator: "\n")
-        #expect(calls.first == "store" && calls.dropFirst().allSatisfy { $0 == "read" } && calls.count >= 3, "\(calls)")
+        // Read back before the rekey, after it, and once more at the end.
+        #expect(calls == ["store", "read", "read", "read"], "\(calls)")
         // The first read-back saw the database still on its old key; the last, on the new one.
         #expect(try SQLCipherShell.run(workspace.path("seen-2.db"), key: oldKey, "SELECT count(*) FROM sqlite_master;").status == 0)
         #expect(try SQLCipherShell.run(workspace.path("seen-\(calls.count).db"), key: newKey, "SELECT count(*) FROM sqlite_master;").status == 0)

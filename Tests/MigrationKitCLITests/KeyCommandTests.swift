@@ -135,6 +135,10 @@ import Glibc
         let pid = try #require(Int32(try String(contentsOfFile: workspace.path("sleeper"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(waitForEnd(of: pid, timeout: .seconds(10)), "the sleep \(pid) outlived the command it was started by")
 
+        // The setting's variable bounds it too.
+        let byVariable = try status(workspace, ["--password-command", "sleep 600"], environment: ["MIGRATIONKIT_KEY_COMMAND_TIMEOUT": "0.5"])
+        #expect(byVariable.status == 5 && byVariable.stderr.contains("did not finish within 0.5 seconds"), "\(byVariable)")
+
         let badBound = try status(workspace, ["--password-command", "cat key", "--key-command-timeout", "0"])
         #expect(badBound.status == 64 && badBound.stderr.contains("--key-command-timeout"), "\(badBound)")
     }
