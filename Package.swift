@@ -89,10 +89,11 @@ let package = Package(
         // declarations of the interface, checked against CLibSecret's headers by
         // CLibSecretInterfaceCheck (a pkg-config module would link the library).
         .target(name: "CLibSecretLoader"),
-        // prctl and setrlimit with signatures Swift can call (prctl is variadic).
+        // prctl, setrlimit and posix_spawn's GNU actions with signatures Swift can call
+        // (prctl is variadic; the others are declared under _GNU_SOURCE only).
         .target(name: "CProcessControl"),
         // Key sources: flags, key files, the environment, a no-echo prompt, the Secret
-        // Service; and keeping keys out of core dumps and other processes.
+        // Service, a key command; and keeping keys out of core dumps and other processes.
         .target(name: "MigrationKitKeys", dependencies: [
             "MigrationKit", "MigrationKitSecrets", "CLibSecretLoader", "CProcessControl",
             .product(name: "SystemPackage", package: "swift-system"),

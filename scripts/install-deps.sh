@@ -17,6 +17,9 @@ libsecret-tools
 libglib2.0-bin
 gnome-keyring
 keepassxc
+pass
+gnupg
+age
 dbus
 dbus-bin
 dbus-daemon

@@ -1,7 +1,14 @@
 #define _GNU_SOURCE
 #include "ProcessControl.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -34,4 +41,55 @@ long long migrationkit_memory_lock_limit(void) {
 
 int migrationkit_unshare_filesystem(void) {
     return unshare(CLONE_FS);
+}
+
+int migrationkit_spawn(const char *path, char *const argv[], char *const envp[],
+                       int input, int output, int error, int terminal, int *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int result = posix_spawn_file_actions_init(&actions);
+    if (result != 0) return result;
+    result = posix_spawnattr_init(&attributes);
+    if (result != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return result;
+    }
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    if (terminal >= 0) result = posix_spawn_file_actions_addtcsetpgrp_np(&actions, terminal);
+    if (result == 0) result = posix_spawn_file_actions_adddup2(&actions, input, STDIN_FILENO);
+    if (result == 0) result = posix_spawn_file_actions_adddup2(&actions, output, STDOUT_FILENO);
+    if (result == 0) result = posix_spawn_file_actions_adddup2(&actions, error, STDERR_FILENO);
+    if (result == 0) result = posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (result == 0) result = posix_spawnattr_setpgroup(&attributes, 0);
+    if (result == 0) result = posix_spawnattr_setsigmask(&attributes, &none);
+    if (result == 0) result = posix_spawnattr_setsigdefault(&attributes, &all);
+    pid_t child = -1;
+    if (result == 0) result = posix_spawn(&child, path, &actions, &attributes, argv, envp);
+    if (result == 0) *pid = (int)child;
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    return result;
+}
+
+int migrationkit_take_terminal(int terminal) {
+    sigset_t ttou, previous;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    pthread_sigmask(SIG_BLOCK, &ttou, &previous);
+    int result = tcsetpgrp(terminal, getpgrp());
+    int saved = errno;
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    errno = saved;
+    return result;
+}
+
+int migrationkit_pidfd_open(int pid) {
+    return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+}
+
+int migrationkit_pipe(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }

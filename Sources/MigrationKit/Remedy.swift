@@ -37,6 +37,8 @@ public enum Remedy: Hashable, Sendable {
     case keyFromPipeOrPrompt
     /// Wait longer for another process to let go of the database.
     case waitLonger
+    /// Let a key command run longer before it is stopped (`KeySource.command`).
+    case allowKeyCommandMoreTime
     /// Give the cipher settings the database was made with, if not a known format's:
     /// those that could explain the failure (`CipherSetting.couldExplainUnreadable`).
     case giveCipherSettings([CipherSetting])
@@ -80,6 +82,8 @@ public enum Remedy: Hashable, Sendable {
             return "pipe the key in, or prompt for it on the terminal"
         case .waitLonger:
             return "wait longer for it (the lock timeout)"
+        case .allowKeyCommandMoreTime:
+            return "allow it more time"
         case .giveCipherSettings(let settings):
             return "if the database was made with other cipher settings, give them (`CipherSettings`: "
                 + settings.map(\.description).joined(separator: ", ") + ")"

@@ -75,6 +75,22 @@ public struct KeyError: RemediableError, Sendable {
         /// Standard input could not be read (closed, I/O error).
         public static let standardInputUnreadable = Code(rawValue: "standardInputUnreadable")
 
+        // MARK: Key command
+
+        /// The key command's line is empty, or a quote in it is not closed.
+        public static let keyCommandInvalid = Code(rawValue: "keyCommandInvalid")
+        /// The key command's program is not an executable file (in `PATH`).
+        public static let keyCommandNotFound = Code(rawValue: "keyCommandNotFound")
+        /// The key command exited with a status other than 0, was ended by a signal, or
+        /// could not be started.
+        public static let keyCommandFailed = Code(rawValue: "keyCommandFailed")
+        /// The key command did not end within its time bound, and was killed.
+        public static let keyCommandTimedOut = Code(rawValue: "keyCommandTimedOut")
+        /// The key command printed nothing, or only a line break.
+        public static let keyCommandEmpty = Code(rawValue: "keyCommandEmpty")
+        /// The key command printed more than `KeySource.maximumKeyLength` bytes.
+        public static let keyCommandTooLarge = Code(rawValue: "keyCommandTooLarge")
+
         // MARK: Prompt
 
         /// A prompt was asked for, but standard input is not a terminal.

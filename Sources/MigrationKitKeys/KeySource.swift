@@ -37,6 +37,16 @@ public enum KeySource: Sendable {
     case prompt(message: String, confirm: Bool = false)
     /// A Secret Service item, through `SecretServiceKeyStore.lookup(service:account:)`.
     case secretService(service: String, account: String)
+    /// What a command prints on its standard output (`pass show db`, `vault kv get
+    /// -field=key secret/db`), read by the `KeyText` rule as a key file's content is: at
+    /// most `maximumKeyLength` bytes, and nothing is refused. The line is split into words
+    /// without a shell, quotes as a shell reads them and nothing expanded, or run by
+    /// `/bin/sh -c` when it starts with `!`; the command keeps the terminal and its
+    /// standard error for its prompts, and must end within 60 seconds (a command line's
+    /// `--key-command-timeout`), after which it and its process group are killed. One
+    /// that fails, is killed, or prints nothing is a `KeyError` naming the command,
+    /// never what it printed.
+    case command(String)
     /// The source's text is a passphrase written as hex digits, two per byte (spaces and
     /// line breaks between them ignored), as SQLCipher's `PRAGMA hexkey` takes it: for a
     /// passphrase that is not text, such as SQLCipher for Android's `byte[]` keys. The
@@ -143,6 +153,13 @@ public enum KeySource: Sendable {
         case .secretService(let service, let account):
             return try SecretServiceKeyStore().lookup(service: service, account: account, form: form, library: library, warn: warn)
 
+        case .command(let line):
+            let command = KeyCommandLine(line)
+            return try KeyText.key(
+                from: try command.readKeyText(), origin: "the key command \(command)", form: form, library: library,
+                empty: KeyError(code: .keyCommandEmpty, message: "The key command \(command) printed only a line break; make it print the key on its standard output."),
+                warn: warn)
+
         case .hex(let source):
             return try source.resolve(form: .hex, library: library, warn: warn)
         }
@@ -192,6 +209,7 @@ extension KeySource: CustomStringConvertible, CustomDebugStringConvertible, Cust
         case .standardInput: return "standard input"
         case .prompt: return "prompt"
         case .secretService(let service, let account): return "Secret Service item (service \(service), account \(account))"
+        case .command(let line): return "key command \(KeyCommandLine(line))"
         case .hex(let source): return "\(source), in hex"
         }
     }

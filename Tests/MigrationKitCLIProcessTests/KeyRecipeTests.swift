@@ -9,8 +9,10 @@ import Testing
 @Suite(.tags(.passphrase)) struct KeyRecipeTests {
     struct Recipe: CustomStringConvertible {
         let kind: String
+        /// The word after the kind, when there is one (`<!-- recipe: command pass -->`).
+        var name: String? = nil
         let script: String
-        var description: String { "\(kind): \(script)" }
+        var description: String { "\(kind)\(name.map { " \($0)" } ?? ""): \(script)" }
     }
 
     /// The `sh` blocks that follow a `<!-- recipe: KIND -->` line in `document` (a path
@@ -24,7 +26,9 @@ import Testing
         while index < lines.count {
             let line = lines[index]
             index += 1
-            guard line.hasPrefix("<!-- recipe: "), let kind = line.dropFirst(13).split(separator: " ").first else { continue }
+            let words = line.dropFirst(13).split(separator: " ")
+            guard line.hasPrefix("<!-- recipe: "), let kind = words.first else { continue }
+            let name = words.count > 2 ? String(words[1]) : nil
             guard index < lines.count, lines[index] == "```sh" else { continue }
             var body: [String] = []
             index += 1
@@ -32,16 +36,20 @@ import Testing
                 body.append(lines[index])
                 index += 1
             }
-            recipes.append(Recipe(kind: String(kind), script: body.joined(separator: "\n")))
+            recipes.append(Recipe(kind: String(kind), name: name, script: body.joined(separator: "\n")))
         }
         return recipes
     }
 
     /// Runs a recipe in `directory` with the built `migrationkit` first on PATH and the
     /// example keyring service (`example`) replaced by this test's own.
-    static func run(_ recipe: Recipe, in directory: String, service: String, replacing example: String = "com.example.notes") throws -> CommandResult {
-        var environment = Binary.environment()
-        environment["PATH"] = Binary.productsDirectory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+    /// - Parameters:
+    ///   - path: folders searched before the built `migrationkit`'s (stand-ins for clients).
+    ///   - extra: variables the recipe's store needs (`GNUPGHOME`, …).
+    static func run(_ recipe: Recipe, in directory: String, service: String, replacing example: String = "com.example.notes",
+                    path: [String] = [], environment extra: [String: String] = [:]) throws -> CommandResult {
+        var environment = Binary.environment(extra)
+        environment["PATH"] = (path + [Binary.productsDirectory.path]).joined(separator: ":") + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         let script = recipe.script.replacingOccurrences(of: example, with: service)
         return try ChildProcess.run(["/bin/sh", "-ec", script], environment: environment, directory: directory, timeout: 60)
     }

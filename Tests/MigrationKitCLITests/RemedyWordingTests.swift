@@ -13,7 +13,7 @@ import Testing
     private let everyRemedy: [Remedy] = [
         .allowOutOfOrder, .acceptModified(["0002_books"]), .acceptUnknown(["0003_tags"]), .createMigrationsFolder, .chooseMigrationsFolder,
         .openWithoutKey, .encryptInPlace, .replaceOutput, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt,
-        .storeKeyAgain(service: "com.example.notes", account: "notes db"),
+        .allowKeyCommandMoreTime, .storeKeyAgain(service: "com.example.notes", account: "notes db"),
     ]
 
     /// Every remedy names what to pass on this command line, and the library's words do not.

@@ -19,7 +19,7 @@ import Testing
 
     @Test func theListHoldsEachSourceOnceInHelpOrder() {
         let names = KeySources.all.flatMap { $0.parameters.map(\.name) }
-        #expect(names == ["password", "password-hex", "password-file", "password-hex-file", "keychain-service", "keychain-account", "systemd-credential"])
+        #expect(names == ["password", "password-hex", "password-file", "password-hex-file", "keychain-service", "keychain-account", "systemd-credential", "password-command"])
         #expect(Set(names).count == names.count)
         // A key itself is never a setting: only --password and --password-hex have none,
         // and they are the last resorts.
@@ -32,6 +32,11 @@ import Testing
             #expect(path == "/etc/app/db.key")
         } else {
             Issue.record("--password-file is not a key file")
+        }
+        if case .command(let line)? = try parse(["--password-command", "pass show db"]).given.source() {
+            #expect(line == "pass show db")
+        } else {
+            Issue.record("--password-command is not a key command")
         }
         if case .standardInput? = try parse(["--password-file", "-"]).given.source() {} else {
             Issue.record("--password-file - does not read standard input")
@@ -72,7 +77,7 @@ import Testing
             _ = try parse(["--password-file", "k", "--keychain-service", "a", "--keychain-account", "b"])
             Issue.record("two key sources were accepted")
         } catch {
-            #expect(Command.message(for: error).contains("Give exactly one key source: --password, --password-hex, --password-file, --password-hex-file, --keychain-service with --keychain-account, or --systemd-credential."), "\(Command.message(for: error))")
+            #expect(Command.message(for: error).contains("Give exactly one key source: --password, --password-hex, --password-file, --password-hex-file, --keychain-service with --keychain-account, --systemd-credential, or --password-command."), "\(Command.message(for: error))")
         }
     }
 
@@ -95,7 +100,7 @@ import Testing
     /// Every key remedy the libraries offer has its words here, and no other remedy does:
     /// both command lines word them from this one place.
     @Test func everyKeyRemedyIsWordedHereAndOnlyThose() {
-        let keyRemedies: [Remedy] = [.openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt]
+        let keyRemedies: [Remedy] = [.openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt, .allowKeyCommandMoreTime]
         for remedy in keyRemedies {
             #expect(KeySources.words(for: remedy, commandName: "app") != nil, "\(remedy)")
         }

@@ -13,7 +13,7 @@ import Testing
 @Suite(.tags(.passphrase)) struct CrossSourceTests {
     /// A way to deliver the secret, and to create or open the probe database with it.
     enum Source: String, CaseIterable, CustomTestStringConvertible {
-        case password, file, environment, standardInput, prompt, keychain
+        case password, file, environment, standardInput, prompt, keychain, command
 
         var testDescription: String { rawValue }
 
@@ -33,6 +33,11 @@ import Testing
         case .file:
             let path = try directory.write("key-\(UUID().uuidString)", secret + "\n")
             let key = try KeySource.file(path: path).resolve()
+            succeeded = try create ? { try createProbeDatabase(at: database, key: key); return true }() : databaseOpens(at: database, with: key)
+        case .command:
+            // What a key command prints is read as a key file's content is.
+            let path = try directory.write("printed-\(UUID().uuidString)", secret + "\n")
+            let key = try KeySource.command("cat '\(path)'").resolve()
             succeeded = try create ? { try createProbeDatabase(at: database, key: key); return true }() : databaseOpens(at: database, with: key)
         case .keychain:
             // checkMatrix stored the secret under keychainService beforehand.

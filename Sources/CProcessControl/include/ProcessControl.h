@@ -1,8 +1,9 @@
 #ifndef MIGRATIONKIT_PROCESS_CONTROL_H
 #define MIGRATIONKIT_PROCESS_CONTROL_H
 
-/* prctl(2) is variadic, which Swift cannot call, and setrlimit's resource type
- * differs between C libraries: these wrappers give Swift fixed signatures. Each returns
+/* prctl(2) is variadic, which Swift cannot call, setrlimit's resource type differs
+ * between C libraries, and glibc declares pipe2 and posix_spawn's terminal and
+ * closefrom actions only under _GNU_SOURCE: these wrappers give Swift fixed signatures. Each returns
  * 0 on success and -1 with errno set on failure, like the calls they wrap. */
 
 /* prctl(PR_SET_DUMPABLE, dumpable). */
@@ -22,5 +23,28 @@ long long migrationkit_memory_lock_limit(void);
  * working folder and umask of its own, which chdir(2) and umask(2) change for it alone.
  * Linux only; declared by <sched.h> under _GNU_SOURCE, which Swift does not set. */
 int migrationkit_unshare_filesystem(void);
+
+/* posix_spawn(3) of the program at `path` (no PATH search) with `argv` and `envp`, for a
+ * key command: its standard input, output and error are `input`, `output` and `error`;
+ * no other descriptor of this process reaches it; every signal is at its default and
+ * none blocked (this process ignores SIGPIPE and may block others); it runs in a process
+ * group of its own, so that a command that overstays can be ended with whatever it
+ * started. With `terminal` >= 0, that group is made the terminal's foreground group
+ * before the program runs, so that a prompt of its own reads the terminal instead of
+ * being stopped (SIGTTIN); `migrationkit_take_terminal` takes the terminal back.
+ * Returns 0 with the child's pid in `pid`, or an errno value. */
+int migrationkit_spawn(const char *path, char *const argv[], char *const envp[],
+                       int input, int output, int error, int terminal, int *pid);
+
+/* tcsetpgrp(terminal, getpgrp()) with SIGTTOU blocked: this process is then a
+ * background group of the terminal, which SIGTTOU would stop. 0, or -1 and errno. */
+int migrationkit_take_terminal(int terminal);
+
+/* pidfd_open(2): a descriptor that polls readable once the process `pid` has ended
+ * (close-on-exec), or -1 and errno. */
+int migrationkit_pidfd_open(int pid);
+
+/* pipe2(fds, O_CLOEXEC), declared under _GNU_SOURCE only. */
+int migrationkit_pipe(int fds[2]);
 
 #endif

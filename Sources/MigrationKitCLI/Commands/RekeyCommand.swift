@@ -26,7 +26,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         discussion: """
             The key options give the current key; the --new-* options give the new one (or a prompt, asked twice). \
             With --new-key generate, a new random key is written to --new-password-file (0600) or the \
-            --new-keychain-* item first, when it holds none yet. A database that already opens with the new key and \
+            --new-keychain-* item first, when it holds none yet, or handed to --new-key-store-command and read back \
+            with --new-password-command before the database changes. A database that already opens with the new key and \
             not the current one is left as it is, so a rerun after a kill or Ctrl-C changes nothing twice.
             """)
 
@@ -38,6 +39,9 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     @Option(name: .customLong("new-key"), help: ArgumentHelp("generate: write a new random key to the new key's file or item before the database changes (reused when it is already there).", valueName: "generate"))
     var newKeyMode: KeyRotation.NewKeyMode?
+
+    @Option(name: .customLong("new-key-store-command"), help: ArgumentHelp("With --new-key generate and --new-password-command: a command that stores each new key, given on its standard input ({name} for each database), before the database changes; --new-password-command must then read the same key back.", valueName: "command"))
+    var newKeyStoreCommand: String?
 
     @Option(name: .customLong("old-key"), help: ArgumentHelp("What becomes of the old key once the new one is proven on the database: keep (default) or delete its file or item.", valueName: "keep|delete"))
     var oldKey: KeyRotation.OldKeyRetirement = .keep
@@ -53,6 +57,26 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if oldKey == .delete, !backup.skip {
             throw ValidationError("--old-key delete removes the only key that opens the backup; give --no-backup with it, or keep the old key.")
         }
+        if let newKeyStoreCommand {
+            guard generating, newKey.given.byName[Self.readBack] != nil else {
+                throw ValidationError("--new-key-store-command stores a generated key for --new-password-command to read back; give it with --new-key generate and --new-password-command.")
+            }
+            if case .failure(let error) = KeyCommandLine(newKeyStoreCommand).words() {
+                throw ValidationError("--new-key-store-command: \(error.message)")
+            }
+        }
+    }
+
+    /// The new key option that reads back what `--new-key-store-command` stored.
+    private static let readBack = "password-command"
+
+    /// The store command for the database at `path`, its name forms replaced as a key
+    /// command's are (each one quoted word).
+    private func storeCommand(for path: String) throws -> KeyCommandLine? {
+        guard let line = newKeyStoreCommand else { return nil }
+        let names = DatabaseNames(of: path)
+        try names.requireForms(in: [line], database: path, option: "--new-key-store-command")
+        return KeyCommandLine(names.substitutions.reduce(line) { $0.replacingOccurrences(of: $1.key, with: KeyCommandLine.quoted($1.value)) })
     }
 
     /// Deleting a key the databases share would lock out the ones not rekeyed yet; a
@@ -64,11 +88,15 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if oldKey == .delete, !connection.key.isTemplate {
             throw CLIError(.conflictingOptions, "Over several databases, --old-key delete needs each database's own current key ({name} in --password-file or --keychain-account): a key they share is still the others' key.")
         }
+        if let newKeyStoreCommand, !newKey.isTemplate || !KeySourceValues.namePlaceholders.contains(where: newKeyStoreCommand.contains) {
+            throw CLIError(.conflictingOptions, "Over several databases, --new-key-store-command and --new-password-command need {name}: each database's new key is stored and read back as its own.")
+        }
     }
 
     /// Each database's current key and new key are its own, never another's.
     var perDatabaseOptions: [FleetNaming.PerDatabase] {
         FleetNaming.PerDatabase.keySources(connection.key.given) + FleetNaming.PerDatabase.keySources(newKey.given, prefix: "new-")
+            + (newKeyStoreCommand.map { [FleetNaming.PerDatabase(option: "--new-key-store-command", value: $0)] } ?? [])
     }
 
     var standardInputReaders: [String] {
@@ -104,6 +132,11 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if inPlace, !backup.skip {
             throw Self.backupWithNoKey
         }
+        if inPlace, case .command? = newKeySource {
+            // A store command writes before the database changes: a rekey that then failed
+            // would leave the database on a key no longer where it is read from.
+            throw CLIError(.conflictingOptions, "--new-password-command reads the new key where --password-command reads the current one; store the new key under another name or version and read it from there.")
+        }
         if oldKey == .delete, !inPlace, !KeyRotation.canDelete(oldKeySource) {
             throw CLIError(.conflictingOptions, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
         }
@@ -122,7 +155,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             var writer = proveFirst ? try CLIContext.host.openWriter(settings) : nil
             guard let currentKey = settings.key else { throw CLIError(.missingOption, "rekey needs the current key.") }
             pending = generating
-                ? try newKey.generatedKey(for: path, ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace, reporter: reporter)
+                ? try newKey.generatedKey(for: path, store: try storeCommand(for: path), ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace, reporter: reporter)
                 : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter), stage: nil, staged: nil)
             if pending.key.isSameKey(as: currentKey) {
                 // In place, a run stopped after publishing its key and before giving up the

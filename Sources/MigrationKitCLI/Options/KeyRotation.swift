@@ -54,9 +54,19 @@ enum KeyRotation {
     ///     run as root, the app that read the old key still reads the new one.
     ///   - replacingCurrent: `source` is where the current key is: never read as the new
     ///     key, always replaced by it.
-    static func pendingKey(at source: KeySource, ownedLike: String?, replacingCurrent: Bool, warn: (KeyWarning) -> Void) throws -> PendingKey {
+    ///   - store: the command that stores a new key read back with the key command
+    ///     `source` (`--new-key-store-command`), for the database at `database`.
+    static func pendingKey(at source: KeySource, store: KeyCommandLine? = nil, database: String = "", ownedLike: String?,
+                           replacingCurrent: Bool, warn: (KeyWarning) -> Void) throws -> PendingKey {
+        if case .command = source {
+            guard let store else { throw noStoreCommand }
+            // Never reused from the store: a key command cannot tell "no key there yet"
+            // from a failure, and a key stored by a run that never rekeyed is no one's.
+            let key = DatabaseKey.randomRawKey()
+            return PendingKey(key: key, stage: { try Self.store(key, with: store, readBackFrom: source, database: database) }, staged: nil)
+        }
         guard let stage = KeyStage(publishingTo: source) else {
-            throw CLIError(.missingOption, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
+            throw Self.noPlaceToWrite
         }
         if !replacingCurrent, let existing = try stage.keyAtPlace(warn: warn) {
             return PendingKey(key: existing, stage: nil, staged: nil)
@@ -72,12 +82,42 @@ enum KeyRotation {
     /// fleet's databases share, in place before the first of them changes.
     static func generatedKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         guard let stage = KeyStage(publishingTo: source) else {
-            throw CLIError(.missingOption, "--new-key generate writes each new key to a file (--new-password-file) or a Secret Service item (--new-keychain-service with --new-keychain-account); give one of them for it to write to.")
+            throw Self.noPlaceToWrite
         }
         if let existing = try stage.keyAtPlace(warn: warn) { return existing }
         let key = DatabaseKey.randomRawKey()
         try stage.publish(key, ownedLike: ownedLike)
         return key
+    }
+
+    /// "--new-key generate writes each new key to …", when the new key options name no
+    /// place it can write to.
+    static let noPlaceToWrite = CLIError(.missingOption, "--new-key generate writes each new key to a file (--new-password-file), a Secret Service item (--new-keychain-service with --new-keychain-account) or a store command (--new-key-store-command, read back with --new-password-command); give one of them for it to write to.")
+
+    static let noStoreCommand = CLIError(.missingOption, "--new-key generate with --new-password-command needs --new-key-store-command: the command that stores each new key, which --new-password-command then reads back.")
+
+    /// Hands a generated key to its store command, then reads it back with the key command
+    /// `place`: run before the database changes, so a store that fails, is killed or
+    /// keeps another key leaves the database on its old key, which still opens it. The
+    /// sibling of a file's or an item's staging (`KeyStage.write`) for a store that only
+    /// a command reaches, which has no place to keep a key aside: the key is proven where
+    /// it is stored before the rekey, and again after it (`PublishedKey`).
+    static func store(_ key: DatabaseKey, with store: KeyCommandLine, readBackFrom place: KeySource, database: String) throws {
+        let unchanged = "\(database) was not rekeyed and is still on its old key, which still opens it"
+        do {
+            try store.store(key)
+        } catch {
+            throw CLIError(.newKeyNotStored, "\(unchanged): storing the new key with \(store) failed (\(PublishedKey.reason(error))).")
+        }
+        let live: DatabaseKey
+        do {
+            live = try place.resolve(warn: { _ in })
+        } catch {
+            throw CLIError(.newKeyNotStored, "\(unchanged): the new key could not be read back from \(KeyStage.describe(place)) (\(PublishedKey.reason(error))).")
+        }
+        guard live.isSameKey(as: key) else {
+            throw CLIError(.newKeyNotStored, "\(unchanged): \(KeyStage.describe(place)) gave back another key than the one stored with \(store); check that the two commands name the same entry, then run the command again.")
+        }
     }
 
     /// Whether two sources are one place: the same file (links followed), or the same
@@ -90,6 +130,8 @@ enum KeyRotation {
             return service == otherService && account == otherAccount
         case (.hex(let left)?, .hex(let right)?):
             return samePlace(left, right)
+        case (.command(let left)?, .command(let right)?):
+            return left == right
         default:
             return false
         }

@@ -99,24 +99,28 @@ struct KeyStage {
         case .file(let path): return path
         case .secretService(let service, let account): return "the Secret Service item for service \"\(service)\", account \"\(account)\""
         case .hex(let place): return describe(place)
+        case .command(let line): return "the store the key command \(KeyCommandLine(line)) reads"
         default: return "the new key's source"
         }
     }
 
-    /// Whether a key can be read back from `source` and written there (`read`, `write`):
-    /// a key file, a hex key file, a Secret Service item.
+    /// Whether a key can be read back from `source` (`read`): a key file, a hex key file,
+    /// a Secret Service item, which `write` writes to, or a key command's store, which
+    /// the rotation's store command writes to (`KeyRotation.store`).
     static func isPlace(_ source: KeySource) -> Bool {
         switch source {
-        case .file, .secretService, .hex(.file): return true
+        case .file, .secretService, .hex(.file), .command: return true
         default: return false
         }
     }
 
     /// The key at `source` (a place, `isPlace`); nil when none is there. An item that
     /// could not be read (a locked keyring) is an error, not an absence: it may hold a key
-    /// a killed run rekeyed to.
+    /// a killed run rekeyed to. A key command never says "none": one that fails is an error.
     static func read(_ source: KeySource, warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
         switch source {
+        case .command:
+            return try source.resolve(warn: warn)
         case .file(let path), .hex(.file(let path)):
             guard FileProbe(path: path).kind != .missing else { return nil }
             return try source.resolve(warn: warn)

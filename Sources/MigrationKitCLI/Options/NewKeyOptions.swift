@@ -62,17 +62,19 @@ package struct NewKeyOptions: ParsableArguments {
     /// share, already in place.
     ///
     /// - Parameter replacingCurrent: the new key's place is the current key's.
-    func generatedKey(for path: String, ownedLike: String?, replacingCurrent: Bool, reporter: Reporter) throws -> KeyRotation.PendingKey {
+    /// - Parameter store: the store command for this database (`--new-key-store-command`).
+    func generatedKey(for path: String, store: KeyCommandLine? = nil, ownedLike: String?, replacingCurrent: Bool, reporter: Reporter) throws -> KeyRotation.PendingKey {
         if CLIContext.fleet != nil, !isTemplate {
             return KeyRotation.PendingKey(key: try resolve(for: path, generating: true, ownedLike: ownedLike, reporter: reporter), stage: nil, staged: nil)
         }
         let given = try forDatabase(at: path).given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         guard let place = try given.source() else { throw Self.noPlaceToGenerate }
-        return try KeyRotation.pendingKey(at: place, ownedLike: ownedLike, replacingCurrent: replacingCurrent, warn: { reporter.warning($0.description) })
+        return try KeyRotation.pendingKey(at: place, store: store, database: path, ownedLike: ownedLike, replacingCurrent: replacingCurrent,
+                                          warn: { reporter.warning($0.description) })
     }
 
-    private static let noPlaceToGenerate = CLIError(.missingOption, "--new-key generate needs a place to write each new key: --new-password-file FILE, or --new-keychain-service with --new-keychain-account.")
+    private static let noPlaceToGenerate = CLIError(.missingOption, "--new-key generate needs a place to write each new key: --new-password-file FILE, --new-keychain-service with --new-keychain-account, or --new-password-command with --new-key-store-command.")
 
     /// `--new-key generate`: the old key's file, whose owner a new key file takes.
     private struct Generation {

@@ -2,7 +2,8 @@ import MigrationKitCommands
 import MigrationKitKeys
 
 /// A rekeyed database's new key at the place an app reads it from (a key file, a hex
-/// key file, a Secret Service item), from its publication to the end of the rotation.
+/// key file, a Secret Service item, a key command's store), from its publication to the
+/// end of the rotation.
 ///
 /// The order is what keeps a database from ending with no key where it is stored: the
 /// key is published (when it was kept staged), read back from its place and proven to
@@ -116,7 +117,7 @@ struct PublishedKey {
 
     /// What an error says, inside a sentence of the database's failure: without its
     /// closing period.
-    private static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error) -> String {
         let message = ErrorPresentation(error)?.message ?? "\(error)"
         return message.hasSuffix(".") ? String(message.dropLast()) : message
     }

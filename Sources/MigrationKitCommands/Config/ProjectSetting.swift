@@ -31,6 +31,7 @@ package struct ProjectSetting: Hashable, Sendable {
     package static let cipherSalt = ProjectSetting(rawValue: "cipher-salt", kind: .text)
     package static let cipherUseHMAC = ProjectSetting(rawValue: "cipher-use-hmac", kind: .flag)
     package static let lockTimeout = ProjectSetting(rawValue: "lock-timeout", kind: .seconds)
+    package static let keyCommandTimeout = ProjectSetting(rawValue: "key-command-timeout", kind: .seconds)
     package static let backupDirectory = ProjectSetting(rawValue: "backup-dir", kind: .path)
     package static let memorySecurity = ProjectSetting(rawValue: "memory-security", kind: .flag)
 
@@ -44,7 +45,7 @@ package struct ProjectSetting: Hashable, Sendable {
     /// Every setting, in the order `config` shows them.
     package static let allCases: [ProjectSetting] = [dbPath, migrations, migrationsLayout] + keySources + [
         plaintext, cipherCompatibility, kdfIterations, cipherPageSize, cipherKDFAlgorithm, cipherHMACAlgorithm,
-        cipherPlaintextHeaderSize, cipherSalt, cipherUseHMAC, lockTimeout, backupDirectory, memorySecurity,
+        cipherPlaintextHeaderSize, cipherSalt, cipherUseHMAC, lockTimeout, keyCommandTimeout, backupDirectory, memorySecurity,
     ]
 
     /// The setting the file or a flag names `name`, if any.

@@ -123,6 +123,7 @@ package struct ProjectSettings {
         switch setting {
         case .migrations: return MigrationsOptions.defaultDirectory
         case .lockTimeout: return seconds(ConnectionOptions.defaultLockTimeout)
+        case .keyCommandTimeout: return seconds(ConnectionOptions.defaultKeyCommandTimeout)
         default: return nil
         }
     }
@@ -143,6 +144,7 @@ package struct ProjectSettings {
         case .cipherSalt: return connection.cipher.salt
         case .cipherUseHMAC: return connection.cipher.usesHMAC.map { String($0) }
         case .lockTimeout: return connection.givenLockTimeout.map(seconds)
+        case .keyCommandTimeout: return connection.givenKeyCommandTimeout.map(seconds)
         case .backupDirectory: return backup?.directory
         case .memorySecurity: return connection.cipher.memorySecurity.map { String($0) }
         default: return nil
@@ -189,6 +191,9 @@ package struct ProjectSettings {
         case .lockTimeout:
             guard let seconds = Double(value.text) else { throw notA("a number of seconds") }
             connection.givenLockTimeout = seconds
+        case .keyCommandTimeout:
+            guard let seconds = Double(value.text) else { throw notA("a number of seconds") }
+            connection.givenKeyCommandTimeout = seconds
         case .backupDirectory: backup?.directory = value.text
         default: break
         }

@@ -52,6 +52,9 @@ package struct KeySourceDescriptor: Sendable {
     package var check: @Sendable ([String], KeyRoleText) throws -> Void = { _, _ in }
     /// A warning said whenever the source is given (`--password`: the process list).
     package var warning: (@Sendable (KeyRoleText) -> String)? = nil
+    /// What a name form (`{name}`) becomes in a value, given what it stands for: the
+    /// name itself in a path, one quoted word in a command line.
+    package var placeholderValue: @Sendable (String) -> String = { $0 }
 
     /// The options in a role, for sentences: `--keychain-service/--keychain-account`.
     package func flags(_ role: KeyRoleText, joinedBy separator: String = "/") -> String {
@@ -227,6 +230,8 @@ package enum KeySources {
             return "pass the key with --password-file instead"
         case .keyFromAnotherSource:
             return "pass the key another way: \(advice(DatabaseKeyRole.text))"
+        case .allowKeyCommandMoreTime:
+            return "allow it more time with --\(ProjectSetting.keyCommandTimeout.rawValue) SECONDS"
         case .keyFromPipeOrPrompt:
             return "pipe the key in (e.g. `\(commandName) … --password-file - < key`), or leave out --password-file to be prompted without echo"
         default:
@@ -335,7 +340,7 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
         for (descriptor, _) in given where descriptor.takesName {
             for parameter in descriptor.parameters {
                 values.byName[parameter.name] = byName[parameter.name].map { value in
-                    names.reduce(value) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+                    names.reduce(value) { $0.replacingOccurrences(of: $1.key, with: descriptor.placeholderValue($1.value)) }
                 }
             }
         }

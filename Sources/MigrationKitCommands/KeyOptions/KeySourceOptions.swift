@@ -14,6 +14,7 @@ package struct KeySourceOptions<Role: KeyRole>: ParsableArguments {
     @OptionGroup var passwordHexFile: OneValueKeySource<PasswordHexFileKeySource, Role>
     @OptionGroup var secretService: TwoValueKeySource<SecretServiceKeySource, Role>
     @OptionGroup var systemdCredential: OneValueKeySource<SystemdCredentialKeySource, Role>
+    @OptionGroup var passwordCommand: OneValueKeySource<PasswordCommandKeySource, Role>
 
     package init() {}
 }

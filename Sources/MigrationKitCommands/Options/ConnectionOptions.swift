@@ -29,11 +29,15 @@ package struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong(ProjectSetting.lockTimeout.rawValue), help: ArgumentHelp("Seconds to wait while another process holds the database lock, or for the Secret Service to answer (default: 10).", valueName: "seconds"))
     package var givenLockTimeout: Double?
 
+    @Option(name: .customLong(ProjectSetting.keyCommandTimeout.rawValue), help: ArgumentHelp("Seconds a key command (--password-command, --new-password-command, --new-key-store-command) may run before it and its process group are killed (default: 60).", valueName: "seconds"))
+    package var givenKeyCommandTimeout: Double?
+
     /// `--config` and `--database`: where settings not given as flags come from.
     @OptionGroup(title: "Project options")
     package var project: ProjectOptions
 
     package static let defaultLockTimeout: Double = 10
+    package static let defaultKeyCommandTimeout: Double = 60
 
     /// The key and cipher options are not shown by a layer that cannot encrypt (a GRDB
     /// on plain SQLite), which refuses them with a sentence if given anyway.
@@ -62,9 +66,21 @@ package struct ConnectionOptions: ParsableArguments {
         return .milliseconds(Int64(max(seconds, 1) * 1000))
     }
 
+    /// How long each key command of `command` may run: its `--key-command-timeout`, or
+    /// the default for a command without the connection options (`key`).
+    package static func keyCommandTimeout(of command: any ParsableCommand) -> Duration {
+        let seconds = (command as? any UsesProjectConnection)?.connection.givenKeyCommandTimeout
+            ?? (command as? any UsesProjectConnectionAndBackup)?.connection.givenKeyCommandTimeout
+            ?? defaultKeyCommandTimeout
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
     package func validate() throws {
         if !(lockTimeout >= 0 && lockTimeout <= 86_400) {
             throw ValidationError("--lock-timeout must be between 0 and 86400 seconds.")
+        }
+        if let seconds = givenKeyCommandTimeout, !(seconds > 0 && seconds <= 86_400) {
+            throw ValidationError("--key-command-timeout must be more than 0 and at most 86400 seconds.")
         }
         if key.plaintext && cipher.settings != CipherSettings() {
             throw ValidationError("Cipher options apply to encrypted databases; drop them with --plaintext.")

@@ -26,7 +26,7 @@ package enum CommandLineRemedies {
                     + identifiers.map { "--accept-unknown \($0)" }.joined(separator: " ")
             case .createMigrationsFolder, .chooseMigrationsFolder, .nameMigrationsLayout:
                 return MigrationsOptions.words(for: remedy, newCommand: "\(commandName) new NAME")
-            case .openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt:
+            case .openWithoutKey, .keyFromFile, .keyFromAnotherSource, .keyFromPipeOrPrompt, .allowKeyCommandMoreTime:
                 return KeySources.words(for: remedy, commandName: commandName)
             case .encryptInPlace:
                 return "use --in-place to encrypt it where it is"

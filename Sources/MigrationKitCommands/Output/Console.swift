@@ -59,6 +59,12 @@ package final class ConsoleCapture: @unchecked Sendable {
         }
     }
 
+    /// What another program wrote to its standard error in the command's place (a key
+    /// command's prompts and complaints), as text.
+    package func appendError(_ bytes: UnsafeRawBufferPointer) {
+        append(String(decoding: bytes, as: UTF8.self), standardError: true)
+    }
+
     package var standardOutput: String { lock.withLock { output } }
     package var standardError: String { lock.withLock { errors } }
 }

@@ -14,6 +14,9 @@ package struct CommandContext: @unchecked Sendable {
     private let standardInput = StandardInput.descriptor
     private let console = Console.capture
     private let secretServiceBatch = SecretServiceKeyStore.commandBatch
+    private let keyCommandTimeout = KeyCommandLine.timeout
+    private let keyCommandErrors = KeyCommandLine.standardErrorRelay
+    private let keyCommandStop = KeyCommandLine.stopRequest
 
     /// The values of the task that creates it.
     package init() {}
@@ -24,7 +27,13 @@ package struct CommandContext: @unchecked Sendable {
             try ProcessEnvironment.$substitute.withValue(variables) {
                 try StandardInput.$descriptor.withValue(standardInput) {
                     try SecretServiceKeyStore.$commandBatch.withValue(secretServiceBatch) {
-                        try Console.$capture.withValue(console, operation: body)
+                        try KeyCommandLine.$timeout.withValue(keyCommandTimeout) {
+                            try KeyCommandLine.$standardErrorRelay.withValue(keyCommandErrors) {
+                                try KeyCommandLine.$stopRequest.withValue(keyCommandStop) {
+                                    try Console.$capture.withValue(console, operation: body)
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKit
+import MigrationKitFiles
 import MigrationKitKeys
 
 /// Parses arguments, runs the command, and turns every outcome into the documented exit
@@ -63,7 +64,11 @@ package struct CommandLineRunner {
             // command is asked again by the next (in-process runs included).
             let keyring = SecretServiceKeyStore.Batch(timeout: ConnectionOptions.secretServiceTimeout(of: command))
             try SecretServiceKeyStore.$commandBatch.withValue(keyring) {
-                try command.run()
+                try KeyCommandLine.$timeout.withValue(ConnectionOptions.keyCommandTimeout(of: command)) {
+                    try KeyCommandLine.$stopRequest.withValue({ Interruption.isStopping ? Interruption.signal : nil }) {
+                        try command.run()
+                    }
+                }
             }
             return CLIExitCode.success.rawValue
         } catch let exit as ExitCode {

@@ -51,7 +51,10 @@ package struct CommandSurroundings: Sendable {
             }
             let value = ProcessEnvironment.$substitute.withValue(environment) {
                 StandardInput.$descriptor.withValue(standardInput) {
-                    Console.$capture.withValue(console, operation: body)
+                    // A key command's standard error goes where the command's own does.
+                    KeyCommandLine.$standardErrorRelay.withValue({ [console] bytes in console.appendError(bytes) }) {
+                        Console.$capture.withValue(console, operation: body)
+                    }
                 }
             }
             result.set(.success(value))
