@@ -4,8 +4,8 @@ import MigrationKit
 import MigrationKitSecrets
 import Synchronization
 
-/// Database keys in the freedesktop Secret Service (GNOME Keyring, KeePassXC, KWallet),
-/// which stands in for the Apple keychain on Linux.
+/// Database keys in the freedesktop Secret Service (GNOME Keyring, KeePassXC: the
+/// providers the tests run), which stands in for the Apple keychain on Linux.
 ///
 /// An item is named like a keychain generic password: a `service` attribute and an
 /// account. Two conventions name the account: `secret-tool` users (and the keychain) say
