@@ -366,8 +366,12 @@ private struct ItemName: CustomStringConvertible {
             message: "The Secret Service (gnome-keyring, KeePassXC) did not answer within \(Bounded.seconds(bound)) when asked earlier, so it was not asked to \(action) the key for \(self); \(Self.notAnsweringAdvice).")
     }
 
-    /// What to do about a Secret Service that does not answer.
-    private static let notAnsweringAdvice = "check that it runs and its keyring is unlocked, then try again"
+    /// What to do about a Secret Service that does not answer. A provider that runs with its
+    /// keyring unlocked also leaves a request unanswered while its prompt waits for a
+    /// person: KeePassXC, as it is set up by default, asks before it lets a program read or
+    /// delete an entry, every program and every run anew, and answers only once someone
+    /// allows it.
+    private static let notAnsweringAdvice = "check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again"
 
     func lockedError() -> KeyError {
         KeyError(

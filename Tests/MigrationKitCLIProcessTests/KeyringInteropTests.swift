@@ -164,6 +164,41 @@ import Testing
         #expect(!result.output.contains(PrivateKeePassXC.password))
     }
 
+    /// KeePassXC as it is set up by default asks before it lets a program read an entry
+    /// (every program, every run), and answers the program only once someone allows it.
+    /// With nobody there, the tool waits `--lock-timeout`, not for ever, and says what to
+    /// do: exit 5, naming the prompt, and no database is created with any key.
+    @Test(.enabled(if: PrivateKeePassXC.isInstalled || isCI, "KeePassXC is not installed (scripts/install-deps.sh installs it)"))
+    func aKeePassXCConfirmationNobodyAnswersEndsTheCommandWithinTheLockTimeout() throws {
+        let keePassXC = try PrivateKeePassXC(exposing: "Secret Service")
+        let service = "org.migrationkit.tests.keepassxc"
+        let key = TestKey.raw()
+        _ = try keePassXC.directory.write("app.key", key.text + "\n")
+        _ = try keePassXC.directory.write("migrations/001_books.sql", "CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL);\n")
+        let result = try keePassXC.run(#"""
+            start_keepassxc --pw-stdin "$DATABASE"
+            wait_for unlocked
+            # Another program's entry: KeePassXC lets the program that made it read it.
+            secret-tool store --label=app service "$SERVICE" account app.db <app.key || exit 21
+            start=$(date +%s%N)
+            "$MIGRATIONKIT" migrate --db-path app.db --migrations migrations --keychain-service "$SERVICE" \
+                --keychain-account app.db --lock-timeout 1 2>migrate.err
+            echo "migrate: exit $? after $((($(date +%s%N) - start) / 1000000)) ms"
+            cat migrate.err
+            [ -e app.db ] || echo "no app.db"
+            stop_keepassxc
+            """#, environment: ["SERVICE": service], confirmations: true)
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let summary = lines.first { $0.hasPrefix("migrate: exit ") } ?? ""
+        #expect(summary.hasPrefix("migrate: exit 5 after "), "\(result.output)")
+        #expect(Self.milliseconds(summary) < 6_000, "not within the lock timeout: \(summary)")
+        #expect(lines.contains("migrationkit: error: The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\(service)”, account “app.db”; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again."),
+                "\(result.output)")
+        #expect(lines.contains("no app.db"), "\(result.output)")
+        #expect(!result.output.contains(key.secret))
+    }
+
     /// The milliseconds a line `NAME: exit N after MS ms…` says a command took.
     private static func milliseconds(_ line: String) -> Int {
         let words = line.split(separator: " ")
