@@ -4,8 +4,8 @@ import MigrationKit
 import MigrationKitSecrets
 import Synchronization
 
-/// Database keys in the freedesktop Secret Service (GNOME Keyring, KeePassXC, KWallet),
-/// which stands in for the Apple keychain on Linux.
+/// Database keys in the freedesktop Secret Service (GNOME Keyring, KeePassXC: the
+/// providers the tests run), which stands in for the Apple keychain on Linux.
 ///
 /// An item is named like a keychain generic password: a `service` attribute and an
 /// account. Two conventions name the account: `secret-tool` users (and the keychain) say
@@ -366,8 +366,12 @@ private struct ItemName: CustomStringConvertible {
             message: "The Secret Service (gnome-keyring, KeePassXC) did not answer within \(Bounded.seconds(bound)) when asked earlier, so it was not asked to \(action) the key for \(self); \(Self.notAnsweringAdvice).")
     }
 
-    /// What to do about a Secret Service that does not answer.
-    private static let notAnsweringAdvice = "check that it runs and its keyring is unlocked, then try again"
+    /// What to do about a Secret Service that does not answer. A provider that runs with its
+    /// keyring unlocked also leaves a request unanswered while its prompt waits for a
+    /// person: KeePassXC, as it is set up by default, asks before it lets a program read or
+    /// delete an entry, every program and every run anew, and answers only once someone
+    /// allows it.
+    private static let notAnsweringAdvice = "check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again"
 
     func lockedError() -> KeyError {
         KeyError(

@@ -57,7 +57,7 @@ import Testing
             #expect(line.contains("failed (exit 5): tenants/\(name).db: "), "\(result.output)")
         }
         let waited = lines.first { $0.hasPrefix("tenants/t0.db ") } ?? ""
-        #expect(waited.hasSuffix("The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\(keyring.service)”, account “t0”; check that it runs and its keyring is unlocked, then try again."),
+        #expect(waited.hasSuffix("The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\(keyring.service)”, account “t0”; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again."),
                 "\(result.output)")
         #expect(lines.contains("migrationkit: error: 3 of 3 databases failed (listed above). Fix the cause and run the same command again."), "\(result.output)")
         Self.expectNoGLibNames(lines.filter { $0.contains("tenants/") || $0.hasPrefix("migrationkit:") })
@@ -96,7 +96,7 @@ import Testing
             kill -CONT "$daemon"
             """#)
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        let sentence = "migrationkit: error: The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, then try again."
+        let sentence = "migrationkit: error: The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again."
         for output in ["", " --verbose", " --json"] {
             let summary = lines.first { $0.hasPrefix("status\(output): ") } ?? ""
             #expect(summary.hasPrefix("status\(output): exit 5 after "), "\(result.output)")
@@ -106,7 +106,7 @@ import Testing
         #expect(lines.contains(sentence), "\(result.output)")
         // GLib's domain and code only with --verbose, after the sentence.
         #expect(lines.contains(sentence + " [GLib error g-io-error-quark 24]"), "\(result.output)")
-        #expect(lines.contains(#"    "message" : "The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\#(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, then try again.""#),
+        #expect(lines.contains(#"    "message" : "The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked to look up the key for service “\#(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again.""#),
                 "\(result.output)")
         #expect(lines.contains("no wait: " + sentence), "\(result.output)")
         Self.expectNoGLibNames(lines.filter { !$0.contains("[GLib error ") })
@@ -156,7 +156,7 @@ import Testing
         let milliseconds = summary.split(separator: " ").dropFirst(4).first.flatMap { Int($0) } ?? .max
         #expect(milliseconds < 10_000, "\(result.output)")
         let tenantLines = names.map { name in lines.first { $0.hasPrefix("tenants/\(name).db ") } ?? "" }
-        let advice = "; check that it runs and its keyring is unlocked, then try again."
+        let advice = "; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again."
         let waited = tenantLines.filter { line in
             names.contains { line.hasSuffix("The Secret Service (gnome-keyring, KeePassXC) did not answer within 2 s when asked to look up the key for service “\(keyring.service)”, account “\($0)”" + advice) }
         }
@@ -216,7 +216,7 @@ import Testing
             """#)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("rekey: exit 5"), "\(result.output)")
-        let sentence = "The Secret Service (gnome-keyring, KeePassXC) did not answer within 3 s when asked to look up the key for service “\(keyring.service)”, account “t0.new”; check that it runs and its keyring is unlocked, then try again. "
+        let sentence = "The Secret Service (gnome-keyring, KeePassXC) did not answer within 3 s when asked to look up the key for service “\(keyring.service)”, account “t0.new”; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again. "
             + "tenants/t0.db is on its new key, but whether the Secret Service item for service \"\(keyring.service)\", account \"t0.new\" holds it is not known. "
             + "The old key was left where it was, though it no longer opens the database."
         #expect(lines.contains("migrationkit: error: " + sentence), "\(result.output)")
@@ -278,7 +278,7 @@ import Testing
             """#)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("rekey: exit 5"), "\(result.output)")
-        #expect(lines.contains("migrationkit: error: The Secret Service (gnome-keyring, KeePassXC) did not answer within 2 s when asked to look up the key for service “\(keyring.service)”, account “t0.new”; check that it runs and its keyring is unlocked, then try again."),
+        #expect(lines.contains("migrationkit: error: The Secret Service (gnome-keyring, KeePassXC) did not answer within 2 s when asked to look up the key for service “\(keyring.service)”, account “t0.new”; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again."),
                 "\(result.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: keyring.path("tenants/t0.db"))) == before, "the tenant changed")
         let read = try SQLCipherShell.run(keyring.path("tenants/t0.db"), key: new, "SELECT count(*) FROM seed;")
@@ -318,7 +318,7 @@ import Testing
             let batched = milliseconds("--batch", index) ?? .max
             #expect(batched < 500, "lookup \(index) of the batch waited: \(result.output)")
         }
-        let notAsked = "The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked earlier, so it was not asked to look up the key for service “\(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, then try again."
+        let notAsked = "The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked earlier, so it was not asked to look up the key for service “\(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again."
         #expect(lines.filter { $0.hasSuffix(notAsked) }.count == 2, "\(result.output)")
     }
 
