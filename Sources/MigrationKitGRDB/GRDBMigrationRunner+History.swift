@@ -99,14 +99,7 @@ extension GRDBMigrationRunner {
                       dryRun: Bool = false) throws -> OtherToolAdoption {
         try writer.barrierWriteWithoutTransaction { db in
             try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, sha384Hex: Database.sha384Hex(of:)) { steps in
-                var replay = self
-                replay.registry = MigrationRegistry()
-                for step in steps { replay.registry.registerAsGRDB(step) }
-                replay.eraseDatabaseOnSchemaChange = false
-                return try GRDBScratchDatabase.withQueue(configuredAs: db.configuration) { scratch in
-                    try replay.grdbMigrator(for: nil).migrate(scratch)
-                    return try scratch.read { try SchemaDump.objects(in: $0) }
-                }
+                try replayedSchema(of: steps, configuredAs: db.configuration)
             }
         }
     }
@@ -119,18 +112,24 @@ extension GRDBMigrationRunner {
     public func schemaChange(in reader: any DatabaseReader) throws -> SchemaChange? {
         try reader.read { db in
             guard try hasSchemaChanges(db) else { return nil }
+            // The schema GRDB compared with: the applied steps replayed.
             return try engine.schemaChange(db, decided: true) { steps in
-                // The schema GRDB compared with: the applied steps replayed into a
-                // scratch file database configured as this one.
-                var replay = self
-                replay.registry = MigrationRegistry()
-                for step in steps { replay.registry.registerAsGRDB(step) }
-                replay.eraseDatabaseOnSchemaChange = false
-                return try GRDBScratchDatabase.withQueue(configuredAs: db.configuration) { scratch in
-                    try replay.grdbMigrator(for: nil).migrate(scratch)
-                    return try scratch.read { try SchemaDump.objects(in: $0) }
-                }
+                try replayedSchema(of: steps, configuredAs: db.configuration)
             }
+        }
+    }
+
+    /// The schema `steps` make, run by GRDB's migrator into a scratch file database
+    /// configured as the app's: what GRDB's own schema comparison and an adoption's proof
+    /// compare the database with.
+    private func replayedSchema(of steps: [MigrationStep<Database>], configuredAs configuration: Configuration) throws -> [SchemaDump.Object] {
+        var replay = self
+        replay.registry = MigrationRegistry()
+        for step in steps { replay.registry.registerAsGRDB(step) }
+        replay.eraseDatabaseOnSchemaChange = false
+        return try GRDBScratchDatabase.withQueue(configuredAs: configuration) { scratch in
+            try replay.grdbMigrator(for: nil).migrate(scratch)
+            return try scratch.read { try SchemaDump.objects(in: $0) }
         }
     }
 
