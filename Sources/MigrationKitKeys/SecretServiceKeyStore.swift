@@ -138,7 +138,14 @@ public struct SecretServiceKeyStore: Sendable {
         let item = ItemName(service: service, account: account)
         try item.validate()
         let found = try operation(on: item, doing: "look up") { library in
-            try ItemForm.findEveryItem(item, in: library)
+            do {
+                return try ItemForm.findEveryItem(item, in: library)
+            } catch let failure as LibSecret.Failure where failure.isSecretError(SECRET_ERROR_NO_SUCH_OBJECT) {
+                // An item deleted between the search and the reading of its secret (by
+                // another program): it is not there, which is no failure of the Secret
+                // Service. Searched once more, without it.
+                return try ItemForm.findEveryItem(item, in: library)
+            }
         }
         guard !found.isEmpty else { throw item.notFoundError() }
         // Every item is read, so that a second one holding another key is never missed;

@@ -44,6 +44,7 @@
     X(GIOErrorEnum, G_IO_ERROR_TIMED_OUT, 24) \
     X(GDBusCallFlags, G_DBUS_CALL_FLAGS_NONE, 0) \
     X(SecretError, SECRET_ERROR_IS_LOCKED, 2) \
+    X(SecretError, SECRET_ERROR_NO_SUCH_OBJECT, 3) \
     X(SecretSchemaFlags, SECRET_SCHEMA_DONT_MATCH_NAME, 2) \
     X(SecretSearchFlags, SECRET_SEARCH_ALL, 2) \
     X(SecretSearchFlags, SECRET_SEARCH_UNLOCK, 4) \
