@@ -88,6 +88,7 @@ extension GRDBMigrationRunner {
     /// while nothing is applied and the ladder is above 0.
     ///
     /// - Parameters:
+    ///   - writer: the app's database queue or pool.
     ///   - tool: the tool whose ledger to read; nil reads the only one the database has.
     ///   - retiringLedger: drop the other tool's ledger tables (set `user_version` to 0)
     ///     in the same transaction; by default they stay, and schema comparisons leave

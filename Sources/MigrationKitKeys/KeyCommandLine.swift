@@ -44,12 +44,33 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     /// The signal that asked the running command line to stop (its graceful stop), or nil:
     /// a key command still running then is killed with its process group at once,
     /// instead of when its time bound ends. Nil: nothing asks.
-    @TaskLocal package static var stopRequest: (@Sendable () -> Int32?)?
+    @TaskLocal package static var stopRequest: StopRequest?
 
     /// Where a command run inside a process that is not its own passes the key command's
     /// standard error on to (a test's captured output); nil: the process's standard
     /// error, and the terminal is the key command's for its prompts.
-    @TaskLocal package static var standardErrorRelay: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    @TaskLocal package static var standardErrorRelay: StandardErrorRelay?
+
+    /// What asks a running key command to stop: the stop's signal, or nil. A class, as a
+    /// task-local value: a closure held directly as one crashed the optimized build in
+    /// `swift_task_localValuePush` (Swift 6.3), one reference does not.
+    package final class StopRequest: Sendable {
+        package let signal: @Sendable () -> Int32?
+
+        package init(_ signal: @escaping @Sendable () -> Int32?) {
+            self.signal = signal
+        }
+    }
+
+    /// Where a key command's standard error goes instead of the process's: a class, for
+    /// the reason `StopRequest` is one.
+    package final class StandardErrorRelay: Sendable {
+        package let write: @Sendable (UnsafeRawBufferPointer) -> Void
+
+        package init(_ write: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+            self.write = write
+        }
+    }
 
     package init(_ line: String) {
         self.line = line
@@ -170,7 +191,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         defer { if outputPipe[0] >= 0 { close(outputPipe[0]) } }
 
         // Standard error: the process's, or relayed to where a command run in-process writes.
-        let relay = Self.standardErrorRelay
+        let relay = Self.standardErrorRelay?.write
         var errorPipe: [Int32] = [-1, -1]
         if relay != nil {
             guard migrationkit_pipe(&errorPipe) == 0 else {
@@ -203,7 +224,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         guard started == 0 else { throw notStarted(started) }
 
         let outcome = Self.wait(for: pid, output: capturing ? outputPipe[0] : -1, error: errorPipe[0], relay: relay,
-                                deadline: .now + Self.timeout, stopRequest: Self.stopRequest)
+                                deadline: .now + Self.timeout, stopRequest: Self.stopRequest?.signal)
         if terminal >= 0 { _ = migrationkit_take_terminal(terminal) }
 
         switch outcome.end {

@@ -65,7 +65,7 @@ package struct CommandLineRunner {
             let keyring = SecretServiceKeyStore.Batch(timeout: ConnectionOptions.secretServiceTimeout(of: command))
             try SecretServiceKeyStore.$commandBatch.withValue(keyring) {
                 try KeyCommandLine.$timeout.withValue(ConnectionOptions.keyCommandTimeout(of: command)) {
-                    try KeyCommandLine.$stopRequest.withValue({ Interruption.isStopping ? Interruption.signal : nil }) {
+                    try KeyCommandLine.$stopRequest.withValue(KeyCommandLine.StopRequest { Interruption.isStopping ? Interruption.signal : nil }) {
                         try command.run()
                     }
                 }

@@ -52,7 +52,7 @@ package struct CommandSurroundings: Sendable {
             let value = ProcessEnvironment.$substitute.withValue(environment) {
                 StandardInput.$descriptor.withValue(standardInput) {
                     // A key command's standard error goes where the command's own does.
-                    KeyCommandLine.$standardErrorRelay.withValue({ [console] bytes in console.appendError(bytes) }) {
+                    KeyCommandLine.$standardErrorRelay.withValue(KeyCommandLine.StandardErrorRelay { [console] bytes in console.appendError(bytes) }) {
                         Console.$capture.withValue(console, operation: body)
                     }
                 }

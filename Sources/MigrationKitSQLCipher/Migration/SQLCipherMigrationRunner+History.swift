@@ -31,6 +31,7 @@ extension SQLCipherMigrationRunner {
     /// is above 0; once adopted, its ledger says what is applied.
     ///
     /// - Parameters:
+    ///   - writer: the database, opened with its key.
     ///   - tool: the tool whose ledger to read; nil reads the only one the database has.
     ///   - retiringLedger: drop the other tool's ledger tables (set `user_version` to 0)
     ///     in the same transaction; by default they stay as they were, and schema
