@@ -49,7 +49,7 @@ import Glibc
         var generator = SeededGenerator(state: seed)
         let fleet = try StoreFleet(count: 8)
         var full = Duration.zero
-        for round in 0..<TestDepth.count(quick: 4, full: 10) {
+        for round in 0..<TestDepth.count(quick: 4, full: 6) {
             let context = "seed \(seed) (MIGRATIONKIT_SOAK_SEED), round \(round)"
             try fleet.planFaults(&generator)
             // The first round runs to its end; the others are killed at a random moment of
@@ -403,9 +403,9 @@ private final class StoreFleet: @unchecked Sendable {
     /// exiting 0 all the same; or keep it and lose it (`lose`) or replace it (`swap`) at
     /// the given read after the write: the first is the check before the rekey, the
     /// second the proof after it, the third the rotation's last look.
-    private static let writeFaults = ["ok", "ok", "ok", "ok", "drop", "other", "lose 1", "lose 2", "lose 3", "swap 2", "swap 3"]
+    private static let writeFaults = ["ok", "ok", "ok", "ok", "ok", "ok", "drop", "other", "lose 1", "lose 2", "lose 3", "swap 2", "swap 3"]
     /// What a read does besides: fail, or overstay the key commands' time bound.
-    private static let readFaults = ["ok", "ok", "ok", "ok", "ok", "ok", "ok", "fail", "hang"]
+    private static let readFaults = Array(repeating: "ok", count: 10) + ["fail", "hang"]
 
     private static let store = """
         exec 9>>store.lock; flock -s 9; [ "$(cat run)" = "$STORE_RUN" ] || exit 75
@@ -430,7 +430,7 @@ private final class StoreFleet: @unchecked Sendable {
         fi
         case $(sed -n "$(wc -l < "faults/$name.reads")p" "faults/$name.read") in
         fail) exit 1 ;;
-        hang) exec sleep 5 ;;
+        hang) exec sleep 3 ;;
         esac
         cat "store/$name.next"
         """
