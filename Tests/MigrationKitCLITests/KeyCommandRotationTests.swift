@@ -219,6 +219,13 @@ import Testing
         #expect(rerun.status == 0 && rerun.stdout.contains("already opens with the new key"), "\(rerun)")
         #expect(!FileManager.default.fileExists(atPath: workspace.path("calls")))
         #expect(try opens(workspace, stored))
+        // A store that does not answer then may hold the key the database is on: its
+        // command's failure is said, not that the current key is wrong.
+        let unanswered = try workspace.run("rekey", ["--new-key", "generate", "--no-backup",
+                                                     "--new-key-store-command", "!cat > store/{name}.key", "--new-password-command", "false"])
+        #expect(unanswered.status == 5 && unanswered.stderr.contains("The key command `false` failed"), "\(unanswered)")
+        #expect(unanswered.stderr.split(separator: "\n").count == 1, "\(unanswered)")
+        #expect(try opens(workspace, stored))
     }
 
     @Test func aStoreCommandNeedsGenerateAndAKeyCommandToReadItBack() throws {

@@ -264,8 +264,20 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let stage = generating ? newKeySource.flatMap { KeyStage(publishingTo: $0, database: path, store: store) } : nil
         let ownedLike = Self.file(of: oldKeySource)
         let newKeyAtPlace: PublishedKey
+        // A key command that fails may stand for a store that holds the very key the
+        // database is on: with no copy kept either, its failure is the database's, never
+        // "wrong key".
+        var storeFailure: (any Error)?
+        let atPlace = try Self.keyIfAnswered(failure) {
+            do {
+                return try newKey.resolve(for: path, reporter: reporter)
+            } catch where store != nil {
+                storeFailure = error
+                return nil
+            }
+        }
         // Never generated here: a key made now cannot be the one the database is on.
-        if let key = try Self.keyIfAnswered(failure, { try newKey.resolve(for: path, reporter: reporter) }), keyOpens(key, path) {
+        if let key = atPlace, keyOpens(key, path) {
             // A copy kept of this key is given up at the end; any other is no one's.
             let kept = try stage.flatMap { stage in try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }) }
             if let stage, let kept, !kept.isSameKey(as: key) { stage.removeStaged() }
@@ -286,7 +298,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             try newKeyAtPlace.prove()
             reporter.line("\(path) was already on its new key, kept where a stopped run left it: published it to \(newKeySource.map(KeyStage.describe) ?? "its place").")
         } else {
-            throw failure
+            throw storeFailure ?? failure
         }
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
