@@ -8,8 +8,9 @@ import Glibc
 #endif
 
 /// The key rotation tests whose subject is other processes at once: a fleet's rotation
-/// (the binary) beside a cleaner that removes the new keys from their place, the
-/// rotation killed at random moments. The others are in MigrationKitCLITests.
+/// (the binary) beside a cleaner that removes the new keys from their place, or through a
+/// key command's store that loses writes, the rotation killed at random moments. The
+/// others are in MigrationKitCLITests.
 ///
 /// What a cleaner removes after a tenant's last look is beyond any rotation; what it
 /// removes while the tenant's old key is still in its place (which the rotation deletes
