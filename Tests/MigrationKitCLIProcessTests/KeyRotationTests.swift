@@ -8,8 +8,9 @@ import Glibc
 #endif
 
 /// The key rotation tests whose subject is other processes at once: a fleet's rotation
-/// (the binary) beside a cleaner that removes the new keys from their place, the
-/// rotation killed at random moments. The others are in MigrationKitCLITests.
+/// (the binary) beside a cleaner that removes the new keys from their place, or through a
+/// key command's store that loses writes, the rotation killed at random moments. The
+/// others are in MigrationKitCLITests.
 ///
 /// What a cleaner removes after a tenant's last look is beyond any rotation; what it
 /// removes while the tenant's old key is still in its place (which the rotation deletes
@@ -32,6 +33,62 @@ import Glibc
     func anItemCleanerBesideAKeyringRotationNeverStrandsATenant() throws {
         try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
         try soak(KeyringItems(), tenants: 6, rounds: TestDepth.count(quick: 2, full: 5))
+    }
+
+    /// A fleet rotated round after round through a key command's store (files in
+    /// `store/`, written by a store command and read by the key commands) that loses writes
+    /// at random — a write kept nowhere, another key kept, a key lost or replaced at one of
+    /// the reads after its write — and whose reads fail or overstay at random, while the
+    /// rotation is killed at a random moment and run again. After every round each tenant
+    /// opens with the key of its store's current entry or of its new entry (the current
+    /// one once the operator makes it so), never with neither; a tenant reported done is on
+    /// its new entry's key, and nothing is left beside the databases. The faults and kill
+    /// times come from a seed, printed with every failure (`MIGRATIONKIT_SOAK_SEED` replays
+    /// them; a kill's moment depends on the machine too).
+    @Test func aStoreThatLosesWritesBesideAKilledRotationNeverStrandsATenant() throws {
+        let seed = ProcessInfo.processInfo.environment["MIGRATIONKIT_SOAK_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+        var generator = SeededGenerator(state: seed)
+        let fleet = try StoreFleet(count: 8)
+        var full = Duration.zero
+        for round in 0..<TestDepth.count(quick: 4, full: 6) {
+            let context = "seed \(seed) (MIGRATIONKIT_SOAK_SEED), round \(round)"
+            try fleet.planFaults(&generator)
+            // The first round runs to its end; the others are killed at a random moment of
+            // a run as long as the first (or not at all, past its end), then run again.
+            let delay = round == 0 ? nil : Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.3), using: &generator))
+            let started = ContinuousClock.now
+            let (finished, firstStatus, firstOutput) = try fleet.rotate(killedAfter: delay, context: context)
+            if round == 0 { full = ContinuousClock.now - started }
+            var (status, output) = (firstStatus, firstOutput)
+            if !finished {
+                let rerun = try fleet.rerun()
+                (status, output) = (rerun.status, rerun.output)
+            }
+            #expect(status == 0 || status == 5, "\(context): \(output)")
+            let table = output.split(separator: "\n").map(String.init)
+            var anyFailed = false
+            for name in fleet.names {
+                let line = table.first { $0.hasPrefix("tenants/\(name).db ") } ?? "(no line)"
+                let current = try fleet.key(name, "key"), new = try fleet.key(name, "next")
+                let onCurrent = try current.map { try fleet.opens(name, with: $0) } ?? false
+                let onNew = try new.map { try fleet.opens(name, with: $0) } ?? false
+                let onKept = try fleet.keptCopy(name).map { try fleet.opens(name, with: $0) } ?? false
+                #expect(onCurrent || onNew, "\(context): \(name) opens with no key its store holds (with the copy kept beside it: \(onKept)): \(line)")
+                #expect(fleet.keptCopy(name) == nil, "\(context): \(name) has a copy of a key left beside it: \(line)")
+                if line.contains("failed") {
+                    anyFailed = true
+                    #expect(line.contains("failed (exit 5)"), "\(context): \(line)")
+                } else {
+                    #expect(line.contains("rekeyed") || line.contains("already on the new key"), "\(context): \(line)")
+                    #expect(onNew && !onCurrent, "\(context): \(name) was reported done but is not on its new entry's key: \(line)")
+                }
+                for key in [current, new].compactMap({ $0 }) { #expect(!output.contains(key.text), "\(context): a key was printed") }
+                // What an operator does after a rotation: the entry the tenant is on is the current one.
+                try fleet.settle(name, onNew: onNew && !onCurrent)
+                #expect(try fleet.key(name, "key").map { try fleet.opens(name, with: $0) } == true, "\(context): \(name) after the round")
+            }
+            #expect(status == (anyFailed ? 5 : 0), "\(context): \(output)")
+        }
     }
 
     /// `rounds` in `make check` and `make test`, many more in `make soak`
@@ -329,5 +386,158 @@ private final class Cleaner<Store: RotationKeyStore>: @unchecked Sendable {
         lock.withLock { stopping = true }
         finished.wait()
         return lock.withLock { removals }
+    }
+}
+
+/// Tenants in `tenants/` whose keys a small secret store keeps as files in `store/`:
+/// `NAME.key` the current entry (read by `--password-command`), `NAME.next` the new one
+/// (written by `--new-key-store-command`, read by `--new-password-command`). Each round's
+/// faults are written to `faults/`, where the store's scripts read them. The scripts take
+/// a shared lock on `store.lock` and act only for the run `run` names, so a command a
+/// killed run left running never touches the store its rerun uses (`fence`).
+private final class StoreFleet: @unchecked Sendable {
+    let workspace: Workspace
+    let names: [String]
+    private var run = 0
+
+    /// What a write does: keep the key; keep nothing (`drop`) or another key (`other`),
+    /// exiting 0 all the same; or keep it and lose it (`lose`) or replace it (`swap`) at
+    /// the given read after the write: the first is the check before the rekey, the
+    /// second the proof after it, the third the rotation's last look.
+    private static let writeFaults = ["ok", "ok", "ok", "ok", "ok", "ok", "drop", "other", "lose 1", "lose 2", "lose 3", "swap 2", "swap 3"]
+    /// What a read does besides: fail, or overstay the key commands' time bound.
+    private static let readFaults = Array(repeating: "ok", count: 10) + ["fail", "hang"]
+
+    private static let store = """
+        exec 9>>store.lock; flock -s 9; [ "$(cat run)" = "$STORE_RUN" ] || exit 75
+        name=$1; set -- $(cat "faults/$name.write")
+        : > "faults/$name.since"
+        umask 077
+        case $1 in
+        drop) cat > /dev/null ;;
+        other) cat > /dev/null; cp other.key "store/$name.tmp" && mv "store/$name.tmp" "store/$name.next" ;;
+        *) cat > "store/$name.tmp" && mv "store/$name.tmp" "store/$name.next" ;;
+        esac
+        """
+    private static let read = """
+        exec 9>>store.lock; flock -s 9; [ "$(cat run)" = "$STORE_RUN" ] || exit 75
+        name=$1; set -- $(cat "faults/$name.write")
+        echo >> "faults/$name.since"; echo >> "faults/$name.reads"
+        if [ "$2" = "$(wc -l < "faults/$name.since")" ]; then
+            case $1 in
+            lose) rm -f "store/$name.next" ;;
+            swap) cp other.key "store/$name.next" ;;
+            esac
+        fi
+        case $(sed -n "$(wc -l < "faults/$name.reads")p" "faults/$name.read") in
+        fail) exit 1 ;;
+        hang) exec sleep 3 ;;
+        esac
+        cat "store/$name.next"
+        """
+
+    init(count: Int) throws {
+        workspace = try Workspace()
+        names = (0..<count).map { "tenant\($0)" }
+        for folder in ["tenants", "store", "faults"] {
+            try FileManager.default.createDirectory(atPath: workspace.path(folder), withIntermediateDirectories: true)
+        }
+        try workspace.write("store.sh", Self.store)
+        try workspace.write("read.sh", Self.read)
+        try workspace.write("other.key", TestKey.raw().text + "\n", mode: 0o600)
+        try workspace.write("run", "0\n")
+        for name in names {
+            let key = TestKey.raw()
+            try workspace.write("store/\(name).key", key.text + "\n", mode: 0o600)
+            let made = try SQLCipherShell.run(workspace.path("tenants/\(name).db"), key: key, "CREATE TABLE seed (x); INSERT INTO seed VALUES ('kept');")
+            try #require(made.status == 0, "\(made.output)")
+        }
+    }
+
+    /// Each tenant's faults for a round: one for its writes, one for each of its reads.
+    func planFaults(_ generator: inout SeededGenerator) throws {
+        for name in names {
+            try workspace.write("faults/\(name).write", Self.writeFaults.randomElement(using: &generator)! + "\n")
+            try workspace.write("faults/\(name).read", (0..<12).map { _ in Self.readFaults.randomElement(using: &generator)! + "\n" }.joined())
+            unlink(workspace.path("faults/\(name).reads"))
+        }
+    }
+
+    private var rotation: [String] {
+        ["rekey", "--db-glob", "tenants/*.db", "--password-command", "cat store/{name}.key", "--new-key", "generate", "--no-backup",
+         "--new-key-store-command", "sh store.sh {name}", "--new-password-command", "sh read.sh {name}",
+         "--key-command-timeout", "1", "--jobs", "2", "--migrations", workspace.migrations]
+    }
+
+    /// Waits (bounded) until no store command of an earlier run is running, then lets
+    /// only the next run's commands act on the store: its number in `STORE_RUN`.
+    private func fence() throws -> [String: String] {
+        let descriptor = open(workspace.path("store.lock"), O_RDWR | O_CREAT, 0o600)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            try #require(ContinuousClock.now < deadline, "a store command of a killed run is still running after 30 s")
+            usleep(1000)
+        }
+        run += 1
+        try workspace.write("run", "\(run)\n")
+        return Binary.environment(["STORE_RUN": "\(run)"])
+    }
+
+    /// The rotation, killed after `delay` unless it ended first: whether it ended by
+    /// itself, its status and its output.
+    func rotate(killedAfter delay: Duration?, context: String) throws -> (Bool, Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
+        process.arguments = rotation
+        process.environment = try fence()
+        process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
+        FileManager.default.createFile(atPath: workspace.path("rotation.out"), contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: workspace.path("rotation.out")))
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        let started = ContinuousClock.now
+        try withUnblockedSignals { try process.run() }
+        let deadline = started + (delay ?? .seconds(60))
+        while process.isRunning, ContinuousClock.now < deadline { usleep(500) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try output.close()
+        #expect(delay != nil || process.terminationReason == .exit, "\(context): the rotation did not end within 60 s")
+        let printed = (try? String(contentsOfFile: workspace.path("rotation.out"), encoding: .utf8)) ?? ""
+        return (process.terminationReason == .exit, process.terminationStatus, printed)
+    }
+
+    /// The same command again, to its end.
+    func rerun() throws -> CommandResult {
+        try Binary.run(rotation, environment: try fence(), directory: workspace.root)
+    }
+
+    /// The key in `store/NAME.ENTRY`, if there is one.
+    func key(_ name: String, _ entry: String) throws -> TestKey? {
+        (try? String(contentsOfFile: workspace.path("store/\(name).\(entry)"), encoding: .utf8)).map { TestKey(text: $0.trimmingCharacters(in: .newlines)) }
+    }
+
+    /// The new key a rotation keeps beside the tenant, if one is there.
+    func keptCopy(_ name: String) -> TestKey? {
+        (try? String(contentsOfFile: workspace.path("tenants/.\(name).db.migrationkit-new-key"), encoding: .utf8))
+            .map { TestKey(text: $0.trimmingCharacters(in: .newlines)) }
+    }
+
+    /// The new entry becomes the current one when the tenant is on it; otherwise it goes.
+    func settle(_ name: String, onNew: Bool) throws {
+        if onNew {
+            #expect(rename(workspace.path("store/\(name).next"), workspace.path("store/\(name).key")) == 0)
+        } else {
+            unlink(workspace.path("store/\(name).next"))
+        }
+    }
+
+    /// Whether `key` opens the tenant and reads its row.
+    func opens(_ name: String, with key: TestKey) throws -> Bool {
+        let read = try SQLCipherShell.run(workspace.path("tenants/\(name).db"), key: key, "SELECT x FROM seed;")
+        return read.status == 0 && read.stdout == "kept\n"
     }
 }

@@ -30,13 +30,16 @@ import Testing
     @Test func theNewKeyIsStoredAndReadBackBeforeTheDatabaseChangesAndProvenFromTheStoreAfter() throws {
         let workspace = try migrated()
         let oldKey = workspace.key
-        // A key already in the store is not reused: the rotation makes its own.
+        // A key already in the store, or kept beside the database by a run that never
+        // rekeyed, is not reused: the rotation makes its own.
         let placed = TestKey.raw()
         try workspace.write("store/app.key", placed.text + "\n", mode: 0o600)
-        // Each read-back keeps a copy of the database as it was at that moment.
+        try workspace.write(Self.keptCopy, placed.text + "\n", mode: 0o600)
+        // Each read-back keeps a copy of the database as it was at that moment; the store
+        // command, the key kept beside the database then.
         let result = try workspace.run("rekey", [
             "--new-key", "generate", "--old-key", "delete", "--no-backup",
-            "--new-key-store-command", "!echo store >> calls; echo said-by-the-store; tr '\\0' ' ' < /proc/$$/cmdline > seen-store; env >> seen-store; umask 077; cat > store/{name}.key",
+            "--new-key-store-command", "!echo store >> calls; cp \(Self.keptCopy) seen-kept; echo said-by-the-store; tr '\\0' ' ' < /proc/$$/cmdline > seen-store; env >> seen-store; umask 077; cat > store/{name}.key",
             "--new-password-command", "!echo read >> calls; cp app.db \"seen-$(wc -l < calls).db\"; cat store/{name}.key",
         ])
         #expect(result.status == 0, "\(result)")
@@ -47,6 +50,9 @@ import Testing
         #expect(!result.output.contains("said-by-the-store"), "\(result)")
         #expect(try opens(workspace, newKey) && !(try opens(workspace, oldKey)))
         #expect(!FileManager.default.fileExists(atPath: workspace.keyFile), "the old key was retired")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCopy)), "the copy kept beside the database was given up")
+        // Kept beside the database before the store got it, with the key the store got.
+        #expect(try String(contentsOfFile: workspace.path("seen-kept"), encoding: .utf8) == newKey.text + "\n")
         let calls = try String(contentsOfFile: workspace.path("calls"), encoding: .utf8).split(separator: "\n")
         // Read back before the rekey, after it, and once more at the end.
         #expect(calls == ["store", "read", "read", "read"], "\(calls)")
@@ -86,8 +92,117 @@ import Testing
             #expect(try fileBytes(workspace.database) == before, "\(store) / \(read)")
             #expect(FileManager.default.fileExists(atPath: workspace.keyFile), "\(store) / \(read)")
             #expect(try opens(workspace, workspace.key), "\(store) / \(read)")
+            #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCopy)), "\(store) / \(read)")
             #expect(!result.output.contains(other.secret) && !result.output.contains(workspace.key.secret))
         }
+    }
+
+    /// Where a rotation through a store keeps the new key until the end: beside the database.
+    private static let keptCopy = ".app.db.migrationkit-new-key"
+
+    /// A read-back command that reads `store/app.key`, except that its call number `call`
+    /// does `fault` instead (its calls counted in `reads`).
+    private static func readBack(failing call: Int, with fault: String) -> String {
+        "!n=$(($(cat reads 2>/dev/null || echo 0) + 1)); echo $n > reads; if [ $n -eq \(call) ]; then \(fault); fi; cat store/{name}.key"
+    }
+
+    /// A store that does not give the new key back after the rekey (it fails, overstays,
+    /// gives another key, or lost it) has the database put back on its old key, read again
+    /// from where the current key is read: exit 5, one sentence saying so, the old key not
+    /// retired (despite `--old-key delete`), nothing kept beside the database.
+    @Test func aStoreThatDoesNotGiveTheKeyBackAfterTheRekeyHasTheDatabasePutBackOnItsOldKey() throws {
+        let workspace = try migrated()
+        let other = TestKey.raw()
+        try workspace.write("other.key", other.text + "\n", mode: 0o600)
+        let cases: [(fault: String, says: String)] = [
+            ("exit 3", "it could not be read back: The key command"),
+            ("exec sleep 600", "did not finish within 0.5 seconds"),
+            ("cat other.key; exit 0", "it holds another key"),
+            ("rm store/{name}.key; exit 1", "it could not be read back"),
+        ]
+        for (fault, says) in cases {
+            unlink(workspace.path("reads"))
+            // The second read is the first after the rekey.
+            let result = try workspace.run("rekey", [
+                "--new-key", "generate", "--old-key", "delete", "--no-backup", "--key-command-timeout", "0.5",
+                "--new-key-store-command", "!umask 077; cat > store/{name}.key", "--new-password-command", Self.readBack(failing: 2, with: fault),
+            ])
+            #expect(result.status == 5, "\(fault): \(result)")
+            #expect(result.stderr.contains("app.db was put back on its old key, which opens it as read again from its place: the store the key command")
+                        && result.stderr.contains("did not give the new key back after the rekey (") && result.stderr.contains(says)
+                        && result.stderr.contains("so the old key was not retired."), "\(fault): \(result)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
+            #expect(try opens(workspace, workspace.key), "\(fault)")
+            #expect(FileManager.default.fileExists(atPath: workspace.keyFile), "\(fault)")
+            #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCopy)), "\(fault)")
+            #expect(!result.output.contains(other.secret) && !result.output.contains(workspace.key.secret))
+        }
+    }
+
+    /// At the last look, with the old key kept, the same: put back on the old key, which
+    /// `--password-command` reads again for it, twice (before and after).
+    @Test func aStoreThatLosesTheKeyBeforeTheLastLookHasTheDatabasePutBackWhenTheOldKeyIsKept() throws {
+        let workspace = try migrated()
+        let result = try Tool.run(["rekey", "--db-path", workspace.database, "--migrations", workspace.migrations, "--password-command", "!echo current >> current-reads; cat key",
+                                   "--new-key", "generate", "--no-backup", "--new-key-store-command", "!umask 077; cat > store/{name}.key",
+                                   "--new-password-command", Self.readBack(failing: 3, with: "rm store/{name}.key; exit 1")],
+                                  directory: workspace.root)
+        #expect(result.status == 5 && result.stderr.contains("app.db was put back on its old key"), "\(result)")
+        #expect(try opens(workspace, workspace.key))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCopy)))
+        #expect(try String(contentsOfFile: workspace.path("current-reads"), encoding: .utf8) == "current\ncurrent\ncurrent\n")
+    }
+
+    /// At the last look, once `--old-key delete` deleted the old key, there is no key to
+    /// put the database back on: it stays on its new key, kept beside the database (0600),
+    /// and the rerun stores it again from there and finishes.
+    @Test func aKeyLostOnceTheOldKeyIsDeletedIsKeptBesideTheDatabaseAndTheRerunStoresItAgain() throws {
+        let workspace = try migrated()
+        let store = "!echo store >> stores; umask 077; cat > store/{name}.key"
+        let result = try workspace.run("rekey", [
+            "--new-key", "generate", "--old-key", "delete", "--no-backup",
+            "--new-key-store-command", store, "--new-password-command", Self.readBack(failing: 3, with: "rm store/{name}.key; exit 1"),
+        ])
+        #expect(result.status == 5, "\(result)")
+        #expect(result.stderr.contains("app.db is on its new key, but the store the key command") && result.stderr.contains("The old key is deleted.")
+                    && result.stderr.contains("The new key is kept in \(workspace.path(Self.keptCopy))"), "\(result)")
+        let kept = TestKey(text: try String(contentsOfFile: workspace.path(Self.keptCopy), encoding: .utf8).trimmingCharacters(in: .newlines))
+        #expect(try FileManager.default.attributesOfItem(atPath: workspace.path(Self.keptCopy))[.posixPermissions] as? Int == 0o600)
+        #expect(try opens(workspace, kept) && !(try opens(workspace, workspace.key)))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path("store/app.key")))
+
+        let rerun = try workspace.run("rekey", ["--new-key", "generate", "--old-key", "delete", "--no-backup",
+                                                "--new-key-store-command", store, "--new-password-command", "cat store/{name}.key"])
+        #expect(rerun.status == 0 && rerun.stdout.contains("was already on its new key, kept where a stopped run left it: published it to the store"), "\(rerun)")
+        #expect(try storedKey(workspace, "app") == kept && opens(workspace, kept))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCopy)))
+        #expect(try String(contentsOfFile: workspace.path("stores"), encoding: .utf8) == "store\nstore\n")
+        #expect(!rerun.output.contains(kept.secret) && !result.output.contains(kept.secret))
+    }
+
+    /// When the database cannot be put back (the current key cannot be read again), it
+    /// stays on its new key, kept beside the database; a rerun whose store still fails
+    /// then puts it back on its old key.
+    @Test func aDatabaseThatCannotBePutBackKeepsItsNewKeyBesideItAndARerunPutsItBack() throws {
+        let workspace = try migrated()
+        let result = try workspace.run("rekey", [
+            "--new-key", "generate", "--no-backup",
+            "--new-key-store-command", "!umask 077; cat > store/{name}.key",
+            "--new-password-command", Self.readBack(failing: 2, with: "mv key key.away; rm store/{name}.key; exit 1"),
+        ])
+        #expect(result.status == 5, "\(result)")
+        #expect(result.stderr.contains("app.db is on its new key, but the store the key command") && result.stderr.contains("putting the database back on its old key failed (")
+                    && result.stderr.contains("The new key is kept in \(workspace.path(Self.keptCopy)); run the command again"), "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
+        let kept = TestKey(text: try String(contentsOfFile: workspace.path(Self.keptCopy), encoding: .utf8).trimmingCharacters(in: .newlines))
+        #expect(try opens(workspace, kept))
+
+        #expect(rename(workspace.path("key.away"), workspace.keyFile) == 0)
+        let rerun = try workspace.run("rekey", ["--new-key", "generate", "--no-backup",
+                                                "--new-key-store-command", "false", "--new-password-command", "cat store/{name}.key"])
+        #expect(rerun.status == 5 && rerun.stderr.contains("app.db was put back on its old key") && rerun.stderr.contains("writing it there failed"), "\(rerun)")
+        #expect(try opens(workspace, workspace.key))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCopy)))
     }
 
     /// A run killed after the rekey committed left the database on the stored key: the
@@ -103,6 +218,13 @@ import Testing
                                                 "--new-password-command", "cat store/{name}.key"])
         #expect(rerun.status == 0 && rerun.stdout.contains("already opens with the new key"), "\(rerun)")
         #expect(!FileManager.default.fileExists(atPath: workspace.path("calls")))
+        #expect(try opens(workspace, stored))
+        // A store that does not answer then may hold the key the database is on: its
+        // command's failure is said, not that the current key is wrong.
+        let unanswered = try workspace.run("rekey", ["--new-key", "generate", "--no-backup",
+                                                     "--new-key-store-command", "!cat > store/{name}.key", "--new-password-command", "false"])
+        #expect(unanswered.status == 5 && unanswered.stderr.contains("The key command `false` failed"), "\(unanswered)")
+        #expect(unanswered.stderr.split(separator: "\n").count == 1, "\(unanswered)")
         #expect(try opens(workspace, stored))
     }
 

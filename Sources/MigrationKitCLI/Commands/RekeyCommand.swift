@@ -161,7 +161,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 // In place, a run stopped after publishing its key and before giving up the
                 // kept copy: the database is on the key in its place; only the copy is left.
                 if inPlace, let staged = pending.staged {
-                    try published(currentKey, at: newKeySource, staged: staged, on: path, ownedLike: Self.file(of: oldKeySource), inPlace: inPlace)
+                    try published(currentKey, at: newKeySource, staged: staged, on: path, ownedLike: Self.file(of: oldKeySource), inPlace: inPlace,
+                                  publishes: false, reporter: reporter)
                         .finish(retiring: nil)
                     reporter.line("\(path) is on the key in its place already (a stopped run published it): nothing to change.")
                     return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
@@ -187,7 +188,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             // Only the opening of the database fails so; a rekey that began never does.
             return try alreadyDone(path, oldKeySource: oldKeySource, newKeySource: newKeySource, inPlace: inPlace, failure: error, reporter: reporter)
         }
-        let newKeyAtPlace = published(pending.key, at: newKeySource, staged: pending.staged, on: path, ownedLike: Self.file(of: oldKeySource), inPlace: inPlace)
+        let newKeyAtPlace = published(pending.key, at: newKeySource, staged: pending.staged, on: path, ownedLike: Self.file(of: oldKeySource), inPlace: inPlace,
+                                      publishes: pending.staged?.storesBeforeRekey == false, reporter: reporter)
         try newKeyAtPlace.prove()
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         let retired = inPlace ? ", and it replaced the old key in its place." : oldKey == .delete ? ", and the old key is deleted." : "."
@@ -219,11 +221,35 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         oldKey == .delete && !inPlace ? oldKeySource : nil
     }
 
-    /// `key`, the database's new key, at `place`: published (when `staged`), proven, and
-    /// read back from there at the end (`PublishedKey`).
-    private func published(_ key: DatabaseKey, at place: KeySource?, staged: KeyStage?, on path: String, ownedLike: String?, inPlace: Bool) -> PublishedKey {
+    /// `key`, the database's new key, at `place`: published (`publishes`, from `staged`),
+    /// proven, and read back from there at the end (`PublishedKey`).
+    private func published(_ key: DatabaseKey, at place: KeySource?, staged: KeyStage?, on path: String, ownedLike: String?, inPlace: Bool,
+                           publishes: Bool, reporter: Reporter) -> PublishedKey {
         PublishedKey(key: key, place: place.flatMap { KeyStage.isPlace($0) ? $0 : nil }, staged: staged, database: path,
-                     ownedLike: ownedLike, inPlace: inPlace, opens: { keyOpens($0, path) })
+                     ownedLike: ownedLike, inPlace: inPlace, publishes: publishes, opens: { keyOpens($0, path) },
+                     putBack: { try putBack(path, from: key, reporter: reporter) })
+    }
+
+    /// Rekeys the database at `path` from `newKey` back to its old key, read again from
+    /// where the current key is read, then reads that key once more and proves it opens
+    /// the database: the old key is taken from its place, never from memory, so the
+    /// database is never put on a key its place no longer gives.
+    private func putBack(_ path: String, from newKey: DatabaseKey, reporter: Reporter) throws {
+        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+        try DatabaseEncryption.rekey(at: path, from: newKey, to: try currentKeyReadAgain(path, reporter: reporter),
+                                     cipher: configuration.cipher, lockTimeout: configuration.busyTimeout)
+        guard keyOpens(try currentKeyReadAgain(path, reporter: reporter), path) else {
+            throw CLIError(.newKeyNotStored, "the current key, read once more, does not open it")
+        }
+    }
+
+    /// The current key for the database at `path`, read from its source as the command
+    /// first read it.
+    private func currentKeyReadAgain(_ path: String, reporter: Reporter) throws -> DatabaseKey {
+        guard let key = try CommandSupport.resolveKey(connection.key, for: path, promptMessage: "Current key: ", keyIsNew: false, reporter: reporter) else {
+            throw CLIError(.noKeyGiven, "no current key was given")
+        }
+        return key
     }
 
     /// A database the current key does not open (or whose current key is gone) but the
@@ -234,23 +260,45 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         // replaces the one a killed run left.
         let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
         try CommandSupport.holdChangeLock(on: path, timeout: configuration.busyTimeout)
-        let stage = generating ? newKeySource.flatMap(KeyStage.init(publishingTo:)) : nil
+        let store = try storeCommand(for: path)
+        let stage = generating ? newKeySource.flatMap { KeyStage(publishingTo: $0, database: path, store: store) } : nil
         let ownedLike = Self.file(of: oldKeySource)
         let newKeyAtPlace: PublishedKey
+        // A key command that fails may stand for a store that holds the very key the
+        // database is on: with no copy kept either, its failure is the database's, never
+        // "wrong key".
+        var storeFailure: (any Error)?
+        let atPlace = try Self.keyIfAnswered(failure) {
+            do {
+                return try newKey.resolve(for: path, reporter: reporter)
+            } catch where store != nil {
+                storeFailure = error
+                return nil
+            }
+        }
         // Never generated here: a key made now cannot be the one the database is on.
-        if let key = try Self.keyIfAnswered(failure, { try newKey.resolve(for: path, reporter: reporter) }), keyOpens(key, path) {
+        if let key = atPlace, keyOpens(key, path) {
             // A copy kept of this key is given up at the end; any other is no one's.
             let kept = try stage.flatMap { stage in try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }) }
             if let stage, let kept, !kept.isSameKey(as: key) { stage.removeStaged() }
-            newKeyAtPlace = published(key, at: newKeySource, staged: kept?.isSameKey(as: key) == true ? stage : nil, on: path,
-                                      ownedLike: ownedLike, inPlace: inPlace)
+            var keptStage = kept?.isSameKey(as: key) == true ? stage : nil
+            if keptStage == nil, let stage, stage.storesBeforeRekey {
+                // A store's key is kept beside the database again until the end: only there
+                // is it anywhere if the store loses it before the last look.
+                try stage.write(key, ownedLike: ownedLike)
+                keptStage = stage
+            }
+            newKeyAtPlace = published(key, at: newKeySource, staged: keptStage, on: path, ownedLike: ownedLike, inPlace: inPlace,
+                                      publishes: false, reporter: reporter)
         } else if let stage, let staged = try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }), keyOpens(staged, path) {
-            // Killed between its rekey's commit and the key's publication.
-            newKeyAtPlace = published(staged, at: newKeySource, staged: stage, on: path, ownedLike: ownedLike, inPlace: inPlace)
+            // Killed between its rekey's commit and the key's publication (or, for a
+            // store, its proof there): published again from the staged copy.
+            newKeyAtPlace = published(staged, at: newKeySource, staged: stage, on: path, ownedLike: ownedLike, inPlace: inPlace,
+                                      publishes: true, reporter: reporter)
             try newKeyAtPlace.prove()
             reporter.line("\(path) was already on its new key, kept where a stopped run left it: published it to \(newKeySource.map(KeyStage.describe) ?? "its place").")
         } else {
-            throw failure
+            throw storeFailure ?? failure
         }
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")

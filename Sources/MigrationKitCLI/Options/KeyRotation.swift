@@ -59,11 +59,16 @@ enum KeyRotation {
     static func pendingKey(at source: KeySource, store: KeyCommandLine? = nil, database: String = "", ownedLike: String?,
                            replacingCurrent: Bool, warn: (KeyWarning) -> Void) throws -> PendingKey {
         if case .command = source {
-            guard let store else { throw noStoreCommand }
-            // Never reused from the store: a key command cannot tell "no key there yet"
-            // from a failure, and a key stored by a run that never rekeyed is no one's.
+            guard let store, let stage = KeyStage(publishingTo: source, database: database, store: store) else { throw noStoreCommand }
+            // Never reused from the store or the stage: a key command cannot tell "no key
+            // there yet" from a failure, and a key a run staged or stored without rekeying
+            // (the current key opens the database) is no one's. Staged first, so that a
+            // database rekeyed to it has it somewhere whatever the store does.
             let key = DatabaseKey.randomRawKey()
-            return PendingKey(key: key, stage: { try Self.store(key, with: store, readBackFrom: source, database: database) }, staged: nil)
+            return PendingKey(key: key, stage: {
+                try stage.write(key, ownedLike: ownedLike)
+                try Self.store(key, with: store, readBackFrom: source, database: database)
+            }, staged: stage)
         }
         guard let stage = KeyStage(publishingTo: source) else {
             throw Self.noPlaceToWrite
@@ -98,10 +103,11 @@ enum KeyRotation {
 
     /// Hands a generated key to its store command, then reads it back with the key command
     /// `place`: run before the database changes, so a store that fails, is killed or
-    /// keeps another key leaves the database on its old key, which still opens it. The
-    /// sibling of a file's or an item's staging (`KeyStage.write`) for a store that only
-    /// a command reaches, which has no place to keep a key aside: the key is proven where
-    /// it is stored before the rekey, and again after it (`PublishedKey`).
+    /// keeps another key leaves the database on its old key, which still opens it. A key
+    /// command's store is written before the rekey, not after it as a file or an item is
+    /// (`KeyStage.publish`), because it is proven only by reading it back; the key is read
+    /// back again after the rekey, and a store that lost it then has the database put back
+    /// on its old key (`PublishedKey`).
     static func store(_ key: DatabaseKey, with store: KeyCommandLine, readBackFrom place: KeySource, database: String) throws {
         let unchanged = "\(database) was not rekeyed and is still on its old key, which still opens it"
         do {

@@ -6,7 +6,9 @@ import MigrationKitKeys
 /// beside it, under a name no app and no later rotation reads — a hidden file
 /// `.NAME.migrationkit-new-key` in the key file's folder (mode 0600, owned like the old
 /// key), or a Secret Service item of the same service whose account ends in
-/// `.migrationkit-new-key`.
+/// `.migrationkit-new-key`. A key command's store has no "beside" a program can write
+/// to: its key waits beside the database instead, in `.DATABASE.migrationkit-new-key`
+/// (mode 0600), and is published by the rotation's store command.
 ///
 /// A key is staged before its database changes, so a kill after the rekey commits
 /// never loses it: the next run finds the database on the staged key and publishes it.
@@ -20,25 +22,46 @@ struct KeyStage {
     /// Where it waits.
     let staging: KeySource
     /// The key file `place` names, links followed, beside which the staged file is: what
-    /// `release` renames it onto. Nil for an item.
+    /// `release` renames it onto. Nil for an item or a store.
     private let placeFile: String?
+    /// The command that writes a key to its place when the place is a key command's
+    /// store (`--new-key-store-command`); nil otherwise.
+    private let store: KeyCommandLine?
 
     /// The stage of a key whose place is `place`; nil for a place a key cannot be
     /// written to (an environment variable, a prompt).
-    init?(publishingTo place: KeySource) {
+    ///
+    /// - Parameters:
+    ///   - database: the database the key is for, beside which a key command's key
+    ///     waits.
+    ///   - store: the command that stores a key where the key command `place` reads it.
+    ///     A key command's place without both has no stage.
+    init?(publishingTo place: KeySource, database: String? = nil, store: KeyCommandLine? = nil) {
         switch place {
         case .file(let path):
             let file = DurableFile.resolvingSymlinks(path)
             staging = .file(path: DurableFile.siblingPath(of: file, purpose: "new-key"))
             placeFile = file
+            self.store = nil
         case .secretService(let service, let account):
             staging = .secretService(service: service, account: account + ".migrationkit-new-key")
             placeFile = nil
+            self.store = nil
+        case .command:
+            guard let database, let store else { return nil }
+            staging = .file(path: DurableFile.siblingPath(of: DurableFile.resolvingSymlinks(database), purpose: "new-key"))
+            placeFile = nil
+            self.store = store
         default:
             return nil
         }
         self.place = place
     }
+
+    /// Whether the key is handed to its place before the database changes, and the
+    /// staged copy only keeps it until the end: a key command's store, which a rotation
+    /// proves by reading the key back before the rekey (`KeyRotation.store`).
+    var storesBeforeRekey: Bool { store != nil }
 
     /// The key at its place, or nil when none is there.
     func keyAtPlace(warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
@@ -56,8 +79,10 @@ struct KeyStage {
     }
 
     /// Puts `key` at its place, replacing what is there (the old key, when the rotation
-    /// is in place): once the database is on it.
+    /// is in place): once the database is on it. A key command's store gets it through
+    /// its store command.
     func publish(_ key: DatabaseKey, ownedLike: String?) throws {
+        if let store { return try store.store(key) }
         try Self.write(key, to: place, ownedLike: ownedLike)
     }
 
@@ -65,10 +90,17 @@ struct KeyStage {
     /// database, at the end of the rotation. A staged file is renamed onto its place (it
     /// holds the same key), so at no instant is the key under neither name, whatever
     /// removes the place meanwhile. An item is deleted, the Secret Service having no
-    /// rename: then the key must be looked for at its place once more.
+    /// rename: then the key must be looked for at its place once more. A key command's
+    /// staged copy is removed: the look just before read the key back from the store
+    /// itself, and no step of this run touches the store after it.
     ///
-    /// - Returns: whether the key is at its place by this step itself (a file).
+    /// - Returns: whether the key is at its place by this step itself (a file), or was
+    ///   read there by the look before it (a store).
     func release() throws -> Bool {
+        if storesBeforeRekey {
+            removeStaged()
+            return true
+        }
         guard case .file(let path) = staging, let placeFile else {
             removeStaged()
             return false

@@ -16,6 +16,12 @@ import MigrationKitKeys
 /// place at the end. A Secret Service that does not answer while the key is written or
 /// read there is said not to answer, never taken for a key missing from there: nothing
 /// is written back, and the old key is retired only after a look that did answer.
+///
+/// A key command's store is the exception to writing back: what the rotation's store
+/// command writes, only the key command's read-back can prove, so a store that does not
+/// give the key back after the rekey (it fails, does not finish, gives another key, lost
+/// it) has the database put back on its old key (`putBack`), and the staged copy beside
+/// the database is kept until the database is on one key a store holds.
 struct PublishedKey {
     /// The key the database is on.
     let key: DatabaseKey
@@ -32,8 +38,15 @@ struct PublishedKey {
     let ownedLike: String?
     /// Whether the new key's place is the old key's (a rotation in place).
     let inPlace: Bool
+    /// Whether `prove` first writes the staged key to its place: not when the place got
+    /// it before the rekey (a key command's store, `KeyStage.storesBeforeRekey`), unless
+    /// a stopped run left it only in its staged copy.
+    let publishes: Bool
     /// Whether a key opens `database`.
     let opens: (DatabaseKey) -> Bool
+    /// Rekeys `database` from `key` back to its old key, read again from where the
+    /// current key is read, and proves that key, read once more, opens it.
+    let putBack: () throws -> Void
 
     /// When a key found missing is looked for: what the old key is then, for the sentence.
     private enum Moment {
@@ -46,7 +59,7 @@ struct PublishedKey {
     /// Publishes a staged key to its place, then reads the key back from there and opens
     /// the database with what was read: what retiring the old key waits for.
     func prove() throws {
-        if let staged {
+        if publishes, let staged {
             do {
                 try staged.publish(key, ownedLike: ownedLike)
             } catch let error as KeyError where error.code == .secretServiceNotAnswering {
@@ -54,7 +67,7 @@ struct PublishedKey {
             } catch {
                 // An item deleted while the Secret Service proves it, a full disk: the key
                 // is still kept beside its place, which the sentence names.
-                throw failure(.publication, cause: "writing it there failed: \(Self.reason(error))")
+                throw unproven(.publication, cause: "writing it there failed: \(Self.reason(error))")
             }
         }
         try confirm(at: .publication, restaging: false)
@@ -92,7 +105,7 @@ struct PublishedKey {
             // The key may well be there: nothing is written back over it.
             throw notAnswering(error, at: moment, restaging: restaging)
         } catch {
-            throw failure(moment, cause: "it could not be read back: \(Self.reason(error))")
+            throw unproven(moment, cause: "it could not be read back: \(Self.reason(error))")
         }
         guard let live else {
             var writtenBack = true
@@ -111,8 +124,40 @@ struct PublishedKey {
             }
             throw failure(moment, cause: cause, writtenBack: writtenBack ? "" : writeFailure)
         }
-        guard live.isSameKey(as: key) else { throw failure(moment, cause: "it holds another key, left as it is") }
-        guard opens(live) else { throw failure(moment, cause: "the key read back from there does not open it") }
+        guard live.isSameKey(as: key) else { throw unproven(moment, cause: "it holds another key, left as it is") }
+        guard opens(live) else { throw unproven(moment, cause: "the key read back from there does not open it") }
+    }
+
+    /// The database's failure when its key was not proven at its place for `cause`: a
+    /// key command's store has the database put back on its old key (`puttingBack`);
+    /// a file or an item, whose key can be written back, keeps it on the new one.
+    private func unproven(_ moment: Moment, cause: String) -> CLIError {
+        if case .command? = place { return puttingBack(at: moment, cause: cause) }
+        return failure(moment, cause: cause)
+    }
+
+    /// Puts the database back on its old key once its store did not give the new key
+    /// back (`cause`), and says so: the old key was not retired. When the old key is
+    /// deleted already, or putting it back fails (the current key cannot be read again,
+    /// a lock), the database stays on its new key, kept beside the database, which a
+    /// rerun stores again or puts back.
+    private func puttingBack(at moment: Moment, cause: String) -> CLIError {
+        guard case .end(oldKeyDeleted: true) = moment else {
+            let place = self.place.map(KeyStage.describe) ?? "its place"
+            do {
+                try putBack()
+            } catch where opens(key) {
+                let kept = staged.map { " The new key is kept in \(KeyStage.describe($0.staging)); run the command again to store it there again or put the database back on its old key." } ?? ""
+                return CLIError(.newKeyNotStored, "\(database) is on its new key, but \(place) does not hold it (\(cause)), and putting the database back on its old key failed (\(Self.reason(error))).\(kept)")
+            } catch {
+                // Rekeyed back, but the old key read again did not open it: the old key
+                // opened it a moment ago, and is where it was.
+                return CLIError(.newKeyNotStored, "\(database) was put back on its old key, but reading that key again from its place did not prove it (\(Self.reason(error))): \(place) did not give the new key back after the rekey (\(cause)); the old key was not retired.")
+            }
+            staged?.removeStaged()
+            return CLIError(.newKeyNotStored, "\(database) was put back on its old key, which opens it as read again from its place: \(place) did not give the new key back after the rekey (\(cause)), so the old key was not retired.")
+        }
+        return failure(moment, cause: cause)
     }
 
     /// What an error says, inside a sentence of the database's failure: without its

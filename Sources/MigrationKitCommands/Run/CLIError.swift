@@ -65,7 +65,8 @@ package struct CLIError: Error, CustomStringConvertible {
         // Keys (5).
         /// No key was given where one is needed (the current key, or the new key).
         case noKeyGiven
-        /// The database is on its new key, but the key's place does not hold it.
+        /// The new key was not proven where it is stored: the database is on it and its
+        /// place does not hold it, or the database was put back on its old key.
         case newKeyNotStored
 
         /// Lint found errors in migrations to apply or write (2).
