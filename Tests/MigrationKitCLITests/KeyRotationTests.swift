@@ -280,6 +280,39 @@ import Glibc
         #expect(try item("tenant0.next") == new && item("tenant0.next.migrationkit-new-key") == nil)
     }
 
+    /// The look after an item's staged copy is given up finds another key at its place (a
+    /// store, a cleaner, an item deleted while it is read): the copy is kept again before
+    /// the tenant fails, so the key is where the sentence says and the command run again
+    /// finishes it.
+    @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
+    func aLastLookThatFailsAfterTheKeptItemIsGivenUpKeepsItAgain() throws {
+        try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
+        let tenants = try Tenants(1)
+        let service = "org.migrationkit.tests.released.\(UUID().uuidString)"
+        func item(_ account: String) throws -> TestKey? {
+            let found = try Binary.run(["lookup", "service", service, "account", account], executable: "/usr/bin/secret-tool")
+            return found.status == 0 && !found.stdout.isEmpty ? TestKey(text: found.stdout.trimmingCharacters(in: .newlines)) : nil
+        }
+        let accounts = ["tenant0", "tenant0.next", "tenant0.next.migrationkit-new-key"]
+        defer { for account in accounts { _ = try? Binary.run(["clear", "service", service, "account", account], executable: "/usr/bin/secret-tool") } }
+        let old = try #require(tenants.key("tenant0"))
+        #expect(try Binary.run(["store", "--label", "old", "service", service, "account", "tenant0"], executable: "/usr/bin/secret-tool", stdin: old.text).status == 0)
+        let (new, published) = try publishedNewKey(tenants, place: { .secretService(service: service, account: "tenant0.next") })
+        let stranger = TestKey.raw()
+        let failure = #expect(throws: CLIError.self) {
+            try published.finish(retiring: .secretService(service: service, account: "tenant0"), afterReleasing: {
+                let replaced = try Binary.run(["store", "--label", "stranger", "service", service, "account", "tenant0.next"],
+                                              executable: "/usr/bin/secret-tool", stdin: stranger.text)
+                #expect(replaced.status == 0, "\(replaced.output)")
+            })
+        }
+        let message = failure?.message ?? ""
+        #expect(message.contains("account \"tenant0.next\" does not hold it (it holds another key, left as it is)")
+                    && message.contains("The new key is kept in the Secret Service item for service \"\(service)\", account \"tenant0.next.migrationkit-new-key\""),
+                "\(message)")
+        #expect(try item("tenant0.next.migrationkit-new-key") == new && item("tenant0.next") == stranger && item("tenant0") == nil)
+    }
+
     /// A tenant as a rotation leaves it just before its old key is retired: on a new raw
     /// key (rekeyed by the shell), that key written to `place` and kept beside it.
     private func publishedNewKey(_ tenants: Tenants, name: String = "tenant0", place: () -> KeySource) throws -> (TestKey, PublishedKey) {

@@ -77,16 +77,22 @@ struct PublishedKey {
     /// reads the key from its place once more and opens the database with it, and only
     /// then gives up the staged copy.
     ///
-    /// - Parameter afterRetiring: runs once the old key is retired, before the last look
-    ///   (tests remove the key there).
-    func finish(retiring oldKey: KeySource?, afterRetiring: () throws -> Void = {}) throws {
+    /// - Parameters:
+    ///   - afterRetiring: runs once the old key is retired, before the last look (tests
+    ///     remove the key there).
+    ///   - afterReleasing: runs once an item's staged copy is given up, before the look
+    ///     that follows (tests change the key's place there).
+    func finish(retiring oldKey: KeySource?, afterRetiring: () throws -> Void = {}, afterReleasing: () throws -> Void = {}) throws {
         if let oldKey { try KeyRotation.delete(oldKey) }
         try afterRetiring()
         let end = Moment.end(oldKeyDeleted: oldKey != nil)
         try confirm(at: end, restaging: false)
         // An item's staged copy is deleted before the key is looked for once more, so a
         // deletion of its place before that is seen; a file's is renamed onto its place.
-        if let staged, try !staged.release() { try confirm(at: end, restaging: true) }
+        if let staged, try !staged.release() {
+            try afterReleasing()
+            try confirm(at: end, restaging: true)
+        }
     }
 
     /// Reads the key from its place and opens the database with what was read; a key
@@ -105,27 +111,47 @@ struct PublishedKey {
             // The key may well be there: nothing is written back over it.
             throw notAnswering(error, at: moment, restaging: restaging)
         } catch {
-            throw unproven(moment, cause: "it could not be read back: \(Self.reason(error))")
+            throw unproven(moment, cause: "it could not be read back: \(Self.reason(error))", restaging: restaging)
         }
         guard let live else {
-            var writtenBack = true
-            var writeFailure = ""
-            do {
-                if restaging, let staged { try staged.write(key, ownedLike: ownedLike) }
-                try KeyStage.write(key, to: place, ownedLike: ownedLike)
-            } catch {
-                writtenBack = false
-                writeFailure = Self.reason(error)
-            }
             let cause: String
             switch moment {
             case .publication: cause = "it is not there"
             case .end: cause = "it was removed after the key was proven there"
             }
-            throw failure(moment, cause: cause, writtenBack: writtenBack ? "" : writeFailure)
+            let stagedLost = restage(restaging)
+            var writtenBack = ""
+            do {
+                try KeyStage.write(key, to: place, ownedLike: ownedLike)
+            } catch {
+                writtenBack = Self.reason(error)
+            }
+            throw failure(moment, cause: cause, writtenBack: writtenBack, stagedLost: stagedLost)
         }
-        guard live.isSameKey(as: key) else { throw unproven(moment, cause: "it holds another key, left as it is") }
-        guard opens(live) else { throw unproven(moment, cause: "the key read back from there does not open it") }
+        guard live.isSameKey(as: key) else { throw unproven(moment, cause: "it holds another key, left as it is", restaging: restaging) }
+        guard opens(live) else { throw unproven(moment, cause: "the key read back from there does not open it", restaging: restaging) }
+    }
+
+    /// After the staged copy was given up (`restaging`), writes it again before a failure
+    /// is said, so that whatever went wrong at the last look, the key is still kept where
+    /// the sentence says. Returns why that write failed, or nil.
+    private func restage(_ restaging: Bool) -> String? {
+        guard restaging, let staged else { return nil }
+        do {
+            try staged.write(key, ownedLike: ownedLike)
+            return nil
+        } catch {
+            return Self.reason(error)
+        }
+    }
+
+    /// `unproven(_:cause:)` at a look made after the staged copy was given up: the copy is
+    /// written again first, but for a key command's store, whose database is put back on
+    /// its old key instead.
+    private func unproven(_ moment: Moment, cause: String, restaging: Bool) -> CLIError {
+        if case .command? = place { return unproven(moment, cause: cause) }
+        if let stagedLost = restage(restaging) { return failure(moment, cause: cause, stagedLost: stagedLost) }
+        return unproven(moment, cause: cause)
     }
 
     /// The database's failure when its key was not proven at its place for `cause`: a
@@ -198,7 +224,9 @@ struct PublishedKey {
     ///
     /// - Parameter writtenBack: nil when the key was not missing; "" when it was written
     ///   back to its place; otherwise why writing it back failed.
-    private func failure(_ moment: Moment, cause: String, writtenBack: String? = nil) -> CLIError {
+    ///   - stagedLost: why the staged copy, given up before the last look, could not be
+    ///     written again; nil when it is kept (or there is none).
+    private func failure(_ moment: Moment, cause: String, writtenBack: String? = nil, stagedLost: String? = nil) -> CLIError {
         guard let place = self.place.map(KeyStage.describe) else {
             return CLIError(.newKeyNotStored, "\(database) was rekeyed, but the new key does not open it; check the database with `migrationkit verify` and each key you have.")
         }
@@ -209,7 +237,11 @@ struct PublishedKey {
         case let reason?: sentence += " Writing the new key back there failed (\(reason))."
         }
         sentence += oldKeySentence(at: moment)
-        if let staged {
+        if let staged, let stagedLost {
+            sentence += " Keeping it again in \(KeyStage.describe(staged.staging)) failed too (\(stagedLost))"
+                + (writtenBack == "" ? "; stop whatever removes \(place), then run the command again."
+                    : ", so no copy of the new key is kept: stop whatever removes them, and check the database with `migrationkit verify` and each key you have.")
+        } else if let staged {
             sentence += " The new key is kept in \(KeyStage.describe(staged.staging)); "
                 + (writtenBack != nil ? "stop whatever removes \(place), then run the command again."
                     : "run the command again to publish it from there.")
