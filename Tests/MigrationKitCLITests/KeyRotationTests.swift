@@ -251,17 +251,9 @@ import Glibc
     @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
     func aNewKeyItemDeletedOnceTheOldOneIsDeletedIsStoredBackAndItsTenantFails() throws {
         try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
-        let tenants = try Tenants(1)
-        let service = "org.migrationkit.tests.last-look.\(UUID().uuidString)"
-        func item(_ account: String) throws -> TestKey? {
-            let found = try Binary.run(["lookup", "service", service, "account", account], executable: "/usr/bin/secret-tool")
-            return found.status == 0 && !found.stdout.isEmpty ? TestKey(text: found.stdout.trimmingCharacters(in: .newlines)) : nil
-        }
-        let accounts = ["tenant0", "tenant0.next", "tenant0.next.migrationkit-new-key"]
-        defer { for account in accounts { _ = try? Binary.run(["clear", "service", service, "account", account], executable: "/usr/bin/secret-tool") } }
-        let old = try #require(tenants.key("tenant0"))
-        #expect(try Binary.run(["store", "--label", "old", "service", service, "account", "tenant0"], executable: "/usr/bin/secret-tool", stdin: old.text).status == 0)
-        let (new, published) = try publishedNewKey(tenants, place: { .secretService(service: service, account: "tenant0.next") })
+        let rotation = try ItemRotation(publishing: publishedNewKey)
+        defer { rotation.clear() }
+        let (tenants, service, new, published, item) = (rotation.tenants, rotation.service, rotation.new, rotation.published, rotation.item)
         let failure = #expect(throws: CLIError.self) {
             try published.finish(retiring: .secretService(service: service, account: "tenant0"), afterRetiring: {
                 let cleared = try Binary.run(["clear", "service", service, "account", "tenant0.next"], executable: "/usr/bin/secret-tool")
@@ -287,17 +279,9 @@ import Glibc
     @Test(.enabled(if: hasTestKeyring || isCI, "needs the private gnome-keyring that `make test` starts"))
     func aLastLookThatFailsAfterTheKeptItemIsGivenUpKeepsItAgain() throws {
         try #require(hasTestKeyring, "CI=true but the Secret Service is not available: the test keyring failed to start")
-        let tenants = try Tenants(1)
-        let service = "org.migrationkit.tests.released.\(UUID().uuidString)"
-        func item(_ account: String) throws -> TestKey? {
-            let found = try Binary.run(["lookup", "service", service, "account", account], executable: "/usr/bin/secret-tool")
-            return found.status == 0 && !found.stdout.isEmpty ? TestKey(text: found.stdout.trimmingCharacters(in: .newlines)) : nil
-        }
-        let accounts = ["tenant0", "tenant0.next", "tenant0.next.migrationkit-new-key"]
-        defer { for account in accounts { _ = try? Binary.run(["clear", "service", service, "account", account], executable: "/usr/bin/secret-tool") } }
-        let old = try #require(tenants.key("tenant0"))
-        #expect(try Binary.run(["store", "--label", "old", "service", service, "account", "tenant0"], executable: "/usr/bin/secret-tool", stdin: old.text).status == 0)
-        let (new, published) = try publishedNewKey(tenants, place: { .secretService(service: service, account: "tenant0.next") })
+        let rotation = try ItemRotation(publishing: publishedNewKey)
+        defer { rotation.clear() }
+        let (service, new, published, item) = (rotation.service, rotation.new, rotation.published, rotation.item)
         let stranger = TestKey.raw()
         let failure = #expect(throws: CLIError.self) {
             try published.finish(retiring: .secretService(service: service, account: "tenant0"), afterReleasing: {
@@ -311,6 +295,36 @@ import Glibc
                     && message.contains("The new key is kept in the Secret Service item for service \"\(service)\", account \"tenant0.next.migrationkit-new-key\""),
                 "\(message)")
         #expect(try item("tenant0.next.migrationkit-new-key") == new && item("tenant0.next") == stranger && item("tenant0") == nil)
+    }
+
+    /// One tenant whose old key is in a Secret Service item of a service of its own, as a
+    /// rotation to the item `tenant0.next` leaves it just before the old key is retired;
+    /// `clear()` removes its items.
+    private struct ItemRotation {
+        let tenants: Tenants
+        let service = "org.migrationkit.tests.last-look.\(UUID().uuidString)"
+        let new: TestKey
+        let published: PublishedKey
+
+        init(publishing: (Tenants, String, () -> KeySource) throws -> (TestKey, PublishedKey)) throws {
+            tenants = try Tenants(1)
+            let old = try #require(tenants.key("tenant0"))
+            #expect(try Binary.run(["store", "--label", "old", "service", service, "account", "tenant0"], executable: "/usr/bin/secret-tool", stdin: old.text).status == 0)
+            let service = service
+            (new, published) = try publishing(tenants, "tenant0") { .secretService(service: service, account: "tenant0.next") }
+        }
+
+        /// The key in the item for `account`, or nil.
+        func item(_ account: String) throws -> TestKey? {
+            let found = try Binary.run(["lookup", "service", service, "account", account], executable: "/usr/bin/secret-tool")
+            return found.status == 0 && !found.stdout.isEmpty ? TestKey(text: found.stdout.trimmingCharacters(in: .newlines)) : nil
+        }
+
+        func clear() {
+            for account in ["tenant0", "tenant0.next", "tenant0.next.migrationkit-new-key"] {
+                _ = try? Binary.run(["clear", "service", service, "account", account], executable: "/usr/bin/secret-tool")
+            }
+        }
     }
 
     /// A tenant as a rotation leaves it just before its old key is retired: on a new raw
