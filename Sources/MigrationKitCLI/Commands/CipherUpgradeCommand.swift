@@ -144,9 +144,9 @@ struct CipherUpgradeDocument: Encodable, Sendable {
         let usesHMAC: Bool?
         let plaintextHeaderSize: Int?
         let rawKey: Bool
-        /// `key`, `keyAndSalt` or `keyHMACKeyAndSalt` (`DatabaseKey.RawKeyForm`); nil
-        /// for a passphrase.
-        let rawKeyForm: DatabaseKey.RawKeyForm?
+        /// `key`, `keyAndSalt` or `keyHMACKeyAndSalt` (`DatabaseKey.RawKeyForm`); null
+        /// for a passphrase, always there beside `rawKey`.
+        @AlwaysPresent var rawKeyForm: DatabaseKey.RawKeyForm?
 
         init(_ settings: EffectiveCipherSettings) {
             format = settings.format
@@ -158,24 +158,6 @@ struct CipherUpgradeDocument: Encodable, Sendable {
             plaintextHeaderSize = settings.plaintextHeaderSize
             rawKey = settings.rawKey
             rawKeyForm = settings.rawKeyForm
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case format, pageSize, kdfIterations, kdfAlgorithm, hmacAlgorithm, usesHMAC, plaintextHeaderSize, rawKey, rawKeyForm
-        }
-
-        /// `rawKeyForm` is always there (null for a passphrase), beside `rawKey`.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(format, forKey: .format)
-            try container.encodeIfPresent(pageSize, forKey: .pageSize)
-            try container.encodeIfPresent(kdfIterations, forKey: .kdfIterations)
-            try container.encodeIfPresent(kdfAlgorithm, forKey: .kdfAlgorithm)
-            try container.encodeIfPresent(hmacAlgorithm, forKey: .hmacAlgorithm)
-            try container.encodeIfPresent(usesHMAC, forKey: .usesHMAC)
-            try container.encodeIfPresent(plaintextHeaderSize, forKey: .plaintextHeaderSize)
-            try container.encode(rawKey, forKey: .rawKey)
-            try container.encode(rawKeyForm, forKey: .rawKeyForm)
         }
     }
 
