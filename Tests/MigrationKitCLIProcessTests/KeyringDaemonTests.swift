@@ -61,11 +61,7 @@ import Testing
                 "\(result.output)")
         #expect(lines.contains("migrationkit: error: 3 of 3 databases failed (listed above). Fix the cause and run the same command again."), "\(result.output)")
         Self.expectNoGLibNames(lines.filter { $0.contains("tenants/") || $0.hasPrefix("migrationkit:") })
-        for (name, data) in zip(names, before) {
-            #expect(try Data(contentsOf: URL(fileURLWithPath: keyring.path("tenants/\(name).db"))) == data, "\(name) changed")
-            let read = try SQLCipherShell.run(keyring.path("tenants/\(name).db"), key: keys[name]!, "SELECT count(*) FROM seed;")
-            #expect(read.status == 0 && read.stdout == "1\n", "\(name): \(read.output)")
-        }
+        try Self.expectTenantsAsTheyWere(keyring, names: names, bytes: before, keys: keys)
     }
 
     /// A keyring that never answers (its daemon stopped): exit 5 within the lock timeout,
@@ -168,11 +164,7 @@ import Testing
         #expect(lines.contains("migrationkit: error: 6 of 6 databases failed (listed above). Fix the cause and run the same command again."), "\(result.output)")
         #expect(!lines.contains { $0.hasPrefix("a new key in ") }, "\(result.output)")
         Self.expectNoGLibNames(lines.filter { $0.contains("tenants/") || $0.hasPrefix("migrationkit:") })
-        for (name, data) in zip(names, before) {
-            #expect(try Data(contentsOf: URL(fileURLWithPath: keyring.path("tenants/\(name).db"))) == data, "\(name) changed")
-            let read = try SQLCipherShell.run(keyring.path("tenants/\(name).db"), key: keys[name]!, "SELECT count(*) FROM seed;")
-            #expect(read.status == 0 && read.stdout == "1\n", "\(name): \(read.output)")
-        }
+        try Self.expectTenantsAsTheyWere(keyring, names: names, bytes: before, keys: keys)
     }
 
     /// The keyring stopped as a rotation reads its new key back from the item: the rekey,
@@ -320,6 +312,16 @@ import Testing
         }
         let notAsked = "The Secret Service (gnome-keyring, KeePassXC) did not answer within 1 s when asked earlier, so it was not asked to look up the key for service “\(keyring.service)”, account “app”; check that it runs and its keyring is unlocked, and answer its prompt if it shows one (KeePassXC asks before a program reads or deletes an entry), then try again."
         #expect(lines.filter { $0.hasSuffix(notAsked) }.count == 2, "\(result.output)")
+    }
+
+    /// Each tenant byte for byte as it was, still opening with its key and holding its row.
+    private static func expectTenantsAsTheyWere(_ keyring: PrivateKeyring, names: [String], bytes: [Data], keys: [String: TestKey],
+                                                sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for (name, data) in zip(names, bytes) {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: keyring.path("tenants/\(name).db"))) == data, "\(name) changed", sourceLocation: sourceLocation)
+            let read = try SQLCipherShell.run(keyring.path("tenants/\(name).db"), key: keys[name]!, "SELECT count(*) FROM seed;")
+            #expect(read.status == 0 && read.stdout == "1\n", "\(name): \(read.output)", sourceLocation: sourceLocation)
+        }
     }
 
     /// No sentence names GLib's internals: error domains, D-Bus error names.
