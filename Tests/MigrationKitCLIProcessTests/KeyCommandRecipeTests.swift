@@ -61,15 +61,18 @@ import Glibc
             let run = { (recipe: KeyRecipeTests.Recipe) in
                 try KeyRecipeTests.run(recipe, in: workspace.root, service: service, path: [workspace.path("stand-ins")], environment: environment)
             }
+            // A pipeline's status is its last command's: what the store said is kept for a failure below.
+            var storing = ""
             for recipe in recipes where recipe.name == store && recipe.kind == "command-store" {
                 let stored = try run(recipe)
                 #expect(stored.status == 0, "\(recipe): \(stored.output)")
+                storing += stored.output
             }
             let uses = recipes.filter { $0.name == store && $0.kind == "command" }
             #expect(uses.count == 1, "\(store)")
             for recipe in uses {
                 let opened = try run(recipe)
-                #expect(opened.status == 0 && opened.stdout.contains("applied  0002_books"), "\(recipe): \(opened.output)")
+                #expect(opened.status == 0 && opened.stdout.contains("applied  0002_books"), "\(recipe): \(opened.output)\nstoring said: \(storing)")
                 #expect(!opened.output.contains(key.secret), "\(recipe)")
             }
             for recipe in recipes where recipe.name == store && recipe.kind == "command-rotate" {
@@ -173,7 +176,7 @@ import Glibc
                 """,
         ]
         for (name, body) in scripts {
-            try workspace.write("stand-ins/\(name)", "#!/bin/sh\nset -eu\n" + body + "\n", mode: 0o755)
+            try writeExecutableScript(workspace.path("stand-ins/\(name)"), "#!/bin/sh\nset -eu\n" + body + "\n", mode: 0o755)
         }
     }
 }

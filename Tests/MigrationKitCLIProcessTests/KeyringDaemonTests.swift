@@ -352,11 +352,10 @@ private struct PrivateKeyring {
         // Started when gnome-keyring asks for a prompt; it never takes the prompter's name
         // (the bus waits for it as long as the test runs) and ends with the bus.
         let prompter = directory.path("prompter.sh")
-        try """
+        try writeExecutableScript(prompter, """
             #!/bin/sh
             exec dbus-monitor --address "$DBUS_STARTER_ADDRESS" "type='signal',interface='org.migrationkit.Nothing'" >/dev/null 2>&1
-            """.write(toFile: prompter, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: prompter)
+            """)
         try """
             [D-BUS Service]
             Name=org.gnome.keyring.SystemPrompter

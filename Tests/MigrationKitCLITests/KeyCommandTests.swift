@@ -27,7 +27,7 @@ import Glibc
 
     /// Writes an executable script into the workspace.
     private func script(_ workspace: Workspace, _ name: String, _ body: String) throws -> String {
-        try workspace.write(name, "#!/bin/sh\n" + body + "\n", mode: 0o700)
+        try writeExecutableScript(workspace.path(name), "#!/bin/sh\n" + body + "\n")
         return workspace.path(name)
     }
 
