@@ -7,17 +7,19 @@ import MigrationKitSQLCipher
 /// Runs the `migrationkit` commands, for the tool itself and for apps that embed them.
 public enum MigrationCLI {
     /// Parses `arguments` (without the program name), runs the command, prints results
-    /// and errors, and returns the exit code instead of exiting.
+    /// and errors, and returns the exit code instead of exiting. The
+    /// process's handling of SIGPIPE stays the app's.
     public static func run(host: MigrationCLIHost = .sqlFiles, arguments: [String]) -> Int32 {
-        run(host: host, arguments: arguments, endingProcessOnStop: false)
+        run(host: host, arguments: arguments, isProcessMain: false)
     }
 
     /// Runs with the process's arguments and exits with the command's code; a command
     /// stopped by a signal ends the process by that signal, once it has rolled back and
     /// said what it left, so the shell running it stops as it would have (status 130 for
-    /// Ctrl-C, 143 for SIGTERM).
+    /// Ctrl-C, 143 for SIGTERM). SIGPIPE is ignored, so a reader that goes away
+    /// (`| head -1`) cannot end a migration half-way.
     public static func main(host: MigrationCLIHost = .sqlFiles) -> Never {
-        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst()), endingProcessOnStop: true))
+        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst()), isProcessMain: true))
     }
 
     /// `run(host:arguments:)` with the command's environment, standard input, output and
@@ -28,10 +30,10 @@ public enum MigrationCLI {
     /// - Throws: `CommandSurroundings.SurroundingsError` when the command cannot be given
     ///   its own working folder.
     package static func run(host: MigrationCLIHost, arguments: [String], in surroundings: CommandSurroundings) throws -> Int32 {
-        try surroundings.run { run(host: host, arguments: arguments, endingProcessOnStop: false) }
+        try surroundings.run { run(host: host, arguments: arguments, isProcessMain: false) }
     }
 
-    private static func run(host: MigrationCLIHost, arguments: [String], endingProcessOnStop: Bool) -> Int32 {
+    private static func run(host: MigrationCLIHost, arguments: [String], isProcessMain: Bool) -> Int32 {
         // ArgumentParser prints a version fixed when the command tree is declared; the
         // linked SQLCipher is only known by asking it, which no other command should pay
         // for at start-up. (`--version` among other arguments reaches the parser, and
@@ -41,7 +43,7 @@ public enum MigrationCLI {
             return CLIExitCode.success.rawValue
         }
         let policy = CommandTree.ProcessPolicy(hardening: host.hardensProcess ? .atStart : .never, stopsGracefully: host.stopsGracefully,
-                                               endsProcessOnStop: endingProcessOnStop)
+                                               isProcessMain: isProcessMain)
         return CommandTree.run(arguments, root: RootCommand.self, layer: SQLCipherCommandLayer(host: host), policy: policy,
                                versionReport: { MigrationKitVersion.report(commandName: host.commandName) })
     }

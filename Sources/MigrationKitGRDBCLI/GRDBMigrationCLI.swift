@@ -11,24 +11,25 @@ import MigrationKitKeys
 /// sentences — over the app's GRDB writer instead of SQLCipher's connection.
 public enum GRDBMigrationCLI {
     /// Parses `arguments` (without the program name), runs the command, prints results
-    /// and errors, and returns the exit code instead of exiting.
+    /// and errors, and returns the exit code instead of exiting. The
+    /// process's handling of SIGPIPE stays the app's.
     public static func run(host: GRDBMigrationCLIHost, arguments: [String]) -> Int32 {
-        run(host: host, arguments: arguments, endingProcessOnStop: false)
+        run(host: host, arguments: arguments, isProcessMain: false)
     }
 
     /// Runs with the process's arguments and exits with the command's code; a command
     /// stopped by a signal ends the process by that signal, once it has rolled back and
-    /// said what it left, as the `migrationkit` tool does.
+    /// said what it left, and SIGPIPE is ignored, as the `migrationkit` tool does.
     public static func main(host: GRDBMigrationCLIHost) -> Never {
-        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst()), endingProcessOnStop: true))
+        exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst()), isProcessMain: true))
     }
 
-    private static func run(host: GRDBMigrationCLIHost, arguments: [String], endingProcessOnStop: Bool) -> Int32 {
+    private static func run(host: GRDBMigrationCLIHost, arguments: [String], isProcessMain: Bool) -> Int32 {
         let layer = GRDBCommandLayer(host: host)
         // Inside the app's process: hardened just before a key is read, so `--plaintext`
         // (and a GRDB on plain SQLite, which reads none) leaves it as it was.
         let policy = CommandTree.ProcessPolicy(hardening: host.hardensProcess ? .beforeKeyIsRead : .never,
-                                               stopsGracefully: host.stopsGracefully, endsProcessOnStop: endingProcessOnStop)
+                                               stopsGracefully: host.stopsGracefully, isProcessMain: isProcessMain)
         return CommandTree.run(arguments, root: GRDBRootCommand.self, layer: layer, policy: policy)
     }
 }

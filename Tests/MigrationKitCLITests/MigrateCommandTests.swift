@@ -4,8 +4,28 @@ import MigrationKitCLITestSupport
 import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct MigrateCommandTests {
+    /// An app's process keeps the SIGPIPE handling the app chose: only a command line
+    /// that is the process's `main()` ignores it (MigrateCommandTests in the process
+    /// tests pins that one).
+    @Test func aRunInsideAnAppLeavesItsSIGPIPEHandlingAlone() throws {
+        // The test helpers' own `SIG_IGN`, set once on first use, comes before the look.
+        try ChildProcess.run(["/bin/true"])
+        let appsOwn: @convention(c) (Int32) -> Void = { _ in }
+        let previous = signal(SIGPIPE, appsOwn)
+        defer { signal(SIGPIPE, previous) }
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate").status == 0)
+        var now = sigaction()
+        sigaction(SIGPIPE, nil, &now)
+        #expect(unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(appsOwn, to: Int.self))
+    }
+
     @Test func migrateAppliesBothFileFormsThenStatusShowsThemApplied() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()

@@ -27,7 +27,7 @@ int migrationkit_unshare_filesystem(void);
 /* posix_spawn(3) of the program at `path` (no PATH search) with `argv` and `envp`, for a
  * key command: its standard input, output and error are `input`, `output` and `error`;
  * no other descriptor of this process reaches it; every signal is at its default and
- * none blocked (this process ignores SIGPIPE and may block others); it runs in a process
+ * none blocked (this process may ignore SIGPIPE and block others); it runs in a process
  * group of its own, so that a command that overstays can be ended with whatever it
  * started. With `terminal` >= 0, that group is made the terminal's foreground group
  * before the program runs, so that a prompt of its own reads the terminal instead of

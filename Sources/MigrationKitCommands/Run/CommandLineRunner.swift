@@ -43,9 +43,6 @@ package struct CommandLineRunner {
     /// - Parameter prepare: what happens to the parsed command before it runs (settings
     ///   from the environment and a project file, for the `migrationkit` tool).
     package func run(_ arguments: [String], prepare: (any ParsableCommand) throws -> any ParsableCommand = { $0 }) -> Int32 {
-        // A reader that goes away (`migrationkit migrate | head -1`) must not kill a
-        // migration half-way: writes then fail with EPIPE, and the run goes on.
-        signal(SIGPIPE, SIG_IGN)
         // Until the arguments parse, a usage error can only look for the flag itself
         // (before a `--`, after which arguments are operands); after that, the parsed
         // option decides.

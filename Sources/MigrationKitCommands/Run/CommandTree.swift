@@ -37,13 +37,16 @@ package enum CommandTree {
         package var hardening: Hardening
         /// Let Ctrl-C and SIGTERM stop the work in progress instead of the process.
         package var stopsGracefully: Bool
-        /// End the process by the signal that stopped the command (`main`).
-        package var endsProcessOnStop: Bool
+        /// The command line is the process's `main()`: it ends the process by the signal
+        /// that stopped the command, and a reader that goes away
+        /// (`migrationkit migrate | head -1`) makes writes fail with EPIPE instead of
+        /// killing a migration half-way. A run inside an app's process leaves both to the app.
+        package var isProcessMain: Bool
 
-        package init(hardening: Hardening, stopsGracefully: Bool, endsProcessOnStop: Bool) {
+        package init(hardening: Hardening, stopsGracefully: Bool, isProcessMain: Bool) {
             self.hardening = hardening
             self.stopsGracefully = stopsGracefully
-            self.endsProcessOnStop = endsProcessOnStop
+            self.isProcessMain = isProcessMain
         }
     }
 
@@ -62,6 +65,7 @@ package enum CommandTree {
     /// and errors, and returns the exit code.
     package static func run(_ arguments: [String], root: any ParsableCommand.Type, layer: any CommandLayer, policy: ProcessPolicy,
                             versionReport: (() -> String)? = nil) -> Int32 {
+        if policy.isProcessMain { signal(SIGPIPE, SIG_IGN) }
         // Before any key is read: no core file or same-user debugger reaches it.
         if policy.hardening == .atStart { ProcessHardening.apply() }
         // Ctrl-C and SIGTERM stop the work in progress, which rolls back and says what
@@ -95,7 +99,7 @@ package enum CommandTree {
         // A stopped run ends by its signal; the code says which when the signal reached
         // a handler of its own first (the key prompt's).
         let stopSignal = CLIExitCode(rawValue: code)?.stopSignal
-        Interruption.endGracefulStop(reraising: policy.endsProcessOnStop && stopSignal != nil, orElse: stopSignal)
+        Interruption.endGracefulStop(reraising: policy.isProcessMain && stopSignal != nil, orElse: stopSignal)
         return code
     }
 
