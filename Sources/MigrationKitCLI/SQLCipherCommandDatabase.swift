@@ -7,7 +7,13 @@ import MigrationKitSQLCipher
 final class SQLCipherCommandDatabase: RunnerCommandDatabase {
     let writer: SQLCipherWriter
     let migrations: SQLCipherCommandMigrations
-    private var runner: SQLCipherMigrationRunner { migrations.runner }
+    /// The host's runner, handed the change lock the command holds on this file, which
+    /// it then takes no second time.
+    private var runner: SQLCipherMigrationRunner {
+        var runner = migrations.runner
+        runner.heldChangeLock = CLIContext.locks.lock(on: writer.path)
+        return runner
+    }
 
     init(writer: SQLCipherWriter, migrations: SQLCipherCommandMigrations) {
         self.writer = writer

@@ -59,7 +59,7 @@ struct SQLCipherCommandLayer: CommandLayer {
     func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws {
         let settings = ConnectionSettings(request)
         try DatabaseBackup.restore(from: backup, to: request.path, key: request.key, configuration: settings.configuration,
-                                   beforeReplacing: beforeReplacing)
+                                   heldLock: CLIContext.locks.lock(on: request.path), beforeReplacing: beforeReplacing)
     }
 
     func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws {

@@ -53,10 +53,12 @@ package enum BackupFiles {
     /// a failure at any point leaves the database as it was. The backup itself is kept.
     /// A symbolic link at `path` is followed: its target is restored. Another process
     /// that has the database open is waited for, up to `timeout` (`DatabaseUsers`).
-    package static func putInPlace(_ backup: String, of path: String, timeout: Duration, beforeReplacing: () throws -> Void) throws {
+    /// `heldLock` is the database's change lock when the caller holds it (a command).
+    package static func putInPlace(_ backup: String, of path: String, timeout: Duration, heldLock: DatabaseFileLock? = nil,
+                                   beforeReplacing: () throws -> Void) throws {
         let target = DurableFile.resolvingSymlinks(path)
         try DurableFile.requireSingleName(target, leaving: "the database as it is now")
-        let lock = try DatabaseFileLock.exclusive(path: target, timeout: timeout)
+        let lock = try DatabaseFileLock.exclusive(path: target, timeout: timeout, heldBy: heldLock)
         defer { lock.release() }
         // The same owner, group and mode, so the app's user still opens it; a journal
         // left by the replaced database would be applied to the restored one on next

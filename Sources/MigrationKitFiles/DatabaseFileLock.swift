@@ -12,50 +12,50 @@ import Glibc
 /// on its next step with a key that no longer opens the file.
 ///
 /// Readers do not take it, and it does not replace SQLite's own locks (which are POSIX
-/// record locks, independent of `flock` on Linux): it only orders the writers. It is
-/// re-entrant within a process (the CLI takes it for a whole command, and the library
-/// calls the command makes take it again). A file replaced by a rename while waiting is
-/// noticed, and the new file locked instead.
+/// record locks, independent of `flock` on Linux): it only orders the writers, those of
+/// one process too (two threads of an app, two in-process commands). It is taken once
+/// per operation: a command that holds it hands it to the library calls it makes
+/// (`exclusive(path:timeout:heldBy:)`), which otherwise take it themselves. A file
+/// replaced by a rename while waiting is noticed, and the new file locked instead.
 package final class DatabaseFileLock: @unchecked Sendable {
-    private static let registryLock = NSLock()
-    private nonisolated(unsafe) static var held: [FileIdentity: (descriptor: FileDescriptor, count: Int)] = [:]
+    private let state = NSLock()
+    /// The locked descriptor, nil once released, and always nil for a hold borrowed
+    /// from a caller, which that caller releases.
+    private var descriptor: FileDescriptor?
+    private let id: FileIdentity?
+    /// The caller's lock a borrowed hold stands for.
+    private let owner: DatabaseFileLock?
 
-    private var id: FileIdentity?
-
-    private init(id: FileIdentity?) {
+    private init(id: FileIdentity?, descriptor: FileDescriptor?, owner: DatabaseFileLock? = nil) {
         self.id = id
+        self.descriptor = descriptor
+        self.owner = owner
     }
 
     /// Waits up to `timeout` for the lock. A file that does not exist yet is not locked
     /// (its creation is serialized by `DirectoryLock`).
     ///
-    /// - Throws: `FileOperationError` of kind `.busy` when another process held it longer.
+    /// - Throws: `FileOperationError` of kind `.busy` when another holder, in this
+    ///   process or another, held it longer.
     package static func exclusive(path: String, timeout: Duration) throws -> DatabaseFileLock {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            guard let id = FileIdentity(path: path) else { return DatabaseFileLock(id: nil) }
-            if registryLock.withLock({ () -> Bool in
-                guard let entry = held[id] else { return false }
-                held[id] = (entry.descriptor, entry.count + 1)
-                return true
-            }) {
-                return DatabaseFileLock(id: id)
-            }
+            guard FileIdentity(path: path) != nil else { return DatabaseFileLock(id: nil, descriptor: nil) }
             // Non-blocking, and regular files only: opening a FIFO would wait for a
             // writer (the opener refuses anything but a regular file anyway).
             guard let descriptor = try? FileProbe.openFile(path, .readOnly, options: [.closeOnExec, .noControllingTerminal, .nonBlocking])
-            else { return DatabaseFileLock(id: nil) }
+            else { return DatabaseFileLock(id: nil, descriptor: nil) }
             guard (try? descriptor.stat())?.type == .regular else {
                 try? descriptor.close()
-                return DatabaseFileLock(id: nil)
+                return DatabaseFileLock(id: nil, descriptor: nil)
             }
             // flock(2): swift-system 1.8.1 has no file locks.
             while flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
                 guard errno == EWOULDBLOCK || errno == EINTR else {
                     // A file system without flock: go on unlocked, as SQLite alone would.
                     try? descriptor.close()
-                    return DatabaseFileLock(id: nil)
+                    return DatabaseFileLock(id: nil, descriptor: nil)
                 }
                 do {
                     try Interruption.check()
@@ -76,30 +76,39 @@ package final class DatabaseFileLock: @unchecked Sendable {
                 try? descriptor.close()
                 continue
             }
-            let lockedID = FileIdentity(status)
-            registryLock.withLock { held[lockedID] = (descriptor, 1) }
-            return DatabaseFileLock(id: lockedID)
+            return DatabaseFileLock(id: FileIdentity(status), descriptor: descriptor)
         }
+    }
+
+    /// The lock of `path`: `held` when that is the lock of the same file (what a
+    /// command that holds it passes to the library calls it makes), otherwise taken as
+    /// `exclusive(path:timeout:)` takes it. Releasing a hold borrowed from `held` leaves
+    /// `held` locked.
+    package static func exclusive(path: String, timeout: Duration, heldBy held: DatabaseFileLock?) throws -> DatabaseFileLock {
+        if let held, held.locks(path) { return DatabaseFileLock(id: held.id, descriptor: nil, owner: held.owner ?? held) }
+        return try exclusive(path: path, timeout: timeout)
     }
 
     /// Whether this holds a file's lock: false for a file that did not exist, was not a
     /// regular file, or is on a file system without `flock` (nothing to hold).
     package var locksAFile: Bool { id != nil }
 
-    /// Releases this hold; the lock goes when the process's last hold on the file does.
+    /// Whether this holds the lock of the file at `path` now.
+    package func locks(_ path: String) -> Bool {
+        if let owner { return owner.locks(path) }
+        guard let id, state.withLock({ descriptor != nil }) else { return false }
+        return FileIdentity(path: path) == id
+    }
+
+    /// Releases the lock (once; again does nothing). A hold borrowed from a caller's
+    /// lock releases nothing.
     package func release() {
-        guard let id else { return }
-        self.id = nil
-        Self.registryLock.withLock {
-            guard let entry = Self.held[id] else { return }
-            if entry.count > 1 {
-                Self.held[id] = (entry.descriptor, entry.count - 1)
-            } else {
-                Self.held[id] = nil
-                flock(entry.descriptor.rawValue, LOCK_UN)
-                try? entry.descriptor.close()
-            }
-        }
+        guard let released = state.withLock({ () -> FileDescriptor? in
+            defer { descriptor = nil }
+            return descriptor
+        }) else { return }
+        flock(released.rawValue, LOCK_UN)
+        try? released.close()
     }
 
     deinit {

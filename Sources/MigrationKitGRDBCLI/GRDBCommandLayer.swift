@@ -74,7 +74,8 @@ struct GRDBCommandLayer: CommandLayer {
         let refusal = try opened.writer.read { DatabaseChecks.backupRefusal($0) }
         try opened.writer.close()
         if let refusal { throw CLIError(.damaged, "\(backup): \(refusal)") }
-        try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, beforeReplacing: beforeReplacing)
+        try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, heldLock: CLIContext.locks.lock(on: request.path),
+                                   beforeReplacing: beforeReplacing)
     }
 
     /// The proof runs raw SQL on scratch copies through SQLCipher's connection; the

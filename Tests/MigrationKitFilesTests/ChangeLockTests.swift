@@ -11,20 +11,45 @@ import Glibc
 /// across several transactions, and the note (`ChangeNote`) that says what its holder
 /// is doing.
 @Suite struct ChangeLockTests {
-    /// The command line takes the lock for a whole command and the library calls it makes
-    /// take it again: a second hold in one process does not wait, and the file stays
-    /// locked until the last hold lets go (a hold released twice counts once).
-    @Test func holdsWithinAProcessNestAndTheLastReleaseFreesTheFile() throws {
+    /// The lock orders the writers of one process too (two threads of an app, two
+    /// in-process commands): a second taker waits, and is busy past its timeout.
+    @Test func aSecondTakerInTheSameProcessWaits() throws {
         let folder = try TemporaryDirectory()
         let database = try folder.write("app.db", "pages")
-        let command = try DatabaseFileLock.exclusive(path: database, timeout: .zero)
-        let library = try DatabaseFileLock.exclusive(path: database, timeout: .zero)
+        let first = try DatabaseFileLock.exclusive(path: database, timeout: .zero)
+        #expect(first.locks(database))
+        #expect {
+            try DatabaseFileLock.exclusive(path: database, timeout: .milliseconds(100))
+        } throws: { ($0 as? FileOperationError)?.kind == .busy }
+        first.release()
+        first.release()
+        #expect(!OtherFlock.isLocked(database))
+        let second = try DatabaseFileLock.exclusive(path: database, timeout: .zero)
         #expect(OtherFlock.isLocked(database))
+        second.release()
+    }
+
+    /// A command takes the lock once and hands it to the library calls it makes: a hold
+    /// borrowed from it (and one borrowed from that) neither waits nor lets the file go.
+    @Test func aHoldBorrowedFromTheCallersLockLeavesItLocked() throws {
+        let folder = try TemporaryDirectory()
+        let database = try folder.write("app.db", "pages")
+        let other = try folder.write("other.db", "pages")
+        let command = try DatabaseFileLock.exclusive(path: database, timeout: .zero)
+        let library = try DatabaseFileLock.exclusive(path: database, timeout: .zero, heldBy: command)
+        let deeper = try DatabaseFileLock.exclusive(path: database, timeout: .zero, heldBy: library)
+        #expect(deeper.locks(database))
+        deeper.release()
         library.release()
-        library.release()
-        #expect(OtherFlock.isLocked(database), "a hold released twice freed the command's hold")
+        #expect(OtherFlock.isLocked(database), "a borrowed hold let the command's lock go")
+        // Another file's lock is taken, not borrowed.
+        let elsewhere = try DatabaseFileLock.exclusive(path: other, timeout: .zero, heldBy: command)
+        #expect(OtherFlock.isLocked(other))
+        elsewhere.release()
+        #expect(!OtherFlock.isLocked(other))
         command.release()
         #expect(!OtherFlock.isLocked(database))
+        #expect(!library.locks(database))
     }
 
     /// Another holder past the timeout: `.busy`, naming the file, after waiting the

@@ -65,7 +65,8 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if dryRun || CipherFormatUpgrade.writingChangesFilesBeside(settings.path) {
             var look = settings
             look.configuration.readOnly = true
-            let preview = try CipherFormatUpgrade.upgrade(try openWriter(look), to: target, dryRun: true)
+            let preview = try CipherFormatUpgrade.upgrade(try openWriter(look), to: target, dryRun: true, heldLock: CLIContext.locks.lock(on: settings.path),
+                                                          beforeWriting: { _ in }, beforeReplacing: {})
             if dryRun || preview.outcome == .alreadyInTargetFormat {
                 let duration = ContinuousClock.now - start
                 report(preview, database: settings.path, backup: nil, duration: duration, reporter: reporter)
@@ -74,9 +75,9 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
         let writer = try openWriter(settings)
         var backupPath: String?
-        let summary = try CipherFormatUpgrade.upgrade(writer, to: target, dryRun: dryRun) { writer in
-            if !backup.skip { backupPath = try backup.create(of: writer) }
-        }
+        let summary = try CipherFormatUpgrade.upgrade(writer, to: target, dryRun: dryRun, heldLock: CLIContext.locks.lock(on: settings.path),
+                                                      beforeWriting: { writer in if !backup.skip { backupPath = try backup.create(of: writer) } },
+                                                      beforeReplacing: {})
         let duration = ContinuousClock.now - start
         report(summary, database: settings.path, backup: backupPath, duration: duration, reporter: reporter)
         return CipherUpgradeDocument(summary, database: settings.path, backup: backupPath, duration: duration)

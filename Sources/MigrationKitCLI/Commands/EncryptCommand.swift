@@ -64,11 +64,14 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 // The backup, a plaintext copy of a plaintext database (the state before
                 // encryption), is written only once the database is known to be plaintext
                 // and replaceable.
-                summary = try DatabaseEncryption.encryptInPlace(at: path, key: key, cipher: settings.configuration.cipher,
-                                                                lockTimeout: settings.configuration.busyTimeout, collations: collations.standIns) {
-                    guard !backup.skip else { return }
-                    backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
-                }
+                summary = try DatabaseEncryption.encryptInPlace(
+                    at: path, key: key, cipher: settings.configuration.cipher, lockTimeout: settings.configuration.busyTimeout,
+                    heldLock: CLIContext.locks.lock(on: path), collations: collations.standIns,
+                    beforeWriting: {
+                        guard !backup.skip else { return }
+                        backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)))
+                    },
+                    beforeReplacing: {})
             } catch let error as any KindedDatabaseError where error.kind != .fileSystem && error.kind != .busy {
                 // A rerun: the database is encrypted with this key already.
                 guard SQLCipherSupport.keyOpens(path, key: key, settings: settings) else { throw error }

@@ -171,7 +171,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             }
             do {
                 try DatabaseEncryption.rekey(at: path, from: currentKey, to: pending.key, cipher: settings.configuration.cipher,
-                                             lockTimeout: settings.configuration.busyTimeout) {
+                                             lockTimeout: settings.configuration.busyTimeout, heldLock: CLIContext.locks.lock(on: path)) {
                     // The current key is proven here: a key just made is staged now, before
                     // the database changes, and never for a database it will not open.
                     try pending.stage?()
@@ -237,7 +237,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     private func putBack(_ path: String, from newKey: DatabaseKey, reporter: Reporter) throws {
         let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
         try DatabaseEncryption.rekey(at: path, from: newKey, to: try currentKeyReadAgain(path, reporter: reporter),
-                                     cipher: configuration.cipher, lockTimeout: configuration.busyTimeout)
+                                     cipher: configuration.cipher, lockTimeout: configuration.busyTimeout, heldLock: CLIContext.locks.lock(on: path),
+                                     beforeWriting: {})
         guard keyOpens(try currentKeyReadAgain(path, reporter: reporter), path) else {
             throw CLIError(.newKeyNotStored, "the current key, read once more, does not open it")
         }

@@ -109,6 +109,12 @@ package final class CommandLocks: @unchecked Sendable {
         lock.withLock { held.contains { $0.database == database } }
     }
 
+    /// The change lock this command holds on the file at `path`, for the library calls
+    /// it makes on that file, which then take it no second time.
+    package func lock(on path: String) -> DatabaseFileLock? {
+        lock.withLock { held.first { $0.lock.locks(path) }?.lock }
+    }
+
     package func hold(_ fileLock: DatabaseFileLock, on database: String) {
         let first = lock.withLock { () -> Bool in
             defer { held.append((fileLock, database)) }

@@ -137,16 +137,17 @@ public enum CipherFormatUpgrade {
         try upgrade(writer, to: target, dryRun: dryRun, beforeWriting: beforeWriting, beforeReplacing: {})
     }
 
+    /// `heldLock`: the database's change lock when the caller holds it (a command).
     /// `beforeReplacing` runs after the new file is proven and before the rename; tests
     /// use it to interrupt the upgrade there.
-    static func upgrade(_ writer: SQLCipherWriter, to target: Target, dryRun: Bool,
-                        beforeWriting: (SQLCipherWriter) throws -> Void, beforeReplacing: () throws -> Void) throws -> Summary {
+    package static func upgrade(_ writer: SQLCipherWriter, to target: Target, dryRun: Bool, heldLock: DatabaseFileLock? = nil,
+                                beforeWriting: (SQLCipherWriter) throws -> Void, beforeReplacing: () throws -> Void) throws -> Summary {
         try requireSupportedLibrary()
         guard let key = writer.key, let from = try writer.effectiveCipherSettings() else { throw plaintextRefusal(writer.path) }
         try validate(target, key: key)
         let path = DurableFile.resolvingSymlinks(writer.path)
         // Not between two steps of a migrate, nor beside a rekey (`DatabaseFileLock`).
-        let lock = try DatabaseFileLock.exclusive(path: path, timeout: writer.configuration.busyTimeout)
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: writer.configuration.busyTimeout, heldBy: heldLock)
         defer { lock.release() }
         let currentJournalMode = try writer.read { try $0.fetchString(sql: "PRAGMA journal_mode")?.lowercased() } ?? "delete"
         // A run killed while the database was out of WAL mode for its copy left this

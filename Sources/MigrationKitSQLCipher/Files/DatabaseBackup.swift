@@ -90,8 +90,15 @@ public enum DatabaseBackup {
         configuration: SQLCipherConfiguration = SQLCipherConfiguration(),
         beforeReplacing: () throws -> Void = {}
     ) throws {
+        try restore(from: backup, to: path, key: key, configuration: configuration, heldLock: nil, beforeReplacing: beforeReplacing)
+    }
+
+    /// `restore(from:to:key:configuration:beforeReplacing:)` under the change lock the
+    /// caller holds (`heldLock`, a command's), or its own.
+    package static func restore(from backup: String, to path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
+                                heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
         try prove(backup, key: key, configuration: configuration)
-        try BackupFiles.putInPlace(backup, of: path, timeout: configuration.busyTimeout, beforeReplacing: beforeReplacing)
+        try BackupFiles.putInPlace(backup, of: path, timeout: configuration.busyTimeout, heldLock: heldLock, beforeReplacing: beforeReplacing)
     }
 
     /// SQLite's online backup API into a new file keyed like the source.

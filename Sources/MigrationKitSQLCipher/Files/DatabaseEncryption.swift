@@ -84,14 +84,16 @@ public enum DatabaseEncryption {
                            beforeReplacing: {})
     }
 
+    /// `heldLock`: the database's change lock when the caller holds it (a command).
     /// `beforeReplacing` runs after the copy is proven and before the rename; tests use
     /// it to simulate an interruption there.
-    static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings,
-                               lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, collations: [String: CollationStandIn] = [:],
-                               beforeWriting: () throws -> Void = {}, beforeReplacing: () throws -> Void) throws -> ExportSummary {
+    package static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings,
+                                       lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, heldLock: DatabaseFileLock? = nil,
+                                       collations: [String: CollationStandIn] = [:],
+                                       beforeWriting: () throws -> Void = {}, beforeReplacing: () throws -> Void) throws -> ExportSummary {
         try key.validate()
         let path = DurableFile.resolvingSymlinks(givenPath)
-        let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout)
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout, heldBy: heldLock)
         defer { lock.release() }
         let database = try openPlaintextSource(path, lockTimeout: lockTimeout, checkpointing: false, collations: collations)
         // The same owner and group, so the app's user still opens it; mode 0600, as the
@@ -212,12 +214,19 @@ public enum DatabaseEncryption {
     ///   database open, naming it.
     public static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                              lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, beforeWriting: () throws -> Void = {}) throws {
+        try rekey(at: path, from: oldKey, to: newKey, cipher: cipher, lockTimeout: lockTimeout, heldLock: nil, beforeWriting: beforeWriting)
+    }
+
+    /// `rekey(at:from:to:cipher:lockTimeout:beforeWriting:)` under the change lock the
+    /// caller holds (`heldLock`, a command's), or its own.
+    package static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings,
+                              lockTimeout: Duration, heldLock: DatabaseFileLock?, beforeWriting: () throws -> Void) throws {
         try oldKey.validate()
         try newKey.validate()
         var configuration = existing(cipher: cipher)
         configuration.busyTimeout = lockTimeout
         // Not between two steps of a migrate (which would fail on its next step).
-        let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout)
+        let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout, heldBy: heldLock)
         defer { lock.release() }
         do {
             let database: SQLCipherDatabase

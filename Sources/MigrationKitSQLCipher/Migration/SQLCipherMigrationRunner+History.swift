@@ -76,7 +76,7 @@ extension SQLCipherMigrationRunner {
     /// Drops every table, view, index and trigger, the ledger and MigrationKit's history,
     /// and resets `user_version`, in one transaction.
     public func erase(_ writer: SQLCipherWriter) throws {
-        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
+        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout, heldBy: heldChangeLock)
         defer { lock.release() }
         try writer.writeWithoutTransaction { try engine.erase($0) }
     }

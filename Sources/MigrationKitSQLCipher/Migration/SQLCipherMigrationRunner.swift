@@ -36,6 +36,9 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// When a step that does not say is checked for foreign keys: `.deferred` (the
     /// 12-step procedure, the default) or `.immediate`.
     public var foreignKeyChecks: ForeignKeyChecks = .deferred
+    /// The database's change lock when the caller holds it already (a command holds it
+    /// for its whole run): the runner then takes it no second time.
+    package var heldChangeLock: DatabaseFileLock?
     /// Whether deferred steps registered from now on have their foreign keys checked
     /// before they commit (`disablingDeferredForeignKeyChecks()`).
     public private(set) var checksDeferredForeignKeys = true
@@ -161,7 +164,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// Runs `body` on the writer's connection, outside any transaction (the engine opens
     /// its own), under the database's change lock, and times it.
     func changing(_ writer: SQLCipherWriter, _ body: (SQLCipherDatabase) throws -> MigrationReport) throws -> MigrationReport {
-        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout)
+        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout, heldBy: heldChangeLock)
         defer { lock.release() }
         let clock = ContinuousClock()
         let start = clock.now
