@@ -33,7 +33,7 @@ package struct ProjectSettings {
     }
 
     /// Fills the settings a command's options did not get as flags, from the
-    /// environment and the project file, then checks the options again as their
+    /// environment and the project file, then checks the options so filled as their
     /// flags are checked.
     package static func apply(to connection: inout ConnectionOptions, backup: inout BackupOptions?,
                       environment: (String) -> String? = ProjectSettings.environmentValue,
@@ -78,14 +78,15 @@ package struct ProjectSettings {
         }
 
         let settings = ProjectSettings(configFile: file?.path, database: chosen?.name, values: values, lintSuppressions: file?.lint ?? [])
+        // The parser checked the flags; only options filled from elsewhere need it again.
+        let borrowed = values.filter { $0.value.origin != .flag && $0.value.origin != .defaultValue }
+        guard !borrowed.isEmpty else { return settings }
         do {
             try connection.validate()
             try connection.key.validate()
             try connection.cipher.validate()
             try backup?.validate()
         } catch let error as ValidationError {
-            let borrowed = values.filter { $0.value.origin != .flag && $0.value.origin != .defaultValue }
-            guard !borrowed.isEmpty else { throw error }
             let from = borrowed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) from \($0.value.origin)" }.joined(separator: ", ")
             throw CLIError(.badSetting, "\(error.message) (Settings taken from elsewhere than the command line: \(from); see `\(CLIContext.layer.commandName) config`.)")
         }
