@@ -22,7 +22,8 @@ final class GRDBCommandConnection: CommandConnection {
     init(opening request: DatabaseRequest, host: GRDBMigrationCLIHost) throws {
         let path = request.path
         var isFolder: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        let exists = !DatabaseRequest.isNew(at: path)
         if isFolder.boolValue {
             throw CLIError(.unusableFile, "\(path) is a folder, not a database file; give the database file.")
         }

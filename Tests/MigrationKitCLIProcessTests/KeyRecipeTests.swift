@@ -155,6 +155,15 @@ import Testing
             .init(expect: "Key for", send: "the new key\n"),
         ])
         #expect(existing.status == 0 && !existing.transcript.contains("again"), "\(existing.transcript)")
+
+        // An empty file is no new database: its key is asked once, and the file refused.
+        let empty = workspace.path("empty.db")
+        try workspace.write("empty.db", "", mode: 0o600)
+        let refused = try onTerminal(["migrate", "--db-path", empty, "--migrations", workspace.migrations], in: workspace, [
+            .init(expect: "Key for", send: "the new key\n"),
+        ])
+        #expect(refused.exitCode == .wrongKeyOrNotADatabase && refused.transcript.contains("The file is empty (0 bytes)"), "\(refused.transcript)")
+        #expect(!refused.transcript.contains("again") && workspace.bytes(empty) == Data())
     }
 
     /// `rekey` with no new-key option on a terminal: the new key is asked twice, and once

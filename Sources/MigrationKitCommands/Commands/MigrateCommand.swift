@@ -76,7 +76,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         // anything is written: their errors win over the open's, and remove the file the
         // open created.
         let requestedPath = Result { try connection.requiredPath() }
-        let existedBefore = (try? requestedPath.get()).map { FileManager.default.fileExists(atPath: $0) } ?? true
+        let existedBefore = (try? requestedPath.get()).map { !DatabaseRequest.isNew(at: $0) } ?? true
         let minimum = self.minimum
         let linked = CLIContext.layer.linkedLintContext
         let loading = MigrationsLoading.start(connection.migrations, requiredIndexes: requiredIndexes,

@@ -60,8 +60,7 @@ package enum CommandSupport {
                                         reporter: Reporter) throws -> DatabaseRequest {
         if announcing { announce(path, reporter: reporter) }
         warnIfOnCommandLine(keyOptions, reporter: reporter)
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
-        let creating = access == .create && (size ?? 0) == 0
+        let creating = access == .create && DatabaseRequest.isNew(at: path)
         let key = try resolveKey(keyOptions, for: path, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
                                  keyIsNew: keyIsNew || creating, reporter: reporter)
         let request = self.request(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
