@@ -4,8 +4,10 @@ import MigrationKit
 
 /// One `migrate` call through GRDB's migrator, as MigrationKit's closures around the
 /// steps see it (`GRDBStepBody`): which steps ran and for how long, which one failed,
-/// and what the observer hears. GRDB runs the closures one after another on its writer;
-/// the caller reads the outcome once GRDB's `migrate` has returned or thrown.
+/// and what the observer hears. GRDB runs the closures one after another on its writer,
+/// in the call's barrier, where the closures find the call by their connection
+/// (`GRDBMigrationCalls`); the caller reads the outcome once GRDB's `migrate` has
+/// returned or thrown.
 ///
 /// GRDB runs a step's closure inside the step's transaction and commits after it, so a
 /// step is known to have committed when the next one starts, or when GRDB's `migrate`
@@ -17,10 +19,6 @@ final class GRDBMigrationRun: @unchecked Sendable {
     /// The steps the call may run: those registered up to its target.
     private let candidates: ArraySlice<MigrationStep<Database>>
     private let clock = ContinuousClock()
-    /// The connection the steps run on, when it is known before they run. GRDB's
-    /// erase-on-schema-change first replays the applied steps into a scratch database;
-    /// closures run there report nothing.
-    private var connection: ObjectIdentifier?
     private var reproducedLegacyHistorySQL: String?
     private var total: Int?
     private var running: (step: MigrationStep<Database>, since: ContinuousClock.Instant)?
@@ -46,17 +44,14 @@ final class GRDBMigrationRun: @unchecked Sendable {
         self.observer = observer
     }
 
-    /// The steps are to run on `db`'s connection: closures on any other report nothing,
-    /// and make an earlier version's history table from `legacyHistorySQL` (GRDB's
-    /// scratch database, compared with `db`).
-    func runs(on db: Database, reproducingLegacyHistory legacyHistorySQL: String?) {
-        lock.withLock {
-            connection = ObjectIdentifier(db)
-            reproducedLegacyHistorySQL = legacyHistorySQL
-        }
+    /// The database has an earlier version's history table, made by `legacyHistorySQL`:
+    /// closures on another connection than the call's (GRDB's scratch database,
+    /// compared with the call's) make it too.
+    func reproducesLegacyHistory(_ legacyHistorySQL: String?) {
+        lock.withLock { reproducedLegacyHistorySQL = legacyHistorySQL }
     }
 
-    /// The `CREATE TABLE` that closures on another connection than the run's make.
+    /// The `CREATE TABLE` that closures on another connection than the call's make.
     var legacyHistorySQL: String? { lock.withLock { reproducedLegacyHistorySQL } }
 
     /// How many steps will run, once the caller has planned the run.
@@ -64,11 +59,18 @@ final class GRDBMigrationRun: @unchecked Sendable {
         lock.withLock { total = count }
     }
 
-    /// Whether a closure called with `db` belongs to this call (rather than to GRDB's
-    /// replay of the applied steps into a scratch database).
-    func isRunning(on db: Database) -> Bool {
-        lock.withLock { connection.map { $0 == ObjectIdentifier(db) } ?? true }
+    /// The steps whose checksums the checks before the run recorded (adopted).
+    func adopted(_ identifiers: [String]) {
+        lock.withLock { report.adoptedChecksums = identifiers }
     }
+
+    /// What the verification after the run checked, in words.
+    func verified(_ checks: [String]) {
+        lock.withLock { report.verification = checks }
+    }
+
+    /// What the call did, once it is over.
+    var outcome: MigrationReport { lock.withLock { report } }
 
     /// A step's closure starts, inside its transaction, and the step runs: the step
     /// before it committed, and the observer hears of this one.
@@ -213,18 +215,21 @@ struct ForeignKeyChecking: Sendable {
 struct GRDBStepBody: Sendable {
     let step: MigrationStep<Database>
     let checks: ForeignKeyChecking.Step
-    let run: GRDBMigrationRun?
+    /// The calls the closure may belong to, found by its connection.
+    let calls: GRDBMigrationCalls
     /// For `hasSchemaChanges` on a database that still has an earlier version's history
     /// table: its `CREATE TABLE`, made in the scratch database GRDB replays the steps
     /// into, so that GRDB's comparison (which counts it as the app's) finds it on both
-    /// sides.
-    let legacyHistorySQL: String?
+    /// sides. Asked when the closure runs: a call learns it in its barrier.
+    let legacyHistorySQL: @Sendable () -> String?
 
     func run(_ db: Database, appliedMerged: Set<String>) throws {
         let start = ContinuousClock.now
         let merge = Self.ledgerMerge(of: step, appliedMerged: appliedMerged)
-        guard let run, run.isRunning(on: db) else {
-            if let legacyHistorySQL, try !db.tableExists(MigrationHistoryTable.legacyName) { try db.execute(sql: legacyHistorySQL) }
+        guard let run = calls.run(on: db) else {
+            if let legacyHistorySQL = legacyHistorySQL(), try !db.tableExists(MigrationHistoryTable.legacyName) {
+                try db.execute(sql: legacyHistorySQL)
+            }
             guard merge == nil else { return }
             try Self.apply(step, in: db, appliedMerged: appliedMerged)
             try MigrationBookkeeping.recordHistory(step.identifier, checksum: step.checksum, duration: ContinuousClock.now - start, in: db)

@@ -129,7 +129,7 @@ extension GRDBMigrationRunner {
         for step in steps { replay.registry.registerAsGRDB(step) }
         replay.eraseDatabaseOnSchemaChange = false
         return try GRDBScratchDatabase.withQueue(configuredAs: configuration) { scratch in
-            try replay.grdbMigrator(for: nil).migrate(scratch)
+            try replay.grdbMigrator().migrate(scratch)
             return try scratch.read { try SchemaDump.objects(in: $0) }
         }
     }

@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 import MigrationKit
 
-/// Migrating: GRDB's migrator runs the steps (`grdbMigrator(for:)`); around it, what must
-/// be decided before it starts (only when something asks for it), and the verification
-/// once it is done.
+/// Migrating: GRDB's migrator runs the steps (`grdbMigrator()`); around it, in the one
+/// barrier GRDB's migrator takes (`GRDBBarrierWriter`), what must be decided before it
+/// starts (only when something asks for it), and the verification once it is done.
 extension GRDBMigrationRunner {
     // MARK: - GRDB's names
 
@@ -30,21 +30,24 @@ extension GRDBMigrationRunner {
     /// after this call see the migrated database, and `completion` runs on the writer's
     /// queue with its connection (after the verification, when steps ran). The rare runs
     /// that must read the database before GRDB starts (`historyChecks` `.strict`,
-    /// `eraseDatabaseOnSchemaChange`) read it first, synchronously.
+    /// `eraseDatabaseOnSchemaChange`) read it in the same barrier, first.
     public func asyncMigrate(_ writer: any DatabaseWriter, completion: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         guard let lastIndex = registry.steps.indices.last else {
             writer.asyncBarrierWriteWithoutTransaction { completion($0) }
             return
         }
-        let run: GRDBMigrationRun
-        do {
-            run = try preparedRun(in: writer, through: lastIndex, options: MigrateOptions()).run
-        } catch {
-            writer.asyncBarrierWriteWithoutTransaction { _ in completion(.failure(error)) }
-            return
+        let options = MigrateOptions()
+        let run = newRun(through: lastIndex, options: options)
+        let calls = migrators.calls
+        let migrator = grdbMigrator(for: run)
+        let barrier = GRDBBarrierWriter(writer) { db, applySteps in
+            try calls.running(run, on: db) {
+                try prepare(run, in: db, through: lastIndex, options: options, comparingWith: migrator)
+                try applySteps()
+            }
         }
         let observer = self.observer
-        grdbMigrator(for: run).asyncMigrate(writer) { dbResult in
+        migrator.asyncMigrate(barrier) { dbResult in
             do {
                 let db: Database
                 do {
@@ -96,22 +99,51 @@ extension GRDBMigrationRunner {
         return report
     }
 
-    /// GRDB's migrator runs the steps, each in its own transaction.
+    /// GRDB's migrator runs the steps, each in its own transaction, in its barrier, which
+    /// also holds the checks before them and the verification after them.
     private func migrateWithGRDBsMigrator(_ writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
-        let (run, adopted) = try preparedRun(in: writer, through: lastIndex, options: options)
+        let run = newRun(through: lastIndex, options: options)
+        let calls = migrators.calls
+        let migrator = grdbMigrator(for: run)
+        let barrier = GRDBBarrierWriter(writer) { db, applySteps in
+            try calls.running(run, on: db) {
+                try prepare(run, in: db, through: lastIndex, options: options, comparingWith: migrator)
+                try applySteps()
+                let (report, foreignKeys) = run.finish()
+                // Nothing ran, nothing to verify: a launch with nothing to do runs GRDB's
+                // statements and no other.
+                guard !report.steps.isEmpty else { return }
+                run.verified(try Self.reading(db) { try verification(of: run, in: db, foreignKeys: foreignKeys) })
+            }
+        }
         do {
-            try grdbMigrator(for: run).migrate(writer, upTo: registry.steps[lastIndex].identifier)
+            try migrator.migrate(barrier, upTo: registry.steps[lastIndex].identifier)
         } catch {
             if let failure = run.failure(after: error) { observer?(.didFail(failure)) }
             throw error
         }
-        var (report, foreignKeys) = run.finish()
-        report.adoptedChecksums = adopted
-        // Nothing ran, nothing to verify: a launch with nothing to do runs GRDB's
-        // statements and no other.
-        guard !report.steps.isEmpty else { return report }
-        report.verification = try writer.read { try verification(of: run, in: $0, foreignKeys: foreignKeys) }
-        return report
+        return run.outcome
+    }
+
+    /// GRDB's migrator for a call: the one built for the steps, but with
+    /// `eraseDatabaseOnSchemaChange`, whose scratch database gets the earlier version's
+    /// history table the call finds in its barrier.
+    private func grdbMigrator(for run: GRDBMigrationRun) -> DatabaseMigrator {
+        eraseDatabaseOnSchemaChange ? grdbMigrator(reproducingLegacyHistory: { run.legacyHistorySQL }) : grdbMigrator()
+    }
+
+    /// `body` on the barrier's connection as `DatabaseWriter.read` gives one: read-only,
+    /// in a transaction of its own.
+    private static func reading<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.readOnly {
+            var result: T?
+            try db.inTransaction(.deferred) {
+                result = try body()
+                return .commit
+            }
+            guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "The transaction ended without a result.") }
+            return result
+        }
     }
 
     /// `--atomic` and `--dry-run`, which GRDB's migrator has no counterpart for: the
@@ -130,41 +162,40 @@ extension GRDBMigrationRunner {
         }
     }
 
-    /// The call's run (`GRDBMigrationRun`), after what has to be decided before GRDB's
-    /// migrator starts, when anything has: with `.strict` history checks, the refusals
-    /// and the checksums to record; with `eraseDatabaseOnSchemaChange`, an earlier
-    /// version's history table made in GRDB's scratch database too; before a
-    /// target short of the last step, that the database is not beyond it. Otherwise
-    /// nothing is read: GRDB's migrator is the first to touch the database. Returns the
-    /// steps whose checksums were adopted.
-    func preparedRun(in writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> (run: GRDBMigrationRun, adopted: [String]) {
-        let run = GRDBMigrationRun(candidates: registry.steps[...lastIndex], watchesChanges: options.verification == .changedTables,
-                                   observer: observer)
-        guard historyChecks == .strict || eraseDatabaseOnSchemaChange || lastIndex < registry.steps.count - 1 else { return (run, []) }
-        let adopted = try writer.barrierWriteWithoutTransaction { db in try prepare(run, in: db, through: lastIndex, options: options) }
-        return (run, adopted)
+    /// The call's run (`GRDBMigrationRun`): the steps it may run.
+    func newRun(through lastIndex: Int, options: MigrateOptions) -> GRDBMigrationRun {
+        GRDBMigrationRun(candidates: registry.steps[...lastIndex], watchesChanges: options.verification == .changedTables, observer: observer)
     }
 
-    private func prepare(_ run: GRDBMigrationRun, in db: Database, through lastIndex: Int, options: MigrateOptions) throws -> [String] {
+    /// What has to be decided before GRDB's migrator starts, in its barrier, when
+    /// anything has: with `.strict` history checks, the refusals and the checksums to
+    /// record (`GRDBMigrationRun.adopted(_:)`); with `eraseDatabaseOnSchemaChange`, an
+    /// earlier version's history table made in GRDB's scratch database too; before a
+    /// target short of the last step, that the database is not beyond it. Otherwise
+    /// nothing is read: GRDB's migrator is the first to touch the database.
+    ///
+    /// - Parameter migrator: the call's, which says whether GRDB will erase the database.
+    private func prepare(_ run: GRDBMigrationRun, in db: Database, through lastIndex: Int, options: MigrateOptions,
+                         comparingWith migrator: DatabaseMigrator) throws {
         let isLast = lastIndex == registry.steps.count - 1
+        guard historyChecks == .strict || eraseDatabaseOnSchemaChange || !isLast else { return }
         if eraseDatabaseOnSchemaChange {
             // GRDB replays the applied steps into a scratch database to compare schemas:
             // the steps of this call run on this connection, and an earlier version's
             // history table, which GRDB would count as the app's, is made in the scratch
             // database too (the run's first step moves it; a run with nothing to do
             // writes nothing).
-            run.runs(on: db, reproducingLegacyHistory: try legacyHistorySQL(in: db))
+            run.reproducesLegacyHistory(try legacyHistorySQL(in: db))
             // A database GRDB is about to erase has no history to refuse. Asked only where
             // the answer is used: each time, GRDB replays every applied step.
-            if historyChecks == .strict || !isLast,
-               try grdbMigrator(for: nil, reproducingLegacyHistory: run.legacyHistorySQL).hasSchemaChanges(db) {
-                return []
+            if historyChecks == .strict || !isLast, try migrator.hasSchemaChanges(db) {
+                return
             }
         }
         guard historyChecks == .strict else {
             // GRDB stops the process for a target the database is already beyond.
             if !isLast { _ = try engine.analysis(of: db).pendingSteps(through: lastIndex, allowOutOfOrder: true) }
-            return []
+            return
         }
         let plan = try engine.plan(db, through: lastIndex, options: options)
         run.plans(plan.steps.count)
@@ -174,7 +205,7 @@ extension GRDBMigrationRunner {
                 return .commit
             }
         }
-        return plan.checksumsToAdopt.keys.sorted()
+        run.adopted(plan.checksumsToAdopt.keys.sorted())
     }
 
     /// The verification after a run GRDB's migrator finished, when steps ran: the

@@ -43,7 +43,14 @@ extension GRDBMigrationRunner {
     /// ignore; an earlier version's (which GRDB would count as the app's) is made in the
     /// scratch database too, until the next migrate moves it.
     public func hasSchemaChanges(_ db: Database) throws -> Bool {
-        try grdbMigrator(for: nil, reproducingLegacyHistory: try legacyHistorySQL(in: db)).hasSchemaChanges(db)
+        try grdbMigrator(reproducingLegacyHistoryOf: db).hasSchemaChanges(db)
+    }
+
+    /// GRDB's migrator, for a schema comparison with `db`: the one built for the steps,
+    /// unless `db` has an earlier version's history table to make in the scratch database.
+    func grdbMigrator(reproducingLegacyHistoryOf db: Database) throws -> DatabaseMigrator {
+        guard let sql = try legacyHistorySQL(in: db) else { return grdbMigrator() }
+        return grdbMigrator(reproducingLegacyHistory: { sql })
     }
 
     /// The `CREATE TABLE` of an earlier version's history table, when `db` has one.

@@ -7,7 +7,7 @@ import MigrationKit
 ///
 /// A drop-in for `DatabaseMigrator`: an app adopts it by changing the type's name. It
 /// has the migrator's members, with their shapes, and hands every step to a
-/// `DatabaseMigrator` it builds for the call, so what is applied, in which transaction,
+/// `DatabaseMigrator` it builds once for its steps, so what is applied, in which transaction,
 /// with which foreign-key checks, how merged steps run, what
 /// `eraseDatabaseOnSchemaChange` erases and what is thrown are GRDB's own outcomes,
 /// decided by GRDB's code rather than restated here. The ledger is GRDB's
@@ -36,7 +36,9 @@ public struct GRDBMigrationRunner: Sendable {
     public typealias Database = GRDB.Database
 
     /// The steps, in registration order.
-    public package(set) var registry: MigrationRegistry<Database>
+    public package(set) var registry: MigrationRegistry<Database> {
+        didSet { migrators = GRDBMigratorCache() }
+    }
     /// The checks after every migrate and rollback, unless `host` replaces them.
     public var verifier: GRDBMigrationVerifier
     /// The app's own integrity and post-migration checks, when it has them.
@@ -44,10 +46,14 @@ public struct GRDBMigrationRunner: Sendable {
     /// GRDB's option: erase the database and migrate from scratch when GRDB's
     /// `hasSchemaChanges` says its schema is not what the applied steps make.
     /// Development databases only.
-    public var eraseDatabaseOnSchemaChange: Bool
+    public var eraseDatabaseOnSchemaChange: Bool {
+        didSet { migrators = GRDBMigratorCache() }
+    }
     /// When a step that does not say is checked for foreign keys: `.deferred` (GRDB's
     /// default, sqlite.org's 12-step procedure) or `.immediate`.
-    public var foreignKeyChecks: ForeignKeyChecks
+    public var foreignKeyChecks: ForeignKeyChecks {
+        didSet { migrators = GRDBMigratorCache() }
+    }
     /// MigrationKit's refusals beyond GRDB's: `.grdb` (the default) makes none, as
     /// `DatabaseMigrator` makes none; `.strict`, as the commands set it, refuses a
     /// newer version's database, an inserted step and an edited migration file before
@@ -61,6 +67,9 @@ public struct GRDBMigrationRunner: Sendable {
     /// Whether deferred steps registered from now on have their foreign keys checked
     /// before they commit (`disablingDeferredForeignKeyChecks()`).
     public private(set) var checksDeferredForeignKeys = true
+    /// GRDB's migrator for the steps and settings as they are now: a change to either
+    /// starts a new one.
+    private(set) var migrators = GRDBMigratorCache()
 
     /// A runner for `steps`, the app's migrations in the order they apply: any
     /// identifiers, as GRDB takes them (`enforceLexicographicOrder` also requires them in
@@ -162,25 +171,31 @@ public struct GRDBMigrationRunner: Sendable {
     /// GRDB's migrator for these steps, for an app that hands it to GRDB's own APIs: the
     /// same ledger, each step's history row written beside its ledger row. Without the
     /// verification and the observer: `migrate(_:)` has them.
-    public var migrator: DatabaseMigrator { grdbMigrator(for: nil) }
+    public var migrator: DatabaseMigrator { grdbMigrator() }
+
+    /// GRDB's migrator for these steps, built once for them (`GRDBMigratorCache`): what
+    /// every call runs, but those with `eraseDatabaseOnSchemaChange`.
+    func grdbMigrator() -> DatabaseMigrator {
+        migrators.migrator { buildMigrator(reproducingLegacyHistory: { nil }) }
+    }
+
+    /// GRDB's migrator for these steps whose closures, in the scratch database GRDB
+    /// replays the applied steps into (`hasSchemaChanges`), also make an earlier
+    /// version's history table: its `CREATE TABLE`, as `legacyHistorySQL` says it when
+    /// they run (nil: none). Built for the call.
+    func grdbMigrator(reproducingLegacyHistory legacyHistorySQL: @escaping @Sendable () -> String?) -> DatabaseMigrator {
+        buildMigrator(reproducingLegacyHistory: legacyHistorySQL)
+    }
 
     /// GRDB's migrator for these steps, each registered as GRDB registers it (its
     /// foreign-key checks, its merged identifiers, in order, with the deferred checks
     /// disabled from the first step registered after `disablingDeferredForeignKeyChecks()`),
     /// its closure the step's with MigrationKit's bookkeeping around it
-    /// (`GRDBStepBody`).
-    ///
-    /// - Parameters:
-    ///   - run: the call the closures report to; nil for a migrator whose closures only
-    ///     run the steps and write their history.
-    ///   - legacyHistorySQL: an earlier version's history table, which the closures
-    ///     make in the scratch database GRDB replays them into (`hasSchemaChanges`);
-    ///     nil: the run's.
-    func grdbMigrator(for run: GRDBMigrationRun?, reproducingLegacyHistory legacyHistorySQL: String? = nil) -> DatabaseMigrator {
+    /// (`GRDBStepBody`), reporting to the call running on its connection.
+    private func buildMigrator(reproducingLegacyHistory legacyHistorySQL: @escaping @Sendable () -> String?) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
         var disabled = false
-        let legacyHistorySQL = legacyHistorySQL ?? run?.legacyHistorySQL
         for step in registry.steps {
             if !step.checksDeferredForeignKeys, !disabled {
                 migrator = migrator.disablingDeferredForeignKeyChecks()
@@ -188,7 +203,7 @@ public struct GRDBMigrationRunner: Sendable {
             }
             let immediate = (step.foreignKeyChecks ?? foreignKeyChecks) == .immediate
             let checks: ForeignKeyChecking.Step = immediate ? .immediate : (step.checksDeferredForeignKeys ? .deferred : .unchecked)
-            let body = GRDBStepBody(step: step, checks: checks, run: run, legacyHistorySQL: legacyHistorySQL)
+            let body = GRDBStepBody(step: step, checks: checks, calls: migrators.calls, legacyHistorySQL: legacyHistorySQL)
             migrator.registerMigration(step.identifier, foreignKeyChecks: immediate ? .immediate : .deferred,
                                        merging: Set(step.merging)) { db, appliedMerged in
                 try body.run(db, appliedMerged: appliedMerged)
