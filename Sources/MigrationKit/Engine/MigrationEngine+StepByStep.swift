@@ -1,9 +1,10 @@
 /// The default engine: each step in its own transaction with its ledger row.
 extension MigrationEngine {
-    /// What one step's transaction decided under the write lock: the plan it went by
-    /// (re-made when another process committed since the last one was made), which of
-    /// its steps comes next, and the `data_version` the plan was read at.
-    private struct StepTurn {
+    /// Where a step-by-step run stands in its plan, as one step's transaction decided it
+    /// under the write lock: the plan it went by (re-made when another process committed
+    /// since the last one was made), which of its steps comes next, and the
+    /// `data_version` the plan was read at.
+    private struct PlanCursor {
         let plan: MigrationPlan<Database>
         let next: Int
         let version: Int
@@ -36,55 +37,55 @@ extension MigrationEngine {
         // says whether the plan still describes the database (a re-made analysis per
         // step would cost O(steps) each time, so O(n²) for a long run). The caller's
         // reading, when it made one, is that first plan's.
-        var turn = try self.turn(from: reading ?? readLedger(db), through: lastIndex, options: options)
+        var cursor = try self.cursor(from: reading ?? readLedger(db), through: lastIndex, options: options)
         // An earlier version's history table moves in the run's first transaction, if
         // the run writes at all: a database with nothing to do is not rewritten.
         var legacyHistory = LegacyHistory(in: db)
-        if turn.plan.hasBookkeeping {
+        if cursor.plan.hasBookkeeping {
             // Only the ledger and history change here: no table of the app's to check.
-            turn = try ForeignKeyDeferral.inTransaction(
+            cursor = try ForeignKeyDeferral.inTransaction(
                 db, baseline: foreignKeys,
                 prepare: {
                     try legacyHistory.moveIfPresent(in: db)
-                    return try self.turn(from: readLedger(db), through: lastIndex, options: options)
+                    return try self.cursor(from: readLedger(db), through: lastIndex, options: options)
                 },
                 changesOnlyTheDatabase: { _ in true },
                 scope: { _, _ in limited ? [] : nil },
-                body: { turn, _ in try recordBookkeeping(turn.plan, in: db) }
+                body: { cursor, _ in try recordBookkeeping(cursor.plan, in: db) }
             ).work
             legacyHistory.committed()
-            reportBookkeeping(of: turn.plan, in: &report)
+            reportBookkeeping(of: cursor.plan, in: &report)
         }
-        let total = turn.plan.steps.count
+        let total = cursor.plan.steps.count
         let clock = ContinuousClock()
         var history = RunHistory()
         // Whether every step that ran had its foreign keys checked before it committed.
         var everyStepChecked = true
         do {
-            while let next = turn.step {
+            while let next = cursor.step {
                 let stepStart = clock.now
                 // Set outside the transaction, so chosen for the step the plan says is next.
                 let checks = foreignKeyChecks(of: next)
-                let taken: StepTurn
+                let taken: PlanCursor
                 let outcome: StepOutcome?
                 do {
                     (taken, outcome) = try ForeignKeyDeferral.inTransaction(
                         db, baseline: foreignKeys, checks: checks, checking: next.checksDeferredForeignKeys,
-                        prepare: { () throws -> StepTurn in
+                        prepare: { () throws -> PlanCursor in
                             try legacyHistory.moveIfPresent(in: db)
                             // Under the write lock now: if another process committed anything
                             // since the plan was made, plan again from what the database holds.
                             let version = try dataVersion(db)
-                            guard version != turn.version else { return turn }
+                            guard version != cursor.version else { return cursor }
                             foreignKeys.forget()
                             history.forgetStandingRows()
-                            let fresh = try self.turn(from: LedgerReading(snapshot: MigrationBookkeeping.snapshot(in: db), dataVersion: version),
+                            let fresh = try self.cursor(from: LedgerReading(snapshot: MigrationBookkeeping.snapshot(in: db), dataVersion: version),
                                                       through: lastIndex, options: options)
                             // Another step now comes next, wanting its foreign keys otherwise
                             // (enforced, or checked before it commits, or neither).
                             if let step = fresh.step,
                                foreignKeyChecks(of: step) != checks || step.checksDeferredForeignKeys != next.checksDeferredForeignKeys {
-                                throw ForeignKeyChecksChanged(turn: fresh)
+                                throw ForeignKeyChecksChanged(cursor: fresh)
                             }
                             return fresh
                         },
@@ -103,7 +104,7 @@ extension MigrationEngine {
                         },
                         failing: { taken, error in Self.attributing(error, to: taken.step) })
                 } catch let changed as ForeignKeyChecksChanged {
-                    turn = changed.turn
+                    cursor = changed.cursor
                     continue
                 } catch let failure as MigrationStepError {
                     observer?(.didFail(failure))
@@ -113,7 +114,7 @@ extension MigrationEngine {
                 legacyHistory.committed()
                 history.committed(outcome.recording)
                 everyStepChecked = everyStepChecked && (applied.checksDeferredForeignKeys || foreignKeyChecks(of: applied) == .immediate)
-                turn = StepTurn(plan: taken.plan, next: taken.next + 1, version: taken.version)
+                cursor = PlanCursor(plan: taken.plan, next: taken.next + 1, version: taken.version)
                 changed.add(outcome.changed)
                 let duration = clock.now - stepStart
                 report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
@@ -135,7 +136,7 @@ extension MigrationEngine {
     /// under the write lock starts with a step whose foreign keys are checked otherwise
     /// than the transaction was set up for: the loop sets up again for that step.
     private struct ForeignKeyChecksChanged: Error {
-        let turn: StepTurn
+        let cursor: PlanCursor
     }
 
     /// What one step's transaction did: the tables it wrote, and its bookkeeping.
@@ -161,7 +162,7 @@ extension MigrationEngine {
     /// commit by another connection while the ledger is read then shows as a changed
     /// version under the lock, and the plan is made again, rather than a stale plan
     /// passing as current).
-    private func turn(from reading: LedgerReading, through lastIndex: Int, options: MigrateOptions) throws -> StepTurn {
-        StepTurn(plan: try plan(from: reading, through: lastIndex, options: options), next: 0, version: reading.dataVersion)
+    private func cursor(from reading: LedgerReading, through lastIndex: Int, options: MigrateOptions) throws -> PlanCursor {
+        PlanCursor(plan: try plan(from: reading, through: lastIndex, options: options), next: 0, version: reading.dataVersion)
     }
 }
