@@ -377,6 +377,40 @@ import Testing
 }
 
 extension RunnerTests {
+    /// Two runs in one process (two threads of an app) take turns as two processes do:
+    /// while one is between two of its steps, the other waits for the change lock and
+    /// is busy past its timeout, instead of applying a step in between.
+    @Test func aSecondRunInTheSameProcessWaitsForTheFirstBetweenItsSteps() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        _ = try SQLCipherWriter(path: path, key: .testRawKey)
+        let betweenSteps = DispatchSemaphore(value: 0)
+        let goOn = DispatchSemaphore(value: 0)
+        var pausing = try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks])
+        pausing.observer = { event in
+            guard case .didApply("0001_create_authors", _) = event else { return }
+            betweenSteps.signal()
+            goOn.wait()
+        }
+        let first = pausing
+        let firstRun = DispatchGroup()
+        nonisolated(unsafe) var firstError: (any Error)?
+        DispatchQueue.global().async(group: firstRun) {
+            do { try first.migrate(in: try SQLCipherWriter(path: path, key: .testRawKey)) } catch { firstError = error }
+        }
+        #expect(betweenSteps.wait(timeout: .now() + 60) == .success)
+        var configuration = SQLCipherConfiguration()
+        configuration.busyTimeout = .milliseconds(200)
+        let second = try SQLCipherWriter(path: path, key: .testRawKey, configuration: configuration)
+        #expect {
+            try SQLCipherMigrationRunner(steps: [SampleSteps.createAuthors, SampleSteps.createBooks]).migrate(in: second)
+        } throws: { ($0 as? any KindedDatabaseError)?.kind == .busy }
+        goOn.signal()
+        #expect(firstRun.wait(timeout: .now() + 60) == .success)
+        #expect(firstError == nil, "\(String(describing: firstError))")
+        #expect(try ledger(second) == ["0001_create_authors", "0002_create_books"])
+    }
+
     @Test func concurrentRunnersCanCreateTheSameNewDatabase() async throws {
         // Two launches of a new app race to create its database. Each connection keys
         // the file; without the creation lock, the one that keyed an empty file would
