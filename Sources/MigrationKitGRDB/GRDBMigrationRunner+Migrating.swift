@@ -38,14 +38,8 @@ extension GRDBMigrationRunner {
         }
         let options = MigrateOptions()
         let run = newRun(through: lastIndex, options: options)
-        let calls = migrators.calls
         let migrator = grdbMigrator(for: run)
-        let barrier = GRDBBarrierWriter(writer) { db, applySteps in
-            try calls.running(run, on: db) {
-                try prepare(run, in: db, through: lastIndex, options: options, comparingWith: migrator)
-                try applySteps()
-            }
-        }
+        let barrier = barrierWriter(writer, for: run, through: lastIndex, options: options, comparingWith: migrator)
         let observer = self.observer
         migrator.asyncMigrate(barrier) { dbResult in
             do {
@@ -103,18 +97,13 @@ extension GRDBMigrationRunner {
     /// also holds the checks before them and the verification after them.
     private func migrateWithGRDBsMigrator(_ writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
         let run = newRun(through: lastIndex, options: options)
-        let calls = migrators.calls
         let migrator = grdbMigrator(for: run)
-        let barrier = GRDBBarrierWriter(writer) { db, applySteps in
-            try calls.running(run, on: db) {
-                try prepare(run, in: db, through: lastIndex, options: options, comparingWith: migrator)
-                try applySteps()
-                let (report, foreignKeys) = run.finish()
-                // Nothing ran, nothing to verify: a launch with nothing to do runs GRDB's
-                // statements and no other.
-                guard !report.steps.isEmpty else { return }
-                run.verified(try Self.reading(db) { try verification(of: run, in: db, foreignKeys: foreignKeys) })
-            }
+        let barrier = barrierWriter(writer, for: run, through: lastIndex, options: options, comparingWith: migrator) { db in
+            let (report, foreignKeys) = run.finish()
+            // Nothing ran, nothing to verify: a launch with nothing to do runs GRDB's
+            // statements and no other.
+            guard !report.steps.isEmpty else { return }
+            run.verified(try Self.reading(db) { try verification(of: run, in: db, foreignKeys: foreignKeys) })
         }
         do {
             try migrator.migrate(barrier, upTo: registry.steps[lastIndex].identifier)
@@ -123,6 +112,21 @@ extension GRDBMigrationRunner {
             throw error
         }
         return run.outcome
+    }
+
+    /// The app's writer as GRDB's migrator gets it for `run`: in the barrier where GRDB
+    /// applies the steps, the checks before them, and `afterSteps` after them.
+    private func barrierWriter(_ writer: any DatabaseWriter, for run: GRDBMigrationRun, through lastIndex: Int, options: MigrateOptions,
+                               comparingWith migrator: DatabaseMigrator,
+                               afterSteps: @escaping @Sendable (Database) throws -> Void = { _ in }) -> GRDBBarrierWriter {
+        let calls = migrators.calls
+        return GRDBBarrierWriter(writer) { db, applySteps in
+            try calls.running(run, on: db) {
+                try prepare(run, in: db, through: lastIndex, options: options, comparingWith: migrator)
+                try applySteps()
+                try afterSteps(db)
+            }
+        }
     }
 
     /// GRDB's migrator for a call: the one built for the steps, but with
