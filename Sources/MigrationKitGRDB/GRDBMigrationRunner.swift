@@ -37,7 +37,7 @@ public struct GRDBMigrationRunner: Sendable {
 
     /// The steps, in registration order.
     public package(set) var registry: MigrationRegistry<Database> {
-        didSet { migrators = GRDBMigratorCache() }
+        didSet { forgetMigrator() }
     }
     /// The checks after every migrate and rollback, unless `host` replaces them.
     public var verifier: GRDBMigrationVerifier
@@ -47,12 +47,12 @@ public struct GRDBMigrationRunner: Sendable {
     /// `hasSchemaChanges` says its schema is not what the applied steps make.
     /// Development databases only.
     public var eraseDatabaseOnSchemaChange: Bool {
-        didSet { migrators = GRDBMigratorCache() }
+        didSet { forgetMigrator() }
     }
     /// When a step that does not say is checked for foreign keys: `.deferred` (GRDB's
     /// default, sqlite.org's 12-step procedure) or `.immediate`.
     public var foreignKeyChecks: ForeignKeyChecks {
-        didSet { migrators = GRDBMigratorCache() }
+        didSet { forgetMigrator() }
     }
     /// MigrationKit's refusals beyond GRDB's: `.grdb` (the default) makes none, as
     /// `DatabaseMigrator` makes none; `.strict`, as the commands set it, refuses a
@@ -70,6 +70,17 @@ public struct GRDBMigrationRunner: Sendable {
     /// GRDB's migrator for the steps and settings as they are now: a change to either
     /// starts a new one.
     private(set) var migrators = GRDBMigratorCache()
+
+    /// After a change to the steps or settings: the migrator built for the old ones is
+    /// forgotten, in place when no copy of this runner shares it (registering steps one
+    /// by one then allocates nothing), otherwise by starting a cache of this runner's own.
+    private mutating func forgetMigrator() {
+        if isKnownUniquelyReferenced(&migrators) {
+            migrators.forget()
+        } else {
+            migrators = GRDBMigratorCache()
+        }
+    }
 
     /// A runner for `steps`, the app's migrations in the order they apply: any
     /// identifiers, as GRDB takes them (`enforceLexicographicOrder` also requires them in

@@ -15,6 +15,11 @@ final class GRDBMigratorCache: @unchecked Sendable {
     /// The calls in progress, by the connection their steps run on.
     let calls = GRDBMigrationCalls()
 
+    /// Drops the migrator built, for steps or settings that changed.
+    func forget() {
+        lock.withLock { built = nil }
+    }
+
     /// The migrator, built by `build` the first time.
     func migrator(_ build: () -> DatabaseMigrator) -> DatabaseMigrator {
         lock.withLock {
