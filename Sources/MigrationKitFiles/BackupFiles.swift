@@ -89,7 +89,7 @@ package enum BackupFiles {
         let journal = sameDisk ? min(size + size / 512 * 8 + 8192, 64 << 20) : 0
         guard let free = FileProbe.freeBytes(in: folder), free < size + journal else { return }
         throw FileOperationError(
-            kind: .fileSystem, resultCode: SQLiteResultCode.full,
+            kind: .fileSystem, resultCode: .SQLITE_FULL,
             message: "A backup of this database needs \(FileProbe.megabytes(size)) in \(folder)\(sameDisk ? ", and the change after it \(FileProbe.megabytes(journal)) more for its journal beside the database" : ""), but only \(FileProbe.megabytes(free)) are free there.",
             path: path)
     }
@@ -162,7 +162,7 @@ package enum BackupFiles {
         while failed == nil {
             // A stop asked meanwhile ends the copy, which is then removed.
             if Interruption.isStopping {
-                failed = FileOperationError(kind: .interrupted, resultCode: SQLiteResultCode.interrupt, message: "The copy was stopped.", path: destination)
+                failed = FileOperationError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT, message: "The copy was stopped.", path: destination)
                 break
             }
             let count: Int

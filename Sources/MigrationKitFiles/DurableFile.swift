@@ -83,7 +83,7 @@ package enum DurableFile {
         guard probe.kind == .regularFile, let status = probe.status?.rawValue, status.st_nlink > 1 else { return }
         let others = status.st_nlink - 1
         throw FileOperationError(
-            kind: .fileSystem, resultCode: SQLiteResultCode.cantOpen,
+            kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
             message: "The file has \(status.st_nlink) names (hard links): replacing it would give this name a new file and leave the other\(others == 1 ? "" : " \(others)") on the old one, \(leaving). Remove the other names (`find / -xdev -samefile \(path)` lists them), or work on a copy with one name. Nothing was changed.",
             path: path)
     }
@@ -130,7 +130,7 @@ package enum DurableFile {
                 let code = errno
                 guard code == EPERM else { throw failure("change the owner of", replacement, errnoValue: code) }
                 throw FileOperationError(
-                    kind: .fileSystem, resultCode: SQLiteResultCode.permission,
+                    kind: .fileSystem, resultCode: .SQLITE_PERM,
                     message: "The file belongs to \(describeOwner(uid: wanted.st_uid, gid: wanted.st_gid)), and this user (uid \(geteuid())) is not permitted to give its replacement that owner and group (chown); run the command as that user, or as root. Nothing was changed.",
                     path: original)
             }
@@ -156,7 +156,7 @@ package enum DurableFile {
     package static func writePrivate(_ bytes: [UInt8], to destination: String, replacing: Bool, ownedLike: String? = nil) throws {
         let path = resolvingSymlinks(destination)
         if !replacing, FileProbe(path: path).kind != .missing {
-            throw FileOperationError(kind: .fileSystem, resultCode: SQLiteResultCode.cantOpen,
+            throw FileOperationError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  message: "The file already exists; choose another name or remove it.", path: path)
         }
         let temporary = siblingPath(of: path, purpose: "write")
@@ -232,7 +232,7 @@ package enum DurableFile {
     }
 
     package static func failure(_ operation: String, _ path: String, errnoValue: Int32 = errno) -> FileOperationError {
-        let code = errnoValue == ENOSPC ? SQLiteResultCode.full : SQLiteResultCode.ioError
+        let code: ResultCode = errnoValue == ENOSPC ? .SQLITE_FULL : .SQLITE_IOERR
         return FileOperationError(kind: .fileSystem, resultCode: code,
                               message: "Could not \(operation) the file (\(FileProbe.describe(errno: errnoValue))).", path: path)
     }

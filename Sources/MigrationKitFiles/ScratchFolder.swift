@@ -29,7 +29,7 @@ package final class ScratchFolder: @unchecked Sendable {
             let failure = errno
             Interruption.forget(path)
             throw FileOperationError(
-                kind: .fileSystem, resultCode: failure == ENOSPC ? SQLiteResultCode.full : SQLiteResultCode.cantOpen,
+                kind: .fileSystem, resultCode: failure == ENOSPC ? .SQLITE_FULL : .SQLITE_CANTOPEN,
                 message: "Could not make a private scratch folder in the temporary folder (\(FileProbe.describe(errno: failure))); "
                     + "set TMPDIR to a folder this user can write to, with room for a copy of the database.",
                 path: parent)

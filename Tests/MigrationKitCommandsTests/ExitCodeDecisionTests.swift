@@ -62,35 +62,35 @@ import Testing
         ]
         for (kind, expected) in documented {
             // SQLITE_ERROR: a result code that says nothing more than the kind.
-            #expect(code(DescribedDatabaseError(kind: kind, resultCode: 1)) == expected, "\(kind)")
+            #expect(code(DatabaseFailure(kind: kind, resultCode: .SQLITE_ERROR)) == expected, "\(kind)")
         }
-        let byResultCode: [(Int32, CLIExitCode)] = [
-            (SQLiteResultCode.busy, .locked), (SQLiteResultCode.locked, .locked),
-            (SQLiteResultCode.readOnly, .fileError), (SQLiteResultCode.readOnlyDirectory, .fileError),
-            (SQLiteResultCode.ioError, .fileError), (SQLiteResultCode.ioError | (2 << 8), .fileError),
-            (SQLiteResultCode.full, .fileError), (SQLiteResultCode.cantOpen, .fileError),
-            (SQLiteResultCode.permission, .fileError),
-            (SQLiteResultCode.corrupt, .damaged),
-            (SQLiteResultCode.notADatabase, .wrongKeyOrNotADatabase),
-            (1, .failure), (SQLiteResultCode.interrupt, .failure), (19, .failure),
+        let byResultCode: [(ResultCode, CLIExitCode)] = [
+            (.SQLITE_BUSY, .locked), (.SQLITE_LOCKED, .locked),
+            (.SQLITE_READONLY, .fileError), (.SQLITE_READONLY_DIRECTORY, .fileError),
+            (.SQLITE_IOERR, .fileError), (.SQLITE_IOERR_SHORT_READ, .fileError),
+            (.SQLITE_FULL, .fileError), (.SQLITE_CANTOPEN, .fileError),
+            (.SQLITE_PERM, .fileError),
+            (.SQLITE_CORRUPT, .damaged),
+            (.SQLITE_NOTADB, .wrongKeyOrNotADatabase),
+            (.SQLITE_ERROR, .failure), (.SQLITE_INTERRUPT, .failure), (.SQLITE_CONSTRAINT, .failure),
         ]
         for (resultCode, expected) in byResultCode {
-            #expect(code(DescribedDatabaseError(kind: .sqlite, resultCode: resultCode)) == expected, "\(resultCode)")
+            #expect(code(DatabaseFailure(kind: .sqlite, resultCode: resultCode)) == expected, "\(resultCode)")
             // Every code FailureExplanation explains is a file problem.
-            if FailureExplanation.forSQLite(resultCode: resultCode, codeDescription: "") != nil {
+            if FailureExplanation.forSQLite(resultCode: resultCode) != nil {
                 #expect(expected == .fileError, "\(resultCode)")
             }
         }
         // The core's own database errors go by the same table.
         let unreadable = UnreadableDatabaseError(path: "/nonexistent/db.sqlite", keyed: true, triedFormats: nil)
-        #expect(code(unreadable) == code(DescribedDatabaseError(kind: unreadable.kind, resultCode: SQLiteResultCode.notADatabase)))
+        #expect(code(unreadable) == code(DatabaseFailure(kind: unreadable.kind, resultCode: .SQLITE_NOTADB)))
     }
 
     /// A backup that fails its integrity check is damaged (10), as `migrationkit
     /// restore` says it (SQLCipher's `.damaged` error) and as an app's GRDB commands say it
     /// (their own refusal): one code, one `--json` kind.
     @Test func aDamagedBackupIsTheSameProblemOnBothLayers() {
-        let sqlcipher = DescribedDatabaseError(kind: .damaged, resultCode: SQLiteResultCode.corrupt)
+        let sqlcipher = DatabaseFailure(kind: .damaged, resultCode: .SQLITE_CORRUPT)
         let grdb = CLIError(.damaged, "backup.db: The backup fails its integrity check (no answer); choose another backup.")
         #expect(code(sqlcipher) == .damaged && code(grdb) == .damaged)
         #expect(ErrorPresentation(of: sqlcipher, kind: DatabaseErrorKind.damaged.rawValue, message: "").jsonBody.kind == "\(grdb.exitCode)")
@@ -116,7 +116,7 @@ import Testing
         ]
         for (error, expected) in documented { #expect(code(error) == expected, "\(error.name)") }
 
-        let failedStatement = DescribedDatabaseError(kind: .sqlite, resultCode: 1)
+        let failedStatement = DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_ERROR)
         #expect(code(MigrationStepError(identifier: "a", phase: .apply, sourceFile: nil, line: nil, underlying: failedStatement)) == .migrationFailed)
         #expect(code(SQLMigrationFileError(code: SQLMigrationFileError.Code(rawValue: "emptyUp"), path: "a.sql", message: "empty")) == .fileError)
         #expect(code(KeyError(code: .itemNotFound, message: "none")) == .keyUnavailable)
