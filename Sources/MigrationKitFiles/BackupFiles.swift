@@ -146,7 +146,7 @@ package enum BackupFiles {
         do {
             input = try FileProbe.openFile(source, .readOnly, options: .closeOnExec)
         } catch {
-            throw DurableFile.failure("read", source, errnoValue: error.rawValue)
+            throw DurableFile.failure("read", source, errno: error)
         }
         defer { try? input.close() }
         let output: FileDescriptor
@@ -154,7 +154,7 @@ package enum BackupFiles {
             output = try FileProbe.openFile(destination, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                                             permissions: .ownerReadWrite)
         } catch {
-            throw DurableFile.failure("create", destination, errnoValue: error.rawValue)
+            throw DurableFile.failure("create", destination, errno: error)
         }
         var failed: FileOperationError?
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
