@@ -86,6 +86,34 @@ import Testing
         #expect(code(unreadable) == code(DatabaseFailure(kind: unreadable.kind, resultCode: .SQLITE_NOTADB)))
     }
 
+    /// The `--json` kind of a database error, whichever layer describes it: a lock held
+    /// too long is "locked", another kind its own name, a failed statement its
+    /// explanation's name or what its code says of the file; and the sentences the
+    /// table words for both command lines.
+    @Test func everyDatabaseFailureHasItsJSONKindAndSharedSentence() {
+        let explained = FailureExplanation.forSQLite(resultCode: .SQLITE_FULL)
+        let documented: [(DatabaseFailure, String)] = [
+            (DatabaseFailure(kind: .busy, resultCode: .SQLITE_BUSY), "locked"),
+            (DatabaseFailure(kind: .inUse, resultCode: .SQLITE_BUSY), "inUse"),
+            (DatabaseFailure(kind: .wrongOperation, resultCode: .SQLITE_NOTADB), "wrongOperation"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_FULL, explanation: explained), "diskFull"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_FULL), "diskFull"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_READONLY_DIRECTORY), "readOnly"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_CORRUPT), "corrupt"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_LOCKED), "sqlite"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_IOERR_SHORT_READ), "sqlite"),
+        ]
+        for (failure, kind) in documented { #expect(failure.jsonKind == kind, "\(failure.kind) \(failure.resultCode.rawValue)") }
+
+        let full = DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_FULL, explanation: explained)
+        #expect(full.sentence(file: "app.db", subject: "app.db") == "app.db: Stopped because the disk is full; free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
+        #expect(full.sentence(file: nil, subject: "The database")?.hasPrefix("Stopped because the disk is full;") == true)
+        let damaged = DatabaseFailure(kind: .sqlite, resultCode: ResultCode(rawValue: 11 | (1 << 8)))
+        #expect(damaged.sentence(file: "app.db", subject: "app.db: The database") == "app.db: The database is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.")
+        #expect(DatabaseFailure(kind: .damaged, resultCode: .SQLITE_CORRUPT).sentence(file: "app.db", subject: "app.db") == nil)
+        #expect(DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_ERROR).sentence(file: "app.db", subject: "app.db") == nil)
+    }
+
     /// A backup that fails its integrity check is damaged (10), as `migrationkit
     /// restore` says it (SQLCipher's `.damaged` error) and as an app's GRDB commands say it
     /// (their own refusal): one code, one `--json` kind.

@@ -84,7 +84,7 @@ package struct DatabaseFailure: Error, Hashable, Sendable {
     /// Whether this is a damaged page met after the open (the schema read fine): SQLite's
     /// "database disk image is malformed in `SELECT …`" blames a query, `sentence` does not.
     package var isDamagedPage: Bool {
-        kind == .sqlite && explanation == nil && resultCode ~= .SQLITE_CORRUPT
+        kind == .sqlite && explanation == nil && ResultCode.SQLITE_CORRUPT ~= resultCode
     }
 
     /// The sentence every command line gives a failure this table words: a statement
