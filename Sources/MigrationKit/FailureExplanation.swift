@@ -31,35 +31,39 @@ extension FailureExplanation {
     /// than its SQL (a full disk, an I/O error, a journal that cannot be created, a
     /// read-only file), from SQLite's extended result code; nil for any other. SQLite's
     /// own words ("database or disk is full in `COMMIT`") blame a statement. Both
-    /// connections' errors explain themselves with this one table.
-    /// - Parameters:
-    ///   - resultCode: the failed statement's result code, extended or primary.
-    ///   - codeDescription: how the database layer names the code, for an I/O error's
-    ///     cause ("522 (disk I/O error)").
-    public static func forSQLite(resultCode: Int32, codeDescription: String) -> FailureExplanation? {
+    /// connections' errors explain themselves with this one table, and the command
+    /// lines' table of failures (`DatabaseFailure`) reads it.
+    /// - Parameter resultCode: the failed statement's result code, extended or primary;
+    ///   an I/O error's cause names it as SQLite does ("522 (disk I/O error)").
+    public static func forSQLite(resultCode: ResultCode) -> FailureExplanation? {
+        switch resultCode {
         // SQLite 3.22+ says when the journal could not be made because the folder is
         // read-only (an extended READONLY code); older ones say CANTOPEN.
-        let folderIsReadOnly = resultCode == SQLiteResultCode.readOnlyDirectory
-        switch folderIsReadOnly ? SQLiteResultCode.cantOpen : resultCode & 0xff {
-        case SQLiteResultCode.full:
+        case .SQLITE_READONLY_DIRECTORY:
+            return cannotOpenJournal(because: ": the folder is read-only")
+        case .SQLITE_FULL:
             return FailureExplanation(
                 name: "diskFull", cause: "the disk is full",
                 fix: "free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
-        case SQLiteResultCode.ioError:
+        case .SQLITE_IOERR:
             return FailureExplanation(
-                name: "ioError", cause: "the disk reported an I/O error (\(codeDescription))",
+                name: "ioError", cause: "the disk reported an I/O error (\(resultCode))",
                 fix: "check the disk and the file system holding the database, then run the command again.")
-        case SQLiteResultCode.cantOpen:
-            return FailureExplanation(
-                name: "cannotOpenJournal",
-                cause: "SQLite could not create a file it needs beside the database (its journal)" + (folderIsReadOnly ? ": the folder is read-only" : ""),
-                fix: "make the folder writable by this user, then run the command again.")
-        case SQLiteResultCode.readOnly:
+        case .SQLITE_CANTOPEN:
+            return cannotOpenJournal(because: "")
+        case .SQLITE_READONLY:
             return FailureExplanation(
                 name: "readOnly", cause: "the database (or its folder) is read-only",
                 fix: "make it writable by this user, then run the command again.")
         default:
             return nil
         }
+    }
+
+    private static func cannotOpenJournal(because reason: String) -> FailureExplanation {
+        FailureExplanation(
+            name: "cannotOpenJournal",
+            cause: "SQLite could not create a file it needs beside the database (its journal)" + reason,
+            fix: "make the folder writable by this user, then run the command again.")
     }
 }

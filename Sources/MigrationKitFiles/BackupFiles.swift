@@ -91,7 +91,7 @@ package enum BackupFiles {
         let journal = sameDisk ? min(size + size / 512 * 8 + 8192, 64 << 20) : 0
         guard let free = FileProbe.freeBytes(in: folder), free < size + journal else { return }
         throw FileOperationError(
-            kind: .fileSystem, resultCode: SQLiteResultCode.full,
+            kind: .fileSystem, resultCode: .SQLITE_FULL,
             message: "A backup of this database needs \(FileProbe.megabytes(size)) in \(folder)\(sameDisk ? ", and the change after it \(FileProbe.megabytes(journal)) more for its journal beside the database" : ""), but only \(FileProbe.megabytes(free)) are free there.",
             path: path)
     }
@@ -148,7 +148,7 @@ package enum BackupFiles {
         do {
             input = try FileProbe.openFile(source, .readOnly, options: .closeOnExec)
         } catch {
-            throw DurableFile.failure("read", source, errnoValue: error.rawValue)
+            throw DurableFile.failure("read", source, errno: error)
         }
         defer { try? input.close() }
         let output: FileDescriptor
@@ -156,7 +156,7 @@ package enum BackupFiles {
             output = try FileProbe.openFile(destination, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                                             permissions: .ownerReadWrite)
         } catch {
-            throw DurableFile.failure("create", destination, errnoValue: error.rawValue)
+            throw DurableFile.failure("create", destination, errno: error)
         }
         var failed: FileOperationError?
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -164,7 +164,7 @@ package enum BackupFiles {
         while failed == nil {
             // A stop asked meanwhile ends the copy, which is then removed.
             if Interruption.isStopping {
-                failed = FileOperationError(kind: .interrupted, resultCode: SQLiteResultCode.interrupt, message: "The copy was stopped.", path: destination)
+                failed = FileOperationError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT, message: "The copy was stopped.", path: destination)
                 break
             }
             let count: Int

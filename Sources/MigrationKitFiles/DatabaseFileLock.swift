@@ -65,7 +65,7 @@ package final class DatabaseFileLock: @unchecked Sendable {
                 }
                 guard clock.now < deadline else {
                     try? descriptor.close()
-                    throw FileOperationError(kind: .busy, resultCode: SQLiteResultCode.busy,
+                    throw FileOperationError(kind: .busy, resultCode: .SQLITE_BUSY,
                                          message: "Another process (a migrate, rollback, rekey or restore) kept changing this database for longer than the lock timeout.",
                                          path: path)
                 }

@@ -42,7 +42,7 @@ package enum DatabaseUsers {
             guard clock.now < deadline else {
                 let named = users.map { LockHolder(pid: $0, kind: .sqlite, exclusive: false).processDescription }.joined(separator: "; ")
                 throw FileOperationError(
-                    kind: .inUse, resultCode: SQLiteResultCode.busy,
+                    kind: .inUse, resultCode: .SQLITE_BUSY,
                     advice: Advice(situation: "Nothing was changed: the database is open in another process (\(named)), which \(consequence)",
                                    otherwise: "stop that process (the app that uses the database), then run the command again",
                                    remedy: .waitLonger),

@@ -36,7 +36,7 @@ package final class DirectoryLock {
             }
             guard clock.now < deadline else {
                 try? descriptor.close()
-                throw FileOperationError(kind: .busy, resultCode: SQLiteResultCode.busy,
+                throw FileOperationError(kind: .busy, resultCode: .SQLITE_BUSY,
                                      message: "Another process kept creating this database for longer than the busy timeout.")
             }
             usleep(5_000)

@@ -14,7 +14,7 @@ package enum DiskSpace {
     package static func requireRoom(beside path: String, bytes needed: Int64, writing: String) throws {
         guard let free = FileProbe.freeBytes(in: DirectoryLock.parent(of: path)), free < needed else { return }
         throw FileOperationError(
-            kind: .fileSystem, resultCode: SQLiteResultCode.full,
+            kind: .fileSystem, resultCode: .SQLITE_FULL,
             message: "\(writing) beside the database, which needs about \(needed) bytes, but only \(free) bytes are free on that disk; free some space, then run the command again. Nothing was changed.",
             path: path)
     }

@@ -26,7 +26,7 @@ package enum DurableFile {
         do {
             descriptor = try FileProbe.openFile(path, .readOnly, options: options)
         } catch {
-            throw failure("open", path, errnoValue: error.rawValue)
+            throw failure("open", path, errno: error)
         }
         defer { try? descriptor.close() }
         if let failure = flush(descriptor, of: path) { throw failure }
@@ -83,7 +83,7 @@ package enum DurableFile {
         guard probe.kind == .regularFile, let status = probe.status?.rawValue, status.st_nlink > 1 else { return }
         let others = status.st_nlink - 1
         throw FileOperationError(
-            kind: .fileSystem, resultCode: SQLiteResultCode.cantOpen,
+            kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
             message: "The file has \(status.st_nlink) names (hard links): replacing it would give this name a new file and leave the other\(others == 1 ? "" : " \(others)") on the old one, \(leaving). Remove the other names (`find / -xdev -samefile \(path)` lists them), or work on a copy with one name. Nothing was changed.",
             path: path)
     }
@@ -107,14 +107,14 @@ package enum DurableFile {
         let originalProbe = FileProbe(path: original)
         // The C struct: the sentence below reads its st_uid and st_gid.
         guard let wanted = originalProbe.status?.rawValue else {
-            if originalProbe.errnoValue == ENOENT { return }
-            throw failure("examine", original, errnoValue: originalProbe.errnoValue)
+            if originalProbe.failure == .noSuchFileOrDirectory { return }
+            throw failure("examine", original, errno: originalProbe.failure ?? .ioError)
         }
         let descriptor: FileDescriptor
         do {
             descriptor = try FileProbe.openFile(replacement, .readOnly, options: .closeOnExec)
         } catch {
-            throw failure("open", replacement, errnoValue: error.rawValue)
+            throw failure("open", replacement, errno: error)
         }
         defer { try? descriptor.close() }
         let current: stat
@@ -127,10 +127,10 @@ package enum DurableFile {
             // Owner before mode: changing the owner clears set-user/group-ID bits.
             // fchown(2) and fchmod(2): swift-system 1.8.1 wraps neither.
             guard fchown(descriptor.rawValue, wanted.st_uid, wanted.st_gid) == 0 else {
-                let code = errno
-                guard code == EPERM else { throw failure("change the owner of", replacement, errnoValue: code) }
+                let code = Errno(rawValue: errno)
+                guard code == .notPermitted else { throw failure("change the owner of", replacement, errno: code) }
                 throw FileOperationError(
-                    kind: .fileSystem, resultCode: SQLiteResultCode.permission,
+                    kind: .fileSystem, resultCode: .SQLITE_PERM,
                     message: "The file belongs to \(describeOwner(uid: wanted.st_uid, gid: wanted.st_gid)), and this user (uid \(geteuid())) is not permitted to give its replacement that owner and group (chown); run the command as that user, or as root. Nothing was changed.",
                     path: original)
             }
@@ -156,7 +156,7 @@ package enum DurableFile {
     package static func writePrivate(_ bytes: [UInt8], to destination: String, replacing: Bool, ownedLike: String? = nil) throws {
         let path = resolvingSymlinks(destination)
         if !replacing, FileProbe(path: path).kind != .missing {
-            throw FileOperationError(kind: .fileSystem, resultCode: SQLiteResultCode.cantOpen,
+            throw FileOperationError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  message: "The file already exists; choose another name or remove it.", path: path)
         }
         let temporary = siblingPath(of: path, purpose: "write")
@@ -228,12 +228,12 @@ package enum DurableFile {
 
     /// `failure` for what a swift-system call threw (an `Errno`).
     package static func failure(_ operation: String, _ path: String, thrown error: any Error) -> FileOperationError {
-        failure(operation, path, errnoValue: (error as? Errno)?.rawValue ?? EIO)
+        failure(operation, path, errno: error as? Errno ?? .ioError)
     }
 
-    package static func failure(_ operation: String, _ path: String, errnoValue: Int32 = errno) -> FileOperationError {
-        let code = errnoValue == ENOSPC ? SQLiteResultCode.full : SQLiteResultCode.ioError
+    package static func failure(_ operation: String, _ path: String, errno failure: Errno = Errno(rawValue: errno)) -> FileOperationError {
+        let code: ResultCode = failure == .noSpace ? .SQLITE_FULL : .SQLITE_IOERR
         return FileOperationError(kind: .fileSystem, resultCode: code,
-                              message: "Could not \(operation) the file (\(FileProbe.describe(errno: errnoValue))).", path: path)
+                              message: "Could not \(operation) the file (\(failure)).", path: path)
     }
 }

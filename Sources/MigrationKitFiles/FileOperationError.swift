@@ -7,13 +7,13 @@ import MigrationKit
 ///
 /// The kinds are the connections' (`DatabaseErrorKind`), so `catch
 /// DatabaseErrorKind.busy` matches a lock held too long whichever layer waited, and the
-/// result code is the SQLite code closest to it (`SQLiteResultCode`), which the command
+/// result code is the SQLite code closest to it (`ResultCode`), which the command
 /// line's exit codes are decided from. Never carries a key or a row.
 public struct FileOperationError: KindedDatabaseError, RemediableError, Sendable {
     /// `.busy`, `.inUse`, `.fileSystem` or `.interrupted`.
     public let kind: DatabaseErrorKind
     /// The SQLite result code closest to the failure (SQLITE_BUSY, SQLITE_FULL, …).
-    public let resultCode: Int32
+    public let resultCode: ResultCode
     /// A sentence a user can act on.
     public let message: String
     /// The file concerned, when known.
@@ -22,7 +22,7 @@ public struct FileOperationError: KindedDatabaseError, RemediableError, Sendable
     /// The sentence in parts, when what to do includes a remedy a program words itself.
     private let advice: Advice?
 
-    package init(kind: DatabaseErrorKind, resultCode: Int32, message: String, path: String? = nil) {
+    package init(kind: DatabaseErrorKind, resultCode: ResultCode, message: String, path: String? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         self.message = message
@@ -30,7 +30,7 @@ public struct FileOperationError: KindedDatabaseError, RemediableError, Sendable
         advice = nil
     }
 
-    package init(kind: DatabaseErrorKind, resultCode: Int32, advice: Advice, path: String? = nil) {
+    package init(kind: DatabaseErrorKind, resultCode: ResultCode, advice: Advice, path: String? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         message = advice.sentence()

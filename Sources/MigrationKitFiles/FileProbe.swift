@@ -28,9 +28,10 @@ package struct FileProbe {
     package let path: String
     package let kind: Kind
     package let size: Int64
-    package let errnoValue: Int32
+    /// Why the path could not be examined; nil when it was.
+    package let failure: Errno?
     /// What `stat(2)` (or `lstat(2)`) said; nil when the path could not be examined,
-    /// and `errnoValue` says why.
+    /// and `failure` says why.
     package let status: Stat?
 
     /// - Parameter followingSymlinks: false to examine a symbolic link itself
@@ -43,12 +44,12 @@ package struct FileProbe {
         } catch {
             kind = .missing
             size = 0
-            errnoValue = error.rawValue
+            failure = error
             self.status = nil
             return
         }
         self.status = status
-        errnoValue = 0
+        failure = nil
         size = status.size
         switch status.type {
         case .regular: kind = .regularFile
@@ -120,9 +121,9 @@ package struct FileProbe {
     }
 
     /// Creates an empty file readable and writable by its owner only (`PrivateFile`, the
-    /// core's one place for it). Fails if the file exists; returns the `errno` then.
-    package static func createPrivateFile(at path: String) -> Int32? {
-        PrivateFile.create(at: path)
+    /// core's one place for it). Fails if the file exists; returns why it failed.
+    package static func createPrivateFile(at path: String) -> Errno? {
+        PrivateFile.create(at: path).map(Errno.init(rawValue:))
     }
 
     /// The device a path lives on, nil when it cannot be examined.
@@ -221,7 +222,7 @@ package struct FileProbe {
     private static func ownerAndMode(_ path: String, may: String, chmod: String, making: String) -> String {
         // The C struct: the sentences below read its st_ fields.
         let probe = FileProbe(path: path)
-        guard let info = probe.status?.rawValue else { return "it cannot be examined (\(describe(errno: probe.errnoValue)))" }
+        guard let info = probe.status?.rawValue else { return "it cannot be examined (\(probe.failure ?? Errno(rawValue: EIO)))" }
         let mode = "mode " + String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4)
         if info.st_uid == geteuid() {
             return "it is \(mode), without \(may) permission for its owner; make it \(making) with `chmod \(chmod) \(path)`"
@@ -251,9 +252,6 @@ package struct FileProbe {
         return String(cString: name)
     }
 
-    package static func describe(errno value: Int32) -> String {
-        String(cString: strerror(value))
-    }
 }
 
 /// A file's device and inode: what makes two paths one file, and what a lock or a

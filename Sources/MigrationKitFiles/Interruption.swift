@@ -64,7 +64,7 @@ public enum Interruption {
     /// (`isStopping`): for work that waits (a lock) or starts something new.
     public static func check() throws {
         guard isStopping, let message = stoppedMessage else { return }
-        throw FileOperationError(kind: .interrupted, resultCode: SQLiteResultCode.interrupt, message: message)
+        throw FileOperationError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT, message: message)
     }
 
     /// "Stopped by SIGINT (Ctrl-C) before this could finish.", once a stop was asked:

@@ -7,6 +7,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemPackage
 
 /// A private temporary folder (mode 0700) for scratch databases, removed when released,
 /// and also when a signal ends the process while it exists (`Interruption`): a `check`
@@ -26,11 +27,11 @@ package final class ScratchFolder: @unchecked Sendable {
         Interruption.removeOnSignal(path)
         // mkdir(2) itself, for its errno: the sentence names what the folder lacks.
         guard mkdir(path, 0o700) == 0 else {
-            let failure = errno
+            let failure = Errno(rawValue: errno)
             Interruption.forget(path)
             throw FileOperationError(
-                kind: .fileSystem, resultCode: failure == ENOSPC ? SQLiteResultCode.full : SQLiteResultCode.cantOpen,
-                message: "Could not make a private scratch folder in the temporary folder (\(FileProbe.describe(errno: failure))); "
+                kind: .fileSystem, resultCode: failure == .noSpace ? .SQLITE_FULL : .SQLITE_CANTOPEN,
+                message: "Could not make a private scratch folder in the temporary folder (\(failure)); "
                     + "set TMPDIR to a folder this user can write to, with room for a copy of the database.",
                 path: parent)
         }

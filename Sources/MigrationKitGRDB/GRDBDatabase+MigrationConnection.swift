@@ -48,6 +48,15 @@ extension DatabaseError: ExplainableError {
     public var explanation: FailureExplanation? {
         // No statement: the open itself failed, and GRDB's message says how.
         guard sql != nil else { return nil }
-        return FailureExplanation.forSQLite(resultCode: extendedResultCode.rawValue, codeDescription: "\(extendedResultCode)")
+        return FailureExplanation.forSQLite(resultCode: migrationKitResultCode)
+    }
+}
+
+extension DatabaseError {
+    /// GRDB's extended result code as the core's `ResultCode`, the shape every
+    /// connection's errors leave their connection with: GRDB's own type stays inside
+    /// this module and the GRDB command line.
+    package var migrationKitResultCode: MigrationKit.ResultCode {
+        MigrationKit.ResultCode(rawValue: extendedResultCode.rawValue)
     }
 }

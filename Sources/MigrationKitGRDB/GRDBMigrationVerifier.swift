@@ -25,7 +25,7 @@ extension GRDB.Database: SQLQuerying {
         (error as? DatabaseError)?.message ?? String(describing: error)
     }
 
-    public static func resultCode(of error: any Error) -> Int32? {
-        (error as? DatabaseError)?.extendedResultCode.rawValue
+    public static func resultCode(of error: any Error) -> MigrationKit.ResultCode? {
+        (error as? DatabaseError)?.migrationKitResultCode
     }
 }

@@ -5,9 +5,9 @@ import MigrationKitGRDB
 import MigrationKitKeys
 
 /// How the GRDB commands present GRDB's errors: one sentence that names the database
-/// and says what to do. The exit code is `ExitCodeDecision`'s, from what the error is
-/// (SQLite's result code), so it is the one the `migrationkit` tool gives the same
-/// problem. The core's errors are presented by `ErrorPresentation` itself.
+/// and says what to do. The exit code and `--json` kind are `DatabaseFailure`'s, from
+/// what the error is (`DatabaseError.failure`), so they are the ones the `migrationkit`
+/// tool gives the same problem. The core's errors are presented by `ErrorPresentation` itself.
 enum GRDBErrorPresentation {
     static func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation? {
         let path = CLIContext.journal.databasePath
@@ -20,28 +20,32 @@ enum GRDBErrorPresentation {
                 : "the migrations rolled back before it stay rolled back"
             return ErrorPresentation(of: error, kind: "migrationFailed", message: "\(error.description); \(before).")
         case let error as DatabaseError:
-            // The exit code and the file-system explanations are the core's one table,
-            // as for SQLCipher's errors; the sentences name the file GRDB opened.
-            let described = DescribedDatabaseError(kind: .sqlite, resultCode: error.extendedResultCode.rawValue)
-            if let explanation = error.explanation {
-                return ErrorPresentation(of: described, kind: explanation.name, message: "\(database): Stopped because \(explanation.cause); \(explanation.fix)")
+            // The exit code, the `--json` kind and the sentences of a statement the file
+            // system stopped or of a damaged page are the table both command lines read;
+            // GRDB's open failures, which SQLCipher's opener words its own way, are said here.
+            let failure = error.failure
+            if let sentence = failure.sentence(file: database, subject: database) {
+                return ErrorPresentation(of: failure, kind: failure.jsonKind, message: sentence)
             }
-            switch error.resultCode.primaryResultCode {
-            case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return .locked("\(database): Another process kept the database locked for longer than the lock timeout.", path: path, of: described)
-            case .SQLITE_NOTADB:
-                return ErrorPresentation(of: described, kind: "notADatabase", message: "\(database) is not an SQLite database, or is encrypted (\(notADatabaseReason)); check --db-path.")
-            case .SQLITE_CORRUPT:
-                return ErrorPresentation(of: described, kind: "corrupt", message: "\(database) is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.")
-            case .SQLITE_READONLY:
-                return ErrorPresentation(of: described, kind: "readOnly", message: "\(database) cannot be written by this user; check the permissions of the file and its folder.")
-            case .SQLITE_CANTOPEN, .SQLITE_PERM:
-                return ErrorPresentation(of: described, kind: "cannotOpen", message: "\(database) cannot be opened; check --db-path and the permissions of the file and its folder.")
-            case .SQLITE_FULL:
-                return ErrorPresentation(of: described, kind: "diskFull", message: "The disk holding \(database) is full; free some space and run again.")
+            let message: String
+            switch failure.kind {
+            case .busy:
+                return .locked("\(database): Another process kept the database locked for longer than the lock timeout.", path: path, of: failure)
+            case .notADatabase:
+                message = "\(database) is not an SQLite database, or is encrypted (\(notADatabaseReason)); check --db-path."
+            case .cannotOpen:
+                message = "\(database) cannot be opened; check --db-path and the permissions of the file and its folder."
             default:
-                return ErrorPresentation(of: described, kind: "sqlite", message: "\(database): SQLite error: \(error.message ?? "\(error.resultCode)").")
+                switch failure.resultCode {
+                case .SQLITE_READONLY:
+                    message = "\(database) cannot be written by this user; check the permissions of the file and its folder."
+                case .SQLITE_FULL:
+                    message = "The disk holding \(database) is full; free some space and run again."
+                default:
+                    message = "\(database): SQLite error: \(error.message ?? "\(error.resultCode)")."
+                }
             }
+            return ErrorPresentation(of: failure, kind: failure.jsonKind, message: message)
         case let error as KeyError:
             // The key could not be read: the code and sentence `migrationkit` says.
             return .forKeyError(error, wording: wording)
@@ -52,5 +56,24 @@ enum GRDBErrorPresentation {
 
     private static var notADatabaseReason: String {
         CLIContext.layer.encrypts ? "then give its key rather than --plaintext" : "GRDB here opens plaintext files only"
+    }
+}
+
+extension DatabaseError {
+    /// GRDB's error as the command lines' table describes a database error: a failed
+    /// statement to GRDB, but the kind SQLCipher's opener gives a file another process
+    /// keeps locked, a file that is not a database, or one that cannot be opened.
+    var failure: DatabaseFailure {
+        let code = migrationKitResultCode
+        let kind: DatabaseErrorKind
+        switch code {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: kind = .busy
+        case .SQLITE_NOTADB: kind = .notADatabase
+        case .SQLITE_PERM: kind = .cannotOpen
+        // No statement: the open failed (a statement's is its journal, `explanation`).
+        case .SQLITE_CANTOPEN where sql == nil: kind = .cannotOpen
+        default: kind = .sqlite
+        }
+        return DatabaseFailure(kind: kind, resultCode: code, explanation: explanation)
     }
 }

@@ -249,7 +249,8 @@ func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     write(fd, buffer, count)
 }
 
-/// `strerror` as a Swift string, for messages about files and descriptors.
+/// An `errno` in the C library's words (swift-system's `Errno`), for messages about
+/// files and descriptors.
 func errnoDescription(_ code: Int32) -> String {
-    String(cString: strerror(code))
+    Errno(rawValue: code).description
 }

@@ -62,35 +62,63 @@ import Testing
         ]
         for (kind, expected) in documented {
             // SQLITE_ERROR: a result code that says nothing more than the kind.
-            #expect(code(DescribedDatabaseError(kind: kind, resultCode: 1)) == expected, "\(kind)")
+            #expect(code(DatabaseFailure(kind: kind, resultCode: .SQLITE_ERROR)) == expected, "\(kind)")
         }
-        let byResultCode: [(Int32, CLIExitCode)] = [
-            (SQLiteResultCode.busy, .locked), (SQLiteResultCode.locked, .locked),
-            (SQLiteResultCode.readOnly, .fileError), (SQLiteResultCode.readOnlyDirectory, .fileError),
-            (SQLiteResultCode.ioError, .fileError), (SQLiteResultCode.ioError | (2 << 8), .fileError),
-            (SQLiteResultCode.full, .fileError), (SQLiteResultCode.cantOpen, .fileError),
-            (SQLiteResultCode.permission, .fileError),
-            (SQLiteResultCode.corrupt, .damaged),
-            (SQLiteResultCode.notADatabase, .wrongKeyOrNotADatabase),
-            (1, .failure), (SQLiteResultCode.interrupt, .failure), (19, .failure),
+        let byResultCode: [(ResultCode, CLIExitCode)] = [
+            (.SQLITE_BUSY, .locked), (.SQLITE_LOCKED, .locked),
+            (.SQLITE_READONLY, .fileError), (.SQLITE_READONLY_DIRECTORY, .fileError),
+            (.SQLITE_IOERR, .fileError), (.SQLITE_IOERR_SHORT_READ, .fileError),
+            (.SQLITE_FULL, .fileError), (.SQLITE_CANTOPEN, .fileError),
+            (.SQLITE_PERM, .fileError),
+            (.SQLITE_CORRUPT, .damaged),
+            (.SQLITE_NOTADB, .wrongKeyOrNotADatabase),
+            (.SQLITE_ERROR, .failure), (.SQLITE_INTERRUPT, .failure), (.SQLITE_CONSTRAINT, .failure),
         ]
         for (resultCode, expected) in byResultCode {
-            #expect(code(DescribedDatabaseError(kind: .sqlite, resultCode: resultCode)) == expected, "\(resultCode)")
+            #expect(code(DatabaseFailure(kind: .sqlite, resultCode: resultCode)) == expected, "\(resultCode)")
             // Every code FailureExplanation explains is a file problem.
-            if FailureExplanation.forSQLite(resultCode: resultCode, codeDescription: "") != nil {
+            if FailureExplanation.forSQLite(resultCode: resultCode) != nil {
                 #expect(expected == .fileError, "\(resultCode)")
             }
         }
         // The core's own database errors go by the same table.
         let unreadable = UnreadableDatabaseError(path: "/nonexistent/db.sqlite", keyed: true, triedFormats: nil)
-        #expect(code(unreadable) == code(DescribedDatabaseError(kind: unreadable.kind, resultCode: SQLiteResultCode.notADatabase)))
+        #expect(code(unreadable) == code(DatabaseFailure(kind: unreadable.kind, resultCode: .SQLITE_NOTADB)))
+    }
+
+    /// The `--json` kind of a database error, whichever layer describes it: a lock held
+    /// too long is "locked", another kind its own name, a failed statement its
+    /// explanation's name or what its code says of the file; and the sentences the
+    /// table words for both command lines.
+    @Test func everyDatabaseFailureHasItsJSONKindAndSharedSentence() {
+        let explained = FailureExplanation.forSQLite(resultCode: .SQLITE_FULL)
+        let documented: [(DatabaseFailure, String)] = [
+            (DatabaseFailure(kind: .busy, resultCode: .SQLITE_BUSY), "locked"),
+            (DatabaseFailure(kind: .inUse, resultCode: .SQLITE_BUSY), "inUse"),
+            (DatabaseFailure(kind: .wrongOperation, resultCode: .SQLITE_NOTADB), "wrongOperation"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_FULL, explanation: explained), "diskFull"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_FULL), "diskFull"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_READONLY_DIRECTORY), "readOnly"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_CORRUPT), "corrupt"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_LOCKED), "sqlite"),
+            (DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_IOERR_SHORT_READ), "sqlite"),
+        ]
+        for (failure, kind) in documented { #expect(failure.jsonKind == kind, "\(failure.kind) \(failure.resultCode.rawValue)") }
+
+        let full = DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_FULL, explanation: explained)
+        #expect(full.sentence(file: "app.db", subject: "app.db") == "app.db: Stopped because the disk is full; free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
+        #expect(full.sentence(file: nil, subject: "The database")?.hasPrefix("Stopped because the disk is full;") == true)
+        let damaged = DatabaseFailure(kind: .sqlite, resultCode: ResultCode(rawValue: 11 | (1 << 8)))
+        #expect(damaged.sentence(file: "app.db", subject: "app.db: The database") == "app.db: The database is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.")
+        #expect(DatabaseFailure(kind: .damaged, resultCode: .SQLITE_CORRUPT).sentence(file: "app.db", subject: "app.db") == nil)
+        #expect(DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_ERROR).sentence(file: "app.db", subject: "app.db") == nil)
     }
 
     /// A backup that fails its integrity check is damaged (10), as `migrationkit
     /// restore` says it (SQLCipher's `.damaged` error) and as an app's GRDB commands say it
     /// (their own refusal): one code, one `--json` kind.
     @Test func aDamagedBackupIsTheSameProblemOnBothLayers() {
-        let sqlcipher = DescribedDatabaseError(kind: .damaged, resultCode: SQLiteResultCode.corrupt)
+        let sqlcipher = DatabaseFailure(kind: .damaged, resultCode: .SQLITE_CORRUPT)
         let grdb = CLIError(.damaged, "backup.db: The backup fails its integrity check (no answer); choose another backup.")
         #expect(code(sqlcipher) == .damaged && code(grdb) == .damaged)
         #expect(ErrorPresentation(of: sqlcipher, kind: DatabaseErrorKind.damaged.rawValue, message: "").jsonBody.kind == "\(grdb.exitCode)")
@@ -116,7 +144,7 @@ import Testing
         ]
         for (error, expected) in documented { #expect(code(error) == expected, "\(error.name)") }
 
-        let failedStatement = DescribedDatabaseError(kind: .sqlite, resultCode: 1)
+        let failedStatement = DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_ERROR)
         #expect(code(MigrationStepError(identifier: "a", phase: .apply, sourceFile: nil, line: nil, underlying: failedStatement)) == .migrationFailed)
         #expect(code(SQLMigrationFileError(code: SQLMigrationFileError.Code(rawValue: "emptyUp"), path: "a.sql", message: "empty")) == .fileError)
         #expect(code(KeyError(code: .itemNotFound, message: "none")) == .keyUnavailable)

@@ -373,6 +373,16 @@ import Testing
         #expect(ResultCode.SQLITE_CONSTRAINT_COMMITHOOK.rawValue == 531 && ResultCode.SQLITE_READONLY_DIRECTORY.rawValue == 1544)
     }
 
+    /// The core's `ResultCode` links no SQLite, yet describes a code in the linked
+    /// library's words, as an I/O error's explanation shows them ("522 (disk I/O error)").
+    @Test func aCodeIsDescribedInTheLinkedLibrarysWords() {
+        for code in [ResultCode.SQLITE_NOTADB, .SQLITE_FULL, .SQLITE_IOERR_WRITE, .SQLITE_CONSTRAINT_FOREIGNKEY] {
+            #expect(code.description == "\(code.rawValue) (\(SQLCipherDatabase.words(for: code.rawValue)))")
+        }
+        let cause = FailureExplanation.forSQLite(resultCode: .SQLITE_IOERR_WRITE)?.cause
+        #expect(cause == "the disk reported an I/O error (778 (\(SQLCipherDatabase.words(for: 778))))")
+    }
+
     @Test func readIsReadOnlyAndConsistent() throws {
         let directory = try TemporaryDirectory()
         let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)

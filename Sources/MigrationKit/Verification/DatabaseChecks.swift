@@ -97,14 +97,13 @@ package enum DatabaseChecks {
             }
             return .passed(name, detail: "ok")
         } catch {
-            let code = type(of: db).resultCode(of: error).map { $0 & 0xff }
-            switch code {
-            case SQLiteResultCode.corrupt?:
+            switch type(of: db).resultCode(of: error) ?? .SQLITE_OK {
+            case .SQLITE_CORRUPT:
                 // SQLite's words here are only "database disk image is malformed".
                 return .failed(name, MigrationKitError.virtualTableIndexDamaged(table: table, module: module, result: "its integrity-check fails"))
-            case SQLiteResultCode.busy?, SQLiteResultCode.locked?:
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
                 return .notApplicable(name, reason: "not checked: another connection is changing the database")
-            case SQLiteResultCode.readOnly?:
+            case .SQLITE_READONLY:
                 return .notApplicable(name, reason: "not checked: the database is open read-only, and \(module)'s check is a statement SQLite runs only where it may write (it writes nothing)")
             default:
                 return .notApplicable(name, reason: "not checked: this SQLite cannot run \(module)'s check here (\(oneLine(type(of: db).message(of: error))))")

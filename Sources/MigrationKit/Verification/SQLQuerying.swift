@@ -15,13 +15,13 @@ public protocol SQLQuerying {
 
     /// The SQLite result code of a failure (extended or primary), for a check that
     /// decides on it; nil when `error` is not the database's.
-    static func resultCode(of error: any Error) -> Int32?
+    static func resultCode(of error: any Error) -> ResultCode?
 }
 
 extension SQLQuerying {
     public static func message(of error: any Error) -> String { String(describing: error) }
 
-    public static func resultCode(of error: any Error) -> Int32? { nil }
+    public static func resultCode(of error: any Error) -> ResultCode? { nil }
 
     /// The first column of every row, NULLs skipped.
     public func textColumn(sql: String, arguments: [String] = []) throws -> [String] {

@@ -2,6 +2,7 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
+import SystemPackage
 import TOMLKit
 
 /// `migrationkit.toml`: the settings of a project, so that a deploy script or a systemd
@@ -121,8 +122,8 @@ package struct ProjectFile {
         let probe = FileProbe(path: path)
         // The C struct, and the errno stat(2) failed with: the sentences below read them.
         guard let status = probe.status?.rawValue else {
-            let errno = probe.errnoValue
-            let reason = errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
+            let failure = probe.failure ?? .ioError
+            let reason = failure == .noSuchFileOrDirectory || failure == .notDirectory ? "does not exist" : "cannot be read (\(failure))"
             throw CLIError(.badSetting, "Config file \(path) \(reason); check --config, or run `\(CLIContext.layer.commandName) init` to write one.")
         }
         guard status.st_mode & S_IFMT == S_IFREG else {

@@ -55,9 +55,9 @@ package struct ErrorPresentation {
             self = .locked(error.sentence(wording), path: error.path, of: error)
             return
         case let error as FileOperationError:
-            (kind, message) = (error.kind.rawValue, error.sentence(wording))
+            (kind, message) = (DatabaseFailure(error).jsonKind, error.sentence(wording))
         case let error as UnreadableDatabaseError:
-            (kind, message) = (error.kind.rawValue, error.sentence(wording))
+            (kind, message) = (DatabaseFailure(error).jsonKind, error.sentence(wording))
         default:
             let code = root.exitCode(for: error)
             if code == .success || code == .validationFailure { return nil }  // ArgumentParser's own
@@ -80,7 +80,7 @@ package struct ErrorPresentation {
 
     /// An error's presentation with the sentences a presentation chose (`kind` for
     /// `--json`, `message`) and the exit code `ExitCodeDecision` gives `error`: how a
-    /// database layer presents its own errors (described by a `DescribedDatabaseError`
+    /// database layer presents its own errors (described by a `DatabaseFailure`
     /// when the core does not know their type).
     package init(of error: any Error, kind: String, message: String, diagnosis: String? = nil) {
         self.init(ExitCodeDecision.exitCode(for: error), kind, message, diagnosis)
@@ -154,24 +154,9 @@ package struct ErrorPresentation {
     }
 }
 
-extension CLIExitCode: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .success: return "success"
-        case .failure: return "failure"
-        case .migrationFailed: return "migrationFailed"
-        case .verificationFailed: return "verificationFailed"
-        case .wrongKeyOrNotADatabase: return "wrongKeyOrNotADatabase"
-        case .keyUnavailable: return "keyUnavailable"
-        case .pendingMigrations: return "pendingMigrations"
-        case .refused: return "refused"
-        case .locked: return "locked"
-        case .fileError: return "fileError"
-        case .damaged: return "damaged"
-        case .usage: return "usage"
-        case .hungUp: return "hungUp"
-        case .interrupted: return "interrupted"
-        case .terminated: return "terminated"
-        }
-    }
+extension CLIExitCode {
+    /// The case's name ("fileError"): the `--json` kind of a command's own refusal
+    /// (`CLIError`). Deliberately not `CustomStringConvertible`: Swift describes a case of
+    /// an enum that does not describe itself by its name, which this is.
+    public var description: String { String(describing: self) }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import MigrationKitFiles
 import MigrationKitKeys
+import SystemPackage
 
 #if canImport(Glibc)
 #endif
@@ -42,11 +43,11 @@ package struct CommandSurroundings: Sendable {
         let result = Result<T, any Error>.Box()
         let thread = Thread { [self] in
             guard migrationkit_unshare_filesystem() == 0 else {
-                result.set(.failure(SurroundingsError(description: "unshare(CLONE_FS) failed: \(String(cString: strerror(errno)))")))
+                result.set(.failure(SurroundingsError(description: "unshare(CLONE_FS) failed: \(Errno(rawValue: errno))")))
                 return
             }
             guard chdir(workingDirectory) == 0 else {
-                result.set(.failure(SurroundingsError(description: "cannot enter \(workingDirectory): \(String(cString: strerror(errno)))")))
+                result.set(.failure(SurroundingsError(description: "cannot enter \(workingDirectory): \(Errno(rawValue: errno))")))
                 return
             }
             let value = ProcessEnvironment.$substitute.withValue(environment) {

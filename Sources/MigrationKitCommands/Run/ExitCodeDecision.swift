@@ -8,10 +8,10 @@ import MigrationKitKeys
 /// command reached (`CommandVerdict`: pending migrations, drift, a failed check).
 ///
 /// Everything else only says what went wrong: the core's errors are what they are; a
-/// database layer describes its own errors by what they are (`DescribedDatabaseError`:
-/// a `DatabaseErrorKind` and SQLite's result code), never by a code it picks; a
-/// command's own refusal names its reason (`CLIError.Reason`). The presentations
-/// (`ErrorPresentation`, each layer's) add the sentences and the `--json` kind.
+/// database layer describes its own errors by what they are (`DatabaseFailure`: a
+/// `DatabaseErrorKind` and SQLite's result code, whose table gives the code), never by
+/// a code it picks; a command's own refusal names its reason (`CLIError.Reason`). The
+/// presentations (`ErrorPresentation`, each layer's) add the sentences and the `--json` kind.
 package enum ExitCodeDecision {
     /// The exit code of `error`; `.failure` for an error nothing here knows (an
     /// unexpected one). ArgumentParser's own errors (usage, `--help`) are not asked
@@ -20,12 +20,12 @@ package enum ExitCodeDecision {
         switch error {
         case let error as CLIError:
             return exitCode(for: error.reason)
-        case let error as DescribedDatabaseError:
-            return exitCode(forDatabaseError: error.kind, resultCode: error.resultCode)
+        case let error as DatabaseFailure:
+            return error.exitCode
         case let error as FileOperationError:
-            return exitCode(forDatabaseError: error.kind, resultCode: error.resultCode)
+            return DatabaseFailure(error).exitCode
         case let error as UnreadableDatabaseError:
-            return exitCode(forDatabaseError: error.kind, resultCode: SQLiteResultCode.notADatabase)
+            return DatabaseFailure(error).exitCode
         case let error as MigrationStepError:
             // A step that failed because of the file system (a full disk, an I/O error),
             // rolled back, is a file problem; any other failed step is a failed migration.
@@ -105,52 +105,6 @@ package enum ExitCodeDecision {
             return .refused
         }
     }
-
-    /// A database error of `kind` (either connection's, or the core's file
-    /// operations'), falling back on SQLite's result code for a failed statement.
-    private static func exitCode(forDatabaseError kind: DatabaseErrorKind, resultCode: Int32) -> CLIExitCode {
-        switch kind {
-        case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
-            return .wrongKeyOrNotADatabase
-        case .damaged:
-            return .damaged
-        case .wrongOperation:
-            // encrypt given an encrypted database, rekey a plaintext one: the file is
-            // not the kind the command needs, as with a key given for a plaintext one.
-            return .wrongKeyOrNotADatabase
-        case .fileSystem, .cannotOpen:
-            return .fileError
-        case .invalidKey:
-            return .keyUnavailable
-        case .busy, .inUse:
-            return .locked
-        case .unsupportedCipherSetting:
-            return .usage
-        case .unregisteredCollation:
-            // As a change that would lose data: refused until the user says how to go on.
-            return .refused
-        default:
-            return exitCode(forSQLiteResultCode: resultCode)
-        }
-    }
-
-    /// A failed statement, by SQLite's result code (primary or extended). The codes
-    /// `FailureExplanation.forSQLite` explains (a full disk, an I/O error, a journal that
-    /// cannot be made, a read-only file) are all file problems.
-    private static func exitCode(forSQLiteResultCode resultCode: Int32) -> CLIExitCode {
-        switch resultCode & 0xff {
-        case SQLiteResultCode.readOnly, SQLiteResultCode.full, SQLiteResultCode.ioError, SQLiteResultCode.cantOpen, SQLiteResultCode.permission:
-            return .fileError
-        case SQLiteResultCode.corrupt:
-            return .damaged
-        case SQLiteResultCode.notADatabase:
-            return .wrongKeyOrNotADatabase
-        case SQLiteResultCode.busy, SQLiteResultCode.locked:
-            return .locked
-        default:
-            return .failure
-        }
-    }
 }
 
 /// What a command found, ran to its end and reported, that still ends it with a code
@@ -170,18 +124,4 @@ package enum CommandVerdict: CaseIterable, Sendable {
     case verificationFailed
     /// `diff`: the schema is not the one the applied migrations make.
     case drift
-}
-
-/// A database layer's error described by what it is, for `ExitCodeDecision`: its kind
-/// (`.sqlite` for a failed statement, as GRDB's errors all are) and SQLite's result
-/// code, primary or extended. A layer's presentation passes it with its sentence; the
-/// exit code is never the layer's to pick.
-package struct DescribedDatabaseError: Error, Hashable, Sendable {
-    package let kind: DatabaseErrorKind
-    package let resultCode: Int32
-
-    package init(kind: DatabaseErrorKind, resultCode: Int32) {
-        self.kind = kind
-        self.resultCode = resultCode
-    }
 }

@@ -12,8 +12,8 @@ extension SQLCipherDatabase: SQLQuerying {
         (error as? SQLCipherError)?.message ?? String(describing: error)
     }
 
-    public static func resultCode(of error: any Error) -> Int32? {
-        (error as? SQLCipherError)?.resultCode.rawValue
+    public static func resultCode(of error: any Error) -> ResultCode? {
+        (error as? SQLCipherError)?.resultCode
     }
 }
 

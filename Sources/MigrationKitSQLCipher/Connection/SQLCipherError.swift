@@ -107,7 +107,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
     /// disk is full in `COMMIT`") blame a statement.
     public var explanation: FailureExplanation? {
         guard kind == .sqlite else { return nil }
-        return FailureExplanation.forSQLite(resultCode: resultCode.rawValue, codeDescription: resultCode.description)
+        return FailureExplanation.forSQLite(resultCode: resultCode)
     }
 
     public func sentence(_ wording: RemedyWording) -> String {

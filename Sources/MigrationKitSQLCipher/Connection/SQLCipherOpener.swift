@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import MigrationKit
+import SystemPackage
 
 /// Opens, keys and proves a connection: the only place a `DatabaseKey` meets SQLCipher.
 ///
@@ -375,14 +376,14 @@ enum SQLCipherOpener {
         } else if probe.kind == .regularFile {
             guard FileProbe(path: marker).kind == .regularFile else { throw emptyFileError() }
         } else {
-            if let failure = FileProbe.createPrivateFile(at: marker), failure != EEXIST {
+            if let failure = FileProbe.createPrivateFile(at: marker), failure != .fileExists {
                 throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                     message: "The database file cannot be created (\(FileProbe.describe(errno: failure))); check that its directory exists and is writable.")
+                                     message: "The database file cannot be created (\(failure)); check that its directory exists and is writable.")
             }
             if let failure = FileProbe.createPrivateFile(at: path) {
                 FileRemoval.remove(marker)
                 throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                     message: "The database file cannot be created (\(FileProbe.describe(errno: failure))); check that its directory exists and is writable.")
+                                     message: "The database file cannot be created (\(failure)); check that its directory exists and is writable.")
             }
             createdFile = true
         }
@@ -414,9 +415,9 @@ enum SQLCipherOpener {
             throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
                                  message: "This is not a regular file (a device, FIFO or socket); give the path of a database file.")
         case .missing:
-            guard probe.errnoValue == ENOENT else {
+            guard probe.failure == .noSuchFileOrDirectory else {
                 throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                     message: "The file cannot be examined (\(FileProbe.describe(errno: probe.errnoValue))).")
+                                     message: "The file cannot be examined (\(probe.failure ?? .ioError)).")
             }
         }
     }

@@ -5,6 +5,7 @@ import Musl
 #endif
 
 import MigrationKit
+import SystemPackage
 
 /// Moves an encrypted database to the linked SQLCipher's own format (a SQLCipher 3
 /// file to SQLCipher 4's defaults), or to another page size or KDF iteration count.
@@ -181,7 +182,7 @@ public enum CipherFormatUpgrade {
                            others: (writer.configuration.busyTimeout, Self.consequence)))
         if let failure = FileProbe.createPrivateFile(at: replacement.temporary) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
-                                 message: "The upgraded copy cannot be created beside the database (\(FileProbe.describe(errno: failure))); the folder must be writable. Nothing was changed.",
+                                 message: "The upgraded copy cannot be created beside the database (\(failure)); the folder must be writable. Nothing was changed.",
                                  path: replacement.temporary)
         }
         do {

@@ -6,6 +6,7 @@ import Musl
 
 import MigrationKit
 import MigrationKitFiles
+import SystemPackage
 
 /// The key's own life: encrypting a plaintext database, decrypting one for export,
 /// and rotating a key.
@@ -323,7 +324,7 @@ public enum DatabaseEncryption {
         let folder = DirectoryLock.parent(of: path)
         if !FileProbe.isWritable(folder) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
-                                 message: "Rekeying writes a journal beside the database, but its folder \(folder) is not writable (\(FileProbe.describe(errno: errno))); make it writable, then try again. Nothing was changed.",
+                                 message: "Rekeying writes a journal beside the database, but its folder \(folder) is not writable (\(Errno(rawValue: errno))); make it writable, then try again. Nothing was changed.",
                                  path: path)
         }
         try DiskSpace.requireRoom(beside: path, bytes: neededForRekey(path), writing: "Rekeying writes a journal")
@@ -383,10 +384,10 @@ public enum DatabaseEncryption {
         let replacement = replacing ? try DatabaseFileReplacement(replacing: destination, purpose: "exporting", options: .init(leaving: "as it was", keeping: [])) : nil
         let target = replacement?.temporary ?? destination
         if let failure = FileProbe.createPrivateFile(at: target) {
-            throw SQLCipherError(kind: .fileSystem, resultCode: failure == EEXIST ? .SQLITE_CANTOPEN : .SQLITE_IOERR,
-                                 message: failure == EEXIST
+            throw SQLCipherError(kind: .fileSystem, resultCode: failure == .fileExists ? .SQLITE_CANTOPEN : .SQLITE_IOERR,
+                                 message: failure == .fileExists
                                      ? "The output file already exists; choose another name or remove it."
-                                     : "The output file cannot be created (\(FileProbe.describe(errno: failure))).",
+                                     : "The output file cannot be created (\(failure)).",
                                  path: destination)
         }
         do {
