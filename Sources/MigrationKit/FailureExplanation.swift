@@ -4,16 +4,16 @@
 /// than the SQL: a full disk, an I/O error, a read-only folder), so an app that embeds
 /// the library prints the same sentences as the `migrationkit` tool, which only adds
 /// an exit code and formatting.
-public struct FailureExplanation: Hashable, Sendable {
+package struct FailureExplanation: Hashable, Sendable {
     /// A stable name of the problem ("diskFull"), for machine-readable output.
-    public let name: String
+    package let name: String
     /// What happened, to follow "because": "the disk is full".
-    public let cause: String
+    package let cause: String
     /// What to do: "free some space …, then run the command again."
-    public let fix: String
+    package let fix: String
 
     /// An explanation from its stable name, its cause and its fix.
-    public init(name: String, cause: String, fix: String) {
+    package init(name: String, cause: String, fix: String) {
         self.name = name
         self.cause = cause
         self.fix = fix
@@ -21,7 +21,7 @@ public struct FailureExplanation: Hashable, Sendable {
 }
 
 /// An error that may know its `FailureExplanation`.
-public protocol ExplainableError: Error {
+package protocol ExplainableError: Error {
     /// The explanation, or nil when the error's own message is the best there is.
     var explanation: FailureExplanation? { get }
 }
@@ -35,7 +35,7 @@ extension FailureExplanation {
     /// lines' table of failures (`DatabaseFailure`) reads it.
     /// - Parameter resultCode: the failed statement's result code, extended or primary;
     ///   an I/O error's cause names it as SQLite does ("522 (disk I/O error)").
-    public static func forSQLite(resultCode: ResultCode) -> FailureExplanation? {
+    package static func forSQLite(resultCode: ResultCode) -> FailureExplanation? {
         switch resultCode {
         // SQLite 3.22+ says when the journal could not be made because the folder is
         // read-only (an extended READONLY code); older ones say CANTOPEN.

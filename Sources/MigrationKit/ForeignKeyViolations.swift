@@ -40,23 +40,23 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// How many row ids each group keeps.
-    public static let rowIDLimit = 1000
+    package static let rowIDLimit = 1000
     /// How many of them a message shows.
-    public static let shownRowIDs = 3
+    package static let shownRowIDs = 3
 
     /// The groups, in the order they were first found (or given).
     public private(set) var groups: [Group] = []
 
     /// No violations yet; `add(table:rowID:parent:foreignKey:)` adds them.
-    public init() {}
+    package init() {}
 
     /// Violations already grouped.
-    public init(groups: [Group]) {
+    package init(groups: [Group]) {
         self.groups = groups
     }
 
     /// Adds one row of `PRAGMA foreign_key_check`'s answer.
-    public mutating func add(table: String, rowID: Int64?, parent: String, foreignKey: Int) {
+    package mutating func add(table: String, rowID: Int64?, parent: String, foreignKey: Int) {
         let key = Group.Key(table: table, parent: parent, foreignKey: foreignKey)
         if let index = groups.firstIndex(where: { $0.key == key }) {
             groups[index].count += 1
@@ -73,7 +73,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
 
     /// The violations `self` has beyond `before`: for each group, the rows added. A group
     /// with as many rows as before, or fewer (orphans deleted), adds nothing.
-    public func added(since before: ForeignKeyViolations) -> ForeignKeyViolations {
+    package func added(since before: ForeignKeyViolations) -> ForeignKeyViolations {
         var earlier: [Group.Key: Group] = [:]
         for group in before.groups { earlier[group.key] = group }
         return ForeignKeyViolations(groups: groups.compactMap { group in
@@ -91,7 +91,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// Whether every group of `self` has at most as many rows as in `other`.
-    public func isWithin(_ other: ForeignKeyViolations) -> Bool {
+    package func isWithin(_ other: ForeignKeyViolations) -> Bool {
         added(since: other).isEmpty
     }
 
@@ -115,7 +115,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
 
     /// The warning for violations a migration found already there: whose fault they
     /// are, and what to do.
-    public var preexistingWarning: String {
+    package var preexistingWarning: String {
         "The database already had \(count) row\(count == 1 ? "" : "s") referencing a missing parent before this migration "
             + "(\(summary())); \(count == 1 ? "it was" : "they were") left as \(count == 1 ? "it was" : "they were"): the existing data is at fault, not the migration. "
             + "Delete or repair them in a migration of their own (e.g. DELETE FROM child WHERE parentId NOT IN (SELECT id FROM parent))."

@@ -1,15 +1,15 @@
 /// What a database records about its migrations: GRDB's ledger plus the checksums
 /// MigrationKit keeps beside it.
-public struct LedgerSnapshot: Hashable, Sendable {
+package struct LedgerSnapshot: Hashable, Sendable {
     /// `grdb_migrations`, in the order rows were recorded.
-    public var identifiers: [String]
+    package var identifiers: [String]
     /// Checksums recorded when steps were applied (`MigrationHistoryTable`). A step
     /// applied by GRDB, or before MigrationKit kept checksums, has none.
-    public var checksums: [String: String]
+    package var checksums: [String: String]
 
     /// A snapshot of the ledger's identifiers and the recorded checksums (none by default,
     /// as in a database only GRDB has migrated).
-    public init(identifiers: [String], checksums: [String: String] = [:]) {
+    package init(identifiers: [String], checksums: [String: String] = [:]) {
         self.identifiers = identifiers
         self.checksums = checksums
     }
@@ -17,14 +17,14 @@ public struct LedgerSnapshot: Hashable, Sendable {
 
 /// A merged step whose replaced steps are all in the ledger: the ledger is to be
 /// rewritten to the merged identifier (GRDB's `registerMigration(_:merging:)`).
-public struct LedgerMerge: Hashable, Sendable {
+package struct LedgerMerge: Hashable, Sendable {
     /// The merged step's identifier, which the ledger is to hold instead.
-    public let identifier: String
+    package let identifier: String
     /// The identifiers of the steps it replaces, to be deleted from the ledger.
-    public let replaces: [String]
+    package let replaces: [String]
 
     /// A rewrite of the ledger rows of `replaces` into one row for `identifier`.
-    public init(identifier: String, replaces: [String]) {
+    package init(identifier: String, replaces: [String]) {
         self.identifier = identifier
         self.replaces = replaces
     }
@@ -33,29 +33,29 @@ public struct LedgerMerge: Hashable, Sendable {
 /// The registered steps compared with a database's ledger: the one place that decides
 /// what is applied, pending, modified, unknown or merged. Pure, so every rule can be
 /// tested without a database, and re-run cheaply under the write lock.
-public struct MigrationAnalysis<Database>: Sendable {
+package struct MigrationAnalysis<Database>: Sendable {
     /// The registered steps the ledger is compared with.
-    public let registry: MigrationRegistry<Database>
+    package let registry: MigrationRegistry<Database>
     /// The database's ledger and recorded checksums, as read before the comparison.
-    public let snapshot: LedgerSnapshot
+    package let snapshot: LedgerSnapshot
 
     /// Registered identifiers that count as applied (a merged step counts when every
     /// step it replaces is in the ledger).
-    public let applied: Set<String>
+    package let applied: Set<String>
     /// Ledger identifiers that no registered step has, nor replaces.
-    public let unknown: [String]
+    package let unknown: [String]
     /// Applied steps whose recorded checksum differs from the step's checksum now.
-    public let modified: [String]
+    package let modified: [String]
     /// Ledger rewrites: for a squash whose replaced steps are all applied, and for a
     /// merged step whose replaced steps' rows are still beside its own.
-    public let merges: [LedgerMerge]
+    package let merges: [LedgerMerge]
     /// Applied steps with a checksum but none recorded: to be adopted, not flagged.
-    public let checksumsToAdopt: [String: String]
+    package let checksumsToAdopt: [String: String]
     /// A merged step with only some of its replaced steps applied, if any.
-    public let partialMerge: MigrationKitError?
+    package let partialMerge: MigrationKitError?
     /// Every merged step with only some of its replaced steps applied: its identifier,
     /// and which replaced steps are applied and which are not.
-    public let partialMerges: [String: (applied: [String], missing: [String])]
+    package let partialMerges: [String: (applied: [String], missing: [String])]
     /// Pending merged steps in GRDB's form whose replaced steps are all applied: they run
     /// knowing it, as GRDB runs them, to bring the ledger to their identifier. Nothing of
     /// the history they replace is pending, so steps applied after it do not make them
@@ -63,7 +63,7 @@ public struct MigrationAnalysis<Database>: Sendable {
     private let replacingAppliedHistory: Set<String>
 
     /// Compares `registry` with `snapshot`, once: every property is computed here.
-    public init(registry: MigrationRegistry<Database>, snapshot: LedgerSnapshot) {
+    package init(registry: MigrationRegistry<Database>, snapshot: LedgerSnapshot) {
         self.registry = registry
         self.snapshot = snapshot
         let ledger = Set(snapshot.identifiers)
@@ -125,7 +125,7 @@ public struct MigrationAnalysis<Database>: Sendable {
     /// merge, or steps edited after they were applied (unless each edited step is in
     /// `acceptModified`). With `.grdb` checks, only what no rule can run past: a squash
     /// that cannot tell which of its steps are applied, with some of them applied.
-    public func refuseUnsafeHistory(acceptModified: Set<String> = [], acceptUnknown: Set<String> = [],
+    package func refuseUnsafeHistory(acceptModified: Set<String> = [], acceptUnknown: Set<String> = [],
                                     checks: HistoryChecks = .strict) throws {
         let unaccepted = unknown.filter { !acceptUnknown.contains($0) }
         if checks == .strict, !unaccepted.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unaccepted) }
@@ -142,7 +142,7 @@ public struct MigrationAnalysis<Database>: Sendable {
     /// - Throws: `.databaseAlreadyMigratedBeyond` when a later step is applied;
     ///   `.pendingMigrationsOutOfOrder` when a pending step sorts before an applied one
     ///   (unless `allowOutOfOrder`).
-    public func pendingSteps(through lastIndex: Int, allowOutOfOrder: Bool) throws -> [MigrationStep<Database>] {
+    package func pendingSteps(through lastIndex: Int, allowOutOfOrder: Bool) throws -> [MigrationStep<Database>] {
         let steps = registry.steps
         if lastIndex + 1 < steps.count, steps[(lastIndex + 1)...].contains(where: { applied.contains($0.identifier) }) {
             throw MigrationKitError.databaseAlreadyMigratedBeyond(steps[lastIndex].identifier)
@@ -160,13 +160,13 @@ public struct MigrationAnalysis<Database>: Sendable {
     }
 
     /// The applied steps in registration order: what rollback walks backwards.
-    public var appliedSteps: [MigrationStep<Database>] {
+    package var appliedSteps: [MigrationStep<Database>] {
         registry.steps.filter { applied.contains($0.identifier) }
     }
 
     /// Every registered step's state, plus unknown ledger identifiers: what `migrate`
     /// would apply, and everything it would refuse.
-    public var status: MigrationStatus {
+    package var status: MigrationStatus {
         let modifiedSet = Set(modified)
         let steps = registry.steps
         let latestApplied = steps.lastIndex { applied.contains($0.identifier) }

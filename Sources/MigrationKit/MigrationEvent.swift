@@ -31,7 +31,7 @@ public struct MigrationReport: Sendable {
         public let duration: Duration
 
         /// Records one step and how long it took.
-        public init(identifier: String, duration: Duration) {
+        package init(identifier: String, duration: Duration) {
             self.identifier = identifier
             self.duration = duration
         }
@@ -51,7 +51,7 @@ public struct MigrationReport: Sendable {
     /// Checksums recorded for steps that were applied before checksums were kept.
     public var adoptedChecksums: [String] = []
     /// Ledger rewrites for merged steps.
-    public var merges: [LedgerMerge] = []
+    package var merges: [LedgerMerge] = []
     /// Rows whose parent was already missing before this call (orphans from the time the
     /// app ran without foreign keys): left as they are, reported, never this call's
     /// failure. Nil when there were none.
@@ -62,7 +62,7 @@ public struct MigrationReport: Sendable {
     public var verification: [String] = []
 
     /// An empty report, which the runner fills in as the call proceeds.
-    public init() {}
+    package init() {}
 
     /// The identifiers of `steps`, in the order they ran.
     public var identifiers: [String] { steps.map(\.identifier) }

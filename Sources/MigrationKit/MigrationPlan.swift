@@ -5,23 +5,23 @@
 /// CLI asks it whether a backup is needed.
 public struct MigrationPlan<Database>: Sendable {
     /// The steps to apply, in order.
-    public let steps: [MigrationStep<Database>]
+    package let steps: [MigrationStep<Database>]
     /// Ledger rewrites for merged steps whose replaced steps are all applied.
-    public let merges: [LedgerMerge]
+    package let merges: [LedgerMerge]
     /// Checksums to record for applied steps that have none yet (applied by GRDB, or
     /// before checksums were kept), by identifier.
-    public let checksumsToAdopt: [String: String]
+    package let checksumsToAdopt: [String: String]
     /// Edited steps whose new checksum is recorded, as `acceptModified` asked.
-    public let acceptedEdits: [String]
+    package let acceptedEdits: [String]
     /// For each merged step in GRDB's form among `steps`, the steps it replaces that the
     /// database has applied: what its closure is given.
-    public let appliedMerged: [String: Set<String>]
+    package let appliedMerged: [String: Set<String>]
 
     /// Whether the ledger or history change before any step runs.
-    public var hasBookkeeping: Bool { !merges.isEmpty || !checksumsToAdopt.isEmpty || !acceptedEdits.isEmpty }
+    package var hasBookkeeping: Bool { !merges.isEmpty || !checksumsToAdopt.isEmpty || !acceptedEdits.isEmpty }
 
     /// Whether migrating would change the database at all.
-    public var changesAnything: Bool { !steps.isEmpty || hasBookkeeping }
+    package var changesAnything: Bool { !steps.isEmpty || hasBookkeeping }
 }
 
 extension MigrationAnalysis {
@@ -37,7 +37,7 @@ extension MigrationAnalysis {
     /// With `.grdb` checks (`HistoryChecks`), the plan is what GRDB's migrator would
     /// run: pending steps in registration order wherever they sort, whatever else the
     /// ledger holds; and no checksum is adopted or compared.
-    public func migratePlan(through lastIndex: Int, allowOutOfOrder: Bool, acceptModified: Set<String> = [],
+    package func migratePlan(through lastIndex: Int, allowOutOfOrder: Bool, acceptModified: Set<String> = [],
                             acceptUnknown: Set<String> = [], checks: HistoryChecks = .strict) throws -> MigrationPlan<Database> {
         try refuseUnsafeHistory(acceptModified: acceptModified, acceptUnknown: acceptUnknown, checks: checks)
         let steps = try pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder || checks == .grdb)
@@ -62,7 +62,7 @@ extension MigrationAnalysis {
     /// - Throws: what `refuseUnsafeHistory()` throws, and
     ///   `.databaseAlreadyMigratedBeyond` when a later step is applied. Pending steps
     ///   among applied ones are what a baseline is for, so order is not enforced.
-    public func baselinePlan(through lastIndex: Int) throws -> [MigrationStep<Database>] {
+    package func baselinePlan(through lastIndex: Int) throws -> [MigrationStep<Database>] {
         try refuseUnsafeHistory()
         return try pendingSteps(through: lastIndex, allowOutOfOrder: true)
     }

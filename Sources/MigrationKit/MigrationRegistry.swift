@@ -134,9 +134,9 @@ public struct MigrationRegistry<Database>: Sendable {
 /// The one ordering MigrationKit uses for identifiers: byte-wise UTF-8, as SQLite's
 /// BINARY collation and file listings do (Swift's `<` on `String` is Unicode-aware and
 /// could disagree with both).
-public enum MigrationIdentifierOrder {
+package enum MigrationIdentifierOrder {
     /// Whether `lhs` sorts before `rhs`, comparing their UTF-8 bytes.
-    public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+    package static func precedes(_ lhs: String, _ rhs: String) -> Bool {
         // The same byte-wise order, over contiguous bytes when the strings have them
         // (native strings do): folders of thousands of files are sorted several times.
         let fast = lhs.utf8.withContiguousStorageIfAvailable { left in

@@ -41,7 +41,7 @@ public struct MigrationStepError: ExplainableError, LocalizedError, CustomString
 
     /// What the step's failure means, when what it threw knows (a full disk, an I/O
     /// error): the step is not to blame, the files are.
-    public var explanation: FailureExplanation? { (underlying as? any ExplainableError)?.explanation }
+    package var explanation: FailureExplanation? { (underlying as? any ExplainableError)?.explanation }
 
     /// `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
@@ -77,7 +77,7 @@ public protocol DatabaseStatementError: Error {
 extension DatabaseStatementError {
     /// SQLite's message, then the statement on one line (at most 200 characters, in
     /// backquotes): "no such table: missing in `INSERT INTO missing VALUES (1)`".
-    public var statementFailure: String {
+    package var statementFailure: String {
         guard let sql = failedStatement else { return sqliteMessage }
         let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
         return sqliteMessage + " in `" + (oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine)) + "`"

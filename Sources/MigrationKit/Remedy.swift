@@ -50,7 +50,7 @@ public enum Remedy: Hashable, Sendable {
     case standInForCollation(String)
 
     /// What a Swift caller of the libraries does: the library's own words.
-    public var libraryWords: String {
+    package var libraryWords: String {
         switch self {
         case .allowOutOfOrder:
             return "allow it (the runner's `allowOutOfOrder`)"
@@ -102,12 +102,12 @@ public struct RemedyWording: Sendable {
 
     /// A wording from a function that words each remedy, returning nil for one the program
     /// does not offer.
-    public init(_ words: @escaping @Sendable (Remedy) -> String?) {
+    package init(_ words: @escaping @Sendable (Remedy) -> String?) {
         self.words = words
     }
 
     /// The remedy in this program's words, or nil when it offers no such thing.
-    public func callAsFunction(_ remedy: Remedy) -> String? { words(remedy) }
+    package func callAsFunction(_ remedy: Remedy) -> String? { words(remedy) }
 
     /// The libraries' own words, for a Swift caller (and for `description`).
     public static let library = RemedyWording { $0.libraryWords }
@@ -119,19 +119,19 @@ public struct RemedyWording: Sendable {
 /// "The output file already exists; choose another name, or pass --force to replace it."
 /// is `Advice(situation: "The output file already exists", otherwise: "choose another
 /// name", remedy: .replaceOutput)` worded by the `migrationkit` tool.
-public struct Advice: Hashable, Sendable {
+package struct Advice: Hashable, Sendable {
     /// What happened, without a final period.
-    public let situation: String
+    package let situation: String
     /// What anyone can do, whatever the program (nil when only the remedy helps).
-    public let otherwise: String?
+    package let otherwise: String?
     /// What to do that each program words itself, if anything.
-    public let remedy: Remedy?
+    package let remedy: Remedy?
     /// Sentences said after it (what the linked library cannot read, say), or nil.
-    public let note: String?
+    package let note: String?
 
     /// Advice that says `situation`, then `otherwise` and the remedy, whichever are
     /// given, then `note`.
-    public init(situation: String, otherwise: String? = nil, remedy: Remedy? = nil, note: String? = nil) {
+    package init(situation: String, otherwise: String? = nil, remedy: Remedy? = nil, note: String? = nil) {
         self.situation = situation
         self.otherwise = otherwise
         self.remedy = remedy
@@ -139,7 +139,7 @@ public struct Advice: Hashable, Sendable {
     }
 
     /// The sentence, with the remedy in `wording`'s words (left out when it has none).
-    public func sentence(_ wording: RemedyWording = .library) -> String {
+    package func sentence(_ wording: RemedyWording = .library) -> String {
         let steps = [otherwise, remedy.flatMap { wording($0) }].compactMap { $0 }
         return situation + (steps.isEmpty ? "." : "; " + steps.joined(separator: ", or ") + ".") + (note.map { " " + $0 } ?? "")
     }

@@ -1,5 +1,5 @@
 /// Which applied steps a rollback undoes.
-public enum RollbackSelection: Hashable, Sendable {
+package enum RollbackSelection: Hashable, Sendable {
     /// The latest `count` applied steps.
     case latest(Int)
     /// Every applied step registered after this one.
@@ -11,7 +11,7 @@ public enum RollbackSelection: Hashable, Sendable {
 extension MigrationAnalysis {
     /// The applied steps in registration order, refusing a database whose history
     /// cannot be walked back: migrated by a newer version, or half through a merge.
-    public func walkableAppliedSteps() throws -> [MigrationStep<Database>] {
+    package func walkableAppliedSteps() throws -> [MigrationStep<Database>] {
         if !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
         if let partialMerge { throw partialMerge }
         return appliedSteps
@@ -27,7 +27,7 @@ extension MigrationAnalysis {
     ///
     /// A step edited since it was applied is refused unless `acceptModified` names it:
     /// its down step was written for the edited version, not for what the database ran.
-    public func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String> = []) throws -> [MigrationStep<Database>] {
+    package func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String> = []) throws -> [MigrationStep<Database>] {
         let applied = try walkableAppliedSteps()
         let plan: [MigrationStep<Database>]
         switch selection {

@@ -11,5 +11,5 @@ public protocol SourceLocatedError: Error {
 }
 
 extension SourceLocatedError {
-    public var underlyingError: (any Error)? { nil }
+    package var underlyingError: (any Error)? { nil }
 }

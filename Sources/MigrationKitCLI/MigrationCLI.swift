@@ -79,15 +79,15 @@ struct RootCommand: ParsableCommand {
 /// The tool's version: the one place it is written. `--version` prints it, and the
 /// Debian package and `make install` take theirs from that output
 /// (`scripts/package.sh`), so a release changes this line and nothing else.
-public enum MigrationKitVersion {
-    public static let current = "0.1.0"
+package enum MigrationKitVersion {
+    package static let current = "0.1.0"
 
     /// What `--version` prints: this version on the first line, as `NAME VERSION` (the
     /// line scripts read), then the SQLCipher and SQLite the binary runs on, since a
     /// database's format and features depend on them as much as on this code. A binary
     /// built on the commands (another `commandName`) names MigrationKit's version as
     /// such, since the app's own version is not known here.
-    public static func report(commandName: String) -> String {
+    package static func report(commandName: String) -> String {
         let name = commandName == "migrationkit" ? "migrationkit \(current)" : "\(commandName) (MigrationKit \(current))"
         let cipher = SQLCipherLibrary.cipherVersionString.map { "SQLCipher \($0)" } ?? "no SQLCipher (plain SQLite)"
         return "\(name)\n\(cipher), SQLite \(SQLCipherLibrary.sqliteVersion)"

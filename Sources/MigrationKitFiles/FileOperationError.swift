@@ -9,15 +9,15 @@ import MigrationKit
 /// DatabaseErrorKind.busy` matches a lock held too long whichever layer waited, and the
 /// result code is the SQLite code closest to it (`ResultCode`), which the command
 /// line's exit codes are decided from. Never carries a key or a row.
-public struct FileOperationError: KindedDatabaseError, RemediableError, Sendable {
+package struct FileOperationError: KindedDatabaseError, RemediableError, Sendable {
     /// `.busy`, `.inUse`, `.fileSystem` or `.interrupted`.
-    public let kind: DatabaseErrorKind
+    package let kind: DatabaseErrorKind
     /// The SQLite result code closest to the failure (SQLITE_BUSY, SQLITE_FULL, …).
-    public let resultCode: ResultCode
+    package let resultCode: ResultCode
     /// A sentence a user can act on.
-    public let message: String
+    package let message: String
     /// The file concerned, when known.
-    public let path: String?
+    package let path: String?
 
     /// The sentence in parts, when what to do includes a remedy a program words itself.
     private let advice: Advice?
@@ -38,9 +38,9 @@ public struct FileOperationError: KindedDatabaseError, RemediableError, Sendable
         self.advice = advice
     }
 
-    public var remedy: Remedy? { advice?.remedy }
+    package var remedy: Remedy? { advice?.remedy }
 
-    public func sentence(_ wording: RemedyWording) -> String {
+    package func sentence(_ wording: RemedyWording) -> String {
         (path.map { "\($0): " } ?? "") + (advice?.sentence(wording) ?? message)
     }
 }

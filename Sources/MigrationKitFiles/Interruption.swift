@@ -25,12 +25,12 @@ import Synchronization
 /// source alone needs the signal ignored first, and an ignored signal that arrives while
 /// no thread blocks it is discarded by the kernel.) A signal the process was started
 /// with ignored (a `nohup` job's SIGHUP, a background job's SIGINT) stays ignored.
-public enum Interruption {
+package enum Interruption {
     /// The signal that asked this process to stop, once one has under the graceful stop.
-    public static var signal: Int32? { SignalWatcher.shared.stopSignal }
+    package static var signal: Int32? { SignalWatcher.shared.stopSignal }
 
     /// Turns the graceful stop on, until `endGracefulStop()`.
-    public static func stopGracefully() {
+    package static func stopGracefully() {
         SignalWatcher.shared.setGraceful(true)
     }
 
@@ -41,7 +41,7 @@ public enum Interruption {
     ///   a process ends on it, now that the work is rolled back and reported: a shell
     ///   running the command in a loop then stops too, where an exit status of 130
     ///   would let it go on to the next one.
-    public static func endGracefulStop(reraising: Bool = false) {
+    package static func endGracefulStop(reraising: Bool = false) {
         endGracefulStop(reraising: reraising, orElse: nil)
     }
 
@@ -56,13 +56,13 @@ public enum Interruption {
     /// Whether work on this thread is to stop now: a stop was asked, and the work is not
     /// `unstoppable`. Asked by every running statement every 1,000 steps, so the common
     /// answer (no stop) is one atomic load, not a lock.
-    public static var isStopping: Bool {
+    package static var isStopping: Bool {
         SignalWatcher.stopAsked.load(ordering: .acquiring) && !inUnstoppableSection
     }
 
     /// Throws `FileOperationError` of kind `.interrupted` when work here is to stop
     /// (`isStopping`): for work that waits (a lock) or starts something new.
-    public static func check() throws {
+    package static func check() throws {
         guard isStopping, let message = stoppedMessage else { return }
         throw FileOperationError(kind: .interrupted, resultCode: .SQLITE_INTERRUPT, message: message)
     }
@@ -75,14 +75,14 @@ public enum Interruption {
 
     /// Runs `body` to its end even when a stop is asked meanwhile: a cleanup, or the
     /// rest of a change past its point of no return.
-    public static func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
+    package static func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
         try $inUnstoppableSection.withValue(true, operation: body)
     }
 
     @TaskLocal private static var inUnstoppableSection = false
 
     /// "SIGINT (Ctrl-C)" for 2.
-    public static func name(of number: Int32) -> String {
+    package static func name(of number: Int32) -> String {
         switch number {
         case SIGINT: return "SIGINT (Ctrl-C)"
         case SIGTERM: return "SIGTERM"

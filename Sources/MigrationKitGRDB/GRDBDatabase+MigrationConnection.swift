@@ -45,7 +45,7 @@ extension DatabaseError: DatabaseStatementError {
 /// journal that cannot be created) explains itself as SQLCipher's errors do: the
 /// core's one table, so a failed step's `MigrationStepError` says the same on both.
 extension DatabaseError: ExplainableError {
-    public var explanation: FailureExplanation? {
+    package var explanation: FailureExplanation? {
         // No statement: the open itself failed, and GRDB's message says how.
         guard sql != nil else { return nil }
         return FailureExplanation.forSQLite(resultCode: migrationKitResultCode)

@@ -35,12 +35,12 @@ extension GRDBMigrationRunner {
     /// The identifiers `rollbackMigrations(in:steps:)` would roll back, in order, or the
     /// error it would throw, without changing anything: for checks made before a
     /// backup is taken.
-    public func rollbackPlan(in reader: any DatabaseReader, steps count: Int, acceptModified: Set<String> = []) throws -> [String] {
+    package func rollbackPlan(in reader: any DatabaseReader, steps count: Int, acceptModified: Set<String> = []) throws -> [String] {
         try rollbackPlan(.latest(count), in: reader, acceptModified: acceptModified)
     }
 
     /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
-    public func rollbackPlan(in reader: any DatabaseReader, to target: String, acceptModified: Set<String> = []) throws -> [String] {
+    package func rollbackPlan(in reader: any DatabaseReader, to target: String, acceptModified: Set<String> = []) throws -> [String] {
         try rollbackPlan(.after(target), in: reader, acceptModified: acceptModified)
     }
 

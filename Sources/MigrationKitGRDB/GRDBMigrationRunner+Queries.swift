@@ -92,12 +92,12 @@ extension GRDBMigrationRunner {
     // MARK: - MigrationKit's status
 
     /// The registry compared with the database's ledger and history.
-    public func analysis(_ db: Database) throws -> MigrationAnalysis<Database> {
+    package func analysis(_ db: Database) throws -> MigrationAnalysis<Database> {
         try engine.analysis(of: db)
     }
 
     /// The registry compared with the database's ledger and history, read from `reader`.
-    public func analysis(in reader: any DatabaseReader) throws -> MigrationAnalysis<Database> {
+    package func analysis(in reader: any DatabaseReader) throws -> MigrationAnalysis<Database> {
         try reader.read { try analysis($0) }
     }
 

@@ -66,7 +66,7 @@ public struct GRDBMigrationRunner: Sendable {
     public var observer: (@Sendable (MigrationEvent) -> Void)?
     /// Whether deferred steps registered from now on have their foreign keys checked
     /// before they commit (`disablingDeferredForeignKeyChecks()`).
-    public private(set) var checksDeferredForeignKeys = true
+    package private(set) var checksDeferredForeignKeys = true
     /// GRDB's migrator for the steps and settings as they are now: a change to either
     /// starts a new one.
     private(set) var migrators = GRDBMigratorCache()

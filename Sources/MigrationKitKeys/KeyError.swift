@@ -26,120 +26,120 @@ public struct KeyError: RemediableError, Sendable {
         // MARK: The given password
 
         /// `KeySource.password` was empty.
-        public static let passwordEmpty = Code(rawValue: "passwordEmpty")
+        package static let passwordEmpty = Code(rawValue: "passwordEmpty")
 
         // MARK: Key files
 
         /// The key file does not exist.
-        public static let keyFileNotFound = Code(rawValue: "keyFileNotFound")
+        package static let keyFileNotFound = Code(rawValue: "keyFileNotFound")
         /// The key file path names a directory.
-        public static let keyFileIsDirectory = Code(rawValue: "keyFileIsDirectory")
+        package static let keyFileIsDirectory = Code(rawValue: "keyFileIsDirectory")
         /// The key file is a FIFO, socket or device rather than a regular file.
-        public static let keyFileNotRegular = Code(rawValue: "keyFileNotRegular")
+        package static let keyFileNotRegular = Code(rawValue: "keyFileNotRegular")
         /// The key file cannot be opened or read (no permission, I/O error).
-        public static let keyFileUnreadable = Code(rawValue: "keyFileUnreadable")
+        package static let keyFileUnreadable = Code(rawValue: "keyFileUnreadable")
         /// Group or others may write the key file, so someone else could swap the key.
-        public static let keyFileWritableByOthers = Code(rawValue: "keyFileWritableByOthers")
+        package static let keyFileWritableByOthers = Code(rawValue: "keyFileWritableByOthers")
         /// The key file holds more than `KeySource.maximumKeyLength` bytes.
-        public static let keyFileTooLarge = Code(rawValue: "keyFileTooLarge")
+        package static let keyFileTooLarge = Code(rawValue: "keyFileTooLarge")
         /// The key file is empty, or holds only a newline.
-        public static let keyFileEmpty = Code(rawValue: "keyFileEmpty")
+        package static let keyFileEmpty = Code(rawValue: "keyFileEmpty")
 
         // MARK: Any source
 
         /// The key text is UTF-16 (it starts with a UTF-16 byte-order mark).
-        public static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
+        package static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
         /// The key text is a raw key in a form the SQLCipher it is read for would take
         /// for a passphrase (`x'` and 160 hex digits before SQLCipher 4.7.0), so it is
         /// refused rather than used as another key.
-        public static let rawKeyFormUnsupported = Code(rawValue: "rawKeyFormUnsupported")
+        package static let rawKeyFormUnsupported = Code(rawValue: "rawKeyFormUnsupported")
         /// A key given in hex (`KeySource.hex`) holds something other than hex digits
         /// and the spaces and line breaks between them, or an odd number of digits.
-        public static let keyTextNotHex = Code(rawValue: "keyTextNotHex")
+        package static let keyTextNotHex = Code(rawValue: "keyTextNotHex")
 
         // MARK: Environment
 
         /// The environment variable is not set.
-        public static let environmentVariableUnset = Code(rawValue: "environmentVariableUnset")
+        package static let environmentVariableUnset = Code(rawValue: "environmentVariableUnset")
         /// The environment variable is set but empty.
-        public static let environmentVariableEmpty = Code(rawValue: "environmentVariableEmpty")
+        package static let environmentVariableEmpty = Code(rawValue: "environmentVariableEmpty")
 
         // MARK: Standard input
 
         /// Standard input is a terminal: typing the key there would echo it.
-        public static let standardInputIsTerminal = Code(rawValue: "standardInputIsTerminal")
+        package static let standardInputIsTerminal = Code(rawValue: "standardInputIsTerminal")
         /// Standard input was empty, or held only a newline.
-        public static let standardInputEmpty = Code(rawValue: "standardInputEmpty")
+        package static let standardInputEmpty = Code(rawValue: "standardInputEmpty")
         /// Standard input held more than `KeySource.maximumKeyLength` bytes.
-        public static let standardInputTooLarge = Code(rawValue: "standardInputTooLarge")
+        package static let standardInputTooLarge = Code(rawValue: "standardInputTooLarge")
         /// Standard input could not be read (closed, I/O error).
-        public static let standardInputUnreadable = Code(rawValue: "standardInputUnreadable")
+        package static let standardInputUnreadable = Code(rawValue: "standardInputUnreadable")
 
         // MARK: Key command
 
         /// The key command's line is empty, or a quote in it is not closed.
-        public static let keyCommandInvalid = Code(rawValue: "keyCommandInvalid")
+        package static let keyCommandInvalid = Code(rawValue: "keyCommandInvalid")
         /// The key command's program is not an executable file (in `PATH`).
-        public static let keyCommandNotFound = Code(rawValue: "keyCommandNotFound")
+        package static let keyCommandNotFound = Code(rawValue: "keyCommandNotFound")
         /// The key command exited with a status other than 0, was ended by a signal, or
         /// could not be started.
-        public static let keyCommandFailed = Code(rawValue: "keyCommandFailed")
+        package static let keyCommandFailed = Code(rawValue: "keyCommandFailed")
         /// The key command did not end within its time bound, and was killed.
-        public static let keyCommandTimedOut = Code(rawValue: "keyCommandTimedOut")
+        package static let keyCommandTimedOut = Code(rawValue: "keyCommandTimedOut")
         /// The key command printed nothing, or only a line break.
-        public static let keyCommandEmpty = Code(rawValue: "keyCommandEmpty")
+        package static let keyCommandEmpty = Code(rawValue: "keyCommandEmpty")
         /// The key command printed more than `KeySource.maximumKeyLength` bytes.
-        public static let keyCommandTooLarge = Code(rawValue: "keyCommandTooLarge")
+        package static let keyCommandTooLarge = Code(rawValue: "keyCommandTooLarge")
 
         // MARK: Prompt
 
         /// A prompt was asked for, but standard input is not a terminal.
-        public static let notATerminal = Code(rawValue: "notATerminal")
+        package static let notATerminal = Code(rawValue: "notATerminal")
         /// The terminal could not be switched to no-echo mode, or read from.
-        public static let terminalFailed = Code(rawValue: "terminalFailed")
+        package static let terminalFailed = Code(rawValue: "terminalFailed")
         /// An empty line was entered at the prompt.
-        public static let promptEmpty = Code(rawValue: "promptEmpty")
+        package static let promptEmpty = Code(rawValue: "promptEmpty")
         /// The prompt reached end of input (Ctrl-D) before a line was entered.
-        public static let promptCancelled = Code(rawValue: "promptCancelled")
+        package static let promptCancelled = Code(rawValue: "promptCancelled")
         /// A line longer than `KeySource.maximumKeyLength` bytes was entered.
-        public static let promptTooLong = Code(rawValue: "promptTooLong")
+        package static let promptTooLong = Code(rawValue: "promptTooLong")
         /// The confirmation entry differs from the first entry.
-        public static let promptMismatch = Code(rawValue: "promptMismatch")
+        package static let promptMismatch = Code(rawValue: "promptMismatch")
 
         // MARK: Secret Service
 
         /// libsecret (`libsecret-1.so.0`), through which the Secret Service is reached,
         /// could not be loaded; it is loaded when a Secret Service key is first used.
-        public static let libsecretUnavailable = Code(rawValue: "libsecretUnavailable")
+        package static let libsecretUnavailable = Code(rawValue: "libsecretUnavailable")
         /// There is no D-Bus session bus to reach the Secret Service on.
         public static let noSessionBus = Code(rawValue: "noSessionBus")
         /// The session bus has no Secret Service provider (and none could be started).
-        public static let noSecretService = Code(rawValue: "noSecretService")
+        package static let noSecretService = Code(rawValue: "noSecretService")
         /// No item has these service and account attributes (in either attribute form).
-        public static let itemNotFound = Code(rawValue: "itemNotFound")
+        package static let itemNotFound = Code(rawValue: "itemNotFound")
         /// The item exists but its secret is empty, which is not a usable key.
-        public static let itemEmpty = Code(rawValue: "itemEmpty")
+        package static let itemEmpty = Code(rawValue: "itemEmpty")
         /// The item, or the keyring to store into, is locked and could not be unlocked.
-        public static let keyringLocked = Code(rawValue: "keyringLocked")
+        package static let keyringLocked = Code(rawValue: "keyringLocked")
         /// A service or account name was empty.
-        public static let invalidItemName = Code(rawValue: "invalidItemName")
+        package static let invalidItemName = Code(rawValue: "invalidItemName")
         /// The Secret Service did not answer in time (`SecretServiceKeyStore.timeout`),
         /// or left the bus with the request unanswered: its daemon stopped, exited or
         /// restarted, or waits for a keyring to be unlocked. Also a request a store of a
         /// `SecretServiceKeyStore.Batch` did not make, as an earlier one went unanswered.
         public static let secretServiceNotAnswering = Code(rawValue: "secretServiceNotAnswering")
         /// The Secret Service refused the request or failed in a way not listed above.
-        public static let secretServiceFailed = Code(rawValue: "secretServiceFailed")
+        package static let secretServiceFailed = Code(rawValue: "secretServiceFailed")
         /// A key given to `store` that SQLCipher could not use: an empty passphrase, or
         /// a raw key that is not 32 bytes. (Keys read from a source never are.)
-        public static let unusableKey = Code(rawValue: "unusableKey")
+        package static let unusableKey = Code(rawValue: "unusableKey")
         /// A key given to `store` whose text form would be read back as another key: a
         /// passphrase that ends in a line break or starts with a byte-order mark (such
         /// a key, read from a hex source, stays in one).
-        public static let keyNotStorableAsText = Code(rawValue: "keyNotStorableAsText")
+        package static let keyNotStorableAsText = Code(rawValue: "keyNotStorableAsText")
         /// Several items have the service and account (as `account` or as `username`)
         /// and hold different keys: which one opens the database is not guessed.
-        public static let ambiguousItems = Code(rawValue: "ambiguousItems")
+        package static let ambiguousItems = Code(rawValue: "ambiguousItems")
 
         /// `catch KeyError.Code.itemNotFound` matches a `KeyError` with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {
@@ -148,25 +148,25 @@ public struct KeyError: RemediableError, Sendable {
     }
 
     /// A GLib error's identity, kept for diagnosis; never its only explanation.
-    public struct GLibError: Hashable, Sendable, CustomStringConvertible {
+    package struct GLibError: Hashable, Sendable, CustomStringConvertible {
         /// The error domain's name, e.g. `g-dbus-error-quark`.
-        public let domain: String
+        package let domain: String
         /// The error's code within its domain.
-        public let code: Int32
+        package let code: Int32
         /// The D-Bus error name the Secret Service answered with, when it sent one
         /// (`org.freedesktop.Secret.Error.IsLocked`).
-        public let remoteName: String?
+        package let remoteName: String?
 
         /// The identity of a GLib error from its domain's name and its code, and the
         /// D-Bus error name when the error came from the other end of the bus.
-        public init(domain: String, code: Int32, remoteName: String? = nil) {
+        package init(domain: String, code: Int32, remoteName: String? = nil) {
             self.domain = domain
             self.code = code
             self.remoteName = remoteName
         }
 
         /// "g-dbus-error-quark 4", "secret-error 2 (org.freedesktop.Secret.Error.IsLocked)".
-        public var description: String { "\(domain) \(code)" + (remoteName.map { " (\($0))" } ?? "") }
+        package var description: String { "\(domain) \(code)" + (remoteName.map { " (\($0))" } ?? "") }
     }
 
     /// What went wrong, to match on.
@@ -177,17 +177,17 @@ public struct KeyError: RemediableError, Sendable {
     public let path: String?
     /// The underlying GLib error, for Secret Service failures: for diagnosis, never in
     /// the sentence.
-    public let glibError: GLibError?
+    package let glibError: GLibError?
     /// The message's parts, when what to do includes a remedy a command line words
     /// itself (which flag gives the key another way); `message` is the library's words.
-    public let advice: Advice?
+    package let advice: Advice?
     /// The signal that interrupted a prompt (`.promptCancelled`), whose handler let the
     /// process live on: a command line ends by it, as the signal would have ended it.
     public let signal: Int32?
 
     /// An error whose message is the whole sentence, with no remedy a command line
     /// words itself.
-    public init(code: Code, message: String, path: String? = nil, glibError: GLibError? = nil) {
+    package init(code: Code, message: String, path: String? = nil, glibError: GLibError? = nil) {
         self.init(code: code, message: message, path: path, glibError: glibError, signal: nil)
     }
 
@@ -203,7 +203,7 @@ public struct KeyError: RemediableError, Sendable {
 
     /// An error whose sentence is built from `advice`: the library's words in
     /// `message`, a command line's through `sentence(_:)`.
-    public init(code: Code, advice: Advice, path: String? = nil, glibError: GLibError? = nil) {
+    package init(code: Code, advice: Advice, path: String? = nil, glibError: GLibError? = nil) {
         self.code = code
         self.message = advice.sentence()
         self.path = path

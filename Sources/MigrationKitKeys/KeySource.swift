@@ -62,19 +62,19 @@ public enum KeySource: Sendable {
     public static let maximumKeyLength = 4096
 
     /// The variable the command-line tool reads when no key flag is given.
-    public static let passwordEnvironmentVariable = "MIGRATIONKIT_PASSWORD"
+    package static let passwordEnvironmentVariable = "MIGRATIONKIT_PASSWORD"
 
     /// Whether `MIGRATIONKIT_PASSWORD` gives a key: set and not empty. Set but empty
     /// counts as not set, as it does for every `MIGRATIONKIT_*` variable (an empty
     /// `KEY=` line in a unit file, a CI secret never filled in, mean "not given"); a
     /// command says so (`passwordEnvironmentVariableIsEmpty`). The value is looked at,
     /// never copied.
-    public static var passwordEnvironmentVariableGivesKey: Bool {
+    package static var passwordEnvironmentVariableGivesKey: Bool {
         ProcessEnvironment.hasValue(passwordEnvironmentVariable)
     }
 
     /// Whether `MIGRATIONKIT_PASSWORD` is set but empty, and so counts as not set.
-    public static var passwordEnvironmentVariableIsEmpty: Bool {
+    package static var passwordEnvironmentVariableIsEmpty: Bool {
         ProcessEnvironment.isSetButEmpty(passwordEnvironmentVariable)
     }
 

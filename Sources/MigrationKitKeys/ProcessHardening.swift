@@ -18,30 +18,30 @@ import Musl
 /// is why an app embedding the commands can opt out (`MigrationCLIHost.hardensProcess`).
 public enum ProcessHardening {
     /// What the process looks like now, for verbose output and tests.
-    public struct State: Sendable, Equatable {
+    package struct State: Sendable, Equatable {
         /// Whether core files and same-user `ptrace` can reach the process.
-        public var isDumpable: Bool
+        package var isDumpable: Bool
         /// The soft `RLIMIT_CORE` in bytes, nil for unlimited.
-        public var coreFileLimit: Int64?
+        package var coreFileLimit: Int64?
         /// The soft `RLIMIT_MEMLOCK` in bytes, nil for unlimited: how much `SecretBytes`
         /// (and SQLCipher's memory security) may lock in RAM.
-        public var memoryLockLimit: Int64?
+        package var memoryLockLimit: Int64?
 
         /// Whether both protections are in place.
-        public var isHardened: Bool { !isDumpable && coreFileLimit == 0 }
+        package var isHardened: Bool { !isDumpable && coreFileLimit == 0 }
     }
 
     /// Applies both protections and returns the resulting state. Failures are not
     /// errors: the state says what holds.
     @discardableResult
-    public static func apply() -> State {
+    package static func apply() -> State {
         _ = migrationkit_disable_core_files()
         _ = migrationkit_set_dumpable(0)
         return current
     }
 
     /// The process's current state.
-    public static var current: State {
+    package static var current: State {
         let core = migrationkit_core_file_limit()
         let memoryLock = migrationkit_memory_lock_limit()
         return State(

@@ -37,7 +37,7 @@ import Synchronization
 /// fail at once.
 public struct SecretServiceKeyStore: Sendable {
     /// Recorded as `xdg:schema` on the items `store` creates.
-    public static let schemaName = "org.migrationkit.DatabaseKey"
+    package static let schemaName = "org.migrationkit.DatabaseKey"
 
     /// How long `init()`'s store waits for the Secret Service in each lookup, store or
     /// delete: as long as D-Bus waits for any one reply.
@@ -96,17 +96,17 @@ public struct SecretServiceKeyStore: Sendable {
     /// of work takes a new batch and asks again. `migrationkit` makes one per command.
     public final class Batch: Sendable {
         /// How long each lookup, store or delete of the batch's stores waits.
-        public let timeout: Duration
+        package let timeout: Duration
         private let unanswered = Atomic<Bool>(false)
 
         /// A batch whose stores wait at most `timeout` for each lookup, store or delete.
-        public init(timeout: Duration) {
+        package init(timeout: Duration) {
             self.timeout = timeout
         }
 
         /// Whether a call of the batch got no answer within `timeout`: every later call
         /// fails at once.
-        public var stoppedWaiting: Bool {
+        package var stoppedWaiting: Bool {
             unanswered.load(ordering: .acquiring)
         }
 

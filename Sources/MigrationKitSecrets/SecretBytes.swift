@@ -53,19 +53,19 @@ public final class SecretBytes: @unchecked Sendable {
     public var isEmpty: Bool { count == 0 }
 
     /// Whether these bytes are locked in RAM (see the type's discussion).
-    public var isLockedInMemory: Bool { allocation.isLocked }
+    package var isLockedInMemory: Bool { allocation.isLocked }
 
     /// How many secret buffers this process could not lock in RAM so far (their pages
     /// may reach swap). Core dumps still leave them out.
-    public static var memoryLockFailures: Int { SecretMemory.lockFailures.load(ordering: .relaxed) }
+    package static var memoryLockFailures: Int { SecretMemory.lockFailures.load(ordering: .relaxed) }
 
     /// Lends the bytes for the duration of `body`. Do not let them escape.
-    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(storage))
     }
 
     /// Compares in constant time with respect to content (only the lengths may leak).
-    public func isEqual(to other: SecretBytes) -> Bool {
+    package func isEqual(to other: SecretBytes) -> Bool {
         guard count == other.count else { return false }
         return withUnsafeBytes { lhs in
             other.withUnsafeBytes { rhs in
@@ -138,6 +138,6 @@ extension SecretBytes: CustomStringConvertible, CustomDebugStringConvertible, Cu
 
 /// Overwrites a byte array's current storage. Use it on transient arrays that held
 /// secret material before they go out of scope.
-package func wipeBytes(_ bytes: inout [UInt8]) {
+public func wipeBytes(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) }
 }

@@ -23,29 +23,29 @@ public struct DatabaseErrorKind: Hashable, Sendable, CustomStringConvertible {
     /// damaged (a copy cut short, a disk error). Trying again fails the same way.
     public static let damaged = DatabaseErrorKind(rawValue: "damaged")
     /// The file cannot be opened (missing, a directory, no permission).
-    public static let cannotOpen = DatabaseErrorKind(rawValue: "cannotOpen")
+    package static let cannotOpen = DatabaseErrorKind(rawValue: "cannotOpen")
     /// The key itself is unusable (empty passphrase, raw key of the wrong size).
-    public static let invalidKey = DatabaseErrorKind(rawValue: "invalidKey")
+    package static let invalidKey = DatabaseErrorKind(rawValue: "invalidKey")
     /// Another connection held the lock for longer than the busy timeout (or, for a
     /// connection that gives way to changes, another process is changing the database).
     public static let busy = DatabaseErrorKind(rawValue: "busy")
     /// Another process has the database open, and the operation needs it alone (a
     /// WAL database's cipher upgrade): waiting would not help; stopping that process would.
-    public static let inUse = DatabaseErrorKind(rawValue: "inUse")
+    package static let inUse = DatabaseErrorKind(rawValue: "inUse")
     /// The process was asked to stop: the work in progress stopped and its transaction
     /// was rolled back.
-    public static let interrupted = DatabaseErrorKind(rawValue: "interrupted")
+    package static let interrupted = DatabaseErrorKind(rawValue: "interrupted")
     /// A file operation failed (disk full, no permission, a failed rename).
-    public static let fileSystem = DatabaseErrorKind(rawValue: "fileSystem")
+    package static let fileSystem = DatabaseErrorKind(rawValue: "fileSystem")
     /// The operation does not apply to this database (e.g. rekeying a plaintext one).
-    public static let wrongOperation = DatabaseErrorKind(rawValue: "wrongOperation")
+    package static let wrongOperation = DatabaseErrorKind(rawValue: "wrongOperation")
     /// A cipher setting the linked SQLCipher cannot honour.
-    public static let unsupportedCipherSetting = DatabaseErrorKind(rawValue: "unsupportedCipherSetting")
+    package static let unsupportedCipherSetting = DatabaseErrorKind(rawValue: "unsupportedCipherSetting")
     /// The schema names a collation only the app that made the database registers
     /// (`AppCollation`), and nothing stands in for it.
-    public static let unregisteredCollation = DatabaseErrorKind(rawValue: "unregisteredCollation")
+    package static let unregisteredCollation = DatabaseErrorKind(rawValue: "unregisteredCollation")
     /// The API was used in a way it does not support (e.g. a re-entrant call).
-    public static let misuse = DatabaseErrorKind(rawValue: "misuse")
+    package static let misuse = DatabaseErrorKind(rawValue: "misuse")
 
     /// `catch DatabaseErrorKind.wrongKey` matches any error of that kind
     /// (`SQLCipherError`, `UnreadableDatabaseError`).
@@ -55,7 +55,7 @@ public struct DatabaseErrorKind: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An error that says its `DatabaseErrorKind`.
-public protocol KindedDatabaseError: Error {
+package protocol KindedDatabaseError: Error {
     /// What went wrong, for a caller to act on.
     var kind: DatabaseErrorKind { get }
 }

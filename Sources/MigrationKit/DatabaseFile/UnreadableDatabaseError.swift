@@ -17,7 +17,7 @@ public struct UnreadableDatabaseError: KindedDatabaseError, RemediableError, Sen
     public let message: String
     /// The message's parts, when what to do is a remedy a command line words itself
     /// (open without a key, give the cipher settings).
-    public let advice: Advice?
+    package let advice: Advice?
 
     public var remedy: Remedy? { advice?.remedy }
 

@@ -87,7 +87,7 @@ extension MigrationEngine {
 /// A step ran COMMIT, END or ROLLBACK itself, ending the transaction the runner gave it.
 public struct StepEndedTransaction: LocalizedError, CustomStringConvertible {
     /// The failure of a step found outside the transaction it was given.
-    public init() {}
+    package init() {}
 
     /// `description`, for `localizedDescription`.
     public var errorDescription: String? { description }

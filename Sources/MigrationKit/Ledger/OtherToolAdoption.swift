@@ -23,7 +23,7 @@ public struct OtherToolAdoption: Hashable, Sendable {
 /// found before anything is written. Nothing was written.
 public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// One reason.
-    public enum Problem: Hashable, Sendable, CustomStringConvertible {
+    package enum Problem: Hashable, Sendable, CustomStringConvertible {
         /// The database has no other tool's ledger.
         case noLedger
         /// `tool`'s ledger was asked for and is not there.
@@ -50,7 +50,7 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
         /// The database's schema is not what the mapped migrations make.
         case schemaDiffers(first: SchemaDifference, more: Int, through: String?)
 
-        public var description: String { sentence(namingToolsWith: nil) }
+        package var description: String { sentence(namingToolsWith: nil) }
 
         /// The problem in words; where the tool must be named, `option` is how (a
         /// command line's option), or nil for the library's words.
@@ -86,7 +86,7 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
     }
 
     /// The problems, in the order found.
-    public let problems: [Problem]
+    package let problems: [Problem]
 
     package init(problems: [Problem]) {
         self.problems = problems

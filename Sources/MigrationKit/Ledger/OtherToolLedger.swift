@@ -37,10 +37,10 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     public static let userVersion = OtherTool("user-version")
 
     /// Every tool, in the order documentation lists them.
-    public static let all: [OtherTool] = [.golangMigrate, .dbmate, .sqlx, .diesel, .goose, .flyway, .userVersion]
+    package static let all: [OtherTool] = [.golangMigrate, .dbmate, .sqlx, .diesel, .goose, .flyway, .userVersion]
 
     /// The tool named `name` (as `adopt --from` takes it), or nil for an unknown name.
-    public init?(name: String) {
+    package init?(name: String) {
         guard let tool = Self.all.first(where: { $0.name == name }) else { return nil }
         self = tool
     }
@@ -48,7 +48,7 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 
     /// The tool's name in a sentence: `golang-migrate`, `Flyway`, `a PRAGMA user_version ladder`.
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .flyway: return "Flyway"
         case .userVersion: return "a `PRAGMA user_version` ladder"
@@ -57,7 +57,7 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The tables the tool keeps its ledger in (none for `user_version`).
-    public var ledgerTables: [String] {
+    package var ledgerTables: [String] {
         switch self {
         case .golangMigrate, .dbmate: return ["schema_migrations"]
         case .sqlx: return ["_sqlx_migrations"]
@@ -70,7 +70,7 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
 
     /// Every other tool's ledger table: another tool's bookkeeping, which schema dumps,
     /// drift and `diff` leave out as they leave out MigrationKit's own (`SchemaDump`).
-    public static let ledgerTableNames: Set<String> = Set(all.flatMap(\.ledgerTables))
+    package static let ledgerTableNames: Set<String> = Set(all.flatMap(\.ledgerTables))
 }
 
 /// What another migration tool recorded in a database it migrated (`OtherTool`), read
@@ -78,7 +78,7 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
 /// The one place that knows each tool's table.
 public struct OtherToolLedger: Hashable, Sendable {
     /// What a row of the other tool's ledger says of one version.
-    public enum State: Hashable, Sendable {
+    package enum State: Hashable, Sendable {
         /// Applied.
         case applied
         /// golang-migrate's `dirty = 1`: the migration failed half way, and the tool
@@ -92,7 +92,7 @@ public struct OtherToolLedger: Hashable, Sendable {
     }
 
     /// The checksum the other tool recorded for a migration.
-    public enum RecordedChecksum: Hashable, Sendable {
+    package enum RecordedChecksum: Hashable, Sendable {
         /// sqlx's: the SHA-384 of the up file's bytes, as lowercase hex.
         case sha384(String)
         /// Flyway's: the CRC32 of the script's lines (`FlywayChecksum`), as Java's `int`.
@@ -100,28 +100,28 @@ public struct OtherToolLedger: Hashable, Sendable {
     }
 
     /// One version the other tool recorded.
-    public struct Record: Hashable, Sendable {
+    package struct Record: Hashable, Sendable {
         /// The version as the tool wrote it (`3`, `20240101120000`, `1.2`).
-        public let version: String
+        package let version: String
         /// Applied, dirty, failed, or a baseline.
-        public let state: State
+        package let state: State
         /// The checksum the tool recorded (sqlx's, Flyway's); nil when it keeps none.
-        public let checksum: RecordedChecksum?
+        package let checksum: RecordedChecksum?
         /// The script the tool names (Flyway's), for sentences; nil otherwise.
-        public let script: String?
+        package let script: String?
     }
 
     /// The tool that wrote it.
     public let tool: OtherTool
     /// Its records, in the order the tool applied them (golang-migrate's one row; for
     /// `user_version`, the number itself).
-    public let records: [Record]
+    package let records: [Record]
     /// Flyway's repeatable migrations (`R__x.sql`) it recorded, which MigrationKit does
     /// not run: what they made is compared with the rest of the schema.
-    public let repeatables: [String]
+    package let repeatables: [String]
 
     /// The latest version it records, as the tool writes it; nil when it records none.
-    public var lastVersion: String? { records.last?.version }
+    package var lastVersion: String? { records.last?.version }
 
     /// Every other tool's ledger in the database, in `OtherTool.all`'s order: a table
     /// of the tool's name and shape, or a `user_version` above 0.
@@ -230,9 +230,9 @@ public struct OtherToolLedger: Hashable, Sendable {
 /// `\r\n` or `\r`, as Java's `BufferedReader.readLine` splits them), a byte-order mark at
 /// the start of the first line left out, taken as Java's signed `int`. So line endings
 /// and blank lines change nothing, any other byte does.
-public enum FlywayChecksum {
+package enum FlywayChecksum {
     /// The checksum of a script whose bytes are `bytes`.
-    public static func of(_ bytes: [UInt8]) -> Int32 {
+    package static func of(_ bytes: [UInt8]) -> Int32 {
         var crc: UInt32 = 0xFFFF_FFFF
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while index < bytes.count {

@@ -2,7 +2,7 @@ extension LintContext {
     /// This context plus what a database holds: row counts of the tables the files
     /// mention (counting only those keeps a lint fast on a large database), and the
     /// views that reference each table. Any database layer's connection will do.
-    public func consulting(_ db: some SQLQuerying, for files: [SQLMigrationFile]) throws -> LintContext {
+    package func consulting(_ db: some SQLQuerying, for files: [SQLMigrationFile]) throws -> LintContext {
         let mentioned = Set(files.flatMap { file in
             SQLTokenizer.tokenize(file.up.sql).compactMap { token in
                 token.kind == .word || token.kind == .quotedIdentifier || token.kind == .string ? token.nameValue?.lowercased() : nil

@@ -3,35 +3,35 @@
 /// The engine module fills it from a real connection (the SQLite version behind
 /// SQLCipher, row counts, view definitions); without a database the linter still
 /// checks everything that does not depend on data, and says when it could not tell.
-public struct LintContext: Sendable {
+package struct LintContext: Sendable {
     /// The SQLite version the migrations are judged against: the linked library's
     /// (3.15.2 for SQLCipher 3.4.1), or the older one `--min-sqlite` names.
-    public var sqliteVersion: SQLiteVersion
+    package var sqliteVersion: SQLiteVersion
     /// The newest SQLite the migrations will meet: the linked one, still, when
     /// `--min-sqlite` judges against an older one too. A rule whose risk differs by
     /// version checks both ends.
-    public var newestSQLiteVersion: SQLiteVersion
+    package var newestSQLiteVersion: SQLiteVersion
     /// How messages name the library, e.g. "SQLCipher 3.4.1 (SQLite 3.15.2)".
-    public var libraryDescription: String
+    package var libraryDescription: String
     /// The library's `PRAGMA compile_options` (`ENABLE_FTS5`, …), which decide the
     /// features a build may lack; nil when unknown, as for `--min-sqlite`, where the
     /// SQLite the migrations will meet is not this one.
-    public var compileOptions: Set<String>? = nil
+    package var compileOptions: Set<String>? = nil
     /// Rows in a table of the target database, given the table's name as written in
     /// the migration (unquoted; SQLite matches names case-insensitively). Nil when
     /// unknown because no database was given; a database without the table answers 0.
-    public var rowCount: @Sendable (String) -> Int?
+    package var rowCount: @Sendable (String) -> Int?
     /// Names of the target database's views whose SQL references a table, given the
     /// table's name as written in the migration (unquoted).
-    public var viewsReferencing: @Sendable (String) -> [String]
+    package var viewsReferencing: @Sendable (String) -> [String]
     /// The linked SQLite's parser, for the `syntax-error` rule; nil when no SQLite is at
     /// hand, and the rule stays quiet.
-    public var parser: (any SQLParsing)? = nil
+    package var parser: (any SQLParsing)? = nil
 
     /// A context for a real database: its SQLite version, how messages name its library,
     /// and how to look up row counts and the views that reference a table.
     /// `newestSQLiteVersion` starts as `sqliteVersion`.
-    public init(sqliteVersion: SQLiteVersion,
+    package init(sqliteVersion: SQLiteVersion,
                 libraryDescription: String,
                 rowCount: @escaping @Sendable (String) -> Int?,
                 viewsReferencing: @escaping @Sendable (String) -> [String]) {
@@ -44,7 +44,7 @@ public struct LintContext: Sendable {
 
     /// The same context judged against an older SQLite the migrations must also run on
     /// (`--min-sqlite`): its version, and its build unknown.
-    public func judgedAgainst(minimum: SQLiteVersion) -> LintContext {
+    package func judgedAgainst(minimum: SQLiteVersion) -> LintContext {
         guard minimum < sqliteVersion else { return self }
         var older = self
         older.sqliteVersion = minimum
@@ -54,7 +54,7 @@ public struct LintContext: Sendable {
     }
 
     /// No database to look at: row counts are unknown and no views are known.
-    public init(sqliteVersion: SQLiteVersion, libraryDescription: String? = nil) {
+    package init(sqliteVersion: SQLiteVersion, libraryDescription: String? = nil) {
         self.init(sqliteVersion: sqliteVersion,
                   libraryDescription: libraryDescription ?? "SQLite \(sqliteVersion)",
                   rowCount: { _ in nil },
@@ -63,7 +63,7 @@ public struct LintContext: Sendable {
 }
 
 /// SQLite reading statements without running them, for the `syntax-error` rule.
-public protocol SQLParsing: AnyObject, Sendable {
+package protocol SQLParsing: AnyObject, Sendable {
     /// Nil when `statement` parses (or fails only for a name it cannot find, which is
     /// not a syntax error), else what SQLite could not read and where.
     func problem(of statement: String) -> SQLParseProblem?
@@ -71,15 +71,15 @@ public protocol SQLParsing: AnyObject, Sendable {
 
 /// Text SQLite cannot parse: its message ("near "FROMM": syntax error") and the UTF-8
 /// offset in the statement of the token where it stopped, when known.
-public struct SQLParseProblem: Hashable, Sendable {
+package struct SQLParseProblem: Hashable, Sendable {
     /// What SQLite said, e.g. "near "FROMM": syntax error".
-    public let message: String
+    package let message: String
     /// The UTF-8 offset in the statement of the token where SQLite stopped, or nil when
     /// unknown.
-    public let offset: Int?
+    package let offset: Int?
 
     /// A problem from SQLite's message and offset.
-    public init(message: String, offset: Int?) {
+    package init(message: String, offset: Int?) {
         self.message = message
         self.offset = offset
     }

@@ -1,5 +1,5 @@
 /// How much a finding matters.
-public enum LintSeverity: String, Hashable, Sendable, Codable, CustomStringConvertible {
+package enum LintSeverity: String, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The migration will fail, or break the runner's guarantees: fix it before running.
     case error
     /// The migration runs, but may lose data or surprise: look before running.
@@ -8,29 +8,29 @@ public enum LintSeverity: String, Hashable, Sendable, Codable, CustomStringConve
     /// file asked of another tool (its own transaction): nothing to fix.
     case note
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// One problem the linter found in a migration file, with where it is and what to do.
-public struct LintFinding: Hashable, Sendable, Codable, CustomStringConvertible {
+package struct LintFinding: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Stable kebab-case rule identifier, e.g. `unsupported-sql`, for filters and tools.
-    public let rule: String
+    package let rule: String
     /// How much the finding matters: an error to fix, or a warning to look at.
-    public let severity: LintSeverity
+    package let severity: LintSeverity
     /// The migration file.
-    public let path: String
+    package let path: String
     /// 1-based line in the file (not in the section).
-    public let line: Int
+    package let line: Int
     /// What is wrong.
-    public let message: String
+    package let message: String
     /// What to do about it.
-    public let fix: String
+    package let fix: String
     /// Whether the finding is in a down section (or `.down.sql` file): SQL that runs
     /// when the migration is rolled back, not when it is applied.
-    public let inDownSection: Bool
+    package let inDownSection: Bool
 
     /// A finding of `rule` at `line` of `path`; `inDownSection` when that line is down SQL.
-    public init(rule: String, severity: LintSeverity, path: String, line: Int, message: String, fix: String,
+    package init(rule: String, severity: LintSeverity, path: String, line: Int, message: String, fix: String,
                 inDownSection: Bool = false) {
         self.rule = rule
         self.severity = severity
@@ -47,7 +47,7 @@ public struct LintFinding: Hashable, Sendable, Codable, CustomStringConvertible 
 
     /// Reads a finding as `encode(to:)` writes it; one written before findings said
     /// where they are (without `inDownSection`) is up SQL's.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(rule: try container.decode(String.self, forKey: .rule),
                   severity: try container.decode(LintSeverity.self, forKey: .severity),
@@ -61,12 +61,12 @@ public struct LintFinding: Hashable, Sendable, Codable, CustomStringConvertible 
     /// Whether the finding stops `migrate`: an error in up SQL. An error in down SQL
     /// fails only a rollback, so it stops `rollback` of its migration (and `check`,
     /// which rolls every migration back), and `migrate` shows it as a warning.
-    public var blocksMigrating: Bool {
+    package var blocksMigrating: Bool {
         severity == .error && !inDownSection
     }
 
     /// Whether the finding stops `rollback` of its migration: an error in down SQL.
-    public var blocksRollingBack: Bool {
+    package var blocksRollingBack: Bool {
         severity == .error && inDownSection
     }
 
@@ -74,19 +74,19 @@ public struct LintFinding: Hashable, Sendable, Codable, CustomStringConvertible 
     /// on the line above its statement, or `-- migrationkit:nolint-file RULE` anywhere in
     /// the file for a finding about the migration as a whole (`missing-down`); nil for
     /// `bad-suppression`, whose findings are fixed rather than silenced.
-    public var silencingComment: String? {
+    package var silencingComment: String? {
         LintDirectives.comment(silencing: rule, fileWide: isAboutWholeFile)
     }
 
     /// Whether the finding is about the migration's file as a whole (`missing-down`),
     /// not about one statement.
-    public var isAboutWholeFile: Bool {
+    package var isAboutWholeFile: Bool {
         MigrationLinter.wholeFileRuleIDs.contains(rule)
     }
 
     /// `path:line: severity[rule]: message Fix: fix`, the shape compilers use, so
     /// editors and CI logs can jump to the line.
-    public var description: String {
+    package var description: String {
         "\(path):\(line): \(severity)[\(rule)]: \(message) Fix: \(fix)"
     }
 }

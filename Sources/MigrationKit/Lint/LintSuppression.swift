@@ -12,22 +12,22 @@ import Darwin
 /// A folder adopted from another tool holds migrations that are already applied and
 /// must stay as they are; its findings are silenced here or by a comment in the file
 /// (`-- migrationkit:nolint`), never by editing the SQL.
-public struct LintSuppression: Hashable, Sendable {
+package struct LintSuppression: Hashable, Sendable {
     /// The rules silenced, by identifier (`LintFinding.rule`), as written: a name no
     /// rule has is itself reported (`bad-suppression`), never silently ignored.
-    public let rules: [String]
+    package let rules: [String]
     /// A glob (`*`, `?`, `[…]`) matched against a finding's file name, or, when it holds
     /// `/`, against as many of the path's last parts (`"*/up.sql"`); nil for every file.
-    public let files: String?
+    package let files: String?
     /// The file the suppression is written in, for "suppressed by" and for findings
     /// about the suppression itself.
-    public let path: String
+    package let path: String
     /// Its line in `path`, when known.
-    public let line: Int?
+    package let line: Int?
 
     /// Silences `rules` in the files matching `files` (every file when nil), as written
     /// at `line` of `path`.
-    public init(rules: [String], files: String? = nil, path: String, line: Int?) {
+    package init(rules: [String], files: String? = nil, path: String, line: Int?) {
         self.rules = rules
         self.files = files
         self.path = path
@@ -35,12 +35,12 @@ public struct LintSuppression: Hashable, Sendable {
     }
 
     /// `path:line`, or the path alone when the line is unknown.
-    public var location: String {
+    package var location: String {
         line.map { "\(path):\($0)" } ?? path
     }
 
     /// Whether the suppression covers findings in the file at `path`.
-    public func applies(toFile path: String) -> Bool {
+    package func applies(toFile path: String) -> Bool {
         guard let files else { return true }
         let depth = files.split(separator: "/", omittingEmptySubsequences: true).count
         let tail = path.split(separator: "/", omittingEmptySubsequences: true).suffix(depth).joined(separator: "/")
@@ -50,14 +50,14 @@ public struct LintSuppression: Hashable, Sendable {
 
 /// What lint found in a batch: the findings to act on, and the ones a suppression
 /// silenced, kept so that `lint --json` and `--verbose` can show them.
-public struct LintReport: Hashable, Sendable {
+package struct LintReport: Hashable, Sendable {
     /// Findings no suppression covers, sorted by path, then line.
-    public let findings: [LintFinding]
+    package let findings: [LintFinding]
     /// Findings a suppression covers, sorted by path, then line.
-    public let suppressed: [SuppressedLintFinding]
+    package let suppressed: [SuppressedLintFinding]
 
     /// A report of `findings` to act on and `suppressed` ones.
-    public init(findings: [LintFinding], suppressed: [SuppressedLintFinding]) {
+    package init(findings: [LintFinding], suppressed: [SuppressedLintFinding]) {
         self.findings = findings
         self.suppressed = suppressed
     }
@@ -66,15 +66,15 @@ public struct LintReport: Hashable, Sendable {
 /// A finding a suppression silenced, and where that suppression is written.
 ///
 /// Encoded as the finding's own fields and `suppressedBy`.
-public struct SuppressedLintFinding: Hashable, Sendable, Codable {
+package struct SuppressedLintFinding: Hashable, Sendable, Codable {
     /// The finding, as it would have been reported.
-    public let finding: LintFinding
+    package let finding: LintFinding
     /// The suppression that silenced it: `path:line` of the comment or of the
     /// `migrationkit.toml` entry.
-    public let suppressedBy: String
+    package let suppressedBy: String
 
     /// `finding`, silenced by the suppression at `suppressedBy`.
-    public init(finding: LintFinding, suppressedBy: String) {
+    package init(finding: LintFinding, suppressedBy: String) {
         self.finding = finding
         self.suppressedBy = suppressedBy
     }
@@ -84,14 +84,14 @@ public struct SuppressedLintFinding: Hashable, Sendable, Codable {
     }
 
     /// Writes the finding's fields and `suppressedBy` side by side.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try finding.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(suppressedBy, forKey: .suppressedBy)
     }
 
     /// Reads what `encode(to:)` writes.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         finding = try LintFinding(from: decoder)
         suppressedBy = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .suppressedBy)
     }

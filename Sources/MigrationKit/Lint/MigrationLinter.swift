@@ -16,12 +16,12 @@
 ///     for finding in linter.lint(try SQLMigrationDirectory(path: "migrations").load()) {
 ///         print(finding)
 ///     }
-public struct MigrationLinter: Sendable {
+package struct MigrationLinter: Sendable {
     /// What the linter knows of the target database and its SQLite.
-    public let context: LintContext
+    package let context: LintContext
     /// The rules the project's settings silence (`migrationkit.toml`'s `[lint]` table);
     /// comments in the files silence others (`LintDirectives`).
-    public let suppressions: [LintSuppression]
+    package let suppressions: [LintSuppression]
 
     /// Every rule, in no particular order (findings are sorted afterwards).
     static let rules: [any LintRule] = [
@@ -40,7 +40,7 @@ public struct MigrationLinter: Sendable {
 
     /// Every rule's identifier, as findings and suppressions name them, `bad-suppression`
     /// (findings about the suppressions themselves) included.
-    public static let ruleIDs: [String] = rules.map { type(of: $0).id } + [LintDirectives.ruleID]
+    package static let ruleIDs: [String] = rules.map { type(of: $0).id } + [LintDirectives.ruleID]
 
     private static let knownRules = Set(ruleIDs)
 
@@ -49,14 +49,14 @@ public struct MigrationLinter: Sendable {
 
     /// A linter that judges migrations against `context`, leaving unsaid what
     /// `suppressions` silence.
-    public init(context: LintContext, suppressions: [LintSuppression] = []) {
+    package init(context: LintContext, suppressions: [LintSuppression] = []) {
         self.context = context
         self.suppressions = suppressions
     }
 
     /// Findings for `files`, taken as one batch run in the given order, sorted by
     /// path, then line; without those a suppression silenced (`report(_:)` keeps them).
-    public func lint(_ files: [SQLMigrationFile]) -> [LintFinding] {
+    package func lint(_ files: [SQLMigrationFile]) -> [LintFinding] {
         report(files).findings
     }
 
@@ -66,7 +66,7 @@ public struct MigrationLinter: Sendable {
     /// A finding is silenced by the first of: a `-- migrationkit:nolint` comment on its
     /// statement, a `-- migrationkit:nolint-file` comment in its file, the project's
     /// suppressions for its file, then the project's for every file.
-    public func report(_ files: [SQLMigrationFile]) -> LintReport {
+    package func report(_ files: [SQLMigrationFile]) -> LintReport {
         var batch = BatchSchema()
         var findings: [(finding: LintFinding, suppressedBy: String?)] = settingsProblems().map { ($0, nil) }
         for file in files {

@@ -1,11 +1,11 @@
 /// A SQLite library version such as 3.15.2, ordered so features can be gated on it.
 public struct SQLiteVersion: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
     /// The first number: 3 in 3.15.2.
-    public let major: Int
+    package let major: Int
     /// The second number: 15 in 3.15.2.
-    public let minor: Int
+    package let minor: Int
     /// The third number: 2 in 3.15.2 (0 when the version has none).
-    public let patch: Int
+    package let patch: Int
 
     /// The version `major.minor.patch`, e.g. `SQLiteVersion(3, 15, 2)`.
     public init(_ major: Int, _ minor: Int, _ patch: Int = 0) {
@@ -38,8 +38,8 @@ public struct SQLiteVersion: Hashable, Sendable, Comparable, Codable, CustomStri
 extension SQLiteVersion {
     /// The release that added the pragma table functions (`pragma_foreign_key_check()`,
     /// `pragma_foreign_key_list()`), which take a table's name as a bound argument.
-    public static var pragmaFunctions: SQLiteVersion { SQLFeature.pragmaFunctions.addedIn }
+    package static var pragmaFunctions: SQLiteVersion { SQLFeature.pragmaFunctions.addedIn }
     /// The release from which `PRAGMA quick_check(TABLE)` checks one table and its
     /// indexes.
-    public static let tableQuickCheck = SQLiteVersion(3, 33, 0)
+    package static let tableQuickCheck = SQLiteVersion(3, 33, 0)
 }

@@ -14,7 +14,7 @@ public enum MigrationChecksum {
     /// each followed by a NUL byte (which no migration file holds, so two token lists
     /// never give the same bytes). A `;` that ends nothing (at the start, after another
     /// one, at the end) is left out too.
-    public static func canonicalBytes(of sql: String) -> [UInt8] {
+    package static func canonicalBytes(of sql: String) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(sql.utf8.count)
         var pendingSemicolon = false
@@ -40,7 +40,7 @@ public enum MigrationChecksum {
     /// endings made `\n`. A database that recorded it reads as unchanged.
     /// (`\r\n` made `\n`, a `\r` that ends the text dropped, the rest of a CRLF a
     /// section's last line was split from; any other `\r` made `\n`.)
-    public static func normalizedBytes(of sql: String) -> [UInt8] {
+    package static func normalizedBytes(of sql: String) -> [UInt8] {
         let bytes = Array(sql.utf8)
         guard bytes.contains(UInt8(ascii: "\r")) else { return bytes }
         var normalized: [UInt8] = []
@@ -58,7 +58,7 @@ public enum MigrationChecksum {
 
     /// What versions that hashed a CRLF file's bytes as they were hashed: nil when the
     /// SQL has no `\r`, so there is no other checksum.
-    public static func legacyBytes(of sql: String) -> [UInt8]? {
+    package static func legacyBytes(of sql: String) -> [UInt8]? {
         sql.utf8.contains(UInt8(ascii: "\r")) ? Array(sql.utf8) : nil
     }
 
@@ -67,7 +67,7 @@ public enum MigrationChecksum {
     /// Inlinable so that it is specialized for the caller's digest type: through the
     /// generic `Sequence` witness, 32 bytes cost more than hashing a small file.
     @inlinable
-    public static func hex(_ digest: some Sequence<UInt8>) -> String {
+    package static func hex(_ digest: some Sequence<UInt8>) -> String {
         var hex: [UInt8] = []
         hex.reserveCapacity(64)
         for byte in digest {

@@ -10,7 +10,7 @@
 public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible {
     /// The name `--layout` and `migrations-layout` take, and `status` shows: `migrationkit`,
     /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`.
-    public let name: String
+    package let name: String
 
     private init(_ name: String) {
         self.name = name
@@ -19,27 +19,27 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// MigrationKit's own, which is dbmate's: `NAME.sql` with `-- migrate:up` and an
     /// optional `-- migrate:down` line, or `NAME.up.sql` with an optional `NAME.down.sql`,
     /// mixed as you like; applied in byte-wise order of their names.
-    public static let migrationKit = MigrationFolderLayout("migrationkit")
+    package static let migrationKit = MigrationFolderLayout("migrationkit")
     /// sqlx's: `VERSION_DESCRIPTION.sql` (up only), or `VERSION_DESCRIPTION.up.sql` with
     /// `.down.sql`; applied in order of the version number.
-    public static let sqlx = MigrationFolderLayout("sqlx")
+    package static let sqlx = MigrationFolderLayout("sqlx")
     /// golang-migrate's: `VERSION_TITLE.up.sql` and `VERSION_TITLE.down.sql`, paired and
     /// applied in order of the version number.
-    public static let golangMigrate = MigrationFolderLayout("golang-migrate")
+    package static let golangMigrate = MigrationFolderLayout("golang-migrate")
     /// goose's: `VERSION_NAME.sql` with `-- +goose Up` and an optional `-- +goose Down`
     /// line; applied in order of the version number.
-    public static let goose = MigrationFolderLayout("goose")
+    package static let goose = MigrationFolderLayout("goose")
     /// Flyway's: `V<version>__<description>.sql`, with `U<version>__<description>.sql` as
     /// its undo; applied in order of the version, compared part by part (`1.2.10` after
     /// `1.2.9`).
-    public static let flyway = MigrationFolderLayout("flyway")
+    package static let flyway = MigrationFolderLayout("flyway")
     /// diesel's: a folder `VERSION_NAME` holding `up.sql` and `down.sql`; applied in
     /// order of the version (the name before its first `_`, without dashes), as diesel
     /// compares it: byte-wise.
-    public static let diesel = MigrationFolderLayout("diesel")
+    package static let diesel = MigrationFolderLayout("diesel")
 
     /// Every layout, in the order documentation lists them.
-    public static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel]
+    package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel]
 
     /// The layout named `name` (as `--layout` takes it; `dbmate` is MigrationKit's own,
     /// whose files are dbmate's), or nil for an unknown name.

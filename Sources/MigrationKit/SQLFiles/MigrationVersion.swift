@@ -14,11 +14,11 @@
 public struct MigrationVersion: Hashable, Sendable, CustomStringConvertible {
     /// The version as the name writes it, with Flyway's `_` separators written as dots
     /// and diesel's dashes left out, as those tools record it.
-    public let text: String
+    package let text: String
     /// Its numbers, without leading zeros (`"0"` for zero), one per part: several only
     /// for Flyway, whose trailing zero parts are left out (`1.0` is `1`); empty when the
     /// version holds something other than digits (a diesel folder named `x_y`).
-    public let parts: [String]
+    package let parts: [String]
 
     /// A version whose text is `text` and whose numbers are `text`'s parts separated by
     /// `separators`.

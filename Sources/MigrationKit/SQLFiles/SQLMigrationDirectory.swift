@@ -21,7 +21,7 @@ import Darwin
 public struct SQLMigrationDirectory: Sendable {
     /// Migration files larger than this are refused: bigger data belongs in an import,
     /// not in SQL text held in memory twice (as a string and by SQLite's parser).
-    public static let maximumFileSize = 32 * 1024 * 1024
+    package static let maximumFileSize = 32 * 1024 * 1024
 
     /// The folder's path.
     public let path: String
@@ -124,7 +124,7 @@ public struct SQLMigrationDirectory: Sendable {
     /// Files that look like migrations but are not read as ones, each with a sentence
     /// saying why: a suffix in another case (`0002_b.SQL`) is easy to miss, and a
     /// migration silently skipped is worse than one refused.
-    public func ignoredLookalikes() -> [String] {
+    package func ignoredLookalikes() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.sorted(by: MigrationIdentifierOrder.precedes).compactMap { name in
             guard !name.hasPrefix("."), !name.hasSuffix(".sql"), name.lowercased().hasSuffix(".sql") else { return nil }

@@ -1,18 +1,18 @@
 /// A run of SQL from a migration file, with where it starts so errors can say `file:line`.
 public struct SQLSection: Hashable, Sendable {
     /// The SQL text.
-    public let sql: String
+    package let sql: String
     /// The file it came from.
-    public let path: String
+    package let path: String
     /// 1-based line in `path` of the section's first line of SQL.
-    public let startLine: Int
+    package let startLine: Int
     /// The transaction the file wrapped these statements in itself, left out of `sql`
     /// (`OwnTransaction`); nil when it wrapped them in none.
-    public let ownTransaction: OwnTransaction?
+    package let ownTransaction: OwnTransaction?
 
     /// A section of `sql` that starts at line `startLine` of `path`; `ownTransaction`
     /// when the statements that wrapped it in a transaction of its own were left out.
-    public init(sql: String, path: String, startLine: Int, ownTransaction: OwnTransaction? = nil) {
+    package init(sql: String, path: String, startLine: Int, ownTransaction: OwnTransaction? = nil) {
         self.sql = sql
         self.path = path
         self.startLine = startLine
@@ -20,14 +20,14 @@ public struct SQLSection: Hashable, Sendable {
     }
 
     /// The file line of a line inside `sql` (both 1-based).
-    public func fileLine(forSectionLine line: Int) -> Int {
+    package func fileLine(forSectionLine line: Int) -> Int {
         startLine + line - 1
     }
 
     /// Whether the section holds at least one statement; blanks, comments and `;`
     /// alone are no SQL to run. The one test of whether an up or a down section is
     /// there at all.
-    public var holdsStatement: Bool {
+    package var holdsStatement: Bool {
         SQLStatementSplitter.holdsStatement(sql)
     }
 }
@@ -35,12 +35,12 @@ public struct SQLSection: Hashable, Sendable {
 /// A line of a migration file.
 public struct SQLFileLine: Hashable, Sendable {
     /// The file.
-    public let path: String
+    package let path: String
     /// 1-based line in it.
-    public let line: Int
+    package let line: Int
 
     /// Line `line` of `path`.
-    public init(path: String, line: Int) {
+    package init(path: String, line: Int) {
         self.path = path
         self.line = line
     }
@@ -57,7 +57,7 @@ public struct SQLFileLine: Hashable, Sendable {
 ///   `-- +goose Up` and `-- +goose Down` (goose).
 public struct SQLMigrationFile: Hashable, Sendable {
     /// Which of the two forms a migration was written in.
-    public enum Form: String, Hashable, Sendable {
+    package enum Form: String, Hashable, Sendable {
         /// Up SQL in a file of its own (`.up.sql`, sqlx's up-only `.sql`, Flyway's `V`
         /// file, diesel's `up.sql`), with an optional down file.
         case upDownFiles
@@ -68,9 +68,9 @@ public struct SQLMigrationFile: Hashable, Sendable {
 
     /// The file name without its suffix (a diesel migration's folder name): the ledger
     /// identifier.
-    public let identifier: String
+    package let identifier: String
     /// The form the migration was written in.
-    public let form: Form
+    package let form: Form
     /// The layout of the folder it was read from: with `version`, what a tool that reads
     /// another tool's ledger maps that tool's recorded versions by.
     public let layout: MigrationFolderLayout
@@ -81,31 +81,31 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// `-- +goose NO TRANSACTION`, diesel's `run_in_transaction = false`, sqlx's
     /// `-- no-transaction`, dbmate's `transaction:false`), which the
     /// runner does not do: every step runs in its own transaction. Nil when it does not ask.
-    public let noTransactionRequest: SQLFileLine?
+    package let noTransactionRequest: SQLFileLine?
     /// The SQL that applies the migration.
-    public let up: SQLSection
+    package let up: SQLSection
     /// The SQL that undoes it, or nil when the migration has none. A down section or
     /// file that holds no statement (blank, or comments alone, as diesel's generated
     /// `down.sql` and an unfilled `new` template are) is none: nil here, and kept as
     /// `emptyDown`. A migration with nothing to undo says so with a statement that
     /// changes nothing, such as `SELECT 1;`.
-    public let down: SQLSection?
+    package let down: SQLSection?
     /// The down section or file as written when it holds no statement, so that what
     /// reports the missing down can point at it; nil otherwise.
-    public let emptyDown: SQLSection?
+    package let emptyDown: SQLSection?
     /// Identifiers this migration replaces (`-- migrate:merging A B`).
-    public let merging: [String]
+    package let merging: [String]
     /// Tables whose row counts this migration changes on purpose
     /// (`-- migrate:row-changes T U`), so `check --from-database` expects it.
-    public let rowChanges: [String]
+    package let rowChanges: [String]
     /// The lines above `-- migrate:up` in a single file, which run nothing but may hold
     /// comments lint reads (`-- migrationkit:nolint-file`); nil when there are none, or
     /// when the up SQL is the whole file.
-    public let header: SQLSection?
+    package let header: SQLSection?
 
     /// A migration from its parts; `SQLMigrationDirectory` makes them from files. A
     /// `down` that holds no statement becomes `emptyDown`, and `down` nil.
-    public init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = [],
+    package init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = [],
                 layout: MigrationFolderLayout = .migrationKit, version: MigrationVersion? = nil, noTransactionRequest: SQLFileLine? = nil,
                 header: SQLSection? = nil) {
         self.identifier = identifier
@@ -123,5 +123,5 @@ public struct SQLMigrationFile: Hashable, Sendable {
     }
 
     /// The file that holds the up SQL.
-    public var path: String { up.path }
+    package var path: String { up.path }
 }

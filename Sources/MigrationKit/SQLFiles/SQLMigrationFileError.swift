@@ -11,56 +11,56 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         public var description: String { rawValue }
 
         /// Nothing exists at the migrations folder's path.
-        public static let folderMissing = Code(rawValue: "folderMissing")
+        package static let folderMissing = Code(rawValue: "folderMissing")
         /// The migrations folder cannot be used: a symbolic link that leads nowhere, a file
         /// rather than a folder, or a folder that cannot be listed.
-        public static let folderUnreadable = Code(rawValue: "folderUnreadable")
+        package static let folderUnreadable = Code(rawValue: "folderUnreadable")
         /// A migration file cannot be opened or read, or is not a regular file (a FIFO, socket
         /// or device).
-        public static let fileUnreadable = Code(rawValue: "fileUnreadable")
+        package static let fileUnreadable = Code(rawValue: "fileUnreadable")
         /// A migration file is larger than `SQLMigrationDirectory.maximumFileSize`.
-        public static let fileTooLarge = Code(rawValue: "fileTooLarge")
+        package static let fileTooLarge = Code(rawValue: "fileTooLarge")
         /// A migration file is not valid UTF-8 text.
-        public static let notUTF8 = Code(rawValue: "notUTF8")
+        package static let notUTF8 = Code(rawValue: "notUTF8")
         /// A migration file holds a NUL byte, so it is binary rather than SQL text.
-        public static let containsNUL = Code(rawValue: "containsNUL")
+        package static let containsNUL = Code(rawValue: "containsNUL")
         /// A single-file migration has no `-- migrate:up` line, a down section before it, or SQL
         /// before it that would never run.
-        public static let upSectionMissing = Code(rawValue: "upSectionMissing")
+        package static let upSectionMissing = Code(rawValue: "upSectionMissing")
         /// The up section holds no statement, only blanks, comments or `;`.
-        public static let upSectionEmpty = Code(rawValue: "upSectionEmpty")
+        package static let upSectionEmpty = Code(rawValue: "upSectionEmpty")
         /// A single-file migration has a second `-- migrate:up` or `-- migrate:down` line.
-        public static let duplicateSection = Code(rawValue: "duplicateSection")
+        package static let duplicateSection = Code(rawValue: "duplicateSection")
         /// A `-- migrate:` line the loader does not accept: an unknown directive or option (such
         /// as `transaction:false`), a directive out of place, or any in an `.up.sql` or
         /// `.down.sql` file; a section line of another layout than the folder's; an
         /// annotation goose does not read.
-        public static let unsupportedOption = Code(rawValue: "unsupportedOption")
+        package static let unsupportedOption = Code(rawValue: "unsupportedOption")
         /// A `.down.sql` file has no `.up.sql` file of the same name (in a layout that pairs
         /// files by version, no up file of its version).
-        public static let downWithoutUp = Code(rawValue: "downWithoutUp")
+        package static let downWithoutUp = Code(rawValue: "downWithoutUp")
         /// A file name that cannot be an identifier: empty, or holding control characters.
-        public static let invalidName = Code(rawValue: "invalidName")
+        package static let invalidName = Code(rawValue: "invalidName")
         /// Two files give one identifier (both forms, or a merged step's file still there).
-        public static let duplicateIdentifier = Code(rawValue: "duplicateIdentifier")
+        package static let duplicateIdentifier = Code(rawValue: "duplicateIdentifier")
         /// The folder's files would apply (in byte-wise order of their names) in another
         /// order than their numbers say: `V10__b` before `V9__a`, `10_b` before `9_a`.
-        public static let misnumbered = Code(rawValue: "misnumbered")
+        package static let misnumbered = Code(rawValue: "misnumbered")
         /// The folder holds migrations of two layouts (`MigrationFolderLayout`), such as a
         /// goose file beside a Flyway one, and no layout was named to read it in.
-        public static let mixedLayouts = Code(rawValue: "mixedLayouts")
+        package static let mixedLayouts = Code(rawValue: "mixedLayouts")
         /// A file (or a folder) whose name the folder's layout does not read as a migration,
         /// which that layout's tool would not run: a Flyway folder's `0001_x.sql`, a diesel
         /// folder's migration without `up.sql`.
-        public static let nameOutsideLayout = Code(rawValue: "nameOutsideLayout")
+        package static let nameOutsideLayout = Code(rawValue: "nameOutsideLayout")
         /// Two migrations (or two down files) of one version in a layout that orders by
         /// version: two files numbered 3.
-        public static let duplicateVersion = Code(rawValue: "duplicateVersion")
+        package static let duplicateVersion = Code(rawValue: "duplicateVersion")
         /// A goose `StatementBegin` without its `StatementEnd` (or the other way round).
-        public static let misplacedDirective = Code(rawValue: "misplacedDirective")
+        package static let misplacedDirective = Code(rawValue: "misplacedDirective")
         /// Something the folder's tool does that MigrationKit does not: Flyway's repeatable
         /// `R__` migrations and `${…}` placeholders, goose's `ENVSUB ON`.
-        public static let unsupportedFeature = Code(rawValue: "unsupportedFeature")
+        package static let unsupportedFeature = Code(rawValue: "unsupportedFeature")
 
         /// `catch SQLMigrationFileError.Code.notUTF8` matches an error with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {
@@ -78,7 +78,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
     /// library's words.
     public let message: String
     /// The message's parts, when what to do includes a remedy a command line words itself.
-    public let advice: Advice?
+    package let advice: Advice?
     /// The folder's other problems, when loading it found several (each names its own
     /// file), in the order they are reported; this one is the first.
     public private(set) var furtherProblems: [SQLMigrationFileError] = []
@@ -103,7 +103,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
     }
 
     /// An error whose message is the whole sentence, in the library's words.
-    public init(code: Code, path: String, line: Int? = nil, message: String) {
+    package init(code: Code, path: String, line: Int? = nil, message: String) {
         self.code = code
         self.path = path
         self.line = line
@@ -113,7 +113,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
 
     /// An error whose sentence offers a remedy each program words itself; `message` is that
     /// sentence in the library's words.
-    public init(code: Code, path: String, line: Int? = nil, advice: Advice) {
+    package init(code: Code, path: String, line: Int? = nil, advice: Advice) {
         self.code = code
         self.path = path
         self.line = line
@@ -129,7 +129,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
     }
 
     /// Each problem's sentence, `path:line: what is wrong and what to do`, this one first.
-    public func problemSentences(_ wording: RemedyWording) -> [String] {
+    package func problemSentences(_ wording: RemedyWording) -> [String] {
         problems.map { "\($0.path)\($0.line.map { ":\($0)" } ?? ""): \($0.advice?.sentence(wording) ?? $0.message)" }
     }
 }

@@ -9,7 +9,7 @@
 /// `SQLMigrationFile.noTransactionRequest`: MigrationKit runs every step in a transaction
 /// all the same, since that is what makes a failed step leave nothing behind. A file's own `BEGIN` … `COMMIT` around its statements is left out
 /// (`SQLSection.OwnTransaction`): the runner's transaction takes its place.
-public enum SQLMigrationFileParser {
+package enum SQLMigrationFileParser {
     /// A `-- migrate:<name> [options]` line.
     struct Directive {
         let name: String
@@ -17,7 +17,7 @@ public enum SQLMigrationFileParser {
     }
 
     /// Parses a dbmate-style file (`NAME.sql`).
-    public static func parseSections(_ text: String, identifier: String, path: String) throws -> SQLMigrationFile {
+    package static func parseSections(_ text: String, identifier: String, path: String) throws -> SQLMigrationFile {
         try parseSections(text, identifier: identifier, path: path, version: MigrationVersion(leadingDigitsOf: identifier))
     }
 
@@ -82,7 +82,7 @@ public enum SQLMigrationFileParser {
     }
 
     /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).
-    public static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String) throws -> SQLMigrationFile {
+    package static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String) throws -> SQLMigrationFile {
         try parseUpDown(upText: upText, upPath: upPath, downText: downText, downPath: downPath, identifier: identifier,
                         layout: .migrationKit, version: MigrationVersion(leadingDigitsOf: identifier))
     }

@@ -14,12 +14,12 @@ extension SQLSection {
     /// are left out where they stand (the first and last statements), as blanks that keep
     /// every other line where it is; lint says so as a note. A `BEGIN`, `COMMIT` or
     /// `PRAGMA foreign_keys` anywhere else stays in, for lint to report.
-    public struct OwnTransaction: Hashable, Sendable {
+    package struct OwnTransaction: Hashable, Sendable {
         /// The file lines of the statements left out, in order: the `BEGIN`, the `COMMIT`
         /// (or `END`), and any `PRAGMA foreign_keys` beside them.
-        public let lines: [Int]
+        package let lines: [Int]
         /// The file line of the `BEGIN`.
-        public let beginLine: Int
+        package let beginLine: Int
     }
 
     /// This section with its own transaction left out (`OwnTransaction`), or as it is

@@ -11,14 +11,14 @@ public enum SchemaDump {
     /// MigrationKit's history, the history table of earlier versions, and the ledgers
     /// other migration tools keep (`OtherTool.ledgerTableNames`), which a database they
     /// migrated keeps after MigrationKit adopts it.
-    public static let bookkeepingTables: Set<String> = Set([MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName])
+    package static let bookkeepingTables: Set<String> = Set([MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName])
         .union(OtherTool.ledgerTableNames)
 
     /// Whether a table is migration bookkeeping rather than the app's: one of
     /// `bookkeepingTables`, or any table GRDB keeps for itself (its name begins with
     /// `grdb_`, as GRDB's `Database.isGRDBInternalTable` decides), which GRDB's own dumps
     /// leave out too.
-    public static func isBookkeeping(_ table: String) -> Bool {
+    package static func isBookkeeping(_ table: String) -> Bool {
         let folded = table.lowercased()
         return folded.hasPrefix("grdb_") || bookkeepingTables.contains(folded)
     }
@@ -28,13 +28,13 @@ public enum SchemaDump {
     /// One schema object.
     public struct Object: Hashable, Sendable {
         /// Its kind, as `sqlite_master` says it: "table", "index", "view" or "trigger".
-        public let type: String
+        package let type: String
         /// Its name.
-        public let name: String
+        package let name: String
         /// The table it belongs to (`tbl_name`); a table's or a view's own name.
-        public let tableName: String
+        package let tableName: String
         /// The statement that created it, as SQLite stored it.
-        public let sql: String
+        package let sql: String
     }
 
     /// The schema's objects in canonical order.
@@ -42,7 +42,7 @@ public enum SchemaDump {
     ///   - db: the connection to read `sqlite_master` through.
     ///   - includingBookkeeping: keep the ledger and MigrationKit's tables
     ///     (for comparing whole copies of a database).
-    public static func objects(in db: some SQLQuerying, includingBookkeeping: Bool = false) throws -> [Object] {
+    package static func objects(in db: some SQLQuerying, includingBookkeeping: Bool = false) throws -> [Object] {
         var all: [Object] = []
         try db.forEachTextRow(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL", arguments: []) { row in
             all.append(Object(type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3] ?? ""))
@@ -107,7 +107,7 @@ public enum SchemaDump {
 extension SchemaDump {
     /// The schema reduced to what SQLite means by it, for comparing two schemas built by
     /// different statements: the canonical dump's statements, one per line.
-    public static func comparableForm(of db: some SQLQuerying) throws -> String {
+    package static func comparableForm(of db: some SQLQuerying) throws -> String {
         try canonicalStatements(of: db).joined(separator: "\n")
     }
 }

@@ -31,15 +31,15 @@ public struct SchemaMigration: Hashable, Sendable {
     public var isEmpty: Bool { up.isEmpty }
 
     /// The migration as a dbmate-style file, as `migrationkit new` writes one.
-    public var fileText: String {
+    package var fileText: String {
         "-- migrate:up\n\(upText)\n\n-- migrate:down\n\(downText)\n"
     }
 
     /// The up section's statements, one a line, each ended by `;`: the body of the
     /// file's up section, or of an `.up.sql` file.
-    public var upText: String { Self.text(of: up) }
+    package var upText: String { Self.text(of: up) }
     /// The down section's statements, as `upText` has the up section's.
-    public var downText: String { Self.text(of: down) }
+    package var downText: String { Self.text(of: down) }
 
     private static func text(of statements: [String]) -> String {
         statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")

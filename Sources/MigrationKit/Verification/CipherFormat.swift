@@ -19,7 +19,7 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
     case plaintext
 
     /// The major version whose defaults this format is, if any.
-    public var version: Int? {
+    package var version: Int? {
         switch self {
         case .sqlcipher4: return 4
         case .sqlcipher3: return 3
@@ -30,7 +30,7 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
     }
 
     /// The format of SQLCipher `version`'s defaults (1 to 4), or nil for any other number.
-    public init?(version: Int) {
+    package init?(version: Int) {
         switch version {
         case 4: self = .sqlcipher4
         case 3: self = .sqlcipher3
@@ -48,7 +48,7 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
 
     /// This format's parameters, from the one table of them (`CipherParameters`); nil
     /// for custom settings and plaintext.
-    public var parameters: CipherParameters? {
+    package var parameters: CipherParameters? {
         switch self {
         case .sqlcipher4:
             return CipherParameters(pageSize: 4096, kdfIterations: 256_000, kdfAlgorithm: "PBKDF2_HMAC_SHA512", hmacAlgorithm: "HMAC_SHA512", usesHMAC: true)
@@ -95,7 +95,7 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
     /// these are, `custom` otherwise. Nil parameters are a library's own (SQLCipher 3
     /// reports no algorithms: it has one of each); a raw key skips the KDF, so its
     /// iteration count says nothing about the format.
-    public init(pageSize: Int?, kdfIterations: Int?, kdfAlgorithm: String?, hmacAlgorithm: String?,
+    package init(pageSize: Int?, kdfIterations: Int?, kdfAlgorithm: String?, hmacAlgorithm: String?,
                 usesHMAC: Bool?, plaintextHeaderSize: Int?, rawKey: Bool) {
         let kdf = kdfAlgorithm?.uppercased() ?? "PBKDF2_HMAC_SHA1"
         let hmac = hmacAlgorithm?.uppercased() ?? "HMAC_SHA1"
@@ -131,7 +131,7 @@ public enum LegacyPageHMAC: String, Hashable, Sendable, Codable, CaseIterable, C
 
     /// The pragmas that read such a file, each with its value and the value SQLCipher
     /// reports back for it, in the order they are set (after SQLCipher 2's defaults).
-    public var pragmas: [(name: String, value: String, reported: String)] {
+    package var pragmas: [(name: String, value: String, reported: String)] {
         switch self {
         case .bigEndianPageNumbers: return [("cipher_hmac_pgno", "be", "be")]
         case .sqlcipher2Beta: return [("cipher_hmac_salt_mask", "\"x'00'\"", "00"), ("fast_kdf_iter", "4000", "4000")]
@@ -178,36 +178,36 @@ extension CipherFormat {
 /// says what SQLCipher accepts: the opener's format detection, the settings applier and
 /// its validation, the settings report, the command line's options and a GRDB built on
 /// SQLCipher all read them from here.
-public struct CipherParameters: Hashable, Sendable {
+package struct CipherParameters: Hashable, Sendable {
     /// `PRAGMA cipher_page_size`: bytes per encrypted page.
-    public let pageSize: Int
+    package let pageSize: Int
     /// `PRAGMA kdf_iter`: PBKDF2 iterations that derive the key from a passphrase.
-    public let kdfIterations: Int
+    package let kdfIterations: Int
     /// `PRAGMA cipher_kdf_algorithm`.
-    public let kdfAlgorithm: String
+    package let kdfAlgorithm: String
     /// `PRAGMA cipher_hmac_algorithm`.
-    public let hmacAlgorithm: String
+    package let hmacAlgorithm: String
     /// `PRAGMA cipher_use_hmac`: whether every page carries an HMAC.
-    public let usesHMAC: Bool
+    package let usesHMAC: Bool
 
     /// The KDF algorithms SQLCipher 4 offers (3.x has PBKDF2_HMAC_SHA1 alone).
-    public static let kdfAlgorithms = ["PBKDF2_HMAC_SHA1", "PBKDF2_HMAC_SHA256", "PBKDF2_HMAC_SHA512"]
+    package static let kdfAlgorithms = ["PBKDF2_HMAC_SHA1", "PBKDF2_HMAC_SHA256", "PBKDF2_HMAC_SHA512"]
     /// The HMAC algorithms SQLCipher 4 offers (3.x has HMAC_SHA1 alone).
-    public static let hmacAlgorithms = ["HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512"]
+    package static let hmacAlgorithms = ["HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512"]
 
     /// The page sizes SQLCipher can use: powers of two from 1024 to 65536. SQLCipher
     /// keeps 48 to 80 bytes of every page for its IV and HMAC, and SQLite needs 480
     /// usable bytes, so 512-byte pages fail (3.4.1 cannot read them back, 4.x's
     /// cipher_integrity_check rejects them).
-    public static let pageSizes = [1024, 2048, 4096, 8192, 16384, 32768, 65536]
+    package static let pageSizes = [1024, 2048, 4096, 8192, 16384, 32768, 65536]
 
     /// A plaintext header (SQLCipher 4): a multiple of 16 bytes, smaller than a page.
-    public static func isPlaintextHeaderSize(_ size: Int, forPageSize pageSize: Int) -> Bool {
+    package static func isPlaintextHeaderSize(_ size: Int, forPageSize pageSize: Int) -> Bool {
         size >= 0 && size % 16 == 0 && size < pageSize
     }
 
     /// The length of a salt (`PRAGMA cipher_salt`), in bytes.
-    public static let saltLength = 16
+    package static let saltLength = 16
 
     /// A salt's bytes from hex digits, as `--cipher-salt` takes them and `PRAGMA
     /// cipher_salt` answers (an optional `x'…'` around them); nil unless whole hex.

@@ -9,26 +9,26 @@ public struct CipherSettings: Hashable, Sendable {
     /// 3 or 4. SQLCipher 3.x reaches 1, 2 and 3 by setting their defaults by hand.
     public var compatibility: Int?
     /// `PRAGMA kdf_iter`: PBKDF2 iterations (64,000 by default in 3.x, 256,000 in 4.x).
-    public var kdfIterations: Int?
+    package var kdfIterations: Int?
     /// `PRAGMA cipher_page_size`: 1024 by default in 3.x, 4096 in 4.x.
-    public var pageSize: Int?
+    package var pageSize: Int?
     /// `PRAGMA cipher_kdf_algorithm` (4.x): `PBKDF2_HMAC_SHA1`, `_SHA256` or `_SHA512`.
-    public var kdfAlgorithm: String?
+    package var kdfAlgorithm: String?
     /// `PRAGMA cipher_hmac_algorithm` (4.x): `HMAC_SHA1`, `HMAC_SHA256` or `HMAC_SHA512`.
-    public var hmacAlgorithm: String?
+    package var hmacAlgorithm: String?
     /// `PRAGMA cipher_plaintext_header_size` (4.x): bytes of page 1 left unencrypted
     /// (a multiple of 16). Such a file cannot hold its salt, so `salt` must be given.
-    public var plaintextHeaderSize: Int?
+    package var plaintextHeaderSize: Int?
     /// `PRAGMA cipher_salt` (4.x): the 16-byte salt, for files with a plaintext header.
     /// Not a secret: SQLCipher otherwise stores it in the clear at the start of the file.
     public var salt: [UInt8]?
     /// `PRAGMA cipher_use_hmac`: false for a database whose pages carry no HMAC (an app
     /// that turned them off for speed; SQLCipher 1's format has none). Its pages are laid
     /// out differently, so it reads only when told.
-    public var usesHMAC: Bool?
+    package var usesHMAC: Bool?
     /// How an early SQLCipher 2.0 file authenticates its pages, with SQLCipher 2's
     /// defaults (format detection finds it; nil for every other file).
-    public var legacyPageHMAC: LegacyPageHMAC?
+    package var legacyPageHMAC: LegacyPageHMAC?
 
     /// Settings with the values given; each one left nil is the linked library's default.
     public init(compatibility: Int? = nil, kdfIterations: Int? = nil, pageSize: Int? = nil,
@@ -48,7 +48,7 @@ public struct CipherSettings: Hashable, Sendable {
 
     /// Whether no setting is given, so opening uses the linked library's defaults or
     /// detects an existing database's format.
-    public var isDefault: Bool { self == CipherSettings() }
+    package var isDefault: Bool { self == CipherSettings() }
 
     /// Whether a connection in these settings authenticates each page by its HMAC
     /// (`CipherFormat.authenticatesPages`): false with page HMACs off, given or by

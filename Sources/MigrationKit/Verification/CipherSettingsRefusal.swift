@@ -4,9 +4,9 @@
 /// refuses its options before anything runs (in its own, naming the option:
 /// `sentence(naming:)`), so SQLCipher never ignores a pragma it does not know in silence
 /// and no file is left that later runs cannot open.
-public struct CipherSettingsRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+package struct CipherSettingsRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong with the setting.
-    public enum Reason: Hashable, Sendable {
+    package enum Reason: Hashable, Sendable {
         /// The value is outside what SQLCipher accepts: `allowed` says what is ("1, 2, 3
         /// or 4"), `because` why, if it is not plain.
         case outOfRange(allowed: String, because: String?)
@@ -21,17 +21,17 @@ public struct CipherSettingsRefusal: Error, Hashable, Sendable, CustomStringConv
     }
 
     /// The setting refused.
-    public let setting: CipherSetting
+    package let setting: CipherSetting
     /// Its value as given (never a secret: settings hold none).
-    public let value: String
+    package let value: String
     /// Why the value cannot be used, which the options and the connection word alike.
-    public let reason: Reason
+    package let reason: Reason
     /// The linked library, for sentences that name it.
-    public let library: SQLCipherVersion?
+    package let library: SQLCipherVersion?
 
     /// The library's sentence: "The cipher page size must be a power of two from 1024 to
     /// 65536, not 512 (…)".
-    public var description: String {
+    package var description: String {
         let linked = "The linked SQLCipher \(library.map { "\($0)" } ?? "unknown")"
         switch reason {
         case .outOfRange(let allowed, let because):
@@ -49,7 +49,7 @@ public struct CipherSettingsRefusal: Error, Hashable, Sendable, CustomStringConv
 
     /// The same refusal naming the option (or field) that gave the setting, as a command
     /// line words it: "--cipher-page-size must be a power of two from 1024 to 65536 (…)".
-    public func sentence(naming name: (CipherSetting) -> String) -> String {
+    package func sentence(naming name: (CipherSetting) -> String) -> String {
         switch reason {
         case .outOfRange(let allowed, let because):
             return "\(name(setting)) must be \(allowed)" + (because.map { " (\($0))" } ?? "") + "."
@@ -80,7 +80,7 @@ extension CipherSettings {
     /// The first reason these settings cannot work with each other, or with a SQLCipher
     /// of version `library` (nil: only the rules that hold whatever the library, as a
     /// command line checks its options before it knows one); nil when they can.
-    public func refusal(for library: SQLCipherVersion?) -> CipherSettingsRefusal? {
+    package func refusal(for library: SQLCipherVersion?) -> CipherSettingsRefusal? {
         func refused(_ setting: CipherSetting, _ value: Any, _ reason: CipherSettingsRefusal.Reason) -> CipherSettingsRefusal {
             CipherSettingsRefusal(setting: setting, value: "\(value)", reason: reason, library: library)
         }

@@ -5,9 +5,9 @@ import Foundation
 /// a GRDB built on SQLCipher of its connection (`DatabaseChecks.cipherPageChecking`).
 public struct SQLCipherVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// The major version: 4 in 4.6.1.
-    public let major: Int
+    package let major: Int
     /// The minor version: 6 in 4.6.1.
-    public let minor: Int
+    package let minor: Int
     /// The patch version: 1 in 4.6.1 (0 when parsed text has none).
     public let patch: Int
 

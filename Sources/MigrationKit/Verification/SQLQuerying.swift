@@ -19,12 +19,12 @@ public protocol SQLQuerying {
 }
 
 extension SQLQuerying {
-    public static func message(of error: any Error) -> String { String(describing: error) }
+    package static func message(of error: any Error) -> String { String(describing: error) }
 
-    public static func resultCode(of error: any Error) -> ResultCode? { nil }
+    package static func resultCode(of error: any Error) -> ResultCode? { nil }
 
     /// The first column of every row, NULLs skipped.
-    public func textColumn(sql: String, arguments: [String] = []) throws -> [String] {
+    package func textColumn(sql: String, arguments: [String] = []) throws -> [String] {
         var values: [String] = []
         try forEachTextRow(sql: sql, arguments: arguments) { row in
             if let value = row.first, let value { values.append(value) }
@@ -53,7 +53,7 @@ extension SQLQuerying {
     }
 
     /// The names of the tables an app made (SQLite's own `sqlite_*` tables left out).
-    public func userTableNames() throws -> [String] {
+    package func userTableNames() throws -> [String] {
         try textColumn(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
     }
 }

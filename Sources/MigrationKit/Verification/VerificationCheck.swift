@@ -1,5 +1,5 @@
 /// How the verifier judges foreign-key violations.
-public enum ForeignKeyVerification: Sendable {
+package enum ForeignKeyVerification: Sendable {
     /// Every violation fails the check (`verify`, `runPostMigrationChecks`).
     case strict
     /// Violations within these (what the database had before a migration) pass and are
@@ -65,7 +65,7 @@ public struct VerificationReport: Sendable {
     public let checks: [VerificationCheck]
 
     /// A report of `checks`.
-    public init(checks: [VerificationCheck]) {
+    package init(checks: [VerificationCheck]) {
         self.checks = checks
     }
 

@@ -49,11 +49,11 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
     public let path: String?
     /// The message's parts, when what to do includes a remedy a command line words
     /// itself (`--plaintext`, `--force`); `message` is the sentence in the library's words.
-    public let advice: Advice?
+    package let advice: Advice?
 
     /// An error worded by `message`: SQLite's own for `.sqlite`, otherwise a sentence
     /// a user can act on.
-    public init(
+    package init(
         kind: Kind,
         resultCode: ResultCode = .SQLITE_ERROR,
         message: String,
@@ -66,7 +66,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
 
     /// An error whose remedy a command line may word itself; `message` is `advice`'s
     /// sentence in the library's words.
-    public init(kind: Kind, resultCode: ResultCode = .SQLITE_ERROR, advice: Advice, path: String? = nil) {
+    package init(kind: Kind, resultCode: ResultCode = .SQLITE_ERROR, advice: Advice, path: String? = nil) {
         self.init(kind: kind, resultCode: resultCode, message: advice.sentence(), advice: advice, sql: nil, location: nil, path: path)
     }
 
@@ -105,7 +105,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
     /// full disk, an I/O error, a journal that cannot be created, a read-only file):
     /// what happened to the files and what to do. SQLite's own words ("database or
     /// disk is full in `COMMIT`") blame a statement.
-    public var explanation: FailureExplanation? {
+    package var explanation: FailureExplanation? {
         guard kind == .sqlite else { return nil }
         return FailureExplanation.forSQLite(resultCode: resultCode)
     }

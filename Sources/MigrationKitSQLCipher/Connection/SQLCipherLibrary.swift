@@ -3,25 +3,25 @@ import MigrationKit
 /// Facts about the linked library, read once per process.
 public enum SQLCipherLibrary {
     /// The SQLite version SQLCipher is built on, e.g. "3.15.2".
-    public static let sqliteVersion: String = SQLCipherDatabase.libraryVersion.text
+    package static let sqliteVersion: String = SQLCipherDatabase.libraryVersion.text
 
     /// The SQLite version, to test for features (`SQLiteVersion.pragmaFunctions`, …).
     package static let sqlite = SQLiteVersion(sqliteVersion) ?? SQLiteVersion(3, 0, 0)
 
     /// `PRAGMA quick_check(TABLE)`: one table and its indexes.
-    public static var hasTableQuickCheck: Bool { sqlite >= .tableQuickCheck }
+    package static var hasTableQuickCheck: Bool { sqlite >= .tableQuickCheck }
 
     /// `PRAGMA cipher_version` as the library reports it ("3.4.1", "4.6.1 community"),
     /// or nil when the linked library is plain SQLite. Read from a private in-memory
     /// connection, so it costs no key derivation.
-    public static let cipherVersionString: String? = {
+    package static let cipherVersionString: String? = {
         guard let version = inMemoryValue("PRAGMA cipher_version"), !version.isEmpty else { return nil }
         return version
     }()
 
     /// `PRAGMA compile_options` of the linked library (`ENABLE_FTS5`, …), read from a
     /// private in-memory connection: which optional features this build has.
-    public static let compileOptions: Set<String> = {
+    package static let compileOptions: Set<String> = {
         guard let database = try? SQLCipherDatabase.inMemory(),
               let options = try? database.fetchStrings(sql: "PRAGMA compile_options") else { return [] }
         // "MAX_ATTACHED=10" counts as MAX_ATTACHED.
@@ -29,14 +29,14 @@ public enum SQLCipherLibrary {
     }()
 
     /// The parsed SQLCipher version, or nil when the library is not SQLCipher.
-    public static let cipherVersion: SQLCipherVersion? = cipherVersionString.flatMap(SQLCipherVersion.init(parsing:))
+    package static let cipherVersion: SQLCipherVersion? = cipherVersionString.flatMap(SQLCipherVersion.init(parsing:))
 
     /// The settings the linked library gives a database when none are set: its
     /// `cipher_default_*` pragmas, asked rather than assumed, since a distribution may
     /// build SQLCipher with other defaults. Nil before SQLCipher 4, which has no pragma
     /// for its (fixed, SHA-1) algorithms. `cipher` and `provider` are left unset: they
     /// need a keyed connection.
-    public static let defaultCipherSettings: EffectiveCipherSettings? = {
+    package static let defaultCipherSettings: EffectiveCipherSettings? = {
         guard SQLCipherFeature.formatFour.isAvailable(in: cipherVersion) else { return nil }
         // The cipher_default_* values are the process's, whichever connection asks.
         func value(_ pragma: String) -> String? { inMemoryValue("PRAGMA \(pragma)") }
@@ -56,11 +56,11 @@ public enum SQLCipherLibrary {
     /// The page size the linked library gives a new encrypted database when none is set
     /// (`PRAGMA cipher_default_page_size`, which SQLCipher 3 has too): 1024 on SQLCipher
     /// 3's defaults, 4096 on 4's.
-    public static let defaultPageSize: Int = inMemoryValue("PRAGMA cipher_default_page_size").flatMap { Int($0) }
+    package static let defaultPageSize: Int = inMemoryValue("PRAGMA cipher_default_page_size").flatMap { Int($0) }
         ?? (SQLCipherFeature.formatFour.isAvailable(in: cipherVersion) ? 4096 : 1024)
 
     /// Whether the library has `PRAGMA cipher_integrity_check` (`SQLCipherFeature`).
-    public static var hasCipherIntegrityCheck: Bool {
+    package static var hasCipherIntegrityCheck: Bool {
         SQLCipherFeature.integrityCheck.isAvailable(in: cipherVersion)
     }
 
@@ -97,7 +97,7 @@ public enum SQLCipherLibrary {
     /// while they live). Off by default since SQLCipher 4.5.0 for its cost; the
     /// `migrationkit` tool turns it on (see `enableMemorySecurity()`). Nil when the
     /// linked library has no such switch (SQLCipher 3.x).
-    public static var memorySecurity: Bool? {
+    package static var memorySecurity: Bool? {
         guard hasMemorySecuritySwitch else { return nil }
         return inMemoryValue("PRAGMA cipher_memory_security") == "1"
     }
@@ -108,7 +108,7 @@ public enum SQLCipherLibrary {
     /// which has no such switch. Connections opened with
     /// `SQLCipherConfiguration.memorySecurity` call it before they key.
     @discardableResult
-    public static func enableMemorySecurity() -> Bool {
+    package static func enableMemorySecurity() -> Bool {
         memorySecurityEnabled
     }
 

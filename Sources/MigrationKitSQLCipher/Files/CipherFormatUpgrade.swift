@@ -28,14 +28,14 @@ import SystemPackage
 /// release the lock.
 public enum CipherFormatUpgrade {
     /// The new file's settings; nil keeps the linked library's default.
-    public struct Target: Hashable, Sendable {
+    package struct Target: Hashable, Sendable {
         /// The new file's page size in bytes (`cipher_page_size`).
-        public var pageSize: Int?
+        package var pageSize: Int?
         /// The new file's PBKDF2 iteration count (`kdf_iter`).
-        public var kdfIterations: Int?
+        package var kdfIterations: Int?
 
         /// A target; each setting left nil keeps the linked library's default.
-        public init(pageSize: Int? = nil, kdfIterations: Int? = nil) {
+        package init(pageSize: Int? = nil, kdfIterations: Int? = nil) {
             self.pageSize = pageSize
             self.kdfIterations = kdfIterations
         }
@@ -44,7 +44,7 @@ public enum CipherFormatUpgrade {
     }
 
     /// What an upgrade did with the database.
-    public enum Outcome: String, Sendable {
+    package enum Outcome: String, Sendable {
         /// The new file replaced the original.
         case upgraded
         /// The database already has the target settings; nothing was written.
@@ -54,29 +54,29 @@ public enum CipherFormatUpgrade {
     }
 
     /// What was (or would be) done.
-    public struct Summary: Sendable {
+    package struct Summary: Sendable {
         /// The database file, symbolic links followed.
-        public let path: String
+        package let path: String
         /// Whether the database was upgraded, already had the target settings, or was
         /// only examined (a dry run).
-        public let outcome: Outcome
+        package let outcome: Outcome
         /// The settings the database had.
-        public let from: EffectiveCipherSettings
+        package let from: EffectiveCipherSettings
         /// After an upgrade, read back from the new file; otherwise the settings the
         /// database has (already in the target format) or would get (a dry run).
-        public let to: EffectiveCipherSettings
+        package let to: EffectiveCipherSettings
         /// `PRAGMA journal_mode` of the database, which the new file keeps (WAL stays WAL).
-        public let journalMode: String
+        package let journalMode: String
         /// The database file's size in bytes before the upgrade.
-        public let sizeBefore: Int64
+        package let sizeBefore: Int64
         /// Nil when nothing was written.
-        public let sizeAfter: Int64?
+        package let sizeAfter: Int64?
         /// Every table's row count as proven in the new file; nil when nothing was written.
-        public let rowCounts: [String: Int]?
+        package let rowCounts: [String: Int]?
         /// What opens the database in its new settings (or would, after a dry run): the
         /// settings that differ from the linked SQLCipher's defaults, which an app and
         /// later commands must set; empty when the defaults open it.
-        public let openingSettings: CipherSettings
+        package let openingSettings: CipherSettings
     }
 
     /// Whether a connection that may write would change files beside the database at
@@ -92,7 +92,7 @@ public enum CipherFormatUpgrade {
     /// Throws, before anything is opened, unless the linked SQLCipher can write the
     /// SQLCipher 4 format: 3.x has no SHA-512, so the only format it could write is the
     /// one such databases already have.
-    public static func requireSupportedLibrary() throws {
+    package static func requireSupportedLibrary() throws {
         guard let version = SQLCipherLibrary.cipherVersion, SQLCipherFeature.formatFour.isAvailable(in: version), SQLCipherLibrary.defaultCipherSettings != nil else {
             throw SQLCipherError(
                 kind: .unsupportedCipherSetting,
@@ -105,7 +105,7 @@ public enum CipherFormatUpgrade {
     /// and upgrades it; see `upgrade(_:to:dryRun:beforeWriting:)`. `collations` stand in
     /// for collations only the app registers (`SQLCipherConfiguration.collationStandIns`).
     @discardableResult
-    public static func upgrade(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+    package static func upgrade(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                                to target: Target = Target(), dryRun: Bool = false, collations: [String: CollationStandIn] = [:]) throws -> Summary {
         try requireSupportedLibrary()
         try validate(target, key: key)
@@ -133,7 +133,7 @@ public enum CipherFormatUpgrade {
     ///   kept; `FileOperationError` `.inUse` when another process has it open past the
     ///   writer's busy timeout (`DatabaseUsers`). The database is then unchanged.
     @discardableResult
-    public static func upgrade(_ writer: SQLCipherWriter, to target: Target = Target(), dryRun: Bool = false,
+    package static func upgrade(_ writer: SQLCipherWriter, to target: Target = Target(), dryRun: Bool = false,
                                beforeWriting: (SQLCipherWriter) throws -> Void = { _ in }) throws -> Summary {
         try upgrade(writer, to: target, dryRun: dryRun, beforeWriting: beforeWriting, beforeReplacing: {})
     }

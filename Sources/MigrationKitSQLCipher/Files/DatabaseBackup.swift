@@ -19,7 +19,7 @@ import Glibc
 /// `app.db.backup-before-upgrade` is never touched.
 public enum DatabaseBackup {
     /// How many backups of one database `create` keeps by default.
-    public static let defaultKeepCount = BackupFiles.defaultKeepCount
+    package static let defaultKeepCount = BackupFiles.defaultKeepCount
 
     /// Writes a backup of the writer's database and prunes older ones.
     ///
@@ -30,7 +30,7 @@ public enum DatabaseBackup {
     ///   - sparing: files never pruned, whatever their age (the backup being restored).
     /// - Returns: the backup's path, mode 0600.
     @discardableResult
-    public static func create(of writer: SQLCipherWriter, in directory: String? = nil, keep: Int = defaultKeepCount, sparing: Set<String> = []) throws -> String {
+    package static func create(of writer: SQLCipherWriter, in directory: String? = nil, keep: Int = defaultKeepCount, sparing: Set<String> = []) throws -> String {
         try BackupFiles.write(databaseAt: writer.path, into: directory, keep: keep, sparing: sparing) { temporary in
             try writer.writeWithoutTransaction { db in
                 let journalMode = try db.fetchString(sql: "PRAGMA journal_mode")?.lowercased()
@@ -51,20 +51,20 @@ public enum DatabaseBackup {
     /// database that cannot be opened (a different key, damage) and is about to be
     /// replaced. Whatever it holds can then still be recovered by whoever has its key.
     @discardableResult
-    public static func createRawCopy(ofFileAt path: String, in directory: String? = nil, keep: Int = defaultKeepCount, sparing: Set<String> = []) throws -> String {
+    package static func createRawCopy(ofFileAt path: String, in directory: String? = nil, keep: Int = defaultKeepCount, sparing: Set<String> = []) throws -> String {
         try BackupFiles.write(databaseAt: path, into: directory, keep: keep, sparing: sparing) { temporary in
             try BackupFiles.copyBytes(from: path, to: temporary)
         }
     }
 
     /// The backups of the database named `name` in `folder`, oldest first.
-    public static func list(folder: String, name: String) -> [String] {
+    package static func list(folder: String, name: String) -> [String] {
         BackupFiles.list(folder: folder, name: name)
     }
 
     /// Throws unless the backup opens with `key` (read-only) and passes `quick_check`:
     /// what `restore` requires before it replaces anything.
-    public static func prove(_ backup: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws {
+    package static func prove(_ backup: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws {
         var proving = configuration
         proving.createIfMissing = false
         proving.readOnly = true
@@ -83,7 +83,7 @@ public enum DatabaseBackup {
     /// database's owner, group and mode. The backup itself is kept. A symbolic link at
     /// `path` is followed: its target is restored. Another process that has the database
     /// open is waited for, up to the configuration's busy timeout (`DatabaseUsers`).
-    public static func restore(
+    package static func restore(
         from backup: String,
         to path: String,
         key: DatabaseKey?,

@@ -20,20 +20,20 @@ import SystemPackage
 /// parameters, never as SQL text.
 public enum DatabaseEncryption {
     /// What a copy held, as proven after writing it.
-    public struct ExportSummary: Sendable {
+    package struct ExportSummary: Sendable {
         /// Row counts of every table, by name (the ledger included).
-        public let rowCounts: [String: Int]
+        package let rowCounts: [String: Int]
         /// `PRAGMA user_version`, which the copy keeps from the source.
-        public let userVersion: Int
+        package let userVersion: Int
         /// `PRAGMA application_id`, which the copy keeps from the source.
-        public let applicationID: Int
+        package let applicationID: Int
         /// `PRAGMA auto_vacuum` (0 none, 1 full, 2 incremental), which the copy keeps from
         /// the source: an app that runs `incremental_vacuum` relies on it, and it can only
         /// be set before a file's first table exists, so never later by the app.
-        public let autoVacuum: Int
+        package let autoVacuum: Int
         /// The copy's cipher settings, read back from it once written; nil for a
         /// plaintext copy, and for the source's own summary.
-        public internal(set) var cipher: EffectiveCipherSettings?
+        package internal(set) var cipher: EffectiveCipherSettings?
     }
 
     /// Writes an encrypted copy of the plaintext database at `source` to `destination`
@@ -42,7 +42,7 @@ public enum DatabaseEncryption {
     /// (`CollationStandIn`); a schema that names one without is refused
     /// (`.unregisteredCollation`) before anything is written.
     @discardableResult
-    public static func encrypt(plaintextAt source: String, to givenDestination: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+    package static func encrypt(plaintextAt source: String, to givenDestination: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                                overwrite: Bool = false, collations: [String: CollationStandIn] = [:]) throws -> ExportSummary {
         try key.validate()
         let destination = DurableFile.resolvingSymlinks(givenDestination)
@@ -78,7 +78,7 @@ public enum DatabaseEncryption {
     ///     replaceable, before anything is written; the CLI writes its backup there.
     /// - Throws: `FileOperationError` `.inUse` when another process keeps it open.
     @discardableResult
-    public static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+    package static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                                       lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, collations: [String: CollationStandIn] = [:],
                                       beforeWriting: () throws -> Void = {}) throws -> ExportSummary {
         try encryptInPlace(at: path, key: key, cipher: cipher, lockTimeout: lockTimeout, collations: collations, beforeWriting: beforeWriting,
@@ -133,7 +133,7 @@ public enum DatabaseEncryption {
     /// from the database's side. `collations` stand in for collations only the app
     /// registers, as `encrypt(plaintextAt:to:key:cipher:overwrite:collations:)` takes them.
     @discardableResult
-    public static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to givenDestination: String, overwrite: Bool = false,
+    package static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to givenDestination: String, overwrite: Bool = false,
                                collations: [String: CollationStandIn] = [:]) throws -> ExportSummary {
         let destination = DurableFile.resolvingSymlinks(givenDestination)
         if DurableFile.sameFile(source, destination) {
@@ -161,7 +161,7 @@ public enum DatabaseEncryption {
     /// otherwise, whatever the reason: the caller then treats it as any file in the way.
     /// What a fleet's `decrypt` run again finds where a run before wrote its copy, with
     /// the stand-ins for the app's collations that `decrypt` was given.
-    public static func plaintextCopySummary(_ copy: String, of source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+    package static func plaintextCopySummary(_ copy: String, of source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                                             collations: [String: CollationStandIn] = [:]) -> ExportSummary? {
         var readOnly = existing(collations: collations)
         readOnly.readOnly = true
@@ -213,7 +213,7 @@ public enum DatabaseEncryption {
     ///     stands in the way, before anything is written; the CLI writes its backup there.
     /// - Throws: `FileOperationError` `.inUse` when another process keeps a WAL
     ///   database open, naming it.
-    public static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings = CipherSettings(),
+    package static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings = CipherSettings(),
                              lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, beforeWriting: () throws -> Void = {}) throws {
         try rekey(at: path, from: oldKey, to: newKey, cipher: cipher, lockTimeout: lockTimeout, heldLock: nil, beforeWriting: beforeWriting)
     }

@@ -26,19 +26,19 @@ extension SQLCipherMigrationRunner {
 
     /// Rolls back one named step, which must be the latest applied.
     @discardableResult
-    public func rollbackMigration(_ identifier: String, in writer: SQLCipherWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
+    package func rollbackMigration(_ identifier: String, in writer: SQLCipherWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
         try rollback(.only(identifier), in: writer, acceptModified: acceptModified)
     }
 
     /// The identifiers `rollbackMigrations(in:steps:)` would roll back, in order, or the
     /// error it would throw, without changing anything: for checks made before a
     /// backup is taken.
-    public func rollbackPlan(in writer: SQLCipherWriter, steps: Int, acceptModified: Set<String> = []) throws -> [String] {
+    package func rollbackPlan(in writer: SQLCipherWriter, steps: Int, acceptModified: Set<String> = []) throws -> [String] {
         try rollbackPlan(.latest(steps), in: writer, acceptModified: acceptModified)
     }
 
     /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
-    public func rollbackPlan(in writer: SQLCipherWriter, to target: String, acceptModified: Set<String> = []) throws -> [String] {
+    package func rollbackPlan(in writer: SQLCipherWriter, to target: String, acceptModified: Set<String> = []) throws -> [String] {
         try rollbackPlan(.after(target), in: writer, acceptModified: acceptModified)
     }
 

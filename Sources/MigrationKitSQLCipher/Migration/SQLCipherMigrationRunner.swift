@@ -41,7 +41,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     package var heldChangeLock: DatabaseFileLock?
     /// Whether deferred steps registered from now on have their foreign keys checked
     /// before they commit (`disablingDeferredForeignKeyChecks()`).
-    public private(set) var checksDeferredForeignKeys = true
+    package private(set) var checksDeferredForeignKeys = true
 
     /// A runner for `steps`, the app's migrations in the order they apply (any
     /// identifiers, as GRDB takes them; `enforceLexicographicOrder` also requires them in
@@ -190,7 +190,7 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     /// The full comparison of the registry with the database's ledger.
-    public func analysis(in writer: SQLCipherWriter) throws -> MigrationAnalysis<SQLCipherDatabase> {
+    package func analysis(in writer: SQLCipherWriter) throws -> MigrationAnalysis<SQLCipherDatabase> {
         try writer.read { try engine.analysis(of: $0) }
     }
 

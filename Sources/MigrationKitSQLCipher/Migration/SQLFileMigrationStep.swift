@@ -4,24 +4,24 @@ import MigrationKit
 
 /// A statement in a migration file failed. Carries the file and the line of the
 /// failing statement, re-based from the section to the whole file.
-public struct SQLFileStatementError: SourceLocatedError, ExplainableError, LocalizedError, CustomStringConvertible {
+package struct SQLFileStatementError: SourceLocatedError, ExplainableError, LocalizedError, CustomStringConvertible {
     /// The migration file the failing statement is in.
-    public let sourcePath: String
-    public let sourceLine: Int?
+    package let sourcePath: String
+    package let sourceLine: Int?
     /// SQLite's error for the statement.
-    public let underlying: SQLCipherError
+    package let underlying: SQLCipherError
 
-    public var underlyingError: (any Error)? { underlying }
+    package var underlyingError: (any Error)? { underlying }
 
     /// The statement's explanation, when it failed because of the files.
-    public var explanation: FailureExplanation? { underlying.explanation }
+    package var explanation: FailureExplanation? { underlying.explanation }
 
     /// `file:line: ` and `description`, for `localizedDescription`.
-    public var errorDescription: String? { "\(sourcePath):\(sourceLine.map(String.init) ?? "?"): \(description)" }
+    package var errorDescription: String? { "\(sourcePath):\(sourceLine.map(String.init) ?? "?"): \(description)" }
 
     /// The message and the statement; the location is reported by whoever prints
     /// `sourcePath:sourceLine` in front (the runner's `MigrationStepError` does).
-    public var description: String {
+    package var description: String {
         underlying.message + (underlying.statementExcerpt.map { " in " + $0 } ?? "")
     }
 }

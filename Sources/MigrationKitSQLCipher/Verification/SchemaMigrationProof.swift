@@ -14,9 +14,9 @@ import MigrationKit
 ///    (with its foreign-key handling and checks), and the result's canonical schema must
 ///    equal the desired one; it rolls the migration back, and the schema must equal the
 ///    current one again. Lint must find no error in it.
-public struct SchemaMigrationProof: Sendable {
+package struct SchemaMigrationProof: Sendable {
     /// Where the current schema comes from.
-    public enum Current {
+    package enum Current {
         /// The schema of this database (only read).
         case database(SQLCipherWriter)
         /// What these migrations make on an empty database.
@@ -24,16 +24,16 @@ public struct SchemaMigrationProof: Sendable {
     }
 
     /// A migration that passed every proof, with lint's warnings on it.
-    public struct Proven: Sendable {
+    package struct Proven: Sendable {
         /// The migration: empty when the schemas are already the same.
-        public let migration: SchemaMigration
+        package let migration: SchemaMigration
         /// Lint's warnings on it (a destructive change allowed, a feature newer than
         /// the oldest SQLite asked for), for the caller to show; errors refuse it.
-        public let warnings: [LintFinding]
+        package let warnings: [LintFinding]
     }
 
     /// Why there is no migration to show.
-    public enum Refusal: LocalizedError, Sendable, CustomStringConvertible {
+    package enum Refusal: LocalizedError, Sendable, CustomStringConvertible {
         /// The desired schema's statements fail on an empty database: the line of the
         /// one that failed, and SQLite's words.
         case desiredSchemaFails(String)
@@ -54,7 +54,7 @@ public struct SchemaMigrationProof: Sendable {
         /// Lint finds errors in it.
         case lintErrors([LintFinding])
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .desiredSchemaFails(let message):
                 return "The desired schema does not run on an empty database: \(message)."
@@ -74,31 +74,31 @@ public struct SchemaMigrationProof: Sendable {
         }
 
         /// `description`, for `localizedDescription`.
-        public var errorDescription: String? { description }
+        package var errorDescription: String? { description }
 
         /// "line 2: ATTACH, line 5: INSERT".
-        public static func listed(_ statements: [(line: Int, word: String)]) -> String {
+        package static func listed(_ statements: [(line: Int, word: String)]) -> String {
             statements.map { "line \($0.line): \($0.word)" }.joined(separator: ", ")
         }
     }
 
     /// The oldest SQLite the migration must run on, and lint's judgement of it.
-    public let lintContext: LintContext
+    package let lintContext: LintContext
     /// Whether changes that can lose rows are allowed (`--allow-drop`).
-    public let allowsDestructiveChanges: Bool
+    package let allowsDestructiveChanges: Bool
 
     /// - Parameters:
     ///   - lintContext: the SQLite the migration must run on (`--min-sqlite`): the
     ///     statements it may use, and lint's judgement of them.
     ///   - allowsDestructiveChanges: whether a migration that drops or narrows is shown.
-    public init(lintContext: LintContext = .linkedLibrary, allowsDestructiveChanges: Bool = false) {
+    package init(lintContext: LintContext = .linkedLibrary, allowsDestructiveChanges: Bool = false) {
         self.lintContext = lintContext
         self.allowsDestructiveChanges = allowsDestructiveChanges
     }
 
     /// The proven migration from `current` to the schema `desiredSQL` makes; an empty
     /// one when they are the same schema.
-    public func migration(from current: Current, to desiredSQL: String) throws -> Proven {
+    package func migration(from current: Current, to desiredSQL: String) throws -> Proven {
         let scratch = try ScratchFolder(purpose: "diff")
         defer { withExtendedLifetime(scratch) {} }
         let key = ScratchFolder.randomKey()
@@ -215,7 +215,7 @@ public struct SchemaMigrationProof: Sendable {
     /// How many rows of each table the proof copies: enough to meet the NULLs, the
     /// duplicates and the foreign keys a migration trips over, few enough that a large
     /// database is proven in moments.
-    public static let sampleRowsPerTable = 1000
+    package static let sampleRowsPerTable = 1000
 
     /// The first rows of every ordinary table (a full-text index over another table is
     /// filled from it afterwards), their stored columns only.
