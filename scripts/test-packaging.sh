@@ -48,7 +48,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-expected_version=$(sed -n 's/^ *public static let current = "\(.*\)"$/\1/p' Sources/MigrationKitCLI/MigrationCLI.swift)
+expected_version=$(sed -n 's/^ *[a-z]* *static let current = "\(.*\)"$/\1/p' Sources/MigrationKitCLI/MigrationCLI.swift)
 [ -n "$expected_version" ] || fail "cannot read MigrationKitVersion.current from Sources/MigrationKitCLI/MigrationCLI.swift"
 linked_cipher=$(printf 'PRAGMA cipher_version;\n' | sqlcipher -batch :memory:)
 
