@@ -234,6 +234,27 @@ import Glibc
         try expectUnchanged(currentBefore, "already SQLCipher 4")
     }
 
+    /// A database whose rows already break its foreign keys is not upgraded: the proven
+    /// copy would keep them. Exit 3, as `verify` reports them, naming the count and
+    /// `verify`; nothing written.
+    @Test func aDatabaseThatFailsItsForeignKeyCheckIsRefusedAsVerifyWouldFailIt() throws {
+        let workspace = try sqlcipher3Workspace()
+        var configuration = SQLCipherConfiguration()
+        configuration.cipher = CipherSettings(compatibility: 3)
+        try SQLCipherWriter(path: workspace.database, key: workspace.databaseKey, configuration: configuration).writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "INSERT INTO books (authorId, title) VALUES (404, 'An orphan')")
+        }
+        guard isFour else { return try expectRefusedOnSQLCipher3(workspace) }
+        let before = try TreeSnapshot(workspace.root)
+        let refused = try Guarded.run(["cipher-upgrade"] + workspace.options(), directory: workspace.root)
+        expectCleanFailure(refused, .verificationFailed, mentions: ["1 foreign key violation", "`verify`", "Nothing was changed"], "orphan")
+        // A dry run says what the real run would do, this refusal included.
+        let dryRun = try Guarded.run(["cipher-upgrade", "--dry-run"] + workspace.options(), directory: workspace.root)
+        expectCleanFailure(dryRun, .verificationFailed, mentions: ["1 foreign key violation"], "orphan, dry run")
+        try expectUnchanged(before, "orphan")
+    }
+
     @Test func aPlaintextDatabaseIsReferredToEncrypt() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()

@@ -39,6 +39,9 @@ public struct DatabaseErrorKind: Hashable, Sendable, CustomStringConvertible {
     package static let fileSystem = DatabaseErrorKind(rawValue: "fileSystem")
     /// The operation does not apply to this database (e.g. rekeying a plaintext one).
     package static let wrongOperation = DatabaseErrorKind(rawValue: "wrongOperation")
+    /// The database already fails a check the operation's result must pass (foreign
+    /// keys a copy would keep): what `verify` reports, to be fixed before the operation.
+    package static let failsItsChecks = DatabaseErrorKind(rawValue: "failsItsChecks")
     /// A cipher setting the linked SQLCipher cannot honour.
     package static let unsupportedCipherSetting = DatabaseErrorKind(rawValue: "unsupportedCipherSetting")
     /// The schema names a collation only the app that made the database registers

@@ -36,6 +36,8 @@ package struct DatabaseFailure: Error, Hashable, Sendable {
             return .wrongKeyOrNotADatabase
         case .damaged:
             return .damaged
+        case .failsItsChecks:
+            return .verificationFailed
         case .fileSystem, .cannotOpen:
             return .fileError
         case .invalidKey:

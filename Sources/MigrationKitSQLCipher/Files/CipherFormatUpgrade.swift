@@ -169,6 +169,9 @@ public enum CipherFormatUpgrade {
         // A dry run says what the real run would do, refusals included.
         try DurableFile.requireSingleName(path, leaving: "in the old format")
         try writer.read { try DatabaseEncryption.requireStandIns(for: $0, given: writer.configuration.collationStandIns) }
+        // Before the backup: the proven copy would keep them and fail its proof.
+        let violations = try writer.read { try foreignKeyViolations(in: $0) }
+        if violations > 0 { throw foreignKeyRefusal(violations, path: path) }
         if dryRun {
             return Summary(path: path, outcome: .dryRun, from: from, to: wanted, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: nil, rowCounts: nil, openingSettings: newSettings)
@@ -326,11 +329,7 @@ public enum CipherFormatUpgrade {
             }
             if try foreignKeyViolations(in: copy) > 0 {
                 let inOriginal = try foreignKeyViolations(in: source)
-                throw inOriginal > 0
-                    ? SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
-                                     message: "The database has \(inOriginal) foreign key violation\(inOriginal == 1 ? "" : "s"), which the upgraded copy would keep and fail its proof with; fix them first (`verify` lists them). Nothing was changed.",
-                                     path: source.path)
-                    : discarded("fails foreign_key_check")
+                throw inOriginal > 0 ? foreignKeyRefusal(inOriginal, path: source.path) : discarded("fails foreign_key_check")
             }
             let actual = try DatabaseContent(reading: copy)
             if let difference = actual.difference(from: expected) { throw discarded("has \(difference) than the original") }
@@ -347,6 +346,14 @@ public enum CipherFormatUpgrade {
             throw discarded("is still in use (its \(suffix) file remains after it was closed)")
         }
         return proven
+    }
+
+    /// A database whose rows break its foreign keys (written with them off): refused, as
+    /// `verify` would fail it, before anything is written.
+    private static func foreignKeyRefusal(_ count: Int, path: String) -> SQLCipherError {
+        SQLCipherError(kind: .failsItsChecks, resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
+                       message: "The database has \(count) foreign key violation\(count == 1 ? "" : "s"), which the upgraded copy would keep and fail its proof with; fix them first (`verify` lists them). Nothing was changed.",
+                       path: path)
     }
 
     private static func foreignKeyViolations(in database: SQLCipherDatabase) throws -> Int {
