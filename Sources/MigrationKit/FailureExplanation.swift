@@ -35,7 +35,7 @@ extension FailureExplanation {
     /// lines' table of failures (`DatabaseFailure`) reads it.
     /// - Parameter resultCode: the failed statement's result code, extended or primary;
     ///   an I/O error's cause names it as SQLite does ("522 (disk I/O error)").
-    package static func forSQLite(resultCode: ResultCode) -> FailureExplanation? {
+    package static func forSQLite(resultCode: SQLiteResultCode) -> FailureExplanation? {
         switch resultCode {
         // SQLite 3.22+ says when the journal could not be made because the folder is
         // read-only (an extended READONLY code); older ones say CANTOPEN.

@@ -232,7 +232,7 @@ package enum DurableFile {
     }
 
     package static func failure(_ operation: String, _ path: String, errno failure: Errno = Errno(rawValue: errno)) -> FileOperationError {
-        let code: ResultCode = failure == .noSpace ? .SQLITE_FULL : .SQLITE_IOERR
+        let code: SQLiteResultCode = failure == .noSpace ? .SQLITE_FULL : .SQLITE_IOERR
         return FileOperationError(kind: .fileSystem, resultCode: code,
                               message: "Could not \(operation) the file (\(failure)).", path: path)
     }

@@ -7,13 +7,13 @@ import MigrationKit
 ///
 /// The kinds are the connections' (`DatabaseErrorKind`), so `catch
 /// DatabaseErrorKind.busy` matches a lock held too long whichever layer waited, and the
-/// result code is the SQLite code closest to it (`ResultCode`), which the command
+/// result code is the SQLite code closest to it (`SQLiteResultCode`), which the command
 /// line's exit codes are decided from. Never carries a key or a row.
 package struct FileOperationError: KindedDatabaseError, RemediableError, Sendable {
     /// `.busy`, `.inUse`, `.fileSystem` or `.interrupted`.
     package let kind: DatabaseErrorKind
     /// The SQLite result code closest to the failure (SQLITE_BUSY, SQLITE_FULL, …).
-    package let resultCode: ResultCode
+    package let resultCode: SQLiteResultCode
     /// A sentence a user can act on.
     package let message: String
     /// The file concerned, when known.
@@ -22,7 +22,7 @@ package struct FileOperationError: KindedDatabaseError, RemediableError, Sendabl
     /// The sentence in parts, when what to do includes a remedy a program words itself.
     private let advice: Advice?
 
-    package init(kind: DatabaseErrorKind, resultCode: ResultCode, message: String, path: String? = nil) {
+    package init(kind: DatabaseErrorKind, resultCode: SQLiteResultCode, message: String, path: String? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         self.message = message
@@ -30,7 +30,7 @@ package struct FileOperationError: KindedDatabaseError, RemediableError, Sendabl
         advice = nil
     }
 
-    package init(kind: DatabaseErrorKind, resultCode: ResultCode, advice: Advice, path: String? = nil) {
+    package init(kind: DatabaseErrorKind, resultCode: SQLiteResultCode, advice: Advice, path: String? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         message = advice.sentence()

@@ -53,10 +53,10 @@ extension DatabaseError: ExplainableError {
 }
 
 extension DatabaseError {
-    /// GRDB's extended result code as the core's `ResultCode`, the shape every
+    /// GRDB's extended result code as the core's `SQLiteResultCode`, the shape every
     /// connection's errors leave their connection with: GRDB's own type stays inside
     /// this module and the GRDB command line.
-    package var migrationKitResultCode: MigrationKit.ResultCode {
-        MigrationKit.ResultCode(rawValue: extendedResultCode.rawValue)
+    package var migrationKitResultCode: SQLiteResultCode {
+        SQLiteResultCode(rawValue: extendedResultCode.rawValue)
     }
 }

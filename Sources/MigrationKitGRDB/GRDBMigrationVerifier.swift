@@ -25,7 +25,7 @@ extension GRDB.Database: SQLQuerying {
         (error as? DatabaseError)?.message ?? String(describing: error)
     }
 
-    public static func resultCode(of error: any Error) -> MigrationKit.ResultCode? {
+    public static func resultCode(of error: any Error) -> SQLiteResultCode? {
         (error as? DatabaseError)?.migrationKitResultCode
     }
 }

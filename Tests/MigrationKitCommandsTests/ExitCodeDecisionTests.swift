@@ -64,7 +64,7 @@ import Testing
             // SQLITE_ERROR: a result code that says nothing more than the kind.
             #expect(code(DatabaseFailure(kind: kind, resultCode: .SQLITE_ERROR)) == expected, "\(kind)")
         }
-        let byResultCode: [(ResultCode, CLIExitCode)] = [
+        let byResultCode: [(SQLiteResultCode, CLIExitCode)] = [
             (.SQLITE_BUSY, .locked), (.SQLITE_LOCKED, .locked),
             (.SQLITE_READONLY, .fileError), (.SQLITE_READONLY_DIRECTORY, .fileError),
             (.SQLITE_IOERR, .fileError), (.SQLITE_IOERR_SHORT_READ, .fileError),
@@ -109,7 +109,7 @@ import Testing
         let full = DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_FULL, explanation: explained)
         #expect(full.sentence(file: "app.db", subject: "app.db") == "app.db: Stopped because the disk is full; free some space (SQLite also needs room for a journal beside the file it writes), then run the command again.")
         #expect(full.sentence(file: nil, subject: "The database")?.hasPrefix("Stopped because the disk is full;") == true)
-        let damaged = DatabaseFailure(kind: .sqlite, resultCode: ResultCode(rawValue: 11 | (1 << 8)))
+        let damaged = DatabaseFailure(kind: .sqlite, resultCode: SQLiteResultCode(rawValue: 11 | (1 << 8)))
         #expect(damaged.sentence(file: "app.db", subject: "app.db: The database") == "app.db: The database is damaged (a page cannot be read); run `verify` for details, and restore it from a backup.")
         #expect(DatabaseFailure(kind: .damaged, resultCode: .SQLITE_CORRUPT).sentence(file: "app.db", subject: "app.db") == nil)
         #expect(DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_ERROR).sentence(file: "app.db", subject: "app.db") == nil)

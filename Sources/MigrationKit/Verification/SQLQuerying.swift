@@ -15,13 +15,13 @@ public protocol SQLQuerying {
 
     /// The SQLite result code of a failure (extended or primary), for a check that
     /// decides on it; nil when `error` is not the database's.
-    static func resultCode(of error: any Error) -> ResultCode?
+    static func resultCode(of error: any Error) -> SQLiteResultCode?
 }
 
 extension SQLQuerying {
     package static func message(of error: any Error) -> String { String(describing: error) }
 
-    package static func resultCode(of error: any Error) -> ResultCode? { nil }
+    package static func resultCode(of error: any Error) -> SQLiteResultCode? { nil }
 
     /// The first column of every row, NULLs skipped.
     package func textColumn(sql: String, arguments: [String] = []) throws -> [String] {

@@ -12,12 +12,12 @@ import MigrationKitFiles
 /// the library's errors word themselves with too.
 package struct DatabaseFailure: Error, Hashable, Sendable {
     package let kind: DatabaseErrorKind
-    package let resultCode: ResultCode
+    package let resultCode: SQLiteResultCode
     /// What happened to the files and what to do, for a statement the file system
     /// stopped (the error's own `explanation`); nil for any other.
     package let explanation: FailureExplanation?
 
-    package init(kind: DatabaseErrorKind, resultCode: ResultCode, explanation: FailureExplanation? = nil) {
+    package init(kind: DatabaseErrorKind, resultCode: SQLiteResultCode, explanation: FailureExplanation? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         self.explanation = explanation
@@ -86,7 +86,7 @@ package struct DatabaseFailure: Error, Hashable, Sendable {
     /// Whether this is a damaged page met after the open (the schema read fine): SQLite's
     /// "database disk image is malformed in `SELECT …`" blames a query, `sentence` does not.
     package var isDamagedPage: Bool {
-        kind == .sqlite && explanation == nil && ResultCode.SQLITE_CORRUPT ~= resultCode
+        kind == .sqlite && explanation == nil && SQLiteResultCode.SQLITE_CORRUPT ~= resultCode
     }
 
     /// The sentence every command line gives a failure this table words: a statement

@@ -1,7 +1,9 @@
-// An SQLite result code is the core's `ResultCode`, the one shape both connections'
-// errors carry; an app that names it through this module alone (`catch
-// ResultCode.SQLITE_BUSY`, `SQLCipherError.resultCode`) still finds it here.
-@_exported import struct MigrationKit.ResultCode
+import MigrationKit
+
+/// An SQLite result code, as this connection's errors carry it (`SQLCipherError.resultCode`,
+/// `catch ResultCode.SQLITE_BUSY`): the core's `SQLiteResultCode`, the one shape both
+/// connections' errors carry, under the name GRDB gives it.
+public typealias ResultCode = SQLiteResultCode
 
 extension ResultCode {
     /// `catch ResultCode.SQLITE_BUSY` matches an `SQLCipherError` with that code.

@@ -16,6 +16,21 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
 }
 
 @Suite struct GRDBMigrationRunnerTests {
+    /// A GRDB app's file imports GRDB and MigrationKit: `ResultCode` is GRDB's, with no
+    /// module name (MigrationKit's is `SQLiteResultCode`), and a failed step's error is
+    /// GRDB's, as `DatabaseMigrator` throws it.
+    @Test func aGRDBAppNamesGRDBsResultCodeUnqualified() throws {
+        var runner = GRDBMigrationRunner()
+        try runner.registerMigration("0001_fails") { db in try db.execute(sql: "INSERT INTO nowhere VALUES (1)") }
+        do {
+            try runner.migrate(try DatabaseQueue())
+            Issue.record("a step that fails did not throw")
+        } catch let error as DatabaseError {
+            let code: ResultCode = error.resultCode
+            #expect(code == ResultCode.SQLITE_ERROR, "\(error)")
+        }
+    }
+
     /// The issue's example, as an app writes it.
     @Test(arguments: WriterKind.allCases)
     func theExampleRunsAsWritten(_ kind: WriterKind) throws {
