@@ -137,8 +137,9 @@ let package = Package(
         // the package in Integrations/GRDB, built from these same sources and run in a
         // process of their own.
         .target(name: "MigrationKitGRDB", dependencies: [
-            // Keys, for a GRDB built on SQLCipher (Database.useKey).
-            "MigrationKit", "MigrationKitSecrets", "CLibCrypto",
+            // Keys, for a GRDB built on SQLCipher (Database.useKey); new files made as
+            // the SQLCipher connection makes them (NewDatabaseFile).
+            "MigrationKit", "MigrationKitSecrets", "MigrationKitFiles", "CLibCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "MigrationKitGRDBCLI", dependencies: [

@@ -70,7 +70,7 @@ let package = Package(
         // computes them.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "MigrationKitGRDB", dependencies: [
-            "MigrationKit", "MigrationKitSecrets", "CLibCrypto",
+            "MigrationKit", "MigrationKitSecrets", "MigrationKitFiles", "CLibCrypto",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The command layer over the app's GRDB writer, for its own binary
@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "DatabaseMigratorTestsOnRunner", dependencies: ["MigrationKitGRDB", .product(name: "GRDB", package: "GRDB.swift")],
                     path: "DatabaseMigratorTests/OnRunner", resources: [.copy("Resources")], swiftSettings: grdbsOwnTestSettings),
         .testTarget(name: "MigrationKitGRDBTests", dependencies: [
-            "MigrationKitGRDB", "MigrationKit", "MigrationKitSecrets", "MigrationKitKeys", "GRDBTestSupport", "MigrationKitTestSupport",
+            "MigrationKitGRDB", "MigrationKit", "MigrationKitFiles", "MigrationKitSecrets", "MigrationKitKeys", "GRDBTestSupport", "MigrationKitTestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The commands, in process and through the example app's binary.

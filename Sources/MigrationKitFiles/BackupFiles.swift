@@ -121,7 +121,7 @@ package enum BackupFiles {
     /// mean its writer still runs.
     ///
     /// A backup of a WAL database is written by opening the temporary as a new database,
-    /// so a kill can also leave that creation's marker (`SQLCipherOpener.creationMarker`,
+    /// so a kill can also leave that creation's marker (`NewDatabaseFile.marker(for:)`,
     /// named after the temporary with one more leading dot); it goes with it.
     private static func removeStaleTemporaries(folder: String, name: String) {
         let prefix = ".\(name).migrationkit-backup-"

@@ -6,9 +6,8 @@ import Musl
 
 /// Removing files by name: work files, markers, journals, stale backups. This package's
 /// one caller of `unlink(2)`, which swift-system 1.8.1 does not wrap, so every removal
-/// behaves alike. (`MigrationKitGRDB`, which stands on GRDB and the core but not on
-/// this module, unlinks a database it created in `GRDBDatabaseFile.removeFiles`; folders
-/// are removed through `FileManager` in `ScratchFolder` and `Interruption`.)
+/// behaves alike. (Folders are removed through `FileManager` in `ScratchFolder` and
+/// `Interruption`.)
 package enum FileRemoval {
     /// Removes the name `path`, and says whether it did. A failure (absence included)
     /// leaves `errno` set for a caller that needs the reason.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MigrationKit
+import MigrationKitFiles
 import MigrationKitSecrets
 
 /// Opens a GRDB app's database file as MigrationKit opens its own: a missing file is
@@ -33,53 +34,82 @@ public enum GRDBDatabaseFile {
         try open(path: path, key: key, configuration: configuration) { try DatabasePool(path: $0, configuration: $1) }
     }
 
-    /// Creates the file when missing, keys the configuration in the file's format, and
-    /// turns "file is not a database" into `UnreadableDatabaseError`. A file this call
-    /// created is removed again when the open fails.
-    static func open<Writer>(path: String, key: DatabaseKey?, configuration: Configuration,
-                             _ makeWriter: (String, Configuration) throws -> Writer) throws -> Writer {
+    /// Opens the file as it is, keying the configuration in the file's format, and
+    /// turning "file is not a database" into `UnreadableDatabaseError`; a missing file
+    /// (or one whose creation was stopped) is created first, as the SQLCipher
+    /// connection creates one (`NewDatabaseFile`): 0600, keyed and its first page
+    /// written under the folder's lock, and removed again when that fails.
+    static func open<Writer: DatabaseWriter>(path: String, key: DatabaseKey?, configuration: Configuration,
+                                            _ makeWriter: @escaping (String, Configuration) throws -> Writer) throws -> Writer {
         #if !canImport(SQLCipher)
         if key != nil {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "A key was given for \(path), but GRDB here is built on the system's SQLite, which cannot encrypt; build it on SQLCipher (scripts/grdb-sqlcipher.sh), or open the file without a key.")
         }
         #endif
-        let created = try createIfMissing(path, readOnly: configuration.readonly)
+        let connecting = NewDatabaseFile.Connecting(
+            open: { try openAsItIs(path: path, key: key, configuration: configuration, makeWriter) },
+            hasPages: { try hasPages($0) }, writeFirstPage: { try writeFirstPage($0) }, close: { try? $0.close() })
+        return try asDatabaseError(path) {
+            let state = try NewDatabaseFile.state(of: path)
+            if state == .existing { return try connecting.open() }
+            if state != .emptyForeign, !configuration.readonly {
+                return try NewDatabaseFile.create(at: path, timeout: creationWait(configuration), connecting).connection
+            }
+            return try NewDatabaseFile.openWithoutCreating(at: path, timeout: creationWait(configuration), connecting)
+        }
+    }
+
+    /// The file at `path` opened as it is: in the format `key` reads it in, or without a key.
+    private static func openAsItIs<Writer>(path: String, key: DatabaseKey?, configuration: Configuration,
+                                           _ makeWriter: (String, Configuration) throws -> Writer) throws -> Writer {
+        #if canImport(SQLCipher)
+        if let key {
+            return try openFinding(path: path, key: key, formats: candidateFormats(path)) { format in
+                var keyed = configuration
+                keyed.useKey(key, format: format)
+                return try makeWriter(path, keyed)
+            }.writer
+        }
+        #endif
         do {
-            #if canImport(SQLCipher)
-            if let key {
-                return try openFinding(path: path, key: key, formats: created ? [.sqlcipher4] : candidateFormats(path)) { format in
-                    var keyed = configuration
-                    keyed.useKey(key, format: format)
-                    return try makeWriter(path, keyed)
-                }.writer
-            }
-            #endif
-            do {
-                return try makeWriter(path, configuration)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-                throw UnreadableDatabaseError(path: path, keyed: key != nil, triedFormats: nil)
-            }
-        } catch {
-            if created { removeFiles(of: path) }
-            throw error
+            return try makeWriter(path, configuration)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw UnreadableDatabaseError(path: path, keyed: key != nil, triedFormats: nil)
         }
     }
 
-    /// Creates an empty 0600 file at `path` when there is none (and the writer may
-    /// create one). True when this call created it.
-    static func createIfMissing(_ path: String, readOnly: Bool) throws -> Bool {
-        guard !readOnly, !FileManager.default.fileExists(atPath: path) else { return false }
-        if let failure = PrivateFile.create(at: path) {
-            if failure == EEXIST { return false }  // another process made it meanwhile
-            throw DatabaseError(resultCode: .SQLITE_CANTOPEN,
-                                message: "\(path) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
-        }
-        return true
+    /// Whether the writer's file has a page (`NewDatabaseFile.Connecting.hasPages`).
+    package static func hasPages(_ writer: any DatabaseWriter) throws -> Bool {
+        try writer.read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 } > 0
     }
 
-    /// Removes a database file and its journals.
-    package static func removeFiles(of path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    /// Writes a new file's first page, and into the file itself for a WAL database, whose
+    /// writes stay in the `-wal` until a checkpoint: another process keying the file reads
+    /// its salt from the file's first bytes.
+    package static func writeFirstPage(_ writer: any DatabaseWriter) throws {
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA user_version = 0")
+            try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        }
+    }
+
+    /// How long to wait for another process creating the same file: its busy timeout,
+    /// and at least the few seconds a creation (a key derivation and one write) can take
+    /// on a slow machine, whatever the busy mode, which is about the app's own waits.
+    package static func creationWait(_ configuration: Configuration) -> Duration {
+        if case .timeout(let seconds) = configuration.busyMode, seconds > 5 { return .milliseconds(Int64(seconds * 1000)) }
+        return .seconds(5)
+    }
+
+    /// The creation's refusals (`NewDatabaseFile`) as GRDB's errors, as GRDB's open
+    /// would throw them; waiting too long for another creator stays `.busy`.
+    private static func asDatabaseError<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FileOperationError where error.kind == .cannotOpen || error.kind == .notADatabase {
+            throw DatabaseError(resultCode: ResultCode(rawValue: error.resultCode.rawValue),
+                                message: "\(path): \(error.message)")
+        }
     }
 
     #if canImport(SQLCipher)

@@ -15,64 +15,76 @@ final class GRDBCommandConnection: CommandConnection {
     /// This command made the file (`migrate` on a missing database).
     let created: Bool
 
-    /// Opens the database through the host: refuses a missing file unless creating,
-    /// and creates one with mode 0600 (SQLite would follow the umask), in the format the
-    /// key opens (SQLCipher 4's for a new file, the file's own for an existing one,
-    /// found by the host's own open: `GRDBDatabaseFile.openFinding`).
+    /// Opens the database through the host: refuses a missing file unless creating, and
+    /// creates one as the SQLCipher connection does (`NewDatabaseFile`: mode 0600, keyed
+    /// and its first page written under the folder's lock), in the format the key opens
+    /// (SQLCipher 4's for a new file, the file's own for an existing one, found by the
+    /// host's own open: `GRDBDatabaseFile.openFinding`).
     init(opening request: DatabaseRequest, host: GRDBMigrationCLIHost) throws {
         let path = request.path
         var isFolder: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-        let exists = !DatabaseRequest.isNew(at: path)
+        let isNew = DatabaseRequest.isNew(at: path)
         if isFolder.boolValue {
             throw CLIError(.unusableFile, "\(path) is a folder, not a database file; give the database file.")
         }
-        if !exists && request.access != .create {
+        if !FileManager.default.fileExists(atPath: path) && request.access != .create {
             throw CLIError(.unusableFile, "\(path) does not exist; check the path.")
         }
-        let formats = try Self.formats(of: request, exists: exists)
-        var created = false
-        if !exists {
-            if let failure = PrivateFile.create(at: path) {
-                throw CLIError(.fileOperationFailed, "\(path) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
-            }
-            created = true
+        let formats = try Self.formats(of: request, exists: !isNew)
+        let connecting = NewDatabaseFile.Connecting<(writer: any DatabaseWriter, settings: GRDBConnectionSettings)>(
+            open: { try Self.open(request, formats: formats, host: host) },
+            hasPages: { try GRDBDatabaseFile.hasPages($0.writer) },
+            writeFirstPage: { try GRDBDatabaseFile.writeFirstPage($0.writer) },
+            close: { try? $0.writer.close() })
+        let opened: (writer: any DatabaseWriter, settings: GRDBConnectionSettings)
+        switch (try NewDatabaseFile.state(of: path), request.access) {
+        case (.existing, _):
+            (opened, created) = (try connecting.open(), false)
+        case (.missing, .create), (.unfinished, .create):
+            (opened, created) = try NewDatabaseFile.create(at: path, timeout: request.lockTimeout, connecting)
+        default:
+            (opened, created) = (try NewDatabaseFile.openWithoutCreating(at: path, timeout: request.lockTimeout, connecting), false)
         }
-        do {
-            func settings(_ format: CipherFormat?) -> GRDBConnectionSettings {
-                GRDBConnectionSettings(path: path, readOnly: request.opensReadOnly, lockTimeout: request.lockTimeout,
-                                       key: request.key, cipherFormat: format)
-            }
-            let opened: (writer: any DatabaseWriter, settings: GRDBConnectionSettings)
-            #if canImport(SQLCipher)
-            if let key = request.key, let formats {
-                opened = try GRDBDatabaseFile.openFinding(path: path, key: key, formats: formats) { format in
-                    (try host.openWriter(settings(format)), settings(format))
-                }.writer
-            } else {
-                opened = try Self.open(settings(nil), host: host)
-            }
-            #else
-            opened = try Self.open(settings(nil), host: host)
-            #endif
-            self.path = path
-            self.writer = opened.writer
-            self.settings = opened.settings
-            self.created = created
-        } catch {
-            if created { GRDBDatabaseFile.removeFiles(of: path) }
-            throw error
-        }
+        self.path = path
+        self.writer = opened.writer
+        self.settings = opened.settings
     }
 
-    /// Only while the ledger is empty: a step that committed is kept, as the tool's
-    /// runner keeps it.
+    /// Only while nothing was kept in it (`NewDatabaseFile.discard`): a step that
+    /// committed is kept, as the tool's runner keeps it.
     @discardableResult
     func discardCreatedDatabase() -> Bool {
-        guard created, (try? writer.read { try MigrationBookkeeping.snapshot(in: $0).identifiers.isEmpty }) ?? false else { return false }
-        try? writer.close()
-        GRDBDatabaseFile.removeFiles(of: path)
-        return true
+        guard created else { return false }
+        let removed = NewDatabaseFile.discard(at: path, timeout: settings.lockTimeout) { removeFiles in
+            try writer.writeWithoutTransaction { db in
+                var removed = false
+                try db.inTransaction(.exclusive) {
+                    removed = try MigrationBookkeeping.keptNothing(in: db) && removeFiles()
+                    return .rollback
+                }
+                return removed
+            }
+        }
+        if removed { try? writer.close() }
+        return removed
+    }
+
+    /// The app's writer on the file as it is, keyed in the first of `formats` the key
+    /// opens it in.
+    private static func open(_ request: DatabaseRequest, formats: [CipherFormat]?, host: GRDBMigrationCLIHost) throws -> (writer: any DatabaseWriter, settings: GRDBConnectionSettings) {
+        func settings(_ format: CipherFormat?) -> GRDBConnectionSettings {
+            GRDBConnectionSettings(path: request.path, readOnly: request.opensReadOnly, lockTimeout: request.lockTimeout,
+                                   key: request.key, cipherFormat: format)
+        }
+        #if canImport(SQLCipher)
+        if let key = request.key, let formats {
+            return try GRDBDatabaseFile.openFinding(path: request.path, key: key, formats: formats) { format in
+                (try host.openWriter(settings(format)), settings(format))
+            }.writer
+        }
+        #endif
+        return try Self.open(settings(nil), host: host)
     }
 
     /// The app's writer for a file opened without a key.

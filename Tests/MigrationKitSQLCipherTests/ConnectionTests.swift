@@ -203,7 +203,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path("app.db")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
-        #expect(FileManager.default.createFile(atPath: SQLCipherOpener.creationMarker(for: path), contents: Data()))
+        #expect(FileManager.default.createFile(atPath: NewDatabaseFile.marker(for: path), contents: Data()))
         var readOnly = SQLCipherConfiguration()
         readOnly.createIfMissing = false
         #expect {
@@ -214,7 +214,7 @@ import Testing
         let writer = try SQLCipherWriter(path: path, key: .testRawKey)
         try writer.write { try $0.execute(sql: "CREATE TABLE t (a)") }
         #expect(try fileBytes(path).count >= 1024)
-        #expect(!FileManager.default.fileExists(atPath: SQLCipherOpener.creationMarker(for: path)))
+        #expect(!FileManager.default.fileExists(atPath: NewDatabaseFile.marker(for: path)))
         #expect(try SQLCipherWriter(path: path, key: .testRawKey).read { try $0.tableExists("t") })
     }
 
@@ -223,12 +223,12 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path("app.db")
         try SQLCipherWriter(path: path, key: .testRawKey).write { try $0.execute(sql: "CREATE TABLE t (a)") }
-        #expect(FileManager.default.createFile(atPath: SQLCipherOpener.creationMarker(for: path), contents: Data()))
+        #expect(FileManager.default.createFile(atPath: NewDatabaseFile.marker(for: path), contents: Data()))
         var readOnly = SQLCipherConfiguration()
         readOnly.createIfMissing = false
         readOnly.readOnly = true
         #expect(try SQLCipherWriter(path: path, key: .testRawKey, configuration: readOnly).read { try $0.tableExists("t") })
-        #expect(!FileManager.default.fileExists(atPath: SQLCipherOpener.creationMarker(for: path)))
+        #expect(!FileManager.default.fileExists(atPath: NewDatabaseFile.marker(for: path)))
     }
 
     @Test func aNewDatabaseHasItsHeaderWrittenAtOnce() throws {

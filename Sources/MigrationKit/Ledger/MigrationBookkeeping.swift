@@ -177,6 +177,18 @@ package enum MigrationBookkeeping {
         }
     }
 
+    /// Whether a database a failed run created kept nothing, so that run may remove it
+    /// again (`NewDatabaseFile.discard`): no table but the ledger and the history (GRDB's
+    /// migrator creates its ledger before the first step's transaction), no row in the
+    /// ledger, and `user_version` still 0. The one test for both connections.
+    package static func keptNothing(in db: some SQLQuerying) throws -> Bool {
+        let otherObjects = try db.textColumn(
+            sql: "SELECT count(*) FROM sqlite_master WHERE lower(tbl_name) NOT IN (?, ?)",
+            arguments: [MigrationLedgerTable.name, MigrationHistoryTable.name])
+        guard otherObjects == ["0"], try db.textColumn(sql: "PRAGMA user_version") == ["0"] else { return false }
+        return try !Tables(in: db).ledger || db.textColumn(sql: "SELECT count(*) FROM \(MigrationLedgerTable.name)") == ["0"]
+    }
+
     /// The ledger's identifiers and the recorded checksums (from both history tables, as
     /// `Tables.historyTables` orders them).
     package static func snapshot(in db: some SQLQuerying) throws -> LedgerSnapshot {

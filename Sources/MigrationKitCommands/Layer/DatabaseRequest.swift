@@ -44,12 +44,17 @@ package struct DatabaseRequest: Sendable {
         self.memorySecurity = memorySecurity
     }
 
-    /// Whether the database is new: no file at its path (a link is followed). The one
-    /// rule for every part of a command that asks — the key prompt ("New key", asked
-    /// twice), lint of every file, the backup, the open. An empty file is not a new
-    /// database: it is an existing file that is no database, which the open refuses.
+    /// Whether the database is new: no file at its path (a link is followed), or one
+    /// whose creation was stopped, which the open finishes (`NewDatabaseFile.State`). The
+    /// one rule for every part of a command that asks — the key prompt ("New key", asked
+    /// twice), lint of every file, the backup, the open. An empty file without the
+    /// creation's marker is not a new database: it is someone else's file, which the
+    /// open refuses.
     package static func isNew(at path: String) -> Bool {
-        !FileManager.default.fileExists(atPath: path)
+        switch try? NewDatabaseFile.state(of: path) {
+        case .missing?, .unfinished?: true
+        default: false
+        }
     }
 
     /// Whether the file is opened read-only: asked to, or only read and not writable.

@@ -27,20 +27,23 @@ enum SQLCipherOpener {
             // not leave a file behind that later runs cannot open.
             try CipherSettingsApplier.validate(configuration.cipher)
             if path == ":memory:" { return try openExisting(path: path, key: key, configuration: configuration) }
-            let probe = FileProbe(path: path)
-            try refuseNonFiles(probe)
-            let abandonedCreation = FileProbe(path: creationMarker(for: path)).kind == .regularFile
-            if probe.kind == .regularFile, probe.size > 0, !abandonedCreation {
+            let connecting = connecting(path: path, key: key, configuration: configuration)
+            let state = try asConnectionError { try NewDatabaseFile.state(of: path) }
+            if state == .existing {
                 return try openExisting(path: path, key: key, configuration: configuration)
             }
             if configuration.createIfMissing, !configuration.readOnly {
-                return try create(path: path, key: key, configuration: configuration)
+                let (database, created) = try asConnectionError {
+                    try NewDatabaseFile.create(at: path, timeout: configuration.busyTimeout, connecting)
+                }
+                database.createdFile = created
+                return database
             }
-            guard probe.kind == .regularFile || abandonedCreation else {
+            guard state != .missing else {
                 throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
                                      message: "No database exists at this path; check the path.")
             }
-            return try openWithoutCreating(path: path, key: key, configuration: configuration)
+            return try asConnectionError { try NewDatabaseFile.openWithoutCreating(at: path, timeout: configuration.busyTimeout, connecting) }
         } catch let error as SQLCipherError {
             throw error.path == nil ? error.at(path: path) : error
         }
@@ -318,116 +321,27 @@ enum SQLCipherOpener {
         }
     }
 
-    /// An empty file, or one whose creation marker is present, seen by a caller that
-    /// may not create: judged again under the directory lock, since a creator may have
-    /// been finishing it between the two looks.
-    private static func openWithoutCreating(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
-        let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
-        defer { lock?.release() }
-        let probe = FileProbe(path: path)
-        let marker = creationMarker(for: path)
-        let incomplete = SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                        message: "The database was never completely created (the process creating it was interrupted); run migrate to finish creating it.")
-        try refuseNonFiles(probe)
-        guard probe.kind == .regularFile else {
-            if FileProbe(path: marker).kind == .regularFile { throw incomplete }
-            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                 message: "No database exists at this path; check the path.")
-        }
-        guard probe.size > 0 else {
-            throw FileProbe(path: marker).kind == .regularFile ? incomplete : emptyFileError()
-        }
-        let database = try openExisting(path: path, key: key, configuration: configuration)
-        if FileProbe(path: marker).kind == .regularFile {
-            // Killed after page 1 was committed but before the marker went: complete.
-            guard try database.fetchInt(sql: "PRAGMA page_count") ?? 0 > 0 else { throw incomplete }
-            FileRemoval.remove(marker)
-        }
-        return database
+    /// How the SQLCipher connection opens, keys and writes a file being created
+    /// (`NewDatabaseFile`): the salt an empty file's keys are derived with is fixed by
+    /// writing its first page, before the directory's lock is released.
+    private static func connecting(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) -> NewDatabaseFile.Connecting<SQLCipherDatabase> {
+        NewDatabaseFile.Connecting(
+            open: { try openExisting(path: path, key: key, configuration: configuration) },
+            hasPages: { try $0.fetchInt(sql: "PRAGMA page_count") ?? 0 > 0 },
+            writeFirstPage: { database in
+                try SaltMaskGuard.deriving(database.cipherSettings, on: database) { try database.execute(sql: "PRAGMA user_version = 0") }
+            },
+            close: { $0.close() })
     }
 
-    /// The hidden file that exists while a database is being created: written before
-    /// the database file, removed once its first page is committed. An empty database
-    /// file with this marker beside it was left by an interrupted creation and is
-    /// finished; an empty file without it is someone else's and is left alone.
-    static func creationMarker(for path: String) -> String {
-        DurableFile.siblingPath(of: path, purpose: "creating")
-    }
-
-    /// Creates the file (mode 0600) and writes its first page under a lock on the
-    /// directory (see `DirectoryLock`), finishes a creation another process started and
-    /// did not complete, or opens the database if another process completed it.
-    private static func create(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
-        let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
-        defer { lock?.release() }
-        let marker = creationMarker(for: path)
-        let probe = FileProbe(path: path)
-        try refuseNonFiles(probe)
-        var createdFile = false
-        if probe.kind == .regularFile, probe.size > 0 {
-            // Complete, or with an interrupted first transaction: opening rolls a hot
-            // journal back, which may leave the file empty again.
-            let database = try openExisting(path: path, key: key, configuration: configuration)
-            let hasPages = try database.fetchInt(sql: "PRAGMA page_count") ?? 0 > 0
-            if hasPages || FileProbe(path: marker).kind == .missing {
-                FileRemoval.remove(marker)
-                return database
-            }
-        } else if probe.kind == .regularFile {
-            guard FileProbe(path: marker).kind == .regularFile else { throw emptyFileError() }
-        } else {
-            if let failure = FileProbe.createPrivateFile(at: marker), failure != .fileExists {
-                throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                     message: "The database file cannot be created (\(failure)); check that its directory exists and is writable.")
-            }
-            if let failure = FileProbe.createPrivateFile(at: path) {
-                FileRemoval.remove(marker)
-                throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                     message: "The database file cannot be created (\(failure)); check that its directory exists and is writable.")
-            }
-            createdFile = true
-        }
-        // An empty file, marked as being created, and this process holds the lock.
+    /// The creation's refusals (`NewDatabaseFile`) as this connection's errors, which
+    /// `SQLCipherWriter` promises; waiting too long for another creator stays `.busy`.
+    private static func asConnectionError<T>(_ body: () throws -> T) throws -> T {
         do {
-            let database = try openExisting(path: path, key: key, configuration: configuration)
-            // Writing page 1 now fixes the salt in the file before the lock is released;
-            // an empty file's keys may only be derived here.
-            try SaltMaskGuard.deriving(database.cipherSettings, on: database) { try database.execute(sql: "PRAGMA user_version = 0") }
-            FileRemoval.remove(marker)
-            database.createdFile = createdFile
-            return database
-        } catch {
-            if createdFile {
-                FileRemoval.remove([path, marker])
-            }
-            throw error
+            return try body()
+        } catch let error as FileOperationError where error.kind == .cannotOpen || error.kind == .notADatabase {
+            throw SQLCipherError(kind: error.kind, resultCode: error.resultCode, message: error.message)
         }
-    }
-
-    private static func refuseNonFiles(_ probe: FileProbe) throws {
-        switch probe.kind {
-        case .regularFile:
-            return
-        case .directory:
-            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                 message: "This is a directory, not a database file; give the path of the database file itself.")
-        case .other:
-            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                 message: "This is not a regular file (a device, FIFO or socket); give the path of a database file.")
-        case .missing:
-            guard probe.failure == .noSuchFileOrDirectory else {
-                throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
-                                     message: "The file cannot be examined (\(probe.failure ?? .ioError)).")
-            }
-        }
-    }
-
-    /// SQLite would silently turn an empty file into a new database. MigrationKit never
-    /// leaves an empty database file behind itself, so an empty file is someone
-    /// else's, and is left alone.
-    private static func emptyFileError() -> SQLCipherError {
-        SQLCipherError(kind: .notADatabase, resultCode: .SQLITE_NOTADB,
-                       message: "The file is empty (0 bytes), so it is not a database; delete it to let a new database be created at this path.")
     }
 
     private static func openConnection(path: String, configuration: SQLCipherConfiguration,

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationKit
 
 /// The one connection to an encrypted database that migrations go through.
 ///
@@ -54,33 +55,27 @@ public final class SQLCipherWriter: @unchecked Sendable {
     /// file it did not expect (an empty database, or one made with settings that turned
     /// out wrong).
     ///
-    /// Only while nothing was kept in it, by anyone: under the directory lock creators
-    /// take, inside an EXCLUSIVE transaction (no other connection is reading or writing
-    /// at that moment), and only if the schema is still empty and `user_version` still 0.
-    /// (`PRAGMA data_version` cannot tell another process's commits from this
-    /// connection's own rollbacks, which change it too.) A process that opened the file
-    /// and has not used it yet then fails on its first write, and its next run starts
-    /// clean as well.
+    /// Only while nothing was kept in it, by anyone (`NewDatabaseFile.discard`): under
+    /// the directory lock creators take, inside an EXCLUSIVE transaction (no other
+    /// connection is reading or writing at that moment), and only if
+    /// `MigrationBookkeeping.keptNothing(in:)`. (`PRAGMA data_version` cannot tell
+    /// another process's commits from this connection's own rollbacks, which change it
+    /// too.) A process that opened the file and has not used it yet then fails on its
+    /// first write, and its next run starts clean as well.
     ///
     /// - Returns: whether the file was removed. The writer must not be used afterwards.
     @discardableResult
     public func discardCreatedDatabase() -> Bool {
         guard database.createdFile else { return false }
-        // A cleanup: it runs even when the process is being stopped (Ctrl-C during the
-        // first migration of a new database must not leave an empty file behind).
-        return Interruption.unstoppable { (try? serialized { db -> Bool in
-            let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: configuration.busyTimeout)
-            defer { lock?.release() }
-            try db.execute(sql: "BEGIN EXCLUSIVE TRANSACTION")
-            defer { try? db.execute(sql: "ROLLBACK TRANSACTION") }
-            guard try db.fetchInt(sql: "SELECT count(*) FROM sqlite_master") == 0,
-                  try db.fetchInt(sql: "PRAGMA user_version") == 0
-            else { return false }
-            guard FileRemoval.remove(path) else { return false }
-            FileRemoval.remove(path + "-journal")
-            database.createdFile = false
-            return true
-        }) ?? false }
+        let removed = NewDatabaseFile.discard(at: path, timeout: configuration.busyTimeout) { removeFiles in
+            try serialized { db -> Bool in
+                try db.execute(sql: "BEGIN EXCLUSIVE TRANSACTION")
+                defer { try? db.execute(sql: "ROLLBACK TRANSACTION") }
+                return try MigrationBookkeeping.keptNothing(in: db) && removeFiles()
+            }
+        }
+        if removed { database.createdFile = false }
+        return removed
     }
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns,

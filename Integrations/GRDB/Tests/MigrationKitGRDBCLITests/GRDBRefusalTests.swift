@@ -3,6 +3,7 @@ import GRDB
 import GRDBTestSupport
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitFiles
 import MigrationKitGRDB
 import MigrationKitGRDBCLI
 import MigrationKitTestSupport
@@ -52,6 +53,25 @@ import Testing
 
     private func ledger(_ path: String) throws -> [String] {
         try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid") }
+    }
+
+    /// An empty file is someone else's: `migrate` refuses it as the tool's own commands
+    /// do (exit 4, one sentence naming it) and leaves it empty; one the creation's marker
+    /// sits beside was left by a `migrate` that was stopped creating it, and the next
+    /// `migrate` finishes it.
+    @Test func anEmptyFileIsRefusedUnlessAMigrateWasStoppedCreatingIt() throws {
+        let scratch = try ScratchDatabase()
+        #expect(FileManager.default.createFile(atPath: scratch.path, contents: Data()))
+        let refused = run(["migrate", "--db-path", scratch.path] + Self.plaintext)
+        #expect(refused.status == 4, "\(refused.output)")
+        #expect(refused.stderr.contains("\(scratch.path): The file is empty (0 bytes), so it is not a database; delete it to let a new database be created at this path."), "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)).isEmpty)
+
+        #expect(FileManager.default.createFile(atPath: NewDatabaseFile.marker(for: scratch.path), contents: Data()))
+        let finished = run(["migrate", "--db-path", scratch.path] + Self.plaintext)
+        #expect(finished.status == 0, "\(finished.output)")
+        #expect(try ledger(scratch.path) == ["0001_notes", "0002_tags"])
+        #expect(!FileManager.default.fileExists(atPath: NewDatabaseFile.marker(for: scratch.path)))
     }
 
     /// A database a newer version of the app migrated: `migrate` names the steps it does

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBTestSupport
 import MigrationKit
+import MigrationKitFiles
 import MigrationKitGRDB
 import Testing
 import MigrationKitSecrets
@@ -58,6 +59,27 @@ import MigrationKitSecrets
                 && error.localizedDescription.hasSuffix("The database is encrypted (or is not a database), and no key was given; pass its key.")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == Data(pages))
+    }
+
+    /// An empty file is someone else's (MigrationKit never leaves one behind): refused
+    /// with the SQLCipher connection's sentence and left as it is; one with the
+    /// creation's marker beside it was left by a creation that was stopped, and opening
+    /// it finishes that creation.
+    @Test func anEmptyFileIsRefusedUnlessItsCreationWasStopped() throws {
+        let scratch = try ScratchDatabase()
+        #expect(FileManager.default.createFile(atPath: scratch.path, contents: Data()))
+        #expect {
+            _ = try GRDBDatabaseFile.openQueue(path: scratch.path)
+        } throws: { error in
+            (error as? DatabaseError)?.resultCode == .SQLITE_NOTADB
+                && "\(error)".contains("\(scratch.path): The file is empty (0 bytes), so it is not a database; delete it to let a new database be created at this path.")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)).isEmpty)
+
+        #expect(FileManager.default.createFile(atPath: NewDatabaseFile.marker(for: scratch.path), contents: Data()))
+        let queue = try GRDBDatabaseFile.openQueue(path: scratch.path)
+        #expect(try GRDBDatabaseFile.hasPages(queue))
+        #expect(!FileManager.default.fileExists(atPath: NewDatabaseFile.marker(for: scratch.path)))
     }
 
     @Test func aMissingFolderIsOneSentenceAndNoFile() throws {
@@ -176,6 +198,32 @@ import MigrationKitSecrets
             return seen.wal
         } catch {}
         return false
+    }
+
+    /// A new encrypted file gets its first page, and with it its salt, in the file itself
+    /// (not only a pool's `-wal`) before the open returns, as the SQLCipher connection
+    /// writes it: under the folder's lock, so another process keying the file finds the
+    /// salt there. A second connection opened before the first writes then reads and
+    /// writes the same database.
+    @Test(arguments: WriterKind.allCases)
+    func aNewEncryptedFileHasItsFirstPageWhenTheOpenReturns(_ kind: WriterKind) throws {
+        let scratch = try ScratchDatabase()
+        let key = DatabaseKey.rawKey((0..<32).map { UInt8($0) })
+        func open() throws -> any DatabaseWriter {
+            kind == .queue ? try GRDBDatabaseFile.openQueue(path: scratch.path, key: key)
+                : try GRDBDatabaseFile.openPool(path: scratch.path, key: key)
+        }
+        let first = try open()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: scratch.path)[.size] as? NSNumber)
+        #expect(size.intValue >= 4096)
+        let second = try open()
+        #expect(!FileManager.default.fileExists(atPath: NewDatabaseFile.marker(for: scratch.path)))
+        try first.write { try $0.execute(sql: "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('first')") }
+        try second.write { try $0.execute(sql: "INSERT INTO notes VALUES ('second')") }
+        try first.close()
+        try second.close()
+        let reopened = try GRDBDatabaseFile.openQueue(path: scratch.path, key: key)
+        #expect(try reopened.read { try String.fetchAll($0, sql: "SELECT body FROM notes ORDER BY rowid") } == ["first", "second"])
     }
 
     @Test func aKeyForAPlaintextFileSaysSo() throws {
