@@ -56,11 +56,11 @@ extension GRDBMigrationRunner {
     }
 
     /// Runs `body` on the writer's connection, outside any transaction (the engine opens
-    /// its own), behind GRDB's barrier, and times it.
+    /// its own), behind GRDB's barrier and under the change lock, and times it.
     private func changing(_ writer: any DatabaseWriter, _ body: (Database) throws -> MigrationReport) throws -> MigrationReport {
         let clock = ContinuousClock()
         let start = clock.now
-        var report = try writer.barrierWriteWithoutTransaction(body)
+        var report = try holdingChangeLock(of: writer) { try writer.barrierWriteWithoutTransaction(body) }
         report.duration = clock.now - start
         return report
     }
@@ -73,7 +73,7 @@ extension GRDBMigrationRunner {
     @discardableResult
     public func baseline(in writer: any DatabaseWriter, upTo target: String) throws -> [String] {
         let targetIndex = try registry.index(ofTarget: target)
-        return try writer.barrierWriteWithoutTransaction { try engine.baseline($0, through: targetIndex) }
+        return try holdingChangeLock(of: writer) { try writer.barrierWriteWithoutTransaction { try engine.baseline($0, through: targetIndex) } }
     }
 
     /// Takes over a database another migration tool migrated (golang-migrate, dbmate,
@@ -98,11 +98,11 @@ extension GRDBMigrationRunner {
     @discardableResult
     public func adopt(in writer: any DatabaseWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
                       dryRun: Bool = false) throws -> OtherToolAdoption {
-        try writer.barrierWriteWithoutTransaction { db in
+        try holdingChangeLock(of: writer) { try writer.barrierWriteWithoutTransaction { db in
             try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, sha384Hex: Database.sha384Hex(of:)) { steps in
                 try replayedSchema(of: steps, configuredAs: db.configuration)
             }
-        }
+        } }
     }
 
     /// Whether GRDB's `hasSchemaChanges` finds the database's schema other than what its
@@ -137,7 +137,7 @@ extension GRDBMigrationRunner {
     /// Erases the database as GRDB's `erase()` does (every table, view, index and
     /// trigger, the ledger and MigrationKit's history).
     public func erase(_ writer: any DatabaseWriter) throws {
-        try writer.erase()
+        try holdingChangeLock(of: writer) { try writer.erase() }
     }
 
     // MARK: - Verifying

@@ -121,10 +121,12 @@ extension GRDBMigrationRunner {
                                afterSteps: @escaping @Sendable (Database) throws -> Void = { _ in }) -> GRDBBarrierWriter {
         let calls = migrators.calls
         return GRDBBarrierWriter(writer) { db, applySteps in
-            try calls.running(run, on: db) {
-                try prepare(run, in: db, through: lastIndex, options: options, comparingWith: migrator)
-                try applySteps()
-                try afterSteps(db)
+            try holdingChangeLock(of: writer) {
+                try calls.running(run, on: db) {
+                    try prepare(run, in: db, through: lastIndex, options: options, comparingWith: migrator)
+                    try applySteps()
+                    try afterSteps(db)
+                }
             }
         }
     }
@@ -156,13 +158,15 @@ extension GRDBMigrationRunner {
     /// checks. A failing step's error is thrown as the step threw it, as from GRDB's
     /// migrator; the observer hears where it was declared.
     private func migrateInOneTransaction(_ writer: any DatabaseWriter, through lastIndex: Int, options: MigrateOptions) throws -> MigrationReport {
-        if eraseDatabaseOnSchemaChange, options.mode == .atomic, try writer.read({ try hasSchemaChanges($0) }) {
-            try writer.erase()
-        }
-        do {
-            return try writer.barrierWriteWithoutTransaction { db in try engine.migrate(db, through: lastIndex, options: options) }
-        } catch let failure as MigrationStepError {
-            throw failure.underlying
+        try holdingChangeLock(of: writer) {
+            if eraseDatabaseOnSchemaChange, options.mode == .atomic, try writer.read({ try hasSchemaChanges($0) }) {
+                try writer.erase()
+            }
+            do {
+                return try writer.barrierWriteWithoutTransaction { db in try engine.migrate(db, through: lastIndex, options: options) }
+            } catch let failure as MigrationStepError {
+                throw failure.underlying
+            }
         }
     }
 

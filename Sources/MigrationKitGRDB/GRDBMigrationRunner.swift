@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MigrationKit
+import MigrationKitFiles
 
 /// A GRDB app's migrations, run by GRDB's own `DatabaseMigrator`, with MigrationKit's
 /// safety nets around it.
@@ -64,6 +65,9 @@ public struct GRDBMigrationRunner: Sendable {
     public var allowOutOfOrder = false
     /// Told of each step as it starts, once it has committed, and when it fails.
     public var observer: (@Sendable (MigrationEvent) -> Void)?
+    /// The database's change lock when the caller holds it already (a command holds it
+    /// for its whole run): the runner then takes it no second time.
+    package var heldChangeLock: DatabaseFileLock?
     /// Whether deferred steps registered from now on have their foreign keys checked
     /// before they commit (`disablingDeferredForeignKeyChecks()`).
     package private(set) var checksDeferredForeignKeys = true

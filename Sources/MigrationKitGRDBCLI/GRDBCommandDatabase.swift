@@ -123,7 +123,13 @@ final class GRDBCommandConnection: CommandConnection {
 final class GRDBCommandDatabase: RunnerCommandDatabase {
     let connection: GRDBCommandConnection
     let migrations: GRDBCommandMigrations
-    private var runner: GRDBMigrationRunner { migrations.runner }
+    /// The host's runner, handed the change lock the command holds on this file, which
+    /// it then takes no second time.
+    private var runner: GRDBMigrationRunner {
+        var runner = migrations.runner
+        runner.heldChangeLock = CLIContext.locks.lock(on: connection.path)
+        return runner
+    }
     var path: String { connection.path }
     private var writer: any DatabaseWriter { connection.writer }
 

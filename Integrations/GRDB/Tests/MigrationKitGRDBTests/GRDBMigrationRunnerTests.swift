@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MigrationKit
+import MigrationKitFiles
 import MigrationKitGRDB
 import GRDBTestSupport
 import Testing
@@ -16,6 +17,44 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
 }
 
 @Suite struct GRDBMigrationRunnerTests {
+    /// Every call that changes the database holds its change lock, as the tool's commands
+    /// do (here another holder has it, as `migrationkit rekey` would): a writer whose busy
+    /// mode does not wait, GRDB's default, fails at once with `SQLITE_BUSY` and changes
+    /// nothing; one with a busy timeout waits for the holder to let go, then migrates.
+    @Test(arguments: WriterKind.allCases)
+    func aCallThatChangesTheDatabaseHoldsItsChangeLock(_ kind: WriterKind) throws {
+        let scratch = try ScratchDatabase()
+        func open(_ configuration: Configuration = Configuration()) throws -> any DatabaseWriter {
+            kind == .queue ? try DatabaseQueue(path: scratch.path, configuration: configuration)
+                : try DatabasePool(path: scratch.path, configuration: configuration)
+        }
+        var runner = GRDBMigrationRunner()
+        runner.registerMigration("0001_notes", rollback: { db in try db.execute(sql: "DROP TABLE notes") }) { db in
+            try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY)")
+        }
+        let writer = try open()
+        let held = try DatabaseFileLock.exclusive(path: scratch.path, timeout: .zero)
+        #expect(held.locksAFile)
+        func isBusy(_ error: any Error) -> Bool {
+            (error as? DatabaseError)?.resultCode == .SQLITE_BUSY && "\(error)".contains("kept changing this database")
+        }
+        #expect { try runner.migrate(in: writer, options: MigrateOptions(mode: .atomic)) } throws: { isBusy($0) }
+        #expect { try runner.erase(writer) } throws: { isBusy($0) }
+        #expect { try runner.migrate(writer) } throws: { isBusy($0) }
+        #expect(try tables(writer).isEmpty)
+
+        held.release()
+        try runner.migrate(writer)
+        let holder = try DatabaseFileLock.exclusive(path: scratch.path, timeout: .zero)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { holder.release() }
+        var waits = Configuration()
+        waits.busyMode = .timeout(30)
+        let started = ContinuousClock.now
+        try runner.rollbackLastMigration(in: try open(waits))
+        #expect(ContinuousClock.now - started >= .milliseconds(200))
+        #expect(try ledger(writer).isEmpty)
+    }
+
     /// A GRDB app's file imports GRDB and MigrationKit: `ResultCode` is GRDB's, with no
     /// module name (MigrationKit's is `SQLiteResultCode`), and a failed step's error is
     /// GRDB's, as `DatabaseMigrator` throws it.
