@@ -218,8 +218,8 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
     /// SQLite's online backup into a new 0600 file at `destination`, keyed as the
     /// database is (its format too), consistent whatever the journal mode.
     private func backUp(to destination: String) throws {
-        if let failure = PrivateFile.create(at: destination) {
-            throw CLIError(.fileOperationFailed, "\(destination) cannot be created (\(String(cString: strerror(failure)))); check the folder and its permissions.")
+        if let failure = FileProbe.createPrivateFile(at: destination) {
+            throw CLIError(.fileOperationFailed, "\(destination) cannot be created (\(failure)); check the folder and its permissions.")
         }
         var configuration = connection.settings.configuration
         configuration.readonly = false
