@@ -78,9 +78,11 @@ public enum GRDBDatabaseFile {
         }
     }
 
-    /// Whether the writer's file has a page (`NewDatabaseFile.Connecting.hasPages`).
+    /// Whether the writer's file has a page (`NewDatabaseFile.Connecting.hasPages`): asked
+    /// on the writer's own connection, which is keyed already (a pool's reader would derive
+    /// the key once more).
     package static func hasPages(_ writer: any DatabaseWriter) throws -> Bool {
-        try writer.read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 } > 0
+        try writer.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 } > 0
     }
 
     /// Writes a new file's first page, and into the file itself for a WAL database, whose
