@@ -22,7 +22,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
         public var sampleRowIDs: [Int64]
 
         /// A group of `count` orphan rows of `table`, with some of their row ids.
-        public init(table: String, parent: String, foreignKey: Int, count: Int, sampleRowIDs: [Int64]) {
+        package init(table: String, parent: String, foreignKey: Int, count: Int, sampleRowIDs: [Int64]) {
             self.table = table
             self.parent = parent
             self.foreignKey = foreignKey

@@ -3,7 +3,7 @@
 /// migrations in one function). The one place that answers "may this database be
 /// migrated, and would that change anything?": the runners execute a plan, and the
 /// CLI asks it whether a backup is needed.
-public struct MigrationPlan<Database>: Sendable {
+package struct MigrationPlan<Database>: Sendable {
     /// The steps to apply, in order.
     package let steps: [MigrationStep<Database>]
     /// Ledger rewrites for merged steps whose replaced steps are all applied.

@@ -85,20 +85,20 @@ public struct MigrationRegistry<Database>: Sendable {
     }
 
     /// The index of the step with this identifier, if registered.
-    public func index(of identifier: String) -> Int? {
+    package func index(of identifier: String) -> Int? {
         positions[identifier]
     }
 
     /// The index of a step named as a target (of `migrate --to`, a rollback, a
     /// baseline), or `MigrationKitError.unknownMigration`: the one check every runner
     /// and command makes of a target.
-    public func index(ofTarget identifier: String) throws -> Int {
+    package func index(ofTarget identifier: String) throws -> Int {
         guard let index = index(of: identifier) else { throw MigrationKitError.unknownMigration(identifier) }
         return index
     }
 
     /// Every identifier listed by some step's `merging`, mapped to the step that replaces it.
-    public var mergedIdentifiers: [String: String] {
+    package var mergedIdentifiers: [String: String] {
         var result: [String: String] = [:]
         for step in steps {
             for merged in step.merging { result[merged] = step.identifier }

@@ -39,7 +39,7 @@ public struct MigrationStep<Database>: Sendable {
     /// them (for a file, the checksum of its up section's bytes, and with Windows line
     /// endings, of those bytes as they were). A database that recorded one of them reads
     /// the step as unchanged, and keeps what it recorded.
-    public var equivalentChecksums: [String] {
+    package var equivalentChecksums: [String] {
         get { equivalentChecksumsSource() }
         set { equivalentChecksumsSource = { newValue } }
     }
@@ -151,7 +151,7 @@ public struct MigrationStep<Database>: Sendable {
     /// The identifiers the ledger may hold this step under: its own and, for a squash,
     /// those of the steps it replaces. Rolling the step back forgets every one of them,
     /// or the squash would still read as applied.
-    public var recordedIdentifiers: [String] { [identifier] + merging }
+    package var recordedIdentifiers: [String] { [identifier] + merging }
 }
 
 /// When a step's foreign keys are checked, as GRDB's `DatabaseMigrator.ForeignKeyChecks`

@@ -71,7 +71,7 @@ extension GRDBMigrationRunner {
     /// for a database whose schema predates MigrationKit (Flyway's `baseline`). Steps
     /// already recorded are left as they are; returns the identifiers newly recorded.
     @discardableResult
-    public func baseline(in writer: any DatabaseWriter, upTo target: String) throws -> [String] {
+    package func baseline(in writer: any DatabaseWriter, upTo target: String) throws -> [String] {
         let targetIndex = try registry.index(ofTarget: target)
         return try holdingChangeLock(of: writer) { try writer.barrierWriteWithoutTransaction { try engine.baseline($0, through: targetIndex) } }
     }
@@ -110,7 +110,7 @@ extension GRDBMigrationRunner {
     /// (removed or renamed steps), or else the schema the applied steps make today
     /// against the database's. Nil when GRDB finds no change: GRDB decides, so an edited
     /// step that makes the same schema is no change.
-    public func schemaChange(in reader: any DatabaseReader) throws -> SchemaChange? {
+    package func schemaChange(in reader: any DatabaseReader) throws -> SchemaChange? {
         try reader.read { db in
             guard try hasSchemaChanges(db) else { return nil }
             // The schema GRDB compared with: the applied steps replayed.
@@ -136,7 +136,7 @@ extension GRDBMigrationRunner {
 
     /// Erases the database as GRDB's `erase()` does (every table, view, index and
     /// trigger, the ledger and MigrationKit's history).
-    public func erase(_ writer: any DatabaseWriter) throws {
+    package func erase(_ writer: any DatabaseWriter) throws {
         try holdingChangeLock(of: writer) { try writer.erase() }
     }
 

@@ -183,7 +183,7 @@ public struct KeyError: RemediableError, Sendable {
     package let advice: Advice?
     /// The signal that interrupted a prompt (`.promptCancelled`), whose handler let the
     /// process live on: a command line ends by it, as the signal would have ended it.
-    public let signal: Int32?
+    package let signal: Int32?
 
     /// An error whose message is the whole sentence, with no remedy a command line
     /// words itself.
@@ -250,7 +250,7 @@ public struct KeyWarning: Hashable, Sendable, CustomStringConvertible {
     public let path: String?
 
     /// A warning with its sentence and, for a key file, its path.
-    public init(code: Code, message: String, path: String? = nil) {
+    package init(code: Code, message: String, path: String? = nil) {
         self.code = code
         self.message = message
         self.path = path

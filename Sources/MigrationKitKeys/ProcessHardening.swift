@@ -16,7 +16,7 @@ import Musl
 /// The key buffers themselves are locked in RAM and left out of dumps by `SecretBytes`.
 /// Both calls are per process and cannot be undone by an unprivileged process, which
 /// is why an app embedding the commands can opt out (`MigrationCLIHost.hardensProcess`).
-public enum ProcessHardening {
+package enum ProcessHardening {
     /// What the process looks like now, for verbose output and tests.
     package struct State: Sendable, Equatable {
         /// Whether core files and same-user `ptrace` can reach the process.

@@ -53,7 +53,7 @@ public struct SecretServiceKeyStore: Sendable {
     /// How long each lookup, store or delete waits for the Secret Service in all.
     public let timeout: Duration
     /// The stores this one stops waiting with; nil when it waits on its own.
-    public let batch: Batch?
+    package let batch: Batch?
 
     /// The store of the session's Secret Service, waiting at most `defaultTimeout` for
     /// each operation (a store a `migrationkit` command makes joins the command's batch

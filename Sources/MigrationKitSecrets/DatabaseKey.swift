@@ -23,7 +23,7 @@ public struct DatabaseKey: Sendable {
     /// reads a literal of another length as a passphrase; so did every version before
     /// 4.7.0 the third form, which the linked library's version decides on
     /// (`SQLCipherFeature.neededForRawKey(hexDigits:)`).
-    public enum RawKeyForm: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    package enum RawKeyForm: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
         /// `x'<64 hex digits>'`: the 32-byte encryption key; SQLCipher derives the HMAC
         /// key from it.
         case key
@@ -34,13 +34,13 @@ public struct DatabaseKey: Sendable {
         case keyHMACKeyAndSalt
 
         /// The form whose bytes number `byteCount`, if any.
-        public init?(byteCount: Int) {
+        package init?(byteCount: Int) {
             guard let form = Self.allCases.first(where: { $0.byteCount == byteCount }) else { return nil }
             self = form
         }
 
         /// How many bytes the literal's hex digits stand for: 32, 48 or 80.
-        public var byteCount: Int {
+        package var byteCount: Int {
             switch self {
             case .key: return DatabaseKey.rawKeyLength
             case .keyAndSalt: return DatabaseKey.rawKeyWithSaltLength
@@ -49,11 +49,11 @@ public struct DatabaseKey: Sendable {
         }
 
         /// How many hex digits stand between `x'` and `'`: 64, 96 or 160.
-        public var hexDigits: Int { byteCount * 2 }
+        package var hexDigits: Int { byteCount * 2 }
 
         /// What the bytes hold, as sentences say it: "raw key", "raw key and salt",
         /// "raw key, HMAC key and salt".
-        public var description: String {
+        package var description: String {
             switch self {
             case .key: return "raw key"
             case .keyAndSalt: return "raw key and salt"
@@ -63,14 +63,14 @@ public struct DatabaseKey: Sendable {
     }
 
     /// The byte length of a raw key (AES-256).
-    public static let rawKeyLength = 32
+    package static let rawKeyLength = 32
     /// The byte length of a raw key followed by the database's 16-byte salt, SQLCipher's
     /// `x'<96 hex digits>'` form: also used as is, with no key derivation.
-    public static let rawKeyWithSaltLength = rawKeyLength + 16
+    package static let rawKeyWithSaltLength = rawKeyLength + 16
     /// The byte length of a raw key followed by its 32-byte HMAC key and the database's
     /// salt, SQLCipher's `x'<160 hex digits>'` form (4.7.0 and later): the HMAC key is
     /// then not derived from the key either.
-    public static let rawKeyWithHMACKeyAndSaltLength = rawKeyLength * 2 + 16
+    package static let rawKeyWithHMACKeyAndSaltLength = rawKeyLength * 2 + 16
 
     /// Whether this is a passphrase or a raw key.
     public let kind: Kind
@@ -78,12 +78,12 @@ public struct DatabaseKey: Sendable {
     let material: SecretBytes
 
     /// Which of SQLCipher's raw-key forms the key is in; nil for a passphrase.
-    public var rawKeyForm: RawKeyForm? {
+    package var rawKeyForm: RawKeyForm? {
         kind == .rawKey ? RawKeyForm(byteCount: material.count) : nil
     }
 
     /// Whether the key's bytes are locked in RAM, out of swap (see `SecretBytes`).
-    public var isLockedInMemory: Bool { material.isLockedInMemory }
+    package var isLockedInMemory: Bool { material.isLockedInMemory }
 
     private init(kind: Kind, material: SecretBytes) {
         self.kind = kind
@@ -128,7 +128,7 @@ public struct DatabaseKey: Sendable {
     }
 
     /// Whether two keys hold the same kind and bytes (constant-time in the content).
-    public func isSameKey(as other: DatabaseKey) -> Bool {
+    package func isSameKey(as other: DatabaseKey) -> Bool {
         kind == other.kind && material.isEqual(to: other.material)
     }
 
@@ -174,7 +174,7 @@ public struct DatabaseKey: Sendable {
     /// Lends the key's text form for the duration of `body`: the passphrase itself, or
     /// for a raw key `x'<hex digits>'` of its form. This is what `sqlite3_key` takes, and what
     /// a key file or a Secret Service item stores; `init(keyText:)` reads it back.
-    public func withKeyText<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withKeyText<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withKeyingMaterial(body)
     }
 

@@ -39,7 +39,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
 
     // The primary codes (sqlite3.h's numbers, which never change).
     /// Success.
-    public static let SQLITE_OK = SQLiteResultCode(rawValue: 0)
+    package static let SQLITE_OK = SQLiteResultCode(rawValue: 0)
     /// A generic error, when no more specific code applies (a syntax error, a missing table).
     public static let SQLITE_ERROR = SQLiteResultCode(rawValue: 1)
     /// An internal malfunction in SQLite.
@@ -63,7 +63,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// The database file is malformed (damaged, or with SQLCipher, a page that fails its HMAC).
     public static let SQLITE_CORRUPT = SQLiteResultCode(rawValue: 11)
     /// A file-control opcode or system call name that SQLite does not know (internal use).
-    public static let SQLITE_NOTFOUND = SQLiteResultCode(rawValue: 12)
+    package static let SQLITE_NOTFOUND = SQLiteResultCode(rawValue: 12)
     /// A write failed because the disk is full.
     public static let SQLITE_FULL = SQLiteResultCode(rawValue: 13)
     /// SQLite could not open a file: the database, or a journal beside it.
@@ -71,7 +71,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// A problem with SQLite's file-locking protocol (in WAL mode, when a transaction starts).
     public static let SQLITE_PROTOCOL = SQLiteResultCode(rawValue: 15)
     /// Not currently used by SQLite.
-    public static let SQLITE_EMPTY = SQLiteResultCode(rawValue: 16)
+    package static let SQLITE_EMPTY = SQLiteResultCode(rawValue: 16)
     /// The database schema changed since the statement was prepared.
     public static let SQLITE_SCHEMA = SQLiteResultCode(rawValue: 17)
     /// A string or blob is larger than SQLite's limit allows.
@@ -88,36 +88,36 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// An authorizer callback denied the statement.
     public static let SQLITE_AUTH = SQLiteResultCode(rawValue: 23)
     /// Not currently used by SQLite.
-    public static let SQLITE_FORMAT = SQLiteResultCode(rawValue: 24)
+    package static let SQLITE_FORMAT = SQLiteResultCode(rawValue: 24)
     /// A parameter index passed to a bind function is out of range.
     public static let SQLITE_RANGE = SQLiteResultCode(rawValue: 25)
     /// The file is not a database; with SQLCipher, also what a wrong key gives.
     public static let SQLITE_NOTADB = SQLiteResultCode(rawValue: 26)
     /// `sqlite3_step` produced a row: not an error.
-    public static let SQLITE_ROW = SQLiteResultCode(rawValue: 100)
+    package static let SQLITE_ROW = SQLiteResultCode(rawValue: 100)
     /// `sqlite3_step` finished the statement: not an error.
-    public static let SQLITE_DONE = SQLiteResultCode(rawValue: 101)
+    package static let SQLITE_DONE = SQLiteResultCode(rawValue: 101)
 
     // Extended codes the project and its callers match on. SQLite defines each as its
     // primary code with a number in the second byte (`SQLITE_CONSTRAINT | (3<<8)`).
     /// A foreign-key constraint failed.
-    public static let SQLITE_CONSTRAINT_FOREIGNKEY = extended(.SQLITE_CONSTRAINT, 3)
+    package static let SQLITE_CONSTRAINT_FOREIGNKEY = extended(.SQLITE_CONSTRAINT, 3)
     /// A NOT NULL constraint failed.
-    public static let SQLITE_CONSTRAINT_NOTNULL = extended(.SQLITE_CONSTRAINT, 5)
+    package static let SQLITE_CONSTRAINT_NOTNULL = extended(.SQLITE_CONSTRAINT, 5)
     /// A PRIMARY KEY constraint failed.
-    public static let SQLITE_CONSTRAINT_PRIMARYKEY = extended(.SQLITE_CONSTRAINT, 6)
+    package static let SQLITE_CONSTRAINT_PRIMARYKEY = extended(.SQLITE_CONSTRAINT, 6)
     /// A UNIQUE constraint failed.
-    public static let SQLITE_CONSTRAINT_UNIQUE = extended(.SQLITE_CONSTRAINT, 8)
+    package static let SQLITE_CONSTRAINT_UNIQUE = extended(.SQLITE_CONSTRAINT, 8)
     /// A commit turned into a rollback by a commit hook.
-    public static let SQLITE_CONSTRAINT_COMMITHOOK = extended(.SQLITE_CONSTRAINT, 2)
+    package static let SQLITE_CONSTRAINT_COMMITHOOK = extended(.SQLITE_CONSTRAINT, 2)
     /// The database file was moved, renamed or deleted since it was opened, so it cannot be written.
-    public static let SQLITE_READONLY_DBMOVED = extended(.SQLITE_READONLY, 4)
+    package static let SQLITE_READONLY_DBMOVED = extended(.SQLITE_READONLY, 4)
     /// SQLite 3.22+: the database's folder is read-only, so its journal cannot be created.
-    public static let SQLITE_READONLY_DIRECTORY = extended(.SQLITE_READONLY, 6)
+    package static let SQLITE_READONLY_DIRECTORY = extended(.SQLITE_READONLY, 6)
     /// An I/O error while reading: the file is shorter than the page read.
-    public static let SQLITE_IOERR_SHORT_READ = extended(.SQLITE_IOERR, 2)
+    package static let SQLITE_IOERR_SHORT_READ = extended(.SQLITE_IOERR, 2)
     /// An I/O error while writing to the file.
-    public static let SQLITE_IOERR_WRITE = extended(.SQLITE_IOERR, 3)
+    package static let SQLITE_IOERR_WRITE = extended(.SQLITE_IOERR, 3)
 
     /// An extended code: `primary`, refined by `number` in the second byte.
     private static func extended(_ primary: SQLiteResultCode, _ number: Int32) -> SQLiteResultCode {

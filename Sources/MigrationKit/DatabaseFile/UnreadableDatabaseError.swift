@@ -38,7 +38,7 @@ public struct UnreadableDatabaseError: KindedDatabaseError, RemediableError, Sen
     ///   - library: the linked SQLCipher, and
     ///   - rawKey: whether the key is raw, for the settings the wrong-key sentence asks
     ///     for (only those that could explain it: `CipherSetting.couldExplainUnreadable`).
-    public init(path: String, keyed: Bool, triedFormats: [CipherFormat]?, triedWithoutPageHMACs: [CipherFormat] = [],
+    package init(path: String, keyed: Bool, triedFormats: [CipherFormat]?, triedWithoutPageHMACs: [CipherFormat] = [],
                 wrongKeyHint: String = "", library: SQLCipherVersion? = nil, rawKey: Bool = false) {
         self.path = path
         let file = DatabaseFileHeader(path: path)

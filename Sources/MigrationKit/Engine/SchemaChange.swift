@@ -1,8 +1,8 @@
 /// Why a development database's history no longer matches the registered steps, for
 /// erase-on-schema-change (`MigrationEngine.schemaChange`).
-public struct SchemaChange: Sendable, CustomStringConvertible {
+package struct SchemaChange: Sendable, CustomStringConvertible {
     /// One way the database's history and the registered steps disagree.
-    public enum Reason: Hashable, Sendable, CustomStringConvertible {
+    package enum Reason: Hashable, Sendable, CustomStringConvertible {
         /// Applied identifiers no registered step has: removed or renamed steps.
         case removedOrRenamed([String])
         /// Applied steps whose checksum changed: edited steps.
@@ -10,7 +10,7 @@ public struct SchemaChange: Sendable, CustomStringConvertible {
         /// The schema the applied steps produce today differs from the database's.
         case schemaDrift(expected: String, actual: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .removedOrRenamed(let identifiers):
                 return "applied but no longer registered (removed or renamed): \(identifiers.joined(separator: ", "))"
@@ -24,11 +24,11 @@ public struct SchemaChange: Sendable, CustomStringConvertible {
 
     /// Every disagreement found; never empty. Schema drift is only looked for when no
     /// applied step was removed, renamed or edited.
-    public let reasons: [Reason]
+    package let reasons: [Reason]
     /// What erasing removes: every table, view, index and trigger, by name.
-    public let objectsToErase: [String]
+    package let objectsToErase: [String]
 
-    public var description: String {
+    package var description: String {
         reasons.map(\.description).joined(separator: "; ")
     }
 }

@@ -9,7 +9,7 @@
 /// and the down section do not count: adding a down section, a blank line or a comment
 /// to an applied migration edits nothing, while changing a name, a value or a
 /// keyword's case does.
-public enum MigrationChecksum {
+package enum MigrationChecksum {
     /// The bytes a file's checksum is made of: the up SQL's tokens, trivia left out,
     /// each followed by a NUL byte (which no migration file holds, so two token lists
     /// never give the same bytes). A `;` that ends nothing (at the start, after another

@@ -33,7 +33,7 @@ public struct SQLSection: Hashable, Sendable {
 }
 
 /// A line of a migration file.
-public struct SQLFileLine: Hashable, Sendable {
+package struct SQLFileLine: Hashable, Sendable {
     /// The file.
     package let path: String
     /// 1-based line in it.

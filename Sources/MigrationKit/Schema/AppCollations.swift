@@ -44,7 +44,7 @@ package struct AppCollation: Hashable, Sendable {
 /// differs, for other text the copy's indexes ordered by the collation may be in another
 /// order than the app's. So the command says which indexes those are, and the app
 /// rebuilds them once it has registered its collation (`REINDEX name`).
-public enum CollationStandIn: String, CaseIterable, Hashable, Sendable {
+package enum CollationStandIn: String, CaseIterable, Hashable, Sendable {
     /// Bytes compared as they are.
     case binary = "BINARY"
     /// The 26 ASCII capital letters folded to lower case first.

@@ -30,7 +30,7 @@ public struct SchemaDifference: Hashable, Sendable, Codable {
 
     /// The differences between two schemas, in canonical order (tables, indexes, views,
     /// triggers, then by name); empty when they are the same schema.
-    public static func between(expected: [SchemaDump.Object], actual: [SchemaDump.Object]) -> [SchemaDifference] {
+    package static func between(expected: [SchemaDump.Object], actual: [SchemaDump.Object]) -> [SchemaDifference] {
         func keyed(_ objects: [SchemaDump.Object]) -> [Key: SchemaDump.Object] {
             Dictionary(objects.map { (Key($0), $0) }, uniquingKeysWith: { first, _ in first })
         }
@@ -50,7 +50,7 @@ public struct SchemaDifference: Hashable, Sendable, Codable {
 
     /// The differences between the schemas two connections read (bookkeeping tables
     /// left out, as `SchemaDump` leaves them out).
-    public static func between(expected: some SQLQuerying, actual: some SQLQuerying) throws -> [SchemaDifference] {
+    package static func between(expected: some SQLQuerying, actual: some SQLQuerying) throws -> [SchemaDifference] {
         between(expected: try SchemaDump.objects(in: expected), actual: try SchemaDump.objects(in: actual))
     }
 

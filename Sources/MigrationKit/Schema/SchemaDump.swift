@@ -26,7 +26,7 @@ public enum SchemaDump {
     static let kindOrder = ["table": 0, "index": 1, "view": 2, "trigger": 3]
 
     /// One schema object.
-    public struct Object: Hashable, Sendable {
+    package struct Object: Hashable, Sendable {
         /// Its kind, as `sqlite_master` says it: "table", "index", "view" or "trigger".
         package let type: String
         /// Its name.

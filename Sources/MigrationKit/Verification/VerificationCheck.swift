@@ -36,18 +36,18 @@ public struct VerificationCheck: Sendable {
     }
 
     /// A check named `name` that failed with `error`, whose description is the detail.
-    public static func failed(_ name: String, _ error: any Error & Sendable) -> VerificationCheck {
+    package static func failed(_ name: String, _ error: any Error & Sendable) -> VerificationCheck {
         VerificationCheck(name: name, failure: error, detail: String(describing: error))
     }
 
     /// A check named `name` that does not apply to this database, for the reason given
     /// (say, `cipher_integrity_check` of a file without page HMACs).
-    public static func notApplicable(_ name: String, reason: String) -> VerificationCheck {
+    package static func notApplicable(_ name: String, reason: String) -> VerificationCheck {
         VerificationCheck(name: name, failure: nil, detail: reason, applies: false)
     }
 
     /// A check from its parts; `passed(_:detail:)` and `failed(_:_:)` are shorter.
-    public init(name: String, failure: (any Error & Sendable)?, detail: String) {
+    package init(name: String, failure: (any Error & Sendable)?, detail: String) {
         self.init(name: name, failure: failure, detail: detail, applies: true)
     }
 
@@ -78,7 +78,7 @@ public struct VerificationReport: Sendable {
 extension VerificationCheck {
     /// One of the app's own checks (`MigrationHostIntegration`) as a check: a closure
     /// that throws fails it with a `HostVerificationError` naming the part.
-    public static func host(_ part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
+    package static func host(_ part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
         let name = "host \(part.rawValue)"
         do {
             try body()
@@ -91,5 +91,5 @@ extension VerificationCheck {
 
 extension VerificationReport {
     /// The first failure, to throw.
-    public var firstFailure: (any Error & Sendable)? { checks.lazy.compactMap(\.failure).first }
+    package var firstFailure: (any Error & Sendable)? { checks.lazy.compactMap(\.failure).first }
 }

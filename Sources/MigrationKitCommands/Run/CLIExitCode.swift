@@ -81,7 +81,7 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     }
 
     /// One line for the README table and `--help`.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .success: return "success"
         case .failure: return "unexpected failure"

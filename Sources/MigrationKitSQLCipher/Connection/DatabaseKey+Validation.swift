@@ -12,7 +12,7 @@ extension DatabaseKey {
     /// or one in a form the linked SQLCipher would read as a passphrase
     /// (`SQLCipherFeature.rawKeyRefusal`), which would key the file with another key than
     /// the one given.
-    public func validate() throws {
+    package func validate() throws {
         if let reason = unusableReason { throw SQLCipherError(kind: .invalidKey, message: reason) }
         if let form = rawKeyForm, let refusal = SQLCipherFeature.rawKeyRefusal(hexDigits: form.hexDigits, library: SQLCipherLibrary.cipherVersion) {
             throw SQLCipherError(kind: .invalidKey, message: "The key is \(refusal).")

@@ -1,32 +1,32 @@
 import MigrationKit
 
 /// The cipher parameters a database is actually read with, for `status`.
-public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
+package struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     /// `PRAGMA cipher_page_size`: the size of each encrypted page, in bytes.
-    public let pageSize: Int?
+    package let pageSize: Int?
     /// `PRAGMA kdf_iter`: PBKDF2 iterations used to derive the key from a passphrase.
-    public let kdfIterations: Int?
+    package let kdfIterations: Int?
     /// `PRAGMA cipher_use_hmac`: whether every page carries an HMAC, which detects
     /// tampering (SQLCipher 1's format has none).
-    public let usesHMAC: Bool?
+    package let usesHMAC: Bool?
     /// "PBKDF2_HMAC_SHA512" on SQLCipher 4; SQLCipher 3 has one, fixed: "PBKDF2_HMAC_SHA1".
-    public let kdfAlgorithm: String?
+    package let kdfAlgorithm: String?
     /// "HMAC_SHA512" on SQLCipher 4; SQLCipher 3: "HMAC_SHA1".
-    public let hmacAlgorithm: String?
+    package let hmacAlgorithm: String?
     /// "AES-256-CBC".
-    public let cipher: String?
+    package let cipher: String?
     /// The crypto library under SQLCipher, e.g. "OpenSSL 3.0.3 3 May 2022".
-    public let provider: String?
+    package let provider: String?
     /// Bytes of page 1 left unencrypted (SQLCipher 4; 0 on 3.x).
-    public let plaintextHeaderSize: Int?
+    package let plaintextHeaderSize: Int?
     /// Opened with a raw key: SQLCipher uses it as is, so the KDF settings do not apply.
-    public var rawKey = false
+    package var rawKey = false
     /// Which raw-key form opened it (the key alone, with its salt, or with its HMAC key
     /// and salt); nil for a passphrase, or where the key was not at hand.
-    public var rawKeyForm: DatabaseKey.RawKeyForm?
+    package var rawKeyForm: DatabaseKey.RawKeyForm?
     /// An early SQLCipher 2.0 file's page HMAC (`PRAGMA cipher_hmac_pgno`,
     /// `cipher_hmac_salt_mask`); nil for every other file.
-    public var legacyPageHMAC: LegacyPageHMAC?
+    package var legacyPageHMAC: LegacyPageHMAC?
 
     private enum CodingKeys: String, CodingKey {
         case pageSize, kdfIterations, usesHMAC, kdfAlgorithm, hmacAlgorithm, cipher, provider, plaintextHeaderSize,
@@ -35,7 +35,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
 
     /// As synthesized, but for `rawKeyForm`, which is always there (null for a
     /// passphrase) beside `rawKey`, as `status --json` documents it.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(pageSize, forKey: .pageSize)
         try container.encodeIfPresent(kdfIterations, forKey: .kdfIterations)
@@ -51,7 +51,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     }
 
     /// Which version's defaults these settings are, or `custom` (`CipherFormat`'s table).
-    public var format: CipherFormat {
+    package var format: CipherFormat {
         if legacyPageHMAC != nil { return .custom }
         return CipherFormat(pageSize: pageSize, kdfIterations: kdfIterations, kdfAlgorithm: kdfAlgorithm, hmacAlgorithm: hmacAlgorithm,
                      usesHMAC: usesHMAC, plaintextHeaderSize: plaintextHeaderSize, rawKey: rawKey)
@@ -59,7 +59,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
 
     /// Reads the settings of an open, keyed database. SQLCipher 3 does not report its
     /// algorithms (it has only one of each), so they are filled in from the version.
-    public static func read(from db: SQLCipherDatabase) throws -> EffectiveCipherSettings {
+    package static func read(from db: SQLCipherDatabase) throws -> EffectiveCipherSettings {
         func text(_ pragma: String) throws -> String? {
             guard let value = try db.fetchValue(sql: "PRAGMA \(pragma)") else { return nil }
             switch value {
@@ -86,7 +86,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     }
 
     /// One line: "SQLCipher 3 defaults: AES-256-CBC, 1024-byte pages, PBKDF2_HMAC_SHA1 × 64000, HMAC_SHA1".
-    public var summary: String {
+    package var summary: String {
         var parts: [String] = []
         if let cipher { parts.append(cipher) }
         if let pageSize { parts.append("\(pageSize)-byte pages") }
@@ -121,7 +121,7 @@ public struct EffectiveCipherSettings: Hashable, Sendable, Codable {
 
 extension SQLCipherWriter {
     /// The effective cipher settings, or nil for a plaintext database.
-    public func effectiveCipherSettings() throws -> EffectiveCipherSettings? {
+    package func effectiveCipherSettings() throws -> EffectiveCipherSettings? {
         guard let key else { return nil }
         var settings = try read { try EffectiveCipherSettings.read(from: $0) }
         settings.describeKey(key)

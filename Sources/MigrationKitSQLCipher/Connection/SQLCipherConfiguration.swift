@@ -12,7 +12,7 @@ public struct SQLCipherConfiguration: Sendable {
     /// (it holds the write lock and MigrationKit's change lock, as a long migration
     /// does), fail with `.busy` after a moment instead of waiting out `busyTimeout`, so
     /// the reader can say at once who is changing it. Off by default.
-    public var givesWayToChanges: Bool = false
+    package var givesWayToChanges: Bool = false
     /// Enforce foreign keys (`PRAGMA foreign_keys = ON`), as GRDB does by default.
     public var foreignKeysEnabled: Bool = true
     /// Cipher parameters applied right after the key, for databases not made with the
@@ -27,7 +27,7 @@ public struct SQLCipherConfiguration: Sendable {
     /// made the database registers (`AppCollation`), by lower-cased name: for a command
     /// that reads and copies such a database (see `CollationStandIn` for what the copy's
     /// indexes then need). None by default.
-    public var collationStandIns: [String: CollationStandIn] = [:]
+    package var collationStandIns: [String: CollationStandIn] = [:]
 
     /// The default options: create a missing file, read and write, wait up to five
     /// seconds for a lock, enforce foreign keys, no cipher settings, memory security off.

@@ -28,7 +28,7 @@ public final class SQLCipherDatabase {
     /// of the format its key was found to decrypt. Connections opened later to the same
     /// file (backups, scratch copies, the proof after a rekey) use them, so they derive
     /// the key once and never write another format.
-    public internal(set) var cipherSettings = CipherSettings()
+    package internal(set) var cipherSettings = CipherSettings()
     /// Whether this connection created the file.
     var createdFile = false
     /// While true, SQLite's commit hook turns every COMMIT into a rollback (see
@@ -266,13 +266,13 @@ public final class SQLCipherDatabase {
 
     /// Whether the connection enforces foreign keys. `PRAGMA foreign_keys` is a no-op
     /// inside a transaction, which is why the runner switches it outside.
-    public func foreignKeysEnabled() throws -> Bool {
+    package func foreignKeysEnabled() throws -> Bool {
         try fetchInt(sql: "PRAGMA foreign_keys") == 1
     }
 
     /// Turns foreign-key enforcement on or off for this connection. Call it outside a
     /// transaction: inside one, SQLite ignores it.
-    public func setForeignKeysEnabled(_ enabled: Bool) throws {
+    package func setForeignKeysEnabled(_ enabled: Bool) throws {
         try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")", arguments: [])
     }
 
@@ -317,12 +317,12 @@ public final class SQLCipherDatabase {
 
     /// The linked SQLCipher version as `PRAGMA cipher_version` reports it
     /// ("3.4.1", "4.6.1 community"), or nil when the library is not SQLCipher.
-    public var cipherVersion: String? {
+    package var cipherVersion: String? {
         SQLCipherLibrary.cipherVersionString
     }
 
     /// The SQLite version SQLCipher is built on ("3.15.2").
-    public var sqliteVersion: String { SQLCipherLibrary.sqliteVersion }
+    package var sqliteVersion: String { SQLCipherLibrary.sqliteVersion }
 
     /// Whether SQLite opened the file read-only (it may fall back to that when the
     /// file cannot be written, though read-write was asked for).

@@ -2,23 +2,23 @@ import CSQLCipher
 import MigrationKit
 
 /// Where in a multi-statement SQL text a statement starts.
-public struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
+package struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
     /// 1-based index of the statement in the text.
-    public let statementIndex: Int
+    package let statementIndex: Int
     /// 1-based line SQLite points at: the token where it stopped parsing, for an error
     /// it locates (a syntax error); otherwise the statement's first token.
-    public let line: Int
+    package let line: Int
     /// 0-based UTF-8 offset of the statement's first token.
-    public let offset: Int
+    package let offset: Int
 
     /// A location from its three parts, each counted as its property says.
-    public init(statementIndex: Int, line: Int, offset: Int) {
+    package init(statementIndex: Int, line: Int, offset: Int) {
         self.statementIndex = statementIndex
         self.line = line
         self.offset = offset
     }
 
-    public var description: String { "line \(line), statement \(statementIndex)" }
+    package var description: String { "line \(line), statement \(statementIndex)" }
 }
 
 /// An error from the SQLCipher layer.
@@ -44,7 +44,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
     /// The failing statement, when there is one.
     public let sql: String?
     /// Where the failing statement starts in the text passed to `execute(sql:)`.
-    public let location: SQLLocation?
+    package let location: SQLLocation?
     /// The database file concerned, when known.
     public let path: String?
     /// The message's parts, when what to do includes a remedy a command line words
@@ -124,7 +124,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
 
     /// The failing statement for a one-line message: on one line, at most 200
     /// characters, in backquotes. Nil when there is no statement.
-    public var statementExcerpt: String? {
+    package var statementExcerpt: String? {
         guard let sql else { return nil }
         let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
         return "`" + (oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine)) + "`"

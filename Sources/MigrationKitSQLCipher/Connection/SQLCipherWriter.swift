@@ -65,7 +65,7 @@ public final class SQLCipherWriter: @unchecked Sendable {
     ///
     /// - Returns: whether the file was removed. The writer must not be used afterwards.
     @discardableResult
-    public func discardCreatedDatabase() -> Bool {
+    package func discardCreatedDatabase() -> Bool {
         guard database.createdFile else { return false }
         let removed = NewDatabaseFile.discard(at: path, timeout: configuration.busyTimeout) { removeFiles in
             try serialized { db -> Bool in

@@ -26,7 +26,7 @@ import SystemPackage
 /// the export: `sqlcipher_export` writes through an attached database, which commits
 /// only when the exporting connection's transaction does, and that commit would
 /// release the lock.
-public enum CipherFormatUpgrade {
+package enum CipherFormatUpgrade {
     /// The new file's settings; nil keeps the linked library's default.
     package struct Target: Hashable, Sendable {
         /// The new file's page size in bytes (`cipher_page_size`).

@@ -17,7 +17,7 @@ import Glibc
 /// Backups are named `<db name>.backup-<UTC time to the millisecond>`; only names of
 /// exactly that form count as backups (for listing and pruning), so a user's own
 /// `app.db.backup-before-upgrade` is never touched.
-public enum DatabaseBackup {
+package enum DatabaseBackup {
     /// How many backups of one database `create` keeps by default.
     package static let defaultKeepCount = BackupFiles.defaultKeepCount
 

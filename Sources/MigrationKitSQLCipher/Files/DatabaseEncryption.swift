@@ -18,7 +18,7 @@ import SystemPackage
 /// checkpointed first so no data is left behind in its -wal file; `decrypt` only reads.
 /// Keys reach SQLCipher only through `sqlite3_key`, `sqlite3_rekey` and bound
 /// parameters, never as SQL text.
-public enum DatabaseEncryption {
+package enum DatabaseEncryption {
     /// What a copy held, as proven after writing it.
     package struct ExportSummary: Sendable {
         /// Row counts of every table, by name (the ledger included).

@@ -12,7 +12,7 @@ extension SQLCipherMigrationRunner {
     /// - Throws: `.unknownMigration`; `.databaseAlreadyMigratedBeyond` when a step after
     ///   `target` is applied; `.databaseSuperseded` for a ledger with unknown steps.
     @discardableResult
-    public func baseline(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
+    package func baseline(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
         let targetIndex = try registry.index(ofTarget: target)
         return try writer.writeWithoutTransaction { try engine.baseline($0, through: targetIndex) }
     }
@@ -57,7 +57,7 @@ extension SQLCipherMigrationRunner {
     /// from what the applied steps produce (found by replaying them into a scratch
     /// database in the same format, as GRDB does, under a random key). Nil when the
     /// history matches.
-    public func schemaChange(in writer: SQLCipherWriter) throws -> SchemaChange? {
+    package func schemaChange(in writer: SQLCipherWriter) throws -> SchemaChange? {
         try writer.read { db in try engine.schemaChange(db) { try replayedSchema(of: $0, configuredLike: writer) } }
     }
 
@@ -75,7 +75,7 @@ extension SQLCipherMigrationRunner {
 
     /// Drops every table, view, index and trigger, the ledger and MigrationKit's history,
     /// and resets `user_version`, in one transaction.
-    public func erase(_ writer: SQLCipherWriter) throws {
+    package func erase(_ writer: SQLCipherWriter) throws {
         let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout, heldBy: heldChangeLock)
         defer { lock.release() }
         try writer.writeWithoutTransaction { try engine.erase($0) }
