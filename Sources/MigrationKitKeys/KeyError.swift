@@ -110,17 +110,17 @@ public struct KeyError: RemediableError, Sendable {
 
         /// libsecret (`libsecret-1.so.0`), through which the Secret Service is reached,
         /// could not be loaded; it is loaded when a Secret Service key is first used.
-        package static let libsecretUnavailable = Code(rawValue: "libsecretUnavailable")
+        public static let libsecretUnavailable = Code(rawValue: "libsecretUnavailable")
         /// There is no D-Bus session bus to reach the Secret Service on.
         public static let noSessionBus = Code(rawValue: "noSessionBus")
         /// The session bus has no Secret Service provider (and none could be started).
-        package static let noSecretService = Code(rawValue: "noSecretService")
+        public static let noSecretService = Code(rawValue: "noSecretService")
         /// No item has these service and account attributes (in either attribute form).
-        package static let itemNotFound = Code(rawValue: "itemNotFound")
+        public static let itemNotFound = Code(rawValue: "itemNotFound")
         /// The item exists but its secret is empty, which is not a usable key.
         package static let itemEmpty = Code(rawValue: "itemEmpty")
         /// The item, or the keyring to store into, is locked and could not be unlocked.
-        package static let keyringLocked = Code(rawValue: "keyringLocked")
+        public static let keyringLocked = Code(rawValue: "keyringLocked")
         /// A service or account name was empty.
         package static let invalidItemName = Code(rawValue: "invalidItemName")
         /// The Secret Service did not answer in time (`SecretServiceKeyStore.timeout`),
@@ -129,7 +129,7 @@ public struct KeyError: RemediableError, Sendable {
         /// `SecretServiceKeyStore.Batch` did not make, as an earlier one went unanswered.
         public static let secretServiceNotAnswering = Code(rawValue: "secretServiceNotAnswering")
         /// The Secret Service refused the request or failed in a way not listed above.
-        package static let secretServiceFailed = Code(rawValue: "secretServiceFailed")
+        public static let secretServiceFailed = Code(rawValue: "secretServiceFailed")
         /// A key given to `store` that SQLCipher could not use: an empty passphrase, or
         /// a raw key that is not 32 bytes. (Keys read from a source never are.)
         package static let unusableKey = Code(rawValue: "unusableKey")
@@ -139,7 +139,7 @@ public struct KeyError: RemediableError, Sendable {
         package static let keyNotStorableAsText = Code(rawValue: "keyNotStorableAsText")
         /// Several items have the service and account (as `account` or as `username`)
         /// and hold different keys: which one opens the database is not guessed.
-        package static let ambiguousItems = Code(rawValue: "ambiguousItems")
+        public static let ambiguousItems = Code(rawValue: "ambiguousItems")
 
         /// `catch KeyError.Code.itemNotFound` matches a `KeyError` with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {
