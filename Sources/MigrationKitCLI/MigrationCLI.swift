@@ -55,12 +55,11 @@ struct RootCommand: ParsableCommand {
     /// it many times a run, so what is costly and the same for every host is made once.
     static var configuration: CommandConfiguration {
         CommandConfiguration(
-            commandName: CLIContext.host.commandName,
+            commandName: SQLCipherCommandLayer.parsing.host.commandName,
             abstract: "Safe migrations for SQLCipher-encrypted SQLite databases.",
             discussion: discussion,
             version: MigrationKitVersion.current,
-            // Outside a run (a test that reads the tree), the tool's own layer.
-            subcommands: CommandTree.commands(for: CLIContext.currentLayer ?? SQLCipherCommandLayer(host: .sqlFiles)))
+            subcommands: CommandTree.commands(for: SQLCipherCommandLayer.parsing))
     }
 
     private static let discussion = """
@@ -94,9 +93,17 @@ package enum MigrationKitVersion {
     }
 }
 
-extension CLIContext {
-    /// The host of the running `MigrationCLI` command.
-    static var host: MigrationCLIHost {
-        (currentLayer as? SQLCipherCommandLayer)?.host ?? .sqlFiles
+extension SQLCipherCommandLayer {
+    /// The layer of the `MigrationCLI` command line being parsed (`ParsingLayer`); outside
+    /// a run (a test that reads the tree), the tool's own.
+    static var parsing: SQLCipherCommandLayer {
+        ParsingLayer.current as? SQLCipherCommandLayer ?? SQLCipherCommandLayer(host: .sqlFiles)
+    }
+}
+
+extension CommandWorld {
+    /// The host of the `MigrationCLI` command running in this world.
+    var host: MigrationCLIHost {
+        (layer as? SQLCipherCommandLayer)?.host ?? .sqlFiles
     }
 }

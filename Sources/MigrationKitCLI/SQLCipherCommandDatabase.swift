@@ -7,17 +7,20 @@ import MigrationKitSQLCipher
 final class SQLCipherCommandDatabase: RunnerCommandDatabase {
     let writer: SQLCipherWriter
     let migrations: SQLCipherCommandMigrations
+    /// The change locks the command holds.
+    private let locks: CommandLocks
     /// The host's runner, handed the change lock the command holds on this file, which
     /// it then takes no second time.
     private var runner: SQLCipherMigrationRunner {
         var runner = migrations.runner
-        runner.heldChangeLock = CLIContext.locks.lock(on: writer.path)
+        runner.heldChangeLock = locks.lock(on: writer.path)
         return runner
     }
 
-    init(writer: SQLCipherWriter, migrations: SQLCipherCommandMigrations) {
+    init(writer: SQLCipherWriter, migrations: SQLCipherCommandMigrations, locks: CommandLocks) {
         self.writer = writer
         self.migrations = migrations
+        self.locks = locks
     }
 
     var path: String { writer.path }

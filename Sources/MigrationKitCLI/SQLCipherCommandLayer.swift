@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MigrationKit
 import MigrationKitCommands
+import MigrationKitFiles
 import MigrationKitKeys
 import MigrationKitSQLCipher
 
@@ -47,7 +48,7 @@ struct SQLCipherCommandLayer: CommandLayer {
 
     var memorySecurity: Bool? { SQLCipherLibrary.memorySecurity }
 
-    func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation? {
+    func present(_ error: any Error, wording: RemedyWording, databasePath: String?) -> ErrorPresentation? {
         SQLCipherErrorPresentation.present(error, wording: wording)
     }
 
@@ -56,14 +57,14 @@ struct SQLCipherCommandLayer: CommandLayer {
         return "store the right key with `\(commandName) key store --keychain-service \(shellQuoted(service)) --keychain-account \(shellQuoted(account)) --force`, which replaces them all"
     }
 
-    func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws {
+    func restore(from backup: String, over request: DatabaseRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
         let settings = ConnectionSettings(request)
         try DatabaseBackup.restore(from: backup, to: request.path, key: request.key, configuration: settings.configuration,
-                                   heldLock: CLIContext.locks.lock(on: request.path), beforeReplacing: beforeReplacing)
+                                   heldLock: heldLock, beforeReplacing: beforeReplacing)
     }
 
-    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws {
-        try diff.writeMigration(to: schemaFile, reporter: reporter)
+    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter, in world: CommandWorld) throws {
+        try diff.writeMigration(to: schemaFile, reporter: reporter, in: world)
     }
 }
 
@@ -72,9 +73,9 @@ struct SQLCipherCommandMigrations: RunnerMigrations {
     var runner: SQLCipherMigrationRunner
     let host: MigrationCLIHost
 
-    func database(on connection: any CommandConnection) -> any CommandDatabase {
+    func database(on connection: any CommandConnection, locks: CommandLocks) -> any CommandDatabase {
         guard let writer = connection as? SQLCipherWriter else { preconditionFailure("a database another layer than SQLCipher's opened") }
-        return SQLCipherCommandDatabase(writer: writer, migrations: self)
+        return SQLCipherCommandDatabase(writer: writer, migrations: self, locks: locks)
     }
 }
 

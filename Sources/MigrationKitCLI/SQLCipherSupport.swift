@@ -11,25 +11,27 @@ enum SQLCipherSupport {
     /// The settings to open the database `options` name, the key resolved once
     /// (`CommandSupport.databaseRequest`).
     static func connectionSettings(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
-                                   reporter: Reporter) throws -> ConnectionSettings {
-        ConnectionSettings(try CommandSupport.databaseRequest(options, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter))
+                                   reporter: Reporter, in world: CommandWorld) throws -> ConnectionSettings {
+        ConnectionSettings(try CommandSupport.databaseRequest(options, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world))
     }
 
     /// As `connectionSettings(_:…)`, from parsed option groups.
     static func connectionSettings(path: String, key: KeyOptions, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
-                                   keyIsNew: Bool = false, announcing: Bool = true, reporter: Reporter) throws -> ConnectionSettings {
+                                   keyIsNew: Bool = false, announcing: Bool = true, reporter: Reporter,
+                                   in world: CommandWorld) throws -> ConnectionSettings {
         ConnectionSettings(try CommandSupport.databaseRequest(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
-                                                              keyIsNew: keyIsNew, announcing: announcing, reporter: reporter))
+                                                              keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world))
     }
 
     /// How to open the database at `path` for `access`, with no key yet.
-    static func configuration(path: String, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess) -> SQLCipherConfiguration {
-        ConnectionSettings(CommandSupport.request(path: path, key: nil, cipher: cipher, lockTimeout: lockTimeout, access: access)).configuration
+    static func configuration(path: String, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
+                              in world: CommandWorld) -> SQLCipherConfiguration {
+        ConnectionSettings(CommandSupport.request(path: path, key: nil, cipher: cipher, lockTimeout: lockTimeout, access: access, in: world)).configuration
     }
 
     /// Takes the database's change lock for the rest of the command.
-    static func holdChangeLock(on path: String, settings: ConnectionSettings) throws {
-        try CommandSupport.holdChangeLock(on: path, timeout: settings.configuration.busyTimeout)
+    static func holdChangeLock(on path: String, settings: ConnectionSettings, in world: CommandWorld) throws {
+        try CommandSupport.holdChangeLock(on: path, timeout: settings.configuration.busyTimeout, in: world)
     }
 
     /// Whether `key` opens the database at `path` (with the cipher options of
@@ -44,8 +46,8 @@ enum SQLCipherSupport {
 
     /// The runner of the host's Swift steps or of the SQL files of `--migrations`, and
     /// the files (for lint); in a fleet, read once (`CommandSupport.loadMigrations`).
-    static func loadRunner(_ options: MigrationsOptions, reporter: Reporter) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
-        let loaded = try CommandSupport.loadMigrations(options, reporter: reporter)
+    static func loadRunner(_ options: MigrationsOptions, reporter: Reporter, in world: CommandWorld) throws -> (runner: SQLCipherMigrationRunner, files: [SQLMigrationFile]?) {
+        let loaded = try CommandSupport.loadMigrations(options, reporter: reporter, in: world)
         guard let migrations = loaded.migrations as? SQLCipherCommandMigrations else {
             preconditionFailure("a command of MigrationCLI ran over another layer")
         }

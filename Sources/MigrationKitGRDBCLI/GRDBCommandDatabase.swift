@@ -184,7 +184,7 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
         defer { withExtendedLifetime(scratch) {} }
         var quiet = migrations
         quiet.observer = nil
-        let request = DatabaseRequest(path: scratch.path + "/expected.db", key: CLIContext.layer.encrypts ? ScratchFolder.randomKey() : nil,
+        let request = DatabaseRequest(path: scratch.path + "/expected.db", key: GRDBCommandSupport.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
                                       access: .create, lockTimeout: .seconds(5))
         let expected = GRDBCommandDatabase(connection: try GRDBCommandConnection(opening: request, host: migrations.host), migrations: quiet)
         defer { try? expected.close() }

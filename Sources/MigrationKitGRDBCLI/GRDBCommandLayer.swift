@@ -59,13 +59,13 @@ struct GRDBCommandLayer: CommandLayer {
         return (try? DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_memory_security") }).flatMap { $0 }.map { $0 == "1" }
     }
 
-    func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation? {
-        GRDBErrorPresentation.present(error, wording: wording)
+    func present(_ error: any Error, wording: RemedyWording, databasePath: String?) -> ErrorPresentation? {
+        GRDBErrorPresentation.present(error, wording: wording, databasePath: databasePath)
     }
 
     /// The backup is proven as the app opens its database (the host's `openWriter`,
     /// read-only), then put in place as the tool does it.
-    func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws {
+    func restore(from backup: String, over request: DatabaseRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
         var proving = request
         proving.path = backup
         proving.access = .inspect
@@ -74,13 +74,13 @@ struct GRDBCommandLayer: CommandLayer {
         let refusal = try opened.writer.read { DatabaseChecks.backupRefusal($0) }
         try opened.writer.close()
         if let refusal { throw CLIError(.damaged, "\(backup): \(refusal)") }
-        try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, heldLock: CLIContext.locks.lock(on: request.path),
+        try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, heldLock: heldLock,
                                    beforeReplacing: beforeReplacing)
     }
 
     /// The proof runs raw SQL on scratch copies through SQLCipher's connection; the
     /// `migrationkit` tool does it on the same files (their schema is all it reads).
-    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws {
+    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter, in world: CommandWorld) throws {
         throw CLIError(.notAvailableHere, "diff --to writes a migration with the migrationkit tool, which opens this app's database and migration files as they are: run `migrationkit diff --to \(schemaFile)` with the same --db-path or --migrations (drift, diff without --to, works here).")
     }
 
@@ -117,7 +117,7 @@ struct GRDBCommandMigrations: RunnerMigrations {
         self.host = host
     }
 
-    func database(on connection: any CommandConnection) -> any CommandDatabase {
+    func database(on connection: any CommandConnection, locks: CommandLocks) -> any CommandDatabase {
         guard let connection = connection as? GRDBCommandConnection else { preconditionFailure("a database another layer than GRDB's opened") }
         return GRDBCommandDatabase(connection: connection, migrations: self)
     }

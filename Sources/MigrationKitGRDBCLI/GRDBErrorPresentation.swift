@@ -9,8 +9,8 @@ import MigrationKitKeys
 /// what the error is (`DatabaseError.failure`), so they are the ones the `migrationkit`
 /// tool gives the same problem. The core's errors are presented by `ErrorPresentation` itself.
 enum GRDBErrorPresentation {
-    static func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation? {
-        let path = CLIContext.journal.databasePath
+    /// - Parameter databasePath: the database the command said it works on, if it did.
+    static func present(_ error: any Error, wording: RemedyWording, databasePath path: String?) -> ErrorPresentation? {
         let database = path ?? "the database"
         switch error {
         case let error as MigrationStepError where error.explanation == nil:
@@ -55,7 +55,7 @@ enum GRDBErrorPresentation {
     }
 
     private static var notADatabaseReason: String {
-        CLIContext.layer.encrypts ? "then give its key rather than --plaintext" : "GRDB here opens plaintext files only"
+        GRDBCommandSupport.linkedSQLCipherVersion != nil ? "then give its key rather than --plaintext" : "GRDB here opens plaintext files only"
     }
 }
 

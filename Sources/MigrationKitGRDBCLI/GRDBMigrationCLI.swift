@@ -38,7 +38,7 @@ public enum GRDBMigrationCLI {
 struct GRDBRootCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         // Outside a run (a test that reads the tree), as the app built it.
-        let layer = CLIContext.currentLayer ?? GRDBCommandLayer(host: GRDBMigrationCLIHost(commandName: "migrationkit-grdb"))
+        let layer = ParsingLayer.current ?? GRDBCommandLayer(host: GRDBMigrationCLIHost(commandName: "migrationkit-grdb"))
         let database = layer.encrypts
             ? """
               GRDB here is built on SQLCipher: the database is encrypted, with the key from exactly one of \

@@ -233,7 +233,8 @@ import Glibc
         try tenants.workspace.write("keys/tenant0.hex", Array(new.text.utf8).map { String(format: "%02x", $0) }.joined() + "\n", mode: 0o600)
         let published = PublishedKey(key: new.databaseKey, place: .hex(.file(path: hexFile)), staged: nil, database: database, ownedLike: nil,
                                      inPlace: false, publishes: false, opens: { key in (try? SQLCipherWriter(path: database, key: key)) != nil },
-                                     putBack: { Issue.record("a key file is written back, never put back") })
+                                     putBack: { Issue.record("a key file is written back, never put back") },
+                                     world: CommandWorld(layer: SQLCipherCommandLayer(host: .sqlFiles), root: RootCommand.self))
         let failure = #expect(throws: CLIError.self) {
             try published.finish(retiring: .file(path: tenants.workspace.path("keys/tenant0.key")), afterRetiring: { unlink(hexFile) })
         }
@@ -339,7 +340,8 @@ import Glibc
         try stage.write(new.databaseKey, ownedLike: nil)
         let published = PublishedKey(key: new.databaseKey, place: stage.place, staged: stage, database: database, ownedLike: nil, inPlace: false,
                                      publishes: true, opens: { key in (try? SQLCipherWriter(path: database, key: key)) != nil },
-                                     putBack: { Issue.record("a key file or item is written back, never put back") })
+                                     putBack: { Issue.record("a key file or item is written back, never put back") },
+                                     world: CommandWorld(layer: SQLCipherCommandLayer(host: .sqlFiles), root: RootCommand.self))
         return (new, published)
     }
 }

@@ -18,7 +18,7 @@ import Testing
 
     /// Every remedy names what to pass on this command line, and the library's words do not.
     @Test func everyRemedyIsWordedAsAFlagOrCommand() throws {
-        let wording = CommandLineRemedies.wording(commandName: "notes-migrate", layer: SQLCipherCommandLayer(host: MigrationCLIHost(commandName: "notes-migrate")))
+        let wording = CommandLineRemedies.wording(commandName: "notes-migrate", layer: SQLCipherCommandLayer(host: MigrationCLIHost(commandName: "notes-migrate")), running: nil)
         for remedy in everyRemedy {
             let words = try #require(wording(remedy), "\(remedy) has no words on the command line")
             #expect(words.contains("--"), "\(remedy): \(words)")

@@ -84,7 +84,7 @@ import Testing
         let folder = try TemporaryDirectory()
         let path = folder.url.appendingPathComponent("migrationkit.toml").path
         try Data("migrations = \"db/migrations\"\n\n[databases.app]\ndb-path = \"db/app.db\"\n".utf8).write(to: URL(fileURLWithPath: path))
-        let file = try ProjectFile.load(path: path, named: true)
+        let file = try ProjectFile.load(path: path, named: true, commandName: "migrationkit")
         let settings = try file.settings(database: "app")
         let root = URL(fileURLWithPath: folder.url.path).standardizedFileURL.path
         #expect(settings.name == "app")
@@ -94,7 +94,7 @@ import Testing
 
         try Data("db-path = \"a.db\"\npassword = \"hunter2\"\n".utf8).write(to: URL(fileURLWithPath: path))
         #expect {
-            try ProjectFile.load(path: path, named: true)
+            try ProjectFile.load(path: path, named: true, commandName: "migrationkit")
         } throws: { error in
             let message = (error as? CLIError)?.message ?? ""
             return message.hasPrefix("\(path):2:") && !message.contains("hunter2")

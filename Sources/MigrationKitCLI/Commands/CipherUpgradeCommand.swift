@@ -44,18 +44,18 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     var fleetVerb: String { "Upgrading" }
 
-    func run() throws {
+    func run(in world: CommandWorld) throws {
         // Before a key is asked for: SQLCipher 3 cannot write the format at all.
         try CipherFormatUpgrade.requireSupportedLibrary()
-        try runOnEachDatabase(reporter: Reporter(output))
+        try runOnEachDatabase(reporter: Reporter(output), in: world)
     }
 
-    func runOnDatabase(reporter: Reporter) throws -> CipherUpgradeDocument {
+    func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> CipherUpgradeDocument {
         let start = ContinuousClock.now
-        var settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
+        var settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter, in: world)
         settings.configuration.collationStandIns = collations.standIns
         guard settings.key != nil else { throw CLIError(.missingOption, "cipher-upgrade needs the database's key.") }
-        try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings)
+        try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings, in: world)
         let target = CipherFormatUpgrade.Target(pageSize: toPageSize, kdfIterations: toKdfIterations)
         // A dry run, and a database already in the target format, write nothing. A
         // connection that may write changes files beside the database the moment it
@@ -65,28 +65,28 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if dryRun || CipherFormatUpgrade.writingChangesFilesBeside(settings.path) {
             var look = settings
             look.configuration.readOnly = true
-            let preview = try CipherFormatUpgrade.upgrade(try openWriter(look), to: target, dryRun: true, heldLock: CLIContext.locks.lock(on: settings.path),
+            let preview = try CipherFormatUpgrade.upgrade(try openWriter(look, in: world), to: target, dryRun: true, heldLock: world.locks.lock(on: settings.path),
                                                           beforeWriting: { _ in }, beforeReplacing: {})
             if dryRun || preview.outcome == .alreadyInTargetFormat {
                 let duration = ContinuousClock.now - start
                 report(preview, database: settings.path, backup: nil, duration: duration, reporter: reporter)
-                return CipherUpgradeDocument(preview, database: settings.path, backup: nil, duration: duration)
+                return CipherUpgradeDocument(preview, database: settings.path, backup: nil, duration: duration, in: world)
             }
         }
-        let writer = try openWriter(settings)
+        let writer = try openWriter(settings, in: world)
         var backupPath: String?
-        let summary = try CipherFormatUpgrade.upgrade(writer, to: target, dryRun: dryRun, heldLock: CLIContext.locks.lock(on: settings.path),
-                                                      beforeWriting: { writer in if !backup.skip { backupPath = try backup.create(of: writer) } },
+        let summary = try CipherFormatUpgrade.upgrade(writer, to: target, dryRun: dryRun, heldLock: world.locks.lock(on: settings.path),
+                                                      beforeWriting: { writer in if !backup.skip { backupPath = try backup.create(of: writer, in: world) } },
                                                       beforeReplacing: {})
         let duration = ContinuousClock.now - start
         report(summary, database: settings.path, backup: backupPath, duration: duration, reporter: reporter)
-        return CipherUpgradeDocument(summary, database: settings.path, backup: backupPath, duration: duration)
+        return CipherUpgradeDocument(summary, database: settings.path, backup: backupPath, duration: duration, in: world)
     }
 
     /// The host's writer for `settings`, a plaintext database refused as having no format.
-    private func openWriter(_ settings: ConnectionSettings) throws -> SQLCipherWriter {
+    private func openWriter(_ settings: ConnectionSettings, in world: CommandWorld) throws -> SQLCipherWriter {
         do {
-            return try CLIContext.host.openWriter(settings)
+            return try world.host.openWriter(settings)
         } catch let error as SQLCipherError where error.kind == .notEncrypted {
             throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
                                  message: "The database is not encrypted, so it has no cipher format to upgrade; use `encrypt` to encrypt it.", path: settings.path)
@@ -175,9 +175,9 @@ struct CipherUpgradeDocument: Encodable, Sendable {
     let backup: String?
     let durationMs: Int64
 
-    init(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration) {
+    init(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration, in world: CommandWorld) {
         self.database = database
-        databaseName = CommandSupport.databaseName
+        databaseName = CommandSupport.databaseName(in: world)
         from = Settings(summary.from)
         to = Settings(summary.to)
         changed = summary.outcome == .upgraded

@@ -7,7 +7,7 @@ import MigrationKitSecrets
 
 /// `diff --to`: the migration to the schema a file makes.
 extension DiffCommand {
-    func writeMigration(to schemaFile: String, reporter: Reporter) throws {
+    func writeMigration(to schemaFile: String, reporter: Reporter, in world: CommandWorld) throws {
         let desired = try Self.desiredSchema(schemaFile)
         let current: SchemaMigrationProof.Current
         let currentName: String
@@ -15,14 +15,14 @@ extension DiffCommand {
         if connection.dbPath != nil {
             // Not announced when the migration itself is the output: `> 0007_x.sql` must
             // hold nothing else.
-            let settings = try SQLCipherSupport.connectionSettings(connection, access: .inspect, announcing: writeName != nil, reporter: reporter)
-            let writer = try CLIContext.host.openWriter(settings)
+            let settings = try SQLCipherSupport.connectionSettings(connection, access: .inspect, announcing: writeName != nil, reporter: reporter, in: world)
+            let writer = try world.host.openWriter(settings)
             current = .database(writer)
             currentName = writer.path
             currentKey = settings.key
         } else {
-            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
-            current = .migrations(try SQLCipherSupport.loadRunner(connection.migrations, reporter: reporter).runner)
+            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
+            current = .migrations(try SQLCipherSupport.loadRunner(connection.migrations, reporter: reporter, in: world).runner)
             currentName = "what \(connection.migrations.directory) makes"
         }
         let desiredSQL: String
@@ -30,7 +30,7 @@ extension DiffCommand {
         case .text(let text):
             desiredSQL = text
         case .database(let probe):
-            desiredSQL = try schemaText(of: probe, currentKey: currentKey, reporter: reporter)
+            desiredSQL = try schemaText(of: probe, currentKey: currentKey, reporter: reporter, in: world)
         }
         let proof = SchemaMigrationProof(lintContext: minimum.applied(to: .linkedLibrary), allowsDestructiveChanges: allowDrop)
         let proven: SchemaMigrationProof.Proven
@@ -93,16 +93,16 @@ extension DiffCommand {
     /// key when it is plaintext, else with the key --db-path's database was opened with
     /// (read once: `--password-file -` cannot be read twice), or, without --db-path,
     /// the key options' key.
-    private func schemaText(of probe: FileProbe, currentKey: DatabaseKey?, reporter: Reporter) throws -> String {
+    private func schemaText(of probe: FileProbe, currentKey: DatabaseKey?, reporter: Reporter, in world: CommandWorld) throws -> String {
         let settings: ConnectionSettings
         if probe.isPlaintextSQLiteDatabase || currentKey != nil {
-            let configuration = SQLCipherSupport.configuration(path: probe.path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect)
+            let configuration = SQLCipherSupport.configuration(path: probe.path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect, in: world)
             settings = ConnectionSettings(path: probe.path, key: probe.isPlaintextSQLiteDatabase ? nil : currentKey, configuration: configuration)
         } else {
             settings = try SQLCipherSupport.connectionSettings(path: probe.path, key: connection.key, cipher: connection.cipher, lockTimeout: connection.lockTimeout,
-                                                             access: .inspect, announcing: false, reporter: reporter)
+                                                             access: .inspect, announcing: false, reporter: reporter, in: world)
         }
-        let other = try CLIContext.host.openWriter(settings)
+        let other = try world.host.openWriter(settings)
         return try other.read { try SchemaSnapshot(reading: $0) }.schemaText
     }
 

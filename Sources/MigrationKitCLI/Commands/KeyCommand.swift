@@ -52,7 +52,7 @@ private func refuseExistingItem(_ store: SecretServiceKeyStore, _ item: Keychain
     throw CLIError(.wouldReplaceStoredKey, "A key is already stored for service \"\(item.service)\", account \"\(item.account)\"; replacing it would lose access to the databases it opens. Pass --force to replace it anyway.")
 }
 
-struct GenerateKeyCommand: ParsableCommand, PrintsOutput {
+struct GenerateKeyCommand: WorldCommand, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Store 32 random bytes as a new raw key in the Secret Service (never printed unless --print).",
@@ -67,7 +67,7 @@ struct GenerateKeyCommand: ParsableCommand, PrintsOutput {
     @Flag(name: .customLong("force"), help: "Replace a key already stored for this service and account.")
     var force = false
 
-    func run() throws {
+    func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
         let store = SecretServiceKeyStore()
         try refuseExistingItem(store, item, force: force)
@@ -77,7 +77,7 @@ struct GenerateKeyCommand: ParsableCommand, PrintsOutput {
     }
 }
 
-struct StoreKeyCommand: ParsableCommand, PrintsOutput {
+struct StoreKeyCommand: WorldCommand, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Store a key in the Secret Service, read from standard input (or a prompt, asked twice).")
@@ -88,7 +88,7 @@ struct StoreKeyCommand: ParsableCommand, PrintsOutput {
     @Flag(name: .customLong("force"), help: "Replace a key already stored for this service and account.")
     var force = false
 
-    func run() throws {
+    func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
         let store = SecretServiceKeyStore()
         try refuseExistingItem(store, item, force: force)
@@ -98,7 +98,7 @@ struct StoreKeyCommand: ParsableCommand, PrintsOutput {
     }
 }
 
-struct DeleteKeyCommand: ParsableCommand, PrintsOutput {
+struct DeleteKeyCommand: WorldCommand, PrintsOutput {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete a key from the Secret Service. Databases it opens cannot be opened without another copy of it.")
@@ -106,7 +106,7 @@ struct DeleteKeyCommand: ParsableCommand, PrintsOutput {
     @OptionGroup var item: KeychainItemOptions
     @OptionGroup var output: OutputOptions
 
-    func run() throws {
+    func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
         // Deleting what is not there is done, not an error: teardown scripts repeat it.
         let deleted = try SecretServiceKeyStore().delete(service: item.service, account: item.account)

@@ -72,9 +72,9 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     /// The store command for the database at `path`, its name forms replaced as a key
     /// command's are (each one quoted word).
-    private func storeCommand(for path: String) throws -> KeyCommandLine? {
+    private func storeCommand(for path: String, in world: CommandWorld) throws -> KeyCommandLine? {
         guard let line = newKeyStoreCommand else { return nil }
-        let names = DatabaseNames(of: path)
+        let names = world.names(of: path)
         try names.requireForms(in: [line], database: path, option: "--new-key-store-command")
         return KeyCommandLine(names.substitutions.reduce(line) { $0.replacingOccurrences(of: $1.key, with: KeyCommandLine.quoted($1.value)) })
     }
@@ -104,13 +104,13 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     }
 
     /// The current key and the new one, when the databases share them.
-    func readSharedKeys(reporter: Reporter) throws {
+    func readSharedKeys(reporter: Reporter, in world: CommandWorld) throws {
         if !connection.key.isTemplate {
-            _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
+            _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: world)
         }
         if !newKey.isTemplate {
             let oldKeyFile = try connection.key.isTemplate ? nil : Self.file(of: connection.key.given.source())
-            _ = try newKey.resolve(for: nil, generating: generating, ownedLike: oldKeyFile, reporter: reporter)
+            _ = try newKey.resolve(for: nil, generating: generating, ownedLike: oldKeyFile, reporter: reporter, in: world)
         }
     }
 
@@ -120,10 +120,10 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         return nil
     }
 
-    func runOnDatabase(reporter: Reporter) throws -> RekeyDocument {
+    func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> RekeyDocument {
         let path = try connection.requiredPath()
-        let oldKeySource = try connection.key.forDatabase(at: path).given.source()
-        let newKeySource = try newKey.forDatabase(at: path).given.source()
+        let oldKeySource = try connection.key.forDatabase(at: path, in: world).given.source()
+        let newKeySource = try newKey.forDatabase(at: path, in: world).given.source()
         // The new key's place is the current key's: it replaces the old key there.
         let inPlace = KeyRotation.samePlace(oldKeySource, newKeySource)
         if inPlace, !generating {
@@ -144,38 +144,39 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let pending: KeyRotation.PendingKey
         var backupPath: String?
         do {
-            settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter)
-            try SQLCipherSupport.holdChangeLock(on: path, settings: settings)
+            settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter, in: world)
+            try SQLCipherSupport.holdChangeLock(on: path, settings: settings, in: world)
             // A backup needs a connection, and so does a prompt for the new key (asked
             // only once the current key is proven). Otherwise the rekey's own open proves
             // the current key: one key derivation of four fewer with passphrases.
             // Closed before the rekey: SQLite lets a WAL database leave WAL mode only from
             // its one connection.
             let proveFirst = !backup.skip || newKey.given.isEmpty
-            var writer = proveFirst ? try CLIContext.host.openWriter(settings) : nil
+            var writer = proveFirst ? try world.host.openWriter(settings) : nil
             guard let currentKey = settings.key else { throw CLIError(.missingOption, "rekey needs the current key.") }
             pending = generating
-                ? try newKey.generatedKey(for: path, store: try storeCommand(for: path), ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace, reporter: reporter)
-                : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter), stage: nil, staged: nil)
+                ? try newKey.generatedKey(for: path, store: try storeCommand(for: path, in: world), ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace,
+                                         reporter: reporter, in: world)
+                : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter, in: world), stage: nil, staged: nil)
             if pending.key.isSameKey(as: currentKey) {
                 // In place, a run stopped after publishing its key and before giving up the
                 // kept copy: the database is on the key in its place; only the copy is left.
                 if inPlace, let staged = pending.staged {
                     try published(currentKey, at: newKeySource, staged: staged, on: path, ownedLike: Self.file(of: oldKeySource), inPlace: inPlace,
-                                  publishes: false, reporter: reporter)
+                                  publishes: false, reporter: reporter, in: world)
                         .finish(retiring: nil)
                     reporter.line("\(path) is on the key in its place already (a stopped run published it): nothing to change.")
-                    return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
+                    return RekeyDocument(database: path, databaseName: CommandSupport.databaseName(in: world), backup: nil, changed: false, oldKey: retirement(inPlace))
                 }
                 throw CLIError(.badOptionValue, "The new key is the same as the current one; nothing to change.")
             }
             do {
                 try DatabaseEncryption.rekey(at: path, from: currentKey, to: pending.key, cipher: settings.configuration.cipher,
-                                             lockTimeout: settings.configuration.busyTimeout, heldLock: CLIContext.locks.lock(on: path)) {
+                                             lockTimeout: settings.configuration.busyTimeout, heldLock: world.locks.lock(on: path)) {
                     // The current key is proven here: a key just made is staged now, before
                     // the database changes, and never for a database it will not open.
                     try pending.stage?()
-                    if !backup.skip, let writer { backupPath = try backup.create(of: writer) }
+                    if !backup.skip, let writer { backupPath = try backup.create(of: writer, in: world) }
                     writer = nil
                 }
             } catch {
@@ -183,13 +184,13 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 if let staged = pending.staged, SQLCipherSupport.keyOpens(path, key: currentKey, settings: settings) { staged.removeStaged() }
                 throw error
             }
-        } catch where Self.mayBeDone(error) {
+        } catch where Self.mayBeDone(error, in: world) {
             // A rerun: the rekey already happened (and the old key may be gone already).
             // Only the opening of the database fails so; a rekey that began never does.
-            return try alreadyDone(path, oldKeySource: oldKeySource, newKeySource: newKeySource, inPlace: inPlace, failure: error, reporter: reporter)
+            return try alreadyDone(path, oldKeySource: oldKeySource, newKeySource: newKeySource, inPlace: inPlace, failure: error, reporter: reporter, in: world)
         }
         let newKeyAtPlace = published(pending.key, at: newKeySource, staged: pending.staged, on: path, ownedLike: Self.file(of: oldKeySource), inPlace: inPlace,
-                                      publishes: pending.staged?.storesBeforeRekey == false, reporter: reporter)
+                                      publishes: pending.staged?.storesBeforeRekey == false, reporter: reporter, in: world)
         try newKeyAtPlace.prove()
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         let retired = inPlace ? ", and it replaced the old key in its place." : oldKey == .delete ? ", and the old key is deleted." : "."
@@ -197,7 +198,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if let backupPath {
             reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")
         }
-        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: backupPath, changed: true, oldKey: retirement(inPlace))
+        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName(in: world), backup: backupPath, changed: true, oldKey: retirement(inPlace))
     }
 
     /// A rotation in place with a backup: once the new key replaced the old one, no key
@@ -205,8 +206,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     private static let backupWithNoKey = CLIError(.conflictingOptions, "The new key replaces the old one in its place, which would leave each backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
 
     /// Whether `key` opens the database at `path` with the cipher options given.
-    private func keyOpens(_ key: DatabaseKey, _ path: String) -> Bool {
-        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
+    private func keyOpens(_ key: DatabaseKey, _ path: String, in world: CommandWorld) -> Bool {
+        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
         return SQLCipherSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration))
     }
 
@@ -224,30 +225,30 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// `key`, the database's new key, at `place`: published (`publishes`, from `staged`),
     /// proven, and read back from there at the end (`PublishedKey`).
     private func published(_ key: DatabaseKey, at place: KeySource?, staged: KeyStage?, on path: String, ownedLike: String?, inPlace: Bool,
-                           publishes: Bool, reporter: Reporter) -> PublishedKey {
+                           publishes: Bool, reporter: Reporter, in world: CommandWorld) -> PublishedKey {
         PublishedKey(key: key, place: place.flatMap { KeyStage.isPlace($0) ? $0 : nil }, staged: staged, database: path,
-                     ownedLike: ownedLike, inPlace: inPlace, publishes: publishes, opens: { keyOpens($0, path) },
-                     putBack: { try putBack(path, from: key, reporter: reporter) })
+                     ownedLike: ownedLike, inPlace: inPlace, publishes: publishes, opens: { keyOpens($0, path, in: world) },
+                     putBack: { try putBack(path, from: key, reporter: reporter, in: world) }, world: world)
     }
 
     /// Rekeys the database at `path` from `newKey` back to its old key, read again from
     /// where the current key is read, then reads that key once more and proves it opens
     /// the database: the old key is taken from its place, never from memory, so the
     /// database is never put on a key its place no longer gives.
-    private func putBack(_ path: String, from newKey: DatabaseKey, reporter: Reporter) throws {
-        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
-        try DatabaseEncryption.rekey(at: path, from: newKey, to: try currentKeyReadAgain(path, reporter: reporter),
-                                     cipher: configuration.cipher, lockTimeout: configuration.busyTimeout, heldLock: CLIContext.locks.lock(on: path),
+    private func putBack(_ path: String, from newKey: DatabaseKey, reporter: Reporter, in world: CommandWorld) throws {
+        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
+        try DatabaseEncryption.rekey(at: path, from: newKey, to: try currentKeyReadAgain(path, reporter: reporter, in: world),
+                                     cipher: configuration.cipher, lockTimeout: configuration.busyTimeout, heldLock: world.locks.lock(on: path),
                                      beforeWriting: {})
-        guard keyOpens(try currentKeyReadAgain(path, reporter: reporter), path) else {
+        guard keyOpens(try currentKeyReadAgain(path, reporter: reporter, in: world), path, in: world) else {
             throw CLIError(.newKeyNotStored, "the current key, read once more, does not open it")
         }
     }
 
     /// The current key for the database at `path`, read from its source as the command
     /// first read it.
-    private func currentKeyReadAgain(_ path: String, reporter: Reporter) throws -> DatabaseKey {
-        guard let key = try CommandSupport.resolveKey(connection.key, for: path, promptMessage: "Current key: ", keyIsNew: false, reporter: reporter) else {
+    private func currentKeyReadAgain(_ path: String, reporter: Reporter, in world: CommandWorld) throws -> DatabaseKey {
+        guard let key = try CommandSupport.resolveKey(connection.key, for: path, promptMessage: "Current key: ", keyIsNew: false, reporter: reporter, in: world) else {
             throw CLIError(.noKeyGiven, "no current key was given")
         }
         return key
@@ -256,12 +257,13 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// A database the current key does not open (or whose current key is gone) but the
     /// new key does, from its place or where a killed run staged it, with the new key
     /// published and proven and the old key retired as asked; otherwise `failure`.
-    private func alreadyDone(_ path: String, oldKeySource: KeySource?, newKeySource: KeySource?, inPlace: Bool, failure: any Error, reporter: Reporter) throws -> RekeyDocument {
+    private func alreadyDone(_ path: String, oldKeySource: KeySource?, newKeySource: KeySource?, inPlace: Bool, failure: any Error, reporter: Reporter,
+                             in world: CommandWorld) throws -> RekeyDocument {
         // Under the change lock, as any rekey: it publishes and retires keys, and its note
         // replaces the one a killed run left.
-        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
-        try CommandSupport.holdChangeLock(on: path, timeout: configuration.busyTimeout)
-        let store = try storeCommand(for: path)
+        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
+        try CommandSupport.holdChangeLock(on: path, timeout: configuration.busyTimeout, in: world)
+        let store = try storeCommand(for: path, in: world)
         let stage = generating ? newKeySource.flatMap { KeyStage(publishingTo: $0, database: path, store: store) } : nil
         let ownedLike = Self.file(of: oldKeySource)
         let newKeyAtPlace: PublishedKey
@@ -271,14 +273,14 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         var storeFailure: (any Error)?
         let atPlace = try Self.keyIfAnswered(failure) {
             do {
-                return try newKey.resolve(for: path, reporter: reporter)
+                return try newKey.resolve(for: path, reporter: reporter, in: world)
             } catch where store != nil {
                 storeFailure = error
                 return nil
             }
         }
         // Never generated here: a key made now cannot be the one the database is on.
-        if let key = atPlace, keyOpens(key, path) {
+        if let key = atPlace, keyOpens(key, path, in: world) {
             // A copy kept of this key is given up at the end; any other is no one's.
             let kept = try stage.flatMap { stage in try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }) }
             if let stage, let kept, !kept.isSameKey(as: key) { stage.removeStaged() }
@@ -290,12 +292,12 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 keptStage = stage
             }
             newKeyAtPlace = published(key, at: newKeySource, staged: keptStage, on: path, ownedLike: ownedLike, inPlace: inPlace,
-                                      publishes: false, reporter: reporter)
-        } else if let stage, let staged = try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }), keyOpens(staged, path) {
+                                      publishes: false, reporter: reporter, in: world)
+        } else if let stage, let staged = try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }), keyOpens(staged, path, in: world) {
             // Killed between its rekey's commit and the key's publication (or, for a
             // store, its proof there): published again from the staged copy.
             newKeyAtPlace = published(staged, at: newKeySource, staged: stage, on: path, ownedLike: ownedLike, inPlace: inPlace,
-                                      publishes: true, reporter: reporter)
+                                      publishes: true, reporter: reporter, in: world)
             try newKeyAtPlace.prove()
             reporter.line("\(path) was already on its new key, kept where a stopped run left it: published it to \(newKeySource.map(KeyStage.describe) ?? "its place").")
         } else {
@@ -303,7 +305,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
-        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
+        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName(in: world), backup: nil, changed: false, oldKey: retirement(inPlace))
     }
 
     /// The key `read` gives, or nil when it gives none or fails: a new key that cannot be
@@ -323,9 +325,9 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     /// A wrong current key, or none (its file deleted by an earlier `--old-key delete`);
     /// never a new key found missing from its place, which is this run's own finding.
-    private static func mayBeDone(_ error: any Error) -> Bool {
+    private static func mayBeDone(_ error: any Error, in world: CommandWorld) -> Bool {
         if let error = error as? CLIError, error.reason == .newKeyNotStored { return false }
-        guard let code = ErrorPresentation(error)?.exitCode else { return false }
+        guard let code = ErrorPresentation(error, in: world)?.exitCode else { return false }
         return code == .wrongKeyOrNotADatabase || code == .keyUnavailable
     }
 

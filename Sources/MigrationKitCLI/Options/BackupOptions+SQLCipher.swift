@@ -6,12 +6,12 @@ import MigrationKitSQLCipher
 extension BackupOptions {
     /// Writes a backup of the writer's database. `sparing` names files pruning must
     /// keep (the backup being restored).
-    func create(of writer: SQLCipherWriter, sparing: Set<String> = []) throws -> String {
-        try writing({ try DatabaseBackup.create(of: writer, in: $0, keep: $1, sparing: $2) }, sparing: sparing)
+    func create(of writer: SQLCipherWriter, sparing: Set<String> = [], in world: CommandWorld) throws -> String {
+        try writing({ try DatabaseBackup.create(of: writer, in: $0, keep: $1, sparing: $2) }, sparing: sparing, in: world)
     }
 
     /// Keeps the raw bytes of a database file that cannot be opened, as a backup.
-    func createRawCopy(ofFileAt path: String, sparing: Set<String> = []) throws -> String {
-        try writing({ try DatabaseBackup.createRawCopy(ofFileAt: path, in: $0, keep: $1, sparing: $2) }, sparing: sparing)
+    func createRawCopy(ofFileAt path: String, sparing: Set<String> = [], in world: CommandWorld) throws -> String {
+        try writing({ try DatabaseBackup.createRawCopy(ofFileAt: path, in: $0, keep: $1, sparing: $2) }, sparing: sparing, in: world)
     }
 }

@@ -57,7 +57,7 @@ enum KeyRotation {
     ///   - store: the command that stores a new key read back with the key command
     ///     `source` (`--new-key-store-command`), for the database at `database`.
     static func pendingKey(at source: KeySource, store: KeyCommandLine? = nil, database: String = "", ownedLike: String?,
-                           replacingCurrent: Bool, warn: (KeyWarning) -> Void) throws -> PendingKey {
+                           replacingCurrent: Bool, warn: (KeyWarning) -> Void, in world: CommandWorld) throws -> PendingKey {
         if case .command = source {
             guard let store, let stage = KeyStage(publishingTo: source, database: database, store: store) else { throw noStoreCommand }
             // Never reused from the store or the stage: a key command cannot tell "no key
@@ -67,7 +67,7 @@ enum KeyRotation {
             let key = DatabaseKey.randomRawKey()
             return PendingKey(key: key, stage: {
                 try stage.write(key, ownedLike: ownedLike)
-                try Self.store(key, with: store, readBackFrom: source, database: database)
+                try Self.store(key, with: store, readBackFrom: source, database: database, in: world)
             }, staged: stage)
         }
         guard let stage = KeyStage(publishingTo: source) else {
@@ -108,18 +108,20 @@ enum KeyRotation {
     /// (`KeyStage.publish`), because it is proven only by reading it back; the key is read
     /// back again after the rekey, and a store that lost it then has the database put back
     /// on its old key (`PublishedKey`).
-    static func store(_ key: DatabaseKey, with store: KeyCommandLine, readBackFrom place: KeySource, database: String) throws {
+    ///
+    /// - Parameter world: the world of the command, which words the failures.
+    static func store(_ key: DatabaseKey, with store: KeyCommandLine, readBackFrom place: KeySource, database: String, in world: CommandWorld) throws {
         let unchanged = "\(database) was not rekeyed and is still on its old key, which still opens it"
         do {
             try store.store(key)
         } catch {
-            throw CLIError(.newKeyNotStored, "\(unchanged): storing the new key with \(store) failed (\(PublishedKey.reason(error))).")
+            throw CLIError(.newKeyNotStored, "\(unchanged): storing the new key with \(store) failed (\(PublishedKey.reason(error, in: world))).")
         }
         let live: DatabaseKey
         do {
             live = try place.resolve(warn: { _ in })
         } catch {
-            throw CLIError(.newKeyNotStored, "\(unchanged): the new key could not be read back from \(KeyStage.describe(place)) (\(PublishedKey.reason(error))).")
+            throw CLIError(.newKeyNotStored, "\(unchanged): the new key could not be read back from \(KeyStage.describe(place)) (\(PublishedKey.reason(error, in: world))).")
         }
         guard live.isSameKey(as: key) else {
             throw CLIError(.newKeyNotStored, "\(unchanged): \(KeyStage.describe(place)) gave back another key than the one stored with \(store); check that the two commands name the same entry, then run the command again.")

@@ -28,8 +28,8 @@ package struct NewKeyOptions: ParsableArguments {
 
     /// These options for the database at `path`: each name form replaced by its
     /// (`DatabaseNames`), as `KeyOptions.forDatabase(at:)` does for the current key.
-    func forDatabase(at path: String) throws -> NewKeyOptions {
-        let names = DatabaseNames(of: path)
+    func forDatabase(at path: String, in world: CommandWorld) throws -> NewKeyOptions {
+        let names = world.names(of: path)
         try names.requireForms(in: Array(given.byName.values), database: path, option: "The new key option")
         var options = self
         options.substituted = given.forDatabase(names: names.substitutions)
@@ -45,10 +45,10 @@ package struct NewKeyOptions: ParsableArguments {
     ///   - generating: `rekey --new-key generate`: a source that holds no key yet is
     ///     given a new random one first (`KeyRotation.generatedKey`), a file owned like
     ///     `ownedLike`, the old key's file.
-    func resolve(for path: String?, generating: Bool = false, ownedLike: String? = nil, reporter: Reporter) throws -> DatabaseKey {
-        let options = try path.map(forDatabase(at:)) ?? self
+    func resolve(for path: String?, generating: Bool = false, ownedLike: String? = nil, reporter: Reporter, in world: CommandWorld) throws -> DatabaseKey {
+        let options = try path.map { try forDatabase(at: $0, in: world) } ?? self
         let generation = generating ? Generation(ownedLike: ownedLike) : nil
-        guard let shared = CLIContext.fleet, !isTemplate else {
+        guard let shared = world.fleet, !isTemplate else {
             return try options.resolve(prompt: "New key: ", generation: generation, reporter: reporter)
         }
         guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), generation: generation, reporter: reporter) }) else {
@@ -63,15 +63,16 @@ package struct NewKeyOptions: ParsableArguments {
     ///
     /// - Parameter replacingCurrent: the new key's place is the current key's.
     /// - Parameter store: the store command for this database (`--new-key-store-command`).
-    func generatedKey(for path: String, store: KeyCommandLine? = nil, ownedLike: String?, replacingCurrent: Bool, reporter: Reporter) throws -> KeyRotation.PendingKey {
-        if CLIContext.fleet != nil, !isTemplate {
-            return KeyRotation.PendingKey(key: try resolve(for: path, generating: true, ownedLike: ownedLike, reporter: reporter), stage: nil, staged: nil)
+    func generatedKey(for path: String, store: KeyCommandLine? = nil, ownedLike: String?, replacingCurrent: Bool, reporter: Reporter,
+                      in world: CommandWorld) throws -> KeyRotation.PendingKey {
+        if world.fleet != nil, !isTemplate {
+            return KeyRotation.PendingKey(key: try resolve(for: path, generating: true, ownedLike: ownedLike, reporter: reporter, in: world), stage: nil, staged: nil)
         }
-        let given = try forDatabase(at: path).given
+        let given = try forDatabase(at: path, in: world).given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         guard let place = try given.source() else { throw Self.noPlaceToGenerate }
         return try KeyRotation.pendingKey(at: place, store: store, database: path, ownedLike: ownedLike, replacingCurrent: replacingCurrent,
-                                          warn: { reporter.warning($0.description) })
+                                          warn: { reporter.warning($0.description) }, in: world)
     }
 
     private static let noPlaceToGenerate = CLIError(.missingOption, "--new-key generate needs a place to write each new key: --new-password-file FILE, --new-keychain-service with --new-keychain-account, or --new-password-command with --new-key-store-command.")

@@ -47,6 +47,8 @@ struct PublishedKey {
     /// Rekeys `database` from `key` back to its old key, read again from where the
     /// current key is read, and proves that key, read once more, opens it.
     let putBack: () throws -> Void
+    /// The world of the rekey, which words the failures.
+    let world: CommandWorld
 
     /// When a key found missing is looked for: what the old key is then, for the sentence.
     private enum Moment {
@@ -67,7 +69,7 @@ struct PublishedKey {
             } catch {
                 // An item deleted while the Secret Service proves it, a full disk: the key
                 // is still kept beside its place, which the sentence names.
-                throw unproven(.publication, cause: "writing it there failed: \(Self.reason(error))")
+                throw unproven(.publication, cause: "writing it there failed: \(Self.reason(error, in: world))")
             }
         }
         try confirm(at: .publication, restaging: false)
@@ -111,7 +113,7 @@ struct PublishedKey {
             // The key may well be there: nothing is written back over it.
             throw notAnswering(error, at: moment, restaging: restaging)
         } catch {
-            throw unproven(moment, cause: "it could not be read back: \(Self.reason(error))", restaging: restaging)
+            throw unproven(moment, cause: "it could not be read back: \(Self.reason(error, in: world))", restaging: restaging)
         }
         guard let live else {
             let cause: String
@@ -124,7 +126,7 @@ struct PublishedKey {
             do {
                 try KeyStage.write(key, to: place, ownedLike: ownedLike)
             } catch {
-                writtenBack = Self.reason(error)
+                writtenBack = Self.reason(error, in: world)
             }
             throw failure(moment, cause: cause, writtenBack: writtenBack, stagedLost: stagedLost)
         }
@@ -141,7 +143,7 @@ struct PublishedKey {
             try staged.write(key, ownedLike: ownedLike)
             return nil
         } catch {
-            return Self.reason(error)
+            return Self.reason(error, in: world)
         }
     }
 
@@ -174,11 +176,11 @@ struct PublishedKey {
                 try putBack()
             } catch where opens(key) {
                 let kept = staged.map { " The new key is kept in \(KeyStage.describe($0.staging)); run the command again to store it there again or put the database back on its old key." } ?? ""
-                return CLIError(.newKeyNotStored, "\(database) is on its new key, but \(place) does not hold it (\(cause)), and putting the database back on its old key failed (\(Self.reason(error))).\(kept)")
+                return CLIError(.newKeyNotStored, "\(database) is on its new key, but \(place) does not hold it (\(cause)), and putting the database back on its old key failed (\(Self.reason(error, in: world))).\(kept)")
             } catch {
                 // Rekeyed back, but the old key read again did not open it: the old key
                 // opened it a moment ago, and is where it was.
-                return CLIError(.newKeyNotStored, "\(database) was put back on its old key, but reading that key again from its place did not prove it (\(Self.reason(error))): \(place) did not give the new key back after the rekey (\(cause)); the old key was not retired.")
+                return CLIError(.newKeyNotStored, "\(database) was put back on its old key, but reading that key again from its place did not prove it (\(Self.reason(error, in: world))): \(place) did not give the new key back after the rekey (\(cause)); the old key was not retired.")
             }
             staged?.removeStaged()
             return CLIError(.newKeyNotStored, "\(database) was put back on its old key, which opens it as read again from its place: \(place) did not give the new key back after the rekey (\(cause)), so the old key was not retired.")
@@ -186,10 +188,10 @@ struct PublishedKey {
         return failure(moment, cause: cause)
     }
 
-    /// What an error says, inside a sentence of the database's failure: without its
-    /// closing period.
-    static func reason(_ error: any Error) -> String {
-        let message = ErrorPresentation(error)?.message ?? "\(error)"
+    /// What an error says, as the command line running in `world` says it, inside a
+    /// sentence of the database's failure: without its closing period.
+    static func reason(_ error: any Error, in world: CommandWorld) -> String {
+        let message = ErrorPresentation(error, in: world)?.message ?? "\(error)"
         return message.hasSuffix(".") ? String(message.dropLast()) : message
     }
 

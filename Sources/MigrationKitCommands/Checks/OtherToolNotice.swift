@@ -17,14 +17,14 @@ package enum OtherToolNotice {
     }
 
     /// The sentence: which tool, its last version, and `adopt` (with `--from` when
-    /// several tools' ledgers are there).
-    package static func sentence(_ ledgers: [OtherToolLedger], database: String) -> String {
+    /// several tools' ledgers are there), with `commandName`'s `adopt`.
+    package static func sentence(_ ledgers: [OtherToolLedger], database: String, commandName: String) -> String {
         let tools = ledgers.map { ledger -> String in
             ledger.tool == .userVersion
                 ? "a `PRAGMA user_version` ladder (at \(ledger.lastVersion ?? "0"))"
                 : "\(ledger.tool.displayName) (its ledger's last version is \(ledger.lastVersion ?? "none"))"
         }
-        let adopt = "`\(CLIContext.layer.commandName) adopt\(ledgers.count > 1 ? " --from TOOL" : "")`"
+        let adopt = "`\(commandName) adopt\(ledgers.count > 1 ? " --from TOOL" : "")`"
         return "\(database) was migrated by \(tools.joined(separator: " and ")), and MigrationKit's ledger records nothing yet: "
             + "run \(adopt) to record what it applied, proven against the schema (docs/adopting.md); migrate would run every migration again."
     }

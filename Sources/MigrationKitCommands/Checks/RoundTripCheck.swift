@@ -46,15 +46,18 @@ package struct RoundTripCheck {
     private let allowedRowChanges: Set<String>
     /// The scratch databases' key; nil on a layer that cannot encrypt.
     private let scratchKey: DatabaseKey?
+    /// The world of the `check` command, whose layer opens the databases.
+    private let world: CommandWorld
 
-    /// A check of `migrations`; `allowedRowChanges` names the tables whose row counts may
-    /// change, compared case-insensitively.
-    package init(migrations: any CommandMigrations, allowedRowChanges: Set<String>, encrypts: Bool) {
+    /// A check of `migrations` in `world`; `allowedRowChanges` names the tables whose
+    /// row counts may change, compared case-insensitively.
+    package init(migrations: any CommandMigrations, allowedRowChanges: Set<String>, in world: CommandWorld) {
         var quiet = migrations
         quiet.observer = nil
         self.migrations = quiet
         self.allowedRowChanges = Set(allowedRowChanges.map { $0.lowercased() })
-        self.scratchKey = encrypts ? ScratchFolder.randomKey() : nil
+        self.scratchKey = world.layer.encrypts ? ScratchFolder.randomKey() : nil
+        self.world = world
     }
 
     /// Runs every check. A failing check is reported, not thrown; only a problem with
@@ -72,7 +75,7 @@ package struct RoundTripCheck {
     }
 
     private func scratchDatabase(_ path: String, migrations: (any CommandMigrations)? = nil) throws -> any CommandDatabase {
-        try (migrations ?? self.migrations).open(DatabaseRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5)))
+        try (migrations ?? self.migrations).open(DatabaseRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5)), in: world)
     }
 
     // MARK: - Checks
@@ -192,13 +195,13 @@ package struct RoundTripCheck {
             var readOnly = older
             readOnly.access = .inspect
             readOnly.readOnly = true
-            let original = try migrations.open(readOnly)
+            let original = try migrations.open(readOnly, in: world)
             let counts = try original.reading { try $0.tableRowCounts() }
             try original.copyCommittedState(to: copy)
             var copied = older
             copied.path = copy
             copied.access = .change
-            let database = try migrations.open(copied)
+            let database = try migrations.open(copied, in: world)
             let report = try database.migrate(upTo: nil, options: Self.wholeFile)
             let upgraded = try database.reading { try $0.tableRowCounts() }
             var changed: [String] = []

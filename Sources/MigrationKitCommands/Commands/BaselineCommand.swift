@@ -22,17 +22,17 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
 
     package var fleetVerb: String { "Baselining" }
 
-    package func runOnDatabase(reporter: Reporter) throws -> BaselineDocument {
-        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
+    package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> BaselineDocument {
+        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter, in: world)
         let target = try Self.resolve(self.target, in: migrations)
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter)
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
         try refuseUnsafeBaseline(of: database, migrations: migrations, target: target)
         let recorded = try database.baseline(upTo: target)
         for identifier in recorded { reporter.line("Baselined \(identifier) (recorded as applied, not run)") }
         reporter.line(recorded.isEmpty
             ? "Nothing to record: every migration up to \(target) is already applied."
             : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
-        return BaselineDocument(database: database.path, databaseName: CommandSupport.databaseName, baselined: recorded)
+        return BaselineDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world), baselined: recorded)
     }
 
     /// `--to` as a migration: an identifier, or the version one file carries (what another

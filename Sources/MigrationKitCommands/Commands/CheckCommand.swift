@@ -22,24 +22,24 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
 
     /// Flags only, but for the project file's `[lint]` table: what `migrate` leaves
     /// unsaid, the lint check leaves unsaid too.
-    package mutating func applyProjectSettings() throws -> ProjectSettings {
-        try ProjectSettings.lintOnly()
+    package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
+        try ProjectSettings.lintOnly(commandName: world.layer.commandName)
     }
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
         // With --from-database, resolving its key says it.
-        if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter) }
-        let loaded = try CommandSupport.loadMigrations(migrations, reporter: reporter)
+        if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter, in: world) }
+        let loaded = try CommandSupport.loadMigrations(migrations, reporter: reporter, in: world)
         let older = try olderDatabase.map {
-            try CommandSupport.databaseRequest(path: $0, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter)
+            try CommandSupport.databaseRequest(path: $0, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter, in: world)
         }
-        let layer = CLIContext.layer
+        let layer = world.layer
         var results: [RoundTripCheck.Result] = []
         if let files = loaded.files {
             // Every error counts, down SQL's too: the round trips run every down section.
             let report = MigrationLinter(context: minimum.applied(to: layer.linkedLintContext),
-                                         suppressions: ProjectSettings.currentLintSuppressions).report(files)
+                                         suppressions: ProjectSettings.lintSuppressions(in: world)).report(files)
             let findings = report.findings
             LintPrinter.printSuppressed(report.suppressed, reporter: reporter, asNotes: true)
             let errors = findings.filter { $0.severity == .error }
@@ -50,7 +50,7 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
                 detail: errors.isEmpty ? "no errors (\(warnings) warning\(warnings == 1 ? "" : "s")\(suppressed))" : errors.map(\.description).joined(separator: "; ")))
         }
         let allowed = Set((loaded.files ?? []).flatMap(\.rowChanges))
-        results += try RoundTripCheck(migrations: loaded.migrations, allowedRowChanges: allowed, encrypts: layer.encrypts).run(olderDatabase: older)
+        results += try RoundTripCheck(migrations: loaded.migrations, allowedRowChanges: allowed, in: world).run(olderDatabase: older)
         // A check stopped by Ctrl-C failed nothing: say that, not a list of failures.
         try Interruption.check()
         for result in results {

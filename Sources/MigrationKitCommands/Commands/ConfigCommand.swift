@@ -17,9 +17,9 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     @OptionGroup package var backup: BackupOptions
     @OptionGroup package var output: OutputOptions
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
-        guard let settings = CLIContext.resolvedSettings.settings else {
+        guard let settings = world.settings else {
             throw CLIError(.unexpectedState, "The settings were not resolved before `config` ran.")
         }
         let rows = ProjectSetting.allCases.compactMap { setting -> ConfigDocument.Setting? in
@@ -27,7 +27,7 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             return ConfigDocument.Setting(name: setting.rawValue, value: value.text, source: value.origin.kind,
                                           origin: value.origin.description)
         }
-        let key = keySource()
+        let key = keySource(settings)
         reporter.line("config file: \(settings.configFile ?? "none (no migrationkit.toml here or above)")")
         if let database = settings.database { reporter.line("database:    \(database)") }
         let width = max(rows.map(\.name.count).max() ?? 0, "key".count)
@@ -39,10 +39,10 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     }
 
     /// Where the key would come from, without reading it.
-    private func keySource() -> String {
+    private func keySource(_ settings: ProjectSettings) -> String {
         let options = connection.key
         let origin = { (setting: ProjectSetting) in
-            CLIContext.resolvedSettings.settings?.values[setting].map { " (\($0.origin))" } ?? ""
+            settings.values[setting].map { " (\($0.origin))" } ?? ""
         }
         if options.plaintext { return "none: the database is plaintext\(origin(.plaintext))" }
         if let (text, setting) = options.given.shown {

@@ -33,8 +33,8 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     /// With --to, the project's database only when --db-path asks for it: the folder's
     /// schema needs no key.
-    package mutating func applyProjectSettings() throws -> ProjectSettings {
-        try applyProjectSettings(databaseOnlyWhenAsked: desiredSchemaFile != nil)
+    package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
+        try applyProjectSettings(databaseOnlyWhenAsked: desiredSchemaFile != nil, in: world)
     }
 
     package func validate() throws {
@@ -46,10 +46,10 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
         }
     }
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
-        if let desiredSchemaFile { return try CLIContext.layer.writeSchemaMigration(self, to: desiredSchemaFile, reporter: reporter) }
-        try runOnEachDatabase(reporter: reporter)
+        if let desiredSchemaFile { return try world.layer.writeSchemaMigration(self, to: desiredSchemaFile, reporter: reporter, in: world) }
+        try runOnEachDatabase(reporter: reporter, in: world)
     }
 
     package func validateFleet() throws {
@@ -57,9 +57,9 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
     }
 
     /// Drift: the database's schema against what its applied migrations make.
-    package func runOnDatabase(reporter: Reporter) throws -> DiffDocument {
-        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter)
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
+    package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> DiffDocument {
+        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter, in: world)
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
         let report: SchemaDrift.Report
         do {
             report = try SchemaDrift.check(database)
@@ -79,7 +79,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
             reporter.line("Drift: the schema differs from \(made); put each change in a migration, or undo it:")
             for difference in report.differences { reporter.line("  \(difference.summary)") }
         }
-        return DiffDocument(database: database.path, databaseName: CommandSupport.databaseName,
+        return DiffDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world),
                             applied: report.applied, drift: !report.differences.isEmpty,
                             differences: report.differences)
     }

@@ -7,7 +7,7 @@ import TOMLKit
 /// `migrationkit init`: a commented `migrationkit.toml` and an empty migrations folder
 /// in the current folder, so that `migrationkit migrate` needs no flags from then on.
 /// Refuses to replace either: an existing file or folder is the project's own.
-package struct InitCommand: ParsableCommand, PrintsOutput {
+package struct InitCommand: WorldCommand, PrintsOutput {
     package init() {}
 
     package static let configuration = CommandConfiguration(
@@ -32,9 +32,9 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
         }
     }
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
-        let name = CLIContext.layer.commandName
+        let name = world.layer.commandName
         let file = ProjectFile.fileName
         for (path, what) in [(file, "a project file"), (migrations, "a migrations folder")]
         where FileManager.default.fileExists(atPath: path) || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
@@ -43,7 +43,7 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
         // The file first (mode 0600, whole or not at all, never over one made in the
         // meantime), then the folder: a folder that cannot be made takes back the one
         // file, where a file that cannot be written would leave folders and parents.
-        try DurableFile.writePrivate(Array(template.utf8), to: file, replacing: false)
+        try DurableFile.writePrivate(Array(template(commandName: name).utf8), to: file, replacing: false)
         do {
             try Folders.create(migrations, purpose: "migrations folder", mode: 0o755)
         } catch {
@@ -59,7 +59,8 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
         TOMLTable([key: value]).convert().trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private var template: String {
+    /// The file, whose comments name the command line `name` runs.
+    private func template(commandName name: String) -> String {
         // The source given, or each source the file can name as a commented example.
         let keyLines: [String]
         if let (descriptor, values) = key.given.given.first {
@@ -69,7 +70,6 @@ package struct InitCommand: ParsableCommand, PrintsOutput {
                 ["# \(descriptor.description)\(descriptor.note.map { " (\($0))" } ?? ""):"] + descriptor.settings.map { "# " + line($0.name, $0.example) }
             }
         }
-        let name = CLIContext.layer.commandName
         return """
             # migrationkit.toml: settings for `\(name)` run in this folder or below it.
             # Names are the long options (`\(name) help migrate`). A flag wins over a

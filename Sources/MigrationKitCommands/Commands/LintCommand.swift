@@ -19,27 +19,27 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
 
     /// The project's migrations folder, but its database only when --db-path asks for
     /// it: `lint` in a project folder needs no key.
-    package mutating func applyProjectSettings() throws -> ProjectSettings {
-        try applyProjectSettings(databaseOnlyWhenAsked: true)
+    package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
+        try applyProjectSettings(databaseOnlyWhenAsked: true, in: world)
     }
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
         // With --db-path, opening the database says it.
-        if connection.dbPath == nil { CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter) }
+        if connection.dbPath == nil { CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world) }
         let directory = connection.migrations.folder
         let files = try directory.load()
         for lookalike in directory.ignoredLookalikes() { reporter.warning(lookalike) }
         var checked = files
-        var context = CLIContext.layer.linkedLintContext
+        var context = world.layer.linkedLintContext
         if connection.dbPath != nil {
-            let migrations = try CLIContext.layer.migrations(over: files, requiredIndexes: [])
-            let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
+            let migrations = try world.layer.migrations(over: files, requiredIndexes: [])
+            let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
             let pending = Set(try database.migrationStatus().pending)
             checked = files.filter { pending.contains($0.identifier) }
             context = try database.lintContext(for: checked)
         }
-        let report = MigrationLinter(context: minimum.applied(to: context), suppressions: ProjectSettings.currentLintSuppressions).report(checked)
+        let report = MigrationLinter(context: minimum.applied(to: context), suppressions: ProjectSettings.lintSuppressions(in: world)).report(checked)
         let findings = report.findings
         LintPrinter.print(findings, reporter: reporter, asWarnings: false)
         if showSuppressed || output.verbose { LintPrinter.printSuppressed(report.suppressed, reporter: reporter, asNotes: false) }

@@ -67,9 +67,9 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
                        verification: verification.scope, acceptUnknown: Set(acceptUnknown))
     }
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
-        if isFleet { return try runFleet(reporter: reporter) }
+        if isFleet { return try runFleet(reporter: reporter, in: world) }
         // The migrations are read (and, for a new database, where every file is pending
         // and there is nothing to consult, linted) on a thread of their own while the key
         // is resolved and derived, most of a short run. Their verdict still comes before
@@ -78,12 +78,13 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         let requestedPath = Result { try connection.requiredPath() }
         let existedBefore = (try? requestedPath.get()).map { !DatabaseRequest.isNew(at: $0) } ?? true
         let minimum = self.minimum
-        let linked = CLIContext.layer.linkedLintContext
-        let loading = MigrationsLoading.start(connection.migrations, requiredIndexes: requiredIndexes,
-                                              lint: existedBefore || noLint ? nil : PendingLint(makingContext: { minimum.applied(to: linked) }))
+        let linked = world.layer.linkedLintContext
+        let loading = MigrationsLoading.start(connection.migrations, requiredIndexes: requiredIndexes, layer: world.layer,
+                                              lint: existedBefore || noLint ? nil : PendingLint(makingContext: { minimum.applied(to: linked) },
+                                                                                                 suppressions: ProjectSettings.lintSuppressions(in: world)))
         let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
         defer { progress.stop() }
-        if atomic || dryRun { CLIContext.journal.runsAllOrNothing() }
+        if atomic || dryRun { world.journal.runsAllOrNothing() }
         // A dry run on a database that does not exist yet runs on a scratch one.
         var scratch: ScratchFolder?
         defer { withExtendedLifetime(scratch) {} }
@@ -91,14 +92,14 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         do {
             let path = try requestedPath.get()
             scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
-            let request = try CommandSupport.databaseRequest(connection, access: .create, reporter: reporter)
+            let request = try CommandSupport.databaseRequest(connection, access: .create, reporter: reporter, in: world)
             // Opened before the migrations are ready; they are bound to it once read.
             opened = try scratch.map { folder in
                 reporter.line("\(path) does not exist yet: dry run on an empty scratch database.")
                 var scratchRequest = request
                 scratchRequest.path = folder.path + "/dry-run.db"
-                return try CLIContext.layer.open(scratchRequest)
-            } ?? CommandSupport.open(request)
+                return try world.layer.open(scratchRequest)
+            } ?? CommandSupport.open(request, in: world)
         } catch {
             _ = try loading.finish(reporter: reporter)
             throw error
@@ -110,13 +111,15 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
             var migrations = loaded.migrations
             if let target { _ = try migrations.index(ofTarget: target) }
             migrations.allowOutOfOrder = allowOutOfOrder
-            migrations.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun)
-            database = migrations.database(on: opened)
+            migrations.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun, journal: world.journal)
+            database = migrations.database(on: opened, locks: world.locks)
             // One read of the ledger serves lint, the backup decision and the engine's
             // first plan.
             ledger = try database.readLedger()
-            if existedBefore { try refuseUnadopted(database, ledger: ledger) }
-            if existedBefore, !noLint, let files = loaded.files { try lintPending(files, database: database, ledger: ledger, reporter: reporter) }
+            if existedBefore { try refuseUnadopted(database, ledger: ledger, in: world) }
+            if existedBefore, !noLint, let files = loaded.files {
+                try lintPending(files, database: database, ledger: ledger, reporter: reporter, in: world)
+            }
         } catch {
             // A database this run created is not left behind.
             if scratch == nil { opened.discardCreatedDatabase() }
@@ -128,12 +131,12 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         if eraseOnSchemaChange, let change = try database.schemaChange() {
             try confirmErase(change, reporter: reporter)
             // Erasing is destructive: always back up first, --no-backup or not.
-            backupPath = try backup.create(of: database)
+            backupPath = try backup.create(of: database, in: world)
             reporter.line("Backup before erasing: \(backupPath ?? "")")
             try database.erase()
             erased = change
         } else if existedBefore, !dryRun, !backup.skip, try needsChange(database, ledger: ledger) {
-            backupPath = try backup.create(of: database)
+            backupPath = try backup.create(of: database, in: world)
             reporter.line("Backup: \(backupPath ?? "")")
         }
 
@@ -149,7 +152,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         printSummary(report, reporter: reporter)
         try reporter.document(MigrateDocument(
             database: database.path,
-            databaseName: CommandSupport.databaseName,
+            databaseName: CommandSupport.databaseName(in: world),
             applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds,
             verification: "passed",
@@ -164,11 +167,11 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     /// A database another tool migrated and MigrationKit has not adopted is refused
     /// before anything is written (no backup): every migration would run again on tables
     /// that exist (`OtherToolNotice`). `--erase-on-schema-change` erases it instead.
-    package func refuseUnadopted(_ database: any CommandDatabase, ledger: LedgerReading) throws {
+    package func refuseUnadopted(_ database: any CommandDatabase, ledger: LedgerReading, in world: CommandWorld) throws {
         guard ledger.snapshot.identifiers.isEmpty, !eraseOnSchemaChange else { return }
         let others = try database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) }
         guard !others.isEmpty else { return }
-        throw CLIError(.notAdopted, OtherToolNotice.sentence(others, database: database.path))
+        throw CLIError(.notAdopted, OtherToolNotice.sentence(others, database: database.path, commandName: world.layer.commandName))
     }
 
     /// Lints the pending files against the database: warnings are printed, errors
@@ -177,19 +180,20 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     /// - Parameter listed: the findings are printed; a fleet, which does not print each
     ///   database's, points at `lint` instead.
     package func lintPending(_ files: [SQLMigrationFile], database: any CommandDatabase, ledger: LedgerReading, reporter: Reporter,
-                             listed: Bool = true) throws {
+                             listed: Bool = true, in world: CommandWorld) throws {
         let pending = Set(database.migrationStatus(from: ledger).pending)
         let checked = files.filter { pending.contains($0.identifier) }
         guard !checked.isEmpty else { return }
         try lint(checked, context: try database.lintContext(for: checked), reporter: reporter,
-                 listed: listed ? nil : database.path)
+                 listed: listed ? nil : database.path, in: world)
     }
 
     /// - Parameter listed: nil when the findings are printed here; otherwise the
     ///   database whose `lint` shows them.
-    private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter, listed database: String? = nil) throws {
-        try PendingLint(context: minimum.applied(to: context))
-            .check(checked, reporter: reporter, listedBy: database.map { "\(CLIContext.layer.commandName) lint --db-path \($0)" })
+    private func lint(_ checked: [SQLMigrationFile], context: LintContext, reporter: Reporter, listed database: String? = nil,
+                      in world: CommandWorld) throws {
+        try PendingLint(context: minimum.applied(to: context), suppressions: ProjectSettings.lintSuppressions(in: world))
+            .check(checked, reporter: reporter, listedBy: database.map { "\(world.layer.commandName) lint --db-path \($0)" })
     }
 
     /// Whether migrating will write anything (steps pending, or bookkeeping), so a
@@ -241,9 +245,9 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         }
     }
 
-    package static func observer(progress: ProgressLine, reporter: Reporter, dryRun: Bool) -> @Sendable (MigrationEvent) -> Void {
-        let journal = CLIContext.journal
-        return { event in
+    /// - Parameter journal: the run's journal, which records each event too.
+    package static func observer(progress: ProgressLine, reporter: Reporter, dryRun: Bool, journal: RunJournal) -> @Sendable (MigrationEvent) -> Void {
+        { event in
             journal.record(event)
             switch event {
             case .willApply(let identifier, let position, let total):

@@ -28,12 +28,13 @@ package final class MigrationsLoading {
         self.lint = lint
     }
 
-    /// Starts loading the migrations `migrations` names (or takes the host's steps).
+    /// Starts loading the migrations `migrations` names through `layer` (or takes the
+    /// host's steps).
     ///
     /// - Parameter lint: lints the files on the same thread once read (a new database:
     ///   every file is pending, and there is nothing to consult).
-    package static func start(_ migrations: MigrationsOptions, requiredIndexes: [RequiredIndexSpec], lint: PendingLint?) -> MigrationsLoading {
-        let layer = CLIContext.layer
+    package static func start(_ migrations: MigrationsOptions, requiredIndexes: [RequiredIndexSpec], layer: any CommandLayer,
+                              lint: PendingLint?) -> MigrationsLoading {
         if let host = layer.hostMigrations(requiredIndexes: requiredIndexes) {
             return MigrationsLoading(.finished(.success((CommandSupport.LoadedMigrations(migrations: host, files: nil), [], nil))), lint: nil)
         }

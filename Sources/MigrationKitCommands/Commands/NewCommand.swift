@@ -31,10 +31,10 @@ package struct NewCommand: UsesProjectConnection, PrintsOutput {
         -- Until a statement is written here, the migration cannot be rolled back.
         """
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
-        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
-        if CLIContext.layer.hostMigrations(requiredIndexes: []) != nil {
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
+        if world.layer.hostMigrations(requiredIndexes: []) != nil {
             throw CLIError(.notAvailableHere, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }
         let next = try NextMigrationFile.write(named: name, in: connection.migrations.directory, layout: connection.migrations.givenLayout,

@@ -17,36 +17,36 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     @Option(name: .customLong("from"), help: ArgumentHelp("The backup file to restore.", valueName: "file"))
     package var source: String
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
-        let request = try CommandSupport.databaseRequest(connection, access: .change, reporter: reporter)
-        try CommandSupport.holdChangeLock(on: request.path, timeout: request.lockTimeout)
+        let request = try CommandSupport.databaseRequest(connection, access: .change, reporter: reporter, in: world)
+        try CommandSupport.holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world)
         var safetyCopy: String?
         // The backup is proven and staged first; the safety copy is taken only then (so a
         // refused restore changes nothing) and never prunes the backup being restored.
-        try CLIContext.layer.restore(from: source, over: request) {
+        try world.layer.restore(from: source, over: request, heldLock: world.locks.lock(on: request.path)) {
             // A missing database (the case restore is most needed for) has nothing to keep.
             guard !backup.skip, FileManager.default.fileExists(atPath: request.path) else { return }
-            safetyCopy = try keepCurrentDatabase(request, reporter: reporter)
+            safetyCopy = try keepCurrentDatabase(request, reporter: reporter, in: world)
         }
         reporter.line("Restored \(request.path) from \(source).")
         if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
-        try reporter.document(RestoreDocument(database: request.path, databaseName: CommandSupport.databaseName, restoredFrom: source, backup: safetyCopy))
+        try reporter.document(RestoreDocument(database: request.path, databaseName: CommandSupport.databaseName(in: world), restoredFrom: source, backup: safetyCopy))
     }
 
     /// A backup of the database about to be replaced. One that does not open with this
     /// key (rekeyed since, or damaged) is kept as raw bytes instead, so nothing is lost
     /// without a copy; if even that fails, the restore does not happen.
-    private func keepCurrentDatabase(_ request: DatabaseRequest, reporter: Reporter) throws -> String {
-        if let current = try? CommandSupport.hostMigrationsOrNone().open(request) {
-            return try backup.create(of: current, sparing: [source])
+    private func keepCurrentDatabase(_ request: DatabaseRequest, reporter: Reporter, in world: CommandWorld) throws -> String {
+        if let current = try? CommandSupport.hostMigrationsOrNone(in: world).open(request, in: world) {
+            return try backup.create(of: current, sparing: [source], in: world)
         }
         do {
             let copy = try backup.writing({ directory, keep, sparing in
                 try BackupFiles.write(databaseAt: request.path, into: directory, keep: keep, sparing: sparing) {
                     try BackupFiles.copyBytes(from: request.path, to: $0)
                 }
-            }, sparing: [source])
+            }, sparing: [source], in: world)
             reporter.warning("The current database does not open with this key; its bytes were kept as they are in \(copy) (open it with the key it had).")
             return copy
         } catch {

@@ -34,26 +34,26 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
         }
     }
 
-    package func runOnDatabase(reporter: Reporter) throws -> RollbackDocument {
-        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter)
+    package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> RollbackDocument {
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter, in: world)
         var migrations = loaded.migrations
-        let journal = CLIContext.journal
+        let journal = world.journal
         migrations.observer = { event in
             journal.record(event)
             if case .didRollback(let identifier, let duration) = event {
                 reporter.line("Rolled back \(identifier) (\(duration.humanReadable))")
             }
         }
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter)
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
         // Everything the rollback would refuse for is checked before the backup, so a
         // refused rollback writes nothing (and prunes no older backup).
         let accepted = Set(acceptModified)
         let undone: RollbackSelection = scope.target.map { .after($0) } ?? .latest(scope.latestCount)
         let plan = try database.rollbackPlan(undone, acceptModified: accepted)
-        if !noLint, let files = loaded.files { try lintDownSQL(of: plan, in: files, reporter: reporter) }
+        if !noLint, let files = loaded.files { try lintDownSQL(of: plan, in: files, reporter: reporter, world: world) }
         var backupPath: String?
         if !backup.skip, !plan.isEmpty {
-            backupPath = try backup.create(of: database)
+            backupPath = try backup.create(of: database, in: world)
             reporter.line("Backup: \(backupPath ?? "")")
         }
         let report = try database.rollback(undone, acceptModified: accepted)
@@ -63,7 +63,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
             : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")
         return RollbackDocument(
             database: database.path,
-            databaseName: CommandSupport.databaseName,
+            databaseName: CommandSupport.databaseName(in: world),
             backup: backupPath,
             rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds)
@@ -72,13 +72,13 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
     /// Lints the down SQL of the migrations `plan` undoes: errors stop the rollback
     /// before anything changes, as errors in up SQL stop a migrate. A fleet does not
     /// print each database's findings, and points at `lint` instead.
-    private func lintDownSQL(of plan: [String], in files: [SQLMigrationFile], reporter: Reporter) throws {
+    private func lintDownSQL(of plan: [String], in files: [SQLMigrationFile], reporter: Reporter, world: CommandWorld) throws {
         let undone = Set(plan)
         let checked = files.filter { undone.contains($0.identifier) }
         guard !checked.isEmpty else { return }
-        let layer = CLIContext.layer
-        try RollbackLint.check(checked, context: layer.linkedLintContext, reporter: reporter,
-                               listedBy: CLIContext.fleet == nil ? nil : "\(layer.commandName) lint --migrations \(connection.migrations.directory)")
+        let layer = world.layer
+        try RollbackLint.check(checked, context: layer.linkedLintContext, suppressions: ProjectSettings.lintSuppressions(in: world), reporter: reporter,
+                               listedBy: world.fleet == nil ? nil : "\(layer.commandName) lint --migrations \(connection.migrations.directory)")
     }
 
     package func fleetResult(_ report: RollbackDocument) -> String {

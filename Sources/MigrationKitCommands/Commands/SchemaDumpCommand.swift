@@ -19,19 +19,19 @@ package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
     @Flag(name: .customLong("force"), help: "Replace --output if it exists (never a file this command reads).")
     package var force = false
 
-    package func run() throws {
+    package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
         if let outputFile { try OutputFile(path: outputFile, force: force).check(against: connection.filesRead) }
         // Printed to standard output, the schema is the whole output: no line before it.
-        let database = try CommandSupport.openDatabase(connection, migrations: try CommandSupport.hostMigrationsOrNone(), access: .inspect,
-                                                       announcing: outputFile != nil, reporter: reporter)
+        let database = try CommandSupport.openDatabase(connection, migrations: try CommandSupport.hostMigrationsOrNone(in: world), access: .inspect,
+                                                       announcing: outputFile != nil, reporter: reporter, in: world)
         let dump = try database.schemaDump()
         if let outputFile {
             try DurableFile.writePrivate(Array(dump.utf8), to: outputFile, replacing: true)
             reporter.line("Wrote the schema of \(database.path) to \(outputFile).")
-            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName, output: outputFile, schema: dump))
+            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world), output: outputFile, schema: dump))
         } else if output.json {
-            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName, output: nil, schema: dump))
+            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world), output: nil, schema: dump))
         } else if !output.quiet {
             Console.out(dump.hasSuffix("\n") ? String(dump.dropLast()) : dump)
         }

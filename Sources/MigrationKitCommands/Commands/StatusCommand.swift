@@ -18,31 +18,31 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
 
     package var fleetVerb: String { "Reading" }
 
-    package func runOnDatabase(reporter: Reporter) throws -> StatusDocument {
-        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter)
+    package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> StatusDocument {
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter, in: world)
         let migrations = loaded.migrations
         let path = try connection.requiredPath()
         guard FileManager.default.fileExists(atPath: path) else {
             // Not created yet: everything is pending, and status creates nothing.
-            CommandSupport.announce(path, reporter: reporter, note: "does not exist yet: migrate creates it")
-            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
-            return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, layout: layout(of: loaded.files), reporter: reporter)
+            CommandSupport.announce(path, reporter: reporter, note: "does not exist yet: migrate creates it", in: world)
+            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
+            return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, layout: layout(of: loaded.files, in: world), reporter: reporter, in: world)
         }
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
         let status = try database.migrationStatus()
         let others = status.applied.isEmpty && status.unknownApplied.isEmpty ? try database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) } : []
-        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout(of: loaded.files),
-                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), otherTools: others, reporter: reporter)
+        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout(of: loaded.files, in: world),
+                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), otherTools: others, reporter: reporter, in: world)
     }
 
     /// The migrations folder's layout and where it came from (`detected` from its files,
     /// or the flag, variable or project file that named it); nil for a host's Swift steps.
-    private func layout(of files: [SQLMigrationFile]?) -> (name: String, origin: String)? {
+    private func layout(of files: [SQLMigrationFile]?, in world: CommandWorld) -> (name: String, origin: String)? {
         guard let files else { return nil }
         guard let named = connection.migrations.givenLayout else {
             return ((files.first?.layout ?? .migrationKit).name, "detected from its files")
         }
-        switch CLIContext.resolvedSettings.settings?.values[.migrationsLayout]?.origin {
+        switch world.settings?.values[.migrationsLayout]?.origin {
         case .file(let path, let line)?:
             return (named.name, "\(ProjectSetting.migrationsLayout.rawValue) in \(path)\(line.map { ":\($0)" } ?? "")")
         case .environment(let variable)?:
@@ -124,8 +124,8 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
 
     private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?,
                         layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], otherTools: [OtherToolLedger] = [],
-                        reporter: Reporter) -> StatusDocument {
-        let layer = CLIContext.layer
+                        reporter: Reporter, in world: CommandWorld) -> StatusDocument {
+        let layer = world.layer
         reporter.line("  library: \(layer.librarySummary)")
         if let layout { reporter.line("  migrations: \(connection.migrations.directory), \(layout.name) layout (\(layout.origin))") }
         if exists {
@@ -135,10 +135,10 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         report.print(to: reporter)
         // Another tool's database, not adopted yet: said after the list, which shows
         // everything pending, as migrate would refuse it.
-        if !otherTools.isEmpty { reporter.line(OtherToolNotice.sentence(otherTools, database: database)) }
+        if !otherTools.isEmpty { reporter.line(OtherToolNotice.sentence(otherTools, database: database, commandName: layer.commandName)) }
         return StatusDocument(
             database: database,
-            databaseName: CommandSupport.databaseName,
+            databaseName: CommandSupport.databaseName(in: world),
             exists: exists,
             sqlcipherVersion: layer.cipherVersion,
             sqliteVersion: layer.sqliteVersion,

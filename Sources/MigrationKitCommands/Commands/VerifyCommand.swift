@@ -18,14 +18,14 @@ package struct VerifyCommand: UsesProjectConnection, FleetCommand {
 
     package var fleetVerb: String { "Verifying" }
 
-    package func runOnDatabase(reporter: Reporter) throws -> VerifyDocument {
+    package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> VerifyDocument {
         // Verification needs no migration files; a Swift host's own checks still apply.
-        let migrations = try CommandSupport.hostMigrationsOrNone(requiredIndexes: requiredIndexes)
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter)
+        let migrations = try CommandSupport.hostMigrationsOrNone(requiredIndexes: requiredIndexes, in: world)
+        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
         let report = try database.verificationReport()
         // A check cut short by Ctrl-C is not a damaged database.
         try Interruption.check()
-        let output = VerificationOutput(report, database: database.path, databaseName: CommandSupport.databaseName)
+        let output = VerificationOutput(report, database: database.path, databaseName: CommandSupport.databaseName(in: world))
         output.printChecks(to: reporter)
         return output.document
     }

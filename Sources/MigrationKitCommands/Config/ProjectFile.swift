@@ -54,8 +54,8 @@ package struct ProjectFile {
     /// Reads and checks the file; see the type's discussion for what is refused.
     /// - Parameter named: the user named the file (--config, MIGRATIONKIT_CONFIG), so
     ///   whose it is does not matter; a file found by walking up must be theirs (or root's).
-    package static func load(path: String, named: Bool) throws -> ProjectFile {
-        let text = try readText(path, named: named)
+    package static func load(path: String, named: Bool, commandName: String) throws -> ProjectFile {
+        let text = try readText(path, named: named, commandName: commandName)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -118,13 +118,13 @@ package struct ProjectFile {
 
     // MARK: - Reading
 
-    private static func readText(_ path: String, named: Bool) throws -> String {
+    private static func readText(_ path: String, named: Bool, commandName: String) throws -> String {
         let probe = FileProbe(path: path)
         // The C struct, and the errno stat(2) failed with: the sentences below read them.
         guard let status = probe.status?.rawValue else {
             let failure = probe.failure ?? .ioError
             let reason = failure == .noSuchFileOrDirectory || failure == .notDirectory ? "does not exist" : "cannot be read (\(failure))"
-            throw CLIError(.badSetting, "Config file \(path) \(reason); check --config, or run `\(CLIContext.layer.commandName) init` to write one.")
+            throw CLIError(.badSetting, "Config file \(path) \(reason); check --config, or run `\(commandName) init` to write one.")
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw CLIError(.badSetting, "Config file \(path) is not a regular file; give the path of a migrationkit.toml.")

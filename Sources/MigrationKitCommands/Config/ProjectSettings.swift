@@ -27,21 +27,25 @@ package struct ProjectSettings {
     /// The project file's `[lint]` table: the rules lint leaves unsaid.
     package var lintSuppressions: [LintSuppression] = []
 
-    /// The rules the running command's project file silences (none without one).
-    package static var currentLintSuppressions: [LintSuppression] {
-        CLIContext.resolvedSettings.settings?.lintSuppressions ?? []
+    /// The rules the project file of the command running in `world` silences (none
+    /// without one).
+    package static func lintSuppressions(in world: CommandWorld) -> [LintSuppression] {
+        world.settings?.lintSuppressions ?? []
     }
 
     /// Fills the settings a command's options did not get as flags, from the
     /// environment and the project file, then checks the options so filled as their
     /// flags are checked.
-    package static func apply(to connection: inout ConnectionOptions, backup: inout BackupOptions?,
+    ///
+    /// - Parameter commandName: the command line's name, for the sentences that name
+    ///   its commands.
+    package static func apply(to connection: inout ConnectionOptions, backup: inout BackupOptions?, commandName: String,
                       environment: (String) -> String? = ProjectSettings.environmentValue,
                       currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
         let configPath = connection.project.config ?? environment(ProjectSetting.configVariable)
         let databaseName = connection.project.database ?? environment(ProjectSetting.databaseVariable)
         let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
-            try ProjectFile.load(path: $0, named: configPath != nil)
+            try ProjectFile.load(path: $0, named: configPath != nil, commandName: commandName)
         }
         if file == nil, let databaseName {
             throw CLIError(.badSetting, "--database \(databaseName) needs a migrationkit.toml with a [databases.\(databaseName)] table, and none was found here or above; give its path with --config.")
@@ -88,7 +92,7 @@ package struct ProjectSettings {
             try backup?.validate()
         } catch let error as ValidationError {
             let from = borrowed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) from \($0.value.origin)" }.joined(separator: ", ")
-            throw CLIError(.badSetting, "\(error.message) (Settings taken from elsewhere than the command line: \(from); see `\(CLIContext.layer.commandName) config`.)")
+            throw CLIError(.badSetting, "\(error.message) (Settings taken from elsewhere than the command line: \(from); see `\(commandName) config`.)")
         }
         return settings
     }
@@ -96,11 +100,11 @@ package struct ProjectSettings {
     /// The project file's `[lint]` table alone, for a command whose options are flags
     /// only (`check`): the file named by `MIGRATIONKIT_CONFIG`, else the one found in the
     /// current folder or above, as for every command.
-    package static func lintOnly(environment: (String) -> String? = ProjectSettings.environmentValue,
+    package static func lintOnly(commandName: String, environment: (String) -> String? = ProjectSettings.environmentValue,
                                  currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
         let configPath = environment(ProjectSetting.configVariable)
         let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
-            try ProjectFile.load(path: $0, named: configPath != nil)
+            try ProjectFile.load(path: $0, named: configPath != nil, commandName: commandName)
         }
         return ProjectSettings(configFile: file?.path, database: nil, values: [:], lintSuppressions: file?.lint ?? [])
     }
@@ -203,8 +207,8 @@ package struct ProjectSettings {
 
 /// A command whose options take settings from the environment and `migrationkit.toml`
 /// too. `CommandTree.run` fills them in after parsing, before the command runs.
-package protocol ProjectConfigurable: ParsableCommand {
-    mutating func applyProjectSettings() throws -> ProjectSettings
+package protocol ProjectConfigurable: WorldCommand {
+    mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings
 }
 
 /// A command with the connection options.
@@ -213,17 +217,17 @@ package protocol UsesProjectConnection: ProjectConfigurable {
 }
 
 extension UsesProjectConnection {
-    package mutating func applyProjectSettings() throws -> ProjectSettings {
-        try applyProjectSettings(databaseOnlyWhenAsked: false)
+    package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
+        try applyProjectSettings(databaseOnlyWhenAsked: false, in: world)
     }
 
     /// - Parameter databaseOnlyWhenAsked: the project's migrations folder and key, but
     ///   its database only when --db-path names one: a command that can work on the
     ///   folder alone (`lint`, `diff --to`) then needs no key in a project folder.
-    package mutating func applyProjectSettings(databaseOnlyWhenAsked: Bool) throws -> ProjectSettings {
+    package mutating func applyProjectSettings(databaseOnlyWhenAsked: Bool, in world: CommandWorld) throws -> ProjectSettings {
         let askedForDatabase = connection.dbPath != nil
         var noBackup: BackupOptions? = nil
-        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup)
+        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup, commandName: world.layer.commandName)
         if databaseOnlyWhenAsked, !askedForDatabase { connection.dbPath = nil }
         return settings
     }
@@ -236,9 +240,9 @@ package protocol UsesProjectConnectionAndBackup: ProjectConfigurable {
 }
 
 extension UsesProjectConnectionAndBackup {
-    package mutating func applyProjectSettings() throws -> ProjectSettings {
+    package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
         var backup: BackupOptions? = self.backup
-        let settings = try ProjectSettings.apply(to: &connection, backup: &backup)
+        let settings = try ProjectSettings.apply(to: &connection, backup: &backup, commandName: world.layer.commandName)
         if let backup { self.backup = backup }
         return settings
     }

@@ -16,10 +16,10 @@ package protocol FleetCommand: ProjectConfigurable, PrintsOutput {
     var fleet: FleetOptions { get }
     var output: OutputOptions { get }
 
-    /// The work on the database `connection` names, its lines said to `reporter`
-    /// (silent in a fleet, whose table says one line for each): returns its report
-    /// rather than printing it.
-    func runOnDatabase(reporter: Reporter) throws -> Report
+    /// The work on the database `connection` names, in `world` (a fleet database's
+    /// own), its lines said to `reporter` (silent in a fleet, whose table says one line
+    /// for each): returns its report rather than printing it.
+    func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> Report
 
     /// How a run on one database ends after its report was printed: the exit code its
     /// verdict stands for (verify's failed check, drift), which its lines already
@@ -53,7 +53,7 @@ package protocol FleetCommand: ProjectConfigurable, PrintsOutput {
     /// Reads the keys every database shares (`FleetShared`) before the fleet starts, so
     /// a prompt comes before the progress line, and a key source that fails fails the
     /// command once rather than every database.
-    func readSharedKeys(reporter: Reporter) throws
+    func readSharedKeys(reporter: Reporter, in world: CommandWorld) throws
 }
 
 extension FleetCommand {
@@ -62,9 +62,9 @@ extension FleetCommand {
     package func validateFleet() throws {}
     package func fleetTable(_ outcomes: [FleetOutcome<Report>]) -> [String]? { nil }
 
-    package func readSharedKeys(reporter: Reporter) throws {
+    package func readSharedKeys(reporter: Reporter, in world: CommandWorld) throws {
         guard !connection.key.isTemplate else { return }
-        _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
+        _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: world)
     }
     package var standardInputReaders: [String] {
         [connection.key.given.standardInputReader(DatabaseKeyRole.text)].compactMap { $0 }
@@ -74,46 +74,45 @@ extension FleetCommand {
     /// The command's name, as its configuration gives it.
     package var commandName: String { Self.configuration.commandName ?? "" }
 
-    package func run() throws {
-        try runOnEachDatabase(reporter: Reporter(output))
+    package func run(in world: CommandWorld) throws {
+        try runOnEachDatabase(reporter: Reporter(output), in: world)
     }
 
     /// The one database the options name, or the fleet when they name one: what `run`
     /// does, after whatever a command checks first.
-    package func runOnEachDatabase(reporter: Reporter) throws {
-        if fleet.namesFleet(dbPaths: connection.dbPaths) { return try runFleet(reporter: reporter) }
-        let report = try runOnDatabase(reporter: reporter)
+    package func runOnEachDatabase(reporter: Reporter, in world: CommandWorld) throws {
+        if fleet.namesFleet(dbPaths: connection.dbPaths) { return try runFleet(reporter: reporter, in: world) }
+        let report = try runOnDatabase(reporter: reporter, in: world)
         try reporter.document(report)
         try finishAlone(report, reporter: reporter)
     }
 
     /// Runs `runOnDatabase` on every database the fleet options select, then prints
     /// the table (or the `--json` document) and ends with the fleet's worst exit code.
-    package func runFleet(reporter: Reporter) throws {
+    package func runFleet(reporter: Reporter, in world: CommandWorld) throws {
         try validateFleet()
         try fleet.checkStandardInput(readBy: standardInputReaders)
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
-                                           pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag,
+                                           pathsAreFlags: world.settings?.values[.dbPath]?.origin == .flag,
                                            perDatabase: perDatabaseOptions)
         // Said once, not once a database (whose own reporters are silent).
-        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
         let run = FleetRun(command: commandName, paths: selected.paths, jobs: fleet.jobCount(databases: selected.paths.count))
         let started = ContinuousClock.now
         let command = self
-        let outcomes = try CLIContext.changing({ $0.fleet = FleetShared(databaseCount: selected.paths.count, roots: selected.roots) }) {
-            try readSharedKeys(reporter: reporter)
-            return run.run(reporter: reporter, verb: fleetVerb, { path in
-                var one = command
-                one.connection.dbPath = path
-                return try one.runOnDatabase(reporter: reporter.forDatabase(path))
-            }, judge: failure(in:))
-        }
+        let fleetWorld = world.with { $0.fleet = FleetShared(databaseCount: selected.paths.count, roots: selected.roots) }
+        try readSharedKeys(reporter: reporter, in: fleetWorld)
+        let outcomes = run.run(reporter: reporter, verb: fleetVerb, in: fleetWorld, { path, world in
+            var one = command
+            one.connection.dbPath = path
+            return try one.runOnDatabase(reporter: reporter.forDatabase(path), in: world)
+        }, judge: failure(in:))
         let report = FleetReport(command: commandName, outcomes: outcomes, duration: ContinuousClock.now - started, jobs: run.jobs,
                                  shard: fleet.shard.map { FleetSummary.Share(shard: $0, listed: selected.listed) })
         for line in fleetTable(outcomes) ?? report.table(result: fleetResult) { reporter.line(line) }
         reporter.line(report.countLine)
         try reporter.document(report.document)
-        try report.end(reporter: reporter)
+        try report.end(reporter: reporter, in: world)
     }
 }
 
@@ -158,8 +157,8 @@ package struct FleetReport<Report: Encodable & Sendable> {
 
     /// Ends the run: after a signal, with what was left; after failures, with the
     /// worst of their codes; else normally.
-    package func end(reporter: Reporter) throws {
-        try FleetRun.end(outcomes, reporter: reporter, stopped: stoppedSentence(by:)) {
+    package func end(reporter: Reporter, in world: CommandWorld) throws {
+        try FleetRun.end(outcomes, reporter: reporter, in: world, stopped: stoppedSentence(by:)) {
             let failures = count(.failed)
             let others = failures == outcomes.count ? "" : "; the others are done"
             return "\(failures) of \(FleetSummary.databases(outcomes.count)) failed (listed above)\(others). Fix the cause and run the same command again."

@@ -48,10 +48,12 @@ package struct FleetRun {
     ///
     /// - Parameters:
     ///   - verb: what the progress line says the fleet is doing ("Verifying").
-    ///   - body: the work on the database at the path given, from several threads.
+    ///   - world: the fleet's world, which each database's is made from.
+    ///   - body: the work on the database at the path given, in that database's world
+    ///     (its own locks and journal), from several threads.
     ///   - judge: the failure a finished database's result stands for (a check that
     ///     failed), or nil.
-    package func run<Value: Sendable>(reporter: Reporter, verb: String, _ body: @escaping (String) throws -> Value,
+    package func run<Value: Sendable>(reporter: Reporter, verb: String, in world: CommandWorld, _ body: @escaping (String, CommandWorld) throws -> Value,
                               judge: @escaping (Value) -> ErrorPresentation? = { _ in nil }) -> [FleetOutcome<Value>] {
         let total = paths.count
         let progress = ProgressLine(enabled: !reporter.quiet && !reporter.json && Console.standardErrorIsTerminal)
@@ -60,7 +62,7 @@ package struct FleetRun {
         let started = ContinuousClock.now
         let failures = FailureCount()
         return WorkerPool.map(count: total, jobs: jobs, { index in
-            let outcome = runOne(paths[index], body, judge: judge, verbose: reporter.verbose)
+            let outcome = runOne(paths[index], in: world, body, judge: judge, verbose: reporter.verbose)
             if outcome.failure != nil { failures.add() }
             return outcome
         }, finished: { done in
@@ -78,8 +80,9 @@ package struct FleetRun {
     /// whose document is on standard output), each failed database is named on standard
     /// error first, with its sentence and code, so "listed above" stays true in a
     /// journal that keeps standard error alone.
-    package static func end<Value>(_ outcomes: [FleetOutcome<Value>], reporter: Reporter, stopped: (Int32) -> String, failed: () -> String) throws {
-        let name = CLIContext.layer.commandName
+    package static func end<Value>(_ outcomes: [FleetOutcome<Value>], reporter: Reporter, in world: CommandWorld, stopped: (Int32) -> String,
+                                   failed: () -> String) throws {
+        let name = world.layer.commandName
         let failures = outcomes.compactMap(\.failure)
         if reporter.quiet || reporter.json {
             for failure in failures { Console.error("\(name): error: \(failure.message) (exit \(failure.exitCode.rawValue))") }
@@ -104,30 +107,29 @@ package struct FleetRun {
         return line
     }
 
-    private func runOne<Value: Sendable>(_ path: String, _ body: (String) throws -> Value, judge: (Value) -> ErrorPresentation?,
-                                         verbose: Bool) -> FleetOutcome<Value> {
+    private func runOne<Value: Sendable>(_ path: String, in fleetWorld: CommandWorld, _ body: (String, CommandWorld) throws -> Value,
+                                         judge: (Value) -> ErrorPresentation?, verbose: Bool) -> FleetOutcome<Value> {
         let started = ContinuousClock.now
         let locks = CommandLocks()
         locks.command = command
-        let journal = RunJournal()
+        let journal = RunJournal(locks: locks)
         defer { locks.releaseAll() }
-        return CLIContext.changing({ $0.locks = locks; $0.journal = journal }) {
-            do {
-                let value = try body(path)
-                let failure = judge(value).map { Self.naming(path, in: $0) }
-                return FleetOutcome(path: path, state: failure == nil ? .finished : .failed, value: value, failure: failure,
-                                    duration: ContinuousClock.now - started, backup: journal.backupWritten)
-            } catch {
-                // Whatever stopped it, each database's change is all or nothing: it is as it was.
-                if Interruption.signal != nil {
-                    return FleetOutcome(path: path, state: .stopped, value: nil, failure: nil,
-                                        duration: ContinuousClock.now - started, backup: journal.backupWritten)
-                }
-                let presented = ErrorPresentation(error)?.verbose(verbose)
-                    ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
-                return FleetOutcome(path: path, state: .failed, value: nil, failure: Self.naming(path, in: presented),
+        let world = fleetWorld.with { $0.locks = locks; $0.journal = journal }
+        do {
+            let value = try body(path, world)
+            let failure = judge(value).map { Self.naming(path, in: $0) }
+            return FleetOutcome(path: path, state: failure == nil ? .finished : .failed, value: value, failure: failure,
+                                duration: ContinuousClock.now - started, backup: journal.backupWritten)
+        } catch {
+            // Whatever stopped it, each database's change is all or nothing: it is as it was.
+            if Interruption.signal != nil {
+                return FleetOutcome(path: path, state: .stopped, value: nil, failure: nil,
                                     duration: ContinuousClock.now - started, backup: journal.backupWritten)
             }
+            let presented = ErrorPresentation(error, in: world)?.verbose(verbose)
+                ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
+            return FleetOutcome(path: path, state: .failed, value: nil, failure: Self.naming(path, in: presented),
+                                duration: ContinuousClock.now - started, backup: journal.backupWritten)
         }
     }
 

@@ -15,27 +15,26 @@ extension MigrateCommand {
     /// More than one database, or a list or share of them: a fleet.
     package var isFleet: Bool { fleet.namesFleet(dbPaths: connection.dbPaths) }
 
-    package func runFleet(reporter: Reporter) throws {
+    package func runFleet(reporter: Reporter, in world: CommandWorld) throws {
         try fleet.checkStandardInput(readBy: [connection.key.given.standardInputReader(DatabaseKeyRole.text)].compactMap { $0 })
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
-                                           pathsAreFlags: CLIContext.resolvedSettings.settings?.values[.dbPath]?.origin == .flag,
+                                           pathsAreFlags: world.settings?.values[.dbPath]?.origin == .flag,
                                            perDatabase: FleetNaming.PerDatabase.keySources(connection.key.given))
         let databases = selected.paths
-        let loaded = try CommandSupport.loadMigrations(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter)
+        let loaded = try CommandSupport.loadMigrations(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter, in: world)
         var migrations = loaded.migrations
         migrations.allowOutOfOrder = allowOutOfOrder
         if let target { _ = try migrations.index(ofTarget: target) }
 
-        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter)
-        let shared = FleetShared(databaseCount: databases.count, roots: selected.roots)
+        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
+        let fleetWorld = world.with { $0.fleet = FleetShared(databaseCount: databases.count, roots: selected.roots) }
         // A key the databases share is read before the progress line starts.
         if !connection.key.isTemplate {
-            _ = try CLIContext.changing({ $0.fleet = shared }) {
-                try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter)
-            }
+            _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: fleetWorld)
         }
-        let shape = CommandSupport.request(path: "", key: nil, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change)
-        MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: shape.memorySecurity).print(to: reporter)
+        let shape = CommandSupport.request(path: "", key: nil, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change,
+                                           in: world)
+        MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: shape.memorySecurity).print(to: reporter, layer: world.layer)
 
         let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope,
                                      acceptUnknown: Set(acceptUnknown))
@@ -43,25 +42,23 @@ extension MigrateCommand {
         let run = FleetRun(command: "migrate", paths: databases, jobs: fleet.jobCount(databases: databases.count))
         let silent = Reporter(quiet: true)
         let started = ContinuousClock.now
-        let outcomes = CLIContext.changing({ $0.fleet = shared }) {
-            run.run(reporter: reporter, verb: "Migrating") { path in
-                let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
-                                                        reporter: reporter.forDatabase(path))
-                var request = shape
-                request.path = path
-                request.key = key
-                let database = try CommandSupport.open(request, migrations: migrations)
-                // One read of the ledger serves lint, the backup decision and the plan.
-                let ledger = try database.readLedger()
-                try command.refuseUnadopted(database, ledger: ledger)
-                if !command.noLint, let files = loaded.files {
-                    try command.lintPending(files, database: database, ledger: ledger, reporter: silent, listed: false)
-                }
-                if !command.dryRun, !command.backup.skip, try command.needsChange(database, ledger: ledger) {
-                    _ = try command.backup.create(of: database)
-                }
-                return try database.migrate(upTo: command.target, options: options, from: ledger)
+        let outcomes = run.run(reporter: reporter, verb: "Migrating", in: fleetWorld) { path, world in
+            let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
+                                                    reporter: reporter.forDatabase(path), in: world)
+            var request = shape
+            request.path = path
+            request.key = key
+            let database = try CommandSupport.open(request, migrations: migrations, in: world)
+            // One read of the ledger serves lint, the backup decision and the plan.
+            let ledger = try database.readLedger()
+            try command.refuseUnadopted(database, ledger: ledger, in: world)
+            if !command.noLint, let files = loaded.files {
+                try command.lintPending(files, database: database, ledger: ledger, reporter: silent, listed: false, in: world)
             }
+            if !command.dryRun, !command.backup.skip, try command.needsChange(database, ledger: ledger) {
+                _ = try command.backup.create(of: database, in: world)
+            }
+            return try database.migrate(upTo: command.target, options: options, from: ledger)
         }
 
         let summary = FleetSummary(outcomes: outcomes, duration: ContinuousClock.now - started, jobs: run.jobs, dryRun: dryRun,
@@ -70,6 +67,6 @@ extension MigrateCommand {
         try reporter.document(summary.document)
         // The table (or the JSON) above says what finished, what failed and what never
         // started.
-        try FleetRun.end(outcomes, reporter: reporter, stopped: summary.stoppedSentence(by:)) { summary.failedSentence }
+        try FleetRun.end(outcomes, reporter: reporter, in: world, stopped: summary.stoppedSentence(by:)) { summary.failedSentence }
     }
 }

@@ -67,8 +67,8 @@ package enum WorkerPool {
 
     private static func spawn(_ work: @escaping @Sendable () -> Void) {
         // Task-locals stay with the task: the command's own go along explicitly.
-        let context = CommandContext()
-        let thread = Thread { context.bind(work) }
+        let surroundings = CarriedSurroundings()
+        let thread = Thread { surroundings.bind(work) }
         // SQLite and deep SQL need more than a secondary thread's default stack.
         thread.stackSize = 8 << 20
         thread.start()

@@ -32,14 +32,17 @@ package protocol CommandMigrations: Sendable {
 
     /// The database `connection` (which this layer opened), with these migrations to
     /// run on it.
-    func database(on connection: any CommandConnection) -> any CommandDatabase
+    ///
+    /// - Parameter locks: the change locks the command holds, which the runner then
+    ///   takes no second time.
+    func database(on connection: any CommandConnection, locks: CommandLocks) -> any CommandDatabase
 }
 
 extension CommandMigrations {
-    /// Opens the database `request` names through the command's layer, with these
+    /// Opens the database `request` names through the layer of `world`, with these
     /// migrations to run on it.
-    package func open(_ request: DatabaseRequest) throws -> any CommandDatabase {
-        database(on: try CLIContext.layer.open(request))
+    package func open(_ request: DatabaseRequest, in world: CommandWorld) throws -> any CommandDatabase {
+        database(on: try world.layer.open(request), locks: world.locks)
     }
 }
 

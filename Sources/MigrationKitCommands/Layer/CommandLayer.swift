@@ -63,17 +63,22 @@ package protocol CommandLayer: Sendable {
 
     /// The commands' sentence and exit code for an error only this layer raises (its
     /// database's own error type), or nil for one the tree presents.
-    func present(_ error: any Error, wording: RemedyWording) -> ErrorPresentation?
+    ///
+    /// - Parameter databasePath: the database the command said it works on, if it did
+    ///   (`RunJournal.databasePath`), for a sentence that names it.
+    func present(_ error: any Error, wording: RemedyWording, databasePath: String?) -> ErrorPresentation?
 
     /// Puts the backup at `backup` in place of the database `request` names, after
     /// proving it opens with the request's key and passes `quick_check`; runs
     /// `beforeReplacing` just before (`BackupFiles.putInPlace`).
-    func restore(from backup: String, over request: DatabaseRequest, beforeReplacing: () throws -> Void) throws
+    ///
+    /// - Parameter heldLock: the database's change lock, which the command holds already.
+    func restore(from backup: String, over request: DatabaseRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws
 
     /// `diff --to`: writes the migration from the current schema to the one
     /// `schemaFile` makes, proven on scratch copies first; a layer that cannot prove one
     /// says so in a sentence.
-    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter) throws
+    func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter, in world: CommandWorld) throws
 
     /// The layer's own words for a remedy where the tree's flags do not apply (a GRDB
     /// app gives its cipher settings in its own code), or nil for the tree's.

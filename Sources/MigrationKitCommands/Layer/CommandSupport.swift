@@ -14,58 +14,58 @@ package enum CommandSupport {
     /// - Parameter announcing: the first line names the database (`announce`); false
     ///   only where standard output is the data itself (`schema-dump` without --output).
     package static func openDatabase(_ options: ConnectionOptions, migrations: any CommandMigrations, access: DatabaseAccess,
-                                     announcing: Bool = true, reporter: Reporter) throws -> any CommandDatabase {
-        let request = try databaseRequest(options, access: access, announcing: announcing, reporter: reporter)
-        return try open(request, migrations: migrations)
+                                     announcing: Bool = true, reporter: Reporter, in world: CommandWorld) throws -> any CommandDatabase {
+        let request = try databaseRequest(options, access: access, announcing: announcing, reporter: reporter, in: world)
+        return try open(request, migrations: migrations, in: world)
     }
 
     /// Opens the database `request` names, with `migrations` to run on it.
-    package static func open(_ request: DatabaseRequest, migrations: any CommandMigrations) throws -> any CommandDatabase {
-        migrations.database(on: try open(request))
+    package static func open(_ request: DatabaseRequest, migrations: any CommandMigrations, in world: CommandWorld) throws -> any CommandDatabase {
+        migrations.database(on: try open(request, in: world), locks: world.locks)
     }
 
     /// Opens the database `request` names through the layer, holding its change lock
     /// unless it is only read: taken once, before opening, so the key is proven on the
     /// file as no other changing command will leave it; or, for a file this open
     /// creates, as soon as it exists.
-    package static func open(_ request: DatabaseRequest) throws -> any CommandConnection {
-        if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout) }
-        let connection = try CLIContext.layer.open(request)
-        if request.access != .inspect { try holdChangeLock(on: connection.path, timeout: request.lockTimeout) }
+    package static func open(_ request: DatabaseRequest, in world: CommandWorld) throws -> any CommandConnection {
+        if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world) }
+        let connection = try world.layer.open(request)
+        if request.access != .inspect { try holdChangeLock(on: connection.path, timeout: request.lockTimeout, in: world) }
         return connection
     }
 
     /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`),
     /// unless the command holds it already. A file that does not exist yet has no lock
     /// to take: nothing is held, and the command takes it once the file is there.
-    package static func holdChangeLock(on path: String, timeout: Duration) throws {
-        guard !CLIContext.locks.holds(path) else { return }
+    package static func holdChangeLock(on path: String, timeout: Duration, in world: CommandWorld) throws {
+        guard !world.locks.holds(path) else { return }
         let lock = try DatabaseFileLock.exclusive(path: path, timeout: timeout)
         guard lock.locksAFile else { return }
-        CLIContext.locks.hold(lock, on: path)
+        world.locks.hold(lock, on: path)
     }
 
     /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);
     ///   migrate creating a missing database says so through `access`.
     package static func databaseRequest(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
-                                        reporter: Reporter) throws -> DatabaseRequest {
+                                        reporter: Reporter, in world: CommandWorld) throws -> DatabaseRequest {
         try databaseRequest(path: try options.requiredPath(), key: options.key, cipher: options.cipher,
-                            lockTimeout: options.lockTimeout, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter)
+                            lockTimeout: options.lockTimeout, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world)
     }
 
     /// The request for one database from parsed option groups (commands such as
     /// `check` name their database with another option than --db-path).
     package static func databaseRequest(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
                                         access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
-                                        reporter: Reporter) throws -> DatabaseRequest {
-        if announcing { announce(path, reporter: reporter) }
-        warnIfOnCommandLine(keyOptions, reporter: reporter)
+                                        reporter: Reporter, in world: CommandWorld) throws -> DatabaseRequest {
+        if announcing { announce(path, reporter: reporter, in: world) }
+        warnIfOnCommandLine(keyOptions, reporter: reporter, in: world)
         let creating = access == .create && DatabaseRequest.isNew(at: path)
         let key = try resolveKey(keyOptions, for: path, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
-                                 keyIsNew: keyIsNew || creating, reporter: reporter)
+                                 keyIsNew: keyIsNew || creating, reporter: reporter, in: world)
         let request = self.request(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
-                                   readerWaits: CLIContext.resolvedSettings.settings?.values[.lockTimeout]?.origin != .defaultValue)
-        MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: request.memorySecurity).print(to: reporter)
+                                   readerWaits: world.settings?.values[.lockTimeout]?.origin != .defaultValue, in: world)
+        MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: request.memorySecurity).print(to: reporter, layer: world.layer)
         return request
     }
 
@@ -76,22 +76,22 @@ package enum CommandSupport {
     ///   asked for; otherwise it gives way to another process's change at once and
     ///   says who is changing the database (README: readers never wait).
     package static func request(path: String, key: DatabaseKey?, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
-                                readerWaits: Bool = false) -> DatabaseRequest {
-        let memorySecurity = CLIContext.layer.enableMemorySecurity(asked: cipher.memorySecurity == true)
+                                readerWaits: Bool = false, in world: CommandWorld) -> DatabaseRequest {
+        let memorySecurity = world.layer.enableMemorySecurity(asked: cipher.memorySecurity == true)
         return DatabaseRequest(path: path, key: key, access: access, lockTimeout: .milliseconds(Int64(lockTimeout * 1000)),
                                readerWaits: readerWaits, cipher: cipher.settings, memorySecurity: memorySecurity)
     }
 
     /// The `[databases.NAME]` of the project file that chose this command's database,
     /// if one did: named with the path in the first line and in `--json`.
-    package static var databaseName: String? { CLIContext.resolvedSettings.settings?.database }
+    package static func databaseName(in world: CommandWorld) -> String? { world.settings?.database }
 
     /// The first line of every command that works on a database: which file, and which
     /// project file's table chose it, so that a deploy's log never leaves it to guessing.
-    package static func announce(_ path: String, reporter: Reporter, note: String? = nil) {
-        CLIContext.journal.started(on: path)
+    package static func announce(_ path: String, reporter: Reporter, note: String? = nil, in world: CommandWorld) {
+        world.journal.started(on: path)
         var line = "Database: \(path)"
-        if let name = databaseName, let file = CLIContext.resolvedSettings.settings?.configFile {
+        if let name = databaseName(in: world), let file = world.settings?.configFile {
             line += " ([databases.\(name)] in \(file))"
         }
         reporter.line(line + (note.map { " (\($0))" } ?? ""))
@@ -103,62 +103,66 @@ package enum CommandSupport {
     ///   for its name, here and only here, for every command (nil: a key shared by a
     ///   fleet's databases, which has no `{name}`). In a fleet (`FleetShared`), a source
     ///   without `{name}` is read once for every database.
-    package static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
+    package static func resolveKey(_ keyOptions: KeyOptions, for path: String?, promptMessage: String, keyIsNew: Bool, reporter: Reporter,
+                                   in world: CommandWorld) throws -> DatabaseKey? {
         // A layer on plain SQLite opens plaintext files only: no key is read (nor asked
         // for), and one given is refused rather than ignored.
-        guard CLIContext.layer.encrypts else {
+        let layer = world.layer
+        guard layer.encrypts else {
             if !keyOptions.given.isEmpty {
-                throw CLIError(.notAvailableHere, "\(CLIContext.layer.commandName) opens its databases with a SQLite that cannot encrypt (\(CLIContext.layer.librarySummary)), so it takes no key; drop the key options.")
+                throw CLIError(.notAvailableHere, "\(layer.commandName) opens its databases with a SQLite that cannot encrypt (\(layer.librarySummary)), so it takes no key; drop the key options.")
             }
             return nil
         }
         // A key the fleet's databases share is read once, for all of them; one with
         // `{name}` is each database's own (asked before the name is put in).
         let isShared = !keyOptions.isTemplate
-        let keyOptions = try path.map { try keyOptions.forDatabase(at: $0) } ?? keyOptions
-        if let shared = CLIContext.fleet, isShared {
+        let keyOptions = try path.map { try keyOptions.forDatabase(at: $0, in: world) } ?? keyOptions
+        if let shared = world.fleet, isShared {
             return try shared.key(.current) {
-                try resolveOnce(keyOptions, promptMessage: shared.promptMessage(.current), keyIsNew: keyIsNew, reporter: reporter)
+                try resolveOnce(keyOptions, promptMessage: shared.promptMessage(.current), keyIsNew: keyIsNew, reporter: reporter, in: world)
             }
         }
-        return try resolveOnce(keyOptions, promptMessage: promptMessage, keyIsNew: keyIsNew, reporter: reporter)
+        return try resolveOnce(keyOptions, promptMessage: promptMessage, keyIsNew: keyIsNew, reporter: reporter, in: world)
     }
 
-    private static func resolveOnce(_ keyOptions: KeyOptions, promptMessage: String, keyIsNew: Bool, reporter: Reporter) throws -> DatabaseKey? {
+    private static func resolveOnce(_ keyOptions: KeyOptions, promptMessage: String, keyIsNew: Bool, reporter: Reporter,
+                                    in world: CommandWorld) throws -> DatabaseKey? {
         let source = try keyOptions.source(
             standardInputIsTerminal: StandardInput.isTerminal,
             promptMessage: promptMessage,
             keyIsNew: keyIsNew)
         // Said where the variable would have been read (no key flag, which beats it), once.
-        if KeySource.passwordEnvironmentVariableIsEmpty, !keySourceIsAFlag(keyOptions), source != nil, CLIContext.emptyVariableWarning.claim() {
+        if KeySource.passwordEnvironmentVariableIsEmpty, !keySourceIsAFlag(keyOptions, in: world), source != nil, world.emptyVariableWarning.claim() {
             reporter.warning("\(KeySource.passwordEnvironmentVariable) is set but empty, so it counts as not set; unset it, or set it to the key.")
         }
         guard let source else { return nil }
-        if CLIContext.hardening == .beforeKeyIsRead { ProcessHardening.apply() }
+        if world.hardening == .beforeKeyIsRead { ProcessHardening.apply() }
         // Read for the layer's SQLCipher: a raw key it would take for a passphrase is
         // refused here, naming where it came from.
         let warn = { (warning: KeyWarning) in reporter.warning(warning.description) }
-        guard let library = CLIContext.layer.cipherVersion.flatMap(SQLCipherVersion.init(parsing:)) else { return try source.resolve(warn: warn) }
+        guard let library = world.layer.cipherVersion.flatMap(SQLCipherVersion.init(parsing:)) else { return try source.resolve(warn: warn) }
         return try source.resolve(for: library, warn: warn)
     }
 
     /// Whether a flag chose the key source (which the environment never overrides).
-    private static func keySourceIsAFlag(_ keyOptions: KeyOptions) -> Bool {
+    private static func keySourceIsAFlag(_ keyOptions: KeyOptions, in world: CommandWorld) -> Bool {
         !keyOptions.flags.given.isEmpty
-            || ProjectSetting.allCases.contains { $0.choosesTheKeySource && CLIContext.resolvedSettings.settings?.values[$0]?.origin == .flag }
+            || ProjectSetting.allCases.contains { $0.choosesTheKeySource && world.settings?.values[$0]?.origin == .flag }
     }
 
     /// `--password` put the key in the process list, whether or not this command then
     /// uses it (`new`, or `lint` without --db-path, ignore it): say so either way.
-    package static func warnIfOnCommandLine(_ keyOptions: KeyOptions, reporter: Reporter) {
+    package static func warnIfOnCommandLine(_ keyOptions: KeyOptions, reporter: Reporter, in world: CommandWorld) {
         // A fleet said it once, before its first database.
-        guard CLIContext.fleet == nil else { return }
+        guard world.fleet == nil else { return }
         for warning in keyOptions.given.warnings(DatabaseKeyRole.text) { reporter.warning(warning) }
     }
 
     /// The migrations: the host's Swift steps, or the SQL files of `--migrations`.
-    package static func migrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter) throws -> any CommandMigrations {
-        try loadMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter).migrations
+    package static func migrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter,
+                                   in world: CommandWorld) throws -> any CommandMigrations {
+        try loadMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter, in: world).migrations
     }
 
     /// The migrations and, for SQL migrations, the files they were made from (for lint).
@@ -171,21 +175,24 @@ package enum CommandSupport {
     /// The migrations and, for SQL migrations, the files they were made from (for
     /// lint); in a fleet, read once for every database (`FleetShared`).
     /// (`migrate` does the same work beside the key derivation: `MigrationsLoading`.)
-    package static func loadMigrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter) throws -> LoadedMigrations {
-        guard let shared = CLIContext.fleet else { return try readMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter) }
-        return try shared.migrations { try readMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter) }
+    package static func loadMigrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter,
+                                       in world: CommandWorld) throws -> LoadedMigrations {
+        let layer = world.layer
+        guard let shared = world.fleet else { return try readMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter, layer: layer) }
+        return try shared.migrations { try readMigrations(options, requiredIndexes: requiredIndexes, reporter: reporter, layer: layer) }
     }
 
-    private static func readMigrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec], reporter: Reporter) throws -> LoadedMigrations {
-        if let host = CLIContext.layer.hostMigrations(requiredIndexes: requiredIndexes) { return LoadedMigrations(migrations: host, files: nil) }
+    private static func readMigrations(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec], reporter: Reporter,
+                                       layer: any CommandLayer) throws -> LoadedMigrations {
+        if let host = layer.hostMigrations(requiredIndexes: requiredIndexes) { return LoadedMigrations(migrations: host, files: nil) }
         let files = try options.loadFiles(reporter: reporter)
-        return LoadedMigrations(migrations: try CLIContext.layer.migrations(over: files, requiredIndexes: requiredIndexes), files: files)
+        return LoadedMigrations(migrations: try layer.migrations(over: files, requiredIndexes: requiredIndexes), files: files)
     }
 
     /// The host's steps, or none: for a command that needs no migration files (verify,
     /// schema-dump), whose host's own checks still apply.
-    package static func hostMigrationsOrNone(requiredIndexes: [RequiredIndexSpec] = []) throws -> any CommandMigrations {
-        try CLIContext.layer.hostMigrations(requiredIndexes: requiredIndexes) ?? CLIContext.layer.migrations(over: [], requiredIndexes: requiredIndexes)
+    package static func hostMigrationsOrNone(requiredIndexes: [RequiredIndexSpec] = [], in world: CommandWorld) throws -> any CommandMigrations {
+        try world.layer.hostMigrations(requiredIndexes: requiredIndexes) ?? world.layer.migrations(over: [], requiredIndexes: requiredIndexes)
     }
 }
 

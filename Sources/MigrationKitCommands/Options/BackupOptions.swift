@@ -22,23 +22,25 @@ package struct BackupOptions: ParsableArguments {
 
     /// Writes a backup of the writer's database, creating the backup folder (0700) if
     /// needed. `sparing` names files pruning must keep (the backup being restored).
-    package func create(of database: any CommandDatabase, sparing: Set<String> = []) throws -> String {
-        try writing { try database.backup(into: directory, keep: keep, sparing: sparing) }
+    /// The run journal of `world` records it.
+    package func create(of database: any CommandDatabase, sparing: Set<String> = [], in world: CommandWorld) throws -> String {
+        try writing(in: world) { try database.backup(into: directory, keep: keep, sparing: sparing) }
     }
 
     /// Writes a backup with `write`, which is given the folder (nil: beside the
     /// database), the number to keep and the files to spare, as `create` does.
-    package func writing(_ write: (_ directory: String?, _ keep: Int, _ sparing: Set<String>) throws -> String, sparing: Set<String> = []) throws -> String {
-        try writing { try write(directory, keep, sparing) }
+    package func writing(_ write: (_ directory: String?, _ keep: Int, _ sparing: Set<String>) throws -> String, sparing: Set<String> = [],
+                         in world: CommandWorld) throws -> String {
+        try writing(in: world) { try write(directory, keep, sparing) }
     }
 
-    private func writing(_ body: () throws -> String) throws -> String {
+    private func writing(in world: CommandWorld, _ body: () throws -> String) throws -> String {
         if let directory {
             try Folders.create(directory, purpose: "backup folder", mode: 0o700)
         }
         do {
             let backup = try body()
-            CLIContext.journal.wroteBackup(backup)
+            world.journal.wroteBackup(backup)
             return backup
         } catch let error as any KindedDatabaseError where error.kind == .fileSystem {
             // Say that it was the backup, and how to go on without it.

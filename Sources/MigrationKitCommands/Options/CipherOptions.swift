@@ -46,7 +46,7 @@ package struct CipherOptions: ParsableArguments {
     /// takes them in the app's code instead (`CommandLayer.takesCipherSettings`), which
     /// refuses them if given anyway.
     package static var settingsVisibility: ArgumentVisibility {
-        CLIContext.currentLayer?.takesCipherSettings == false ? .private : .default
+        ParsingLayer.current?.takesCipherSettings == false ? .private : .default
     }
 
     /// Every option given, by name, with `--memory-security` only when it turns it on.
@@ -78,7 +78,7 @@ package struct CipherOptions: ParsableArguments {
     /// option on a layer that cannot encrypt, a database's own settings on one that takes
     /// them in the app's code (only SQLCipher's default formats 3 and 4 are named there).
     private func validateForLayer() throws {
-        guard let layer = CLIContext.currentLayer else { return }
+        guard let layer = ParsingLayer.current else { return }
         if !layer.encrypts, let first = given.first {
             throw ValidationError("\(first) applies to encrypted databases, and \(layer.commandName) opens plaintext ones only (\(layer.librarySummary)); drop it.")
         }

@@ -42,7 +42,7 @@ package struct ConnectionOptions: ParsableArguments {
     /// The key and cipher options are not shown by a layer that cannot encrypt (a GRDB
     /// on plain SQLite), which refuses them with a sentence if given anyway.
     package static var encryptionVisibility: ArgumentVisibility {
-        CLIContext.currentLayer?.encrypts == false ? .private : .default
+        ParsingLayer.current?.encrypts == false ? .private : .default
     }
 
     /// Seconds to wait while another process holds the database lock.

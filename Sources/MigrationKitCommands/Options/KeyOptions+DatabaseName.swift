@@ -23,14 +23,13 @@ package struct DatabaseNames: Hashable, Sendable {
     /// pointing out of it).
     package let path: String?
 
-    /// The names of the database at `path`, under `root` (nil: the fleet's root for it,
-    /// or the current folder).
+    /// The names of the database at `path`, under `root` (nil: the current folder).
     package init(of path: String, root: String? = nil) {
         let real = Self.real(path)
         let components = real.split(separator: "/").map(String.init)
         name = Self.withoutExtension(components.last ?? real)
         folder = components.dropLast().last ?? ""
-        let base = Self.real(root ?? CLIContext.fleet?.root(of: path) ?? ".")
+        let base = Self.real(root ?? ".")
         let prefix = base.hasSuffix("/") ? base : base + "/"
         self.path = real.hasPrefix(prefix) ? Self.withoutExtension(String(real.dropFirst(prefix.count))) : nil
     }
@@ -81,8 +80,8 @@ extension KeyOptions {
     /// These options with each name form (`{name}`, `{folder}`, `{path}`) replaced by the
     /// database's (`DatabaseNames`). Only `CommandSupport.resolveKey` and the commands
     /// that retire or name keys per database call it.
-    package func forDatabase(at path: String) throws -> KeyOptions {
-        let names = DatabaseNames(of: path)
+    package func forDatabase(at path: String, in world: CommandWorld) throws -> KeyOptions {
+        let names = world.names(of: path)
         try names.requireForms(in: Array(given.byName.values), database: path, option: "The key option")
         var options = self
         options.given = given.forDatabase(names: names.substitutions)
@@ -92,5 +91,13 @@ extension KeyOptions {
     /// The name of the file a path names: `{name}` (`DatabaseNames.name`).
     package static func databaseName(_ path: String) -> String {
         DatabaseNames(of: path).name
+    }
+}
+
+extension CommandWorld {
+    /// The names of the database at `path`: under its fleet's root in a fleet, else
+    /// under the current folder.
+    package func names(of path: String) -> DatabaseNames {
+        DatabaseNames(of: path, root: fleet?.root(of: path))
     }
 }

@@ -19,7 +19,8 @@ package struct MinimumSQLiteOptions: ParsableArguments {
     package init() {}
 
     package func validate() throws {
-        if let minimum, let linked = SQLiteVersion(CLIContext.layer.sqliteVersion), linked < minimum {
+        // Against the SQLite of the command line being parsed (`ParsingLayer`).
+        if let minimum, let layer = ParsingLayer.current, let linked = SQLiteVersion(layer.sqliteVersion), linked < minimum {
             throw ValidationError("--min-sqlite \(minimum) is newer than the linked SQLite \(linked), which is already the floor: migrations run on it here; give an older version or leave the option out.")
         }
     }

@@ -9,19 +9,22 @@ import MigrationKitKeys
 /// sentences name flags; a remedy added to the core does not compile until it is worded
 /// here.
 package enum CommandLineRemedies {
-    /// - Parameter commandName: the binary's name, for "`migrationkit new NAME` does".
-    package static func wording(commandName: String, layer: any CommandLayer) -> RemedyWording {
+    /// - Parameters:
+    ///   - commandName: the binary's name, for "`migrationkit new NAME` does".
+    ///   - running: the command the command line parsed, whose options the sentences
+    ///     may offer (nil: every command line's words).
+    package static func wording(commandName: String, layer: any CommandLayer, running: RunningCommand?) -> RemedyWording {
         RemedyWording { remedy in
             if let words = layer.words(for: remedy) { return words }
             switch remedy {
             case .allowOutOfOrder:
                 return "pass --allow-out-of-order"
             case .acceptModified(let identifiers):
-                guard runningCommandTakes(.acceptModified) else { return nil }
+                guard runningCommandTakes(.acceptModified, running: running) else { return nil }
                 return "if the edit changes nothing that matters, accept it with "
                     + identifiers.map { "--accept-modified \($0)" }.joined(separator: " ")
             case .acceptUnknown(let identifiers):
-                guard runningCommandTakes(.acceptUnknown) else { return nil }
+                guard runningCommandTakes(.acceptUnknown, running: running) else { return nil }
                 return "if this version may migrate the database all the same, accept \(identifiers.count == 1 ? "it" : "them") with "
                     + identifiers.map { "--accept-unknown \($0)" }.joined(separator: " ")
             case .createMigrationsFolder, .chooseMigrationsFolder, .nameMigrationsLayout:
@@ -49,8 +52,8 @@ package enum CommandLineRemedies {
     /// the database's history can come from a command without it (`baseline` of an
     /// edited migration, `rollback` of a newer version's database), whose sentence then
     /// names no option it does not have. Outside a run, every command line's words.
-    private static func runningCommandTakes(_ override: HistoryOverride) -> Bool {
-        guard let command = CLIContext.runningCommand else { return true }
+    private static func runningCommandTakes(_ override: HistoryOverride, running: RunningCommand?) -> Bool {
+        guard let command = running?.type else { return true }
         return (command as? any AcceptsHistoryOverrides.Type)?.historyOverrides.contains(override) ?? false
     }
 }

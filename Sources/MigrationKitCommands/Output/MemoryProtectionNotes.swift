@@ -9,10 +9,12 @@ package struct MemoryProtectionNotes {
     package let keyResolved: Bool
     package let memorySecurityAsked: Bool
 
-    package func print(to reporter: Reporter) {
+    /// - Parameter layer: the layer that opens the command's databases, whose SQLCipher
+    ///   the notes describe.
+    package func print(to reporter: Reporter, layer: any CommandLayer) {
         guard reporter.verbose else { return }
         for line in lines(process: ProcessHardening.current, lockFailures: SecretBytes.memoryLockFailures,
-                          memorySecurity: CLIContext.layer.memorySecurity, cipherVersion: CLIContext.layer.cipherVersion) {
+                          memorySecurity: layer.memorySecurity, cipherVersion: layer.cipherVersion) {
             reporter.note(line)
         }
     }

@@ -12,7 +12,7 @@ package struct PendingLint: Sendable {
     /// may run on another thread).
     private let suppressions: [LintSuppression]
 
-    package init(context: LintContext, suppressions: [LintSuppression] = ProjectSettings.currentLintSuppressions) {
+    package init(context: LintContext, suppressions: [LintSuppression]) {
         self.context = { context }
         self.suppressions = suppressions
     }
@@ -22,7 +22,7 @@ package struct PendingLint: Sendable {
     /// milliseconds), which a lint running beside the key derivation should not make
     /// the command wait for before it starts.
     package init(makingContext: @escaping @Sendable () -> LintContext,
-                 suppressions: [LintSuppression] = ProjectSettings.currentLintSuppressions) {
+                 suppressions: [LintSuppression]) {
         context = makingContext
         self.suppressions = suppressions
     }
@@ -60,8 +60,9 @@ package enum RollbackLint {
     /// Lints `files` (the migrations the rollback undoes) and throws if their down SQL
     /// has errors; prints the down SQL's findings unless `listedBy` names the command
     /// that shows them (a fleet does not print each database's).
-    package static func check(_ files: [SQLMigrationFile], context: LintContext, reporter: Reporter, listedBy command: String? = nil) throws {
-        let report = MigrationLinter(context: context, suppressions: ProjectSettings.currentLintSuppressions).report(files)
+    package static func check(_ files: [SQLMigrationFile], context: LintContext, suppressions: [LintSuppression], reporter: Reporter,
+                              listedBy command: String? = nil) throws {
+        let report = MigrationLinter(context: context, suppressions: suppressions).report(files)
         let down = report.findings.filter(\.inDownSection)
         if command == nil {
             LintPrinter.print(down, reporter: reporter, asWarnings: true, downErrorsAre: .errors)

@@ -9,6 +9,9 @@ import MigrationKitFiles
 /// rolled back, instead of dying silently with a hot journal beside the database.
 package final class RunJournal: @unchecked Sendable {
     private let lock = NSLock()
+    /// The locks of the same command (or fleet database), whose change notes say what
+    /// the step in progress is.
+    private let locks: CommandLocks
     private var database: String?
     private var done: [String] = []
     private var current: String?
@@ -16,6 +19,10 @@ package final class RunJournal: @unchecked Sendable {
     private var verifying = false
     private var allOrNothing = false
     private var backup: String?
+
+    package init(locks: CommandLocks) {
+        self.locks = locks
+    }
 
     /// The database the command works on, once it said so (`CommandSupport.announce`).
     package var databasePath: String? { lock.withLock { database } }
@@ -58,7 +65,7 @@ package final class RunJournal: @unchecked Sendable {
                 return nil
             }
         }
-        if let activity { CLIContext.locks.describe(activity) }
+        if let activity { locks.describe(activity) }
     }
 
     /// How a run that was asked to stop ends (`CommandLineRunner.stopped`): what it left.

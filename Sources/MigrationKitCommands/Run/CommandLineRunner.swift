@@ -40,9 +40,12 @@ package struct CommandLineRunner {
 
     /// Runs `arguments` (without the program name) and returns the exit code.
     ///
-    /// - Parameter prepare: what happens to the parsed command before it runs (settings
-    ///   from the environment and a project file, for the `migrationkit` tool).
-    package func run(_ arguments: [String], prepare: (any ParsableCommand) throws -> any ParsableCommand = { $0 }) -> Int32 {
+    /// - Parameters:
+    ///   - prepare: what happens to the parsed command before it runs (settings from the
+    ///     environment and a project file, for the `migrationkit` tool).
+    ///   - perform: runs the prepared command (in its world, for the command tree's).
+    package func run(_ arguments: [String], prepare: (any ParsableCommand) throws -> any ParsableCommand = { $0 },
+                     perform: (any ParsableCommand) throws -> Void = { var command = $0; try command.run() }) -> Int32 {
         // Until the arguments parse, a usage error can only look for the flag itself
         // (before a `--`, after which arguments are operands); after that, the parsed
         // option decides.
@@ -63,7 +66,7 @@ package struct CommandLineRunner {
             try SecretServiceKeyStore.$commandBatch.withValue(keyring) {
                 try KeyCommandLine.$timeout.withValue(ConnectionOptions.keyCommandTimeout(of: command)) {
                     try KeyCommandLine.$stopRequest.withValue(KeyCommandLine.StopRequest { Interruption.isStopping ? Interruption.signal : nil }) {
-                        try command.run()
+                        try perform(command)
                     }
                 }
             }

@@ -72,23 +72,34 @@ package enum CommandTree {
         // it left (`RunJournal`), instead of ending the process between two writes. Only
         // while the command runs: an app that embeds the commands gets its signals back.
         if policy.stopsGracefully { Interruption.stopGracefully() }
-        let environment = CommandEnvironment(layer: layer, root: root, hardening: policy.hardening)
-        let (locks, resolved, journal, running) = (environment.locks, environment.resolvedSettings, environment.journal, environment.running)
+        let world = CommandWorld(layer: layer, root: root, hardening: policy.hardening)
+        let (locks, resolved, journal, running) = (world.locks, world.resolvedSettings, world.journal, world.running)
         var runner = CommandLineRunner(root: root, commandName: layer.commandName,
-                                       wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer),
-                                       layerErrors: layer.present)
+                                       wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer, running: running),
+                                       layerErrors: { layer.present($0, wording: $1, databasePath: journal.databasePath) })
         runner.annotate = journal.annotate
         runner.stopped = journal.stop
         runner.versionReport = versionReport
-        let code = CLIContext.$current.withValue(environment) {
-            runner.run(arguments) { command in
+        // The parse (and its messages) reads the layer from the command's type alone
+        // (`ParsingLayer`); the command is handed its world.
+        let code = ParsingLayer.$current.withValue(layer) {
+            runner.run(arguments, prepare: { command in
                 locks.command = type(of: command).configuration.commandName ?? ""
                 running.type = type(of: command)
                 // Settings not given as flags, from the environment and migrationkit.toml.
                 guard var configurable = command as? any ProjectConfigurable else { return command }
-                resolved.settings = try configurable.applyProjectSettings()
+                resolved.settings = try configurable.applyProjectSettings(in: world)
                 return configurable
-            }
+            }, perform: { command in
+                guard let command = command as? any WorldCommand else {
+                    // A group of commands, which ArgumentParser answers with its help.
+                    var group = command
+                    return try group.run()
+                }
+                // Unbound for the run itself: below `run(in:)`, nothing reads the layer but
+                // from the world.
+                try ParsingLayer.$current.withValue(nil) { try command.run(in: world) }
+            })
         }
         locks.releaseAll()
         guard policy.stopsGracefully else { return code }
@@ -109,14 +120,18 @@ package enum CommandTree {
     }
 }
 
-extension ErrorPresentation {
-    /// How the running command line presents `error`; nil for ArgumentParser's own.
-    package init?(_ error: any Error) {
-        let layer = CLIContext.layer
-        self.init(error, root: CLIContext.root ?? CommandTreeFallbackRoot.self, layer: layer.present,
-                  wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer))
-    }
+/// A command that runs in the world its command line hands it (`CommandTree.run`),
+/// rather than in anything ambient: every command of the tree.
+package protocol WorldCommand: ParsableCommand {
+    /// Runs the command, with `world` passed to whatever it calls that needs it.
+    func run(in world: CommandWorld) throws
 }
 
-/// Only so that a presentation outside a run has a root to name; runs always set theirs.
-private struct CommandTreeFallbackRoot: ParsableCommand {}
+extension ErrorPresentation {
+    /// How the command line running in `world` presents `error`; nil for ArgumentParser's own.
+    package init?(_ error: any Error, in world: CommandWorld) {
+        let layer = world.layer
+        self.init(error, root: world.root, layer: { layer.present($0, wording: $1, databasePath: world.journal.databasePath) },
+                  wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer, running: world.running))
+    }
+}

@@ -2,71 +2,66 @@ import ArgumentParser
 import Foundation
 import MigrationKitFiles
 
-/// What one running command works with, bound whole by the entry point of its command
-/// line (`CommandTree.run`) and taken whole by the threads its work moves to
-/// (`CommandContext`), so a fleet's worker reads exactly what the command would: its
-/// layer, its hardening policy, its settings. A value changes only as a new whole, for
-/// the body of `CLIContext.changing`.
-package struct CommandEnvironment: @unchecked Sendable {
+/// A command's world: what one running command works with — its layer, its hardening
+/// policy, its locks, settings and journal — made by the entry point of its command line
+/// (`CommandTree.run`) once the arguments are parsed, and handed to the command
+/// (`WorldCommand.run(in:)`), which passes it down to everything it calls and to the
+/// threads its work moves to. A value: a fleet's database gets a copy with its own locks
+/// and journal (`with(_:)`), and nothing reads the world but from what it was handed.
+///
+/// What a command sees of its process (environment variables, standard input, the
+/// console) is not part of it: that is its `CommandSurroundings`.
+package struct CommandWorld: @unchecked Sendable {
     /// The database layer under the commands (`CommandLayer`).
-    package var layer: (any CommandLayer)?
+    package let layer: any CommandLayer
     /// The root command of the running command line (for ArgumentParser's messages).
-    package var root: (any ParsableCommand.Type)?
+    package let root: any ParsableCommand.Type
     /// When the running command line hardens its process.
-    package var hardening = CommandTree.Hardening.atStart
+    package let hardening: CommandTree.Hardening
     /// The database locks the running command holds until it ends (see `CommandLocks`).
-    package var locks = CommandLocks()
+    package var locks: CommandLocks
     /// The settings resolved for the running command (`ProjectSettings`), for
     /// `migrationkit config` to show.
-    package var resolvedSettings = ResolvedSettings()
+    package let resolvedSettings = ResolvedSettings()
     /// What the running command has done so far (`RunJournal`).
-    package var journal = RunJournal()
+    package var journal: RunJournal
     /// Whether the run said that `MIGRATIONKIT_PASSWORD` is set but empty: once a run,
     /// not once a fleet database, and again in the next run of an app that embeds the
     /// commands.
-    package var emptyVariableWarning = OnceFlag()
+    package let emptyVariableWarning = OnceFlag()
     /// What a fleet's databases share, made once: keys and migrations (nil outside a fleet).
     package var fleet: FleetShared?
     /// The command the run parsed, once it has.
-    package var running = RunningCommand()
+    package let running = RunningCommand()
 
-    package init(layer: (any CommandLayer)? = nil, root: (any ParsableCommand.Type)? = nil, hardening: CommandTree.Hardening = .atStart) {
+    package init(layer: any CommandLayer, root: any ParsableCommand.Type, hardening: CommandTree.Hardening = .atStart) {
         self.layer = layer
         self.root = root
         self.hardening = hardening
+        locks = CommandLocks()
+        journal = RunJournal(locks: locks)
     }
+
+    /// This world with `change` made to it: a fleet's, or one of its databases'.
+    package func with(_ change: (inout CommandWorld) -> Void) -> CommandWorld {
+        var world = self
+        change(&world)
+        return world
+    }
+
+    /// The settings resolved for the running command, once `CommandTree.run` has.
+    package var settings: ProjectSettings? { resolvedSettings.settings }
 }
 
-/// The running command's `CommandEnvironment`. A task-local, because ArgumentParser
-/// builds commands from arguments alone and cannot be handed a value; one, so nothing of
-/// it can be left behind when the work moves to another thread.
-package enum CLIContext {
-    @TaskLocal package static var current = CommandEnvironment()
-
-    /// Runs `body` in the current environment with `change` made to it.
-    package static func changing<T>(_ change: (inout CommandEnvironment) -> Void, _ body: () throws -> T) rethrows -> T {
-        var environment = current
-        change(&environment)
-        return try $current.withValue(environment, operation: body)
-    }
-
-    /// The layer of the running command; only a command line's entry point runs
-    /// commands, and it always sets one.
-    package static var layer: any CommandLayer {
-        guard let layer = current.layer else { preconditionFailure("a command ran outside CommandTree.run, with no database layer") }
-        return layer
-    }
-
-    package static var currentLayer: (any CommandLayer)? { current.layer }
-    package static var root: (any ParsableCommand.Type)? { current.root }
-    package static var hardening: CommandTree.Hardening { current.hardening }
-    package static var locks: CommandLocks { current.locks }
-    package static var resolvedSettings: ResolvedSettings { current.resolvedSettings }
-    package static var journal: RunJournal { current.journal }
-    package static var emptyVariableWarning: OnceFlag { current.emptyVariableWarning }
-    package static var fleet: FleetShared? { current.fleet }
-    /// The command the running command line parsed; nil before it has, and outside a run.
-    package static var runningCommand: (any ParsableCommand.Type)? { current.running.type }
+/// The layer of the command line being parsed, for what ArgumentParser reads before a
+/// command runs, from the command's type alone: a root command's configuration (its
+/// name, its list of commands), which options help shows, and the options' `validate()`.
+/// The one exception to a command's world being handed to it, as ArgumentParser builds
+/// commands from arguments alone and cannot be handed a value. Bound by `CommandTree.run`
+/// for the parse, the settings filled in after it and the messages about them, and
+/// unbound while the command runs: nothing below `run(in:)` reads it.
+package enum ParsingLayer {
+    @TaskLocal package static var current: (any CommandLayer)?
 }
 
 /// Holds the command `CommandTree.run` parsed, for what depends on the command rather
