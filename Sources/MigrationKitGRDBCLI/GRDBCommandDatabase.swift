@@ -123,19 +123,22 @@ final class GRDBCommandConnection: CommandConnection {
 final class GRDBCommandDatabase: RunnerCommandDatabase {
     let connection: GRDBCommandConnection
     let migrations: GRDBCommandMigrations
+    /// The change locks the command holds.
+    private let locks: CommandLocks
     /// The host's runner, handed the change lock the command holds on this file, which
     /// it then takes no second time.
     private var runner: GRDBMigrationRunner {
         var runner = migrations.runner
-        runner.heldChangeLock = CLIContext.locks.lock(on: connection.path)
+        runner.heldChangeLock = locks.lock(on: connection.path)
         return runner
     }
     var path: String { connection.path }
     private var writer: any DatabaseWriter { connection.writer }
 
-    init(connection: GRDBCommandConnection, migrations: GRDBCommandMigrations) {
+    init(connection: GRDBCommandConnection, migrations: GRDBCommandMigrations, locks: CommandLocks) {
         self.connection = connection
         self.migrations = migrations
+        self.locks = locks
     }
 
     func migrationStatus() throws -> MigrationStatus { try runner.migrationStatus(in: writer) }
@@ -186,7 +189,8 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
         quiet.observer = nil
         let request = DatabaseRequest(path: scratch.path + "/expected.db", key: GRDBCommandSupport.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
                                       access: .create, lockTimeout: .seconds(5))
-        let expected = GRDBCommandDatabase(connection: try GRDBCommandConnection(opening: request, host: migrations.host), migrations: quiet)
+        let expected = GRDBCommandDatabase(connection: try GRDBCommandConnection(opening: request, host: migrations.host), migrations: quiet,
+                                           locks: CommandLocks())
         defer { try? expected.close() }
         if let target { _ = try expected.migrate(upTo: target, options: MigrateOptions()) }
         return try expected.reading { try SchemaDump.objects(in: $0) }

@@ -119,6 +119,6 @@ struct GRDBCommandMigrations: RunnerMigrations {
 
     func database(on connection: any CommandConnection, locks: CommandLocks) -> any CommandDatabase {
         guard let connection = connection as? GRDBCommandConnection else { preconditionFailure("a database another layer than GRDB's opened") }
-        return GRDBCommandDatabase(connection: connection, migrations: self)
+        return GRDBCommandDatabase(connection: connection, migrations: self, locks: locks)
     }
 }
