@@ -35,6 +35,18 @@ import Testing
         }
     }
 
+    /// `CommandTree.run` hands the parsed command its world through `WorldCommand`; a
+    /// command without it would fall to ArgumentParser's default `run()`, print its
+    /// help and exit 0 having done nothing. Declared by hand on each type, so checked
+    /// over the whole tree here.
+    @Test func everyCommandRunsInTheWorldItIsHanded() {
+        #expect(commands.count >= 21)
+        for command in commands {
+            #expect(command is any WorldCommand.Type,
+                    "\(command) does not conform to WorldCommand: `CommandTree.run` would print its help and exit 0")
+        }
+    }
+
     /// Whether a failure is printed as JSON comes from the parsed `--json` of a command
     /// that has the output options; any other command's failures would be plain text.
     @Test func everyCommandPrintsThroughTheOutputOptions() {
