@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import MigrationKit
 import MigrationKitFiles
@@ -14,13 +15,26 @@ extension GRDBMigrationRunner {
     /// would. An in-memory or temporary database has no file, and nothing to lock.
     func holdingChangeLock<T>(of writer: any DatabaseWriter, _ body: () throws -> T) throws -> T {
         let lock: DatabaseFileLock
+        let wait = Self.lockWait(writer.configuration)
         do {
-            lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: Self.lockWait(writer.configuration), heldBy: heldChangeLock)
+            lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: wait, heldBy: heldChangeLock)
         } catch let error as FileOperationError where error.kind == .busy {
-            throw DatabaseError(resultCode: .SQLITE_BUSY, message: "\(writer.path): \(error.message)")
+            throw DatabaseError(resultCode: .SQLITE_BUSY, message: Self.busySentence(writer.path, waited: wait))
         }
         defer { lock.release() }
         return try body()
+    }
+
+    /// What a call says when another process holds the change lock: in the words of the
+    /// app's own setting, the busy mode, since no command-line option is involved.
+    private static func busySentence(_ path: String, waited: Duration) -> String {
+        let holder = "Another process (another run of the app, or a MigrationKit command such as a rekey) "
+        guard waited > .zero else {
+            return "\(path): \(holder)is changing this database and holds its change lock; try again when it is done, "
+                + "or let the writer wait for it with a busy timeout (Configuration.busyMode = .timeout(seconds))."
+        }
+        let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
+        return "\(path): \(holder)kept changing this database for longer than the writer's busy timeout (\(String(format: "%g", seconds)) s)."
     }
 
     /// How long a call waits for the change lock: the writer's busy timeout, or nothing.

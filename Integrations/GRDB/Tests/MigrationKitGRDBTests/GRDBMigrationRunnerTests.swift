@@ -36,11 +36,19 @@ private func ledger(_ reader: any DatabaseReader) throws -> [String] {
         let held = try DatabaseFileLock.exclusive(path: scratch.path, timeout: .zero)
         #expect(held.locksAFile)
         func isBusy(_ error: any Error) -> Bool {
-            (error as? DatabaseError)?.resultCode == .SQLITE_BUSY && "\(error)".contains("kept changing this database")
+            (error as? DatabaseError)?.resultCode == .SQLITE_BUSY
+                && "\(error)".contains("\(scratch.path): Another process (another run of the app, or a MigrationKit command such as a rekey) is changing this database and holds its change lock; try again when it is done, or let the writer wait for it with a busy timeout (Configuration.busyMode = .timeout(seconds)).")
         }
         #expect { try runner.migrate(in: writer, options: MigrateOptions(mode: .atomic)) } throws: { isBusy($0) }
         #expect { try runner.erase(writer) } throws: { isBusy($0) }
         #expect { try runner.migrate(writer) } throws: { isBusy($0) }
+        var brief = Configuration()
+        brief.busyMode = .timeout(0.2)
+        let briefWriter = try open(brief)
+        #expect { try runner.migrate(briefWriter) } throws: { error in
+            (error as? DatabaseError)?.resultCode == .SQLITE_BUSY
+                && "\(error)".contains("\(scratch.path): Another process (another run of the app, or a MigrationKit command such as a rekey) kept changing this database for longer than the writer's busy timeout (0.2 s).")
+        }
         #expect(try tables(writer).isEmpty)
 
         held.release()
