@@ -416,7 +416,8 @@ extension CrashSafetyTests {
             if round % 2 == 0 { #expect(try workspace.run("migrate", ["--to", steps[0]]).status == 0) }
             let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
                 for _ in 0..<8 {
-                    // Processes: within one, the change lock is shared (re-entrant).
+                    // Processes, as users start them (threads of one process take
+                    // turns too: ChangeLockTests).
                     group.addTask { try workspace.runBinary("migrate") }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }

@@ -135,6 +135,47 @@ import MigrationKitKeys
         #expect(verify.status == 0 && verify.stdout.contains("cipher_integrity_check: ok"), "\(verify.output)")
     }
 
+    /// Six processes of the app migrate one database that does not exist yet, at once,
+    /// three times: one creates it (under the folder's lock, its first page and salt
+    /// written before anyone else keys it), every step is applied exactly once, and every
+    /// process ends with exit 0, the database applied or up to date; the `sqlcipher`
+    /// shell opens the result with the key. As `docs/concurrency-and-crashes.md` says of
+    /// the tool's own `migrate`.
+    @Test func sixAppProcessesCreatingOneDatabaseApplyEachStepOnce() throws {
+        for round in 0..<3 {
+            let scratch = try ScratchDatabase()
+            let passphrase = "grdb notes race \(round)"
+            let key = try keyFile(passphrase, in: scratch)
+            let results = ResultBox()
+            let group = DispatchGroup()
+            for _ in 0..<6 {
+                group.enter()
+                DispatchQueue.global().async {
+                    defer { group.leave() }
+                    results.append(Result { try notes(["migrate", "--db-path", scratch.path, "--password-file", key]) })
+                }
+            }
+            #expect(group.wait(timeout: .now() + 120) == .success, "round \(round): a migrate did not finish in 120 s")
+            #expect(results.all.count == 6)
+            for result in results.all {
+                let outcome = try result.get()
+                #expect(outcome.status == 0, "round \(round): \(outcome.output)")
+            }
+            let shell = try SQLCipherShell.run(scratch.path, passphrase: passphrase, "SELECT identifier FROM grdb_migrations ORDER BY rowid;")
+            #expect(shell.status == 0, "round \(round): \(shell.stderr)")
+            #expect(shell.stdout == Self.identifiers.joined(separator: "\n") + "\n", "round \(round)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.folder.appendingPathComponent(".app.sqlite.migrationkit-creating").path))
+        }
+    }
+
+    /// What the concurrent runs above returned, gathered from their threads.
+    private final class ResultBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var results: [Result<ChildProcessResult, any Error>] = []
+        func append(_ result: Result<ChildProcessResult, any Error>) { lock.withLock { results.append(result) } }
+        var all: [Result<ChildProcessResult, any Error>] { lock.withLock { results } }
+    }
+
     /// The proof: the key from the Secret Service (a private keyring), the file
     /// read by the `sqlcipher` shell and by `migrationkit status`, with the same ledger.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["MIGRATIONKIT_TEST_KEYRING"] == "1" || TestPlatform.isCI,
