@@ -30,10 +30,11 @@ public enum MigrationCLI {
     /// - Throws: `CommandSurroundings.SurroundingsError` when the command cannot be given
     ///   its own working folder.
     package static func run(host: MigrationCLIHost, arguments: [String], in surroundings: CommandSurroundings) throws -> Int32 {
-        try surroundings.run { run(host: host, arguments: arguments, isProcessMain: false) }
+        try surroundings.run { run(host: host, arguments: arguments, isProcessMain: false, keyCommandErrors: surroundings.keyCommandErrors) }
     }
 
-    private static func run(host: MigrationCLIHost, arguments: [String], isProcessMain: Bool) -> Int32 {
+    private static func run(host: MigrationCLIHost, arguments: [String], isProcessMain: Bool,
+                            keyCommandErrors: KeyCommandLine.StandardErrorRelay? = nil) -> Int32 {
         // ArgumentParser prints a version fixed when the command tree is declared; the
         // linked SQLCipher is only known by asking it, which no other command should pay
         // for at start-up. (`--version` among other arguments reaches the parser, and
@@ -45,7 +46,7 @@ public enum MigrationCLI {
         let policy = CommandTree.ProcessPolicy(hardening: host.hardensProcess ? .atStart : .never, stopsGracefully: host.stopsGracefully,
                                                isProcessMain: isProcessMain)
         return CommandTree.run(arguments, root: RootCommand.self, layer: SQLCipherCommandLayer(host: host), policy: policy,
-                               versionReport: { MigrationKitVersion.report(commandName: host.commandName) })
+                               versionReport: { MigrationKitVersion.report(commandName: host.commandName) }, keyCommandErrors: keyCommandErrors)
     }
 }
 

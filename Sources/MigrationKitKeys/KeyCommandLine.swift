@@ -25,8 +25,8 @@ import MigrationKitSecrets
 /// passphrase for `gpg`, a master password for `keepassxc-cli`): its process group is
 /// made the terminal's foreground group while it runs. It runs in a process group of its
 /// own, with this process's environment but `MIGRATIONKIT_PASSWORD`, no other descriptor
-/// of this process, and every signal at its default. It must end within `timeout`
-/// (`KeyCommandLine.timeout`, 60 seconds unless a command line sets it): then it and its
+/// of this process, and every signal at its default. It must end within its time bound
+/// (`KeyReading.keyCommandTimeout`, 60 seconds unless a command line sets it): then it and its
 /// process group are killed. Its output is read into wiped storage (`SecretBytes`), at
 /// most `KeySource.maximumKeyLength` bytes, and never shown: errors name the command
 /// line only.
@@ -34,26 +34,11 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     /// The line as given (placeholders already replaced).
     package let line: String
 
-    /// How long a key command may run, for the running command line (its key command
-    /// timeout setting).
-    @TaskLocal package static var timeout: Duration = defaultTimeout
-
     /// 60 seconds: time to type a passphrase at a store's own prompt.
     package static let defaultTimeout: Duration = .seconds(60)
 
-    /// The signal that asked the running command line to stop (its graceful stop), or nil:
-    /// a key command still running then is killed with its process group at once,
-    /// instead of when its time bound ends. Nil: nothing asks.
-    @TaskLocal package static var stopRequest: StopRequest?
-
-    /// Where a command run inside a process that is not its own passes the key command's
-    /// standard error on to (a test's captured output); nil: the process's standard
-    /// error, and the terminal is the key command's for its prompts.
-    @TaskLocal package static var standardErrorRelay: StandardErrorRelay?
-
-    /// What asks a running key command to stop: the stop's signal, or nil. A class, as a
-    /// task-local value: a closure held directly as one crashed the optimized build in
-    /// `swift_task_localValuePush` (Swift 6.3), one reference does not.
+    /// What asks a running key command to stop (`KeyReading.stopRequest`): the stop's
+    /// signal, or nil.
     package final class StopRequest: Sendable {
         package let signal: @Sendable () -> Int32?
 
@@ -62,8 +47,8 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Where a key command's standard error goes instead of the process's: a class, for
-    /// the reason `StopRequest` is one.
+    /// Where a key command's standard error goes instead of the process's
+    /// (`KeyReading.standardErrorRelay`).
     package final class StandardErrorRelay: Sendable {
         package let write: @Sendable (UnsafeRawBufferPointer) -> Void
 
@@ -135,30 +120,31 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         return plain ? value : "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// The key text the command prints on its standard output, to its end.
-    func readKeyText() throws -> SecretBytes {
-        guard let output = try run(input: nil) else { throw empty() }
+    /// The key text the command prints on its standard output, to its end, run as
+    /// `reading` says.
+    func readKeyText(_ reading: KeyReading) throws -> SecretBytes {
+        guard let output = try run(input: nil, reading) else { throw empty() }
         return output
     }
 
     /// Hands `key` (its text form, `DatabaseKey.withKeyText`, then a line break) to the
     /// command on its standard input, its standard output discarded; it must exit with
-    /// status 0 within the time bound.
-    package func store(_ key: DatabaseKey) throws {
+    /// status 0 within the time bound, run as `reading` says.
+    package func store(_ key: DatabaseKey, _ reading: KeyReading) throws {
         let input = key.withKeyText { text in
             SecretBytes(count: text.count + 1) { buffer in
                 _ = buffer.initializeMemory(as: UInt8.self, from: text)
                 buffer[text.count] = 0x0A
             }
         }
-        _ = try run(input: input)
+        _ = try run(input: input, reading)
     }
 
     // MARK: - Running it
 
     /// Runs the command; with `input`, writes it to its standard input and discards its
     /// output (a store); without, returns its output (nil when it printed nothing).
-    private func run(input: SecretBytes?) throws -> SecretBytes? {
+    private func run(input: SecretBytes?, _ reading: KeyReading) throws -> SecretBytes? {
         let arguments = try words().get()
         let program = try Self.programPath(arguments[0]).get()
         let capturing = input == nil
@@ -191,7 +177,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         defer { if outputPipe[0] >= 0 { close(outputPipe[0]) } }
 
         // Standard error: the process's, or relayed to where a command run in-process writes.
-        let relay = Self.standardErrorRelay?.write
+        let relay = reading.standardErrorRelay?.write
         var errorPipe: [Int32] = [-1, -1]
         if relay != nil {
             guard migrationkit_pipe(&errorPipe) == 0 else {
@@ -224,7 +210,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         guard started == 0 else { throw notStarted(started) }
 
         let outcome = Self.wait(for: pid, output: capturing ? outputPipe[0] : -1, error: errorPipe[0], relay: relay,
-                                deadline: .now + Self.timeout, stopRequest: Self.stopRequest?.signal)
+                                deadline: .now + reading.keyCommandTimeout, stopRequest: reading.stopRequest?.signal)
         if terminal >= 0 { _ = migrationkit_take_terminal(terminal) }
 
         switch outcome.end {
@@ -234,7 +220,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
                            signal: number)
         case .timedOut:
             throw KeyError(code: .keyCommandTimedOut, advice: Advice(
-                situation: "The key command \(self) did not finish within \(Self.seconds(Self.timeout)) and was stopped",
+                situation: "The key command \(self) did not finish within \(Self.seconds(reading.keyCommandTimeout)) and was stopped",
                 otherwise: "check that it runs by itself without waiting for input", remedy: .allowKeyCommandMoreTime))
         case .tooLarge:
             throw KeyError(code: .keyCommandTooLarge,

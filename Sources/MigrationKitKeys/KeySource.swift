@@ -102,7 +102,13 @@ public enum KeySource: Sendable {
     ///
     /// - Throws: `KeyError`; its `code` says which rule failed.
     public func resolve(warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        try resolve(form: .text, library: nil, warn: warn)
+        try resolve(form: .text, library: nil, reading: .processDefaults, warn: warn)
+    }
+
+    /// `resolve(warn:)` for a running command, whose key commands and Secret Service
+    /// calls go as `reading` says.
+    package func resolve(_ reading: KeyReading, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        try resolve(form: .text, library: nil, reading: reading, warn: warn)
     }
 
     /// Obtains the key for a connection on the SQLCipher of `library`, handing each
@@ -112,7 +118,13 @@ public enum KeySource: Sendable {
     ///
     /// - Throws: `KeyError`; `.rawKeyFormUnsupported` for such a raw key.
     public func resolve(for library: SQLCipherVersion, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        try resolve(form: .text, library: library, warn: warn)
+        try resolve(form: .text, library: library, reading: .processDefaults, warn: warn)
+    }
+
+    /// `resolve(for:warn:)` for a running command, whose key commands and Secret Service
+    /// calls go as `reading` says.
+    package func resolve(for library: SQLCipherVersion, _ reading: KeyReading, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        try resolve(form: .text, library: library, reading: reading, warn: warn)
     }
 
     /// Whether the key comes from standard input (`.standardInput`, in hex or not).
@@ -124,7 +136,7 @@ public enum KeySource: Sendable {
         }
     }
 
-    private func resolve(form: KeyText.Form, library: SQLCipherVersion?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    private func resolve(form: KeyText.Form, library: SQLCipherVersion?, reading: KeyReading, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         switch self {
         case .password(let text):
             return try KeyText.key(
@@ -151,17 +163,17 @@ public enum KeySource: Sendable {
                 warn: warn)
 
         case .secretService(let service, let account):
-            return try SecretServiceKeyStore().lookup(service: service, account: account, form: form, library: library, warn: warn)
+            return try reading.secretServiceStore.lookup(service: service, account: account, form: form, library: library, warn: warn)
 
         case .command(let line):
             let command = KeyCommandLine(line)
             return try KeyText.key(
-                from: try command.readKeyText(), origin: "the key command \(command)", form: form, library: library,
+                from: try command.readKeyText(reading), origin: "the key command \(command)", form: form, library: library,
                 empty: KeyError(code: .keyCommandEmpty, message: "The key command \(command) printed only a line break; make it print the key on its standard output."),
                 warn: warn)
 
         case .hex(let source):
-            return try source.resolve(form: .hex, library: library, warn: warn)
+            return try source.resolve(form: .hex, library: library, reading: reading, warn: warn)
         }
     }
 

@@ -43,13 +43,6 @@ public struct SecretServiceKeyStore: Sendable {
     /// delete: as long as D-Bus waits for any one reply.
     public static let defaultTimeout: Duration = .seconds(25)
 
-    /// The batch of the running command, which `init()`'s stores join instead of waiting
-    /// `defaultTimeout` on their own: its timeout is the command line's `--lock-timeout`,
-    /// and once the Secret Service did not answer within it, every later lookup, store or
-    /// delete of the command (every database of a fleet, every step of a key rotation)
-    /// fails at once.
-    @TaskLocal package static var commandBatch: Batch?
-
     /// How long each lookup, store or delete waits for the Secret Service in all.
     public let timeout: Duration
     /// The stores this one stops waiting with; nil when it waits on its own.
@@ -57,13 +50,9 @@ public struct SecretServiceKeyStore: Sendable {
 
     /// The store of the session's Secret Service, waiting at most `defaultTimeout` for
     /// each operation (a store a `migrationkit` command makes joins the command's batch
-    /// instead); nothing is contacted until it is used.
+    /// instead, `KeyReading.secretServiceStore`); nothing is contacted until it is used.
     public init() {
-        if let batch = Self.commandBatch {
-            self.init(batch: batch)
-        } else {
-            self.init(timeout: Self.defaultTimeout)
-        }
+        self.init(timeout: Self.defaultTimeout)
     }
 
     /// The store of the session's Secret Service, waiting at most `timeout` for each

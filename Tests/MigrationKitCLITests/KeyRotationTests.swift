@@ -335,8 +335,8 @@ import Glibc
         let old = try #require(tenants.key(name))
         let database = tenants.database(name)
         #expect(try SQLCipherShell.run(database, key: old, "PRAGMA rekey = \(new.pragma);").status == 0)
-        let stage = try #require(KeyStage(publishingTo: place()))
-        try KeyStage.write(new.databaseKey, to: stage.place, ownedLike: nil)
+        let stage = try #require(KeyStage(publishingTo: place(), reading: .processDefaults))
+        try KeyStage.write(new.databaseKey, to: stage.place, ownedLike: nil, .processDefaults)
         try stage.write(new.databaseKey, ownedLike: nil)
         let published = PublishedKey(key: new.databaseKey, place: stage.place, staged: stage, database: database, ownedLike: nil, inPlace: false,
                                      publishes: true, opens: { key in (try? SQLCipherWriter(path: database, key: key)) != nil },

@@ -69,7 +69,7 @@ struct GenerateKeyCommand: WorldCommand, PrintsOutput {
 
     func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
-        let store = SecretServiceKeyStore()
+        let store = world.keyReading.secretServiceStore
         try refuseExistingItem(store, item, force: force)
         let key = DatabaseKey.randomRawKey()
         if print { reporter.warning("--print shows the key: anyone who sees this output can open the database.") }
@@ -90,10 +90,10 @@ struct StoreKeyCommand: WorldCommand, PrintsOutput {
 
     func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
-        let store = SecretServiceKeyStore()
+        let store = world.keyReading.secretServiceStore
         try refuseExistingItem(store, item, force: force)
         let source: KeySource = StandardInput.isTerminal ? .prompt(message: "Key to store: ", confirm: true) : .standardInput
-        let key = try source.resolve(warn: { reporter.warning($0.description) })
+        let key = try source.resolve(world.keyReading, warn: { reporter.warning($0.description) })
         try item.store(key, in: store, reporter: reporter, saying: "Stored the key")
     }
 }
@@ -109,7 +109,7 @@ struct DeleteKeyCommand: WorldCommand, PrintsOutput {
     func run(in world: CommandWorld) throws {
         let reporter = Reporter(output)
         // Deleting what is not there is done, not an error: teardown scripts repeat it.
-        let deleted = try SecretServiceKeyStore().delete(service: item.service, account: item.account)
+        let deleted = try world.keyReading.secretServiceStore.delete(service: item.service, account: item.account)
         reporter.line(deleted
             ? "Deleted the key for service \"\(item.service)\", account \"\(item.account)\"."
             : "No key was stored for service \"\(item.service)\", account \"\(item.account)\"; nothing to delete.")

@@ -264,7 +264,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
         try CommandSupport.holdChangeLock(on: path, timeout: configuration.busyTimeout, in: world)
         let store = try storeCommand(for: path, in: world)
-        let stage = generating ? newKeySource.flatMap { KeyStage(publishingTo: $0, database: path, store: store) } : nil
+        let stage = generating ? newKeySource.flatMap { KeyStage(publishingTo: $0, database: path, store: store, reading: world.keyReading) } : nil
         let ownedLike = Self.file(of: oldKeySource)
         let newKeyAtPlace: PublishedKey
         // A key command that fails may stand for a store that holds the very key the

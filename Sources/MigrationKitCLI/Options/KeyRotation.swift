@@ -59,7 +59,7 @@ enum KeyRotation {
     static func pendingKey(at source: KeySource, store: KeyCommandLine? = nil, database: String = "", ownedLike: String?,
                            replacingCurrent: Bool, warn: (KeyWarning) -> Void, in world: CommandWorld) throws -> PendingKey {
         if case .command = source {
-            guard let store, let stage = KeyStage(publishingTo: source, database: database, store: store) else { throw noStoreCommand }
+            guard let store, let stage = KeyStage(publishingTo: source, database: database, store: store, reading: world.keyReading) else { throw noStoreCommand }
             // Never reused from the store or the stage: a key command cannot tell "no key
             // there yet" from a failure, and a key a run staged or stored without rekeying
             // (the current key opens the database) is no one's. Staged first, so that a
@@ -70,7 +70,7 @@ enum KeyRotation {
                 try Self.store(key, with: store, readBackFrom: source, database: database, in: world)
             }, staged: stage)
         }
-        guard let stage = KeyStage(publishingTo: source) else {
+        guard let stage = KeyStage(publishingTo: source, reading: world.keyReading) else {
             throw Self.noPlaceToWrite
         }
         if !replacingCurrent, let existing = try stage.keyAtPlace(warn: warn) {
@@ -84,9 +84,10 @@ enum KeyRotation {
     }
 
     /// The new key at `source`, written there first when it was just made: for a key a
-    /// fleet's databases share, in place before the first of them changes.
-    static func generatedKey(at source: KeySource, ownedLike: String?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        guard let stage = KeyStage(publishingTo: source) else {
+    /// fleet's databases share, in place before the first of them changes. Read and
+    /// written as `reading` says.
+    static func generatedKey(at source: KeySource, ownedLike: String?, _ reading: KeyReading, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        guard let stage = KeyStage(publishingTo: source, reading: reading) else {
             throw Self.noPlaceToWrite
         }
         if let existing = try stage.keyAtPlace(warn: warn) { return existing }
@@ -113,13 +114,13 @@ enum KeyRotation {
     static func store(_ key: DatabaseKey, with store: KeyCommandLine, readBackFrom place: KeySource, database: String, in world: CommandWorld) throws {
         let unchanged = "\(database) was not rekeyed and is still on its old key, which still opens it"
         do {
-            try store.store(key)
+            try store.store(key, world.keyReading)
         } catch {
             throw CLIError(.newKeyNotStored, "\(unchanged): storing the new key with \(store) failed (\(PublishedKey.reason(error, in: world))).")
         }
         let live: DatabaseKey
         do {
-            live = try place.resolve(warn: { _ in })
+            live = try place.resolve(world.keyReading, warn: { _ in })
         } catch {
             throw CLIError(.newKeyNotStored, "\(unchanged): the new key could not be read back from \(KeyStage.describe(place)) (\(PublishedKey.reason(error, in: world))).")
         }
@@ -146,8 +147,9 @@ enum KeyRotation {
     }
 
     /// Removes the old key at `source` once the new one is proven: its file, or its
-    /// Secret Service item. Nothing to remove is not an error (a rerun).
-    static func delete(_ source: KeySource) throws {
+    /// Secret Service item (deleted as `reading` says). Nothing to remove is not an error
+    /// (a rerun).
+    static func delete(_ source: KeySource, _ reading: KeyReading) throws {
         switch source {
         case .file(let path):
             guard FileProbe(path: path).kind != .missing else { return }
@@ -155,10 +157,10 @@ enum KeyRotation {
                 throw CLIError(.fileOperationFailed, "The old key file \(path) could not be removed; the database is on the new key already. Remove the file yourself.")
             }
         case .secretService(let service, let account):
-            _ = try SecretServiceKeyStore().delete(service: service, account: account)
+            _ = try reading.secretServiceStore.delete(service: service, account: account)
         case .hex(let place):
             // A hex key file is a key file: removed the same way.
-            try delete(place)
+            try delete(place, reading)
         default:
             throw CLIError(.conflictingOptions, "--old-key delete removes a key file (--password-file or --password-hex-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
         }

@@ -27,6 +27,9 @@ struct KeyStage {
     /// The command that writes a key to its place when the place is a key command's
     /// store (`--new-key-store-command`); nil otherwise.
     private let store: KeyCommandLine?
+    /// How the running command reads and stores keys (its key commands, its Secret
+    /// Service batch).
+    private let reading: KeyReading
 
     /// The stage of a key whose place is `place`; nil for a place a key cannot be
     /// written to (an environment variable, a prompt).
@@ -36,7 +39,8 @@ struct KeyStage {
     ///     waits.
     ///   - store: the command that stores a key where the key command `place` reads it.
     ///     A key command's place without both has no stage.
-    init?(publishingTo place: KeySource, database: String? = nil, store: KeyCommandLine? = nil) {
+    ///   - reading: how the running command reads and stores keys.
+    init?(publishingTo place: KeySource, database: String? = nil, store: KeyCommandLine? = nil, reading: KeyReading) {
         switch place {
         case .file(let path):
             let file = DurableFile.resolvingSymlinks(path)
@@ -56,6 +60,7 @@ struct KeyStage {
             return nil
         }
         self.place = place
+        self.reading = reading
     }
 
     /// Whether the key is handed to its place before the database changes, and the
@@ -65,25 +70,25 @@ struct KeyStage {
 
     /// The key at its place, or nil when none is there.
     func keyAtPlace(warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
-        try Self.read(place, warn: warn)
+        try Self.read(place, reading, warn: warn)
     }
 
     /// The key a run staged, or nil when none is.
     func stagedKey(warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
-        try Self.read(staging, warn: warn)
+        try Self.read(staging, reading, warn: warn)
     }
 
     /// Stages `key`, replacing whatever a run that never rekeyed left there.
     func write(_ key: DatabaseKey, ownedLike: String?) throws {
-        try Self.write(key, to: staging, ownedLike: ownedLike)
+        try Self.write(key, to: staging, ownedLike: ownedLike, reading)
     }
 
     /// Puts `key` at its place, replacing what is there (the old key, when the rotation
     /// is in place): once the database is on it. A key command's store gets it through
     /// its store command.
     func publish(_ key: DatabaseKey, ownedLike: String?) throws {
-        if let store { return try store.store(key) }
-        try Self.write(key, to: place, ownedLike: ownedLike)
+        if let store { return try store.store(key, reading) }
+        try Self.write(key, to: place, ownedLike: ownedLike, reading)
     }
 
     /// Gives up the staged copy once its key was read back from its place and opened the
@@ -119,7 +124,7 @@ struct KeyStage {
         case .file(let path):
             FileRemoval.remove(path)
         case .secretService(let service, let account):
-            _ = try? SecretServiceKeyStore().delete(service: service, account: account)
+            _ = try? reading.secretServiceStore.delete(service: service, account: account)
         default:
             break
         }
@@ -149,16 +154,17 @@ struct KeyStage {
     /// The key at `source` (a place, `isPlace`); nil when none is there. An item that
     /// could not be read (a locked keyring) is an error, not an absence: it may hold a key
     /// a killed run rekeyed to. A key command never says "none": one that fails is an error.
-    static func read(_ source: KeySource, warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
+    /// Read as `reading` says.
+    static func read(_ source: KeySource, _ reading: KeyReading, warn: (KeyWarning) -> Void) throws -> DatabaseKey? {
         switch source {
         case .command:
-            return try source.resolve(warn: warn)
+            return try source.resolve(reading, warn: warn)
         case .file(let path), .hex(.file(let path)):
             guard FileProbe(path: path).kind != .missing else { return nil }
-            return try source.resolve(warn: warn)
+            return try source.resolve(reading, warn: warn)
         case .secretService(let service, let account):
             do {
-                return try SecretServiceKeyStore().lookup(service: service, account: account, warn: warn)
+                return try reading.secretServiceStore.lookup(service: service, account: account, warn: warn)
             } catch let error as KeyError where error.code == .itemNotFound {
                 return nil
             }
@@ -168,8 +174,8 @@ struct KeyStage {
     }
 
     /// Writes `key` to `source` (a place, `isPlace`), durably, a file mode 0600 and owned
-    /// like `ownedLike`, replacing what is there.
-    static func write(_ key: DatabaseKey, to source: KeySource, ownedLike: String?) throws {
+    /// like `ownedLike`, replacing what is there; an item stored as `reading` says.
+    static func write(_ key: DatabaseKey, to source: KeySource, ownedLike: String?, _ reading: KeyReading) throws {
         switch source {
         case .file(let path):
             try key.withKeyText { text in try DurableFile.writePrivate(Array(text) + [0x0A], to: path, replacing: true, ownedLike: ownedLike) }
@@ -181,7 +187,7 @@ struct KeyStage {
                                              to: path, replacing: true, ownedLike: ownedLike)
             }
         case .secretService(let service, let account):
-            try SecretServiceKeyStore().store(service: service, account: account, label: "MigrationKit key (\(account))", key: key)
+            try reading.secretServiceStore.store(service: service, account: account, label: "MigrationKit key (\(account))", key: key)
         default:
             break
         }

@@ -49,9 +49,9 @@ package struct NewKeyOptions: ParsableArguments {
         let options = try path.map { try forDatabase(at: $0, in: world) } ?? self
         let generation = generating ? Generation(ownedLike: ownedLike) : nil
         guard let shared = world.fleet, !isTemplate else {
-            return try options.resolve(prompt: "New key: ", generation: generation, reporter: reporter)
+            return try options.resolve(prompt: "New key: ", generation: generation, reporter: reporter, reading: world.keyReading)
         }
-        guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), generation: generation, reporter: reporter) }) else {
+        guard let key = try shared.key(.new, read: { try options.resolve(prompt: shared.promptMessage(.new), generation: generation, reporter: reporter, reading: world.keyReading) }) else {
             throw CLIError(.noKeyGiven, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
         }
         return key
@@ -82,12 +82,12 @@ package struct NewKeyOptions: ParsableArguments {
         let ownedLike: String?
     }
 
-    private func resolve(prompt: String, generation: Generation?, reporter: Reporter) throws -> DatabaseKey {
+    private func resolve(prompt: String, generation: Generation?, reporter: Reporter, reading: KeyReading) throws -> DatabaseKey {
         let given = self.given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         if let generation {
             guard let place = try given.source() else { throw Self.noPlaceToGenerate }
-            return try KeyRotation.generatedKey(at: place, ownedLike: generation.ownedLike, warn: { reporter.warning($0.description) })
+            return try KeyRotation.generatedKey(at: place, ownedLike: generation.ownedLike, reading, warn: { reporter.warning($0.description) })
         }
         let source: KeySource
         if let explicit = try given.source() {
@@ -97,6 +97,6 @@ package struct NewKeyOptions: ParsableArguments {
         } else {
             throw CLIError(.noKeyGiven, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")
         }
-        return try source.resolve(warn: { reporter.warning($0.description) })
+        return try source.resolve(reading, warn: { reporter.warning($0.description) })
     }
 }

@@ -85,7 +85,7 @@ struct PublishedKey {
     ///   - afterReleasing: runs once an item's staged copy is given up, before the look
     ///     that follows (tests change the key's place there).
     func finish(retiring oldKey: KeySource?, afterRetiring: () throws -> Void = {}, afterReleasing: () throws -> Void = {}) throws {
-        if let oldKey { try KeyRotation.delete(oldKey) }
+        if let oldKey { try KeyRotation.delete(oldKey, world.keyReading) }
         try afterRetiring()
         let end = Moment.end(oldKeyDeleted: oldKey != nil)
         try confirm(at: end, restaging: false)
@@ -108,7 +108,7 @@ struct PublishedKey {
         }
         let live: DatabaseKey?
         do {
-            live = try KeyStage.read(place, warn: { _ in })
+            live = try KeyStage.read(place, world.keyReading, warn: { _ in })
         } catch let error as KeyError where error.code == .secretServiceNotAnswering {
             // The key may well be there: nothing is written back over it.
             throw notAnswering(error, at: moment, restaging: restaging)
@@ -124,7 +124,7 @@ struct PublishedKey {
             let stagedLost = restage(restaging)
             var writtenBack = ""
             do {
-                try KeyStage.write(key, to: place, ownedLike: ownedLike)
+                try KeyStage.write(key, to: place, ownedLike: ownedLike, world.keyReading)
             } catch {
                 writtenBack = Self.reason(error, in: world)
             }

@@ -141,8 +141,8 @@ package enum CommandSupport {
         // Read for the layer's SQLCipher: a raw key it would take for a passphrase is
         // refused here, naming where it came from.
         let warn = { (warning: KeyWarning) in reporter.warning(warning.description) }
-        guard let library = world.layer.cipherVersion.flatMap(SQLCipherVersion.init(parsing:)) else { return try source.resolve(warn: warn) }
-        return try source.resolve(for: library, warn: warn)
+        guard let library = world.layer.cipherVersion.flatMap(SQLCipherVersion.init(parsing:)) else { return try source.resolve(world.keyReading, warn: warn) }
+        return try source.resolve(for: library, world.keyReading, warn: warn)
     }
 
     /// Whether a flag chose the key source (which the environment never overrides).

@@ -29,6 +29,10 @@ package struct CommandLineRunner {
     /// What `--version` prints, wherever it is given (`migrate --version` too), in place
     /// of the bare version ArgumentParser was declared with; nil to keep that.
     package var versionReport: (() -> String)?
+    /// Where a key command's standard error goes instead of the process's, for a command
+    /// line run inside a process that is not its own (`CommandSurroundings`); nil: the
+    /// process's.
+    package var keyCommandErrors: KeyCommandLine.StandardErrorRelay?
 
     package init(root: any ParsableCommand.Type, commandName: String, wording: RemedyWording,
                  layerErrors: @escaping (any Error, RemedyWording) -> ErrorPresentation?) {
@@ -43,9 +47,10 @@ package struct CommandLineRunner {
     /// - Parameters:
     ///   - prepare: what happens to the parsed command before it runs (settings from the
     ///     environment and a project file, for the `migrationkit` tool).
-    ///   - perform: runs the prepared command (in its world, for the command tree's).
+    ///   - perform: runs the prepared command (in its world, for the command tree's), its
+    ///     keys read and stored as the run's `KeyReading` says.
     package func run(_ arguments: [String], prepare: (any ParsableCommand) throws -> any ParsableCommand = { $0 },
-                     perform: (any ParsableCommand) throws -> Void = { var command = $0; try command.run() }) -> Int32 {
+                     perform: (any ParsableCommand, KeyReading) throws -> Void = { command, _ in var command = command; try command.run() }) -> Int32 {
         // Until the arguments parse, a usage error can only look for the flag itself
         // (before a `--`, after which arguments are operands); after that, the parsed
         // option decides.
@@ -62,14 +67,12 @@ package struct CommandLineRunner {
             command = try prepare(command)
             // One batch per run, never per process: a keyring that did not answer one
             // command is asked again by the next (in-process runs included).
-            let keyring = SecretServiceKeyStore.Batch(timeout: ConnectionOptions.secretServiceTimeout(of: command))
-            try SecretServiceKeyStore.$commandBatch.withValue(keyring) {
-                try KeyCommandLine.$timeout.withValue(ConnectionOptions.keyCommandTimeout(of: command)) {
-                    try KeyCommandLine.$stopRequest.withValue(KeyCommandLine.StopRequest { Interruption.isStopping ? Interruption.signal : nil }) {
-                        try perform(command)
-                    }
-                }
-            }
+            let reading = KeyReading(
+                keyCommandTimeout: ConnectionOptions.keyCommandTimeout(of: command),
+                stopRequest: KeyCommandLine.StopRequest { Interruption.isStopping ? Interruption.signal : nil },
+                standardErrorRelay: keyCommandErrors,
+                secretServiceBatch: SecretServiceKeyStore.Batch(timeout: ConnectionOptions.secretServiceTimeout(of: command)))
+            try perform(command, reading)
             return CLIExitCode.success.rawValue
         } catch let exit as ExitCode {
             let alreadyStopped = [CLIExitCode.hungUp, .interrupted, .terminated].map(\.rawValue).contains(exit.rawValue)

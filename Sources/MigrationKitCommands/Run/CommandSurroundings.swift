@@ -52,10 +52,7 @@ package struct CommandSurroundings: Sendable {
             }
             let value = ProcessEnvironment.$substitute.withValue(environment) {
                 StandardInput.$descriptor.withValue(standardInput) {
-                    // A key command's standard error goes where the command's own does.
-                    KeyCommandLine.$standardErrorRelay.withValue(KeyCommandLine.StandardErrorRelay { [console] bytes in console.appendError(bytes) }) {
-                        Console.$capture.withValue(console, operation: body)
-                    }
+                    Console.$capture.withValue(console, operation: body)
                 }
             }
             result.set(.success(value))
@@ -64,6 +61,13 @@ package struct CommandSurroundings: Sendable {
         thread.stackSize = 8 << 20
         thread.start()
         return try result.wait().get()
+    }
+
+    /// Where a key command's standard error goes: where the command's own does, for the
+    /// command line that runs in these surroundings to hand its world
+    /// (`CommandTree.run`'s `keyCommandErrors`).
+    package var keyCommandErrors: KeyCommandLine.StandardErrorRelay {
+        KeyCommandLine.StandardErrorRelay { [console] bytes in console.appendError(bytes) }
     }
 
     /// Why a command could not be given its surroundings.

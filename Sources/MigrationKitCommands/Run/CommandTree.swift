@@ -63,8 +63,12 @@ package enum CommandTree {
 
     /// Parses `arguments` under `root`, runs the command over `layer`, prints results
     /// and errors, and returns the exit code.
+    ///
+    /// - Parameter keyCommandErrors: where a key command's standard error goes instead of
+    ///   the process's, for a command line run in surroundings of its own
+    ///   (`CommandSurroundings.keyCommandErrors`); nil: the process's.
     package static func run(_ arguments: [String], root: any ParsableCommand.Type, layer: any CommandLayer, policy: ProcessPolicy,
-                            versionReport: (() -> String)? = nil) -> Int32 {
+                            versionReport: (() -> String)? = nil, keyCommandErrors: KeyCommandLine.StandardErrorRelay? = nil) -> Int32 {
         if policy.isProcessMain { signal(SIGPIPE, SIG_IGN) }
         // Before any key is read: no core file or same-user debugger reaches it.
         if policy.hardening == .atStart { ProcessHardening.apply() }
@@ -80,6 +84,7 @@ package enum CommandTree {
         runner.annotate = journal.annotate
         runner.stopped = journal.stop
         runner.versionReport = versionReport
+        runner.keyCommandErrors = keyCommandErrors
         // The parse (and its messages) reads the layer from the command's type alone
         // (`ParsingLayer`); the command is handed its world.
         let code = ParsingLayer.$current.withValue(layer) {
@@ -90,7 +95,7 @@ package enum CommandTree {
                 guard var configurable = command as? any ProjectConfigurable else { return command }
                 resolved.settings = try configurable.applyProjectSettings(in: world)
                 return configurable
-            }, perform: { command in
+            }, perform: { command, keyReading in
                 guard let command = command as? any WorldCommand else {
                     // A group of commands, which ArgumentParser answers with its help.
                     var group = command
@@ -98,7 +103,7 @@ package enum CommandTree {
                 }
                 // Unbound for the run itself: below `run(in:)`, nothing reads the layer but
                 // from the world.
-                try ParsingLayer.$current.withValue(nil) { try command.run(in: world) }
+                try ParsingLayer.$current.withValue(nil) { try command.run(in: world.with { $0.keyReading = keyReading }) }
             })
         }
         locks.releaseAll()

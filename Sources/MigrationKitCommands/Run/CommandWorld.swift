@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKitFiles
+import MigrationKitKeys
 
 /// A command's world: what one running command works with — its layer, its hardening
 /// policy, its locks, settings and journal — made by the entry point of its command line
@@ -33,6 +34,10 @@ package struct CommandWorld: @unchecked Sendable {
     package var fleet: FleetShared?
     /// The command the run parsed, once it has.
     package let running = RunningCommand()
+    /// How the running command reads and stores keys (its key command timeout, its
+    /// graceful stop, its Secret Service batch), made by `CommandLineRunner.run` once the
+    /// arguments are parsed; an app's process defaults until then.
+    package var keyReading = KeyReading.processDefaults
 
     package init(layer: any CommandLayer, root: any ParsableCommand.Type, hardening: CommandTree.Hardening = .atStart) {
         self.layer = layer

@@ -1,0 +1,38 @@
+/// How one running command reads and stores keys, handed down from where its command
+/// line starts to every key source, key command and Secret Service call it makes: the
+/// key commands' time bound and what stops them, where their standard error goes, and
+/// the Secret Service batch its stores share. Made once per run, so a keyring that did
+/// not answer one database of the run is not waited for by the next, and the next run
+/// asks it again.
+package struct KeyReading: Sendable {
+    /// How long a key command may run (the command line's key command timeout setting).
+    package var keyCommandTimeout: Duration
+    /// The signal that asked the running command line to stop (its graceful stop), or nil:
+    /// a key command still running then is killed with its process group at once,
+    /// instead of when its time bound ends. Nil: nothing asks.
+    package var stopRequest: KeyCommandLine.StopRequest?
+    /// Where a command run inside a process that is not its own passes a key command's
+    /// standard error on to (a test's captured output); nil: the process's standard
+    /// error, and the terminal is the key command's for its prompts.
+    package var standardErrorRelay: KeyCommandLine.StandardErrorRelay?
+    /// The batch the run's Secret Service stores join instead of waiting
+    /// `SecretServiceKeyStore.defaultTimeout` on their own; nil: each store waits on its own.
+    package var secretServiceBatch: SecretServiceKeyStore.Batch?
+
+    package init(keyCommandTimeout: Duration = KeyCommandLine.defaultTimeout, stopRequest: KeyCommandLine.StopRequest? = nil,
+                 standardErrorRelay: KeyCommandLine.StandardErrorRelay? = nil, secretServiceBatch: SecretServiceKeyStore.Batch? = nil) {
+        self.keyCommandTimeout = keyCommandTimeout
+        self.stopRequest = stopRequest
+        self.standardErrorRelay = standardErrorRelay
+        self.secretServiceBatch = secretServiceBatch
+    }
+
+    /// What an app's own calls get (`KeySource.resolve()`): the default time bound, no
+    /// stop, the process's standard error, and a Secret Service store on its own.
+    package static let processDefaults = KeyReading()
+
+    /// The Secret Service store of this run: one of its batch, or one on its own.
+    package var secretServiceStore: SecretServiceKeyStore {
+        secretServiceBatch.map(SecretServiceKeyStore.init(batch:)) ?? SecretServiceKeyStore()
+    }
+}
