@@ -160,11 +160,12 @@ package enum NewDatabaseFile {
     package static func discard(at path: String, timeout: Duration,
                                 whileKeptNothing keptNothing: (_ removeFiles: () -> Bool) throws -> Bool) -> Bool {
         Interruption.unstoppable {
-            guard let lock = try? DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: timeout) else {
-                // A folder that cannot be opened for locking creates unlocked too.
-                return (try? keptNothing { removeFiles(of: path) }) ?? false
-            }
-            defer { lock.release() }
+            // A creator holding the lock past the timeout: the file is left as it is. A
+            // folder that cannot be opened for locking (nil) is discarded from unlocked,
+            // as it was created.
+            let lock: DirectoryLock?
+            do { lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: timeout) } catch { return false }
+            defer { lock?.release() }
             return (try? keptNothing { removeFiles(of: path) }) ?? false
         }
     }

@@ -159,6 +159,25 @@ import Glibc
         #expect(third != nil)
     }
 
+    /// A failed run's database is discarded only under the folder's lock: while another
+    /// creator holds it past the timeout, the file stays and the connection's check is
+    /// never asked (`NewDatabaseFile.discard`); once it lets go, the file goes.
+    @Test func aCreatedDatabaseIsDiscardedOnlyUnderTheFoldersLock() throws {
+        let folder = try TemporaryDirectory()
+        let database = try folder.write("app.db", "pages")
+        let creator = try #require(try DirectoryLock.acquire(directory: folder.url.path, timeout: .zero))
+        var asked = false
+        #expect(!NewDatabaseFile.discard(at: database, timeout: .milliseconds(50)) { removeFiles in
+            asked = true
+            return removeFiles()
+        })
+        #expect(!asked)
+        #expect(FileManager.default.fileExists(atPath: database))
+        creator.release()
+        #expect(NewDatabaseFile.discard(at: database, timeout: .zero) { removeFiles in removeFiles() })
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
+
     /// A folder that cannot be opened is not locked: creation goes on as SQLite alone
     /// would, and fails there with SQLite's own reason.
     @Test func aFolderThatCannotBeOpenedIsNotLocked() throws {
