@@ -161,7 +161,7 @@ let package = Package(
         ),
 
         // Shared by the test targets: temporary folders, child processes with a time limit.
-        .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
+        .target(name: "MigrationKitTestSupport", dependencies: ["CProcessControl"], path: "Tests/TestSupport"),
 
         .testTarget(name: "MigrationKitTests", dependencies: ["MigrationKit", "MigrationKitTestSupport"]),
         .testTarget(name: "MigrationKitCommandsTests", dependencies: [

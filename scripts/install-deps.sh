@@ -9,6 +9,7 @@
 # sources, and libsqlcipher-dev and the sqlcipher shell come from there. Debian 12's
 # own SQLCipher 3.4.1 runtime (libsqlcipher0) installs beside SQLCipher 4's
 # (libsqlcipher1); scripts/sqlcipher3.sh unpacks its headers for the second build.
+# gdb is for a stalled test run: scripts/stall-watchdog.py prints where its threads wait.
 set -eu
 
 PACKAGES="
@@ -30,6 +31,7 @@ python3
 python3-venv
 binutils
 strace
+gdb
 libsqlite3-dev
 jq
 dpkg-dev

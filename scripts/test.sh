@@ -36,6 +36,7 @@
 # binary's linkage is checked before its tests.
 set -eu
 cd "$(dirname "$0")/.."
+repository=$(pwd)
 started=$(date +%s)
 ./scripts/install-deps.sh
 . ./scripts/swift-env.sh
@@ -57,11 +58,19 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/migrationkit-test-logs.XXXXXX")
 warm_up_pid=""
 trap 'stop_warm_up; rm -rf "$logs"' EXIT
 
-# run_tests CONFIGURATION COMMAND...: runs the tests, their output shown and kept.
+# run_tests CONFIGURATION COMMAND...: runs the tests, their output shown and kept. A run
+# whose output stops growing for 15 minutes is stalled: scripts/stall-watchdog.py names
+# the tests still running, shows where each thread waits and kills the test process,
+# so that a hang fails here, named, rather than at the CI's time limit.
 run_tests() {
     log="$logs/$1.log"
     shift
+    : >>"$log"
+    python3 "$repository/scripts/stall-watchdog.py" "$log" $$ &
+    watchdog=$!
     { status=0; "$@" || status=$?; echo "$status" >"$log.status"; } 2>&1 | tee -a "$log"
+    kill "$watchdog" 2>/dev/null || true
+    wait "$watchdog" 2>/dev/null || true
     [ "$(cat "$log.status")" = 0 ]
 }
 
@@ -288,7 +297,7 @@ if [ -n "$failed" ]; then
         [ -f "$logs/$configuration.log" ] || continue
         echo "test: what failed on $configuration:" >&2
         # swift-testing's issues and failures, XCTest's, and crashes: at most 60 lines.
-        grep -E '✘|: error: -\[|Fatal error|Test Case .* failed|Exited with' "$logs/$configuration.log" \
+        grep -E '✘|: error: -\[|Fatal error|Test Case .* failed|Exited with|^stall-watchdog:|^    #' "$logs/$configuration.log" \
             | cut -c1-400 | head -n 60 >&2 || true
     done
     echo "test: failed on:$failed" >&2

@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "GRDBTestSupport", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/GRDBTestSupport"),
         // Child processes with a time limit and the `sqlcipher` shell, as the main
         // package's tests have them (Tests/TestSupport, through a symbolic link).
-        .target(name: "MigrationKitTestSupport", path: "Tests/TestSupport"),
+        .target(name: "MigrationKitTestSupport", dependencies: ["CProcessControl"], path: "Tests/TestSupport"),
         // GRDB's own tests of its migrator (DatabaseMigratorTests/README.md): symbolic links
         // into the GRDB checkout SwiftPM resolved, compiled unchanged twice, on GRDB's
         // DatabaseMigrator and, through a one-line shim, on GRDBMigrationRunner

@@ -44,7 +44,7 @@ int migrationkit_unshare_filesystem(void) {
 }
 
 int migrationkit_spawn(const char *path, char *const argv[], char *const envp[],
-                       int input, int output, int error, int terminal, int *pid) {
+                       int input, int output, int error, int terminal, const char *directory, int *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int result = posix_spawn_file_actions_init(&actions);
@@ -62,6 +62,7 @@ int migrationkit_spawn(const char *path, char *const argv[], char *const envp[],
     if (result == 0) result = posix_spawn_file_actions_adddup2(&actions, output, STDOUT_FILENO);
     if (result == 0) result = posix_spawn_file_actions_adddup2(&actions, error, STDERR_FILENO);
     if (result == 0) result = posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+    if (result == 0 && directory != NULL) result = posix_spawn_file_actions_addchdir_np(&actions, directory);
     if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     if (result == 0) result = posix_spawnattr_setpgroup(&attributes, 0);
     if (result == 0) result = posix_spawnattr_setsigmask(&attributes, &none);

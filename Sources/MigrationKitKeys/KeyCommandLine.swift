@@ -202,7 +202,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         let started = Self.withEnvironment { environment in
             Self.withCStrings([program] + arguments.dropFirst()) { argv in
                 migrationkit_spawn(program, argv, environment, inputDescriptor, outputPipe[1],
-                                   relay != nil ? errorPipe[1] : STDERR_FILENO, terminal, &pid)
+                                   relay != nil ? errorPipe[1] : STDERR_FILENO, terminal, nil, &pid)
             }
         }
         close(outputPipe[1])

@@ -274,7 +274,7 @@ public func decodeJSON(_ text: String, sourceLocation: SourceLocation = #_source
 /// guessed how long the process takes to start and derive its key, which a loaded
 /// machine and SQLCipher 4's costlier derivation can outlast. False if `process`
 /// ended or `timeout` passed first.
-public func waitForChangeNote(of database: String, saying activity: String, from process: Process,
+public func waitForChangeNote(of database: String, saying activity: String, from process: ChildProcess,
                        timeout: Duration = .seconds(60)) -> Bool {
     let deadline = ContinuousClock.now + timeout
     let note = ChangeNote.path(for: database)

@@ -79,18 +79,8 @@ public enum Guarded {
 
     /// Starts `command` and returns at once, its output discarded: a process to look at
     /// or to kill. `.unprivileged` runs it as nobody when root, as `run` does.
-    public static func launch(_ command: [String], directory: String, user: RunAs = .current) throws -> Process {
-        let command = try asUser(user, command)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = Binary.environment()
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
+    public static func launch(_ command: [String], directory: String, user: RunAs = .current) throws -> ChildProcess {
+        try ChildProcess(try asUser(user, command), environment: Binary.environment(), directory: directory)
     }
 
     /// `command` prefixed with setpriv to drop to nobody, when `.unprivileged` and root.
@@ -377,20 +367,14 @@ public final class SmallDisk {
 /// connection whose lock a writer must wait for (SQLCipher's rekey then returns OK and
 /// changes nothing).
 public final class ShellInReadTransaction {
-    public let process = Process()
-    private let input = Pipe()
+    public let process: ChildProcess
     private var ended = false
 
     /// Starts the shell on `database`, keyed with `key`, reading `table` in a transaction,
     /// and waits until it holds its lock.
     public init(_ database: String, key: TestKey, reading table: String) throws {
-        process.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
-        process.arguments = ["-batch", database]
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(Data("PRAGMA key = \(key.pragma);\nBEGIN;\nSELECT count(*) FROM \(table);\n".utf8))
+        process = try ChildProcess([SQLCipherShell.path, "-batch", database], input: .pipe)
+        try process.input!.write(contentsOf: Data("PRAGMA key = \(key.pragma);\nBEGIN;\nSELECT count(*) FROM \(table);\n".utf8))
         guard waitForLock(on: database, heldBy: process.processIdentifier) else {
             end()
             throw NeverLocked(database: database)
@@ -406,8 +390,8 @@ public final class ShellInReadTransaction {
     public func end() {
         guard !ended else { return }
         ended = true
-        input.fileHandleForWriting.write(Data("COMMIT;\n".utf8))
-        try? input.fileHandleForWriting.close()
+        try? process.input!.write(contentsOf: Data("COMMIT;\n".utf8))
+        try? process.input!.close()
         process.waitUntilExit()
     }
 

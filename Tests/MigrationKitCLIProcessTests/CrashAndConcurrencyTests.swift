@@ -16,7 +16,7 @@ private func killCount(quick: Int = 3, full: Int) -> Int {
 }
 
 /// Starts `migrationkit` with output discarded, to be killed.
-private func launch(_ arguments: [String], directory: String) throws -> Process {
+private func launch(_ arguments: [String], directory: String) throws -> ChildProcess {
     try Guarded.launch([Binary.migrationkit] + arguments, directory: directory)
 }
 
@@ -196,15 +196,7 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         }
         var generator = SystemRandomNumberGenerator()
         for iteration in 0..<killCount(quick: 3, full: keyring ? 6 : 12) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
-            process.arguments = rotation
-            process.environment = Binary.environment()
-            process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try withUnblockedSignals { try process.run() }
+            let process = try ChildProcess([Binary.migrationkit] + rotation, environment: Binary.environment(), directory: workspace.root)
             let delay = Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.2), using: &generator))
             let deadline = ContinuousClock.now + delay
             while process.isRunning, ContinuousClock.now < deadline { usleep(500) }

@@ -54,16 +54,9 @@ import Glibc
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         #expect(try workspace.run("migrate", ["--no-backup", "-q"]).status == 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
-        process.arguments = ["status", "--db-path", workspace.database, "--migrations", workspace.migrations,
-                             "--password-command", "!echo $$ > started; sleep 600", "--key-command-timeout", "300"]
-        process.environment = Binary.environment()
-        process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try withUnblockedSignals { try process.run() }
+        let process = try ChildProcess([Binary.migrationkit, "status", "--db-path", workspace.database, "--migrations", workspace.migrations,
+                                        "--password-command", "!echo $$ > started; sleep 600", "--key-command-timeout", "300"],
+                                       environment: Binary.environment(), directory: workspace.root)
         defer { if process.isRunning { process.terminate() } }
         // Until the command has started (it writes its pid).
         let deadline = ContinuousClock.now + .seconds(60)

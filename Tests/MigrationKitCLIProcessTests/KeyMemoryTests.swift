@@ -28,11 +28,11 @@ import Glibc
 
     /// Starts `command` as nobody when root, so that "the same user" is not root, who
     /// may read anything.
-    private func launch(_ command: [String], directory: String) throws -> Process {
+    private func launch(_ command: [String], directory: String) throws -> ChildProcess {
         try Guarded.launch(command, directory: directory, user: .unprivileged)
     }
 
-    private func stop(_ process: Process) {
+    private func stop(_ process: ChildProcess) {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }

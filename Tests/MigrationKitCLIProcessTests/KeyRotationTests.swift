@@ -310,20 +310,9 @@ private final class RotationFleet<Store: RotationKeyStore>: @unchecked Sendable 
     }
 
     /// Starts the rotation, its output kept in `rotation.out` and `rotation.err`.
-    func launchRotation() throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
-        process.arguments = rotation
-        process.environment = Binary.environment()
-        process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
-        for name in ["rotation.out", "rotation.err"] {
-            FileManager.default.createFile(atPath: workspace.path(name), contents: nil)
-        }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: workspace.path("rotation.out")))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: workspace.path("rotation.err")))
-        process.standardInput = FileHandle.nullDevice
-        try withUnblockedSignals { try process.run() }
-        return process
+    func launchRotation() throws -> ChildProcess {
+        try ChildProcess([Binary.migrationkit] + rotation, environment: Binary.environment(), directory: workspace.root,
+                         output: .file(workspace.path("rotation.out")), errors: .file(workspace.path("rotation.err")))
     }
 
     /// What the rotation printed.
@@ -384,7 +373,7 @@ private final class Cleaner<Store: RotationKeyStore>: @unchecked Sendable {
     /// Stops it and waits for it: each tenant's removals, in order.
     func stop() -> [String: [Bool]] {
         lock.withLock { stopping = true }
-        finished.wait()
+        if finished.wait(timeout: .now() + 120) == .timedOut { Issue.record("the cleaner did not stop within 120 s") }
         return lock.withLock { removals }
     }
 }
@@ -488,18 +477,11 @@ private final class StoreFleet: @unchecked Sendable {
     /// The rotation, killed after `delay` unless it ended first: whether it ended by
     /// itself, its status and its output.
     func rotate(killedAfter delay: Duration?, context: String) throws -> (Bool, Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
-        process.arguments = rotation
-        process.environment = try fence()
-        process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
         FileManager.default.createFile(atPath: workspace.path("rotation.out"), contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: workspace.path("rotation.out")))
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
         let started = ContinuousClock.now
-        try withUnblockedSignals { try process.run() }
+        let process = try ChildProcess([Binary.migrationkit] + rotation, environment: try fence(), directory: workspace.root,
+                                       output: .descriptor(output.fileDescriptor), errors: .descriptor(output.fileDescriptor))
         let deadline = started + (delay ?? .seconds(60))
         while process.isRunning, ContinuousClock.now < deadline { usleep(500) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -26,13 +26,8 @@ import Glibc
             """)
         let temporary = workspace.path("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
-        process.arguments = ["check", "--migrations", workspace.migrations]
-        process.environment = Binary.environment(["TMPDIR": temporary])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try withUnblockedSignals { try process.run() }
+        let process = try ChildProcess([Binary.migrationkit, "check", "--migrations", workspace.migrations],
+                                       environment: Binary.environment(["TMPDIR": temporary]))
         let deadline = Date().addingTimeInterval(30)
         while (try FileManager.default.contentsOfDirectory(atPath: temporary)).isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }
         #expect(try !FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "check never made its scratch folder")
@@ -122,21 +117,15 @@ import Glibc
         try workspace.migration("0003_after.sql", "-- migrate:up\nCREATE TABLE z (x);\n")
         #expect(try workspace.run("migrate", ["--to", "0001_fast", "--no-backup"]).status == 0)
         try workspace.write("new-key", "the new key\n", mode: 0o600)
-        let migrate = Process()
-        migrate.executableURL = URL(fileURLWithPath: Binary.migrationkit)
-        migrate.arguments = ["migrate", "--no-backup"] + workspace.options()
-        migrate.environment = Binary.environment()
-        let errors = Pipe()
-        migrate.standardError = errors
-        migrate.standardOutput = FileHandle.nullDevice
-        try migrate.run()
+        let migrate = try ChildProcess([Binary.migrationkit, "migrate", "--no-backup"] + workspace.options(), environment: Binary.environment(),
+                                       errors: .file(workspace.path("migrate.err")))
         // The rekey starts once the migrate holds the change lock, as the test means;
         // started sooner, the rekey may take the lock first and the migrate then rightly
         // finds its key no longer opens the file.
         #expect(waitForChangeNote(of: workspace.database, saying: "applying 0002_slow", from: migrate), "the migrate never reached 0002_slow")
         let rekey = try workspace.run("rekey", ["--no-backup", "--new-password-file", workspace.path("new-key"), "--lock-timeout", "120"])
         migrate.waitUntilExit()
-        let migrateErrors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let migrateErrors = (try? String(contentsOfFile: workspace.path("migrate.err"), encoding: .utf8)) ?? ""
         #expect(migrate.terminationStatus == 0, "\(migrateErrors)")
         #expect(rekey.status == 0, "\(rekey.output)")
         let status = try Tool.run(["status", "--db-path", workspace.database, "--password-file", workspace.path("new-key"),

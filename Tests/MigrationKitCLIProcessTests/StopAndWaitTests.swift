@@ -33,23 +33,15 @@ import Glibc
     /// A `migrate` in the background, its output kept in files, started with SIGINT
     /// and SIGTERM at their defaults (the harness starts tests with some blocked).
     private final class Background {
-        let process = Process()
+        let process: ChildProcess
         let stdout: String
         let stderr: String
 
         init(_ arguments: [String], in workspace: Workspace) throws {
             stdout = workspace.path("background.out")
             stderr = workspace.path("background.err")
-            try Data().write(to: URL(fileURLWithPath: stdout))
-            try Data().write(to: URL(fileURLWithPath: stderr))
-            process.executableURL = URL(fileURLWithPath: Binary.migrationkit)
-            process.arguments = arguments
-            process.environment = Binary.environment()
-            process.currentDirectoryURL = URL(fileURLWithPath: workspace.root)
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderr))
-            process.standardInput = FileHandle.nullDevice
-            try withUnblockedSignals { try process.run() }
+            process = try ChildProcess([Binary.migrationkit] + arguments, environment: Binary.environment(), directory: workspace.root,
+                                       output: .file(stdout), errors: .file(stderr))
         }
 
         /// Waits until the change note says `activity` and the step's writes hold SQLite's
@@ -258,8 +250,7 @@ import Glibc
 /// The `sqlcipher` shell with a database open, as an app holds it: it has read from it
 /// and waits for more input, idle, until closed.
 private final class ShellHoldingOpen: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
+    private let process: ChildProcess
     private let lock = NSLock()
     private var closed = false
     var pid: Int32 { process.processIdentifier }
@@ -269,24 +260,16 @@ private final class ShellHoldingOpen: @unchecked Sendable {
     ///   - inReadTransaction: it reads inside `BEGIN` and leaves the transaction open,
     ///     holding SQLite's read lock.
     init(_ path: String, key: TestKey?, cipherCompatibility: Int? = nil, inReadTransaction: Bool = false) throws {
-        process.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
-        process.arguments = [path]
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess([SQLCipherShell.path, path], input: .pipe, output: .pipe)
         var script = ""
         if let key { script += "PRAGMA key = \(key.pragma);\n" }
         if let cipherCompatibility { script += "PRAGMA cipher_compatibility = \(cipherCompatibility);\n" }
         script += (inReadTransaction ? "BEGIN;\n" : "") + "SELECT 'open', count(*) FROM notes;\n"
-        input.fileHandleForWriting.write(Data(script.utf8))
+        try process.input!.write(contentsOf: Data(script.utf8))
         // Once it answers, it has read the database and keeps it open.
-        var answer = Data()
-        while !String(decoding: answer, as: UTF8.self).contains("open|") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
-            answer += chunk
+        guard try process.output!.read(until: "open|", timeout: 60) else {
+            close()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path])
         }
     }
 
@@ -294,7 +277,7 @@ private final class ShellHoldingOpen: @unchecked Sendable {
         lock.withLock {
             guard !closed else { return }
             closed = true
-            try? input.fileHandleForWriting.close()
+            try? process.input!.close()
             process.waitUntilExit()
         }
     }

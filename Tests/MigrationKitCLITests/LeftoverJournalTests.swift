@@ -235,15 +235,7 @@ enum KilledShell {
     /// Runs `sql` in a shell keyed with `key` and `settings`, waits until it has run,
     /// and kills the shell with SIGKILL, so nothing of a clean close happens.
     private static func run(_ path: String, key: TestKey, settings: String, _ sql: String) throws {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
-        shell.arguments = ["-batch", path]
-        let input = Pipe()
-        let output = Pipe()
-        shell.standardInput = input
-        shell.standardOutput = output
-        shell.standardError = output
-        try shell.run()
+        let shell = try ChildProcess([SQLCipherShell.path, "-batch", path], input: .pipe, output: .pipe, errors: .sameAsOutput)
         let script = """
             .output /dev/null
             PRAGMA key = \(key.pragma);
@@ -253,16 +245,11 @@ enum KilledShell {
             SELECT 'committed';
 
             """
-        input.fileHandleForWriting.write(Data(script.utf8))
-        var seen = Data()
-        while !(String(decoding: seen, as: UTF8.self).contains("committed")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
+        try shell.input!.write(contentsOf: Data(script.utf8))
+        let committed = try shell.output!.read(until: "committed", timeout: 60)
         kill(shell.processIdentifier, SIGKILL)
         shell.waitUntilExit()
-        try #require(String(decoding: seen, as: UTF8.self).contains("committed"), "the shell ended: \(String(decoding: seen, as: UTF8.self))")
+        try #require(committed, "the shell ended or did not answer within 60 s")
     }
 }
 

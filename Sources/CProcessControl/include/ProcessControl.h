@@ -31,10 +31,12 @@ int migrationkit_unshare_filesystem(void);
  * group of its own, so that a command that overstays can be ended with whatever it
  * started. With `terminal` >= 0, that group is made the terminal's foreground group
  * before the program runs, so that a prompt of its own reads the terminal instead of
- * being stopped (SIGTTIN); `migrationkit_take_terminal` takes the terminal back.
+ * being stopped (SIGTTIN); `migrationkit_take_terminal` takes the terminal back. With
+ * `directory` not NULL, the program starts in that folder (the tests' children; a key
+ * command starts in the calling thread's folder).
  * Returns 0 with the child's pid in `pid`, or an errno value. */
 int migrationkit_spawn(const char *path, char *const argv[], char *const envp[],
-                       int input, int output, int error, int terminal, int *pid);
+                       int input, int output, int error, int terminal, const char *directory, int *pid);
 
 /* tcsetpgrp(terminal, getpgrp()) with SIGTTOU blocked: this process is then a
  * background group of the terminal, which SIGTTOU would stop. 0, or -1 and errno. */

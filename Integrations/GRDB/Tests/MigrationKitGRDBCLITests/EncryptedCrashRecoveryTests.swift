@@ -18,14 +18,7 @@ import Testing
     /// so that its pages spill into the file before it commits.
     private func killWriterMidTransaction(_ database: String, key: TestKey, compatibility: Int? = nil) throws {
         let size = try fileSize(database)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SQLCipherShell.path)
-        process.arguments = ["-batch", database]
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess([SQLCipherShell.path, "-batch", database], input: .pipe)
         let script = """
             PRAGMA key = \(key.pragma);
             \(compatibility.map { "PRAGMA cipher_compatibility = \($0);" } ?? "")
@@ -36,7 +29,7 @@ import Testing
             UPDATE note SET body = 'changed by a writer that never committed';
 
             """
-        try input.fileHandleForWriting.write(contentsOf: Data(script.utf8))
+        try process.input!.write(contentsOf: Data(script.utf8))
         // The transaction is open, and has written pages into the file.
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline, try !(FileManager.default.fileExists(atPath: database + "-journal") && fileSize(database) > size) {
@@ -133,13 +126,7 @@ import Testing
             """)
         let kills = TestDepth.count(quick: 2, full: 6)
         for attempt in 0..<kills {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: GRDBExampleAppTests.binary)
-            process.arguments = ["migrate"] + arguments
-            process.currentDirectoryURL = scratch.folder
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess([GRDBExampleAppTests.binary, "migrate"] + arguments, directory: scratch.folder.path)
             usleep(UInt32(150_000 + attempt * 120_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

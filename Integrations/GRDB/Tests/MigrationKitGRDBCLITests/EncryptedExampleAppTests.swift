@@ -271,17 +271,9 @@ import MigrationKitKeys
         let own = Self.coreFileLimits(of: "self")
         try #require(own?.last != "0", "this test process's hard core limit is 0: a command run in process hardened it (\(own ?? []))")
         let scratch = try ScratchDatabase()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -c unlimited && exec \"$0\" migrate --db-path \"$1\" --password-file -",
-                             GRDBExampleAppTests.binary, scratch.path]
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
         let errors = scratch.folder.appendingPathComponent("stderr").path
-        try Data().write(to: URL(fileURLWithPath: errors))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try process.run()
+        let process = try ChildProcess(["/bin/sh", "-c", "ulimit -c unlimited && exec \"$0\" migrate --db-path \"$1\" --password-file -",
+                                        GRDBExampleAppTests.binary, scratch.path], input: .pipe, errors: .file(errors))
         defer { if process.isRunning { process.terminate() } }
         func coreLimit() -> [Substring]? { Self.coreFileLimits(of: "\(process.processIdentifier)") }
         func name() -> String? {
@@ -294,8 +286,8 @@ import MigrationKitKeys
         while process.isRunning, name() != "grdb-notes", ContinuousClock.now < deadline { usleep(5_000) }
         while process.isRunning, coreLimit() != ["0", "0"], ContinuousClock.now < deadline { usleep(20_000) }
         #expect(coreLimit() == ["0", "0"], "core files are not off while grdb-notes waits for its key: \(coreLimit() ?? []) (running: \(process.isRunning), name: \(name() ?? "none"), stderr: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""))")
-        try input.fileHandleForWriting.write(contentsOf: Data("hardened key\n".utf8))
-        try input.fileHandleForWriting.close()
+        try process.input!.write(contentsOf: Data("hardened key\n".utf8))
+        try process.input!.close()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(try header(scratch.path) != Data("SQLite format 3\0".utf8))
@@ -322,16 +314,9 @@ import MigrationKitKeys
         var released = false
         defer { if !released { close(held) } }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -c unlimited && exec \"$0\" migrate --db-glob \"$1/*.db\" --password-file \"$1/{name}.key\" --jobs 1 --lock-timeout 60 --no-backup",
-                             GRDBExampleAppTests.binary, tenants]
-        process.standardInput = FileHandle.nullDevice
         let output = scratch.folder.appendingPathComponent("output").path
-        try Data().write(to: URL(fileURLWithPath: output))
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process.standardError = process.standardOutput
-        try process.run()
+        let process = try ChildProcess(["/bin/sh", "-c", "ulimit -c unlimited && exec \"$0\" migrate --db-glob \"$1/*.db\" --password-file \"$1/{name}.key\" --jobs 1 --lock-timeout 60 --no-backup",
+                                        GRDBExampleAppTests.binary, tenants], output: .file(output), errors: .sameAsOutput)
         defer { if process.isRunning { process.terminate() } }
         func coreLimit() -> [Substring]? { Self.coreFileLimits(of: "\(process.processIdentifier)") }
         // Tenant a is migrated (its key read) before tenant b waits for the lock.

@@ -27,21 +27,11 @@ import Testing
     /// `GRDBSQLCipher` trait) the commands need a key or `--plaintext`, and these tests
     /// are about the plaintext file (EncryptedExampleAppTests has the encrypted ones).
     func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
         #if GRDBSQLCipher
-        process.arguments = arguments.contains("--db-path") ? arguments + ["--plaintext"] : arguments
-        #else
-        process.arguments = arguments
+        let arguments = arguments.contains("--db-path") ? arguments + ["--plaintext"] : arguments
         #endif
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let result = try ChildProcess.run([Self.binary] + arguments)
+        return Run(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// GRDB's own migrator, knowing the example's identifiers only: what it says was

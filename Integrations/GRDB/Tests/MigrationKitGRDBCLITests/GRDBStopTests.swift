@@ -28,14 +28,8 @@ import Testing
                 """)
         }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: GRDBExampleAppTests.binary)
-        process.arguments = ["migrate"] + arguments
-        process.currentDirectoryURL = scratch.folder
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try withUnblockedSignals { try process.run() }
+        let errors = scratch.folder.appendingPathComponent("stderr").path
+        let process = try ChildProcess([GRDBExampleAppTests.binary, "migrate"] + arguments, directory: scratch.folder.path, errors: .file(errors))
         // The command's change note says which step runs (the tool's, from the same tree).
         let note = ChangeNote.path(for: scratch.path)
         let deadline = ContinuousClock.now + .seconds(60)
@@ -45,8 +39,8 @@ import Testing
         }
         usleep(200_000)
         kill(process.processIdentifier, SIGINT)
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
 
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT, "\(said)")
         #expect(said.contains("Stopped by SIGINT (Ctrl-C) while applying 0003_add_word_count on \(scratch.path): 0003_add_word_count was rolled back. "
