@@ -115,13 +115,14 @@ package enum NewDatabaseFile {
     /// Opens a file whose state is `.unfinished` or `.emptyForeign`, for a caller that may
     /// not create: judged again under the directory's lock, since a creator may have been
     /// finishing it between the two looks. A creation stopped after its first page was
-    /// committed (the marker still there) is complete, and its marker goes.
-    package static func openWithoutCreating<Connection>(at path: String, timeout: Duration,
+    /// committed (the marker still there) is complete. Its marker goes when `writing`;
+    /// a look (status, verify) never writes, so the next open that may write removes it.
+    package static func openWithoutCreating<Connection>(at path: String, timeout: Duration, writing: Bool,
                                                         _ connecting: Connecting<Connection>) throws -> Connection {
-        try naming(path) { try openWithoutCreating(path, timeout, connecting) }
+        try naming(path) { try openWithoutCreating(path, timeout, writing, connecting) }
     }
 
-    private static func openWithoutCreating<Connection>(_ path: String, _ timeout: Duration,
+    private static func openWithoutCreating<Connection>(_ path: String, _ timeout: Duration, _ writing: Bool,
                                                         _ connecting: Connecting<Connection>) throws -> Connection {
         let lock = try DirectoryLock.acquire(directory: DirectoryLock.parent(of: path), timeout: timeout)
         defer { lock?.release() }
@@ -144,7 +145,7 @@ package enum NewDatabaseFile {
             let hasPages: Bool
             do { hasPages = try connecting.hasPages(connection) } catch { connecting.close(connection); throw error }
             guard hasPages else { connecting.close(connection); throw incomplete }
-            FileRemoval.remove(marker)
+            if writing { FileRemoval.remove(marker) }
         }
         return connection
     }

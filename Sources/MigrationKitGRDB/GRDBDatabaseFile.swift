@@ -55,7 +55,7 @@ public enum GRDBDatabaseFile {
             if state != .emptyForeign, !configuration.readonly {
                 return try NewDatabaseFile.create(at: path, timeout: creationWait(configuration), connecting).connection
             }
-            return try NewDatabaseFile.openWithoutCreating(at: path, timeout: creationWait(configuration), connecting)
+            return try NewDatabaseFile.openWithoutCreating(at: path, timeout: creationWait(configuration), writing: !configuration.readonly, connecting)
         }
     }
 

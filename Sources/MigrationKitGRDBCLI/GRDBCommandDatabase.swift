@@ -44,7 +44,8 @@ final class GRDBCommandConnection: CommandConnection {
         case (.missing, .create), (.unfinished, .create):
             (opened, created) = try NewDatabaseFile.create(at: path, timeout: request.lockTimeout, connecting)
         default:
-            (opened, created) = (try NewDatabaseFile.openWithoutCreating(at: path, timeout: request.lockTimeout, connecting), false)
+            (opened, created) = (try NewDatabaseFile.openWithoutCreating(at: path, timeout: request.lockTimeout,
+                                                                         writing: request.access != .inspect, connecting), false)
         }
         self.path = path
         self.writer = opened.writer

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitCLITestSupport
+import MigrationKitFiles
 import MigrationKitTestSupport
 import Testing
 
@@ -82,6 +83,26 @@ import Testing
         let adopted = try decodeJSON(migrate.stdout)["adoptedChecksums"] as? [String]
         #expect(migrate.status == 0 && adopted == [], "\(migrate.output)")
         try expectUnchanged(before, "migrate after an upgrade")
+    }
+
+    /// A `migrate` stopped after the new database's first page was committed, before it
+    /// removed its hidden creation marker: the database is complete. `status` and
+    /// `verify` read it and leave the folder as it was, marker included; the next
+    /// `migrate` removes the marker.
+    @Test func aCompleteDatabaseBesideAStaleCreationMarkerIsReadWithoutWriting() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        let marker = NewDatabaseFile.marker(for: workspace.database)
+        #expect(FileManager.default.createFile(atPath: marker, contents: Data()))
+        let before = try TreeSnapshot(workspace.root)
+        for (command, options) in [("status", ["--exit-code"]), ("verify", [])] {
+            let look = try workspace.run(command, options)
+            #expect(look.status == 0, "\(command): \(look.output)")
+            try expectUnchanged(before, "\(command) of a database beside a stale creation marker")
+        }
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
     /// Versions before the history table was renamed (so that GRDB's dumps and schema

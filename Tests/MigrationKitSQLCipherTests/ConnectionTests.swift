@@ -218,8 +218,10 @@ import Testing
         #expect(try SQLCipherWriter(path: path, key: .testRawKey).read { try $0.tableExists("t") })
     }
 
-    @Test func aStaleCreationMarkerBesideACompleteDatabaseIsIgnored() throws {
-        // Killed after page 1 was committed, before the marker was removed.
+    /// Killed after page 1 was committed, before the marker was removed: the database is
+    /// complete. A read-only open reads it and leaves the folder as it was; the next open
+    /// that may write removes the marker.
+    @Test func aStaleCreationMarkerBesideACompleteDatabaseIsIgnoredAndOnlyAWriterRemovesIt() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.db")
         try SQLCipherWriter(path: path, key: .testRawKey).write { try $0.execute(sql: "CREATE TABLE t (a)") }
@@ -228,6 +230,10 @@ import Testing
         readOnly.createIfMissing = false
         readOnly.readOnly = true
         #expect(try SQLCipherWriter(path: path, key: .testRawKey, configuration: readOnly).read { try $0.tableExists("t") })
+        #expect(FileManager.default.fileExists(atPath: NewDatabaseFile.marker(for: path)))
+        var existing = SQLCipherConfiguration()
+        existing.createIfMissing = false
+        #expect(try SQLCipherWriter(path: path, key: .testRawKey, configuration: existing).read { try $0.tableExists("t") })
         #expect(!FileManager.default.fileExists(atPath: NewDatabaseFile.marker(for: path)))
     }
 

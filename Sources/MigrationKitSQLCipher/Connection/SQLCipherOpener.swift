@@ -43,7 +43,8 @@ enum SQLCipherOpener {
                 throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
                                      message: "No database exists at this path; check the path.")
             }
-            return try asConnectionError { try NewDatabaseFile.openWithoutCreating(at: path, timeout: configuration.busyTimeout, connecting) }
+            return try asConnectionError { try NewDatabaseFile.openWithoutCreating(at: path, timeout: configuration.busyTimeout,
+                                                                                   writing: !configuration.readOnly, connecting) }
         } catch let error as SQLCipherError {
             throw error.path == nil ? error.at(path: path) : error
         }

@@ -61,6 +61,22 @@ import MigrationKitSecrets
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == Data(pages))
     }
 
+    /// A creation stopped after its first page was committed leaves a complete database
+    /// and its marker: a read-only open reads it and leaves the marker, which the next
+    /// open that may write removes.
+    @Test func aStaleCreationMarkerIsLeftByAReadOnlyOpenAndRemovedByAWriter() throws {
+        let scratch = try ScratchDatabase()
+        try GRDBDatabaseFile.openQueue(path: scratch.path).write { try $0.execute(sql: "CREATE TABLE notes (body TEXT)") }
+        let marker = NewDatabaseFile.marker(for: scratch.path)
+        #expect(FileManager.default.createFile(atPath: marker, contents: Data()))
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        #expect(try GRDBDatabaseFile.openQueue(path: scratch.path, configuration: readOnly).read { try $0.tableExists("notes") })
+        #expect(FileManager.default.fileExists(atPath: marker))
+        #expect(try GRDBDatabaseFile.openQueue(path: scratch.path).read { try $0.tableExists("notes") })
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
     /// An empty file is someone else's (MigrationKit never leaves one behind): refused
     /// with the SQLCipher connection's sentence and left as it is; one with the
     /// creation's marker beside it was left by a creation that was stopped, and opening
