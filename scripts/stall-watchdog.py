@@ -80,16 +80,25 @@ def unfinished_tests(log):
 
 
 def own_frames(stacks):
-    """The frames in this repository's sources, at most five per thread, under the
-    thread's header; threads with none are left out."""
+    """The frames in this repository's modules (the tests are built without debug
+    information, so a frame is its mangled symbol), at most five per thread, under the
+    thread's header, demangled by swift-demangle when it is installed; threads with none
+    are left out."""
     lines, frames = [], []
     for line in stacks.splitlines() + ["Thread (end)"]:
         if line.startswith("Thread "):
             if len(frames) > 1:
                 lines += frames
             frames = [line]
-        elif re.search(r"(Sources|Tests|Integrations)/[^ ]+\.swift:\d+", line) and len(frames) < 6:
+        elif re.search(r"\$s\d+(MigrationKit|GRDBTestSupport)|(Sources|Tests|Integrations)/[^ ]+\.swift:\d+", line) and len(frames) < 6:
             frames.append("    " + line.strip())
+    demangler = shutil.which("swift-demangle")
+    if demangler and lines:
+        try:
+            lines = subprocess.run([demangler, "--simplified"], input="\n".join(lines), capture_output=True,
+                                   text=True, errors="replace", timeout=60).stdout.splitlines()
+        except subprocess.TimeoutExpired:
+            pass
     return lines
 
 
@@ -111,7 +120,8 @@ def report(log, root, seconds):
             continue
         with open(log + ".stacks", "a") as saved:
             saved.write(f"== process {pid}: {command_line(pid)}\n{stacks}\n")
-        lines.append(f"stall-watchdog: every thread of process {pid} is in {log}.stacks; its threads in this repository's code:")
+        lines.append(f"stall-watchdog: process {pid}'s threads in this repository's code (every thread's stack is in "
+                     f"{log}.stacks while the run lasts):")
         lines += own_frames(stacks)
     with open(log, "a") as out:
         out.write("\n".join(lines) + "\n")
