@@ -30,23 +30,23 @@ public enum MigrationCLI {
     /// - Throws: `CommandSurroundings.SurroundingsError` when the command cannot be given
     ///   its own working folder.
     package static func run(host: MigrationCLIHost, arguments: [String], in surroundings: CommandSurroundings) throws -> Int32 {
-        try surroundings.run { run(host: host, arguments: arguments, isProcessMain: false, keyCommandErrors: surroundings.keyCommandErrors) }
+        try surroundings.run { run(host: host, arguments: arguments, isProcessMain: false, surroundings: surroundings.process) }
     }
 
     private static func run(host: MigrationCLIHost, arguments: [String], isProcessMain: Bool,
-                            keyCommandErrors: KeyCommandLine.StandardErrorRelay? = nil) -> Int32 {
+                            surroundings: ProcessSurroundings = .process) -> Int32 {
         // ArgumentParser prints a version fixed when the command tree is declared; the
         // linked SQLCipher is only known by asking it, which no other command should pay
         // for at start-up. (`--version` among other arguments reaches the parser, and
         // the runner prints the same report: `versionReport`.)
         if arguments == ["--version"] {
-            Console.out(MigrationKitVersion.report(commandName: host.commandName))
+            surroundings.console.out(MigrationKitVersion.report(commandName: host.commandName))
             return CLIExitCode.success.rawValue
         }
         let policy = CommandTree.ProcessPolicy(hardening: host.hardensProcess ? .atStart : .never, stopsGracefully: host.stopsGracefully,
                                                isProcessMain: isProcessMain)
         return CommandTree.run(arguments, root: RootCommand.self, layer: SQLCipherCommandLayer(host: host), policy: policy,
-                               versionReport: { MigrationKitVersion.report(commandName: host.commandName) }, keyCommandErrors: keyCommandErrors)
+                               versionReport: { MigrationKitVersion.report(commandName: host.commandName) }, surroundings: surroundings)
     }
 }
 

@@ -24,13 +24,21 @@ public enum GRDBMigrationCLI {
         exit(run(host: host, arguments: Array(CommandLine.arguments.dropFirst()), isProcessMain: true))
     }
 
-    private static func run(host: GRDBMigrationCLIHost, arguments: [String], isProcessMain: Bool) -> Int32 {
+    /// `run(host:arguments:)` with the command's environment, standard input and output
+    /// given in `surroundings` instead of the process's: for tests, which run command
+    /// lines in their own process and read back what each printed.
+    package static func run(host: GRDBMigrationCLIHost, arguments: [String], in surroundings: ProcessSurroundings) -> Int32 {
+        run(host: host, arguments: arguments, isProcessMain: false, surroundings: surroundings)
+    }
+
+    private static func run(host: GRDBMigrationCLIHost, arguments: [String], isProcessMain: Bool,
+                            surroundings: ProcessSurroundings = .process) -> Int32 {
         let layer = GRDBCommandLayer(host: host)
         // Inside the app's process: hardened just before a key is read, so `--plaintext`
         // (and a GRDB on plain SQLite, which reads none) leaves it as it was.
         let policy = CommandTree.ProcessPolicy(hardening: host.hardensProcess ? .beforeKeyIsRead : .never,
                                                stopsGracefully: host.stopsGracefully, isProcessMain: isProcessMain)
-        return CommandTree.run(arguments, root: GRDBRootCommand.self, layer: layer, policy: policy)
+        return CommandTree.run(arguments, root: GRDBRootCommand.self, layer: layer, policy: policy, surroundings: surroundings)
     }
 }
 

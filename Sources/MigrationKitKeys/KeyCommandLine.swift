@@ -146,11 +146,11 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     /// output (a store); without, returns its output (nil when it printed nothing).
     private func run(input: SecretBytes?, _ reading: KeyReading) throws -> SecretBytes? {
         let arguments = try words().get()
-        let program = try Self.programPath(arguments[0]).get()
+        let program = try Self.programPath(arguments[0], in: reading.environment).get()
         let capturing = input == nil
 
         // Standard input: the key to store, or the command line's own.
-        var inputDescriptor = StandardInput.descriptor
+        var inputDescriptor = reading.standardInput.descriptor
         var inputPipe: [Int32] = [-1, -1]
         if let input {
             guard migrationkit_pipe(&inputPipe) == 0 else { throw notStarted(errno) }
@@ -199,7 +199,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         defer { if terminal >= 0 { close(terminal) } }
 
         var pid: Int32 = 0
-        let started = Self.withEnvironment { environment in
+        let started = Self.withEnvironment(reading.environment) { environment in
             Self.withCStrings([program] + arguments.dropFirst()) { argv in
                 migrationkit_spawn(program, argv, environment, inputDescriptor, outputPipe[1],
                                    relay != nil ? errorPipe[1] : STDERR_FILENO, terminal, nil, &pid)
@@ -263,8 +263,8 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     }
 
     /// The program's path: `name` itself when it has a `/`, otherwise the first
-    /// executable regular file of that name in the command's `PATH`.
-    private static func programPath(_ name: String) -> Result<String, KeyError> {
+    /// executable regular file of that name in the `PATH` of `environment`.
+    private static func programPath(_ name: String, in environment: ProcessEnvironment) -> Result<String, KeyError> {
         func isProgram(_ path: String) -> Bool {
             var status = stat()
             return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
@@ -272,7 +272,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         if name.contains("/") {
             if isProgram(name) { return .success(name) }
         } else {
-            let path = ProcessEnvironment.string("PATH").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/bin:/usr/bin:/bin"
+            let path = environment.string("PATH").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/bin:/usr/bin:/bin"
             for folder in path.split(separator: ":", omittingEmptySubsequences: false) {
                 let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + name
                 if isProgram(candidate) { return .success(candidate) }
@@ -282,12 +282,12 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
                                  message: "The key command's program \(name) is not an executable file\(name.contains("/") ? "" : " in PATH"); install it, or give its full path."))
     }
 
-    /// The command's environment: the command line's (a command run inside another
-    /// process has its own), without `MIGRATIONKIT_PASSWORD`, whose value is a key.
-    private static func withEnvironment<T>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
+    /// The command's environment: the command line's `environment` (a command run inside
+    /// another process has its own), without `MIGRATIONKIT_PASSWORD`, whose value is a key.
+    private static func withEnvironment<T>(_ environment: ProcessEnvironment, _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
         let hidden = KeySource.passwordEnvironmentVariable + "="
-        if let substitute = ProcessEnvironment.substitute {
-            let entries = substitute.filter { $0.key != KeySource.passwordEnvironmentVariable }.map { "\($0.key)=\($0.value)" }
+        if let variables = environment.variables {
+            let entries = variables.filter { $0.key != KeySource.passwordEnvironmentVariable }.map { "\($0.key)=\($0.value)" }
             return withCStrings(entries) { body(UnsafePointer($0)) }
         }
         var pointers: [UnsafeMutablePointer<CChar>?] = []

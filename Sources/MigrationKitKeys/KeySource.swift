@@ -67,15 +67,16 @@ public enum KeySource: Sendable {
     /// Whether `MIGRATIONKIT_PASSWORD` gives a key: set and not empty. Set but empty
     /// counts as not set, as it does for every `MIGRATIONKIT_*` variable (an empty
     /// `KEY=` line in a unit file, a CI secret never filled in, mean "not given"); a
-    /// command says so (`passwordEnvironmentVariableIsEmpty`). The value is looked at,
-    /// never copied.
-    package static var passwordEnvironmentVariableGivesKey: Bool {
-        ProcessEnvironment.hasValue(passwordEnvironmentVariable)
+    /// command says so (`passwordEnvironmentVariableIsEmpty(in:)`). The value is looked
+    /// at in `environment`, never copied.
+    package static func passwordEnvironmentVariableGivesKey(in environment: ProcessEnvironment) -> Bool {
+        environment.hasValue(passwordEnvironmentVariable)
     }
 
-    /// Whether `MIGRATIONKIT_PASSWORD` is set but empty, and so counts as not set.
-    package static var passwordEnvironmentVariableIsEmpty: Bool {
-        ProcessEnvironment.isSetButEmpty(passwordEnvironmentVariable)
+    /// Whether `MIGRATIONKIT_PASSWORD` is set but empty in `environment`, and so counts as
+    /// not set.
+    package static func passwordEnvironmentVariableIsEmpty(in environment: ProcessEnvironment) -> Bool {
+        environment.isSetButEmpty(passwordEnvironmentVariable)
     }
 
     /// The source to use when no key flag was given: the `MIGRATIONKIT_PASSWORD`
@@ -83,7 +84,13 @@ public enum KeySource: Sendable {
     /// no-echo prompt, which itself fails with `.notATerminal` when standard input is
     /// not a terminal.
     public static func implicit(promptMessage: String, confirm: Bool = false) -> KeySource {
-        if passwordEnvironmentVariableGivesKey {
+        implicit(promptMessage: promptMessage, confirm: confirm, in: .process)
+    }
+
+    /// `implicit(promptMessage:confirm:)` for a running command, whose environment is
+    /// `environment`.
+    package static func implicit(promptMessage: String, confirm: Bool = false, in environment: ProcessEnvironment) -> KeySource {
+        if passwordEnvironmentVariableGivesKey(in: environment) {
             return .environment(variable: passwordEnvironmentVariable)
         }
         return .prompt(message: promptMessage, confirm: confirm)
@@ -105,8 +112,8 @@ public enum KeySource: Sendable {
         try resolve(form: .text, library: nil, reading: .processDefaults, warn: warn)
     }
 
-    /// `resolve(warn:)` for a running command, whose key commands and Secret Service
-    /// calls go as `reading` says.
+    /// `resolve(warn:)` for a running command, which reads its environment and standard
+    /// input, runs its key commands and calls the Secret Service as `reading` says.
     package func resolve(_ reading: KeyReading, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         try resolve(form: .text, library: nil, reading: reading, warn: warn)
     }
@@ -121,8 +128,8 @@ public enum KeySource: Sendable {
         try resolve(form: .text, library: library, reading: .processDefaults, warn: warn)
     }
 
-    /// `resolve(for:warn:)` for a running command, whose key commands and Secret Service
-    /// calls go as `reading` says.
+    /// `resolve(for:warn:)` for a running command, which reads its environment and
+    /// standard input, runs its key commands and calls the Secret Service as `reading` says.
     package func resolve(for library: SQLCipherVersion, _ reading: KeyReading, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         try resolve(form: .text, library: library, reading: reading, warn: warn)
     }
@@ -150,13 +157,13 @@ public enum KeySource: Sendable {
             return try KeyFile(path: path, form: form, library: library).read(warn: warn)
 
         case .environment(let variable):
-            return try Self.readEnvironment(variable, form: form, library: library, warn: warn)
+            return try Self.readEnvironment(variable, in: reading.environment, form: form, library: library, warn: warn)
 
         case .standardInput:
-            return try Self.readStandardInput(form: form, library: library, warn: warn)
+            return try Self.readStandardInput(reading.standardInput, form: form, library: library, warn: warn)
 
         case .prompt(let message, let confirm):
-            let text = try TerminalPrompt(message: message, confirm: confirm).read()
+            let text = try TerminalPrompt(message: message, confirm: confirm).read(from: reading.standardInput)
             return try KeyText.key(
                 from: text, origin: "the key entered", form: form, library: library,
                 empty: KeyError(code: .promptEmpty, message: "An empty key was entered; type the key, then Enter."),
@@ -177,9 +184,10 @@ public enum KeySource: Sendable {
         }
     }
 
-    private static func readEnvironment(_ variable: String, form: KeyText.Form, library: SQLCipherVersion?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+    private static func readEnvironment(_ variable: String, in environment: ProcessEnvironment, form: KeyText.Form, library: SQLCipherVersion?,
+                                        warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         // Straight from the environment into wiped storage, never through a String.
-        guard let text = ProcessEnvironment.withValueBytes(of: variable, { SecretBytes(copying: $0) }) else {
+        guard let text = environment.withValueBytes(of: variable, { SecretBytes(copying: $0) }) else {
             throw KeyError(code: .environmentVariableUnset, advice: Advice(
                 situation: "The environment variable \(variable) is not set", otherwise: "set it to the key", remedy: .keyFromAnotherSource))
         }
@@ -189,13 +197,14 @@ public enum KeySource: Sendable {
             warn: warn)
     }
 
-    private static func readStandardInput(form: KeyText.Form, library: SQLCipherVersion?, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
-        guard !StandardInput.isTerminal else {
+    private static func readStandardInput(_ input: StandardInput, form: KeyText.Form, library: SQLCipherVersion?,
+                                          warn: (KeyWarning) -> Void) throws -> DatabaseKey {
+        guard !input.isTerminal else {
             throw KeyError(code: .standardInputIsTerminal, advice: Advice(
                 situation: "Standard input is a terminal, where the key would be echoed as it is typed", remedy: .keyFromPipeOrPrompt))
         }
         let text: SecretBytes
-        switch BoundedReader.read(fd: StandardInput.descriptor, limit: maximumKeyLength) {
+        switch BoundedReader.read(fd: input.descriptor, limit: maximumKeyLength) {
         case .text(let bytes):
             text = bytes
         case .tooLarge:

@@ -9,15 +9,15 @@ import MigrationKitSecrets
 
 /// Asks for a key on the terminal without echoing it, like `getpass`/`readpassphrase`.
 ///
-/// Input comes from standard input, which must be a terminal; the prompt goes to the
-/// controlling terminal (`/dev/tty`), or to standard error when there is none, so it is
-/// seen even when standard output is redirected. Echo is switched off with termios for
-/// the entries and restored on every path: on return, on a thrown error, and on a signal.
-/// Signals are handled the way OpenBSD's `readpassphrase` does: while the prompt is up,
-/// SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN and SIGTTOU are only recorded; the
-/// prompt stops, restores the terminal and the previous handlers, and then re-raises the
-/// signal, so the process dies of SIGINT (or stops on Ctrl-Z) exactly as it would have,
-/// with echo back on. After a stop, the prompt starts over when the process continues.
+/// Input comes from the command's standard input (`read(from:)`), which must be a
+/// terminal; the prompt goes to the controlling terminal (`/dev/tty`), or to standard
+/// error when there is none, so it is seen even when standard output is redirected. Echo
+/// is switched off with termios for the entries and restored on every path: on return,
+/// on a thrown error, and on a signal. Signals are handled the way OpenBSD's
+/// `readpassphrase` does: while the prompt is up, SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+/// SIGTSTP, SIGTTIN and SIGTTOU are only recorded; the prompt stops, restores the
+/// terminal and the previous handlers, and then re-raises the signal, so the process
+/// dies of SIGINT (or stops on Ctrl-Z) exactly as it would have, with echo back on. After a stop, the prompt starts over when the process continues.
 struct TerminalPrompt {
     let message: String
     /// Whether to ask a second time and insist both entries match (for a new key).
@@ -25,8 +25,9 @@ struct TerminalPrompt {
 
     static let confirmMessage = "Enter the same key again: "
 
-    func read() throws -> SecretBytes {
-        let input = StandardInput.descriptor
+    /// Reads the key typed on `standardInput`, the running command's.
+    func read(from standardInput: StandardInput) throws -> SecretBytes {
+        let input = standardInput.descriptor
         guard isatty(input) == 1 else {
             throw KeyError(
                 code: .notATerminal,

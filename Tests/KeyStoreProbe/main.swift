@@ -13,7 +13,7 @@
 //
 // Standard output gets one line per fact, for the tests to match: `warning CODE`,
 // `key KIND`, `database created|opened|value VALUE`, `stored`, `deleted true|false`,
-// `string given|nil` (whether ProcessEnvironment.string gave a value), `error CODE`;
+// `string given|nil` (whether ProcessEnvironment.process.string gave a value), `error CODE`;
 // `lookups` (COUNT lookups by stores waiting SECONDS each, on their own or in one
 // `SecretServiceKeyStore.Batch`) one `lookup N: key|error CODE after MS ms` line each.
 // Standard error gets the human messages. Never the key itself.
@@ -124,7 +124,7 @@ func run() throws {
         }
     case "env-string":
         guard let variable = arguments.popFirst() else { usage() }
-        say("string \(ProcessEnvironment.string(variable) == nil ? "nil" : "given")")
+        say("string \(ProcessEnvironment.process.string(variable) == nil ? "nil" : "given")")
     default:
         usage()
     }

@@ -28,40 +28,40 @@ import Testing
     }
 
     @Test func eachSourceBecomesItsKeySource() throws {
-        if case .file(let path)? = try parse(["--password-file", "/etc/app/db.key"]).given.source() {
+        if case .file(let path)? = try parse(["--password-file", "/etc/app/db.key"]).given.source(in: .process) {
             #expect(path == "/etc/app/db.key")
         } else {
             Issue.record("--password-file is not a key file")
         }
-        if case .command(let line)? = try parse(["--password-command", "pass show db"]).given.source() {
+        if case .command(let line)? = try parse(["--password-command", "pass show db"]).given.source(in: .process) {
             #expect(line == "pass show db")
         } else {
             Issue.record("--password-command is not a key command")
         }
-        if case .standardInput? = try parse(["--password-file", "-"]).given.source() {} else {
+        if case .standardInput? = try parse(["--password-file", "-"]).given.source(in: .process) {} else {
             Issue.record("--password-file - does not read standard input")
         }
         // The hex forms are chosen by name and read their text as hex; --password-file never is.
-        if case .hex(.file(let path))? = try parse(["--password-hex-file", "/etc/app/db.hexkey"]).given.source() {
+        if case .hex(.file(let path))? = try parse(["--password-hex-file", "/etc/app/db.hexkey"]).given.source(in: .process) {
             #expect(path == "/etc/app/db.hexkey")
         } else {
             Issue.record("--password-hex-file is not a hex key file")
         }
-        if case .hex(.standardInput)? = try parse(["--password-hex-file", "-"]).given.source() {} else {
+        if case .hex(.standardInput)? = try parse(["--password-hex-file", "-"]).given.source(in: .process) {} else {
             Issue.record("--password-hex-file - does not read hex from standard input")
         }
         #expect(try parse(["--password-hex-file", "-"]).given.readsStandardInput)
-        if case .hex(.password(let digits))? = try parse(["--password-hex", "0a0d"]).given.source() {
+        if case .hex(.password(let digits))? = try parse(["--password-hex", "0a0d"]).given.source(in: .process) {
             #expect(digits == "0a0d")
         } else {
             Issue.record("--password-hex is not a key in hex")
         }
-        if case .secretService(let service, let account)? = try parse(["--keychain-service", "app", "--keychain-account", "db"]).given.source() {
+        if case .secretService(let service, let account)? = try parse(["--keychain-service", "app", "--keychain-account", "db"]).given.source(in: .process) {
             #expect(service == "app" && account == "db")
         } else {
             Issue.record("--keychain-service/--keychain-account is not a Secret Service item")
         }
-        #expect(try parse([]).given.source() == nil)
+        #expect(try parse([]).given.source(in: .process) == nil)
         #expect(try parse(["--plaintext"]).plaintext)
     }
 

@@ -47,7 +47,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
     func run(in world: CommandWorld) throws {
         // Before a key is asked for: SQLCipher 3 cannot write the format at all.
         try CipherFormatUpgrade.requireSupportedLibrary()
-        try runOnEachDatabase(reporter: Reporter(output), in: world)
+        try runOnEachDatabase(reporter: Reporter(output, on: world.surroundings.console), in: world)
     }
 
     func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> CipherUpgradeDocument {

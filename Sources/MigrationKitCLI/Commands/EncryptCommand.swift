@@ -39,7 +39,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
     }
 
-    func validateFleet() throws {
+    func validateFleet(in world: CommandWorld) throws {
         if !inPlace { throw CLIError(.conflictingOptions, "Over several databases, encrypt works --in-place; give --in-place, or one --db-path with --output.") }
     }
 
@@ -51,7 +51,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> ExportDocument {
         let path = try connection.requiredPath()
-        if let outputPath { try OutputFile(path: outputPath, force: force).check(against: connection.filesRead) }
+        if let outputPath { try OutputFile(path: outputPath, force: force).check(against: connection.filesRead(in: world.surroundings.environment)) }
         var settings = try SQLCipherSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter, in: world)
         settings.configuration.collationStandIns = collations.standIns
         guard let key = settings.key else { throw CLIError(.missingOption, "encrypt needs a key.") }
@@ -142,7 +142,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
         FleetNaming.PerDatabase.keySources(connection.key.given) + [FleetNaming.PerDatabase(option: "--output", value: outputPath)]
     }
 
-    func validateFleet() throws {
+    func validateFleet(in world: CommandWorld) throws {
         if !KeySourceValues.namePlaceholders.contains(where: outputPath.contains) {
             throw CLIError(.badOptionValue, "Over several databases, --output names each copy with {name} (each database's name): `--output 'exports/{name}.db'`.")
         }
@@ -155,7 +155,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
         // Over a fleet run again (after a kill, a failed tenant), a copy a run before
         // wrote and proved is this tenant done, not a file in the way.
         let mayBeDone = world.fleet != nil && !force && FileProbe(path: outputPath).kind == .regularFile
-        if !mayBeDone { try output.check(against: connection.filesRead) }
+        if !mayBeDone { try output.check(against: connection.filesRead(in: world.surroundings.environment)) }
         let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter, in: world)
         guard let key = settings.key else {
             throw CLIError(.missingOption, "decrypt needs the database's key; --plaintext databases are already decrypted.")
@@ -167,7 +167,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
                 return ExportDocument(database: path, databaseName: CommandSupport.databaseName(in: world), output: outputPath, rowCounts: copy.rowCounts, backup: nil,
                                       changed: false, written: DatabaseCipherDescription(nil))
             }
-            try output.check(against: connection.filesRead)
+            try output.check(against: connection.filesRead(in: world.surroundings.environment))
         }
         let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force,
                                                      collations: collations.standIns)

@@ -30,7 +30,7 @@ struct KeychainItemOptions: ParsableArguments {
         try store.store(service: service, account: account, label: displayLabel, key: key)
         reporter.line("\(what) for service \"\(service)\", account \"\(account)\".")
         let text = printKey ? key.withKeyText { String(decoding: $0, as: UTF8.self) } : nil
-        if printKey, let text, !reporter.json { Console.out(text) }
+        if printKey, let text, !reporter.json { reporter.console.out(text) }
         try reporter.document(StoreKeyDocument(service: service, account: account, label: displayLabel, key: text))
     }
 
@@ -68,7 +68,7 @@ struct GenerateKeyCommand: WorldCommand, PrintsOutput {
     var force = false
 
     func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         let store = world.keyReading.secretServiceStore
         try refuseExistingItem(store, item, force: force)
         let key = DatabaseKey.randomRawKey()
@@ -89,10 +89,10 @@ struct StoreKeyCommand: WorldCommand, PrintsOutput {
     var force = false
 
     func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         let store = world.keyReading.secretServiceStore
         try refuseExistingItem(store, item, force: force)
-        let source: KeySource = StandardInput.isTerminal ? .prompt(message: "Key to store: ", confirm: true) : .standardInput
+        let source: KeySource = world.surroundings.standardInput.isTerminal ? .prompt(message: "Key to store: ", confirm: true) : .standardInput
         let key = try source.resolve(world.keyReading, warn: { reporter.warning($0.description) })
         try item.store(key, in: store, reporter: reporter, saying: "Stored the key")
     }
@@ -107,7 +107,7 @@ struct DeleteKeyCommand: WorldCommand, PrintsOutput {
     @OptionGroup var output: OutputOptions
 
     func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         // Deleting what is not there is done, not an error: teardown scripts repeat it.
         let deleted = try world.keyReading.secretServiceStore.delete(service: item.service, account: item.account)
         reporter.line(deleted

@@ -81,8 +81,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     /// Deleting a key the databases share would lock out the ones not rekeyed yet; a
     /// rotation in place over a fleet is refused once, not once per database.
-    func validateFleet() throws {
-        if !backup.skip, KeyRotation.samePlace(try? connection.key.given.source(), try? newKey.given.source()) {
+    func validateFleet(in world: CommandWorld) throws {
+        if !backup.skip, KeyRotation.samePlace(try? connection.key.given.source(in: world.surroundings.environment), try? newKey.given.source(in: world.surroundings.environment)) {
             throw Self.backupWithNoKey
         }
         if oldKey == .delete, !connection.key.isTemplate {
@@ -109,7 +109,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: world)
         }
         if !newKey.isTemplate {
-            let oldKeyFile = try connection.key.isTemplate ? nil : Self.file(of: connection.key.given.source())
+            let oldKeyFile = try connection.key.isTemplate ? nil : Self.file(of: connection.key.given.source(in: world.surroundings.environment))
             _ = try newKey.resolve(for: nil, generating: generating, ownedLike: oldKeyFile, reporter: reporter, in: world)
         }
     }
@@ -122,8 +122,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> RekeyDocument {
         let path = try connection.requiredPath()
-        let oldKeySource = try connection.key.forDatabase(at: path, in: world).given.source()
-        let newKeySource = try newKey.forDatabase(at: path, in: world).given.source()
+        let oldKeySource = try connection.key.forDatabase(at: path, in: world).given.source(in: world.surroundings.environment)
+        let newKeySource = try newKey.forDatabase(at: path, in: world).given.source(in: world.surroundings.environment)
         // The new key's place is the current key's: it replaces the old key there.
         let inPlace = KeyRotation.samePlace(oldKeySource, newKeySource)
         if inPlace, !generating {

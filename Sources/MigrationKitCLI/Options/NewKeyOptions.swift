@@ -70,7 +70,7 @@ package struct NewKeyOptions: ParsableArguments {
         }
         let given = try forDatabase(at: path, in: world).given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
-        guard let place = try given.source() else { throw Self.noPlaceToGenerate }
+        guard let place = try given.source(in: world.surroundings.environment) else { throw Self.noPlaceToGenerate }
         return try KeyRotation.pendingKey(at: place, store: store, database: path, ownedLike: ownedLike, replacingCurrent: replacingCurrent,
                                           warn: { reporter.warning($0.description) }, in: world)
     }
@@ -86,13 +86,13 @@ package struct NewKeyOptions: ParsableArguments {
         let given = self.given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         if let generation {
-            guard let place = try given.source() else { throw Self.noPlaceToGenerate }
+            guard let place = try given.source(in: reading.environment) else { throw Self.noPlaceToGenerate }
             return try KeyRotation.generatedKey(at: place, ownedLike: generation.ownedLike, reading, warn: { reporter.warning($0.description) })
         }
         let source: KeySource
-        if let explicit = try given.source() {
+        if let explicit = try given.source(in: reading.environment) {
             source = explicit
-        } else if StandardInput.isTerminal {
+        } else if reading.standardInput.isTerminal {
             source = .prompt(message: prompt, confirm: true)
         } else {
             throw CLIError(.noKeyGiven, "No new key given; pass \(KeySources.advice(NewKeyRole.text)).")

@@ -41,7 +41,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
         if yes && !retireLedger { throw ValidationError("--yes only confirms --retire-ledger.") }
     }
 
-    package func validateFleet() throws {
+    package func validateFleet(in world: CommandWorld) throws {
         if retireLedger && !yes && !dryRun {
             throw CLIError(.notConfirmed, "--retire-ledger drops every database's other ledger with no prompt in a fleet: pass --yes to confirm it. Nothing was changed.")
         }
@@ -56,7 +56,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
             // A confirmation is asked only of a change that can be made: everything is
             // read, mapped and proven first.
             if retireLedger && !dryRun && !yes {
-                try confirmRetiring(try database.adopt(from: tool, retiringLedger: true, dryRun: true))
+                try confirmRetiring(try database.adopt(from: tool, retiringLedger: true, dryRun: true), in: world.surroundings)
             }
             adoption = try database.adopt(from: tool, retiringLedger: retireLedger, dryRun: dryRun)
         } catch let error as OtherToolAdoptionError {
@@ -81,13 +81,14 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
                              lastVersion: adoption.lastVersion, adopted: adoption.identifiers, retired: adoption.retired, dryRun: adoption.isDryRun)
     }
 
-    /// Says what --retire-ledger drops, then asks on a terminal or requires --yes.
-    private func confirmRetiring(_ plan: OtherToolAdoption) throws {
+    /// Says what --retire-ledger drops, then asks on a terminal (the command's standard
+    /// input) or requires --yes.
+    private func confirmRetiring(_ plan: OtherToolAdoption, in surroundings: ProcessSurroundings) throws {
         let what = plan.retired.joined(separator: ", ")
-        guard StandardInput.isTerminal else {
+        guard surroundings.standardInput.isTerminal else {
             throw CLIError(.notConfirmed, "Refusing to retire \(what) without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
         }
-        Console.errorRaw("Drop \(what), \(plan.tool.displayName)'s record, once its migrations are adopted? Type \"retire\" to confirm: ")
+        surroundings.console.errorRaw("Drop \(what), \(plan.tool.displayName)'s record, once its migrations are adopted? Type \"retire\" to confirm: ")
         guard readLine()?.trimmingCharacters(in: .whitespaces) == "retire" else {
             throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
         }

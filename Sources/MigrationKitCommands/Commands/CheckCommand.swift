@@ -23,11 +23,11 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     /// Flags only, but for the project file's `[lint]` table: what `migrate` leaves
     /// unsaid, the lint check leaves unsaid too.
     package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
-        try ProjectSettings.lintOnly(commandName: world.layer.commandName)
+        try ProjectSettings.lintOnly(commandName: world.layer.commandName, environment: world.surroundings.environment)
     }
 
     package func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         // With --from-database, resolving its key says it.
         if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter, in: world) }
         let loaded = try CommandSupport.loadMigrations(migrations, reporter: reporter, in: world)

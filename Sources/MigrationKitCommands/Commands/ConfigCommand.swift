@@ -18,7 +18,7 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     @OptionGroup package var output: OutputOptions
 
     package func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         guard let settings = world.settings else {
             throw CLIError(.unexpectedState, "The settings were not resolved before `config` ran.")
         }
@@ -27,7 +27,7 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
             return ConfigDocument.Setting(name: setting.rawValue, value: value.text, source: value.origin.kind,
                                           origin: value.origin.description)
         }
-        let key = keySource(settings)
+        let key = keySource(settings, environment: world.surroundings.environment)
         reporter.line("config file: \(settings.configFile ?? "none (no migrationkit.toml here or above)")")
         if let database = settings.database { reporter.line("database:    \(database)") }
         let width = max(rows.map(\.name.count).max() ?? 0, "key".count)
@@ -38,17 +38,17 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         try reporter.document(ConfigDocument(configFile: settings.configFile, database: settings.database, settings: rows, key: key))
     }
 
-    /// Where the key would come from, without reading it.
-    private func keySource(_ settings: ProjectSettings) -> String {
+    /// Where the key would come from, without reading it, in the command's `environment`.
+    private func keySource(_ settings: ProjectSettings, environment: ProcessEnvironment) -> String {
         let options = connection.key
         let origin = { (setting: ProjectSetting) in
             settings.values[setting].map { " (\($0.origin))" } ?? ""
         }
         if options.plaintext { return "none: the database is plaintext\(origin(.plaintext))" }
-        if let (text, setting) = options.given.shown {
+        if let (text, setting) = options.given.shown(in: environment) {
             return text + (setting.flatMap { ProjectSetting(rawValue: $0) }.map(origin) ?? "")
         }
-        if KeySource.passwordEnvironmentVariableGivesKey { return "\(KeySource.passwordEnvironmentVariable) (not shown)" }
+        if KeySource.passwordEnvironmentVariableGivesKey(in: environment) { return "\(KeySource.passwordEnvironmentVariable) (not shown)" }
         return "a prompt on a terminal (none given)"
     }
 }

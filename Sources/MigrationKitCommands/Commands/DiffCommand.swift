@@ -47,12 +47,12 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
     }
 
     package func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         if let desiredSchemaFile { return try world.layer.writeSchemaMigration(self, to: desiredSchemaFile, reporter: reporter, in: world) }
         try runOnEachDatabase(reporter: reporter, in: world)
     }
 
-    package func validateFleet() throws {
+    package func validateFleet(in world: CommandWorld) throws {
         if desiredSchemaFile != nil { throw CLIError(.conflictingOptions, "--to writes one migration from one schema; give one --db-path (or none, for the migrations folder's schema).") }
     }
 

@@ -33,7 +33,7 @@ package struct InitCommand: WorldCommand, PrintsOutput {
     }
 
     package func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         let name = world.layer.commandName
         let file = ProjectFile.fileName
         for (path, what) in [(file, "a project file"), (migrations, "a migrations folder")]

@@ -68,7 +68,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     }
 
     package func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         if isFleet { return try runFleet(reporter: reporter, in: world) }
         // The migrations are read (and, for a new database, where every file is pending
         // and there is nothing to consult, linted) on a thread of their own while the key
@@ -82,7 +82,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         let loading = MigrationsLoading.start(connection.migrations, requiredIndexes: requiredIndexes, layer: world.layer,
                                               lint: existedBefore || noLint ? nil : PendingLint(makingContext: { minimum.applied(to: linked) },
                                                                                                  suppressions: ProjectSettings.lintSuppressions(in: world)))
-        let progress = ProgressLine(enabled: !output.quiet && !output.json && Console.standardErrorIsTerminal)
+        let progress = ProgressLine(enabled: !output.quiet && !output.json && reporter.console.standardErrorIsTerminal, on: reporter.console)
         defer { progress.stop() }
         if atomic || dryRun { world.journal.runsAllOrNothing() }
         // A dry run on a database that does not exist yet runs on a scratch one.
@@ -129,7 +129,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         var erased: SchemaChange?
         var backupPath: String?
         if eraseOnSchemaChange, let change = try database.schemaChange() {
-            try confirmErase(change, reporter: reporter)
+            try confirmErase(change, in: world.surroundings)
             // Erasing is destructive: always back up first, --no-backup or not.
             backupPath = try backup.create(of: database, in: world)
             reporter.line("Backup before erasing: \(backupPath ?? "")")
@@ -205,16 +205,17 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         try database.migrateChangesAnything(upTo: target, options: options, from: ledger)
     }
 
-    /// Says what changed and what will be erased, then asks on a terminal or requires --yes.
-    private func confirmErase(_ change: SchemaChange, reporter: Reporter) throws {
+    /// Says what changed and what will be erased, then asks on a terminal (the command's
+    /// standard input) or requires --yes.
+    private func confirmErase(_ change: SchemaChange, in surroundings: ProcessSurroundings) throws {
         let erased = change.objectsToErase.isEmpty ? "(nothing)" : change.objectsToErase.joined(separator: ", ")
-        Console.error("The database's migration history no longer matches the migrations: \(change).")
-        Console.error("Erasing removes every row of: \(erased).")
+        surroundings.console.error("The database's migration history no longer matches the migrations: \(change).")
+        surroundings.console.error("Erasing removes every row of: \(erased).")
         if yes { return }
-        guard StandardInput.isTerminal else {
+        guard surroundings.standardInput.isTerminal else {
             throw CLIError(.notConfirmed, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
         }
-        Console.errorRaw("Erase this development database and migrate from scratch? Type \"erase\" to confirm: ")
+        surroundings.console.errorRaw("Erase this development database and migrate from scratch? Type \"erase\" to confirm: ")
         guard readLine()?.trimmingCharacters(in: .whitespaces) == "erase" else {
             throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
         }

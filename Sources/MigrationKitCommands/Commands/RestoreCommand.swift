@@ -18,7 +18,7 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     package var source: String
 
     package func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
+        let reporter = Reporter(output, on: world.surroundings.console)
         let request = try CommandSupport.databaseRequest(connection, access: .change, reporter: reporter, in: world)
         try CommandSupport.holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world)
         var safetyCopy: String?

@@ -28,7 +28,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
 
     /// A fleet rolls back to a migration, never by a count: run again after a failure
     /// or Ctrl-C, `--steps` would roll back the finished databases once more.
-    package func validateFleet() throws {
+    package func validateFleet(in world: CommandWorld) throws {
         if scope.target == nil {
             throw CLIError(.conflictingOptions, "Over several databases, rollback takes --to ID (the migration to go back to), not --steps: a second run after a failure or Ctrl-C then rolls back nothing twice.")
         }

@@ -20,8 +20,8 @@ package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
     package var force = false
 
     package func run(in world: CommandWorld) throws {
-        let reporter = Reporter(output)
-        if let outputFile { try OutputFile(path: outputFile, force: force).check(against: connection.filesRead) }
+        let reporter = Reporter(output, on: world.surroundings.console)
+        if let outputFile { try OutputFile(path: outputFile, force: force).check(against: connection.filesRead(in: world.surroundings.environment)) }
         // Printed to standard output, the schema is the whole output: no line before it.
         let database = try CommandSupport.openDatabase(connection, migrations: try CommandSupport.hostMigrationsOrNone(in: world), access: .inspect,
                                                        announcing: outputFile != nil, reporter: reporter, in: world)
@@ -33,7 +33,7 @@ package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
         } else if output.json {
             try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world), output: nil, schema: dump))
         } else if !output.quiet {
-            Console.out(dump.hasSuffix("\n") ? String(dump.dropLast()) : dump)
+            reporter.console.out(dump.hasSuffix("\n") ? String(dump.dropLast()) : dump)
         }
     }
 }

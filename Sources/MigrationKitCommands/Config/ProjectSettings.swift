@@ -39,9 +39,11 @@ package struct ProjectSettings {
     ///
     /// - Parameter commandName: the command line's name, for the sentences that name
     ///   its commands.
+    /// - Parameter processEnvironment: the command's, where the `MIGRATIONKIT_*` settings are.
     package static func apply(to connection: inout ConnectionOptions, backup: inout BackupOptions?, commandName: String,
-                      environment: (String) -> String? = ProjectSettings.environmentValue,
+                      environment processEnvironment: ProcessEnvironment,
                       currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
+        let environment = { environmentValue($0, in: processEnvironment) }
         let configPath = connection.project.config ?? environment(ProjectSetting.configVariable)
         let databaseName = connection.project.database ?? environment(ProjectSetting.databaseVariable)
         let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
@@ -100,22 +102,22 @@ package struct ProjectSettings {
     /// The project file's `[lint]` table alone, for a command whose options are flags
     /// only (`check`): the file named by `MIGRATIONKIT_CONFIG`, else the one found in the
     /// current folder or above, as for every command.
-    package static func lintOnly(commandName: String, environment: (String) -> String? = ProjectSettings.environmentValue,
+    package static func lintOnly(commandName: String, environment: ProcessEnvironment,
                                  currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
-        let configPath = environment(ProjectSetting.configVariable)
+        let configPath = environmentValue(ProjectSetting.configVariable, in: environment)
         let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
             try ProjectFile.load(path: $0, named: configPath != nil, commandName: commandName)
         }
         return ProjectSettings(configFile: file?.path, database: nil, values: [:], lintSuppressions: file?.lint ?? [])
     }
 
-    /// A `MIGRATIONKIT_*` variable's value; set but empty counts as not set, as an
-    /// empty `KEY=` line in a unit file or a CI form usually means "not given".
-    package static func environmentValue(_ name: String) -> String? {
+    /// A `MIGRATIONKIT_*` variable's value in `environment`; set but empty counts as not
+    /// set, as an empty `KEY=` line in a unit file or a CI form usually means "not given".
+    package static func environmentValue(_ name: String, in environment: ProcessEnvironment) -> String? {
         // Present or not; its value is a key, never read here (ProcessEnvironment.string
         // would give nil for it whatever it holds, so its presence is asked instead).
-        if name == KeySource.passwordEnvironmentVariable { return KeySource.passwordEnvironmentVariableGivesKey ? "" : nil }
-        guard let text = ProcessEnvironment.string(name) else { return nil }
+        if name == KeySource.passwordEnvironmentVariable { return KeySource.passwordEnvironmentVariableGivesKey(in: environment) ? "" : nil }
+        guard let text = environment.string(name) else { return nil }
         return text.isEmpty ? nil : text
     }
 
@@ -227,7 +229,8 @@ extension UsesProjectConnection {
     package mutating func applyProjectSettings(databaseOnlyWhenAsked: Bool, in world: CommandWorld) throws -> ProjectSettings {
         let askedForDatabase = connection.dbPath != nil
         var noBackup: BackupOptions? = nil
-        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup, commandName: world.layer.commandName)
+        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup, commandName: world.layer.commandName,
+                                                  environment: world.surroundings.environment)
         if databaseOnlyWhenAsked, !askedForDatabase { connection.dbPath = nil }
         return settings
     }
@@ -242,7 +245,8 @@ package protocol UsesProjectConnectionAndBackup: ProjectConfigurable {
 extension UsesProjectConnectionAndBackup {
     package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
         var backup: BackupOptions? = self.backup
-        let settings = try ProjectSettings.apply(to: &connection, backup: &backup, commandName: world.layer.commandName)
+        let settings = try ProjectSettings.apply(to: &connection, backup: &backup, commandName: world.layer.commandName,
+                                                  environment: world.surroundings.environment)
         if let backup { self.backup = backup }
         return settings
     }

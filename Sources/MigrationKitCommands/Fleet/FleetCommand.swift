@@ -40,7 +40,7 @@ package protocol FleetCommand: ProjectConfigurable, PrintsOutput {
     var standardInputReaders: [String] { get }
 
     /// What a fleet refuses before it starts (an option that only makes sense once).
-    func validateFleet() throws
+    func validateFleet(in world: CommandWorld) throws
 
     /// The fleet's own table instead of the engine's (status), or nil.
     func fleetTable(_ outcomes: [FleetOutcome<Report>]) -> [String]?
@@ -59,7 +59,7 @@ package protocol FleetCommand: ProjectConfigurable, PrintsOutput {
 extension FleetCommand {
     package func finishAlone(_ report: Report, reporter: Reporter) throws {}
     package func failure(in report: Report) -> ErrorPresentation? { nil }
-    package func validateFleet() throws {}
+    package func validateFleet(in world: CommandWorld) throws {}
     package func fleetTable(_ outcomes: [FleetOutcome<Report>]) -> [String]? { nil }
 
     package func readSharedKeys(reporter: Reporter, in world: CommandWorld) throws {
@@ -75,7 +75,7 @@ extension FleetCommand {
     package var commandName: String { Self.configuration.commandName ?? "" }
 
     package func run(in world: CommandWorld) throws {
-        try runOnEachDatabase(reporter: Reporter(output), in: world)
+        try runOnEachDatabase(reporter: Reporter(output, on: world.surroundings.console), in: world)
     }
 
     /// The one database the options name, or the fleet when they name one: what `run`
@@ -90,11 +90,11 @@ extension FleetCommand {
     /// Runs `runOnDatabase` on every database the fleet options select, then prints
     /// the table (or the `--json` document) and ends with the fleet's worst exit code.
     package func runFleet(reporter: Reporter, in world: CommandWorld) throws {
-        try validateFleet()
+        try validateFleet(in: world)
         try fleet.checkStandardInput(readBy: standardInputReaders)
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
                                            pathsAreFlags: world.settings?.values[.dbPath]?.origin == .flag,
-                                           perDatabase: perDatabaseOptions)
+                                           perDatabase: perDatabaseOptions, standardInput: world.surroundings.standardInput)
         // Said once, not once a database (whose own reporters are silent).
         CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
         let run = FleetRun(command: commandName, paths: selected.paths, jobs: fleet.jobCount(databases: selected.paths.count))

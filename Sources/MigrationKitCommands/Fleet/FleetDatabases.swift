@@ -66,10 +66,11 @@ package struct FleetDatabases {
     /// `find … | migrationkit migrate --db-list -` or a scheduler gives them); blank
     /// lines and `#` comments are skipped, and a relative path is taken from the current
     /// folder. A file that is not there stays in the list, to fail with its own message.
-    package static func readList(_ source: String) throws -> [String] {
+    /// `-` reads `standardInput`, the command's.
+    package static func readList(_ source: String, standardInput: StandardInput) throws -> [String] {
         let data: Data?
         if source == "-" {
-            data = try? FileHandle(fileDescriptor: StandardInput.descriptor, closeOnDealloc: false).readToEnd() ?? Data()
+            data = try? FileHandle(fileDescriptor: standardInput.descriptor, closeOnDealloc: false).readToEnd() ?? Data()
         } else {
             data = FileManager.default.contents(atPath: source)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationKitFiles
+import MigrationKitKeys
 
 /// The options that name a fleet — many databases for one command — and how to work
 /// through it: the same group on every command that works on one database at a time
@@ -45,13 +46,14 @@ package struct FleetOptions: ParsableArguments {
     /// join it.
     ///
     /// - Parameter pathsAreFlags: the `--db-path`s came from flags, not from settings.
+    /// - Parameter standardInput: the command's, which `--db-list -` reads.
     /// - Parameter perDatabase: the options whose values name something per database
     ///   (a key file, an export): every database of the list must give each its own
     ///   (`FleetNaming`), and `--shard` follows the name they tell the databases apart by.
-    package func databases(dbPaths: [String], pathsAreFlags: Bool, perDatabase: [FleetNaming.PerDatabase]) throws -> (paths: [String], listed: Int, roots: [String: String]) {
+    package func databases(dbPaths: [String], pathsAreFlags: Bool, perDatabase: [FleetNaming.PerDatabase], standardInput: StandardInput) throws -> (paths: [String], listed: Int, roots: [String: String]) {
         let namesByPattern = !globs.isEmpty || list != nil
         let givenPaths = pathsAreFlags || !namesByPattern ? dbPaths : []
-        let listed = try FleetDatabases(paths: givenPaths, globs: globs, list: try list.map(FleetDatabases.readList) ?? [])
+        let listed = try FleetDatabases(paths: givenPaths, globs: globs, list: try list.map { try FleetDatabases.readList($0, standardInput: standardInput) } ?? [])
         let naming = FleetNaming(paths: listed.paths, roots: listed.roots)
         try naming.requireDistinct(perDatabase)
         guard let shard else { return (listed.paths, listed.paths.count, listed.roots) }

@@ -56,7 +56,7 @@ package struct FleetRun {
     package func run<Value: Sendable>(reporter: Reporter, verb: String, in world: CommandWorld, _ body: @escaping (String, CommandWorld) throws -> Value,
                               judge: @escaping (Value) -> ErrorPresentation? = { _ in nil }) -> [FleetOutcome<Value>] {
         let total = paths.count
-        let progress = ProgressLine(enabled: !reporter.quiet && !reporter.json && Console.standardErrorIsTerminal)
+        let progress = ProgressLine(enabled: !reporter.quiet && !reporter.json && reporter.console.standardErrorIsTerminal, on: reporter.console)
         progress.start("\(verb) \(FleetSummary.databases(total))")
         defer { progress.stop() }
         let started = ContinuousClock.now
@@ -85,14 +85,14 @@ package struct FleetRun {
         let name = world.layer.commandName
         let failures = outcomes.compactMap(\.failure)
         if reporter.quiet || reporter.json {
-            for failure in failures { Console.error("\(name): error: \(failure.message) (exit \(failure.exitCode.rawValue))") }
+            for failure in failures { world.surroundings.console.error("\(name): error: \(failure.message) (exit \(failure.exitCode.rawValue))") }
         }
         if let signal = Interruption.signal {
-            Console.error("\(name): error: \(stopped(signal))")
+            world.surroundings.console.error("\(name): error: \(stopped(signal))")
             throw ExitCode(CLIExitCode.stopped(by: signal).rawValue)
         }
         guard !failures.isEmpty else { return }
-        Console.error("\(name): error: \(failed())")
+        world.surroundings.console.error("\(name): error: \(failed())")
         throw ExitCode(CLIExitCode.worst(failures.map(\.exitCode)).rawValue)
     }
 

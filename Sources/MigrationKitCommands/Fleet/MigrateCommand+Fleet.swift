@@ -19,7 +19,8 @@ extension MigrateCommand {
         try fleet.checkStandardInput(readBy: [connection.key.given.standardInputReader(DatabaseKeyRole.text)].compactMap { $0 })
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
                                            pathsAreFlags: world.settings?.values[.dbPath]?.origin == .flag,
-                                           perDatabase: FleetNaming.PerDatabase.keySources(connection.key.given))
+                                           perDatabase: FleetNaming.PerDatabase.keySources(connection.key.given),
+                                           standardInput: world.surroundings.standardInput)
         let databases = selected.paths
         let loaded = try CommandSupport.loadMigrations(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter, in: world)
         var migrations = loaded.migrations
@@ -40,7 +41,7 @@ extension MigrateCommand {
                                      acceptUnknown: Set(acceptUnknown))
         let command = self
         let run = FleetRun(command: "migrate", paths: databases, jobs: fleet.jobCount(databases: databases.count))
-        let silent = Reporter(quiet: true)
+        let silent = Reporter(quiet: true, on: world.surroundings.console)
         let started = ContinuousClock.now
         let outcomes = run.run(reporter: reporter, verb: "Migrating", in: fleetWorld) { path, world in
             let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,

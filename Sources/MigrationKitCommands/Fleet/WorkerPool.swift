@@ -66,9 +66,8 @@ package enum WorkerPool {
     }
 
     private static func spawn(_ work: @escaping @Sendable () -> Void) {
-        // Task-locals stay with the task: the command's own go along explicitly.
-        let surroundings = CarriedSurroundings()
-        let thread = Thread { surroundings.bind(work) }
+        // The command's world, its surroundings included, goes along in `work`'s capture.
+        let thread = Thread(block: work)
         // SQLite and deep SQL need more than a secondary thread's default stack.
         thread.stackSize = 8 << 20
         thread.start()

@@ -39,16 +39,18 @@ package struct KeyOptions: ParsableArguments {
 
     /// The key source these options select, or nil for `--plaintext`.
     /// - Parameters:
+    ///   - environment: the running command's, where `MIGRATIONKIT_PASSWORD` (and a
+    ///     source's own variable, `CREDENTIALS_DIRECTORY`) is looked at.
     ///   - keyIsNew: the key is about to encrypt a file for the first time (encrypt, or
     ///     migrate creating the database). Typed at a prompt, it is then asked twice: a
     ///     typo would lock the data under a key nobody knows.
-    package func source(standardInputIsTerminal: Bool, promptMessage: String, keyIsNew: Bool = false) throws -> KeySource? {
+    package func source(standardInputIsTerminal: Bool, environment: ProcessEnvironment, promptMessage: String, keyIsNew: Bool = false) throws -> KeySource? {
         if plaintext { return nil }
-        if let source = try given.source() { return source }
-        let implicit = KeySource.implicit(promptMessage: promptMessage, confirm: keyIsNew)
+        if let source = try given.source(in: environment) { return source }
+        let implicit = KeySource.implicit(promptMessage: promptMessage, confirm: keyIsNew, in: environment)
         if case .prompt = implicit, !standardInputIsTerminal {
             let variable = KeySource.passwordEnvironmentVariable
-            let empty = KeySource.passwordEnvironmentVariableIsEmpty ? " (\(variable) is set but empty, which counts as not set)" : ""
+            let empty = KeySource.passwordEnvironmentVariableIsEmpty(in: environment) ? " (\(variable) is set but empty, which counts as not set)" : ""
             throw CLIError(.noKeyGiven,
                            "No key given\(empty); pass \(KeySources.advice(DatabaseKeyRole.text)), or --plaintext for an unencrypted database.")
         }

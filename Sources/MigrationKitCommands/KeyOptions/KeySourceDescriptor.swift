@@ -40,13 +40,14 @@ package struct KeySourceDescriptor: Sendable {
     package let takesName: Bool
     /// Listed last when a sentence says what to pass (`--password`: other users see it).
     package var lastResort = false
-    /// How the values, one per parameter, become a key source. May throw a `KeyError`
-    /// (the key is unavailable) but never reads the key itself.
-    package let source: @Sendable ([String]) throws -> KeySource
+    /// How the values, one per parameter, become a key source in the running command's
+    /// environment (`CREDENTIALS_DIRECTORY`). May throw a `KeyError` (the key is
+    /// unavailable) but never reads the key itself.
+    package let source: @Sendable ([String], ProcessEnvironment) throws -> KeySource
     /// Where the key would come from, for `migrationkit config`; never the key.
-    package let shown: @Sendable ([String]) -> String
+    package let shown: @Sendable ([String], ProcessEnvironment) -> String
     /// The file the key is read from, if any: a command never writes over it.
-    package var keyFile: @Sendable ([String]) -> String? = { _ in nil }
+    package var keyFile: @Sendable ([String], ProcessEnvironment) -> String? = { _, _ in nil }
     /// A usage check of the values beyond "all given" (`--password` not empty), as a
     /// `ValidationError` naming the option.
     package var check: @Sendable ([String], KeyRoleText) throws -> Void = { _, _ in }
@@ -282,10 +283,11 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
         }
     }
 
-    /// The source given, or nil when none is (then the environment or a prompt).
-    package func source() throws -> KeySource? {
+    /// The source given, or nil when none is (then the environment or a prompt), as the
+    /// running command's `environment` makes it.
+    package func source(in environment: ProcessEnvironment) throws -> KeySource? {
         guard let (descriptor, values) = given.first else { return nil }
-        return try descriptor.source(values.compactMap { $0 })
+        return try descriptor.source(values.compactMap { $0 }, environment)
     }
 
     /// The warnings the source given brings (`--password`: the process list).
@@ -293,27 +295,35 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
         given.compactMap { $0.descriptor.warning?(role) }
     }
 
-    /// The files a key is read from, which a command never writes over.
-    package var keyFiles: [String] {
-        given.compactMap { descriptor, values in values.contains(nil) ? nil : descriptor.keyFile(values.compactMap { $0 }) }
+    /// The files a key is read from in the running command's `environment`, which a
+    /// command never writes over.
+    package func keyFiles(in environment: ProcessEnvironment) -> [String] {
+        given.compactMap { descriptor, values in values.contains(nil) ? nil : descriptor.keyFile(values.compactMap { $0 }, environment) }
     }
 
-    /// Whether the source given reads standard input (`--password-file -`).
+    /// Whether the source given reads standard input (`--password-file -`): a `-` given
+    /// where it means standard input.
     package var readsStandardInput: Bool {
-        (try? source())?.readsStandardInput ?? false
+        standardInputParameter != nil
     }
 
     /// The option that reads standard input, in `role`'s words (`--new-password-hex-file`),
     /// when the source given reads it: for a sentence about what else wants it.
     package func standardInputReader(_ role: KeyRoleText) -> String? {
-        guard readsStandardInput, let (descriptor, values) = given.first else { return nil }
-        return zip(descriptor.parameters, values).first { $0.0.dashIsStandardInput && $0.1 == "-" }.map { role.flag($0.0.name) }
+        standardInputParameter.map { role.flag($0.name) }
     }
 
-    /// Where the key would come from, for `config`, and the setting whose origin to show.
-    package var shown: (text: String, setting: String?)? {
+    /// The parameter of the source given whose value `-` stands for standard input.
+    private var standardInputParameter: KeySourceDescriptor.Parameter? {
+        guard let (descriptor, values) = given.first else { return nil }
+        return zip(descriptor.parameters, values).first { $0.0.dashIsStandardInput && $0.1 == "-" }?.0
+    }
+
+    /// Where the key would come from in the running command's `environment`, for
+    /// `config`, and the setting whose origin to show.
+    package func shown(in environment: ProcessEnvironment) -> (text: String, setting: String?)? {
         guard let (descriptor, values) = given.first, !values.contains(nil) else { return nil }
-        return (descriptor.shown(values.compactMap { $0 }), descriptor.settings.first?.name)
+        return (descriptor.shown(values.compactMap { $0 }, environment), descriptor.settings.first?.name)
     }
 
     /// What `{name}` stands for: one database's name, so each database of a fleet has

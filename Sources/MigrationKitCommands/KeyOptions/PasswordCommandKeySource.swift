@@ -20,8 +20,8 @@ package enum PasswordCommandKeySource: KeySourceDefinition {
             setting: .text, example: "pass show db/{name}")],
         description: "a key command", note: "pass, vault, op, …",
         takesName: true,
-        source: { .command($0[0]) },
-        shown: { "key command \(KeyCommandLine($0[0]))" },
+        source: { values, _ in .command(values[0]) },
+        shown: { values, _ in "key command \(KeyCommandLine(values[0]))" },
         check: { values, role in
             if case .failure(let error) = KeyCommandLine(values[0]).words() {
                 throw ValidationError("\(role.flag("password-command")): \(error.message)")

@@ -9,7 +9,7 @@ package enum PasswordFileKeySource: KeySourceDefinition {
             setting: .path, dashIsStandardInput: true, example: "/etc/myapp/db.key")],
         description: "a key file", note: "mode 0600",
         takesName: true,
-        source: { $0[0] == "-" ? .standardInput : .file(path: $0[0]) },
-        shown: { "key file \($0[0])" },
-        keyFile: { $0[0] == "-" ? nil : $0[0] })
+        source: { values, _ in values[0] == "-" ? .standardInput : .file(path: values[0]) },
+        shown: { values, _ in "key file \(values[0])" },
+        keyFile: { values, _ in values[0] == "-" ? nil : values[0] })
 }

@@ -17,7 +17,7 @@ package enum PasswordHexFileKeySource: KeySourceDefinition {
             setting: .path, dashIsStandardInput: true, example: "/etc/myapp/db.hexkey")],
         description: "a hex key file", note: "a passphrase as hex digits, mode 0600",
         takesName: true,
-        source: { .hex($0[0] == "-" ? .standardInput : .file(path: $0[0])) },
-        shown: { "hex key file \($0[0])" },
-        keyFile: { $0[0] == "-" ? nil : $0[0] })
+        source: { values, _ in .hex(values[0] == "-" ? .standardInput : .file(path: values[0])) },
+        shown: { values, _ in "hex key file \(values[0])" },
+        keyFile: { values, _ in values[0] == "-" ? nil : values[0] })
 }

@@ -15,8 +15,8 @@ package enum PasswordHexKeySource: KeySourceDefinition {
         description: "the key itself, in hex",
         takesName: false,
         lastResort: true,
-        source: { .hex(.password($0[0])) },
-        shown: { _ in "--password-hex (not shown)" },
+        source: { values, _ in .hex(.password(values[0])) },
+        shown: { _, _ in "--password-hex (not shown)" },
         check: { values, role in
             if values[0].isEmpty {
                 throw ValidationError("\(role.flag("password-hex")) is empty; an empty key would leave the database unencrypted.")

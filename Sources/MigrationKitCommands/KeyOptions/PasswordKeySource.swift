@@ -12,8 +12,8 @@ package enum PasswordKeySource: KeySourceDefinition {
         description: "the key itself",
         takesName: false,
         lastResort: true,
-        source: { .password($0[0]) },
-        shown: { _ in "--password (not shown)" },
+        source: { values, _ in .password(values[0]) },
+        shown: { _, _ in "--password (not shown)" },
         check: { values, role in
             if values[0].isEmpty {
                 throw ValidationError("\(role.flag("password")) is empty; an empty key would leave the database unencrypted.")

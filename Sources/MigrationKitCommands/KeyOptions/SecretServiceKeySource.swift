@@ -14,6 +14,6 @@ package enum SecretServiceKeySource: KeySourceDefinition {
         ],
         description: "a Secret Service item", note: "gnome-keyring, KeePassXC",
         takesName: true,
-        source: { .secretService(service: $0[0], account: $0[1]) },
-        shown: { "Secret Service item \($0[0])/\($0[1])" })
+        source: { values, _ in .secretService(service: values[0], account: values[1]) },
+        shown: { values, _ in "Secret Service item \(values[0])/\(values[1])" })
 }

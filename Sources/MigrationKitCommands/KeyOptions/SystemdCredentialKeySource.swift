@@ -27,18 +27,18 @@ package enum SystemdCredentialKeySource: KeySourceDefinition {
             setting: .text, example: "db.key")],
         description: "a systemd credential", note: "a unit's LoadCredential= or LoadCredentialEncrypted=",
         takesName: true,
-        source: { .file(path: try path(of: $0[0])) },
-        shown: { values in "systemd credential \(values[0])" + (directory.map { " in \($0)" } ?? " (\(directoryVariable) is not set here)") },
-        keyFile: { try? path(of: $0[0]) },
+        source: { values, environment in .file(path: try path(of: values[0], in: environment)) },
+        shown: { values, environment in "systemd credential \(values[0])" + (directory(in: environment).map { " in \($0)" } ?? " (\(directoryVariable) is not set here)") },
+        keyFile: { values, environment in try? path(of: values[0], in: environment) },
         check: { values, role in
             if !isValidName(values[0]) {
                 throw ValidationError("\(role.flag("systemd-credential")) \(values[0]) is not a credential name; give the NAME of the unit's LoadCredential=NAME:… line, a file name without / that is not . or ..")
             }
         })
 
-    /// `$CREDENTIALS_DIRECTORY`, when set and not empty.
-    package static var directory: String? {
-        guard let value = ProcessEnvironment.string(directoryVariable), !value.isEmpty else { return nil }
+    /// `$CREDENTIALS_DIRECTORY` in the running command's `environment`, when set and not empty.
+    package static func directory(in environment: ProcessEnvironment) -> String? {
+        guard let value = environment.string(directoryVariable), !value.isEmpty else { return nil }
         return value
     }
 
@@ -47,13 +47,14 @@ package enum SystemdCredentialKeySource: KeySourceDefinition {
         !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.utf8.contains(0) && name.utf8.count <= 255
     }
 
-    /// The credential's file, or a sentence saying why there is none and what to do.
-    package static func path(of name: String) throws -> String {
+    /// The credential's file in the running command's `environment`, or a sentence saying
+    /// why there is none and what to do.
+    package static func path(of name: String, in environment: ProcessEnvironment) throws -> String {
         guard isValidName(name) else {
             throw KeyError(code: .credentialNameInvalid,
                            message: "\(name) is not a systemd credential name (a file name in $\(directoryVariable), without / and not . or ..); give the NAME of the unit's LoadCredential=NAME:… line.")
         }
-        guard let directory else {
+        guard let directory = directory(in: environment) else {
             throw KeyError(code: .credentialsDirectoryUnset,
                            message: "The systemd credential \(name) cannot be read because \(directoryVariable) is not set, as it is only inside a systemd service that loads credentials; run the command from a unit with LoadCredential=\(name):/path/to/key (or LoadCredentialEncrypted=), or pass the key another way.")
         }

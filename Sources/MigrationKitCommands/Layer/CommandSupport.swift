@@ -129,11 +129,12 @@ package enum CommandSupport {
     private static func resolveOnce(_ keyOptions: KeyOptions, promptMessage: String, keyIsNew: Bool, reporter: Reporter,
                                     in world: CommandWorld) throws -> DatabaseKey? {
         let source = try keyOptions.source(
-            standardInputIsTerminal: StandardInput.isTerminal,
+            standardInputIsTerminal: world.surroundings.standardInput.isTerminal,
+            environment: world.surroundings.environment,
             promptMessage: promptMessage,
             keyIsNew: keyIsNew)
         // Said where the variable would have been read (no key flag, which beats it), once.
-        if KeySource.passwordEnvironmentVariableIsEmpty, !keySourceIsAFlag(keyOptions, in: world), source != nil, world.emptyVariableWarning.claim() {
+        if KeySource.passwordEnvironmentVariableIsEmpty(in: world.surroundings.environment), !keySourceIsAFlag(keyOptions, in: world), source != nil, world.emptyVariableWarning.claim() {
             reporter.warning("\(KeySource.passwordEnvironmentVariable) is set but empty, so it counts as not set; unset it, or set it to the key.")
         }
         guard let source else { return nil }

@@ -6,45 +6,57 @@ import Glibc
 #endif
 
 /// Standard output and error, written unbuffered line by line so progress and results
-/// interleave correctly, and never a control character when not on a terminal.
-package enum Console {
+/// interleave correctly, and never a control character when not on a terminal: the
+/// process's own descriptors (`process`), or a capture for a command run inside a process
+/// that is not its own. A value of the command's surroundings (`ProcessSurroundings`),
+/// handed down from where its command line starts.
+package struct Console: Sendable {
+    /// One writer at a time on the process's descriptors.
     private static let lock = NSLock()
 
     /// Where a command run inside a process that is not its own writes instead of the
     /// process's standard output and error (a test running many commands at once, each
-    /// reading back its own output). Never a terminal.
-    @TaskLocal package static var capture: ConsoleCapture?
+    /// reading back its own output); nil: the process's. Never a terminal.
+    package let capture: ConsoleCapture?
+
+    /// The process's standard output and error.
+    package static let process = Console(capture: nil)
+
+    /// A console writing to `capture`, or to the process's descriptors when nil.
+    package init(capture: ConsoleCapture?) {
+        self.capture = capture
+    }
 
     /// Whether standard error is a terminal, where a progress line may redraw itself.
-    package static var standardErrorIsTerminal: Bool { capture == nil && isatty(STDERR_FILENO) == 1 }
+    package var standardErrorIsTerminal: Bool { capture == nil && isatty(STDERR_FILENO) == 1 }
 
-    package static func out(_ line: String) {
+    package func out(_ line: String) {
         write(line + "\n", to: STDOUT_FILENO)
     }
 
-    package static func error(_ line: String) {
+    package func error(_ line: String) {
         write(line + "\n", to: STDERR_FILENO)
     }
 
     /// Writes raw text (no newline added) to standard error, for the progress line.
-    package static func errorRaw(_ text: String) {
+    package func errorRaw(_ text: String) {
         write(text, to: STDERR_FILENO)
     }
 
-    private static func write(_ text: String, to descriptor: Int32) {
+    private func write(_ text: String, to descriptor: Int32) {
         if let capture {
             capture.append(text, standardError: descriptor == STDERR_FILENO)
             return
         }
-        lock.lock()
-        defer { lock.unlock() }
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
         // writeAll retries short writes and EINTR; a closed pipe (EPIPE) fails it, and
         // then nothing more can be said.
         _ = try? FileDescriptor(rawValue: descriptor).writeAll(text.utf8)
     }
 }
 
-/// What a command wrote while `Console.capture` named this: its standard output and
+/// What a command wrote while its `Console` captured into this: its standard output and
 /// standard error, each in the order written.
 package final class ConsoleCapture: @unchecked Sendable {
     private let lock = NSLock()
@@ -75,20 +87,24 @@ package struct Reporter: Sendable {
     package let quiet: Bool
     package let json: Bool
     package let verbose: Bool
+    /// Where it prints: the running command's console.
+    package let console: Console
     /// The database a fleet's reporter speaks for: its lines are left to the fleet's
     /// table, its warnings name it (`forDatabase(_:)`).
     private var database: String?
 
-    package init(_ options: OutputOptions) {
-        self.init(quiet: options.quiet, json: options.json, verbose: options.verbose)
+    /// A reporter as `options` say, printing on `console`.
+    package init(_ options: OutputOptions, on console: Console) {
+        self.init(quiet: options.quiet, json: options.json, verbose: options.verbose, on: console)
     }
 
     /// `quiet: true` says nothing at all: for work whose results are reported
     /// elsewhere (each database of a fleet).
-    package init(quiet: Bool, json: Bool = false, verbose: Bool = false) {
+    package init(quiet: Bool, json: Bool = false, verbose: Bool = false, on console: Console) {
         self.quiet = quiet
         self.json = json
         self.verbose = verbose
+        self.console = console
     }
 
     /// This reporter for one database of a fleet: no lines, notes or document (the
@@ -104,23 +120,23 @@ package struct Reporter: Sendable {
     /// A line of the human report; not even made with --quiet or --json (a run of
     /// many small steps formats one per step).
     package func line(_ text: @autoclosure () -> String) {
-        if !quiet && !json && database == nil { Console.out(text()) }
+        if !quiet && !json && database == nil { console.out(text()) }
     }
 
     /// A warning, on standard error (still shown with --json, whose stdout stays clean).
     package func warning(_ text: String) {
-        if !quiet { Console.error("warning: \(database.map { "\($0): " } ?? "")\(text)") }
+        if !quiet { console.error("warning: \(database.map { "\($0): " } ?? "")\(text)") }
     }
 
     /// A note for --verbose, on standard error (so --json's stdout stays one document).
     package func note(_ text: String) {
-        if verbose && !quiet && database == nil { Console.error("note: \(text)") }
+        if verbose && !quiet && database == nil { console.error("note: \(text)") }
     }
 
     /// The JSON document, when --json.
     package func document<T: Encodable>(_ value: T) throws {
         guard json, database == nil else { return }
-        Console.out(try JSONOutput.encode(value))
+        console.out(try JSONOutput.encode(value))
     }
 }
 

@@ -129,10 +129,12 @@ package struct ErrorPresentation {
         return result
     }
 
-    package func print(commandName: String, json: Bool) {
-        for line in [message] + furtherMessages { Console.error("\(commandName): error: \(line)") }
+    /// Prints the error on `console`: its sentences on standard error, and with `json`
+    /// its document on standard output.
+    package func print(commandName: String, json: Bool, on console: Console) {
+        for line in [message] + furtherMessages { console.error("\(commandName): error: \(line)") }
         if json {
-            if let text = try? JSONOutput.encode(ErrorDocument(error: jsonBody)) { Console.out(text) }
+            if let text = try? JSONOutput.encode(ErrorDocument(error: jsonBody)) { console.out(text) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationKitFiles
+import MigrationKitKeys
 
 /// A file the user asked a command to write (`--output`).
 ///
@@ -38,13 +39,14 @@ package struct OutputFile {
 
 extension ConnectionOptions {
     /// The files a command with these options reads: the database and its journals, the
-    /// key file, and the migration files.
-    package var filesRead: [String] {
+    /// key file (as the command's `environment` places a systemd credential), and the
+    /// migration files.
+    package func filesRead(in environment: ProcessEnvironment) -> [String] {
         var files: [String] = []
         if let dbPath, !dbPath.isEmpty {
             files += [dbPath, dbPath + "-journal", dbPath + "-wal", dbPath + "-shm"]
         }
-        files += key.given.keyFiles
+        files += key.given.keyFiles(in: environment)
         let folder = migrations.directory
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".sql") {
             files.append(folder + "/" + name)

@@ -102,7 +102,7 @@ package enum LintPrinter {
             }
             let fix = "  fix: " + advice(for: finding)
             if asWarnings {
-                if !reporter.quiet { Console.error(line + "\n" + fix) }
+                if !reporter.quiet { reporter.console.error(line + "\n" + fix) }
             } else {
                 reporter.line(line)
                 reporter.line(fix)

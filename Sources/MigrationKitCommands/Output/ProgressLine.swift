@@ -11,9 +11,12 @@ package final class ProgressLine: @unchecked Sendable {
     private var frame = 0
     private var timer: DispatchSourceTimer?
     private let enabled: Bool
+    /// Where it is drawn: the running command's console.
+    private let console: Console
 
-    package init(enabled: Bool) {
+    package init(enabled: Bool, on console: Console) {
         self.enabled = enabled
+        self.console = console
     }
 
     /// Starts showing `label` (and elapsed time) until `stop()`.
@@ -51,7 +54,7 @@ package final class ProgressLine: @unchecked Sendable {
             timer?.cancel()
             timer = nil
             current = nil
-            Console.errorRaw("\r\u{1B}[2K")
+            console.errorRaw("\r\u{1B}[2K")
         }
     }
 
@@ -61,7 +64,7 @@ package final class ProgressLine: @unchecked Sendable {
             let elapsed = ContinuousClock.now - current.started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             frame = (frame + 1) % Self.frames.count
-            Console.errorRaw("\r\u{1B}[2K\(current.label)  \(String(format: "%.1fs", seconds)) \(Self.frames[frame])")
+            console.errorRaw("\r\u{1B}[2K\(current.label)  \(String(format: "%.1fs", seconds)) \(Self.frames[frame])")
         }
     }
 }

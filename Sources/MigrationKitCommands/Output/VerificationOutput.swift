@@ -43,7 +43,7 @@ package struct VerificationOutput {
     /// error, as nothing else said it.
     package static func end(_ document: VerifyDocument, reporter: Reporter) throws {
         guard let failed = document.checks.first(where: { !$0.passed }) else { return }
-        if reporter.quiet { Console.error("verify: \(failed.detail)") }
+        if reporter.quiet { reporter.console.error("verify: \(failed.detail)") }
         throw ExitCodeDecision.ending(with: .verificationFailed)
     }
 

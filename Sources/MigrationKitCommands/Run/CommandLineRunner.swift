@@ -29,10 +29,11 @@ package struct CommandLineRunner {
     /// What `--version` prints, wherever it is given (`migrate --version` too), in place
     /// of the bare version ArgumentParser was declared with; nil to keep that.
     package var versionReport: (() -> String)?
-    /// Where a key command's standard error goes instead of the process's, for a command
-    /// line run inside a process that is not its own (`CommandSurroundings`); nil: the
-    /// process's.
-    package var keyCommandErrors: KeyCommandLine.StandardErrorRelay?
+    /// What the command line sees of its process: where it prints its errors, and the
+    /// environment, standard input and standard error its keys are read with (the
+    /// process's own, or a command line's run inside a process that is not its own,
+    /// `CommandSurroundings`).
+    package var surroundings = ProcessSurroundings.process
 
     package init(root: any ParsableCommand.Type, commandName: String, wording: RemedyWording,
                  layerErrors: @escaping (any Error, RemedyWording) -> ErrorPresentation?) {
@@ -57,7 +58,7 @@ package struct CommandLineRunner {
         var json = arguments.prefix { $0 != "--" }.contains("--json")
         var verbose = false
         if let unknown = unknownSubcommand(in: arguments) {
-            ErrorPresentation(kind: "usage", message: unknown, exitCode: .usage).print(commandName: commandName, json: json)
+            ErrorPresentation(kind: "usage", message: unknown, exitCode: .usage).print(commandName: commandName, json: json, on: surroundings.console)
             return CLIExitCode.usage.rawValue
         }
         do {
@@ -68,9 +69,10 @@ package struct CommandLineRunner {
             // One batch per run, never per process: a keyring that did not answer one
             // command is asked again by the next (in-process runs included).
             let reading = KeyReading(
+                environment: surroundings.environment, standardInput: surroundings.standardInput,
                 keyCommandTimeout: ConnectionOptions.keyCommandTimeout(of: command),
                 stopRequest: KeyCommandLine.StopRequest { Interruption.isStopping ? Interruption.signal : nil },
-                standardErrorRelay: keyCommandErrors,
+                standardErrorRelay: surroundings.keyCommandErrors,
                 secretServiceBatch: SecretServiceKeyStore.Batch(timeout: ConnectionOptions.secretServiceTimeout(of: command)))
             try perform(command, reading)
             return CLIExitCode.success.rawValue
@@ -79,18 +81,18 @@ package struct CommandLineRunner {
             if exit.rawValue != CLIExitCode.success.rawValue, !alreadyStopped, let stop = stopped() {
                 // A command that exits with a code of its own (verify, check, lint) has
                 // printed its --json document: the stop goes to standard error only.
-                stop.print(commandName: commandName, json: false)
+                stop.print(commandName: commandName, json: false, on: surroundings.console)
                 return stop.exitCode.rawValue
             }
             return exit.rawValue
         } catch {
             if let stop = stopped() {
-                stop.print(commandName: commandName, json: json)
+                stop.print(commandName: commandName, json: json, on: surroundings.console)
                 return stop.exitCode.rawValue
             }
             if let presented = ErrorPresentation(error, root: root, layer: layerErrors, wording: wording) {
                 let presentation = annotate(presented.verbose(verbose))
-                presentation.print(commandName: commandName, json: json)
+                presentation.print(commandName: commandName, json: json, on: surroundings.console)
                 return presentation.exitCode.rawValue
             }
             return presentArgumentParserError(error, arguments: arguments, json: json)
@@ -127,9 +129,9 @@ package struct CommandLineRunner {
         if code == .success, !Self.asksForHelp(arguments) {
             // `migrationkit` or `migrationkit key` alone: a command group with no
             // command is a usage error for scripts, not a success.
-            Console.error(message)
+            surroundings.console.error(message)
             let sentence = "Give a subcommand (see the list above)."
-            ErrorPresentation(kind: "usage", message: sentence, exitCode: .usage).print(commandName: commandName, json: json)
+            ErrorPresentation(kind: "usage", message: sentence, exitCode: .usage).print(commandName: commandName, json: json, on: surroundings.console)
             return CLIExitCode.usage.rawValue
         }
         if code == .success {
@@ -137,9 +139,9 @@ package struct CommandLineRunner {
             // with nothing else that could be mistaken for it.
             let version = root.configuration.version
             if let versionReport, !version.isEmpty, message == version {
-                Console.out(versionReport())
+                surroundings.console.out(versionReport())
             } else if !message.isEmpty {
-                Console.out(message)
+                surroundings.console.out(message)
             }
             return CLIExitCode.success.rawValue
         }
@@ -149,10 +151,10 @@ package struct CommandLineRunner {
             // sentence); under --json, one document.
             let sentence = root.message(for: error) + " (see --help)"
             ErrorPresentation(kind: "usage", message: ErrorPresentation.oneLine(sentence), exitCode: .usage)
-                .print(commandName: commandName, json: json)
+                .print(commandName: commandName, json: json, on: surroundings.console)
             return exitCode
         }
-        Console.error(message)
+        surroundings.console.error(message)
         return exitCode
     }
 

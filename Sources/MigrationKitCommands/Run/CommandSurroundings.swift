@@ -14,10 +14,10 @@ import SystemPackage
 /// where a process has one of each.
 ///
 /// `MigrationCLI.run(host:arguments:in:)` runs a `migrationkit` command in them. What a command reads
-/// of its process goes through the one place that names each (`ProcessEnvironment`,
-/// `StandardInput`, `Console`); the working folder is the command's thread's own, as
-/// Linux can give a thread (`unshare(CLONE_FS)`), so every relative path and every
-/// search for `migrationkit.toml` starts there, and none from the process's folder.
+/// of its process it takes from its world, which holds these as its `ProcessSurroundings`
+/// (`process`); the working folder is the command's thread's own, as Linux can give a
+/// thread (`unshare(CLONE_FS)`), so every relative path and every search for
+/// `migrationkit.toml` starts there, and none from the process's folder.
 /// Signals, the user, resource limits and the libraries' own output (GLib's, SQLCipher's
 /// logger) are the process's still: a test about those runs the binary.
 package struct CommandSurroundings: Sendable {
@@ -37,8 +37,9 @@ package struct CommandSurroundings: Sendable {
         self.workingDirectory = workingDirectory
     }
 
-    /// Runs `body` in these surroundings, on a thread of its own whose working folder
-    /// is `workingDirectory` (threads it starts share it), and waits for it.
+    /// Runs `body` on a thread of its own whose working folder is `workingDirectory`
+    /// (threads it starts share it), and waits for it; `body` runs its command line in
+    /// `process`.
     package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) throws -> T {
         let result = Result<T, any Error>.Box()
         let thread = Thread { [self] in
@@ -50,12 +51,7 @@ package struct CommandSurroundings: Sendable {
                 result.set(.failure(SurroundingsError(description: "cannot enter \(workingDirectory): \(Errno(rawValue: errno))")))
                 return
             }
-            let value = ProcessEnvironment.$substitute.withValue(environment) {
-                StandardInput.$descriptor.withValue(standardInput) {
-                    Console.$capture.withValue(console, operation: body)
-                }
-            }
-            result.set(.success(value))
+            result.set(.success(body()))
         }
         // SQLite and deep SQL need more than a secondary thread's default stack.
         thread.stackSize = 8 << 20
@@ -63,11 +59,11 @@ package struct CommandSurroundings: Sendable {
         return try result.wait().get()
     }
 
-    /// Where a key command's standard error goes: where the command's own does, for the
-    /// command line that runs in these surroundings to hand its world
-    /// (`CommandTree.run`'s `keyCommandErrors`).
-    package var keyCommandErrors: KeyCommandLine.StandardErrorRelay {
-        KeyCommandLine.StandardErrorRelay { [console] bytes in console.appendError(bytes) }
+    /// What the command line that runs in these surroundings sees of its process: these
+    /// variables, this standard input, this capture (`CommandTree.run`'s `surroundings`).
+    package var process: ProcessSurroundings {
+        ProcessSurroundings(environment: ProcessEnvironment(environment), standardInput: StandardInput(descriptor: standardInput),
+                            console: Console(capture: console))
     }
 
     /// Why a command could not be given its surroundings.

@@ -64,11 +64,11 @@ package enum CommandTree {
     /// Parses `arguments` under `root`, runs the command over `layer`, prints results
     /// and errors, and returns the exit code.
     ///
-    /// - Parameter keyCommandErrors: where a key command's standard error goes instead of
-    ///   the process's, for a command line run in surroundings of its own
-    ///   (`CommandSurroundings.keyCommandErrors`); nil: the process's.
+    /// - Parameter surroundings: what the command sees of its process (the process's own,
+    ///   or those of a command line run in-process, `CommandSurroundings.process`); the
+    ///   world holds it, and the run prints on its console.
     package static func run(_ arguments: [String], root: any ParsableCommand.Type, layer: any CommandLayer, policy: ProcessPolicy,
-                            versionReport: (() -> String)? = nil, keyCommandErrors: KeyCommandLine.StandardErrorRelay? = nil) -> Int32 {
+                            versionReport: (() -> String)? = nil, surroundings: ProcessSurroundings = .process) -> Int32 {
         if policy.isProcessMain { signal(SIGPIPE, SIG_IGN) }
         // Before any key is read: no core file or same-user debugger reaches it.
         if policy.hardening == .atStart { ProcessHardening.apply() }
@@ -76,7 +76,7 @@ package enum CommandTree {
         // it left (`RunJournal`), instead of ending the process between two writes. Only
         // while the command runs: an app that embeds the commands gets its signals back.
         if policy.stopsGracefully { Interruption.stopGracefully() }
-        let world = CommandWorld(layer: layer, root: root, hardening: policy.hardening)
+        let world = CommandWorld(layer: layer, root: root, hardening: policy.hardening, surroundings: surroundings)
         let (locks, resolved, journal, running) = (world.locks, world.resolvedSettings, world.journal, world.running)
         var runner = CommandLineRunner(root: root, commandName: layer.commandName,
                                        wording: CommandLineRemedies.wording(commandName: layer.commandName, layer: layer, running: running),
@@ -84,7 +84,7 @@ package enum CommandTree {
         runner.annotate = journal.annotate
         runner.stopped = journal.stop
         runner.versionReport = versionReport
-        runner.keyCommandErrors = keyCommandErrors
+        runner.surroundings = surroundings
         // The parse (and its messages) reads the layer from the command's type alone
         // (`ParsingLayer`); the command is handed its world.
         let code = ParsingLayer.$current.withValue(layer) {
@@ -110,7 +110,7 @@ package enum CommandTree {
         guard policy.stopsGracefully else { return code }
         if let signal = Interruption.signal, code == CLIExitCode.success.rawValue {
             // Past the point where it could stop (a rekey, a rename): it finished.
-            Console.error("warning: \(Interruption.name(of: signal)) arrived when the command could no longer stop; it finished.")
+            surroundings.console.error("warning: \(Interruption.name(of: signal)) arrived when the command could no longer stop; it finished.")
         }
         // A stopped run ends by its signal; the code says which when the signal reached
         // a handler of its own first (the key prompt's).

@@ -10,8 +10,9 @@ import MigrationKitKeys
 /// threads its work moves to. A value: a fleet's database gets a copy with its own locks
 /// and journal (`with(_:)`), and nothing reads the world but from what it was handed.
 ///
-/// What a command sees of its process (environment variables, standard input, the
-/// console) is not part of it: that is its `CommandSurroundings`.
+/// What it sees of its process (environment variables, standard input, the console) is
+/// part of it too (`surroundings`): below `run(in:)`, what prints, reads a setting or a
+/// key, or reads standard input takes them from there, never from anything ambient.
 package struct CommandWorld: @unchecked Sendable {
     /// The database layer under the commands (`CommandLayer`).
     package let layer: any CommandLayer
@@ -38,11 +39,17 @@ package struct CommandWorld: @unchecked Sendable {
     /// graceful stop, its Secret Service batch), made by `CommandLineRunner.run` once the
     /// arguments are parsed; an app's process defaults until then.
     package var keyReading = KeyReading.processDefaults
+    /// What the running command sees of its process: its environment variables, its
+    /// standard input, its console (the process's own, or those of a command line run
+    /// in-process, `CommandSurroundings`).
+    package let surroundings: ProcessSurroundings
 
-    package init(layer: any CommandLayer, root: any ParsableCommand.Type, hardening: CommandTree.Hardening = .atStart) {
+    package init(layer: any CommandLayer, root: any ParsableCommand.Type, hardening: CommandTree.Hardening = .atStart,
+                 surroundings: ProcessSurroundings = .process) {
         self.layer = layer
         self.root = root
         self.hardening = hardening
+        self.surroundings = surroundings
         locks = CommandLocks()
         journal = RunJournal(locks: locks)
     }

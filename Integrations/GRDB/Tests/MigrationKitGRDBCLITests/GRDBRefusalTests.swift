@@ -12,7 +12,7 @@ import Testing
 /// What the commands in an app's binary say when they refuse, and what their help says:
 /// the way out each names keeps the data, and is an option of that command line or
 /// something the app has (its Swift steps' rollback closures), never a Swift type.
-/// Run in this process, with their output captured (`Console.capture`).
+/// Run in this process, with their output captured (`ConsoleCapture`).
 @Suite struct GRDBRefusalTests {
     struct Outcome {
         let status: Int32
@@ -47,7 +47,7 @@ import Testing
 
     private func run(_ arguments: [String], host: GRDBMigrationCLIHost? = nil) -> Outcome {
         let console = ConsoleCapture()
-        let status = Console.$capture.withValue(console) { GRDBMigrationCLI.run(host: host ?? self.host, arguments: arguments) }
+        let status = GRDBMigrationCLI.run(host: host ?? self.host, arguments: arguments, in: ProcessSurroundings(console: Console(capture: console)))
         return Outcome(status: status, stdout: console.standardOutput, stderr: console.standardError)
     }
 
