@@ -25,4 +25,20 @@ package struct StandardInput: Sendable {
     /// Whether it is a terminal: where a key would be typed at a prompt, and where
     /// reading a piped key would echo it instead.
     package var isTerminal: Bool { isatty(descriptor) == 1 }
+
+    /// One line typed in answer to a confirmation (`erase`, `retire`), without its line
+    /// break, read a byte at a time so that nothing after it is consumed; nil at the end
+    /// of the input. Never a key: the bytes are not wiped.
+    package func readLine(limit: Int = 4096) -> String? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count < limit {
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+            if byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
 }

@@ -89,7 +89,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
             throw CLIError(.notConfirmed, "Refusing to retire \(what) without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
         }
         surroundings.console.errorRaw("Drop \(what), \(plan.tool.displayName)'s record, once its migrations are adopted? Type \"retire\" to confirm: ")
-        guard readLine()?.trimmingCharacters(in: .whitespaces) == "retire" else {
+        guard surroundings.standardInput.readLine()?.trimmingCharacters(in: .whitespaces) == "retire" else {
             throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
         }
     }

@@ -216,7 +216,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
             throw CLIError(.notConfirmed, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
         }
         surroundings.console.errorRaw("Erase this development database and migrate from scratch? Type \"erase\" to confirm: ")
-        guard readLine()?.trimmingCharacters(in: .whitespaces) == "erase" else {
+        guard surroundings.standardInput.readLine()?.trimmingCharacters(in: .whitespaces) == "erase" else {
             throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
         }
     }
