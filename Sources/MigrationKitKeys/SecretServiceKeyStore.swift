@@ -44,7 +44,7 @@ public struct SecretServiceKeyStore: Sendable {
     public static let defaultTimeout: Duration = .seconds(25)
 
     /// How long each lookup, store or delete waits for the Secret Service in all.
-    public let timeout: Duration
+    package let timeout: Duration
     /// The stores this one stops waiting with; nil when it waits on its own.
     package let batch: Batch?
 

@@ -81,7 +81,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
     package let advice: Advice?
     /// The folder's other problems, when loading it found several (each names its own
     /// file), in the order they are reported; this one is the first.
-    public private(set) var furtherProblems: [SQLMigrationFileError] = []
+    package private(set) var furtherProblems: [SQLMigrationFileError] = []
 
     /// This problem and the folder's others (`furtherProblems`), one error each.
     public var problems: [SQLMigrationFileError] {
