@@ -477,16 +477,13 @@ private final class StoreFleet: @unchecked Sendable {
     /// The rotation, killed after `delay` unless it ended first: whether it ended by
     /// itself, its status and its output.
     func rotate(killedAfter delay: Duration?, context: String) throws -> (Bool, Int32, String) {
-        FileManager.default.createFile(atPath: workspace.path("rotation.out"), contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: workspace.path("rotation.out")))
         let started = ContinuousClock.now
         let process = try ChildProcess([Binary.migrationkit] + rotation, environment: try fence(), directory: workspace.root,
-                                       output: .descriptor(output.fileDescriptor), errors: .descriptor(output.fileDescriptor))
+                                       output: .file(workspace.path("rotation.out")), errors: .sameAsOutput)
         let deadline = started + (delay ?? .seconds(60))
         while process.isRunning, ContinuousClock.now < deadline { usleep(500) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        try output.close()
         #expect(delay != nil || process.terminationReason == .exit, "\(context): the rotation did not end within 60 s")
         let printed = (try? String(contentsOfFile: workspace.path("rotation.out"), encoding: .utf8)) ?? ""
         return (process.terminationReason == .exit, process.terminationStatus, printed)
