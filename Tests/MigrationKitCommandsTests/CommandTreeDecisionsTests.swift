@@ -90,7 +90,7 @@ import Testing
         #expect(settings.name == "app")
         #expect(settings.entries[.dbPath]?.value == root + "/db/app.db")
         #expect(settings.entries[.migrations]?.value == root + "/db/migrations")
-        #expect(ProjectFile.locate(explicit: nil, from: folder.url.appendingPathComponent("deeper/still").path) == path)
+        #expect(try ProjectFile.locate(explicit: nil, from: folder.url.appendingPathComponent("deeper/still").path) == path)
 
         try Data("db-path = \"a.db\"\npassword = \"hunter2\"\n".utf8).write(to: URL(fileURLWithPath: path))
         #expect {

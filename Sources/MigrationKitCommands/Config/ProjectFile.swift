@@ -39,15 +39,22 @@ package struct ProjectFile {
 
     /// The file to read: `explicit` (from --config or MIGRATIONKIT_CONFIG) when given,
     /// else the first `migrationkit.toml` in `directory` or one of its parents, else nil.
-    package static func locate(explicit: String?, from directory: String) -> String? {
+    ///
+    /// - Parameter directory: the current folder, absolute. Anything else is a folder
+    ///   the process can no longer name (removed after the shell entered it: `getcwd`
+    ///   fails, and Foundation answers ""), where no search can start: refused, since
+    ///   running without the project's settings would mean other settings.
+    package static func locate(explicit: String?, from directory: String) throws -> String? {
         if let explicit { return explicit }
-        var folder = URL(fileURLWithPath: directory).standardizedFileURL
+        guard directory.hasPrefix("/") else {
+            throw CLIError(.unusableFile, "The current folder no longer exists (it was removed after this shell entered it), so \(fileName) cannot be looked for there; cd to a folder that exists, or name the file with --config.")
+        }
+        var folder = URL(fileURLWithPath: directory).standardizedFileURL.path
         while true {
-            let candidate = folder.appendingPathComponent(fileName).path
+            let candidate = (folder == "/" ? "" : folder) + "/" + fileName
             if FileManager.default.fileExists(atPath: candidate) { return candidate }
-            let parent = folder.deletingLastPathComponent()
-            if parent.path == folder.path { return nil }
-            folder = parent
+            if folder == "/" { return nil }
+            folder = DirectoryLock.parent(of: folder)
         }
     }
 

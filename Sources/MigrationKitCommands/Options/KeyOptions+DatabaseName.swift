@@ -67,7 +67,9 @@ package struct DatabaseNames: Hashable, Sendable {
     /// The absolute path with its symbolic links followed (as far as it exists: a
     /// database not created yet keeps its name).
     private static func real(_ path: String) -> String {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        // A current folder that was removed has no path (""): the path stays as given.
+        let current = FileManager.default.currentDirectoryPath
+        let absolute = path.hasPrefix("/") || !current.hasPrefix("/") ? path : current + "/" + path
         let resolved = DurableFile.resolvingSymlinks(absolute)
         if resolved != absolute || FileProbe(path: absolute).kind != .missing { return resolved }
         // Not there: its folder's real path, and its own name.
