@@ -30,7 +30,7 @@ public enum MigrationCLI {
     /// - Throws: `CommandSurroundings.SurroundingsError` when the command cannot be given
     ///   its own working folder.
     package static func run(host: MigrationCLIHost, arguments: [String], in surroundings: CommandSurroundings) throws -> Int32 {
-        try surroundings.run { run(host: host, arguments: arguments, isProcessMain: false, surroundings: surroundings.process) }
+        try surroundings.run { run(host: host, arguments: arguments, isProcessMain: false, surroundings: surroundings.processSurroundings) }
     }
 
     private static func run(host: MigrationCLIHost, arguments: [String], isProcessMain: Bool,

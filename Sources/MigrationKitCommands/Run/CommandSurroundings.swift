@@ -39,7 +39,7 @@ package struct CommandSurroundings: Sendable {
 
     /// Runs `body` on a thread of its own whose working folder is `workingDirectory`
     /// (threads it starts share it), and waits for it; `body` runs its command line in
-    /// `process`.
+    /// `processSurroundings`.
     package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) throws -> T {
         let result = Result<T, any Error>.Box()
         let thread = Thread { [self] in
@@ -61,7 +61,7 @@ package struct CommandSurroundings: Sendable {
 
     /// What the command line that runs in these surroundings sees of its process: these
     /// variables, this standard input, this capture (`CommandTree.run`'s `surroundings`).
-    package var process: ProcessSurroundings {
+    package var processSurroundings: ProcessSurroundings {
         ProcessSurroundings(environment: ProcessEnvironment(environment), standardInput: StandardInput(descriptor: standardInput),
                             console: Console(capture: console))
     }

@@ -65,7 +65,7 @@ package enum CommandTree {
     /// and errors, and returns the exit code.
     ///
     /// - Parameter surroundings: what the command sees of its process (the process's own,
-    ///   or those of a command line run in-process, `CommandSurroundings.process`); the
+    ///   or those of a command line run in-process, `CommandSurroundings.processSurroundings`); the
     ///   world holds it, and the run prints on its console.
     package static func run(_ arguments: [String], root: any ParsableCommand.Type, layer: any CommandLayer, policy: ProcessPolicy,
                             versionReport: (() -> String)? = nil, surroundings: ProcessSurroundings = .process) -> Int32 {
