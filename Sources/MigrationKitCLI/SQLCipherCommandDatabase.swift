@@ -4,7 +4,7 @@ import MigrationKitCommands
 import MigrationKitSQLCipher
 
 /// An open SQLCipher database and the runner to run on it.
-final class SQLCipherCommandDatabase: RunnerCommandDatabase {
+final class SQLCipherCommandDatabase: CommandDatabase {
     let writer: SQLCipherWriter
     let migrations: SQLCipherCommandMigrations
     /// The change locks the command holds.
@@ -24,8 +24,6 @@ final class SQLCipherCommandDatabase: RunnerCommandDatabase {
     }
 
     var path: String { writer.path }
-
-    func migrationStatus() throws -> MigrationStatus { try runner.migrationStatus(in: writer) }
 
     func readLedger() throws -> LedgerReading { try runner.readLedger(in: writer) }
 
@@ -87,9 +85,6 @@ final class SQLCipherCommandDatabase: RunnerCommandDatabase {
     }
 
     func close() throws { try writer.close() }
-
-    @discardableResult
-    func discardCreatedDatabase() -> Bool { writer.discardCreatedDatabase() }
 
     func cipherDescription() throws -> DatabaseCipherDescription {
         DatabaseCipherDescription(try writer.effectiveCipherSettings())

@@ -34,7 +34,7 @@ struct SQLCipherCommandLayer: CommandLayer {
         SQLCipherCommandMigrations(runner: try SQLCipherSupport.runner(over: files, requiredIndexes: requiredIndexes), host: host)
     }
 
-    func open(_ request: DatabaseRequest) throws -> any CommandConnection {
+    func open(_ request: OpenRequest) throws -> any CommandConnection {
         try host.openWriter(ConnectionSettings(request))
     }
 
@@ -57,7 +57,7 @@ struct SQLCipherCommandLayer: CommandLayer {
         return "store the right key with `\(commandName) key store --keychain-service \(shellQuoted(service)) --keychain-account \(shellQuoted(account)) --force`, which replaces them all"
     }
 
-    func restore(from backup: String, over request: DatabaseRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
+    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
         let settings = ConnectionSettings(request)
         try DatabaseBackup.restore(from: backup, to: request.path, key: request.key, configuration: settings.configuration,
                                    heldLock: heldLock, beforeReplacing: beforeReplacing)

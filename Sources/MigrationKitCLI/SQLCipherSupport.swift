@@ -9,17 +9,17 @@ import MigrationKitSecrets
 /// SQLCipher's settings, and its runner itself.
 enum SQLCipherSupport {
     /// The settings to open the database `options` name, the key resolved once
-    /// (`CommandSupport.databaseRequest`).
+    /// (`CommandSupport.openRequest`).
     static func connectionSettings(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
                                    reporter: Reporter, in world: CommandWorld) throws -> ConnectionSettings {
-        ConnectionSettings(try CommandSupport.databaseRequest(options, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world))
+        ConnectionSettings(try CommandSupport.openRequest(options, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world))
     }
 
     /// As `connectionSettings(_:…)`, from parsed option groups.
     static func connectionSettings(path: String, key: KeyOptions, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
                                    keyIsNew: Bool = false, announcing: Bool = true, reporter: Reporter,
                                    in world: CommandWorld) throws -> ConnectionSettings {
-        ConnectionSettings(try CommandSupport.databaseRequest(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
+        ConnectionSettings(try CommandSupport.openRequest(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
                                                               keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world))
     }
 
@@ -31,7 +31,7 @@ enum SQLCipherSupport {
 
     /// Takes the database's change lock for the rest of the command.
     static func holdChangeLock(on path: String, settings: ConnectionSettings, in world: CommandWorld) throws {
-        try CommandSupport.holdChangeLock(on: path, timeout: settings.configuration.busyTimeout, in: world)
+        try MigrationSession.holdChangeLock(on: path, timeout: settings.configuration.busyTimeout, in: world)
     }
 
     /// Whether `key` opens the database at `path` (with the cipher options of
@@ -63,7 +63,7 @@ enum SQLCipherSupport {
 
 extension ConnectionSettings {
     /// SQLCipher's settings for what a command asked.
-    init(_ request: DatabaseRequest) {
+    init(_ request: OpenRequest) {
         var configuration = SQLCipherConfiguration()
         configuration.busyTimeout = request.lockTimeout
         configuration.cipher = request.cipher

@@ -20,25 +20,25 @@ final class GRDBCommandConnection: CommandConnection {
     /// and its first page written under the folder's lock), in the format the key opens
     /// (SQLCipher 4's for a new file, the file's own for an existing one, found by the
     /// host's own open: `GRDBDatabaseFile.openFinding`).
-    init(opening request: DatabaseRequest, host: GRDBMigrationCLIHost) throws {
+    init(opening request: OpenRequest, host: GRDBMigrationCLIHost) throws {
         let path = request.path
         var isFolder: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-        let isNew = DatabaseRequest.isNew(at: path)
         if isFolder.boolValue {
             throw CLIError(.unusableFile, "\(path) is a folder, not a database file; give the database file.")
         }
         if !FileManager.default.fileExists(atPath: path) && request.access != .create {
             throw CLIError(.unusableFile, "\(path) does not exist; check the path.")
         }
-        let formats = try Self.formats(of: request, exists: !isNew)
+        let formats = try Self.formats(of: request, exists: !request.isNew)
+        let state = try request.found.get()
         let connecting = NewDatabaseFile.Connecting<(writer: any DatabaseWriter, settings: GRDBConnectionSettings)>(
             open: { try Self.open(request, formats: formats, host: host) },
             hasPages: { try GRDBDatabaseFile.hasPages($0.writer) },
             writeFirstPage: { try GRDBDatabaseFile.writeFirstPage($0.writer) },
             close: { try? $0.writer.close() })
         let opened: (writer: any DatabaseWriter, settings: GRDBConnectionSettings)
-        switch (try NewDatabaseFile.state(of: path), request.access) {
+        switch (state, request.access) {
         case (.existing, _):
             (opened, created) = (try connecting.open(), false)
         case (.missing, .create), (.unfinished, .create):
@@ -73,7 +73,7 @@ final class GRDBCommandConnection: CommandConnection {
 
     /// The app's writer on the file as it is, keyed in the first of `formats` the key
     /// opens it in.
-    private static func open(_ request: DatabaseRequest, formats: [CipherFormat]?, host: GRDBMigrationCLIHost) throws -> (writer: any DatabaseWriter, settings: GRDBConnectionSettings) {
+    private static func open(_ request: OpenRequest, formats: [CipherFormat]?, host: GRDBMigrationCLIHost) throws -> (writer: any DatabaseWriter, settings: GRDBConnectionSettings) {
         func settings(_ format: CipherFormat?) -> GRDBConnectionSettings {
             GRDBConnectionSettings(path: request.path, readOnly: request.opensReadOnly, lockTimeout: request.lockTimeout,
                                    key: request.key, cipherFormat: format)
@@ -102,7 +102,7 @@ final class GRDBCommandConnection: CommandConnection {
     /// or SQLCipher 4's for a new file, or those an existing file may be in
     /// (`GRDBDatabaseFile.candidateFormats`); nil without a key. The other cipher
     /// settings are the app's to give, in its own `openWriter`.
-    private static func formats(of request: DatabaseRequest, exists: Bool) throws -> [CipherFormat]? {
+    private static func formats(of request: OpenRequest, exists: Bool) throws -> [CipherFormat]? {
         guard request.key != nil else { return nil }
         var others = request.cipher
         others.compatibility = nil
@@ -121,7 +121,7 @@ final class GRDBCommandConnection: CommandConnection {
 }
 
 /// An open GRDB writer and the runner to run on it.
-final class GRDBCommandDatabase: RunnerCommandDatabase {
+final class GRDBCommandDatabase: CommandDatabase {
     let connection: GRDBCommandConnection
     let migrations: GRDBCommandMigrations
     /// The change locks the command holds.
@@ -141,8 +141,6 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
         self.migrations = migrations
         self.locks = locks
     }
-
-    func migrationStatus() throws -> MigrationStatus { try runner.migrationStatus(in: writer) }
 
     func readLedger() throws -> LedgerReading { try runner.readLedger(in: writer) }
 
@@ -188,12 +186,12 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
         defer { withExtendedLifetime(scratch) {} }
         var quiet = migrations
         quiet.observer = nil
-        let request = DatabaseRequest(path: scratch.path + "/expected.db", key: GRDBCommandSupport.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
+        let request = OpenRequest(path: scratch.path + "/expected.db", key: GRDBCommandSupport.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
                                       access: .create, lockTimeout: .seconds(5))
         let expected = GRDBCommandDatabase(connection: try GRDBCommandConnection(opening: request, host: migrations.host), migrations: quiet,
                                            locks: CommandLocks())
         defer { try? expected.close() }
-        if let target { _ = try expected.migrate(upTo: target, options: MigrateOptions()) }
+        if let target { _ = try expected.migrate(upTo: target, options: MigrateOptions(), from: nil) }
         return try expected.reading { try SchemaDump.objects(in: $0) }
     }
     func erase() throws { try runner.erase(writer) }
@@ -234,9 +232,6 @@ final class GRDBCommandDatabase: RunnerCommandDatabase {
     }
 
     func close() throws { try writer.close() }
-
-    @discardableResult
-    func discardCreatedDatabase() -> Bool { connection.discardCreatedDatabase() }
 
     /// From the file's first bytes, never from what the command was given alone: an
     /// app's `openWriter` that keys the file itself gives `custom` where the format is

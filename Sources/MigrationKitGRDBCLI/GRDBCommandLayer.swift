@@ -45,7 +45,7 @@ struct GRDBCommandLayer: CommandLayer {
     /// SQLCipher's switch is process-wide: turned on here, it covers the connections
     /// the app's `openWriter` opens, whatever their configuration, unless the host keeps
     /// it off.
-    func open(_ request: DatabaseRequest) throws -> any CommandConnection {
+    func open(_ request: OpenRequest) throws -> any CommandConnection {
         try GRDBCommandConnection(opening: request, host: host)
     }
 
@@ -65,9 +65,8 @@ struct GRDBCommandLayer: CommandLayer {
 
     /// The backup is proven as the app opens its database (the host's `openWriter`,
     /// read-only), then put in place as the tool does it.
-    func restore(from backup: String, over request: DatabaseRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
-        var proving = request
-        proving.path = backup
+    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
+        var proving = request.forFile(at: backup)
         proving.access = .inspect
         proving.readOnly = true
         let opened = try GRDBCommandConnection(opening: proving, host: host)

@@ -262,7 +262,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         // Under the change lock, as any rekey: it publishes and retires keys, and its note
         // replaces the one a killed run left.
         let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
-        try CommandSupport.holdChangeLock(on: path, timeout: configuration.busyTimeout, in: world)
+        try MigrationSession.holdChangeLock(on: path, timeout: configuration.busyTimeout, in: world)
         let store = try storeCommand(for: path, in: world)
         let stage = generating ? newKeySource.flatMap { KeyStage(publishingTo: $0, database: path, store: store, reading: world.keyReading) } : nil
         let ownedLike = Self.file(of: oldKeySource)

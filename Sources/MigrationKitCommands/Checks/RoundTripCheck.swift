@@ -62,7 +62,7 @@ package struct RoundTripCheck {
 
     /// Runs every check. A failing check is reported, not thrown; only a problem with
     /// the scratch folder itself throws.
-    package func run(olderDatabase: DatabaseRequest?) throws -> [Result] {
+    package func run(olderDatabase: OpenRequest?) throws -> [Result] {
         let scratch = try ScratchFolder(purpose: "check")
         defer { withExtendedLifetime(scratch) {} }
         let folder = scratch.path
@@ -74,8 +74,9 @@ package struct RoundTripCheck {
         return results
     }
 
-    private func scratchDatabase(_ path: String, migrations: (any CommandMigrations)? = nil) throws -> any CommandDatabase {
-        try (migrations ?? self.migrations).open(DatabaseRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5)), in: world)
+    private func scratchDatabase(_ path: String, migrations: (any CommandMigrations)? = nil) throws -> MigrationSession {
+        try MigrationSession.openScratch(OpenRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5)),
+                                         migrations: migrations ?? self.migrations, in: world)
     }
 
     // MARK: - Checks
@@ -115,8 +116,8 @@ package struct RoundTripCheck {
 
     /// Every schema object and every row of every table, as text: what a database holds,
     /// whatever its file's bytes.
-    private static func contents(of database: any CommandDatabase) throws -> String {
-        try database.reading { db in
+    private static func contents(of database: MigrationSession) throws -> String {
+        try database.database.reading { db in
             var text = try SchemaDump.comparableForm(of: db)
             for table in try db.textColumn(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' ORDER BY name") {
                 for row in try db.textRows(sql: "SELECT * FROM main.\(quoteIdentifier(table))") {
@@ -138,14 +139,14 @@ package struct RoundTripCheck {
         var generation = 0
         var stepwise = migrations
         stepwise.requiredIndexes = []
-        func freshDatabase(upTo identifier: String?) throws -> any CommandDatabase {
+        func freshDatabase(upTo identifier: String?) throws -> MigrationSession {
             generation += 1
             let database = try scratchDatabase(folder + "/roundtrip-\(generation).db", migrations: stepwise)
             if let identifier { _ = try database.migrate(upTo: identifier, options: Self.wholeFile) }
             return database
         }
-        func schema(_ database: any CommandDatabase) throws -> String {
-            try database.reading { try SchemaDump.comparableForm(of: $0) }
+        func schema(_ database: MigrationSession) throws -> String {
+            try database.database.reading { try SchemaDump.comparableForm(of: $0) }
         }
         do {
             var database = try freshDatabase(upTo: nil)
@@ -187,7 +188,7 @@ package struct RoundTripCheck {
         let detail: String
     }
 
-    private func upgrade(_ older: DatabaseRequest, copyTo copy: String) -> Result {
+    private func upgrade(_ older: OpenRequest, copyTo copy: String) -> Result {
         let name = "upgrade \(older.path)"
         do {
             // Open the original read-only first: proves the key, and takes its copy from
@@ -195,15 +196,14 @@ package struct RoundTripCheck {
             var readOnly = older
             readOnly.access = .inspect
             readOnly.readOnly = true
-            let original = try migrations.open(readOnly, in: world)
+            let original = try MigrationSession.open(readOnly, migrations: migrations, in: world).database
             let counts = try original.reading { try $0.tableRowCounts() }
             try original.copyCommittedState(to: copy)
-            var copied = older
-            copied.path = copy
+            var copied = older.forFile(at: copy)
             copied.access = .change
-            let database = try migrations.open(copied, in: world)
+            let database = try MigrationSession.openScratch(copied, migrations: migrations, in: world)
             let report = try database.migrate(upTo: nil, options: Self.wholeFile)
-            let upgraded = try database.reading { try $0.tableRowCounts() }
+            let upgraded = try database.database.reading { try $0.tableRowCounts() }
             var changed: [String] = []
             // SQLite's own tables (`sqlite_sequence`, which AUTOINCREMENT keeps a row in
             // per table, and ANALYZE's) count what SQLite does, not a step's data.

@@ -72,12 +72,12 @@ package enum SchemaDrift {
         }
     }
 
-    /// Compares the schema of `database` with what its applied steps make on an empty
-    /// database.
+    /// Compares the schema of the session's database with what its applied steps make
+    /// on an empty database.
     /// - Throws: `Refusal` when the steps cannot make this database's schema;
     ///   `ReplayFailure` when one fails on the empty database.
-    package static func check(_ database: any CommandDatabase) throws -> Report {
-        let status = try database.migrationStatus()
+    package static func check(_ session: MigrationSession) throws -> Report {
+        let status = try session.status()
         if !status.unknownApplied.isEmpty { throw Refusal.unknownApplied(status.unknownApplied) }
         let applied = status.applied
         let gaps = status.outOfOrder + status.partlyMerged
@@ -85,7 +85,7 @@ package enum SchemaDrift {
             throw Refusal.pendingBeforeLatestApplied(pending: gaps, latestApplied: latest)
         }
         return Report(applied: applied, modified: status.modified,
-                      differences: try differences(of: database, upTo: applied.last, modified: status.modified))
+                      differences: try differences(of: session.database, upTo: applied.last, modified: status.modified))
     }
 
     /// How the schema of `database` differs from what the steps up to `target` (none

@@ -49,7 +49,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> AdoptDocument {
         let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter, in: world)
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
+        let database = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world).database
         let tool = from.flatMap(OtherTool.init(name:))
         let adoption: OtherToolAdoption
         do {

@@ -25,8 +25,9 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> BaselineDocument {
         let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter, in: world)
         let target = try Self.resolve(self.target, in: migrations)
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
-        try refuseUnsafeBaseline(of: database, migrations: migrations, target: target)
+        let session = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
+        let database = session.database
+        try refuseUnsafeBaseline(of: session, migrations: migrations, target: target)
         let recorded = try database.baseline(upTo: target)
         for identifier in recorded { reporter.line("Baselined \(identifier) (recorded as applied, not run)") }
         reporter.line(recorded.isEmpty
@@ -59,12 +60,13 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     ///   step) whose schema is not what they make: else exit 7 naming the first
     ///   difference, unless `--skip-schema-proof` takes it as it is. Other tools' ledger
     ///   tables are left out of the comparison (`SchemaDump`).
-    private func refuseUnsafeBaseline(of database: any CommandDatabase, migrations: any CommandMigrations, target: String) throws {
+    private func refuseUnsafeBaseline(of session: MigrationSession, migrations: any CommandMigrations, target: String) throws {
+        let database = session.database
         let pages = try database.reading { DatabaseChecks.everyPageReads($0) }
         guard pages.passed else {
             throw CLIError(.damaged, "\(database.path): The database is damaged (\(pages.name): \(pages.detail)), so nothing was recorded; run `verify` to see which pages, and restore it from a backup.")
         }
-        let status = try database.migrationStatus()
+        let status = try session.status()
         let targetIndex = try migrations.index(ofTarget: target)
         let unrun = migrations.identifiers.prefix(targetIndex + 1).filter { status.pending.contains($0) }
         guard !unrun.isEmpty, !(status.applied.isEmpty && skipSchemaProof) else { return }

@@ -32,7 +32,7 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
         if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter, in: world) }
         let loaded = try CommandSupport.loadMigrations(migrations, reporter: reporter, in: world)
         let older = try olderDatabase.map {
-            try CommandSupport.databaseRequest(path: $0, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter, in: world)
+            try CommandSupport.openRequest(path: $0, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter, in: world)
         }
         let layer = world.layer
         var results: [RoundTripCheck.Result] = []

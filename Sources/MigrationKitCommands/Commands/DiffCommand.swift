@@ -59,10 +59,11 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
     /// Drift: the database's schema against what its applied migrations make.
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> DiffDocument {
         let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter, in: world)
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
+        let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
+        let database = session.database
         let report: SchemaDrift.Report
         do {
-            report = try SchemaDrift.check(database)
+            report = try SchemaDrift.check(session)
         } catch let refusal as SchemaDrift.Refusal {
             throw CLIError(.migrationsDoNotMakeSchema, Self.sentence(for: refusal, database: database.path))
         } catch let failure as SchemaDrift.ReplayFailure {

@@ -34,10 +34,9 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
         var context = world.layer.linkedLintContext
         if connection.dbPath != nil {
             let migrations = try world.layer.migrations(over: files, requiredIndexes: [])
-            let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
-            let pending = Set(try database.migrationStatus().pending)
-            checked = files.filter { pending.contains($0.identifier) }
-            context = try database.lintContext(for: checked)
+            let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
+            checked = try session.pending(among: files)
+            context = try session.database.lintContext(for: checked)
         }
         let report = MigrationLinter(context: minimum.applied(to: context), suppressions: ProjectSettings.lintSuppressions(in: world)).report(checked)
         let findings = report.findings

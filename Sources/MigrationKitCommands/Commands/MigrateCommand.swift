@@ -76,7 +76,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         // anything is written: their errors win over the open's, and remove the file the
         // open created.
         let requestedPath = Result { try connection.requiredPath() }
-        let existedBefore = (try? requestedPath.get()).map { !DatabaseRequest.isNew(at: $0) } ?? true
+        let existedBefore = (try? requestedPath.get()).map { !OpenRequest.isNew(at: $0) } ?? true
         let minimum = self.minimum
         let linked = world.layer.linkedLintContext
         let loading = MigrationsLoading.start(connection.migrations, requiredIndexes: requiredIndexes, layer: world.layer,
@@ -88,70 +88,60 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         // A dry run on a database that does not exist yet runs on a scratch one.
         var scratch: ScratchFolder?
         defer { withExtendedLifetime(scratch) {} }
+        let request: OpenRequest
         let opened: any CommandConnection
         do {
             let path = try requestedPath.get()
             scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
-            let request = try CommandSupport.databaseRequest(connection, access: .create, reporter: reporter, in: world)
-            // Opened before the migrations are ready; they are bound to it once read.
-            opened = try scratch.map { folder in
-                reporter.line("\(path) does not exist yet: dry run on an empty scratch database.")
-                var scratchRequest = request
-                scratchRequest.path = folder.path + "/dry-run.db"
-                return try world.layer.open(scratchRequest)
-            } ?? CommandSupport.open(request, in: world)
+            let asked = try CommandSupport.openRequest(connection, access: .create, reporter: reporter, in: world)
+            request = scratch.map { asked.forFile(at: $0.path + "/dry-run.db") } ?? asked
+            if scratch != nil { reporter.line("\(path) does not exist yet: dry run on an empty scratch database.") }
+            // Opened before the migrations are ready; they are bound to it once read. A
+            // scratch database no other process knows of takes no change lock.
+            opened = try scratch == nil ? MigrationSession.connect(request, in: world) : world.layer.open(request)
         } catch {
             _ = try loading.finish(reporter: reporter)
             throw error
         }
-        let database: any CommandDatabase
-        let ledger: LedgerReading
+        let session: MigrationSession
         do {
             let loaded = try loading.finish(reporter: reporter)
             var migrations = loaded.migrations
             if let target { _ = try migrations.index(ofTarget: target) }
             migrations.allowOutOfOrder = allowOutOfOrder
             migrations.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun, journal: world.journal)
-            database = migrations.database(on: opened, locks: world.locks)
+            session = MigrationSession(request: request, connection: opened, migrations: migrations, locks: world.locks)
             // One read of the ledger serves lint, the backup decision and the engine's
             // first plan.
-            ledger = try database.readLedger()
-            if existedBefore { try refuseUnadopted(database, ledger: ledger, in: world) }
+            if existedBefore { try refuseUnadopted(session, in: world) }
             if existedBefore, !noLint, let files = loaded.files {
-                try lintPending(files, database: database, ledger: ledger, reporter: reporter, in: world)
+                try lintPending(files, session: session, reporter: reporter, in: world)
             }
         } catch {
             // A database this run created is not left behind.
-            if scratch == nil { opened.discardCreatedDatabase() }
+            opened.discardCreatedDatabase()
             throw error
         }
 
         var erased: SchemaChange?
         var backupPath: String?
-        if eraseOnSchemaChange, let change = try database.schemaChange() {
+        if eraseOnSchemaChange, let change = try session.database.schemaChange() {
             try confirmErase(change, in: world.surroundings)
             // Erasing is destructive: always back up first, --no-backup or not.
-            backupPath = try backup.create(of: database, in: world)
+            backupPath = try session.backup(backup, in: world)
             reporter.line("Backup before erasing: \(backupPath ?? "")")
-            try database.erase()
+            try session.erase()
             erased = change
-        } else if existedBefore, !dryRun, !backup.skip, try needsChange(database, ledger: ledger) {
-            backupPath = try backup.create(of: database, in: world)
+        } else if existedBefore, !dryRun, !backup.skip, try session.changesAnything(upTo: target, options: options) {
+            backupPath = try session.backup(backup, in: world)
             reporter.line("Backup: \(backupPath ?? "")")
         }
 
-        let report: MigrationReport
-        do {
-            // An erase rewrote the ledger on this connection: the engine reads it afresh.
-            report = try database.migrate(upTo: target, options: options, from: erased == nil ? ledger : nil)
-        } catch {
-            // A database this run created and kept nothing in is not left behind.
-            if scratch == nil { database.discardCreatedDatabase() }
-            throw error
-        }
+        // A database this run created and kept nothing in is not left behind.
+        let report = try session.migrate(upTo: target, options: options)
         printSummary(report, reporter: reporter)
         try reporter.document(MigrateDocument(
-            database: database.path,
+            database: session.path,
             databaseName: CommandSupport.databaseName(in: world),
             applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds,
@@ -167,11 +157,11 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     /// A database another tool migrated and MigrationKit has not adopted is refused
     /// before anything is written (no backup): every migration would run again on tables
     /// that exist (`OtherToolNotice`). `--erase-on-schema-change` erases it instead.
-    package func refuseUnadopted(_ database: any CommandDatabase, ledger: LedgerReading, in world: CommandWorld) throws {
-        guard ledger.snapshot.identifiers.isEmpty, !eraseOnSchemaChange else { return }
-        let others = try database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) }
+    package func refuseUnadopted(_ session: MigrationSession, in world: CommandWorld) throws {
+        guard try session.ledger().snapshot.identifiers.isEmpty, !eraseOnSchemaChange else { return }
+        let others = try session.database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) }
         guard !others.isEmpty else { return }
-        throw CLIError(.notAdopted, OtherToolNotice.sentence(others, database: database.path, commandName: world.layer.commandName))
+        throw CLIError(.notAdopted, OtherToolNotice.sentence(others, database: session.path, commandName: world.layer.commandName))
     }
 
     /// Lints the pending files against the database: warnings are printed, errors
@@ -179,13 +169,12 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     ///
     /// - Parameter listed: the findings are printed; a fleet, which does not print each
     ///   database's, points at `lint` instead.
-    package func lintPending(_ files: [SQLMigrationFile], database: any CommandDatabase, ledger: LedgerReading, reporter: Reporter,
+    package func lintPending(_ files: [SQLMigrationFile], session: MigrationSession, reporter: Reporter,
                              listed: Bool = true, in world: CommandWorld) throws {
-        let pending = Set(database.migrationStatus(from: ledger).pending)
-        let checked = files.filter { pending.contains($0.identifier) }
+        let checked = try session.pending(among: files)
         guard !checked.isEmpty else { return }
-        try lint(checked, context: try database.lintContext(for: checked), reporter: reporter,
-                 listed: listed ? nil : database.path, in: world)
+        try lint(checked, context: try session.database.lintContext(for: checked), reporter: reporter,
+                 listed: listed ? nil : session.path, in: world)
     }
 
     /// - Parameter listed: nil when the findings are printed here; otherwise the
@@ -194,15 +183,6 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
                       in world: CommandWorld) throws {
         try PendingLint(context: minimum.applied(to: context), suppressions: ProjectSettings.lintSuppressions(in: world))
             .check(checked, reporter: reporter, listedBy: database.map { "\(world.layer.commandName) lint --db-path \($0)" })
-    }
-
-    /// Whether migrating will write anything (steps pending, or bookkeeping), so a
-    /// backup is worth taking; an up-to-date database is not copied on every launch.
-    /// Throws what migrate would refuse for (a newer version's database, a half-applied
-    /// merge, edited or out-of-order migrations, a target already passed), so a
-    /// refused run writes no backup and prunes none.
-    package func needsChange(_ database: any CommandDatabase, ledger: LedgerReading) throws -> Bool {
-        try database.migrateChangesAnything(upTo: target, options: options, from: ledger)
     }
 
     /// Says what changed and what will be erased, then asks on a terminal (the command's

@@ -19,8 +19,8 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 
     package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output, on: world.surroundings.console)
-        let request = try CommandSupport.databaseRequest(connection, access: .change, reporter: reporter, in: world)
-        try CommandSupport.holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world)
+        let request = try CommandSupport.openRequest(connection, access: .change, reporter: reporter, in: world)
+        try MigrationSession.holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world)
         var safetyCopy: String?
         // The backup is proven and staged first; the safety copy is taken only then (so a
         // refused restore changes nothing) and never prunes the backup being restored.
@@ -37,9 +37,10 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     /// A backup of the database about to be replaced. One that does not open with this
     /// key (rekeyed since, or damaged) is kept as raw bytes instead, so nothing is lost
     /// without a copy; if even that fails, the restore does not happen.
-    private func keepCurrentDatabase(_ request: DatabaseRequest, reporter: Reporter, in world: CommandWorld) throws -> String {
-        if let current = try? CommandSupport.hostMigrationsOrNone(in: world).open(request, in: world) {
-            return try backup.create(of: current, sparing: [source], in: world)
+    private func keepCurrentDatabase(_ request: OpenRequest, reporter: Reporter, in world: CommandWorld) throws -> String {
+        // The command holds the change lock already.
+        if let current = try? MigrationSession.open(request, migrations: CommandSupport.hostMigrationsOrNone(in: world), in: world) {
+            return try current.backup(backup, sparing: [source], in: world)
         }
         do {
             let copy = try backup.writing({ directory, keep, sparing in

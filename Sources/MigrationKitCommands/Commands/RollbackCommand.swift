@@ -44,7 +44,8 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
                 reporter.line("Rolled back \(identifier) (\(duration.humanReadable))")
             }
         }
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
+        let session = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
+        let database = session.database
         // Everything the rollback would refuse for is checked before the backup, so a
         // refused rollback writes nothing (and prunes no older backup).
         let accepted = Set(acceptModified)
@@ -53,10 +54,10 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
         if !noLint, let files = loaded.files { try lintDownSQL(of: plan, in: files, reporter: reporter, world: world) }
         var backupPath: String?
         if !backup.skip, !plan.isEmpty {
-            backupPath = try backup.create(of: database, in: world)
+            backupPath = try session.backup(backup, in: world)
             reporter.line("Backup: \(backupPath ?? "")")
         }
-        let report = try database.rollback(undone, acceptModified: accepted)
+        let report = try session.rollback(undone, acceptModified: accepted)
         if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
         reporter.line(report.steps.isEmpty
             ? "Nothing to roll back."

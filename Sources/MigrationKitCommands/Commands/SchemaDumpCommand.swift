@@ -23,8 +23,8 @@ package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
         let reporter = Reporter(output, on: world.surroundings.console)
         if let outputFile { try OutputFile(path: outputFile, force: force).check(against: connection.filesRead(in: world.surroundings.environment)) }
         // Printed to standard output, the schema is the whole output: no line before it.
-        let database = try CommandSupport.openDatabase(connection, migrations: try CommandSupport.hostMigrationsOrNone(in: world), access: .inspect,
-                                                       announcing: outputFile != nil, reporter: reporter, in: world)
+        let database = try MigrationSession.open(connection, migrations: try CommandSupport.hostMigrationsOrNone(in: world), access: .inspect,
+                                                announcing: outputFile != nil, reporter: reporter, in: world).database
         let dump = try database.schemaDump()
         if let outputFile {
             try DurableFile.writePrivate(Array(dump.utf8), to: outputFile, replacing: true)

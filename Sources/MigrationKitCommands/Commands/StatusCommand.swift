@@ -28,8 +28,9 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
             return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, layout: layout(of: loaded.files, in: world), reporter: reporter, in: world)
         }
-        let database = try CommandSupport.openDatabase(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
-        let status = try database.migrationStatus()
+        let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
+        let database = session.database
+        let status = try session.status()
         let others = status.applied.isEmpty && status.unknownApplied.isEmpty ? try database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) } : []
         return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout(of: loaded.files, in: world),
                       swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), otherTools: others, reporter: reporter, in: world)

@@ -46,20 +46,18 @@ extension MigrateCommand {
         let outcomes = run.run(reporter: reporter, verb: "Migrating", in: fleetWorld) { path, world in
             let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
                                                     reporter: reporter.forDatabase(path), in: world)
-            var request = shape
-            request.path = path
+            var request = shape.forFile(at: path)
             request.key = key
-            let database = try CommandSupport.open(request, migrations: migrations, in: world)
+            let session = try MigrationSession.open(request, migrations: migrations, in: world)
             // One read of the ledger serves lint, the backup decision and the plan.
-            let ledger = try database.readLedger()
-            try command.refuseUnadopted(database, ledger: ledger, in: world)
+            try command.refuseUnadopted(session, in: world)
             if !command.noLint, let files = loaded.files {
-                try command.lintPending(files, database: database, ledger: ledger, reporter: silent, listed: false, in: world)
+                try command.lintPending(files, session: session, reporter: silent, listed: false, in: world)
             }
-            if !command.dryRun, !command.backup.skip, try command.needsChange(database, ledger: ledger) {
-                _ = try command.backup.create(of: database, in: world)
+            if !command.dryRun, !command.backup.skip, try session.changesAnything(upTo: command.target, options: options) {
+                _ = try session.backup(command.backup, in: world)
             }
-            return try database.migrate(upTo: command.target, options: options, from: ledger)
+            return try session.migrate(upTo: command.target, options: options)
         }
 
         let summary = FleetSummary(outcomes: outcomes, duration: ContinuousClock.now - started, jobs: run.jobs, dryRun: dryRun,

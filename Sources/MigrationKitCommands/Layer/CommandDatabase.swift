@@ -29,6 +29,11 @@ package protocol CommandMigrations: Sendable {
     func identifiers(carryingVersion version: String) -> [String]
     /// The status of a database that does not exist yet: everything pending.
     var statusOfNewDatabase: MigrationStatus { get }
+    /// The migrations compared with the ledger `ledger` found; reads nothing.
+    func status(from ledger: LedgerReading) -> MigrationStatus
+    /// Whether migrating up to `target` would write anything (steps, bookkeeping), from
+    /// the ledger `ledger` found; throws what migrate would refuse for. Reads nothing.
+    func changesAnything(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading) throws -> Bool
 
     /// The database `connection` (which this layer opened), with these migrations to
     /// run on it.
@@ -36,14 +41,6 @@ package protocol CommandMigrations: Sendable {
     /// - Parameter locks: the change locks the command holds, which the runner then
     ///   takes no second time.
     func database(on connection: any CommandConnection, locks: CommandLocks) -> any CommandDatabase
-}
-
-extension CommandMigrations {
-    /// Opens the database `request` names through the layer of `world`, with these
-    /// migrations to run on it.
-    package func open(_ request: DatabaseRequest, in world: CommandWorld) throws -> any CommandDatabase {
-        database(on: try world.layer.open(request), locks: world.locks)
-    }
 }
 
 /// A database a layer opened, before the migrations to run on it are bound
@@ -102,23 +99,26 @@ extension RunnerMigrations {
     package var statusOfNewDatabase: MigrationStatus {
         MigrationAnalysis(registry: runner.registry, snapshot: LedgerSnapshot(identifiers: [])).status
     }
+
+    package func status(from ledger: LedgerReading) -> MigrationStatus {
+        runner.analysis(of: ledger).status
+    }
+
+    package func changesAnything(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading) throws -> Bool {
+        try runner.migratePlan(from: ledger, upTo: target, options: options).changesAnything
+    }
 }
 
 /// An open database and the migrations to run on it: the runner's methods, bound to
-/// one writer.
+/// one writer. A command asks it through its `MigrationSession`, which carries what it
+/// read.
 package protocol CommandDatabase: AnyObject {
     /// The database file, as the command named it.
     var path: String { get }
 
-    func migrationStatus() throws -> MigrationStatus
-    /// The ledger, read once for what `migrate` decides before it changes anything
-    /// (lint's pending files, whether a backup is worth taking, the engine's first plan).
+    /// The ledger, read once by the session (`MigrationSession.ledger()`) for what a
+    /// command decides before it changes anything.
     func readLedger() throws -> LedgerReading
-    /// The migrations compared with the ledger `ledger` found; reads nothing.
-    func migrationStatus(from ledger: LedgerReading) -> MigrationStatus
-    /// Whether migrating would write anything (steps, bookkeeping), from the ledger
-    /// `ledger` found; throws what migrate would refuse for. Reads nothing.
-    func migrateChangesAnything(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading) throws -> Bool
     /// Migrates, planning first from `ledger` (read by `readLedger()`, with nothing this
     /// command changed since) or, when nil, from the ledger read here.
     func migrate(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading?) throws -> MigrationReport
@@ -151,34 +151,8 @@ package protocol CommandDatabase: AnyObject {
     func backup(into directory: String?, keep: Int, sparing: Set<String>) throws -> String
     /// Closes the database (a WAL database is checkpointed into its file).
     func close() throws
-    /// Removes the file when this command created it and nothing was kept in it.
-    @discardableResult func discardCreatedDatabase() -> Bool
     /// The database's encryption, for `status`.
     func cipherDescription() throws -> DatabaseCipherDescription
-}
-
-/// A layer's database over a runner (`RunnerMigrations`): what reads the ledger's
-/// reading rather than the database is the runner's, the same for either connection.
-package protocol RunnerCommandDatabase: CommandDatabase {
-    associatedtype Migrations: RunnerMigrations
-    var migrations: Migrations { get }
-}
-
-extension RunnerCommandDatabase {
-    package func migrationStatus(from ledger: LedgerReading) -> MigrationStatus {
-        migrations.runner.analysis(of: ledger).status
-    }
-
-    package func migrateChangesAnything(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading) throws -> Bool {
-        try migrations.runner.migratePlan(from: ledger, upTo: target, options: options).changesAnything
-    }
-}
-
-extension CommandDatabase {
-    /// Migrates from the ledger as it is now.
-    package func migrate(upTo target: String?, options: MigrateOptions) throws -> MigrationReport {
-        try migrate(upTo: target, options: options, from: nil)
-    }
 }
 
 /// A database's encryption as `status` reports it.

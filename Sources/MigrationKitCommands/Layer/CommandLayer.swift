@@ -52,7 +52,7 @@ package protocol CommandLayer: Sendable {
 
     /// Opens the database `request` names (deriving its key), before the migrations to
     /// run on it are known (`CommandMigrations.database(on:)` binds them).
-    func open(_ request: DatabaseRequest) throws -> any CommandConnection
+    func open(_ request: OpenRequest) throws -> any CommandConnection
 
     /// Turns `cipher_memory_security` on for the process when asked (`--memory-security`)
     /// and the host allows it; whether the layer's connections are then to use it.
@@ -73,7 +73,7 @@ package protocol CommandLayer: Sendable {
     /// `beforeReplacing` just before (`BackupFiles.putInPlace`).
     ///
     /// - Parameter heldLock: the database's change lock, which the command holds already.
-    func restore(from backup: String, over request: DatabaseRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws
+    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws
 
     /// `diff --to`: writes the migration from the current schema to the one
     /// `schemaFile` makes, proven on scratch copies first; a layer that cannot prove one

@@ -4,63 +4,25 @@ import MigrationKitFiles
 import MigrationKitKeys
 import MigrationKitSecrets
 
-/// The steps shared by every database command: resolve the key once, open the
-/// database once, load the migrations.
+/// The steps shared by every database command before its session opens
+/// (`MigrationSession`): name the database, resolve the key once, load the migrations.
 package enum CommandSupport {
-    /// Resolves the key (printing the key options' warnings) and opens the database
-    /// through the layer, with `migrations` to run on it. The key is derived exactly
-    /// once, here.
-    ///
-    /// - Parameter announcing: the first line names the database (`announce`); false
-    ///   only where standard output is the data itself (`schema-dump` without --output).
-    package static func openDatabase(_ options: ConnectionOptions, migrations: any CommandMigrations, access: DatabaseAccess,
-                                     announcing: Bool = true, reporter: Reporter, in world: CommandWorld) throws -> any CommandDatabase {
-        let request = try databaseRequest(options, access: access, announcing: announcing, reporter: reporter, in: world)
-        return try open(request, migrations: migrations, in: world)
-    }
-
-    /// Opens the database `request` names, with `migrations` to run on it.
-    package static func open(_ request: DatabaseRequest, migrations: any CommandMigrations, in world: CommandWorld) throws -> any CommandDatabase {
-        migrations.database(on: try open(request, in: world), locks: world.locks)
-    }
-
-    /// Opens the database `request` names through the layer, holding its change lock
-    /// unless it is only read: taken once, before opening, so the key is proven on the
-    /// file as no other changing command will leave it; or, for a file this open
-    /// creates, as soon as it exists.
-    package static func open(_ request: DatabaseRequest, in world: CommandWorld) throws -> any CommandConnection {
-        if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world) }
-        let connection = try world.layer.open(request)
-        if request.access != .inspect { try holdChangeLock(on: connection.path, timeout: request.lockTimeout, in: world) }
-        return connection
-    }
-
-    /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`),
-    /// unless the command holds it already. A file that does not exist yet has no lock
-    /// to take: nothing is held, and the command takes it once the file is there.
-    package static func holdChangeLock(on path: String, timeout: Duration, in world: CommandWorld) throws {
-        guard !world.locks.holds(path) else { return }
-        let lock = try DatabaseFileLock.exclusive(path: path, timeout: timeout)
-        guard lock.locksAFile else { return }
-        world.locks.hold(lock, on: path)
-    }
-
     /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);
     ///   migrate creating a missing database says so through `access`.
-    package static func databaseRequest(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
-                                        reporter: Reporter, in world: CommandWorld) throws -> DatabaseRequest {
-        try databaseRequest(path: try options.requiredPath(), key: options.key, cipher: options.cipher,
+    package static func openRequest(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
+                                        reporter: Reporter, in world: CommandWorld) throws -> OpenRequest {
+        try openRequest(path: try options.requiredPath(), key: options.key, cipher: options.cipher,
                             lockTimeout: options.lockTimeout, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world)
     }
 
     /// The request for one database from parsed option groups (commands such as
     /// `check` name their database with another option than --db-path).
-    package static func databaseRequest(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
+    package static func openRequest(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
                                         access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
-                                        reporter: Reporter, in world: CommandWorld) throws -> DatabaseRequest {
+                                        reporter: Reporter, in world: CommandWorld) throws -> OpenRequest {
         if announcing { announce(path, reporter: reporter, in: world) }
         warnIfOnCommandLine(keyOptions, reporter: reporter, in: world)
-        let creating = access == .create && DatabaseRequest.isNew(at: path)
+        let creating = access == .create && OpenRequest.isNew(at: path)
         let key = try resolveKey(keyOptions, for: path, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
                                  keyIsNew: keyIsNew || creating, reporter: reporter, in: world)
         let request = self.request(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
@@ -76,9 +38,9 @@ package enum CommandSupport {
     ///   asked for; otherwise it gives way to another process's change at once and
     ///   says who is changing the database (README: readers never wait).
     package static func request(path: String, key: DatabaseKey?, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
-                                readerWaits: Bool = false, in world: CommandWorld) -> DatabaseRequest {
+                                readerWaits: Bool = false, in world: CommandWorld) -> OpenRequest {
         let memorySecurity = world.layer.enableMemorySecurity(asked: cipher.memorySecurity == true)
-        return DatabaseRequest(path: path, key: key, access: access, lockTimeout: .milliseconds(Int64(lockTimeout * 1000)),
+        return OpenRequest(path: path, key: key, access: access, lockTimeout: .milliseconds(Int64(lockTimeout * 1000)),
                                readerWaits: readerWaits, cipher: cipher.settings, memorySecurity: memorySecurity)
     }
 

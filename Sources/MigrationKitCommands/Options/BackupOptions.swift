@@ -20,15 +20,10 @@ package struct BackupOptions: ParsableArguments {
         if keep < 1 { throw ValidationError("--keep-backups must be at least 1.") }
     }
 
-    /// Writes a backup of the writer's database, creating the backup folder (0700) if
-    /// needed. `sparing` names files pruning must keep (the backup being restored).
-    /// The run journal of `world` records it.
-    package func create(of database: any CommandDatabase, sparing: Set<String> = [], in world: CommandWorld) throws -> String {
-        try writing(in: world) { try database.backup(into: directory, keep: keep, sparing: sparing) }
-    }
-
     /// Writes a backup with `write`, which is given the folder (nil: beside the
-    /// database), the number to keep and the files to spare, as `create` does.
+    /// database), the number to keep and the files to spare, creating the backup folder
+    /// (0700) if needed. `sparing` names files pruning must keep (the backup being
+    /// restored). The run journal of `world` records it.
     package func writing(_ write: (_ directory: String?, _ keep: Int, _ sparing: Set<String>) throws -> String, sparing: Set<String> = [],
                          in world: CommandWorld) throws -> String {
         try writing(in: world) { try write(directory, keep, sparing) }
