@@ -55,19 +55,21 @@ package enum ForeignKeyDeferral {
     ///     still runs. `.deferred` is the 12-step procedure above.
     ///   - checking: false leaves out the check after a `.deferred` body (an app that
     ///     disabled deferred checks, as GRDB's `disablingDeferredForeignKeyChecks()`).
+    ///   - heldOff: the run's hold on enforcement (`withForeignKeysOff`), when this
+    ///     transaction is one of many it spans; nil holds it off around this one.
     @discardableResult
     package static func inTransaction<Work, Outcome>(
         _ db: some MigrationConnection, baseline: ForeignKeyBaseline, commit: Bool = true,
-        checks: ForeignKeyChecks = .deferred, checking: Bool = true,
+        checks: ForeignKeyChecks = .deferred, checking: Bool = true, within heldOff: ForeignKeysHeldOff? = nil,
         prepare: () throws -> Work,
         changesOnlyTheDatabase: (Work) -> Bool,
         scope: (Work, Outcome) throws -> [String]?,
         body: (Work, Attempt) throws -> Outcome,
         failing: (Work, any Error) -> any Error = { $1 }
     ) throws -> (work: Work, outcome: Outcome) {
-        try withForeignKeysOff(db) {
+        func transaction(_ heldOff: ForeignKeysHeldOff) throws -> (work: Work, outcome: Outcome) {
             // Outside the transaction, where the pragma takes effect.
-            let enforced = checks == .immediate && heldOff[ObjectIdentifier(db)] == true
+            let enforced = checks == .immediate && heldOff.wasEnabled
             if enforced { try db.setForeignKeysEnabled(true) }
             defer { if enforced { db.unstoppable { try? db.setForeignKeysEnabled(false) } } }
             var attempt = Attempt.first
@@ -103,28 +105,24 @@ package enum ForeignKeyDeferral {
                 return kept
             }
         }
+        if let heldOff { return try transaction(heldOff) }
+        return try withForeignKeysOff(db, transaction)
     }
 
     /// Steps 1 and 6 around `body`: foreign-key enforcement off (outside any
     /// transaction), and on again afterwards if it was on, whatever happens. A run of
-    /// many transactions calls this once around all of them; each transaction's own call
-    /// inside it then runs no statement at all, where it once read the pragma and found
-    /// it off: no step can turn enforcement back on, since SQLite ignores the pragma
-    /// inside the transaction a step runs in.
-    package static func withForeignKeysOff<T>(_ db: some MigrationConnection, _ body: () throws -> T) throws -> T {
-        let connection = ObjectIdentifier(db)
-        guard heldOff[connection] == nil else { return try body() }
+    /// many transactions calls this once around all of them and hands the hold to each
+    /// (`inTransaction(…within:…)`), which then runs no statement for it: no step can
+    /// turn enforcement back on, since SQLite ignores the pragma inside the transaction
+    /// a step runs in.
+    package static func withForeignKeysOff<T>(_ db: some MigrationConnection, _ body: (ForeignKeysHeldOff) throws -> T) throws -> T {
         let wasEnabled = try db.foreignKeysEnabled()
         if wasEnabled { try db.setForeignKeysEnabled(false) }
         defer {
             if wasEnabled { db.unstoppable { try? db.setForeignKeysEnabled(true) } }
         }
-        return try $heldOff.withValue(heldOff.merging([connection: wasEnabled]) { $1 }, operation: body)
+        return try body(ForeignKeysHeldOff(wasEnabled: wasEnabled))
     }
-
-    /// The connections whose foreign-key enforcement a run holds off now, each with
-    /// whether enforcement was on before.
-    @TaskLocal private static var heldOff: [ObjectIdentifier: Bool] = [:]
 
     /// A transaction of SQL alone (bookkeeping, erasing): nothing to prepare, a body
     /// that may run again.
@@ -311,4 +309,12 @@ extension ForeignKeyViolations {
         let replaced = Set(other.groups.map { "\($0.table.sqlNameFolded)\u{0}\($0.parent.sqlNameFolded)\u{0}\($0.foreignKey)" })
         return ForeignKeyViolations(groups: groups.filter { !replaced.contains("\($0.table.sqlNameFolded)\u{0}\($0.parent.sqlNameFolded)\u{0}\($0.foreignKey)") } + other.groups)
     }
+}
+
+/// A run's hold on foreign-key enforcement (`ForeignKeyDeferral.withForeignKeysOff`),
+/// handed to each transaction the run spans.
+package struct ForeignKeysHeldOff {
+    /// Whether enforcement was on before the run held it off: a step that wants it
+    /// enforced (`ForeignKeyChecks.immediate`) turns it on for its own transaction.
+    let wasEnabled: Bool
 }

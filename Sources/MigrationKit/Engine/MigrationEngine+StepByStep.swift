@@ -20,12 +20,14 @@ extension MigrationEngine {
         // Off once for the run rather than around each step's transaction, and each
         // transaction committed by truncating the journal rather than deleting it.
         try TruncatingJournal.during(db) {
-            try ForeignKeyDeferral.withForeignKeysOff(db) { try migrateStepByStepWithForeignKeysOff(db, through: lastIndex, options: options, from: reading) }
+            try ForeignKeyDeferral.withForeignKeysOff(db) { heldOff in
+                try migrateStepByStep(db, through: lastIndex, options: options, from: reading, within: heldOff)
+            }
         }
     }
 
-    private func migrateStepByStepWithForeignKeysOff(_ db: Database, through lastIndex: Int, options: MigrateOptions,
-                                                     from reading: LedgerReading?) throws -> MigrationReport {
+    private func migrateStepByStep(_ db: Database, through lastIndex: Int, options: MigrateOptions, from reading: LedgerReading?,
+                                   within heldOff: ForeignKeysHeldOff) throws -> MigrationReport {
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
         // Limited to what changed where the layer can tell what a step wrote.
@@ -44,7 +46,7 @@ extension MigrationEngine {
         if cursor.plan.hasBookkeeping {
             // Only the ledger and history change here: no table of the app's to check.
             cursor = try ForeignKeyDeferral.inTransaction(
-                db, baseline: foreignKeys,
+                db, baseline: foreignKeys, within: heldOff,
                 prepare: {
                     try legacyHistory.moveIfPresent(in: db)
                     return try self.cursor(from: readLedger(db), through: lastIndex, options: options)
@@ -70,7 +72,7 @@ extension MigrationEngine {
                 let outcome: StepOutcome?
                 do {
                     (taken, outcome) = try ForeignKeyDeferral.inTransaction(
-                        db, baseline: foreignKeys, checks: checks, checking: next.checksDeferredForeignKeys,
+                        db, baseline: foreignKeys, checks: checks, checking: next.checksDeferredForeignKeys, within: heldOff,
                         prepare: { () throws -> PlanCursor in
                             try legacyHistory.moveIfPresent(in: db)
                             // Under the write lock now: if another process committed anything
