@@ -30,8 +30,11 @@ final class GRDBCommandConnection: CommandConnection {
         if !FileManager.default.fileExists(atPath: path) && request.access != .create {
             throw CLIError(.unusableFile, "\(path) does not exist; check the path.")
         }
-        let formats = try Self.formats(of: request, exists: !request.isNew)
-        let state = try request.found.get()
+        // Looked at again, under the change lock the command took before opening: the
+        // request's look (`OpenRequest.found`) came before the key was asked for, and
+        // answered the command's questions; the open judges the file as it is now.
+        let state = try NewDatabaseFile.state(of: path)
+        let formats = try Self.formats(of: request, exists: !OpenRequest.isNew(.success(state)))
         let connecting = NewDatabaseFile.Connecting<(writer: any DatabaseWriter, settings: GRDBConnectionSettings)>(
             open: { try Self.open(request, formats: formats, host: host) },
             hasPages: { try GRDBDatabaseFile.hasPages($0.writer) },

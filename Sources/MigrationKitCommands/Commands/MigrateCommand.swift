@@ -76,7 +76,9 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         // anything is written: their errors win over the open's, and remove the file the
         // open created.
         let requestedPath = Result { try connection.requiredPath() }
-        let existedBefore = (try? requestedPath.get()).map { !OpenRequest.isNew(at: $0) } ?? true
+        // One look at the path decides "new" for the whole command (`OpenRequest.isNew`).
+        let found = (try? requestedPath.get()).map(OpenRequest.find(at:))
+        let existedBefore = found.map { !OpenRequest.isNew($0) } ?? true
         let minimum = self.minimum
         let linked = world.layer.linkedLintContext
         let loading = MigrationsLoading.start(connection.migrations, requiredIndexes: requiredIndexes, layer: world.layer,
@@ -93,7 +95,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         do {
             let path = try requestedPath.get()
             scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
-            let asked = try CommandSupport.openRequest(connection, access: .create, reporter: reporter, in: world)
+            let asked = try CommandSupport.openRequest(connection, access: .create, found: found, reporter: reporter, in: world)
             request = scratch.map { asked.forFile(at: $0.path + "/dry-run.db") } ?? asked
             if scratch != nil { reporter.line("\(path) does not exist yet: dry run on an empty scratch database.") }
             // Opened before the migrations are ready; they are bound to it once read. A

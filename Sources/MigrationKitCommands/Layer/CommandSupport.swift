@@ -7,26 +7,30 @@ import MigrationKitSecrets
 /// The steps shared by every database command before its session opens
 /// (`MigrationSession`): name the database, resolve the key once, load the migrations.
 package enum CommandSupport {
-    /// - Parameter keyIsNew: the key will encrypt the file for the first time (encrypt);
-    ///   migrate creating a missing database says so through `access`.
+    /// - Parameters:
+    ///   - keyIsNew: the key will encrypt the file for the first time (encrypt); migrate
+    ///     creating a missing database says so through `access`.
+    ///   - found: what the command found at the path when it first looked
+    ///     (`OpenRequest.find(at:)`); nil looks now, before the key is asked for.
     package static func openRequest(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
-                                        reporter: Reporter, in world: CommandWorld) throws -> OpenRequest {
-        try openRequest(path: try options.requiredPath(), key: options.key, cipher: options.cipher,
-                            lockTimeout: options.lockTimeout, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world)
+                                    found: OpenRequest.Finding? = nil, reporter: Reporter, in world: CommandWorld) throws -> OpenRequest {
+        try openRequest(path: try options.requiredPath(), key: options.key, cipher: options.cipher, lockTimeout: options.lockTimeout,
+                        access: access, keyIsNew: keyIsNew, announcing: announcing, found: found, reporter: reporter, in: world)
     }
 
     /// The request for one database from parsed option groups (commands such as
     /// `check` name their database with another option than --db-path).
     package static func openRequest(path: String, key keyOptions: KeyOptions, cipher: CipherOptions, lockTimeout: Double,
-                                        access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
-                                        reporter: Reporter, in world: CommandWorld) throws -> OpenRequest {
+                                    access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true, found: OpenRequest.Finding? = nil,
+                                    reporter: Reporter, in world: CommandWorld) throws -> OpenRequest {
         if announcing { announce(path, reporter: reporter, in: world) }
         warnIfOnCommandLine(keyOptions, reporter: reporter, in: world)
-        let creating = access == .create && OpenRequest.isNew(at: path)
+        let found = found ?? OpenRequest.find(at: path)
+        let creating = access == .create && OpenRequest.isNew(found)
         let key = try resolveKey(keyOptions, for: path, promptMessage: keyIsNew || creating ? "New key for \(path): " : "Key for \(path): ",
                                  keyIsNew: keyIsNew || creating, reporter: reporter, in: world)
         let request = self.request(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
-                                   readerWaits: world.settings?.values[.lockTimeout]?.origin != .defaultValue, in: world)
+                                   readerWaits: world.settings?.values[.lockTimeout]?.origin != .defaultValue, found: found, in: world)
         MemoryProtectionNotes(keyResolved: key != nil, memorySecurityAsked: request.memorySecurity).print(to: reporter, layer: world.layer)
         return request
     }
@@ -38,10 +42,10 @@ package enum CommandSupport {
     ///   asked for; otherwise it gives way to another process's change at once and
     ///   says who is changing the database (README: readers never wait).
     package static func request(path: String, key: DatabaseKey?, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess,
-                                readerWaits: Bool = false, in world: CommandWorld) -> OpenRequest {
+                                readerWaits: Bool = false, found: OpenRequest.Finding? = nil, in world: CommandWorld) -> OpenRequest {
         let memorySecurity = world.layer.enableMemorySecurity(asked: cipher.memorySecurity == true)
         return OpenRequest(path: path, key: key, access: access, lockTimeout: .milliseconds(Int64(lockTimeout * 1000)),
-                               readerWaits: readerWaits, cipher: cipher.settings, memorySecurity: memorySecurity)
+                           readerWaits: readerWaits, cipher: cipher.settings, memorySecurity: memorySecurity, found: found)
     }
 
     /// The `[databases.NAME]` of the project file that chose this command's database,

@@ -34,14 +34,19 @@ package struct OpenRequest: Sendable {
     package var cipher: CipherSettings
     /// `--memory-security`, as resolved.
     package var memorySecurity: Bool
-    /// What was at `path` when the request was made (`NewDatabaseFile.state(of:)`), or
-    /// why it could not be examined (a folder, a device), which opening reports.
-    package let found: Result<NewDatabaseFile.State, any Error>
+    /// What was at `path` when the command first looked (`NewDatabaseFile.state(of:)`),
+    /// or why it could not be examined (a folder, a device), which opening reports.
+    package let found: Finding
     /// Whether a file was there and not writable when the request was made.
     private let fileIsReadOnly: Bool
 
+    /// What a look at a database's path found.
+    package typealias Finding = Result<NewDatabaseFile.State, any Error>
+
+    /// - Parameter found: what the command found at `path` when it first looked (`find(at:)`),
+    ///   before it asked for the key; nil looks now.
     package init(path: String, key: DatabaseKey?, access: DatabaseAccess, lockTimeout: Duration, readerWaits: Bool = false,
-                 cipher: CipherSettings = CipherSettings(), memorySecurity: Bool = false) {
+                 cipher: CipherSettings = CipherSettings(), memorySecurity: Bool = false, found: Finding? = nil) {
         self.path = path
         self.key = key
         self.access = access
@@ -49,7 +54,7 @@ package struct OpenRequest: Sendable {
         self.readerWaits = readerWaits
         self.cipher = cipher
         self.memorySecurity = memorySecurity
-        self.found = Result { try NewDatabaseFile.state(of: path) }
+        self.found = found ?? Self.find(at: path)
         self.fileIsReadOnly = FileManager.default.fileExists(atPath: path) && !FileManager.default.isWritableFile(atPath: path)
     }
 
@@ -61,20 +66,21 @@ package struct OpenRequest: Sendable {
         return request
     }
 
-    /// Whether the database is new (`isNew(at:)`), as the request found it.
+    /// Whether the database is new (`isNew(_:)`), as the command found it.
     package var isNew: Bool { Self.isNew(found) }
 
-    /// Whether the database at `path` is new: no file at its path (a link is followed),
-    /// or one whose creation was stopped, which the open finishes (`NewDatabaseFile.State`).
-    /// The one rule for every part of a command that asks — the key prompt ("New key",
-    /// asked twice), lint of every file, the backup, the open. An empty file without the
-    /// creation's marker is not a new database: it is someone else's file, which the
-    /// open refuses.
-    package static func isNew(at path: String) -> Bool {
-        isNew(Result { try NewDatabaseFile.state(of: path) })
+    /// What is at `path` now.
+    package static func find(at path: String) -> Finding {
+        Result { try NewDatabaseFile.state(of: path) }
     }
 
-    private static func isNew(_ found: Result<NewDatabaseFile.State, any Error>) -> Bool {
+    /// Whether the database is new, from what a look found: no file at its path (a link
+    /// is followed), or one whose creation was stopped, which the open finishes
+    /// (`NewDatabaseFile.State`). The one rule for every part of a command that asks —
+    /// the key prompt ("New key", asked twice), lint of every file, the backup, the
+    /// open. An empty file without the creation's marker is not a new database: it is
+    /// someone else's file, which the open refuses.
+    package static func isNew(_ found: Finding) -> Bool {
         switch found {
         case .success(.missing), .success(.unfinished): true
         default: false
