@@ -58,4 +58,41 @@ import Glibc
         let ledgerReads = statements[..<firstStep].filter { $0 == MigrationLedgerTable.selectIdentifiersSQL }
         #expect(ledgerReads.count == 1, "\(statements[..<firstStep].joined(separator: "\n"))")
     }
+
+    /// A session answers every question a command asks before it changes the database
+    /// from one reading of the ledger, holds the change lock from its open, and reads
+    /// the ledger afresh once it has written.
+    @Test func aSessionAnswersFromOneReadingUntilItWrites() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["-q", "--to", "0001_authors"]).status == 0)
+
+        let log = StatementLog()
+        let host = MigrationCLIHost(
+            openWriter: { settings in
+                let writer = try MigrationCLIHost.defaultOpenWriter(settings)
+                try writer.writeWithoutTransaction { $0.traceStatements { log.append($0) } }
+                return writer
+            },
+            hardensProcess: false, cipherMemorySecurity: false, stopsGracefully: false)
+        let layer = SQLCipherCommandLayer(host: host)
+        let world = CommandWorld(layer: layer, root: RootCommand.self)
+        let files = try SQLMigrationDirectory(path: workspace.migrations).load()
+        let request = OpenRequest(path: workspace.database, key: workspace.databaseKey, access: .change, lockTimeout: .seconds(5))
+        #expect(!request.isNew)
+        let session = try MigrationSession.open(request, migrations: try layer.migrations(over: files, requiredIndexes: []), in: world)
+        defer { try? session.close() }
+        #expect(world.locks.holds(workspace.database))
+        func ledgerReads() -> Int { log.statements.filter { $0 == MigrationLedgerTable.selectIdentifiersSQL }.count }
+
+        #expect(try session.status().pending == ["0002_books"])
+        #expect(try session.pending(among: files).map(\.identifier) == ["0002_books"])
+        #expect(try session.changesAnything(upTo: nil, options: MigrateOptions()))
+        #expect(ledgerReads() == 1)
+
+        #expect(try session.migrate(upTo: nil, options: MigrateOptions()).identifiers == ["0002_books"])
+        #expect(try session.status().pending.isEmpty)
+        #expect(try !session.changesAnything(upTo: nil, options: MigrateOptions()))
+        #expect(ledgerReads() == 2)
+    }
 }
