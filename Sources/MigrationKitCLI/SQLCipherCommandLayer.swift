@@ -31,7 +31,7 @@ struct SQLCipherCommandLayer: CommandLayer {
     }
 
     func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> any CommandMigrations {
-        SQLCipherCommandMigrations(runner: try SQLCipherSupport.runner(over: files, requiredIndexes: requiredIndexes), host: host)
+        SQLCipherCommandMigrations(runner: try SQLCipherMigrationRunner(over: files, requiredIndexes: requiredIndexes), host: host)
     }
 
     func open(_ request: OpenRequest) throws -> any CommandConnection {
@@ -76,6 +76,23 @@ struct SQLCipherCommandMigrations: RunnerMigrations {
     func database(on connection: any CommandConnection, locks: CommandLocks) -> any CommandDatabase {
         guard let writer = connection as? SQLCipherWriter else { preconditionFailure("a database another layer than SQLCipher's opened") }
         return SQLCipherCommandDatabase(writer: writer, migrations: self, locks: locks)
+    }
+}
+
+extension SQLCipherCommandMigrations {
+    /// The host's Swift steps, or the SQL files of `--migrations` (`LoadedMigrations.load`).
+    static func load(_ options: MigrationsOptions, reporter: Reporter, in world: CommandWorld) throws -> SQLCipherCommandMigrations {
+        guard let migrations = try LoadedMigrations.load(options, reporter: reporter, in: world).migrations as? SQLCipherCommandMigrations else {
+            preconditionFailure("a command of MigrationCLI ran over another layer")
+        }
+        return migrations
+    }
+}
+
+extension SQLCipherMigrationRunner {
+    /// The runner over SQL migration files.
+    init(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec] = []) throws {
+        try self.init(steps: files.map { SQLCipherMigrationStep(file: $0) }, verifier: SQLCipherMigrationVerifier(requiredIndexes: requiredIndexes))
     }
 }
 

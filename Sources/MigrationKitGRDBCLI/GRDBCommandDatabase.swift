@@ -189,7 +189,7 @@ final class GRDBCommandDatabase: CommandDatabase {
         defer { withExtendedLifetime(scratch) {} }
         var quiet = migrations
         quiet.observer = nil
-        let request = OpenRequest(path: scratch.path + "/expected.db", key: GRDBCommandSupport.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
+        let request = OpenRequest(path: scratch.path + "/expected.db", key: GRDBLinkedLibrary.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
                                       access: .create, lockTimeout: .seconds(5))
         let expected = GRDBCommandDatabase(connection: try GRDBCommandConnection(opening: request, host: migrations.host), migrations: quiet,
                                            locks: CommandLocks())
@@ -214,7 +214,7 @@ final class GRDBCommandDatabase: CommandDatabase {
     }
 
     func lintContext(for files: [SQLMigrationFile]) throws -> LintContext {
-        try writer.read { try GRDBCommandSupport.linkedLintContext.consulting($0, for: files) }
+        try writer.read { try GRDBLinkedLibrary.linkedLintContext.consulting($0, for: files) }
     }
 
     func backup(into directory: String?, keep: Int, sparing: Set<String>) throws -> String {

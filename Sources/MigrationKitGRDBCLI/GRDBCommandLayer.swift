@@ -18,15 +18,15 @@ struct GRDBCommandLayer: CommandLayer {
     var ownCommands: [any ParsableCommand.Type] { [] }
 
     var librarySummary: String {
-        let sqlite = GRDBCommandSupport.linkedSQLiteVersion
-        return (GRDBCommandSupport.linkedSQLCipherVersion.map { "SQLCipher \($0) (SQLite \(sqlite))" } ?? "SQLite \(sqlite)") + ", through GRDB"
+        let sqlite = GRDBLinkedLibrary.linkedSQLiteVersion
+        return (GRDBLinkedLibrary.linkedSQLCipherVersion.map { "SQLCipher \($0) (SQLite \(sqlite))" } ?? "SQLite \(sqlite)") + ", through GRDB"
     }
 
-    var sqliteVersion: String { GRDBCommandSupport.linkedSQLiteVersion }
-    var cipherVersion: String? { GRDBCommandSupport.linkedSQLCipherVersion }
-    var linkedLintContext: LintContext { GRDBCommandSupport.linkedLintContext }
+    var sqliteVersion: String { GRDBLinkedLibrary.linkedSQLiteVersion }
+    var cipherVersion: String? { GRDBLinkedLibrary.linkedSQLCipherVersion }
+    var linkedLintContext: LintContext { GRDBLinkedLibrary.linkedLintContext }
     /// Whether the GRDB this app links is built on SQLCipher (`PRAGMA cipher_version`).
-    var encrypts: Bool { GRDBCommandSupport.linkedSQLCipherVersion != nil }
+    var encrypts: Bool { GRDBLinkedLibrary.linkedSQLCipherVersion != nil }
     /// The app's `openWriter` gives the cipher settings; the commands find the format.
     var takesCipherSettings: Bool { false }
 
@@ -51,7 +51,7 @@ struct GRDBCommandLayer: CommandLayer {
 
     func enableMemorySecurity(asked: Bool) -> Bool {
         guard asked, encrypts, host.cipherMemorySecurity else { return false }
-        return GRDBCommandSupport.memorySecurityEnabled
+        return GRDBLinkedLibrary.memorySecurityEnabled
     }
 
     var memorySecurity: Bool? {

@@ -55,7 +55,7 @@ enum GRDBErrorPresentation {
     }
 
     private static var notADatabaseReason: String {
-        GRDBCommandSupport.linkedSQLCipherVersion != nil ? "then give its key rather than --plaintext" : "GRDB here opens plaintext files only"
+        GRDBLinkedLibrary.linkedSQLCipherVersion != nil ? "then give its key rather than --plaintext" : "GRDB here opens plaintext files only"
     }
 }
 

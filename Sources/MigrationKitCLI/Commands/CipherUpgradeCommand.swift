@@ -52,10 +52,10 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> CipherUpgradeDocument {
         let start = ContinuousClock.now
-        var settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter, in: world)
+        var settings = try ConnectionSettings.resolving(connection, access: .change, reporter: reporter, in: world)
         settings.configuration.collationStandIns = collations.standIns
         guard settings.key != nil else { throw CLIError(.missingOption, "cipher-upgrade needs the database's key.") }
-        try SQLCipherSupport.holdChangeLock(on: settings.path, settings: settings, in: world)
+        try MigrationSession.holdChangeLock(on: settings.path, timeout: settings.configuration.busyTimeout, in: world)
         let target = CipherFormatUpgrade.Target(pageSize: toPageSize, kdfIterations: toKdfIterations)
         // A dry run, and a database already in the target format, write nothing. A
         // connection that may write changes files beside the database the moment it
@@ -177,7 +177,7 @@ struct CipherUpgradeDocument: Encodable, Sendable {
 
     init(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration, in world: CommandWorld) {
         self.database = database
-        databaseName = CommandSupport.databaseName(in: world)
+        databaseName = world.databaseName
         from = Settings(summary.from)
         to = Settings(summary.to)
         changed = summary.outcome == .upgraded

@@ -15,14 +15,14 @@ extension DiffCommand {
         if connection.dbPath != nil {
             // Not announced when the migration itself is the output: `> 0007_x.sql` must
             // hold nothing else.
-            let settings = try SQLCipherSupport.connectionSettings(connection, access: .inspect, announcing: writeName != nil, reporter: reporter, in: world)
+            let settings = try ConnectionSettings.resolving(connection, access: .inspect, announcing: writeName != nil, reporter: reporter, in: world)
             let writer = try world.host.openWriter(settings)
             current = .database(writer)
             currentName = writer.path
             currentKey = settings.key
         } else {
-            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
-            current = .migrations(try SQLCipherSupport.loadRunner(connection.migrations, reporter: reporter, in: world).runner)
+            connection.key.warnIfOnCommandLine(reporter: reporter, in: world)
+            current = .migrations(try SQLCipherCommandMigrations.load(connection.migrations, reporter: reporter, in: world).runner)
             currentName = "what \(connection.migrations.directory) makes"
         }
         let desiredSQL: String
@@ -96,11 +96,11 @@ extension DiffCommand {
     private func schemaText(of probe: FileProbe, currentKey: DatabaseKey?, reporter: Reporter, in world: CommandWorld) throws -> String {
         let settings: ConnectionSettings
         if probe.isPlaintextSQLiteDatabase || currentKey != nil {
-            let configuration = SQLCipherSupport.configuration(path: probe.path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect, in: world)
+            let configuration = SQLCipherConfiguration(forOpening: probe.path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .inspect, in: world)
             settings = ConnectionSettings(path: probe.path, key: probe.isPlaintextSQLiteDatabase ? nil : currentKey, configuration: configuration)
         } else {
-            settings = try SQLCipherSupport.connectionSettings(path: probe.path, key: connection.key, cipher: connection.cipher, lockTimeout: connection.lockTimeout,
-                                                             access: .inspect, announcing: false, reporter: reporter, in: world)
+            settings = try ConnectionSettings.resolving(path: probe.path, key: connection.key, cipher: connection.cipher, lockTimeout: connection.lockTimeout,
+                                                        access: .inspect, announcing: false, reporter: reporter, in: world)
         }
         let other = try world.host.openWriter(settings)
         return try other.read { try SchemaSnapshot(reading: $0) }.schemaText

@@ -46,19 +46,19 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// The key every database is encrypted with, read once (asked twice at a prompt).
     func readSharedKeys(reporter: Reporter, in world: CommandWorld) throws {
         guard !connection.key.isTemplate else { return }
-        _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: true, reporter: reporter, in: world)
+        _ = try connection.key.resolve(for: nil, promptMessage: "", keyIsNew: true, reporter: reporter, in: world)
     }
 
     func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> ExportDocument {
         let path = try connection.requiredPath()
         if let outputPath { try OutputFile(path: outputPath, force: force).check(against: connection.filesRead(in: world.surroundings.environment)) }
-        var settings = try SQLCipherSupport.connectionSettings(connection, access: .change, keyIsNew: true, reporter: reporter, in: world)
+        var settings = try ConnectionSettings.resolving(connection, access: .change, keyIsNew: true, reporter: reporter, in: world)
         settings.configuration.collationStandIns = collations.standIns
         guard let key = settings.key else { throw CLIError(.missingOption, "encrypt needs a key.") }
         let summary: DatabaseEncryption.ExportSummary
         var backupPath: String?
         if inPlace {
-            try SQLCipherSupport.holdChangeLock(on: path, settings: settings, in: world)
+            try MigrationSession.holdChangeLock(on: path, timeout: settings.configuration.busyTimeout, in: world)
             let modeBefore = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0o600
             do {
                 // The backup, a plaintext copy of a plaintext database (the state before
@@ -74,9 +74,9 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
                     beforeReplacing: {})
             } catch let error as any KindedDatabaseError where error.kind != .fileSystem && error.kind != .busy {
                 // A rerun: the database is encrypted with this key already.
-                guard SQLCipherSupport.keyOpens(path, key: key, settings: settings) else { throw error }
+                guard settings.keyOpens(path, key: key) else { throw error }
                 reporter.line("\(path) is already encrypted with this key: nothing to change.")
-                return ExportDocument(database: path, databaseName: CommandSupport.databaseName(in: world), output: path, rowCounts: [:], backup: nil,
+                return ExportDocument(database: path, databaseName: world.databaseName, output: path, rowCounts: [:], backup: nil,
                                       changed: false, written: nil)
             }
             reporter.line("Encrypted \(path) in place (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
@@ -102,7 +102,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
         if let backupPath { reporter.line("Backup of the plaintext original: \(backupPath) — delete it once the encrypted database is in use.") }
         collations.noteStandIns(to: reporter)
-        return ExportDocument(database: path, databaseName: CommandSupport.databaseName(in: world), output: outputPath ?? path, rowCounts: summary.rowCounts,
+        return ExportDocument(database: path, databaseName: world.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts,
                               backup: backupPath, changed: true, written: written)
     }
 
@@ -156,7 +156,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
         // wrote and proved is this tenant done, not a file in the way.
         let mayBeDone = world.fleet != nil && !force && FileProbe(path: outputPath).kind == .regularFile
         if !mayBeDone { try output.check(against: connection.filesRead(in: world.surroundings.environment)) }
-        let settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter, in: world)
+        let settings = try ConnectionSettings.resolving(connection, access: .change, reporter: reporter, in: world)
         guard let key = settings.key else {
             throw CLIError(.missingOption, "decrypt needs the database's key; --plaintext databases are already decrypted.")
         }
@@ -164,7 +164,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
             if let copy = DatabaseEncryption.plaintextCopySummary(outputPath, of: path, key: key, cipher: settings.configuration.cipher,
                                                                   collations: collations.standIns) {
                 reporter.line("\(outputPath) is already a plaintext copy of \(path), with its schema and rows: nothing to do.")
-                return ExportDocument(database: path, databaseName: CommandSupport.databaseName(in: world), output: outputPath, rowCounts: copy.rowCounts, backup: nil,
+                return ExportDocument(database: path, databaseName: world.databaseName, output: outputPath, rowCounts: copy.rowCounts, backup: nil,
                                       changed: false, written: DatabaseCipherDescription(nil))
             }
             try output.check(against: connection.filesRead(in: world.surroundings.environment))
@@ -173,7 +173,7 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
                                                      collations: collations.standIns)
         reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified). It is not encrypted: keep it private and delete it when done.")
         collations.noteStandIns(to: reporter)
-        return ExportDocument(database: path, databaseName: CommandSupport.databaseName(in: world), output: outputPath, rowCounts: summary.rowCounts, backup: nil,
+        return ExportDocument(database: path, databaseName: world.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil,
                               changed: true, written: DatabaseCipherDescription(nil))
     }
 

@@ -106,7 +106,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// The current key and the new one, when the databases share them.
     func readSharedKeys(reporter: Reporter, in world: CommandWorld) throws {
         if !connection.key.isTemplate {
-            _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: world)
+            _ = try connection.key.resolve(for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: world)
         }
         if !newKey.isTemplate {
             let oldKeyFile = try connection.key.isTemplate ? nil : Self.file(of: connection.key.given.source(in: world.surroundings.environment))
@@ -144,8 +144,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let pending: KeyRotation.PendingKey
         var backupPath: String?
         do {
-            settings = try SQLCipherSupport.connectionSettings(connection, access: .change, reporter: reporter, in: world)
-            try SQLCipherSupport.holdChangeLock(on: path, settings: settings, in: world)
+            settings = try ConnectionSettings.resolving(connection, access: .change, reporter: reporter, in: world)
+            try MigrationSession.holdChangeLock(on: path, timeout: settings.configuration.busyTimeout, in: world)
             // A backup needs a connection, and so does a prompt for the new key (asked
             // only once the current key is proven). Otherwise the rekey's own open proves
             // the current key: one key derivation of four fewer with passphrases.
@@ -166,7 +166,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                                   publishes: false, reporter: reporter, in: world)
                         .finish(retiring: nil)
                     reporter.line("\(path) is on the key in its place already (a stopped run published it): nothing to change.")
-                    return RekeyDocument(database: path, databaseName: CommandSupport.databaseName(in: world), backup: nil, changed: false, oldKey: retirement(inPlace))
+                    return RekeyDocument(database: path, databaseName: world.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
                 }
                 throw CLIError(.badOptionValue, "The new key is the same as the current one; nothing to change.")
             }
@@ -181,7 +181,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 }
             } catch {
                 // Not rekeyed: a key staged for it is no one's, and a rerun makes another.
-                if let staged = pending.staged, SQLCipherSupport.keyOpens(path, key: currentKey, settings: settings) { staged.removeStaged() }
+                if let staged = pending.staged, settings.keyOpens(path, key: currentKey) { staged.removeStaged() }
                 throw error
             }
         } catch where Self.mayBeDone(error, in: world) {
@@ -198,7 +198,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if let backupPath {
             reporter.line("Backup (still encrypted with the OLD key): \(backupPath) — delete it if the old key must stop working everywhere.")
         }
-        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName(in: world), backup: backupPath, changed: true, oldKey: retirement(inPlace))
+        return RekeyDocument(database: path, databaseName: world.databaseName, backup: backupPath, changed: true, oldKey: retirement(inPlace))
     }
 
     /// A rotation in place with a backup: once the new key replaced the old one, no key
@@ -207,8 +207,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
 
     /// Whether `key` opens the database at `path` with the cipher options given.
     private func keyOpens(_ key: DatabaseKey, _ path: String, in world: CommandWorld) -> Bool {
-        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
-        return SQLCipherSupport.keyOpens(path, key: key, settings: ConnectionSettings(path: path, key: key, configuration: configuration))
+        let configuration = SQLCipherConfiguration(forOpening: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
+        return ConnectionSettings(path: path, key: key, configuration: configuration).keyOpens(path, key: key)
     }
 
     /// What became of the old key, for the document: "replaced", "deleted" or "kept".
@@ -236,7 +236,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// the database: the old key is taken from its place, never from memory, so the
     /// database is never put on a key its place no longer gives.
     private func putBack(_ path: String, from newKey: DatabaseKey, reporter: Reporter, in world: CommandWorld) throws {
-        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
+        let configuration = SQLCipherConfiguration(forOpening: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
         try DatabaseEncryption.rekey(at: path, from: newKey, to: try currentKeyReadAgain(path, reporter: reporter, in: world),
                                      cipher: configuration.cipher, lockTimeout: configuration.busyTimeout, heldLock: world.locks.lock(on: path),
                                      beforeWriting: {})
@@ -248,7 +248,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// The current key for the database at `path`, read from its source as the command
     /// first read it.
     private func currentKeyReadAgain(_ path: String, reporter: Reporter, in world: CommandWorld) throws -> DatabaseKey {
-        guard let key = try CommandSupport.resolveKey(connection.key, for: path, promptMessage: "Current key: ", keyIsNew: false, reporter: reporter, in: world) else {
+        guard let key = try connection.key.resolve(for: path, promptMessage: "Current key: ", keyIsNew: false, reporter: reporter, in: world) else {
             throw CLIError(.noKeyGiven, "no current key was given")
         }
         return key
@@ -261,7 +261,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                              in world: CommandWorld) throws -> RekeyDocument {
         // Under the change lock, as any rekey: it publishes and retires keys, and its note
         // replaces the one a killed run left.
-        let configuration = SQLCipherSupport.configuration(path: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
+        let configuration = SQLCipherConfiguration(forOpening: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
         try MigrationSession.holdChangeLock(on: path, timeout: configuration.busyTimeout, in: world)
         let store = try storeCommand(for: path, in: world)
         let stage = generating ? newKeySource.flatMap { KeyStage(publishingTo: $0, database: path, store: store, reading: world.keyReading) } : nil
@@ -305,7 +305,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
-        return RekeyDocument(database: path, databaseName: CommandSupport.databaseName(in: world), backup: nil, changed: false, oldKey: retirement(inPlace))
+        return RekeyDocument(database: path, databaseName: world.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
     }
 
     /// The key `read` gives, or nil when it gives none or fails: a new key that cannot be

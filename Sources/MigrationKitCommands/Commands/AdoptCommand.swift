@@ -48,7 +48,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> AdoptDocument {
-        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter, in: world)
+        let migrations = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world).migrations
         let database = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world).database
         let tool = from.flatMap(OtherTool.init(name:))
         let adoption: OtherToolAdoption
@@ -77,7 +77,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
             reporter.line("\(adoption.tool.ledgerTables.joined(separator: ", ")) \(adoption.isDryRun ? "would stay" : "stays") as it was; drift and diff leave it out.")
         }
         if adoption.isDryRun { reporter.line("Dry run: nothing was written.") }
-        return AdoptDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world), tool: adoption.tool.name,
+        return AdoptDocument(database: database.path, databaseName: world.databaseName, tool: adoption.tool.name,
                              lastVersion: adoption.lastVersion, adopted: adoption.identifiers, retired: adoption.retired, dryRun: adoption.isDryRun)
     }
 

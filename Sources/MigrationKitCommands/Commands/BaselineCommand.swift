@@ -23,7 +23,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     package var fleetVerb: String { "Baselining" }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> BaselineDocument {
-        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter, in: world)
+        let migrations = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world).migrations
         let target = try Self.resolve(self.target, in: migrations)
         let session = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
         let database = session.database
@@ -33,7 +33,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
         reporter.line(recorded.isEmpty
             ? "Nothing to record: every migration up to \(target) is already applied."
             : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
-        return BaselineDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world), baselined: recorded)
+        return BaselineDocument(database: database.path, databaseName: world.databaseName, baselined: recorded)
     }
 
     /// `--to` as a migration: an identifier, or the version one file carries (what another

@@ -29,10 +29,10 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output, on: world.surroundings.console)
         // With --from-database, resolving its key says it.
-        if olderDatabase == nil { CommandSupport.warnIfOnCommandLine(key, reporter: reporter, in: world) }
-        let loaded = try CommandSupport.loadMigrations(migrations, reporter: reporter, in: world)
+        if olderDatabase == nil { key.warnIfOnCommandLine(reporter: reporter, in: world) }
+        let loaded = try LoadedMigrations.load(migrations, reporter: reporter, in: world)
         let older = try olderDatabase.map {
-            try CommandSupport.openRequest(path: $0, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter, in: world)
+            try OpenRequest.resolving(path: $0, key: key, cipher: cipher, lockTimeout: 10, access: .inspect, reporter: reporter, in: world)
         }
         let layer = world.layer
         var results: [RoundTripCheck.Result] = []

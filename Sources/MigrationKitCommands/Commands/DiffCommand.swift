@@ -58,7 +58,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     /// Drift: the database's schema against what its applied migrations make.
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> DiffDocument {
-        let migrations = try CommandSupport.migrations(connection.migrations, reporter: reporter, in: world)
+        let migrations = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world).migrations
         let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
         let database = session.database
         let report: SchemaDrift.Report
@@ -80,7 +80,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
             reporter.line("Drift: the schema differs from \(made); put each change in a migration, or undo it:")
             for difference in report.differences { reporter.line("  \(difference.summary)") }
         }
-        return DiffDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world),
+        return DiffDocument(database: database.path, databaseName: world.databaseName,
                             applied: report.applied, drift: !report.differences.isEmpty,
                             differences: report.differences)
     }

@@ -26,7 +26,7 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
     package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output, on: world.surroundings.console)
         // With --db-path, opening the database says it.
-        if connection.dbPath == nil { CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world) }
+        if connection.dbPath == nil { connection.key.warnIfOnCommandLine(reporter: reporter, in: world) }
         let directory = connection.migrations.folder
         let files = try directory.load()
         for lookalike in directory.ignoredLookalikes() { reporter.warning(lookalike) }

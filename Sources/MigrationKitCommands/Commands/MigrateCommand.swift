@@ -95,7 +95,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         do {
             let path = try requestedPath.get()
             scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
-            let asked = try CommandSupport.openRequest(connection, access: .create, found: found, reporter: reporter, in: world)
+            let asked = try OpenRequest.resolving(connection, access: .create, found: found, reporter: reporter, in: world)
             request = scratch.map { asked.forFile(at: $0.path + "/dry-run.db") } ?? asked
             if scratch != nil { reporter.line("\(path) does not exist yet: dry run on an empty scratch database.") }
             // Opened before the migrations are ready; they are bound to it once read. A
@@ -144,7 +144,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         printSummary(report, reporter: reporter)
         try reporter.document(MigrateDocument(
             database: session.path,
-            databaseName: CommandSupport.databaseName(in: world),
+            databaseName: world.databaseName,
             applied: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds,
             verification: "passed",

@@ -2,7 +2,7 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 
-/// `CommandSupport.loadMigrations` for `migrate`, on a thread of its own: reading,
+/// `LoadedMigrations.load` for `migrate`, on a thread of its own: reading,
 /// parsing and checksumming the files (and, for a new database, linting them) overlaps
 /// resolving the key and deriving it, which is most of a short run. Reading 300 small
 /// files took 4.6 ms on the main thread, as long as parsing the command line.
@@ -12,7 +12,7 @@ import MigrationKitFiles
 /// written: the migrations' verdict still comes first, and a database the open created
 /// meanwhile is removed by the caller. A host's Swift steps need no reading, and no thread.
 package final class MigrationsLoading {
-    private typealias Outcome = Result<(loaded: CommandSupport.LoadedMigrations, warnings: [String], lint: LintReport?), any Error>
+    private typealias Outcome = Result<(loaded: LoadedMigrations, warnings: [String], lint: LintReport?), any Error>
     private enum State {
         case loading(WorkerPool.Pending<Outcome>)
         /// Kept by `finish`: a second call answers the same without waiting again.
@@ -36,20 +36,20 @@ package final class MigrationsLoading {
     package static func start(_ migrations: MigrationsOptions, requiredIndexes: [RequiredIndexSpec], layer: any CommandLayer,
                               lint: PendingLint?) -> MigrationsLoading {
         if let host = layer.hostMigrations(requiredIndexes: requiredIndexes) {
-            return MigrationsLoading(.finished(.success((CommandSupport.LoadedMigrations(migrations: host, files: nil), [], nil))), lint: nil)
+            return MigrationsLoading(.finished(.success((LoadedMigrations(migrations: host, files: nil), [], nil))), lint: nil)
         }
         return MigrationsLoading(.loading(WorkerPool.start {
             Result {
                 let read = try migrations.readFiles()
                 let made = try layer.migrations(over: read.files, requiredIndexes: requiredIndexes)
-                return (CommandSupport.LoadedMigrations(migrations: made, files: read.files), read.warnings, lint?.findings(read.files))
+                return (LoadedMigrations(migrations: made, files: read.files), read.warnings, lint?.findings(read.files))
             }
         }), lint: lint)
     }
 
     /// Waits for the loading and, the first time, prints its warnings and lint's
     /// findings; returns what it made, or throws what it threw or lint's errors.
-    package func finish(reporter: Reporter) throws -> CommandSupport.LoadedMigrations {
+    package func finish(reporter: Reporter) throws -> LoadedMigrations {
         switch state {
         case .finished(let outcome):
             return try outcome.get().loaded

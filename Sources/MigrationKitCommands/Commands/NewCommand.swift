@@ -33,7 +33,7 @@ package struct NewCommand: UsesProjectConnection, PrintsOutput {
 
     package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output, on: world.surroundings.console)
-        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
+        connection.key.warnIfOnCommandLine(reporter: reporter, in: world)
         if world.layer.hostMigrations(requiredIndexes: []) != nil {
             throw CLIError(.notAvailableHere, "This app's migrations are Swift code, so there is no migrations folder to add a file to.")
         }

@@ -19,7 +19,7 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 
     package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output, on: world.surroundings.console)
-        let request = try CommandSupport.openRequest(connection, access: .change, reporter: reporter, in: world)
+        let request = try OpenRequest.resolving(connection, access: .change, reporter: reporter, in: world)
         try MigrationSession.holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world)
         var safetyCopy: String?
         // The backup is proven and staged first; the safety copy is taken only then (so a
@@ -31,7 +31,7 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         }
         reporter.line("Restored \(request.path) from \(source).")
         if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
-        try reporter.document(RestoreDocument(database: request.path, databaseName: CommandSupport.databaseName(in: world), restoredFrom: source, backup: safetyCopy))
+        try reporter.document(RestoreDocument(database: request.path, databaseName: world.databaseName, restoredFrom: source, backup: safetyCopy))
     }
 
     /// A backup of the database about to be replaced. One that does not open with this
@@ -39,7 +39,7 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
     /// without a copy; if even that fails, the restore does not happen.
     private func keepCurrentDatabase(_ request: OpenRequest, reporter: Reporter, in world: CommandWorld) throws -> String {
         // The command holds the change lock already.
-        if let current = try? MigrationSession.open(request, migrations: CommandSupport.hostMigrationsOrNone(in: world), in: world) {
+        if let current = try? MigrationSession.open(request, migrations: world.layer.hostMigrationsOrNone(), in: world) {
             return try current.backup(backup, sparing: [source], in: world)
         }
         do {

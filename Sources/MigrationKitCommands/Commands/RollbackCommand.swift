@@ -35,7 +35,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
     }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> RollbackDocument {
-        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter, in: world)
+        let loaded = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world)
         var migrations = loaded.migrations
         let journal = world.journal
         migrations.observer = { event in
@@ -64,7 +64,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
             : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")
         return RollbackDocument(
             database: database.path,
-            databaseName: CommandSupport.databaseName(in: world),
+            databaseName: world.databaseName,
             backup: backupPath,
             rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds)

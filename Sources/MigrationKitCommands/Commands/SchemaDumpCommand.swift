@@ -23,15 +23,15 @@ package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
         let reporter = Reporter(output, on: world.surroundings.console)
         if let outputFile { try OutputFile(path: outputFile, force: force).check(against: connection.filesRead(in: world.surroundings.environment)) }
         // Printed to standard output, the schema is the whole output: no line before it.
-        let database = try MigrationSession.open(connection, migrations: try CommandSupport.hostMigrationsOrNone(in: world), access: .inspect,
+        let database = try MigrationSession.open(connection, migrations: try world.layer.hostMigrationsOrNone(), access: .inspect,
                                                 announcing: outputFile != nil, reporter: reporter, in: world).database
         let dump = try database.schemaDump()
         if let outputFile {
             try DurableFile.writePrivate(Array(dump.utf8), to: outputFile, replacing: true)
             reporter.line("Wrote the schema of \(database.path) to \(outputFile).")
-            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world), output: outputFile, schema: dump))
+            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: world.databaseName, output: outputFile, schema: dump))
         } else if output.json {
-            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: CommandSupport.databaseName(in: world), output: nil, schema: dump))
+            try reporter.document(SchemaDumpDocument(database: database.path, databaseName: world.databaseName, output: nil, schema: dump))
         } else if !output.quiet {
             reporter.console.out(dump.hasSuffix("\n") ? String(dump.dropLast()) : dump)
         }

@@ -19,13 +19,13 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     package var fleetVerb: String { "Reading" }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> StatusDocument {
-        let loaded = try CommandSupport.loadMigrations(connection.migrations, reporter: reporter, in: world)
+        let loaded = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world)
         let migrations = loaded.migrations
         let path = try connection.requiredPath()
         guard FileManager.default.fileExists(atPath: path) else {
             // Not created yet: everything is pending, and status creates nothing.
-            CommandSupport.announce(path, reporter: reporter, note: "does not exist yet: migrate creates it", in: world)
-            CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
+            world.announce(path, reporter: reporter, note: "does not exist yet: migrate creates it")
+            connection.key.warnIfOnCommandLine(reporter: reporter, in: world)
             return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, layout: layout(of: loaded.files, in: world), reporter: reporter, in: world)
         }
         let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
@@ -139,7 +139,7 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         if !otherTools.isEmpty { reporter.line(OtherToolNotice.sentence(otherTools, database: database, commandName: layer.commandName)) }
         return StatusDocument(
             database: database,
-            databaseName: CommandSupport.databaseName(in: world),
+            databaseName: world.databaseName,
             exists: exists,
             sqlcipherVersion: layer.cipherVersion,
             sqliteVersion: layer.sqliteVersion,

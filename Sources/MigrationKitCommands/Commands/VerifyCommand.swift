@@ -20,12 +20,12 @@ package struct VerifyCommand: UsesProjectConnection, FleetCommand {
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> VerifyDocument {
         // Verification needs no migration files; a Swift host's own checks still apply.
-        let migrations = try CommandSupport.hostMigrationsOrNone(requiredIndexes: requiredIndexes, in: world)
+        let migrations = try world.layer.hostMigrationsOrNone(requiredIndexes: requiredIndexes)
         let database = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world).database
         let report = try database.verificationReport()
         // A check cut short by Ctrl-C is not a damaged database.
         try Interruption.check()
-        let output = VerificationOutput(report, database: database.path, databaseName: CommandSupport.databaseName(in: world))
+        let output = VerificationOutput(report, database: database.path, databaseName: world.databaseName)
         output.printChecks(to: reporter)
         return output.document
     }

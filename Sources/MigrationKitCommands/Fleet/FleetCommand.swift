@@ -64,7 +64,7 @@ extension FleetCommand {
 
     package func readSharedKeys(reporter: Reporter, in world: CommandWorld) throws {
         guard !connection.key.isTemplate else { return }
-        _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: world)
+        _ = try connection.key.resolve(for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: world)
     }
     package var standardInputReaders: [String] {
         [connection.key.given.standardInputReader(DatabaseKeyRole.text)].compactMap { $0 }
@@ -96,7 +96,7 @@ extension FleetCommand {
                                            pathsAreFlags: world.settings?.values[.dbPath]?.origin == .flag,
                                            perDatabase: perDatabaseOptions, standardInput: world.surroundings.standardInput)
         // Said once, not once a database (whose own reporters are silent).
-        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
+        connection.key.warnIfOnCommandLine(reporter: reporter, in: world)
         let run = FleetRun(command: commandName, paths: selected.paths, jobs: fleet.jobCount(databases: selected.paths.count))
         let started = ContinuousClock.now
         let command = self

@@ -27,7 +27,7 @@ package final class FleetShared: @unchecked Sendable {
     private let roots: [String: String]
     private let lock = NSLock()
     private var resolved: [Role: Result<DatabaseKey?, any Error>] = [:]
-    private var migrations: Result<CommandSupport.LoadedMigrations, any Error>?
+    private var migrations: Result<LoadedMigrations, any Error>?
 
     package init(databaseCount: Int, roots: [String: String] = [:]) {
         self.databaseCount = databaseCount
@@ -55,7 +55,7 @@ package final class FleetShared: @unchecked Sendable {
     }
 
     /// The migrations every database of the run is judged against: `load` runs once.
-    package func migrations(load: () throws -> CommandSupport.LoadedMigrations) throws -> CommandSupport.LoadedMigrations {
+    package func migrations(load: () throws -> LoadedMigrations) throws -> LoadedMigrations {
         try lock.withLock {
             if let known = migrations { return try known.get() }
             let result = Result { try load() }

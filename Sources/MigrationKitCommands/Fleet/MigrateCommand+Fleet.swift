@@ -22,19 +22,18 @@ extension MigrateCommand {
                                            perDatabase: FleetNaming.PerDatabase.keySources(connection.key.given),
                                            standardInput: world.surroundings.standardInput)
         let databases = selected.paths
-        let loaded = try CommandSupport.loadMigrations(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter, in: world)
+        let loaded = try LoadedMigrations.load(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter, in: world)
         var migrations = loaded.migrations
         migrations.allowOutOfOrder = allowOutOfOrder
         if let target { _ = try migrations.index(ofTarget: target) }
 
-        CommandSupport.warnIfOnCommandLine(connection.key, reporter: reporter, in: world)
+        connection.key.warnIfOnCommandLine(reporter: reporter, in: world)
         let fleetWorld = world.with { $0.fleet = FleetShared(databaseCount: databases.count, roots: selected.roots) }
         // A key the databases share is read before the progress line starts.
         if !connection.key.isTemplate {
-            _ = try CommandSupport.resolveKey(connection.key, for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: fleetWorld)
+            _ = try connection.key.resolve(for: nil, promptMessage: "", keyIsNew: false, reporter: reporter, in: fleetWorld)
         }
-        let shape = CommandSupport.request(path: "", key: nil, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change,
-                                           in: world)
+        let shape = OpenRequest(path: "", key: nil, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
         MemoryProtectionNotes(keyResolved: !connection.key.plaintext, memorySecurityAsked: shape.memorySecurity).print(to: reporter, layer: world.layer)
 
         let options = MigrateOptions(mode: dryRun ? .dryRun : .atomic, acceptModified: Set(acceptModified), verification: verification.scope,
@@ -44,7 +43,7 @@ extension MigrateCommand {
         let silent = Reporter(quiet: true, on: world.surroundings.console)
         let started = ContinuousClock.now
         let outcomes = run.run(reporter: reporter, verb: "Migrating", in: fleetWorld) { path, world in
-            let key = try CommandSupport.resolveKey(command.connection.key, for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
+            let key = try command.connection.key.resolve(for: path, promptMessage: "Key for \(path): ", keyIsNew: false,
                                                     reporter: reporter.forDatabase(path), in: world)
             var request = shape.forFile(at: path)
             request.key = key

@@ -35,11 +35,11 @@ package final class MigrationSession {
     /// `options` name, with `migrations` to run on it. The key is derived exactly once,
     /// here.
     ///
-    /// - Parameter announcing: the first line names the database (`CommandSupport.announce`);
+    /// - Parameter announcing: the first line names the database (`CommandWorld.announce`);
     ///   false only where standard output is the data itself (`schema-dump` without --output).
     package static func open(_ options: ConnectionOptions, migrations: any CommandMigrations, access: DatabaseAccess,
                              announcing: Bool = true, reporter: Reporter, in world: CommandWorld) throws -> MigrationSession {
-        let request = try CommandSupport.openRequest(options, access: access, announcing: announcing, reporter: reporter, in: world)
+        let request = try OpenRequest.resolving(options, access: access, announcing: announcing, reporter: reporter, in: world)
         return try open(request, migrations: migrations, in: world)
     }
 

@@ -80,7 +80,7 @@ package struct DatabaseNames: Hashable, Sendable {
 
 extension KeyOptions {
     /// These options with each name form (`{name}`, `{folder}`, `{path}`) replaced by the
-    /// database's (`DatabaseNames`). Only `CommandSupport.resolveKey` and the commands
+    /// database's (`DatabaseNames`). Only `KeyOptions.resolve(for:…)` and the commands
     /// that retire or name keys per database call it.
     package func forDatabase(at path: String, in world: CommandWorld) throws -> KeyOptions {
         let names = world.names(of: path)

@@ -24,7 +24,7 @@ package final class RunJournal: @unchecked Sendable {
         self.locks = locks
     }
 
-    /// The database the command works on, once it said so (`CommandSupport.announce`).
+    /// The database the command works on, once it said so (`CommandWorld.announce`).
     package var databasePath: String? { lock.withLock { database } }
 
     package func started(on database: String) {

@@ -63,6 +63,21 @@ package struct CommandWorld: @unchecked Sendable {
 
     /// The settings resolved for the running command, once `CommandTree.run` has.
     package var settings: ProjectSettings? { resolvedSettings.settings }
+
+    /// The `[databases.NAME]` of the project file that chose this command's database,
+    /// if one did: named with the path in the first line and in `--json`.
+    package var databaseName: String? { settings?.database }
+
+    /// The first line of every command that works on a database: which file, and which
+    /// project file's table chose it, so that a deploy's log never leaves it to guessing.
+    package func announce(_ path: String, reporter: Reporter, note: String? = nil) {
+        journal.started(on: path)
+        var line = "Database: \(path)"
+        if let name = databaseName, let file = settings?.configFile {
+            line += " ([databases.\(name)] in \(file))"
+        }
+        reporter.line(line + (note.map { " (\($0))" } ?? ""))
+    }
 }
 
 /// The layer of the command line being parsed, for what ArgumentParser reads before a

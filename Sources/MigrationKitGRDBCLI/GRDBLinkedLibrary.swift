@@ -1,8 +1,9 @@
 import GRDB
 import MigrationKit
 
-/// What the GRDB layer knows of the SQLite GRDB links, asked once.
-enum GRDBCommandSupport {
+/// What the GRDB layer knows of the SQLite GRDB links (its versions, its compile
+/// options, its memory security), asked once.
+enum GRDBLinkedLibrary {
     /// The version of the SQLite GRDB links, as `sqlite_version()` says.
     static let linkedSQLiteVersion: String = (try? DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") }).flatMap { $0 } ?? "unknown"
 
