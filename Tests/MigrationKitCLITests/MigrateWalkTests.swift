@@ -22,6 +22,17 @@ import Glibc
         var statements: [String] { lock.withLock { recorded } }
     }
 
+    /// The tool's host, whose writers log every statement they start into `log`.
+    private static func host(tracingInto log: StatementLog) -> MigrationCLIHost {
+        MigrationCLIHost(
+            openWriter: { settings in
+                let writer = try MigrationCLIHost.defaultOpenWriter(settings)
+                try writer.writeWithoutTransaction { $0.traceStatements { log.append($0) } }
+                return writer
+            },
+            hardensProcess: false, cipherMemorySecurity: false, stopsGracefully: false)
+    }
+
     /// Lint's pending files, the backup decision and the engine's first plan go by one
     /// read of the ledger; under the write lock the engine only compares `data_version`.
     @Test func migrateReadsTheLedgerOnceBeforeItsFirstStep() throws {
@@ -36,13 +47,7 @@ import Glibc
             """)
 
         let log = StatementLog()
-        let host = MigrationCLIHost(
-            openWriter: { settings in
-                let writer = try MigrationCLIHost.defaultOpenWriter(settings)
-                try writer.writeWithoutTransaction { $0.traceStatements { log.append($0) } }
-                return writer
-            },
-            hardensProcess: false, cipherMemorySecurity: false, stopsGracefully: false)
+        let host = Self.host(tracingInto: log)
         let console = ConsoleCapture()
         let input = open("/dev/null", O_RDONLY)
         defer { close(input) }
@@ -68,13 +73,7 @@ import Glibc
         #expect(try workspace.run("migrate", ["-q", "--to", "0001_authors"]).status == 0)
 
         let log = StatementLog()
-        let host = MigrationCLIHost(
-            openWriter: { settings in
-                let writer = try MigrationCLIHost.defaultOpenWriter(settings)
-                try writer.writeWithoutTransaction { $0.traceStatements { log.append($0) } }
-                return writer
-            },
-            hardensProcess: false, cipherMemorySecurity: false, stopsGracefully: false)
+        let host = Self.host(tracingInto: log)
         let layer = SQLCipherCommandLayer(host: host)
         let world = CommandWorld(layer: layer, root: RootCommand.self)
         let files = try SQLMigrationDirectory(path: workspace.migrations).load()
