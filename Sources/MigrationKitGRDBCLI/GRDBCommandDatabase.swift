@@ -30,9 +30,10 @@ final class GRDBCommandConnection: CommandConnection {
         if !FileManager.default.fileExists(atPath: path) && request.access != .create {
             throw CLIError(.unusableFile, "\(path) does not exist; check the path.")
         }
-        // Looked at again, under the change lock the command took before opening: the
-        // request's look (`OpenRequest.found`) came before the key was asked for, and
-        // answered the command's questions; the open judges the file as it is now.
+        // Looked at again (under the change lock, for a command that changes the
+        // database): the request's look (`OpenRequest.found`) came before the key was
+        // asked for, and answered the command's questions; the open judges the file as
+        // it is now, as the SQLCipher opener does.
         let state = try NewDatabaseFile.state(of: path)
         let formats = try Self.formats(of: request, exists: !OpenRequest.isNew(.success(state)))
         let connecting = NewDatabaseFile.Connecting<(writer: any DatabaseWriter, settings: GRDBConnectionSettings)>(

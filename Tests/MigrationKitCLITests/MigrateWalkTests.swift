@@ -66,11 +66,12 @@ import Glibc
 
     /// A session answers every question a command asks before it changes the database
     /// from one reading of the ledger, holds the change lock from its open, and reads
-    /// the ledger afresh once it has written.
+    /// the ledger afresh once it has written (a migration, a baseline).
     @Test func aSessionAnswersFromOneReadingUntilItWrites() throws {
         let workspace = try Workspace()
         try workspace.writeSampleMigrations()
         #expect(try workspace.run("migrate", ["-q", "--to", "0001_authors"]).status == 0)
+        try workspace.migration("0003_shelves.sql", "-- migrate:up\nCREATE TABLE shelves (id INTEGER PRIMARY KEY);\n")
 
         let log = StatementLog()
         let host = Self.host(tracingInto: log)
@@ -84,14 +85,21 @@ import Glibc
         #expect(world.locks.holds(workspace.database))
         func ledgerReads() -> Int { log.statements.filter { $0 == MigrationLedgerTable.selectIdentifiersSQL }.count }
 
-        #expect(try session.status().pending == ["0002_books"])
-        #expect(try session.pending(among: files).map(\.identifier) == ["0002_books"])
-        #expect(try session.changesAnything(upTo: nil, options: MigrateOptions()))
+        #expect(try session.status().pending == ["0002_books", "0003_shelves"])
+        #expect(try session.pending(among: files).map(\.identifier) == ["0002_books", "0003_shelves"])
+        #expect(try session.changesAnything(upTo: "0002_books", options: MigrateOptions()))
         #expect(ledgerReads() == 1)
 
-        #expect(try session.migrate(upTo: nil, options: MigrateOptions()).identifiers == ["0002_books"])
-        #expect(try session.status().pending.isEmpty)
-        #expect(try !session.changesAnything(upTo: nil, options: MigrateOptions()))
+        #expect(try session.migrate(upTo: "0002_books", options: MigrateOptions()).identifiers == ["0002_books"])
+        #expect(try session.status().pending == ["0003_shelves"])
+        #expect(try !session.changesAnything(upTo: "0002_books", options: MigrateOptions()))
         #expect(ledgerReads() == 2)
+
+        // The baseline reads the ledger under its own write lock; the session then
+        // reads it once more for the status, which shows what the baseline recorded.
+        #expect(try session.baseline(upTo: "0003_shelves") == ["0003_shelves"])
+        let afterBaseline = ledgerReads()
+        #expect(try session.status().pending.isEmpty)
+        #expect(ledgerReads() == afterBaseline + 1)
     }
 }

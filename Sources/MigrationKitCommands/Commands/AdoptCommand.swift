@@ -49,18 +49,18 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> AdoptDocument {
         let migrations = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world).migrations
-        let database = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world).database
+        let session = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
         let tool = from.flatMap(OtherTool.init(name:))
         let adoption: OtherToolAdoption
         do {
             // A confirmation is asked only of a change that can be made: everything is
             // read, mapped and proven first.
             if retireLedger && !dryRun && !yes {
-                try confirmRetiring(try database.adopt(from: tool, retiringLedger: true, dryRun: true), in: world.surroundings)
+                try confirmRetiring(try session.adopt(from: tool, retiringLedger: true, dryRun: true), in: world.surroundings)
             }
-            adoption = try database.adopt(from: tool, retiringLedger: retireLedger, dryRun: dryRun)
+            adoption = try session.adopt(from: tool, retiringLedger: retireLedger, dryRun: dryRun)
         } catch let error as OtherToolAdoptionError {
-            throw CLIError(.adoptionRefused, Self.sentence(for: error, database: database.path))
+            throw CLIError(.adoptionRefused, Self.sentence(for: error, database: session.path))
         }
         let verb = adoption.isDryRun ? "Would record" : "Recorded"
         for identifier in adoption.identifiers { reporter.line("\(adoption.isDryRun ? "Would adopt" : "Adopted") \(identifier)") }
@@ -77,7 +77,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
             reporter.line("\(adoption.tool.ledgerTables.joined(separator: ", ")) \(adoption.isDryRun ? "would stay" : "stays") as it was; drift and diff leave it out.")
         }
         if adoption.isDryRun { reporter.line("Dry run: nothing was written.") }
-        return AdoptDocument(database: database.path, databaseName: world.databaseName, tool: adoption.tool.name,
+        return AdoptDocument(database: session.path, databaseName: world.databaseName, tool: adoption.tool.name,
                              lastVersion: adoption.lastVersion, adopted: adoption.identifiers, retired: adoption.retired, dryRun: adoption.isDryRun)
     }
 

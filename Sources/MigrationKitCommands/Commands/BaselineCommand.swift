@@ -28,7 +28,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
         let session = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
         let database = session.database
         try refuseUnsafeBaseline(of: session, migrations: migrations, target: target)
-        let recorded = try database.baseline(upTo: target)
+        let recorded = try session.baseline(upTo: target)
         for identifier in recorded { reporter.line("Baselined \(identifier) (recorded as applied, not run)") }
         reporter.line(recorded.isEmpty
             ? "Nothing to record: every migration up to \(target) is already applied."

@@ -9,8 +9,8 @@ import MigrationKitFiles
 /// the engine's first plan — is asked of the session and answered from that one
 /// reading, which the run then starts from; the runners take no second lock.
 ///
-/// A session that changed the database (an erase, a migration, a rollback) reads the
-/// ledger afresh when asked again.
+/// A session that changed the database (an erase, a migration, a rollback, a baseline,
+/// an adoption) reads the ledger afresh when asked again; every change goes through it.
 package final class MigrationSession {
     /// What the command asked for, and what was at the path then.
     package let request: OpenRequest
@@ -136,6 +136,19 @@ package final class MigrationSession {
     package func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {
         carriedLedger = nil
         return try database.rollback(selection, acceptModified: acceptModified)
+    }
+
+    /// Records the migrations up to `target` as applied without running them.
+    package func baseline(upTo target: String) throws -> [String] {
+        carriedLedger = nil
+        return try database.baseline(upTo: target)
+    }
+
+    /// Records what another tool applied (`CommandDatabase.adopt`); a dry run writes
+    /// nothing.
+    package func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool) throws -> OtherToolAdoption {
+        if !dryRun { carriedLedger = nil }
+        return try database.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun)
     }
 
     /// Removes the file when this session created it and nothing was kept in it.
