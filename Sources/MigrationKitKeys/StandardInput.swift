@@ -28,11 +28,22 @@ package struct StandardInput: Sendable {
 
     /// One line typed in answer to a confirmation (`erase`, `retire`), without its line
     /// break, read a byte at a time so that nothing after it is consumed; nil at the end
-    /// of the input. Never a key: the bytes are not wiped.
-    package func readLine(limit: Int = 4096) -> String? {
+    /// of the input, or once `stopAsked` says so. Never a key: the bytes are not wiped.
+    ///
+    /// - Parameter stopAsked: asked every 100 ms while nothing is typed: a signal the
+    ///   process records rather than dies of (the commands' graceful stop, whose handler
+    ///   restarts reads) must still end the wait, or Ctrl-C at the question would do
+    ///   nothing until Enter.
+    package func readLine(limit: Int = 4096, until stopAsked: () -> Bool = { false }) -> String? {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while line.count < limit {
+            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, 100)
+            if ready == 0 || (ready < 0 && errno == EINTR) {
+                if stopAsked() { return nil }
+                continue
+            }
             let count = read(descriptor, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             guard count == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }

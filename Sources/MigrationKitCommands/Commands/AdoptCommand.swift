@@ -85,13 +85,8 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     /// input) or requires --yes.
     private func confirmRetiring(_ plan: OtherToolAdoption, in surroundings: ProcessSurroundings) throws {
         let what = plan.retired.joined(separator: ", ")
-        guard surroundings.standardInput.isTerminal else {
-            throw CLIError(.notConfirmed, "Refusing to retire \(what) without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
-        }
-        surroundings.console.errorRaw("Drop \(what), \(plan.tool.displayName)'s record, once its migrations are adopted? Type \"retire\" to confirm: ")
-        guard surroundings.standardInput.readLine()?.trimmingCharacters(in: .whitespaces) == "retire" else {
-            throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
-        }
+        try surroundings.confirm("Drop \(what), \(plan.tool.displayName)'s record, once its migrations are adopted?", typing: "retire",
+                                 refusal: "Refusing to retire \(what) without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
     }
 
     /// Every problem, in one sentence: the database, each problem, and that nothing

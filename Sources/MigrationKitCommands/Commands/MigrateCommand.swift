@@ -194,13 +194,8 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         surroundings.console.error("The database's migration history no longer matches the migrations: \(change).")
         surroundings.console.error("Erasing removes every row of: \(erased).")
         if yes { return }
-        guard surroundings.standardInput.isTerminal else {
-            throw CLIError(.notConfirmed, "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
-        }
-        surroundings.console.errorRaw("Erase this development database and migrate from scratch? Type \"erase\" to confirm: ")
-        guard surroundings.standardInput.readLine()?.trimmingCharacters(in: .whitespaces) == "erase" else {
-            throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
-        }
+        try surroundings.confirm("Erase this development database and migrate from scratch?", typing: "erase",
+                                 refusal: "Refusing to erase without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
     }
 
     private func printSummary(_ report: MigrationReport, reporter: Reporter) {

@@ -1,3 +1,5 @@
+import Foundation
+import MigrationKitFiles
 import MigrationKitKeys
 
 /// What a running command sees of its process: its environment variables, its standard
@@ -24,6 +26,24 @@ package struct ProcessSurroundings: Sendable {
 
     /// The process's own environment, standard input and descriptors.
     package static let process = ProcessSurroundings()
+
+    /// Asks `question` and goes on only when `word` is typed on the command's standard
+    /// input (`migrate --erase-on-schema-change`, `adopt --retire-ledger`).
+    ///
+    /// - Parameter refusal: the sentence when standard input is not a terminal, where no
+    ///   one can answer.
+    /// - Throws: `CLIError(.notConfirmed)` for no terminal or another answer; the stop's
+    ///   own error when a signal stops the command while it waits (Ctrl-C at the
+    ///   question), with nothing changed.
+    package func confirm(_ question: String, typing word: String, refusal: String) throws {
+        guard standardInput.isTerminal else { throw CLIError(.notConfirmed, refusal) }
+        console.errorRaw("\(question) Type \"\(word)\" to confirm: ")
+        let answer = standardInput.readLine(until: { Interruption.isStopping })
+        try Interruption.check()
+        guard answer?.trimmingCharacters(in: .whitespaces) == word else {
+            throw CLIError(.notConfirmed, "Not confirmed; nothing was changed.")
+        }
+    }
 
     /// Where a key command's standard error goes: where the command's own does when it
     /// is captured; nil: the process's, and the terminal is the key command's for its
