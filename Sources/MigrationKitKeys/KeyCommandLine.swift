@@ -324,9 +324,25 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
         var output: SecretBytes?
     }
 
+    /// What one read of a pipe found.
+    private enum Read {
+        /// Bytes, which were kept.
+        case data
+        /// Nothing yet: the pipe is open and empty for now.
+        case nothingYet
+        /// Its end (every writer closed it), an error, or more than a key's length.
+        case end
+    }
+
     /// Reads `output` (when >= 0) and relays `error` (when >= 0) until the process ends,
-    /// then what is left in them; kills its process group when it overstays `deadline` or
-    /// prints more than a key's length.
+    /// then what they hold at that moment; kills its process group when it overstays
+    /// `deadline` or prints more than a key's length.
+    ///
+    /// The process's end is the command's end, not the end of its pipes: a process it
+    /// left behind (`sleep 20 &`, a `setsid` daemon) may hold them open for as long as it
+    /// runs, so they are read without waiting once the process ended, and then abandoned.
+    /// Every wait is a `poll` with the time left to the deadline (in short slices while a
+    /// stop may be asked), never a loop that spins.
     private static func wait(for pid: Int32, output: Int32, error: Int32, relay: (@Sendable (UnsafeRawBufferPointer) -> Void)?,
                              deadline: ContinuousClock.Instant, stopRequest: (@Sendable () -> Int32?)?) -> Outcome {
         let limit = KeySource.maximumKeyLength
@@ -339,22 +355,23 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
             var errorOpen = error >= 0
             var errorBuffer = [UInt8](repeating: 0, count: 4096)
 
-            /// Reads what `output` holds; false once it is at its end or past the limit.
-            func readOutput() -> Bool {
-                let count = read(output, base + total, buffer.count - total)
+            func readOutput() -> Read {
+                var count: Int
+                repeat { count = read(output, base + total, buffer.count - total) } while count < 0 && errno == EINTR
                 if count > 0 {
                     total += count
-                    return total <= limit
+                    return total <= limit ? .data : .end
                 }
-                return count < 0 && (errno == EINTR || errno == EAGAIN)
+                return count < 0 && errno == EAGAIN ? .nothingYet : .end
             }
-            func relayError() -> Bool {
-                let count = errorBuffer.withUnsafeMutableBytes { read(error, $0.baseAddress, $0.count) }
+            func relayError() -> Read {
+                var count: Int
+                repeat { count = errorBuffer.withUnsafeMutableBytes { read(error, $0.baseAddress, $0.count) } } while count < 0 && errno == EINTR
                 if count > 0 {
                     errorBuffer.withUnsafeBytes { relay?(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                    return true
+                    return .data
                 }
-                return count < 0 && (errno == EINTR || errno == EAGAIN)
+                return count < 0 && errno == EAGAIN ? .nothingYet : .end
             }
             func kill() {
                 _ = Glibc.kill(-pid, SIGKILL)
@@ -389,7 +406,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
                     end = .failed(errno)
                     break
                 }
-                if outputOpen, descriptors[1].revents != 0, !readOutput() {
+                if outputOpen, descriptors[1].revents != 0, readOutput() == .end {
                     outputOpen = false
                     if total > limit {
                         kill()
@@ -397,15 +414,15 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
                         break
                     }
                 }
-                if errorOpen, descriptors[2].revents != 0, !relayError() { errorOpen = false }
+                if errorOpen, descriptors[2].revents != 0, relayError() == .end { errorOpen = false }
                 var status: Int32 = 0
                 if (process < 0 || descriptors[0].revents != 0), waitpid(pid, &status, WNOHANG) == pid {
-                    // Ended: what it wrote is in the pipes already (a process it left behind
-                    // may hold them open, so their end is not waited for).
+                    // Ended: what it wrote is in the pipes already. Read what they hold now,
+                    // without waiting for an end a process it left behind may never give.
                     if output >= 0 { _ = fcntl(output, F_SETFL, O_NONBLOCK) }
                     if error >= 0 { _ = fcntl(error, F_SETFL, O_NONBLOCK) }
-                    while outputOpen, readOutput(), total <= limit {}
-                    while errorOpen, relayError() {}
+                    while outputOpen, readOutput() == .data {}
+                    while errorOpen, relayError() == .data {}
                     if total > limit {
                         end = .tooLarge
                     } else if (status & 0x7f) == 0 {

@@ -67,6 +67,7 @@ public final class ChildProcess: @unchecked Sendable {
     private let exitDescriptor: Int32
     private let lock = NSLock()
     private var exitStatus: Int32?
+    private var usage = rusage()
 
     /// Starts `command` (its first element an absolute path, or one from this process's
     /// folder). `environment` nil passes this process's.
@@ -180,12 +181,21 @@ public final class ChildProcess: @unchecked Sendable {
         return status & 0x7f == 0 ? .exit : .uncaughtSignal
     }
 
+    /// The processor time (user and system) it used, once it has ended; nil while it
+    /// runs: whether a process that waited did so without spinning.
+    public var processorSeconds: Double? {
+        guard reaped() != nil else { return nil }
+        return lock.withLock {
+            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+    }
+
     /// Its wait status once it has ended, reaping it then; nil while it runs.
     private func reaped() -> Int32? {
         lock.withLock {
             if let exitStatus { return exitStatus }
             var status: Int32 = 0
-            let result = waitpid(processIdentifier, &status, WNOHANG)
+            let result = wait4(processIdentifier, &status, WNOHANG, &usage)
             guard result == processIdentifier else { return nil }
             exitStatus = status
             return status
