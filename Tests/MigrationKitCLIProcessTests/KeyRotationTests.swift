@@ -91,6 +91,47 @@ import Glibc
         }
     }
 
+    /// One entry spelled two ways (`cat ./key` and `cat key`): a rotation killed right
+    /// after its store command wrote the new key over that entry, before the rekey, leaves
+    /// the database on its old key, which is kept beside it (0600) and opens it; the rerun
+    /// finds the entry holding the key the stopped run stored, stores the old key back,
+    /// refuses (exit 64) and leaves the database on the key in its entry, nothing else
+    /// kept.
+    @Test func aKillAfterTheStoreWroteOverTheCurrentEntryLeavesTheOldKeyKept() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--no-backup", "-q"]).status == 0)
+        func rekey(store: String) -> [String] {
+            ["rekey", "--db-path", workspace.database, "--migrations", workspace.migrations, "--password-command", "cat ./key",
+             "--new-key", "generate", "--no-backup", "--new-key-store-command", store, "--new-password-command", "cat key", "--key-command-timeout", "120"]
+        }
+        let process = try ChildProcess([Binary.migrationkit] + rekey(store: "!cat > key; touch stored; exec sleep 120"),
+                                       environment: Binary.environment(), directory: workspace.root)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < deadline, !FileManager.default.fileExists(atPath: workspace.path("stored")) { usleep(2_000) }
+        try #require(FileManager.default.fileExists(atPath: workspace.path("stored")), "the store command never ran")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        func fileKey(_ name: String) throws -> TestKey? {
+            (try? String(contentsOfFile: workspace.path(name), encoding: .utf8)).map { TestKey(text: $0.trimmingCharacters(in: .newlines)) }
+        }
+        func opens(_ key: TestKey?) throws -> Bool {
+            guard let key else { return false }
+            return try SQLCipherShell.run(workspace.database, key: key, "SELECT count(*) FROM sqlite_master;").status == 0
+        }
+        let kept = ".app.db.migrationkit-old-key"
+        #expect(try !opens(fileKey("key")), "the store wrote the new key over the entry before the kill")
+        #expect(try opens(fileKey(kept)) && fileKey(kept) == workspace.key, "no stored or kept key opens the database")
+        #expect(try FileManager.default.attributesOfItem(atPath: workspace.path(kept))[.posixPermissions] as? Int == 0o600)
+
+        let rerun = try Binary.run(rekey(store: "!cat > key"), directory: workspace.root)
+        #expect(rerun.status == 64 && rerun.stderr.contains("the two key commands name one entry"), "\(rerun)")
+        #expect(try fileKey("key") == workspace.key && opens(workspace.key))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(kept)))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(".app.db.migrationkit-new-key")))
+        #expect(!rerun.output.contains(workspace.key.secret))
+    }
+
     /// `rounds` in `make check` and `make test`, many more in `make soak`
     /// (MIGRATIONKIT_SOAK_KILLS); the first one runs to its end, the others are killed at
     /// a random moment of a run as long as the first (or not at all, past its end).

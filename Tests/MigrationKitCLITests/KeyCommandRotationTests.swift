@@ -140,7 +140,8 @@ import Testing
     }
 
     /// At the last look, with the old key kept, the same: put back on the old key, which
-    /// `--password-command` reads again for it, twice (before and after).
+    /// `--password-command` reads again for it, twice (before and after), after the read
+    /// as the rotation began and the one that proved the store wrote another entry.
     @Test func aStoreThatLosesTheKeyBeforeTheLastLookHasTheDatabasePutBackWhenTheOldKeyIsKept() throws {
         let workspace = try migrated()
         let result = try Tool.run(["rekey", "--db-path", workspace.database, "--migrations", workspace.migrations, "--password-command", "!echo current >> current-reads; cat key",
@@ -150,7 +151,7 @@ import Testing
         #expect(result.status == 5 && result.stderr.contains("app.db was put back on its old key"), "\(result)")
         #expect(try opens(workspace, workspace.key))
         #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCopy)))
-        #expect(try String(contentsOfFile: workspace.path("current-reads"), encoding: .utf8) == "current\ncurrent\ncurrent\n")
+        #expect(try String(contentsOfFile: workspace.path("current-reads"), encoding: .utf8) == "current\ncurrent\ncurrent\ncurrent\n")
     }
 
     /// At the last look, once `--old-key delete` deleted the old key, there is no key to
@@ -243,6 +244,62 @@ import Testing
         #expect(inPlace.stderr.contains("store the new key under another name or version"), "\(inPlace)")
         #expect(try opens(workspace, workspace.key))
     }
+
+    /// The current key's entry and the new key's spelled two ways (Keys/README.md,
+    /// "Rotating through the store"): the text differs, the entry is one, so the store
+    /// command's write replaces the current key. The current key's place, read again after
+    /// the store, gives the new key: the old key is stored back with the same command, and
+    /// the rotation is refused (exit 64) with the database byte for byte as it was, its key
+    /// in its place, and no copy of either key left beside it.
+    @Test(arguments: [
+        (current: "cat ./key", new: "cat key"),
+        (current: "!cat key", new: "cat key"),
+        (current: "cat  key", new: "cat key"),
+        (current: "cat key", new: "cat linked-key"),
+    ])
+    func oneEntrySpelledTwoWaysIsRefusedWithTheOldKeyStoredBack(current: String, new: String) throws {
+        let workspace = try migrated()
+        #expect(symlink("key", workspace.path("linked-key")) == 0)
+        let before = try fileBytes(workspace.database)
+        let result = try Tool.run(["rekey", "--db-path", workspace.database, "--migrations", workspace.migrations, "--password-command", current,
+                                   "--new-key", "generate", "--no-backup", "--new-key-store-command", "!echo store >> stores; cat > key",
+                                   "--new-password-command", new],
+                                  directory: workspace.root)
+        #expect(result.status == 64, "\(current) / \(new): \(result)")
+        #expect(result.stderr.contains("app.db was not rekeyed: the new key came back from the store the key command `\(current)` reads")
+                    && result.stderr.contains("the old key was stored back there"), "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
+        #expect(try fileBytes(workspace.database) == before)
+        #expect(try TestKey(text: String(contentsOfFile: workspace.keyFile, encoding: .utf8).trimmingCharacters(in: .newlines)) == workspace.key)
+        // The new key, then the old one stored back.
+        #expect(try String(contentsOfFile: workspace.path("stores"), encoding: .utf8) == "store\nstore\n")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCopy)))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCurrentKey)))
+        #expect(!result.output.contains(workspace.key.secret))
+    }
+
+    /// Two entries: the current key's place, read again after the store, still gives the
+    /// current key, and the copy of it kept beside the database meanwhile (0600) is given
+    /// up before the database changes.
+    @Test func theCurrentKeyIsKeptBesideTheDatabaseUntilTheStoreIsSeenToLeaveIt() throws {
+        let workspace = try migrated()
+        let result = try workspace.run("rekey", [
+            "--new-key", "generate", "--no-backup",
+            "--new-key-store-command", "!cp \(Self.keptCurrentKey) seen-kept; stat -c %a \(Self.keptCurrentKey) > seen-mode; umask 077; cat > store/{name}.key",
+            "--new-password-command", "!test -e \(Self.keptCurrentKey) && echo kept >> reads; cat store/{name}.key",
+        ])
+        #expect(result.status == 0, "\(result)")
+        #expect(try TestKey(text: String(contentsOfFile: workspace.path("seen-kept"), encoding: .utf8).trimmingCharacters(in: .newlines)) == workspace.key)
+        #expect(try String(contentsOfFile: workspace.path("seen-mode"), encoding: .utf8) == "600\n")
+        // Kept at the read-back before the rekey, gone at the reads after it.
+        #expect(try String(contentsOfFile: workspace.path("reads"), encoding: .utf8) == "kept\n")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(Self.keptCurrentKey)))
+        #expect(try opens(workspace, storedKey(workspace, "app")))
+    }
+
+    /// Where a rotation through a store keeps the current key until the store is seen to
+    /// leave it: beside the database.
+    private static let keptCurrentKey = ".app.db.migrationkit-old-key"
 
     /// Over a fleet, each tenant's key is stored and read back as its own, the store asked
     /// once per tenant.

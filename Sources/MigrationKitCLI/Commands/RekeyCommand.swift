@@ -142,6 +142,7 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
         let settings: ConnectionSettings
         let pending: KeyRotation.PendingKey
+        var current: KeyRotation.CurrentKey?
         var backupPath: String?
         do {
             settings = try ConnectionSettings.resolving(connection, access: .change, reporter: reporter, in: world)
@@ -154,9 +155,10 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             let proveFirst = !backup.skip || newKey.given.isEmpty
             var writer = proveFirst ? try world.host.openWriter(settings) : nil
             guard let currentKey = settings.key else { throw CLIError(.missingOption, "rekey needs the current key.") }
+            current = KeyRotation.CurrentKey(currentKey, readFrom: oldKeySource)
             pending = generating
-                ? try newKey.generatedKey(for: path, store: try storeCommand(for: path, in: world), ownedLike: Self.file(of: oldKeySource), replacingCurrent: inPlace,
-                                         reporter: reporter, in: world)
+                ? try newKey.generatedKey(for: path, store: try storeCommand(for: path, in: world), current: current, ownedLike: Self.file(of: oldKeySource),
+                                         replacingCurrent: inPlace, reporter: reporter, in: world)
                 : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter, in: world), stage: nil, staged: nil)
             if pending.key.isSameKey(as: currentKey) {
                 // In place, a run stopped after publishing its key and before giving up the
@@ -180,8 +182,15 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                     writer = nil
                 }
             } catch {
-                // Not rekeyed: a key staged for it is no one's, and a rerun makes another.
-                if let staged = pending.staged, settings.keyOpens(path, key: currentKey) { staged.removeStaged() }
+                // Not rekeyed: a key staged for it is no one's, and a rerun makes another;
+                // the current key kept is given up once its place is seen to hold it still.
+                // Both only once the current key is seen to open the database: a current key
+                // that does not is no proof of anything (a stopped run's kept copy may be the
+                // only key that opens it).
+                if settings.keyOpens(path, key: currentKey) {
+                    pending.staged?.removeStaged()
+                    if let kept = pending.kept, let current, KeyRotation.stillHolds(current, in: world) { kept.remove() }
+                }
                 throw error
             }
         } catch where Self.mayBeDone(error, in: world) {
@@ -193,6 +202,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                                       publishes: pending.staged?.storesBeforeRekey == false, reporter: reporter, in: world)
         try newKeyAtPlace.prove()
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
+        // The database is on a key its store gave back: the old one kept is no one's.
+        pending.kept?.remove()
         let retired = inPlace ? ", and it replaced the old key in its place." : oldKey == .delete ? ", and the old key is deleted." : "."
         reporter.line("Rekeyed \(path): the new key opens it from where it is stored, the old one no longer does" + retired)
         if let backupPath {
@@ -243,6 +254,8 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         guard keyOpens(try currentKeyReadAgain(path, reporter: reporter, in: world), path, in: world) else {
             throw CLIError(.newKeyNotStored, "the current key, read once more, does not open it")
         }
+        // On the old key, as its place gives it: a copy kept of it is no one's.
+        KeptCurrentKey(database: path).remove()
     }
 
     /// The current key for the database at `path`, read from its source as the command
@@ -300,12 +313,42 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
                                       publishes: true, reporter: reporter, in: world)
             try newKeyAtPlace.prove()
             reporter.line("\(path) was already on its new key, kept where a stopped run left it: published it to \(newKeySource.map(KeyStage.describe) ?? "its place").")
+        } else if let store, let kept = Self.keptCurrentKey(opening: path, in: world, keyOpens: { keyOpens($0, path, in: world) }) {
+            try Self.resume(onKept: kept, from: oldKeySource, storedWith: store, newKeys: [atPlace, try? stage?.stagedKey(warn: { _ in })], on: path, in: world)
         } else {
             throw storeFailure ?? failure
         }
         try newKeyAtPlace.finish(retiring: retiring(oldKeySource, inPlace))
+        KeptCurrentKey(database: path).remove()
         reporter.line("\(path) already opens with the new key, not the current one: nothing to change.")
         return RekeyDocument(database: path, databaseName: world.databaseName, backup: nil, changed: false, oldKey: retirement(inPlace))
+    }
+
+    /// The current key a stopped rotation through a store kept beside the database at
+    /// `path`, when it opens the database; nil otherwise.
+    private static func keptCurrentKey(opening path: String, in world: CommandWorld, keyOpens: (DatabaseKey) -> Bool) -> (KeptCurrentKey, DatabaseKey)? {
+        let kept = KeptCurrentKey(database: path)
+        guard let key = try? kept.key(world.keyReading), keyOpens(key) else { return nil }
+        return (kept, key)
+    }
+
+    /// A database a stopped rotation left on its old key, which is kept beside it, while
+    /// the current key's place gives another key. When that key is the new key the stopped
+    /// run stored (`newKeys`: as the new key's command or its staged copy give it), the
+    /// two key commands name one entry: the old key is stored back and the rotation
+    /// refused, as the run that was stopped would have done (`KeyRotation.storeBack`).
+    /// Otherwise the place lost the key some other way: nothing is written, and the
+    /// database fails, naming the copy.
+    private static func resume(onKept kept: (file: KeptCurrentKey, key: DatabaseKey), from oldKeySource: KeySource?, storedWith store: KeyCommandLine,
+                               newKeys: [DatabaseKey?], on path: String, in world: CommandWorld) throws -> Never {
+        let current = KeyRotation.CurrentKey(kept.key, readFrom: oldKeySource)
+        let again = current.place.flatMap { try? KeyStage.read($0, world.keyReading, warn: { _ in }) }
+        if let again, newKeys.contains(where: { $0?.isSameKey(as: again) == true }) {
+            KeyStage(publishingTo: .command(store.line), database: path, store: store, reading: world.keyReading)?.removeStaged()
+            try KeyRotation.storeBack(current, kept: kept.file, with: store, database: path, in: world)
+        }
+        let place = current.place.map(KeyStage.describe) ?? "the current key's source"
+        throw CLIError(.newKeyNotStored, "\(path) is on its old key, which is kept in \(kept.file.path), but \(place) no longer gives it; put the key kept there back where the current key is read, then run the rotation again.")
     }
 
     /// The key `read` gives, or nil when it gives none or fails: a new key that cannot be

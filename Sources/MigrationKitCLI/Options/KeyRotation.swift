@@ -43,6 +43,24 @@ enum KeyRotation {
         /// Where a generated key waits until its publication; nil for a key read from its
         /// place.
         let staged: KeyStage?
+        /// Where the current key is kept while a store command may have written over it;
+        /// nil when the new key is not stored before the rekey.
+        var kept: KeptCurrentKey? = nil
+    }
+
+    /// The key the database is on as the rotation begins, and where it is read from: what
+    /// a store command's write is checked against.
+    struct CurrentKey {
+        let key: DatabaseKey
+        /// Its place, when a write can change what is read there (a key file, a hex key
+        /// file, an item, a key command's store); nil for a key typed at a prompt, given as
+        /// an option or in a variable, which no store command writes over.
+        let place: KeySource?
+
+        init(_ key: DatabaseKey, readFrom source: KeySource?) {
+            self.key = key
+            place = source.flatMap { KeyStage.isPlace($0) ? $0 : nil }
+        }
     }
 
     /// The new key for `source`: a generated one (a new random raw key, or the one a
@@ -56,19 +74,33 @@ enum KeyRotation {
     ///     key, always replaced by it.
     ///   - store: the command that stores a new key read back with the key command
     ///     `source` (`--new-key-store-command`), for the database at `database`.
-    static func pendingKey(at source: KeySource, store: KeyCommandLine? = nil, database: String = "", ownedLike: String?,
+    ///   - current: the key the database is on and its place, which the store command's
+    ///     write must leave as it was (`proveTwoEntries`).
+    static func pendingKey(at source: KeySource, store: KeyCommandLine? = nil, database: String = "", current: CurrentKey? = nil, ownedLike: String?,
                            replacingCurrent: Bool, warn: (KeyWarning) -> Void, in world: CommandWorld) throws -> PendingKey {
         if case .command = source {
             guard let store, let stage = KeyStage(publishingTo: source, database: database, store: store, reading: world.keyReading) else { throw noStoreCommand }
             // Never reused from the store or the stage: a key command cannot tell "no key
             // there yet" from a failure, and a key a run staged or stored without rekeying
             // (the current key opens the database) is no one's. Staged first, so that a
-            // database rekeyed to it has it somewhere whatever the store does.
+            // database rekeyed to it has it somewhere whatever the store does; the current
+            // key kept before that, so that the database's own key is somewhere whatever
+            // the store command writes over.
             let key = DatabaseKey.randomRawKey()
+            let kept = current?.place == nil ? nil : KeptCurrentKey(database: database)
             return PendingKey(key: key, stage: {
+                if let current, let kept { try kept.keep(current.key, ownedLike: ownedLike, world.keyReading) }
                 try stage.write(key, ownedLike: ownedLike)
-                try Self.store(key, with: store, readBackFrom: source, database: database, in: world)
-            }, staged: stage)
+                try Self.store(key, with: store, readBackFrom: source, database: database, in: world) {
+                    // What the store wrote over before it failed is known only by reading
+                    // the current key's place again.
+                    if let current, let kept, Self.stillHolds(current, in: world) { kept.remove() }
+                    return kept.flatMap { $0.exists ? $0 : nil }
+                }
+                if let current, let kept {
+                    try Self.proveTwoEntries(current, new: key, kept: kept, stage: stage, store: store, database: database, in: world)
+                }
+            }, staged: stage, kept: kept)
         }
         guard let stage = KeyStage(publishingTo: source, reading: world.keyReading) else {
             throw Self.noPlaceToWrite
@@ -111,8 +143,17 @@ enum KeyRotation {
     /// on its old key (`PublishedKey`).
     ///
     /// - Parameter world: the world of the command, which words the failures.
-    static func store(_ key: DatabaseKey, with store: KeyCommandLine, readBackFrom place: KeySource, database: String, in world: CommandWorld) throws {
-        let unchanged = "\(database) was not rekeyed and is still on its old key, which still opens it"
+    ///
+    /// - Parameter settle: run when the store fails, before the sentence is said: where the
+    ///   current key is kept still (the store may have written over the entry it is read
+    ///   from), or nil.
+    static func store(_ key: DatabaseKey, with store: KeyCommandLine, readBackFrom place: KeySource, database: String, in world: CommandWorld,
+                      settle: () -> KeptCurrentKey? = { nil }) throws {
+        var unchanged: String {
+            let kept = settle()
+            return "\(database) was not rekeyed and is still on its old key"
+                + (kept.map { ", which is also kept in \($0.path) (the entry it is read from may have been written over)" } ?? ", which still opens it")
+        }
         do {
             try store.store(key, world.keyReading)
         } catch {
@@ -127,6 +168,51 @@ enum KeyRotation {
         guard live.isSameKey(as: key) else {
             throw CLIError(.newKeyNotStored, "\(unchanged): \(KeyStage.describe(place)) gave back another key than the one stored with \(store); check that the two commands name the same entry, then run the command again.")
         }
+    }
+
+    /// After the store command wrote the new key (and it was read back), reads the
+    /// current key's place once more: still the current key, the two are two entries and
+    /// the copy kept is given up; the new key, they are one entry spelled two ways, which
+    /// the store command just wrote over: the current key is stored back with the same
+    /// command, proven there, and the rotation refused, nothing changed. A read that
+    /// fails or gives a third key tells neither: the copy stays kept until the database
+    /// is proven on a key its store gives back.
+    /// Whether the current key's place, read again, still gives the current key.
+    static func stillHolds(_ current: CurrentKey, in world: CommandWorld) -> Bool {
+        guard let place = current.place else { return true }
+        return (try? KeyStage.read(place, world.keyReading, warn: { _ in }))??.isSameKey(as: current.key) == true
+    }
+
+    static func proveTwoEntries(_ current: CurrentKey, new key: DatabaseKey, kept: KeptCurrentKey, stage: KeyStage, store: KeyCommandLine, database: String,
+                                in world: CommandWorld) throws {
+        guard let place = current.place else { return }
+        guard let again = try? KeyStage.read(place, world.keyReading, warn: { _ in }) else { return }
+        if again.isSameKey(as: current.key) {
+            kept.remove()
+            return
+        }
+        guard again.isSameKey(as: key) else { return }
+        stage.removeStaged()
+        try storeBack(current, kept: kept, with: store, database: database, in: world)
+    }
+
+    /// Stores the current key back with the store command, where it wrote the new key over
+    /// it (the current key's place is the new key's entry), proves it is read there again,
+    /// gives up the kept copy and refuses the rotation: the database was never rekeyed.
+    static func storeBack(_ current: CurrentKey, kept: KeptCurrentKey, with store: KeyCommandLine, database: String, in world: CommandWorld) throws -> Never {
+        let place = current.place.map(KeyStage.describe) ?? "the current key's place"
+        let oneEntry = "the new key came back from \(place), where the current key is read: the two key commands name one entry"
+        do {
+            try store.store(current.key, world.keyReading)
+            let again = try current.place.flatMap { try KeyStage.read($0, world.keyReading, warn: { _ in }) }
+            guard again?.isSameKey(as: current.key) == true else {
+                throw CLIError(.newKeyNotStored, "it holds another key after the store")
+            }
+        } catch {
+            throw CLIError(.newKeyNotStored, "\(database) was not rekeyed and is on its old key, kept in \(kept.path), but \(oneEntry) and storing the old key back there failed (\(PublishedKey.reason(error, in: world))); put the key kept there back where --password-command reads it, then store the new key under another name or version.")
+        }
+        kept.remove()
+        throw CLIError(.conflictingOptions, "\(database) was not rekeyed: \(oneEntry), so the old key was stored back there. Store the new key under another name or version (--new-key-store-command and --new-password-command) and run the rotation again.")
     }
 
     /// Whether two sources are one place: the same file (links followed), or the same

@@ -63,15 +63,17 @@ package struct NewKeyOptions: ParsableArguments {
     ///
     /// - Parameter replacingCurrent: the new key's place is the current key's.
     /// - Parameter store: the store command for this database (`--new-key-store-command`).
-    func generatedKey(for path: String, store: KeyCommandLine? = nil, ownedLike: String?, replacingCurrent: Bool, reporter: Reporter,
-                      in world: CommandWorld) throws -> KeyRotation.PendingKey {
+    /// - Parameter current: the key the database is on and its place, which the store
+    ///   command's write is checked against.
+    func generatedKey(for path: String, store: KeyCommandLine? = nil, current: KeyRotation.CurrentKey? = nil, ownedLike: String?, replacingCurrent: Bool,
+                      reporter: Reporter, in world: CommandWorld) throws -> KeyRotation.PendingKey {
         if world.fleet != nil, !isTemplate {
             return KeyRotation.PendingKey(key: try resolve(for: path, generating: true, ownedLike: ownedLike, reporter: reporter, in: world), stage: nil, staged: nil)
         }
         let given = try forDatabase(at: path, in: world).given
         for warning in given.warnings(NewKeyRole.text) { reporter.warning(warning) }
         guard let place = try given.source(in: world.surroundings.environment) else { throw Self.noPlaceToGenerate }
-        return try KeyRotation.pendingKey(at: place, store: store, database: path, ownedLike: ownedLike, replacingCurrent: replacingCurrent,
+        return try KeyRotation.pendingKey(at: place, store: store, database: path, current: current, ownedLike: ownedLike, replacingCurrent: replacingCurrent,
                                           warn: { reporter.warning($0.description) }, in: world)
     }
 
