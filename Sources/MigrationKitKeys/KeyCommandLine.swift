@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -130,6 +131,11 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     /// Hands `key` (its text form, `DatabaseKey.withKeyText`, then a line break) to the
     /// command on its standard input, its standard output discarded; it must exit with
     /// status 0 within the time bound, run as `reading` says.
+    ///
+    /// One store command runs at a time in a process (a fleet's rotation runs several
+    /// databases at once): stores such as `pass` commit each write to one git
+    /// repository, and two writes at once collide on its lock, the key stored but not
+    /// committed while the command still exits 0. Reads run side by side.
     package func store(_ key: DatabaseKey, _ reading: KeyReading) throws {
         let input = key.withKeyText { text in
             SecretBytes(count: text.count + 1) { buffer in
@@ -137,7 +143,42 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
                 buffer[text.count] = 0x0A
             }
         }
+        guard Self.storeTurn.take(unless: reading.stopRequest?.signal) else {
+            throw KeyError(code: .keyCommandFailed, message: "The key command \(self) was not started, as the run was asked to stop.",
+                           signal: reading.stopRequest?.signal())
+        }
+        defer { Self.storeTurn.give() }
         _ = try run(input: input, reading)
+    }
+
+    /// Whose turn it is to run a store command in this process.
+    private static let storeTurn = Turn()
+
+    /// A turn taken by one thread at a time, waited for in short slices so that a stop
+    /// asked meanwhile ends the wait.
+    private final class Turn: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var taken = false
+
+        /// Waits for the turn and takes it: false, without it, once `stop` says a stop
+        /// was asked.
+        func take(unless stop: (@Sendable () -> Int32?)?) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while taken {
+                if stop?() != nil { return false }
+                _ = condition.wait(until: Date().addingTimeInterval(0.05))
+            }
+            taken = true
+            return true
+        }
+
+        func give() {
+            condition.lock()
+            taken = false
+            condition.signal()
+            condition.unlock()
+        }
     }
 
     // MARK: - Running it
@@ -213,33 +254,35 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
                                 deadline: .now + reading.keyCommandTimeout, stopRequest: reading.stopRequest?.signal)
         if terminal >= 0 { _ = migrationkit_take_terminal(terminal) }
 
+        // A command that stores a key has no other way to pass one.
+        let otherwise = capturing ? ", or pass the key another way" : ""
+        func failure(_ code: KeyError.Code, _ cause: String, _ advice: String, signal: Int32? = nil) -> KeyError {
+            var error = KeyError(code: code, message: "The key command \(self) \(cause)\(advice)", signal: signal)
+            error.commandCause = "the command \(cause)"
+            return error
+        }
         switch outcome.end {
         case .stopped(let number):
-            throw KeyError(code: .keyCommandFailed,
-                           message: "The key command \(self) was stopped by signal \(number), as the run was asked to stop.",
-                           signal: number)
+            throw failure(.keyCommandFailed, "was stopped by signal \(number)", ", as the run was asked to stop.", signal: number)
         case .timedOut:
-            throw KeyError(code: .keyCommandTimedOut, advice: Advice(
+            var error = KeyError(code: .keyCommandTimedOut, advice: Advice(
                 situation: "The key command \(self) did not finish within \(Self.seconds(reading.keyCommandTimeout)) and was stopped",
                 otherwise: "check that it runs by itself without waiting for input", remedy: .allowKeyCommandMoreTime))
+            error.commandCause = "the command did not finish within \(Self.seconds(reading.keyCommandTimeout))"
+            throw error
         case .tooLarge:
-            throw KeyError(code: .keyCommandTooLarge,
-                           message: "The key command \(self) printed more than \(KeySource.maximumKeyLength) bytes, so what it printed is not a key; make it print only the key.")
+            throw failure(.keyCommandTooLarge, "printed more than \(KeySource.maximumKeyLength) bytes", ", so what it printed is not a key; make it print only the key.")
         case .exited(0):
             break
         case .exited(let status):
-            throw KeyError(code: .keyCommandFailed,
-                           message: "The key command \(self) failed with exit status \(status); run it by itself to see why, or pass the key another way.")
+            throw failure(.keyCommandFailed, "failed with exit status \(status)", "; run it by itself to see why\(otherwise).")
         case .signaled(let number):
             // Ctrl-C at the command's own prompt reached its process group only: the
             // command line stops as it would on Ctrl-C at its own prompt.
             let fromTerminal = terminal >= 0 && (number == SIGINT || number == SIGQUIT)
-            throw KeyError(code: .keyCommandFailed,
-                           message: "The key command \(self) was ended by signal \(number); run it by itself to see why, or pass the key another way.",
-                           signal: fromTerminal ? number : nil)
+            throw failure(.keyCommandFailed, "was ended by signal \(number)", "; run it by itself to see why\(otherwise).", signal: fromTerminal ? number : nil)
         case .failed(let code):
-            throw KeyError(code: .keyCommandFailed,
-                           message: "The key command \(self) could not be waited for (\(errnoDescription(code))).")
+            throw failure(.keyCommandFailed, "could not be waited for (\(errnoDescription(code)))", ".")
         }
         return outcome.output
     }
@@ -253,7 +296,9 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     }
 
     private func empty() -> KeyError {
-        KeyError(code: .keyCommandEmpty, message: "The key command \(self) printed nothing; make it print the key on its standard output.")
+        var error = KeyError(code: .keyCommandEmpty, message: "The key command \(self) printed nothing; make it print the key on its standard output.")
+        error.commandCause = "the command printed nothing"
+        return error
     }
 
     private static func seconds(_ duration: Duration) -> String {

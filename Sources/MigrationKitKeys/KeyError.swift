@@ -184,6 +184,9 @@ public struct KeyError: RemediableError, Sendable {
     /// The signal that interrupted a prompt (`.promptCancelled`), whose handler let the
     /// process live on: a command line ends by it, as the signal would have ended it.
     package let signal: Int32?
+    /// For a key command that failed: what happened, without naming the command ("the
+    /// command failed with exit status 1"), for a sentence that names it already.
+    package var commandCause: String? = nil
 
     /// An error whose message is the whole sentence, with no remedy a command line
     /// words itself.
@@ -240,6 +243,10 @@ public struct KeyWarning: Hashable, Sendable, CustomStringConvertible {
         /// The key text is 64, 96 or 160 hex digits without `x'…'`: a passphrase to SQLCipher,
         /// though apps that store a raw key that way mean the raw key.
         public static let bareRawKey = Code(rawValue: "bareRawKey")
+        /// The key text (a passphrase) starts or ends with a space or a tab, which are part
+        /// of the key (only line breaks at its end are dropped): a store or a command that
+        /// pads its output gives another key than the one written there.
+        public static let keySurroundedBySpace = Code(rawValue: "keySurroundedBySpace")
     }
 
     /// Which warning this is.

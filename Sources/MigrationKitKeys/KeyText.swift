@@ -83,6 +83,14 @@ enum KeyText {
                 message: "The key in \(origin) is bare hex digits, which SQLCipher will use as a passphrase; if it is a raw key (as apps that store 64 hex digits mean it), write it as x'<the digits>'.",
                 path: path))
         }
+        if key.kind == .passphrase, let side = spaceAround(text) {
+            // Not dropped: a passphrase may hold any byte. But a store or a command that
+            // pads its output makes another key, and "wrong key" alone would not say why.
+            warn(KeyWarning(
+                code: .keySurroundedBySpace,
+                message: "The key in \(origin) \(side) a space or a tab, which is part of the key (only line breaks at its end are dropped); if it is not, remove it there.",
+                path: path))
+        }
         return key
     }
 
@@ -172,6 +180,15 @@ enum KeyText {
                 && (bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"))
                 && bytes[1] == UInt8(ascii: "'")
                 && bytes[bytes.count - 1] == UInt8(ascii: "'")
+        }
+    }
+
+    /// "starts with", "ends with": where a text has a space or a tab at its edge, or nil.
+    private static func spaceAround(_ text: SecretBytes) -> String? {
+        text.withUnsafeBytes { bytes in
+            func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            guard let first = bytes.first, let last = bytes.last else { return nil }
+            return isSpace(last) ? "ends with" : isSpace(first) ? "starts with" : nil
         }
     }
 

@@ -141,6 +141,85 @@ import Glibc
         #expect(rerun.stdout.split(separator: "\n").filter { $0.contains("already on the new key") }.count == onNewKey, "\(rerun.stdout)")
     }
 
+    /// A rotation through a store stopped by SIGTERM with one tenant past its rekey and
+    /// another still storing its new key: each stopped tenant is listed with the key it is
+    /// on, read after the stop, and where that key is — the first on its new key, which
+    /// its store gave back, the second on its old key, in its file — in the table and in
+    /// `--json`, never "as it was" for a tenant already on its new key; and each is as
+    /// its line says.
+    @Test(arguments: [false, true])
+    func aStoppedRotationTellsEachTenantsKeyAsItIs(json: Bool) throws {
+        let fleet = try Fleet(2)
+        let workspace = fleet.workspace
+        try FileManager.default.createDirectory(atPath: workspace.path("store"), withIntermediateDirectories: false)
+        // tenant1's store waits; tenant0's second read-back, the first after its rekey, waits.
+        let store = "!if [ {name} = tenant1 ]; then touch storing; exec sleep 120; fi; umask 077; cat > store/{name}.key"
+        let readBack = "!n=$(($(cat reads-{name} 2>/dev/null || echo 0) + 1)); echo $n > reads-{name}; "
+            + "if [ {name} = tenant0 ] && [ $n -eq 2 ]; then touch rekeyed; exec sleep 120; fi; cat store/{name}.key"
+        let process = try ChildProcess([Binary.migrationkit, "rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-key", "generate",
+                                        "--no-backup", "--jobs", "2", "--key-command-timeout", "300", "--new-key-store-command", store,
+                                        "--new-password-command", readBack, "--migrations", workspace.migrations] + (json ? ["--json"] : []),
+                                       environment: Binary.environment(), directory: workspace.root, output: .file(workspace.path("out")), errors: .file(workspace.path("err")))
+        let deadline = ContinuousClock.now + .seconds(60)
+        func both() -> Bool { ["storing", "rekeyed"].allSatisfy { FileManager.default.fileExists(atPath: workspace.path($0)) } }
+        while process.isRunning, ContinuousClock.now < deadline, !both() { usleep(5_000) }
+        try #require(both(), "the two tenants never reached their waits")
+        process.send(SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        let stdout = try String(contentsOfFile: workspace.path("out"), encoding: .utf8)
+        let stored = TestKey(text: try String(contentsOfFile: workspace.path("store/tenant0.key"), encoding: .utf8).trimmingCharacters(in: .newlines))
+        #expect(try fleet.rows(0, key: stored) == 1 && fleet.rows(0, key: fleet.keys[0]) == nil, "tenant0 is not on the key its store holds")
+        #expect(try fleet.rows(1, key: fleet.keys[1]) == 1, "tenant1 is not on its old key")
+        if json {
+            let entries = try Fleet.entries(stdout)
+            let first = try #require(entries["tenants/tenant0.db"]?["key"] as? [String: Any], "\(stdout)")
+            let second = try #require(entries["tenants/tenant1.db"]?["key"] as? [String: Any], "\(stdout)")
+            #expect(entries["tenants/tenant0.db"]?["result"] as? String == "stopped" && first["on"] as? String == "new", "\(stdout)")
+            #expect((first["storedIn"] as? [String])?.first?.contains("store/tenant0.key") == true, "\(stdout)")
+            #expect(second["on"] as? String == "old" && second["storedIn"] as? [String] == ["keys/tenant1.key"], "\(stdout)")
+        } else {
+            let lines = stdout.split(separator: "\n").map(String.init)
+            let first = lines.first { $0.hasPrefix("tenants/tenant0.db ") } ?? "(no line)"
+            let second = lines.first { $0.hasPrefix("tenants/tenant1.db ") } ?? "(no line)"
+            #expect(first.contains("stopped: on its new key, stored in the store the key command") && first.contains("store/tenant0.key"), "\(stdout)")
+            #expect(second.contains("stopped: on its old key, stored in keys/tenant1.key"), "\(stdout)")
+            #expect(!stdout.contains("as it was"), "\(stdout)")
+        }
+        #expect(!stdout.contains(stored.secret) && !stdout.contains(fleet.keys[1].secret))
+    }
+
+    /// A key removed from its place after its tenant was done, before the fleet's end (a
+    /// cleaner that purges what it does not manage; here the next tenant's key command):
+    /// the rotation ends by reading every tenant's key from its place once more and
+    /// opening the tenant with it, so that tenant fails, exit 5, its key kept beside its
+    /// place (0600) and named; the rerun publishes it from there and finishes.
+    @Test func aKeyRemovedAfterItsTenantWasDoneFailsTheFleetAtItsEnd() throws {
+        let fleet = try Fleet(2)
+        let workspace = fleet.workspace
+        let rotation = ["rekey", "--db-glob", "tenants/*.db", "--new-password-file", "keys/{name}.next",
+                        "--new-key", "generate", "--no-backup", "--jobs", "1", "--migrations", workspace.migrations]
+        let result = try Binary.run(rotation + ["--password-command", "!if [ {name} = tenant1 ]; then rm keys/tenant0.next; fi; cat keys/{name}.key"],
+                                    directory: workspace.root)
+        #expect(result.status == 5, "\(result)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let first = lines.first { $0.hasPrefix("tenants/tenant0.db ") } ?? "(no line)"
+        let kept = "keys/.tenant0.next.migrationkit-new-key"
+        #expect(first.contains("failed (exit 5): tenants/tenant0.db is on its new key, but at the end of the run keys/tenant0.next did not hold it")
+                    && first.contains("The new key is kept in \(kept)"), "\(result)")
+        #expect(lines.contains { $0.hasPrefix("tenants/tenant1.db ") && $0.hasSuffix("rekeyed") }, "\(result)")
+        let keptKey = TestKey(text: try String(contentsOfFile: workspace.path(kept), encoding: .utf8).trimmingCharacters(in: .newlines))
+        #expect(try FileManager.default.attributesOfItem(atPath: workspace.path(kept))[.posixPermissions] as? Int == 0o600)
+        #expect(try fleet.rows(0, key: keptKey) == 1)
+        #expect(!result.output.contains(keptKey.secret))
+
+        let rerun = try Binary.run(rotation + ["--password-file", "keys/{name}.key"], directory: workspace.root)
+        #expect(rerun.status == 0, "\(rerun)")
+        let published = TestKey(text: try String(contentsOfFile: workspace.path("keys/tenant0.next"), encoding: .utf8).trimmingCharacters(in: .newlines))
+        #expect(try published == keptKey && fleet.rows(0, key: published) == 1)
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(kept)))
+    }
+
     /// The keys a tenant's key files hold now: its current one and its new one, where
     /// each file exists.
     /// (docs/fleets.md) Its current key file, its new one, and the new key kept staged

@@ -74,7 +74,7 @@ import Testing
         try workspace.write("other.key", other.text + "\n", mode: 0o600)
         let before = try fileBytes(workspace.database)
         let cases: [(store: String, read: String, says: String)] = [
-            ("false", "cat store/{name}.key", "storing the new key with `false` failed"),
+            ("false", "cat store/{name}.key", "storing the new key with `false` failed (the command failed with exit status 1)"),
             ("sleep 600", "cat store/{name}.key", "did not finish within 0.5 seconds"),
             ("!cat > /dev/null; cp other.key store/{name}.key", "cat store/{name}.key", "gave back another key than the one stored"),
             ("!cat > store/{name}.key", "cat other.key", "gave back another key than the one stored"),
@@ -115,7 +115,7 @@ import Testing
         let other = TestKey.raw()
         try workspace.write("other.key", other.text + "\n", mode: 0o600)
         let cases: [(fault: String, says: String)] = [
-            ("exit 3", "it could not be read back: The key command"),
+            ("exit 3", "it could not be read back: the command failed with exit status 3"),
             ("exec sleep 600", "did not finish within 0.5 seconds"),
             ("cat other.key; exit 0", "it holds another key"),
             ("rm store/{name}.key; exit 1", "it could not be read back"),

@@ -105,6 +105,29 @@ import Glibc
         #expect(try tenants.opens(name, with: tenants.key(name)), "\(rotated.output)")
     }
 
+    /// The current key's file named another way: a hard link is the same file (a rotation
+    /// in place, refused without `--new-key generate`), and a key file whose other names
+    /// a rename would leave on the old key is refused before the database changes; the
+    /// same file read as hex digits by one option and as text by the other is refused too.
+    @Test func theCurrentKeyFileUnderAnotherNameIsTheSamePlace() throws {
+        let tenants = try Tenants(1)
+        let name = tenants.names[0]
+        let before = tenants.key(name)
+        let database = try fileBytes(tenants.database(name))
+        #expect(link(tenants.workspace.path("keys/\(name).key"), tenants.workspace.path("keys/\(name).link")) == 0)
+        let rekey = ["rekey", "--db-path", "tenants/\(name).db", "--password-file", "keys/\(name).key", "--no-backup"]
+        let given = try tenants.run(rekey + ["--new-password-file", "keys/\(name).link"])
+        #expect(given.exitCode == .usage && given.stderr.contains("give --new-key generate"), "\(given.output)")
+        let generated = try tenants.run(rekey + ["--new-password-file", "keys/\(name).link", "--new-key", "generate"])
+        #expect(generated.status != 0 && generated.stderr.contains("names (hard links)") && generated.stderr.split(separator: "\n").count == 1, "\(generated.output)")
+        let hex = try tenants.run(["rekey", "--db-path", "tenants/\(name).db", "--password-file", "keys/\(name).key", "--no-backup",
+                                   "--new-password-hex-file", "keys/\(name).key", "--new-key", "generate"])
+        #expect(hex.exitCode == .usage && hex.stderr.contains("read as hex digits by one option"), "\(hex.output)")
+        #expect(try fileBytes(tenants.database(name)) == database)
+        #expect(tenants.key(name) == before && tenants.key(name, "link") == before)
+        #expect(tenants.leftovers.isEmpty, "\(tenants.leftovers)")
+    }
+
     /// docs/fleets.md's monthly unit, its `ExecStart=` line run as written (its folders
     /// moved into the test's): every tenant ends on a new key in the one file the app
     /// reads, twice in a row, as two months of the timer would.

@@ -114,6 +114,12 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
     }
 
+    /// Whether a key source reads hex digits (`--password-hex-file`).
+    private static func readsHex(_ source: KeySource?) -> Bool {
+        if case .hex? = source { return true }
+        return false
+    }
+
     /// The file a key source reads, if it reads one.
     private static func file(of source: KeySource?) -> String? {
         if case .file(let path)? = source { return path }
@@ -126,6 +132,9 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         let newKeySource = try newKey.forDatabase(at: path, in: world).given.source(in: world.surroundings.environment)
         // The new key's place is the current key's: it replaces the old key there.
         let inPlace = KeyRotation.samePlace(oldKeySource, newKeySource)
+        if inPlace, Self.readsHex(oldKeySource) != Self.readsHex(newKeySource) {
+            throw CLIError(.conflictingOptions, "The new key's file is the current key's, read as hex digits by one option and as a key's text by the other; name the file with the same kind of option for both.")
+        }
         if inPlace, !generating {
             throw CLIError(.conflictingOptions, "The new key's place is the current key's; give --new-key generate to make a new key that replaces the old one there, or name another place for the new key.")
         }
@@ -140,6 +149,10 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
         if oldKey == .delete, !inPlace, !KeyRotation.canDelete(oldKeySource) {
             throw CLIError(.conflictingOptions, "--old-key delete removes a key file (--password-file) or a Secret Service item (--keychain-service with --keychain-account); the current key comes from neither.")
         }
+        let record = RotationRecord(database: path, oldPlace: oldKeySource, newPlace: newKeySource, in: world) { [connection] key in
+            Self.opensOrUnknown(key, path, connection: connection, in: world)
+        }
+        world.journal.rotation = record
         let settings: ConnectionSettings
         let pending: KeyRotation.PendingKey
         var current: KeyRotation.CurrentKey?
@@ -156,10 +169,12 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             var writer = proveFirst ? try world.host.openWriter(settings) : nil
             guard let currentKey = settings.key else { throw CLIError(.missingOption, "rekey needs the current key.") }
             current = KeyRotation.CurrentKey(currentKey, readFrom: oldKeySource)
+            record.startedOn(currentKey)
             pending = generating
                 ? try newKey.generatedKey(for: path, store: try storeCommand(for: path, in: world), current: current, ownedLike: Self.file(of: oldKeySource),
                                          replacingCurrent: inPlace, reporter: reporter, in: world)
                 : KeyRotation.PendingKey(key: try newKey.resolve(for: path, reporter: reporter, in: world), stage: nil, staged: nil)
+            record.rotating(to: pending.key, staged: pending.staged, kept: pending.kept)
             if pending.key.isSameKey(as: currentKey) {
                 // In place, a run stopped after publishing its key and before giving up the
                 // kept copy: the database is on the key in its place; only the copy is left.
@@ -215,6 +230,23 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
     /// A rotation in place with a backup: once the new key replaced the old one, no key
     /// would open the backup. Refused for a fleet at once, and for one database.
     private static let backupWithNoKey = CLIError(.conflictingOptions, "The new key replaces the old one in its place, which would leave each backup (still encrypted with the old key) with no key that opens it; give --no-backup, or another place for the new key.")
+
+    /// Whether `key` opens the database at `path` with the cipher options given: nil when
+    /// that cannot be told (it is locked, or cannot be read), for a stopped rotation's
+    /// state.
+    private static func opensOrUnknown(_ key: DatabaseKey, _ path: String, connection: ConnectionOptions, in world: CommandWorld) -> Bool? {
+        var configuration = SQLCipherConfiguration(forOpening: path, cipher: connection.cipher, lockTimeout: connection.lockTimeout, access: .change, in: world)
+        configuration.readOnly = true
+        configuration.createIfMissing = false
+        do {
+            _ = try SQLCipherWriter(path: path, key: key, configuration: configuration)
+            return true
+        } catch DatabaseErrorKind.wrongKey {
+            return false
+        } catch {
+            return nil
+        }
+    }
 
     /// Whether `key` opens the database at `path` with the cipher options given.
     private func keyOpens(_ key: DatabaseKey, _ path: String, in world: CommandWorld) -> Bool {
@@ -306,11 +338,13 @@ struct RekeyCommand: UsesProjectConnectionAndBackup, FleetCommand {
             }
             newKeyAtPlace = published(key, at: newKeySource, staged: keptStage, on: path, ownedLike: ownedLike, inPlace: inPlace,
                                       publishes: false, reporter: reporter, in: world)
+            world.rotationRecord?.rotating(to: key, staged: keptStage, kept: nil)
         } else if let stage, let staged = try Self.keyIfAnswered(failure, { try stage.stagedKey(warn: { _ in }) }), keyOpens(staged, path, in: world) {
             // Killed between its rekey's commit and the key's publication (or, for a
             // store, its proof there): published again from the staged copy.
             newKeyAtPlace = published(staged, at: newKeySource, staged: stage, on: path, ownedLike: ownedLike, inPlace: inPlace,
                                       publishes: true, reporter: reporter, in: world)
+            world.rotationRecord?.rotating(to: staged, staged: stage, kept: nil)
             try newKeyAtPlace.prove()
             reporter.line("\(path) was already on its new key, kept where a stopped run left it: published it to \(newKeySource.map(KeyStage.describe) ?? "its place").")
         } else if let store, let kept = Self.keptCurrentKey(opening: path, in: world, keyOpens: { keyOpens($0, path, in: world) }) {

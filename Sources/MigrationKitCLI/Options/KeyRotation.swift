@@ -105,6 +105,9 @@ enum KeyRotation {
         guard let stage = KeyStage(publishingTo: source, reading: world.keyReading) else {
             throw Self.noPlaceToWrite
         }
+        // A key file is published by a rename, which a file with other names would survive
+        // under them, on the old key: refused before the database changes, not after.
+        if case .file(let path) = source.withoutHex { try DurableFile.requireSingleName(DurableFile.resolvingSymlinks(path), leaving: "on the old key") }
         if !replacingCurrent, let existing = try stage.keyAtPlace(warn: warn) {
             return PendingKey(key: existing, stage: nil, staged: nil)
         }
@@ -157,17 +160,18 @@ enum KeyRotation {
         do {
             try store.store(key, world.keyReading)
         } catch {
-            throw CLIError(.newKeyNotStored, "\(unchanged): storing the new key with \(store) failed (\(PublishedKey.reason(error, in: world))).")
+            throw CLIError(.newKeyNotStored, "\(unchanged): storing the new key with \(store) failed (\(PublishedKey.cause(error, in: world))).")
         }
         let live: DatabaseKey
         do {
             live = try place.resolve(world.keyReading, warn: { _ in })
         } catch {
-            throw CLIError(.newKeyNotStored, "\(unchanged): the new key could not be read back from \(KeyStage.describe(place)) (\(PublishedKey.reason(error, in: world))).")
+            throw CLIError(.newKeyNotStored, "\(unchanged): the new key could not be read back from \(KeyStage.describe(place)) (\(PublishedKey.cause(error, in: world))).")
         }
         guard live.isSameKey(as: key) else {
             throw CLIError(.newKeyNotStored, "\(unchanged): \(KeyStage.describe(place)) gave back another key than the one stored with \(store); check that the two commands name the same entry, then run the command again.")
         }
+        world.rotationRecord?.newKeyWasReadBack()
     }
 
     /// After the store command wrote the new key (and it was read back), reads the
@@ -215,16 +219,18 @@ enum KeyRotation {
         throw CLIError(.conflictingOptions, "\(database) was not rekeyed: \(oneEntry), so the old key was stored back there. Store the new key under another name or version (--new-key-store-command and --new-password-command) and run the rotation again.")
     }
 
-    /// Whether two sources are one place: the same file (links followed), or the same
-    /// Secret Service item.
+    /// Whether two sources are one place: the same file (links followed, hard links
+    /// too, a key file and a hex key file alike), or the same Secret Service item.
     static func samePlace(_ one: KeySource?, _ other: KeySource?) -> Bool {
         switch (one, other) {
         case (.file(let left)?, .file(let right)?):
-            return DurableFile.resolvingSymlinks(left) == DurableFile.resolvingSymlinks(right)
+            return DurableFile.resolvingSymlinks(left) == DurableFile.resolvingSymlinks(right) || DurableFile.sameFile(left, right)
         case (.secretService(let service, let account)?, .secretService(let otherService, let otherAccount)?):
             return service == otherService && account == otherAccount
-        case (.hex(let left)?, .hex(let right)?):
-            return samePlace(left, right)
+        case (.hex(let left)?, _):
+            return samePlace(left, other)
+        case (_, .hex(let right)?):
+            return samePlace(one, right)
         case (.command(let left)?, .command(let right)?):
             return left == right
         default:
@@ -261,6 +267,14 @@ enum KeyRotation {
         }
     }
 
+}
+
+extension KeySource {
+    /// The source a hex key file wraps, or this one.
+    var withoutHex: KeySource {
+        if case .hex(let place) = self { return place }
+        return self
+    }
 }
 
 extension DatabaseKey {

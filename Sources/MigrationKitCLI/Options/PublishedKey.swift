@@ -85,7 +85,10 @@ struct PublishedKey {
     ///   - afterReleasing: runs once an item's staged copy is given up, before the look
     ///     that follows (tests change the key's place there).
     func finish(retiring oldKey: KeySource?, afterRetiring: () throws -> Void = {}, afterReleasing: () throws -> Void = {}) throws {
-        if let oldKey { try KeyRotation.delete(oldKey, world.keyReading) }
+        if let oldKey {
+            try KeyRotation.delete(oldKey, world.keyReading)
+            world.rotationRecord?.oldKeyWasDeleted()
+        }
         try afterRetiring()
         let end = Moment.end(oldKeyDeleted: oldKey != nil)
         try confirm(at: end, restaging: false)
@@ -113,7 +116,7 @@ struct PublishedKey {
             // The key may well be there: nothing is written back over it.
             throw notAnswering(error, at: moment, restaging: restaging)
         } catch {
-            throw unproven(moment, cause: "it could not be read back: \(Self.reason(error, in: world))", restaging: restaging)
+            throw unproven(moment, cause: "it could not be read back: \(Self.cause(error, in: world))", restaging: restaging)
         }
         guard let live else {
             let cause: String
@@ -132,6 +135,7 @@ struct PublishedKey {
         }
         guard live.isSameKey(as: key) else { throw unproven(moment, cause: "it holds another key, left as it is", restaging: restaging) }
         guard opens(live) else { throw unproven(moment, cause: "the key read back from there does not open it", restaging: restaging) }
+        world.rotationRecord?.newKeyWasReadBack()
     }
 
     /// After the staged copy was given up (`restaging`), writes it again before a failure
@@ -191,6 +195,17 @@ struct PublishedKey {
     /// What an error says, as the command line running in `world` says it, inside a
     /// sentence of the database's failure: without its closing period.
     static func reason(_ error: any Error, in world: CommandWorld) -> String {
+        reason(error, naming: true, in: world)
+    }
+
+    /// `reason(_:in:)` inside a sentence that names the key command already: a key
+    /// command's failure without its name again ("the command failed with exit status 1").
+    static func cause(_ error: any Error, in world: CommandWorld) -> String {
+        reason(error, naming: false, in: world)
+    }
+
+    private static func reason(_ error: any Error, naming: Bool, in world: CommandWorld) -> String {
+        if !naming, let cause = (error as? KeyError)?.commandCause { return cause }
         let message = ErrorPresentation(error, in: world)?.message ?? "\(error)"
         return message.hasSuffix(".") ? String(message.dropLast()) : message
     }

@@ -102,11 +102,11 @@ extension FleetCommand {
         let command = self
         let fleetWorld = world.with { $0.fleet = FleetShared(databaseCount: selected.paths.count, roots: selected.roots) }
         try readSharedKeys(reporter: reporter, in: fleetWorld)
-        let outcomes = run.run(reporter: reporter, verb: fleetVerb, in: fleetWorld, { path, world in
+        let outcomes = run.lastLook(run.run(reporter: reporter, verb: fleetVerb, in: fleetWorld, { path, world in
             var one = command
             one.connection.dbPath = path
             return try one.runOnDatabase(reporter: reporter.forDatabase(path), in: world)
-        }, judge: failure(in:))
+        }, judge: failure(in:)))
         let report = FleetReport(command: commandName, outcomes: outcomes, duration: ContinuousClock.now - started, jobs: run.jobs,
                                  shard: fleet.shard.map { FleetSummary.Share(shard: $0, listed: selected.listed) })
         for line in fleetTable(outcomes) ?? report.table(result: fleetResult) { reporter.line(line) }
@@ -139,17 +139,26 @@ package struct FleetReport<Report: Encodable & Sendable> {
         let backup = outcome.backup.map { " Backup kept: \($0)" } ?? ""
         switch outcome.state {
         case .finished: return outcome.value.map(result) ?? "done"
-        case .failed: return "failed (exit \(outcome.failure?.exitCode.rawValue ?? 1)): \(outcome.failure?.message ?? "")" + backup
-        case .stopped: return "stopped: as it was" + (backup.isEmpty ? "" : "." + backup)
+        case .failed:
+            // A rotation's failure sentence says which key the database is on and where
+            // that key is; `--json` has it as `key` too.
+            return "failed (exit \(outcome.failure?.exitCode.rawValue ?? 1)): \(outcome.failure?.message ?? "")" + backup
+        case .stopped: return "stopped: " + (outcome.keyState?.clause ?? "as it was") + (backup.isEmpty ? "" : "." + backup)
         case .notStarted: return "not started"
         }
+    }
+
+    /// How the stopped databases are: as they were, or, after a key rotation, each with
+    /// the key it is on (which its line says).
+    private var stoppedAre: String {
+        outcomes.contains { $0.state == .stopped && $0.keyState != nil } ? "each listed with the key it is on" : "each as it was"
     }
 
     /// "200 databases in 3.1 s (2 at a time): 198 done, 2 failed."
     package var countLine: String {
         var counts = ["\(count(.finished)) done"]
         if count(.failed) > 0 { counts.append("\(count(.failed)) failed") }
-        if count(.stopped) > 0 { counts.append("\(count(.stopped)) stopped (each as it was)") }
+        if count(.stopped) > 0 { counts.append("\(count(.stopped)) stopped (\(stoppedAre))") }
         if count(.notStarted) > 0 { counts.append("\(count(.notStarted)) not started") }
         let share = shard.map { " Shard \($0.shard) of the \(FleetSummary.databases($0.listed)) listed." } ?? ""
         return "\(FleetSummary.databases(outcomes.count)) in \(duration.humanReadable) (\(jobs) at a time): " + counts.joined(separator: ", ") + "." + share
@@ -179,7 +188,7 @@ package struct FleetReport<Report: Encodable & Sendable> {
     private func stoppedSentence(by signal: Int32) -> String {
         let stopped = count(.stopped)
         let failed = count(.failed) > 0 ? ", and \(count(.failed)) failed" : ""
-        let counts: String = "\(count(.finished)) finished, \(stopped) \(stopped == 1 ? "was" : "were") stopped (each as it was), "
+        let counts: String = "\(count(.finished)) finished, \(stopped) \(stopped == 1 ? "was" : "were") stopped (\(stoppedAre)), "
             + "\(count(.notStarted)) never started" + failed
         return "Stopped by \(Interruption.name(of: signal)): of \(FleetSummary.databases(outcomes.count)), \(counts); "
             + "each is listed with its result. Run the same command again to finish what is left."
@@ -196,6 +205,7 @@ package struct FleetReport<Report: Encodable & Sendable> {
                     durationMs: outcome.duration.wholeMilliseconds,
                     backup: outcome.backup,
                     error: outcome.failure?.jsonBody,
+                    key: outcome.keyState,
                     report: outcome.value)
             },
             failed: count(.failed),
@@ -213,14 +223,17 @@ package struct FleetReport<Report: Encodable & Sendable> {
 package struct FleetCommandDocument<Report: Encodable & Sendable>: Encodable {
     package struct Database: Encodable {
         let database: String
-        /// "finished", "failed"; after Ctrl-C or SIGTERM, "stopped" (as it was) or
-        /// "notStarted".
+        /// "finished", "failed"; after Ctrl-C or SIGTERM, "stopped" (as it was, or, after
+        /// a key rotation, as `key` says) or "notStarted".
         let result: String
         /// This database's own exit code, as the command on it alone would have ended.
         let exitCode: Int32
         let durationMs: Int64
         @AlwaysPresent var backup: String?
         @AlwaysPresent var error: ErrorPresentation.JSONBody?
+        /// After a key rotation (`rekey`) stopped or failed on it: the key it is on, read
+        /// then, and where that key is stored (`KeyState`); null otherwise.
+        @AlwaysPresent var key: KeyState?
         /// The command's own document for this database (what `--json` prints for it
         /// alone), or null when it did not get that far.
         @AlwaysPresent var report: Report?

@@ -26,6 +26,11 @@ package struct FleetOutcome<Value: Sendable>: Sendable {
     package let duration: Duration
     /// The backup the command wrote of it, kept whatever happened after.
     package let backup: String?
+    /// After a key rotation stopped or failed on it: the key it is on now and where that
+    /// key is stored, read then (`KeyRotationRecord.state`).
+    package var keyState: KeyState? = nil
+    /// What its key rotation knows of its keys, for the fleet's last look.
+    package var rotation: (any KeyRotationRecord)? = nil
 }
 
 /// The one engine every command runs a fleet on: the databases `FleetOptions` selected,
@@ -119,24 +124,41 @@ package struct FleetRun {
             let value = try body(path, world)
             let failure = judge(value).map { Self.naming(path, in: $0) }
             return FleetOutcome(path: path, state: failure == nil ? .finished : .failed, value: value, failure: failure,
-                                duration: ContinuousClock.now - started, backup: journal.backupWritten)
+                                duration: ContinuousClock.now - started, backup: journal.backupWritten, rotation: journal.rotation)
         } catch {
-            // Whatever stopped it, each database's change is all or nothing: it is as it was.
+            // A change that is all or nothing left the database as it was, whatever stopped
+            // it; a key rotation's state is read (the key it is on, where that key is).
+            let keyState = journal.rotation?.state() ?? nil
             if Interruption.signal != nil {
                 return FleetOutcome(path: path, state: .stopped, value: nil, failure: nil,
-                                    duration: ContinuousClock.now - started, backup: journal.backupWritten)
+                                    duration: ContinuousClock.now - started, backup: journal.backupWritten, keyState: keyState)
             }
             let presented = ErrorPresentation(error, in: world)?.verbose(verbose)
                 ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
             return FleetOutcome(path: path, state: .failed, value: nil, failure: Self.naming(path, in: presented),
-                                duration: ContinuousClock.now - started, backup: journal.backupWritten)
+                                duration: ContinuousClock.now - started, backup: journal.backupWritten, keyState: keyState)
         }
+    }
+
+    /// A key rotation's last look, once every database finished and no stop was asked:
+    /// each database whose rotation finished has its new key read from its place once
+    /// more and opened with it, `jobs` at a time; one whose key is gone from there (a
+    /// cleaner that ran after its own end) fails now, with the copy of the key kept named.
+    package func lastLook<Value: Sendable>(_ outcomes: [FleetOutcome<Value>]) -> [FleetOutcome<Value>] {
+        guard Interruption.signal == nil, outcomes.contains(where: { $0.rotation != nil }) else { return outcomes }
+        return WorkerPool.map(count: outcomes.count, jobs: jobs, { index in
+            var outcome = outcomes[index]
+            guard outcome.state == .finished, let rotation = outcome.rotation, let failure = rotation.lastLook() else { return outcome }
+            outcome = FleetOutcome(path: outcome.path, state: .failed, value: outcome.value, failure: Self.naming(outcome.path, in: failure),
+                                   duration: outcome.duration, backup: outcome.backup, keyState: rotation.state(), rotation: rotation)
+            return outcome
+        }, finished: { _ in }, stop: { false }, skipped: { outcomes[$0] })
     }
 
     /// Every line of the table and every `error` in --json names its database, whether
     /// or not the error itself did.
     private static func naming(_ path: String, in presented: ErrorPresentation) -> ErrorPresentation {
-        presented.message.hasPrefix(path + ":") ? presented
+        presented.message.hasPrefix(path + ":") || presented.message.hasPrefix(path + " ") ? presented
             : ErrorPresentation(kind: presented.kind, message: "\(path): \(presented.message)", exitCode: presented.exitCode)
     }
 

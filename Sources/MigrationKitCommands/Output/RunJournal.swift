@@ -19,6 +19,7 @@ package final class RunJournal: @unchecked Sendable {
     private var verifying = false
     private var allOrNothing = false
     private var backup: String?
+    private var keys: (any KeyRotationRecord)?
 
     package init(locks: CommandLocks) {
         self.locks = locks
@@ -42,6 +43,14 @@ package final class RunJournal: @unchecked Sendable {
 
     /// The backup this run wrote, if it wrote one.
     package var backupWritten: String? { lock.withLock { backup } }
+
+    /// What a key rotation knows of the database's keys, once it knows them: a change
+    /// that is not all or nothing, whose state after a stop or a failure is read from it
+    /// rather than said to be "as it was".
+    package var rotation: (any KeyRotationRecord)? {
+        get { lock.withLock { keys } }
+        set { lock.withLock { keys = newValue } }
+    }
 
     /// A runner's event; also what the change note says while the step runs.
     package func record(_ event: MigrationEvent) {
@@ -83,7 +92,11 @@ package final class RunJournal: @unchecked Sendable {
     }
 
     private func stopped(by signal: Int32) -> String {
-        lock.withLock {
+        if let state = rotation?.state() {
+            let target = lock.withLock { database }.map { " \($0)" } ?? ""
+            return "Stopped by \(Interruption.name(of: signal)) during the key rotation: the database\(target) is \(state.clause). Run it again to finish."
+        }
+        return lock.withLock {
             let by = "Stopped by \(Interruption.name(of: signal))"
             let target = database.map { " \($0)" } ?? ""
             let verb = rollingBack ? "rolled back" : "applied"
