@@ -89,6 +89,40 @@ import Glibc
         }
     }
 
+    /// Keys/README.md's fleet rotation through `pass`, run by `sh` as written (`--jobs 2`)
+    /// on a store kept in git: every tenant ends on the key of its new entry, and every
+    /// key the rotation stored is committed, git's tree clean: the store commands ran one
+    /// at a time, where two `pass insert` at once collide on git's lock and leave a key
+    /// uncommitted while `pass` exits 0.
+    @Test func theFleetRotationThroughAPassStoreInGitCommitsEveryKey() throws {
+        if let reason = Self.missing("pass") {
+            if isCI { Issue.record("CI=true but the pass recipe cannot run: \(reason)") }
+            return
+        }
+        let recipe = try #require(try KeyRecipeTests.recipes().first { $0.kind == "command-rotate-fleet" && $0.name == "pass" })
+        let fleet = try Fleet(8)
+        let workspace = fleet.workspace
+        var environment = try Self.prepare("pass", in: workspace)
+        defer { Self.cleanUp("pass", in: workspace, environment: environment) }
+        for (name, value) in ["GIT_AUTHOR_NAME": "Key rotation", "GIT_AUTHOR_EMAIL": "keys@example.com",
+                              "GIT_COMMITTER_NAME": "Key rotation", "GIT_COMMITTER_EMAIL": "keys@example.com"] {
+            environment[name] = value
+        }
+        let inserts = fleet.paths.indices.map { "pass insert --multiline db/tenant\($0) < keys/tenant\($0).key" }.joined(separator: " && ")
+        let setup = try KeyRecipeTests.run(.init(kind: "setup", script: "pass git init && " + inserts), in: workspace.root, service: "", environment: environment)
+        try #require(setup.status == 0, "\(setup.output)")
+        let rotated = try KeyRecipeTests.run(recipe, in: workspace.root, service: "", environment: environment)
+        #expect(rotated.status == 0 && rotated.stdout.contains("8 done"), "\(rotated.output)")
+        let status = try KeyRecipeTests.run(.init(kind: "check", script: "pass git status --porcelain"), in: workspace.root, service: "", environment: environment)
+        #expect(status.status == 0 && status.stdout.isEmpty, "keys stored but not committed: \(status.output)")
+        for index in fleet.paths.indices {
+            let shown = try KeyRecipeTests.run(.init(kind: "check", script: "pass show db/tenant\(index).next"), in: workspace.root, service: "", environment: environment)
+            let key = TestKey(text: shown.stdout.trimmingCharacters(in: .newlines))
+            #expect(try fleet.rows(index, key: key) == 1, "tenant\(index) is not on its new entry's key")
+            #expect(!rotated.output.contains(key.secret))
+        }
+    }
+
     /// What a store needs before its recipe (a reader has it already): a gpg key and a
     /// `pass` store, a KeePassXC database, the stand-ins; and the variables its recipes
     /// run with.

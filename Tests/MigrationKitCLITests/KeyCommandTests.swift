@@ -53,6 +53,51 @@ import Glibc
         }
     }
 
+    /// A key printed with a space or a tab at its edge is that key, spaces included (only
+    /// line breaks at its end are dropped), with a warning naming where it came from, so
+    /// that a wrong key from a store that pads its output says why; a key without is
+    /// warned of never.
+    @Test func aKeyWithSpaceAtItsEdgeIsUsedAsItIsAndWarnedOf() throws {
+        let workspace = try migrated()
+        let padded = try status(workspace, ["--password-command", "!printf '%s  \\n' \"$(cat key)\""])
+        #expect(padded.exitCode == .wrongKeyOrNotADatabase, "\(padded)")
+        #expect(padded.stderr.contains("warning: The key in the key command `!printf") && padded.stderr.contains("ends with a space or a tab, which is part of the key"),
+                "\(padded)")
+        let leading = try status(workspace, ["--password-command", "!printf '\\t%s\\n' \"$(cat key)\""])
+        #expect(leading.exitCode == .wrongKeyOrNotADatabase && leading.stderr.contains("starts with a space or a tab"), "\(leading)")
+        let plain = try status(workspace, ["--password-command", "cat key"])
+        #expect(plain.status == 0 && !plain.stderr.contains("warning"), "\(plain)")
+        for result in [padded, leading, plain] { #expect(!result.output.contains(workspace.key.secret)) }
+    }
+
+    /// A fleet rotation's failures through a store that fails in every way it can: each
+    /// line names its database once and the failing command once, in one sentence short
+    /// enough to read.
+    @Test func aFleetRotationsFailuresNameTheirDatabaseAndCommandOnce() throws {
+        let fleet = try Fleet(4)
+        let workspace = fleet.workspace
+        try FileManager.default.createDirectory(atPath: workspace.path("store"), withIntermediateDirectories: false)
+        // tenant0's store fails; tenant1's read-back fails before the rekey; tenant2's after
+        // it; tenant3's overstays.
+        let store = "!if [ {name} = tenant0 ]; then exit 3; fi; umask 077; cat > store/{name}.key"
+        let readBack = "!n=$(($(cat reads-{name} 2>/dev/null || echo 0) + 1)); echo $n > reads-{name}; "
+            + "case {name}$n in tenant11) exit 4 ;; tenant22) exit 5 ;; tenant31) exec sleep 30 ;; esac; cat store/{name}.key"
+        let result = try fleet.run(["rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-key", "generate", "--no-backup",
+                                    "--key-command-timeout", "1", "--new-key-store-command", store, "--new-password-command", readBack])
+        #expect(result.status == 5, "\(result)")
+        let lines = result.stdout.split(separator: "\n").map(String.init).filter { $0.contains("failed (exit") }
+        #expect(lines.count == 4, "\(result)")
+        for line in lines {
+            let name = try #require(line.split(separator: " ").first.map(String.init))
+            let sentence = try #require(line.components(separatedBy: "): ").dropFirst().first)
+            #expect(sentence.components(separatedBy: name).count == 2, "the database is named more than once: \(line)")
+            #expect(sentence.components(separatedBy: "`!").count == 2, "a command is named more than once: \(line)")
+            let commands = [store, readBack].map { $0.replacingOccurrences(of: "{name}", with: name.dropFirst(8).dropLast(3)) }
+            let words = sentence.count - (commands.first { sentence.contains($0) }?.count ?? 0)
+            #expect(words < 300, "\(words) characters besides the command: \(line)")
+        }
+    }
+
     /// The command's standard error reaches the user (its prompts), its output never does,
     /// and the key is in no argument list and no environment of the command.
     @Test func theCommandsStandardErrorPassesThroughAndTheKeyIsInNoArgumentListOrEnvironment() throws {
