@@ -24,7 +24,7 @@ check:
 # key after each fault.
 SOAK_KILLS ?= 1000
 soak:
-	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh --filter 'CrashSafetyTests|KeyRotationTests'
+	MIGRATIONKIT_SOAK_KILLS=$(SOAK_KILLS) MIGRATIONKIT_CONFIGURATIONS=sqlcipher4 ./scripts/test.sh --filter 'CrashSafetyTests|KeyRotationTests|KeyStoreRotationSoakTests'
 
 # Release-mode benchmarks against the sqlcipher shell (Benchmarks/README.md).
 bench:
