@@ -142,7 +142,7 @@ import Glibc
     }
 
     /// A rotation through a store stopped by SIGTERM with one tenant past its rekey and
-    /// another still storing its new key: each stopped tenant is listed with the key it is
+    /// another not yet rekeyed: each stopped tenant is listed with the key it is
     /// on, read after the stop, and where that key is — the first on its new key, which
     /// its store gave back, the second on its old key, in its file — in the table and in
     /// `--json`, never "as it was" for a tenant already on its new key; and each is as
@@ -152,10 +152,12 @@ import Glibc
         let fleet = try Fleet(2)
         let workspace = fleet.workspace
         try FileManager.default.createDirectory(atPath: workspace.path("store"), withIntermediateDirectories: false)
-        // tenant1's store waits; tenant0's second read-back, the first after its rekey, waits.
-        let store = "!if [ {name} = tenant1 ]; then touch storing; exec sleep 120; fi; umask 077; cat > store/{name}.key"
+        // tenant1's first read-back, before its rekey, waits; tenant0's second, the first
+        // after its rekey, waits.
+        let store = "!umask 077; cat > store/{name}.key"
         let readBack = "!n=$(($(cat reads-{name} 2>/dev/null || echo 0) + 1)); echo $n > reads-{name}; "
-            + "if [ {name} = tenant0 ] && [ $n -eq 2 ]; then touch rekeyed; exec sleep 120; fi; cat store/{name}.key"
+            + "if [ {name}$n = tenant11 ]; then touch storing; exec sleep 120; fi; "
+            + "if [ {name}$n = tenant02 ]; then touch rekeyed; exec sleep 120; fi; cat store/{name}.key"
         let process = try ChildProcess([Binary.migrationkit, "rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-key", "generate",
                                         "--no-backup", "--jobs", "2", "--key-command-timeout", "300", "--new-key-store-command", store,
                                         "--new-password-command", readBack, "--migrations", workspace.migrations] + (json ? ["--json"] : []),

@@ -136,6 +136,33 @@ import Glibc
         #expect(!rerun.output.contains(workspace.key.secret))
     }
 
+    /// One database's rotation stopped by SIGTERM after its rekey committed (its store's
+    /// read-back after the rekey waits): the stop's sentence says it is on its new key and
+    /// where that key is, read after the stop, not that it is as it was.
+    @Test func aRotationStoppedAfterItsRekeySaysWhichKeyTheDatabaseIsOn() throws {
+        let workspace = try Workspace()
+        try workspace.writeSampleMigrations()
+        #expect(try workspace.run("migrate", ["--no-backup", "-q"]).status == 0)
+        try FileManager.default.createDirectory(atPath: workspace.path("store"), withIntermediateDirectories: false)
+        let readBack = "!n=$(($(cat reads 2>/dev/null || echo 0) + 1)); echo $n > reads; if [ $n -eq 2 ]; then touch rekeyed; exec sleep 120; fi; cat store/app.key"
+        let process = try ChildProcess([Binary.migrationkit, "rekey", "--db-path", workspace.database, "--migrations", workspace.migrations,
+                                        "--password-file", workspace.keyFile, "--new-key", "generate", "--no-backup", "--key-command-timeout", "300",
+                                        "--new-key-store-command", "!umask 077; cat > store/app.key", "--new-password-command", readBack],
+                                       environment: Binary.environment(), directory: workspace.root, errors: .file(workspace.path("err")))
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < deadline, !FileManager.default.fileExists(atPath: workspace.path("rekeyed")) { usleep(5_000) }
+        try #require(FileManager.default.fileExists(atPath: workspace.path("rekeyed")), "the rotation never reached its read-back after the rekey")
+        process.send(SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        let stderr = try String(contentsOfFile: workspace.path("err"), encoding: .utf8)
+        #expect(stderr.contains("Stopped by SIGTERM during the key rotation: the database \(workspace.database) is on its new key, stored in the store the key command")
+                    && stderr.contains("kept in"), "\(stderr)")
+        let stored = TestKey(text: try String(contentsOfFile: workspace.path("store/app.key"), encoding: .utf8).trimmingCharacters(in: .newlines))
+        #expect(try SQLCipherShell.run(workspace.database, key: stored, "SELECT count(*) FROM sqlite_master;").status == 0)
+        #expect(!stderr.contains(stored.secret))
+    }
+
     /// `rounds` in `make check` and `make test`, many more in `make soak`
     /// (MIGRATIONKIT_SOAK_KILLS); the first one runs to its end, the others are killed at
     /// a random moment of a run as long as the first (or not at all, past its end).
