@@ -52,6 +52,22 @@ public struct Fleet {
         return result.status == 0 ? Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) : nil
     }
 
+    /// A fleet whose keys a key command's store keeps as files in `store/` (the folder
+    /// made, empty): `--new-key-store-command` writes `store/NAME.key`, and
+    /// `readBack(_:)` reads it.
+    public static func withStore(_ count: Int) throws -> Fleet {
+        let fleet = try Fleet(count)
+        try FileManager.default.createDirectory(atPath: fleet.workspace.path("store"), withIntermediateDirectories: false)
+        return fleet
+    }
+
+    /// A `--new-password-command` that reads `store/{name}.key`, each tenant's calls
+    /// counted, doing first what `cases` says for a tenant's call (`sh` case arms on
+    /// NAME followed by the call's number: `tenant11) exit 4 ;;`).
+    public static func readBack(_ cases: String) -> String {
+        "!n=$(($(cat reads-{name} 2>/dev/null || echo 0) + 1)); echo $n > reads-{name}; case {name}$n in \(cases) esac; cat store/{name}.key"
+    }
+
     /// The databases a fleet document lists, by path, with each one's entry.
     public static func entries(_ stdout: String) throws -> [String: [String: Any]] {
         let databases = try #require(try decodeJSON(stdout)["databases"] as? [[String: Any]])

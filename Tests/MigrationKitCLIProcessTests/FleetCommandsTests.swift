@@ -149,15 +149,12 @@ import Glibc
     /// its line says.
     @Test(arguments: [false, true])
     func aStoppedRotationTellsEachTenantsKeyAsItIs(json: Bool) throws {
-        let fleet = try Fleet(2)
+        let fleet = try Fleet.withStore(2)
         let workspace = fleet.workspace
-        try FileManager.default.createDirectory(atPath: workspace.path("store"), withIntermediateDirectories: false)
         // tenant1's first read-back, before its rekey, waits; tenant0's second, the first
         // after its rekey, waits.
         let store = "!umask 077; cat > store/{name}.key"
-        let readBack = "!n=$(($(cat reads-{name} 2>/dev/null || echo 0) + 1)); echo $n > reads-{name}; "
-            + "if [ {name}$n = tenant11 ]; then touch storing; exec sleep 120; fi; "
-            + "if [ {name}$n = tenant02 ]; then touch rekeyed; exec sleep 120; fi; cat store/{name}.key"
+        let readBack = Fleet.readBack("tenant11) touch storing; exec sleep 120 ;; tenant02) touch rekeyed; exec sleep 120 ;;")
         let process = try ChildProcess([Binary.migrationkit, "rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-key", "generate",
                                         "--no-backup", "--jobs", "2", "--key-command-timeout", "300", "--new-key-store-command", store,
                                         "--new-password-command", readBack, "--migrations", workspace.migrations] + (json ? ["--json"] : []),

@@ -74,14 +74,11 @@ import Glibc
     /// line names its database once and the failing command once, in one sentence short
     /// enough to read.
     @Test func aFleetRotationsFailuresNameTheirDatabaseAndCommandOnce() throws {
-        let fleet = try Fleet(4)
-        let workspace = fleet.workspace
-        try FileManager.default.createDirectory(atPath: workspace.path("store"), withIntermediateDirectories: false)
+        let fleet = try Fleet.withStore(4)
         // tenant0's store fails; tenant1's read-back fails before the rekey; tenant2's after
         // it; tenant3's overstays.
         let store = "!if [ {name} = tenant0 ]; then exit 3; fi; umask 077; cat > store/{name}.key"
-        let readBack = "!n=$(($(cat reads-{name} 2>/dev/null || echo 0) + 1)); echo $n > reads-{name}; "
-            + "case {name}$n in tenant11) exit 4 ;; tenant22) exit 5 ;; tenant31) exec sleep 30 ;; esac; cat store/{name}.key"
+        let readBack = Fleet.readBack("tenant11) exit 4 ;; tenant22) exit 5 ;; tenant31) exec sleep 30 ;;")
         let result = try fleet.run(["rekey", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--new-key", "generate", "--no-backup",
                                     "--key-command-timeout", "1", "--new-key-store-command", store, "--new-password-command", readBack])
         #expect(result.status == 5, "\(result)")
