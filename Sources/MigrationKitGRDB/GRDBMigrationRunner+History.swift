@@ -94,12 +94,17 @@ extension GRDBMigrationRunner {
     ///     in the same transaction; by default they stay, and schema comparisons leave
     ///     them out.
     ///   - dryRun: read, map and prove, and write nothing.
+    ///   - acceptingCodeMigrations: versions the tool ran as code (Flyway's Java and
+    ///     Kotlin migrations) that no file carries are passed over, for a fleet in which
+    ///     no database is older than them; by default they are refused, since a
+    ///     database not yet past them would never get what they do.
     /// - Throws: `OtherToolAdoptionError` naming every problem, with nothing written.
     @discardableResult
     public func adopt(in writer: any DatabaseWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
-                      dryRun: Bool = false) throws -> OtherToolAdoption {
+                      dryRun: Bool = false, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         try holdingChangeLock(of: writer) { try writer.barrierWriteWithoutTransaction { db in
-            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, sha384Hex: Database.sha384Hex(of:)) { steps in
+            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations,
+                             digests: OtherToolMapping.Digests(sha256Hex: Database.sha256Hex(of:), sha384Hex: Database.sha384Hex(of:))) { steps in
                 try replayedSchema(of: steps, configuredAs: db.configuration)
             }
         } }

@@ -32,6 +32,9 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     @Flag(name: .customLong("yes"), help: "Confirm --retire-ledger without a prompt.")
     package var yes = false
 
+    @Flag(name: .customLong("accept-code-migrations"), help: "Adopt past versions the other tool ran as Java or Kotlin code that no file carries (Flyway's JDBC rows), for databases none of which is older than them.")
+    package var acceptCodeMigrations = false
+
     package var fleetVerb: String { "Adopting" }
 
     package func validate() throws {
@@ -56,9 +59,9 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
             // A confirmation is asked only of a change that can be made: everything is
             // read, mapped and proven first.
             if retireLedger && !dryRun && !yes {
-                try confirmRetiring(try session.adopt(from: tool, retiringLedger: true, dryRun: true), in: world.surroundings)
+                try confirmRetiring(try session.adopt(from: tool, retiringLedger: true, dryRun: true, acceptingCodeMigrations: acceptCodeMigrations), in: world.surroundings)
             }
-            adoption = try session.adopt(from: tool, retiringLedger: retireLedger, dryRun: dryRun)
+            adoption = try session.adopt(from: tool, retiringLedger: retireLedger, dryRun: dryRun, acceptingCodeMigrations: acceptCodeMigrations)
         } catch let error as OtherToolAdoptionError {
             throw CLIError(.adoptionRefused, Self.sentence(for: error, database: session.path))
         }
@@ -92,7 +95,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     /// Every problem, in one sentence: the database, each problem, and that nothing
     /// was written.
     package static func sentence(for error: OtherToolAdoptionError, database: String) -> String {
-        "\(database) cannot be adopted: \(error.problems.map { $0.sentence(namingToolsWith: "--from") }.joined(separator: "; ")). Nothing was recorded."
+        "\(database) cannot be adopted: \(error.problems.map { $0.sentence(namingToolsWith: "--from", codeMigrationsOption: "--accept-code-migrations") }.joined(separator: "; ")). Nothing was recorded."
     }
 
     package func fleetResult(_ report: AdoptDocument) -> String {

@@ -31,9 +31,10 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
         let database = session.database
         let status = try session.status()
-        let others = status.applied.isEmpty && status.unknownApplied.isEmpty ? try database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) } : []
+        let unmanaged = status.applied.isEmpty && status.unknownApplied.isEmpty
+            ? try database.reading { try OtherToolNotice.finding(in: $0, acceptingExistingTables: ProjectSettings.acceptsExistingTables(in: world)) } : nil
         return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout(of: loaded.files, in: world),
-                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), otherTools: others, reporter: reporter, in: world)
+                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), unmanaged: unmanaged, reporter: reporter, in: world)
     }
 
     /// The migrations folder's layout and where it came from (`detected` from its files,
@@ -124,7 +125,7 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     }
 
     private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?,
-                        layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], otherTools: [OtherToolLedger] = [],
+                        layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], unmanaged: OtherToolNotice.Finding? = nil,
                         reporter: Reporter, in world: CommandWorld) -> StatusDocument {
         let layer = world.layer
         reporter.line("  library: \(layer.librarySummary)")
@@ -134,9 +135,10 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         }
         let report = StatusReport(status, appliedBySwiftSteps: swiftSteps)
         report.print(to: reporter)
-        // Another tool's database, not adopted yet: said after the list, which shows
-        // everything pending, as migrate would refuse it.
-        if !otherTools.isEmpty { reporter.line(OtherToolNotice.sentence(otherTools, database: database, commandName: layer.commandName)) }
+        // Another tool's database, not adopted yet, or tables without a ledger: said
+        // after the list, which shows everything pending, as migrate would refuse it.
+        if let unmanaged { reporter.line(OtherToolNotice.sentence(unmanaged, database: database, commandName: layer.commandName)) }
+        let otherTools = unmanaged?.ledgers ?? []
         return StatusDocument(
             database: database,
             databaseName: world.databaseName,
@@ -150,7 +152,7 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             unknownApplied: status.unknownApplied,
             appliedCount: status.applied.count,
             pendingCount: status.pending.count,
-            migrateWouldRefuse: status.migrateWouldRefuse || !otherTools.isEmpty,
+            migrateWouldRefuse: status.migrateWouldRefuse || unmanaged != nil,
             otherTools: otherTools.map { OtherToolDocument(tool: $0.tool.name, lastVersion: $0.lastVersion) })
     }
 }

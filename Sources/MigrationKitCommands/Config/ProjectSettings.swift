@@ -111,6 +111,12 @@ package struct ProjectSettings {
         return ProjectSettings(configFile: file?.path, database: nil, values: [:], lintSuppressions: file?.lint ?? [])
     }
 
+    /// Whether the environment or the project file of the command running in `world`
+    /// says `accept-existing-tables` (`migrate --accept-existing-tables` says it as a flag).
+    package static func acceptsExistingTables(in world: CommandWorld) -> Bool {
+        world.settings?.values[.acceptExistingTables].flatMap { SettingKind.flagValue($0.text) } ?? false
+    }
+
     /// A `MIGRATIONKIT_*` variable's value in `environment`; set but empty counts as not
     /// set, as an empty `KEY=` line in a unit file or a CI form usually means "not given".
     package static func environmentValue(_ name: String, in environment: ProcessEnvironment) -> String? {
@@ -202,6 +208,7 @@ package struct ProjectSettings {
             guard let seconds = Double(value.text) else { throw notA("a number of seconds") }
             connection.givenKeyCommandTimeout = seconds
         case .backupDirectory: backup?.directory = value.text
+        case .acceptExistingTables: _ = try yesOrNo()
         default: break
         }
     }

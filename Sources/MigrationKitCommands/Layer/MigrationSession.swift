@@ -146,9 +146,9 @@ package final class MigrationSession {
 
     /// Records what another tool applied (`CommandDatabase.adopt`); a dry run writes
     /// nothing.
-    package func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool) throws -> OtherToolAdoption {
+    package func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         if !dryRun { carriedLedger = nil }
-        return try database.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun)
+        return try database.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
     }
 
     /// Removes the file when this session created it and nothing was kept in it.

@@ -37,14 +37,19 @@ extension SQLCipherMigrationRunner {
     ///     in the same transaction; by default they stay as they were, and schema
     ///     comparisons leave them out.
     ///   - dryRun: read, map and prove, and write nothing.
+    ///   - acceptingCodeMigrations: versions the tool ran as code (Flyway's Java and
+    ///     Kotlin migrations) that no file carries are passed over, for a fleet in which
+    ///     no database is older than them; by default they are refused, since a
+    ///     database not yet past them would never get what they do.
     /// - Throws: `OtherToolAdoptionError` naming every problem (a dirty or failed record,
     ///   a version no file carries, an edited file, a managed database, a schema that
     ///   differs), with nothing written.
     @discardableResult
     public func adopt(in writer: SQLCipherWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
-                      dryRun: Bool = false) throws -> OtherToolAdoption {
+                      dryRun: Bool = false, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         try writer.writeWithoutTransaction { db in
-            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, sha384Hex: SQLCipherDatabase.sha384Hex(of:)) { steps in
+            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations,
+                             digests: OtherToolMapping.Digests(sha256Hex: SQLCipherDatabase.sha256Hex(of:), sha384Hex: SQLCipherDatabase.sha384Hex(of:))) { steps in
                 try replayedSchema(of: steps, configuredLike: writer)
             }
         }
