@@ -25,6 +25,11 @@ import Testing
         Page(name: "golang-migrate", tool: .golangMigrate, folder: "db/migrations"),
         Page(name: "flyway", tool: .flyway, folder: "sql"),
         Page(name: "dbmate", tool: .dbmate, folder: "db/migrations"),
+        Page(name: "prisma", tool: .prisma, folder: "prisma/migrations"),
+        Page(name: "drizzle", tool: .drizzle, folder: "drizzle"),
+        Page(name: "refinery", tool: .refinery, folder: "migrations"),
+        Page(name: "d1", tool: .d1, folder: "migrations"),
+        Page(name: "sql-migrate", tool: .sqlMigrate, folder: "migrations"),
         Page(name: "user-version", tool: .userVersion, folder: "Migrations"),
     ]
 

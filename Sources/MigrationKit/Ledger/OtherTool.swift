@@ -5,7 +5,7 @@ import Foundation
 /// new tool never breaks a caller's `switch`.
 public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     /// The name `adopt --from` takes: `golang-migrate`, `dbmate`, `sqlx`, `diesel`,
-    /// `goose`, `flyway`, `prisma`, `drizzle`, `refinery`, `d1`, `sql-migrate`, `yoyo`,
+    /// `goose`, `flyway`, `prisma`, `drizzle`, `refinery`, `d1`, `sql-migrate`,
     /// `user-version`.
     public let name: String
 
@@ -50,13 +50,14 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     public static let d1 = OtherTool("d1")
     /// sql-migrate: `gorp_migrations (id, applied_at)`, a row per applied file, by its name.
     public static let sqlMigrate = OtherTool("sql-migrate")
-    /// yoyo: `_yoyo_migration (migration_hash, migration_id, applied_at_utc)`, a row per
-    /// applied migration, by its id (the file's name without `.sql`).
-    public static let yoyo = OtherTool("yoyo")
     /// An app's own ladder on `PRAGMA user_version`: N means the first N migrations of
     /// the folder, in its order, are applied.
     public static let userVersion = OtherTool("user-version")
 
+    /// yoyo: `_yoyo_migration` (and its log, version and lock tables), which `adopt` does
+    /// not read (`recognized`): its folders order migrations by `-- depends:` lines and
+    /// hold Python ones.
+    package static let yoyo = OtherTool("yoyo")
     /// Atlas: `atlas_schema_revisions`, which `adopt` does not read (`recognized`).
     package static let atlas = OtherTool("atlas")
     /// Liquibase: `DATABASECHANGELOG`, which `adopt` does not read (`recognized`).
@@ -64,11 +65,11 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
 
     /// Every tool whose ledger `adopt` reads, in the order documentation lists them.
     package static let all: [OtherTool] = [.golangMigrate, .dbmate, .sqlx, .diesel, .goose, .flyway,
-                                           .prisma, .drizzle, .refinery, .d1, .sqlMigrate, .yoyo, .userVersion]
+                                           .prisma, .drizzle, .refinery, .d1, .sqlMigrate, .userVersion]
 
     /// Every tool whose ledger tables MigrationKit knows: those `adopt` reads, and those
     /// it names without reading (their tables are bookkeeping all the same).
-    package static let recognized: [OtherTool] = all + [.atlas, .liquibase]
+    package static let recognized: [OtherTool] = all + [.yoyo, .atlas, .liquibase]
 
     /// The tool named `name` (as `adopt --from` takes it), or nil for an unknown name.
     package init?(name: String) {

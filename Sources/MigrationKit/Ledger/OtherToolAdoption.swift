@@ -258,6 +258,7 @@ package enum OtherToolMapping {
         let bytes = [UInt8](data)
         switch checksum {
         case .sha384(let hex): return digests.sha384Hex(bytes) == hex.lowercased()
+        case .sha256(let hex): return digests.sha256Hex(bytes) == hex.lowercased()
         case .crc32(let value): return FlywayChecksum.of(bytes) == value
         case .prismaSHA256(let hex): return PrismaChecksum.matches(bytes, recorded: hex, sha256Hex: digests.sha256Hex)
         case .refinery(let text):

@@ -27,6 +27,8 @@ public struct OtherToolLedger: Hashable, Sendable {
         case crc32(Int32)
         /// Prisma's: the SHA-256 of `migration.sql`, as lowercase hex (`PrismaChecksum`).
         case prismaSHA256(String)
+        /// sql-migrate's: the SHA-256 of the file's bytes, as lowercase hex.
+        case sha256(String)
         /// refinery's: the SipHash-1-3 of the file's name, version and text
         /// (`RefineryChecksum`), as the decimal text refinery writes.
         case refinery(String)
@@ -38,9 +40,9 @@ public struct OtherToolLedger: Hashable, Sendable {
         /// that records names, the name.
         package let version: String
         /// The migration's identifier, for a tool that records names rather than
-        /// versions (Prisma's folder, a D1 or sql-migrate file's name without `.sql`,
-        /// yoyo's id): the record maps to the migration of that identifier. Nil for a
-        /// tool that records versions.
+        /// versions (Prisma's folder, a D1 or sql-migrate file's name without `.sql`):
+        /// the record maps to the migration of that identifier. Nil for a tool that
+        /// records versions.
         package var identifier: String? = nil
         /// Applied, dirty, failed, or a baseline.
         package let state: State
@@ -143,15 +145,17 @@ public struct OtherToolLedger: Hashable, Sendable {
             return OtherToolLedger(tool: tool, records: rows.map { row in
                 Record(version: row[0] ?? "", state: .applied, checksum: row[2].map { .refinery($0) }, script: row[1])
             })
-        case .d1, .sqlMigrate, .yoyo:
-            // A row per applied migration, by the name of its file (D1, sql-migrate) or
-            // its id (yoyo, the file's name without `.sql`).
-            let (table, column, order) = tool == .d1 ? ("d1_migrations", "name", "id") : tool == .sqlMigrate ? ("gorp_migrations", "id", "applied_at, id")
-                : ("_yoyo_migration", "migration_id", "applied_at_utc, migration_id")
-            guard try columnNames(of: table, in: db).contains(column) else { return nil }
-            return OtherToolLedger(tool: tool, records: try db.textColumn(sql: "SELECT \(column) FROM main.\(table) ORDER BY \(order)").map { name in
+        case .d1, .sqlMigrate:
+            // A row per applied migration, by the name of its file; sql-migrate's later
+            // versions record the SHA-256 of the file too.
+            let (table, column, order) = tool == .d1 ? ("d1_migrations", "name", "id") : ("gorp_migrations", "id", "applied_at, id")
+            let columns = try columnNames(of: table, in: db)
+            guard columns.contains(column) else { return nil }
+            let checksum = tool == .sqlMigrate && columns.contains("checksum") ? "checksum" : "NULL"
+            return OtherToolLedger(tool: tool, records: try db.textRows(sql: "SELECT \(column), \(checksum) FROM main.\(table) ORDER BY \(order)").compactMap { row in
+                guard let name = row[0] else { return nil }
                 let identifier = MigrationFileName.strip(name, ".sql") ?? name
-                return Record(version: name, identifier: identifier, state: .applied)
+                return Record(version: name, identifier: identifier, state: .applied, checksum: row[1].flatMap { $0.isEmpty ? nil : .sha256($0) })
             })
         default:
             return nil

@@ -35,7 +35,7 @@ package struct MigrationFileOrder: Sendable {
     /// The order `layout`'s files apply in.
     package static func of(_ layout: MigrationFolderLayout) -> MigrationFileOrder {
         switch layout {
-        case .migrationKit: return .byteWise
+        case .migrationKit, .prisma: return .byteWise
         case .diesel: return MigrationFileOrder(rule: .versionText)
         default: return MigrationFileOrder(rule: .versionNumber)
         }
@@ -78,6 +78,8 @@ package struct MigrationFileOrder: Sendable {
             return left == right ? MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
                 : MigrationIdentifierOrder.precedes(left, right)
         case .versionNumber:
+            // A name without a number (sql-migrate's `init.sql`) after every numbered one.
+            if (lhs.version == nil) != (rhs.version == nil) { return lhs.version != nil }
             let compared = Self.compare(lhs.version?.parts ?? [], rhs.version?.parts ?? [])
             return compared == 0 ? MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier) : compared < 0
         }

@@ -58,6 +58,14 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         package static let duplicateVersion = Code(rawValue: "duplicateVersion")
         /// A goose `StatementBegin` without its `StatementEnd` (or the other way round).
         package static let misplacedDirective = Code(rawValue: "misplacedDirective")
+        /// The folder holds files or folders that are migrations of a kind no layout
+        /// here reads (SQLDelight's `.sqm` files, Python, Java or Kotlin migrations, a
+        /// folder of folders), and no migration it reads: refused, never read as a
+        /// folder with nothing to do.
+        package static let noReadableMigration = Code(rawValue: "noReadableMigration")
+        /// Migrations the folder's tool runs as code (goose's `.go`, Flyway's Java or
+        /// Kotlin, refinery's Rust), which MigrationKit cannot run: one error for them all.
+        package static let codeMigrations = Code(rawValue: "codeMigrations")
         /// Something the folder's tool does that MigrationKit does not: Flyway's repeatable
         /// `R__` migrations and `${…}` placeholders, goose's `ENVSUB ON`.
         package static let unsupportedFeature = Code(rawValue: "unsupportedFeature")

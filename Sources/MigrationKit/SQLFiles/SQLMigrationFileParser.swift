@@ -155,9 +155,10 @@ package enum SQLMigrationFileParser {
     /// layout does not read, so the down SQL after it would run with the up SQL.
     private static func refuseGooseSections(_ lines: [Substring], in layout: MigrationFolderLayout, path: String) throws {
         for (index, line) in lines.enumerated() {
-            guard gooseAnnotation(in: line) == "down" else { continue }
+            let sqlMigrateDown = layout != .sqlMigrate && sqlMigrateAnnotation(in: line)?.first == "Down"
+            guard gooseAnnotation(in: line) == "down" || sqlMigrateDown else { continue }
             throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: index + 1, advice: Advice(
-                situation: "`-- +goose Down` is a line of goose's layout, but this folder is read in \(layout.possessive), "
+                situation: "`\(sqlMigrateDown ? "-- +migrate Down" : "-- +goose Down")` is a line of \(sqlMigrateDown ? "sql-migrate's" : "goose's") layout, but this folder is read in \(layout.possessive), "
                     + "which does not split a file there, so the down SQL after it would run with the up SQL",
                 otherwise: "put the down SQL where \(layout.possessive) layout keeps it (\(layout.namingInWords))", remedy: .nameMigrationsLayout))
         }
@@ -270,6 +271,75 @@ package enum SQLMigrationFileParser {
         let header = upLine > 1 ? section(lines, from: 1, through: upLine - 1, path: path) : nil
         return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
                                 layout: .goose, version: version, noTransactionRequest: noTransaction, header: header)
+    }
+
+    // MARK: - sql-migrate
+
+    /// sql-migrate's annotation on `line`, its words (`["Up", "notransaction"]`), or nil:
+    /// sql-migrate reads a line that starts with exactly `-- +migrate `, in that case.
+    static func sqlMigrateAnnotation(in line: Substring) -> [Substring]? {
+        guard line.utf8.starts(with: "-- +migrate ".utf8) else { return nil }
+        let words = line.dropFirst(12).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        return words.isEmpty ? nil : Array(words)
+    }
+
+    /// Whether some line of `text` is an sql-migrate annotation.
+    static func holdsSQLMigrateAnnotation(_ text: String) -> Bool {
+        splitLines(text).contains { sqlMigrateAnnotation(in: $0) != nil }
+    }
+
+    /// Parses an sql-migrate file: `-- +migrate Up` and an optional `-- +migrate Down`
+    /// (with `notransaction`, recorded for lint: the runner runs every step in its own
+    /// transaction), `StatementBegin`/`StatementEnd` around statements that hold `;`
+    /// (read as SQLite cuts statements; the lines are comments). What comes before the
+    /// first `Up` sql-migrate never runs, as here. A second `Up` or `Down` section, which
+    /// sql-migrate would join to the first, is refused: one file, one up and one down.
+    static func parseSQLMigrate(_ text: String, identifier: String, path: String, version: MigrationVersion?) throws -> SQLMigrationFile {
+        let lines = splitLines(text)
+        var upLine: Int?
+        var downLine: Int?
+        var openBlock: Int?
+        var noTransaction: SQLFileLine?
+        for (index, line) in lines.enumerated() {
+            let lineNumber = index + 1
+            guard let words = sqlMigrateAnnotation(in: line) else { continue }
+            switch words[0] {
+            case "Up", "Down":
+                let isUp = words[0] == "Up"
+                guard (isUp ? upLine : downLine) == nil, isUp || upLine != nil else {
+                    throw SQLMigrationFileError(code: isUp || upLine != nil ? .duplicateSection : .upSectionMissing, path: path, line: lineNumber,
+                                                message: isUp || upLine != nil ? "A second `-- +migrate \(words[0])` line; write the file with one up section and one down section."
+                                                    : "`-- +migrate Down` comes before any `-- +migrate Up` line; put the up section first.")
+                }
+                if let openBlock { throw unclosedBlock(path: path, line: openBlock, annotation: "-- +migrate") }
+                if words.dropFirst().contains("notransaction") { noTransaction = noTransaction ?? SQLFileLine(path: path, line: lineNumber) }
+                if isUp { upLine = lineNumber } else { downLine = lineNumber }
+            case "StatementBegin":
+                openBlock = openBlock ?? lineNumber
+            case "StatementEnd":
+                openBlock = nil
+            default:
+                throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
+                                            message: "`-- +migrate \(words[0])` is not an annotation sql-migrate reads (Up, Down, StatementBegin, StatementEnd); correct it.")
+            }
+        }
+        guard let upLine else {
+            throw SQLMigrationFileError(code: .upSectionMissing, path: path,
+                                        message: "No `-- +migrate Up` line; sql-migrate files start their up SQL with one (and their down SQL with `-- +migrate Down`).")
+        }
+        if let openBlock { throw unclosedBlock(path: path, line: openBlock, annotation: "-- +migrate") }
+        let upEnd = (downLine.map { $0 > upLine ? $0 : lines.count + 1 } ?? (lines.count + 1)) - 1
+        let up = section(lines, from: upLine + 1, through: upEnd, path: path).leavingOutOwnTransaction()
+        try requireStatements(up, path: path, line: upLine)
+        let down = downLine.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
+        let header = upLine > 1 ? section(lines, from: 1, through: upLine - 1, path: path) : nil
+        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, layout: .sqlMigrate, version: version,
+                                noTransactionRequest: noTransaction, header: header)
+    }
+
+    private static func unclosedBlock(path: String, line: Int, annotation: String) -> SQLMigrationFileError {
+        SQLMigrationFileError(code: .misplacedDirective, path: path, line: line,
+                              message: "This `\(annotation) StatementBegin` has no `\(annotation) StatementEnd` after it in its section; add one where the statement ends.")
     }
 
     private static func unclosedBlock(path: String, line: Int) -> SQLMigrationFileError {
