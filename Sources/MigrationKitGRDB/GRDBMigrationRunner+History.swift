@@ -70,6 +70,12 @@ extension GRDBMigrationRunner {
     /// Records every step up to and including `target` as applied without running it,
     /// for a database whose schema predates MigrationKit (Flyway's `baseline`). Steps
     /// already recorded are left as they are; returns the identifiers newly recorded.
+    /// The identifiers `baseline(in:upTo:)` would record, reading only.
+    package func baselinePlan(in reader: any DatabaseReader, upTo target: String) throws -> [String] {
+        let targetIndex = try registry.index(ofTarget: target)
+        return try reader.read { try engine.baselinePlan($0, through: targetIndex) }
+    }
+
     @discardableResult
     package func baseline(in writer: any DatabaseWriter, upTo target: String) throws -> [String] {
         let targetIndex = try registry.index(ofTarget: target)

@@ -101,4 +101,38 @@ import Testing
         #expect(baseline.status == 0, "\(baseline.output)")
         #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
     }
+
+    /// `baseline --dry-run` proves and refuses as a baseline would and writes nothing;
+    /// the proof leaves out every known tool's ledger table (Atlas's here, which `adopt`
+    /// does not read and names), so it needs no `--skip-schema-proof`.
+    @Test func baselineDryRunProvesAndWritesNothing() throws {
+        let workspace = try appDatabase()
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key,
+                                          "CREATE TABLE atlas_schema_revisions (version TEXT PRIMARY KEY, description TEXT, type INTEGER, applied INTEGER, total INTEGER, executed_at DATETIME, execution_time INTEGER, error TEXT, error_stmt TEXT, hash TEXT, partial_hashes JSON, operator_version TEXT); INSERT INTO atlas_schema_revisions (version, description) VALUES ('20240101000000', 'init');")
+        try #require(made.status == 0, "\(made.output)")
+        let adopt = try workspace.run("adopt")
+        #expect(adopt.exitCode == .refused && adopt.stderr.contains("it holds atlas_schema_revisions (Atlas's ledger, which adopt does not read)"), "\(adopt.output)")
+        let before = try TreeSnapshot(workspace.root)
+        let wrong = try workspace.run("baseline", ["--to", "0002_tags", "--dry-run"])
+        #expect(wrong.exitCode == .refused && wrong.stderr.contains("Its schema is not what the migrations up to 0002_tags make (table tags: missing from the database"), "\(wrong.output)")
+        let dry = try workspace.run("baseline", ["--to", "0001_init", "--dry-run", "--json"])
+        #expect(dry.status == 0, "\(dry.output)")
+        let document = try decodeJSON(dry.stdout)
+        #expect(document["baselined"] as? [String] == ["0001_init"] && document["dryRun"] as? Bool == true, "\(document)")
+        let words = try workspace.run("baseline", ["--to", "0001_init", "--dry-run"])
+        #expect(words.stdout.contains("Would baseline 0001_init (record it as applied, not run)") && words.stdout.contains("dry run: nothing was written"), "\(words.output)")
+        try expectUnchanged(before, "baseline --dry-run")
+        #expect(try workspace.run("baseline", ["--to", "0001_init"]).stdout.contains("Baselined 0001_init"))
+    }
+
+    /// Problems of one kind are one line, naming the first file and counting the others.
+    @Test func problemsOfOneKindAreOneLineWithTheFilesCounted() throws {
+        let workspace = try Workspace()
+        try workspace.migration("V1__users.sql", "CREATE TABLE users (id INTEGER PRIMARY KEY);\n")
+        for n in 1...5 { try workspace.migration(String(format: "%04d_extra_%d.sql", n, n), "SELECT 1;\n") }
+        let status = try workspace.run("status")
+        #expect(status.exitCode == .fileError && status.errorLines.count == 1, "\(status.output)")
+        #expect(status.stderr.contains("0001_extra_1.sql (and 4 more like it: 0002_extra_2.sql, 0003_extra_3.sql, 0004_extra_4.sql and 1 more): This file is not named as Flyway's layout names migrations"),
+                "\(status.stderr)")
+    }
 }

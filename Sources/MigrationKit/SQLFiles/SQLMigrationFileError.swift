@@ -136,8 +136,24 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         problemSentences(wording).joined(separator: "\n")
     }
 
-    /// Each problem's sentence, `path:line: what is wrong and what to do`, this one first.
+    /// Each problem's sentence, `path:line: what is wrong and what to do`, this one first;
+    /// problems of one kind (one code, one sentence, no line: a folder's hundred files of
+    /// the same kind) are one sentence, naming the first file and counting the others.
     package func problemSentences(_ wording: RemedyWording) -> [String] {
-        problems.map { "\($0.path)\($0.line.map { ":\($0)" } ?? ""): \($0.advice?.sentence(wording) ?? $0.message)" }
+        var groups: [(first: SQLMigrationFileError, sentence: String, others: [String])] = []
+        for problem in problems {
+            let sentence = problem.advice?.sentence(wording) ?? problem.message
+            if problem.line == nil, let index = groups.firstIndex(where: { $0.first.line == nil && $0.first.code == problem.code && $0.sentence == sentence }) {
+                groups[index].others.append(problem.path)
+            } else {
+                groups.append((problem, sentence, []))
+            }
+        }
+        return groups.map { group in
+            let location = group.first.path + (group.first.line.map { ":\($0)" } ?? "")
+            let others = group.others.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+            let more = others.isEmpty ? "" : " (and \(others.count) more like it: \(listing(others)))"
+            return "\(location)\(more): \(group.sentence)"
+        }
     }
 }

@@ -127,6 +127,8 @@ package protocol CommandDatabase: AnyObject {
     func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String]
     func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport
     func baseline(upTo target: String) throws -> [String]
+    /// What `baseline(upTo:)` would record, refused as it would be, reading only.
+    func baselinePlan(upTo target: String) throws -> [String]
     /// Records what another tool applied, proven against the schema (the runner's
     /// `adopt`); throws `OtherToolAdoptionError` with nothing written.
     func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption

@@ -138,8 +138,10 @@ package final class MigrationSession {
         return try database.rollback(selection, acceptModified: acceptModified)
     }
 
-    /// Records the migrations up to `target` as applied without running them.
-    package func baseline(upTo target: String) throws -> [String] {
+    /// Records the migrations up to `target` as applied without running them; a dry run
+    /// says which it would record, and writes nothing.
+    package func baseline(upTo target: String, dryRun: Bool = false) throws -> [String] {
+        guard !dryRun else { return try database.baselinePlan(upTo: target) }
         carriedLedger = nil
         return try database.baseline(upTo: target)
     }

@@ -11,6 +11,12 @@ extension SQLCipherMigrationRunner {
     /// - Returns: the identifiers newly recorded.
     /// - Throws: `.unknownMigration`; `.databaseAlreadyMigratedBeyond` when a step after
     ///   `target` is applied; `.databaseSuperseded` for a ledger with unknown steps.
+    /// The identifiers `baseline(in:upTo:)` would record, reading only.
+    package func baselinePlan(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
+        let targetIndex = try registry.index(ofTarget: target)
+        return try writer.read { try engine.baselinePlan($0, through: targetIndex) }
+    }
+
     @discardableResult
     package func baseline(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
         let targetIndex = try registry.index(ofTarget: target)
