@@ -1,3 +1,5 @@
+import Foundation
+
 /// A migrations folder's files made into migrations in its layout: named by the layout's
 /// naming (`MigrationFileName`), paired (by name in MigrationKit's own layout, by version
 /// in the others), parsed, and put in the layout's order (`MigrationFileOrder`). Every
@@ -10,6 +12,10 @@ struct MigrationFolderReading {
     let layout: MigrationFolderLayout
     /// The migrations folder's path.
     var folder = ""
+    /// Flyway's placeholders, for a Flyway folder's files.
+    var placeholders = FlywayPlaceholders()
+    /// When the files are read: Flyway's `${flyway:timestamp}`.
+    let time = Date()
     /// Reads a file of a migration's folder (diesel's, Prisma's) or of the folder's own
     /// (Drizzle's journal); nil when there is no such file.
     var readFolderFile: (String) throws -> String? = { _ in nil }
@@ -133,7 +139,8 @@ struct MigrationFolderReading {
             guard let text = candidate.text else { throw Unreadable() }
             if let down, down.text == nil { throw Unreadable() }
             return try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
-                                                          identifier: name.identifier, layout: layout, version: name.version)
+                                                          identifier: name.identifier, layout: layout, version: name.version,
+                                                          placeholders: placeholders, time: time)
         }
     }
 

@@ -28,12 +28,16 @@ public struct SQLMigrationDirectory: Sendable {
     /// The layout the folder is read in, or nil to read it in the one its files are
     /// written in (`MigrationFolderLayout.detect`).
     public let layout: MigrationFolderLayout?
+    /// The values of Flyway's placeholders, replaced in a Flyway folder's files as Flyway
+    /// replaces them when they are read (`FlywayPlaceholders`).
+    public let placeholders: FlywayPlaceholders
 
-    /// The folder at `path`, read in `layout` (nil: the layout its files are written in);
-    /// nothing is read until `load()`.
-    public init(path: String, layout: MigrationFolderLayout? = nil) {
+    /// The folder at `path`, read in `layout` (nil: the layout its files are written in),
+    /// with Flyway's `placeholders`; nothing is read until `load()`.
+    public init(path: String, layout: MigrationFolderLayout? = nil, placeholders: FlywayPlaceholders = FlywayPlaceholders()) {
         self.path = path
         self.layout = layout
+        self.placeholders = placeholders
     }
 
     /// The migrations, in the order they apply: byte-wise by identifier in MigrationKit's
@@ -58,7 +62,7 @@ public struct SQLMigrationDirectory: Sendable {
                 throw SQLMigrationFileError.combining(problems + [mixed])!
             }
         }
-        let files = MigrationFolderReading(layout: layout, folder: path, readFolderFile: readMigrationFolderFile).migrations(in: candidates, problems: &problems)
+        let files = MigrationFolderReading(layout: layout, folder: path, placeholders: placeholders, readFolderFile: readMigrationFolderFile).migrations(in: candidates, problems: &problems)
         if let error = SQLMigrationFileError.combining(problems) { throw error }
         return files
     }

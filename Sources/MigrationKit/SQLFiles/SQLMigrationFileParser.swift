@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses the text of one migration file into sections.
 ///
 /// dbmate's form: `-- migrate:up` and an optional `-- migrate:down` line split the
@@ -93,8 +95,15 @@ package enum SQLMigrationFileParser {
     /// (`-- migrate:merging`, `-- migrate:row-changes`). In diesel's layout an up file
     /// without a statement is a step that changes nothing, as diesel runs it
     /// (`MigrationFolderLayout.upMayHoldNoStatement`).
+    ///
+    /// - Parameter placeholders: in Flyway's layout, the placeholders' values, replaced
+    ///   in the up and down SQL as Flyway replaces them (`FlywayPlaceholders`), at `time`;
+    ///   the up SQL as written is kept for the checksum (`SQLMigrationFile.writtenUp`).
     static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String,
-                            layout: MigrationFolderLayout, version: MigrationVersion?, noTransactionRequest: SQLFileLine? = nil) throws -> SQLMigrationFile {
+                            layout: MigrationFolderLayout, version: MigrationVersion?, noTransactionRequest: SQLFileLine? = nil,
+                            placeholders: FlywayPlaceholders = FlywayPlaceholders(), time: Date = Date()) throws -> SQLMigrationFile {
+        let written = upText
+        let upText = layout == .flyway ? try placeholders.substitute(upText, path: upPath, time: time) ?? upText : upText
         let upLines = splitLines(upText)
         var merging: [String] = []
         var rowChanges: [String] = []
@@ -111,25 +120,25 @@ package enum SQLMigrationFileParser {
             }
         }
         try refuseGooseSections(upLines, in: layout, path: upPath)
-        if layout == .flyway { try refusePlaceholders(upLines, path: upPath) }
         let up = SQLSection(sql: upText, path: upPath, startLine: 1).leavingOutOwnTransaction()
+        let writtenUp = written == upText ? nil : SQLSection(sql: written, path: upPath, startLine: 1).leavingOutOwnTransaction()
         // sqlx runs a file that starts with `-- no-transaction` outside a transaction.
         let noTransactionRequest = noTransactionRequest
             ?? (layout == .sqlx && upText.hasPrefix("-- no-transaction") ? SQLFileLine(path: upPath, line: 1) : nil)
         if !layout.upMayHoldNoStatement { try requireStatements(up, path: upPath, line: nil) }
         var down: SQLSection?
-        if let downText, let downPath {
+        if let writtenDown = downText, let downPath {
+            let downText = layout == .flyway ? try placeholders.substitute(writtenDown, path: downPath, time: time) ?? writtenDown : writtenDown
             let downLines = splitLines(downText)
             if let index = downLines.firstIndex(where: { directive(in: $0).map { layout == .migrationKit || $0.name == "down" } ?? false }),
                let found = directive(in: downLines[index]) {
                 throw misplacedDirective(found.name, in: layout, path: downPath, line: index + 1, isUp: false)
             }
             try refuseGooseSections(downLines, in: layout, path: downPath)
-            if layout == .flyway { try refusePlaceholders(downLines, path: downPath) }
             down = SQLSection(sql: downText, path: downPath, startLine: 1).leavingOutOwnTransaction()
         }
         return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                layout: layout, version: version, noTransactionRequest: noTransactionRequest)
+                                layout: layout, version: version, noTransactionRequest: noTransactionRequest, writtenUp: writtenUp)
     }
 
     /// A `-- migrate:` line other than a header in a file that is all up (or all down)
@@ -161,18 +170,6 @@ package enum SQLMigrationFileParser {
                 situation: "`\(sqlMigrateDown ? "-- +migrate Down" : "-- +goose Down")` is a line of \(sqlMigrateDown ? "sql-migrate's" : "goose's") layout, but this folder is read in \(layout.possessive), "
                     + "which does not split a file there, so the down SQL after it would run with the up SQL",
                 otherwise: "put the down SQL where \(layout.possessive) layout keeps it (\(layout.namingInWords))", remedy: .nameMigrationsLayout))
-        }
-    }
-
-    /// Flyway replaces `${name}` placeholders before it runs a file; MigrationKit runs
-    /// the SQL as written, so a file that holds one would not run what Flyway runs.
-    private static func refusePlaceholders(_ lines: [Substring], path: String) throws {
-        for (index, line) in lines.enumerated() {
-            let bytes = Array(line.utf8)
-            guard let start = bytes.indices.dropLast().first(where: { bytes[$0] == UInt8(ascii: "$") && bytes[$0 + 1] == UInt8(ascii: "{") }),
-                  bytes[(start + 2)...].contains(UInt8(ascii: "}")) else { continue }
-            throw SQLMigrationFileError(code: .unsupportedFeature, path: path, line: index + 1,
-                                        message: "Flyway replaces `${…}` placeholders before running a file, and MigrationKit runs the SQL as it is written, so this file would not run what Flyway runs; write the value in place of the placeholder.")
         }
     }
 

@@ -83,6 +83,7 @@ package struct ProjectSettings {
             }
         }
 
+        connection.migrations.projectPlaceholders = file?.placeholders ?? [:]
         let settings = ProjectSettings(configFile: file?.path, database: chosen?.name, values: values, lintSuppressions: file?.lint ?? [])
         // The parser checked the flags; only options filled from elsewhere need it again.
         let borrowed = values.filter { $0.value.origin != .flag && $0.value.origin != .defaultValue }
