@@ -85,6 +85,20 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// empty and filled in afterwards would be refused as edited everywhere it ran.
     package var upMayHoldNoStatement: Bool { self == .diesel }
 
+    /// The other layouts whose files are these very files, read the same way, which the
+    /// files alone cannot tell apart: golang-migrate's `.up.sql`/`.down.sql` pairs are
+    /// sqlx's reversible migrations; a folder of Flyway's `V` files alone is refinery's.
+    /// Which tool wrote them is the database's ledger to say (`status` names it).
+    package var sameFiles: [MigrationFolderLayout] {
+        switch self {
+        case .golangMigrate: return [.sqlx]
+        case .sqlx: return [.golangMigrate]
+        case .flyway: return [.refinery]
+        case .refinery: return [.flyway]
+        default: return []
+        }
+    }
+
     /// The tool's own name in a sentence: `golang-migrate's`, `MigrationKit's (dbmate's)`.
     package var possessive: String {
         switch self {

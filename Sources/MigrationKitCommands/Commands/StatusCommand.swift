@@ -31,9 +31,20 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
         let database = session.database
         let status = try session.status()
+        // Files two tools write alike (golang-migrate's pairs, sqlx's reversible ones) are
+        // named after the tool whose ledger the database holds.
+        var layout = layout(of: loaded.files, in: world)
+        if let detected = layout, connection.migrations.givenLayout == nil,
+           let sameFiles = MigrationFolderLayout(name: detected.name)?.sameFiles, !sameFiles.isEmpty {
+            let tools = try database.reading { try OtherToolLedger.all(in: $0) }.map(\.tool)
+            if let writer = sameFiles.first(where: { same in tools.contains { $0.name == same.name } }),
+               let table = OtherTool(name: writer.name)?.ledgerTables.first {
+                layout = (writer.name, "detected from its files and \(table)")
+            }
+        }
         let unmanaged = status.applied.isEmpty && status.unknownApplied.isEmpty
             ? try database.reading { try OtherToolNotice.finding(in: $0, acceptingExistingTables: ProjectSettings.acceptsExistingTables(in: world)) } : nil
-        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout(of: loaded.files, in: world),
+        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout,
                       swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), unmanaged: unmanaged, reporter: reporter, in: world)
     }
 

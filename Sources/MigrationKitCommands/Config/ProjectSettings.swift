@@ -100,18 +100,6 @@ package struct ProjectSettings {
         return settings
     }
 
-    /// The project file's `[lint]` table alone, for a command whose options are flags
-    /// only (`check`): the file named by `MIGRATIONKIT_CONFIG`, else the one found in the
-    /// current folder or above, as for every command.
-    package static func lintOnly(commandName: String, environment: ProcessEnvironment,
-                                 currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
-        let configPath = environmentValue(ProjectSetting.configVariable, in: environment)
-        let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
-            try ProjectFile.load(path: $0, named: configPath != nil, commandName: commandName)
-        }
-        return ProjectSettings(configFile: file?.path, database: nil, values: [:], lintSuppressions: file?.lint ?? [])
-    }
-
     /// Whether the environment or the project file of the command running in `world`
     /// says `accept-existing-tables` (`migrate --accept-existing-tables` says it as a flag).
     package static func acceptsExistingTables(in world: CommandWorld) -> Bool {
