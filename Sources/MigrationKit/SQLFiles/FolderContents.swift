@@ -64,6 +64,25 @@ enum UnreadFolderContents {
         Kind(suffixes: [".xml", ".yaml", ".yml"], what: "changelogs (Liquibase's)", way: "write each change set as a SQL migration in a layout MigrationKit reads (docs/migration-layouts.md)"),
     ]
 
+    /// A folder of yoyo's (a `NAME.rollback.sql` file, or a `-- depends:` line), which no
+    /// layout here reads: yoyo orders its migrations by their `-- depends:` lines and
+    /// runs `post-apply` scripts after every run, so reading its files in another
+    /// layout's order would run them in an order yoyo never did. Nil for another folder.
+    static func yoyoRefusal(_ candidates: [MigrationFolderLayout.Candidate]) -> SQLMigrationFileError? {
+        let signs = candidates.filter { candidate in
+            !candidate.isFolder && (candidate.name.hasSuffix(".rollback.sql")
+                || candidate.text.map { text in SQLMigrationFileParser.splitLines(text).contains { $0.hasPrefix("-- depends:") } } == true)
+        }
+        guard let first = signs.first else { return nil }
+        let sqlFiles = candidates.filter { !$0.isFolder && $0.name.hasSuffix(".sql") && !$0.name.hasSuffix(".rollback.sql") }
+        let folder = String(first.path.dropLast(first.name.count + 1))
+        return SQLMigrationFileError(code: .noReadableMigration, path: folder, advice: Advice(
+            situation: "This folder is yoyo's (\(first.name) \(first.name.hasSuffix(".rollback.sql") ? "is a rollback file" : "has a `-- depends:` line")), "
+                + "whose order comes from its files' `-- depends:` lines, which no layout MigrationKit reads follows, so its \(sqlFiles.count) migration\(sqlFiles.count == 1 ? "" : "s") would run in an order yoyo never ran them in",
+            otherwise: "write them as migrations in a layout MigrationKit reads, in yoyo's order (each `.rollback.sql` as the down SQL), and record what each database has with `baseline --to` "
+                + "(its `_yoyo_migration` table is left out of the schema's proof)", remedy: .nameMigrationsLayout))
+    }
+
     /// The refusal, or nil when the folder holds nothing that looks like a migration.
     static func refusal(_ candidates: [MigrationFolderLayout.Candidate], layout: MigrationFolderLayout) -> SQLMigrationFileError? {
         var found: [String] = []

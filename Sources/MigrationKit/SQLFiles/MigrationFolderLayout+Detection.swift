@@ -81,6 +81,7 @@ extension MigrationFolderLayout {
         if let only = signs.first {
             return .success(only.layout == .flyway && holdsRefineryUnversioned(candidates) ? .refinery : only.layout)
         }
+        if let yoyo = UnreadFolderContents.yoyoRefusal(candidates) { return .failure(yoyo) }
         if numberedUpOnly { return .success(.sqlx) }
         return .success(numberedPairs ? .golangMigrate : .migrationKit)
     }
