@@ -57,7 +57,7 @@ extension MigrationEngine {
         }
         let ledgers = try OtherToolLedger.all(in: db)
         guard let ledger = ledgers.first else {
-            throw OtherToolAdoptionError(problems: [.noLedger(ledgerLike: try UnreadLedgerTable.all(in: db, besides: []))])
+            throw OtherToolAdoptionError(problems: [.noLedger(ledgerLike: try UnreadLedgerTable.all(in: db))])
         }
         guard ledgers.count == 1 else { throw OtherToolAdoptionError(problems: [.severalLedgers(ledgers.map(\.tool))]) }
         return ledger

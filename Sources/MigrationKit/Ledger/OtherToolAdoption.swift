@@ -66,7 +66,8 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
             switch self {
             case .noLedger(let ledgerLike):
                 let found = ledgerLike.isEmpty ? "" : "; it holds \(ledgerLike.map(\.description).joined(separator: ", ")), which adopt cannot map to the migrations"
-                return "it has no ledger adopt reads (\(OtherTool.all.filter { $0 != .userVersion }.flatMap { $0.ledgerTables.prefix(1) }.joined(separator: ", ")), or a `PRAGMA user_version` above 0)\(found); "
+                let tables = OtherTool.all.compactMap(\.ledgerTables.first).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+                return "it has no ledger adopt reads (\(tables.joined(separator: ", ")), or a `PRAGMA user_version` above 0)\(found); "
                     + "to record the migrations whose work its schema already holds, use `baseline --to ID`, which proves the schema first (docs/adopting.md)"
             case .ledgerNotFound(let tool):
                 return tool == .userVersion ? "its `PRAGMA user_version` is 0: no ladder records anything"
@@ -81,12 +82,12 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
                 return "\(tool.displayName) recorded version \(version)\(script.map { " (\($0))" } ?? "") as failed; repair it with \(tool.displayName) first"
             case .noFile(let tool, let versions):
                 return versions.count == 1 ? "\(tool.displayName) recorded version \(versions[0]), and no migration in the folder carries it"
-                    : "\(tool.displayName) recorded \(versions.count) versions no migration in the folder carries (\(Self.listing(versions)))"
+                    : "\(tool.displayName) recorded \(versions.count) versions no migration in the folder carries (\(listing(versions)))"
             case .severalFiles(let tool, let version, let identifiers):
                 return "\(tool.displayName) recorded version \(version), which several migrations carry (\(identifiers.joined(separator: ", ")))"
             case .checksumDiffers(let tool, let paths, let versions):
                 return paths.count == 1 ? "\(paths[0]) differs from the version \(versions[0]) \(tool.displayName) applied (its checksum is not the one recorded); restore the file as it was applied"
-                    : "\(paths.count) files differ from the versions \(tool.displayName) applied (their checksums are not the ones recorded: \(Self.listing(paths))); restore them as they were applied"
+                    : "\(paths.count) files differ from the versions \(tool.displayName) applied (their checksums are not the ones recorded: \(listing(paths))); restore them as they were applied"
             case .beyondFolder(let userVersion, let migrations):
                 return "its `PRAGMA user_version` is \(userVersion), and the folder has \(migrations) migration\(migrations == 1 ? "" : "s"), so it is not a count of this folder's migrations; "
                     + "either put the ladder that took it to \(userVersion) in the folder as migrations (one per step, in order), or, where \(userVersion) is the app's own schema number, "
@@ -96,17 +97,12 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
             case .schemaDiffers(let first, let more, let through):
                 return "its schema is not what the migrations \(through.map { "up to \($0)" } ?? "(none)") make (\(first.summary)\(more > 0 ? " and \(more) more" : ""))"
             case .codeMigrations(let tool, let versions):
-                let count = versions.count == 1 ? "version \(versions[0])" : "\(versions.count) versions (\(Self.listing(versions)))"
+                let count = versions.count == 1 ? "version \(versions[0])" : "\(versions.count) versions (\(listing(versions)))"
                 return "\(tool.displayName) ran \(count) as Java or Kotlin code, which MigrationKit cannot run and no file of the folder carries, so a database not yet past \(versions.count == 1 ? "it" : "them") "
                     + "would never get what \(versions.count == 1 ? "it does" : "they do") and the SQL after \(versions.count == 1 ? "it" : "them") may depend on it; write each as SQL "
                     + "(V<version>__<description>.sql doing what the code does, which adopt then maps and proves), or, if no database older than \(versions.count == 1 ? "it" : "them") will ever be migrated, "
                     + "adopt past \(versions.count == 1 ? "it" : "them") \(codeMigrationsOption.map { "with \($0)" } ?? "(`acceptingCodeMigrations: true`)")"
             }
-        }
-
-        /// Up to three of `items`, and how many more.
-        private static func listing(_ items: [String]) -> String {
-            items.count <= 3 ? items.joined(separator: ", ") : items.prefix(3).joined(separator: ", ") + " and \(items.count - 3) more"
         }
     }
 
@@ -136,15 +132,13 @@ package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
         return OtherTool.all.contains(first) ? "\(name) (not of \(names) shape)" : "\(name) (\(names) ledger, which adopt does not read)"
     }
 
-    /// The tables of the database that look like ledgers, other than MigrationKit's own
-    /// and the ledgers in `read` (the ones a tool's reader took).
-    package static func all(in db: some SQLQuerying, besides read: [OtherToolLedger]) throws -> [UnreadLedgerTable] {
-        let readTables = Set(read.flatMap(\.tool.ledgerTables).map { $0.lowercased() })
+    /// The tables of the database that look like ledgers, other than MigrationKit's own:
+    /// asked where no tool's reader took a ledger.
+    package static func all(in db: some SQLQuerying) throws -> [UnreadLedgerTable] {
         let tables = try db.textColumn(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' ORDER BY name")
         return tables.compactMap { name in
             let folded = name.lowercased()
-            guard OtherTool.looksLikeLedger(name), !readTables.contains(folded), !folded.hasPrefix("sqlite_"),
-                  !SchemaDump.isMigrationKitsOwn(name) else { return nil }
+            guard OtherTool.looksLikeLedger(name), !folded.hasPrefix("sqlite_"), !SchemaDump.isMigrationKitsOwn(name) else { return nil }
             return UnreadLedgerTable(name: name, tools: OtherTool.recognized.filter { $0.ledgerTables.contains { $0.lowercased() == folded } })
         }
     }

@@ -334,14 +334,11 @@ package enum SQLMigrationFileParser {
                                 noTransactionRequest: noTransaction, header: header)
     }
 
-    private static func unclosedBlock(path: String, line: Int, annotation: String) -> SQLMigrationFileError {
+    /// A `StatementBegin` (goose's, or sql-migrate's with `annotation` `-- +migrate`)
+    /// without its `StatementEnd`.
+    private static func unclosedBlock(path: String, line: Int, annotation: String = "-- +goose") -> SQLMigrationFileError {
         SQLMigrationFileError(code: .misplacedDirective, path: path, line: line,
                               message: "This `\(annotation) StatementBegin` has no `\(annotation) StatementEnd` after it in its section; add one where the statement ends.")
-    }
-
-    private static func unclosedBlock(path: String, line: Int) -> SQLMigrationFileError {
-        SQLMigrationFileError(code: .misplacedDirective, path: path, line: line,
-                              message: "This `-- +goose StatementBegin` has no `-- +goose StatementEnd` after it in its section; add one where the statement ends.")
     }
 
     /// goose's annotation on `line`, lower-cased with single spaces (`no transaction`),

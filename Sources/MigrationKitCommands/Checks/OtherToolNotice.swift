@@ -35,7 +35,7 @@ package enum OtherToolNotice {
         let tables = objects.filter { $0.type == "table" }.map(\.name)
         let ledgers = try OtherToolLedger.all(in: db).filter { $0.lastVersion != nil && ($0.tool != .userVersion || !objects.isEmpty) }
         if !ledgers.isEmpty { return .otherTools(ledgers) }
-        let ledgerLike = try UnreadLedgerTable.all(in: db, besides: [])
+        let ledgerLike = try UnreadLedgerTable.all(in: db)
         guard !objects.isEmpty || !ledgerLike.isEmpty, !acceptingExistingTables else { return nil }
         return .tablesWithoutLedger(tables: tables.filter { table in !ledgerLike.contains { $0.name == table } }, ledgerLike: ledgerLike)
     }

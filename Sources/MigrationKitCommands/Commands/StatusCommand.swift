@@ -182,7 +182,8 @@ package struct StatusDocument: Encodable {
     /// null when the database does not exist yet.
     @AlwaysPresent package var format: CipherFormat?
     /// The migrations folder's layout (`migrationkit`, `sqlx`, `golang-migrate`, `goose`,
-    /// `flyway`, `diesel`); null for an app's own Swift steps.
+    /// `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`, `sql-migrate`); null for an
+    /// app's own Swift steps.
     @AlwaysPresent package var layout: String?
     package let migrations: [MigrationStateDocument]
     /// Identifiers in the ledger that no migration file has.
