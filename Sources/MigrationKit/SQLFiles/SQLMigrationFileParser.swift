@@ -260,14 +260,23 @@ package enum SQLMigrationFileParser {
                                         message: "No `-- +goose Up` line; goose files start their up SQL with one (and their down SQL with `-- +goose Down`).")
         }
         if let openBlock { throw unclosedBlock(path: path, line: openBlock) }
+        return try annotatedFile(lines, upLine: upLine, downLine: downLine, identifier: identifier, path: path, layout: .goose, version: version,
+                                 noTransaction: noTransaction, merging: merging, rowChanges: rowChanges)
+    }
+
+    /// A file its tool's annotation lines cut (goose's, sql-migrate's): the up SQL after
+    /// `upLine` up to `downLine`, the down SQL after that; the lines above `upLine`, which
+    /// run nothing, kept for lint (`-- migrationkit:nolint-file`).
+    private static func annotatedFile(_ lines: [Substring], upLine: Int, downLine: Int?, identifier: String, path: String, layout: MigrationFolderLayout,
+                                      version: MigrationVersion?, noTransaction: SQLFileLine?, merging: [String] = [],
+                                      rowChanges: [String] = []) throws -> SQLMigrationFile {
         let upEnd = (downLine ?? (lines.count + 1)) - 1
         let up = section(lines, from: upLine + 1, through: upEnd, path: path).leavingOutOwnTransaction()
         try requireStatements(up, path: path, line: upLine)
         let down = downLine.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
-        // Comments above `-- +goose Up` are kept for lint (`-- migrationkit:nolint-file`).
         let header = upLine > 1 ? section(lines, from: 1, through: upLine - 1, path: path) : nil
         return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                layout: .goose, version: version, noTransactionRequest: noTransaction, header: header)
+                                layout: layout, version: version, noTransactionRequest: noTransaction, header: header)
     }
 
     // MARK: - sql-migrate
@@ -293,13 +302,10 @@ package enum SQLMigrationFileParser {
     /// sql-migrate would join to the first, is refused: one file, one up and one down.
     static func parseSQLMigrate(_ text: String, identifier: String, path: String, version: MigrationVersion?) throws -> SQLMigrationFile {
         let lines = splitLines(text)
-        var upLine: Int?
-        var downLine: Int?
-        var openBlock: Int?
+        var (upLine, downLine, openBlock): (Int?, Int?, Int?) = (nil, nil, nil)
         var noTransaction: SQLFileLine?
-        for (index, line) in lines.enumerated() {
+        for (index, words) in lines.enumerated().compactMap({ line in sqlMigrateAnnotation(in: line.element).map { (line.offset, $0) } }) {
             let lineNumber = index + 1
-            guard let words = sqlMigrateAnnotation(in: line) else { continue }
             switch words[0] {
             case "Up", "Down":
                 let isUp = words[0] == "Up"
@@ -325,13 +331,8 @@ package enum SQLMigrationFileParser {
                                         message: "No `-- +migrate Up` line; sql-migrate files start their up SQL with one (and their down SQL with `-- +migrate Down`).")
         }
         if let openBlock { throw unclosedBlock(path: path, line: openBlock, annotation: "-- +migrate") }
-        let upEnd = (downLine.map { $0 > upLine ? $0 : lines.count + 1 } ?? (lines.count + 1)) - 1
-        let up = section(lines, from: upLine + 1, through: upEnd, path: path).leavingOutOwnTransaction()
-        try requireStatements(up, path: path, line: upLine)
-        let down = downLine.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
-        let header = upLine > 1 ? section(lines, from: 1, through: upLine - 1, path: path) : nil
-        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, layout: .sqlMigrate, version: version,
-                                noTransactionRequest: noTransaction, header: header)
+        return try annotatedFile(lines, upLine: upLine, downLine: downLine, identifier: identifier, path: path, layout: .sqlMigrate, version: version,
+                                 noTransaction: noTransaction)
     }
 
     /// A `StatementBegin` (goose's, or sql-migrate's with `annotation` `-- +migrate`)
