@@ -48,6 +48,9 @@ public enum Remedy: Hashable, Sendable {
     /// Let a built-in collation stand in for this one, which only the app that made the
     /// database registers, while the database is read and copied (`CollationStandIn`).
     case standInForCollation(String)
+    /// Give values for these Flyway placeholders (`FlywayPlaceholders`), as Flyway's
+    /// configuration gives them.
+    case givePlaceholderValues([String])
 
     /// What a Swift caller of the libraries does: the library's own words.
     package var libraryWords: String {
@@ -91,6 +94,8 @@ public enum Remedy: Hashable, Sendable {
             return "store the right key again (`SecretServiceKeyStore.store`), which replaces them all"
         case .standInForCollation(let name):
             return "let a built-in collation stand in for \"\(name)\" while copying (`collationStandIns`)"
+        case .givePlaceholderValues(let names):
+            return "give \(names.count == 1 ? "it a value" : "them values") as Flyway's configuration does (`SQLMigrationDirectory(path:layout:placeholders:)`)"
         }
     }
 }

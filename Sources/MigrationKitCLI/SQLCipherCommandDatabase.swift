@@ -41,8 +41,9 @@ final class SQLCipherCommandDatabase: CommandDatabase {
     }
 
     func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
-    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool) throws -> OtherToolAdoption {
-        try runner.adopt(in: writer, from: tool, retiringLedger: retiringLedger, dryRun: dryRun)
+    func baselinePlan(upTo target: String) throws -> [String] { try runner.baselinePlan(in: writer, upTo: target) }
+    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption {
+        try runner.adopt(in: writer, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
     }
     func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
 

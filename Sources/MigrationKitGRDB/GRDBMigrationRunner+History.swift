@@ -70,6 +70,12 @@ extension GRDBMigrationRunner {
     /// Records every step up to and including `target` as applied without running it,
     /// for a database whose schema predates MigrationKit (Flyway's `baseline`). Steps
     /// already recorded are left as they are; returns the identifiers newly recorded.
+    /// The identifiers `baseline(in:upTo:)` would record, reading only.
+    package func baselinePlan(in reader: any DatabaseReader, upTo target: String) throws -> [String] {
+        let targetIndex = try registry.index(ofTarget: target)
+        return try reader.read { try engine.baselinePlan($0, through: targetIndex) }
+    }
+
     @discardableResult
     package func baseline(in writer: any DatabaseWriter, upTo target: String) throws -> [String] {
         let targetIndex = try registry.index(ofTarget: target)
@@ -77,7 +83,8 @@ extension GRDBMigrationRunner {
     }
 
     /// Takes over a database another migration tool migrated (golang-migrate, dbmate,
-    /// sqlx, diesel, goose, Flyway) or an app's own `PRAGMA user_version` ladder: reads
+    /// sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1, sql-migrate)
+    /// or an app's own `PRAGMA user_version` ladder: reads
     /// that tool's ledger (`OtherToolLedger`), maps each version it records to the step of
     /// the migration file that carries it (a ladder's N to the first N steps), proves that
     /// the database's schema is what those steps make on an empty scratch database, and
@@ -94,12 +101,17 @@ extension GRDBMigrationRunner {
     ///     in the same transaction; by default they stay, and schema comparisons leave
     ///     them out.
     ///   - dryRun: read, map and prove, and write nothing.
+    ///   - acceptingCodeMigrations: versions the tool ran as code (Flyway's Java and
+    ///     Kotlin migrations) that no file carries are passed over, for a fleet in which
+    ///     no database is older than them; by default they are refused, since a
+    ///     database not yet past them would never get what they do.
     /// - Throws: `OtherToolAdoptionError` naming every problem, with nothing written.
     @discardableResult
     public func adopt(in writer: any DatabaseWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
-                      dryRun: Bool = false) throws -> OtherToolAdoption {
+                      dryRun: Bool = false, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         try holdingChangeLock(of: writer) { try writer.barrierWriteWithoutTransaction { db in
-            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, sha384Hex: Database.sha384Hex(of:)) { steps in
+            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations,
+                             digests: OtherToolMapping.Digests(sha256Hex: Database.sha256Hex(of:), sha384Hex: Database.sha384Hex(of:))) { steps in
                 try replayedSchema(of: steps, configuredAs: db.configuration)
             }
         } }

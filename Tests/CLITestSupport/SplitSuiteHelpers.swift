@@ -25,9 +25,11 @@ extension FleetMigrateHelpers {
         return (workspace, paths)
     }
 
-    /// `migrate` in the workspace's folder, with its key file and migrations.
+    /// `migrate` in the workspace's folder, with its key file and migrations; the
+    /// tenants' `seed` table is the app's own, made before its first migration
+    /// (`--accept-existing-tables`).
     public func migrate(_ workspace: Workspace, _ arguments: [String], environment: [String: String] = Binary.environment()) throws -> CommandResult {
-        try Tool.run(["migrate", "--password-file", workspace.keyFile, "--migrations", workspace.migrations] + arguments,
+        try Tool.run(["migrate", "--accept-existing-tables", "--password-file", workspace.keyFile, "--migrations", workspace.migrations] + arguments,
                        environment: environment, directory: workspace.root)
     }
 

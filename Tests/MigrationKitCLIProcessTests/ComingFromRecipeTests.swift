@@ -25,6 +25,11 @@ import Testing
         Page(name: "golang-migrate", tool: .golangMigrate, folder: "db/migrations"),
         Page(name: "flyway", tool: .flyway, folder: "sql"),
         Page(name: "dbmate", tool: .dbmate, folder: "db/migrations"),
+        Page(name: "prisma", tool: .prisma, folder: "prisma/migrations"),
+        Page(name: "drizzle", tool: .drizzle, folder: "drizzle"),
+        Page(name: "refinery", tool: .refinery, folder: "migrations"),
+        Page(name: "d1", tool: .d1, folder: "migrations"),
+        Page(name: "sql-migrate", tool: .sqlMigrate, folder: "migrations"),
         Page(name: "user-version", tool: .userVersion, folder: "Migrations"),
     ]
 
@@ -72,5 +77,40 @@ import Testing
         #expect(drift.status == 0, "\(drift.output)")
         let status = try Binary.run(["status", "--exit-code"], directory: workspace.root)
         #expect(status.status == 0, "\(status.output)")
+    }
+
+    /// docs/adopting.md's second way in, run as written on a database shaped as an app's
+    /// own schema at its own number (`user_version` 77, Signal Desktop's way): `migrate`
+    /// first refuses naming both ways; the recipe's first migration holds the app's
+    /// schema, `baseline` proves and records it, `migrate` applies the rest; every row
+    /// and the app's `user_version` are kept.
+    @Test func theSecondWayInTakesAnAppsOwnSchemaNumber() throws {
+        let recipes = try KeyRecipeTests.recipes(in: "docs/adopting.md")
+        let recipe = try #require(recipes.first { $0.kind == "two-ways-in" }, "\(recipes)")
+        let workspace = try Workspace()
+        try workspace.write("app.key", workspace.key.text + "\n", mode: 0o600)
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, """
+            CREATE TABLE conversations (id TEXT PRIMARY KEY, json TEXT, active_at INTEGER);
+            CREATE TABLE messages (id TEXT PRIMARY KEY, conversationId TEXT, body TEXT, sent_at INTEGER);
+            INSERT INTO conversations VALUES ('c1', '{}', 1700000000);
+            INSERT INTO messages VALUES ('m1', 'c1', 'hello', 1700000001), ('m2', 'c1', 'again', 1700000002);
+            PRAGMA user_version = 77;
+            """)
+        try #require(made.status == 0, "\(made.output)")
+        try FileManager.default.createDirectory(atPath: workspace.migrations, withIntermediateDirectories: true)
+        try workspace.migration("0001_app_schema_77.sql", "-- migrate:up\nSELECT 1;\n")
+        let refused = try Binary.run(["migrate", "--db-path", "app.db", "--password-file", "app.key"], directory: workspace.root)
+        #expect(refused.status == 7 && refused.stderr.contains("if 77 is the app's own schema number instead, write a first migration holding the app's schema as it is at 77"), "\(refused.output)")
+        try FileManager.default.removeItem(atPath: workspace.migrations)
+
+        var environment = Binary.environment()
+        environment["PATH"] = Binary.productsDirectory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let ran = try ChildProcess.run(["/bin/sh", "-ec", recipe.script], environment: environment, directory: workspace.root, timeout: 120)
+        #expect(ran.status == 0 && ran.stdout.contains("Baselined 0001_app_schema_77") && ran.stdout.contains("Applied 0002_messages_by_conversation"), "\(ran.output)")
+        let rows = try SQLCipherShell.run(workspace.database, key: workspace.key, """
+            SELECT count(*) FROM messages; SELECT json FROM conversations; PRAGMA user_version;
+            SELECT identifier FROM grdb_migrations ORDER BY rowid; SELECT count(*) FROM sqlite_master WHERE name = 'messages_by_conversation';
+            """)
+        #expect(rows.stdout == "2\n{}\n77\n0001_app_schema_77\n0002_messages_by_conversation\n1\n", "\(rows.output)")
     }
 }

@@ -39,7 +39,7 @@ import Glibc
         var environment = Binary.environment()
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         let terminal = try PseudoTerminal.run(
-            [Binary.migrationkit, "migrate", "--db-glob", slow.path("tenants/*.db"), "--migrations", slow.migrations,
+            [Binary.migrationkit, "migrate", "--accept-existing-tables", "--db-glob", slow.path("tenants/*.db"), "--migrations", slow.migrations,
              "--password-file", slow.keyFile, "--no-backup", "--jobs", "1"],
             environment: environment, steps: [], timeout: 60)
         #expect(terminal.status == CLIExitCodeValue.migrationFailed.rawValue, "\(terminal.transcript)")
@@ -55,7 +55,7 @@ import Glibc
             WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 500000)
                 INSERT INTO filler (text) SELECT printf('row %d of filler text', x) FROM n;
             """)
-        let arguments = [Binary.migrationkit, "migrate", "--db-glob", workspace.path("tenants/*.db"), "--jobs", "2", "--no-backup",
+        let arguments = [Binary.migrationkit, "migrate", "--accept-existing-tables", "--db-glob", workspace.path("tenants/*.db"), "--jobs", "2", "--no-backup",
                          "--password-file", workspace.keyFile, "--migrations", workspace.migrations]
         let process = try Guarded.launch(arguments, directory: workspace.root)
         // Until some databases are done and others are not. Each look opens a database
@@ -97,7 +97,7 @@ import Glibc
         var environment = Binary.environment()
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         let result = try PseudoTerminal.run(
-            [Binary.migrationkit, "migrate", "--db-glob", workspace.path("tenants/*.db"), "--migrations", workspace.migrations, "--no-backup"],
+            [Binary.migrationkit, "migrate", "--accept-existing-tables", "--db-glob", workspace.path("tenants/*.db"), "--migrations", workspace.migrations, "--no-backup"],
             environment: environment, steps: [.init(expect: "Key for the 3 databases", send: workspace.key.text + "\n")], timeout: 60)
         #expect(result.status == 0, "\(result.transcript)")
         #expect(result.transcript.contains("3 migrated"), "\(result.transcript)")

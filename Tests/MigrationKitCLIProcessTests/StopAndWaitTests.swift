@@ -119,7 +119,7 @@ import Glibc
         try FileManager.default.createDirectory(atPath: workspace.path("tenants"), withIntermediateDirectories: true)
         let paths = (0..<4).map { workspace.path("tenants/tenant\($0).db") }
         for path in paths { #expect(try SQLCipherShell.run(path, key: workspace.key, "CREATE TABLE seed (x);").status == 0) }
-        let fleet = try Background(["migrate", "--db-glob", workspace.path("tenants/*.db"), "--jobs", "1", "--json", "--no-backup",
+        let fleet = try Background(["migrate", "--accept-existing-tables", "--db-glob", workspace.path("tenants/*.db"), "--jobs", "1", "--json", "--no-backup",
                                     "--password-file", workspace.keyFile, "--migrations", workspace.migrations], in: workspace)
         try fleet.waitUntil(paths[0], says: "migrate")
         kill(fleet.process.processIdentifier, SIGTERM)

@@ -78,9 +78,9 @@ import Glibc
             try workspace.write("keys/\(region)/acme.key", key.text + "\n", mode: 0o600)
             #expect(try SQLCipherShell.run(workspace.path("tenants/\(region)/acme.db"), key: key, "CREATE TABLE seed (x);").status == 0)
         }
-        let byName = try Tool.run(["migrate", "--db-glob", "tenants/*/*.db", "--password-file", "keys/{name}.key", "--migrations", workspace.migrations], directory: workspace.root)
+        let byName = try Tool.run(["migrate", "--accept-existing-tables", "--db-glob", "tenants/*/*.db", "--password-file", "keys/{name}.key", "--migrations", workspace.migrations], directory: workspace.root)
         #expect(byName.exitCode == .usage && byName.stderr.contains("names keys/acme.key for both"), "\(byName.output)")
-        let byPath = try Tool.run(["migrate", "--db-glob", "tenants/*/*.db", "--password-file", "keys/{path}.key", "--no-backup", "--migrations", workspace.migrations], directory: workspace.root)
+        let byPath = try Tool.run(["migrate", "--accept-existing-tables", "--db-glob", "tenants/*/*.db", "--password-file", "keys/{path}.key", "--no-backup", "--migrations", workspace.migrations], directory: workspace.root)
         #expect(byPath.status == 0 && byPath.stdout.contains("2 migrated"), "\(byPath.output)")
     }
 
@@ -133,7 +133,7 @@ import Glibc
     @Test func statusOverAFleetIsOneTableWithTheOnesNeedingAttentionFirst() throws {
         let fleet = try Fleet(3)
         try fleet.workspace.migration("0003_genre.sql", "-- migrate:up\nCREATE TABLE genres (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE genres;\n")
-        let one = try fleet.run(["migrate", "--db-path", "tenants/tenant1.db", "--password-file", "keys/tenant1.key", "--no-backup"])
+        let one = try fleet.run(["migrate", "--accept-existing-tables", "--db-path", "tenants/tenant1.db", "--password-file", "keys/tenant1.key", "--no-backup"])
         try #require(one.status == 0, "\(one.output)")
         let status = try fleet.run(["status", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key", "--exit-code"])
         // Two tenants are behind: the table lists them first, and the code says pending.

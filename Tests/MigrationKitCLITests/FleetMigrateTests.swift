@@ -64,7 +64,7 @@ import Glibc
             for index in 0..<3 {
                 group.addTask {
                     let fromStandardInput = index == 1
-                    return (index, try Tool.run(["migrate", "--db-list", fromStandardInput ? "-" : workspace.path("forward.list"), "--shard", "\(index)/3",
+                    return (index, try Tool.run(["migrate", "--accept-existing-tables", "--db-list", fromStandardInput ? "-" : workspace.path("forward.list"), "--shard", "\(index)/3",
                                                    "--json", "--no-backup"] + ["--password-file", workspace.keyFile, "--migrations", workspace.migrations],
                                                   stdin: fromStandardInput ? shuffled : nil, directory: workspace.root))
                 }
@@ -135,7 +135,7 @@ import Glibc
         for index in 0..<2 {
             try workspace.write("keys/tenant\(index).key", "key of tenant\(index)\n", mode: 0o600)
         }
-        let result = try Tool.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+        let result = try Tool.run(["migrate", "--accept-existing-tables", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
                                      "--migrations", workspace.migrations, "--no-backup"], directory: workspace.root)
         // tenant2 has no key file: it alone fails, with the file named.
         #expect(result.exitCode == .keyUnavailable, "\(result.output)")
@@ -147,7 +147,7 @@ import Glibc
 
         // One database with a template: the same rule.
         try workspace.write("keys/tenant2.key", "key of tenant2\n", mode: 0o600)
-        let one = try Tool.run(["migrate", "--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
+        let one = try Tool.run(["migrate", "--accept-existing-tables", "--db-path", "tenants/tenant2.db", "--password-file", "keys/{name}.key",
                                   "--migrations", workspace.migrations, "--no-backup"], directory: workspace.root)
         #expect(one.status == 0, "\(one.output)")
 
@@ -167,7 +167,7 @@ import Glibc
         try FileManager.default.createDirectory(atPath: workspace.path("keys"), withIntermediateDirectories: true)
         for index in 0..<2 { try workspace.write("keys/tenant\(index).key", "key of tenant\(index)\n", mode: 0o600) }
         try FileManager.default.createSymbolicLink(atPath: workspace.path("tenants/a-current.db"), withDestinationPath: "tenant1.db")
-        let result = try Tool.run(["migrate", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
+        let result = try Tool.run(["migrate", "--accept-existing-tables", "--db-glob", "tenants/*.db", "--password-file", "keys/{name}.key",
                                      "--migrations", workspace.migrations, "--no-backup", "--json"], directory: workspace.root)
         #expect(result.status == 0, "\(result.output)")
         let databases = try #require(try decodeJSON(result.stdout)["databases"] as? [[String: Any]])
@@ -195,7 +195,7 @@ import Glibc
         defer {
             for index in 0..<3 { _ = try? Binary.run(["clear", "service", service, "account", "tenant-tenant\(index)"], executable: "/usr/bin/secret-tool") }
         }
-        let result = try Tool.run(["migrate", "--db-glob", workspace.path("tenants/*.db"), "--keychain-service", service,
+        let result = try Tool.run(["migrate", "--accept-existing-tables", "--db-glob", workspace.path("tenants/*.db"), "--keychain-service", service,
                                      "--keychain-account", "tenant-{name}", "--migrations", workspace.migrations, "--no-backup"])
         #expect(result.status == 0, "\(result.output)")
         for (index, path) in paths.enumerated() {

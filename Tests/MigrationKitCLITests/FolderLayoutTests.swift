@@ -132,7 +132,7 @@ import Testing
         #expect(unknown.exitCode == .usage && unknown.stderr.contains("rails"), "\(unknown.output)")
         try workspace.write("migrationkit.toml", "migrations = \"Migrations\"\nmigrations-layout = \"rails\"\n")
         let badFile = try Tool.run(["status", "--db-path", workspace.database], directory: workspace.root)
-        #expect(badFile.exitCode == .usage && badFile.stderr.contains("`migrations-layout` must be one of migrationkit, sqlx, golang-migrate, goose, flyway, diesel, dbmate, not \"rails\""),
+        #expect(badFile.exitCode == .usage && badFile.stderr.contains("`migrations-layout` must be one of migrationkit, sqlx, golang-migrate, goose, flyway, diesel, prisma, drizzle, refinery, sql-migrate, dbmate, not \"rails\""),
                 "\(badFile.output)")
         #expect(!FileManager.default.fileExists(atPath: workspace.database))
     }
@@ -311,8 +311,8 @@ import Testing
     }
 
     /// What a Flyway folder holds that MigrationKit does not run is refused with a
-    /// sentence: repeatable migrations, placeholders, two files of one version (`1` and
-    /// `1.0`), an undo file without its migration.
+    /// sentence: repeatable migrations, a placeholder with no value, two files of one
+    /// version (`1` and `1.0`), an undo file without its migration.
     @Test func flywaysRepeatablesPlaceholdersAndDuplicateVersionsAreRefused() throws {
         let workspace = try Workspace()
         try workspace.migration("V1__users.sql", "\(Self.users)\n")
@@ -326,7 +326,7 @@ import Testing
             "R__views.sql: Flyway runs a repeatable migration (R__) again whenever it changes",
             "U3__gone.sql: This down file's version, 3, has no up file in Flyway's layout",
             "V1__users.sql: This file and \(workspace.migrations)/V1.0__again.sql are both version 1 of Flyway's layout",
-            "V2__named.sql:1: Flyway replaces `${…}` placeholders before running a file",
+            "V2__named.sql:1: Flyway replaces `${table}` before it runs this file, and no value is given for it",
         ] {
             #expect(result.stderr.contains(expected), "\(expected): \(result.stderr)")
         }

@@ -41,7 +41,7 @@ import Testing
         #expect(workspace.bytes(workspace.database) == before, "status changed the file")
 
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
-        let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
+        let migrated = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup", "-q"])
         #expect(migrated.status == 0, "SQLCipher \(version) file: \(migrated.output)")
         // Still in its format: the shell reads it with that format's settings.
         let read = try SQLCipherShell.run(workspace.database, key: workspace.key,
@@ -74,7 +74,7 @@ import Testing
         #expect(checks.filter { $0["name"] as? String == "quick_check" }.allSatisfy { $0["applies"] as? Bool == true && $0["passed"] as? Bool == true }, "\(json.output)")
 
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE tags;\n")
-        for (command, arguments) in [("migrate", ["--verify", "full", "--no-backup"] + workspace.options()), ("rollback", ["--no-backup"] + workspace.options()),
+        for (command, arguments) in [("migrate", ["--accept-existing-tables", "--verify", "full", "--no-backup"] + workspace.options()), ("rollback", ["--no-backup"] + workspace.options()),
                                      ("check", ["--migrations", workspace.migrations, "--from-database", workspace.database, "--password-file", workspace.keyFile])] {
             let result = try Tool.run([command] + arguments, directory: workspace.root)
             #expect(result.status == 0, "\(command): \(result.output)")
@@ -118,7 +118,7 @@ import Testing
         #expect(workspace.bytes(workspace.database) == before, "status changed the file", sourceLocation: sourceLocation)
 
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
-        let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
+        let migrated = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup", "-q"])
         #expect(migrated.status == 0, "\(migrated.output)", sourceLocation: sourceLocation)
         let read = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "SELECT body FROM notes; SELECT count(*) FROM grdb_migrations;")
         #expect(read.status == 0 && read.stdout == "kept\n1\n", "\(read.output)", sourceLocation: sourceLocation)
@@ -183,7 +183,7 @@ import Testing
         let status = try workspace.run("status")
         #expect(status.status == 0 && status.stdout.contains("custom settings") && status.stdout.contains(described), "\(status.output)")
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
-        let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
+        let migrated = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup", "-q"])
         #expect(migrated.status == 0, "\(migrated.output)")
         let read = try SQLCipherShell.run(workspace.database, key: workspace.key, pragmas + "SELECT body FROM notes; SELECT count(*) FROM grdb_migrations;")
         #expect(read.status == 0 && read.stdout.hasSuffix("kept\n1\n"), "\(read.output)")

@@ -110,7 +110,7 @@ import Testing
             #expect(result.stderr.contains("damaged") && result.stderr.contains("`verify`") && !result.stderr.contains("try again"), "\(result.stderr)")
             #expect(try TreeSnapshot(workspace.root) == before, "rekey \(extra) changed the folder")
         }
-        let migrate = try workspace.run("migrate")
+        let migrate = try workspace.run("migrate", ["--accept-existing-tables"])
         #expect(migrate.exitCode == .damaged && migrate.stderr.contains("damaged") && migrate.stderr.contains("`verify`"), "\(migrate.output)")
         #expect(try TreeSnapshot(workspace.root) == before, "migrate changed the folder")
         let baseline = try workspace.run("baseline", ["--to", "0001_tags"])

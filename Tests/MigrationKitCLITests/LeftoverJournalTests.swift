@@ -96,7 +96,7 @@ import Glibc
         let workspace = try Workspace()
         try KilledShell.writer(workspace.database, key: workspace.key, table: "notes")
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
-        let migrate = try workspace.run("migrate", ["--no-backup"])
+        let migrate = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup"])
         #expect(migrate.status == 0, "\(migrate.output)")
         let rows = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM notes; SELECT DISTINCT v FROM base;")
         #expect(rows.stdout == "8\nchanged\n", "\(rows.output)")
@@ -122,7 +122,7 @@ import Glibc
         #expect(files(workspace.database) == before, "status with a wrong key changed the files")
 
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
-        let migrate = try workspace.run("migrate", ["--no-backup", "-q"])
+        let migrate = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup", "-q"])
         #expect(migrate.status == 0, "\(migrate.output)")
         let rows = try SQLCipherShell.run(workspace.database, key: workspace.key,
                                           withoutHMACs + "SELECT count(*) FROM notes; SELECT DISTINCT v FROM base; SELECT count(*) FROM grdb_migrations;")

@@ -70,7 +70,7 @@ struct OtherClientFilesTests {
         #expect(status.status == 0, "\(described): \(status.output)")
         #expect(workspace.bytes(workspace.database) == before, "\(described): status changed the file")
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY, noteId INTEGER REFERENCES notes(id));\n")
-        let migrated = try workspace.run("migrate", options + ["--no-backup", "-q"])
+        let migrated = try workspace.run("migrate", options + ["--accept-existing-tables", "--no-backup", "-q"])
         #expect(migrated.status == 0, "\(described): \(migrated.output)")
 
         try expectRows(workspace.database, workspace.key, pragmas,
@@ -102,7 +102,7 @@ struct OtherClientFilesTests {
         #expect(try workspace.run("schema-dump").stdout.contains("CREATE TABLE notes"))
 
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
-        let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
+        let migrated = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup", "-q"])
         #expect(migrated.status == 0, "\(migrated.output)")
         try expectRows(workspace.database, workspace.key, pragmas, "SELECT body FROM notes", "in the wal\n")
     }
@@ -120,7 +120,7 @@ struct OtherClientFilesTests {
 
         let options = ["--cipher-plaintext-header-size", "32", "--cipher-salt", salt]
         try workspace.migration("0001_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n")
-        let migrated = try workspace.run("migrate", options + ["--no-backup", "-q"])
+        let migrated = try workspace.run("migrate", options + ["--accept-existing-tables", "--no-backup", "-q"])
         #expect(migrated.status == 0, "\(migrated.output)")
         #expect(workspace.bytes(workspace.database)?.prefix(16) == Data("SQLite format 3\0".utf8), "the plaintext header is gone")
         try expectRows(workspace.database, workspace.key, pragmas, "SELECT body FROM notes; SELECT count(*) FROM tags", "0\n")
@@ -141,7 +141,7 @@ struct OtherClientFilesTests {
         guard SQLCipherFeature.rawKeyWithHMACKey.isAvailable(in: SQLCipherLibrary.cipherVersion) else {
             let before = try TreeSnapshot(workspace.root)
             for command in ["status", "migrate"] {
-                let result = try workspace.run(command, command == "migrate" ? ["--no-backup"] : [])
+                let result = try workspace.run(command, command == "migrate" ? ["--accept-existing-tables", "--no-backup"] : [])
                 #expect(result.exitCode == .keyUnavailable && result.stderr.contains("The key in key file \(workspace.keyFile) is x' and 160 hex digits"),
                         "\(command): \(result.output)")
             }
@@ -149,7 +149,7 @@ struct OtherClientFilesTests {
             try expectRows(workspace.database, key, Self.platformPragmas, "SELECT body FROM notes", "kept\n")
             return
         }
-        let migrated = try workspace.run("migrate", ["--no-backup", "-q"])
+        let migrated = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup", "-q"])
         #expect(migrated.status == 0, "\(migrated.output)")
         try expectRows(workspace.database, key, Self.platformPragmas, "SELECT body FROM notes; SELECT count(*) FROM tags", "0\n")
     }

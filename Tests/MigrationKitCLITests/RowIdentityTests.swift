@@ -85,7 +85,7 @@ import Testing
         try workspace.write("schema.sql", wanted)
         let written = try workspace.run("diff", ["--to", workspace.path("schema.sql"), "--write", "check_type"])
         #expect(written.status == 0, "\(written.output)")
-        let migrated = try workspace.run("migrate", ["--no-backup"])
+        let migrated = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup"])
         #expect(migrated.status == 0, "\(migrated.output)")
         #expect(try identities(workspace.database, key: workspace.key) == Self.original)
     }
@@ -114,7 +114,7 @@ import Testing
 
         // Rebuilt as the sentence says, in a migration: verify passes again.
         try workspace.migration("0001_rebuild_notes_fts.sql", "-- migrate:up\nINSERT INTO \"notes_fts\"(\"notes_fts\") VALUES ('rebuild');\n")
-        let migrated = try workspace.run("migrate", ["--no-backup"])
+        let migrated = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup"])
         #expect(migrated.status == 0, "\(migrated.output)")
         #expect(try workspace.run("verify").status == 0)
     }
@@ -139,7 +139,7 @@ import Testing
         try workspace.migration("0001_more_terms.sql", "-- migrate:up\nINSERT INTO notes_terms(docid, body) VALUES (6, 'sixth words');\n")
         let linted = try workspace.run("lint")
         #expect(linted.status == 0, "\(linted.output)")
-        let migrated = try workspace.run("migrate", ["--no-backup"])
+        let migrated = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup"])
         #expect(migrated.status == 0, "\(migrated.output)")
         #expect(try shell(workspace.database, key: workspace.key, "SELECT docid FROM notes_terms WHERE notes_terms MATCH 'sixth';") == "6\n")
     }

@@ -71,7 +71,7 @@ import Testing
         try workspace.write("schema.sql", edited)
         let written = try workspace.run("diff", ["--to", workspace.path("schema.sql"), "--write", "reshape"])
         #expect(written.status == 0, "\(written.output)")
-        let migrate = try workspace.run("migrate", ["--no-backup"])
+        let migrate = try workspace.run("migrate", ["--accept-existing-tables", "--no-backup"])
         #expect(migrate.status == 0, "\(migrate.output)")
         #expect(try Self.columnNames(of: workspace.database, key: workspace.key) == Self.columnNames(madeBy: edited))
         let after = try workspace.run("diff", ["--to", workspace.path("schema.sql")])

@@ -396,7 +396,9 @@ import Testing
                     "ALTER TABLE t ADD COLUMN a TEXT DEFAULT 'CURRENT_TIMESTAMP';", "ALTER TABLE t ADD COLUMN a INTEGER DEFAULT (1);",
                     "ALTER TABLE t ADD COLUMN a BLOB DEFAULT x'00';", "ALTER TABLE t ADD COLUMN a TEXT DEFAULT NULL;",
                     "ALTER TABLE t ADD COLUMN a TEXT; -- DEFAULT CURRENT_TIMESTAMP",
-                    "CREATE TABLE t (a TEXT DEFAULT CURRENT_TIMESTAMP);"] {
+                    "CREATE TABLE t (a TEXT DEFAULT CURRENT_TIMESTAMP);",
+                    // SQLite reads DEFAULT "name" and DEFAULT name as strings (a real diesel migration's).
+                    "ALTER TABLE users ADD COLUMN settings TEXT NOT NULL default \"{}\";", "ALTER TABLE t ADD COLUMN a TEXT NOT NULL DEFAULT abc;"] {
             #expect(try LintFixture.lint(sql, rule: rule, context: LintFixture.modern).isEmpty, "\(sql)")
         }
     }

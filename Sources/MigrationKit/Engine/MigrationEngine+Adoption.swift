@@ -7,10 +7,12 @@ extension MigrationEngine {
     /// with `retiringLedger` drops the other tool's ledger (or sets `user_version` to 0),
     /// all in one transaction. A dry run writes nothing. Outside any transaction.
     ///
+    /// - Parameter acceptingCodeMigrations: versions the tool ran as code (Flyway's Java
+    ///   and Kotlin migrations) that no file carries are passed over instead of refused.
     /// - Throws: `OtherToolAdoptionError` naming every problem, before anything is
     ///   written; the `MigrationStepError` of a step that fails on the empty database.
-    package func adopt(_ db: Database, from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool,
-                       sha384Hex: ([UInt8]) -> String,
+    package func adopt(_ db: Database, from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool = false,
+                       digests: OtherToolMapping.Digests,
                        replay: ([MigrationStep<Database>]) throws -> [SchemaDump.Object]) throws -> OtherToolAdoption {
         func adoption() throws -> OtherToolAdoption {
             let ledger = try adoptableLedger(db, from: tool)
@@ -19,7 +21,7 @@ extension MigrationEngine {
             var problems: [OtherToolAdoptionError.Problem] = applied > 0 ? [.alreadyManaged(applied: applied)] : []
             let candidates = registry.steps.map { OtherToolMapping.Candidate(identifier: $0.identifier, version: $0.fileVersion, path: $0.sourceFile) }
             var positions: [Int] = []
-            switch OtherToolMapping.appliedPositions(of: ledger, in: candidates, sha384Hex: sha384Hex) {
+            switch OtherToolMapping.appliedPositions(of: ledger, in: candidates, digests: digests, acceptingCodeMigrations: acceptingCodeMigrations) {
             case .success(let found): positions = found
             case .failure(let error): problems += error.problems
             }
@@ -54,7 +56,9 @@ extension MigrationEngine {
             return ledger
         }
         let ledgers = try OtherToolLedger.all(in: db)
-        guard let ledger = ledgers.first else { throw OtherToolAdoptionError(problems: [.noLedger]) }
+        guard let ledger = ledgers.first else {
+            throw OtherToolAdoptionError(problems: [.noLedger(ledgerLike: try UnreadLedgerTable.all(in: db))])
+        }
         guard ledgers.count == 1 else { throw OtherToolAdoptionError(problems: [.severalLedgers(ledgers.map(\.tool))]) }
         return ledger
     }

@@ -139,6 +139,12 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
 
     // MARK: - Baseline and erase
 
+    /// The steps `baseline(_:through:)` would record, refused as it would refuse them,
+    /// reading only: what `baseline --dry-run` says.
+    package func baselinePlan(_ db: Database, through lastIndex: Int) throws -> [String] {
+        try analysis(of: db).baselinePlan(through: lastIndex).map(\.identifier)
+    }
+
     /// Records every step up to and including the one at `lastIndex` as applied without
     /// running it (Flyway's `baseline`); steps already recorded are left as they are.
     /// Returns the identifiers newly recorded.

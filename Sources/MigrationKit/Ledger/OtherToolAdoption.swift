@@ -24,8 +24,9 @@ public struct OtherToolAdoption: Hashable, Sendable {
 public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// One reason.
     package enum Problem: Hashable, Sendable, CustomStringConvertible {
-        /// The database has no other tool's ledger.
-        case noLedger
+        /// The database has no ledger `adopt` reads; `ledgerLike` names the tables that
+        /// look like one (`UnreadLedgerTable`), whose tool or shape it does not read.
+        case noLedger(ledgerLike: [UnreadLedgerTable])
         /// `tool`'s ledger was asked for and is not there.
         case ledgerNotFound(OtherTool)
         /// Several tools' ledgers are there and none was named.
@@ -34,33 +35,43 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
         case alreadyManaged(applied: Int)
         /// golang-migrate's `dirty` flag: the version failed half way.
         case dirty(tool: OtherTool, version: String)
-        /// A failed row (Flyway's or sqlx's `success = 0`).
+        /// A failed row (Flyway's or sqlx's `success = 0`, a Prisma row that neither
+        /// finished nor was rolled back).
         case failed(tool: OtherTool, version: String, script: String?)
-        /// A recorded version no migration of the folder carries.
-        case noFile(tool: OtherTool, version: String)
+        /// Recorded versions no migration of the folder carries.
+        case noFile(tool: OtherTool, versions: [String])
         /// Several migrations carry a recorded version.
         case severalFiles(tool: OtherTool, version: String, identifiers: [String])
-        /// The file's checksum differs from the one the tool recorded: it was edited
-        /// after the tool applied it.
-        case checksumDiffers(tool: OtherTool, version: String, path: String)
+        /// The files' checksums differ from the ones the tool recorded (`paths`, each
+        /// with the version the tool recorded for it): they were edited after the tool
+        /// applied them.
+        case checksumDiffers(tool: OtherTool, paths: [String], versions: [String])
         /// A `user_version` beyond the number of migrations.
         case beyondFolder(userVersion: Int, migrations: Int)
         /// Migrations before the latest applied one that the tool did not apply.
         case gap(missing: [String], latest: String)
         /// The database's schema is not what the mapped migrations make.
         case schemaDiffers(first: SchemaDifference, more: Int, through: String?)
+        /// Versions the tool ran as code (Flyway's Java or Kotlin migrations), which no
+        /// file of the folder carries: a database not yet past them would never get
+        /// what they do, and the SQL after them may depend on it.
+        case codeMigrations(tool: OtherTool, versions: [String])
 
         package var description: String { sentence(namingToolsWith: nil) }
 
         /// The problem in words; where the tool must be named, `option` is how (a
-        /// command line's option), or nil for the library's words.
-        package func sentence(namingToolsWith option: String?) -> String {
+        /// command line's option), or nil for the library's words, and
+        /// `codeMigrationsOption` how to adopt past code migrations.
+        package func sentence(namingToolsWith option: String?, codeMigrationsOption: String? = nil) -> String {
             switch self {
-            case .noLedger:
-                return "it has no other tool's ledger (golang-migrate's or dbmate's schema_migrations, _sqlx_migrations, __diesel_schema_migrations, goose_db_version, flyway_schema_history, or a `PRAGMA user_version` above 0)"
+            case .noLedger(let ledgerLike):
+                let found = ledgerLike.isEmpty ? "" : "; it holds \(ledgerLike.map(\.description).joined(separator: ", ")), which adopt cannot map to the migrations"
+                let tables = OtherTool.all.compactMap(\.ledgerTables.first).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+                return "it has no ledger adopt reads (\(tables.joined(separator: ", ")), or a `PRAGMA user_version` above 0)\(found); "
+                    + "to record the migrations whose work its schema already holds, use `baseline --to ID`, which proves the schema first (docs/adopting.md)"
             case .ledgerNotFound(let tool):
                 return tool == .userVersion ? "its `PRAGMA user_version` is 0: no ladder records anything"
-                    : "it has no \(tool.displayName) ledger (\(tool.ledgerTables.joined(separator: ", ")) of \(tool.displayName)'s shape)"
+                    : "it has no \(tool.displayName) ledger (\(tool.ledgerTables[0]) of \(tool.displayName)'s shape)"
             case .severalLedgers(let tools):
                 return "it has ledgers of \(tools.map(\.displayName).joined(separator: " and ")); name the one that migrated it\(option.map { " with \($0)" } ?? "") (\(tools.map(\.name).joined(separator: ", ")))"
             case .alreadyManaged(let applied):
@@ -69,18 +80,28 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
                 return "\(tool.displayName) marked version \(version) dirty (it failed half way); repair the database and clear the flag as \(tool.displayName) says (`migrate force`), then adopt"
             case .failed(let tool, let version, let script):
                 return "\(tool.displayName) recorded version \(version)\(script.map { " (\($0))" } ?? "") as failed; repair it with \(tool.displayName) first"
-            case .noFile(let tool, let version):
-                return "\(tool.displayName) recorded version \(version), and no migration in the folder carries it"
+            case .noFile(let tool, let versions):
+                return versions.count == 1 ? "\(tool.displayName) recorded version \(versions[0]), and no migration in the folder carries it"
+                    : "\(tool.displayName) recorded \(versions.count) versions no migration in the folder carries (\(listing(versions)))"
             case .severalFiles(let tool, let version, let identifiers):
                 return "\(tool.displayName) recorded version \(version), which several migrations carry (\(identifiers.joined(separator: ", ")))"
-            case .checksumDiffers(let tool, let version, let path):
-                return "\(path) differs from the version \(version) \(tool.displayName) applied (its checksum is not the one recorded); restore the file as it was applied"
+            case .checksumDiffers(let tool, let paths, let versions):
+                return paths.count == 1 ? "\(paths[0]) differs from the version \(versions[0]) \(tool.displayName) applied (its checksum is not the one recorded); restore the file as it was applied"
+                    : "\(paths.count) files differ from the versions \(tool.displayName) applied (their checksums are not the ones recorded: \(listing(paths))); restore them as they were applied"
             case .beyondFolder(let userVersion, let migrations):
-                return "its `PRAGMA user_version` is \(userVersion), and the folder has \(migrations) migration\(migrations == 1 ? "" : "s")"
+                return "its `PRAGMA user_version` is \(userVersion), and the folder has \(migrations) migration\(migrations == 1 ? "" : "s"), so it is not a count of this folder's migrations; "
+                    + "either put the ladder that took it to \(userVersion) in the folder as migrations (one per step, in order), or, where \(userVersion) is the app's own schema number, "
+                    + "write a first migration holding the app's schema as it is at \(userVersion) and record it with `baseline --to` that migration (docs/adopting.md)"
             case .gap(let missing, let latest):
                 return "the ledger records \(latest) but not \(missing.joined(separator: ", ")) before it"
             case .schemaDiffers(let first, let more, let through):
                 return "its schema is not what the migrations \(through.map { "up to \($0)" } ?? "(none)") make (\(first.summary)\(more > 0 ? " and \(more) more" : ""))"
+            case .codeMigrations(let tool, let versions):
+                let count = versions.count == 1 ? "version \(versions[0])" : "\(versions.count) versions (\(listing(versions)))"
+                return "\(tool.displayName) ran \(count) as Java or Kotlin code, which MigrationKit cannot run and no file of the folder carries, so a database not yet past \(versions.count == 1 ? "it" : "them") "
+                    + "would never get what \(versions.count == 1 ? "it does" : "they do") and the SQL after \(versions.count == 1 ? "it" : "them") may depend on it; write each as SQL "
+                    + "(V<version>__<description>.sql doing what the code does, which adopt then maps and proves), or, if no database older than \(versions.count == 1 ? "it" : "them") will ever be migrated, "
+                    + "adopt past \(versions.count == 1 ? "it" : "them") \(codeMigrationsOption.map { "with \($0)" } ?? "(`acceptingCodeMigrations: true`)")"
             }
         }
     }
@@ -95,9 +116,38 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
     public var description: String { problems.map(\.description).joined(separator: "; ") }
 }
 
+/// A table that looks like a migration tool's ledger (`OtherTool.looksLikeLedger`) and
+/// that `adopt` cannot read: a ledger of a tool it does not read (Atlas's, Liquibase's),
+/// one of a known name and another shape, or a name of no known tool.
+package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
+    /// The table's name.
+    package let name: String
+    /// The tools whose ledger table has that name (golang-migrate's and dbmate's share
+    /// one); empty for a name of no known tool.
+    package let tools: [OtherTool]
+
+    package var description: String {
+        let names = tools.map { $0.displayName + "'s" }.joined(separator: " or ")
+        guard let first = tools.first else { return name }
+        return OtherTool.all.contains(first) ? "\(name) (not of \(names) shape)" : "\(name) (\(names) ledger, which adopt does not read)"
+    }
+
+    /// The tables of the database that look like ledgers, other than MigrationKit's own:
+    /// asked where no tool's reader took a ledger.
+    package static func all(in db: some SQLQuerying) throws -> [UnreadLedgerTable] {
+        let tables = try db.textColumn(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' ORDER BY name")
+        return tables.compactMap { name in
+            let folded = name.lowercased()
+            guard OtherTool.looksLikeLedger(name), !folded.hasPrefix("sqlite_"), !SchemaDump.isMigrationKitsOwn(name) else { return nil }
+            return UnreadLedgerTable(name: name, tools: OtherTool.recognized.filter { $0.ledgerTables.contains { $0.lowercased() == folded } })
+        }
+    }
+}
+
 /// How the records of another tool's ledger map to the registered migrations: by
-/// version (`MigrationVersion.parts`, so `3` is `0003_x`), or for a `user_version` ladder
-/// by position. The one place the mapping is decided.
+/// version (`MigrationVersion.parts`, so `3` is `0003_x`), by identifier for a tool
+/// that records names, or for a `user_version` ladder by position. The one place the
+/// mapping is decided.
 package enum OtherToolMapping {
     /// A registered migration as the mapping sees it.
     package struct Candidate: Sendable {
@@ -114,14 +164,27 @@ package enum OtherToolMapping {
         }
     }
 
+    /// The hashes the tools' checksums are made of, as lowercase hex: the layer's (the
+    /// core has no cryptography).
+    package struct Digests {
+        package let sha256Hex: ([UInt8]) -> String
+        package let sha384Hex: ([UInt8]) -> String
+
+        package init(sha256Hex: @escaping ([UInt8]) -> String, sha384Hex: @escaping ([UInt8]) -> String) {
+            self.sha256Hex = sha256Hex
+            self.sha384Hex = sha384Hex
+        }
+    }
+
     /// The positions (in `candidates`) of the migrations `ledger` says are applied, or
     /// every problem with it.
     ///
-    /// - Parameter sha384Hex: the SHA-384 of some bytes, as lowercase hex (the layer's:
-    ///   the core has no cryptography).
-    package static func appliedPositions(of ledger: OtherToolLedger, in candidates: [Candidate],
-                                         sha384Hex: ([UInt8]) -> String) -> Result<[Int], OtherToolAdoptionError> {
+    /// - Parameter acceptingCodeMigrations: versions the tool ran as code and no file
+    ///   carries are passed over rather than refused (`Problem.codeMigrations`).
+    package static func appliedPositions(of ledger: OtherToolLedger, in candidates: [Candidate], digests: Digests,
+                                         acceptingCodeMigrations: Bool = false) -> Result<[Int], OtherToolAdoptionError> {
         var problems: [OtherToolAdoptionError.Problem] = []
+        var missing: [String] = [], edited: [String] = [], editedVersions: [String] = [], code: [String] = []
         var positions: [Int] = []
         let tool = ledger.tool
         if tool == .userVersion {
@@ -135,19 +198,30 @@ package enum OtherToolMapping {
             case .failed: problems.append(.failed(tool: tool, version: record.version, script: record.script))
             case .applied, .baseline: break
             }
-            let wanted = MigrationVersion(text: record.version, separators: ["."]).parts
-            let matches = candidates.indices.filter { !wanted.isEmpty && candidates[$0].version?.parts == wanted }
+            let matches: [Int]
+            if let identifier = record.identifier {
+                matches = candidates.indices.filter { candidates[$0].identifier == identifier }
+            } else {
+                let wanted = MigrationVersion(text: record.version, separators: ["."]).parts
+                matches = candidates.indices.filter { !wanted.isEmpty && candidates[$0].version?.parts == wanted }
+            }
             guard record.state != .failed else { continue }
             guard let position = matches.first else {
-                problems.append(.noFile(tool: tool, version: record.version))
+                if record.isCode {
+                    if !acceptingCodeMigrations { code.append(record.version) }
+                } else {
+                    missing.append(record.version)
+                }
                 continue
             }
             if matches.count > 1 {
                 problems.append(.severalFiles(tool: tool, version: record.version, identifiers: matches.map { candidates[$0].identifier }))
                 continue
             }
-            if let checksum = record.checksum, let path = candidates[position].path, !matchesChecksum(checksum, of: path, sha384Hex: sha384Hex) {
-                problems.append(.checksumDiffers(tool: tool, version: record.version, path: path))
+            // A file written for a version the tool ran as code has no checksum of its.
+            if let checksum = record.checksum, let path = candidates[position].path, !matchesChecksum(checksum, of: path, digests: digests) {
+                edited.append(path)
+                editedVersions.append(record.version)
             }
             switch record.state {
             case .baseline:
@@ -158,6 +232,9 @@ package enum OtherToolMapping {
                 positions.append(contentsOf: tool == .golangMigrate ? Array(0...position) : [position])
             }
         }
+        if !missing.isEmpty { problems.append(.noFile(tool: tool, versions: missing)) }
+        if !edited.isEmpty { problems.append(.checksumDiffers(tool: tool, paths: edited, versions: editedVersions)) }
+        if !code.isEmpty { problems.append(.codeMigrations(tool: tool, versions: code)) }
         guard problems.isEmpty else { return .failure(OtherToolAdoptionError(problems: problems)) }
         let applied = Array(Set(positions)).sorted()
         if let latest = applied.last, applied.count != latest + 1 {
@@ -168,14 +245,19 @@ package enum OtherToolMapping {
     }
 
     /// Whether the file at `path` has the checksum the other tool recorded: sqlx's
-    /// SHA-384 of its bytes, Flyway's CRC32 of its lines. A file that cannot be read
-    /// does not match.
-    private static func matchesChecksum(_ checksum: OtherToolLedger.RecordedChecksum, of path: String, sha384Hex: ([UInt8]) -> String) -> Bool {
+    /// SHA-384 of its bytes, Flyway's CRC32 of its lines, Prisma's SHA-256, refinery's
+    /// SipHash. A file that cannot be read does not match.
+    private static func matchesChecksum(_ checksum: OtherToolLedger.RecordedChecksum, of path: String, digests: Digests) -> Bool {
         guard let data = FileManager.default.contents(atPath: path) else { return false }
         let bytes = [UInt8](data)
         switch checksum {
-        case .sha384(let hex): return sha384Hex(bytes) == hex.lowercased()
+        case .sha384(let hex): return digests.sha384Hex(bytes) == hex.lowercased()
+        case .sha256(let hex): return digests.sha256Hex(bytes) == hex.lowercased()
         case .crc32(let value): return FlywayChecksum.of(bytes) == value
+        case .prismaSHA256(let hex): return PrismaChecksum.matches(bytes, recorded: hex, sha256Hex: digests.sha256Hex)
+        case .refinery(let text):
+            let name = String(path.split(separator: "/").last ?? Substring(path))
+            return RefineryChecksum.of(fileName: name, bytes: bytes).map { String($0) } == text.trimmingCharacters(in: .whitespaces)
         }
     }
 }

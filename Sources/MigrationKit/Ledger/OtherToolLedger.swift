@@ -1,78 +1,5 @@
 import Foundation
 
-/// Another migration tool, whose record of what it applied to a database MigrationKit
-/// reads to adopt that database (`OtherToolLedger`). A struct with static members, so a
-/// new tool never breaks a caller's `switch`.
-public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
-    /// The name `adopt --from` takes: `golang-migrate`, `dbmate`, `sqlx`, `diesel`,
-    /// `goose`, `flyway`, `user-version`.
-    public let name: String
-
-    private init(_ name: String) {
-        self.name = name
-    }
-
-    /// golang-migrate: `schema_migrations (version uint64, dirty bool)` with the unique
-    /// index `version_unique`; one row, the latest version applied (every earlier one is
-    /// applied too), `dirty = 1` after a migration that failed half way.
-    public static let golangMigrate = OtherTool("golang-migrate")
-    /// dbmate: `schema_migrations (version varchar(128) primary key)`, a row per applied
-    /// version. Told from golang-migrate's table of the same name by its columns.
-    public static let dbmate = OtherTool("dbmate")
-    /// sqlx: `_sqlx_migrations`, a row per applied version with `success` and the
-    /// SHA-384 of the migration's up file as `checksum`.
-    public static let sqlx = OtherTool("sqlx")
-    /// diesel: `__diesel_schema_migrations (version VARCHAR(50) PRIMARY KEY, run_on)`, a
-    /// row per applied migration, its version the folder name's leading part without
-    /// dashes.
-    public static let diesel = OtherTool("diesel")
-    /// goose: `goose_db_version (id, version_id, is_applied, tstamp)`, a row per up or
-    /// down, the latest row of a version deciding; version 0 is goose's own first row.
-    public static let goose = OtherTool("goose")
-    /// Flyway: `flyway_schema_history`, a row per migration run (`success`), baseline
-    /// (`BASELINE`) or undo, with the CRC32 of the script's lines as `checksum`.
-    public static let flyway = OtherTool("flyway")
-    /// An app's own ladder on `PRAGMA user_version`: N means the first N migrations of
-    /// the folder, in its order, are applied.
-    public static let userVersion = OtherTool("user-version")
-
-    /// Every tool, in the order documentation lists them.
-    package static let all: [OtherTool] = [.golangMigrate, .dbmate, .sqlx, .diesel, .goose, .flyway, .userVersion]
-
-    /// The tool named `name` (as `adopt --from` takes it), or nil for an unknown name.
-    package init?(name: String) {
-        guard let tool = Self.all.first(where: { $0.name == name }) else { return nil }
-        self = tool
-    }
-
-    public var description: String { name }
-
-    /// The tool's name in a sentence: `golang-migrate`, `Flyway`, `a PRAGMA user_version ladder`.
-    package var displayName: String {
-        switch self {
-        case .flyway: return "Flyway"
-        case .userVersion: return "a `PRAGMA user_version` ladder"
-        default: return name
-        }
-    }
-
-    /// The tables the tool keeps its ledger in (none for `user_version`).
-    package var ledgerTables: [String] {
-        switch self {
-        case .golangMigrate, .dbmate: return ["schema_migrations"]
-        case .sqlx: return ["_sqlx_migrations"]
-        case .diesel: return ["__diesel_schema_migrations"]
-        case .goose: return ["goose_db_version"]
-        case .flyway: return ["flyway_schema_history"]
-        default: return []
-        }
-    }
-
-    /// Every other tool's ledger table: another tool's bookkeeping, which schema dumps,
-    /// drift and `diff` leave out as they leave out MigrationKit's own (`SchemaDump`).
-    package static let ledgerTableNames: Set<String> = Set(all.flatMap(\.ledgerTables))
-}
-
 /// What another migration tool recorded in a database it migrated (`OtherTool`), read
 /// as that tool reads it, so that MigrationKit can take the database over (`adopt`).
 /// The one place that knows each tool's table.
@@ -84,7 +11,8 @@ public struct OtherToolLedger: Hashable, Sendable {
         /// golang-migrate's `dirty = 1`: the migration failed half way, and the tool
         /// waits for someone to repair the database by hand (`migrate force`).
         case dirty
-        /// A failed run (Flyway's or sqlx's `success = 0`).
+        /// A failed run (Flyway's or sqlx's `success = 0`, a Prisma row that neither
+        /// finished nor was rolled back).
         case failed
         /// Flyway's `BASELINE` row: the schema holds every version up to this one,
         /// none of which Flyway ran.
@@ -97,18 +25,34 @@ public struct OtherToolLedger: Hashable, Sendable {
         case sha384(String)
         /// Flyway's: the CRC32 of the script's lines (`FlywayChecksum`), as Java's `int`.
         case crc32(Int32)
+        /// Prisma's: the SHA-256 of `migration.sql`, as lowercase hex (`PrismaChecksum`).
+        case prismaSHA256(String)
+        /// sql-migrate's: the SHA-256 of the file's bytes, as lowercase hex.
+        case sha256(String)
+        /// refinery's: the SipHash-1-3 of the file's name, version and text
+        /// (`RefineryChecksum`), as the decimal text refinery writes.
+        case refinery(String)
     }
 
     /// One version the other tool recorded.
     package struct Record: Hashable, Sendable {
-        /// The version as the tool wrote it (`3`, `20240101120000`, `1.2`).
+        /// The version as the tool wrote it (`3`, `20240101120000`, `1.2`); for a tool
+        /// that records names, the name.
         package let version: String
+        /// The migration's identifier, for a tool that records names rather than
+        /// versions (Prisma's folder, a D1 or sql-migrate file's name without `.sql`):
+        /// the record maps to the migration of that identifier. Nil for a tool that
+        /// records versions.
+        package var identifier: String? = nil
         /// Applied, dirty, failed, or a baseline.
         package let state: State
         /// The checksum the tool recorded (sqlx's, Flyway's); nil when it keeps none.
-        package let checksum: RecordedChecksum?
+        package var checksum: RecordedChecksum? = nil
         /// The script the tool names (Flyway's), for sentences; nil otherwise.
-        package let script: String?
+        package var script: String? = nil
+        /// Whether the tool ran code rather than a SQL file for it (Flyway's Java or
+        /// Kotlin migrations, `JDBC` rows), which MigrationKit cannot run.
+        package var isCode = false
     }
 
     /// The tool that wrote it.
@@ -118,10 +62,15 @@ public struct OtherToolLedger: Hashable, Sendable {
     package let records: [Record]
     /// Flyway's repeatable migrations (`R__x.sql`) it recorded, which MigrationKit does
     /// not run: what they made is compared with the rest of the schema.
-    package let repeatables: [String]
+    package var repeatables: [String] = []
 
     /// The latest version it records, as the tool writes it; nil when it records none.
     package var lastVersion: String? { records.last?.version }
+
+    /// The records a migration failed half way in (golang-migrate's dirty version, a
+    /// failed Flyway, sqlx or Prisma row), which `adopt` refuses: `status` and `migrate`
+    /// name them too.
+    package var unfinished: [Record] { records.filter { $0.state == .dirty || $0.state == .failed } }
 
     /// Every other tool's ledger in the database, in `OtherTool.all`'s order: a table
     /// of the tool's name and shape, or a `user_version` above 0.
@@ -135,7 +84,7 @@ public struct OtherToolLedger: Hashable, Sendable {
         case .userVersion:
             let version = try db.textColumn(sql: "PRAGMA main.user_version").first.flatMap { Int($0) } ?? 0
             guard version > 0 else { return nil }
-            return OtherToolLedger(tool: tool, records: [Record(version: "\(version)", state: .applied, checksum: nil, script: nil)], repeatables: [])
+            return OtherToolLedger(tool: tool, records: [Record(version: "\(version)", state: .applied)])
         case .golangMigrate, .dbmate:
             // One name, two tools: golang-migrate's table has a `dirty` column.
             let columns = try columnNames(of: "schema_migrations", in: db)
@@ -144,24 +93,24 @@ public struct OtherToolLedger: Hashable, Sendable {
                 guard columns.contains("dirty") else { return nil }
                 let rows = try db.textRows(sql: "SELECT version, dirty FROM main.schema_migrations")
                 return OtherToolLedger(tool: tool, records: rows.map { row in
-                    Record(version: row[0] ?? "", state: isTrue(row[1]) ? .dirty : .applied, checksum: nil, script: nil)
-                }, repeatables: [])
+                    Record(version: row[0] ?? "", state: isTrue(row[1]) ? .dirty : .applied)
+                })
             }
             guard columns == ["version"] else { return nil }
             return OtherToolLedger(tool: tool, records: try db.textColumn(sql: "SELECT version FROM main.schema_migrations ORDER BY version").map {
-                Record(version: $0, state: .applied, checksum: nil, script: nil)
-            }, repeatables: [])
+                Record(version: $0, state: .applied)
+            })
         case .sqlx:
             guard try columnNames(of: "_sqlx_migrations", in: db).isSuperset(of: ["version", "success", "checksum"]) else { return nil }
             let rows = try db.textRows(sql: "SELECT version, success, lower(hex(checksum)) FROM main._sqlx_migrations ORDER BY version")
             return OtherToolLedger(tool: tool, records: rows.map { row in
-                Record(version: row[0] ?? "", state: isTrue(row[1]) ? .applied : .failed, checksum: row[2].map { .sha384($0) }, script: nil)
-            }, repeatables: [])
+                Record(version: row[0] ?? "", state: isTrue(row[1]) ? .applied : .failed, checksum: row[2].map { .sha384($0) })
+            })
         case .diesel:
             guard try columnNames(of: "__diesel_schema_migrations", in: db).contains("version") else { return nil }
             return OtherToolLedger(tool: tool, records: try db.textColumn(sql: "SELECT version FROM main.__diesel_schema_migrations ORDER BY version").map {
-                Record(version: $0, state: .applied, checksum: nil, script: nil)
-            }, repeatables: [])
+                Record(version: $0, state: .applied)
+            })
         case .goose:
             guard try columnNames(of: "goose_db_version", in: db).isSuperset(of: ["version_id", "is_applied"]) else { return nil }
             // The latest row of each version decides (goose's down inserts, or deletes,
@@ -174,10 +123,40 @@ public struct OtherToolLedger: Hashable, Sendable {
                 latest[version] = isTrue(row[1])
             }
             let applied = order.filter { latest[$0] == true }.sorted { (Int64($0) ?? 0) < (Int64($1) ?? 0) }
-            return OtherToolLedger(tool: tool, records: applied.map { Record(version: $0, state: .applied, checksum: nil, script: nil) }, repeatables: [])
+            return OtherToolLedger(tool: tool, records: applied.map { Record(version: $0, state: .applied) })
         case .flyway:
             guard try columnNames(of: "flyway_schema_history", in: db).isSuperset(of: ["version", "type", "script", "checksum", "success"]) else { return nil }
             return try readFlyway(in: db)
+        case .prisma:
+            guard try columnNames(of: "_prisma_migrations", in: db).isSuperset(of: ["migration_name", "checksum", "finished_at", "rolled_back_at"]) else { return nil }
+            return try readPrisma(in: db)
+        case .drizzle:
+            let columns = try columnNames(of: "__drizzle_migrations", in: db)
+            guard columns.isSuperset(of: ["hash", "created_at"]) else { return nil }
+            // Drizzle's later layout (a folder per migration) records its name too.
+            let named = columns.contains("name")
+            let rows = try db.textRows(sql: "SELECT CAST(created_at AS INTEGER), \(named ? "name" : "NULL") FROM main.__drizzle_migrations ORDER BY created_at, id")
+            return OtherToolLedger(tool: tool, records: rows.map { row in
+                Record(version: row[1] ?? row[0] ?? "", identifier: row[1], state: .applied)
+            })
+        case .refinery:
+            guard try columnNames(of: "refinery_schema_history", in: db).isSuperset(of: ["version", "name", "checksum"]) else { return nil }
+            let rows = try db.textRows(sql: "SELECT version, name, checksum FROM main.refinery_schema_history ORDER BY version")
+            return OtherToolLedger(tool: tool, records: rows.map { row in
+                Record(version: row[0] ?? "", state: .applied, checksum: row[2].map { .refinery($0) }, script: row[1])
+            })
+        case .d1, .sqlMigrate:
+            // A row per applied migration, by the name of its file; sql-migrate's later
+            // versions record the SHA-256 of the file too.
+            let (table, column, order) = tool == .d1 ? ("d1_migrations", "name", "id") : ("gorp_migrations", "id", "applied_at, id")
+            let columns = try columnNames(of: table, in: db)
+            guard columns.contains(column) else { return nil }
+            let checksum = tool == .sqlMigrate && columns.contains("checksum") ? "checksum" : "NULL"
+            return OtherToolLedger(tool: tool, records: try db.textRows(sql: "SELECT \(column), \(checksum) FROM main.\(table) ORDER BY \(order)").compactMap { row in
+                guard let name = row[0] else { return nil }
+                let identifier = MigrationFileName.strip(name, ".sql") ?? name
+                return Record(version: name, identifier: identifier, state: .applied, checksum: row[1].flatMap { $0.isEmpty ? nil : .sha256($0) })
+            })
         default:
             return nil
         }
@@ -202,15 +181,33 @@ public struct OtherToolLedger: Hashable, Sendable {
                 continue
             }
             records.removeAll { $0.version == version }
-            let state: State = type.contains("BASELINE") ? .baseline : (isTrue(row[4]) ? .applied : .failed)
-            records.append(Record(version: version, state: state, checksum: row[3].flatMap { Int32($0) }.map { .crc32($0) }, script: script))
+            let isBaseline = type.contains("BASELINE")
+            let state: State = isBaseline ? .baseline : (isTrue(row[4]) ? .applied : .failed)
+            // Java and Kotlin migrations (`JDBC`, `SPRING_JDBC`), and Teams' scripts.
+            let isCode = !isBaseline && (type.contains("JDBC") || type == "SCRIPT" || type == "CUSTOM")
+            records.append(Record(version: version, state: state, checksum: isCode ? nil : row[3].flatMap { Int32($0) }.map { .crc32($0) },
+                                  script: script, isCode: isCode))
         }
         return OtherToolLedger(tool: .flyway, records: records, repeatables: repeatables)
     }
 
+    /// Prisma's history, in `started_at` order: a row with `rolled_back_at` does not
+    /// count (`migrate resolve --rolled-back` marked it), one with `finished_at` applied
+    /// its folder, one with neither failed (Prisma refuses to go on, as `adopt` does).
+    private static func readPrisma(in db: some SQLQuerying) throws -> OtherToolLedger {
+        var records: [Record] = []
+        let rows = try db.textRows(sql: "SELECT migration_name, checksum, finished_at IS NOT NULL, rolled_back_at IS NOT NULL FROM main._prisma_migrations ORDER BY started_at")
+        for row in rows where !isTrue(row[3]) {
+            guard let name = row[0] else { continue }
+            records.removeAll { $0.identifier == name }
+            records.append(Record(version: name, identifier: name, state: isTrue(row[2]) ? .applied : .failed, checksum: row[1].map { .prismaSHA256($0) }))
+        }
+        return OtherToolLedger(tool: .prisma, records: records)
+    }
+
     /// The columns of `table` in the main database, lowercased; empty when there is no
     /// such table. (`PRAGMA table_info`, which SQLite 3.15 has as a statement only.)
-    private static func columnNames(of table: String, in db: some SQLQuerying) throws -> Set<String> {
+    package static func columnNames(of table: String, in db: some SQLQuerying) throws -> Set<String> {
         var names: Set<String> = []
         try db.forEachTextRow(sql: "PRAGMA main.table_info(\(quoteIdentifier(table)))", arguments: []) { row in
             if row.count > 1, let name = row[1] { names.insert(name.lowercased()) }
@@ -222,32 +219,5 @@ public struct OtherToolLedger: Hashable, Sendable {
     private static func isTrue(_ value: String?) -> Bool {
         guard let value else { return false }
         return value == "1" || value.lowercased() == "true"
-    }
-}
-
-/// Flyway's checksum of a migration script: the CRC32 (IEEE, as `java.util.zip.CRC32`)
-/// of the UTF-8 bytes of its lines, one after another without their line endings (`\n`,
-/// `\r\n` or `\r`, as Java's `BufferedReader.readLine` splits them), a byte-order mark at
-/// the start of the first line left out, taken as Java's signed `int`. So line endings
-/// and blank lines change nothing, any other byte does.
-package enum FlywayChecksum {
-    /// The checksum of a script whose bytes are `bytes`.
-    package static func of(_ bytes: [UInt8]) -> Int32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { continue }
-            crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
-        }
-        return Int32(bitPattern: crc ^ 0xFFFF_FFFF)
-    }
-
-    /// The CRC32 lookup table of the reflected polynomial 0xEDB88320.
-    private static let table: [UInt32] = (0..<256).map { value -> UInt32 in
-        var entry = UInt32(value)
-        for _ in 0..<8 { entry = entry & 1 == 1 ? 0xEDB8_8320 ^ (entry >> 1) : entry >> 1 }
-        return entry
     }
 }

@@ -35,8 +35,28 @@ struct MigrationFileName: Hashable, Sendable {
             self.init(identifier: name, role: .folder, version: MigrationVersion(text: text))
             return
         }
+        if layout == .prisma {
+            // Prisma reads every folder as a migration, named TIMESTAMP_NAME.
+            guard isFolder else { return nil }
+            self.init(identifier: name, role: .folder, version: MigrationVersion(leadingDigitsOf: name))
+            return
+        }
         guard !isFolder else { return nil }
         switch layout {
+        case .sqlMigrate:
+            // Any `.sql` file, its sections marked by `-- +migrate` lines.
+            guard let identifier = Self.strip(name, ".sql") else { return nil }
+            self.init(identifier: identifier, role: .sections, version: MigrationVersion(leadingDigitsOf: identifier))
+        case .drizzle:
+            // The journal gives each file its place and version (`DrizzleJournal`).
+            guard let identifier = Self.strip(name, ".sql") else { return nil }
+            self.init(identifier: identifier, role: .upOnly, version: nil)
+        case .refinery:
+            // refinery's `[UV]<version>__<name>.sql`: both up SQL, the version an i32.
+            guard let stem = Self.strip(name, ".sql"), let prefix = stem.first, prefix == "V" || prefix == "U" else { return nil }
+            let digits = stem.dropFirst().prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, Int32(digits) != nil, stem.dropFirst(1 + digits.count).hasPrefix("__"), stem.count > 3 + digits.count else { return nil }
+            self.init(identifier: stem, role: .upOnly, version: MigrationVersion(text: String(digits)))
         case .migrationKit:
             if let identifier = Self.strip(name, ".up.sql") {
                 self.init(identifier: identifier, role: .up, version: MigrationVersion(leadingDigitsOf: identifier))
@@ -83,7 +103,7 @@ struct MigrationFileName: Hashable, Sendable {
         }
     }
 
-    private init(identifier: String, role: Role, version: MigrationVersion?) {
+    init(identifier: String, role: Role, version: MigrationVersion?) {
         self.identifier = identifier
         self.role = role
         self.version = version

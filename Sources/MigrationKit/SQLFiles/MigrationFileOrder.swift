@@ -35,7 +35,7 @@ package struct MigrationFileOrder: Sendable {
     /// The order `layout`'s files apply in.
     package static func of(_ layout: MigrationFolderLayout) -> MigrationFileOrder {
         switch layout {
-        case .migrationKit: return .byteWise
+        case .migrationKit, .prisma: return .byteWise
         case .diesel: return MigrationFileOrder(rule: .versionText)
         default: return MigrationFileOrder(rule: .versionNumber)
         }
@@ -78,6 +78,8 @@ package struct MigrationFileOrder: Sendable {
             return left == right ? MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
                 : MigrationIdentifierOrder.precedes(left, right)
         case .versionNumber:
+            // A name without a number (sql-migrate's `init.sql`) after every numbered one.
+            if (lhs.version == nil) != (rhs.version == nil) { return lhs.version != nil }
             let compared = Self.compare(lhs.version?.parts ?? [], rhs.version?.parts ?? [])
             return compared == 0 ? MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier) : compared < 0
         }
@@ -123,10 +125,13 @@ package struct MigrationFileOrder: Sendable {
         misnumbered(identifiers.map { Key(identifier: $0, version: nil) })
     }
 
-    /// The same for migrations with their versions: diesel's are compared by version.
-    /// Nil for an order by version number, which has nothing of the kind.
+    /// The same for migrations with their versions. Nil for an order by version number,
+    /// which has nothing of the kind, and for diesel's order by version as text: that is
+    /// diesel's own rule, which every database diesel migrated ran its folder in
+    /// (vaultwarden's `2024-03-13_170000_x`, version `20240313`, after
+    /// `2024-03-06-170000_y`, `20240306170000`), so it is the order, not a mistake.
     package func misnumbered(_ keys: [Key]) -> Misnumbered? {
-        guard comparesText else { return nil }
+        guard rule == .identifier else { return nil }
         // For each letter prefix, the migration with the largest number applied so far.
         var largest: [Substring: (identifier: String, digits: Substring)] = [:]
         for key in keys.sorted(by: precedes) {

@@ -1,13 +1,29 @@
 extension MigrationFolderLayout {
-    /// Something in a migrations folder, as detection sees it: its name, whether it is a
-    /// folder (and holds `up.sql` or `down.sql`), and its text when it is a file that
-    /// could be read.
+    /// Something in a migrations folder, as detection and reading see it: its name,
+    /// whether it is a folder and which of the files layouts look for it holds
+    /// (`markerFiles`), and its text when it is a `.sql` file that could be read.
     struct Candidate {
         let name: String
         let path: String
-        /// A folder holding `up.sql` or `down.sql`: a diesel migration.
-        let isMigrationFolder: Bool
+        let isFolder: Bool
+        /// Which of `markerFiles` the folder holds; empty for a file.
+        var folderHolds: Set<String> = []
         let text: String?
+
+        /// The files in a folder that make it a migration of a layout (diesel's `up.sql`
+        /// and `down.sql`, Prisma's `migration.sql`) or a layout's own (Drizzle's
+        /// `meta/_journal.json`).
+        static let markerFiles = ["up.sql", "down.sql", "migration.sql", "_journal.json"]
+
+        /// A folder holding `up.sql`, or `down.sql` without Prisma's `migration.sql`
+        /// (whose `down.sql` a team may write beside it): a diesel migration.
+        var isMigrationFolder: Bool { folderHolds.contains("up.sql") || (folderHolds.contains("down.sql") && !isPrismaMigration) }
+
+        /// A folder holding `migration.sql`: a Prisma migration.
+        var isPrismaMigration: Bool { folderHolds.contains("migration.sql") }
+
+        /// Drizzle's `meta` folder, holding `_journal.json`.
+        var isDrizzleMeta: Bool { isFolder && name == "meta" && folderHolds.contains("_journal.json") }
 
         /// A goose Go migration: `VERSION_NAME.go`.
         var isGooseGoMigration: Bool {
@@ -27,8 +43,12 @@ extension MigrationFolderLayout {
     /// - a folder holding `up.sql` (or `down.sql`) is diesel's;
     /// - a file with a `-- migrate:up` or `-- migrate:down` line is MigrationKit's (dbmate's);
     /// - a file with a `-- +goose` line, or a Go migration (`VERSION_NAME.go`), is goose's;
+    /// - a file with a `-- +migrate Up` (or `Down`) line is sql-migrate's;
+    /// - a folder holding `migration.sql` is Prisma's;
+    /// - a `meta` folder holding `_journal.json` is Drizzle's;
     /// - a file named `V<version>__…`, `U<version>__…` or `R__…` (`.sql`, but not `.up.sql`
-    ///   or `.down.sql`) is Flyway's;
+    ///   or `.down.sql`) is Flyway's, or refinery's when a `U` file's version has no `V`
+    ///   file (refinery's `U` is a migration of its own, Flyway's the undo of a `V`);
     /// - an `.up.sql` or `.down.sql` file whose name does not start with a version number
     ///   is MigrationKit's.
     ///
@@ -47,7 +67,7 @@ extension MigrationFolderLayout {
                 if !signs.contains(where: { $0.layout == sign.layout }) { signs.append(sign) }
                 continue
             }
-            guard !candidate.isMigrationFolder, let name = MigrationFileName(candidate.name, isFolder: false, layout: .sqlx) else { continue }
+            guard !candidate.isFolder, let name = MigrationFileName(candidate.name, isFolder: false, layout: .sqlx) else { continue }
             if name.role == .upOnly { numberedUpOnly = true } else { numberedPairs = true }
         }
         if signs.count > 1 {
@@ -58,24 +78,51 @@ extension MigrationFolderLayout {
                 otherwise: "keep one layout in a migrations folder (move the other files to a folder of their own)",
                 remedy: .nameMigrationsLayout)))
         }
-        if let only = signs.first { return .success(only.layout) }
+        if let only = signs.first {
+            return .success(only.layout == .flyway && holdsRefineryUnversioned(candidates) ? .refinery : only.layout)
+        }
+        if let yoyo = UnreadFolderContents.yoyoRefusal(candidates) { return .failure(yoyo) }
         if numberedUpOnly { return .success(.sqlx) }
         return .success(numberedPairs ? .golangMigrate : .migrationKit)
+    }
+
+    /// Whether a folder of `V`/`U` files is refinery's: a `U` file whose version no `V`
+    /// file has is refinery's unversioned migration, where Flyway's `U` file is the undo
+    /// of a `V` file of its version; unless a file is one refinery does not read (Flyway's
+    /// `R__` repeatable, a dotted version), which makes it a Flyway folder with an undo
+    /// missing its migration. (A folder of `V` files alone reads the same in both.)
+    private static func holdsRefineryUnversioned(_ candidates: [Candidate]) -> Bool {
+        let files = candidates.filter { !$0.isFolder && $0.name.hasSuffix(".sql") }
+        let flywayOnly = files.contains { MigrationFileName($0.name, isFolder: false, layout: .flyway) != nil && MigrationFileName($0.name, isFolder: false, layout: .refinery) == nil }
+        guard !flywayOnly else { return false }
+        let names = files.compactMap { MigrationFileName($0.name, isFolder: false, layout: .refinery) }
+        let versioned = Set(names.filter { $0.identifier.hasPrefix("V") }.compactMap { $0.version?.parts })
+        return names.contains { $0.identifier.hasPrefix("U") && $0.version.map { !versioned.contains($0.parts) } == true }
     }
 
     private static func sign(of candidate: Candidate) -> Sign? {
         if candidate.isMigrationFolder {
             return Sign(layout: .diesel, reason: "a folder holding up.sql", path: candidate.path)
         }
+        if candidate.isPrismaMigration {
+            return Sign(layout: .prisma, reason: "a folder holding migration.sql", path: candidate.path)
+        }
+        if candidate.isDrizzleMeta {
+            return Sign(layout: .drizzle, reason: "a meta/_journal.json", path: candidate.path)
+        }
         if candidate.isGooseGoMigration {
             return Sign(layout: .goose, reason: "a Go migration", path: candidate.path)
         }
+        guard !candidate.isFolder else { return nil }
         if let text = candidate.text {
             if SQLMigrationFileParser.holdsSectionDirective(text) {
                 return Sign(layout: .migrationKit, reason: "a `-- migrate:up` line", path: candidate.path)
             }
             if SQLMigrationFileParser.holdsGooseAnnotation(text) {
                 return Sign(layout: .goose, reason: "a `-- +goose` line", path: candidate.path)
+            }
+            if SQLMigrationFileParser.holdsSQLMigrateAnnotation(text) {
+                return Sign(layout: .sqlMigrate, reason: "a `-- +migrate` line", path: candidate.path)
             }
         }
         if MigrationFileName(candidate.name, isFolder: false, layout: .flyway) != nil,

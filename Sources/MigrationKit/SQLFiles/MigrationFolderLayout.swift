@@ -9,7 +9,8 @@
 /// A struct with static members, so a new layout never breaks a caller's `switch`.
 public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible {
     /// The name `--layout` and `migrations-layout` take, and `status` shows: `migrationkit`,
-    /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`.
+    /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`,
+    /// `sql-migrate`.
     package let name: String
 
     private init(_ name: String) {
@@ -37,9 +38,29 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// order of the version (the name before its first `_`, without dashes), as diesel
     /// compares it: byte-wise.
     package static let diesel = MigrationFolderLayout("diesel")
+    /// Prisma's: a folder `TIMESTAMP_NAME` holding `migration.sql` (and, where the team
+    /// wrote one as Prisma's documentation shows, `down.sql`), beside
+    /// `migration_lock.toml`; applied in byte-wise order of the folders' names, as Prisma
+    /// lists them. A migration is recorded under its folder's name, which is what Prisma
+    /// records.
+    package static let prisma = MigrationFolderLayout("prisma")
+    /// Drizzle's: `TAG.sql` files listed, in order, by `meta/_journal.json`, each entry's
+    /// `when` (milliseconds) its version, what Drizzle records; a file's statements are
+    /// separated by `--> statement-breakpoint` lines, which are SQL comments. Applied in
+    /// the journal's order.
+    package static let drizzle = MigrationFolderLayout("drizzle")
+    /// refinery's: `V<version>__<name>.sql` and `U<version>__<name>.sql`, both up SQL
+    /// (refinery's `U` is an unversioned migration, which it also applies out of order,
+    /// not an undo), with whole-number versions; applied in order of the version.
+    package static let refinery = MigrationFolderLayout("refinery")
+    /// sql-migrate's: `NAME.sql` with `-- +migrate Up` and an optional `-- +migrate Down`
+    /// line; applied in order of the number a name starts with (numbered names first),
+    /// then by name, as sql-migrate sorts them. Recorded under the name without `.sql`
+    /// (sql-migrate records the file's name).
+    package static let sqlMigrate = MigrationFolderLayout("sql-migrate")
 
     /// Every layout, in the order documentation lists them.
-    package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel]
+    package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel, .prisma, .drizzle, .refinery, .sqlMigrate]
 
     /// The layout named `name` (as `--layout` takes it; `dbmate` is MigrationKit's own,
     /// whose files are dbmate's), or nil for an unknown name.
@@ -64,6 +85,20 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// empty and filled in afterwards would be refused as edited everywhere it ran.
     package var upMayHoldNoStatement: Bool { self == .diesel }
 
+    /// The other layouts whose files are these very files, read the same way, which the
+    /// files alone cannot tell apart: golang-migrate's `.up.sql`/`.down.sql` pairs are
+    /// sqlx's reversible migrations; a folder of Flyway's `V` files alone is refinery's.
+    /// Which tool wrote them is the database's ledger to say (`status` names it).
+    package var sameFiles: [MigrationFolderLayout] {
+        switch self {
+        case .golangMigrate: return [.sqlx]
+        case .sqlx: return [.golangMigrate]
+        case .flyway: return [.refinery]
+        case .refinery: return [.flyway]
+        default: return []
+        }
+    }
+
     /// The tool's own name in a sentence: `golang-migrate's`, `MigrationKit's (dbmate's)`.
     package var possessive: String {
         switch self {
@@ -73,6 +108,8 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .goose: return "goose's"
         case .flyway: return "Flyway's"
         case .diesel: return "diesel's"
+        case .prisma: return "Prisma's"
+        case .drizzle: return "Drizzle's"
         default: return "\(name)'s"
         }
     }
@@ -85,6 +122,10 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .goose: return "VERSION_NAME.sql"
         case .flyway: return "V<version>__<description>.sql, with U<version>__<description>.sql as its undo"
         case .diesel: return "a folder VERSION_NAME holding up.sql and down.sql"
+        case .prisma: return "a folder TIMESTAMP_NAME holding migration.sql"
+        case .drizzle: return "TAG.sql files listed by meta/_journal.json"
+        case .refinery: return "V<version>__<name>.sql or U<version>__<name>.sql, the version a whole number"
+        case .sqlMigrate: return "NAME.sql with `-- +migrate Up` and `-- +migrate Down` sections"
         default: return "NAME.sql with `-- migrate:up` and `-- migrate:down` sections, or NAME.up.sql and NAME.down.sql"
         }
     }

@@ -1,25 +1,23 @@
+import Foundation
+
 /// A migrations folder's files made into migrations in its layout: named by the layout's
 /// naming (`MigrationFileName`), paired (by name in MigrationKit's own layout, by version
 /// in the others), parsed, and put in the layout's order (`MigrationFileOrder`). Every
 /// problem is collected, not thrown, so that one run names them all.
 struct MigrationFolderReading {
-    /// Something the folder lists: a `.sql` file (with its text, when it could be read)
-    /// or a folder.
-    struct Candidate {
-        let name: String
-        let path: String
-        let isFolder: Bool
-        /// A folder holding `up.sql` or `down.sql`: a diesel migration.
-        let isMigrationFolder: Bool
-        let text: String?
-
-        var detected: MigrationFolderLayout.Candidate {
-            MigrationFolderLayout.Candidate(name: name, path: path, isMigrationFolder: isMigrationFolder, text: text)
-        }
-    }
+    /// Something the folder lists: a file (a `.sql` file with its text, when it could be
+    /// read) or a folder.
+    typealias Candidate = MigrationFolderLayout.Candidate
 
     let layout: MigrationFolderLayout
-    /// Reads a file of a diesel migration's folder; nil when there is no such file.
+    /// The migrations folder's path.
+    var folder = ""
+    /// Flyway's placeholders, for a Flyway folder's files.
+    var placeholders = FlywayPlaceholders()
+    /// When the files are read: Flyway's `${flyway:timestamp}`.
+    let time = Date()
+    /// Reads a file of a migration's folder (diesel's, Prisma's) or of the folder's own
+    /// (Drizzle's journal); nil when there is no such file.
     var readFolderFile: (String) throws -> String? = { _ in nil }
 
     /// The folder's migrations in the order they apply, every problem appended to
@@ -37,14 +35,22 @@ struct MigrationFolderReading {
             }
         }
 
-        // Every candidate named in the layout; what it does not name, a problem.
+        // Every candidate named in the layout; what it does not name, a problem, or one
+        // of the tool's code migrations (counted, for one sentence), or nothing.
         var named: [(candidate: Candidate, name: MigrationFileName)] = []
+        var code: [Candidate] = []
         for candidate in candidates {
             if let name = MigrationFileName(candidate.name, isFolder: candidate.isFolder, layout: layout) {
                 named.append((candidate, name))
+            } else if CodeMigrationFiles.isCodeMigration(candidate, of: layout) {
+                code.append(candidate)
             } else if let problem = outsideLayout(candidate) {
                 problems.append(problem)
             }
+        }
+        if let codeProblem = CodeMigrationFiles.refusal(code, layout: layout) { problems.append(codeProblem) }
+        if layout == .drizzle {
+            named = DrizzleJournal.ordered(named, inFolder: folder, readFile: readFolderFile, problems: &problems)
         }
 
         if layout == .migrationKit {
@@ -112,6 +118,9 @@ struct MigrationFolderReading {
             lhs.identifier == rhs.identifier ? lhs.form == .sections && rhs.form != .sections : order.precedes(lhs.key, rhs.key)
         }
         problems += Self.duplicates(files, order: order, layout: layout)
+        // Nothing unknown is nothing: a folder whose files are migrations of a kind no
+        // layout here reads is refused naming them, never read as "nothing to do".
+        if files.isEmpty, problems.isEmpty, let unread = UnreadFolderContents.refusal(candidates, layout: layout) { problems.append(unread) }
         return files
     }
 
@@ -120,14 +129,18 @@ struct MigrationFolderReading {
         switch name.role {
         case .sections:
             guard let text = candidate.text else { throw Unreadable() }
+            if layout == .sqlMigrate {
+                return try SQLMigrationFileParser.parseSQLMigrate(text, identifier: name.identifier, path: candidate.path, version: name.version)
+            }
             return try SQLMigrationFileParser.parseGoose(text, identifier: name.identifier, path: candidate.path, version: name.version)
         case .folder:
-            return try dieselMigration(candidate, name)
+            return layout == .prisma ? try prismaMigration(candidate, name) : try dieselMigration(candidate, name)
         default:
             guard let text = candidate.text else { throw Unreadable() }
             if let down, down.text == nil { throw Unreadable() }
             return try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
-                                                          identifier: name.identifier, layout: layout, version: name.version)
+                                                          identifier: name.identifier, layout: layout, version: name.version,
+                                                          placeholders: placeholders, time: time)
         }
     }
 
@@ -159,20 +172,30 @@ struct MigrationFolderReading {
                                                       noTransactionRequest: noTransaction)
     }
 
+    /// A Prisma migration: its folder's `migration.sql`, which Prisma requires, and the
+    /// `down.sql` Prisma's documentation has a team write beside it, when there is one.
+    private func prismaMigration(_ candidate: Candidate, _ name: MigrationFileName) throws -> SQLMigrationFile {
+        let upPath = join(candidate.path, "migration.sql"), downPath = join(candidate.path, "down.sql")
+        guard let up = try readFolderFile(upPath) else {
+            throw SQLMigrationFileError(code: .nameOutsideLayout, path: candidate.path,
+                                        message: "This folder has no migration.sql, and Prisma reads every folder of a migrations folder as a migration (and refuses one without it); add its migration.sql, or move the folder out of the migrations folder.")
+        }
+        return try SQLMigrationFileParser.parseUpDown(upText: up, upPath: upPath, downText: try readFolderFile(downPath), downPath: downPath,
+                                                      identifier: name.identifier, layout: .prisma, version: name.version)
+    }
+
     /// A file that could not be read, whose problem is already collected.
     private struct Unreadable: Error {}
 
-    /// What a file the layout does not name is: a problem (its tool would not run it,
-    /// and a migration silently skipped is worse than one refused; a goose Go migration,
-    /// which goose runs and MigrationKit cannot). A folder outside diesel's layout, and a
-    /// `.go` file outside goose's, is nothing, as it always was.
+    /// What a `.sql` file the layout does not name is: a problem (its tool would not run
+    /// it, and a migration silently skipped is worse than one refused). A folder outside
+    /// diesel's or Prisma's layout, and a file of another kind (a README, a `.go` file
+    /// outside goose's layout), is nothing, as it always was; the tool's own code
+    /// migrations are `CodeMigrationFiles`'.
     private func outsideLayout(_ candidate: Candidate) -> SQLMigrationFileError? {
-        guard !candidate.isFolder else { return nil }
-        if candidate.name.hasSuffix(".go") {
-            guard layout == .goose, candidate.detected.isGooseGoMigration else { return nil }
-            return SQLMigrationFileError(code: .unsupportedFeature, path: candidate.path,
-                                         message: "goose runs this Go migration, and MigrationKit runs SQL migrations only, so it would be left out of every database; write it as SQL (VERSION_NAME.sql with `-- +goose Up`), or run its work from the app before migrating and move the file out of the migrations folder.")
-        }
+        guard !candidate.isFolder, candidate.name.hasSuffix(".sql") else { return nil }
+        // Drizzle's journal names its files; one it does not list is its problem.
+        guard layout != .drizzle else { return nil }
         return SQLMigrationFileError(code: .nameOutsideLayout, path: candidate.path, advice: Advice(
             situation: "This file is not named as \(layout.possessive) layout names migrations (\(layout.namingInWords)), so that tool would not run it",
             otherwise: "rename it to the layout's naming, or move it out of the migrations folder", remedy: .nameMigrationsLayout))

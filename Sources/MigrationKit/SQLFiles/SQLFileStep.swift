@@ -13,8 +13,9 @@ public protocol SQLFileExecuting: SendableMetatype {
 
 extension MigrationStep where Database: SQLFileExecuting {
     /// A step that runs a migration file's up SQL, and its down SQL (when it has one)
-    /// to roll back. Its checksum (`checksum(of:)`) is of what the up SQL runs, to
-    /// detect a shipped migration that was edited afterwards.
+    /// to roll back. Its checksum (`checksum(of:)`) is of what the up SQL runs (as
+    /// written, before Flyway's placeholders are replaced), to detect a shipped migration
+    /// that was edited afterwards.
     public init(file: SQLMigrationFile) {
         let up = file.up
         var rollback: (@Sendable (Database) throws -> Void)?
@@ -25,11 +26,11 @@ extension MigrationStep where Database: SQLFileExecuting {
             identifier: file.identifier,
             sourceFile: file.path,
             sourceLine: nil,
-            checksum: Self.checksum(of: up.sql),
+            checksum: Self.checksum(of: (file.writtenUp ?? up).sql),
             merging: file.merging,
             apply: { db in try db.execute(section: up) },
             rollback: rollback)
-        let sql = up.sql
+        let sql = (file.writtenUp ?? up).sql
         equivalentChecksumsSource = { Self.earlierChecksums(of: sql) }
         changesOnlyTheDatabase = true
         isMigrationFile = true

@@ -28,12 +28,16 @@ public struct SQLMigrationDirectory: Sendable {
     /// The layout the folder is read in, or nil to read it in the one its files are
     /// written in (`MigrationFolderLayout.detect`).
     public let layout: MigrationFolderLayout?
+    /// The values of Flyway's placeholders, replaced in a Flyway folder's files as Flyway
+    /// replaces them when they are read (`FlywayPlaceholders`).
+    public let placeholders: FlywayPlaceholders
 
-    /// The folder at `path`, read in `layout` (nil: the layout its files are written in);
-    /// nothing is read until `load()`.
-    public init(path: String, layout: MigrationFolderLayout? = nil) {
+    /// The folder at `path`, read in `layout` (nil: the layout its files are written in),
+    /// with Flyway's `placeholders`; nothing is read until `load()`.
+    public init(path: String, layout: MigrationFolderLayout? = nil, placeholders: FlywayPlaceholders = FlywayPlaceholders()) {
         self.path = path
         self.layout = layout
+        self.placeholders = placeholders
     }
 
     /// The migrations, in the order they apply: byte-wise by identifier in MigrationKit's
@@ -51,14 +55,14 @@ public struct SQLMigrationDirectory: Sendable {
         if let named = self.layout {
             layout = named
         } else {
-            switch MigrationFolderLayout.detect(candidates.map(\.detected)) {
+            switch MigrationFolderLayout.detect(candidates) {
             case .success(let detected):
                 layout = detected
             case .failure(let mixed):
                 throw SQLMigrationFileError.combining(problems + [mixed])!
             }
         }
-        let files = MigrationFolderReading(layout: layout, readFolderFile: readMigrationFolderFile).migrations(in: candidates, problems: &problems)
+        let files = MigrationFolderReading(layout: layout, folder: path, placeholders: placeholders, readFolderFile: readMigrationFolderFile).migrations(in: candidates, problems: &problems)
         if let error = SQLMigrationFileError.combining(problems) { throw error }
         return files
     }
@@ -69,7 +73,7 @@ public struct SQLMigrationDirectory: Sendable {
     package func layoutAndIdentifiers() throws -> (layout: MigrationFolderLayout, identifiers: [String], names: [String]) {
         var problems: [SQLMigrationFileError] = []
         let candidates = try readCandidates(problems: &problems)
-        let layout = try self.layout ?? MigrationFolderLayout.detect(candidates.map(\.detected)).get()
+        let layout = try self.layout ?? MigrationFolderLayout.detect(candidates).get()
         let names = candidates.compactMap { candidate -> MigrationFileName? in
             MigrationFileName(candidate.name, isFolder: candidate.isFolder, layout: layout)
         }
@@ -89,25 +93,26 @@ public struct SQLMigrationDirectory: Sendable {
         for entry in try listEntries() {
             let entryPath = join(path, entry.name)
             do {
-                _ = try validated(entry.name, entryPath)
+                // What can become an identifier: a `.sql` file, a folder.
+                if entry.isFolder || entry.name.hasSuffix(".sql") { _ = try validated(entry.name, entryPath) }
             } catch let error as SQLMigrationFileError {
                 problems.append(error)
                 continue
             }
             if entry.isFolder {
-                let holds = { (name: String) in FileManager.default.fileExists(atPath: join(entryPath, name)) }
-                candidates.append(.init(name: entry.name, path: entryPath, isFolder: true, isMigrationFolder: holds("up.sql") || holds("down.sql"), text: nil))
+                let holds = MigrationFolderReading.Candidate.markerFiles.filter { FileManager.default.fileExists(atPath: join(entryPath, $0)) }
+                candidates.append(.init(name: entry.name, path: entryPath, isFolder: true, folderHolds: Set(holds), text: nil))
                 continue
             }
             if !entry.name.hasSuffix(".sql") {
-                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, isMigrationFolder: false, text: nil))
+                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, text: nil))
                 continue
             }
             do {
-                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, isMigrationFolder: false, text: try readText(entryPath)))
+                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, text: try readText(entryPath)))
             } catch let error as SQLMigrationFileError {
                 problems.append(error)
-                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, isMigrationFolder: false, text: nil))
+                candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, text: nil))
             }
         }
         return candidates
@@ -150,9 +155,11 @@ public struct SQLMigrationDirectory: Sendable {
         try listEntries().filter { !$0.isFolder && $0.name.hasSuffix(".sql") }.map(\.name)
     }
 
-    /// The `.sql` files (as `listFileNames`), the `.go` files (goose's Go migrations) and
-    /// the folders (a diesel migration each, in diesel's layout) directly inside the
-    /// folder, without hidden ones, by name.
+    /// Every file and folder directly inside the folder, without hidden ones, by name:
+    /// the `.sql` files (as `listFileNames`), the folders (a diesel or Prisma migration
+    /// each, in those layouts), and every other file, which the layout reads as a code
+    /// migration of its tool (goose's `.go`), names as what it found in a folder of no
+    /// migration, or leaves alone (a README).
     private func listEntries() throws -> [(name: String, isFolder: Bool)] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -178,8 +185,6 @@ public struct SQLMigrationDirectory: Sendable {
             guard !name.hasPrefix(".") else { return nil }
             var info = stat()
             let isFolder = stat(join(path, name), &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-            // goose's Go migrations too, which goose runs and MigrationKit cannot.
-            guard isFolder || name.hasSuffix(".sql") || name.hasSuffix(".go") else { return nil }
             return (name, isFolder)
         }
         .sorted { MigrationIdentifierOrder.precedes($0.name, $1.name) }

@@ -102,12 +102,16 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// comments lint reads (`-- migrationkit:nolint-file`); nil when there are none, or
     /// when the up SQL is the whole file.
     package let header: SQLSection?
+    /// The up SQL as written when `up` is it with Flyway's placeholders replaced
+    /// (`FlywayPlaceholders`): what the migration's checksum is of, so that a value
+    /// changed edits no migration; nil when nothing was replaced.
+    package let writtenUp: SQLSection?
 
     /// A migration from its parts; `SQLMigrationDirectory` makes them from files. A
     /// `down` that holds no statement becomes `emptyDown`, and `down` nil.
     package init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = [],
                 layout: MigrationFolderLayout = .migrationKit, version: MigrationVersion? = nil, noTransactionRequest: SQLFileLine? = nil,
-                header: SQLSection? = nil) {
+                header: SQLSection? = nil, writtenUp: SQLSection? = nil) {
         self.identifier = identifier
         self.form = form
         self.layout = layout
@@ -120,6 +124,7 @@ public struct SQLMigrationFile: Hashable, Sendable {
         self.merging = merging
         self.rowChanges = rowChanges
         self.header = header
+        self.writtenUp = writtenUp
     }
 
     /// The file that holds the up SQL.

@@ -58,6 +58,14 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         package static let duplicateVersion = Code(rawValue: "duplicateVersion")
         /// A goose `StatementBegin` without its `StatementEnd` (or the other way round).
         package static let misplacedDirective = Code(rawValue: "misplacedDirective")
+        /// The folder holds files or folders that are migrations of a kind no layout
+        /// here reads (SQLDelight's `.sqm` files, Python, Java or Kotlin migrations, a
+        /// folder of folders), and no migration it reads: refused, never read as a
+        /// folder with nothing to do.
+        package static let noReadableMigration = Code(rawValue: "noReadableMigration")
+        /// Migrations the folder's tool runs as code (goose's `.go`, Flyway's Java or
+        /// Kotlin, refinery's Rust), which MigrationKit cannot run: one error for them all.
+        package static let codeMigrations = Code(rawValue: "codeMigrations")
         /// Something the folder's tool does that MigrationKit does not: Flyway's repeatable
         /// `R__` migrations and `${…}` placeholders, goose's `ENVSUB ON`.
         package static let unsupportedFeature = Code(rawValue: "unsupportedFeature")
@@ -128,8 +136,24 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         problemSentences(wording).joined(separator: "\n")
     }
 
-    /// Each problem's sentence, `path:line: what is wrong and what to do`, this one first.
+    /// Each problem's sentence, `path:line: what is wrong and what to do`, this one first;
+    /// problems of one kind (one code, one sentence, no line: a folder's hundred files of
+    /// the same kind) are one sentence, naming the first file and counting the others.
     package func problemSentences(_ wording: RemedyWording) -> [String] {
-        problems.map { "\($0.path)\($0.line.map { ":\($0)" } ?? ""): \($0.advice?.sentence(wording) ?? $0.message)" }
+        var groups: [(first: SQLMigrationFileError, sentence: String, others: [String])] = []
+        for problem in problems {
+            let sentence = problem.advice?.sentence(wording) ?? problem.message
+            if problem.line == nil, let index = groups.firstIndex(where: { $0.first.line == nil && $0.first.code == problem.code && $0.sentence == sentence }) {
+                groups[index].others.append(problem.path)
+            } else {
+                groups.append((problem, sentence, []))
+            }
+        }
+        return groups.map { group in
+            let location = group.first.path + (group.first.line.map { ":\($0)" } ?? "")
+            let others = group.others.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+            let more = others.isEmpty ? "" : " (and \(others.count) more like it: \(listing(others)))"
+            return "\(location)\(more): \(group.sentence)"
+        }
     }
 }

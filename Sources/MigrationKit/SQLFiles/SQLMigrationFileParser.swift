@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses the text of one migration file into sections.
 ///
 /// dbmate's form: `-- migrate:up` and an optional `-- migrate:down` line split the
@@ -93,8 +95,15 @@ package enum SQLMigrationFileParser {
     /// (`-- migrate:merging`, `-- migrate:row-changes`). In diesel's layout an up file
     /// without a statement is a step that changes nothing, as diesel runs it
     /// (`MigrationFolderLayout.upMayHoldNoStatement`).
+    ///
+    /// - Parameter placeholders: in Flyway's layout, the placeholders' values, replaced
+    ///   in the up and down SQL as Flyway replaces them (`FlywayPlaceholders`), at `time`;
+    ///   the up SQL as written is kept for the checksum (`SQLMigrationFile.writtenUp`).
     static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String,
-                            layout: MigrationFolderLayout, version: MigrationVersion?, noTransactionRequest: SQLFileLine? = nil) throws -> SQLMigrationFile {
+                            layout: MigrationFolderLayout, version: MigrationVersion?, noTransactionRequest: SQLFileLine? = nil,
+                            placeholders: FlywayPlaceholders = FlywayPlaceholders(), time: Date = Date()) throws -> SQLMigrationFile {
+        let written = upText
+        let upText = layout == .flyway ? try placeholders.substitute(upText, path: upPath, time: time) ?? upText : upText
         let upLines = splitLines(upText)
         var merging: [String] = []
         var rowChanges: [String] = []
@@ -111,25 +120,25 @@ package enum SQLMigrationFileParser {
             }
         }
         try refuseGooseSections(upLines, in: layout, path: upPath)
-        if layout == .flyway { try refusePlaceholders(upLines, path: upPath) }
         let up = SQLSection(sql: upText, path: upPath, startLine: 1).leavingOutOwnTransaction()
+        let writtenUp = written == upText ? nil : SQLSection(sql: written, path: upPath, startLine: 1).leavingOutOwnTransaction()
         // sqlx runs a file that starts with `-- no-transaction` outside a transaction.
         let noTransactionRequest = noTransactionRequest
             ?? (layout == .sqlx && upText.hasPrefix("-- no-transaction") ? SQLFileLine(path: upPath, line: 1) : nil)
         if !layout.upMayHoldNoStatement { try requireStatements(up, path: upPath, line: nil) }
         var down: SQLSection?
-        if let downText, let downPath {
+        if let writtenDown = downText, let downPath {
+            let downText = layout == .flyway ? try placeholders.substitute(writtenDown, path: downPath, time: time) ?? writtenDown : writtenDown
             let downLines = splitLines(downText)
             if let index = downLines.firstIndex(where: { directive(in: $0).map { layout == .migrationKit || $0.name == "down" } ?? false }),
                let found = directive(in: downLines[index]) {
                 throw misplacedDirective(found.name, in: layout, path: downPath, line: index + 1, isUp: false)
             }
             try refuseGooseSections(downLines, in: layout, path: downPath)
-            if layout == .flyway { try refusePlaceholders(downLines, path: downPath) }
             down = SQLSection(sql: downText, path: downPath, startLine: 1).leavingOutOwnTransaction()
         }
         return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                layout: layout, version: version, noTransactionRequest: noTransactionRequest)
+                                layout: layout, version: version, noTransactionRequest: noTransactionRequest, writtenUp: writtenUp)
     }
 
     /// A `-- migrate:` line other than a header in a file that is all up (or all down)
@@ -155,23 +164,12 @@ package enum SQLMigrationFileParser {
     /// layout does not read, so the down SQL after it would run with the up SQL.
     private static func refuseGooseSections(_ lines: [Substring], in layout: MigrationFolderLayout, path: String) throws {
         for (index, line) in lines.enumerated() {
-            guard gooseAnnotation(in: line) == "down" else { continue }
+            let sqlMigrateDown = layout != .sqlMigrate && sqlMigrateAnnotation(in: line)?.first == "Down"
+            guard gooseAnnotation(in: line) == "down" || sqlMigrateDown else { continue }
             throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: index + 1, advice: Advice(
-                situation: "`-- +goose Down` is a line of goose's layout, but this folder is read in \(layout.possessive), "
+                situation: "`\(sqlMigrateDown ? "-- +migrate Down" : "-- +goose Down")` is a line of \(sqlMigrateDown ? "sql-migrate's" : "goose's") layout, but this folder is read in \(layout.possessive), "
                     + "which does not split a file there, so the down SQL after it would run with the up SQL",
                 otherwise: "put the down SQL where \(layout.possessive) layout keeps it (\(layout.namingInWords))", remedy: .nameMigrationsLayout))
-        }
-    }
-
-    /// Flyway replaces `${name}` placeholders before it runs a file; MigrationKit runs
-    /// the SQL as written, so a file that holds one would not run what Flyway runs.
-    private static func refusePlaceholders(_ lines: [Substring], path: String) throws {
-        for (index, line) in lines.enumerated() {
-            let bytes = Array(line.utf8)
-            guard let start = bytes.indices.dropLast().first(where: { bytes[$0] == UInt8(ascii: "$") && bytes[$0 + 1] == UInt8(ascii: "{") }),
-                  bytes[(start + 2)...].contains(UInt8(ascii: "}")) else { continue }
-            throw SQLMigrationFileError(code: .unsupportedFeature, path: path, line: index + 1,
-                                        message: "Flyway replaces `${…}` placeholders before running a file, and MigrationKit runs the SQL as it is written, so this file would not run what Flyway runs; write the value in place of the placeholder.")
         }
     }
 
@@ -262,19 +260,86 @@ package enum SQLMigrationFileParser {
                                         message: "No `-- +goose Up` line; goose files start their up SQL with one (and their down SQL with `-- +goose Down`).")
         }
         if let openBlock { throw unclosedBlock(path: path, line: openBlock) }
+        return try annotatedFile(lines, upLine: upLine, downLine: downLine, identifier: identifier, path: path, layout: .goose, version: version,
+                                 noTransaction: noTransaction, merging: merging, rowChanges: rowChanges)
+    }
+
+    /// A file its tool's annotation lines cut (goose's, sql-migrate's): the up SQL after
+    /// `upLine` up to `downLine`, the down SQL after that; the lines above `upLine`, which
+    /// run nothing, kept for lint (`-- migrationkit:nolint-file`).
+    private static func annotatedFile(_ lines: [Substring], upLine: Int, downLine: Int?, identifier: String, path: String, layout: MigrationFolderLayout,
+                                      version: MigrationVersion?, noTransaction: SQLFileLine?, merging: [String] = [],
+                                      rowChanges: [String] = []) throws -> SQLMigrationFile {
         let upEnd = (downLine ?? (lines.count + 1)) - 1
         let up = section(lines, from: upLine + 1, through: upEnd, path: path).leavingOutOwnTransaction()
         try requireStatements(up, path: path, line: upLine)
         let down = downLine.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
-        // Comments above `-- +goose Up` are kept for lint (`-- migrationkit:nolint-file`).
         let header = upLine > 1 ? section(lines, from: 1, through: upLine - 1, path: path) : nil
         return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                layout: .goose, version: version, noTransactionRequest: noTransaction, header: header)
+                                layout: layout, version: version, noTransactionRequest: noTransaction, header: header)
     }
 
-    private static func unclosedBlock(path: String, line: Int) -> SQLMigrationFileError {
+    // MARK: - sql-migrate
+
+    /// sql-migrate's annotation on `line`, its words (`["Up", "notransaction"]`), or nil:
+    /// sql-migrate reads a line that starts with exactly `-- +migrate `, in that case.
+    static func sqlMigrateAnnotation(in line: Substring) -> [Substring]? {
+        guard line.utf8.starts(with: "-- +migrate ".utf8) else { return nil }
+        let words = line.dropFirst(12).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        return words.isEmpty ? nil : Array(words)
+    }
+
+    /// Whether some line of `text` is an sql-migrate annotation.
+    static func holdsSQLMigrateAnnotation(_ text: String) -> Bool {
+        splitLines(text).contains { sqlMigrateAnnotation(in: $0) != nil }
+    }
+
+    /// Parses an sql-migrate file: `-- +migrate Up` and an optional `-- +migrate Down`
+    /// (with `notransaction`, recorded for lint: the runner runs every step in its own
+    /// transaction), `StatementBegin`/`StatementEnd` around statements that hold `;`
+    /// (read as SQLite cuts statements; the lines are comments). What comes before the
+    /// first `Up` sql-migrate never runs, as here. A second `Up` or `Down` section, which
+    /// sql-migrate would join to the first, is refused: one file, one up and one down.
+    static func parseSQLMigrate(_ text: String, identifier: String, path: String, version: MigrationVersion?) throws -> SQLMigrationFile {
+        let lines = splitLines(text)
+        var (upLine, downLine, openBlock): (Int?, Int?, Int?) = (nil, nil, nil)
+        var noTransaction: SQLFileLine?
+        for (index, words) in lines.enumerated().compactMap({ line in sqlMigrateAnnotation(in: line.element).map { (line.offset, $0) } }) {
+            let lineNumber = index + 1
+            switch words[0] {
+            case "Up", "Down":
+                let isUp = words[0] == "Up"
+                guard (isUp ? upLine : downLine) == nil, isUp || upLine != nil else {
+                    throw SQLMigrationFileError(code: isUp || upLine != nil ? .duplicateSection : .upSectionMissing, path: path, line: lineNumber,
+                                                message: isUp || upLine != nil ? "A second `-- +migrate \(words[0])` line; write the file with one up section and one down section."
+                                                    : "`-- +migrate Down` comes before any `-- +migrate Up` line; put the up section first.")
+                }
+                if let openBlock { throw unclosedBlock(path: path, line: openBlock, annotation: "-- +migrate") }
+                if words.dropFirst().contains("notransaction") { noTransaction = noTransaction ?? SQLFileLine(path: path, line: lineNumber) }
+                if isUp { upLine = lineNumber } else { downLine = lineNumber }
+            case "StatementBegin":
+                openBlock = openBlock ?? lineNumber
+            case "StatementEnd":
+                openBlock = nil
+            default:
+                throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
+                                            message: "`-- +migrate \(words[0])` is not an annotation sql-migrate reads (Up, Down, StatementBegin, StatementEnd); correct it.")
+            }
+        }
+        guard let upLine else {
+            throw SQLMigrationFileError(code: .upSectionMissing, path: path,
+                                        message: "No `-- +migrate Up` line; sql-migrate files start their up SQL with one (and their down SQL with `-- +migrate Down`).")
+        }
+        if let openBlock { throw unclosedBlock(path: path, line: openBlock, annotation: "-- +migrate") }
+        return try annotatedFile(lines, upLine: upLine, downLine: downLine, identifier: identifier, path: path, layout: .sqlMigrate, version: version,
+                                 noTransaction: noTransaction)
+    }
+
+    /// A `StatementBegin` (goose's, or sql-migrate's with `annotation` `-- +migrate`)
+    /// without its `StatementEnd`.
+    private static func unclosedBlock(path: String, line: Int, annotation: String = "-- +goose") -> SQLMigrationFileError {
         SQLMigrationFileError(code: .misplacedDirective, path: path, line: line,
-                              message: "This `-- +goose StatementBegin` has no `-- +goose StatementEnd` after it in its section; add one where the statement ends.")
+                              message: "This `\(annotation) StatementBegin` has no `\(annotation) StatementEnd` after it in its section; add one where the statement ends.")
     }
 
     /// goose's annotation on `line`, lower-cased with single spaces (`no transaction`),

@@ -23,6 +23,13 @@ public enum SchemaDump {
         return folded.hasPrefix("grdb_") || bookkeepingTables.contains(folded)
     }
 
+    /// Whether a table is MigrationKit's own bookkeeping (its ledger, its history, any
+    /// table GRDB keeps for itself), as opposed to another tool's.
+    package static func isMigrationKitsOwn(_ table: String) -> Bool {
+        let folded = table.lowercased()
+        return folded.hasPrefix("grdb_") || [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName].contains(folded)
+    }
+
     static let kindOrder = ["table": 0, "index": 1, "view": 2, "trigger": 3]
 
     /// One schema object.

@@ -1,31 +1,85 @@
 import MigrationKit
 
-/// A database another migration tool migrated that MigrationKit has not adopted yet:
-/// its ledger records nothing, and another tool's ledger records versions. `status`
-/// says so, and `migrate` refuses it before writing anything, in the one sentence here.
+/// A database MigrationKit's ledger records nothing of, which is not new: another tool
+/// migrated it (its ledger records versions), or it has tables and no ledger MigrationKit
+/// reads. `status` says so, and `migrate` refuses it before writing anything, as Flyway
+/// refuses a schema with tables and no history, in the one sentence here: migrating it
+/// would run the first migrations over tables that exist, where a `CREATE TABLE IF NOT
+/// EXISTS` changes nothing, a seed `INSERT` adds its rows again, and the ledger then
+/// says the database is what the migrations make.
 package enum OtherToolNotice {
-    /// The other tools' ledgers that record something in a database whose own ledger
-    /// (`grdb_migrations`) records nothing; empty when MigrationKit manages it or no
-    /// other tool does. A `user_version` ladder counts only beside tables: an app that
-    /// sets `user_version` on an empty database has nothing to adopt.
-    package static func unadoptedLedgers(in db: some SQLQuerying) throws -> [OtherToolLedger] {
-        guard try MigrationBookkeeping.snapshot(in: db).identifiers.isEmpty else { return [] }
-        let ledgers = try OtherToolLedger.all(in: db).filter { $0.lastVersion != nil }
-        guard ledgers.contains(where: { $0.tool == .userVersion }) else { return ledgers }
-        let hasTables = try !SchemaDump.objects(in: db).isEmpty
-        return ledgers.filter { $0.tool != .userVersion || hasTables }
+    /// What the database holds instead of a ledger MigrationKit can go on from.
+    package enum Finding {
+        /// Other tools' ledgers that record something (`adopt` takes it over).
+        case otherTools([OtherToolLedger])
+        /// App tables (`tables`, by name), and no ledger MigrationKit reads; the tables
+        /// among them that look like another tool's ledger (`ledgerLike`).
+        case tablesWithoutLedger(tables: [String], ledgerLike: [UnreadLedgerTable])
+
+        /// The other tools' ledgers, for `status --json`; empty for tables without one.
+        package var ledgers: [OtherToolLedger] {
+            if case .otherTools(let ledgers) = self { return ledgers }
+            return []
+        }
     }
 
-    /// The sentence: which tool, its last version, and `adopt` (with `--from` when
-    /// several tools' ledgers are there), with `commandName`'s `adopt`.
+    /// What the database holds, when its own ledger (`grdb_migrations`) records nothing
+    /// and it is not new; nil when MigrationKit manages it, or it is new: no app table (a
+    /// `user_version` set on an empty database is nothing to adopt either).
+    ///
+    /// - Parameter acceptingExistingTables: tables without a ledger are the app's own,
+    ///   created before its first migration (`--accept-existing-tables`): no finding.
+    package static func finding(in db: some SQLQuerying, acceptingExistingTables: Bool) throws -> Finding? {
+        guard try MigrationBookkeeping.snapshot(in: db).identifiers.isEmpty else { return nil }
+        let objects = try SchemaDump.objects(in: db)
+        let tables = objects.filter { $0.type == "table" }.map(\.name)
+        let ledgers = try OtherToolLedger.all(in: db).filter { $0.lastVersion != nil && ($0.tool != .userVersion || !objects.isEmpty) }
+        if !ledgers.isEmpty { return .otherTools(ledgers) }
+        let ledgerLike = try UnreadLedgerTable.all(in: db)
+        guard !objects.isEmpty || !ledgerLike.isEmpty, !acceptingExistingTables else { return nil }
+        return .tablesWithoutLedger(tables: tables.filter { table in !ledgerLike.contains { $0.name == table } }, ledgerLike: ledgerLike)
+    }
+
+    /// The sentence, with `commandName`'s `adopt` and `baseline`.
+    package static func sentence(_ finding: Finding, database: String, commandName: String) -> String {
+        switch finding {
+        case .otherTools(let ledgers):
+            return sentence(ledgers, database: database, commandName: commandName)
+        case .tablesWithoutLedger(let tables, let ledgerLike):
+            let shown = tables.count <= 3 ? tables.joined(separator: ", ") : tables.prefix(3).joined(separator: ", ") + " and \(tables.count - 3) more"
+            let holds = tables.isEmpty ? "" : "has tables (\(shown)) and "
+            let lookalikes = ledgerLike.isEmpty ? "" : "; it holds \(ledgerLike.map(\.description).joined(separator: ", ")), which looks like a migration ledger MigrationKit cannot read"
+            return "\(database) \(holds)no ledger MigrationKit reads: grdb_migrations records nothing, and no other tool's ledger is there\(lookalikes). "
+                + "Migrating it would run the first migrations over what is there, so migrate refuses it: if a tool migrated it, `\(commandName) adopt` names what it finds; "
+                + "to record the migrations whose work its schema already holds, run `\(commandName) baseline --to ID`, which proves the schema first (docs/adopting.md); "
+                + "if the app creates these tables itself before its first migration, pass --accept-existing-tables (`accept-existing-tables = true` in migrationkit.toml)."
+        }
+    }
+
+    /// The sentence for other tools' ledgers: which tool, its last version (and a
+    /// version left dirty or failed, which `adopt` refuses), and `adopt` (with `--from`
+    /// when several tools' ledgers are there); for a `user_version` ladder, both ways
+    /// in: the ladder's steps as migrations, or the app's schema as a first migration
+    /// recorded by `baseline`.
     package static func sentence(_ ledgers: [OtherToolLedger], database: String, commandName: String) -> String {
         let tools = ledgers.map { ledger -> String in
-            ledger.tool == .userVersion
-                ? "a `PRAGMA user_version` ladder (at \(ledger.lastVersion ?? "0"))"
-                : "\(ledger.tool.displayName) (its ledger's last version is \(ledger.lastVersion ?? "none"))"
+            if ledger.tool == .userVersion { return "a `PRAGMA user_version` ladder (at \(ledger.lastVersion ?? "0"))" }
+            let unfinished = ledger.unfinished.map { record in
+                record.state == .dirty ? ", which it marked dirty (it failed half way)" : "; version \(record.version) failed"
+            }.joined()
+            return "\(ledger.tool.displayName) (its ledger's last version is \(ledger.lastVersion ?? "none")\(unfinished))"
         }
         let adopt = "`\(commandName) adopt\(ledgers.count > 1 ? " --from TOOL" : "")`"
+        let repair = ledgers.filter { !$0.unfinished.isEmpty }.map { ledger in
+            ledger.tool == .golangMigrate ? "repair the database and clear the dirty flag as golang-migrate says (`migrate force`), then "
+                : "repair the failed version with \(ledger.tool.displayName) first, then "
+        }.first ?? ""
+        let ladder = ledgers.first { $0.tool == .userVersion }.map { ledger in
+            let number = ledger.lastVersion ?? "0"
+            return " if the folder holds the ladder's steps as migrations (the first \(number) of them); if \(number) is the app's own schema number instead, "
+                + "write a first migration holding the app's schema as it is at \(number) and record it with `\(commandName) baseline --to` that migration"
+        } ?? ""
         return "\(database) was migrated by \(tools.joined(separator: " and ")), and MigrationKit's ledger records nothing yet: "
-            + "run \(adopt) to record what it applied, proven against the schema (docs/adopting.md); migrate would run every migration again."
+            + "\(repair)run \(adopt) to record what it applied, proven against the schema\(ladder) (docs/adopting.md); migrate would run every migration again."
     }
 }

@@ -14,13 +14,13 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     package static let configuration = CommandConfiguration(
         commandName: "adopt",
         abstract: "Take over a database another tool migrated: record the migrations its ledger says it applied, after proving the schema is what they make.",
-        discussion: "Reads the ledger of golang-migrate, dbmate, sqlx, diesel, goose or Flyway, or a PRAGMA user_version ladder, maps each version it recorded to the migration file that carries it, and refuses, naming each, a dirty or failed record, a version no file carries, a file whose checksum differs from the one recorded, and a database MigrationKit manages already. The migrations are replayed on an empty scratch database and its schema compared with the database's; then they are recorded as applied, in one transaction. The other tool's ledger stays as it was unless --retire-ledger drops it in that transaction.")
+        discussion: "Reads the ledger of golang-migrate, dbmate, sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1 or sql-migrate, or a PRAGMA user_version ladder, maps each version it recorded to the migration file that carries it, and refuses, naming each, a dirty or failed record, a version no file carries (a Flyway Java or Kotlin migration's too, unless --accept-code-migrations), a file whose checksum differs from the one recorded, and a database MigrationKit manages already. The migrations are replayed on an empty scratch database and its schema compared with the database's; then they are recorded as applied, in one transaction. The other tool's ledger stays as it was unless --retire-ledger drops it in that transaction.")
 
     @OptionGroup package var connection: ConnectionOptions
     @OptionGroup package var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
-    @Option(name: .customLong("from"), help: ArgumentHelp("The tool whose ledger to read: golang-migrate, dbmate, sqlx, diesel, goose, flyway or user-version. Found in the database when omitted.", valueName: "tool"))
+    @Option(name: .customLong("from"), help: ArgumentHelp("The tool whose ledger to read: golang-migrate, dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sql-migrate or user-version. Found in the database when omitted.", valueName: "tool"))
     package var from: String?
 
     @Flag(name: .customLong("dry-run"), help: "Say what would be recorded, and write nothing.")
@@ -31,6 +31,9 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
 
     @Flag(name: .customLong("yes"), help: "Confirm --retire-ledger without a prompt.")
     package var yes = false
+
+    @Flag(name: .customLong("accept-code-migrations"), help: "Adopt past versions the other tool ran as Java or Kotlin code that no file carries (Flyway's JDBC rows), for databases none of which is older than them.")
+    package var acceptCodeMigrations = false
 
     package var fleetVerb: String { "Adopting" }
 
@@ -56,9 +59,9 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
             // A confirmation is asked only of a change that can be made: everything is
             // read, mapped and proven first.
             if retireLedger && !dryRun && !yes {
-                try confirmRetiring(try session.adopt(from: tool, retiringLedger: true, dryRun: true), in: world.surroundings)
+                try confirmRetiring(try session.adopt(from: tool, retiringLedger: true, dryRun: true, acceptingCodeMigrations: acceptCodeMigrations), in: world.surroundings)
             }
-            adoption = try session.adopt(from: tool, retiringLedger: retireLedger, dryRun: dryRun)
+            adoption = try session.adopt(from: tool, retiringLedger: retireLedger, dryRun: dryRun, acceptingCodeMigrations: acceptCodeMigrations)
         } catch let error as OtherToolAdoptionError {
             throw CLIError(.adoptionRefused, Self.sentence(for: error, database: session.path))
         }
@@ -92,7 +95,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     /// Every problem, in one sentence: the database, each problem, and that nothing
     /// was written.
     package static func sentence(for error: OtherToolAdoptionError, database: String) -> String {
-        "\(database) cannot be adopted: \(error.problems.map { $0.sentence(namingToolsWith: "--from") }.joined(separator: "; ")). Nothing was recorded."
+        "\(database) cannot be adopted: \(error.problems.map { $0.sentence(namingToolsWith: "--from", codeMigrationsOption: "--accept-code-migrations") }.joined(separator: "; ")). Nothing was recorded."
     }
 
     package func fleetResult(_ report: AdoptDocument) -> String {

@@ -20,20 +20,28 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     @Flag(name: .customLong("skip-schema-proof"), help: "Record the migrations even when the database's schema is not what they make (a database no migration has touched yet).")
     package var skipSchemaProof = false
 
+    @Flag(name: .customLong("dry-run"), help: "Prove the schema and say what would be recorded, and write nothing.")
+    package var dryRun = false
+
     package var fleetVerb: String { "Baselining" }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> BaselineDocument {
         let migrations = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world).migrations
         let target = try Self.resolve(self.target, in: migrations)
-        let session = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
+        // A dry run only reads: it proves what a baseline would and records nothing.
+        let session = try MigrationSession.open(connection, migrations: migrations, access: dryRun ? .inspect : .change, reporter: reporter, in: world)
         let database = session.database
         try refuseUnsafeBaseline(of: session, migrations: migrations, target: target)
-        let recorded = try session.baseline(upTo: target)
-        for identifier in recorded { reporter.line("Baselined \(identifier) (recorded as applied, not run)") }
+        let recorded = try session.baseline(upTo: target, dryRun: dryRun)
+        for identifier in recorded {
+            reporter.line(dryRun ? "Would baseline \(identifier) (record it as applied, not run)" : "Baselined \(identifier) (recorded as applied, not run)")
+        }
+        let count = "\(recorded.count) migration\(recorded.count == 1 ? "" : "s")"
         reporter.line(recorded.isEmpty
             ? "Nothing to record: every migration up to \(target) is already applied."
-            : "Recorded \(recorded.count) migration\(recorded.count == 1 ? "" : "s") as applied; `migrate` will apply only later ones.")
-        return BaselineDocument(database: database.path, databaseName: world.databaseName, baselined: recorded)
+            : dryRun ? "Would record \(count) as applied; dry run: nothing was written."
+            : "Recorded \(count) as applied; `migrate` will apply only later ones.")
+        return BaselineDocument(database: database.path, databaseName: world.databaseName, baselined: recorded, dryRun: dryRun)
     }
 
     /// `--to` as a migration: an identifier, or the version one file carries (what another
@@ -85,12 +93,15 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     }
 
     package func fleetResult(_ report: BaselineDocument) -> String {
-        report.baselined.isEmpty ? "nothing to record" : "recorded \(report.baselined.count) migration\(report.baselined.count == 1 ? "" : "s") as applied"
+        report.baselined.isEmpty ? "nothing to record"
+            : "\(report.dryRun ? "would record" : "recorded") \(report.baselined.count) migration\(report.baselined.count == 1 ? "" : "s") as applied"
     }
 }
 
 package struct BaselineDocument: Encodable {
     package let database: String
     @AlwaysPresent package var databaseName: String?
+    /// The migrations recorded as applied (that would be, in a dry run), in order.
     package let baselined: [String]
+    package let dryRun: Bool
 }

@@ -20,10 +20,18 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
     package var olderDatabase: String?
 
-    /// Flags only, but for the project file's `[lint]` table: what `migrate` leaves
-    /// unsaid, the lint check leaves unsaid too.
+    /// The migrations folder, its layout and Flyway's placeholders as every command takes
+    /// them (flags, then the environment, then the project file), and the project file's
+    /// `[lint]` table: what `migrate` leaves unsaid, the lint check leaves unsaid too.
+    /// The key options for `--from-database` stay flags only.
     package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
-        try ProjectSettings.lintOnly(commandName: world.layer.commandName, environment: world.surroundings.environment)
+        var connection = try ConnectionOptions.parse([])
+        connection.migrations = migrations
+        var noBackup: BackupOptions? = nil
+        let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup, commandName: world.layer.commandName,
+                                                 environment: world.surroundings.environment)
+        migrations = connection.migrations
+        return settings
     }
 
     package func run(in world: CommandWorld) throws {

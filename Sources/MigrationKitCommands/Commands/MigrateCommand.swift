@@ -45,6 +45,9 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     @Flag(name: .customLong("yes"), help: "Confirm --erase-on-schema-change without a prompt.")
     package var yes = false
 
+    @Flag(name: .customLong(ProjectSetting.acceptExistingTables.rawValue), help: "Migrate a database that has tables and no ledger as if it were new: for an app that creates tables itself before its first migration, whose first migrations then run over them.")
+    package var acceptExistingTables = false
+
     @Flag(name: .customLong("no-lint"), help: "Skip the lint of pending migrations (its errors otherwise block the run).")
     package var noLint = false
 
@@ -156,14 +159,16 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
             erased: erased.map { $0.description }))
     }
 
-    /// A database another tool migrated and MigrationKit has not adopted is refused
-    /// before anything is written (no backup): every migration would run again on tables
-    /// that exist (`OtherToolNotice`). `--erase-on-schema-change` erases it instead.
+    /// A database another tool migrated and MigrationKit has not adopted, or one with
+    /// tables and no ledger at all, is refused before anything is written (no backup):
+    /// the migrations would run again over tables that exist (`OtherToolNotice`), unless
+    /// `--accept-existing-tables` (or the setting) says the app made them.
+    /// `--erase-on-schema-change` erases it instead.
     package func refuseUnadopted(_ session: MigrationSession, in world: CommandWorld) throws {
         guard try session.ledger().snapshot.identifiers.isEmpty, !eraseOnSchemaChange else { return }
-        let others = try session.database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) }
-        guard !others.isEmpty else { return }
-        throw CLIError(.notAdopted, OtherToolNotice.sentence(others, database: session.path, commandName: world.layer.commandName))
+        let accepting = acceptExistingTables || ProjectSettings.acceptsExistingTables(in: world)
+        guard let finding = try session.database.reading({ try OtherToolNotice.finding(in: $0, acceptingExistingTables: accepting) }) else { return }
+        throw CLIError(.notAdopted, OtherToolNotice.sentence(finding, database: session.path, commandName: world.layer.commandName))
     }
 
     /// Lints the pending files against the database: warnings are printed, errors

@@ -31,9 +31,21 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
         let database = session.database
         let status = try session.status()
-        let others = status.applied.isEmpty && status.unknownApplied.isEmpty ? try database.reading { try OtherToolNotice.unadoptedLedgers(in: $0) } : []
-        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout(of: loaded.files, in: world),
-                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), otherTools: others, reporter: reporter, in: world)
+        // Files two tools write alike (golang-migrate's pairs, sqlx's reversible ones) are
+        // named after the tool whose ledger the database holds.
+        var layout = layout(of: loaded.files, in: world)
+        if let detected = layout, connection.migrations.givenLayout == nil,
+           let sameFiles = MigrationFolderLayout(name: detected.name)?.sameFiles, !sameFiles.isEmpty {
+            let tools = try database.reading { try OtherToolLedger.all(in: $0) }.map(\.tool)
+            if let writer = sameFiles.first(where: { same in tools.contains { $0.name == same.name } }),
+               let table = OtherTool(name: writer.name)?.ledgerTables.first {
+                layout = (writer.name, "detected from its files and \(table)")
+            }
+        }
+        let unmanaged = status.applied.isEmpty && status.unknownApplied.isEmpty
+            ? try database.reading { try OtherToolNotice.finding(in: $0, acceptingExistingTables: ProjectSettings.acceptsExistingTables(in: world)) } : nil
+        return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout,
+                      swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), unmanaged: unmanaged, reporter: reporter, in: world)
     }
 
     /// The migrations folder's layout and where it came from (`detected` from its files,
@@ -124,7 +136,7 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     }
 
     private func report(_ status: MigrationStatus, database: String, exists: Bool, cipher: DatabaseCipherDescription?,
-                        layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], otherTools: [OtherToolLedger] = [],
+                        layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], unmanaged: OtherToolNotice.Finding? = nil,
                         reporter: Reporter, in world: CommandWorld) -> StatusDocument {
         let layer = world.layer
         reporter.line("  library: \(layer.librarySummary)")
@@ -134,9 +146,10 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
         }
         let report = StatusReport(status, appliedBySwiftSteps: swiftSteps)
         report.print(to: reporter)
-        // Another tool's database, not adopted yet: said after the list, which shows
-        // everything pending, as migrate would refuse it.
-        if !otherTools.isEmpty { reporter.line(OtherToolNotice.sentence(otherTools, database: database, commandName: layer.commandName)) }
+        // Another tool's database, not adopted yet, or tables without a ledger: said
+        // after the list, which shows everything pending, as migrate would refuse it.
+        if let unmanaged { reporter.line(OtherToolNotice.sentence(unmanaged, database: database, commandName: layer.commandName)) }
+        let otherTools = unmanaged?.ledgers ?? []
         return StatusDocument(
             database: database,
             databaseName: world.databaseName,
@@ -150,7 +163,7 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             unknownApplied: status.unknownApplied,
             appliedCount: status.applied.count,
             pendingCount: status.pending.count,
-            migrateWouldRefuse: status.migrateWouldRefuse || !otherTools.isEmpty,
+            migrateWouldRefuse: status.migrateWouldRefuse || unmanaged != nil,
             otherTools: otherTools.map { OtherToolDocument(tool: $0.tool.name, lastVersion: $0.lastVersion) })
     }
 }
@@ -169,7 +182,8 @@ package struct StatusDocument: Encodable {
     /// null when the database does not exist yet.
     @AlwaysPresent package var format: CipherFormat?
     /// The migrations folder's layout (`migrationkit`, `sqlx`, `golang-migrate`, `goose`,
-    /// `flyway`, `diesel`); null for an app's own Swift steps.
+    /// `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`, `sql-migrate`); null for an
+    /// app's own Swift steps.
     @AlwaysPresent package var layout: String?
     package let migrations: [MigrationStateDocument]
     /// Identifiers in the ledger that no migration file has.

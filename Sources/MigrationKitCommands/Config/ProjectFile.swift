@@ -36,6 +36,9 @@ package struct ProjectFile {
     /// (`bad-suppression`), not a refusal here: a file written for a newer MigrationKit
     /// still works.
     package let lint: [LintSuppression]
+    /// The `[placeholders]` table: Flyway's placeholders' values (`NAME = "value"`), for
+    /// a Flyway folder's files, as `--placeholder NAME=VALUE` gives them.
+    package var placeholders: [String: String] = [:]
 
     /// The file to read: `explicit` (from --config or MIGRATIONKIT_CONFIG) when given,
     /// else the first `migrationkit.toml` in `directory` or one of its parents, else nil.
@@ -75,10 +78,21 @@ package struct ProjectFile {
         var databases: [String: [ProjectSetting: Entry]] = [:]
         var sharedPairs: [(String, TOMLValueConvertible)] = []
         var lint: [LintSuppression] = []
+        var placeholders: [String: String] = [:]
         for key in table.keys.sorted() {
             guard let value = table[key] else { continue }
             if key == "lint" {
                 lint = try lintSuppressions(value, path: path, lines: lines)
+            } else if key == "placeholders" {
+                guard let values = value.table else {
+                    throw CLIError(.badSetting, "\(location(path, lines.line(of: key, in: []))): `placeholders` must be a table of Flyway placeholders' values: [placeholders], then NAME = \"value\".")
+                }
+                for name in values.keys.sorted() {
+                    guard let text = values[name]?.string else {
+                        throw CLIError(.badSetting, "\(location(path, lines.line(of: name, in: ["placeholders"]))): `placeholders.\(name)` must be text in quotes, the value Flyway would put in place of ${\(name)}.")
+                    }
+                    placeholders[name] = text
+                }
             } else if key == "databases" {
                 guard let tables = value.table else {
                     throw CLIError(.badSetting, "\(location(path, lines.line(of: key, in: []))): `databases` must be tables, one per database: [databases.NAME].")
@@ -98,7 +112,7 @@ package struct ProjectFile {
             }
         }
         let shared = try entries(of: sharedPairs, table: [], path: path, folder: folder, lines: lines)
-        return ProjectFile(path: path, shared: shared, databases: databases, lint: lint)
+        return ProjectFile(path: path, shared: shared, databases: databases, lint: lint, placeholders: placeholders)
     }
 
     /// The settings for `database`: the shared ones, overridden by the database's own.

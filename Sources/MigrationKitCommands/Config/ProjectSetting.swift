@@ -34,6 +34,9 @@ package struct ProjectSetting: Hashable, Sendable {
     package static let keyCommandTimeout = ProjectSetting(rawValue: "key-command-timeout", kind: .seconds)
     package static let backupDirectory = ProjectSetting(rawValue: "backup-dir", kind: .path)
     package static let memorySecurity = ProjectSetting(rawValue: "memory-security", kind: .flag)
+    /// `migrate`'s `--accept-existing-tables`: the app creates tables before its first
+    /// migration, so a database with tables and no ledger is migrated as it is.
+    package static let acceptExistingTables = ProjectSetting(rawValue: "accept-existing-tables", kind: .flag)
 
     /// The key sources' settings (`password-file`, `keychain-service`, …), from the one
     /// list of key sources.
@@ -46,6 +49,7 @@ package struct ProjectSetting: Hashable, Sendable {
     package static let allCases: [ProjectSetting] = [dbPath, migrations, migrationsLayout] + keySources + [
         plaintext, cipherCompatibility, kdfIterations, cipherPageSize, cipherKDFAlgorithm, cipherHMACAlgorithm,
         cipherPlaintextHeaderSize, cipherSalt, cipherUseHMAC, lockTimeout, keyCommandTimeout, backupDirectory, memorySecurity,
+        acceptExistingTables,
     ]
 
     /// The setting the file or a flag names `name`, if any.

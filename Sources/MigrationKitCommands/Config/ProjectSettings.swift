@@ -83,6 +83,7 @@ package struct ProjectSettings {
             }
         }
 
+        connection.migrations.projectPlaceholders = file?.placeholders ?? [:]
         let settings = ProjectSettings(configFile: file?.path, database: chosen?.name, values: values, lintSuppressions: file?.lint ?? [])
         // The parser checked the flags; only options filled from elsewhere need it again.
         let borrowed = values.filter { $0.value.origin != .flag && $0.value.origin != .defaultValue }
@@ -99,16 +100,10 @@ package struct ProjectSettings {
         return settings
     }
 
-    /// The project file's `[lint]` table alone, for a command whose options are flags
-    /// only (`check`): the file named by `MIGRATIONKIT_CONFIG`, else the one found in the
-    /// current folder or above, as for every command.
-    package static func lintOnly(commandName: String, environment: ProcessEnvironment,
-                                 currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
-        let configPath = environmentValue(ProjectSetting.configVariable, in: environment)
-        let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
-            try ProjectFile.load(path: $0, named: configPath != nil, commandName: commandName)
-        }
-        return ProjectSettings(configFile: file?.path, database: nil, values: [:], lintSuppressions: file?.lint ?? [])
+    /// Whether the environment or the project file of the command running in `world`
+    /// says `accept-existing-tables` (`migrate --accept-existing-tables` says it as a flag).
+    package static func acceptsExistingTables(in world: CommandWorld) -> Bool {
+        world.settings?.values[.acceptExistingTables].flatMap { SettingKind.flagValue($0.text) } ?? false
     }
 
     /// A `MIGRATIONKIT_*` variable's value in `environment`; set but empty counts as not
@@ -202,6 +197,7 @@ package struct ProjectSettings {
             guard let seconds = Double(value.text) else { throw notA("a number of seconds") }
             connection.givenKeyCommandTimeout = seconds
         case .backupDirectory: backup?.directory = value.text
+        case .acceptExistingTables: _ = try yesOrNo()
         default: break
         }
     }

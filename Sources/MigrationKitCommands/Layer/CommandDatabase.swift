@@ -127,9 +127,11 @@ package protocol CommandDatabase: AnyObject {
     func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String]
     func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport
     func baseline(upTo target: String) throws -> [String]
+    /// What `baseline(upTo:)` would record, refused as it would be, reading only.
+    func baselinePlan(upTo target: String) throws -> [String]
     /// Records what another tool applied, proven against the schema (the runner's
     /// `adopt`); throws `OtherToolAdoptionError` with nothing written.
-    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool) throws -> OtherToolAdoption
+    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption
     func schemaChange() throws -> SchemaChange?
     /// The schema the migrations up to `target` (none when nil) make on an empty
     /// database, for `diff`'s drift and `baseline`'s proof; the database is only read.

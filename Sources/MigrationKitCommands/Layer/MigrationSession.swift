@@ -138,17 +138,19 @@ package final class MigrationSession {
         return try database.rollback(selection, acceptModified: acceptModified)
     }
 
-    /// Records the migrations up to `target` as applied without running them.
-    package func baseline(upTo target: String) throws -> [String] {
+    /// Records the migrations up to `target` as applied without running them; a dry run
+    /// says which it would record, and writes nothing.
+    package func baseline(upTo target: String, dryRun: Bool = false) throws -> [String] {
+        guard !dryRun else { return try database.baselinePlan(upTo: target) }
         carriedLedger = nil
         return try database.baseline(upTo: target)
     }
 
     /// Records what another tool applied (`CommandDatabase.adopt`); a dry run writes
     /// nothing.
-    package func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool) throws -> OtherToolAdoption {
+    package func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         if !dryRun { carriedLedger = nil }
-        return try database.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun)
+        return try database.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
     }
 
     /// Removes the file when this session created it and nothing was kept in it.

@@ -13,9 +13,19 @@ package struct MigrationsOptions: ParsableArguments {
     /// The layout `--layout` (or the environment, or `migrationkit.toml`) named; nil
     /// reads the folder in the layout its files are written in.
     @Option(name: .customLong("layout"),
-            help: ArgumentHelp("The layout the migrations folder is written in: migrationkit (dbmate), sqlx, golang-migrate, goose, flyway or diesel (default: the one its files are written in).",
+            help: ArgumentHelp("The layout the migrations folder is written in: migrationkit (dbmate), sqlx, golang-migrate, goose, flyway, diesel, prisma, drizzle, refinery or sql-migrate (default: the one its files are written in).",
                                valueName: "name"))
     package var givenLayout: MigrationFolderLayout?
+
+    /// Flyway's placeholders' values, `NAME=VALUE` (repeatable), replaced in a Flyway
+    /// folder's files as Flyway replaces them (`FlywayPlaceholders`).
+    @Option(name: .customLong("placeholder"),
+            help: ArgumentHelp("A value for a Flyway placeholder, ${NAME} in a Flyway folder's files (repeatable; also the [placeholders] table of migrationkit.toml).",
+                               valueName: "name=value"))
+    package var givenPlaceholders: [String] = []
+
+    /// The project file's `[placeholders]` table, which a flag of the same name overrides.
+    package var projectPlaceholders: [String: String] = [:]
 
     /// The folder of migration files.
     package var directory: String {
@@ -25,9 +35,26 @@ package struct MigrationsOptions: ParsableArguments {
 
     package init() {}
 
-    /// The folder as every command reads it: in the layout named, or its own.
+    /// Flyway's placeholders' values: the project file's, then the flags'.
+    package var placeholders: FlywayPlaceholders {
+        var values = projectPlaceholders
+        for given in givenPlaceholders {
+            guard let equals = given.firstIndex(of: "=") else { continue }
+            values[String(given[..<equals])] = String(given[given.index(after: equals)...])
+        }
+        return FlywayPlaceholders(values)
+    }
+
+    /// The folder as every command reads it: in the layout named, or its own, with
+    /// Flyway's placeholders.
     package var folder: SQLMigrationDirectory {
-        SQLMigrationDirectory(path: directory, layout: givenLayout)
+        SQLMigrationDirectory(path: directory, layout: givenLayout, placeholders: placeholders)
+    }
+
+    package func validate() throws {
+        for given in givenPlaceholders where (given.firstIndex(of: "=").map { $0 == given.startIndex } ?? true) {
+            throw ValidationError("--placeholder takes NAME=VALUE (the value Flyway would put in place of ${NAME}), not \"\(given)\".")
+        }
     }
 }
 

@@ -44,6 +44,9 @@ package enum CommandLineRemedies {
                 return nil
             case .standInForCollation(let name):
                 return "pass --collation \(shellQuoted(name))=NOCASE (or BINARY, RTRIM) to let a built-in collation stand in for it while copying"
+            case .givePlaceholderValues(let names):
+                return "give \(names.count == 1 ? "it a value" : "them values") with " + names.map { "--placeholder \(shellQuoted($0))=VALUE" }.joined(separator: " ")
+                    + " (or in migrationkit.toml's [placeholders] table)"
             }
         }
     }

@@ -29,10 +29,16 @@ package enum NextMigrationFile {
         let layout = folder.layout
         let slug = MigrationNumbering.slug(name)
         let identifier: String
+        if layout == .drizzle {
+            throw CLIError(.notAvailableHere, "\(directory) is in Drizzle's layout, whose journal (meta/_journal.json) lists each migration with its time; write the next one with `drizzle-kit generate` (or `drizzle-kit generate --custom`), which adds it to the journal.")
+        }
         do {
             switch layout {
             case .flyway:
                 identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers, slug: slug)
+            case .refinery:
+                // A `U` migration's version is one of the versions too.
+                identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers.map { "V" + $0.dropFirst() }, slug: slug)
             case .diesel:
                 identifier = try MigrationNumbering.nextDiesel(after: folder.identifiers, slug: slug, now: utcTimestamp())
             default:
@@ -60,6 +66,13 @@ package enum NextMigrationFile {
             let undo = folder.names.contains { $0.hasPrefix("U") && $0.hasSuffix(".sql") }
             let undoPath = directory.hasSuffix("/") ? directory + "U" + identifier.dropFirst() : directory + "/U" + identifier.dropFirst()
             return try write([(base + ".sql", up + "\n")] + (undo ? [(undoPath + ".sql", down + "\n")] : []))
+        case .refinery:
+            // refinery has no down SQL.
+            return try write([(base + ".sql", up + "\n")])
+        case .prisma:
+            // Prisma's migration.sql, and the down.sql its documentation has a team write.
+            try Folders.create(base, purpose: "migration folder", mode: 0o755)
+            return try write([(base + "/migration.sql", up + "\n"), (base + "/down.sql", down + "\n")])
         case .diesel:
             try Folders.create(base, purpose: "migration folder", mode: 0o755)
             // An empty up.sql until the SQL is written: diesel runs a comment-only one as a

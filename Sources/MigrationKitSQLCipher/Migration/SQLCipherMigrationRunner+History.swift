@@ -11,6 +11,12 @@ extension SQLCipherMigrationRunner {
     /// - Returns: the identifiers newly recorded.
     /// - Throws: `.unknownMigration`; `.databaseAlreadyMigratedBeyond` when a step after
     ///   `target` is applied; `.databaseSuperseded` for a ledger with unknown steps.
+    /// The identifiers `baseline(in:upTo:)` would record, reading only.
+    package func baselinePlan(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
+        let targetIndex = try registry.index(ofTarget: target)
+        return try writer.read { try engine.baselinePlan($0, through: targetIndex) }
+    }
+
     @discardableResult
     package func baseline(in writer: SQLCipherWriter, upTo target: String) throws -> [String] {
         let targetIndex = try registry.index(ofTarget: target)
@@ -20,7 +26,8 @@ extension SQLCipherMigrationRunner {
     // MARK: - Adopting another tool's database
 
     /// Takes over a database another migration tool migrated (golang-migrate, dbmate,
-    /// sqlx, diesel, goose, Flyway) or an app's own `PRAGMA user_version` ladder: reads
+    /// sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1, sql-migrate)
+    /// or an app's own `PRAGMA user_version` ladder: reads
     /// that tool's ledger (`OtherToolLedger`), maps each version it records to the step of
     /// the migration file that carries it (a ladder's N to the first N steps), proves that
     /// the database's schema is what those steps make on an empty scratch database, and
@@ -37,14 +44,19 @@ extension SQLCipherMigrationRunner {
     ///     in the same transaction; by default they stay as they were, and schema
     ///     comparisons leave them out.
     ///   - dryRun: read, map and prove, and write nothing.
+    ///   - acceptingCodeMigrations: versions the tool ran as code (Flyway's Java and
+    ///     Kotlin migrations) that no file carries are passed over, for a fleet in which
+    ///     no database is older than them; by default they are refused, since a
+    ///     database not yet past them would never get what they do.
     /// - Throws: `OtherToolAdoptionError` naming every problem (a dirty or failed record,
     ///   a version no file carries, an edited file, a managed database, a schema that
     ///   differs), with nothing written.
     @discardableResult
     public func adopt(in writer: SQLCipherWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
-                      dryRun: Bool = false) throws -> OtherToolAdoption {
+                      dryRun: Bool = false, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         try writer.writeWithoutTransaction { db in
-            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, sha384Hex: SQLCipherDatabase.sha384Hex(of:)) { steps in
+            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations,
+                             digests: OtherToolMapping.Digests(sha256Hex: SQLCipherDatabase.sha256Hex(of:), sha384Hex: SQLCipherDatabase.sha384Hex(of:))) { steps in
                 try replayedSchema(of: steps, configuredLike: writer)
             }
         }

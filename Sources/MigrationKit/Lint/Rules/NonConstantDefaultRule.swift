@@ -24,9 +24,15 @@ struct NonConstantDefaultRule: LintRule {
     }
 
     /// A literal (number, string, blob, NULL, TRUE/FALSE, with a sign), alone or in
-    /// parentheses: what SQLite accepts as a constant default for ADD COLUMN.
+    /// parentheses, or a name right after DEFAULT: what SQLite accepts as a constant
+    /// default for ADD COLUMN. SQLite's grammar reads `DEFAULT name` and `DEFAULT "name"`
+    /// (`DEFAULT id`) as a string, whatever its double-quoted-string setting, so
+    /// `NOT NULL DEFAULT "{}"` is the constant `'{}'`; only `CURRENT_TIME`,
+    /// `CURRENT_DATE` and `CURRENT_TIMESTAMP` are words it evaluates.
     private static func isConstant(_ statement: StatementReader, at index: Int) -> Bool {
         guard let token = statement.token(index) else { return true }
+        if token.kind == .quotedIdentifier { return true }
+        if token.kind == .word, !["current_time", "current_date", "current_timestamp"].contains(token.text.lowercased()) { return true }
         if token.isSymbol("(") {
             let inner = (index + 1)..<statement.closing(index)
             let meaningful = inner.filter { !statement.isSymbol($0, "(") && !statement.isSymbol($0, ")") }
