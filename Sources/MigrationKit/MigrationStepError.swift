@@ -43,6 +43,13 @@ public struct MigrationStepError: ExplainableError, LocalizedError, CustomString
     /// error): the step is not to blame, the files are.
     package var explanation: FailureExplanation? { (underlying as? any ExplainableError)?.explanation }
 
+    /// What only the database's app registers that the failing statement needed (a
+    /// trigger calling the app's function, an index using its tokenizer), when SQLite
+    /// said so: the step is not wrong, the connection lacks it.
+    package var appExtensionNeed: AppExtensionNeed? {
+        (underlying as? any DatabaseStatementError).flatMap { AppExtensionNeed(sqliteMessage: $0.sqliteMessage) }
+    }
+
     /// `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
 
@@ -108,6 +115,13 @@ public struct HostVerificationError: LocalizedError, CustomStringConvertible {
 
     public var description: String {
         "The app's \(part.rawValue) verification failed: \(underlying)"
+    }
+
+    /// What only the database's app registers that the failing statement needed (a
+    /// trigger calling the app's function, an index using its tokenizer), when SQLite
+    /// said so: the step is not wrong, the connection lacks it.
+    package var appExtensionNeed: AppExtensionNeed? {
+        (underlying as? any DatabaseStatementError).flatMap { AppExtensionNeed(sqliteMessage: $0.sqliteMessage) }
     }
 
     /// `description`, for `localizedDescription`.

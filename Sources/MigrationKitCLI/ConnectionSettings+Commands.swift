@@ -13,6 +13,7 @@ extension ConnectionSettings {
         configuration.busyTimeout = request.lockTimeout
         configuration.cipher = request.cipher
         configuration.memorySecurity = request.memorySecurity
+        configuration.extensions = request.extensions
         switch request.access {
         case .create:
             configuration.createIfMissing = true

@@ -65,16 +65,17 @@ struct GRDBCommandLayer: CommandLayer {
 
     /// The backup is proven as the app opens its database (the host's `openWriter`,
     /// read-only), then put in place as the tool does it.
-    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
+    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck {
         var proving = request.forFile(at: backup)
         proving.access = .inspect
         proving.readOnly = true
         let opened = try GRDBCommandConnection(opening: proving, host: host)
-        let refusal = try opened.writer.read { DatabaseChecks.backupRefusal($0) }
+        let proof = try opened.writer.read { DatabaseChecks.quickCheck($0) }
         try opened.writer.close()
-        if let refusal { throw CLIError(.damaged, "\(backup): \(refusal)") }
+        if let refusal = DatabaseChecks.backupRefusal(proof) { throw CLIError(.damaged, "\(backup): \(refusal)") }
         try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, heldLock: heldLock,
                                    beforeReplacing: beforeReplacing)
+        return proof
     }
 
     /// The proof runs raw SQL on scratch copies through SQLCipher's connection; the

@@ -75,7 +75,7 @@ package struct RoundTripCheck {
     }
 
     private func scratchDatabase(_ path: String, migrations: (any CommandMigrations)? = nil) throws -> MigrationSession {
-        try MigrationSession.openScratch(OpenRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5)),
+        try MigrationSession.openScratch(OpenRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5), extensions: world.extensions),
                                          migrations: migrations ?? self.migrations, in: world)
     }
 

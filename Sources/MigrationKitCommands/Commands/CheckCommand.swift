@@ -15,15 +15,17 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     @OptionGroup(title: "Key options (for --from-database)", visibility: ConnectionOptions.encryptionVisibility) package var key: KeyOptions
     @OptionGroup(title: "Cipher options (for --from-database)", visibility: ConnectionOptions.encryptionVisibility) package var cipher: CipherOptions
     @OptionGroup package var minimum: MinimumSQLiteOptions
+    @OptionGroup package var extensions: ExtensionOptions
     @OptionGroup package var output: OutputOptions
 
     @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
     package var olderDatabase: String?
 
-    /// Flags only, but for the project file's `[lint]` table: what `migrate` leaves
-    /// unsaid, the lint check leaves unsaid too.
+    /// Flags only, but for the project file's `[lint]` table (what `migrate` leaves
+    /// unsaid, the lint check leaves unsaid too) and the app's extensions (the scratch
+    /// databases need them as the real one does).
     package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
-        try ProjectSettings.lintOnly(commandName: world.layer.commandName, environment: world.surroundings.environment)
+        try ProjectSettings.lintOnly(commandName: world.layer.commandName, environment: world.surroundings.environment, extensions: &extensions)
     }
 
     package func run(in world: CommandWorld) throws {

@@ -34,6 +34,8 @@ package struct ProjectSetting: Hashable, Sendable {
     package static let keyCommandTimeout = ProjectSetting(rawValue: "key-command-timeout", kind: .seconds)
     package static let backupDirectory = ProjectSetting(rawValue: "backup-dir", kind: .path)
     package static let memorySecurity = ProjectSetting(rawValue: "memory-security", kind: .flag)
+    /// The app's extensions, loaded into every connection (`ExtensionOptions`).
+    package static let loadExtension = ProjectSetting(rawValue: "load-extension", kind: .pathList)
 
     /// The key sources' settings (`password-file`, `keychain-service`, …), from the one
     /// list of key sources.
@@ -46,6 +48,7 @@ package struct ProjectSetting: Hashable, Sendable {
     package static let allCases: [ProjectSetting] = [dbPath, migrations, migrationsLayout] + keySources + [
         plaintext, cipherCompatibility, kdfIterations, cipherPageSize, cipherKDFAlgorithm, cipherHMACAlgorithm,
         cipherPlaintextHeaderSize, cipherSalt, cipherUseHMAC, lockTimeout, keyCommandTimeout, backupDirectory, memorySecurity,
+        loadExtension,
     ]
 
     /// The setting the file or a flag names `name`, if any.

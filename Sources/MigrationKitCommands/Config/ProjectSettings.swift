@@ -91,6 +91,7 @@ package struct ProjectSettings {
             try connection.validate()
             try connection.key.validate()
             try connection.cipher.validate()
+            try connection.extensions.validate()
             try backup?.validate()
         } catch let error as ValidationError {
             let from = borrowed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) from \($0.value.origin)" }.joined(separator: ", ")
@@ -102,13 +103,33 @@ package struct ProjectSettings {
     /// The project file's `[lint]` table alone, for a command whose options are flags
     /// only (`check`): the file named by `MIGRATIONKIT_CONFIG`, else the one found in the
     /// current folder or above, as for every command.
-    package static func lintOnly(commandName: String, environment: ProcessEnvironment,
+    /// The app's extensions come along too (`load-extension`: the flag, else the
+    /// variable, else the file's top level), as every command that opens a database
+    /// loads them.
+    package static func lintOnly(commandName: String, environment: ProcessEnvironment, extensions: inout ExtensionOptions,
                                  currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> ProjectSettings {
         let configPath = environmentValue(ProjectSetting.configVariable, in: environment)
         let file = try ProjectFile.locate(explicit: configPath, from: currentDirectory).map {
             try ProjectFile.load(path: $0, named: configPath != nil, commandName: commandName)
         }
-        return ProjectSettings(configFile: file?.path, database: nil, values: [:], lintSuppressions: file?.lint ?? [])
+        let setting = ProjectSetting.loadExtension
+        var values: [ProjectSetting: Value] = [:]
+        if let flag = listValue(extensions.given) {
+            values[setting] = Value(text: flag, origin: .flag)
+        } else if let variable = environmentValue(setting.environmentVariable, in: environment) {
+            values[setting] = Value(text: variable, origin: .environment(variable: setting.environmentVariable))
+        } else if let entry = file?.shared[setting] {
+            values[setting] = Value(text: entry.value, origin: .file(path: file?.path ?? "", line: entry.line))
+        }
+        if let value = values[setting], value.origin != .flag {
+            extensions.given = LoadableExtension.list(value.text)
+            do {
+                try extensions.validate()
+            } catch let error as ValidationError {
+                throw CLIError(.badSetting, "\(error.message) (from \(value.origin); see `\(commandName) config`.)")
+            }
+        }
+        return ProjectSettings(configFile: file?.path, database: nil, values: values, lintSuppressions: file?.lint ?? [])
     }
 
     /// A `MIGRATIONKIT_*` variable's value in `environment`; set but empty counts as not
@@ -119,6 +140,17 @@ package struct ProjectSettings {
         if name == KeySource.passwordEnvironmentVariable { return KeySource.passwordEnvironmentVariableGivesKey(in: environment) ? "" : nil }
         guard let text = environment.string(name) else { return nil }
         return text.isEmpty ? nil : text
+    }
+
+    /// A list setting's values as one text, as its variable takes them; nil for none.
+    private static func listValue(_ values: [String]) -> String? {
+        values.isEmpty ? nil : values.joined(separator: "; ")
+    }
+
+    /// The extensions the command loads into every connection it opens, from wherever
+    /// they were given (`load-extension`).
+    package var extensions: [LoadableExtension] {
+        values[.loadExtension].map { LoadableExtension.list($0.text).compactMap(LoadableExtension.init(argument:)) } ?? []
     }
 
     /// "10" rather than "10.0", as it would be typed.
@@ -154,6 +186,7 @@ package struct ProjectSettings {
         case .keyCommandTimeout: return connection.givenKeyCommandTimeout.map(seconds)
         case .backupDirectory: return backup?.directory
         case .memorySecurity: return connection.cipher.memorySecurity.map { String($0) }
+        case .loadExtension: return listValue(connection.extensions.given)
         default: return nil
         }
     }
@@ -202,6 +235,7 @@ package struct ProjectSettings {
             guard let seconds = Double(value.text) else { throw notA("a number of seconds") }
             connection.givenKeyCommandTimeout = seconds
         case .backupDirectory: backup?.directory = value.text
+        case .loadExtension: connection.extensions.given = LoadableExtension.list(value.text)
         default: break
         }
     }

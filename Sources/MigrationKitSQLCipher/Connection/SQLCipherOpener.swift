@@ -429,7 +429,20 @@ enum SQLCipherOpener {
         return SQLCipherError(kind: verdict.kind, resultCode: .SQLITE_NOTADB, message: verdict.message)
     }
 
+    /// Last, once the key is proven: the app's extensions and the host's own
+    /// registrations (`AppRegistrations`), which may run SQL, which SQLCipher 4.7+ refuses
+    /// before the key. A failure closes the connection.
     private static func configure(_ database: SQLCipherDatabase, configuration: SQLCipherConfiguration) throws {
+        do {
+            try configureSettings(database, configuration: configuration)
+            try configuration.app.register(on: database)
+        } catch {
+            database.close()
+            throw error
+        }
+    }
+
+    private static func configureSettings(_ database: SQLCipherDatabase, configuration: SQLCipherConfiguration) throws {
         // SQLite's temporary files (a sort larger than the cache, CREATE INDEX, temporary
         // tables) hold decrypted rows, and SQLCipher does not encrypt them: it asks to be
         // built to keep them in memory (SQLITE_TEMP_STORE=2, as Debian's libsqlcipher
