@@ -51,7 +51,7 @@ public enum Binary {
     public static let settingsVariables = Array(Set([
         "db-path", "migrations", "migrations-layout", "password-file", "keychain-service", "keychain-account", "plaintext",
         "cipher-compatibility", "kdf-iter", "cipher-page-size", "cipher-kdf-algorithm", "cipher-hmac-algorithm",
-        "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "memory-security", "config", "database",
+        "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "memory-security", "load-extension", "config", "database",
     ].map { "MIGRATIONKIT_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") } + documentedTableVariables)).sorted()
 
     /// The articles whose tables name the settings variables: the settings table and the
