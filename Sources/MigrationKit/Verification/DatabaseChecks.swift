@@ -12,9 +12,11 @@ package enum DatabaseChecks {
     /// contentless FTS3/FTS4 index (`content=''`) answers that it cannot ("unable to
     /// validate the inverted index …"): it keeps no text to compare with. That answer is
     /// no finding, and is left out (`virtualTableChecks` says the index was not checked).
-    /// So is an external-content FTS4 index's "malformed inverted index" where the app's
-    /// triggers index only some of its table's rows (`ExternalContentIndex`): its check
-    /// compares it with every row, and `virtualTableChecks` says why it is not compared.
+    /// So, in the whole file's check, is an external-content FTS4 index's "malformed
+    /// inverted index": its check compares it with every row of its table, which the
+    /// app's triggers may fill in part on purpose, and `virtualTableChecks` runs that
+    /// check again and says how the index differs, and what to do (never a restore: the
+    /// file's pages are sound).
     ///
     /// To load a full-text index SQLite needs its tokenizer, so where the index uses one
     /// only the app registers, the whole file's check cannot even start ("no such
@@ -27,13 +29,13 @@ package enum DatabaseChecks {
         let name = table.map { "quick_check(\($0))" } ?? "quick_check"
         do {
             let contentless = try contentlessFTS4Tables(db)
-            let partial = try partlyFilledFTS4Tables(db)
+            let external = table == nil ? try externalContentFTS4Tables(db) : []
             func isFinding(_ line: String) -> Bool {
                 !(line.hasPrefix("unable to validate the inverted index for FTS") && contentless.contains { line.contains(" table main.\($0):") })
-                    && !(line.hasPrefix("malformed inverted index for FTS") && partial.contains { line.hasSuffix(" table main.\($0)") })
+                    && !(line.hasPrefix("malformed inverted index for FTS") && external.contains { line.hasSuffix(" table main.\($0)") })
             }
             // One finding, after as many lines as the indexes checked apart may answer.
-            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(\(1 + contentless.count + partial.count))"
+            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(\(1 + contentless.count + external.count))"
             let answer: [String]
             do {
                 answer = try db.textColumn(sql: sql)
@@ -206,14 +208,10 @@ package enum DatabaseChecks {
         return .passed(checked.name, detail: "ok (its own structure; \(why))")
     }
 
-    /// The external-content FTS4 indexes the app's triggers fill in part
-    /// (`ExternalContentIndex.Filling.someRows`), whose whole-file check SQLite 3.44+
-    /// reports as "malformed" by design.
-    private static func partlyFilledFTS4Tables(_ db: some SQLQuerying) throws -> [String] {
-        try ExternalContentIndex.all(in: db).values.filter { index in
-            guard index.module == "FTS4", case .someRows = index.filling else { return false }
-            return true
-        }.map(\.table)
+    /// The external-content FTS4 indexes (`ExternalContentIndex`), whose whole-file check
+    /// SQLite 3.44+ reports as "malformed" where they differ from their table's rows.
+    private static func externalContentFTS4Tables(_ db: some SQLQuerying) throws -> [String] {
+        try ExternalContentIndex.all(in: db).values.filter { $0.module == "FTS4" }.map(\.table)
     }
 
     /// The contentless FTS3 and FTS4 indexes (`content=''`) of the main database.
