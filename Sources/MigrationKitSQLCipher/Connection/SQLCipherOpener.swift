@@ -255,7 +255,8 @@ enum SQLCipherOpener {
             let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
                 Result {
                     try CipherSettingsApplier.apply(attempt.settings, to: database)
-                    try proveReadable(database, keyed: true, triedFormats: nil)
+                    try proveReadable(database, keyed: true, triedFormats: nil,
+                                      keyReadsPages: { keyReadsPages(path, key: key, settings: attempt.settings, configuration: configuration) })
                 }
             }
             do {
@@ -384,23 +385,65 @@ enum SQLCipherOpener {
 
     /// Reads `sqlite_master` once. SQLITE_NOTADB is matched by code, never by text (its
     /// wording changed between SQLCipher 3 and 4), then explained by what the file holds.
-    private static func proveReadable(_ database: SQLCipherDatabase, keyed: Bool, triedFormats: [CipherFormat]?) throws {
+    ///
+    /// Any other failure of a keyed connection's first read — SQLITE_CORRUPT, or a file
+    /// with a plaintext header (SQLCipher 4's `cipher_plaintext_header_size`), which
+    /// passes SQLite's header check whatever the key and then fails page 1's decryption
+    /// as SQLITE_ERROR on SQLite 3.46 and as SQLITE_CORRUPT on 3.53 — is decided by what
+    /// the key does to the file's pages, not by the code a SQLite version gives:
+    /// `keyReadsPages` (every page's HMAC, where SQLCipher can check them) says whether
+    /// the key is wrong (no page decrypts) or right on a damaged file. Where it cannot
+    /// tell, a plaintext header's failure is the wrong key SQLCipher takes it for, and
+    /// damage is damage.
+    private static func proveReadable(_ database: SQLCipherDatabase, keyed: Bool, triedFormats: [CipherFormat]?,
+                                      keyReadsPages: () -> Bool? = { nil }) throws {
         do {
             _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
         } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
             throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
-        } catch let error as SQLCipherError where keyed && error.resultCode.primaryResultCode == .SQLITE_ERROR
-                    && DatabaseFileHeader(path: database.file).hasPlaintextSQLiteHeader {
-            // A file with a plaintext header (SQLCipher 4's `cipher_plaintext_header_size`)
-            // passes SQLite's header check whatever the key; with a wrong key or salt its
-            // first page then fails SQLCipher's decryption, which SQLite reports as
-            // SQLITE_ERROR ("SQL logic error"), not NOTADB. The same failure as any wrong key.
-            throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
-        } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
-            // The first page decrypted (a wrong key fails as NOTADB), but the schema
-            // does not read: typically a file cut short by a failed copy or a full disk.
-            throw explainDamaged(path: database.path)
+        } catch let error as SQLCipherError where keyed && (error.resultCode.primaryResultCode == .SQLITE_CORRUPT
+                    || (error.resultCode.primaryResultCode == .SQLITE_ERROR && DatabaseFileHeader(path: database.file).hasPlaintextSQLiteHeader)) {
+            switch keyReadsPages() {
+            case false?:
+                throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
+            case true?:
+                throw explainDamaged(path: database.path)
+            case nil:
+                // The first page decrypted where a wrong key would fail as NOTADB, unless
+                // the header is plaintext: typically a file cut short by a failed copy or a
+                // full disk.
+                if error.resultCode.primaryResultCode == .SQLITE_CORRUPT { throw explainDamaged(path: database.path) }
+                throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
+            }
         }
+    }
+
+    /// Whether `key` in `settings` decrypts any of the file's pages: SQLCipher's own check
+    /// of every page's HMAC (`PRAGMA cipher_integrity_check`, 4.2+), on a connection of
+    /// its own that reads the file as it is (`openImmutable`). A wrong key or wrong
+    /// settings fail every page, page 1 first; a right key on a damaged file fails only
+    /// the damaged ones. Nil where SQLCipher cannot tell: no page HMACs, a SQLCipher
+    /// before 4.2, or a file of one page. Runs only on a failed open, never on the way in.
+    private static func keyReadsPages(_ path: String, key: DatabaseKey, settings: CipherSettings, configuration: SQLCipherConfiguration) -> Bool? {
+        guard SQLCipherFeature.integrityCheck.isAvailable(in: SQLCipherLibrary.cipherVersion), settings.usesHMAC != false, path != ":memory:" else {
+            return nil
+        }
+        prepareLibrary(for: configuration)
+        guard let database = try? SQLCipherDatabase.openImmutable(path: path) else { return nil }
+        defer { database.close() }
+        let answer = SaltMaskGuard.deriving(settings, on: database) {
+            Result { () throws -> (failed: Set<Int>, pages: Int) in
+                try applyKey(key, to: database)
+                try CipherSettingsApplier.apply(settings, to: database)
+                let failed = Set(try database.fetchStrings(sql: "PRAGMA cipher_integrity_check").compactMap { line in
+                    line.split(separator: " ").last.flatMap { Int($0) }
+                })
+                let pageSize = try database.fetchString(sql: "PRAGMA cipher_page_size").flatMap { Int($0) } ?? 0
+                return (failed, pageSize > 0 ? Int(FileProbe(path: path).size) / pageSize : 0)
+            }
+        }
+        guard case .success(let (failed, pages)) = answer, pages > 1 else { return nil }
+        return failed.count < pages
     }
 
     static func explainDamaged(path: String) -> SQLCipherError {
