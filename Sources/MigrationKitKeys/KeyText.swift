@@ -37,9 +37,11 @@ enum KeyText {
         /// Android's `byte[]` keys, which the text form cannot always carry (one that
         /// ends in a line break loses it in step 2). Steps 1–3 apply; spaces, tabs and
         /// line breaks between the digits are ignored (`od` and `xxd -p` write them); the
-        /// bytes are then what SQLCipher's `hexkey` hands `sqlite3_key`, read as
-        /// `DatabaseKey(keyText:)` reads a key (SQLCipher reads `sqlite3_key`'s bytes
-        /// that way too), with nothing dropped.
+        /// bytes are then the passphrase, always, with nothing dropped: also bytes that
+        /// look like a raw key (`x'` and 64, 96 or 160 hex digits), which SQLCipher's own
+        /// `hexkey` would hand `sqlite3_key` to read as one. Such a passphrase (a file keyed
+        /// with it before SQLCipher 4.7 read 160 digits as a raw key) opens its database on
+        /// every SQLCipher: the connection derives the key from it (`PassphraseDerivation`).
         case hex
     }
 
@@ -62,7 +64,7 @@ enum KeyText {
         let text = trimmed(raw)
         guard !text.isEmpty else { throw empty() }
         if form == .hex {
-            return DatabaseKey(keyText: try hexDecoded(text, origin: origin, path: path, empty: empty()))
+            return .passphrase(bytes: try hexDecoded(text, origin: origin, path: path, empty: empty()))
         }
         let key = DatabaseKey(keyText: text)
         if let library, let rawForm = key.rawKeyForm,

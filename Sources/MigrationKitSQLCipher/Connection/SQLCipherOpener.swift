@@ -15,7 +15,7 @@ import SystemPackage
 /// leaves it byte-for-byte unchanged.
 enum SQLCipherOpener {
     static func open(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
-        try key?.validate()
+        try key?.validateForOpening()
         if key == nil, !configuration.cipher.isDefault {
             throw SQLCipherError(
                 kind: .unsupportedCipherSetting,
@@ -251,7 +251,12 @@ enum SQLCipherOpener {
             // no page HMAC has vouched for.
             if provesHeaders, !attempt.settings.authenticatesPages, !headerDecrypts(path, key: key, settings: attempt.settings, configuration: configuration) { continue }
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
-            try applyKey(key, to: database)
+            do {
+                try applyKey(key, to: database, path: path, settings: attempt.settings)
+            } catch {
+                database.close()
+                throw error
+            }
             let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
                 Result {
                     try CipherSettingsApplier.apply(attempt.settings, to: database)
@@ -293,7 +298,7 @@ enum SQLCipherOpener {
         defer { database.close() }
         let read = SaltMaskGuard.deriving(settings, on: database) {
             Result {
-                try applyKey(key, to: database)
+                try applyKey(key, to: database, path: path, settings: settings)
                 try CipherSettingsApplier.apply(settings, to: database)
                 _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
             }
@@ -378,8 +383,10 @@ enum SQLCipherOpener {
         if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
     }
 
-    private static func applyKey(_ key: DatabaseKey, to database: SQLCipherDatabase) throws {
-        try database.applyKey(key)
+    /// Keys `database`, the file at `path` read in `settings`; a passphrase SQLCipher would
+    /// take for a raw key as the key it derives (`PassphraseDerivation`).
+    private static func applyKey(_ key: DatabaseKey, to database: SQLCipherDatabase, path: String, settings: CipherSettings) throws {
+        try database.applyKey(try PassphraseDerivation.keying(key, path: path, settings: settings))
         try SQLCipherLibrary.silenceLog(on: database)
     }
 
@@ -433,7 +440,7 @@ enum SQLCipherOpener {
         defer { database.close() }
         let answer = SaltMaskGuard.deriving(settings, on: database) {
             Result { () throws -> (failed: Set<Int>, pages: Int) in
-                try applyKey(key, to: database)
+                try applyKey(key, to: database, path: path, settings: settings)
                 try CipherSettingsApplier.apply(settings, to: database)
                 let failed = Set(try database.fetchStrings(sql: "PRAGMA cipher_integrity_check").compactMap { line in
                     line.split(separator: " ").last.flatMap { Int($0) }

@@ -229,7 +229,7 @@ package enum DatabaseEncryption {
     /// caller holds (`heldLock`, a command's), or its own.
     package static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings,
                               lockTimeout: Duration, heldLock: DatabaseFileLock?, beforeWriting: () throws -> Void) throws {
-        try oldKey.validate()
+        try oldKey.validateForOpening()
         try newKey.validate()
         var configuration = existing(cipher: cipher)
         configuration.busyTimeout = lockTimeout
