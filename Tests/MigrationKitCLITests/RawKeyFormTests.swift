@@ -105,7 +105,7 @@ import Testing
                     }
                     #expect(result.exitCode == .keyUnavailable, "\(context): \(result.output)")
                     let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("migrationkit: error: ") }
-                    #expect(errors == ["migrationkit: error: The key in \(origin) is x' and 160 hex digits, which the linked SQLCipher \(SQLCipherLibrary.cipherVersion!) reads as a passphrase and SQLCipher 4.7.0 and later as a raw key with its HMAC key and salt, so it was not used; open the database with SQLCipher 4.7.0 or later."],
+                    #expect(errors == ["migrationkit: error: The key in \(origin) is x' and 160 hex digits, which the linked SQLCipher \(SQLCipherLibrary.cipherVersion!) reads as a passphrase and SQLCipher 4.7.0 and later as a raw key with its HMAC key and salt, so it was not used; if it is the database's passphrase, give it as one, in hex, with --password-hex-file (every SQLCipher opens the database with it then); if it is a raw key with its HMAC key and salt, open the database with SQLCipher 4.7.0 or later."],
                             "\(context): \(result.stderr)")
                     #expect(!result.output.contains(hmacKey.text.dropFirst(2).prefix(40)), "\(context): the key was printed")
                     #expect(!result.stdout.contains("Upgraded") && !result.stdout.contains("Applied"), "\(context): \(result.stdout)")
@@ -130,5 +130,49 @@ import Testing
         #expect(upgrade.exitCode == .usage && upgrade.stderr.contains("KDF iterations do not apply") && !upgrade.stdout.contains("Upgraded"),
                 "x'<160 hex>': \(upgrade.output)")
         try expectUnchanged(before, "cipher-upgrade --to-kdf-iter with x'<160 hex>'")
+    }
+
+    /// A file keyed before SQLCipher 4.7 with a passphrase that is itself `x'` and 160 hex
+    /// digits (what 4.7 reads as a raw key): given as a passphrase, in hex
+    /// (`--password-hex-file`), it opens the database on every SQLCipher — the linked one
+    /// reads it as the passphrase it is, or MigrationKit derives its key as SQLCipher
+    /// derives a passphrase's — and never keys a new database or copy, which would be
+    /// keyed otherwise.
+    @Test(.tags(.passphrase)) func aPassphraseThatLooksLikeARawKeyOpensItsDatabaseGivenAsOne() throws {
+        let passphrase = Self.rawKey(bytes: 80, seed: 5).text
+        let workspace = try Workspace()
+        try workspace.write("passphrase.hex", Data(passphrase.utf8).map { String(format: "%02x", $0) }.joined() + "\n", mode: 0o600)
+        let hexFile = ["--password-hex-file", workspace.path("passphrase.hex")]
+        // Made by a SQLCipher that reads the text as a passphrase: the configuration's
+        // shell before 4.7; on a newer one, the system's (Debian's 4.6.1) beside it.
+        let shell = try takesHMACKeyForm ? Self.shellBefore47() : SQLCipherShell.path
+        let made = try ChildProcess.run([shell, "-batch", "-bail", workspace.database],
+                                        stdin: Data(".output /dev/null\nPRAGMA key = \"\(passphrase)\";\n.output\nCREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept'); SELECT count(*) FROM notes;\n".utf8))
+        try #require(made.status == 0 && made.stdout == "1\n", "\(made.output)")
+        let before = try TreeSnapshot(workspace.root)
+        for command in ["status", "verify"] {
+            let result = try Tool.run([command, "--db-path", workspace.database, "--migrations", workspace.migrations] + hexFile, directory: workspace.root)
+            #expect(result.status == 0, "\(command): \(result.output)")
+            #expect(!result.output.contains(passphrase.dropFirst(2).prefix(40)), "\(command): the key was printed")
+        }
+        let exported = workspace.path("export.db")
+        let decrypted = try Tool.run(["decrypt", "--db-path", workspace.database, "--output", exported] + hexFile, directory: workspace.root)
+        #expect(decrypted.status == 0, "\(decrypted.output)")
+        let read = try SQLCipherShell.run(exported, keyPragma: nil, "SELECT body FROM notes;")
+        #expect(read.stdout == "kept\n", "\(read.output)")
+        try FileManager.default.removeItem(atPath: exported)
+        try expectUnchanged(before, "opening with the passphrase")
+    }
+
+    /// The system's `sqlcipher` shell, which must be a SQLCipher before 4.7 (Debian's 4.6.1):
+    /// on a newer configuration, the one client here that writes a file keyed with a
+    /// passphrase of `x'` and 160 hex digits.
+    private static func shellBefore47() throws -> String {
+        let shell = "/usr/bin/sqlcipher"
+        let version = try ChildProcess.run([shell, ":memory:", "PRAGMA cipher_version;"]).stdout
+        let parsed = SQLCipherVersion(parsing: version.trimmingCharacters(in: .whitespacesAndNewlines))
+        try #require(parsed.map { !SQLCipherFeature.rawKeyWithHMACKey.isAvailable(in: $0) } == true,
+                     "a file keyed with such a passphrase needs a SQLCipher before 4.7 to write it; \(shell) is \(version)")
+        return shell
     }
 }

@@ -582,3 +582,30 @@ import Testing
         #expect(try one.read { try $0.fetchInt(sql: "SELECT count(*) FROM t") } == 3)
     }
 }
+
+/// The key MigrationKit derives from a passphrase SQLCipher would take for a raw key
+/// (`PassphraseDerivation`) is the key SQLCipher derives from a passphrase: a database the
+/// shell keyed with a passphrase opens with the raw key and salt derived from it, in the
+/// linked library's format and, on SQLCipher 4, in SQLCipher 3's.
+@Suite struct PassphraseDerivationTests {
+    @Test(.tags(.passphrase)) func theDerivedKeyIsTheKeySQLCipherDerives() throws {
+        let directory = try TemporaryDirectory()
+        let formats: [CipherSettings] = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
+            ? [CipherSettings(), CipherSettings(compatibility: 3)] : [CipherSettings()]
+        for (index, settings) in formats.enumerated() {
+            let path = directory.path("passphrase\(index).db")
+            let compatibility = settings.compatibility.map { "PRAGMA cipher_compatibility = \($0);" } ?? ""
+            let made = try SQLCipherShell.run(path, keyPragma: "'a passphrase'", "\(compatibility) CREATE TABLE t (a); INSERT INTO t VALUES (42);")
+            try #require(made.status == 0, "\(made.output)")
+            let salt = Array(try fileBytes(path).prefix(16))
+            let derived = try PassphraseDerivation.derivedKey(from: .passphrase("a passphrase"), salt: salt, settings: settings)
+            #expect(derived.rawKeyForm == .keyAndSalt)
+            var configuration = SQLCipherConfiguration()
+            configuration.createIfMissing = false
+            configuration.cipher = settings
+            let writer = try SQLCipherWriter(path: path, key: derived, configuration: configuration)
+            #expect(try writer.read { try $0.fetchInt(sql: "SELECT a FROM t") } == 42, "\(settings)")
+            try writer.close()
+        }
+    }
+}
