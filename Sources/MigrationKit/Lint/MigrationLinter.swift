@@ -34,6 +34,7 @@ package struct MigrationLinter: Sendable {
         PragmaForeignKeysRule(),
         JournalModeRule(),
         RenameTableReferencedByViewRule(),
+        AppExtensionNeededRule(),
         MissingDownRule(),
         SyntaxErrorRule(),
     ]
