@@ -46,9 +46,7 @@ public struct MigrationStepError: ExplainableError, LocalizedError, CustomString
     /// What only the database's app registers that the failing statement needed (a
     /// trigger calling the app's function, an index using its tokenizer), when SQLite
     /// said so: the step is not wrong, the connection lacks it.
-    package var appExtensionNeed: AppExtensionNeed? {
-        (underlying as? any DatabaseStatementError).flatMap { AppExtensionNeed(sqliteMessage: $0.sqliteMessage) }
-    }
+    package var appExtensionNeed: AppExtensionNeed? { AppExtensionNeed(error: self) }
 
     /// `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
@@ -120,9 +118,7 @@ public struct HostVerificationError: LocalizedError, CustomStringConvertible {
     /// What only the database's app registers that the failing statement needed (a
     /// trigger calling the app's function, an index using its tokenizer), when SQLite
     /// said so: the step is not wrong, the connection lacks it.
-    package var appExtensionNeed: AppExtensionNeed? {
-        (underlying as? any DatabaseStatementError).flatMap { AppExtensionNeed(sqliteMessage: $0.sqliteMessage) }
-    }
+    package var appExtensionNeed: AppExtensionNeed? { AppExtensionNeed(error: self) }
 
     /// `description`, for `localizedDescription`.
     public var errorDescription: String? { description }

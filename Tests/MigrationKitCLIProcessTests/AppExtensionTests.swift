@@ -299,4 +299,73 @@ import Testing
         let after = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM rtree_places_geom;")
         #expect(after.stdout == "2\n", "\(after.output)")
     }
+
+    /// Found before it runs: lint names the statements of an up and a down section that
+    /// will meet what only the app registers (a trigger's function; a dropped column,
+    /// after which SQLite parses every trigger, one of them writing the app's index), with
+    /// the option that brings it; `check` reports the round trips it could not run for
+    /// want of it rather than failing them; with the extension loaded, neither says a word.
+    @Test func lintAndCheckSayWhatAStepWillNeedBeforeItRuns() throws {
+        let workspace = try Workspace()
+        try Self.appDatabase(workspace.database, key: workspace.key)
+        try workspace.migration("0001_shelf.sql", """
+            -- migrate:up
+            ALTER TABLE books ADD COLUMN shelf TEXT;
+            INSERT INTO books (title, shelf) VALUES ('The Silmarillion', 'top');
+            -- migrate:down
+            DELETE FROM books WHERE shelf = 'top';
+            \(Self.hasFTS5 ? "ALTER TABLE books DROP COLUMN shelf;" : "SELECT 1;")
+            """)
+        let lint = try run(workspace, ["lint"] + workspace.options(), extension: false)
+        #expect(lint.status == 0, "\(lint)")
+        #expect(lint.stdout.contains("0001_shelf.sql:3: warning[needs-app-extension]: This statement needs the app's function app_sort"), "\(lint)")
+        #expect(lint.stdout.contains("INSERT on books runs \"books_ai\""), "\(lint)")
+        if Self.hasFTS5 {
+            // SQLite 3.35+ has DROP COLUMN; after it, every trigger is parsed again.
+            #expect(lint.stdout.contains("0001_shelf.sql:6: warning[needs-app-extension]: This statement needs the app's tokenizer app_words"), "\(lint)")
+            #expect(lint.stdout.contains("the rollback that runs this down section would fail on it"), "\(lint)")
+        }
+        #expect(lint.stdout.contains("--load-extension PATH[:ENTRY]"), "\(lint)")
+        let quiet = try run(workspace, ["lint"] + workspace.options(), extension: true)
+        #expect(quiet.status == 0 && !quiet.output.contains("needs-app-extension"), "\(quiet)")
+
+        // The app's schema as a first migration, and a change on top of it.
+        let project = try Workspace()
+        try project.migration("0001_app.sql", """
+            -- migrate:up
+            CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, sort TEXT);
+            CREATE VIRTUAL TABLE notes_fts USING fts4(title, body, tokenize=app_words);
+            CREATE TRIGGER books_ai AFTER INSERT ON books BEGIN UPDATE books SET sort = app_sort(new.title) WHERE id = new.id; END;
+            -- migrate:down
+            DROP TRIGGER books_ai; DROP TABLE notes_fts; DROP TABLE books;
+            """)
+        try project.migration("0002_shelf.sql", "-- migrate:up\nCREATE TABLE shelves (name TEXT PRIMARY KEY);\n-- migrate:down\nDROP TABLE shelves;\n")
+        let check = try Guarded.run(["check", "--migrations", project.migrations], directory: project.root, timeout: 60)
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("n/a    fresh install: not checked: it needs the app's tokenizer app_words"), "\(check)")
+        #expect(!check.stdout.contains("FAILED") && check.stdout.contains("--load-extension PATH[:ENTRY]"), "\(check)")
+        let checked = try Guarded.run(["check", "--migrations", project.migrations, "--load-extension", try AppExtensionFixture.path],
+                                      directory: project.root, timeout: 60)
+        #expect(checked.status == 0 && checked.stdout.contains("round trip 0002_shelf: up, down and up again") && !checked.stdout.contains("n/a"), "\(checked)")
+    }
+
+    /// `diff --to` takes what `schema-dump` wrote of such a database, one column added:
+    /// without the extension it names what the scratch databases lack and the option that
+    /// brings it, writing nothing; with it, it writes and proves the migration.
+    @Test func diffToTakesWhatSchemaDumpWroteAndTheAppsExtension() throws {
+        let workspace = try Workspace()
+        try Self.appDatabase(workspace.database, key: workspace.key)
+        let dumped = try Guarded.run(["schema-dump"] + workspace.options(), directory: workspace.root)
+        try #require(dumped.status == 0, "\(dumped)")
+        let edited = dumped.stdout.replacingOccurrences(of: "sort TEXT)", with: "sort TEXT, shelf TEXT)")
+        try #require(edited != dumped.stdout, "\(dumped.stdout)")
+        try workspace.write("schema.sql", edited)
+        let before = try TreeSnapshot(workspace.root)
+        let refused = try run(workspace, ["diff", "--to", workspace.path("schema.sql")] + workspace.options(), extension: false)
+        expectCleanFailure(refused, .usage, mentions: ["needs the app's", "--load-extension", "Nothing was written"], "diff --to without the extension")
+        #expect(!refused.stderr.contains("fix the file"), "\(refused)")
+        try expectUnchanged(before, "diff --to without the extension")
+        let written = try run(workspace, ["diff", "--to", workspace.path("schema.sql")] + workspace.options(), extension: true)
+        #expect(written.status == 0 && written.stdout.contains("ADD COLUMN shelf TEXT"), "\(written)")
+    }
 }

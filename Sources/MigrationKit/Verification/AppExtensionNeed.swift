@@ -45,6 +45,16 @@ package struct AppExtensionNeed: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// What a failed statement needed, when SQLite said so: a step's (`MigrationStepError`)
+    /// or any statement's the database layer ran (`DatabaseStatementError`). Nil for any
+    /// other error.
+    package init?(error: any Error) {
+        let statement = (error as? MigrationStepError)?.underlying ?? error
+        guard let failure = statement as? any DatabaseStatementError,
+              let need = AppExtensionNeed(sqliteMessage: failure.sqliteMessage) else { return nil }
+        self = need
+    }
+
     /// SQLite's words for each kind, as its sources write them (`fts5_config.c`,
     /// `fts3_tokenizer.c`, `resolve.c`, `callback.c`, `vtab.c`).
     private static let phrases: [(String, Kind)] = [

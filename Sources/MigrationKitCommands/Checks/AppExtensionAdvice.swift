@@ -28,8 +28,9 @@ package struct AppExtensionAdvice: Sendable {
 
     /// "3 checks could not run without the app's tokenizer app_words, which is no sign of
     /// damage; to run them, load the app's extension …", for a verdict.
-    package func notChecked(_ count: Int, needing needs: [AppExtensionNeed]) -> String {
-        "\(count) check\(count == 1 ? "" : "s") could not run without \(needs.spelledOut), which is no sign of damage; "
+    /// - Parameter meaning: what that says of what was checked.
+    package func notChecked(_ count: Int, needing needs: [AppExtensionNeed], meaning: String = "which is no sign of damage") -> String {
+        "\(count) check\(count == 1 ? "" : "s") could not run without \(needs.spelledOut), \(meaning); "
             + "to run \(count == 1 ? "it" : "them"), \(howToBringIt)"
     }
 

@@ -56,11 +56,22 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
         // A check stopped by Ctrl-C failed nothing: say that, not a list of failures.
         try Interruption.check()
         for result in results {
-            reporter.line("\(result.passed ? "ok    " : "FAILED") \(result.name): \(result.detail)")
+            reporter.line("\(!result.notChecked.isEmpty ? "n/a   " : result.passed ? "ok    " : "FAILED") \(result.name): \(result.detail)")
         }
         let failures = results.filter { !$0.passed }.count
-        reporter.line(failures == 0 ? "All \(results.count) checks passed." : "\(failures) of \(results.count) checks failed.")
+        let notChecked = results.filter { !$0.notChecked.isEmpty }
+        if failures > 0 {
+            reporter.line("\(failures) of \(results.count) checks failed.")
+        } else if notChecked.isEmpty {
+            reporter.line("All \(results.count) checks passed.")
+        } else {
+            let needs = notChecked.flatMap(\.notChecked).compactMap { need in
+                AppExtensionNeed.Kind(rawValue: need.kind).map { AppExtensionNeed($0, need.name) }
+            }
+            reporter.line("Every check that could run passed; \(world.appExtensionAdvice.notChecked(notChecked.count, needing: needs, meaning: "which says nothing against the migrations")).")
+        }
         try reporter.document(CheckDocument(passed: failures == 0, checks: results))
+        // Checks that could not run are no failure (`ExitCodeDecision.exitCode(forChecks:)`).
         if failures > 0 { throw ExitCodeDecision.ending(with: .checksFailed) }
     }
 }
