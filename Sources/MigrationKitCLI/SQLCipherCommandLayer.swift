@@ -35,7 +35,7 @@ struct SQLCipherCommandLayer: CommandLayer {
     }
 
     func open(_ request: OpenRequest) throws -> any CommandConnection {
-        try host.openWriter(ConnectionSettings(request))
+        try host.openWriter(ConnectionSettings(request, host: host))
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {
@@ -58,7 +58,7 @@ struct SQLCipherCommandLayer: CommandLayer {
     }
 
     func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck {
-        let settings = ConnectionSettings(request)
+        let settings = ConnectionSettings(request, host: host)
         return try DatabaseBackup.restore(from: backup, to: request.path, key: request.key, configuration: settings.configuration,
                                    heldLock: heldLock, beforeReplacing: beforeReplacing)
     }

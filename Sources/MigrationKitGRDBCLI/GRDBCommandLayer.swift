@@ -45,8 +45,14 @@ struct GRDBCommandLayer: CommandLayer {
     /// SQLCipher's switch is process-wide: turned on here, it covers the connections
     /// the app's `openWriter` opens, whatever their configuration, unless the host keeps
     /// it off.
+    /// `--load-extension` is the `migrationkit` tool's: an app's own binary registers
+    /// what only it has (its functions, collations, tokenizers) on the writer its host
+    /// opens, with GRDB's `Configuration.prepareDatabase`, as it does for itself.
     func open(_ request: OpenRequest) throws -> any CommandConnection {
-        try GRDBCommandConnection(opening: request, host: host)
+        if let library = request.extensions.first {
+            throw CLIError(.notAvailableHere, "--load-extension \(library) is not loaded by \(commandName): this app registers its own SQL functions, collations and tokenizers on the database connections its code opens (GRDB's Configuration.prepareDatabase, in the host's openWriter); leave the option out, or load the extension there.")
+        }
+        return try GRDBCommandConnection(opening: request, host: host)
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {

@@ -22,7 +22,8 @@ public enum AppExtensionFixture {
     private static let folder = Result { try TemporaryDirectory() }
 
     private static let built: Result<String, any Error> = Result {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        // The real folder, also from a package that links this one (Integrations/GRDB).
+        let source = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/AppExtension/app_extension.c").path
         let flags = try ChildProcess.run(["/usr/bin/env", "pkg-config", "--cflags", "sqlcipher"], timeout: 30)
         guard flags.status == 0 else { throw BuildFailure(output: "pkg-config: " + flags.output) }

@@ -33,7 +33,7 @@ extension DiffCommand {
             desiredSQL = try schemaText(of: probe, currentKey: currentKey, reporter: reporter, in: world)
         }
         let proof = SchemaMigrationProof(lintContext: minimum.applied(to: .linkedLibrary), allowsDestructiveChanges: allowDrop,
-                                         app: AppRegistrations(extensions: world.extensions))
+                                         app: AppRegistrations(extensions: world.extensions, prepareDatabase: world.host.prepareDatabase))
         let proven: SchemaMigrationProof.Proven
         do {
             proven = try proof.migration(from: current, to: desiredSQL)
