@@ -118,6 +118,7 @@ public enum Tool {
         stdin: String? = nil,
         environment: [String: String] = Tool.environment(),
         directory: String? = nil,
+        host: MigrationCLIHost = Tool.host,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> CommandResult {
         for name in processOnlyVariables where environment[name] != ProcessInfo.processInfo.environment[name] {

@@ -609,3 +609,57 @@ import Testing
         }
     }
 }
+
+/// What only the app registers, given to the runner's connections the way an app does:
+/// `SQLCipherConfiguration.prepareDatabase` runs the app's own registration on each
+/// connection (here, the app's extension through SQLCipher's C API, with loading on for
+/// that call only): a migration runs through the app's triggers, and the verification
+/// checks the app's full-text index. Without it, the step fails naming the function, and
+/// the verification passes what it can check, naming the index it could not.
+@Suite struct AppRegistrationRunnerTests {
+    static func registerTheAppsExtension(_ db: SQLCipherDatabase) throws {
+        let handle = db.sqliteConnection
+        var now: Int32 = 0
+        _ = migrationkit_db_config_flag(handle, 1005 /* SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION */, 1, &now)
+        defer { _ = migrationkit_db_config_flag(handle, 1005, 0, &now) }
+        var error: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_load_extension(handle, try AppExtensionFixture.path, nil, &error)
+        defer { sqlite3_free(error) }
+        guard code == SQLITE_OK else { throw SQLCipherError(kind: .sqlite, message: error.map { String(cString: $0) } ?? "load failed") }
+    }
+
+    @Test func prepareDatabaseGivesTheRunnerWhatOnlyTheAppRegisters() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let made = try SQLCipherShell.run(path, keyPragma: DatabaseKey.testRawKeyPragma, """
+            .load \(try AppExtensionFixture.path)
+            CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, sort TEXT);
+            CREATE TRIGGER books_ai AFTER INSERT ON books BEGIN UPDATE books SET sort = app_sort(new.title) WHERE id = new.id; END;
+            CREATE VIRTUAL TABLE notes_fts USING fts4(body, tokenize=app_words);
+            INSERT INTO notes_fts VALUES ('Milk and BREAD');
+            """)
+        try #require(made.status == 0, "\(made.output)")
+        let runner = try SQLCipherMigrationRunner(steps: [SQLCipherMigrationStep(
+            identifier: "0001_book",
+            apply: { db in try db.execute(sql: "INSERT INTO books (title) VALUES ('The Hobbit')") },
+            rollback: { db in try db.execute(sql: "DELETE FROM books") })])
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        do {
+            let plain = try SQLCipherWriter(path: path, key: .testRawKey, configuration: configuration)
+            #expect { try runner.migrate(in: plain) } throws: { error in
+                (error as? MigrationStepError)?.appExtensionNeed == AppExtensionNeed(.function, "app_sort")
+            }
+            let report = try runner.verificationReport(in: plain)
+            #expect(report.passed && report.unmetNeeds == [AppExtensionNeed(.tokenizer, "app_words")], "\(report.checks.map(\.detail))")
+            try plain.close()
+        }
+        configuration.prepareDatabase = { try Self.registerTheAppsExtension($0) }
+        let app = try SQLCipherWriter(path: path, key: .testRawKey, configuration: configuration)
+        try runner.migrate(in: app)
+        #expect(try app.read { try $0.fetchString(sql: "SELECT sort FROM books") } == "Hobbit")
+        let report = try runner.verificationReport(in: app)
+        #expect(report.passed && report.unmetNeeds.isEmpty, "\(report.checks.map(\.detail))")
+        try runner.rollbackLastMigration(in: app)
+    }
+}
