@@ -37,11 +37,9 @@ enum KeyText {
         /// Android's `byte[]` keys, which the text form cannot always carry (one that
         /// ends in a line break loses it in step 2). Steps 1–3 apply; spaces, tabs and
         /// line breaks between the digits are ignored (`od` and `xxd -p` write them); the
-        /// bytes are then the passphrase, always, with nothing dropped: also bytes that
-        /// look like a raw key (`x'` and 64, 96 or 160 hex digits), which SQLCipher's own
-        /// `hexkey` would hand `sqlite3_key` to read as one. Such a passphrase (a file keyed
-        /// with it before SQLCipher 4.7 read 160 digits as a raw key) opens its database on
-        /// every SQLCipher: the connection derives the key from it (`PassphraseDerivation`).
+        /// bytes are then what SQLCipher's `hexkey` hands `sqlite3_key`, read as
+        /// `DatabaseKey(keyText:)` reads a key (SQLCipher reads `sqlite3_key`'s bytes
+        /// that way too), with nothing dropped.
         case hex
     }
 
@@ -50,9 +48,11 @@ enum KeyText {
     /// - Parameters:
     ///   - origin: where the text came from, for messages ("key file /x/key").
     ///   - form: how the text gives the key.
-    ///   - library: the SQLCipher the key is read for, when the caller knows it: a raw key
-    ///     it would read as a passphrase is refused here (`.rawKeyFormUnsupported`);
-    ///     otherwise the connection refuses it (`DatabaseKey.validate()`).
+    ///   - library: the SQLCipher the key is read for, when the caller knows it. A raw key
+    ///     it would read as a passphrase (x' and 160 hex digits before 4.7) is handed on
+    ///     all the same: it is also the passphrase a file keyed before 4.7 opens with, so
+    ///     whether it opens the database is the connection's to find out, which never
+    ///     keys a new database with it there (`DatabaseKey.validate()`).
     ///   - empty: the error when nothing is left.
     static func key(from raw: SecretBytes, origin: String, path: String? = nil, form: Form = .text, library: SQLCipherVersion? = nil,
                     empty: @autoclosure () -> KeyError, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
@@ -64,13 +64,9 @@ enum KeyText {
         let text = trimmed(raw)
         guard !text.isEmpty else { throw empty() }
         if form == .hex {
-            return .passphrase(bytes: try hexDecoded(text, origin: origin, path: path, empty: empty()))
+            return DatabaseKey(keyText: try hexDecoded(text, origin: origin, path: path, empty: empty()))
         }
         let key = DatabaseKey(keyText: text)
-        if let library, let rawForm = key.rawKeyForm,
-           let refusal = SQLCipherFeature.rawKeyRefusal(hexDigits: rawForm.hexDigits, library: library) {
-            throw KeyError(code: .rawKeyFormUnsupported, message: "The key in \(origin) is \(refusal).", path: path)
-        }
         if key.kind == .passphrase, looksLikeMalformedRawKey(text) {
             let lengths = DatabaseKey.RawKeyForm.allCases.map { String($0.hexDigits) }
             warn(KeyWarning(

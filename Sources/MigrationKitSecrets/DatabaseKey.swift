@@ -82,22 +82,6 @@ public struct DatabaseKey: Sendable {
         kind == .rawKey ? RawKeyForm(byteCount: material.count) : nil
     }
 
-    /// For a passphrase whose bytes are themselves a raw-key literal (`x'` and 64, 96 or
-    /// 160 hex digits, given as a passphrase by its hex form, `--password-hex-file`): the
-    /// form SQLCipher would read them as, since `sqlite3_key` takes any such bytes for a
-    /// raw key. Nil for any other key.
-    package var passphraseRawKeyForm: RawKeyForm? {
-        guard kind == .passphrase else { return nil }
-        return Self.parseRawKeyText(material).flatMap { RawKeyForm(byteCount: $0.count) }
-    }
-
-    /// The passphrase's bytes, lent for the duration of `body`, to derive a key from
-    /// them (PBKDF2) where SQLCipher would not; nil's body for a raw key.
-    package func withPassphraseBytes<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
-        guard kind == .passphrase else { return try body(nil) }
-        return try material.withUnsafeBytes { try body($0) }
-    }
-
     /// Whether the key's bytes are locked in RAM, out of swap (see `SecretBytes`).
     package var isLockedInMemory: Bool { material.isLockedInMemory }
 

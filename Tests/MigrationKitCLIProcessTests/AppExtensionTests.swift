@@ -252,7 +252,8 @@ import Testing
             for command in [["verify"] + workspace.options(), ["migrate", "--no-backup"] + workspace.options(),
                             ["encrypt", "--in-place", "--no-backup", "--db-path", plain, "--password-file", workspace.keyFile]] {
                 let result = try Guarded.run(command + ["--load-extension", library], directory: workspace.root)
-                expectCleanFailure(result, .usage, mentions: ["--load-extension", "could not be loaded"], "\(command[0]) with \(context)")
+                expectCleanFailure(result, .usage, mentions: [library.split(separator: ":").first.map(String.init) ?? library, "could not be loaded"],
+                                   "\(command[0]) with \(context)")
             }
         }
         try expectUnchanged(before, "extensions that do not load")

@@ -10,7 +10,7 @@
 /// table is read for no row (`WHERE 0`, which loads its tokenizer or module), each
 /// function a trigger or view calls is named in a query that never calls it (which says
 /// "no such function" only when it is missing), and each collation the schema names is
-/// looked for in `PRAGMA collation_list`.
+/// used to compare two constants (`AppCollation.isRegistered`).
 package struct AppExtensionInventory: Sendable {
     /// One object of the schema and what it needs.
     package struct Use: Hashable, Sendable {
@@ -83,9 +83,8 @@ package struct AppExtensionInventory: Sendable {
                 inventory.onUse[name.lowercased(), default: []] += uses
             }
         }
-        let registered = Set(try db.textRows(sql: "PRAGMA collation_list").compactMap { $0.count > 1 ? $0[1]?.lowercased() : nil })
         let tableOf = Dictionary(objects.compactMap { row in row[1].map { ($0.lowercased(), row[2] ?? $0) } }, uniquingKeysWith: { first, _ in first })
-        for collation in try AppCollation.named(in: db) where !registered.contains(collation.name.lowercased()) {
+        for collation in try AppCollation.missing(in: db) {
             for object in collation.objects {
                 let table = tableOf[object.lowercased()] ?? object
                 inventory.onWrite[table.lowercased(), default: []].append(Use(object: object, need: AppExtensionNeed(.collation, collation.name)))

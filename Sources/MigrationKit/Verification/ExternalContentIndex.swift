@@ -139,10 +139,13 @@ package struct ExternalContentIndex: Sendable, Equatable {
             let missing = try db.textColumn(sql: "SELECT \(rowid) FROM \(content) WHERE \(rowid) NOT IN (SELECT \(key) FROM \(sizes)) ORDER BY \(rowid) LIMIT 4")
             let extra = try db.textColumn(sql: "SELECT \(key) FROM \(sizes) WHERE \(key) NOT IN (SELECT \(rowid) FROM \(content)) ORDER BY \(key) LIMIT 4")
             guard !missing.isEmpty || !extra.isEmpty else { return nil }
-            var parts = ["holds \(held) of the \(rows) row\(rows == 1 ? "" : "s") of \(contentTable)"]
-            if !missing.isEmpty { parts.append("\(Self.rowList(missing)) of \(contentTable) \(missing.count == 1 ? "is" : "are") not in it") }
-            if !extra.isEmpty { parts.append("it still holds \(Self.rowList(extra)), which \(contentTable) no longer has") }
-            return parts.joined(separator: "; ")
+            let counted = extra.isEmpty
+                ? "holds \(held) of the \(rows) row\(rows == 1 ? "" : "s") of \(contentTable)"
+                : "holds \(held) row\(held == 1 ? "" : "s"), and \(contentTable) \(rows)"
+            var differences: [String] = []
+            if !missing.isEmpty { differences.append("\(Self.rowList(missing)) of \(contentTable) \(missing.count == 1 ? "is" : "are") not in it") }
+            if !extra.isEmpty { differences.append("it still holds \(Self.rowList(extra)), which \(contentTable) no longer has") }
+            return counted + "; " + differences.joined(separator: ", and ")
         } catch {
             return nil
         }

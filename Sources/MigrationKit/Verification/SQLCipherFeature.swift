@@ -36,21 +36,21 @@ package struct SQLCipherFeature: Hashable, Sendable, CustomStringConvertible {
     /// Why a raw key of `hexDigits` hex digits is not handed to a library of `version`,
     /// or nil when that library reads it as a raw key: the middle of the sentence that
     /// refuses it, "x' and 160 hex digits, which the linked SQLCipher 4.6.1 reads as a
-    /// passphrase …": a passphrase is given as one with `--password-hex-file`, which every
-    /// SQLCipher then opens the database with (MigrationKit derives the key itself), and
-    /// only a raw key needs SQLCipher 4.7.0 or later.
+    /// passphrase …; open the database with SQLCipher 4.7.0 or later".
     package static func rawKeyRefusal(hexDigits: Int, library version: SQLCipherVersion?) -> String? {
         guard let feature = neededForRawKey(hexDigits: hexDigits), !feature.isAvailable(in: version) else { return nil }
         let linked = version.map { "the linked SQLCipher \($0)" } ?? "the linked SQLCipher"
-        return "x' and \(hexDigits) hex digits, which \(linked) reads as a passphrase and SQLCipher \(feature.addedIn) and later as a raw key with its HMAC key and salt, so it was not used; "
-            + "if it is the database's passphrase, give it as one, in hex, with --password-hex-file (every SQLCipher opens the database with it then); if it is a raw key with its HMAC key and salt, open the database with SQLCipher \(feature.addedIn) or later"
+        return "x' and \(hexDigits) hex digits, which \(linked) reads as a passphrase and SQLCipher \(feature.addedIn) and later as a raw key with its HMAC key and salt, so it was not used; open the database with SQLCipher \(feature.addedIn) or later"
     }
 
-    /// Whether a library of `version` reads `x'` and `hexDigits` hex digits handed to
-    /// `sqlite3_key` as a raw key rather than a passphrase: 64 and 96 always, 160 from
-    /// 4.7.0.
-    package static func readsAsRawKey(hexDigits: Int, library version: SQLCipherVersion?) -> Bool {
-        neededForRawKey(hexDigits: hexDigits).map { $0.isAvailable(in: version) } ?? true
+    /// Why a raw key of `hexDigits` hex digits, which a library of `version` reads as a
+    /// passphrase, did not open a database read so: the middle of the sentence, "x' and
+    /// 160 hex digits, which the linked SQLCipher 4.6.1 reads as a passphrase, and as one
+    /// it does not open this database; …". Nil where the library reads it as a raw key.
+    package static func rawKeyAsPassphraseFailure(hexDigits: Int, library version: SQLCipherVersion?) -> String? {
+        guard let feature = neededForRawKey(hexDigits: hexDigits), !feature.isAvailable(in: version) else { return nil }
+        let linked = version.map { "the linked SQLCipher \($0)" } ?? "the linked SQLCipher"
+        return "x' and \(hexDigits) hex digits, which \(linked) reads as a passphrase (as every SQLCipher before \(feature.addedIn) did), and as one it does not open this database; if it is a raw key with its HMAC key and salt, open the database with SQLCipher \(feature.addedIn) or later"
     }
 
     /// Whether a library of `version` has it (nil: no SQLCipher, or an unknown one).

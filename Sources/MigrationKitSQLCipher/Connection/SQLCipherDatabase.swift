@@ -331,7 +331,7 @@ public final class SQLCipherDatabase {
         guard code == SQLITE_OK else {
             let words = message.map { String(cString: $0) } ?? "error \(code)"
             throw SQLCipherError(kind: .extensionNotLoaded, resultCode: ResultCode(rawValue: code),
-                                 message: "--load-extension \(library) could not be loaded: \(words); check the path (a name without a / is looked for where the system looks for libraries) and the entry point after the colon.")
+                                 message: "The SQLite extension \(library) could not be loaded: \(words); check its path (a name without a / is looked for where the system looks for libraries) and its entry point (after the colon).")
         }
     }
 

@@ -33,6 +33,8 @@ enum SQLCipherOpener {
                 return try openExisting(path: path, key: key, configuration: configuration)
             }
             if configuration.createIfMissing, !configuration.readOnly {
+                // A new database: the key must be one the linked SQLCipher reads as given.
+                try key?.validate()
                 let (database, created) = try asConnectionError {
                     try NewDatabaseFile.create(at: path, timeout: configuration.busyTimeout, connecting)
                 }
@@ -233,9 +235,14 @@ enum SQLCipherOpener {
     /// A format tried on the user's own file without page HMACs is tried only once the
     /// file's header decrypts with the key (`headerDecrypts`); one already found with
     /// this key (`detectingFormat` false) and a private copy need no such proof.
+    ///
+    /// A raw key with its HMAC key and salt (`x'` and 160 hex digits) that opens nothing is
+    /// also the passphrase every SQLCipher before 4.7 read its text as: a newer library
+    /// tries it as that passphrase too (`asPassphrase`, `PassphraseDerivation`), and an
+    /// older one, which read it so already, says it did.
     private static func openInFormat(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
                                      detectingFormat: Bool = true, attachingWritable: Bool = false,
-                                     onPrivateCopy: Bool = false) throws -> SQLCipherDatabase {
+                                     onPrivateCopy: Bool = false, asPassphrase: Bool = false) throws -> SQLCipherDatabase {
         guard let key else {
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try proveReadable(database, keyed: false, triedFormats: nil)
@@ -247,21 +254,23 @@ enum SQLCipherOpener {
         let provesHeaders = detectingFormat && !onPrivateCopy
         var firstFailure: SQLCipherError?
         for attempt in attempts {
+            let keying: DatabaseKey
+            if asPassphrase {
+                guard let derived = try PassphraseDerivation.keyingAsPassphrase(key, path: path, settings: attempt.settings) else { continue }
+                keying = derived
+            } else {
+                keying = key
+            }
             // No connection that could make files beside the database reads a header
             // no page HMAC has vouched for.
-            if provesHeaders, !attempt.settings.authenticatesPages, !headerDecrypts(path, key: key, settings: attempt.settings, configuration: configuration) { continue }
+            if provesHeaders, !attempt.settings.authenticatesPages, !headerDecrypts(path, key: keying, settings: attempt.settings, configuration: configuration) { continue }
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
-            do {
-                try applyKey(key, to: database, path: path, settings: attempt.settings)
-            } catch {
-                database.close()
-                throw error
-            }
+            try applyKey(keying, to: database)
             let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
                 Result {
                     try CipherSettingsApplier.apply(attempt.settings, to: database)
                     try proveReadable(database, keyed: true, triedFormats: nil,
-                                      keyReadsPages: { keyReadsPages(path, key: key, settings: attempt.settings, configuration: configuration) })
+                                      keyReadsPages: { keyReadsPages(path, key: keying, settings: attempt.settings, configuration: configuration) })
                 }
             }
             do {
@@ -278,6 +287,17 @@ enum SQLCipherOpener {
             return database
         }
         if let firstFailure, firstFailure.kind != .wrongKey { throw firstFailure }
+        if !asPassphrase, let form = key.rawKeyForm, form == .keyHMACKeyAndSalt {
+            if let failure = SQLCipherFeature.rawKeyAsPassphraseFailure(hexDigits: form.hexDigits, library: SQLCipherLibrary.cipherVersion) {
+                throw SQLCipherError(kind: .wrongKey, resultCode: .SQLITE_NOTADB, message: "The key is \(failure).")
+            }
+            do {
+                return try openInFormat(path: path, key: key, configuration: configuration, detectingFormat: detectingFormat,
+                                        attachingWritable: attachingWritable, onPrivateCopy: onPrivateCopy, asPassphrase: true)
+            } catch let error as SQLCipherError where error.kind == .wrongKey {
+                // Neither the raw key nor the passphrase: the wrong key it is, as a raw key.
+            }
+        }
         var tried: [CipherFormat] = []
         for case let attempt? in attempts.map(\.detection) where !attempt.withoutPageHMACs && !tried.contains(attempt.format) { tried.append(attempt.format) }
         let withoutHMACs = attempts.compactMap(\.detection).filter(\.withoutPageHMACs).map(\.format)
@@ -298,7 +318,7 @@ enum SQLCipherOpener {
         defer { database.close() }
         let read = SaltMaskGuard.deriving(settings, on: database) {
             Result {
-                try applyKey(key, to: database, path: path, settings: settings)
+                try applyKey(key, to: database)
                 try CipherSettingsApplier.apply(settings, to: database)
                 _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
             }
@@ -383,10 +403,8 @@ enum SQLCipherOpener {
         if configuration.memorySecurity { SQLCipherLibrary.enableMemorySecurity() }
     }
 
-    /// Keys `database`, the file at `path` read in `settings`; a passphrase SQLCipher would
-    /// take for a raw key as the key it derives (`PassphraseDerivation`).
-    private static func applyKey(_ key: DatabaseKey, to database: SQLCipherDatabase, path: String, settings: CipherSettings) throws {
-        try database.applyKey(try PassphraseDerivation.keying(key, path: path, settings: settings))
+    private static func applyKey(_ key: DatabaseKey, to database: SQLCipherDatabase) throws {
+        try database.applyKey(key)
         try SQLCipherLibrary.silenceLog(on: database)
     }
 
@@ -440,7 +458,7 @@ enum SQLCipherOpener {
         defer { database.close() }
         let answer = SaltMaskGuard.deriving(settings, on: database) {
             Result { () throws -> (failed: Set<Int>, pages: Int) in
-                try applyKey(key, to: database, path: path, settings: settings)
+                try applyKey(key, to: database)
                 try CipherSettingsApplier.apply(settings, to: database)
                 let failed = Set(try database.fetchStrings(sql: "PRAGMA cipher_integrity_check").compactMap { line in
                     line.split(separator: " ").last.flatMap { Int($0) }

@@ -450,11 +450,11 @@ package enum DatabaseEncryption {
 
     /// Refuses, before anything is read or written, a database whose schema names a
     /// collation only the app registers (`AppCollation`) that the connection does not
-    /// have — neither a stand-in nor an extension loaded registered it (`PRAGMA
-    /// collation_list`): SQLite can neither read an index ordered by it nor build one.
+    /// have — neither a stand-in, an extension loaded nor the host registered it
+    /// (`AppCollation.missing`): SQLite can neither read an index ordered by it nor
+    /// build one.
     static func requireStandIns(for source: SQLCipherDatabase, given app: AppRegistrations) throws {
-        let registered = Set(try naming(source.path) { try source.textRows(sql: "PRAGMA collation_list") }.compactMap { $0.count > 1 ? $0[1]?.lowercased() : nil })
-        let missing = try naming(source.path) { try AppCollation.named(in: source) }.filter { !registered.contains($0.name.lowercased()) }
+        let missing = try naming(source.path) { try AppCollation.missing(in: source) }
         guard let first = missing.first else { return }
         throw SQLCipherError(
             kind: .unregisteredCollation, resultCode: .SQLITE_ERROR,

@@ -5,7 +5,7 @@
 /// collation, or a rename or dropped column, after which SQLite parses every trigger
 /// again. It fails when it runs, in an up section at `migrate` and in a down section only
 /// at the rollback that needs it, so lint says it first, naming the piece and the
-/// option that brings it (`--load-extension`). A warning: the app's own binary
+/// setting that brings it (`load-extension`). A warning: the app's own binary
 /// registers it, and a run with the extension loaded finds nothing to say.
 struct AppExtensionNeededRule: LintRule {
     static let id = "needs-app-extension"
@@ -45,7 +45,7 @@ struct AppExtensionNeededRule: LintRule {
         let when = scope.isDown ? "the rollback that runs this down section" : "the migration"
         return [scope.finding(Self.id, .warning, at: statement.token(0), in: statement,
                               message: "This statement needs \(needs), which only the app registers and \(scope.context.libraryDescription) lacks here: \(why); \(when) would fail on it.",
-                              fix: "Run the command with the app's extension loaded (--load-extension PATH[:ENTRY], or `load-extension` in migrationkit.toml), or migrate through the app, which registers it.")]
+                              fix: "Load the app's extension into the connection that runs it (the `load-extension` setting loads one into every connection a command opens), or run it through the app, which registers it.")]
     }
 
     /// The write (`INSERT`, `UPDATE`, `DELETE`; a `REPLACE` is an insert) and the table
