@@ -97,8 +97,8 @@ import Testing
         Self.expectNoAlarm(without, "verify without the extension")
         #expect(without.stdout.contains("n/a    FTS4 index notes_fts: not checked: it needs the app's tokenizer app_words"), "\(without)")
         #expect(without.stdout.contains("Verification passed for everything that could be checked;"), "\(without)")
-        #expect(without.stdout.contains("without the app's tokenizer app_words, which is no sign of damage; to run them, load the app's extension that registers it with --load-extension PATH[:ENTRY]"),
-                "\(without)")
+        #expect(without.stdout.contains("without the app's tokenizer app_words, which is no sign of damage; to run"), "\(without)")
+        #expect(without.stdout.contains("load the app's extension that registers it with --load-extension PATH[:ENTRY]"), "\(without)")
         if Self.hasFTS5 {
             #expect(without.stdout.contains("n/a    FTS5 index messages_fts: not checked: it needs the app's tokenizer app_words"), "\(without)")
         }

@@ -64,8 +64,11 @@ import Testing
 
         let refused = try Tool.run(["migrate", "--no-backup"] + workspace.options(), directory: workspace.root)
         #expect(refused.exitCode == .migrationFailed && refused.stderr.contains("it needs the app's function app_sort"), "\(refused.output)")
+        // SQLite 3.46's quick_check compares an index's keys with its collation, so it
+        // names the collation it could not check with; 3.15.2's does not need it.
         let named = try Tool.run(["verify"] + workspace.options(), directory: workspace.root)
-        #expect(named.status == 0 && named.stdout.contains("app_nocase"), "\(named.output)")
+        #expect(named.status == 0, "\(named.output)")
+        if (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 { #expect(named.stdout.contains("app_nocase"), "\(named.output)") }
 
         let migrated = try Tool.run(["migrate", "--no-backup", "--verify", "full"] + workspace.options(), directory: workspace.root, host: Self.appHost)
         #expect(migrated.status == 0, "\(migrated.output)")
