@@ -263,8 +263,8 @@ import Testing
     /// kept by triggers that call SpatiaLite's `ST_*` functions. A migration adding a
     /// feature fails without SpatiaLite, naming the function, and with it runs and keeps
     /// the spatial index in step.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/mod_spatialite.so") && hasFTS5,
-                   "needs libsqlite3-mod-spatialite (scripts/install-deps.sh) and a SQLite it loads into"))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/mod_spatialite.so") || TestPlatform.isCI,
+                   "needs libsqlite3-mod-spatialite (scripts/install-deps.sh)"))
     func aGeoPackagesSpatialIndexKeepsWorkingThroughAMigration() throws {
         let workspace = try Workspace()
         let made = try SQLCipherShell.run(workspace.database, key: workspace.key, """
@@ -294,7 +294,9 @@ import Testing
         let index = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT id, minx, miny FROM rtree_places_geom WHERE id = 3; PRAGMA application_id;")
         #expect(index.stdout == "3|5.0|6.0\n1196444487\n", "\(index.output)")
         let verified = try Guarded.run(["verify"] + workspace.options(spatialite), directory: workspace.root)
-        #expect(verified.status == 0 && verified.stdout.contains("ok     R*Tree index rtree_places_geom: ok"), "\(verified)")
+        #expect(verified.status == 0, "\(verified)")
+        // rtreecheck() is SQLite 3.24's: SQLCipher 3.4.1's 3.15.2 cannot check the index.
+        if Self.hasFTS5 { #expect(verified.stdout.contains("ok     R*Tree index rtree_places_geom: ok"), "\(verified)") }
         let rolledBack = try Guarded.run(["rollback", "--no-backup"] + workspace.options(spatialite), directory: workspace.root)
         #expect(rolledBack.status == 0, "\(rolledBack)")
         let after = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT count(*) FROM rtree_places_geom;")
