@@ -41,18 +41,33 @@ package struct AppExtensionInventory: Sendable {
     package static func reading(_ db: some SQLQuerying) throws -> AppExtensionInventory {
         var inventory = AppExtensionInventory()
         let objects = try db.textRows(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
-        var missingIndexes: [String: AppExtensionNeed] = [:]
-        for row in objects where row[0] == "table" {
-            guard let name = row[1], let sql = row[3], sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE") else { continue }
+        // What each virtual table needs and lacks: to be searched or written (a full-text
+        // index's tokenizer: a search of its index), and, apart, to be connected at all,
+        // which is all a trigger naming it needs when SQLite parses the schema again
+        // (FTS5 loads its tokenizer only when it tokenizes, from SQLite 3.53 on; FTS4
+        // when it connects).
+        func need(_ sql: String) -> AppExtensionNeed? {
             do {
-                _ = try db.textColumn(sql: "SELECT 1 FROM main.\(quoteIdentifier(name)) WHERE 0")
+                _ = try db.textColumn(sql: sql)
+                return nil
             } catch {
-                guard let need = DatabaseChecks.appExtensionNeed(of: error, in: db) else { continue }
-                missingIndexes[name.lowercased()] = need
-                let use = Use(object: name, need: need)
-                inventory.onUse[name.lowercased(), default: []].append(use)
-                inventory.onWrite[name.lowercased(), default: []].append(use)
+                return DatabaseChecks.appExtensionNeed(of: error, in: db)
             }
+        }
+        var missingIndexes: [String: AppExtensionNeed] = [:]
+        var unconnectable: Set<String> = []
+        for row in objects where row[0] == "table" {
+            guard let name = row[1], let sql = row[3], let definition = TableDefinition(sql: sql), definition.isVirtual else { continue }
+            let table = quoteIdentifier(name)
+            let isFullText = ["fts3", "fts4", "fts5"].contains(definition.module ?? "")
+            guard let missing = need(isFullText ? "SELECT 1 FROM main.\(table) WHERE \(table) MATCH 'x' LIMIT 1" : "SELECT 1 FROM main.\(table) WHERE 0")
+            else { continue }
+            missingIndexes[name.lowercased()] = missing
+            let use = Use(object: name, need: missing)
+            inventory.onUse[name.lowercased(), default: []].append(use)
+            inventory.onWrite[name.lowercased(), default: []].append(use)
+            // Prepared only: on a look's query-only connection it writes nothing.
+            if !isFullText || need("INSERT INTO main.\(table)(\(table)) SELECT NULL WHERE 0") != nil { unconnectable.insert(name.lowercased()) }
         }
         var functionIsMissing: [String: Bool] = [:]
         func missingFunctions(in sql: String) -> [AppExtensionNeed] {
@@ -78,7 +93,8 @@ package struct AppExtensionInventory: Sendable {
             if row[0] == "trigger" {
                 let event = triggerEvent(sql)
                 inventory.onWrite[table.lowercased(), default: []] += uses.map { Use(object: $0.object, need: $0.need, event: event) }
-                inventory.onSchemaCheck += indexUses
+                inventory.onSchemaCheck += missingIndexes.filter { named.contains($0.key) && unconnectable.contains($0.key) }
+                    .sorted { $0.key < $1.key }.map { Use(object: name, need: $0.value) }
             } else {
                 inventory.onUse[name.lowercased(), default: []] += uses
             }
