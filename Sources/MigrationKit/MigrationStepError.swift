@@ -115,11 +115,6 @@ public struct HostVerificationError: LocalizedError, CustomStringConvertible {
         "The app's \(part.rawValue) verification failed: \(underlying)"
     }
 
-    /// What only the database's app registers that the failing statement needed (a
-    /// trigger calling the app's function, an index using its tokenizer), when SQLite
-    /// said so: the step is not wrong, the connection lacks it.
-    package var appExtensionNeed: AppExtensionNeed? { AppExtensionNeed(error: self) }
-
     /// `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -38,6 +38,15 @@ import Testing
         #expect(made.status == 0, "\(made.output)")
     }
 
+    /// `verify` of the database `sql` makes, ended with `status`.
+    func verify(_ sql: String, endingWith status: Int32) throws -> CommandResult {
+        let workspace = try Workspace()
+        try database(sql, in: workspace)
+        let verified = try workspace.run("verify")
+        #expect(verified.status == status, "\(verified.output)")
+        return verified
+    }
+
     @Test func anIndexTheAppFillsInPartOnPurposeIsNotCalledDamaged() throws {
         let workspace = try Workspace()
         try database(Self.joplin, in: workspace)
@@ -57,20 +66,14 @@ import Testing
     }
 
     @Test func anIndexMissingARowItsTriggersIndexIsNamedAndRebuilt() throws {
-        let workspace = try Workspace()
-        try database(Self.missingRow, in: workspace)
-        let verified = try workspace.run("verify")
-        #expect(verified.status == 3, "\(verified.output)")
+        let verified = try verify(Self.missingRow, endingWith: 3)
         #expect(verified.stdout.contains("FAILED FTS4 index notes_fts: The FTS4 index \"notes_fts\" holds 2 of the 3 rows of notes; row 1 of notes is not in it, though the app's triggers index every row of notes; rebuild it from its rows in a migration: INSERT INTO \"notes_fts\"(\"notes_fts\") VALUES ('rebuild')."),
                 "\(verified.output)")
         #expect(!verified.output.contains("restore"), "\(verified.output)")
     }
 
     @Test func anIndexTheAppFillsFromItsOwnCodeIsNamedWithoutARebuild() throws {
-        let workspace = try Workspace()
-        try database(Self.missingRow + "\nDROP TRIGGER notes_ai;", in: workspace)
-        let verified = try workspace.run("verify")
-        #expect(verified.status == 3, "\(verified.output)")
+        let verified = try verify(Self.missingRow + "\nDROP TRIGGER notes_ai;", endingWith: 3)
         #expect(verified.stdout.contains("FAILED FTS4 index notes_fts: The FTS4 index \"notes_fts\" holds 2 of the 3 rows of notes; row 1 of notes is not in it; no trigger writes it, so the app fills it from its own code"),
                 "\(verified.output)")
         #expect(!verified.output.contains("VALUES ('rebuild')") && !verified.output.contains("restore"), "\(verified.output)")

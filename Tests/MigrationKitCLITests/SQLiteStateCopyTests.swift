@@ -105,12 +105,17 @@ import Testing
         }
     }
 
-    @Test(arguments: states)
-    func encryptBothWaysAndDecryptKeepTheState(_ state: State) throws {
+    /// A workspace with the state's database in plain text, and what it holds.
+    static func plainDatabase(_ state: State) throws -> (workspace: Workspace, plain: String, original: String) {
         let workspace = try Workspace()
         let plain = workspace.path("plain.db")
-        try Self.make(state, at: plain, key: nil)
-        let original = try Self.contents(plain, key: nil, state)
+        try make(state, at: plain, key: nil)
+        return (workspace, plain, try contents(plain, key: nil, state))
+    }
+
+    @Test(arguments: states)
+    func encryptBothWaysAndDecryptKeepTheState(_ state: State) throws {
+        let (workspace, plain, original) = try Self.plainDatabase(state)
 
         let copied = try Tool.run(["encrypt", "--db-path", plain, "--output", workspace.database, "--password-file", workspace.keyFile],
                                   directory: workspace.root)
@@ -136,10 +141,7 @@ import Testing
 
     @Test(arguments: states)
     func rekeyAndCipherUpgradeKeepTheState(_ state: State) throws {
-        let workspace = try Workspace()
-        let plain = workspace.path("plain.db")
-        try Self.make(state, at: plain, key: nil)
-        let original = try Self.contents(plain, key: nil, state)
+        let (workspace, _, original) = try Self.plainDatabase(state)
 
         try Self.make(state, at: workspace.database, key: workspace.key)
         let newKey = TestKey.raw()

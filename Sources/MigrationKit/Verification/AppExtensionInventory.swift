@@ -6,11 +6,12 @@
 /// index a trigger writes. So lint can say, before a migration or its rollback runs,
 /// which statement will fail for want of the app's extension (`--load-extension`).
 ///
-/// Found by asking the connection, never by running anything of the app's: each virtual
-/// table is read for no row (`WHERE 0`, which loads its tokenizer or module), each
-/// function a trigger or view calls is named in a query that never calls it (which says
-/// "no such function" only when it is missing), and each collation the schema names is
-/// used to compare two constants (`AppCollation.isRegistered`).
+/// Found by asking the connection, never by running anything of the app's: each
+/// full-text index is searched (which needs its tokenizer) and each other virtual table
+/// read for no row (which loads its module), each function a trigger or view calls is
+/// named in a query that never calls it (which says "no such function" only when it is
+/// missing), and each collation the schema names is used to compare two constants
+/// (`AppCollation.isRegistered`).
 package struct AppExtensionInventory: Sendable {
     /// One object of the schema and what it needs.
     package struct Use: Hashable, Sendable {

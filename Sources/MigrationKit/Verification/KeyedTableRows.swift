@@ -33,12 +33,7 @@ package struct KeyedTableRows: Sendable, Equatable {
         let copied = "\(quoteIdentifier(target)).\(quoteIdentifier(table))"
         let original = "\(quoteIdentifier(source)).\(quoteIdentifier(table))"
         let sameKey = keyColumns.map { "copied.\(quoteIdentifier($0)) = original.\(quoteIdentifier($0))" }.joined(separator: " AND ")
-        let groups = stride(from: 0, to: columns.count, by: 100).map { Array(columns[$0..<min($0 + 100, columns.count)]) }
-        let sameValues = groups.map { group in
-            "(" + group.map { "copied.\(quoteIdentifier($0))" }.joined(separator: ", ") + ") IS ("
-                + group.map { "original.\(quoteIdentifier($0)) COLLATE BINARY" }.joined(separator: ", ") + ")"
-        }
         return "SELECT EXISTS (SELECT 1 FROM \(original) AS original WHERE NOT EXISTS (SELECT 1 FROM \(copied) AS copied "
-            + "WHERE \(sameKey) AND " + sameValues.joined(separator: " AND ") + "))"
+            + "WHERE \(sameKey) AND " + TableRowids.sameValues(columns) + "))"
     }
 }
