@@ -198,7 +198,7 @@ let package = Package(
         // The commands run in the test process (`Tool.run`), as an app embedding them runs
         // them; the command layer's own rules are checked on the types. Never the binary.
         .testTarget(name: "MigrationKitCLITests", dependencies: [
-            "MigrationKitCLI", "MigrationKitCommands", "MigrationKit", "MigrationKitSQLCipher", "MigrationKitKeys", "MigrationKitFiles",
+            "MigrationKitCLI", "MigrationKitCommands", "MigrationKit", "MigrationKitSQLCipher", "MigrationKitKeys", "MigrationKitFiles", "CSQLCipher",
             "MigrationKitTestSupport", "MigrationKitCLITestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

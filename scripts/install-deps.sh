@@ -10,6 +10,8 @@
 # own SQLCipher 3.4.1 runtime (libsqlcipher0) installs beside SQLCipher 4's
 # (libsqlcipher1); scripts/sqlcipher3.sh unpacks its headers for the second build.
 # gdb is for a stalled test run: scripts/stall-watchdog.py prints where its threads wait.
+# libsqlite3-mod-spatialite is a real extension for --load-extension's tests (a
+# GeoPackage's R*Tree triggers call its functions).
 set -eu
 
 PACKAGES="
@@ -37,6 +39,7 @@ jq
 dpkg-dev
 man-db
 lintian
+libsqlite3-mod-spatialite
 "
 
 if [ "$(id -u)" -eq 0 ]; then

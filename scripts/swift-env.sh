@@ -34,10 +34,23 @@ test_build_flags="-c release -Xswiftc -Onone -Xswiftc -enable-testing -Xswiftc -
 # dependencies and the modules without SQLite.
 test_scratch=.build-tests
 
+# sqlcipher_run_path_flags: for a SQLCipher outside the system's library folders (a newer
+# one prepared for the tests, CONTRIBUTING.md: scripts/sqlcipher-sid.sh), whose
+# sqlcipher.pc names its folder as `rpath`, the linker flags that give every binary a run
+# path to it, so that each finds the library wherever it runs from (a test copies the
+# binary to a folder of its own). SwiftPM refuses -Wl,-rpath in a .pc file's Libs, so it
+# is given here. Nothing for the system's SQLCipher or SQLCipher 3.4.1's (whose runtime is
+# installed): their .pc files have no `rpath`.
+sqlcipher_run_path_flags() {
+    run_path=$(pkg-config --variable=rpath sqlcipher 2>/dev/null || true)
+    [ -n "$run_path" ] && printf ' -Xlinker -rpath -Xlinker %s' "$run_path"
+    return 0
+}
+
 # How the root package's tests are built and run there: with every trait of the package
 # enabled, as the DocC plugin builds it (the root's only trait, GRDBSQLCipher, names a
 # GRDB flavour and changes nothing the root's tests build).
-root_test_flags="$test_build_flags --scratch-path $test_scratch --enable-all-traits"
+root_test_flags="$test_build_flags --scratch-path $test_scratch --enable-all-traits$(sqlcipher_run_path_flags)"
 
 # prepare_test_scratch: run before every build in $test_scratch, with PKG_CONFIG_PATH
 # naming the SQLCipher to build on. Clang's module cache checks the headers a module was

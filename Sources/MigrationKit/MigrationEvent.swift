@@ -60,6 +60,10 @@ public struct MigrationReport: Sendable {
     /// changed tables", "foreign keys of 3 tables", "cipher_integrity_check", … Empty
     /// when nothing changed and verification was limited to changes.
     public var verification: [String] = []
+    /// What the verification could not check for want of what only the database's app
+    /// registers (an index's tokenizer, a function, a collation): no failure, named so
+    /// a command can say how to check it.
+    package var unmetNeeds: [AppExtensionNeed] = []
 
     /// An empty report, which the runner fills in as the call proceeds.
     package init() {}

@@ -43,6 +43,11 @@ public struct MigrationStepError: ExplainableError, LocalizedError, CustomString
     /// error): the step is not to blame, the files are.
     package var explanation: FailureExplanation? { (underlying as? any ExplainableError)?.explanation }
 
+    /// What only the database's app registers that the failing statement needed (a
+    /// trigger calling the app's function, an index using its tokenizer), when SQLite
+    /// said so: the step is not wrong, the connection lacks it.
+    package var appExtensionNeed: AppExtensionNeed? { AppExtensionNeed(error: self) }
+
     /// `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
 

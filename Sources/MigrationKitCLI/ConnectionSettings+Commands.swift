@@ -7,12 +7,20 @@ import MigrationKitSecrets
 /// A command's request as SQLCipher's settings: what the commands only SQLCipher has
 /// (encrypt, decrypt, rekey, cipher-upgrade, and `diff --to`'s proof) open with.
 extension ConnectionSettings {
+    /// SQLCipher's settings for what a command asked, on `host`'s connections (its
+    /// `prepareDatabase`).
+    init(_ request: OpenRequest, host: MigrationCLIHost) {
+        self.init(request)
+        configuration.prepareDatabase = host.prepareDatabase
+    }
+
     /// SQLCipher's settings for what a command asked.
-    init(_ request: OpenRequest) {
+    private init(_ request: OpenRequest) {
         var configuration = SQLCipherConfiguration()
         configuration.busyTimeout = request.lockTimeout
         configuration.cipher = request.cipher
         configuration.memorySecurity = request.memorySecurity
+        configuration.extensions = request.extensions
         switch request.access {
         case .create:
             configuration.createIfMissing = true
@@ -34,7 +42,8 @@ extension ConnectionSettings {
     /// (`OpenRequest.resolving`).
     static func resolving(_ options: ConnectionOptions, access: DatabaseAccess, keyIsNew: Bool = false, announcing: Bool = true,
                           reporter: Reporter, in world: CommandWorld) throws -> ConnectionSettings {
-        ConnectionSettings(try OpenRequest.resolving(options, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world))
+        ConnectionSettings(try OpenRequest.resolving(options, access: access, keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world),
+                           host: world.host)
     }
 
     /// As `resolving(_:…)`, from parsed option groups.
@@ -42,7 +51,8 @@ extension ConnectionSettings {
                           keyIsNew: Bool = false, announcing: Bool = true, reporter: Reporter,
                           in world: CommandWorld) throws -> ConnectionSettings {
         ConnectionSettings(try OpenRequest.resolving(path: path, key: key, cipher: cipher, lockTimeout: lockTimeout, access: access,
-                                                     keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world))
+                                                     keyIsNew: keyIsNew, announcing: announcing, reporter: reporter, in: world),
+                           host: world.host)
     }
 
     /// Whether `key` opens the database at `path` (with these settings' cipher options),
@@ -59,6 +69,7 @@ extension ConnectionSettings {
 extension SQLCipherConfiguration {
     /// How to open the database at `path` for `access`, with no key yet.
     init(forOpening path: String, cipher: CipherOptions, lockTimeout: Double, access: DatabaseAccess, in world: CommandWorld) {
-        self = ConnectionSettings(OpenRequest(path: path, key: nil, cipher: cipher, lockTimeout: lockTimeout, access: access, in: world)).configuration
+        self = ConnectionSettings(OpenRequest(path: path, key: nil, cipher: cipher, lockTimeout: lockTimeout, access: access, in: world),
+                                  host: world.host).configuration
     }
 }

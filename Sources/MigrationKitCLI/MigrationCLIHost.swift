@@ -15,6 +15,13 @@ public struct MigrationCLIHost: Sendable {
     public var openWriter: @Sendable (ConnectionSettings) throws -> SQLCipherWriter
     /// The schema as text for `schema-dump`, replacing the default canonical dump.
     public var schemaSnapshot: (@Sendable (SQLCipherDatabase) throws -> String)?
+    /// Runs on every connection the commands open — the database, and the copies,
+    /// backups and scratch databases a command makes of it — once it is keyed: where an
+    /// app registers what only it has and its schema needs (its SQL functions, collations,
+    /// full-text tokenizers, through `SQLCipherDatabase.sqliteConnection`), so that every
+    /// check, trigger and copy has them (`SQLCipherConfiguration.prepareDatabase`). Nil
+    /// by default; `--load-extension` adds extensions before it.
+    public var prepareDatabase: (@Sendable (SQLCipherDatabase) throws -> Void)?
     /// The command name shown in help and messages.
     public var commandName: String
     /// Make the process non-dumpable and set its core file limit to 0 before a command
@@ -42,11 +49,13 @@ public struct MigrationCLIHost: Sendable {
         commandName: String = "migrationkit",
         hardensProcess: Bool = true,
         cipherMemorySecurity: Bool = true,
-        stopsGracefully: Bool = true
+        stopsGracefully: Bool = true,
+        prepareDatabase: (@Sendable (SQLCipherDatabase) throws -> Void)? = nil
     ) {
         self.runner = runner
         self.openWriter = openWriter
         self.schemaSnapshot = schemaSnapshot
+        self.prepareDatabase = prepareDatabase
         self.commandName = commandName
         self.hardensProcess = hardensProcess
         self.cipherMemorySecurity = cipherMemorySecurity
@@ -67,7 +76,8 @@ public struct ConnectionSettings: Sendable {
     public let path: String
     /// Nil for a plaintext database.
     public let key: DatabaseKey?
-    /// How to open it; a copying command adds its collation stand-ins
+    /// How to open it: the host's `prepareDatabase` and the command's extensions
+    /// (`--load-extension`) are in it; a copying command adds its collation stand-ins
     /// (`SQLCipherConfiguration.collationStandIns`).
     public var configuration: SQLCipherConfiguration
 }

@@ -35,7 +35,7 @@ struct SQLCipherCommandLayer: CommandLayer {
     }
 
     func open(_ request: OpenRequest) throws -> any CommandConnection {
-        try host.openWriter(ConnectionSettings(request))
+        try host.openWriter(ConnectionSettings(request, host: host))
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {
@@ -57,9 +57,9 @@ struct SQLCipherCommandLayer: CommandLayer {
         return "store the right key with `\(commandName) key store --keychain-service \(shellQuoted(service)) --keychain-account \(shellQuoted(account)) --force`, which replaces them all"
     }
 
-    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
-        let settings = ConnectionSettings(request)
-        try DatabaseBackup.restore(from: backup, to: request.path, key: request.key, configuration: settings.configuration,
+    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck {
+        let settings = ConnectionSettings(request, host: host)
+        return try DatabaseBackup.restore(from: backup, to: request.path, key: request.key, configuration: settings.configuration,
                                    heldLock: heldLock, beforeReplacing: beforeReplacing)
     }
 

@@ -226,6 +226,6 @@ extension GRDBMigrationRunner {
         // which an app's `prepareDatabase` may have set against its configuration.
         let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
         return try engine.runVerification(in: db, foreignKeys: foreignKeys.verification(enforced: enforced),
-                                          integrityOf: tables)
+                                          integrityOf: tables).summary
     }
 }

@@ -45,8 +45,14 @@ struct GRDBCommandLayer: CommandLayer {
     /// SQLCipher's switch is process-wide: turned on here, it covers the connections
     /// the app's `openWriter` opens, whatever their configuration, unless the host keeps
     /// it off.
+    /// `--load-extension` is the `migrationkit` tool's: an app's own binary registers
+    /// what only it has (its functions, collations, tokenizers) on the writer its host
+    /// opens, with GRDB's `Configuration.prepareDatabase`, as it does for itself.
     func open(_ request: OpenRequest) throws -> any CommandConnection {
-        try GRDBCommandConnection(opening: request, host: host)
+        if let library = request.extensions.first {
+            throw CLIError(.notAvailableHere, "--load-extension \(library) is not loaded by \(commandName): this app registers its own SQL functions, collations and tokenizers on the database connections its code opens (GRDB's Configuration.prepareDatabase, in the host's openWriter); leave the option out, or load the extension there.")
+        }
+        return try GRDBCommandConnection(opening: request, host: host)
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {
@@ -65,16 +71,17 @@ struct GRDBCommandLayer: CommandLayer {
 
     /// The backup is proven as the app opens its database (the host's `openWriter`,
     /// read-only), then put in place as the tool does it.
-    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
+    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck {
         var proving = request.forFile(at: backup)
         proving.access = .inspect
         proving.readOnly = true
         let opened = try GRDBCommandConnection(opening: proving, host: host)
-        let refusal = try opened.writer.read { DatabaseChecks.backupRefusal($0) }
+        let proof = try opened.writer.read { DatabaseChecks.quickCheck($0) }
         try opened.writer.close()
-        if let refusal { throw CLIError(.damaged, "\(backup): \(refusal)") }
+        if let refusal = DatabaseChecks.backupRefusal(proof) { throw CLIError(.damaged, "\(backup): \(refusal)") }
         try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, heldLock: heldLock,
                                    beforeReplacing: beforeReplacing)
+        return proof
     }
 
     /// The proof runs raw SQL on scratch copies through SQLCipher's connection; the

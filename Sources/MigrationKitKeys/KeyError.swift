@@ -49,10 +49,6 @@ public struct KeyError: RemediableError, Sendable {
 
         /// The key text is UTF-16 (it starts with a UTF-16 byte-order mark).
         package static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
-        /// The key text is a raw key in a form the SQLCipher it is read for would take
-        /// for a passphrase (`x'` and 160 hex digits before SQLCipher 4.7.0), so it is
-        /// refused rather than used as another key.
-        package static let rawKeyFormUnsupported = Code(rawValue: "rawKeyFormUnsupported")
         /// A key given in hex (`KeySource.hex`) holds something other than hex digits
         /// and the spaces and line breaks between them, or an odd number of digits.
         package static let keyTextNotHex = Code(rawValue: "keyTextNotHex")

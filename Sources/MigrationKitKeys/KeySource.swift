@@ -119,11 +119,13 @@ public enum KeySource: Sendable {
     }
 
     /// Obtains the key for a connection on the SQLCipher of `library`, handing each
-    /// warning to `warn`: a raw key in a form that library would read as a passphrase
-    /// (`x'` and 160 hex digits before SQLCipher 4.7.0) is refused, naming this source,
-    /// instead of opening or creating a database under another key.
+    /// warning to `warn`. A raw key in a form that library would read as a passphrase
+    /// (`x'` and 160 hex digits before SQLCipher 4.7.0) is the key all the same: its text
+    /// is also the passphrase a database keyed with it before 4.7 opens with, and the
+    /// connection never creates a database with it on such a library
+    /// (`DatabaseKey.validate()`).
     ///
-    /// - Throws: `KeyError`; `.rawKeyFormUnsupported` for such a raw key.
+    /// - Throws: `KeyError`.
     public func resolve(for library: SQLCipherVersion, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
         try resolve(form: .text, library: library, reading: .processDefaults, warn: warn)
     }

@@ -48,9 +48,11 @@ enum KeyText {
     /// - Parameters:
     ///   - origin: where the text came from, for messages ("key file /x/key").
     ///   - form: how the text gives the key.
-    ///   - library: the SQLCipher the key is read for, when the caller knows it: a raw key
-    ///     it would read as a passphrase is refused here (`.rawKeyFormUnsupported`);
-    ///     otherwise the connection refuses it (`DatabaseKey.validate()`).
+    ///   - library: the SQLCipher the key is read for, when the caller knows it. A raw key
+    ///     it would read as a passphrase (x' and 160 hex digits before 4.7) is handed on
+    ///     all the same: it is also the passphrase a file keyed before 4.7 opens with, so
+    ///     whether it opens the database is the connection's to find out, which never
+    ///     keys a new database with it there (`DatabaseKey.validate()`).
     ///   - empty: the error when nothing is left.
     static func key(from raw: SecretBytes, origin: String, path: String? = nil, form: Form = .text, library: SQLCipherVersion? = nil,
                     empty: @autoclosure () -> KeyError, warn: (KeyWarning) -> Void) throws -> DatabaseKey {
@@ -65,10 +67,6 @@ enum KeyText {
             return DatabaseKey(keyText: try hexDecoded(text, origin: origin, path: path, empty: empty()))
         }
         let key = DatabaseKey(keyText: text)
-        if let library, let rawForm = key.rawKeyForm,
-           let refusal = SQLCipherFeature.rawKeyRefusal(hexDigits: rawForm.hexDigits, library: library) {
-            throw KeyError(code: .rawKeyFormUnsupported, message: "The key in \(origin) is \(refusal).", path: path)
-        }
         if key.kind == .passphrase, looksLikeMalformedRawKey(text) {
             let lengths = DatabaseKey.RawKeyForm.allCases.map { String($0.hexDigits) }
             warn(KeyWarning(

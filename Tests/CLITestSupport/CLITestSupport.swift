@@ -51,7 +51,7 @@ public enum Binary {
     public static let settingsVariables = Array(Set([
         "db-path", "migrations", "migrations-layout", "password-file", "keychain-service", "keychain-account", "plaintext",
         "cipher-compatibility", "kdf-iter", "cipher-page-size", "cipher-kdf-algorithm", "cipher-hmac-algorithm",
-        "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "memory-security", "config", "database",
+        "cipher-plaintext-header-size", "cipher-salt", "lock-timeout", "backup-dir", "memory-security", "load-extension", "config", "database",
     ].map { "MIGRATIONKIT_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") } + documentedTableVariables)).sorted()
 
     /// The articles whose tables name the settings variables: the settings table and the
@@ -118,6 +118,7 @@ public enum Tool {
         stdin: String? = nil,
         environment: [String: String] = Tool.environment(),
         directory: String? = nil,
+        host: MigrationCLIHost = Tool.host,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> CommandResult {
         for name in processOnlyVariables where environment[name] != ProcessInfo.processInfo.environment[name] {

@@ -82,6 +82,39 @@ import Testing
         let right = try workspace.run("status", ["--cipher-plaintext-header-size", "32", "--cipher-salt", Self.salt])
         #expect(right.status == 0, "\(right.output)")
     }
+
+    /// The right key on such a file whose first page is damaged: its other pages decrypt,
+    /// so the key is right and the file damaged (exit 10), whatever code SQLite gives the
+    /// first read (SQLITE_ERROR on 3.46, SQLITE_CORRUPT on 3.53); a wrong key still
+    /// decrypts none and is the wrong key (exit 4).
+    @Test(.enabled(if: (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4, "SQLCipher 3.4.1 has no plaintext header"))
+    func whichPagesTheKeyDecryptsTellsAWrongKeyFromDamage() throws {
+        let workspace = try Workspace()
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, """
+            PRAGMA cipher_plaintext_header_size = 32; PRAGMA cipher_salt = "x'\(Self.salt)'";
+            CREATE TABLE notes (body TEXT);
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 40) INSERT INTO notes SELECT hex(randomblob(200)) FROM n;
+            """)
+        try #require(made.status == 0, "\(made.output)")
+        // Four bytes of the first page's encrypted part overwritten.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: workspace.database))
+        try handle.seek(toOffset: 100)
+        handle.write(Data([0xff, 0xff, 0xff, 0xff]))
+        try handle.close()
+        try workspace.write("other.key", TestKey.raw().text + "\n", mode: 0o600)
+        let before = try TreeSnapshot(workspace.root)
+        let settings = ["--cipher-plaintext-header-size", "32", "--cipher-salt", Self.salt]
+        for command in ["status", "verify", "migrate"] {
+            let damaged = try workspace.run(command, settings)
+            #expect(damaged.exitCode == .damaged && damaged.stderr.contains("The database is damaged"), "\(command): \(damaged.output)")
+            let json = try decodeJSON(try workspace.run(command, settings + ["--json"]).stdout)
+            #expect((json["error"] as? [String: Any])?["kind"] as? String == "damaged", "\(command): \(json)")
+            let wrong = try Tool.run([command, "--db-path", workspace.database, "--migrations", workspace.migrations,
+                                      "--password-file", workspace.path("other.key")] + settings)
+            #expect(wrong.exitCode == .wrongKeyOrNotADatabase, "\(command), a wrong key: \(wrong.output)")
+        }
+        try expectUnchanged(before, "a damaged first page")
+    }
 }
 
 /// A database whose key opens it but one of whose pages does not read (a disk error, a

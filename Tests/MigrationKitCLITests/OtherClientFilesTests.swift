@@ -128,10 +128,10 @@ struct OtherClientFilesTests {
     }
 
     /// A file keyed with a raw key, its HMAC key and salt (`x'<160 hex>'`), which the
-    /// client's SQLCipher 4.12 reads as such: the tool refuses that key on a linked
-    /// SQLCipher that would take it for a passphrase (and report "wrong key", or key a
-    /// new file with it), naming the key file, with the file as it was; on a SQLCipher
-    /// that reads the form, it migrates the file, and the client reads it back.
+    /// client's SQLCipher 4.12 reads as such: on a linked SQLCipher that takes that text
+    /// for a passphrase, it opens nothing as one, and the sentence says how it was read
+    /// and what reads the form, with the file as it was; on a SQLCipher that reads the
+    /// form, it migrates the file, and the client reads it back.
     @Test func aFileKeyedWithARawKeyHMACKeyAndSaltIsOpenedOnlyWhereTheLinkedSQLCipherReadsThatForm() throws {
         let key = TestKey(text: "x'" + (0..<80).map { String(format: "%02x", UInt8(($0 * 37 + 11) % 256)) }.joined() + "'")
         let workspace = try Workspace(key: key)
@@ -142,7 +142,10 @@ struct OtherClientFilesTests {
             let before = try TreeSnapshot(workspace.root)
             for command in ["status", "migrate"] {
                 let result = try workspace.run(command, command == "migrate" ? ["--accept-existing-tables", "--no-backup"] : [])
-                #expect(result.exitCode == .keyUnavailable && result.stderr.contains("The key in key file \(workspace.keyFile) is x' and 160 hex digits"),
+                // Read as the passphrase the linked SQLCipher takes it for, it does not
+                // open the file: the wrong key, saying how it was read and what reads it.
+                #expect(result.exitCode == .wrongKeyOrNotADatabase && result.stderr.contains("The key is x' and 160 hex digits, which the linked SQLCipher")
+                            && result.stderr.contains("open the database with SQLCipher 4.7.0 or later"),
                         "\(command): \(result.output)")
             }
             try expectUnchanged(before, "a key the linked SQLCipher would take for a passphrase")

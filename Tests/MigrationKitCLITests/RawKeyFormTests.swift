@@ -59,9 +59,9 @@ import Testing
     }
 
     /// `x'<160 hex>'` from a key file, `--password` or the environment: on a SQLCipher
-    /// before 4.7.0, one sentence naming the source and the version, exit 5, and nothing
-    /// created or changed (with it, `cipher-upgrade --to-kdf-iter` would have upgraded a
-    /// file keyed with that text as a passphrase, and reported it). On 4.7.0 and later
+    /// before 4.7.0, which reads it as a passphrase, never the key of a new database (exit
+    /// 5), and on a database it does not open as that passphrase the wrong key, saying how
+    /// it was read (exit 4); nothing created or changed. On 4.7.0 and later
     /// it is the raw key: `status` describes it, and `cipher-upgrade --to-kdf-iter` says
     /// that KDF iterations do not apply to a raw key, as it does for the 64-digit form.
     @Test func aRawKeyWithItsHMACKeyAndSaltIsUsedOnlyWhereTheLinkedSQLCipherReadsItSo() throws {
@@ -103,17 +103,23 @@ import Testing
                         #expect(result.exitCode == .usage || result.exitCode == .refused, "\(context): \(result.output)")
                         continue
                     }
-                    #expect(result.exitCode == .keyUnavailable, "\(context): \(result.output)")
+                    // A new database is never keyed with it here (exit 5); an existing
+                    // one it does not open as the passphrase it reads as (exit 4).
+                    let creates = arguments[0] == "migrate"
+                    #expect(result.exitCode == (creates ? .keyUnavailable : .wrongKeyOrNotADatabase), "\(context): \(result.output)")
                     let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("migrationkit: error: ") }
-                    #expect(errors == ["migrationkit: error: The key in \(origin) is x' and 160 hex digits, which the linked SQLCipher \(SQLCipherLibrary.cipherVersion!) reads as a passphrase and SQLCipher 4.7.0 and later as a raw key with its HMAC key and salt, so it was not used; open the database with SQLCipher 4.7.0 or later."],
-                            "\(context): \(result.stderr)")
+                    let linked = "the linked SQLCipher \(SQLCipherLibrary.cipherVersion!)"
+                    let sentence = creates
+                        ? "The key is x' and 160 hex digits, which \(linked) reads as a passphrase and SQLCipher 4.7.0 and later as a raw key with its HMAC key and salt, so it was not used; open the database with SQLCipher 4.7.0 or later."
+                        : "The key is x' and 160 hex digits, which \(linked) reads as a passphrase (as every SQLCipher before 4.7.0 did), and as one it does not open this database; if it is a raw key with its HMAC key and salt, open the database with SQLCipher 4.7.0 or later."
+                    #expect(errors.count == 1 && errors.first?.hasSuffix(sentence) == true, "\(context): \(result.stderr)")
                     #expect(!result.output.contains(hmacKey.text.dropFirst(2).prefix(40)), "\(context): the key was printed")
                     #expect(!result.stdout.contains("Upgraded") && !result.stdout.contains("Applied"), "\(context): \(result.stdout)")
                 }
                 let json = try Tool.run(["status", "--json", "--db-path", workspace.database, "--migrations", workspace.migrations] + key,
                                         environment: Tool.environment(variables), directory: workspace.root)
                 let error = try #require(try decodeJSON(json.stdout)["error"] as? [String: Any], "\(json.stdout)")
-                #expect(error["kind"] as? String == "key.rawKeyFormUnsupported" && error["exitCode"] as? Int == 5, "\(error)")
+                #expect(error["kind"] as? String == "wrongKey" && error["exitCode"] as? Int == 4, "\(error)")
             }
             try expectUnchanged(before, "a key the linked SQLCipher would take for a passphrase")
             #expect(!FileManager.default.fileExists(atPath: other))
@@ -130,5 +136,50 @@ import Testing
         #expect(upgrade.exitCode == .usage && upgrade.stderr.contains("KDF iterations do not apply") && !upgrade.stdout.contains("Upgraded"),
                 "x'<160 hex>': \(upgrade.output)")
         try expectUnchanged(before, "cipher-upgrade --to-kdf-iter with x'<160 hex>'")
+    }
+
+    /// A file keyed before SQLCipher 4.7 with a passphrase that is itself `x'` and 160 hex
+    /// digits (what 4.7 reads as a raw key): given in any form — a key file, or the hex of
+    /// its text — it opens the database on every SQLCipher: the linked one reads it as the
+    /// passphrase it is, or, from 4.7 on, MigrationKit tries it as that passphrase once
+    /// the raw key opened nothing, deriving the key as SQLCipher derives a passphrase's.
+    @Test(.tags(.passphrase)) func aPassphraseThatLooksLikeARawKeyOpensItsDatabase() throws {
+        let passphrase = Self.rawKey(bytes: 80, seed: 5).text
+        let workspace = try Workspace()
+        try workspace.write("passphrase.key", passphrase + "\n", mode: 0o600)
+        try workspace.write("passphrase.hex", Data(passphrase.utf8).map { String(format: "%02x", $0) }.joined() + "\n", mode: 0o600)
+        // Made by a SQLCipher that reads the text as a passphrase: the configuration's
+        // shell before 4.7; on a newer one, the system's (Debian's 4.6.1) beside it.
+        let shell = try takesHMACKeyForm ? Self.shellBefore47() : SQLCipherShell.path
+        let made = try ChildProcess.run([shell, "-batch", "-bail", workspace.database],
+                                        stdin: Data(".output /dev/null\nPRAGMA key = \"\(passphrase)\";\n.output\nCREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('kept'); SELECT count(*) FROM notes;\n".utf8))
+        try #require(made.status == 0 && made.stdout == "1\n", "\(made.output)")
+        let before = try TreeSnapshot(workspace.root)
+        for source in [["--password-file", workspace.path("passphrase.key")], ["--password-hex-file", workspace.path("passphrase.hex")]] {
+            for command in ["status", "verify"] {
+                let result = try Tool.run([command, "--db-path", workspace.database, "--migrations", workspace.migrations] + source, directory: workspace.root)
+                #expect(result.status == 0, "\(command) \(source[0]): \(result.output)")
+                #expect(!result.output.contains(passphrase.dropFirst(2).prefix(40)), "\(command): the key was printed")
+            }
+            let exported = workspace.path("export.db")
+            let decrypted = try Tool.run(["decrypt", "--db-path", workspace.database, "--output", exported] + source, directory: workspace.root)
+            #expect(decrypted.status == 0, "\(source[0]): \(decrypted.output)")
+            let read = try SQLCipherShell.run(exported, keyPragma: nil, "SELECT body FROM notes;")
+            #expect(read.stdout == "kept\n", "\(read.output)")
+            try FileManager.default.removeItem(atPath: exported)
+        }
+        try expectUnchanged(before, "opening with the passphrase")
+    }
+
+    /// The system's `sqlcipher` shell, which must be a SQLCipher before 4.7 (Debian's 4.6.1):
+    /// on a newer configuration, the one client here that writes a file keyed with a
+    /// passphrase of `x'` and 160 hex digits.
+    private static func shellBefore47() throws -> String {
+        let shell = "/usr/bin/sqlcipher"
+        let version = try ChildProcess.run([shell, ":memory:", "PRAGMA cipher_version;"]).stdout
+        let parsed = SQLCipherVersion(parsing: version.trimmingCharacters(in: .whitespacesAndNewlines))
+        try #require(parsed.map { !SQLCipherFeature.rawKeyWithHMACKey.isAvailable(in: $0) } == true,
+                     "a file keyed with such a passphrase needs a SQLCipher before 4.7 to write it; \(shell) is \(version)")
+        return shell
     }
 }

@@ -582,3 +582,84 @@ import Testing
         #expect(try one.read { try $0.fetchInt(sql: "SELECT count(*) FROM t") } == 3)
     }
 }
+
+/// The key MigrationKit derives from a passphrase SQLCipher would take for a raw key
+/// (`PassphraseDerivation`) is the key SQLCipher derives from a passphrase: a database the
+/// shell keyed with a passphrase opens with the raw key and salt derived from it, in the
+/// linked library's format and, on SQLCipher 4, in SQLCipher 3's.
+@Suite struct PassphraseDerivationTests {
+    @Test(.tags(.passphrase)) func theDerivedKeyIsTheKeySQLCipherDerives() throws {
+        let directory = try TemporaryDirectory()
+        let formats: [CipherSettings] = (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4
+            ? [CipherSettings(), CipherSettings(compatibility: 3)] : [CipherSettings()]
+        for (index, settings) in formats.enumerated() {
+            let path = directory.path("passphrase\(index).db")
+            let compatibility = settings.compatibility.map { "PRAGMA cipher_compatibility = \($0);" } ?? ""
+            let made = try SQLCipherShell.run(path, keyPragma: "'a passphrase'", "\(compatibility) CREATE TABLE t (a); INSERT INTO t VALUES (42);")
+            try #require(made.status == 0, "\(made.output)")
+            let salt = Array(try fileBytes(path).prefix(16))
+            let derived = try PassphraseDerivation.derivedKey(from: .passphrase("a passphrase"), salt: salt, settings: settings)
+            #expect(derived.rawKeyForm == .keyAndSalt)
+            var configuration = SQLCipherConfiguration()
+            configuration.createIfMissing = false
+            configuration.cipher = settings
+            let writer = try SQLCipherWriter(path: path, key: derived, configuration: configuration)
+            #expect(try writer.read { try $0.fetchInt(sql: "SELECT a FROM t") } == 42, "\(settings)")
+            try writer.close()
+        }
+    }
+}
+
+/// What only the app registers, given to the runner's connections the way an app does:
+/// `SQLCipherConfiguration.prepareDatabase` runs the app's own registration on each
+/// connection (here, the app's extension through SQLCipher's C API, with loading on for
+/// that call only): a migration runs through the app's triggers, and the verification
+/// checks the app's full-text index. Without it, the step fails naming the function, and
+/// the verification passes what it can check, naming the index it could not.
+@Suite struct AppRegistrationRunnerTests {
+    static func registerTheAppsExtension(_ db: SQLCipherDatabase) throws {
+        let handle = db.sqliteConnection
+        var now: Int32 = 0
+        _ = migrationkit_db_config_flag(handle, 1005 /* SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION */, 1, &now)
+        defer { _ = migrationkit_db_config_flag(handle, 1005, 0, &now) }
+        var error: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_load_extension(handle, try AppExtensionFixture.path, nil, &error)
+        defer { sqlite3_free(error) }
+        guard code == SQLITE_OK else { throw SQLCipherError(kind: .sqlite, message: error.map { String(cString: $0) } ?? "load failed") }
+    }
+
+    @Test func prepareDatabaseGivesTheRunnerWhatOnlyTheAppRegisters() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let made = try SQLCipherShell.run(path, keyPragma: DatabaseKey.testRawKeyPragma, """
+            .load \(try AppExtensionFixture.path)
+            CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, sort TEXT);
+            CREATE TRIGGER books_ai AFTER INSERT ON books BEGIN UPDATE books SET sort = app_sort(new.title) WHERE id = new.id; END;
+            CREATE VIRTUAL TABLE notes_fts USING fts4(body, tokenize=app_words);
+            INSERT INTO notes_fts VALUES ('Milk and BREAD');
+            """)
+        try #require(made.status == 0, "\(made.output)")
+        let runner = try SQLCipherMigrationRunner(steps: [SQLCipherMigrationStep(
+            identifier: "0001_book",
+            apply: { db in try db.execute(sql: "INSERT INTO books (title) VALUES ('The Hobbit')") },
+            rollback: { db in try db.execute(sql: "DELETE FROM books") })])
+        var configuration = SQLCipherConfiguration()
+        configuration.createIfMissing = false
+        do {
+            let plain = try SQLCipherWriter(path: path, key: .testRawKey, configuration: configuration)
+            #expect { try runner.migrate(in: plain) } throws: { error in
+                (error as? MigrationStepError)?.appExtensionNeed == AppExtensionNeed(.function, "app_sort")
+            }
+            let report = try runner.verificationReport(in: plain)
+            #expect(report.passed && report.unmetNeeds == [AppExtensionNeed(.tokenizer, "app_words")], "\(report.checks.map(\.detail))")
+            try plain.close()
+        }
+        configuration.prepareDatabase = { try Self.registerTheAppsExtension($0) }
+        let app = try SQLCipherWriter(path: path, key: .testRawKey, configuration: configuration)
+        try runner.migrate(in: app)
+        #expect(try app.read { try $0.fetchString(sql: "SELECT sort FROM books") } == "Hobbit")
+        let report = try runner.verificationReport(in: app)
+        #expect(report.passed && report.unmetNeeds.isEmpty, "\(report.checks.map(\.detail))")
+        try runner.rollbackLastMigration(in: app)
+    }
+}

@@ -47,6 +47,9 @@ public struct DatabaseErrorKind: Hashable, Sendable, CustomStringConvertible {
     /// The schema names a collation only the app that made the database registers
     /// (`AppCollation`), and nothing stands in for it.
     package static let unregisteredCollation = DatabaseErrorKind(rawValue: "unregisteredCollation")
+    /// An extension given to load (`--load-extension`) could not be loaded: no such
+    /// library, no such entry point, or its entry point failed.
+    package static let extensionNotLoaded = DatabaseErrorKind(rawValue: "extensionNotLoaded")
     /// The API was used in a way it does not support (e.g. a re-entrant call).
     package static let misuse = DatabaseErrorKind(rawValue: "misuse")
 

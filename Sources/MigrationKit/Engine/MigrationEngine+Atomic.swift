@@ -12,7 +12,7 @@ extension MigrationEngine {
     private struct AtomicOutcome {
         var steps: [MigrationReport.Step] = []
         var changed = ChangedTables()
-        var verification: [String] = []
+        var verification = VerificationRun(summary: [], unmetNeeds: [])
         var schemaAfter: String?
     }
 
@@ -81,7 +81,8 @@ extension MigrationEngine {
         }
         reportBookkeeping(of: work.plan, in: &report)
         report.steps = outcome.steps
-        report.verification = outcome.verification
+        report.verification = outcome.verification.summary
+        report.unmetNeeds = outcome.verification.unmetNeeds
         report.schemaBefore = work.schemaBefore
         report.schemaAfter = outcome.schemaAfter
         if checksPages {

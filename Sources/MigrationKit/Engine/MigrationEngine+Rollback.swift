@@ -46,7 +46,7 @@ extension MigrationEngine {
                 observer?(.didRollback(identifier: step.identifier, duration: duration))
             }
             // As after a migrate: a step the app checks itself leaves foreign keys to it.
-            try runVerification(in: db, foreignKeys: plan.allSatisfy(\.checksDeferredForeignKeys) ? .tolerating(foreignKeys.tolerated) : .skipped)
+            report.unmetNeeds = try runVerification(in: db, foreignKeys: plan.allSatisfy(\.checksDeferredForeignKeys) ? .tolerating(foreignKeys.tolerated) : .skipped).unmetNeeds
         }
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report

@@ -127,9 +127,11 @@ extension MigrationEngine {
             throw error
         }
         // Limited to changes, each step's transaction has checked its foreign keys.
-        report.verification = everyStepChecked
+        let verified = everyStepChecked
             ? try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? (changed, graph) : nil)
             : try runVerification(in: db, foreignKeys: .skipped, changed: limited ? (changed, graph) : nil)
+        report.verification = verified.summary
+        report.unmetNeeds = verified.unmetNeeds
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
     }

@@ -11,7 +11,8 @@ extension MigrationEngine {
     }
 
     /// Verifies as `verificationSuite` composes it, throws the first problem, and
-    /// returns what was checked, in words (`MigrationReport.verification`).
+    /// returns what was checked, in words (`MigrationReport.verification`), and what it
+    /// could not check for want of what only the app registers, which is no problem.
     ///
     /// - Parameter changed: the tables the run wrote, to check only them (quick_check;
     ///   their foreign keys were checked by each transaction, with the run's graph,
@@ -19,7 +20,7 @@ extension MigrationEngine {
     ///   checks the whole file.
     @discardableResult
     package func runVerification(in db: Database, foreignKeys: ForeignKeyVerification,
-                                 changed change: (tables: ChangedTables, graph: ForeignKeyGraph)? = nil) throws -> [String] {
+                                 changed change: (tables: ChangedTables, graph: ForeignKeyGraph)? = nil) throws -> VerificationRun {
         try runVerification(in: db, foreignKeys: foreignKeys, integrityOf: try change.map { try $0.tables.existing(in: db) },
                             foreignKeyGraph: change.map { ($0.tables, $0.graph) })
     }
@@ -28,12 +29,12 @@ extension MigrationEngine {
     /// learns what a run wrote on its own (GRDB's transaction observers): the integrity
     /// of `tables` (nil: the whole file), and foreign keys as `foreignKeys` says.
     @discardableResult
-    package func runVerification(in db: Database, foreignKeys: ForeignKeyVerification, integrityOf tables: [String]?) throws -> [String] {
+    package func runVerification(in db: Database, foreignKeys: ForeignKeyVerification, integrityOf tables: [String]?) throws -> VerificationRun {
         try runVerification(in: db, foreignKeys: foreignKeys, integrityOf: tables, foreignKeyGraph: nil)
     }
 
     private func runVerification(in db: Database, foreignKeys: ForeignKeyVerification, integrityOf tables: [String]?,
-                                 foreignKeyGraph change: (tables: ChangedTables, graph: ForeignKeyGraph)?) throws -> [String] {
+                                 foreignKeyGraph change: (tables: ChangedTables, graph: ForeignKeyGraph)?) throws -> VerificationRun {
         observer?(.willVerify)
         let clock = ContinuousClock()
         let start = clock.now
@@ -51,6 +52,15 @@ extension MigrationEngine {
         }
         if let failure = postMigration.failure { throw failure }
         observer?(.didVerify(duration: clock.now - start))
-        return integrity.summary + postMigration.summary
+        return VerificationRun(summary: integrity.summary + postMigration.summary,
+                               unmetNeeds: VerificationReport(checks: integrity.checks + postMigration.checks).unmetNeeds)
     }
+}
+
+/// What the verification after a migrate or rollback checked, in words
+/// (`MigrationReport.verification`), and what it could not check for want of what only
+/// the app registers (`MigrationReport.unmetNeeds`).
+package struct VerificationRun: Sendable {
+    package let summary: [String]
+    package let unmetNeeds: [AppExtensionNeed]
 }

@@ -35,11 +35,23 @@ package struct VerificationSuite<Database: MigrationConnection> {
         }
         guard let tables = changedTables else {
             let checks = verifier.integrityChecks(db)
-            return Part(checks: checks, summary: checks.filter(\.applies).map(\.name))
+            return Part(checks: checks, summary: checks.filter(\.applies).map(Self.named))
         }
         guard !tables.isEmpty else { return Part(checks: [], summary: []) }
-        return Part(checks: verifier.changedTableIntegrityChecks(db, tables: tables),
-                    summary: [db.sqlite >= .tableQuickCheck ? "quick_check of \(Self.count(tables.count, "changed table"))" : "quick_check"])
+        let checks = verifier.changedTableIntegrityChecks(db, tables: tables)
+        let notRun = checks.filter { !$0.ran }
+        let checked = tables.count - notRun.count
+        let summary = db.sqlite >= .tableQuickCheck ? "quick_check of \(Self.count(checked, "changed table"))" : "quick_check"
+        return Part(checks: checks, summary: (checked > 0 ? [summary] : []) + notRun.map(Self.named))
+    }
+
+    /// A check as the report names it: its name, and what it could not check for want of
+    /// what only the app registers ("FTS5 index t not checked: it needs the app's
+    /// tokenizer x").
+    private static func named(_ check: VerificationCheck) -> String {
+        guard !check.checkedFully else { return check.name }
+        let needs = check.unmetNeeds.spelledOut
+        return check.ran ? "\(check.name) (in part: the rest needs \(needs))" : "\(check.name) not checked (it needs \(needs))"
     }
 
     /// The post-migration half.

@@ -1,7 +1,9 @@
 extension LintContext {
     /// This context plus what a database holds: row counts of the tables the files
-    /// mention (counting only those keeps a lint fast on a large database), and the
-    /// views that reference each table. Any database layer's connection will do.
+    /// mention (counting only those keeps a lint fast on a large database), the views
+    /// that reference each table, and what its schema uses that only its app registers
+    /// and the connection lacks (`AppExtensionInventory`). Any database layer's
+    /// connection will do.
     package func consulting(_ db: some SQLQuerying, for files: [SQLMigrationFile]) throws -> LintContext {
         let mentioned = Set(files.flatMap { file in
             SQLTokenizer.tokenize(file.up.sql).compactMap { token in
@@ -30,6 +32,7 @@ extension LintContext {
         var context = self
         context.rowCount = { counts[$0.lowercased()] }
         context.viewsReferencing = { viewsByTable[$0.lowercased()] ?? [] }
+        context.appExtensions = try AppExtensionInventory.reading(db)
         return context
     }
 }

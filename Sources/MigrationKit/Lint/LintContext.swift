@@ -27,6 +27,10 @@ package struct LintContext: Sendable {
     /// The linked SQLite's parser, for the `syntax-error` rule; nil when no SQLite is at
     /// hand, and the rule stays quiet.
     package var parser: (any SQLParsing)? = nil
+    /// What the target database's schema uses that only its app registers and the
+    /// connection lacks (its tokenizer, functions, collations): empty when no database
+    /// was given, or when every piece is there (the app's extension loaded).
+    package var appExtensions = AppExtensionInventory()
 
     /// A context for a real database: its SQLite version, how messages name its library,
     /// and how to look up row counts and the views that reference a table.

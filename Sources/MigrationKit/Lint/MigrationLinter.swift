@@ -34,9 +34,14 @@ package struct MigrationLinter: Sendable {
         PragmaForeignKeysRule(),
         JournalModeRule(),
         RenameTableReferencedByViewRule(),
+        AppExtensionNeededRule(),
         MissingDownRule(),
         SyntaxErrorRule(),
     ]
+
+    /// The rule that warns of a statement that needs what only the app registers
+    /// (`needs-app-extension`), whose fix a command line words with its own option.
+    package static let appExtensionRuleID = AppExtensionNeededRule.id
 
     /// Every rule's identifier, as findings and suppressions name them, `bad-suppression`
     /// (findings about the suppressions themselves) included.

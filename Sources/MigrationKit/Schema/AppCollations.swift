@@ -13,6 +13,25 @@ package struct AppCollation: Hashable, Sendable {
     /// SQLite's own collations, which every connection has.
     package static let builtIn: Set<String> = ["binary", "nocase", "rtrim"]
 
+    /// Whether the connection `db` has a collation named `name`: a stand-in, or one an
+    /// extension or the host registered. Asked by comparing two constants with it
+    /// (SQLite says "no such collation sequence" only when it is missing):
+    /// `PRAGMA collation_list` also lists, without a comparison, every collation a schema
+    /// it has read names.
+    package static func isRegistered(_ name: String, in db: some SQLQuerying) -> Bool {
+        do {
+            _ = try db.textColumn(sql: "SELECT 'a' = 'b' COLLATE \(quoteIdentifier(name))")
+            return true
+        } catch {
+            return DatabaseChecks.appExtensionNeed(of: error, in: db)?.kind != .collation
+        }
+    }
+
+    /// The collations of `named(in:)` the connection `db` does not have (`isRegistered`).
+    package static func missing(in db: some SQLQuerying) throws -> [AppCollation] {
+        try named(in: db).filter { !isRegistered($0.name, in: db) }
+    }
+
     /// Every collation the main schema of `db` names (after `COLLATE`) that SQLite does
     /// not have built in.
     package static func named(in db: some SQLQuerying) throws -> [AppCollation] {

@@ -12,16 +12,36 @@ package enum DatabaseChecks {
     /// contentless FTS3/FTS4 index (`content=''`) answers that it cannot ("unable to
     /// validate the inverted index …"): it keeps no text to compare with. That answer is
     /// no finding, and is left out (`virtualTableChecks` says the index was not checked).
+    /// So, in the whole file's check, is an external-content FTS4 index's "malformed
+    /// inverted index": its check compares it with every row of its table, which the
+    /// app's triggers may fill in part on purpose, and `virtualTableChecks` runs that
+    /// check again and says how the index differs, and what to do (never a restore: the
+    /// file's pages are sound).
+    ///
+    /// To load a full-text index SQLite needs its tokenizer, so where the index uses one
+    /// only the app registers, the whole file's check cannot even start ("no such
+    /// tokenizer"), though nothing is damaged. Then every table (the index's own storage
+    /// tables among them) and its indexes are checked one by one, which needs no
+    /// tokenizer, and the check says what it could not run (`AppExtensionNeed`);
+    /// `virtualTableChecks` names the indexes. A SQLite before 3.33, which cannot check
+    /// one table, never checks the indexes there, so never needs their tokenizers.
     package static func quickCheck(_ db: some SQLQuerying, table: String? = nil) -> VerificationCheck {
         let name = table.map { "quick_check(\($0))" } ?? "quick_check"
         do {
             let contentless = try contentlessFTS4Tables(db)
+            let external = table == nil ? try externalContentFTS4Tables(db) : []
             func isFinding(_ line: String) -> Bool {
                 !(line.hasPrefix("unable to validate the inverted index for FTS") && contentless.contains { line.contains(" table main.\($0):") })
+                    && !(line.hasPrefix("malformed inverted index for FTS") && external.contains { line.hasSuffix(" table main.\($0)") })
             }
-            // One finding, after as many lines as the contentless indexes may answer.
-            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(\(1 + contentless.count))"
-            let answer = try db.textColumn(sql: sql)
+            // One finding, after as many lines as the indexes checked apart may answer.
+            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(\(1 + contentless.count + external.count))"
+            let answer: [String]
+            do {
+                answer = try db.textColumn(sql: sql)
+            } catch let error where table == nil && appExtensionNeed(of: error, in: db) != nil {
+                return quickCheckTableByTable(db, because: appExtensionNeed(of: error, in: db)!)
+            }
             let findings = answer.filter(isFinding)
             let result = findings.isEmpty && !answer.isEmpty ? "ok" : findings.prefix(1).joined(separator: "; ")
             guard result == "ok" else {
@@ -29,15 +49,64 @@ package enum DatabaseChecks {
             }
             return .passed(name, detail: "ok")
         } catch {
+            if let need = appExtensionNeed(of: error, in: db) { return .notChecked(name, needing: need) }
             return .failed(name, MigrationKitError.quickCheckFailed(result: oneLine(type(of: db).message(of: error))))
         }
     }
 
-    /// Why a backup may not take a database's place (`restore`), in one sentence; nil when
-    /// it passes `quick_check`. Both connections' restores prove a backup with it, after
-    /// opening it read-only with the database's key.
-    package static func backupRefusal(_ db: some SQLQuerying) -> String? {
-        let check = quickCheck(db)
+    /// `quick_check` of each table with its indexes, one by one (SQLite 3.33+), for a
+    /// database whose whole-file check needs `need` (a full-text index's tokenizer only
+    /// the app registers): every b-tree a table or index keeps is read and checked, the
+    /// full-text indexes' storage tables included; what the whole-file check adds (each
+    /// index's own check, pages no b-tree uses) is not. A table whose check needs
+    /// something else the app registers (an index's collation) is named as not checked.
+    private static func quickCheckTableByTable(_ db: some SQLQuerying, because need: AppExtensionNeed) -> VerificationCheck {
+        let name = "quick_check"
+        guard let version = try? db.textColumn(sql: "SELECT sqlite_version()").first.flatMap(SQLiteVersion.init), version >= .tableQuickCheck else {
+            return .notChecked(name, needing: need)
+        }
+        do {
+            var unmet = [need]
+            var skipped: [String] = []
+            for table in try db.textColumn(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' AND rootpage > 0 ORDER BY rowid") {
+                let answer: [String]
+                do {
+                    answer = try db.textColumn(sql: "PRAGMA main.quick_check(\(quoteIdentifier(table)))")
+                } catch let error where appExtensionNeed(of: error, in: db) != nil {
+                    unmet.append(appExtensionNeed(of: error, in: db)!)
+                    skipped.append(table)
+                    continue
+                }
+                guard answer == ["ok"] else {
+                    return .failed(name, MigrationKitError.quickCheckFailed(result: oneLine(answer.first ?? "no answer")))
+                }
+            }
+            let notChecked = skipped.isEmpty ? "" : "; not checked: \(skipped.joined(separator: ", "))"
+            return .passed(name, detail: "ok, table by table (the whole file's check needs \(need))\(notChecked)", notChecking: unmet)
+        } catch {
+            return .failed(name, MigrationKitError.quickCheckFailed(result: oneLine(type(of: db).message(of: error))))
+        }
+    }
+
+    /// What only the app registers that `error` says the connection lacks: an ordinary
+    /// failure (SQLITE_ERROR) naming a tokenizer, function, collation or module.
+    /// Damage (SQLITE_CORRUPT) never is one, whatever its words.
+    package static func appExtensionNeed(of error: any Error, in db: some SQLQuerying) -> AppExtensionNeed? {
+        appExtensionNeed(of: error, as: type(of: db))
+    }
+
+    /// `appExtensionNeed(of:in:)` for a layer's errors, without a connection at hand.
+    package static func appExtensionNeed<Layer: SQLQuerying>(of error: any Error, as layer: Layer.Type) -> AppExtensionNeed? {
+        let code = layer.resultCode(of: error)?.primaryResultCode
+        guard code == nil || code == .SQLITE_ERROR else { return nil }
+        return AppExtensionNeed(sqliteMessage: layer.message(of: error))
+    }
+
+    /// Why a backup may not take a database's place (`restore`), in one sentence, from its
+    /// `quick_check` (`quickCheck`: table by table, where the whole file's check needs
+    /// what only the app registers); nil when it passed. Both connections' restores prove
+    /// a backup with it, after opening it read-only with the database's key.
+    package static func backupRefusal(_ check: VerificationCheck) -> String? {
         guard let failure = check.failure else { return nil }
         var result = check.detail
         if case MigrationKitError.quickCheckFailed(let found)? = failure as? MigrationKitError { result = found }
@@ -64,19 +133,27 @@ package enum DatabaseChecks {
         } catch {
             return [.failed("virtual tables", MigrationKitError.quickCheckFailed(result: oneLine(type(of: db).message(of: error))))]
         }
+        let external = (try? ExternalContentIndex.all(in: db)) ?? [:]
         return tables.compactMap { table in
             let name = quoteIdentifier(table.name)
+            let indexing = external[table.name.lowercased()]
             switch table.module {
             case "fts5":
+                // An index the app fills in part: its own structure only (rank 0), as
+                // comparing it with every row of its table would fail by design.
+                if let indexing, case .someRows = indexing.filling {
+                    return partlyFilledIndexCheck(db, indexing, sql: "INSERT INTO \(name)(\(name), rank) VALUES ('integrity-check', 0)")
+                }
                 return virtualTableCheck(db, table: table.name, module: "FTS5",
-                                         sql: "INSERT INTO \(name)(\(name), rank) VALUES ('integrity-check', 1)", answersOK: false)
+                                         sql: "INSERT INTO \(name)(\(name), rank) VALUES ('integrity-check', 1)", answersOK: false, indexing: indexing)
             case "fts3", "fts4":
                 guard !contentless.contains(table.name) else {
                     return .notApplicable("\(table.module.uppercased()) index \(table.name)",
                                           reason: "not checked: a contentless index (content='') keeps no text to check its index against")
                 }
+                if let indexing, case .someRows = indexing.filling { return partlyFilledIndexCheck(db, indexing, sql: nil) }
                 return virtualTableCheck(db, table: table.name, module: table.module.uppercased(),
-                                         sql: "INSERT INTO \(name)(\(name)) VALUES ('integrity-check')", answersOK: false)
+                                         sql: "INSERT INTO \(name)(\(name)) VALUES ('integrity-check')", answersOK: false, indexing: indexing)
             case "rtree", "rtree_i32":
                 return virtualTableCheck(db, table: table.name, module: "R*Tree",
                                          sql: "SELECT rtreecheck(\(quoteLiteral(table.name)))", answersOK: true)
@@ -87,8 +164,11 @@ package enum DatabaseChecks {
     }
 
     /// One index's own check: `sql` fails on a damaged index (FTS's commands, with
-    /// SQLITE_CORRUPT), or answers "ok" or what is wrong (`rtreecheck`).
-    private static func virtualTableCheck(_ db: some SQLQuerying, table: String, module: String, sql: String, answersOK: Bool) -> VerificationCheck {
+    /// SQLITE_CORRUPT), or answers "ok" or what is wrong (`rtreecheck`). An
+    /// external-content index (`indexing`) that fails is named with how it differs from
+    /// its table, and a rebuild advised only where the app's triggers index every row.
+    private static func virtualTableCheck(_ db: some SQLQuerying, table: String, module: String, sql: String, answersOK: Bool,
+                                          indexing: ExternalContentIndex? = nil) -> VerificationCheck {
         let name = "\(module) index \(table)"
         do {
             let answer = try allowingStatementsThatWriteNothing(db) { try db.textColumn(sql: sql).joined(separator: "; ") }
@@ -99,6 +179,9 @@ package enum DatabaseChecks {
         } catch {
             switch type(of: db).resultCode(of: error) ?? .SQLITE_OK {
             case .SQLITE_CORRUPT:
+                if let indexing, let difference = indexing.difference(in: db) {
+                    return .failed(name, FullTextIndexDifference(index: indexing, difference: difference))
+                }
                 // SQLite's words here are only "database disk image is malformed".
                 return .failed(name, MigrationKitError.virtualTableIndexDamaged(table: table, module: module, result: "its integrity-check fails"))
             case .SQLITE_BUSY, .SQLITE_LOCKED:
@@ -106,9 +189,29 @@ package enum DatabaseChecks {
             case .SQLITE_READONLY:
                 return .notApplicable(name, reason: "not checked: the database is open read-only, and \(module)'s check is a statement SQLite runs only where it may write (it writes nothing)")
             default:
+                if let need = appExtensionNeed(of: error, in: db) { return .notChecked(name, needing: need) }
                 return .notApplicable(name, reason: "not checked: this SQLite cannot run \(module)'s check here (\(oneLine(type(of: db).message(of: error))))")
             }
         }
+    }
+
+    /// An external-content index the app's triggers fill with only some of its table's
+    /// rows: not compared with that table, which would fail by design. FTS5's check of
+    /// its own structure (`sql`, rank 0) still runs; FTS4 has none apart (`sql` nil).
+    private static func partlyFilledIndexCheck(_ db: some SQLQuerying, _ indexing: ExternalContentIndex, sql: String?) -> VerificationCheck {
+        guard case .someRows(let condition) = indexing.filling else { preconditionFailure("an index filled with every row") }
+        let held = indexing.difference(in: db).map { "; it \($0)" } ?? ""
+        let why = "not compared with \(indexing.contentTable): the app's triggers index only the rows where \(condition)\(held)"
+        guard let sql else { return .notApplicable("\(indexing.module) index \(indexing.table)", reason: why) }
+        let checked = virtualTableCheck(db, table: indexing.table, module: indexing.module, sql: sql, answersOK: false)
+        guard checked.passed, checked.ran else { return checked }
+        return .passed(checked.name, detail: "ok (its own structure; \(why))")
+    }
+
+    /// The external-content FTS4 indexes (`ExternalContentIndex`), whose whole-file check
+    /// SQLite 3.44+ reports as "malformed" where they differ from their table's rows.
+    private static func externalContentFTS4Tables(_ db: some SQLQuerying) throws -> [String] {
+        try ExternalContentIndex.all(in: db).values.filter { $0.module == "FTS4" }.map(\.table)
     }
 
     /// The contentless FTS3 and FTS4 indexes (`content=''`) of the main database.

@@ -43,6 +43,16 @@ package struct SQLCipherFeature: Hashable, Sendable, CustomStringConvertible {
         return "x' and \(hexDigits) hex digits, which \(linked) reads as a passphrase and SQLCipher \(feature.addedIn) and later as a raw key with its HMAC key and salt, so it was not used; open the database with SQLCipher \(feature.addedIn) or later"
     }
 
+    /// Why a raw key of `hexDigits` hex digits, which a library of `version` reads as a
+    /// passphrase, did not open a database read so: the middle of the sentence, "x' and
+    /// 160 hex digits, which the linked SQLCipher 4.6.1 reads as a passphrase, and as one
+    /// it does not open this database; …". Nil where the library reads it as a raw key.
+    package static func rawKeyAsPassphraseFailure(hexDigits: Int, library version: SQLCipherVersion?) -> String? {
+        guard let feature = neededForRawKey(hexDigits: hexDigits), !feature.isAvailable(in: version) else { return nil }
+        let linked = version.map { "the linked SQLCipher \($0)" } ?? "the linked SQLCipher"
+        return "x' and \(hexDigits) hex digits, which \(linked) reads as a passphrase (as every SQLCipher before \(feature.addedIn) did), and as one it does not open this database; if it is a raw key with its HMAC key and salt, open the database with SQLCipher \(feature.addedIn) or later"
+    }
+
     /// Whether a library of `version` has it (nil: no SQLCipher, or an unknown one).
     package func isAvailable(in version: SQLCipherVersion?) -> Bool {
         version.map { $0 >= addedIn } ?? false

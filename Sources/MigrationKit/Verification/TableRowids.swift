@@ -40,15 +40,20 @@ package struct TableRowids: Sendable, Equatable {
     package func twinlessRowQuery(from source: String, in target: String) -> String {
         let copied = "\(quoteIdentifier(target)).\(quoteIdentifier(table))"
         let original = "\(quoteIdentifier(source)).\(quoteIdentifier(table))"
-        // Row values of at most 100 columns each, so a wide table stays within SQLite's
-        // limits on an expression's depth.
+        return "SELECT EXISTS (SELECT 1 FROM \(original) AS original WHERE NOT EXISTS (SELECT 1 FROM \(copied) AS copied "
+            + "WHERE copied.\(rowidName) = original.\(rowidName) AND " + Self.sameValues(columns) + "))"
+    }
+
+    /// The condition that row `copied` holds the values of row `original` in `columns`,
+    /// byte for byte (`COLLATE BINARY`), as the twinless-row queries compare them: row
+    /// values of at most 100 columns each, so a wide table stays within SQLite's limits
+    /// on an expression's depth.
+    static func sameValues(_ columns: [String]) -> String {
         let groups = stride(from: 0, to: columns.count, by: 100).map { Array(columns[$0..<min($0 + 100, columns.count)]) }
-        let sameValues = groups.map { group in
+        return groups.map { group in
             "(" + group.map { "copied.\(quoteIdentifier($0))" }.joined(separator: ", ") + ") IS ("
                 + group.map { "original.\(quoteIdentifier($0)) COLLATE BINARY" }.joined(separator: ", ") + ")"
-        }
-        return "SELECT EXISTS (SELECT 1 FROM \(original) AS original WHERE NOT EXISTS (SELECT 1 FROM \(copied) AS copied "
-            + "WHERE copied.\(rowidName) = original.\(rowidName) AND " + sameValues.joined(separator: " AND ") + "))"
+        }.joined(separator: " AND ")
     }
 
     /// The statements that copy the table's rows from `source` into `target` again, each

@@ -26,6 +26,13 @@ public struct VerificationCheck: Sendable {
     /// False for a check that does not apply to this database (`notApplicable`): it
     /// neither passed nor failed, and says nothing about the file's health.
     public let applies: Bool
+    /// What only the database's app registers that this check needed and the connection
+    /// lacked (`notChecked`): the check, or the part of it named in the detail, could not
+    /// run, which says nothing about the file's health either; empty when it ran.
+    package let unmetNeeds: [AppExtensionNeed]
+    /// False for a check that did not run at all (`notChecked`); true for one that ran,
+    /// wholly or for the part it could (`passed(_:detail:notChecking:)`).
+    package let ran: Bool
 
     /// Whether the check passed, or does not apply (nothing was found wrong).
     public var passed: Bool { failure == nil }
@@ -46,17 +53,38 @@ public struct VerificationCheck: Sendable {
         VerificationCheck(name: name, failure: nil, detail: reason, applies: false)
     }
 
+    /// A check named `name` that could not run because the connection lacks `need`,
+    /// which only the database's app registers: not a failure, and not a pass either.
+    package static func notChecked(_ name: String, needing need: AppExtensionNeed) -> VerificationCheck {
+        VerificationCheck(name: name, failure: nil, detail: "not checked: it needs \(need), which this connection does not have",
+                          applies: true, unmetNeeds: [need], ran: false)
+    }
+
+    /// A check that passed for what it could run and names, in `detail`, what it could
+    /// not (`unmetNeeds`): `quick_check` table by table when the check of the whole file
+    /// needs an index's tokenizer.
+    package static func passed(_ name: String, detail: String, notChecking unmetNeeds: [AppExtensionNeed]) -> VerificationCheck {
+        VerificationCheck(name: name, failure: nil, detail: detail, applies: true, unmetNeeds: unmetNeeds)
+    }
+
     /// A check from its parts; `passed(_:detail:)` and `failed(_:_:)` are shorter.
     package init(name: String, failure: (any Error & Sendable)?, detail: String) {
         self.init(name: name, failure: failure, detail: detail, applies: true)
     }
 
-    private init(name: String, failure: (any Error & Sendable)?, detail: String, applies: Bool) {
+    private init(name: String, failure: (any Error & Sendable)?, detail: String, applies: Bool, unmetNeeds: [AppExtensionNeed] = [],
+                 ran: Bool = true) {
         self.name = name
         self.failure = failure
         self.detail = detail
         self.applies = applies
+        self.unmetNeeds = unmetNeeds
+        self.ran = ran && applies
     }
+
+    /// Whether all of the check ran: false when something only the app registers was
+    /// missing for it, or for part of it.
+    package var checkedFully: Bool { unmetNeeds.isEmpty }
 }
 
 /// Every check of one verification run.
@@ -73,6 +101,16 @@ public struct VerificationReport: Sendable {
     public var passed: Bool { checks.allSatisfy(\.passed) }
     /// The checks that failed, in order.
     public var failures: [VerificationCheck] { checks.filter { !$0.passed } }
+
+    /// The checks that could not run, or not wholly, for want of what only the
+    /// database's app registers; they passed what they ran, and are not failures.
+    package var notCheckedFully: [VerificationCheck] { checks.filter { !$0.checkedFully } }
+
+    /// What the app registers that the checks needed, each once, in the order met.
+    package var unmetNeeds: [AppExtensionNeed] {
+        var seen: Set<AppExtensionNeed> = []
+        return checks.flatMap(\.unmetNeeds).filter { seen.insert($0).inserted }
+    }
 }
 
 extension VerificationCheck {

@@ -79,7 +79,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
                                                       beforeWriting: { writer in if !backup.skip { backupPath = try backup.create(of: writer, in: world) } },
                                                       beforeReplacing: {})
         let duration = ContinuousClock.now - start
-        report(summary, database: settings.path, backup: backupPath, duration: duration, reporter: reporter)
+        report(summary, database: settings.path, backup: backupPath, duration: duration, reporter: reporter, advice: world.appExtensionAdvice)
         return CipherUpgradeDocument(summary, database: settings.path, backup: backupPath, duration: duration, in: world)
     }
 
@@ -99,7 +99,8 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
             : "already in \(report.to.format.rawValue)'s format"
     }
 
-    private func report(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration, reporter: Reporter) {
+    private func report(_ summary: CipherFormatUpgrade.Summary, database: String, backup: String?, duration: Duration, reporter: Reporter,
+                        advice: AppExtensionAdvice = AppExtensionAdvice()) {
         let journal = summary.journalMode == "wal" ? ", WAL mode kept" : ""
         switch summary.outcome {
         case .alreadyInTargetFormat:
@@ -117,6 +118,7 @@ struct CipherUpgradeCommand: UsesProjectConnectionAndBackup, FleetCommand {
             reportChanges(summary, reporter: reporter)
             if let backup { reporter.line("Backup (in the old format, same key): \(backup)") }
             collations.noteStandIns(to: reporter)
+            if let notChecked = advice.warning(notChecked: summary.notChecked, of: "The upgraded copy") { reporter.warning(notChecked) }
         }
     }
 }

@@ -32,12 +32,13 @@ extension DiffCommand {
         case .database(let probe):
             desiredSQL = try schemaText(of: probe, currentKey: currentKey, reporter: reporter, in: world)
         }
-        let proof = SchemaMigrationProof(lintContext: minimum.applied(to: .linkedLibrary), allowsDestructiveChanges: allowDrop)
+        let proof = SchemaMigrationProof(lintContext: minimum.applied(to: .linkedLibrary), allowsDestructiveChanges: allowDrop,
+                                         app: AppRegistrations(extensions: world.extensions, prepareDatabase: world.host.prepareDatabase))
         let proven: SchemaMigrationProof.Proven
         do {
             proven = try proof.migration(from: current, to: desiredSQL)
         } catch let refusal as SchemaMigrationProof.Refusal {
-            throw Self.error(for: refusal, schemaFile: schemaFile, current: currentName)
+            throw Self.error(for: refusal, schemaFile: schemaFile, current: currentName, advice: world.appExtensionAdvice)
         }
         try Interruption.check()
         let migration = proven.migration
@@ -106,8 +107,19 @@ extension DiffCommand {
         return try other.read { try SchemaSnapshot(reading: $0) }.schemaText
     }
 
-    private static func error(for refusal: SchemaMigrationProof.Refusal, schemaFile: String, current: String) -> CLIError {
+    private static func error(for refusal: SchemaMigrationProof.Refusal, schemaFile: String, current: String,
+                              advice: AppExtensionAdvice = AppExtensionAdvice()) -> CLIError {
         let nothing = "nothing was written"
+        // A schema, or its migration, that needs what only the app registers is not wrong:
+        // the scratch databases lack it.
+        switch refusal {
+        case .desiredSchemaFails(let message), .migrationFails(let message):
+            if let need = AppExtensionNeed(sqliteMessage: message) {
+                return CLIError(.missingOption, "The schema --to \(schemaFile) makes needs \(need), which only the app registers and the scratch databases diff proves its migration on do not have (\(message)); \(advice.howToBringIt). Nothing was written.")
+            }
+        default:
+            break
+        }
         switch refusal {
         case .desiredSchemaFails(let message):
             return CLIError(.unusableFile, "--to \(schemaFile) does not run on an empty database with SQLite \(SQLCipherLibrary.sqliteVersion): \(message); fix the file (it should hold the CREATE statements of the schema you want).")

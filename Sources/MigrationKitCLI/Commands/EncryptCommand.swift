@@ -66,7 +66,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
                 // and replaceable.
                 summary = try DatabaseEncryption.encryptInPlace(
                     at: path, key: key, cipher: settings.configuration.cipher, lockTimeout: settings.configuration.busyTimeout,
-                    heldLock: world.locks.lock(on: path), collations: collations.standIns,
+                    heldLock: world.locks.lock(on: path), app: settings.configuration.app,
                     beforeWriting: {
                         guard !backup.skip else { return }
                         backupPath = try backup.create(of: try SQLCipherWriter(path: path, key: nil, configuration: plaintextConfiguration(settings)), in: world)
@@ -87,7 +87,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
             }
         } else if let outputPath {
             summary = try DatabaseEncryption.encrypt(plaintextAt: path, to: outputPath, key: key, cipher: settings.configuration.cipher, overwrite: force,
-                                                     collations: collations.standIns)
+                                                     app: settings.configuration.app)
             reporter.line("Wrote an encrypted copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified).")
         } else {
             throw CLIError(.missingOption, "Give --output FILE or --in-place (one of them).")
@@ -102,6 +102,7 @@ struct EncryptCommand: UsesProjectConnectionAndBackup, FleetCommand {
         }
         if let backupPath { reporter.line("Backup of the plaintext original: \(backupPath) — delete it once the encrypted database is in use.") }
         collations.noteStandIns(to: reporter)
+        if let notChecked = world.appExtensionAdvice.warning(notChecked: summary.notChecked, of: "The encrypted copy") { reporter.warning(notChecked) }
         return ExportDocument(database: path, databaseName: world.databaseName, output: outputPath ?? path, rowCounts: summary.rowCounts,
                               backup: backupPath, changed: true, written: written)
     }
@@ -156,13 +157,14 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
         // wrote and proved is this tenant done, not a file in the way.
         let mayBeDone = world.fleet != nil && !force && FileProbe(path: outputPath).kind == .regularFile
         if !mayBeDone { try output.check(against: connection.filesRead(in: world.surroundings.environment)) }
-        let settings = try ConnectionSettings.resolving(connection, access: .change, reporter: reporter, in: world)
+        var settings = try ConnectionSettings.resolving(connection, access: .change, reporter: reporter, in: world)
+        settings.configuration.collationStandIns = collations.standIns
         guard let key = settings.key else {
             throw CLIError(.missingOption, "decrypt needs the database's key; --plaintext databases are already decrypted.")
         }
         if mayBeDone {
             if let copy = DatabaseEncryption.plaintextCopySummary(outputPath, of: path, key: key, cipher: settings.configuration.cipher,
-                                                                  collations: collations.standIns) {
+                                                                  app: settings.configuration.app) {
                 reporter.line("\(outputPath) is already a plaintext copy of \(path), with its schema and rows: nothing to do.")
                 return ExportDocument(database: path, databaseName: world.databaseName, output: outputPath, rowCounts: copy.rowCounts, backup: nil,
                                       changed: false, written: DatabaseCipherDescription(nil))
@@ -170,9 +172,10 @@ struct DecryptCommand: UsesProjectConnection, FleetCommand {
             try output.check(against: connection.filesRead(in: world.surroundings.environment))
         }
         let summary = try DatabaseEncryption.decrypt(at: path, key: key, cipher: settings.configuration.cipher, to: outputPath, overwrite: force,
-                                                     collations: collations.standIns)
+                                                     app: settings.configuration.app)
         reporter.line("Wrote a plaintext copy of \(path) to \(outputPath) (\(RowCounts.rowsInTables(summary.rowCounts)) verified). It is not encrypted: keep it private and delete it when done.")
         collations.noteStandIns(to: reporter)
+        if let notChecked = world.appExtensionAdvice.warning(notChecked: summary.notChecked, of: "The plaintext copy") { reporter.warning(notChecked) }
         return ExportDocument(database: path, databaseName: world.databaseName, output: outputPath, rowCounts: summary.rowCounts, backup: nil,
                               changed: true, written: DatabaseCipherDescription(nil))
     }

@@ -31,11 +31,26 @@ package struct RoundTripCheck {
         package let passed: Bool
         /// What was found, in a sentence: the evidence when it passed, the problem when not.
         package let detail: String
+        /// What only the app registers that the check needed and the scratch database's
+        /// connection lacked, so that it could not run (no failure; `passed` is true):
+        /// empty when it ran.
+        package let notChecked: [VerifyDocument.Check.Need]
 
-        package init(name: String, passed: Bool, detail: String) {
+        package init(name: String, passed: Bool, detail: String, notChecked: [VerifyDocument.Check.Need] = []) {
             self.name = name
             self.passed = passed
             self.detail = detail
+            self.notChecked = notChecked
+        }
+
+        /// A check that `error` stopped: failed, or, where the error is a statement that
+        /// needs what only the app registers (its tokenizer, a function), not checked,
+        /// naming it: the migrations are not at fault, and the check runs with the app's
+        /// extension loaded.
+        package static func stopped(_ name: String, by error: any Error, detail: String? = nil) -> Result {
+            guard let need = AppExtensionNeed(error: error) else { return Result(name: name, passed: false, detail: detail ?? "\(error)") }
+            return Result(name: name, passed: true, detail: "not checked: it needs \(need), which the scratch database's connection does not have",
+                          notChecked: [.init(kind: need.kind.rawValue, name: need.name)])
         }
     }
 
@@ -75,7 +90,7 @@ package struct RoundTripCheck {
     }
 
     private func scratchDatabase(_ path: String, migrations: (any CommandMigrations)? = nil) throws -> MigrationSession {
-        try MigrationSession.openScratch(OpenRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5)),
+        try MigrationSession.openScratch(OpenRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5), extensions: world.extensions),
                                          migrations: migrations ?? self.migrations, in: world)
     }
 
@@ -91,7 +106,7 @@ package struct RoundTripCheck {
             results.append(Result(name: "fresh install", passed: true,
                                   detail: "\(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") applied to an empty database; verification passed"))
         } catch {
-            return [Result(name: "fresh install", passed: false, detail: "\(error)")]
+            return [Result.stopped("fresh install", by: error)]
         }
         do {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -109,7 +124,7 @@ package struct RoundTripCheck {
                 : "the second run applied nothing and changed no schema object or row (the app's writer rewrites the file's header as it opens)"
             results.append(Result(name: "migrate twice", passed: passed, detail: detail))
         } catch {
-            results.append(Result(name: "migrate twice", passed: false, detail: "\(error)"))
+            results.append(Result.stopped("migrate twice", by: error))
         }
         return results
     }
@@ -174,12 +189,12 @@ package struct RoundTripCheck {
                     }
                     results.append(Result(name: name, passed: true, detail: "up, down and up again give the same schemas"))
                 } catch {
-                    results.append(Result(name: name, passed: false, detail: (error as? RoundTripFailure)?.detail ?? "\(error)"))
+                    results.append(Result.stopped(name, by: error, detail: (error as? RoundTripFailure)?.detail))
                     database = try freshDatabase(upTo: identifier)
                 }
             }
         } catch {
-            results.append(Result(name: "round trips", passed: false, detail: "\(error)"))
+            results.append(Result.stopped("round trips", by: error))
         }
         return results
     }
@@ -221,7 +236,7 @@ package struct RoundTripCheck {
             return Result(name: name, passed: true,
                           detail: "a copy upgraded with \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s"); every table kept its rows; verification passed")
         } catch {
-            return Result(name: name, passed: false, detail: "\(error)")
+            return Result.stopped(name, by: error)
         }
     }
 

@@ -15,22 +15,26 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     @OptionGroup(title: "Key options (for --from-database)", visibility: ConnectionOptions.encryptionVisibility) package var key: KeyOptions
     @OptionGroup(title: "Cipher options (for --from-database)", visibility: ConnectionOptions.encryptionVisibility) package var cipher: CipherOptions
     @OptionGroup package var minimum: MinimumSQLiteOptions
+    @OptionGroup package var extensions: ExtensionOptions
     @OptionGroup package var output: OutputOptions
 
     @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
     package var olderDatabase: String?
 
-    /// The migrations folder, its layout and Flyway's placeholders as every command takes
-    /// them (flags, then the environment, then the project file), and the project file's
+    /// The migrations folder, its layout, Flyway's placeholders and the app's extensions
+    /// (the scratch databases need them as the real one does) as every command takes them
+    /// (flags, then the environment, then the project file), and the project file's
     /// `[lint]` table: what `migrate` leaves unsaid, the lint check leaves unsaid too.
     /// The key options for `--from-database` stay flags only.
     package mutating func applyProjectSettings(in world: CommandWorld) throws -> ProjectSettings {
         var connection = try ConnectionOptions.parse([])
         connection.migrations = migrations
+        connection.extensions = extensions
         var noBackup: BackupOptions? = nil
         let settings = try ProjectSettings.apply(to: &connection, backup: &noBackup, commandName: world.layer.commandName,
                                                  environment: world.surroundings.environment)
         migrations = connection.migrations
+        extensions = connection.extensions
         return settings
     }
 
@@ -62,11 +66,22 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
         // A check stopped by Ctrl-C failed nothing: say that, not a list of failures.
         try Interruption.check()
         for result in results {
-            reporter.line("\(result.passed ? "ok    " : "FAILED") \(result.name): \(result.detail)")
+            reporter.line("\(!result.notChecked.isEmpty ? "n/a   " : result.passed ? "ok    " : "FAILED") \(result.name): \(result.detail)")
         }
         let failures = results.filter { !$0.passed }.count
-        reporter.line(failures == 0 ? "All \(results.count) checks passed." : "\(failures) of \(results.count) checks failed.")
+        let notChecked = results.filter { !$0.notChecked.isEmpty }
+        if failures > 0 {
+            reporter.line("\(failures) of \(results.count) checks failed.")
+        } else if notChecked.isEmpty {
+            reporter.line("All \(results.count) checks passed.")
+        } else {
+            let needs = notChecked.flatMap(\.notChecked).compactMap { need in
+                AppExtensionNeed.Kind(rawValue: need.kind).map { AppExtensionNeed($0, need.name) }
+            }
+            reporter.line("Every check that could run passed; \(world.appExtensionAdvice.notChecked(notChecked.count, needing: needs, meaning: "which says nothing against the migrations")).")
+        }
         try reporter.document(CheckDocument(passed: failures == 0, checks: results))
+        // Checks that could not run are no failure (`ExitCodeDecision.exitCode(forChecks:)`).
         if failures > 0 { throw ExitCodeDecision.ending(with: .checksFailed) }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 
@@ -22,10 +23,13 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         guard let settings = world.settings else {
             throw CLIError(.unexpectedState, "The settings were not resolved before `config` ran.")
         }
-        let rows = ProjectSetting.allCases.compactMap { setting -> ConfigDocument.Setting? in
-            guard let value = settings.values[setting] else { return nil }
-            return ConfigDocument.Setting(name: setting.rawValue, value: value.text, source: value.origin.kind,
-                                          origin: value.origin.description)
+        // A list (the extensions) a row per item, each saying where it came from.
+        let rows = ProjectSetting.allCases.flatMap { setting -> [ConfigDocument.Setting] in
+            guard let value = settings.values[setting] else { return [] }
+            let items = setting.kind == .pathList ? LoadableExtension.list(value.text) : [value.text]
+            return items.map {
+                ConfigDocument.Setting(name: setting.rawValue, value: $0, source: value.origin.kind, origin: value.origin.description)
+            }
         }
         let key = keySource(settings, environment: world.surroundings.environment)
         reporter.line("config file: \(settings.configFile ?? "none (no migrationkit.toml here or above)")")

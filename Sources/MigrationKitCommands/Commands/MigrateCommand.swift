@@ -145,6 +145,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
         // A database this run created and kept nothing in is not left behind.
         let report = try session.migrate(upTo: target, options: options)
         printSummary(report, reporter: reporter)
+        if let notChecked = world.appExtensionAdvice.warning(notVerifying: report.unmetNeeds) { reporter.warning(notChecked) }
         try reporter.document(MigrateDocument(
             database: session.path,
             databaseName: world.databaseName,

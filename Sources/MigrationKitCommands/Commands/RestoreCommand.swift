@@ -24,12 +24,15 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         var safetyCopy: String?
         // The backup is proven and staged first; the safety copy is taken only then (so a
         // refused restore changes nothing) and never prunes the backup being restored.
-        try world.layer.restore(from: source, over: request, heldLock: world.locks.lock(on: request.path)) {
+        let proof = try world.layer.restore(from: source, over: request, heldLock: world.locks.lock(on: request.path)) {
             // A missing database (the case restore is most needed for) has nothing to keep.
             guard !backup.skip, FileManager.default.fileExists(atPath: request.path) else { return }
             safetyCopy = try keepCurrentDatabase(request, reporter: reporter, in: world)
         }
         reporter.line("Restored \(request.path) from \(source).")
+        if let notChecked = world.appExtensionAdvice.warning(notChecked: proof.checkedFully ? [] : [proof], of: "The backup") {
+            reporter.warning(notChecked)
+        }
         if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
         try reporter.document(RestoreDocument(database: request.path, databaseName: world.databaseName, restoredFrom: source, backup: safetyCopy))
     }

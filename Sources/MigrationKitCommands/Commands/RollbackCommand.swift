@@ -62,6 +62,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
         reporter.line(report.steps.isEmpty
             ? "Nothing to roll back."
             : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")
+        if let notChecked = world.appExtensionAdvice.warning(notVerifying: report.unmetNeeds) { reporter.warning(notChecked) }
         return RollbackDocument(
             database: database.path,
             databaseName: world.databaseName,

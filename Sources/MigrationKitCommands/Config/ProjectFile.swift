@@ -254,6 +254,22 @@ package struct ProjectFile {
         case .flag:
             guard value.type == .bool, let flag = value.bool else { throw wrongType("true or false") }
             return String(flag)
+        case .pathList:
+            let items = value.string.map { [$0] } ?? value.array.map { array in array.compactMap(\.string) }
+            guard let items, items.count == (value.array?.count ?? 1) else { throw wrongType("a path in quotes, or a list of them") }
+            guard !items.isEmpty, items.allSatisfy({ !$0.isEmpty }) else {
+                throw CLIError(.badSetting, "\(here): `\(setting.rawValue)` holds an empty path; give a path, or remove the line.")
+            }
+            if let separated = items.first(where: { $0.contains(";") }) {
+                throw CLIError(.badSetting, "\(here): `\(setting.rawValue)` \"\(separated)\" holds a `;`, which separates several in MIGRATIONKIT_\(setting.rawValue.uppercased().replacingOccurrences(of: "-", with: "_")); give each path as an item of a list.")
+            }
+            return items.map { item in
+                // A path with a folder in it is the file's neighbour; a bare name is for
+                // the system's library search, as SQLite takes it.
+                guard item.contains("/"), !item.hasPrefix("/"), let library = LoadableExtension(argument: item) else { return item }
+                let path = URL(fileURLWithPath: library.path, relativeTo: URL(fileURLWithPath: folder, isDirectory: true)).standardizedFileURL.path
+                return LoadableExtension(path: path, entryPoint: library.entryPoint).description
+            }.joined(separator: "; ")
         }
     }
 

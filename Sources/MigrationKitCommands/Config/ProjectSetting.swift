@@ -37,6 +37,8 @@ package struct ProjectSetting: Hashable, Sendable {
     /// `migrate`'s `--accept-existing-tables`: the app creates tables before its first
     /// migration, so a database with tables and no ledger is migrated as it is.
     package static let acceptExistingTables = ProjectSetting(rawValue: "accept-existing-tables", kind: .flag)
+    /// The app's extensions, loaded into every connection (`ExtensionOptions`).
+    package static let loadExtension = ProjectSetting(rawValue: "load-extension", kind: .pathList)
 
     /// The key sources' settings (`password-file`, `keychain-service`, …), from the one
     /// list of key sources.
@@ -49,7 +51,7 @@ package struct ProjectSetting: Hashable, Sendable {
     package static let allCases: [ProjectSetting] = [dbPath, migrations, migrationsLayout] + keySources + [
         plaintext, cipherCompatibility, kdfIterations, cipherPageSize, cipherKDFAlgorithm, cipherHMACAlgorithm,
         cipherPlaintextHeaderSize, cipherSalt, cipherUseHMAC, lockTimeout, keyCommandTimeout, backupDirectory, memorySecurity,
-        acceptExistingTables,
+        acceptExistingTables, loadExtension,
     ]
 
     /// The setting the file or a flag names `name`, if any.

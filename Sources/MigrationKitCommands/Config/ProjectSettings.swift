@@ -92,6 +92,7 @@ package struct ProjectSettings {
             try connection.validate()
             try connection.key.validate()
             try connection.cipher.validate()
+            try connection.extensions.validate()
             try backup?.validate()
         } catch let error as ValidationError {
             let from = borrowed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) from \($0.value.origin)" }.joined(separator: ", ")
@@ -114,6 +115,17 @@ package struct ProjectSettings {
         if name == KeySource.passwordEnvironmentVariable { return KeySource.passwordEnvironmentVariableGivesKey(in: environment) ? "" : nil }
         guard let text = environment.string(name) else { return nil }
         return text.isEmpty ? nil : text
+    }
+
+    /// A list setting's values as one text, as its variable takes them; nil for none.
+    private static func listValue(_ values: [String]) -> String? {
+        values.isEmpty ? nil : values.joined(separator: "; ")
+    }
+
+    /// The extensions the command loads into every connection it opens, from wherever
+    /// they were given (`load-extension`).
+    package var extensions: [LoadableExtension] {
+        values[.loadExtension].map { LoadableExtension.list($0.text).compactMap(LoadableExtension.init(argument:)) } ?? []
     }
 
     /// "10" rather than "10.0", as it would be typed.
@@ -149,6 +161,7 @@ package struct ProjectSettings {
         case .keyCommandTimeout: return connection.givenKeyCommandTimeout.map(seconds)
         case .backupDirectory: return backup?.directory
         case .memorySecurity: return connection.cipher.memorySecurity.map { String($0) }
+        case .loadExtension: return listValue(connection.extensions.given)
         default: return nil
         }
     }
@@ -198,6 +211,7 @@ package struct ProjectSettings {
             connection.givenKeyCommandTimeout = seconds
         case .backupDirectory: backup?.directory = value.text
         case .acceptExistingTables: _ = try yesOrNo()
+        case .loadExtension: connection.extensions.given = LoadableExtension.list(value.text)
         default: break
         }
     }

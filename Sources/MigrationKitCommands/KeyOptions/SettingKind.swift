@@ -8,6 +8,10 @@ package enum SettingKind: Sendable {
     case wholeNumber
     case seconds
     case flag
+    /// Several paths (an extension's `PATH[:ENTRY]`): in the file a list of them, or one;
+    /// in the variable separated by `;`. A path with a `/` is relative to the file's
+    /// folder; a bare name is left for the system's library search.
+    case pathList
 }
 
 extension SettingKind {

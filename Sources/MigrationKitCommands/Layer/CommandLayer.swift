@@ -70,10 +70,11 @@ package protocol CommandLayer: Sendable {
 
     /// Puts the backup at `backup` in place of the database `request` names, after
     /// proving it opens with the request's key and passes `quick_check`; runs
-    /// `beforeReplacing` just before (`BackupFiles.putInPlace`).
+    /// `beforeReplacing` just before (`BackupFiles.putInPlace`). Returns the proof, which
+    /// names what it could not check without what only the app registers.
     ///
     /// - Parameter heldLock: the database's change lock, which the command holds already.
-    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws
+    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck
 
     /// `diff --to`: writes the migration from the current schema to the one
     /// `schemaFile` makes, proven on scratch copies first; a layer that cannot prove one

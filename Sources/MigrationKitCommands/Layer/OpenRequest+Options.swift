@@ -38,7 +38,8 @@ extension OpenRequest {
     }
 
     /// How to open the database at `path` for `access`, with the key, cipher options
-    /// and lock timeout given; turns on the layer's memory security when asked.
+    /// and lock timeout given, and the command's extensions; turns on the layer's memory
+    /// security when asked.
     ///
     /// - Parameter readerWaits: a reader waits out the lock timeout only when one was
     ///   asked for; otherwise it gives way to another process's change at once and
@@ -47,6 +48,6 @@ extension OpenRequest {
                  readerWaits: Bool = false, found: Finding? = nil, in world: CommandWorld) {
         let memorySecurity = world.layer.enableMemorySecurity(asked: cipher.memorySecurity == true)
         self.init(path: path, key: key, access: access, lockTimeout: .milliseconds(Int64(lockTimeout * 1000)),
-                  readerWaits: readerWaits, cipher: cipher.settings, memorySecurity: memorySecurity, found: found)
+                  readerWaits: readerWaits, cipher: cipher.settings, memorySecurity: memorySecurity, extensions: world.extensions, found: found)
     }
 }

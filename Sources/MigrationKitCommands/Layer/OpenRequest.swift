@@ -34,6 +34,9 @@ package struct OpenRequest: Sendable {
     package var cipher: CipherSettings
     /// `--memory-security`, as resolved.
     package var memorySecurity: Bool
+    /// The app's extensions, loaded into every connection opened for the request
+    /// (`--load-extension`).
+    package var extensions: [LoadableExtension]
     /// What was at `path` when the command first looked (`NewDatabaseFile.state(of:)`),
     /// or why it could not be examined (a folder, a device), which opening reports.
     package let found: Finding
@@ -46,8 +49,10 @@ package struct OpenRequest: Sendable {
     /// - Parameter found: what the command found at `path` when it first looked (`find(at:)`),
     ///   before it asked for the key; nil looks now.
     package init(path: String, key: DatabaseKey?, access: DatabaseAccess, lockTimeout: Duration, readerWaits: Bool = false,
-                 cipher: CipherSettings = CipherSettings(), memorySecurity: Bool = false, found: Finding? = nil) {
+                 cipher: CipherSettings = CipherSettings(), memorySecurity: Bool = false, extensions: [LoadableExtension] = [],
+                 found: Finding? = nil) {
         self.path = path
+        self.extensions = extensions
         self.key = key
         self.access = access
         self.lockTimeout = lockTimeout
@@ -61,7 +66,7 @@ package struct OpenRequest: Sendable {
     /// The same request for the file at `path` (a scratch database, a backup to prove).
     package func forFile(at path: String) -> OpenRequest {
         var request = OpenRequest(path: path, key: key, access: access, lockTimeout: lockTimeout, readerWaits: readerWaits,
-                                  cipher: cipher, memorySecurity: memorySecurity)
+                                  cipher: cipher, memorySecurity: memorySecurity, extensions: extensions)
         request.readOnly = readOnly
         return request
     }

@@ -32,6 +32,10 @@ package struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong(ProjectSetting.keyCommandTimeout.rawValue), help: ArgumentHelp("Seconds a key command (--password-command, --new-password-command, --new-key-store-command) may run before it and its process group are killed (default: 60).", valueName: "seconds"))
     package var givenKeyCommandTimeout: Double?
 
+    /// The app's extensions, loaded into every connection the command opens.
+    @OptionGroup
+    package var extensions: ExtensionOptions
+
     /// `--config` and `--database`: where settings not given as flags come from.
     @OptionGroup(title: "Project options")
     package var project: ProjectOptions

@@ -41,8 +41,14 @@ package struct ErrorPresentation {
         case let error as CLIError:
             (kind, message) = ("\(error.exitCode)", error.message)
         case let error as MigrationStepError:
-            (kind, message) = (error.explanation.map { "migrationFailed.\($0.name)" } ?? "migrationFailed", error.description)
+            // A statement that needs what only the app registers: how to bring it.
+            let need = error.appExtensionNeed.map { need in
+                "; it needs \(need), which only the app registers: \(AppExtensionAdvice().howToBringIt), and run the command again."
+            }
+            (kind, message) = (error.explanation.map { "migrationFailed.\($0.name)" } ?? "migrationFailed", error.description + (need ?? ""))
         case let error as HostVerificationError:
+            (kind, message) = ("verificationFailed", error.description)
+        case let error as FullTextIndexDifference:
             (kind, message) = ("verificationFailed", error.description)
         case let error as MigrationKitError:
             (kind, message) = (error.name, error.sentence(wording))

@@ -124,14 +124,19 @@ package enum LintPrinter {
     /// The rule's fix, then how to keep the SQL as it is: a migration already applied
     /// must not change (an edit of its up SQL makes it `modified`), and a folder adopted
     /// from another tool is mostly such migrations.
+    /// A statement that needs what only the app registers gets the command line's option
+    /// (`AppExtensionAdvice`) in place of the library's words.
     package static func advice(for finding: LintFinding) -> String {
-        guard let comment = finding.silencingComment, !finding.fix.contains(comment) else { return finding.fix }
+        let fix = finding.rule == MigrationLinter.appExtensionRuleID
+            ? "Run the command with the app's extension loaded (--load-extension PATH[:ENTRY], or `load-extension` in migrationkit.toml), or migrate through the app, which registers it."
+            : finding.fix
+        guard let comment = finding.silencingComment, !fix.contains(comment) else { return fix }
         if finding.isAboutWholeFile {
-            return finding.fix + " To keep the file as it is, silence this with `\(comment)` anywhere in it."
+            return fix + " To keep the file as it is, silence this with `\(comment)` anywhere in it."
         }
         if finding.inDownSection {
-            return finding.fix + " To keep the down SQL as it is, silence this with `\(comment)` on the line above the statement."
+            return fix + " To keep the down SQL as it is, silence this with `\(comment)` on the line above the statement."
         }
-        return finding.fix + " To keep the SQL as it is (an applied migration's SQL must not change), silence this with `\(comment)` on the line above the statement."
+        return fix + " To keep the SQL as it is (an applied migration's SQL must not change), silence this with `\(comment)` on the line above the statement."
     }
 }

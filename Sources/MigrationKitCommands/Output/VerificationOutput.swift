@@ -2,17 +2,24 @@ import ArgumentParser
 import MigrationKit
 
 /// What `verify` says, whatever the database layer: a line per check, the verdict, and
-/// exit code 3 when a check failed.
+/// exit code 3 when a check failed. A check that could not run for want of what only the
+/// app registers (its tokenizer, a function, a collation) is no failure: the verdict
+/// names what was not checked and how to check it (`AppExtensionAdvice`), and the code is
+/// the one `ExitCodeDecision.exitCode(forChecks:)` gives.
 package struct VerificationOutput {
     package let report: VerificationReport
     package let database: String
     /// The project file's `[databases.NAME]` that chose the database, if any.
     package let databaseName: String?
+    /// How to bring what the app registers to this command line (`--load-extension`), for
+    /// the verdict on checks that could not run without it.
+    package let advice: AppExtensionAdvice
 
-    package init(_ report: VerificationReport, database: String, databaseName: String? = nil) {
+    package init(_ report: VerificationReport, database: String, databaseName: String? = nil, advice: AppExtensionAdvice = AppExtensionAdvice()) {
         self.report = report
         self.database = database
         self.databaseName = databaseName
+        self.advice = advice
     }
 
     package func print(to reporter: Reporter) throws {
@@ -25,9 +32,18 @@ package struct VerificationOutput {
     /// A line per check, and the verdict.
     package func printChecks(to reporter: Reporter) {
         for check in report.checks {
-            reporter.line("\(!check.applies ? "n/a   " : check.passed ? "ok    " : "FAILED") \(check.name): \(check.detail)")
+            reporter.line("\(!check.ran ? "n/a   " : check.passed ? "ok    " : "FAILED") \(check.name): \(check.detail)")
         }
-        reporter.line(report.passed ? "Verification passed." : "Verification failed: \(report.failures.count) problem\(report.failures.count == 1 ? "" : "s").")
+        let unchecked = report.notCheckedFully
+        guard report.passed else {
+            reporter.line("Verification failed: \(report.failures.count) problem\(report.failures.count == 1 ? "" : "s").")
+            return
+        }
+        guard !unchecked.isEmpty else {
+            reporter.line("Verification passed.")
+            return
+        }
+        reporter.line("Verification passed for everything that could be checked; \(advice.notChecked(unchecked.count, needing: report.unmetNeeds)).")
     }
 
     /// What `--json` prints.
@@ -36,15 +52,21 @@ package struct VerificationOutput {
             database: database,
             databaseName: databaseName,
             passed: report.passed,
-            checks: report.checks.map { .init(name: $0.name, passed: $0.passed, applies: $0.applies, detail: $0.detail) })
+            checks: report.checks.map { check in
+                .init(name: check.name, passed: check.passed, applies: check.applies, detail: check.detail,
+                      notChecked: check.unmetNeeds.map { .init(kind: $0.kind.rawValue, name: $0.name) })
+            })
     }
 
     /// Exit code 3 when a check failed; with --quiet, the first failure on standard
-    /// error, as nothing else said it.
+    /// error, as nothing else said it. Checks that could not run are no failure
+    /// (`ExitCodeDecision.exitCode(forChecks:)`).
     package static func end(_ document: VerifyDocument, reporter: Reporter) throws {
-        guard let failed = document.checks.first(where: { !$0.passed }) else { return }
-        if reporter.quiet { reporter.console.error("verify: \(failed.detail)") }
-        throw ExitCodeDecision.ending(with: .verificationFailed)
+        let failed = document.checks.first(where: { !$0.passed })
+        let code = ExitCodeDecision.exitCode(forChecks: failed == nil ? .passedWhatCouldRun : .failed)
+        guard code != .success else { return }
+        if reporter.quiet, let failed { reporter.console.error("verify: \(failed.detail)") }
+        throw ExitCode(code.rawValue)
     }
 
     /// A failed verification in one sentence naming each failed check, for a fleet's
@@ -66,12 +88,22 @@ package struct VerifyDocument: Encodable {
         package let passed: Bool
         package let applies: Bool
         package let detail: String
+        /// What only the app registers that the check needed and did not have; empty
+        /// when it ran whole.
+        package let notChecked: [Need]
 
-        package init(name: String, passed: Bool, applies: Bool, detail: String) {
+        package struct Need: Encodable {
+            /// `tokenizer`, `function`, `collation` or `module`.
+            package let kind: String
+            package let name: String
+        }
+
+        package init(name: String, passed: Bool, applies: Bool, detail: String, notChecked: [Need] = []) {
             self.name = name
             self.passed = passed
             self.applies = applies
             self.detail = detail
+            self.notChecked = notChecked
         }
     }
     package let database: String

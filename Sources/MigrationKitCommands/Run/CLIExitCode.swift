@@ -5,7 +5,9 @@ import MigrationKit
 /// Which code an error ends a run with is decided in one place, `ExitCodeDecision`,
 /// the same for every command line.
 public enum CLIExitCode: Int32, CaseIterable, Sendable {
-    /// Everything worked.
+    /// Everything worked. Checks that could not run because what they need only the
+    /// database's app registers (a tokenizer, a function, a collation) are named, and do
+    /// not change the code (`ExitCodeDecision.exitCode(forChecks:)`).
     case success = 0
     /// An unexpected failure (an I/O error the tool could not classify).
     case failure = 1

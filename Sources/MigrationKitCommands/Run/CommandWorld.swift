@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 
@@ -63,6 +64,14 @@ package struct CommandWorld: @unchecked Sendable {
 
     /// The settings resolved for the running command, once `CommandTree.run` has.
     package var settings: ProjectSettings? { resolvedSettings.settings }
+
+    /// The app's extensions the running command loads into every connection it opens
+    /// (`--load-extension`, from wherever it was given).
+    package var extensions: [LoadableExtension] { settings?.extensions ?? [] }
+
+    /// What the running command says about what it could not do without what only the
+    /// app registers (`AppExtensionAdvice`).
+    package var appExtensionAdvice: AppExtensionAdvice { AppExtensionAdvice(loaded: extensions.map(\.description)) }
 
     /// The `[databases.NAME]` of the project file that chose this command's database,
     /// if one did: named with the path in the first line and in `--json`.

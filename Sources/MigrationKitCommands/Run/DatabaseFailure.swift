@@ -44,7 +44,7 @@ package struct DatabaseFailure: Error, Hashable, Sendable {
             return .keyUnavailable
         case .busy, .inUse:
             return .locked
-        case .unsupportedCipherSetting:
+        case .unsupportedCipherSetting, .extensionNotLoaded:
             return .usage
         case .unregisteredCollation:
             // As a change that would lose data: refused until the user says how to go on.

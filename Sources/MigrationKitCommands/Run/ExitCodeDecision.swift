@@ -30,7 +30,7 @@ package enum ExitCodeDecision {
             // A step that failed because of the file system (a full disk, an I/O error),
             // rolled back, is a file problem; any other failed step is a failed migration.
             return error.explanation != nil ? .fileError : .migrationFailed
-        case is HostVerificationError:
+        case is HostVerificationError, is FullTextIndexDifference:
             return .verificationFailed
         case let error as MigrationKitError:
             return exitCode(for: error)
@@ -58,6 +58,33 @@ package enum ExitCodeDecision {
             return .migrationFailed
         case .verificationFailed, .drift:
             return .verificationFailed
+        }
+    }
+
+    /// How a run of checks ended (`verify`, the verification after `migrate` and
+    /// `rollback`, the proof of a copy: `encrypt`, `decrypt`, `rekey`, `cipher-upgrade`,
+    /// `backup`, `restore`).
+    package enum CheckOutcome: Sendable {
+        /// Every check that could run passed. Some may not have run, or not wholly,
+        /// because what they need only the database's app registers (its full-text
+        /// tokenizer, a function its triggers call, a collation): the command names each
+        /// and how to check it (`--load-extension`).
+        case passedWhatCouldRun
+        /// A check found something wrong.
+        case failed
+    }
+
+    /// The exit code of checks that ran to their end: success when every check that
+    /// could run passed, however many could not run for want of what only the app
+    /// registers — a check that cannot run is not a failed check, and no sign of damage,
+    /// while any other code would tell a script to restore a backup of a healthy database
+    /// and lose what is newer than it; verification failed (3) when one failed. The
+    /// command's output, and its `--json`, name what was not checked. The same for every
+    /// command.
+    package static func exitCode(forChecks outcome: CheckOutcome) -> CLIExitCode {
+        switch outcome {
+        case .passedWhatCouldRun: return .success
+        case .failed: return exitCode(for: CommandVerdict.verificationFailed)
         }
     }
 

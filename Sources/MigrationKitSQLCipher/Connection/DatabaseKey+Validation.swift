@@ -11,11 +11,19 @@ extension DatabaseKey {
     /// it as "no encryption" and write a plaintext file), a raw key of the wrong length,
     /// or one in a form the linked SQLCipher would read as a passphrase
     /// (`SQLCipherFeature.rawKeyRefusal`), which would key the file with another key than
-    /// the one given.
+    /// the one given. For a key that keys a new database or a copy; one that opens a
+    /// database already keyed is checked by `validateForOpening()`.
     package func validate() throws {
-        if let reason = unusableReason { throw SQLCipherError(kind: .invalidKey, message: reason) }
+        try validateForOpening()
         if let form = rawKeyForm, let refusal = SQLCipherFeature.rawKeyRefusal(hexDigits: form.hexDigits, library: SQLCipherLibrary.cipherVersion) {
             throw SQLCipherError(kind: .invalidKey, message: "The key is \(refusal).")
         }
+    }
+
+    /// `validate()` for a key that opens a database already keyed: a raw key of a form the
+    /// linked SQLCipher reads as a passphrase is tried as that passphrase, which is what a
+    /// file keyed with its text before SQLCipher 4.7 opens with (`SQLCipherOpener`).
+    package func validateForOpening() throws {
+        if let reason = unusableReason { throw SQLCipherError(kind: .invalidKey, message: reason) }
     }
 }

@@ -27,7 +27,29 @@ public struct SQLCipherConfiguration: Sendable {
     /// made the database registers (`AppCollation`), by lower-cased name: for a command
     /// that reads and copies such a database (see `CollationStandIn` for what the copy's
     /// indexes then need). None by default.
-    package var collationStandIns: [String: CollationStandIn] = [:]
+    package var collationStandIns: [String: CollationStandIn] {
+        get { app.collationStandIns }
+        set { app.collationStandIns = newValue }
+    }
+    /// SQLite extensions loaded into every connection opened with this configuration,
+    /// once it is keyed and proven (`--load-extension`; see `LoadableExtension`). None by
+    /// default.
+    package var extensions: [LoadableExtension] {
+        get { app.extensions }
+        set { app.extensions = newValue }
+    }
+    /// Runs on every connection opened with this configuration, once it is keyed and its
+    /// key proven, before anything else reads the database: where an app registers what
+    /// only it has and its schema needs — SQL functions its triggers and views call,
+    /// collations, full-text tokenizers (through `SQLCipherDatabase.sqliteConnection`) —
+    /// as GRDB's `Configuration.prepareDatabase` does. The copies, backups and checks a
+    /// command makes open their connections with it too. Nil by default.
+    public var prepareDatabase: (@Sendable (SQLCipherDatabase) throws -> Void)? {
+        get { app.prepareDatabase }
+        set { app.prepareDatabase = newValue }
+    }
+    /// All of the above, as the copying jobs take them (`AppRegistrations`).
+    package var app = AppRegistrations()
 
     /// The default options: create a missing file, read and write, wait up to five
     /// seconds for a lock, enforce foreign keys, no cipher settings, memory security off.

@@ -315,6 +315,37 @@ public final class SQLCipherDatabase {
         guard code == SQLITE_OK else { throw lastError(code: code) }
     }
 
+    /// Loads `library` into this connection through SQLite's C API, with extension loading
+    /// turned on for this call only (`SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION`, which leaves
+    /// SQL's `load_extension()` refused) and off again after it, whatever happened.
+    package func loadExtension(_ library: LoadableExtension) throws {
+        guard !isClosed else { throw closedError() }
+        var now: Int32 = 0
+        guard migrationkit_db_config_flag(handle, Self.enableLoadExtension, 1, &now) == SQLITE_OK, now == 1 else {
+            throw lastError(code: SQLITE_MISUSE)
+        }
+        defer { _ = migrationkit_db_config_flag(handle, Self.enableLoadExtension, 0, &now) }
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_load_extension(handle, library.path, library.entryPoint, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            let words = message.map { String(cString: $0) } ?? "error \(code)"
+            throw SQLCipherError(kind: .extensionNotLoaded, resultCode: ResultCode(rawValue: code),
+                                 message: "The SQLite extension \(library) could not be loaded: \(words); check its path (a name without a / is looked for where the system looks for libraries) and its entry point (after the colon).")
+        }
+    }
+
+    /// `SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION` (SQLite 3.13+): the C API only.
+    private static let enableLoadExtension: Int32 = 1005
+
+    /// The C connection (`sqlite3 *`), for an app's `prepareDatabase` to register what
+    /// only the app has through SQLCipher's C API: its SQL functions
+    /// (`sqlite3_create_function_v2`), collations (`sqlite3_create_collation_v2`),
+    /// full-text tokenizers (FTS5's `fts5_api`, FTS3's `fts3_tokenizer`), or its own
+    /// extension. Valid while this connection is; never close it, key it or change its
+    /// settings through it.
+    public var sqliteConnection: OpaquePointer { handle }
+
     /// The linked SQLCipher version as `PRAGMA cipher_version` reports it
     /// ("3.4.1", "4.6.1 community"), or nil when the library is not SQLCipher.
     package var cipherVersion: String? {

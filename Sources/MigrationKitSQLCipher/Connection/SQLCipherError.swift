@@ -96,6 +96,16 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
         return self
     }
 
+    /// The same error with `what` said in place of the statement that failed, for a
+    /// statement of MigrationKit's own (a copy and its proof), whose text would tell a
+    /// user nothing they can act on: "<what> failed (<SQLite's words>); <outcome>". An
+    /// error with no statement, or one the file system explains, is kept as it is.
+    package func withoutInternalStatement(_ what: String, outcome: String) -> SQLCipherError {
+        guard kind == .sqlite, sql != nil, explanation == nil else { return self }
+        return SQLCipherError(kind: kind, resultCode: resultCode, message: "\(what) failed (\(message)); \(outcome)", advice: nil, sql: nil,
+                              location: nil, path: path)
+    }
+
     /// The same error, naming the database file.
     func at(path: String) -> SQLCipherError {
         SQLCipherError(kind: kind, resultCode: resultCode, message: message, advice: advice, sql: sql, location: location, path: path)

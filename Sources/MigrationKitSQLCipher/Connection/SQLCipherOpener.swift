@@ -15,7 +15,7 @@ import SystemPackage
 /// leaves it byte-for-byte unchanged.
 enum SQLCipherOpener {
     static func open(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
-        try key?.validate()
+        try key?.validateForOpening()
         if key == nil, !configuration.cipher.isDefault {
             throw SQLCipherError(
                 kind: .unsupportedCipherSetting,
@@ -33,6 +33,8 @@ enum SQLCipherOpener {
                 return try openExisting(path: path, key: key, configuration: configuration)
             }
             if configuration.createIfMissing, !configuration.readOnly {
+                // A new database: the key must be one the linked SQLCipher reads as given.
+                try key?.validate()
                 let (database, created) = try asConnectionError {
                     try NewDatabaseFile.create(at: path, timeout: configuration.busyTimeout, connecting)
                 }
@@ -233,9 +235,14 @@ enum SQLCipherOpener {
     /// A format tried on the user's own file without page HMACs is tried only once the
     /// file's header decrypts with the key (`headerDecrypts`); one already found with
     /// this key (`detectingFormat` false) and a private copy need no such proof.
+    ///
+    /// A raw key with its HMAC key and salt (`x'` and 160 hex digits) that opens nothing is
+    /// also the passphrase every SQLCipher before 4.7 read its text as: a newer library
+    /// tries it as that passphrase too (`asPassphrase`, `PassphraseDerivation`), and an
+    /// older one, which read it so already, says it did.
     private static func openInFormat(path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
                                      detectingFormat: Bool = true, attachingWritable: Bool = false,
-                                     onPrivateCopy: Bool = false) throws -> SQLCipherDatabase {
+                                     onPrivateCopy: Bool = false, asPassphrase: Bool = false) throws -> SQLCipherDatabase {
         guard let key else {
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
             try proveReadable(database, keyed: false, triedFormats: nil)
@@ -247,15 +254,23 @@ enum SQLCipherOpener {
         let provesHeaders = detectingFormat && !onPrivateCopy
         var firstFailure: SQLCipherError?
         for attempt in attempts {
+            let keying: DatabaseKey
+            if asPassphrase {
+                guard let derived = try PassphraseDerivation.keyingAsPassphrase(key, path: path, settings: attempt.settings) else { continue }
+                keying = derived
+            } else {
+                keying = key
+            }
             // No connection that could make files beside the database reads a header
             // no page HMAC has vouched for.
-            if provesHeaders, !attempt.settings.authenticatesPages, !headerDecrypts(path, key: key, settings: attempt.settings, configuration: configuration) { continue }
+            if provesHeaders, !attempt.settings.authenticatesPages, !headerDecrypts(path, key: keying, settings: attempt.settings, configuration: configuration) { continue }
             let database = try openConnection(path: path, configuration: configuration, attachingWritable: attachingWritable)
-            try applyKey(key, to: database)
+            try applyKey(keying, to: database)
             let proven = SaltMaskGuard.deriving(attempt.settings, on: database) {
                 Result {
                     try CipherSettingsApplier.apply(attempt.settings, to: database)
-                    try proveReadable(database, keyed: true, triedFormats: nil)
+                    try proveReadable(database, keyed: true, triedFormats: nil,
+                                      keyReadsPages: { keyReadsPages(path, key: keying, settings: attempt.settings, configuration: configuration) })
                 }
             }
             do {
@@ -272,6 +287,17 @@ enum SQLCipherOpener {
             return database
         }
         if let firstFailure, firstFailure.kind != .wrongKey { throw firstFailure }
+        if !asPassphrase, let form = key.rawKeyForm, form == .keyHMACKeyAndSalt {
+            if let failure = SQLCipherFeature.rawKeyAsPassphraseFailure(hexDigits: form.hexDigits, library: SQLCipherLibrary.cipherVersion) {
+                throw SQLCipherError(kind: .wrongKey, resultCode: .SQLITE_NOTADB, message: "The key is \(failure).")
+            }
+            do {
+                return try openInFormat(path: path, key: key, configuration: configuration, detectingFormat: detectingFormat,
+                                        attachingWritable: attachingWritable, onPrivateCopy: onPrivateCopy, asPassphrase: true)
+            } catch let error as SQLCipherError where error.kind == .wrongKey {
+                // Neither the raw key nor the passphrase: the wrong key it is, as a raw key.
+            }
+        }
         var tried: [CipherFormat] = []
         for case let attempt? in attempts.map(\.detection) where !attempt.withoutPageHMACs && !tried.contains(attempt.format) { tried.append(attempt.format) }
         let withoutHMACs = attempts.compactMap(\.detection).filter(\.withoutPageHMACs).map(\.format)
@@ -384,23 +410,65 @@ enum SQLCipherOpener {
 
     /// Reads `sqlite_master` once. SQLITE_NOTADB is matched by code, never by text (its
     /// wording changed between SQLCipher 3 and 4), then explained by what the file holds.
-    private static func proveReadable(_ database: SQLCipherDatabase, keyed: Bool, triedFormats: [CipherFormat]?) throws {
+    ///
+    /// Any other failure of a keyed connection's first read — SQLITE_CORRUPT, or a file
+    /// with a plaintext header (SQLCipher 4's `cipher_plaintext_header_size`), which
+    /// passes SQLite's header check whatever the key and then fails page 1's decryption
+    /// as SQLITE_ERROR on SQLite 3.46 and as SQLITE_CORRUPT on 3.53 — is decided by what
+    /// the key does to the file's pages, not by the code a SQLite version gives:
+    /// `keyReadsPages` (every page's HMAC, where SQLCipher can check them) says whether
+    /// the key is wrong (no page decrypts) or right on a damaged file. Where it cannot
+    /// tell, a plaintext header's failure is the wrong key SQLCipher takes it for, and
+    /// damage is damage.
+    private static func proveReadable(_ database: SQLCipherDatabase, keyed: Bool, triedFormats: [CipherFormat]?,
+                                      keyReadsPages: () -> Bool? = { nil }) throws {
         do {
             _ = try database.fetchInt(sql: "SELECT count(*) FROM sqlite_master")
         } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
             throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
-        } catch let error as SQLCipherError where keyed && error.resultCode.primaryResultCode == .SQLITE_ERROR
-                    && DatabaseFileHeader(path: database.file).hasPlaintextSQLiteHeader {
-            // A file with a plaintext header (SQLCipher 4's `cipher_plaintext_header_size`)
-            // passes SQLite's header check whatever the key; with a wrong key or salt its
-            // first page then fails SQLCipher's decryption, which SQLite reports as
-            // SQLITE_ERROR ("SQL logic error"), not NOTADB. The same failure as any wrong key.
-            throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
-        } catch let error as SQLCipherError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
-            // The first page decrypted (a wrong key fails as NOTADB), but the schema
-            // does not read: typically a file cut short by a failed copy or a full disk.
-            throw explainDamaged(path: database.path)
+        } catch let error as SQLCipherError where keyed && (error.resultCode.primaryResultCode == .SQLITE_CORRUPT
+                    || (error.resultCode.primaryResultCode == .SQLITE_ERROR && DatabaseFileHeader(path: database.file).hasPlaintextSQLiteHeader)) {
+            switch keyReadsPages() {
+            case false?:
+                throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
+            case true?:
+                throw explainDamaged(path: database.path)
+            case nil:
+                // The first page decrypted where a wrong key would fail as NOTADB, unless
+                // the header is plaintext: typically a file cut short by a failed copy or a
+                // full disk.
+                if error.resultCode.primaryResultCode == .SQLITE_CORRUPT { throw explainDamaged(path: database.path) }
+                throw explainUnreadable(path: database.path, keyed: keyed, triedFormats: triedFormats)
+            }
         }
+    }
+
+    /// Whether `key` in `settings` decrypts any of the file's pages: SQLCipher's own check
+    /// of every page's HMAC (`PRAGMA cipher_integrity_check`, 4.2+), on a connection of
+    /// its own that reads the file as it is (`openImmutable`). A wrong key or wrong
+    /// settings fail every page, page 1 first; a right key on a damaged file fails only
+    /// the damaged ones. Nil where SQLCipher cannot tell: no page HMACs, a SQLCipher
+    /// before 4.2, or a file of one page. Runs only on a failed open, never on the way in.
+    private static func keyReadsPages(_ path: String, key: DatabaseKey, settings: CipherSettings, configuration: SQLCipherConfiguration) -> Bool? {
+        guard SQLCipherFeature.integrityCheck.isAvailable(in: SQLCipherLibrary.cipherVersion), settings.usesHMAC != false, path != ":memory:" else {
+            return nil
+        }
+        prepareLibrary(for: configuration)
+        guard let database = try? SQLCipherDatabase.openImmutable(path: path) else { return nil }
+        defer { database.close() }
+        let answer = SaltMaskGuard.deriving(settings, on: database) {
+            Result { () throws -> (failed: Set<Int>, pages: Int) in
+                try applyKey(key, to: database)
+                try CipherSettingsApplier.apply(settings, to: database)
+                let failed = Set(try database.fetchStrings(sql: "PRAGMA cipher_integrity_check").compactMap { line in
+                    line.split(separator: " ").last.flatMap { Int($0) }
+                })
+                let pageSize = try database.fetchString(sql: "PRAGMA cipher_page_size").flatMap { Int($0) } ?? 0
+                return (failed, pageSize > 0 ? Int(FileProbe(path: path).size) / pageSize : 0)
+            }
+        }
+        guard case .success(let (failed, pages)) = answer, pages > 1 else { return nil }
+        return failed.count < pages
     }
 
     static func explainDamaged(path: String) -> SQLCipherError {
@@ -429,7 +497,20 @@ enum SQLCipherOpener {
         return SQLCipherError(kind: verdict.kind, resultCode: .SQLITE_NOTADB, message: verdict.message)
     }
 
+    /// Last, once the key is proven: the app's extensions and the host's own
+    /// registrations (`AppRegistrations`), which may run SQL, which SQLCipher 4.7+ refuses
+    /// before the key. A failure closes the connection.
     private static func configure(_ database: SQLCipherDatabase, configuration: SQLCipherConfiguration) throws {
+        do {
+            try configureSettings(database, configuration: configuration)
+            try configuration.app.register(on: database)
+        } catch {
+            database.close()
+            throw error
+        }
+    }
+
+    private static func configureSettings(_ database: SQLCipherDatabase, configuration: SQLCipherConfiguration) throws {
         // SQLite's temporary files (a sort larger than the cache, CREATE INDEX, temporary
         // tables) hold decrypted rows, and SQLCipher does not encrypt them: it asks to be
         // built to keep them in memory (SQLITE_TEMP_STORE=2, as Debian's libsqlcipher

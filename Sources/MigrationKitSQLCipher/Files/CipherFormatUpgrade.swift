@@ -77,6 +77,9 @@ package enum CipherFormatUpgrade {
         /// settings that differ from the linked SQLCipher's defaults, which an app and
         /// later commands must set; empty when the defaults open it.
         package let openingSettings: CipherSettings
+        /// The new file's checks that could not run, or not wholly, for want of what only
+        /// the app registers; it is proven without them (every row compared).
+        package var notChecked: [VerificationCheck] = []
     }
 
     /// Whether a connection that may write would change files beside the database at
@@ -102,17 +105,17 @@ package enum CipherFormatUpgrade {
     }
 
     /// Opens the database at `path` (in the format its key decrypts, or with `cipher`)
-    /// and upgrades it; see `upgrade(_:to:dryRun:beforeWriting:)`. `collations` stand in
-    /// for collations only the app registers (`SQLCipherConfiguration.collationStandIns`).
+    /// and upgrades it; see `upgrade(_:to:dryRun:beforeWriting:)`. `app` brings what
+    /// only the app registers (`AppRegistrations`: stand-ins for its collations, its extensions).
     @discardableResult
     package static func upgrade(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
-                               to target: Target = Target(), dryRun: Bool = false, collations: [String: CollationStandIn] = [:]) throws -> Summary {
+                               to target: Target = Target(), dryRun: Bool = false, app: AppRegistrations = AppRegistrations()) throws -> Summary {
         try requireSupportedLibrary()
         try validate(target, key: key)
         var configuration = SQLCipherConfiguration()
         configuration.createIfMissing = false
         configuration.cipher = cipher
-        configuration.collationStandIns = collations
+        configuration.app = app
         let writer = try refusingPlaintext(path) { try SQLCipherWriter(path: path, key: key, configuration: configuration) }
         return try upgrade(writer, to: target, dryRun: dryRun)
     }
@@ -168,7 +171,7 @@ package enum CipherFormatUpgrade {
         }
         // A dry run says what the real run would do, refusals included.
         try DurableFile.requireSingleName(path, leaving: "in the old format")
-        try writer.read { try DatabaseEncryption.requireStandIns(for: $0, given: writer.configuration.collationStandIns) }
+        try writer.read { try DatabaseEncryption.requireStandIns(for: $0, given: writer.configuration.app) }
         // Before the backup: the proven copy would keep them and fail its proof.
         let violations = try writer.read { try foreignKeyViolations(in: $0) }
         if violations > 0 { throw foreignKeyRefusal(violations, path: path) }
@@ -191,15 +194,15 @@ package enum CipherFormatUpgrade {
         do {
             try beforeWriting(writer)
             let busyTimeout = writer.configuration.busyTimeout
-            let collations = writer.configuration.collationStandIns
+            let app = writer.configuration.app
             let proven = try writer.writeWithoutTransaction { source in
                 try replace(source, by: replacement, key: key, newSettings: newSettings, wanted: wanted,
                             leavingWAL: currentJournalMode == "wal", makingWAL: journalMode == "wal", walMarker: walMarker,
-                            busyTimeout: busyTimeout, collations: collations, beforeReplacing: beforeReplacing)
+                            busyTimeout: busyTimeout, app: app, beforeReplacing: beforeReplacing)
             }
             return Summary(path: path, outcome: .upgraded, from: from, to: proven.settings, journalMode: journalMode,
                            sizeBefore: sizeBefore, sizeAfter: FileProbe(path: path).size, rowCounts: proven.summary.rowCounts,
-                           openingSettings: newSettings)
+                           openingSettings: newSettings, notChecked: proven.summary.notChecked)
         } catch {
             replacement.discard()
             throw error
@@ -213,7 +216,7 @@ package enum CipherFormatUpgrade {
     private static func replace(
         _ source: SQLCipherDatabase, by replacement: DatabaseFileReplacement, key: DatabaseKey, newSettings: CipherSettings,
         wanted: EffectiveCipherSettings, leavingWAL: Bool, makingWAL: Bool, walMarker: String,
-        busyTimeout: Duration, collations: [String: CollationStandIn], beforeReplacing: () throws -> Void
+        busyTimeout: Duration, app: AppRegistrations, beforeReplacing: () throws -> Void
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
         var replaced = false
         defer {
@@ -236,10 +239,15 @@ package enum CipherFormatUpgrade {
         }
         try source.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
         let expected = try DatabaseContent(reading: source)
-        try export(replacement.database, settings: source.cipherSettings, key: key, to: replacement.temporary, newSettings: newSettings,
-                   summary: expected, busyTimeout: busyTimeout, collations: collations)
-        let proven = try prove(replacement.temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected,
-                               source: source, makeWAL: makingWAL, busyTimeout: busyTimeout, collations: collations)
+        let proven: (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary)
+        do {
+            try export(replacement.database, settings: source.cipherSettings, key: key, to: replacement.temporary, newSettings: newSettings,
+                       summary: expected, busyTimeout: busyTimeout, app: app)
+            proven = try prove(replacement.temporary, key: key, newSettings: newSettings, wanted: wanted, expected: expected,
+                               source: source, makeWAL: makingWAL, busyTimeout: busyTimeout, app: app)
+        } catch let error as SQLCipherError {
+            throw error.withoutInternalStatement("Writing the upgraded copy", outcome: "it was discarded and the database is unchanged.")
+        }
         try beforeReplacing()
         try replacement.complete()
         replaced = true
@@ -273,9 +281,9 @@ package enum CipherFormatUpgrade {
     /// Writes the new file from a second connection to the database (see the type's
     /// comment), in the settings the first one found.
     private static func export(_ path: String, settings: CipherSettings, key: DatabaseKey, to temporary: String, newSettings: CipherSettings,
-                               summary: DatabaseContent, busyTimeout: Duration, collations: [String: CollationStandIn]) throws {
+                               summary: DatabaseContent, busyTimeout: Duration, app: AppRegistrations) throws {
         var configuration = SQLCipherConfiguration()
-        configuration.collationStandIns = collations
+        configuration.app = app
         configuration.createIfMissing = false
         configuration.foreignKeysEnabled = false
         configuration.busyTimeout = busyTimeout
@@ -290,7 +298,7 @@ package enum CipherFormatUpgrade {
     private static func prove(
         _ temporary: String, key: DatabaseKey, newSettings: CipherSettings, wanted: EffectiveCipherSettings,
         expected: DatabaseContent, source: SQLCipherDatabase,
-        makeWAL: Bool, busyTimeout: Duration, collations: [String: CollationStandIn]
+        makeWAL: Bool, busyTimeout: Duration, app: AppRegistrations
     ) throws -> (settings: EffectiveCipherSettings, summary: DatabaseEncryption.ExportSummary) {
         func discarded(_ problem: String) -> SQLCipherError {
             SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
@@ -302,7 +310,7 @@ package enum CipherFormatUpgrade {
             configuration.foreignKeysEnabled = false
             configuration.busyTimeout = busyTimeout
             configuration.cipher = newSettings
-            configuration.collationStandIns = collations
+            configuration.app = app
             let copy: SQLCipherDatabase
             do {
                 copy = try SQLCipherOpener.open(path: temporary, key: key, configuration: configuration)
@@ -324,7 +332,8 @@ package enum CipherFormatUpgrade {
                 let pages = DatabaseChecks.cipherIntegrityCheck(copy)
                 if pages.failure != nil { throw discarded("fails cipher_integrity_check (\(pages.detail))") }
             }
-            if case MigrationKitError.quickCheckFailed(let found)? = DatabaseChecks.quickCheck(copy).failure as? MigrationKitError {
+            let pageCheck = DatabaseChecks.quickCheck(copy)
+            if case MigrationKitError.quickCheckFailed(let found)? = pageCheck.failure as? MigrationKitError {
                 throw discarded("fails quick_check (\(found))")
             }
             if try foreignKeyViolations(in: copy) > 0 {
@@ -333,14 +342,17 @@ package enum CipherFormatUpgrade {
             }
             let actual = try DatabaseContent(reading: copy)
             if let difference = actual.difference(from: expected) { throw discarded("has \(difference) than the original") }
-            if let problem = DatabaseEncryption.indexProblem(of: copy, source: source) {
+            let indexChecks = DatabaseChecks.virtualTableChecks(copy)
+            if let problem = DatabaseEncryption.indexProblem(indexChecks, of: copy, source: source) {
                 throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
                                      message: "The upgraded copy's \(problem), so it was discarded; the database is unchanged.", path: temporary)
             }
             if makeWAL, try copy.fetchString(sql: "PRAGMA journal_mode = WAL")?.lowercased() != "wal" {
                 throw discarded("could not be put in WAL mode like the original")
             }
-            return (settings, DatabaseEncryption.ExportSummary(actual))
+            var summary = DatabaseEncryption.ExportSummary(actual)
+            summary.notChecked = ([pageCheck] + indexChecks).filter { !$0.checkedFully }
+            return (settings, summary)
         }()
         for suffix in ["-wal", "-shm", "-journal"] where FileProbe(path: temporary + suffix).kind != .missing {
             throw discarded("is still in use (its \(suffix) file remains after it was closed)")

@@ -63,15 +63,20 @@ package enum DatabaseBackup {
     }
 
     /// Throws unless the backup opens with `key` (read-only) and passes `quick_check`:
-    /// what `restore` requires before it replaces anything.
-    package static func prove(_ backup: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws {
+    /// what `restore` requires before it replaces anything. Returns the check, which may
+    /// name what it could not check without what only the app registers.
+    @discardableResult
+    package static func prove(_ backup: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws -> VerificationCheck {
         var proving = configuration
         proving.createIfMissing = false
         proving.readOnly = true
         let database = try SQLCipherOpener.open(path: backup, key: key, configuration: proving)
-        if let refusal = DatabaseChecks.backupRefusal(database) {
+        defer { database.close() }
+        let check = DatabaseChecks.quickCheck(database)
+        if let refusal = DatabaseChecks.backupRefusal(check) {
             throw SQLCipherError(kind: .damaged, resultCode: .SQLITE_CORRUPT, message: refusal, path: backup)
         }
+        return check
     }
 
     /// Puts the backup at `backup` in place of the database at `path`.
@@ -94,11 +99,13 @@ package enum DatabaseBackup {
     }
 
     /// `restore(from:to:key:configuration:beforeReplacing:)` under the change lock the
-    /// caller holds (`heldLock`, a command's), or its own.
+    /// caller holds (`heldLock`, a command's), or its own. Returns the backup's proof.
+    @discardableResult
     package static func restore(from backup: String, to path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
-                                heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws {
-        try prove(backup, key: key, configuration: configuration)
+                                heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck {
+        let proof = try prove(backup, key: key, configuration: configuration)
         try BackupFiles.putInPlace(backup, of: path, timeout: configuration.busyTimeout, heldLock: heldLock, beforeReplacing: beforeReplacing)
+        return proof
     }
 
     /// SQLite's online backup API into a new file keyed like the source.

@@ -34,26 +34,31 @@ package enum DatabaseEncryption {
         /// The copy's cipher settings, read back from it once written; nil for a
         /// plaintext copy, and for the source's own summary.
         package internal(set) var cipher: EffectiveCipherSettings?
+        /// The checks of the copy that could not run, or not wholly, for want of what
+        /// only the app registers (an index's tokenizer): the copy is proven without them
+        /// (every row of every table compared), and the command names them.
+        package internal(set) var notChecked: [VerificationCheck] = []
     }
 
     /// Writes an encrypted copy of the plaintext database at `source` to `destination`
     /// (mode 0600). An existing destination is refused unless `overwrite`, and is then
-    /// replaced atomically. `collations` stand in for collations only the app registers
-    /// (`CollationStandIn`); a schema that names one without is refused
-    /// (`.unregisteredCollation`) before anything is written.
+    /// replaced atomically. `app` brings what only the app registers (`AppRegistrations`:
+    /// stand-ins for its collations, its extensions); a schema that names a collation
+    /// none of it registers is refused (`.unregisteredCollation`) before anything is
+    /// written.
     @discardableResult
     package static func encrypt(plaintextAt source: String, to givenDestination: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
-                               overwrite: Bool = false, collations: [String: CollationStandIn] = [:]) throws -> ExportSummary {
+                               overwrite: Bool = false, app: AppRegistrations = AppRegistrations()) throws -> ExportSummary {
         try key.validate()
         let destination = DurableFile.resolvingSymlinks(givenDestination)
         if DurableFile.sameFile(source, destination) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
                                  advice: Advice(situation: "The output is the database itself", remedy: .encryptInPlace), path: givenDestination)
         }
-        let database = try openPlaintextSource(source, collations: collations)
+        let database = try openPlaintextSource(source, app: app)
         let exists = FileProbe(path: destination).kind != .missing
         return try exportVerified(from: database, to: exists && overwrite ? destination : givenDestination, key: key, cipher: cipher,
-                                  collations: collations, replacing: exists && overwrite)
+                                  app: app, replacing: exists && overwrite)
     }
 
     /// Encrypts the plaintext database at `path` in place: an encrypted copy is written
@@ -72,16 +77,16 @@ package enum DatabaseEncryption {
     ///   - lockTimeout: how long to wait for another MigrationKit command changing the
     ///     database, and for other processes to close it (`DatabaseUsers`): a process
     ///     that kept the plaintext file open would go on with it.
-    ///   - collations: built-in collations standing in for those only the app registers,
-    ///     as `encrypt(plaintextAt:to:key:cipher:overwrite:collations:)` takes them.
+    ///   - app: what only the app registers, as `encrypt(plaintextAt:to:key:cipher:overwrite:app:)`
+    ///     takes it.
     ///   - beforeWriting: runs once the database is known to be plaintext and
     ///     replaceable, before anything is written; the CLI writes its backup there.
     /// - Throws: `FileOperationError` `.inUse` when another process keeps it open.
     @discardableResult
     package static func encryptInPlace(at path: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
-                                      lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, collations: [String: CollationStandIn] = [:],
+                                      lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, app: AppRegistrations = AppRegistrations(),
                                       beforeWriting: () throws -> Void = {}) throws -> ExportSummary {
-        try encryptInPlace(at: path, key: key, cipher: cipher, lockTimeout: lockTimeout, collations: collations, beforeWriting: beforeWriting,
+        try encryptInPlace(at: path, key: key, cipher: cipher, lockTimeout: lockTimeout, app: app, beforeWriting: beforeWriting,
                            beforeReplacing: {})
     }
 
@@ -90,13 +95,13 @@ package enum DatabaseEncryption {
     /// it to simulate an interruption there.
     package static func encryptInPlace(at givenPath: String, key: DatabaseKey, cipher: CipherSettings,
                                        lockTimeout: Duration = SQLCipherConfiguration().busyTimeout, heldLock: DatabaseFileLock? = nil,
-                                       collations: [String: CollationStandIn] = [:],
+                                       app: AppRegistrations = AppRegistrations(),
                                        beforeWriting: () throws -> Void = {}, beforeReplacing: () throws -> Void) throws -> ExportSummary {
         try key.validate()
         let path = DurableFile.resolvingSymlinks(givenPath)
         let lock = try DatabaseFileLock.exclusive(path: path, timeout: lockTimeout, heldBy: heldLock)
         defer { lock.release() }
-        let database = try openPlaintextSource(path, lockTimeout: lockTimeout, checkpointing: false, collations: collations)
+        let database = try openPlaintextSource(path, lockTimeout: lockTimeout, checkpointing: false, app: app)
         // The same owner and group, so the app's user still opens it; mode 0600, as the
         // copy was created. The room: the file and its WAL, which the checkpoint below
         // moves into it.
@@ -109,7 +114,7 @@ package enum DatabaseEncryption {
         do {
             try checkpointIfWAL(database)
             try beforeWriting()
-            let summary = try exportVerified(from: database, to: replacement.temporary, key: key, cipher: cipher, collations: collations, replacing: false)
+            let summary = try exportVerified(from: database, to: replacement.temporary, key: key, cipher: cipher, app: app, replacing: false)
             try beforeReplacing()
             try replacement.complete()
             return summary
@@ -130,11 +135,11 @@ package enum DatabaseEncryption {
     /// file read-only by URI and may still write the copy it attaches, exports what the
     /// look reads (`SQLCipherOpener.openExportSource`). SQLCipher 3.4.1's
     /// `sqlcipher_export` copies only the connection's own database, so the export runs
-    /// from the database's side. `collations` stand in for collations only the app
-    /// registers, as `encrypt(plaintextAt:to:key:cipher:overwrite:collations:)` takes them.
+    /// from the database's side. `app` brings what only the app registers, as
+    /// `encrypt(plaintextAt:to:key:cipher:overwrite:app:)` takes it.
     @discardableResult
     package static func decrypt(at source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(), to givenDestination: String, overwrite: Bool = false,
-                               collations: [String: CollationStandIn] = [:]) throws -> ExportSummary {
+                               app: AppRegistrations = AppRegistrations()) throws -> ExportSummary {
         let destination = DurableFile.resolvingSymlinks(givenDestination)
         if DurableFile.sameFile(source, destination) {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_CANTOPEN,
@@ -145,14 +150,14 @@ package enum DatabaseEncryption {
                                  advice: Advice(situation: "The output file already exists", otherwise: "choose another name", remedy: .replaceOutput),
                                  path: destination)
         }
-        var configuration = existing(cipher: cipher, collations: collations)
+        var configuration = existing(cipher: cipher, app: app)
         configuration.readOnly = true
         let look = try SQLCipherOpener.open(path: source, key: key, configuration: configuration)
         defer { look.close() }
-        try requireStandIns(for: look, given: collations)
+        try requireStandIns(for: look, given: app)
         let reader = try SQLCipherOpener.openExportSource(reading: look, key: key, configuration: configuration)
         defer { reader.close() }
-        return try exportVerified(from: reader, to: destination, key: nil, cipher: CipherSettings(), collations: collations, replacing: true)
+        return try exportVerified(from: reader, to: destination, key: nil, cipher: CipherSettings(), app: app, replacing: true)
     }
 
     /// The summary of `copy` when it is a plaintext copy of the encrypted database at
@@ -160,14 +165,14 @@ package enum DatabaseEncryption {
     /// the source's schema (the ledger included), row counts and header settings. Nil
     /// otherwise, whatever the reason: the caller then treats it as any file in the way.
     /// What a fleet's `decrypt` run again finds where a run before wrote its copy, with
-    /// the stand-ins for the app's collations that `decrypt` was given.
+    /// what only the app registers that `decrypt` was given.
     package static func plaintextCopySummary(_ copy: String, of source: String, key: DatabaseKey, cipher: CipherSettings = CipherSettings(),
-                                            collations: [String: CollationStandIn] = [:]) -> ExportSummary? {
-        var readOnly = existing(collations: collations)
+                                            app: AppRegistrations = AppRegistrations()) -> ExportSummary? {
+        var readOnly = existing(app: app)
         readOnly.readOnly = true
         guard let exported = try? SQLCipherOpener.open(path: copy, key: nil, configuration: readOnly) else { return nil }
         defer { exported.close() }
-        var sourceConfiguration = existing(cipher: cipher, collations: collations)
+        var sourceConfiguration = existing(cipher: cipher, app: app)
         sourceConfiguration.readOnly = true
         guard let original = try? SQLCipherOpener.open(path: source, key: key, configuration: sourceConfiguration) else { return nil }
         defer { original.close() }
@@ -189,6 +194,8 @@ package enum DatabaseEncryption {
             _ = try attach.step()
             defer { Interruption.unstoppable { try? original.execute(sql: "DETACH DATABASE \(schema)") } }
             return try TableRowids.all(in: original).allSatisfy { table in
+                try original.fetchInt(sql: table.twinlessRowQuery(from: "main", in: schema)) == 0
+            } && KeyedTableRows.all(in: original).allSatisfy { table in
                 try original.fetchInt(sql: table.twinlessRowQuery(from: "main", in: schema)) == 0
             }
         } catch {
@@ -222,7 +229,7 @@ package enum DatabaseEncryption {
     /// caller holds (`heldLock`, a command's), or its own.
     package static func rekey(at path: String, from oldKey: DatabaseKey, to newKey: DatabaseKey, cipher: CipherSettings,
                               lockTimeout: Duration, heldLock: DatabaseFileLock?, beforeWriting: () throws -> Void) throws {
-        try oldKey.validate()
+        try oldKey.validateForOpening()
         try newKey.validate()
         var configuration = existing(cipher: cipher)
         configuration.busyTimeout = lockTimeout
@@ -308,11 +315,11 @@ package enum DatabaseEncryption {
 
     /// How every database here is opened: it must exist (never created by accident),
     /// with the cipher settings it was made with.
-    private static func existing(cipher: CipherSettings = CipherSettings(), collations: [String: CollationStandIn] = [:]) -> SQLCipherConfiguration {
+    private static func existing(cipher: CipherSettings = CipherSettings(), app: AppRegistrations = AppRegistrations()) -> SQLCipherConfiguration {
         var configuration = SQLCipherConfiguration()
         configuration.createIfMissing = false
         configuration.cipher = cipher
-        configuration.collationStandIns = collations
+        configuration.app = app
         return configuration
     }
 
@@ -350,11 +357,11 @@ package enum DatabaseEncryption {
     /// - Parameters:
     ///   - checkpointing: empty a WAL file into the database first (see
     ///     `checkpointIfWAL`); without, the caller does before it copies.
-    ///   - collations: stand-ins for the collations only the app registers; a schema
-    ///     naming one without is refused here, before anything is written.
+    ///   - app: what only the app registers; a schema naming a collation none of it
+    ///     registers is refused here, before anything is written.
     private static func openPlaintextSource(_ path: String, lockTimeout: Duration? = nil, checkpointing: Bool = true,
-                                            collations: [String: CollationStandIn]) throws -> SQLCipherDatabase {
-        var configuration = existing(collations: collations)
+                                            app: AppRegistrations) throws -> SQLCipherDatabase {
+        var configuration = existing(app: app)
         if let lockTimeout { configuration.busyTimeout = lockTimeout }
         let database: SQLCipherDatabase
         do {
@@ -363,7 +370,7 @@ package enum DatabaseEncryption {
             throw SQLCipherError(kind: .wrongOperation, resultCode: .SQLITE_NOTADB,
                                  message: "The database is already encrypted (or is not a database); to change its key, use `rekey`.", path: path)
         }
-        try requireStandIns(for: database, given: collations)
+        try requireStandIns(for: database, given: app)
         if checkpointing { try checkpointIfWAL(database) }
         return database
     }
@@ -379,7 +386,7 @@ package enum DatabaseEncryption {
     /// Exports `source` into a new database at `destination` (written beside it and
     /// renamed into place when `replacing`), proves the copy, and returns what it holds.
     private static func exportVerified(from source: SQLCipherDatabase, to destination: String, key: DatabaseKey?, cipher: CipherSettings,
-                                       collations: [String: CollationStandIn], replacing: Bool) throws -> ExportSummary {
+                                       app: AppRegistrations, replacing: Bool) throws -> ExportSummary {
         // A plaintext copy stays private (0600) whatever file it overwrites.
         let replacement = replacing ? try DatabaseFileReplacement(replacing: destination, purpose: "exporting", options: .init(leaving: "as it was", keeping: [])) : nil
         let target = replacement?.temporary ?? destination
@@ -402,7 +409,7 @@ package enum DatabaseEncryption {
                 let unreadable = [ResultCode.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode)
                 throw error.at(path: unreadable ? source.path : destination)
             }
-            let configuration = existing(cipher: cipher, collations: collations)
+            let configuration = existing(cipher: cipher, app: app)
             let (written, actual) = try { () throws -> (ExportSummary, DatabaseContent) in
                 // Closed before the rename below: a WAL copy's connection takes its -wal
                 // and -shm away with it, under the name they were made for.
@@ -411,11 +418,13 @@ package enum DatabaseEncryption {
                 // a WAL copy (the mode is stored in the file, and apps rely on it).
                 if journalMode == "wal" { try copy.execute(sql: "PRAGMA journal_mode = WAL") }
                 let content = try DatabaseContent(reading: copy)
-                if content.difference(from: expected) == nil, let problem = indexProblem(of: copy, source: source) {
+                let indexChecks = DatabaseChecks.virtualTableChecks(copy)
+                if content.difference(from: expected) == nil, let problem = indexProblem(indexChecks, of: copy, source: source) {
                     throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
                                          message: "The exported copy's \(problem), so it was discarded; the original is unchanged.", path: destination)
                 }
                 var written = ExportSummary(content)
+                written.notChecked = indexChecks.filter { !$0.checkedFully }
                 if let key {
                     written.cipher = try EffectiveCipherSettings.read(from: copy)
                     written.cipher?.describeKey(key)
@@ -430,6 +439,9 @@ package enum DatabaseEncryption {
 
             if let replacement { try replacement.complete() } else { try DurableFile.synchronize(target) }
             return written
+        } catch let error as SQLCipherError {
+            DurableFile.removeIfPresent(target)
+            throw error.withoutInternalStatement("Copying the database", outcome: "the copy was discarded and the original is unchanged.")
         } catch {
             DurableFile.removeIfPresent(target)
             throw error
@@ -437,10 +449,12 @@ package enum DatabaseEncryption {
     }
 
     /// Refuses, before anything is read or written, a database whose schema names a
-    /// collation only the app registers (`AppCollation`) that nothing in `collations`
-    /// stands in for: SQLite can neither read an index ordered by it nor build one.
-    static func requireStandIns(for source: SQLCipherDatabase, given collations: [String: CollationStandIn]) throws {
-        let missing = try naming(source.path) { try AppCollation.named(in: source) }.filter { collations[$0.name.lowercased()] == nil }
+    /// collation only the app registers (`AppCollation`) that the connection does not
+    /// have — neither a stand-in, an extension loaded nor the host registered it
+    /// (`AppCollation.missing`): SQLite can neither read an index ordered by it nor
+    /// build one.
+    static func requireStandIns(for source: SQLCipherDatabase, given app: AppRegistrations) throws {
+        let missing = try naming(source.path) { try AppCollation.missing(in: source) }
         guard let first = missing.first else { return }
         throw SQLCipherError(
             kind: .unregisteredCollation, resultCode: .SQLITE_ERROR,
@@ -449,15 +463,19 @@ package enum DatabaseEncryption {
             path: source.path)
     }
 
-    /// What is wrong with the full-text and R*Tree indexes of `copy`
-    /// (`DatabaseChecks.virtualTableChecks`), worded to follow "The copy's", or nil when
-    /// each passes, or fails the same way in `source`: a copy is proven to be the
-    /// database, an index the database already had damaged included.
-    static func indexProblem(of copy: SQLCipherDatabase, source: SQLCipherDatabase) -> String? {
-        let failed = DatabaseChecks.virtualTableChecks(copy).filter { !$0.passed }
+    /// What is wrong with the full-text and R*Tree indexes of `copy`, as its
+    /// `copyChecks` found (`DatabaseChecks.virtualTableChecks`), worded to follow "The copy's", or nil when
+    /// each passes, or its check did not run and pass in `source` too: a copy is proven to
+    /// be the database by its rows (every table's, the indexes' own storage tables
+    /// included, compared with the database's row for row: `keepRowids`), so an index
+    /// the database already had as it is (damaged, or filled by the app with only some
+    /// rows), or that could not be checked there (a read-only database, a tokenizer only
+    /// the app registers), is the database's, not a fault of the copy.
+    static func indexProblem(_ copyChecks: [VerificationCheck], of copy: SQLCipherDatabase, source: SQLCipherDatabase) -> String? {
+        let failed = copyChecks.filter { !$0.passed }
         guard !failed.isEmpty else { return nil }
-        let failedInSource = Set(DatabaseChecks.virtualTableChecks(source).filter { !$0.passed }.map(\.name))
-        guard let check = failed.first(where: { !failedInSource.contains($0.name) }) else { return nil }
+        let passedInSource = Set(DatabaseChecks.virtualTableChecks(source).filter { $0.passed && $0.ran && $0.checkedFully }.map(\.name))
+        guard let check = failed.first(where: { passedInSource.contains($0.name) }) else { return nil }
         if case MigrationKitError.virtualTableIndexDamaged(_, _, let result)? = check.failure as? MigrationKitError {
             return "\(check.name) does not match the rows it indexes (\(result))"
         }
@@ -503,7 +521,36 @@ package enum DatabaseEncryption {
         }
         try source.execute(sql: "PRAGMA \(exportSchema).user_version = \(summary.userVersion)")
         try source.execute(sql: "PRAGMA \(exportSchema).application_id = \(summary.applicationID)")
+        try keepSequenceTable(from: source)
         try keepRowids(from: source)
+        try requireKeyedRows(from: source)
+    }
+
+    /// `sqlite_sequence` where the database has one and the copy does not: SQLite makes it
+    /// with the first `AUTOINCREMENT` table and never drops it, and `sqlcipher_export`
+    /// copies it only through such a table, so a database whose `AUTOINCREMENT` tables
+    /// are all gone (diesel's, once a migration dropped them) keeps it, rows or none, and
+    /// its copy would not. The copy makes it as SQLite does, through a table of its own
+    /// made and dropped at once, and takes the rows, each at its rowid.
+    private static func keepSequenceTable(from source: SQLCipherDatabase) throws {
+        func has(_ schema: String) throws -> Bool {
+            try source.fetchInt(sql: "SELECT count(*) FROM \(schema).sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'") == 1
+        }
+        guard try has("main"), try !has(exportSchema) else { return }
+        let maker = "\(exportSchema).migrationkit_sequence_maker"
+        try source.execute(sql: "CREATE TABLE \(maker) (id INTEGER PRIMARY KEY AUTOINCREMENT)")
+        try source.execute(sql: "DROP TABLE \(maker)")
+        try source.execute(sql: "INSERT INTO \(exportSchema).sqlite_sequence (rowid, name, seq) SELECT rowid, name, seq FROM main.sqlite_sequence ORDER BY rowid")
+    }
+
+    /// Every row of every `WITHOUT ROWID` table of the copy proven against the database's
+    /// by its key, value for value (`KeyedTableRows`): the rowid tables' proof cannot
+    /// reach them, and FTS5 keeps its term index in one.
+    private static func requireKeyedRows(from source: SQLCipherDatabase) throws {
+        for table in try KeyedTableRows.all(in: source) where try source.fetchInt(sql: table.twinlessRowQuery(from: "main", in: exportSchema)) == 1 {
+            throw SQLCipherError(kind: .sqlite, resultCode: .SQLITE_ERROR,
+                                 message: "The exported copy does not keep the rows of table \"\(table.table)\" as they are, so it was discarded; the original is unchanged.")
+        }
     }
 
     /// `sqlcipher_export` copies each table's columns, and SQLite numbers the rows of a

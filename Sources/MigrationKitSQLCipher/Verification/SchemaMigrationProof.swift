@@ -86,14 +86,27 @@ package struct SchemaMigrationProof: Sendable {
     package let lintContext: LintContext
     /// Whether changes that can lose rows are allowed (`--allow-drop`).
     package let allowsDestructiveChanges: Bool
+    /// What only the app registers, brought to every scratch database (`--load-extension`):
+    /// a schema with the app's full-text index or a view calling its function is built,
+    /// migrated and rolled back with it.
+    package let app: AppRegistrations
 
     /// - Parameters:
     ///   - lintContext: the SQLite the migration must run on (`--min-sqlite`): the
     ///     statements it may use, and lint's judgement of them.
     ///   - allowsDestructiveChanges: whether a migration that drops or narrows is shown.
-    package init(lintContext: LintContext = .linkedLibrary, allowsDestructiveChanges: Bool = false) {
+    ///   - app: what only the app registers, for every scratch database.
+    package init(lintContext: LintContext = .linkedLibrary, allowsDestructiveChanges: Bool = false, app: AppRegistrations = AppRegistrations()) {
         self.lintContext = lintContext
         self.allowsDestructiveChanges = allowsDestructiveChanges
+        self.app = app
+    }
+
+    /// How every scratch database is opened: with the app's registrations.
+    private var scratchConfiguration: SQLCipherConfiguration {
+        var configuration = SQLCipherConfiguration()
+        configuration.app = app
+        return configuration
     }
 
     /// The proven migration from `current` to the schema `desiredSQL` makes; an empty
@@ -103,7 +116,7 @@ package struct SchemaMigrationProof: Sendable {
         defer { withExtendedLifetime(scratch) {} }
         let key = ScratchFolder.randomKey()
 
-        let desired = try SQLCipherWriter(path: scratch.path + "/desired.db", key: key)
+        let desired = try SQLCipherWriter(path: scratch.path + "/desired.db", key: key, configuration: scratchConfiguration)
         let statements = SQLStatementSplitter.split(desiredSQL)
         let others = statements.filter { !$0.tokens[0].isWord("CREATE") }
         if !others.isEmpty {
@@ -148,7 +161,7 @@ package struct SchemaMigrationProof: Sendable {
             currentWriter = writer
         case .migrations(var runner):
             runner.observer = nil
-            currentWriter = try SQLCipherWriter(path: scratch.path + "/current.db", key: key)
+            currentWriter = try SQLCipherWriter(path: scratch.path + "/current.db", key: key, configuration: scratchConfiguration)
             try runner.migrate(in: currentWriter)
         }
         let desiredSnapshot = try desired.read { try SchemaSnapshot(reading: $0) }
@@ -166,7 +179,7 @@ package struct SchemaMigrationProof: Sendable {
 
         // A copy of the current schema and a sample of its rows, without the ledger: the
         // migration is its only step. Rows go in before the triggers exist, so none fires.
-        let proof = try SQLCipherWriter(path: scratch.path + "/proof.db", key: key)
+        let proof = try SQLCipherWriter(path: scratch.path + "/proof.db", key: key, configuration: scratchConfiguration)
         try proof.writeWithoutTransaction { db in
             try db.setForeignKeysEnabled(false)
             defer { try? db.setForeignKeysEnabled(true) }

@@ -181,4 +181,40 @@ import Testing
         #expect(restore == CLIExitCode.damaged.rawValue)
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
     }
+
+    /// An app's binary gives its commands what only the app registers (a function its
+    /// triggers call) on the writer its host opens, with GRDB's `prepareDatabase`:
+    /// `migrate` and `verify` run through the app's trigger. Its commands do not load
+    /// libraries (`--load-extension` is the `migrationkit` tool's): they refuse the
+    /// option with one sentence pointing there, and change nothing.
+    @Test func theHostsWriterRegistersWhatTheAppsTriggersCall() throws {
+        let scratch = try ScratchDatabase()
+        try DatabaseQueue(path: scratch.path).write { db in
+            try db.execute(sql: """
+                CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, sort TEXT);
+                CREATE TRIGGER books_ai AFTER INSERT ON books BEGIN UPDATE books SET sort = app_sort(new.title) WHERE id = new.id; END;
+                """)
+        }
+        try write("-- migrate:up\nINSERT INTO books (title) VALUES ('The Hobbit');\n-- migrate:down\nDELETE FROM books;\n", to: "0001_book.sql", in: scratch)
+        #expect(run("migrate", scratch, ["--no-backup"]) == CLIExitCode.migrationFailed.rawValue)
+        let before = try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+        #expect(run("migrate", scratch, ["--no-backup", "--load-extension", "/usr/lib/x86_64-linux-gnu/mod_spatialite.so"]) == CLIExitCode.usage.rawValue)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path)) == before)
+
+        var app = host
+        app.openWriter = { settings in
+            var configuration = settings.configuration
+            configuration.prepareDatabase { db in
+                db.add(function: DatabaseFunction("app_sort", argumentCount: 1, pure: true) { values in
+                    String.fromDatabaseValue(values[0]).map { $0.hasPrefix("The ") ? String($0.dropFirst(4)) : $0 }
+                })
+            }
+            return try DatabaseQueue(path: settings.path, configuration: configuration)
+        }
+        let migrations = ["--db-path", scratch.path, "--migrations", scratch.folder.appendingPathComponent("Migrations").path, "--quiet"] + Self.plaintext
+        #expect(GRDBMigrationCLI.run(host: app, arguments: ["migrate"] + migrations) == CLIExitCode.success.rawValue)
+        #expect(try DatabaseQueue(path: scratch.path).read { try String.fetchOne($0, sql: "SELECT sort FROM books") } == "Hobbit")
+        #expect(GRDBMigrationCLI.run(host: app, arguments: ["verify"] + migrations) == CLIExitCode.success.rawValue)
+        #expect(GRDBMigrationCLI.run(host: app, arguments: ["rollback"] + migrations) == CLIExitCode.success.rawValue)
+    }
 }
