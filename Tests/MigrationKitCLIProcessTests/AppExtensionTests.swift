@@ -186,12 +186,12 @@ import Testing
             \(Self.hasFTS5 ? "DELETE FROM messages WHERE body = 'a quick note';" : "")
             """)
         let before = try TreeSnapshot(workspace.root)
-        let refused = try run(workspace, ["migrate", "--no-backup"] + workspace.options(), extension: false)
+        let refused = try run(workspace, ["migrate", "--no-backup", "--accept-existing-tables"] + workspace.options(), extension: false)
         expectCleanFailure(refused, .migrationFailed, mentions: ["--load-extension", "which only the app registers"], "migrate without the extension")
         #expect(refused.stderr.contains("it needs the app's function app_sort"), "\(refused)")
         try expectUnchanged(before, "migrate without the extension")
 
-        let migrated = try run(workspace, ["migrate", "--no-backup", "--verify", "full"] + workspace.options(), extension: true)
+        let migrated = try run(workspace, ["migrate", "--no-backup", "--accept-existing-tables", "--verify", "full"] + workspace.options(), extension: true)
         #expect(migrated.status == 0 && migrated.stdout.contains("verification passed"), "\(migrated)")
         #expect(!migrated.output.contains("not checked"), "\(migrated)")
         let search = Self.hasFTS5 ? "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'quick';" : "SELECT 2;"
@@ -215,7 +215,7 @@ import Testing
             -- migrate:down
             DROP TABLE settings;
             """)
-        for command in [["migrate", "--verify", "full"], ["rollback"]] {
+        for command in [["migrate", "--accept-existing-tables", "--verify", "full"], ["rollback"]] {
             let result = try run(workspace, command + ["--no-backup"] + workspace.options(), extension: false)
             #expect(result.status == 0, "\(command): \(result)")
             Self.expectNoAlarm(result, command[0])
@@ -249,7 +249,7 @@ import Testing
         let before = try TreeSnapshot(workspace.root)
         for (library, context) in [(workspace.path("missing.so"), "a missing library"),
                                    (try AppExtensionFixture.path + ":no_such_entry", "a missing entry point")] {
-            for command in [["verify"] + workspace.options(), ["migrate", "--no-backup"] + workspace.options(),
+            for command in [["verify"] + workspace.options(), ["migrate", "--no-backup", "--accept-existing-tables"] + workspace.options(),
                             ["encrypt", "--in-place", "--no-backup", "--db-path", plain, "--password-file", workspace.keyFile]] {
                 let result = try Guarded.run(command + ["--load-extension", library], directory: workspace.root)
                 expectCleanFailure(result, .usage, mentions: [library.split(separator: ":").first.map(String.init) ?? library, "could not be loaded"],
@@ -285,11 +285,11 @@ import Testing
             -- migrate:down
             DELETE FROM places WHERE name = 'c';
             """)
-        let refused = try Guarded.run(["migrate", "--no-backup"] + workspace.options(), directory: workspace.root)
+        let refused = try Guarded.run(["migrate", "--no-backup", "--accept-existing-tables"] + workspace.options(), directory: workspace.root)
         expectCleanFailure(refused, .migrationFailed, mentions: ["ST_IsEmpty", "--load-extension"], "migrate without SpatiaLite")
 
         let spatialite = ["--load-extension", "mod_spatialite"]
-        let migrated = try Guarded.run(["migrate", "--no-backup", "--verify", "full"] + workspace.options(spatialite), directory: workspace.root)
+        let migrated = try Guarded.run(["migrate", "--no-backup", "--accept-existing-tables", "--verify", "full"] + workspace.options(spatialite), directory: workspace.root)
         #expect(migrated.status == 0, "\(migrated)")
         let index = try SQLCipherShell.run(workspace.database, key: workspace.key, "SELECT id, minx, miny FROM rtree_places_geom WHERE id = 3; PRAGMA application_id;")
         #expect(index.stdout == "3|5.0|6.0\n1196444487\n", "\(index.output)")

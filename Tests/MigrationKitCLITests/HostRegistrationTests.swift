@@ -62,7 +62,7 @@ import Testing
         try Self.appDatabase(workspace.database, key: workspace.key)
         try workspace.migration("0001_book.sql", "-- migrate:up\nINSERT INTO books (title) VALUES ('The Hobbit');\n-- migrate:down\nDELETE FROM books;\n")
 
-        let refused = try Tool.run(["migrate", "--no-backup"] + workspace.options(), directory: workspace.root)
+        let refused = try Tool.run(["migrate", "--no-backup", "--accept-existing-tables"] + workspace.options(), directory: workspace.root)
         #expect(refused.exitCode == .migrationFailed && refused.stderr.contains("it needs the app's function app_sort"), "\(refused.output)")
         // SQLite 3.46's quick_check compares an index's keys with its collation, so it
         // names the collation it could not check with; 3.15.2's does not need it.
@@ -70,7 +70,7 @@ import Testing
         #expect(named.status == 0, "\(named.output)")
         if (SQLCipherLibrary.cipherVersion?.major ?? 0) >= 4 { #expect(named.stdout.contains("app_nocase"), "\(named.output)") }
 
-        let migrated = try Tool.run(["migrate", "--no-backup", "--verify", "full"] + workspace.options(), directory: workspace.root, host: Self.appHost)
+        let migrated = try Tool.run(["migrate", "--no-backup", "--accept-existing-tables", "--verify", "full"] + workspace.options(), directory: workspace.root, host: Self.appHost)
         #expect(migrated.status == 0, "\(migrated.output)")
         let verified = try Tool.run(["verify"] + workspace.options(), directory: workspace.root, host: Self.appHost)
         #expect(verified.status == 0 && verified.stdout.contains("Verification passed.") && !verified.stdout.contains("n/a"), "\(verified.output)")
