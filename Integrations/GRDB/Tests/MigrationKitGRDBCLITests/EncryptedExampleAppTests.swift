@@ -424,7 +424,8 @@ import MigrationKitKeys
         let made = try SQLCipherShell.run(scratch.path, passphrase: passphrase, "PRAGMA cipher_compatibility = 3;\nCREATE TABLE kept (a);")
         #expect(made.status == 0, "\(made.output)")
 
-        let migrate = try notes(["migrate", "--db-path", scratch.path, "--password-file", key])
+        // The older app made its table before any migration.
+        let migrate = try notes(["migrate", "--db-path", scratch.path, "--password-file", key, "--accept-existing-tables"])
         #expect(migrate.status == 0, "\(migrate.output)")
         let status = try notes(["status", "--db-path", scratch.path, "--password-file", key])
         #expect(status.stdout.contains("  format:  sqlcipher3\n"), "\(status.output)")
