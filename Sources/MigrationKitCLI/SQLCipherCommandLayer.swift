@@ -24,18 +24,22 @@ struct SQLCipherCommandLayer: CommandLayer {
     var encrypts: Bool { true }
     var takesCipherSettings: Bool { true }
 
-    func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> (any CommandMigrations)? {
+    func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> CommandMigrations? {
         guard var runner = host.runner else { return nil }
         runner.verifier.requiredIndexes += requiredIndexes
-        return SQLCipherCommandMigrations(runner: runner, host: host)
+        return migrations(runner)
     }
 
-    func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> any CommandMigrations {
-        SQLCipherCommandMigrations(runner: try SQLCipherMigrationRunner(over: files, requiredIndexes: requiredIndexes), host: host)
+    func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> CommandMigrations {
+        migrations(try SQLCipherMigrationRunner(over: files, requiredIndexes: requiredIndexes))
     }
 
-    func open(_ request: OpenRequest) throws -> any CommandConnection {
-        try host.openWriter(ConnectionSettings(request, host: host))
+    /// `runner` on the writers the host opens, its schema dumped as the host dumps it.
+    private func migrations(_ runner: SQLCipherMigrationRunner) -> CommandMigrations {
+        let host = self.host
+        let open: @Sendable (OpenRequest) throws -> SQLCipherWriter = { try host.openWriter(ConnectionSettings($0, host: host)) }
+        guard let snapshot = host.schemaSnapshot else { return CommandMigrations(runner: runner, open: open) }
+        return CommandMigrations(runner: runner, open: open, schemaDump: { writer in try writer.read { try snapshot($0) } })
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {
@@ -57,35 +61,8 @@ struct SQLCipherCommandLayer: CommandLayer {
         return "store the right key with `\(commandName) key store --keychain-service \(shellQuoted(service)) --keychain-account \(shellQuoted(account)) --force`, which replaces them all"
     }
 
-    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck {
-        let settings = ConnectionSettings(request, host: host)
-        return try DatabaseBackup.restore(from: backup, to: request.path, key: request.key, configuration: settings.configuration,
-                                   heldLock: heldLock, beforeReplacing: beforeReplacing)
-    }
-
     func writeSchemaMigration(_ diff: DiffCommand, to schemaFile: String, reporter: Reporter, in world: CommandWorld) throws {
         try diff.writeMigration(to: schemaFile, reporter: reporter, in: world)
-    }
-}
-
-/// A SQLCipher runner as the command tree uses it.
-struct SQLCipherCommandMigrations: RunnerMigrations {
-    var runner: SQLCipherMigrationRunner
-    let host: MigrationCLIHost
-
-    func database(on connection: any CommandConnection, locks: CommandLocks) -> any CommandDatabase {
-        guard let writer = connection as? SQLCipherWriter else { preconditionFailure("a database another layer than SQLCipher's opened") }
-        return SQLCipherCommandDatabase(writer: writer, migrations: self, locks: locks)
-    }
-}
-
-extension SQLCipherCommandMigrations {
-    /// The host's Swift steps, or the SQL files of `--migrations` (`LoadedMigrations.load`).
-    static func load(_ options: MigrationsOptions, reporter: Reporter, in world: CommandWorld) throws -> SQLCipherCommandMigrations {
-        guard let migrations = try LoadedMigrations.load(options, reporter: reporter, in: world).migrations as? SQLCipherCommandMigrations else {
-            preconditionFailure("a command of MigrationCLI ran over another layer")
-        }
-        return migrations
     }
 }
 
@@ -96,5 +73,40 @@ extension SQLCipherMigrationRunner {
     }
 }
 
-/// The writer is what SQLCipher's layer opens for a command.
-extension SQLCipherWriter: CommandConnection {}
+/// SQLCipher's writer is the store `migrationkit`'s commands run on.
+extension SQLCipherWriter: DatabaseStore {
+    package func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
+        try read { try body($0) }
+    }
+
+    package func changing<T>(_ body: (any BookkeepingExecuting) throws -> T) throws -> T {
+        try write { try body($0) }
+    }
+
+    package func copy(to destination: String) throws {
+        try DatabaseBackup.copy(of: self, to: destination)
+    }
+
+    package func cipherDescription() throws -> DatabaseCipherDescription {
+        DatabaseCipherDescription(try effectiveCipherSettings())
+    }
+
+    package func discardIfCreated() -> Bool {
+        discardCreatedDatabase()
+    }
+}
+
+extension DatabaseCipherDescription {
+    /// A SQLCipher database's settings as `status` reports them; nil: a plaintext one.
+    init(_ settings: EffectiveCipherSettings?) {
+        self.init(format: settings?.format ?? .plaintext, summary: settings?.summary, document: settings)
+    }
+}
+
+/// SQLCipher's runner, as the command tree drives it, on SQLCipher's writer.
+extension SQLCipherMigrationRunner: MigrationRunning {
+    package func replayedSchema(upTo target: String?, configuredLike writer: SQLCipherWriter) throws -> [SchemaDump.Object] {
+        let steps = try target.map { Array(registry.steps[...(try registry.index(ofTarget: $0))]) } ?? []
+        return try replayedSchema(of: steps, configuredLike: writer)
+    }
+}

@@ -236,4 +236,3 @@ public struct GRDBMigrationRunner: Sendable {
     }
 }
 
-extension GRDBMigrationRunner: MigrationRunnerConfiguration {}

@@ -30,29 +30,35 @@ struct GRDBCommandLayer: CommandLayer {
     /// The app's `openWriter` gives the cipher settings; the commands find the format.
     var takesCipherSettings: Bool { false }
 
-    func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> (any CommandMigrations)? {
+    func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> CommandMigrations? {
         guard var runner = host.runner else { return nil }
         runner.verifier.requiredIndexes += requiredIndexes
-        return GRDBCommandMigrations(runner: runner, host: host)
+        return migrations(runner)
     }
 
-    func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> any CommandMigrations {
+    func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> CommandMigrations {
         var runner = try GRDBMigrationRunner(steps: files.map { MigrationStep<Database>(file: $0) })
         runner.verifier.requiredIndexes += requiredIndexes
-        return GRDBCommandMigrations(runner: runner, host: host)
+        return migrations(runner)
     }
 
-    /// SQLCipher's switch is process-wide: turned on here, it covers the connections
-    /// the app's `openWriter` opens, whatever their configuration, unless the host keeps
-    /// it off.
-    /// `--load-extension` is the `migrationkit` tool's: an app's own binary registers
-    /// what only it has (its functions, collations, tokenizers) on the writer its host
-    /// opens, with GRDB's `Configuration.prepareDatabase`, as it does for itself.
-    func open(_ request: OpenRequest) throws -> any CommandConnection {
-        if let library = request.extensions.first {
-            throw CLIError(.notAvailableHere, "--load-extension \(library) is not loaded by \(commandName): this app registers its own SQL functions, collations and tokenizers on the database connections its code opens (GRDB's Configuration.prepareDatabase, in the host's openWriter); leave the option out, or load the extension there.")
-        }
-        return try GRDBCommandConnection(opening: request, host: host)
+    /// `runner` on the writers the host's `openWriter` opens, as the command tree runs it:
+    /// with MigrationKit's history checks on, as the commands make them on every
+    /// connection (an app's own launch keeps GRDB's rules; the commands'
+    /// `--allow-out-of-order` and `--accept-modified` relax them); erasing only when asked
+    /// (`--erase-on-schema-change`, after a backup and a confirmation), where an app's
+    /// debug build may erase at launch; stopping at the next step's edge at the latest on
+    /// a signal (a statement stops at once, `GRDBConnectionSettings.configuration`'s
+    /// progress handler).
+    private func migrations(_ runner: GRDBMigrationRunner) -> CommandMigrations {
+        var runner = runner
+        runner.historyChecks = .strict
+        runner.eraseDatabaseOnSchemaChange = false
+        runner.registry = runner.registry.mappingSteps { $0.checking { try Interruption.check() } }
+        let host = self.host
+        let open: @Sendable (OpenRequest) throws -> GRDBStore = { try GRDBStore(opening: $0, host: host) }
+        guard let snapshot = host.schemaSnapshot else { return CommandMigrations(runner: runner, open: open) }
+        return CommandMigrations(runner: runner, open: open, schemaDump: { store in try store.writer.read { try snapshot($0) } })
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {
@@ -67,21 +73,6 @@ struct GRDBCommandLayer: CommandLayer {
 
     func present(_ error: any Error, wording: RemedyWording, databasePath: String?) -> ErrorPresentation? {
         GRDBErrorPresentation.present(error, wording: wording, databasePath: databasePath)
-    }
-
-    /// The backup is proven as the app opens its database (the host's `openWriter`,
-    /// read-only), then put in place as the tool does it.
-    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck {
-        var proving = request.forFile(at: backup)
-        proving.access = .inspect
-        proving.readOnly = true
-        let opened = try GRDBCommandConnection(opening: proving, host: host)
-        let proof = try opened.writer.read { DatabaseChecks.quickCheck($0) }
-        try opened.writer.close()
-        if let refusal = DatabaseChecks.backupRefusal(proof) { throw CLIError(.damaged, "\(backup): \(refusal)") }
-        try BackupFiles.putInPlace(backup, of: request.path, timeout: request.lockTimeout, heldLock: heldLock,
-                                   beforeReplacing: beforeReplacing)
-        return proof
     }
 
     /// The proof runs raw SQL on scratch copies through SQLCipher's connection; the
@@ -100,31 +91,5 @@ struct GRDBCommandLayer: CommandLayer {
                 + "(no option of \(commandName) gives them)"
         }
         return nil
-    }
-}
-
-/// A GRDB runner as the command tree uses it: with MigrationKit's history checks on, as
-/// the commands make them on every connection (an app's own launch keeps GRDB's rules);
-/// the commands' `--allow-out-of-order` and `--accept-modified` relax them.
-struct GRDBCommandMigrations: RunnerMigrations {
-    var runner: GRDBMigrationRunner
-    let host: GRDBMigrationCLIHost
-
-    init(runner: GRDBMigrationRunner, host: GRDBMigrationCLIHost) {
-        var runner = runner
-        runner.historyChecks = .strict
-        // An app's debug build may erase on schema change at launch; its commands erase
-        // only when asked (`--erase-on-schema-change`), after a backup and a confirmation.
-        runner.eraseDatabaseOnSchemaChange = false
-        // A signal stops the run at the next step's edge at the latest (a statement
-        // stops at once, `GRDBConnectionSettings.configuration`'s progress handler).
-        runner.registry = runner.registry.mappingSteps { $0.checking { try Interruption.check() } }
-        self.runner = runner
-        self.host = host
-    }
-
-    func database(on connection: any CommandConnection, locks: CommandLocks) -> any CommandDatabase {
-        guard let connection = connection as? GRDBCommandConnection else { preconditionFailure("a database another layer than GRDB's opened") }
-        return GRDBCommandDatabase(connection: connection, migrations: self, locks: locks)
     }
 }

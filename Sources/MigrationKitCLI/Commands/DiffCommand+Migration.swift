@@ -22,7 +22,8 @@ extension DiffCommand {
             currentKey = settings.key
         } else {
             connection.key.warnIfOnCommandLine(reporter: reporter, in: world)
-            current = .migrations(try SQLCipherCommandMigrations.load(connection.migrations, reporter: reporter, in: world).runner)
+            // The host's Swift steps, or the SQL files of `--migrations`.
+            current = .migrations(try world.host.runner ?? SQLCipherMigrationRunner(over: connection.migrations.loadFiles(reporter: reporter)))
             currentName = "what \(connection.migrations.directory) makes"
         }
         let desiredSQL: String

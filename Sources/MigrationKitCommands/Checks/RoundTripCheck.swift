@@ -55,7 +55,7 @@ package struct RoundTripCheck {
     }
 
     /// The migrations proven, with their observer removed so the checks run quietly.
-    private let migrations: any CommandMigrations
+    private let migrations: CommandMigrations
     /// Tables whose row counts a step may change, by declaration (`-- migrate:row-changes`),
     /// lowercased.
     private let allowedRowChanges: Set<String>
@@ -66,7 +66,7 @@ package struct RoundTripCheck {
 
     /// A check of `migrations` in `world`; `allowedRowChanges` names the tables whose
     /// row counts may change, compared case-insensitively.
-    package init(migrations: any CommandMigrations, allowedRowChanges: Set<String>, in world: CommandWorld) {
+    package init(migrations: CommandMigrations, allowedRowChanges: Set<String>, in world: CommandWorld) {
         var quiet = migrations
         quiet.observer = nil
         self.migrations = quiet
@@ -89,7 +89,7 @@ package struct RoundTripCheck {
         return results
     }
 
-    private func scratchDatabase(_ path: String, migrations: (any CommandMigrations)? = nil) throws -> MigrationSession {
+    private func scratchDatabase(_ path: String, migrations: (CommandMigrations)? = nil) throws -> MigrationSession {
         try MigrationSession.openScratch(OpenRequest(path: path, key: scratchKey, access: .create, lockTimeout: .seconds(5), extensions: world.extensions),
                                          migrations: migrations ?? self.migrations, in: world)
     }
@@ -132,7 +132,7 @@ package struct RoundTripCheck {
     /// Every schema object and every row of every table, as text: what a database holds,
     /// whatever its file's bytes.
     private static func contents(of database: MigrationSession) throws -> String {
-        try database.database.reading { db in
+        try database.read { db in
             var text = try SchemaDump.comparableForm(of: db)
             for table in try db.textColumn(sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' ORDER BY name") {
                 for row in try db.textRows(sql: "SELECT * FROM main.\(quoteIdentifier(table))") {
@@ -161,7 +161,7 @@ package struct RoundTripCheck {
             return database
         }
         func schema(_ database: MigrationSession) throws -> String {
-            try database.database.reading { try SchemaDump.comparableForm(of: $0) }
+            try database.read { try SchemaDump.comparableForm(of: $0) }
         }
         do {
             var database = try freshDatabase(upTo: nil)
@@ -211,14 +211,14 @@ package struct RoundTripCheck {
             var readOnly = older
             readOnly.access = .inspect
             readOnly.readOnly = true
-            let original = try MigrationSession.open(readOnly, migrations: migrations, in: world).database
-            let counts = try original.reading { try $0.tableRowCounts() }
-            try original.copyCommittedState(to: copy)
+            let original = try MigrationSession.open(readOnly, migrations: migrations, in: world)
+            let counts = try original.read { try $0.tableRowCounts() }
+            try original.copy(to: copy)
             var copied = older.forFile(at: copy)
             copied.access = .change
             let database = try MigrationSession.openScratch(copied, migrations: migrations, in: world)
             let report = try database.migrate(upTo: nil, options: Self.wholeFile)
-            let upgraded = try database.database.reading { try $0.tableRowCounts() }
+            let upgraded = try database.read { try $0.tableRowCounts() }
             var changed: [String] = []
             // SQLite's own tables (`sqlite_sequence`, which AUTOINCREMENT keeps a row in
             // per table, and ANALYZE's) count what SQLite does, not a step's data.

@@ -85,7 +85,7 @@ package enum SchemaDrift {
             throw Refusal.pendingBeforeLatestApplied(pending: gaps, latestApplied: latest)
         }
         return Report(applied: applied, modified: status.modified,
-                      differences: try differences(of: session.database, upTo: applied.last, modified: status.modified))
+                      differences: try differences(of: session, upTo: applied.last, modified: status.modified))
     }
 
     /// How the schema of `database` differs from what the steps up to `target` (none
@@ -94,14 +94,14 @@ package enum SchemaDrift {
     ///
     /// - Parameter modified: the applied steps whose files changed since, for the
     ///   sentence of a step that fails on the empty database (`ReplayFailure`).
-    package static func differences(of database: any CommandDatabase, upTo target: String?, modified: [String] = []) throws -> [SchemaDifference] {
+    package static func differences(of database: MigrationSession, upTo target: String?, modified: [String] = []) throws -> [SchemaDifference] {
         let expected: [SchemaDump.Object]
         do {
             expected = try database.replayedSchema(upTo: target)
         } catch let failure as MigrationStepError {
             throw ReplayFailure(failure: failure, edited: modified.contains(failure.identifier), latestApplied: target ?? failure.identifier)
         }
-        let actual = try database.reading { try SchemaDump.objects(in: $0) }
+        let actual = try database.read { try SchemaDump.objects(in: $0) }
         return SchemaDifference.between(expected: expected, actual: actual)
     }
 }

@@ -30,7 +30,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
         let target = try Self.resolve(self.target, in: migrations)
         // A dry run only reads: it proves what a baseline would and records nothing.
         let session = try MigrationSession.open(connection, migrations: migrations, access: dryRun ? .inspect : .change, reporter: reporter, in: world)
-        let database = session.database
+        let database = session
         try refuseUnsafeBaseline(of: session, migrations: migrations, target: target)
         let recorded = try session.baseline(upTo: target, dryRun: dryRun)
         for identifier in recorded {
@@ -47,7 +47,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     /// `--to` as a migration: an identifier, or the version one file carries (what another
     /// tool's ledger records, `20260728120000` or `3`), refused naming them when several
     /// carry it.
-    static func resolve(_ target: String, in migrations: any CommandMigrations) throws -> String {
+    static func resolve(_ target: String, in migrations: CommandMigrations) throws -> String {
         guard (try? migrations.index(ofTarget: target)) == nil else { return target }
         let carrying = migrations.identifiers(carryingVersion: target)
         if carrying.count > 1 {
@@ -68,9 +68,9 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     ///   step) whose schema is not what they make: else exit 7 naming the first
     ///   difference, unless `--skip-schema-proof` takes it as it is. Other tools' ledger
     ///   tables are left out of the comparison (`SchemaDump`).
-    private func refuseUnsafeBaseline(of session: MigrationSession, migrations: any CommandMigrations, target: String) throws {
-        let database = session.database
-        let pages = try database.reading { DatabaseChecks.everyPageReads($0) }
+    private func refuseUnsafeBaseline(of session: MigrationSession, migrations: CommandMigrations, target: String) throws {
+        let database = session
+        let pages = try database.read { DatabaseChecks.everyPageReads($0) }
         guard pages.passed else {
             throw CLIError(.damaged, "\(database.path): The database is damaged (\(pages.name): \(pages.detail)), so nothing was recorded; run `verify` to see which pages, and restore it from a backup.")
         }

@@ -60,7 +60,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> DiffDocument {
         let migrations = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world).migrations
         let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
-        let database = session.database
+        let database = session
         let report: SchemaDrift.Report
         do {
             report = try SchemaDrift.check(session)

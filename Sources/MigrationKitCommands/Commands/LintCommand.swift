@@ -36,7 +36,7 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
             let migrations = try world.layer.migrations(over: files, requiredIndexes: [])
             let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
             checked = try session.pending(among: files)
-            context = try session.database.lintContext(for: checked)
+            context = try session.lintContext(for: checked, linked: world.layer.linkedLintContext)
         }
         let report = MigrationLinter(context: minimum.applied(to: context), suppressions: ProjectSettings.lintSuppressions(in: world)).report(checked)
         let findings = report.findings

@@ -73,49 +73,36 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output, on: world.surroundings.console)
         if isFleet { return try runFleet(reporter: reporter, in: world) }
-        // The migrations are read (and, for a new database, where every file is pending
-        // and there is nothing to consult, linted) on a thread of their own while the key
-        // is resolved and derived, most of a short run. Their verdict still comes before
-        // anything is written: their errors win over the open's, and remove the file the
-        // open created.
+        // The migrations' verdict comes before anything is written: they are read (and, for
+        // a new database, where every file is pending and there is nothing to consult,
+        // linted) before the key is asked for, and their errors win over the path's.
         let requestedPath = Result { try connection.requiredPath() }
         // One look at the path decides "new" for the whole command (`OpenRequest.isNew`).
         let found = (try? requestedPath.get()).map(OpenRequest.find(at:))
         let existedBefore = found.map { !OpenRequest.isNew($0) } ?? true
-        let minimum = self.minimum
-        let linked = world.layer.linkedLintContext
-        let loading = MigrationsLoading.start(connection.migrations, requiredIndexes: requiredIndexes, layer: world.layer,
-                                              lint: existedBefore || noLint ? nil : PendingLint(makingContext: { minimum.applied(to: linked) },
-                                                                                                 suppressions: ProjectSettings.lintSuppressions(in: world)))
+        let loaded = try LoadedMigrations.load(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter, in: world)
+        if !existedBefore, !noLint, let files = loaded.files {
+            try PendingLint(context: minimum.applied(to: world.layer.linkedLintContext), suppressions: ProjectSettings.lintSuppressions(in: world))
+                .check(files, reporter: reporter)
+        }
         let progress = ProgressLine(enabled: !output.quiet && !output.json && reporter.console.standardErrorIsTerminal, on: reporter.console)
         defer { progress.stop() }
+        var migrations = loaded.migrations
+        if let target { _ = try migrations.index(ofTarget: target) }
+        migrations.allowOutOfOrder = allowOutOfOrder
+        migrations.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun, journal: world.journal)
         if atomic || dryRun { world.journal.runsAllOrNothing() }
-        // A dry run on a database that does not exist yet runs on a scratch one.
-        var scratch: ScratchFolder?
+        // A dry run on a database that does not exist yet runs on a scratch one, which no
+        // other process knows of: it takes no change lock.
+        let path = try requestedPath.get()
+        let scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
         defer { withExtendedLifetime(scratch) {} }
-        let request: OpenRequest
-        let opened: any CommandConnection
+        let asked = try OpenRequest.resolving(connection, access: .create, found: found, reporter: reporter, in: world)
+        let request = scratch.map { asked.forFile(at: $0.path + "/dry-run.db") } ?? asked
+        if scratch != nil { reporter.line("\(path) does not exist yet: dry run on an empty scratch database.") }
+        let session = try scratch == nil ? MigrationSession.open(request, migrations: migrations, in: world)
+            : MigrationSession.openScratch(request, migrations: migrations, in: world)
         do {
-            let path = try requestedPath.get()
-            scratch = dryRun && !existedBefore ? try ScratchFolder(purpose: "dry-run") : nil
-            let asked = try OpenRequest.resolving(connection, access: .create, found: found, reporter: reporter, in: world)
-            request = scratch.map { asked.forFile(at: $0.path + "/dry-run.db") } ?? asked
-            if scratch != nil { reporter.line("\(path) does not exist yet: dry run on an empty scratch database.") }
-            // Opened before the migrations are ready; they are bound to it once read. A
-            // scratch database no other process knows of takes no change lock.
-            opened = try scratch == nil ? MigrationSession.connect(request, in: world) : world.layer.open(request)
-        } catch {
-            _ = try loading.finish(reporter: reporter)
-            throw error
-        }
-        let session: MigrationSession
-        do {
-            let loaded = try loading.finish(reporter: reporter)
-            var migrations = loaded.migrations
-            if let target { _ = try migrations.index(ofTarget: target) }
-            migrations.allowOutOfOrder = allowOutOfOrder
-            migrations.observer = Self.observer(progress: progress, reporter: reporter, dryRun: dryRun, journal: world.journal)
-            session = MigrationSession(request: request, connection: opened, migrations: migrations, locks: world.locks)
             // One read of the ledger serves lint, the backup decision and the engine's
             // first plan.
             if existedBefore { try refuseUnadopted(session, in: world) }
@@ -124,13 +111,13 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
             }
         } catch {
             // A database this run created is not left behind.
-            opened.discardCreatedDatabase()
+            session.discardIfCreated()
             throw error
         }
 
         var erased: SchemaChange?
         var backupPath: String?
-        if eraseOnSchemaChange, let change = try session.database.schemaChange() {
+        if eraseOnSchemaChange, let change = try session.schemaChange() {
             try confirmErase(change, in: world.surroundings)
             // Erasing is destructive: always back up first, --no-backup or not.
             backupPath = try session.backup(backup, in: world)
@@ -168,7 +155,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     package func refuseUnadopted(_ session: MigrationSession, in world: CommandWorld) throws {
         guard try session.ledger().snapshot.identifiers.isEmpty, !eraseOnSchemaChange else { return }
         let accepting = acceptExistingTables || ProjectSettings.acceptsExistingTables(in: world)
-        guard let finding = try session.database.reading({ try OtherToolNotice.finding(in: $0, acceptingExistingTables: accepting) }) else { return }
+        guard let finding = try session.read({ try OtherToolNotice.finding(in: $0, acceptingExistingTables: accepting) }) else { return }
         throw CLIError(.notAdopted, OtherToolNotice.sentence(finding, database: session.path, commandName: world.layer.commandName))
     }
 
@@ -181,7 +168,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
                              listed: Bool = true, in world: CommandWorld) throws {
         let checked = try session.pending(among: files)
         guard !checked.isEmpty else { return }
-        try lint(checked, context: try session.database.lintContext(for: checked), reporter: reporter,
+        try lint(checked, context: try session.lintContext(for: checked, linked: world.layer.linkedLintContext), reporter: reporter,
                  listed: listed ? nil : session.path, in: world)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MigrationKit
 import MigrationKitFiles
 
 package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
@@ -22,9 +23,11 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         let request = try OpenRequest.resolving(connection, access: .change, reporter: reporter, in: world)
         try MigrationSession.holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world)
         var safetyCopy: String?
-        // The backup is proven and staged first; the safety copy is taken only then (so a
-        // refused restore changes nothing) and never prunes the backup being restored.
-        let proof = try world.layer.restore(from: source, over: request, heldLock: world.locks.lock(on: request.path)) {
+        let proof = try prove(source, as: request, in: world)
+        // The backup is staged beside the database first; the safety copy is taken only
+        // then (so a refused restore changes nothing) and never prunes the backup being
+        // restored.
+        try BackupFiles.putInPlace(source, of: request.path, timeout: request.lockTimeout, heldLock: world.locks.lock(on: request.path)) {
             // A missing database (the case restore is most needed for) has nothing to keep.
             guard !backup.skip, FileManager.default.fileExists(atPath: request.path) else { return }
             safetyCopy = try keepCurrentDatabase(request, reporter: reporter, in: world)
@@ -35,6 +38,21 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
         }
         if let safetyCopy { reporter.line("The database as it was before the restore: \(safetyCopy)") }
         try reporter.document(RestoreDocument(database: request.path, databaseName: world.databaseName, restoredFrom: source, backup: safetyCopy))
+    }
+
+    /// Opens the backup as the database is opened (read-only, with its key and the
+    /// host's own setup) and checks it: it must open and pass `quick_check`, as far as
+    /// what only the app registers lets it run. Returns the check.
+    private func prove(_ backup: String, as request: OpenRequest, in world: CommandWorld) throws -> VerificationCheck {
+        var proving = request.forFile(at: backup)
+        proving.access = .inspect
+        proving.readOnly = true
+        // No change lock: the backup is only read, and no other command changes it.
+        let opened = try MigrationSession.openScratch(proving, migrations: try world.layer.hostMigrationsOrNone(), in: world)
+        let check = try opened.read { DatabaseChecks.quickCheck($0) }
+        try opened.close()
+        if let refusal = DatabaseChecks.backupRefusal(check) { throw CLIError(.damaged, "\(backup): \(refusal)") }
+        return check
     }
 
     /// A backup of the database about to be replaced. One that does not open with this

@@ -45,7 +45,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
             }
         }
         let session = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
-        let database = session.database
+        let database = session
         // Everything the rollback would refuse for is checked before the backup, so a
         // refused rollback writes nothing (and prunes no older backup).
         let accepted = Set(acceptModified)

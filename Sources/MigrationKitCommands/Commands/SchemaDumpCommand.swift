@@ -24,7 +24,7 @@ package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
         if let outputFile { try OutputFile(path: outputFile, force: force).check(against: connection.filesRead(in: world.surroundings.environment)) }
         // Printed to standard output, the schema is the whole output: no line before it.
         let database = try MigrationSession.open(connection, migrations: try world.layer.hostMigrationsOrNone(), access: .inspect,
-                                                announcing: outputFile != nil, reporter: reporter, in: world).database
+                                                announcing: outputFile != nil, reporter: reporter, in: world)
         let dump = try database.schemaDump()
         if let outputFile {
             try DurableFile.writePrivate(Array(dump.utf8), to: outputFile, replacing: true)

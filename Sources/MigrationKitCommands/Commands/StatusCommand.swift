@@ -29,21 +29,21 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
             return report(migrations.statusOfNewDatabase, database: path, exists: false, cipher: nil, layout: layout(of: loaded.files, in: world), reporter: reporter, in: world)
         }
         let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
-        let database = session.database
+        let database = session
         let status = try session.status()
         // Files two tools write alike (golang-migrate's pairs, sqlx's reversible ones) are
         // named after the tool whose ledger the database holds.
         var layout = layout(of: loaded.files, in: world)
         if let detected = layout, connection.migrations.givenLayout == nil,
            let sameFiles = MigrationFolderLayout(name: detected.name)?.sameFiles, !sameFiles.isEmpty {
-            let tools = try database.reading { try OtherToolLedger.all(in: $0) }.map(\.tool)
+            let tools = try database.read { try OtherToolLedger.all(in: $0) }.map(\.tool)
             if let writer = sameFiles.first(where: { same in tools.contains { $0.name == same.name } }),
                let table = OtherTool(name: writer.name)?.ledgerTables.first {
                 layout = (writer.name, "detected from its files and \(table)")
             }
         }
         let unmanaged = status.applied.isEmpty && status.unknownApplied.isEmpty
-            ? try database.reading { try OtherToolNotice.finding(in: $0, acceptingExistingTables: ProjectSettings.acceptsExistingTables(in: world)) } : nil
+            ? try database.read { try OtherToolNotice.finding(in: $0, acceptingExistingTables: ProjectSettings.acceptsExistingTables(in: world)) } : nil
         return report(status, database: database.path, exists: true, cipher: try database.cipherDescription(), layout: layout,
                       swiftSteps: loaded.files == nil ? [] : try Self.appliedBySwiftSteps(status, in: database), unmanaged: unmanaged, reporter: reporter, in: world)
     }
@@ -69,10 +69,10 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     /// applied: their history rows carry no checksum, where a migration file's do. (In an
     /// app's own commands, a step the app does not have is a newer version's, as GRDB
     /// says of it.)
-    private static func appliedBySwiftSteps(_ status: MigrationStatus, in database: any CommandDatabase) throws -> Set<String> {
+    private static func appliedBySwiftSteps(_ status: MigrationStatus, in database: MigrationSession) throws -> Set<String> {
         guard !status.unknownApplied.isEmpty else { return [] }
         let unknown = Set(status.unknownApplied)
-        let history = try database.reading { try MigrationBookkeeping.history(in: $0) }
+        let history = try database.read { try MigrationBookkeeping.history(in: $0) }
         return Set(history.values.filter { $0.checksum == nil && unknown.contains($0.identifier) }.map(\.identifier))
     }
 

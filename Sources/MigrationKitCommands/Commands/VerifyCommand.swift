@@ -21,7 +21,7 @@ package struct VerifyCommand: UsesProjectConnection, FleetCommand {
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> VerifyDocument {
         // Verification needs no migration files; a Swift host's own checks still apply.
         let migrations = try world.layer.hostMigrationsOrNone(requiredIndexes: requiredIndexes)
-        let database = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world).database
+        let database = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
         let report = try database.verificationReport()
         // A check cut short by Ctrl-C is not a damaged database.
         try Interruption.check()

@@ -10,9 +10,9 @@ import MigrationKitSecrets
 ///
 /// Everything else — options, project file and `MIGRATIONKIT_*` settings, keys, locks,
 /// backups' names and pruning, fleets, output, `--json`, exit codes and sentences — is
-/// the tree's, written once. A layer opens files and runs its runner over them
-/// (`CommandMigrations`, `CommandDatabase`); the procedure itself is the core's engine
-/// under either runner.
+/// the tree's, written once. A layer makes the migrations (`CommandMigrations`), which
+/// open its stores (`DatabaseStore`) and run its runner (`MigrationRunning`) over them;
+/// the procedure itself is the core's engine under either runner.
 package protocol CommandLayer: Sendable {
     /// The name shown in help and messages (`migrationkit`, an app's binary name).
     var commandName: String { get }
@@ -45,14 +45,10 @@ package protocol CommandLayer: Sendable {
 
     /// The migrations an app registered in Swift, with `requiredIndexes` added to its
     /// verifier; nil when the migrations are the SQL files of `--migrations`.
-    func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> (any CommandMigrations)?
+    func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> CommandMigrations?
 
     /// The migrations the SQL files make, verified with `requiredIndexes` as well.
-    func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> any CommandMigrations
-
-    /// Opens the database `request` names (deriving its key), before the migrations to
-    /// run on it are known (`CommandMigrations.database(on:)` binds them).
-    func open(_ request: OpenRequest) throws -> any CommandConnection
+    func migrations(over files: [SQLMigrationFile], requiredIndexes: [RequiredIndexSpec]) throws -> CommandMigrations
 
     /// Turns `cipher_memory_security` on for the process when asked (`--memory-security`)
     /// and the host allows it; whether the layer's connections are then to use it.
@@ -67,14 +63,6 @@ package protocol CommandLayer: Sendable {
     /// - Parameter databasePath: the database the command said it works on, if it did
     ///   (`RunJournal.databasePath`), for a sentence that names it.
     func present(_ error: any Error, wording: RemedyWording, databasePath: String?) -> ErrorPresentation?
-
-    /// Puts the backup at `backup` in place of the database `request` names, after
-    /// proving it opens with the request's key and passes `quick_check`; runs
-    /// `beforeReplacing` just before (`BackupFiles.putInPlace`). Returns the proof, which
-    /// names what it could not check without what only the app registers.
-    ///
-    /// - Parameter heldLock: the database's change lock, which the command holds already.
-    func restore(from backup: String, over request: OpenRequest, heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck
 
     /// `diff --to`: writes the migration from the current schema to the one
     /// `schemaFile` makes, proven on scratch copies first; a layer that cannot prove one

@@ -4,13 +4,12 @@ import MigrationKit
 /// The migrations a command runs and, for SQL migrations, the files they were made
 /// from (for lint).
 package struct LoadedMigrations: Sendable {
-    package var migrations: any CommandMigrations
+    package var migrations: CommandMigrations
     /// The SQL files; nil for a host's Swift steps.
     package let files: [SQLMigrationFile]?
 
     /// The host's Swift steps, or the SQL files of `--migrations`; in a fleet, read once
-    /// for every database (`FleetShared`). (`migrate` does the same work beside the key
-    /// derivation: `MigrationsLoading`.)
+    /// for every database (`FleetShared`).
     package static func load(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter,
                              in world: CommandWorld) throws -> LoadedMigrations {
         let layer = world.layer
@@ -30,7 +29,7 @@ package struct LoadedMigrations: Sendable {
 extension CommandLayer {
     /// The host's steps, or none: for a command that needs no migration files (verify,
     /// schema-dump), whose host's own checks still apply.
-    package func hostMigrationsOrNone(requiredIndexes: [RequiredIndexSpec] = []) throws -> any CommandMigrations {
+    package func hostMigrationsOrNone(requiredIndexes: [RequiredIndexSpec] = []) throws -> CommandMigrations {
         try hostMigrations(requiredIndexes: requiredIndexes) ?? migrations(over: [], requiredIndexes: requiredIndexes)
     }
 }

@@ -3,32 +3,32 @@ import MigrationKit
 import MigrationKitFiles
 
 /// One command's hold on one database: opened once from one `OpenRequest`, its change
-/// lock taken once (held in the world's `CommandLocks` for the rest of the command),
-/// and its ledger read once. Everything a command decides before it changes the
-/// database — the status, which files lint looks at, whether a backup is worth taking,
-/// the engine's first plan — is asked of the session and answered from that one
-/// reading, which the run then starts from; the runners take no second lock.
+/// lock taken once (held in the world's `CommandLocks` for the rest of the command), and
+/// its ledger read once. Everything a command does to a database it asks of its session:
+/// the status, which files lint looks at, whether a backup is worth taking, the engine's
+/// first plan — answered from that one reading, which the run then starts from — and
+/// every change, run by the migration runner on the session's store (`DatabaseStore`).
 ///
 /// A session that changed the database (an erase, a migration, a rollback, a baseline,
 /// an adoption) reads the ledger afresh when asked again; every change goes through it.
 package final class MigrationSession {
     /// What the command asked for, and what was at the path then.
     package let request: OpenRequest
-    /// The database, with the migrations to run on it.
-    package let database: any CommandDatabase
-    /// The migrations the session runs.
-    package let migrations: any CommandMigrations
-    private let connection: any CommandConnection
+    /// The open database.
+    private let store: any DatabaseStore
+    /// The runner bound to `store`.
+    private let runner: any BoundRunner
     /// The ledger as the session read it, until the session writes.
     private var carriedLedger: LedgerReading?
 
-    /// Binds the migrations to a database the layer opened (`connect(_:in:)`): `migrate`
-    /// opens the database, deriving its key, while its migrations are still being read.
-    package init(request: OpenRequest, connection: any CommandConnection, migrations: any CommandMigrations, locks: CommandLocks) {
+    /// A session over `store`, run by `runner` (`CommandMigrations.open`) under the
+    /// change locks the command holds (`locks`), which it then takes no second time; its
+    /// schema dumped by `schemaDump`.
+    init<Runner: MigrationRunning>(request: OpenRequest, store: Runner.Store, runner: Runner, locks: CommandLocks,
+                                   schemaDump: @escaping (Runner.Store) throws -> String) {
         self.request = request
-        self.connection = connection
-        self.migrations = migrations
-        self.database = migrations.database(on: connection, locks: locks)
+        self.store = store
+        self.runner = Bound(runner: runner, store: store, locks: locks, schemaDump: schemaDump)
     }
 
     /// Resolves the key (printing the key options' warnings) and opens the database
@@ -37,33 +37,35 @@ package final class MigrationSession {
     ///
     /// - Parameter announcing: the first line names the database (`CommandWorld.announce`);
     ///   false only where standard output is the data itself (`schema-dump` without --output).
-    package static func open(_ options: ConnectionOptions, migrations: any CommandMigrations, access: DatabaseAccess,
+    package static func open(_ options: ConnectionOptions, migrations: CommandMigrations, access: DatabaseAccess,
                              announcing: Bool = true, reporter: Reporter, in world: CommandWorld) throws -> MigrationSession {
         let request = try OpenRequest.resolving(options, access: access, announcing: announcing, reporter: reporter, in: world)
         return try open(request, migrations: migrations, in: world)
     }
 
-    /// Opens the database `request` names, with `migrations` to run on it.
-    package static func open(_ request: OpenRequest, migrations: any CommandMigrations, in world: CommandWorld) throws -> MigrationSession {
-        MigrationSession(request: request, connection: try connect(request, in: world), migrations: migrations, locks: world.locks)
+    /// Opens the database `request` names with `migrations` to run on it, holding its
+    /// change lock unless it is only read: taken once, before opening, so the key is
+    /// proven on the file as no other changing command will leave it; or, for a file this
+    /// open creates, as soon as it exists.
+    package static func open(_ request: OpenRequest, migrations: CommandMigrations, in world: CommandWorld) throws -> MigrationSession {
+        if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world) }
+        let session = try migrations.open(request, locks: world.locks)
+        if request.access != .inspect {
+            do {
+                try holdChangeLock(on: session.path, timeout: request.lockTimeout, in: world)
+            } catch {
+                session.discardIfCreated()
+                throw error
+            }
+        }
+        return session
     }
 
     /// Opens a scratch database only this command knows of (a check's, a dry run's on a
     /// database that does not exist yet): no change lock is taken, since no other
     /// process can reach it.
-    package static func openScratch(_ request: OpenRequest, migrations: any CommandMigrations, in world: CommandWorld) throws -> MigrationSession {
-        MigrationSession(request: request, connection: try world.layer.open(request), migrations: migrations, locks: world.locks)
-    }
-
-    /// Opens the database `request` names through the layer, holding its change lock
-    /// unless it is only read: taken once, before opening, so the key is proven on the
-    /// file as no other changing command will leave it; or, for a file this open
-    /// creates, as soon as it exists.
-    package static func connect(_ request: OpenRequest, in world: CommandWorld) throws -> any CommandConnection {
-        if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world) }
-        let connection = try world.layer.open(request)
-        if request.access != .inspect { try holdChangeLock(on: connection.path, timeout: request.lockTimeout, in: world) }
-        return connection
+    package static func openScratch(_ request: OpenRequest, migrations: CommandMigrations, in world: CommandWorld) throws -> MigrationSession {
+        try migrations.open(request, locks: world.locks)
     }
 
     /// Takes the database's change lock for the rest of the command (`DatabaseFileLock`),
@@ -77,19 +79,21 @@ package final class MigrationSession {
     }
 
     /// The database file, as the command named it.
-    package var path: String { connection.path }
+    package var path: String { store.path }
+
+    // MARK: - Reading
 
     /// The ledger: read on the first question, then carried until the session writes.
     package func ledger() throws -> LedgerReading {
         if let carriedLedger { return carriedLedger }
-        let reading = try database.readLedger()
+        let reading = try runner.readLedger()
         carriedLedger = reading
         return reading
     }
 
     /// Every migration's state, from the session's ledger.
     package func status() throws -> MigrationStatus {
-        migrations.status(from: try ledger())
+        try runner.status(from: try ledger())
     }
 
     /// Those of `files` still to run on this database.
@@ -103,19 +107,79 @@ package final class MigrationSession {
     /// (a newer version's database, a half-applied merge, edited or out-of-order
     /// migrations, a target already passed), before anything is written.
     package func changesAnything(upTo target: String?, options: MigrateOptions) throws -> Bool {
-        try migrations.changesAnything(upTo: target, options: options, from: try ledger())
+        try runner.changesAnything(upTo: target, options: options, from: try ledger())
     }
+
+    /// Runs `body` in a read of the database: its rows, for checks written once.
+    package func read<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
+        try store.reading(body)
+    }
+
+    /// What lint knows of this database for `files`.
+    package func lintContext(for files: [SQLMigrationFile], linked: LintContext) throws -> LintContext {
+        try store.reading { try linked.consulting($0, for: files) }
+    }
+
+    /// The schema as `schema-dump` prints it (the host's own snapshot, if it has one).
+    package func schemaDump() throws -> String {
+        try runner.schemaDump()
+    }
+
+    /// The database's encryption, for `status`.
+    package func cipherDescription() throws -> DatabaseCipherDescription {
+        try store.cipherDescription()
+    }
+
+    /// How the schema differs from what the applied migrations make, or nil.
+    package func schemaChange() throws -> SchemaChange? {
+        try runner.schemaChange()
+    }
+
+    /// The schema the migrations up to `target` (none when nil) make on an empty
+    /// database, for `diff`'s drift and `baseline`'s proof; the database is only read.
+    /// Throws the `MigrationStepError` of a migration that fails there.
+    package func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] {
+        try runner.replayedSchema(upTo: target)
+    }
+
+    /// The migrations rolling back would undo, latest first, changing nothing; throws
+    /// what rollback would refuse for.
+    package func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String] {
+        try runner.rollbackPlan(selection, acceptModified: acceptModified)
+    }
+
+    /// Every check the verifier makes, on the database as it is.
+    package func verificationReport() throws -> VerificationReport {
+        try runner.verificationReport()
+    }
+
+    /// Copies the database's committed state to a new file at `destination`, keyed as the
+    /// database is, without writing to the database.
+    package func copy(to destination: String) throws {
+        try store.copy(to: destination)
+    }
+
+    // MARK: - Changing
 
     /// Writes a backup where `options` say (the run's journal records it). `sparing`
     /// names files pruning must keep (the backup being restored).
     package func backup(_ options: BackupOptions, sparing: Set<String> = [], in world: CommandWorld) throws -> String {
-        try options.writing({ try database.backup(into: $0, keep: $1, sparing: $2) }, sparing: sparing, in: world)
+        let store = self.store
+        return try options.writing({ directory, keep, sparing in
+            try BackupFiles.write(databaseAt: store.path, into: directory, keep: keep, sparing: sparing) { try store.copy(to: $0) }
+        }, sparing: sparing, in: world)
+    }
+
+    /// Runs `body` in one write transaction: a change of plain SQL that is no migration.
+    package func write<T>(_ body: (any BookkeepingExecuting) throws -> T) throws -> T {
+        carriedLedger = nil
+        return try store.changing(body)
     }
 
     /// Erases every object and the ledger (`--erase-on-schema-change`).
     package func erase() throws {
         carriedLedger = nil
-        try database.erase()
+        try runner.erase()
     }
 
     /// Migrates, planning from the session's ledger when it read one and wrote nothing
@@ -125,7 +189,7 @@ package final class MigrationSession {
         let ledger = carriedLedger
         carriedLedger = nil
         do {
-            return try database.migrate(upTo: target, options: options, from: ledger)
+            return try runner.migrate(upTo: target, options: options, from: ledger)
         } catch {
             discardIfCreated()
             throw error
@@ -135,32 +199,100 @@ package final class MigrationSession {
     /// Rolls back, from the ledger as it is now.
     package func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {
         carriedLedger = nil
-        return try database.rollback(selection, acceptModified: acceptModified)
+        return try runner.rollback(selection, acceptModified: acceptModified)
     }
 
-    /// Records the migrations up to `target` as applied without running them; a dry run
-    /// says which it would record, and writes nothing.
+    /// Records the migrations up to `target` as applied without running them; with
+    /// `dryRun`, says which it would record and writes nothing.
     package func baseline(upTo target: String, dryRun: Bool = false) throws -> [String] {
-        guard !dryRun else { return try database.baselinePlan(upTo: target) }
+        if dryRun { return try runner.baselinePlan(upTo: target) }
         carriedLedger = nil
-        return try database.baseline(upTo: target)
+        return try runner.baseline(upTo: target)
     }
 
-    /// Records what another tool applied (`CommandDatabase.adopt`); a dry run writes
-    /// nothing.
+    /// Records what another tool applied, proven against the schema; a dry run writes
+    /// nothing. Throws `OtherToolAdoptionError` with nothing written.
     package func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         if !dryRun { carriedLedger = nil }
-        return try database.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
+        return try runner.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
     }
 
     /// Removes the file when this session created it and nothing was kept in it.
     @discardableResult
     package func discardIfCreated() -> Bool {
-        connection.discardCreatedDatabase()
+        store.discardIfCreated()
     }
 
     /// Closes the database (a WAL database is checkpointed into its file).
     package func close() throws {
-        try database.close()
+        try store.close()
     }
+}
+
+/// A runner bound to its store: the session's calls, written once for every runner
+/// (`Bound`), whatever its store's type.
+private protocol BoundRunner: AnyObject {
+    func readLedger() throws -> LedgerReading
+    func status(from reading: LedgerReading) throws -> MigrationStatus
+    func changesAnything(upTo target: String?, options: MigrateOptions, from reading: LedgerReading) throws -> Bool
+    func migrate(upTo target: String?, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport
+    func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String]
+    func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport
+    func baselinePlan(upTo target: String) throws -> [String]
+    func baseline(upTo target: String) throws -> [String]
+    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption
+    func schemaChange() throws -> SchemaChange?
+    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object]
+    func erase() throws
+    func verificationReport() throws -> VerificationReport
+    func schemaDump() throws -> String
+}
+
+private final class Bound<Runner: MigrationRunning>: BoundRunner {
+    private let configured: Runner
+    let store: Runner.Store
+    /// The change locks the command holds: the database's, once the command took it (a
+    /// file the open created is locked only once it exists), goes to the runner with
+    /// each call.
+    private let locks: CommandLocks
+    private let dump: (Runner.Store) throws -> String
+
+    init(runner: Runner, store: Runner.Store, locks: CommandLocks, schemaDump: @escaping (Runner.Store) throws -> String) {
+        configured = runner
+        self.store = store
+        self.locks = locks
+        dump = schemaDump
+    }
+
+    /// The runner, handed the change lock the command holds on the store's file.
+    private var runner: Runner {
+        var runner = configured
+        runner.heldChangeLock = locks.lock(on: store.path)
+        return runner
+    }
+
+    func readLedger() throws -> LedgerReading { try runner.readLedger(in: store) }
+    func status(from reading: LedgerReading) throws -> MigrationStatus { runner.analysis(of: reading).status }
+    func changesAnything(upTo target: String?, options: MigrateOptions, from reading: LedgerReading) throws -> Bool {
+        try runner.migratePlan(from: reading, upTo: target, options: options).changesAnything
+    }
+    func migrate(upTo target: String?, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport {
+        try runner.migrate(in: store, upTo: target, options: options, from: reading)
+    }
+    func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String] {
+        try runner.rollbackPlan(selection, in: store, acceptModified: acceptModified)
+    }
+    func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {
+        try runner.rollback(selection, in: store, acceptModified: acceptModified)
+    }
+    func baselinePlan(upTo target: String) throws -> [String] { try runner.baselinePlan(in: store, upTo: target) }
+    func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: store, upTo: target) }
+    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption {
+        try runner.adopt(in: store, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
+    }
+    func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: store) }
+    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] { try runner.replayedSchema(upTo: target, configuredLike: store) }
+    func erase() throws { try runner.erase(store) }
+    func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: store) }
+    func schemaDump() throws -> String { try dump(store) }
 }

@@ -47,6 +47,21 @@ package enum DatabaseBackup {
         }
     }
 
+    /// Writes the committed state of the database `writer` has open to a new file at
+    /// `destination`, keyed and in the format it is, without writing to the database: its
+    /// bytes under a read transaction (which keeps any writer from committing into the
+    /// file meanwhile), or, in WAL mode, SQLite's online backup, which copies what the
+    /// `-wal` holds too, into one file.
+    package static func copy(of writer: SQLCipherWriter, to destination: String) throws {
+        try writer.read { db in
+            if try db.fetchString(sql: "PRAGMA journal_mode")?.lowercased() == "wal" {
+                try onlineBackup(db, key: writer.key, configuration: writer.configuration, to: destination)
+            } else {
+                try BackupFiles.copyBytes(from: writer.path, to: destination)
+            }
+        }
+    }
+
     /// Keeps a database file's raw bytes as a backup, without opening it: for a
     /// database that cannot be opened (a different key, damage) and is about to be
     /// replaced. Whatever it holds can then still be recovered by whoever has its key.

@@ -116,12 +116,12 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 
     /// Applies pending steps up to and including `target` (every step when nil), then
-    /// verifies, planning first from `reading`: the ledger as the caller read it on this
-    /// writer (`readLedger(in:)`), with nothing committed through the writer since. For
-    /// a command that decides things from the ledger before it migrates (lint, a
-    /// backup) and reads it once for all of them.
+    /// verifies, planning first from `reading` when given: the ledger as the caller read
+    /// it on this writer (`readLedger(in:)`), with nothing committed through the writer
+    /// since. For a command that decides things from the ledger before it migrates (lint,
+    /// a backup) and reads it once for all of them.
     package func migrate(in writer: SQLCipherWriter, upTo target: String?, options: MigrateOptions,
-                         from reading: LedgerReading) throws -> MigrationReport {
+                         from reading: LedgerReading?) throws -> MigrationReport {
         try migrate(in: writer, through: try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1), options: options, from: reading)
     }
 
@@ -224,4 +224,3 @@ public struct SQLCipherMigrationRunner: Sendable {
     }
 }
 
-extension SQLCipherMigrationRunner: MigrationRunnerConfiguration {}

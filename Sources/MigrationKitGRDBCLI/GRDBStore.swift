@@ -6,12 +6,14 @@ import MigrationKitFiles
 import MigrationKitGRDB
 import MigrationKitSecrets
 
-/// A GRDB writer the host's `openWriter` opened for a command, before the migrations
-/// to run on it are bound (`GRDBCommandDatabase`).
-final class GRDBCommandConnection: CommandConnection {
-    let path: String
+/// The store a GRDB app's commands run on: the writer the host's `openWriter` opened for
+/// a command.
+package final class GRDBStore: DatabaseStore {
+    package let path: String
     let writer: any DatabaseWriter
     let settings: GRDBConnectionSettings
+    /// The host that opened it, which opens the scratch databases its replays run on.
+    let host: GRDBMigrationCLIHost
     /// This command made the file (`migrate` on a missing database).
     let created: Bool
 
@@ -54,12 +56,13 @@ final class GRDBCommandConnection: CommandConnection {
         self.path = path
         self.writer = opened.writer
         self.settings = opened.settings
+        self.host = host
     }
 
     /// Only while nothing was kept in it (`NewDatabaseFile.discard`): a step that
     /// committed is kept, as the tool's runner keeps it.
     @discardableResult
-    func discardCreatedDatabase() -> Bool {
+    package func discardIfCreated() -> Bool {
         guard created else { return false }
         let removed = NewDatabaseFile.discard(at: path, timeout: settings.lockTimeout) { removeFiles in
             try writer.writeWithoutTransaction { db in
@@ -124,126 +127,35 @@ final class GRDBCommandConnection: CommandConnection {
 
 }
 
-/// An open GRDB writer and the runner to run on it.
-final class GRDBCommandDatabase: CommandDatabase {
-    let connection: GRDBCommandConnection
-    let migrations: GRDBCommandMigrations
-    /// The change locks the command holds.
-    private let locks: CommandLocks
-    /// The host's runner, handed the change lock the command holds on this file, which
-    /// it then takes no second time.
-    private var runner: GRDBMigrationRunner {
-        var runner = migrations.runner
-        runner.heldChangeLock = locks.lock(on: connection.path)
-        return runner
-    }
-    var path: String { connection.path }
-    private var writer: any DatabaseWriter { connection.writer }
-
-    init(connection: GRDBCommandConnection, migrations: GRDBCommandMigrations, locks: CommandLocks) {
-        self.connection = connection
-        self.migrations = migrations
-        self.locks = locks
-    }
-
-    func readLedger() throws -> LedgerReading { try runner.readLedger(in: writer) }
-
-    /// The runner throws what a failing step threw, as GRDB's migrator does; the
-    /// commands say which step failed and where, as for the tool's steps: the failure
-    /// the observer heard (`MigrationEvent.didFail`). The ledger's reading served the
-    /// decisions before the run; GRDB's migrator reads the ledger itself.
-    func migrate(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading?) throws -> MigrationReport {
-        var runner = self.runner
-        let failure = StepFailure()
-        let observer = runner.observer
-        runner.observer = { event in
-            if case .didFail(let error) = event { failure.error = error }
-            observer?(event)
-        }
-        do {
-            return try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
-        } catch {
-            throw failure.error ?? error
-        }
-    }
-
-    func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String] {
-        try runner.rollbackPlan(selection, in: writer, acceptModified: acceptModified)
-    }
-
-    func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {
-        try runner.rollback(selection, in: writer, acceptModified: acceptModified)
-    }
-
-    func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
-    func baselinePlan(upTo target: String) throws -> [String] { try runner.baselinePlan(in: writer, upTo: target) }
-    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption {
-        try runner.adopt(in: writer, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
-    }
-    func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
-
-    /// Through the app's own `openWriter` and GRDB's migrator, on a scratch database in
-    /// a private folder (encrypted with a random key where GRDB here encrypts). GRDB's
-    /// erase-on-schema-change replays as GRDB's `hasSchemaChanges` does instead: GRDB
-    /// decides that, and the runner reproduces it.
-    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] {
-        let scratch = try ScratchFolder(purpose: "diff")
-        defer { withExtendedLifetime(scratch) {} }
-        var quiet = migrations
-        quiet.observer = nil
-        let request = OpenRequest(path: scratch.path + "/expected.db", key: GRDBLinkedLibrary.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
-                                      access: .create, lockTimeout: .seconds(5))
-        let expected = GRDBCommandDatabase(connection: try GRDBCommandConnection(opening: request, host: migrations.host), migrations: quiet,
-                                           locks: CommandLocks())
-        defer { try? expected.close() }
-        if let target { _ = try expected.migrate(upTo: target, options: MigrateOptions(), from: nil) }
-        return try expected.reading { try SchemaDump.objects(in: $0) }
-    }
-    func erase() throws { try runner.erase(writer) }
-    func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: writer) }
-
-    func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
+extension GRDBStore {
+    package func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
         try writer.read { try body($0) }
     }
 
-    func copyCommittedState(to path: String) throws {
-        try backUp(to: path)
-    }
-
-    func schemaDump() throws -> String {
-        let snapshot = migrations.host.schemaSnapshot
-        return try writer.read { db in try snapshot?(db) ?? SchemaDump.canonicalSQL(of: db) }
-    }
-
-    func lintContext(for files: [SQLMigrationFile]) throws -> LintContext {
-        try writer.read { try GRDBLinkedLibrary.linkedLintContext.consulting($0, for: files) }
-    }
-
-    func backup(into directory: String?, keep: Int, sparing: Set<String>) throws -> String {
-        try BackupFiles.write(databaseAt: path, into: directory, keep: keep, sparing: sparing) { try backUp(to: $0) }
+    package func changing<T>(_ body: (any BookkeepingExecuting) throws -> T) throws -> T {
+        try writer.write { try body($0) }
     }
 
     /// SQLite's online backup into a new 0600 file at `destination`, keyed as the
     /// database is (its format too), consistent whatever the journal mode.
-    private func backUp(to destination: String) throws {
+    package func copy(to destination: String) throws {
         if let failure = FileProbe.createPrivateFile(at: destination) {
             throw CLIError(.fileOperationFailed, "\(destination) cannot be created (\(failure)); check the folder and its permissions.")
         }
-        var configuration = connection.settings.configuration
+        var configuration = settings.configuration
         configuration.readonly = false
         let copy = try DatabaseQueue(path: destination, configuration: configuration)
         try writer.backup(to: copy)
         try copy.close()
     }
 
-    func close() throws { try writer.close() }
+    package func close() throws { try writer.close() }
 
     /// From the file's first bytes, never from what the command was given alone: an
     /// app's `openWriter` that keys the file itself gives `custom` where the format is
     /// not known here.
-    func cipherDescription() throws -> DatabaseCipherDescription {
+    package func cipherDescription() throws -> DatabaseCipherDescription {
         let header = DatabaseFileHeader(path: path)
-        let settings = connection.settings
         if header.isPlaintextSQLiteDatabase || (header.size == 0 && settings.key == nil) {
             return DatabaseCipherDescription(format: .plaintext, summary: nil, document: nil)
         }
@@ -251,6 +163,68 @@ final class GRDBCommandDatabase: CommandDatabase {
         let summary = settings.cipherFormat.map { "\($0), keyed through GRDB" } ?? "encrypted by the app's own configuration"
         return DatabaseCipherDescription(format: format, summary: summary, document: nil)
     }
+}
+
+/// GRDB's runner, as the command tree drives it, on an app's writer.
+extension GRDBMigrationRunner: MigrationRunning {
+    package func readLedger(in store: GRDBStore) throws -> LedgerReading { try readLedger(in: store.writer) }
+
+    /// The runner throws what a failing step threw, as GRDB's migrator does; the
+    /// commands say which step failed and where, as for the tool's steps: the failure
+    /// the observer heard (`MigrationEvent.didFail`). The ledger's reading served the
+    /// decisions before the run; GRDB's migrator reads the ledger itself.
+    package func migrate(in store: GRDBStore, upTo target: String?, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport {
+        var runner = self
+        let failure = StepFailure()
+        let observer = runner.observer
+        runner.observer = { event in
+            if case .didFail(let error) = event { failure.error = error }
+            observer?(event)
+        }
+        do {
+            return try target.map { try runner.migrate(in: store.writer, upTo: $0, options: options) } ?? runner.migrate(in: store.writer, options: options)
+        } catch {
+            throw failure.error ?? error
+        }
+    }
+
+    package func rollbackPlan(_ selection: RollbackSelection, in store: GRDBStore, acceptModified: Set<String>) throws -> [String] {
+        try rollbackPlan(selection, in: store.writer, acceptModified: acceptModified)
+    }
+
+    package func rollback(_ selection: RollbackSelection, in store: GRDBStore, acceptModified: Set<String>) throws -> MigrationReport {
+        try rollback(selection, in: store.writer, acceptModified: acceptModified)
+    }
+
+    package func baselinePlan(in store: GRDBStore, upTo target: String) throws -> [String] { try baselinePlan(in: store.writer, upTo: target) }
+    package func baseline(in store: GRDBStore, upTo target: String) throws -> [String] { try baseline(in: store.writer, upTo: target) }
+
+    package func adopt(in store: GRDBStore, from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption {
+        try adopt(in: store.writer, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
+    }
+
+    package func schemaChange(in store: GRDBStore) throws -> SchemaChange? { try schemaChange(in: store.writer) }
+
+    /// Through the app's own `openWriter` and GRDB's migrator, on a scratch database in
+    /// a private folder (encrypted with a random key where GRDB here encrypts). GRDB's
+    /// erase-on-schema-change replays as GRDB's `hasSchemaChanges` does instead: GRDB
+    /// decides that, and the runner reproduces it.
+    package func replayedSchema(upTo target: String?, configuredLike store: GRDBStore) throws -> [SchemaDump.Object] {
+        let scratch = try ScratchFolder(purpose: "diff")
+        defer { withExtendedLifetime(scratch) {} }
+        var quiet = self
+        quiet.observer = nil
+        quiet.heldChangeLock = nil
+        let request = OpenRequest(path: scratch.path + "/expected.db", key: GRDBLinkedLibrary.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
+                                  access: .create, lockTimeout: .seconds(5))
+        let expected = try GRDBStore(opening: request, host: store.host)
+        defer { try? expected.close() }
+        if let target { _ = try quiet.migrate(in: expected, upTo: target, options: MigrateOptions(), from: nil) }
+        return try expected.reading { try SchemaDump.objects(in: $0) }
+    }
+
+    package func erase(_ store: GRDBStore) throws { try erase(store.writer) }
+    package func verificationReport(in store: GRDBStore) throws -> VerificationReport { try verificationReport(in: store.writer) }
 }
 
 /// The step failure an observer heard during one migrate.

@@ -1,0 +1,122 @@
+import MigrationKit
+
+/// The migrations a command runs, as it asks about them before and without any database
+/// (their identifiers, which have a way back, the status of a database that does not
+/// exist yet), and how to open a database to run them on (`open`, a `MigrationSession`).
+///
+/// Made by a command line's layer from its runner (`init(runner:open:)`): the runner's
+/// type stays inside, so no command, and no cast, ever needs to know which library runs
+/// it.
+package struct CommandMigrations: Sendable {
+    /// The registered migrations, in order.
+    package let identifiers: [String]
+    /// Apply pending migrations that sort before the latest applied one.
+    package var allowOutOfOrder = false
+    /// Told of each step as it runs.
+    package var observer: (@Sendable (MigrationEvent) -> Void)?
+    /// The indexes verification requires (the app's and `--require-index`'s).
+    package var requiredIndexes: [RequiredIndexSpec]
+
+    /// What each migration's file or step says of itself, by identifier.
+    private let steps: [String: Step]
+    /// The migrations compared with a ledger reading, for the settings given.
+    private let analyse: @Sendable (LedgerReading, Settings) -> MigrationStatus
+    /// Whether migrating up to a target would write anything, from a ledger reading.
+    private let plan: @Sendable (LedgerReading, String?, MigrateOptions, Settings) throws -> Bool
+    /// Opens a database through the layer and binds the runner, set up as `Settings` say, to it.
+    private let bind: @Sendable (OpenRequest, Settings, CommandLocks) throws -> MigrationSession
+
+    /// What a command sets on the runner before it runs.
+    package struct Settings: Sendable {
+        var allowOutOfOrder: Bool
+        var observer: (@Sendable (MigrationEvent) -> Void)?
+        var requiredIndexes: [RequiredIndexSpec]
+    }
+
+    private struct Step: Sendable {
+        let position: Int
+        let isReversible: Bool
+        let rollbackName: String
+        let fileVersion: MigrationVersion?
+    }
+
+    /// The migrations `runner` runs, on the stores `open` opens (the layer's writer for an
+    /// `OpenRequest`, keyed and found in its format).
+    ///
+    /// - Parameter schemaDump: the schema as `schema-dump` prints it (the host's own
+    ///   snapshot), or nil for the canonical dump.
+    package init<Runner: MigrationRunning>(runner: Runner, open: @escaping @Sendable (OpenRequest) throws -> Runner.Store,
+                                           schemaDump: (@Sendable (Runner.Store) throws -> String)? = nil) {
+        identifiers = runner.registry.identifiers
+        requiredIndexes = runner.verifier.requiredIndexes
+        steps = Dictionary(uniqueKeysWithValues: runner.registry.steps.enumerated().map { position, step in
+            (step.identifier, Step(position: position, isReversible: step.isReversible, rollbackName: step.rollbackName, fileVersion: step.fileVersion))
+        })
+        @Sendable func configured(_ settings: Settings) -> Runner {
+            var configured = runner
+            configured.allowOutOfOrder = settings.allowOutOfOrder
+            configured.observer = settings.observer
+            configured.verifier.requiredIndexes = settings.requiredIndexes
+            return configured
+        }
+        analyse = { reading, settings in configured(settings).analysis(of: reading).status }
+        plan = { reading, target, options, settings in
+            try configured(settings).migratePlan(from: reading, upTo: target, options: options).changesAnything
+        }
+        bind = { request, settings, locks in
+            MigrationSession(request: request, store: try open(request), runner: configured(settings), locks: locks,
+                             schemaDump: schemaDump ?? { store in try store.reading { try SchemaDump.canonicalSQL(of: $0) } })
+        }
+    }
+
+    private var settings: Settings { Settings(allowOutOfOrder: allowOutOfOrder, observer: observer, requiredIndexes: requiredIndexes) }
+
+    /// Opens the database `request` names (its key derived once, here) with these
+    /// migrations to run on it. The command's change locks (`locks`) are handed to the
+    /// runner, which then takes none a second time.
+    package func open(_ request: OpenRequest, locks: CommandLocks) throws -> MigrationSession {
+        try bind(request, settings, locks)
+    }
+
+    /// Whether the migration `identifier` has a way back (a down section, a rollback
+    /// closure).
+    package func isReversible(_ identifier: String) -> Bool {
+        steps[identifier]?.isReversible ?? false
+    }
+
+    /// What the migration `identifier`'s way back is called: "down section" for a
+    /// migration file, "rollback closure" for an app's Swift step.
+    package func rollbackName(_ identifier: String) -> String {
+        steps[identifier]?.rollbackName ?? "rollback"
+    }
+
+    /// The position of `target`, or the registry's error naming it.
+    package func index(ofTarget target: String) throws -> Int {
+        guard let index = steps[target]?.position else { throw MigrationKitError.unknownMigration(target) }
+        return index
+    }
+
+    /// The migrations whose file's version is `version` (`3` is `0003_x`'s, `1.2`
+    /// Flyway's `V1_2__x`'s): what another tool's ledger records, for `baseline --to`.
+    package func identifiers(carryingVersion version: String) -> [String] {
+        let parts = MigrationVersion(text: version, separators: ["."]).parts
+        guard !parts.isEmpty else { return [] }
+        return identifiers.filter { steps[$0]?.fileVersion?.parts == parts }
+    }
+
+    /// The status of a database that does not exist yet: everything pending.
+    package var statusOfNewDatabase: MigrationStatus {
+        analyse(LedgerReading(snapshot: LedgerSnapshot(identifiers: []), dataVersion: 0), settings)
+    }
+
+    /// The migrations compared with the ledger `ledger` found; reads nothing.
+    package func status(from ledger: LedgerReading) -> MigrationStatus {
+        analyse(ledger, settings)
+    }
+
+    /// Whether migrating up to `target` would write anything (steps, bookkeeping), from
+    /// the ledger `ledger` found; throws what migrate would refuse for. Reads nothing.
+    package func changesAnything(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading) throws -> Bool {
+        try plan(ledger, target, options, settings)
+    }
+}
