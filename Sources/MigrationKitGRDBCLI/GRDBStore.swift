@@ -22,7 +22,13 @@ package final class GRDBStore: DatabaseStore {
     /// and its first page written under the folder's lock), in the format the key opens
     /// (SQLCipher 4's for a new file, the file's own for an existing one, found by the
     /// host's own open: `GRDBDatabaseFile.openFinding`).
+    /// `--load-extension` is the `migrationkit` tool's: an app's own binary registers
+    /// what only it has (its functions, collations, tokenizers) on the writer its host
+    /// opens, with GRDB's `Configuration.prepareDatabase`, as it does for itself.
     init(opening request: OpenRequest, host: GRDBMigrationCLIHost) throws {
+        if let library = request.extensions.first {
+            throw CLIError(.notAvailableHere, "--load-extension \(library) is not loaded by \(host.commandName): this app registers its own SQL functions, collations and tokenizers on the database connections its code opens (GRDB's Configuration.prepareDatabase, in the host's openWriter); leave the option out, or load the extension there.")
+        }
         let path = request.path
         var isFolder: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
