@@ -18,6 +18,7 @@ public struct OtherToolFixture: Sendable {
     /// The tool that migrated the database (`adopt --from` takes `name`).
     public enum Tool: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case golangMigrate = "golang-migrate", dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sqlMigrate = "sql-migrate", userVersion = "user-version"
+        case sqlDelight = "sqldelight"
 
         public var name: String { rawValue }
         public var testDescription: String { rawValue }
@@ -34,9 +35,12 @@ public struct OtherToolFixture: Sendable {
             case .refinery: return ["refinery_schema_history"]
             case .d1: return ["d1_migrations"]
             case .sqlMigrate: return ["gorp_migrations"]
-            case .userVersion: return []
+            case .userVersion, .sqlDelight: return []
             }
         }
+
+        /// Whether its ledger is `PRAGMA user_version` (`adopt --from user-version`).
+        public var isUserVersionLadder: Bool { self == .userVersion || self == .sqlDelight }
     }
 
     public let tool: Tool
@@ -136,6 +140,15 @@ public struct OtherToolFixture: Sendable {
                 version = identifier + ".sql"
                 upFile = identifier + ".sql"
                 try workspace.migration(upFile, "-- +migrate Up\n-- +migrate StatementBegin\n\(up)\n-- +migrate StatementEnd\n\n-- +migrate Down\n\(down)\n")
+            case .sqlDelight:
+                // `N.sqm` takes the schema from version N to N + 1: SQLDelight's version 1
+                // is the empty schema of an app that derives its schema from its migrations
+                // (`deriveSchemaFromMigrations`), and the database records the version
+                // after the last file it ran.
+                identifier = "\(n)"
+                version = "\(n + 1)"
+                upFile = identifier + ".sqm"
+                try workspace.migration(upFile, "\(up)\n")
             case .userVersion:
                 identifier = String(format: "%04d_create_%d", n, n)
                 version = "\(n)"
@@ -306,6 +319,9 @@ public struct OtherToolFixture: Sendable {
             return sql
         case .userVersion:
             return "PRAGMA user_version = \(applied);"
+        case .sqlDelight:
+            // The driver's `PRAGMA user_version = schema.version` after `Schema.migrate`.
+            return "PRAGMA user_version = \(done.last ?? "0");"
         }
     }
 

@@ -31,6 +31,7 @@ import Testing
         Page(name: "d1", tool: .d1, folder: "migrations"),
         Page(name: "sql-migrate", tool: .sqlMigrate, folder: "migrations"),
         Page(name: "user-version", tool: .userVersion, folder: "Migrations"),
+        Page(name: "sqldelight", tool: .sqlDelight, folder: "src/main/sqldelight/migrations"),
     ]
 
     @Test func everyPageInTheFolderIsRun() throws {

@@ -8,21 +8,21 @@ import Testing
 /// through; a ledger that records code migrations no file carries is not adopted unless
 /// told; `status` and `migrate` say what `adopt` would refuse (docs/adopting.md).
 @Suite struct UnreadMigrationsTests {
-    /// SQLDelight's `.sqm` ladder beside a database at `user_version` 4, yoyo's Python
-    /// migrations: `status` and `migrate` refuse the folder (exit 9) naming what it holds
-    /// and what to do, where they used to find nothing to do.
+    /// Knex's JavaScript migrations beside a database with tables, yoyo's Python
+    /// migrations: `status`, `migrate` and `adopt` refuse the folder (exit 9) naming what it
+    /// holds and what to do, where they used to find nothing to do.
     @Test func aFolderOfMigrationsNoLayoutReadsIsRefusedNamingThem() throws {
         let workspace = try Workspace()
-        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, "CREATE TABLE notes (id INTEGER PRIMARY KEY); PRAGMA user_version = 4;")
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, "CREATE TABLE notes (id INTEGER PRIMARY KEY);")
         try #require(made.status == 0, "\(made.output)")
-        for n in 1...3 { try workspace.migration("\(n).sqm", "ALTER TABLE notes ADD COLUMN c\(n) TEXT;\n") }
+        for n in 1...3 { try workspace.migration("2024010100000\(n)_c\(n).js", "exports.up = knex => knex.schema.alterTable('notes', t => t.text('c\(n)'));\n") }
         try workspace.migration("README.md", "Migrations for the app.\n")
         let before = try TreeSnapshot(workspace.root)
         for command in ["status", "migrate", "adopt"] {
             let result = try workspace.run(command)
             #expect(result.exitCode == .fileError && result.errorLines.count == 1, "\(command): \(result.output)")
-            for words in ["This folder holds 3 SQLDelight's .sqm migrations (1.sqm, 2.sqm, 3.sqm), and no migration in a layout MigrationKit reads, so nothing here would run",
-                          "write the app's schema at version 1", "`adopt --from user-version` records them"] {
+            for words in ["This folder holds 3 JavaScript or TypeScript migrations (20240101000001_c1.js, 20240101000002_c2.js, 20240101000003_c3.js), and no migration in a layout MigrationKit reads, so nothing here would run",
+                          "write each as SQL in a layout MigrationKit reads"] {
                 #expect(result.stderr.contains(words), "\(command) \(words): \(result.stderr)")
             }
             #expect(!result.stderr.contains("README"), "\(result.stderr)")

@@ -19,7 +19,7 @@ extension MigrationEngine {
             // Every problem at once: a managed database and each record's.
             let applied = try MigrationBookkeeping.snapshot(in: db).identifiers.count
             var problems: [OtherToolAdoptionError.Problem] = applied > 0 ? [.alreadyManaged(applied: applied)] : []
-            let candidates = registry.steps.map { OtherToolMapping.Candidate(identifier: $0.identifier, version: $0.fileVersion, path: $0.sourceFile) }
+            let candidates = registry.steps.map { OtherToolMapping.Candidate(identifier: $0.identifier, version: $0.fileVersion, path: $0.sourceFile, layout: $0.fileLayout) }
             var positions: [Int] = []
             switch OtherToolMapping.appliedPositions(of: ledger, in: candidates, digests: digests, acceptingCodeMigrations: acceptingCodeMigrations) {
             case .success(let found): positions = found

@@ -48,6 +48,9 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
         case checksumDiffers(tool: OtherTool, paths: [String], versions: [String])
         /// A `user_version` beyond the number of migrations.
         case beyondFolder(userVersion: Int, migrations: Int)
+        /// A `user_version` beyond the schema version a SQLDelight folder's `.sqm` files
+        /// reach (its last file's number plus one).
+        case beyondSQLDelightFolder(userVersion: Int, schemaVersion: Int)
         /// Migrations before the latest applied one that the tool did not apply.
         case gap(missing: [String], latest: String)
         /// The database's schema is not what the mapped migrations make.
@@ -92,6 +95,9 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
                 return "its `PRAGMA user_version` is \(userVersion), and the folder has \(migrations) migration\(migrations == 1 ? "" : "s"), so it is not a count of this folder's migrations; "
                     + "either put the ladder that took it to \(userVersion) in the folder as migrations (one per step, in order), or, where \(userVersion) is the app's own schema number, "
                     + "write a first migration holding the app's schema as it is at \(userVersion) and record it with `baseline --to` that migration (docs/adopting.md)"
+            case .beyondSQLDelightFolder(let userVersion, let schemaVersion):
+                return "its `PRAGMA user_version` is \(userVersion), and the folder's .sqm files take the schema to version \(schemaVersion), so the database is newer than this folder; "
+                    + "use the folder of the app version that made the database (with every N.sqm below \(userVersion))"
             case .gap(let missing, let latest):
                 return "the ledger records \(latest) but not \(missing.joined(separator: ", ")) before it"
             case .schemaDiffers(let first, let more, let through):
@@ -156,11 +162,14 @@ package enum OtherToolMapping {
         package let version: MigrationVersion?
         /// The file of its up SQL, whose bytes the other tool's checksum is of.
         package let path: String?
+        /// The layout its file was read in; nil for a Swift step.
+        package let layout: MigrationFolderLayout?
 
-        package init(identifier: String, version: MigrationVersion?, path: String?) {
+        package init(identifier: String, version: MigrationVersion?, path: String?, layout: MigrationFolderLayout? = nil) {
             self.identifier = identifier
             self.version = version
             self.path = path
+            self.layout = layout
         }
     }
 
@@ -188,9 +197,12 @@ package enum OtherToolMapping {
         var positions: [Int] = []
         let tool = ledger.tool
         if tool == .userVersion {
-            let count = ledger.lastVersion.flatMap { Int($0) } ?? 0
-            guard count <= candidates.count else { return .failure(OtherToolAdoptionError(problems: [.beyondFolder(userVersion: count, migrations: candidates.count)])) }
-            return .success(Array(0..<count))
+            let number = ledger.lastVersion.flatMap { Int($0) } ?? 0
+            if candidates.contains(where: { $0.layout == .sqlDelight }) {
+                return sqlDelightPositions(atSchemaVersion: number, in: candidates)
+            }
+            guard number <= candidates.count else { return .failure(OtherToolAdoptionError(problems: [.beyondFolder(userVersion: number, migrations: candidates.count)])) }
+            return .success(Array(0..<number))
         }
         for record in ledger.records {
             switch record.state {
@@ -242,6 +254,20 @@ package enum OtherToolMapping {
             return .failure(OtherToolAdoptionError(problems: [.gap(missing: missing, latest: candidates[latest].identifier)]))
         }
         return .success(applied)
+    }
+
+    /// The migrations of a SQLDelight folder a database at `user_version` `number` has: every
+    /// `N.sqm` with N below it, as SQLDelight's `Schema.migrate` runs the files from the
+    /// database's version up (a database SQLDelight created at version V has every file's
+    /// schema below V). A number above the folder's last version plus one is beyond it; an
+    /// app's Swift steps, registered after the files, are never among them.
+    private static func sqlDelightPositions(atSchemaVersion number: Int, in candidates: [Candidate]) -> Result<[Int], OtherToolAdoptionError> {
+        let versions = candidates.map { $0.layout == .sqlDelight ? $0.version.flatMap { Int($0.text) } ?? 0 : Int.max }
+        let newest = (versions.filter { $0 != Int.max }.max() ?? 0) + 1
+        guard number <= max(newest, 1) else {
+            return .failure(OtherToolAdoptionError(problems: [.beyondSQLDelightFolder(userVersion: number, schemaVersion: newest)]))
+        }
+        return .success(candidates.indices.filter { versions[$0] < number })
     }
 
     /// Whether the file at `path` has the checksum the other tool recorded: sqlx's

@@ -41,8 +41,8 @@ enum CodeMigrationFiles {
 }
 
 /// A migrations folder that holds things, none of them a migration in the layout it is
-/// read in: migrations of a kind no layout here reads (SQLDelight's `.sqm` files,
-/// Python, Java, Kotlin, Rust, JavaScript migrations, a changelog, folders), named by
+/// read in: migrations of a kind no layout here reads (Python, Java, Kotlin, Rust,
+/// JavaScript migrations, a changelog, folders), named by
 /// kind and counted, with the way through. A folder with nothing of the kind (empty, or a
 /// README alone) has no migration, and says so as it always did.
 enum UnreadFolderContents {
@@ -54,8 +54,6 @@ enum UnreadFolderContents {
     }
 
     private static let kinds = [
-        Kind(suffixes: [".sqm"], what: "SQLDelight's .sqm migrations",
-             way: "write the app's schema at version 1 (its .sq files' tables, as they were) as the first migration (0000_schema.sql with `-- migrate:up`) and each N.sqm as the next, in order (000N_….sql); then a `user_version` of N counts the first N of them, and `adopt --from user-version` records them, proven against the schema"),
         Kind(suffixes: [".py"], what: "Python migrations (yoyo's, Alembic's)", way: "write each as SQL in a layout MigrationKit reads (docs/migration-layouts.md)"),
         Kind(suffixes: [".java", ".kt"], what: "Java or Kotlin migrations (Flyway's)", way: "write each as SQL (V<version>__<description>.sql)"),
         Kind(suffixes: [".rs"], what: "Rust migrations (refinery's)", way: "write each as SQL (V<version>__<name>.sql)"),

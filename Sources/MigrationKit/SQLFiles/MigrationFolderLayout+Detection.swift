@@ -46,6 +46,7 @@ extension MigrationFolderLayout {
     /// - a file with a `-- +migrate Up` (or `Down`) line is sql-migrate's;
     /// - a folder holding `migration.sql` is Prisma's;
     /// - a `meta` folder holding `_journal.json` is Drizzle's;
+    /// - a `.sqm` file is SQLDelight's;
     /// - a file named `V<version>__…`, `U<version>__…` or `R__…` (`.sql`, but not `.up.sql`
     ///   or `.down.sql`) is Flyway's, or refinery's when a `U` file's version has no `V`
     ///   file (refinery's `U` is a migration of its own, Flyway's the undo of a `V`);
@@ -114,6 +115,9 @@ extension MigrationFolderLayout {
             return Sign(layout: .goose, reason: "a Go migration", path: candidate.path)
         }
         guard !candidate.isFolder else { return nil }
+        if candidate.name.hasSuffix(".sqm") {
+            return Sign(layout: .sqlDelight, reason: "a .sqm file", path: candidate.path)
+        }
         if let text = candidate.text {
             if SQLMigrationFileParser.holdsSectionDirective(text) {
                 return Sign(layout: .migrationKit, reason: "a `-- migrate:up` line", path: candidate.path)

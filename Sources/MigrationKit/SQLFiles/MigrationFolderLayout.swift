@@ -10,7 +10,7 @@
 public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible {
     /// The name `--layout` and `migrations-layout` take, and `status` shows: `migrationkit`,
     /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`,
-    /// `sql-migrate`.
+    /// `sql-migrate`, `sqldelight`.
     package let name: String
 
     private init(_ name: String) {
@@ -58,9 +58,16 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// then by name, as sql-migrate sorts them. Recorded under the name without `.sql`
     /// (sql-migrate records the file's name).
     package static let sqlMigrate = MigrationFolderLayout("sql-migrate")
+    /// SQLDelight's: `N.sqm` files, each taking the schema from version `N` to `N + 1`
+    /// (SQLDelight's `Schema.migrate` runs the file whose number is at least the
+    /// database's `user_version` and below the new one), up SQL only; a name's number is
+    /// its first run of digits, as SQLDelight reads it (`1.sqm`, `v2_add_x.sqm`). Applied in
+    /// order of that number.
+    package static let sqlDelight = MigrationFolderLayout("sqldelight")
 
     /// Every layout, in the order documentation lists them.
-    package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel, .prisma, .drizzle, .refinery, .sqlMigrate]
+    package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel, .prisma, .drizzle, .refinery, .sqlMigrate,
+                                                         .sqlDelight]
 
     /// The layout named `name` (as `--layout` takes it; `dbmate` is MigrationKit's own,
     /// whose files are dbmate's), or nil for an unknown name.
@@ -110,6 +117,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .diesel: return "diesel's"
         case .prisma: return "Prisma's"
         case .drizzle: return "Drizzle's"
+        case .sqlDelight: return "SQLDelight's"
         default: return "\(name)'s"
         }
     }
@@ -126,6 +134,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .drizzle: return "TAG.sql files listed by meta/_journal.json"
         case .refinery: return "V<version>__<name>.sql or U<version>__<name>.sql, the version a whole number"
         case .sqlMigrate: return "NAME.sql with `-- +migrate Up` and `-- +migrate Down` sections"
+        case .sqlDelight: return "N.sqm, taking the schema from version N to N + 1"
         default: return "NAME.sql with `-- migrate:up` and `-- migrate:down` sections, or NAME.up.sql and NAME.down.sql"
         }
     }

@@ -138,9 +138,11 @@ struct MigrationFolderReading {
         default:
             guard let text = candidate.text else { throw Unreadable() }
             if let down, down.text == nil { throw Unreadable() }
-            return try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
-                                                          identifier: name.identifier, layout: layout, version: name.version,
-                                                          placeholders: placeholders, time: time)
+            let file = try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
+                                                              identifier: name.identifier, layout: layout, version: name.version,
+                                                              placeholders: placeholders, time: time)
+            if layout == .sqlDelight, let refusal = SQLDelightSyntax.refusal(in: file.up) { throw refusal }
+            return file
         }
     }
 

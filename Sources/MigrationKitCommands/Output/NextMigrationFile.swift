@@ -7,7 +7,8 @@ import MigrationKitFiles
 /// dbmate-style file or an `.up.sql` and `.down.sql` pair (MigrationKit's own, as the
 /// folder already has them), sqlx's up-only file or pair, golang-migrate's pair, goose's
 /// file with `-- +goose Up` and `Down`, Flyway's `V` file (and `U` file, where the folder
-/// has undo files), diesel's folder with `up.sql` and `down.sql`: what `new` creates
+/// has undo files), diesel's folder with `up.sql` and `down.sql`, SQLDelight's next
+/// `N.sqm`: what `new` creates
 /// empty and `diff --write` creates filled.
 package enum NextMigrationFile {
     /// The identifier given and the files created (the up file first).
@@ -41,6 +42,9 @@ package enum NextMigrationFile {
                 identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers.map { "V" + $0.dropFirst() }, slug: slug)
             case .diesel:
                 identifier = try MigrationNumbering.nextDiesel(after: folder.identifiers, slug: slug, now: utcTimestamp())
+            case .sqlDelight:
+                // SQLDelight names a file by the version it upgrades from: the last one's plus one.
+                identifier = MigrationNumbering.nextSQLDelight(after: folder.names)
             default:
                 identifier = try MigrationNumbering.next(after: folder.identifiers, slug: slug, now: utcTimestamp(), order: MigrationFileOrder.of(layout))
             }
@@ -69,6 +73,9 @@ package enum NextMigrationFile {
         case .refinery:
             // refinery has no down SQL.
             return try write([(base + ".sql", up + "\n")])
+        case .sqlDelight:
+            // SQLDelight's .sqm file has no down SQL.
+            return try write([(base + ".sqm", up + "\n")])
         case .prisma:
             // Prisma's migration.sql, and the down.sql its documentation has a team write.
             try Folders.create(base, purpose: "migration folder", mode: 0o755)
