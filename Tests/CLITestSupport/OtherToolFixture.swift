@@ -18,7 +18,7 @@ public struct OtherToolFixture: Sendable {
     /// The tool that migrated the database (`adopt --from` takes `name`).
     public enum Tool: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case golangMigrate = "golang-migrate", dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sqlMigrate = "sql-migrate", userVersion = "user-version"
-        case sqlDelight = "sqldelight"
+        case sqlDelight = "sqldelight", liquibase
 
         public var name: String { rawValue }
         public var testDescription: String { rawValue }
@@ -35,6 +35,7 @@ public struct OtherToolFixture: Sendable {
             case .refinery: return ["refinery_schema_history"]
             case .d1: return ["d1_migrations"]
             case .sqlMigrate: return ["gorp_migrations"]
+            case .liquibase: return ["DATABASECHANGELOG", "DATABASECHANGELOGLOCK"]
             case .userVersion, .sqlDelight: return []
             }
         }
@@ -149,6 +150,14 @@ public struct OtherToolFixture: Sendable {
                 version = "\(n + 1)"
                 upFile = identifier + ".sqm"
                 try workspace.migration(upFile, "\(up)\n")
+            case .liquibase:
+                // A formatted SQL changelog per changeset, as a master changelog's
+                // `includeAll` of this folder reads them, with its rollback and comment.
+                let file = String(format: "%03d-create-%d.sql", n, n)
+                identifier = "\(file)::create-\(n)::app"
+                version = identifier
+                upFile = file
+                try workspace.migration(file, "--liquibase formatted sql\n\n--changeset app:create-\(n)\n--comment: create \(n)\n\(up)\n--rollback \(down)\n")
             case .userVersion:
                 identifier = String(format: "%04d_create_%d", n, n)
                 version = "\(n)"
@@ -322,6 +331,22 @@ public struct OtherToolFixture: Sendable {
         case .sqlDelight:
             // The driver's `PRAGMA user_version = schema.version` after `Schema.migrate`.
             return "PRAGMA user_version = \(done.last ?? "0");"
+        case .liquibase:
+            // liquibase-standard's CreateDatabaseChangeLogTableGenerator and its lock
+            // table's, then MarkChangeSetRanGenerator's row per changeset run, FILENAME
+            // the path includeAll gave it, MD5SUM its checksum.
+            var sql = """
+                CREATE TABLE DATABASECHANGELOGLOCK (ID INT NOT NULL, LOCKED BOOLEAN NOT NULL, LOCKGRANTED datetime, LOCKEDBY VARCHAR(255), CONSTRAINT PK_DATABASECHANGELOGLOCK PRIMARY KEY (ID));
+                INSERT INTO DATABASECHANGELOGLOCK (ID, LOCKED) VALUES (1, 0);
+                CREATE TABLE DATABASECHANGELOG (ID VARCHAR(255) NOT NULL, AUTHOR VARCHAR(255) NOT NULL, FILENAME VARCHAR(255) NOT NULL, DATEEXECUTED datetime NOT NULL, ORDEREXECUTED INT NOT NULL, EXECTYPE VARCHAR(10) NOT NULL, MD5SUM VARCHAR(35), DESCRIPTION VARCHAR(255), COMMENTS VARCHAR(255), TAG VARCHAR(255), LIQUIBASE VARCHAR(20), CONTEXTS VARCHAR(255), LABELS VARCHAR(255), DEPLOYMENT_ID VARCHAR(10));
+
+                """
+            for index in 0..<applied {
+                let file = (upFiles[index] as NSString).lastPathComponent
+                let checksum = try Self.liquibaseChecksum(changeset: "create-\(index + 1)", path: upFiles[index])
+                sql += "INSERT INTO DATABASECHANGELOG (ID, AUTHOR, FILENAME, DATEEXECUTED, ORDEREXECUTED, MD5SUM, DESCRIPTION, COMMENTS, EXECTYPE, CONTEXTS, LABELS, LIQUIBASE, DEPLOYMENT_ID) VALUES ('create-\(index + 1)', 'app', 'db/changelog/changes/\(file)', '2024-01-01 00:00:0\(index)', \(index + 1), '\(checksum)', 'sql', 'create \(index + 1)', 'EXECUTED', NULL, NULL, '4.29.2', '4067200000');\n"
+            }
+            return sql
         }
     }
 
@@ -370,6 +395,33 @@ public struct OtherToolFixture: Sendable {
             """
         let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", script, name, "\(version)", path])
         guard result.status == 0 else { throw FixtureError(message: "no refinery checksum for \(path): \(result.output)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Liquibase's checksum (version 9) of the changeset `id` of a formatted SQL changelog:
+    /// its lines up to the next `--changeset` line, but for Liquibase's `--rollback`,
+    /// `--comment` and `--validCheckSum` ones and `/* liquibase rollback */` blocks, without
+    /// spaces, tabs and line breaks, MD5'd; then the MD5 of `9:`,
+    /// that and `:`. Computed by Python, apart from MigrationKit's own.
+    public static func liquibaseChecksum(changeset id: String, path: String) throws -> String {
+        let script = """
+            import hashlib, re, sys
+            lines, taking, block, sql = open(sys.argv[2], encoding='utf-8').read().splitlines(), False, False, []
+            for line in lines:
+                header = re.match(r'\\s*--\\s*changeset\\s+("[^"]+"|[^:]+):\\s*("[^"]+"|\\S+)', line, re.I)
+                if block:
+                    block = not re.match(r'.*\\*/\\s*$', line)
+                elif header:
+                    taking = header.group(2).strip('"') == sys.argv[1]
+                elif re.match(r'\\s*/\\*\\s*liquibase\\s*rollback\\s*$', line, re.I):
+                    block = True
+                elif taking and not re.match(r'\\s*--\\s*rollback ', line, re.I) and not re.match(r'--\\s*(comment|validchecksum):? ', line, re.I):
+                    sql.append(line)
+            change = hashlib.md5(re.sub(r'[ \\t\\r\\n]', '', '\\n'.join(sql)).encode()).hexdigest()
+            print('9:' + hashlib.md5(('9:' + change + ':').encode()).hexdigest())
+            """
+        let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", script, id, path])
+        guard result.status == 0 else { throw FixtureError(message: "no Liquibase checksum for \(path): \(result.output)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -32,6 +32,7 @@ import Testing
         Page(name: "sql-migrate", tool: .sqlMigrate, folder: "migrations"),
         Page(name: "user-version", tool: .userVersion, folder: "Migrations"),
         Page(name: "sqldelight", tool: .sqlDelight, folder: "src/main/sqldelight/migrations"),
+        Page(name: "liquibase", tool: .liquibase, folder: "src/main/resources/db/changelog/changes"),
     ]
 
     @Test func everyPageInTheFolderIsRun() throws {

@@ -6,7 +6,7 @@ import Foundation
 public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     /// The name `adopt --from` takes: `golang-migrate`, `dbmate`, `sqlx`, `diesel`,
     /// `goose`, `flyway`, `prisma`, `drizzle`, `refinery`, `d1`, `sql-migrate`,
-    /// `user-version`.
+    /// `liquibase`, `user-version`.
     public let name: String
 
     private init(_ name: String) {
@@ -60,16 +60,19 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     package static let yoyo = OtherTool("yoyo")
     /// Atlas: `atlas_schema_revisions`, which `adopt` does not read (`recognized`).
     package static let atlas = OtherTool("atlas")
-    /// Liquibase: `DATABASECHANGELOG`, which `adopt` does not read (`recognized`).
-    package static let liquibase = OtherTool("liquibase")
+    /// Liquibase: `DATABASECHANGELOG (ID, AUTHOR, FILENAME, DATEEXECUTED, ORDEREXECUTED,
+    /// EXECTYPE, MD5SUM, …)`, a row per changeset run (or marked ran), with its checksum
+    /// as `9:` and an MD5 (`LiquibaseChangelog.checksum(ofSQL:)`); with
+    /// `DATABASECHANGELOGLOCK` beside it.
+    public static let liquibase = OtherTool("liquibase")
 
     /// Every tool whose ledger `adopt` reads, in the order documentation lists them.
     package static let all: [OtherTool] = [.golangMigrate, .dbmate, .sqlx, .diesel, .goose, .flyway,
-                                           .prisma, .drizzle, .refinery, .d1, .sqlMigrate, .userVersion]
+                                           .prisma, .drizzle, .refinery, .d1, .sqlMigrate, .liquibase, .userVersion]
 
     /// Every tool whose ledger tables MigrationKit knows: those `adopt` reads, and those
     /// it names without reading (their tables are bookkeeping all the same).
-    package static let recognized: [OtherTool] = all + [.yoyo, .atlas, .liquibase]
+    package static let recognized: [OtherTool] = all + [.yoyo, .atlas]
 
     /// The tool named `name` (as `adopt --from` takes it), or nil for an unknown name.
     package init?(name: String) {

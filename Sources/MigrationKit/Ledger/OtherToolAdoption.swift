@@ -55,6 +55,9 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
         case gap(missing: [String], latest: String)
         /// The database's schema is not what the mapped migrations make.
         case schemaDiffers(first: SchemaDifference, more: Int, through: String?)
+        /// Checksums of a version of the tool's algorithm MigrationKit does not compute
+        /// (Liquibase's `8:`, before Liquibase 4.24), for `versions`.
+        case checksumOfAnotherVersion(tool: OtherTool, versions: [String])
         /// Versions the tool ran as code (Flyway's Java or Kotlin migrations), which no
         /// file of the folder carries: a database not yet past them would never get
         /// what they do, and the SQL after them may depend on it.
@@ -102,6 +105,10 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
                 return "the ledger records \(latest) but not \(missing.joined(separator: ", ")) before it"
             case .schemaDiffers(let first, let more, let through):
                 return "its schema is not what the migrations \(through.map { "up to \($0)" } ?? "(none)") make (\(first.summary)\(more > 0 ? " and \(more) more" : ""))"
+            case .checksumOfAnotherVersion(let tool, let versions):
+                let which = versions.count == 1 ? "\(versions[0])" : "\(versions.count) changesets (\(listing(versions)))"
+                return "\(tool.displayName) recorded a checksum of an older version of its algorithm (before Liquibase 4.24's `9:`) for \(which), which MigrationKit does not compute; "
+                    + "where the files are as Liquibase applied them, run `liquibase clear-checksums` (Liquibase then records each again without comparing), and adopt"
             case .codeMigrations(let tool, let versions):
                 let count = versions.count == 1 ? "version \(versions[0])" : "\(versions.count) versions (\(listing(versions)))"
                 return "\(tool.displayName) ran \(count) as Java or Kotlin code, which MigrationKit cannot run and no file of the folder carries, so a database not yet past \(versions.count == 1 ? "it" : "them") "
@@ -193,7 +200,7 @@ package enum OtherToolMapping {
     package static func appliedPositions(of ledger: OtherToolLedger, in candidates: [Candidate], digests: Digests,
                                          acceptingCodeMigrations: Bool = false) -> Result<[Int], OtherToolAdoptionError> {
         var problems: [OtherToolAdoptionError.Problem] = []
-        var missing: [String] = [], edited: [String] = [], editedVersions: [String] = [], code: [String] = []
+        var missing: [String] = [], edited: [String] = [], editedVersions: [String] = [], code: [String] = [], otherVersion: [String] = []
         var positions: [Int] = []
         let tool = ledger.tool
         if tool == .userVersion {
@@ -231,9 +238,15 @@ package enum OtherToolMapping {
                 continue
             }
             // A file written for a version the tool ran as code has no checksum of its.
-            if let checksum = record.checksum, let path = candidates[position].path, !matchesChecksum(checksum, of: path, digests: digests) {
-                edited.append(path)
-                editedVersions.append(record.version)
+            if let checksum = record.checksum, let path = candidates[position].path {
+                switch verdict(on: checksum, of: candidates[position], at: path, digests: digests) {
+                case .matches: break
+                case .differs:
+                    edited.append(path)
+                    editedVersions.append(record.version)
+                case .ofAnotherVersion:
+                    otherVersion.append(record.version)
+                }
             }
             switch record.state {
             case .baseline:
@@ -247,6 +260,7 @@ package enum OtherToolMapping {
         if !missing.isEmpty { problems.append(.noFile(tool: tool, versions: missing)) }
         if !edited.isEmpty { problems.append(.checksumDiffers(tool: tool, paths: edited, versions: editedVersions)) }
         if !code.isEmpty { problems.append(.codeMigrations(tool: tool, versions: code)) }
+        if !otherVersion.isEmpty { problems.append(.checksumOfAnotherVersion(tool: tool, versions: otherVersion)) }
         guard problems.isEmpty else { return .failure(OtherToolAdoptionError(problems: problems)) }
         let applied = Array(Set(positions)).sorted()
         if let latest = applied.last, applied.count != latest + 1 {
@@ -270,20 +284,44 @@ package enum OtherToolMapping {
         return .success(candidates.indices.filter { versions[$0] < number })
     }
 
-    /// Whether the file at `path` has the checksum the other tool recorded: sqlx's
-    /// SHA-384 of its bytes, Flyway's CRC32 of its lines, Prisma's SHA-256, refinery's
-    /// SipHash. A file that cannot be read does not match.
-    private static func matchesChecksum(_ checksum: OtherToolLedger.RecordedChecksum, of path: String, digests: Digests) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return false }
+    /// What a recorded checksum says of a migration.
+    private enum Verdict {
+        case matches
+        /// Its file was edited after the tool applied it.
+        case differs
+        /// A checksum of a version of the tool's algorithm MigrationKit does not compute
+        /// (Liquibase's `8:` and older).
+        case ofAnotherVersion
+    }
+
+    /// Whether the migration `candidate`, whose file is at `path`, has the checksum the
+    /// other tool recorded: sqlx's SHA-384 of its bytes, Flyway's CRC32 of its lines,
+    /// Prisma's SHA-256, refinery's SipHash, Liquibase's MD5 of its changeset (or one of
+    /// the changeset's `--validCheckSum` lines). A file that cannot be read does not match.
+    private static func verdict(on checksum: OtherToolLedger.RecordedChecksum, of candidate: Candidate, at path: String, digests: Digests) -> Verdict {
+        guard let data = FileManager.default.contents(atPath: path) else { return .differs }
         let bytes = [UInt8](data)
+        let matches: Bool
         switch checksum {
-        case .sha384(let hex): return digests.sha384Hex(bytes) == hex.lowercased()
-        case .sha256(let hex): return digests.sha256Hex(bytes) == hex.lowercased()
-        case .crc32(let value): return FlywayChecksum.of(bytes) == value
-        case .prismaSHA256(let hex): return PrismaChecksum.matches(bytes, recorded: hex, sha256Hex: digests.sha256Hex)
+        case .sha384(let hex): matches = digests.sha384Hex(bytes) == hex.lowercased()
+        case .sha256(let hex): matches = digests.sha256Hex(bytes) == hex.lowercased()
+        case .crc32(let value): matches = FlywayChecksum.of(bytes) == value
+        case .prismaSHA256(let hex): matches = PrismaChecksum.matches(bytes, recorded: hex, sha256Hex: digests.sha256Hex)
         case .refinery(let text):
             let name = String(path.split(separator: "/").last ?? Substring(path))
-            return RefineryChecksum.of(fileName: name, bytes: bytes).map { String($0) } == text.trimmingCharacters(in: .whitespaces)
+            matches = RefineryChecksum.of(fileName: name, bytes: bytes).map { String($0) } == text.trimmingCharacters(in: .whitespaces)
+        case .liquibase(let recorded):
+            let recorded = recorded.trimmingCharacters(in: .whitespaces).lowercased()
+            let name = String(path.split(separator: "/").last ?? Substring(path))
+            let text = String(decoding: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes, as: UTF8.self)
+            guard let changeset = (try? LiquibaseChangelog.changesets(in: text, fileName: name, path: path))?.first(where: { $0.identifier == candidate.identifier }) else {
+                return .differs
+            }
+            // A `--validCheckSum` value Liquibase takes whatever its version.
+            if changeset.validChecksums.contains(where: { $0.lowercased() == recorded || $0.lowercased() == "any" }) { return .matches }
+            guard recorded.hasPrefix("9:") else { return .ofAnotherVersion }
+            matches = LiquibaseChangelog.checksum(ofSQL: changeset.sql) == recorded
         }
+        return matches ? .matches : .differs
     }
 }

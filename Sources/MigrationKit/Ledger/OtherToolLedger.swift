@@ -32,6 +32,10 @@ public struct OtherToolLedger: Hashable, Sendable {
         /// refinery's: the SipHash-1-3 of the file's name, version and text
         /// (`RefineryChecksum`), as the decimal text refinery writes.
         case refinery(String)
+        /// Liquibase's `MD5SUM`: `9:` and an MD5 of the changeset's SQL
+        /// (`LiquibaseChangelog.checksum(ofSQL:)`), or another version's (`8:…`), which
+        /// MigrationKit does not compute.
+        case liquibase(String)
     }
 
     /// One version the other tool recorded.
@@ -157,9 +161,36 @@ public struct OtherToolLedger: Hashable, Sendable {
                 let identifier = MigrationFileName.strip(name, ".sql") ?? name
                 return Record(version: name, identifier: identifier, state: .applied, checksum: row[1].flatMap { $0.isEmpty ? nil : .sha256($0) })
             })
+        case .liquibase:
+            let columns = try columnNames(of: "DATABASECHANGELOG", in: db)
+            guard columns.isSuperset(of: ["id", "author", "filename"]) else { return nil }
+            return try readLiquibase(in: db, columns: columns)
         default:
             return nil
         }
+    }
+
+    /// Liquibase's history, in the order it ran the changesets: a changeset is
+    /// `FILE::ID::AUTHOR` (`FILE` the last part of `FILENAME`, the changelog's path as
+    /// Liquibase was given it); `EXECUTED`, `RERAN` and `MARK_RAN` (marked ran without
+    /// running, its work in the schema) are applied, `FAILED` (kept only for a changeset
+    /// that may fail) failed, `SKIPPED` nothing. `MD5SUM` is the checksum, or NULL after
+    /// `clear-checksums` (Liquibase then records it again without comparing).
+    private static func readLiquibase(in db: some SQLQuerying, columns: Set<String>) throws -> OtherToolLedger {
+        let execType = columns.contains("exectype") ? "EXECTYPE" : "'EXECUTED'"
+        let checksum = columns.contains("md5sum") ? "MD5SUM" : "NULL"
+        let order = columns.contains("orderexecuted") ? "DATEEXECUTED, ORDEREXECUTED" : "DATEEXECUTED"
+        var records: [Record] = []
+        for row in try db.textRows(sql: "SELECT ID, AUTHOR, FILENAME, \(execType), \(checksum) FROM main.DATABASECHANGELOG ORDER BY \(order)") {
+            guard let id = row[0], let author = row[1], let file = row[2] else { continue }
+            let type = (row[3] ?? "EXECUTED").uppercased()
+            guard type != "SKIPPED" else { continue }
+            let identifier = LiquibaseChangelog.identifier(fileName: file, id: id, author: author)
+            records.removeAll { $0.identifier == identifier }
+            records.append(Record(version: identifier, identifier: identifier, state: type == "FAILED" ? .failed : .applied,
+                                  checksum: row[4].flatMap { $0.isEmpty ? nil : .liquibase($0) }))
+        }
+        return OtherToolLedger(tool: .liquibase, records: records)
     }
 
     /// Flyway's history, in `installed_rank` order: a versioned row (`SQL`, `JDBC`, …)

@@ -59,7 +59,7 @@ enum UnreadFolderContents {
         Kind(suffixes: [".rs"], what: "Rust migrations (refinery's)", way: "write each as SQL (V<version>__<name>.sql)"),
         Kind(suffixes: [".go"], what: "Go files", way: "write goose's Go migrations as SQL (VERSION_NAME.sql with `-- +goose Up`)"),
         Kind(suffixes: [".js", ".ts", ".mjs", ".cjs"], what: "JavaScript or TypeScript migrations", way: "write each as SQL in a layout MigrationKit reads (docs/migration-layouts.md)"),
-        Kind(suffixes: [".xml", ".yaml", ".yml"], what: "changelogs (Liquibase's)", way: "write each change set as a SQL migration in a layout MigrationKit reads (docs/migration-layouts.md)"),
+        Kind(suffixes: [".xml", ".yaml", ".yml"], what: "changelogs (Liquibase's)", way: "write their changesets as formatted SQL changelogs (`--liquibase formatted sql`, a `--changeset author:id` line each), which MigrationKit reads as Liquibase does"),
     ]
 
     /// A folder of yoyo's (a `NAME.rollback.sql` file, or a `-- depends:` line), which no

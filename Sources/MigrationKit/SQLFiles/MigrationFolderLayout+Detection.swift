@@ -47,6 +47,8 @@ extension MigrationFolderLayout {
     /// - a folder holding `migration.sql` is Prisma's;
     /// - a `meta` folder holding `_journal.json` is Drizzle's;
     /// - a `.sqm` file is SQLDelight's;
+    /// - a `.sql` file whose first line that is not blank is `--liquibase formatted sql` is
+    ///   Liquibase's;
     /// - a file named `V<version>__…`, `U<version>__…` or `R__…` (`.sql`, but not `.up.sql`
     ///   or `.down.sql`) is Flyway's, or refinery's when a `U` file's version has no `V`
     ///   file (refinery's `U` is a migration of its own, Flyway's the undo of a `V`);
@@ -119,6 +121,9 @@ extension MigrationFolderLayout {
             return Sign(layout: .sqlDelight, reason: "a .sqm file", path: candidate.path)
         }
         if let text = candidate.text {
+            if LiquibaseChangelog.isFormatted(text) {
+                return Sign(layout: .liquibase, reason: "a `--liquibase formatted sql` changelog", path: candidate.path)
+            }
             if SQLMigrationFileParser.holdsSectionDirective(text) {
                 return Sign(layout: .migrationKit, reason: "a `-- migrate:up` line", path: candidate.path)
             }

@@ -10,7 +10,7 @@
 public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible {
     /// The name `--layout` and `migrations-layout` take, and `status` shows: `migrationkit`,
     /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`,
-    /// `sql-migrate`, `sqldelight`.
+    /// `sql-migrate`, `sqldelight`, `liquibase`.
     package let name: String
 
     private init(_ name: String) {
@@ -64,10 +64,16 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// its first run of digits, as SQLDelight reads it (`1.sqm`, `v2_add_x.sqm`). Applied in
     /// order of that number.
     package static let sqlDelight = MigrationFolderLayout("sqldelight")
+    /// Liquibase's formatted SQL: `.sql` changelogs starting `--liquibase formatted sql`,
+    /// each `--changeset author:id` in them a migration (with its `--rollback` lines as
+    /// down SQL), recorded as `FILE::ID::AUTHOR`; applied as a master changelog's
+    /// `includeAll` applies the folder: the files in byte-wise order of their names, each
+    /// one's changesets in its order (`LiquibaseChangelog`).
+    package static let liquibase = MigrationFolderLayout("liquibase")
 
     /// Every layout, in the order documentation lists them.
     package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel, .prisma, .drizzle, .refinery, .sqlMigrate,
-                                                         .sqlDelight]
+                                                         .sqlDelight, .liquibase]
 
     /// The layout named `name` (as `--layout` takes it; `dbmate` is MigrationKit's own,
     /// whose files are dbmate's), or nil for an unknown name.
@@ -118,6 +124,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .prisma: return "Prisma's"
         case .drizzle: return "Drizzle's"
         case .sqlDelight: return "SQLDelight's"
+        case .liquibase: return "Liquibase's"
         default: return "\(name)'s"
         }
     }
@@ -135,6 +142,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .refinery: return "V<version>__<name>.sql or U<version>__<name>.sql, the version a whole number"
         case .sqlMigrate: return "NAME.sql with `-- +migrate Up` and `-- +migrate Down` sections"
         case .sqlDelight: return "N.sqm, taking the schema from version N to N + 1"
+        case .liquibase: return "formatted SQL changelogs, starting `--liquibase formatted sql`, cut into changesets by `--changeset author:id` lines"
         default: return "NAME.sql with `-- migrate:up` and `-- migrate:down` sections, or NAME.up.sql and NAME.down.sql"
         }
     }

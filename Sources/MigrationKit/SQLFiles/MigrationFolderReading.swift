@@ -35,6 +35,12 @@ struct MigrationFolderReading {
             }
         }
 
+        if layout == .liquibase {
+            files = LiquibaseChangelog.migrations(in: candidates, problems: &problems)
+            problems += Self.duplicates(files, order: order, layout: layout)
+            return files
+        }
+
         // Every candidate named in the layout; what it does not name, a problem, or one
         // of the tool's code migrations (counted, for one sentence), or nothing.
         var named: [(candidate: Candidate, name: MigrationFileName)] = []
