@@ -18,7 +18,7 @@ public struct OtherToolFixture: Sendable {
     /// The tool that migrated the database (`adopt --from` takes `name`).
     public enum Tool: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case golangMigrate = "golang-migrate", dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sqlMigrate = "sql-migrate", userVersion = "user-version"
-        case sqlDelight = "sqldelight", liquibase
+        case sqlDelight = "sqldelight", liquibase, atlas
 
         public var name: String { rawValue }
         public var testDescription: String { rawValue }
@@ -36,6 +36,7 @@ public struct OtherToolFixture: Sendable {
             case .d1: return ["d1_migrations"]
             case .sqlMigrate: return ["gorp_migrations"]
             case .liquibase: return ["DATABASECHANGELOG", "DATABASECHANGELOGLOCK"]
+            case .atlas: return ["atlas_schema_revisions"]
             case .userVersion, .sqlDelight: return []
             }
         }
@@ -158,6 +159,13 @@ public struct OtherToolFixture: Sendable {
                 version = identifier
                 upFile = file
                 try workspace.migration(file, "--liquibase formatted sql\n\n--changeset app:create-\(n)\n--comment: create \(n)\n\(up)\n--rollback \(down)\n")
+            case .atlas:
+                // `atlas migrate diff`: VERSION_NAME.sql with a comment per statement;
+                // atlas.sum is written once every file is there.
+                identifier = String(format: "202401010000%02d_create_%d", n, n)
+                version = String(format: "202401010000%02d", n)
+                upFile = identifier + ".sql"
+                try workspace.migration(upFile, n == 1 ? "-- Create \"notes\" table\n\(up)\n" : "-- Create \"tag_\(n)\" table\n\(up)\n")
             case .userVersion:
                 identifier = String(format: "%04d_create_%d", n, n)
                 version = "\(n)"
@@ -169,6 +177,7 @@ public struct OtherToolFixture: Sendable {
             upFiles.append(workspace.migrations + "/" + upFile)
         }
         if tool == .drizzle { try writeDrizzleJournal(identifiers, versions, in: workspace) }
+        if tool == .atlas { try workspace.migration("atlas.sum", try atlasSum(of: workspace.migrations)) }
         let fixture = OtherToolFixture(tool: tool, database: workspace.database, identifiers: identifiers, applied: Array(identifiers.prefix(applied)),
                                        versions: versions, upFiles: upFiles)
         var script = (1...max(applied, 1)).prefix(applied).map { upSQL($0) }.joined(separator: "\n")
@@ -331,6 +340,24 @@ public struct OtherToolFixture: Sendable {
         case .sqlDelight:
             // The driver's `PRAGMA user_version = schema.version` after `Schema.migrate`.
             return "PRAGMA user_version = \(done.last ?? "0");"
+        case .atlas:
+            // Atlas's ent schema for its revisions table, with the row holding the table's
+            // identifier, then a row per file run, `applied` of `total` statements and its
+            // atlas.sum hash.
+            let sum = try Self.atlasSum(of: (upFiles[0] as NSString).deletingLastPathComponent)
+            var sql = """
+                CREATE TABLE `atlas_schema_revisions` (`version` text NOT NULL, `description` text NOT NULL, `type` integer NOT NULL DEFAULT (2), `applied` integer NOT NULL DEFAULT (0), `total` integer NOT NULL DEFAULT (0), `executed_at` datetime NOT NULL, `execution_time` integer NOT NULL, `error` text NULL, `error_stmt` text NULL, `hash` text NOT NULL, `partial_hashes` json NULL, `operator_version` text NOT NULL, PRIMARY KEY (`version`));
+                INSERT INTO `atlas_schema_revisions` (`version`, `description`, `executed_at`, `execution_time`, `hash`, `operator_version`) VALUES ('.atlas_cloud_identifier', '\(UUID().uuidString.lowercased())', '2024-01-01 00:00:00', 0, '', 'Ariga Atlas v0.32.0');
+
+                """
+            for (index, version) in done.enumerated() {
+                let name = (upFiles[index] as NSString).lastPathComponent
+                let prefix = name + " h1:"
+                let line: Substring? = sum.split(separator: "\n").first { $0.hasPrefix(prefix) }
+                let hash = line.map { String($0.dropFirst(prefix.count)) } ?? ""
+                sql += "INSERT INTO `atlas_schema_revisions` (`version`, `description`, `type`, `applied`, `total`, `executed_at`, `execution_time`, `hash`, `operator_version`) VALUES ('\(version)', 'create_\(index + 1)', 2, 2, 2, '2024-01-01 00:00:0\(index)', 1200000, '\(hash)', 'Ariga Atlas v0.32.0');\n"
+            }
+            return sql
         case .liquibase:
             // liquibase-standard's CreateDatabaseChangeLogTableGenerator and its lock
             // table's, then MarkChangeSetRanGenerator's row per changeset run, FILENAME
@@ -423,6 +450,26 @@ public struct OtherToolFixture: Sendable {
         let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", script, id, path])
         guard result.status == 0 else { throw FixtureError(message: "no Liquibase checksum for \(path): \(result.output)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// atlas.sum for a folder, as Atlas's `migrate.NewHashFile` writes it: its `.sql` files
+    /// in byte-wise order of their names, each with the base64 SHA-256 of every name and
+    /// file so far, and first the base64 SHA-256 of every name and hash. Computed by
+    /// Python, apart from MigrationKit's own.
+    public static func atlasSum(of folder: String) throws -> String {
+        let script = """
+            import base64, hashlib, os, sys
+            chain, entries = hashlib.sha256(), []
+            for name in sorted((n for n in os.listdir(sys.argv[1]) if n.endswith('.sql')), key=lambda n: n.encode()):
+                chain.update(name.encode())
+                chain.update(open(os.path.join(sys.argv[1], name), 'rb').read())
+                entries.append((name, base64.b64encode(chain.copy().digest()).decode()))
+            total = hashlib.sha256(b''.join(n.encode() + h.encode() for n, h in entries))
+            sys.stdout.write('h1:' + base64.b64encode(total.digest()).decode() + '\\n' + ''.join(n + ' h1:' + h + '\\n' for n, h in entries))
+            """
+        let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", script, folder])
+        guard result.status == 0 else { throw FixtureError(message: "no atlas.sum for \(folder): \(result.output)") }
+        return result.stdout
     }
 
     /// SHA-384 of a file's bytes, as coreutils' `sha384sum` gives it.

@@ -33,6 +33,7 @@ import Testing
         Page(name: "user-version", tool: .userVersion, folder: "Migrations"),
         Page(name: "sqldelight", tool: .sqlDelight, folder: "src/main/sqldelight/migrations"),
         Page(name: "liquibase", tool: .liquibase, folder: "src/main/resources/db/changelog/changes"),
+        Page(name: "atlas", tool: .atlas, folder: "migrations"),
     ]
 
     @Test func everyPageInTheFolderIsRun() throws {

@@ -6,7 +6,7 @@ import Foundation
 public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     /// The name `adopt --from` takes: `golang-migrate`, `dbmate`, `sqlx`, `diesel`,
     /// `goose`, `flyway`, `prisma`, `drizzle`, `refinery`, `d1`, `sql-migrate`,
-    /// `liquibase`, `user-version`.
+    /// `liquibase`, `atlas`, `user-version`.
     public let name: String
 
     private init(_ name: String) {
@@ -58,8 +58,11 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     /// not read (`recognized`): its folders order migrations by `-- depends:` lines and
     /// hold Python ones.
     package static let yoyo = OtherTool("yoyo")
-    /// Atlas: `atlas_schema_revisions`, which `adopt` does not read (`recognized`).
-    package static let atlas = OtherTool("atlas")
+    /// Atlas: `atlas_schema_revisions (version, description, type, applied, total,
+    /// executed_at, execution_time, error, error_stmt, hash, partial_hashes,
+    /// operator_version)`, a row per file run (or a baseline), `applied` of its `total`
+    /// statements.
+    public static let atlas = OtherTool("atlas")
     /// Liquibase: `DATABASECHANGELOG (ID, AUTHOR, FILENAME, DATEEXECUTED, ORDEREXECUTED,
     /// EXECTYPE, MD5SUM, …)`, a row per changeset run (or marked ran), with its checksum
     /// as `9:` and an MD5 (`LiquibaseChangelog.checksum(ofSQL:)`); with
@@ -68,11 +71,11 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
 
     /// Every tool whose ledger `adopt` reads, in the order documentation lists them.
     package static let all: [OtherTool] = [.golangMigrate, .dbmate, .sqlx, .diesel, .goose, .flyway,
-                                           .prisma, .drizzle, .refinery, .d1, .sqlMigrate, .liquibase, .userVersion]
+                                           .prisma, .drizzle, .refinery, .d1, .sqlMigrate, .liquibase, .atlas, .userVersion]
 
     /// Every tool whose ledger tables MigrationKit knows: those `adopt` reads, and those
     /// it names without reading (their tables are bookkeeping all the same).
-    package static let recognized: [OtherTool] = all + [.yoyo, .atlas]
+    package static let recognized: [OtherTool] = all + [.yoyo]
 
     /// The tool named `name` (as `adopt --from` takes it), or nil for an unknown name.
     package init?(name: String) {

@@ -220,6 +220,9 @@ package enum OtherToolMapping {
             let matches: [Int]
             if let identifier = record.identifier {
                 matches = candidates.indices.filter { candidates[$0].identifier == identifier }
+            } else if tool == .atlas {
+                // Atlas compares versions as text.
+                matches = candidates.indices.filter { candidates[$0].version?.text == record.version }
             } else {
                 let wanted = MigrationVersion(text: record.version, separators: ["."]).parts
                 matches = candidates.indices.filter { !wanted.isEmpty && candidates[$0].version?.parts == wanted }

@@ -161,6 +161,20 @@ public struct OtherToolLedger: Hashable, Sendable {
                 let identifier = MigrationFileName.strip(name, ".sql") ?? name
                 return Record(version: name, identifier: identifier, state: .applied, checksum: row[1].flatMap { $0.isEmpty ? nil : .sha256($0) })
             })
+        case .atlas:
+            guard try columnNames(of: "atlas_schema_revisions", in: db).isSuperset(of: ["version", "type", "applied", "total"]) else { return nil }
+            // Atlas's own row holding the table's identifier is no revision.
+            let rows = try db.textRows(sql: "SELECT version, type, applied, total FROM main.atlas_schema_revisions WHERE version <> '.atlas_cloud_identifier' ORDER BY version")
+            return OtherToolLedger(tool: tool, records: rows.compactMap { row in
+                guard let version = row[0] else { return nil }
+                // `type` is a set of bits: 1 a baseline (every version up to it is in the
+                // schema), 2 executed, 4 resolved (marked by `atlas migrate set`); a file
+                // whose `applied` statements are not its `total` failed half way, and
+                // Atlas goes on from its next statement.
+                let type = Int(row[1] ?? "") ?? 2, applied = Int(row[2] ?? "") ?? 0, total = Int(row[3] ?? "") ?? 0
+                let state: State = type & 1 != 0 ? .baseline : (applied != total ? .failed : .applied)
+                return Record(version: version, state: state)
+            })
         case .liquibase:
             let columns = try columnNames(of: "DATABASECHANGELOG", in: db)
             guard columns.isSuperset(of: ["id", "author", "filename"]) else { return nil }

@@ -39,7 +39,7 @@ package struct MigrationFileOrder: Sendable {
     /// The order `layout`'s files apply in.
     package static func of(_ layout: MigrationFolderLayout) -> MigrationFileOrder {
         switch layout {
-        case .migrationKit, .prisma: return .byteWise
+        case .migrationKit, .prisma, .atlas: return .byteWise
         case .diesel: return MigrationFileOrder(rule: .versionText)
         case .liquibase: return MigrationFileOrder(rule: .asRead)
         default: return MigrationFileOrder(rule: .versionNumber)

@@ -47,6 +47,7 @@ extension MigrationFolderLayout {
     /// - a folder holding `migration.sql` is Prisma's;
     /// - a `meta` folder holding `_journal.json` is Drizzle's;
     /// - a `.sqm` file is SQLDelight's;
+    /// - an `atlas.sum` file is Atlas's;
     /// - a `.sql` file whose first line that is not blank is `--liquibase formatted sql` is
     ///   Liquibase's;
     /// - a file named `V<version>__…`, `U<version>__…` or `R__…` (`.sql`, but not `.up.sql`
@@ -117,6 +118,9 @@ extension MigrationFolderLayout {
             return Sign(layout: .goose, reason: "a Go migration", path: candidate.path)
         }
         guard !candidate.isFolder else { return nil }
+        if candidate.name == AtlasDirectory.sumFileName {
+            return Sign(layout: .atlas, reason: "an atlas.sum", path: candidate.path)
+        }
         if candidate.name.hasSuffix(".sqm") {
             return Sign(layout: .sqlDelight, reason: "a .sqm file", path: candidate.path)
         }

@@ -10,7 +10,7 @@
 public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible {
     /// The name `--layout` and `migrations-layout` take, and `status` shows: `migrationkit`,
     /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`,
-    /// `sql-migrate`, `sqldelight`, `liquibase`.
+    /// `sql-migrate`, `sqldelight`, `liquibase`, `atlas`.
     package let name: String
 
     private init(_ name: String) {
@@ -70,10 +70,14 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// `includeAll` applies the folder: the files in byte-wise order of their names, each
     /// one's changesets in its order (`LiquibaseChangelog`).
     package static let liquibase = MigrationFolderLayout("liquibase")
+    /// Atlas's: `VERSION_DESCRIPTION.sql` files (up only) beside `atlas.sum`, which sums them
+    /// (`AtlasDirectory`) and must match, as Atlas refuses a folder it does not; applied in
+    /// byte-wise order of their names, as Atlas lists them.
+    package static let atlas = MigrationFolderLayout("atlas")
 
     /// Every layout, in the order documentation lists them.
     package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel, .prisma, .drizzle, .refinery, .sqlMigrate,
-                                                         .sqlDelight, .liquibase]
+                                                         .sqlDelight, .liquibase, .atlas]
 
     /// The layout named `name` (as `--layout` takes it; `dbmate` is MigrationKit's own,
     /// whose files are dbmate's), or nil for an unknown name.
@@ -125,6 +129,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .drizzle: return "Drizzle's"
         case .sqlDelight: return "SQLDelight's"
         case .liquibase: return "Liquibase's"
+        case .atlas: return "Atlas's"
         default: return "\(name)'s"
         }
     }
@@ -143,6 +148,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .sqlMigrate: return "NAME.sql with `-- +migrate Up` and `-- +migrate Down` sections"
         case .sqlDelight: return "N.sqm, taking the schema from version N to N + 1"
         case .liquibase: return "formatted SQL changelogs, starting `--liquibase formatted sql`, cut into changesets by `--changeset author:id` lines"
+        case .atlas: return "VERSION_DESCRIPTION.sql, summed by atlas.sum"
         default: return "NAME.sql with `-- migrate:up` and `-- migrate:down` sections, or NAME.up.sql and NAME.down.sql"
         }
     }

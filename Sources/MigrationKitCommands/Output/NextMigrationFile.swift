@@ -33,6 +33,9 @@ package enum NextMigrationFile {
         if layout == .drizzle {
             throw CLIError(.notAvailableHere, "\(directory) is in Drizzle's layout, whose journal (meta/_journal.json) lists each migration with its time; write the next one with `drizzle-kit generate` (or `drizzle-kit generate --custom`), which adds it to the journal.")
         }
+        if layout == .atlas {
+            throw CLIError(.notAvailableHere, "\(directory) is in Atlas's layout, whose atlas.sum sums every file; write the next one with `atlas migrate new` (or `atlas migrate diff`), which writes atlas.sum again.")
+        }
         if layout == .liquibase {
             throw CLIError(.notAvailableHere, "\(directory) is in Liquibase's layout, whose migrations are the changesets of its changelogs; write the next one as a `--changeset author:id` section at the end of the last changelog, or in a new formatted SQL file (starting `--liquibase formatted sql`) whose name sorts after the others.")
         }
