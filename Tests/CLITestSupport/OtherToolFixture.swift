@@ -18,7 +18,7 @@ public struct OtherToolFixture: Sendable {
     /// The tool that migrated the database (`adopt --from` takes `name`).
     public enum Tool: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case golangMigrate = "golang-migrate", dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sqlMigrate = "sql-migrate", userVersion = "user-version"
-        case sqlDelight = "sqldelight", liquibase, atlas
+        case sqlDelight = "sqldelight", liquibase, atlas, yoyo
 
         public var name: String { rawValue }
         public var testDescription: String { rawValue }
@@ -37,6 +37,7 @@ public struct OtherToolFixture: Sendable {
             case .sqlMigrate: return ["gorp_migrations"]
             case .liquibase: return ["DATABASECHANGELOG", "DATABASECHANGELOGLOCK"]
             case .atlas: return ["atlas_schema_revisions"]
+            case .yoyo: return ["_yoyo_migration", "_yoyo_log", "_yoyo_version", "yoyo_lock"]
             case .userVersion, .sqlDelight: return []
             }
         }
@@ -166,6 +167,16 @@ public struct OtherToolFixture: Sendable {
                 version = String(format: "202401010000%02d", n)
                 upFile = identifier + ".sql"
                 try workspace.migration(upFile, n == 1 ? "-- Create \"notes\" table\n\(up)\n" : "-- Create \"tag_\(n)\" table\n\(up)\n")
+            case .yoyo:
+                // `yoyo new --sql`: DATE_NN_RAND-MESSAGE.sql, its message and the migrations
+                // it depends on (the heads before it) in its first lines; its rollback file
+                // beside it.
+                identifier = String(format: "20240101_%02d_aBc%02d-create-%d", n, n, n)
+                version = identifier
+                upFile = identifier + ".sql"
+                let depends = "-- create \(n)\n-- depends: \(identifiers.last ?? "")\n\n"
+                try workspace.migration(upFile, depends + "\(up)\n")
+                try workspace.migration(identifier + ".rollback.sql", depends + "\(down)\n")
             case .userVersion:
                 identifier = String(format: "%04d_create_%d", n, n)
                 version = "\(n)"
@@ -340,6 +351,24 @@ public struct OtherToolFixture: Sendable {
         case .sqlDelight:
             // The driver's `PRAGMA user_version = schema.version` after `Schema.migrate`.
             return "PRAGMA user_version = \(done.last ?? "0");"
+        case .yoyo:
+            // yoyo's backend: its lock table, then its internal schema version 2's log,
+            // version and migration tables, then a row per migration applied, keyed by the
+            // SHA-256 of its id, and its log row.
+            var sql = """
+                CREATE TABLE "yoyo_lock" (locked INT DEFAULT 1, ctime TIMESTAMP,pid INT NOT NULL,PRIMARY KEY (locked));
+                CREATE TABLE "_yoyo_log" ( id VARCHAR(36), migration_hash VARCHAR(64), migration_id VARCHAR(255), operation VARCHAR(10), username VARCHAR(255), hostname VARCHAR(255), comment VARCHAR(255), created_at_utc TIMESTAMP, PRIMARY KEY (id));
+                CREATE TABLE "_yoyo_version" (version INT NOT NULL PRIMARY KEY, installed_at_utc TIMESTAMP);
+                INSERT INTO "_yoyo_version" VALUES (2, '2024-01-01 00:00:00');
+                CREATE TABLE "_yoyo_migration" ( migration_hash VARCHAR(64), migration_id VARCHAR(255), applied_at_utc TIMESTAMP, PRIMARY KEY (migration_hash));
+
+                """
+            for (index, id) in done.enumerated() {
+                let hash = try Self.sha256(ofText: id)
+                sql += "INSERT INTO \"_yoyo_migration\" (migration_hash, migration_id, applied_at_utc) VALUES ('\(hash)', '\(id)', '2024-01-01 00:00:0\(index)');\n"
+                sql += "INSERT INTO \"_yoyo_log\" (id, migration_hash, migration_id, operation, username, hostname, created_at_utc) VALUES ('\(UUID().uuidString.lowercased())', '\(hash)', '\(id)', 'apply', 'app', 'host', '2024-01-01 00:00:0\(index)');\n"
+            }
+            return sql
         case .atlas:
             // Atlas's ent schema for its revisions table, with the row holding the table's
             // identifier, then a row per file run, `applied` of `total` statements and its
@@ -390,6 +419,14 @@ public struct OtherToolFixture: Sendable {
         for (index, _) in tags.enumerated() {
             try workspace.migration(String(format: "meta/%04d_snapshot.json", index), "{\n  \"version\": \"6\",\n  \"dialect\": \"sqlite\",\n  \"tables\": {}\n}")
         }
+    }
+
+    /// SHA-256 of a text's UTF-8 bytes, as Python's `hashlib` gives it (yoyo's key of a
+    /// migration's id).
+    public static func sha256(ofText text: String) throws -> String {
+        let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", "import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())", text])
+        guard result.status == 0 else { throw FixtureError(message: "no SHA-256 of \(text): \(result.output)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// SHA-256 of a file's bytes, as coreutils' `sha256sum` gives it.

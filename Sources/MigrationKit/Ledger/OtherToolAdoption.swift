@@ -130,8 +130,8 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
 }
 
 /// A table that looks like a migration tool's ledger (`OtherTool.looksLikeLedger`) and
-/// that `adopt` cannot read: a ledger of a tool it does not read (Atlas's, Liquibase's),
-/// one of a known name and another shape, or a name of no known tool.
+/// that `adopt` cannot read: one of a known tool's name and another shape, or a name of
+/// no known tool.
 package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
     /// The table's name.
     package let name: String
@@ -140,9 +140,8 @@ package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
     package let tools: [OtherTool]
 
     package var description: String {
-        let names = tools.map { $0.displayName + "'s" }.joined(separator: " or ")
-        guard let first = tools.first else { return name }
-        return OtherTool.all.contains(first) ? "\(name) (not of \(names) shape)" : "\(name) (\(names) ledger, which adopt does not read)"
+        guard !tools.isEmpty else { return name }
+        return "\(name) (not of \(tools.map { $0.displayName + "'s" }.joined(separator: " or ")) shape)"
     }
 
     /// The tables of the database that look like ledgers, other than MigrationKit's own:
@@ -152,7 +151,7 @@ package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
         return tables.compactMap { name in
             let folded = name.lowercased()
             guard OtherTool.looksLikeLedger(name), !folded.hasPrefix("sqlite_"), !SchemaDump.isMigrationKitsOwn(name) else { return nil }
-            return UnreadLedgerTable(name: name, tools: OtherTool.recognized.filter { $0.ledgerTables.contains { $0.lowercased() == folded } })
+            return UnreadLedgerTable(name: name, tools: OtherTool.all.filter { $0.ledgerTables.contains { $0.lowercased() == folded } })
         }
     }
 }
@@ -218,7 +217,10 @@ package enum OtherToolMapping {
             case .applied, .baseline: break
             }
             let matches: [Int]
-            if let identifier = record.identifier {
+            if let hash = record.identifierSHA256 {
+                // yoyo finds a migration by the SHA-256 of its id.
+                matches = candidates.indices.filter { digests.sha256Hex(Array(candidates[$0].identifier.utf8)) == hash }
+            } else if let identifier = record.identifier {
                 matches = candidates.indices.filter { candidates[$0].identifier == identifier }
             } else if tool == .atlas {
                 // Atlas compares versions as text.

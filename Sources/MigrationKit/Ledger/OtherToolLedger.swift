@@ -57,6 +57,10 @@ public struct OtherToolLedger: Hashable, Sendable {
         /// Whether the tool ran code rather than a SQL file for it (Flyway's Java or
         /// Kotlin migrations, `JDBC` rows), which MigrationKit cannot run.
         package var isCode = false
+        /// The SHA-256 of the migration's identifier, as lowercase hex, for a tool that
+        /// keys its rows by it (yoyo's `migration_hash`): the record maps to the migration
+        /// whose identifier has it.
+        package var identifierSHA256: String? = nil
     }
 
     /// The tool that wrote it.
@@ -160,6 +164,20 @@ public struct OtherToolLedger: Hashable, Sendable {
                 guard let name = row[0] else { return nil }
                 let identifier = MigrationFileName.strip(name, ".sql") ?? name
                 return Record(version: name, identifier: identifier, state: .applied, checksum: row[1].flatMap { $0.isEmpty ? nil : .sha256($0) })
+            })
+        case .yoyo:
+            // yoyo's table since 6.0; before it, `(id, ctime)`, which yoyo upgrades.
+            let columns = try columnNames(of: "_yoyo_migration", in: db)
+            if columns.contains("migration_hash") {
+                let rows = try db.textRows(sql: "SELECT migration_hash, migration_id FROM main._yoyo_migration ORDER BY applied_at_utc")
+                return OtherToolLedger(tool: tool, records: rows.compactMap { row in
+                    guard let hash = row[0] else { return nil }
+                    return Record(version: row[1] ?? hash, state: .applied, identifierSHA256: hash.lowercased())
+                })
+            }
+            guard columns.contains("id") else { return nil }
+            return OtherToolLedger(tool: tool, records: try db.textColumn(sql: "SELECT id FROM main._yoyo_migration ORDER BY ctime").map {
+                Record(version: $0, identifier: $0, state: .applied)
             })
         case .atlas:
             guard try columnNames(of: "atlas_schema_revisions", in: db).isSuperset(of: ["version", "type", "applied", "total"]) else { return nil }

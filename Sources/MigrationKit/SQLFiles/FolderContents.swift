@@ -1,5 +1,5 @@
 /// A migrations folder's tool's own code migrations (goose's Go, Flyway's Java and
-/// Kotlin, refinery's Rust), which that tool runs among the SQL ones and MigrationKit
+/// Kotlin, refinery's Rust, yoyo's Python), which that tool runs among the SQL ones and MigrationKit
 /// cannot: left out, each would be missing from every database MigrationKit migrates, and
 /// the SQL after it may depend on what it did. Named in one sentence, however many.
 enum CodeMigrationFiles {
@@ -16,6 +16,8 @@ enum CodeMigrationFiles {
         case .refinery:
             guard let stem = MigrationFileName.strip(name, ".rs") else { return false }
             return MigrationFileName(stem + ".sql", isFolder: false, layout: .refinery) != nil
+        case .yoyo:
+            return name.hasSuffix(".py")
         default:
             return false
         }
@@ -28,6 +30,7 @@ enum CodeMigrationFiles {
         switch layout {
         case .goose: (kind, tool, naming) = ("Go", "goose", "VERSION_NAME.sql with `-- +goose Up`")
         case .flyway: (kind, tool, naming) = ("Java or Kotlin", "Flyway", "V<version>__<description>.sql")
+        case .yoyo: (kind, tool, naming) = ("Python", "yoyo", "ID.sql of the same id, with its `-- depends:` line")
         default: (kind, tool, naming) = ("Rust", "refinery", "V<version>__<name>.sql")
         }
         let one = files.count == 1
@@ -61,25 +64,6 @@ enum UnreadFolderContents {
         Kind(suffixes: [".js", ".ts", ".mjs", ".cjs"], what: "JavaScript or TypeScript migrations", way: "write each as SQL in a layout MigrationKit reads (docs/migration-layouts.md)"),
         Kind(suffixes: [".xml", ".yaml", ".yml"], what: "changelogs (Liquibase's)", way: "write their changesets as formatted SQL changelogs (`--liquibase formatted sql`, a `--changeset author:id` line each), which MigrationKit reads as Liquibase does"),
     ]
-
-    /// A folder of yoyo's (a `NAME.rollback.sql` file, or a `-- depends:` line), which no
-    /// layout here reads: yoyo orders its migrations by their `-- depends:` lines and
-    /// runs `post-apply` scripts after every run, so reading its files in another
-    /// layout's order would run them in an order yoyo never did. Nil for another folder.
-    static func yoyoRefusal(_ candidates: [MigrationFolderLayout.Candidate]) -> SQLMigrationFileError? {
-        let signs = candidates.filter { candidate in
-            !candidate.isFolder && (candidate.name.hasSuffix(".rollback.sql")
-                || candidate.text.map { text in SQLMigrationFileParser.splitLines(text).contains { $0.hasPrefix("-- depends:") } } == true)
-        }
-        guard let first = signs.first else { return nil }
-        let sqlFiles = candidates.filter { !$0.isFolder && $0.name.hasSuffix(".sql") && !$0.name.hasSuffix(".rollback.sql") }
-        let folder = String(first.path.dropLast(first.name.count + 1))
-        return SQLMigrationFileError(code: .noReadableMigration, path: folder, advice: Advice(
-            situation: "This folder is yoyo's (\(first.name) \(first.name.hasSuffix(".rollback.sql") ? "is a rollback file" : "has a `-- depends:` line")), "
-                + "whose order comes from its files' `-- depends:` lines, which no layout MigrationKit reads follows, so its \(sqlFiles.count) migration\(sqlFiles.count == 1 ? "" : "s") would run in an order yoyo never ran them in",
-            otherwise: "write them as migrations in a layout MigrationKit reads, in yoyo's order (each `.rollback.sql` as the down SQL), and record what each database has with `baseline --to` "
-                + "(its `_yoyo_migration` table is left out of the schema's proof)", remedy: .nameMigrationsLayout))
-    }
 
     /// The refusal, or nil when the folder holds nothing that looks like a migration.
     static func refusal(_ candidates: [MigrationFolderLayout.Candidate], layout: MigrationFolderLayout) -> SQLMigrationFileError? {

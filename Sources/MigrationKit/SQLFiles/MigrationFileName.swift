@@ -51,6 +51,9 @@ struct MigrationFileName: Hashable, Sendable {
             // `N.sqm`, up SQL taking the schema from version N to N + 1.
             guard let identifier = Self.strip(name, ".sqm") else { return nil }
             self.init(identifier: identifier, role: .upOnly, version: MigrationVersion(text: Self.sqlDelightVersion(of: name)))
+        case .liquibase, .yoyo:
+            // Their readers name their migrations (`LiquibaseChangelog`, `YoyoMigrations`).
+            return nil
         case .atlas:
             // Atlas's `VERSION_DESCRIPTION.sql`, its version the name up to its first `_`.
             guard let identifier = Self.strip(name, ".sql") else { return nil }

@@ -21,7 +21,8 @@ package struct MigrationFileOrder: Sendable {
         /// By version number, part by part.
         case versionNumber
         /// As the layout's reader lists them (a Liquibase folder's changesets, by file
-        /// and place in it), which `MigrationFolderReading` keeps; compared here by
+        /// and place in it; yoyo's migrations, by their dependencies), which
+        /// `MigrationFolderReading` keeps; compared here by
         /// identifier only where something needs a total order.
         case asRead
     }
@@ -41,7 +42,7 @@ package struct MigrationFileOrder: Sendable {
         switch layout {
         case .migrationKit, .prisma, .atlas: return .byteWise
         case .diesel: return MigrationFileOrder(rule: .versionText)
-        case .liquibase: return MigrationFileOrder(rule: .asRead)
+        case .liquibase, .yoyo: return MigrationFileOrder(rule: .asRead)
         default: return MigrationFileOrder(rule: .versionNumber)
         }
     }

@@ -48,6 +48,7 @@ extension MigrationFolderLayout {
     /// - a `meta` folder holding `_journal.json` is Drizzle's;
     /// - a `.sqm` file is SQLDelight's;
     /// - an `atlas.sum` file is Atlas's;
+    /// - a `.rollback.sql` file, or a file starting with a `-- depends:` line, is yoyo's;
     /// - a `.sql` file whose first line that is not blank is `--liquibase formatted sql` is
     ///   Liquibase's;
     /// - a file named `V<version>__…`, `U<version>__…` or `R__…` (`.sql`, but not `.up.sql`
@@ -85,7 +86,6 @@ extension MigrationFolderLayout {
         if let only = signs.first {
             return .success(only.layout == .flyway && holdsRefineryUnversioned(candidates) ? .refinery : only.layout)
         }
-        if let yoyo = UnreadFolderContents.yoyoRefusal(candidates) { return .failure(yoyo) }
         if numberedUpOnly { return .success(.sqlx) }
         return .success(numberedPairs ? .golangMigrate : .migrationKit)
     }
@@ -120,6 +120,9 @@ extension MigrationFolderLayout {
         guard !candidate.isFolder else { return nil }
         if candidate.name == AtlasDirectory.sumFileName {
             return Sign(layout: .atlas, reason: "an atlas.sum", path: candidate.path)
+        }
+        if YoyoMigrations.isSign(candidate) {
+            return Sign(layout: .yoyo, reason: candidate.name.hasSuffix(".rollback.sql") ? "a rollback file" : "a `-- depends:` line", path: candidate.path)
         }
         if candidate.name.hasSuffix(".sqm") {
             return Sign(layout: .sqlDelight, reason: "a .sqm file", path: candidate.path)

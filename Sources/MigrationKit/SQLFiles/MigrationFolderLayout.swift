@@ -10,7 +10,7 @@
 public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible {
     /// The name `--layout` and `migrations-layout` take, and `status` shows: `migrationkit`,
     /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`,
-    /// `sql-migrate`, `sqldelight`, `liquibase`, `atlas`.
+    /// `sql-migrate`, `sqldelight`, `liquibase`, `atlas`, `yoyo`.
     package let name: String
 
     private init(_ name: String) {
@@ -74,10 +74,14 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// (`AtlasDirectory`) and must match, as Atlas refuses a folder it does not; applied in
     /// byte-wise order of their names, as Atlas lists them.
     package static let atlas = MigrationFolderLayout("atlas")
+    /// yoyo's SQL migrations: `ID.sql` files with their `ID.rollback.sql`, ordered by their
+    /// `-- depends:` lines, and among those ready, by name (`YoyoMigrations`); recorded
+    /// under `ID`, as yoyo records it.
+    package static let yoyo = MigrationFolderLayout("yoyo")
 
     /// Every layout, in the order documentation lists them.
     package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel, .prisma, .drizzle, .refinery, .sqlMigrate,
-                                                         .sqlDelight, .liquibase, .atlas]
+                                                         .sqlDelight, .liquibase, .atlas, .yoyo]
 
     /// The layout named `name` (as `--layout` takes it; `dbmate` is MigrationKit's own,
     /// whose files are dbmate's), or nil for an unknown name.
@@ -130,6 +134,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .sqlDelight: return "SQLDelight's"
         case .liquibase: return "Liquibase's"
         case .atlas: return "Atlas's"
+        case .yoyo: return "yoyo's"
         default: return "\(name)'s"
         }
     }
@@ -149,6 +154,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .sqlDelight: return "N.sqm, taking the schema from version N to N + 1"
         case .liquibase: return "formatted SQL changelogs, starting `--liquibase formatted sql`, cut into changesets by `--changeset author:id` lines"
         case .atlas: return "VERSION_DESCRIPTION.sql, summed by atlas.sum"
+        case .yoyo: return "ID.sql with its `-- depends:` lines, and ID.rollback.sql"
         default: return "NAME.sql with `-- migrate:up` and `-- migrate:down` sections, or NAME.up.sql and NAME.down.sql"
         }
     }

@@ -35,8 +35,9 @@ struct MigrationFolderReading {
             }
         }
 
-        if layout == .liquibase {
-            files = LiquibaseChangelog.migrations(in: candidates, problems: &problems)
+        if layout == .liquibase || layout == .yoyo {
+            files = layout == .liquibase ? LiquibaseChangelog.migrations(in: candidates, problems: &problems)
+                : YoyoMigrations.migrations(in: candidates, problems: &problems)
             problems += Self.duplicates(files, order: order, layout: layout)
             return files
         }

@@ -33,6 +33,9 @@ package enum NextMigrationFile {
         if layout == .drizzle {
             throw CLIError(.notAvailableHere, "\(directory) is in Drizzle's layout, whose journal (meta/_journal.json) lists each migration with its time; write the next one with `drizzle-kit generate` (or `drizzle-kit generate --custom`), which adds it to the journal.")
         }
+        if layout == .yoyo {
+            throw CLIError(.notAvailableHere, "\(directory) is in yoyo's layout, whose migrations name the ones they depend on; write the next one with `yoyo new --sql`, which writes its `-- depends:` line.")
+        }
         if layout == .atlas {
             throw CLIError(.notAvailableHere, "\(directory) is in Atlas's layout, whose atlas.sum sums every file; write the next one with `atlas migrate new` (or `atlas migrate diff`), which writes atlas.sum again.")
         }

@@ -27,7 +27,7 @@ extension SQLCipherMigrationRunner {
 
     /// Takes over a database another migration tool migrated (golang-migrate, dbmate,
     /// sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1, sql-migrate,
-    /// Liquibase, Atlas) or an app's own `PRAGMA user_version` ladder: reads
+    /// Liquibase, Atlas, yoyo) or an app's own `PRAGMA user_version` ladder: reads
     /// that tool's ledger (`OtherToolLedger`), maps each version it records to the step of
     /// the migration file that carries it (a ladder's N to the first N steps, SQLDelight's
     /// N to every `K.sqm` below N), proves that
