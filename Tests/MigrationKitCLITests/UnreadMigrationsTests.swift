@@ -45,6 +45,26 @@ import Testing
         #expect(try notes.run("status").status == 0)
     }
 
+    /// Drizzle's v1 layout (a folder per migration holding `migration.sql` and
+    /// `snapshot.json`) is refused naming it (exit 9), never read as Prisma's folders, with
+    /// every file as it was.
+    @Test func drizzlesV1LayoutIsRefusedByName() throws {
+        let workspace = try Workspace()
+        for (n, name) in ["20250101000000_init", "20250102000000_tags"].enumerated() {
+            try FileManager.default.createDirectory(atPath: workspace.migrations + "/" + name, withIntermediateDirectories: true)
+            try workspace.migration(name + "/migration.sql", OtherToolFixture.upSQL(n + 1) + "\n")
+            try workspace.migration(name + "/snapshot.json", "{\n  \"version\": \"7\",\n  \"dialect\": \"sqlite\",\n  \"tables\": {}\n}\n")
+        }
+        let before = try TreeSnapshot(workspace.root)
+        for command in ["status", "migrate", "adopt"] {
+            let result = try workspace.run(command)
+            #expect(result.exitCode == .fileError && result.errorLines.count == 1, "\(command): \(result.output)")
+            #expect(result.stderr.contains("This folder is in Drizzle's v1 layout (2 folders holding migration.sql and snapshot.json: 20250101000000_init, 20250102000000_tags), which MigrationKit does not read")
+                    && result.stderr.contains("record what each database has with `baseline --to`"), "\(command): \(result.stderr)")
+        }
+        try expectUnchanged(before, "refused commands")
+    }
+
     /// goose's Go migrations, however many, are one sentence with the count and the way
     /// through (navidrome keeps dozens beside its SQL ones).
     @Test func codeMigrationsAreNamedOnceWithTheWayThrough() throws {

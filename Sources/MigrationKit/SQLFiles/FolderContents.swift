@@ -65,6 +65,20 @@ enum UnreadFolderContents {
         Kind(suffixes: [".xml", ".yaml", ".yml"], what: "changelogs (Liquibase's)", way: "write their changesets as formatted SQL changelogs (`--liquibase formatted sql`, a `--changeset author:id` line each), which MigrationKit reads as Liquibase does"),
     ]
 
+    /// A folder of Drizzle's v1 layout (drizzle-kit 1.0: a folder per migration holding
+    /// `migration.sql` and `snapshot.json`, no journal), which no layout here reads: read
+    /// as Prisma's (a folder holding `migration.sql`), it would run in an order and be
+    /// recorded under names Drizzle's ledger does not have. Nil for another folder.
+    static func drizzleV1Refusal(_ candidates: [MigrationFolderLayout.Candidate]) -> SQLMigrationFileError? {
+        let folders = candidates.filter(\.isDrizzleV1Migration)
+        guard let first = folders.first else { return nil }
+        let folder = String(first.path.dropLast(first.name.count + 1))
+        return SQLMigrationFileError(code: .noReadableMigration, path: folder, advice: Advice(
+            situation: "This folder is in Drizzle's v1 layout (\(folders.count) folder\(folders.count == 1 ? "" : "s") holding migration.sql and snapshot.json: \(listing(folders.map(\.name)))), which MigrationKit does not read",
+            otherwise: "write each folder's migration.sql as a migration of a layout MigrationKit reads, in the folders' order (`FOLDER.sql` with `-- migrate:up`), and record what each database has with `baseline --to`, which proves the schema first",
+            remedy: .nameMigrationsLayout))
+    }
+
     /// The refusal, or nil when the folder holds nothing that looks like a migration.
     static func refusal(_ candidates: [MigrationFolderLayout.Candidate], layout: MigrationFolderLayout) -> SQLMigrationFileError? {
         var found: [String] = []

@@ -11,16 +11,20 @@ extension MigrationFolderLayout {
         let text: String?
 
         /// The files in a folder that make it a migration of a layout (diesel's `up.sql`
-        /// and `down.sql`, Prisma's `migration.sql`) or a layout's own (Drizzle's
-        /// `meta/_journal.json`).
-        static let markerFiles = ["up.sql", "down.sql", "migration.sql", "_journal.json"]
+        /// and `down.sql`, Prisma's `migration.sql`, Drizzle v1's `migration.sql` with
+        /// `snapshot.json`) or a layout's own (Drizzle's `meta/_journal.json`).
+        static let markerFiles = ["up.sql", "down.sql", "migration.sql", "snapshot.json", "_journal.json"]
 
         /// A folder holding `up.sql`, or `down.sql` without Prisma's `migration.sql`
         /// (whose `down.sql` a team may write beside it): a diesel migration.
         var isMigrationFolder: Bool { folderHolds.contains("up.sql") || (folderHolds.contains("down.sql") && !isPrismaMigration) }
 
-        /// A folder holding `migration.sql`: a Prisma migration.
-        var isPrismaMigration: Bool { folderHolds.contains("migration.sql") }
+        /// A folder holding `migration.sql` (and no Drizzle snapshot): a Prisma migration.
+        var isPrismaMigration: Bool { folderHolds.contains("migration.sql") && !isDrizzleV1Migration }
+
+        /// A folder holding `migration.sql` and `snapshot.json`: a migration of Drizzle's
+        /// v1 layout (drizzle-kit 1.0), which no layout here reads.
+        var isDrizzleV1Migration: Bool { isFolder && folderHolds.isSuperset(of: ["migration.sql", "snapshot.json"]) }
 
         /// Drizzle's `meta` folder, holding `_journal.json`.
         var isDrizzleMeta: Bool { isFolder && name == "meta" && folderHolds.contains("_journal.json") }
@@ -57,6 +61,9 @@ extension MigrationFolderLayout {
     /// - an `.up.sql` or `.down.sql` file whose name does not start with a version number
     ///   is MigrationKit's.
     ///
+    /// A folder of Drizzle's v1 layout (a folder per migration holding `migration.sql` and
+    /// `snapshot.json`) is refused naming it.
+    ///
     /// A folder with files of one of those layouts is read in it (its other files are
     /// judged by it); of two, it is refused (`mixedLayouts`), naming a file of each.
     /// With none of them, numbered files (`VERSION_NAME…`) say: up-only `.sql` files make
@@ -64,6 +71,7 @@ extension MigrationFolderLayout {
     /// golang-migrate's (sqlx's reversible migrations are the same files, read the same
     /// way). An empty folder, or one with nothing of the kind, is MigrationKit's.
     static func detect(_ candidates: [Candidate]) -> Result<MigrationFolderLayout, SQLMigrationFileError> {
+        if let drizzle = UnreadFolderContents.drizzleV1Refusal(candidates) { return .failure(drizzle) }
         var signs: [Sign] = []
         var numberedUpOnly = false
         var numberedPairs = false
