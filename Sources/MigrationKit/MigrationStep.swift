@@ -64,6 +64,10 @@ public struct MigrationStep<Database>: Sendable {
     /// what another tool's ledger records it under (`OtherToolMapping`); nil for a Swift
     /// step, or a name that starts with no number.
     package var fileVersion: MigrationVersion?
+    /// The layout its file was read in (`SQLMigrationFile.layout`), which decides how
+    /// another tool's ledger maps to it (a `user_version` counts migrations, in
+    /// SQLDelight's layout it is the schema version); nil for a Swift step.
+    package var fileLayout: MigrationFolderLayout?
     /// Whether a deferred step's foreign keys are checked before it commits: false for a
     /// step registered after the runner's `disablingDeferredForeignKeyChecks()`, which,
     /// as GRDB's, applies to the steps registered after it only.

@@ -83,10 +83,11 @@ extension GRDBMigrationRunner {
     }
 
     /// Takes over a database another migration tool migrated (golang-migrate, dbmate,
-    /// sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1, sql-migrate)
-    /// or an app's own `PRAGMA user_version` ladder: reads
+    /// sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1, sql-migrate,
+    /// Liquibase, Atlas, yoyo) or an app's own `PRAGMA user_version` ladder: reads
     /// that tool's ledger (`OtherToolLedger`), maps each version it records to the step of
-    /// the migration file that carries it (a ladder's N to the first N steps), proves that
+    /// the migration file that carries it (a ladder's N to the first N steps, SQLDelight's
+    /// N to every `K.sqm` below N), proves that
     /// the database's schema is what those steps make on an empty scratch database, and
     /// records them as applied, behind GRDB's barrier, in one transaction. Then
     /// `migrate(_:)` runs the rest.

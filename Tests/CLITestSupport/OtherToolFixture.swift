@@ -18,6 +18,7 @@ public struct OtherToolFixture: Sendable {
     /// The tool that migrated the database (`adopt --from` takes `name`).
     public enum Tool: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case golangMigrate = "golang-migrate", dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sqlMigrate = "sql-migrate", userVersion = "user-version"
+        case sqlDelight = "sqldelight", liquibase, atlas, yoyo
 
         public var name: String { rawValue }
         public var testDescription: String { rawValue }
@@ -34,9 +35,15 @@ public struct OtherToolFixture: Sendable {
             case .refinery: return ["refinery_schema_history"]
             case .d1: return ["d1_migrations"]
             case .sqlMigrate: return ["gorp_migrations"]
-            case .userVersion: return []
+            case .liquibase: return ["DATABASECHANGELOG", "DATABASECHANGELOGLOCK"]
+            case .atlas: return ["atlas_schema_revisions"]
+            case .yoyo: return ["_yoyo_migration", "_yoyo_log", "_yoyo_version", "yoyo_lock"]
+            case .userVersion, .sqlDelight: return []
             }
         }
+
+        /// Whether its ledger is `PRAGMA user_version` (`adopt --from user-version`).
+        public var isUserVersionLadder: Bool { self == .userVersion || self == .sqlDelight }
     }
 
     public let tool: Tool
@@ -136,6 +143,40 @@ public struct OtherToolFixture: Sendable {
                 version = identifier + ".sql"
                 upFile = identifier + ".sql"
                 try workspace.migration(upFile, "-- +migrate Up\n-- +migrate StatementBegin\n\(up)\n-- +migrate StatementEnd\n\n-- +migrate Down\n\(down)\n")
+            case .sqlDelight:
+                // `N.sqm` takes the schema from version N to N + 1: SQLDelight's version 1
+                // is the empty schema of an app that derives its schema from its migrations
+                // (`deriveSchemaFromMigrations`), and the database records the version
+                // after the last file it ran.
+                identifier = "\(n)"
+                version = "\(n + 1)"
+                upFile = identifier + ".sqm"
+                try workspace.migration(upFile, "\(up)\n")
+            case .liquibase:
+                // A formatted SQL changelog per changeset, as a master changelog's
+                // `includeAll` of this folder reads them, with its rollback and comment.
+                let file = String(format: "%03d-create-%d.sql", n, n)
+                identifier = "\(file)::create-\(n)::app"
+                version = identifier
+                upFile = file
+                try workspace.migration(file, "--liquibase formatted sql\n\n--changeset app:create-\(n)\n--comment: create \(n)\n\(up)\n--rollback \(down)\n")
+            case .atlas:
+                // `atlas migrate diff`: VERSION_NAME.sql with a comment per statement;
+                // atlas.sum is written once every file is there.
+                identifier = String(format: "202401010000%02d_create_%d", n, n)
+                version = String(format: "202401010000%02d", n)
+                upFile = identifier + ".sql"
+                try workspace.migration(upFile, n == 1 ? "-- Create \"notes\" table\n\(up)\n" : "-- Create \"tag_\(n)\" table\n\(up)\n")
+            case .yoyo:
+                // `yoyo new --sql`: DATE_NN_RAND-MESSAGE.sql, its message and the migrations
+                // it depends on (the heads before it) in its first lines; its rollback file
+                // beside it.
+                identifier = String(format: "20240101_%02d_aBc%02d-create-%d", n, n, n)
+                version = identifier
+                upFile = identifier + ".sql"
+                let depends = "-- create \(n)\n-- depends: \(identifiers.last ?? "")\n\n"
+                try workspace.migration(upFile, depends + "\(up)\n")
+                try workspace.migration(identifier + ".rollback.sql", depends + "\(down)\n")
             case .userVersion:
                 identifier = String(format: "%04d_create_%d", n, n)
                 version = "\(n)"
@@ -147,6 +188,7 @@ public struct OtherToolFixture: Sendable {
             upFiles.append(workspace.migrations + "/" + upFile)
         }
         if tool == .drizzle { try writeDrizzleJournal(identifiers, versions, in: workspace) }
+        if tool == .atlas { try workspace.migration("atlas.sum", try atlasSum(of: workspace.migrations)) }
         let fixture = OtherToolFixture(tool: tool, database: workspace.database, identifiers: identifiers, applied: Array(identifiers.prefix(applied)),
                                        versions: versions, upFiles: upFiles)
         var script = (1...max(applied, 1)).prefix(applied).map { upSQL($0) }.joined(separator: "\n")
@@ -306,6 +348,61 @@ public struct OtherToolFixture: Sendable {
             return sql
         case .userVersion:
             return "PRAGMA user_version = \(applied);"
+        case .sqlDelight:
+            // The driver's `PRAGMA user_version = schema.version` after `Schema.migrate`.
+            return "PRAGMA user_version = \(done.last ?? "0");"
+        case .yoyo:
+            // yoyo's backend: its lock table, then its internal schema version 2's log,
+            // version and migration tables, then a row per migration applied, keyed by the
+            // SHA-256 of its id, and its log row.
+            var sql = """
+                CREATE TABLE "yoyo_lock" (locked INT DEFAULT 1, ctime TIMESTAMP,pid INT NOT NULL,PRIMARY KEY (locked));
+                CREATE TABLE "_yoyo_log" ( id VARCHAR(36), migration_hash VARCHAR(64), migration_id VARCHAR(255), operation VARCHAR(10), username VARCHAR(255), hostname VARCHAR(255), comment VARCHAR(255), created_at_utc TIMESTAMP, PRIMARY KEY (id));
+                CREATE TABLE "_yoyo_version" (version INT NOT NULL PRIMARY KEY, installed_at_utc TIMESTAMP);
+                INSERT INTO "_yoyo_version" VALUES (2, '2024-01-01 00:00:00');
+                CREATE TABLE "_yoyo_migration" ( migration_hash VARCHAR(64), migration_id VARCHAR(255), applied_at_utc TIMESTAMP, PRIMARY KEY (migration_hash));
+
+                """
+            for (index, id) in done.enumerated() {
+                let hash = try Self.sha256(ofText: id)
+                sql += "INSERT INTO \"_yoyo_migration\" (migration_hash, migration_id, applied_at_utc) VALUES ('\(hash)', '\(id)', '2024-01-01 00:00:0\(index)');\n"
+                sql += "INSERT INTO \"_yoyo_log\" (id, migration_hash, migration_id, operation, username, hostname, created_at_utc) VALUES ('\(UUID().uuidString.lowercased())', '\(hash)', '\(id)', 'apply', 'app', 'host', '2024-01-01 00:00:0\(index)');\n"
+            }
+            return sql
+        case .atlas:
+            // Atlas's ent schema for its revisions table, with the row holding the table's
+            // identifier, then a row per file run, `applied` of `total` statements and its
+            // atlas.sum hash.
+            let sum = try Self.atlasSum(of: (upFiles[0] as NSString).deletingLastPathComponent)
+            var sql = """
+                CREATE TABLE `atlas_schema_revisions` (`version` text NOT NULL, `description` text NOT NULL, `type` integer NOT NULL DEFAULT (2), `applied` integer NOT NULL DEFAULT (0), `total` integer NOT NULL DEFAULT (0), `executed_at` datetime NOT NULL, `execution_time` integer NOT NULL, `error` text NULL, `error_stmt` text NULL, `hash` text NOT NULL, `partial_hashes` json NULL, `operator_version` text NOT NULL, PRIMARY KEY (`version`));
+                INSERT INTO `atlas_schema_revisions` (`version`, `description`, `executed_at`, `execution_time`, `hash`, `operator_version`) VALUES ('.atlas_cloud_identifier', '\(UUID().uuidString.lowercased())', '2024-01-01 00:00:00', 0, '', 'Ariga Atlas v0.32.0');
+
+                """
+            for (index, version) in done.enumerated() {
+                let name = (upFiles[index] as NSString).lastPathComponent
+                let prefix = name + " h1:"
+                let line: Substring? = sum.split(separator: "\n").first { $0.hasPrefix(prefix) }
+                let hash = line.map { String($0.dropFirst(prefix.count)) } ?? ""
+                sql += "INSERT INTO `atlas_schema_revisions` (`version`, `description`, `type`, `applied`, `total`, `executed_at`, `execution_time`, `hash`, `operator_version`) VALUES ('\(version)', 'create_\(index + 1)', 2, 2, 2, '2024-01-01 00:00:0\(index)', 1200000, '\(hash)', 'Ariga Atlas v0.32.0');\n"
+            }
+            return sql
+        case .liquibase:
+            // liquibase-standard's CreateDatabaseChangeLogTableGenerator and its lock
+            // table's, then MarkChangeSetRanGenerator's row per changeset run, FILENAME
+            // the path includeAll gave it, MD5SUM its checksum.
+            var sql = """
+                CREATE TABLE DATABASECHANGELOGLOCK (ID INT NOT NULL, LOCKED BOOLEAN NOT NULL, LOCKGRANTED datetime, LOCKEDBY VARCHAR(255), CONSTRAINT PK_DATABASECHANGELOGLOCK PRIMARY KEY (ID));
+                INSERT INTO DATABASECHANGELOGLOCK (ID, LOCKED) VALUES (1, 0);
+                CREATE TABLE DATABASECHANGELOG (ID VARCHAR(255) NOT NULL, AUTHOR VARCHAR(255) NOT NULL, FILENAME VARCHAR(255) NOT NULL, DATEEXECUTED datetime NOT NULL, ORDEREXECUTED INT NOT NULL, EXECTYPE VARCHAR(10) NOT NULL, MD5SUM VARCHAR(35), DESCRIPTION VARCHAR(255), COMMENTS VARCHAR(255), TAG VARCHAR(255), LIQUIBASE VARCHAR(20), CONTEXTS VARCHAR(255), LABELS VARCHAR(255), DEPLOYMENT_ID VARCHAR(10));
+
+                """
+            for index in 0..<applied {
+                let file = (upFiles[index] as NSString).lastPathComponent
+                let checksum = try Self.liquibaseChecksum(changeset: "create-\(index + 1)", path: upFiles[index])
+                sql += "INSERT INTO DATABASECHANGELOG (ID, AUTHOR, FILENAME, DATEEXECUTED, ORDEREXECUTED, MD5SUM, DESCRIPTION, COMMENTS, EXECTYPE, CONTEXTS, LABELS, LIQUIBASE, DEPLOYMENT_ID) VALUES ('create-\(index + 1)', 'app', 'db/changelog/changes/\(file)', '2024-01-01 00:00:0\(index)', \(index + 1), '\(checksum)', 'sql', 'create \(index + 1)', 'EXECUTED', NULL, NULL, '4.29.2', '4067200000');\n"
+            }
+            return sql
         }
     }
 
@@ -322,6 +419,14 @@ public struct OtherToolFixture: Sendable {
         for (index, _) in tags.enumerated() {
             try workspace.migration(String(format: "meta/%04d_snapshot.json", index), "{\n  \"version\": \"6\",\n  \"dialect\": \"sqlite\",\n  \"tables\": {}\n}")
         }
+    }
+
+    /// SHA-256 of a text's UTF-8 bytes, as Python's `hashlib` gives it (yoyo's key of a
+    /// migration's id).
+    public static func sha256(ofText text: String) throws -> String {
+        let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", "import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())", text])
+        guard result.status == 0 else { throw FixtureError(message: "no SHA-256 of \(text): \(result.output)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// SHA-256 of a file's bytes, as coreutils' `sha256sum` gives it.
@@ -355,6 +460,53 @@ public struct OtherToolFixture: Sendable {
         let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", script, name, "\(version)", path])
         guard result.status == 0 else { throw FixtureError(message: "no refinery checksum for \(path): \(result.output)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Liquibase's checksum (version 9) of the changeset `id` of a formatted SQL changelog:
+    /// its lines up to the next `--changeset` line, but for Liquibase's `--rollback`,
+    /// `--comment` and `--validCheckSum` ones and `/* liquibase rollback */` blocks, without
+    /// spaces, tabs and line breaks, MD5'd; then the MD5 of `9:`,
+    /// that and `:`. Computed by Python, apart from MigrationKit's own.
+    public static func liquibaseChecksum(changeset id: String, path: String) throws -> String {
+        let script = """
+            import hashlib, re, sys
+            lines, taking, block, sql = open(sys.argv[2], encoding='utf-8').read().splitlines(), False, False, []
+            for line in lines:
+                header = re.match(r'\\s*--\\s*changeset\\s+("[^"]+"|[^:]+):\\s*("[^"]+"|\\S+)', line, re.I)
+                if block:
+                    block = not re.match(r'.*\\*/\\s*$', line)
+                elif header:
+                    taking = header.group(2).strip('"') == sys.argv[1]
+                elif re.match(r'\\s*/\\*\\s*liquibase\\s*rollback\\s*$', line, re.I):
+                    block = True
+                elif taking and not re.match(r'\\s*--\\s*rollback ', line, re.I) and not re.match(r'--\\s*(comment|validchecksum):? ', line, re.I):
+                    sql.append(line)
+            change = hashlib.md5(re.sub(r'[ \\t\\r\\n]', '', '\\n'.join(sql)).encode()).hexdigest()
+            print('9:' + hashlib.md5(('9:' + change + ':').encode()).hexdigest())
+            """
+        let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", script, id, path])
+        guard result.status == 0 else { throw FixtureError(message: "no Liquibase checksum for \(path): \(result.output)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// atlas.sum for a folder, as Atlas's `migrate.NewHashFile` writes it: its `.sql` files
+    /// in byte-wise order of their names, each with the base64 SHA-256 of every name and
+    /// file so far, and first the base64 SHA-256 of every name and hash. Computed by
+    /// Python, apart from MigrationKit's own.
+    public static func atlasSum(of folder: String) throws -> String {
+        let script = """
+            import base64, hashlib, os, sys
+            chain, entries = hashlib.sha256(), []
+            for name in sorted((n for n in os.listdir(sys.argv[1]) if n.endswith('.sql')), key=lambda n: n.encode()):
+                chain.update(name.encode())
+                chain.update(open(os.path.join(sys.argv[1], name), 'rb').read())
+                entries.append((name, base64.b64encode(chain.copy().digest()).decode()))
+            total = hashlib.sha256(b''.join(n.encode() + h.encode() for n, h in entries))
+            sys.stdout.write('h1:' + base64.b64encode(total.digest()).decode() + '\\n' + ''.join(n + ' h1:' + h + '\\n' for n, h in entries))
+            """
+        let result = try ChildProcess.run(["/usr/bin/env", "python3", "-c", script, folder])
+        guard result.status == 0 else { throw FixtureError(message: "no atlas.sum for \(folder): \(result.output)") }
+        return result.stdout
     }
 
     /// SHA-384 of a file's bytes, as coreutils' `sha384sum` gives it.

@@ -31,6 +31,10 @@ import Testing
         Page(name: "d1", tool: .d1, folder: "migrations"),
         Page(name: "sql-migrate", tool: .sqlMigrate, folder: "migrations"),
         Page(name: "user-version", tool: .userVersion, folder: "Migrations"),
+        Page(name: "sqldelight", tool: .sqlDelight, folder: "src/main/sqldelight/migrations"),
+        Page(name: "liquibase", tool: .liquibase, folder: "src/main/resources/db/changelog/changes"),
+        Page(name: "atlas", tool: .atlas, folder: "migrations"),
+        Page(name: "yoyo", tool: .yoyo, folder: "migrations"),
     ]
 
     @Test func everyPageInTheFolderIsRun() throws {
@@ -68,7 +72,7 @@ import Testing
         let rows = try SQLCipherShell.run(workspace.database, key: key, "SELECT id, body FROM notes ORDER BY id; SELECT noteId FROM tag_2; SELECT noteId FROM tag_3;")
         #expect(rows.stdout == "1|first\n2|kept\n1\n1\n", "\(rows.output)")
         for table in page.tool.ledgerTables {
-            let kept = try SQLCipherShell.run(workspace.database, key: key, "SELECT count(*) > 0 FROM \"\(table)\";")
+            let kept = try SQLCipherShell.run(workspace.database, key: key, "SELECT count(*) FROM sqlite_master WHERE name = '\(table)';")
             #expect(kept.stdout == "1\n", "\(table): \(kept.output)")
         }
 

@@ -24,7 +24,7 @@ import Testing
         let status = try workspace.run("status", ["--exit-code"])
         #expect(status.exitCode == .refused, "\(status.output)")
         let lastVersion = fixture.versions[1]
-        let named = tool == .userVersion ? "a `PRAGMA user_version` ladder (at 2)" : "(its ledger's last version is \(lastVersion))"
+        let named = tool.isUserVersionLadder ? "a `PRAGMA user_version` ladder (at \(lastVersion))" : "(its ledger's last version is \(lastVersion))"
         #expect(status.stdout.contains(named) && status.stdout.contains("run `migrationkit adopt` to record what it applied"), "\(status.output)")
 
         let before = try snapshot(workspace)

@@ -132,7 +132,7 @@ import Testing
         #expect(unknown.exitCode == .usage && unknown.stderr.contains("rails"), "\(unknown.output)")
         try workspace.write("migrationkit.toml", "migrations = \"Migrations\"\nmigrations-layout = \"rails\"\n")
         let badFile = try Tool.run(["status", "--db-path", workspace.database], directory: workspace.root)
-        #expect(badFile.exitCode == .usage && badFile.stderr.contains("`migrations-layout` must be one of migrationkit, sqlx, golang-migrate, goose, flyway, diesel, prisma, drizzle, refinery, sql-migrate, dbmate, not \"rails\""),
+        #expect(badFile.exitCode == .usage && badFile.stderr.contains("`migrations-layout` must be one of migrationkit, sqlx, golang-migrate, goose, flyway, diesel, prisma, drizzle, refinery, sql-migrate, sqldelight, liquibase, atlas, yoyo, dbmate, not \"rails\""),
                 "\(badFile.output)")
         #expect(!FileManager.default.fileExists(atPath: workspace.database))
     }

@@ -103,15 +103,16 @@ import Testing
     }
 
     /// `baseline --dry-run` proves and refuses as a baseline would and writes nothing;
-    /// the proof leaves out every known tool's ledger table (Atlas's here, which `adopt`
-    /// does not read and names), so it needs no `--skip-schema-proof`.
+    /// the proof leaves out every known tool's ledger table (Atlas's here, which records a
+    /// version no file of this folder carries, so `adopt` refuses it), so it needs no
+    /// `--skip-schema-proof`.
     @Test func baselineDryRunProvesAndWritesNothing() throws {
         let workspace = try appDatabase()
         let made = try SQLCipherShell.run(workspace.database, key: workspace.key,
                                           "CREATE TABLE atlas_schema_revisions (version TEXT PRIMARY KEY, description TEXT, type INTEGER, applied INTEGER, total INTEGER, executed_at DATETIME, execution_time INTEGER, error TEXT, error_stmt TEXT, hash TEXT, partial_hashes JSON, operator_version TEXT); INSERT INTO atlas_schema_revisions (version, description) VALUES ('20240101000000', 'init');")
         try #require(made.status == 0, "\(made.output)")
         let adopt = try workspace.run("adopt")
-        #expect(adopt.exitCode == .refused && adopt.stderr.contains("it holds atlas_schema_revisions (Atlas's ledger, which adopt does not read)"), "\(adopt.output)")
+        #expect(adopt.exitCode == .refused && adopt.stderr.contains("Atlas recorded version 20240101000000, and no migration in the folder carries it"), "\(adopt.output)")
         let before = try TreeSnapshot(workspace.root)
         let wrong = try workspace.run("baseline", ["--to", "0002_tags", "--dry-run"])
         #expect(wrong.exitCode == .refused && wrong.stderr.contains("Its schema is not what the migrations up to 0002_tags make (table tags: missing from the database"), "\(wrong.output)")

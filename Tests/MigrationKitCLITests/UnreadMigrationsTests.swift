@@ -8,21 +8,21 @@ import Testing
 /// through; a ledger that records code migrations no file carries is not adopted unless
 /// told; `status` and `migrate` say what `adopt` would refuse (docs/adopting.md).
 @Suite struct UnreadMigrationsTests {
-    /// SQLDelight's `.sqm` ladder beside a database at `user_version` 4, yoyo's Python
-    /// migrations: `status` and `migrate` refuse the folder (exit 9) naming what it holds
-    /// and what to do, where they used to find nothing to do.
+    /// Knex's JavaScript migrations beside a database with tables, yoyo's Python
+    /// migrations: `status`, `migrate` and `adopt` refuse the folder (exit 9) naming what it
+    /// holds and what to do, where they used to find nothing to do.
     @Test func aFolderOfMigrationsNoLayoutReadsIsRefusedNamingThem() throws {
         let workspace = try Workspace()
-        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, "CREATE TABLE notes (id INTEGER PRIMARY KEY); PRAGMA user_version = 4;")
+        let made = try SQLCipherShell.run(workspace.database, key: workspace.key, "CREATE TABLE notes (id INTEGER PRIMARY KEY);")
         try #require(made.status == 0, "\(made.output)")
-        for n in 1...3 { try workspace.migration("\(n).sqm", "ALTER TABLE notes ADD COLUMN c\(n) TEXT;\n") }
+        for n in 1...3 { try workspace.migration("2024010100000\(n)_c\(n).js", "exports.up = knex => knex.schema.alterTable('notes', t => t.text('c\(n)'));\n") }
         try workspace.migration("README.md", "Migrations for the app.\n")
         let before = try TreeSnapshot(workspace.root)
         for command in ["status", "migrate", "adopt"] {
             let result = try workspace.run(command)
             #expect(result.exitCode == .fileError && result.errorLines.count == 1, "\(command): \(result.output)")
-            for words in ["This folder holds 3 SQLDelight's .sqm migrations (1.sqm, 2.sqm, 3.sqm), and no migration in a layout MigrationKit reads, so nothing here would run",
-                          "write the app's schema at version 1", "`adopt --from user-version` records them"] {
+            for words in ["This folder holds 3 JavaScript or TypeScript migrations (20240101000001_c1.js, 20240101000002_c2.js, 20240101000003_c3.js), and no migration in a layout MigrationKit reads, so nothing here would run",
+                          "write each as SQL in a layout MigrationKit reads"] {
                 #expect(result.stderr.contains(words), "\(command) \(words): \(result.stderr)")
             }
             #expect(!result.stderr.contains("README"), "\(result.stderr)")
@@ -33,18 +33,36 @@ import Testing
         try yoyo.migration("0001_init.py", "from yoyo import step\nsteps = [step(\"CREATE TABLE t (x)\")]\n")
         let python = try yoyo.run("status")
         #expect(python.exitCode == .fileError && python.stderr.contains("1 Python migrations (yoyo's, Alembic's) (0001_init.py)"), "\(python.output)")
-        // yoyo's SQL files, ordered by their `-- depends:` lines: named as yoyo's.
-        try yoyo.migration("20240101_02_b-tags.sql", "-- tags\n-- depends: 20240101_01_a-notes\nCREATE TABLE tags (x);\n")
+        // Beside yoyo's SQL files, its Python migrations are yoyo's code migrations.
         try yoyo.migration("20240101_01_a-notes.sql", "-- notes\n-- depends:\nCREATE TABLE notes (x);\n")
-        try yoyo.migration("20240101_01_a-notes.rollback.sql", "DROP TABLE notes;\n")
-        let sql = try yoyo.run("status")
-        #expect(sql.exitCode == .fileError && sql.errorLines.count == 1
-                && sql.stderr.contains("This folder is yoyo's (20240101_01_a-notes.rollback.sql is a rollback file), whose order comes from its files' `-- depends:` lines"), "\(sql.output)")
+        let code = try yoyo.run("status")
+        #expect(code.exitCode == .fileError && code.errorLines.count == 1
+                && code.stderr.contains("0001_init.py: yoyo runs this Python migration, and MigrationKit runs SQL migrations only"), "\(code.output)")
 
         // A folder with nothing that looks like a migration has none, as before.
         let notes = try Workspace()
         try notes.migration("README.md", "Nothing yet.\n")
         #expect(try notes.run("status").status == 0)
+    }
+
+    /// Drizzle's v1 layout (a folder per migration holding `migration.sql` and
+    /// `snapshot.json`) is refused naming it (exit 9), never read as Prisma's folders, with
+    /// every file as it was.
+    @Test func drizzlesV1LayoutIsRefusedByName() throws {
+        let workspace = try Workspace()
+        for (n, name) in ["20250101000000_init", "20250102000000_tags"].enumerated() {
+            try FileManager.default.createDirectory(atPath: workspace.migrations + "/" + name, withIntermediateDirectories: true)
+            try workspace.migration(name + "/migration.sql", OtherToolFixture.upSQL(n + 1) + "\n")
+            try workspace.migration(name + "/snapshot.json", "{\n  \"version\": \"7\",\n  \"dialect\": \"sqlite\",\n  \"tables\": {}\n}\n")
+        }
+        let before = try TreeSnapshot(workspace.root)
+        for command in ["status", "migrate", "adopt"] {
+            let result = try workspace.run(command)
+            #expect(result.exitCode == .fileError && result.errorLines.count == 1, "\(command): \(result.output)")
+            #expect(result.stderr.contains("This folder is in Drizzle's v1 layout (2 folders holding migration.sql and snapshot.json: 20250101000000_init, 20250102000000_tags), which MigrationKit does not read")
+                    && result.stderr.contains("record what each database has with `baseline --to`"), "\(command): \(result.stderr)")
+        }
+        try expectUnchanged(before, "refused commands")
     }
 
     /// goose's Go migrations, however many, are one sentence with the count and the way

@@ -19,7 +19,7 @@ extension MigrationEngine {
             // Every problem at once: a managed database and each record's.
             let applied = try MigrationBookkeeping.snapshot(in: db).identifiers.count
             var problems: [OtherToolAdoptionError.Problem] = applied > 0 ? [.alreadyManaged(applied: applied)] : []
-            let candidates = registry.steps.map { OtherToolMapping.Candidate(identifier: $0.identifier, version: $0.fileVersion, path: $0.sourceFile) }
+            let candidates = registry.steps.map { OtherToolMapping.Candidate(identifier: $0.identifier, version: $0.fileVersion, path: $0.sourceFile, layout: $0.fileLayout) }
             var positions: [Int] = []
             switch OtherToolMapping.appliedPositions(of: ledger, in: candidates, digests: digests, acceptingCodeMigrations: acceptingCodeMigrations) {
             case .success(let found): positions = found
@@ -31,7 +31,9 @@ extension MigrationEngine {
             if let first = differences.first {
                 throw OtherToolAdoptionError(problems: [.schemaDiffers(first: first, more: differences.count - 1, through: steps.last?.identifier)])
             }
-            let retired = retiringLedger ? (ledger.tool == .userVersion ? ["user_version"] : ledger.tool.ledgerTables) : []
+            // The tool's tables that are there (Liquibase's lock table, yoyo's log, are not always).
+            let present = try ledger.tool.ledgerTables.filter { !(try OtherToolLedger.columnNames(of: $0, in: db)).isEmpty }
+            let retired = retiringLedger ? (ledger.tool == .userVersion ? ["user_version"] : present) : []
             if !dryRun {
                 try MigrationBookkeeping.moveLegacyHistory(in: db)
                 for step in steps { try MigrationBookkeeping.recordApplied(step, duration: .zero, in: db) }
@@ -39,7 +41,7 @@ extension MigrationEngine {
                     if ledger.tool == .userVersion {
                         try db.execute(BookkeepingStatement("PRAGMA user_version = 0"))
                     } else {
-                        for table in ledger.tool.ledgerTables { try db.execute(BookkeepingStatement("DROP TABLE \(quoteIdentifier(table))")) }
+                        for table in present { try db.execute(BookkeepingStatement("DROP TABLE \(quoteIdentifier(table))")) }
                     }
                 }
             }

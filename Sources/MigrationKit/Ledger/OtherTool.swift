@@ -6,7 +6,7 @@ import Foundation
 public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     /// The name `adopt --from` takes: `golang-migrate`, `dbmate`, `sqlx`, `diesel`,
     /// `goose`, `flyway`, `prisma`, `drizzle`, `refinery`, `d1`, `sql-migrate`,
-    /// `user-version`.
+    /// `liquibase`, `atlas`, `yoyo`, `user-version`.
     public let name: String
 
     private init(_ name: String) {
@@ -54,22 +54,24 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     /// the folder, in its order, are applied.
     public static let userVersion = OtherTool("user-version")
 
-    /// yoyo: `_yoyo_migration` (and its log, version and lock tables), which `adopt` does
-    /// not read (`recognized`): its folders order migrations by `-- depends:` lines and
-    /// hold Python ones.
-    package static let yoyo = OtherTool("yoyo")
-    /// Atlas: `atlas_schema_revisions`, which `adopt` does not read (`recognized`).
-    package static let atlas = OtherTool("atlas")
-    /// Liquibase: `DATABASECHANGELOG`, which `adopt` does not read (`recognized`).
-    package static let liquibase = OtherTool("liquibase")
+    /// yoyo: `_yoyo_migration (migration_hash, migration_id, applied_at_utc)`, a row per
+    /// applied migration, keyed by the SHA-256 of its id (its file's name without the
+    /// suffix); with its log, version and lock tables beside it.
+    public static let yoyo = OtherTool("yoyo")
+    /// Atlas: `atlas_schema_revisions (version, description, type, applied, total,
+    /// executed_at, execution_time, error, error_stmt, hash, partial_hashes,
+    /// operator_version)`, a row per file run (or a baseline), `applied` of its `total`
+    /// statements.
+    public static let atlas = OtherTool("atlas")
+    /// Liquibase: `DATABASECHANGELOG (ID, AUTHOR, FILENAME, DATEEXECUTED, ORDEREXECUTED,
+    /// EXECTYPE, MD5SUM, …)`, a row per changeset run (or marked ran), with its checksum
+    /// as `9:` and an MD5 (`LiquibaseChangelog.checksum(ofSQL:)`); with
+    /// `DATABASECHANGELOGLOCK` beside it.
+    public static let liquibase = OtherTool("liquibase")
 
     /// Every tool whose ledger `adopt` reads, in the order documentation lists them.
     package static let all: [OtherTool] = [.golangMigrate, .dbmate, .sqlx, .diesel, .goose, .flyway,
-                                           .prisma, .drizzle, .refinery, .d1, .sqlMigrate, .userVersion]
-
-    /// Every tool whose ledger tables MigrationKit knows: those `adopt` reads, and those
-    /// it names without reading (their tables are bookkeeping all the same).
-    package static let recognized: [OtherTool] = all + [.yoyo, .atlas, .liquibase]
+                                           .prisma, .drizzle, .refinery, .d1, .sqlMigrate, .liquibase, .atlas, .yoyo, .userVersion]
 
     /// The tool named `name` (as `adopt --from` takes it), or nil for an unknown name.
     package init?(name: String) {
@@ -117,7 +119,7 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     /// Every known tool's ledger table, lowercased: another tool's bookkeeping, which
     /// schema dumps, drift, `diff` and `baseline`'s proof leave out as they leave out
     /// MigrationKit's own (`SchemaDump`).
-    package static let ledgerTableNames: Set<String> = Set(recognized.flatMap(\.ledgerTables).map { $0.lowercased() })
+    package static let ledgerTableNames: Set<String> = Set(all.flatMap(\.ledgerTables).map { $0.lowercased() })
 
     /// Whether a table's name looks like a migration tool's ledger (`schema_migrations`,
     /// `__migrations`, `schema_version`, a `…changelog`), whatever its shape: what

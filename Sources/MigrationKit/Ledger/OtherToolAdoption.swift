@@ -48,10 +48,16 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
         case checksumDiffers(tool: OtherTool, paths: [String], versions: [String])
         /// A `user_version` beyond the number of migrations.
         case beyondFolder(userVersion: Int, migrations: Int)
+        /// A `user_version` beyond the schema version a SQLDelight folder's `.sqm` files
+        /// reach (its last file's number plus one).
+        case beyondSQLDelightFolder(userVersion: Int, schemaVersion: Int)
         /// Migrations before the latest applied one that the tool did not apply.
         case gap(missing: [String], latest: String)
         /// The database's schema is not what the mapped migrations make.
         case schemaDiffers(first: SchemaDifference, more: Int, through: String?)
+        /// Checksums of a version of the tool's algorithm MigrationKit does not compute
+        /// (Liquibase's `8:`, before Liquibase 4.24), for `versions`.
+        case checksumOfAnotherVersion(tool: OtherTool, versions: [String])
         /// Versions the tool ran as code (Flyway's Java or Kotlin migrations), which no
         /// file of the folder carries: a database not yet past them would never get
         /// what they do, and the SQL after them may depend on it.
@@ -92,10 +98,17 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
                 return "its `PRAGMA user_version` is \(userVersion), and the folder has \(migrations) migration\(migrations == 1 ? "" : "s"), so it is not a count of this folder's migrations; "
                     + "either put the ladder that took it to \(userVersion) in the folder as migrations (one per step, in order), or, where \(userVersion) is the app's own schema number, "
                     + "write a first migration holding the app's schema as it is at \(userVersion) and record it with `baseline --to` that migration (docs/adopting.md)"
+            case .beyondSQLDelightFolder(let userVersion, let schemaVersion):
+                return "its `PRAGMA user_version` is \(userVersion), and the folder's .sqm files take the schema to version \(schemaVersion), so the database is newer than this folder; "
+                    + "use the folder of the app version that made the database (with every N.sqm below \(userVersion))"
             case .gap(let missing, let latest):
                 return "the ledger records \(latest) but not \(missing.joined(separator: ", ")) before it"
             case .schemaDiffers(let first, let more, let through):
                 return "its schema is not what the migrations \(through.map { "up to \($0)" } ?? "(none)") make (\(first.summary)\(more > 0 ? " and \(more) more" : ""))"
+            case .checksumOfAnotherVersion(let tool, let versions):
+                let which = versions.count == 1 ? "\(versions[0])" : "\(versions.count) changesets (\(listing(versions)))"
+                return "\(tool.displayName) recorded a checksum of an older version of its algorithm (before Liquibase 4.24's `9:`) for \(which), which MigrationKit does not compute; "
+                    + "where the files are as Liquibase applied them, run `liquibase clear-checksums` (Liquibase then records each again without comparing), and adopt"
             case .codeMigrations(let tool, let versions):
                 let count = versions.count == 1 ? "version \(versions[0])" : "\(versions.count) versions (\(listing(versions)))"
                 return "\(tool.displayName) ran \(count) as Java or Kotlin code, which MigrationKit cannot run and no file of the folder carries, so a database not yet past \(versions.count == 1 ? "it" : "them") "
@@ -117,8 +130,8 @@ public struct OtherToolAdoptionError: Error, Hashable, Sendable, CustomStringCon
 }
 
 /// A table that looks like a migration tool's ledger (`OtherTool.looksLikeLedger`) and
-/// that `adopt` cannot read: a ledger of a tool it does not read (Atlas's, Liquibase's),
-/// one of a known name and another shape, or a name of no known tool.
+/// that `adopt` cannot read: one of a known tool's name and another shape, or a name of
+/// no known tool.
 package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
     /// The table's name.
     package let name: String
@@ -127,9 +140,8 @@ package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
     package let tools: [OtherTool]
 
     package var description: String {
-        let names = tools.map { $0.displayName + "'s" }.joined(separator: " or ")
-        guard let first = tools.first else { return name }
-        return OtherTool.all.contains(first) ? "\(name) (not of \(names) shape)" : "\(name) (\(names) ledger, which adopt does not read)"
+        guard !tools.isEmpty else { return name }
+        return "\(name) (not of \(tools.map { $0.displayName + "'s" }.joined(separator: " or ")) shape)"
     }
 
     /// The tables of the database that look like ledgers, other than MigrationKit's own:
@@ -139,7 +151,7 @@ package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
         return tables.compactMap { name in
             let folded = name.lowercased()
             guard OtherTool.looksLikeLedger(name), !folded.hasPrefix("sqlite_"), !SchemaDump.isMigrationKitsOwn(name) else { return nil }
-            return UnreadLedgerTable(name: name, tools: OtherTool.recognized.filter { $0.ledgerTables.contains { $0.lowercased() == folded } })
+            return UnreadLedgerTable(name: name, tools: OtherTool.all.filter { $0.ledgerTables.contains { $0.lowercased() == folded } })
         }
     }
 }
@@ -156,11 +168,14 @@ package enum OtherToolMapping {
         package let version: MigrationVersion?
         /// The file of its up SQL, whose bytes the other tool's checksum is of.
         package let path: String?
+        /// The layout its file was read in; nil for a Swift step.
+        package let layout: MigrationFolderLayout?
 
-        package init(identifier: String, version: MigrationVersion?, path: String?) {
+        package init(identifier: String, version: MigrationVersion?, path: String?, layout: MigrationFolderLayout? = nil) {
             self.identifier = identifier
             self.version = version
             self.path = path
+            self.layout = layout
         }
     }
 
@@ -184,13 +199,16 @@ package enum OtherToolMapping {
     package static func appliedPositions(of ledger: OtherToolLedger, in candidates: [Candidate], digests: Digests,
                                          acceptingCodeMigrations: Bool = false) -> Result<[Int], OtherToolAdoptionError> {
         var problems: [OtherToolAdoptionError.Problem] = []
-        var missing: [String] = [], edited: [String] = [], editedVersions: [String] = [], code: [String] = []
+        var missing: [String] = [], edited: [String] = [], editedVersions: [String] = [], code: [String] = [], otherVersion: [String] = []
         var positions: [Int] = []
         let tool = ledger.tool
         if tool == .userVersion {
-            let count = ledger.lastVersion.flatMap { Int($0) } ?? 0
-            guard count <= candidates.count else { return .failure(OtherToolAdoptionError(problems: [.beyondFolder(userVersion: count, migrations: candidates.count)])) }
-            return .success(Array(0..<count))
+            let number = ledger.lastVersion.flatMap { Int($0) } ?? 0
+            if candidates.contains(where: { $0.layout == .sqlDelight }) {
+                return sqlDelightPositions(atSchemaVersion: number, in: candidates)
+            }
+            guard number <= candidates.count else { return .failure(OtherToolAdoptionError(problems: [.beyondFolder(userVersion: number, migrations: candidates.count)])) }
+            return .success(Array(0..<number))
         }
         for record in ledger.records {
             switch record.state {
@@ -199,8 +217,14 @@ package enum OtherToolMapping {
             case .applied, .baseline: break
             }
             let matches: [Int]
-            if let identifier = record.identifier {
+            if let hash = record.identifierSHA256 {
+                // yoyo finds a migration by the SHA-256 of its id.
+                matches = candidates.indices.filter { digests.sha256Hex(Array(candidates[$0].identifier.utf8)) == hash }
+            } else if let identifier = record.identifier {
                 matches = candidates.indices.filter { candidates[$0].identifier == identifier }
+            } else if tool == .atlas {
+                // Atlas compares versions as text.
+                matches = candidates.indices.filter { candidates[$0].version?.text == record.version }
             } else {
                 let wanted = MigrationVersion(text: record.version, separators: ["."]).parts
                 matches = candidates.indices.filter { !wanted.isEmpty && candidates[$0].version?.parts == wanted }
@@ -219,9 +243,15 @@ package enum OtherToolMapping {
                 continue
             }
             // A file written for a version the tool ran as code has no checksum of its.
-            if let checksum = record.checksum, let path = candidates[position].path, !matchesChecksum(checksum, of: path, digests: digests) {
-                edited.append(path)
-                editedVersions.append(record.version)
+            if let checksum = record.checksum, let path = candidates[position].path {
+                switch verdict(on: checksum, of: candidates[position], at: path, digests: digests) {
+                case .matches: break
+                case .differs:
+                    edited.append(path)
+                    editedVersions.append(record.version)
+                case .ofAnotherVersion:
+                    otherVersion.append(record.version)
+                }
             }
             switch record.state {
             case .baseline:
@@ -235,6 +265,7 @@ package enum OtherToolMapping {
         if !missing.isEmpty { problems.append(.noFile(tool: tool, versions: missing)) }
         if !edited.isEmpty { problems.append(.checksumDiffers(tool: tool, paths: edited, versions: editedVersions)) }
         if !code.isEmpty { problems.append(.codeMigrations(tool: tool, versions: code)) }
+        if !otherVersion.isEmpty { problems.append(.checksumOfAnotherVersion(tool: tool, versions: otherVersion)) }
         guard problems.isEmpty else { return .failure(OtherToolAdoptionError(problems: problems)) }
         let applied = Array(Set(positions)).sorted()
         if let latest = applied.last, applied.count != latest + 1 {
@@ -244,20 +275,58 @@ package enum OtherToolMapping {
         return .success(applied)
     }
 
-    /// Whether the file at `path` has the checksum the other tool recorded: sqlx's
-    /// SHA-384 of its bytes, Flyway's CRC32 of its lines, Prisma's SHA-256, refinery's
-    /// SipHash. A file that cannot be read does not match.
-    private static func matchesChecksum(_ checksum: OtherToolLedger.RecordedChecksum, of path: String, digests: Digests) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return false }
+    /// The migrations of a SQLDelight folder a database at `user_version` `number` has: every
+    /// `N.sqm` with N below it, as SQLDelight's `Schema.migrate` runs the files from the
+    /// database's version up (a database SQLDelight created at version V has every file's
+    /// schema below V). A number above the folder's last version plus one is beyond it; an
+    /// app's Swift steps, registered after the files, are never among them.
+    private static func sqlDelightPositions(atSchemaVersion number: Int, in candidates: [Candidate]) -> Result<[Int], OtherToolAdoptionError> {
+        let versions = candidates.map { $0.layout == .sqlDelight ? $0.version.flatMap { Int($0.text) } ?? 0 : Int.max }
+        let newest = (versions.filter { $0 != Int.max }.max() ?? 0) + 1
+        guard number <= max(newest, 1) else {
+            return .failure(OtherToolAdoptionError(problems: [.beyondSQLDelightFolder(userVersion: number, schemaVersion: newest)]))
+        }
+        return .success(candidates.indices.filter { versions[$0] < number })
+    }
+
+    /// What a recorded checksum says of a migration.
+    private enum Verdict {
+        case matches
+        /// Its file was edited after the tool applied it.
+        case differs
+        /// A checksum of a version of the tool's algorithm MigrationKit does not compute
+        /// (Liquibase's `8:` and older).
+        case ofAnotherVersion
+    }
+
+    /// Whether the migration `candidate`, whose file is at `path`, has the checksum the
+    /// other tool recorded: sqlx's SHA-384 of its bytes, Flyway's CRC32 of its lines,
+    /// Prisma's SHA-256, refinery's SipHash, Liquibase's MD5 of its changeset (or one of
+    /// the changeset's `--validCheckSum` lines). A file that cannot be read does not match.
+    private static func verdict(on checksum: OtherToolLedger.RecordedChecksum, of candidate: Candidate, at path: String, digests: Digests) -> Verdict {
+        guard let data = FileManager.default.contents(atPath: path) else { return .differs }
         let bytes = [UInt8](data)
+        let matches: Bool
         switch checksum {
-        case .sha384(let hex): return digests.sha384Hex(bytes) == hex.lowercased()
-        case .sha256(let hex): return digests.sha256Hex(bytes) == hex.lowercased()
-        case .crc32(let value): return FlywayChecksum.of(bytes) == value
-        case .prismaSHA256(let hex): return PrismaChecksum.matches(bytes, recorded: hex, sha256Hex: digests.sha256Hex)
+        case .sha384(let hex): matches = digests.sha384Hex(bytes) == hex.lowercased()
+        case .sha256(let hex): matches = digests.sha256Hex(bytes) == hex.lowercased()
+        case .crc32(let value): matches = FlywayChecksum.of(bytes) == value
+        case .prismaSHA256(let hex): matches = PrismaChecksum.matches(bytes, recorded: hex, sha256Hex: digests.sha256Hex)
         case .refinery(let text):
             let name = String(path.split(separator: "/").last ?? Substring(path))
-            return RefineryChecksum.of(fileName: name, bytes: bytes).map { String($0) } == text.trimmingCharacters(in: .whitespaces)
+            matches = RefineryChecksum.of(fileName: name, bytes: bytes).map { String($0) } == text.trimmingCharacters(in: .whitespaces)
+        case .liquibase(let recorded):
+            let recorded = recorded.trimmingCharacters(in: .whitespaces).lowercased()
+            let name = String(path.split(separator: "/").last ?? Substring(path))
+            let text = String(decoding: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes, as: UTF8.self)
+            guard let changeset = (try? LiquibaseChangelog.changesets(in: text, fileName: name, path: path))?.first(where: { $0.identifier == candidate.identifier }) else {
+                return .differs
+            }
+            // A `--validCheckSum` value Liquibase takes whatever its version.
+            if changeset.validChecksums.contains(where: { $0.lowercased() == recorded || $0.lowercased() == "any" }) { return .matches }
+            guard recorded.hasPrefix("9:") else { return .ofAnotherVersion }
+            matches = LiquibaseChangelog.checksum(ofSQL: changeset.sql) == recorded
         }
+        return matches ? .matches : .differs
     }
 }

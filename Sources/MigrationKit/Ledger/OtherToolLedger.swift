@@ -32,6 +32,10 @@ public struct OtherToolLedger: Hashable, Sendable {
         /// refinery's: the SipHash-1-3 of the file's name, version and text
         /// (`RefineryChecksum`), as the decimal text refinery writes.
         case refinery(String)
+        /// Liquibase's `MD5SUM`: `9:` and an MD5 of the changeset's SQL
+        /// (`LiquibaseChangelog.checksum(ofSQL:)`), or another version's (`8:…`), which
+        /// MigrationKit does not compute.
+        case liquibase(String)
     }
 
     /// One version the other tool recorded.
@@ -53,6 +57,10 @@ public struct OtherToolLedger: Hashable, Sendable {
         /// Whether the tool ran code rather than a SQL file for it (Flyway's Java or
         /// Kotlin migrations, `JDBC` rows), which MigrationKit cannot run.
         package var isCode = false
+        /// The SHA-256 of the migration's identifier, as lowercase hex, for a tool that
+        /// keys its rows by it (yoyo's `migration_hash`): the record maps to the migration
+        /// whose identifier has it.
+        package var identifierSHA256: String? = nil
     }
 
     /// The tool that wrote it.
@@ -157,9 +165,64 @@ public struct OtherToolLedger: Hashable, Sendable {
                 let identifier = MigrationFileName.strip(name, ".sql") ?? name
                 return Record(version: name, identifier: identifier, state: .applied, checksum: row[1].flatMap { $0.isEmpty ? nil : .sha256($0) })
             })
+        case .yoyo:
+            // yoyo's table since 6.0; before it, `(id, ctime)`, which yoyo upgrades.
+            let columns = try columnNames(of: "_yoyo_migration", in: db)
+            if columns.contains("migration_hash") {
+                let rows = try db.textRows(sql: "SELECT migration_hash, migration_id FROM main._yoyo_migration ORDER BY applied_at_utc")
+                return OtherToolLedger(tool: tool, records: rows.compactMap { row in
+                    guard let hash = row[0] else { return nil }
+                    return Record(version: row[1] ?? hash, state: .applied, identifierSHA256: hash.lowercased())
+                })
+            }
+            guard columns.contains("id") else { return nil }
+            return OtherToolLedger(tool: tool, records: try db.textColumn(sql: "SELECT id FROM main._yoyo_migration ORDER BY ctime").map {
+                Record(version: $0, identifier: $0, state: .applied)
+            })
+        case .atlas:
+            guard try columnNames(of: "atlas_schema_revisions", in: db).isSuperset(of: ["version", "type", "applied", "total"]) else { return nil }
+            // Atlas's own row holding the table's identifier is no revision.
+            let rows = try db.textRows(sql: "SELECT version, type, applied, total FROM main.atlas_schema_revisions WHERE version <> '.atlas_cloud_identifier' ORDER BY version")
+            return OtherToolLedger(tool: tool, records: rows.compactMap { row in
+                guard let version = row[0] else { return nil }
+                // `type` is a set of bits: 1 a baseline (every version up to it is in the
+                // schema), 2 executed, 4 resolved (marked by `atlas migrate set`); a file
+                // whose `applied` statements are not its `total` failed half way, and
+                // Atlas goes on from its next statement.
+                let type = Int(row[1] ?? "") ?? 2, applied = Int(row[2] ?? "") ?? 0, total = Int(row[3] ?? "") ?? 0
+                let state: State = type & 1 != 0 ? .baseline : (applied != total ? .failed : .applied)
+                return Record(version: version, state: state)
+            })
+        case .liquibase:
+            let columns = try columnNames(of: "DATABASECHANGELOG", in: db)
+            guard columns.isSuperset(of: ["id", "author", "filename"]) else { return nil }
+            return try readLiquibase(in: db, columns: columns)
         default:
             return nil
         }
+    }
+
+    /// Liquibase's history, in the order it ran the changesets: a changeset is
+    /// `FILE::ID::AUTHOR` (`FILE` the last part of `FILENAME`, the changelog's path as
+    /// Liquibase was given it); `EXECUTED`, `RERAN` and `MARK_RAN` (marked ran without
+    /// running, its work in the schema) are applied, `FAILED` (kept only for a changeset
+    /// that may fail) failed, `SKIPPED` nothing. `MD5SUM` is the checksum, or NULL after
+    /// `clear-checksums` (Liquibase then records it again without comparing).
+    private static func readLiquibase(in db: some SQLQuerying, columns: Set<String>) throws -> OtherToolLedger {
+        let execType = columns.contains("exectype") ? "EXECTYPE" : "'EXECUTED'"
+        let checksum = columns.contains("md5sum") ? "MD5SUM" : "NULL"
+        let order = columns.contains("orderexecuted") ? "DATEEXECUTED, ORDEREXECUTED" : "DATEEXECUTED"
+        var records: [Record] = []
+        for row in try db.textRows(sql: "SELECT ID, AUTHOR, FILENAME, \(execType), \(checksum) FROM main.DATABASECHANGELOG ORDER BY \(order)") {
+            guard let id = row[0], let author = row[1], let file = row[2] else { continue }
+            let type = (row[3] ?? "EXECUTED").uppercased()
+            guard type != "SKIPPED" else { continue }
+            let identifier = LiquibaseChangelog.identifier(fileName: file, id: id, author: author)
+            records.removeAll { $0.identifier == identifier }
+            records.append(Record(version: identifier, identifier: identifier, state: type == "FAILED" ? .failed : .applied,
+                                  checksum: row[4].flatMap { $0.isEmpty ? nil : .liquibase($0) }))
+        }
+        return OtherToolLedger(tool: .liquibase, records: records)
     }
 
     /// Flyway's history, in `installed_rank` order: a versioned row (`SQL`, `JDBC`, …)

@@ -1,5 +1,5 @@
 /// A migrations folder's tool's own code migrations (goose's Go, Flyway's Java and
-/// Kotlin, refinery's Rust), which that tool runs among the SQL ones and MigrationKit
+/// Kotlin, refinery's Rust, yoyo's Python), which that tool runs among the SQL ones and MigrationKit
 /// cannot: left out, each would be missing from every database MigrationKit migrates, and
 /// the SQL after it may depend on what it did. Named in one sentence, however many.
 enum CodeMigrationFiles {
@@ -16,6 +16,8 @@ enum CodeMigrationFiles {
         case .refinery:
             guard let stem = MigrationFileName.strip(name, ".rs") else { return false }
             return MigrationFileName(stem + ".sql", isFolder: false, layout: .refinery) != nil
+        case .yoyo:
+            return name.hasSuffix(".py")
         default:
             return false
         }
@@ -28,6 +30,7 @@ enum CodeMigrationFiles {
         switch layout {
         case .goose: (kind, tool, naming) = ("Go", "goose", "VERSION_NAME.sql with `-- +goose Up`")
         case .flyway: (kind, tool, naming) = ("Java or Kotlin", "Flyway", "V<version>__<description>.sql")
+        case .yoyo: (kind, tool, naming) = ("Python", "yoyo", "ID.sql of the same id, with its `-- depends:` line")
         default: (kind, tool, naming) = ("Rust", "refinery", "V<version>__<name>.sql")
         }
         let one = files.count == 1
@@ -41,8 +44,8 @@ enum CodeMigrationFiles {
 }
 
 /// A migrations folder that holds things, none of them a migration in the layout it is
-/// read in: migrations of a kind no layout here reads (SQLDelight's `.sqm` files,
-/// Python, Java, Kotlin, Rust, JavaScript migrations, a changelog, folders), named by
+/// read in: migrations of a kind no layout here reads (Python, Java, Kotlin, Rust,
+/// JavaScript migrations, a changelog, folders), named by
 /// kind and counted, with the way through. A folder with nothing of the kind (empty, or a
 /// README alone) has no migration, and says so as it always did.
 enum UnreadFolderContents {
@@ -54,33 +57,26 @@ enum UnreadFolderContents {
     }
 
     private static let kinds = [
-        Kind(suffixes: [".sqm"], what: "SQLDelight's .sqm migrations",
-             way: "write the app's schema at version 1 (its .sq files' tables, as they were) as the first migration (0000_schema.sql with `-- migrate:up`) and each N.sqm as the next, in order (000N_….sql); then a `user_version` of N counts the first N of them, and `adopt --from user-version` records them, proven against the schema"),
         Kind(suffixes: [".py"], what: "Python migrations (yoyo's, Alembic's)", way: "write each as SQL in a layout MigrationKit reads (docs/migration-layouts.md)"),
         Kind(suffixes: [".java", ".kt"], what: "Java or Kotlin migrations (Flyway's)", way: "write each as SQL (V<version>__<description>.sql)"),
         Kind(suffixes: [".rs"], what: "Rust migrations (refinery's)", way: "write each as SQL (V<version>__<name>.sql)"),
         Kind(suffixes: [".go"], what: "Go files", way: "write goose's Go migrations as SQL (VERSION_NAME.sql with `-- +goose Up`)"),
         Kind(suffixes: [".js", ".ts", ".mjs", ".cjs"], what: "JavaScript or TypeScript migrations", way: "write each as SQL in a layout MigrationKit reads (docs/migration-layouts.md)"),
-        Kind(suffixes: [".xml", ".yaml", ".yml"], what: "changelogs (Liquibase's)", way: "write each change set as a SQL migration in a layout MigrationKit reads (docs/migration-layouts.md)"),
+        Kind(suffixes: [".xml", ".yaml", ".yml"], what: "changelogs (Liquibase's)", way: "write their changesets as formatted SQL changelogs (`--liquibase formatted sql`, a `--changeset author:id` line each), which MigrationKit reads as Liquibase does"),
     ]
 
-    /// A folder of yoyo's (a `NAME.rollback.sql` file, or a `-- depends:` line), which no
-    /// layout here reads: yoyo orders its migrations by their `-- depends:` lines and
-    /// runs `post-apply` scripts after every run, so reading its files in another
-    /// layout's order would run them in an order yoyo never did. Nil for another folder.
-    static func yoyoRefusal(_ candidates: [MigrationFolderLayout.Candidate]) -> SQLMigrationFileError? {
-        let signs = candidates.filter { candidate in
-            !candidate.isFolder && (candidate.name.hasSuffix(".rollback.sql")
-                || candidate.text.map { text in SQLMigrationFileParser.splitLines(text).contains { $0.hasPrefix("-- depends:") } } == true)
-        }
-        guard let first = signs.first else { return nil }
-        let sqlFiles = candidates.filter { !$0.isFolder && $0.name.hasSuffix(".sql") && !$0.name.hasSuffix(".rollback.sql") }
+    /// A folder of Drizzle's v1 layout (drizzle-kit 1.0: a folder per migration holding
+    /// `migration.sql` and `snapshot.json`, no journal), which no layout here reads: read
+    /// as Prisma's (a folder holding `migration.sql`), it would run in an order and be
+    /// recorded under names Drizzle's ledger does not have. Nil for another folder.
+    static func drizzleV1Refusal(_ candidates: [MigrationFolderLayout.Candidate]) -> SQLMigrationFileError? {
+        let folders = candidates.filter(\.isDrizzleV1Migration)
+        guard let first = folders.first else { return nil }
         let folder = String(first.path.dropLast(first.name.count + 1))
         return SQLMigrationFileError(code: .noReadableMigration, path: folder, advice: Advice(
-            situation: "This folder is yoyo's (\(first.name) \(first.name.hasSuffix(".rollback.sql") ? "is a rollback file" : "has a `-- depends:` line")), "
-                + "whose order comes from its files' `-- depends:` lines, which no layout MigrationKit reads follows, so its \(sqlFiles.count) migration\(sqlFiles.count == 1 ? "" : "s") would run in an order yoyo never ran them in",
-            otherwise: "write them as migrations in a layout MigrationKit reads, in yoyo's order (each `.rollback.sql` as the down SQL), and record what each database has with `baseline --to` "
-                + "(its `_yoyo_migration` table is left out of the schema's proof)", remedy: .nameMigrationsLayout))
+            situation: "This folder is in Drizzle's v1 layout (\(folders.count) folder\(folders.count == 1 ? "" : "s") holding migration.sql and snapshot.json: \(listing(folders.map(\.name)))), which MigrationKit does not read",
+            otherwise: "write each folder's migration.sql as a migration of a layout MigrationKit reads, in the folders' order (`FOLDER.sql` with `-- migrate:up`), and record what each database has with `baseline --to`, which proves the schema first",
+            remedy: .nameMigrationsLayout))
     }
 
     /// The refusal, or nil when the folder holds nothing that looks like a migration.

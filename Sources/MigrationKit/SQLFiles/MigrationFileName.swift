@@ -47,6 +47,17 @@ struct MigrationFileName: Hashable, Sendable {
             // Any `.sql` file, its sections marked by `-- +migrate` lines.
             guard let identifier = Self.strip(name, ".sql") else { return nil }
             self.init(identifier: identifier, role: .sections, version: MigrationVersion(leadingDigitsOf: identifier))
+        case .sqlDelight:
+            // `N.sqm`, up SQL taking the schema from version N to N + 1.
+            guard let identifier = Self.strip(name, ".sqm") else { return nil }
+            self.init(identifier: identifier, role: .upOnly, version: MigrationVersion(text: Self.sqlDelightVersion(of: name)))
+        case .liquibase, .yoyo:
+            // Their readers name their migrations (`LiquibaseChangelog`, `YoyoMigrations`).
+            return nil
+        case .atlas:
+            // Atlas's `VERSION_DESCRIPTION.sql`, its version the name up to its first `_`.
+            guard let identifier = Self.strip(name, ".sql") else { return nil }
+            self.init(identifier: identifier, role: .upOnly, version: MigrationVersion(text: AtlasDirectory.version(ofStem: identifier)))
         case .drizzle:
             // The journal gives each file its place and version (`DrizzleJournal`).
             guard let identifier = Self.strip(name, ".sql") else { return nil }
@@ -107,6 +118,18 @@ struct MigrationFileName: Hashable, Sendable {
         self.identifier = identifier
         self.role = role
         self.version = version
+    }
+
+    /// A `.sqm` file's version as SQLDelight reads it from the whole name: the run that
+    /// starts at its first digit and goes on through digits and the separators
+    /// `,:.-_T` and space, its digits alone (`1.sqm` 1, `v2_add.sqm` 2, `1-2.sqm` 12); 0 for a
+    /// name without a digit or a number beyond a 64-bit integer.
+    static func sqlDelightVersion(of name: String) -> String {
+        let scalars = name.unicodeScalars
+        guard let start = scalars.firstIndex(where: { ("0"..."9").contains($0) }) else { return "0" }
+        let run = scalars[start...].prefix { ("0"..."9").contains($0) || ",:.-_T ".unicodeScalars.contains($0) }
+        let digits = String(String.UnicodeScalarView(run.filter { ("0"..."9").contains($0) }))
+        return Int64(digits).map(String.init) ?? "0"
     }
 
     /// `name` without `suffix`, or nil when it does not end in it (or is nothing else).

@@ -20,6 +20,11 @@ package struct MigrationFileOrder: Sendable {
         case versionText
         /// By version number, part by part.
         case versionNumber
+        /// As the layout's reader lists them (a Liquibase folder's changesets, by file
+        /// and place in it; yoyo's migrations, by their dependencies), which
+        /// `MigrationFolderReading` keeps; compared here by
+        /// identifier only where something needs a total order.
+        case asRead
     }
 
     private let rule: Rule
@@ -35,15 +40,16 @@ package struct MigrationFileOrder: Sendable {
     /// The order `layout`'s files apply in.
     package static func of(_ layout: MigrationFolderLayout) -> MigrationFileOrder {
         switch layout {
-        case .migrationKit, .prisma: return .byteWise
+        case .migrationKit, .prisma, .atlas: return .byteWise
         case .diesel: return MigrationFileOrder(rule: .versionText)
+        case .liquibase, .yoyo: return MigrationFileOrder(rule: .asRead)
         default: return MigrationFileOrder(rule: .versionNumber)
         }
     }
 
     /// Whether this order compares names as text, so that numbers of different widths
     /// can apply out of their numbered order (`misnumbered(_:)`).
-    package var comparesText: Bool { rule != .versionNumber }
+    package var comparesText: Bool { rule == .identifier || rule == .versionText }
 
     /// A migration as the order sees it: its identifier and its version.
     package struct Key: Hashable, Sendable {
@@ -71,7 +77,7 @@ package struct MigrationFileOrder: Sendable {
     /// go by identifier, so that the order is total.
     package func precedes(_ lhs: Key, _ rhs: Key) -> Bool {
         switch rule {
-        case .identifier:
+        case .identifier, .asRead:
             return MigrationIdentifierOrder.precedes(lhs.identifier, rhs.identifier)
         case .versionText:
             let left = lhs.text(rule), right = rhs.text(rule)
@@ -89,7 +95,7 @@ package struct MigrationFileOrder: Sendable {
     /// one version (number, or diesel's text) in a layout that orders by it.
     package func takeOnePlace(_ lhs: Key, _ rhs: Key) -> Bool {
         switch rule {
-        case .identifier: return false
+        case .identifier, .asRead: return false
         case .versionText: return lhs.version != nil && lhs.version?.text == rhs.version?.text
         case .versionNumber:
             guard let left = lhs.version?.parts, let right = rhs.version?.parts, !left.isEmpty, !right.isEmpty else { return false }

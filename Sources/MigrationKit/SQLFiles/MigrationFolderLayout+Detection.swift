@@ -11,16 +11,20 @@ extension MigrationFolderLayout {
         let text: String?
 
         /// The files in a folder that make it a migration of a layout (diesel's `up.sql`
-        /// and `down.sql`, Prisma's `migration.sql`) or a layout's own (Drizzle's
-        /// `meta/_journal.json`).
-        static let markerFiles = ["up.sql", "down.sql", "migration.sql", "_journal.json"]
+        /// and `down.sql`, Prisma's `migration.sql`, Drizzle v1's `migration.sql` with
+        /// `snapshot.json`) or a layout's own (Drizzle's `meta/_journal.json`).
+        static let markerFiles = ["up.sql", "down.sql", "migration.sql", "snapshot.json", "_journal.json"]
 
         /// A folder holding `up.sql`, or `down.sql` without Prisma's `migration.sql`
         /// (whose `down.sql` a team may write beside it): a diesel migration.
         var isMigrationFolder: Bool { folderHolds.contains("up.sql") || (folderHolds.contains("down.sql") && !isPrismaMigration) }
 
-        /// A folder holding `migration.sql`: a Prisma migration.
-        var isPrismaMigration: Bool { folderHolds.contains("migration.sql") }
+        /// A folder holding `migration.sql` (and no Drizzle snapshot): a Prisma migration.
+        var isPrismaMigration: Bool { folderHolds.contains("migration.sql") && !isDrizzleV1Migration }
+
+        /// A folder holding `migration.sql` and `snapshot.json`: a migration of Drizzle's
+        /// v1 layout (drizzle-kit 1.0), which no layout here reads.
+        var isDrizzleV1Migration: Bool { isFolder && folderHolds.isSuperset(of: ["migration.sql", "snapshot.json"]) }
 
         /// Drizzle's `meta` folder, holding `_journal.json`.
         var isDrizzleMeta: Bool { isFolder && name == "meta" && folderHolds.contains("_journal.json") }
@@ -46,11 +50,19 @@ extension MigrationFolderLayout {
     /// - a file with a `-- +migrate Up` (or `Down`) line is sql-migrate's;
     /// - a folder holding `migration.sql` is Prisma's;
     /// - a `meta` folder holding `_journal.json` is Drizzle's;
+    /// - a `.sqm` file is SQLDelight's;
+    /// - an `atlas.sum` file is Atlas's;
+    /// - a `.rollback.sql` file, or a file starting with a `-- depends:` line, is yoyo's;
+    /// - a `.sql` file whose first line that is not blank is `--liquibase formatted sql` is
+    ///   Liquibase's;
     /// - a file named `V<version>__…`, `U<version>__…` or `R__…` (`.sql`, but not `.up.sql`
     ///   or `.down.sql`) is Flyway's, or refinery's when a `U` file's version has no `V`
     ///   file (refinery's `U` is a migration of its own, Flyway's the undo of a `V`);
     /// - an `.up.sql` or `.down.sql` file whose name does not start with a version number
     ///   is MigrationKit's.
+    ///
+    /// A folder of Drizzle's v1 layout (a folder per migration holding `migration.sql` and
+    /// `snapshot.json`) is refused naming it.
     ///
     /// A folder with files of one of those layouts is read in it (its other files are
     /// judged by it); of two, it is refused (`mixedLayouts`), naming a file of each.
@@ -59,6 +71,7 @@ extension MigrationFolderLayout {
     /// golang-migrate's (sqlx's reversible migrations are the same files, read the same
     /// way). An empty folder, or one with nothing of the kind, is MigrationKit's.
     static func detect(_ candidates: [Candidate]) -> Result<MigrationFolderLayout, SQLMigrationFileError> {
+        if let drizzle = UnreadFolderContents.drizzleV1Refusal(candidates) { return .failure(drizzle) }
         var signs: [Sign] = []
         var numberedUpOnly = false
         var numberedPairs = false
@@ -81,7 +94,6 @@ extension MigrationFolderLayout {
         if let only = signs.first {
             return .success(only.layout == .flyway && holdsRefineryUnversioned(candidates) ? .refinery : only.layout)
         }
-        if let yoyo = UnreadFolderContents.yoyoRefusal(candidates) { return .failure(yoyo) }
         if numberedUpOnly { return .success(.sqlx) }
         return .success(numberedPairs ? .golangMigrate : .migrationKit)
     }
@@ -114,7 +126,19 @@ extension MigrationFolderLayout {
             return Sign(layout: .goose, reason: "a Go migration", path: candidate.path)
         }
         guard !candidate.isFolder else { return nil }
+        if candidate.name == AtlasDirectory.sumFileName {
+            return Sign(layout: .atlas, reason: "an atlas.sum", path: candidate.path)
+        }
+        if YoyoMigrations.isSign(candidate) {
+            return Sign(layout: .yoyo, reason: candidate.name.hasSuffix(".rollback.sql") ? "a rollback file" : "a `-- depends:` line", path: candidate.path)
+        }
+        if candidate.name.hasSuffix(".sqm") {
+            return Sign(layout: .sqlDelight, reason: "a .sqm file", path: candidate.path)
+        }
         if let text = candidate.text {
+            if LiquibaseChangelog.isFormatted(text) {
+                return Sign(layout: .liquibase, reason: "a `--liquibase formatted sql` changelog", path: candidate.path)
+            }
             if SQLMigrationFileParser.holdsSectionDirective(text) {
                 return Sign(layout: .migrationKit, reason: "a `-- migrate:up` line", path: candidate.path)
             }

@@ -10,7 +10,7 @@
 public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible {
     /// The name `--layout` and `migrations-layout` take, and `status` shows: `migrationkit`,
     /// `sqlx`, `golang-migrate`, `goose`, `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`,
-    /// `sql-migrate`.
+    /// `sql-migrate`, `sqldelight`, `liquibase`, `atlas`, `yoyo`.
     package let name: String
 
     private init(_ name: String) {
@@ -58,9 +58,30 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// then by name, as sql-migrate sorts them. Recorded under the name without `.sql`
     /// (sql-migrate records the file's name).
     package static let sqlMigrate = MigrationFolderLayout("sql-migrate")
+    /// SQLDelight's: `N.sqm` files, each taking the schema from version `N` to `N + 1`
+    /// (SQLDelight's `Schema.migrate` runs the file whose number is at least the
+    /// database's `user_version` and below the new one), up SQL only; a name's number is
+    /// its first run of digits, as SQLDelight reads it (`1.sqm`, `v2_add_x.sqm`). Applied in
+    /// order of that number.
+    package static let sqlDelight = MigrationFolderLayout("sqldelight")
+    /// Liquibase's formatted SQL: `.sql` changelogs starting `--liquibase formatted sql`,
+    /// each `--changeset author:id` in them a migration (with its `--rollback` lines as
+    /// down SQL), recorded as `FILE::ID::AUTHOR`; applied as a master changelog's
+    /// `includeAll` applies the folder: the files in byte-wise order of their names, each
+    /// one's changesets in its order (`LiquibaseChangelog`).
+    package static let liquibase = MigrationFolderLayout("liquibase")
+    /// Atlas's: `VERSION_DESCRIPTION.sql` files (up only) beside `atlas.sum`, which sums them
+    /// (`AtlasDirectory`) and must match, as Atlas refuses a folder it does not; applied in
+    /// byte-wise order of their names, as Atlas lists them.
+    package static let atlas = MigrationFolderLayout("atlas")
+    /// yoyo's SQL migrations: `ID.sql` files with their `ID.rollback.sql`, ordered by their
+    /// `-- depends:` lines, and among those ready, by name (`YoyoMigrations`); recorded
+    /// under `ID`, as yoyo records it.
+    package static let yoyo = MigrationFolderLayout("yoyo")
 
     /// Every layout, in the order documentation lists them.
-    package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel, .prisma, .drizzle, .refinery, .sqlMigrate]
+    package static let all: [MigrationFolderLayout] = [.migrationKit, .sqlx, .golangMigrate, .goose, .flyway, .diesel, .prisma, .drizzle, .refinery, .sqlMigrate,
+                                                         .sqlDelight, .liquibase, .atlas, .yoyo]
 
     /// The layout named `name` (as `--layout` takes it; `dbmate` is MigrationKit's own,
     /// whose files are dbmate's), or nil for an unknown name.
@@ -110,6 +131,10 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .diesel: return "diesel's"
         case .prisma: return "Prisma's"
         case .drizzle: return "Drizzle's"
+        case .sqlDelight: return "SQLDelight's"
+        case .liquibase: return "Liquibase's"
+        case .atlas: return "Atlas's"
+        case .yoyo: return "yoyo's"
         default: return "\(name)'s"
         }
     }
@@ -126,6 +151,10 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
         case .drizzle: return "TAG.sql files listed by meta/_journal.json"
         case .refinery: return "V<version>__<name>.sql or U<version>__<name>.sql, the version a whole number"
         case .sqlMigrate: return "NAME.sql with `-- +migrate Up` and `-- +migrate Down` sections"
+        case .sqlDelight: return "N.sqm, taking the schema from version N to N + 1"
+        case .liquibase: return "formatted SQL changelogs, starting `--liquibase formatted sql`, cut into changesets by `--changeset author:id` lines"
+        case .atlas: return "VERSION_DESCRIPTION.sql, summed by atlas.sum"
+        case .yoyo: return "ID.sql with its `-- depends:` lines, and ID.rollback.sql"
         default: return "NAME.sql with `-- migrate:up` and `-- migrate:down` sections, or NAME.up.sql and NAME.down.sql"
         }
     }

@@ -35,6 +35,13 @@ struct MigrationFolderReading {
             }
         }
 
+        if layout == .liquibase || layout == .yoyo {
+            files = layout == .liquibase ? LiquibaseChangelog.migrations(in: candidates, problems: &problems)
+                : YoyoMigrations.migrations(in: candidates, problems: &problems)
+            problems += Self.duplicates(files, order: order, layout: layout)
+            return files
+        }
+
         // Every candidate named in the layout; what it does not name, a problem, or one
         // of the tool's code migrations (counted, for one sentence), or nothing.
         var named: [(candidate: Candidate, name: MigrationFileName)] = []
@@ -118,6 +125,7 @@ struct MigrationFolderReading {
             lhs.identifier == rhs.identifier ? lhs.form == .sections && rhs.form != .sections : order.precedes(lhs.key, rhs.key)
         }
         problems += Self.duplicates(files, order: order, layout: layout)
+        if layout == .atlas { problems += atlasSumProblems(candidates) + AtlasDirectory.duplicateVersions(files) }
         // Nothing unknown is nothing: a folder whose files are migrations of a kind no
         // layout here reads is refused naming them, never read as "nothing to do".
         if files.isEmpty, problems.isEmpty, let unread = UnreadFolderContents.refusal(candidates, layout: layout) { problems.append(unread) }
@@ -136,12 +144,24 @@ struct MigrationFolderReading {
         case .folder:
             return layout == .prisma ? try prismaMigration(candidate, name) : try dieselMigration(candidate, name)
         default:
+            if layout == .atlas { return try atlasMigration(candidate, name) }
             guard let text = candidate.text else { throw Unreadable() }
             if let down, down.text == nil { throw Unreadable() }
-            return try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
-                                                          identifier: name.identifier, layout: layout, version: name.version,
-                                                          placeholders: placeholders, time: time)
+            let file = try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
+                                                              identifier: name.identifier, layout: layout, version: name.version,
+                                                              placeholders: placeholders, time: time)
+            if layout == .sqlDelight, let refusal = SQLDelightSyntax.refusal(in: file.up) { throw refusal }
+            return file
         }
+    }
+
+    /// An Atlas migration: its file, whose directives (`-- atlas:…` lines heading it)
+    /// Atlas obeys as it runs it (`AtlasDirectory`).
+    private func atlasMigration(_ candidate: Candidate, _ name: MigrationFileName) throws -> SQLMigrationFile {
+        guard let text = candidate.text else { throw Unreadable() }
+        return try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: nil, downPath: nil,
+                                                      identifier: name.identifier, layout: .atlas, version: name.version,
+                                                      noTransactionRequest: try AtlasDirectory.noTransactionRequest(in: text, path: candidate.path))
     }
 
     /// A diesel migration: its folder's `up.sql`, `down.sql` (optional, as diesel has
@@ -182,6 +202,22 @@ struct MigrationFolderReading {
         }
         return try SQLMigrationFileParser.parseUpDown(upText: up, upPath: upPath, downText: try readFolderFile(downPath), downPath: downPath,
                                                       identifier: name.identifier, layout: .prisma, version: name.version)
+    }
+
+    /// `atlas.sum` against the folder's `.sql` files, their bytes as they are, as Atlas
+    /// checks it before it runs anything.
+    private func atlasSumProblems(_ candidates: [Candidate]) -> [SQLMigrationFileError] {
+        let files = candidates.filter { !$0.isFolder && $0.name.hasSuffix(".sql") }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+            .compactMap { candidate in FileManager.default.contents(atPath: candidate.path).map { (candidate.name, candidate.path, [UInt8]($0)) } }
+        let sum: String?
+        do {
+            sum = try readFolderFile(join(folder, AtlasDirectory.sumFileName))
+        } catch let error as SQLMigrationFileError {
+            return [error]
+        } catch {
+            sum = nil
+        }
+        return AtlasDirectory.sumProblem(sum, files: files, folder: folder).map { [$0] } ?? []
     }
 
     /// A file that could not be read, whose problem is already collected.

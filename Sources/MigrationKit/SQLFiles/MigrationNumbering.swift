@@ -128,6 +128,13 @@ package enum MigrationNumbering {
         return identifier
     }
 
+    /// The next of a SQLDelight folder's files (`names`, as listed), without `.sqm`: the
+    /// largest version a `.sqm` file's name gives, plus one (`1` in a folder with none).
+    package static func nextSQLDelight(after names: [String]) -> String {
+        let versions = names.filter { $0.hasSuffix(".sqm") }.compactMap { Int64(MigrationFileName.sqlDelightVersion(of: $0)) }
+        return String((versions.max() ?? 0) + 1)
+    }
+
     /// The leading ASCII digits of an identifier.
     static func numberPrefix(_ identifier: String) -> String {
         String(identifier.prefix { $0.isASCII && $0.isNumber })

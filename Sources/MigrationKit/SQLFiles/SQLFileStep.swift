@@ -35,6 +35,7 @@ extension MigrationStep where Database: SQLFileExecuting {
         changesOnlyTheDatabase = true
         isMigrationFile = true
         fileVersion = file.version
+        fileLayout = file.layout
     }
 
     /// The file checksum of `sql`: the SHA-256 of its tokens (`MigrationChecksum`), so

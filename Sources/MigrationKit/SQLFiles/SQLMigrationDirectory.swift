@@ -84,7 +84,7 @@ public struct SQLMigrationDirectory: Sendable {
         return (layout, sorted.map(\.identifier), candidates.map(\.name))
     }
 
-    /// Every `.sql` file and folder of the folder, each file's text read: a file that
+    /// Every `.sql` (and `.sqm`) file and folder of the folder, each file's text read: a file that
     /// cannot be read is a problem, and a candidate without its text (its name still
     /// tells its layout); one whose name cannot be an identifier is a problem, and no
     /// candidate. A folder that cannot be listed throws.
@@ -92,9 +92,11 @@ public struct SQLMigrationDirectory: Sendable {
         var candidates: [MigrationFolderReading.Candidate] = []
         for entry in try listEntries() {
             let entryPath = join(path, entry.name)
+            // What can become an identifier, whose text is read: a `.sql` file, SQLDelight's
+            // `.sqm` file, a folder.
+            let isMigrationText = entry.name.hasSuffix(".sql") || entry.name.hasSuffix(".sqm")
             do {
-                // What can become an identifier: a `.sql` file, a folder.
-                if entry.isFolder || entry.name.hasSuffix(".sql") { _ = try validated(entry.name, entryPath) }
+                if entry.isFolder || isMigrationText { _ = try validated(entry.name, entryPath) }
             } catch let error as SQLMigrationFileError {
                 problems.append(error)
                 continue
@@ -104,7 +106,7 @@ public struct SQLMigrationDirectory: Sendable {
                 candidates.append(.init(name: entry.name, path: entryPath, isFolder: true, folderHolds: Set(holds), text: nil))
                 continue
             }
-            if !entry.name.hasSuffix(".sql") {
+            if !isMigrationText {
                 candidates.append(.init(name: entry.name, path: entryPath, isFolder: false, text: nil))
                 continue
             }

@@ -66,6 +66,13 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         /// Migrations the folder's tool runs as code (goose's `.go`, Flyway's Java or
         /// Kotlin, refinery's Rust), which MigrationKit cannot run: one error for them all.
         package static let codeMigrations = Code(rawValue: "codeMigrations")
+        /// A migration's dependencies (yoyo's `-- depends:` lines) name no migration of the
+        /// folder, or make a loop, which that tool refuses too.
+        package static let unresolvedDependency = Code(rawValue: "unresolvedDependency")
+        /// A tool's integrity file does not sum the folder's files as that tool computes it
+        /// (Atlas's `atlas.sum`): a file edited, added or removed since it was written, which
+        /// that tool refuses too.
+        package static let sumMismatch = Code(rawValue: "sumMismatch")
         /// Something the folder's tool does that MigrationKit does not: Flyway's repeatable
         /// `R__` migrations and `${…}` placeholders, goose's `ENVSUB ON`.
         package static let unsupportedFeature = Code(rawValue: "unsupportedFeature")

@@ -76,7 +76,7 @@ package enum OtherToolNotice {
         }.first ?? ""
         let ladder = ledgers.first { $0.tool == .userVersion }.map { ledger in
             let number = ledger.lastVersion ?? "0"
-            return " if the folder holds the ladder's steps as migrations (the first \(number) of them); if \(number) is the app's own schema number instead, "
+            return " if the folder holds the ladder's steps as migrations (the first \(number) of them; in SQLDelight's layout, every N.sqm with N below \(number)); if \(number) is the app's own schema number instead, "
                 + "write a first migration holding the app's schema as it is at \(number) and record it with `\(commandName) baseline --to` that migration"
         } ?? ""
         return "\(database) was migrated by \(tools.joined(separator: " and ")), and MigrationKit's ledger records nothing yet: "

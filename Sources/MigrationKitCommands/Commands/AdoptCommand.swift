@@ -14,13 +14,13 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     package static let configuration = CommandConfiguration(
         commandName: "adopt",
         abstract: "Take over a database another tool migrated: record the migrations its ledger says it applied, after proving the schema is what they make.",
-        discussion: "Reads the ledger of golang-migrate, dbmate, sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1 or sql-migrate, or a PRAGMA user_version ladder, maps each version it recorded to the migration file that carries it, and refuses, naming each, a dirty or failed record, a version no file carries (a Flyway Java or Kotlin migration's too, unless --accept-code-migrations), a file whose checksum differs from the one recorded, and a database MigrationKit manages already. The migrations are replayed on an empty scratch database and its schema compared with the database's; then they are recorded as applied, in one transaction. The other tool's ledger stays as it was unless --retire-ledger drops it in that transaction.")
+        discussion: "Reads the ledger of golang-migrate, dbmate, sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1, sql-migrate, Liquibase, Atlas or yoyo, or a PRAGMA user_version ladder, maps each version it recorded to the migration file that carries it, and refuses, naming each, a dirty or failed record, a version no file carries (a Flyway Java or Kotlin migration's too, unless --accept-code-migrations), a file whose checksum differs from the one recorded, and a database MigrationKit manages already. The migrations are replayed on an empty scratch database and its schema compared with the database's; then they are recorded as applied, in one transaction. The other tool's ledger stays as it was unless --retire-ledger drops it in that transaction.")
 
     @OptionGroup package var connection: ConnectionOptions
     @OptionGroup package var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
-    @Option(name: .customLong("from"), help: ArgumentHelp("The tool whose ledger to read: golang-migrate, dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sql-migrate or user-version. Found in the database when omitted.", valueName: "tool"))
+    @Option(name: .customLong("from"), help: ArgumentHelp("The tool whose ledger to read: golang-migrate, dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sql-migrate, liquibase, atlas, yoyo or user-version. Found in the database when omitted.", valueName: "tool"))
     package var from: String?
 
     @Flag(name: .customLong("dry-run"), help: "Say what would be recorded, and write nothing.")
@@ -77,7 +77,7 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
             reporter.line(adoption.isDryRun ? "Would retire \(adoption.retired.joined(separator: ", ")) in the same transaction."
                 : "Retired \(adoption.retired.joined(separator: ", ")) in the same transaction.")
         } else if adoption.tool != .userVersion {
-            reporter.line("\(adoption.tool.ledgerTables.joined(separator: ", ")) \(adoption.isDryRun ? "would stay" : "stays") as it was; drift and diff leave it out.")
+            reporter.line("\(adoption.tool.displayName)'s ledger \(adoption.isDryRun ? "would stay" : "stays") as it was; drift and diff leave it out.")
         }
         if adoption.isDryRun { reporter.line("Dry run: nothing was written.") }
         return AdoptDocument(database: session.path, databaseName: world.databaseName, tool: adoption.tool.name,

@@ -13,7 +13,7 @@ package struct MigrationsOptions: ParsableArguments {
     /// The layout `--layout` (or the environment, or `migrationkit.toml`) named; nil
     /// reads the folder in the layout its files are written in.
     @Option(name: .customLong("layout"),
-            help: ArgumentHelp("The layout the migrations folder is written in: migrationkit (dbmate), sqlx, golang-migrate, goose, flyway, diesel, prisma, drizzle, refinery or sql-migrate (default: the one its files are written in).",
+            help: ArgumentHelp("The layout the migrations folder is written in: migrationkit (dbmate), sqlx, golang-migrate, goose, flyway, diesel, prisma, drizzle, refinery, sql-migrate, sqldelight, liquibase, atlas or yoyo (default: the one its files are written in).",
                                valueName: "name"))
     package var givenLayout: MigrationFolderLayout?
 

@@ -7,7 +7,8 @@ import MigrationKitFiles
 /// dbmate-style file or an `.up.sql` and `.down.sql` pair (MigrationKit's own, as the
 /// folder already has them), sqlx's up-only file or pair, golang-migrate's pair, goose's
 /// file with `-- +goose Up` and `Down`, Flyway's `V` file (and `U` file, where the folder
-/// has undo files), diesel's folder with `up.sql` and `down.sql`: what `new` creates
+/// has undo files), diesel's folder with `up.sql` and `down.sql`, SQLDelight's next
+/// `N.sqm`: what `new` creates
 /// empty and `diff --write` creates filled.
 package enum NextMigrationFile {
     /// The identifier given and the files created (the up file first).
@@ -32,6 +33,15 @@ package enum NextMigrationFile {
         if layout == .drizzle {
             throw CLIError(.notAvailableHere, "\(directory) is in Drizzle's layout, whose journal (meta/_journal.json) lists each migration with its time; write the next one with `drizzle-kit generate` (or `drizzle-kit generate --custom`), which adds it to the journal.")
         }
+        if layout == .yoyo {
+            throw CLIError(.notAvailableHere, "\(directory) is in yoyo's layout, whose migrations name the ones they depend on; write the next one with `yoyo new --sql`, which writes its `-- depends:` line.")
+        }
+        if layout == .atlas {
+            throw CLIError(.notAvailableHere, "\(directory) is in Atlas's layout, whose atlas.sum sums every file; write the next one with `atlas migrate new` (or `atlas migrate diff`), which writes atlas.sum again.")
+        }
+        if layout == .liquibase {
+            throw CLIError(.notAvailableHere, "\(directory) is in Liquibase's layout, whose migrations are the changesets of its changelogs; write the next one as a `--changeset author:id` section at the end of the last changelog, or in a new formatted SQL file (starting `--liquibase formatted sql`) whose name sorts after the others.")
+        }
         do {
             switch layout {
             case .flyway:
@@ -41,6 +51,9 @@ package enum NextMigrationFile {
                 identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers.map { "V" + $0.dropFirst() }, slug: slug)
             case .diesel:
                 identifier = try MigrationNumbering.nextDiesel(after: folder.identifiers, slug: slug, now: utcTimestamp())
+            case .sqlDelight:
+                // SQLDelight names a file by the version it upgrades from: the last one's plus one.
+                identifier = MigrationNumbering.nextSQLDelight(after: folder.names)
             default:
                 identifier = try MigrationNumbering.next(after: folder.identifiers, slug: slug, now: utcTimestamp(), order: MigrationFileOrder.of(layout))
             }
@@ -69,6 +82,9 @@ package enum NextMigrationFile {
         case .refinery:
             // refinery has no down SQL.
             return try write([(base + ".sql", up + "\n")])
+        case .sqlDelight:
+            // SQLDelight's .sqm file has no down SQL.
+            return try write([(base + ".sqm", up + "\n")])
         case .prisma:
             // Prisma's migration.sql, and the down.sql its documentation has a team write.
             try Folders.create(base, purpose: "migration folder", mode: 0o755)
