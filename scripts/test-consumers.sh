@@ -216,10 +216,15 @@ echo "== consumers: building apps that depend on $commit by URL" >&2
 # compile nothing else of MigrationKit (Sources/ has no `#if DEBUG`). The README's
 # recipe, beside it, builds exactly as its lines say.
 # shellcheck disable=SC2086 # test_build_flags is a list of flags
-(cd "$app" && swift build $test_build_flags 2>&1 | grep -v 'prohibited flag' | tail -n 3) >&2
+(cd "$app" && swift build $test_build_flags 2>&1 | grep -v 'prohibited flag' >"$work/build.log") || true
+tail -n 3 "$work/build.log" >&2
 # shellcheck disable=SC2086
 bin=$(cd "$app" && swift build $test_build_flags --show-bin-path)
-[ -x "$bin/sqlcipher-app" ] && [ -x "$bin/grdb-app" ] || fail "the consumer package did not build (see above)"
+if ! [ -x "$bin/sqlcipher-app" ] || ! [ -x "$bin/grdb-app" ]; then
+    # Each compiler error with the lines that show where, not only the build's last lines.
+    grep -B2 -A6 'error:' "$work/build.log" | head -n 80 >&2
+    fail "the consumer package did not build (see above)"
+fi
 
 needed "$bin/sqlcipher-app" | grep -q '^libsqlcipher\.so' || fail "sqlcipher-app does not link libsqlcipher: $(needed "$bin/sqlcipher-app" | tr '\n' ' ')"
 needed "$bin/sqlcipher-app" | grep -q '^libsqlite3\.so' && fail "sqlcipher-app links libsqlite3 beside libsqlcipher"
