@@ -275,8 +275,10 @@ struct ForeignKeyChecking: Sendable {
 }
 
 /// What GRDB's migrator runs for one step: the step, as GRDB runs a step, with
-/// MigrationKit's bookkeeping around it, in the step's transaction: its history row,
-/// and what the call (`GRDBMigrationRun`) reports.
+/// MigrationKit's bookkeeping around it, in the step's transaction: what the call
+/// (`GRDBMigrationRun`) records of the history and reports; outside a call (GRDB's
+/// scratch replay, an app running the runner's `migrator` itself), the step's own
+/// history row.
 struct GRDBStepBody: Sendable {
     let step: MigrationStep<Database>
     let checks: ForeignKeyChecking.Step

@@ -114,6 +114,25 @@ import Testing
         for planned in steps { #expect(history[planned.identifier]?.checksum == planned.checksum) }
     }
 
+    /// The runner's `migrator`, which an app hands to GRDB's own APIs, has no call around
+    /// its steps: each step writes its own row in its own transaction.
+    @Test func theMigratorForGRDBsOwnAPIsWritesEachStepsRowInItsTransaction() throws {
+        let scratch = try ScratchDatabase()
+        let writer = try scratch.queue()
+        let seenBySecondStep = Sightings.Box()
+        let runner = try GRDBMigrationRunner(steps: [
+            Self.step("0001_a", "CREATE TABLE a (x)"),
+            MigrationStep<Database>(identifier: "0002_b", checksum: "sum of 0002_b", apply: { db in
+                seenBySecondStep.value = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrationkit_history ORDER BY identifier")
+            }),
+            Self.step("0003_c", "CREATE TABLE a (x)"),
+        ])
+        #expect(throws: DatabaseError.self) { try runner.migrator.migrate(writer) }
+        #expect(seenBySecondStep.value == ["0001_a"])
+        let history = try writer.read { try MigrationBookkeeping.history(in: $0) }
+        #expect(history.mapValues(\.checksum) == ["0001_a": "sum of 0001_a", "0002_b": "sum of 0002_b"])
+    }
+
     /// The rows are written in statements of many rows each: more steps than fit in one
     /// statement, written ahead, finished and removed all the same.
     @Test func aCallOfMoreStepsThanOneStatementHoldsKeepsEveryRow() throws {
@@ -167,6 +186,16 @@ private final class Sightings: @unchecked Sendable {
     }
 
     var seen: [String: Sighting] { lock.withLock { sightings } }
+
+    /// What a step saw, kept for the test.
+    final class Box: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: [String]?
+        var value: [String]? {
+            get { lock.withLock { seen } }
+            set { lock.withLock { seen = newValue } }
+        }
+    }
 
     /// After every commit, every step in the ledger has its checksum in the history.
     func expectEveryAppliedStepChecksummed(sourceLocation: SourceLocation = #_sourceLocation) {
