@@ -1,5 +1,6 @@
 import GRDB
 import MigrationKit
+import MigrationKitFiles
 
 /// GRDB's `Database` as the migration engine needs it (`MigrationConnection`), for what
 /// the GRDB runner does beyond GRDB's migrator (rollback, atomic and dry runs). GRDB
@@ -22,6 +23,13 @@ extension GRDB.Database: MigrationConnection {
         }
         guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "The transaction ended without a result.") }
         return result
+    }
+
+    /// Past a stop the commands ask for (`Interruption`), which their connections hear
+    /// through SQLite's progress handler (`GRDBStatementStop`), as the SQLCipher
+    /// connection's cleanups do.
+    package func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
+        try Interruption.unstoppable(body)
     }
 
     package var sqlite: SQLiteVersion {

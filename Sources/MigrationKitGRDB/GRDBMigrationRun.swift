@@ -13,6 +13,12 @@ import MigrationKit
 /// step is known to have committed when the next one starts, or when GRDB's `migrate`
 /// returns: that is when the observer hears `didApply`, and what the step's duration in
 /// the report includes (its ledger row, its foreign-key check and its COMMIT).
+///
+/// The history rows are written as the SQLCipher runner writes them (`RunHistory`): the
+/// call's first step's transaction records the checksum of every step GRDB's migrator
+/// is going to run, its last step's transaction their times, and a call that ends
+/// before its last step committed finishes them in a transaction of its own
+/// (`finishHistory(in:)`). GRDB writes the ledger rows.
 final class GRDBMigrationRun: @unchecked Sendable {
     private let lock = NSLock()
     private let observer: (@Sendable (MigrationEvent) -> Void)?
@@ -21,13 +27,23 @@ final class GRDBMigrationRun: @unchecked Sendable {
     private let clock = ContinuousClock()
     private var reproducedLegacyHistorySQL: String?
     private var total: Int?
-    private var running: (step: MigrationStep<Database>, since: ContinuousClock.Instant)?
+    /// The step whose closure runs or ran last, and what its transaction recorded of the
+    /// history, until it is known to have committed or not.
+    private var running: (step: MigrationStep<Database>, since: ContinuousClock.Instant, recording: RunHistory.Recording?)?
     private var failure: MigrationStepError?
     private var begun = false
-    /// Whether the history table exists, once a step made it or the first step found
-    /// it: the next steps only insert their row. (A step that made it and failed ends
-    /// the call: GRDB runs no step after a failure.)
-    private var historyTableExists = false
+    /// The ledger as the checks before the run read it (`.strict`), while nothing has
+    /// committed since (its `dataVersion`).
+    private var ledgerRead: LedgerReading?
+    /// The steps GRDB's migrator runs in this call, in order, as the ledger says at
+    /// `dataVersion`: those the history writes ahead.
+    private var planned: [MigrationStep<Database>] = []
+    private var plannedPositions: [String: Int] = [:]
+    /// `PRAGMA data_version` when the plan was made: another value in a later step's
+    /// transaction means another connection committed since, and may have removed rows
+    /// written ahead (`RunHistory.forgetStandingRows`).
+    private var dataVersion: Int?
+    private var history = RunHistory()
     private var report = MigrationReport()
     /// How the steps that ran had their foreign keys checked.
     private var foreignKeys = ForeignKeyChecking()
@@ -54,9 +70,13 @@ final class GRDBMigrationRun: @unchecked Sendable {
     /// The `CREATE TABLE` that closures on another connection than the call's make.
     var legacyHistorySQL: String? { lock.withLock { reproducedLegacyHistorySQL } }
 
-    /// How many steps will run, once the caller has planned the run.
-    func plans(_ count: Int) {
-        lock.withLock { total = count }
+    /// How many steps will run, once the caller has planned the run from `reading`: the
+    /// first step plans the history from it, unless another connection committed since.
+    func plans(_ count: Int, from reading: LedgerReading) {
+        lock.withLock {
+            total = count
+            ledgerRead = reading
+        }
     }
 
     /// The steps whose checksums the checks before the run recorded (adopted).
@@ -79,7 +99,7 @@ final class GRDBMigrationRun: @unchecked Sendable {
     func willRun(_ step: MigrationStep<Database>, checks: ForeignKeyChecking.Step, in db: Database) throws {
         try begin(in: db)
         let (position, total) = lock.withLock { () -> (Int, Int) in
-            running = (step, clock.now)
+            running = (step, clock.now, nil)
             foreignKeys.ran(checks)
             return (report.steps.count + 1, max(self.total ?? 0, report.steps.count + 1))
         }
@@ -96,17 +116,16 @@ final class GRDBMigrationRun: @unchecked Sendable {
 
     /// What every closure does first: the step before it committed; the first closure
     /// also moves an earlier version's history table over (the call's first write) and
-    /// counts the steps to run, when the observer wants a total and none was planned.
+    /// plans the steps to run (the total the observer hears, unless the checks planned
+    /// them).
     private func begin(in db: Database) throws {
         if lock.withLock({ !begun }) {
-            let tables = try MigrationBookkeeping.Tables(in: db)
-            if tables.legacyHistory { try MigrationBookkeeping.moveLegacyHistory(in: db) }
-            let counted = try observer != nil && lock.withLock({ total }) == nil ? pendingCount(in: db) : nil
+            if try MigrationBookkeeping.Tables(in: db).legacyHistory { try MigrationBookkeeping.moveLegacyHistory(in: db) }
+            try plan(in: db)
             let changes = watchesChanges ? try GRDBChangedTables(watching: db) : nil
             lock.withLock {
                 begun = true
-                historyTableExists = tables.history || tables.legacyHistory  // the move made it
-                if let counted { total = counted }
+                if total == nil { total = planned.count }
                 self.changes = changes
             }
         }
@@ -120,13 +139,47 @@ final class GRDBMigrationRun: @unchecked Sendable {
         return try lock.withLock { changes }?.tables(in: db) ?? []
     }
 
-    /// The running step's history row, in its transaction.
+    /// What the running step's transaction records of the history (`RunHistory`): the
+    /// rows of every planned step in the call's first one, their times in its last one,
+    /// nothing in between; the rows again when another connection committed since the
+    /// call's last transaction, and a step GRDB runs out of the plan writes its own.
+    ///
+    /// - Parameter duration: how long the step has taken so far, as its row records it.
     func recordHistory(of step: MigrationStep<Database>, duration: Duration, in db: Database) throws {
-        if !lock.withLock({ historyTableExists }) {
-            try db.execute(MigrationHistoryTable.create)
-            lock.withLock { historyTableExists = true }
+        try plan(in: db)
+        let recording = lock.withLock { () -> RunHistory.Recording in
+            let later = plannedPositions[step.identifier].map { planned[($0 + 1)...] } ?? []
+            return history.recording(step, followedBy: later, duration: duration)
         }
-        try db.execute(MigrationHistoryTable.record(step.identifier, checksum: step.checksum, duration: duration))
+        for statement in recording.history { try db.execute(statement) }
+        lock.withLock { running?.recording = recording }
+    }
+
+    /// The steps GRDB's migrator runs from here on: the candidates whose own identifier is
+    /// not in the ledger, but for squashes that only rewrite it (`GRDBStepBody.ledgerMerge`).
+    /// Planned again when another connection committed since they were (`PRAGMA
+    /// data_version`, read under the step's write lock); from the ledger the checks read
+    /// before the run while nothing has committed since, else from the ledger as it is.
+    private func plan(in db: Database) throws {
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
+        let (plannedAt, read) = lock.withLock { (dataVersion, ledgerRead) }
+        guard version != plannedAt else { return }
+        let ledger = if let read, read.dataVersion == version {
+            Set(read.snapshot.identifiers)
+        } else {
+            Set(try String.fetchAll(db, sql: MigrationLedgerTable.selectIdentifiersSQL))
+        }
+        let pending = candidates.filter { step in
+            !ledger.contains(step.identifier)
+                && GRDBStepBody.ledgerMerge(of: step, appliedMerged: Set(step.merging.filter(ledger.contains))) == nil
+        }
+        lock.withLock {
+            if dataVersion != nil { history.forgetStandingRows() }
+            dataVersion = version
+            ledgerRead = nil
+            self.planned = pending
+            plannedPositions = Dictionary(uniqueKeysWithValues: pending.enumerated().map { ($0.element.identifier, $0.offset) })
+        }
     }
 
     /// The running step's closure threw `error`.
@@ -135,14 +188,14 @@ final class GRDBMigrationRun: @unchecked Sendable {
         lock.withLock { failure = attributed }
     }
 
-    /// What GRDB's `migrate` threw, as the failure of the step that was running (its
-    /// closure's error, or GRDB's foreign-key check after it), for the observer; nil when
-    /// no step was running.
-    func failure(after error: any Error) -> MigrationStepError? {
+    /// GRDB's `migrate` threw `error`: the running step's transaction was rolled back (its
+    /// closure threw, or GRDB's foreign-key check or ledger row after it failed). Its
+    /// failure, for the observer; nil when no step was running.
+    func stopped(by error: any Error) -> MigrationStepError? {
         lock.withLock {
-            if let failure { return failure }
-            guard let running else { return nil }
-            return MigrationEngine<Database>.stepError(running.step, .apply, error)
+            if failure == nil, let running { failure = MigrationEngine<Database>.stepError(running.step, .apply, error) }
+            running = nil
+            return failure
         }
     }
 
@@ -153,10 +206,31 @@ final class GRDBMigrationRun: @unchecked Sendable {
         return lock.withLock { (report, foreignKeys) }
     }
 
+    /// GRDB's `migrate` is over (the step still running, unless it `stopped(by:)`,
+    /// committed): the history rows of a call that ended before its last planned step
+    /// committed, finished in a transaction of their own (`RunHistory.finishing`): the
+    /// times of what it applied, and the rows written ahead for what it did not apply
+    /// removed. Nothing for a call whose last step finished them. Even when the call is
+    /// being stopped; what is left when this fails is harmless (rows the ledger does not
+    /// name count for nothing), so its failure is not the call's.
+    func finishHistory(in db: Database) {
+        finishRunning()
+        let statements = lock.withLock { history.finishing }
+        guard !statements.isEmpty else { return }
+        db.unstoppable {
+            try? db.inTransaction(.immediate) {
+                for statement in statements { try db.execute(statement) }
+                return .commit
+            }
+        }
+        lock.withLock { history = RunHistory() }
+    }
+
     private func finishRunning() {
         let committed = lock.withLock { () -> (String, Duration)? in
             guard let running else { return nil }
             self.running = nil
+            if let recording = running.recording { history.committed(recording) }
             let duration = clock.now - running.since
             report.steps.append(MigrationReport.Step(identifier: running.step.identifier, duration: duration))
             return (running.step.identifier, duration)
@@ -164,15 +238,6 @@ final class GRDBMigrationRun: @unchecked Sendable {
         if let (identifier, duration) = committed { observer?(.didApply(identifier: identifier, duration: duration)) }
     }
 
-    /// How many of the candidates GRDB's migrator runs: those whose own identifier is
-    /// not in the ledger, but for squashes that only rewrite it (`GRDBStepBody.ledgerMerge`).
-    private func pendingCount(in db: Database) throws -> Int {
-        let ledger = Set(try String.fetchAll(db, sql: MigrationLedgerTable.selectIdentifiersSQL))
-        return candidates.filter { step in
-            !ledger.contains(step.identifier)
-                && GRDBStepBody.ledgerMerge(of: step, appliedMerged: Set(step.merging.filter(ledger.contains))) == nil
-        }.count
-    }
 }
 
 /// How the foreign keys of the steps a run applied were checked, which decides what the
@@ -210,8 +275,10 @@ struct ForeignKeyChecking: Sendable {
 }
 
 /// What GRDB's migrator runs for one step: the step, as GRDB runs a step, with
-/// MigrationKit's bookkeeping around it, in the step's transaction: its history row,
-/// and what the call (`GRDBMigrationRun`) reports.
+/// MigrationKit's bookkeeping around it, in the step's transaction: what the call
+/// (`GRDBMigrationRun`) records of the history and reports; outside a call (GRDB's
+/// scratch replay, an app running the runner's `migrator` itself), the step's own
+/// history row.
 struct GRDBStepBody: Sendable {
     let step: MigrationStep<Database>
     let checks: ForeignKeyChecking.Step

@@ -47,7 +47,7 @@ extension GRDBMigrationRunner {
                 do {
                     db = try dbResult.get()
                 } catch {
-                    if let failure = run.failure(after: error) { observer?(.didFail(failure)) }
+                    if let failure = run.stopped(by: error) { observer?(.didFail(failure)) }
                     throw error
                 }
                 let (report, foreignKeys) = run.finish()
@@ -108,14 +108,16 @@ extension GRDBMigrationRunner {
         do {
             try migrator.migrate(barrier, upTo: registry.steps[lastIndex].identifier)
         } catch {
-            if let failure = run.failure(after: error) { observer?(.didFail(failure)) }
+            if let failure = run.stopped(by: error) { observer?(.didFail(failure)) }
             throw error
         }
         return run.outcome
     }
 
     /// The app's writer as GRDB's migrator gets it for `run`: in the barrier where GRDB
-    /// applies the steps, the checks before them, and `afterSteps` after them.
+    /// applies the steps, the checks before them, and after them the history of a call
+    /// that ended before its last planned step (`GRDBMigrationRun.finishHistory(in:)`),
+    /// then `afterSteps`.
     private func barrierWriter(_ writer: any DatabaseWriter, for run: GRDBMigrationRun, through lastIndex: Int, options: MigrateOptions,
                                comparingWith migrator: DatabaseMigrator,
                                afterSteps: @escaping @Sendable (Database) throws -> Void = { _ in }) -> GRDBBarrierWriter {
@@ -124,7 +126,14 @@ extension GRDBMigrationRunner {
             try holdingChangeLock(of: writer) {
                 try calls.running(run, on: db) {
                     try prepare(run, in: db, through: lastIndex, options: options, comparingWith: migrator)
-                    try applySteps()
+                    do {
+                        try applySteps()
+                    } catch {
+                        _ = run.stopped(by: error)
+                        run.finishHistory(in: db)
+                        throw error
+                    }
+                    run.finishHistory(in: db)
                     try afterSteps(db)
                 }
             }
@@ -205,8 +214,9 @@ extension GRDBMigrationRunner {
             if !isLast { _ = try engine.analysis(of: db).pendingSteps(through: lastIndex, allowOutOfOrder: true) }
             return
         }
-        let plan = try engine.plan(db, through: lastIndex, options: options)
-        run.plans(plan.steps.count)
+        let reading = try engine.readLedger(db)
+        let plan = try engine.plan(from: reading, through: lastIndex, options: options)
+        run.plans(plan.steps.count, from: reading)
         if !plan.checksumsToAdopt.isEmpty || !plan.acceptedEdits.isEmpty {
             try db.inTransaction(.immediate) {
                 try engine.recordChecksums(plan, in: db)

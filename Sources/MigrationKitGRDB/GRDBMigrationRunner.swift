@@ -15,9 +15,12 @@ import MigrationKitFiles
 /// `grdb_migrations`, so an app moves between the two in either direction.
 ///
 /// What it adds, and only adds:
-/// - each step's history row (its checksum, when it ran and for how long), written in
-///   the step's own transaction into a table GRDB's dumps and schema comparisons pass
-///   over (`grdb_migrationkit_history`);
+/// - each step's history row (its checksum, when it ran and for how long), in a table
+///   GRDB's dumps and schema comparisons pass over (`grdb_migrationkit_history`), as the
+///   SQLCipher runner writes it: a call's first step's transaction records the checksum
+///   of every step GRDB's migrator is going to run, its last one their times, so that
+///   a step's checksum is committed no later than its ledger row without a page more in
+///   every step's commit;
 /// - the verification after a run that applied steps (`GRDBMigrationVerifier`, or the
 ///   host's checks through `MigrationHostIntegration`), with errors of its own;
 /// - an observer that hears of each step, and of a failing step with the file and line

@@ -1,17 +1,19 @@
 import Foundation
 
 /// The history rows of a run that commits each step in a transaction of its own
-/// (`migrate`'s default), written by two of the run's transactions instead of a row by
-/// each.
+/// (`migrate`'s default, and GRDB's migrator in a GRDB app), written by two of the run's
+/// transactions instead of a row by each.
 ///
 /// A history row makes its transaction write more pages (the history table's, one since
 /// the table has no rowid), each encrypted into the journal and into the file: the
 /// largest part of what `migrate` added to the `sqlcipher` shell's work on 300 small
-/// migrations (Benchmarks/README.md, issue 25; in a GRDB app, where GRDB's migrator
-/// commits each step, case 10 shows the same page). So
+/// migrations, and of what the GRDB runner added to GRDB's own migrator on a
+/// `DatabasePool`, whose WAL commits are otherwise cheap (Benchmarks/README.md, cases 1
+/// and 10). So
 /// the first transaction that applies a step also records the checksum of every step
 /// the run plans after it, and the last one gives each row the time its step was
-/// applied and how long it took.
+/// applied and how long it took. Where another migrator writes the ledger rows (GRDB's),
+/// a transaction runs `Recording.history` alone.
 ///
 /// A step's checksum is therefore committed no later than its ledger row, as when each
 /// transaction wrote its own: a run killed at any moment leaves no applied step without
@@ -29,7 +31,12 @@ package struct RunHistory {
     package struct Recording {
         /// The statements, in order: the ledger row, then the history rows written ahead,
         /// or, for the plan's last step, every row of the run finished.
-        package let statements: [BookkeepingStatement]
+        package var statements: [BookkeepingStatement] { ledger + history }
+        /// The ledger row alone, as `MigrationLedgerTable.recordApplied` writes it.
+        package let ledger: [BookkeepingStatement]
+        /// The history rows alone: all a transaction adds where another migrator writes
+        /// the ledger row itself (GRDB's, in a GRDB app).
+        package let history: [BookkeepingStatement]
         fileprivate let writtenAhead: [String]
         fileprivate let applied: MigrationHistoryTable.Row
         fileprivate let finishes: Bool
@@ -57,18 +64,19 @@ package struct RunHistory {
                                      duration: Duration) -> Recording {
         let now = Self.nowInUnixMilliseconds()
         let row = MigrationHistoryTable.Row(identifier: step.identifier, checksum: step.checksum, unixMilliseconds: now, duration: duration)
-        var statements = MigrationLedgerTable.recordApplied(step)
+        var history: [BookkeepingStatement] = []
         var ahead: [String] = []
         if later.isEmpty {
-            statements += Self.finishing(writtenAhead: writtenAhead, applied: applied + [row])
+            history = Self.finishing(writtenAhead: writtenAhead, applied: applied + [row])
         } else if !standing.contains(step.identifier) {
             let planned = (CollectionOfOne(step) + later).map {
                 MigrationHistoryTable.Row(identifier: $0.identifier, checksum: $0.checksum, unixMilliseconds: now, duration: .zero)
             }
-            statements += [MigrationHistoryTable.create] + MigrationHistoryTable.record(planned)
+            history = [MigrationHistoryTable.create] + MigrationHistoryTable.record(planned)
             ahead = planned.map(\.identifier)
         }
-        return Recording(statements: statements, writtenAhead: ahead, applied: row, finishes: later.isEmpty)
+        return Recording(ledger: MigrationLedgerTable.recordApplied(step), history: history, writtenAhead: ahead, applied: row,
+                         finishes: later.isEmpty)
     }
 
     /// Takes in what a transaction recorded, once it has committed.
