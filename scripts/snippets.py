@@ -35,6 +35,7 @@ CONTEXT = [
     ("GRDB", "dbQueue", "import GRDB\nlet dbQueue = try! DatabaseQueue()\n"),
     ("MigrationKitGRDBCLI", "runner", "import MigrationKitGRDB\nlet runner: GRDBMigrationRunner? = nil\n"),
     (None, "secret", "let secret = \"the app's passphrase\"\n"),
+    ("GRDB", "titleSort", "import GRDB\nlet titleSort = DatabaseFunction(\"title_sort\", argumentCount: 1, pure: true) { $0[0] }\n"),
     (None, "registerTitleSort", "func registerTitleSort(on connection: OpaquePointer) throws {}\n"),
 ]
 
