@@ -87,6 +87,7 @@ import Testing
         expectDocumented("migrate", try json(["migrate"] + options), fields)
         expectDocumented("migrate", try json(["migrate", "--dry-run"] + options), fields)
         expectDocumented("baseline", try json(["baseline", "--to", "0002_books"] + options), fields)
+        expectDocumented("optimize", try json(["optimize"] + options), fields)
         try workspace.write("ladder.db", "")
         let ladder = try SQLCipherShell.run(workspace.path("ladder.db"), key: workspace.key, "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL); PRAGMA user_version = 1;")
         #expect(ladder.status == 0, "\(ladder.output)")

@@ -27,7 +27,7 @@ package enum CommandTree {
             MigrateCommand.self, StatusCommand.self, RollbackCommand.self, VerifyCommand.self, SchemaDumpCommand.self, DiffCommand.self,
             NewCommand.self, InitCommand.self, ConfigCommand.self,
         ] + own + [
-            RestoreCommand.self, BaselineCommand.self, AdoptCommand.self, LintCommand.self, CheckCommand.self,
+            RestoreCommand.self, BaselineCommand.self, AdoptCommand.self, LintCommand.self, CheckCommand.self, OptimizeCommand.self,
         ]
     }
 
