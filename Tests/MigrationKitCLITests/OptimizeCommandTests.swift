@@ -35,9 +35,11 @@ import Testing
 
         let first = try workspace.run("optimize")
         #expect(first.status == 0, "\(first.output)")
-        #expect(first.stdout.contains("Refreshed the query planner's statistics of 1 table in \(workspace.database): items."), "\(first.output)")
+        // The ledger's and history's own indexes get statistics too: every table with an
+        // index is named, MigrationKit's own included.
+        #expect(first.stdout.contains("Refreshed the query planner's statistics of 3 tables in \(workspace.database): grdb_migrationkit_history, grdb_migrations, items."), "\(first.output)")
         let written = try statistics(workspace)
-        #expect(written == ["items items_kind 2000 286"], "\(written)")
+        #expect(written.contains("items items_kind 2000 286") && !written.contains { $0.hasPrefix("notes ") }, "\(written)")
 
         let second = try workspace.run("optimize", ["--json"])
         #expect(second.status == 0, "\(second.output)")
