@@ -5,7 +5,7 @@ import MigrationKit
 /// index added by hand on a production copy, or a column an old app version added.
 ///
 /// The applied steps run on an empty scratch database (the layer's replay,
-/// `CommandDatabase.replayedSchema(upTo:)`: on SQLCipher the one erase-on-schema-change
+/// `MigrationSession.replayedSchema(upTo:)`: on SQLCipher the one erase-on-schema-change
 /// compares with); its schema is compared with the database's through
 /// `SchemaDifference`, as erase-on-schema-change compares. The database itself is only read.
 package enum SchemaDrift {

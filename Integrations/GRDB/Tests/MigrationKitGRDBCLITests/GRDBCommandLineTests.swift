@@ -30,6 +30,27 @@ import Testing
     static let plaintext: [String] = []
     #endif
 
+    /// `optimize` over the app's writer writes the statistics GRDB then reads, on the
+    /// SQLite GRDB is built on, whichever way that SQLite judges what to analyze.
+    @Test func optimizeWritesTheStatisticsOnTheAppsWriter() throws {
+        let scratch = try ScratchDatabase()
+        try write("""
+            -- migrate:up
+            CREATE TABLE items (id INTEGER PRIMARY KEY, kind TEXT NOT NULL);
+            CREATE INDEX items_kind ON items(kind);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+            INSERT INTO items (kind) SELECT 'kind ' || (i % 5) FROM n;
+            -- migrate:down
+            DROP TABLE items;
+            """, to: "0001_items.sql", in: scratch)
+        #expect(run("migrate", scratch, ["--no-backup"]) == CLIExitCode.success.rawValue)
+        #expect(run("optimize", scratch) == CLIExitCode.success.rawValue)
+        let statistics = try scratch.queue().read {
+            try String.fetchAll($0, sql: "SELECT stat FROM sqlite_stat1 WHERE idx = 'items_kind'")
+        }
+        #expect(statistics == ["500 100"])
+    }
+
     @Test func anEditedFileIsReportedAndMigrateRefusesIt() throws {
         let scratch = try ScratchDatabase()
         try write("-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE items;\n", to: "0001_items.sql", in: scratch)

@@ -11,7 +11,7 @@ import Testing
         let commands = GRDBRootCommand.configuration.subcommands
         #expect(commands.map { ObjectIdentifier($0) } == CommandTree.sharedCommands.map { ObjectIdentifier($0) })
         #expect(Set(commands.map { $0._commandName })
-            == ["migrate", "status", "rollback", "verify", "schema-dump", "diff", "new", "init", "config", "baseline", "adopt", "lint", "check", "restore"])
+            == ["migrate", "status", "rollback", "verify", "schema-dump", "diff", "new", "init", "config", "baseline", "adopt", "lint", "check", "restore", "optimize"])
         for command in commands {
             #expect(command is any PrintsOutput.Type, "\(command) does not conform to PrintsOutput")
         }
