@@ -15,11 +15,17 @@ extension GRDB.Database: MigrationConnection {
         try withSchemaSource(nil, execute: body)
     }
 
-    package func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func inImmediateTransaction<T>(_ body: () throws -> TransactionEnd<T>) throws -> T {
         var result: T?
         try inTransaction(.immediate) {
-            result = try body()
-            return .commit
+            switch try body() {
+            case .commit(let value):
+                result = value
+                return .commit
+            case .rollBack(let value):
+                result = value
+                return .rollback
+            }
         }
         guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "The transaction ended without a result.") }
         return result

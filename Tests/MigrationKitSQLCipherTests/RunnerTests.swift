@@ -592,3 +592,48 @@ extension RunnerTests {
         #expect(syntax.explanation == nil && syntax.description == "near \"CREAT\": syntax error")
     }
 }
+
+extension RunnerTests {
+    /// The plan made before the write lock can be stale: another process applied its
+    /// next step meanwhile. Under the lock the run plans again, and the step that now
+    /// comes next may want its foreign keys handled otherwise than the step's
+    /// transaction was set up for (enforcement is set outside the transaction): the
+    /// transaction is set up again for that step before it runs. Either way round, the
+    /// step then does what it would have done without the race: an `.immediate` step
+    /// fails at the statement that breaks a foreign key, a deferred one may break one on
+    /// the way if it mends it before it commits.
+    @Test(arguments: [ForeignKeyChecks.deferred, .immediate])
+    func aStepThatComesNextOnlyUnderTheLockRunsWithItsOwnForeignKeyHandling(_ firstStep: ForeignKeyChecks) throws {
+        let directory = try TemporaryDirectory()
+        let writer = try openWriter(directory)
+        var family = SQLCipherMigrationStep(identifier: "0001_family") { db in
+            try db.execute(sql: "CREATE TABLE parents (id INTEGER PRIMARY KEY); CREATE TABLE children (id INTEGER PRIMARY KEY, parentId INTEGER REFERENCES parents(id));")
+        }
+        family.foreignKeyChecks = firstStep
+        var mend = SQLCipherMigrationStep(identifier: "0002_mend") { db in
+            try db.execute(sql: "INSERT INTO children VALUES (11, 99); INSERT INTO parents VALUES (99);")
+        }
+        mend.foreignKeyChecks = firstStep == .deferred ? .immediate : .deferred
+        let runner = try SQLCipherMigrationRunner(steps: [family, mend])
+        // The ledger as this connection read it, its plan starting with 0001_family…
+        let stale = try runner.readLedger(in: writer)
+        // …which another process applies before this run takes the write lock.
+        try SQLCipherMigrationRunner(steps: [family]).migrate(in: try openWriter(directory))
+        #expect(try writer.read { try $0.foreignKeysEnabled() }, "enforcement is what an immediate step keeps on")
+
+        if mend.foreignKeyChecks == .immediate {
+            #expect {
+                try runner.migrate(in: writer, upTo: nil, options: MigrateOptions(), from: stale)
+            } throws: { error in
+                guard let failure = error as? MigrationStepError else { return false }
+                return failure.identifier == "0002_mend" && "\(failure.underlying)".contains("FOREIGN KEY constraint failed")
+            }
+            #expect(try ledger(writer) == ["0001_family"])
+        } else {
+            let report = try runner.migrate(in: writer, upTo: nil, options: MigrateOptions(), from: stale)
+            #expect(report.identifiers == ["0002_mend"])
+            #expect(try ledger(writer) == ["0001_family", "0002_mend"])
+        }
+        #expect(try writer.read { try $0.foreignKeysEnabled() }, "enforcement is back on after the run")
+    }
+}

@@ -14,10 +14,12 @@ package protocol MigrationConnection: BookkeepingExecuting, AnyObject {
     /// a check that reads the file's pages (`cipher_integrity_check`) would misjudge.
     var mayHaveWrittenInTransaction: Bool { get }
 
-    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled
-    /// back when it throws or when the commit fails. A layer cleans up after a rollback
-    /// as it must (SQLCipher drops its cached pages).
-    func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction and ends it as `body` says:
+    /// committed, or rolled back with nothing thrown (a dry run, an attempt made again
+    /// in a new transaction, `StepTransaction`). Rolled back, too, when `body` throws or
+    /// when the commit fails. A layer cleans up after a rollback as it must (SQLCipher
+    /// drops its cached pages).
+    func inImmediateTransaction<T>(_ body: () throws -> TransactionEnd<T>) throws -> T
 
     /// The SQLite this connection runs on, for what it can do
     /// (`SQLiteVersion.pragmaFunctions`, …).
@@ -53,7 +55,22 @@ package protocol MigrationConnection: BookkeepingExecuting, AnyObject {
     func unstoppable<T>(_ body: () throws -> T) rethrows -> T
 }
 
+/// How the body of `MigrationConnection.inImmediateTransaction` ends its transaction,
+/// with what it made.
+package enum TransactionEnd<Value> {
+    /// Committed.
+    case commit(Value)
+    /// Rolled back.
+    case rollBack(Value)
+}
+
 extension MigrationConnection {
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled
+    /// back when it throws or when the commit fails.
+    package func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        try inImmediateTransaction { .commit(try body()) }
+    }
+
     package var mayHaveWrittenInTransaction: Bool { isInsideTransaction }
 
     package func runningStep<T>(_ body: () throws -> T) throws -> T { try body() }

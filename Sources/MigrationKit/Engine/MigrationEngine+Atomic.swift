@@ -1,11 +1,14 @@
 /// `--atomic` and `--dry-run`: every pending step and the verification in one
 /// transaction.
 extension MigrationEngine {
-    /// What the atomic transaction decided under the write lock, once.
+    /// What the atomic transaction decided under the write lock.
     private struct AtomicWork {
         let plan: MigrationPlan<Database>
         /// A dry run's schema before any step.
         let schemaBefore: String?
+
+        /// One transaction: every step deferred, whatever it says.
+        var foreignKeyHandling: StepTransaction<Database>.Handling { .init(running: plan.steps, checks: .deferred) }
     }
 
     /// What the atomic transaction's steps did.
@@ -30,30 +33,27 @@ extension MigrationEngine {
         let limited = options.verification == .changedTables && db.canRecordWrittenTables
         let checksPages = !limited && verificationSuite.checksPages && DatabaseChecks.cipherPageChecking(db) == .applies
         if checksPages { try verifier.verifyFileIntegrity(db) }
-        let graph = ForeignKeyGraph()
+        let graph = limited ? ForeignKeyGraph() : nil
         let isDryRun = report.isDryRun
-        // Whether the transaction checks foreign keys is set before it starts: from the
-        // steps the database wants now (planned again under the lock only when another
-        // process committed meanwhile, a rare change taken as it comes).
+        // Planned outside the lock, and again under it only when another process
+        // committed meanwhile.
         let reading = try reading ?? readLedger(db)
         let readingPlan = try plan(from: reading, through: lastIndex, options: options)
-        let checking = Self.checksDeferredForeignKeys(of: readingPlan.steps)
-        // One transaction: every step deferred, whatever it says.
-        let (work, outcome): (AtomicWork, AtomicOutcome)
+        var work = AtomicWork(plan: readingPlan, schemaBefore: nil)
+        var transaction = StepTransaction(db, baseline: foreignKeys, commits: !isDryRun, limitedBy: graph)
+        let outcome: AtomicOutcome
         do {
-            (work, outcome) = try ForeignKeyDeferral.inTransaction(
-                db, baseline: foreignKeys, commit: !isDryRun, checking: checking,
-                prepare: { () throws -> AtomicWork in
+            outcome = try transaction.run(
+                prepare: {
                     let schemaBefore = isDryRun ? try SchemaDump.canonicalSQL(of: db) : nil
                     let planned = try dataVersion(db) == reading.dataVersion ? readingPlan : plan(db, through: lastIndex, options: options)
                     // A run with nothing to do writes nothing.
                     if planned.changesAnything { try MigrationBookkeeping.moveLegacyHistory(in: db) }
                     try recordBookkeeping(planned, in: db)
-                    return AtomicWork(plan: planned, schemaBefore: schemaBefore)
+                    work = AtomicWork(plan: planned, schemaBefore: schemaBefore)
+                    return work.foreignKeyHandling
                 },
-                changesOnlyTheDatabase: { $0.plan.steps.allSatisfy(\.changesOnlyTheDatabase) },
-                scope: { _, outcome in limited ? try outcome.changed.foreignKeyScope(using: graph, in: db) : nil },
-                body: { work, attempt in
+                body: { attempt in
                     var outcome = AtomicOutcome()
                     let pending = work.plan.steps
                     for (offset, step) in pending.enumerated() {
@@ -67,17 +67,16 @@ extension MigrationEngine {
                         outcome.steps.append(MigrationReport.Step(identifier: step.identifier, duration: duration))
                         if attempt == .first { observer?(.didApply(identifier: step.identifier, duration: duration)) }
                     }
-                    // Inside the transaction: foreign keys are checked by the deferral
+                    // Inside the transaction: foreign keys are checked by the transaction
                     // when the body returns (against what the database had before it);
                     // integrity and the rest are checked here.
-                    outcome.verification = try runVerification(in: db, foreignKeys: checking ? .checkedByTransaction : .skipped,
-                                                               changed: limited ? (outcome.changed, graph) : nil)
+                    outcome.verification = try runVerification(in: db, foreignKeys: work.foreignKeyHandling.isChecked ? .checkedByTransaction : .skipped,
+                                                               changed: graph.map { (outcome.changed, $0) })
                     if isDryRun { outcome.schemaAfter = try SchemaDump.canonicalSQL(of: db) }
-                    return outcome
-                })
-        } catch let failure as MigrationStepError {
-            observer?(.didFail(failure))
-            throw failure
+                    return (outcome, outcome.changed)
+                }).outcome
+        } catch {
+            throw failure(error, of: nil)
         }
         reportBookkeeping(of: work.plan, in: &report)
         report.steps = outcome.steps

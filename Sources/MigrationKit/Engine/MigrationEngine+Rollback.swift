@@ -15,9 +15,9 @@ extension MigrationEngine {
             var legacyHistory = LegacyHistory(in: db)
             for (offset, step) in plan.enumerated() {
                 let stepStart = clock.now
+                var transaction = StepTransaction(db, baseline: foreignKeys)
                 do {
-                    try ForeignKeyDeferral.inTransaction(
-                        db, baseline: foreignKeys, checking: step.checksDeferredForeignKeys,
+                    try transaction.run(
                         prepare: {
                             try legacyHistory.moveIfPresent(in: db)
                             // Under the write lock: the step must still be the latest applied.
@@ -25,20 +25,19 @@ extension MigrationEngine {
                             guard latest?.identifier == step.identifier else {
                                 throw MigrationKitError.rollbackMustTargetLatestApplied(latestApplied: latest?.identifier, requested: step.identifier)
                             }
+                            // A down step may rebuild a table: deferred, whatever the step says.
+                            return .init(running: [step], checks: .deferred)
                         },
-                        changesOnlyTheDatabase: { step.changesOnlyTheDatabase },
-                        scope: { _, _ in nil },
-                        body: { _, attempt in
+                        body: { attempt in
                             if attempt == .first {
                                 observer?(.willRollback(identifier: step.identifier, position: offset + 1, total: plan.count))
                             }
                             try run(step, phase: .rollback, in: db)
                             try MigrationBookkeeping.forget(step.recordedIdentifiers, in: db)
-                        },
-                        failing: { _, error in Self.attributing(error, to: step, phase: .rollback) })
-                } catch let failure as MigrationStepError {
-                    observer?(.didFail(failure))
-                    throw failure
+                            return ((), ChangedTables())
+                        })
+                } catch {
+                    throw failure(error, of: step, phase: .rollback)
                 }
                 legacyHistory.committed()
                 let duration = clock.now - stepStart

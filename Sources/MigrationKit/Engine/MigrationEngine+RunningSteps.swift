@@ -22,16 +22,22 @@ extension MigrationEngine {
         return changed
     }
 
-    /// Foreign-key violations are found after a step's closure returns, by the
-    /// transaction around it; report them as that step's failure.
-    static func attributing(_ error: any Error, to step: MigrationStep<Database>?, phase: MigrationStepError.Phase = .apply) -> any Error {
-        guard let step, let error = error as? MigrationKitError else { return error }
-        switch error {
-        case .foreignKeyViolations, .foreignKeyViolationsAdded:
-            return MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: step.sourceLine, underlying: error)
-        default:
-            return error
+    /// What a step's transaction threw, as the observer hears it and the caller throws
+    /// it: foreign-key violations, found after the step's closure returned by the
+    /// transaction around it, as that step's failure (`step`: nil for several steps at
+    /// once, whose violations are the transaction's).
+    func failure(_ error: any Error, of step: MigrationStep<Database>?, phase: MigrationStepError.Phase = .apply) -> any Error {
+        var failure = error
+        if let step, let error = error as? MigrationKitError {
+            switch error {
+            case .foreignKeyViolations, .foreignKeyViolationsAdded:
+                failure = MigrationStepError(identifier: step.identifier, phase: phase, sourceFile: step.sourceFile, line: step.sourceLine, underlying: error)
+            default:
+                break
+            }
         }
+        if let failure = failure as? MigrationStepError { observer?(.didFail(failure)) }
+        return failure
     }
 
     /// Runs a step's closure, wrapping what it throws so the report names the step and,

@@ -1,15 +1,26 @@
 /// The default engine: each step in its own transaction with its ledger row.
 extension MigrationEngine {
-    /// Where a step-by-step run stands in its plan, as one step's transaction decided it
-    /// under the write lock: the plan it went by (re-made when another process committed
-    /// since the last one was made), which of its steps comes next, and the
-    /// `data_version` the plan was read at.
+    /// Where a step-by-step run stands: the plan it goes by, which of its steps comes
+    /// next, and the `data_version` the plan was read at. The run's one plan: re-made
+    /// under the write lock when another process committed since it was read
+    /// (`replanIfMoved`), advanced when a step commits.
     private struct PlanCursor {
         let plan: MigrationPlan<Database>
-        let next: Int
+        private(set) var next = 0
         let version: Int
 
+        init(plan: MigrationPlan<Database>, version: Int) {
+            self.plan = plan
+            self.version = version
+        }
+
+        /// The step to apply next; nil when the plan is done.
         var step: MigrationStep<Database>? { next < plan.steps.endIndex ? plan.steps[next] : nil }
+        /// The plan's steps after the next one.
+        var later: ArraySlice<MigrationStep<Database>> { plan.steps[min(next + 1, plan.steps.endIndex)...] }
+
+        /// The next step committed.
+        mutating func advance() { next += 1 }
     }
 
     /// One transaction per step; the plan is made outside any lock, so a refusal
@@ -31,9 +42,8 @@ extension MigrationEngine {
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
         // Limited to what changed where the layer can tell what a step wrote.
-        let limited = options.verification == .changedTables && db.canRecordWrittenTables
+        let graph = options.verification == .changedTables && db.canRecordWrittenTables ? ForeignKeyGraph() : nil
         var changed = ChangedTables()
-        let graph = ForeignKeyGraph()
         // `PRAGMA data_version` changes when another connection commits, and only then:
         // read with the plan, and compared under the write lock before every step, it
         // says whether the plan still describes the database (a re-made analysis per
@@ -45,16 +55,17 @@ extension MigrationEngine {
         var legacyHistory = LegacyHistory(in: db)
         if cursor.plan.hasBookkeeping {
             // Only the ledger and history change here: no table of the app's to check.
-            cursor = try ForeignKeyDeferral.inTransaction(
-                db, baseline: foreignKeys, within: heldOff,
+            var transaction = StepTransaction(db, baseline: foreignKeys, limitedBy: graph, within: heldOff)
+            try transaction.run(
                 prepare: {
                     try legacyHistory.moveIfPresent(in: db)
-                    return try self.cursor(from: readLedger(db), through: lastIndex, options: options)
+                    cursor = try self.cursor(from: readLedger(db), through: lastIndex, options: options)
+                    return .ownSQL
                 },
-                changesOnlyTheDatabase: { _ in true },
-                scope: { _, _ in limited ? [] : nil },
-                body: { cursor, _ in try recordBookkeeping(cursor.plan, in: db) }
-            ).work
+                body: { _ in
+                    try recordBookkeeping(cursor.plan, in: db)
+                    return ((), ChangedTables())
+                })
             legacyHistory.committed()
             reportBookkeeping(of: cursor.plan, in: &report)
         }
@@ -64,60 +75,52 @@ extension MigrationEngine {
         // Whether every step that ran had its foreign keys checked before it committed.
         var everyStepChecked = true
         do {
-            while let next = cursor.step {
+            while let expected = cursor.step {
                 let stepStart = clock.now
-                // Set outside the transaction, so chosen for the step the plan says is next.
-                let checks = foreignKeyChecks(of: next)
-                let taken: PlanCursor
-                let outcome: StepOutcome?
+                // Enforcement is set outside the transaction: for the step the plan says is
+                // next, and set up again should the plan re-made under the lock say otherwise.
+                var transaction = StepTransaction(db, baseline: foreignKeys, checks: foreignKeyChecks(of: expected),
+                                                  limitedBy: graph, within: heldOff)
+                let recording: RunHistory.Recording?
+                let written: ChangedTables
                 do {
-                    (taken, outcome) = try ForeignKeyDeferral.inTransaction(
-                        db, baseline: foreignKeys, checks: checks, checking: next.checksDeferredForeignKeys, within: heldOff,
-                        prepare: { () throws -> PlanCursor in
+                    (recording, written) = try transaction.run(
+                        prepare: {
                             try legacyHistory.moveIfPresent(in: db)
                             // Under the write lock now: if another process committed anything
                             // since the plan was made, plan again from what the database holds.
-                            let version = try dataVersion(db)
-                            guard version != cursor.version else { return cursor }
-                            foreignKeys.forget()
-                            history.forgetStandingRows()
-                            let fresh = try self.cursor(from: LedgerReading(snapshot: MigrationBookkeeping.snapshot(in: db), dataVersion: version),
-                                                      through: lastIndex, options: options)
-                            // Another step now comes next, wanting its foreign keys otherwise
-                            // (enforced, or checked before it commits, or neither).
-                            if let step = fresh.step,
-                               foreignKeyChecks(of: step) != checks || step.checksDeferredForeignKeys != next.checksDeferredForeignKeys {
-                                throw ForeignKeyChecksChanged(cursor: fresh)
+                            if try replanIfMoved(&cursor, through: lastIndex, options: options, in: db) {
+                                foreignKeys.forget()
+                                history.forgetStandingRows()
                             }
-                            return fresh
+                            // Another step may come next now, wanting its foreign keys
+                            // otherwise: the transaction then sets up again for it.
+                            if let step = cursor.step { return foreignKeyHandling(of: step) }
+                            // Nothing left (another process applied the rest): an empty
+                            // body, checked as the expected step's would have been.
+                            let handling = foreignKeyHandling(of: expected)
+                            return .init(checks: handling.checks, checksDeferred: handling.checksDeferred, bodyMayRunAgain: true)
                         },
-                        changesOnlyTheDatabase: { $0.step?.changesOnlyTheDatabase ?? true },
-                        scope: { _, outcome in limited ? try outcome?.changed.foreignKeyScope(using: graph, in: db) ?? [] : nil },
-                        body: { taken, attempt -> StepOutcome? in
-                            guard let step = taken.step else { return nil }
+                        body: { attempt in
+                            guard let step = cursor.step else { return (nil, ChangedTables()) }
                             if attempt == .first {
                                 observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1,
                                                      total: max(total, report.steps.count + 1)))
                             }
-                            let changed = try apply(step, in: db, recordingChanges: limited, appliedMerged: taken.plan.appliedMerged[step.identifier])
-                            let recording = history.recording(step, followedBy: taken.plan.steps[(taken.next + 1)...], duration: clock.now - stepStart)
+                            let written = try apply(step, in: db, recordingChanges: graph != nil, appliedMerged: cursor.plan.appliedMerged[step.identifier])
+                            let recording = history.recording(step, followedBy: cursor.later, duration: clock.now - stepStart)
                             for statement in recording.statements { try db.execute(statement) }
-                            return StepOutcome(changed: changed, recording: recording)
-                        },
-                        failing: { taken, error in Self.attributing(error, to: taken.step) })
-                } catch let changed as ForeignKeyChecksChanged {
-                    cursor = changed.cursor
-                    continue
-                } catch let failure as MigrationStepError {
-                    observer?(.didFail(failure))
-                    throw failure
+                            return (recording, written)
+                        })
+                } catch {
+                    throw failure(error, of: cursor.step)
                 }
-                guard let applied = taken.step, let outcome else { break }
+                guard let applied = cursor.step, let recording else { break }
                 legacyHistory.committed()
-                history.committed(outcome.recording)
-                everyStepChecked = everyStepChecked && (applied.checksDeferredForeignKeys || foreignKeyChecks(of: applied) == .immediate)
-                cursor = PlanCursor(plan: taken.plan, next: taken.next + 1, version: taken.version)
-                changed.add(outcome.changed)
+                history.committed(recording)
+                everyStepChecked = everyStepChecked && foreignKeyHandling(of: applied).isChecked
+                cursor.advance()
+                changed.add(written)
                 let duration = clock.now - stepStart
                 report.steps.append(MigrationReport.Step(identifier: applied.identifier, duration: duration))
                 observer?(.didApply(identifier: applied.identifier, duration: duration))
@@ -127,26 +130,27 @@ extension MigrationEngine {
             throw error
         }
         // Limited to changes, each step's transaction has checked its foreign keys.
-        let verified = everyStepChecked
-            ? try runVerification(in: db, foreignKeys: .tolerating(foreignKeys.tolerated), changed: limited ? (changed, graph) : nil)
-            : try runVerification(in: db, foreignKeys: .skipped, changed: limited ? (changed, graph) : nil)
+        let verified = try runVerification(in: db, foreignKeys: everyStepChecked ? .tolerating(foreignKeys.tolerated) : .skipped,
+                                           changed: graph.map { (changed, $0) })
         report.verification = verified.summary
         report.unmetNeeds = verified.unmetNeeds
         report.preexistingForeignKeyViolations = foreignKeys.initial.flatMap { $0.isEmpty ? nil : $0 }
         return report
     }
 
-    /// Thrown out of a step's transaction, before anything ran, when the plan re-made
-    /// under the write lock starts with a step whose foreign keys are checked otherwise
-    /// than the transaction was set up for: the loop sets up again for that step.
-    private struct ForeignKeyChecksChanged: Error {
-        let cursor: PlanCursor
+    /// How `step`, in a transaction of its own, wants its foreign keys handled.
+    private func foreignKeyHandling(of step: MigrationStep<Database>) -> StepTransaction<Database>.Handling {
+        .init(running: [step], checks: foreignKeyChecks(of: step))
     }
 
-    /// What one step's transaction did: the tables it wrote, and its bookkeeping.
-    private struct StepOutcome {
-        let changed: ChangedTables
-        let recording: RunHistory.Recording
+    /// Under the write lock: when another process committed since `cursor`'s plan was
+    /// read, plans again from what the database holds now. Whether it did.
+    private func replanIfMoved(_ cursor: inout PlanCursor, through lastIndex: Int, options: MigrateOptions, in db: Database) throws -> Bool {
+        let version = try dataVersion(db)
+        guard version != cursor.version else { return false }
+        cursor = try self.cursor(from: LedgerReading(snapshot: MigrationBookkeeping.snapshot(in: db), dataVersion: version),
+                                 through: lastIndex, options: options)
+        return true
     }
 
     /// The history rows of a run that ended before its last step committed, finished in
@@ -167,6 +171,6 @@ extension MigrationEngine {
     /// version under the lock, and the plan is made again, rather than a stale plan
     /// passing as current).
     private func cursor(from reading: LedgerReading, through lastIndex: Int, options: MigrateOptions) throws -> PlanCursor {
-        PlanCursor(plan: try plan(from: reading, through: lastIndex, options: options), next: 0, version: reading.dataVersion)
+        PlanCursor(plan: try plan(from: reading, through: lastIndex, options: options), version: reading.dataVersion)
     }
 }

@@ -7,7 +7,7 @@
 /// its writer, under its change lock, and hands it here; the engine asks nothing else of
 /// a layer than `MigrationConnection`. By default each step runs in its own
 /// `BEGIN IMMEDIATE` transaction together with its ledger row, under the 12-step
-/// foreign-key rules (`ForeignKeyDeferral`); a failing step rolls back alone, earlier
+/// foreign-key rules (`StepTransaction`); a failing step rolls back alone, earlier
 /// steps stay, later steps do not run. `MigrateOptions` selects one transaction for
 /// everything, or a dry run. What counts as applied, pending, edited or merged is decided
 /// by `MigrationAnalysis`, re-read under the write lock so concurrent processes never
@@ -44,12 +44,6 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     /// When `step`'s foreign keys are checked in a transaction of its own.
     package func foreignKeyChecks(of step: MigrationStep<Database>) -> ForeignKeyChecks {
         step.foreignKeyChecks ?? foreignKeyChecks
-    }
-
-    /// Whether the foreign keys of `steps`, run in one transaction, are checked before it
-    /// commits: unless one of them was registered after `disablingDeferredForeignKeyChecks()`.
-    static func checksDeferredForeignKeys(of steps: some Sequence<MigrationStep<Database>>) -> Bool {
-        steps.allSatisfy(\.checksDeferredForeignKeys)
     }
 
     /// Applies the pending steps up to the one at `lastIndex`, then verifies, as
@@ -163,7 +157,8 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     /// Drops every table, view, index and trigger, the ledger and MigrationKit's
     /// history, and resets `user_version`, in one transaction.
     package func erase(_ db: Database) throws {
-        try ForeignKeyDeferral.inTransaction(db, baseline: ForeignKeyBaseline()) {
+        var transaction = StepTransaction(db, baseline: ForeignKeyBaseline())
+        try transaction.run(prepare: { .ownSQL }, body: { _ in
             let objects = try SchemaDump.objects(in: db, includingBookkeeping: true)
             for kind in ["trigger", "view", "table"] {
                 for object in objects where object.type == kind {
@@ -172,6 +167,7 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
             }
             if try db.tableExists("sqlite_sequence") { try db.execute(BookkeepingStatement("DELETE FROM sqlite_sequence")) }
             try db.execute(BookkeepingStatement("PRAGMA user_version = 0"))
-        }
+            return ((), ChangedTables())
+        })
     }
 }

@@ -5,7 +5,7 @@ import MigrationKit
 /// step's COMMIT, and a stop asked by a signal (`Interruption`) waits for the engine's
 /// cleanups.
 extension SQLCipherDatabase: MigrationConnection {
-    package func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func inImmediateTransaction<T>(_ body: () throws -> TransactionEnd<T>) throws -> T {
         try inTransaction(.immediate, body)
     }
 

@@ -149,11 +149,22 @@ extension SQLCipherDatabase {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it
     /// throws (or when the commit itself fails, e.g. on a full disk).
     public func inTransaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
+        try inTransaction(kind) { .commit(try body()) }
+    }
+
+    /// Runs `body` in a transaction ended as it says: committed, or rolled back with
+    /// nothing thrown; rolled back, too, when it throws or when the commit fails.
+    package func inTransaction<T>(_ kind: TransactionKind, _ body: () throws -> TransactionEnd<T>) throws -> T {
         try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION", arguments: [])
         do {
-            let result = try body()
-            try execute(sql: "COMMIT TRANSACTION", arguments: [])
-            return result
+            switch try body() {
+            case .commit(let result):
+                try execute(sql: "COMMIT TRANSACTION", arguments: [])
+                return result
+            case .rollBack(let result):
+                rollbackIfNeeded()
+                return result
+            }
         } catch {
             rollbackIfNeeded()
             throw error

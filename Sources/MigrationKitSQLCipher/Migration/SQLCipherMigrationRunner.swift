@@ -9,7 +9,7 @@ public typealias SQLCipherMigrationStep = MigrationStep<SQLCipherDatabase>
 /// call works on one `SQLCipherWriter`, so the key is derived once per call however
 /// many steps run. By default each step runs in its own `BEGIN IMMEDIATE` transaction
 /// together with its ledger row, under the 12-step foreign-key rules
-/// (`ForeignKeyDeferral`); a failing step rolls back alone, earlier steps stay, later
+/// (`StepTransaction`); a failing step rolls back alone, earlier steps stay, later
 /// steps do not run. `MigrateOptions` selects one transaction for everything, or a dry
 /// run. What counts as applied, pending, edited or merged is decided by
 /// `MigrationAnalysis`, re-read under the write lock so concurrent processes never
