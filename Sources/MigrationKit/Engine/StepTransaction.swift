@@ -214,20 +214,27 @@ struct StepTransaction<Database: MigrationConnection> {
     }
 
     /// What the baseline must know before the body runs, beyond what it knows.
+    /// A body that must run once learns every table first, whatever an earlier attempt
+    /// learned: the work prepared under the lock may be another step than the one that
+    /// attempt ran (another process moved the ledger between them), and only what is
+    /// known of every table spares it a second run.
     private func learnBeforeBody(bodyMayRunAgain: Bool) throws {
+        let learnsEverything: Bool
         switch lookahead {
-        case .everything where baseline.known(of: nil) == nil:
-            baseline.learnBeforeTransaction(try everyViolation())
-        case .tables(let tables):
+        case .tables(let tables) where bodyMayRunAgain:
             // The tables the body wrote last time, as they are before it runs again (a
             // table it creates does not exist yet, and holds no violation).
             baseline.learnAhead(try ForeignKeyDeferral.violations(in: db, tables: tables.filter(db.tableExists)), of: tables)
-        case .none where !bodyMayRunAgain && baseline.known(of: nil) == nil:
+            return
+        case .everything:
+            learnsEverything = true
+        case .tables, .none:
             // A body that must run once: learn now what it could otherwise only learn by
             // being rolled back and run again.
+            learnsEverything = !bodyMayRunAgain
+        }
+        if learnsEverything, baseline.known(of: nil) == nil {
             baseline.learnBeforeTransaction(try everyViolation())
-        default:
-            break
         }
     }
 
