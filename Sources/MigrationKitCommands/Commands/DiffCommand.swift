@@ -90,7 +90,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     package func failure(in report: DiffDocument) -> ErrorPresentation? {
         guard report.drift else { return nil }
-        return ErrorPresentation(kind: "drift", message: "drift: " + report.differences.map(\.summary).joined(separator: "; "), exitCode: ExitCodeDecision.exitCode(for: .drift))
+        return ErrorPresentation(row: ExitCodeDecision.row(for: .drift), message: "drift: " + report.differences.map(\.summary).joined(separator: "; "))
     }
 
     package func fleetResult(_ report: DiffDocument) -> String {
