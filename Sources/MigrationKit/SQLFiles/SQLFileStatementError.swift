@@ -20,6 +20,7 @@ public struct SQLFileStatementError<Underlying: DatabaseStatementError>: SourceL
         self.underlying = underlying
     }
 
+    /// `underlying`, which the runner reports at `sourcePath:sourceLine`.
     public var underlyingError: (any Error)? { underlying }
 
     /// `description`, for `localizedDescription`.
