@@ -27,8 +27,8 @@ public enum MigrationCLI {
     /// run many command lines at once in one process. The host decides, as for any app,
     /// whether the process is hardened and signals stop the command.
     ///
-    /// - Throws: `CommandSurroundings.SurroundingsError` when the command cannot be given
-    ///   its own working folder.
+    /// - Throws: `CLIError` (`.unexpectedState`) when the command cannot be given its own
+    ///   working folder.
     package static func run(host: MigrationCLIHost, arguments: [String], in surroundings: CommandSurroundings) throws -> Int32 {
         try surroundings.run { run(host: host, arguments: arguments, isProcessMain: false, surroundings: surroundings.processSurroundings) }
     }

@@ -3,22 +3,10 @@ import Foundation
 import GRDB
 import MigrationKit
 
-/// A statement of a migration file failed under GRDB: the file and the first line of
-/// its section (GRDB's error names the statement), so the runner's report points at it.
-public struct GRDBFileStatementError: SourceLocatedError, LocalizedError, CustomStringConvertible {
-    /// The migration file, as its step names it.
-    public let sourcePath: String
-    public let sourceLine: Int?
-    /// GRDB's error, with SQLite's code and the failing statement.
-    public let underlying: DatabaseError
-
-    public var underlyingError: (any Error)? { underlying }
-
-    /// `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
-
-    public var description: String { "\(sourcePath):\(sourceLine ?? 1): \(underlying.message ?? "\(underlying.resultCode)")" }
-}
+/// A statement of a migration file failed under GRDB: the file and the line of the
+/// failing statement (GRDB's error names the statement), so the runner's report points
+/// at it.
+public typealias GRDBFileStatementError = SQLFileStatementError<DatabaseError>
 
 extension GRDB.Database: SQLFileExecuting {
     /// Runs a migration file's section one statement at a time, cut where SQLite cuts

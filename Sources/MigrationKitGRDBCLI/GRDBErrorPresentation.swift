@@ -5,9 +5,10 @@ import MigrationKitGRDB
 import MigrationKitKeys
 
 /// How the GRDB commands present GRDB's errors: one sentence that names the database
-/// and says what to do. The exit code and `--json` kind are `DatabaseFailure`'s, from
-/// what the error is (`DatabaseError.failure`), so they are the ones the `migrationkit`
-/// tool gives the same problem. The core's errors are presented by `ErrorPresentation` itself.
+/// and says what to do. The exit code and `--json` kind are the row of
+/// `ExitCodeDecision`'s table for what the error is where it leaves GRDB
+/// (`DatabaseError.failure`), so they are the ones the `migrationkit` tool gives the
+/// same problem. The core's errors are presented by `ErrorPresentation` itself.
 enum GRDBErrorPresentation {
     /// - Parameter databasePath: the database the command said it works on, if it did.
     static func present(_ error: any Error, wording: RemedyWording, databasePath path: String?) -> ErrorPresentation? {
@@ -18,19 +19,19 @@ enum GRDBErrorPresentation {
             // runs in a transaction of its own.
             let before = error.phase == .apply ? "the migrations applied before it stay applied"
                 : "the migrations rolled back before it stay rolled back"
-            return ErrorPresentation(of: error, kind: "migrationFailed", message: "\(error.description); \(before).")
+            return ErrorPresentation(of: error, message: "\(error.description); \(before).")
         case let error as DatabaseError:
             // The exit code, the `--json` kind and the sentences of a statement the file
             // system stopped or of a damaged page are the table both command lines read;
             // GRDB's open failures, which SQLCipher's opener words its own way, are said here.
             let failure = error.failure
             if let sentence = failure.sentence(file: database, subject: database) {
-                return ErrorPresentation(of: failure, kind: failure.jsonKind, message: sentence)
+                return ErrorPresentation(of: failure, message: sentence)
             }
             let message: String
             switch failure.kind {
             case .busy:
-                return .locked("\(database): Another process kept the database locked for longer than the lock timeout.", path: path, of: failure)
+                return .locked("\(database): Another process kept the database locked for longer than the lock timeout.", path: path, row: ExitCodeDecision.row(for: failure))
             case .notADatabase:
                 message = "\(database) is not an SQLite database, or is encrypted (\(notADatabaseReason)); check --db-path."
             case .cannotOpen:
@@ -45,7 +46,7 @@ enum GRDBErrorPresentation {
                     message = "\(database): SQLite error: \(error.message ?? "\(error.resultCode)")."
                 }
             }
-            return ErrorPresentation(of: failure, kind: failure.jsonKind, message: message)
+            return ErrorPresentation(of: failure, message: message)
         case let error as KeyError:
             // The key could not be read: the code and sentence `migrationkit` says.
             return .forKeyError(error, wording: wording)

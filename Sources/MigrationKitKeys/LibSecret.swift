@@ -41,17 +41,13 @@ struct LibSecret {
     /// refusing, so a batch of stores stops waiting for it.
     var gaveUp: Bool { outcome.gaveUp }
 
-    /// Why libsecret could not be loaded, in the dynamic loader's words.
-    struct LoadFailure: Error {
-        let reason: String
-    }
-
     /// libsecret, loaded by the first call in the process (later calls are cheap), for
     /// one operation whose calls to the Secret Service end within `bound` from now.
-    static func load(answeringWithin bound: Duration) throws(LoadFailure) -> LibSecret {
+    /// - Throws: `Failure.unloaded`, with why in the dynamic loader's words (`message`).
+    static func load(answeringWithin bound: Duration) throws(Failure) -> LibSecret {
         var reason = [CChar](repeating: 0, count: 512)
         guard let table = migrationkit_libsecret_load(&reason, reason.count) else {
-            throw LoadFailure(reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw Failure.unloaded(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         return LibSecret(functions: table.pointee, bound: bound, deadline: .now + bound)
     }
@@ -84,6 +80,11 @@ struct LibSecret {
         /// it did not answer in time.
         var explanation: String {
             domain == .unanswered ? message : "it said: \(message)"
+        }
+
+        /// libsecret could not be loaded: the dynamic loader's `reason` (no GLib error at all).
+        static func unloaded(_ reason: String) -> Failure {
+            Failure(domainName: "migrationkit", domain: nil, code: 0, message: reason)
         }
 
         /// GLib aborts on out-of-memory, so this is for NULL results it does not document.

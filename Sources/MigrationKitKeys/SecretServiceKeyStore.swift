@@ -287,7 +287,7 @@ public struct SecretServiceKeyStore: Sendable {
         } catch {
             throw KeyError(
                 code: .libsecretUnavailable,
-                advice: Advice(situation: "Cannot \(action) the key in the Secret Service because libsecret could not be loaded (\(error.reason))",
+                advice: Advice(situation: "Cannot \(action) the key in the Secret Service because libsecret could not be loaded (\(error.message))",
                                otherwise: "install it (`apt install libsecret-1-0`)", remedy: .keyFromFile))
         }
         do {

@@ -83,7 +83,7 @@ struct TerminalPrompt {
                 }
             }
         }
-        if interrupted { throw NoEchoSession.Interrupted() }
+        if interrupted { throw CancellationError() }
         if let failure {
             throw KeyError(code: .terminalFailed, message: "Cannot read the key from the terminal (\(errnoDescription(failure))).")
         }
@@ -151,9 +151,6 @@ private func recordSignal(_ number: Int32) {
 
 /// Echo off for the duration of a prompt, restored on every way out.
 private struct NoEchoSession {
-    /// Thrown out of the prompt's body when a signal was recorded.
-    struct Interrupted: Error {}
-
     static let signalLimit: Int32 = 65
     /// Signals that end the process by default.
     static let terminating = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
@@ -198,7 +195,7 @@ private struct NoEchoSession {
                 outcome = Result { try body(NoEchoSession(fd: fd)) }
             } else if errno == EINTR, anyRecorded() {
                 // A background job touching the terminal gets SIGTTOU: stop, then retry.
-                outcome = .failure(Interrupted())
+                outcome = .failure(CancellationError())
             } else {
                 outcome = .failure(KeyError(code: .terminalFailed, advice: noEchoFailure()))
             }
@@ -211,7 +208,9 @@ private struct NoEchoSession {
             // ends the process right here, and Ctrl-Z stops it until `fg`.
             let received = (terminating + stopping).filter { receivedSignals[Int($0)] != 0 }
             for number in received { _ = raise(number) }
-            guard case .failure(let error) = outcome, error is Interrupted else {
+            // `CancellationError`: the prompt's body, or the terminal's setting, stopped
+            // because a signal was recorded.
+            guard case .failure(let error) = outcome, error is CancellationError else {
                 return try outcome.get()  // the entry was complete before the signal
             }
             if received.allSatisfy(stopping.contains) { continue }  // back from a stop: ask again

@@ -38,7 +38,7 @@ import Testing
     }
 
     private let runner = CommandLineRunner(root: Probe.self, commandName: "probe", wording: wording) { error, _ in
-        error is LayerError ? ErrorPresentation(kind: "locked", message: "The file is locked.", exitCode: .locked) : nil
+        error is LayerError ? ErrorPresentation(row: FailureRow(.locked, "locked"), message: "The file is locked.") : nil
     }
 
     @Test(arguments: [

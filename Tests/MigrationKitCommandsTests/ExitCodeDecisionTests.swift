@@ -10,6 +10,7 @@ import Testing
 /// codes" documents, whichever layer raised them.
 @Suite struct ExitCodeDecisionTests {
     private func code(_ error: any Error) -> CLIExitCode { ExitCodeDecision.exitCode(for: error) }
+    private func code(_ failure: DatabaseFailure) -> CLIExitCode { ExitCodeDecision.row(for: failure).exitCode }
 
     @Test func everyReasonACommandGivesHasItsDocumentedCode() {
         let documented: [CLIError.Reason: CLIExitCode] = [
@@ -122,7 +123,7 @@ import Testing
         let sqlcipher = DatabaseFailure(kind: .damaged, resultCode: .SQLITE_CORRUPT)
         let grdb = CLIError(.damaged, "backup.db: The backup fails its integrity check (no answer); choose another backup.")
         #expect(code(sqlcipher) == .damaged && code(grdb) == .damaged)
-        #expect(ErrorPresentation(of: sqlcipher, kind: DatabaseErrorKind.damaged.rawValue, message: "").jsonBody.kind == "\(grdb.exitCode)")
+        #expect(ErrorPresentation(of: sqlcipher, message: "").jsonBody.kind == ErrorPresentation(of: grdb, message: "").jsonBody.kind)
     }
 
     @Test func theCoresErrorsHaveTheirDocumentedCodes() {
@@ -145,7 +146,8 @@ import Testing
         ]
         for (error, expected) in documented { #expect(code(error) == expected, "\(error.name)") }
 
-        let failedStatement = DatabaseFailure(kind: .sqlite, resultCode: .SQLITE_ERROR)
+        struct FailedStatement: Error {}
+        let failedStatement = FailedStatement()
         #expect(code(MigrationStepError(identifier: "a", phase: .apply, sourceFile: nil, line: nil, underlying: failedStatement)) == .migrationFailed)
         #expect(code(SQLMigrationFileError(code: SQLMigrationFileError.Code(rawValue: "emptyUp"), path: "a.sql", message: "empty")) == .fileError)
         #expect(code(KeyError(code: .itemNotFound, message: "none")) == .keyUnavailable)
@@ -158,15 +160,35 @@ import Testing
     /// The README's "Exit codes" table lists exactly the codes `CLIExitCode` has (which
     /// `--help` lists with their `summary`), in the same order.
     @Test func theReadmeListsEveryExitCode() throws {
+        let listed = try Self.readmeExitCodeRows().flatMap(\.codes)
+        #expect(listed == CLIExitCode.allCases.map(\.rawValue))
+        for code in CLIExitCode.allCases { #expect(!code.summary.isEmpty, "\(code)") }
+    }
+
+    /// Each row of the README's "Exit codes" table is a code the one table
+    /// (`ExitCodeDecision`) ends a run with, and each code the table ends a run with is
+    /// a row: no documented code nothing gives, no code given that is not documented.
+    @Test func eachRowOfTheReadmesExitCodesIsACodeTheTableGives() throws {
+        let given = Set(ExitCodeDecision.everyExitCode.map(\.rawValue))
+        let rows = try Self.readmeExitCodeRows()
+        for row in rows {
+            for code in row.codes { #expect(code.map(given.contains) == true, "README row \(String(describing: code)) (\(row.meaning.prefix(40))…): no failure ends a run with it") }
+        }
+        let documented = Set(rows.flatMap(\.codes).compactMap { $0 })
+        for code in given.subtracting(documented).sorted() { #expect(Bool(false), "exit code \(code) is given but has no row in the README") }
+    }
+
+    /// The rows of the README's "Exit codes" table: the codes of each (`129, 130, 143`)
+    /// and its meaning.
+    private static func readmeExitCodeRows() throws -> [(codes: [Int32?], meaning: Substring)] {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         let section = try #require(text.components(separatedBy: "### Exit codes\n").dropFirst().first)
         let rows = section.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(3).prefix { $0.hasPrefix("| ") }
-        let listed = rows.flatMap { row in
-            row.split(separator: "|")[0].split(separator: ",").map { Int32($0.trimmingCharacters(in: .whitespaces)) }
+        return rows.map { row in
+            let cells = row.split(separator: "|")
+            return (cells[0].split(separator: ",").map { Int32($0.trimmingCharacters(in: .whitespaces)) }, cells.count > 1 ? cells[1] : "")
         }
-        #expect(listed == CLIExitCode.allCases.map(\.rawValue))
-        for code in CLIExitCode.allCases { #expect(!code.summary.isEmpty, "\(code)") }
     }
 }

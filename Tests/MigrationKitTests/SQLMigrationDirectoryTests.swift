@@ -251,13 +251,13 @@ final class MigrationsFolder: @unchecked Sendable {
 
     @Test func theNextIdentifierSortsLastOrIsRefused() throws {
         let now = "20261122093000"
-        #expect(try MigrationNumbering.next(after: [], slug: "x", now: now) == "0001_x")
-        #expect(try MigrationNumbering.next(after: ["0009_a"], slug: "x", now: now) == "0010_x")
-        #expect(try MigrationNumbering.next(after: ["1_a", "2_b"], slug: "x", now: now) == "3_x")
-        #expect(try MigrationNumbering.next(after: ["20240101120000_a"], slug: "x", now: now) == "20261122093000_x")
-        #expect(try MigrationNumbering.next(after: ["20261122093000_a"], slug: "x", now: now) == "20261122093001_x")
+        #expect(try MigrationNumbering.next(after: [], slug: "x", now: now, in: "migrations") == "0001_x")
+        #expect(try MigrationNumbering.next(after: ["0009_a"], slug: "x", now: now, in: "migrations") == "0010_x")
+        #expect(try MigrationNumbering.next(after: ["1_a", "2_b"], slug: "x", now: now, in: "migrations") == "3_x")
+        #expect(try MigrationNumbering.next(after: ["20240101120000_a"], slug: "x", now: now, in: "migrations") == "20261122093000_x")
+        #expect(try MigrationNumbering.next(after: ["20261122093000_a"], slug: "x", now: now, in: "migrations") == "20261122093001_x")
         for refused in [["9_a"], ["9999_a"], ["1_a", "10_b"], ["18446744073709551615_a"], ["99999999999999999999999_a"]] {
-            #expect(throws: MigrationNumbering.Refusal.self, "\(refused)") { try MigrationNumbering.next(after: refused, slug: "x", now: now) }
+            #expect(throws: SQLMigrationFileError.self, "\(refused)") { try MigrationNumbering.next(after: refused, slug: "x", now: now, in: "migrations") }
         }
     }
 }

@@ -53,6 +53,14 @@ public struct DatabaseErrorKind: Hashable, Sendable, CustomStringConvertible {
     /// The API was used in a way it does not support (e.g. a re-entrant call).
     package static let misuse = DatabaseErrorKind(rawValue: "misuse")
 
+    /// Every kind above, for the tables that must give each a row (the command lines'
+    /// exit codes, checked against the README).
+    package static let everyKind: [DatabaseErrorKind] = [
+        .sqlite, .wrongKey, .notEncrypted, .keyRequired, .notADatabase, .damaged, .cannotOpen, .invalidKey, .busy, .inUse,
+        .interrupted, .fileSystem, .wrongOperation, .failsItsChecks, .unsupportedCipherSetting, .unregisteredCollation,
+        .extensionNotLoaded, .misuse,
+    ]
+
     /// `catch DatabaseErrorKind.wrongKey` matches any error of that kind
     /// (`SQLCipherError`, `UnreadableDatabaseError`).
     public static func ~= (pattern: DatabaseErrorKind, error: any Error) -> Bool {

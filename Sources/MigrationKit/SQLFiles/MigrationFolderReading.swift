@@ -25,13 +25,14 @@ struct MigrationFolderReading {
     func migrations(in candidates: [Candidate], problems: inout [SQLMigrationFileError]) -> [SQLMigrationFile] {
         let order = MigrationFileOrder.of(layout)
         var files: [SQLMigrationFile] = []
-        func parse(_ make: () throws -> SQLMigrationFile) {
+        // `make` gives nil for a file whose problem reading it found is collected already.
+        func parse(_ make: () throws -> SQLMigrationFile?) {
             do {
-                files.append(try make())
+                if let file = try make() { files.append(file) }
             } catch let error as SQLMigrationFileError {
                 problems.append(error)
             } catch {
-                // Unreadable: a file whose problem reading it found is collected already.
+                // The parsers throw `SQLMigrationFileError` only.
             }
         }
 
@@ -133,10 +134,11 @@ struct MigrationFolderReading {
     }
 
     /// One migration of a layout other than MigrationKit's own, from its files.
-    private func make(_ candidate: Candidate, _ name: MigrationFileName, down: Candidate?) throws -> SQLMigrationFile {
+    /// - Returns: nil for a file that could not be read, whose problem is collected already.
+    private func make(_ candidate: Candidate, _ name: MigrationFileName, down: Candidate?) throws -> SQLMigrationFile? {
         switch name.role {
         case .sections:
-            guard let text = candidate.text else { throw Unreadable() }
+            guard let text = candidate.text else { return nil }
             if layout == .sqlMigrate {
                 return try SQLMigrationFileParser.parseSQLMigrate(text, identifier: name.identifier, path: candidate.path, version: name.version)
             }
@@ -145,8 +147,8 @@ struct MigrationFolderReading {
             return layout == .prisma ? try prismaMigration(candidate, name) : try dieselMigration(candidate, name)
         default:
             if layout == .atlas { return try atlasMigration(candidate, name) }
-            guard let text = candidate.text else { throw Unreadable() }
-            if let down, down.text == nil { throw Unreadable() }
+            guard let text = candidate.text else { return nil }
+            if let down, down.text == nil { return nil }
             let file = try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: down?.text, downPath: down?.path,
                                                               identifier: name.identifier, layout: layout, version: name.version,
                                                               placeholders: placeholders, time: time)
@@ -157,8 +159,8 @@ struct MigrationFolderReading {
 
     /// An Atlas migration: its file, whose directives (`-- atlas:…` lines heading it)
     /// Atlas obeys as it runs it (`AtlasDirectory`).
-    private func atlasMigration(_ candidate: Candidate, _ name: MigrationFileName) throws -> SQLMigrationFile {
-        guard let text = candidate.text else { throw Unreadable() }
+    private func atlasMigration(_ candidate: Candidate, _ name: MigrationFileName) throws -> SQLMigrationFile? {
+        guard let text = candidate.text else { return nil }
         return try SQLMigrationFileParser.parseUpDown(upText: text, upPath: candidate.path, downText: nil, downPath: nil,
                                                       identifier: name.identifier, layout: .atlas, version: name.version,
                                                       noTransactionRequest: try AtlasDirectory.noTransactionRequest(in: text, path: candidate.path))
@@ -219,9 +221,6 @@ struct MigrationFolderReading {
         }
         return AtlasDirectory.sumProblem(sum, files: files, folder: folder).map { [$0] } ?? []
     }
-
-    /// A file that could not be read, whose problem is already collected.
-    private struct Unreadable: Error {}
 
     /// What a `.sql` file the layout does not name is: a problem (its tool would not run
     /// it, and a migration silently skipped is worse than one refused). A folder outside

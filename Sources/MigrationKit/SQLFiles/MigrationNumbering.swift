@@ -22,11 +22,6 @@ package enum MigrationNumbering {
         case unpadded
     }
 
-    /// Why no name can be given.
-    package struct Refusal: Error, Sendable, CustomStringConvertible {
-        package let description: String
-    }
-
     /// The width of a timestamp prefix (`20261122093000`).
     static let timestampWidth = 14
 
@@ -49,18 +44,21 @@ package enum MigrationNumbering {
     /// - Parameters:
     ///   - now: the current UTC time as `YYYYMMDDHHMMSS`, for timestamp folders.
     ///   - order: the folder's order; one by version number has no width to keep.
-    package static func next(after existing: [String], slug: String, now: String, order: MigrationFileOrder = .byteWise) throws -> String {
+    ///   - folder: the migrations folder, which a refusal names.
+    /// - Throws: `SQLMigrationFileError` (`.noNextName`) when no name can be given.
+    package static func next(after existing: [String], slug: String, now: String, order: MigrationFileOrder = .byteWise,
+                             in folder: String) throws -> String {
         let style = style(of: existing)
         let numbers = existing.map(numberPrefix).filter { !$0.isEmpty }
         let highest = try numbers.map { text -> UInt64 in
             guard let value = UInt64(text) else {
-                throw Refusal(description: "A migration's number (\(text)) is too large to count on from; name the new file by hand so that it sorts after every other.")
+                throw refusal(in: folder, "A migration's number (\(text)) is too large to count on from; name the new file by hand so that it sorts after every other.")
             }
             return value
         }.max() ?? 0
         let (following, overflow) = highest.addingReportingOverflow(1)
         guard !overflow else {
-            throw Refusal(description: "A migration's number is too large to count on from; name the new file by hand so that it sorts after every other.")
+            throw refusal(in: folder, "A migration's number is too large to count on from; name the new file by hand so that it sorts after every other.")
         }
         let number: String
         switch style {
@@ -71,7 +69,7 @@ package enum MigrationNumbering {
         case .padded(let width):
             let digits = String(following)
             guard digits.count <= width || !order.comparesText else {
-                throw Refusal(description: "The folder numbers its migrations with \(width) digits, and the next number, \(digits), has more, so it would sort before the others (migrations apply in byte-wise order of their names); rename the files with more digits, or name the new file by hand so that it sorts after every other.")
+                throw refusal(in: folder, "The folder numbers its migrations with \(width) digits, and the next number, \(digits), has more, so it would sort before the others (migrations apply in byte-wise order of their names); rename the files with more digits, or name the new file by hand so that it sorts after every other.")
             }
             number = String(repeating: "0", count: max(0, width - digits.count)) + digits
         case .unpadded:
@@ -80,10 +78,10 @@ package enum MigrationNumbering {
         let identifier = number + "_" + slug
         guard order.comparesText else { return identifier }
         if let misnumbered = order.misnumbered(existing) {
-            throw Refusal(description: "\"\(misnumbered.first)\" sorts before \"\(misnumbered.second)\" though its number is larger (migrations apply in byte-wise order of their names), so the folder is refused until its numbers have one width; rename \"\(misnumbered.second)\" to \"\(MigrationFileOrder.padded(misnumbered.second, toTheWidthOf: misnumbered.first))\", and the others alike, then add the new file.")
+            throw refusal(in: folder, "\"\(misnumbered.first)\" sorts before \"\(misnumbered.second)\" though its number is larger (migrations apply in byte-wise order of their names), so the folder is refused until its numbers have one width; rename \"\(misnumbered.second)\" to \"\(MigrationFileOrder.padded(misnumbered.second, toTheWidthOf: misnumbered.first))\", and the others alike, then add the new file.")
         }
         if let last = existing.max(by: order.precedes), !order.precedes(last, identifier) {
-            throw Refusal(description: "The next number, \(number), would sort before \(last) (migrations apply in byte-wise order of their names, where \(number)_ comes before it), so new and existing databases would run it out of order; rename the files with zero-padded numbers (0001_…), or name the new file by hand so that it sorts after every other.")
+            throw refusal(in: folder, "The next number, \(number), would sort before \(last) (migrations apply in byte-wise order of their names, where \(number)_ comes before it), so new and existing databases would run it out of order; rename the files with zero-padded numbers (0001_…), or name the new file by hand so that it sorts after every other.")
         }
         return identifier
     }
@@ -92,7 +90,8 @@ package enum MigrationNumbering {
     /// `existing` (Flyway's `V` files' identifiers) with its last part one larger, its
     /// separators and zero-padding as written (`V1_2_09__x` gives `V1_2_10__slug`);
     /// `V1__slug` in a folder without one.
-    package static func nextFlyway(after existing: [String], slug: String) throws -> String {
+    /// - Throws: `SQLMigrationFileError` (`.noNextName`, naming `folder`) when no name can be given.
+    package static func nextFlyway(after existing: [String], slug: String, in folder: String) throws -> String {
         let order = MigrationFileOrder.of(.flyway)
         let highest = existing.compactMap { MigrationFileName($0 + ".sql", isFolder: false, layout: .flyway) }
             .filter { $0.role == .up }.map(\.key).max { order.precedes($0, $1) }
@@ -104,7 +103,7 @@ package enum MigrationNumbering {
         let lastDigits = versionText.reversed().prefix { $0.isASCII && $0.isNumber }
         let head = versionText.dropLast(lastDigits.count)
         guard let value = UInt64(String(lastDigits.reversed())) else {
-            throw Refusal(description: "The highest version, \(versionText), is too large to count on from; name the new file by hand (V<version>__\(slug).sql) with a larger version.")
+            throw refusal(in: folder, "The highest version, \(versionText), is too large to count on from; name the new file by hand (V<version>__\(slug).sql) with a larger version.")
         }
         let next = String(value + 1)
         let padded = String(repeating: "0", count: max(0, lastDigits.count - next.count)) + next
@@ -114,7 +113,8 @@ package enum MigrationNumbering {
     /// A diesel folder's next name: the time as diesel's `migration generate` writes it
     /// (`2026-11-28-093000_slug`), whose version (the digits) must sort after every other
     /// version, as diesel compares them.
-    package static func nextDiesel(after existing: [String], slug: String, now: String) throws -> String {
+    /// - Throws: `SQLMigrationFileError` (`.noNextName`, naming `folder`) when no name can be given.
+    package static func nextDiesel(after existing: [String], slug: String, now: String, in folder: String) throws -> String {
         let stamp = Array(now)
         let dashed = String(stamp[0..<4]) + "-" + String(stamp[4..<6]) + "-" + String(stamp[6..<8]) + "-" + String(stamp[8...])
         let identifier = dashed + "_" + slug
@@ -123,9 +123,14 @@ package enum MigrationNumbering {
         let key = MigrationFileOrder.Key(identifier: identifier, version: version(identifier))
         if let last = existing.map({ MigrationFileOrder.Key(identifier: $0, version: version($0)) }).max(by: order.precedes),
            !order.precedes(last, key) {
-            throw Refusal(description: "The next version, \(now), would not sort after \(last.identifier)'s (diesel applies migrations in byte-wise order of their versions), so databases would run it out of order; name the new folder by hand so that its version sorts after every other.")
+            throw refusal(in: folder, "The next version, \(now), would not sort after \(last.identifier)'s (diesel applies migrations in byte-wise order of their versions), so databases would run it out of order; name the new folder by hand so that its version sorts after every other.")
         }
         return identifier
+    }
+
+    /// Why no name can be given in `folder`: a problem of the folder, worded in `sentence`.
+    private static func refusal(in folder: String, _ sentence: String) -> SQLMigrationFileError {
+        SQLMigrationFileError(code: .noNextName, path: folder, message: sentence)
     }
 
     /// The next of a SQLDelight folder's files (`names`, as listed), without `.sqm`: the

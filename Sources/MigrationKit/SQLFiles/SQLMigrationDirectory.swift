@@ -233,12 +233,7 @@ public struct SQLMigrationDirectory: Sendable {
             throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(String(cString: strerror(errno)))).")
         }
         try Self.requireRegularFile(info, filePath)
-        var bytes: [UInt8]
-        do {
-            bytes = try Self.readAll(descriptor, expecting: Int(info.st_size), limit: Self.maximumFileSize + 1)
-        } catch {
-            throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(String(cString: strerror(error.code)))).")
-        }
+        var bytes = try Self.readAll(descriptor, of: filePath, expecting: Int(info.st_size), limit: Self.maximumFileSize + 1)
         if bytes.count > Self.maximumFileSize {
             throw SQLMigrationFileError(code: .fileTooLarge, path: filePath,
                                         message: "The file is over the \(Self.maximumFileSize / (1024 * 1024)) MiB limit for a migration; load bulk data another way.")
@@ -261,7 +256,7 @@ public struct SQLMigrationDirectory: Sendable {
     /// file may still grow or shrink meanwhile). Foundation's `FileHandle.read(upToCount:)`
     /// allocated `limit` bytes for each file: most of the cost of loading a folder of
     /// small migrations.
-    private static func readAll(_ descriptor: Int32, expecting size: Int, limit: Int) throws(ReadFailure) -> [UInt8] {
+    private static func readAll(_ descriptor: Int32, of filePath: String, expecting size: Int, limit: Int) throws(SQLMigrationFileError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: min(max(size, 0), limit) + 1)
         var count = 0
         while count < limit {
@@ -271,18 +266,13 @@ public struct SQLMigrationDirectory: Sendable {
             }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw ReadFailure(code: errno)
+                throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(String(cString: strerror(errno)))).")
             }
             if got == 0 { break }
             count += got
         }
         bytes.removeSubrange(count...)
         return bytes
-    }
-
-    /// `read(2)` failed with this `errno`.
-    private struct ReadFailure: Error {
-        let code: Int32
     }
 
     private static func requireRegularFile(_ info: stat, _ filePath: String) throws {

@@ -76,6 +76,9 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         /// Something the folder's tool does that MigrationKit does not: Flyway's repeatable
         /// `R__` migrations and `${…}` placeholders, goose's `ENVSUB ON`.
         package static let unsupportedFeature = Code(rawValue: "unsupportedFeature")
+        /// No name can be given to a new migration in the folder: its numbers cannot be
+        /// counted on from, or the next would not sort after every other.
+        package static let noNextName = Code(rawValue: "noNextName")
 
         /// `catch SQLMigrationFileError.Code.notUTF8` matches an error with that code.
         public static func ~= (pattern: Code, error: any Error) -> Bool {

@@ -4,7 +4,7 @@
 /// refuses its options before anything runs (in its own, naming the option:
 /// `sentence(naming:)`), so SQLCipher never ignores a pragma it does not know in silence
 /// and no file is left that later runs cannot open.
-package struct CipherSettingsRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+package struct CipherSettingsRefusal: Hashable, Sendable, CustomStringConvertible {
     /// What is wrong with the setting.
     package enum Reason: Hashable, Sendable {
         /// The value is outside what SQLCipher accepts: `allowed` says what is ("1, 2, 3

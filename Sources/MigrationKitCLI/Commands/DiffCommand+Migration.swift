@@ -139,6 +139,9 @@ extension DiffCommand {
         case .lintErrors(let findings):
             let list = findings.map { "line \($0.line): \($0.rule): \($0.message)" }.joined(separator: "; ")
             return CLIError(.lintErrors, "lint finds errors in the migration diff wrote from \(current) to what \(schemaFile) makes (\(list)), so \(nothing); write this change by hand, or give an older --min-sqlite only if the app never runs on it.")
+        case .unknownApplied, .pendingBeforeLatestApplied, .replayFailed:
+            // Drift's refusals (the current schema when it is what migrations make).
+            return CLIError(.migrationsDoNotMakeSchema, "\(refusal) Nothing was written.")
         }
     }
 }

@@ -138,7 +138,7 @@ final class RotationRecord: KeyRotationRecord, @unchecked Sendable {
             }
         }
         let error = CLIError(.newKeyNotStored, sentence)
-        return ErrorPresentation(error, in: world) ?? ErrorPresentation(kind: "newKeyNotStored", message: sentence, exitCode: error.exitCode)
+        return ErrorPresentation(error, in: world) ?? ErrorPresentation(of: error, message: sentence)
     }
 }
 

@@ -175,32 +175,32 @@ package struct RoundTripCheck {
                     results.append(Result(name: name, passed: true, detail: "skipped: no \(wayBack)"))
                     continue
                 }
+                let result: Result
+                var roundTripped = false
                 do {
                     // Just applied, so the latest: rolling back one step undoes it alone.
                     _ = try database.rollback(.latest(1), acceptModified: [])
                     let undone = try schema(database)
-                    guard undone == before else {
-                        throw RoundTripFailure(detail: "the \(wayBack) does not undo the step: " + Self.difference(expected: before, actual: undone))
+                    if undone != before {
+                        result = Result(name: name, passed: false, detail: "the \(wayBack) does not undo the step: " + Self.difference(expected: before, actual: undone))
+                    } else {
+                        _ = try database.migrate(upTo: identifier, options: Self.wholeFile)
+                        let redone = try schema(database)
+                        roundTripped = redone == after
+                        result = roundTripped ? Result(name: name, passed: true, detail: "up, down and up again give the same schemas")
+                            : Result(name: name, passed: false, detail: "applying again after the down gives a different schema: " + Self.difference(expected: after, actual: redone))
                     }
-                    _ = try database.migrate(upTo: identifier, options: Self.wholeFile)
-                    let redone = try schema(database)
-                    guard redone == after else {
-                        throw RoundTripFailure(detail: "applying again after the down gives a different schema: " + Self.difference(expected: after, actual: redone))
-                    }
-                    results.append(Result(name: name, passed: true, detail: "up, down and up again give the same schemas"))
                 } catch {
-                    results.append(Result.stopped(name, by: error, detail: (error as? RoundTripFailure)?.detail))
-                    database = try freshDatabase(upTo: identifier)
+                    result = Result.stopped(name, by: error)
                 }
+                results.append(result)
+                // A round trip that did not end where it began leaves no database the next step can start from.
+                if !roundTripped { database = try freshDatabase(upTo: identifier) }
             }
         } catch {
             results.append(Result.stopped("round trips", by: error))
         }
         return results
-    }
-
-    private struct RoundTripFailure: Error {
-        let detail: String
     }
 
     private func upgrade(_ older: OpenRequest, copyTo copy: String) -> Result {

@@ -81,7 +81,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
         let differences: [SchemaDifference]
         do {
             differences = try SchemaDrift.differences(of: database, upTo: target)
-        } catch let failure as SchemaDrift.ReplayFailure {
+        } catch SchemaDrift.Refusal.replayFailed(let failure) {
             throw CLIError(.migrationsDoNotMakeSchema, "\(database.path): \(failure) Nothing was recorded\(status.applied.isEmpty ? "; pass --skip-schema-proof to record the migrations all the same" : "").")
         }
         guard let first = differences.first else { return }

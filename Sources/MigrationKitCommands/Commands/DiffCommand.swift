@@ -66,8 +66,6 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
             report = try SchemaDrift.check(session)
         } catch let refusal as SchemaDrift.Refusal {
             throw CLIError(.migrationsDoNotMakeSchema, Self.sentence(for: refusal, database: database.path))
-        } catch let failure as SchemaDrift.ReplayFailure {
-            throw CLIError(.migrationsDoNotMakeSchema, Self.sentence(for: failure, database: database.path))
         }
         try Interruption.check()
         for identifier in report.modified {
@@ -92,7 +90,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     package func failure(in report: DiffDocument) -> ErrorPresentation? {
         guard report.drift else { return nil }
-        return ErrorPresentation(kind: "drift", message: "drift: " + report.differences.map(\.summary).joined(separator: "; "), exitCode: ExitCodeDecision.exitCode(for: .drift))
+        return ErrorPresentation(row: ExitCodeDecision.row(for: .drift), message: "drift: " + report.differences.map(\.summary).joined(separator: "; "))
     }
 
     package func fleetResult(_ report: DiffDocument) -> String {
@@ -101,7 +99,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     /// A replay that failed happened on a scratch database, not on the user's: said
     /// first, then what would make the migrations replay (docs/commands.md#diff).
-    private static func sentence(for failure: SchemaDrift.ReplayFailure, database: String) -> String {
+    private static func sentence(for failure: SchemaDrift.Refusal.ReplayFailure, database: String) -> String {
         let what = "\(database): diff replays the applied migrations on an empty scratch database to make the schema they should give, "
             + "and \(failure.failure.identifier) failed there (\(failure.place): \(failure.reason)); \(database) itself was only read and is unchanged. "
         if failure.edited {
@@ -117,6 +115,11 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
             return "\(database) has applied migrations that --migrations does not have (\(identifiers.joined(separator: ", "))), so their schema cannot be made; point --migrations at the folder that migrated it."
         case .pendingBeforeLatestApplied(let pending, let latest):
             return "\(database) has migrations before its latest applied one (\(latest)) that are not applied (\(pending.joined(separator: ", "))), so the migrations in order do not make it; apply them (migrate --allow-out-of-order) and run diff again."
+        case .replayFailed(let failure):
+            return sentence(for: failure, database: database)
+        case .desiredSchemaFails, .notSchemaStatements, .destructive, .migrationFails, .notExpressed, .notReversed, .lintErrors:
+            // The proof of a migration to a desired schema (`diff --to`), not drift's.
+            return "\(database): \(refusal)"
         }
     }
 }

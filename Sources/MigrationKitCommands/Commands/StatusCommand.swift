@@ -86,15 +86,14 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
     /// the first `migrate`.
     package func failure(in report: StatusDocument) -> ErrorPresentation? {
         if !report.exists {
-            return ErrorPresentation(kind: "missing", message: "is listed, but no database exists at this path; check the path and the list (`migrate` creates a database that is not there yet).",
-                                     exitCode: .fileError)
+            return ErrorPresentation(row: ExitCodeDecision.missingDatabase,
+                                     message: "is listed, but no database exists at this path; check the path and the list (`migrate` creates a database that is not there yet).")
         }
         guard let verdict = verdict(on: report) else { return nil }
         let refused = verdict == .migrateWouldRefuse
-        return ErrorPresentation(kind: refused ? "refused" : "pendingMigrations",
+        return ErrorPresentation(row: ExitCodeDecision.row(for: verdict),
                                  message: refused ? "migrate would refuse it; run status on it alone to see why."
-                                     : "\(report.pendingCount) migration\(report.pendingCount == 1 ? "" : "s") pending.",
-                                 exitCode: ExitCodeDecision.exitCode(for: verdict))
+                                     : "\(report.pendingCount) migration\(report.pendingCount == 1 ? "" : "s") pending.")
     }
 
     package func fleetResult(_ report: StatusDocument) -> String {

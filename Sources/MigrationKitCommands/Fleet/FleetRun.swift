@@ -134,7 +134,7 @@ package struct FleetRun {
                                     duration: ContinuousClock.now - started, backup: journal.backupWritten, keyState: keyState)
             }
             let presented = ErrorPresentation(error, in: world)?.verbose(verbose)
-                ?? ErrorPresentation(kind: "unexpected", message: "unexpected failure: \(error)", exitCode: .failure)
+                ?? ErrorPresentation(row: ExitCodeDecision.unexpected, message: "unexpected failure: \(error)")
             return FleetOutcome(path: path, state: .failed, value: nil, failure: Self.naming(path, in: presented),
                                 duration: ContinuousClock.now - started, backup: journal.backupWritten, keyState: keyState)
         }
@@ -159,7 +159,7 @@ package struct FleetRun {
     /// or not the error itself did.
     private static func naming(_ path: String, in presented: ErrorPresentation) -> ErrorPresentation {
         presented.message.hasPrefix(path + ":") || presented.message.hasPrefix(path + " ") ? presented
-            : ErrorPresentation(kind: presented.kind, message: "\(path): \(presented.message)", exitCode: presented.exitCode)
+            : presented.with(message: "\(path): \(presented.message)")
     }
 
     private final class FailureCount: @unchecked Sendable {

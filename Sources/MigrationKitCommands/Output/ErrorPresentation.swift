@@ -2,12 +2,13 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitFiles
 
-/// Turns any error a command can raise into one sentence and a documented exit code.
+/// Turns any error a command can raise into one sentence, with the documented exit code
+/// and `--json` kind `ExitCodeDecision`'s table gives it.
 ///
 /// Every message comes from MigrationKit's own error types, whose sentences name the
 /// file concerned and say what to do, with the remedies the libraries offer put in the
 /// command line's own words (`RemedyWording`); none carries a key. The core's
-/// errors are presented here; a database layer's own (SQLCipher's, GRDB's, the key
+/// errors are worded here; a database layer's own (SQLCipher's, GRDB's, the key
 /// sources') by the function its command line passes. Errors that ArgumentParser raised
 /// itself (usage, --help) are left to ArgumentParser.
 package struct ErrorPresentation {
@@ -35,67 +36,76 @@ package struct ErrorPresentation {
             self = presented
             return
         }
-        let kind: String
         let message: String
         switch error {
         case let error as CLIError:
-            (kind, message) = ("\(error.exitCode)", error.message)
+            message = error.message
         case let error as MigrationStepError:
             // A statement that needs what only the app registers: how to bring it.
             let need = error.appExtensionNeed.map { need in
                 "; it needs \(need), which only the app registers: \(AppExtensionAdvice().howToBringIt), and run the command again."
             }
-            (kind, message) = (error.explanation.map { "migrationFailed.\($0.name)" } ?? "migrationFailed", error.description + (need ?? ""))
+            message = error.description + (need ?? "")
         case let error as HostVerificationError:
-            (kind, message) = ("verificationFailed", error.description)
+            message = error.description
         case let error as FullTextIndexDifference:
-            (kind, message) = ("verificationFailed", error.description)
-        case let error as MigrationKitError:
-            (kind, message) = (error.name, error.sentence(wording))
+            message = error.description
         case let error as SQLMigrationFileError:
             let sentences = error.problemSentences(wording)
-            self.init(of: error, kind: "migrationFile.\(error.code.rawValue)", message: sentences[0])
+            self.init(of: error, message: sentences[0])
             furtherMessages = sentences.dropFirst().map(Self.oneLine)
             return
         case let error as FileOperationError where error.kind == .busy:
-            self = .locked(error.sentence(wording), path: error.path, of: error)
+            self = .locked(error.sentence(wording), path: error.path, row: ExitCodeDecision.row(for: error))
             return
+        case let error as MigrationKitError:
+            message = error.sentence(wording)
         case let error as FileOperationError:
-            (kind, message) = (DatabaseFailure(error).jsonKind, error.sentence(wording))
+            message = error.sentence(wording)
         case let error as UnreadableDatabaseError:
-            (kind, message) = (DatabaseFailure(error).jsonKind, error.sentence(wording))
+            message = error.sentence(wording)
         default:
             let code = root.exitCode(for: error)
             if code == .success || code == .validationFailure { return nil }  // ArgumentParser's own
-            (kind, message) = ("unexpected", "Unexpected failure: \(error)")
+            message = "Unexpected failure: \(error)"
         }
-        self.init(of: error, kind: kind, message: message)
+        self.init(of: error, message: message)
     }
 
     /// A database another process kept locked past the timeout, whichever connection
     /// waited: the library's sentence, the process holding the change lock named when it
     /// can be (`LockHolder`), and the one piece of advice, which is the command line's.
-    /// The exit code is `error`'s (`ExitCodeDecision`: a busy database is `.locked`).
-    package static func locked(_ sentence: String, path: String?, of error: any Error) -> ErrorPresentation {
+    /// `row` is the table's for the error (a busy database is `.locked`, "locked").
+    package static func locked(_ sentence: String, path: String?, row: FailureRow) -> ErrorPresentation {
         let who = path.flatMap(LockHolder.describeChange(of:)).map { " It is \($0)." } ?? ""
-        return ErrorPresentation(of: error, kind: "locked", message: sentence + who + " Try again when it is done, or \(waitLongerWords).")
+        return ErrorPresentation(row: row, message: sentence + who + " Try again when it is done, or \(waitLongerWords).")
     }
 
     /// `Remedy.waitLonger` in every command line's words: each has `--lock-timeout`.
     package static let waitLongerWords = "wait for it with --lock-timeout SECONDS"
 
-    /// An error's presentation with the sentences a presentation chose (`kind` for
-    /// `--json`, `message`) and the exit code `ExitCodeDecision` gives `error`: how a
-    /// database layer presents its own errors (described by a `DatabaseFailure`
-    /// when the core does not know their type).
-    package init(of error: any Error, kind: String, message: String, diagnosis: String? = nil) {
-        self.init(ExitCodeDecision.exitCode(for: error), kind, message, diagnosis)
+    /// An error's presentation with the sentence a presentation chose and the exit code
+    /// and `--json` kind `ExitCodeDecision` gives `error`.
+    package init(of error: any Error, message: String, diagnosis: String? = nil) {
+        self.init(row: ExitCodeDecision.row(for: error), message: message, diagnosis: diagnosis)
     }
 
-    /// A presentation built by a command line itself for what is not an error (a usage
-    /// error ArgumentParser found, an outcome such as pending migrations or drift).
-    package init(kind: String, message: String, exitCode: CLIExitCode) {
-        self.init(exitCode, kind, message)
+    /// A database error's presentation, as its layer describes it (`DatabaseFailure`)
+    /// and words it: the code and kind are the table's.
+    package init(of failure: DatabaseFailure, message: String) {
+        self.init(row: ExitCodeDecision.row(for: failure), message: message)
+    }
+
+    /// A presentation of a row of `ExitCodeDecision`'s table: a verdict a command
+    /// reached (pending migrations, drift), a usage error ArgumentParser found, a stop.
+    package init(row: FailureRow, message: String, diagnosis: String? = nil) {
+        self.init(row.exitCode, row.kind, message, diagnosis)
+    }
+
+    /// The same failure's code and kind with a sentence said again (naming its
+    /// database, adding the backup kept), alone.
+    package func with(message: String) -> ErrorPresentation {
+        ErrorPresentation(exitCode, kind, message)
     }
 
     private init(_ exitCode: CLIExitCode, _ kind: String, _ message: String, _ diagnosis: String? = nil) {

@@ -45,20 +45,20 @@ package enum NextMigrationFile {
         do {
             switch layout {
             case .flyway:
-                identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers, slug: slug)
+                identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers, slug: slug, in: directory)
             case .refinery:
                 // A `U` migration's version is one of the versions too.
-                identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers.map { "V" + $0.dropFirst() }, slug: slug)
+                identifier = try MigrationNumbering.nextFlyway(after: folder.identifiers.map { "V" + $0.dropFirst() }, slug: slug, in: directory)
             case .diesel:
-                identifier = try MigrationNumbering.nextDiesel(after: folder.identifiers, slug: slug, now: utcTimestamp())
+                identifier = try MigrationNumbering.nextDiesel(after: folder.identifiers, slug: slug, now: utcTimestamp(), in: directory)
             case .sqlDelight:
                 // SQLDelight names a file by the version it upgrades from: the last one's plus one.
                 identifier = MigrationNumbering.nextSQLDelight(after: folder.names)
             default:
-                identifier = try MigrationNumbering.next(after: folder.identifiers, slug: slug, now: utcTimestamp(), order: MigrationFileOrder.of(layout))
+                identifier = try MigrationNumbering.next(after: folder.identifiers, slug: slug, now: utcTimestamp(), order: MigrationFileOrder.of(layout), in: directory)
             }
-        } catch let refusal as MigrationNumbering.Refusal {
-            throw CLIError(.unusableFile, "\(directory): \(refusal)")
+        } catch let refusal as SQLMigrationFileError where refusal.code == .noNextName {
+            throw CLIError(.unusableFile, "\(directory): \(refusal.message)")
         }
         let base = directory.hasSuffix("/") ? directory + identifier : directory + "/" + identifier
         func write(_ files: [(path: String, text: String)]) throws -> Created {

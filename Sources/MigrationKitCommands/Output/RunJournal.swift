@@ -80,15 +80,14 @@ package final class RunJournal: @unchecked Sendable {
     /// How a run that was asked to stop ends (`CommandLineRunner.stopped`): what it left.
     package func stop() -> ErrorPresentation? {
         guard let signal = Interruption.signal else { return nil }
-        return ErrorPresentation(kind: "interrupted", message: stopped(by: signal), exitCode: .stopped(by: signal))
+        return ErrorPresentation(row: ExitCodeDecision.stopped(by: signal), message: stopped(by: signal))
     }
 
     /// The sentence for `presentation`, a failure of this run: any failure after a
     /// backup names it.
     package func annotate(_ presentation: ErrorPresentation) -> ErrorPresentation {
         guard let backup = lock.withLock({ backup }), !presentation.message.contains(backup) else { return presentation }
-        return ErrorPresentation(kind: presentation.kind, message: presentation.message + " The backup written before the change is kept: \(backup).",
-                                 exitCode: presentation.exitCode)
+        return presentation.with(message: presentation.message + " The backup written before the change is kept: \(backup).")
     }
 
     private func stopped(by signal: Int32) -> String {

@@ -74,9 +74,8 @@ package struct VerificationOutput {
     package static func failure(in document: VerifyDocument) -> ErrorPresentation? {
         let failed = document.checks.filter { !$0.passed }
         guard !failed.isEmpty else { return nil }
-        return ErrorPresentation(kind: "verificationFailed",
-                                 message: "verification failed: " + failed.map { "\($0.name): \($0.detail)" }.joined(separator: "; "),
-                                 exitCode: .verificationFailed)
+        return ErrorPresentation(row: ExitCodeDecision.row(for: .verificationFailed),
+                                 message: "verification failed: " + failed.map { "\($0.name): \($0.detail)" }.joined(separator: "; "))
     }
 }
 

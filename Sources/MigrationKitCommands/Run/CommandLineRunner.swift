@@ -58,7 +58,7 @@ package struct CommandLineRunner {
         var json = arguments.prefix { $0 != "--" }.contains("--json")
         var verbose = false
         if let unknown = unknownSubcommand(in: arguments) {
-            ErrorPresentation(kind: "usage", message: unknown, exitCode: .usage).print(commandName: commandName, json: json, on: surroundings.console)
+            ErrorPresentation(row: ExitCodeDecision.usage, message: unknown).print(commandName: commandName, json: json, on: surroundings.console)
             return CLIExitCode.usage.rawValue
         }
         do {
@@ -131,7 +131,7 @@ package struct CommandLineRunner {
             // command is a usage error for scripts, not a success.
             surroundings.console.error(message)
             let sentence = "Give a subcommand (see the list above)."
-            ErrorPresentation(kind: "usage", message: sentence, exitCode: .usage).print(commandName: commandName, json: json, on: surroundings.console)
+            ErrorPresentation(row: ExitCodeDecision.usage, message: sentence).print(commandName: commandName, json: json, on: surroundings.console)
             return CLIExitCode.usage.rawValue
         }
         if code == .success {
@@ -150,7 +150,7 @@ package struct CommandLineRunner {
             // One line, like every other error (the usage text would bury the
             // sentence); under --json, one document.
             let sentence = root.message(for: error) + " (see --help)"
-            ErrorPresentation(kind: "usage", message: ErrorPresentation.oneLine(sentence), exitCode: .usage)
+            ErrorPresentation(row: ExitCodeDecision.usage, message: ErrorPresentation.oneLine(sentence))
                 .print(commandName: commandName, json: json, on: surroundings.console)
             return exitCode
         }

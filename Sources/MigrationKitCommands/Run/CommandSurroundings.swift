@@ -44,11 +44,11 @@ package struct CommandSurroundings: Sendable {
         let result = Result<T, any Error>.Box()
         let thread = Thread { [self] in
             guard migrationkit_unshare_filesystem() == 0 else {
-                result.set(.failure(SurroundingsError(description: "unshare(CLONE_FS) failed: \(Errno(rawValue: errno))")))
+                result.set(.failure(CLIError(.unexpectedState, "unshare(CLONE_FS) failed: \(Errno(rawValue: errno))")))
                 return
             }
             guard chdir(workingDirectory) == 0 else {
-                result.set(.failure(SurroundingsError(description: "cannot enter \(workingDirectory): \(Errno(rawValue: errno))")))
+                result.set(.failure(CLIError(.unexpectedState, "cannot enter \(workingDirectory): \(Errno(rawValue: errno))")))
                 return
             }
             result.set(.success(body()))
@@ -64,11 +64,6 @@ package struct CommandSurroundings: Sendable {
     package var processSurroundings: ProcessSurroundings {
         ProcessSurroundings(environment: ProcessEnvironment(environment), standardInput: StandardInput(descriptor: standardInput),
                             console: Console(capture: console))
-    }
-
-    /// Why a command could not be given its surroundings.
-    package struct SurroundingsError: Error, CustomStringConvertible {
-        package let description: String
     }
 }
 

@@ -1,16 +1,17 @@
 import MigrationKit
 import MigrationKitFiles
 
-/// What a database error means on a command line, whichever connection raised it: the
-/// one table from what went wrong (a `DatabaseErrorKind`; `.sqlite` for a failed
-/// statement, as GRDB's errors all are) and SQLite's result code, primary or extended,
-/// to the documented exit code, the `--json` kind and the sentences every command line
-/// gives it. A database layer describes its errors as one of these (GRDB's by mapping
-/// its result codes to the kinds SQLCipher's opener gives the same problems), and only
-/// words itself what only it knows (SQLCipher's own sentences, GRDB's open failures).
-/// The file-system explanations are the core's (`FailureExplanation.forSQLite`), which
-/// the library's errors word themselves with too.
-package struct DatabaseFailure: Error, Hashable, Sendable {
+/// A database error as a command line sees it, whichever connection raised it: what
+/// went wrong (a `DatabaseErrorKind`; `.sqlite` for a failed statement, as GRDB's errors
+/// all are) and SQLite's result code, primary or extended. A database layer describes its
+/// errors as one of these where they leave it (GRDB's by mapping its result codes to the
+/// kinds SQLCipher's opener gives the same problems); `ExitCodeDecision`'s table gives
+/// its exit code and `--json` kind, and this, the sentences every command line gives it.
+/// A layer only words itself what only it knows (SQLCipher's own sentences, GRDB's open
+/// failures). The file-system explanations are the core's
+/// (`FailureExplanation.forSQLite`), which the library's errors word themselves with too.
+/// A description, not an error: nothing throws it.
+package struct DatabaseFailure: Hashable, Sendable {
     package let kind: DatabaseErrorKind
     package let resultCode: SQLiteResultCode
     /// What happened to the files and what to do, for a statement the file system
@@ -23,65 +24,11 @@ package struct DatabaseFailure: Error, Hashable, Sendable {
         self.explanation = explanation
     }
 
-    /// The documented exit code: by the kind, and for a failed statement (and the kinds
-    /// that say no more) by SQLite's result code.
-    package var exitCode: CLIExitCode {
-        switch kind {
-        case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
-            return .wrongKeyOrNotADatabase
-        case .wrongOperation:
-            // encrypt given an encrypted database, rekey a plaintext one: the file is
-            // not the kind the command needs, as with a key given for a plaintext one,
-            // so the same code, under its own kind (`--json` says "wrongOperation").
-            return .wrongKeyOrNotADatabase
-        case .damaged:
-            return .damaged
-        case .failsItsChecks:
-            return .verificationFailed
-        case .fileSystem, .cannotOpen:
-            return .fileError
-        case .invalidKey:
-            return .keyUnavailable
-        case .busy, .inUse:
-            return .locked
-        case .unsupportedCipherSetting, .extensionNotLoaded:
-            return .usage
-        case .unregisteredCollation:
-            // As a change that would lose data: refused until the user says how to go on.
-            return .refused
-        default:
-            // Every code `FailureExplanation.forSQLite` explains (a full disk, an I/O
-            // error, a journal that cannot be made, a read-only file) is a file problem.
-            switch resultCode {
-            case .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PERM:
-                return .fileError
-            case .SQLITE_CORRUPT:
-                return .damaged
-            case .SQLITE_NOTADB:
-                return .wrongKeyOrNotADatabase
-            case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return .locked
-            default:
-                return .failure
-            }
-        }
-    }
+    /// The documented exit code (`ExitCodeDecision.row(for:)`).
+    package var exitCode: CLIExitCode { ExitCodeDecision.row(for: self).exitCode }
 
-    /// The stable name `--json` gives the failure: a lock held too long is "locked"; a
-    /// kind other than a failed statement is its own name; a failed statement is its
-    /// explanation's name, or the name of what its code says of the file.
-    package var jsonKind: String {
-        if kind == .busy { return "locked" }
-        guard kind == .sqlite else { return kind.rawValue }
-        if let explanation { return explanation.name }
-        switch resultCode {
-        case .SQLITE_CORRUPT: return "corrupt"
-        // The open itself failed (a statement that did has an explanation).
-        case .SQLITE_READONLY: return "readOnly"
-        case .SQLITE_FULL: return "diskFull"
-        default: return "sqlite"
-        }
-    }
+    /// The stable name `--json` gives the failure (`ExitCodeDecision.row(for:)`).
+    package var jsonKind: String { ExitCodeDecision.row(for: self).kind }
 
     /// Whether this is a damaged page met after the open (the schema read fine): SQLite's
     /// "database disk image is malformed in `SELECT …`" blames a query, `sentence` does not.

@@ -3,62 +3,173 @@ import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 
-/// The one place that decides which documented exit code (`CLIExitCode`) an error a
-/// command raised ends the run with, whichever command line raised it; and a verdict a
-/// command reached (`CommandVerdict`: pending migrations, drift, a failed check).
+/// How a failure ends a run: its documented exit code (`CLIExitCode`, README: "Exit
+/// codes") and the stable name `--json` gives it. One row of `ExitCodeDecision`'s table.
+package struct FailureRow: Hashable, Sendable {
+    package let exitCode: CLIExitCode
+    /// A stable machine-readable name, for `--json`.
+    package let kind: String
+
+    package init(_ exitCode: CLIExitCode, _ kind: String) {
+        self.exitCode = exitCode
+        self.kind = kind
+    }
+}
+
+/// The one table from a failure to its exit code and `--json` kind (restic's one
+/// `switch`), whichever command line raised it: an error a command raised, a database
+/// error as its layer describes it (`DatabaseFailure`), a verdict a command reached
+/// (`CommandVerdict`: pending migrations, drift, a failed check), and what the command
+/// line itself says (a usage error, a stop by a signal, an unexpected failure).
 ///
 /// Everything else only says what went wrong: the core's errors are what they are; a
 /// database layer describes its own errors by what they are (`DatabaseFailure`: a
-/// `DatabaseErrorKind` and SQLite's result code, whose table gives the code), never by
-/// a code it picks; a command's own refusal names its reason (`CLIError.Reason`). The
-/// presentations (`ErrorPresentation`, each layer's) add the sentences and the `--json` kind.
+/// `DatabaseErrorKind` and SQLite's result code) where they leave it, never by a code it
+/// picks; a command's own refusal names its reason (`CLIError.Reason`). The sentences are
+/// each error's own, in the command line's words (`RemedyWording`), put together by
+/// `ErrorPresentation` and each layer's presentation; the code and the kind are only here.
 package enum ExitCodeDecision {
-    /// The exit code of `error`; `.failure` for an error nothing here knows (an
-    /// unexpected one). ArgumentParser's own errors (usage, `--help`) are not asked
-    /// here: ArgumentParser decides them.
-    package static func exitCode(for error: any Error) -> CLIExitCode {
+    /// The row of `error`; `unexpected` for an error nothing here knows. ArgumentParser's
+    /// own errors (usage, `--help`) are not asked here: ArgumentParser decides them.
+    package static func row(for error: any Error) -> FailureRow {
         switch error {
         case let error as CLIError:
-            return exitCode(for: error.reason)
-        case let error as DatabaseFailure:
-            return error.exitCode
+            // A command's own refusal: its code's name is its kind ("fileError").
+            let code = exitCode(for: error.reason)
+            return FailureRow(code, "\(code)")
         case let error as FileOperationError:
-            return DatabaseFailure(error).exitCode
+            return row(for: DatabaseFailure(error))
         case let error as UnreadableDatabaseError:
-            return DatabaseFailure(error).exitCode
+            return row(for: DatabaseFailure(error))
         case let error as MigrationStepError:
             // A step that failed because of the file system (a full disk, an I/O error),
-            // rolled back, is a file problem; any other failed step is a failed migration.
-            return error.explanation != nil ? .fileError : .migrationFailed
+            // rolled back, is a file problem, named by its explanation; any other failed
+            // step is a failed migration.
+            guard let explanation = error.explanation else { return FailureRow(.migrationFailed, "migrationFailed") }
+            return FailureRow(.fileError, "migrationFailed.\(explanation.name)")
         case is HostVerificationError, is FullTextIndexDifference:
-            return .verificationFailed
+            return FailureRow(.verificationFailed, "verificationFailed")
         case let error as MigrationKitError:
-            return exitCode(for: error)
+            return FailureRow(exitCode(for: error), error.name)
         case let error as SQLMigrationFileError:
             // A folder that would apply its files out of their numbered order is refused
             // as out-of-order migrations are; any other is a file that cannot be used,
             // which decides when the folder has both.
-            return error.problems.allSatisfy { $0.code == .misnumbered } ? .refused : .fileError
+            let code: CLIExitCode = error.problems.allSatisfy { $0.code == .misnumbered } ? .refused : .fileError
+            return FailureRow(code, "migrationFile.\(error.code.rawValue)")
         case let error as KeyError:
             // A prompt a signal interrupted is a stopped run (129, 130 or 143).
-            return error.signal.map(CLIExitCode.stopped(by:)) ?? .keyUnavailable
+            guard let signal = error.signal else { return FailureRow(.keyUnavailable, "key.\(error.code)") }
+            return FailureRow(.stopped(by: signal), "stopped")
         default:
-            return .failure
+            return unexpected
         }
+    }
+
+    /// The exit code of `error` (`row(for:)`).
+    package static func exitCode(for error: any Error) -> CLIExitCode {
+        row(for: error).exitCode
+    }
+
+    /// A database error as its layer describes it: by the kind, and for a failed
+    /// statement (and the kinds that say no more) by SQLite's result code. A lock held
+    /// too long is "locked"; a kind other than a failed statement is its own name; a
+    /// failed statement is its explanation's name, or the name of what its code says of
+    /// the file.
+    package static func row(for failure: DatabaseFailure) -> FailureRow {
+        let code: CLIExitCode
+        switch failure.kind {
+        case .wrongKey, .notEncrypted, .keyRequired, .notADatabase:
+            code = .wrongKeyOrNotADatabase
+        case .wrongOperation:
+            // encrypt given an encrypted database, rekey a plaintext one: the file is
+            // not the kind the command needs, as with a key given for a plaintext one,
+            // so the same code, under its own kind (`--json` says "wrongOperation").
+            code = .wrongKeyOrNotADatabase
+        case .damaged:
+            code = .damaged
+        case .failsItsChecks:
+            code = .verificationFailed
+        case .fileSystem, .cannotOpen:
+            code = .fileError
+        case .invalidKey:
+            code = .keyUnavailable
+        case .busy, .inUse:
+            code = .locked
+        case .unsupportedCipherSetting, .extensionNotLoaded:
+            code = .usage
+        case .unregisteredCollation:
+            // As a change that would lose data: refused until the user says how to go on.
+            code = .refused
+        default:
+            // Every code `FailureExplanation.forSQLite` explains (a full disk, an I/O
+            // error, a journal that cannot be made, a read-only file) is a file problem.
+            switch failure.resultCode {
+            case .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PERM:
+                code = .fileError
+            case .SQLITE_CORRUPT:
+                code = .damaged
+            case .SQLITE_NOTADB:
+                code = .wrongKeyOrNotADatabase
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                code = .locked
+            default:
+                code = .failure
+            }
+        }
+        if failure.kind == .busy { return FailureRow(code, "locked") }
+        guard failure.kind == .sqlite else { return FailureRow(code, failure.kind.rawValue) }
+        if let explanation = failure.explanation { return FailureRow(code, explanation.name) }
+        switch failure.resultCode {
+        case .SQLITE_CORRUPT: return FailureRow(code, "corrupt")
+        // The open itself failed (a statement that did has an explanation).
+        case .SQLITE_READONLY: return FailureRow(code, "readOnly")
+        case .SQLITE_FULL: return FailureRow(code, "diskFull")
+        default: return FailureRow(code, "sqlite")
+        }
+    }
+
+    /// A verdict a command reached and reported: its code, and its kind in a fleet's
+    /// `--json` (`status`'s and `diff`'s per database, `verify`'s).
+    package static func row(for verdict: CommandVerdict) -> FailureRow {
+        switch verdict {
+        case .migrateWouldRefuse: return FailureRow(.refused, "refused")
+        case .migrationsPending: return FailureRow(.pendingMigrations, "pendingMigrations")
+        case .lintErrors: return FailureRow(.migrationFailed, "lintErrors")
+        case .checksFailed: return FailureRow(.migrationFailed, "checksFailed")
+        case .verificationFailed: return FailureRow(.verificationFailed, "verificationFailed")
+        case .drift: return FailureRow(.verificationFailed, "drift")
+        }
+    }
+
+    /// A usage error ArgumentParser found, or the command line itself (an unknown or
+    /// missing subcommand).
+    package static let usage = FailureRow(.usage, "usage")
+    /// An error nothing in the table knows.
+    package static let unexpected = FailureRow(.failure, "unexpected")
+    /// A database a fleet lists that is not there (`status`).
+    package static let missingDatabase = FailureRow(.fileError, "missing")
+
+    /// A run a signal stopped (SIGHUP, SIGINT, SIGTERM), the work in progress rolled back.
+    package static func stopped(by signal: Int32) -> FailureRow {
+        FailureRow(.stopped(by: signal), "interrupted")
+    }
+
+    /// Every code the table ends a run with, from each row it can give but the core's
+    /// errors and each database error's result codes and explanations (which `row(for:)`
+    /// covers case by case), and the success of checks that passed: what the README's
+    /// "Exit codes" documents, row by row.
+    package static var everyExitCode: Set<CLIExitCode> {
+        let rows = CLIError.Reason.allCases.map { row(for: CLIError($0, "")) }
+            + CommandVerdict.allCases.map(row(for:))
+            + DatabaseErrorKind.everyKind.map { row(for: DatabaseFailure(kind: $0, resultCode: .SQLITE_ERROR)) }
+            + [usage, unexpected, missingDatabase] + [1, 2, 15].map(stopped(by:))
+        return Set(rows.map(\.exitCode) + [exitCode(forChecks: .passedWhatCouldRun), exitCode(forChecks: .failed)])
     }
 
     /// The exit code of a verdict a command reached and reported.
     package static func exitCode(for verdict: CommandVerdict) -> CLIExitCode {
-        switch verdict {
-        case .migrateWouldRefuse:
-            return .refused
-        case .migrationsPending:
-            return .pendingMigrations
-        case .lintErrors, .checksFailed:
-            return .migrationFailed
-        case .verificationFailed, .drift:
-            return .verificationFailed
-        }
+        row(for: verdict).exitCode
     }
 
     /// How a run of checks ended (`verify`, the verification after `migrate` and

@@ -97,24 +97,28 @@ final class PrivateDatabaseCopy {
 
     /// Puts the copy of the journal beside the copy of the database.
     ///
-    /// - Throws: `JournalWentAway` when a journal file is gone: its owner (a process
-    ///   that took no lock yet when it was found) finished with it, and the database is
-    ///   to be looked at again.
+    /// - Throws: `CocoaError.fileNoSuchFile` when a journal file is gone: its owner (a
+    ///   process that took no lock yet when it was found) finished with it, and the
+    ///   database is to be looked at again.
     func addJournal() throws {
-        for file in journal.files where FileProbe(path: file).kind == .missing { throw JournalWentAway() }
+        for file in journal.files where FileProbe(path: file).kind == .missing { throw CocoaError(.fileNoSuchFile) }
         try copying {
             for file in journal.files { try Self.copy(file, to: path + file.dropFirst(original.count)) }
         }
     }
 
-    /// A journal found beside the database was gone when it was copied.
-    struct JournalWentAway: Error {}
+    /// Whether `error` says a journal found beside the database was gone when it was
+    /// copied (`addJournal()`, `init`): its owner finished with it, so look again.
+    static func journalWentAway(_ error: any Error) -> Bool {
+        (error as? CocoaError)?.code == .fileNoSuchFile
+    }
 
     private func copying(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
-            throw JournalWentAway()
+            // A file found beside the database was gone when it was copied.
+            throw CocoaError(.fileNoSuchFile)
         } catch {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_IOERR,
                                  message: "\(whyCopied), and the copy failed (\(error.localizedDescription)); make room in \(FileManager.default.temporaryDirectory.path), or set TMPDIR to a folder with room.",

@@ -63,9 +63,9 @@ enum SQLCipherOpener {
         let copy: SQLCipherDatabase
         do {
             copy = try openCopy(of: path, provingJournal: leftover, key: key, configuration: configuration)
-        } catch is PrivateDatabaseCopy.JournalWentAway where attempt < 3 {
+        } catch where PrivateDatabaseCopy.journalWentAway(error) && attempt < 3 {
             return try openExisting(path: path, key: key, configuration: configuration, attempt: attempt + 1)
-        } catch is PrivateDatabaseCopy.JournalWentAway {
+        } catch where PrivateDatabaseCopy.journalWentAway(error) {
             return try openInFormat(path: path, key: key, configuration: configuration)
         }
         if configuration.readOnly { return copy }

@@ -32,55 +32,8 @@ package struct SchemaMigrationProof: Sendable {
         package let warnings: [LintFinding]
     }
 
-    /// Why there is no migration to show.
-    package enum Refusal: LocalizedError, Sendable, CustomStringConvertible {
-        /// The desired schema's statements fail on an empty database: the line of the
-        /// one that failed, and SQLite's words.
-        case desiredSchemaFails(String)
-        /// The desired schema holds statements that are not a `CREATE` (an `INSERT`, a
-        /// `PRAGMA`, an `ATTACH`, …): each one's line and first word, in order. A schema
-        /// file is run on a scratch database, and only what makes a schema belongs in it.
-        case notSchemaStatements([(line: Int, word: String)])
-        /// The migration would lose rows or values: one phrase per change.
-        case destructive([String])
-        /// The migration fails on a scratch copy of the current schema (its words).
-        case migrationFails(String)
-        /// Applied, the migration does not give the desired schema: what still differs
-        /// (`expected` is the desired schema's).
-        case notExpressed([SchemaDifference])
-        /// Rolled back, it does not give the current schema back (`expected` is the
-        /// current schema's).
-        case notReversed([SchemaDifference])
-        /// Lint finds errors in it.
-        case lintErrors([LintFinding])
-
-        package var description: String {
-            switch self {
-            case .desiredSchemaFails(let message):
-                return "The desired schema does not run on an empty database: \(message)."
-            case .notSchemaStatements(let statements):
-                return "The desired schema holds statements that are not CREATE statements (\(Self.listed(statements))); a schema holds only CREATE statements."
-            case .destructive(let changes):
-                return "The migration would lose data: it \(changes.joined(separator: "; it ")). Allow it (`allowsDestructiveChanges`) only if that is what you want."
-            case .migrationFails(let message):
-                return "The migration fails on a scratch copy of the current schema: \(message)."
-            case .notExpressed(let differences):
-                return "Applied on a scratch copy, the migration still leaves \(differences.map { "\($0.type) \($0.name)" }.joined(separator: ", ")) different from the desired schema."
-            case .notReversed(let differences):
-                return "Rolled back on a scratch copy, the migration leaves \(differences.map { "\($0.type) \($0.name)" }.joined(separator: ", ")) different from the current schema."
-            case .lintErrors(let findings):
-                return "Lint finds errors in the migration: \(findings.map { "line \($0.line): \($0.rule): \($0.message)" }.joined(separator: "; "))."
-            }
-        }
-
-        /// `description`, for `localizedDescription`.
-        package var errorDescription: String? { description }
-
-        /// "line 2: ATTACH, line 5: INSERT".
-        package static func listed(_ statements: [(line: Int, word: String)]) -> String {
-            statements.map { "line \($0.line): \($0.word)" }.joined(separator: ", ")
-        }
-    }
+    /// Why there is no migration to show (the proof's cases of the one schema refusal).
+    package typealias Refusal = SchemaRefusal
 
     /// The oldest SQLite the migration must run on, and lint's judgement of it.
     package let lintContext: LintContext
