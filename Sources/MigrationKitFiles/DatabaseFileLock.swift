@@ -126,18 +126,14 @@ package enum ChangeNote {
         DurableFile.siblingPath(of: DurableFile.resolvingSymlinks(database), purpose: "changing")
     }
 
-    /// Writes (or rewrites) the note; a folder that cannot take it just has none.
-    package static func write(_ activity: String, for database: String) {
+    /// Writes (or rewrites) the note at `note` (`path(for:)`); a folder that cannot take
+    /// it just has none.
+    package static func write(_ activity: String, at note: String) {
         let text = "\(getpid())\n\(activity)\n"
-        let note = path(for: database)
         guard let descriptor = try? FileProbe.openFile(note, .writeOnly, options: [.create, .truncate, .closeOnExec, .noFollow],
                                                        permissions: .ownerReadWrite)
         else { return }
         _ = try? descriptor.closeAfter { try descriptor.writeAll(text.utf8) }
-    }
-
-    package static func remove(for database: String) {
-        FileRemoval.remove(path(for: database))
     }
 
     /// The activity of process `pid` on the database, if its note says.

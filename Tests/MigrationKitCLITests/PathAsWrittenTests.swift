@@ -22,6 +22,28 @@ import Testing
         try Tool.run(arguments + ["--migrations", workspace.migrations], directory: workspace.root)
     }
 
+    /// A relative `--db-path` names one place for the whole run: the note a changing
+    /// command keeps beside the database (written again from other threads while a long
+    /// step runs) is beside it, and gone at the end, even in a process whose threads
+    /// have working folders of their own (a command line run in-process).
+    @Test func aRelativeDatabasePathKeepsItsChangeNoteBesideTheDatabase() throws {
+        let workspace = try Workspace()
+        try workspace.migration("0001_items.sql", "-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);\n")
+        try workspace.migration("0002_many.sql", """
+            -- migrate:up
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400000)
+            INSERT INTO items (name) SELECT 'item ' || i FROM n;
+            """)
+        let processFolder = FileManager.default.currentDirectoryPath
+        let strayNote = processFolder + "/.app.db.migrationkit-changing"
+        try #require(!FileManager.default.fileExists(atPath: strayNote), "a note from an earlier run is in \(processFolder)")
+        let result = try Tool.run(["migrate", "--db-path", "app.db", "--password-file", "key", "--migrations", "Migrations", "--no-backup"],
+                                  directory: workspace.root)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: strayNote), "the change note was written in the process's folder")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path(".app.db.migrationkit-changing")))
+    }
+
     @Test func statusOfAFileNamedWithATrailingSlashSeesNoDatabaseAndChangesNothing() throws {
         let workspace = try migratedWorkspace()
         let bytes = try #require(workspace.bytes(workspace.database))

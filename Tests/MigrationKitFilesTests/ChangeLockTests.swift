@@ -126,13 +126,13 @@ import Glibc
         #expect(symlink(database, folder.path("link.db")) == 0)
         #expect(ChangeNote.path(for: folder.path("link.db")) == note)
 
-        ChangeNote.write("migrate: applying 0002_books (2 of 2)", for: database)
+        ChangeNote.write("migrate: applying 0002_books (2 of 2)", at: note)
         #expect(try fileMode(note) == 0o600)
         #expect(ChangeNote.activity(of: getpid(), on: database) == "migrate: applying 0002_books (2 of 2)")
         #expect(ChangeNote.activity(of: getpid() + 1, on: database) == nil)
-        ChangeNote.write("migrate: verifying", for: database)
+        ChangeNote.write("migrate: verifying", at: note)
         #expect(ChangeNote.activity(of: getpid(), on: database) == "migrate: verifying")
-        ChangeNote.remove(for: database)
+        FileRemoval.remove(note)
         #expect(!FileManager.default.fileExists(atPath: note))
         #expect(ChangeNote.activity(of: getpid(), on: database) == nil)
     }

@@ -130,6 +130,11 @@ package final class ResolvedSettings: @unchecked Sendable {
 package final class CommandLocks: @unchecked Sendable {
     private let lock = NSLock()
     private var held: [(lock: DatabaseFileLock, database: String)] = []
+    /// Each held database's note, by an absolute path taken where the lock was: a note
+    /// written later from another thread (`describe`'s scheduled write) is beside the
+    /// database even where threads have working folders of their own (a command line
+    /// run inside a process, `CommandSurroundings.run`).
+    private var notes: [String: String] = [:]
     /// The command's name, the start of every note ("migrate").
     package var command = ""
 
@@ -151,7 +156,10 @@ package final class CommandLocks: @unchecked Sendable {
             defer { held.append((fileLock, database)) }
             return !held.contains { $0.database == database }
         }
-        if first { ChangeNote.write(command, for: database) }
+        guard first else { return }
+        let note = ChangeNote.path(for: database.hasPrefix("/") ? database : FileManager.default.currentDirectoryPath + "/" + database)
+        lock.withLock { notes[database] = note }
+        ChangeNote.write(command, at: note)
     }
 
     /// What the command is doing now, in each held database's note: at most every
@@ -190,14 +198,14 @@ package final class CommandLocks: @unchecked Sendable {
         lock.withLock {
             lastNoteWrite = ContinuousClock.now
             guard let activity = latestActivity else { return }
-            for database in Set(held.map(\.database)) { ChangeNote.write("\(command): \(activity)", for: database) }
+            for note in Set(notes.values) { ChangeNote.write("\(command): \(activity)", at: note) }
         }
     }
 
     package func releaseAll() {
         let released = lock.withLock { () -> [(lock: DatabaseFileLock, database: String)] in
-            defer { held = [] }
-            for database in Set(held.map(\.database)) { ChangeNote.remove(for: database) }
+            defer { (held, notes) = ([], [:]) }
+            for note in Set(notes.values) { FileRemoval.remove(note) }
             return held
         }
         for entry in released { entry.lock.release() }
