@@ -40,9 +40,9 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// How many row ids each group keeps.
-    package static let rowIDLimit = 1000
+    static let rowIDLimit = 1000
     /// How many of them a message shows.
-    package static let shownRowIDs = 3
+    static let shownRowIDs = 3
 
     /// The groups, in the order they were first found (or given).
     public private(set) var groups: [Group] = []

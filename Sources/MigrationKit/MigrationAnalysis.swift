@@ -52,10 +52,10 @@ package struct MigrationAnalysis<Database>: Sendable {
     /// Applied steps with a checksum but none recorded: to be adopted, not flagged.
     package let checksumsToAdopt: [String: String]
     /// A merged step with only some of its replaced steps applied, if any.
-    package let partialMerge: MigrationKitError?
+    let partialMerge: MigrationKitError?
     /// Every merged step with only some of its replaced steps applied: its identifier,
     /// and which replaced steps are applied and which are not.
-    package let partialMerges: [String: (applied: [String], missing: [String])]
+    let partialMerges: [String: (applied: [String], missing: [String])]
     /// Pending merged steps in GRDB's form whose replaced steps are all applied: they run
     /// knowing it, as GRDB runs them, to bring the ledger to their identifier. Nothing of
     /// the history they replace is pending, so steps applied after it do not make them
@@ -125,7 +125,7 @@ package struct MigrationAnalysis<Database>: Sendable {
     /// merge, or steps edited after they were applied (unless each edited step is in
     /// `acceptModified`). With `.grdb` checks, only what no rule can run past: a squash
     /// that cannot tell which of its steps are applied, with some of them applied.
-    package func refuseUnsafeHistory(acceptModified: Set<String> = [], acceptUnknown: Set<String> = [],
+    func refuseUnsafeHistory(acceptModified: Set<String> = [], acceptUnknown: Set<String> = [],
                                     checks: HistoryChecks = .strict) throws {
         let unaccepted = unknown.filter { !acceptUnknown.contains($0) }
         if checks == .strict, !unaccepted.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unaccepted) }
@@ -160,7 +160,7 @@ package struct MigrationAnalysis<Database>: Sendable {
     }
 
     /// The applied steps in registration order: what rollback walks backwards.
-    package var appliedSteps: [MigrationStep<Database>] {
+    var appliedSteps: [MigrationStep<Database>] {
         registry.steps.filter { applied.contains($0.identifier) }
     }
 

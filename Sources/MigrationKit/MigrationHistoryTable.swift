@@ -19,7 +19,7 @@ package enum MigrationHistoryTable {
     /// Creates the table when it is missing. Without a rowid: the identifier is the
     /// key, so each row is one entry of one b-tree (with a rowid it is two, the row and
     /// its primary key's index), one page fewer for every step's transaction to write.
-    package static let createSQL = """
+    static let createSQL = """
         CREATE TABLE IF NOT EXISTS \(name) (
             identifier TEXT NOT NULL PRIMARY KEY,
             checksum TEXT,

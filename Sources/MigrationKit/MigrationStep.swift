@@ -39,7 +39,7 @@ public struct MigrationStep<Database>: Sendable {
     /// them (for a file, the checksum of its up section's bytes, and with Windows line
     /// endings, of those bytes as they were). A database that recorded one of them reads
     /// the step as unchanged, and keeps what it recorded.
-    package var equivalentChecksums: [String] {
+    var equivalentChecksums: [String] {
         get { equivalentChecksumsSource() }
         set { equivalentChecksumsSource = { newValue } }
     }
@@ -59,7 +59,7 @@ public struct MigrationStep<Database>: Sendable {
     public var foreignKeyChecks: ForeignKeyChecks?
     /// Whether the step is a migration file's (`init(file:)`): its way back is a down
     /// section, where a Swift step's is a rollback closure.
-    package var isMigrationFile = false
+    var isMigrationFile = false
     /// The version its file's layout reads from the file's name (`SQLMigrationFile.version`),
     /// what another tool's ledger records it under (`OtherToolMapping`); nil for a Swift
     /// step, or a name that starts with no number.
@@ -67,7 +67,7 @@ public struct MigrationStep<Database>: Sendable {
     /// The layout its file was read in (`SQLMigrationFile.layout`), which decides how
     /// another tool's ledger maps to it (a `user_version` counts migrations, in
     /// SQLDelight's layout it is the schema version); nil for a Swift step.
-    package var fileLayout: MigrationFolderLayout?
+    var fileLayout: MigrationFolderLayout?
     /// Whether a deferred step's foreign keys are checked before it commits: false for a
     /// step registered after the runner's `disablingDeferredForeignKeyChecks()`, which,
     /// as GRDB's, applies to the steps registered after it only.
@@ -155,7 +155,7 @@ public struct MigrationStep<Database>: Sendable {
     /// The identifiers the ledger may hold this step under: its own and, for a squash,
     /// those of the steps it replaces. Rolling the step back forgets every one of them,
     /// or the squash would still read as applied.
-    package var recordedIdentifiers: [String] { [identifier] + merging }
+    var recordedIdentifiers: [String] { [identifier] + merging }
 }
 
 /// When a step's foreign keys are checked, as GRDB's `DatabaseMigrator.ForeignKeyChecks`

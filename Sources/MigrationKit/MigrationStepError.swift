@@ -82,7 +82,7 @@ public protocol DatabaseStatementError: Error {
 extension DatabaseStatementError {
     /// SQLite's message, then the statement on one line (at most 200 characters, in
     /// backquotes): "no such table: missing in `INSERT INTO missing VALUES (1)`".
-    package var statementFailure: String {
+    var statementFailure: String {
         guard let sql = failedStatement else { return sqliteMessage }
         let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
         return sqliteMessage + " in `" + (oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine)) + "`"

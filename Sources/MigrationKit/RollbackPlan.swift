@@ -11,7 +11,7 @@ package enum RollbackSelection: Hashable, Sendable {
 extension MigrationAnalysis {
     /// The applied steps in registration order, refusing a database whose history
     /// cannot be walked back: migrated by a newer version, or half through a merge.
-    package func walkableAppliedSteps() throws -> [MigrationStep<Database>] {
+    func walkableAppliedSteps() throws -> [MigrationStep<Database>] {
         if !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
         if let partialMerge { throw partialMerge }
         return appliedSteps

@@ -250,7 +250,7 @@ package enum ProcessIdentity {
     }
 
     /// Field 22 of /proc/PID/stat, nil when there is no such process.
-    package static func startTime(of pid: Int32) -> UInt64? {
+    static func startTime(of pid: Int32) -> UInt64? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = text.lastIndex(of: ")") else { return nil }
         // After the command name (which may hold spaces), fields start at 3 (state).

@@ -35,7 +35,7 @@ package struct DatabaseFileReplacement {
         package var others: (timeout: Duration, consequence: String)?
         /// Removes the old file's `-journal`, `-wal` and `-shm` before the rename: a new
         /// file must not meet the old one's journal on its next open.
-        package var removesJournals = false
+        var removesJournals = false
 
         package init(leaving: String, keeping: DurableFile.KeptAttributes = [.owner, .mode], room: (bytes: Int64, writing: String)? = nil,
                      others: (timeout: Duration, consequence: String)? = nil, removesJournals: Bool = false) {

@@ -16,7 +16,7 @@ package enum DurableFile {
     }
 
     /// Flushes a directory, making a rename inside it durable.
-    package static func synchronizeDirectory(containing path: String) throws {
+    static func synchronizeDirectory(containing path: String) throws {
         try openAndFlush(DirectoryLock.parent(of: path), options: [.directory, .closeOnExec])
     }
 
@@ -103,7 +103,7 @@ package enum DurableFile {
     /// bits) of `original`; nothing when `original` does not exist. Commands that spend
     /// a long time writing a replacement call it on the still-empty file first, so a
     /// database whose owner cannot be kept is refused before any work (or backup).
-    package static func takeOverOwnership(of original: String, for replacement: String, includingMode: Bool = false) throws {
+    static func takeOverOwnership(of original: String, for replacement: String, includingMode: Bool = false) throws {
         let originalProbe = FileProbe(path: original)
         // The C struct: the sentence below reads its st_uid and st_gid.
         guard let wanted = originalProbe.status?.rawValue else {

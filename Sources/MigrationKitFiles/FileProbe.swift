@@ -149,7 +149,7 @@ package struct FileProbe {
     }
 
     /// "12.3 MB", for sentences about room on a disk.
-    package static func megabytes(_ bytes: Int64) -> String {
+    static func megabytes(_ bytes: Int64) -> String {
         bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 
@@ -162,7 +162,7 @@ package struct FileProbe {
         /// `chattr +i` (FS_IMMUTABLE_FL): no write, rename or removal.
         package static let immutable = Attributes(rawValue: 0x10)
         /// `chattr +a` (FS_APPEND_FL): opened for writing only to append.
-        package static let appendOnly = Attributes(rawValue: 0x20)
+        static let appendOnly = Attributes(rawValue: 0x20)
     }
 
     /// The file's `chattr` attributes among `Attributes`, read with the FS_IOC_GETFLAGS
@@ -235,7 +235,7 @@ package struct FileProbe {
 
     /// A user's name, where the system has one (`getpwuid_r`: fleets ask from several
     /// threads at once, and `getpwuid`'s result is shared).
-    package static func userName(_ uid: uid_t) -> String? {
+    static func userName(_ uid: uid_t) -> String? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -244,7 +244,7 @@ package struct FileProbe {
     }
 
     /// A group's name, where the system has one (`getgrgid_r`, as `userName`).
-    package static func groupName(_ gid: gid_t) -> String? {
+    static func groupName(_ gid: gid_t) -> String? {
         var entry = group()
         var result: UnsafeMutablePointer<group>?
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -258,7 +258,7 @@ package struct FileProbe {
 /// list of databases keys on.
 package struct FileIdentity: Hashable, Sendable {
     package let device: UInt64
-    package let inode: UInt64
+    let inode: UInt64
 
     package init(_ status: Stat) {
         device = UInt64(status.deviceID.rawValue)

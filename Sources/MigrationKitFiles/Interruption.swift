@@ -92,7 +92,7 @@ package enum Interruption {
     }
 
     /// A folder removed before the process ends on a signal (`ScratchFolder`).
-    package static func removeOnSignal(_ folder: String) { SignalWatcher.shared.watch(folder) }
+    static func removeOnSignal(_ folder: String) { SignalWatcher.shared.watch(folder) }
     package static func forget(_ folder: String) { SignalWatcher.shared.forget(folder) }
 }
 

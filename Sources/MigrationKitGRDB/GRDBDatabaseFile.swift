@@ -98,7 +98,7 @@ public enum GRDBDatabaseFile {
     /// How long to wait for another process creating the same file: its busy timeout,
     /// and at least the few seconds a creation (a key derivation and one write) can take
     /// on a slow machine, whatever the busy mode, which is about the app's own waits.
-    package static func creationWait(_ configuration: Configuration) -> Duration {
+    static func creationWait(_ configuration: Configuration) -> Duration {
         if case .timeout(let seconds) = configuration.busyMode, seconds > 5 { return .milliseconds(Int64(seconds * 1000)) }
         return .seconds(5)
     }

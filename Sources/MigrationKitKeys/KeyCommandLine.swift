@@ -36,7 +36,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     package let line: String
 
     /// 60 seconds: time to type a passphrase at a store's own prompt.
-    package static let defaultTimeout: Duration = .seconds(60)
+    static let defaultTimeout: Duration = .seconds(60)
 
     /// What asks a running key command to stop (`KeyReading.stopRequest`): the stop's
     /// signal, or nil.
@@ -66,7 +66,7 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
     package var description: String { "`\(line)`" }
 
     /// Whether the line asks for `/bin/sh -c` (it starts with `!`).
-    package var usesShell: Bool { line.hasPrefix("!") }
+    var usesShell: Bool { line.hasPrefix("!") }
 
     /// The program and its arguments; nil with a sentence's reason when the line is
     /// empty or a quote is not closed.

@@ -69,36 +69,36 @@ public struct KeyError: RemediableError, Sendable {
         /// Standard input held more than `KeySource.maximumKeyLength` bytes.
         package static let standardInputTooLarge = Code(rawValue: "standardInputTooLarge")
         /// Standard input could not be read (closed, I/O error).
-        package static let standardInputUnreadable = Code(rawValue: "standardInputUnreadable")
+        static let standardInputUnreadable = Code(rawValue: "standardInputUnreadable")
 
         // MARK: Key command
 
         /// The key command's line is empty, or a quote in it is not closed.
-        package static let keyCommandInvalid = Code(rawValue: "keyCommandInvalid")
+        static let keyCommandInvalid = Code(rawValue: "keyCommandInvalid")
         /// The key command's program is not an executable file (in `PATH`).
-        package static let keyCommandNotFound = Code(rawValue: "keyCommandNotFound")
+        static let keyCommandNotFound = Code(rawValue: "keyCommandNotFound")
         /// The key command exited with a status other than 0, was ended by a signal, or
         /// could not be started.
-        package static let keyCommandFailed = Code(rawValue: "keyCommandFailed")
+        static let keyCommandFailed = Code(rawValue: "keyCommandFailed")
         /// The key command did not end within its time bound, and was killed.
-        package static let keyCommandTimedOut = Code(rawValue: "keyCommandTimedOut")
+        static let keyCommandTimedOut = Code(rawValue: "keyCommandTimedOut")
         /// The key command printed nothing, or only a line break.
-        package static let keyCommandEmpty = Code(rawValue: "keyCommandEmpty")
+        static let keyCommandEmpty = Code(rawValue: "keyCommandEmpty")
         /// The key command printed more than `KeySource.maximumKeyLength` bytes.
-        package static let keyCommandTooLarge = Code(rawValue: "keyCommandTooLarge")
+        static let keyCommandTooLarge = Code(rawValue: "keyCommandTooLarge")
 
         // MARK: Prompt
 
         /// A prompt was asked for, but standard input is not a terminal.
         package static let notATerminal = Code(rawValue: "notATerminal")
         /// The terminal could not be switched to no-echo mode, or read from.
-        package static let terminalFailed = Code(rawValue: "terminalFailed")
+        static let terminalFailed = Code(rawValue: "terminalFailed")
         /// An empty line was entered at the prompt.
         package static let promptEmpty = Code(rawValue: "promptEmpty")
         /// The prompt reached end of input (Ctrl-D) before a line was entered.
         package static let promptCancelled = Code(rawValue: "promptCancelled")
         /// A line longer than `KeySource.maximumKeyLength` bytes was entered.
-        package static let promptTooLong = Code(rawValue: "promptTooLong")
+        static let promptTooLong = Code(rawValue: "promptTooLong")
         /// The confirmation entry differs from the first entry.
         package static let promptMismatch = Code(rawValue: "promptMismatch")
 
@@ -114,7 +114,7 @@ public struct KeyError: RemediableError, Sendable {
         /// No item has these service and account attributes (in either attribute form).
         public static let itemNotFound = Code(rawValue: "itemNotFound")
         /// The item exists but its secret is empty, which is not a usable key.
-        package static let itemEmpty = Code(rawValue: "itemEmpty")
+        static let itemEmpty = Code(rawValue: "itemEmpty")
         /// The item, or the keyring to store into, is locked and could not be unlocked.
         public static let keyringLocked = Code(rawValue: "keyringLocked")
         /// A service or account name was empty.
@@ -151,7 +151,7 @@ public struct KeyError: RemediableError, Sendable {
         package let code: Int32
         /// The D-Bus error name the Secret Service answered with, when it sent one
         /// (`org.freedesktop.Secret.Error.IsLocked`).
-        package let remoteName: String?
+        let remoteName: String?
 
         /// The identity of a GLib error from its domain's name and its code, and the
         /// D-Bus error name when the error came from the other end of the bus.

@@ -33,7 +33,7 @@ package struct ProcessEnvironment: Sendable {
 
     /// Hands the bytes of `name`'s value to `body` in place, without copying them; nil
     /// when `name` is not set. For a secret, `body` copies them into wiped storage.
-    package func withValueBytes<Result>(of name: String, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+    func withValueBytes<Result>(of name: String, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
         if let variables {
             guard let value = variables[name] else { return nil }
             return try Array(value.utf8).withUnsafeBytes(body)
@@ -43,12 +43,12 @@ package struct ProcessEnvironment: Sendable {
     }
 
     /// Whether `name` is set and not empty; its value is looked at, never copied.
-    package func hasValue(_ name: String) -> Bool {
+    func hasValue(_ name: String) -> Bool {
         withValueBytes(of: name) { !$0.isEmpty } ?? false
     }
 
     /// Whether `name` is set but empty.
-    package func isSetButEmpty(_ name: String) -> Bool {
+    func isSetButEmpty(_ name: String) -> Bool {
         withValueBytes(of: name) { $0.isEmpty } ?? false
     }
 

@@ -20,9 +20,9 @@ package enum ProcessHardening {
     /// What the process looks like now, for verbose output and tests.
     package struct State: Sendable, Equatable {
         /// Whether core files and same-user `ptrace` can reach the process.
-        package var isDumpable: Bool
+        var isDumpable: Bool
         /// The soft `RLIMIT_CORE` in bytes, nil for unlimited.
-        package var coreFileLimit: Int64?
+        var coreFileLimit: Int64?
         /// The soft `RLIMIT_MEMLOCK` in bytes, nil for unlimited: how much `SecretBytes`
         /// (and SQLCipher's memory security) may lock in RAM.
         package var memoryLockLimit: Int64?

@@ -95,7 +95,7 @@ public struct SecretServiceKeyStore: Sendable {
 
         /// Whether a call of the batch got no answer within `timeout`: every later call
         /// fails at once.
-        package var stoppedWaiting: Bool {
+        var stoppedWaiting: Bool {
             unanswered.load(ordering: .acquiring)
         }
 

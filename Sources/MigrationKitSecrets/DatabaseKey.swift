@@ -66,11 +66,11 @@ public struct DatabaseKey: Sendable {
     package static let rawKeyLength = 32
     /// The byte length of a raw key followed by the database's 16-byte salt, SQLCipher's
     /// `x'<96 hex digits>'` form: also used as is, with no key derivation.
-    package static let rawKeyWithSaltLength = rawKeyLength + 16
+    static let rawKeyWithSaltLength = rawKeyLength + 16
     /// The byte length of a raw key followed by its 32-byte HMAC key and the database's
     /// salt, SQLCipher's `x'<160 hex digits>'` form (4.7.0 and later): the HMAC key is
     /// then not derived from the key either.
-    package static let rawKeyWithHMACKeyAndSaltLength = rawKeyLength * 2 + 16
+    static let rawKeyWithHMACKeyAndSaltLength = rawKeyLength * 2 + 16
 
     /// Whether this is a passphrase or a raw key.
     public let kind: Kind

@@ -63,7 +63,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// The database file is malformed (damaged, or with SQLCipher, a page that fails its HMAC).
     public static let SQLITE_CORRUPT = SQLiteResultCode(rawValue: 11)
     /// A file-control opcode or system call name that SQLite does not know (internal use).
-    package static let SQLITE_NOTFOUND = SQLiteResultCode(rawValue: 12)
+    static let SQLITE_NOTFOUND = SQLiteResultCode(rawValue: 12)
     /// A write failed because the disk is full.
     public static let SQLITE_FULL = SQLiteResultCode(rawValue: 13)
     /// SQLite could not open a file: the database, or a journal beside it.
@@ -71,7 +71,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// A problem with SQLite's file-locking protocol (in WAL mode, when a transaction starts).
     public static let SQLITE_PROTOCOL = SQLiteResultCode(rawValue: 15)
     /// Not currently used by SQLite.
-    package static let SQLITE_EMPTY = SQLiteResultCode(rawValue: 16)
+    static let SQLITE_EMPTY = SQLiteResultCode(rawValue: 16)
     /// The database schema changed since the statement was prepared.
     public static let SQLITE_SCHEMA = SQLiteResultCode(rawValue: 17)
     /// A string or blob is larger than SQLite's limit allows.
@@ -88,7 +88,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// An authorizer callback denied the statement.
     public static let SQLITE_AUTH = SQLiteResultCode(rawValue: 23)
     /// Not currently used by SQLite.
-    package static let SQLITE_FORMAT = SQLiteResultCode(rawValue: 24)
+    static let SQLITE_FORMAT = SQLiteResultCode(rawValue: 24)
     /// A parameter index passed to a bind function is out of range.
     public static let SQLITE_RANGE = SQLiteResultCode(rawValue: 25)
     /// The file is not a database; with SQLCipher, also what a wrong key gives.
@@ -111,7 +111,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// A commit turned into a rollback by a commit hook.
     package static let SQLITE_CONSTRAINT_COMMITHOOK = extended(.SQLITE_CONSTRAINT, 2)
     /// The database file was moved, renamed or deleted since it was opened, so it cannot be written.
-    package static let SQLITE_READONLY_DBMOVED = extended(.SQLITE_READONLY, 4)
+    static let SQLITE_READONLY_DBMOVED = extended(.SQLITE_READONLY, 4)
     /// SQLite 3.22+: the database's folder is read-only, so its journal cannot be created.
     package static let SQLITE_READONLY_DIRECTORY = extended(.SQLITE_READONLY, 6)
     /// An I/O error while reading: the file is shorter than the page read.

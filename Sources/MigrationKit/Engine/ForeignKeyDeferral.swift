@@ -9,7 +9,7 @@ package enum ForeignKeyDeferral {
     /// (`StepTransaction(…within:)`), which then runs no statement for it: no step can
     /// turn enforcement back on, since SQLite ignores the pragma inside the transaction
     /// a step runs in.
-    package static func withForeignKeysOff<T>(_ db: some MigrationConnection, _ body: (ForeignKeysHeldOff) throws -> T) throws -> T {
+    static func withForeignKeysOff<T>(_ db: some MigrationConnection, _ body: (ForeignKeysHeldOff) throws -> T) throws -> T {
         let wasEnabled = try db.foreignKeysEnabled()
         if wasEnabled { try db.setForeignKeysEnabled(false) }
         defer {
@@ -112,7 +112,7 @@ package final class ForeignKeyBaseline {
     /// What the final verification may still find without failing: what the database
     /// had before the run. Nil means nothing is known (no transaction ran this run), in
     /// which case whatever is found was there before.
-    package var tolerated: ForeignKeyViolations? {
+    var tolerated: ForeignKeyViolations? {
         known == nil ? nil : (initial ?? ForeignKeyViolations())
     }
 }

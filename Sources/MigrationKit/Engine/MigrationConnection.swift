@@ -88,7 +88,7 @@ extension MigrationConnection {
     package func unstoppable<T>(_ body: () throws -> T) rethrows -> T { try body() }
 
     /// The first column of the first row of `sql`, as text.
-    package func fetchText(sql: String, arguments: [String] = []) throws -> String? {
+    func fetchText(sql: String, arguments: [String] = []) throws -> String? {
         var value: String?
         var found = false
         try forEachTextRow(sql: sql, arguments: arguments) { row in
@@ -99,7 +99,7 @@ extension MigrationConnection {
     }
 
     /// The first column of the first row of `sql`, as an integer.
-    package func fetchInteger(sql: String, arguments: [String] = []) throws -> Int? {
+    func fetchInteger(sql: String, arguments: [String] = []) throws -> Int? {
         try fetchText(sql: sql, arguments: arguments).flatMap { Int($0) }
     }
 

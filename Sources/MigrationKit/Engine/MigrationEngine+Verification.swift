@@ -2,7 +2,7 @@
 /// them, the verifier's otherwise (`VerificationSuite`).
 extension MigrationEngine {
     /// The host's checks or the verifier's.
-    package var verificationSuite: VerificationSuite<Database> { VerificationSuite(host: host, verifier: verifier) }
+    var verificationSuite: VerificationSuite<Database> { VerificationSuite(host: host, verifier: verifier) }
 
     /// Every check, passed or failed, for reports.
     package func verificationReport(in db: Database, foreignKeys: ForeignKeyVerification = .strict) -> VerificationReport {

@@ -52,7 +52,7 @@ package enum MigrationLedgerTable {
 
     /// The row of a step the ledger may hold already (a merge GRDB's migrator left its
     /// replaced steps beside).
-    package static func insertIfMissing(_ identifier: String) -> BookkeepingStatement {
+    static func insertIfMissing(_ identifier: String) -> BookkeepingStatement {
         BookkeepingStatement("INSERT OR IGNORE INTO grdb_migrations (identifier) VALUES (?)", [.text(identifier)])
     }
 
@@ -60,7 +60,7 @@ package enum MigrationLedgerTable {
     /// the step's row, after the rows of the steps it replaces when it is a merged step
     /// in GRDB's form (`MigrationStep.applyMerged`). A squash of a migration file runs
     /// only when none of its steps is applied, so it has none to remove.
-    package static func recordApplied<Database>(_ step: MigrationStep<Database>) -> [BookkeepingStatement] {
+    static func recordApplied<Database>(_ step: MigrationStep<Database>) -> [BookkeepingStatement] {
         let replaced = step.applyMerged == nil ? [] : step.merging.map(delete)
         return [create] + replaced + [insert(step.identifier)]
     }
@@ -70,7 +70,7 @@ extension MigrationHistoryTable {
     package static let create = BookkeepingStatement(createSQL)
 
     /// Every row of the table `table` (the current one, or the legacy one).
-    package static func selectSQL(from table: String = name) -> String {
+    static func selectSQL(from table: String = name) -> String {
         "SELECT identifier, checksum, applied_at, duration_ms FROM \(table)"
     }
 
@@ -87,7 +87,7 @@ extension MigrationHistoryTable {
     /// The checksum of a step applied without one recorded (by GRDB, or an older
     /// MigrationKit), or deliberately accepted after an edit; the rest of its row kept.
     /// INSERT OR IGNORE, then UPDATE: SQLite 3.15 has no UPSERT.
-    package static func setChecksum(_ checksum: String, for identifier: String) -> [BookkeepingStatement] {
+    static func setChecksum(_ checksum: String, for identifier: String) -> [BookkeepingStatement] {
         [BookkeepingStatement(
             """
             INSERT OR IGNORE INTO \(name) (identifier, checksum, applied_at, duration_ms)
@@ -115,7 +115,7 @@ extension MigrationHistoryTable {
     package struct Row: Sendable {
         package let identifier: String
         package let checksum: String?
-        package let unixMilliseconds: Int64
+        let unixMilliseconds: Int64
         package let duration: Duration
     }
 
@@ -139,7 +139,7 @@ extension MigrationHistoryTable {
     /// The rows of steps written ahead (`RunHistory`) that their run did not apply,
     /// except those the ledger has: another process applied them meanwhile, and the row
     /// holds the checksum of the same file.
-    package static func deleteUnapplied(_ identifiers: [String]) -> [BookkeepingStatement] {
+    static func deleteUnapplied(_ identifiers: [String]) -> [BookkeepingStatement] {
         stride(from: 0, to: identifiers.count, by: rowsPerStatement).map { start in
             let chunk = identifiers[start..<min(start + rowsPerStatement, identifiers.count)]
             return BookkeepingStatement(
@@ -172,7 +172,7 @@ package enum MigrationBookkeeping {
         /// The history tables to read, the one whose rows win last: the legacy table
         /// exists beside the current one only when an earlier version wrote it after
         /// the move, so its rows are the newer ones.
-        package var historyTables: [String] {
+        var historyTables: [String] {
             (history ? [MigrationHistoryTable.name] : []) + (legacyHistory ? [MigrationHistoryTable.legacyName] : [])
         }
     }
@@ -231,7 +231,7 @@ package enum MigrationBookkeeping {
 
     /// A step applied, as `MigrationLedgerTable.recordApplied` says for its kind (a
     /// merged step in GRDB's form also removes what it replaces), and its history row.
-    package static func recordApplied<Database>(_ step: MigrationStep<Database>, duration: Duration, in db: some BookkeepingExecuting) throws {
+    static func recordApplied<Database>(_ step: MigrationStep<Database>, duration: Duration, in db: some BookkeepingExecuting) throws {
         for statement in MigrationLedgerTable.recordApplied(step) { try db.execute(statement) }
         try recordHistory(step.identifier, checksum: step.checksum, duration: duration, in: db)
     }
@@ -244,13 +244,13 @@ package enum MigrationBookkeeping {
 
     /// A merge the ledger is to record (`LedgerMerge`): the replaced steps' rows
     /// deleted, and the merged step's row, unless the ledger has it already.
-    package static func recordMerge(_ merge: LedgerMerge, in db: some BookkeepingExecuting) throws {
+    static func recordMerge(_ merge: LedgerMerge, in db: some BookkeepingExecuting) throws {
         try forget(merge.replaces, in: db)
         try db.execute(MigrationLedgerTable.create)
         try db.execute(MigrationLedgerTable.insertIfMissing(merge.identifier))
     }
 
-    package static func setChecksum(_ checksum: String, for identifier: String, in db: some BookkeepingExecuting) throws {
+    static func setChecksum(_ checksum: String, for identifier: String, in db: some BookkeepingExecuting) throws {
         try db.execute(MigrationHistoryTable.create)
         for statement in MigrationHistoryTable.setChecksum(checksum, for: identifier) { try db.execute(statement) }
     }
@@ -288,7 +288,7 @@ package struct LegacyHistory {
 
     /// Moves it, inside the transaction about to run, until one has committed. (A
     /// transaction rolled back takes the move with it; the next one moves it again.)
-    package func moveIfPresent(in db: some BookkeepingExecuting) throws {
+    func moveIfPresent(in db: some BookkeepingExecuting) throws {
         if pending { try MigrationBookkeeping.moveLegacyHistory(in: db) }
     }
 

@@ -119,13 +119,13 @@ public struct OtherTool: Hashable, Sendable, CustomStringConvertible {
     /// Every known tool's ledger table, lowercased: another tool's bookkeeping, which
     /// schema dumps, drift, `diff` and `baseline`'s proof leave out as they leave out
     /// MigrationKit's own (`SchemaDump`).
-    package static let ledgerTableNames: Set<String> = Set(all.flatMap(\.ledgerTables).map { $0.lowercased() })
+    static let ledgerTableNames: Set<String> = Set(all.flatMap(\.ledgerTables).map { $0.lowercased() })
 
     /// Whether a table's name looks like a migration tool's ledger (`schema_migrations`,
     /// `__migrations`, `schema_version`, a `…changelog`), whatever its shape: what
     /// `adopt` and `migrate` name when no ledger they read is there, so that a ledger of a
     /// shape they do not know is never taken for the app's own table in silence.
-    package static func looksLikeLedger(_ table: String) -> Bool {
+    static func looksLikeLedger(_ table: String) -> Bool {
         let name = table.lowercased()
         return ledgerTableNames.contains(name)
             || ["migration", "schema_version", "schema_history", "schema_revision", "changelog", "db_version"].contains { name.contains($0) }

@@ -196,7 +196,7 @@ package enum OtherToolMapping {
     ///
     /// - Parameter acceptingCodeMigrations: versions the tool ran as code and no file
     ///   carries are passed over rather than refused (`Problem.codeMigrations`).
-    package static func appliedPositions(of ledger: OtherToolLedger, in candidates: [Candidate], digests: Digests,
+    static func appliedPositions(of ledger: OtherToolLedger, in candidates: [Candidate], digests: Digests,
                                          acceptingCodeMigrations: Bool = false) -> Result<[Int], OtherToolAdoptionError> {
         var problems: [OtherToolAdoptionError.Problem] = []
         var missing: [String] = [], edited: [String] = [], editedVersions: [String] = [], code: [String] = [], otherVersion: [String] = []

@@ -56,11 +56,11 @@ public struct OtherToolLedger: Hashable, Sendable {
         package var script: String? = nil
         /// Whether the tool ran code rather than a SQL file for it (Flyway's Java or
         /// Kotlin migrations, `JDBC` rows), which MigrationKit cannot run.
-        package var isCode = false
+        var isCode = false
         /// The SHA-256 of the migration's identifier, as lowercase hex, for a tool that
         /// keys its rows by it (yoyo's `migration_hash`): the record maps to the migration
         /// whose identifier has it.
-        package var identifierSHA256: String? = nil
+        var identifierSHA256: String? = nil
     }
 
     /// The tool that wrote it.

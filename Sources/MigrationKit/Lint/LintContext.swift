@@ -10,7 +10,7 @@ package struct LintContext: Sendable {
     /// The newest SQLite the migrations will meet: the linked one, still, when
     /// `--min-sqlite` judges against an older one too. A rule whose risk differs by
     /// version checks both ends.
-    package var newestSQLiteVersion: SQLiteVersion
+    var newestSQLiteVersion: SQLiteVersion
     /// How messages name the library, e.g. "SQLCipher 3.4.1 (SQLite 3.15.2)".
     package var libraryDescription: String
     /// The library's `PRAGMA compile_options` (`ENABLE_FTS5`, …), which decide the
@@ -30,7 +30,7 @@ package struct LintContext: Sendable {
     /// What the target database's schema uses that only its app registers and the
     /// connection lacks (its tokenizer, functions, collations): empty when no database
     /// was given, or when every piece is there (the app's extension loaded).
-    package var appExtensions = AppExtensionInventory()
+    var appExtensions = AppExtensionInventory()
 
     /// A context for a real database: its SQLite version, how messages name its library,
     /// and how to look up row counts and the views that reference a table.

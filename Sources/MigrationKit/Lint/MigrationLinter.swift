@@ -45,7 +45,7 @@ package struct MigrationLinter: Sendable {
 
     /// Every rule's identifier, as findings and suppressions name them, `bad-suppression`
     /// (findings about the suppressions themselves) included.
-    package static let ruleIDs: [String] = rules.map { type(of: $0).id } + [LintDirectives.ruleID]
+    static let ruleIDs: [String] = rules.map { type(of: $0).id } + [LintDirectives.ruleID]
 
     private static let knownRules = Set(ruleIDs)
 

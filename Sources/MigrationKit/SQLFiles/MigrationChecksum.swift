@@ -40,7 +40,7 @@ package enum MigrationChecksum {
     /// endings made `\n`. A database that recorded it reads as unchanged.
     /// (`\r\n` made `\n`, a `\r` that ends the text dropped, the rest of a CRLF a
     /// section's last line was split from; any other `\r` made `\n`.)
-    package static func normalizedBytes(of sql: String) -> [UInt8] {
+    static func normalizedBytes(of sql: String) -> [UInt8] {
         let bytes = Array(sql.utf8)
         guard bytes.contains(UInt8(ascii: "\r")) else { return bytes }
         var normalized: [UInt8] = []
@@ -58,7 +58,7 @@ package enum MigrationChecksum {
 
     /// What versions that hashed a CRLF file's bytes as they were hashed: nil when the
     /// SQL has no `\r`, so there is no other checksum.
-    package static func legacyBytes(of sql: String) -> [UInt8]? {
+    static func legacyBytes(of sql: String) -> [UInt8]? {
         sql.utf8.contains(UInt8(ascii: "\r")) ? Array(sql.utf8) : nil
     }
 

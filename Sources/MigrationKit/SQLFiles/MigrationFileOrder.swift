@@ -49,7 +49,7 @@ package struct MigrationFileOrder: Sendable {
 
     /// Whether this order compares names as text, so that numbers of different widths
     /// can apply out of their numbered order (`misnumbered(_:)`).
-    package var comparesText: Bool { rule == .identifier || rule == .versionText }
+    var comparesText: Bool { rule == .identifier || rule == .versionText }
 
     /// A migration as the order sees it: its identifier and its version.
     package struct Key: Hashable, Sendable {
@@ -93,7 +93,7 @@ package struct MigrationFileOrder: Sendable {
 
     /// Whether two migrations take one place in this order, which no folder may hold:
     /// one version (number, or diesel's text) in a layout that orders by it.
-    package func takeOnePlace(_ lhs: Key, _ rhs: Key) -> Bool {
+    func takeOnePlace(_ lhs: Key, _ rhs: Key) -> Bool {
         switch rule {
         case .identifier, .asRead: return false
         case .versionText: return lhs.version != nil && lhs.version?.text == rhs.version?.text

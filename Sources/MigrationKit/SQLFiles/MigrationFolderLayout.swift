@@ -104,7 +104,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// goes here`, the initial setup's comments) diesel runs so. Every other layout
     /// refuses it as a file not written yet, which `new` leaves it as: a file applied
     /// empty and filled in afterwards would be refused as edited everywhere it ran.
-    package var upMayHoldNoStatement: Bool { self == .diesel }
+    var upMayHoldNoStatement: Bool { self == .diesel }
 
     /// The other layouts whose files are these very files, read the same way, which the
     /// files alone cannot tell apart: golang-migrate's `.up.sql`/`.down.sql` pairs are
@@ -121,7 +121,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     }
 
     /// The tool's own name in a sentence: `golang-migrate's`, `MigrationKit's (dbmate's)`.
-    package var possessive: String {
+    var possessive: String {
         switch self {
         case .migrationKit: return "MigrationKit's (dbmate's)"
         case .sqlx: return "sqlx's"
@@ -140,7 +140,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     }
 
     /// How the layout names its migrations, for a sentence about a name it does not take.
-    package var namingInWords: String {
+    var namingInWords: String {
         switch self {
         case .sqlx: return "VERSION_DESCRIPTION.sql, or VERSION_DESCRIPTION.up.sql and .down.sql"
         case .golangMigrate: return "VERSION_TITLE.up.sql and VERSION_TITLE.down.sql"

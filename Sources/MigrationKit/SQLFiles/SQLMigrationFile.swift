@@ -27,7 +27,7 @@ public struct SQLSection: Hashable, Sendable {
     /// Whether the section holds at least one statement; blanks, comments and `;`
     /// alone are no SQL to run. The one test of whether an up or a down section is
     /// there at all.
-    package var holdsStatement: Bool {
+    var holdsStatement: Bool {
         SQLStatementSplitter.holdsStatement(sql)
     }
 }
@@ -105,7 +105,7 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// The up SQL as written when `up` is it with Flyway's placeholders replaced
     /// (`FlywayPlaceholders`): what the migration's checksum is of, so that a value
     /// changed edits no migration; nil when nothing was replaced.
-    package let writtenUp: SQLSection?
+    let writtenUp: SQLSection?
 
     /// A migration from its parts; `SQLMigrationDirectory` makes them from files. A
     /// `down` that holds no statement becomes `emptyDown`, and `down` nil.

@@ -48,34 +48,34 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         package static let misnumbered = Code(rawValue: "misnumbered")
         /// The folder holds migrations of two layouts (`MigrationFolderLayout`), such as a
         /// goose file beside a Flyway one, and no layout was named to read it in.
-        package static let mixedLayouts = Code(rawValue: "mixedLayouts")
+        static let mixedLayouts = Code(rawValue: "mixedLayouts")
         /// A file (or a folder) whose name the folder's layout does not read as a migration,
         /// which that layout's tool would not run: a Flyway folder's `0001_x.sql`, a diesel
         /// folder's migration without `up.sql`.
-        package static let nameOutsideLayout = Code(rawValue: "nameOutsideLayout")
+        static let nameOutsideLayout = Code(rawValue: "nameOutsideLayout")
         /// Two migrations (or two down files) of one version in a layout that orders by
         /// version: two files numbered 3.
         package static let duplicateVersion = Code(rawValue: "duplicateVersion")
         /// A goose `StatementBegin` without its `StatementEnd` (or the other way round).
-        package static let misplacedDirective = Code(rawValue: "misplacedDirective")
+        static let misplacedDirective = Code(rawValue: "misplacedDirective")
         /// The folder holds files or folders that are migrations of a kind no layout
         /// here reads (SQLDelight's `.sqm` files, Python, Java or Kotlin migrations, a
         /// folder of folders), and no migration it reads: refused, never read as a
         /// folder with nothing to do.
-        package static let noReadableMigration = Code(rawValue: "noReadableMigration")
+        static let noReadableMigration = Code(rawValue: "noReadableMigration")
         /// Migrations the folder's tool runs as code (goose's `.go`, Flyway's Java or
         /// Kotlin, refinery's Rust), which MigrationKit cannot run: one error for them all.
-        package static let codeMigrations = Code(rawValue: "codeMigrations")
+        static let codeMigrations = Code(rawValue: "codeMigrations")
         /// A migration's dependencies (yoyo's `-- depends:` lines) name no migration of the
         /// folder, or make a loop, which that tool refuses too.
-        package static let unresolvedDependency = Code(rawValue: "unresolvedDependency")
+        static let unresolvedDependency = Code(rawValue: "unresolvedDependency")
         /// A tool's integrity file does not sum the folder's files as that tool computes it
         /// (Atlas's `atlas.sum`): a file edited, added or removed since it was written, which
         /// that tool refuses too.
-        package static let sumMismatch = Code(rawValue: "sumMismatch")
+        static let sumMismatch = Code(rawValue: "sumMismatch")
         /// Something the folder's tool does that MigrationKit does not: Flyway's repeatable
         /// `R__` migrations and `${…}` placeholders, goose's `ENVSUB ON`.
-        package static let unsupportedFeature = Code(rawValue: "unsupportedFeature")
+        static let unsupportedFeature = Code(rawValue: "unsupportedFeature")
         /// No name can be given to a new migration in the folder: its numbers cannot be
         /// counted on from, or the next would not sort after every other.
         package static let noNextName = Code(rawValue: "noNextName")
@@ -99,7 +99,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
     package let advice: Advice?
     /// The folder's other problems, when loading it found several (each names its own
     /// file), in the order they are reported; this one is the first.
-    package private(set) var furtherProblems: [SQLMigrationFileError] = []
+    private(set) var furtherProblems: [SQLMigrationFileError] = []
 
     /// This problem and the folder's others (`furtherProblems`), one error each.
     public var problems: [SQLMigrationFileError] {

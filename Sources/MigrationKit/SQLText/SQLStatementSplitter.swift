@@ -30,7 +30,7 @@ package enum SQLStatementSplitter {
     /// Whether `sql` holds at least one statement: `split(sql)` is not empty. Blanks,
     /// comments and `;` alone hold none. Stops at the first token that starts one,
     /// without cutting statements (every file's sections are asked at every load).
-    package static func holdsStatement(_ sql: String) -> Bool {
+    static func holdsStatement(_ sql: String) -> Bool {
         SQLTokenizer(sql).contains { !$0.isTrivia && !$0.isSymbol(";") }
     }
 

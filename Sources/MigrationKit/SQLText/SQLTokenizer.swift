@@ -37,7 +37,7 @@ package struct SQLTokenizer: Sequence, IteratorProtocol {
     /// text, line or column made for it: for work that only copies or compares bytes,
     /// such as a checksum's canonical bytes (making each token's `String` cost most of
     /// checksumming a small migration file).
-    package static func forEachCodeToken(in sql: String, _ body: (SQLToken.Kind, ArraySlice<UInt8>) -> Void) {
+    static func forEachCodeToken(in sql: String, _ body: (SQLToken.Kind, ArraySlice<UInt8>) -> Void) {
         var tokenizer = SQLTokenizer(sql)
         while let (scanned, range) = tokenizer.nextSpan() {
             if !SQLToken.isTrivia(scanned.kind) { body(scanned.kind, tokenizer.bytes[range]) }

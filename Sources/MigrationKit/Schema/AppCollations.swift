@@ -18,7 +18,7 @@ package struct AppCollation: Hashable, Sendable {
     /// (SQLite says "no such collation sequence" only when it is missing):
     /// `PRAGMA collation_list` also lists, without a comparison, every collation a schema
     /// it has read names.
-    package static func isRegistered(_ name: String, in db: some SQLQuerying) -> Bool {
+    static func isRegistered(_ name: String, in db: some SQLQuerying) -> Bool {
         do {
             _ = try db.textColumn(sql: "SELECT 'a' = 'b' COLLATE \(quoteIdentifier(name))")
             return true

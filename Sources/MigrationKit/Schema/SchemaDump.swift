@@ -11,7 +11,7 @@ public enum SchemaDump {
     /// MigrationKit's history, the history table of earlier versions, and the ledgers
     /// other migration tools keep (`OtherTool.ledgerTableNames`), which a database they
     /// migrated keeps after MigrationKit adopts it.
-    package static let bookkeepingTables: Set<String> = Set([MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName])
+    static let bookkeepingTables: Set<String> = Set([MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName])
         .union(OtherTool.ledgerTableNames)
 
     /// Whether a table is migration bookkeeping rather than the app's: one of
@@ -25,7 +25,7 @@ public enum SchemaDump {
 
     /// Whether a table is MigrationKit's own bookkeeping (its ledger, its history, any
     /// table GRDB keeps for itself), as opposed to another tool's.
-    package static func isMigrationKitsOwn(_ table: String) -> Bool {
+    static func isMigrationKitsOwn(_ table: String) -> Bool {
         let folded = table.lowercased()
         return folded.hasPrefix("grdb_") || [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName].contains(folded)
     }
@@ -94,12 +94,12 @@ public enum SchemaDump {
     }
 
     /// The objects' canonical statements, in canonical order.
-    package static func canonicalStatements(of db: some SQLQuerying) throws -> [String] {
+    static func canonicalStatements(of db: some SQLQuerying) throws -> [String] {
         canonicalStatements(of: try objects(in: db))
     }
 
     /// The canonical statements of `objects`, in canonical order.
-    package static func canonicalStatements(of objects: [Object]) -> [String] {
+    static func canonicalStatements(of objects: [Object]) -> [String] {
         objects
             .map { (kind: kindOrder[$0.type] ?? 9, name: $0.name.lowercased(), sql: SQLCanonicalText.canonical($0.sql)) }
             .sorted { lhs, rhs in

@@ -10,11 +10,11 @@ package struct SchemaSnapshot: Sendable {
     /// they are never copied, only computed).
     package struct Column: Sendable, Hashable {
         package let name: String
-        package let declaredType: String
+        let declaredType: String
         package let notNull: Bool
         package let defaultValue: String?
         /// Its place in the primary key, from 1; 0 when it is not part of it.
-        package let primaryKeyPosition: Int
+        let primaryKeyPosition: Int
     }
 
     /// The objects, in creation order.
@@ -22,11 +22,11 @@ package struct SchemaSnapshot: Sendable {
     /// Columns by lower-cased table name (virtual tables left out).
     package let columns: [String: [Column]]
     /// Lower-cased names of the tables that hold at least one row.
-    package let tablesWithRows: Set<String>
+    let tablesWithRows: Set<String>
     /// Lower-cased names of the tables `sqlite_stat1` holds statistics for (rows
     /// `ANALYZE` wrote for the table or its indexes), which the query planner reads.
     /// A rebuild's `DROP TABLE` deletes them with the old table.
-    package let tablesWithStatistics: Set<String>
+    let tablesWithStatistics: Set<String>
 
     package init(reading db: some SQLQuerying) throws {
         var all: [SchemaDump.Object] = []

@@ -12,12 +12,12 @@ package struct TableDefinition: Sendable {
         /// Its canonical text, for comparing two spellings of the same item.
         package let canonical: String
         /// The column's name, or nil for a table constraint (`PRIMARY KEY (…)`, …).
-        package let columnName: String?
+        let columnName: String?
         /// Its tokens, trivia left out.
         package let tokens: [SQLToken]
         /// The column's earlier name, declared by a `-- @renamed from=OLD` comment after
         /// its definition (sqldef's convention), or nil.
-        package fileprivate(set) var renamedFrom: String?
+        fileprivate(set) var renamedFrom: String?
 
         /// Whether any of its tokens is one of `keywords` (upper case).
         package func has(anyOf keywords: [String]) -> Bool {
@@ -37,27 +37,27 @@ package struct TableDefinition: Sendable {
     package let module: String?
     /// A virtual table's `name=value` arguments (`content='notes'`), by lower-cased name,
     /// each value unquoted; empty for any other table.
-    package let moduleOptions: [String: String]
+    let moduleOptions: [String: String]
     /// A full-text index that keeps no copy of the text it indexes (`content=''`): it
     /// has nothing to compare its index with, so FTS3 and FTS4 cannot check it.
-    package var isContentless: Bool { moduleOptions["content"]?.isEmpty == true }
+    var isContentless: Bool { moduleOptions["content"]?.isEmpty == true }
     /// The column definitions and table constraints, in order; empty for a virtual
     /// table or `CREATE TABLE … AS SELECT`.
     package let items: [Item]
     /// The canonical text after the closing parenthesis (`WITHOUT ROWID`, `STRICT`).
     package let options: String
     /// Whether the table is `STRICT` (its options name it).
-    package var isStrict: Bool {
+    var isStrict: Bool {
         SQLTokenizer.tokenize(options).contains { $0.isWord("STRICT") }
     }
     /// Whether its rows have a rowid: a table that is neither virtual nor `WITHOUT ROWID`.
-    package var hasRowid: Bool {
+    var hasRowid: Bool {
         !isVirtual && !SQLTokenizer.tokenize(options).contains { $0.isWord("WITHOUT") }
     }
     /// Whether a column is an `INTEGER PRIMARY KEY`, which is the rowid itself (declared
     /// on the column, or as the table's one-column `PRIMARY KEY (…)`; the type spelled
     /// `INTEGER`, as SQLite requires).
-    package var hasIntegerPrimaryKey: Bool {
+    var hasIntegerPrimaryKey: Bool {
         func isInteger(_ column: String) -> Bool {
             items.first { $0.columnName?.lowercased() == column.lowercased() }?.tokens.dropFirst().first?.isWord("INTEGER") == true
         }
@@ -73,14 +73,14 @@ package struct TableDefinition: Sendable {
     /// Nil when the table has no rowid or its columns take all three names (its rowids
     /// then cannot be read, nor kept by a copy). Anki's `graves` has a column `oid`, so
     /// its rows are read as `rowid`.
-    package var rowidName: String? {
+    var rowidName: String? {
         guard hasRowid else { return nil }
         let columns = Set(items.compactMap { $0.columnName?.lowercased() })
         return ["rowid", "_rowid_", "oid"].first { !columns.contains($0) }
     }
     /// The table's earlier name, declared by a `-- @renamed from=OLD` comment before its
     /// first column (sqldef's convention), or nil. Never set for a virtual table.
-    package let renamedFrom: String?
+    let renamedFrom: String?
 
     private let tokens: [SQLToken]
     private let nameTokens: Range<Int>
@@ -174,7 +174,7 @@ package struct TableDefinition: Sendable {
     /// The statement with its columns' names replaced as `ALTER TABLE … RENAME COLUMN`
     /// replaces them: `renames` maps a lower-cased old name to the new one, and every
     /// mention between the parentheses (a constraint's too) is renamed.
-    package func renamingColumns(_ renames: [String: String]) -> String {
+    func renamingColumns(_ renames: [String: String]) -> String {
         tokens.enumerated().map { index, token in
             guard index >= nameTokens.upperBound, let name = token.nameValue, token.kind != .string,
                   let renamed = renames[name.lowercased()] else { return token.text }

@@ -23,15 +23,15 @@ package struct AppExtensionInventory: Sendable {
         package var event: String? = nil
 
         /// Whether a write of `verb` (`INSERT`, `UPDATE`, `DELETE`) meets it.
-        package func isMet(by verb: String) -> Bool { event == nil || event == verb }
+        func isMet(by verb: String) -> Bool { event == nil || event == verb }
     }
 
     /// By table (lower-cased): what writing it runs that needs what is missing.
-    package var onWrite: [String: [Use]] = [:]
+    var onWrite: [String: [Use]] = [:]
     /// By full-text index or view (lower-cased): what a statement naming it needs.
-    package var onUse: [String: [Use]] = [:]
+    var onUse: [String: [Use]] = [:]
     /// What SQLite's check of the whole schema after a rename or a dropped column meets.
-    package var onSchemaCheck: [Use] = []
+    var onSchemaCheck: [Use] = []
 
     package init() {}
 

@@ -191,18 +191,18 @@ package struct CipherParameters: Hashable, Sendable {
     package let usesHMAC: Bool
 
     /// The KDF algorithms SQLCipher 4 offers (3.x has PBKDF2_HMAC_SHA1 alone).
-    package static let kdfAlgorithms = ["PBKDF2_HMAC_SHA1", "PBKDF2_HMAC_SHA256", "PBKDF2_HMAC_SHA512"]
+    static let kdfAlgorithms = ["PBKDF2_HMAC_SHA1", "PBKDF2_HMAC_SHA256", "PBKDF2_HMAC_SHA512"]
     /// The HMAC algorithms SQLCipher 4 offers (3.x has HMAC_SHA1 alone).
-    package static let hmacAlgorithms = ["HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512"]
+    static let hmacAlgorithms = ["HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512"]
 
     /// The page sizes SQLCipher can use: powers of two from 1024 to 65536. SQLCipher
     /// keeps 48 to 80 bytes of every page for its IV and HMAC, and SQLite needs 480
     /// usable bytes, so 512-byte pages fail (3.4.1 cannot read them back, 4.x's
     /// cipher_integrity_check rejects them).
-    package static let pageSizes = [1024, 2048, 4096, 8192, 16384, 32768, 65536]
+    static let pageSizes = [1024, 2048, 4096, 8192, 16384, 32768, 65536]
 
     /// A plaintext header (SQLCipher 4): a multiple of 16 bytes, smaller than a page.
-    package static func isPlaintextHeaderSize(_ size: Int, forPageSize pageSize: Int) -> Bool {
+    static func isPlaintextHeaderSize(_ size: Int, forPageSize pageSize: Int) -> Bool {
         size >= 0 && size % 16 == 0 && size < pageSize
     }
 

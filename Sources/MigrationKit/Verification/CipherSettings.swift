@@ -121,7 +121,7 @@ public enum CipherSetting: String, Hashable, Sendable, CaseIterable, CustomStrin
     /// header (such a file starts with SQLite's plaintext header and is told apart by
     /// it), no KDF setting for a raw key (SQLCipher uses it as it is), and none the
     /// linked library cannot set (SQLCipher 3 has one KDF and one HMAC algorithm).
-    package static func couldExplainUnreadable(library: SQLCipherVersion?, rawKey: Bool) -> [CipherSetting] {
+    static func couldExplainUnreadable(library: SQLCipherVersion?, rawKey: Bool) -> [CipherSetting] {
         let four = library.map(SQLCipherFeature.formatFour.isAvailable(in:)) ?? true
         return [
             .pageSize,

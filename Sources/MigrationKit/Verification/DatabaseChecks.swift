@@ -286,7 +286,7 @@ package enum DatabaseChecks {
     }
 
     /// `cipher_integrity_check` reported as not applying to a file without page HMACs.
-    package static let noPageHMACCheck = VerificationCheck.notApplicable(
+    static let noPageHMACCheck = VerificationCheck.notApplicable(
         "cipher_integrity_check",
         reason: "not applicable: the database has no per-page HMAC (SQLCipher 1's format, or cipher_use_hmac off), so only quick_check reads its pages")
 
@@ -298,7 +298,7 @@ package enum DatabaseChecks {
     ///     nil tolerates any. Found violations are named in the detail either way.
     ///   - pragmaFunctions: with `tables`, the SQLite has `pragma_foreign_key_check()`
     ///     (3.20+), so one statement checks each table with the name bound.
-    package static func foreignKeyCheck(_ db: some SQLQuerying, tables: [String]? = nil, tolerating tolerated: ForeignKeyViolations? = ForeignKeyViolations(),
+    static func foreignKeyCheck(_ db: some SQLQuerying, tables: [String]? = nil, tolerating tolerated: ForeignKeyViolations? = ForeignKeyViolations(),
                                        pragmaFunctions: Bool = false) -> VerificationCheck {
         do {
             guard try foreignKeyViolationCount(in: db, tables: tables, pragmaFunctions: pragmaFunctions) > 0 else {
@@ -318,7 +318,7 @@ package enum DatabaseChecks {
 
     /// Whether the index `spec` names exists on its table (names compared as SQLite
     /// compares them, ignoring ASCII case).
-    package static func indexCheck(_ spec: RequiredIndexSpec, _ db: some SQLQuerying) -> VerificationCheck {
+    static func indexCheck(_ spec: RequiredIndexSpec, _ db: some SQLQuerying) -> VerificationCheck {
         let name = "index \(spec)"
         do {
             let found = try !db.textColumn(

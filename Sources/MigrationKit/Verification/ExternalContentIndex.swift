@@ -26,10 +26,10 @@ package struct ExternalContentIndex: Sendable, Equatable {
     /// "FTS4" or "FTS5".
     package let module: String
     /// The table whose rows it indexes.
-    package let contentTable: String
+    let contentTable: String
     /// The content table's column the index's rowids are (FTS5's `content_rowid`).
-    package let contentRowid: String
-    package let filling: Filling
+    let contentRowid: String
+    let filling: Filling
 
     /// The external-content FTS4 and FTS5 indexes of the main database, by table name
     /// (lower-cased).

@@ -6,7 +6,7 @@
 package struct KeyedTableRows: Sendable, Equatable {
     package let table: String
     /// The primary key's columns, in the key's order.
-    package let keyColumns: [String]
+    let keyColumns: [String]
     /// Every column.
     package let columns: [String]
 

@@ -44,7 +44,7 @@ public struct MigrationVerifier: Sendable {
     /// file, not the transaction's, and would name every page a large transaction has
     /// spilled or grown the file by. An atomic migrate checks the file before its
     /// transaction instead (`verifyFileIntegrity`).
-    package func integrityChecks(_ db: some MigrationConnection) -> [VerificationCheck] {
+    func integrityChecks(_ db: some MigrationConnection) -> [VerificationCheck] {
         let pages: [VerificationCheck]
         switch db.mayHaveWrittenInTransaction ? .unavailable : DatabaseChecks.cipherPageChecking(db) {
         case .applies: pages = [DatabaseChecks.cipherIntegrityCheck(db)]
@@ -55,7 +55,7 @@ public struct MigrationVerifier: Sendable {
     }
 
     /// Every post-migration check, passed or failed.
-    package func postMigrationChecks(_ db: some MigrationConnection, foreignKeys: ForeignKeyVerification = .strict) -> [VerificationCheck] {
+    func postMigrationChecks(_ db: some MigrationConnection, foreignKeys: ForeignKeyVerification = .strict) -> [VerificationCheck] {
         let foreignKeyChecks: [VerificationCheck]
         switch foreignKeys {
         case .checkedByTransaction, .skipped: foreignKeyChecks = []
@@ -68,7 +68,7 @@ public struct MigrationVerifier: Sendable {
     /// Throws if a page of the file fails its HMAC, where pages can be checked: for a
     /// check that must run before a transaction (within one, `integrityChecks` leaves it
     /// out).
-    package func verifyFileIntegrity(_ db: some MigrationConnection) throws {
+    func verifyFileIntegrity(_ db: some MigrationConnection) throws {
         guard DatabaseChecks.cipherPageChecking(db) == .applies else { return }
         if let failure = DatabaseChecks.cipherIntegrityCheck(db).failure { throw failure }
     }
@@ -77,7 +77,7 @@ public struct MigrationVerifier: Sendable {
     /// `quick_check` of each of `tables` (with its indexes) where SQLite can check one
     /// table, of the whole file otherwise. No `cipher_integrity_check`: it can only
     /// read the whole file.
-    package func changedTableIntegrityChecks(_ db: some MigrationConnection, tables: [String]) -> [VerificationCheck] {
+    func changedTableIntegrityChecks(_ db: some MigrationConnection, tables: [String]) -> [VerificationCheck] {
         guard db.sqlite >= .tableQuickCheck else { return [DatabaseChecks.quickCheck(db)] }
         return tables.map { DatabaseChecks.quickCheck(db, table: $0) }
     }

@@ -8,7 +8,7 @@ package struct SQLCipherFeature: Hashable, Sendable, CustomStringConvertible {
     /// The pragmas or settings it brought, as sentences name them.
     package let name: String
     /// The first release that has it.
-    package let addedIn: SQLCipherVersion
+    let addedIn: SQLCipherVersion
 
     /// 4.0.0: SQLCipher 4's format (SHA-512), `cipher_kdf_algorithm`,
     /// `cipher_hmac_algorithm`, `cipher_plaintext_header_size`, `cipher_salt`, and

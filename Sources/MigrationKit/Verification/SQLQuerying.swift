@@ -67,7 +67,7 @@ package func quoteIdentifier(_ name: String) -> String {
 }
 
 /// Quotes an SQL string literal: `it's` becomes `'it''s'`.
-package func quoteLiteral(_ text: String) -> String {
+func quoteLiteral(_ text: String) -> String {
     guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
     return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
 }

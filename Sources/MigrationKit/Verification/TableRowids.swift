@@ -15,7 +15,7 @@ package struct TableRowids: Sendable, Equatable {
     /// The table's name.
     package let table: String
     /// The name that reads its rowid (`TableDefinition.rowidName`).
-    package let rowidName: String
+    let rowidName: String
     /// The columns a copy writes, as `PRAGMA table_info` lists them: generated columns
     /// are computed, never written.
     package let columns: [String]

@@ -49,7 +49,7 @@ public struct VerificationCheck: Sendable {
 
     /// A check named `name` that does not apply to this database, for the reason given
     /// (say, `cipher_integrity_check` of a file without page HMACs).
-    package static func notApplicable(_ name: String, reason: String) -> VerificationCheck {
+    static func notApplicable(_ name: String, reason: String) -> VerificationCheck {
         VerificationCheck(name: name, failure: nil, detail: reason, applies: false)
     }
 

@@ -27,13 +27,13 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     package var dryRun = false
 
     @Flag(name: .customLong("retire-ledger"), help: "Drop the other tool's ledger (or set user_version to 0) in the same transaction.")
-    package var retireLedger = false
+    var retireLedger = false
 
     @Flag(name: .customLong("yes"), help: "Confirm --retire-ledger without a prompt.")
     package var yes = false
 
     @Flag(name: .customLong("accept-code-migrations"), help: "Adopt past versions the other tool ran as Java or Kotlin code that no file carries (Flyway's JDBC rows), for databases none of which is older than them.")
-    package var acceptCodeMigrations = false
+    var acceptCodeMigrations = false
 
     package var fleetVerb: String { "Adopting" }
 

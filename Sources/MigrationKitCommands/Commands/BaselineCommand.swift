@@ -18,7 +18,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     package var target: String
 
     @Flag(name: .customLong("skip-schema-proof"), help: "Record the migrations even when the database's schema is not what they make (a database no migration has touched yet).")
-    package var skipSchemaProof = false
+    var skipSchemaProof = false
 
     @Flag(name: .customLong("dry-run"), help: "Prove the schema and say what would be recorded, and write nothing.")
     package var dryRun = false

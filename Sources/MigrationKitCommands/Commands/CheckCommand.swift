@@ -19,7 +19,7 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     @OptionGroup package var output: OutputOptions
 
     @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
-    package var olderDatabase: String?
+    var olderDatabase: String?
 
     /// The migrations folder, its layout, Flyway's placeholders and the app's extensions
     /// (the scratch databases need them as the real one does) as every command takes them

@@ -68,7 +68,7 @@ package struct ConfigDocument: Encodable {
         let origin: String
     }
 
-    @AlwaysPresent package var configFile: String?
+    @AlwaysPresent var configFile: String?
     @AlwaysPresent package var database: String?
     package let settings: [Setting]
     package let key: String

@@ -20,7 +20,7 @@ package struct DiffCommand: UsesProjectConnection, FleetCommand {
 
     @OptionGroup package var connection: ConnectionOptions
     @Option(name: .customLong("to"), help: ArgumentHelp("A file of CREATE statements (as schema-dump prints them), or a database (plaintext, or encrypted with the same key): write the migration from the current schema to the one it makes. The current schema is --db-path's, or without one what the migrations folder makes.", valueName: "schema.sql"))
-    package var desiredSchemaFile: String?
+    var desiredSchemaFile: String?
     @Option(name: .customLong("write"), help: ArgumentHelp("With --to: write the migration as the folder's next migration file, named as `new` names it.", valueName: "name"))
     package var writeName: String?
     @Flag(name: .customLong("allow-drop"), help: "With --to: allow changes that lose rows or values (dropping a table or column, narrowing a type, a NOT NULL column without a default on a table with rows).")

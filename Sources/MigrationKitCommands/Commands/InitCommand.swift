@@ -101,6 +101,6 @@ package struct InitCommand: WorldCommand, PrintsOutput {
 
 /// `init --json`.
 package struct InitDocument: Encodable {
-    package let configFile: String
+    let configFile: String
     package let migrations: String
 }

@@ -15,7 +15,7 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
     @OptionGroup package var output: OutputOptions
 
     @Flag(name: .customLong("show-suppressed"), help: "Also list the findings a suppression silenced, and which one (as --verbose does).")
-    package var showSuppressed = false
+    var showSuppressed = false
 
     /// The project's migrations folder, but its database only when --db-path asks for
     /// it: `lint` in a project folder needs no key.

@@ -40,16 +40,16 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     package var acceptUnknown: [String] = []
 
     @Flag(name: .customLong("erase-on-schema-change"), help: "DEVELOPMENT ONLY: erase the database when its history no longer matches the migrations, then migrate from scratch.")
-    package var eraseOnSchemaChange = false
+    var eraseOnSchemaChange = false
 
     @Flag(name: .customLong("yes"), help: "Confirm --erase-on-schema-change without a prompt.")
     package var yes = false
 
     @Flag(name: .customLong(ProjectSetting.acceptExistingTables.rawValue), help: "Migrate a database that has tables and no ledger as if it were new: for an app that creates tables itself before its first migration, whose first migrations then run over them.")
-    package var acceptExistingTables = false
+    var acceptExistingTables = false
 
     @Flag(name: .customLong("no-lint"), help: "Skip the lint of pending migrations (its errors otherwise block the run).")
-    package var noLint = false
+    var noLint = false
 
     @Option(name: .customLong("verify"), help: ArgumentHelp("What to verify after migrating: changed (quick_check of the tables the migrations wrote, and the foreign keys of those and of the tables pointing at them) or full (the whole file, as the verify command does).", valueName: "changed|full"))
     package var verification: VerificationExtent = .changed
@@ -152,7 +152,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     /// the migrations would run again over tables that exist (`OtherToolNotice`), unless
     /// `--accept-existing-tables` (or the setting) says the app made them.
     /// `--erase-on-schema-change` erases it instead.
-    package func refuseUnadopted(_ session: MigrationSession, in world: CommandWorld) throws {
+    func refuseUnadopted(_ session: MigrationSession, in world: CommandWorld) throws {
         guard try session.ledger().snapshot.identifiers.isEmpty, !eraseOnSchemaChange else { return }
         let accepting = acceptExistingTables || ProjectSettings.acceptsExistingTables(in: world)
         guard let finding = try session.read({ try OtherToolNotice.finding(in: $0, acceptingExistingTables: accepting) }) else { return }
@@ -164,7 +164,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     ///
     /// - Parameter listed: the findings are printed; a fleet, which does not print each
     ///   database's, points at `lint` instead.
-    package func lintPending(_ files: [SQLMigrationFile], session: MigrationSession, reporter: Reporter,
+    func lintPending(_ files: [SQLMigrationFile], session: MigrationSession, reporter: Reporter,
                              listed: Bool = true, in world: CommandWorld) throws {
         let checked = try session.pending(among: files)
         guard !checked.isEmpty else { return }

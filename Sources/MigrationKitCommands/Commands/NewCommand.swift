@@ -26,7 +26,7 @@ package struct NewCommand: UsesProjectConnection, PrintsOutput {
     /// what to write, which is no down section (`SQLMigrationFile.down`), so the migration
     /// cannot be rolled back until a statement is written there. An empty section would
     /// be no down either, but reads as one that is there.
-    package static let downPlaceholder = """
+    static let downPlaceholder = """
         -- Write the SQL that undoes the up section here, or SELECT 1; if there is nothing to undo.
         -- Until a statement is written here, the migration cannot be rolled back.
         """

@@ -22,7 +22,7 @@ package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, Ac
     package var acceptModified: [String] = []
 
     @Flag(name: .customLong("no-lint"), help: "Skip the lint of the down SQL to run (its errors otherwise block the rollback).")
-    package var noLint = false
+    var noLint = false
 
     package var fleetVerb: String { "Rolling back" }
 

@@ -14,7 +14,7 @@ package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
     @OptionGroup package var output: OutputOptions
 
     @Option(name: .customLong("output"), help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
-    package var outputFile: String?
+    var outputFile: String?
 
     @Flag(name: .customLong("force"), help: "Replace --output if it exists (never a file this command reads).")
     package var force = false

@@ -13,30 +13,30 @@ package struct ProjectSetting: Hashable, Sendable {
     /// What a value must look like.
     package let kind: Kind
     /// A path whose `-` means standard input, kept as written (`password-file`).
-    package var dashIsStandardInput = false
+    var dashIsStandardInput = false
     /// One of a key source's values (`KeySources`), rather than a setting of its own.
-    package var isKeySource = false
+    var isKeySource = false
 
     package static let dbPath = ProjectSetting(rawValue: "db-path", kind: .path)
     package static let migrations = ProjectSetting(rawValue: "migrations", kind: .path)
     /// The migrations folder's layout; its option is `--layout`.
-    package static let migrationsLayout = ProjectSetting(rawValue: "migrations-layout", kind: .text)
+    static let migrationsLayout = ProjectSetting(rawValue: "migrations-layout", kind: .text)
     package static let plaintext = ProjectSetting(rawValue: "plaintext", kind: .flag)
     package static let cipherCompatibility = ProjectSetting(rawValue: "cipher-compatibility", kind: .wholeNumber)
     package static let kdfIterations = ProjectSetting(rawValue: "kdf-iter", kind: .wholeNumber)
-    package static let cipherPageSize = ProjectSetting(rawValue: "cipher-page-size", kind: .wholeNumber)
-    package static let cipherKDFAlgorithm = ProjectSetting(rawValue: "cipher-kdf-algorithm", kind: .text)
-    package static let cipherHMACAlgorithm = ProjectSetting(rawValue: "cipher-hmac-algorithm", kind: .text)
-    package static let cipherPlaintextHeaderSize = ProjectSetting(rawValue: "cipher-plaintext-header-size", kind: .wholeNumber)
-    package static let cipherSalt = ProjectSetting(rawValue: "cipher-salt", kind: .text)
-    package static let cipherUseHMAC = ProjectSetting(rawValue: "cipher-use-hmac", kind: .flag)
+    static let cipherPageSize = ProjectSetting(rawValue: "cipher-page-size", kind: .wholeNumber)
+    static let cipherKDFAlgorithm = ProjectSetting(rawValue: "cipher-kdf-algorithm", kind: .text)
+    static let cipherHMACAlgorithm = ProjectSetting(rawValue: "cipher-hmac-algorithm", kind: .text)
+    static let cipherPlaintextHeaderSize = ProjectSetting(rawValue: "cipher-plaintext-header-size", kind: .wholeNumber)
+    static let cipherSalt = ProjectSetting(rawValue: "cipher-salt", kind: .text)
+    static let cipherUseHMAC = ProjectSetting(rawValue: "cipher-use-hmac", kind: .flag)
     package static let lockTimeout = ProjectSetting(rawValue: "lock-timeout", kind: .seconds)
     package static let keyCommandTimeout = ProjectSetting(rawValue: "key-command-timeout", kind: .seconds)
-    package static let backupDirectory = ProjectSetting(rawValue: "backup-dir", kind: .path)
+    static let backupDirectory = ProjectSetting(rawValue: "backup-dir", kind: .path)
     package static let memorySecurity = ProjectSetting(rawValue: "memory-security", kind: .flag)
     /// `migrate`'s `--accept-existing-tables`: the app creates tables before its first
     /// migration, so a database with tables and no ledger is migrated as it is.
-    package static let acceptExistingTables = ProjectSetting(rawValue: "accept-existing-tables", kind: .flag)
+    static let acceptExistingTables = ProjectSetting(rawValue: "accept-existing-tables", kind: .flag)
     /// The app's extensions, loaded into every connection (`ExtensionOptions`).
     package static let loadExtension = ProjectSetting(rawValue: "load-extension", kind: .pathList)
 
@@ -79,16 +79,16 @@ package struct ProjectSetting: Hashable, Sendable {
     }
 
     /// The settings that choose where the key comes from: taken together from one place.
-    package var choosesTheKeySource: Bool {
+    var choosesTheKeySource: Bool {
         isKeySource || self == .plaintext
     }
 
     /// Names people reach for that would put a key into the file.
-    package static let keyNames: Set<String> = ["password", "passphrase", "key", "raw-key", "secret"]
+    static let keyNames: Set<String> = ["password", "passphrase", "key", "raw-key", "secret"]
 
     /// `MIGRATIONKIT_CONFIG` and `MIGRATIONKIT_DATABASE`, for `--config` and `--database`.
-    package static let configVariable = "MIGRATIONKIT_CONFIG"
-    package static let databaseVariable = "MIGRATIONKIT_DATABASE"
+    static let configVariable = "MIGRATIONKIT_CONFIG"
+    static let databaseVariable = "MIGRATIONKIT_DATABASE"
 }
 
 /// Where an effective setting came from, for `migrationkit config` and for messages.

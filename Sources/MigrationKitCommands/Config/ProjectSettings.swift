@@ -19,17 +19,17 @@ package struct ProjectSettings {
     }
 
     /// The file read, if any.
-    package let configFile: String?
+    let configFile: String?
     /// The `[databases.NAME]` table used, if any.
     package let database: String?
     /// Every setting with a value, and where it came from; defaults included.
     package let values: [ProjectSetting: Value]
     /// The project file's `[lint]` table: the rules lint leaves unsaid.
-    package var lintSuppressions: [LintSuppression] = []
+    var lintSuppressions: [LintSuppression] = []
 
     /// The rules the project file of the command running in `world` silences (none
     /// without one).
-    package static func lintSuppressions(in world: CommandWorld) -> [LintSuppression] {
+    static func lintSuppressions(in world: CommandWorld) -> [LintSuppression] {
         world.settings?.lintSuppressions ?? []
     }
 
@@ -103,13 +103,13 @@ package struct ProjectSettings {
 
     /// Whether the environment or the project file of the command running in `world`
     /// says `accept-existing-tables` (`migrate --accept-existing-tables` says it as a flag).
-    package static func acceptsExistingTables(in world: CommandWorld) -> Bool {
+    static func acceptsExistingTables(in world: CommandWorld) -> Bool {
         world.settings?.values[.acceptExistingTables].flatMap { SettingKind.flagValue($0.text) } ?? false
     }
 
     /// A `MIGRATIONKIT_*` variable's value in `environment`; set but empty counts as not
     /// set, as an empty `KEY=` line in a unit file or a CI form usually means "not given".
-    package static func environmentValue(_ name: String, in environment: ProcessEnvironment) -> String? {
+    static func environmentValue(_ name: String, in environment: ProcessEnvironment) -> String? {
         // Present or not; its value is a key, never read here (ProcessEnvironment.string
         // would give nil for it whatever it holds, so its presence is asked instead).
         if name == KeySource.passwordEnvironmentVariable { return KeySource.passwordEnvironmentVariableGivesKey(in: environment) ? "" : nil }

@@ -89,7 +89,7 @@ extension FleetCommand {
 
     /// Runs `runOnDatabase` on every database the fleet options select, then prints
     /// the table (or the `--json` document) and ends with the fleet's worst exit code.
-    package func runFleet(reporter: Reporter, in world: CommandWorld) throws {
+    func runFleet(reporter: Reporter, in world: CommandWorld) throws {
         try validateFleet(in: world)
         try fleet.checkStandardInput(readBy: standardInputReaders)
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
@@ -155,7 +155,7 @@ package struct FleetReport<Report: Encodable & Sendable> {
     }
 
     /// "200 databases in 3.1 s (2 at a time): 198 done, 2 failed."
-    package var countLine: String {
+    var countLine: String {
         var counts = ["\(count(.finished)) done"]
         if count(.failed) > 0 { counts.append("\(count(.failed)) failed") }
         if count(.stopped) > 0 { counts.append("\(count(.stopped)) stopped (\(stoppedAre))") }

@@ -67,7 +67,7 @@ package struct FleetDatabases {
     /// lines and `#` comments are skipped, and a relative path is taken from the current
     /// folder. A file that is not there stays in the list, to fail with its own message.
     /// `-` reads `standardInput`, the command's.
-    package static func readList(_ source: String, standardInput: StandardInput) throws -> [String] {
+    static func readList(_ source: String, standardInput: StandardInput) throws -> [String] {
         let data: Data?
         if source == "-" {
             data = try? FileHandle(fileDescriptor: standardInput.descriptor, closeOnDealloc: false).readToEnd() ?? Data()
@@ -83,7 +83,7 @@ package struct FleetDatabases {
 
     /// Files a pattern such as `tenants/*` also matches but that are never databases to
     /// migrate: SQLite's journals and MigrationKit's own backups and markers.
-    package static func isDatabaseCandidate(_ path: String) -> Bool {
+    static func isDatabaseCandidate(_ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         if ["-journal", "-wal", "-shm"].contains(where: name.hasSuffix) { return false }
         if DurableFile.isMigrationKitFile(named: name) { return false }

@@ -10,7 +10,7 @@ package struct FleetOptions: ParsableArguments {
     package init() {}
 
     @Option(name: .customLong("db-glob"), help: ArgumentHelp("Every database file this pattern matches, such as 'tenants/*.db' (quoted; repeatable). Each database is done all or nothing.", valueName: "pattern"))
-    package var globs: [String] = []
+    var globs: [String] = []
 
     @Option(name: .customLong("db-list"), help: ArgumentHelp("Every database this file names, one path a line (`-`: standard input).", valueName: "file"))
     package var list: String?
@@ -21,7 +21,7 @@ package struct FleetOptions: ParsableArguments {
     @Option(name: .customLong("jobs"), help: ArgumentHelp("With several databases: how many to work on at once (default: the number of CPU cores).", valueName: "n"))
     package var jobs: Int?
 
-    package static let maximumJobs = 256
+    static let maximumJobs = 256
 
     package func validate() throws {
         if let jobs, !(1...Self.maximumJobs).contains(jobs) {
@@ -31,12 +31,12 @@ package struct FleetOptions: ParsableArguments {
 
     /// Whether these options, with the `--db-path`s given, name more than one database,
     /// or a list or share of them.
-    package func namesFleet(dbPaths: [String]) -> Bool {
+    func namesFleet(dbPaths: [String]) -> Bool {
         dbPaths.count > 1 || namesFleetBeyondPaths
     }
 
     /// `--db-glob`, `--db-list` or `--shard`: a fleet however many databases it holds.
-    package var namesFleetBeyondPaths: Bool { !globs.isEmpty || list != nil || shard != nil }
+    var namesFleetBeyondPaths: Bool { !globs.isEmpty || list != nil || shard != nil }
 
     /// The databases the command works on, in order, and how many were named before
     /// `--shard` took its share.
@@ -63,14 +63,14 @@ package struct FleetOptions: ParsableArguments {
 
     /// How many databases to work on at once: never more than there are, so the
     /// summary says how many ran at a time.
-    package func jobCount(databases: Int) -> Int {
+    func jobCount(databases: Int) -> Int {
         min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(1, databases))
     }
 
     /// `--db-list -` reads standard input, which a key read from it would need too.
     ///
     /// - Parameter readers: the options that read standard input, by flag.
-    package func checkStandardInput(readBy readers: [String]) throws {
+    func checkStandardInput(readBy readers: [String]) throws {
         guard list == "-", let reader = readers.first else { return }
         throw CLIError(.conflictingOptions, "--db-list - and \(reader) - both read standard input; give the list or the key in a file.")
     }

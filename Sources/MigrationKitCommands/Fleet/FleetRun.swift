@@ -28,7 +28,7 @@ package struct FleetOutcome<Value: Sendable>: Sendable {
     package let backup: String?
     /// After a key rotation stopped or failed on it: the key it is on now and where that
     /// key is stored, read then (`KeyRotationRecord.state`).
-    package var keyState: KeyState? = nil
+    var keyState: KeyState? = nil
     /// What its key rotation knows of its keys, for the fleet's last look.
     package var rotation: (any KeyRotationRecord)? = nil
 }

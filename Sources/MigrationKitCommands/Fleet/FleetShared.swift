@@ -21,7 +21,7 @@ package final class FleetShared: @unchecked Sendable {
     }
 
     /// How many databases share the keys, for the prompt.
-    package let databaseCount: Int
+    let databaseCount: Int
     /// The folder `{path}` is taken under, for the databases a pattern matched
     /// (`FleetDatabases.roots`).
     private let roots: [String: String]

@@ -31,7 +31,7 @@ package struct FleetSummary {
     }
 
     /// "Stopped by SIGTERM: …", after the table, for a run stopped by `signal`.
-    package func stoppedSentence(by signal: Int32) -> String {
+    func stoppedSentence(by signal: Int32) -> String {
         let finished = outcomes.count - stopped - notStarted - failed
         return "Stopped by \(Interruption.name(of: signal)): of \(Self.databases(outcomes.count)), \(finished) finished (migrated or up to date), "
             + "\(stopped) \(stopped == 1 ? "was" : "were") stopped and rolled back (each as it was), \(notStarted) never started"
@@ -40,7 +40,7 @@ package struct FleetSummary {
     }
 
     /// "2 of 1000 databases failed (listed above); …", for standard error.
-    package var failedSentence: String {
+    var failedSentence: String {
         let kept = outcomes.filter { $0.failure != nil && $0.backup != nil }.count
         let backups = kept == 0 ? "" : " (\(kept == failed ? "each" : "\(kept)") with the backup taken before, kept and listed above)"
         let others = failed == outcomes.count ? "" : "the others are migrated or up to date. "
@@ -93,7 +93,7 @@ package struct FleetSummary {
     }
 
     /// `text`, padded with spaces to `width` characters: a table's column.
-    package static func pad(_ text: String, _ width: Int) -> String {
+    static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 

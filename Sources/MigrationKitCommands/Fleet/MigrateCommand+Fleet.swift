@@ -13,9 +13,9 @@ import MigrationKitFiles
 /// finishes the job.
 extension MigrateCommand {
     /// More than one database, or a list or share of them: a fleet.
-    package var isFleet: Bool { fleet.namesFleet(dbPaths: connection.dbPaths) }
+    var isFleet: Bool { fleet.namesFleet(dbPaths: connection.dbPaths) }
 
-    package func runFleet(reporter: Reporter, in world: CommandWorld) throws {
+    func runFleet(reporter: Reporter, in world: CommandWorld) throws {
         try fleet.checkStandardInput(readBy: [connection.key.given.standardInputReader(DatabaseKeyRole.text)].compactMap { $0 })
         let selected = try fleet.databases(dbPaths: connection.dbPaths,
                                            pathsAreFlags: world.settings?.values[.dbPath]?.origin == .flag,

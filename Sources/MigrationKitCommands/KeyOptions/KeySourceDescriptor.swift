@@ -24,7 +24,7 @@ package struct KeySourceDescriptor: Sendable {
         /// setting (`--password`: a key never goes into the file or a setting variable).
         package let setting: SettingKind?
         /// A path setting whose `-` means standard input, kept as written.
-        package var dashIsStandardInput = false
+        var dashIsStandardInput = false
         /// A value `init` shows in its commented example.
         package let example: String
     }
@@ -37,7 +37,7 @@ package struct KeySourceDescriptor: Sendable {
     /// A word more, where there is room (`init`'s comments): "mode 0600".
     package var note: String? = nil
     /// Whether `{name}` in its values stands for each database's name (fleets).
-    package let takesName: Bool
+    let takesName: Bool
     /// Listed last when a sentence says what to pass (`--password`: other users see it).
     package var lastResort = false
     /// How the values, one per parameter, become a key source in the running command's
@@ -55,7 +55,7 @@ package struct KeySourceDescriptor: Sendable {
     package var warning: (@Sendable (KeyRoleText) -> String)? = nil
     /// What a name form (`{name}`) becomes in a value, given what it stands for: the
     /// name itself in a path, one quoted word in a command line.
-    package var placeholderValue: @Sendable (String) -> String = { $0 }
+    var placeholderValue: @Sendable (String) -> String = { $0 }
 
     /// The options in a role, for sentences: `--keychain-service/--keychain-account`.
     package func flags(_ role: KeyRoleText, joinedBy separator: String = "/") -> String {
@@ -215,7 +215,7 @@ package enum KeySources {
 
     /// "a key file (password-file), a Secret Service item (keychain-service and
     /// keychain-account) or …": the sources `migrationkit.toml` can name.
-    package static var settingsSentence: String {
+    static var settingsSentence: String {
         list(all.filter { !$0.settings.isEmpty }.map { "\($0.description) (\(list($0.settings.map(\.name), "and")))" }, "or")
     }
 
@@ -328,14 +328,14 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
 
     /// What `{name}` stands for: one database's name, so each database of a fleet has
     /// its own key.
-    package static let namePlaceholder = "{name}"
+    static let namePlaceholder = "{name}"
 
     /// Every form that stands for one of a database's names: `{name}`, `{folder}`,
     /// `{path}` (what each stands for is the command tree's `DatabaseNames`).
     package static let namePlaceholders = [namePlaceholder, "{folder}", "{path}"]
 
     /// The name forms the sources that take them use.
-    package var nameFormsUsed: Set<String> {
+    var nameFormsUsed: Set<String> {
         Set(given.filter(\.descriptor.takesName).flatMap { $0.values.compactMap { $0 } }
             .flatMap { value in Self.namePlaceholders.filter(value.contains) })
     }

@@ -17,7 +17,7 @@ package enum SettingKind: Sendable {
 extension SettingKind {
     /// A `.flag` setting's value as a person types it in a variable or an option:
     /// true, yes, on or 1; false, no, off or 0 (any case). Nil for anything else.
-    package static func flagValue(_ text: String) -> Bool? {
+    static func flagValue(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "true", "yes", "on", "1": return true
         case "false", "no", "off", "0": return false

@@ -18,7 +18,7 @@ import MigrationKitKeys
 /// credential per database (`--systemd-credential 'tenant-{name}.key'`).
 package enum SystemdCredentialKeySource: KeySourceDefinition {
     /// Set by systemd for a service with credentials; empty counts as not set.
-    package static let directoryVariable = "CREDENTIALS_DIRECTORY"
+    static let directoryVariable = "CREDENTIALS_DIRECTORY"
 
     package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
@@ -43,7 +43,7 @@ package enum SystemdCredentialKeySource: KeySourceDefinition {
     }
 
     /// A file name in the credentials folder, as systemd's own credential names are.
-    package static func isValidName(_ name: String) -> Bool {
+    static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.utf8.contains(0) && name.utf8.count <= 255
     }
 
@@ -72,9 +72,9 @@ package enum SystemdCredentialKeySource: KeySourceDefinition {
 
 extension KeyError.Code {
     /// `CREDENTIALS_DIRECTORY` is not set: not inside a service that loads credentials.
-    package static let credentialsDirectoryUnset = KeyError.Code(rawValue: "credentialsDirectoryUnset")
+    static let credentialsDirectoryUnset = KeyError.Code(rawValue: "credentialsDirectoryUnset")
     /// No file of that name in `$CREDENTIALS_DIRECTORY`.
     package static let credentialNotFound = KeyError.Code(rawValue: "credentialNotFound")
     /// The name has a `/`, or is `.` or `..`.
-    package static let credentialNameInvalid = KeyError.Code(rawValue: "credentialNameInvalid")
+    static let credentialNameInvalid = KeyError.Code(rawValue: "credentialNameInvalid")
 }

@@ -105,7 +105,7 @@ package struct CommandMigrations: Sendable {
     }
 
     /// The status of a database that does not exist yet: everything pending.
-    package var statusOfNewDatabase: MigrationStatus {
+    var statusOfNewDatabase: MigrationStatus {
         analyse(LedgerReading(snapshot: LedgerSnapshot(identifiers: []), dataVersion: 0), settings)
     }
 

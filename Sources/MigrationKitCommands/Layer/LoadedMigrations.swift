@@ -29,7 +29,7 @@ package struct LoadedMigrations: Sendable {
 extension CommandLayer {
     /// The host's steps, or none: for a command that needs no migration files (verify,
     /// schema-dump), whose host's own checks still apply.
-    package func hostMigrationsOrNone(requiredIndexes: [RequiredIndexSpec] = []) throws -> CommandMigrations {
+    func hostMigrationsOrNone(requiredIndexes: [RequiredIndexSpec] = []) throws -> CommandMigrations {
         try hostMigrations(requiredIndexes: requiredIndexes) ?? migrations(over: [], requiredIndexes: requiredIndexes)
     }
 }

@@ -64,7 +64,7 @@ package final class MigrationSession {
     /// Opens a scratch database only this command knows of (a check's, a dry run's on a
     /// database that does not exist yet): no change lock is taken, since no other
     /// process can reach it.
-    package static func openScratch(_ request: OpenRequest, migrations: CommandMigrations, in world: CommandWorld) throws -> MigrationSession {
+    static func openScratch(_ request: OpenRequest, migrations: CommandMigrations, in world: CommandWorld) throws -> MigrationSession {
         try migrations.open(request, locks: world.locks)
     }
 

@@ -64,7 +64,7 @@ package struct OpenRequest: Sendable {
     }
 
     /// The same request for the file at `path` (a scratch database, a backup to prove).
-    package func forFile(at path: String) -> OpenRequest {
+    func forFile(at path: String) -> OpenRequest {
         var request = OpenRequest(path: path, key: key, access: access, lockTimeout: lockTimeout, readerWaits: readerWaits,
                                   cipher: cipher, memorySecurity: memorySecurity, extensions: extensions)
         request.readOnly = readOnly

@@ -45,7 +45,7 @@ package struct CipherOptions: ParsableArguments {
     /// The options giving a database's own settings are not shown by a layer that
     /// takes them in the app's code instead (`CommandLayer.takesCipherSettings`), which
     /// refuses them if given anyway.
-    package static var settingsVisibility: ArgumentVisibility {
+    static var settingsVisibility: ArgumentVisibility {
         ParsingLayer.current?.takesCipherSettings == false ? .private : .default
     }
 

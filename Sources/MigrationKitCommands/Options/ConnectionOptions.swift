@@ -8,7 +8,7 @@ package struct ConnectionOptions: ParsableArguments {
     /// Every `--db-path` given: a fleet for the commands with `FleetOptions`, one
     /// database for the others.
     @Option(name: .customLong(ProjectSetting.dbPath.rawValue), help: ArgumentHelp("The database file (a command with --db-glob takes several: repeat it).", valueName: "path"))
-    package var dbPaths: [String] = []
+    var dbPaths: [String] = []
 
     /// The database file, for the commands that work on one.
     package var dbPath: String? {
@@ -27,10 +27,10 @@ package struct ConnectionOptions: ParsableArguments {
     package var cipher: CipherOptions
 
     @Option(name: .customLong(ProjectSetting.lockTimeout.rawValue), help: ArgumentHelp("Seconds to wait while another process holds the database lock, or for the Secret Service to answer (default: 10).", valueName: "seconds"))
-    package var givenLockTimeout: Double?
+    var givenLockTimeout: Double?
 
     @Option(name: .customLong(ProjectSetting.keyCommandTimeout.rawValue), help: ArgumentHelp("Seconds a key command (--password-command, --new-password-command, --new-key-store-command) may run before it and its process group are killed (default: 60).", valueName: "seconds"))
-    package var givenKeyCommandTimeout: Double?
+    var givenKeyCommandTimeout: Double?
 
     /// The app's extensions, loaded into every connection the command opens.
     @OptionGroup
@@ -40,12 +40,12 @@ package struct ConnectionOptions: ParsableArguments {
     @OptionGroup(title: "Project options")
     package var project: ProjectOptions
 
-    package static let defaultLockTimeout: Double = 10
-    package static let defaultKeyCommandTimeout: Double = 60
+    static let defaultLockTimeout: Double = 10
+    static let defaultKeyCommandTimeout: Double = 60
 
     /// The key and cipher options are not shown by a layer that cannot encrypt (a GRDB
     /// on plain SQLite), which refuses them with a sentence if given anyway.
-    package static var encryptionVisibility: ArgumentVisibility {
+    static var encryptionVisibility: ArgumentVisibility {
         ParsingLayer.current?.encrypts == false ? .private : .default
     }
 
@@ -63,7 +63,7 @@ package struct ConnectionOptions: ParsableArguments {
     /// another process a person sets, but at least a second, as a keyring needs some time
     /// to answer at all (`--lock-timeout 0` means "never wait for a lock"). A command
     /// without the connection options (`key`) waits the lock timeout's default.
-    package static func secretServiceTimeout(of command: any ParsableCommand) -> Duration {
+    static func secretServiceTimeout(of command: any ParsableCommand) -> Duration {
         let seconds = (command as? any UsesProjectConnection)?.connection.lockTimeout
             ?? (command as? any UsesProjectConnectionAndBackup)?.connection.lockTimeout
             ?? defaultLockTimeout

@@ -12,7 +12,7 @@ extension MigrationsOptions {
 
     /// `loadFiles`' work with its warnings returned, not printed: for a thread of its
     /// own, whose caller prints them once the thread is done.
-    package func readFiles() throws -> (files: [SQLMigrationFile], warnings: [String]) {
+    func readFiles() throws -> (files: [SQLMigrationFile], warnings: [String]) {
         let folder = self.folder
         let files = try folder.load()
         var warnings = folder.ignoredLookalikes()

@@ -3,12 +3,12 @@ import MigrationKit
 
 /// Where SQL migration files live.
 package struct MigrationsOptions: ParsableArguments {
-    package static let defaultDirectory = "./Migrations"
+    static let defaultDirectory = "./Migrations"
 
     /// As given on the command line (or filled in from the environment or
     /// `migrationkit.toml`); nil means the default.
     @Option(name: .customLong(ProjectSetting.migrations.rawValue), help: ArgumentHelp("The folder of migration files (default: \(MigrationsOptions.defaultDirectory)).", valueName: "dir"))
-    package var givenDirectory: String?
+    var givenDirectory: String?
 
     /// The layout `--layout` (or the environment, or `migrationkit.toml`) named; nil
     /// reads the folder in the layout its files are written in.
@@ -22,10 +22,10 @@ package struct MigrationsOptions: ParsableArguments {
     @Option(name: .customLong("placeholder"),
             help: ArgumentHelp("A value for a Flyway placeholder, ${NAME} in a Flyway folder's files (repeatable; also the [placeholders] table of migrationkit.toml).",
                                valueName: "name=value"))
-    package var givenPlaceholders: [String] = []
+    var givenPlaceholders: [String] = []
 
     /// The project file's `[placeholders]` table, which a flag of the same name overrides.
-    package var projectPlaceholders: [String: String] = [:]
+    var projectPlaceholders: [String: String] = [:]
 
     /// The folder of migration files.
     package var directory: String {

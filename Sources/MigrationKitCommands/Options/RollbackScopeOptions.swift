@@ -20,5 +20,5 @@ package struct RollbackScopeOptions: ParsableArguments {
     }
 
     /// How many of the latest migrations to roll back when no --to is given.
-    package var latestCount: Int { steps ?? 1 }
+    var latestCount: Int { steps ?? 1 }
 }

@@ -25,7 +25,7 @@ package struct MigrateDocument: Encodable {
     package let checks: [String]
     package let dryRun: Bool
     /// For a dry run: the schema change as "-"/"+" lines; otherwise null.
-    @AlwaysPresent package var schemaDiff: [String]?
+    @AlwaysPresent var schemaDiff: [String]?
     /// The backup written first, or null.
     @AlwaysPresent package var backup: String?
     package let adoptedChecksums: [String]

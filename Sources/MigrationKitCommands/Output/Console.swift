@@ -28,7 +28,7 @@ package struct Console: Sendable {
     }
 
     /// Whether standard error is a terminal, where a progress line may redraw itself.
-    package var standardErrorIsTerminal: Bool { capture == nil && isatty(STDERR_FILENO) == 1 }
+    var standardErrorIsTerminal: Bool { capture == nil && isatty(STDERR_FILENO) == 1 }
 
     package func out(_ line: String) {
         write(line + "\n", to: STDOUT_FILENO)
@@ -39,7 +39,7 @@ package struct Console: Sendable {
     }
 
     /// Writes raw text (no newline added) to standard error, for the progress line.
-    package func errorRaw(_ text: String) {
+    func errorRaw(_ text: String) {
         write(text, to: STDERR_FILENO)
     }
 
@@ -73,7 +73,7 @@ package final class ConsoleCapture: @unchecked Sendable {
 
     /// What another program wrote to its standard error in the command's place (a key
     /// command's prompts and complaints), as text.
-    package func appendError(_ bytes: UnsafeRawBufferPointer) {
+    func appendError(_ bytes: UnsafeRawBufferPointer) {
         append(String(decoding: bytes, as: UTF8.self), standardError: true)
     }
 

@@ -18,7 +18,7 @@ package struct ErrorPresentation {
     package let message: String
     /// The sentences of the same failure's other problems, one line each after the
     /// first (a migrations folder's other broken files, each named).
-    package private(set) var furtherMessages: [String] = []
+    private(set) var furtherMessages: [String] = []
     /// What only `--verbose` adds to the sentence: the identity of a library's error
     /// behind it (GLib's domain and code behind a Secret Service failure), for a bug
     /// report, never for the person to act on.
@@ -82,7 +82,7 @@ package struct ErrorPresentation {
     }
 
     /// `Remedy.waitLonger` in every command line's words: each has `--lock-timeout`.
-    package static let waitLongerWords = "wait for it with --lock-timeout SECONDS"
+    static let waitLongerWords = "wait for it with --lock-timeout SECONDS"
 
     /// An error's presentation with the sentence a presentation chose and the exit code
     /// and `--json` kind `ExitCodeDecision` gives `error`.

@@ -6,8 +6,8 @@ import MigrationKitKeys
 /// that could not be locked in RAM is worth knowing about, not worth failing for (an
 /// unprivileged user's `RLIMIT_MEMLOCK` may be small), so it is a note, never an error.
 package struct MemoryProtectionNotes {
-    package let keyResolved: Bool
-    package let memorySecurityAsked: Bool
+    let keyResolved: Bool
+    let memorySecurityAsked: Bool
 
     /// - Parameter layer: the layer that opens the command's databases, whose SQLCipher
     ///   the notes describe.

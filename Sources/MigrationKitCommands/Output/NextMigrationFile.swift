@@ -101,14 +101,14 @@ package enum NextMigrationFile {
 
     /// Whether the folder's migrations are `.up.sql`/`.down.sql` pairs and none is a
     /// dbmate-style single file.
-    package static func usesUpDownFiles(_ names: [String]) -> Bool {
+    static func usesUpDownFiles(_ names: [String]) -> Bool {
         let pairs = names.contains { $0.hasSuffix(".up.sql") }
         let singles = names.contains { $0.hasSuffix(".sql") && !$0.hasSuffix(".up.sql") && !$0.hasSuffix(".down.sql") }
         return pairs && !singles
     }
 
     /// Now, in UTC, as `YYYYMMDDHHMMSS`: the number a timestamp-numbered folder's next file gets.
-    package static func utcTimestamp() -> String {
+    static func utcTimestamp() -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

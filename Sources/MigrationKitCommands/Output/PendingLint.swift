@@ -80,7 +80,7 @@ package enum RollbackLint {
 /// Lint findings as lines: `path:line: severity[rule]: message`, then the fix.
 package enum LintPrinter {
     /// How `migrate` and its fleet end a sentence about lint errors.
-    package static let whatToDo = "Fix them, silence one that is intended with `-- migrationkit:nolint RULE` on the line above its statement (or in migrationkit.toml's [lint] table), or pass --no-lint if you are sure."
+    static let whatToDo = "Fix them, silence one that is intended with `-- migrationkit:nolint RULE` on the line above its statement (or in migrationkit.toml's [lint] table), or pass --no-lint if you are sure."
 
     /// What an error in down SQL is to the command printing it.
     package enum DownErrors {
@@ -113,7 +113,7 @@ package enum LintPrinter {
     /// Suppressed findings, one line each, saying which suppression silenced them:
     /// printed only with --verbose (`lint` also with --show-suppressed, `asNotes` false,
     /// where they are part of its report).
-    package static func printSuppressed(_ suppressed: [SuppressedLintFinding], reporter: Reporter, asNotes: Bool) {
+    static func printSuppressed(_ suppressed: [SuppressedLintFinding], reporter: Reporter, asNotes: Bool) {
         for entry in suppressed {
             let finding = entry.finding
             let line = "\(finding.path):\(finding.line): suppressed \(finding.severity)[\(finding.rule)] by \(entry.suppressedBy): \(finding.message)"

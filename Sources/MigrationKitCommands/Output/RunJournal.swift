@@ -33,16 +33,16 @@ package final class RunJournal: @unchecked Sendable {
     }
 
     /// `--atomic` and `--dry-run`: what ran is rolled back with the step that failed.
-    package func runsAllOrNothing() {
+    func runsAllOrNothing() {
         lock.withLock { allOrNothing = true }
     }
 
-    package func wroteBackup(_ path: String) {
+    func wroteBackup(_ path: String) {
         lock.withLock { backup = path }
     }
 
     /// The backup this run wrote, if it wrote one.
-    package var backupWritten: String? { lock.withLock { backup } }
+    var backupWritten: String? { lock.withLock { backup } }
 
     /// What a key rotation knows of the database's keys, once it knows them: a change
     /// that is not all or nothing, whose state after a stop or a failure is read from it
@@ -85,7 +85,7 @@ package final class RunJournal: @unchecked Sendable {
 
     /// The sentence for `presentation`, a failure of this run: any failure after a
     /// backup names it.
-    package func annotate(_ presentation: ErrorPresentation) -> ErrorPresentation {
+    func annotate(_ presentation: ErrorPresentation) -> ErrorPresentation {
         guard let backup = lock.withLock({ backup }), !presentation.message.contains(backup) else { return presentation }
         return presentation.with(message: presentation.message + " The backup written before the change is kept: \(backup).")
     }

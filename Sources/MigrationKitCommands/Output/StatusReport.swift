@@ -8,7 +8,7 @@ package struct StatusReport {
     package let status: MigrationStatus
     /// Of `status.unknownApplied`, those an app's Swift steps applied (their history
     /// rows carry no checksum): an app's own database, not a newer version's.
-    package let appliedBySwiftSteps: Set<String>
+    let appliedBySwiftSteps: Set<String>
 
     package init(_ status: MigrationStatus, appliedBySwiftSteps: Set<String> = []) {
         self.status = status
@@ -91,7 +91,7 @@ package struct MigrationStateDocument: Encodable {
 /// `status --exit-code`, the same flag on every command line.
 package struct StatusExitCodeOption: ParsableArguments {
     @Flag(name: .customLong("exit-code"), help: "Exit with code \(CLIExitCode.refused.rawValue) when migrate would refuse the database, \(CLIExitCode.pendingMigrations.rawValue) when migrations are pending (for deploy scripts).")
-    package var isRequested = false
+    var isRequested = false
 
     package init() {}
 }

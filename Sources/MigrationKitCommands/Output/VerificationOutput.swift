@@ -30,7 +30,7 @@ package struct VerificationOutput {
     }
 
     /// A line per check, and the verdict.
-    package func printChecks(to reporter: Reporter) {
+    func printChecks(to reporter: Reporter) {
         for check in report.checks {
             reporter.line("\(!check.ran ? "n/a   " : check.passed ? "ok    " : "FAILED") \(check.name): \(check.detail)")
         }

@@ -13,14 +13,14 @@ package struct CommandLineRunner {
     /// The name shown in messages.
     package let commandName: String
     /// Presents the database layer's own errors (nil for any other).
-    package let layerErrors: (any Error, RemedyWording) -> ErrorPresentation?
+    let layerErrors: (any Error, RemedyWording) -> ErrorPresentation?
     /// How this command line names the remedies library errors offer: its flags and
     /// commands, nil for one it does not have (the GRDB commands have no
     /// `--allow-out-of-order`, so their refusals do not suggest it).
     package let wording: RemedyWording
     /// What the command line adds to any failure's presentation before it is printed
     /// (what the run left behind).
-    package var annotate: (ErrorPresentation) -> ErrorPresentation = { $0 }
+    var annotate: (ErrorPresentation) -> ErrorPresentation = { $0 }
     /// Once the process was asked to stop (Ctrl-C, SIGTERM), how a run that did not
     /// succeed ends: this sentence and exit code, whatever the command made of the
     /// interruption (a check that counted it as a failed check, a verify as a failed

@@ -25,13 +25,13 @@ package struct CommandWorld: @unchecked Sendable {
     package var locks: CommandLocks
     /// The settings resolved for the running command (`ProjectSettings`), for
     /// `migrationkit config` to show.
-    package let resolvedSettings = ResolvedSettings()
+    let resolvedSettings = ResolvedSettings()
     /// What the running command has done so far (`RunJournal`).
     package var journal: RunJournal
     /// Whether the run said that `MIGRATIONKIT_PASSWORD` is set but empty: once a run,
     /// not once a fleet database, and again in the next run of an app that embeds the
     /// commands.
-    package let emptyVariableWarning = OnceFlag()
+    let emptyVariableWarning = OnceFlag()
     /// What a fleet's databases share, made once: keys and migrations (nil outside a fleet).
     package var fleet: FleetShared?
     /// The command the run parsed, once it has.
@@ -79,7 +79,7 @@ package struct CommandWorld: @unchecked Sendable {
 
     /// The first line of every command that works on a database: which file, and which
     /// project file's table chose it, so that a deploy's log never leaves it to guessing.
-    package func announce(_ path: String, reporter: Reporter, note: String? = nil) {
+    func announce(_ path: String, reporter: Reporter, note: String? = nil) {
         journal.started(on: path)
         var line = "Database: \(path)"
         if let name = databaseName, let file = settings?.configFile {
@@ -202,7 +202,7 @@ package final class CommandLocks: @unchecked Sendable {
         }
     }
 
-    package func releaseAll() {
+    func releaseAll() {
         let released = lock.withLock { () -> [(lock: DatabaseFileLock, database: String)] in
             defer { (held, notes) = ([], [:]) }
             for note in Set(notes.values) { FileRemoval.remove(note) }

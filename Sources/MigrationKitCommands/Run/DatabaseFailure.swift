@@ -32,7 +32,7 @@ package struct DatabaseFailure: Hashable, Sendable {
 
     /// Whether this is a damaged page met after the open (the schema read fine): SQLite's
     /// "database disk image is malformed in `SELECT …`" blames a query, `sentence` does not.
-    package var isDamagedPage: Bool {
+    var isDamagedPage: Bool {
         kind == .sqlite && explanation == nil && SQLiteResultCode.SQLITE_CORRUPT ~= resultCode
     }
 

@@ -148,7 +148,7 @@ package enum ExitCodeDecision {
     /// An error nothing in the table knows.
     package static let unexpected = FailureRow(.failure, "unexpected")
     /// A database a fleet lists that is not there (`status`).
-    package static let missingDatabase = FailureRow(.fileError, "missing")
+    static let missingDatabase = FailureRow(.fileError, "missing")
 
     /// A run a signal stopped (SIGHUP, SIGINT, SIGTERM), the work in progress rolled back.
     package static func stopped(by signal: Int32) -> FailureRow {

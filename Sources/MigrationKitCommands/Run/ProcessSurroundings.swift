@@ -48,7 +48,7 @@ package struct ProcessSurroundings: Sendable {
     /// Where a key command's standard error goes: where the command's own does when it
     /// is captured; nil: the process's, and the terminal is the key command's for its
     /// prompts.
-    package var keyCommandErrors: KeyCommandLine.StandardErrorRelay? {
+    var keyCommandErrors: KeyCommandLine.StandardErrorRelay? {
         console.capture.map { capture in KeyCommandLine.StandardErrorRelay { bytes in capture.appendError(bytes) } }
     }
 }

@@ -23,7 +23,7 @@ extension DatabaseKey {
     /// `validate()` for a key that opens a database already keyed: a raw key of a form the
     /// linked SQLCipher reads as a passphrase is tried as that passphrase, which is what a
     /// file keyed with its text before SQLCipher 4.7 opens with (`SQLCipherOpener`).
-    package func validateForOpening() throws {
+    func validateForOpening() throws {
         if let reason = unusableReason { throw SQLCipherError(kind: .invalidKey, message: reason) }
     }
 }

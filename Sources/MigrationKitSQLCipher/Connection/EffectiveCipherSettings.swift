@@ -131,7 +131,7 @@ extension SQLCipherWriter {
 
 extension EffectiveCipherSettings {
     /// Records how `key` opens the file: as a raw key (and in which form), or not.
-    package mutating func describeKey(_ key: DatabaseKey) {
+    mutating func describeKey(_ key: DatabaseKey) {
         rawKey = key.kind == .rawKey
         rawKeyForm = key.rawKeyForm
     }

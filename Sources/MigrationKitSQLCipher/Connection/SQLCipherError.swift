@@ -100,7 +100,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
     /// statement of MigrationKit's own (a copy and its proof), whose text would tell a
     /// user nothing they can act on: "<what> failed (<SQLite's words>); <outcome>". An
     /// error with no statement, or one the file system explains, is kept as it is.
-    package func withoutInternalStatement(_ what: String, outcome: String) -> SQLCipherError {
+    func withoutInternalStatement(_ what: String, outcome: String) -> SQLCipherError {
         guard kind == .sqlite, sql != nil, explanation == nil else { return self }
         return SQLCipherError(kind: kind, resultCode: resultCode, message: "\(what) failed (\(message)); \(outcome)", advice: nil, sql: nil,
                               location: nil, path: path)
@@ -134,7 +134,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
 
     /// The failing statement for a one-line message: on one line, at most 200
     /// characters, in backquotes. Nil when there is no statement.
-    package var statementExcerpt: String? {
+    var statementExcerpt: String? {
         guard let sql else { return nil }
         let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
         return "`" + (oneLine.count > 200 ? oneLine.prefix(200) + "…" : Substring(oneLine)) + "`"

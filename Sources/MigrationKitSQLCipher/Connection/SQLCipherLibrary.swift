@@ -36,7 +36,7 @@ public enum SQLCipherLibrary {
     /// build SQLCipher with other defaults. Nil before SQLCipher 4, which has no pragma
     /// for its (fixed, SHA-1) algorithms. `cipher` and `provider` are left unset: they
     /// need a keyed connection.
-    package static let defaultCipherSettings: EffectiveCipherSettings? = {
+    static let defaultCipherSettings: EffectiveCipherSettings? = {
         guard SQLCipherFeature.formatFour.isAvailable(in: cipherVersion) else { return nil }
         // The cipher_default_* values are the process's, whichever connection asks.
         func value(_ pragma: String) -> String? { inMemoryValue("PRAGMA \(pragma)") }

@@ -181,7 +181,7 @@ package struct SchemaMigrationProof: Sendable {
     /// How many rows of each table the proof copies: enough to meet the NULLs, the
     /// duplicates and the foreign keys a migration trips over, few enough that a large
     /// database is proven in moments.
-    package static let sampleRowsPerTable = 1000
+    static let sampleRowsPerTable = 1000
 
     /// The first rows of every ordinary table (a full-text index over another table is
     /// filled from it afterwards), their stored columns only.
