@@ -168,14 +168,14 @@ public struct OtherToolLedger: Hashable, Sendable {
         case .yoyo:
             // yoyo's table since 6.0; before it, `(id, ctime)`, which yoyo upgrades.
             let columns = try columnNames(of: "_yoyo_migration", in: db)
-            if columns.contains("migration_hash") {
+            if columns.isSuperset(of: ["migration_hash", "migration_id", "applied_at_utc"]) {
                 let rows = try db.textRows(sql: "SELECT migration_hash, migration_id FROM main._yoyo_migration ORDER BY applied_at_utc")
                 return OtherToolLedger(tool: tool, records: rows.compactMap { row in
                     guard let hash = row[0] else { return nil }
                     return Record(version: row[1] ?? hash, state: .applied, identifierSHA256: hash.lowercased())
                 })
             }
-            guard columns.contains("id") else { return nil }
+            guard columns.isSuperset(of: ["id", "ctime"]) else { return nil }
             return OtherToolLedger(tool: tool, records: try db.textColumn(sql: "SELECT id FROM main._yoyo_migration ORDER BY ctime").map {
                 Record(version: $0, identifier: $0, state: .applied)
             })
@@ -195,7 +195,7 @@ public struct OtherToolLedger: Hashable, Sendable {
             })
         case .liquibase:
             let columns = try columnNames(of: "DATABASECHANGELOG", in: db)
-            guard columns.isSuperset(of: ["id", "author", "filename"]) else { return nil }
+            guard columns.isSuperset(of: ["id", "author", "filename", "dateexecuted"]) else { return nil }
             return try readLiquibase(in: db, columns: columns)
         default:
             return nil

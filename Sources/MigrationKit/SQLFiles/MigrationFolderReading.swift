@@ -19,6 +19,8 @@ struct MigrationFolderReading {
     /// Reads a file of a migration's folder (diesel's, Prisma's) or of the folder's own
     /// (Drizzle's journal); nil when there is no such file.
     var readFolderFile: (String) throws -> String? = { _ in nil }
+    /// Reads a file's bytes as they are (`SQLMigrationDirectory.readBytes`), for a sum of them.
+    var readFolderBytes: (String) throws -> [UInt8] = { _ in [] }
 
     /// The folder's migrations in the order they apply, every problem appended to
     /// `problems` (a migration with one is left out).
@@ -40,6 +42,7 @@ struct MigrationFolderReading {
             files = layout == .liquibase ? LiquibaseChangelog.migrations(in: candidates, problems: &problems)
                 : YoyoMigrations.migrations(in: candidates, problems: &problems)
             problems += Self.duplicates(files, order: order, layout: layout)
+            if files.isEmpty, problems.isEmpty, let unread = UnreadFolderContents.refusal(candidates, layout: layout) { problems.append(unread) }
             return files
         }
 
@@ -209,8 +212,18 @@ struct MigrationFolderReading {
     /// `atlas.sum` against the folder's `.sql` files, their bytes as they are, as Atlas
     /// checks it before it runs anything.
     private func atlasSumProblems(_ candidates: [Candidate]) -> [SQLMigrationFileError] {
-        let files = candidates.filter { !$0.isFolder && $0.name.hasSuffix(".sql") }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-            .compactMap { candidate in FileManager.default.contents(atPath: candidate.path).map { (candidate.name, candidate.path, [UInt8]($0)) } }
+        let sqlFiles = candidates.filter { !$0.isFolder && $0.name.hasSuffix(".sql") }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        // A file that could not be read is a problem collected already; a sum without it
+        // would only add a second, wrong one.
+        guard sqlFiles.allSatisfy({ $0.text != nil }) else { return [] }
+        let files: [(name: String, path: String, bytes: [UInt8])]
+        do {
+            files = try sqlFiles.map { ($0.name, $0.path, try readFolderBytes($0.path)) }
+        } catch let error as SQLMigrationFileError {
+            return [error]
+        } catch {
+            return []
+        }
         let sum: String?
         do {
             sum = try readFolderFile(join(folder, AtlasDirectory.sumFileName))

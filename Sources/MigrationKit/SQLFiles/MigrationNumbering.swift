@@ -135,9 +135,13 @@ package enum MigrationNumbering {
 
     /// The next of a SQLDelight folder's files (`names`, as listed), without `.sqm`: the
     /// largest version a `.sqm` file's name gives, plus one (`1` in a folder with none).
-    package static func nextSQLDelight(after names: [String]) -> String {
+    package static func nextSQLDelight(after names: [String], in folder: String) throws -> String {
         let versions = names.filter { $0.hasSuffix(".sqm") }.compactMap { Int64(MigrationFileName.sqlDelightVersion(of: $0)) }
-        return String((versions.max() ?? 0) + 1)
+        let (following, overflow) = (versions.max() ?? 0).addingReportingOverflow(1)
+        guard !overflow else {
+            throw refusal(in: folder, "A migration's number is too large to count on from; name the new file by hand so that it sorts after every other.")
+        }
+        return String(following)
     }
 
     /// The leading ASCII digits of an identifier.

@@ -62,7 +62,7 @@ public struct SQLMigrationDirectory: Sendable {
                 throw SQLMigrationFileError.combining(problems + [mixed])!
             }
         }
-        let files = MigrationFolderReading(layout: layout, folder: path, placeholders: placeholders, readFolderFile: readMigrationFolderFile).migrations(in: candidates, problems: &problems)
+        let files = MigrationFolderReading(layout: layout, folder: path, placeholders: placeholders, readFolderFile: readMigrationFolderFile, readFolderBytes: readBytes).migrations(in: candidates, problems: &problems)
         if let error = SQLMigrationFileError.combining(problems) { throw error }
         return files
     }
@@ -206,6 +206,23 @@ public struct SQLMigrationDirectory: Sendable {
 
     /// Reads a file as strict UTF-8 text (a leading byte-order mark is dropped).
     func readText(_ filePath: String) throws -> String {
+        var bytes = try readBytes(filePath)
+        if let nul = bytes.firstIndex(of: 0) {
+            let line = bytes[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw SQLMigrationFileError(code: .containsNUL, path: filePath, line: line,
+                                        message: "The file holds a NUL byte, so it is binary, not SQL text; check that this is the right file.")
+        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let line = Self.firstInvalidUTF8Line(bytes)
+            throw SQLMigrationFileError(code: .notUTF8, path: filePath, line: line,
+                                        message: "The file is not valid UTF-8; save it as UTF-8.")
+        }
+        return text
+    }
+
+    /// A regular file's bytes as they are, within the size limit, never waiting on a FIFO.
+    func readBytes(_ filePath: String) throws -> [UInt8] {
         // Look before opening: opening a FIFO for reading waits for a writer, forever.
         var info = stat()
         guard stat(filePath, &info) == 0 else {
@@ -233,23 +250,12 @@ public struct SQLMigrationDirectory: Sendable {
             throw SQLMigrationFileError(code: .fileUnreadable, path: filePath, message: "The file cannot be read (\(String(cString: strerror(errno)))).")
         }
         try Self.requireRegularFile(info, filePath)
-        var bytes = try Self.readAll(descriptor, of: filePath, expecting: Int(info.st_size), limit: Self.maximumFileSize + 1)
+        let bytes = try Self.readAll(descriptor, of: filePath, expecting: Int(info.st_size), limit: Self.maximumFileSize + 1)
         if bytes.count > Self.maximumFileSize {
             throw SQLMigrationFileError(code: .fileTooLarge, path: filePath,
                                         message: "The file is over the \(Self.maximumFileSize / (1024 * 1024)) MiB limit for a migration; load bulk data another way.")
         }
-        if let nul = bytes.firstIndex(of: 0) {
-            let line = bytes[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
-            throw SQLMigrationFileError(code: .containsNUL, path: filePath, line: line,
-                                        message: "The file holds a NUL byte, so it is binary, not SQL text; check that this is the right file.")
-        }
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            let line = Self.firstInvalidUTF8Line(bytes)
-            throw SQLMigrationFileError(code: .notUTF8, path: filePath, line: line,
-                                        message: "The file is not valid UTF-8; save it as UTF-8.")
-        }
-        return text
+        return bytes
     }
 
     /// Every byte of an open file, up to `limit`, in a buffer the size `stat` gave (the

@@ -53,7 +53,7 @@ package enum NextMigrationFile {
                 identifier = try MigrationNumbering.nextDiesel(after: folder.identifiers, slug: slug, now: utcTimestamp(), in: directory)
             case .sqlDelight:
                 // SQLDelight names a file by the version it upgrades from: the last one's plus one.
-                identifier = MigrationNumbering.nextSQLDelight(after: folder.names)
+                identifier = try MigrationNumbering.nextSQLDelight(after: folder.names, in: directory)
             default:
                 identifier = try MigrationNumbering.next(after: folder.identifiers, slug: slug, now: utcTimestamp(), order: MigrationFileOrder.of(layout), in: directory)
             }
