@@ -466,8 +466,11 @@ package struct KeyCommandLine: Sendable, CustomStringConvertible {
                     // without waiting for an end a process it left behind may never give.
                     if output >= 0 { _ = fcntl(output, F_SETFL, O_NONBLOCK) }
                     if error >= 0 { _ = fcntl(error, F_SETFL, O_NONBLOCK) }
+                    // At most what a pipe holds (1 MiB, Linux's largest by default): a
+                    // process left behind that keeps writing cannot hold the run here.
                     while outputOpen, readOutput() == .data {}
-                    while errorOpen, relayError() == .data {}
+                    var relayed = 0
+                    while errorOpen, relayed < 1 << 20, relayError() == .data { relayed += errorBuffer.count }
                     if total > limit {
                         end = .tooLarge
                     } else if (status & 0x7f) == 0 {

@@ -42,4 +42,7 @@ extension SQLiteVersion {
     /// The release from which `PRAGMA quick_check(TABLE)` checks one table and its
     /// indexes.
     package static let tableQuickCheck = SQLiteVersion(3, 33, 0)
+    /// The release from which `PRAGMA optimize=0x10000` judges every table, not only the
+    /// ones the asking connection queried.
+    package static let optimizeJudgesEveryTable = SQLiteVersion(3, 46, 0)
 }

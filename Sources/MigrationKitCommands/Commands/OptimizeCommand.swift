@@ -29,7 +29,7 @@ package struct OptimizeCommand: UsesProjectConnection, FleetCommand {
         let refreshed = try session.write { db in
             let before = try Self.statistics(in: db)
             let version = try db.textColumn(sql: "SELECT sqlite_version()").first.flatMap(SQLiteVersion.init) ?? SQLiteVersion(3, 0, 0)
-            try db.execute(BookkeepingStatement(version >= SQLiteVersion(3, 46) ? "PRAGMA optimize=0x10002" : "ANALYZE"))
+            try db.execute(BookkeepingStatement(version >= .optimizeJudgesEveryTable ? "PRAGMA optimize=0x10002" : "ANALYZE"))
             let after = try Self.statistics(in: db)
             return Set(Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.map(\.table)).sorted()
         }

@@ -97,11 +97,11 @@ final class PrivateDatabaseCopy {
 
     /// Puts the copy of the journal beside the copy of the database.
     ///
-    /// - Throws: `CocoaError.fileNoSuchFile` when a journal file is gone: its owner (a
+    /// - Throws: `JournalWentAway` when a journal file is gone: its owner (a
     ///   process that took no lock yet when it was found) finished with it, and the
     ///   database is to be looked at again.
     func addJournal() throws {
-        for file in journal.files where FileProbe(path: file).kind == .missing { throw CocoaError(.fileNoSuchFile) }
+        for file in journal.files where FileProbe(path: file).kind == .missing { throw JournalWentAway() }
         try copying {
             for file in journal.files { try Self.copy(file, to: path + file.dropFirst(original.count)) }
         }
@@ -110,15 +110,20 @@ final class PrivateDatabaseCopy {
     /// Whether `error` says a journal found beside the database was gone when it was
     /// copied (`addJournal()`, `init`): its owner finished with it, so look again.
     static func journalWentAway(_ error: any Error) -> Bool {
-        (error as? CocoaError)?.code == .fileNoSuchFile
+        error is JournalWentAway
     }
+
+    /// Thrown by the copying alone, so that no other missing file (one the host's
+    /// `prepareDatabase` looks for on the copy, say) is taken for a journal gone, which
+    /// would open the file itself with an unproven journal beside it.
+    private struct JournalWentAway: Error {}
 
     private func copying(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
             // A file found beside the database was gone when it was copied.
-            throw CocoaError(.fileNoSuchFile)
+            throw JournalWentAway()
         } catch {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_IOERR,
                                  message: "\(whyCopied), and the copy failed (\(error.localizedDescription)); make room in \(FileManager.default.temporaryDirectory.path), or set TMPDIR to a folder with room.",
