@@ -84,4 +84,49 @@ import Glibc
         #expect(took < .seconds(5), "the run took \(took) to end after SIGTERM")
         #expect((process.processorSeconds ?? 99) < 5, "\(process.processorSeconds ?? -1) s of processor time")
     }
+
+    /// A process the command left writing to the tool's standard error ends once that
+    /// pipe's reader has gone (SIGPIPE at its default), though the tool itself ignores
+    /// SIGPIPE: it does not outlive the run writing into a broken pipe.
+    @Test func aProcessLeftWritingEndsWhenItsReaderHasGone() throws {
+        let workspace = try migrated()
+        // A shell loop, unlike `yes`, goes on writing after a write fails: only the signal ends it.
+        let command = "!(sh -c 'echo $$ > leftover; while :; do echo left-behind; done' >&2 &); cat key"
+        let process = try ChildProcess([Binary.migrationkit, "status", "--db-path", workspace.database,
+                                        "--migrations", workspace.migrations, "--password-command", command],
+                                       environment: Binary.environment(), directory: workspace.root,
+                                       input: .null, output: .null, errors: .pipe)
+        var leftover: Int32 = 0
+        defer { if leftover > 0 { kill(leftover, SIGKILL) } }
+        // Its standard error is read until the tool has ended, so nobody waits on a full pipe.
+        let errors = try #require(process.errors).fileDescriptor
+        _ = fcntl(errors, F_SETFL, O_NONBLOCK)
+        var scratch = [UInt8](repeating: 0, count: 1 << 16)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < deadline {
+            var ready = pollfd(fd: errors, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 50) > 0 { _ = read(errors, &scratch, scratch.count) }
+        }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        // Its pid, once the shell has written all of it.
+        let started = ContinuousClock.now + .seconds(60)
+        while leftover == 0, ContinuousClock.now < started {
+            let written = (try? String(contentsOfFile: workspace.path("leftover"), encoding: .utf8)) ?? ""
+            if written.hasSuffix("\n") { leftover = Int32(written.dropLast()) ?? 0 } else { usleep(10_000) }
+        }
+        try #require(leftover > 0, "the key command's left process never started")
+        #expect(Self.isAlive(leftover), "the left process should still be writing while its reader is open")
+        try #require(process.errors).closeFile()
+        let gone = ContinuousClock.now + .seconds(10)
+        while Self.isAlive(leftover), ContinuousClock.now < gone { usleep(10_000) }
+        #expect(!Self.isAlive(leftover), "the process the key command left is still writing into a broken pipe")
+    }
+
+    /// Running, not ended and waiting to be reaped by whoever adopted it.
+    private static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let afterName = stat.range(of: ") ", options: .backwards) else { return false }
+        return stat[afterName.upperBound...].first != "Z"
+    }
 }
