@@ -13,7 +13,7 @@ package struct FailureExplanation: Hashable, Sendable {
     package let fix: String
 
     /// An explanation from its stable name, its cause and its fix.
-    package init(name: String, cause: String, fix: String) {
+    init(name: String, cause: String, fix: String) {
         self.name = name
         self.cause = cause
         self.fix = fix

@@ -22,7 +22,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
         public var sampleRowIDs: [Int64]
 
         /// A group of `count` orphan rows of `table`, with some of their row ids.
-        package init(table: String, parent: String, foreignKey: Int, count: Int, sampleRowIDs: [Int64]) {
+        init(table: String, parent: String, foreignKey: Int, count: Int, sampleRowIDs: [Int64]) {
             self.table = table
             self.parent = parent
             self.foreignKey = foreignKey
@@ -48,10 +48,10 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
     public private(set) var groups: [Group] = []
 
     /// No violations yet; `add(table:rowID:parent:foreignKey:)` adds them.
-    package init() {}
+    init() {}
 
     /// Violations already grouped.
-    package init(groups: [Group]) {
+    init(groups: [Group]) {
         self.groups = groups
     }
 
@@ -73,7 +73,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
 
     /// The violations `self` has beyond `before`: for each group, the rows added. A group
     /// with as many rows as before, or fewer (orphans deleted), adds nothing.
-    package func added(since before: ForeignKeyViolations) -> ForeignKeyViolations {
+    func added(since before: ForeignKeyViolations) -> ForeignKeyViolations {
         var earlier: [Group.Key: Group] = [:]
         for group in before.groups { earlier[group.key] = group }
         return ForeignKeyViolations(groups: groups.compactMap { group in
@@ -91,7 +91,7 @@ public struct ForeignKeyViolations: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// Whether every group of `self` has at most as many rows as in `other`.
-    package func isWithin(_ other: ForeignKeyViolations) -> Bool {
+    func isWithin(_ other: ForeignKeyViolations) -> Bool {
         added(since: other).isEmpty
     }
 

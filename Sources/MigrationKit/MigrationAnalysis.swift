@@ -5,7 +5,7 @@ package struct LedgerSnapshot: Hashable, Sendable {
     package var identifiers: [String]
     /// Checksums recorded when steps were applied (`MigrationHistoryTable`). A step
     /// applied by GRDB, or before MigrationKit kept checksums, has none.
-    package var checksums: [String: String]
+    var checksums: [String: String]
 
     /// A snapshot of the ledger's identifiers and the recorded checksums (none by default,
     /// as in a database only GRDB has migrated).
@@ -35,7 +35,7 @@ package struct LedgerMerge: Hashable, Sendable {
 /// tested without a database, and re-run cheaply under the write lock.
 package struct MigrationAnalysis<Database>: Sendable {
     /// The registered steps the ledger is compared with.
-    package let registry: MigrationRegistry<Database>
+    let registry: MigrationRegistry<Database>
     /// The database's ledger and recorded checksums, as read before the comparison.
     package let snapshot: LedgerSnapshot
 
@@ -43,14 +43,14 @@ package struct MigrationAnalysis<Database>: Sendable {
     /// step it replaces is in the ledger).
     package let applied: Set<String>
     /// Ledger identifiers that no registered step has, nor replaces.
-    package let unknown: [String]
+    let unknown: [String]
     /// Applied steps whose recorded checksum differs from the step's checksum now.
-    package let modified: [String]
+    let modified: [String]
     /// Ledger rewrites: for a squash whose replaced steps are all applied, and for a
     /// merged step whose replaced steps' rows are still beside its own.
     package let merges: [LedgerMerge]
     /// Applied steps with a checksum but none recorded: to be adopted, not flagged.
-    package let checksumsToAdopt: [String: String]
+    let checksumsToAdopt: [String: String]
     /// A merged step with only some of its replaced steps applied, if any.
     let partialMerge: MigrationKitError?
     /// Every merged step with only some of its replaced steps applied: its identifier,

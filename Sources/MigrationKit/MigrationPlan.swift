@@ -15,10 +15,10 @@ package struct MigrationPlan<Database>: Sendable {
     package let acceptedEdits: [String]
     /// For each merged step in GRDB's form among `steps`, the steps it replaces that the
     /// database has applied: what its closure is given.
-    package let appliedMerged: [String: Set<String>]
+    let appliedMerged: [String: Set<String>]
 
     /// Whether the ledger or history change before any step runs.
-    package var hasBookkeeping: Bool { !merges.isEmpty || !checksumsToAdopt.isEmpty || !acceptedEdits.isEmpty }
+    var hasBookkeeping: Bool { !merges.isEmpty || !checksumsToAdopt.isEmpty || !acceptedEdits.isEmpty }
 
     /// Whether migrating would change the database at all.
     package var changesAnything: Bool { !steps.isEmpty || hasBookkeeping }
@@ -37,7 +37,7 @@ extension MigrationAnalysis {
     /// With `.grdb` checks (`HistoryChecks`), the plan is what GRDB's migrator would
     /// run: pending steps in registration order wherever they sort, whatever else the
     /// ledger holds; and no checksum is adopted or compared.
-    package func migratePlan(through lastIndex: Int, allowOutOfOrder: Bool, acceptModified: Set<String> = [],
+    func migratePlan(through lastIndex: Int, allowOutOfOrder: Bool, acceptModified: Set<String> = [],
                             acceptUnknown: Set<String> = [], checks: HistoryChecks = .strict) throws -> MigrationPlan<Database> {
         try refuseUnsafeHistory(acceptModified: acceptModified, acceptUnknown: acceptUnknown, checks: checks)
         let steps = try pendingSteps(through: lastIndex, allowOutOfOrder: allowOutOfOrder || checks == .grdb)

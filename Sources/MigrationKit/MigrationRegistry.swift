@@ -98,7 +98,7 @@ public struct MigrationRegistry<Database>: Sendable {
     }
 
     /// Every identifier listed by some step's `merging`, mapped to the step that replaces it.
-    package var mergedIdentifiers: [String: String] {
+    var mergedIdentifiers: [String: String] {
         var result: [String: String] = [:]
         for step in steps {
             for merged in step.merging { result[merged] = step.identifier }

@@ -28,7 +28,7 @@ public struct MigrationStatusEntry: Hashable, Sendable {
 
     /// One line of the report; `mergedApplied` and `mergedMissing` matter only for
     /// `.partlyMerged`.
-    package init(identifier: String, state: MigrationState, mergedApplied: [String] = [], mergedMissing: [String] = []) {
+    init(identifier: String, state: MigrationState, mergedApplied: [String] = [], mergedMissing: [String] = []) {
         self.identifier = identifier
         self.state = state
         self.mergedApplied = mergedApplied
@@ -46,7 +46,7 @@ public struct MigrationStatus: Hashable, Sendable {
 
     /// A status from its lines and the ledger's unknown identifiers, as
     /// `MigrationAnalysis.status` makes it.
-    package init(entries: [MigrationStatusEntry], unknownApplied: [String]) {
+    init(entries: [MigrationStatusEntry], unknownApplied: [String]) {
         self.entries = entries
         self.unknownApplied = unknownApplied
     }

@@ -31,7 +31,7 @@ public struct MigrationStepError: ExplainableError, LocalizedError, CustomString
 
     /// Wraps what a step threw with the step's identifier, the phase and, when known, the
     /// file and line of the failing statement.
-    package init(identifier: String, phase: Phase, sourceFile: String?, line: Int?, underlying: any Error) {
+    init(identifier: String, phase: Phase, sourceFile: String?, line: Int?, underlying: any Error) {
         self.identifier = identifier
         self.phase = phase
         self.sourceFile = sourceFile
@@ -106,7 +106,7 @@ public struct HostVerificationError: LocalizedError, CustomStringConvertible {
     public let underlying: any Error
 
     /// Wraps what the app's closure for `part` threw.
-    package init(part: Part, underlying: any Error) {
+    init(part: Part, underlying: any Error) {
         self.part = part
         self.underlying = underlying
     }

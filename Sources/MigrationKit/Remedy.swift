@@ -53,7 +53,7 @@ public enum Remedy: Hashable, Sendable {
     case givePlaceholderValues([String])
 
     /// What a Swift caller of the libraries does: the library's own words.
-    package var libraryWords: String {
+    var libraryWords: String {
         switch self {
         case .allowOutOfOrder:
             return "allow it (the runner's `allowOutOfOrder`)"
@@ -112,7 +112,7 @@ public struct RemedyWording: Sendable {
     }
 
     /// The remedy in this program's words, or nil when it offers no such thing.
-    package func callAsFunction(_ remedy: Remedy) -> String? { words(remedy) }
+    func callAsFunction(_ remedy: Remedy) -> String? { words(remedy) }
 
     /// The libraries' own words, for a Swift caller (and for `description`).
     public static let library = RemedyWording { $0.libraryWords }
@@ -126,13 +126,13 @@ public struct RemedyWording: Sendable {
 /// name", remedy: .replaceOutput)` worded by the `migrationkit` tool.
 package struct Advice: Hashable, Sendable {
     /// What happened, without a final period.
-    package let situation: String
+    let situation: String
     /// What anyone can do, whatever the program (nil when only the remedy helps).
-    package let otherwise: String?
+    let otherwise: String?
     /// What to do that each program words itself, if anything.
     package let remedy: Remedy?
     /// Sentences said after it (what the linked library cannot read, say), or nil.
-    package let note: String?
+    let note: String?
 
     /// Advice that says `situation`, then `otherwise` and the remedy, whichever are
     /// given, then `note`.

@@ -11,5 +11,5 @@ public protocol SourceLocatedError: Error {
 }
 
 extension SourceLocatedError {
-    package var underlyingError: (any Error)? { nil }
+    var underlyingError: (any Error)? { nil }
 }

@@ -79,7 +79,7 @@ struct RootCommand: ParsableCommand {
 /// The tool's version: the one place it is written. `--version` prints it, and the
 /// Debian package and `make install` take theirs from that output
 /// (`scripts/package.sh`), so a release changes this line and nothing else.
-package enum MigrationKitVersion {
+enum MigrationKitVersion {
     package static let current = "0.1.0"
 
     /// What `--version` prints: this version on the first line, as `NAME VERSION` (the

@@ -199,11 +199,11 @@ package enum BackupFiles {
 }
 
 /// A backup's file name, `<database>.backup-YYYYMMDDTHHMMSS.mmmZ`, and its time.
-package struct BackupName {
-    package let date: Date
+struct BackupName {
+    let date: Date
 
     /// Nil unless `file` is exactly a backup name of `database`.
-    package init?(file: String, database: String) {
+    init?(file: String, database: String) {
         let prefix = database + ".backup-"
         guard file.hasPrefix(prefix), let date = Self.parse(String(file.dropFirst(prefix.count))) else { return nil }
         self.date = date
@@ -223,7 +223,7 @@ package struct BackupName {
     }
 
     /// Parses only the exact 20-character form (a round trip must give the same text).
-    package static func parse(_ text: String) -> Date? {
+    static func parse(_ text: String) -> Date? {
         guard text.utf8.count == 20, let date = formatter().date(from: text), format(date) == text else { return nil }
         return date
     }
@@ -231,14 +231,14 @@ package struct BackupName {
 
 /// A process as "PID-STARTTIME": unlike the id alone, never the same for two processes
 /// (the start time is in clock ticks since boot, from /proc/PID/stat).
-package enum ProcessIdentity {
+enum ProcessIdentity {
     package static let current = "\(getpid())-\(startTime(of: getpid()) ?? 0)"
 
     /// Whether the process an identity names may still be writing `file`. An identity
     /// in the old form (a bare id, from before start times were recorded) counts as
     /// running only while a process has that id and the file changed in the last minute:
     /// a backup being written changes continuously.
-    package static func isRunning(_ identity: String, file: String) -> Bool {
+    static func isRunning(_ identity: String, file: String) -> Bool {
         let parts = identity.split(separator: "-")
         guard let first = parts.first, let pid = Int32(first) else { return false }
         if parts.count == 1 {

@@ -137,7 +137,7 @@ package enum ChangeNote {
     }
 
     /// The activity of process `pid` on the database, if its note says.
-    package static func activity(of pid: Int32, on database: String) -> String? {
+    static func activity(of pid: Int32, on database: String) -> String? {
         guard let text = try? String(contentsOfFile: path(for: database), encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 2, Int32(lines[0]) == pid, !lines[1].isEmpty else { return nil }

@@ -20,19 +20,19 @@ package struct DatabaseFileReplacement {
     package struct Options {
         /// What the database stays, in words, if the replacement were refused after
         /// others renamed ("still plaintext", "in the old format").
-        package var leaving: String
+        var leaving: String
         /// What the new file takes over from the old one (`DurableFile.replace`):
         /// owner and group, refused up front when they cannot be given; the mode too
         /// where the new file must not be more private than the old one was.
-        package var keeping: DurableFile.KeptAttributes = [.owner, .mode]
+        var keeping: DurableFile.KeptAttributes = [.owner, .mode]
         /// The room the new file needs beside the database, and what the command writes,
         /// for the sentence ("Encrypting in place writes an encrypted copy"); nil: not
         /// checked.
-        package var room: (bytes: Int64, writing: String)?
+        var room: (bytes: Int64, writing: String)?
         /// How long to wait for other processes to close the database, and what they
         /// would do if the file were replaced under them; nil: not asked (the new file
         /// is an output no one else has open).
-        package var others: (timeout: Duration, consequence: String)?
+        var others: (timeout: Duration, consequence: String)?
         /// Removes the old file's `-journal`, `-wal` and `-shm` before the rename: a new
         /// file must not meet the old one's journal on its next open.
         var removesJournals = false

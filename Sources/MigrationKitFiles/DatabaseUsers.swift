@@ -20,7 +20,7 @@ import Glibc
 package enum DatabaseUsers {
     /// The other processes with the database at `path` (or its `-wal`, `-shm`) open, in
     /// increasing order.
-    package static func others(of path: String) -> [Int32] {
+    static func others(of path: String) -> [Int32] {
         let files = Set([path, path + "-wal", path + "-shm"].compactMap(FileIdentity.init(path:)))
         guard !files.isEmpty else { return [] }
         let byLock = [path, path + "-shm"].flatMap { LockHolder.of($0) }.map(\.pid)

@@ -20,7 +20,7 @@ package final class DirectoryLock {
 
     /// Waits up to `timeout` for the lock. Returns nil when the directory cannot be
     /// opened for locking (creation then proceeds unlocked, as plain SQLite would).
-    package static func acquire(directory: String, timeout: Duration) throws -> DirectoryLock? {
+    static func acquire(directory: String, timeout: Duration) throws -> DirectoryLock? {
         guard let descriptor = try? FileProbe.openFile(directory, .readOnly, options: [.directory, .closeOnExec]) else { return nil }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout

@@ -33,7 +33,7 @@ package enum DurableFile {
     }
 
     /// Flushes an open file's data to disk; the failure, if any, names `path`.
-    package static func flush(_ descriptor: FileDescriptor, of path: String) -> FileOperationError? {
+    static func flush(_ descriptor: FileDescriptor, of path: String) -> FileOperationError? {
         // fsync(2): swift-system 1.8.1 has no flush of a descriptor.
         fsync(descriptor.rawValue) == 0 ? nil : failure("flush", path)
     }
@@ -45,7 +45,7 @@ package enum DurableFile {
         /// The owner and the group.
         package static let owner = KeptAttributes(rawValue: 1)
         /// The permission bits.
-        package static let mode = KeptAttributes(rawValue: 2)
+        static let mode = KeptAttributes(rawValue: 2)
     }
 
     /// Atomically puts `source` in place of `destination` (same directory), durably.
@@ -91,7 +91,7 @@ package enum DurableFile {
     /// Refuses, before any work, a replacement of `original` whose owner and group
     /// could not be kept (see `replace`): tries it on an empty file beside it, which is
     /// removed again. The replacement itself is still checked when it happens.
-    package static func requireOwnerCanBeKept(of original: String) throws {
+    static func requireOwnerCanBeKept(of original: String) throws {
         let probe = siblingPath(of: original, purpose: "owner-probe")
         FileRemoval.remove(probe)
         guard FileProbe.createPrivateFile(at: probe) == nil else { return }  // the real write will say why

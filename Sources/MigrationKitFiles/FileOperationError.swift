@@ -22,7 +22,7 @@ package struct FileOperationError: KindedDatabaseError, RemediableError, Sendabl
     /// The sentence in parts, when what to do includes a remedy a program words itself.
     private let advice: Advice?
 
-    package init(kind: DatabaseErrorKind, resultCode: SQLiteResultCode, message: String, path: String? = nil) {
+    init(kind: DatabaseErrorKind, resultCode: SQLiteResultCode, message: String, path: String? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         self.message = message
@@ -30,7 +30,7 @@ package struct FileOperationError: KindedDatabaseError, RemediableError, Sendabl
         advice = nil
     }
 
-    package init(kind: DatabaseErrorKind, resultCode: SQLiteResultCode, advice: Advice, path: String? = nil) {
+    init(kind: DatabaseErrorKind, resultCode: SQLiteResultCode, advice: Advice, path: String? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         message = advice.sentence()

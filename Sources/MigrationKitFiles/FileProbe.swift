@@ -59,7 +59,7 @@ package struct FileProbe {
     }
 
     /// `stat(2)` (or `lstat(2)`) of `path` as written, not as `FilePath` would normalise it.
-    package static func stat(_ path: String, followingSymlinks: Bool = true) throws(Errno) -> Stat {
+    static func stat(_ path: String, followingSymlinks: Bool = true) throws(Errno) -> Stat {
         do {
             return try path.withCString { try Stat($0, followTargetSymlink: followingSymlinks) }
         } catch {
@@ -69,7 +69,7 @@ package struct FileProbe {
 
     /// `open(2)` of `path` as written, not as `FilePath` would normalise it: the one way
     /// this module opens a path, so a failure arrives as the `Errno` that says why.
-    package static func openFile(
+    static func openFile(
         _ path: String, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions = [],
         permissions: FilePermissions? = nil
     ) throws(Errno) -> FileDescriptor {
@@ -81,7 +81,7 @@ package struct FileProbe {
     }
 
     /// The file's device and inode, nil when it could not be examined.
-    package var identity: FileIdentity? {
+    var identity: FileIdentity? {
         status.map(FileIdentity.init)
     }
 
@@ -127,7 +127,7 @@ package struct FileProbe {
     }
 
     /// The device a path lives on, nil when it cannot be examined.
-    package static func device(of path: String) -> UInt64? {
+    static func device(of path: String) -> UInt64? {
         FileProbe(path: path).identity?.device
     }
 
@@ -155,8 +155,8 @@ package struct FileProbe {
 
     /// The file attributes (`chattr`) that keep every user, root included, from
     /// changing a file whatever its mode says.
-    package struct Attributes: OptionSet, Sendable {
-        package let rawValue: Int32
+    struct Attributes: OptionSet, Sendable {
+        let rawValue: Int32
         package init(rawValue: Int32) { self.rawValue = rawValue }
 
         /// `chattr +i` (FS_IMMUTABLE_FL): no write, rename or removal.
@@ -168,7 +168,7 @@ package struct FileProbe {
     /// The file's `chattr` attributes among `Attributes`, read with the FS_IOC_GETFLAGS
     /// ioctl on a descriptor opened for reading (which an immutable file allows); none
     /// where the file cannot be opened or its file system keeps no such attributes.
-    package static func attributes(of path: String) -> Attributes {
+    static func attributes(of path: String) -> Attributes {
         #if os(Linux)
         // FS_IOC_GETFLAGS is _IOR('f', 1, long), a macro Swift does not import; the
         // kernel writes an int.
@@ -257,7 +257,7 @@ package struct FileProbe {
 /// A file's device and inode: what makes two paths one file, and what a lock or a
 /// list of databases keys on.
 package struct FileIdentity: Hashable, Sendable {
-    package let device: UInt64
+    let device: UInt64
     let inode: UInt64
 
     package init(_ status: Stat) {

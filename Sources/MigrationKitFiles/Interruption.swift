@@ -93,7 +93,7 @@ package enum Interruption {
 
     /// A folder removed before the process ends on a signal (`ScratchFolder`).
     static func removeOnSignal(_ folder: String) { SignalWatcher.shared.watch(folder) }
-    package static func forget(_ folder: String) { SignalWatcher.shared.forget(folder) }
+    static func forget(_ folder: String) { SignalWatcher.shared.forget(folder) }
 }
 
 /// The one owner of the process's handlers for terminating signals (see `Interruption`).

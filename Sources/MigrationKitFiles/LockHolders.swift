@@ -25,7 +25,7 @@ package struct LockHolder: Hashable, Sendable {
     /// A write lock (exclusive), rather than a shared one.
     package let exclusive: Bool
 
-    package init(pid: Int32, kind: Kind, exclusive: Bool) {
+    init(pid: Int32, kind: Kind, exclusive: Bool) {
         self.pid = pid
         self.kind = kind
         self.exclusive = exclusive

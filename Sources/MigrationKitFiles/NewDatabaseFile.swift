@@ -24,7 +24,7 @@ package enum NewDatabaseFile {
         /// Writes the first page (any write transaction), which fixes the salt in the file.
         package var writeFirstPage: (Connection) throws -> Void
         /// Closes a connection the creation gives up on.
-        package var close: (Connection) -> Void
+        var close: (Connection) -> Void
 
         package init(open: @escaping () throws -> Connection, hasPages: @escaping (Connection) throws -> Bool,
                      writeFirstPage: @escaping (Connection) throws -> Void, close: @escaping (Connection) -> Void) {

@@ -124,7 +124,7 @@ extension GRDBMigrationRunner {
     /// What `migrate(in:options:)` (or `migrate(in:upTo:options:)` with `target`) would
     /// apply under the runner's history checks, or the error it would throw before
     /// anything runs, without changing anything.
-    package func migratePlan(in reader: any DatabaseReader, upTo target: String? = nil,
+    func migratePlan(in reader: any DatabaseReader, upTo target: String? = nil,
                             options: MigrateOptions = MigrateOptions()) throws -> MigrationPlan<Database> {
         let lastIndex = try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1)
         return try reader.read { try engine.plan($0, through: lastIndex, options: options) }

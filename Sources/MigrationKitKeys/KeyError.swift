@@ -26,48 +26,48 @@ public struct KeyError: RemediableError, Sendable {
         // MARK: The given password
 
         /// `KeySource.password` was empty.
-        package static let passwordEmpty = Code(rawValue: "passwordEmpty")
+        static let passwordEmpty = Code(rawValue: "passwordEmpty")
 
         // MARK: Key files
 
         /// The key file does not exist.
-        package static let keyFileNotFound = Code(rawValue: "keyFileNotFound")
+        static let keyFileNotFound = Code(rawValue: "keyFileNotFound")
         /// The key file path names a directory.
-        package static let keyFileIsDirectory = Code(rawValue: "keyFileIsDirectory")
+        static let keyFileIsDirectory = Code(rawValue: "keyFileIsDirectory")
         /// The key file is a FIFO, socket or device rather than a regular file.
-        package static let keyFileNotRegular = Code(rawValue: "keyFileNotRegular")
+        static let keyFileNotRegular = Code(rawValue: "keyFileNotRegular")
         /// The key file cannot be opened or read (no permission, I/O error).
-        package static let keyFileUnreadable = Code(rawValue: "keyFileUnreadable")
+        static let keyFileUnreadable = Code(rawValue: "keyFileUnreadable")
         /// Group or others may write the key file, so someone else could swap the key.
-        package static let keyFileWritableByOthers = Code(rawValue: "keyFileWritableByOthers")
+        static let keyFileWritableByOthers = Code(rawValue: "keyFileWritableByOthers")
         /// The key file holds more than `KeySource.maximumKeyLength` bytes.
-        package static let keyFileTooLarge = Code(rawValue: "keyFileTooLarge")
+        static let keyFileTooLarge = Code(rawValue: "keyFileTooLarge")
         /// The key file is empty, or holds only a newline.
-        package static let keyFileEmpty = Code(rawValue: "keyFileEmpty")
+        static let keyFileEmpty = Code(rawValue: "keyFileEmpty")
 
         // MARK: Any source
 
         /// The key text is UTF-16 (it starts with a UTF-16 byte-order mark).
-        package static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
+        static let keyTextNotUTF8 = Code(rawValue: "keyTextNotUTF8")
         /// A key given in hex (`KeySource.hex`) holds something other than hex digits
         /// and the spaces and line breaks between them, or an odd number of digits.
-        package static let keyTextNotHex = Code(rawValue: "keyTextNotHex")
+        static let keyTextNotHex = Code(rawValue: "keyTextNotHex")
 
         // MARK: Environment
 
         /// The environment variable is not set.
-        package static let environmentVariableUnset = Code(rawValue: "environmentVariableUnset")
+        static let environmentVariableUnset = Code(rawValue: "environmentVariableUnset")
         /// The environment variable is set but empty.
-        package static let environmentVariableEmpty = Code(rawValue: "environmentVariableEmpty")
+        static let environmentVariableEmpty = Code(rawValue: "environmentVariableEmpty")
 
         // MARK: Standard input
 
         /// Standard input is a terminal: typing the key there would echo it.
-        package static let standardInputIsTerminal = Code(rawValue: "standardInputIsTerminal")
+        static let standardInputIsTerminal = Code(rawValue: "standardInputIsTerminal")
         /// Standard input was empty, or held only a newline.
-        package static let standardInputEmpty = Code(rawValue: "standardInputEmpty")
+        static let standardInputEmpty = Code(rawValue: "standardInputEmpty")
         /// Standard input held more than `KeySource.maximumKeyLength` bytes.
-        package static let standardInputTooLarge = Code(rawValue: "standardInputTooLarge")
+        static let standardInputTooLarge = Code(rawValue: "standardInputTooLarge")
         /// Standard input could not be read (closed, I/O error).
         static let standardInputUnreadable = Code(rawValue: "standardInputUnreadable")
 
@@ -90,17 +90,17 @@ public struct KeyError: RemediableError, Sendable {
         // MARK: Prompt
 
         /// A prompt was asked for, but standard input is not a terminal.
-        package static let notATerminal = Code(rawValue: "notATerminal")
+        static let notATerminal = Code(rawValue: "notATerminal")
         /// The terminal could not be switched to no-echo mode, or read from.
         static let terminalFailed = Code(rawValue: "terminalFailed")
         /// An empty line was entered at the prompt.
-        package static let promptEmpty = Code(rawValue: "promptEmpty")
+        static let promptEmpty = Code(rawValue: "promptEmpty")
         /// The prompt reached end of input (Ctrl-D) before a line was entered.
-        package static let promptCancelled = Code(rawValue: "promptCancelled")
+        static let promptCancelled = Code(rawValue: "promptCancelled")
         /// A line longer than `KeySource.maximumKeyLength` bytes was entered.
         static let promptTooLong = Code(rawValue: "promptTooLong")
         /// The confirmation entry differs from the first entry.
-        package static let promptMismatch = Code(rawValue: "promptMismatch")
+        static let promptMismatch = Code(rawValue: "promptMismatch")
 
         // MARK: Secret Service
 
@@ -118,7 +118,7 @@ public struct KeyError: RemediableError, Sendable {
         /// The item, or the keyring to store into, is locked and could not be unlocked.
         public static let keyringLocked = Code(rawValue: "keyringLocked")
         /// A service or account name was empty.
-        package static let invalidItemName = Code(rawValue: "invalidItemName")
+        static let invalidItemName = Code(rawValue: "invalidItemName")
         /// The Secret Service did not answer in time (`SecretServiceKeyStore.timeout`),
         /// or left the bus with the request unanswered: its daemon stopped, exited or
         /// restarted, or waits for a keyring to be unlocked. Also a request a store of a
@@ -128,11 +128,11 @@ public struct KeyError: RemediableError, Sendable {
         public static let secretServiceFailed = Code(rawValue: "secretServiceFailed")
         /// A key given to `store` that SQLCipher could not use: an empty passphrase, or
         /// a raw key that is not 32 bytes. (Keys read from a source never are.)
-        package static let unusableKey = Code(rawValue: "unusableKey")
+        static let unusableKey = Code(rawValue: "unusableKey")
         /// A key given to `store` whose text form would be read back as another key: a
         /// passphrase that ends in a line break or starts with a byte-order mark (such
         /// a key, read from a hex source, stays in one).
-        package static let keyNotStorableAsText = Code(rawValue: "keyNotStorableAsText")
+        static let keyNotStorableAsText = Code(rawValue: "keyNotStorableAsText")
         /// Several items have the service and account (as `account` or as `username`)
         /// and hold different keys: which one opens the database is not guessed.
         public static let ambiguousItems = Code(rawValue: "ambiguousItems")
@@ -146,9 +146,9 @@ public struct KeyError: RemediableError, Sendable {
     /// A GLib error's identity, kept for diagnosis; never its only explanation.
     package struct GLibError: Hashable, Sendable, CustomStringConvertible {
         /// The error domain's name, e.g. `g-dbus-error-quark`.
-        package let domain: String
+        let domain: String
         /// The error's code within its domain.
-        package let code: Int32
+        let code: Int32
         /// The D-Bus error name the Secret Service answered with, when it sent one
         /// (`org.freedesktop.Secret.Error.IsLocked`).
         let remoteName: String?

@@ -12,18 +12,18 @@ package struct KeyReading: Sendable {
     /// The standard input a key is read or prompted from, and a key command reads.
     package var standardInput: StandardInput
     /// How long a key command may run (the command line's key command timeout setting).
-    package var keyCommandTimeout: Duration
+    var keyCommandTimeout: Duration
     /// The signal that asked the running command line to stop (its graceful stop), or nil:
     /// a key command still running then is killed with its process group at once,
     /// instead of when its time bound ends. Nil: nothing asks.
-    package var stopRequest: KeyCommandLine.StopRequest?
+    var stopRequest: KeyCommandLine.StopRequest?
     /// Where a command run inside a process that is not its own passes a key command's
     /// standard error on to (a test's captured output); nil: the process's standard
     /// error, and the terminal is the key command's for its prompts.
-    package var standardErrorRelay: KeyCommandLine.StandardErrorRelay?
+    var standardErrorRelay: KeyCommandLine.StandardErrorRelay?
     /// The batch the run's Secret Service stores join instead of waiting
     /// `SecretServiceKeyStore.defaultTimeout` on their own; nil: each store waits on its own.
-    package var secretServiceBatch: SecretServiceKeyStore.Batch?
+    var secretServiceBatch: SecretServiceKeyStore.Batch?
 
     package init(environment: ProcessEnvironment = .process, standardInput: StandardInput = .process,
                  keyCommandTimeout: Duration = KeyCommandLine.defaultTimeout, stopRequest: KeyCommandLine.StopRequest? = nil,

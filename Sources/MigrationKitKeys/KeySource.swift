@@ -137,7 +137,7 @@ public enum KeySource: Sendable {
     }
 
     /// Whether the key comes from standard input (`.standardInput`, in hex or not).
-    package var readsStandardInput: Bool {
+    var readsStandardInput: Bool {
         switch self {
         case .standardInput: return true
         case .hex(let source): return source.readsStandardInput

@@ -16,7 +16,7 @@ import Musl
 /// value is looked at where the C library keeps it, and copied only as its caller says.
 package struct ProcessEnvironment: Sendable {
     /// Every variable the command sees, nothing of the process's; nil: the process's own.
-    package let variables: [String: String]?
+    let variables: [String: String]?
 
     /// The process's own environment, read in place with `getenv(3)`.
     package static let process = ProcessEnvironment(variables: nil)

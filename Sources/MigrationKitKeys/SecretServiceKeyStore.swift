@@ -37,16 +37,16 @@ import Synchronization
 /// fail at once.
 public struct SecretServiceKeyStore: Sendable {
     /// Recorded as `xdg:schema` on the items `store` creates.
-    package static let schemaName = "org.migrationkit.DatabaseKey"
+    static let schemaName = "org.migrationkit.DatabaseKey"
 
     /// How long `init()`'s store waits for the Secret Service in each lookup, store or
     /// delete: as long as D-Bus waits for any one reply.
     public static let defaultTimeout: Duration = .seconds(25)
 
     /// How long each lookup, store or delete waits for the Secret Service in all.
-    package let timeout: Duration
+    let timeout: Duration
     /// The stores this one stops waiting with; nil when it waits on its own.
-    package let batch: Batch?
+    let batch: Batch?
 
     /// The store of the session's Secret Service, waiting at most `defaultTimeout` for
     /// each operation (a store a `migrationkit` command makes joins the command's batch
@@ -85,7 +85,7 @@ public struct SecretServiceKeyStore: Sendable {
     /// of work takes a new batch and asks again. `migrationkit` makes one per command.
     public final class Batch: Sendable {
         /// How long each lookup, store or delete of the batch's stores waits.
-        package let timeout: Duration
+        let timeout: Duration
         private let unanswered = Atomic<Bool>(false)
 
         /// A batch whose stores wait at most `timeout` for each lookup, store or delete.

@@ -40,7 +40,7 @@ public struct DatabaseKey: Sendable {
         }
 
         /// How many bytes the literal's hex digits stand for: 32, 48 or 80.
-        package var byteCount: Int {
+        var byteCount: Int {
             switch self {
             case .key: return DatabaseKey.rawKeyLength
             case .keyAndSalt: return DatabaseKey.rawKeyWithSaltLength

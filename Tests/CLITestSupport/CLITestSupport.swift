@@ -1,8 +1,8 @@
 import Foundation
-import MigrationKitCLI
-import MigrationKitCommands
-import MigrationKitSQLCipher
-import MigrationKitSecrets
+@testable import MigrationKitCLI
+@testable import MigrationKitCommands
+@testable import MigrationKitSQLCipher
+@testable import MigrationKitSecrets
 import MigrationKitTestSupport
 import Testing
 

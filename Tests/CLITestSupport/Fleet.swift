@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKitSQLCipher
+@testable import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 

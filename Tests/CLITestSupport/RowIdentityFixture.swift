@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKitSQLCipher
+@testable import MigrationKitSQLCipher
 import MigrationKitTestSupport
 
 /// An app's database whose rows' identity is their rowid, as the `sqlcipher` shell

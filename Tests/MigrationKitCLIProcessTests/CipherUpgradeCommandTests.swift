@@ -1,7 +1,7 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import MigrationKitCLITestSupport
-import MigrationKitSQLCipher
+@testable import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 

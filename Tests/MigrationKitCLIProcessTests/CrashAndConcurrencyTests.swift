@@ -1,8 +1,8 @@
 import Foundation
 import MigrationKitTestSupport
-import MigrationKit
+@testable import MigrationKit
 import MigrationKitCLITestSupport
-import MigrationKitSQLCipher
+@testable import MigrationKitSQLCipher
 import Testing
 
 #if canImport(Glibc)

@@ -1,8 +1,8 @@
 import CSQLCipher
 import Foundation
-import MigrationKitCLI
+@testable import MigrationKitCLI
 import MigrationKitCLITestSupport
-import MigrationKitSQLCipher
+@testable import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 

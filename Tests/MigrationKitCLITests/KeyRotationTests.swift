@@ -2,8 +2,8 @@ import Foundation
 @testable import MigrationKitCLI
 @testable import MigrationKitCommands
 import MigrationKitCLITestSupport
-import MigrationKitKeys
-import MigrationKitSQLCipher
+@testable import MigrationKitKeys
+@testable import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
-import MigrationKitCLI
+@testable import MigrationKitCLI
 import MigrationKitCLITestSupport
-import MigrationKitSQLCipher
+@testable import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 #if canImport(Glibc)

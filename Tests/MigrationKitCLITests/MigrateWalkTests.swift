@@ -1,8 +1,8 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 @testable import MigrationKitCLI
 @testable import MigrationKitCommands
-import MigrationKitSQLCipher
+@testable import MigrationKitSQLCipher
 import MigrationKitCLITestSupport
 import MigrationKitTestSupport
 import Testing

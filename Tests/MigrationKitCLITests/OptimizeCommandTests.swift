@@ -1,6 +1,6 @@
 import Foundation
 import MigrationKitCLITestSupport
-import MigrationKitSQLCipher
+@testable import MigrationKitSQLCipher
 import MigrationKitTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import MigrationKitCLITestSupport
-import MigrationKitCommands
+@testable import MigrationKitCommands
 import MigrationKitTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 @testable import MigrationKitCLI
 import MigrationKitCLITestSupport
 @testable import MigrationKitCommands

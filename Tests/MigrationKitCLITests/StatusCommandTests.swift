@@ -1,6 +1,6 @@
 import Foundation
 import MigrationKitCLITestSupport
-import MigrationKitFiles
+@testable import MigrationKitFiles
 import MigrationKitTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import ArgumentParser
-import MigrationKit
-import MigrationKitCommands
+@testable import MigrationKit
+@testable import MigrationKitCommands
 import Testing
 
 /// The run around every command, whatever the database layer: each outcome becomes its

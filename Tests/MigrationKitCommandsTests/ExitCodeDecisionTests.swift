@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import MigrationKit
-import MigrationKitCommands
-import MigrationKitKeys
+@testable import MigrationKit
+@testable import MigrationKitCommands
+@testable import MigrationKitKeys
 import Testing
 
 /// The one table of exit codes (`ExitCodeDecision`): every reason a command refuses,

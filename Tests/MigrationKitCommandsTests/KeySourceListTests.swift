@@ -1,7 +1,7 @@
 import ArgumentParser
-import MigrationKit
-import MigrationKitCommands
-import MigrationKitKeys
+@testable import MigrationKit
+@testable import MigrationKitCommands
+@testable import MigrationKitKeys
 import Testing
 
 /// The one list of key sources, on its types: what every command line that takes the key

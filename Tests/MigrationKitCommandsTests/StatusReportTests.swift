@@ -1,6 +1,6 @@
 import ArgumentParser
-import MigrationKit
-import MigrationKitCommands
+@testable import MigrationKit
+@testable import MigrationKitCommands
 import Testing
 
 /// What `status` says of each state, and what `--exit-code` answers, for every layer.

@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKitFiles
+@testable import MigrationKitFiles
 import MigrationKitTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import MigrationKitTestSupport
-import MigrationKitKeys
-import MigrationKitSQLCipher
+@testable import MigrationKitKeys
+@testable import MigrationKitSQLCipher
 import Testing
 
 /// The same secret, whichever way it arrives, is the same key: a database created with a

@@ -1,6 +1,6 @@
 import Foundation
 import MigrationKitTestSupport
-import MigrationKitKeys
+@testable import MigrationKitKeys
 import Testing
 
 /// The hex form (`KeySource.hex`): a passphrase's bytes as hex digits, chosen by name,

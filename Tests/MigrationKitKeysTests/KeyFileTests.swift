@@ -1,8 +1,8 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import MigrationKitTestSupport
-import MigrationKitKeys
-import MigrationKitSQLCipher
+@testable import MigrationKitKeys
+@testable import MigrationKitSQLCipher
 import Testing
 
 @Suite struct KeyFileTests {

@@ -1,8 +1,8 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import MigrationKitTestSupport
-import MigrationKitKeys
-import MigrationKitSQLCipher
+@testable import MigrationKitKeys
+@testable import MigrationKitSQLCipher
 import Testing
 
 /// The password literal in-process; the environment and standard input in a child

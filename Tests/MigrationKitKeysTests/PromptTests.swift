@@ -1,7 +1,7 @@
 import Foundation
 import MigrationKitTestSupport
-import MigrationKitKeys
-import MigrationKitSQLCipher
+@testable import MigrationKitKeys
+@testable import MigrationKitSQLCipher
 import Testing
 
 /// The prompt on a real pseudo-terminal (see `PseudoTerminal`).

@@ -1,6 +1,6 @@
 import CSQLCipher
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// One name, quoted or not: over SQLite's whole keyword list, each word as a table's,

@@ -1,6 +1,6 @@
 import Foundation
 import MigrationKitTestSupport
-import MigrationKit
+@testable import MigrationKit
 @testable import MigrationKitSQLCipher
 import Testing
 

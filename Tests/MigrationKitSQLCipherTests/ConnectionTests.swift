@@ -1,7 +1,7 @@
 import CSQLCipher
 import Foundation
 import MigrationKitTestSupport
-import MigrationKit
+@testable import MigrationKit
 @testable import MigrationKitSQLCipher
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import MigrationKitTestSupport
 @testable import MigrationKitSQLCipher
 import Testing

@@ -1,6 +1,6 @@
 import CSQLCipher
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import MigrationKitTestSupport
 import Testing
 @testable import MigrationKitSQLCipher

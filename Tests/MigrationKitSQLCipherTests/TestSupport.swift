@@ -1,6 +1,6 @@
 import Foundation
 import MigrationKitTestSupport
-import MigrationKit
+@testable import MigrationKit
 @testable import MigrationKitSQLCipher
 
 /// Steps used across tests: a small "library" app's history.

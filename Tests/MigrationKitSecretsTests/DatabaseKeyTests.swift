@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKitSecrets
+@testable import MigrationKitSecrets
 import Testing
 
 /// The key type on its own, with no database: its text form, what it prints, and

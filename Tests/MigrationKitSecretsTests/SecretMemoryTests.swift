@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKitSecrets
+@testable import MigrationKitSecrets
 import MigrationKitTestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// The cipher-setting rules, stated once in the core (`CipherSettings.refusal(for:)`):

@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// Which findings a `-- migrationkit:nolint…` comment or a project's suppression

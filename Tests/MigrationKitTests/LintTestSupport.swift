@@ -1,5 +1,4 @@
-import MigrationKit
-
+@testable import MigrationKit
 /// Builds migration files and contexts for the lint tests.
 enum LintFixture {
     /// The library Debian 12 links: every feature of the catalog is too new for it, or

@@ -1,4 +1,4 @@
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// What a file's checksum counts (docs/how-a-migration-runs.md, "Edited migrations"): the up SQL's tokens

@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// How a folder's layout reads versions, orders them, and leaves out a file's own

@@ -1,4 +1,4 @@
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// The migrate plan, from a registry and a ledger snapshot alone: no database.

@@ -1,4 +1,4 @@
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// Which settings authenticate pages (`CipherFormat.authenticatesPages`): the ones a

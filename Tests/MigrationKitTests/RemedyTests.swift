@@ -1,5 +1,5 @@
 import Foundation
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// Library errors carry remedies, never a command line's flags: each program words them.

@@ -1,4 +1,4 @@
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// When a step-by-step run writes its history rows (`RunHistory`): which transaction

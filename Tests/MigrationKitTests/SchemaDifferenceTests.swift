@@ -1,4 +1,4 @@
-import MigrationKit
+@testable import MigrationKit
 import Testing
 
 /// `SchemaDifference`, the core of drift, over `SQLQuerying` with no database: each side

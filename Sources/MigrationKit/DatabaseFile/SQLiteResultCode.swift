@@ -39,7 +39,7 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
 
     // The primary codes (sqlite3.h's numbers, which never change).
     /// Success.
-    package static let SQLITE_OK = SQLiteResultCode(rawValue: 0)
+    static let SQLITE_OK = SQLiteResultCode(rawValue: 0)
     /// A generic error, when no more specific code applies (a syntax error, a missing table).
     public static let SQLITE_ERROR = SQLiteResultCode(rawValue: 1)
     /// An internal malfunction in SQLite.
@@ -94,30 +94,30 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// The file is not a database; with SQLCipher, also what a wrong key gives.
     public static let SQLITE_NOTADB = SQLiteResultCode(rawValue: 26)
     /// `sqlite3_step` produced a row: not an error.
-    package static let SQLITE_ROW = SQLiteResultCode(rawValue: 100)
+    static let SQLITE_ROW = SQLiteResultCode(rawValue: 100)
     /// `sqlite3_step` finished the statement: not an error.
-    package static let SQLITE_DONE = SQLiteResultCode(rawValue: 101)
+    static let SQLITE_DONE = SQLiteResultCode(rawValue: 101)
 
     // Extended codes the project and its callers match on. SQLite defines each as its
     // primary code with a number in the second byte (`SQLITE_CONSTRAINT | (3<<8)`).
     /// A foreign-key constraint failed.
     package static let SQLITE_CONSTRAINT_FOREIGNKEY = extended(.SQLITE_CONSTRAINT, 3)
     /// A NOT NULL constraint failed.
-    package static let SQLITE_CONSTRAINT_NOTNULL = extended(.SQLITE_CONSTRAINT, 5)
+    static let SQLITE_CONSTRAINT_NOTNULL = extended(.SQLITE_CONSTRAINT, 5)
     /// A PRIMARY KEY constraint failed.
-    package static let SQLITE_CONSTRAINT_PRIMARYKEY = extended(.SQLITE_CONSTRAINT, 6)
+    static let SQLITE_CONSTRAINT_PRIMARYKEY = extended(.SQLITE_CONSTRAINT, 6)
     /// A UNIQUE constraint failed.
-    package static let SQLITE_CONSTRAINT_UNIQUE = extended(.SQLITE_CONSTRAINT, 8)
+    static let SQLITE_CONSTRAINT_UNIQUE = extended(.SQLITE_CONSTRAINT, 8)
     /// A commit turned into a rollback by a commit hook.
     package static let SQLITE_CONSTRAINT_COMMITHOOK = extended(.SQLITE_CONSTRAINT, 2)
     /// The database file was moved, renamed or deleted since it was opened, so it cannot be written.
     static let SQLITE_READONLY_DBMOVED = extended(.SQLITE_READONLY, 4)
     /// SQLite 3.22+: the database's folder is read-only, so its journal cannot be created.
-    package static let SQLITE_READONLY_DIRECTORY = extended(.SQLITE_READONLY, 6)
+    static let SQLITE_READONLY_DIRECTORY = extended(.SQLITE_READONLY, 6)
     /// An I/O error while reading: the file is shorter than the page read.
-    package static let SQLITE_IOERR_SHORT_READ = extended(.SQLITE_IOERR, 2)
+    static let SQLITE_IOERR_SHORT_READ = extended(.SQLITE_IOERR, 2)
     /// An I/O error while writing to the file.
-    package static let SQLITE_IOERR_WRITE = extended(.SQLITE_IOERR, 3)
+    static let SQLITE_IOERR_WRITE = extended(.SQLITE_IOERR, 3)
 
     /// An extended code: `primary`, refined by `number` in the second byte.
     private static func extended(_ primary: SQLiteResultCode, _ number: Int32) -> SQLiteResultCode {

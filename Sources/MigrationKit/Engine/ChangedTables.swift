@@ -176,7 +176,7 @@ extension String {
     /// other character as it is ("Ärzte" and "ärzte" are two tables to SQLite).
     /// Works on the UTF-8 bytes: an ASCII byte never occurs inside a multi-byte
     /// character, and most names have no upper case letter to fold.
-    package var sqlNameFolded: String {
+    var sqlNameFolded: String {
         let upper: ClosedRange<UInt8> = 65...90
         guard utf8.contains(where: upper.contains) else { return self }
         return String(decoding: utf8.map { upper.contains($0) ? $0 + 32 : $0 }, as: UTF8.self)

@@ -2,7 +2,7 @@
 /// (`StepTransaction` has them all): foreign-key enforcement off outside the
 /// transaction, and on again afterwards; and the foreign-key checks the transactions
 /// and the verification make.
-package enum ForeignKeyDeferral {
+enum ForeignKeyDeferral {
     /// Steps 1 and 6 around `body`: foreign-key enforcement off (outside any
     /// transaction), and on again afterwards if it was on, whatever happens. A run of
     /// many transactions calls this once around all of them and hands the hold to each
@@ -28,12 +28,12 @@ package enum ForeignKeyDeferral {
 
     /// Counts `PRAGMA foreign_key_check` rows of `tables` (nil: every table) without
     /// holding them in memory.
-    package static func foreignKeyViolationCount(in db: some MigrationConnection, tables: [String]? = nil) throws -> Int {
+    static func foreignKeyViolationCount(in db: some MigrationConnection, tables: [String]? = nil) throws -> Int {
         try DatabaseChecks.foreignKeyViolationCount(in: db, tables: tables, pragmaFunctions: db.sqlite >= .pragmaFunctions)
     }
 
     /// Every violation of `tables` (nil: every table), grouped.
-    package static func violations(in db: some MigrationConnection, tables: [String]? = nil) throws -> ForeignKeyViolations {
+    static func violations(in db: some MigrationConnection, tables: [String]? = nil) throws -> ForeignKeyViolations {
         try DatabaseChecks.foreignKeyViolations(in: db, tables: tables, pragmaFunctions: db.sqlite >= .pragmaFunctions)
     }
 }
@@ -44,16 +44,16 @@ package enum ForeignKeyDeferral {
 /// from those. Only while nothing is known yet does a transaction with violations have
 /// to look at the database before it (by rolling the transaction back and running it
 /// again, never by a savepoint: see `StepTransaction`).
-package final class ForeignKeyBaseline {
+final class ForeignKeyBaseline {
     /// The violations as of the end of the latest transaction, nil until one ran.
     /// When transactions check only some tables, it holds what is known of those.
     private(set) var known: ForeignKeyViolations?
     /// The tables `known` covers; nil for every table.
     private var knownTables: Set<String>? = []
     /// The violations the database had before the run, when there were any.
-    package var initial: ForeignKeyViolations?
+    var initial: ForeignKeyViolations?
 
-    package init() {}
+    init() {}
 
     /// What is known of `tables` (nil: every table), or nil when something is not.
     func known(of tables: [String]?) -> ForeignKeyViolations? {
@@ -103,7 +103,7 @@ package final class ForeignKeyBaseline {
     private var changedByOthers = false
 
     /// Forgets everything: another process changed the database.
-    package func forget() {
+    func forget() {
         known = nil
         knownTables = []
         changedByOthers = true
@@ -137,7 +137,7 @@ extension ForeignKeyViolations {
 
 /// A run's hold on foreign-key enforcement (`ForeignKeyDeferral.withForeignKeysOff`),
 /// handed to each transaction the run spans.
-package struct ForeignKeysHeldOff {
+struct ForeignKeysHeldOff {
     /// Whether enforcement was on before the run held it off: a step that wants it
     /// enforced (`ForeignKeyChecks.immediate`) turns it on for its own transaction.
     let wasEnabled: Bool

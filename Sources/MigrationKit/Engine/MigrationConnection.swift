@@ -104,12 +104,12 @@ extension MigrationConnection {
     }
 
     /// Whether foreign-key enforcement is on.
-    package func foreignKeysEnabled() throws -> Bool {
+    func foreignKeysEnabled() throws -> Bool {
         try fetchInteger(sql: "PRAGMA foreign_keys") == 1
     }
 
     /// Turns foreign-key enforcement on or off (a no-op inside a transaction).
-    package func setForeignKeysEnabled(_ enabled: Bool) throws {
+    func setForeignKeysEnabled(_ enabled: Bool) throws {
         try execute(BookkeepingStatement("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")"))
     }
 }

@@ -45,7 +45,7 @@ extension MigrationEngine {
     ///
     /// - Parameter appliedMerged: for a merged step in GRDB's form, what its closure is
     ///   given.
-    package func run(_ step: MigrationStep<Database>, phase: MigrationStepError.Phase, in db: Database,
+    func run(_ step: MigrationStep<Database>, phase: MigrationStepError.Phase, in db: Database,
                      appliedMerged: Set<String>? = nil) throws {
         do {
             try db.runningStep {

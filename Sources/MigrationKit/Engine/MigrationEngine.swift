@@ -14,20 +14,20 @@
 /// apply a step twice.
 package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     /// The registered steps, in the order they apply.
-    package let registry: MigrationRegistry<Database>
+    let registry: MigrationRegistry<Database>
     /// The app's own integrity and post-migration checks, each replacing the verifier's
     /// part when set.
-    package var host: MigrationHostIntegration<Database>
+    var host: MigrationHostIntegration<Database>
     /// The checks after every migrate and rollback, for the parts `host` leaves to it.
-    package var verifier: MigrationVerifier
+    var verifier: MigrationVerifier
     /// Apply a pending step even when a step registered after it is already applied.
-    package var allowOutOfOrder: Bool
+    var allowOutOfOrder: Bool
     /// Receives progress events.
-    package var observer: (@Sendable (MigrationEvent) -> Void)?
+    var observer: (@Sendable (MigrationEvent) -> Void)?
     /// When a step that does not say is checked for foreign keys.
-    package var foreignKeyChecks: ForeignKeyChecks
+    var foreignKeyChecks: ForeignKeyChecks
     /// Which of MigrationKit's refusals are made before anything runs.
-    package var historyChecks: HistoryChecks
+    var historyChecks: HistoryChecks
 
     package init(registry: MigrationRegistry<Database>, host: MigrationHostIntegration<Database>, verifier: MigrationVerifier,
                  allowOutOfOrder: Bool, observer: (@Sendable (MigrationEvent) -> Void)?,

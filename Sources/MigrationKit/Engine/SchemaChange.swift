@@ -24,7 +24,7 @@ package struct SchemaChange: Sendable, CustomStringConvertible {
 
     /// Every disagreement found; never empty. Schema drift is only looked for when no
     /// applied step was removed, renamed or edited.
-    package let reasons: [Reason]
+    let reasons: [Reason]
     /// What erasing removes: every table, view, index and trigger, by name.
     package let objectsToErase: [String]
 

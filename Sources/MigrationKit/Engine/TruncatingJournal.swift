@@ -18,8 +18,8 @@
 /// lock, so never while another process's transaction uses it). A process killed during
 /// the run can leave an empty `-journal` behind, which no SQLite client treats as one to
 /// roll back, and which the next writer in DELETE mode removes.
-package enum TruncatingJournal {
-    package static func during<T>(_ db: some MigrationConnection, _ body: () throws -> T) throws -> T {
+enum TruncatingJournal {
+    static func during<T>(_ db: some MigrationConnection, _ body: () throws -> T) throws -> T {
         guard try db.fetchText(sql: "PRAGMA main.journal_mode")?.lowercased() == "delete",
               try db.fetchText(sql: "PRAGMA main.journal_mode = TRUNCATE")?.lowercased() == "truncate"
         else { return try body() }

@@ -2,34 +2,34 @@
 /// default verifier's otherwise. The one place that choice is made, for the report
 /// (`verificationReport`), the verification after every migrate and rollback
 /// (`runVerification`), and the atomic engine's page check before its transaction.
-package struct VerificationSuite<Database: MigrationConnection> {
+struct VerificationSuite<Database: MigrationConnection> {
     /// One half of a verification: its checks, run, and what it checked in words
     /// (`MigrationReport.verification`).
-    package struct Part {
-        package let checks: [VerificationCheck]
+    struct Part {
+        let checks: [VerificationCheck]
         package let summary: [String]
 
         /// The first failure, to throw.
         package var failure: (any Error)? { checks.lazy.compactMap(\.failure).first }
     }
 
-    package let host: MigrationHostIntegration<Database>
-    package let verifier: MigrationVerifier
+    let host: MigrationHostIntegration<Database>
+    let verifier: MigrationVerifier
 
-    package init(host: MigrationHostIntegration<Database>, verifier: MigrationVerifier) {
+    init(host: MigrationHostIntegration<Database>, verifier: MigrationVerifier) {
         self.host = host
         self.verifier = verifier
     }
 
     /// Whether the default integrity checks run, and with them the check of every
     /// page's HMAC (`cipher_integrity_check`) where it applies.
-    package var checksPages: Bool { host.verifyIntegrity == nil }
+    var checksPages: Bool { host.verifyIntegrity == nil }
 
     /// The integrity half.
     ///
     /// - Parameter changedTables: nil to check the whole file; else only these tables,
     ///   which a migration wrote (none: nothing to check).
-    package func integrity(_ db: Database, changedTables: [String]?) -> Part {
+    func integrity(_ db: Database, changedTables: [String]?) -> Part {
         if let custom = host.verifyIntegrity {
             return Part(checks: [VerificationCheck.host(.integrity) { try custom(db) }], summary: ["the app's integrity checks"])
         }
@@ -59,7 +59,7 @@ package struct VerificationSuite<Database: MigrationConnection> {
     /// - Parameter foreignKeyTables: how many tables the migration's transactions
     ///   checked the foreign keys of, when they checked only the changed ones; nil when
     ///   every table's were checked (here, or by the transaction).
-    package func postMigration(_ db: Database, foreignKeys: ForeignKeyVerification, foreignKeyTables: Int? = nil) -> Part {
+    func postMigration(_ db: Database, foreignKeys: ForeignKeyVerification, foreignKeyTables: Int? = nil) -> Part {
         if let custom = host.verifyPostMigration {
             return Part(checks: [VerificationCheck.host(.postMigration) { try custom(db) }], summary: ["the app's post-migration checks"])
         }

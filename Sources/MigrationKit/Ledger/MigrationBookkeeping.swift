@@ -42,11 +42,11 @@ package enum MigrationLedgerTable {
 
     package static let selectIdentifiersSQL = "SELECT identifier FROM grdb_migrations ORDER BY rowid"
 
-    package static func insert(_ identifier: String) -> BookkeepingStatement {
+    static func insert(_ identifier: String) -> BookkeepingStatement {
         BookkeepingStatement("INSERT INTO grdb_migrations (identifier) VALUES (?)", [.text(identifier)])
     }
 
-    package static func delete(_ identifier: String) -> BookkeepingStatement {
+    static func delete(_ identifier: String) -> BookkeepingStatement {
         BookkeepingStatement("DELETE FROM grdb_migrations WHERE identifier = ?", [.text(identifier)])
     }
 
@@ -75,7 +75,7 @@ extension MigrationHistoryTable {
     }
 
     /// The row of a step just applied: its checksum, now, and how long it took.
-    package static func record(_ identifier: String, checksum: String?, duration: Duration) -> BookkeepingStatement {
+    static func record(_ identifier: String, checksum: String?, duration: Duration) -> BookkeepingStatement {
         BookkeepingStatement(
             """
             INSERT OR REPLACE INTO \(name) (identifier, checksum, applied_at, duration_ms)
@@ -97,7 +97,7 @@ extension MigrationHistoryTable {
          BookkeepingStatement("UPDATE \(name) SET checksum = ? WHERE identifier = ?", [.text(checksum), .text(identifier)])]
     }
 
-    package static func delete(_ identifier: String, from table: String = name) -> BookkeepingStatement {
+    static func delete(_ identifier: String, from table: String = name) -> BookkeepingStatement {
         BookkeepingStatement("DELETE FROM \(table) WHERE identifier = ?", [.text(identifier)])
     }
 
@@ -106,17 +106,17 @@ extension MigrationHistoryTable {
         package let identifier: String
         package let checksum: String?
         /// UTC, ISO 8601 ("2026-11-21T23:15:30.123Z").
-        package let appliedAt: String
-        package let durationMilliseconds: Int
+        let appliedAt: String
+        let durationMilliseconds: Int
     }
 
     /// A history row with every value given, for `RunHistory`: the time its step was
     /// applied, in milliseconds since 1970 (UTC), and how long it took.
-    package struct Row: Sendable {
+    struct Row: Sendable {
         package let identifier: String
         package let checksum: String?
         let unixMilliseconds: Int64
-        package let duration: Duration
+        let duration: Duration
     }
 
     /// The most rows in one statement: four values each, within the 999 values a
@@ -124,7 +124,7 @@ extension MigrationHistoryTable {
     private static let rowsPerStatement = 240
 
     /// `rows`, written (or rewritten) in as few statements as SQLite allows.
-    package static func record(_ rows: [Row]) -> [BookkeepingStatement] {
+    static func record(_ rows: [Row]) -> [BookkeepingStatement] {
         stride(from: 0, to: rows.count, by: rowsPerStatement).map { start in
             let chunk = rows[start..<min(start + rowsPerStatement, rows.count)]
             let values = Array(repeating: "(?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', ? / 1000.0, 'unixepoch'), ?)", count: chunk.count)
@@ -155,7 +155,7 @@ extension MigrationHistoryTable {
 package enum MigrationBookkeeping {
     /// Which of the bookkeeping tables exist, read in one query.
     package struct Tables: Sendable {
-        package let ledger: Bool
+        let ledger: Bool
         package let history: Bool
         /// `migrationkit_history`, as versions before the history moved kept it.
         package let legacyHistory: Bool
@@ -257,7 +257,7 @@ package enum MigrationBookkeeping {
 
     /// The ledger and history rows of `identifiers`, deleted: what a rolled-back step
     /// leaves (its `MigrationStep.recordedIdentifiers`: its own and a squash's merged ones).
-    package static func forget(_ identifiers: [String], in db: some BookkeepingExecuting) throws {
+    static func forget(_ identifiers: [String], in db: some BookkeepingExecuting) throws {
         let tables = try Tables(in: db)
         for identifier in identifiers {
             if tables.ledger { try db.execute(MigrationLedgerTable.delete(identifier)) }
@@ -268,7 +268,7 @@ package enum MigrationBookkeeping {
 
 extension SQLQuerying {
     /// Whether a table of this name exists (names compare as SQLite compares them).
-    package func tableExists(_ name: String) throws -> Bool {
+    func tableExists(_ name: String) throws -> Bool {
         try !textColumn(sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [name]).isEmpty
     }
 }
@@ -277,7 +277,7 @@ extension SQLQuerying {
 /// transactions moves it: in the first of them to commit, so that a run that writes
 /// nothing moves nothing (an upgrade of MigrationKit does not rewrite every database),
 /// and one that writes carries it along its first change. Looked for once per run.
-package struct LegacyHistory {
+struct LegacyHistory {
     private var pending: Bool
 
     /// Whether `db` has the table; a database that cannot be read has none to move (the

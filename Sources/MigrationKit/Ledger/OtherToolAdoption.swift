@@ -137,7 +137,7 @@ package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
     package let name: String
     /// The tools whose ledger table has that name (golang-migrate's and dbmate's share
     /// one); empty for a name of no known tool.
-    package let tools: [OtherTool]
+    let tools: [OtherTool]
 
     package var description: String {
         guard !tools.isEmpty else { return name }
@@ -162,14 +162,14 @@ package struct UnreadLedgerTable: Hashable, Sendable, CustomStringConvertible {
 /// mapping is decided.
 package enum OtherToolMapping {
     /// A registered migration as the mapping sees it.
-    package struct Candidate: Sendable {
+    struct Candidate: Sendable {
         package let identifier: String
         /// Its version, as its file's layout reads it; nil for a Swift step.
         package let version: MigrationVersion?
         /// The file of its up SQL, whose bytes the other tool's checksum is of.
         package let path: String?
         /// The layout its file was read in; nil for a Swift step.
-        package let layout: MigrationFolderLayout?
+        let layout: MigrationFolderLayout?
 
         package init(identifier: String, version: MigrationVersion?, path: String?, layout: MigrationFolderLayout? = nil) {
             self.identifier = identifier
@@ -182,8 +182,8 @@ package enum OtherToolMapping {
     /// The hashes the tools' checksums are made of, as lowercase hex: the layer's (the
     /// core has no cryptography).
     package struct Digests {
-        package let sha256Hex: ([UInt8]) -> String
-        package let sha384Hex: ([UInt8]) -> String
+        let sha256Hex: ([UInt8]) -> String
+        let sha384Hex: ([UInt8]) -> String
 
         package init(sha256Hex: @escaping ([UInt8]) -> String, sha384Hex: @escaping ([UInt8]) -> String) {
             self.sha256Hex = sha256Hex

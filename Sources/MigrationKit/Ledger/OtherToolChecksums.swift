@@ -3,7 +3,7 @@
 /// `\r\n` or `\r`, as Java's `BufferedReader.readLine` splits them), a byte-order mark at
 /// the start of the first line left out, taken as Java's signed `int`. So line endings
 /// and blank lines change nothing, any other byte does.
-package enum FlywayChecksum {
+enum FlywayChecksum {
     /// The checksum of a script whose bytes are `bytes`.
     package static func of(_ bytes: [UInt8]) -> Int32 {
         var crc: UInt32 = 0xFFFF_FFFF
@@ -30,12 +30,12 @@ package enum FlywayChecksum {
 /// its text with CRLF made LF, or with LF made CRLF (a checkout that changed the line
 /// endings); a checksum recorded by an early version, whose hex dropped each byte's
 /// leading zero, is compared in that form.
-package enum PrismaChecksum {
+enum PrismaChecksum {
     /// Whether `recorded` is Prisma's checksum of a file whose bytes are `bytes`.
     ///
     /// - Parameter sha256Hex: the SHA-256 of some bytes as lowercase hex (the layer's:
     ///   the core has no cryptography).
-    package static func matches(_ bytes: [UInt8], recorded: String, sha256Hex: ([UInt8]) -> String) -> Bool {
+    static func matches(_ bytes: [UInt8], recorded: String, sha256Hex: ([UInt8]) -> String) -> Bool {
         let recorded = recorded.lowercased()
         let variants = [bytes, replacing([0x0D, 0x0A], with: [0x0A], in: bytes), replacing([0x0A], with: [0x0D, 0x0A], in: bytes)]
         return variants.contains { variant in
@@ -75,7 +75,7 @@ package enum PrismaChecksum {
 /// migration's name, its version and its SQL, each hashed as Rust hashes them: a string's
 /// UTF-8 bytes then the byte 0xFF, an `i32`'s four bytes little-endian. refinery writes
 /// it as a decimal `u64`. So any byte of the file counts, its line endings included.
-package enum RefineryChecksum {
+enum RefineryChecksum {
     /// The checksum of the file `fileName` (`V3__add_cars.sql`, whose name is
     /// `add_cars` and version 3, as refinery reads them) whose bytes are `bytes`; nil
     /// for a name refinery does not read.

@@ -53,7 +53,7 @@ public struct OtherToolLedger: Hashable, Sendable {
         /// The checksum the tool recorded (sqlx's, Flyway's); nil when it keeps none.
         package var checksum: RecordedChecksum? = nil
         /// The script the tool names (Flyway's), for sentences; nil otherwise.
-        package var script: String? = nil
+        var script: String? = nil
         /// Whether the tool ran code rather than a SQL file for it (Flyway's Java or
         /// Kotlin migrations, `JDBC` rows), which MigrationKit cannot run.
         var isCode = false
@@ -67,10 +67,10 @@ public struct OtherToolLedger: Hashable, Sendable {
     public let tool: OtherTool
     /// Its records, in the order the tool applied them (golang-migrate's one row; for
     /// `user_version`, the number itself).
-    package let records: [Record]
+    let records: [Record]
     /// Flyway's repeatable migrations (`R__x.sql`) it recorded, which MigrationKit does
     /// not run: what they made is compared with the rest of the schema.
-    package var repeatables: [String] = []
+    var repeatables: [String] = []
 
     /// The latest version it records, as the tool writes it; nil when it records none.
     package var lastVersion: String? { records.last?.version }
@@ -270,7 +270,7 @@ public struct OtherToolLedger: Hashable, Sendable {
 
     /// The columns of `table` in the main database, lowercased; empty when there is no
     /// such table. (`PRAGMA table_info`, which SQLite 3.15 has as a statement only.)
-    package static func columnNames(of table: String, in db: some SQLQuerying) throws -> Set<String> {
+    static func columnNames(of table: String, in db: some SQLQuerying) throws -> Set<String> {
         var names: Set<String> = []
         try db.forEachTextRow(sql: "PRAGMA main.table_info(\(quoteIdentifier(table)))", arguments: []) { row in
             if row.count > 1, let name = row[1] { names.insert(name.lowercased()) }

@@ -31,9 +31,9 @@ package struct RunHistory {
     package struct Recording {
         /// The statements, in order: the ledger row, then the history rows written ahead,
         /// or, for the plan's last step, every row of the run finished.
-        package var statements: [BookkeepingStatement] { ledger + history }
+        var statements: [BookkeepingStatement] { ledger + history }
         /// The ledger row alone, as `MigrationLedgerTable.recordApplied` writes it.
-        package let ledger: [BookkeepingStatement]
+        let ledger: [BookkeepingStatement]
         /// The history rows alone: all a transaction adds where another migrator writes
         /// the ledger row itself (GRDB's, in a GRDB app).
         package let history: [BookkeepingStatement]

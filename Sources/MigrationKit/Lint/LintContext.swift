@@ -12,7 +12,7 @@ package struct LintContext: Sendable {
     /// version checks both ends.
     var newestSQLiteVersion: SQLiteVersion
     /// How messages name the library, e.g. "SQLCipher 3.4.1 (SQLite 3.15.2)".
-    package var libraryDescription: String
+    var libraryDescription: String
     /// The library's `PRAGMA compile_options` (`ENABLE_FTS5`, …), which decide the
     /// features a build may lack; nil when unknown, as for `--min-sqlite`, where the
     /// SQLite the migrations will meet is not this one.
@@ -20,10 +20,10 @@ package struct LintContext: Sendable {
     /// Rows in a table of the target database, given the table's name as written in
     /// the migration (unquoted; SQLite matches names case-insensitively). Nil when
     /// unknown because no database was given; a database without the table answers 0.
-    package var rowCount: @Sendable (String) -> Int?
+    var rowCount: @Sendable (String) -> Int?
     /// Names of the target database's views whose SQL references a table, given the
     /// table's name as written in the migration (unquoted).
-    package var viewsReferencing: @Sendable (String) -> [String]
+    var viewsReferencing: @Sendable (String) -> [String]
     /// The linked SQLite's parser, for the `syntax-error` rule; nil when no SQLite is at
     /// hand, and the rule stays quiet.
     package var parser: (any SQLParsing)? = nil

@@ -15,7 +15,7 @@ import Darwin
 package struct LintSuppression: Hashable, Sendable {
     /// The rules silenced, by identifier (`LintFinding.rule`), as written: a name no
     /// rule has is itself reported (`bad-suppression`), never silently ignored.
-    package let rules: [String]
+    let rules: [String]
     /// A glob (`*`, `?`, `[…]`) matched against a finding's file name, or, when it holds
     /// `/`, against as many of the path's last parts (`"*/up.sql"`); nil for every file.
     package let files: String?
@@ -35,7 +35,7 @@ package struct LintSuppression: Hashable, Sendable {
     }
 
     /// `path:line`, or the path alone when the line is unknown.
-    package var location: String {
+    var location: String {
         line.map { "\(path):\($0)" } ?? path
     }
 

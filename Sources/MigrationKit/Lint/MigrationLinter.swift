@@ -18,10 +18,10 @@
 ///     }
 package struct MigrationLinter: Sendable {
     /// What the linter knows of the target database and its SQLite.
-    package let context: LintContext
+    let context: LintContext
     /// The rules the project's settings silence (`migrationkit.toml`'s `[lint]` table);
     /// comments in the files silence others (`LintDirectives`).
-    package let suppressions: [LintSuppression]
+    let suppressions: [LintSuppression]
 
     /// Every rule, in no particular order (findings are sorted afterwards).
     static let rules: [any LintRule] = [

@@ -3,9 +3,9 @@ public struct SQLiteVersion: Hashable, Sendable, Comparable, Codable, CustomStri
     /// The first number: 3 in 3.15.2.
     package let major: Int
     /// The second number: 15 in 3.15.2.
-    package let minor: Int
+    let minor: Int
     /// The third number: 2 in 3.15.2 (0 when the version has none).
-    package let patch: Int
+    let patch: Int
 
     /// The version `major.minor.patch`, e.g. `SQLiteVersion(3, 15, 2)`.
     public init(_ major: Int, _ minor: Int, _ patch: Int = 0) {
@@ -38,7 +38,7 @@ public struct SQLiteVersion: Hashable, Sendable, Comparable, Codable, CustomStri
 extension SQLiteVersion {
     /// The release that added the pragma table functions (`pragma_foreign_key_check()`,
     /// `pragma_foreign_key_list()`), which take a table's name as a bound argument.
-    package static var pragmaFunctions: SQLiteVersion { SQLFeature.pragmaFunctions.addedIn }
+    static var pragmaFunctions: SQLiteVersion { SQLFeature.pragmaFunctions.addedIn }
     /// The release from which `PRAGMA quick_check(TABLE)` checks one table and its
     /// indexes.
     package static let tableQuickCheck = SQLiteVersion(3, 33, 0)

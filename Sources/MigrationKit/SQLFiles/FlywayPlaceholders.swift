@@ -12,7 +12,7 @@ import Foundation
 /// read, for `${flyway:timestamp}`) edits no migration.
 public struct FlywayPlaceholders: Hashable, Sendable {
     /// The values given, by name without case.
-    package let values: [String: String]
+    let values: [String: String]
 
     /// Placeholders with the values given by name (`NAME` of `${NAME}`, compared
     /// without case, as Flyway compares them).

@@ -14,7 +14,7 @@ package enum MigrationChecksum {
     /// each followed by a NUL byte (which no migration file holds, so two token lists
     /// never give the same bytes). A `;` that ends nothing (at the start, after another
     /// one, at the end) is left out too.
-    package static func canonicalBytes(of sql: String) -> [UInt8] {
+    static func canonicalBytes(of sql: String) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(sql.utf8.count)
         var pendingSemicolon = false

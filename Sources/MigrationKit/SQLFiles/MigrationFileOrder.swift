@@ -31,7 +31,7 @@ package struct MigrationFileOrder: Sendable {
 
     /// MigrationKit's own layout (`NAME.sql` with sections, or `.up.sql`/`.down.sql`
     /// pairs): byte-wise.
-    package static let byteWise = MigrationFileOrder(rule: .identifier)
+    static let byteWise = MigrationFileOrder(rule: .identifier)
 
     private init(rule: Rule) {
         self.rule = rule
@@ -56,7 +56,7 @@ package struct MigrationFileOrder: Sendable {
         package let identifier: String
         package let version: MigrationVersion?
 
-        package init(identifier: String, version: MigrationVersion?) {
+        init(identifier: String, version: MigrationVersion?) {
             self.identifier = identifier
             self.version = version
         }
@@ -117,9 +117,9 @@ package struct MigrationFileOrder: Sendable {
     /// Two identifiers this order applies one way while their numbers say the other.
     package struct Misnumbered: Hashable, Sendable {
         /// The one that applies first, though its number is the larger.
-        package let first: String
+        let first: String
         /// The one that applies after it, though its number is the smaller.
-        package let second: String
+        let second: String
     }
 
     /// The first two of `identifiers` (in the order they apply) that this order applies
@@ -153,7 +153,7 @@ package struct MigrationFileOrder: Sendable {
 
     /// The identifier's leading ASCII letters and the digits right after them, or nil
     /// when no digit follows them.
-    package static func number(of identifier: String) -> (prefix: Substring, digits: Substring)? {
+    static func number(of identifier: String) -> (prefix: Substring, digits: Substring)? {
         // Bytes, not Characters: every identifier of a folder passes here at every load,
         // and ASCII bytes always end on a Character's boundary.
         let bytes = identifier.utf8
@@ -165,7 +165,7 @@ package struct MigrationFileOrder: Sendable {
 
     /// `identifier` with its number zero-padded to as many digits as `other`'s number
     /// has (`V9__a` beside `V10__b` gives `V09__a`): the name that puts it in order.
-    package static func padded(_ identifier: String, toTheWidthOf other: String) -> String {
+    static func padded(_ identifier: String, toTheWidthOf other: String) -> String {
         guard let number = number(of: identifier), let width = Self.number(of: other)?.digits.count, width > number.digits.count else {
             return identifier
         }

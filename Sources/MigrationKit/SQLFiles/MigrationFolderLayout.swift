@@ -57,7 +57,7 @@ public struct MigrationFolderLayout: Hashable, Sendable, CustomStringConvertible
     /// line; applied in order of the number a name starts with (numbered names first),
     /// then by name, as sql-migrate sorts them. Recorded under the name without `.sql`
     /// (sql-migrate records the file's name).
-    package static let sqlMigrate = MigrationFolderLayout("sql-migrate")
+    static let sqlMigrate = MigrationFolderLayout("sql-migrate")
     /// SQLDelight's: `N.sqm` files, each taking the schema from version `N` to `N + 1`
     /// (SQLDelight's `Schema.migrate` runs the file whose number is at least the
     /// database's `user_version` and below the new one), up SQL only; a name's number is

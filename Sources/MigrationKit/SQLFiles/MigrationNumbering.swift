@@ -11,7 +11,7 @@
 /// orders by version number takes the next number whatever its width.
 package enum MigrationNumbering {
     /// How a folder numbers its files, read from the identifiers' leading digits.
-    package enum Style: Equatable, Sendable {
+    enum Style: Equatable, Sendable {
         /// No numbered file yet: `0001_…`.
         case empty
         /// Timestamps, as dbmate, sqlx, goose and Rails write them: `YYYYMMDDHHMMSS_…`.
@@ -25,7 +25,7 @@ package enum MigrationNumbering {
     /// The width of a timestamp prefix (`20261122093000`).
     static let timestampWidth = 14
 
-    package static func style(of identifiers: [String]) -> Style {
+    static func style(of identifiers: [String]) -> Style {
         let prefixes = identifiers.map(numberPrefix).filter { !$0.isEmpty }
         guard let widest = prefixes.map(\.count).max() else { return .empty }
         if prefixes.allSatisfy({ $0.count == timestampWidth && ($0.hasPrefix("19") || $0.hasPrefix("20")) }) {

@@ -21,7 +21,7 @@ import Darwin
 public struct SQLMigrationDirectory: Sendable {
     /// Migration files larger than this are refused: bigger data belongs in an import,
     /// not in SQL text held in memory twice (as a string and by SQLite's parser).
-    package static let maximumFileSize = 32 * 1024 * 1024
+    static let maximumFileSize = 32 * 1024 * 1024
 
     /// The folder's path.
     public let path: String

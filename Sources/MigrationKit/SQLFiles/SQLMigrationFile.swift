@@ -8,7 +8,7 @@ public struct SQLSection: Hashable, Sendable {
     package let startLine: Int
     /// The transaction the file wrapped these statements in itself, left out of `sql`
     /// (`OwnTransaction`); nil when it wrapped them in none.
-    package let ownTransaction: OwnTransaction?
+    let ownTransaction: OwnTransaction?
 
     /// A section of `sql` that starts at line `startLine` of `path`; `ownTransaction`
     /// when the statements that wrapped it in a transaction of its own were left out.
@@ -70,7 +70,7 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// identifier.
     package let identifier: String
     /// The form the migration was written in.
-    package let form: Form
+    let form: Form
     /// The layout of the folder it was read from: with `version`, what a tool that reads
     /// another tool's ledger maps that tool's recorded versions by.
     public let layout: MigrationFolderLayout
@@ -81,20 +81,20 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// `-- +goose NO TRANSACTION`, diesel's `run_in_transaction = false`, sqlx's
     /// `-- no-transaction`, dbmate's `transaction:false`), which the
     /// runner does not do: every step runs in its own transaction. Nil when it does not ask.
-    package let noTransactionRequest: SQLFileLine?
+    let noTransactionRequest: SQLFileLine?
     /// The SQL that applies the migration.
-    package let up: SQLSection
+    let up: SQLSection
     /// The SQL that undoes it, or nil when the migration has none. A down section or
     /// file that holds no statement (blank, or comments alone, as diesel's generated
     /// `down.sql` and an unfilled `new` template are) is none: nil here, and kept as
     /// `emptyDown`. A migration with nothing to undo says so with a statement that
     /// changes nothing, such as `SELECT 1;`.
-    package let down: SQLSection?
+    let down: SQLSection?
     /// The down section or file as written when it holds no statement, so that what
     /// reports the missing down can point at it; nil otherwise.
-    package let emptyDown: SQLSection?
+    let emptyDown: SQLSection?
     /// Identifiers this migration replaces (`-- migrate:merging A B`).
-    package let merging: [String]
+    let merging: [String]
     /// Tables whose row counts this migration changes on purpose
     /// (`-- migrate:row-changes T U`), so `check --from-database` expects it.
     package let rowChanges: [String]

@@ -11,38 +11,38 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         public var description: String { rawValue }
 
         /// Nothing exists at the migrations folder's path.
-        package static let folderMissing = Code(rawValue: "folderMissing")
+        static let folderMissing = Code(rawValue: "folderMissing")
         /// The migrations folder cannot be used: a symbolic link that leads nowhere, a file
         /// rather than a folder, or a folder that cannot be listed.
-        package static let folderUnreadable = Code(rawValue: "folderUnreadable")
+        static let folderUnreadable = Code(rawValue: "folderUnreadable")
         /// A migration file cannot be opened or read, or is not a regular file (a FIFO, socket
         /// or device).
-        package static let fileUnreadable = Code(rawValue: "fileUnreadable")
+        static let fileUnreadable = Code(rawValue: "fileUnreadable")
         /// A migration file is larger than `SQLMigrationDirectory.maximumFileSize`.
-        package static let fileTooLarge = Code(rawValue: "fileTooLarge")
+        static let fileTooLarge = Code(rawValue: "fileTooLarge")
         /// A migration file is not valid UTF-8 text.
-        package static let notUTF8 = Code(rawValue: "notUTF8")
+        static let notUTF8 = Code(rawValue: "notUTF8")
         /// A migration file holds a NUL byte, so it is binary rather than SQL text.
-        package static let containsNUL = Code(rawValue: "containsNUL")
+        static let containsNUL = Code(rawValue: "containsNUL")
         /// A single-file migration has no `-- migrate:up` line, a down section before it, or SQL
         /// before it that would never run.
-        package static let upSectionMissing = Code(rawValue: "upSectionMissing")
+        static let upSectionMissing = Code(rawValue: "upSectionMissing")
         /// The up section holds no statement, only blanks, comments or `;`.
-        package static let upSectionEmpty = Code(rawValue: "upSectionEmpty")
+        static let upSectionEmpty = Code(rawValue: "upSectionEmpty")
         /// A single-file migration has a second `-- migrate:up` or `-- migrate:down` line.
-        package static let duplicateSection = Code(rawValue: "duplicateSection")
+        static let duplicateSection = Code(rawValue: "duplicateSection")
         /// A `-- migrate:` line the loader does not accept: an unknown directive or option (such
         /// as `transaction:false`), a directive out of place, or any in an `.up.sql` or
         /// `.down.sql` file; a section line of another layout than the folder's; an
         /// annotation goose does not read.
-        package static let unsupportedOption = Code(rawValue: "unsupportedOption")
+        static let unsupportedOption = Code(rawValue: "unsupportedOption")
         /// A `.down.sql` file has no `.up.sql` file of the same name (in a layout that pairs
         /// files by version, no up file of its version).
-        package static let downWithoutUp = Code(rawValue: "downWithoutUp")
+        static let downWithoutUp = Code(rawValue: "downWithoutUp")
         /// A file name that cannot be an identifier: empty, or holding control characters.
-        package static let invalidName = Code(rawValue: "invalidName")
+        static let invalidName = Code(rawValue: "invalidName")
         /// Two files give one identifier (both forms, or a merged step's file still there).
-        package static let duplicateIdentifier = Code(rawValue: "duplicateIdentifier")
+        static let duplicateIdentifier = Code(rawValue: "duplicateIdentifier")
         /// The folder's files would apply (in byte-wise order of their names) in another
         /// order than their numbers say: `V10__b` before `V9__a`, `10_b` before `9_a`.
         package static let misnumbered = Code(rawValue: "misnumbered")
@@ -55,7 +55,7 @@ public struct SQLMigrationFileError: RemediableError, Hashable, Sendable {
         static let nameOutsideLayout = Code(rawValue: "nameOutsideLayout")
         /// Two migrations (or two down files) of one version in a layout that orders by
         /// version: two files numbered 3.
-        package static let duplicateVersion = Code(rawValue: "duplicateVersion")
+        static let duplicateVersion = Code(rawValue: "duplicateVersion")
         /// A goose `StatementBegin` without its `StatementEnd` (or the other way round).
         static let misplacedDirective = Code(rawValue: "misplacedDirective")
         /// The folder holds files or folders that are migrations of a kind no layout

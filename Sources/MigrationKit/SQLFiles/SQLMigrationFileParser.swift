@@ -84,7 +84,7 @@ package enum SQLMigrationFileParser {
     }
 
     /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).
-    package static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String) throws -> SQLMigrationFile {
+    static func parseUpDown(upText: String, upPath: String, downText: String?, downPath: String?, identifier: String) throws -> SQLMigrationFile {
         try parseUpDown(upText: upText, upPath: upPath, downText: downText, downPath: downPath, identifier: identifier,
                         layout: .migrationKit, version: MigrationVersion(leadingDigitsOf: identifier))
     }

@@ -19,7 +19,7 @@ extension SQLSection {
         /// (or `END`), and any `PRAGMA foreign_keys` beside them.
         package let lines: [Int]
         /// The file line of the `BEGIN`.
-        package let beginLine: Int
+        let beginLine: Int
     }
 
     /// This section with its own transaction left out (`OwnTransaction`), or as it is

@@ -2,15 +2,15 @@
 /// folder's files. Read where the folder is read, before any database layer (whose
 /// OpenSSL the runners' checksums use) is there; a checksum of files the team keeps, never
 /// a protection of a secret.
-package struct SHA256Digest {
+struct SHA256Digest {
     private var state: [UInt32] = [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19]
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
 
-    package init() {}
+    init() {}
 
     /// Adds `bytes` to what the digest is of.
-    package mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         length &+= UInt64(bytes.count)
         pending.append(contentsOf: bytes)
         let whole = pending.count - pending.count % 64
@@ -27,7 +27,7 @@ package struct SHA256Digest {
 
     /// The digest of everything added so far; more may be added afterwards (Atlas's chain
     /// takes the digest after each file and goes on).
-    package func finalized() -> [UInt8] {
+    func finalized() -> [UInt8] {
         var copy = self
         var tail = copy.pending
         tail.append(0x80)
@@ -83,7 +83,7 @@ package struct SHA256Digest {
 /// MD5 (RFC 1321): the digest Liquibase's changeset checksums (`DATABASECHANGELOG.MD5SUM`)
 /// are made of. A checksum of files the team keeps, compared as Liquibase compares it,
 /// never a protection of anything.
-package enum MD5Digest {
+enum MD5Digest {
     /// The digest of `bytes`.
     package static func of(_ bytes: [UInt8]) -> [UInt8] {
         var message = bytes

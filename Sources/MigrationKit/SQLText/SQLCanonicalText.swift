@@ -20,14 +20,14 @@ import Foundation
 /// a reason to quote. String literals, blobs and numbers are kept exactly, and so are
 /// a virtual table's module arguments (`USING fts4(content="notes")`): the module
 /// parses them itself, by rules of its own.
-package enum SQLCanonicalText {
-    package static func canonical(_ sql: String) -> String {
+enum SQLCanonicalText {
+    static func canonical(_ sql: String) -> String {
         canonical(sql, start: .statement)
     }
 
     /// The canonical text of one item of a `CREATE TABLE` statement's column list (a
     /// column's definition or a table constraint), as it reads within the statement.
-    package static func canonical(tableItem sql: String) -> String {
+    static func canonical(tableItem sql: String) -> String {
         canonical(sql, start: .tableItem)
     }
 

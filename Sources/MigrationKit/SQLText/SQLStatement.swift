@@ -12,7 +12,7 @@ package struct SQLStatement: Hashable, Sendable {
     /// runs it all the same.
     package let isTerminated: Bool
 
-    package init(tokens: [SQLToken], text: String, startLine: Int, isTerminated: Bool) {
+    init(tokens: [SQLToken], text: String, startLine: Int, isTerminated: Bool) {
         self.tokens = tokens
         self.text = text
         self.startLine = startLine

@@ -45,9 +45,9 @@ package struct SQLToken: Hashable, Sendable {
     package let column: Int
     /// True for a string, blob, quoted identifier or block comment whose closing
     /// delimiter is missing: the token then runs to the end of the input.
-    package let isUnterminated: Bool
+    let isUnterminated: Bool
 
-    package init(kind: Kind, text: String, offset: Int, line: Int, column: Int, isUnterminated: Bool = false) {
+    init(kind: Kind, text: String, offset: Int, line: Int, column: Int, isUnterminated: Bool = false) {
         self.kind = kind
         self.text = text
         self.offset = offset

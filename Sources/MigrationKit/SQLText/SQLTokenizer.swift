@@ -19,7 +19,7 @@ package struct SQLTokenizer: Sequence, IteratorProtocol {
     }
 
     /// Every token of `sql`, trivia included, in order.
-    package static func tokenize(_ sql: String) -> [SQLToken] {
+    static func tokenize(_ sql: String) -> [SQLToken] {
         Array(SQLTokenizer(sql))
     }
 

@@ -34,7 +34,7 @@ package struct AppCollation: Hashable, Sendable {
 
     /// Every collation the main schema of `db` names (after `COLLATE`) that SQLite does
     /// not have built in.
-    package static func named(in db: some SQLQuerying) throws -> [AppCollation] {
+    static func named(in db: some SQLQuerying) throws -> [AppCollation] {
         var order: [String] = []
         var spelled: [String: String] = [:]
         var objects: [String: [String]] = [:]

@@ -39,7 +39,7 @@ public enum SchemaDump {
         /// Its name.
         package let name: String
         /// The table it belongs to (`tbl_name`); a table's or a view's own name.
-        package let tableName: String
+        let tableName: String
         /// The statement that created it, as SQLite stored it.
         package let sql: String
     }

@@ -11,8 +11,8 @@ package struct SchemaSnapshot: Sendable {
     package struct Column: Sendable, Hashable {
         package let name: String
         let declaredType: String
-        package let notNull: Bool
-        package let defaultValue: String?
+        let notNull: Bool
+        let defaultValue: String?
         /// Its place in the primary key, from 1; 0 when it is not part of it.
         let primaryKeyPosition: Int
     }
@@ -73,7 +73,7 @@ package struct SchemaSnapshot: Sendable {
     }
 
     /// The object of this kind and name (as SQLite compares names), if there is one.
-    package func object(_ type: String, _ name: String) -> SchemaDump.Object? {
+    func object(_ type: String, _ name: String) -> SchemaDump.Object? {
         objects.first { $0.type == type && $0.name.lowercased() == name.lowercased() }
     }
 }

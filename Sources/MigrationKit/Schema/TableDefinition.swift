@@ -6,11 +6,11 @@
 /// `CHECK` expression or a quoted name never splits an item.
 package struct TableDefinition: Sendable {
     /// One item between the parentheses.
-    package struct Item: Sendable {
+    struct Item: Sendable {
         /// Its source text, from its first token to its last (comments inside kept).
         package let text: String
         /// Its canonical text, for comparing two spellings of the same item.
-        package let canonical: String
+        let canonical: String
         /// The column's name, or nil for a table constraint (`PRIMARY KEY (…)`, …).
         let columnName: String?
         /// Its tokens, trivia left out.
@@ -20,12 +20,12 @@ package struct TableDefinition: Sendable {
         fileprivate(set) var renamedFrom: String?
 
         /// Whether any of its tokens is one of `keywords` (upper case).
-        package func has(anyOf keywords: [String]) -> Bool {
+        func has(anyOf keywords: [String]) -> Bool {
             tokens.contains { token in keywords.contains { token.isWord($0) } }
         }
 
         /// Whether it names `name` (a column or table) anywhere, as SQLite compares names.
-        package func mentions(_ name: String) -> Bool {
+        func mentions(_ name: String) -> Bool {
             tokens.contains { $0.nameValue.map { $0.lowercased() == name.lowercased() } ?? false }
         }
     }
@@ -34,7 +34,7 @@ package struct TableDefinition: Sendable {
     /// columns, so nothing here is cut.
     package let isVirtual: Bool
     /// A virtual table's module, lower-cased (`fts5`, `rtree`, …); nil for any other table.
-    package let module: String?
+    let module: String?
     /// A virtual table's `name=value` arguments (`content='notes'`), by lower-cased name,
     /// each value unquoted; empty for any other table.
     let moduleOptions: [String: String]
@@ -43,9 +43,9 @@ package struct TableDefinition: Sendable {
     var isContentless: Bool { moduleOptions["content"]?.isEmpty == true }
     /// The column definitions and table constraints, in order; empty for a virtual
     /// table or `CREATE TABLE … AS SELECT`.
-    package let items: [Item]
+    let items: [Item]
     /// The canonical text after the closing parenthesis (`WITHOUT ROWID`, `STRICT`).
-    package let options: String
+    let options: String
     /// Whether the table is `STRICT` (its options name it).
     var isStrict: Bool {
         SQLTokenizer.tokenize(options).contains { $0.isWord("STRICT") }
@@ -167,7 +167,7 @@ package struct TableDefinition: Sendable {
 
     /// The statement with its table's name replaced by `name` (quoted): the first step
     /// of a rebuild creates the wanted table under a temporary name.
-    package func renamed(to name: String) -> String {
+    func renamed(to name: String) -> String {
         (tokens[..<nameTokens.lowerBound].map(\.text) + [quoteIdentifier(name)] + tokens[nameTokens.upperBound...].map(\.text)).joined()
     }
 

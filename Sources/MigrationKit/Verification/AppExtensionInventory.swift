@@ -12,15 +12,15 @@
 /// named in a query that never calls it (which says "no such function" only when it is
 /// missing), and each collation the schema names is used to compare two constants
 /// (`AppCollation.isRegistered`).
-package struct AppExtensionInventory: Sendable {
+struct AppExtensionInventory: Sendable {
     /// One object of the schema and what it needs.
-    package struct Use: Hashable, Sendable {
+    struct Use: Hashable, Sendable {
         /// The trigger, view, index or table, as the schema names it.
-        package let object: String
-        package let need: AppExtensionNeed
+        let object: String
+        let need: AppExtensionNeed
         /// For a trigger, the write that fires it (`INSERT`, `UPDATE` or `DELETE`); nil
         /// for what every write meets.
-        package var event: String? = nil
+        var event: String? = nil
 
         /// Whether a write of `verb` (`INSERT`, `UPDATE`, `DELETE`) meets it.
         func isMet(by verb: String) -> Bool { event == nil || event == verb }
@@ -33,13 +33,13 @@ package struct AppExtensionInventory: Sendable {
     /// What SQLite's check of the whole schema after a rename or a dropped column meets.
     var onSchemaCheck: [Use] = []
 
-    package init() {}
+    init() {}
 
     /// Whether nothing the schema uses is missing.
     package var isEmpty: Bool { onWrite.isEmpty && onUse.isEmpty && onSchemaCheck.isEmpty }
 
     /// What `db`'s main schema uses that `db` lacks.
-    package static func reading(_ db: some SQLQuerying) throws -> AppExtensionInventory {
+    static func reading(_ db: some SQLQuerying) throws -> AppExtensionInventory {
         var inventory = AppExtensionInventory()
         let objects = try db.textRows(sql: "SELECT type, name, tbl_name, sql FROM main.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
         // What each virtual table needs and lacks: to be searched or written (a full-text

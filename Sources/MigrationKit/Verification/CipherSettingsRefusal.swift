@@ -21,13 +21,13 @@ package struct CipherSettingsRefusal: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The setting refused.
-    package let setting: CipherSetting
+    let setting: CipherSetting
     /// Its value as given (never a secret: settings hold none).
-    package let value: String
+    let value: String
     /// Why the value cannot be used, which the options and the connection word alike.
     package let reason: Reason
     /// The linked library, for sentences that name it.
-    package let library: SQLCipherVersion?
+    let library: SQLCipherVersion?
 
     /// The library's sentence: "The cipher page size must be a power of two from 1024 to
     /// 65536, not 512 (…)".

@@ -332,7 +332,7 @@ package enum DatabaseChecks {
     }
 
     /// Counts `PRAGMA foreign_key_check` rows without holding them in memory.
-    package static func foreignKeyViolationCount(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> Int {
+    static func foreignKeyViolationCount(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> Int {
         var count = 0
         for (sql, arguments) in foreignKeyCheckStatements(tables, pragmaFunctions: pragmaFunctions) {
             try db.forEachTextRow(sql: sql, arguments: arguments) { _ in count += 1 }
@@ -341,7 +341,7 @@ package enum DatabaseChecks {
     }
 
     /// Every violation, grouped (a few row ids per group are kept).
-    package static func foreignKeyViolations(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> ForeignKeyViolations {
+    static func foreignKeyViolations(in db: some SQLQuerying, tables: [String]? = nil, pragmaFunctions: Bool = false) throws -> ForeignKeyViolations {
         var result = ForeignKeyViolations()
         for (sql, arguments) in foreignKeyCheckStatements(tables, pragmaFunctions: pragmaFunctions) {
             try db.forEachTextRow(sql: sql, arguments: arguments) { row in
@@ -368,7 +368,7 @@ package enum DatabaseChecks {
         + "(e.g. DELETE FROM child WHERE parentId NOT IN (SELECT id FROM parent))"
 
     /// quick_check answers with several lines for several problems; keep them on one.
-    package static func oneLine(_ text: String) -> String {
+    static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
     }
 }

@@ -6,7 +6,7 @@
 /// one as done: an export (`encrypt`, `decrypt`), `cipher-upgrade`, a fleet's `decrypt`
 /// run again.
 package struct DatabaseContent: Hashable, Sendable {
-    package let schema: [SchemaDump.Object]
+    let schema: [SchemaDump.Object]
     /// Row counts of every table, by name.
     package let rowCounts: [String: Int]
     package let userVersion: Int

@@ -8,9 +8,9 @@
 /// So a difference is named (how many rows the index holds, which are missing), a
 /// rebuild advised only where the app's triggers index every row, and an index its
 /// triggers fill in part is not compared with its table at all.
-package struct ExternalContentIndex: Sendable, Equatable {
+struct ExternalContentIndex: Sendable, Equatable {
     /// How the app fills the index, as its triggers on the content table show.
-    package enum Filling: Sendable, Equatable {
+    enum Filling: Sendable, Equatable {
         /// A trigger indexes each new row, whatever it holds: the index should hold every row.
         case everyRow
         /// The triggers index only the rows a condition lets through (a `WHEN` clause, or
@@ -24,7 +24,7 @@ package struct ExternalContentIndex: Sendable, Equatable {
     /// The full-text table.
     package let table: String
     /// "FTS4" or "FTS5".
-    package let module: String
+    let module: String
     /// The table whose rows it indexes.
     let contentTable: String
     /// The content table's column the index's rowids are (FTS5's `content_rowid`).

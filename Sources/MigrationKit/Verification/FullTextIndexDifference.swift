@@ -4,7 +4,7 @@
 /// where the app fills the index from its own code, only the app can say which rows
 /// belong, and a rebuild would index them all.
 package struct FullTextIndexDifference: Error, Sendable, CustomStringConvertible {
-    package let index: ExternalContentIndex
+    let index: ExternalContentIndex
     /// `ExternalContentIndex.difference(in:)`'s words.
     package let difference: String
 

@@ -32,7 +32,7 @@ public struct MigrationVerifier: Sendable {
     }
 
     /// Runs both parts and throws the first problem found.
-    package func verify(_ db: some MigrationConnection) throws {
+    func verify(_ db: some MigrationConnection) throws {
         try verifyIntegrity(db)
         try verifyPostMigration(db)
     }

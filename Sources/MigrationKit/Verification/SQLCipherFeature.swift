@@ -24,12 +24,12 @@ package struct SQLCipherFeature: Hashable, Sendable, CustomStringConvertible {
     /// 4.7.0: "Expands keyspec/raw key format to accept key, HMAC key, and salt": a raw
     /// key of 160 hex digits, `x'<key><HMAC key><salt>'`. Earlier versions read that
     /// text as a passphrase, so a key in it never reaches one (`neededForRawKey`).
-    package static let rawKeyWithHMACKey = SQLCipherFeature(name: "raw keys with their HMAC key and salt (x' and 160 hex digits)",
+    static let rawKeyWithHMACKey = SQLCipherFeature(name: "raw keys with their HMAC key and salt (x' and 160 hex digits)",
                                                            addedIn: SQLCipherVersion(major: 4, minor: 7, patch: 0))
 
     /// What a raw key of `hexDigits` hex digits (`x'…'`) needs of the library, or nil when
     /// every SQLCipher reads it as a raw key (64 digits, the key; 96, with its salt).
-    package static func neededForRawKey(hexDigits: Int) -> SQLCipherFeature? {
+    static func neededForRawKey(hexDigits: Int) -> SQLCipherFeature? {
         hexDigits == 160 ? rawKeyWithHMACKey : nil
     }
 

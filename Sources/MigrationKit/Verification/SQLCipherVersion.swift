@@ -7,7 +7,7 @@ public struct SQLCipherVersion: Comparable, Hashable, Sendable, CustomStringConv
     /// The major version: 4 in 4.6.1.
     package let major: Int
     /// The minor version: 6 in 4.6.1.
-    package let minor: Int
+    let minor: Int
     /// The patch version: 1 in 4.6.1 (0 when parsed text has none).
     public let patch: Int
 

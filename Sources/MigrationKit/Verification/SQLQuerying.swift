@@ -53,7 +53,7 @@ extension SQLQuerying {
     }
 
     /// The names of the tables an app made (SQLite's own `sqlite_*` tables left out).
-    package func userTableNames() throws -> [String] {
+    func userTableNames() throws -> [String] {
         try textColumn(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
     }
 }

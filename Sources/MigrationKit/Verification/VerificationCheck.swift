@@ -43,7 +43,7 @@ public struct VerificationCheck: Sendable {
     }
 
     /// A check named `name` that failed with `error`, whose description is the detail.
-    package static func failed(_ name: String, _ error: any Error & Sendable) -> VerificationCheck {
+    static func failed(_ name: String, _ error: any Error & Sendable) -> VerificationCheck {
         VerificationCheck(name: name, failure: error, detail: String(describing: error))
     }
 
@@ -116,7 +116,7 @@ public struct VerificationReport: Sendable {
 extension VerificationCheck {
     /// One of the app's own checks (`MigrationHostIntegration`) as a check: a closure
     /// that throws fails it with a `HostVerificationError` naming the part.
-    package static func host(_ part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
+    static func host(_ part: HostVerificationError.Part, _ body: () throws -> Void) -> VerificationCheck {
         let name = "host \(part.rawValue)"
         do {
             try body()
@@ -129,5 +129,5 @@ extension VerificationCheck {
 
 extension VerificationReport {
     /// The first failure, to throw.
-    package var firstFailure: (any Error & Sendable)? { checks.lazy.compactMap(\.failure).first }
+    var firstFailure: (any Error & Sendable)? { checks.lazy.compactMap(\.failure).first }
 }

@@ -7,15 +7,15 @@ import MigrationKitSQLCipher
 /// `KeyOptions`, each option named `--new-…`; exactly one, or a prompt asked twice on a
 /// terminal. No environment fallback: a new key must be chosen on purpose, not picked
 /// up from a variable left over from another command.
-package struct NewKeyOptions: ParsableArguments {
+struct NewKeyOptions: ParsableArguments {
     @OptionGroup var flags: KeySourceOptions<NewKeyRole>
 
     /// The values once `{name}` was replaced; not options.
     private var substituted: KeySourceValues?
 
-    package init() {}
+    init() {}
 
-    package func validate() throws {
+    func validate() throws {
         try flags.given.validate(NewKeyRole.text)
     }
 

@@ -10,7 +10,7 @@ import MigrationKit
 package struct AppExtensionAdvice: Sendable {
     /// The extensions the command loaded, as given (`--load-extension`): when some were,
     /// the advice is that they do not register what was missing.
-    package var loaded: [String]
+    var loaded: [String]
 
     package init(loaded: [String] = []) {
         self.loaded = loaded

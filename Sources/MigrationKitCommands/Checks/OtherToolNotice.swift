@@ -7,7 +7,7 @@ import MigrationKit
 /// would run the first migrations over tables that exist, where a `CREATE TABLE IF NOT
 /// EXISTS` changes nothing, a seed `INSERT` adds its rows again, and the ledger then
 /// says the database is what the migrations make.
-package enum OtherToolNotice {
+enum OtherToolNotice {
     /// What the database holds instead of a ledger MigrationKit can go on from.
     package enum Finding {
         /// Other tools' ledgers that record something (`adopt` takes it over).
@@ -17,7 +17,7 @@ package enum OtherToolNotice {
         case tablesWithoutLedger(tables: [String], ledgerLike: [UnreadLedgerTable])
 
         /// The other tools' ledgers, for `status --json`; empty for tables without one.
-        package var ledgers: [OtherToolLedger] {
+        var ledgers: [OtherToolLedger] {
             if case .otherTools(let ledgers) = self { return ledgers }
             return []
         }

@@ -17,26 +17,26 @@ import MigrationKitSecrets
 /// Scratch databases live in a private temporary folder, encrypted with a random key
 /// where the layer encrypts (the older database's copy keeps its own key), and are
 /// deleted afterwards.
-package struct RoundTripCheck {
+struct RoundTripCheck {
     /// A proof checks everything: the databases are small scratch copies.
     private static let wholeFile = MigrateOptions(verification: .wholeFile)
 
     /// One check's outcome.
-    package struct Result: Encodable, Sendable {
+    struct Result: Encodable, Sendable {
         /// Which check: "fresh install", "migrate twice", "round trip" followed by a
         /// step's identifier ("round trips" when they stopped on an error), or "upgrade"
         /// followed by the older database's path.
         package let name: String
         /// Whether the check passed.
-        package let passed: Bool
+        let passed: Bool
         /// What was found, in a sentence: the evidence when it passed, the problem when not.
-        package let detail: String
+        let detail: String
         /// What only the app registers that the check needed and the scratch database's
         /// connection lacked, so that it could not run (no failure; `passed` is true):
         /// empty when it ran.
         package let notChecked: [VerifyDocument.Check.Need]
 
-        package init(name: String, passed: Bool, detail: String, notChecked: [VerifyDocument.Check.Need] = []) {
+        init(name: String, passed: Bool, detail: String, notChecked: [VerifyDocument.Check.Need] = []) {
             self.name = name
             self.passed = passed
             self.detail = detail
@@ -47,7 +47,7 @@ package struct RoundTripCheck {
         /// needs what only the app registers (its tokenizer, a function), not checked,
         /// naming it: the migrations are not at fault, and the check runs with the app's
         /// extension loaded.
-        package static func stopped(_ name: String, by error: any Error, detail: String? = nil) -> Result {
+        static func stopped(_ name: String, by error: any Error, detail: String? = nil) -> Result {
             guard let need = AppExtensionNeed(error: error) else { return Result(name: name, passed: false, detail: detail ?? "\(error)") }
             return Result(name: name, passed: true, detail: "not checked: it needs \(need), which the scratch database's connection does not have",
                           notChecked: [.init(kind: need.kind.rawValue, name: need.name)])
@@ -66,7 +66,7 @@ package struct RoundTripCheck {
 
     /// A check of `migrations` in `world`; `allowedRowChanges` names the tables whose
     /// row counts may change, compared case-insensitively.
-    package init(migrations: CommandMigrations, allowedRowChanges: Set<String>, in world: CommandWorld) {
+    init(migrations: CommandMigrations, allowedRowChanges: Set<String>, in world: CommandWorld) {
         var quiet = migrations
         quiet.observer = nil
         self.migrations = quiet

@@ -8,16 +8,16 @@ import MigrationKit
 /// `MigrationSession.replayedSchema(upTo:)`: on SQLCipher the one erase-on-schema-change
 /// compares with); its schema is compared with the database's through
 /// `SchemaDifference`, as erase-on-schema-change compares. The database itself is only read.
-package enum SchemaDrift {
+enum SchemaDrift {
     /// What was compared, and how the schemas differ (empty: no drift).
     package struct Report: Sendable {
         /// The applied migrations the expected schema was made from, in order.
         package let applied: [String]
         /// Applied migrations whose files changed since: the expected schema is made
         /// from the files as they are now.
-        package let modified: [String]
+        let modified: [String]
         /// The database's schema against the migrations' (`actual` is the database's).
-        package let differences: [SchemaDifference]
+        let differences: [SchemaDifference]
     }
 
     /// Why there is no schema to compare with (drift's cases of the one schema refusal).
@@ -45,7 +45,7 @@ package enum SchemaDrift {
     ///
     /// - Parameter modified: the applied steps whose files changed since, for the
     ///   sentence of a step that fails on the empty database (`Refusal.replayFailed`).
-    package static func differences(of database: MigrationSession, upTo target: String?, modified: [String] = []) throws -> [SchemaDifference] {
+    static func differences(of database: MigrationSession, upTo target: String?, modified: [String] = []) throws -> [SchemaDifference] {
         let expected: [SchemaDump.Object]
         do {
             expected = try database.replayedSchema(upTo: target)

@@ -8,16 +8,16 @@ import MigrationKitKeys
 /// ledger, maps what it recorded to the folder's migrations by version, proves the schema
 /// is what they make, and records them in MigrationKit's ledger and history in one
 /// transaction (the runner's `adopt`, `OtherToolLedger`).
-package struct AdoptCommand: UsesProjectConnection, FleetCommand {
-    package init() {}
+struct AdoptCommand: UsesProjectConnection, FleetCommand {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "adopt",
         abstract: "Take over a database another tool migrated: record the migrations its ledger says it applied, after proving the schema is what they make.",
         discussion: "Reads the ledger of golang-migrate, dbmate, sqlx, diesel, goose, Flyway, Prisma, Drizzle, refinery, Cloudflare D1, sql-migrate, Liquibase, Atlas or yoyo, or a PRAGMA user_version ladder, maps each version it recorded to the migration file that carries it, and refuses, naming each, a dirty or failed record, a version no file carries (a Flyway Java or Kotlin migration's too, unless --accept-code-migrations), a file whose checksum differs from the one recorded, and a database MigrationKit manages already. The migrations are replayed on an empty scratch database and its schema compared with the database's; then they are recorded as applied, in one transaction. The other tool's ledger stays as it was unless --retire-ledger drops it in that transaction.")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
     @Option(name: .customLong("from"), help: ArgumentHelp("The tool whose ledger to read: golang-migrate, dbmate, sqlx, diesel, goose, flyway, prisma, drizzle, refinery, d1, sql-migrate, liquibase, atlas, yoyo or user-version. Found in the database when omitted.", valueName: "tool"))
@@ -30,12 +30,12 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
     var retireLedger = false
 
     @Flag(name: .customLong("yes"), help: "Confirm --retire-ledger without a prompt.")
-    package var yes = false
+    var yes = false
 
     @Flag(name: .customLong("accept-code-migrations"), help: "Adopt past versions the other tool ran as Java or Kotlin code that no file carries (Flyway's JDBC rows), for databases none of which is older than them.")
     var acceptCodeMigrations = false
 
-    package var fleetVerb: String { "Adopting" }
+    var fleetVerb: String { "Adopting" }
 
     package func validate() throws {
         if let from, OtherTool(name: from) == nil {
@@ -104,16 +104,16 @@ package struct AdoptCommand: UsesProjectConnection, FleetCommand {
 }
 
 /// What `adopt --json` prints.
-package struct AdoptDocument: Encodable {
+struct AdoptDocument: Encodable {
     package let database: String
     @AlwaysPresent package var databaseName: String?
     /// The tool whose ledger was read, as `--from` names it.
-    package let tool: String
+    let tool: String
     /// The latest version it recorded; null when it recorded none.
     @AlwaysPresent package var lastVersion: String?
     /// The migrations recorded as applied (that would be, in a dry run), in order.
-    package let adopted: [String]
+    let adopted: [String]
     /// The other tool's ledger tables dropped (or `user_version`), when retired.
-    package let retired: [String]
+    let retired: [String]
     package let dryRun: Bool
 }

@@ -3,19 +3,19 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 
-package struct BaselineCommand: UsesProjectConnection, FleetCommand {
-    package init() {}
+struct BaselineCommand: UsesProjectConnection, FleetCommand {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "baseline",
         abstract: "Record migrations up to --to as applied without running them, for a database made before MigrationKit managed it.")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The last migration the database already reflects: its identifier, or the version its file carries (the number another tool recorded).", valueName: "id"))
-    package var target: String
+    var target: String
 
     @Flag(name: .customLong("skip-schema-proof"), help: "Record the migrations even when the database's schema is not what they make (a database no migration has touched yet).")
     var skipSchemaProof = false
@@ -23,7 +23,7 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     @Flag(name: .customLong("dry-run"), help: "Prove the schema and say what would be recorded, and write nothing.")
     package var dryRun = false
 
-    package var fleetVerb: String { "Baselining" }
+    var fleetVerb: String { "Baselining" }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> BaselineDocument {
         let migrations = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world).migrations
@@ -98,10 +98,10 @@ package struct BaselineCommand: UsesProjectConnection, FleetCommand {
     }
 }
 
-package struct BaselineDocument: Encodable {
+struct BaselineDocument: Encodable {
     package let database: String
     @AlwaysPresent package var databaseName: String?
     /// The migrations recorded as applied (that would be, in a dry run), in order.
-    package let baselined: [String]
+    let baselined: [String]
     package let dryRun: Bool
 }

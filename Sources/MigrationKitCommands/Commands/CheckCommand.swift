@@ -3,10 +3,10 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 
-package struct CheckCommand: ProjectConfigurable, PrintsOutput {
-    package init() {}
+struct CheckCommand: ProjectConfigurable, PrintsOutput {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Prove a migrations folder before it ships, on scratch databases: fresh install, idempotence, every down undoing its up, and optionally an upgrade of a copy of a real older database.",
         discussion: "Touches nothing of yours: --from-database is opened read-only and copied. Its key comes from the key options.")
@@ -16,7 +16,7 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     @OptionGroup(title: "Cipher options (for --from-database)", visibility: ConnectionOptions.encryptionVisibility) package var cipher: CipherOptions
     @OptionGroup package var minimum: MinimumSQLiteOptions
     @OptionGroup package var extensions: ExtensionOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var output: OutputOptions
 
     @Option(name: .customLong("from-database"), help: ArgumentHelp("An older database (a real one, or a fixture) to upgrade a copy of.", valueName: "file"))
     var olderDatabase: String?
@@ -86,7 +86,7 @@ package struct CheckCommand: ProjectConfigurable, PrintsOutput {
     }
 }
 
-package struct CheckDocument: Encodable {
+struct CheckDocument: Encodable {
     let passed: Bool
     let checks: [RoundTripCheck.Result]
 }

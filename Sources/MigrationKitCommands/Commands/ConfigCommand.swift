@@ -7,16 +7,16 @@ import MigrationKitKeys
 /// `migrationkit config`: the settings a command run here would use, and where each
 /// came from (flag, environment, file:line, default), as `git config --show-origin`
 /// does. Keys are never shown: only where the key would come from.
-package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
-    package init() {}
+struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "Show the effective settings (flags, MIGRATIONKIT_* variables, migrationkit.toml, defaults) and where each came from.")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var backup: BackupOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
 
     package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output, on: world.surroundings.console)
@@ -58,8 +58,8 @@ package struct ConfigCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 }
 
 /// `config --json`.
-package struct ConfigDocument: Encodable {
-    package struct Setting: Encodable {
+struct ConfigDocument: Encodable {
+    struct Setting: Encodable {
         let name: String
         let value: String
         /// `flag`, `environment`, `file`, `default`.
@@ -70,6 +70,6 @@ package struct ConfigDocument: Encodable {
 
     @AlwaysPresent var configFile: String?
     @AlwaysPresent package var database: String?
-    package let settings: [Setting]
+    let settings: [Setting]
     package let key: String
 }

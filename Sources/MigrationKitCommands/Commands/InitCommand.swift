@@ -7,10 +7,10 @@ import TOMLKit
 /// `migrationkit init`: a commented `migrationkit.toml` and an empty migrations folder
 /// in the current folder, so that `migrationkit migrate` needs no flags from then on.
 /// Refuses to replace either: an existing file or folder is the project's own.
-package struct InitCommand: WorldCommand, PrintsOutput {
-    package init() {}
+struct InitCommand: WorldCommand, PrintsOutput {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Write a commented migrationkit.toml and an empty migrations folder here.")
 
@@ -23,7 +23,7 @@ package struct InitCommand: WorldCommand, PrintsOutput {
     /// The key source to write into the file (those it can hold: never --password).
     @OptionGroup(title: "Key options", visibility: ConnectionOptions.encryptionVisibility) package var key: KeySourceOptions<ProjectFileKeyRole>
 
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var output: OutputOptions
 
     package func validate() throws {
         try key.given.validate(ProjectFileKeyRole.text)
@@ -100,7 +100,7 @@ package struct InitCommand: WorldCommand, PrintsOutput {
 }
 
 /// `init --json`.
-package struct InitDocument: Encodable {
+struct InitDocument: Encodable {
     let configFile: String
     package let migrations: String
 }

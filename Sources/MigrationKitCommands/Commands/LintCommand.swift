@@ -2,17 +2,17 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitFiles
 
-package struct LintCommand: UsesProjectConnection, PrintsOutput {
-    package init() {}
+struct LintCommand: UsesProjectConnection, PrintsOutput {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "lint",
         abstract: "Check migration files for SQL that fails in the field: errors block migrate, warnings are printed.",
         discussion: "With --db-path, only pending migrations are checked, against what that database holds (row counts, views). A comment `-- migrationkit:nolint RULE` silences RULE for the statement after it, `-- migrationkit:nolint-file RULE` for its file, and migrationkit.toml's [lint] table for every file or for files by pattern.")
 
-    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup var connection: ConnectionOptions
     @OptionGroup package var minimum: MinimumSQLiteOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var output: OutputOptions
 
     @Flag(name: .customLong("show-suppressed"), help: "Also list the findings a suppression silenced, and which one (as --verbose does).")
     var showSuppressed = false
@@ -54,11 +54,11 @@ package struct LintCommand: UsesProjectConnection, PrintsOutput {
     }
 }
 
-package struct LintDocument: Encodable {
+struct LintDocument: Encodable {
     package let findings: [LintFinding]
-    package let errorCount: Int
-    package let warningCount: Int
-    package let noteCount: Int
+    let errorCount: Int
+    let warningCount: Int
+    let noteCount: Int
     /// The findings a suppression silenced, each with `suppressedBy`; not counted above.
     package let suppressed: [SuppressedLintFinding]
 }

@@ -4,46 +4,46 @@ import MigrationKit
 import MigrationKitFiles
 import MigrationKitKeys
 
-package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, AcceptsHistoryOverrides {
-    package init() {}
+struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, AcceptsHistoryOverrides {
+    init() {}
 
-    package static let historyOverrides: Set<HistoryOverride> = [.acceptModified, .acceptUnknown]
+    static let historyOverrides: Set<HistoryOverride> = [.acceptModified, .acceptUnknown]
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply pending migrations, each in its own transaction, then verify the database.")
 
-    @OptionGroup package var connection: ConnectionOptions
+    @OptionGroup var connection: ConnectionOptions
     @OptionGroup package var minimum: MinimumSQLiteOptions
-    @OptionGroup package var backup: BackupOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
 
     @Option(name: .customLong("to"), help: ArgumentHelp("Stop after this migration.", valueName: "id"))
-    package var target: String?
+    var target: String?
 
     @Flag(name: .customLong("allow-out-of-order"), help: "Apply pending migrations that sort before the latest applied one.")
-    package var allowOutOfOrder = false
+    var allowOutOfOrder = false
 
     @Option(name: .customLong("require-index"), help: ArgumentHelp("Fail verification unless this index exists (repeatable).", valueName: "table:index"))
-    package var requiredIndexes: [RequiredIndexSpec] = []
+    var requiredIndexes: [RequiredIndexSpec] = []
 
     @Flag(name: .customLong("atomic"), help: "Run every pending migration and the verification in one transaction: all or nothing.")
-    package var atomic = false
+    var atomic = false
 
     @Flag(name: .customLong("dry-run"), help: "Run as --atomic would, report what would change, then roll everything back.")
     package var dryRun = false
 
     @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Accept an applied migration's edited file and record its new checksum (repeatable).", valueName: "id"))
-    package var acceptModified: [String] = []
+    var acceptModified: [String] = []
 
     @Option(name: .customLong("accept-unknown"), help: ArgumentHelp("Migrate a database that has applied this migration, which is not among the known ones (a newer version's), all the same (repeatable).", valueName: "id"))
-    package var acceptUnknown: [String] = []
+    var acceptUnknown: [String] = []
 
     @Flag(name: .customLong("erase-on-schema-change"), help: "DEVELOPMENT ONLY: erase the database when its history no longer matches the migrations, then migrate from scratch.")
     var eraseOnSchemaChange = false
 
     @Flag(name: .customLong("yes"), help: "Confirm --erase-on-schema-change without a prompt.")
-    package var yes = false
+    var yes = false
 
     @Flag(name: .customLong(ProjectSetting.acceptExistingTables.rawValue), help: "Migrate a database that has tables and no ledger as if it were new: for an app that creates tables itself before its first migration, whose first migrations then run over them.")
     var acceptExistingTables = false
@@ -52,7 +52,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     var noLint = false
 
     @Option(name: .customLong("verify"), help: ArgumentHelp("What to verify after migrating: changed (quick_check of the tables the migrations wrote, and the foreign keys of those and of the tables pointing at them) or full (the whole file, as the verify command does).", valueName: "changed|full"))
-    package var verification: VerificationExtent = .changed
+    var verification: VerificationExtent = .changed
 
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
@@ -217,7 +217,7 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
     }
 
     /// - Parameter journal: the run's journal, which records each event too.
-    package static func observer(progress: ProgressLine, reporter: Reporter, dryRun: Bool, journal: RunJournal) -> @Sendable (MigrationEvent) -> Void {
+    static func observer(progress: ProgressLine, reporter: Reporter, dryRun: Bool, journal: RunJournal) -> @Sendable (MigrationEvent) -> Void {
         { event in
             journal.record(event)
             switch event {
@@ -238,10 +238,10 @@ package struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, Acc
 }
 
 /// How much `migrate` verifies (`--verify`).
-package enum VerificationExtent: String, ExpressibleByArgument, CaseIterable {
+enum VerificationExtent: String, ExpressibleByArgument, CaseIterable {
     case changed, full
 
-    package var scope: MigrateOptions.Verification {
+    var scope: MigrateOptions.Verification {
         switch self {
         case .changed: return .changedTables
         case .full: return .wholeFile

@@ -3,15 +3,15 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 
-package struct NewCommand: UsesProjectConnection, PrintsOutput {
-    package init() {}
+struct NewCommand: UsesProjectConnection, PrintsOutput {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "new",
         abstract: "Create the next migration file (NNNN_name.sql, with up and down sections), numbered the way the folder already numbers its files.")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
 
     @Argument(help: "What the migration does, e.g. add_genre.")
     package var name: String
@@ -47,7 +47,7 @@ package struct NewCommand: UsesProjectConnection, PrintsOutput {
 }
 
 /// What `new --json` prints.
-package struct NewDocument: Encodable {
+struct NewDocument: Encodable {
     package let identifier: String
     /// The file to write the up SQL into.
     package let path: String

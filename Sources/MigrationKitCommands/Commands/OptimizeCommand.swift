@@ -10,18 +10,18 @@ import MigrationKitFiles
 /// judge only the tables the asking connection has queried, and this one has queried
 /// none, so there every table is analyzed (`ANALYZE`). The tables it names are read back
 /// from `sqlite_stat1`, before and after, never assumed from the statement run.
-package struct OptimizeCommand: UsesProjectConnection, FleetCommand {
-    package init() {}
+struct OptimizeCommand: UsesProjectConnection, FleetCommand {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "optimize",
         abstract: "Refresh the query planner's statistics where SQLite finds them missing or stale (PRAGMA optimize).")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
-    package var fleetVerb: String { "Optimizing" }
+    var fleetVerb: String { "Optimizing" }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> OptimizeDocument {
         let session = try MigrationSession.open(connection, migrations: try world.layer.hostMigrationsOrNone(), access: .change,
@@ -61,9 +61,9 @@ package struct OptimizeCommand: UsesProjectConnection, FleetCommand {
 }
 
 /// `optimize --json`: the tables whose statistics it wrote.
-package struct OptimizeDocument: Encodable, Sendable {
+struct OptimizeDocument: Encodable, Sendable {
     package let database: String
     @AlwaysPresent package var databaseName: String?
     /// The tables whose rows of `sqlite_stat1` changed, by name; empty when none did.
-    package let refreshed: [String]
+    let refreshed: [String]
 }

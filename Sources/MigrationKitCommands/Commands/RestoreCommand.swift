@@ -3,17 +3,17 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 
-package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
-    package init() {}
+struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put a backup back in place of the database, after proving it opens with the key.",
         discussion: "The current database is itself backed up first (unless --no-backup), so a restore can be undone. Stop the app first.")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var backup: BackupOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
 
     @Option(name: .customLong("from"), help: ArgumentHelp("The backup file to restore.", valueName: "file"))
     package var source: String
@@ -78,7 +78,7 @@ package struct RestoreCommand: UsesProjectConnectionAndBackup, PrintsOutput {
 }
 
 /// What `restore --json` prints.
-package struct RestoreDocument: Encodable {
+struct RestoreDocument: Encodable {
     let database: String
     @AlwaysPresent var databaseName: String?
     let restoredFrom: String

@@ -2,29 +2,29 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitFiles
 
-package struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHistoryOverrides {
-    package init() {}
+struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHistoryOverrides {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "rollback",
         abstract: "Undo the latest applied migrations with their down SQL or rollback closures, then verify.")
 
-    package static let historyOverrides: Set<HistoryOverride> = [.acceptModified]
+    static let historyOverrides: Set<HistoryOverride> = [.acceptModified]
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var backup: BackupOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var backup: BackupOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
-    @OptionGroup package var scope: RollbackScopeOptions
+    @OptionGroup var scope: RollbackScopeOptions
 
     @Option(name: .customLong("accept-modified"), help: ArgumentHelp("Roll back a migration edited since it was applied, with its edited down SQL (repeatable).", valueName: "id"))
-    package var acceptModified: [String] = []
+    var acceptModified: [String] = []
 
     @Flag(name: .customLong("no-lint"), help: "Skip the lint of the down SQL to run (its errors otherwise block the rollback).")
     var noLint = false
 
-    package var fleetVerb: String { "Rolling back" }
+    var fleetVerb: String { "Rolling back" }
 
     /// A fleet rolls back to a migration, never by a count: run again after a failure
     /// or Ctrl-C, `--steps` would roll back the finished databases once more.

@@ -3,21 +3,21 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 
-package struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
-    package init() {}
+struct SchemaDumpCommand: UsesProjectConnection, PrintsOutput {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "schema-dump",
         abstract: "Print the schema as canonical SQL (sorted; equal schemas give identical text).")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
 
     @Option(name: .customLong("output"), help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
     var outputFile: String?
 
     @Flag(name: .customLong("force"), help: "Replace --output if it exists (never a file this command reads).")
-    package var force = false
+    var force = false
 
     package func run(in world: CommandWorld) throws {
         let reporter = Reporter(output, on: world.surroundings.console)

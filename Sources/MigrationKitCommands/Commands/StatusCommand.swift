@@ -3,20 +3,20 @@ import Foundation
 import MigrationKit
 import MigrationKitFiles
 
-package struct StatusCommand: UsesProjectConnection, FleetCommand {
-    package init() {}
+struct StatusCommand: UsesProjectConnection, FleetCommand {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "List every migration as applied or pending, and applied ones with no file.")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
     @OptionGroup package var exitCode: StatusExitCodeOption
 
-    package var fleetVerb: String { "Reading" }
+    var fleetVerb: String { "Reading" }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> StatusDocument {
         let loaded = try LoadedMigrations.load(connection.migrations, reporter: reporter, in: world)
@@ -168,12 +168,12 @@ package struct StatusCommand: UsesProjectConnection, FleetCommand {
 }
 
 /// What `status --json` prints.
-package struct StatusDocument: Encodable {
+struct StatusDocument: Encodable {
     package let database: String
     @AlwaysPresent package var databaseName: String?
     /// False when the database file does not exist yet.
-    package let exists: Bool
-    @AlwaysPresent package var sqlcipherVersion: String?
+    let exists: Bool
+    @AlwaysPresent var sqlcipherVersion: String?
     package let sqliteVersion: String
     /// The database's effective cipher settings; null for a plaintext database.
     @AlwaysPresent package var cipher: AnyEncodable?
@@ -183,24 +183,24 @@ package struct StatusDocument: Encodable {
     /// The migrations folder's layout (`migrationkit`, `sqlx`, `golang-migrate`, `goose`,
     /// `flyway`, `diesel`, `prisma`, `drizzle`, `refinery`, `sql-migrate`); null for an
     /// app's own Swift steps.
-    @AlwaysPresent package var layout: String?
+    @AlwaysPresent var layout: String?
     package let migrations: [MigrationStateDocument]
     /// Identifiers in the ledger that no migration file has.
-    package let unknownApplied: [String]
-    package let appliedCount: Int
-    package let pendingCount: Int
+    let unknownApplied: [String]
+    let appliedCount: Int
+    let pendingCount: Int
     /// Whether a plain `migrate` would refuse this database (`status --exit-code` then
     /// exits 7).
-    package let migrateWouldRefuse: Bool
+    let migrateWouldRefuse: Bool
     /// Other migration tools' ledgers in a database MigrationKit's ledger records
     /// nothing of (`adopt` takes it over); empty otherwise.
-    package let otherTools: [OtherToolDocument]
+    let otherTools: [OtherToolDocument]
 }
 
 /// Another tool's ledger, as `status --json` names it.
-package struct OtherToolDocument: Encodable {
+struct OtherToolDocument: Encodable {
     /// The tool, as `adopt --from` names it.
-    package let tool: String
+    let tool: String
     /// The latest version its ledger records.
     package let lastVersion: String?
 }

@@ -2,21 +2,21 @@ import ArgumentParser
 import MigrationKit
 import MigrationKitFiles
 
-package struct VerifyCommand: UsesProjectConnection, FleetCommand {
-    package init() {}
+struct VerifyCommand: UsesProjectConnection, FleetCommand {
+    init() {}
 
-    package static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check the database's integrity, foreign keys and required indexes without migrating.")
 
-    @OptionGroup package var connection: ConnectionOptions
-    @OptionGroup package var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Fleet options") package var fleet: FleetOptions
 
     @Option(name: .customLong("require-index"), help: ArgumentHelp("Fail unless this index exists (repeatable).", valueName: "table:index"))
-    package var requiredIndexes: [RequiredIndexSpec] = []
+    var requiredIndexes: [RequiredIndexSpec] = []
 
-    package var fleetVerb: String { "Verifying" }
+    var fleetVerb: String { "Verifying" }
 
     package func runOnDatabase(reporter: Reporter, in world: CommandWorld) throws -> VerifyDocument {
         // Verification needs no migration files; a Swift host's own checks still apply.

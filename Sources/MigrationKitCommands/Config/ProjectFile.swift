@@ -15,21 +15,21 @@ import TOMLKit
 /// the file works from any folder below it. A key never belongs in it: the file is
 /// usually committed. Every problem is one sentence naming the file and line, a usage
 /// error (exit 64), so a deploy stops before it touches a database.
-package struct ProjectFile {
-    package static let fileName = "migrationkit.toml"
+struct ProjectFile {
+    static let fileName = "migrationkit.toml"
 
     /// One setting as the file gives it: the value (paths already made absolute) and
     /// the line it is on (nil when it cannot be told, e.g. a dotted key).
-    package struct Entry: Equatable {
+    struct Entry: Equatable {
         let value: String
         let line: Int?
     }
 
     package let path: String
     /// Top-level settings, shared by every database.
-    package let shared: [ProjectSetting: Entry]
+    let shared: [ProjectSetting: Entry]
     /// Each `[databases.NAME]` table's settings, by name.
-    package let databases: [String: [ProjectSetting: Entry]]
+    let databases: [String: [ProjectSetting: Entry]]
     /// The `[lint]` table: rules silenced in every file (`disable = ["RULE", …]`) and in
     /// the files a pattern matches (`[lint.files]`, `"0003_*.sql" = ["RULE", …]`), for
     /// every database's migrations. A rule name no rule has is lint's to report
@@ -38,7 +38,7 @@ package struct ProjectFile {
     package let lint: [LintSuppression]
     /// The `[placeholders]` table: Flyway's placeholders' values (`NAME = "value"`), for
     /// a Flyway folder's files, as `--placeholder NAME=VALUE` gives them.
-    package var placeholders: [String: String] = [:]
+    var placeholders: [String: String] = [:]
 
     /// The file to read: `explicit` (from --config or MIGRATIONKIT_CONFIG) when given,
     /// else the first `migrationkit.toml` in `directory` or one of its parents, else nil.
@@ -47,7 +47,7 @@ package struct ProjectFile {
     ///   the process can no longer name (removed after the shell entered it: `getcwd`
     ///   fails, and Foundation answers ""), where no search can start: refused, since
     ///   running without the project's settings would mean other settings.
-    package static func locate(explicit: String?, from directory: String) throws -> String? {
+    static func locate(explicit: String?, from directory: String) throws -> String? {
         if let explicit { return explicit }
         guard directory.hasPrefix("/") else {
             throw CLIError(.unusableFile, "The current folder no longer exists (it was removed after this shell entered it), so \(fileName) cannot be looked for there; cd to a folder that exists, or name the file with --config.")
@@ -64,7 +64,7 @@ package struct ProjectFile {
     /// Reads and checks the file; see the type's discussion for what is refused.
     /// - Parameter named: the user named the file (--config, MIGRATIONKIT_CONFIG), so
     ///   whose it is does not matter; a file found by walking up must be theirs (or root's).
-    package static func load(path: String, named: Bool, commandName: String) throws -> ProjectFile {
+    static func load(path: String, named: Bool, commandName: String) throws -> ProjectFile {
         let text = try readText(path, named: named, commandName: commandName)
         let table: TOMLTable
         do {
@@ -122,7 +122,7 @@ package struct ProjectFile {
     /// are then chosen by name only); with no top-level `db-path`, the file's only
     /// `[databases.NAME]` table is the database; with several, the command refuses and
     /// lists their names.
-    package func settings(database: String?) throws -> (name: String?, entries: [ProjectSetting: Entry]) {
+    func settings(database: String?) throws -> (name: String?, entries: [ProjectSetting: Entry]) {
         guard let database else {
             if shared[.dbPath] != nil || databases.isEmpty { return (nil, shared) }
             guard databases.count == 1, let (name, own) = databases.first else {
@@ -294,10 +294,10 @@ package struct ProjectFile {
 /// positions for parse errors only, not for values, so this finds them for messages and
 /// for `migrationkit config`; a key it cannot place (a dotted key, an inline table)
 /// simply has no line.
-package struct TOMLLineIndex {
+struct TOMLLineIndex {
     private var lines: [String: Int] = [:]
 
-    package init(text: String) {
+    init(text: String) {
         var table: [String] = []
         for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
@@ -330,7 +330,7 @@ package struct TOMLLineIndex {
 
 /// The key source `init` writes into `migrationkit.toml`: only sources whose values are
 /// settings (never `--password`: a key never goes into the file).
-package enum ProjectFileKeyRole: KeyRole {
+enum ProjectFileKeyRole: KeyRole {
     package static let text = KeyRoleText(prefix: "", theKey: "the key", environmentVariable: KeySource.passwordEnvironmentVariable,
                                   settingsFile: ProjectFile.fileName)
 }

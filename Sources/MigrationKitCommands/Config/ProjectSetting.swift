@@ -6,10 +6,10 @@ import MigrationKitFiles
 /// Precedence is flags, then the environment, then the file, then the default; the key
 /// source settings go as one group (see `ProjectSettings`) and come from the list of key
 /// sources (`KeySources`). A key itself is never one of them.
-package struct ProjectSetting: Hashable, Sendable {
+struct ProjectSetting: Hashable, Sendable {
     /// The long option's name, the file's key: `db-path` (the one exception:
     /// `migrations-layout`, whose option is `--layout`).
-    package let rawValue: String
+    let rawValue: String
     /// What a value must look like.
     package let kind: Kind
     /// A path whose `-` means standard input, kept as written (`password-file`).
@@ -22,7 +22,7 @@ package struct ProjectSetting: Hashable, Sendable {
     /// The migrations folder's layout; its option is `--layout`.
     static let migrationsLayout = ProjectSetting(rawValue: "migrations-layout", kind: .text)
     package static let plaintext = ProjectSetting(rawValue: "plaintext", kind: .flag)
-    package static let cipherCompatibility = ProjectSetting(rawValue: "cipher-compatibility", kind: .wholeNumber)
+    static let cipherCompatibility = ProjectSetting(rawValue: "cipher-compatibility", kind: .wholeNumber)
     package static let kdfIterations = ProjectSetting(rawValue: "kdf-iter", kind: .wholeNumber)
     static let cipherPageSize = ProjectSetting(rawValue: "cipher-page-size", kind: .wholeNumber)
     static let cipherKDFAlgorithm = ProjectSetting(rawValue: "cipher-kdf-algorithm", kind: .text)
@@ -31,14 +31,14 @@ package struct ProjectSetting: Hashable, Sendable {
     static let cipherSalt = ProjectSetting(rawValue: "cipher-salt", kind: .text)
     static let cipherUseHMAC = ProjectSetting(rawValue: "cipher-use-hmac", kind: .flag)
     package static let lockTimeout = ProjectSetting(rawValue: "lock-timeout", kind: .seconds)
-    package static let keyCommandTimeout = ProjectSetting(rawValue: "key-command-timeout", kind: .seconds)
+    static let keyCommandTimeout = ProjectSetting(rawValue: "key-command-timeout", kind: .seconds)
     static let backupDirectory = ProjectSetting(rawValue: "backup-dir", kind: .path)
     package static let memorySecurity = ProjectSetting(rawValue: "memory-security", kind: .flag)
     /// `migrate`'s `--accept-existing-tables`: the app creates tables before its first
     /// migration, so a database with tables and no ledger is migrated as it is.
     static let acceptExistingTables = ProjectSetting(rawValue: "accept-existing-tables", kind: .flag)
     /// The app's extensions, loaded into every connection (`ExtensionOptions`).
-    package static let loadExtension = ProjectSetting(rawValue: "load-extension", kind: .pathList)
+    static let loadExtension = ProjectSetting(rawValue: "load-extension", kind: .pathList)
 
     /// The key sources' settings (`password-file`, `keychain-service`, …), from the one
     /// list of key sources.
@@ -48,14 +48,14 @@ package struct ProjectSetting: Hashable, Sendable {
     }
 
     /// Every setting, in the order `config` shows them.
-    package static let allCases: [ProjectSetting] = [dbPath, migrations, migrationsLayout] + keySources + [
+    static let allCases: [ProjectSetting] = [dbPath, migrations, migrationsLayout] + keySources + [
         plaintext, cipherCompatibility, kdfIterations, cipherPageSize, cipherKDFAlgorithm, cipherHMACAlgorithm,
         cipherPlaintextHeaderSize, cipherSalt, cipherUseHMAC, lockTimeout, keyCommandTimeout, backupDirectory, memorySecurity,
         acceptExistingTables, loadExtension,
     ]
 
     /// The setting the file or a flag names `name`, if any.
-    package init?(rawValue name: String) {
+    init?(rawValue name: String) {
         guard let setting = Self.allCases.first(where: { $0.rawValue == name }) else { return nil }
         self = setting
     }
@@ -67,14 +67,14 @@ package struct ProjectSetting: Hashable, Sendable {
         self.isKeySource = isKeySource
     }
 
-    package static func == (lhs: ProjectSetting, rhs: ProjectSetting) -> Bool { lhs.rawValue == rhs.rawValue }
-    package func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    static func == (lhs: ProjectSetting, rhs: ProjectSetting) -> Bool { lhs.rawValue == rhs.rawValue }
+    func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// What a value must look like (the key sources' settings name theirs too).
-    package typealias Kind = SettingKind
+    typealias Kind = SettingKind
 
     /// `MIGRATIONKIT_DB_PATH`.
-    package var environmentVariable: String {
+    var environmentVariable: String {
         "MIGRATIONKIT_" + rawValue.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
@@ -92,13 +92,13 @@ package struct ProjectSetting: Hashable, Sendable {
 }
 
 /// Where an effective setting came from, for `migrationkit config` and for messages.
-package enum SettingOrigin: Equatable, Sendable, CustomStringConvertible {
+enum SettingOrigin: Equatable, Sendable, CustomStringConvertible {
     case flag
     case environment(variable: String)
     case file(path: String, line: Int?)
     case defaultValue
 
-    package var description: String {
+    var description: String {
         switch self {
         case .flag: return "flag"
         case .environment(let variable): return "environment \(variable)"

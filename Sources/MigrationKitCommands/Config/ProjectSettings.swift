@@ -13,7 +13,7 @@ import MigrationKitKeys
 /// named in the project file and a `--keychain-service` flag are two sources, and mixing
 /// them would be refused as two keys.
 package struct ProjectSettings {
-    package struct Value: Equatable {
+    struct Value: Equatable {
         let text: String
         let origin: SettingOrigin
     }
@@ -23,7 +23,7 @@ package struct ProjectSettings {
     /// The `[databases.NAME]` table used, if any.
     package let database: String?
     /// Every setting with a value, and where it came from; defaults included.
-    package let values: [ProjectSetting: Value]
+    let values: [ProjectSetting: Value]
     /// The project file's `[lint]` table: the rules lint leaves unsaid.
     var lintSuppressions: [LintSuppression] = []
 

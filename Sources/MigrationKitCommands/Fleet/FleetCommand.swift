@@ -72,7 +72,7 @@ extension FleetCommand {
     package var perDatabaseOptions: [FleetNaming.PerDatabase] { FleetNaming.PerDatabase.keySources(connection.key.given) }
 
     /// The command's name, as its configuration gives it.
-    package var commandName: String { Self.configuration.commandName ?? "" }
+    var commandName: String { Self.configuration.commandName ?? "" }
 
     package func run(in world: CommandWorld) throws {
         try runOnEachDatabase(reporter: Reporter(output, on: world.surroundings.console), in: world)
@@ -118,12 +118,12 @@ extension FleetCommand {
 
 /// What a fleet run of any command reports: its table, its count line, its `--json`
 /// document and its exit code.
-package struct FleetReport<Report: Encodable & Sendable> {
-    package let command: String
-    package let outcomes: [FleetOutcome<Report>]
-    package let duration: Duration
-    package let jobs: Int
-    package let shard: FleetSummary.Share?
+struct FleetReport<Report: Encodable & Sendable> {
+    let command: String
+    let outcomes: [FleetOutcome<Report>]
+    let duration: Duration
+    let jobs: Int
+    let shard: FleetSummary.Share?
 
     private func count(_ state: FleetOutcome<Report>.State) -> Int {
         outcomes.filter { $0.state == state }.count
@@ -166,7 +166,7 @@ package struct FleetReport<Report: Encodable & Sendable> {
 
     /// Ends the run: after a signal, with what was left; after failures, with the
     /// worst of their codes; else normally.
-    package func end(reporter: Reporter, in world: CommandWorld) throws {
+    func end(reporter: Reporter, in world: CommandWorld) throws {
         try FleetRun.end(outcomes, reporter: reporter, in: world, stopped: stoppedSentence(by:)) {
             let failures = count(.failed)
             let others = failures == outcomes.count ? "" : "; the others are done"
@@ -220,8 +220,8 @@ package struct FleetReport<Report: Encodable & Sendable> {
 /// What a command other than `migrate` prints with `--json` over several databases:
 /// one document per run, whose `databases` arrays merge across shards
 /// (`jq -s '{databases: map(.databases[])}'`).
-package struct FleetCommandDocument<Report: Encodable & Sendable>: Encodable {
-    package struct Database: Encodable {
+struct FleetCommandDocument<Report: Encodable & Sendable>: Encodable {
+    struct Database: Encodable {
         let database: String
         /// "finished", "failed"; after Ctrl-C or SIGTERM, "stopped" (as it was, or, after
         /// a key rotation, as `key` says) or "notStarted".
@@ -240,15 +240,15 @@ package struct FleetCommandDocument<Report: Encodable & Sendable>: Encodable {
     }
 
     /// The command that ran ("verify").
-    package let command: String
-    package let databases: [Database]
-    package let failed: Int
+    let command: String
+    let databases: [Database]
+    let failed: Int
     /// Databases a signal left as they were: stopped, or never started.
     package let unfinished: Int
-    package let durationMs: Int64
-    package let jobs: Int
+    let durationMs: Int64
+    let jobs: Int
     /// `--shard` as given ("1/3"), or null.
-    @AlwaysPresent package var shard: String?
+    @AlwaysPresent var shard: String?
     /// How many databases the command named, before `--shard` took its share.
     package let listed: Int
 }

@@ -9,17 +9,17 @@ import Glibc
 /// The databases one `migrate` works on: every `--db-path`, then every file each
 /// `--db-glob` matches (a pattern's matches sorted by name), then every line of
 /// `--db-list`, in that order, each file once however many times it was named.
-package struct FleetDatabases {
-    package let paths: [String]
+struct FleetDatabases {
+    let paths: [String]
     /// The folder `{path}` is taken under, for each database a pattern matched: the
     /// pattern's own folder, up to its first wildcard (`DatabaseNames`). The others'
     /// is the current folder.
-    package let roots: [String: String]
+    let roots: [String: String]
 
     /// - Parameter list: the lines of `--db-list` (`FleetDatabases.readList`).
     /// - Throws: a usage error for a pattern that matches no database file, so a typo
     ///   never reads as "nothing to migrate".
-    package init(paths given: [String], globs: [String], list: [String] = []) throws {
+    init(paths given: [String], globs: [String], list: [String] = []) throws {
         var paths: [String] = []
         var roots: [String: String] = [:]
         var seen = Set<FileIdentity>()
@@ -54,7 +54,7 @@ package struct FleetDatabases {
 
     /// A pattern's folder: its path up to the component with the first wildcard
     /// (`tenants/*/main.db` is `tenants`, `*.db` the current folder).
-    package static func folder(of pattern: String) -> String {
+    static func folder(of pattern: String) -> String {
         let components = pattern.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let fixed = components.prefix { !$0.contains(where: "*?[".contains) }
         let folder = fixed.count == components.count ? Array(fixed.dropLast()) : Array(fixed)

@@ -9,8 +9,8 @@ package struct FleetNaming {
     /// An option whose value names something per database ("--password-file",
     /// "keys/{name}.key").
     package struct PerDatabase: Sendable {
-        package let option: String
-        package let value: String
+        let option: String
+        let value: String
 
         package init(option: String, value: String) {
             self.option = option
@@ -34,7 +34,7 @@ package struct FleetNaming {
 
     /// Refuses, naming two databases that collide, when an option names the same thing
     /// for both, or a form it uses has no value for one (`{path}` outside the root).
-    package func requireDistinct(_ options: [PerDatabase]) throws {
+    func requireDistinct(_ options: [PerDatabase]) throws {
         for option in options {
             var first: [String: String] = [:]
             for (path, names) in self.names {
@@ -50,7 +50,7 @@ package struct FleetNaming {
     /// The form `--shard` hashes: the most specific one the options use (`{path}`, then
     /// `{folder}`, then `{name}`), so a shard follows the name that tells this fleet's
     /// databases apart; refused when two databases share its value.
-    package func shardForm(for options: [PerDatabase]) throws -> String {
+    func shardForm(for options: [PerDatabase]) throws -> String {
         let used = Set(options.flatMap { option in KeySourceValues.namePlaceholders.filter(option.value.contains) })
         let form = ["{path}", "{folder}"].first(where: used.contains) ?? KeySourceValues.namePlaceholder
         var first: [String: String] = [:]

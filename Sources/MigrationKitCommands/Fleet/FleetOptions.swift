@@ -16,10 +16,10 @@ package struct FleetOptions: ParsableArguments {
     package var list: String?
 
     @Option(name: .customLong("shard"), help: ArgumentHelp("Only this share of the databases named, for a scheduler running one command per machine: INDEX from 0 to COUNT-1 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX). Each database's share follows from its name alone.", valueName: "index/count"))
-    package var shard: FleetShard?
+    var shard: FleetShard?
 
     @Option(name: .customLong("jobs"), help: ArgumentHelp("With several databases: how many to work on at once (default: the number of CPU cores).", valueName: "n"))
-    package var jobs: Int?
+    var jobs: Int?
 
     static let maximumJobs = 256
 
@@ -50,7 +50,7 @@ package struct FleetOptions: ParsableArguments {
     /// - Parameter perDatabase: the options whose values name something per database
     ///   (a key file, an export): every database of the list must give each its own
     ///   (`FleetNaming`), and `--shard` follows the name they tell the databases apart by.
-    package func databases(dbPaths: [String], pathsAreFlags: Bool, perDatabase: [FleetNaming.PerDatabase], standardInput: StandardInput) throws -> (paths: [String], listed: Int, roots: [String: String]) {
+    func databases(dbPaths: [String], pathsAreFlags: Bool, perDatabase: [FleetNaming.PerDatabase], standardInput: StandardInput) throws -> (paths: [String], listed: Int, roots: [String: String]) {
         let namesByPattern = !globs.isEmpty || list != nil
         let givenPaths = pathsAreFlags || !namesByPattern ? dbPaths : []
         let listed = try FleetDatabases(paths: givenPaths, globs: globs, list: try list.map { try FleetDatabases.readList($0, standardInput: standardInput) } ?? [])

@@ -21,11 +21,11 @@ package struct FleetOutcome<Value: Sendable>: Sendable {
     package let path: String
     package let state: State
     /// What the command reports for it (its `--json` document), when it got that far.
-    package let value: Value?
+    let value: Value?
     package let failure: ErrorPresentation?
-    package let duration: Duration
+    let duration: Duration
     /// The backup the command wrote of it, kept whatever happened after.
-    package let backup: String?
+    let backup: String?
     /// After a key rotation stopped or failed on it: the key it is on now and where that
     /// key is stored, read then (`KeyRotationRecord.state`).
     var keyState: KeyState? = nil
@@ -42,11 +42,11 @@ package struct FleetOutcome<Value: Sendable>: Sendable {
 /// the ones running finish or roll back, and the rest are listed as not started.
 ///
 /// Commands supply only the work on one database (`FleetCommand`).
-package struct FleetRun {
+struct FleetRun {
     /// The command's name, for each database's change note.
-    package let command: String
-    package let paths: [String]
-    package let jobs: Int
+    let command: String
+    let paths: [String]
+    let jobs: Int
 
     /// Runs `body` on every database, with a progress line on a terminal ("[12/200]
     /// databases done, 1 failed, about 40 s left") and none in a pipe or with --json.
@@ -85,7 +85,7 @@ package struct FleetRun {
     /// whose document is on standard output), each failed database is named on standard
     /// error first, with its sentence and code, so "listed above" stays true in a
     /// journal that keeps standard error alone.
-    package static func end<Value>(_ outcomes: [FleetOutcome<Value>], reporter: Reporter, in world: CommandWorld, stopped: (Int32) -> String,
+    static func end<Value>(_ outcomes: [FleetOutcome<Value>], reporter: Reporter, in world: CommandWorld, stopped: (Int32) -> String,
                                    failed: () -> String) throws {
         let name = world.layer.commandName
         let failures = outcomes.compactMap(\.failure)
@@ -103,7 +103,7 @@ package struct FleetRun {
 
     /// "[12/200] databases done, 1 failed, about 40 s left": done, not "migrated", as a
     /// failed database is done too and is counted apart.
-    package static func progress(done: Int, total: Int, failed: Int, elapsed: Duration) -> String {
+    static func progress(done: Int, total: Int, failed: Int, elapsed: Duration) -> String {
         var line = "[\(done)/\(total)] databases done" + (failed > 0 ? ", \(failed) failed" : "")
         if done > 0, done < total {
             let seconds = (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * Double(total - done) / Double(done)
@@ -144,7 +144,7 @@ package struct FleetRun {
     /// each database whose rotation finished has its new key read from its place once
     /// more and opened with it, `jobs` at a time; one whose key is gone from there (a
     /// cleaner that ran after its own end) fails now, with the copy of the key kept named.
-    package func lastLook<Value: Sendable>(_ outcomes: [FleetOutcome<Value>]) -> [FleetOutcome<Value>] {
+    func lastLook<Value: Sendable>(_ outcomes: [FleetOutcome<Value>]) -> [FleetOutcome<Value>] {
         guard Interruption.signal == nil, outcomes.contains(where: { $0.rotation != nil }) else { return outcomes }
         return WorkerPool.map(count: outcomes.count, jobs: jobs, { index in
             var outcome = outcomes[index]

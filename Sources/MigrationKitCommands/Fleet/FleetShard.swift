@@ -12,11 +12,11 @@ import MigrationKitFiles
 /// database falls in exactly one shard whatever order, machine or mount point lists it,
 /// and a shard run again after a failure (a retried pod) takes exactly the same share.
 /// Indexes count from 0, as `JOB_COMPLETION_INDEX` does.
-package struct FleetShard: ExpressibleByArgument, CustomStringConvertible, Sendable {
-    package let index: Int
-    package let count: Int
+struct FleetShard: ExpressibleByArgument, CustomStringConvertible, Sendable {
+    let index: Int
+    let count: Int
 
-    package init?(argument: String) {
+    init?(argument: String) {
         let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, (0..<count).contains(index) else {
             return nil
@@ -25,18 +25,18 @@ package struct FleetShard: ExpressibleByArgument, CustomStringConvertible, Senda
         self.count = count
     }
 
-    package var description: String { "\(index)/\(count)" }
+    var description: String { "\(index)/\(count)" }
 
     /// Whether the database with these names is in this shard, by the value of `form`
     /// (`FleetNaming.shardForm`: `{name}` unless the key options tell the databases
     /// apart by another).
-    package func contains(_ names: DatabaseNames, by form: String) -> Bool {
+    func contains(_ names: DatabaseNames, by form: String) -> Bool {
         Self.fnv1a(names.value(of: form) ?? names.name) % UInt64(count) == UInt64(index)
     }
 
     /// 64-bit FNV-1a of the name's UTF-8 bytes: simple, and the same on every machine
     /// and in every release (Swift's own `Hasher` is seeded per process).
-    package static func fnv1a(_ name: String) -> UInt64 {
+    static func fnv1a(_ name: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in name.utf8 {
             hash ^= UInt64(byte)

@@ -29,14 +29,14 @@ package final class FleetShared: @unchecked Sendable {
     private var resolved: [Role: Result<DatabaseKey?, any Error>] = [:]
     private var migrations: Result<LoadedMigrations, any Error>?
 
-    package init(databaseCount: Int, roots: [String: String] = [:]) {
+    init(databaseCount: Int, roots: [String: String] = [:]) {
         self.databaseCount = databaseCount
         self.roots = roots
     }
 
     /// The folder `{path}` is taken under for the database at `path`, when a pattern
     /// matched it.
-    package func root(of path: String) -> String? { roots[path] }
+    func root(of path: String) -> String? { roots[path] }
 
     /// The prompt for a key every database shares.
     package func promptMessage(_ role: Role) -> String {

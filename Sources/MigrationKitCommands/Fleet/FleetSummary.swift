@@ -3,18 +3,18 @@ import MigrationKitFiles
 
 /// What a fleet run reports: a table with a line per database, a count line, and the
 /// `--json` document with the same per database.
-package struct FleetSummary {
+struct FleetSummary {
     /// `--shard`: which share this run took of how many databases listed.
-    package struct Share {
+    struct Share {
         let shard: FleetShard
         let listed: Int
     }
 
-    package let outcomes: [FleetOutcome<MigrationReport>]
-    package let duration: Duration
-    package let jobs: Int
+    let outcomes: [FleetOutcome<MigrationReport>]
+    let duration: Duration
+    let jobs: Int
     package let dryRun: Bool
-    package let shard: Share?
+    let shard: Share?
 
     private var failed: Int { outcomes.filter { $0.failure != nil }.count }
     private var stopped: Int { outcomes.filter { $0.state == .stopped }.count }
@@ -26,7 +26,7 @@ package struct FleetSummary {
     }
 
     /// "1 database", "3 databases".
-    package static func databases(_ count: Int) -> String {
+    static func databases(_ count: Int) -> String {
         "\(count) database\(count == 1 ? "" : "s")"
     }
 
@@ -48,7 +48,7 @@ package struct FleetSummary {
             + (dryRun ? "nothing was changed." : others + "Fix the cause and run again: migrated databases are skipped.")
     }
 
-    package func print(to reporter: Reporter) {
+    func print(to reporter: Reporter) {
         let width = min(max(outcomes.map(\.path.count).max() ?? 0, "DATABASE".count), 60)
         reporter.line(Self.pad("DATABASE", width) + "  " + Self.pad("TIME", 8) + "  RESULT")
         for outcome in outcomes {
@@ -127,8 +127,8 @@ package struct FleetSummary {
 }
 
 /// What `migrate --json` prints for several databases.
-package struct FleetDocument: Encodable {
-    package struct Database: Encodable {
+struct FleetDocument: Encodable {
+    struct Database: Encodable {
         let database: String
         /// "migrated" (or, in a dry run, would be), "upToDate", "failed"; after Ctrl-C
         /// or SIGTERM, "stopped" (rolled back) or "notStarted".
@@ -139,17 +139,17 @@ package struct FleetDocument: Encodable {
         @AlwaysPresent var error: ErrorPresentation.JSONBody?
     }
 
-    package let databases: [Database]
-    package let failed: Int
+    let databases: [Database]
+    let failed: Int
     /// Databases a signal left as they were: stopped, or never started. A fleet is done
     /// only when `failed` and `unfinished` are both 0 (and, over shards, every shard's
     /// document is there).
     package let unfinished: Int
-    package let durationMs: Int64
-    package let jobs: Int
+    let durationMs: Int64
+    let jobs: Int
     package let dryRun: Bool
     /// `--shard` as given ("1/3"), or null.
-    @AlwaysPresent package var shard: String?
+    @AlwaysPresent var shard: String?
     /// How many databases the command named, before `--shard` took its share.
     package let listed: Int
 }

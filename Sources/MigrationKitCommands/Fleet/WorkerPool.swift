@@ -9,7 +9,7 @@ import MigrationKitFiles
 /// blocks (key derivation, file I/O, SQLite's locks), which the cooperative pool must
 /// not be given, and `concurrentPerform` never runs more jobs at once than there are
 /// cores, while `--jobs` may ask for more when the disk rather than the CPU is the limit.
-package enum WorkerPool {
+enum WorkerPool {
     /// - Parameters:
     ///   - body: called for each index, from several threads at once; it must be safe
     ///     to call concurrently.
@@ -17,7 +17,7 @@ package enum WorkerPool {
     ///     one call at a time.
     ///   - stop: asked before each item is taken: once true, no further item starts
     ///     (the process was asked to stop), and `skipped` stands for each one left.
-    package static func map<Result: Sendable>(count: Int, jobs: Int, _ body: @escaping (Int) -> Result,
+    static func map<Result: Sendable>(count: Int, jobs: Int, _ body: @escaping (Int) -> Result,
                                       finished: @escaping (Int) -> Void = { _ in },
                                       stop: @escaping () -> Bool, skipped: (Int) -> Result) -> [Result] {
         let state = State<Result>(count: count, body: body, finished: finished, stop: stop)
@@ -36,14 +36,14 @@ package enum WorkerPool {
     /// Starts `body` on a thread of its own and returns at once: for work that can
     /// overlap the caller's (lint while the key is derived). `Pending.wait()` gives the
     /// result.
-    package static func start<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Pending<Result> {
+    static func start<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Pending<Result> {
         let pending = Pending(body)
         spawn { [pending] in pending.run() }
         return pending
     }
 
     /// The result of `start`'s work, once it is done.
-    package final class Pending<Result: Sendable>: @unchecked Sendable {
+    final class Pending<Result: Sendable>: @unchecked Sendable {
         private let body: @Sendable () -> Result
         private let done = DispatchSemaphore(value: 0)
         private var result: Result?

@@ -9,7 +9,7 @@ import MigrationKitKeys
 /// creates an unencrypted database.
 package struct KeyOptions: ParsableArguments {
     /// The key sources' options, as parsed.
-    @OptionGroup package var flags: KeySourceOptions<DatabaseKeyRole>
+    @OptionGroup var flags: KeySourceOptions<DatabaseKeyRole>
 
     @Flag(name: .customLong(ProjectSetting.plaintext.rawValue), help: "Work on an unencrypted database (no key).")
     package var plaintext = false

@@ -16,38 +16,38 @@ package struct KeySourceDescriptor: Sendable {
     package struct Parameter: Sendable {
         /// The long option without `--` (and without the role's `new-`): `password-file`.
         package let name: String
-        package let valueName: String
+        let valueName: String
         /// The option's help, for a role (`--new-password-file` reads "the new key").
         /// Made while `KeySources.all` is being listed, so it must not read that list.
-        package let help: @Sendable (KeyRoleText) -> String
+        let help: @Sendable (KeyRoleText) -> String
         /// What a value must look like in `migrationkit.toml`; nil: a flag only, never a
         /// setting (`--password`: a key never goes into the file or a setting variable).
-        package let setting: SettingKind?
+        let setting: SettingKind?
         /// A path setting whose `-` means standard input, kept as written.
         var dashIsStandardInput = false
         /// A value `init` shows in its commented example.
-        package let example: String
+        let example: String
     }
 
     /// The values, in order; every one is needed (`--keychain-service` with
     /// `--keychain-account`).
     package let parameters: [Parameter]
     /// What the source is, for sentences: "a key file".
-    package let description: String
+    let description: String
     /// A word more, where there is room (`init`'s comments): "mode 0600".
-    package var note: String? = nil
+    var note: String? = nil
     /// Whether `{name}` in its values stands for each database's name (fleets).
     let takesName: Bool
     /// Listed last when a sentence says what to pass (`--password`: other users see it).
-    package var lastResort = false
+    var lastResort = false
     /// How the values, one per parameter, become a key source in the running command's
     /// environment (`CREDENTIALS_DIRECTORY`). May throw a `KeyError` (the key is
     /// unavailable) but never reads the key itself.
     package let source: @Sendable ([String], ProcessEnvironment) throws -> KeySource
     /// Where the key would come from, for `migrationkit config`; never the key.
-    package let shown: @Sendable ([String], ProcessEnvironment) -> String
+    let shown: @Sendable ([String], ProcessEnvironment) -> String
     /// The file the key is read from, if any: a command never writes over it.
-    package var keyFile: @Sendable ([String], ProcessEnvironment) -> String? = { _, _ in nil }
+    var keyFile: @Sendable ([String], ProcessEnvironment) -> String? = { _, _ in nil }
     /// A usage check of the values beyond "all given" (`--password` not empty), as a
     /// `ValidationError` naming the option.
     package var check: @Sendable ([String], KeyRoleText) throws -> Void = { _, _ in }
@@ -58,12 +58,12 @@ package struct KeySourceDescriptor: Sendable {
     var placeholderValue: @Sendable (String) -> String = { $0 }
 
     /// The options in a role, for sentences: `--keychain-service/--keychain-account`.
-    package func flags(_ role: KeyRoleText, joinedBy separator: String = "/") -> String {
+    func flags(_ role: KeyRoleText, joinedBy separator: String = "/") -> String {
         parameters.map { role.flag($0.name) }.joined(separator: separator)
     }
 
     /// The settings `migrationkit.toml` can give for it.
-    package var settings: [Parameter] { parameters.filter { $0.setting != nil } }
+    var settings: [Parameter] { parameters.filter { $0.setting != nil } }
 }
 
 /// Whose key a set of key options gives.
@@ -74,18 +74,18 @@ package protocol KeyRole {
 /// What a role changes in options and sentences.
 package struct KeyRoleText: Sendable {
     /// Put before every long option: `new-` makes `--new-password-file`.
-    package let prefix: String
+    let prefix: String
     /// "the key", "the new key".
-    package let theKey: String
+    let theKey: String
     /// The variable read when no source is given (nil: a new key is never taken from the
     /// environment).
-    package let environmentVariable: String?
+    let environmentVariable: String?
     /// The settings file the role's values are written to (`init` writes
     /// `migrationkit.toml`), where sources with no setting (`--password`) are hidden and
     /// refused; nil for options on a command line, which offer every source.
-    package let settingsFile: String?
+    let settingsFile: String?
 
-    package init(prefix: String, theKey: String, environmentVariable: String?, settingsFile: String? = nil) {
+    init(prefix: String, theKey: String, environmentVariable: String?, settingsFile: String? = nil) {
         self.prefix = prefix
         self.theKey = theKey
         self.environmentVariable = environmentVariable
@@ -93,10 +93,10 @@ package struct KeyRoleText: Sendable {
     }
 
     /// Whether sources with no setting (`--password`) are offered.
-    package var takesFlagOnlySources: Bool { settingsFile == nil }
+    var takesFlagOnlySources: Bool { settingsFile == nil }
 
     /// `--new-password-file`.
-    package func flag(_ name: String) -> String { "--" + prefix + name }
+    func flag(_ name: String) -> String { "--" + prefix + name }
 }
 
 /// The database's key (`KeyOptions`).
@@ -110,12 +110,12 @@ package enum NewKeyRole: KeyRole {
 }
 
 /// A type that names one key source (its file's enum).
-package protocol KeySourceDefinition {
+protocol KeySourceDefinition {
     static var descriptor: KeySourceDescriptor { get }
 }
 
 /// A source's options as `ArgumentParser` parses them.
-package protocol KeySourceArguments: ParsableArguments {
+protocol KeySourceArguments: ParsableArguments {
     associatedtype Source: KeySourceDefinition
     /// One per parameter, in order.
     var values: [String?] { get }
@@ -135,38 +135,38 @@ extension KeySourceArguments {
 }
 
 /// The options of a source with one value (`--password-file PATH`).
-package struct OneValueKeySource<Source: KeySourceDefinition, Role: KeyRole>: KeySourceArguments {
+struct OneValueKeySource<Source: KeySourceDefinition, Role: KeyRole>: KeySourceArguments {
     @Option(name: Self.name(0, Role.self), help: Self.help(0, Role.self))
-    package var first: String?
+    var first: String?
 
-    package init() {}
+    init() {}
 
-    package var values: [String?] { [first] }
+    var values: [String?] { [first] }
 }
 
 /// The options of a source with two values (`--keychain-service S --keychain-account A`).
-package struct TwoValueKeySource<Source: KeySourceDefinition, Role: KeyRole>: KeySourceArguments {
+struct TwoValueKeySource<Source: KeySourceDefinition, Role: KeyRole>: KeySourceArguments {
     @Option(name: Self.name(0, Role.self), help: Self.help(0, Role.self))
-    package var first: String?
+    var first: String?
 
     @Option(name: Self.name(1, Role.self), help: Self.help(1, Role.self))
-    package var second: String?
+    var second: String?
 
-    package init() {}
+    init() {}
 
-    package var values: [String?] { [first, second] }
+    var values: [String?] { [first, second] }
 }
 
 /// An option group that holds a key source's options: what `KeySourceOptions` is made
 /// of, found by reflection so that the list is written once.
-package protocol KeySourceGroup {
+protocol KeySourceGroup {
     static var descriptor: KeySourceDescriptor { get }
     var values: [String?] { get }
 }
 
 extension OptionGroup: KeySourceGroup where Value: KeySourceArguments {
-    package static var descriptor: KeySourceDescriptor { Value.Source.descriptor }
-    package var values: [String?] { wrappedValue.values }
+    static var descriptor: KeySourceDescriptor { Value.Source.descriptor }
+    var values: [String?] { wrappedValue.values }
 }
 
 extension KeySourceOptions {
@@ -183,7 +183,7 @@ extension KeySourceOptions {
     }
 
     /// The sources, in the list's order.
-    package static var descriptors: [KeySourceDescriptor] {
+    static var descriptors: [KeySourceDescriptor] {
         Mirror(reflecting: Self()).children.compactMap { (type(of: $0.value) as? any KeySourceGroup.Type)?.descriptor }
     }
 }
@@ -193,7 +193,7 @@ package enum KeySources {
     package static let all: [KeySourceDescriptor] = KeySourceOptions<DatabaseKeyRole>.descriptors
 
     /// Every parameter that is also a setting, in the list's order.
-    package static var settings: [KeySourceDescriptor.Parameter] { all.flatMap(\.settings) }
+    static var settings: [KeySourceDescriptor.Parameter] { all.flatMap(\.settings) }
 
     /// "--password-file, --keychain-service/--keychain-account, --password or
     /// MIGRATIONKIT_PASSWORD": what to pass, preferred first; with `preferredOnly`,
@@ -207,7 +207,7 @@ package enum KeySources {
 
     /// "--password, --password-file, --keychain-service with --keychain-account, or …":
     /// the sources of which exactly one may be given.
-    package static func choices(_ role: KeyRoleText) -> String {
+    static func choices(_ role: KeyRoleText) -> String {
         let items = all.filter { role.takesFlagOnlySources || $0.settings.count == $0.parameters.count }
             .map { $0.flags(role, joinedBy: " with ") }
         return items.count > 2 ? items.dropLast().joined(separator: ", ") + ", or " + items[items.count - 1] : list(items, "or")
@@ -252,7 +252,7 @@ package enum KeySources {
 package struct KeySourceValues: Equatable, Sendable, Codable {
     package var byName: [String: String] = [:]
 
-    package init(byName: [String: String] = [:]) {
+    init(byName: [String: String] = [:]) {
         self.byName = byName
     }
 
@@ -297,13 +297,13 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
 
     /// The files a key is read from in the running command's `environment`, which a
     /// command never writes over.
-    package func keyFiles(in environment: ProcessEnvironment) -> [String] {
+    func keyFiles(in environment: ProcessEnvironment) -> [String] {
         given.compactMap { descriptor, values in values.contains(nil) ? nil : descriptor.keyFile(values.compactMap { $0 }, environment) }
     }
 
     /// Whether the source given reads standard input (`--password-file -`): a `-` given
     /// where it means standard input.
-    package var readsStandardInput: Bool {
+    var readsStandardInput: Bool {
         standardInputParameter != nil
     }
 
@@ -321,7 +321,7 @@ package struct KeySourceValues: Equatable, Sendable, Codable {
 
     /// Where the key would come from in the running command's `environment`, for
     /// `config`, and the setting whose origin to show.
-    package func shown(in environment: ProcessEnvironment) -> (text: String, setting: String?)? {
+    func shown(in environment: ProcessEnvironment) -> (text: String, setting: String?)? {
         guard let (descriptor, values) = given.first, !values.contains(nil) else { return nil }
         return (descriptor.shown(values.compactMap { $0 }, environment), descriptor.settings.first?.name)
     }

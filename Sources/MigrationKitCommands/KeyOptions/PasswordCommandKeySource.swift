@@ -12,7 +12,7 @@ import MigrationKitKeys
 /// one word (quoted when it holds anything but letters, digits and `@%+=:,./_-`), so a
 /// database's name never becomes two words or shell syntax: write a placeholder bare,
 /// never inside quotes.
-package enum PasswordCommandKeySource: KeySourceDefinition {
+enum PasswordCommandKeySource: KeySourceDefinition {
     package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "password-command", valueName: "command",

@@ -1,7 +1,7 @@
 import MigrationKitKeys
 
 /// `--password-file PATH`: a key file (`KeyFile`'s rules); `-` reads standard input.
-package enum PasswordFileKeySource: KeySourceDefinition {
+enum PasswordFileKeySource: KeySourceDefinition {
     package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "password-file", valueName: "path",

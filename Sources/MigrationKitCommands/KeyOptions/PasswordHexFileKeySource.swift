@@ -9,7 +9,7 @@ import MigrationKitKeys
 ///
 /// A form chosen by name: `--password-file` never reads hex, so every key file that
 /// opens a database keeps opening the same one.
-package enum PasswordHexFileKeySource: KeySourceDefinition {
+enum PasswordHexFileKeySource: KeySourceDefinition {
     package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "password-hex-file", valueName: "path",

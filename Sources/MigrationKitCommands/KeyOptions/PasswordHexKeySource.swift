@@ -6,7 +6,7 @@ import MigrationKitKeys
 /// SQLCipher for Android's `byte[]` keys, which no text source can carry when it ends in
 /// a line break. On the command line, where other users can see it (`ps`), like
 /// `--password`: a flag only, never a setting; `--password-hex-file` is its file form.
-package enum PasswordHexKeySource: KeySourceDefinition {
+enum PasswordHexKeySource: KeySourceDefinition {
     package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "password-hex", valueName: "hex",

@@ -3,7 +3,7 @@ import MigrationKitKeys
 
 /// `--password TEXT`: the key on the command line, where other users can see it (`ps`).
 /// A flag only: a key never goes into `migrationkit.toml` or a setting variable.
-package enum PasswordKeySource: KeySourceDefinition {
+enum PasswordKeySource: KeySourceDefinition {
     package static let descriptor = KeySourceDescriptor(
         parameters: [.init(
             name: "password", valueName: "password",

@@ -2,7 +2,7 @@ import MigrationKitKeys
 
 /// `--keychain-service S --keychain-account A`: a Secret Service item (the Linux
 /// keychain), through `SecretServiceKeyStore`.
-package enum SecretServiceKeySource: KeySourceDefinition {
+enum SecretServiceKeySource: KeySourceDefinition {
     package static let descriptor = KeySourceDescriptor(
         parameters: [
             .init(name: "keychain-service", valueName: "service",

@@ -16,7 +16,7 @@ import MigrationKitKeys
 /// NAME is a file name in that folder: no `/`, not `.` or `..`. `{name}` stands for
 /// each database's name, as in `--password-file`, so a fleet's unit can load one
 /// credential per database (`--systemd-credential 'tenant-{name}.key'`).
-package enum SystemdCredentialKeySource: KeySourceDefinition {
+enum SystemdCredentialKeySource: KeySourceDefinition {
     /// Set by systemd for a service with credentials; empty counts as not set.
     static let directoryVariable = "CREDENTIALS_DIRECTORY"
 
@@ -74,7 +74,7 @@ extension KeyError.Code {
     /// `CREDENTIALS_DIRECTORY` is not set: not inside a service that loads credentials.
     static let credentialsDirectoryUnset = KeyError.Code(rawValue: "credentialsDirectoryUnset")
     /// No file of that name in `$CREDENTIALS_DIRECTORY`.
-    package static let credentialNotFound = KeyError.Code(rawValue: "credentialNotFound")
+    static let credentialNotFound = KeyError.Code(rawValue: "credentialNotFound")
     /// The name has a `/`, or is `.` or `..`.
     static let credentialNameInvalid = KeyError.Code(rawValue: "credentialNameInvalid")
 }

@@ -11,11 +11,11 @@ package struct CommandMigrations: Sendable {
     /// The registered migrations, in order.
     package let identifiers: [String]
     /// Apply pending migrations that sort before the latest applied one.
-    package var allowOutOfOrder = false
+    var allowOutOfOrder = false
     /// Told of each step as it runs.
-    package var observer: (@Sendable (MigrationEvent) -> Void)?
+    var observer: (@Sendable (MigrationEvent) -> Void)?
     /// The indexes verification requires (the app's and `--require-index`'s).
-    package var requiredIndexes: [RequiredIndexSpec]
+    var requiredIndexes: [RequiredIndexSpec]
 
     /// What each migration's file or step says of itself, by identifier.
     private let steps: [String: Step]
@@ -27,7 +27,7 @@ package struct CommandMigrations: Sendable {
     private let bind: @Sendable (OpenRequest, Settings, CommandLocks) throws -> MigrationSession
 
     /// What a command sets on the runner before it runs.
-    package struct Settings: Sendable {
+    struct Settings: Sendable {
         var allowOutOfOrder: Bool
         var observer: (@Sendable (MigrationEvent) -> Void)?
         var requiredIndexes: [RequiredIndexSpec]
@@ -74,13 +74,13 @@ package struct CommandMigrations: Sendable {
     /// Opens the database `request` names (its key derived once, here) with these
     /// migrations to run on it. The command's change locks (`locks`) are handed to the
     /// runner, which then takes none a second time.
-    package func open(_ request: OpenRequest, locks: CommandLocks) throws -> MigrationSession {
+    func open(_ request: OpenRequest, locks: CommandLocks) throws -> MigrationSession {
         try bind(request, settings, locks)
     }
 
     /// Whether the migration `identifier` has a way back (a down section, a rollback
     /// closure).
-    package func isReversible(_ identifier: String) -> Bool {
+    func isReversible(_ identifier: String) -> Bool {
         steps[identifier]?.isReversible ?? false
     }
 
@@ -91,7 +91,7 @@ package struct CommandMigrations: Sendable {
     }
 
     /// The position of `target`, or the registry's error naming it.
-    package func index(ofTarget target: String) throws -> Int {
+    func index(ofTarget target: String) throws -> Int {
         guard let index = steps[target]?.position else { throw MigrationKitError.unknownMigration(target) }
         return index
     }

@@ -10,7 +10,7 @@ package struct LoadedMigrations: Sendable {
 
     /// The host's Swift steps, or the SQL files of `--migrations`; in a fleet, read once
     /// for every database (`FleetShared`).
-    package static func load(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter,
+    static func load(_ options: MigrationsOptions, requiredIndexes: [RequiredIndexSpec] = [], reporter: Reporter,
                              in world: CommandWorld) throws -> LoadedMigrations {
         let layer = world.layer
         guard let shared = world.fleet else { return try read(options, requiredIndexes: requiredIndexes, reporter: reporter, layer: layer) }

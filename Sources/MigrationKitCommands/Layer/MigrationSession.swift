@@ -13,7 +13,7 @@ import MigrationKitFiles
 /// an adoption) reads the ledger afresh when asked again; every change goes through it.
 package final class MigrationSession {
     /// What the command asked for, and what was at the path then.
-    package let request: OpenRequest
+    let request: OpenRequest
     /// The open database.
     private let store: any DatabaseStore
     /// The runner bound to `store`.
@@ -37,7 +37,7 @@ package final class MigrationSession {
     ///
     /// - Parameter announcing: the first line names the database (`CommandWorld.announce`);
     ///   false only where standard output is the data itself (`schema-dump` without --output).
-    package static func open(_ options: ConnectionOptions, migrations: CommandMigrations, access: DatabaseAccess,
+    static func open(_ options: ConnectionOptions, migrations: CommandMigrations, access: DatabaseAccess,
                              announcing: Bool = true, reporter: Reporter, in world: CommandWorld) throws -> MigrationSession {
         let request = try OpenRequest.resolving(options, access: access, announcing: announcing, reporter: reporter, in: world)
         return try open(request, migrations: migrations, in: world)
@@ -47,7 +47,7 @@ package final class MigrationSession {
     /// change lock unless it is only read: taken once, before opening, so the key is
     /// proven on the file as no other changing command will leave it; or, for a file this
     /// open creates, as soon as it exists.
-    package static func open(_ request: OpenRequest, migrations: CommandMigrations, in world: CommandWorld) throws -> MigrationSession {
+    static func open(_ request: OpenRequest, migrations: CommandMigrations, in world: CommandWorld) throws -> MigrationSession {
         if request.access != .inspect { try holdChangeLock(on: request.path, timeout: request.lockTimeout, in: world) }
         let session = try migrations.open(request, locks: world.locks)
         if request.access != .inspect {
@@ -84,7 +84,7 @@ package final class MigrationSession {
     // MARK: - Reading
 
     /// The ledger: read on the first question, then carried until the session writes.
-    package func ledger() throws -> LedgerReading {
+    func ledger() throws -> LedgerReading {
         if let carriedLedger { return carriedLedger }
         let reading = try runner.readLedger()
         carriedLedger = reading
@@ -97,7 +97,7 @@ package final class MigrationSession {
     }
 
     /// Those of `files` still to run on this database.
-    package func pending(among files: [SQLMigrationFile]) throws -> [SQLMigrationFile] {
+    func pending(among files: [SQLMigrationFile]) throws -> [SQLMigrationFile] {
         let pending = Set(try status().pending)
         return files.filter { pending.contains($0.identifier) }
     }
@@ -111,22 +111,22 @@ package final class MigrationSession {
     }
 
     /// Runs `body` in a read of the database: its rows, for checks written once.
-    package func read<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
+    func read<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
         try store.reading(body)
     }
 
     /// What lint knows of this database for `files`.
-    package func lintContext(for files: [SQLMigrationFile], linked: LintContext) throws -> LintContext {
+    func lintContext(for files: [SQLMigrationFile], linked: LintContext) throws -> LintContext {
         try store.reading { try linked.consulting($0, for: files) }
     }
 
     /// The schema as `schema-dump` prints it (the host's own snapshot, if it has one).
-    package func schemaDump() throws -> String {
+    func schemaDump() throws -> String {
         try runner.schemaDump()
     }
 
     /// The database's encryption, for `status`.
-    package func cipherDescription() throws -> DatabaseCipherDescription {
+    func cipherDescription() throws -> DatabaseCipherDescription {
         try store.cipherDescription()
     }
 
@@ -138,7 +138,7 @@ package final class MigrationSession {
     /// The schema the migrations up to `target` (none when nil) make on an empty
     /// database, for `diff`'s drift and `baseline`'s proof; the database is only read.
     /// Throws the `MigrationStepError` of a migration that fails there.
-    package func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] {
+    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] {
         try runner.replayedSchema(upTo: target)
     }
 
@@ -163,7 +163,7 @@ package final class MigrationSession {
 
     /// Writes a backup where `options` say (the run's journal records it). `sparing`
     /// names files pruning must keep (the backup being restored).
-    package func backup(_ options: BackupOptions, sparing: Set<String> = [], in world: CommandWorld) throws -> String {
+    func backup(_ options: BackupOptions, sparing: Set<String> = [], in world: CommandWorld) throws -> String {
         let store = self.store
         return try options.writing({ directory, keep, sparing in
             try BackupFiles.write(databaseAt: store.path, into: directory, keep: keep, sparing: sparing) { try store.copy(to: $0) }
@@ -219,12 +219,12 @@ package final class MigrationSession {
 
     /// Removes the file when this session created it and nothing was kept in it.
     @discardableResult
-    package func discardIfCreated() -> Bool {
+    func discardIfCreated() -> Bool {
         store.discardIfCreated()
     }
 
     /// Closes the database (a WAL database is checkpointed into its file).
-    package func close() throws {
+    func close() throws {
         try store.close()
     }
 }

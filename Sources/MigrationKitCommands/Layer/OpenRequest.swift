@@ -39,7 +39,7 @@ package struct OpenRequest: Sendable {
     package var extensions: [LoadableExtension]
     /// What was at `path` when the command first looked (`NewDatabaseFile.state(of:)`),
     /// or why it could not be examined (a folder, a device), which opening reports.
-    package let found: Finding
+    let found: Finding
     /// Whether a file was there and not writable when the request was made.
     private let fileIsReadOnly: Bool
 
@@ -75,7 +75,7 @@ package struct OpenRequest: Sendable {
     package var isNew: Bool { Self.isNew(found) }
 
     /// What is at `path` now.
-    package static func find(at path: String) -> Finding {
+    static func find(at path: String) -> Finding {
         Result { try NewDatabaseFile.state(of: path) }
     }
 

@@ -12,7 +12,7 @@ package struct BackupOptions: ParsableArguments {
     package var directory: String?
 
     @Option(name: .customLong("keep-backups"), help: ArgumentHelp("How many backups of the database to keep.", valueName: "n"))
-    package var keep: Int = BackupFiles.defaultKeepCount
+    var keep: Int = BackupFiles.defaultKeepCount
 
     package init() {}
 

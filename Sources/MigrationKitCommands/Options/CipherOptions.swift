@@ -27,7 +27,7 @@ package struct CipherOptions: ParsableArguments {
     package var plaintextHeaderSize: Int?
 
     @Option(name: .customLong(ProjectSetting.cipherSalt.rawValue), help: ArgumentHelp("The database's 16-byte salt as 32 hex digits, for a database with a plaintext header (SQLCipher 4).", valueName: "hex", visibility: CipherOptions.settingsVisibility))
-    package var salt: String?
+    var salt: String?
 
     @Option(name: .customLong(ProjectSetting.cipherUseHMAC.rawValue),
             help: ArgumentHelp("off for a database made without page HMACs (PRAGMA cipher_use_hmac = OFF).", valueName: "on|off", visibility: CipherOptions.settingsVisibility),
@@ -106,7 +106,7 @@ package struct CipherOptions: ParsableArguments {
     }
 
     /// The option that gives `setting`.
-    package static func option(for setting: CipherSetting) -> String {
+    static func option(for setting: CipherSetting) -> String {
         "--" + projectSetting(for: setting).rawValue
     }
 
@@ -126,7 +126,7 @@ package struct CipherOptions: ParsableArguments {
 
     /// The options that give `settings`, as a user would type them to give another
     /// database's settings: "--cipher-page-size, --kdf-iter or --cipher-use-hmac off".
-    package static func options(for settings: [CipherSetting]) -> String {
+    static func options(for settings: [CipherSetting]) -> String {
         let options = settings.map { setting -> String in
             switch setting {
             case .usesHMAC: return option(for: setting) + " off"
@@ -186,7 +186,7 @@ package struct CipherOptions: ParsableArguments {
         return pragmas.isEmpty ? nil : pragmas
     }
 
-    package var settings: CipherSettings {
+    var settings: CipherSettings {
         CipherSettings(compatibility: compatibility, kdfIterations: kdfIterations, pageSize: pageSize,
                        kdfAlgorithm: kdfAlgorithm?.uppercased(), hmacAlgorithm: hmacAlgorithm?.uppercased(),
                        plaintextHeaderSize: plaintextHeaderSize, salt: salt.flatMap(CipherParameters.salt(hex:)), usesHMAC: usesHMAC)

@@ -38,7 +38,7 @@ package struct ConnectionOptions: ParsableArguments {
 
     /// `--config` and `--database`: where settings not given as flags come from.
     @OptionGroup(title: "Project options")
-    package var project: ProjectOptions
+    var project: ProjectOptions
 
     static let defaultLockTimeout: Double = 10
     static let defaultKeyCommandTimeout: Double = 60
@@ -72,7 +72,7 @@ package struct ConnectionOptions: ParsableArguments {
 
     /// How long each key command of `command` may run: its `--key-command-timeout`, or
     /// the default for a command without the connection options (`key`).
-    package static func keyCommandTimeout(of command: any ParsableCommand) -> Duration {
+    static func keyCommandTimeout(of command: any ParsableCommand) -> Duration {
         let seconds = (command as? any UsesProjectConnection)?.connection.givenKeyCommandTimeout
             ?? (command as? any UsesProjectConnectionAndBackup)?.connection.givenKeyCommandTimeout
             ?? defaultKeyCommandTimeout

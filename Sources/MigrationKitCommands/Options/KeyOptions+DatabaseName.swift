@@ -18,7 +18,7 @@ import MigrationKitFiles
 /// because that follows links, which the file layer resolves (`DurableFile`).
 package struct DatabaseNames: Hashable, Sendable {
     package let name: String
-    package let folder: String
+    let folder: String
     /// Nil when the file is not under the root (an absolute path elsewhere, a link
     /// pointing out of it).
     package let path: String?
@@ -57,7 +57,7 @@ package struct DatabaseNames: Hashable, Sendable {
     }
 
     /// The form's value, or nil (`{path}` outside the root).
-    package func value(of form: String) -> String? { substitutions[form] }
+    func value(of form: String) -> String? { substitutions[form] }
 
     private static func withoutExtension(_ file: String) -> String {
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }

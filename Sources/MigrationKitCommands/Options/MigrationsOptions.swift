@@ -36,7 +36,7 @@ package struct MigrationsOptions: ParsableArguments {
     package init() {}
 
     /// Flyway's placeholders' values: the project file's, then the flags'.
-    package var placeholders: FlywayPlaceholders {
+    var placeholders: FlywayPlaceholders {
         var values = projectPlaceholders
         for given in givenPlaceholders {
             guard let equals = given.firstIndex(of: "=") else { continue }
@@ -47,7 +47,7 @@ package struct MigrationsOptions: ParsableArguments {
 
     /// The folder as every command reads it: in the layout named, or its own, with
     /// Flyway's placeholders.
-    package var folder: SQLMigrationDirectory {
+    var folder: SQLMigrationDirectory {
         SQLMigrationDirectory(path: directory, layout: givenLayout, placeholders: placeholders)
     }
 

@@ -6,10 +6,10 @@ package struct OutputOptions: ParsableArguments {
     package var json = false
 
     @Flag(name: [.long, .customShort("q")], help: "Print nothing but errors.")
-    package var quiet = false
+    var quiet = false
 
     @Flag(name: [.long, .customShort("v")], help: "Also print notes on standard error: how the key is protected in memory.")
-    package var verbose = false
+    var verbose = false
 
     package init() {}
 

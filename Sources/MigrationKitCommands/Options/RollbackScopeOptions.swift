@@ -1,14 +1,14 @@
 import ArgumentParser
 
 /// `rollback --steps N` or `--to ID`, the same on every command line.
-package struct RollbackScopeOptions: ParsableArguments {
+struct RollbackScopeOptions: ParsableArguments {
     @Option(name: .customLong("steps"), help: ArgumentHelp("How many migrations to roll back (default 1).", valueName: "n"))
-    package var steps: Int?
+    var steps: Int?
 
     @Option(name: .customLong("to"), help: ArgumentHelp("Roll back every migration after this one.", valueName: "id"))
-    package var target: String?
+    var target: String?
 
-    package init() {}
+    init() {}
 
     package func validate() throws {
         if steps != nil && target != nil {

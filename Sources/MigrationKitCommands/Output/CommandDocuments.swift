@@ -6,12 +6,12 @@
 /// GRDB, whose commands have no project file).
 
 /// What `migrate --json` prints.
-package struct MigrateDocument: Encodable {
-    package struct Step: Encodable {
+struct MigrateDocument: Encodable {
+    struct Step: Encodable {
         package let identifier: String
-        package let durationMs: Int64
+        let durationMs: Int64
 
-        package init(identifier: String, durationMs: Int64) {
+        init(identifier: String, durationMs: Int64) {
             self.identifier = identifier
             self.durationMs = durationMs
         }
@@ -19,20 +19,20 @@ package struct MigrateDocument: Encodable {
     package let database: String
     @AlwaysPresent package var databaseName: String?
     package let applied: [Step]
-    package let durationMs: Int64
-    package let verification: String
+    let durationMs: Int64
+    let verification: String
     /// What the verification checked, in words (`MigrationReport.verification`).
-    package let checks: [String]
+    let checks: [String]
     package let dryRun: Bool
     /// For a dry run: the schema change as "-"/"+" lines; otherwise null.
     @AlwaysPresent var schemaDiff: [String]?
     /// The backup written first, or null.
-    @AlwaysPresent package var backup: String?
-    package let adoptedChecksums: [String]
+    @AlwaysPresent var backup: String?
+    let adoptedChecksums: [String]
     /// Why the database was erased (--erase-on-schema-change), or null.
-    @AlwaysPresent package var erased: String?
+    @AlwaysPresent var erased: String?
 
-    package init(database: String, databaseName: String? = nil, applied: [Step], durationMs: Int64, verification: String, checks: [String], dryRun: Bool, schemaDiff: [String]?, backup: String?, adoptedChecksums: [String], erased: String?) {
+    init(database: String, databaseName: String? = nil, applied: [Step], durationMs: Int64, verification: String, checks: [String], dryRun: Bool, schemaDiff: [String]?, backup: String?, adoptedChecksums: [String], erased: String?) {
         self.database = database
         self.databaseName = databaseName
         self.applied = applied
@@ -48,15 +48,15 @@ package struct MigrateDocument: Encodable {
 }
 
 /// What `rollback --json` prints.
-package struct RollbackDocument: Encodable {
+struct RollbackDocument: Encodable {
     package let database: String
     @AlwaysPresent package var databaseName: String?
     /// The backup written first, or null.
-    @AlwaysPresent package var backup: String?
-    package let rolledBack: [MigrateDocument.Step]
-    package let durationMs: Int64
+    @AlwaysPresent var backup: String?
+    let rolledBack: [MigrateDocument.Step]
+    let durationMs: Int64
 
-    package init(database: String, databaseName: String? = nil, backup: String?, rolledBack: [MigrateDocument.Step], durationMs: Int64) {
+    init(database: String, databaseName: String? = nil, backup: String?, rolledBack: [MigrateDocument.Step], durationMs: Int64) {
         self.database = database
         self.databaseName = databaseName
         self.backup = backup
@@ -66,14 +66,14 @@ package struct RollbackDocument: Encodable {
 }
 
 /// What `schema-dump --json` prints, with or without --output.
-package struct SchemaDumpDocument: Encodable {
+struct SchemaDumpDocument: Encodable {
     package let database: String
     @AlwaysPresent package var databaseName: String?
     /// The file written, or null when the schema went to standard output.
-    @AlwaysPresent package var output: String?
-    package let schema: String
+    @AlwaysPresent var output: String?
+    let schema: String
 
-    package init(database: String, databaseName: String? = nil, output: String?, schema: String) {
+    init(database: String, databaseName: String? = nil, output: String?, schema: String) {
         self.database = database
         self.databaseName = databaseName
         self.output = output

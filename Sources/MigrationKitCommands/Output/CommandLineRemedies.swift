@@ -8,12 +8,12 @@ import MigrationKitKeys
 /// remedies the libraries offer: as their own flags and commands. The one place these
 /// sentences name flags; a remedy added to the core does not compile until it is worded
 /// here.
-package enum CommandLineRemedies {
+enum CommandLineRemedies {
     /// - Parameters:
     ///   - commandName: the binary's name, for "`migrationkit new NAME` does".
     ///   - running: the command the command line parsed, whose options the sentences
     ///     may offer (nil: every command line's words).
-    package static func wording(commandName: String, layer: any CommandLayer, running: RunningCommand?) -> RemedyWording {
+    static func wording(commandName: String, layer: any CommandLayer, running: RunningCommand?) -> RemedyWording {
         RemedyWording { remedy in
             if let words = layer.words(for: remedy) { return words }
             switch remedy {
@@ -62,7 +62,7 @@ package enum CommandLineRemedies {
 }
 
 /// An option that overrides a refusal of the database's history.
-package enum HistoryOverride: Hashable, Sendable {
+enum HistoryOverride: Hashable, Sendable {
     /// `--accept-modified ID`: `Remedy.acceptModified`.
     case acceptModified
     /// `--accept-unknown ID`: `Remedy.acceptUnknown`.
@@ -71,7 +71,7 @@ package enum HistoryOverride: Hashable, Sendable {
 
 /// A command that takes options overriding a refusal of the database's history, which
 /// the refusal's sentence then offers (`CommandLineRemedies`).
-package protocol AcceptsHistoryOverrides: ParsableCommand {
+protocol AcceptsHistoryOverrides: ParsableCommand {
     /// The overrides it takes as options.
     static var historyOverrides: Set<HistoryOverride> { get }
 }

@@ -17,7 +17,7 @@ package struct Console: Sendable {
     /// Where a command run inside a process that is not its own writes instead of the
     /// process's standard output and error (a test running many commands at once, each
     /// reading back its own output); nil: the process's. Never a terminal.
-    package let capture: ConsoleCapture?
+    let capture: ConsoleCapture?
 
     /// The process's standard output and error.
     package static let process = Console(capture: nil)
@@ -77,16 +77,16 @@ package final class ConsoleCapture: @unchecked Sendable {
         append(String(decoding: bytes, as: UTF8.self), standardError: true)
     }
 
-    package var standardOutput: String { lock.withLock { output } }
-    package var standardError: String { lock.withLock { errors } }
+    var standardOutput: String { lock.withLock { output } }
+    var standardError: String { lock.withLock { errors } }
 }
 
 /// Prints according to `--quiet`/`--json`: human lines go to standard output unless
 /// quiet or JSON; warnings go to standard error unless quiet.
 package struct Reporter: Sendable {
-    package let quiet: Bool
+    let quiet: Bool
     package let json: Bool
-    package let verbose: Bool
+    let verbose: Bool
     /// Where it prints: the running command's console.
     package let console: Console
     /// The database a fleet's reporter speaks for: its lines are left to the fleet's
@@ -129,7 +129,7 @@ package struct Reporter: Sendable {
     }
 
     /// A note for --verbose, on standard error (so --json's stdout stays one document).
-    package func note(_ text: String) {
+    func note(_ text: String) {
         if verbose && !quiet && database == nil { console.error("note: \(text)") }
     }
 
@@ -140,7 +140,7 @@ package struct Reporter: Sendable {
     }
 }
 
-package enum JSONOutput {
+enum JSONOutput {
     /// Pretty, key-sorted JSON: stable to diff and to read.
     package static func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()

@@ -22,7 +22,7 @@ package struct ErrorPresentation {
     /// What only `--verbose` adds to the sentence: the identity of a library's error
     /// behind it (GLib's domain and code behind a Secret Service failure), for a bug
     /// report, never for the person to act on.
-    package let diagnosis: String?
+    let diagnosis: String?
 
     /// - Parameters:
     ///   - root: the command line's root command, which knows ArgumentParser's errors.
@@ -104,7 +104,7 @@ package struct ErrorPresentation {
 
     /// The same failure's code and kind with a sentence said again (naming its
     /// database, adding the backup kept), alone.
-    package func with(message: String) -> ErrorPresentation {
+    func with(message: String) -> ErrorPresentation {
         ErrorPresentation(exitCode, kind, message)
     }
 
@@ -117,7 +117,7 @@ package struct ErrorPresentation {
 
     /// This presentation as a run with `--verbose` shows it (the diagnosis after the
     /// sentence, in brackets), or as is.
-    package func verbose(_ verbose: Bool) -> ErrorPresentation {
+    func verbose(_ verbose: Bool) -> ErrorPresentation {
         guard verbose, let diagnosis else { return self }
         return ErrorPresentation(exitCode, kind, "\(message) [\(diagnosis)]")
     }
@@ -126,7 +126,7 @@ package struct ErrorPresentation {
     /// or inside a token SQLite quotes, such as an unterminated string) is shown
     /// escaped, so an error can never break into a second line that looks like
     /// another message or a status line.
-    package static func oneLine(_ message: String) -> String {
+    static func oneLine(_ message: String) -> String {
         var result = ""
         result.unicodeScalars.reserveCapacity(message.unicodeScalars.count)
         for scalar in message.unicodeScalars {
@@ -147,7 +147,7 @@ package struct ErrorPresentation {
 
     /// Prints the error on `console`: its sentences on standard error, and with `json`
     /// its document on standard output.
-    package func print(commandName: String, json: Bool, on console: Console) {
+    func print(commandName: String, json: Bool, on console: Console) {
         for line in [message] + furtherMessages { console.error("\(commandName): error: \(line)") }
         if json {
             if let text = try? JSONOutput.encode(ErrorDocument(error: jsonBody)) { console.out(text) }
@@ -156,14 +156,14 @@ package struct ErrorPresentation {
 
     /// The error as `--json` shows it: `{kind, message, exitCode}`, alone (a failed
     /// command) or per database (a fleet).
-    package struct JSONBody: Encodable {
+    struct JSONBody: Encodable {
         package let kind: String
         package let message: String
         package let exitCode: Int32
     }
 
     /// The message, the other problems' sentences after it.
-    package var jsonBody: JSONBody {
+    var jsonBody: JSONBody {
         JSONBody(kind: kind, message: ([message] + furtherMessages).joined(separator: " "), exitCode: exitCode.rawValue)
     }
 

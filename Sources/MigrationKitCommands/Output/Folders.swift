@@ -7,7 +7,7 @@ import MigrationKitFiles
 
 /// Folders the tool creates (a migrations folder, a backup folder). Files it writes go
 /// through `DurableFile.writePrivate` (mode 0600, whole or not at all).
-package enum Folders {
+enum Folders {
     /// Creates a folder (and its parents) unless it exists, turning Foundation's error
     /// into one sentence: a symbolic-link loop or a file in the way would otherwise
     /// surface as an NSCocoaErrorDomain dump.

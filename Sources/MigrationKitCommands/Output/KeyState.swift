@@ -18,14 +18,14 @@ package struct KeyState: Encodable, Sendable, Equatable {
     }
 
     /// The key that opens it.
-    package let on: Key
+    let on: Key
     /// Where that key is stored, each place as sentences name it: looked at after the
     /// run ended (a file, an item), or, for a key command's store, which no stopped run
     /// may run again, said to have given the key back to this run.
-    package let storedIn: [String]
+    let storedIn: [String]
     /// Where a copy of it is kept until a run finishes (a new key beside its place or
     /// the database, the current key beside the database).
-    package let keptIn: [String]
+    let keptIn: [String]
 
     package init(on: Key, storedIn: [String], keptIn: [String]) {
         self.on = on
@@ -36,7 +36,7 @@ package struct KeyState: Encodable, Sendable, Equatable {
     /// "on its new key, stored in keys/acme.key", "on its old key, kept in
     /// .acme.db.migrationkit-old-key only": a clause for the fleet's table and a
     /// stop's sentence.
-    package var clause: String {
+    var clause: String {
         switch on {
         case .unknown:
             return "which key it is on could not be told (it could not be opened); check it with `migrationkit verify` and each key you have"

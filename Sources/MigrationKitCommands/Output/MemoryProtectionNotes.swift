@@ -5,13 +5,13 @@ import MigrationKitKeys
 /// `ProcessHardening`, `SecretBytes` and SQLCipher's memory security achieved. A key
 /// that could not be locked in RAM is worth knowing about, not worth failing for (an
 /// unprivileged user's `RLIMIT_MEMLOCK` may be small), so it is a note, never an error.
-package struct MemoryProtectionNotes {
+struct MemoryProtectionNotes {
     let keyResolved: Bool
     let memorySecurityAsked: Bool
 
     /// - Parameter layer: the layer that opens the command's databases, whose SQLCipher
     ///   the notes describe.
-    package func print(to reporter: Reporter, layer: any CommandLayer) {
+    func print(to reporter: Reporter, layer: any CommandLayer) {
         guard reporter.verbose else { return }
         for line in lines(process: ProcessHardening.current, lockFailures: SecretBytes.memoryLockFailures,
                           memorySecurity: layer.memorySecurity, cipherVersion: layer.cipherVersion) {

@@ -10,7 +10,7 @@ import MigrationKitKeys
 /// works from (`schema-dump --output db.key` once replaced the key file it had just read).
 package struct OutputFile {
     package let path: String
-    package let force: Bool
+    let force: Bool
 
     package init(path: String, force: Bool) {
         self.path = path

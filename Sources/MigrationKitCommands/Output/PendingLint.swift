@@ -4,7 +4,7 @@ import MigrationKit
 /// warnings are printed, errors in up SQL stop the run before anything changes. An
 /// error in down SQL is printed as a warning: it fails a rollback, not this run, so it
 /// stops `rollback` of its migration and `check` instead (`RollbackLint`).
-package struct PendingLint: Sendable {
+struct PendingLint: Sendable {
     /// What the linter knows of the SQLite and the database the files will meet, made
     /// where the lint runs.
     private let context: @Sendable () -> LintContext
@@ -12,7 +12,7 @@ package struct PendingLint: Sendable {
     /// may run on another thread).
     private let suppressions: [LintSuppression]
 
-    package init(context: LintContext, suppressions: [LintSuppression]) {
+    init(context: LintContext, suppressions: [LintSuppression]) {
         self.context = { context }
         self.suppressions = suppressions
     }
@@ -21,7 +21,7 @@ package struct PendingLint: Sendable {
     /// context opens an in-memory database (SQLite's and OpenSSL's first start, a few
     /// milliseconds), which a lint running beside the key derivation should not make
     /// the command wait for before it starts.
-    package init(makingContext: @escaping @Sendable () -> LintContext,
+    init(makingContext: @escaping @Sendable () -> LintContext,
                  suppressions: [LintSuppression]) {
         context = makingContext
         self.suppressions = suppressions
@@ -56,7 +56,7 @@ package struct PendingLint: Sendable {
 
 /// Lint of the down SQL a `rollback` is about to run: errors in it stop the rollback
 /// before anything changes, as errors in up SQL stop a `migrate`.
-package enum RollbackLint {
+enum RollbackLint {
     /// Lints `files` (the migrations the rollback undoes) and throws if their down SQL
     /// has errors; prints the down SQL's findings unless `listedBy` names the command
     /// that shows them (a fleet does not print each database's).
@@ -78,12 +78,12 @@ package enum RollbackLint {
 }
 
 /// Lint findings as lines: `path:line: severity[rule]: message`, then the fix.
-package enum LintPrinter {
+enum LintPrinter {
     /// How `migrate` and its fleet end a sentence about lint errors.
     static let whatToDo = "Fix them, silence one that is intended with `-- migrationkit:nolint RULE` on the line above its statement (or in migrationkit.toml's [lint] table), or pass --no-lint if you are sure."
 
     /// What an error in down SQL is to the command printing it.
-    package enum DownErrors {
+    enum DownErrors {
         /// Errors: the command runs the down SQL (`rollback`), or judges it (`lint`).
         case errors
         /// Warnings that say what they block: `migrate` runs only the up SQL.
@@ -92,7 +92,7 @@ package enum LintPrinter {
 
     /// - Parameter asWarnings: print to standard error as warnings (before a migrate),
     ///   rather than as the report itself.
-    package static func print(_ findings: [LintFinding], reporter: Reporter, asWarnings: Bool, downErrorsAre downErrors: DownErrors = .errors) {
+    static func print(_ findings: [LintFinding], reporter: Reporter, asWarnings: Bool, downErrorsAre downErrors: DownErrors = .errors) {
         for finding in findings {
             let deferred = downErrors == .warnings && finding.blocksRollingBack
             let severity = deferred ? LintSeverity.warning : finding.severity

@@ -4,7 +4,7 @@ import MigrationKit
 /// "[2/5] 0002_add_genre  3.4s ⠹" on standard error while a step runs, redrawn in
 /// place ten times a second. Only on a terminal, and never with --quiet or --json:
 /// logs and pipes get no control characters.
-package final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: @unchecked Sendable {
     private static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
     private let lock = NSLock()
     private var current: (label: String, started: ContinuousClock.Instant)?
@@ -14,13 +14,13 @@ package final class ProgressLine: @unchecked Sendable {
     /// Where it is drawn: the running command's console.
     private let console: Console
 
-    package init(enabled: Bool, on console: Console) {
+    init(enabled: Bool, on console: Console) {
         self.enabled = enabled
         self.console = console
     }
 
     /// Starts showing `label` (and elapsed time) until `stop()`.
-    package func start(_ label: @autoclosure () -> String) {
+    func start(_ label: @autoclosure () -> String) {
         guard enabled else { return }
         let label = label()
         lock.withLock {
@@ -37,7 +37,7 @@ package final class ProgressLine: @unchecked Sendable {
 
     /// Shows `label` instead, keeping the elapsed time of the `start` before (or
     /// starting, if nothing is shown): a fleet's count of databases done.
-    package func update(_ label: String) {
+    func update(_ label: String) {
         guard enabled else { return }
         let shown = lock.withLock { () -> Bool in
             guard let started = current?.started else { return false }
@@ -48,7 +48,7 @@ package final class ProgressLine: @unchecked Sendable {
     }
 
     /// Clears the line, so the next printed line starts clean.
-    package func stop() {
+    func stop() {
         guard enabled else { return }
         lock.withLock {
             timer?.cancel()

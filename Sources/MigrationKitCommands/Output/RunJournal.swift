@@ -21,14 +21,14 @@ package final class RunJournal: @unchecked Sendable {
     private var backup: String?
     private var keys: (any KeyRotationRecord)?
 
-    package init(locks: CommandLocks) {
+    init(locks: CommandLocks) {
         self.locks = locks
     }
 
     /// The database the command works on, once it said so (`CommandWorld.announce`).
-    package var databasePath: String? { lock.withLock { database } }
+    var databasePath: String? { lock.withLock { database } }
 
-    package func started(on database: String) {
+    func started(on database: String) {
         lock.withLock { self.database = database }
     }
 
@@ -53,7 +53,7 @@ package final class RunJournal: @unchecked Sendable {
     }
 
     /// A runner's event; also what the change note says while the step runs.
-    package func record(_ event: MigrationEvent) {
+    func record(_ event: MigrationEvent) {
         let activity: String? = lock.withLock {
             switch event {
             case .willApply(let identifier, let position, let total), .willRollback(let identifier, let position, let total):
@@ -78,7 +78,7 @@ package final class RunJournal: @unchecked Sendable {
     }
 
     /// How a run that was asked to stop ends (`CommandLineRunner.stopped`): what it left.
-    package func stop() -> ErrorPresentation? {
+    func stop() -> ErrorPresentation? {
         guard let signal = Interruption.signal else { return nil }
         return ErrorPresentation(row: ExitCodeDecision.stopped(by: signal), message: stopped(by: signal))
     }

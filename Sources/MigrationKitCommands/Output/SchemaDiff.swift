@@ -4,10 +4,10 @@ import MigrationKitFiles
 /// The difference between two schema dumps, one line per changed statement: "-" for
 /// a statement that goes, "+" for one that comes (a changed table is both), each on
 /// one line with its spacing collapsed.
-package struct SchemaDiff {
+struct SchemaDiff {
     package let lines: [String]
 
-    package init(before: String, after: String) {
+    init(before: String, after: String) {
         let old = Self.statements(before)
         let new = Self.statements(after)
         var removed: [String] = []

@@ -4,19 +4,19 @@ import MigrationKit
 /// What `status` says of the migrations, whatever the database layer: a line per
 /// migration with, for a state migrate refuses, why; the counts; and for
 /// `--exit-code`, whether a deploy script should stop.
-package struct StatusReport {
+struct StatusReport {
     package let status: MigrationStatus
     /// Of `status.unknownApplied`, those an app's Swift steps applied (their history
     /// rows carry no checksum): an app's own database, not a newer version's.
     let appliedBySwiftSteps: Set<String>
 
-    package init(_ status: MigrationStatus, appliedBySwiftSteps: Set<String> = []) {
+    init(_ status: MigrationStatus, appliedBySwiftSteps: Set<String> = []) {
         self.status = status
         self.appliedBySwiftSteps = appliedBySwiftSteps
     }
 
     /// The migrations' lines and the closing count.
-    package func print(to reporter: Reporter) {
+    func print(to reporter: Reporter) {
         for entry in status.entries {
             reporter.line(Self.line(for: entry, in: status))
         }
@@ -37,7 +37,7 @@ package struct StatusReport {
 
     /// `--exit-code`'s verdict, so that a deploy script learns both what migrate would
     /// do and whether it would refuse: refusal before pending, nil when up to date.
-    package static func verdict(migrateWouldRefuse: Bool, pending: Int) -> CommandVerdict? {
+    static func verdict(migrateWouldRefuse: Bool, pending: Int) -> CommandVerdict? {
         if migrateWouldRefuse { return .migrateWouldRefuse }
         return pending > 0 ? .migrationsPending : nil
     }
@@ -71,16 +71,16 @@ package struct StatusReport {
 }
 
 /// One migration in `status --json`.
-package struct MigrationStateDocument: Encodable {
+struct MigrationStateDocument: Encodable {
     package let identifier: String
     /// "applied", "pending", "modified", "outOfOrder" or "partlyMerged".
     package let state: String
     /// For "partlyMerged": the replaced migrations that are applied; otherwise null.
-    @AlwaysPresent package var mergedApplied: [String]?
+    @AlwaysPresent var mergedApplied: [String]?
     /// For "partlyMerged": the replaced migrations that are not; otherwise null.
-    @AlwaysPresent package var mergedMissing: [String]?
+    @AlwaysPresent var mergedMissing: [String]?
 
-    package init(identifier: String, state: String, mergedApplied: [String]?, mergedMissing: [String]?) {
+    init(identifier: String, state: String, mergedApplied: [String]?, mergedMissing: [String]?) {
         self.identifier = identifier
         self.state = state
         self.mergedApplied = mergedApplied
@@ -89,9 +89,9 @@ package struct MigrationStateDocument: Encodable {
 }
 
 /// `status --exit-code`, the same flag on every command line.
-package struct StatusExitCodeOption: ParsableArguments {
+struct StatusExitCodeOption: ParsableArguments {
     @Flag(name: .customLong("exit-code"), help: "Exit with code \(CLIExitCode.refused.rawValue) when migrate would refuse the database, \(CLIExitCode.pendingMigrations.rawValue) when migrations are pending (for deploy scripts).")
     var isRequested = false
 
-    package init() {}
+    init() {}
 }

@@ -6,7 +6,7 @@ import MigrationKit
 /// app registers (its tokenizer, a function, a collation) is no failure: the verdict
 /// names what was not checked and how to check it (`AppExtensionAdvice`), and the code is
 /// the one `ExitCodeDecision.exitCode(forChecks:)` gives.
-package struct VerificationOutput {
+struct VerificationOutput {
     package let report: VerificationReport
     package let database: String
     /// The project file's `[databases.NAME]` that chose the database, if any.
@@ -15,14 +15,14 @@ package struct VerificationOutput {
     /// the verdict on checks that could not run without it.
     package let advice: AppExtensionAdvice
 
-    package init(_ report: VerificationReport, database: String, databaseName: String? = nil, advice: AppExtensionAdvice = AppExtensionAdvice()) {
+    init(_ report: VerificationReport, database: String, databaseName: String? = nil, advice: AppExtensionAdvice = AppExtensionAdvice()) {
         self.report = report
         self.database = database
         self.databaseName = databaseName
         self.advice = advice
     }
 
-    package func print(to reporter: Reporter) throws {
+    func print(to reporter: Reporter) throws {
         printChecks(to: reporter)
         let document = self.document
         try reporter.document(document)
@@ -61,7 +61,7 @@ package struct VerificationOutput {
     /// Exit code 3 when a check failed; with --quiet, the first failure on standard
     /// error, as nothing else said it. Checks that could not run are no failure
     /// (`ExitCodeDecision.exitCode(forChecks:)`).
-    package static func end(_ document: VerifyDocument, reporter: Reporter) throws {
+    static func end(_ document: VerifyDocument, reporter: Reporter) throws {
         let failed = document.checks.first(where: { !$0.passed })
         let code = ExitCodeDecision.exitCode(forChecks: failed == nil ? .passedWhatCouldRun : .failed)
         guard code != .success else { return }
@@ -80,24 +80,24 @@ package struct VerificationOutput {
 }
 
 /// What `verify --json` prints.
-package struct VerifyDocument: Encodable {
-    package struct Check: Encodable {
+struct VerifyDocument: Encodable {
+    struct Check: Encodable {
         package let name: String
         /// True for a check that does not apply, which found nothing wrong.
-        package let passed: Bool
+        let passed: Bool
         package let applies: Bool
-        package let detail: String
+        let detail: String
         /// What only the app registers that the check needed and did not have; empty
         /// when it ran whole.
         package let notChecked: [Need]
 
-        package struct Need: Encodable {
+        struct Need: Encodable {
             /// `tokenizer`, `function`, `collation` or `module`.
             package let kind: String
             package let name: String
         }
 
-        package init(name: String, passed: Bool, applies: Bool, detail: String, notChecked: [Need] = []) {
+        init(name: String, passed: Bool, applies: Bool, detail: String, notChecked: [Need] = []) {
             self.name = name
             self.passed = passed
             self.applies = applies
@@ -107,10 +107,10 @@ package struct VerifyDocument: Encodable {
     }
     package let database: String
     @AlwaysPresent package var databaseName: String?
-    package let passed: Bool
-    package let checks: [Check]
+    let passed: Bool
+    let checks: [Check]
 
-    package init(database: String, databaseName: String?, passed: Bool, checks: [Check]) {
+    init(database: String, databaseName: String?, passed: Bool, checks: [Check]) {
         self.database = database
         self.databaseName = databaseName
         self.passed = passed

@@ -48,7 +48,7 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     case terminated = 143
 
     /// The signal a stopped run's code stands for (SIGHUP, SIGINT, SIGTERM), or nil.
-    package var stopSignal: Int32? {
+    var stopSignal: Int32? {
         switch self {
         case .hungUp: return 1
         case .interrupted: return 2
@@ -62,7 +62,7 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     /// (1), then a database that would not open (4, 5, 9), one another process held (8),
     /// a state that refused the command (7), and migrations pending (6). Each database's
     /// own code is in the fleet's `--json`.
-    package static func worst(_ codes: some Sequence<CLIExitCode>) -> CLIExitCode {
+    static func worst(_ codes: some Sequence<CLIExitCode>) -> CLIExitCode {
         codes.max { severity.firstIndex(of: $0) ?? 0 < severity.firstIndex(of: $1) ?? 0 } ?? .success
     }
 
@@ -74,7 +74,7 @@ public enum CLIExitCode: Int32, CaseIterable, Sendable {
     ]
 
     /// The code of a run stopped by `signal`: 128 + its number.
-    package static func stopped(by signal: Int32) -> CLIExitCode {
+    static func stopped(by signal: Int32) -> CLIExitCode {
         switch signal {
         case 1: return .hungUp
         case 15: return .terminated

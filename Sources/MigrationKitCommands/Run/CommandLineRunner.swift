@@ -9,15 +9,15 @@ import MigrationKitKeys
 /// the GRDB commands, an app's own binary) does around its commands.
 package struct CommandLineRunner {
     /// The root command, whose subcommands are the commands.
-    package let root: any ParsableCommand.Type
+    let root: any ParsableCommand.Type
     /// The name shown in messages.
-    package let commandName: String
+    let commandName: String
     /// Presents the database layer's own errors (nil for any other).
     let layerErrors: (any Error, RemedyWording) -> ErrorPresentation?
     /// How this command line names the remedies library errors offer: its flags and
     /// commands, nil for one it does not have (the GRDB commands have no
     /// `--allow-out-of-order`, so their refusals do not suggest it).
-    package let wording: RemedyWording
+    let wording: RemedyWording
     /// What the command line adds to any failure's presentation before it is printed
     /// (what the run left behind).
     var annotate: (ErrorPresentation) -> ErrorPresentation = { $0 }
@@ -25,17 +25,17 @@ package struct CommandLineRunner {
     /// succeed ends: this sentence and exit code, whatever the command made of the
     /// interruption (a check that counted it as a failed check, a verify as a failed
     /// verification). Nil while no stop was asked.
-    package var stopped: () -> ErrorPresentation? = { nil }
+    var stopped: () -> ErrorPresentation? = { nil }
     /// What `--version` prints, wherever it is given (`migrate --version` too), in place
     /// of the bare version ArgumentParser was declared with; nil to keep that.
-    package var versionReport: (() -> String)?
+    var versionReport: (() -> String)?
     /// What the command line sees of its process: where it prints its errors, and the
     /// environment, standard input and standard error its keys are read with (the
     /// process's own, or a command line's run inside a process that is not its own,
     /// `CommandSurroundings`).
     package var surroundings = ProcessSurroundings.process
 
-    package init(root: any ParsableCommand.Type, commandName: String, wording: RemedyWording,
+    init(root: any ParsableCommand.Type, commandName: String, wording: RemedyWording,
                  layerErrors: @escaping (any Error, RemedyWording) -> ErrorPresentation?) {
         self.root = root
         self.commandName = commandName

@@ -28,9 +28,9 @@ package struct CommandSurroundings: Sendable {
     /// Where its standard output and error go.
     package var console: ConsoleCapture
     /// Its working folder.
-    package var workingDirectory: String
+    var workingDirectory: String
 
-    package init(environment: [String: String], standardInput: Int32, console: ConsoleCapture, workingDirectory: String) {
+    init(environment: [String: String], standardInput: Int32, console: ConsoleCapture, workingDirectory: String) {
         self.environment = environment
         self.standardInput = standardInput
         self.console = console

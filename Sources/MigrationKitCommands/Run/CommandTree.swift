@@ -18,7 +18,7 @@ package enum CommandTree {
     }
 
     /// The commands that work through any layer, in help's order: a GRDB app's whole tree.
-    package static let sharedCommands = commands(adding: [])
+    static let sharedCommands = commands(adding: [])
 
     /// The list itself. A layer's own commands come after `config`, where `migrationkit`
     /// has always listed encrypt, decrypt, rekey, cipher-upgrade and key.
@@ -34,14 +34,14 @@ package enum CommandTree {
     /// What a front end's host decides about the process while a command runs.
     package struct ProcessPolicy: Sendable {
         /// When the process is made non-dumpable, with no core file (`ProcessHardening`).
-        package var hardening: Hardening
+        var hardening: Hardening
         /// Let Ctrl-C and SIGTERM stop the work in progress instead of the process.
-        package var stopsGracefully: Bool
+        var stopsGracefully: Bool
         /// The command line is the process's `main()`: it ends the process by the signal
         /// that stopped the command, and a reader that goes away
         /// (`migrationkit migrate | head -1`) makes writes fail with EPIPE instead of
         /// killing a migration half-way. A run inside an app's process leaves both to the app.
-        package var isProcessMain: Bool
+        var isProcessMain: Bool
 
         package init(hardening: Hardening, stopsGracefully: Bool, isProcessMain: Bool) {
             self.hardening = hardening

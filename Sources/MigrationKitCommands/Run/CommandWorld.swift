@@ -18,9 +18,9 @@ package struct CommandWorld: @unchecked Sendable {
     /// The database layer under the commands (`CommandLayer`).
     package let layer: any CommandLayer
     /// The root command of the running command line (for ArgumentParser's messages).
-    package let root: any ParsableCommand.Type
+    let root: any ParsableCommand.Type
     /// When the running command line hardens its process.
-    package let hardening: CommandTree.Hardening
+    let hardening: CommandTree.Hardening
     /// The database locks the running command holds until it ends (see `CommandLocks`).
     package var locks: CommandLocks
     /// The settings resolved for the running command (`ProjectSettings`), for
@@ -35,7 +35,7 @@ package struct CommandWorld: @unchecked Sendable {
     /// What a fleet's databases share, made once: keys and migrations (nil outside a fleet).
     package var fleet: FleetShared?
     /// The command the run parsed, once it has.
-    package let running = RunningCommand()
+    let running = RunningCommand()
     /// How the running command reads and stores keys (its key command timeout, its
     /// graceful stop, its Secret Service batch), made by `CommandLineRunner.run` once the
     /// arguments are parsed; an app's process defaults until then.
@@ -45,7 +45,7 @@ package struct CommandWorld: @unchecked Sendable {
     /// in-process, `CommandSurroundings`).
     package let surroundings: ProcessSurroundings
 
-    package init(layer: any CommandLayer, root: any ParsableCommand.Type, hardening: CommandTree.Hardening = .atStart,
+    init(layer: any CommandLayer, root: any ParsableCommand.Type, hardening: CommandTree.Hardening = .atStart,
                  surroundings: ProcessSurroundings = .process) {
         self.layer = layer
         self.root = root
@@ -56,14 +56,14 @@ package struct CommandWorld: @unchecked Sendable {
     }
 
     /// This world with `change` made to it: a fleet's, or one of its databases'.
-    package func with(_ change: (inout CommandWorld) -> Void) -> CommandWorld {
+    func with(_ change: (inout CommandWorld) -> Void) -> CommandWorld {
         var world = self
         change(&world)
         return world
     }
 
     /// The settings resolved for the running command, once `CommandTree.run` has.
-    package var settings: ProjectSettings? { resolvedSettings.settings }
+    var settings: ProjectSettings? { resolvedSettings.settings }
 
     /// The app's extensions the running command loads into every connection it opens
     /// (`--load-extension`, from wherever it was given).
@@ -106,7 +106,7 @@ package final class RunningCommand: @unchecked Sendable {
     private let lock = NSLock()
     private var parsed: (any ParsableCommand.Type)?
 
-    package init() {}
+    init() {}
 
     package var type: (any ParsableCommand.Type)? {
         get { lock.withLock { parsed } }
@@ -116,9 +116,9 @@ package final class RunningCommand: @unchecked Sendable {
 
 /// Holds the settings `CommandTree.run` resolved before the command ran.
 package final class ResolvedSettings: @unchecked Sendable {
-    package var settings: ProjectSettings?
+    var settings: ProjectSettings?
 
-    package init() {}
+    init() {}
 }
 
 /// Locks a command holds from the moment it opens the database it changes until it
@@ -136,12 +136,12 @@ package final class CommandLocks: @unchecked Sendable {
     /// run inside a process, `CommandSurroundings.run`).
     private var notes: [String: String] = [:]
     /// The command's name, the start of every note ("migrate").
-    package var command = ""
+    var command = ""
 
-    package init() {}
+    init() {}
 
     /// Whether this command holds the change lock of `database` already.
-    package func holds(_ database: String) -> Bool {
+    func holds(_ database: String) -> Bool {
         lock.withLock { held.contains { $0.database == database } }
     }
 
@@ -151,7 +151,7 @@ package final class CommandLocks: @unchecked Sendable {
         lock.withLock { held.first { $0.lock.locks(path) }?.lock }
     }
 
-    package func hold(_ fileLock: DatabaseFileLock, on database: String) {
+    func hold(_ fileLock: DatabaseFileLock, on database: String) {
         let first = lock.withLock { () -> Bool in
             defer { held.append((fileLock, database)) }
             return !held.contains { $0.database == database }
@@ -165,7 +165,7 @@ package final class CommandLocks: @unchecked Sendable {
     /// What the command is doing now, in each held database's note: at most every
     /// 100 ms (300 quick steps are not 300 file writes), the latest activity always
     /// written within that time, which is all a reader that has to wait can notice.
-    package func describe(_ activity: String) {
+    func describe(_ activity: String) {
         enum Next { case write, schedule, wait }
         let next = lock.withLock { () -> Next in
             latestActivity = activity

@@ -16,7 +16,7 @@ package struct DatabaseFailure: Hashable, Sendable {
     package let resultCode: SQLiteResultCode
     /// What happened to the files and what to do, for a statement the file system
     /// stopped (the error's own `explanation`); nil for any other.
-    package let explanation: FailureExplanation?
+    let explanation: FailureExplanation?
 
     package init(kind: DatabaseErrorKind, resultCode: SQLiteResultCode, explanation: FailureExplanation? = nil) {
         self.kind = kind
@@ -28,7 +28,7 @@ package struct DatabaseFailure: Hashable, Sendable {
     package var exitCode: CLIExitCode { ExitCodeDecision.row(for: self).exitCode }
 
     /// The stable name `--json` gives the failure (`ExitCodeDecision.row(for:)`).
-    package var jsonKind: String { ExitCodeDecision.row(for: self).kind }
+    var jsonKind: String { ExitCodeDecision.row(for: self).kind }
 
     /// Whether this is a damaged page met after the open (the schema read fine): SQLite's
     /// "database disk image is malformed in `SELECT …`" blames a query, `sentence` does not.

@@ -10,7 +10,7 @@ package struct FailureRow: Hashable, Sendable {
     /// A stable machine-readable name, for `--json`.
     package let kind: String
 
-    package init(_ exitCode: CLIExitCode, _ kind: String) {
+    init(_ exitCode: CLIExitCode, _ kind: String) {
         self.exitCode = exitCode
         self.kind = kind
     }
@@ -144,14 +144,14 @@ package enum ExitCodeDecision {
 
     /// A usage error ArgumentParser found, or the command line itself (an unknown or
     /// missing subcommand).
-    package static let usage = FailureRow(.usage, "usage")
+    static let usage = FailureRow(.usage, "usage")
     /// An error nothing in the table knows.
-    package static let unexpected = FailureRow(.failure, "unexpected")
+    static let unexpected = FailureRow(.failure, "unexpected")
     /// A database a fleet lists that is not there (`status`).
     static let missingDatabase = FailureRow(.fileError, "missing")
 
     /// A run a signal stopped (SIGHUP, SIGINT, SIGTERM), the work in progress rolled back.
-    package static func stopped(by signal: Int32) -> FailureRow {
+    static func stopped(by signal: Int32) -> FailureRow {
         FailureRow(.stopped(by: signal), "interrupted")
     }
 
@@ -159,7 +159,7 @@ package enum ExitCodeDecision {
     /// errors and each database error's result codes and explanations (which `row(for:)`
     /// covers case by case), and the success of checks that passed: what the README's
     /// "Exit codes" documents, row by row.
-    package static var everyExitCode: Set<CLIExitCode> {
+    static var everyExitCode: Set<CLIExitCode> {
         let rows = CLIError.Reason.allCases.map { row(for: CLIError($0, "")) }
             + CommandVerdict.allCases.map(row(for:))
             + DatabaseErrorKind.everyKind.map { row(for: DatabaseFailure(kind: $0, resultCode: .SQLITE_ERROR)) }
@@ -201,7 +201,7 @@ package enum ExitCodeDecision {
 
     /// Ends a command that reported `verdict` with its code, printing nothing more
     /// (ArgumentParser's `ExitCode`: the report said what was found).
-    package static func ending(with verdict: CommandVerdict) -> ExitCode {
+    static func ending(with verdict: CommandVerdict) -> ExitCode {
         ExitCode(exitCode(for: verdict).rawValue)
     }
 

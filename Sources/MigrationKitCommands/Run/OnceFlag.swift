@@ -1,13 +1,13 @@
 import Foundation
 
 /// True the first time `claim()` is called, false after: something said once.
-package final class OnceFlag: @unchecked Sendable {
+final class OnceFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var claimed = false
 
-    package init() {}
+    init() {}
 
-    package func claim() -> Bool {
+    func claim() -> Bool {
         lock.withLock {
             defer { claimed = true }
             return !claimed

@@ -18,7 +18,7 @@ package struct ProcessSurroundings: Sendable {
     /// Where its standard output and error go.
     package var console: Console
 
-    package init(environment: ProcessEnvironment = .process, standardInput: StandardInput = .process, console: Console = .process) {
+    init(environment: ProcessEnvironment = .process, standardInput: StandardInput = .process, console: Console = .process) {
         self.environment = environment
         self.standardInput = standardInput
         self.console = console
@@ -35,7 +35,7 @@ package struct ProcessSurroundings: Sendable {
     /// - Throws: `CLIError(.notConfirmed)` for no terminal or another answer; the stop's
     ///   own error when a signal stops the command while it waits (Ctrl-C at the
     ///   question), with nothing changed.
-    package func confirm(_ question: String, typing word: String, refusal: String) throws {
+    func confirm(_ question: String, typing word: String, refusal: String) throws {
         guard standardInput.isTerminal else { throw CLIError(.notConfirmed, refusal) }
         console.errorRaw("\(question) Type \"\(word)\" to confirm: ")
         let answer = standardInput.readLine(until: { Interruption.isStopping })

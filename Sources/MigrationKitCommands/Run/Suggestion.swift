@@ -1,8 +1,8 @@
 /// "Did you mean …?" for a misspelled name (a subcommand, a project-file setting): the
 /// one candidate the word is a prefix of, or else the nearest by edit distance, when it
 /// is near enough to be a typo rather than another word.
-package enum Suggestion {
-    package static func closest(to word: String, among candidates: [String]) -> String? {
+enum Suggestion {
+    static func closest(to word: String, among candidates: [String]) -> String? {
         let typed = Array(word.lowercased())
         guard !typed.isEmpty else { return nil }
         let prefixed = candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) }

@@ -11,7 +11,7 @@ package struct AppRegistrations: Sendable {
     /// Loaded in order, once the connection is keyed.
     package var extensions: [LoadableExtension] = []
     /// Runs after the extensions are loaded.
-    package var prepareDatabase: (@Sendable (SQLCipherDatabase) throws -> Void)?
+    var prepareDatabase: (@Sendable (SQLCipherDatabase) throws -> Void)?
 
     package init(collationStandIns: [String: CollationStandIn] = [:], extensions: [LoadableExtension] = [],
                  prepareDatabase: (@Sendable (SQLCipherDatabase) throws -> Void)? = nil) {

@@ -13,7 +13,7 @@ extension DatabaseKey {
     /// (`SQLCipherFeature.rawKeyRefusal`), which would key the file with another key than
     /// the one given. For a key that keys a new database or a copy; one that opens a
     /// database already keyed is checked by `validateForOpening()`.
-    package func validate() throws {
+    func validate() throws {
         try validateForOpening()
         if let form = rawKeyForm, let refusal = SQLCipherFeature.rawKeyRefusal(hexDigits: form.hexDigits, library: SQLCipherLibrary.cipherVersion) {
             throw SQLCipherError(kind: .invalidKey, message: "The key is \(refusal).")

@@ -16,7 +16,7 @@ package struct EffectiveCipherSettings: Hashable, Sendable, Codable {
     /// "AES-256-CBC".
     package let cipher: String?
     /// The crypto library under SQLCipher, e.g. "OpenSSL 3.0.3 3 May 2022".
-    package let provider: String?
+    let provider: String?
     /// Bytes of page 1 left unencrypted (SQLCipher 4; 0 on 3.x).
     package let plaintextHeaderSize: Int?
     /// Opened with a raw key: SQLCipher uses it as is, so the KDF settings do not apply.

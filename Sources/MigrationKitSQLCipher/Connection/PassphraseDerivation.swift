@@ -21,7 +21,7 @@ enum PassphraseDerivation {
     /// file with `salt` read in `settings`: PBKDF2 in the settings' algorithm and
     /// iterations, those of the format they name (`compatibility`), or the linked
     /// library's own format's.
-    package static func derivedKey(from key: DatabaseKey, salt: [UInt8], settings: CipherSettings) throws -> DatabaseKey {
+    static func derivedKey(from key: DatabaseKey, salt: [UInt8], settings: CipherSettings) throws -> DatabaseKey {
         let format = settings.compatibility.flatMap(CipherFormat.init(version:))
             ?? SQLCipherLibrary.cipherVersion.flatMap { CipherFormat(version: $0.major) } ?? .sqlcipher4
         let algorithm = (settings.kdfAlgorithm ?? format.parameters?.kdfAlgorithm ?? "PBKDF2_HMAC_SHA512").uppercased()

@@ -28,7 +28,7 @@ public final class SQLCipherDatabase {
     /// of the format its key was found to decrypt. Connections opened later to the same
     /// file (backups, scratch copies, the proof after a rekey) use them, so they derive
     /// the key once and never write another format.
-    package internal(set) var cipherSettings = CipherSettings()
+    internal(set) var cipherSettings = CipherSettings()
     /// Whether this connection created the file.
     var createdFile = false
     /// While true, SQLite's commit hook turns every COMMIT into a rollback (see
@@ -272,7 +272,7 @@ public final class SQLCipherDatabase {
 
     /// Turns foreign-key enforcement on or off for this connection. Call it outside a
     /// transaction: inside one, SQLite ignores it.
-    package func setForeignKeysEnabled(_ enabled: Bool) throws {
+    func setForeignKeysEnabled(_ enabled: Bool) throws {
         try execute(sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")", arguments: [])
     }
 
@@ -318,7 +318,7 @@ public final class SQLCipherDatabase {
     /// Loads `library` into this connection through SQLite's C API, with extension loading
     /// turned on for this call only (`SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION`, which leaves
     /// SQL's `load_extension()` refused) and off again after it, whatever happened.
-    package func loadExtension(_ library: LoadableExtension) throws {
+    func loadExtension(_ library: LoadableExtension) throws {
         guard !isClosed else { throw closedError() }
         var now: Int32 = 0
         guard migrationkit_db_config_flag(handle, Self.enableLoadExtension, 1, &now) == SQLITE_OK, now == 1 else {
@@ -683,7 +683,7 @@ extension SQLCipherDatabase {
     /// Tells `observer` the SQL text of every statement this connection starts
     /// (`sqlite3_trace_v2`'s `SQLITE_TRACE_STMT`), until it closes: for a test that pins
     /// what a command reads, and how often (the ledger, once per `migrate`).
-    package func traceStatements(_ observer: @escaping (String) -> Void) {
+    func traceStatements(_ observer: @escaping (String) -> Void) {
         let trace = StatementTrace(observer)
         statementTrace = trace
         sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, _, text in

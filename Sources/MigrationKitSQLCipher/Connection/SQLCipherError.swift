@@ -4,7 +4,7 @@ import MigrationKit
 /// Where in a multi-statement SQL text a statement starts.
 package struct SQLLocation: Hashable, Sendable, CustomStringConvertible {
     /// 1-based index of the statement in the text.
-    package let statementIndex: Int
+    let statementIndex: Int
     /// 1-based line SQLite points at: the token where it stopped parsing, for an error
     /// it locates (a syntax error); otherwise the statement's first token.
     package let line: Int
@@ -44,7 +44,7 @@ public struct SQLCipherError: ExplainableError, RemediableError, KindedDatabaseE
     /// The failing statement, when there is one.
     public let sql: String?
     /// Where the failing statement starts in the text passed to `execute(sql:)`.
-    package let location: SQLLocation?
+    let location: SQLLocation?
     /// The database file concerned, when known.
     public let path: String?
     /// The message's parts, when what to do includes a remedy a command line words

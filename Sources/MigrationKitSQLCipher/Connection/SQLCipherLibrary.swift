@@ -6,10 +6,10 @@ public enum SQLCipherLibrary {
     package static let sqliteVersion: String = SQLCipherDatabase.libraryVersion.text
 
     /// The SQLite version, to test for features (`SQLiteVersion.pragmaFunctions`, …).
-    package static let sqlite = SQLiteVersion(sqliteVersion) ?? SQLiteVersion(3, 0, 0)
+    static let sqlite = SQLiteVersion(sqliteVersion) ?? SQLiteVersion(3, 0, 0)
 
     /// `PRAGMA quick_check(TABLE)`: one table and its indexes.
-    package static var hasTableQuickCheck: Bool { sqlite >= .tableQuickCheck }
+    static var hasTableQuickCheck: Bool { sqlite >= .tableQuickCheck }
 
     /// `PRAGMA cipher_version` as the library reports it ("3.4.1", "4.6.1 community"),
     /// or nil when the linked library is plain SQLite. Read from a private in-memory
@@ -56,11 +56,11 @@ public enum SQLCipherLibrary {
     /// The page size the linked library gives a new encrypted database when none is set
     /// (`PRAGMA cipher_default_page_size`, which SQLCipher 3 has too): 1024 on SQLCipher
     /// 3's defaults, 4096 on 4's.
-    package static let defaultPageSize: Int = inMemoryValue("PRAGMA cipher_default_page_size").flatMap { Int($0) }
+    static let defaultPageSize: Int = inMemoryValue("PRAGMA cipher_default_page_size").flatMap { Int($0) }
         ?? (SQLCipherFeature.formatFour.isAvailable(in: cipherVersion) ? 4096 : 1024)
 
     /// Whether the library has `PRAGMA cipher_integrity_check` (`SQLCipherFeature`).
-    package static var hasCipherIntegrityCheck: Bool {
+    static var hasCipherIntegrityCheck: Bool {
         SQLCipherFeature.integrityCheck.isAvailable(in: cipherVersion)
     }
 

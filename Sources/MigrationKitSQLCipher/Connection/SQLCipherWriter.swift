@@ -19,7 +19,7 @@ public final class SQLCipherWriter: @unchecked Sendable {
     /// when none were given and the file is in another known format than the linked
     /// library's (a SQLCipher 3 file on SQLCipher 4), they name that format, so every
     /// connection opened from this configuration keeps it.
-    package let configuration: Configuration
+    let configuration: Configuration
     /// Kept (in wiped storage) for operations that need the same key again, such as a
     /// backup or a scratch database encrypted alike. Never printed.
     let key: DatabaseKey?

@@ -81,7 +81,7 @@ package enum DatabaseBackup {
     /// what `restore` requires before it replaces anything. Returns the check, which may
     /// name what it could not check without what only the app registers.
     @discardableResult
-    package static func prove(_ backup: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws -> VerificationCheck {
+    static func prove(_ backup: String, key: DatabaseKey?, configuration: SQLCipherConfiguration = SQLCipherConfiguration()) throws -> VerificationCheck {
         var proving = configuration
         proving.createIfMissing = false
         proving.readOnly = true
@@ -103,7 +103,7 @@ package enum DatabaseBackup {
     /// database's owner, group and mode. The backup itself is kept. A symbolic link at
     /// `path` is followed: its target is restored. Another process that has the database
     /// open is waited for, up to the configuration's busy timeout (`DatabaseUsers`).
-    package static func restore(
+    static func restore(
         from backup: String,
         to path: String,
         key: DatabaseKey?,
@@ -116,7 +116,7 @@ package enum DatabaseBackup {
     /// `restore(from:to:key:configuration:beforeReplacing:)` under the change lock the
     /// caller holds (`heldLock`, a command's), or its own. Returns the backup's proof.
     @discardableResult
-    package static func restore(from backup: String, to path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
+    static func restore(from backup: String, to path: String, key: DatabaseKey?, configuration: SQLCipherConfiguration,
                                 heldLock: DatabaseFileLock?, beforeReplacing: () throws -> Void) throws -> VerificationCheck {
         let proof = try prove(backup, key: key, configuration: configuration)
         try BackupFiles.putInPlace(backup, of: path, timeout: configuration.busyTimeout, heldLock: heldLock, beforeReplacing: beforeReplacing)

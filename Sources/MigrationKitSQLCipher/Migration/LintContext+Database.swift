@@ -14,7 +14,7 @@ extension LintContext {
     }
 
     /// The linked SQLite plus what a database holds (`consulting(_:for:)`).
-    package static func reading(_ db: SQLCipherDatabase, for files: [SQLMigrationFile]) throws -> LintContext {
+    static func reading(_ db: SQLCipherDatabase, for files: [SQLMigrationFile]) throws -> LintContext {
         try linkedLibrary.consulting(db, for: files)
     }
 

@@ -80,7 +80,7 @@ extension SQLCipherMigrationRunner {
     /// - Returns: the change that caused an erase (nil when none was needed) and the
     ///   migration report.
     @discardableResult
-    package func migrateErasingOnSchemaChange(in writer: SQLCipherWriter, options: MigrateOptions = MigrateOptions()) throws -> (erased: SchemaChange?, report: MigrationReport) {
+    func migrateErasingOnSchemaChange(in writer: SQLCipherWriter, options: MigrateOptions = MigrateOptions()) throws -> (erased: SchemaChange?, report: MigrationReport) {
         let change = try schemaChange(in: writer)
         if change != nil { try erase(writer) }
         return (change, try migrate(in: writer, options: options))

@@ -26,7 +26,7 @@ extension SQLCipherMigrationRunner {
 
     /// Rolls back one named step, which must be the latest applied.
     @discardableResult
-    package func rollbackMigration(_ identifier: String, in writer: SQLCipherWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
+    func rollbackMigration(_ identifier: String, in writer: SQLCipherWriter, acceptModified: Set<String> = []) throws -> MigrationReport {
         try rollback(.only(identifier), in: writer, acceptModified: acceptModified)
     }
 

@@ -177,7 +177,7 @@ public struct SQLCipherMigrationRunner: Sendable {
 
     /// What `migrate(in:options:)` (or `migrate(in:upTo:options:)` with `target`)
     /// would do, or the error it would throw, without changing anything.
-    package func migratePlan(in writer: SQLCipherWriter, upTo target: String? = nil,
+    func migratePlan(in writer: SQLCipherWriter, upTo target: String? = nil,
                             options: MigrateOptions = MigrateOptions()) throws -> MigrationPlan<SQLCipherDatabase> {
         let lastIndex = try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1)
         return try writer.read { try engine.plan($0, through: lastIndex, options: options) }

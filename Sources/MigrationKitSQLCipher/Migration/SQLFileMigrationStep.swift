@@ -24,7 +24,7 @@ extension SQLCipherDatabase: SQLFileExecuting {
 
     /// The lowercase hex SHA-384 of `bytes`: sqlx's checksum of a migration file, which
     /// adopting a database sqlx migrated compares (`OtherToolLedger`).
-    package static func sha384Hex(of bytes: [UInt8]) -> String {
+    static func sha384Hex(of bytes: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 48)
         bytes.withUnsafeBytes { migrationkit_sha384($0.baseAddress, $0.count, &digest) }
         return MigrationChecksum.hex(digest)

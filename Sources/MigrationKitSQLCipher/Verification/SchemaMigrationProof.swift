@@ -36,9 +36,9 @@ package struct SchemaMigrationProof: Sendable {
     package typealias Refusal = SchemaRefusal
 
     /// The oldest SQLite the migration must run on, and lint's judgement of it.
-    package let lintContext: LintContext
+    let lintContext: LintContext
     /// Whether changes that can lose rows are allowed (`--allow-drop`).
-    package let allowsDestructiveChanges: Bool
+    let allowsDestructiveChanges: Bool
     /// What only the app registers, brought to every scratch database (`--load-extension`):
     /// a schema with the app's full-text index or a view calling its function is built,
     /// migrated and rolled back with it.

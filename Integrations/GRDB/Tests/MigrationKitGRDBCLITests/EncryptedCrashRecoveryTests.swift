@@ -2,9 +2,9 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
-import MigrationKitKeys
+@testable import MigrationKit
+@testable import MigrationKitGRDB
+@testable import MigrationKitKeys
 import MigrationKitTestSupport
 import Testing
 

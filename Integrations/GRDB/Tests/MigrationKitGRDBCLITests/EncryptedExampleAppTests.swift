@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 #if GRDBSQLCipher
-import MigrationKitKeys
+@testable import MigrationKitKeys
 #endif
 
 /// The commands take the key options exactly when GRDB is built on SQLCipher: the

@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitCommands
-import MigrationKitGRDB
-import MigrationKitGRDBCLI
+@testable import MigrationKit
+@testable import MigrationKitCommands
+@testable import MigrationKitGRDB
+@testable import MigrationKitGRDBCLI
 import Testing
 
 /// The commands over a GRDB writer with SQL migration files (`--migrations`), run in

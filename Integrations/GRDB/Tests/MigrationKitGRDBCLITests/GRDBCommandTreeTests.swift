@@ -1,5 +1,5 @@
 import ArgumentParser
-import MigrationKitCommands
+@testable import MigrationKitCommands
 @testable import MigrationKitGRDBCLI
 import Testing
 

@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitCommands
-import MigrationKitFiles
-import MigrationKitGRDB
-import MigrationKitGRDBCLI
+@testable import MigrationKit
+@testable import MigrationKitCommands
+@testable import MigrationKitFiles
+@testable import MigrationKitGRDB
+@testable import MigrationKitGRDBCLI
 import MigrationKitTestSupport
 import Testing
 

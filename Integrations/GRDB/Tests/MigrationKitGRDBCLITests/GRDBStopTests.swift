@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKitFiles
+@testable import MigrationKitFiles
 import MigrationKitTestSupport
 import Testing
 

@@ -1,12 +1,12 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import MigrationKitTestSupport
 import Testing
 #if canImport(SQLCipher)
-import MigrationKitKeys
+@testable import MigrationKitKeys
 #endif
 
 /// Which GRDB this run was built on, from `scripts/test.sh` (`MIGRATIONKIT_GRDB_FLAVOUR` =

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import Testing
 
 /// MigrationKit's bookkeeping is GRDB's to ignore: a database the runner migrated reads,

@@ -1,12 +1,11 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitFiles
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitFiles
+@testable import MigrationKitGRDB
 import Testing
-import MigrationKitSecrets
-
+@testable import MigrationKitSecrets
 /// `GRDBDatabaseFile`: a GRDB app's file opened as the SQLCipher connection opens its
 /// own, private when created, with the core's verdict on a file that does not open.
 @Suite struct GRDBDatabaseFileTests {

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import Testing
 
 /// The foreign-key modes are GRDB's, and the verification after the run says only what

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import Testing
 
 /// Merged migrations (`registerMigration(_:merging:migrate:)`), one case per starting

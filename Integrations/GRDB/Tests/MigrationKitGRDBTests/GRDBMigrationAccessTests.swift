@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import GRDBTestSupport
 import Testing
 

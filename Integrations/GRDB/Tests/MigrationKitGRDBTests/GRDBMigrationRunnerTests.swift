@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import MigrationKit
-import MigrationKitFiles
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitFiles
+@testable import MigrationKitGRDB
 import GRDBTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import Testing
 
 /// GRDB's own documentation example (the migrations guide's `DatabaseMigrator`, its

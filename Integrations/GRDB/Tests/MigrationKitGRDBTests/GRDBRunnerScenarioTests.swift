@@ -1,7 +1,7 @@
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import Testing
 
 /// `RunnerScenarios` (shared with the SQLCipher runner's tests) through the GRDB runner.

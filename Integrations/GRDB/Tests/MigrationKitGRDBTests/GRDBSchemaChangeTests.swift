@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import Testing
 
 /// Erase-on-schema-change and the commands' explanation of it (`schemaChange(in:)`), with

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import GRDBTestSupport
-import MigrationKit
-import MigrationKitGRDB
+@testable import MigrationKit
+@testable import MigrationKitGRDB
 import Testing
 
 /// `SchemaMigration` on a GRDB app's own writer: the migration from the app's database
