@@ -119,7 +119,7 @@ public enum GRDBDatabaseFile {
     /// key: those the linked SQLCipher reads, its own first, whose page size the file's
     /// size allows; SQLCipher 4's for an empty file (made and never written). A plaintext
     /// SQLite file throws `UnreadableDatabaseError`: it opens without a key.
-    static func candidateFormats(_ path: String) throws -> [CipherFormat] {
+    package static func candidateFormats(_ path: String) throws -> [CipherFormat] {
         let file = DatabaseFileHeader(path: path)
         if file.size == 0 { return [.sqlcipher4] }
         if file.isPlaintextSQLiteDatabase { throw UnreadableDatabaseError(path: path, keyed: true, triedFormats: nil) }
@@ -134,7 +134,7 @@ public enum GRDBDatabaseFile {
     /// linked SQLCipher's own format (once more per older format tried), and by a
     /// separate probe only for a format without page HMACs (`Database.useKey`). Throws
     /// `UnreadableDatabaseError` when the key reads it in none.
-    static func openFinding<Writer>(path: String, key: DatabaseKey, formats: [CipherFormat],
+    package static func openFinding<Writer>(path: String, key: DatabaseKey, formats: [CipherFormat],
                                            _ open: (CipherFormat) throws -> Writer) throws -> (writer: Writer, format: CipherFormat) {
         for format in formats {
             do {

@@ -111,7 +111,7 @@ public enum CipherFormat: String, Hashable, Sendable, Codable, CustomStringConve
     /// The formats a SQLCipher of `library`'s version reads with no settings given, its
     /// own first: 4.x reads 4 then 3, 2, 1 (through `cipher_compatibility`); 3.x reads
     /// 3 then 2, 1.
-    static func readable(by library: SQLCipherVersion) -> [CipherFormat] {
+    package static func readable(by library: SQLCipherVersion) -> [CipherFormat] {
         (1...max(1, min(library.major, 4))).reversed().compactMap { CipherFormat(version: $0) }
     }
 }

@@ -29,7 +29,7 @@ package struct SQLCipherFeature: Hashable, Sendable, CustomStringConvertible {
 
     /// What a raw key of `hexDigits` hex digits (`x'…'`) needs of the library, or nil when
     /// every SQLCipher reads it as a raw key (64 digits, the key; 96, with its salt).
-    static func neededForRawKey(hexDigits: Int) -> SQLCipherFeature? {
+    package static func neededForRawKey(hexDigits: Int) -> SQLCipherFeature? {
         hexDigits == 160 ? rawKeyWithHMACKey : nil
     }
 
