@@ -214,16 +214,19 @@ public struct GRDBMigrationRunner: Sendable {
         var migrator = DatabaseMigrator()
         migrator.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
         var disabled = false
-        for step in registry.steps {
-            if !step.checksDeferredForeignKeys, !disabled {
+        let steps = registry.steps
+        let calls = migrators.calls
+        for index in steps.indices {
+            let checksDeferred = steps[index].checksDeferredForeignKeys
+            if !checksDeferred, !disabled {
                 migrator = migrator.disablingDeferredForeignKeyChecks()
                 disabled = true
             }
-            let immediate = (step.foreignKeyChecks ?? foreignKeyChecks) == .immediate
-            let checks: ForeignKeyChecking.Step = immediate ? .immediate : (step.checksDeferredForeignKeys ? .deferred : .unchecked)
-            let body = GRDBStepBody(step: step, checks: checks, calls: migrators.calls, legacyHistorySQL: legacyHistorySQL)
-            migrator.registerMigration(step.identifier, foreignKeyChecks: immediate ? .immediate : .deferred,
-                                       merging: Set(step.merging)) { db, appliedMerged in
+            let immediate = (steps[index].foreignKeyChecks ?? foreignKeyChecks) == .immediate
+            let checks: ForeignKeyChecking.Step = immediate ? .immediate : (checksDeferred ? .deferred : .unchecked)
+            let body = GRDBStepBody(steps: steps, index: index, checks: checks, calls: calls, legacyHistorySQL: legacyHistorySQL)
+            migrator.registerMigration(steps[index].identifier, foreignKeyChecks: immediate ? .immediate : .deferred,
+                                       merging: Set(steps[index].merging)) { db, appliedMerged in
                 try body.run(db, appliedMerged: appliedMerged)
             }
         }
