@@ -166,8 +166,9 @@ public struct GRDBMigrationRunner: Sendable {
                  foreignKeyChecks: foreignKeyChecks)
     }
 
-    private mutating func register(_ step: MigrationStep<Database>, foreignKeyChecks: ForeignKeyChecks?) {
-        var step = step
+    /// Takes the step it is given (`consuming`): an app registers hundreds at every
+    /// launch, and a copy of a step retains each of its closures and strings.
+    private mutating func register(_ step: consuming MigrationStep<Database>, foreignKeyChecks: ForeignKeyChecks?) {
         step.foreignKeyChecks = foreignKeyChecks
         step.checksDeferredForeignKeys = checksDeferredForeignKeys
         registry.registerAsGRDB(step)
