@@ -52,13 +52,23 @@ func copy(_ source: String, to destination: String) throws {
     try FileManager.default.copyItem(atPath: source, toPath: destination)
 }
 
+var results: [(name: String, grdb: Double, runner: Double)] = []
+/// The cases to run, by their row's number in the table (BENCH_GRDB_CASES, "4" or "1,2";
+/// default every one), and the sides (BENCH_GRDB_SIDE, `grdb` or `runner`; default both):
+/// to profile one row and one side alone.
+let selectedCases = environment["BENCH_GRDB_CASES"].map { Set($0.split(separator: ",").compactMap { Int($0) }) }
+let sides = Migrator.allCases.filter { side in environment["BENCH_GRDB_SIDE"].map { $0 == "\(side)" } ?? true }
+var caseNumber = 0
+
 /// One case: `prepare` (untimed) makes a round's database, `run` is timed, for each
-/// migrator in turn, `rounds` times; the medians, in seconds.
-func measure(_ name: String, prepare: (Migrator) throws -> any DatabaseWriter, run: (Migrator, any DatabaseWriter) throws -> Void,
-             perRun divisor: Double = 1) throws -> (name: String, grdb: Double, runner: Double) {
+/// migrator in turn, `rounds` times; the medians, in seconds, added to `results`.
+@MainActor func measure(_ name: String, prepare: (Migrator) throws -> any DatabaseWriter, run: (Migrator, any DatabaseWriter) throws -> Void,
+                        perRun divisor: Double = 1) throws {
+    caseNumber += 1
+    guard selectedCases?.contains(caseNumber) ?? true else { return }
     var times: [Migrator: [Double]] = [:]
     for _ in 0..<rounds {
-        for migrator in Migrator.allCases {
+        for migrator in sides {
             let writer = try prepare(migrator)
             let start = ContinuousClock.now
             try run(migrator, writer)
@@ -69,7 +79,7 @@ func measure(_ name: String, prepare: (Migrator) throws -> any DatabaseWriter, r
         }
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-    return (name, median(times[.grdb] ?? [0]), median(times[.runner] ?? [0]))
+    results.append((name, median(times[.grdb] ?? [0]), median(times[.runner] ?? [0])))
 }
 
 // The steps of each case.
@@ -112,45 +122,43 @@ let insert: (String, @Sendable (Database) throws -> Void) = ("insert notes", { d
     }
 })
 
-var results: [(name: String, grdb: Double, runner: Double)] = []
-
 // An app's launch with 100 applied migrations and nothing to do, 100 launches a round:
 // opening the database, registering the steps and migrating; and the last two alone,
 // on one open queue.
 let launched = path("launch.sqlite")
 try Migrator.grdb.migrate(history, try DatabaseQueue(path: launched))
 let launches = 100.0
-results.append(try measure("app launch, 100 applied, nothing to do: open, register, migrate", prepare: { _ in try DatabaseQueue() }, run: { migrator, _ in
+try measure("app launch, 100 applied, nothing to do: open, register, migrate", prepare: { _ in try DatabaseQueue() }, run: { migrator, _ in
     for _ in 0..<Int(launches) {
         let queue = try DatabaseQueue(path: launched)
         try migrator.migrate(history, queue)
         try queue.close()
     }
-}, perRun: launches))
-results.append(try measure("the same, register and migrate alone", prepare: { _ in try DatabaseQueue(path: launched) }, run: { migrator, writer in
+}, perRun: launches)
+try measure("the same, register and migrate alone", prepare: { _ in try DatabaseQueue(path: launched) }, run: { migrator, writer in
     for _ in 0..<Int(launches) { try migrator.migrate(history, writer) }
-}, perRun: launches))
+}, perRun: launches)
 
-results.append(try measure("\(smallSteps.count) small migrations, DatabaseQueue", prepare: { migrator in
+try measure("\(smallSteps.count) small migrations, DatabaseQueue", prepare: { migrator in
     remove(path("small-\(migrator).sqlite"))
     return try DatabaseQueue(path: path("small-\(migrator).sqlite"))
-}, run: { migrator, writer in try migrator.migrate(smallSteps, writer) }))
+}, run: { migrator, writer in try migrator.migrate(smallSteps, writer) })
 
-results.append(try measure("\(smallSteps.count) small migrations, DatabasePool", prepare: { migrator in
+try measure("\(smallSteps.count) small migrations, DatabasePool", prepare: { migrator in
     remove(path("pool-\(migrator).sqlite"))
     return try DatabasePool(path: path("pool-\(migrator).sqlite"))
-}, run: { migrator, writer in try migrator.migrate(smallSteps, writer) }))
+}, run: { migrator, writer in try migrator.migrate(smallSteps, writer) })
 
 let rewriteTemplate = path("rewrite-template.sqlite")
 try Migrator.grdb.migrate([events], try DatabaseQueue(path: rewriteTemplate))
-results.append(try measure("\(rewriteRows)-row rewrite (12-step)", prepare: { migrator in
+try measure("\(rewriteRows)-row rewrite (12-step)", prepare: { migrator in
     try copy(rewriteTemplate, to: path("rewrite-\(migrator).sqlite"))
     return try DatabaseQueue(path: path("rewrite-\(migrator).sqlite"))
-}, run: { migrator, writer in try migrator.migrate([events, rewrite], writer) }))
+}, run: { migrator, writer in try migrator.migrate([events, rewrite], writer) })
 
 // The same rewrite, with the integrity half of the verification left to the app (as an
 // app that cannot read its file back at launch leaves it), to show what the rest costs.
-results.append(try measure("the same, integrity check left to the app", prepare: { migrator in
+try measure("the same, integrity check left to the app", prepare: { migrator in
     try copy(rewriteTemplate, to: path("rewrite-\(migrator).sqlite"))
     return try DatabaseQueue(path: path("rewrite-\(migrator).sqlite"))
 }, run: { migrator, writer in
@@ -162,7 +170,7 @@ results.append(try measure("the same, integrity check left to the app", prepare:
         for (identifier, body) in [events, rewrite] { runner.registerMigration(identifier, migrate: body) }
         try runner.migrate(writer)
     }
-}))
+})
 
 // A small change to a large database: a new table of two rows beside the rewrite's
 // 300,000 events, which the verification does not read back. From a file the runner
@@ -173,15 +181,15 @@ try Migrator.runner.migrate([events], try DatabaseQueue(path: besideTemplate))
 let small: (String, @Sendable (Database) throws -> Void) = ("settings", { db in
     try db.execute(sql: "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT); INSERT INTO settings VALUES ('theme', 'dark'), ('lang', 'en')")
 })
-results.append(try measure("a small change beside \(rewriteRows) rows", prepare: { migrator in
+try measure("a small change beside \(rewriteRows) rows", prepare: { migrator in
     try copy(besideTemplate, to: path("beside-\(migrator).sqlite"))
     return try DatabaseQueue(path: path("beside-\(migrator).sqlite"))
-}, run: { migrator, writer in try migrator.migrate([events, small], writer) }))
+}, run: { migrator, writer in try migrator.migrate([events, small], writer) })
 
-results.append(try measure("\(insertRows)-row insert (a statement a row, in Swift)", prepare: { migrator in
+try measure("\(insertRows)-row insert (a statement a row, in Swift)", prepare: { migrator in
     remove(path("insert-\(migrator).sqlite"))
     return try DatabaseQueue(path: path("insert-\(migrator).sqlite"))
-}, run: { migrator, writer in try migrator.migrate([insert], writer) }))
+}, run: { migrator, writer in try migrator.migrate([insert], writer) })
 
 func format(_ seconds: Double) -> String {
     seconds < 0.1 ? String(format: "%.2f ms", seconds * 1000) : String(format: "%.3f s", seconds)

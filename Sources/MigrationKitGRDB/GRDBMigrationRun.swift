@@ -280,7 +280,11 @@ struct ForeignKeyChecking: Sendable {
 /// scratch replay, an app running the runner's `migrator` itself), the step's own
 /// history row.
 struct GRDBStepBody: Sendable {
-    let step: MigrationStep<Database>
+    /// The runner's steps, shared by every step's body (a launch builds GRDB's migrator
+    /// for hundreds of them, and copying each step into its body costs more than GRDB's
+    /// registration of it), and which one this is.
+    let steps: [MigrationStep<Database>]
+    let index: Int
     let checks: ForeignKeyChecking.Step
     /// The calls the closure may belong to, found by its connection.
     let calls: GRDBMigrationCalls
@@ -292,6 +296,7 @@ struct GRDBStepBody: Sendable {
 
     func run(_ db: Database, appliedMerged: Set<String>) throws {
         let start = ContinuousClock.now
+        let step = steps[index]
         let merge = Self.ledgerMerge(of: step, appliedMerged: appliedMerged)
         guard let run = calls.run(on: db) else {
             if let legacyHistorySQL = legacyHistorySQL(), try !db.tableExists(MigrationHistoryTable.legacyName) {

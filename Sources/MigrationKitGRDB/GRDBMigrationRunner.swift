@@ -83,7 +83,7 @@ public struct GRDBMigrationRunner: Sendable {
     /// by one then allocates nothing), otherwise by starting a cache of this runner's own.
     private mutating func forgetMigrator() {
         if isKnownUniquelyReferenced(&migrators) {
-            migrators.forget()
+            migrators.forgetUnshared()
         } else {
             migrators = GRDBMigratorCache()
         }
@@ -166,8 +166,9 @@ public struct GRDBMigrationRunner: Sendable {
                  foreignKeyChecks: foreignKeyChecks)
     }
 
-    private mutating func register(_ step: MigrationStep<Database>, foreignKeyChecks: ForeignKeyChecks?) {
-        var step = step
+    /// Takes the step it is given (`consuming`): an app registers hundreds at every
+    /// launch, and a copy of a step retains each of its closures and strings.
+    private mutating func register(_ step: consuming MigrationStep<Database>, foreignKeyChecks: ForeignKeyChecks?) {
         step.foreignKeyChecks = foreignKeyChecks
         step.checksDeferredForeignKeys = checksDeferredForeignKeys
         registry.registerAsGRDB(step)
@@ -214,16 +215,19 @@ public struct GRDBMigrationRunner: Sendable {
         var migrator = DatabaseMigrator()
         migrator.eraseDatabaseOnSchemaChange = eraseDatabaseOnSchemaChange
         var disabled = false
-        for step in registry.steps {
-            if !step.checksDeferredForeignKeys, !disabled {
+        let steps = registry.steps
+        let calls = migrators.calls
+        for index in steps.indices {
+            let checksDeferred = steps[index].checksDeferredForeignKeys
+            if !checksDeferred, !disabled {
                 migrator = migrator.disablingDeferredForeignKeyChecks()
                 disabled = true
             }
-            let immediate = (step.foreignKeyChecks ?? foreignKeyChecks) == .immediate
-            let checks: ForeignKeyChecking.Step = immediate ? .immediate : (step.checksDeferredForeignKeys ? .deferred : .unchecked)
-            let body = GRDBStepBody(step: step, checks: checks, calls: migrators.calls, legacyHistorySQL: legacyHistorySQL)
-            migrator.registerMigration(step.identifier, foreignKeyChecks: immediate ? .immediate : .deferred,
-                                       merging: Set(step.merging)) { db, appliedMerged in
+            let immediate = (steps[index].foreignKeyChecks ?? foreignKeyChecks) == .immediate
+            let checks: ForeignKeyChecking.Step = immediate ? .immediate : (checksDeferred ? .deferred : .unchecked)
+            let body = GRDBStepBody(steps: steps, index: index, checks: checks, calls: calls, legacyHistorySQL: legacyHistorySQL)
+            migrator.registerMigration(steps[index].identifier, foreignKeyChecks: immediate ? .immediate : .deferred,
+                                       merging: Set(steps[index].merging)) { db, appliedMerged in
                 try body.run(db, appliedMerged: appliedMerged)
             }
         }

@@ -28,19 +28,23 @@ package enum DatabaseChecks {
     package static func quickCheck(_ db: some SQLQuerying, table: String? = nil) -> VerificationCheck {
         let name = table.map { "quick_check(\($0))" } ?? "quick_check"
         do {
-            let contentless = try contentlessFTS4Tables(db)
+            // The whole file's check needs them first, for its limit; one table's only to
+            // read an answer other than "ok" (a verification after a run checks each table
+            // it changed, and each would otherwise read the schema again).
+            let contentlessBefore = table == nil ? try contentlessFTS4Tables(db) : []
             let external = table == nil ? try externalContentFTS4Tables(db) : []
-            func isFinding(_ line: String) -> Bool {
-                !(line.hasPrefix("unable to validate the inverted index for FTS") && contentless.contains { line.contains(" table main.\($0):") })
-                    && !(line.hasPrefix("malformed inverted index for FTS") && external.contains { line.hasSuffix(" table main.\($0)") })
-            }
             // One finding, after as many lines as the indexes checked apart may answer.
-            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(\(1 + contentless.count + external.count))"
+            let sql = table.map { "PRAGMA quick_check(\(quoteIdentifier($0)))" } ?? "PRAGMA quick_check(\(1 + contentlessBefore.count + external.count))"
             let answer: [String]
             do {
                 answer = try db.textColumn(sql: sql)
             } catch let error where table == nil && appExtensionNeed(of: error, in: db) != nil {
                 return quickCheckTableByTable(db, because: appExtensionNeed(of: error, in: db)!)
+            }
+            let contentless = table == nil || answer == ["ok"] ? contentlessBefore : try contentlessFTS4Tables(db)
+            func isFinding(_ line: String) -> Bool {
+                !(line.hasPrefix("unable to validate the inverted index for FTS") && contentless.contains { line.contains(" table main.\($0):") })
+                    && !(line.hasPrefix("malformed inverted index for FTS") && external.contains { line.hasSuffix(" table main.\($0)") })
             }
             let findings = answer.filter(isFinding)
             let result = findings.isEmpty && !answer.isEmpty ? "ok" : findings.prefix(1).joined(separator: "; ")
