@@ -40,8 +40,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // Core: steps, registry, errors. Pure Swift, no C, no database.
-        .target(name: "MigrationKit"),
+        // Core: steps, registry, errors. No database; OpenSSL's libcrypto for the
+        // checksums it compares (its own and other tools').
+        .target(name: "MigrationKit", dependencies: ["CLibCrypto"]),
 
         // What MigrationKit does with files besides opening them as databases: change
         // locks, durable private writes, scratch folders, what a path is, stopping on a
@@ -62,7 +63,7 @@ let package = Package(
             pkgConfig: "sqlcipher",
             providers: [.apt(["libsqlcipher-dev"])]
         ),
-        // SHA-256 for migration checksums from OpenSSL's libcrypto (apt: libssl-dev), the
+        // Checksums from OpenSSL's libcrypto (apt: libssl-dev), the
         // library libsqlcipher already encrypts with: a well-kept hash that costs no
         // build of its own, where a Swift package would compile a TLS library for one hash.
         .systemLibrary(
@@ -139,7 +140,7 @@ let package = Package(
         .target(name: "MigrationKitGRDB", dependencies: [
             // Keys, for a GRDB built on SQLCipher (Database.useKey); new files made as
             // the SQLCipher connection makes them (NewDatabaseFile).
-            "MigrationKit", "MigrationKitSecrets", "MigrationKitFiles", "CLibCrypto",
+            "MigrationKit", "MigrationKitSecrets", "MigrationKitFiles",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "MigrationKitGRDBCLI", dependencies: [

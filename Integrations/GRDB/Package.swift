@@ -41,7 +41,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        .target(name: "MigrationKit"),
+        .target(name: "MigrationKit", dependencies: ["CLibCrypto"]),
         // Locks, durable writes, scratch folders, signals: the main package's file module.
         .target(name: "MigrationKitFiles", dependencies: [
             "MigrationKit", "MigrationKitSecrets", .product(name: "SystemPackage", package: "swift-system"),
@@ -66,11 +66,10 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        // SHA-256 for migration checksums (OpenSSL's libcrypto), as the main package
-        // computes them.
+        // Checksums (OpenSSL's libcrypto), as the main package computes them.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "MigrationKitGRDB", dependencies: [
-            "MigrationKit", "MigrationKitSecrets", "MigrationKitFiles", "CLibCrypto",
+            "MigrationKit", "MigrationKitSecrets", "MigrationKitFiles",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The command layer over the app's GRDB writer, for its own binary

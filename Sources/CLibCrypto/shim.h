@@ -27,4 +27,36 @@ static inline int migrationkit_pbkdf2(const void *password, size_t passwordLengt
     return PKCS5_PBKDF2_HMAC((const char *)password, (int)passwordLength, salt, (int)saltLength, iterations, md, (int)length, out);
 }
 
+// MD5 of `count` bytes at `bytes` into the 16 bytes at `digest`: what Liquibase's
+// changeset checksums are made of. MD5 is in OpenSSL 3's default provider.
+static inline void migrationkit_md5(const void *bytes, size_t count, unsigned char *digest) {
+    EVP_Digest(bytes, count, digest, NULL, EVP_md5(), NULL);
+}
+
+// A SHA-256 fed in pieces and read part-way (Atlas's `atlas.sum` chain): started, added
+// to, read (from a copy, so that more can be added), ended. NULL or 0: out of memory.
+static inline EVP_MD_CTX *migrationkit_sha256_start(void) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context != NULL && EVP_DigestInit_ex(context, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(context);
+        return NULL;
+    }
+    return context;
+}
+
+static inline int migrationkit_digest_add(EVP_MD_CTX *context, const void *bytes, size_t count) {
+    return EVP_DigestUpdate(context, bytes, count);
+}
+
+static inline int migrationkit_digest_read(const EVP_MD_CTX *context, unsigned char *digest) {
+    EVP_MD_CTX *copy = EVP_MD_CTX_new();
+    int done = copy != NULL && EVP_MD_CTX_copy_ex(copy, context) == 1 && EVP_DigestFinal_ex(copy, digest, NULL) == 1;
+    EVP_MD_CTX_free(copy);
+    return done;
+}
+
+static inline void migrationkit_digest_end(EVP_MD_CTX *context) {
+    EVP_MD_CTX_free(context);
+}
+
 #endif

@@ -1,4 +1,3 @@
-import CLibCrypto
 import Foundation
 import GRDB
 import MigrationKit
@@ -47,20 +46,6 @@ extension GRDB.Database: SQLFileExecuting {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sqlite3_error_offset") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (OpaquePointer?) -> Int32).self)
     }()
-
-    public static func sha256Hex(of bytes: [UInt8]) -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBytes { migrationkit_sha256($0.baseAddress, $0.count, &digest) }
-        return MigrationChecksum.hex(digest)
-    }
-
-    /// The lowercase hex SHA-384 of `bytes`: sqlx's checksum of a migration file, which
-    /// adopting a database sqlx migrated compares (`OtherToolLedger`).
-    static func sha384Hex(of bytes: [UInt8]) -> String {
-        var digest = [UInt8](repeating: 0, count: 48)
-        bytes.withUnsafeBytes { migrationkit_sha384($0.baseAddress, $0.count, &digest) }
-        return MigrationChecksum.hex(digest)
-    }
 }
 
 extension GRDBMigrationRunner {

@@ -111,8 +111,7 @@ extension GRDBMigrationRunner {
     public func adopt(in writer: any DatabaseWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
                       dryRun: Bool = false, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         try holdingChangeLock(of: writer) { try writer.barrierWriteWithoutTransaction { db in
-            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations,
-                             digests: OtherToolMapping.Digests(sha256Hex: Database.sha256Hex(of:), sha384Hex: Database.sha384Hex(of:))) { steps in
+            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations) { steps in
                 try replayedSchema(of: steps, configuredAs: db.configuration)
             }
         } }

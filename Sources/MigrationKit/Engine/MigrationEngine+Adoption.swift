@@ -12,7 +12,6 @@ extension MigrationEngine {
     /// - Throws: `OtherToolAdoptionError` naming every problem, before anything is
     ///   written; the `MigrationStepError` of a step that fails on the empty database.
     package func adopt(_ db: Database, from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool = false,
-                       digests: OtherToolMapping.Digests,
                        replay: ([MigrationStep<Database>]) throws -> [SchemaDump.Object]) throws -> OtherToolAdoption {
         func adoption() throws -> OtherToolAdoption {
             let ledger = try adoptableLedger(db, from: tool)
@@ -21,7 +20,7 @@ extension MigrationEngine {
             var problems: [OtherToolAdoptionError.Problem] = applied > 0 ? [.alreadyManaged(applied: applied)] : []
             let candidates = registry.steps.map { OtherToolMapping.Candidate(identifier: $0.identifier, version: $0.fileVersion, path: $0.sourceFile, layout: $0.fileLayout) }
             var positions: [Int] = []
-            switch OtherToolMapping.appliedPositions(of: ledger, in: candidates, digests: digests, acceptingCodeMigrations: acceptingCodeMigrations) {
+            switch OtherToolMapping.appliedPositions(of: ledger, in: candidates, acceptingCodeMigrations: acceptingCodeMigrations) {
             case .success(let found): positions = found
             case .failure(let error): problems += error.problems
             }

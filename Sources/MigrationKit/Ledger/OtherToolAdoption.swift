@@ -179,24 +179,12 @@ package enum OtherToolMapping {
         }
     }
 
-    /// The hashes the tools' checksums are made of, as lowercase hex: the layer's (the
-    /// core has no cryptography).
-    package struct Digests {
-        let sha256Hex: ([UInt8]) -> String
-        let sha384Hex: ([UInt8]) -> String
-
-        package init(sha256Hex: @escaping ([UInt8]) -> String, sha384Hex: @escaping ([UInt8]) -> String) {
-            self.sha256Hex = sha256Hex
-            self.sha384Hex = sha384Hex
-        }
-    }
-
     /// The positions (in `candidates`) of the migrations `ledger` says are applied, or
     /// every problem with it.
     ///
     /// - Parameter acceptingCodeMigrations: versions the tool ran as code and no file
     ///   carries are passed over rather than refused (`Problem.codeMigrations`).
-    static func appliedPositions(of ledger: OtherToolLedger, in candidates: [Candidate], digests: Digests,
+    static func appliedPositions(of ledger: OtherToolLedger, in candidates: [Candidate],
                                          acceptingCodeMigrations: Bool = false) -> Result<[Int], OtherToolAdoptionError> {
         var problems: [OtherToolAdoptionError.Problem] = []
         var missing: [String] = [], edited: [String] = [], editedVersions: [String] = [], code: [String] = [], otherVersion: [String] = []
@@ -219,7 +207,7 @@ package enum OtherToolMapping {
             let matches: [Int]
             if let hash = record.identifierSHA256 {
                 // yoyo finds a migration by the SHA-256 of its id.
-                matches = candidates.indices.filter { digests.sha256Hex(Array(candidates[$0].identifier.utf8)) == hash }
+                matches = candidates.indices.filter { MigrationChecksum.sha256Hex(of: Array(candidates[$0].identifier.utf8)) == hash }
             } else if let identifier = record.identifier {
                 matches = candidates.indices.filter { candidates[$0].identifier == identifier }
             } else if tool == .atlas {
@@ -244,7 +232,7 @@ package enum OtherToolMapping {
             }
             // A file written for a version the tool ran as code has no checksum of its.
             if let checksum = record.checksum, let path = candidates[position].path {
-                switch verdict(on: checksum, of: candidates[position], at: path, digests: digests) {
+                switch verdict(on: checksum, of: candidates[position], at: path) {
                 case .matches: break
                 case .differs:
                     edited.append(path)
@@ -303,15 +291,15 @@ package enum OtherToolMapping {
     /// other tool recorded: sqlx's SHA-384 of its bytes, Flyway's CRC32 of its lines,
     /// Prisma's SHA-256, refinery's SipHash, Liquibase's MD5 of its changeset (or one of
     /// the changeset's `--validCheckSum` lines). A file that cannot be read does not match.
-    private static func verdict(on checksum: OtherToolLedger.RecordedChecksum, of candidate: Candidate, at path: String, digests: Digests) -> Verdict {
+    private static func verdict(on checksum: OtherToolLedger.RecordedChecksum, of candidate: Candidate, at path: String) -> Verdict {
         guard let data = FileManager.default.contents(atPath: path) else { return .differs }
         let bytes = [UInt8](data)
         let matches: Bool
         switch checksum {
-        case .sha384(let hex): matches = digests.sha384Hex(bytes) == hex.lowercased()
-        case .sha256(let hex): matches = digests.sha256Hex(bytes) == hex.lowercased()
+        case .sha384(let hex): matches = MigrationChecksum.sha384Hex(of: bytes) == hex.lowercased()
+        case .sha256(let hex): matches = MigrationChecksum.sha256Hex(of: bytes) == hex.lowercased()
         case .crc32(let value): matches = FlywayChecksum.of(bytes) == value
-        case .prismaSHA256(let hex): matches = PrismaChecksum.matches(bytes, recorded: hex, sha256Hex: digests.sha256Hex)
+        case .prismaSHA256(let hex): matches = PrismaChecksum.matches(bytes, recorded: hex)
         case .refinery(let text):
             let name = String(path.split(separator: "/").last ?? Substring(path))
             matches = RefineryChecksum.of(fileName: name, bytes: bytes).map { String($0) } == text.trimmingCharacters(in: .whitespaces)

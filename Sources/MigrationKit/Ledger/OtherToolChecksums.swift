@@ -33,9 +33,9 @@ enum FlywayChecksum {
 enum PrismaChecksum {
     /// Whether `recorded` is Prisma's checksum of a file whose bytes are `bytes`.
     ///
-    /// - Parameter sha256Hex: the SHA-256 of some bytes as lowercase hex (the layer's:
-    ///   the core has no cryptography).
-    static func matches(_ bytes: [UInt8], recorded: String, sha256Hex: ([UInt8]) -> String) -> Bool {
+    /// - Parameter sha256Hex: the SHA-256 of some bytes as lowercase hex (a test gives
+    ///   one that shows which bytes were compared).
+    static func matches(_ bytes: [UInt8], recorded: String, sha256Hex: ([UInt8]) -> String = MigrationChecksum.sha256Hex(of:)) -> Bool {
         let recorded = recorded.lowercased()
         let variants = [bytes, replacing([0x0D, 0x0A], with: [0x0A], in: bytes), replacing([0x0A], with: [0x0D, 0x0A], in: bytes)]
         return variants.contains { variant in

@@ -22,24 +22,24 @@ enum AtlasDirectory {
     /// adds its name and is not listed), and first the base64 of the SHA-256 of every
     /// listed name and hash.
     static func sum(of files: [(name: String, bytes: [UInt8])]) -> (total: String, entries: [(name: String, hash: String)]) {
-        var chain = SHA256Digest()
+        let chain = SHA256Chain()
         var entries: [(name: String, hash: String)] = []
         for file in files {
-            chain.update(Array(file.name.utf8))
+            chain.add(Array(file.name.utf8))
             if ignoresSum(String(decoding: file.bytes.prefix { $0 != 0x0A }, as: UTF8.self)) { continue }
-            chain.update(file.bytes)
-            entries.append((file.name, Data(chain.finalized()).base64EncodedString()))
+            chain.add(file.bytes)
+            entries.append((file.name, Data(chain.digestSoFar).base64EncodedString()))
         }
         return (total(of: entries), entries)
     }
 
     private static func total(of entries: [(name: String, hash: String)]) -> String {
-        var digest = SHA256Digest()
+        let digest = SHA256Chain()
         for entry in entries {
-            digest.update(Array(entry.name.utf8))
-            digest.update(Array(entry.hash.utf8))
+            digest.add(Array(entry.name.utf8))
+            digest.add(Array(entry.hash.utf8))
         }
-        return Data(digest.finalized()).base64EncodedString()
+        return Data(digest.digestSoFar).base64EncodedString()
     }
 
     /// Whether a file's first line is Atlas's `atlas:sum ignore`.

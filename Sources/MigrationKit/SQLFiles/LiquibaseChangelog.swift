@@ -186,12 +186,8 @@ enum LiquibaseChangelog {
     /// spaces, tabs and line breaks, then `:` (a changeset's checksum is made of its one
     /// change's), as lowercase hex after `9:`.
     static func checksum(ofSQL sql: String) -> String {
-        let change = hex(MD5Digest.of(sql.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }))
-        return "9:" + hex(MD5Digest.of(Array("9:\(change):".utf8)))
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16) }.joined()
+        let change = MigrationChecksum.hex(Digest.md5(sql.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }))
+        return "9:" + MigrationChecksum.hex(Digest.md5(Array("9:\(change):".utf8)))
     }
 
     // MARK: - Lines

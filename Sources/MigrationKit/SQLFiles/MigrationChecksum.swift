@@ -1,6 +1,5 @@
 /// How a migration file's up SQL becomes its checksum, for every database layer: the
-/// SHA-256 (computed by the layer, which has a hash library; this core has none) of
-/// what runs, as lowercase hex.
+/// SHA-256 (`Digest`, OpenSSL's) of what runs, as lowercase hex.
 ///
 /// What runs is the up section's tokens (`canonicalBytes(of:)`): every keyword, name,
 /// literal, operator and parenthesis exactly as written, in order. Whitespace and
@@ -60,6 +59,18 @@ package enum MigrationChecksum {
     /// SQL has no `\r`, so there is no other checksum.
     static func legacyBytes(of sql: String) -> [UInt8]? {
         sql.utf8.contains(UInt8(ascii: "\r")) ? Array(sql.utf8) : nil
+    }
+
+    /// The lowercase hex SHA-256 of `bytes`: a migration's checksum, once its bytes are
+    /// chosen (`canonicalBytes(of:)`, or an earlier version's).
+    package static func sha256Hex(of bytes: [UInt8]) -> String {
+        hex(Digest.sha256(bytes))
+    }
+
+    /// The lowercase hex SHA-384 of `bytes`: sqlx's checksum of a migration file, which
+    /// adopting a database sqlx migrated compares (`OtherToolLedger`).
+    package static func sha384Hex(of bytes: [UInt8]) -> String {
+        hex(Digest.sha384(bytes))
     }
 
     /// A digest as lowercase hex, straight into one byte buffer (a `String` per byte,

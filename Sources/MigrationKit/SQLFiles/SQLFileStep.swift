@@ -1,14 +1,21 @@
 /// What a migration file's step needs of a database layer: run one section of the
-/// file, reporting a failing statement at its file and line, and the SHA-256 that file
-/// checksums are made of (the core has no cryptography of its own). The SQLCipher
-/// connection and GRDB's `Database` conform, so file steps exist for both.
+/// file, reporting a failing statement at its file and line. The SQLCipher connection
+/// and GRDB's `Database` conform, so file steps exist for both.
 public protocol SQLFileExecuting: SendableMetatype {
     /// Runs every statement of `section`, in order. What a failing statement throws
     /// names `section.path` and the statement's line in the file, when known.
     func execute(section: SQLSection) throws
 
-    /// The lowercase hex SHA-256 of `bytes`.
+    /// The lowercase hex SHA-256 of `bytes`: the one every layer's file checksums are
+    /// made of (`MigrationChecksum`), unless a layer says otherwise.
     static func sha256Hex(of bytes: [UInt8]) -> String
+}
+
+extension SQLFileExecuting {
+    /// The lowercase hex SHA-256 of `bytes`, by OpenSSL's libcrypto.
+    public static func sha256Hex(of bytes: [UInt8]) -> String {
+        MigrationChecksum.sha256Hex(of: bytes)
+    }
 }
 
 extension MigrationStep where Database: SQLFileExecuting {

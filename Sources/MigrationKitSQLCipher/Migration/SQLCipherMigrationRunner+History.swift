@@ -56,8 +56,7 @@ extension SQLCipherMigrationRunner {
     public func adopt(in writer: SQLCipherWriter, from tool: OtherTool? = nil, retiringLedger: Bool = false,
                       dryRun: Bool = false, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         try writer.writeWithoutTransaction { db in
-            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations,
-                             digests: OtherToolMapping.Digests(sha256Hex: SQLCipherDatabase.sha256Hex(of:), sha384Hex: SQLCipherDatabase.sha384Hex(of:))) { steps in
+            try engine.adopt(db, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations) { steps in
                 try replayedSchema(of: steps, configuredLike: writer)
             }
         }
