@@ -188,9 +188,27 @@ final class GRDBMigrationRun: @unchecked Sendable {
         lock.withLock { failure = attributed }
     }
 
+    /// GRDB's `migrate` threw `error` in the call's barrier, on `db`: the running step's
+    /// failure, for the observer, unless GRDB's ledger now names that step. Then GRDB
+    /// failed after the step's COMMIT and before the next step's closure (the next
+    /// `BEGIN IMMEDIATE`, busy), and the step counts as applied: its time is recorded and
+    /// the failure is no step's. When the ledger cannot be read, no step is blamed either.
+    func stopped(by error: any Error, in db: Database) -> MigrationStepError? {
+        if let step = lock.withLock({ failure == nil ? running?.step : nil }) {
+            let ledger = try? String.fetchAll(db, sql: MigrationLedgerTable.selectIdentifiersSQL)
+            if ledger?.contains(step.identifier) == true {
+                finishRunning()
+            } else if ledger == nil {
+                lock.withLock { running = nil }
+            }
+        }
+        return stopped(by: error)
+    }
+
     /// GRDB's `migrate` threw `error`: the running step's transaction was rolled back (its
     /// closure threw, or GRDB's foreign-key check or ledger row after it failed). Its
-    /// failure, for the observer; nil when no step was running.
+    /// failure, for the observer; nil when no step was running. Once the barrier has
+    /// judged the failure on the database (`stopped(by:in:)`), its answer.
     func stopped(by error: any Error) -> MigrationStepError? {
         lock.withLock {
             if failure == nil, let running { failure = MigrationEngine<Database>.stepError(running.step, .apply, error) }

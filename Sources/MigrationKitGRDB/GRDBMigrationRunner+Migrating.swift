@@ -129,7 +129,7 @@ extension GRDBMigrationRunner {
                     do {
                         try applySteps()
                     } catch {
-                        _ = run.stopped(by: error)
+                        _ = run.stopped(by: error, in: db)
                         run.finishHistory(in: db)
                         throw error
                     }

@@ -19,6 +19,44 @@ import Testing
     private static let fourSteps = [step("0001_a", "CREATE TABLE a (x)"), step("0002_b", "CREATE TABLE b (x)"),
                                     step("0003_c", "CREATE TABLE c (x); INSERT INTO c VALUES (1)"), step("0004_d", "CREATE TABLE d (x)")]
 
+    /// GRDB can fail after a step's COMMIT and before the next step's closure (the next
+    /// `BEGIN IMMEDIATE` finding another connection writing): the step GRDB's ledger then
+    /// names is applied, in the report and with its history row, and the failure is no
+    /// step's; a step whose transaction was rolled back after its closure (GRDB's ledger
+    /// row or foreign-key check failed) is the one that failed, with no row.
+    @Test func aFailureAfterAStepsCommitBlamesNoStep() throws {
+        let scratch = try ScratchDatabase()
+        let queue = try scratch.queue()
+        let steps = [Self.step("0001_a", "CREATE TABLE a (x)"), Self.step("0002_b", "CREATE TABLE b (x)")]
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            for committed in [false, true] {
+                let run = GRDBMigrationRun(candidates: steps[...], watchesChanges: false, observer: nil)
+                // The step's transaction as GRDB's migrator runs it, ledger row included
+                // when it commits.
+                try db.inTransaction(.immediate) {
+                    try run.willRun(steps[0], checks: .immediate, in: db)
+                    try db.execute(sql: "CREATE TABLE a (x)")
+                    try run.recordHistory(of: steps[0], duration: .milliseconds(1), in: db)
+                    try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('0001_a')")
+                    return committed ? .commit : .rollback
+                }
+                let failure = run.stopped(by: DatabaseError(resultCode: .SQLITE_BUSY), in: db)
+                run.finishHistory(in: db)
+                let history = try MigrationBookkeeping.history(in: db)
+                if committed {
+                    #expect(failure == nil, "a committed step was blamed: \(String(describing: failure))")
+                    #expect(run.outcome.identifiers == ["0001_a"])
+                    #expect(history["0001_a"]?.checksum == steps[0].checksum)
+                } else {
+                    #expect(failure?.identifier == "0001_a")
+                    #expect(run.outcome.identifiers.isEmpty)
+                    #expect(history["0001_a"] == nil)
+                }
+            }
+        }
+    }
+
     /// A call of several steps records every step's checksum in its first step's
     /// transaction, so that no applied step is ever without one wherever the call is cut
     /// short, and each step's time in its last step's transaction. A call that fails
