@@ -83,6 +83,10 @@ extension MigrationEngine {
                                                   limitedBy: graph, within: heldOff)
                 let recording: RunHistory.Recording?
                 let written: ChangedTables
+                // The step the observer heard will apply: once per step, whichever attempt
+                // first runs it (a retry may find another step next, when another process
+                // committed in between).
+                var announced: String?
                 do {
                     (recording, written) = try transaction.run(
                         prepare: {
@@ -101,9 +105,10 @@ extension MigrationEngine {
                             let handling = foreignKeyHandling(of: expected)
                             return .init(checks: handling.checks, checksDeferred: handling.checksDeferred, bodyMayRunAgain: true)
                         },
-                        body: { attempt in
+                        body: { _ in
                             guard let step = cursor.step else { return (nil, ChangedTables()) }
-                            if attempt == .first {
+                            if announced != step.identifier {
+                                announced = step.identifier
                                 observer?(.willApply(identifier: step.identifier, position: report.steps.count + 1,
                                                      total: max(total, report.steps.count + 1)))
                             }

@@ -162,7 +162,8 @@ struct StepTransaction<Database: MigrationConnection> {
     ///     does.
     ///   - body: runs the work (`Body`). The tables it wrote limit the check when the
     ///     transaction is `limitedBy` a graph. It tells others what it does (progress,
-    ///     observers) when `attempt` is `.first` only.
+    ///     observers) once for each piece of work: in the `.first` attempt, or, where a
+    ///     later attempt may find other work (a plan re-made), once per piece it runs.
     /// - Returns: what the body returned, in the attempt that ended the transaction.
     /// - Throws: what `prepare`, `body` or the check threw (violations the body added are
     ///   `MigrationKitError.foreignKeyViolationsAdded`); the transaction is rolled back.
