@@ -35,9 +35,9 @@ package enum Digest {
 final class SHA256Chain {
     private let context: OpaquePointer
 
+    // OpenSSL fails these calls only when it cannot allocate a context: out of memory,
+    // where Swift's own allocations end the process too.
     init() {
-        // Nil only when OpenSSL cannot allocate its context: out of memory, as Swift's own
-        // allocations would end the process then.
         guard let context = migrationkit_sha256_start() else { fatalError("OpenSSL could not allocate a SHA-256 context") }
         self.context = context
     }
@@ -46,13 +46,15 @@ final class SHA256Chain {
 
     /// Adds `bytes` to what the digest is of.
     func add(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { migrationkit_digest_add(context, $0.baseAddress, $0.count) }
+        guard bytes.withUnsafeBytes({ migrationkit_digest_add(context, $0.baseAddress, $0.count) }) == 1 else {
+            fatalError("OpenSSL could not add to a SHA-256")
+        }
     }
 
     /// The digest of everything added so far; more may be added afterwards.
     var digestSoFar: [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
-        _ = migrationkit_digest_read(context, &digest)
+        guard migrationkit_digest_read(context, &digest) == 1 else { fatalError("OpenSSL could not copy a SHA-256 context") }
         return digest
     }
 }
