@@ -1,6 +1,6 @@
 #!/bin/sh
 # The project's types on the stack at a migration's first COMMIT: how many layers a
-# command goes through to reach the database (CONTRIBUTING.md, "Project layout"). Runs the
+# command goes through to reach the database (CONTRIBUTING.md, "Public API"). Runs the
 # built binary under gdb, migrating a new encrypted database with one migration file,
 # stops where SQLCipher prepares the first COMMIT, and prints each frame's type, outermost
 # last, then their count. x86-64 (the breakpoint reads the SQL from %rsi).
