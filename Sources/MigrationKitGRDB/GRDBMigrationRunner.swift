@@ -83,7 +83,7 @@ public struct GRDBMigrationRunner: Sendable {
     /// by one then allocates nothing), otherwise by starting a cache of this runner's own.
     private mutating func forgetMigrator() {
         if isKnownUniquelyReferenced(&migrators) {
-            migrators.forgetUnshared()
+            migrators.forget()
         } else {
             migrators = GRDBMigratorCache()
         }

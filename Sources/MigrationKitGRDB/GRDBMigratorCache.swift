@@ -15,13 +15,9 @@ final class GRDBMigratorCache: @unchecked Sendable {
     /// The calls in progress, by the connection their steps run on.
     let calls = GRDBMigrationCalls()
 
-    /// Drops the migrator built, for steps or settings that changed, without the lock:
-    /// only for a runner that holds the only reference to this cache
-    /// (`isKnownUniquelyReferenced`), when nothing else can reach it, as for a value's
-    /// storage copied on write. An app registers hundreds of steps at every launch,
-    /// each forgetting the migrator.
-    func forgetUnshared() {
-        built = nil
+    /// Drops the migrator built, for steps or settings that changed.
+    func forget() {
+        lock.withLock { built = nil }
     }
 
     /// The migrator, built by `build` the first time.
