@@ -6,12 +6,16 @@ package struct LedgerSnapshot: Hashable, Sendable {
     /// Checksums recorded when steps were applied (`MigrationHistoryTable`). A step
     /// applied by GRDB, or before MigrationKit kept checksums, has none.
     var checksums: [String: String]
+    /// What applied steps left for older builds (`MigrationDowngradeTable`): their stored
+    /// downs and compatibility, by identifier. Empty where nothing was recorded.
+    var downgrade: [String: MigrationDowngradeTable.Entry]
 
     /// A snapshot of the ledger's identifiers and the recorded checksums (none by default,
     /// as in a database only GRDB has migrated).
-    package init(identifiers: [String], checksums: [String: String] = [:]) {
+    package init(identifiers: [String], checksums: [String: String] = [:], downgrade: [String: MigrationDowngradeTable.Entry] = [:]) {
         self.identifiers = identifiers
         self.checksums = checksums
+        self.downgrade = downgrade
     }
 }
 
@@ -44,6 +48,8 @@ package struct MigrationAnalysis<Database>: Sendable {
     package let applied: Set<String>
     /// Ledger identifiers that no registered step has, nor replaces.
     let unknown: [String]
+    /// What this build can do with the steps in `unknown` (`NewerDatabaseJudgement`).
+    let newer: DatabaseCompatibility
     /// Applied steps whose recorded checksum differs from the step's checksum now.
     let modified: [String]
     /// Ledger rewrites: for a squash whose replaced steps are all applied, and for a
@@ -99,6 +105,8 @@ package struct MigrationAnalysis<Database>: Sendable {
         let known = Set(registry.identifiers).union(registry.mergedIdentifiers.keys)
         self.applied = applied
         self.unknown = snapshot.identifiers.filter { !known.contains($0) }
+        self.newer = unknown.isEmpty ? .current
+            : NewerDatabaseJudgement.judge(ledger: snapshot.identifiers, knows: known.contains, recorded: snapshot.downgrade)
         self.merges = merges
         self.partialMerge = partialMerge
         self.partialMerges = partialMerges
@@ -121,13 +129,14 @@ package struct MigrationAnalysis<Database>: Sendable {
     }
 
     /// Throws when the database's history forbids migrating: migrated by a newer
-    /// version (unless each unknown identifier is in `acceptUnknown`), a half-applied
+    /// version with steps that do not allow this build (unless each of them is in
+    /// `acceptUnknown`; steps recorded compatible with it never refuse), a half-applied
     /// merge, or steps edited after they were applied (unless each edited step is in
     /// `acceptModified`). With `.grdb` checks, only what no rule can run past: a squash
     /// that cannot tell which of its steps are applied, with some of them applied.
     func refuseUnsafeHistory(acceptModified: Set<String> = [], acceptUnknown: Set<String> = [],
                                     checks: HistoryChecks = .strict) throws {
-        let unaccepted = unknown.filter { !acceptUnknown.contains($0) }
+        let unaccepted = newer.blocking.filter { !acceptUnknown.contains($0) }
         if checks == .strict, !unaccepted.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unaccepted) }
         if let partialMerge { throw partialMerge }
         guard checks == .strict else { return }
@@ -189,6 +198,7 @@ package struct MigrationAnalysis<Database>: Sendable {
                 }
                 return MigrationStatusEntry(identifier: step.identifier, state: state)
             },
-            unknownApplied: unknown)
+            unknownApplied: unknown,
+            newer: newer)
     }
 }

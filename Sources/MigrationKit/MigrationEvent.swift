@@ -50,6 +50,9 @@ public struct MigrationReport: Sendable {
     public var schemaAfter: String?
     /// Checksums recorded for steps that were applied before checksums were kept.
     public var adoptedChecksums: [String] = []
+    /// The copy of the database the call wrote before it changed anything
+    /// (`rollbackNewerMigrations`), or nil when it wrote none.
+    public var backup: String?
     /// Ledger rewrites for merged steps.
     package var merges: [LedgerMerge] = []
     /// Rows whose parent was already missing before this call (orphans from the time the

@@ -76,6 +76,12 @@ public struct MigrationRegistry<Database>: Sendable {
         MigrationRegistry(validated: steps.map(transform))
     }
 
+    /// The first `count` steps: the registry of the release before the rest were
+    /// added, as `check` rehearses an older release meeting a newer database.
+    package func prefix(_ count: Int) -> MigrationRegistry {
+        MigrationRegistry(validated: Array(steps.prefix(count)))
+    }
+
     /// The registered identifiers, in application order.
     public var identifiers: [String] { steps.map(\.identifier) }
 

@@ -43,12 +43,16 @@ public struct MigrationStatus: Hashable, Sendable {
     /// Identifiers in the ledger that no registered step has (the database was
     /// migrated by a newer version), in ledger order.
     public let unknownApplied: [String]
+    /// What this build can do with `unknownApplied`: use the database as it is, step
+    /// back from the downs the newer build stored, or only read it.
+    public let newer: DatabaseCompatibility
 
     /// A status from its lines and the ledger's unknown identifiers, as
     /// `MigrationAnalysis.status` makes it.
-    init(entries: [MigrationStatusEntry], unknownApplied: [String]) {
+    init(entries: [MigrationStatusEntry], unknownApplied: [String], newer: DatabaseCompatibility = .current) {
         self.entries = entries
         self.unknownApplied = unknownApplied
+        self.newer = newer
     }
 
     /// Applied steps, edited or not.
@@ -69,9 +73,10 @@ public struct MigrationStatus: Hashable, Sendable {
     public var isSuperseded: Bool { !unknownApplied.isEmpty }
     /// Whether no step is pending (out-of-order and partly merged steps count as pending).
     public var isComplete: Bool { pending.isEmpty }
-    /// Whether a plain `migrate` would refuse this database (migrated by a newer version,
-    /// edited, out-of-order or partly merged steps) rather than apply or do nothing.
+    /// Whether a plain `migrate` would refuse this database (migrated by a newer version
+    /// whose steps do not all allow this build, edited, out-of-order or partly merged
+    /// steps) rather than apply or do nothing.
     public var migrateWouldRefuse: Bool {
-        isSuperseded || entries.contains { $0.state == .modified || $0.state == .outOfOrder || $0.state == .partlyMerged }
+        !newer.blocking.isEmpty || entries.contains { $0.state == .modified || $0.state == .outOfOrder || $0.state == .partlyMerged }
     }
 }

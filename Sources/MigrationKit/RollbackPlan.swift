@@ -6,6 +6,9 @@ package enum RollbackSelection: Hashable, Sendable {
     case after(String)
     /// This step, which must be the latest applied.
     case only(String)
+    /// Every step a newer build applied that does not allow this build, undone from the
+    /// down SQL the newer build stored (`DatabaseCompatibility.canStepBack`).
+    case newer
 }
 
 extension MigrationAnalysis {
@@ -28,6 +31,7 @@ extension MigrationAnalysis {
     /// A step edited since it was applied is refused unless `acceptModified` names it:
     /// its down step was written for the edited version, not for what the database ran.
     package func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String> = []) throws -> [MigrationStep<Database>] {
+        if case .newer = selection { return try stepBackPlan().map { MigrationStep(steppingBack: $0.identifier, storedDown: $0.sql) } }
         let applied = try walkableAppliedSteps()
         let plan: [MigrationStep<Database>]
         switch selection {
@@ -40,6 +44,8 @@ extension MigrationAnalysis {
         case .after(let target):
             let targetIndex = try registry.index(ofTarget: target)
             plan = applied.filter { (registry.index(of: $0.identifier) ?? 0) > targetIndex }.reversed()
+        case .newer:
+            preconditionFailure("planned above")
         case .only(let identifier):
             _ = try registry.index(ofTarget: identifier)
             guard applied.last?.identifier == identifier else {
@@ -55,5 +61,40 @@ extension MigrationAnalysis {
             throw MigrationKitError.modifiedMigrations(identifiers: edited.map(\.identifier), files: edited.map { $0.sourceFile ?? $0.identifier })
         }
         return plan
+    }
+}
+
+extension MigrationAnalysis {
+    /// The newer steps a step back undoes, newest first, each with its stored down SQL;
+    /// empty when nothing newer stands in the way (`.current`, `.compatible`). Throws
+    /// `.databaseSuperseded` naming the steps that do not allow this build when a step
+    /// back is not possible (`.mustRefuse`: each step's `verdict` says why).
+    package func stepBackPlan() throws -> [(identifier: String, sql: String)] {
+        switch newer {
+        case .current, .compatible:
+            return []
+        case .mustRefuse:
+            throw MigrationKitError.databaseSuperseded(unknown: newer.blocking)
+        case .canStepBack:
+            return try newer.undone.map { identifier in
+                guard let row = snapshot.downgrade[identifier], let sql = row.downSQL, row.storedDownIsIntact else {
+                    throw MigrationKitError.databaseSuperseded(unknown: newer.blocking)
+                }
+                return (identifier, sql)
+            }
+        }
+    }
+}
+
+extension MigrationStep {
+    /// A newer build's step as an older build sees it: its identifier and stored down,
+    /// named in failures as the database's copy rather than a file here. The engine,
+    /// which can run SQL, makes the down its rollback (`MigrationEngine.stepBack`).
+    init(steppingBack identifier: String, storedDown sql: String) {
+        self.init(identifier: identifier, sourceFile: "\(identifier) (down SQL stored in the database)", sourceLine: nil,
+                  apply: { _ in preconditionFailure("a newer build's step is only ever undone here") }, rollback: nil)
+        storedDown = StoredDown(sql: sql)
+        isMigrationFile = true
+        changesOnlyTheDatabase = true
     }
 }

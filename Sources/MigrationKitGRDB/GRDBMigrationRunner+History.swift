@@ -1,5 +1,6 @@
 import GRDB
 import MigrationKit
+import MigrationKitFiles
 
 /// What GRDB's migrator does not do, done by the core's engine on the writer's
 /// connection behind GRDB's barrier (a pool's readers see the database before or after,
@@ -42,6 +43,27 @@ extension GRDBMigrationRunner {
     /// The identifiers `rollbackMigrations(in:to:)` would roll back, or its error.
     package func rollbackPlan(in reader: any DatabaseReader, to target: String, acceptModified: Set<String> = []) throws -> [String] {
         try rollbackPlan(.after(target), in: reader, acceptModified: acceptModified)
+    }
+
+    /// Steps back from every newer step that does not allow this build, newest first,
+    /// with the down SQL the newer build stored in the database, in one transaction
+    /// behind GRDB's barrier, then verifies; first it backs the database up to a new file
+    /// at `backupPath` (mode 0600, opened with the writer's configuration, so keyed as
+    /// the database is), named in the report. What cannot be stepped back from
+    /// (`DatabaseCompatibility.mustRefuse`) throws `MigrationKitError.databaseSuperseded`
+    /// with nothing written; nothing newer in the way is a report with no step and no
+    /// backup.
+    public func rollbackNewerMigrations(in writer: any DatabaseWriter, backupTo backupPath: String) throws -> MigrationReport {
+        guard case .canStepBack = try databaseCompatibility(in: writer) else { return try rollback(.newer, in: writer, acceptModified: []) }
+        if let failure = FileProbe.createPrivateFile(at: backupPath) { throw DurableFile.failure("create", backupPath, errno: failure) }
+        var configuration = writer.configuration
+        configuration.readonly = false
+        let copy = try DatabaseQueue(path: backupPath, configuration: configuration)
+        try writer.backup(to: copy)
+        try copy.close()
+        var report = try rollback(.newer, in: writer, acceptModified: [])
+        report.backup = backupPath
+        return report
     }
 
     /// The identifiers a rollback of `selection` would undo, or its error (the command

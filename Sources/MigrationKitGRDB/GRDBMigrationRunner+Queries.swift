@@ -121,6 +121,15 @@ extension GRDBMigrationRunner {
         try analysis(in: reader).status
     }
 
+    /// What this build can do with a database a newer build migrated: use it as it is
+    /// (every newer step declared compatible with this build), step back from the down
+    /// SQL the newer build stored (`rollbackNewerMigrations(in:backupTo:)`), or only read
+    /// it; `.current` when nothing newer is applied. GRDB's `hasBeenSuperseded` stays
+    /// GRDB's answer: true whenever the ledger holds an identifier no step has.
+    public func databaseCompatibility(in reader: any DatabaseReader) throws -> DatabaseCompatibility {
+        try migrationStatus(in: reader).newer
+    }
+
     /// What `migrate(in:options:)` (or `migrate(in:upTo:options:)` with `target`) would
     /// apply under the runner's history checks, or the error it would throw before
     /// anything runs, without changing anything.

@@ -134,19 +134,28 @@ public struct GRDBMigrationRunner: Sendable {
     ///   - identifier: the step's identifier in the ledger.
     ///   - foreignKeyChecks: nil for the runner's `foreignKeyChecks` (deferred unless
     ///     set), as GRDB's `.deferred` default.
+    ///   - compatibility: whether builds of the app that do not know this step may keep
+    ///     using a database it was applied to (an added table, index or nullable column
+    ///     their code never reads); nil when they may not. Recorded in the database for
+    ///     them (`databaseCompatibility(in:)`).
     ///   - rollback: the step's down closure, for `rollbackLastMigration(in:)`.
+    ///   - rollbackSQL: the step's down as SQL instead of a closure: it rolls the step
+    ///     back here, and is kept in the database so that an older build, which never had
+    ///     this step, can step back from it (`rollbackNewerMigrations(in:backupTo:)`).
+    ///     Give `rollback` or `rollbackSQL`, not both.
     ///   - file: where the step is declared, for the observer's `didFail` and the
     ///     commands' sentences.
     ///   - line: the line it is declared on.
     ///   - migrate: the step, run in its own transaction.
     public mutating func registerMigration(
-        _ identifier: String, foreignKeyChecks: ForeignKeyChecks? = nil,
-        rollback: (@Sendable (Database) throws -> Void)? = nil,
+        _ identifier: String, foreignKeyChecks: ForeignKeyChecks? = nil, compatibility: MigrationCompatibility? = nil,
+        rollback: (@Sendable (Database) throws -> Void)? = nil, rollbackSQL: String? = nil,
         file: String = #fileID, line: Int = #line,
         migrate: @escaping @Sendable (Database) throws -> Void
     ) {
-        register(MigrationStep<Database>(identifier: identifier, sourceFile: file, sourceLine: line, apply: migrate, rollback: rollback),
-                 foreignKeyChecks: foreignKeyChecks)
+        register(MigrationStep<Database>(identifier: identifier, sourceFile: file, sourceLine: line, apply: migrate,
+                                         rollback: Self.rollback(identifier, rollback, rollbackSQL)),
+                 foreignKeyChecks: foreignKeyChecks, compatibility: compatibility, rollbackSQL: rollbackSQL)
     }
 
     /// Registers a step that replaces `mergedIdentifiers`, as GRDB's
@@ -156,21 +165,35 @@ public struct GRDBMigrationRunner: Sendable {
     /// identifier among them is ignored, as GRDB ignores it.
     public mutating func registerMigration(
         _ identifier: String, foreignKeyChecks: ForeignKeyChecks? = nil, merging mergedIdentifiers: Set<String> = [],
-        rollback: (@Sendable (Database) throws -> Void)? = nil,
+        compatibility: MigrationCompatibility? = nil,
+        rollback: (@Sendable (Database) throws -> Void)? = nil, rollbackSQL: String? = nil,
         file: String = #fileID, line: Int = #line,
         migrate: @escaping @Sendable (_ db: Database, _ appliedIdentifiers: Set<String>) throws -> Void
     ) {
         register(MigrationStep<Database>(identifier: identifier, sourceFile: file, sourceLine: line,
                                          merging: mergedIdentifiers.sorted(by: MigrationIdentifierOrder.precedes),
-                                         applyMerged: migrate, rollback: rollback),
-                 foreignKeyChecks: foreignKeyChecks)
+                                         applyMerged: migrate, rollback: Self.rollback(identifier, rollback, rollbackSQL)),
+                 foreignKeyChecks: foreignKeyChecks, compatibility: compatibility, rollbackSQL: rollbackSQL)
+    }
+
+    /// A step's rollback: its closure, or its rollback SQL run. Both stop the process, as
+    /// a duplicate identifier does: the down kept for older builds and the one that runs
+    /// here must be the same.
+    private static func rollback(_ identifier: String, _ closure: (@Sendable (Database) throws -> Void)?,
+                                 _ sql: String?) -> (@Sendable (Database) throws -> Void)? {
+        guard let sql else { return closure }
+        precondition(closure == nil, "Migration \"\(identifier)\" is given both a rollback closure and rollback SQL; give one.")
+        return { db in try db.execute(sql: sql) }
     }
 
     /// Takes the step it is given (`consuming`): an app registers hundreds at every
     /// launch, and a copy of a step retains each of its closures and strings.
-    private mutating func register(_ step: consuming MigrationStep<Database>, foreignKeyChecks: ForeignKeyChecks?) {
+    private mutating func register(_ step: consuming MigrationStep<Database>, foreignKeyChecks: ForeignKeyChecks?,
+                                   compatibility: MigrationCompatibility?, rollbackSQL: String?) {
         step.foreignKeyChecks = foreignKeyChecks
         step.checksDeferredForeignKeys = checksDeferredForeignKeys
+        step.compatibility = compatibility
+        step.storedDown = rollbackSQL.map(StoredDown.init(sql:))
         registry.registerAsGRDB(step)
     }
 

@@ -223,6 +223,29 @@ final class MigrationsFolder: @unchecked Sendable {
         expectFileError(.unsupportedOption, line: 3, late)
     }
 
+    /// `-- migrate:compatible [from ID]` is a header line in every layout that reads
+    /// headers, read once, with no argument or exactly `from ID`.
+    @Test func theCompatibilityDirectiveIsAHeaderLineOfEveryForm() throws {
+        let folder = try MigrationsFolder()
+        try folder.write("0001_a.sql", "-- migrate:compatible\n-- migrate:up\nCREATE TABLE a (x);\n-- migrate:down\nDROP TABLE a;")
+        try folder.write("0002_b.up.sql", "-- migrate:compatible from 0001_a\nCREATE TABLE b (x);")
+        try folder.write("0003_c.sql", "-- migrate:up\nCREATE TABLE c (x);")
+        let files = try folder.load()
+        #expect(files.map(\.compatibility) == [.withOlderBuilds, .withBuildsKnowing("0001_a"), nil])
+
+        let goose = try MigrationsFolder()
+        try goose.write("00001_a.sql", "-- migrate:compatible\n-- +goose Up\nCREATE TABLE a (x);\n")
+        #expect(try goose.load(layout: .goose).map(\.compatibility) == [.withOlderBuilds])
+
+        for (text, code, line) in [("-- migrate:compatible with 0001\n-- migrate:up\nCREATE TABLE a (x);", SQLMigrationFileError.Code.unsupportedOption, 1),
+                                   ("-- migrate:compatible\n-- migrate:compatible\n-- migrate:up\nCREATE TABLE a (x);", .duplicateSection, 2),
+                                   ("-- migrate:up\nCREATE TABLE a (x);\n-- migrate:compatible\n", .unsupportedOption, 3)] {
+            let broken = try MigrationsFolder()
+            try broken.write("0001_a.sql", text)
+            expectFileError(code, line: line, broken)
+        }
+    }
+
     @Test func identifiersComeFromNamesAloneEvenWhenAFileIsBroken() throws {
         let folder = try MigrationsFolder()
         try folder.write("0001_a.up.sql", "CREATE TABLE a (x);")

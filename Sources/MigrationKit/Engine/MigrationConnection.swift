@@ -1,12 +1,13 @@
 /// A database connection as the migration engine (`MigrationEngine`) needs it: the
-/// statements MigrationKit itself runs (`BookkeepingExecuting`), its transactions, and
-/// what the layer can tell of what a step did.
+/// statements MigrationKit itself runs (`BookkeepingExecuting`), SQL a database stored
+/// (`SQLFileExecuting`: a newer step's down, `MigrationDowngradeTable`), its transactions,
+/// and what the layer can tell of what a step did.
 ///
 /// SQLCipher's connection and GRDB's `Database` conform: the engine is written once, and
 /// a connection only runs SQL and names its own errors. A conforming connection is used
 /// only inside the writer that handed it out, one call at a time, like GRDB's
 /// `Database`; a class, whose identity the engine keeps track of during a run.
-package protocol MigrationConnection: BookkeepingExecuting, AnyObject {
+package protocol MigrationConnection: BookkeepingExecuting, SQLFileExecuting, AnyObject {
     /// Whether a transaction is open.
     var isInsideTransaction: Bool { get }
 

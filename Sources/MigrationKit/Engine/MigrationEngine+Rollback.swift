@@ -7,6 +7,7 @@ extension MigrationEngine {
     /// verification. Violations the database had before are kept and reported.
     /// The report's duration is the caller's to fill in.
     package func rollback(_ selection: RollbackSelection, in db: Database, acceptModified: Set<String>) throws -> MigrationReport {
+        if case .newer = selection { return try stepBack(in: db) }
         var report = MigrationReport()
         let foreignKeys = ForeignKeyBaseline()
         let clock = ContinuousClock()

@@ -159,14 +159,17 @@ package enum MigrationBookkeeping {
         package let history: Bool
         /// `migrationkit_history`, as versions before the history moved kept it.
         package let legacyHistory: Bool
+        /// `MigrationDowngradeTable`, written since history format 2.
+        let downgrade: Bool
 
         package init(in db: some SQLQuerying) throws {
             let names = Set(try db.textColumn(
-                sql: "SELECT lower(name) FROM sqlite_master WHERE type = 'table' AND lower(name) IN (?, ?, ?)",
-                arguments: [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName]))
+                sql: "SELECT lower(name) FROM sqlite_master WHERE type = 'table' AND lower(name) IN (?, ?, ?, ?)",
+                arguments: [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName, MigrationDowngradeTable.name]))
             ledger = names.contains(MigrationLedgerTable.name)
             history = names.contains(MigrationHistoryTable.name)
             legacyHistory = names.contains(MigrationHistoryTable.legacyName)
+            downgrade = names.contains(MigrationDowngradeTable.name)
         }
 
         /// The history tables to read, the one whose rows win last: the legacy table
@@ -183,14 +186,14 @@ package enum MigrationBookkeeping {
     /// ledger, and `user_version` still 0. The one test for both connections.
     package static func keptNothing(in db: some SQLQuerying) throws -> Bool {
         let otherObjects = try db.textColumn(
-            sql: "SELECT count(*) FROM sqlite_master WHERE lower(tbl_name) NOT IN (?, ?)",
-            arguments: [MigrationLedgerTable.name, MigrationHistoryTable.name])
+            sql: "SELECT count(*) FROM sqlite_master WHERE lower(tbl_name) NOT IN (?, ?, ?, ?)",
+            arguments: [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationDowngradeTable.name, MigrationHistoryFormat.tableName])
         guard otherObjects == ["0"], try db.textColumn(sql: "PRAGMA user_version") == ["0"] else { return false }
         return try !Tables(in: db).ledger || db.textColumn(sql: "SELECT count(*) FROM \(MigrationLedgerTable.name)") == ["0"]
     }
 
-    /// The ledger's identifiers and the recorded checksums (from both history tables, as
-    /// `Tables.historyTables` orders them).
+    /// The ledger's identifiers, the recorded checksums (from both history tables, as
+    /// `Tables.historyTables` orders them) and what the downgrade table records.
     package static func snapshot(in db: some SQLQuerying) throws -> LedgerSnapshot {
         let tables = try Tables(in: db)
         let identifiers = tables.ledger ? try db.textColumn(sql: MigrationLedgerTable.selectIdentifiersSQL) : []
@@ -200,7 +203,8 @@ package enum MigrationBookkeeping {
                 if let identifier = row[0], let checksum = row[1] { checksums[identifier] = checksum }
             }
         }
-        return LedgerSnapshot(identifiers: identifiers, checksums: checksums)
+        let downgrade = tables.downgrade ? try MigrationDowngradeTable.entries(in: db) : [:]
+        return LedgerSnapshot(identifiers: identifiers, checksums: checksums, downgrade: downgrade)
     }
 
     /// Every history row, by identifier, from both tables; empty when neither exists
@@ -234,6 +238,7 @@ package enum MigrationBookkeeping {
     static func recordApplied<Database>(_ step: MigrationStep<Database>, duration: Duration, in db: some BookkeepingExecuting) throws {
         for statement in MigrationLedgerTable.recordApplied(step) { try db.execute(statement) }
         try recordHistory(step.identifier, checksum: step.checksum, duration: duration, in: db)
+        for statement in MigrationDowngradeTable.record(step) { try db.execute(statement) }
     }
 
     /// A step's history row alone (GRDB's migrator writes the ledger row itself).
@@ -255,14 +260,25 @@ package enum MigrationBookkeeping {
         for statement in MigrationHistoryTable.setChecksum(checksum, for: identifier) { try db.execute(statement) }
     }
 
-    /// The ledger and history rows of `identifiers`, deleted: what a rolled-back step
-    /// leaves (its `MigrationStep.recordedIdentifiers`: its own and a squash's merged ones).
+    /// The ledger, history and downgrade rows of `identifiers`, deleted: what a
+    /// rolled-back step leaves (its `MigrationStep.recordedIdentifiers`: its own and a
+    /// squash's merged ones).
     static func forget(_ identifiers: [String], in db: some BookkeepingExecuting) throws {
         let tables = try Tables(in: db)
         for identifier in identifiers {
             if tables.ledger { try db.execute(MigrationLedgerTable.delete(identifier)) }
             for table in tables.historyTables { try db.execute(MigrationHistoryTable.delete(identifier, from: table)) }
+            if tables.downgrade { try db.execute(MigrationDowngradeTable.delete(identifier)) }
         }
+    }
+
+    /// A newer build's step an older build stepped back from its stored down: its ledger
+    /// row deleted, as a rollback deletes it; its history kept, and its downgrade row
+    /// marked, so the database still tells that it was applied once, and when it was
+    /// stepped back.
+    static func recordSteppedBack(_ identifier: String, in db: some BookkeepingExecuting) throws {
+        try db.execute(MigrationLedgerTable.delete(identifier))
+        try db.execute(MigrationDowngradeTable.markRolledBack(identifier))
     }
 }
 

@@ -30,12 +30,13 @@ package struct RunHistory {
     /// knows once that transaction has committed (`committed(_:)`).
     package struct Recording {
         /// The statements, in order: the ledger row, then the history rows written ahead,
-        /// or, for the plan's last step, every row of the run finished.
+        /// or, for the plan's last step, every row of the run finished, then the step's
+        /// downgrade row, if it has one.
         var statements: [BookkeepingStatement] { ledger + history }
         /// The ledger row alone, as `MigrationLedgerTable.recordApplied` writes it.
         let ledger: [BookkeepingStatement]
-        /// The history rows alone: all a transaction adds where another migrator writes
-        /// the ledger row itself (GRDB's, in a GRDB app).
+        /// The history and downgrade rows alone: all a transaction adds where another
+        /// migrator writes the ledger row itself (GRDB's, in a GRDB app).
         package let history: [BookkeepingStatement]
         fileprivate let writtenAhead: [String]
         fileprivate let applied: MigrationHistoryTable.Row
@@ -75,6 +76,9 @@ package struct RunHistory {
             history = [MigrationHistoryTable.create] + MigrationHistoryTable.record(planned)
             ahead = planned.map(\.identifier)
         }
+        // The way back and the compatibility are written with the step itself: they are
+        // the step's, and most steps have none to write.
+        history += MigrationDowngradeTable.record(step)
         return Recording(ledger: MigrationLedgerTable.recordApplied(step), history: history, writtenAhead: ahead, applied: row,
                          finishes: later.isEmpty)
     }

@@ -41,6 +41,8 @@ extension MigrationStep where Database: SQLFileExecuting {
         equivalentChecksumsSource = { Self.earlierChecksums(of: sql) }
         changesOnlyTheDatabase = true
         isMigrationFile = true
+        compatibility = file.compatibility
+        storedDown = file.down.map { StoredDown(sql: $0.sql) }
         fileVersion = file.version
         fileLayout = file.layout
     }

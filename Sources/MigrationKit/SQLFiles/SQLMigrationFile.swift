@@ -98,6 +98,9 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// Tables whose row counts this migration changes on purpose
     /// (`-- migrate:row-changes T U`), so `check --from-database` expects it.
     package let rowChanges: [String]
+    /// Whether builds that do not know this migration may keep using a database it was
+    /// applied to (`-- migrate:compatible [from ID]`); nil when not declared.
+    package let compatibility: MigrationCompatibility?
     /// The lines above `-- migrate:up` in a single file, which run nothing but may hold
     /// comments lint reads (`-- migrationkit:nolint-file`); nil when there are none, or
     /// when the up SQL is the whole file.
@@ -110,7 +113,7 @@ public struct SQLMigrationFile: Hashable, Sendable {
     /// A migration from its parts; `SQLMigrationDirectory` makes them from files. A
     /// `down` that holds no statement becomes `emptyDown`, and `down` nil.
     package init(identifier: String, form: Form, up: SQLSection, down: SQLSection?, merging: [String] = [], rowChanges: [String] = [],
-                layout: MigrationFolderLayout = .migrationKit, version: MigrationVersion? = nil, noTransactionRequest: SQLFileLine? = nil,
+                compatibility: MigrationCompatibility? = nil, layout: MigrationFolderLayout = .migrationKit, version: MigrationVersion? = nil, noTransactionRequest: SQLFileLine? = nil,
                 header: SQLSection? = nil, writtenUp: SQLSection? = nil) {
         self.identifier = identifier
         self.form = form
@@ -123,6 +126,7 @@ public struct SQLMigrationFile: Hashable, Sendable {
         self.emptyDown = holdsStatement ? nil : down
         self.merging = merging
         self.rowChanges = rowChanges
+        self.compatibility = compatibility
         self.header = header
         self.writtenUp = writtenUp
     }

@@ -6,7 +6,8 @@ import Foundation
 /// file; goose's: `-- +goose Up` and an optional `-- +goose Down`. Header lines before
 /// the up section (any form): `-- migrate:merging A B` lists the identifiers this
 /// migration replaces; `-- migrate:row-changes T U` the tables whose row counts it
-/// changes on purpose. dbmate's `transaction:false` option (and sqlx's `-- no-transaction`
+/// changes on purpose; `-- migrate:compatible [from ID]` that builds which do not know it
+/// may keep using the database (`MigrationCompatibility`). dbmate's `transaction:false` option (and sqlx's `-- no-transaction`
 /// first line) is a request to run outside a transaction, kept as
 /// `SQLMigrationFile.noTransactionRequest`: MigrationKit runs every step in a transaction
 /// all the same, since that is what makes a failed step leave nothing behind. A file's own `BEGIN` … `COMMIT` around its statements is left out
@@ -18,6 +19,38 @@ package enum SQLMigrationFileParser {
         let arguments: [String]
     }
 
+    /// The header lines every layout reads above its up SQL: `-- migrate:merging A B`,
+    /// `-- migrate:row-changes T U` and `-- migrate:compatible [from ID]`.
+    struct Header {
+        var merging: [String] = []
+        var rowChanges: [String] = []
+        var compatibility: MigrationCompatibility?
+        private var compatibleLine: Int?
+
+        static let directiveNames: Set<String> = ["merging", "row-changes", "compatible"]
+
+        /// Takes in one header line's directive, one of `directiveNames`.
+        mutating func read(_ directive: Directive, path: String, line: Int) throws {
+            switch directive.name {
+            case "merging": merging += directive.arguments
+            case "row-changes": rowChanges += directive.arguments
+            default:
+                if let compatibleLine {
+                    throw SQLMigrationFileError(code: .duplicateSection, path: path, line: line,
+                                                message: "A second `-- migrate:compatible` line (the first is line \(compatibleLine)); a migration declares its compatibility once.")
+                }
+                switch directive.arguments.count {
+                case 0: compatibility = .withOlderBuilds
+                case 2 where directive.arguments[0].lowercased() == "from": compatibility = .withBuildsKnowing(directive.arguments[1])
+                default:
+                    throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: line,
+                                                message: "`-- migrate:compatible` takes no argument or `from ID`; use `-- migrate:compatible` or `-- migrate:compatible from ID`.")
+                }
+                compatibleLine = line
+            }
+        }
+    }
+
     /// Parses a dbmate-style file (`NAME.sql`).
     package static func parseSections(_ text: String, identifier: String, path: String) throws -> SQLMigrationFile {
         try parseSections(text, identifier: identifier, path: path, version: MigrationVersion(leadingDigitsOf: identifier))
@@ -25,8 +58,7 @@ package enum SQLMigrationFileParser {
 
     static func parseSections(_ text: String, identifier: String, path: String, version: MigrationVersion?) throws -> SQLMigrationFile {
         let lines = splitLines(text)
-        var merging: [String] = []
-        var rowChanges: [String] = []
+        var header = Header()
         var upStart: Int?
         var downStart: Int?
         var noTransaction: SQLFileLine?
@@ -53,15 +85,15 @@ package enum SQLMigrationFileParser {
                 let downRequest = try noTransactionOption(directive, path: path, line: lineNumber)
                 noTransaction = noTransaction ?? downRequest
                 downStart = lineNumber
-            case "merging", "row-changes":
+            case let name where Header.directiveNames.contains(name):
                 guard upStart == nil else {
                     throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
                                                 message: "`-- migrate:\(directive.name)` must come before `-- migrate:up`.")
                 }
-                if directive.name == "merging" { merging += directive.arguments } else { rowChanges += directive.arguments }
+                try header.read(directive, path: path, line: lineNumber)
             default:
                 throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
-                                            message: "Unknown directive `-- migrate:\(directive.name)`; use `-- migrate:up`, `-- migrate:down`, `-- migrate:merging` or `-- migrate:row-changes`.")
+                                            message: "Unknown directive `-- migrate:\(directive.name)`; use `-- migrate:up`, `-- migrate:down`, `-- migrate:merging`, `-- migrate:row-changes` or `-- migrate:compatible`.")
             }
         }
         guard let upStart else {
@@ -78,9 +110,9 @@ package enum SQLMigrationFileParser {
         try requireStatements(up, path: path, line: upStart)
         let down = downStart.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
         // Comments above `-- migrate:up` are kept for lint (`-- migrationkit:nolint-file`).
-        let header = upStart > 1 ? section(lines, from: 1, through: upStart - 1, path: path) : nil
-        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                version: version, noTransactionRequest: noTransaction, header: header)
+        let headerLines = upStart > 1 ? section(lines, from: 1, through: upStart - 1, path: path) : nil
+        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: header.merging, rowChanges: header.rowChanges,
+                                compatibility: header.compatibility, version: version, noTransactionRequest: noTransaction, header: headerLines)
     }
 
     /// Parses a golang-migrate/sqlx pair (`NAME.up.sql`, optional `NAME.down.sql`).
@@ -105,13 +137,11 @@ package enum SQLMigrationFileParser {
         let written = upText
         let upText = layout == .flyway ? try placeholders.substitute(upText, path: upPath, time: time) ?? upText : upText
         let upLines = splitLines(upText)
-        var merging: [String] = []
-        var rowChanges: [String] = []
+        var header = Header()
         for (index, line) in upLines.enumerated() {
             guard let directive = directive(in: line) else { continue }
             switch directive.name {
-            case "merging": merging += directive.arguments
-            case "row-changes": rowChanges += directive.arguments
+            case let name where Header.directiveNames.contains(name): try header.read(directive, path: upPath, line: index + 1)
             // In another tool's layout, a comment to that tool; but a down section's line
             // would have its down SQL run with the up SQL.
             case let name where layout != .migrationKit && name != "down": break
@@ -137,8 +167,8 @@ package enum SQLMigrationFileParser {
             try refuseGooseSections(downLines, in: layout, path: downPath)
             down = SQLSection(sql: downText, path: downPath, startLine: 1).leavingOutOwnTransaction()
         }
-        return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                layout: layout, version: version, noTransactionRequest: noTransactionRequest, writtenUp: writtenUp)
+        return SQLMigrationFile(identifier: identifier, form: .upDownFiles, up: up, down: down, merging: header.merging, rowChanges: header.rowChanges,
+                                compatibility: header.compatibility, layout: layout, version: version, noTransactionRequest: noTransactionRequest, writtenUp: writtenUp)
     }
 
     /// A `-- migrate:` line other than a header in a file that is all up (or all down)
@@ -185,8 +215,7 @@ package enum SQLMigrationFileParser {
     /// the annotation in any case.
     static func parseGoose(_ text: String, identifier: String, path: String, version: MigrationVersion?) throws -> SQLMigrationFile {
         let lines = splitLines(text)
-        var merging: [String] = []
-        var rowChanges: [String] = []
+        var header = Header()
         var upLine: Int?
         var downLine: Int?
         var openBlock: Int?
@@ -195,9 +224,9 @@ package enum SQLMigrationFileParser {
             let lineNumber = index + 1
             if let directive = directive(in: line) {
                 switch directive.name {
-                case "merging" where upLine == nil: merging += directive.arguments
-                case "row-changes" where upLine == nil: rowChanges += directive.arguments
-                case "merging", "row-changes":
+                case let name where Header.directiveNames.contains(name) && upLine == nil:
+                    try header.read(directive, path: path, line: lineNumber)
+                case let name where Header.directiveNames.contains(name):
                     throw SQLMigrationFileError(code: .unsupportedOption, path: path, line: lineNumber,
                                                 message: "`-- migrate:\(directive.name)` must come before `-- +goose Up`.")
                 case "down":
@@ -261,22 +290,22 @@ package enum SQLMigrationFileParser {
         }
         if let openBlock { throw unclosedBlock(path: path, line: openBlock) }
         return try annotatedFile(lines, upLine: upLine, downLine: downLine, identifier: identifier, path: path, layout: .goose, version: version,
-                                 noTransaction: noTransaction, merging: merging, rowChanges: rowChanges)
+                                 noTransaction: noTransaction, header: header)
     }
 
     /// A file its tool's annotation lines cut (goose's, sql-migrate's): the up SQL after
     /// `upLine` up to `downLine`, the down SQL after that; the lines above `upLine`, which
     /// run nothing, kept for lint (`-- migrationkit:nolint-file`).
     private static func annotatedFile(_ lines: [Substring], upLine: Int, downLine: Int?, identifier: String, path: String, layout: MigrationFolderLayout,
-                                      version: MigrationVersion?, noTransaction: SQLFileLine?, merging: [String] = [],
-                                      rowChanges: [String] = []) throws -> SQLMigrationFile {
+                                      version: MigrationVersion?, noTransaction: SQLFileLine?, header directives: Header = Header()) throws -> SQLMigrationFile {
         let upEnd = (downLine ?? (lines.count + 1)) - 1
         let up = section(lines, from: upLine + 1, through: upEnd, path: path).leavingOutOwnTransaction()
         try requireStatements(up, path: path, line: upLine)
         let down = downLine.map { section(lines, from: $0 + 1, through: lines.count, path: path).leavingOutOwnTransaction() }
         let header = upLine > 1 ? section(lines, from: 1, through: upLine - 1, path: path) : nil
-        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: merging, rowChanges: rowChanges,
-                                layout: layout, version: version, noTransactionRequest: noTransaction, header: header)
+        return SQLMigrationFile(identifier: identifier, form: .sections, up: up, down: down, merging: directives.merging,
+                                rowChanges: directives.rowChanges, compatibility: directives.compatibility, layout: layout, version: version,
+                                noTransactionRequest: noTransaction, header: header)
     }
 
     // MARK: - sql-migrate

@@ -106,6 +106,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, AcceptsHist
             // One read of the ledger serves lint, the backup decision and the engine's
             // first plan.
             if existedBefore { try refuseUnadopted(session, in: world) }
+            if existedBefore { try reportNewerMigrations(session, reporter: reporter, in: world) }
             if existedBefore, !noLint, let files = loaded.files {
                 try lintPending(files, session: session, reporter: reporter, in: world)
             }
@@ -182,6 +183,18 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, AcceptsHist
 
     /// Says what changed and what will be erased, then asks on a terminal (the command's
     /// standard input) or requires --yes.
+    /// Says once that a newer version's migrations are compatible with this one and stay;
+    /// or, before the refusal, what stands in the way for each one that is not (unless
+    /// `--accept-unknown` vouches for every one).
+    private func reportNewerMigrations(_ session: MigrationSession, reporter: Reporter, in world: CommandWorld) throws {
+        let newer = NewerDatabaseReport(judgement: try session.status().newer)
+        if let compatible = newer.compatibleLine {
+            reporter.line(compatible)
+        } else if !Set(newer.judgement.blocking).isSubset(of: acceptUnknown) {
+            for line in newer.refusalLines(commandName: world.layer.commandName) { reporter.warning(line) }
+        }
+    }
+
     private func confirmErase(_ change: SchemaChange, in surroundings: ProcessSurroundings) throws {
         let erased = change.objectsToErase.isEmpty ? "(nothing)" : change.objectsToErase.joined(separator: ", ")
         surroundings.console.error("The database's migration history no longer matches the migrations: \(change).")

@@ -24,11 +24,19 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHis
     @Flag(name: .customLong("no-lint"), help: "Skip the lint of the down SQL to run (its errors otherwise block the rollback).")
     var noLint = false
 
+    @Flag(name: .customLong("yes"), help: "Confirm --newer without a prompt.")
+    var yes = false
+
     var fleetVerb: String { "Rolling back" }
 
-    /// A fleet rolls back to a migration, never by a count: run again after a failure
-    /// or Ctrl-C, `--steps` would roll back the finished databases once more.
+    /// A fleet rolls back to a migration, or steps back from a newer version's, never by
+    /// a count: run again after a failure or Ctrl-C, `--steps` would roll back the
+    /// finished databases once more. A fleet asks no question per database.
     package func validateFleet(in world: CommandWorld) throws {
+        if scope.newer {
+            if !yes { throw CLIError(.conflictingOptions, "Over several databases, rollback --newer takes --yes: each database's step back is then made without a question, after its own backup.") }
+            return
+        }
         if scope.target == nil {
             throw CLIError(.conflictingOptions, "Over several databases, rollback takes --to ID (the migration to go back to), not --steps: a second run after a failure or Ctrl-C then rolls back nothing twice.")
         }
@@ -45,11 +53,12 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHis
             }
         }
         let session = try MigrationSession.open(connection, migrations: migrations, access: .change, reporter: reporter, in: world)
+        if scope.newer { return try stepBack(session, migrations: migrations, reporter: reporter, in: world) }
         let database = session
         // Everything the rollback would refuse for is checked before the backup, so a
         // refused rollback writes nothing (and prunes no older backup).
         let accepted = Set(acceptModified)
-        let undone: RollbackSelection = scope.target.map { .after($0) } ?? .latest(scope.latestCount)
+        let undone = scope.selection
         let plan = try database.rollbackPlan(undone, acceptModified: accepted)
         if !noLint, let files = loaded.files { try lintDownSQL(of: plan, in: files, reporter: reporter, world: world) }
         var backupPath: String?
@@ -69,6 +78,65 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHis
             backup: backupPath,
             rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds)
+    }
+
+    /// `--newer`: judges the database; when a step back is possible, measures what it drops
+    /// on a scratch copy, asks (or takes `--yes`), backs up whatever `--no-backup` says,
+    /// then runs every stored down in one transaction. Nothing newer in the way is nothing
+    /// to do; a database nothing stored here can step back from is refused, step by step.
+    private func stepBack(_ session: MigrationSession, migrations: CommandMigrations, reporter: Reporter, in world: CommandWorld) throws -> RollbackDocument {
+        let newer = NewerDatabaseReport(judgement: try session.status().newer)
+        switch newer.judgement {
+        case .current, .compatible:
+            reporter.line(newer.compatibleLine ?? "Nothing newer to step back from: this version knows every applied migration.")
+            return RollbackDocument(database: session.path, databaseName: world.databaseName, backup: nil, rolledBack: [], durationMs: 0)
+        case .mustRefuse:
+            for line in newer.refusalLines(commandName: world.layer.commandName) { reporter.warning(line) }
+            throw MigrationKitError.databaseSuperseded(unknown: newer.judgement.blocking)
+        case .canStepBack:
+            break
+        }
+        let plan = try session.rollbackPlan(.newer, acceptModified: [])
+        // Over several databases `--yes` has confirmed every one beforehand: no preview.
+        if world.fleet == nil {
+            let console = world.surroundings.console
+            console.error("Stepping back undoes \(plan.joined(separator: ", ")) (newest first) with the down SQL the newer version stored in the database.")
+            console.error(try measureLosses(session, migrations: migrations, in: world).sentence)
+        }
+        if !yes {
+            try world.surroundings.confirm("Step back this database?", typing: "step back",
+                                           refusal: "Refusing to step back without confirmation: pass --yes, or run on a terminal to be asked. Nothing was changed.")
+        }
+        // Stepping back drops what the newer version wrote: always back up first, --no-backup or not.
+        let backupPath = try session.backup(backup, in: world)
+        reporter.line("Backup: \(backupPath)")
+        let report = try session.rollback(.newer, acceptModified: [])
+        if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
+        reporter.line("Stepped back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed; "
+            + "the backup holds the database as the newer version left it.")
+        if let notChecked = world.appExtensionAdvice.warning(notVerifying: report.unmetNeeds) { reporter.warning(notChecked) }
+        return RollbackDocument(
+            database: session.path,
+            databaseName: world.databaseName,
+            backup: backupPath,
+            rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
+            durationMs: report.duration.wholeMilliseconds)
+    }
+
+    /// What stepping back drops, from the stored downs run on a scratch copy of the
+    /// database: the database itself is only read.
+    private func measureLosses(_ session: MigrationSession, migrations: CommandMigrations, in world: CommandWorld) throws -> StepBackLosses {
+        let scratch = try ScratchFolder(purpose: "step-back")
+        defer { withExtendedLifetime(scratch) {} }
+        let copyPath = scratch.path + "/preview.db"
+        try session.copy(to: copyPath)
+        var quiet = migrations
+        quiet.observer = nil
+        let preview = try MigrationSession.openScratch(session.request.forFile(at: copyPath), migrations: quiet, in: world)
+        defer { try? preview.close() }
+        _ = try preview.rollback(.newer, acceptModified: [])
+        let after = try preview.read { try StepBackLosses.tables(in: $0) }
+        return try session.read { db in StepBackLosses(before: try StepBackLosses.tables(in: db), after: after, countingIn: db) }
     }
 
     /// Lints the down SQL of the migrations `plan` undoes: errors stop the rollback

@@ -163,7 +163,8 @@ struct StatusCommand: UsesProjectConnection, FleetCommand {
             appliedCount: status.applied.count,
             pendingCount: status.pending.count,
             migrateWouldRefuse: status.migrateWouldRefuse || unmanaged != nil,
-            otherTools: otherTools.map { OtherToolDocument(tool: $0.tool.name, lastVersion: $0.lastVersion) })
+            otherTools: otherTools.map { OtherToolDocument(tool: $0.tool.name, lastVersion: $0.lastVersion) },
+            newer: NewerDatabaseReport(judgement: status.newer).document)
     }
 }
 
@@ -195,6 +196,9 @@ struct StatusDocument: Encodable {
     /// Other migration tools' ledgers in a database MigrationKit's ledger records
     /// nothing of (`adopt` takes it over); empty otherwise.
     let otherTools: [OtherToolDocument]
+    /// What this version can do with `unknownApplied` (`NewerDatabaseReport.Document`);
+    /// null when nothing newer is applied.
+    @AlwaysPresent var newer: NewerDatabaseReport.Document?
 }
 
 /// Another tool's ledger, as `status --json` names it.

@@ -25,6 +25,8 @@ package struct CommandMigrations: Sendable {
     private let plan: @Sendable (LedgerReading, String?, MigrateOptions, Settings) throws -> Bool
     /// Opens a database through the layer and binds the runner, set up as `Settings` say, to it.
     private let bind: @Sendable (OpenRequest, Settings, CommandLocks) throws -> MigrationSession
+    /// The same migrations but the first `count` only, on the same layer.
+    private let first: @Sendable (Int) -> CommandMigrations
 
     /// What a command sets on the runner before it runs.
     struct Settings: Sendable {
@@ -67,6 +69,21 @@ package struct CommandMigrations: Sendable {
             MigrationSession(request: request, store: try open(request), runner: configured(settings), locks: locks,
                              schemaDump: schemaDump ?? { store in try store.reading { try SchemaDump.canonicalSQL(of: $0) } })
         }
+        first = { count in
+            var older = runner
+            older.registry = runner.registry.prefix(count)
+            return CommandMigrations(runner: older, open: open, schemaDump: schemaDump)
+        }
+    }
+
+    /// The migrations of the release before every step from position `count` on: the
+    /// first `count` only, set up as these are.
+    func prefix(_ count: Int) -> CommandMigrations {
+        var older = first(count)
+        older.allowOutOfOrder = allowOutOfOrder
+        older.observer = observer
+        older.requiredIndexes = requiredIndexes
+        return older
     }
 
     private var settings: Settings { Settings(allowOutOfOrder: allowOutOfOrder, observer: observer, requiredIndexes: requiredIndexes) }

@@ -11,7 +11,8 @@ package protocol MigrationRunning: Sendable {
     /// The open database a runner works on, which the commands reach as a store.
     associatedtype Store: DatabaseStore
 
-    var registry: MigrationRegistry<Database> { get }
+    /// Settable, so that `check` can make the release before a step (`CommandMigrations.prefix`).
+    var registry: MigrationRegistry<Database> { get set }
     /// The core's procedure over this runner's steps and checks.
     var engine: MigrationEngine<Database> { get }
     var verifier: MigrationVerifier { get set }

@@ -24,7 +24,7 @@ struct StatusReport {
             if appliedBySwiftSteps.contains(identifier) {
                 reporter.line("unknown  \(identifier) (applied by an app's own Swift step, which is not among these migrations: use that app's commands for this database)")
             } else {
-                reporter.line("unknown  \(identifier) (applied, but no such migration here: migrated by a newer version)")
+                reporter.line("unknown  \(identifier) (\(NewerDatabaseReport(judgement: status.newer).statusNote(for: identifier)))")
             }
         }
         reporter.line("\(status.applied.count) applied, \(status.pending.count) pending"
@@ -32,7 +32,8 @@ struct StatusReport {
             + (status.outOfOrder.isEmpty ? "" : ", \(status.outOfOrder.count) out of order")
             + (status.partlyMerged.isEmpty ? "" : ", \(status.partlyMerged.count) partly merged")
             + (status.unknownApplied.isEmpty ? "" : ", \(status.unknownApplied.count) unknown") + "."
-            + (status.migrateWouldRefuse ? " migrate would refuse this database until that is resolved." : ""))
+            + (status.migrateWouldRefuse ? " migrate would refuse this database until that is resolved." : "")
+            + (NewerDatabaseReport(judgement: status.newer).statusSummary.map { " " + $0 } ?? ""))
     }
 
     /// `--exit-code`'s verdict, so that a deploy script learns both what migrate would

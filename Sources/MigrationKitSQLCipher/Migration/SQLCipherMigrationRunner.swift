@@ -16,7 +16,7 @@ public typealias SQLCipherMigrationStep = MigrationStep<SQLCipherDatabase>
 /// apply a step twice. The verifier runs after every migrate and rollback.
 public struct SQLCipherMigrationRunner: Sendable {
     /// The registered steps, in the order they apply.
-    public private(set) var registry: MigrationRegistry<SQLCipherDatabase>
+    public package(set) var registry: MigrationRegistry<SQLCipherDatabase>
     /// The app's own integrity and post-migration checks, each replacing the
     /// verifier's part when set.
     public var host: MigrationHostIntegration<SQLCipherDatabase>
@@ -221,6 +221,29 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// Whether the ledger holds steps this runner does not know (a newer app migrated it).
     public func hasBeenSuperseded(in writer: SQLCipherWriter) throws -> Bool {
         try migrationStatus(in: writer).isSuperseded
+    }
+
+    /// What this build can do with a database a newer build migrated: use it as it is
+    /// (every newer step declared compatible with this build), step back from the down
+    /// SQL the newer build stored (`rollbackNewerMigrations(in:backupDirectory:)`), or
+    /// only read it. `.current` when nothing newer is applied. Reads only.
+    public func databaseCompatibility(in writer: SQLCipherWriter) throws -> DatabaseCompatibility {
+        try migrationStatus(in: writer).newer
+    }
+
+    /// Steps back from every newer step that does not allow this build, newest first,
+    /// with the down SQL the newer build stored in the database, in one transaction, then
+    /// verifies; first it writes a backup (`<db>.backup-<time>`, beside the database or in
+    /// `backupDirectory`, mode 0600, the same key), named in the report. What cannot be
+    /// stepped back from (`DatabaseCompatibility.mustRefuse`) throws
+    /// `MigrationKitError.databaseSuperseded` with nothing written; nothing newer in the
+    /// way is a report with no step and no backup.
+    public func rollbackNewerMigrations(in writer: SQLCipherWriter, backupDirectory: String? = nil) throws -> MigrationReport {
+        guard case .canStepBack = try databaseCompatibility(in: writer) else { return try rollback(.newer, in: writer, acceptModified: []) }
+        let backup = try DatabaseBackup.create(of: writer, in: backupDirectory)
+        var report = try rollback(.newer, in: writer, acceptModified: [])
+        report.backup = backup
+        return report
     }
 }
 

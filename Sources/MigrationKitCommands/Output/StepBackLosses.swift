@@ -1,0 +1,68 @@
+import MigrationKit
+
+/// What stepping back drops, measured rather than guessed from the down SQL: the downs
+/// are run on a scratch copy (`RollbackCommand`), and the app's tables and columns there
+/// are compared with the database's. Tables and columns that vanish are named with the
+/// rows (or values) they hold now, and tables that stay with the rows they lose.
+struct StepBackLosses {
+    /// An app table as one side holds it.
+    struct Table {
+        let columns: [String]
+        /// nil: could not be counted (a virtual table whose module this build lacks).
+        let rows: Int?
+    }
+
+    private(set) var lines: [String] = []
+
+    /// The app's tables in `db` (bookkeeping and virtual tables' shadow tables left out),
+    /// with their columns and row counts.
+    static func tables(in db: any SQLQuerying) throws -> [String: Table] {
+        var sqlByName: [String: String] = [:]
+        try db.forEachTextRow(sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'", arguments: []) { row in
+            if let name = row[0] { sqlByName[name] = row[1] ?? "" }
+        }
+        let virtual = sqlByName.filter { $0.value.uppercased().hasPrefix("CREATE VIRTUAL TABLE") }.keys
+        var tables: [String: Table] = [:]
+        for name in sqlByName.keys where !SchemaDump.isBookkeeping(name) {
+            if virtual.contains(where: { name != $0 && name.lowercased().hasPrefix($0.lowercased() + "_") }) { continue }
+            var columns: [String] = []
+            try db.forEachTextRow(sql: "PRAGMA main.table_info(\(quoteIdentifier(name)))", arguments: []) { row in
+                if let column = row[1] { columns.append(column) }
+            }
+            let rows = (try? db.textColumn(sql: "SELECT count(*) FROM main.\(quoteIdentifier(name))")).flatMap { $0.first }.flatMap { Int($0) }
+            tables[name] = Table(columns: columns, rows: rows)
+        }
+        return tables
+    }
+
+    /// The losses from `before` (the database) to `after` (the stepped-back copy), with
+    /// vanished columns' values counted in `db`, the database.
+    init(before: [String: Table], after: [String: Table], countingIn db: any SQLQuerying) {
+        for name in before.keys.sorted() {
+            let old = before[name]!
+            guard let new = after[name] else {
+                lines.append("table \(name) (\(Self.count(old.rows, "row")))")
+                continue
+            }
+            for column in old.columns where !new.columns.contains(where: { $0.caseInsensitiveCompare(column) == .orderedSame }) {
+                let values = (try? db.textColumn(sql: "SELECT count(\(quoteIdentifier(column))) FROM main.\(quoteIdentifier(name))"))
+                    .flatMap { $0.first }.flatMap { Int($0) }
+                lines.append("column \(name).\(column) (\(Self.count(values, "value")))")
+            }
+            if let was = old.rows, let now = new.rows, now < was {
+                lines.append("\(Self.count(was - now, "row")) of \(name)")
+            }
+        }
+    }
+
+    /// One sentence: "Stepping back drops table tags (1,204 rows), column notes.color (312 values)."
+    var sentence: String {
+        lines.isEmpty ? "Stepping back drops no table, column or row of the app's."
+            : "Stepping back drops " + lines.joined(separator: ", ") + "."
+    }
+
+    private static func count(_ number: Int?, _ noun: String) -> String {
+        guard let number else { return "\(noun)s not counted" }
+        return "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+}
