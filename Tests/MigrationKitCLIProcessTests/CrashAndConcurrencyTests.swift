@@ -136,6 +136,77 @@ private func key(_ workspace: Workspace) -> DatabaseKey {
         }
     }
 
+    /// `rollback --newer` killed at random moments: the database is always as the newer
+    /// release left it (its three migrations, the wide table and the index) or as the
+    /// older release expects it (one migration, neither), never between; the next run
+    /// finishes the job, and a backup under a backup's name is always whole. The newer
+    /// release's downs rebuild a 40,000-row table, so a kill lands inside them.
+    @Test func killingAStepBackLeavesTheNewerDatabaseOrTheOlderOne() throws {
+        let rows = 40_000
+        func releases(_ workspace: Workspace) throws {
+            let items = """
+                -- migrate:up
+                CREATE TABLE items (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+                WITH RECURSIVE counter(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM counter WHERE x < \(rows))
+                    INSERT INTO items (n) SELECT x FROM counter;
+                -- migrate:down
+                DROP TABLE items;
+                """
+            try workspace.migration("0001_items.sql", items)
+            try FileManager.default.createDirectory(atPath: workspace.path("Newer"), withIntermediateDirectories: true)
+            try workspace.write("Newer/0001_items.sql", items)
+            try workspace.write("Newer/0002_wide.sql", """
+                -- migrate:up
+                ALTER TABLE items ADD COLUMN label TEXT NOT NULL DEFAULT 'x';
+                -- migrate:down
+                CREATE TABLE items_narrow (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+                INSERT INTO items_narrow (id, n) SELECT id, n FROM items;
+                DROP TABLE items;
+                ALTER TABLE items_narrow RENAME TO items;
+                """)
+            try workspace.write("Newer/0003_index.sql", "-- migrate:up\nCREATE INDEX items_label ON items(label);\n-- migrate:down\nDROP INDEX items_label;\n")
+        }
+        let newer = try Workspace()
+        try releases(newer)
+        #expect(try Tool.run(["migrate", "--no-backup"] + newer.options() + ["--migrations", newer.path("Newer")], directory: newer.root).status == 0)
+        let timed = try Workspace(key: newer.key)
+        try releases(timed)
+        try FileManager.default.copyItem(atPath: newer.database, toPath: timed.database)
+        let full = try measure { () throws in #expect(try timed.run("rollback", ["--newer", "--yes"]).status == 0) }
+
+        func expectNewerOrOlder(_ workspace: Workspace, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let writer = try SQLCipherWriter(path: workspace.database, key: key(workspace))
+            try writer.read { db throws in
+                #expect(try db.fetchString(sql: "PRAGMA quick_check") == "ok", sourceLocation: sourceLocation)
+                let ledger = try MigrationBookkeeping.snapshot(in: db).identifiers
+                let wide = try db.columns(in: "items").contains { $0.name == "label" }
+                let indexed = try db.fetchInt(sql: "SELECT count(*) FROM sqlite_master WHERE name = 'items_label'") == 1
+                let newerState = ledger == ["0001_items", "0002_wide", "0003_index"] && wide && indexed
+                let olderState = ledger == ["0001_items"] && !wide && !indexed
+                #expect(newerState || olderState, "ledger \(ledger), label column \(wide), index \(indexed)", sourceLocation: sourceLocation)
+                #expect(try db.fetchInt(sql: "SELECT count(*) FROM items") == rows, sourceLocation: sourceLocation)
+            }
+            for name in try FileManager.default.contentsOfDirectory(atPath: workspace.root) where name.hasPrefix("app.db.backup-") {
+                let backup = try SQLCipherWriter(path: workspace.root + "/" + name, key: key(workspace))
+                #expect(try backup.read { try $0.fetchString(sql: "PRAGMA quick_check") } == "ok", sourceLocation: sourceLocation)
+            }
+        }
+
+        var generator = SystemRandomNumberGenerator()
+        for iteration in 0..<killCount(quick: 4, full: 30) {
+            let workspace = try Workspace(key: newer.key)
+            try releases(workspace)
+            try FileManager.default.copyItem(atPath: newer.database, toPath: workspace.database)
+            let delay = Duration.microseconds(Int64.random(in: 0...Int64(Double(full.wholeMicroseconds) * 1.3), using: &generator))
+            try runAndKill(["rollback", "--newer", "--yes"] + workspace.options(), directory: workspace.root, after: delay)
+            try expectNewerOrOlder(workspace)
+            let finish = try workspace.run("rollback", ["--newer", "--yes"])
+            #expect(finish.status == 0, "iteration \(iteration): \(finish.output)")
+            #expect(try workspace.run("status").stdout.contains("1 applied, 0 pending."), "iteration \(iteration)")
+            try expectNewerOrOlder(workspace)
+        }
+    }
+
     /// docs/fleets.md's rotation in place over a fleet, stopped at random moments by
     /// SIGKILL or SIGTERM (graceful, as Ctrl-C): after every fault each tenant opens with
     /// a key found where the docs say (its key file or item, or the new key kept beside
