@@ -46,7 +46,8 @@ package struct MigrationAnalysis<Database>: Sendable {
     /// Registered identifiers that count as applied (a merged step counts when every
     /// step it replaces is in the ledger).
     package let applied: Set<String>
-    /// Ledger identifiers that no registered step has, nor replaces.
+    /// Ledger identifiers that no registered step has, nor replaces, and that the
+    /// registry does not declare known (`MigrationRegistry.knownIdentifiers`).
     let unknown: [String]
     /// What this build can do with the steps in `unknown` (`NewerDatabaseJudgement`).
     let newer: DatabaseCompatibility
@@ -102,7 +103,7 @@ package struct MigrationAnalysis<Database>: Sendable {
             }
         }
         self.replacingAppliedHistory = replacingAppliedHistory
-        let known = Set(registry.identifiers).union(registry.mergedIdentifiers.keys)
+        let known = Set(registry.identifiers).union(registry.mergedIdentifiers.keys).union(registry.knownIdentifiers)
         self.applied = applied
         self.unknown = snapshot.identifiers.filter { !known.contains($0) }
         self.newer = unknown.isEmpty ? .current

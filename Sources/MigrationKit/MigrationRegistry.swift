@@ -10,6 +10,10 @@ public struct MigrationRegistry<Database>: Sendable {
     /// Each step's position, by identifier: registering a step, and finding one, cost
     /// the same however many are registered (an app registers hundreds at every launch).
     @usableFromInline var positions: [String: Int] = [:]
+    /// Identifiers this build knows without a step of its own: the steps another part of
+    /// the same app registers (a migrator split into parts), or steps retired after every
+    /// database applied them. Never pending; a database that has them is not newer.
+    package var knownIdentifiers: Set<String> = []
 
     /// - Parameters:
     ///   - steps: the steps, in application order.
@@ -73,7 +77,9 @@ public struct MigrationRegistry<Database>: Sendable {
     /// The same registry with each step transformed (`MigrationStep.checking`): the
     /// identifiers, order and merges as they are.
     package func mappingSteps(_ transform: (MigrationStep<Database>) -> MigrationStep<Database>) -> MigrationRegistry {
-        MigrationRegistry(validated: steps.map(transform))
+        var mapped = MigrationRegistry(validated: steps.map(transform))
+        mapped.knownIdentifiers = knownIdentifiers
+        return mapped
     }
 
     /// The first `count` steps: the registry of the release before the rest were

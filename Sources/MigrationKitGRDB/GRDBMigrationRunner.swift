@@ -176,6 +176,15 @@ public struct GRDBMigrationRunner: Sendable {
                  foreignKeyChecks: foreignKeyChecks, compatibility: compatibility, rollbackSQL: rollbackSQL)
     }
 
+    /// Declares identifiers this build knows without registering a step for them: the
+    /// steps another runner of the same app applies (a migrator split into parts, GRDB
+    /// #1665), or steps retired after every database applied them. They are never
+    /// pending, and a database that has them is not newer for `databaseCompatibility(in:)`
+    /// and `.strict` history checks. GRDB's `hasBeenSuperseded` keeps GRDB's answer.
+    public mutating func registerKnownMigrations(_ identifiers: some Sequence<String>) {
+        registry.knownIdentifiers.formUnion(identifiers)
+    }
+
     /// A step's rollback: its closure, or its rollback SQL run. Both stop the process, as
     /// a duplicate identifier does: the down kept for older builds and the one that runs
     /// here must be the same.

@@ -264,4 +264,36 @@ import Testing
         let backups = try FileManager.default.contentsOfDirectory(atPath: workspace.path("tenants")).filter { $0.contains(".backup-") }
         #expect(backups.count == 2 && backups.allSatisfy { $0.hasPrefix("a.db") || $0.hasPrefix("c.db") }, "\(backups)")
     }
+
+    /// Databases an earlier MigrationKit wrote: format 1 (the history alone) and format 0
+    /// (the history under its earlier name). Each is read as it is; a run with nothing to
+    /// do writes nothing, so it stays in its format; the first run that applies a step
+    /// records that step's way back, and the format, with it. Steps applied before keep
+    /// no stored down: an older release cannot step back from them.
+    @Test(arguments: [1, 0])
+    func aDatabaseInAnEarlierFormatIsReadAndMovesOnOnlyWhenWritten(format: Int) throws {
+        let workspace = try twoReleases()
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        var earlier = "DROP TABLE grdb_migrationkit_downgrade; DROP TABLE grdb_migrationkit_meta;"
+        if format == 0 {
+            earlier += """
+                CREATE TABLE migrationkit_history (identifier TEXT NOT NULL PRIMARY KEY, checksum TEXT, applied_at TEXT NOT NULL, duration_ms INTEGER NOT NULL);
+                INSERT INTO migrationkit_history SELECT identifier, checksum, applied_at, duration_ms FROM grdb_migrationkit_history;
+                DROP TABLE grdb_migrationkit_history;
+                """
+        }
+        _ = try shell(workspace, earlier)
+        let before = try TreeSnapshot(workspace.root)
+        let status = try workspace.run("status")
+        #expect(status.status == 0 && status.stdout.contains("applied  0001_notes") && status.stdout.contains("1 applied, 0 pending."), "\(status.output)")
+        #expect(try workspace.run("migrate").status == 0)
+        try expectUnchanged(before, "status and a migrate with nothing to do on a format-\(format) database")
+
+        try workspace.write("Migrations/0002_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n-- migrate:down\nDROP TABLE tags;\n")
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        #expect(try shell(workspace, "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE name LIKE '%migrationkit%' ORDER BY name);")
+                == "grdb_migrationkit_downgrade,grdb_migrationkit_history,grdb_migrationkit_meta\n")
+        #expect(try shell(workspace, "SELECT group_concat(identifier) FROM grdb_migrationkit_downgrade; SELECT value FROM grdb_migrationkit_meta WHERE key = 'history_format';")
+                == "0002_tags\n2\n")
+    }
 }

@@ -16,8 +16,11 @@ struct NewerDatabaseReport {
 
     /// The lines `migrate` and `rollback --newer` print before they refuse: one for each
     /// newer step that does not allow this version, saying what can be done about it
-    /// with the command line `commandName` names.
+    /// with the command line `commandName` names. None where no newer step recorded
+    /// anything for older versions (a MigrationKit before this feature, or GRDB's own
+    /// migrator, applied them): the refusal's own sentence says all there is.
     func refusalLines(commandName: String) -> [String] {
+        guard judgement.newerMigrations.contains(where: { $0.hasStoredDown || $0.compatibility != nil }) else { return [] }
         switch judgement {
         case .current, .compatible:
             return []
