@@ -106,7 +106,8 @@ import Testing
         // Release 1's schema and ledger; the compatible table and its rows stay; the
         // rows keep their identity.
         #expect(try shell(workspace, "SELECT group_concat(identifier) FROM grdb_migrations;") == "0001_notes,0002_tags\n")
-        #expect(try shell(workspace, "SELECT group_concat(name) FROM pragma_table_info('notes');") == "id,body\n")
+        // Read as SQLite 3.15 can (no table-valued pragmas): every column but color.
+        #expect(try shell(workspace, "SELECT id, body FROM notes LIMIT 0; SELECT instr(sql, 'color') FROM sqlite_master WHERE name = 'notes';") == "0\n")
         #expect(try shell(workspace, "SELECT group_concat(id || body) FROM notes; SELECT count(*) FROM tags;") == "1a,2b\n1\n")
         #expect(try shell(workspace, "SELECT rolled_back_at IS NOT NULL FROM grdb_migrationkit_downgrade WHERE identifier = '0003_color';") == "1\n")
         #expect(try workspace.run("migrate").status == 0, "release 1 migrates again")

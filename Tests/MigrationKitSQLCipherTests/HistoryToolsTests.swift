@@ -163,3 +163,45 @@ private func sqlStep(_ identifier: String, _ sql: String) -> SQLCipherMigrationS
         }
     }
 }
+
+/// The SQLCipher runner's own calls for an older release of the app: what it can do with
+/// a database a newer release migrated, and the step back with its backup.
+@Suite struct StepBackTests {
+    private static func fileStep(_ identifier: String, up: String, down: String?,
+                                 _ compatibility: MigrationCompatibility? = nil) -> SQLCipherMigrationStep {
+        SQLCipherMigrationStep(file: SQLMigrationFile(
+            identifier: identifier, form: .sections, up: SQLSection(sql: up, path: "\(identifier).sql", startLine: 2),
+            down: down.map { SQLSection(sql: $0, path: "\(identifier).sql", startLine: 4) }, compatibility: compatibility))
+    }
+
+    private static let notes = fileStep("0001_notes", up: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);", down: "DROP TABLE notes;")
+
+    @Test func theOlderReleaseBacksUpThenStepsBackNewestFirst() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try SQLCipherWriter(path: directory.path("app.db"), key: .testRawKey)
+        let newer = try SQLCipherMigrationRunner(steps: [
+            Self.notes,
+            Self.fileStep("0002_tags", up: "CREATE TABLE tags (id INTEGER PRIMARY KEY);", down: "DROP TABLE tags;"),
+            Self.fileStep("0003_pins", up: "CREATE TABLE pins (note INTEGER);", down: "DROP TABLE pins;", .withOlderBuilds),
+        ])
+        try newer.migrate(in: writer)
+        let older = try SQLCipherMigrationRunner(steps: [Self.notes])
+        let answer = try older.databaseCompatibility(in: writer)
+        guard case .canStepBack = answer else { Issue.record("\(answer)"); return }
+
+        let report = try older.rollbackNewerMigrations(in: writer, backupDirectory: directory.url.path)
+        #expect(report.identifiers == ["0003_pins", "0002_tags"])
+        let backup = try #require(report.backup)
+        #expect(try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int == 0o600)
+        let kept = try SQLCipherWriter(path: backup, key: .testRawKey)
+        #expect(try kept.read { try $0.fetchStrings(sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid") } == ["0001_notes", "0002_tags", "0003_pins"])
+        try kept.close()
+        #expect(try older.databaseCompatibility(in: writer) == .current)
+        #expect(try writer.read { try $0.fetchStrings(sql: "SELECT name FROM sqlite_master WHERE name IN ('tags', 'pins')") } == [])
+        #expect(try older.migrate(in: writer).identifiers.isEmpty)
+
+        // Nothing newer in the way: no step, no backup.
+        let again = try older.rollbackNewerMigrations(in: writer, backupDirectory: directory.url.path)
+        #expect(again.identifiers.isEmpty && again.backup == nil)
+    }
+}
