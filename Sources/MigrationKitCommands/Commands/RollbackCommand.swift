@@ -67,15 +67,22 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHis
             reporter.line("Backup: \(backupPath ?? "")")
         }
         let report = try session.rollback(undone, acceptModified: accepted)
-        if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
-        reporter.line(report.steps.isEmpty
+        return finish(report, on: database, backup: backupPath, reporter: reporter, in: world, summary: report.steps.isEmpty
             ? "Nothing to roll back."
             : "Rolled back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed.")
+    }
+
+    /// What every rollback says once it has run: the orphans it found, its summary, what
+    /// the verification could not check; and its document.
+    private func finish(_ report: MigrationReport, on session: MigrationSession, backup: String?, reporter: Reporter, in world: CommandWorld,
+                        summary: String) -> RollbackDocument {
+        if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
+        reporter.line(summary)
         if let notChecked = world.appExtensionAdvice.warning(notVerifying: report.unmetNeeds) { reporter.warning(notChecked) }
         return RollbackDocument(
-            database: database.path,
+            database: session.path,
             databaseName: world.databaseName,
-            backup: backupPath,
+            backup: backup,
             rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
             durationMs: report.duration.wholeMilliseconds)
     }
@@ -111,16 +118,9 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHis
         let backupPath = try session.backup(backup, in: world)
         reporter.line("Backup: \(backupPath)")
         let report = try session.rollback(.newer, acceptModified: [])
-        if let orphans = report.preexistingForeignKeyViolations { reporter.warning(orphans.preexistingWarning) }
-        reporter.line("Stepped back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); verification passed; "
-            + "the backup holds the database as the newer version left it.")
-        if let notChecked = world.appExtensionAdvice.warning(notVerifying: report.unmetNeeds) { reporter.warning(notChecked) }
-        return RollbackDocument(
-            database: session.path,
-            databaseName: world.databaseName,
-            backup: backupPath,
-            rolledBack: report.steps.map { .init(identifier: $0.identifier, durationMs: $0.duration.wholeMilliseconds) },
-            durationMs: report.duration.wholeMilliseconds)
+        return finish(report, on: session, backup: backupPath, reporter: reporter, in: world,
+                      summary: "Stepped back \(report.steps.count) migration\(report.steps.count == 1 ? "" : "s") in \(report.duration.humanReadable); "
+                          + "verification passed; the backup holds the database as the newer version left it.")
     }
 
     /// What stepping back drops, from the stored downs run on a scratch copy of the

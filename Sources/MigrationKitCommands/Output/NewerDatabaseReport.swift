@@ -98,7 +98,7 @@ struct NewerDatabaseReport {
         })
     }
 
-    /// `newer` in `status`'s and `migrate`'s `--json` documents.
+    /// `newer` in `status --json`'s document.
     struct Document: Encodable {
         /// "compatible", "stepBack" or "refused".
         let verdict: String
