@@ -9,6 +9,9 @@ package struct LedgerSnapshot: Hashable, Sendable {
     /// What applied steps left for older builds (`MigrationDowngradeTable`): their stored
     /// downs and compatibility, by identifier. Empty where nothing was recorded.
     var downgrade: [String: MigrationDowngradeTable.Entry]
+    /// The refusal of a database whose MigrationKit tables a newer MigrationKit wrote in
+    /// a format this version may not write (`MigrationHistoryFormat`); nil otherwise.
+    var unwritableFormat: MigrationKitError?
 
     /// A snapshot of the ledger's identifiers and the recorded checksums (none by default,
     /// as in a database only GRDB has migrated).
@@ -129,7 +132,8 @@ package struct MigrationAnalysis<Database>: Sendable {
         self.checksumsToAdopt = adopt
     }
 
-    /// Throws when the database's history forbids migrating: migrated by a newer
+    /// Throws when the database's history forbids migrating: MigrationKit's tables in a
+    /// format a newer MigrationKit wrote and this version may not write; migrated by a newer
     /// version with steps that do not allow this build (unless each of them is in
     /// `acceptUnknown`; steps recorded compatible with it never refuse), a half-applied
     /// merge, or steps edited after they were applied (unless each edited step is in
@@ -137,6 +141,8 @@ package struct MigrationAnalysis<Database>: Sendable {
     /// that cannot tell which of its steps are applied, with some of them applied.
     func refuseUnsafeHistory(acceptModified: Set<String> = [], acceptUnknown: Set<String> = [],
                                     checks: HistoryChecks = .strict) throws {
+        // Whatever the checks: this version's rows would not be what that format expects.
+        if let unwritableFormat = snapshot.unwritableFormat { throw unwritableFormat }
         let unaccepted = newer.blocking.filter { !acceptUnknown.contains($0) }
         if checks == .strict, !unaccepted.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unaccepted) }
         if let partialMerge { throw partialMerge }

@@ -43,6 +43,11 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
     /// A full-text (FTS3/4/5) or R*Tree index fails its own check (`integrity-check`,
     /// `rtreecheck()`): it does not match the rows it indexes.
     case virtualTableIndexDamaged(table: String, module: String, result: String)
+    /// MigrationKit's own tables in the database are in a format a newer MigrationKit
+    /// wrote, which only versions writing `oldestWriter` or later may change
+    /// (`grdb_migrationkit_meta`): this version reads what it recognises and writes
+    /// nothing.
+    case historyFormatNewer(format: Int, oldestWriter: Int)
 
     /// What the refusal offers beyond fixing the cause: applying out of order anyway,
     /// accepting an edit or unknown identifiers. Each command line words it
@@ -123,6 +128,10 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
                 ? "rebuild it from its rows in a migration: INSERT INTO \"\(table)\"(\"\(table)\") VALUES ('rebuild')"
                 : "fill it again from the rows it indexes in a migration (delete its rows and insert them again)"
             return "The \(module) index \"\(table)\" does not match the rows it indexes (\(result)); \(rebuild)."
+        case .historyFormatNewer(let format, let oldestWriter):
+            return "MigrationKit's own tables in the database are in format \(format), written by a newer MigrationKit, and only a MigrationKit "
+                + "that writes format \(oldestWriter) or later may change them (this one writes format \(MigrationHistoryFormat.current)); "
+                + "use the newer version."
         }
     }
 
@@ -146,6 +155,7 @@ public enum MigrationKitError: RemediableError, Hashable, Sendable {
         case .rollbackBeyondApplied: return "rollbackBeyondApplied"
         case .partiallyAppliedMerge: return "partiallyAppliedMerge"
         case .virtualTableIndexDamaged: return "virtualTableIndexDamaged"
+        case .historyFormatNewer: return "historyFormatNewer"
         }
     }
 

@@ -15,6 +15,7 @@ extension MigrationAnalysis {
     /// The applied steps in registration order, refusing a database whose history
     /// cannot be walked back: migrated by a newer version, or half through a merge.
     func walkableAppliedSteps() throws -> [MigrationStep<Database>] {
+        if let unwritableFormat = snapshot.unwritableFormat { throw unwritableFormat }
         if !unknown.isEmpty { throw MigrationKitError.databaseSuperseded(unknown: unknown) }
         if let partialMerge { throw partialMerge }
         return appliedSteps
@@ -70,6 +71,7 @@ extension MigrationAnalysis {
     /// `.databaseSuperseded` naming the steps that do not allow this build when a step
     /// back is not possible (`.mustRefuse`: each step's `verdict` says why).
     package func stepBackPlan() throws -> [(identifier: String, sql: String)] {
+        if let unwritableFormat = snapshot.unwritableFormat { throw unwritableFormat }
         switch newer {
         case .current, .compatible:
             return []

@@ -297,4 +297,26 @@ import Testing
         #expect(try shell(workspace, "SELECT group_concat(identifier) FROM grdb_migrationkit_downgrade; SELECT value FROM grdb_migrationkit_meta WHERE key = 'history_format';")
                 == "0002_tags\n2\n")
     }
+
+    /// A newer MigrationKit that records a format this version may not write (its oldest
+    /// writer is newer than format 2) is refused by name and only read; one whose oldest
+    /// writer this version is goes on as before.
+    @Test func tablesANewerMigrationKitWroteInAFormatThisOneMayNotWriteAreOnlyRead() throws {
+        let workspace = try twoReleases()
+        #expect(try workspace.run("migrate", ["--no-backup"]).status == 0)
+        try workspace.write("Migrations/0002_tags.sql", "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE tags;\n")
+        _ = try shell(workspace, "UPDATE grdb_migrationkit_meta SET value = '3' WHERE key IN ('history_format', 'history_oldest_writer');")
+        let before = try TreeSnapshot(workspace.root)
+        for command in [["migrate"], ["rollback"]] {
+            let refused = try workspace.run(command[0], Array(command.dropFirst()))
+            #expect(refused.status == 7, "\(command): \(refused.output)")
+            #expect(refused.stderr.contains("MigrationKit's own tables in the database are in format 3, written by a newer MigrationKit, and only a MigrationKit that writes format 3 or later may change them (this one writes format 2); use the newer version."), "\(refused.output)")
+        }
+        #expect(try workspace.run("status").status == 0)
+        try expectUnchanged(before, "refusals of tables in a newer format")
+
+        _ = try shell(workspace, "UPDATE grdb_migrationkit_meta SET value = '2' WHERE key = 'history_oldest_writer';")
+        let migrated = try workspace.run("migrate", ["--no-backup"])
+        #expect(migrated.status == 0 && migrated.stdout.contains("Applied 0002_tags"), "\(migrated.output)")
+    }
 }

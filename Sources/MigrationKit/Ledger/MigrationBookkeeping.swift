@@ -161,15 +161,19 @@ package enum MigrationBookkeeping {
         package let legacyHistory: Bool
         /// `MigrationDowngradeTable`, written since history format 2.
         let downgrade: Bool
+        /// `MigrationHistoryFormat`'s table, written with the downgrade table.
+        let format: Bool
 
         package init(in db: some SQLQuerying) throws {
             let names = Set(try db.textColumn(
-                sql: "SELECT lower(name) FROM sqlite_master WHERE type = 'table' AND lower(name) IN (?, ?, ?, ?)",
-                arguments: [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName, MigrationDowngradeTable.name]))
+                sql: "SELECT lower(name) FROM sqlite_master WHERE type = 'table' AND lower(name) IN (?, ?, ?, ?, ?)",
+                arguments: [MigrationLedgerTable.name, MigrationHistoryTable.name, MigrationHistoryTable.legacyName, MigrationDowngradeTable.name,
+                            MigrationHistoryFormat.tableName]))
             ledger = names.contains(MigrationLedgerTable.name)
             history = names.contains(MigrationHistoryTable.name)
             legacyHistory = names.contains(MigrationHistoryTable.legacyName)
             downgrade = names.contains(MigrationDowngradeTable.name)
+            format = names.contains(MigrationHistoryFormat.tableName)
         }
 
         /// The history tables to read, the one whose rows win last: the legacy table
@@ -204,7 +208,11 @@ package enum MigrationBookkeeping {
             }
         }
         let downgrade = tables.downgrade ? try MigrationDowngradeTable.entries(in: db) : [:]
-        return LedgerSnapshot(identifiers: identifiers, checksums: checksums, downgrade: downgrade)
+        var snapshot = LedgerSnapshot(identifiers: identifiers, checksums: checksums, downgrade: downgrade)
+        if tables.format, let unwritable = try MigrationHistoryFormat.unwritable(in: db) {
+            snapshot.unwritableFormat = .historyFormatNewer(format: unwritable.format, oldestWriter: unwritable.oldestWriter)
+        }
+        return snapshot
     }
 
     /// Every history row, by identifier, from both tables; empty when neither exists

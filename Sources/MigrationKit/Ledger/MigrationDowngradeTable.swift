@@ -91,6 +91,20 @@ package enum MigrationHistoryFormat {
     /// writes only the history, which format 2 leaves as it was.
     static let oldestWriter = 1
 
+    /// The recorded format when this version may not write beside it: a newer
+    /// MigrationKit's, whose oldest writer is newer than this version's format. Nil for a
+    /// format this version writes, or none recorded (format 1 or earlier). A value that is
+    /// no number reads as a format no version writes.
+    static func unwritable(in db: some SQLQuerying) throws -> (format: Int, oldestWriter: Int)? {
+        var values: [String: String] = [:]
+        try db.forEachTextRow(sql: "SELECT key, value FROM \(tableName)", arguments: []) { row in
+            if let key = row[0], let value = row[1] { values[key] = value }
+        }
+        guard let format = values["history_format"] else { return nil }
+        let oldestWriter = values["history_oldest_writer"].flatMap { Int($0) } ?? Int.max
+        return oldestWriter > current ? (Int(format) ?? Int.max, oldestWriter) : nil
+    }
+
     /// Creates the table with this version's format, unless a format is recorded already.
     static let record: [BookkeepingStatement] = [
         BookkeepingStatement("CREATE TABLE IF NOT EXISTS \(tableName) (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"),

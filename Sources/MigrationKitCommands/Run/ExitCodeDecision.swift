@@ -239,7 +239,7 @@ package enum ExitCodeDecision {
             return .usage
         case .rollbackNotDefined, .rollbackMustTargetLatestApplied, .rollbackBeyondApplied,
              .databaseAlreadyMigratedBeyond, .databaseSuperseded, .pendingMigrationsOutOfOrder,
-             .partiallyAppliedMerge, .modifiedMigrations:
+             .partiallyAppliedMerge, .modifiedMigrations, .historyFormatNewer:
             return .refused
         }
     }
