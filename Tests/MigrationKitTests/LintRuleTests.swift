@@ -420,3 +420,36 @@ import Testing
         }
     }
 }
+
+/// A migration declared compatible with older releases that takes away what their code
+/// may use: a warning on the statement, none without the declaration, none for what only
+/// adds, none in the down section (which undoes the migration).
+@Suite struct CompatibleButBreakingTests {
+    private let rule = "compatible-but-breaking"
+
+    private func lint(_ up: String, declared: Bool = true, down: String = "SELECT 1;") throws -> [LintFinding] {
+        let text = (declared ? "-- migrate:compatible\n" : "") + "-- migrate:up\n" + up + "\n-- migrate:down\n" + down
+        let file = try SQLMigrationFileParser.parseSections(text, identifier: "0002_x", path: "migrations/0002_x.sql")
+        return MigrationLinter(context: LintFixture.debian12).lint([file]).filter { $0.rule == rule }
+    }
+
+    @Test func takingAwayWhatOlderCodeUsesIsFlagged() throws {
+        for (sql, change) in [("DROP TABLE notes;", "drops table notes"),
+                              ("DROP VIEW recent;", "drops view recent"),
+                              ("ALTER TABLE notes RENAME TO memo;", "renames table notes to memo"),
+                              ("ALTER TABLE notes RENAME COLUMN body TO text;", "renames a column of notes"),
+                              ("ALTER TABLE notes DROP COLUMN color;", "drops column color of notes")] {
+            let findings = try lint(sql)
+            #expect(findings.count == 1 && findings.first?.severity == .warning && findings.first?.line == 3, "\(sql): \(findings)")
+            #expect(findings.first?.message.contains(change) == true, "\(sql): \(findings)")
+            #expect(try lint(sql, declared: false).isEmpty, "\(sql)")
+        }
+    }
+
+    @Test func addingIsCompatibleAndTheDownIsNotJudged() throws {
+        for sql in ["CREATE TABLE tags (id INTEGER PRIMARY KEY);", "CREATE INDEX notes_body ON notes(body);",
+                    "ALTER TABLE notes ADD COLUMN color TEXT NOT NULL DEFAULT 'white';"] {
+            #expect(try lint(sql, down: "DROP TABLE tags; ALTER TABLE notes DROP COLUMN color;").isEmpty, "\(sql)")
+        }
+    }
+}

@@ -46,6 +46,9 @@ struct LintScope {
     let context: LintContext
     /// The batch as it stands before this statement.
     let batch: BatchSchema
+    /// The migration's declared compatibility with older releases
+    /// (`-- migrate:compatible`), nil when it declares none.
+    var compatibility: MigrationCompatibility? = nil
 
     /// A finding placed on the file line of `token` (the statement's first token when
     /// nil or out of range).

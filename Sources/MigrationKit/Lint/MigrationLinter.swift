@@ -37,6 +37,7 @@ package struct MigrationLinter: Sendable {
         AppExtensionNeededRule(),
         MissingDownRule(),
         SyntaxErrorRule(),
+        CompatibleButBreakingRule(),
     ]
 
     /// The rule that warns of a statement that needs what only the app registers
@@ -88,12 +89,12 @@ package struct MigrationLinter: Sendable {
                 fileWide[section.path, default: []] += directives.fileWide
                 found += directives.problems.map { ($0, nil) }
             }
-            found += lint(file.up, of: file.identifier, isDown: false, batch: &batch, fileWide: &fileWide)
+            found += lint(file.up, of: file.identifier, isDown: false, compatibility: file.compatibility, batch: &batch, fileWide: &fileWide)
             if let down = file.down {
                 // A down section runs later, on a rollback, against a different state:
                 // check it against a copy, which it never changes.
                 var unchanged = batch
-                found += lint(down, of: file.identifier, isDown: true, batch: &unchanged, fileWide: &fileWide)
+                found += lint(down, of: file.identifier, isDown: true, compatibility: file.compatibility, batch: &unchanged, fileWide: &fileWide)
             }
             findings += found.map { finding, statementSuppression in
                 (finding, statementSuppression
@@ -112,7 +113,7 @@ package struct MigrationLinter: Sendable {
 
     /// Each statement's findings, with the `-- migrationkit:nolint` comment that silences
     /// each, if any; the section's file-wide comments go into `fileWide`.
-    private func lint(_ section: SQLSection, of migration: String, isDown: Bool, batch: inout BatchSchema,
+    private func lint(_ section: SQLSection, of migration: String, isDown: Bool, compatibility: MigrationCompatibility?, batch: inout BatchSchema,
                       fileWide: inout [String: [LintDirectives.Directive]]) -> [(LintFinding, String?)] {
         let statements = SQLStatementSplitter.split(section.sql)
         var directives = LintDirectives(section, isDown: isDown, knownRules: Self.knownRules)
@@ -121,7 +122,7 @@ package struct MigrationLinter: Sendable {
         var findings: [(LintFinding, String?)] = directives.problems.map { ($0, nil) }
         for (statement, silencing) in zip(statements, bound) {
             let reader = StatementReader(statement)
-            let scope = LintScope(section: section, isDown: isDown, context: context, batch: batch)
+            let scope = LintScope(section: section, isDown: isDown, context: context, batch: batch, compatibility: compatibility)
             var found: [LintFinding] = []
             for rule in Self.rules where !isDown || rule.checksDownSections {
                 if rule.isFallback, found.contains(where: { $0.severity == .error }) { continue }
