@@ -37,9 +37,10 @@ struct SQLCipherCommandLayer: CommandLayer {
     /// `runner` on the writers the host opens, its schema dumped as the host dumps it.
     private func migrations(_ runner: SQLCipherMigrationRunner) -> CommandMigrations {
         let host = self.host
-        let open: @Sendable (OpenRequest) throws -> SQLCipherWriter = { try host.openWriter(ConnectionSettings($0, host: host)) }
-        guard let snapshot = host.schemaSnapshot else { return CommandMigrations(runner: runner, open: open) }
-        return CommandMigrations(runner: runner, open: open, schemaDump: { writer in try writer.read { try snapshot($0) } })
+        return CommandMigrations(runner: runner) { request, runner, locks in
+            SQLCipherStore(writer: try host.openWriter(ConnectionSettings(request, host: host)), runner: runner, locks: locks,
+                           schemaSnapshot: host.schemaSnapshot)
+        }
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {
@@ -73,29 +74,6 @@ extension SQLCipherMigrationRunner {
     }
 }
 
-/// SQLCipher's writer is the store `migrationkit`'s commands run on.
-extension SQLCipherWriter: DatabaseStore {
-    package func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T {
-        try read { try body($0) }
-    }
-
-    package func changing<T>(_ body: (any BookkeepingExecuting) throws -> T) throws -> T {
-        try write { try body($0) }
-    }
-
-    package func copy(to destination: String) throws {
-        try DatabaseBackup.copy(of: self, to: destination)
-    }
-
-    package func cipherDescription() throws -> DatabaseCipherDescription {
-        DatabaseCipherDescription(try effectiveCipherSettings())
-    }
-
-    package func discardIfCreated() -> Bool {
-        discardCreatedDatabase()
-    }
-}
-
 extension DatabaseCipherDescription {
     /// A SQLCipher database's settings as `status` reports them; nil: a plaintext one.
     init(_ settings: EffectiveCipherSettings?) {
@@ -103,10 +81,5 @@ extension DatabaseCipherDescription {
     }
 }
 
-/// SQLCipher's runner, as the command tree drives it, on SQLCipher's writer.
-extension SQLCipherMigrationRunner: MigrationRunning {
-    package func replayedSchema(upTo target: String?, configuredLike writer: SQLCipherWriter) throws -> [SchemaDump.Object] {
-        let steps = try target.map { Array(registry.steps[...(try registry.index(ofTarget: $0))]) } ?? []
-        return try replayedSchema(of: steps, configuredLike: writer)
-    }
-}
+/// SQLCipher's runner, as the command tree sets it up.
+extension SQLCipherMigrationRunner: MigrationRunning {}

@@ -56,9 +56,7 @@ struct GRDBCommandLayer: CommandLayer {
         runner.eraseDatabaseOnSchemaChange = false
         runner.registry = runner.registry.mappingSteps { $0.checking { try Interruption.check() } }
         let host = self.host
-        let open: @Sendable (OpenRequest) throws -> GRDBStore = { try GRDBStore(opening: $0, host: host) }
-        guard let snapshot = host.schemaSnapshot else { return CommandMigrations(runner: runner, open: open) }
-        return CommandMigrations(runner: runner, open: open, schemaDump: { store in try store.writer.read { try snapshot($0) } })
+        return CommandMigrations(runner: runner) { request, runner, locks in try GRDBStore(opening: request, host: host, runner: runner, locks: locks) }
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {

@@ -16,6 +16,12 @@ package final class GRDBStore: DatabaseStore {
     let host: GRDBMigrationCLIHost
     /// This command made the file (`migrate` on a missing database).
     let created: Bool
+    /// The runner the command set up, which runs the app's steps on `writer`.
+    private let configured: GRDBMigrationRunner
+    /// The change locks the command holds: the database's, once the command took it (a
+    /// file the open created is locked only once it exists), goes to the runner with each
+    /// call, which then takes it no second time.
+    private let locks: CommandLocks
 
     /// Opens the database through the host: refuses a missing file unless creating, and
     /// creates one as the SQLCipher connection does (`NewDatabaseFile`: mode 0600, keyed
@@ -25,7 +31,7 @@ package final class GRDBStore: DatabaseStore {
     /// `--load-extension` is the `migrationkit` tool's: an app's own binary registers
     /// what only it has (its functions, collations, tokenizers) on the writer its host
     /// opens, with GRDB's `Configuration.prepareDatabase`, as it does for itself.
-    init(opening request: OpenRequest, host: GRDBMigrationCLIHost) throws {
+    init(opening request: OpenRequest, host: GRDBMigrationCLIHost, runner: GRDBMigrationRunner, locks: CommandLocks) throws {
         if let library = request.extensions.first {
             throw CLIError(.notAvailableHere, "--load-extension \(library) is not loaded by \(host.commandName): this app registers its own SQL functions, collations and tokenizers on the database connections its code opens (GRDB's Configuration.prepareDatabase, in the host's openWriter); leave the option out, or load the extension there.")
         }
@@ -63,6 +69,15 @@ package final class GRDBStore: DatabaseStore {
         self.writer = opened.writer
         self.settings = opened.settings
         self.host = host
+        configured = runner
+        self.locks = locks
+    }
+
+    /// The runner, handed the change lock the command holds on the file.
+    private var runner: GRDBMigrationRunner {
+        var runner = configured
+        runner.heldChangeLock = locks.lock(on: path)
+        return runner
     }
 
     /// Only while nothing was kept in it (`NewDatabaseFile.discard`): a step that
@@ -171,16 +186,14 @@ extension GRDBStore {
     }
 }
 
-/// GRDB's runner, as the command tree drives it, on an app's writer.
-extension GRDBMigrationRunner: MigrationRunning {
-    package func readLedger(in store: GRDBStore) throws -> LedgerReading { try readLedger(in: store.writer) }
-
+/// The runner's work, as GRDB's runner does it on an app's writer.
+extension GRDBStore {
     /// The runner throws what a failing step threw, as GRDB's migrator does; the
     /// commands say which step failed and where, as for the tool's steps: the failure
     /// the observer heard (`MigrationEvent.didFail`). The ledger's reading served the
     /// decisions before the run; GRDB's migrator reads the ledger itself.
-    package func migrate(in store: GRDBStore, upTo target: String?, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport {
-        var runner = self
+    package func migrate(upTo target: String?, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport {
+        var runner = self.runner
         let failure = StepFailure()
         let observer = runner.observer
         runner.observer = { event in
@@ -188,50 +201,54 @@ extension GRDBMigrationRunner: MigrationRunning {
             observer?(event)
         }
         do {
-            return try target.map { try runner.migrate(in: store.writer, upTo: $0, options: options) } ?? runner.migrate(in: store.writer, options: options)
+            return try target.map { try runner.migrate(in: writer, upTo: $0, options: options) } ?? runner.migrate(in: writer, options: options)
         } catch {
             throw failure.error ?? error
         }
     }
 
-    package func rollbackPlan(_ selection: RollbackSelection, in store: GRDBStore, acceptModified: Set<String>) throws -> [String] {
-        try rollbackPlan(selection, in: store.writer, acceptModified: acceptModified)
+    package func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {
+        try runner.rollback(selection, in: writer, acceptModified: acceptModified)
     }
 
-    package func rollback(_ selection: RollbackSelection, in store: GRDBStore, acceptModified: Set<String>) throws -> MigrationReport {
-        try rollback(selection, in: store.writer, acceptModified: acceptModified)
+    package func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: writer, upTo: target) }
+
+    package func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption {
+        try runner.adopt(in: writer, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
     }
 
-    package func baselinePlan(in store: GRDBStore, upTo target: String) throws -> [String] { try baselinePlan(in: store.writer, upTo: target) }
-    package func baseline(in store: GRDBStore, upTo target: String) throws -> [String] { try baseline(in: store.writer, upTo: target) }
+    package func erase() throws { try runner.erase(writer) }
 
-    package func adopt(in store: GRDBStore, from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption {
-        try adopt(in: store.writer, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
-    }
-
-    package func schemaChange(in store: GRDBStore) throws -> SchemaChange? { try schemaChange(in: store.writer) }
+    package func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: writer) }
 
     /// Through the app's own `openWriter` and GRDB's migrator, on a scratch database in
     /// a private folder (encrypted with a random key where GRDB here encrypts). GRDB's
     /// erase-on-schema-change replays as GRDB's `hasSchemaChanges` does instead: GRDB
     /// decides that, and the runner reproduces it.
-    package func replayedSchema(upTo target: String?, configuredLike store: GRDBStore) throws -> [SchemaDump.Object] {
+    package func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] {
         let scratch = try ScratchFolder(purpose: "diff")
         defer { withExtendedLifetime(scratch) {} }
-        var quiet = self
+        var quiet = configured
         quiet.observer = nil
-        quiet.heldChangeLock = nil
         let request = OpenRequest(path: scratch.path + "/expected.db", key: GRDBLinkedLibrary.linkedSQLCipherVersion != nil ? ScratchFolder.randomKey() : nil,
                                   access: .create, lockTimeout: .seconds(5))
-        let expected = try GRDBStore(opening: request, host: store.host)
+        let expected = try GRDBStore(opening: request, host: host, runner: quiet, locks: CommandLocks())
         defer { try? expected.close() }
-        if let target { _ = try quiet.migrate(in: expected, upTo: target, options: MigrateOptions(), from: nil) }
+        if let target { _ = try expected.migrate(upTo: target, options: MigrateOptions(), from: nil) }
         return try expected.reading { try SchemaDump.objects(in: $0) }
     }
 
-    package func erase(_ store: GRDBStore) throws { try erase(store.writer) }
-    package func verificationReport(in store: GRDBStore) throws -> VerificationReport { try verificationReport(in: store.writer) }
+    package func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: writer) }
+
+    /// The host's own snapshot (`GRDBMigrationCLIHost.schemaSnapshot`), or the canonical dump.
+    package func schemaDump() throws -> String {
+        guard let snapshot = host.schemaSnapshot else { return try reading { try SchemaDump.canonicalSQL(of: $0) } }
+        return try writer.read { try snapshot($0) }
+    }
 }
+
+/// GRDB's runner, as the command tree sets it up.
+extension GRDBMigrationRunner: MigrationRunning {}
 
 /// The step failure an observer heard during one migrate.
 private final class StepFailure: @unchecked Sendable {

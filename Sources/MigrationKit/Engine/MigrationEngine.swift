@@ -65,9 +65,7 @@ package struct MigrationEngine<Database: MigrationConnection>: Sendable {
     /// The ledger and the connection's `data_version`, read now (in the caller's read
     /// transaction, or outside any).
     package func readLedger(_ db: Database) throws -> LedgerReading {
-        // The version first: a commit landing between the two reads shows as a change.
-        let version = try dataVersion(db)
-        return LedgerReading(snapshot: try MigrationBookkeeping.snapshot(in: db), dataVersion: version)
+        try LedgerReading.read(in: db)
     }
 
     /// The registry compared with what the database holds now.

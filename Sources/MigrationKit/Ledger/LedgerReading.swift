@@ -18,3 +18,13 @@ package struct LedgerReading: Sendable {
         self.dataVersion = dataVersion
     }
 }
+
+extension LedgerReading {
+    /// The ledger and the connection's `data_version`, read now (in the caller's read
+    /// transaction, or outside any): the version first, so that a commit landing between
+    /// the two reads shows as a change.
+    package static func read(in db: some SQLQuerying) throws -> LedgerReading {
+        let version = try db.textColumn(sql: "PRAGMA data_version").first.flatMap { Int($0) } ?? 0
+        return LedgerReading(snapshot: try MigrationBookkeeping.snapshot(in: db), dataVersion: version)
+    }
+}

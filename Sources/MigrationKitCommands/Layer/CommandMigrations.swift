@@ -21,10 +21,13 @@ package struct CommandMigrations: Sendable {
     private let steps: [String: Step]
     /// The migrations compared with a ledger reading, for the settings given.
     private let analyse: @Sendable (LedgerReading, Settings) -> MigrationStatus
-    /// Whether migrating up to a target would write anything, from a ledger reading.
-    private let plan: @Sendable (LedgerReading, String?, MigrateOptions, Settings) throws -> Bool
-    /// Opens a database through the layer and binds the runner, set up as `Settings` say, to it.
-    private let bind: @Sendable (OpenRequest, Settings, CommandLocks) throws -> MigrationSession
+    /// What the runner, set up as the settings say, plans from a ledger reading: whether
+    /// migrating up to a target would write anything, what a rollback would undo, what a
+    /// baseline would record. Each throws what the change itself would refuse for.
+    private let planning: @Sendable (LedgerReading, Settings) -> Planning
+    /// Opens a database through the layer, its store holding the runner set up as
+    /// `Settings` say, under the command's change locks.
+    private let openStore: @Sendable (OpenRequest, Settings, CommandLocks) throws -> any DatabaseStore
     /// The same migrations but the first `count` only, on the same layer.
     private let first: @Sendable (Int) -> CommandMigrations
 
@@ -35,6 +38,13 @@ package struct CommandMigrations: Sendable {
         var requiredIndexes: [RequiredIndexSpec]
     }
 
+    /// A runner's plans from one ledger reading, its type kept inside.
+    struct Planning {
+        let changesAnything: (String?, MigrateOptions) throws -> Bool
+        let rollback: (RollbackSelection, Set<String>) throws -> [String]
+        let baseline: (String) throws -> [String]
+    }
+
     private struct Step: Sendable {
         let position: Int
         let isReversible: Bool
@@ -42,13 +52,11 @@ package struct CommandMigrations: Sendable {
         let fileVersion: MigrationVersion?
     }
 
-    /// The migrations `runner` runs, on the stores `open` opens (the layer's writer for an
-    /// `OpenRequest`, keyed and found in its format).
-    ///
-    /// - Parameter schemaDump: the schema as `schema-dump` prints it (the host's own
-    ///   snapshot), or nil for the canonical dump.
-    package init<Runner: MigrationRunning>(runner: Runner, open: @escaping @Sendable (OpenRequest) throws -> Runner.Store,
-                                           schemaDump: (@Sendable (Runner.Store) throws -> String)? = nil) {
+    /// The migrations `runner` runs, on the stores `open` opens: the layer's writer for
+    /// an `OpenRequest`, keyed and found in its format, holding `runner` set up for the
+    /// command and the command's change locks.
+    package init<Runner: MigrationRunning>(runner: Runner,
+                                           open: @escaping @Sendable (OpenRequest, Runner, CommandLocks) throws -> any DatabaseStore) {
         identifiers = runner.registry.identifiers
         requiredIndexes = runner.verifier.requiredIndexes
         steps = Dictionary(uniqueKeysWithValues: runner.registry.steps.enumerated().map { position, step in
@@ -61,18 +69,22 @@ package struct CommandMigrations: Sendable {
             configured.verifier.requiredIndexes = settings.requiredIndexes
             return configured
         }
-        analyse = { reading, settings in configured(settings).analysis(of: reading).status }
-        plan = { reading, target, options, settings in
-            try configured(settings).migratePlan(from: reading, upTo: target, options: options).changesAnything
+        analyse = { reading, settings in configured(settings).engine.analysis(of: reading).status }
+        planning = { reading, settings in
+            let engine = configured(settings).engine
+            let registry = runner.registry
+            return Planning(
+                changesAnything: { target, options in
+                    try engine.plan(from: reading, through: try target.map(registry.index(ofTarget:)) ?? (registry.steps.count - 1), options: options).changesAnything
+                },
+                rollback: { selection, accepted in try engine.analysis(of: reading).rollbackPlan(selection, acceptModified: accepted).map(\.identifier) },
+                baseline: { target in try engine.analysis(of: reading).baselinePlan(through: try registry.index(ofTarget: target)).map(\.identifier) })
         }
-        bind = { request, settings, locks in
-            MigrationSession(request: request, store: try open(request), runner: configured(settings), locks: locks,
-                             schemaDump: schemaDump ?? { store in try store.reading { try SchemaDump.canonicalSQL(of: $0) } })
-        }
+        openStore = { request, settings, locks in try open(request, configured(settings), locks) }
         first = { count in
             var older = runner
             older.registry = runner.registry.prefix(count)
-            return CommandMigrations(runner: older, open: open, schemaDump: schemaDump)
+            return CommandMigrations(runner: older, open: open)
         }
     }
 
@@ -90,9 +102,14 @@ package struct CommandMigrations: Sendable {
 
     /// Opens the database `request` names (its key derived once, here) with these
     /// migrations to run on it. The command's change locks (`locks`) are handed to the
-    /// runner, which then takes none a second time.
+    /// store's runner, which then takes none a second time.
     func open(_ request: OpenRequest, locks: CommandLocks) throws -> MigrationSession {
-        try bind(request, settings, locks)
+        MigrationSession(request: request, store: try openStore(request, settings, locks), migrations: self)
+    }
+
+    /// What the runner plans from the ledger `ledger` found; reads nothing.
+    func plans(from ledger: LedgerReading) -> Planning {
+        planning(ledger, settings)
     }
 
     /// Whether the migration `identifier` has a way back (a down section, a rollback
@@ -134,6 +151,6 @@ package struct CommandMigrations: Sendable {
     /// Whether migrating up to `target` would write anything (steps, bookkeeping), from
     /// the ledger `ledger` found; throws what migrate would refuse for. Reads nothing.
     package func changesAnything(upTo target: String?, options: MigrateOptions, from ledger: LedgerReading) throws -> Bool {
-        try plan(ledger, target, options, settings)
+        try plans(from: ledger).changesAnything(target, options)
     }
 }

@@ -2,21 +2,24 @@ import Foundation
 import MigrationKit
 
 /// An open database as the command tree reaches it: the one seam between the commands and
-/// a database library, implemented by SQLCipher's writer (`migrationkit`) and by an app's
-/// GRDB writer (the commands a GRDB app embeds). Everything a command does to a database
-/// is a migration runner's work on it (`MigrationRunning`, whose writer a store is) or is
-/// written once over these few requirements: reading rows for a check, one transaction of
-/// SQL, a copy.
+/// a database library, implemented by SQLCipher's (`migrationkit`) and by an app's GRDB
+/// writer (the commands a GRDB app embeds), each holding the migration runner a command
+/// set up (`CommandMigrations`), under the change locks the command holds.
 ///
-/// A store is made by its command line's layer from an `OpenRequest`
-/// (`CommandMigrations.open`), with the key derived once, and used by one command at a time
-/// through its `MigrationSession`.
+/// Its first part is the database itself: rows read for a check, one transaction of
+/// plain SQL, a copy. Its second is what the store's runner does to it, each library its
+/// own way (GRDB's migrator runs a GRDB app's steps; the SQLCipher runner its own): the
+/// core's engine under both. Planning from a ledger reading needs no store
+/// (`CommandMigrations`).
+///
+/// A store is made by its command line's layer from an `OpenRequest`, with the key
+/// derived once, and used by one command at a time through its `MigrationSession`.
 package protocol DatabaseStore: AnyObject {
     /// The database file, as the command named it.
     var path: String { get }
 
     /// Runs `body` in a read of the database: its rows, for checks, lint and dumps
-    /// written once for both libraries.
+    /// written once for both libraries, and the ledger (`LedgerReading.read`).
     func reading<T>(_ body: (any SQLQuerying) throws -> T) throws -> T
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), committed when it
@@ -38,6 +41,31 @@ package protocol DatabaseStore: AnyObject {
 
     /// Closes the database (a WAL database is checkpointed into its file).
     func close() throws
+
+    // MARK: - The runner's work
+
+    /// Migrates up to `target` (every step when nil), planning first from `reading` when
+    /// the command read the ledger and wrote nothing since.
+    func migrate(upTo target: String?, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport
+    /// Rolls back `selection` (`.newer`: steps back from a newer version's migrations).
+    func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport
+    /// Records the migrations up to `target` as applied without running them.
+    func baseline(upTo target: String) throws -> [String]
+    /// Records what another tool applied, proven against the schema; throws
+    /// `OtherToolAdoptionError` with nothing written.
+    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption
+    /// Erases every object and the ledger.
+    func erase() throws
+    /// How the schema differs from what its applied steps make (`eraseDatabaseOnSchemaChange`).
+    func schemaChange() throws -> SchemaChange?
+    /// The schema the steps up to `target` (none when nil) make on an empty database
+    /// opened as this one is, which is only read. Throws the `MigrationStepError` of a
+    /// step that fails there.
+    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object]
+    /// Every check the verifier makes, on the database as it is.
+    func verificationReport() throws -> VerificationReport
+    /// The schema as `schema-dump` prints it: the host's own snapshot, if it has one.
+    func schemaDump() throws -> String
 }
 
 /// A database's encryption as `status` reports it.

@@ -6,29 +6,26 @@ import MigrationKitFiles
 /// lock taken once (held in the world's `CommandLocks` for the rest of the command), and
 /// its ledger read once. Everything a command does to a database it asks of its session:
 /// the status, which files lint looks at, whether a backup is worth taking, the engine's
-/// first plan — answered from that one reading, which the run then starts from — and
-/// every change, run by the migration runner on the session's store (`DatabaseStore`).
+/// first plan — answered from that one reading (`CommandMigrations.plans`), which the run
+/// then starts from — and every change, run by the store's runner (`DatabaseStore`).
 ///
 /// A session that changed the database (an erase, a migration, a rollback, a baseline,
 /// an adoption) reads the ledger afresh when asked again; every change goes through it.
 package final class MigrationSession {
     /// What the command asked for, and what was at the path then.
     let request: OpenRequest
-    /// The open database.
+    /// The open database, with its runner.
     private let store: any DatabaseStore
-    /// The runner bound to `store`.
-    private let runner: any BoundRunner
+    /// The migrations, for what they plan from a ledger reading.
+    private let migrations: CommandMigrations
     /// The ledger as the session read it, until the session writes.
     private var carriedLedger: LedgerReading?
 
-    /// A session over `store`, run by `runner` (`CommandMigrations.open`) under the
-    /// change locks the command holds (`locks`), which it then takes no second time; its
-    /// schema dumped by `schemaDump`.
-    init<Runner: MigrationRunning>(request: OpenRequest, store: Runner.Store, runner: Runner, locks: CommandLocks,
-                                   schemaDump: @escaping (Runner.Store) throws -> String) {
+    /// A session over `store`, whose runner runs `migrations` (`CommandMigrations.open`).
+    init(request: OpenRequest, store: any DatabaseStore, migrations: CommandMigrations) {
         self.request = request
         self.store = store
-        self.runner = Bound(runner: runner, store: store, locks: locks, schemaDump: schemaDump)
+        self.migrations = migrations
     }
 
     /// Resolves the key (printing the key options' warnings) and opens the database
@@ -86,14 +83,14 @@ package final class MigrationSession {
     /// The ledger: read on the first question, then carried until the session writes.
     func ledger() throws -> LedgerReading {
         if let carriedLedger { return carriedLedger }
-        let reading = try runner.readLedger()
+        let reading = try store.reading { try LedgerReading.read(in: $0) }
         carriedLedger = reading
         return reading
     }
 
     /// Every migration's state, from the session's ledger.
     package func status() throws -> MigrationStatus {
-        try runner.status(from: try ledger())
+        migrations.status(from: try ledger())
     }
 
     /// Those of `files` still to run on this database.
@@ -107,7 +104,7 @@ package final class MigrationSession {
     /// (a newer version's database, a half-applied merge, edited or out-of-order
     /// migrations, a target already passed), before anything is written.
     package func changesAnything(upTo target: String?, options: MigrateOptions) throws -> Bool {
-        try runner.changesAnything(upTo: target, options: options, from: try ledger())
+        try migrations.changesAnything(upTo: target, options: options, from: try ledger())
     }
 
     /// Runs `body` in a read of the database: its rows, for checks written once.
@@ -122,7 +119,7 @@ package final class MigrationSession {
 
     /// The schema as `schema-dump` prints it (the host's own snapshot, if it has one).
     func schemaDump() throws -> String {
-        try runner.schemaDump()
+        try store.schemaDump()
     }
 
     /// The database's encryption, for `status`.
@@ -132,25 +129,25 @@ package final class MigrationSession {
 
     /// How the schema differs from what the applied migrations make, or nil.
     package func schemaChange() throws -> SchemaChange? {
-        try runner.schemaChange()
+        try store.schemaChange()
     }
 
     /// The schema the migrations up to `target` (none when nil) make on an empty
     /// database, for `diff`'s drift and `baseline`'s proof; the database is only read.
     /// Throws the `MigrationStepError` of a migration that fails there.
     func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] {
-        try runner.replayedSchema(upTo: target)
+        try store.replayedSchema(upTo: target)
     }
 
     /// The migrations rolling back would undo, latest first, changing nothing; throws
     /// what rollback would refuse for.
     package func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String] {
-        try runner.rollbackPlan(selection, acceptModified: acceptModified)
+        try migrations.plans(from: try ledger()).rollback(selection, acceptModified)
     }
 
     /// Every check the verifier makes, on the database as it is.
     package func verificationReport() throws -> VerificationReport {
-        try runner.verificationReport()
+        try store.verificationReport()
     }
 
     /// Copies the database's committed state to a new file at `destination`, keyed as the
@@ -179,7 +176,7 @@ package final class MigrationSession {
     /// Erases every object and the ledger (`--erase-on-schema-change`).
     package func erase() throws {
         carriedLedger = nil
-        try runner.erase()
+        try store.erase()
     }
 
     /// Migrates, planning from the session's ledger when it read one and wrote nothing
@@ -189,7 +186,7 @@ package final class MigrationSession {
         let ledger = carriedLedger
         carriedLedger = nil
         do {
-            return try runner.migrate(upTo: target, options: options, from: ledger)
+            return try store.migrate(upTo: target, options: options, from: ledger)
         } catch {
             discardIfCreated()
             throw error
@@ -199,22 +196,22 @@ package final class MigrationSession {
     /// Rolls back, from the ledger as it is now.
     package func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {
         carriedLedger = nil
-        return try runner.rollback(selection, acceptModified: acceptModified)
+        return try store.rollback(selection, acceptModified: acceptModified)
     }
 
     /// Records the migrations up to `target` as applied without running them; with
     /// `dryRun`, says which it would record and writes nothing.
     package func baseline(upTo target: String, dryRun: Bool = false) throws -> [String] {
-        if dryRun { return try runner.baselinePlan(upTo: target) }
+        if dryRun { return try migrations.plans(from: try ledger()).baseline(target) }
         carriedLedger = nil
-        return try runner.baseline(upTo: target)
+        return try store.baseline(upTo: target)
     }
 
     /// Records what another tool applied, proven against the schema; a dry run writes
     /// nothing. Throws `OtherToolAdoptionError` with nothing written.
     package func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool = false) throws -> OtherToolAdoption {
         if !dryRun { carriedLedger = nil }
-        return try runner.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
+        return try store.adopt(from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
     }
 
     /// Removes the file when this session created it and nothing was kept in it.
@@ -227,72 +224,4 @@ package final class MigrationSession {
     func close() throws {
         try store.close()
     }
-}
-
-/// A runner bound to its store: the session's calls, written once for every runner
-/// (`Bound`), whatever its store's type.
-private protocol BoundRunner: AnyObject {
-    func readLedger() throws -> LedgerReading
-    func status(from reading: LedgerReading) throws -> MigrationStatus
-    func changesAnything(upTo target: String?, options: MigrateOptions, from reading: LedgerReading) throws -> Bool
-    func migrate(upTo target: String?, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport
-    func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String]
-    func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport
-    func baselinePlan(upTo target: String) throws -> [String]
-    func baseline(upTo target: String) throws -> [String]
-    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption
-    func schemaChange() throws -> SchemaChange?
-    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object]
-    func erase() throws
-    func verificationReport() throws -> VerificationReport
-    func schemaDump() throws -> String
-}
-
-private final class Bound<Runner: MigrationRunning>: BoundRunner {
-    private let configured: Runner
-    let store: Runner.Store
-    /// The change locks the command holds: the database's, once the command took it (a
-    /// file the open created is locked only once it exists), goes to the runner with
-    /// each call.
-    private let locks: CommandLocks
-    private let dump: (Runner.Store) throws -> String
-
-    init(runner: Runner, store: Runner.Store, locks: CommandLocks, schemaDump: @escaping (Runner.Store) throws -> String) {
-        configured = runner
-        self.store = store
-        self.locks = locks
-        dump = schemaDump
-    }
-
-    /// The runner, handed the change lock the command holds on the store's file.
-    private var runner: Runner {
-        var runner = configured
-        runner.heldChangeLock = locks.lock(on: store.path)
-        return runner
-    }
-
-    func readLedger() throws -> LedgerReading { try runner.readLedger(in: store) }
-    func status(from reading: LedgerReading) throws -> MigrationStatus { runner.analysis(of: reading).status }
-    func changesAnything(upTo target: String?, options: MigrateOptions, from reading: LedgerReading) throws -> Bool {
-        try runner.migratePlan(from: reading, upTo: target, options: options).changesAnything
-    }
-    func migrate(upTo target: String?, options: MigrateOptions, from reading: LedgerReading?) throws -> MigrationReport {
-        try runner.migrate(in: store, upTo: target, options: options, from: reading)
-    }
-    func rollbackPlan(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> [String] {
-        try runner.rollbackPlan(selection, in: store, acceptModified: acceptModified)
-    }
-    func rollback(_ selection: RollbackSelection, acceptModified: Set<String>) throws -> MigrationReport {
-        try runner.rollback(selection, in: store, acceptModified: acceptModified)
-    }
-    func baselinePlan(upTo target: String) throws -> [String] { try runner.baselinePlan(in: store, upTo: target) }
-    func baseline(upTo target: String) throws -> [String] { try runner.baseline(in: store, upTo: target) }
-    func adopt(from tool: OtherTool?, retiringLedger: Bool, dryRun: Bool, acceptingCodeMigrations: Bool) throws -> OtherToolAdoption {
-        try runner.adopt(in: store, from: tool, retiringLedger: retiringLedger, dryRun: dryRun, acceptingCodeMigrations: acceptingCodeMigrations)
-    }
-    func schemaChange() throws -> SchemaChange? { try runner.schemaChange(in: store) }
-    func replayedSchema(upTo target: String?) throws -> [SchemaDump.Object] { try runner.replayedSchema(upTo: target, configuredLike: store) }
-    func erase() throws { try runner.erase(store) }
-    func verificationReport() throws -> VerificationReport { try runner.verificationReport(in: store) }
-    func schemaDump() throws -> String { try dump(store) }
 }

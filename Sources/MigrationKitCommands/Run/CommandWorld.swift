@@ -138,7 +138,8 @@ package final class CommandLocks: @unchecked Sendable {
     /// The command's name, the start of every note ("migrate").
     var command = ""
 
-    init() {}
+    /// No lock held: a command's start, or a scratch database no other process knows of.
+    package init() {}
 
     /// Whether this command holds the change lock of `database` already.
     func holds(_ database: String) -> Bool {
