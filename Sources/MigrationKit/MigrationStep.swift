@@ -61,10 +61,12 @@ public struct MigrationStep<Database>: Sendable {
     /// to; nil (the default) when they may not. Recorded when the step is applied
     /// (`MigrationDowngradeTable`), for the older build to read.
     public var compatibility: MigrationCompatibility?
-    /// The step's way back as SQL, kept in the database when the step is applied so that
-    /// an older build, which never had the step, can step back from it: a migration
-    /// file's down section. Nil for a Swift step's closure, which has no text to keep.
-    package var storedDown: StoredDown?
+    /// The step's way back as SQL (as it runs, a file's own transaction left out), kept
+    /// in the database when the step is applied so that an older build, which never had
+    /// the step, can step back from it: a migration file's down section. Nil for a Swift
+    /// step's closure, which has no text to keep. Its checksum is made when it is
+    /// recorded (`MigrationDowngradeTable`), not at every registration.
+    package var storedDown: String?
     /// Whether the step is a migration file's (`init(file:)`): its way back is a down
     /// section, where a Swift step's is a rollback closure.
     var isMigrationFile = false
@@ -179,18 +181,4 @@ public enum ForeignKeyChecks: Sendable {
     /// that runs with others in one transaction (`MigrateOptions.Mode.atomic`, a dry
     /// run, a rollback) is deferred whatever it says.
     case immediate
-}
-
-/// A step's down SQL as the database keeps it, with the checksum that tells an edit or a
-/// truncation before it runs.
-package struct StoredDown: Hashable, Sendable {
-    /// The SQL as it runs (a transaction the file wrapped it in left out).
-    package let sql: String
-    /// SHA-256 of `sql`'s UTF-8 bytes, lowercase hex.
-    package let checksum: String
-
-    package init(sql: String) {
-        self.sql = sql
-        checksum = MigrationChecksum.sha256Hex(of: Array(sql.utf8))
-    }
 }

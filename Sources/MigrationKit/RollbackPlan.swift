@@ -95,7 +95,7 @@ extension MigrationStep {
     init(steppingBack identifier: String, storedDown sql: String) {
         self.init(identifier: identifier, sourceFile: "\(identifier) (down SQL stored in the database)", sourceLine: nil,
                   apply: { _ in preconditionFailure("a newer build's step is only ever undone here") }, rollback: nil)
-        storedDown = StoredDown(sql: sql)
+        storedDown = sql
         isMigrationFile = true
         changesOnlyTheDatabase = true
     }

@@ -78,6 +78,18 @@ public enum GRDBDatabaseFile {
         }
     }
 
+    /// Copies the committed state `writer` holds into `destination`, an empty file the
+    /// caller created (mode 0600), opened with `configuration` so that the copy is keyed and
+    /// in the format the database is: SQLite's online backup, consistent whatever the
+    /// journal mode, without writing to the database.
+    package static func backUp(_ writer: any DatabaseWriter, configuration: Configuration, into destination: String) throws {
+        var configuration = configuration
+        configuration.readonly = false
+        let copy = try DatabaseQueue(path: destination, configuration: configuration)
+        try writer.backup(to: copy)
+        try copy.close()
+    }
+
     /// Whether the writer's file has a page (`NewDatabaseFile.Connecting.hasPages`): asked
     /// on the writer's own connection, which is keyed already (a pool's reader would derive
     /// the key once more).

@@ -56,11 +56,7 @@ extension GRDBMigrationRunner {
     public func rollbackNewerMigrations(in writer: any DatabaseWriter, backupTo backupPath: String) throws -> MigrationReport {
         guard case .canStepBack = try databaseCompatibility(in: writer) else { return try rollback(.newer, in: writer, acceptModified: []) }
         if let failure = FileProbe.createPrivateFile(at: backupPath) { throw DurableFile.failure("create", backupPath, errno: failure) }
-        var configuration = writer.configuration
-        configuration.readonly = false
-        let copy = try DatabaseQueue(path: backupPath, configuration: configuration)
-        try writer.backup(to: copy)
-        try copy.close()
+        try GRDBDatabaseFile.backUp(writer, configuration: writer.configuration, into: backupPath)
         var report = try rollback(.newer, in: writer, acceptModified: [])
         report.backup = backupPath
         return report

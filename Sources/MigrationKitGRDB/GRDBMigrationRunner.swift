@@ -202,7 +202,7 @@ public struct GRDBMigrationRunner: Sendable {
         step.foreignKeyChecks = foreignKeyChecks
         step.checksDeferredForeignKeys = checksDeferredForeignKeys
         step.compatibility = compatibility
-        step.storedDown = rollbackSQL.map(StoredDown.init(sql:))
+        step.storedDown = rollbackSQL
         registry.registerAsGRDB(step)
     }
 

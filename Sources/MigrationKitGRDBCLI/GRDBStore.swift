@@ -163,11 +163,7 @@ extension GRDBStore {
         if let failure = FileProbe.createPrivateFile(at: destination) {
             throw CLIError(.fileOperationFailed, "\(destination) cannot be created (\(failure)); check the folder and its permissions.")
         }
-        var configuration = settings.configuration
-        configuration.readonly = false
-        let copy = try DatabaseQueue(path: destination, configuration: configuration)
-        try writer.backup(to: copy)
-        try copy.close()
+        try GRDBDatabaseFile.backUp(writer, configuration: settings.configuration, into: destination)
     }
 
     package func close() throws { try writer.close() }

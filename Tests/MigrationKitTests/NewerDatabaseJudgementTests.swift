@@ -9,7 +9,7 @@ import Testing
     private static func row(_ identifier: String, down: String? = Self.down, checksumOf checked: String? = nil,
                             _ compatibility: MigrationCompatibility? = nil) -> MigrationDowngradeTable.Entry {
         MigrationDowngradeTable.Entry(identifier: identifier, downSQL: down,
-                                      downChecksum: (checked ?? down).map { StoredDown(sql: $0).checksum }, compatibility: compatibility)
+                                      downChecksum: (checked ?? down).map(MigrationDowngradeTable.checksum(of:)), compatibility: compatibility)
     }
 
     private static func judge(_ ledger: [String], knowing known: Set<String>, _ rows: [MigrationDowngradeTable.Entry]) -> DatabaseCompatibility {

@@ -37,8 +37,14 @@ package enum MigrationDowngradeTable {
             INSERT OR REPLACE INTO \(name) (identifier, down_sql, down_checksum, compatible, compatible_from, rolled_back_at)
             VALUES (?, ?, ?, ?, ?, NULL)
             """,
-            [.text(step.identifier), step.storedDown.map { .text($0.sql) } ?? .null, step.storedDown.map { .text($0.checksum) } ?? .null,
+            [.text(step.identifier), step.storedDown.map { .text($0) } ?? .null, step.storedDown.map { .text(checksum(of: $0)) } ?? .null,
              .integer(step.compatibility == nil ? 0 : 1), compatibleFrom.map { .text($0) } ?? .null])]
+    }
+
+    /// The checksum a stored down is recorded and checked with: SHA-256 of its UTF-8
+    /// bytes, lowercase hex, which tells an edit or a truncation before it runs.
+    static func checksum(of downSQL: String) -> String {
+        MigrationChecksum.sha256Hex(of: Array(downSQL.utf8))
     }
 
     /// A step an older build stepped back: its row kept, with when.
@@ -61,7 +67,7 @@ package enum MigrationDowngradeTable {
         /// Whether the down SQL is the one recorded: stored, and its checksum matches.
         var storedDownIsIntact: Bool {
             guard let downSQL, let downChecksum else { return false }
-            return MigrationChecksum.sha256Hex(of: Array(downSQL.utf8)) == downChecksum
+            return MigrationDowngradeTable.checksum(of: downSQL) == downChecksum
         }
     }
 

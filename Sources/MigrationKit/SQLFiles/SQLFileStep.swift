@@ -42,7 +42,7 @@ extension MigrationStep where Database: SQLFileExecuting {
         changesOnlyTheDatabase = true
         isMigrationFile = true
         compatibility = file.compatibility
-        storedDown = file.down.map { StoredDown(sql: $0.sql) }
+        storedDown = file.down?.sql
         fileVersion = file.version
         fileLayout = file.layout
     }

@@ -7,7 +7,8 @@ import MigrationKit
 struct StepBackLosses {
     /// An app table as one side holds it.
     struct Table {
-        let columns: [String]
+        /// nil: could not be read (a virtual table whose module this build lacks).
+        let columns: [String]?
         /// nil: could not be counted (a virtual table whose module this build lacks).
         let rows: Int?
     }
@@ -25,10 +26,10 @@ struct StepBackLosses {
         var tables: [String: Table] = [:]
         for name in sqlByName.keys where !SchemaDump.isBookkeeping(name) {
             if virtual.contains(where: { name != $0 && name.lowercased().hasPrefix($0.lowercased() + "_") }) { continue }
-            var columns: [String] = []
-            try db.forEachTextRow(sql: "PRAGMA main.table_info(\(quoteIdentifier(name)))", arguments: []) { row in
-                if let column = row[1] { columns.append(column) }
-            }
+            var read: [String] = []
+            let columns: [String]? = (try? db.forEachTextRow(sql: "PRAGMA main.table_info(\(quoteIdentifier(name)))", arguments: []) { row in
+                if let column = row[1] { read.append(column) }
+            }).map { read }
             let rows = (try? db.textColumn(sql: "SELECT count(*) FROM main.\(quoteIdentifier(name))")).flatMap { $0.first }.flatMap { Int($0) }
             tables[name] = Table(columns: columns, rows: rows)
         }
@@ -44,7 +45,9 @@ struct StepBackLosses {
                 lines.append("table \(name) (\(Self.count(old.rows, "row")))")
                 continue
             }
-            for column in old.columns where !new.columns.contains(where: { $0.caseInsensitiveCompare(column) == .orderedSame }) {
+            // Columns are compared only where both sides could be read.
+            let kept = Set((new.columns ?? old.columns ?? []).map { $0.lowercased() })
+            for column in old.columns ?? [] where !kept.contains(column.lowercased()) {
                 let values = (try? db.textColumn(sql: "SELECT count(\(quoteIdentifier(column))) FROM main.\(quoteIdentifier(name))"))
                     .flatMap { $0.first }.flatMap { Int($0) }
                 lines.append("column \(name).\(column) (\(Self.count(values, "value")))")
