@@ -158,6 +158,27 @@ import Glibc
     }
 }
 
+/// A journal found beside a database that is gone by the time it is copied (its owner, a
+/// process that had taken no lock yet, finished with it): the private copy answers nil, so
+/// the opener looks at the database again, where an error would have been taken for a
+/// failure; a journal that is there is copied beside the copy.
+@Suite struct PrivateDatabaseCopyTests {
+    @Test func aJournalGoneBeforeItIsCopiedMakesNoCopyAndOneThereIsCopied() throws {
+        let workspace = try Workspace()
+        try KilledShell.writer(workspace.database, key: workspace.key, table: "notes")
+        let wal = workspace.database + "-wal"
+        let journal = LeftoverJournal(files: [wal], leftBehind: [wal, workspace.database + "-shm"])
+        let copy = try #require(try PrivateDatabaseCopy(of: workspace.database, journal: journal))
+        #expect(FileManager.default.contents(atPath: copy.path + "-wal") == FileManager.default.contents(atPath: wal))
+
+        let alone = try #require(try PrivateDatabaseCopy(of: workspace.database, journal: journal, withJournal: false))
+        try FileManager.default.moveItem(atPath: wal, toPath: wal + ".finished")
+        #expect(try alone.addJournal() == false)
+        #expect(try PrivateDatabaseCopy(of: workspace.database, journal: journal) == nil)
+        #expect(try PrivateDatabaseCopy(of: workspace.path("gone.db"), journal: .none) == nil)
+    }
+}
+
 /// docs/encryption-recipes.md: "`--dry-run` and an up-to-date database write nothing".
 /// A killed writer's `-wal` beside a database `cipher-upgrade` has nothing to do for, or
 /// is asked only to describe, stays as it was (the database, `-wal` and `-shm` byte for

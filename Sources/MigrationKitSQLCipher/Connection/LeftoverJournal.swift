@@ -85,45 +85,39 @@ final class PrivateDatabaseCopy {
     private let original: String
     private let journal: LeftoverJournal
 
+    /// Nil when a file to copy was gone by then: a journal's owner (a process that took
+    /// no lock yet when it was found) finished with it, and the database is to be looked
+    /// at again. Only the copying answers so, so that no other missing file (one the
+    /// host's `prepareDatabase` looks for on the copy, say) is taken for a journal gone,
+    /// which would open the file itself with an unproven journal beside it.
+    ///
     /// - Parameter withJournal: false for the database file alone (`addJournal()` adds it).
-    init(of original: String, journal: LeftoverJournal, withJournal: Bool = true) throws {
+    init?(of original: String, journal: LeftoverJournal, withJournal: Bool = true) throws {
         folder = try ScratchFolder(purpose: "look")
         path = folder.path + "/database"
         self.original = original
         self.journal = journal
-        try copying { try Self.copy(original, to: path) }
-        if withJournal { try addJournal() }
+        guard try copying({ try Self.copy(original, to: path) }) else { return nil }
+        if withJournal, try !addJournal() { return nil }
     }
 
-    /// Puts the copy of the journal beside the copy of the database.
-    ///
-    /// - Throws: `JournalWentAway` when a journal file is gone: its owner (a
-    ///   process that took no lock yet when it was found) finished with it, and the
-    ///   database is to be looked at again.
-    func addJournal() throws {
-        for file in journal.files where FileProbe(path: file).kind == .missing { throw JournalWentAway() }
-        try copying {
+    /// Puts the copy of the journal beside the copy of the database; false when a
+    /// journal file is gone (see `init`), and the database is to be looked at again.
+    func addJournal() throws -> Bool {
+        if journal.files.contains(where: { FileProbe(path: $0).kind == .missing }) { return false }
+        return try copying {
             for file in journal.files { try Self.copy(file, to: path + file.dropFirst(original.count)) }
         }
     }
 
-    /// Whether `error` says a journal found beside the database was gone when it was
-    /// copied (`addJournal()`, `init`): its owner finished with it, so look again.
-    static func journalWentAway(_ error: any Error) -> Bool {
-        error is JournalWentAway
-    }
-
-    /// Thrown by the copying alone, so that no other missing file (one the host's
-    /// `prepareDatabase` looks for on the copy, say) is taken for a journal gone, which
-    /// would open the file itself with an unproven journal beside it.
-    private struct JournalWentAway: Error {}
-
-    private func copying(_ body: () throws -> Void) throws {
+    /// Runs `body`, which copies files found beside the database; false when one was
+    /// gone by then.
+    private func copying(_ body: () throws -> Void) throws -> Bool {
         do {
             try body()
+            return true
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
-            // A file found beside the database was gone when it was copied.
-            throw JournalWentAway()
+            return false
         } catch {
             throw SQLCipherError(kind: .fileSystem, resultCode: .SQLITE_IOERR,
                                  message: "\(whyCopied), and the copy failed (\(error.localizedDescription)); make room in \(FileManager.default.temporaryDirectory.path), or set TMPDIR to a folder with room.",

@@ -60,13 +60,10 @@ enum SQLCipherOpener {
         guard path != ":memory:", let leftover = LeftoverJournal.find(beside: path) else {
             return try openInPlace(path: path, key: key, configuration: configuration)
         }
-        let copy: SQLCipherDatabase
-        do {
-            copy = try openCopy(of: path, provingJournal: leftover, key: key, configuration: configuration)
-        } catch where PrivateDatabaseCopy.journalWentAway(error) && attempt < 3 {
+        // Nil: a journal was gone by the time it was copied; its owner finished with it.
+        guard let copy = try openCopy(of: path, provingJournal: leftover, key: key, configuration: configuration) else {
+            guard attempt < 3 else { return try openInFormat(path: path, key: key, configuration: configuration) }
             return try openExisting(path: path, key: key, configuration: configuration, attempt: attempt + 1)
-        } catch where PrivateDatabaseCopy.journalWentAway(error) {
-            return try openInFormat(path: path, key: key, configuration: configuration)
         }
         if configuration.readOnly { return copy }
         // The journal is the database's own: SQLite may apply it to the file itself,
@@ -97,13 +94,23 @@ enum SQLCipherOpener {
             && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
             // The key read the header (a wrong one fails before), and the WAL files
             // could not be made.
-            return try openCopy(PrivateDatabaseCopy(of: path, journal: .none), of: path, key: key, configuration: configuration)
+            return try openCopy(privateCopy(of: path), of: path, key: key, configuration: configuration)
         }
         let made = WALFiles(of: path).present.subtracting(beside.present)
         guard database.isReadOnly, !made.isEmpty else { return database }
         database.close()
         beside.removeIfUnused(made)
-        return try openCopy(PrivateDatabaseCopy(of: path, journal: .none), of: path, key: key, configuration: configuration)
+        return try openCopy(privateCopy(of: path), of: path, key: key, configuration: configuration)
+    }
+
+    /// A private copy of the database file alone, for a look that cannot read it in
+    /// place; a file gone since it was opened is missing, as at the start.
+    private static func privateCopy(of path: String) throws -> PrivateDatabaseCopy {
+        guard let copy = try PrivateDatabaseCopy(of: path, journal: .none) else {
+            throw SQLCipherError(kind: .cannotOpen, resultCode: .SQLITE_CANTOPEN,
+                                 message: "No database exists at this path; check the path.", path: path)
+        }
+        return copy
     }
 
     /// Opens the private copy `copy` of the database at `path` in the format its key
@@ -159,21 +166,23 @@ enum SQLCipherOpener {
     /// it, in whichever format reads it. A damaged database is left to the command to
     /// report, as it would be without a journal. With nothing to apply (an empty `-wal`
     /// and a `-shm`), the copy is the database file alone and there is nothing to prove.
+    /// Nil when a file to copy was gone by then (`PrivateDatabaseCopy`).
     private static func openCopy(of path: String, provingJournal leftover: LeftoverJournal, key: DatabaseKey?,
-                                 configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase {
+                                 configuration: SQLCipherConfiguration) throws -> SQLCipherDatabase? {
         guard leftover.hasFrames else {
-            return try openCopy(PrivateDatabaseCopy(of: path, journal: leftover), of: path, key: key, configuration: configuration)
+            guard let copy = try PrivateDatabaseCopy(of: path, journal: leftover) else { return nil }
+            return try openCopy(copy, of: path, key: key, configuration: configuration)
         }
         var onCopy = configuration
         onCopy.readOnly = false
         onCopy.createIfMissing = false
-        let copy = try PrivateDatabaseCopy(of: path, journal: leftover, withJournal: false)
+        guard let copy = try PrivateDatabaseCopy(of: path, journal: leftover, withJournal: false) else { return nil }
         let aloneFormat: CipherSettings? = try? {
             let alone = try openInFormat(path: copy.path, key: key, configuration: onCopy, onPrivateCopy: true)
             defer { alone.close() }
             return alone.cipherSettings
         }()
-        try copy.addJournal()
+        guard try copy.addJournal() else { return nil }
         if let aloneFormat { onCopy.cipher = aloneFormat }
         let database: SQLCipherDatabase
         do {
@@ -186,17 +195,18 @@ enum SQLCipherOpener {
         }
         database.path = path
         database.keptAlive = copy
-        if aloneFormat != nil, !readsEveryPage(database), try readsAlone(path, leftover, key: key, configuration: onCopy) {
-            throw foreignJournal(path, leftover)
+        if aloneFormat != nil, !readsEveryPage(database) {
+            guard let alone = try readsAlone(path, leftover, key: key, configuration: onCopy) else { return nil }
+            if alone { throw foreignJournal(path, leftover) }
         }
         if configuration.readOnly { try database.execute(sql: "PRAGMA query_only = 1") }
         return database
     }
 
     /// Whether the database file, copied without its journal, opens with `key` in the
-    /// format `configuration` gives and reads every page.
-    private static func readsAlone(_ path: String, _ leftover: LeftoverJournal, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> Bool {
-        let alone = try PrivateDatabaseCopy(of: path, journal: leftover, withJournal: false)
+    /// format `configuration` gives and reads every page; nil when it was gone by then.
+    private static func readsAlone(_ path: String, _ leftover: LeftoverJournal, key: DatabaseKey?, configuration: SQLCipherConfiguration) throws -> Bool? {
+        guard let alone = try PrivateDatabaseCopy(of: path, journal: leftover, withJournal: false) else { return nil }
         guard let database = try? openInFormat(path: alone.path, key: key, configuration: configuration, detectingFormat: false) else { return false }
         defer { database.close() }
         return readsEveryPage(database)
