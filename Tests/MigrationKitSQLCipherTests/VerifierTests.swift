@@ -108,6 +108,43 @@ import Testing
         #expect(try writer.read { try $0.fetchInt(sql: "SELECT count(*) FROM parents") } == 2)
     }
 
+    /// A run that changed many small tables of a small file may have them checked by one
+    /// check of the whole file, but only where that answers "ok": a page the run did not
+    /// touch, damaged, fails the whole file's check and nothing of the run's, whose tables
+    /// are then checked one by one, as they always were.
+    @Test func damageInATableTheRunLeftAloneFailsNothingWhenManySmallTablesChanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let archive = SQLCipherMigrationStep(identifier: "0001_archive") { db in
+            try db.execute(sql: "CREATE TABLE archive (id INTEGER PRIMARY KEY, note TEXT); INSERT INTO archive VALUES (1, 'kept')")
+        }
+        let tables = (1...6).map { "small\($0)" }
+        let smallTables = SQLCipherMigrationStep(identifier: "0002_small_tables") { db in
+            for table in tables { try db.execute(sql: "CREATE TABLE \(table) (id INTEGER PRIMARY KEY, v TEXT NOT NULL); INSERT INTO \(table) VALUES (1, 'x')") }
+        }
+        let rootPage: Int
+        let pageSize: Int
+        do {
+            let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+            try SQLCipherMigrationRunner(steps: [archive]).migrate(in: writer)
+            rootPage = try #require(try writer.read { try $0.fetchInt(sql: "SELECT rootpage FROM sqlite_master WHERE name = 'archive'") })
+            pageSize = try #require(try writer.read { try $0.fetchString(sql: "PRAGMA cipher_page_size") }.flatMap { Int($0) })
+        }
+        var bytes = try fileBytes(path)
+        let offset: Int = (rootPage - 1) * pageSize + pageSize / 2
+        bytes[offset] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let writer = try SQLCipherWriter(path: path, key: .testRawKey)
+        let report = try SQLCipherMigrationRunner(steps: [archive, smallTables]).migrate(in: writer)
+        #expect(report.steps.map(\.identifier) == ["0002_small_tables"])
+        if SQLCipherLibrary.hasTableQuickCheck {
+            #expect(report.verification.first == "quick_check of \(tables.count) changed tables", "\(report.verification)")
+        }
+        // The damage is there, for a check of the whole file to find.
+        #expect(throws: (any Error).self) { try SQLCipherMigrationRunner(steps: [archive, smallTables]).runPostMigrationChecks(in: writer) }
+    }
+
     @Test func aTriggersWriteIsAChangeToo() throws {
         let (directory, writer) = try migrated([Self.family])
         defer { withExtendedLifetime(directory) {} }

@@ -76,9 +76,10 @@ public struct MigrationVerifier: Sendable {
     /// The integrity checks of a verification limited to what a migration changed:
     /// `quick_check` of each of `tables` (with its indexes) where SQLite can check one
     /// table, of the whole file otherwise. No `cipher_integrity_check`: it can only
-    /// read the whole file.
+    /// read the whole file. Where one check of a small file answers for every changed
+    /// table at once (`DatabaseChecks.quickCheckAtOnce`), that is the check.
     func changedTableIntegrityChecks(_ db: some MigrationConnection, tables: [String]) -> [VerificationCheck] {
         guard db.sqlite >= .tableQuickCheck else { return [DatabaseChecks.quickCheck(db)] }
-        return tables.map { DatabaseChecks.quickCheck(db, table: $0) }
+        return DatabaseChecks.quickCheckAtOnce(tables, db) ?? tables.map { DatabaseChecks.quickCheck(db, table: $0) }
     }
 }
