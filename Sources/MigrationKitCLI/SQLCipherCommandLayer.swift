@@ -17,12 +17,11 @@ struct SQLCipherCommandLayer: CommandLayer {
     var ownCommands: [any ParsableCommand.Type] {
         [EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, CipherUpgradeCommand.self, KeyCommand.self]
     }
-    var librarySummary: String { SQLCipherLibrary.summary }
-    var sqliteVersion: String { SQLCipherLibrary.sqliteVersion }
-    var cipherVersion: String? { SQLCipherLibrary.cipherVersionString }
-    var linkedLintContext: LintContext { .linkedLibrary }
-    var encrypts: Bool { true }
-    var takesCipherSettings: Bool { true }
+    var library: DatabaseLibrary {
+        DatabaseLibrary(summary: SQLCipherLibrary.summary, sqliteVersion: SQLCipherLibrary.sqliteVersion,
+                        cipherVersion: SQLCipherLibrary.cipherVersionString, lintContext: .linkedLibrary, encrypts: true,
+                        takesCipherSettings: true)
+    }
 
     func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> CommandMigrations? {
         guard var runner = host.runner else { return nil }

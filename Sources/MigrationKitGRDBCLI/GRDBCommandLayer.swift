@@ -17,18 +17,18 @@ struct GRDBCommandLayer: CommandLayer {
     /// None: a GRDB app's commands are the tree's (its key and format are the app's code's).
     var ownCommands: [any ParsableCommand.Type] { [] }
 
-    var librarySummary: String {
+    /// SQLite or SQLCipher (`PRAGMA cipher_version`) under GRDB; the app's `openWriter`
+    /// gives the cipher settings, and the commands find the format.
+    var library: DatabaseLibrary {
         let sqlite = GRDBLinkedLibrary.linkedSQLiteVersion
-        return (GRDBLinkedLibrary.linkedSQLCipherVersion.map { "SQLCipher \($0) (SQLite \(sqlite))" } ?? "SQLite \(sqlite)") + ", through GRDB"
+        let cipher = GRDBLinkedLibrary.linkedSQLCipherVersion
+        return DatabaseLibrary(summary: (cipher.map { "SQLCipher \($0) (SQLite \(sqlite))" } ?? "SQLite \(sqlite)") + ", through GRDB",
+                               sqliteVersion: sqlite, cipherVersion: cipher, lintContext: GRDBLinkedLibrary.linkedLintContext,
+                               encrypts: cipher != nil, takesCipherSettings: false)
     }
 
-    var sqliteVersion: String { GRDBLinkedLibrary.linkedSQLiteVersion }
-    var cipherVersion: String? { GRDBLinkedLibrary.linkedSQLCipherVersion }
-    var linkedLintContext: LintContext { GRDBLinkedLibrary.linkedLintContext }
-    /// Whether the GRDB this app links is built on SQLCipher (`PRAGMA cipher_version`).
-    var encrypts: Bool { GRDBLinkedLibrary.linkedSQLCipherVersion != nil }
-    /// The app's `openWriter` gives the cipher settings; the commands find the format.
-    var takesCipherSettings: Bool { false }
+    /// Whether the GRDB this app links is built on SQLCipher.
+    private var encrypts: Bool { GRDBLinkedLibrary.linkedSQLCipherVersion != nil }
 
     func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> CommandMigrations? {
         guard var runner = host.runner else { return nil }

@@ -47,7 +47,7 @@ struct GRDBRootCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         // Outside a run (a test that reads the tree), as the app built it.
         let layer = ParsingLayer.current ?? GRDBCommandLayer(host: GRDBMigrationCLIHost(commandName: "migrationkit-grdb"))
-        let database = layer.encrypts
+        let database = layer.library.encrypts
             ? """
               GRDB here is built on SQLCipher: the database is encrypted, with the key from exactly one of \
               \(KeySources.advice(DatabaseKeyRole.text, withVariable: false)); otherwise \

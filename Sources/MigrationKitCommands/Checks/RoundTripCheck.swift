@@ -71,7 +71,7 @@ struct RoundTripCheck {
         quiet.observer = nil
         self.migrations = quiet
         self.allowedRowChanges = Set(allowedRowChanges.map { $0.lowercased() })
-        self.scratchKey = world.layer.encrypts ? ScratchFolder.randomKey() : nil
+        self.scratchKey = world.layer.library.encrypts ? ScratchFolder.randomKey() : nil
         self.world = world
     }
 

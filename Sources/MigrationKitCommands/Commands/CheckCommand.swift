@@ -50,7 +50,7 @@ struct CheckCommand: ProjectConfigurable, PrintsOutput {
         var results: [RoundTripCheck.Result] = []
         if let files = loaded.files {
             // Every error counts, down SQL's too: the round trips run every down section.
-            let report = MigrationLinter(context: minimum.applied(to: layer.linkedLintContext),
+            let report = MigrationLinter(context: minimum.applied(to: layer.library.lintContext),
                                          suppressions: ProjectSettings.lintSuppressions(in: world)).report(files)
             let findings = report.findings
             LintPrinter.printSuppressed(report.suppressed, reporter: reporter, asNotes: true)

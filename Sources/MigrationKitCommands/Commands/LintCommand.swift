@@ -31,12 +31,12 @@ struct LintCommand: UsesProjectConnection, PrintsOutput {
         let files = try directory.load()
         for lookalike in directory.ignoredLookalikes() { reporter.warning(lookalike) }
         var checked = files
-        var context = world.layer.linkedLintContext
+        var context = world.layer.library.lintContext
         if connection.dbPath != nil {
             let migrations = try world.layer.migrations(over: files, requiredIndexes: [])
             let session = try MigrationSession.open(connection, migrations: migrations, access: .inspect, reporter: reporter, in: world)
             checked = try session.pending(among: files)
-            context = try session.lintContext(for: checked, linked: world.layer.linkedLintContext)
+            context = try session.lintContext(for: checked, linked: world.layer.library.lintContext)
         }
         let report = MigrationLinter(context: minimum.applied(to: context), suppressions: ProjectSettings.lintSuppressions(in: world)).report(checked)
         let findings = report.findings

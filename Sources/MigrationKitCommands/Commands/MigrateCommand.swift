@@ -82,7 +82,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, AcceptsHist
         let existedBefore = found.map { !OpenRequest.isNew($0) } ?? true
         let loaded = try LoadedMigrations.load(connection.migrations, requiredIndexes: requiredIndexes, reporter: reporter, in: world)
         if !existedBefore, !noLint, let files = loaded.files {
-            try PendingLint(context: minimum.applied(to: world.layer.linkedLintContext), suppressions: ProjectSettings.lintSuppressions(in: world))
+            try PendingLint(context: minimum.applied(to: world.layer.library.lintContext), suppressions: ProjectSettings.lintSuppressions(in: world))
                 .check(files, reporter: reporter)
         }
         let progress = ProgressLine(enabled: !output.quiet && !output.json && reporter.console.standardErrorIsTerminal, on: reporter.console)
@@ -169,7 +169,7 @@ struct MigrateCommand: UsesProjectConnectionAndBackup, PrintsOutput, AcceptsHist
                              listed: Bool = true, in world: CommandWorld) throws {
         let checked = try session.pending(among: files)
         guard !checked.isEmpty else { return }
-        try lint(checked, context: try session.lintContext(for: checked, linked: world.layer.linkedLintContext), reporter: reporter,
+        try lint(checked, context: try session.lintContext(for: checked, linked: world.layer.library.lintContext), reporter: reporter,
                  listed: listed ? nil : session.path, in: world)
     }
 

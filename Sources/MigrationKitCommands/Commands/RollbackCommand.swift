@@ -147,7 +147,7 @@ struct RollbackCommand: UsesProjectConnectionAndBackup, FleetCommand, AcceptsHis
         let checked = files.filter { undone.contains($0.identifier) }
         guard !checked.isEmpty else { return }
         let layer = world.layer
-        try RollbackLint.check(checked, context: layer.linkedLintContext, suppressions: ProjectSettings.lintSuppressions(in: world), reporter: reporter,
+        try RollbackLint.check(checked, context: layer.library.lintContext, suppressions: ProjectSettings.lintSuppressions(in: world), reporter: reporter,
                                listedBy: world.fleet == nil ? nil : "\(layer.commandName) lint --migrations \(connection.migrations.directory)")
     }
 

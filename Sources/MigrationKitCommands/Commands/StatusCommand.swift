@@ -138,7 +138,7 @@ struct StatusCommand: UsesProjectConnection, FleetCommand {
                         layout: (name: String, origin: String)?, swiftSteps: Set<String> = [], unmanaged: OtherToolNotice.Finding? = nil,
                         reporter: Reporter, in world: CommandWorld) -> StatusDocument {
         let layer = world.layer
-        reporter.line("  library: \(layer.librarySummary)")
+        reporter.line("  library: \(layer.library.summary)")
         if let layout { reporter.line("  migrations: \(connection.migrations.directory), \(layout.name) layout (\(layout.origin))") }
         if exists {
             for line in (cipher ?? DatabaseCipherDescription(format: .plaintext, summary: nil, document: nil)).lines { reporter.line(line) }
@@ -153,8 +153,8 @@ struct StatusCommand: UsesProjectConnection, FleetCommand {
             database: database,
             databaseName: world.databaseName,
             exists: exists,
-            sqlcipherVersion: layer.cipherVersion,
-            sqliteVersion: layer.sqliteVersion,
+            sqlcipherVersion: layer.library.cipherVersion,
+            sqliteVersion: layer.library.sqliteVersion,
             cipher: cipher?.document.map(AnyEncodable.init),
             format: exists ? (cipher?.format ?? .plaintext) : nil,
             layout: layout?.name,

@@ -16,9 +16,9 @@ extension KeyOptions {
         // A layer on plain SQLite opens plaintext files only: no key is read (nor asked
         // for), and one given is refused rather than ignored.
         let layer = world.layer
-        guard layer.encrypts else {
+        guard layer.library.encrypts else {
             if !given.isEmpty {
-                throw CLIError(.notAvailableHere, "\(layer.commandName) opens its databases with a SQLite that cannot encrypt (\(layer.librarySummary)), so it takes no key; drop the key options.")
+                throw CLIError(.notAvailableHere, "\(layer.commandName) opens its databases with a SQLite that cannot encrypt (\(layer.library.summary)), so it takes no key; drop the key options.")
             }
             return nil
         }
@@ -49,7 +49,7 @@ extension KeyOptions {
         // Read for the layer's SQLCipher: a raw key it would take for a passphrase is
         // refused here, naming where it came from.
         let warn = { (warning: KeyWarning) in reporter.warning(warning.description) }
-        guard let library = world.layer.cipherVersion.flatMap(SQLCipherVersion.init(parsing:)) else { return try source.resolve(world.keyReading, warn: warn) }
+        guard let library = world.layer.library.cipherVersion.flatMap(SQLCipherVersion.init(parsing:)) else { return try source.resolve(world.keyReading, warn: warn) }
         return try source.resolve(for: library, world.keyReading, warn: warn)
     }
 

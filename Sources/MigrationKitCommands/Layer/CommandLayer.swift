@@ -22,26 +22,8 @@ package protocol CommandLayer: Sendable {
     /// tree's: the one list stays the tree's, and a layer adds to it here.
     var ownCommands: [any ParsableCommand.Type] { get }
 
-    /// The library the databases are opened with, for `status`:
-    /// "SQLCipher 4.6.1 community (SQLite 3.46.1)".
-    var librarySummary: String { get }
-    /// The linked SQLite's version, as `sqlite_version()` says it.
-    var sqliteVersion: String { get }
-    /// The linked SQLCipher's version, or nil on a plain SQLite.
-    var cipherVersion: String? { get }
-    /// What lint knows of the linked library before any database is consulted.
-    var linkedLintContext: LintContext { get }
-
-    /// Whether this layer can open encrypted databases: a layer on plain SQLite refuses
-    /// a key with a sentence instead of writing a plaintext file the user thinks is
-    /// encrypted.
-    var encrypts: Bool { get }
-
-    /// Whether the commands take a database's own cipher settings as options
-    /// (`--kdf-iter`, `--cipher-page-size`, …). A GRDB app gives them in its own code
-    /// (`Configuration.useKey(_:format:)`): its commands neither show nor accept them,
-    /// only `--cipher-compatibility` 3 or 4.
-    var takesCipherSettings: Bool { get }
+    /// The database library the layer links, as the commands describe and judge it.
+    var library: DatabaseLibrary { get }
 
     /// The migrations an app registered in Swift, with `requiredIndexes` added to its
     /// verifier; nil when the migrations are the SQL files of `--migrations`.
@@ -72,4 +54,36 @@ package protocol CommandLayer: Sendable {
     /// The layer's own words for a remedy where the tree's flags do not apply (a GRDB
     /// app gives its cipher settings in its own code), or nil for the tree's.
     func words(for remedy: Remedy) -> String?
+}
+
+/// What a layer's database library is, as the commands describe it (`status`), judge what
+/// it can do (lint, `--min-sqlite`) and decide which options they take: facts of the
+/// linked library, the same for every database the layer opens.
+package struct DatabaseLibrary: Sendable {
+    /// "SQLCipher 4.6.1 community (SQLite 3.46.1)".
+    package var summary: String
+    /// The linked SQLite's version, as `sqlite_version()` says it.
+    package var sqliteVersion: String
+    /// The linked SQLCipher's version, or nil on a plain SQLite.
+    package var cipherVersion: String?
+    /// What lint knows of the library before any database is consulted.
+    package var lintContext: LintContext
+    /// Whether it can open encrypted databases: a layer on plain SQLite refuses a key
+    /// with a sentence instead of writing a plaintext file the user thinks is encrypted.
+    package var encrypts: Bool
+    /// Whether the commands take a database's own cipher settings as options
+    /// (`--kdf-iter`, `--cipher-page-size`, …). A GRDB app gives them in its own code
+    /// (`Configuration.useKey(_:format:)`): its commands neither show nor accept them,
+    /// only `--cipher-compatibility` 3 or 4.
+    package var takesCipherSettings: Bool
+
+    package init(summary: String, sqliteVersion: String, cipherVersion: String?, lintContext: LintContext, encrypts: Bool,
+                 takesCipherSettings: Bool) {
+        self.summary = summary
+        self.sqliteVersion = sqliteVersion
+        self.cipherVersion = cipherVersion
+        self.lintContext = lintContext
+        self.encrypts = encrypts
+        self.takesCipherSettings = takesCipherSettings
+    }
 }

@@ -43,10 +43,10 @@ package struct CipherOptions: ParsableArguments {
     package init() {}
 
     /// The options giving a database's own settings are not shown by a layer that
-    /// takes them in the app's code instead (`CommandLayer.takesCipherSettings`), which
+    /// takes them in the app's code instead (`DatabaseLibrary.takesCipherSettings`), which
     /// refuses them if given anyway.
     static var settingsVisibility: ArgumentVisibility {
-        ParsingLayer.current?.takesCipherSettings == false ? .private : .default
+        ParsingLayer.current?.library.takesCipherSettings == false ? .private : .default
     }
 
     /// Every option given, by name, with `--memory-security` only when it turns it on.
@@ -79,12 +79,12 @@ package struct CipherOptions: ParsableArguments {
     /// them in the app's code (only SQLCipher's default formats 3 and 4 are named there).
     private func validateForLayer() throws {
         guard let layer = ParsingLayer.current else { return }
-        if !layer.encrypts, let first = given.first {
-            throw ValidationError("\(first) applies to encrypted databases, and \(layer.commandName) opens plaintext ones only (\(layer.librarySummary)); drop it.")
+        if !layer.library.encrypts, let first = given.first {
+            throw ValidationError("\(first) applies to encrypted databases, and \(layer.commandName) opens plaintext ones only (\(layer.library.summary)); drop it.")
         }
-        if !layer.takesCipherSettings {
+        if !layer.library.takesCipherSettings {
             if let first = settingsGiven.first {
-                throw ValidationError("\(first) is not an option of \(layer.commandName), which takes a database's cipher settings in the app's own code (\(layer.librarySummary)); give --cipher-compatibility 3 or 4, or none.")
+                throw ValidationError("\(first) is not an option of \(layer.commandName), which takes a database's cipher settings in the app's own code (\(layer.library.summary)); give --cipher-compatibility 3 or 4, or none.")
             }
             if let compatibility, compatibility != 3 && compatibility != 4 {
                 throw ValidationError("\(Self.option(for: .compatibility)) must be 3 or 4 for \(layer.commandName), which opens SQLCipher 3's and 4's default formats.")

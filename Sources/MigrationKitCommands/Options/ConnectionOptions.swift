@@ -46,7 +46,7 @@ package struct ConnectionOptions: ParsableArguments {
     /// The key and cipher options are not shown by a layer that cannot encrypt (a GRDB
     /// on plain SQLite), which refuses them with a sentence if given anyway.
     static var encryptionVisibility: ArgumentVisibility {
-        ParsingLayer.current?.encrypts == false ? .private : .default
+        ParsingLayer.current?.library.encrypts == false ? .private : .default
     }
 
     /// Seconds to wait while another process holds the database lock.

@@ -20,7 +20,7 @@ package struct MinimumSQLiteOptions: ParsableArguments {
 
     package func validate() throws {
         // Against the SQLite of the command line being parsed (`ParsingLayer`).
-        if let minimum, let layer = ParsingLayer.current, let linked = SQLiteVersion(layer.sqliteVersion), linked < minimum {
+        if let minimum, let layer = ParsingLayer.current, let linked = SQLiteVersion(layer.library.sqliteVersion), linked < minimum {
             throw ValidationError("--min-sqlite \(minimum) is newer than the linked SQLite \(linked), which is already the floor: migrations run on it here; give an older version or leave the option out.")
         }
     }

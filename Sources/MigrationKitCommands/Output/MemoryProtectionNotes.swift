@@ -14,7 +14,7 @@ struct MemoryProtectionNotes {
     func print(to reporter: Reporter, layer: any CommandLayer) {
         guard reporter.verbose else { return }
         for line in lines(process: ProcessHardening.current, lockFailures: SecretBytes.memoryLockFailures,
-                          memorySecurity: layer.memorySecurity, cipherVersion: layer.cipherVersion) {
+                          memorySecurity: layer.memorySecurity, cipherVersion: layer.library.cipherVersion) {
             reporter.note(line)
         }
     }
