@@ -27,9 +27,6 @@ struct GRDBCommandLayer: CommandLayer {
                                encrypts: cipher != nil, takesCipherSettings: false)
     }
 
-    /// Whether the GRDB this app links is built on SQLCipher.
-    private var encrypts: Bool { GRDBLinkedLibrary.linkedSQLCipherVersion != nil }
-
     func hostMigrations(requiredIndexes: [RequiredIndexSpec]) -> CommandMigrations? {
         guard var runner = host.runner else { return nil }
         runner.verifier.requiredIndexes += requiredIndexes
@@ -60,12 +57,12 @@ struct GRDBCommandLayer: CommandLayer {
     }
 
     func enableMemorySecurity(asked: Bool) -> Bool {
-        guard asked, encrypts, host.cipherMemorySecurity else { return false }
+        guard asked, library.encrypts, host.cipherMemorySecurity else { return false }
         return GRDBLinkedLibrary.memorySecurityEnabled
     }
 
     var memorySecurity: Bool? {
-        guard encrypts else { return nil }
+        guard library.encrypts else { return nil }
         return (try? DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_memory_security") }).flatMap { $0 }.map { $0 == "1" }
     }
 
