@@ -14,6 +14,9 @@ struct StepBackLosses {
     }
 
     private(set) var lines: [String] = []
+    /// Tables that stay but could not be compared on both sides (a virtual table whose
+    /// module this build lacks): named, never counted as losing nothing.
+    private(set) var notCompared: [String] = []
 
     /// The app's tables in `db` (bookkeeping and virtual tables' shadow tables left out),
     /// with their columns and row counts.
@@ -46,6 +49,7 @@ struct StepBackLosses {
                 continue
             }
             // Columns are compared only where both sides could be read.
+            if old.columns == nil || new.columns == nil || old.rows == nil || new.rows == nil { notCompared.append(name) }
             let kept = Set((new.columns ?? old.columns ?? []).map { $0.lowercased() })
             for column in old.columns ?? [] where !kept.contains(column.lowercased()) {
                 let values = (try? db.textColumn(sql: "SELECT count(\(quoteIdentifier(column))) FROM main.\(quoteIdentifier(name))"))
@@ -58,10 +62,15 @@ struct StepBackLosses {
         }
     }
 
-    /// One sentence: "Stepping back drops table tags (1,204 rows), column notes.color (312 values)."
+    /// One sentence: "Stepping back drops table tags (1,204 rows), column notes.color (312
+    /// values)." A table this build could not read on both sides is named as not compared.
     var sentence: String {
-        lines.isEmpty ? "Stepping back drops no table, column or row of the app's."
-            : "Stepping back drops " + lines.joined(separator: ", ") + "."
+        let readable = notCompared.isEmpty ? "" : " that this version can read"
+        let dropped = lines.isEmpty ? "Stepping back drops no table, column or row of the app's\(readable)"
+            : "Stepping back drops " + lines.joined(separator: ", ")
+        guard !notCompared.isEmpty else { return dropped + "." }
+        return dropped + "; not compared: " + notCompared.joined(separator: ", ")
+            + " (this version could not read \(notCompared.count == 1 ? "it" : "them"))."
     }
 
     private static func count(_ number: Int?, _ noun: String) -> String {
