@@ -14,6 +14,12 @@ extension GRDBMigrationRunner {
     /// past that throws GRDB's `DatabaseError` with `SQLITE_BUSY`, as SQLite's own lock
     /// would. An in-memory or temporary database has no file, and nothing to lock.
     func holdingChangeLock<T>(of writer: any DatabaseWriter, _ body: () throws -> T) throws -> T {
+        try holdingChangeLock(of: writer) { _ in try body() }
+    }
+
+    /// `holdingChangeLock(of:_:)`, with the lock given to `body`, to hand down to the
+    /// runner's own calls in it (`heldChangeLock`), which would otherwise wait for it.
+    func holdingChangeLock<T>(of writer: any DatabaseWriter, _ body: (DatabaseFileLock) throws -> T) throws -> T {
         let lock: DatabaseFileLock
         let wait = Self.lockWait(writer.configuration)
         do {
@@ -22,7 +28,7 @@ extension GRDBMigrationRunner {
             throw DatabaseError(resultCode: .SQLITE_BUSY, message: Self.busySentence(writer.path, waited: wait))
         }
         defer { lock.release() }
-        return try body()
+        return try body(lock)
     }
 
     /// What a call says when another process holds the change lock: in the words of the

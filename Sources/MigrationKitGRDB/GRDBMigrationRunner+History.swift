@@ -54,12 +54,20 @@ extension GRDBMigrationRunner {
     /// with nothing written; nothing newer in the way is a report with no step and no
     /// backup.
     public func rollbackNewerMigrations(in writer: any DatabaseWriter, backupTo backupPath: String) throws -> MigrationReport {
-        guard case .canStepBack = try databaseCompatibility(in: writer) else { return try rollback(.newer, in: writer, acceptModified: []) }
-        if let failure = FileProbe.createPrivateFile(at: backupPath) { throw DurableFile.failure("create", backupPath, errno: failure) }
-        try GRDBDatabaseFile.backUp(writer, configuration: writer.configuration, into: backupPath)
-        var report = try rollback(.newer, in: writer, acceptModified: [])
-        report.backup = backupPath
-        return report
+        // One hold of the change lock from the judgement to the step back, so that the
+        // backup is the database the step back starts from.
+        try holdingChangeLock(of: writer) { lock in
+            var holding = self
+            holding.heldChangeLock = lock
+            guard case .canStepBack = try holding.databaseCompatibility(in: writer) else {
+                return try holding.rollback(.newer, in: writer, acceptModified: [])
+            }
+            if let failure = FileProbe.createPrivateFile(at: backupPath) { throw DurableFile.failure("create", backupPath, errno: failure) }
+            try GRDBDatabaseFile.backUp(writer, configuration: writer.configuration, into: backupPath)
+            var report = try holding.rollback(.newer, in: writer, acceptModified: [])
+            report.backup = backupPath
+            return report
+        }
     }
 
     /// The identifiers a rollback of `selection` would undo, or its error (the command

@@ -239,9 +239,15 @@ public struct SQLCipherMigrationRunner: Sendable {
     /// `MigrationKitError.databaseSuperseded` with nothing written; nothing newer in the
     /// way is a report with no step and no backup.
     public func rollbackNewerMigrations(in writer: SQLCipherWriter, backupDirectory: String? = nil) throws -> MigrationReport {
-        guard case .canStepBack = try databaseCompatibility(in: writer) else { return try rollback(.newer, in: writer, acceptModified: []) }
+        // One hold of the change lock from the judgement to the step back, so that the
+        // backup is the database the step back starts from.
+        let lock = try DatabaseFileLock.exclusive(path: writer.path, timeout: writer.configuration.busyTimeout, heldBy: heldChangeLock)
+        defer { lock.release() }
+        var holding = self
+        holding.heldChangeLock = lock
+        guard case .canStepBack = try holding.databaseCompatibility(in: writer) else { return try holding.rollback(.newer, in: writer, acceptModified: []) }
         let backup = try DatabaseBackup.create(of: writer, in: backupDirectory)
-        var report = try rollback(.newer, in: writer, acceptModified: [])
+        var report = try holding.rollback(.newer, in: writer, acceptModified: [])
         report.backup = backup
         return report
     }
